@@ -1,0 +1,126 @@
+# toolcage — plain GNU make, out-of-tree build/.
+#   make            build/toolcage and build/libtoolcage.a
+#   make test       unit, integration and escape tests
+#   make asan       the same tests on an ASan+UBSan build (build-asan/)
+#   make bench      benchmarks (not tests): ratios against same-run baselines
+#   make demo       the guided demo on built-in defaults
+#   make install    PREFIX=/usr/local DESTDIR=
+#   V=1 shows commands; WERROR=0 for packagers; SANITIZE=address,undefined
+
+.DEFAULT_GOAL := all
+PREFIX   ?= /usr/local
+BUILD    ?= build
+WERROR   ?= 1
+CC       ?= cc
+SANITIZE ?=
+
+Q := $(if $(V),,@)
+
+WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+        -Wformat=2 -Wvla -Wwrite-strings $(if $(filter 1,$(WERROR)),-Werror)
+HARDEN := -D_FORTIFY_SOURCE=2 -fstack-protector-strong -fPIE
+OPT ?= -O2 -g
+ifneq ($(SANITIZE),)
+OPT := -O1 -g -fno-omit-frame-pointer -fsanitize=$(SANITIZE) -fno-sanitize-recover=all
+HARDEN := -fPIE
+SAN_LD := -fsanitize=$(SANITIZE)
+endif
+
+# mk/deps.sh finds (or installs, as root on Debian) the libraries first and
+# writes their flags here; make re-reads the file before compiling anything.
+CONFIG_MK := $(BUILD)/config.mk
+-include $(CONFIG_MK)
+$(CONFIG_MK): mk/deps.sh
+	$(Q)mkdir -p $(@D)
+	$(Q)sh mk/deps.sh $@
+
+CFLAGS_ALL := -std=gnu11 $(OPT) $(WARN) $(HARDEN) -MMD -MP \
+              -I. -Isandbox -Isupervisor $(PKG_CFLAGS) $(CFLAGS)
+LDFLAGS_ALL := -pie -Wl,-z,relro,-z,now -Wl,--as-needed $(SAN_LD) $(LDFLAGS)
+LIBS := $(PKG_LIBS) $(PCRE_LIBS)
+
+CLI_MAIN  := supervisor/main.c
+LIB_SRCS  := $(filter-out $(CLI_MAIN),$(sort $(wildcard sandbox/*.c supervisor/*.c tools/*/*.c)))
+# Data compiled in: built-in profiles and the JSON Schema metaschemas.
+GEN_SRCS  := $(BUILD)/gen/profiles.c $(BUILD)/gen/metaschemas.c
+LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o) $(GEN_SRCS:$(BUILD)/gen/%.c=$(BUILD)/obj/gen/%.o)
+UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
+UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
+UNIT_HELPERS := $(sort $(wildcard tests/unit/helper_*.c))
+UNIT_HELPER_OBJS := $(UNIT_HELPERS:%.c=$(BUILD)/obj/%.o)
+ESC_SRCS  := $(sort $(wildcard tests/escape/*.c))
+ESC_BINS  := $(ESC_SRCS:tests/escape/%.c=$(BUILD)/escape/%)
+BENCH_SRCS := $(sort $(wildcard tests/bench/*.c))
+BENCH_BINS := $(BENCH_SRCS:tests/bench/%.c=$(BUILD)/bench/%)
+
+.PHONY: all test unit asan bench demo install clean check-deps
+all: $(BUILD)/toolcage $(BUILD)/libtoolcage.a
+
+$(BUILD)/obj/%.o: %.c $(CONFIG_MK)
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(CFLAGS_ALL) -c $< -o $@
+
+$(BUILD)/gen/profiles.c: mk/embed.sh $(wildcard profiles/*.json)
+	@mkdir -p $(@D)
+	$(Q)sh mk/embed.sh embedded_profiles $@ $(sort $(wildcard profiles/*.json))
+
+$(BUILD)/gen/metaschemas.c: mk/embed.sh $(wildcard supervisor/metaschemas/*.json)
+	@mkdir -p $(@D)
+	$(Q)sh mk/embed.sh embedded_metaschemas $@ $(sort $(wildcard supervisor/metaschemas/*.json))
+
+$(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS_ALL) -c $< -o $@
+
+$(BUILD)/libtoolcage.a: $(LIB_OBJS)
+	@$(if $(Q),echo "  AR      $@")
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/toolcage: $(BUILD)/obj/$(CLI_MAIN:.c=.o) $(BUILD)/libtoolcage.a
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $< $(BUILD)/libtoolcage.a $(LIBS)
+
+$(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(UNIT_HELPER_OBJS) $(BUILD)/libtoolcage.a
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $< $(UNIT_HELPER_OBJS) $(BUILD)/libtoolcage.a $(LIBS) $(TEST_LIBS)
+
+# Hostile programs: plain builds (no sanitizer runtime inside the jail), so
+# each one tries its attack with nothing but libc between it and the kernel.
+$(BUILD)/escape/%: tests/escape/%.c tests/escape/verdict.h
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)cc -std=gnu11 -O1 -g -Wall -Wno-unused-result -o $@ $<
+
+$(BUILD)/bench/%: $(BUILD)/obj/tests/bench/%.o $(BUILD)/libtoolcage.a
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $< $(BUILD)/libtoolcage.a $(LIBS)
+
+unit: $(UNIT_BINS)
+	$(Q)set -e; for t in $(UNIT_BINS); do echo "== $$t"; $$t; done
+
+test: all $(UNIT_BINS) $(ESC_BINS)
+	$(Q)BUILD=$(BUILD) sh tests/run.sh
+
+asan:
+	$(Q)$(MAKE) --no-print-directory BUILD=build-asan SANITIZE=address,undefined test
+
+bench: all $(BENCH_BINS) $(ESC_BINS)
+	$(Q)BUILD=$(BUILD) sh tests/bench/run.sh
+
+demo: all
+	$(Q)BUILD=$(BUILD) sh tests/demo.sh
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib \
+	  $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/share/toolcage/profiles
+	install -m 0755 $(BUILD)/toolcage $(DESTDIR)$(PREFIX)/bin/toolcage
+	install -m 0644 $(BUILD)/libtoolcage.a $(DESTDIR)$(PREFIX)/lib/libtoolcage.a
+	install -m 0644 supervisor/toolcage.h $(DESTDIR)$(PREFIX)/include/toolcage.h
+	install -m 0644 profiles/*.json $(DESTDIR)$(PREFIX)/share/toolcage/profiles/
+
+clean:
+	rm -rf build build-asan
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

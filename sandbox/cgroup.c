@@ -1,0 +1,312 @@
+/* cgroup.c — per-call pids and memory cgroups, where this system offers them.
+ *
+ * RLIMIT_NPROC counts every process of a uid (and root is exempt from it), so
+ * concurrent calls under one uid would share one budget. A pids cgroup per call
+ * bounds each call on its own; a memory cgroup bounds resident memory better
+ * than RLIMIT_AS. Supported: cgroup v1 pids/memory hierarchies we can write
+ * to (root, or delegated). Not yet: cgroup v2 delegation (it requires moving
+ * the supervisor into a leaf of its own); without a usable cgroup the rlimits
+ * alone hold (docs/profiles.md says what that means).
+ *
+ * Cgroups are pooled: creating and removing one costs a synchronize_rcu in
+ * the kernel (milliseconds), so a slot is made once, reused by call after
+ * call (its cgroup.procs fd stays open; the child joins by writing "0" to
+ * it), and removed by sbx_cleanup().
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+enum { CG_PIDS, CG_MEMORY, CG_N };
+
+struct cg_hier {
+	int state;                 /* 0 unknown, 1 usable, -1 not */
+	char base[PATH_MAX];       /* .../toolcage */
+};
+
+struct cg_dir {
+	int procs_fd;              /* cgroup.procs, O_WRONLY (kept open) */
+	int limit_fd;              /* pids.max / memory.limit_in_bytes */
+	int current_fd;            /* pids.current (pids only) */
+	uint64_t limit;            /* last value written; 0 = none yet */
+	char path[PATH_MAX];
+};
+
+struct cgroup_slot {
+	struct cg_dir dir[CG_N];
+	bool busy;
+	struct cgroup_slot *next;
+};
+
+static struct cg_hier hier[CG_N];
+static struct cgroup_slot *slots;
+static unsigned slot_count;
+
+static const char *const ctl_name[CG_N] = { "pids", "memory" };
+static const char *const limit_file[CG_N] = { "pids.max", "memory.limit_in_bytes" };
+
+/* The v1 mount point of controller ctl, from /proc/self/mountinfo. */
+static int find_mount(const char *ctl, char *mnt, size_t len)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	if (!f)
+		return -1;
+	char *line = NULL;
+	size_t cap = 0;
+	int found = -1;
+	while (found < 0 && getline(&line, &cap, f) > 0) {
+		char *sep = strstr(line, " - cgroup ");
+		if (!sep)
+			continue;
+		char mp[PATH_MAX], opts[1024];
+		if (sscanf(line, "%*s %*s %*s %*s %4095s", mp) != 1 ||
+		    sscanf(sep, " - cgroup %*s %1023s", opts) != 1)
+			continue;
+		char *save = NULL;
+		for (char *o = strtok_r(opts, ",", &save); o; o = strtok_r(NULL, ",", &save))
+			if (!strcmp(o, ctl) && strlen(mp) < len) {
+				strcpy(mnt, mp);
+				found = 0;
+			}
+	}
+	free(line);
+	fclose(f);
+	return found;
+}
+
+/* Our own cgroup path in controller ctl's hierarchy (/proc/self/cgroup). */
+static int own_path(const char *ctl, char *path, size_t len)
+{
+	FILE *f = fopen("/proc/self/cgroup", "re");
+	if (!f)
+		return -1;
+	char line[PATH_MAX + 64];
+	int found = -1;
+	while (found < 0 && fgets(line, sizeof line, f)) {
+		char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+		if (!c2)
+			continue;
+		*c2 = '\0';
+		line[strcspn(c2 + 1, "\n") + (size_t)(c2 + 1 - line)] = '\0';
+		char *save = NULL;
+		for (char *o = strtok_r(c1 + 1, ",", &save); o; o = strtok_r(NULL, ",", &save))
+			if (!strcmp(o, ctl) && strlen(c2 + 1) < len) {
+				strcpy(path, c2 + 1);
+				found = 0;
+			}
+	}
+	fclose(f);
+	return found;
+}
+
+/* Removes slots left behind by supervisors that died ("PID.N" dirs). */
+static void sweep_stale(const char *base)
+{
+	DIR *d = opendir(base);
+	if (!d)
+		return;
+	struct dirent *e;
+	char p[PATH_MAX + 300];
+	while ((e = readdir(d))) {
+		int pid = atoi(e->d_name);
+		if (pid <= 0 || (kill(pid, 0) == 0 || errno != ESRCH))
+			continue;
+		snprintf(p, sizeof p, "%s/%s", base, e->d_name);
+		(void)rmdir(p);
+	}
+	closedir(d);
+}
+
+static bool detect(int c)
+{
+	struct cg_hier *h = &hier[c];
+	if (h->state)
+		return h->state > 0;
+	h->state = -1;
+	char mnt[PATH_MAX], own[PATH_MAX];
+	if (find_mount(ctl_name[c], mnt, sizeof mnt) < 0 ||
+	    own_path(ctl_name[c], own, sizeof own) < 0)
+		return false;
+	if ((size_t)snprintf(h->base, sizeof h->base, "%s%s/toolcage", mnt,
+	                     strcmp(own, "/") ? own : "") >= sizeof h->base)
+		return false;
+	if (mkdir(h->base, 0755) < 0 && errno != EEXIST)
+		return false;
+	if (access(h->base, W_OK) < 0)
+		return false;
+	sweep_stale(h->base);
+	h->state = 1;
+	return true;
+}
+
+int cgroup_usable(bool memory)
+{
+	return detect(memory ? CG_MEMORY : CG_PIDS);
+}
+
+const char *cgroup_where(bool memory)
+{
+	int c = memory ? CG_MEMORY : CG_PIDS;
+	return detect(c) ? hier[c].base : "not available";
+}
+
+static int open_dir(struct cg_dir *d, int c, unsigned n)
+{
+	snprintf(d->path, sizeof d->path, "%s/%d.%u", hier[c].base, (int)getpid(), n);
+	if (mkdir(d->path, 0755) < 0 && errno != EEXIST)
+		return -errno;
+	char f[PATH_MAX + 32];
+	snprintf(f, sizeof f, "%s/cgroup.procs", d->path);
+	d->procs_fd = open(f, O_WRONLY | O_CLOEXEC);
+	snprintf(f, sizeof f, "%s/%s", d->path, limit_file[c]);
+	d->limit_fd = open(f, O_WRONLY | O_CLOEXEC);
+	d->current_fd = -1;
+	if (c == CG_PIDS) {
+		snprintf(f, sizeof f, "%s/pids.current", d->path);
+		d->current_fd = open(f, O_RDONLY | O_CLOEXEC);
+	}
+	if (d->procs_fd < 0 || d->limit_fd < 0 || (c == CG_PIDS && d->current_fd < 0))
+		return -(errno ? errno : EIO);
+	return 0;
+}
+
+static void close_dir(struct cg_dir *d)
+{
+	if (d->procs_fd >= 0)
+		close(d->procs_fd);
+	if (d->limit_fd >= 0)
+		close(d->limit_fd);
+	if (d->current_fd >= 0)
+		close(d->current_fd);
+	if (d->path[0])
+		(void)rmdir(d->path);
+	memset(d, 0, sizeof *d);
+	d->procs_fd = d->limit_fd = d->current_fd = -1;
+}
+
+static int set_limit(struct cg_dir *d, uint64_t v)
+{
+	if (d->limit == v)
+		return 0;
+	char s[32];
+	int n = snprintf(s, sizeof s, "%llu", (unsigned long long)v);
+	if (pwrite(d->limit_fd, s, (size_t)n, 0) != n)
+		return -errno;
+	d->limit = v;
+	return 0;
+}
+
+static struct cgroup_slot *new_slot(const struct sbx_jail *j)
+{
+	struct cgroup_slot *s = calloc(1, sizeof *s);
+	if (!s)
+		return NULL;
+	for (int c = 0; c < CG_N; c++)
+		s->dir[c].procs_fd = s->dir[c].limit_fd = s->dir[c].current_fd = -1;
+	unsigned n = slot_count++;
+	if ((j->use_cgroup_pids && open_dir(&s->dir[CG_PIDS], CG_PIDS, n) < 0) ||
+	    (j->use_cgroup_memory && open_dir(&s->dir[CG_MEMORY], CG_MEMORY, n) < 0)) {
+		for (int c = 0; c < CG_N; c++)
+			close_dir(&s->dir[c]);
+		free(s);
+		return NULL;
+	}
+	s->next = slots;
+	slots = s;
+	return s;
+}
+
+int cgroup_acquire(const struct sbx_jail *j, struct cgroup_slot **out, int fds[2])
+{
+	fds[0] = fds[1] = -1;
+	*out = NULL;
+	if (!j->use_cgroup_pids && !j->use_cgroup_memory)
+		return 0;
+	struct cgroup_slot *s = slots;
+	/* A free slot that has every controller this jail wants. */
+	for (; s; s = s->next)
+		if (!s->busy && (!j->use_cgroup_pids || s->dir[CG_PIDS].procs_fd >= 0) &&
+		    (!j->use_cgroup_memory || s->dir[CG_MEMORY].procs_fd >= 0))
+			break;
+	if (!s && !(s = new_slot(j)))
+		return -(errno ? errno : ENOMEM);
+	int rc = 0;
+	if (j->use_cgroup_pids)
+		rc = set_limit(&s->dir[CG_PIDS], j->pids_max);
+	if (!rc && j->use_cgroup_memory)
+		rc = set_limit(&s->dir[CG_MEMORY], j->memory_max);
+	if (rc)
+		return rc;
+	s->busy = true;
+	fds[0] = j->use_cgroup_pids ? s->dir[CG_PIDS].procs_fd : -1;
+	fds[1] = j->use_cgroup_memory ? s->dir[CG_MEMORY].procs_fd : -1;
+	*out = s;
+	return 0;
+}
+
+/* SIGKILLs every process in the slot's cgroups until none is left (a fork
+ * racing the kill is caught by the next round; pids.max bounds the rounds). */
+void cgroup_kill(struct cgroup_slot *s)
+{
+	if (!s)
+		return;
+	for (int c = 0; c < CG_N; c++) {
+		if (!s->dir[c].path[0])
+			continue;
+		char f[PATH_MAX + 32];
+		snprintf(f, sizeof f, "%s/cgroup.procs", s->dir[c].path);
+		for (int round = 0; round < 100; round++) {
+			FILE *p = fopen(f, "re");
+			if (!p)
+				break;
+			int pid, any = 0;
+			while (fscanf(p, "%d", &pid) == 1) {
+				kill(pid, SIGKILL);
+				any = 1;
+			}
+			fclose(p);
+			if (!any)
+				break;
+			usleep(1000);
+		}
+	}
+}
+
+static bool slot_empty(struct cgroup_slot *s)
+{
+	char b[32];
+	if (s->dir[CG_PIDS].current_fd < 0)
+		return true;   /* memory only: its processes were in our pid ns */
+	ssize_t n = pread(s->dir[CG_PIDS].current_fd, b, sizeof b - 1, 0);
+	return n > 0 && b[0] == '0';
+}
+
+void cgroup_release(struct cgroup_slot *s)
+{
+	if (!s)
+		return;
+	if (!slot_empty(s))
+		cgroup_kill(s);
+	s->busy = false;
+}
+
+void sbx_cleanup(void)
+{
+	while (slots) {
+		struct cgroup_slot *s = slots;
+		slots = s->next;
+		for (int c = 0; c < CG_N; c++)
+			close_dir(&s->dir[c]);
+		free(s);
+	}
+}

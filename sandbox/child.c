@@ -1,0 +1,335 @@
+/* child.c — the code that runs in the child between clone3() and exec (or
+ * the builtin). Post-fork only: no malloc, no stdio, no locks; only
+ * async-signal-safe system calls on data the parent prepared (struct
+ * child_plan, struct sbx_jail). A failing step writes {step, errno} to the
+ * close-on-exec status pipe and exits; EOF on that pipe without a report
+ * means exec (or the builtin) started.
+ *
+ * The order, and why:
+ *  1. join the per-call cgroups   first, before the tool can fork out of them
+ *  2. new session                 no controlling terminal to inject into
+ *  3. die with the parent         PDEATHSIG, then check the lifeline pipe in
+ *                                 case the parent died before the prctl
+ *  4. signals                     default handlers, nothing blocked
+ *  5. user namespace maps         before mounts: they need its capabilities
+ *  6. mounts                      make / private (nothing propagates back),
+ *                                 fresh /proc for the pid namespace, tmpfs /tmp
+ *  7. Landlock ruleset            from the jail's prepared rules plus the new
+ *                                 mounts (rules must name their inodes)
+ *  8. fds                         0-2 (+3 result) in place, status fd next,
+ *                                 everything else closed (rule fds too)
+ *  9. rlimits                     before dropping privileges (raising is gone after)
+ * 10. working directory           an fd opened beneath the workspace
+ * 11. bounding set, securebits    need CAP_SETPCAP, so before the uid change
+ * 12. uid/gid/groups              the workspace owner or the profile's id
+ * 13. capabilities                effective, permitted, inheritable, ambient: none
+ * 14. no_new_privs                setuid binaries and file caps gain nothing;
+ *                                 also what lets an unprivileged process
+ *                                 enter Landlock
+ * 15. Landlock                    paths, TCP ports, scopes
+ * 16. seccomp                     last: everything above needs syscalls it denies
+ * 17. exec or the builtin
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <linux/capability.h>
+#include <linux/openat2.h>
+#include <linux/seccomp.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/capability.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <linux/securebits.h>
+
+#include "internal.h"
+
+static const char *const step_names[STEP_MAX] = {
+	[STEP_NONE] = "none",
+	[STEP_CGROUP] = "join cgroup",
+	[STEP_SESSION] = "setsid",
+	[STEP_PDEATHSIG] = "die with parent",
+	[STEP_FDS] = "set up file descriptors",
+	[STEP_SIGNALS] = "reset signals",
+	[STEP_USERNS] = "user namespace maps",
+	[STEP_MOUNT_PRIVATE] = "make mounts private",
+	[STEP_MOUNT_PROC] = "mount /proc",
+	[STEP_MOUNT_TMP] = "mount private /tmp",
+	[STEP_LANDLOCK_RULES] = "build Landlock ruleset",
+	[STEP_RLIMITS] = "set rlimits",
+	[STEP_CWD] = "change directory",
+	[STEP_BOUNDING] = "drop capability bounding set",
+	[STEP_IDENTITY] = "change uid/gid",
+	[STEP_CAPS] = "drop capabilities",
+	[STEP_NO_NEW_PRIVS] = "set no_new_privs",
+	[STEP_LANDLOCK] = "enter Landlock",
+	[STEP_SECCOMP] = "load seccomp filter",
+	[STEP_EXEC] = "exec",
+	[STEP_EXEC_NOT_FOUND] = "exec",
+};
+
+const char *child_step_name(enum child_step s)
+{
+	return s > STEP_NONE && s < STEP_MAX ? step_names[s] : "unknown step";
+}
+
+/* The fixed fd layout the tool sees, and where the status pipe goes. */
+enum { FD_RESULT = 3 };
+
+static int status_fd = -1;
+
+_Noreturn static void fail(enum child_step step, int err)
+{
+	struct child_report r = { .step = step, .err = err };
+	if (status_fd >= 0)
+		(void)!write(status_fd, &r, sizeof r);
+	_exit(step == STEP_EXEC_NOT_FOUND ? 127 : step == STEP_EXEC ? 126 : 125);
+}
+
+#define CHECK(step, expr) do { if ((expr) < 0) fail((step), errno); } while (0)
+
+static int write_file(const char *path, const char *data)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	size_t len = strlen(data);
+	ssize_t n = write(fd, data, len);
+	int e = errno;
+	close(fd);
+	if (n != (ssize_t)len) {
+		errno = n < 0 ? e : EIO;
+		return -1;
+	}
+	return 0;
+}
+
+/* Step 3: the parent may have died between clone3 and the prctl; then no
+ * PDEATHSIG will ever come. The lifeline's write end lives only in the
+ * supervisor (we closed our copy), so a hangup on its read end means the
+ * supervisor is gone. */
+static void die_with_parent(const struct child_plan *p)
+{
+	CHECK(STEP_PDEATHSIG, prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0));
+	if (p->lifeline_wr >= 0)
+		close(p->lifeline_wr);
+	if (p->lifeline_fd >= 0) {
+		struct pollfd pfd = { .fd = p->lifeline_fd, .events = POLLIN };
+		if (poll(&pfd, 1, 0) > 0 && (pfd.revents & (POLLHUP | POLLERR)))
+			_exit(125);
+	}
+}
+
+/* Step 4. Every source fd is first duplicated above every target number so
+ * that no dup2() can clobber a source still to be placed; then the sources
+ * go to 0,1,2,(3), the status pipe after them, and the Landlock ruleset
+ * after that. Everything from there up is closed. */
+static void arrange_fds(const struct child_plan *p, int *ruleset_fd)
+{
+	int src[7] = { p->stdin_fd, p->stdout_fd, p->stderr_fd,
+	               p->result_fd, p->status_fd, -1, *ruleset_fd };
+	int n = 7, tmp[7];
+	const int base = 16;
+	for (int i = 0; i < n; i++) {
+		tmp[i] = -1;
+		if (src[i] >= 0)
+			CHECK(STEP_FDS, tmp[i] = fcntl(src[i], F_DUPFD_CLOEXEC, base));
+	}
+	int next = 0;
+	for (int i = 0; i < n; i++) {
+		if (tmp[i] < 0) {   /* no result pipe (keep 3 free), no Landlock */
+			if (i == 3)
+				next = 4;
+			continue;
+		}
+		int target = i < 3 ? i : next;
+		CHECK(STEP_FDS, dup3(tmp[i], target, i < 4 ? 0 : O_CLOEXEC));
+		next = target + 1;
+		if (i == 4)
+			status_fd = target;
+		if (i == 6)
+			*ruleset_fd = target;
+	}
+	CHECK(STEP_FDS, syscall(SYS_close_range, next, ~0U, 0));
+}
+
+static void reset_signals(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = SIG_DFL;
+	for (int sig = 1; sig < NSIG; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP)
+			(void)sigaction(sig, &sa, NULL);   /* EINVAL for RT internals: fine */
+	sigset_t none;
+	sigemptyset(&none);
+	CHECK(STEP_SIGNALS, sigprocmask(SIG_SETMASK, &none, NULL));
+}
+
+/* Step 6: an unprivileged clone3(CLONE_NEWUSER) child may map exactly its
+ * own uid/gid, after denying setgroups (user_namespaces(7)). */
+static void map_user_ns(const struct sbx_jail *j)
+{
+	if (!j->userns)
+		return;
+	CHECK(STEP_USERNS, write_file("/proc/self/setgroups", "deny"));
+	CHECK(STEP_USERNS, write_file("/proc/self/uid_map", j->uid_map));
+	CHECK(STEP_USERNS, write_file("/proc/self/gid_map", j->gid_map));
+}
+
+static void set_up_mounts(const struct sbx_jail *j)
+{
+	if (!j->private_proc && !j->private_tmp)
+		return;
+	/* Without this a mount below could propagate back to the host. */
+	CHECK(STEP_MOUNT_PRIVATE, mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL));
+	if (j->private_proc)
+		CHECK(STEP_MOUNT_PROC, mount("proc", "/proc", "proc",
+		      MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL));
+	if (j->private_tmp)
+		CHECK(STEP_MOUNT_TMP, mount("tmpfs", j->tmp_dir, "tmpfs",
+		      MS_NOSUID | MS_NODEV, j->tmpfs_opts));
+}
+
+/* By path, in our own mount namespace: an fd opened by the parent would
+ * point into the parent's mounts and make getcwd() unreachable. The cwd was
+ * checked by the parent; RESOLVE_BENEATH checks it again here. */
+static void change_dir(const struct sbx_jail *j, const char *cwd)
+{
+	CHECK(STEP_CWD, chdir(j->workspace));
+	if (!cwd)
+		return;
+	struct open_how how = { .flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+	                        .resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS };
+	int fd;
+	CHECK(STEP_CWD, fd = (int)syscall(SYS_openat2, AT_FDCWD, cwd, &how, sizeof how));
+	CHECK(STEP_CWD, fchdir(fd));
+	close(fd);
+}
+
+static void drop_bounding_set(const struct sbx_jail *j)
+{
+	/* Without CAP_SETPCAP (an unprivileged supervisor without a user
+	 * namespace) the set cannot shrink; no_new_privs still means nothing
+	 * in it can ever be gained. */
+	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[2];
+	if (syscall(SYS_capget, &hdr, d) < 0 || !(d[0].effective & (1u << CAP_SETPCAP)))
+		return;
+	for (int c = 0; c <= j->cap_last; c++)
+		CHECK(STEP_BOUNDING, cap_drop_bound((cap_value_t)c));
+	/* Root keeps no special powers across exec or uid changes, and the
+	 * tool cannot undo that. */
+	CHECK(STEP_BOUNDING, cap_set_secbits(SECBIT_NOROOT | SECBIT_NOROOT_LOCKED |
+	      SECBIT_NO_SETUID_FIXUP | SECBIT_NO_SETUID_FIXUP_LOCKED |
+	      SECBIT_KEEP_CAPS_LOCKED | SECBIT_NO_CAP_AMBIENT_RAISE |
+	      SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED));
+}
+
+static void change_identity(const struct sbx_jail *j)
+{
+	if (!j->set_ids)
+		return;
+	CHECK(STEP_IDENTITY, setgroups((size_t)j->n_groups, j->groups));
+	CHECK(STEP_IDENTITY, setresgid(j->gid, j->gid, j->gid));
+	CHECK(STEP_IDENTITY, setresuid(j->uid, j->uid, j->uid));
+}
+
+static void drop_caps(void)
+{
+	/* Raw capset with a zeroed set: libcap's cap_set_proc needs a cap_t,
+	 * which would be malloc'd here (after fork, in a single-threaded
+	 * parent, that is safe but we keep this path allocation-free). */
+	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct data[2];
+	memset(data, 0, sizeof data);
+	CHECK(STEP_CAPS, cap_reset_ambient());
+	CHECK(STEP_CAPS, syscall(SYS_capset, &hdr, data));
+}
+
+static void load_seccomp(const struct sbx_jail *j)
+{
+	struct sock_fprog prog = { .len = j->bpf_len, .filter = j->bpf };
+	CHECK(STEP_SECCOMP, syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog));
+}
+
+/* execvpe without malloc: try each PATH entry, remember EACCES. */
+_Noreturn static void run_exec(const struct child_plan *p)
+{
+	const char *cmd = p->argv[0];
+	char *const *envp = p->jail->envp;
+	if (strchr(cmd, '/')) {
+		execve(cmd, p->argv, envp);
+		fail(errno == ENOENT || errno == ENOTDIR ? STEP_EXEC_NOT_FOUND : STEP_EXEC, errno);
+	}
+	char path[4096];
+	size_t clen = strlen(cmd);
+	int seen_eacces = 0;
+	for (const char *s = p->jail->path; s && *s;) {
+		const char *e = strchrnul(s, ':');
+		size_t dlen = (size_t)(e - s);
+		if (dlen == 0) {
+			dlen = 1;
+			s = ".";
+		}
+		if (dlen + 1 + clen < sizeof path) {
+			memcpy(path, s, dlen);
+			path[dlen] = '/';
+			memcpy(path + dlen + 1, cmd, clen + 1);
+			execve(path, p->argv, envp);
+			if (errno == EACCES)
+				seen_eacces = 1;
+			else if (errno != ENOENT && errno != ENOTDIR)
+				fail(STEP_EXEC, errno);
+		}
+		s = *e ? e + 1 : e;
+	}
+	if (seen_eacces)
+		fail(STEP_EXEC, EACCES);
+	fail(STEP_EXEC_NOT_FOUND, ENOENT);
+}
+
+_Noreturn void child_main(const struct child_plan *p)
+{
+	const struct sbx_jail *j = p->jail;
+	int ruleset_fd = -1;
+
+	status_fd = p->status_fd;
+	for (int i = 0; i < 2; i++)                                  /* 1 */
+		if (p->cgroup_fds[i] >= 0)
+			CHECK(STEP_CGROUP, write(p->cgroup_fds[i], "0", 1));
+	CHECK(STEP_SESSION, setsid());                                /* 2 */
+	die_with_parent(p);                                           /* 3 */
+	reset_signals();                                              /* 4 */
+	map_user_ns(j);                                               /* 5 */
+	set_up_mounts(j);                                             /* 6 */
+	if (j->landlock)                                              /* 7 */
+		CHECK(STEP_LANDLOCK_RULES, ruleset_fd = landlock_child_ruleset(j));
+	arrange_fds(p, &ruleset_fd);                         /* 8 */
+	for (int i = 0; i < j->n_rlimits; i++)                        /* 9 */
+		CHECK(STEP_RLIMITS, setrlimit(j->rlimits[i].resource, &j->rlimits[i].lim));
+	change_dir(j, p->cwd);                                        /* 10 */
+	drop_bounding_set(j);                                         /* 11 */
+	change_identity(j);                                           /* 12 */
+	drop_caps();                                                  /* 13 */
+	CHECK(STEP_NO_NEW_PRIVS, prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)); /* 14 */
+	if (ruleset_fd >= 0) {                                        /* 15 */
+		CHECK(STEP_LANDLOCK, syscall(SYS_landlock_restrict_self, ruleset_fd, 0));
+		close(ruleset_fd);
+	}
+	load_seccomp(j);                                              /* 16 */
+	if (p->fn) {                                                  /* 17 */
+		close(status_fd);
+		status_fd = -1;
+		_exit(p->fn(p->fn_arg) & 0xff);
+	}
+	run_exec(p);
+}

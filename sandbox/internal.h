@@ -1,0 +1,178 @@
+/* internal.h — what the files of sandbox/ share with each other, never with
+ * supervisor/. A jail is everything computed once per (profile, workspace);
+ * a child plan is everything computed per spawn, before the fork, so that
+ * the child only makes async-signal-safe system calls (see child.c). */
+#ifndef TC_SANDBOX_INTERNAL_H
+#define TC_SANDBOX_INTERNAL_H
+
+#include <linux/filter.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/resource.h>
+#include <sys/types.h>
+
+#include "sandbox.h"
+
+#define SBX_MAX_RLIMITS 8
+#define SBX_MAX_GROUPS 64
+#define SBX_DEFAULT_PATH "/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin"
+
+struct sbx_rlimit {
+	int resource;
+	struct rlimit lim;
+};
+
+struct cgroup_slot;   /* cgroup.c: one per-call cgroup, reused */
+
+struct sbx_jail {
+	char *name;
+	char *workspace;            /* canonical absolute path */
+	int workspace_fd;           /* O_PATH | O_DIRECTORY */
+	int devnull_fd;             /* O_RDWR, for stdin */
+	unsigned clone_ns;          /* CLONE_NEW* flags to ask for */
+	unsigned optional_ns;       /* of those, the ones that may be dropped */
+	unsigned dropped;           /* SBX_REQ_* given up (optional ones only) */
+	bool userns;                /* CLONE_NEWUSER is in clone_ns */
+	bool private_proc;          /* mount a fresh /proc (pid + mount ns) */
+	bool private_tmp;           /* mount a tmpfs on /tmp (mount ns) */
+
+	/* seccomp: compiled once in the parent, only loaded in the child */
+	struct sock_filter *bpf;
+	unsigned short bpf_len;
+
+	/* Landlock. Rules are prepared once (O_PATH fds kept open here); each
+	 * child builds its ruleset from them after its mounts, because rules
+	 * for its fresh /proc and /tmp must name the new mounts' inodes
+	 * (Landlock skips covered mount points when it walks up a path). */
+	bool landlock;
+	uint64_t ll_attr[3];        /* handled fs, handled net, scoped */
+	size_t ll_attr_size;
+	int *rule_fds;
+	uint64_t *rule_access;
+	int n_rules, cap_rules;
+	uint16_t *ports;
+	size_t n_ports;
+	uint64_t tmp_access;        /* for the private tmp mount root */
+	uint64_t proc_access;       /* for the fresh /proc */
+	char tmp_dir[256];          /* where the private tmpfs is mounted */
+
+	struct sbx_rlimit rlimits[SBX_MAX_RLIMITS];
+	int n_rlimits;
+
+	char **envp;                /* one allocation: pointers then strings */
+	const char *path;           /* PATH for the exec lookup, inside envp */
+
+	/* identity */
+	bool set_ids;               /* setgroups/setresgid/setresuid in the child */
+	uid_t uid;
+	gid_t gid;
+	gid_t groups[SBX_MAX_GROUPS];
+	int n_groups;
+	char uid_map[64];           /* userns maps, written by the child itself */
+	char gid_map[64];
+	char tmpfs_opts[128];
+
+	int cap_last;               /* highest capability number of this kernel */
+
+	/* cgroups (NULL when not usable) */
+	bool use_cgroup_pids;
+	bool use_cgroup_memory;
+	uint64_t pids_max;
+	uint64_t memory_max;
+
+	uint32_t timeout_ms;
+	size_t keep_bytes;
+	uint64_t limit_bytes;
+};
+
+/* Setup steps of the child, in order; reported with errno on failure. */
+enum child_step {
+	STEP_NONE = 0,
+	STEP_CGROUP,
+	STEP_SESSION,
+	STEP_PDEATHSIG,
+	STEP_FDS,
+	STEP_SIGNALS,
+	STEP_USERNS,
+	STEP_MOUNT_PRIVATE,
+	STEP_MOUNT_PROC,
+	STEP_MOUNT_TMP,
+	STEP_LANDLOCK_RULES,
+	STEP_RLIMITS,
+	STEP_CWD,
+	STEP_BOUNDING,
+	STEP_IDENTITY,
+	STEP_CAPS,
+	STEP_NO_NEW_PRIVS,
+	STEP_LANDLOCK,
+	STEP_SECCOMP,
+	STEP_EXEC,
+	STEP_EXEC_NOT_FOUND,
+	STEP_MAX,
+};
+const char *child_step_name(enum child_step s);
+
+/* What the child reports on the status pipe when a step fails. */
+struct child_report {
+	int step;
+	int err;
+};
+
+/* Everything the child needs, prepared before the fork. The child reads it
+ * from its copy of the parent's memory. */
+struct child_plan {
+	const struct sbx_jail *jail;
+	char *const *argv;
+	sbx_fn fn;
+	void *fn_arg;
+	int stdin_fd;       /* read end, or the jail's /dev/null */
+	int stdout_fd;      /* write ends */
+	int stderr_fd;
+	int result_fd;      /* -1 when no result pipe */
+	int status_fd;      /* write end, close-on-exec */
+	const char *cwd;    /* relative to the workspace (checked), or NULL */
+	int lifeline_fd;    /* read end of the supervisor's lifeline pipe */
+	int lifeline_wr;    /* its write end, closed first thing */
+	int cgroup_fds[2];  /* cgroup.procs to join, -1 when none */
+};
+
+/* child.c: runs in the child after clone3; never returns. */
+_Noreturn void child_main(const struct child_plan *plan);
+
+/* seccomp.c: compiles the spec's filter into classic BPF (malloc'd). */
+int seccomp_build(const struct sbx_spec *spec, struct sock_filter **bpf,
+                  unsigned short *len, struct sbx_error *err);
+
+/* landlock.c */
+int landlock_abi(void);
+/* Prepares the jail's rules (j->landlock false when Landlock is not
+ * available and optional). */
+int landlock_build(const struct sbx_spec *spec, struct sbx_jail *jail,
+                   struct sbx_error *err);
+void landlock_release(struct sbx_jail *jail);
+/* In the child: the ruleset from the prepared rules plus the fresh mounts.
+ * Returns its fd or -errno. Async-signal-safe. */
+int landlock_child_ruleset(const struct sbx_jail *jail);
+
+/* cgroup.c: per-call cgroups from a reusable pool. */
+int cgroup_usable(bool memory);       /* 1 usable, 0 not */
+const char *cgroup_where(bool memory);
+int cgroup_acquire(const struct sbx_jail *jail, struct cgroup_slot **out,
+                   int fds[2]);
+/* Kills what is left in the slot's cgroups and returns it to the pool. */
+void cgroup_release(struct cgroup_slot *slot);
+void cgroup_kill(struct cgroup_slot *slot);
+
+/* capture.c: bounded head + tail capture of a stream. */
+int capture_init(struct sbx_capture *c, size_t keep);
+void capture_add(struct sbx_capture *c, size_t keep, const char *p, size_t n);
+void capture_finish(struct sbx_capture *c, size_t keep);
+void capture_release(struct sbx_capture *c);
+
+/* lifeline: a pipe whose write end only the supervisor keeps. */
+int lifeline_get(int *rd, int *wr);
+
+int sbx_err(struct sbx_error *err, int errnum, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+#endif

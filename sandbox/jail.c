@@ -1,0 +1,346 @@
+/* jail.c — compiles a profile (struct sbx_spec) for one workspace, once:
+ * identity, namespaces, environment, rlimits, the seccomp filter, the
+ * Landlock ruleset, cgroups. Every required feature is checked here, so a
+ * profile this kernel cannot enforce fails before anything runs. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/capability.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+extern char **environ;
+
+int sbx_err(struct sbx_error *err, int errnum, const char *fmt, ...)
+{
+	if (err) {
+		va_list ap;
+		va_start(ap, fmt);
+		int n = vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+		va_end(ap);
+		if (errnum && n >= 0 && (size_t)n < sizeof err->msg)
+			snprintf(err->msg + n, sizeof err->msg - (size_t)n, ": %s",
+			         strerror(errnum));
+		err->errnum = errnum;
+	}
+	return -(errnum ? errnum : EINVAL);
+}
+
+/* The workspace owner's uid, primary gid and groups, or the profile's fixed
+ * id. Only root can become someone else; an unprivileged supervisor runs
+ * tools as itself, which is never more than its user has. */
+static int resolve_identity(const struct sbx_spec *spec, struct sbx_jail *j,
+                            const struct stat *ws, struct sbx_error *err)
+{
+	bool root = geteuid() == 0;
+	j->uid = geteuid();
+	j->gid = getegid();
+	if (spec->fixed_identity) {
+		if (!root) {
+			if (spec->uid == geteuid() && spec->gid == getegid())
+				return 0;
+			if (spec->optional & SBX_REQ_IDENTITY) {
+				j->dropped |= SBX_REQ_IDENTITY;
+				return 0;
+			}
+			return sbx_err(err, EPERM, "profile %s runs tools as uid %u gid %u, "
+			               "which needs root", spec->name, (unsigned)spec->uid,
+			               (unsigned)spec->gid);
+		}
+		j->set_ids = true;
+		j->uid = spec->uid;
+		j->gid = spec->gid;
+		j->groups[0] = spec->gid;
+		j->n_groups = 1;
+		return 0;
+	}
+	if (!root || ws->st_uid == 0)
+		return 0;   /* root acting for root: capabilities go, uid 0 stays */
+	j->set_ids = true;
+	j->uid = ws->st_uid;
+	j->gid = ws->st_gid;
+	struct passwd pw, *pwp = NULL;
+	char buf[4096];
+	if (getpwuid_r(ws->st_uid, &pw, buf, sizeof buf, &pwp) == 0 && pwp) {
+		j->gid = pw.pw_gid;
+		int n = SBX_MAX_GROUPS;
+		if (getgrouplist(pw.pw_name, pw.pw_gid, j->groups, &n) < 0)
+			n = SBX_MAX_GROUPS;   /* truncated: the first 64 groups */
+		j->n_groups = n;
+	} else {
+		j->groups[0] = j->gid;
+		j->n_groups = 1;
+	}
+	return 0;
+}
+
+static unsigned clone_flags_of(unsigned ns)
+{
+	unsigned f = 0;
+	if (ns & SBX_NS_USER)   f |= CLONE_NEWUSER;
+	if (ns & SBX_NS_PID)    f |= CLONE_NEWPID;
+	if (ns & SBX_NS_MOUNT)  f |= CLONE_NEWNS;
+	if (ns & SBX_NS_IPC)    f |= CLONE_NEWIPC;
+	if (ns & SBX_NS_UTS)    f |= CLONE_NEWUTS;
+	if (ns & SBX_NS_NET)    f |= CLONE_NEWNET;
+	if (ns & SBX_NS_CGROUP) f |= CLONE_NEWCGROUP;
+	return f;
+}
+
+static void plan_namespaces(const struct sbx_spec *spec, struct sbx_jail *j)
+{
+	unsigned ns = spec->namespaces;
+	/* Without root, every other namespace needs a user namespace. */
+	if (geteuid() != 0 && (ns & ~SBX_NS_USER))
+		ns |= SBX_NS_USER;
+	if (geteuid() == 0)
+		ns &= ~SBX_NS_USER;   /* root needs none, and keeps real uids */
+	j->clone_ns = clone_flags_of(ns);
+	j->optional_ns = clone_flags_of(spec->optional & 0x7f);  /* SBX_REQ_NS_* == SBX_NS_* */
+	if (j->optional_ns & CLONE_NEWUSER)   /* dropping userns drops the rest */
+		j->optional_ns = j->clone_ns;
+	j->userns = (j->clone_ns & CLONE_NEWUSER) != 0;
+	j->private_proc = (j->clone_ns & CLONE_NEWPID) && (j->clone_ns & CLONE_NEWNS);
+	j->private_tmp = (j->clone_ns & CLONE_NEWNS) != 0;
+	snprintf(j->uid_map, sizeof j->uid_map, "%u %u 1\n", (unsigned)geteuid(),
+	         (unsigned)geteuid());
+	snprintf(j->gid_map, sizeof j->gid_map, "%u %u 1\n", (unsigned)getegid(),
+	         (unsigned)getegid());
+	strcpy(j->tmp_dir, "/tmp");
+	unsigned long long tmp = spec->tmp_bytes ? spec->tmp_bytes : 64ULL << 20;
+	snprintf(j->tmpfs_opts, sizeof j->tmpfs_opts,
+	         "size=%llu,nr_inodes=%llu,mode=0700,uid=%u,gid=%u", tmp,
+	         tmp / 4096 + 64, (unsigned)j->uid, (unsigned)j->gid);
+}
+
+/* The private tmpfs normally covers /tmp. A workspace beneath /tmp would
+ * vanish under it (and a bind back would sit under the tmpfs root, whose
+ * Landlock rule grants writes to all below), so then the tmpfs goes on an
+ * empty directory of our own beside it and TMPDIR points there. */
+static int plan_tmp_dir(struct sbx_jail *j, struct sbx_error *err)
+{
+	if (!j->private_tmp || strncmp(j->workspace, "/tmp/", 5))
+		return 0;
+	const char *rt = getenv("XDG_RUNTIME_DIR");
+	char base[200];
+	if (geteuid() == 0)
+		snprintf(base, sizeof base, "/run/toolcage");
+	else if (rt && rt[0] == '/' && strlen(rt) < 150)
+		snprintf(base, sizeof base, "%s/toolcage", rt);
+	else
+		snprintf(base, sizeof base, "/var/tmp/toolcage-%u", (unsigned)geteuid());
+	snprintf(j->tmp_dir, sizeof j->tmp_dir, "%s/tmp", base);
+	for (int i = 0; i < 2; i++) {
+		const char *d = i ? j->tmp_dir : base;
+		struct stat st;
+		if (mkdir(d, 0700) < 0 && errno != EEXIST)
+			return sbx_err(err, errno, "private tmp mount point %s", d);
+		/* Someone else's dir or a planted link must not become our mount
+		 * point. */
+		if (lstat(d, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
+		    (st.st_mode & 022))
+			return sbx_err(err, EPERM, "private tmp mount point %s is not a "
+			               "directory owned by us and closed to others", d);
+	}
+	return 0;
+}
+
+static bool env_has(char *const *envp, size_t n, const char *name, size_t nlen)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strncmp(envp[i], name, nlen) && envp[i][nlen] == '=')
+			return true;
+	return false;
+}
+
+/* One allocation: the pointer array, then the strings. Set entries first,
+ * then passed-through ones not already set, then defaults. */
+static int build_env(const struct sbx_spec *spec, struct sbx_jail *j)
+{
+	const char *items[256];
+	size_t n = 0;
+	for (size_t i = 0; spec->env_set && spec->env_set[i] && n < 250; i++)
+		items[n++] = spec->env_set[i];
+	for (size_t i = 0; spec->env_pass && spec->env_pass[i] && n < 250; i++) {
+		size_t len = strlen(spec->env_pass[i]);
+		if (env_has((char *const *)items, n, spec->env_pass[i], len))
+			continue;
+		for (char **e = environ; e && *e; e++)
+			if (!strncmp(*e, spec->env_pass[i], len) && (*e)[len] == '=') {
+				items[n++] = *e;
+				break;
+			}
+	}
+	if (!env_has((char *const *)items, n, "PATH", 4))
+		items[n++] = "PATH=" SBX_DEFAULT_PATH;
+	char tmpdir[300], home[300];
+	snprintf(tmpdir, sizeof tmpdir, "TMPDIR=%s", j->tmp_dir);
+	snprintf(home, sizeof home, "HOME=%s", j->private_tmp ? j->tmp_dir : "/");
+	if (j->private_tmp && !env_has((char *const *)items, n, "TMPDIR", 6))
+		items[n++] = tmpdir;
+	if (!env_has((char *const *)items, n, "HOME", 4))
+		items[n++] = home;
+	size_t bytes = (n + 1) * sizeof(char *);
+	for (size_t i = 0; i < n; i++)
+		bytes += strlen(items[i]) + 1;
+	char **envp = malloc(bytes);
+	if (!envp)
+		return -ENOMEM;
+	char *s = (char *)(envp + n + 1);
+	for (size_t i = 0; i < n; i++) {
+		size_t len = strlen(items[i]) + 1;
+		memcpy(s, items[i], len);
+		envp[i] = s;
+		if (!strncmp(s, "PATH=", 5))
+			j->path = s + 5;
+		s += len;
+	}
+	envp[n] = NULL;
+	j->envp = envp;
+	return 0;
+}
+
+static void add_rlimit(struct sbx_jail *j, int res, uint64_t soft, uint64_t hard)
+{
+	j->rlimits[j->n_rlimits].resource = res;
+	j->rlimits[j->n_rlimits].lim.rlim_cur = soft;
+	j->rlimits[j->n_rlimits].lim.rlim_max = hard;
+	j->n_rlimits++;
+}
+
+static void plan_rlimits(const struct sbx_spec *s, struct sbx_jail *j)
+{
+	/* CPU: SIGXCPU at the soft limit, SIGKILL a second later. */
+	if (s->cpu_seconds)
+		add_rlimit(j, RLIMIT_CPU, s->cpu_seconds, s->cpu_seconds + 1);
+	if (s->address_space_bytes)
+		add_rlimit(j, RLIMIT_AS, s->address_space_bytes, s->address_space_bytes);
+	if (s->file_size_bytes)
+		add_rlimit(j, RLIMIT_FSIZE, s->file_size_bytes, s->file_size_bytes);
+	if (s->open_files)
+		add_rlimit(j, RLIMIT_NOFILE, s->open_files, s->open_files);
+	if (s->processes)
+		add_rlimit(j, RLIMIT_NPROC, s->processes, s->processes);
+	add_rlimit(j, RLIMIT_CORE, 0, 0);   /* no core dumps of tool memory */
+}
+
+static int plan_cgroups(const struct sbx_spec *s, struct sbx_jail *j, struct sbx_error *err)
+{
+	if (s->processes) {
+		if (cgroup_usable(false)) {
+			j->use_cgroup_pids = true;
+			j->pids_max = s->processes;
+		} else if (s->optional & SBX_REQ_CGROUP_PIDS) {
+			j->dropped |= SBX_REQ_CGROUP_PIDS;
+		} else {
+			return sbx_err(err, ENOTSUP, "profile %s needs a pids cgroup; none is "
+			               "usable here (see toolcage check)", s->name);
+		}
+	}
+	if (s->memory_bytes) {
+		if (cgroup_usable(true)) {
+			j->use_cgroup_memory = true;
+			j->memory_max = s->memory_bytes;
+		} else if (s->optional & SBX_REQ_CGROUP_MEMORY) {
+			j->dropped |= SBX_REQ_CGROUP_MEMORY;
+		} else {
+			return sbx_err(err, ENOTSUP, "profile %s needs a memory cgroup; none is "
+			               "usable here (see toolcage check)", s->name);
+		}
+	}
+	return 0;
+}
+
+static int open_workspace(const char *workspace, struct sbx_jail *j, struct stat *st,
+                          struct sbx_error *err)
+{
+	j->workspace = realpath(workspace, NULL);
+	if (!j->workspace)
+		return sbx_err(err, errno, "workspace %s", workspace);
+	if (!strcmp(j->workspace, "/"))
+		return sbx_err(err, EINVAL, "workspace cannot be / (it would hold every secret)");
+	j->workspace_fd = open(j->workspace, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (j->workspace_fd < 0 || fstat(j->workspace_fd, st) < 0)
+		return sbx_err(err, errno, "workspace %s", j->workspace);
+	return 0;
+}
+
+int sbx_jail_new(const struct sbx_spec *spec, const char *workspace,
+                 struct sbx_jail **out, struct sbx_error *err)
+{
+	*out = NULL;
+	struct sbx_jail *j = calloc(1, sizeof *j);
+	if (!j)
+		return sbx_err(err, ENOMEM, "jail");
+	j->workspace_fd = j->devnull_fd = -1;
+	j->name = strdup(spec->name ? spec->name : "unnamed");
+	struct stat ws;
+	int rc = j->name ? 0 : sbx_err(err, ENOMEM, "jail");
+	if (!rc)
+		rc = open_workspace(workspace, j, &ws, err);
+	if (!rc)
+		rc = resolve_identity(spec, j, &ws, err);
+	if (!rc) {
+		plan_namespaces(spec, j);
+		plan_rlimits(spec, j);
+		j->cap_last = (int)cap_max_bits() - 1;
+		j->timeout_ms = spec->timeout_ms ? spec->timeout_ms : 30000;
+		j->keep_bytes = spec->output_keep_bytes ? spec->output_keep_bytes : 1 << 20;
+		j->limit_bytes = spec->output_limit_bytes ? spec->output_limit_bytes : 64ULL << 20;
+		j->devnull_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+		if (j->devnull_fd < 0)
+			rc = sbx_err(err, errno, "open /dev/null");
+	}
+	if (!rc)
+		rc = plan_tmp_dir(j, err);
+	if (!rc && build_env(spec, j) < 0)
+		rc = sbx_err(err, ENOMEM, "environment");
+	if (!rc)
+		rc = plan_cgroups(spec, j, err);
+	if (!rc)
+		rc = seccomp_build(spec, &j->bpf, &j->bpf_len, err);
+	if (!rc)
+		rc = landlock_build(spec, j, err);
+	if (rc) {
+		sbx_jail_free(j);
+		return rc;
+	}
+	*out = j;
+	return 0;
+}
+
+void sbx_jail_free(struct sbx_jail *j)
+{
+	if (!j)
+		return;
+	if (j->workspace_fd >= 0)
+		close(j->workspace_fd);
+	if (j->devnull_fd >= 0)
+		close(j->devnull_fd);
+	landlock_release(j);
+	free(j->bpf);
+	free(j->envp);
+	free(j->workspace);
+	free(j->name);
+	free(j);
+}
+
+unsigned sbx_jail_dropped(const struct sbx_jail *j)
+{
+	return j->dropped;
+}
+
+void sbx_jail_identity(const struct sbx_jail *j, uid_t *uid, gid_t *gid)
+{
+	*uid = j->uid;
+	*gid = j->gid;
+}

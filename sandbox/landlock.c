@@ -1,0 +1,404 @@
+/* landlock.c — builds a jail's Landlock ruleset once, in the parent; a child
+ * only calls landlock_restrict_self() on it (child.c).
+ *
+ * Debian 12's <linux/landlock.h> stops at ABI 2, so the structures and
+ * constants up to ABI 6 are defined here (values from the kernel's uapi
+ * header, Documentation/userspace-api/landlock.rst).
+ *
+ * Landlock only adds access, it cannot carve a hole out of a granted tree.
+ * To hide a secret inside a readable system dir (/etc/shadow is readable by
+ * its owner, root, even without capabilities) the dir is granted entry by
+ * entry instead, skipping the hidden ones (see add_tree).
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <limits.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+struct ll_ruleset_attr {
+	uint64_t handled_access_fs;
+	uint64_t handled_access_net;   /* ABI 4 */
+	uint64_t scoped;               /* ABI 6 */
+};
+
+struct ll_path_beneath_attr {
+	uint64_t allowed_access;
+	int32_t parent_fd;
+} __attribute__((packed));
+
+struct ll_net_port_attr {
+	uint64_t allowed_access;
+	uint64_t port;
+};
+
+#define LL_CREATE_RULESET_VERSION (1U << 0)
+#define LL_RULE_PATH_BENEATH 1
+#define LL_RULE_NET_PORT 2
+
+#define FS_EXECUTE     (1ULL << 0)
+#define FS_WRITE_FILE  (1ULL << 1)
+#define FS_READ_FILE   (1ULL << 2)
+#define FS_READ_DIR    (1ULL << 3)
+#define FS_REMOVE_DIR  (1ULL << 4)
+#define FS_REMOVE_FILE (1ULL << 5)
+#define FS_MAKE_CHAR   (1ULL << 6)
+#define FS_MAKE_DIR    (1ULL << 7)
+#define FS_MAKE_REG    (1ULL << 8)
+#define FS_MAKE_SOCK   (1ULL << 9)
+#define FS_MAKE_FIFO   (1ULL << 10)
+#define FS_MAKE_BLOCK  (1ULL << 11)
+#define FS_MAKE_SYM    (1ULL << 12)
+#define FS_REFER       (1ULL << 13)   /* ABI 2 */
+#define FS_TRUNCATE    (1ULL << 14)   /* ABI 3 */
+#define FS_IOCTL_DEV   (1ULL << 15)   /* ABI 5 */
+#define NET_BIND_TCP    (1ULL << 0)   /* ABI 4 */
+#define NET_CONNECT_TCP (1ULL << 1)
+#define SCOPE_ABSTRACT_UNIX (1ULL << 0) /* ABI 6 */
+#define SCOPE_SIGNAL        (1ULL << 1)
+
+#define FS_READ  (FS_READ_FILE | FS_READ_DIR)
+#define FS_FILE_ONLY (FS_EXECUTE | FS_WRITE_FILE | FS_READ_FILE | FS_TRUNCATE | FS_IOCTL_DEV)
+#define FS_WRITE (FS_WRITE_FILE | FS_REMOVE_DIR | FS_REMOVE_FILE | FS_MAKE_DIR | \
+                  FS_MAKE_REG | FS_MAKE_SYM | FS_MAKE_FIFO | FS_MAKE_SOCK | \
+                  FS_REFER | FS_TRUNCATE)
+
+/* Devices every program may open: reads and writes, no ioctls. */
+static const char *const dev_files[] = {
+	"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", NULL,
+};
+
+int landlock_abi(void)
+{
+	static int abi = -1;
+	if (abi < 0) {
+		long v = syscall(SYS_landlock_create_ruleset, NULL, 0, LL_CREATE_RULESET_VERSION);
+		abi = v < 0 ? 0 : (int)v;
+	}
+	return abi;
+}
+
+struct ll_ctx {
+	struct sbx_jail *j;
+	uint64_t handled;
+	const char *const *hidden;
+	struct sbx_error *err;
+};
+
+/* Keeps fd (taken) as a rule for the children to add. */
+static int add_fd_rule(struct ll_ctx *c, int fd, uint64_t access, const char *path)
+{
+	struct sbx_jail *j = c->j;
+	struct stat st;
+	if (fstat(fd, &st) < 0) {
+		close(fd);
+		return sbx_err(c->err, errno, "landlock: stat %s", path);
+	}
+	if (!S_ISDIR(st.st_mode))
+		access &= FS_FILE_ONLY;
+	access &= c->handled;
+	if (!access) {
+		close(fd);
+		return 0;
+	}
+	if (j->n_rules == j->cap_rules) {
+		int cap = j->cap_rules ? j->cap_rules * 2 : 64;
+		int *fds = realloc(j->rule_fds, (size_t)cap * sizeof *fds);
+		if (fds)
+			j->rule_fds = fds;
+		uint64_t *acc = fds ? realloc(j->rule_access, (size_t)cap * sizeof *acc) : NULL;
+		if (!acc) {
+			close(fd);
+			return sbx_err(c->err, ENOMEM, "landlock rules");
+		}
+		j->rule_access = acc;
+		j->cap_rules = cap;
+	}
+	j->rule_fds[j->n_rules] = fd;
+	j->rule_access[j->n_rules++] = access;
+	return 0;
+}
+
+/* A path that does not exist (no /lib32 here) grants nothing. */
+static int add_path(struct ll_ctx *c, const char *path, uint64_t access)
+{
+	int fd = open(path, O_PATH | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT || errno == ENOTDIR ? 0 :
+		       sbx_err(c->err, errno, "landlock: open %s", path);
+	return add_fd_rule(c, fd, access, path);
+}
+
+/* Component-wise glob match of the first components of glob against path.
+ * Returns 1 when path matches the glob exactly, 2 when path is a strict
+ * ancestor of something the glob can match, 0 otherwise. */
+static int glob_relation(const char *glob, const char *path)
+{
+	char g[PATH_MAX], p[PATH_MAX];
+	if (strlen(glob) >= sizeof g || strlen(path) >= sizeof p)
+		return 0;
+	strcpy(g, glob);
+	strcpy(p, path);
+	char *gs = NULL, *ps = NULL;
+	char *gc = strtok_r(g, "/", &gs), *pc = strtok_r(p, "/", &ps);
+	for (; gc && pc; gc = strtok_r(NULL, "/", &gs), pc = strtok_r(NULL, "/", &ps))
+		if (fnmatch(gc, pc, FNM_PERIOD) != 0)
+			return 0;
+	if (!pc && !gc)
+		return 1;
+	return !pc ? 2 : 1;   /* path deeper than the glob: beneath a hidden one */
+}
+
+/* 1: hidden itself (or beneath a hidden path); 2: contains hidden paths. */
+static int hidden_relation(const struct ll_ctx *c, const char *path)
+{
+	int rel = 0;
+	for (size_t i = 0; c->hidden && c->hidden[i]; i++) {
+		int r = glob_relation(c->hidden[i], path);
+		if (r == 1)
+			return 1;
+		if (r == 2)
+			rel = 2;
+	}
+	return rel;
+}
+
+static int add_tree(struct ll_ctx *c, const char *path, uint64_t access, int depth);
+
+static int add_dir_entries(struct ll_ctx *c, const char *path, uint64_t access, int depth)
+{
+	/* The dir itself: listing only. Rights granted on it would be
+	 * inherited by the hidden entries too. */
+	int rc = add_path(c, path, access & FS_READ_DIR);
+	DIR *d = rc == 0 ? opendir(path) : NULL;
+	if (!d)
+		return rc ? rc : (errno == ENOENT ? 0 : sbx_err(c->err, errno, "landlock: list %s", path));
+	struct dirent *e;
+	char child[PATH_MAX];
+	while (rc == 0 && (e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		if ((size_t)snprintf(child, sizeof child, "%s/%s", strcmp(path, "/") ? path : "",
+		                     e->d_name) >= sizeof child)
+			continue;
+		rc = add_tree(c, child, access, depth + 1);
+	}
+	closedir(d);
+	return rc;
+}
+
+static int add_tree(struct ll_ctx *c, const char *path, uint64_t access, int depth)
+{
+	int rel = hidden_relation(c, path);
+	if (rel == 1 || depth > 16)
+		return 0;
+	struct stat st;
+	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
+		/* A link is granted as its target: the target must not be, or
+		 * hold, a hidden path either. */
+		char real[PATH_MAX];
+		if (!realpath(path, real))
+			return 0;
+		if (hidden_relation(c, real))
+			return 0;
+	}
+	if (rel == 2)
+		return add_dir_entries(c, path, access, depth);
+	return add_path(c, path, access);
+}
+
+static int add_list(struct ll_ctx *c, const char *const *paths, uint64_t access,
+                    const char *const *exec)
+{
+	for (size_t i = 0; paths && paths[i]; i++) {
+		uint64_t a = access;
+		for (size_t k = 0; exec && exec[k]; k++)
+			if (!strcmp(exec[k], paths[i]))
+				a |= FS_EXECUTE;
+		int rc = add_tree(c, paths[i], a, 0);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static int in_list(const char *const *list, const char *s)
+{
+	for (size_t i = 0; list && list[i]; i++)
+		if (!strcmp(list[i], s))
+			return 1;
+	return 0;
+}
+
+/* Which access rights this kernel handles, and whether what the spec needs
+ * can be had: a required feature the ABI lacks fails closed. */
+static int negotiate(const struct sbx_spec *spec, int abi, struct ll_ruleset_attr *attr,
+                     size_t *size, struct sbx_jail *j, struct sbx_error *err)
+{
+	attr->handled_access_fs = (FS_MAKE_SYM << 1) - 1;   /* ABI 1 */
+	if (abi >= 2)
+		attr->handled_access_fs |= FS_REFER;
+	if (abi >= 3)
+		attr->handled_access_fs |= FS_TRUNCATE;
+	*size = sizeof attr->handled_access_fs;
+	if (abi >= 5) {
+		attr->handled_access_fs |= FS_IOCTL_DEV;
+	} else if (!(spec->optional & SBX_REQ_LANDLOCK_IOCTL)) {
+		return sbx_err(err, ENOTSUP, "profile %s needs Landlock ABI 5 (device ioctl "
+		               "rules); this kernel has ABI %d", spec->name, abi);
+	} else {
+		j->dropped |= SBX_REQ_LANDLOCK_IOCTL;
+	}
+	if (abi >= 4) {
+		attr->handled_access_net = NET_BIND_TCP | NET_CONNECT_TCP;
+		*size = offsetof(struct ll_ruleset_attr, scoped);
+	} else if (!(spec->optional & SBX_REQ_LANDLOCK_NET)) {
+		return sbx_err(err, ENOTSUP, "profile %s needs Landlock ABI 4 (TCP port rules); "
+		               "this kernel has ABI %d", spec->name, abi);
+	} else {
+		j->dropped |= SBX_REQ_LANDLOCK_NET;
+	}
+	if (abi >= 6) {
+		attr->scoped = SCOPE_ABSTRACT_UNIX | SCOPE_SIGNAL;
+		*size = sizeof *attr;
+	} else if (!(spec->optional & SBX_REQ_LANDLOCK_SCOPE)) {
+		return sbx_err(err, ENOTSUP, "profile %s needs Landlock ABI 6 (signal and "
+		               "abstract socket scoping); this kernel has ABI %d", spec->name, abi);
+	} else {
+		j->dropped |= SBX_REQ_LANDLOCK_SCOPE;
+	}
+	return 0;
+}
+
+static int add_fixed_rules(struct ll_ctx *c, const struct sbx_spec *spec, struct sbx_jail *j)
+{
+	uint64_t ws = (spec->workspace_read ? FS_READ : 0) |
+	              (spec->workspace_write ? FS_READ | FS_WRITE : 0) |
+	              (spec->workspace_exec ? FS_READ | FS_EXECUTE : 0);
+	int rc = 0;
+	if (ws) {
+		int fd = fcntl(j->workspace_fd, F_DUPFD_CLOEXEC, 3);
+		rc = fd < 0 ? sbx_err(c->err, errno, "dup workspace") :
+		     add_fd_rule(c, fd, ws, j->workspace);
+	}
+	for (size_t i = 0; !rc && dev_files[i]; i++)
+		rc = add_path(c, dev_files[i], FS_READ_FILE | FS_WRITE_FILE);
+	/* The child adds these for its own fresh mounts. */
+	j->tmp_access = (FS_READ | FS_WRITE) & c->handled;
+	j->proc_access = FS_READ & c->handled;
+	if (!rc && spec->n_tcp_connect_ports && !(j->dropped & SBX_REQ_LANDLOCK_NET)) {
+		j->ports = malloc(spec->n_tcp_connect_ports * sizeof *j->ports);
+		if (!j->ports)
+			return sbx_err(c->err, ENOMEM, "landlock ports");
+		memcpy(j->ports, spec->tcp_connect_ports, spec->n_tcp_connect_ports * sizeof *j->ports);
+		j->n_ports = spec->n_tcp_connect_ports;
+	}
+	return rc;
+}
+
+int landlock_build(const struct sbx_spec *spec, struct sbx_jail *j, struct sbx_error *err)
+{
+	j->landlock = false;
+	int abi = landlock_abi();
+	if (abi < 1) {
+		if (spec->optional & SBX_REQ_LANDLOCK) {
+			j->dropped |= SBX_REQ_LANDLOCK | SBX_REQ_LANDLOCK_NET |
+			              SBX_REQ_LANDLOCK_SCOPE | SBX_REQ_LANDLOCK_IOCTL;
+			return 0;
+		}
+		return sbx_err(err, ENOTSUP, "profile %s needs Landlock, which this kernel "
+		               "does not offer (Linux >= 5.13 with landlock in lsm=)", spec->name);
+	}
+	struct ll_ctx c = { .j = j, .hidden = spec->hidden_paths, .err = err };
+	if (hidden_relation(&c, j->workspace))
+		return sbx_err(err, EACCES, "workspace %s is or holds a hidden path of "
+		               "profile %s", j->workspace, spec->name);
+	struct ll_ruleset_attr attr = { 0 };
+	size_t size;
+	int rc = negotiate(spec, abi, &attr, &size, j, err);
+	if (rc)
+		return rc;
+	c.handled = attr.handled_access_fs;
+	j->ll_attr[0] = attr.handled_access_fs;
+	j->ll_attr[1] = attr.handled_access_net;
+	j->ll_attr[2] = attr.scoped;
+	j->ll_attr_size = size;
+	const char *const *exec = spec->exec_paths;
+	rc = add_list(&c, spec->read_paths, FS_READ, exec);
+	if (!rc)
+		rc = add_list(&c, spec->write_paths, FS_READ | FS_WRITE, exec);
+	for (size_t i = 0; !rc && exec && exec[i]; i++)
+		if (!in_list(spec->read_paths, exec[i]) && !in_list(spec->write_paths, exec[i]))
+			rc = add_tree(&c, exec[i], FS_READ | FS_EXECUTE, 0);
+	if (!rc)
+		rc = add_fixed_rules(&c, spec, j);
+	if (rc)
+		return rc;
+	j->landlock = true;
+	return 0;
+}
+
+void landlock_release(struct sbx_jail *j)
+{
+	for (int i = 0; i < j->n_rules; i++)
+		close(j->rule_fds[i]);
+	free(j->rule_fds);
+	free(j->rule_access);
+	free(j->ports);
+	j->rule_fds = NULL;
+	j->rule_access = NULL;
+	j->ports = NULL;
+	j->n_rules = 0;
+}
+
+static int add_mount_rule(int rs, const char *path, uint64_t access)
+{
+	int fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	struct ll_path_beneath_attr a = { .allowed_access = access, .parent_fd = fd };
+	long r = syscall(SYS_landlock_add_rule, rs, LL_RULE_PATH_BENEATH, &a, 0);
+	int e = errno;
+	close(fd);
+	return r < 0 ? -e : 0;
+}
+
+/* Child side (async-signal-safe: system calls on prepared data only). */
+int landlock_child_ruleset(const struct sbx_jail *j)
+{
+	struct ll_ruleset_attr attr = { j->ll_attr[0], j->ll_attr[1], j->ll_attr[2] };
+	long rs = syscall(SYS_landlock_create_ruleset, &attr, j->ll_attr_size, 0);
+	if (rs < 0)
+		return -errno;
+	int rc = 0;
+	for (int i = 0; i < j->n_rules && !rc; i++) {
+		struct ll_path_beneath_attr a = { .allowed_access = j->rule_access[i],
+		                                  .parent_fd = j->rule_fds[i] };
+		if (syscall(SYS_landlock_add_rule, (int)rs, LL_RULE_PATH_BENEATH, &a, 0) < 0)
+			rc = -errno;
+	}
+	for (size_t i = 0; i < j->n_ports && !rc; i++) {
+		struct ll_net_port_attr a = { .allowed_access = NET_CONNECT_TCP, .port = j->ports[i] };
+		if (syscall(SYS_landlock_add_rule, (int)rs, LL_RULE_NET_PORT, &a, 0) < 0)
+			rc = -errno;
+	}
+	if (!rc && j->private_tmp)
+		rc = add_mount_rule((int)rs, j->tmp_dir, j->tmp_access);
+	if (!rc && j->private_proc)
+		rc = add_mount_rule((int)rs, "/proc", j->proc_access);
+	if (rc) {
+		close((int)rs);
+		return rc;
+	}
+	return (int)rs;
+}

@@ -1,0 +1,260 @@
+/* sandbox.h — the only door into sandbox/.
+ *
+ * sandbox/ turns a profile (plain data, struct sbx_spec) and a job (an argv to
+ * exec, or a C function to call) into a confined child process, and hands back
+ * one file descriptor an event loop can watch. It knows nothing about tools,
+ * JSON or MCP; supervisor/ parses profiles and decides what runs.
+ *
+ * Lifecycle: sbx_jail_new() compiles a spec for one workspace once (seccomp
+ * filter, Landlock ruleset, environment, identity); sbx_spawn() forks a child
+ * under it, as many times and as concurrently as wanted; the caller watches
+ * sbx_child_fd() and calls sbx_child_step() when it is readable, kills on its
+ * own timers with sbx_child_kill() (sbx_child_deadline() says when), and reads
+ * sbx_child_outcome() once sbx_child_done().  sbx_child_wait() does all of that
+ * in a blocking loop for callers without an event loop.
+ *
+ * Errors: functions returning int return 0 or -errno and, where they take a
+ * struct sbx_error, fill it with a message naming the step that failed.
+ * Nothing here calls exit() or prints.
+ */
+#ifndef TC_SANDBOX_H
+#define TC_SANDBOX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* Namespaces a profile may ask for. */
+enum {
+	SBX_NS_USER   = 1u << 0, /* implied when not root and any other is asked */
+	SBX_NS_PID    = 1u << 1, /* the tool is init: its exit ends every descendant */
+	SBX_NS_MOUNT  = 1u << 2, /* private /proc and /tmp */
+	SBX_NS_IPC    = 1u << 3,
+	SBX_NS_UTS    = 1u << 4,
+	SBX_NS_NET    = 1u << 5, /* no interfaces but loopback: no network at all */
+	SBX_NS_CGROUP = 1u << 6,
+};
+
+/* Requirements a profile may mark optional ("run without it when the kernel or
+ * user cannot have it"). Anything not optional fails closed. */
+enum {
+	SBX_REQ_NS_USER        = 1u << 0,
+	SBX_REQ_NS_PID         = 1u << 1,
+	SBX_REQ_NS_MOUNT       = 1u << 2,
+	SBX_REQ_NS_IPC         = 1u << 3,
+	SBX_REQ_NS_UTS         = 1u << 4,
+	SBX_REQ_NS_NET         = 1u << 5,
+	SBX_REQ_NS_CGROUP      = 1u << 6,
+	SBX_REQ_LANDLOCK       = 1u << 7,  /* filesystem rules (ABI 1) */
+	SBX_REQ_LANDLOCK_NET   = 1u << 8,  /* TCP port rules (ABI 4) */
+	SBX_REQ_LANDLOCK_SCOPE = 1u << 9,  /* abstract unix + signal scoping (ABI 6) */
+	SBX_REQ_LANDLOCK_IOCTL = 1u << 10, /* device ioctl rights (ABI 5) */
+	SBX_REQ_CGROUP_PIDS    = 1u << 11, /* per-call pids cgroup */
+	SBX_REQ_CGROUP_MEMORY  = 1u << 12, /* per-call memory cgroup */
+	SBX_REQ_IDENTITY       = 1u << 13, /* a fixed uid/gid (needs root) */
+};
+
+/* Socket families socket(2) may create (socketpair(AF_UNIX) is always
+ * allowed: it reaches nobody). Everything else is refused by seccomp. */
+enum {
+	SBX_AF_UNIX    = 1u << 0,
+	SBX_AF_INET    = 1u << 1,
+	SBX_AF_INET6   = 1u << 2,
+	SBX_AF_NETLINK = 1u << 3, /* NETLINK_ROUTE only (getaddrinfo) */
+};
+
+enum sbx_action { SBX_ACT_ALLOW, SBX_ACT_ERRNO, SBX_ACT_KILL };
+
+/* What a profile allows: plain data filled by supervisor/profile.c. Pointers
+ * are borrowed; sbx_jail_new() copies what it keeps. Lists are NULL-terminated
+ * arrays of strings; paths are absolute. Limits of 0 mean "not set". */
+struct sbx_spec {
+	const char *name;                /* for messages */
+	unsigned namespaces;             /* SBX_NS_* */
+	unsigned optional;               /* SBX_REQ_* that may be dropped */
+
+	/* filesystem (Landlock); the workspace is added per jail */
+	const char *const *read_paths;   /* read and list */
+	const char *const *write_paths;  /* read, write, create, remove */
+	const char *const *exec_paths;   /* execute (also needs read) */
+	const char *const *hidden_paths; /* fnmatch(3) globs carved out of the above */
+	bool workspace_read;
+	bool workspace_write;
+	bool workspace_exec;
+
+	/* network */
+	unsigned socket_families;        /* SBX_AF_* */
+	const uint16_t *tcp_connect_ports;
+	size_t n_tcp_connect_ports;
+
+	/* limits */
+	uint64_t cpu_seconds;            /* RLIMIT_CPU */
+	uint64_t address_space_bytes;    /* RLIMIT_AS */
+	uint64_t file_size_bytes;        /* RLIMIT_FSIZE */
+	uint64_t open_files;             /* RLIMIT_NOFILE */
+	uint64_t processes;              /* RLIMIT_NPROC, and pids.max with a cgroup */
+	uint64_t memory_bytes;           /* memory cgroup limit */
+	uint64_t tmp_bytes;              /* size of the private /tmp */
+
+	/* seccomp: a built-in base list is always applied on top */
+	enum sbx_action seccomp_default; /* for syscalls not listed */
+	const char *const *seccomp_allow;
+	const char *const *seccomp_deny;  /* fail with EPERM */
+	const char *const *seccomp_kill;  /* kill the process */
+
+	/* environment: nothing from the supervisor unless listed */
+	const char *const *env_set;      /* "NAME=value" */
+	const char *const *env_pass;     /* names copied when set */
+
+	/* identity: by default the workspace's owner (see docs/profiles.md) */
+	bool fixed_identity;
+	uid_t uid;
+	gid_t gid;
+
+	/* defaults for jobs */
+	uint32_t timeout_ms;
+	size_t output_keep_bytes;        /* kept per stream: head + tail */
+	uint64_t output_limit_bytes;     /* hard limit per stream: child is killed */
+};
+
+struct sbx_error {
+	int errnum;           /* positive errno, or 0 */
+	char msg[512];        /* "step: what failed: why" */
+};
+
+/* A compiled spec bound to a workspace. Reusable and shareable by any number
+ * of children; must outlive them. */
+struct sbx_jail;
+
+/* Compiles spec for workspace (an existing directory). Checks every required
+ * feature against this kernel and user; a missing one fails with a message
+ * that names it. Returns 0 and a new jail in *out, or -errno. Not
+ * async-signal-safe. */
+int sbx_jail_new(const struct sbx_spec *spec, const char *workspace,
+                 struct sbx_jail **out, struct sbx_error *err);
+void sbx_jail_free(struct sbx_jail *jail);
+
+/* Requirements the jail had to drop because they were optional (SBX_REQ_*). */
+unsigned sbx_jail_dropped(const struct sbx_jail *jail);
+/* The uid/gid children run as. */
+void sbx_jail_identity(const struct sbx_jail *jail, uid_t *uid, gid_t *gid);
+
+/* A builtin run in the confined child. fd 3 is the result pipe when the job
+ * asked for one. Its return value is the child's exit status. */
+typedef int (*sbx_fn)(void *arg);
+
+/* One run. Borrowed by sbx_spawn() only for the duration of the call. */
+struct sbx_job {
+	char *const *argv;      /* exec mode: argv[0] is looked up in the jail's PATH */
+	sbx_fn fn;              /* or builtin mode: called in the child, no exec */
+	void *fn_arg;
+	const char *cwd;        /* relative to the workspace (beneath it); NULL = workspace */
+	const void *stdin_data; /* copied; NULL = /dev/null */
+	size_t stdin_len;
+	uint32_t timeout_ms;    /* 0 = the spec's */
+	bool result_pipe;       /* give the child fd 3 to write a result on */
+	size_t result_limit;    /* bytes kept from fd 3 (0 = 16 MiB); more is an error */
+};
+
+enum sbx_killed {
+	SBX_KILLED_NONE,
+	SBX_KILLED_TIMEOUT,
+	SBX_KILLED_OUTPUT_LIMIT,
+	SBX_KILLED_CANCELLED,
+	SBX_KILLED_SECCOMP,     /* died of SIGSYS */
+	SBX_KILLED_SIGNAL,      /* any other signal */
+};
+
+/* Bounded capture of one stream: the first and last bytes, with the total. */
+struct sbx_capture {
+	char *head;             /* up to keep/2 bytes (more when the tail is empty) */
+	size_t head_len;
+	char *tail;             /* the last bytes, in order */
+	size_t tail_len;
+	uint64_t total;         /* bytes the child wrote */
+	bool truncated;         /* total > head_len + tail_len */
+};
+
+struct sbx_outcome {
+	int setup_failed;         /* 0, or the errno of the failed setup step */
+	const char *setup_step;   /* the step that failed ("landlock", "exec" ...) */
+	int exit_code;            /* when exited normally, else -1 */
+	int signal;               /* when killed by a signal, else 0 */
+	enum sbx_killed killed_by;
+	struct sbx_capture out, err;
+	char *result;             /* bytes from fd 3 (NUL-terminated), or NULL */
+	size_t result_len;
+	bool result_overflow;     /* the child wrote more than result_limit */
+	uint64_t wall_ms;
+	uint64_t cpu_ms;          /* user + system, the whole tree as reaped */
+	uint64_t max_rss_kb;
+};
+
+struct sbx_child;
+
+/* Starts job under jail. Returns 0 and a new child in *out, or -errno with
+ * err filled (the child never ran). A failure inside the child after the
+ * fork is not an error here: it shows in the outcome (setup_failed). */
+int sbx_spawn(struct sbx_jail *jail, const struct sbx_job *job,
+              struct sbx_child **out, struct sbx_error *err);
+
+/* The one fd to watch for readability (an epoll fd over the child's pipes
+ * and pidfd). Valid until sbx_child_free(). */
+int sbx_child_fd(const struct sbx_child *child);
+
+/* Does whatever can be done without blocking: drains pipes, feeds stdin
+ * (the caller must ignore SIGPIPE: a tool may close its stdin early),
+ * reaps. Returns 1 when the child is done, 0 when not yet, -errno on error
+ * (the child is then killed and done). */
+int sbx_child_step(struct sbx_child *child);
+
+/* CLOCK_MONOTONIC milliseconds at which the caller must call
+ * sbx_child_kill(child, SBX_KILLED_TIMEOUT) (or, after the child exited,
+ * sbx_child_step() once more to stop waiting for its pipes). */
+int64_t sbx_child_deadline(const struct sbx_child *child);
+
+/* SIGKILLs the child's whole tree and records why. Idempotent. */
+void sbx_child_kill(struct sbx_child *child, enum sbx_killed why);
+
+bool sbx_child_done(const struct sbx_child *child);
+pid_t sbx_child_pid(const struct sbx_child *child);
+
+/* Borrowed; valid until sbx_child_free(). Complete once sbx_child_done(). */
+const struct sbx_outcome *sbx_child_outcome(const struct sbx_child *child);
+
+/* Blocks until the child is done, enforcing its deadline. 0 or -errno. */
+int sbx_child_wait(struct sbx_child *child);
+
+/* Kills (if running), reaps and frees. NULL is a no-op. */
+void sbx_child_free(struct sbx_child *child);
+
+/* What this kernel and user offer (toolcage check). */
+struct sbx_features {
+	bool is_root;
+	bool seccomp;
+	int landlock_abi;          /* 0 = none */
+	unsigned namespaces;       /* SBX_NS_* that can be created */
+	bool cgroup_pids;          /* a usable pids cgroup (v1 or delegated v2) */
+	bool cgroup_memory;
+	const char *cgroup_pids_where;   /* the v1 directory used, or "not available" */
+	const char *cgroup_memory_where;
+};
+/* Probes (forks a few short-lived children). Not for hot paths. */
+void sbx_probe(struct sbx_features *f);
+
+/* Whether name is a syscall libseccomp knows (profile validation). */
+bool sbx_syscall_known(const char *name);
+
+/* Removes the per-call cgroups this process made. Call once at exit. */
+void sbx_cleanup(void);
+
+/* The monotonic clock in milliseconds. */
+int64_t sbx_now_ms(void);
+
+/* I/O helpers shared with supervisor/: retry EINTR and short transfers.
+ * Return bytes moved (read: 0 at EOF) or -errno. Async-signal-safe. */
+ssize_t sbx_read_all(int fd, void *buf, size_t len);
+ssize_t sbx_write_all(int fd, const void *buf, size_t len);
+
+#endif

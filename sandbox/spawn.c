@@ -1,0 +1,538 @@
+/* spawn.c — starting a confined child and watching it to the end: pipes,
+ * clone3 (namespaces and a pidfd in one call, no second fork), bounded
+ * capture, the kill of the whole tree, reaping with rusage.
+ *
+ * A child is watched through one epoll fd holding its pidfd, its pipes and
+ * its status pipe, so an outer event loop needs a single registration.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <linux/sched.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+#ifndef P_PIDFD
+#define P_PIDFD 3
+#endif
+
+enum { W_PID, W_STATUS, W_OUT, W_ERR, W_RESULT, W_IN, W_N };
+
+struct sbx_child {
+	struct sbx_jail *jail;
+	pid_t pid;
+	int pidfd;
+	int epfd;
+	int fd[W_N];                /* parent ends; -1 once closed */
+	struct cgroup_slot *cg;
+	char *stdin_buf;            /* copy of the job's stdin */
+	size_t stdin_len, stdin_off;
+	size_t result_limit, result_cap;
+	int64_t start_ms;
+	int64_t deadline_ms;
+	bool reaped;
+	bool done;
+	bool have_report;
+	struct child_report report;
+	struct sbx_outcome out;
+};
+
+int64_t sbx_now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+ssize_t sbx_read_all(int fd, void *buf, size_t len)
+{
+	size_t got = 0;
+	while (got < len) {
+		ssize_t n = read(fd, (char *)buf + got, len - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return got ? (ssize_t)got : -errno;
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	return (ssize_t)got;
+}
+
+ssize_t sbx_write_all(int fd, const void *buf, size_t len)
+{
+	size_t put = 0;
+	while (put < len) {
+		ssize_t n = write(fd, (const char *)buf + put, len - put);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		put += (size_t)n;
+	}
+	return (ssize_t)put;
+}
+
+/* The supervisor's lifeline: children poll its read end for a hangup to
+ * learn that the supervisor died before their PDEATHSIG was armed. */
+int lifeline_get(int *rd, int *wr)
+{
+	static int fds[2] = { -1, -1 };
+	if (fds[0] < 0 && pipe2(fds, O_CLOEXEC) < 0)
+		return -errno;
+	*rd = fds[0];
+	*wr = fds[1];
+	return 0;
+}
+
+static void close_fd(struct sbx_child *c, int w)
+{
+	if (c->fd[w] >= 0) {
+		epoll_ctl(c->epfd, EPOLL_CTL_DEL, c->fd[w], NULL);
+		close(c->fd[w]);
+		c->fd[w] = -1;
+	}
+}
+
+static int watch(struct sbx_child *c, int w, int fd, uint32_t events)
+{
+	if (w != W_PID)
+		c->fd[w] = fd;
+	struct epoll_event ev = { .events = events, .data.u32 = (uint32_t)w };
+	return epoll_ctl(c->epfd, EPOLL_CTL_ADD, fd, &ev) < 0 ? -errno : 0;
+}
+
+/* Pipe with the parent's end non-blocking and both ends close-on-exec. */
+static int make_pipe(int p[2], bool parent_reads, size_t size)
+{
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -errno;
+	int mine = parent_reads ? p[0] : p[1];
+	if (fcntl(mine, F_SETFL, O_NONBLOCK) < 0)
+		return -errno;
+	/* Big pipes cut the wakeups of a flood; the size is a hint. */
+	if (size)
+		(void)fcntl(p[0], F_SETPIPE_SZ, (int)size);
+	return 0;
+}
+
+static void close_pair(int p[2])
+{
+	for (int i = 0; i < 2; i++)
+		if (p[i] >= 0)
+			close(p[i]);
+}
+
+static unsigned ns_req_bits(unsigned clone_flags)
+{
+	static const struct { unsigned clone, req; } map[] = {
+		{ CLONE_NEWUSER, SBX_REQ_NS_USER }, { CLONE_NEWPID, SBX_REQ_NS_PID },
+		{ CLONE_NEWNS, SBX_REQ_NS_MOUNT }, { CLONE_NEWIPC, SBX_REQ_NS_IPC },
+		{ CLONE_NEWUTS, SBX_REQ_NS_UTS }, { CLONE_NEWNET, SBX_REQ_NS_NET },
+		{ CLONE_NEWCGROUP, SBX_REQ_NS_CGROUP },
+	};
+	unsigned r = 0;
+	for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+		if (clone_flags & map[i].clone)
+			r |= map[i].req;
+	return r;
+}
+
+/* Runs clone3; on a namespace the kernel refuses, retries without the
+ * optional ones (once, and remembers). */
+static pid_t do_clone(struct sbx_jail *j, int *pidfd)
+{
+	for (int attempt = 0; attempt < 2; attempt++) {
+		struct clone_args ca;
+		memset(&ca, 0, sizeof ca);
+		ca.flags = CLONE_PIDFD | j->clone_ns;
+		ca.pidfd = (uint64_t)(uintptr_t)pidfd;
+		ca.exit_signal = SIGCHLD;
+		long pid = syscall(SYS_clone3, &ca, sizeof ca);
+		if (pid >= 0)
+			return (pid_t)pid;
+		int e = errno;
+		bool ns_refused = e == EPERM || e == EINVAL || e == ENOSPC || e == EUSERS;
+		if (attempt || !ns_refused || !(j->clone_ns & j->optional_ns)) {
+			errno = e;
+			return -1;
+		}
+		unsigned drop = j->clone_ns & j->optional_ns;
+		j->clone_ns &= ~drop;
+		j->dropped |= ns_req_bits(drop);
+		j->userns = (j->clone_ns & CLONE_NEWUSER) != 0;
+		j->private_proc = (j->clone_ns & CLONE_NEWPID) && (j->clone_ns & CLONE_NEWNS);
+		j->private_tmp = (j->clone_ns & CLONE_NEWNS) != 0;
+	}
+	return -1;
+}
+
+/* Checks the job's cwd: relative, beneath the workspace, a directory. The
+ * child changes to it by path (see child.c); this is the early, clear error. */
+static int check_cwd(const struct sbx_jail *j, const char *cwd, struct sbx_error *err)
+{
+	if (!cwd || !*cwd || !strcmp(cwd, "."))
+		return 0;
+	struct open_how how = { .flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+	                        .resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS };
+	long fd = syscall(SYS_openat2, j->workspace_fd, cwd, &how, sizeof how);
+	if (fd < 0)
+		return sbx_err(err, errno, "cwd '%s' (must be a directory inside the "
+		               "workspace)", cwd);
+	close((int)fd);
+	return 0;
+}
+
+/* Everything made before the fork: capture buffers and pipes. p[i][0] is
+ * the read end, p[i][1] the write end; *child_stdin is the read end of the
+ * stdin pipe, or -1 for /dev/null. */
+static int prepare(struct sbx_child *c, const struct sbx_job *job, int p[4][2],
+                   int *child_stdin, struct sbx_error *err)
+{
+	size_t keep = c->jail->keep_bytes;
+	if (capture_init(&c->out.out, keep) || capture_init(&c->out.err, keep))
+		return sbx_err(err, ENOMEM, "capture buffers");
+	if (make_pipe(p[0], true, 1 << 20) || make_pipe(p[1], true, 0) ||
+	    make_pipe(p[2], true, 0) || (job->result_pipe && make_pipe(p[3], true, 0)))
+		return sbx_err(err, errno, "pipes");
+	if (!job->stdin_data)
+		return 0;
+	c->stdin_buf = malloc(job->stdin_len ? job->stdin_len : 1);
+	if (!c->stdin_buf)
+		return sbx_err(err, ENOMEM, "stdin copy");
+	memcpy(c->stdin_buf, job->stdin_data, job->stdin_len);
+	c->stdin_len = job->stdin_len;
+	int sp[2];
+	if (make_pipe(sp, false, 0))
+		return sbx_err(err, errno, "stdin pipe");
+	c->fd[W_IN] = sp[1];
+	*child_stdin = sp[0];
+	return 0;
+}
+
+static int watch_all(struct sbx_child *c, int p[4][2])
+{
+	c->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (c->epfd < 0)
+		return -errno;
+	int in = c->fd[W_IN];
+	c->fd[W_IN] = -1;
+	int rc = watch(c, W_PID, c->pidfd, EPOLLIN);
+	if (!rc) { rc = watch(c, W_STATUS, p[2][0], EPOLLIN); p[2][0] = -1; }
+	if (!rc) { rc = watch(c, W_OUT, p[0][0], EPOLLIN); p[0][0] = -1; }
+	if (!rc) { rc = watch(c, W_ERR, p[1][0], EPOLLIN); p[1][0] = -1; }
+	if (!rc && p[3][0] >= 0) { rc = watch(c, W_RESULT, p[3][0], EPOLLIN); p[3][0] = -1; }
+	if (!rc && in >= 0) {
+		rc = watch(c, W_IN, in, EPOLLOUT);
+		in = -1;
+	}
+	if (in >= 0)
+		close(in);
+	return rc;
+}
+
+int sbx_spawn(struct sbx_jail *j, const struct sbx_job *job, struct sbx_child **out,
+              struct sbx_error *err)
+{
+	*out = NULL;
+	if (!job->fn && (!job->argv || !job->argv[0]))
+		return sbx_err(err, EINVAL, "job has neither argv nor a function");
+	struct sbx_child *c = calloc(1, sizeof *c);
+	if (!c)
+		return sbx_err(err, ENOMEM, "child");
+	int p[4][2] = { { -1, -1 }, { -1, -1 }, { -1, -1 }, { -1, -1 } };
+	int cg_fds[2] = { -1, -1 }, child_stdin = -1, lrd = -1, lwr = -1;
+	for (int w = 0; w < W_N; w++)
+		c->fd[w] = -1;
+	c->pidfd = c->epfd = -1;
+	c->jail = j;
+	c->result_limit = job->result_limit ? job->result_limit : 16u << 20;
+	c->out.exit_code = -1;
+
+	int rc = prepare(c, job, p, &child_stdin, err);
+	if (!rc)
+		rc = check_cwd(j, job->cwd, err);
+	if (!rc && (rc = cgroup_acquire(j, &c->cg, cg_fds)) < 0)
+		sbx_err(err, -rc, "cgroup");
+	if (!rc && (rc = lifeline_get(&lrd, &lwr)) < 0)
+		sbx_err(err, -rc, "lifeline pipe");
+	if (rc)
+		goto out;
+	struct child_plan plan = {
+		.jail = j, .argv = job->argv, .fn = job->fn, .fn_arg = job->fn_arg,
+		.stdin_fd = child_stdin >= 0 ? child_stdin : j->devnull_fd,
+		.stdout_fd = p[0][1], .stderr_fd = p[1][1], .result_fd = p[3][1],
+		.status_fd = p[2][1],
+		.cwd = job->cwd && *job->cwd && strcmp(job->cwd, ".") ? job->cwd : NULL,
+		.lifeline_fd = lrd, .lifeline_wr = lwr,
+		.cgroup_fds = { cg_fds[0], cg_fds[1] },
+	};
+	c->start_ms = sbx_now_ms();
+	c->deadline_ms = c->start_ms + (job->timeout_ms ? job->timeout_ms : j->timeout_ms);
+	c->pid = do_clone(j, &c->pidfd);
+	if (c->pid == 0)
+		child_main(&plan);
+	if (c->pid < 0) {
+		rc = sbx_err(err, errno, "clone3 with namespaces 0x%x (this kernel or user "
+		             "cannot create them: see toolcage check)", j->clone_ns);
+		goto out;
+	}
+	if ((rc = watch_all(c, p)) < 0) {
+		sbx_err(err, -rc, "epoll");
+		sbx_child_kill(c, SBX_KILLED_CANCELLED);
+	}
+out:
+	/* The child's ends (and, on failure, ours not yet handed to epoll). */
+	for (int i = 0; i < 4; i++)
+		close_pair(p[i]);
+	if (child_stdin >= 0)
+		close(child_stdin);
+	if (rc) {
+		sbx_child_free(c);
+		return rc;
+	}
+	*out = c;
+	return 0;
+}
+
+int sbx_child_fd(const struct sbx_child *c) { return c->epfd; }
+pid_t sbx_child_pid(const struct sbx_child *c) { return c->pid; }
+bool sbx_child_done(const struct sbx_child *c) { return c->done; }
+const struct sbx_outcome *sbx_child_outcome(const struct sbx_child *c) { return &c->out; }
+
+int64_t sbx_child_deadline(const struct sbx_child *c)
+{
+	return c->deadline_ms;
+}
+
+/* Reads what a pipe holds now (bounded per call so one flood cannot starve
+ * the loop; the fd stays ready). Returns 1 at EOF. */
+static int drain(struct sbx_child *c, int w)
+{
+	char buf[65536];
+	for (int round = 0; round < 16; round++) {
+		ssize_t n = read(c->fd[w], buf, sizeof buf);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return errno == EAGAIN ? 0 : 1;
+		if (n == 0)
+			return 1;
+		if (w == W_RESULT) {
+			size_t want = c->out.result_len + (size_t)n;
+			if (want > c->result_limit) {
+				c->out.result_overflow = true;
+				sbx_child_kill(c, SBX_KILLED_OUTPUT_LIMIT);
+				continue;
+			}
+			if (want + 1 > c->result_cap) {
+				size_t cap = c->result_cap ? c->result_cap * 2 : 4096;
+				while (cap < want + 1)
+					cap *= 2;
+				char *r = realloc(c->out.result, cap);
+				if (!r)
+					return 1;
+				c->out.result = r;
+				c->result_cap = cap;
+			}
+			memcpy(c->out.result + c->out.result_len, buf, (size_t)n);
+			c->out.result_len = want;
+			c->out.result[want] = '\0';
+			continue;
+		}
+		struct sbx_capture *cap = w == W_OUT ? &c->out.out : &c->out.err;
+		capture_add(cap, c->jail->keep_bytes, buf, (size_t)n);
+		if (cap->total > c->jail->limit_bytes)
+			sbx_child_kill(c, SBX_KILLED_OUTPUT_LIMIT);
+	}
+	return 0;
+}
+
+static void read_status(struct sbx_child *c)
+{
+	struct child_report r;
+	ssize_t n = read(c->fd[W_STATUS], &r, sizeof r);
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (n == (ssize_t)sizeof r && !c->have_report) {
+		c->report = r;
+		c->have_report = true;
+		return;   /* EOF comes on the next read */
+	}
+	close_fd(c, W_STATUS);
+}
+
+static void feed_stdin(struct sbx_child *c)
+{
+	while (c->stdin_off < c->stdin_len) {
+		ssize_t n = write(c->fd[W_IN], c->stdin_buf + c->stdin_off,
+		                  c->stdin_len - c->stdin_off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			if (errno == EAGAIN)
+				return;
+			break;   /* EPIPE: the tool closed its stdin; fine */
+		}
+		c->stdin_off += (size_t)n;
+	}
+	close_fd(c, W_IN);
+}
+
+static bool in_pid_ns(const struct sbx_child *c)
+{
+	return (c->jail->clone_ns & CLONE_NEWPID) != 0;
+}
+
+/* Without a pid namespace the tree may outlive its root: kill the process
+ * group (setsid made the child its leader) and everything in its cgroup. */
+static void kill_stragglers(struct sbx_child *c)
+{
+	if (in_pid_ns(c))
+		return;
+	kill(-c->pid, SIGKILL);
+	cgroup_kill(c->cg);
+}
+
+static void reap(struct sbx_child *c)
+{
+	siginfo_t si;
+	struct rusage ru;
+	memset(&si, 0, sizeof si);
+	if (syscall(SYS_waitid, P_PIDFD, c->pidfd, &si, WEXITED | WNOHANG, &ru) < 0 ||
+	    si.si_pid == 0)
+		return;
+	c->reaped = true;
+	epoll_ctl(c->epfd, EPOLL_CTL_DEL, c->pidfd, NULL);
+	if (si.si_code == CLD_EXITED) {
+		c->out.exit_code = si.si_status;
+	} else {
+		c->out.signal = si.si_status;
+	}
+	c->out.wall_ms = (uint64_t)(sbx_now_ms() - c->start_ms);
+	c->out.cpu_ms = (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000 +
+	                (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1000;
+	c->out.max_rss_kb = (uint64_t)ru.ru_maxrss;
+	kill_stragglers(c);
+	/* Pipes still held by escaped descendants get a short grace. */
+	c->deadline_ms = sbx_now_ms() + 200;
+}
+
+static void finish(struct sbx_child *c)
+{
+	for (int w = W_STATUS; w < W_N; w++)
+		close_fd(c, w);
+	capture_finish(&c->out.out, c->jail->keep_bytes);
+	capture_finish(&c->out.err, c->jail->keep_bytes);
+	if (c->have_report) {
+		c->out.setup_failed = c->report.err ? c->report.err : EIO;
+		c->out.setup_step = child_step_name((enum child_step)c->report.step);
+	}
+	if (c->out.signal && c->out.killed_by == SBX_KILLED_NONE)
+		c->out.killed_by = c->out.signal == SIGSYS ? SBX_KILLED_SECCOMP : SBX_KILLED_SIGNAL;
+	cgroup_release(c->cg);
+	c->cg = NULL;
+	c->done = true;
+}
+
+int sbx_child_step(struct sbx_child *c)
+{
+	if (c->done)
+		return 1;
+	struct epoll_event ev[W_N];
+	int n = epoll_wait(c->epfd, ev, W_N, 0);
+	for (int i = 0; i < n; i++) {
+		int w = (int)ev[i].data.u32;
+		switch (w) {
+		case W_PID:
+			reap(c);
+			break;
+		case W_STATUS:
+			read_status(c);
+			break;
+		case W_IN:
+			feed_stdin(c);
+			break;
+		default:
+			if (c->fd[w] >= 0 && drain(c, w))
+				close_fd(c, w);
+		}
+	}
+	if (c->reaped && c->fd[W_OUT] < 0 && c->fd[W_ERR] < 0 &&
+	    c->fd[W_RESULT] < 0 && c->fd[W_STATUS] < 0)
+		finish(c);
+	return c->done;
+}
+
+void sbx_child_kill(struct sbx_child *c, enum sbx_killed why)
+{
+	if (c->done)
+		return;
+	if (c->reaped) {            /* only the grace for pipes ran out */
+		finish(c);
+		return;
+	}
+	if (c->out.killed_by == SBX_KILLED_NONE)
+		c->out.killed_by = why;
+	syscall(SYS_pidfd_send_signal, c->pidfd, SIGKILL, NULL, 0);
+	kill_stragglers(c);
+}
+
+int sbx_child_wait(struct sbx_child *c)
+{
+	while (!sbx_child_step(c)) {
+		int64_t left = c->deadline_ms - sbx_now_ms();
+		if (left <= 0) {
+			sbx_child_kill(c, SBX_KILLED_TIMEOUT);
+			/* after a kill, wait for the exit without a new deadline */
+			if (!c->reaped)
+				c->deadline_ms = sbx_now_ms() + 5000;
+			continue;
+		}
+		struct epoll_event ev;
+		if (epoll_wait(c->epfd, &ev, 1, (int)(left > 60000 ? 60000 : left)) < 0 &&
+		    errno != EINTR)
+			return -errno;
+	}
+	return 0;
+}
+
+void sbx_child_free(struct sbx_child *c)
+{
+	if (!c)
+		return;
+	if (c->pid > 0 && !c->reaped) {
+		sbx_child_kill(c, SBX_KILLED_CANCELLED);
+		siginfo_t si;
+		while (syscall(SYS_waitid, P_PIDFD, c->pidfd, &si, WEXITED, NULL) < 0 &&
+		       errno == EINTR)
+			;
+		c->reaped = true;
+		kill_stragglers(c);
+	}
+	for (int w = 0; w < W_N; w++)
+		if (c->fd[w] >= 0)
+			close(c->fd[w]);
+	if (c->pidfd >= 0)
+		close(c->pidfd);
+	if (c->epfd >= 0)
+		close(c->epfd);
+	cgroup_release(c->cg);
+	capture_release(&c->out.out);
+	capture_release(&c->out.err);
+	free(c->out.result);
+	free(c->stdin_buf);
+	free(c);
+}

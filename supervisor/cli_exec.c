@@ -1,0 +1,357 @@
+/* cli_exec.c — `toolcage exec` (the sandbox alone, as a jail launcher) and
+ * `toolcage check` (what this kernel and user can enforce). */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "profile.h"
+#include "sandbox.h"
+#include "utf8.h"
+#include "util.h"
+
+/* Exit statuses, as env(1) and timeout(1) use them. */
+enum { EX_TIMEOUT = 124, EX_TOOLCAGE = 125, EX_NOEXEC = 126, EX_NOTFOUND = 127 };
+
+static const char exec_usage[] =
+	"usage: toolcage exec [--profile NAME|FILE] [--workspace DIR] [--timeout-ms N]\n"
+	"                     [--profile-dir DIR] [--json] -- CMD [ARG...]\n"
+	"\n"
+	"Runs CMD confined by a sandbox profile (default read-only): new pid, mount,\n"
+	"ipc and uts namespaces (and a user namespace when not root), Landlock, rlimits,\n"
+	"no capabilities, no_new_privs, seccomp; a private /tmp; only fds 0-2; a clean\n"
+	"environment. The whole process tree is killed at the deadline (default\n"
+	"30000 ms, or the profile's).\n"
+	"\n"
+	"Without --json, CMD's stdout and stderr (capped) are passed through and the\n"
+	"exit status is CMD's: 128+N when killed by signal N, 124 on timeout, 125 when\n"
+	"toolcage itself fails (bad profile, a setup step; the message names it), 126\n"
+	"when CMD cannot be executed, 127 when it is not found.\n"
+	"With --json, one JSON object is printed: exit_code, signal, timed_out,\n"
+	"killed_by, stdout, stderr, stdout_bytes, stderr_bytes, stdout_truncated,\n"
+	"stderr_truncated, wall_ms, cpu_ms, max_rss_kb (and error on failure).\n"
+	"\n"
+	"Profiles: read-only, write, network, destructive (built in), or a JSON file;\n"
+	"see docs/profiles.md.\n";
+
+static const char *killed_name(enum sbx_killed k)
+{
+	switch (k) {
+	case SBX_KILLED_NONE: return NULL;
+	case SBX_KILLED_TIMEOUT: return "timeout";
+	case SBX_KILLED_OUTPUT_LIMIT: return "output_limit";
+	case SBX_KILLED_CANCELLED: return "cancelled";
+	case SBX_KILLED_SECCOMP: return "seccomp";
+	case SBX_KILLED_SIGNAL: return "signal";
+	}
+	return "signal";
+}
+
+/* The status a shell would report for the outcome. */
+static int exit_status(const struct sbx_outcome *o)
+{
+	if (o->setup_failed)
+		return o->exit_code >= EX_TOOLCAGE ? o->exit_code : EX_TOOLCAGE;
+	if (o->killed_by == SBX_KILLED_TIMEOUT)
+		return EX_TIMEOUT;
+	if (o->signal)
+		return 128 + o->signal;
+	return o->exit_code;
+}
+
+static char *capture_text(const struct sbx_capture *c, size_t *len)
+{
+	struct buf b = BUF_INIT;
+	buf_add(&b, c->head ? c->head : "", c->head_len);
+	if (c->truncated)
+		buf_printf(&b, "\n[toolcage: %llu bytes left out]\n",
+		           (unsigned long long)(c->total - c->head_len - c->tail_len));
+	buf_add(&b, c->tail ? c->tail : "", c->tail_len);
+	*len = b.len;
+	return buf_detach(&b);
+}
+
+static json_t *capture_json(const struct sbx_capture *c)
+{
+	size_t len, clean_len;
+	char *raw = capture_text(c, &len);
+	char *clean = raw ? utf8_sanitize(raw, len, false, &clean_len) : NULL;
+	json_t *s = clean ? json_stringn(clean, clean_len) : json_string("");
+	free(raw);
+	free(clean);
+	return s;
+}
+
+static void print_json(const struct sbx_outcome *o, const char *error)
+{
+	json_t *j = json_object();
+	json_object_set_new(j, "exit_code", o->exit_code >= 0 && !o->signal ?
+	                    json_integer(o->exit_code) : json_null());
+	json_object_set_new(j, "signal", o->signal ? json_integer(o->signal) : json_null());
+	json_object_set_new(j, "timed_out", json_boolean(o->killed_by == SBX_KILLED_TIMEOUT));
+	const char *k = killed_name(o->killed_by);
+	json_object_set_new(j, "killed_by", k ? json_string(k) : json_null());
+	json_object_set_new(j, "stdout", capture_json(&o->out));
+	json_object_set_new(j, "stderr", capture_json(&o->err));
+	json_object_set_new(j, "stdout_bytes", json_integer((json_int_t)o->out.total));
+	json_object_set_new(j, "stderr_bytes", json_integer((json_int_t)o->err.total));
+	json_object_set_new(j, "stdout_truncated", json_boolean(o->out.truncated));
+	json_object_set_new(j, "stderr_truncated", json_boolean(o->err.truncated));
+	json_object_set_new(j, "wall_ms", json_integer((json_int_t)o->wall_ms));
+	json_object_set_new(j, "cpu_ms", json_integer((json_int_t)o->cpu_ms));
+	json_object_set_new(j, "max_rss_kb", json_integer((json_int_t)o->max_rss_kb));
+	if (error)
+		json_object_set_new(j, "error", json_string(error));
+	json_dumpf(j, stdout, JSON_COMPACT);
+	fputc('\n', stdout);
+	json_decref(j);
+}
+
+static void pass_through(const struct sbx_outcome *o)
+{
+	size_t len;
+	char *s = capture_text(&o->out, &len);
+	if (s)
+		sbx_write_all(STDOUT_FILENO, s, len);
+	free(s);
+	s = capture_text(&o->err, &len);
+	if (s)
+		sbx_write_all(STDERR_FILENO, s, len);
+	free(s);
+}
+
+struct exec_opts {
+	const char *profile;
+	const char *profile_dir;
+	const char *workspace;
+	long timeout_ms;
+	bool json;
+};
+
+static int parse_exec_args(int argc, char **argv, struct exec_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "profile", required_argument, NULL, 'p' },
+		{ "profile-dir", required_argument, NULL, 'P' },
+		{ "workspace", required_argument, NULL, 'w' },
+		{ "timeout-ms", required_argument, NULL, 't' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+p:w:t:jh", longopts, NULL)) != -1) {
+		char *end;
+		switch (c) {
+		case 'p': o->profile = optarg; break;
+		case 'P': o->profile_dir = optarg; break;
+		case 'w': o->workspace = optarg; break;
+		case 'j': o->json = true; break;
+		case 't':
+			errno = 0;
+			o->timeout_ms = strtol(optarg, &end, 10);
+			if (errno || *end || o->timeout_ms < 1 || o->timeout_ms > 86400000L) {
+				fprintf(stderr, "toolcage exec: --timeout-ms wants 1..86400000, "
+				        "got '%s'\n", optarg);
+				return -1;
+			}
+			break;
+		case 'h':
+			fputs(exec_usage, stdout);
+			return 1;
+		default:
+			fputs(exec_usage, stderr);
+			return -1;
+		}
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "toolcage exec: no command given\n\n%s", exec_usage);
+		return -1;
+	}
+	return 0;
+}
+
+static int fail_setup(bool json, const char *what)
+{
+	if (json) {
+		struct sbx_outcome none = { .exit_code = -1 };
+		print_json(&none, what);
+	}
+	fprintf(stderr, "toolcage: %s\n", what);
+	return EX_TOOLCAGE;
+}
+
+int cmd_exec(int argc, char **argv)
+{
+	struct exec_opts o = { .profile = "read-only", .workspace = "." };
+	int rc = parse_exec_args(argc, argv, &o);
+	if (rc)
+		return rc > 0 ? 0 : EX_TOOLCAGE;
+	signal(SIGPIPE, SIG_IGN);
+
+	struct tc_error terr = { 0 };
+	struct profile *p = NULL;
+	char msg[1200];
+	if (profile_load(o.profile, o.profile_dir, &p, &terr) < 0) {
+		snprintf(msg, sizeof msg, "profile %s: %s", terr.where, terr.msg);
+		return fail_setup(o.json, msg);
+	}
+	struct sbx_error err = { 0 };
+	struct sbx_jail *jail = NULL;
+	struct sbx_child *child = NULL;
+	if (sbx_jail_new(&p->spec, o.workspace, &jail, &err) < 0) {
+		rc = fail_setup(o.json, err.msg);
+		goto out;
+	}
+	struct sbx_job job = { .argv = argv + optind, .timeout_ms = (uint32_t)o.timeout_ms };
+	if (sbx_spawn(jail, &job, &child, &err) < 0 || sbx_child_wait(child) < 0) {
+		rc = fail_setup(o.json, err.msg[0] ? err.msg : "waiting for the child failed");
+		goto out;
+	}
+	const struct sbx_outcome *out = sbx_child_outcome(child);
+	char *error = NULL;
+	if (out->setup_failed) {
+		snprintf(msg, sizeof msg, "%s failed: %s%s%s", out->setup_step,
+		         strerror(out->setup_failed), strcmp(out->setup_step, "exec") ? "" : ": ",
+		         strcmp(out->setup_step, "exec") ? "" : argv[optind]);
+		error = msg;
+		fprintf(stderr, "toolcage: %s\n", msg);
+	}
+	if (o.json)
+		print_json(out, error);
+	else
+		pass_through(out);
+	if (!o.json && out->killed_by == SBX_KILLED_TIMEOUT)
+		fprintf(stderr, "toolcage: killed after %ld ms (timeout)\n",
+		        o.timeout_ms ? o.timeout_ms : (long)p->spec.timeout_ms);
+	else if (!o.json && out->killed_by == SBX_KILLED_OUTPUT_LIMIT)
+		fprintf(stderr, "toolcage: killed: output limit reached\n");
+	rc = exit_status(out);
+out:
+	sbx_child_free(child);
+	sbx_jail_free(jail);
+	profile_free(p);
+	sbx_cleanup();
+	return rc;
+}
+
+static const char check_usage[] =
+	"usage: toolcage check [--workspace DIR] [--profile-dir DIR] [PROFILE...]\n"
+	"\n"
+	"Prints what isolation this kernel and user offer (seccomp, Landlock ABI,\n"
+	"each namespace, cgroup controllers, root or not) and whether each profile\n"
+	"(default: the built-in ones) can be enforced here, with any optional\n"
+	"requirement it would run without. Exit 0 when all can be enforced, 1 when\n"
+	"one cannot.\n";
+
+static void print_dropped(unsigned dropped)
+{
+	static const struct { unsigned bit; const char *name; } names[] = {
+		{ SBX_REQ_NS_USER, "user_ns" }, { SBX_REQ_NS_PID, "pid_ns" },
+		{ SBX_REQ_NS_MOUNT, "mount_ns" }, { SBX_REQ_NS_IPC, "ipc_ns" },
+		{ SBX_REQ_NS_UTS, "uts_ns" }, { SBX_REQ_NS_NET, "net_ns" },
+		{ SBX_REQ_NS_CGROUP, "cgroup_ns" }, { SBX_REQ_LANDLOCK, "landlock" },
+		{ SBX_REQ_LANDLOCK_NET, "landlock_net" }, { SBX_REQ_LANDLOCK_SCOPE, "landlock_scope" },
+		{ SBX_REQ_LANDLOCK_IOCTL, "landlock_ioctl" }, { SBX_REQ_CGROUP_PIDS, "cgroup_pids" },
+		{ SBX_REQ_CGROUP_MEMORY, "cgroup_memory" }, { SBX_REQ_IDENTITY, "identity" },
+	};
+	if (!dropped)
+		return;
+	printf("    runs without (optional):");
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (dropped & names[i].bit)
+			printf(" %s", names[i].name);
+	printf("\n");
+}
+
+/* A jail is compiled and one child really started: a namespace refused
+ * only at clone time shows here too. */
+static bool check_profile(const char *name, const char *dir, const char *workspace)
+{
+	struct tc_error terr = { 0 };
+	struct profile *p = NULL;
+	struct sbx_jail *jail = NULL;
+	struct sbx_child *child = NULL;
+	struct sbx_error err = { 0 };
+	bool ok = false;
+	char *const argv[] = { (char *)"/bin/true", NULL };
+	struct sbx_job job = { .argv = argv, .timeout_ms = 5000 };
+	if (profile_load(name, dir, &p, &terr) < 0) {
+		printf("  %-12s NO   %s: %s\n", name, terr.where, terr.msg);
+	} else if (sbx_jail_new(&p->spec, workspace, &jail, &err) < 0) {
+		printf("  %-12s NO   %s\n", name, err.msg);
+	} else if (sbx_spawn(jail, &job, &child, &err) < 0 || sbx_child_wait(child) < 0) {
+		printf("  %-12s NO   %s\n", name, err.msg);
+	} else if (sbx_child_outcome(child)->setup_failed) {
+		const struct sbx_outcome *o = sbx_child_outcome(child);
+		printf("  %-12s NO   %s failed: %s\n", name, o->setup_step, strerror(o->setup_failed));
+	} else {
+		printf("  %-12s yes\n", name);
+		print_dropped(sbx_jail_dropped(jail));
+		ok = true;
+	}
+	sbx_child_free(child);
+	sbx_jail_free(jail);
+	profile_free(p);
+	return ok;
+}
+
+int cmd_check(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "workspace", required_argument, NULL, 'w' },
+		{ "profile-dir", required_argument, NULL, 'P' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *workspace = ".", *dir = NULL;
+	int c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "w:h", longopts, NULL)) != -1) {
+		if (c == 'w')
+			workspace = optarg;
+		else if (c == 'P')
+			dir = optarg;
+		else if (c == 'h')
+			return fputs(check_usage, stdout), 0;
+		else
+			return fputs(check_usage, stderr), 2;
+	}
+	signal(SIGPIPE, SIG_IGN);
+	struct sbx_features f;
+	sbx_probe(&f);
+	printf("user:        %s (uid %u)\n", f.is_root ? "root" : "unprivileged",
+	       (unsigned)geteuid());
+	printf("seccomp:     %s\n", f.seccomp ? "yes (filters, kill-process)" : "NO");
+	printf("landlock:    %s", f.landlock_abi ? "ABI " : "NO\n");
+	if (f.landlock_abi)
+		printf("%d\n", f.landlock_abi);
+	static const struct { unsigned ns; const char *name; } ns[] = {
+		{ SBX_NS_USER, "user" }, { SBX_NS_PID, "pid" }, { SBX_NS_MOUNT, "mount" },
+		{ SBX_NS_IPC, "ipc" }, { SBX_NS_UTS, "uts" }, { SBX_NS_NET, "net" },
+		{ SBX_NS_CGROUP, "cgroup" },
+	};
+	printf("namespaces: ");
+	for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++)
+		printf(" %s:%s", ns[i].name, f.namespaces & ns[i].ns ? "yes" : "no");
+	printf("\ncgroup pids:   %s\ncgroup memory: %s\n", f.cgroup_pids ? f.cgroup_pids_where :
+	       "not usable (per-call process bound falls back to RLIMIT_NPROC)",
+	       f.cgroup_memory ? f.cgroup_memory_where :
+	       "not usable (memory bound falls back to RLIMIT_AS)");
+	printf("profiles (workspace %s):\n", workspace);
+	bool all = true;
+	if (optind < argc) {
+		for (int i = optind; i < argc; i++)
+			all &= check_profile(argv[i], dir, workspace);
+	} else {
+		for (const char *const *n = profile_builtin_names(); *n; n++)
+			all &= check_profile(*n, dir, workspace);
+	}
+	sbx_cleanup();
+	return all ? 0 : 1;
+}

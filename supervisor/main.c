@@ -1,0 +1,63 @@
+/* main.c — toolcage's entry point: a table of verbs. */
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "toolcage.h"
+
+struct verb {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+};
+
+static const struct verb verbs[] = {
+	{ "exec",   cmd_exec,   "run a command in the sandbox alone (a jail launcher)" },
+	{ "check",  cmd_check,  "show what isolation this kernel and user can have" },
+	{ "schema", cmd_schema, "validate JSON instances against a JSON Schema" },
+	{ "lint",   cmd_lint,   "check tool definitions and their descriptions" },
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: toolcage VERB [OPTIONS] [ARGS]\n\n"
+	           "toolcage runs the tools of an AI agent in a confined child.\n\nverbs:\n");
+	for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++)
+		fprintf(f, "  %-8s %s\n", verbs[i].name, verbs[i].summary);
+	fprintf(f, "\n`toolcage VERB --help` tells more. Version %s.\n", TC_VERSION);
+}
+
+/* Descriptors 0-2 must exist: otherwise the first pipe we make could land on
+ * them and a child's stdout would alias something else. */
+static void ensure_std_fds(void)
+{
+	for (int fd = 0; fd < 3; fd++)
+		if (fcntl(fd, F_GETFD) < 0 && open("/dev/null", O_RDWR) != fd)
+			_exit(125);
+}
+
+int main(int argc, char **argv)
+{
+	ensure_std_fds();
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	const char *v = argv[1];
+	if (!strcmp(v, "--help") || !strcmp(v, "-h") || !strcmp(v, "help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(v, "--version") || !strcmp(v, "version")) {
+		printf("toolcage %s\n", TC_VERSION);
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++)
+		if (!strcmp(v, verbs[i].name))
+			return verbs[i].fn(argc - 1, argv + 1);
+	fprintf(stderr, "toolcage: unknown verb '%s'\n\n", v);
+	usage(stderr);
+	return 2;
+}

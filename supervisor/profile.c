@@ -1,0 +1,491 @@
+/* profile.c — strict parsing of sandbox profiles (see profile.h and
+ * docs/profiles.md). Every key is known, every value checked; errors name
+ * the file and the JSON pointer of the key. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "embedded.h"
+#include "profile.h"
+#include "util.h"
+
+struct pctx {
+	const char *origin;
+	struct tc_error *err;
+	struct profile *p;
+};
+
+__attribute__((format(printf, 3, 4)))
+static int fail(struct pctx *c, const char *ptr, const char *fmt, ...)
+{
+	char where[512], msg[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	snprintf(where, sizeof where, "%s: %s", c->origin, *ptr ? ptr : "/");
+	return tc_error_set(c->err, TC_E_INVALID, where, "%s", msg);
+}
+
+/* Refuses any key of obj not in allowed: a typo must not silently weaken a
+ * jail. */
+static int check_keys(struct pctx *c, json_t *obj, const char *ptr,
+                      const char *const *allowed)
+{
+	if (!json_is_object(obj))
+		return fail(c, ptr, "must be an object");
+	const char *key;
+	json_t *v;
+	json_object_foreach(obj, key, v) {
+		size_t i = 0;
+		while (allowed[i] && strcmp(allowed[i], key))
+			i++;
+		if (!allowed[i]) {
+			char p[300];
+			snprintf(p, sizeof p, "%s/%s", strcmp(ptr, "/") ? ptr : "", key);
+			return fail(c, p, "unknown key '%s'", key);
+		}
+	}
+	return 0;
+}
+
+/* A NULL-terminated array of the strings of a JSON array (borrowed from the
+ * document, which the profile keeps). check: per-item validation. */
+static int string_list(struct pctx *c, json_t *arr, const char *ptr, int slot,
+                       const char *const **out, int (*check)(struct pctx *, const char *,
+                                                              const char *))
+{
+	*out = NULL;
+	if (!arr)
+		return 0;
+	if (!json_is_array(arr))
+		return fail(c, ptr, "must be an array of strings");
+	size_t n = json_array_size(arr);
+	const char **list = calloc(n + 1, sizeof *list);
+	if (!list)
+		return fail(c, ptr, "out of memory");
+	c->p->lists[slot] = list;
+	for (size_t i = 0; i < n; i++) {
+		json_t *s = json_array_get(arr, i);
+		char p[300];
+		snprintf(p, sizeof p, "%s/%zu", ptr, i);
+		if (!json_is_string(s))
+			return fail(c, p, "must be a string");
+		list[i] = json_string_value(s);
+		if (check && check(c, p, list[i]) < 0)
+			return -1;
+	}
+	*out = list;
+	return 0;
+}
+
+static int check_abs_path(struct pctx *c, const char *ptr, const char *s)
+{
+	if (s[0] != '/' || strstr(s, "/../") || !strcmp(s + strlen(s) - (strlen(s) >= 3 ? 3 : 0), "/.."))
+		return fail(c, ptr, "'%s' must be an absolute path without '..'", s);
+	return 0;
+}
+
+static int check_syscall(struct pctx *c, const char *ptr, const char *s)
+{
+	if (!sbx_syscall_known(s))
+		return fail(c, ptr, "unknown syscall '%s'", s);
+	return 0;
+}
+
+static int check_env_name(struct pctx *c, const char *ptr, const char *s)
+{
+	if (!*s || strchr(s, '='))
+		return fail(c, ptr, "'%s' is not an environment variable name", s);
+	return 0;
+}
+
+struct name_bit {
+	const char *name;
+	unsigned bit;
+};
+
+static int bits_of(struct pctx *c, json_t *arr, const char *ptr,
+                   const struct name_bit *table, unsigned *out)
+{
+	*out = 0;
+	if (!arr)
+		return 0;
+	if (!json_is_array(arr))
+		return fail(c, ptr, "must be an array of names");
+	size_t i;
+	json_t *v;
+	json_array_foreach(arr, i, v) {
+		char p[300];
+		snprintf(p, sizeof p, "%s/%zu", ptr, i);
+		const char *s = json_string_value(v);
+		size_t k = 0;
+		while (s && table[k].name && strcmp(table[k].name, s))
+			k++;
+		if (!s || !table[k].name)
+			return fail(c, p, "unknown name '%s'", s ? s : "(not a string)");
+		*out |= table[k].bit;
+	}
+	return 0;
+}
+
+/* An integer in [min, max] times scale, or 0 when absent. */
+static int number(struct pctx *c, json_t *obj, const char *key, const char *ptr,
+                  uint64_t min, uint64_t max, uint64_t scale, uint64_t *out)
+{
+	json_t *v = json_object_get(obj, key);
+	char p[300];
+	snprintf(p, sizeof p, "%s/%s", ptr, key);
+	if (!v)
+		return 0;
+	if (!json_is_integer(v) || json_integer_value(v) < (json_int_t)min ||
+	    (uint64_t)json_integer_value(v) > max)
+		return fail(c, p, "must be an integer in the allowed range (see "
+		            "docs/profiles.md)");
+	*out = (uint64_t)json_integer_value(v) * scale;
+	return 0;
+}
+
+static const struct name_bit ns_names[] = {
+	{ "user", SBX_NS_USER }, { "pid", SBX_NS_PID }, { "mount", SBX_NS_MOUNT },
+	{ "ipc", SBX_NS_IPC }, { "uts", SBX_NS_UTS }, { "net", SBX_NS_NET },
+	{ "cgroup", SBX_NS_CGROUP }, { NULL, 0 },
+};
+
+static const struct name_bit optional_names[] = {
+	{ "user_ns", SBX_REQ_NS_USER }, { "pid_ns", SBX_REQ_NS_PID },
+	{ "mount_ns", SBX_REQ_NS_MOUNT }, { "ipc_ns", SBX_REQ_NS_IPC },
+	{ "uts_ns", SBX_REQ_NS_UTS }, { "net_ns", SBX_REQ_NS_NET },
+	{ "cgroup_ns", SBX_REQ_NS_CGROUP }, { "landlock", SBX_REQ_LANDLOCK },
+	{ "landlock_net", SBX_REQ_LANDLOCK_NET }, { "landlock_scope", SBX_REQ_LANDLOCK_SCOPE },
+	{ "landlock_ioctl", SBX_REQ_LANDLOCK_IOCTL }, { "cgroup_pids", SBX_REQ_CGROUP_PIDS },
+	{ "cgroup_memory", SBX_REQ_CGROUP_MEMORY }, { "identity", SBX_REQ_IDENTITY },
+	{ NULL, 0 },
+};
+
+static const struct name_bit family_names[] = {
+	{ "unix", SBX_AF_UNIX }, { "inet", SBX_AF_INET }, { "inet6", SBX_AF_INET6 },
+	{ "netlink", SBX_AF_NETLINK }, { NULL, 0 },
+};
+
+static int parse_fs(struct pctx *c, json_t *fs)
+{
+	static const char *const keys[] = { "read", "write", "exec", "hidden", "workspace",
+	                                    "workspace_exec", NULL };
+	struct sbx_spec *s = &c->p->spec;
+	if (!fs)
+		return fail(c, "/filesystem", "is required");
+	if (check_keys(c, fs, "/filesystem", keys) < 0 ||
+	    string_list(c, json_object_get(fs, "read"), "/filesystem/read", 0, &s->read_paths, check_abs_path) ||
+	    string_list(c, json_object_get(fs, "write"), "/filesystem/write", 1, &s->write_paths, check_abs_path) ||
+	    string_list(c, json_object_get(fs, "exec"), "/filesystem/exec", 2, &s->exec_paths, check_abs_path) ||
+	    string_list(c, json_object_get(fs, "hidden"), "/filesystem/hidden", 3, &s->hidden_paths, check_abs_path))
+		return -1;
+	json_t *ws = json_object_get(fs, "workspace");
+	const char *w = ws ? json_string_value(ws) : "read";
+	if (!w || (strcmp(w, "none") && strcmp(w, "read") && strcmp(w, "write")))
+		return fail(c, "/filesystem/workspace", "must be one of none, read, write");
+	s->workspace_read = strcmp(w, "none") != 0;
+	s->workspace_write = !strcmp(w, "write");
+	json_t *wx = json_object_get(fs, "workspace_exec");
+	if (wx && !json_is_boolean(wx))
+		return fail(c, "/filesystem/workspace_exec", "must be true or false");
+	s->workspace_exec = json_is_true(wx);
+	return 0;
+}
+
+static int parse_network(struct pctx *c, json_t *net)
+{
+	static const char *const keys[] = { "families", "tcp_connect", NULL };
+	struct sbx_spec *s = &c->p->spec;
+	if (!net)
+		return 0;
+	if (check_keys(c, net, "/network", keys) < 0 ||
+	    bits_of(c, json_object_get(net, "families"), "/network/families", family_names,
+	            &s->socket_families) < 0)
+		return -1;
+	json_t *ports = json_object_get(net, "tcp_connect");
+	if (!ports)
+		return 0;
+	if (!json_is_array(ports))
+		return fail(c, "/network/tcp_connect", "must be an array of ports");
+	c->p->ports = calloc(json_array_size(ports) + 1, sizeof *c->p->ports);
+	if (!c->p->ports)
+		return fail(c, "/network/tcp_connect", "out of memory");
+	size_t i;
+	json_t *v;
+	json_array_foreach(ports, i, v) {
+		if (!json_is_integer(v) || json_integer_value(v) < 1 || json_integer_value(v) > 65535) {
+			char p[64];
+			snprintf(p, sizeof p, "/network/tcp_connect/%zu", i);
+			return fail(c, p, "must be a port number 1-65535");
+		}
+		c->p->ports[i] = (uint16_t)json_integer_value(v);
+	}
+	s->tcp_connect_ports = c->p->ports;
+	s->n_tcp_connect_ports = json_array_size(ports);
+	if (s->n_tcp_connect_ports && !(s->socket_families & (SBX_AF_INET | SBX_AF_INET6)))
+		return fail(c, "/network/tcp_connect", "ports are listed but families allow "
+		            "neither inet nor inet6");
+	return 0;
+}
+
+static int parse_limits(struct pctx *c, json_t *l)
+{
+	static const char *const keys[] = { "cpu_seconds", "address_space_mb", "file_size_mb",
+	                                    "open_files", "processes", "memory_mb", "tmp_mb", NULL };
+	struct sbx_spec *s = &c->p->spec;
+	const uint64_t MB = 1 << 20;
+	if (!l)
+		return 0;
+	if (check_keys(c, l, "/limits", keys) < 0 ||
+	    number(c, l, "cpu_seconds", "/limits", 1, 86400, 1, &s->cpu_seconds) ||
+	    number(c, l, "address_space_mb", "/limits", 16, 1 << 30, MB, &s->address_space_bytes) ||
+	    number(c, l, "file_size_mb", "/limits", 1, 1 << 30, MB, &s->file_size_bytes) ||
+	    number(c, l, "open_files", "/limits", 16, 1 << 20, 1, &s->open_files) ||
+	    number(c, l, "processes", "/limits", 1, 1 << 22, 1, &s->processes) ||
+	    number(c, l, "memory_mb", "/limits", 16, 1 << 30, MB, &s->memory_bytes) ||
+	    number(c, l, "tmp_mb", "/limits", 1, 1 << 20, MB, &s->tmp_bytes))
+		return -1;
+	return 0;
+}
+
+static int parse_seccomp(struct pctx *c, json_t *sc)
+{
+	static const char *const keys[] = { "default", "allow", "deny", "kill", NULL };
+	struct sbx_spec *s = &c->p->spec;
+	s->seccomp_default = SBX_ACT_ALLOW;
+	if (!sc)
+		return 0;
+	if (check_keys(c, sc, "/seccomp", keys) < 0)
+		return -1;
+	json_t *d = json_object_get(sc, "default");
+	if (d) {
+		const char *v = json_string_value(d);
+		if (v && !strcmp(v, "allow"))
+			s->seccomp_default = SBX_ACT_ALLOW;
+		else if (v && !strcmp(v, "errno"))
+			s->seccomp_default = SBX_ACT_ERRNO;
+		else if (v && !strcmp(v, "kill"))
+			s->seccomp_default = SBX_ACT_KILL;
+		else
+			return fail(c, "/seccomp/default", "must be one of allow, errno, kill");
+	}
+	return string_list(c, json_object_get(sc, "allow"), "/seccomp/allow", 4,
+	                   &s->seccomp_allow, check_syscall) ||
+	       string_list(c, json_object_get(sc, "deny"), "/seccomp/deny", 5,
+	                   &s->seccomp_deny, check_syscall) ||
+	       string_list(c, json_object_get(sc, "kill"), "/seccomp/kill", 6,
+	                   &s->seccomp_kill, check_syscall) ? -1 : 0;
+}
+
+static int parse_env(struct pctx *c, json_t *env)
+{
+	static const char *const keys[] = { "set", "pass", NULL };
+	struct sbx_spec *s = &c->p->spec;
+	if (!env)
+		return 0;
+	if (check_keys(c, env, "/env", keys) < 0 ||
+	    string_list(c, json_object_get(env, "pass"), "/env/pass", 7, &s->env_pass,
+	                check_env_name))
+		return -1;
+	json_t *set = json_object_get(env, "set");
+	if (!set)
+		return 0;
+	if (!json_is_object(set))
+		return fail(c, "/env/set", "must be an object of strings");
+	c->p->env_set = calloc(json_object_size(set) + 1, sizeof(char *));
+	if (!c->p->env_set)
+		return fail(c, "/env/set", "out of memory");
+	const char *k;
+	json_t *v;
+	json_object_foreach(set, k, v) {
+		char p[300];
+		snprintf(p, sizeof p, "/env/set/%s", k);
+		if (check_env_name(c, p, k) < 0)
+			return -1;
+		if (!json_is_string(v))
+			return fail(c, p, "must be a string");
+		char *kv = malloc(strlen(k) + strlen(json_string_value(v)) + 2);
+		if (!kv)
+			return fail(c, p, "out of memory");
+		sprintf(kv, "%s=%s", k, json_string_value(v));
+		c->p->env_set[c->p->n_env_set++] = kv;
+	}
+	s->env_set = (const char *const *)c->p->env_set;
+	return 0;
+}
+
+static int parse_identity(struct pctx *c, json_t *id)
+{
+	static const char *const keys[] = { "uid", "gid", NULL };
+	struct sbx_spec *s = &c->p->spec;
+	if (!id || (json_is_string(id) && !strcmp(json_string_value(id), "owner")))
+		return 0;
+	if (!json_is_object(id) || check_keys(c, id, "/identity", keys) < 0)
+		return fail(c, "/identity", "must be \"owner\" or {\"uid\": N, \"gid\": N}");
+	uint64_t uid = 0, gid = 0;
+	if (!json_object_get(id, "uid") || !json_object_get(id, "gid"))
+		return fail(c, "/identity", "needs both uid and gid");
+	if (number(c, id, "uid", "/identity", 0, 0xfffffffe, 1, &uid) ||
+	    number(c, id, "gid", "/identity", 0, 0xfffffffe, 1, &gid))
+		return -1;
+	s->fixed_identity = true;
+	s->uid = (uid_t)uid;
+	s->gid = (gid_t)gid;
+	return 0;
+}
+
+static int parse_output(struct pctx *c, json_t *o)
+{
+	static const char *const keys[] = { "keep_bytes", "limit_bytes", NULL };
+	struct sbx_spec *s = &c->p->spec;
+	uint64_t keep = 0;
+	if (!o)
+		return 0;
+	if (check_keys(c, o, "/output", keys) < 0 ||
+	    number(c, o, "keep_bytes", "/output", 1024, 64 << 20, 1, &keep) ||
+	    number(c, o, "limit_bytes", "/output", 1024, 1ULL << 40, 1, &s->output_limit_bytes))
+		return -1;
+	s->output_keep_bytes = (size_t)keep;
+	if (s->output_limit_bytes && s->output_limit_bytes < keep)
+		return fail(c, "/output/limit_bytes", "must be at least keep_bytes");
+	return 0;
+}
+
+static int parse_doc(struct pctx *c, json_t *doc)
+{
+	static const char *const keys[] = { "name", "description", "namespaces", "optional",
+	                                    "filesystem", "network", "limits", "seccomp", "env",
+	                                    "identity", "timeout_ms", "output", NULL };
+	struct profile *p = c->p;
+	if (check_keys(c, doc, "/", keys) < 0)
+		return -1;
+	const char *name = json_string_value(json_object_get(doc, "name"));
+	if (!name || !*name)
+		return fail(c, "/name", "is required (a string)");
+	p->spec.name = name;
+	json_t *d = json_object_get(doc, "description");
+	if (d && !json_is_string(d))
+		return fail(c, "/description", "must be a string");
+	p->description = strdup(d ? json_string_value(d) : "");
+	uint64_t timeout = 0;
+	if (bits_of(c, json_object_get(doc, "namespaces"), "/namespaces", ns_names,
+	            &p->spec.namespaces) < 0 ||
+	    bits_of(c, json_object_get(doc, "optional"), "/optional", optional_names,
+	            &p->spec.optional) < 0 ||
+	    parse_fs(c, json_object_get(doc, "filesystem")) < 0 ||
+	    parse_network(c, json_object_get(doc, "network")) < 0 ||
+	    parse_limits(c, json_object_get(doc, "limits")) < 0 ||
+	    parse_seccomp(c, json_object_get(doc, "seccomp")) < 0 ||
+	    parse_env(c, json_object_get(doc, "env")) < 0 ||
+	    parse_identity(c, json_object_get(doc, "identity")) < 0 ||
+	    parse_output(c, json_object_get(doc, "output")) < 0 ||
+	    number(c, doc, "timeout_ms", "", 1, 86400000, 1, &timeout) < 0)
+		return -1;
+	p->spec.timeout_ms = (uint32_t)timeout;
+	return 0;
+}
+
+int profile_parse(const char *text, size_t len, const char *origin,
+                  struct profile **out, struct tc_error *err)
+{
+	*out = NULL;
+	json_error_t je;
+	json_t *doc = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+	if (!doc) {
+		char where[256];
+		snprintf(where, sizeof where, "%s:%d:%d", origin, je.line, je.column);
+		return tc_error_set(err, TC_E_INVALID, where, "not valid JSON: %s", je.text);
+	}
+	struct profile *p = calloc(1, sizeof *p);
+	if (!p) {
+		json_decref(doc);
+		return tc_error_set(err, TC_E_NOMEM, origin, "out of memory");
+	}
+	p->doc = doc;
+	p->origin = strdup(origin);
+	struct pctx c = { .origin = origin, .err = err, .p = p };
+	if (parse_doc(&c, doc) < 0) {
+		profile_free(p);
+		return -1;
+	}
+	*out = p;
+	return 0;
+}
+
+static int load_file(const char *path, struct profile **out, struct tc_error *err)
+{
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return tc_error_set(err, TC_E_NOT_FOUND, path, "cannot open profile: %s",
+		                    strerror(errno));
+	struct buf b = BUF_INIT;
+	char chunk[8192];
+	size_t n;
+	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0 && b.len < (1 << 20))
+		buf_add(&b, chunk, n);
+	fclose(f);
+	int rc = profile_parse(b.data ? b.data : "", b.len, path, out, err);
+	buf_release(&b);
+	return rc;
+}
+
+int profile_load(const char *name, const char *profile_dir, struct profile **out,
+                 struct tc_error *err)
+{
+	size_t len = strlen(name);
+	if (strchr(name, '/') || (len > 5 && !strcmp(name + len - 5, ".json")))
+		return load_file(name, out, err);
+	if (profile_dir) {
+		char path[4096];
+		snprintf(path, sizeof path, "%s/%s.json", profile_dir, name);
+		FILE *f = fopen(path, "re");
+		if (f) {
+			fclose(f);
+			return load_file(path, out, err);
+		}
+	}
+	const struct embedded_file *e = embedded_find(embedded_profiles, name);
+	if (!e) {
+		struct buf names = BUF_INIT;
+		for (const struct embedded_file *x = embedded_profiles; x->name; x++)
+			buf_printf(&names, "%s%s", names.len ? ", " : "", x->name);
+		tc_error_set(err, TC_E_NOT_FOUND, name, "no such profile; built-in ones: %s",
+		             names.data ? names.data : "none");
+		buf_release(&names);
+		return -1;
+	}
+	char origin[128];
+	snprintf(origin, sizeof origin, "built-in profile %s", name);
+	return profile_parse(e->data, e->size, origin, out, err);
+}
+
+void profile_free(struct profile *p)
+{
+	if (!p)
+		return;
+	for (size_t i = 0; i < sizeof p->lists / sizeof p->lists[0]; i++)
+		free(p->lists[i]);
+	for (size_t i = 0; i < p->n_env_set; i++)
+		free(p->env_set[i]);
+	free(p->env_set);
+	free(p->ports);
+	free(p->description);
+	free(p->origin);
+	json_decref(p->doc);
+	free(p);
+}
+
+const char *const *profile_builtin_names(void)
+{
+	static const char *names[16];
+	if (!names[0]) {
+		size_t i = 0;
+		for (const struct embedded_file *e = embedded_profiles; e->name && i < 15; e++)
+			names[i++] = e->name;
+	}
+	return names;
+}

@@ -1,0 +1,38 @@
+/* profile.h — sandbox profiles as data: profiles/NAME.json (or any file)
+ * parsed strictly into the plain struct sbx_spec that sandbox/ compiles.
+ * Unknown keys, unknown names and impossible values are errors naming the
+ * file and the key (a JSON pointer). The four shipped profiles are built in. */
+#ifndef TC_PROFILE_H
+#define TC_PROFILE_H
+
+#include "sandbox.h"
+#include "toolcage.h"
+
+struct profile {
+	struct sbx_spec spec;   /* its strings and lists live as long as the profile */
+	char *origin;           /* file path, or "built-in NAME" */
+	char *description;
+	/* storage behind spec */
+	json_t *doc;
+	const char **lists[9];
+	char **env_set;
+	size_t n_env_set;
+	uint16_t *ports;
+};
+
+/* Loads a profile by name (profile_dir/NAME.json if profile_dir is set and
+ * has it, else the built-in NAME) or by path (contains '/' or ends in
+ * .json). Returns 0 and a new profile, or -1 with err filled. */
+int profile_load(const char *name_or_path, const char *profile_dir,
+                 struct profile **out, struct tc_error *err);
+
+/* Parses a profile from JSON text; origin names it in errors. */
+int profile_parse(const char *text, size_t len, const char *origin,
+                  struct profile **out, struct tc_error *err);
+
+void profile_free(struct profile *p);
+
+/* Names of the built-in profiles, NULL-terminated (static). */
+const char *const *profile_builtin_names(void);
+
+#endif

@@ -1,0 +1,206 @@
+/* toolcage.h — the public embedding API of libtoolcage.
+ *
+ * Define tools (a plain struct literal each), register them or whole plugins
+ * in a registry, and run calls through the four-stage pipeline (validate,
+ * authorize, execute in a confined child, render).
+ *
+ * Ownership: functions named _new return a new object the caller frees with
+ * the matching _free; "borrowed" results stay valid until the named event;
+ * "takes" means the callee owns the argument afterwards, even on failure.
+ * JSON values are jansson's json_t; the jansson rule that json_*_new steals
+ * applies only to jansson's own calls.
+ */
+#ifndef TOOLCAGE_H
+#define TOOLCAGE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <jansson.h>
+
+#define TC_VERSION "0.1.0"
+
+/* ---- errors ------------------------------------------------------------ */
+
+/* A caller-owned error: where (file:line, JSON pointer, or tool name) and
+ * what. Functions returning int return 0 on success and -1 on failure with
+ * *err filled (err may be NULL). */
+struct tc_error {
+	int code;            /* TC_E_* */
+	char where[256];
+	char msg[768];
+};
+
+enum {
+	TC_E_OK = 0,
+	TC_E_INVALID,        /* bad input: tool definition, schema, config */
+	TC_E_DUPLICATE,      /* a name already registered */
+	TC_E_NOT_FOUND,
+	TC_E_SYSTEM,         /* an OS call failed (msg names it) */
+	TC_E_NOMEM,
+};
+
+/* ---- tools ------------------------------------------------------------- */
+
+/* Risk levels, lowest first. A tool that declares none is read-only. */
+enum tc_risk {
+	TC_RISK_READ_ONLY = 0,
+	TC_RISK_WRITE,
+	TC_RISK_NETWORK,
+	TC_RISK_DESTRUCTIVE,
+};
+
+/* What a builtin sees when it runs, inside the confined child. */
+struct tc_tool_ctx {
+	int workspace_fd;        /* O_PATH|O_DIRECTORY fd of the workspace */
+	const char *workspace;   /* its absolute path, for messages */
+	uint32_t timeout_ms;     /* the deadline this call runs under */
+	size_t max_render;       /* render budget in code points (hint) */
+};
+
+/* A builtin's answer. canonical: the structured truth (machine-readable,
+ * testable, storable); render: the text for the model. */
+struct tc_output {
+	json_t *canonical;       /* set by the tool: a new reference, or NULL */
+	char *render;            /* set by the tool: malloc'd, or NULL = canonical pretty-printed */
+};
+
+/* Runs in the confined child. args are the validated arguments (borrowed).
+ * Returns 0 for success, or nonzero for an expected failure whose render
+ * says what went wrong and what to do next (e.g. "no such file: x; the
+ * directory has: a, b"). */
+typedef int (*tc_execute_fn)(const struct tc_tool_ctx *ctx, json_t *args,
+                             struct tc_output *out);
+
+/* A tool, as a plain struct literal. Strings are borrowed by tc_tool_define
+ * (copied into the defined tool). */
+struct tc_tool {
+	const char *name;           /* snake_case, ^[a-z][a-z0-9_]*$, <= 64 chars */
+	const char *title;          /* optional, human-readable */
+	const char *description;    /* for the model: 10..2048 chars */
+	const char *parameters;     /* JSON Schema text; root is an object schema */
+	const char *output_schema;  /* optional JSON Schema text for canonical */
+	enum tc_risk risk;
+	bool idempotent;            /* exported as idempotentHint */
+	const char *profile;        /* sandbox profile; NULL = named after risk */
+	uint32_t timeout_ms;        /* 0 = the config's */
+	const char *url_arg;        /* network tools: JSON pointer of the URL argument */
+	tc_execute_fn execute;      /* builtins; NULL for manifests */
+};
+
+/* A named group of tools loaded and disposed together. A tool riskier than
+ * risk_cap is refused at load. */
+struct tc_plugin {
+	const char *name;
+	enum tc_risk risk_cap;
+	const struct tc_tool *tools;
+	size_t ntools;
+};
+
+/* Undoes one registration (a tool or a whole plugin). Calling it twice, or
+ * on a zeroed disposer, is a no-op. */
+struct tc_disposer {
+	void (*fn)(void *data);
+	void *data;
+};
+void tc_dispose(struct tc_disposer *d);
+
+/* Returns a static string ("read-only", "write", "network", "destructive"),
+ * or "?" for a value outside the enum. */
+const char *tc_risk_name(enum tc_risk risk);
+/* Parses one of those four names into *out. 0, or -1 for anything else. */
+int tc_risk_parse(const char *name, enum tc_risk *out);
+
+/* ---- defined tools and the registry ------------------------------------
+ *
+ * A defined tool is a tc_tool that passed every registration check: its
+ * strings copied, its parameters parsed and compiled once. It is
+ * reference-counted: the registry holds one reference per registration and
+ * a call in flight holds its own (from tc_registry_get), so unregistering a
+ * tool never pulls it from under a running call. Not thread-safe: toolcage
+ * is single-threaded by design (see DESIGN.md §3).
+ *
+ * The registry keeps tools in registration order; lookups are by exact name.
+ */
+struct tc_defined;
+struct tc_registry;
+
+/* Checks t against the registration rules and compiles its schemas once:
+ * name ^[a-z][a-z0-9_]*$ and <= 64 chars; description 10..2048 characters
+ * and more than the name; parameters valid JSON Schema (metaschema, only
+ * enforced keywords) whose root is {"type":"object",...}; output_schema the
+ * same when given; risk in range; execute set. Copies everything it keeps
+ * from t (t may be freed afterwards). Returns a new reference (one), or NULL
+ * with err naming the tool and the problem (err->where = the tool name). */
+struct tc_defined *tc_tool_define(const struct tc_tool *t, struct tc_error *err);
+
+/* Adds one reference to t and returns it (NULL stays NULL). */
+struct tc_defined *tc_defined_ref(struct tc_defined *t);
+/* Drops one reference; the last one frees the tool. NULL is a no-op. */
+void tc_defined_unref(struct tc_defined *t);
+
+/* Borrowed; valid while the caller holds a reference to t. */
+const char *tc_defined_name(const struct tc_defined *t);
+const char *tc_defined_description(const struct tc_defined *t);
+enum tc_risk tc_defined_risk(const struct tc_defined *t);
+
+/* Returns a new, empty registry (NULL only when out of memory). */
+struct tc_registry *tc_registry_new(void);
+/* Drops the registry's references to its tools and frees every disposer
+ * handle it gave out: call no disposer of this registry afterwards.
+ * NULL is a no-op. */
+void tc_registry_free(struct tc_registry *reg);
+
+/* Registers t. Takes t (one reference) even on failure. A name already
+ * registered fails with TC_E_DUPLICATE: never a silent replace. On success
+ * *out (may be NULL: then the tool stays until tc_registry_free) undoes
+ * this registration; it is valid until called or until tc_registry_free. */
+int tc_registry_add(struct tc_registry *reg, struct tc_defined *t,
+                    struct tc_disposer *out, struct tc_error *err);
+
+/* Defines and registers every tool of p, all or nothing: one tool that
+ * fails a check, is riskier than p->risk_cap, or clashes with a registered
+ * name (or another tool of p) refuses the whole plugin and registers none.
+ * p is borrowed for the call only. One disposer removes all its tools. */
+int tc_plugin_load(struct tc_registry *reg, const struct tc_plugin *p,
+                   struct tc_disposer *out, struct tc_error *err);
+
+/* Returns a new reference to the tool called name, or NULL. */
+struct tc_defined *tc_registry_get(const struct tc_registry *reg, const char *name);
+/* Number of tools, and the i-th in registration order (borrowed: valid
+ * until the registry next changes). */
+size_t tc_registry_count(const struct tc_registry *reg);
+const struct tc_defined *tc_registry_at(const struct tc_registry *reg, size_t i);
+
+/* Goes up by one on every add and every removal (0 for a new registry), so
+ * a server can tell whether the tool list changed since it last looked. */
+uint64_t tc_registry_generation(const struct tc_registry *reg);
+
+/* Calls fn(data, reg) after each change (an add or a disposal; a plugin is
+ * one change). fn must not change the registry. *out unsubscribes; it is
+ * valid until called or until tc_registry_free. */
+typedef void (*tc_registry_watch_fn)(void *data, struct tc_registry *reg);
+int tc_registry_watch(struct tc_registry *reg, tc_registry_watch_fn fn,
+                      void *data, struct tc_disposer *out, struct tc_error *err);
+
+/* Export formats of the tool list. */
+enum tc_export_format {
+	TC_EXPORT_MCP = 0,   /* [{name, title?, description, inputSchema, outputSchema?, annotations}] */
+	TC_EXPORT_OPENAI,    /* [{"type":"function","function":{name, description, parameters}}] */
+	TC_EXPORT_TEXT,      /* a JSON string holding a readable list */
+};
+/* Parses "mcp", "openai" or "text". 0, or -1 for anything else. */
+int tc_export_format_parse(const char *name, enum tc_export_format *out);
+
+/* One tool in format (TC_EXPORT_TEXT gives a JSON string). Returns a new
+ * reference (a deep copy: changing it changes nothing here), or NULL when
+ * out of memory. MCP annotations always carry all four hints, from risk:
+ * read-only {readOnly, idempotent}; write {idempotent as declared};
+ * network {openWorld, idempotent as declared}; destructive {destructive,
+ * idempotent as declared}; every other hint false. */
+json_t *tc_defined_export(const struct tc_defined *t, enum tc_export_format format);
+/* The whole list in registration order: an array for mcp and openai, one
+ * JSON string for text. New reference, or NULL when out of memory. */
+json_t *tc_registry_export(const struct tc_registry *reg, enum tc_export_format format);
+
+#endif

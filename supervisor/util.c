@@ -1,0 +1,89 @@
+/* util.c — growable buffer and error helpers (see util.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+int buf_grow(struct buf *b, size_t extra)
+{
+	if (extra >= SIZE_MAX / 2 - b->len) {
+		errno = ENOMEM;
+		return -1;
+	}
+	size_t need = b->len + extra + 1;
+	if (b->data && need <= b->cap)
+		return 0;
+	size_t cap = b->cap ? b->cap : 64;
+	while (cap < need)
+		cap *= 2;
+	char *p = realloc(b->data, cap);
+	if (!p)
+		return -1;
+	if (!b->data)
+		p[0] = '\0';
+	b->data = p;
+	b->cap = cap;
+	return 0;
+}
+
+int buf_add(struct buf *b, const void *p, size_t n)
+{
+	if (buf_grow(b, n) < 0)
+		return -1;
+	if (n)
+		memcpy(b->data + b->len, p, n);
+	b->len += n;
+	b->data[b->len] = '\0';
+	return 0;
+}
+
+int buf_adds(struct buf *b, const char *s)
+{
+	return buf_add(b, s, strlen(s));
+}
+
+int buf_printf(struct buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0 || buf_grow(b, (size_t)n) < 0)
+		return -1;
+	va_start(ap, fmt);
+	vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	b->len += (size_t)n;
+	return 0;
+}
+
+char *buf_detach(struct buf *b)
+{
+	char *p = b->data ? b->data : strdup("");
+	b->data = NULL;
+	b->len = b->cap = 0;
+	return p;
+}
+
+void buf_release(struct buf *b)
+{
+	free(b->data);
+	b->data = NULL;
+	b->len = b->cap = 0;
+}
+
+int tc_error_set(struct tc_error *err, int code, const char *where,
+                 const char *fmt, ...)
+{
+	if (!err)
+		return -1;
+	err->code = code;
+	snprintf(err->where, sizeof err->where, "%s", where ? where : "");
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+	va_end(ap);
+	return -1;
+}

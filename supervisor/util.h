@@ -1,0 +1,31 @@
+/* util.h — small helpers every supervisor/ module uses: a growable byte
+ * buffer and error filling. */
+#ifndef TC_UTIL_H
+#define TC_UTIL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include "toolcage.h"
+
+/* A growable buffer, always NUL-terminated once anything was added.
+ * Invariant: len < cap when data != NULL. Init with BUF_INIT. */
+struct buf {
+	char *data;
+	size_t len;
+	size_t cap;
+};
+#define BUF_INIT { NULL, 0, 0 }
+
+int buf_grow(struct buf *b, size_t extra);           /* 0 or -1 (ENOMEM) */
+int buf_add(struct buf *b, const void *p, size_t n);
+int buf_adds(struct buf *b, const char *s);
+int buf_printf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Returns the data (malloc'd, NUL-terminated, possibly "" if empty) and resets b. */
+char *buf_detach(struct buf *b);
+void buf_release(struct buf *b);
+
+/* Fills err (if not NULL) and returns -1. */
+int tc_error_set(struct tc_error *err, int code, const char *where,
+                 const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+#endif

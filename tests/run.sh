@@ -1,0 +1,44 @@
+#!/bin/sh
+# tests/run.sh — what `make test` runs: every cmocka unit binary, every
+# integration script, then the escape suite. A script exits 0 (pass), 77
+# (skip: it prints why) or anything else (fail). With TC_MUST_WORK=1 (CI) a
+# skip is a failure: a live test that cannot run must not pass silently.
+set -u
+BUILD=${BUILD:-build}
+export BUILD
+TOOLCAGE=$(cd "$BUILD" && pwd)/toolcage
+export TOOLCAGE
+top=$(pwd)
+pass=0 fail=0 skip=0 failed=""
+
+run() { # name cmd...
+	name=$1; shift
+	out=$("$@" 2>&1); rc=$?
+	case $rc in
+	0) pass=$((pass + 1)); echo "PASS $name" ;;
+	77) if [ "${TC_MUST_WORK:-0}" = 1 ]; then
+		fail=$((fail + 1)); failed="$failed $name"
+		echo "FAIL $name (skipped, but TC_MUST_WORK=1)"; echo "$out" | tail -20
+	    else
+		skip=$((skip + 1)); echo "SKIP $name: $(echo "$out" | tail -1)"
+	    fi ;;
+	*) fail=$((fail + 1)); failed="$failed $name"
+	   echo "FAIL $name (exit $rc)"; echo "$out" | tail -40 ;;
+	esac
+}
+
+for t in "$BUILD"/tests/test_*; do
+	[ -x "$t" ] || continue
+	run "unit/$(basename "$t")" "$t"
+done
+for t in tests/integration/*.sh; do
+	[ -f "$t" ] || continue
+	run "integration/$(basename "$t" .sh)" sh "$t"
+done
+if [ -f tests/escape/run.sh ]; then
+	run "escape" sh tests/escape/run.sh
+fi
+
+cd "$top"
+echo "tests: $pass passed, $fail failed, $skip skipped"
+[ $fail -eq 0 ] || { echo "failed:$failed"; exit 1; }
