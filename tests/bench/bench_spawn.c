@@ -1,0 +1,175 @@
+/* bench_spawn.c — per-launch latency of the sandbox, against baselines run
+ * in the same process (medians and p99 of repeated, interleaved runs: the
+ * machine is shared and noisy).
+ *
+ *   bench_spawn api [N]            sbx_spawn of /bin/true under each shipped
+ *                                  profile vs plain fork+exec of /bin/true
+ *   bench_spawn cli N :: CMD... :: CMD...   fork+exec of whole command lines
+ */
+#define _GNU_SOURCE
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "profile.h"
+#include "sandbox.h"
+
+static double now_us(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+static int cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static void stats(double *v, int n, double *med, double *p99)
+{
+	qsort(v, (size_t)n, sizeof *v, cmp);
+	*med = v[n / 2];
+	*p99 = v[(int)(n * 0.99) < n ? (int)(n * 0.99) : n - 1];
+}
+
+static double plain_true(char *const *argv)
+{
+	double t0 = now_us();
+	pid_t pid = fork();
+	if (pid == 0) {
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	int st;
+	waitpid(pid, &st, 0);
+	return now_us() - t0;
+}
+
+static double sandboxed_true(struct sbx_jail *j)
+{
+	static char *const argv[] = { (char *)"/bin/true", NULL };
+	struct sbx_job job = { .argv = argv };
+	struct sbx_child *c;
+	struct sbx_error err;
+	double t0 = now_us();
+	if (sbx_spawn(j, &job, &c, &err) < 0) {
+		fprintf(stderr, "spawn: %s\n", err.msg);
+		exit(1);
+	}
+	sbx_child_wait(c);
+	double t = now_us() - t0;
+	if (sbx_child_outcome(c)->exit_code != 0) {
+		fprintf(stderr, "sandboxed /bin/true failed (setup step %s)\n",
+		        sbx_child_outcome(c)->setup_step ? sbx_child_outcome(c)->setup_step : "-");
+		exit(1);
+	}
+	sbx_child_free(c);
+	return t;
+}
+
+static int bench_api(int n)
+{
+	static const char *names[] = { "read-only", "write", "network", "destructive" };
+	enum { NP = 4 };
+	struct sbx_jail *jails[NP];
+	struct profile *profs[NP];
+	char ws[] = "/tmp/tc-bench-XXXXXX";
+	if (!mkdtemp(ws))
+		return 1;
+	for (int i = 0; i < NP; i++) {
+		struct tc_error terr;
+		struct sbx_error err;
+		if (profile_load(names[i], NULL, &profs[i], &terr) < 0 ||
+		    sbx_jail_new(&profs[i]->spec, ws, &jails[i], &err) < 0) {
+			fprintf(stderr, "profile %s: %s\n", names[i], err.msg);
+			return 1;
+		}
+	}
+	double *base = calloc((size_t)n, sizeof *base), *t[NP];
+	char *const targv[] = { (char *)"/bin/true", NULL };
+	for (int i = 0; i < NP; i++)
+		t[i] = calloc((size_t)n, sizeof *t[i]);
+	for (int k = 0; k < 20; k++) {          /* warm caches and cgroup pools */
+		plain_true(targv);
+		for (int i = 0; i < NP; i++)
+			sandboxed_true(jails[i]);
+	}
+	for (int k = 0; k < n; k++) {           /* interleaved: noise hits all alike */
+		base[k] = plain_true(targv);
+		for (int i = 0; i < NP; i++)
+			t[i][k] = sandboxed_true(jails[i]);
+	}
+	double bm, bp;
+	stats(base, n, &bm, &bp);
+	printf("sandbox API, /bin/true, %d runs each (median / p99, ratio of medians)\n", n);
+	printf("  %-28s %8.3f ms %8.3f ms   1.00x\n", "plain fork+exec", bm / 1000, bp / 1000);
+	for (int i = 0; i < NP; i++) {
+		double m, p;
+		stats(t[i], n, &m, &p);
+		printf("  %-28s %8.3f ms %8.3f ms   %.2fx%s\n", names[i], m / 1000, p / 1000,
+		       m / bm, i == 0 ? "   (target <= 1.35x)" : "");
+	}
+	for (int i = 0; i < NP; i++) {
+		sbx_jail_free(jails[i]);
+		profile_free(profs[i]);
+		free(t[i]);
+	}
+	free(base);
+	sbx_cleanup();
+	rmdir(ws);
+	return 0;
+}
+
+/* Runs each command line (separated by "--") n times, interleaved. */
+static int bench_cli(int n, int argc, char **argv)
+{
+	char **cmds[16];
+	int nc = 0;
+	for (int i = 0; i < argc && nc < 16; i++)
+		if (!strcmp(argv[i], "::")) {
+			argv[i] = NULL;
+			if (i + 1 < argc)
+				cmds[nc++] = argv + i + 1;
+		}
+	double *t[16];
+	for (int c = 0; c < nc; c++)
+		t[c] = calloc((size_t)n, sizeof *t[c]);
+	for (int k = 0; k < 5; k++)
+		for (int c = 0; c < nc; c++)
+			plain_true(cmds[c]);
+	for (int k = 0; k < n; k++)
+		for (int c = 0; c < nc; c++)
+			t[c][k] = plain_true(cmds[c]);
+	double base = 0;
+	for (int c = 0; c < nc; c++) {
+		double m, p;
+		stats(t[c], n, &m, &p);
+		if (c == 0)
+			base = m;
+		char label[200] = "";
+		for (char **a = cmds[c]; *a && strlen(label) < 120; a++) {
+			strncat(label, *a, sizeof label - strlen(label) - 2);
+			strcat(label, " ");
+		}
+		printf("  %-60.60s %7.3f ms %7.3f ms  %.2fx\n", label, m / 1000, p / 1000, m / base);
+		free(t[c]);
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	signal(SIGPIPE, SIG_IGN);
+	if (argc >= 2 && !strcmp(argv[1], "api"))
+		return bench_api(argc > 2 ? atoi(argv[2]) : 300);
+	if (argc >= 4 && !strcmp(argv[1], "cli"))
+		return bench_cli(atoi(argv[2]), argc - 3, argv + 3);
+	fprintf(stderr, "usage: bench_spawn api [N] | cli N :: CMD... [:: CMD...]\n");
+	return 2;
+}
