@@ -1,0 +1,349 @@
+/* registry_define.c — the define step: every registration check on a tool,
+ * done once at load time so a bad tool never reaches a model, and the
+ * reference counting of defined tools. */
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "registry.h"
+#include "util.h"
+
+static const char *const risk_names[] = {
+	[TC_RISK_READ_ONLY] = "read-only",
+	[TC_RISK_WRITE] = "write",
+	[TC_RISK_NETWORK] = "network",
+	[TC_RISK_DESTRUCTIVE] = "destructive",
+};
+
+const char *tc_risk_name(enum tc_risk risk)
+{
+	if ((unsigned)risk > TC_RISK_DESTRUCTIVE)
+		return "?";
+	return risk_names[risk];
+}
+
+int tc_risk_parse(const char *name, enum tc_risk *out)
+{
+	for (unsigned i = 0; name && i <= TC_RISK_DESTRUCTIVE; i++)
+		if (!strcmp(name, risk_names[i])) {
+			*out = (enum tc_risk)i;
+			return 0;
+		}
+	return -1;
+}
+
+size_t reg_utf8_len(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = 0;
+	while (*p) {
+		unsigned c = *p;
+		size_t more;
+		unsigned min;
+		if (c < 0x80) {
+			more = 0, min = 0;
+		} else if ((c & 0xe0) == 0xc0) {
+			more = 1, min = 0x80, c &= 0x1f;
+		} else if ((c & 0xf0) == 0xe0) {
+			more = 2, min = 0x800, c &= 0x0f;
+		} else if ((c & 0xf8) == 0xf0) {
+			more = 3, min = 0x10000, c &= 0x07;
+		} else {
+			return (size_t)-1;
+		}
+		p++;
+		for (size_t i = 0; i < more; i++, p++) {
+			if ((*p & 0xc0) != 0x80)
+				return (size_t)-1;
+			c = (c << 6) | (*p & 0x3f);
+		}
+		/* Overlong forms and surrogates would let two spellings of one
+		 * text pass different checks. */
+		if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
+			return (size_t)-1;
+		n++;
+	}
+	return n;
+}
+
+bool reg_name_ok(const char *name)
+{
+	if (!name || name[0] < 'a' || name[0] > 'z')
+		return false;
+	size_t i = 1;
+	for (; name[i]; i++) {
+		char c = name[i];
+		if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_'))
+			return false;
+	}
+	return i <= REG_NAME_MAX;
+}
+
+/* True when the description says nothing but the name ("read_file",
+ * "Read file."): letters and digits compared, case and separators ignored. */
+static bool desc_is_just_name(const char *desc, const char *name)
+{
+	const char *d = desc, *n = name;
+	for (;;) {
+		while (*d && !isalnum((unsigned char)*d))
+			d++;
+		while (*n && !isalnum((unsigned char)*n))
+			n++;
+		if (!*d || !*n)
+			return !*d && !*n;
+		if (tolower((unsigned char)*d) != tolower((unsigned char)*n))
+			return false;
+		d++, n++;
+	}
+}
+
+static bool profile_name_ok(const char *p)
+{
+	size_t i = 0;
+	for (; p[i]; i++) {
+		char c = p[i];
+		/* A name, never a path: the profile directory is the config's. */
+		if (!isalnum((unsigned char)c) && c != '-' && c != '_')
+			return false;
+	}
+	return i > 0 && i <= REG_PROFILE_MAX;
+}
+
+void tc_defined_unref(struct tc_defined *t)
+{
+	if (!t || --t->refs > 0)
+		return;
+	free(t->name);
+	free(t->title);
+	free(t->description);
+	free(t->profile);
+	free(t->url_arg);
+	json_decref(t->parameters);
+	schema_free(t->schema);
+	json_decref(t->output_schema);
+	schema_free(t->output);
+	for (size_t i = 0; i < t->ncommand; i++)
+		free(t->command[i]);
+	free(t->command);
+	free(t->stdin_template);
+	free(t->source);
+	free(t);
+}
+
+struct tc_defined *tc_defined_ref(struct tc_defined *t)
+{
+	if (t)
+		t->refs++;
+	return t;
+}
+
+const char *tc_defined_name(const struct tc_defined *t)
+{
+	return t->name;
+}
+
+const char *tc_defined_description(const struct tc_defined *t)
+{
+	return t->description;
+}
+
+enum tc_risk tc_defined_risk(const struct tc_defined *t)
+{
+	return t->risk;
+}
+
+static int check_text_fields(const struct tc_tool *t, const char *where,
+                             struct tc_error *err)
+{
+	const char *nm = t->name;
+	if (!t->description)
+		return tc_error_set(err, TC_E_INVALID, where,
+		                    "tool '%s': no description; the model needs one to know when to call it", nm);
+	size_t dlen = reg_utf8_len(t->description);
+	if (dlen == (size_t)-1)
+		return tc_error_set(err, TC_E_INVALID, where, "tool '%s': description is not valid UTF-8", nm);
+	if (dlen < REG_DESC_MIN)
+		return tc_error_set(err, TC_E_INVALID, where,
+		                    "tool '%s': description has %zu characters, at least %d are needed to tell a model what it does",
+		                    nm, dlen, REG_DESC_MIN);
+	if (dlen > REG_DESC_MAX)
+		return tc_error_set(err, TC_E_INVALID, where,
+		                    "tool '%s': description has %zu characters, at most %d (hosts cut longer ones)",
+		                    nm, dlen, REG_DESC_MAX);
+	if (desc_is_just_name(t->description, nm))
+		return tc_error_set(err, TC_E_INVALID, where,
+		                    "tool '%s': description only repeats the name; say what the tool does and when to use it", nm);
+	if (t->title) {
+		size_t tlen = reg_utf8_len(t->title);
+		if (tlen == (size_t)-1 || tlen == 0 || tlen > REG_TITLE_MAX)
+			return tc_error_set(err, TC_E_INVALID, where,
+			                    "tool '%s': title must be 1..%d characters of valid UTF-8", nm, REG_TITLE_MAX);
+	}
+	if (t->profile && !profile_name_ok(t->profile))
+		return tc_error_set(err, TC_E_INVALID, where,
+		                    "tool '%s': profile '%s' is not a profile name (letters, digits, '-', '_'; at most %d)",
+		                    nm, t->profile, REG_PROFILE_MAX);
+	if ((unsigned)t->risk > TC_RISK_DESTRUCTIVE)
+		return tc_error_set(err, TC_E_INVALID, where, "tool '%s': risk %d is not a risk level", nm, (int)t->risk);
+	return 0;
+}
+
+/* Parses (or copies) one schema, compiles it and checks its root is an
+ * object schema. what is "parameters" or "output_schema". */
+static int load_schema(const char *nm, const char *what, const char *text,
+                       json_t *given, enum schema_draft draft, const char *where,
+                       json_t **doc_out, struct schema **out, struct tc_error *err)
+{
+	json_t *doc;
+	if (given) {
+		doc = json_deep_copy(given);
+		if (!doc)
+			return tc_error_set(err, TC_E_NOMEM, where, "tool '%s': out of memory", nm);
+	} else {
+		json_error_t je;
+		doc = json_loads(text, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &je);
+		if (!doc)
+			return tc_error_set(err, TC_E_INVALID, where, "tool '%s': %s is not JSON: line %d column %d: %s",
+			                    nm, what, je.line, je.column, je.text);
+	}
+	json_t *type = json_is_object(doc) ? json_object_get(doc, "type") : NULL;
+	if (!json_is_string(type) || strcmp(json_string_value(type), "object")) {
+		json_decref(doc);
+		/* Models and hosts expect an object of named arguments. */
+		return tc_error_set(err, TC_E_INVALID, where,
+		                    "tool '%s': %s root must be an object schema with \"type\": \"object\"", nm, what);
+	}
+	struct tc_error serr = { 0 };
+	struct schema *s = schema_compile(doc, draft, &serr);
+	if (!s) {
+		json_decref(doc);
+		return tc_error_set(err, serr.code ? serr.code : TC_E_INVALID, where,
+		                    "tool '%s': %s refused at %s: %s", nm, what,
+		                    serr.where[0] ? serr.where : "/", serr.msg);
+	}
+	*doc_out = doc;
+	*out = s;
+	return 0;
+}
+
+static int check_url_arg(const struct tc_defined *d, const char *where, struct tc_error *err)
+{
+	const char *p = d->url_arg;
+	if (p[0] != '/' || !p[1])
+		return tc_error_set(err, TC_E_INVALID, where,
+		                    "tool '%s': url_arg '%s' must be a JSON pointer to an argument, e.g. \"/url\"", d->name, p);
+	size_t n = strcspn(p + 1, "/");
+	json_t *props = json_object_get(d->parameters, "properties");
+	if (!json_is_object(props) || !json_object_getn(props, p + 1, n))
+		return tc_error_set(err, TC_E_INVALID, where,
+		                    "tool '%s': url_arg '%s' names no property of parameters", d->name, p);
+	return 0;
+}
+
+static int copy_str(char **dst, const char *src)
+{
+	if (!src)
+		return 0;
+	*dst = strdup(src);
+	return *dst ? 0 : -1;
+}
+
+static int copy_command(struct tc_defined *d, const struct reg_define_opts *o)
+{
+	d->command = calloc(o->ncommand + 1, sizeof *d->command);
+	if (!d->command)
+		return -1;
+	for (size_t i = 0; i < o->ncommand; i++) {
+		if (!(d->command[i] = strdup(o->command[i])))
+			return -1;
+		d->ncommand = i + 1;
+	}
+	if (copy_str(&d->stdin_template, o->stdin_template) || copy_str(&d->source, o->source))
+		return -1;
+	d->output_mode = o->output_mode;
+	return 0;
+}
+
+static int define_fill(struct tc_defined *d, const struct tc_tool *t,
+                       const struct reg_define_opts *o, const char *where,
+                       struct tc_error *err)
+{
+	if (copy_str(&d->name, t->name) || copy_str(&d->title, t->title) ||
+	    copy_str(&d->description, t->description) || copy_str(&d->profile, t->profile) ||
+	    copy_str(&d->url_arg, t->url_arg))
+		return tc_error_set(err, TC_E_NOMEM, where, "tool '%s': out of memory", t->name);
+	d->risk = t->risk;
+	d->idempotent = t->idempotent;
+	d->timeout_ms = t->timeout_ms;
+	d->execute = t->execute;
+	if (!t->parameters && !o->parameters)
+		return tc_error_set(err, TC_E_INVALID, where,
+		                    "tool '%s': no parameters schema; a tool without arguments uses {\"type\": \"object\"}", t->name);
+	if (load_schema(t->name, "parameters", t->parameters, o->parameters, o->draft,
+	                where, &d->parameters, &d->schema, err))
+		return -1;
+	if ((t->output_schema || o->output_schema) &&
+	    load_schema(t->name, "output_schema", t->output_schema, o->output_schema,
+	                o->draft, where, &d->output_schema, &d->output, err))
+		return -1;
+	if (d->url_arg && check_url_arg(d, where, err))
+		return -1;
+	if (o->command && copy_command(d, o))
+		return tc_error_set(err, TC_E_NOMEM, where, "tool '%s': out of memory", t->name);
+	return 0;
+}
+
+struct tc_defined *reg_define(const struct tc_tool *t,
+                              const struct reg_define_opts *opts,
+                              struct tc_error *err)
+{
+	static const struct reg_define_opts none = { 0 };
+	const struct reg_define_opts *o = opts ? opts : &none;
+	if (!t) {
+		tc_error_set(err, TC_E_INVALID, o->source, "no tool given");
+		return NULL;
+	}
+	const char *where = o->source ? o->source : t->name ? t->name : "";
+	if (!t->name) {
+		tc_error_set(err, TC_E_INVALID, where, "a tool has no name");
+		return NULL;
+	}
+	if (!reg_name_ok(t->name)) {
+		tc_error_set(err, TC_E_INVALID, where,
+		             "tool '%.*s': name must match ^[a-z][a-z0-9_]*$ and have at most %d characters (snake_case, e.g. read_file)",
+		             100, t->name, REG_NAME_MAX);
+		return NULL;
+	}
+	if (check_text_fields(t, where, err))
+		return NULL;
+	if (o->command && t->execute) {
+		tc_error_set(err, TC_E_INVALID, where, "tool '%s': has both a C execute function and a command", t->name);
+		return NULL;
+	}
+	if (!o->command && !t->execute) {
+		tc_error_set(err, TC_E_INVALID, where,
+		             "tool '%s': nothing runs it: a builtin needs an execute function, a manifest a command", t->name);
+		return NULL;
+	}
+	if (o->command && o->ncommand == 0) {
+		tc_error_set(err, TC_E_INVALID, where, "tool '%s': command is empty", t->name);
+		return NULL;
+	}
+	struct tc_defined *d = calloc(1, sizeof *d);
+	if (!d) {
+		tc_error_set(err, TC_E_NOMEM, where, "tool '%s': out of memory", t->name);
+		return NULL;
+	}
+	d->refs = 1;
+	if (define_fill(d, t, o, where, err)) {
+		tc_defined_unref(d);
+		return NULL;
+	}
+	return d;
+}
+
+struct tc_defined *tc_tool_define(const struct tc_tool *t, struct tc_error *err)
+{
+	return reg_define(t, NULL, err);
+}
