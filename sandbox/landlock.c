@@ -95,16 +95,21 @@ struct ll_ctx {
 	struct sbx_error *err;
 };
 
-/* Keeps fd (taken) as a rule for the children to add. */
-static int add_fd_rule(struct ll_ctx *c, int fd, uint64_t access, const char *path)
+/* Keeps fd (taken) as a rule for the children to add. is_dir: 1 yes, 0 no,
+ * -1 unknown (then fstat tells). */
+static int add_fd_rule_typed(struct ll_ctx *c, int fd, int is_dir, uint64_t access,
+                             const char *path)
 {
 	struct sbx_jail *j = c->j;
 	struct stat st;
-	if (fstat(fd, &st) < 0) {
-		close(fd);
-		return sbx_err(c->err, errno, "landlock: stat %s", path);
+	if (is_dir < 0) {
+		if (fstat(fd, &st) < 0) {
+			close(fd);
+			return sbx_err(c->err, errno, "landlock: stat %s", path);
+		}
+		is_dir = S_ISDIR(st.st_mode);
 	}
-	if (!S_ISDIR(st.st_mode))
+	if (!is_dir)
 		access &= FS_FILE_ONLY;
 	access &= c->handled;
 	if (!access) {
@@ -127,6 +132,11 @@ static int add_fd_rule(struct ll_ctx *c, int fd, uint64_t access, const char *pa
 	j->rule_fds[j->n_rules] = fd;
 	j->rule_access[j->n_rules++] = access;
 	return 0;
+}
+
+static int add_fd_rule(struct ll_ctx *c, int fd, uint64_t access, const char *path)
+{
+	return add_fd_rule_typed(c, fd, -1, access, path);
 }
 
 /* A path that does not exist (no /lib32 here) grants nothing. */
@@ -175,14 +185,29 @@ static int hidden_relation(const struct ll_ctx *c, const char *path)
 
 static int add_tree(struct ll_ctx *c, const char *path, uint64_t access, int depth);
 
+/* A link is granted as its target: the target must not be, or hold, a
+ * hidden path either. */
+static bool link_leads_to_hidden(struct ll_ctx *c, const char *path)
+{
+	char real[PATH_MAX];
+	return !realpath(path, real) || hidden_relation(c, real) != 0;
+}
+
+/* Grants a directory holding hidden paths entry by entry. Entries are
+ * opened relative to the directory and typed by d_type: this runs for every
+ * jail (every `toolcage exec`), over ~150 entries of /etc. */
 static int add_dir_entries(struct ll_ctx *c, const char *path, uint64_t access, int depth)
 {
 	/* The dir itself: listing only. Rights granted on it would be
 	 * inherited by the hidden entries too. */
 	int rc = add_path(c, path, access & FS_READ_DIR);
-	DIR *d = rc == 0 ? opendir(path) : NULL;
-	if (!d)
+	int dfd = rc == 0 ? open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+	DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
+	if (!d) {
+		if (dfd >= 0)
+			close(dfd);
 		return rc ? rc : (errno == ENOENT ? 0 : sbx_err(c->err, errno, "landlock: list %s", path));
+	}
 	struct dirent *e;
 	char child[PATH_MAX];
 	while (rc == 0 && (e = readdir(d))) {
@@ -191,7 +216,20 @@ static int add_dir_entries(struct ll_ctx *c, const char *path, uint64_t access, 
 		if ((size_t)snprintf(child, sizeof child, "%s/%s", strcmp(path, "/") ? path : "",
 		                     e->d_name) >= sizeof child)
 			continue;
-		rc = add_tree(c, child, access, depth + 1);
+		int rel = hidden_relation(c, child);
+		if (rel == 1)
+			continue;
+		if (rel == 2 || e->d_type == DT_UNKNOWN) {
+			rc = add_tree(c, child, access, depth + 1);
+			continue;
+		}
+		if (e->d_type == DT_LNK && link_leads_to_hidden(c, child))
+			continue;
+		int fd = openat(dfd, e->d_name, O_PATH | O_CLOEXEC);
+		if (fd < 0)
+			continue;   /* dangling link, or gone meanwhile: grants nothing */
+		rc = add_fd_rule_typed(c, fd, e->d_type == DT_DIR ? 1 : e->d_type == DT_LNK ? -1 : 0,
+		                       access, child);
 	}
 	closedir(d);
 	return rc;
@@ -203,15 +241,8 @@ static int add_tree(struct ll_ctx *c, const char *path, uint64_t access, int dep
 	if (rel == 1 || depth > 16)
 		return 0;
 	struct stat st;
-	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
-		/* A link is granted as its target: the target must not be, or
-		 * hold, a hidden path either. */
-		char real[PATH_MAX];
-		if (!realpath(path, real))
-			return 0;
-		if (hidden_relation(c, real))
-			return 0;
-	}
+	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode) && link_leads_to_hidden(c, path))
+		return 0;
 	if (rel == 2)
 		return add_dir_entries(c, path, access, depth);
 	return add_path(c, path, access);

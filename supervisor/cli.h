@@ -8,5 +8,8 @@ int cmd_exec(int argc, char **argv);      /* cli_exec.c */
 int cmd_check(int argc, char **argv);     /* cli_exec.c */
 int cmd_schema(int argc, char **argv);    /* cli_schema.c */
 int cmd_lint(int argc, char **argv);      /* cli_lint.c */
+int cmd_call(int argc, char **argv);      /* cli_call.c */
+int cmd_list(int argc, char **argv);      /* cli_call.c */
+int cmd_replay(int argc, char **argv);    /* cli_replay.c */
 
 #endif

@@ -14,6 +14,9 @@ struct verb {
 };
 
 static const struct verb verbs[] = {
+	{ "call",   cmd_call,   "run one tool call through the whole pipeline" },
+	{ "list",   cmd_list,   "list the tools (text, MCP or OpenAI schemas)" },
+	{ "replay", cmd_replay, "replay recorded tool calls (evaluation harnesses)" },
 	{ "exec",   cmd_exec,   "run a command in the sandbox alone (a jail launcher)" },
 	{ "check",  cmd_check,  "show what isolation this kernel and user can have" },
 	{ "schema", cmd_schema, "validate JSON instances against a JSON Schema" },

@@ -203,4 +203,36 @@ json_t *tc_defined_export(const struct tc_defined *t, enum tc_export_format form
  * JSON string for text. New reference, or NULL when out of memory. */
 json_t *tc_registry_export(const struct tc_registry *reg, enum tc_export_format format);
 
+/* ---- calls: the four-stage pipeline ------------------------------------ */
+
+/* How a call ended. Every call ends in exactly one of these. */
+enum tc_status {
+	TC_STATUS_OK = 0,
+	TC_STATUS_INVALID_ARGUMENTS,  /* not JSON, not an object, or schema errors */
+	TC_STATUS_DENIED,             /* a gate check or the approver said no */
+	TC_STATUS_BUSY,               /* no slot within queue_timeout_ms, or queue full */
+	TC_STATUS_TIMED_OUT,          /* killed at its deadline */
+	TC_STATUS_KILLED,             /* killed by a signal, seccomp or the output limit */
+	TC_STATUS_FAILED,             /* the tool ran and reported failure, or crashed */
+	TC_STATUS_UNKNOWN_TOOL,
+	TC_STATUS_CANCELLED,          /* cancelled by the caller (MCP) or shutdown */
+};
+
+/* "ok", "invalid_arguments", "denied", "busy", "timed_out", "killed",
+ * "failed", "unknown_tool", "cancelled" (static). */
+const char *tc_status_name(enum tc_status s);
+
+/* The one result of a call. canonical: structured truth; render: the text
+ * for the model (bounded, valid UTF-8). */
+struct tc_result {
+	enum tc_status status;
+	char *tool;              /* as called */
+	uint64_t call_id;
+	json_t *canonical;       /* owned; never NULL */
+	char *render;            /* owned; never NULL */
+	bool truncated;          /* render was cut */
+	uint64_t duration_ms;
+};
+void tc_result_free(struct tc_result *r);
+
 #endif

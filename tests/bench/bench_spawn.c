@@ -7,6 +7,7 @@
  *   bench_spawn cli N :: CMD... :: CMD...   fork+exec of whole command lines
  */
 #define _GNU_SOURCE
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,7 +44,7 @@ static double plain_true(char *const *argv)
 	double t0 = now_us();
 	pid_t pid = fork();
 	if (pid == 0) {
-		execv(argv[0], argv);
+		execvp(argv[0], argv);
 		_exit(127);
 	}
 	int st;
@@ -140,6 +141,23 @@ static int bench_cli(int n, int argc, char **argv)
 	double *t[16];
 	for (int c = 0; c < nc; c++)
 		t[c] = calloc((size_t)n, sizeof *t[c]);
+	for (int c = 0; c < nc; c++) {   /* a baseline that fails to exec is no baseline */
+		pid_t pid = fork();
+		if (pid == 0) {
+			int fd = open("/dev/null", O_WRONLY);
+			dup2(fd, 1);
+			dup2(fd, 2);
+			execvp(cmds[c][0], cmds[c]);
+			_exit(127);
+		}
+		int st;
+		waitpid(pid, &st, 0);
+		if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+			fprintf(stderr, "bench: '%s' does not run here (status %d); left out\n",
+			        cmds[c][0], WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+			cmds[c--] = cmds[--nc];
+		}
+	}
 	for (int k = 0; k < 5; k++)
 		for (int c = 0; c < nc; c++)
 			plain_true(cmds[c]);

@@ -1,0 +1,314 @@
+/* approval.c — see approval.h. Both interactive channels are driven by the
+ * loop, so a pending approval never blocks other calls. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "approval.h"
+#include "util.h"
+
+#ifndef P_PIDFD
+#define P_PIDFD 3
+#endif
+
+enum channel { CH_DENY, CH_TTY, CH_CMD };
+
+/* One outstanding request of a channel. */
+struct pending {
+	struct approval_state *st;
+	struct call *call;
+	tc_approval_respond respond;
+	void *ctx;
+	char *prompt;            /* tty */
+	pid_t pid;               /* cmd */
+	int pidfd;
+	int out_fd;              /* cmd's stdout (a memfd) */
+	struct pending *next;
+};
+
+struct approval_state {
+	struct tc_supervisor *s;
+	enum channel kind;
+	char *program;
+	int tty_fd;              /* -1 when closed */
+	struct pending *tty_queue;   /* the head is the one being asked */
+	char line[256];
+	size_t line_len;
+};
+
+int approval_init(struct tc_supervisor *s, const char *channel, struct tc_error *err)
+{
+	struct approval_state *st = calloc(1, sizeof *st);
+	if (!st)
+		return tc_error_set(err, TC_E_NOMEM, "approval", "out of memory");
+	st->s = s;
+	st->tty_fd = -1;
+	s->approval_state = st;
+	if (!channel || !strcmp(channel, "deny")) {
+		st->kind = CH_DENY;
+	} else if (!strcmp(channel, "tty")) {
+		st->kind = CH_TTY;
+	} else if (!strncmp(channel, "cmd:", 4) && channel[4]) {
+		st->kind = CH_CMD;
+		st->program = strdup(channel + 4);
+		if (access(st->program, X_OK) < 0)
+			return tc_error_set(err, TC_E_INVALID, "approval", "approval program %s is "
+			                    "not executable: %s", st->program, strerror(errno));
+	} else {
+		return tc_error_set(err, TC_E_INVALID, "approval", "unknown approval channel '%s' "
+		                    "(use deny, tty or cmd:PROGRAM)", channel);
+	}
+	return 0;
+}
+
+static void drop(struct pending *p)
+{
+	struct approval_state *st = p->st;
+	if (p->pidfd >= 0) {
+		loop_del_fd(st->s->loop, p->pidfd);
+		close(p->pidfd);
+	}
+	if (p->out_fd >= 0)
+		close(p->out_fd);
+	if (p->call && p->call->approval == p)
+		p->call->approval = NULL;
+	free(p->prompt);
+	free(p);
+}
+
+/* ---- tty -------------------------------------------------------------- */
+
+static void tty_prompt_next(struct approval_state *st);
+
+static void tty_answer(struct approval_state *st)
+{
+	struct pending *p = st->tty_queue;
+	st->tty_queue = p->next;
+	char *a = st->line;
+	while (*a == ' ')
+		a++;
+	enum tc_approval d = (*a == 'y' || *a == 'Y' || *a == 'o') ? TC_APPROVE_ONCE :
+	                     (*a == 's' || *a == 'S') ? TC_APPROVE_SESSION : TC_APPROVE_DENY;
+	tc_approval_respond respond = p->respond;
+	void *ctx = p->ctx;
+	drop(p);
+	st->line_len = 0;
+	respond(ctx, d, "tty");
+	tty_prompt_next(st);
+}
+
+static void on_tty(struct loop *l, int fd, uint32_t events, void *data)
+{
+	(void)l;
+	(void)events;
+	struct approval_state *st = data;
+	char ch;
+	while (read(fd, &ch, 1) == 1) {
+		if (ch == '\n') {
+			st->line[st->line_len] = '\0';
+			if (st->tty_queue)
+				tty_answer(st);
+			return;
+		}
+		if (st->line_len < sizeof st->line - 1)
+			st->line[st->line_len++] = ch;
+	}
+}
+
+static void tty_prompt_next(struct approval_state *st)
+{
+	if (!st->tty_queue || st->tty_fd < 0)
+		return;
+	sbx_write_all(st->tty_fd, st->tty_queue->prompt, strlen(st->tty_queue->prompt));
+}
+
+static void ask_tty(struct approval_state *st, struct pending *p,
+                    const struct tc_approval_request *req)
+{
+	if (st->tty_fd < 0) {
+		st->tty_fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC | O_NONBLOCK);
+		if (st->tty_fd < 0 ||
+		    loop_add_fd(st->s->loop, st->tty_fd, EPOLLIN, on_tty, st) < 0) {
+			if (st->tty_fd >= 0)
+				close(st->tty_fd);
+			st->tty_fd = -1;
+			drop(p);
+			return (void)0;
+		}
+	}
+	char *args = json_dumps(req->args, JSON_COMPACT | JSON_SORT_KEYS);
+	if (asprintf(&p->prompt, "\ntoolcage: the model wants to run %s %.2000s\n  why this "
+	             "asks: %s\n  allow? [y]es once / [s]ession / [N]o: ", req->tool,
+	             args ? args : "{}", req->reason) < 0)
+		p->prompt = NULL;
+	free(args);
+	struct pending **pp = &st->tty_queue;
+	while (*pp)
+		pp = &(*pp)->next;
+	*pp = p;
+	if (st->tty_queue == p)
+		tty_prompt_next(st);
+}
+
+/* ---- cmd:PROGRAM ------------------------------------------------------ */
+
+static void on_cmd_exit(struct loop *l, int fd, uint32_t events, void *data)
+{
+	(void)l;
+	(void)fd;
+	(void)events;
+	struct pending *p = data;
+	siginfo_t si;
+	memset(&si, 0, sizeof si);
+	if (syscall(SYS_waitid, P_PIDFD, p->pidfd, &si, WEXITED | WNOHANG, NULL) < 0 ||
+	    si.si_pid == 0)
+		return;
+	char out[64] = "";
+	ssize_t n = pread(p->out_fd, out, sizeof out - 1, 0);
+	out[n > 0 ? n : 0] = '\0';
+	enum tc_approval d = TC_APPROVE_DENY;
+	if (si.si_code == CLD_EXITED && si.si_status == 0)
+		d = strstr(out, "session") ? TC_APPROVE_SESSION : TC_APPROVE_ONCE;
+	tc_approval_respond respond = p->respond;
+	void *ctx = p->ctx;
+	p->pid = 0;
+	drop(p);
+	respond(ctx, d, "cmd");
+}
+
+/* The request goes in through a memfd (no pipe to block on), the answer
+ * comes back through another. The program is trusted configuration: it
+ * runs unconfined, but with no other fds of ours. */
+static int ask_cmd(struct approval_state *st, struct pending *p,
+                   const struct tc_approval_request *req)
+{
+	json_t *j = json_pack("{s:s, s:O, s:s, s:I}", "tool", req->tool, "arguments", req->args,
+	                      "reason", req->reason, "call_id", (json_int_t)req->call_id);
+	char *text = j ? json_dumps(j, JSON_COMPACT) : NULL;
+	json_decref(j);
+	int in = memfd_create("approval-request", MFD_CLOEXEC);
+	p->out_fd = memfd_create("approval-answer", MFD_CLOEXEC);
+	if (!text || in < 0 || p->out_fd < 0 ||
+	    sbx_write_all(in, text, strlen(text)) < 0 || sbx_write_all(in, "\n", 1) < 0 ||
+	    lseek(in, 0, SEEK_SET) < 0) {
+		free(text);
+		if (in >= 0)
+			close(in);
+		return -1;
+	}
+	free(text);
+	pid_t pid = fork();
+	if (pid == 0) {
+		dup2(in, 0);
+		dup2(p->out_fd, 1);
+		syscall(SYS_close_range, 3, ~0U, 0);
+		sigset_t none;
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		signal(SIGPIPE, SIG_DFL);
+		execl(st->program, st->program, (char *)NULL);
+		_exit(127);
+	}
+	close(in);
+	if (pid < 0)
+		return -1;
+	p->pid = pid;
+	p->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (p->pidfd < 0 || loop_add_fd(st->s->loop, p->pidfd, EPOLLIN, on_cmd_exit, p) < 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		return -1;
+	}
+	return 0;
+}
+
+void approval_request(struct tc_supervisor *s, struct call *c,
+                      const struct tc_approval_request *req,
+                      tc_approval_respond respond, void *ctx)
+{
+	struct approval_state *st = s->approval_state;
+	if (st->kind == CH_DENY) {
+		respond(ctx, TC_APPROVE_DENY, "no approver configured (approval channel 'deny')");
+		return;
+	}
+	struct pending *p = calloc(1, sizeof *p);
+	if (!p) {
+		respond(ctx, TC_APPROVE_DENY, "out of memory");
+		return;
+	}
+	*p = (struct pending){ .st = st, .call = c, .respond = respond, .ctx = ctx,
+	                       .pidfd = -1, .out_fd = -1 };
+	c->approval = p;
+	if (st->kind == CH_TTY) {
+		ask_tty(st, p, req);
+		if (!c->approval)   /* no terminal: dropped */
+			respond(ctx, TC_APPROVE_DENY, "no terminal to ask on (/dev/tty)");
+		return;
+	}
+	if (ask_cmd(st, p, req) < 0) {
+		drop(p);
+		respond(ctx, TC_APPROVE_DENY, "the approval program could not be started");
+	}
+}
+
+static void unqueue_tty(struct approval_state *st, struct pending *p)
+{
+	for (struct pending **pp = &st->tty_queue; *pp; pp = &(*pp)->next)
+		if (*pp == p) {
+			bool was_head = pp == &st->tty_queue;
+			*pp = p->next;
+			if (was_head)
+				tty_prompt_next(st);
+			return;
+		}
+}
+
+void approval_cancel(struct call *c)
+{
+	struct pending *p = c->approval;
+	if (!p)
+		return;
+	if (p->pid > 0) {
+		kill(p->pid, SIGKILL);
+		waitpid(p->pid, NULL, 0);
+	}
+	unqueue_tty(p->st, p);
+	free(p->ctx);   /* the ticket: respond() will never be called to free it */
+	drop(p);
+}
+
+void approval_forget(struct call *c)
+{
+	/* The pending entry is already gone when the channel answered; an
+	 * embedder's approver keeps nothing here. */
+	if (c->approval)
+		approval_cancel(c);
+}
+
+void approval_release(struct tc_supervisor *s)
+{
+	struct approval_state *st = s->approval_state;
+	if (!st)
+		return;
+	while (st->tty_queue) {
+		struct pending *p = st->tty_queue;
+		st->tty_queue = p->next;
+		drop(p);
+	}
+	if (st->tty_fd >= 0) {
+		loop_del_fd(s->loop, st->tty_fd);
+		close(st->tty_fd);
+	}
+	free(st->program);
+	free(st);
+	s->approval_state = NULL;
+}

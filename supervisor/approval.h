@@ -1,0 +1,25 @@
+/* approval.h — the configured approval channels: "deny" (the default: no
+ * approver means no), "tty" (a prompt on /dev/tty, answered while other
+ * calls go on), "cmd:PROGRAM" (the request as JSON on the program's stdin;
+ * exit 0 approves once, exit 0 after printing "session" approves for the
+ * session, anything else or the approval timeout denies). */
+#ifndef TC_APPROVAL_H
+#define TC_APPROVAL_H
+
+#include "pipeline_internal.h"
+
+/* Parses channel ("deny", "tty", "cmd:/path/to/prog"). 0 or -1 with err. */
+int approval_init(struct tc_supervisor *s, const char *channel, struct tc_error *err);
+void approval_release(struct tc_supervisor *s);
+
+/* Asks; respond(ctx, ...) is called exactly once, maybe before this returns. */
+void approval_request(struct tc_supervisor *s, struct call *c,
+                      const struct tc_approval_request *req,
+                      tc_approval_respond respond, void *ctx);
+/* The call is going away undecided: stop asking (kill the program, drop
+ * the prompt); respond is not called. */
+void approval_cancel(struct call *c);
+/* The call was decided: release what the channel held for it. */
+void approval_forget(struct call *c);
+
+#endif

@@ -1,0 +1,433 @@
+/* audit.c — event constructors, the subscriber hub and the JSONL audit sink
+ * (see audit.h). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "audit.h"
+#include "sandbox.h"
+#include "utf8.h"
+#include "util.h"
+
+/* ---- events ------------------------------------------------------------- */
+
+void audit_timestamp(char out[32])
+{
+	struct timespec ts;
+	struct tm tm;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	gmtime_r(&ts.tv_sec, &tm);
+	size_t n = strftime(out, 32, "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(out + n, 32 - n, ".%03ldZ", ts.tv_nsec / 1000000);
+}
+
+/* Byte length of the first max code points of valid UTF-8 s[0..n). */
+static size_t prefix_bytes(const char *s, size_t n, size_t max)
+{
+	size_t i = 0;
+	for (size_t k = 0; i < n && k < max; k++) {
+		i++;
+		while (i < n && ((unsigned char)s[i] & 0xc0) == 0x80)
+			i++;
+	}
+	return i;
+}
+
+/* Sets key to a copy of s cut to AUDIT_TEXT_MAX bytes on a character
+ * boundary; NULL s sets nothing. Returns -1 when out of memory. */
+static int set_text(json_t *o, const char *key, const char *s)
+{
+	if (!s)
+		return 0;
+	size_t n = strlen(s);
+	char *clean = utf8_sanitize(s, n, true, &n);   /* json_string refuses bad UTF-8 */
+	if (!clean)
+		return -1;
+	size_t cut = n;
+	if (cut > AUDIT_TEXT_MAX) {
+		cut = AUDIT_TEXT_MAX;
+		while (cut > 0 && ((unsigned char)clean[cut] & 0xc0) == 0x80)
+			cut--;
+	}
+	int rc = json_object_set_new(o, key, json_stringn(clean, cut));
+	free(clean);
+	return rc;
+}
+
+static json_t *event_new(const char *type, uint64_t call, const char *tool)
+{
+	char ts[32];
+	audit_timestamp(ts);
+	json_t *e = json_object();
+	if (!e || json_object_set_new(e, "event", json_string(type)) < 0 ||
+	    (call && json_object_set_new(e, "call", json_integer((json_int_t)call)) < 0) ||
+	    json_object_set_new(e, "ts", json_string(ts)) < 0 || set_text(e, "tool", tool) < 0) {
+		json_decref(e);
+		return NULL;
+	}
+	return e;
+}
+
+/* Sets "args" to a deep copy of args (NULL: nothing). */
+static int set_args(json_t *e, json_t *args)
+{
+	return args ? json_object_set_new(e, "args", json_deep_copy(args)) : 0;
+}
+
+static json_t *finish(json_t *e, int rc)
+{
+	if (rc < 0) {
+		json_decref(e);
+		return NULL;
+	}
+	return e;
+}
+
+json_t *audit_event_call_start(uint64_t call, const char *tool, json_t *args,
+                               const char *risk)
+{
+	json_t *e = event_new("call-start", call, tool);
+	if (!e)
+		return NULL;
+	return finish(e, set_text(e, "risk", risk) | set_args(e, args));
+}
+
+json_t *audit_event_approval_request(uint64_t call, const char *tool, json_t *args,
+                                     const char *reason)
+{
+	json_t *e = event_new("approval-request", call, tool);
+	if (!e)
+		return NULL;
+	return finish(e, set_args(e, args) | set_text(e, "reason", reason));
+}
+
+json_t *audit_event_approval_decision(uint64_t call, const char *tool,
+                                      const char *decision, const char *by)
+{
+	json_t *e = event_new("approval-decision", call, tool);
+	if (!e)
+		return NULL;
+	return finish(e, set_text(e, "decision", decision) | set_text(e, "by", by));
+}
+
+json_t *audit_event_session_grant(const char *tool, json_t *args, json_t *grants)
+{
+	json_t *e = event_new("session-grant", 0, tool);
+	if (!e) {
+		json_decref(grants);
+		return NULL;
+	}
+	int rc = set_args(e, args);
+	rc |= grants ? json_object_set_new(e, "grants", grants) : 0;
+	return finish(e, rc);
+}
+
+json_t *audit_event_tool_result(uint64_t call, const char *tool,
+                                const struct audit_result *r)
+{
+	json_t *e = event_new("tool-result", call, tool);
+	if (!e)
+		return NULL;
+	int rc = set_text(e, "status", r->status);
+	rc |= json_object_set_new(e, "duration_ms", json_integer((json_int_t)r->duration_ms));
+	rc |= json_object_set_new(e, "truncated", json_boolean(r->truncated));
+	if (r->ran) {
+		rc |= json_object_set_new(e, "exit_code", json_integer(r->exit_code));
+		rc |= json_object_set_new(e, "signal", json_integer(r->signal));
+		rc |= json_object_set_new(e, "cpu_ms", json_integer((json_int_t)r->cpu_ms));
+		rc |= json_object_set_new(e, "max_rss_kb", json_integer((json_int_t)r->max_rss_kb));
+		rc |= json_object_set_new(e, "bytes", json_integer((json_int_t)r->bytes));
+	}
+	return finish(e, rc);
+}
+
+json_t *audit_event_error(uint64_t call, const char *tool, const char *message)
+{
+	json_t *e = event_new("error", call, tool);
+	if (!e)
+		return NULL;
+	return finish(e, set_text(e, "message", message ? message : "(no message)"));
+}
+
+static json_t *elide_string(json_t *v, size_t max)
+{
+	const char *s = json_string_value(v);
+	size_t n = json_string_length(v);
+	size_t chars = utf8_count(s, n);
+	if (chars <= max)
+		return json_incref(v);   /* strings are not changed below: sharing is safe */
+	struct buf b = BUF_INIT;
+	if (buf_add(&b, s, prefix_bytes(s, n, max)) < 0 ||
+	    buf_printf(&b, " [... %zu characters in all]", chars) < 0) {
+		buf_release(&b);
+		return NULL;
+	}
+	json_t *r = json_stringn(b.data, b.len);
+	buf_release(&b);
+	return r;
+}
+
+json_t *audit_elide(json_t *v, size_t max)
+{
+	if (json_is_string(v))
+		return elide_string(v, max);
+	if (json_is_object(v)) {
+		json_t *o = json_object();
+		const char *k;
+		json_t *x;
+		json_object_foreach(v, k, x) {
+			if (!o || json_object_set_new(o, k, audit_elide(x, max)) < 0) {
+				json_decref(o);
+				return NULL;
+			}
+		}
+		return o;
+	}
+	if (json_is_array(v)) {
+		json_t *a = json_array();
+		size_t i;
+		json_t *x;
+		json_array_foreach(v, i, x) {
+			if (!a || json_array_append_new(a, audit_elide(x, max)) < 0) {
+				json_decref(a);
+				return NULL;
+			}
+		}
+		return a;
+	}
+	return json_deep_copy(v);   /* numbers, booleans, null: bounded by nature */
+}
+
+/* ---- the hub ------------------------------------------------------------- */
+
+struct sub {
+	audit_fn fn;            /* NULL once unsubscribed */
+	void *data;
+	struct audit *hub;
+	struct sub *next;
+};
+
+struct audit {
+	struct sub *subs;
+	unsigned emitting;      /* depth: removal waits until the last emit ends */
+	bool dead;              /* some entry awaits removal */
+	struct audit_sink *sink;   /* made by audit_open */
+};
+
+struct audit *audit_new(void)
+{
+	return calloc(1, sizeof(struct audit));
+}
+
+void audit_close(struct audit *a)
+{
+	if (!a)
+		return;
+	while (a->subs) {
+		struct sub *s = a->subs;
+		a->subs = s->next;
+		free(s);
+	}
+	audit_sink_close(a->sink);
+	free(a);
+}
+
+static void sweep(struct audit *a)
+{
+	struct sub **pp = &a->subs;
+	while (*pp) {
+		struct sub *s = *pp;
+		if (s->fn) {
+			pp = &s->next;
+		} else {
+			*pp = s->next;
+			free(s);
+		}
+	}
+	a->dead = false;
+}
+
+static void unsubscribe(void *data)
+{
+	struct sub *s = data;
+	struct audit *a = s->hub;
+	s->fn = NULL;
+	a->dead = true;
+	/* Freed now only when no emit walks the list; else after it. */
+	if (!a->emitting)
+		sweep(a);
+}
+
+int audit_subscribe(struct audit *a, audit_fn fn, void *data, struct tc_disposer *out,
+                    struct tc_error *err)
+{
+	if (!fn)
+		return tc_error_set(err, TC_E_INVALID, "audit", "a subscriber needs a function");
+	struct sub *s = calloc(1, sizeof *s);
+	if (!s)
+		return tc_error_set(err, TC_E_NOMEM, "audit", "out of memory");
+	*s = (struct sub){ fn, data, a, NULL };
+	struct sub **pp = &a->subs;
+	while (*pp)
+		pp = &(*pp)->next;
+	*pp = s;
+	if (out)
+		*out = (struct tc_disposer){ unsubscribe, s };
+	return 0;
+}
+
+int audit_emit(struct audit *a, json_t *event, struct tc_error *err)
+{
+	if (!event)
+		return tc_error_set(err, TC_E_NOMEM, "audit", "out of memory building an event");
+	int rc = 0;
+	a->emitting++;
+	for (struct sub *s = a->subs; s; s = s->next) {
+		struct tc_error e = { 0 };
+		if (s->fn && s->fn(s->data, event, &e) < 0 && rc == 0) {
+			rc = -1;
+			if (err)
+				*err = e;
+		}
+	}
+	if (--a->emitting == 0 && a->dead)
+		sweep(a);
+	return rc;
+}
+
+int audit_open(const char *path, struct audit **out, struct tc_error *err)
+{
+	*out = NULL;
+	struct audit *a = audit_new();
+	if (!a)
+		return tc_error_set(err, TC_E_NOMEM, path, "out of memory");
+	if (audit_sink_open(path, false, &a->sink, err) < 0 ||
+	    audit_subscribe(a, audit_sink_subscriber, a->sink, NULL, err) < 0) {
+		audit_close(a);
+		return -1;
+	}
+	*out = a;
+	return 0;
+}
+
+/* ---- the sink ------------------------------------------------------------ */
+
+struct audit_sink {
+	int fd;
+	bool fsync_each;
+	char *path;
+	char session[17];
+};
+
+int audit_sink_open(const char *path, bool fsync_each, struct audit_sink **out,
+                    struct tc_error *err)
+{
+	*out = NULL;
+	struct audit_sink *s = calloc(1, sizeof *s);
+	if (!s || !(s->path = strdup(path))) {
+		free(s);
+		return tc_error_set(err, TC_E_NOMEM, path, "out of memory");
+	}
+	s->fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY,
+	             0600);
+	if (s->fd < 0) {
+		int e = errno;
+		audit_sink_close(s);
+		return tc_error_set(err, TC_E_SYSTEM, path, "cannot open the audit log: %s",
+		                    strerror(e));
+	}
+	uint64_t r = 0;
+	if (getrandom(&r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r)
+		r = (uint64_t)getpid() << 32 ^ (uint64_t)time(NULL);
+	snprintf(s->session, sizeof s->session, "%016llx", (unsigned long long)r);
+	s->fsync_each = fsync_each;
+	*out = s;
+	return 0;
+}
+
+void audit_sink_close(struct audit_sink *s)
+{
+	if (!s)
+		return;
+	if (s->fd >= 0)
+		close(s->fd);
+	free(s->path);
+	free(s);
+}
+
+/* The line for event: a shallow copy with "session" added and "args" (and
+ * each session grant's args) elided. New text ending in '\n', or NULL. */
+static char *format_line(struct audit_sink *s, json_t *event)
+{
+	json_t *line = json_object();
+	if (!line)
+		return NULL;
+	json_object_set_new(line, "session", json_string(s->session));
+	const char *k;
+	json_t *v;
+	json_object_foreach(event, k, v) {
+		bool elide = !strcmp(k, "args") || !strcmp(k, "grants");
+		json_object_set_new(line, k, elide ? audit_elide(v, AUDIT_ELIDE_CHARS)
+		                                    : json_incref(v));
+	}
+	if (!json_object_get(line, "ts")) {
+		char ts[32];
+		audit_timestamp(ts);
+		json_object_set_new(line, "ts", json_string(ts));
+	}
+	/* Compact output never holds a raw newline: one event, one line. */
+	char *text = json_dumps(line, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	json_decref(line);
+	if (!text)
+		return NULL;
+	size_t n = strlen(text);
+	char *full = realloc(text, n + 2);
+	if (!full) {
+		free(text);
+		return NULL;
+	}
+	full[n] = '\n';
+	full[n + 1] = '\0';
+	return full;
+}
+
+int audit_sink_write(struct audit_sink *s, json_t *event, struct tc_error *err)
+{
+	if (!json_is_object(event))
+		return tc_error_set(err, TC_E_INVALID, s->path, "an audit event must be an object");
+	char *line = format_line(s, event);
+	if (!line)
+		return tc_error_set(err, TC_E_NOMEM, s->path, "out of memory formatting an event");
+	size_t n = strlen(line);
+	if (n > AUDIT_LINE_MAX) {
+		free(line);
+		return tc_error_set(err, TC_E_INVALID, s->path, "an audit line of %zu bytes is "
+		                    "over the limit of %u", n, AUDIT_LINE_MAX);
+	}
+	off_t before = lseek(s->fd, 0, SEEK_END);
+	ssize_t w = sbx_write_all(s->fd, line, n);
+	free(line);
+	if (w >= 0 && s->fsync_each && fsync(s->fd) < 0)
+		w = -errno;
+	if (w < 0) {
+		/* Take back a partial line, so the next one starts a line of its
+		 * own and every line stays valid JSON. */
+		if (before >= 0)
+			(void)!ftruncate(s->fd, before);
+		return tc_error_set(err, TC_E_SYSTEM, s->path, "writing the audit log failed: %s",
+		                    strerror((int)-w));
+	}
+	return 0;
+}
+
+int audit_sink_subscriber(void *data, json_t *event, struct tc_error *err)
+{
+	return audit_sink_write(data, event, err);
+}

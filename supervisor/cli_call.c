@@ -1,0 +1,195 @@
+/* cli_call.c — `toolcage call`, `toolcage list` and `toolcage replay`: the
+ * whole pipeline from the command line. They share the supervisor options
+ * (--workspace, --config, --tools, --approve, --audit). */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "pipeline.h"
+#include "registry.h"
+#include "util.h"
+
+#define MAX_TOOL_DIRS 16
+
+struct common {
+	struct tc_options opt;
+	const char *dirs[MAX_TOOL_DIRS + 1];
+	int ndirs;
+	bool json;
+	const char *format;
+};
+
+static const char common_help[] =
+	"  --workspace DIR     the tools' workspace (default: config's, else .)\n"
+	"  --config FILE       toolcage.json (default: ./toolcage.json if present)\n"
+	"  --tools DIR         load manifest tools from DIR (repeatable)\n"
+	"  --approve CHANNEL   deny (default), tty, or cmd:PROGRAM\n"
+	"  --audit FILE        append one JSON line per event to FILE\n";
+
+/* Parses the shared options; returns 0, 1 (help printed) or -1 (usage). */
+static int parse_common(int argc, char **argv, struct common *c, const char *usage)
+{
+	static const struct option longopts[] = {
+		{ "workspace", required_argument, NULL, 'w' },
+		{ "config", required_argument, NULL, 'c' },
+		{ "tools", required_argument, NULL, 't' },
+		{ "approve", required_argument, NULL, 'a' },
+		{ "audit", required_argument, NULL, 'A' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int ch;
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, "+w:c:t:a:A:jf:h", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'w': c->opt.workspace = optarg; break;
+		case 'c': c->opt.config_path = optarg; break;
+		case 'a': c->opt.approve = optarg; break;
+		case 'A': c->opt.audit_path = optarg; break;
+		case 'j': c->json = true; break;
+		case 'f': c->format = optarg; break;
+		case 't':
+			if (c->ndirs >= MAX_TOOL_DIRS) {
+				fprintf(stderr, "toolcage: at most %d --tools\n", MAX_TOOL_DIRS);
+				return -1;
+			}
+			c->dirs[c->ndirs++] = optarg;
+			break;
+		case 'h':
+			printf("%s\noptions:\n%s", usage, common_help);
+			return 1;
+		default:
+			fprintf(stderr, "%s\noptions:\n%s", usage, common_help);
+			return -1;
+		}
+	}
+	c->dirs[c->ndirs] = NULL;
+	c->opt.tool_dirs = c->dirs;
+	return 0;
+}
+
+static struct tc_supervisor *open_supervisor(struct common *c)
+{
+	struct tc_supervisor *s = NULL;
+	struct tc_error err = { 0 };
+	if (tc_supervisor_new(&c->opt, &s, &err) < 0) {
+		fprintf(stderr, "toolcage: %s%s%s\n", err.where, err.where[0] ? ": " : "", err.msg);
+		return NULL;
+	}
+	return s;
+}
+
+static json_t *result_json(const struct tc_result *r)
+{
+	return json_pack("{s:I, s:s, s:s, s:O, s:s, s:b, s:I}", "call_id", (json_int_t)r->call_id,
+	                 "tool", r->tool, "status", tc_status_name(r->status), "canonical",
+	                 r->canonical, "render", r->render, "truncated", r->truncated,
+	                 "duration_ms", (json_int_t)r->duration_ms);
+}
+
+static char *read_stream(FILE *f, size_t max)
+{
+	struct buf b = BUF_INIT;
+	char chunk[65536];
+	size_t n;
+	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
+		if (b.len + n > max) {
+			buf_release(&b);
+			return NULL;
+		}
+		buf_add(&b, chunk, n);
+	}
+	return buf_detach(&b);
+}
+
+static const char call_usage[] =
+	"usage: toolcage call [OPTIONS] [--json] TOOL [ARGS_JSON|-]\n"
+	"\nRuns one call through the whole pipeline (validate, authorize, execute in\n"
+	"the sandbox, render) and prints the render, or with --json the whole result.\n"
+	"ARGS_JSON defaults to {}; - reads it from stdin. Exit 0 when the call\n"
+	"succeeded, 1 for any tool-level failure (invalid arguments, denied, timeout,\n"
+	"...), 2 for usage or configuration errors.\n";
+
+int cmd_call(int argc, char **argv)
+{
+	struct common c = { 0 };
+	int rc = parse_common(argc, argv, &c, call_usage);
+	if (rc)
+		return rc > 0 ? 0 : 2;
+	if (optind >= argc || argc - optind > 2) {
+		fprintf(stderr, "%s", call_usage);
+		return 2;
+	}
+	const char *tool = argv[optind];
+	char *args = NULL;
+	if (optind + 1 < argc && !strcmp(argv[optind + 1], "-")) {
+		args = read_stream(stdin, 64 << 20);
+		if (!args) {
+			fprintf(stderr, "toolcage: arguments on stdin are too large\n");
+			return 2;
+		}
+	} else {
+		args = strdup(optind + 1 < argc ? argv[optind + 1] : "{}");
+	}
+	struct tc_supervisor *s = open_supervisor(&c);
+	if (!s) {
+		free(args);
+		return 2;
+	}
+	struct tc_result *r = tc_call(s, tool, args);
+	free(args);
+	if (!r) {
+		tc_supervisor_free(s);
+		return 2;
+	}
+	if (c.json) {
+		json_t *j = result_json(r);
+		json_dumpf(j, stdout, JSON_INDENT(2));
+		fputc('\n', stdout);
+		json_decref(j);
+	} else {
+		fputs(r->render, stdout);
+		if (r->render[0] && r->render[strlen(r->render) - 1] != '\n')
+			fputc('\n', stdout);
+		if (r->status != TC_STATUS_OK)
+			fprintf(stderr, "toolcage: %s: %s\n", tool, tc_status_name(r->status));
+	}
+	rc = r->status == TC_STATUS_OK ? 0 : 1;
+	tc_result_free(r);
+	tc_supervisor_free(s);
+	return rc;
+}
+
+static const char list_usage[] =
+	"usage: toolcage list [OPTIONS] [--format text|mcp|openai]\n"
+	"\nLists the registered tools (built-in and manifests) as text, as MCP tool\n"
+	"objects, or as OpenAI function-calling tools.\n";
+
+int cmd_list(int argc, char **argv)
+{
+	struct common c = { .format = "text" };
+	int rc = parse_common(argc, argv, &c, list_usage);
+	if (rc)
+		return rc > 0 ? 0 : 2;
+	enum tc_export_format fmt;
+	if (tc_export_format_parse(c.format, &fmt) < 0) {
+		fprintf(stderr, "toolcage list: unknown format '%s' (text, mcp, openai)\n", c.format);
+		return 2;
+	}
+	struct tc_supervisor *s = open_supervisor(&c);
+	if (!s)
+		return 2;
+	json_t *list = tc_registry_export(tc_supervisor_registry(s), fmt);
+	if (fmt == TC_EXPORT_TEXT && json_is_string(list))
+		fputs(json_string_value(list), stdout);
+	else
+		json_dumpf(list, stdout, JSON_INDENT(2)), fputc('\n', stdout);
+	json_decref(list);
+	tc_supervisor_free(s);
+	return 0;
+}

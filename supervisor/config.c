@@ -1,0 +1,528 @@
+/* config.c — strict loading of toolcage.json (see config.h and
+ * docs/config.md). Every key is known, every value checked; errors name the
+ * file and the JSON pointer of the key. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "sandbox.h"
+#include "util.h"
+
+struct cctx {
+	const char *origin;
+	char *basedir;              /* anchors relative paths; NULL = as written */
+	struct tc_error *err;
+	struct config *cfg;
+};
+
+__attribute__((format(printf, 3, 4)))
+static int fail(struct cctx *c, const char *ptr, const char *fmt, ...)
+{
+	char where[sizeof c->err->where], msg[sizeof c->err->msg];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	snprintf(where, sizeof where, "%s: %s", c->origin, *ptr ? ptr : "/");
+	return tc_error_set(c->err, TC_E_INVALID, where, "%s", msg);
+}
+
+static int oom(struct cctx *c)
+{
+	return tc_error_set(c->err, TC_E_NOMEM, c->origin, "out of memory");
+}
+
+/* ptr + "/" + key, the key escaped for a JSON pointer. */
+static void child_ptr(char *out, size_t size, const char *ptr, const char *key)
+{
+	size_t o = (size_t)snprintf(out, size, "%s/", ptr);
+	for (const char *k = key; *k && o + 3 < size; k++) {
+		if (*k == '~' || *k == '/') {
+			out[o++] = '~';
+			out[o++] = *k == '~' ? '0' : '1';
+		} else {
+			out[o++] = *k;
+		}
+	}
+	out[o < size ? o : size - 1] = '\0';
+}
+
+/* Refuses any key of obj not in allowed: a typo must not silently fall back
+ * to a default (a misspelled "quarantine" would leave it off). */
+static int check_keys(struct cctx *c, json_t *obj, const char *ptr,
+                      const char *const *allowed)
+{
+	if (!json_is_object(obj))
+		return fail(c, ptr, "must be an object");
+	const char *key;
+	json_t *v;
+	json_object_foreach(obj, key, v) {
+		size_t i = 0;
+		while (allowed[i] && strcmp(allowed[i], key))
+			i++;
+		if (!allowed[i]) {
+			char p[256];
+			child_ptr(p, sizeof p, ptr, key);
+			struct buf known = BUF_INIT;
+			for (i = 0; allowed[i]; i++)
+				buf_printf(&known, "%s%s", i ? ", " : "", allowed[i]);
+			int rc = fail(c, p, "unknown key '%s' (known here: %s)", key,
+			              known.data ? known.data : "");
+			buf_release(&known);
+			return rc;
+		}
+	}
+	return 0;
+}
+
+/* A non-empty string without NUL bytes, or NULL (after fail) when v is not. */
+static const char *string_at(struct cctx *c, json_t *v, const char *ptr)
+{
+	if (!json_is_string(v)) {
+		fail(c, ptr, "must be a string");
+		return NULL;
+	}
+	const char *s = json_string_value(v);
+	if (!*s || strlen(s) != json_string_length(v)) {
+		fail(c, ptr, "must be a non-empty string without NUL characters");
+		return NULL;
+	}
+	return s;
+}
+
+/* A path: relative ones are anchored at the config file's directory, so
+ * the file means the same thing whatever the current directory is. */
+static int path_at(struct cctx *c, json_t *v, const char *ptr, char **out)
+{
+	const char *s = string_at(c, v, ptr);
+	if (!s)
+		return -1;
+	if (strlen(s) > 4095)
+		return fail(c, ptr, "is longer than 4095 bytes");
+	struct buf b = BUF_INIT;
+	if (s[0] == '/' || !c->basedir ? buf_adds(&b, s) < 0 :
+	    buf_printf(&b, "%s/%s", c->basedir, s) < 0) {
+		buf_release(&b);
+		return oom(c);
+	}
+	free(*out);
+	*out = buf_detach(&b);
+	return 0;
+}
+
+static int uint_at(struct cctx *c, json_t *v, const char *ptr, uint64_t min,
+                   uint64_t max, uint64_t *out)
+{
+	if (!json_is_integer(v))
+		return fail(c, ptr, "must be an integer");
+	json_int_t n = json_integer_value(v);
+	if (n < 0 || (uint64_t)n < min || (uint64_t)n > max)
+		return fail(c, ptr, "must be from %llu to %llu (got %lld)",
+		            (unsigned long long)min, (unsigned long long)max, (long long)n);
+	*out = (uint64_t)n;
+	return 0;
+}
+
+static int bool_at(struct cctx *c, json_t *v, const char *ptr, bool *out)
+{
+	if (!json_is_boolean(v))
+		return fail(c, ptr, "must be true or false");
+	*out = json_is_true(v);
+	return 0;
+}
+
+/* ---- sections ----------------------------------------------------------- */
+
+struct limit {
+	const char *key;
+	uint64_t min, max;
+};
+
+static const struct limit limit_table[] = {
+	{ "max_concurrent", 1, 256 },
+	{ "queue_timeout_ms", 1, 86400000 },
+	{ "queue_max", 0, 1000000 },
+	{ "timeout_ms", 1, 86400000 },
+	{ "max_render_chars", 100, 10000000 },
+	{ "approval_timeout_ms", 1, 86400000 },
+	{ "max_message_bytes", 1024, 1u << 30 },
+	{ "spill_max_bytes", 1, (uint64_t)1 << 40 },
+	{ NULL, 0, 0 },
+};
+
+static void set_limit(struct config *cfg, int i, uint64_t v)
+{
+	switch (i) {
+	case 0: cfg->max_concurrent = (unsigned)v; break;
+	case 1: cfg->queue_timeout_ms = (uint32_t)v; break;
+	case 2: cfg->queue_max = (size_t)v; break;
+	case 3: cfg->timeout_ms = (uint32_t)v; break;
+	case 4: cfg->max_render_chars = (size_t)v; break;
+	case 5: cfg->approval_timeout_ms = (uint32_t)v; break;
+	case 6: cfg->max_message_bytes = (size_t)v; break;
+	case 7: cfg->spill_max_bytes = v; break;
+	}
+}
+
+static int parse_limits(struct cctx *c, json_t *o)
+{
+	static const char *const keys[] = { "max_concurrent", "queue_timeout_ms", "queue_max",
+		"timeout_ms", "max_render_chars", "approval_timeout_ms", "max_message_bytes",
+		"spill_dir", "spill_max_bytes", NULL };
+	if (check_keys(c, o, "/limits", keys) < 0)
+		return -1;
+	for (int i = 0; limit_table[i].key; i++) {
+		json_t *v = json_object_get(o, limit_table[i].key);
+		char p[64];
+		uint64_t n;
+		snprintf(p, sizeof p, "/limits/%s", limit_table[i].key);
+		if (!v)
+			continue;
+		if (uint_at(c, v, p, limit_table[i].min, limit_table[i].max, &n) < 0)
+			return -1;
+		set_limit(c->cfg, i, n);
+	}
+	json_t *spill = json_object_get(o, "spill_dir");
+	return spill ? path_at(c, spill, "/limits/spill_dir", &c->cfg->spill_dir) : 0;
+}
+
+static int parse_levels(struct cctx *c, json_t *o)
+{
+	static const char *const keys[] = { "read-only", "write", "network", "destructive", NULL };
+	if (check_keys(c, o, "/policy/levels", keys) < 0)
+		return -1;
+	const char *key;
+	json_t *v;
+	json_object_foreach(o, key, v) {
+		enum tc_risk r;
+		char p[64];
+		snprintf(p, sizeof p, "/policy/levels/%s", key);
+		tc_risk_parse(key, &r);
+		if (!json_is_string(v) ||
+		    gate_action_parse(json_string_value(v), &c->cfg->policy.levels[r]) < 0)
+			return fail(c, p, "must be \"allow\", \"ask\" or \"deny\"");
+	}
+	return 0;
+}
+
+static int parse_rules(struct cctx *c, json_t *arr)
+{
+	struct gate_policy *p = &c->cfg->policy;
+	if (!json_is_array(arr))
+		return fail(c, "/policy/rules", "must be an array of rules");
+	size_t n = json_array_size(arr);
+	if (n > GATE_RULES_MAX)
+		return fail(c, "/policy/rules", "has more than %d rules", GATE_RULES_MAX);
+	if (n && !(p->rules = calloc(n, sizeof *p->rules)))
+		return oom(c);
+	for (size_t i = 0; i < n; i++) {
+		char where[sizeof c->err->where];
+		snprintf(where, sizeof where, "%s: /policy/rules/%zu", c->origin, i);
+		if (gate_rule_parse(json_array_get(arr, i), where, &p->rules[i], c->err) < 0)
+			return -1;
+		p->nrules++;
+	}
+	return 0;
+}
+
+static int parse_domains(struct cctx *c, json_t *arr)
+{
+	struct gate_policy *p = &c->cfg->policy;
+	if (!json_is_array(arr))
+		return fail(c, "/policy/domains", "must be an array of host names");
+	size_t n = json_array_size(arr);
+	if (n > GATE_DOMAINS_MAX)
+		return fail(c, "/policy/domains", "has more than %d entries", GATE_DOMAINS_MAX);
+	if (n && !(p->domains = calloc(n, sizeof *p->domains)))
+		return oom(c);
+	for (size_t i = 0; i < n; i++) {
+		char ptr[64];
+		struct tc_error e;
+		snprintf(ptr, sizeof ptr, "/policy/domains/%zu", i);
+		const char *s = string_at(c, json_array_get(arr, i), ptr);
+		if (!s)
+			return -1;
+		if (!(p->domains[i] = strdup(s)))
+			return oom(c);
+		p->ndomains++;
+		if (gate_domain_check(p->domains[i], &e) < 0)
+			return fail(c, ptr, "'%s': %s", s, e.msg);
+	}
+	return 0;
+}
+
+static int parse_policy(struct cctx *c, json_t *o)
+{
+	static const char *const keys[] = { "quarantine", "levels", "rules", "domains", NULL };
+	if (check_keys(c, o, "/policy", keys) < 0)
+		return -1;
+	json_t *v;
+	if ((v = json_object_get(o, "quarantine")) &&
+	    bool_at(c, v, "/policy/quarantine", &c->cfg->policy.quarantine) < 0)
+		return -1;
+	if ((v = json_object_get(o, "levels")) && parse_levels(c, v) < 0)
+		return -1;
+	if ((v = json_object_get(o, "rules")) && parse_rules(c, v) < 0)
+		return -1;
+	if ((v = json_object_get(o, "domains")) && parse_domains(c, v) < 0)
+		return -1;
+	return 0;
+}
+
+static int parse_approval(struct cctx *c, json_t *v)
+{
+	const char *s = string_at(c, v, "/approval");
+	if (!s)
+		return -1;
+	char *val = NULL;
+	if (!strcmp(s, "deny") || !strcmp(s, "tty")) {
+		val = strdup(s);
+	} else if (!strncmp(s, "cmd:", 4) && s[4]) {
+		/* The approver program is trusted configuration: run by path,
+		 * never looked up in $PATH, never through a shell. */
+		struct buf b = BUF_INIT;
+		if (s[4] == '/' || !c->basedir ? buf_printf(&b, "%s", s) < 0 :
+		    buf_printf(&b, "cmd:%s/%s", c->basedir, s + 4) < 0) {
+			buf_release(&b);
+			return oom(c);
+		}
+		val = buf_detach(&b);
+	} else {
+		return fail(c, "/approval", "must be \"deny\", \"tty\" or \"cmd:PROGRAM\" (got \"%s\")",
+		            s);
+	}
+	if (!val)
+		return oom(c);
+	free(c->cfg->approval);
+	c->cfg->approval = val;
+	return 0;
+}
+
+static int parse_audit(struct cctx *c, json_t *o)
+{
+	static const char *const keys[] = { "path", "required", NULL };
+	if (check_keys(c, o, "/audit", keys) < 0)
+		return -1;
+	json_t *v;
+	if ((v = json_object_get(o, "path")) && path_at(c, v, "/audit/path", &c->cfg->audit_path) < 0)
+		return -1;
+	if ((v = json_object_get(o, "required")) &&
+	    bool_at(c, v, "/audit/required", &c->cfg->audit_required) < 0)
+		return -1;
+	return 0;
+}
+
+static int parse_identity(struct cctx *c, json_t *o)
+{
+	static const char *const keys[] = { "uid", "gid", NULL };
+	if (check_keys(c, o, "/identity", keys) < 0)
+		return -1;
+	json_t *u = json_object_get(o, "uid"), *g = json_object_get(o, "gid");
+	if (!u || !g)
+		return fail(c, "/identity", "needs both uid and gid");
+	uint64_t uid, gid;
+	/* 0 is root: tools never run as root, and (uid_t)-1 means "unchanged"
+	 * to setresuid. */
+	if (uint_at(c, u, "/identity/uid", 1, 0xfffffffe, &uid) < 0 ||
+	    uint_at(c, g, "/identity/gid", 1, 0xfffffffe, &gid) < 0)
+		return -1;
+	c->cfg->fixed_identity = true;
+	c->cfg->uid = (uid_t)uid;
+	c->cfg->gid = (gid_t)gid;
+	return 0;
+}
+
+static int parse_tool_dirs(struct cctx *c, json_t *arr)
+{
+	struct config *cfg = c->cfg;
+	if (!json_is_array(arr))
+		return fail(c, "/tool_dirs", "must be an array of directory paths");
+	size_t n = json_array_size(arr);
+	if (n > CONFIG_TOOL_DIRS_MAX)
+		return fail(c, "/tool_dirs", "has more than %d entries", CONFIG_TOOL_DIRS_MAX);
+	char **dirs = calloc(n + 1, sizeof *dirs);
+	if (!dirs)
+		return oom(c);
+	free(cfg->tool_dirs);
+	cfg->tool_dirs = dirs;
+	for (size_t i = 0; i < n; i++) {
+		char ptr[32];
+		snprintf(ptr, sizeof ptr, "/tool_dirs/%zu", i);
+		if (path_at(c, json_array_get(arr, i), ptr, &dirs[i]) < 0)
+			return -1;
+		cfg->n_tool_dirs++;
+	}
+	return 0;
+}
+
+static int parse_root(struct cctx *c, json_t *doc)
+{
+	static const char *const keys[] = { "workspace", "tool_dirs", "profile_dir", "limits",
+		"policy", "approval", "audit", "identity", NULL };
+	if (check_keys(c, doc, "", keys) < 0)
+		return -1;
+	json_t *v;
+	if ((v = json_object_get(doc, "workspace")) &&
+	    path_at(c, v, "/workspace", &c->cfg->workspace) < 0)
+		return -1;
+	if ((v = json_object_get(doc, "tool_dirs")) && parse_tool_dirs(c, v) < 0)
+		return -1;
+	if ((v = json_object_get(doc, "profile_dir")) &&
+	    path_at(c, v, "/profile_dir", &c->cfg->profile_dir) < 0)
+		return -1;
+	if ((v = json_object_get(doc, "limits")) && parse_limits(c, v) < 0)
+		return -1;
+	if ((v = json_object_get(doc, "policy")) && parse_policy(c, v) < 0)
+		return -1;
+	if ((v = json_object_get(doc, "approval")) && parse_approval(c, v) < 0)
+		return -1;
+	if ((v = json_object_get(doc, "audit")) && parse_audit(c, v) < 0)
+		return -1;
+	if ((v = json_object_get(doc, "identity")) && parse_identity(c, v) < 0)
+		return -1;
+	return 0;
+}
+
+/* ---- entry points ------------------------------------------------------- */
+
+struct config *config_defaults(void)
+{
+	struct config *cfg = calloc(1, sizeof *cfg);
+	if (!cfg)
+		return NULL;
+	cfg->max_concurrent = CONFIG_DEFAULT_MAX_CONCURRENT;
+	cfg->queue_timeout_ms = CONFIG_DEFAULT_QUEUE_TIMEOUT_MS;
+	cfg->queue_max = CONFIG_DEFAULT_QUEUE_MAX;
+	cfg->timeout_ms = CONFIG_DEFAULT_TIMEOUT_MS;
+	cfg->max_render_chars = CONFIG_DEFAULT_MAX_RENDER_CHARS;
+	cfg->approval_timeout_ms = CONFIG_DEFAULT_APPROVAL_TIMEOUT_MS;
+	cfg->max_message_bytes = CONFIG_DEFAULT_MAX_MESSAGE_BYTES;
+	cfg->spill_max_bytes = CONFIG_DEFAULT_SPILL_MAX_BYTES;
+	gate_policy_init(&cfg->policy);
+	cfg->origin = strdup("built-in defaults");
+	cfg->approval = strdup("deny");
+	cfg->tool_dirs = calloc(1, sizeof *cfg->tool_dirs);
+	if (!cfg->origin || !cfg->approval || !cfg->tool_dirs) {
+		config_release(cfg);
+		return NULL;
+	}
+	return cfg;
+}
+
+void config_release(struct config *cfg)
+{
+	if (!cfg)
+		return;
+	free(cfg->origin);
+	free(cfg->workspace);
+	for (size_t i = 0; cfg->tool_dirs && cfg->tool_dirs[i]; i++)
+		free(cfg->tool_dirs[i]);
+	free(cfg->tool_dirs);
+	free(cfg->profile_dir);
+	free(cfg->spill_dir);
+	gate_policy_release(&cfg->policy);
+	free(cfg->approval);
+	free(cfg->audit_path);
+	free(cfg);
+}
+
+int config_parse(const char *text, size_t len, const char *origin,
+                 struct config **out, struct tc_error *err)
+{
+	*out = NULL;
+	json_error_t je;
+	/* Duplicate keys are refused: which of two "quarantine" keys wins is
+	 * not something an operator should have to know. */
+	json_t *doc = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+	if (!doc) {
+		char where[256];
+		snprintf(where, sizeof where, "%s:%d:%d", origin, je.line, je.column);
+		return tc_error_set(err, TC_E_INVALID, where, "not valid JSON: %s", je.text);
+	}
+	struct cctx c = { .origin = origin, .err = err, .cfg = config_defaults() };
+	const char *slash = strrchr(origin, '/');
+	if (slash)
+		c.basedir = slash == origin ? strdup("/") : strndup(origin, (size_t)(slash - origin));
+	int rc = -1;
+	if (!c.cfg || (slash && !c.basedir)) {
+		oom(&c);
+		goto out;
+	}
+	free(c.cfg->origin);
+	if (!(c.cfg->origin = strdup(origin))) {
+		oom(&c);
+		goto out;
+	}
+	if (parse_root(&c, doc) < 0)
+		goto out;
+	*out = c.cfg;
+	c.cfg = NULL;
+	rc = 0;
+out:
+	config_release(c.cfg);
+	free(c.basedir);
+	json_decref(doc);
+	return rc;
+}
+
+/* Reads a whole regular file of at most CONFIG_FILE_MAX bytes. Returns the
+ * fd's errno as -errno for open failures so the caller can tell ENOENT. */
+static int read_file(const char *path, struct buf *b, struct tc_error *err)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return -errno;
+	struct stat st;
+	int rc = -1;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		tc_error_set(err, TC_E_INVALID, path, "not a regular file");
+		goto out;
+	}
+	if (st.st_size > CONFIG_FILE_MAX) {
+		tc_error_set(err, TC_E_INVALID, path, "the file is larger than %u bytes",
+		             CONFIG_FILE_MAX);
+		goto out;
+	}
+	if (buf_grow(b, (size_t)st.st_size) < 0) {
+		tc_error_set(err, TC_E_NOMEM, path, "out of memory");
+		goto out;
+	}
+	ssize_t n = sbx_read_all(fd, b->data, (size_t)st.st_size);
+	if (n < 0) {
+		tc_error_set(err, TC_E_SYSTEM, path, "read: %s", strerror((int)-n));
+		goto out;
+	}
+	b->len = (size_t)n;
+	b->data[n] = '\0';
+	rc = 0;
+out:
+	close(fd);
+	return rc;
+}
+
+int config_load(const char *path, struct config **out, struct tc_error *err)
+{
+	*out = NULL;
+	const char *file = path ? path : "./" CONFIG_DEFAULT_NAME;
+	struct buf b = BUF_INIT;
+	int rc = read_file(file, &b, err);
+	if (rc == -ENOENT && !path) {
+		buf_release(&b);
+		if (!(*out = config_defaults()))
+			return tc_error_set(err, TC_E_NOMEM, "config", "out of memory");
+		return 0;
+	}
+	if (rc < -1)
+		rc = tc_error_set(err, rc == -ENOENT ? TC_E_NOT_FOUND : TC_E_SYSTEM, file,
+		                  "cannot open the config file: %s", strerror(-rc));
+	if (rc == 0)
+		rc = config_parse(b.data, b.len, file, out, err);
+	buf_release(&b);
+	return rc;
+}

@@ -1,0 +1,89 @@
+/* config.h — toolcage.json: where tools and profiles are, limits, the gate's
+ * policy (levels, rules, domains), the approval channel, the audit log and
+ * an optional fixed identity for tools. docs/config.md documents every key.
+ *
+ * Parsing is strict: an unknown key, a wrong type or an impossible value is
+ * an error whose err->where is "FILE: /json/pointer" of the key, because a
+ * typo in a policy file must not silently weaken the policy. Relative paths
+ * in the file are taken relative to the directory that holds the file.
+ */
+#ifndef TC_CONFIG_H
+#define TC_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "gate.h"
+#include "toolcage.h"
+
+#define CONFIG_FILE_MAX (1u << 20)    /* bytes in toolcage.json */
+#define CONFIG_TOOL_DIRS_MAX 32
+#define CONFIG_DEFAULT_NAME "toolcage.json"
+
+/* Defaults, as docs/config.md lists them. */
+#define CONFIG_DEFAULT_MAX_CONCURRENT 4
+#define CONFIG_DEFAULT_QUEUE_TIMEOUT_MS 30000
+#define CONFIG_DEFAULT_QUEUE_MAX 1024
+#define CONFIG_DEFAULT_TIMEOUT_MS 30000
+#define CONFIG_DEFAULT_MAX_RENDER_CHARS 20000
+#define CONFIG_DEFAULT_APPROVAL_TIMEOUT_MS 60000
+#define CONFIG_DEFAULT_MAX_MESSAGE_BYTES (4u << 20)
+#define CONFIG_DEFAULT_SPILL_MAX_BYTES (64u << 20)
+
+/* A loaded configuration. Every string and list is owned by it. Invariants
+ * after config_load: every limit is within the range docs/config.md gives;
+ * approval is "deny", "tty" or "cmd:" followed by a path; policy passed
+ * gate_rule_parse and gate_domain_check. */
+struct config {
+	char *origin;               /* the file it came from, or "built-in defaults" */
+	char *workspace;            /* NULL: the caller's choice (CLI: the current dir) */
+	char **tool_dirs;           /* NULL-terminated (never NULL itself) */
+	size_t n_tool_dirs;
+	char *profile_dir;          /* NULL: built-in profiles only */
+	/* limits */
+	unsigned max_concurrent;
+	uint32_t queue_timeout_ms;
+	size_t queue_max;
+	uint32_t timeout_ms;
+	size_t max_render_chars;
+	uint32_t approval_timeout_ms;
+	size_t max_message_bytes;
+	char *spill_dir;            /* NULL: cut renders keep no spill */
+	uint64_t spill_max_bytes;
+	/* policy: levels, rules, domains, quarantine */
+	struct gate_policy policy;
+	/* approval channel */
+	char *approval;             /* "deny" (default), "tty" or "cmd:/path/to/program" */
+	/* audit */
+	char *audit_path;           /* NULL: no audit log */
+	bool audit_required;        /* refuse calls when the log cannot be written */
+	/* identity */
+	bool fixed_identity;
+	uid_t uid;
+	gid_t gid;
+};
+
+/* Loads the configuration into a new *out.
+ * path set:  that file; missing or unreadable is an error (TC_E_NOT_FOUND /
+ *            TC_E_SYSTEM).
+ * path NULL: ./toolcage.json when it exists, else the built-in defaults.
+ * Returns 0, or -1 with err (where = "FILE: /pointer" or "FILE:LINE:COL"
+ * for JSON syntax) and *out NULL. path is borrowed. */
+int config_load(const char *path, struct config **out, struct tc_error *err);
+
+/* Parses JSON text into a new *out. origin names the text in errors; its
+ * directory (when it has a '/') anchors relative paths. */
+int config_parse(const char *text, size_t len, const char *origin,
+                 struct config **out, struct tc_error *err);
+
+/* A new configuration holding the built-in defaults, or NULL when out of
+ * memory. */
+struct config *config_defaults(void);
+
+/* Frees cfg and everything it owns (cfg comes from config_load,
+ * config_parse or config_defaults). NULL is a no-op. */
+void config_release(struct config *cfg);
+
+#endif

@@ -1,0 +1,246 @@
+/* execute.c — see execute.h. A builtin runs its C function inside the
+ * confined child and sends {"ok", "canonical", "render"} back on fd 3; a
+ * manifest tool execs its expanded argv and its stdout becomes the result. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "execute.h"
+#include "manifest.h"
+#include "utf8.h"
+#include "util.h"
+
+enum { RESULT_FD = 3, RESULT_LIMIT = 16 << 20 };
+
+/* In the child, after confinement. The cwd is the workspace (the parent's
+ * O_PATH fd would point into the parent's mount namespace). */
+static int run_builtin(void *p)
+{
+	const struct exec_builtin *b = p;
+	int wfd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	struct tc_tool_ctx ctx = { .workspace_fd = wfd, .workspace = b->workspace,
+	                           .timeout_ms = b->timeout_ms, .max_render = b->max_render };
+	struct tc_output out = { 0 };
+	int rc = b->tool->execute(&ctx, b->args, &out);
+	json_t *msg = json_object();
+	json_object_set_new(msg, "ok", json_boolean(rc == 0));
+	if (out.canonical)
+		json_object_set_new(msg, "canonical", out.canonical);
+	if (out.render) {
+		size_t len;
+		char *clean = utf8_sanitize(out.render, strlen(out.render), true, &len);
+		if (clean)
+			json_object_set_new(msg, "render", json_stringn(clean, len));
+		free(clean);
+		free(out.render);
+	}
+	int wrc = json_dumpfd(msg, RESULT_FD, JSON_COMPACT);
+	json_decref(msg);
+	return wrc == 0 ? 0 : 70;
+}
+
+int exec_start(const struct tc_defined *tool, json_t *args, struct sbx_jail *jail,
+               const char *workspace, uint32_t timeout_ms, size_t max_render,
+               struct exec_builtin *builtin, struct sbx_child **out, struct tc_error *err)
+{
+	struct sbx_error serr = { 0 };
+	struct sbx_job job = { .timeout_ms = timeout_ms };
+	struct manifest_call mc = { 0 };
+	if (tool->execute) {
+		*builtin = (struct exec_builtin){ tool, args, workspace, timeout_ms, max_render };
+		job.fn = run_builtin;
+		job.fn_arg = builtin;
+		job.result_pipe = true;
+		job.result_limit = RESULT_LIMIT;
+	} else {
+		if (manifest_expand(tool, args, &mc, err) < 0)
+			return -1;
+		job.argv = mc.argv;
+		job.stdin_data = mc.stdin_data;
+		job.stdin_len = mc.stdin_len;
+	}
+	int rc = sbx_spawn(jail, &job, out, &serr);
+	manifest_call_release(&mc);
+	if (rc < 0)
+		return tc_error_set(err, TC_E_SYSTEM, tool->name, "could not start the tool: %s",
+		                    serr.msg);
+	return 0;
+}
+
+static char *capture_bytes(const struct sbx_capture *c, size_t *len)
+{
+	struct buf b = BUF_INIT;
+	buf_add(&b, c->head ? c->head : "", c->head_len);
+	if (c->truncated)
+		buf_printf(&b, "\n[... %llu bytes left out by the output cap ...]\n",
+		           (unsigned long long)(c->total - c->head_len - c->tail_len));
+	buf_add(&b, c->tail ? c->tail : "", c->tail_len);
+	*len = b.len;
+	return buf_detach(&b);
+}
+
+static json_t *capture_json(const struct sbx_capture *c)
+{
+	size_t len, clen;
+	char *raw = capture_bytes(c, &len);
+	char *clean = utf8_sanitize(raw, len, true, &clen);
+	json_t *s = json_stringn(clean ? clean : "", clean ? clen : 0);
+	free(raw);
+	free(clean);
+	return s;
+}
+
+static void set_text(struct exec_output *out, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void set_text(struct exec_output *out, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *s = NULL;
+	if (vasprintf(&s, fmt, ap) < 0)
+		s = NULL;
+	va_end(ap);
+	free(out->text);
+	out->text = s;
+	out->text_len = s ? strlen(s) : 0;
+}
+
+/* The builtin's message from fd 3. */
+static void collect_builtin(const struct sbx_outcome *o, struct exec_output *out)
+{
+	json_error_t je;
+	json_t *msg = o->result ? json_loadb(o->result, o->result_len, 0, &je) : NULL;
+	json_t *ok = json_object_get(msg, "ok");
+	if (!json_is_boolean(ok)) {
+		out->status = TC_STATUS_FAILED;
+		out->defect = true;
+		out->defect_msg = strdup(o->result_overflow ? "builtin result over the size limit" :
+		                         o->result ? "builtin sent a malformed result" :
+		                         "builtin ended without a result");
+		set_text(out, "The tool failed internally (%s; exit %d). This is a defect in the "
+		         "tool, not in your arguments; try another way.", out->defect_msg, o->exit_code);
+		json_decref(msg);
+		return;
+	}
+	out->status = json_is_true(ok) ? TC_STATUS_OK : TC_STATUS_FAILED;
+	out->canonical = json_incref(json_object_get(msg, "canonical"));
+	const char *render = json_string_value(json_object_get(msg, "render"));
+	if (render) {
+		out->text = strdup(render);
+		out->text_len = strlen(render);
+	} else if (out->canonical) {
+		out->text = json_dumps(out->canonical, JSON_INDENT(2) | JSON_SORT_KEYS);
+		out->text_len = out->text ? strlen(out->text) : 0;
+	}
+	json_decref(msg);
+}
+
+static void collect_manifest(const struct tc_defined *tool, const struct sbx_outcome *o,
+                             struct exec_output *out)
+{
+	size_t len;
+	char *stdout_raw = capture_bytes(&o->out, &len);
+	out->status = o->exit_code == 0 ? TC_STATUS_OK : TC_STATUS_FAILED;
+	if (tool->output_mode == REG_OUTPUT_JSON && o->exit_code == 0) {
+		json_error_t je;
+		out->canonical = o->out.truncated ? NULL : json_loadb(stdout_raw, len, JSON_DECODE_ANY, &je);
+		if (!out->canonical) {
+			out->status = TC_STATUS_FAILED;
+			set_text(out, "The tool's output was not valid JSON (%s). Its first bytes: %.200s",
+			         o->out.truncated ? "cut by the output cap" : je.text, stdout_raw);
+		} else {
+			out->text = json_dumps(out->canonical, JSON_INDENT(2) | JSON_ENCODE_ANY);
+			out->text_len = out->text ? strlen(out->text) : 0;
+		}
+		free(stdout_raw);
+		return;
+	}
+	out->canonical = json_pack("{s:i, s:o, s:o}", "exit_code", o->exit_code,
+	                           "stdout", capture_json(&o->out), "stderr", capture_json(&o->err));
+	struct buf b = BUF_INIT;
+	buf_add(&b, stdout_raw, len);
+	if (o->exit_code != 0) {
+		size_t elen;
+		char *e = capture_bytes(&o->err, &elen);
+		buf_printf(&b, "%s[exit status %d; stderr:]\n", b.len && b.data[b.len - 1] != '\n' ?
+		           "\n" : "", o->exit_code);
+		buf_add(&b, e, elen);
+		free(e);
+	}
+	out->text_len = b.len;
+	out->text = buf_detach(&b);
+	free(stdout_raw);
+}
+
+void exec_collect(const struct tc_defined *tool, const struct sbx_outcome *o,
+                  uint32_t timeout_ms, struct exec_output *out)
+{
+	memset(out, 0, sizeof *out);
+	if (o->setup_failed) {
+		out->status = TC_STATUS_FAILED;
+		bool notfound = o->exit_code == 127;
+		out->defect = !notfound && strcmp(o->setup_step, "exec") != 0;
+		set_text(out, "The tool could not start: %s failed (%s).%s", o->setup_step,
+		         strerror(o->setup_failed), out->defect ? " The sandbox could not be set "
+		         "up; this is not caused by your arguments." : "");
+		if (out->defect)
+			out->defect_msg = strdup(out->text ? out->text : "setup failed");
+		return;
+	}
+	switch (o->killed_by) {
+	case SBX_KILLED_TIMEOUT:
+		out->status = TC_STATUS_TIMED_OUT;
+		set_text(out, "The tool was stopped after %u ms (its time limit) and everything it "
+		         "started was killed. Try a smaller request.", timeout_ms);
+		return;
+	case SBX_KILLED_OUTPUT_LIMIT:
+		out->status = TC_STATUS_KILLED;
+		set_text(out, "The tool was stopped: it wrote more output than the limit allows. "
+		         "Ask for less (a narrower path, a pattern, a limit).");
+		return;
+	case SBX_KILLED_SECCOMP:
+		out->status = TC_STATUS_KILLED;
+		set_text(out, "The tool was killed by the sandbox for a forbidden system call "
+		         "(signal %d).", o->signal);
+		return;
+	case SBX_KILLED_CANCELLED:
+		out->status = TC_STATUS_CANCELLED;
+		set_text(out, "The call was cancelled.");
+		return;
+	case SBX_KILLED_SIGNAL:
+		if (tool->execute) {   /* a builtin that crashed: a defect */
+			out->status = TC_STATUS_FAILED;
+			out->defect = true;
+			out->defect_msg = strdup(strsignal(o->signal));
+			set_text(out, "The tool crashed (%s). This is a defect in the tool, not in "
+			         "your arguments.", strsignal(o->signal));
+		} else {
+			out->status = TC_STATUS_KILLED;
+			set_text(out, "The tool was killed by signal %d (%s).", o->signal,
+			         strsignal(o->signal));
+		}
+		return;
+	case SBX_KILLED_NONE:
+		break;
+	}
+	if (tool->execute)
+		collect_builtin(o, out);
+	else
+		collect_manifest(tool, o, out);
+	if (!out->canonical)
+		out->canonical = json_object();
+}
+
+void exec_output_release(struct exec_output *out)
+{
+	json_decref(out->canonical);
+	free(out->text);
+	free(out->defect_msg);
+	memset(out, 0, sizeof *out);
+}

@@ -1,0 +1,52 @@
+/* execute.h — stage 3 of the pipeline: one validated, authorized call turned
+ * into a confined child (a builtin's C function, or a manifest's command),
+ * and the child's outcome turned back into a status, a canonical value and
+ * the raw text to render. Knows tools and the sandbox API; nothing about
+ * queues, approvals or the audit. */
+#ifndef TC_EXECUTE_H
+#define TC_EXECUTE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <jansson.h>
+
+#include "registry.h"
+#include "sandbox.h"
+#include "toolcage.h"
+
+/* A builtin's arguments, kept alive for the child (which reads them from
+ * its copy of the parent's memory right after the fork). */
+struct exec_builtin {
+	const struct tc_defined *tool;
+	json_t *args;
+	const char *workspace;
+	uint32_t timeout_ms;
+	size_t max_render;
+};
+
+/* Starts tool with args under jail. builtin must live until sbx_spawn
+ * returns. Returns 0 and the child in *out, or -1 with err (the call then
+ * failed before anything ran: argv templating, a spawn failure). */
+int exec_start(const struct tc_defined *tool, json_t *args, struct sbx_jail *jail,
+               const char *workspace, uint32_t timeout_ms, size_t max_render,
+               struct exec_builtin *builtin, struct sbx_child **out, struct tc_error *err);
+
+/* What the child produced. text is the bytes to render (untrusted, not yet
+ * sanitized; malloc'd). defect is set when the failure is a bug (a builtin
+ * crashed or sent a malformed result) rather than an expected failure. */
+struct exec_output {
+	enum tc_status status;
+	json_t *canonical;
+	char *text;
+	size_t text_len;
+	bool defect;
+	char *defect_msg;
+};
+
+/* Reads the outcome of a finished child. Never fails: every outcome maps
+ * to a status with text that says what happened. */
+void exec_collect(const struct tc_defined *tool, const struct sbx_outcome *o,
+                  uint32_t timeout_ms, struct exec_output *out);
+void exec_output_release(struct exec_output *out);
+
+#endif

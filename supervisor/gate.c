@@ -1,0 +1,424 @@
+/* gate.c — the authorize stage: the ordered checks (quarantine, rules, risk
+ * policy, the embedder's), the bail rule, session grants and single-use
+ * approval tokens (see gate.h). */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gate.h"
+#include "util.h"
+
+struct gate_check {
+	char name[32];
+	gate_check_fn fn;
+	void *data;
+	struct gate *gate;
+	struct gate_check *next;
+};
+
+/* A grant or a token: a tool name and the canonical JSON of arguments. */
+struct grant {
+	uint64_t token;    /* 0 for session grants */
+	char *tool;
+	char *canon;
+};
+
+struct gate {
+	struct gate_policy policy;
+	struct gate_check *checks;       /* the embedder's, in registration order */
+	struct grant *grants;            /* session grants, in grant order */
+	size_t ngrants;
+	struct grant *tokens;            /* outstanding one-shot approvals */
+	size_t ntokens;
+	uint64_t last_token;
+};
+
+void gate_verdict_reason(struct gate_verdict *v, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(v->reason, sizeof v->reason, fmt, ap);
+	va_end(ap);
+}
+
+char *gate_canonical(json_t *v)
+{
+	return json_dumps(v, JSON_SORT_KEYS | JSON_COMPACT | JSON_ENCODE_ANY);
+}
+
+/* ---- the built-in checks ------------------------------------------------ */
+
+static enum gate_action check_quarantine(void *data, const struct gate_call *call,
+                                         struct gate_verdict *v)
+{
+	const struct gate *g = data;
+	if (!g->policy.quarantine || call->risk == TC_RISK_READ_ONLY)
+		return GATE_ALLOW;
+	gate_verdict_reason(v, "quarantine is on: only read-only tools may run, and %s is a "
+	                    "%s tool", call->tool, tc_risk_name(call->risk));
+	return GATE_DENY;
+}
+
+/* Whether every argument pattern of r matches the call's arguments. */
+static bool args_match(const struct gate_rule *r, json_t *args)
+{
+	for (size_t i = 0; i < r->nargs; i++) {
+		json_t *v = gate_pointer_get(args, r->args[i].pointer);
+		if (!v)
+			return false;       /* a missing argument does not match */
+		bool ok;
+		if (json_is_string(v)) {
+			ok = gate_glob_match(r->args[i].glob, json_string_value(v),
+			                     json_string_length(v));
+		} else {
+			char *s = gate_canonical(v);
+			/* Out of memory: a deny rule must still hold, so only deny
+			 * rules match what could not be serialized. */
+			ok = s ? gate_glob_match(r->args[i].glob, s, strlen(s)) : r->action == GATE_DENY;
+			free(s);
+		}
+		if (!ok)
+			return false;
+	}
+	return true;
+}
+
+static bool rule_matches(const struct gate_rule *r, const struct gate_call *call)
+{
+	return gate_glob_match(r->tool, call->tool, strlen(call->tool)) &&
+	       args_match(r, call->args);
+}
+
+static enum gate_action rule_verdict(const struct gate_rule *r, struct gate_verdict *v)
+{
+	const char *verb = r->action == GATE_DENY ? "denied" : r->action == GATE_ASK ?
+	                   "needs approval" : "allowed";
+	if (r->reason)
+		gate_verdict_reason(v, "%s by the rule at %s: %s", verb, r->origin, r->reason);
+	else
+		gate_verdict_reason(v, "%s by the rule at %s", verb, r->origin);
+	return r->action;
+}
+
+static enum gate_action check_rules(void *data, const struct gate_call *call,
+                                    struct gate_verdict *v)
+{
+	const struct gate_policy *p = &((const struct gate *)data)->policy;
+	/* Deny rules first: an allow written above a deny must not open a
+	 * hole the deny was meant to close. */
+	for (size_t i = 0; i < p->nrules; i++)
+		if (p->rules[i].action == GATE_DENY && rule_matches(&p->rules[i], call))
+			return rule_verdict(&p->rules[i], v);
+	for (size_t i = 0; i < p->nrules; i++)
+		if (p->rules[i].action != GATE_DENY && rule_matches(&p->rules[i], call))
+			return rule_verdict(&p->rules[i], v);
+	return GATE_ALLOW;
+}
+
+/* The network level: the target host must be on the allowlist. */
+static enum gate_action check_network(const struct gate_policy *p, enum gate_action level,
+                                      const struct gate_call *call, struct gate_verdict *v)
+{
+	if (!call->url_arg) {
+		gate_verdict_reason(v, "%s is a network tool that declares no URL argument, so "
+		                    "its target cannot be checked against the domain allowlist",
+		                    call->tool);
+		return GATE_DENY;
+	}
+	json_t *url = gate_pointer_get(call->args, call->url_arg);
+	char host[GATE_HOST_MAX + 1], why[160];
+	if (!json_is_string(url)) {
+		gate_verdict_reason(v, "the URL argument %s is missing or not a string",
+		                    call->url_arg);
+		return GATE_DENY;
+	}
+	if (gate_url_host(json_string_value(url), host, why, sizeof why) < 0) {
+		gate_verdict_reason(v, "the URL in %s cannot be used: %s", call->url_arg, why);
+		return GATE_DENY;
+	}
+	if (gate_domain_allowed(host, p->domains, p->ndomains))
+		return GATE_ALLOW;
+	if (p->ndomains == 0)
+		gate_verdict_reason(v, "host %s is not allowed: the domain allowlist "
+		                    "(policy.domains) is empty", host);
+	else
+		gate_verdict_reason(v, "host %s is not on the domain allowlist (policy.domains)",
+		                    host);
+	/* ask: a person may allow a host the list lacks; allow: the list is
+	 * the whole answer. */
+	return level == GATE_ASK ? GATE_ASK : GATE_DENY;
+}
+
+static enum gate_action check_policy(void *data, const struct gate_call *call,
+                                     struct gate_verdict *v)
+{
+	const struct gate_policy *p = &((const struct gate *)data)->policy;
+	if ((unsigned)call->risk > TC_RISK_DESTRUCTIVE) {
+		gate_verdict_reason(v, "%s has an unknown risk level", call->tool);
+		return GATE_DENY;
+	}
+	enum gate_action level = p->levels[call->risk];
+	const char *rn = tc_risk_name(call->risk);
+	if (level == GATE_DENY) {
+		gate_verdict_reason(v, "%s tools are not allowed (policy.levels.%s is deny)", rn, rn);
+		return GATE_DENY;
+	}
+	if (call->risk == TC_RISK_NETWORK)
+		return check_network(p, level, call, v);
+	if (level == GATE_ASK)
+		gate_verdict_reason(v, "%s is a %s tool (policy.levels.%s is ask)",
+		                    call->tool, rn, rn);
+	return level;
+}
+
+static const struct {
+	const char *name;
+	gate_check_fn fn;
+} builtin_checks[] = {
+	{ "quarantine", check_quarantine },
+	{ "rules", check_rules },
+	{ "policy", check_policy },
+};
+
+/* ---- the gate ----------------------------------------------------------- */
+
+int gate_new(const struct gate_policy *policy, struct gate **out, struct tc_error *err)
+{
+	*out = NULL;
+	struct gate *g = calloc(1, sizeof *g);
+	if (!g || gate_policy_copy(&g->policy, policy) < 0) {
+		free(g);
+		return tc_error_set(err, TC_E_NOMEM, "gate", "out of memory");
+	}
+	*out = g;
+	return 0;
+}
+
+static void grants_free(struct grant *a, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(a[i].tool);
+		free(a[i].canon);
+	}
+	free(a);
+}
+
+void gate_free(struct gate *g)
+{
+	if (!g)
+		return;
+	gate_policy_release(&g->policy);
+	while (g->checks) {
+		struct gate_check *c = g->checks;
+		g->checks = c->next;
+		free(c);
+	}
+	grants_free(g->grants, g->ngrants);
+	grants_free(g->tokens, g->ntokens);
+	free(g);
+}
+
+void gate_set_quarantine(struct gate *g, bool on)
+{
+	g->policy.quarantine = on;
+}
+
+bool gate_quarantined(const struct gate *g)
+{
+	return g->policy.quarantine;
+}
+
+static void remove_check(void *data)
+{
+	struct gate_check *c = data;
+	struct gate_check **pp = &c->gate->checks;
+	while (*pp && *pp != c)
+		pp = &(*pp)->next;
+	if (*pp)
+		*pp = c->next;
+	free(c);
+}
+
+int gate_add_check(struct gate *g, const char *name, gate_check_fn fn, void *data,
+                   struct tc_disposer *out, struct tc_error *err)
+{
+	if (!fn)
+		return tc_error_set(err, TC_E_INVALID, name, "a gate check needs a function");
+	struct gate_check *c = calloc(1, sizeof *c);
+	if (!c)
+		return tc_error_set(err, TC_E_NOMEM, name, "out of memory");
+	snprintf(c->name, sizeof c->name, "%s", name ? name : "check");
+	c->fn = fn;
+	c->data = data;
+	c->gate = g;
+	struct gate_check **pp = &g->checks;
+	while (*pp)
+		pp = &(*pp)->next;
+	*pp = c;
+	if (out)
+		*out = (struct tc_disposer){ remove_check, c };
+	return 0;
+}
+
+/* Runs one check; returns true when it ended the call (a deny). */
+static bool run_check(const char *name, gate_check_fn fn, void *data,
+                      const struct gate_call *call, struct gate_verdict *v,
+                      struct gate_verdict *first_ask)
+{
+	struct gate_verdict cv = { 0 };
+	enum gate_action a = fn(data, call, &cv);
+	if ((unsigned)a > GATE_DENY) {
+		/* A check that answers nonsense is a defect: fail closed. */
+		a = GATE_DENY;
+		gate_verdict_reason(&cv, "the gate check %s gave an invalid answer", name);
+	}
+	if (a == GATE_ALLOW)
+		return false;
+	if (!cv.reason[0])
+		gate_verdict_reason(&cv, "the gate check %s said %s", name, gate_action_name(a));
+	snprintf(cv.check, sizeof cv.check, "%s", name);
+	if (a == GATE_DENY) {
+		v->action = GATE_DENY;
+		memcpy(v->check, cv.check, sizeof v->check);
+		memcpy(v->reason, cv.reason, sizeof v->reason);
+		return true;
+	}
+	if (first_ask->action != GATE_ASK) {
+		*first_ask = cv;
+		first_ask->action = GATE_ASK;
+	}
+	return false;
+}
+
+static bool find_grant(const struct grant *a, size_t n, const char *tool, const char *canon)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(a[i].tool, tool) == 0 && strcmp(a[i].canon, canon) == 0)
+			return true;
+	return false;
+}
+
+void gate_authorize(struct gate *g, const struct gate_call *call, struct gate_verdict *v)
+{
+	memset(v, 0, sizeof *v);
+	v->audit = call->risk >= TC_RISK_WRITE;
+	struct gate_verdict ask = { 0 };
+	for (size_t i = 0; i < sizeof builtin_checks / sizeof builtin_checks[0]; i++)
+		if (run_check(builtin_checks[i].name, builtin_checks[i].fn, g, call, v, &ask))
+			return;
+	for (struct gate_check *c = g->checks; c; c = c->next)
+		if (run_check(c->name, c->fn, c->data, call, v, &ask))
+			return;
+	if (ask.action != GATE_ASK)
+		return;   /* allowed: nothing objected */
+	char *canon = g->ngrants ? gate_canonical(call->args) : NULL;
+	if (canon && find_grant(g->grants, g->ngrants, call->tool, canon)) {
+		v->granted = true;
+		snprintf(v->check, sizeof v->check, "session-grant");
+		snprintf(v->reason, sizeof v->reason, "approved for the session earlier (%.400s)",
+		         ask.reason);
+	} else {
+		v->action = GATE_ASK;
+		memcpy(v->check, ask.check, sizeof v->check);
+		memcpy(v->reason, ask.reason, sizeof v->reason);
+	}
+	free(canon);
+}
+
+/* ---- grants and tokens -------------------------------------------------- */
+
+static int grant_push(struct grant **a, size_t *n, uint64_t token, const char *tool,
+                      json_t *args)
+{
+	if (*n >= GATE_GRANTS_MAX)
+		return -1;
+	struct grant *na = realloc(*a, (*n + 1) * sizeof **a);
+	if (!na)
+		return -1;
+	*a = na;
+	struct grant gr = { token, strdup(tool), gate_canonical(args) };
+	if (!gr.tool || !gr.canon) {
+		free(gr.tool);
+		free(gr.canon);
+		return -1;
+	}
+	na[(*n)++] = gr;
+	return 0;
+}
+
+int gate_grant_session(struct gate *g, const char *tool, json_t *args, struct tc_error *err)
+{
+	char *canon = gate_canonical(args);
+	if (!canon)
+		return tc_error_set(err, TC_E_NOMEM, tool, "out of memory");
+	bool have = find_grant(g->grants, g->ngrants, tool, canon);
+	free(canon);
+	if (have)
+		return 0;
+	if (g->ngrants >= GATE_GRANTS_MAX)
+		return tc_error_set(err, TC_E_INVALID, tool, "the session already has %d grants",
+		                    GATE_GRANTS_MAX);
+	if (grant_push(&g->grants, &g->ngrants, 0, tool, args) < 0)
+		return tc_error_set(err, TC_E_NOMEM, tool, "out of memory");
+	return 0;
+}
+
+json_t *gate_grants(const struct gate *g)
+{
+	json_t *arr = json_array();
+	for (size_t i = 0; arr && i < g->ngrants; i++) {
+		json_t *args = json_loads(g->grants[i].canon, JSON_DECODE_ANY, NULL);
+		json_t *o = args ? json_pack("{s:s, s:o}", "tool", g->grants[i].tool, "args", args)
+		                 : NULL;
+		if (!o || json_array_append_new(arr, o) < 0) {
+			json_decref(arr);
+			return NULL;
+		}
+	}
+	return arr;
+}
+
+uint64_t gate_grant_once(struct gate *g, const char *tool, json_t *args)
+{
+	uint64_t token = g->last_token + 1;
+	if (grant_push(&g->tokens, &g->ntokens, token, tool, args) < 0)
+		return 0;
+	g->last_token = token;
+	return token;
+}
+
+/* Removes the token at i; returns its grant (caller frees the strings). */
+static struct grant take_token(struct gate *g, size_t i)
+{
+	struct grant gr = g->tokens[i];
+	g->tokens[i] = g->tokens[--g->ntokens];
+	return gr;
+}
+
+int gate_consume(struct gate *g, uint64_t token, const char *tool, json_t *args)
+{
+	size_t i = 0;
+	while (i < g->ntokens && g->tokens[i].token != token)
+		i++;
+	if (token == 0 || i == g->ntokens)
+		return -1;    /* unknown, or already used */
+	struct grant gr = take_token(g, i);
+	char *canon = gate_canonical(args);
+	bool same = canon && strcmp(gr.tool, tool) == 0 && strcmp(gr.canon, canon) == 0;
+	free(canon);
+	free(gr.tool);
+	free(gr.canon);
+	return same ? 0 : -1;
+}
+
+void gate_revoke(struct gate *g, uint64_t token)
+{
+	for (size_t i = 0; i < g->ntokens; i++)
+		if (g->tokens[i].token == token) {
+			struct grant gr = take_token(g, i);
+			free(gr.tool);
+			free(gr.canon);
+			return;
+		}
+}

@@ -1,0 +1,236 @@
+/* gate.h — stage 2 of the pipeline, authorize: an ordered list of checks
+ * that each say allow, ask or deny for one validated call, session grants,
+ * and single-use approval tokens. Also the matchers the checks use (globs,
+ * JSON pointers, URL hosts and the domain allowlist), exported for config.c
+ * and tests.
+ *
+ * How a call is decided (gate_authorize):
+ *   checks run in order: quarantine, config rules, risk policy, then the
+ *   embedder's checks in registration order. The first deny ends it (bail:
+ *   later checks do not run). Otherwise any ask means approval is required,
+ *   with the first asking check's reason; with no ask the call is allowed.
+ *   An allow from one check is "no objection", never an override: a rule
+ *   that allows does not silence the risk policy's ask (rules only refine;
+ *   loosen a level in policy.levels, see docs/config.md).
+ *   Last, an ask whose (tool, exact arguments) has a session grant becomes
+ *   an allow. A deny is never lifted by a grant.
+ *
+ * Rules: deny rules are scanned first, in order; then the allow and ask
+ * rules in order; the first match decides the rules check. No match is
+ * "no objection".
+ *
+ * Globs: see the table below the comment.
+ *
+ * Not thread-safe (toolcage is single-threaded, DESIGN.md §3).
+ */
+// Globs (gate_glob_match), matched against the whole text, case-sensitive:
+//   ?        one character (code point) other than '/'
+//   *        any run of characters other than '/' (also empty)
+//   **       any run of characters, '/' included (also empty)
+//   **/      at the start or after '/': zero or more whole leading segments,
+//            so "**/.git/**" matches ".git/config" and "a/b/.git/x"
+//   /**      at the end: the path itself or anything below it, so
+//            "**/.git/**" matches ".git" and "a/.git" too (a deny rule on a
+//            directory also covers the directory)
+//   [abc] [a-z] [!a-z] [^a-z]  one character (not '/') in (or not in) the class
+//   \c       the character c itself
+//   No special case for dot files: "*" matches ".env". Globs match strings,
+//   not files: "./.git/x", "a//.git/x" and "a/../.git/x" all match
+//   "**/.git/**", but symlinks are the sandbox's business, not the gate's.
+// (Line comments here: a block comment cannot hold the glob "**/".)
+#ifndef TC_GATE_H
+#define TC_GATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <jansson.h>
+
+#include "toolcage.h"
+
+#define GATE_GLOB_MAX 256        /* bytes in one glob */
+#define GATE_POINTER_MAX 256     /* bytes in one argument pointer */
+#define GATE_RULES_MAX 1024
+#define GATE_RULE_ARGS_MAX 32
+#define GATE_DOMAINS_MAX 1024
+#define GATE_HOST_MAX 253        /* DNS name limit */
+#define GATE_GRANTS_MAX 1024     /* session grants, and outstanding tokens */
+#define GATE_REASON_MAX 512
+
+enum gate_action {
+	GATE_ALLOW = 0,
+	GATE_ASK,
+	GATE_DENY,
+};
+
+/* "allow", "ask", "deny" (static), or "?" outside the enum. */
+const char *gate_action_name(enum gate_action a);
+/* Parses one of those three names. 0, or -1 for anything else. */
+int gate_action_parse(const char *name, enum gate_action *out);
+
+/* ---- policy as data (config.c fills it) ------------------------------- */
+
+struct gate_arg_match {
+	char *pointer;       /* JSON pointer into the arguments ("" = all of them) */
+	char *glob;
+};
+
+/* Matches when tool matches the tool name and every args entry matches
+ * the string form of the argument at its pointer (strings as they are,
+ * other values as compact JSON with sorted keys); a missing argument does
+ * not match. */
+struct gate_rule {
+	enum gate_action action;
+	char *tool;          /* glob; "*" when the rule named none */
+	struct gate_arg_match *args;
+	size_t nargs;
+	char *reason;        /* optional text for the model and the approver, or NULL */
+	char *origin;        /* where it was written, e.g. "toolcage.json: /policy/rules/2" */
+};
+
+/* Invariants: levels[] is indexed by enum tc_risk; domains are lowercase
+ * hosts or "*.suffix" (IPv6 without brackets), checked by
+ * gate_domain_check. */
+struct gate_policy {
+	bool quarantine;
+	enum gate_action levels[4];
+	struct gate_rule *rules;
+	size_t nrules;
+	char **domains;
+	size_t ndomains;
+};
+
+/* Fills p with the defaults: quarantine off; read-only allow, write allow,
+ * network allow (within the allowlist), destructive ask; no rules; no
+ * domains (so every network call is denied until some are listed). */
+void gate_policy_init(struct gate_policy *p);
+/* Frees what p owns and re-initializes it to the defaults. */
+void gate_policy_release(struct gate_policy *p);
+/* A deep copy of src into dst (dst is overwritten, not released). 0, or -1
+ * when out of memory (dst is then a valid default policy). */
+int gate_policy_copy(struct gate_policy *dst, const struct gate_policy *src);
+
+/* Parses one rule object {"action", "tool"?, "args"?, "reason"?} into out
+ * (zeroed first; release with gate_rule_release). where names the rule in
+ * errors and becomes its origin (e.g. "toolcage.json: /policy/rules/2").
+ * Unknown keys, wrong types, bad globs and bad pointers are errors whose
+ * err->where is where plus the key's pointer. */
+int gate_rule_parse(json_t *obj, const char *where, struct gate_rule *out,
+                    struct tc_error *err);
+void gate_rule_release(struct gate_rule *r);
+
+/* 0 when pattern is a usable glob (<= GATE_GLOB_MAX bytes, valid UTF-8,
+ * classes closed, no trailing '\'), else -1 with a message in err. */
+int gate_glob_check(const char *pattern, struct tc_error *err);
+/* Whether pattern matches all of text[0..len). A pattern that fails
+ * gate_glob_check matches nothing. Time O(len * pattern length), no
+ * allocation (so it cannot fail open when memory runs out). */
+bool gate_glob_match(const char *pattern, const char *text, size_t len);
+
+/* 0 when ptr is an RFC 6901 JSON pointer ("" or "/..." with ~ only as ~0
+ * or ~1, at most GATE_POINTER_MAX bytes), else -1 with err. */
+int gate_pointer_check(const char *ptr, struct tc_error *err);
+/* The value at ptr in root (borrowed, valid while root is unchanged), or
+ * NULL when absent. Array steps are decimal indexes without leading zeros. */
+json_t *gate_pointer_get(json_t *root, const char *ptr);
+
+/* Extracts the host of url into host[GATE_HOST_MAX + 1]: lowercase, one
+ * trailing dot dropped, IPv6 without brackets. Accepts
+ * scheme://[userinfo@]host[:port][/path|?query|#fragment]. Refuses (-1,
+ * with why[] saying what is wrong) anything ambiguous between parsers:
+ * control characters or spaces, '\' or several '@' in the authority, '%'
+ * or non-ASCII in the host, an empty host, a port that is not 1..65535. */
+int gate_url_host(const char *url, char host[GATE_HOST_MAX + 1],
+                  char *why, size_t why_size);
+/* Whether host (as gate_url_host returns it) is on the allowlist. An entry
+ * "example.com" matches that host only; "*.example.com" matches any host
+ * ending in ".example.com" (a.example.com, a.b.example.com) but NOT the bare
+ * example.com, which needs its own entry. Ports are not part of the match. */
+bool gate_domain_allowed(const char *host, char *const *domains, size_t n);
+/* Checks and normalizes one allowlist entry in place (lowercase, brackets
+ * of an IPv6 literal removed). 0, or -1 with err saying what is wrong. */
+int gate_domain_check(char *entry, struct tc_error *err);
+
+/* ---- the gate ---------------------------------------------------------- */
+
+/* What the checks see. Everything is borrowed for the call. */
+struct gate_call {
+	const char *tool;
+	enum tc_risk risk;
+	json_t *args;            /* the validated arguments (an object) */
+	const char *url_arg;     /* the tool's URL argument pointer, or NULL */
+};
+
+struct gate_verdict {
+	enum gate_action action;
+	char check[32];          /* the check that decided: "quarantine", "rules",
+	                          * "policy", "session-grant", an embedder's name,
+	                          * or "" when nothing objected */
+	char reason[GATE_REASON_MAX];  /* for the model (deny) or the approver (ask) */
+	bool audit;              /* the call changes something (write risk or
+	                          * above): the audit log must record it */
+	bool granted;            /* allowed by a session grant */
+};
+
+/* An embedder's check. Sets v->reason (gate_verdict_reason) when it asks
+ * or denies. Must not change the gate. */
+typedef enum gate_action (*gate_check_fn)(void *data, const struct gate_call *call,
+                                          struct gate_verdict *v);
+
+/* Writes the reason into v (cut to fit). */
+void gate_verdict_reason(struct gate_verdict *v, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+struct gate;
+
+/* A new gate holding a copy of policy. 0, or -1 with err (out of memory). */
+int gate_new(const struct gate_policy *policy, struct gate **out, struct tc_error *err);
+/* Frees the gate, its checks, grants and tokens: call no disposer of this
+ * gate afterwards. NULL is a no-op. */
+void gate_free(struct gate *g);
+
+/* The quarantine switch, e.g. flipped at run time by an operator. */
+void gate_set_quarantine(struct gate *g, bool on);
+bool gate_quarantined(const struct gate *g);
+
+/* Adds fn after the built-in checks and the ones added before. name (copied,
+ * cut to 31 bytes) names the check in verdicts. *out removes it; it is
+ * valid until called or until gate_free. */
+int gate_add_check(struct gate *g, const char *name, gate_check_fn fn, void *data,
+                   struct tc_disposer *out, struct tc_error *err);
+
+/* Decides call into *v (see the top of this file). Never fails: when the
+ * arguments cannot be serialized for a grant lookup (out of memory) the
+ * grant is simply not applied. */
+void gate_authorize(struct gate *g, const struct gate_call *call, struct gate_verdict *v);
+
+/* Session grants: "approve for the session" stores (tool, the exact
+ * validated arguments as canonical JSON: sorted keys, compact). A later ask
+ * for the same tool with identical arguments is allowed without asking.
+ * Exact arguments, not a pattern, so an approver never approves more than
+ * what they saw. args is borrowed. 0, or -1 with err (too many grants: at
+ * most GATE_GRANTS_MAX; out of memory). Granting twice is a no-op. */
+int gate_grant_session(struct gate *g, const char *tool, json_t *args,
+                       struct tc_error *err);
+/* The grants, for the audit: a new array of {"tool", "args"} in grant
+ * order (args are copies), or NULL when out of memory. */
+json_t *gate_grants(const struct gate *g);
+
+/* One-shot approvals. gate_grant_once returns a token (never 0, never
+ * reused in this gate) bound to tool and the canonical JSON of args
+ * (borrowed), or 0 when at most GATE_GRANTS_MAX tokens are already
+ * outstanding or memory ran out. gate_consume succeeds (0) only once per
+ * token and only for the same tool and identical canonical arguments; any
+ * use of a token, successful or not, revokes it, so arguments changed after
+ * the approval (the pipeline re-checks just before the fork) cost the
+ * approval. -1 otherwise. gate_revoke drops a token unused (a call that
+ * ended before running). */
+uint64_t gate_grant_once(struct gate *g, const char *tool, json_t *args);
+int gate_consume(struct gate *g, uint64_t token, const char *tool, json_t *args);
+void gate_revoke(struct gate *g, uint64_t token);
+
+/* The canonical JSON text of v (json_dumps with JSON_SORT_KEYS |
+ * JSON_COMPACT | JSON_ENCODE_ANY): malloc'd, or NULL when out of memory. */
+char *gate_canonical(json_t *v);
+
+#endif

@@ -1,0 +1,418 @@
+/* pipeline.c — the call state machine (see pipeline.h). Stages 1 and 2 run
+ * synchronously in tc_call_submit (an approval goes asynchronous); stage 3
+ * waits for a slot, then watches the child from the loop; stage 4 renders.
+ * Every path ends in finish(). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+
+#include "execute.h"
+#include "pipeline_internal.h"
+#include "render.h"
+#include "schema.h"
+#include "utf8.h"
+#include "util.h"
+
+const char *tc_status_name(enum tc_status s)
+{
+	static const char *const names[] = {
+		"ok", "invalid_arguments", "denied", "busy", "timed_out", "killed",
+		"failed", "unknown_tool", "cancelled",
+	};
+	return (unsigned)s < sizeof names / sizeof names[0] ? names[s] : "failed";
+}
+
+void tc_result_free(struct tc_result *r)
+{
+	if (!r)
+		return;
+	json_decref(r->canonical);
+	free(r->render);
+	free(r->tool);
+	free(r);
+}
+
+/* ---- finishing -------------------------------------------------------- */
+
+static void unlink_call(struct tc_supervisor *s, struct call *c)
+{
+	if (c->prev)
+		c->prev->next = c->next;
+	else
+		s->calls = c->next;
+	if (c->next)
+		c->next->prev = c->prev;
+	s->n_calls--;
+}
+
+static void queue_remove(struct tc_supervisor *s, struct call *c)
+{
+	struct call **pp = &s->queue_head;
+	while (*pp && *pp != c)
+		pp = &(*pp)->qnext;
+	if (*pp) {
+		*pp = c->qnext;
+		if (s->queue_tail == c) {
+			s->queue_tail = NULL;
+			for (struct call *q = s->queue_head; q; q = q->qnext)
+				s->queue_tail = q;
+		}
+		s->queue_len--;
+	}
+	c->qnext = NULL;
+}
+
+static void start_next(struct tc_supervisor *s);
+
+/* Ends a call: renders text (untrusted bytes, may be NULL) into the result,
+ * emits tool-result, calls back, frees the call. Takes canonical. */
+void call_finish(struct call *c, enum tc_status st, json_t *canonical,
+                 const char *text, size_t len)
+{
+	struct tc_supervisor *s = c->sup;
+	struct tc_result *r = calloc(1, sizeof *r);
+	struct render_result rr = { 0 };
+	struct tc_error err = { 0 };
+	if (c->timer)
+		loop_del_timer(s->loop, c->timer);
+	c->timer = NULL;
+	if (c->state == ST_QUEUED)
+		queue_remove(s, c);
+	bool had_slot = c->state == ST_RUNNING;
+	if (c->child) {
+		loop_del_fd(s->loop, sbx_child_fd(c->child));
+		sbx_child_free(c->child);
+		c->child = NULL;
+	}
+	c->state = ST_DONE;
+	if (render_text(text ? text : "", text ? len : 0, s->cfg->max_render_chars, s->spill,
+	                &rr, &err) < 0)
+		rr.text = strdup("(out of memory while rendering the result)");
+	if (r) {
+		r->status = st;
+		r->tool = strdup(c->name);
+		r->call_id = c->id;
+		r->canonical = canonical ? canonical : json_object();
+		r->render = rr.text ? rr.text : strdup("");
+		r->truncated = rr.truncated;
+		r->duration_ms = (uint64_t)(loop_now_ms() - c->start_ms);
+		rr.text = NULL;
+		policy_emit_result(s, c, r, &c->usage);
+	} else {
+		json_decref(canonical);
+	}
+	render_result_release(&rr);
+	unlink_call(s, c);
+	if (had_slot)
+		s->slots_used--;
+	if (!c->quiet && r)
+		c->fn(r, c->data);
+	else
+		tc_result_free(r);
+	tc_defined_unref(c->tool);
+	json_decref(c->args);
+	free(c->ask_reason);
+	free(c->name);
+	free(c);
+	if (had_slot)
+		start_next(s);
+}
+
+void call_finishf(struct call *c, enum tc_status st, json_t *canonical, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *text = NULL;
+	if (vasprintf(&text, fmt, ap) < 0)
+		text = NULL;
+	va_end(ap);
+	call_finish(c, st, canonical, text, text ? strlen(text) : 0);
+	free(text);
+}
+
+/* ---- stage 3: slots, queue, the child --------------------------------- */
+
+static void on_child(struct loop *l, int fd, uint32_t events, void *data);
+static void on_deadline(struct loop *l, void *data);
+
+static void collect(struct call *c)
+{
+	const struct sbx_outcome *o = sbx_child_outcome(c->child);
+	struct exec_output out;
+	exec_collect(c->tool, o, c->timeout_ms, &out);
+	c->usage.exit_code = o->exit_code;
+	c->usage.signal = o->signal;
+	c->usage.cpu_ms = o->cpu_ms;
+	c->usage.max_rss_kb = o->max_rss_kb;
+	c->usage.bytes = o->out.total + o->err.total + o->result_len;
+	c->usage.ran = true;
+	if (out.defect)
+		policy_emit_error(c->sup, c, out.defect_msg ? out.defect_msg : "defect");
+	json_t *canonical = out.canonical;
+	out.canonical = NULL;
+	if (!canonical)   /* stopped before it answered: say how */
+		canonical = json_pack("{s:s, s:i, s:i}", "error", tc_status_name(out.status),
+		                      "exit_code", o->exit_code, "signal", o->signal);
+	call_finish(c, out.status, canonical, out.text, out.text_len);
+	exec_output_release(&out);
+}
+
+static void on_child(struct loop *l, int fd, uint32_t events, void *data)
+{
+	(void)l;
+	(void)fd;
+	(void)events;
+	struct call *c = data;
+	if (sbx_child_step(c->child) != 0)
+		collect(c);
+}
+
+static void arm_deadline(struct call *c)
+{
+	if (c->timer)
+		loop_del_timer(c->sup->loop, c->timer);
+	c->timer = loop_add_timer(c->sup->loop, sbx_child_deadline(c->child), on_deadline, c);
+}
+
+static void on_deadline(struct loop *l, void *data)
+{
+	(void)l;
+	struct call *c = data;
+	c->timer = NULL;
+	if (!sbx_child_done(c->child))
+		sbx_child_kill(c->child, SBX_KILLED_TIMEOUT);
+	if (sbx_child_step(c->child) != 0)
+		collect(c);
+	else
+		arm_deadline(c);   /* killed: the exit (or the pipes' grace) comes next */
+}
+
+static void run(struct call *c)
+{
+	struct tc_supervisor *s = c->sup;
+	struct tc_error err = { 0 };
+	struct sbx_jail *jail = supervisor_jail(s, c->tool, &err);
+	/* A once-approval is bound to these exact arguments and used here,
+	 * just before the fork. */
+	if (jail && policy_before_fork(s, c, &err) < 0)
+		jail = NULL;
+	if (!jail || exec_start(c->tool, c->args, jail, s->workspace, c->timeout_ms,
+	                        s->cfg->max_render_chars, &c->builtin, &c->child, &err) < 0) {
+		call_finishf(c, TC_STATUS_FAILED, NULL, "The tool could not be started: %s", err.msg);
+		return;
+	}
+	c->state = ST_RUNNING;
+	s->slots_used++;
+	if (loop_add_fd(s->loop, sbx_child_fd(c->child), EPOLLIN, on_child, c) < 0) {
+		call_finishf(c, TC_STATUS_FAILED, NULL, "The tool could not be watched.");
+		return;
+	}
+	arm_deadline(c);
+}
+
+static void on_queue_timeout(struct loop *l, void *data)
+{
+	(void)l;
+	struct call *c = data;
+	c->timer = NULL;
+	call_finishf(c, TC_STATUS_BUSY, NULL, "Busy: every slot stayed taken for %u ms. "
+	             "Try the call again in a moment.", c->sup->cfg->queue_timeout_ms);
+}
+
+static void start_next(struct tc_supervisor *s)
+{
+	while (s->queue_head && s->slots_used < s->cfg->max_concurrent) {
+		struct call *c = s->queue_head;
+		queue_remove(s, c);
+		if (c->timer)
+			loop_del_timer(s->loop, c->timer);
+		c->timer = NULL;
+		c->state = ST_AUTHORIZED;
+		run(c);
+	}
+}
+
+/* Stage 3 entry: run now, or wait in the FIFO queue for a slot. */
+void call_execute(struct call *c)
+{
+	struct tc_supervisor *s = c->sup;
+	if (s->shutting_down) {
+		call_finishf(c, TC_STATUS_CANCELLED, NULL, "The supervisor is shutting down.");
+		return;
+	}
+	if (s->slots_used < s->cfg->max_concurrent && !s->queue_head) {
+		run(c);
+		return;
+	}
+	if (s->queue_len >= s->cfg->queue_max) {
+		call_finishf(c, TC_STATUS_BUSY, NULL, "Busy: %zu calls are already waiting. Try "
+		             "again later.", s->queue_len);
+		return;
+	}
+	c->state = ST_QUEUED;
+	c->qnext = NULL;
+	if (s->queue_tail)
+		s->queue_tail->qnext = c;
+	else
+		s->queue_head = c;
+	s->queue_tail = c;
+	s->queue_len++;
+	c->timer = loop_add_timer(s->loop, loop_now_ms() + s->cfg->queue_timeout_ms,
+	                          on_queue_timeout, c);
+}
+
+/* ---- stage 1: validate ------------------------------------------------ */
+
+static json_t *diag_json(const struct schema_result *res)
+{
+	json_t *arr = json_array();
+	for (size_t i = 0; i < res->count; i++)
+		json_array_append_new(arr, json_pack("{s:s, s:s}", "pointer",
+		                      res->diags[i].pointer[0] ? res->diags[i].pointer : "/",
+		                      "message", res->diags[i].message));
+	return arr;
+}
+
+static int validate(struct call *c, const char *args_json)
+{
+	struct tc_supervisor *s = c->sup;
+	size_t len = args_json ? strlen(args_json) : 0;
+	if (len == 0)
+		args_json = "{}";
+	if (len > s->cfg->max_message_bytes) {
+		call_finishf(c, TC_STATUS_INVALID_ARGUMENTS, NULL, "The arguments are %zu bytes, "
+		             "over the limit of %zu. Send less.", len, s->cfg->max_message_bytes);
+		return -1;
+	}
+	json_error_t je;
+	json_t *args = json_loads(args_json, JSON_REJECT_DUPLICATES, &je);
+	if (!args || !json_is_object(args)) {
+		json_decref(args);
+		call_finishf(c, TC_STATUS_INVALID_ARGUMENTS,
+		             json_pack("{s:s}", "error", args ? "not an object" : je.text),
+		             "The arguments for %s must be a JSON object%s%s. Fix them and call "
+		             "again.", c->name, args ? "" : "; parse error: ", args ? "" : je.text);
+		return -1;
+	}
+	c->args = args;
+	struct schema_result res = { 0 };
+	int v = schema_validate(c->tool->schema, args, &res, 32);
+	if (v == 1) {
+		schema_result_release(&res);
+		return 0;
+	}
+	char *text = schema_result_text(&res);
+	json_t *canonical = json_pack("{s:o, s:I}", "errors", diag_json(&res), "more",
+	                              (json_int_t)res.dropped);
+	call_finishf(c, TC_STATUS_INVALID_ARGUMENTS, canonical, "Invalid arguments for %s: %s. "
+	             "Fix them and call again.", c->name, text ? text : "(no detail)");
+	free(text);
+	schema_result_release(&res);
+	return -1;
+}
+
+static void finish_unknown(struct call *c)
+{
+	struct tc_supervisor *s = c->sup;
+	struct buf names = BUF_INIT;
+	json_t *avail = json_array();
+	for (size_t i = 0; i < tc_registry_count(s->reg); i++) {
+		const char *n = tc_defined_name(tc_registry_at(s->reg, i));
+		buf_printf(&names, "%s%s", i ? ", " : "", n);
+		json_array_append_new(avail, json_string(n));
+	}
+	call_finishf(c, TC_STATUS_UNKNOWN_TOOL, json_pack("{s:s, s:o}", "error", "unknown tool",
+	             "available", avail), "There is no tool named '%s'. Available tools: %s.",
+	             c->name, names.data ? names.data : "(none)");
+	buf_release(&names);
+}
+
+uint64_t tc_call_submit(struct tc_supervisor *s, const char *tool, const char *args_json,
+                        tc_call_fn fn, void *data)
+{
+	struct call *c = calloc(1, sizeof *c);
+	if (!c) {
+		struct tc_result *r = calloc(1, sizeof *r);
+		if (r) {
+			r->status = TC_STATUS_FAILED;
+			r->canonical = json_object();
+			r->render = strdup("out of memory");
+			r->tool = strdup(tool ? tool : "");
+		}
+		fn(r, data);
+		return 0;
+	}
+	c->sup = s;
+	c->id = ++s->next_id;
+	c->name = strdup(tool ? tool : "");
+	c->fn = fn;
+	c->data = data;
+	c->start_ms = loop_now_ms();
+	c->state = ST_VALIDATE;
+	c->next = s->calls;
+	if (s->calls)
+		s->calls->prev = c;
+	s->calls = c;
+	s->n_calls++;
+	uint64_t id = c->id;
+	c->tool = tc_registry_get(s->reg, c->name);
+	if (policy_emit_start(s, c, args_json) < 0) {
+		call_finishf(c, TC_STATUS_FAILED, NULL, "The audit log cannot be written and the "
+		             "configuration requires it: the call was refused, not run unaudited.");
+		return id;
+	}
+	if (!c->tool) {
+		finish_unknown(c);
+		return id;
+	}
+	c->timeout_ms = c->tool->timeout_ms ? c->tool->timeout_ms : s->cfg->timeout_ms;
+	if (validate(c, args_json) < 0)
+		return id;
+	c->state = ST_AUTHORIZE;
+	policy_authorize(c);      /* ends in call_execute, call_finish, or an approval */
+	return id;
+}
+
+int tc_call_cancel(struct tc_supervisor *s, uint64_t id, bool quiet)
+{
+	for (struct call *c = s->calls; c; c = c->next)
+		if (c->id == id && c->state != ST_DONE) {
+			c->quiet = quiet;
+			if (c->child) {
+				sbx_child_kill(c->child, SBX_KILLED_CANCELLED);
+				return 0;   /* its exit ends the call as cancelled */
+			}
+			if (c->state == ST_APPROVAL)
+				policy_cancel_approval(s, c);
+			call_finishf(c, TC_STATUS_CANCELLED, NULL, "The call was cancelled.");
+			return 0;
+		}
+	return -1;
+}
+
+static void keep_result(struct tc_result *r, void *data)
+{
+	*(struct tc_result **)data = r;
+}
+
+struct tc_result *tc_call(struct tc_supervisor *s, const char *tool, const char *args_json)
+{
+	struct tc_result *r = NULL;
+	tc_call_submit(s, tool, args_json, keep_result, &r);
+	while (!r && loop_run_once(s->loop, -1) >= 0)
+		;
+	return r;
+}
+
+int tc_supervisor_run_once(struct tc_supervisor *s, int timeout_ms)
+{
+	return loop_run_once(s->loop, timeout_ms);
+}
+
+size_t tc_supervisor_active(const struct tc_supervisor *s)
+{
+	return s->n_calls;
+}

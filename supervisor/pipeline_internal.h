@@ -1,0 +1,120 @@
+/* pipeline_internal.h — what pipeline.c (stages, slots, queue), supervisor.c
+ * (construction, jails) and policy.c (stage 2, approvals, events) share. */
+#ifndef TC_PIPELINE_INTERNAL_H
+#define TC_PIPELINE_INTERNAL_H
+
+#include <stdarg.h>
+
+#include "config.h"
+#include "execute.h"
+#include "loop.h"
+#include "pipeline.h"
+#include "registry.h"
+#include "sandbox.h"
+
+struct render_spill;
+struct audit;
+struct gate;
+struct approval_state;
+
+enum call_state {
+	ST_VALIDATE,
+	ST_AUTHORIZE,
+	ST_APPROVAL,      /* waiting for an approver; holds no slot */
+	ST_AUTHORIZED,
+	ST_QUEUED,        /* waiting for a slot */
+	ST_RUNNING,       /* holds a slot; child alive */
+	ST_DONE,
+};
+
+/* What the child used, for the tool-result event. */
+struct call_usage {
+	bool ran;
+	int exit_code;
+	int signal;
+	uint64_t cpu_ms;
+	uint64_t max_rss_kb;
+	uint64_t bytes;
+};
+
+struct call {
+	struct tc_supervisor *sup;
+	uint64_t id;
+	enum call_state state;
+	char *name;
+	struct tc_defined *tool;       /* a reference: unregistering cannot pull it */
+	json_t *args;                  /* validated arguments */
+	tc_call_fn fn;
+	void *data;
+	bool quiet;                    /* cancelled: deliver no result */
+	int64_t start_ms;
+	uint32_t timeout_ms;
+	struct loop_timer *timer;      /* queue timeout, deadline or approval timeout */
+	struct sbx_child *child;
+	struct exec_builtin builtin;
+	struct call_usage usage;
+	uint64_t approval_token;       /* a once-approval bound to args (gate) */
+	void *approval;                /* the channel's pending request */
+	char *ask_reason;              /* why an approval was asked, or NULL */
+	struct call *next, *prev;      /* every call in flight */
+	struct call *qnext;            /* the slot queue */
+};
+
+struct jail_entry {
+	char *name;
+	struct profile *profile;
+	struct sbx_jail *jail;
+	struct jail_entry *next;
+};
+
+struct tc_supervisor {
+	struct config *cfg;
+	char *workspace;
+	struct loop *loop;
+	struct tc_registry *reg;
+	struct tc_disposer plugins[8];
+	size_t n_plugins;
+	struct tc_disposer manifests[32];
+	size_t n_manifests;
+	struct jail_entry *jails;
+	struct render_spill *spill;
+	struct gate *gate;
+	struct audit *audit;
+	tc_approver_fn approver;
+	void *approver_data;
+	struct approval_state *approval_state;   /* approval.c */
+	struct call *calls;
+	size_t n_calls;
+	struct call *queue_head, *queue_tail;
+	size_t queue_len;
+	unsigned slots_used;
+	uint64_t next_id;
+	bool shutting_down;
+};
+
+/* tools/builtins.c: the built-in plugins, NULL-terminated. */
+extern const struct tc_plugin *const tc_builtin_plugins[];
+
+/* pipeline.c */
+void call_finish(struct call *c, enum tc_status st, json_t *canonical,
+                 const char *text, size_t len);
+void call_finishf(struct call *c, enum tc_status st, json_t *canonical,
+                  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+void call_execute(struct call *c);
+
+/* supervisor.c: the jail for a tool's profile (compiled once, cached). */
+struct sbx_jail *supervisor_jail(struct tc_supervisor *s, const struct tc_defined *t,
+                                 struct tc_error *err);
+
+/* policy.c: stage 2 and the events. */
+void policy_authorize(struct call *c);
+int policy_before_fork(struct tc_supervisor *s, struct call *c, struct tc_error *err);
+void policy_cancel_approval(struct tc_supervisor *s, struct call *c);
+int policy_emit_start(struct tc_supervisor *s, struct call *c, const char *args_json);
+void policy_emit_result(struct tc_supervisor *s, struct call *c, const struct tc_result *r,
+                        const struct call_usage *u);
+void policy_emit_error(struct tc_supervisor *s, struct call *c, const char *what);
+int policy_init(struct tc_supervisor *s, const struct tc_options *opt, struct tc_error *err);
+void policy_release(struct tc_supervisor *s);
+
+#endif

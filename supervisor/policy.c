@@ -1,0 +1,220 @@
+/* policy.c — stage 2 of the pipeline (the gate's verdict and, when it asks,
+ * an approval) and the events every call emits. An approval is requested
+ * through one channel: the embedder's approver (replay's script, MCP
+ * elicitation) when one is set, else the configured one: deny (the default:
+ * no approver means no), tty, or cmd:PROGRAM. A once-approval is a gate
+ * token bound to the exact validated arguments and consumed just before the
+ * fork. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "approval.h"
+#include "audit.h"
+#include "gate.h"
+#include "pipeline_internal.h"
+#include "util.h"
+
+/* ---- events ----------------------------------------------------------- */
+
+/* Takes ev. A failed write is reported on stderr; returns -1 so that a
+ * config with audit.required can refuse to run unaudited. */
+static int emit(struct tc_supervisor *s, json_t *ev)
+{
+	struct tc_error err = { 0 };
+	int rc = 0;
+	if (!ev || audit_emit(s->audit, ev, &err) < 0) {
+		fprintf(stderr, "toolcage: audit: %s\n", ev ? err.msg : "out of memory");
+		rc = -1;
+	}
+	json_decref(ev);
+	return rc;
+}
+
+int policy_emit_start(struct tc_supervisor *s, struct call *c, const char *args_json)
+{
+	json_error_t je;
+	json_t *args = args_json && *args_json ? json_loads(args_json, 0, &je) : json_object();
+	if (!args)
+		args = json_string(args_json);   /* not JSON: logged as the text it was */
+	int rc = emit(s, audit_event_call_start(c->id, c->name, args,
+	                                        c->tool ? tc_risk_name(c->tool->risk) : NULL));
+	json_decref(args);
+	return s->cfg->audit_required ? rc : 0;
+}
+
+void policy_emit_result(struct tc_supervisor *s, struct call *c, const struct tc_result *r,
+                        const struct call_usage *u)
+{
+	struct audit_result ar = {
+		.status = tc_status_name(r->status), .duration_ms = r->duration_ms,
+		.ran = u->ran, .exit_code = u->exit_code, .signal = u->signal,
+		.cpu_ms = u->cpu_ms, .max_rss_kb = u->max_rss_kb, .bytes = u->bytes,
+		.truncated = r->truncated,
+	};
+	emit(s, audit_event_tool_result(c->id, c->name, &ar));
+}
+
+void policy_emit_error(struct tc_supervisor *s, struct call *c, const char *what)
+{
+	emit(s, audit_event_error(c ? c->id : 0, c ? c->name : NULL, what));
+}
+
+/* ---- approvals -------------------------------------------------------- */
+
+/* The respond() context: the call is looked up by id, so an answer that
+ * comes after the call was cancelled (or the supervisor began shutting
+ * down) finds nothing and is dropped. */
+struct ticket {
+	struct tc_supervisor *s;
+	uint64_t id;
+};
+
+static struct call *find_call(struct tc_supervisor *s, uint64_t id)
+{
+	for (struct call *c = s->calls; c; c = c->next)
+		if (c->id == id && c->state == ST_APPROVAL)
+			return c;
+	return NULL;
+}
+
+static void decide(struct call *c, enum tc_approval d, const char *who)
+{
+	struct tc_supervisor *s = c->sup;
+	struct tc_error err = { 0 };
+	if (c->timer)
+		loop_del_timer(s->loop, c->timer);
+	c->timer = NULL;
+	approval_forget(c);
+	emit(s, audit_event_approval_decision(c->id, c->name,
+	     d == TC_APPROVE_ONCE ? "allow_once" : d == TC_APPROVE_SESSION ? "allow_session" :
+	     "deny", who));
+	if (d == TC_APPROVE_DENY) {
+		call_finishf(c, TC_STATUS_DENIED, json_pack("{s:s, s:s, s:s?}", "error", "denied",
+		             "by", who, "reason", c->ask_reason), "Denied: this call needs "
+		             "approval (%s) and the approver said no (%s). The call did not run. "
+		             "Do not repeat it unchanged; ask the user or try a safer tool.",
+		             c->ask_reason ? c->ask_reason : "policy", who);
+		return;
+	}
+	if (d == TC_APPROVE_SESSION) {
+		if (gate_grant_session(s->gate, c->name, c->args, &err) < 0) {
+			call_finishf(c, TC_STATUS_DENIED, NULL, "The approval could not be recorded "
+			             "(%s); the call did not run.", err.msg);
+			return;
+		}
+		emit(s, audit_event_session_grant(c->name, c->args, gate_grants(s->gate)));
+	}
+	c->approval_token = gate_grant_once(s->gate, c->name, c->args);
+	c->state = ST_AUTHORIZED;
+	call_execute(c);
+}
+
+static void respond(void *ctx, enum tc_approval d, const char *who)
+{
+	struct ticket *t = ctx;
+	struct call *c = find_call(t->s, t->id);
+	free(t);
+	if (c)
+		decide(c, d, who ? who : "approver");
+}
+
+static void on_approval_timeout(struct loop *l, void *data)
+{
+	(void)l;
+	struct call *c = data;
+	c->timer = NULL;
+	approval_cancel(c);
+	decide(c, TC_APPROVE_DENY, "timeout (no answer in time)");
+}
+
+static void ask(struct call *c, const char *reason)
+{
+	struct tc_supervisor *s = c->sup;
+	c->state = ST_APPROVAL;
+	free(c->ask_reason);
+	c->ask_reason = strdup(reason);
+	emit(s, audit_event_approval_request(c->id, c->name, c->args, reason));
+	struct ticket *t = malloc(sizeof *t);
+	if (!t) {
+		decide(c, TC_APPROVE_DENY, "out of memory");
+		return;
+	}
+	*t = (struct ticket){ s, c->id };
+	struct tc_approval_request req = { c->name, c->args, reason, c->id };
+	uint64_t id = c->id;
+	c->timer = loop_add_timer(s->loop, loop_now_ms() + s->cfg->approval_timeout_ms,
+	                          on_approval_timeout, c);
+	if (s->approver)
+		s->approver(&req, respond, t, s->approver_data);
+	else
+		approval_request(s, c, &req, respond, t);
+	(void)id;   /* c may be gone now: a synchronous answer finished it */
+}
+
+void policy_authorize(struct call *c)
+{
+	struct tc_supervisor *s = c->sup;
+	struct gate_call gc = { c->name, c->tool->risk, c->args, c->tool->url_arg };
+	struct gate_verdict v;
+	gate_authorize(s->gate, &gc, &v);
+	if (v.action == GATE_DENY) {
+		call_finishf(c, TC_STATUS_DENIED, json_pack("{s:s, s:s, s:s}", "error", "denied",
+		             "check", v.check, "reason", v.reason), "Denied by policy (%s): %s. The "
+		             "call did not run.", v.check, v.reason);
+		return;
+	}
+	if (v.action == GATE_ASK) {
+		ask(c, v.reason);
+		return;
+	}
+	c->state = ST_AUTHORIZED;
+	call_execute(c);
+}
+
+int policy_before_fork(struct tc_supervisor *s, struct call *c, struct tc_error *err)
+{
+	if (!c->approval_token)
+		return 0;
+	uint64_t t = c->approval_token;
+	c->approval_token = 0;
+	if (gate_consume(s->gate, t, c->name, c->args) < 0)
+		return tc_error_set(err, TC_E_INVALID, c->name, "the approval does not match "
+		                    "these arguments or was already used");
+	return 0;
+}
+
+void policy_cancel_approval(struct tc_supervisor *s, struct call *c)
+{
+	(void)s;
+	approval_cancel(c);
+}
+
+int policy_init(struct tc_supervisor *s, const struct tc_options *opt, struct tc_error *err)
+{
+	if (gate_new(&s->cfg->policy, &s->gate, err) < 0)
+		return -1;
+	/* Always an event hub, so embedders can subscribe; a sink when a path
+	 * is configured. */
+	const char *audit_path = opt->audit_path ? opt->audit_path : s->cfg->audit_path;
+	if (audit_path ? audit_open(audit_path, &s->audit, err) < 0 : !(s->audit = audit_new()))
+		return audit_path ? -1 : tc_error_set(err, TC_E_NOMEM, "audit", "out of memory");
+	return approval_init(s, opt->approve ? opt->approve : s->cfg->approval, err);
+}
+
+void policy_release(struct tc_supervisor *s)
+{
+	approval_release(s);
+	audit_close(s->audit);
+	s->audit = NULL;
+	gate_free(s->gate);
+	s->gate = NULL;
+}

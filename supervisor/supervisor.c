@@ -1,0 +1,153 @@
+/* supervisor.c — building and tearing down a supervisor: config, registry
+ * (built-in plugins and manifests), the event loop, the spill directory,
+ * and the jails of the profiles tools use (compiled once, on first use). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "manifest.h"
+#include "pipeline_internal.h"
+#include "profile.h"
+#include "render.h"
+#include "util.h"
+
+struct tc_registry *tc_supervisor_registry(struct tc_supervisor *s) { return s->reg; }
+struct loop *tc_supervisor_loop(struct tc_supervisor *s) { return s->loop; }
+const struct config *tc_supervisor_config(const struct tc_supervisor *s) { return s->cfg; }
+
+void tc_supervisor_set_approver(struct tc_supervisor *s, tc_approver_fn fn, void *data)
+{
+	s->approver = fn;
+	s->approver_data = data;
+}
+
+struct sbx_jail *supervisor_jail(struct tc_supervisor *s, const struct tc_defined *t,
+                                 struct tc_error *err)
+{
+	const char *name = t->profile ? t->profile : tc_risk_name(t->risk);
+	for (struct jail_entry *e = s->jails; e; e = e->next)
+		if (!strcmp(e->name, name))
+			return e->jail;
+	struct jail_entry *e = calloc(1, sizeof *e);
+	if (!e) {
+		tc_error_set(err, TC_E_NOMEM, name, "out of memory");
+		return NULL;
+	}
+	if (profile_load(name, s->cfg->profile_dir, &e->profile, err) < 0) {
+		free(e);
+		return NULL;
+	}
+	if (s->cfg->fixed_identity) {
+		e->profile->spec.fixed_identity = true;
+		e->profile->spec.uid = s->cfg->uid;
+		e->profile->spec.gid = s->cfg->gid;
+	}
+	struct sbx_error serr = { 0 };
+	if (sbx_jail_new(&e->profile->spec, s->workspace, &e->jail, &serr) < 0) {
+		tc_error_set(err, TC_E_SYSTEM, name, "profile %s cannot be enforced here: %s",
+		             name, serr.msg);
+		profile_free(e->profile);
+		free(e);
+		return NULL;
+	}
+	e->name = strdup(name);
+	e->next = s->jails;
+	s->jails = e;
+	return e->jail;
+}
+
+static int load_tools(struct tc_supervisor *s, const struct tc_options *opt,
+                      struct tc_error *err)
+{
+	if (!opt->no_builtins)
+		for (size_t i = 0; tc_builtin_plugins[i]; i++)
+			if (s->n_plugins < 8 &&
+			    tc_plugin_load(s->reg, tc_builtin_plugins[i], &s->plugins[s->n_plugins++],
+			                   err) < 0)
+				return -1;
+	const char *const *dirs[2] = { (const char *const *)s->cfg->tool_dirs, opt->tool_dirs };
+	for (int k = 0; k < 2; k++)
+		for (size_t i = 0; dirs[k] && dirs[k][i]; i++) {
+			if (s->n_manifests >= 32)
+				return tc_error_set(err, TC_E_INVALID, dirs[k][i], "too many tool directories");
+			if (manifest_register(s->reg, dirs[k][i], SCHEMA_DRAFT_AUTO,
+			                      &s->manifests[s->n_manifests++], err) < 0)
+				return -1;
+		}
+	return 0;
+}
+
+int tc_supervisor_new(const struct tc_options *opt, struct tc_supervisor **out,
+                      struct tc_error *err)
+{
+	*out = NULL;
+	struct tc_supervisor *s = calloc(1, sizeof *s);
+	if (!s)
+		return tc_error_set(err, TC_E_NOMEM, "supervisor", "out of memory");
+	/* A tool closing its stdin early must not kill us with SIGPIPE. */
+	signal(SIGPIPE, SIG_IGN);
+	if (config_load(opt->config_path, &s->cfg, err) < 0)
+		goto fail;
+	const char *ws = opt->workspace ? opt->workspace :
+	                 s->cfg->workspace ? s->cfg->workspace : ".";
+	s->workspace = realpath(ws, NULL);
+	if (!s->workspace) {
+		tc_error_set(err, TC_E_NOT_FOUND, ws, "workspace: %s", strerror(errno));
+		goto fail;
+	}
+	s->loop = loop_new();
+	s->reg = tc_registry_new();
+	if (!s->loop || !s->reg) {
+		tc_error_set(err, TC_E_NOMEM, "supervisor", "out of memory");
+		goto fail;
+	}
+	if (load_tools(s, opt, err) < 0)
+		goto fail;
+	if (s->cfg->spill_dir &&
+	    render_spill_new(s->cfg->spill_dir, s->cfg->spill_max_bytes, &s->spill, err) < 0)
+		goto fail;
+	if (policy_init(s, opt, err) < 0)
+		goto fail;
+	*out = s;
+	return 0;
+fail:
+	tc_supervisor_free(s);
+	return -1;
+}
+
+void tc_supervisor_free(struct tc_supervisor *s)
+{
+	if (!s)
+		return;
+	s->shutting_down = true;
+	while (s->calls) {
+		struct call *c = s->calls;
+		if (c->state == ST_APPROVAL)
+			policy_cancel_approval(s, c);
+		call_finishf(c, TC_STATUS_CANCELLED, NULL, "The supervisor is shutting down; "
+		             "the call was cancelled.");
+	}
+	policy_release(s);
+	for (size_t i = 0; i < s->n_manifests; i++)
+		tc_dispose(&s->manifests[i]);
+	for (size_t i = 0; i < s->n_plugins; i++)
+		tc_dispose(&s->plugins[i]);
+	tc_registry_free(s->reg);
+	while (s->jails) {
+		struct jail_entry *e = s->jails;
+		s->jails = e->next;
+		sbx_jail_free(e->jail);
+		profile_free(e->profile);
+		free(e->name);
+		free(e);
+	}
+	render_spill_free(s->spill);
+	loop_free(s->loop);
+	config_release(s->cfg);
+	free(s->workspace);
+	free(s);
+	sbx_cleanup();
+}

@@ -1,0 +1,98 @@
+#!/bin/sh
+# Drives `toolcage call`, `list` and `replay` as a user would: the four
+# stages end to end, the exit statuses, and the seed's key assertion — a
+# destructive call the approver refuses is never executed.
+set -u
+TC=${TOOLCAGE:?}
+top=$(pwd)
+TOOLS=$top/tests/data/pipeline/tools
+ws=$(mktemp -d)
+trap 'rm -rf "$ws"' EXIT
+cd "$ws"
+fails=0
+ok() { echo "ok   $*"; }
+bad() { echo "FAIL $*"; fails=$((fails + 1)); }
+expect_rc() { # want cmd...
+	want=$1; shift
+	"$@" >"$ws/.out" 2>"$ws/.err"; got=$?
+	if [ "$got" = "$want" ]; then ok "exit $want: $*"; else
+		bad "exit $got (want $want): $*"; sed 's/^/     /' "$ws/.out" "$ws/.err" | head -20; fi
+}
+
+echo "hello" > notes.txt
+C="$TC call --tools $TOOLS"
+
+# stage 1: unknown tool lists the available ones; invalid arguments explained
+expect_rc 1 $C no_such_tool '{}'
+grep -q "Available tools:.*make_marker" "$ws/.out" && ok "unknown tool lists tools" || bad "unknown tool message"
+expect_rc 1 $C make_marker '{"path": 5}'
+grep -q "/path" "$ws/.out" && grep -q "expected string" "$ws/.out" && ok "schema diagnostic names /path" || bad "schema diagnostic"
+expect_rc 1 $C make_marker 'not json'
+grep -qi "json object" "$ws/.out" && ok "parse error explained" || bad "parse error text"
+expect_rc 1 $C make_marker '[1]'
+
+# stage 2: destructive without an approver is denied, and never runs
+expect_rc 1 $C make_marker '{"path": "ran.marker"}'
+grep -qi "denied" "$ws/.out" && ok "denied says so" || bad "denied text"
+[ ! -e ran.marker ] && ok "denied call did not run" || bad "DENIED CALL RAN"
+
+# cmd: approver: exit 1 refuses (no side effect), exit 0 approves (side effect)
+printf '#!/bin/sh\ncat > %s/.request\nexit 1\n' "$ws" > "$ws/no.sh"; chmod +x "$ws/no.sh"
+printf '#!/bin/sh\ncat > /dev/null\nexit 0\n' > "$ws/yes.sh"; chmod +x "$ws/yes.sh"
+expect_rc 1 $C --approve "cmd:$ws/no.sh" make_marker '{"path": "ran.marker"}'
+[ ! -e ran.marker ] && ok "refused by cmd approver: not run" || bad "REFUSED CALL RAN"
+python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["tool"]=="make_marker" and r["arguments"]=={"path":"ran.marker"} and r["reason"]' "$ws/.request" \
+	&& ok "approver got tool, arguments, reason as JSON" || bad "approval request JSON"
+expect_rc 0 $C --approve "cmd:$ws/yes.sh" make_marker '{"path": "ran.marker"}'
+[ -e ran.marker ] && ok "approved call ran" || bad "approved call did not run"
+
+# stage 3/4: json output mode, timeout kills the tree, exit statuses
+expect_rc 0 $C --json echo_json '{"text": "{\"a\": [1, 2]}"}'
+python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["status"]=="ok" and r["canonical"]=={"a":[1,2]}, r' "$ws/.out" \
+	&& ok "json output becomes canonical" || bad "json output mode"
+expect_rc 1 $C --json slow '{"seconds": "37"}'
+python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["status"]=="timed_out", r' "$ws/.out" \
+	&& ok "deadline gives timed_out" || bad "timeout status"
+sleep 0.2
+if pgrep -f "sleep 37" >/dev/null; then bad "a process of the timed-out call survived"; pkill -f "sleep 37"; else ok "nothing of the timed-out call survived"; fi
+
+# list
+expect_rc 0 $TC list --tools $TOOLS --format openai
+python3 -c 'import json,sys; l=json.load(open(sys.argv[1])); assert any(t["function"]["name"]=="make_marker" for t in l)' "$ws/.out" \
+	&& ok "list --format openai" || bad "list openai"
+expect_rc 2 $TC list --format nope
+
+# replay: scripted approver, OpenAI shape, table and --json
+rm -f ran.marker
+cat > "$ws/calls.jsonl" <<'JSONL'
+{"name": "make_marker", "arguments": {"path": "r1.marker"}, "approve": false}
+{"name": "make_marker", "arguments": {"path": "r2.marker"}, "approve": true}
+{"type": "function", "function": {"name": "echo_json", "arguments": "{\"text\": \"[]\"}"}}
+{"name": "nope", "arguments": {}}
+JSONL
+expect_rc 0 $TC replay --tools $TOOLS --json "$ws/calls.jsonl"
+[ ! -e r1.marker ] && [ -e r2.marker ] && ok "replay: refused did not run, approved did" || bad "replay approvals"
+python3 - "$ws/.out" <<'PY' && ok "replay --json statuses and summary" || bad "replay json"
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+st = [r["status"] for r in rows[:-1]]
+assert st == ["denied", "ok", "ok", "unknown_tool"], st
+assert rows[0]["decision"] == "refused" and rows[1]["decision"] == "approved", rows
+assert rows[-1]["summary"]["calls"] == 4, rows[-1]
+PY
+expect_rc 0 $TC replay --tools $TOOLS "$ws/calls.jsonl"
+grep -q "^totals: 4 calls" "$ws/.out" && ok "replay table totals" || bad "replay table"
+expect_rc 2 $TC replay /nonexistent.jsonl
+
+# audit: one JSON object per line, call ids tie events together
+expect_rc 1 $C --audit "$ws/audit.jsonl" make_marker '{"path": "a.marker"}'
+python3 - "$ws/audit.jsonl" <<'PY' && ok "audit lines" || bad "audit lines"
+import json, sys
+ev = [json.loads(l) for l in open(sys.argv[1])]
+ids = {e.get("call_id") for e in ev}
+assert len(ids) == 1, ids
+kinds = [e.get("event") for e in ev]
+assert kinds[0] == "call-start" and kinds[-1] == "tool-result", kinds
+PY
+
+[ $fails -eq 0 ] || { echo "$fails failures"; exit 1; }
