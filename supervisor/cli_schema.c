@@ -1,0 +1,215 @@
+/* cli_schema.c — `toolcage schema validate`: compile a JSON Schema once and
+ * validate JSON instances against it, one document per line.
+ *
+ * Exit status: 0 every instance valid, 1 any invalid (or not JSON),
+ * 2 the schema was refused or the command line is wrong. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "schema.h"
+#include "util.h"
+
+/* A line longer than this is reported as invalid rather than buffered:
+ * tool arguments are far smaller, and memory stays bounded. */
+#define MAX_LINE (16u << 20)
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+	        "usage: toolcage schema validate [--draft 7|2020-12] [--assert-format]\n"
+	        "                                [--max-diags N] SCHEMA_FILE [INSTANCE_FILE]\n"
+	        "\n"
+	        "Compiles the JSON Schema in SCHEMA_FILE (draft-07 or 2020-12, chosen by its\n"
+	        "$schema, else 2020-12) and validates each line of INSTANCE_FILE (standard\n"
+	        "input when absent) as one JSON document. Blank lines are skipped. For each\n"
+	        "instance prints one line: \"valid\", or \"invalid: POINTER: MESSAGE[; ...]\".\n"
+	        "\n"
+	        "  --draft 7|2020-12  use this dialect whatever $schema says\n"
+	        "  --assert-format    check format (date-time, date, time, email, uri, uuid,\n"
+	        "                     ipv4, ipv6) instead of treating it as an annotation;\n"
+	        "                     other format values then refuse the schema\n"
+	        "  --max-diags N      keep at most N problems per instance (default 32)\n"
+	        "\n"
+	        "Exit status: 0 all valid, 1 some instance invalid or not JSON,\n"
+	        "2 schema refused (bad JSON, not a schema, unsupported keyword) or usage error.\n");
+}
+
+static int parse_draft(const char *s, enum schema_draft *out)
+{
+	if (!strcmp(s, "7") || !strcmp(s, "07") || !strcmp(s, "draft-07"))
+		*out = SCHEMA_DRAFT_07;
+	else if (!strcmp(s, "2020-12") || !strcmp(s, "2020"))
+		*out = SCHEMA_DRAFT_2020_12;
+	else
+		return -1;
+	return 0;
+}
+
+static struct schema *load_schema(const char *path, const struct schema_options *o)
+{
+	json_error_t jerr;
+	json_t *doc = json_load_file(path, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
+	if (!doc) {
+		fprintf(stderr, "toolcage schema: %s:%d:%d: schema is not valid JSON: %s\n",
+		        path, jerr.line, jerr.column, jerr.text);
+		return NULL;
+	}
+	struct tc_error err = { 0 };
+	struct schema *s = schema_compile_opts(doc, o, &err);
+	json_decref(doc);
+	if (!s)
+		fprintf(stderr, "toolcage schema: %s: schema refused at %s: %s\n", path,
+		        err.where[0] ? err.where : "/", err.msg);
+	return s;
+}
+
+/* Validates one line; prints the verdict. Returns 1 valid, 0 invalid. */
+static int check_line(const struct schema *s, const char *line, size_t len, size_t max_diags)
+{
+	json_error_t jerr;
+	json_t *inst = json_loadb(line, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
+	if (!inst) {
+		printf("invalid: /: not valid JSON (column %d): %s\n", jerr.column, jerr.text);
+		return 0;
+	}
+	struct schema_result res;
+	int rc = schema_validate(s, inst, &res, max_diags);
+	json_decref(inst);
+	if (rc == 1) {
+		puts("valid");
+	} else {
+		char *text = schema_result_text(&res);
+		printf("invalid: %s\n", text && *text ? text : "/: could not be validated (out of memory)");
+		free(text);
+	}
+	schema_result_release(&res);
+	return rc == 1;
+}
+
+/* Reads one line into b (without its newline). Returns 1 for a line, 0 at
+ * end of input. A line over MAX_LINE is consumed but not kept: *too_long. */
+static int read_line(FILE *in, struct buf *b, bool *too_long)
+{
+	char chunk[65536];
+	bool any = false;
+	b->len = 0;
+	if (b->data)
+		b->data[0] = '\0';
+	*too_long = false;
+	while (fgets(chunk, sizeof chunk, in)) {
+		size_t n = strlen(chunk);
+		bool eol = n > 0 && chunk[n - 1] == '\n';
+		any = true;
+		if (eol)
+			n--;
+		if (!*too_long && b->len + n > MAX_LINE) {
+			*too_long = true;
+			buf_release(b);
+		}
+		if (!*too_long && buf_add(b, chunk, n) < 0)
+			*too_long = true;   /* out of memory: treat as too long */
+		if (eol)
+			break;
+	}
+	return any;
+}
+
+static int run(const struct schema *s, FILE *in, const char *name, size_t max_diags)
+{
+	struct buf line = BUF_INIT;
+	bool too_long;
+	int status = 0;
+	unsigned long lineno = 0;
+	while (read_line(in, &line, &too_long)) {
+		lineno++;
+		if (too_long) {
+			printf("invalid: /: line %lu is longer than %u bytes\n", lineno, MAX_LINE);
+			status = 1;
+			continue;
+		}
+		size_t n = line.len;
+		while (n > 0 && line.data[n - 1] == '\r')
+			n--;
+		if (n == 0 || strspn(line.data, " \t") >= n)
+			continue;
+		if (!check_line(s, line.data, n, max_diags))
+			status = 1;
+		fflush(stdout);
+	}
+	if (ferror(in)) {
+		fprintf(stderr, "toolcage schema: %s: read error: %s\n", name, strerror(errno));
+		status = 2;
+	}
+	buf_release(&line);
+	return status;
+}
+
+int cmd_schema(int argc, char **argv)
+{
+	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		usage(argc < 2 ? stderr : stdout);
+		return argc < 2 ? 2 : 0;
+	}
+	if (strcmp(argv[1], "validate")) {
+		fprintf(stderr, "toolcage schema: unknown subcommand '%s'\n\n", argv[1]);
+		usage(stderr);
+		return 2;
+	}
+	static const struct option longopts[] = {
+		{ "draft", required_argument, NULL, 'd' },
+		{ "assert-format", no_argument, NULL, 'f' },
+		{ "max-diags", required_argument, NULL, 'm' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct schema_options o = { SCHEMA_DRAFT_AUTO, false };
+	size_t max_diags = 0;
+	int c;
+	optind = 1;
+	argc--, argv++;   /* getopt sees "validate" as argv[0] */
+	while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
+		char *end;
+		switch (c) {
+		case 'd':
+			if (parse_draft(optarg, &o.draft) < 0) {
+				fprintf(stderr, "toolcage schema: --draft takes 7 or 2020-12, not '%s'\n", optarg);
+				return 2;
+			}
+			break;
+		case 'f': o.assert_format = true; break;
+		case 'm':
+			errno = 0;
+			max_diags = strtoul(optarg, &end, 10);
+			if (errno || *end || !*optarg || max_diags == 0 || max_diags > 10000) {
+				fprintf(stderr, "toolcage schema: --max-diags takes 1..10000\n");
+				return 2;
+			}
+			break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (argc - optind < 1 || argc - optind > 2) {
+		usage(stderr);
+		return 2;
+	}
+	struct schema *s = load_schema(argv[optind], &o);
+	if (!s)
+		return 2;
+	const char *iname = argc - optind == 2 ? argv[optind + 1] : "-";
+	FILE *in = strcmp(iname, "-") ? fopen(iname, "re") : stdin;
+	if (!in) {
+		fprintf(stderr, "toolcage schema: %s: %s\n", iname, strerror(errno));
+		schema_free(s);
+		return 2;
+	}
+	int status = run(s, in, iname, max_diags);
+	if (in != stdin)
+		fclose(in);
+	schema_free(s);
+	return status;
+}

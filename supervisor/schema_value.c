@@ -1,0 +1,324 @@
+/* schema_value.c — JSON values as JSON Schema sees them: types by value
+ * (1.0 is an integer), numeric comparison across jansson's integer and real,
+ * equality where 1 == 1.0 and key order is irrelevant, uniqueness, and short
+ * renderings of values and names for diagnostics. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "schema_internal.h"
+
+/* Above this nesting, equality gives up (-1) instead of recursing further:
+ * instances from code (not the parser) have no depth limit of their own. */
+#define EQ_MAX_DEPTH 512
+
+/* No libm calls here: the library links without -lm. Doubles of magnitude
+ * 2^53 and above are all integers. */
+static bool real_is_integral(double d)
+{
+	if (!isfinite(d))
+		return false;
+	if (fabs(d) >= 9007199254740992.0)
+		return true;
+	return d == (double)(long long)d;
+}
+
+unsigned json_value_type(const json_t *v)
+{
+	switch (json_typeof(v)) {
+	case JSON_NULL: return ST_NULL;
+	case JSON_TRUE:
+	case JSON_FALSE: return ST_BOOL;
+	case JSON_INTEGER: return ST_INT;
+	case JSON_REAL: return real_is_integral(json_real_value(v)) ? ST_INT : ST_NUM;
+	case JSON_STRING: return ST_STR;
+	case JSON_ARRAY: return ST_ARR;
+	case JSON_OBJECT: return ST_OBJ;
+	}
+	return ST_NULL;
+}
+
+const char *json_type_word(unsigned t)
+{
+	switch (t) {
+	case ST_NULL: return "null";
+	case ST_BOOL: return "boolean";
+	case ST_INT: return "integer";
+	case ST_NUM: return "number";
+	case ST_STR: return "string";
+	case ST_ARR: return "array";
+	case ST_OBJ: return "object";
+	}
+	return "value";
+}
+
+/* Compares two JSON numbers exactly when both are integers; otherwise in
+ * long double, which holds every int64 and every double exactly on x86-64
+ * (elsewhere it is at worst the double comparison). */
+int num_cmp(const json_t *a, const json_t *b)
+{
+	if (json_is_integer(a) && json_is_integer(b)) {
+		json_int_t x = json_integer_value(a), y = json_integer_value(b);
+		return x < y ? -1 : x > y;
+	}
+	long double x = json_is_integer(a) ? (long double)json_integer_value(a)
+	                                   : (long double)json_real_value(a);
+	long double y = json_is_integer(b) ? (long double)json_integer_value(b)
+	                                   : (long double)json_real_value(b);
+	return x < y ? -1 : x > y;
+}
+
+/* multipleOf: exact for integers; for reals the quotient must be within a
+ * relative 1e-9 of an integer, so 0.3 is a multiple of 0.1 (binary floating
+ * point makes the exact test say no). An infinite quotient is "not a
+ * multiple", never a crash. */
+bool num_is_multiple(const json_t *x, const json_t *m)
+{
+	if (json_is_integer(x) && json_is_integer(m)) {
+		json_int_t a = json_integer_value(x), d = json_integer_value(m);
+		if (d == 0)
+			return false;
+		if (d == -1)
+			return true;      /* avoids INT64_MIN % -1 */
+		return a % d == 0;
+	}
+	double a = json_number_value(x), d = json_number_value(m);
+	if (d == 0)
+		return false;
+	double q = a / d;
+	if (!isfinite(q))
+		return false;
+	if (fabs(q) >= 4503599627370496.0)   /* 2^52: q is an integer */
+		return true;
+	double r = (double)(long long)(q + (q >= 0 ? 0.5 : -0.5));
+	double scale = fabs(q) > 1.0 ? fabs(q) : 1.0;
+	return fabs(q - r) <= 1e-9 * scale;
+}
+
+size_t utf8_length(const char *s, size_t len)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < len; i++)
+		if (((unsigned char)s[i] & 0xC0) != 0x80)
+			n++;
+	return n;
+}
+
+int json_equal_value(const json_t *a, const json_t *b, unsigned depth)
+{
+	if (depth > EQ_MAX_DEPTH)
+		return -1;
+	if (json_is_number(a) && json_is_number(b))
+		return num_cmp(a, b) == 0;
+	if (json_typeof(a) != json_typeof(b))
+		return 0;
+	switch (json_typeof(a)) {
+	case JSON_STRING:
+		return json_string_length(a) == json_string_length(b) &&
+		       !memcmp(json_string_value(a), json_string_value(b), json_string_length(a));
+	case JSON_ARRAY: {
+		size_t n = json_array_size(a);
+		if (n != json_array_size(b))
+			return 0;
+		for (size_t i = 0; i < n; i++) {
+			int r = json_equal_value(json_array_get(a, i), json_array_get(b, i), depth + 1);
+			if (r != 1)
+				return r;
+		}
+		return 1;
+	}
+	case JSON_OBJECT: {
+		if (json_object_size(a) != json_object_size(b))
+			return 0;
+		const char *k;
+		size_t klen;
+		json_t *va;
+		json_object_keylen_foreach((json_t *)a, k, klen, va) {
+			json_t *vb = json_object_getn(b, k, klen);
+			if (!vb)
+				return 0;
+			int r = json_equal_value(va, vb, depth + 1);
+			if (r != 1)
+				return r;
+		}
+		return 1;
+	}
+	default:
+		return 1;   /* null, true, false: same type is equal */
+	}
+}
+
+int json_value_depth_ok(const json_t *v, unsigned limit)
+{
+	if (limit == 0)
+		return 0;
+	if (json_is_array(v)) {
+		for (size_t i = 0; i < json_array_size(v); i++)
+			if (!json_value_depth_ok(json_array_get(v, i), limit - 1))
+				return 0;
+	} else if (json_is_object(v)) {
+		const char *k;
+		json_t *x;
+		json_object_foreach((json_t *)v, k, x)
+			if (!json_value_depth_ok(x, limit - 1))
+				return 0;
+	}
+	return 1;
+}
+
+/* A hash consistent with json_equal_value: numbers hash by value (so 1 and
+ * 1.0 collide, as they must), objects by an order-independent sum. */
+static uint64_t mix(uint64_t h)
+{
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
+	return h;
+}
+
+static uint64_t bytes_hash(const char *s, size_t n)
+{
+	uint64_t h = 1469598103934665603ULL;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 1099511628211ULL;
+	return h;
+}
+
+static uint64_t value_hash(const json_t *v, unsigned depth)
+{
+	if (depth > EQ_MAX_DEPTH)
+		return 0;
+	switch (json_typeof(v)) {
+	case JSON_INTEGER:
+	case JSON_REAL: {
+		double d = json_number_value(v);
+		if (d == 0)
+			d = 0;   /* -0.0 == 0 */
+		uint64_t bits;
+		memcpy(&bits, &d, sizeof bits);
+		return mix(bits ^ 0x1111);
+	}
+	case JSON_STRING:
+		return bytes_hash(json_string_value(v), json_string_length(v));
+	case JSON_ARRAY: {
+		uint64_t h = 0x2222;
+		for (size_t i = 0; i < json_array_size(v); i++)
+			h = mix(h * 31 + value_hash(json_array_get(v, i), depth + 1));
+		return h;
+	}
+	case JSON_OBJECT: {
+		uint64_t h = 0x3333;
+		const char *k;
+		size_t klen;
+		json_t *x;
+		json_object_keylen_foreach((json_t *)v, k, klen, x)
+			h += mix(bytes_hash(k, klen) ^ value_hash(x, depth + 1));
+		return h;
+	}
+	default:
+		return (uint64_t)json_typeof(v) * 0x9e3779b97f4a7c15ULL;
+	}
+}
+
+struct hashed { uint64_t h; size_t i; };
+
+static int hashed_cmp(const void *a, const void *b)
+{
+	const struct hashed *x = a, *y = b;
+	if (x->h != y->h)
+		return x->h < y->h ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/* uniqueItems: pairwise for short arrays (no allocation), else sort by hash
+ * and compare within equal-hash runs, so a long array costs n log n rather
+ * than n^2. Reports the first duplicate pair found. */
+int unique_items_check(const json_t *arr, size_t *dup_a, size_t *dup_b)
+{
+	size_t n = json_array_size(arr);
+	if (n <= 16) {
+		for (size_t i = 0; i < n; i++)
+			for (size_t j = i + 1; j < n; j++) {
+				int r = json_equal_value(json_array_get(arr, i), json_array_get(arr, j), 0);
+				if (r < 0)
+					return -1;
+				if (r) {
+					*dup_a = i;
+					*dup_b = j;
+					return 0;
+				}
+			}
+		return 1;
+	}
+	struct hashed *hv = malloc(n * sizeof *hv);
+	if (!hv)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		hv[i].h = value_hash(json_array_get(arr, i), 0);
+		hv[i].i = i;
+	}
+	qsort(hv, n, sizeof *hv, hashed_cmp);
+	int verdict = 1;
+	for (size_t i = 0; i < n && verdict == 1; i++)
+		for (size_t j = i + 1; j < n && hv[j].h == hv[i].h; j++) {
+			int r = json_equal_value(json_array_get(arr, hv[i].i), json_array_get(arr, hv[j].i), 0);
+			if (r < 0) {
+				verdict = -1;
+				break;
+			}
+			if (r) {
+				*dup_a = hv[i].i;
+				*dup_b = hv[j].i;
+				verdict = 0;
+				break;
+			}
+		}
+	free(hv);
+	return verdict;
+}
+
+/* Appends s as 'name' with control characters and quotes escaped and a cut
+ * at 64 bytes (on a UTF-8 boundary), so a hostile key cannot break the
+ * one-line output or flood it. */
+int buf_add_name(struct buf *b, const char *s, size_t len)
+{
+	size_t max = 64, i = 0;
+	int rc = buf_adds(b, "'");
+	for (; i < len && i < max && rc == 0; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c < 0x20 || c == 0x7f)
+			rc = buf_printf(b, "\\u%04x", c);
+		else if (c == '\'' || c == '\\')
+			rc = buf_printf(b, "\\%c", c);
+		else
+			rc = buf_add(b, &s[i], 1);
+	}
+	if (rc == 0 && i < len) {
+		while (i < len && ((unsigned char)s[i] & 0xC0) == 0x80)
+			rc = buf_add(b, &s[i++], 1);
+		if (i < len)
+			rc = buf_adds(b, "...");
+	}
+	return rc ? rc : buf_adds(b, "'");
+}
+
+/* Appends v as compact JSON, cut to about max bytes. */
+int buf_add_value(struct buf *b, const json_t *v, size_t max)
+{
+	char *s = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY | JSON_REAL_PRECISION(15));
+	if (!s)
+		return -1;
+	size_t n = strlen(s);
+	int rc;
+	if (n > max) {
+		while (max > 0 && ((unsigned char)s[max] & 0xC0) == 0x80)
+			max--;
+		rc = buf_add(b, s, max);
+		if (rc == 0)
+			rc = buf_adds(b, "...");
+	} else {
+		rc = buf_add(b, s, n);
+	}
+	free(s);
+	return rc;
+}

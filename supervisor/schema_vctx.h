@@ -1,0 +1,76 @@
+/* schema_vctx.h — the validation context shared by schema_validate.c
+ * (diagnostics, applicators, entry) and schema_validate_types.c (keywords
+ * of numbers, strings, arrays and objects). Private to those two files. */
+#ifndef TC_SCHEMA_VCTX_H
+#define TC_SCHEMA_VCTX_H
+
+#include "schema_internal.h"
+
+#define MAX_PATH 512           /* >= any schema's max_depth */
+#define BRANCH_DIAGS 8         /* diagnostics kept per anyOf/oneOf branch */
+
+struct pseg { const char *key; size_t len; size_t index; };
+
+struct dsink {
+	struct schema_diag *v;
+	size_t n, cap, max, dropped;
+	unsigned base_depth;       /* instance depth where the sink started */
+	size_t type_fails;         /* type mismatches at base_depth */
+	size_t other_fails;
+	uint16_t expected;         /* types those mismatches asked for */
+};
+
+struct arena {                 /* PCRE2 allocations of one validation */
+	_Alignas(16) char buf[768];
+	size_t used;
+};
+
+/* Verdicts of shared nodes per instance value (see mark_shared). */
+struct memo_ent {
+	const json_t *inst;        /* NULL: empty slot */
+	uint32_t node;
+	uint8_t valid;             /* 1 valid, 0 invalid */
+	uint8_t explained;         /* its diagnostics were produced once */
+	uint16_t type_only;        /* if it failed on type alone: the types wanted */
+};
+
+struct memo {
+	struct memo_ent *v;        /* local[] or malloc'd */
+	size_t cap, n;
+	struct memo_ent local[16];
+};
+
+struct vctx {
+	const struct schema *s;
+	struct memo memo;
+	struct dsink *sink;        /* NULL: quiet */
+	struct dsink *top;         /* where fatal problems are reported */
+	int fatal;
+	unsigned depth, eval_depth;
+	pcre2_general_context *gctx;
+	pcre2_match_data *md;
+	struct arena arena;
+	struct pseg path[MAX_PATH];
+};
+
+/* In a keyword function with an int ok: record the failure, and stop at
+ * once when only the verdict is wanted (quiet) or validation is aborted. */
+#define FAIL() do { ok = 0; if (!x->sink || x->fatal) return 0; } while (0)
+
+/* schema_validate.c */
+int sv_eval(struct vctx *x, uint32_t ni, const json_t *inst);   /* 1 valid, 0 not */
+void sv_emit(struct vctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void sv_emit_buf(struct vctx *x, struct buf *b);                /* releases b */
+void sv_fatal(struct vctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void sv_sink_release(struct dsink *k);
+int sv_push_key(struct vctx *x, const char *key, size_t len);   /* 0 or -1 (too deep) */
+int sv_push_index(struct vctx *x, size_t index);
+int sv_regex_match(struct vctx *x, const struct sregex *re, const char *str, size_t len);
+
+/* schema_validate_types.c: 1 valid, 0 not */
+int sv_eval_number(struct vctx *x, const struct snode *n, const json_t *inst);
+int sv_eval_string(struct vctx *x, const struct snode *n, const json_t *inst);
+int sv_eval_array(struct vctx *x, const struct snode *n, const json_t *inst);
+int sv_eval_object(struct vctx *x, const struct snode *n, const json_t *inst);
+
+#endif

@@ -1,0 +1,70 @@
+#!/bin/sh
+# schema_cli.sh — `toolcage schema validate` end to end: verdict lines,
+# exit statuses (0 all valid, 1 some invalid, 2 schema refused or usage),
+# stdin and file input, --draft and --assert-format.
+# Exits 0 pass, 77 skip (no binary), anything else fail.
+set -u
+TOOLCAGE=${TOOLCAGE:-build/toolcage}
+[ -x "$TOOLCAGE" ] || { echo "skip: $TOOLCAGE not built"; exit 77; }
+D=$(cd "$(dirname "$0")/../data/schema" && pwd)
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+
+# expect NAME WANT_RC CMD... ; output in $tmp/out, stderr in $tmp/err
+expect() {
+	name=$1 want=$2; shift 2
+	"$@" >"$tmp/out" 2>"$tmp/err"; rc=$?
+	if [ "$rc" != "$want" ]; then
+		echo "FAIL $name: exit $rc, want $want"; sed 's/^/  | /' "$tmp/out" "$tmp/err"
+		fails=$((fails + 1)); return 1
+	fi
+	return 0
+}
+has() { # NAME FILE TEXT
+	grep -qF -- "$3" "$2" || { echo "FAIL $1: no '$3' in:"; sed 's/^/  | /' "$2"; fails=$((fails + 1)); }
+}
+
+expect valid-file 0 "$TOOLCAGE" schema validate "$D/tool.json" "$D/tool.valid.jsonl" &&
+	[ "$(cat "$tmp/out")" = "$(printf 'valid\nvalid\nvalid')" ] ||
+	{ echo "FAIL valid-file output:"; cat "$tmp/out"; fails=$((fails + 1)); }
+
+expect invalid-stdin 1 sh -c "\"$TOOLCAGE\" schema validate \"$D/tool.json\" < \"$D/tool.invalid.jsonl\""
+head -4 "$tmp/out" > "$tmp/head"
+cmp -s "$tmp/head" "$D/tool.invalid.expected" || { echo "FAIL invalid-stdin lines:"; diff "$D/tool.invalid.expected" "$tmp/head"; fails=$((fails + 1)); }
+has invalid-not-json "$tmp/out" "invalid: /: not valid JSON"
+[ "$(wc -l < "$tmp/out")" -eq 5 ] || { echo "FAIL one line per instance"; fails=$((fails + 1)); }
+
+expect draft07 1 sh -c "printf '%s\n' '[\"a\",1]' '[\"a\",1,2]' | \"$TOOLCAGE\" schema validate \"$D/draft07-tuple.json\""
+[ "$(head -1 "$tmp/out")" = valid ] || { echo "FAIL draft07 first"; fails=$((fails + 1)); }
+has draft07-extra "$tmp/out" "invalid: /: must have at most 2 items"
+
+# the same tuple schema is refused as 2020-12 (items must be one schema)
+expect draft-override 2 sh -c "echo '[]' | \"$TOOLCAGE\" schema validate --draft 2020-12 \"$D/draft07-tuple.json\""
+has draft-override "$tmp/err" "prefixItems"
+
+expect unsupported 2 sh -c "echo '{}' | \"$TOOLCAGE\" schema validate \"$D/unsupported.json\""
+has unsupported "$tmp/err" "/unevaluatedProperties"
+has unsupported-kw "$tmp/err" "'unevaluatedProperties' is not supported"
+expect bad-type 2 sh -c "echo '{}' | \"$TOOLCAGE\" schema validate \"$D/bad-type.json\""
+has bad-type "$tmp/err" "/properties/a/type"
+expect not-json 2 sh -c "echo '{}' | \"$TOOLCAGE\" schema validate \"$D/not-json.json\""
+has not-json "$tmp/err" "not valid JSON"
+expect bad-meta 2 sh -c "echo '{}' | \"$TOOLCAGE\" schema validate \"$D/bad-meta.json\""
+has bad-meta "$tmp/err" "metaschema"
+expect cycle 2 sh -c "echo '{}' | \"$TOOLCAGE\" schema validate \"$D/cycle.json\""
+has cycle "$tmp/err" "cycle"
+
+expect format-annotation 0 sh -c "echo '\"soon\"' | \"$TOOLCAGE\" schema validate \"$D/format.json\""
+expect format-asserted 1 sh -c "printf '%s\n' '\"2024-05-01T10:00:00Z\"' '\"soon\"' | \"$TOOLCAGE\" schema validate --assert-format \"$D/format.json\""
+[ "$(head -1 "$tmp/out")" = valid ] || { echo "FAIL format first"; fails=$((fails + 1)); }
+has format-asserted "$tmp/out" "must be a valid date-time"
+
+expect help 0 "$TOOLCAGE" schema validate --help
+has help "$tmp/out" "usage: toolcage schema validate"
+expect usage-no-args 2 "$TOOLCAGE" schema validate
+expect usage-bad-draft 2 "$TOOLCAGE" schema validate --draft 4 "$D/tool.json"
+expect missing-schema 2 "$TOOLCAGE" schema validate "$tmp/nope.json"
+
+[ $fails -eq 0 ] && echo "schema_cli: all passed"
+[ $fails -eq 0 ]
