@@ -57,6 +57,7 @@ void capture_add(struct sbx_capture *c, size_t keep, const char *p, size_t n)
 void capture_finish(struct sbx_capture *c, size_t keep)
 {
 	size_t tcap = keep - keep / 2;
+	c->truncated = c->total > c->head_len + c->tail_len;
 	if (c->head)
 		c->head[c->head_len] = '\0';
 	if (!c->tail)

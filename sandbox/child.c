@@ -61,6 +61,7 @@ static const char *const step_names[STEP_MAX] = {
 	[STEP_SIGNALS] = "reset signals",
 	[STEP_USERNS] = "user namespace maps",
 	[STEP_MOUNT_PRIVATE] = "make mounts private",
+	[STEP_MOUNT_READONLY] = "make mounts read-only",
 	[STEP_MOUNT_PROC] = "mount /proc",
 	[STEP_MOUNT_TMP] = "mount private /tmp",
 	[STEP_LANDLOCK_RULES] = "build Landlock ruleset",
@@ -159,6 +160,8 @@ static void arrange_fds(const struct child_plan *p, int *ruleset_fd)
 			*ruleset_fd = target;
 	}
 	CHECK(STEP_FDS, syscall(SYS_close_range, next, ~0U, 0));
+	if (p->result_fd < 0)   /* 3 was kept free, not closed: whatever it held goes */
+		close(FD_RESULT);
 }
 
 static void reset_signals(void)
@@ -185,12 +188,28 @@ static void map_user_ns(const struct sbx_jail *j)
 	CHECK(STEP_USERNS, write_file("/proc/self/gid_map", j->gid_map));
 }
 
+static int set_mount_attr(const char *path, unsigned flags, uint64_t set, uint64_t clr)
+{
+	struct mount_attr a = { .attr_set = set, .attr_clr = clr };
+	return (int)syscall(SYS_mount_setattr, AT_FDCWD, path, flags, &a, sizeof a);
+}
+
+/* Every mount read-only and nosuid, then the writable paths bound onto
+ * themselves and opened again for writing: Landlock cannot stop chmod,
+ * utimes or xattr changes, a read-only mount does (on the host's files, as
+ * their owner, even as root without capabilities). */
 static void set_up_mounts(const struct sbx_jail *j)
 {
 	if (!j->private_proc && !j->private_tmp)
 		return;
 	/* Without this a mount below could propagate back to the host. */
 	CHECK(STEP_MOUNT_PRIVATE, mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL));
+	for (char **p = j->rw_paths; p && *p; p++)
+		CHECK(STEP_MOUNT_READONLY, mount(*p, *p, NULL, MS_BIND | MS_REC, NULL));
+	CHECK(STEP_MOUNT_READONLY, set_mount_attr("/", AT_RECURSIVE,
+	      MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID, 0));
+	for (char **p = j->rw_paths; p && *p; p++)
+		CHECK(STEP_MOUNT_READONLY, set_mount_attr(*p, AT_RECURSIVE, 0, MOUNT_ATTR_RDONLY));
 	if (j->private_proc)
 		CHECK(STEP_MOUNT_PROC, mount("proc", "/proc", "proc",
 		      MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL));
@@ -329,7 +348,9 @@ _Noreturn void child_main(const struct child_plan *p)
 	if (p->fn) {                                                  /* 17 */
 		close(status_fd);
 		status_fd = -1;
-		_exit(p->fn(p->fn_arg) & 0xff);
+		int rc = p->fn(p->fn_arg);
+		fflush(NULL);   /* a builtin's stdio output is part of its answer */
+		_exit(rc & 0xff);
 	}
 	run_exec(p);
 }

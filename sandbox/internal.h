@@ -55,6 +55,9 @@ struct sbx_jail {
 	uint64_t tmp_access;        /* for the private tmp mount root */
 	uint64_t proc_access;       /* for the fresh /proc */
 	char tmp_dir[256];          /* where the private tmpfs is mounted */
+	/* With a mount namespace every mount is made read-only (Landlock has
+	 * no right for chmod, utimes or xattrs); these stay writable. */
+	char **rw_paths;            /* NULL-terminated: the workspace, write paths */
 
 	struct sbx_rlimit rlimits[SBX_MAX_RLIMITS];
 	int n_rlimits;
@@ -95,6 +98,7 @@ enum child_step {
 	STEP_SIGNALS,
 	STEP_USERNS,
 	STEP_MOUNT_PRIVATE,
+	STEP_MOUNT_READONLY,
 	STEP_MOUNT_PROC,
 	STEP_MOUNT_TMP,
 	STEP_LANDLOCK_RULES,
@@ -138,6 +142,10 @@ struct child_plan {
 
 /* child.c: runs in the child after clone3; never returns. */
 _Noreturn void child_main(const struct child_plan *plan);
+
+/* jail.c, for tests only: the jail's compiled seccomp filter (borrowed,
+ * valid until sbx_jail_free) and its length in instructions. */
+const struct sock_filter *sbx_jail_filter(const struct sbx_jail *j, unsigned short *len);
 
 /* seccomp.c: compiles the spec's filter into classic BPF (malloc'd). */
 int seccomp_build(const struct sbx_spec *spec, struct sock_filter **bpf,

@@ -154,6 +154,27 @@ static int plan_tmp_dir(struct sbx_jail *j, struct sbx_error *err)
 	return 0;
 }
 
+/* The paths bound writable over the read-only mounts (see child.c). */
+static int plan_rw_paths(const struct sbx_spec *spec, struct sbx_jail *j)
+{
+	size_t n = 1;
+	for (size_t i = 0; spec->write_paths && spec->write_paths[i]; i++)
+		n++;
+	j->rw_paths = calloc(n + 1, sizeof *j->rw_paths);
+	if (!j->rw_paths)
+		return -ENOMEM;
+	size_t k = 0;
+	if (spec->workspace_write)
+		j->rw_paths[k++] = strdup(j->workspace);
+	for (size_t i = 0; spec->write_paths && spec->write_paths[i]; i++)
+		if (access(spec->write_paths[i], F_OK) == 0)   /* a missing one grants nothing */
+			j->rw_paths[k++] = strdup(spec->write_paths[i]);
+	for (size_t i = 0; i < k; i++)
+		if (!j->rw_paths[i])
+			return -ENOMEM;
+	return 0;
+}
+
 static bool env_has(char *const *envp, size_t n, const char *name, size_t nlen)
 {
 	for (size_t i = 0; i < n; i++)
@@ -302,6 +323,8 @@ int sbx_jail_new(const struct sbx_spec *spec, const char *workspace,
 	}
 	if (!rc)
 		rc = plan_tmp_dir(j, err);
+	if (!rc && plan_rw_paths(spec, j) < 0)
+		rc = sbx_err(err, ENOMEM, "jail");
 	if (!rc && build_env(spec, j) < 0)
 		rc = sbx_err(err, ENOMEM, "environment");
 	if (!rc)
@@ -327,6 +350,9 @@ void sbx_jail_free(struct sbx_jail *j)
 	if (j->devnull_fd >= 0)
 		close(j->devnull_fd);
 	landlock_release(j);
+	for (char **p = j->rw_paths; p && *p; p++)
+		free(*p);
+	free(j->rw_paths);
 	free(j->bpf);
 	free(j->envp);
 	free(j->workspace);
@@ -343,4 +369,12 @@ void sbx_jail_identity(const struct sbx_jail *j, uid_t *uid, gid_t *gid)
 {
 	*uid = j->uid;
 	*gid = j->gid;
+}
+
+/* Test hook (tests/unit/test_seccomp_filter.c runs the filter in a BPF
+ * interpreter): the compiled program, borrowed until sbx_jail_free. */
+const struct sock_filter *sbx_jail_filter(const struct sbx_jail *j, unsigned short *len)
+{
+	*len = j->bpf_len;
+	return j->bpf;
 }

@@ -198,10 +198,12 @@ static bool link_leads_to_hidden(struct ll_ctx *c, const char *path)
  * jail (every `toolcage exec`), over ~150 entries of /etc. */
 static int add_dir_entries(struct ll_ctx *c, const char *path, uint64_t access, int depth)
 {
-	/* The dir itself: listing only. Rights granted on it would be
-	 * inherited by the hidden entries too. */
-	int rc = add_path(c, path, access & FS_READ_DIR);
-	int dfd = rc == 0 ? open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+	/* The dir itself gets no rule: any right on it would be inherited by
+	 * the hidden entries too (even listing would name what a hidden
+	 * directory holds). So it cannot be listed; its other entries can be
+	 * opened by name. */
+	int rc = 0;
+	int dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
 	if (!d) {
 		if (dfd >= 0)

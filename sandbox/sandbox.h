@@ -85,6 +85,8 @@ struct sbx_spec {
 
 	/* network */
 	unsigned socket_families;        /* SBX_AF_* */
+	bool allow_udp;                  /* inet datagram sockets (any port: Landlock has
+	                                  * no UDP rules, so off unless a profile asks) */
 	const uint16_t *tcp_connect_ports;
 	size_t n_tcp_connect_ports;
 
@@ -168,7 +170,7 @@ enum sbx_killed {
 
 /* Bounded capture of one stream: the first and last bytes, with the total. */
 struct sbx_capture {
-	char *head;             /* up to keep/2 bytes (more when the tail is empty) */
+	char *head;             /* the first keep/2 bytes */
 	size_t head_len;
 	char *tail;             /* the last bytes, in order */
 	size_t tail_len;

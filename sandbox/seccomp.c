@@ -13,7 +13,9 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -57,11 +59,29 @@ static const unsigned long clone_ns_flags[] = {
 
 /* A rule the filter already has in a stronger form (a profile denied the
  * whole syscall) is not an error. */
+/* Syscalls the base rules filter by their arguments: an allow-list entry
+ * for one would be a rule without arguments, and libseccomp lets that beat
+ * the argument rules, lifting the base rules. Refused in allow lists. */
+static const char *const base_arg_filtered[] = {
+	"clone", "clone3", "ioctl", "personality", "socket", "socketpair", "chmod",
+	"fchmod", "fchmodat", "open", "openat", "creat", "mknod", "mknodat", NULL,
+};
+
+static bool listed(const char *const *list, const char *name)
+{
+	for (size_t i = 0; list[i]; i++)
+		if (!strcmp(list[i], name))
+			return true;
+	return false;
+}
+
 static int add(scmp_filter_ctx ctx, uint32_t action, int nr, unsigned n,
                const struct scmp_arg_cmp *cmp)
 {
 	int rc = seccomp_rule_add_array(ctx, action, nr, n, cmp);
-	return rc == -EEXIST ? 0 : rc;
+	/* -EACCES: the action is the filter's default (a "default: errno"
+	 * profile), so the rule is already in force. */
+	return rc == -EEXIST || rc == -EACCES ? 0 : rc;
 }
 
 static int family_allowed(unsigned fams, int af)
@@ -72,11 +92,37 @@ static int family_allowed(unsigned fams, int af)
 	       (af == AF_NETLINK && (fams & SBX_AF_NETLINK));
 }
 
+/* A setuid or setgid file made in the workspace outlives the call: run on
+ * the host later, it runs as its owner (root, when root owns the
+ * workspace). Refused wherever seccomp can see the mode. openat2() carries
+ * its mode in memory seccomp cannot read: docs/security.md says so. */
+static int add_setid_rules(scmp_filter_ctx ctx)
+{
+	static const struct { const char *name; unsigned arg; } mode_args[] = {
+		{ "chmod", 1 }, { "fchmod", 1 }, { "fchmodat", 2 }, { "open", 2 },
+		{ "openat", 3 }, { "creat", 1 }, { "mknod", 1 }, { "mknodat", 2 },
+	};
+	static const unsigned long bits[] = { S_ISUID, S_ISGID };
+	int rc = 0;
+	for (size_t i = 0; i < sizeof mode_args / sizeof mode_args[0] && !rc; i++) {
+		int nr = seccomp_syscall_resolve_name(mode_args[i].name);
+		for (size_t b = 0; b < 2 && !rc; b++) {
+			struct scmp_arg_cmp c = { mode_args[i].arg, SCMP_CMP_MASKED_EQ, bits[b], bits[b] };
+			rc = add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 1, &c);
+		}
+	}
+	for (size_t b = 0; b < 2 && !rc; b++) {   /* fchmodat2 (452): newer than libseccomp 2.5 */
+		struct scmp_arg_cmp c = { 2, SCMP_CMP_MASKED_EQ, bits[b], bits[b] };
+		rc = add(ctx, SCMP_ACT_ERRNO(EPERM), 452, 1, &c);
+	}
+	return rc;
+}
+
 /* socket(2): only the profile's families. Every other value, including
  * ones with high bits set (the kernel truncates to int, we compare all 64
  * bits), is refused. Raw and packet sockets are refused whatever the
  * family; netlink only for NETLINK_ROUTE (getaddrinfo's AI_ADDRCONFIG). */
-static int add_socket_rules(scmp_filter_ctx ctx, unsigned fams)
+static int add_socket_rules(scmp_filter_ctx ctx, unsigned fams, bool udp)
 {
 	uint32_t deny = SCMP_ACT_ERRNO(EACCES);
 	int nr = SCMP_SYS(socket);
@@ -95,6 +141,25 @@ static int add_socket_rules(scmp_filter_ctx ctx, unsigned fams)
 		rc = add(ctx, deny, nr, 1, &raw);
 	if (!rc)
 		rc = add(ctx, deny, nr, 1, &pkt);
+	/* Protocols: only the default, TCP and UDP. Landlock's port rules
+	 * cover TCP only; ICMP "ping" sockets, SCTP and MPTCP would go around
+	 * them. */
+	for (int proto = 1; proto < 18 && !rc; proto++)
+		if (proto != IPPROTO_TCP && proto != IPPROTO_UDP) {
+			struct scmp_arg_cmp c = SCMP_A2(SCMP_CMP_EQ, (scmp_datum_t)proto);
+			rc = add(ctx, deny, nr, 1, &c);
+		}
+	struct scmp_arg_cmp hi = SCMP_A2(SCMP_CMP_GE, 18);
+	if (!rc)
+		rc = add(ctx, deny, nr, 1, &hi);
+	/* UDP reaches any port (Landlock rules are TCP only): without udp the
+	 * network profile resolves names over TCP (RES_OPTIONS=use-vc). */
+	static const int inet[] = { AF_INET, AF_INET6 };
+	for (int i = 0; i < 2 && !rc && !udp; i++) {
+		struct scmp_arg_cmp dg[2] = { SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)inet[i]),
+		                              SCMP_A1(SCMP_CMP_MASKED_EQ, 0xf, SOCK_DGRAM) };
+		rc = add(ctx, deny, nr, 2, dg);
+	}
 	if (!rc && (fams & SBX_AF_NETLINK)) {
 		struct scmp_arg_cmp nl[2] = { SCMP_A0(SCMP_CMP_EQ, AF_NETLINK),
 		                              SCMP_A2(SCMP_CMP_NE, 0 /* NETLINK_ROUTE */) };
@@ -140,7 +205,9 @@ static int add_base_rules(scmp_filter_ctx ctx, const struct sbx_spec *spec)
 	if (!rc)
 		rc = add(ctx, eperm, SCMP_SYS(personality), 1, &pers);
 	if (!rc)
-		rc = add_socket_rules(ctx, spec->socket_families);
+		rc = add_socket_rules(ctx, spec->socket_families, spec->allow_udp);
+	if (!rc)
+		rc = add_setid_rules(ctx);
 	return rc;
 }
 
@@ -163,6 +230,11 @@ static int add_list(scmp_filter_ctx ctx, uint32_t def, const char *const *names,
 			return sbx_err(err, EINVAL, "seccomp: unknown syscall '%s'", names[i]);
 		if (action == def)
 			continue;   /* libseccomp refuses rules that repeat the default */
+		if (action == SCMP_ACT_ALLOW &&
+		    (listed(base_deny, names[i]) || listed(base_arg_filtered, names[i])))
+			return sbx_err(err, EINVAL, "seccomp: '%s' cannot be in an allow list: "
+			               "the base rules %s it in every profile", names[i],
+			               listed(base_deny, names[i]) ? "deny" : "filter the arguments of");
 		int rc = add(ctx, action, nr, 0, NULL);
 		if (rc < 0)
 			return sbx_err(err, -rc, "seccomp: rule for '%s'", names[i]);
@@ -213,8 +285,8 @@ int seccomp_build(const struct sbx_spec *spec, struct sock_filter **bpf,
 		goto out;
 	}
 	/* Explicit kills and denials first: a base "deny" must not be weakened
-	 * by a profile "allow", so allow-list entries that the base denies are
-	 * skipped below. */
+	 * by a profile "allow", so allow-list entries that the base rules touch
+	 * are refused (add_list). */
 	if ((rc = add_list(ctx, def, spec->seccomp_kill, SCMP_ACT_KILL_PROCESS, err)) < 0 ||
 	    (rc = add_list(ctx, def, spec->seccomp_deny, SCMP_ACT_ERRNO(EPERM), err)) < 0)
 		goto out;

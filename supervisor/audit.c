@@ -369,18 +369,22 @@ static char *format_line(struct audit_sink *s, json_t *event)
 	json_t *line = json_object();
 	if (!line)
 		return NULL;
-	json_object_set_new(line, "session", json_string(s->session));
+	int rc = json_object_set_new(line, "session", json_string(s->session));
 	const char *k;
 	json_t *v;
 	json_object_foreach(event, k, v) {
 		bool elide = !strcmp(k, "args") || !strcmp(k, "grants");
-		json_object_set_new(line, k, elide ? audit_elide(v, AUDIT_ELIDE_CHARS)
-		                                    : json_incref(v));
+		rc |= json_object_set_new(line, k, elide ? audit_elide(v, AUDIT_ELIDE_CHARS)
+		                                          : json_incref(v));
 	}
 	if (!json_object_get(line, "ts")) {
 		char ts[32];
 		audit_timestamp(ts);
-		json_object_set_new(line, "ts", json_string(ts));
+		rc |= json_object_set_new(line, "ts", json_string(ts));
+	}
+	if (rc < 0) {
+		json_decref(line);
+		return NULL;   /* a line missing a field would mislead a reader */
 	}
 	/* Compact output never holds a raw newline: one event, one line. */
 	char *text = json_dumps(line, JSON_COMPACT | JSON_PRESERVE_ORDER);

@@ -18,11 +18,11 @@
  * O(text * tokens) whatever the pattern (no exponential backtracking on
  * hostile paths like "a/a/a/.../b" against "**" patterns). */
 
-enum tok_type { T_LIT, T_ANY1, T_CLASS, T_STAR, T_GLOBSTAR };
+enum tok_type { T_LIT, T_ANY1, T_CLASS, T_STAR, T_GLOBSTAR, T_EPS };
 
 struct tok {
 	unsigned char type;
-	unsigned char skip2;     /* epsilon to this token + 2 (see glob_compile) */
+	unsigned char skip;      /* nonzero: epsilon to this token + skip (see glob_compile) */
 	unsigned short cls;      /* T_CLASS: offset of the class body in the pattern */
 	uint32_t cp;             /* T_LIT: the character */
 };
@@ -94,10 +94,12 @@ static bool class_has(const char *p, size_t n, size_t i, uint32_t cp)
 
 /* Compiles p into t[]. Returns the token count, or -1 (with why) when the
  * pattern is not usable.
- * "**" followed by '/' at the start of a segment may skip itself and the
- * '/' (skip2 on the globstar), so "**" + "/x" matches "x"; a '/' followed
- * by a final "**" may skip both (skip2 on the '/'), so "d/" + "**" matches
- * "d" itself. */
+ * "**" followed by '/' at the start of a segment becomes EPS GLOBSTAR '/'
+ * where EPS may jump past all three, so "**" + "/x" matches "x". The jump
+ * sits on a token of its own because it is only open before the globstar
+ * consumed anything: from inside the loop, "a/x.git" must not reach ".git".
+ * A '/' followed by a final "**" may skip both (skip on the '/'), so "d/" +
+ * "**" matches "d" itself. */
 static int glob_compile(const char *p, struct tok *t, const char **why)
 {
 	size_t n = strlen(p);
@@ -115,10 +117,10 @@ static int glob_compile(const char *p, struct tok *t, const char **why)
 				j++;
 			k.type = j - i > 1 ? T_GLOBSTAR : T_STAR;
 			if (k.type == T_GLOBSTAR && (i == 0 || p[i - 1] == '/') && j < n && p[j] == '/')
-				k.skip2 = 1;
+				t[m++] = (struct tok){ .type = T_EPS, .skip = 3 };
 			if (k.type == T_GLOBSTAR && j == n && m > 0 && t[m - 1].type == T_LIT &&
 			    t[m - 1].cp == '/' && i > 1 && p[i - 1] == '/' && p[i - 2] != '\\')
-				t[m - 1].skip2 = 1;
+				t[m - 1].skip = 2;
 			len = j - i;
 		} else if (p[i] == '?') {
 			k.type = T_ANY1;
@@ -163,10 +165,10 @@ static void closure(const struct tok *t, int m, uint64_t *s)
 	for (int i = 0; i < m; i++) {
 		if (!has_bit(s, i))
 			continue;
-		if (t[i].type == T_STAR || t[i].type == T_GLOBSTAR)
+		if (t[i].type == T_STAR || t[i].type == T_GLOBSTAR || t[i].type == T_EPS)
 			set_bit(s, i + 1);
-		if (t[i].skip2)
-			set_bit(s, i + 2);
+		if (t[i].skip)
+			set_bit(s, i + t[i].skip);
 	}
 }
 

@@ -81,10 +81,17 @@ static int string_list(struct pctx *c, json_t *arr, const char *ptr, int slot,
 	return 0;
 }
 
+/* Absolute and normal: no "." or ".." components, no "//" (a hidden glob
+ * like /etc/./shadow would otherwise silently match nothing). */
 static int check_abs_path(struct pctx *c, const char *ptr, const char *s)
 {
-	if (s[0] != '/' || strstr(s, "/../") || !strcmp(s + strlen(s) - (strlen(s) >= 3 ? 3 : 0), "/.."))
-		return fail(c, ptr, "'%s' must be an absolute path without '..'", s);
+	bool ok = s[0] == '/' && !strstr(s, "//");
+	for (const char *p = s; ok && (p = strchr(p, '/')); p++)
+		if ((p[1] == '.' && (p[2] == '/' || !p[2])) ||
+		    (p[1] == '.' && p[2] == '.' && (p[3] == '/' || !p[3])))
+			ok = false;
+	if (!ok)
+		return fail(c, ptr, "'%s' must be an absolute path without '.', '..' or '//'", s);
 	return 0;
 }
 
@@ -198,7 +205,7 @@ static int parse_fs(struct pctx *c, json_t *fs)
 
 static int parse_network(struct pctx *c, json_t *net)
 {
-	static const char *const keys[] = { "families", "tcp_connect", NULL };
+	static const char *const keys[] = { "families", "tcp_connect", "udp", NULL };
 	struct sbx_spec *s = &c->p->spec;
 	if (!net)
 		return 0;
@@ -206,6 +213,10 @@ static int parse_network(struct pctx *c, json_t *net)
 	    bits_of(c, json_object_get(net, "families"), "/network/families", family_names,
 	            &s->socket_families) < 0)
 		return -1;
+	json_t *udp = json_object_get(net, "udp");
+	if (udp && !json_is_boolean(udp))
+		return fail(c, "/network/udp", "must be true or false");
+	s->allow_udp = json_is_true(udp);
 	json_t *ports = json_object_get(net, "tcp_connect");
 	if (!ports)
 		return 0;
@@ -324,8 +335,10 @@ static int parse_identity(struct pctx *c, json_t *id)
 	struct sbx_spec *s = &c->p->spec;
 	if (!id || (json_is_string(id) && !strcmp(json_string_value(id), "owner")))
 		return 0;
-	if (!json_is_object(id) || check_keys(c, id, "/identity", keys) < 0)
+	if (!json_is_object(id))
 		return fail(c, "/identity", "must be \"owner\" or {\"uid\": N, \"gid\": N}");
+	if (check_keys(c, id, "/identity", keys) < 0)
+		return -1;
 	uint64_t uid = 0, gid = 0;
 	if (!json_object_get(id, "uid") || !json_object_get(id, "gid"))
 		return fail(c, "/identity", "needs both uid and gid");
@@ -436,6 +449,7 @@ static int load_file(const char *path, struct profile **out, struct tc_error *er
 int profile_load(const char *name, const char *profile_dir, struct profile **out,
                  struct tc_error *err)
 {
+	*out = NULL;
 	size_t len = strlen(name);
 	if (strchr(name, '/') || (len > 5 && !strcmp(name + len - 5, ".json")))
 		return load_file(name, out, err);

@@ -1,0 +1,209 @@
+/* fs.c — the filesystem view: reads outside allowed paths, writes and
+ * metadata changes outside the workspace, the private /tmp.
+ *
+ * The child may read system dirs and the workspace, write the workspace only
+ * in write/destructive profiles, and write its own private /tmp. Everything
+ * else must fail, including through a symlink planted in the workspace and
+ * through ../ from it. Secrets inside /etc stay hidden even from a child
+ * running as uid 0 without capabilities: file owner bits would let uid 0 in,
+ * so only Landlock or the mount view can keep it out.
+ *
+ *   fs read LABEL PATH         read a file, or list a directory (any entry
+ *                              but . and .. counts: the runner plants one)
+ *   fs create LABEL DIR MARK   create DIR/tc-escape-MARK (removed again)
+ *   fs open_write LABEL FILE   open an existing file for writing (no write)
+ *   fs truncate LABEL FILE     truncate(FILE, its own size): no change
+ *   fs unlink LABEL FILE       unlink a canary the runner planted
+ *   fs rename LABEL FILE       rename a canary to FILE.moved
+ *   fs chmod LABEL FILE        chmod a canary 0644 -> 0600
+ *   fs chmod_same LABEL FILE   chmod FILE to the mode it already has: a
+ *                              no-op that still proves the right (used on
+ *                              real system files such as /etc/passwd)
+ *   fs utimes LABEL FILE       set a canary's times to the epoch
+ *   fs setxattr LABEL FILE     set user.tc_escape on a canary
+ *   fs tmp_write LABEL MARK HOSTCANARY
+ *                              write /tmp/tc-escape-MARK; escaped if the
+ *                              host /tmp canary is visible (the runner also
+ *                              checks the host /tmp from outside)
+ *   fs tmp_persist LABEL MARK  escaped if /tmp/tc-escape-MARK, written by
+ *                              the previous call, is still there
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+#include "verdict.h"
+
+static void do_read(const char *a, int argc, char **argv)
+{
+	const char *path = arg_str(a, argc, argv, 2);
+	struct stat st;
+	char buf[64];
+
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		DIR *d = opendir(path);
+		if (!d)
+			BLOCKED(a, "opendir %s: %s", path, errname(errno));
+		struct dirent *e;
+		int n = 0;
+		char first[64] = "";
+		while ((e = readdir(d)))
+			if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+				if (!n++)
+					snprintf(first, sizeof first, "%.60s", e->d_name);
+			}
+		closedir(d);
+		if (n)
+			ESCAPED(a, "listed %s: %d entries (e.g. %s)", path, n, first);
+		BLOCKED(a, "%s lists empty (hidden behind an empty view)", path);
+	}
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		BLOCKED(a, "open %s: %s", path, errname(errno));
+	ssize_t n = read(fd, buf, sizeof buf);
+	if (n > 0)
+		ESCAPED(a, "read %zd bytes of %s", n, path);
+	if (n < 0)
+		BLOCKED(a, "opened %s, read: %s", path, errname(errno));
+	/* An empty file could be an empty placeholder view: fine. */
+	BLOCKED(a, "opened %s but it reads empty", path);
+}
+
+static void do_create(const char *a, int argc, char **argv)
+{
+	const char *dir = arg_str(a, argc, argv, 2);
+	const char *mark = arg_str(a, argc, argv, 3);
+	char path[512];
+	snprintf(path, sizeof path, "%s/tc-escape-%s", dir, mark);
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0)
+		BLOCKED(a, "create %s: %s", path, errname(errno));
+	ssize_t n = write(fd, "x", 1);
+	close(fd);
+	unlink(path);
+	ESCAPED(a, "created %s (wrote %zd byte)", path, n);
+}
+
+static void do_open_write(const char *a, int argc, char **argv)
+{
+	const char *path = arg_str(a, argc, argv, 2);
+	int fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+	if (fd < 0)
+		BLOCKED(a, "open %s for writing: %s", path, errname(errno));
+	ESCAPED(a, "opened %s for writing (nothing written)", path);
+}
+
+static void do_truncate(const char *a, int argc, char **argv)
+{
+	const char *path = arg_str(a, argc, argv, 2);
+	struct stat st;
+	off_t size = stat(path, &st) == 0 ? st.st_size : 0;
+	if (truncate(path, size) < 0)
+		BLOCKED(a, "truncate %s: %s", path, errname(errno));
+	ESCAPED(a, "truncate(%s) allowed (size kept)", path);
+}
+
+static void do_unlink(const char *a, int argc, char **argv)
+{
+	const char *path = arg_str(a, argc, argv, 2);
+	if (unlink(path) < 0)
+		BLOCKED(a, "unlink %s: %s", path, errname(errno));
+	ESCAPED(a, "unlinked %s", path);
+}
+
+static void do_rename(const char *a, int argc, char **argv)
+{
+	const char *path = arg_str(a, argc, argv, 2);
+	char to[512];
+	snprintf(to, sizeof to, "%s.moved", path);
+	if (rename(path, to) < 0)
+		BLOCKED(a, "rename %s: %s", path, errname(errno));
+	rename(to, path);
+	ESCAPED(a, "renamed %s (and back)", path);
+}
+
+static void do_chmod(const char *a, int argc, char **argv)
+{
+	const char *path = arg_str(a, argc, argv, 2);
+	if (chmod(path, 0600) < 0)
+		BLOCKED(a, "chmod %s: %s", path, errname(errno));
+	ESCAPED(a, "chmod 0600 %s succeeded", path);
+}
+
+static void do_chmod_same(const char *a, int argc, char **argv)
+{
+	const char *path = arg_str(a, argc, argv, 2);
+	struct stat st;
+	if (stat(path, &st) < 0)
+		BLOCKED(a, "stat %s: %s", path, errname(errno));
+	if (chmod(path, st.st_mode & 07777) < 0)
+		BLOCKED(a, "chmod %s: %s", path, errname(errno));
+	ESCAPED(a, "chmod %s allowed (mode %o kept)", path, st.st_mode & 07777);
+}
+
+static void do_utimes(const char *a, int argc, char **argv)
+{
+	const char *path = arg_str(a, argc, argv, 2);
+	struct timespec ts[2] = { { 0, 0 }, { 0, 0 } };
+	if (utimensat(AT_FDCWD, path, ts, 0) < 0)
+		BLOCKED(a, "utimensat %s: %s", path, errname(errno));
+	ESCAPED(a, "set times of %s to the epoch", path);
+}
+
+static void do_setxattr(const char *a, int argc, char **argv)
+{
+	const char *path = arg_str(a, argc, argv, 2);
+	if (setxattr(path, "user.tc_escape", "1", 1, 0) < 0) {
+		if (errno == ENOTSUP)
+			BLOCKED(a, "setxattr %s: ENOTSUP (no user xattrs here)", path);
+		BLOCKED(a, "setxattr %s: %s", path, errname(errno));
+	}
+	ESCAPED(a, "set user.tc_escape on %s", path);
+}
+
+static void tmp_write(const char *a, int argc, char **argv)
+{
+	const char *mark = arg_str(a, argc, argv, 2);
+	const char *host = arg_str(a, argc, argv, 3);
+	char path[512];
+	snprintf(path, sizeof path, "/tmp/tc-escape-%s", mark);
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		TESTERR(a, "cannot write the private /tmp: %s: %s", path, errname(errno));
+	write(fd, "x", 1);
+	close(fd);
+	snprintf(path, sizeof path, "/tmp/%s", host);
+	if (access(path, F_OK) == 0)
+		ESCAPED(a, "host /tmp is visible (%s)", path);
+	BLOCKED(a, "wrote /tmp/tc-escape-%s; host /tmp canary not visible", mark);
+}
+
+static void tmp_persist(const char *a, int argc, char **argv)
+{
+	const char *mark = arg_str(a, argc, argv, 2);
+	char path[512];
+	snprintf(path, sizeof path, "/tmp/tc-escape-%s", mark);
+	if (access(path, F_OK) == 0)
+		ESCAPED(a, "%s from the previous call is still there", path);
+	BLOCKED(a, "previous call's /tmp file is gone");
+}
+
+int main(int argc, char **argv)
+{
+	static const struct attack t[] = {
+		{ "read", do_read },
+		{ "create", do_create },
+		{ "open_write", do_open_write },
+		{ "truncate", do_truncate },
+		{ "unlink", do_unlink },
+		{ "rename", do_rename },
+		{ "chmod", do_chmod },
+		{ "chmod_same", do_chmod_same },
+		{ "utimes", do_utimes },
+		{ "setxattr", do_setxattr },
+		{ "tmp_write", tmp_write },
+		{ "tmp_persist", tmp_persist },
+	};
+	LABELED(t);
+}

@@ -1,0 +1,247 @@
+/* net.c — sockets: TCP, UDP, ICMP, unix (path and abstract), raw, packet,
+ * vsock, netlink.
+ *
+ * Outside the network profile a tool reaches nobody: socket(AF_INET/INET6)
+ * is refused by seccomp, socket(AF_UNIX) everywhere (socketpair stays: it
+ * reaches nobody), abstract unix sockets are scoped by Landlock. The network
+ * profile allows TCP connect to ports 80/443 (Landlock) and DNS, nothing
+ * else. The runner starts listeners on the host (127.0.0.1 TCP and UDP, a
+ * unix socket file, an abstract unix socket) that log the token each client
+ * sends, so a connection is also seen from outside.
+ *
+ *   net tcp LABEL HOST PORT TOKEN       connect, send TOKEN
+ *   net udp LABEL HOST PORT TOKEN       sendto TOKEN, wait 1 s for the echo
+ *   net icmp LABEL                      ping socket echo to 127.0.0.1
+ *   net unix_path LABEL PATH TOKEN      connect to a unix socket file
+ *   net unix_abstract LABEL NAME TOKEN  connect to "\0NAME"
+ *   net socketpair LABEL                must work (allowed everywhere)
+ *   net raw LABEL                       socket(AF_INET, SOCK_RAW, ICMP)
+ *   net packet LABEL                    socket(AF_PACKET, SOCK_RAW)
+ *   net vsock LABEL                     socket(AF_VSOCK) (+ connect to host)
+ *   net netlink LABEL PROTO             socket(AF_NETLINK, SOCK_RAW, PROTO)
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/ip_icmp.h>
+#include <poll.h>
+#include <stddef.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <linux/if_ether.h>
+#include <linux/netlink.h>
+#include <linux/vm_sockets.h>
+#include "verdict.h"
+
+static int parse_addr(const char *host, int port, struct sockaddr_storage *ss, socklen_t *len)
+{
+	memset(ss, 0, sizeof *ss);
+	struct sockaddr_in *in4 = (struct sockaddr_in *)ss;
+	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)ss;
+	if (inet_pton(AF_INET, host, &in4->sin_addr) == 1) {
+		in4->sin_family = AF_INET;
+		in4->sin_port = htons((uint16_t)port);
+		*len = sizeof *in4;
+		return AF_INET;
+	}
+	if (inet_pton(AF_INET6, host, &in6->sin6_addr) == 1) {
+		in6->sin6_family = AF_INET6;
+		in6->sin6_port = htons((uint16_t)port);
+		*len = sizeof *in6;
+		return AF_INET6;
+	}
+	return -1;
+}
+
+/* connect with a 2 s bound; returns 0 or -1 with errno. */
+static int connect_timed(int fd, const struct sockaddr *sa, socklen_t len)
+{
+	int fl = fcntl(fd, F_GETFL);
+	fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+	if (connect(fd, sa, len) == 0)
+		return 0;
+	if (errno != EINPROGRESS)
+		return -1;
+	struct pollfd p = { fd, POLLOUT, 0 };
+	if (poll(&p, 1, 2000) != 1) {
+		errno = ETIMEDOUT;
+		return -1;
+	}
+	int err = 0;
+	socklen_t el = sizeof err;
+	getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el);
+	if (err) {
+		errno = err;
+		return -1;
+	}
+	fcntl(fd, F_SETFL, fl);
+	return 0;
+}
+
+static void send_token(int fd, const char *token)
+{
+	char line[256];
+	int n = snprintf(line, sizeof line, "%s\n", token);
+	send(fd, line, (size_t)n, MSG_NOSIGNAL);
+}
+
+static void tcp(const char *a, int argc, char **argv)
+{
+	const char *host = arg_str(a, argc, argv, 2);
+	int port = (int)arg_long(a, arg_str(a, argc, argv, 3));
+	const char *token = arg_str(a, argc, argv, 4);
+	struct sockaddr_storage ss;
+	socklen_t len;
+	int fam = parse_addr(host, port, &ss, &len);
+	if (fam < 0)
+		TESTERR(a, "bad address %s", host);
+	int fd = socket(fam, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		BLOCKED(a, "socket(%s, SOCK_STREAM): %s", fam == AF_INET ? "AF_INET" : "AF_INET6",
+			errname(errno));
+	if (connect_timed(fd, (struct sockaddr *)&ss, len) < 0)
+		BLOCKED(a, "connect %s:%d: %s", host, port, errname(errno));
+	send_token(fd, token);
+	ESCAPED(a, "connected to %s:%d", host, port);
+}
+
+static void udp(const char *a, int argc, char **argv)
+{
+	const char *host = arg_str(a, argc, argv, 2);
+	int port = (int)arg_long(a, arg_str(a, argc, argv, 3));
+	const char *token = arg_str(a, argc, argv, 4);
+	struct sockaddr_storage ss;
+	socklen_t len;
+	int fam = parse_addr(host, port, &ss, &len);
+	if (fam < 0)
+		TESTERR(a, "bad address %s", host);
+	int fd = socket(fam, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		BLOCKED(a, "socket(SOCK_DGRAM): %s", errname(errno));
+	if (sendto(fd, token, strlen(token), 0, (struct sockaddr *)&ss, len) < 0)
+		BLOCKED(a, "sendto %s:%d: %s", host, port, errname(errno));
+	struct pollfd p = { fd, POLLIN, 0 };
+	char buf[256];
+	if (poll(&p, 1, 1000) == 1 && recv(fd, buf, sizeof buf, 0) > 0)
+		ESCAPED(a, "UDP datagram to %s:%d answered", host, port);
+	/* Sent but unanswered: the runner's listener log decides. */
+	BLOCKED(a, "sendto %s:%d returned ok but no answer (runner checks its log)", host, port);
+}
+
+static void icmp(const char *a, int argc, char **argv)
+{
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, IPPROTO_ICMP);
+	if (fd < 0)
+		BLOCKED(a, "socket(AF_INET, SOCK_DGRAM, ICMP): %s", errname(errno));
+	struct icmphdr h;
+	memset(&h, 0, sizeof h);
+	h.type = ICMP_ECHO;
+	h.un.echo.sequence = htons(1);
+	struct sockaddr_in to = { .sin_family = AF_INET };
+	to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (sendto(fd, &h, sizeof h, 0, (struct sockaddr *)&to, sizeof to) < 0)
+		BLOCKED(a, "ping socket open, sendto: %s", errname(errno));
+	struct pollfd p = { fd, POLLIN, 0 };
+	char buf[256];
+	if (poll(&p, 1, 1000) == 1 && recv(fd, buf, sizeof buf, 0) > 0)
+		ESCAPED(a, "ICMP echo to 127.0.0.1 answered");
+	ESCAPED(a, "ping socket created and echo sent (no answer)");
+}
+
+static void unix_connect(const char *a, const char *name, int abstract, const char *token)
+{
+	struct sockaddr_un un;
+	memset(&un, 0, sizeof un);
+	un.sun_family = AF_UNIX;
+	size_t n = strlen(name);
+	if (n + 1 >= sizeof un.sun_path)
+		TESTERR(a, "socket name too long");
+	memcpy(un.sun_path + (abstract ? 1 : 0), name, n);
+	socklen_t len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + n + (abstract ? 1 : 0));
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		BLOCKED(a, "socket(AF_UNIX): %s", errname(errno));
+	if (connect(fd, (struct sockaddr *)&un, len) < 0)
+		BLOCKED(a, "socket(AF_UNIX) allowed; connect %s%s: %s", abstract ? "@" : "", name,
+			errname(errno));
+	send_token(fd, token);
+	ESCAPED(a, "connected to %s%s", abstract ? "@" : "", name);
+}
+
+static void unix_path(const char *a, int argc, char **argv)
+{
+	unix_connect(a, arg_str(a, argc, argv, 2), 0, arg_str(a, argc, argv, 3));
+}
+
+static void unix_abstract(const char *a, int argc, char **argv)
+{
+	unix_connect(a, arg_str(a, argc, argv, 2), 1, arg_str(a, argc, argv, 3));
+}
+
+static void spair(const char *a, int argc, char **argv)
+{
+	int sv[2];
+	char c = 0;
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+		BLOCKED(a, "socketpair(AF_UNIX): %s", errname(errno));
+	if (write(sv[0], "k", 1) != 1 || read(sv[1], &c, 1) != 1 || c != 'k')
+		BLOCKED(a, "socketpair made but passes no data");
+	ESCAPED(a, "socketpair(AF_UNIX) works");
+}
+
+static void sock_only(const char *a, int fam, int type, int proto, const char *what)
+{
+	int fd = socket(fam, type | SOCK_CLOEXEC, proto);
+	if (fd < 0)
+		BLOCKED(a, "%s: %s", what, errname(errno));
+	ESCAPED(a, "%s created fd %d", what, fd);
+}
+
+static void raw(const char *a, int argc, char **argv)
+{
+	sock_only(a, AF_INET, SOCK_RAW, IPPROTO_ICMP, "socket(AF_INET, SOCK_RAW)");
+}
+
+static void packet(const char *a, int argc, char **argv)
+{
+	sock_only(a, AF_PACKET, SOCK_RAW, htons(ETH_P_ALL), "socket(AF_PACKET, SOCK_RAW)");
+}
+
+static void vsock(const char *a, int argc, char **argv)
+{
+	int fd = socket(AF_VSOCK, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		BLOCKED(a, "socket(AF_VSOCK): %s", errname(errno));
+	/* A socket alone is the hole; try the hypervisor host too, for the
+	 * detail. */
+	struct sockaddr_vm vm = { .svm_family = AF_VSOCK, .svm_cid = VMADDR_CID_HOST,
+				  .svm_port = 1 };
+	int rc = connect_timed(fd, (struct sockaddr *)&vm, sizeof vm);
+	ESCAPED(a, "socket(AF_VSOCK) created (connect host:1: %s)", rc == 0 ? "ok" : errname(errno));
+}
+
+static void netlink(const char *a, int argc, char **argv)
+{
+	int proto = (int)arg_long(a, arg_str(a, argc, argv, 2));
+	char what[64];
+	snprintf(what, sizeof what, "socket(AF_NETLINK, %d)", proto);
+	sock_only(a, AF_NETLINK, SOCK_RAW, proto, what);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct attack t[] = {
+		{ "tcp", tcp },
+		{ "udp", udp },
+		{ "icmp", icmp },
+		{ "unix_path", unix_path },
+		{ "unix_abstract", unix_abstract },
+		{ "socketpair", spair },
+		{ "raw", raw },
+		{ "packet", packet },
+		{ "vsock", vsock },
+		{ "netlink", netlink },
+	};
+	LABELED(t);
+}

@@ -1,0 +1,365 @@
+/* test_config.c — toolcage.json: the defaults, a full example
+ * (tests/data/config/full.json), and every kind of error naming the file and
+ * the key (tests/data/config/invalid). TC_TESTDATA overrides tests/data. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "config.h"
+
+static const char *data_dir(void)
+{
+	const char *d = getenv("TC_TESTDATA");
+	return d ? d : "tests/data";
+}
+
+static struct config *load_data(const char *rel, struct tc_error *err, int want_rc)
+{
+	char path[512];
+	snprintf(path, sizeof path, "%s/config/%s", data_dir(), rel);
+	struct config *cfg = (struct config *)1;
+	int rc = config_load(path, &cfg, err);
+	if (rc != want_rc)
+		fail_msg("%s: rc %d (%s: %s)", path, rc, err->where, err->msg);
+	return cfg;
+}
+
+static struct config *parse(const char *text, struct tc_error *err)
+{
+	struct config *cfg = (struct config *)1;
+	if (config_parse(text, strlen(text), "/etc/toolcage/toolcage.json", &cfg, err) < 0) {
+		assert_null(cfg);
+		return NULL;
+	}
+	return cfg;
+}
+
+/* The file fails to load with err->where ending in where_suffix and a
+ * message containing msg. */
+static void expect_error(const char *rel, const char *where_suffix, const char *msg)
+{
+	struct tc_error err = { 0 };
+	struct config *cfg = load_data(rel, &err, -1);
+	assert_null(cfg);
+	size_t n = strlen(err.where), k = strlen(where_suffix);
+	if (n < k || strcmp(err.where + n - k, where_suffix) || !strstr(err.msg, msg) ||
+	    !strstr(err.where, rel))
+		fail_msg("%s: got \"%s\": \"%s\"; want where ending \"%s\", message with \"%s\"",
+		         rel, err.where, err.msg, where_suffix, msg);
+}
+
+static void test_config_defaults(void **state)
+{
+	(void)state;
+	struct config *cfg = config_defaults();
+	assert_non_null(cfg);
+	assert_string_equal(cfg->origin, "built-in defaults");
+	assert_null(cfg->workspace);
+	assert_non_null(cfg->tool_dirs);
+	assert_null(cfg->tool_dirs[0]);
+	assert_null(cfg->profile_dir);
+	assert_int_equal(cfg->max_concurrent, 4);
+	assert_int_equal(cfg->queue_timeout_ms, 30000);
+	assert_int_equal(cfg->queue_max, 1024);
+	assert_int_equal(cfg->timeout_ms, 30000);
+	assert_int_equal(cfg->max_render_chars, 20000);
+	assert_int_equal(cfg->approval_timeout_ms, 60000);
+	assert_int_equal(cfg->max_message_bytes, 4 << 20);
+	assert_null(cfg->spill_dir);
+	assert_false(cfg->policy.quarantine);
+	assert_int_equal(cfg->policy.levels[TC_RISK_READ_ONLY], GATE_ALLOW);
+	assert_int_equal(cfg->policy.levels[TC_RISK_WRITE], GATE_ALLOW);
+	assert_int_equal(cfg->policy.levels[TC_RISK_NETWORK], GATE_ALLOW);
+	assert_int_equal(cfg->policy.levels[TC_RISK_DESTRUCTIVE], GATE_ASK);
+	assert_int_equal(cfg->policy.nrules, 0);
+	assert_int_equal(cfg->policy.ndomains, 0);
+	assert_string_equal(cfg->approval, "deny");
+	assert_null(cfg->audit_path);
+	assert_false(cfg->audit_required);
+	assert_false(cfg->fixed_identity);
+	config_release(cfg);
+}
+
+static void test_config_load_without_file_gives_defaults(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/test_config.XXXXXX";
+	char old[4096];
+	assert_non_null(mkdtemp(dir));
+	assert_non_null(getcwd(old, sizeof old));
+	assert_int_equal(chdir(dir), 0);
+	struct config *cfg;
+	struct tc_error err = { 0 };
+	int rc = config_load(NULL, &cfg, &err);
+	assert_int_equal(chdir(old), 0);
+	rmdir(dir);
+	assert_int_equal(rc, 0);
+	assert_string_equal(cfg->origin, "built-in defaults");
+	config_release(cfg);
+}
+
+static void test_config_load_finds_toolcage_json_in_cwd(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/test_config.XXXXXX";
+	char old[4096];
+	assert_non_null(mkdtemp(dir));
+	assert_non_null(getcwd(old, sizeof old));
+	assert_int_equal(chdir(dir), 0);
+	FILE *f = fopen("toolcage.json", "w");
+	fputs("{\"limits\": {\"max_concurrent\": 2}}", f);
+	fclose(f);
+	struct config *cfg;
+	int rc = config_load(NULL, &cfg, NULL);
+	unlink("toolcage.json");
+	assert_int_equal(chdir(old), 0);
+	rmdir(dir);
+	assert_int_equal(rc, 0);
+	assert_int_equal(cfg->max_concurrent, 2);
+	assert_string_equal(cfg->origin, "./toolcage.json");
+	config_release(cfg);
+}
+
+static void test_config_load_missing_named_file_fails(void **state)
+{
+	(void)state;
+	struct config *cfg;
+	struct tc_error err = { 0 };
+	assert_int_equal(config_load("/nonexistent/toolcage.json", &cfg, &err), -1);
+	assert_null(cfg);
+	assert_int_equal(err.code, TC_E_NOT_FOUND);
+	assert_string_equal(err.where, "/nonexistent/toolcage.json");
+}
+
+static void test_config_full_example(void **state)
+{
+	(void)state;
+	struct tc_error err = { 0 };
+	struct config *cfg = load_data("full.json", &err, 0);
+	char base[512];
+	snprintf(base, sizeof base, "%s/config", data_dir());
+	char want[600];
+	snprintf(want, sizeof want, "%s/work", base);
+	assert_string_equal(cfg->workspace, want);     /* relative to the file */
+	assert_int_equal(cfg->n_tool_dirs, 2);
+	snprintf(want, sizeof want, "%s/tools", base);
+	assert_string_equal(cfg->tool_dirs[0], want);
+	assert_string_equal(cfg->tool_dirs[1], "/opt/toolcage/tools");
+	assert_null(cfg->tool_dirs[2]);
+	assert_int_equal(cfg->max_concurrent, 8);
+	assert_int_equal(cfg->queue_timeout_ms, 5000);
+	assert_int_equal(cfg->queue_max, 64);
+	assert_int_equal(cfg->timeout_ms, 10000);
+	assert_int_equal(cfg->max_render_chars, 12000);
+	assert_int_equal(cfg->approval_timeout_ms, 120000);
+	assert_int_equal(cfg->max_message_bytes, 1048576);
+	snprintf(want, sizeof want, "%s/spill", base);
+	assert_string_equal(cfg->spill_dir, want);
+	assert_int_equal(cfg->spill_max_bytes, 10485760);
+	assert_int_equal(cfg->policy.levels[TC_RISK_NETWORK], GATE_ASK);
+	assert_int_equal(cfg->policy.ndomains, 3);
+	assert_string_equal(cfg->policy.domains[2], "docs.python.org");   /* lowercased */
+	assert_string_equal(cfg->approval, "cmd:/usr/local/bin/toolcage-approve");
+	assert_string_equal(cfg->audit_path, "/var/log/toolcage/audit.jsonl");
+	assert_true(cfg->audit_required);
+	assert_true(cfg->fixed_identity);
+	assert_int_equal(cfg->uid, 65534);
+	assert_int_equal(cfg->gid, 65534);
+	config_release(cfg);
+}
+
+static void test_config_rules_become_gate_rules(void **state)
+{
+	(void)state;
+	struct tc_error err = { 0 };
+	struct config *cfg = load_data("full.json", &err, 0);
+	assert_int_equal(cfg->policy.nrules, 3);
+	const struct gate_rule *r = &cfg->policy.rules[0];
+	assert_int_equal(r->action, GATE_DENY);
+	assert_string_equal(r->tool, "write_file");
+	assert_int_equal(r->nargs, 1);
+	assert_string_equal(r->args[0].pointer, "/path");
+	assert_string_equal(r->args[0].glob, "**/.git/**");
+	assert_string_equal(r->reason, "the repository's .git directory is off limits");
+	assert_non_null(strstr(r->origin, "full.json: /policy/rules/0"));
+	assert_int_equal(cfg->policy.rules[1].action, GATE_ASK);
+	assert_int_equal(cfg->policy.rules[2].action, GATE_ALLOW);
+	/* The parsed policy drives a gate as written. */
+	struct gate *g;
+	assert_int_equal(gate_new(&cfg->policy, &g, NULL), 0);
+	json_t *args = json_pack("{s:s}", "path", "src/.git/config");
+	struct gate_call call = { "write_file", TC_RISK_WRITE, args, NULL };
+	struct gate_verdict v;
+	gate_authorize(g, &call, &v);
+	assert_int_equal(v.action, GATE_DENY);
+	assert_non_null(strstr(v.reason, "off limits"));
+	json_decref(args);
+	gate_free(g);
+	config_release(cfg);
+}
+
+static void test_config_relative_cmd_approver_is_anchored(void **state)
+{
+	(void)state;
+	struct config *cfg = parse("{\"approval\": \"cmd:bin/approve\"}", NULL);
+	assert_non_null(cfg);
+	assert_string_equal(cfg->approval, "cmd:/etc/toolcage/bin/approve");
+	config_release(cfg);
+}
+
+static void test_config_tty_approval(void **state)
+{
+	(void)state;
+	struct config *cfg = parse("{\"approval\": \"tty\"}", NULL);
+	assert_non_null(cfg);
+	assert_string_equal(cfg->approval, "tty");
+	config_release(cfg);
+}
+
+static void test_config_error_unknown_top_level_key(void **state)
+{
+	(void)state;
+	expect_error("invalid/unknown_top.json", ": /polcy", "unknown key 'polcy'");
+}
+
+static void test_config_error_unknown_nested_key(void **state)
+{
+	(void)state;
+	expect_error("invalid/unknown_limit.json", ": /limits/max_concurent",
+	             "unknown key 'max_concurent' (known here: max_concurrent,");
+}
+
+static void test_config_error_bad_level(void **state)
+{
+	(void)state;
+	expect_error("invalid/bad_level.json", ": /policy/levels/destructive",
+	             "must be \"allow\", \"ask\" or \"deny\"");
+}
+
+static void test_config_error_wrong_type(void **state)
+{
+	(void)state;
+	expect_error("invalid/wrong_type.json", ": /limits/timeout_ms", "must be an integer");
+}
+
+static void test_config_error_impossible_value(void **state)
+{
+	(void)state;
+	expect_error("invalid/zero_slots.json", ": /limits/max_concurrent",
+	             "must be from 1 to 256 (got 0)");
+}
+
+static void test_config_error_bad_rule_pointer(void **state)
+{
+	(void)state;
+	expect_error("invalid/bad_pointer.json", ": /policy/rules/0/args/path",
+	             "must start with '/'");
+}
+
+static void test_config_error_bad_domain(void **state)
+{
+	(void)state;
+	expect_error("invalid/bad_domain.json", ": /policy/domains/0", "not a host name");
+}
+
+static void test_config_error_bad_approval(void **state)
+{
+	(void)state;
+	expect_error("invalid/bad_approval.json", ": /approval",
+	             "must be \"deny\", \"tty\" or \"cmd:PROGRAM\"");
+}
+
+static void test_config_error_bad_bool(void **state)
+{
+	(void)state;
+	expect_error("invalid/bad_required.json", ": /audit/required", "must be true or false");
+}
+
+static void test_config_error_root_identity(void **state)
+{
+	(void)state;
+	expect_error("invalid/root_identity.json", ": /identity/uid", "must be from 1 to");
+}
+
+static void test_config_error_duplicate_key(void **state)
+{
+	(void)state;
+	expect_error("invalid/duplicate_key.json", ":1:30", "duplicate object key");
+}
+
+static void test_config_error_syntax_names_line(void **state)
+{
+	(void)state;
+	expect_error("invalid/syntax.json", ":3:1", "not valid JSON");
+}
+
+static void test_config_error_root_not_object(void **state)
+{
+	(void)state;
+	struct tc_error err = { 0 };
+	assert_null(parse("[1]", &err));
+	assert_string_equal(err.where, "/etc/toolcage/toolcage.json: /");
+	assert_string_equal(err.msg, "must be an object");
+}
+
+static void test_config_error_escapes_odd_key_in_pointer(void **state)
+{
+	(void)state;
+	struct tc_error err = { 0 };
+	assert_null(parse("{\"limits\": {\"a/b~c\": 1}}", &err));
+	assert_string_equal(err.where, "/etc/toolcage/toolcage.json: /limits/a~1b~0c");
+}
+
+static void test_config_error_empty_string_path(void **state)
+{
+	(void)state;
+	struct tc_error err = { 0 };
+	assert_null(parse("{\"tool_dirs\": [\"a\", \"\"]}", &err));
+	assert_string_equal(err.where, "/etc/toolcage/toolcage.json: /tool_dirs/1");
+	assert_non_null(strstr(err.msg, "non-empty string"));
+}
+
+static void test_config_error_real_number_for_integer(void **state)
+{
+	(void)state;
+	struct tc_error err = { 0 };
+	assert_null(parse("{\"limits\": {\"queue_max\": 1.5}}", &err));
+	assert_string_equal(err.where, "/etc/toolcage/toolcage.json: /limits/queue_max");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_config_defaults),
+		cmocka_unit_test(test_config_load_without_file_gives_defaults),
+		cmocka_unit_test(test_config_load_finds_toolcage_json_in_cwd),
+		cmocka_unit_test(test_config_load_missing_named_file_fails),
+		cmocka_unit_test(test_config_full_example),
+		cmocka_unit_test(test_config_rules_become_gate_rules),
+		cmocka_unit_test(test_config_relative_cmd_approver_is_anchored),
+		cmocka_unit_test(test_config_tty_approval),
+		cmocka_unit_test(test_config_error_unknown_top_level_key),
+		cmocka_unit_test(test_config_error_unknown_nested_key),
+		cmocka_unit_test(test_config_error_bad_level),
+		cmocka_unit_test(test_config_error_wrong_type),
+		cmocka_unit_test(test_config_error_impossible_value),
+		cmocka_unit_test(test_config_error_bad_rule_pointer),
+		cmocka_unit_test(test_config_error_bad_domain),
+		cmocka_unit_test(test_config_error_bad_approval),
+		cmocka_unit_test(test_config_error_bad_bool),
+		cmocka_unit_test(test_config_error_root_identity),
+		cmocka_unit_test(test_config_error_duplicate_key),
+		cmocka_unit_test(test_config_error_syntax_names_line),
+		cmocka_unit_test(test_config_error_root_not_object),
+		cmocka_unit_test(test_config_error_escapes_odd_key_in_pointer),
+		cmocka_unit_test(test_config_error_empty_string_path),
+		cmocka_unit_test(test_config_error_real_number_for_integer),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,801 @@
+/* test_gate.c — stage 2: the bail order of the checks, deny-first rules,
+ * globs, argument pointers, the risk policy and the domain allowlist, the
+ * embedder's checks, session grants and one-shot approval tokens. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gate.h"
+
+/* ---- helpers -------------------------------------------------------------- */
+
+static json_t *J(const char *text)
+{
+	json_error_t je;
+	json_t *v = json_loads(text, JSON_DECODE_ANY, &je);
+	if (!v)
+		fail_msg("bad test JSON %s: %s", text, je.text);
+	return v;
+}
+
+/* Adds a rule parsed from JSON text to p. */
+static void add_rule(struct gate_policy *p, const char *text)
+{
+	json_t *o = J(text);
+	struct tc_error err = { 0 };
+	p->rules = realloc(p->rules, (p->nrules + 1) * sizeof *p->rules);
+	char where[64];
+	snprintf(where, sizeof where, "test: /policy/rules/%zu", p->nrules);
+	if (gate_rule_parse(o, where, &p->rules[p->nrules], &err) < 0)
+		fail_msg("rule %s: %s: %s", text, err.where, err.msg);
+	p->nrules++;
+	json_decref(o);
+}
+
+static void add_domain(struct gate_policy *p, const char *d)
+{
+	struct tc_error err = { 0 };
+	p->domains = realloc(p->domains, (p->ndomains + 1) * sizeof *p->domains);
+	p->domains[p->ndomains] = strdup(d);
+	if (gate_domain_check(p->domains[p->ndomains], &err) < 0)
+		fail_msg("domain %s: %s", d, err.msg);
+	p->ndomains++;
+}
+
+static struct gate *gate_of(struct gate_policy *p)
+{
+	struct gate *g;
+	assert_int_equal(gate_new(p, &g, NULL), 0);
+	gate_policy_release(p);
+	return g;
+}
+
+/* Authorizes tool(args) and returns the verdict's action. */
+static enum gate_action decide(struct gate *g, const char *tool, enum tc_risk risk,
+                               const char *args, struct gate_verdict *v)
+{
+	json_t *a = J(args);
+	struct gate_call call = { tool, risk, a, "/url" };
+	gate_authorize(g, &call, v);
+	json_decref(a);
+	return v->action;
+}
+
+static void expect_reason(const struct gate_verdict *v, const char *want)
+{
+	if (!strstr(v->reason, want))
+		fail_msg("reason \"%s\" lacks \"%s\"", v->reason, want);
+}
+
+/* ---- bail order -------------------------------------------------------- */
+
+static int calls_seen;
+static enum gate_action counting_check(void *data, const struct gate_call *call,
+                                       struct gate_verdict *v)
+{
+	(void)call, (void)v;
+	calls_seen++;
+	return *(enum gate_action *)data;
+}
+
+static void test_gate_quarantine_denies_before_rules(void **state)
+{
+	(void)state;
+	struct gate_policy p;
+	gate_policy_init(&p);
+	p.quarantine = true;
+	add_rule(&p, "{\"action\":\"deny\",\"tool\":\"write_file\",\"reason\":\"from rule\"}");
+	struct gate *g = gate_of(&p);
+	struct gate_verdict v;
+	assert_int_equal(decide(g, "write_file", TC_RISK_WRITE, "{}", &v), GATE_DENY);
+	assert_string_equal(v.check, "quarantine");
+	expect_reason(&v, "quarantine is on");
+	gate_free(g);
+}
+
+static void test_gate_quarantine_lets_read_only_through(void **state)
+{
+	(void)state;
+	struct gate_policy p;
+	gate_policy_init(&p);
+	p.quarantine = true;
+	struct gate *g = gate_of(&p);
+	struct gate_verdict v;
+	assert_int_equal(decide(g, "read_file", TC_RISK_READ_ONLY, "{}", &v), GATE_ALLOW);
+	gate_set_quarantine(g, false);
+	assert_int_equal(decide(g, "write_file", TC_RISK_WRITE, "{}", &v), GATE_ALLOW);
+	gate_set_quarantine(g, true);
+	assert_true(gate_quarantined(g));
+	assert_int_equal(decide(g, "write_file", TC_RISK_WRITE, "{}", &v), GATE_DENY);
+	gate_free(g);
+}
+
+static void test_gate_rule_deny_comes_before_policy(void **state)
+{
+	(void)state;
+	struct gate_policy p;
+	gate_policy_init(&p);
+	p.levels[TC_RISK_DESTRUCTIVE] = GATE_DENY;
+	add_rule(&p, "{\"action\":\"deny\",\"tool\":\"rm\",\"reason\":\"no rm\"}");
+	struct gate *g = gate_of(&p);
+	struct gate_verdict v;
+	assert_int_equal(decide(g, "rm", TC_RISK_DESTRUCTIVE, "{}", &v), GATE_DENY);
+	assert_string_equal(v.check, "rules");
+	expect_reason(&v, "denied by the rule at test: /policy/rules/0: no rm");
+	gate_free(g);
+}
+
+static void test_gate_first_deny_bails_before_embedder_checks(void **state)
+{
+	(void)state;
+	struct gate_policy p;
+	gate_policy_init(&p);
+	p.levels[TC_RISK_WRITE] = GATE_DENY;
+	struct gate *g = gate_of(&p);
+	enum gate_action allow = GATE_ALLOW;
+	assert_int_equal(gate_add_check(g, "mine", counting_check, &allow, NULL, NULL), 0);
+	calls_seen = 0;
+	struct gate_verdict v;
+	assert_int_equal(decide(g, "w", TC_RISK_WRITE, "{}", &v), GATE_DENY);
+	assert_string_equal(v.check, "policy");
+	assert_int_equal(calls_seen, 0);
+	assert_int_equal(decide(g, "r", TC_RISK_READ_ONLY, "{}", &v), GATE_ALLOW);
+	assert_int_equal(calls_seen, 1);
+	gate_free(g);
+}
+
+static void test_gate_later_deny_overrides_earlier_ask(void **state)
+{
+	(void)state;
+	struct gate_policy p;
+	gate_policy_init(&p);        /* destructive: ask */
+	struct gate *g = gate_of(&p);
+	enum gate_action deny = GATE_DENY;
+	assert_int_equal(gate_add_check(g, "veto", counting_check, &deny, NULL, NULL), 0);
+	struct gate_verdict v;
+	assert_int_equal(decide(g, "rm", TC_RISK_DESTRUCTIVE, "{}", &v), GATE_DENY);
+	assert_string_equal(v.check, "veto");
+	expect_reason(&v, "the gate check veto said deny");
+	gate_free(g);
+}
+
+static void test_gate_ask_keeps_first_asking_reason(void **state)
+{
+	(void)state;
+	struct gate_policy p;
+	gate_policy_init(&p);
+	add_rule(&p, "{\"action\":\"ask\",\"tool\":\"rm\",\"reason\":\"rule asks\"}");
+	struct gate *g = gate_of(&p);
+	struct gate_verdict v;
+	assert_int_equal(decide(g, "rm", TC_RISK_DESTRUCTIVE, "{}", &v), GATE_ASK);
+	assert_string_equal(v.check, "rules");
+	expect_reason(&v, "rule asks");
+	gate_free(g);
+}
+
+static void test_gate_allow_rule_does_not_silence_policy_ask(void **state)
+{
+	(void)state;
+	struct gate_policy p;
+	gate_policy_init(&p);
+	add_rule(&p, "{\"action\":\"allow\",\"tool\":\"rm\"}");
+	struct gate *g = gate_of(&p);
+	struct gate_verdict v;
+	assert_int_equal(decide(g, "rm", TC_RISK_DESTRUCTIVE, "{}", &v), GATE_ASK);
+	assert_string_equal(v.check, "policy");
+	expect_reason(&v, "policy.levels.destructive is ask");
+	gate_free(g);
+}
+
+static void test_gate_embedder_check_disposer_removes_it(void **state)
+{
+	(void)state;
+	struct gate_policy p;
+	gate_policy_init(&p);
+	struct gate *g = gate_of(&p);
+	enum gate_action deny = GATE_DENY;
+	struct tc_disposer d;
+	assert_int_equal(gate_add_check(g, "veto", counting_check, &deny, &d, NULL), 0);
+	struct gate_verdict v;
+	assert_int_equal(decide(g, "r", TC_RISK_READ_ONLY, "{}", &v), GATE_DENY);
+	tc_dispose(&d);
+	tc_dispose(&d);
+	assert_int_equal(decide(g, "r", TC_RISK_READ_ONLY, "{}", &v), GATE_ALLOW);
+	gate_free(g);
+}
+
+static enum gate_action bogus_check(void *data, const struct gate_call *call,
+                                    struct gate_verdict *v)
+{
+	(void)data, (void)call, (void)v;
+	return (enum gate_action)42;
+}
+
+static void test_gate_invalid_check_answer_denies(void **state)
+{
+	(void)state;
+	struct gate_policy p;
+	gate_policy_init(&p);
+	struct gate *g = gate_of(&p);
+	assert_int_equal(gate_add_check(g, "bogus", bogus_check, NULL, NULL, NULL), 0);
+	struct gate_verdict v;
+	assert_int_equal(decide(g, "r", TC_RISK_READ_ONLY, "{}", &v), GATE_DENY);
+	expect_reason(&v, "invalid answer");
+	gate_free(g);
+}
+
+/* ---- rules ----------------------------------------------------------------- */
+
+static void test_rules_deny_checked_before_earlier_allow(void **state)
+{
+	(void)state;
+	struct gate_policy p;
+	gate_policy_init(&p);
+	add_rule(&p, "{\"action\":\"allow\",\"tool\":\"write_file\"}");
+	add_rule(&p, "{\"action\":\"deny\",\"tool\":\"write_file\",\"args\":{\"/path\":\"**/.git/**\"}}");
+	struct gate *g = gate_of(&p);
+	struct gate_verdict v;
+	assert_int_equal(decide(g, "write_file", TC_RISK_WRITE, "{\"path\":\"a/.git/config\"}", &v),
+	                 GATE_DENY);
+	expect_reason(&v, "/policy/rules/1");
+	assert_int_equal(decide(g, "write_file", TC_RISK_WRITE, "{\"path\":\"a/b.txt\"}", &v),
+	                 GATE_ALLOW);
+	assert_true(v.audit);
+	gate_free(g);
+}
+
+static void test_rules_first_non_deny_match_wins(void **state)
+{
+	(void)state;
+	struct gate_policy p;
+	gate_policy_init(&p);
+	p.levels[TC_RISK_DESTRUCTIVE] = GATE_ALLOW;
+	add_rule(&p, "{\"action\":\"allow\",\"tool\":\"rm\",\"args\":{\"/path\":\"tmp/**\"}}");
+	add_rule(&p, "{\"action\":\"ask\",\"tool\":\"rm\"}");
+	struct gate *g = gate_of(&p);
+	struct gate_verdict v;
+	assert_int_equal(decide(g, "rm", TC_RISK_DESTRUCTIVE, "{\"path\":\"tmp/x\"}", &v), GATE_ALLOW);
+	assert_int_equal(decide(g, "rm", TC_RISK_DESTRUCTIVE, "{\"path\":\"src/x\"}", &v), GATE_ASK);
+	expect_reason(&v, "/policy/rules/1");
+	gate_free(g);
+}
+
+static void test_rules_missing_argument_does_not_match(void **state)
+{
+	(void)state;
+	struct gate_policy p;
+	gate_policy_init(&p);
+	add_rule(&p, "{\"action\":\"deny\",\"tool\":\"*\",\"args\":{\"/path\":\"**\"}}");
+	struct gate *g = gate_of(&p);
+	struct gate_verdict v;
+	assert_int_equal(decide(g, "t", TC_RISK_READ_ONLY, "{\"other\":\"x\"}", &v), GATE_ALLOW);
+	assert_int_equal(decide(g, "t", TC_RISK_READ_ONLY, "{\"path\":\"\"}", &v), GATE_DENY);
+	gate_free(g);
+}
+
+static void test_rules_match_numbers_and_bools_as_json_text(void **state)
+{
+	(void)state;
+	struct gate_policy p;
+	gate_policy_init(&p);
+	add_rule(&p, "{\"action\":\"deny\",\"args\":{\"/n\":\"1?\",\"/force\":\"true\"}}");
+	struct gate *g = gate_of(&p);
+	struct gate_verdict v;
+	assert_int_equal(decide(g, "t", TC_RISK_READ_ONLY, "{\"n\":12,\"force\":true}", &v), GATE_DENY);
+	assert_int_equal(decide(g, "t", TC_RISK_READ_ONLY, "{\"n\":123,\"force\":true}", &v), GATE_ALLOW);
+	assert_int_equal(decide(g, "t", TC_RISK_READ_ONLY, "{\"n\":12,\"force\":\"yes\"}", &v), GATE_ALLOW);
+	gate_free(g);
+}
+
+static void test_rules_tool_glob_matches_names(void **state)
+{
+	(void)state;
+	struct gate_policy p;
+	gate_policy_init(&p);
+	add_rule(&p, "{\"action\":\"deny\",\"tool\":\"net_*\"}");
+	struct gate *g = gate_of(&p);
+	struct gate_verdict v;
+	assert_int_equal(decide(g, "net_fetch", TC_RISK_READ_ONLY, "{}", &v), GATE_DENY);
+	assert_int_equal(decide(g, "fetch_net", TC_RISK_READ_ONLY, "{}", &v), GATE_ALLOW);
+	gate_free(g);
+}
+
+static void expect_rule_error(const char *text, const char *where, const char *msg)
+{
+	json_t *o = J(text);
+	struct gate_rule r;
+	struct tc_error err = { 0 };
+	assert_int_equal(gate_rule_parse(o, "f: /policy/rules/0", &r, &err), -1);
+	if (strcmp(err.where, where) || !strstr(err.msg, msg))
+		fail_msg("got %s: %s; want %s: ...%s...", err.where, err.msg, where, msg);
+	json_decref(o);
+}
+
+static void test_rule_parse_refuses_bad_rules(void **state)
+{
+	(void)state;
+	expect_rule_error("{\"action\":\"maybe\"}", "f: /policy/rules/0/action", "must be");
+	expect_rule_error("{\"tool\":\"x\"}", "f: /policy/rules/0", "needs \"action\"");
+	expect_rule_error("{\"action\":\"deny\",\"tol\":\"x\"}", "f: /policy/rules/0/tol",
+	                  "unknown key 'tol'");
+	expect_rule_error("{\"action\":\"deny\",\"tool\":\"[ab\"}", "f: /policy/rules/0/tool",
+	                  "not closed");
+	expect_rule_error("{\"action\":\"deny\",\"args\":{\"path\":\"x\"}}",
+	                  "f: /policy/rules/0/args/path", "must start with '/'");
+	expect_rule_error("{\"action\":\"deny\",\"args\":{\"/a~2\":\"x\"}}",
+	                  "f: /policy/rules/0/args/~1a~02", "~0");
+	expect_rule_error("{\"action\":\"deny\",\"args\":{\"/p\":3}}",
+	                  "f: /policy/rules/0/args/~1p", "glob string");
+	expect_rule_error("[]", "f: /policy/rules/0", "must be an object");
+}
+
+/* ---- globs ------------------------------------------------------------------- */
+
+static void test_glob_table(void **state)
+{
+	(void)state;
+	static const struct { const char *pat, *text; bool want; } cases[] = {
+		{ "**/.git/**", ".git/config", true },
+		{ "**/.git/**", "a/.git/x", true },
+		{ "**/.git/**", "a/b/c/.git/hooks/pre-commit", true },
+		{ "**/.git/**", ".git", true },
+		{ "**/.git/**", "a/.git", true },
+		{ "**/.git/**", "./.git/x", true },
+		{ "**/.git/**", "a//.git/x", true },
+		{ "**/.git/**", "/abs/.git/x", true },
+		{ "**/.git/**", "a/.gitignore", false },
+		{ "**/.git/**", "a/x.git/y", false },
+		{ "**/.git/**", ".github/x", false },
+		{ "*.txt", "a.txt", true },
+		{ "*.txt", "dir/a.txt", false },
+		{ "**.txt", "dir/a.txt", true },
+		{ "*", ".env", true },
+		{ "*", "", true },
+		{ "*", "a/b", false },
+		{ "a/*/c", "a/b/c", true },
+		{ "a/*/c", "a/b/x/c", false },
+		{ "a/**/c", "a/c", true },
+		{ "a/**/c", "a/b/x/c", true },
+		{ "a/**/c", "ac", false },
+		{ "a/**/c", "a/xc", false },
+		{ "**/.git/**", "x.git", false },
+		{ "**/x", "ax", false },
+		{ "a/**", "a", true },
+		{ "a/**", "a/", true },
+		{ "a/**", "ab", false },
+		{ "**", "", true },
+		{ "**", "x/y/z", true },
+		{ "?", "a", true },
+		{ "?", "/", false },
+		{ "?", "\xc3\xa9", true },
+		{ "??", "\xc3\xa9", false },
+		{ "[abc]", "b", true },
+		{ "[abc]", "d", false },
+		{ "[a-c]x", "cx", true },
+		{ "[!a-c]", "d", true },
+		{ "[^a-c]", "a", false },
+		{ "[!a]", "/", false },
+		{ "[]]", "]", true },
+		{ "[a-]", "-", true },
+		{ "\\*", "*", true },
+		{ "\\*", "a", false },
+		{ "src/*.c", "src/main.c", true },
+		{ "src/*.c", "src/main.h", false },
+		{ "exact", "exact", true },
+		{ "exact", "exactly", false },
+		{ "Case", "case", false },
+		{ "\xc3\xa9t\xc3\xa9", "\xc3\xa9t\xc3\xa9", true },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		bool got = gate_glob_match(cases[i].pat, cases[i].text, strlen(cases[i].text));
+		if (got != cases[i].want)
+			fail_msg("glob \"%s\" vs \"%s\": got %d, want %d", cases[i].pat,
+			         cases[i].text, got, cases[i].want);
+	}
+}
+
+static void test_glob_is_linear_on_hostile_input(void **state)
+{
+	(void)state;
+	/* Backtracking matchers take exponential time on this; the NFA does not. */
+	char text[4097];
+	memset(text, 'a', 4096);
+	text[4096] = '\0';
+	assert_false(gate_glob_match("*a*a*a*a*a*a*a*a*a*a*b", text, 4096));
+	for (int i = 0; i < 4096; i += 2)
+		text[i] = '/';
+	assert_false(gate_glob_match("**/a/**/a/**/a/**/a/**/b", text, 4096));
+}
+
+static void test_glob_check_refuses_bad_patterns(void **state)
+{
+	(void)state;
+	struct tc_error err = { 0 };
+	assert_int_equal(gate_glob_check("[abc", &err), -1);
+	assert_int_equal(gate_glob_check("abc\\", &err), -1);
+	assert_int_equal(gate_glob_check("\xff", &err), -1);
+	char big[GATE_GLOB_MAX + 2];
+	memset(big, 'a', sizeof big - 1);
+	big[sizeof big - 1] = '\0';
+	assert_int_equal(gate_glob_check(big, &err), -1);
+	assert_false(gate_glob_match(big, big, strlen(big)));
+	assert_int_equal(gate_glob_check("**/x/[a-z]?", &err), 0);
+}
+
+/* ---- JSON pointers -------------------------------------------------------- */
+
+static void test_pointer_finds_nested_and_escaped_keys(void **state)
+{
+	(void)state;
+	json_t *doc = J("{\"a\":{\"b\":[10,{\"c\":\"deep\"}]},\"x/y\":1,\"m~n\":2,\"\":3}");
+	assert_string_equal(json_string_value(gate_pointer_get(doc, "/a/b/1/c")), "deep");
+	assert_int_equal(json_integer_value(gate_pointer_get(doc, "/a/b/0")), 10);
+	assert_int_equal(json_integer_value(gate_pointer_get(doc, "/x~1y")), 1);
+	assert_int_equal(json_integer_value(gate_pointer_get(doc, "/m~0n")), 2);
+	assert_int_equal(json_integer_value(gate_pointer_get(doc, "/")), 3);
+	assert_ptr_equal(gate_pointer_get(doc, ""), doc);
+	assert_null(gate_pointer_get(doc, "/a/b/2"));
+	assert_null(gate_pointer_get(doc, "/a/b/01"));
+	assert_null(gate_pointer_get(doc, "/a/b/-1"));
+	assert_null(gate_pointer_get(doc, "/x/y"));
+	assert_null(gate_pointer_get(doc, "/a/zz"));
+	assert_null(gate_pointer_get(doc, "a"));
+	assert_null(gate_pointer_get(doc, "/m~2n"));
+	json_decref(doc);
+}
+
+static void test_rules_match_escaped_pointer_arguments(void **state)
+{
+	(void)state;
+	struct gate_policy p;
+	gate_policy_init(&p);
+	add_rule(&p, "{\"action\":\"deny\",\"args\":{\"/opts/a~1b\":\"x*\"}}");
+	struct gate *g = gate_of(&p);
+	struct gate_verdict v;
+	assert_int_equal(decide(g, "t", TC_RISK_READ_ONLY, "{\"opts\":{\"a/b\":\"xyz\"}}", &v),
+	                 GATE_DENY);
+	assert_int_equal(decide(g, "t", TC_RISK_READ_ONLY, "{\"opts\":{\"a\":{\"b\":\"xyz\"}}}", &v),
+	                 GATE_ALLOW);
+	gate_free(g);
+}
+
+/* ---- URL hosts and domains ---------------------------------------------- */
+
+static void test_url_host_table(void **state)
+{
+	(void)state;
+	static const struct { const char *url, *host; } cases[] = {
+		{ "https://example.com/x", "example.com" },
+		{ "https://EXAMPLE.com", "example.com" },
+		{ "http://example.com:8080/p?q#f", "example.com" },
+		{ "http://user:pw@example.com/", "example.com" },
+		{ "http://example.com@evil.net/", "evil.net" },
+		{ "http://evil.net#@example.com/", "evil.net" },
+		{ "http://evil.net?@example.com/", "evil.net" },
+		{ "http://[::1]:8080/", "::1" },
+		{ "http://[FE80::1]/", "fe80::1" },
+		{ "https://example.com./", "example.com" },
+		{ "ftp://files.example.org", "files.example.org" },
+		{ "http://127.0.0.1/", "127.0.0.1" },
+		/* refused: NULL host */
+		{ "example.com/x", NULL },
+		{ "https:///x", NULL },
+		{ "https://exa mple.com/", NULL },
+		{ "https://example.com\n/", NULL },
+		{ "http://evil.net\\@example.com/", NULL },
+		{ "http://a@b@example.com/", NULL },
+		{ "http://%65vil.net/", NULL },
+		{ "http://\xc3\xa9xample.com/", NULL },
+		{ "http://example.com:0/", NULL },
+		{ "http://example.com:65536/", NULL },
+		{ "http://example.com:/", NULL },
+		{ "http://example.com:8o/", NULL },
+		{ "http://[::1/", NULL },
+		{ "http://[::1]x/", NULL },
+		{ "http://[zz::1]/", NULL },
+		{ "file:///etc/passwd", NULL },
+		{ "", NULL },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char host[GATE_HOST_MAX + 1], why[160] = "";
+		int rc = gate_url_host(cases[i].url, host, why, sizeof why);
+		if (cases[i].host && (rc != 0 || strcmp(host, cases[i].host)))
+			fail_msg("%s: got rc %d host \"%s\" (%s), want \"%s\"", cases[i].url, rc,
+			         host, why, cases[i].host);
+		if (!cases[i].host && (rc != -1 || !why[0]))
+			fail_msg("%s: accepted as \"%s\", want a refusal", cases[i].url, host);
+	}
+}
+
+static void test_domain_allowlist_table(void **state)
+{
+	(void)state;
+	char d1[] = "example.com", d2[] = "*.corp.example", d3[] = "::1";
+	char *list[] = { d1, d2, d3 };
+	static const struct { const char *host; bool want; } cases[] = {
+		{ "example.com", true },
+		{ "sub.example.com", false },         /* exact entries: no subdomains */
+		{ "evil-example.com", false },
+		{ "example.com.evil.net", false },
+		{ "a.corp.example", true },
+		{ "a.b.corp.example", true },
+		{ "corp.example", false },            /* *.suffix: not the bare suffix */
+		{ "evilcorp.example", false },
+		{ "::1", true },
+		{ "", false },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+		if (gate_domain_allowed(cases[i].host, list, 3) != cases[i].want)
+			fail_msg("host \"%s\": want %d", cases[i].host, cases[i].want);
+}
+
+static void test_domain_check_normalizes_and_refuses(void **state)
+{
+	(void)state;
+	char a[] = "Example.COM.", b[] = "[::1]", c[] = "*.Sub.Example.com";
+	assert_int_equal(gate_domain_check(a, NULL), 0);
+	assert_string_equal(a, "example.com");
+	assert_int_equal(gate_domain_check(b, NULL), 0);
+	assert_string_equal(b, "::1");
+	assert_int_equal(gate_domain_check(c, NULL), 0);
+	assert_string_equal(c, "*.sub.example.com");
+	const char *bad[] = { "*", "*example.com", "https://example.com", "example.com:443",
+	                      "example.com/x", "a..b", ".example.com", "", "*." };
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		char buf[64];
+		snprintf(buf, sizeof buf, "%s", bad[i]);
+		struct tc_error err = { 0 };
+		if (gate_domain_check(buf, &err) != -1)
+			fail_msg("accepted domain entry \"%s\"", bad[i]);
+	}
+}
+
+static void test_network_policy_uses_allowlist(void **state)
+{
+	(void)state;
+	struct gate_policy p;
+	gate_policy_init(&p);
+	add_domain(&p, "example.com");
+	struct gate *g = gate_of(&p);
+	struct gate_verdict v;
+	assert_int_equal(decide(g, "fetch", TC_RISK_NETWORK, "{\"url\":\"https://example.com/a\"}", &v),
+	                 GATE_ALLOW);
+	assert_int_equal(decide(g, "fetch", TC_RISK_NETWORK,
+	                        "{\"url\":\"http://example.com@evil.net/\"}", &v), GATE_DENY);
+	expect_reason(&v, "host evil.net is not on the domain allowlist");
+	assert_int_equal(decide(g, "fetch", TC_RISK_NETWORK, "{\"url\":\"not a url\"}", &v), GATE_DENY);
+	expect_reason(&v, "cannot be used");
+	assert_int_equal(decide(g, "fetch", TC_RISK_NETWORK, "{\"other\":1}", &v), GATE_DENY);
+	expect_reason(&v, "missing");
+	gate_free(g);
+}
+
+static void test_network_policy_empty_allowlist_denies(void **state)
+{
+	(void)state;
+	struct gate_policy p;
+	gate_policy_init(&p);
+	struct gate *g = gate_of(&p);
+	struct gate_verdict v;
+	assert_int_equal(decide(g, "fetch", TC_RISK_NETWORK, "{\"url\":\"https://example.com\"}", &v),
+	                 GATE_DENY);
+	expect_reason(&v, "allowlist (policy.domains) is empty");
+	gate_free(g);
+}
+
+static void test_network_policy_ask_level_asks_for_unlisted_hosts(void **state)
+{
+	(void)state;
+	struct gate_policy p;
+	gate_policy_init(&p);
+	p.levels[TC_RISK_NETWORK] = GATE_ASK;
+	add_domain(&p, "*.example.com");
+	struct gate *g = gate_of(&p);
+	struct gate_verdict v;
+	assert_int_equal(decide(g, "f", TC_RISK_NETWORK, "{\"url\":\"https://a.example.com\"}", &v),
+	                 GATE_ALLOW);
+	assert_int_equal(decide(g, "f", TC_RISK_NETWORK, "{\"url\":\"https://example.com\"}", &v),
+	                 GATE_ASK);
+	gate_free(g);
+}
+
+static void test_network_tool_without_url_arg_is_denied(void **state)
+{
+	(void)state;
+	struct gate_policy p;
+	gate_policy_init(&p);
+	add_domain(&p, "example.com");
+	struct gate *g = gate_of(&p);
+	json_t *a = J("{\"url\":\"https://example.com\"}");
+	struct gate_call call = { "f", TC_RISK_NETWORK, a, NULL };
+	struct gate_verdict v;
+	gate_authorize(g, &call, &v);
+	assert_int_equal(v.action, GATE_DENY);
+	expect_reason(&v, "declares no URL argument");
+	json_decref(a);
+	gate_free(g);
+}
+
+static void test_policy_levels_are_configurable(void **state)
+{
+	(void)state;
+	struct gate_policy p;
+	gate_policy_init(&p);
+	p.levels[TC_RISK_READ_ONLY] = GATE_ASK;
+	p.levels[TC_RISK_DESTRUCTIVE] = GATE_DENY;
+	struct gate *g = gate_of(&p);
+	struct gate_verdict v;
+	assert_int_equal(decide(g, "r", TC_RISK_READ_ONLY, "{}", &v), GATE_ASK);
+	assert_false(v.audit);
+	assert_int_equal(decide(g, "w", TC_RISK_WRITE, "{}", &v), GATE_ALLOW);
+	assert_true(v.audit);
+	assert_int_equal(decide(g, "d", TC_RISK_DESTRUCTIVE, "{}", &v), GATE_DENY);
+	expect_reason(&v, "policy.levels.destructive is deny");
+	gate_free(g);
+}
+
+/* ---- session grants and tokens ---------------------------------------- */
+
+static void test_session_grant_allows_identical_call(void **state)
+{
+	(void)state;
+	struct gate_policy p;
+	gate_policy_init(&p);
+	struct gate *g = gate_of(&p);
+	json_t *args = J("{\"path\":\"x\",\"force\":true}");
+	assert_int_equal(gate_grant_session(g, "rm", args, NULL), 0);
+	assert_int_equal(gate_grant_session(g, "rm", args, NULL), 0);  /* no duplicate */
+	struct gate_verdict v;
+	/* Same arguments, other key order: canonical JSON is the same. */
+	assert_int_equal(decide(g, "rm", TC_RISK_DESTRUCTIVE, "{\"force\":true,\"path\":\"x\"}", &v),
+	                 GATE_ALLOW);
+	assert_true(v.granted);
+	assert_string_equal(v.check, "session-grant");
+	assert_int_equal(decide(g, "rm", TC_RISK_DESTRUCTIVE, "{\"path\":\"y\",\"force\":true}", &v),
+	                 GATE_ASK);
+	assert_int_equal(decide(g, "rmdir", TC_RISK_DESTRUCTIVE, "{\"path\":\"x\",\"force\":true}", &v),
+	                 GATE_ASK);
+	json_t *list = gate_grants(g);
+	assert_int_equal(json_array_size(list), 1);
+	json_t *want = J("[{\"tool\":\"rm\",\"args\":{\"force\":true,\"path\":\"x\"}}]");
+	assert_true(json_equal(list, want));
+	json_decref(want);
+	json_decref(list);
+	json_decref(args);
+	gate_free(g);
+}
+
+static void test_session_grant_never_lifts_a_deny(void **state)
+{
+	(void)state;
+	struct gate_policy p;
+	gate_policy_init(&p);
+	add_rule(&p, "{\"action\":\"deny\",\"tool\":\"rm\",\"args\":{\"/path\":\"**/.git/**\"}}");
+	struct gate *g = gate_of(&p);
+	json_t *args = J("{\"path\":\".git/x\"}");
+	assert_int_equal(gate_grant_session(g, "rm", args, NULL), 0);
+	struct gate_verdict v;
+	assert_int_equal(decide(g, "rm", TC_RISK_DESTRUCTIVE, "{\"path\":\".git/x\"}", &v), GATE_DENY);
+	gate_set_quarantine(g, true);
+	json_t *a2 = J("{\"path\":\"ok\"}");
+	assert_int_equal(gate_grant_session(g, "rm", a2, NULL), 0);
+	assert_int_equal(decide(g, "rm", TC_RISK_DESTRUCTIVE, "{\"path\":\"ok\"}", &v), GATE_DENY);
+	json_decref(a2);
+	json_decref(args);
+	gate_free(g);
+}
+
+static void test_token_is_used_once(void **state)
+{
+	(void)state;
+	struct gate_policy p;
+	gate_policy_init(&p);
+	struct gate *g = gate_of(&p);
+	json_t *args = J("{\"b\":1,\"a\":[1,2]}");
+	json_t *same = J("{\"a\":[1,2],\"b\":1}");
+	uint64_t t = gate_grant_once(g, "rm", args);
+	assert_true(t != 0);
+	assert_int_equal(gate_consume(g, t, "rm", same), 0);
+	assert_int_equal(gate_consume(g, t, "rm", same), -1);
+	json_decref(args);
+	json_decref(same);
+	gate_free(g);
+}
+
+static void test_token_refuses_changed_arguments_and_is_revoked(void **state)
+{
+	(void)state;
+	struct gate_policy p;
+	gate_policy_init(&p);
+	struct gate *g = gate_of(&p);
+	json_t *args = J("{\"path\":\"a\"}");
+	json_t *other = J("{\"path\":\"b\"}");
+	uint64_t t = gate_grant_once(g, "rm", args);
+	assert_int_equal(gate_consume(g, t, "rm", other), -1);
+	assert_int_equal(gate_consume(g, t, "rm", args), -1);   /* revoked by the mismatch */
+	uint64_t t2 = gate_grant_once(g, "rm", args);
+	assert_true(t2 != t);
+	assert_int_equal(gate_consume(g, t2, "rmdir", args), -1);
+	json_decref(args);
+	json_decref(other);
+	gate_free(g);
+}
+
+static void test_token_revoke_and_unknown_tokens(void **state)
+{
+	(void)state;
+	struct gate_policy p;
+	gate_policy_init(&p);
+	struct gate *g = gate_of(&p);
+	json_t *args = J("{}");
+	uint64_t t = gate_grant_once(g, "rm", args);
+	gate_revoke(g, t);
+	assert_int_equal(gate_consume(g, t, "rm", args), -1);
+	assert_int_equal(gate_consume(g, 0, "rm", args), -1);
+	assert_int_equal(gate_consume(g, 12345, "rm", args), -1);
+	json_decref(args);
+	gate_free(g);
+}
+
+static void test_policy_copy_is_deep(void **state)
+{
+	(void)state;
+	struct gate_policy p, q;
+	gate_policy_init(&p);
+	add_rule(&p, "{\"action\":\"deny\",\"tool\":\"x\",\"args\":{\"/a\":\"b\"},\"reason\":\"r\"}");
+	add_domain(&p, "example.com");
+	assert_int_equal(gate_policy_copy(&q, &p), 0);
+	assert_ptr_not_equal(q.rules[0].tool, p.rules[0].tool);
+	assert_string_equal(q.rules[0].args[0].glob, "b");
+	assert_string_equal(q.domains[0], "example.com");
+	gate_policy_release(&p);
+	assert_string_equal(q.rules[0].reason, "r");
+	assert_int_equal(p.nrules, 0);
+	gate_policy_release(&q);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_gate_quarantine_denies_before_rules),
+		cmocka_unit_test(test_gate_quarantine_lets_read_only_through),
+		cmocka_unit_test(test_gate_rule_deny_comes_before_policy),
+		cmocka_unit_test(test_gate_first_deny_bails_before_embedder_checks),
+		cmocka_unit_test(test_gate_later_deny_overrides_earlier_ask),
+		cmocka_unit_test(test_gate_ask_keeps_first_asking_reason),
+		cmocka_unit_test(test_gate_allow_rule_does_not_silence_policy_ask),
+		cmocka_unit_test(test_gate_embedder_check_disposer_removes_it),
+		cmocka_unit_test(test_gate_invalid_check_answer_denies),
+		cmocka_unit_test(test_rules_deny_checked_before_earlier_allow),
+		cmocka_unit_test(test_rules_first_non_deny_match_wins),
+		cmocka_unit_test(test_rules_missing_argument_does_not_match),
+		cmocka_unit_test(test_rules_match_numbers_and_bools_as_json_text),
+		cmocka_unit_test(test_rules_tool_glob_matches_names),
+		cmocka_unit_test(test_rule_parse_refuses_bad_rules),
+		cmocka_unit_test(test_glob_table),
+		cmocka_unit_test(test_glob_is_linear_on_hostile_input),
+		cmocka_unit_test(test_glob_check_refuses_bad_patterns),
+		cmocka_unit_test(test_pointer_finds_nested_and_escaped_keys),
+		cmocka_unit_test(test_rules_match_escaped_pointer_arguments),
+		cmocka_unit_test(test_url_host_table),
+		cmocka_unit_test(test_domain_allowlist_table),
+		cmocka_unit_test(test_domain_check_normalizes_and_refuses),
+		cmocka_unit_test(test_network_policy_uses_allowlist),
+		cmocka_unit_test(test_network_policy_empty_allowlist_denies),
+		cmocka_unit_test(test_network_policy_ask_level_asks_for_unlisted_hosts),
+		cmocka_unit_test(test_network_tool_without_url_arg_is_denied),
+		cmocka_unit_test(test_policy_levels_are_configurable),
+		cmocka_unit_test(test_session_grant_allows_identical_call),
+		cmocka_unit_test(test_session_grant_never_lifts_a_deny),
+		cmocka_unit_test(test_token_is_used_once),
+		cmocka_unit_test(test_token_refuses_changed_arguments_and_is_revoked),
+		cmocka_unit_test(test_token_revoke_and_unknown_tokens),
+		cmocka_unit_test(test_policy_copy_is_deep),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

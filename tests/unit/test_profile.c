@@ -1,0 +1,536 @@
+/* test_profile.c — strict profile parsing (supervisor/profile.c): the four
+ * shipped profiles load with what they promise; good fixtures give the
+ * spec they spell; every bad fixture fails with an error naming the file
+ * and the JSON pointer of the offending key. Fixtures live in
+ * tests/data/profiles/{valid,invalid}; invalid/expect.txt lists, per
+ * fixture, the pointer and the words its error must have. TC_TESTDATA
+ * overrides tests/data. */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "profile.h"
+
+static const char *data_dir(void)
+{
+	const char *d = getenv("TC_TESTDATA");
+	return d ? d : "tests/data";
+}
+
+static const char *fixture(const char *rel)
+{
+	static char path[1024];
+	snprintf(path, sizeof path, "%s/profiles/%s", data_dir(), rel);
+	return path;
+}
+
+static struct profile *load_ok(const char *name)
+{
+	struct tc_error err = { 0 };
+	struct profile *p = NULL;
+	if (profile_load(name, NULL, &p, &err) < 0)
+		fail_msg("%s: %s: %s", name, err.where, err.msg);
+	assert_non_null(p);
+	return p;
+}
+
+static size_t list_len(const char *const *l)
+{
+	size_t n = 0;
+	while (l && l[n])
+		n++;
+	return n;
+}
+
+static bool in_list(const char *const *l, const char *s)
+{
+	for (size_t i = 0; l && l[i]; i++)
+		if (!strcmp(l[i], s))
+			return true;
+	return false;
+}
+
+/* ---- shipped profiles --------------------------------------------------- */
+
+static void test_builtin_names_are_the_four_profiles(void **state)
+{
+	(void)state;
+	const char *const *n = profile_builtin_names();
+	assert_int_equal(list_len(n), 4);
+	assert_true(in_list(n, "read-only"));
+	assert_true(in_list(n, "write"));
+	assert_true(in_list(n, "network"));
+	assert_true(in_list(n, "destructive"));
+}
+
+/* What every shipped profile promises (issue 2): namespaces, seccomp on,
+ * bounded resources, secrets hidden, no fixed identity, no unix sockets. */
+static void check_common(const struct profile *p)
+{
+	const struct sbx_spec *s = &p->spec;
+	assert_int_equal(s->namespaces, SBX_NS_PID | SBX_NS_MOUNT | SBX_NS_IPC | SBX_NS_UTS);
+	assert_int_equal(s->seccomp_default, SBX_ACT_ALLOW);
+	assert_false(s->socket_families & SBX_AF_UNIX);
+	assert_true(s->workspace_read);
+	assert_true(in_list(s->read_paths, "/usr"));
+	assert_true(in_list(s->read_paths, "/etc"));
+	assert_false(in_list(s->read_paths, "/home"));
+	assert_false(in_list(s->read_paths, "/"));
+	assert_int_equal(list_len(s->write_paths), 0);
+	assert_false(in_list(s->exec_paths, "/etc"));
+	const char *secrets[] = { "/etc/shadow", "/etc/gshadow", "/etc/sudoers",
+	                          "/etc/sudoers.d", "/etc/ssh/ssh_host_*_key" };
+	for (size_t i = 0; i < sizeof secrets / sizeof secrets[0]; i++)
+		if (!in_list(s->hidden_paths, secrets[i]))
+			fail_msg("%s does not hide %s", s->name, secrets[i]);
+	assert_true(s->cpu_seconds > 0);
+	assert_true(s->address_space_bytes > 0);
+	assert_true(s->file_size_bytes > 0);
+	assert_true(s->open_files > 0);
+	assert_true(s->processes > 0);
+	assert_int_equal(s->tmp_bytes, 64ULL << 20);
+	assert_false(s->fixed_identity);
+	assert_int_equal(s->timeout_ms, 30000);
+	assert_int_equal(s->output_keep_bytes, 1 << 20);
+	assert_int_equal(s->output_limit_bytes, 64ULL << 20);
+	/* Fail closed: Landlock itself and the namespaces are required. */
+	assert_false(s->optional & (SBX_REQ_LANDLOCK | SBX_REQ_NS_USER | SBX_REQ_NS_PID |
+	                            SBX_REQ_NS_MOUNT | SBX_REQ_IDENTITY));
+	assert_true(s->optional & SBX_REQ_CGROUP_PIDS);
+	assert_non_null(strstr(p->origin, "built-in"));
+	assert_true(strlen(p->description) > 20);
+}
+
+static void test_shipped_read_only(void **state)
+{
+	(void)state;
+	struct profile *p = load_ok("read-only");
+	check_common(p);
+	assert_string_equal(p->spec.name, "read-only");
+	assert_false(p->spec.workspace_write);
+	assert_false(p->spec.workspace_exec);
+	assert_int_equal(p->spec.socket_families, 0);
+	assert_int_equal(p->spec.n_tcp_connect_ports, 0);
+	assert_true(p->spec.optional & SBX_REQ_LANDLOCK_NET);
+	profile_free(p);
+}
+
+static void test_shipped_write(void **state)
+{
+	(void)state;
+	struct profile *p = load_ok("write");
+	check_common(p);
+	assert_true(p->spec.workspace_write);
+	assert_true(p->spec.workspace_exec);
+	assert_int_equal(p->spec.socket_families, 0);
+	profile_free(p);
+}
+
+static void test_shipped_network(void **state)
+{
+	(void)state;
+	struct profile *p = load_ok("network");
+	check_common(p);
+	assert_false(p->spec.workspace_write);
+	assert_int_equal(p->spec.socket_families, SBX_AF_INET | SBX_AF_INET6);
+	assert_false(p->spec.allow_udp);    /* DNS over TCP: UDP would reach any port */
+	assert_int_equal(p->spec.n_tcp_connect_ports, 3);
+	assert_int_equal(p->spec.tcp_connect_ports[0], 53);
+	assert_int_equal(p->spec.tcp_connect_ports[1], 80);
+	assert_int_equal(p->spec.tcp_connect_ports[2], 443);
+	/* The port rules are the network wall: not optional here. */
+	assert_false(p->spec.optional & SBX_REQ_LANDLOCK_NET);
+	profile_free(p);
+}
+
+static void test_shipped_destructive_is_as_write(void **state)
+{
+	(void)state;
+	struct profile *d = load_ok("destructive"), *w = load_ok("write");
+	check_common(d);
+	assert_true(d->spec.workspace_write);
+	assert_int_equal(d->spec.socket_families, w->spec.socket_families);
+	assert_int_equal(d->spec.optional, w->spec.optional);
+	assert_int_equal(list_len(d->spec.hidden_paths), list_len(w->spec.hidden_paths));
+	assert_int_equal(d->spec.processes, w->spec.processes);
+	profile_free(d);
+	profile_free(w);
+}
+
+/* profiles/NAME.json on disk and the built-in copy are the same data. */
+static void test_shipped_files_load_from_disk_too(void **state)
+{
+	(void)state;
+	const char *names[] = { "read-only", "write", "network", "destructive" };
+	for (size_t i = 0; i < 4; i++) {
+		char path[64];
+		snprintf(path, sizeof path, "profiles/%s.json", names[i]);
+		struct profile *f = load_ok(path), *b = load_ok(names[i]);
+		assert_string_equal(f->origin, path);
+		assert_string_equal(f->spec.name, b->spec.name);
+		assert_int_equal(f->spec.optional, b->spec.optional);
+		assert_int_equal(f->spec.address_space_bytes, b->spec.address_space_bytes);
+		assert_int_equal(list_len(f->spec.hidden_paths), list_len(b->spec.hidden_paths));
+		profile_free(f);
+		profile_free(b);
+	}
+}
+
+/* A profile dir overrides a built-in of the same name; others fall back. */
+static void test_profile_dir_overrides_builtin(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/tc-profiles-XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	char path[128];
+	snprintf(path, sizeof path, "%s/read-only.json", dir);
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("{\"name\": \"mine\", \"filesystem\": {}, \"timeout_ms\": 7}\n", f);
+	fclose(f);
+	struct tc_error err = { 0 };
+	struct profile *p = NULL;
+	assert_int_equal(profile_load("read-only", dir, &p, &err), 0);
+	assert_string_equal(p->spec.name, "mine");
+	assert_int_equal(p->spec.timeout_ms, 7);
+	assert_string_equal(p->origin, path);
+	profile_free(p);
+	assert_int_equal(profile_load("write", dir, &p, &err), 0);
+	assert_string_equal(p->spec.name, "write");
+	profile_free(p);
+	unlink(path);
+	rmdir(dir);
+}
+
+static void test_unknown_profile_name_lists_builtins(void **state)
+{
+	(void)state;
+	struct tc_error err = { 0 };
+	struct profile *p = NULL;
+	assert_int_equal(profile_load("read_only", NULL, &p, &err), -1);
+	assert_int_equal(err.code, TC_E_NOT_FOUND);
+	assert_string_equal(err.where, "read_only");
+	assert_non_null(strstr(err.msg, "read-only"));
+	assert_non_null(strstr(err.msg, "destructive"));
+}
+
+static void test_missing_file_names_path(void **state)
+{
+	(void)state;
+	struct tc_error err = { 0 };
+	struct profile *p = NULL;
+	assert_int_equal(profile_load("/nonexistent/x.json", NULL, &p, &err), -1);
+	assert_int_equal(err.code, TC_E_NOT_FOUND);
+	assert_string_equal(err.where, "/nonexistent/x.json");
+	assert_non_null(strstr(err.msg, "No such file"));
+}
+
+/* ---- good fixtures ------------------------------------------------------ */
+
+static void test_minimal_profile_gets_safe_defaults(void **state)
+{
+	(void)state;
+	struct profile *p = load_ok(fixture("valid/minimal.json"));
+	const struct sbx_spec *s = &p->spec;
+	assert_string_equal(s->name, "minimal");
+	assert_string_equal(p->description, "");
+	assert_int_equal(s->namespaces, 0);
+	assert_int_equal(s->optional, 0);    /* nothing may be dropped */
+	assert_true(s->workspace_read);
+	assert_false(s->workspace_write);
+	assert_false(s->workspace_exec);
+	assert_null(s->read_paths);
+	assert_int_equal(s->socket_families, 0);
+	assert_false(s->allow_udp);
+	assert_int_equal(s->n_tcp_connect_ports, 0);
+	assert_int_equal(s->seccomp_default, SBX_ACT_ALLOW);
+	assert_int_equal(s->cpu_seconds + s->address_space_bytes + s->file_size_bytes +
+	                 s->open_files + s->processes + s->memory_bytes + s->tmp_bytes, 0);
+	assert_null(s->env_set);
+	assert_null(s->env_pass);
+	assert_false(s->fixed_identity);
+	assert_int_equal(s->timeout_ms, 0);
+	assert_int_equal(s->output_keep_bytes, 0);
+	assert_int_equal(s->output_limit_bytes, 0);
+	profile_free(p);
+}
+
+static void test_full_profile_every_key(void **state)
+{
+	(void)state;
+	struct profile *p = load_ok(fixture("valid/full.json"));
+	const struct sbx_spec *s = &p->spec;
+	const uint64_t MB = 1 << 20;
+	assert_string_equal(s->name, "full");
+	assert_non_null(strstr(p->description, "Every key"));
+	assert_int_equal(s->namespaces, 0x7f);
+	assert_int_equal(s->optional, (1u << 14) - 1);
+	assert_int_equal(list_len(s->read_paths), 2);
+	assert_string_equal(s->write_paths[0], "/var/tmp/out");
+	assert_string_equal(s->exec_paths[0], "/usr");
+	assert_string_equal(s->hidden_paths[1], "/etc/ssh/ssh_host_*_key");
+	assert_true(s->workspace_read && s->workspace_write && s->workspace_exec);
+	assert_int_equal(s->socket_families, SBX_AF_UNIX | SBX_AF_INET | SBX_AF_INET6 | SBX_AF_NETLINK);
+	assert_true(s->allow_udp);
+	assert_int_equal(s->n_tcp_connect_ports, 4);
+	assert_int_equal(s->tcp_connect_ports[0], 22);
+	assert_int_equal(s->tcp_connect_ports[1], 8080);
+	assert_int_equal(s->tcp_connect_ports[2], 65535);
+	assert_int_equal(s->tcp_connect_ports[3], 1);
+	assert_int_equal(s->cpu_seconds, 5);
+	assert_int_equal(s->address_space_bytes, 512 * MB);
+	assert_int_equal(s->file_size_bytes, 8 * MB);
+	assert_int_equal(s->open_files, 64);
+	assert_int_equal(s->processes, 32);
+	assert_int_equal(s->memory_bytes, 256 * MB);
+	assert_int_equal(s->tmp_bytes, 16 * MB);
+	assert_int_equal(s->seccomp_default, SBX_ACT_KILL);
+	assert_int_equal(list_len(s->seccomp_allow), 3);
+	assert_string_equal(s->seccomp_deny[0], "uname");
+	assert_string_equal(s->seccomp_kill[0], "chmod");
+	assert_int_equal(list_len(s->env_set), 2);
+	assert_true(in_list(s->env_set, "LANG=C.UTF-8"));
+	assert_true(in_list(s->env_set, "EMPTY="));
+	assert_string_equal(s->env_pass[0], "TERM");
+	assert_true(s->fixed_identity);
+	assert_int_equal(s->uid, 65534);
+	assert_int_equal(s->gid, 65533);
+	assert_int_equal(s->timeout_ms, 1500);
+	assert_int_equal(s->output_keep_bytes, 4096);
+	assert_int_equal(s->output_limit_bytes, 1048576);
+	profile_free(p);
+}
+
+static void test_workspace_none_and_default_errno(void **state)
+{
+	(void)state;
+	struct profile *p = load_ok(fixture("valid/workspace_none.json"));
+	assert_false(p->spec.workspace_read);
+	assert_false(p->spec.workspace_write);
+	assert_int_equal(p->spec.seccomp_default, SBX_ACT_ERRNO);
+	profile_free(p);
+}
+
+/* The edges of every range are accepted, scaled without overflow. */
+static void test_limits_at_both_edges(void **state)
+{
+	(void)state;
+	struct profile *p = load_ok(fixture("valid/limits_max.json"));
+	const struct sbx_spec *s = &p->spec;
+	assert_int_equal(s->cpu_seconds, 86400);
+	assert_int_equal(s->address_space_bytes, 1ULL << 50);
+	assert_int_equal(s->file_size_bytes, 1ULL << 50);
+	assert_int_equal(s->open_files, 1 << 20);
+	assert_int_equal(s->processes, 1 << 22);
+	assert_int_equal(s->memory_bytes, 1ULL << 50);
+	assert_int_equal(s->tmp_bytes, 1ULL << 40);
+	assert_int_equal(s->uid, 4294967294u);
+	assert_int_equal(s->gid, 0);
+	assert_int_equal(s->timeout_ms, 86400000);
+	assert_int_equal(s->output_keep_bytes, 64 << 20);
+	assert_int_equal(s->output_limit_bytes, 1ULL << 40);
+	profile_free(p);
+	p = load_ok(fixture("valid/limits_min.json"));
+	s = &p->spec;
+	assert_int_equal(s->cpu_seconds, 1);
+	assert_int_equal(s->address_space_bytes, 16ULL << 20);
+	assert_int_equal(s->processes, 1);
+	assert_false(s->fixed_identity);
+	assert_int_equal(s->timeout_ms, 1);
+	assert_int_equal(s->output_keep_bytes, 1024);
+	assert_int_equal(s->output_limit_bytes, 1024);
+	profile_free(p);
+}
+
+/* ---- bad fixtures ------------------------------------------------------- */
+
+/* Loads rel, which must fail; returns the error. */
+static struct tc_error load_bad(const char *rel)
+{
+	struct tc_error err = { 0 };
+	struct profile *p = (struct profile *)1;
+	const char *path = fixture(rel);
+	if (profile_load(path, NULL, &p, &err) == 0)
+		fail_msg("%s loaded, but must be refused", rel);
+	assert_null(p);
+	return err;
+}
+
+/* Every row of invalid/expect.txt: the error's where is "FILE: POINTER"
+ * exactly, and its message has the expected words. */
+static void test_invalid_fixtures_name_file_and_pointer(void **state)
+{
+	(void)state;
+	char path[1024];
+	snprintf(path, sizeof path, "%s/profiles/invalid/expect.txt", data_dir());
+	FILE *f = fopen(path, "re");
+	assert_non_null(f);
+	char line[512];
+	int rows = 0, bad = 0;
+	while (fgets(line, sizeof line, f)) {
+		if (line[0] == '#' || line[0] == '\n')
+			continue;
+		line[strcspn(line, "\n")] = '\0';
+		char *name = strtok(line, "\t"), *ptr = strtok(NULL, "\t"), *words = strtok(NULL, "\t");
+		assert_non_null(words);
+		char rel[300], want_where[1400];
+		snprintf(rel, sizeof rel, "invalid/%s.json", name);
+		struct tc_error err = load_bad(rel);
+		snprintf(want_where, sizeof want_where, "%s: %s", fixture(rel), ptr);
+		if (strcmp(err.where, want_where) || !strstr(err.msg, words) ||
+		    err.code != TC_E_INVALID) {
+			print_error("%s:\n  got  where \"%s\" msg \"%s\" code %d\n"
+			            "  want where \"%s\" msg with \"%s\"\n", name, err.where,
+			            err.msg, err.code, want_where, words);
+			bad++;
+		}
+		rows++;
+	}
+	fclose(f);
+	assert_true(rows >= 70);
+	assert_int_equal(bad, 0);
+}
+
+/* No fixture sits in invalid/ unchecked: each is in expect.txt or is a
+ * syntax_* one tested below. */
+static void test_every_invalid_fixture_is_checked(void **state)
+{
+	(void)state;
+	char path[1024];
+	snprintf(path, sizeof path, "%s/profiles/invalid", data_dir());
+	DIR *d = opendir(path);
+	assert_non_null(d);
+	snprintf(path, sizeof path, "%s/profiles/invalid/expect.txt", data_dir());
+	FILE *f = fopen(path, "re");
+	assert_non_null(f);
+	char expect[16384];
+	size_t n = fread(expect, 1, sizeof expect - 1, f);
+	expect[n] = '\0';
+	fclose(f);
+	struct dirent *e;
+	int files = 0;
+	while ((e = readdir(d))) {
+		size_t len = strlen(e->d_name);
+		if (len < 6 || strcmp(e->d_name + len - 5, ".json") ||
+		    !strncmp(e->d_name, "syntax_", 7))
+			continue;
+		char key[300];
+		snprintf(key, sizeof key, "\n%.*s\t", (int)(len - 5), e->d_name);
+		if (!strstr(expect, key))
+			fail_msg("invalid/%s is not listed in expect.txt", e->d_name);
+		files++;
+	}
+	closedir(d);
+	assert_true(files >= 70);
+}
+
+/* JSON syntax errors: "FILE:LINE:COLUMN" and jansson's reason. */
+static void expect_syntax(const char *rel, const char *pos, const char *words)
+{
+	struct tc_error err = load_bad(rel);
+	char want[1100];
+	snprintf(want, sizeof want, "%s:%s", fixture(rel), pos);
+	if (strcmp(err.where, want) || !strstr(err.msg, "not valid JSON") ||
+	    !strstr(err.msg, words))
+		fail_msg("%s: where \"%s\" msg \"%s\"; want where \"%s\", msg with \"%s\"",
+		         rel, err.where, err.msg, want, words);
+	assert_int_equal(err.code, TC_E_INVALID);
+}
+
+static void test_invalid_json_reports_line_and_column(void **state)
+{
+	(void)state;
+	expect_syntax("invalid/syntax_missing_comma.json", "4:10", "'}' expected near '\"limits\"'");
+	expect_syntax("invalid/syntax_trailing.json", "1:40", "end of file expected");
+	expect_syntax("invalid/syntax_trailing_comma.json", "1:33", "string or '}' expected");
+	expect_syntax("invalid/syntax_empty.json", "1:0", "'[' or '{' expected");
+	/* Beyond a 64-bit integer: jansson refuses it, so no range check is
+	 * ever fed a wrapped value. */
+	expect_syntax("invalid/syntax_too_big_integer.json", "5:40", "too big integer");
+}
+
+static void test_duplicate_keys_are_refused(void **state)
+{
+	(void)state;
+	expect_syntax("invalid/syntax_duplicate_key.json", "4:8", "duplicate object key");
+	expect_syntax("invalid/syntax_duplicate_nested_key.json", "3:41", "duplicate object key");
+}
+
+/* profile_parse directly: origin names the text in errors, and input that
+ * is not NUL-terminated is read only up to len. */
+static void test_parse_uses_origin_and_length(void **state)
+{
+	(void)state;
+	const char text[] = "{\"name\":\"x\",\"filesystem\":{}}GARBAGE";
+	struct tc_error err = { 0 };
+	struct profile *p = NULL;
+	assert_int_equal(profile_parse(text, 28, "inline", &p, &err), 0);
+	assert_string_equal(p->origin, "inline");
+	assert_string_equal(p->spec.name, "x");
+	profile_free(p);
+	assert_int_equal(profile_parse(text, sizeof text - 1, "inline", &p, &err), -1);
+	assert_non_null(strstr(err.where, "inline:1:"));
+	const char bad[] = "{\"name\":\"x\",\"filesystem\":{},\"limits\":{\"cpu\":1}}";
+	assert_int_equal(profile_parse(bad, sizeof bad - 1, "mem", &p, &err), -1);
+	assert_string_equal(err.where, "mem: /limits/cpu");
+}
+
+/* Deep nesting is refused by the JSON parser, not a crash. */
+static void test_deep_nesting_is_an_error(void **state)
+{
+	(void)state;
+	size_t depth = 100000;
+	char *text = malloc(2 * depth + 1);
+	assert_non_null(text);
+	memset(text, '[', depth);
+	memset(text + depth, ']', depth);
+	text[2 * depth] = '\0';
+	struct tc_error err = { 0 };
+	struct profile *p = NULL;
+	assert_int_equal(profile_parse(text, 2 * depth, "deep", &p, &err), -1);
+	assert_null(p);
+	assert_non_null(strstr(err.msg, "not valid JSON"));
+	free(text);
+}
+
+/* profile_free(NULL) is a no-op. */
+static void test_free_null(void **state)
+{
+	(void)state;
+	profile_free(NULL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_builtin_names_are_the_four_profiles),
+		cmocka_unit_test(test_shipped_read_only),
+		cmocka_unit_test(test_shipped_write),
+		cmocka_unit_test(test_shipped_network),
+		cmocka_unit_test(test_shipped_destructive_is_as_write),
+		cmocka_unit_test(test_shipped_files_load_from_disk_too),
+		cmocka_unit_test(test_profile_dir_overrides_builtin),
+		cmocka_unit_test(test_unknown_profile_name_lists_builtins),
+		cmocka_unit_test(test_missing_file_names_path),
+		cmocka_unit_test(test_minimal_profile_gets_safe_defaults),
+		cmocka_unit_test(test_full_profile_every_key),
+		cmocka_unit_test(test_workspace_none_and_default_errno),
+		cmocka_unit_test(test_limits_at_both_edges),
+		cmocka_unit_test(test_invalid_fixtures_name_file_and_pointer),
+		cmocka_unit_test(test_every_invalid_fixture_is_checked),
+		cmocka_unit_test(test_invalid_json_reports_line_and_column),
+		cmocka_unit_test(test_duplicate_keys_are_refused),
+		cmocka_unit_test(test_parse_uses_origin_and_length),
+		cmocka_unit_test(test_deep_nesting_is_an_error),
+		cmocka_unit_test(test_free_null),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,411 @@
+/* test_render.c — the render stage: the code-point budget and its edges,
+ * multibyte characters at both cut points, UTF-8 repair, the marker, and the
+ * per-session spill directory. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "render.h"
+#include "utf8.h"
+#include "util.h"
+
+/* n copies of the character ch (a UTF-8 string of one code point). */
+static char *repeat(const char *ch, size_t n)
+{
+	struct buf b = BUF_INIT;
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(buf_adds(&b, ch), 0);
+	return buf_detach(&b);
+}
+
+static bool valid_utf8(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n;) {
+		size_t k = utf8_seq_len((const unsigned char *)s + i, n - i);
+		if (!k)
+			return false;
+		i += k;
+	}
+	return true;
+}
+
+static void render_ok(const char *p, size_t n, size_t max, struct render_spill *spill,
+                      struct render_result *r)
+{
+	struct tc_error err = { 0 };
+	assert_int_equal(render_text(p, n, max, spill, r, &err), 0);
+	assert_non_null(r->text);
+	assert_int_equal(strlen(r->text), r->len);
+	assert_true(valid_utf8(r->text, r->len));
+}
+
+static void test_render_keeps_text_at_exact_limit(void **state)
+{
+	(void)state;
+	char *s = repeat("a", 100);
+	struct render_result r;
+	render_ok(s, 100, 100, NULL, &r);
+	assert_false(r.truncated);
+	assert_string_equal(r.text, s);
+	assert_int_equal(r.chars_total, 100);
+	assert_int_equal(r.chars_omitted, 0);
+	render_result_release(&r);
+	free(s);
+}
+
+static void test_render_cuts_one_past_limit(void **state)
+{
+	(void)state;
+	char *s = repeat("a", 101);
+	s[0] = 'H';
+	s[100] = 'T';
+	struct render_result r;
+	render_ok(s, 101, 100, NULL, &r);
+	assert_true(r.truncated);
+	/* 60 head + 20 tail kept, 21 left out. */
+	assert_int_equal(r.chars_omitted, 21);
+	assert_int_equal(strncmp(r.text, s, 60), 0);
+	assert_true(r.text[60] == '\n');
+	assert_non_null(strstr(r.text, "[... 21 characters left out;"));
+	assert_string_equal(r.text + r.len - 20, s + 81);
+	render_result_release(&r);
+	free(s);
+}
+
+/* The cut keeps whole characters of each width at both boundaries. */
+static void check_multibyte_cut(const char *ch, size_t width)
+{
+	char *s = repeat(ch, 1000);
+	struct render_result r;
+	render_ok(s, 1000 * width, 10, NULL, &r);
+	assert_true(r.truncated);
+	assert_true(valid_utf8(r.text, r.len));
+	assert_int_equal(memcmp(r.text, s, 6 * width), 0);
+	assert_true(r.text[6 * width] == '\n');
+	assert_int_equal(memcmp(r.text + r.len - 2 * width, s, 2 * width), 0);
+	assert_true(r.text[r.len - 2 * width - 1] == '\n');
+	assert_int_equal(r.chars_omitted, 992);
+	render_result_release(&r);
+	free(s);
+}
+
+static void test_render_cuts_between_two_byte_characters(void **state)
+{
+	(void)state;
+	check_multibyte_cut("\xc3\xa9", 2);          /* é */
+}
+
+static void test_render_cuts_between_three_byte_characters(void **state)
+{
+	(void)state;
+	check_multibyte_cut("\xe2\x82\xac", 3);      /* € */
+}
+
+static void test_render_cuts_between_four_byte_characters(void **state)
+{
+	(void)state;
+	check_multibyte_cut("\xf0\x9f\x98\x80", 4);  /* 😀 */
+}
+
+static void test_render_counts_code_points_not_bytes(void **state)
+{
+	(void)state;
+	/* 100 four-byte characters = 400 bytes, within a 100-character budget. */
+	char *s = repeat("\xf0\x9f\x98\x80", 100);
+	struct render_result r;
+	render_ok(s, 400, 100, NULL, &r);
+	assert_false(r.truncated);
+	assert_int_equal(r.len, 400);
+	render_result_release(&r);
+	free(s);
+}
+
+static void test_render_handles_empty_output(void **state)
+{
+	(void)state;
+	struct render_result r;
+	render_ok(NULL, 0, 100, NULL, &r);
+	assert_string_equal(r.text, "");
+	assert_int_equal(r.len, 0);
+	assert_false(r.truncated);
+	assert_false(r.replaced);
+	render_result_release(&r);
+}
+
+static void test_render_replaces_invalid_utf8(void **state)
+{
+	(void)state;
+	const char in[] = "ok \xff\xfe end \xc3";   /* stray bytes, truncated sequence */
+	struct render_result r;
+	render_ok(in, sizeof in - 1, 100, NULL, &r);
+	assert_true(r.replaced);
+	assert_string_equal(r.text, "ok \xef\xbf\xbd\xef\xbf\xbd end \xef\xbf\xbd");
+	assert_int_equal(r.chars_total, 11);
+	render_result_release(&r);
+}
+
+static void test_render_replaces_nul_bytes(void **state)
+{
+	(void)state;
+	const char in[] = { 'a', 0, 'b' };
+	struct render_result r;
+	render_ok(in, 3, 100, NULL, &r);
+	assert_true(r.replaced);
+	assert_int_equal(r.len, 5);
+	assert_string_equal(r.text, "a\xef\xbf\xbd" "b");
+	render_result_release(&r);
+}
+
+static void test_render_rejects_overlong_encoding(void **state)
+{
+	(void)state;
+	const char in[] = "\xc0\xaf";   /* overlong '/' */
+	struct render_result r;
+	render_ok(in, 2, 100, NULL, &r);
+	assert_true(r.replaced);
+	assert_null(strchr(r.text, '/'));
+	render_result_release(&r);
+}
+
+static void test_render_budget_of_one_keeps_only_marker(void **state)
+{
+	(void)state;
+	struct render_result r;
+	render_ok("abc", 3, 1, NULL, &r);
+	assert_true(r.truncated);
+	assert_int_equal(r.chars_omitted, 3);
+	assert_string_equal(r.text, "\n[... 3 characters left out; call again with a narrower "
+	                    "request (offset/limit, a pattern) to see them ...]\n");
+	render_result_release(&r);
+}
+
+static void test_render_budget_of_five_keeps_three_and_one(void **state)
+{
+	(void)state;
+	struct render_result r;
+	render_ok("abcdefghij", 10, 5, NULL, &r);
+	assert_int_equal(r.chars_omitted, 6);
+	assert_int_equal(strncmp(r.text, "abc\n[... 6 characters", 21), 0);
+	assert_int_equal(r.text[r.len - 1], 'j');
+	assert_int_equal(r.text[r.len - 2], '\n');
+	render_result_release(&r);
+}
+
+static void test_render_zero_budget_means_default(void **state)
+{
+	(void)state;
+	char *s = repeat("x", RENDER_DEFAULT_MAX_CHARS + 1);
+	struct render_result r;
+	render_ok(s, RENDER_DEFAULT_MAX_CHARS + 1, 0, NULL, &r);
+	assert_true(r.truncated);
+	assert_int_equal(r.chars_omitted, RENDER_DEFAULT_MAX_CHARS / 5 + 1);
+	render_result_release(&r);
+	free(s);
+}
+
+static void test_render_marker_counts_sanitized_characters(void **state)
+{
+	(void)state;
+	/* 20 invalid bytes are 20 replacement characters. */
+	char in[20];
+	memset(in, 0xff, sizeof in);
+	struct render_result r;
+	render_ok(in, sizeof in, 10, NULL, &r);
+	assert_int_equal(r.chars_total, 20);
+	assert_non_null(strstr(r.text, "[... 12 characters left out;"));
+	render_result_release(&r);
+}
+
+/* ---- the spill directory ---------------------------------------------- */
+
+struct tmp {
+	char parent[64];
+};
+
+static int tmp_setup(void **state)
+{
+	struct tmp *t = calloc(1, sizeof *t);
+	snprintf(t->parent, sizeof t->parent, "/tmp/test_render.XXXXXX");
+	if (!mkdtemp(t->parent))
+		return -1;
+	*state = t;
+	return 0;
+}
+
+static int tmp_teardown(void **state)
+{
+	struct tmp *t = *state;
+	char cmd[128];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", t->parent);
+	int rc = system(cmd);
+	free(t);
+	return rc == 0 ? 0 : -1;
+}
+
+static char *slurp(const char *path, size_t *n)
+{
+	FILE *f = fopen(path, "rb");
+	assert_non_null(f);
+	struct buf b = BUF_INIT;
+	char chunk[4096];
+	size_t k;
+	while ((k = fread(chunk, 1, sizeof chunk, f)) > 0)
+		assert_int_equal(buf_add(&b, chunk, k), 0);
+	fclose(f);
+	*n = b.len;
+	return buf_detach(&b);
+}
+
+static void test_spill_directory_is_private(void **state)
+{
+	struct tmp *t = *state;
+	struct render_spill *s;
+	struct tc_error err = { 0 };
+	assert_int_equal(render_spill_new(t->parent, 0, &s, &err), 0);
+	struct stat st;
+	assert_int_equal(stat(render_spill_dir(s), &st), 0);
+	assert_true(S_ISDIR(st.st_mode));
+	assert_int_equal(st.st_mode & 0777, 0700);
+	assert_int_equal(strncmp(render_spill_dir(s), t->parent, strlen(t->parent)), 0);
+	render_spill_free(s);
+}
+
+static void test_spill_file_holds_whole_output(void **state)
+{
+	struct tmp *t = *state;
+	struct render_spill *s;
+	assert_int_equal(render_spill_new(t->parent, 0, &s, NULL), 0);
+	char in[] = "line one \xff\nline two\nline three\n";
+	struct render_result r;
+	render_ok(in, sizeof in - 1, 10, s, &r);
+	assert_true(r.truncated);
+	assert_non_null(r.spill_path);
+	assert_null(r.spill_refused);
+	size_t n;
+	char *kept = slurp(r.spill_path, &n);
+	/* The whole output, as sanitized text. */
+	assert_string_equal(kept, "line one \xef\xbf\xbd\nline two\nline three\n");
+	struct stat st;
+	assert_int_equal(stat(r.spill_path, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0600);
+	assert_int_equal(render_spill_used(s), n);
+	char want[512];
+	snprintf(want, sizeof want, "the whole output (%zu characters) is in %s: read it with "
+	         "read_file using offset and limit ...]", r.chars_total, r.spill_path);
+	assert_non_null(strstr(r.text, want));
+	free(kept);
+	render_result_release(&r);
+	render_spill_free(s);
+}
+
+static void test_spill_not_written_when_render_fits(void **state)
+{
+	struct tmp *t = *state;
+	struct render_spill *s;
+	assert_int_equal(render_spill_new(t->parent, 0, &s, NULL), 0);
+	struct render_result r;
+	render_ok("short", 5, 100, s, &r);
+	assert_null(r.spill_path);
+	assert_int_equal(render_spill_used(s), 0);
+	render_result_release(&r);
+	render_spill_free(s);
+}
+
+static void test_spill_over_cap_is_skipped_and_said(void **state)
+{
+	struct tmp *t = *state;
+	struct render_spill *s;
+	assert_int_equal(render_spill_new(t->parent, 50, &s, NULL), 0);
+	char *big = repeat("z", 40);
+	struct render_result r1, r2;
+	render_ok(big, 40, 10, s, &r1);
+	assert_non_null(r1.spill_path);
+	render_ok(big, 40, 10, s, &r2);   /* 80 bytes would pass the cap of 50 */
+	assert_null(r2.spill_path);
+	assert_non_null(r2.spill_refused);
+	assert_non_null(strstr(r2.text, "call again with a narrower request"));
+	assert_non_null(strstr(r2.text, "(the whole output was not kept: the session's spill "
+	                       "directory is full (40 of 50 bytes used))"));
+	assert_int_equal(render_spill_used(s), 40);
+	render_result_release(&r1);
+	render_result_release(&r2);
+	render_spill_free(s);
+	free(big);
+}
+
+static void test_spill_free_removes_files_and_directory(void **state)
+{
+	struct tmp *t = *state;
+	struct render_spill *s;
+	assert_int_equal(render_spill_new(t->parent, 0, &s, NULL), 0);
+	char dir[256];
+	snprintf(dir, sizeof dir, "%s", render_spill_dir(s));
+	struct render_result r;
+	render_ok("0123456789abcdef", 16, 5, s, &r);
+	char path[256];
+	snprintf(path, sizeof path, "%s", r.spill_path);
+	render_result_release(&r);
+	assert_int_equal(access(path, F_OK), 0);
+	render_spill_free(s);
+	assert_int_equal(access(path, F_OK), -1);
+	assert_int_equal(access(dir, F_OK), -1);
+	assert_int_equal(access(t->parent, F_OK), 0);
+}
+
+static void test_spill_sessions_get_separate_directories(void **state)
+{
+	struct tmp *t = *state;
+	struct render_spill *a, *b;
+	assert_int_equal(render_spill_new(t->parent, 0, &a, NULL), 0);
+	assert_int_equal(render_spill_new(t->parent, 0, &b, NULL), 0);
+	assert_string_not_equal(render_spill_dir(a), render_spill_dir(b));
+	render_spill_free(a);
+	render_spill_free(b);
+}
+
+static void test_spill_new_fails_for_unusable_parent(void **state)
+{
+	(void)state;
+	struct render_spill *s = (struct render_spill *)1;
+	struct tc_error err = { 0 };
+	assert_int_equal(render_spill_new("/proc/no/such/dir", 0, &s, &err), -1);
+	assert_null(s);
+	assert_int_equal(err.code, TC_E_SYSTEM);
+	assert_non_null(strstr(err.msg, "cannot create"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_render_keeps_text_at_exact_limit),
+		cmocka_unit_test(test_render_cuts_one_past_limit),
+		cmocka_unit_test(test_render_cuts_between_two_byte_characters),
+		cmocka_unit_test(test_render_cuts_between_three_byte_characters),
+		cmocka_unit_test(test_render_cuts_between_four_byte_characters),
+		cmocka_unit_test(test_render_counts_code_points_not_bytes),
+		cmocka_unit_test(test_render_handles_empty_output),
+		cmocka_unit_test(test_render_replaces_invalid_utf8),
+		cmocka_unit_test(test_render_replaces_nul_bytes),
+		cmocka_unit_test(test_render_rejects_overlong_encoding),
+		cmocka_unit_test(test_render_budget_of_one_keeps_only_marker),
+		cmocka_unit_test(test_render_budget_of_five_keeps_three_and_one),
+		cmocka_unit_test(test_render_zero_budget_means_default),
+		cmocka_unit_test(test_render_marker_counts_sanitized_characters),
+		cmocka_unit_test_setup_teardown(test_spill_directory_is_private, tmp_setup, tmp_teardown),
+		cmocka_unit_test_setup_teardown(test_spill_file_holds_whole_output, tmp_setup, tmp_teardown),
+		cmocka_unit_test_setup_teardown(test_spill_not_written_when_render_fits, tmp_setup, tmp_teardown),
+		cmocka_unit_test_setup_teardown(test_spill_over_cap_is_skipped_and_said, tmp_setup, tmp_teardown),
+		cmocka_unit_test_setup_teardown(test_spill_free_removes_files_and_directory, tmp_setup, tmp_teardown),
+		cmocka_unit_test_setup_teardown(test_spill_sessions_get_separate_directories, tmp_setup, tmp_teardown),
+		cmocka_unit_test(test_spill_new_fails_for_unusable_parent),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

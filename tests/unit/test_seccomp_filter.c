@@ -1,0 +1,663 @@
+/* test_seccomp_filter.c — table tests of the seccomp filter each profile
+ * compiles to: (arch, syscall, args) -> action, run through a classic-BPF
+ * interpreter (helper_bpf.c) on the exact bytes a child would load
+ * (sbx_jail_filter, the test hook in sandbox/jail.c). One test also loads a
+ * filter into a forked child and checks the kernel agrees with the
+ * interpreter, so an interpreter bug cannot make the tables pass.
+ * The syscall numbers are x86_64's: elsewhere every test skips. */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <linux/audit.h>
+#include <linux/netlink.h>
+#include <linux/sched.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/personality.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "helper_bpf.h"
+#include "internal.h"
+#include "profile.h"
+
+#define ALLOW       SECCOMP_RET_ALLOW
+#define KILL        SECCOMP_RET_KILL_PROCESS
+#define ERR(e)      (SECCOMP_RET_ERRNO | (e))
+#define X32_BIT     0x40000000
+
+/* What the tables mean by "errno": refused without killing, with this
+ * errno. Socket rules answer EACCES (like a Landlock or LSM refusal),
+ * other denials EPERM. */
+#define SOCK_DENY   ERR(EACCES)
+
+enum { P_READ_ONLY, P_WRITE, P_NETWORK, P_DESTRUCTIVE, P_N };
+static const char *const names[P_N] = { "read-only", "write", "network", "destructive" };
+
+struct fixture {
+	char ws[64];
+	char why_not[600];      /* set when no jail can be compiled here */
+	struct profile *prof[P_N];
+	struct sbx_jail *jail[P_N];
+};
+static struct fixture fx;
+
+static struct sbx_jail *jail_of(const char *text, struct profile **pp)
+{
+	struct tc_error terr = { 0 };
+	struct sbx_error err = { 0 };
+	struct sbx_jail *j = NULL;
+	if (profile_parse(text, strlen(text), "test", pp, &terr) < 0)
+		fail_msg("profile: %s: %s", terr.where, terr.msg);
+	if (sbx_jail_new(&(*pp)->spec, fx.ws, &j, &err) < 0)
+		fail_msg("jail: %s", err.msg);
+	return j;
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(fx.ws, sizeof fx.ws, "/tmp/tc-seccomp-XXXXXX");
+	if (!mkdtemp(fx.ws))
+		return -1;
+	for (int i = 0; i < P_N; i++) {
+		struct tc_error terr = { 0 };
+		struct sbx_error err = { 0 };
+		if (profile_load(names[i], NULL, &fx.prof[i], &terr) < 0) {
+			fprintf(stderr, "profile %s: %s\n", names[i], terr.msg);
+			return -1;
+		}
+		/* Under valgrind, for one, seccomp(2) is unknown, libseccomp
+		 * cannot probe the kernel and refuses KILL_PROCESS. */
+		if (sbx_jail_new(&fx.prof[i]->spec, fx.ws, &fx.jail[i], &err) < 0) {
+			snprintf(fx.why_not, sizeof fx.why_not, "jail %s: %s", names[i], err.msg);
+			return 0;
+		}
+	}
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	for (int i = 0; i < P_N; i++) {
+		sbx_jail_free(fx.jail[i]);
+		profile_free(fx.prof[i]);
+	}
+	sbx_cleanup();
+	rmdir(fx.ws);
+	return 0;
+}
+
+/* Skips (fails with TC_MUST_WORK=1) when the filters cannot be built. */
+static void need_filters(void)
+{
+	if (!fx.why_not[0])
+		return;
+	const char *must = getenv("TC_MUST_WORK");
+	if (must && !strcmp(must, "1"))
+		fail_msg("cannot compile filters and TC_MUST_WORK=1: %s", fx.why_not);
+	print_message("skip: cannot compile filters here: %s\n", fx.why_not);
+	skip();
+}
+
+static uint32_t run(const struct sbx_jail *j, uint32_t arch, int nr, const uint64_t a[6])
+{
+	unsigned short len = 0;
+	const struct sock_filter *prog = sbx_jail_filter(j, &len);
+	assert_non_null(prog);
+	struct seccomp_data d;
+	memset(&d, 0, sizeof d);
+	d.nr = nr;
+	d.arch = arch;
+	d.instruction_pointer = 0x401000;
+	for (int i = 0; i < 6; i++)
+		d.args[i] = a ? a[i] : 0;
+	uint32_t ret = 0;
+	char err[160];
+	if (bpf_run(prog, len, &d, &ret, err, sizeof err) < 0)
+		fail_msg("filter does not run: %s", err);
+	return ret;
+}
+
+struct row {
+	const char *what;
+	uint32_t arch;
+	int nr;
+	uint64_t a[6];
+	uint32_t want;
+};
+
+static const char *action_name(uint32_t r, char *buf, size_t len)
+{
+	switch (bpf_action(r)) {
+	case SECCOMP_RET_ALLOW: return "ALLOW";
+	case SECCOMP_RET_KILL_PROCESS: return "KILL_PROCESS";
+	case SECCOMP_RET_KILL_THREAD: return "KILL_THREAD";
+	case SECCOMP_RET_TRAP: return "TRAP";
+	case SECCOMP_RET_ERRNO:
+		snprintf(buf, len, "ERRNO(%s)", strerrorname_np((int)bpf_data(r)) ?: "?");
+		return buf;
+	}
+	snprintf(buf, len, "0x%08x", r);
+	return buf;
+}
+
+static void check_rows(int p, const struct row *rows, size_t n)
+{
+	int bad = 0;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t got = run(fx.jail[p], rows[i].arch, rows[i].nr, rows[i].a);
+		if (got != rows[i].want) {
+			char b1[64], b2[64];
+			print_error("%s: %s: got %s, want %s\n", names[p], rows[i].what,
+			            action_name(got, b1, sizeof b1),
+			            action_name(rows[i].want, b2, sizeof b2));
+			bad++;
+		}
+	}
+	assert_int_equal(bad, 0);
+}
+
+#ifdef __x86_64__
+#define SKIP_UNLESS_X86_64() ((void)0)
+#define X86 AUDIT_ARCH_X86_64
+
+/* Holds in every shipped profile. */
+static const struct row every_profile[] = {
+	{ "ptrace", X86, __NR_ptrace, { 16, 1 }, ERR(EPERM) },
+	{ "process_vm_readv", X86, __NR_process_vm_readv, { 1 }, ERR(EPERM) },
+	{ "process_vm_writev", X86, __NR_process_vm_writev, { 1 }, ERR(EPERM) },
+	{ "pidfd_getfd", X86, __NR_pidfd_getfd, { 3, 4, 0 }, ERR(EPERM) },
+	{ "i386 getpid", AUDIT_ARCH_I386, 20, { 0 }, KILL },
+	{ "i386 read (nr 3)", AUDIT_ARCH_I386, 3, { 0 }, KILL },
+	{ "i386 socketcall", AUDIT_ARCH_I386, 102, { 1 }, KILL },
+	{ "x32 read", X86, __NR_read | X32_BIT, { 0 }, KILL },
+	{ "x32 ptrace", X86, 521 | X32_BIT, { 0 }, KILL },
+	{ "x32 bit alone", X86, X32_BIT, { 0 }, KILL },
+	{ "unknown arch", 0x12345678, __NR_read, { 0 }, KILL },
+	{ "clone CLONE_NEWUSER", X86, __NR_clone, { CLONE_NEWUSER | SIGCHLD }, ERR(EPERM) },
+	{ "clone CLONE_NEWNS", X86, __NR_clone, { CLONE_NEWNS | SIGCHLD }, ERR(EPERM) },
+	{ "clone CLONE_NEWPID", X86, __NR_clone, { CLONE_NEWPID }, ERR(EPERM) },
+	{ "clone CLONE_NEWNET", X86, __NR_clone, { CLONE_NEWNET }, ERR(EPERM) },
+	{ "clone CLONE_NEWUTS", X86, __NR_clone, { CLONE_NEWUTS }, ERR(EPERM) },
+	{ "clone CLONE_NEWIPC", X86, __NR_clone, { CLONE_NEWIPC }, ERR(EPERM) },
+	{ "clone CLONE_NEWCGROUP", X86, __NR_clone, { CLONE_NEWCGROUP }, ERR(EPERM) },
+	{ "clone fork flags + NEWUSER", X86, __NR_clone,
+	  { CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID | SIGCHLD | CLONE_NEWUSER }, ERR(EPERM) },
+	{ "clone NEWUSER with high bits", X86, __NR_clone,
+	  { 0xffffffff00000000ULL | CLONE_NEWUSER }, ERR(EPERM) },
+	{ "clone fork flags", X86, __NR_clone,
+	  { CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID | SIGCHLD }, ALLOW },
+	{ "clone thread flags", X86, __NR_clone,
+	  { CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD |
+	    CLONE_SYSVSEM | CLONE_SETTLS | CLONE_PARENT_SETTID | CLONE_CHILD_CLEARTID }, ALLOW },
+	{ "clone vfork flags", X86, __NR_clone, { CLONE_VM | CLONE_VFORK | SIGCHLD }, ALLOW },
+	{ "clone3", X86, __NR_clone3, { 0x1000, 88 }, ERR(ENOSYS) },
+	{ "unshare", X86, __NR_unshare, { CLONE_NEWUSER }, ERR(EPERM) },
+	{ "unshare(0)", X86, __NR_unshare, { 0 }, ERR(EPERM) },
+	{ "setns", X86, __NR_setns, { 3, 0 }, ERR(EPERM) },
+	{ "ioctl TIOCSTI", X86, __NR_ioctl, { 0, TIOCSTI }, ERR(EPERM) },
+	{ "ioctl TIOCSTI high bits", X86, __NR_ioctl, { 0, 0xffffffff00005412ULL }, ERR(EPERM) },
+	{ "ioctl TIOCSTI other high bits", X86, __NR_ioctl, { 0, 0x0000000100005412ULL }, ERR(EPERM) },
+	{ "ioctl TIOCLINUX", X86, __NR_ioctl, { 0, TIOCLINUX }, ERR(EPERM) },
+	{ "ioctl TIOCLINUX high bits", X86, __NR_ioctl, { 0, 0xdeadbeef0000541cULL }, ERR(EPERM) },
+	{ "ioctl TCGETS", X86, __NR_ioctl, { 0, TCGETS }, ALLOW },
+	{ "ioctl FIONREAD", X86, __NR_ioctl, { 0, FIONREAD }, ALLOW },
+	{ "personality(0)", X86, __NR_personality, { 0 }, ALLOW },
+	{ "personality(ADDR_NO_RANDOMIZE)", X86, __NR_personality, { 0x0040000 }, ERR(EPERM) },
+	{ "personality(READ_IMPLIES_EXEC)", X86, __NR_personality, { READ_IMPLIES_EXEC }, ERR(EPERM) },
+	{ "personality(PER_LINUX32)", X86, __NR_personality, { PER_LINUX32 }, ERR(EPERM) },
+	{ "personality high bits", X86, __NR_personality, { 0x100000000ULL }, ERR(EPERM) },
+	{ "socket AF_UNIX", X86, __NR_socket, { AF_UNIX, SOCK_STREAM, 0 }, SOCK_DENY },
+	{ "socket AF_UNIX dgram", X86, __NR_socket, { AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0 }, SOCK_DENY },
+	{ "socket AF_PACKET", X86, __NR_socket, { AF_PACKET, SOCK_RAW, 0 }, SOCK_DENY },
+	{ "socket AF_VSOCK", X86, __NR_socket, { AF_VSOCK, SOCK_STREAM, 0 }, SOCK_DENY },
+	{ "socket AF_BLUETOOTH", X86, __NR_socket, { AF_BLUETOOTH, SOCK_STREAM, 0 }, SOCK_DENY },
+	{ "socket AF_ALG", X86, __NR_socket, { AF_ALG, SOCK_SEQPACKET, 0 }, SOCK_DENY },
+	{ "socket domain AF_MAX", X86, __NR_socket, { AF_MAX, SOCK_STREAM, 0 }, SOCK_DENY },
+	{ "socket domain 0xffffffff", X86, __NR_socket, { 0xffffffff, SOCK_STREAM, 0 }, SOCK_DENY },
+	{ "socket domain high bits + AF_INET", X86, __NR_socket,
+	  { 0x100000002ULL, SOCK_STREAM, 0 }, SOCK_DENY },
+	{ "socket domain high bits + AF_UNIX", X86, __NR_socket,
+	  { 0x8000000000000001ULL, SOCK_STREAM, 0 }, SOCK_DENY },
+	{ "socketpair AF_UNIX", X86, __NR_socketpair, { AF_UNIX, SOCK_STREAM, 0, 0x1000 }, ALLOW },
+	{ "socketpair AF_INET", X86, __NR_socketpair, { AF_INET, SOCK_STREAM, 0, 0x1000 }, SOCK_DENY },
+	{ "socketpair AF_UNIX high bits", X86, __NR_socketpair,
+	  { 0x100000001ULL, SOCK_STREAM, 0, 0x1000 }, SOCK_DENY },
+	{ "mount", X86, __NR_mount, { 0 }, ERR(EPERM) },
+	{ "umount2", X86, __NR_umount2, { 0 }, ERR(EPERM) },
+	{ "fsopen", X86, __NR_fsopen, { 0 }, ERR(EPERM) },
+	{ "move_mount", X86, __NR_move_mount, { 0 }, ERR(EPERM) },
+	{ "open_tree", X86, __NR_open_tree, { 0 }, ERR(EPERM) },
+	{ "mount_setattr", X86, __NR_mount_setattr, { 0 }, ERR(EPERM) },
+	{ "pivot_root", X86, __NR_pivot_root, { 0 }, ERR(EPERM) },
+	{ "chroot", X86, __NR_chroot, { 0 }, ERR(EPERM) },
+	{ "bpf", X86, __NR_bpf, { 0 }, ERR(EPERM) },
+	{ "io_uring_setup", X86, __NR_io_uring_setup, { 8, 0 }, ERR(EPERM) },
+	{ "io_uring_enter", X86, __NR_io_uring_enter, { 0 }, ERR(EPERM) },
+	{ "io_uring_register", X86, __NR_io_uring_register, { 0 }, ERR(EPERM) },
+	{ "perf_event_open", X86, __NR_perf_event_open, { 0 }, ERR(EPERM) },
+	{ "userfaultfd", X86, __NR_userfaultfd, { 0 }, ERR(EPERM) },
+	{ "keyctl", X86, __NR_keyctl, { 0 }, ERR(EPERM) },
+	{ "add_key", X86, __NR_add_key, { 0 }, ERR(EPERM) },
+	{ "request_key", X86, __NR_request_key, { 0 }, ERR(EPERM) },
+	{ "open_by_handle_at", X86, __NR_open_by_handle_at, { 0 }, ERR(EPERM) },
+	{ "name_to_handle_at", X86, __NR_name_to_handle_at, { 0 }, ERR(EPERM) },
+	{ "kexec_load", X86, __NR_kexec_load, { 0 }, ERR(EPERM) },
+	{ "kexec_file_load", X86, __NR_kexec_file_load, { 0 }, ERR(EPERM) },
+	{ "init_module", X86, __NR_init_module, { 0 }, ERR(EPERM) },
+	{ "finit_module", X86, __NR_finit_module, { 0 }, ERR(EPERM) },
+	{ "delete_module", X86, __NR_delete_module, { 0 }, ERR(EPERM) },
+	{ "reboot", X86, __NR_reboot, { 0 }, ERR(EPERM) },
+	{ "swapon", X86, __NR_swapon, { 0 }, ERR(EPERM) },
+	{ "kcmp", X86, __NR_kcmp, { 0 }, ERR(EPERM) },
+	{ "statmount (457)", X86, 457, { 0 }, ERR(EPERM) },
+	{ "listmount (458)", X86, 458, { 0 }, ERR(EPERM) },
+	{ "chmod 04755", X86, __NR_chmod, { 0x1000, 04755 }, ERR(EPERM) },
+	{ "chmod 02755", X86, __NR_chmod, { 0x1000, 02755 }, ERR(EPERM) },
+	{ "chmod 0755", X86, __NR_chmod, { 0x1000, 0755 }, ALLOW },
+	{ "chmod 01777 (sticky)", X86, __NR_chmod, { 0x1000, 01777 }, ALLOW },
+	{ "fchmod 04700", X86, __NR_fchmod, { 3, 04700 }, ERR(EPERM) },
+	{ "fchmodat 06755", X86, __NR_fchmodat, { (uint64_t)AT_FDCWD, 0x1000, 06755 }, ERR(EPERM) },
+	{ "fchmodat 0644", X86, __NR_fchmodat, { (uint64_t)AT_FDCWD, 0x1000, 0644 }, ALLOW },
+	{ "fchmodat2 (452) 04755", X86, 452, { (uint64_t)AT_FDCWD, 0x1000, 04755, 0 }, ERR(EPERM) },
+	{ "openat O_CREAT 04755", X86, __NR_openat,
+	  { (uint64_t)AT_FDCWD, 0x1000, O_CREAT | O_WRONLY, 04755 }, ERR(EPERM) },
+	{ "openat O_CREAT 0644", X86, __NR_openat,
+	  { (uint64_t)AT_FDCWD, 0x1000, O_CREAT | O_WRONLY, 0644 }, ALLOW },
+	{ "open O_CREAT 02755", X86, __NR_open, { 0x1000, O_CREAT, 02755 }, ERR(EPERM) },
+	{ "creat 04755", X86, __NR_creat, { 0x1000, 04755 }, ERR(EPERM) },
+	{ "mknodat S_ISUID", X86, __NR_mknodat,
+	  { (uint64_t)AT_FDCWD, 0x1000, S_IFREG | 04755, 0 }, ERR(EPERM) },
+	{ "read", X86, __NR_read, { 0, 0x1000, 10 }, ALLOW },
+	{ "write", X86, __NR_write, { 1, 0x1000, 10 }, ALLOW },
+	{ "openat", X86, __NR_openat, { (uint64_t)AT_FDCWD, 0x1000, 0 }, ALLOW },
+	{ "execve", X86, __NR_execve, { 0x1000, 0x2000, 0x3000 }, ALLOW },
+	{ "exit_group", X86, __NR_exit_group, { 0 }, ALLOW },
+	{ "mmap", X86, __NR_mmap, { 0, 4096, 3, 0x22, (uint64_t)-1, 0 }, ALLOW },
+	{ "kill", X86, __NR_kill, { 1, 15 }, ALLOW },
+	{ "setsid", X86, __NR_setsid, { 0 }, ALLOW },
+	{ "prctl", X86, __NR_prctl, { PR_SET_NAME, 0x1000 }, ALLOW },
+};
+
+/* read-only, write and destructive: no sockets but socketpair. */
+static const struct row non_network[] = {
+	{ "socket AF_INET", X86, __NR_socket, { AF_INET, SOCK_STREAM, 0 }, SOCK_DENY },
+	{ "socket AF_INET dgram", X86, __NR_socket, { AF_INET, SOCK_DGRAM, 0 }, SOCK_DENY },
+	{ "socket AF_INET6", X86, __NR_socket, { AF_INET6, SOCK_STREAM, 0 }, SOCK_DENY },
+	{ "socket AF_NETLINK ROUTE", X86, __NR_socket,
+	  { AF_NETLINK, SOCK_RAW, NETLINK_ROUTE }, SOCK_DENY },
+	{ "socket AF_NETLINK dgram ROUTE", X86, __NR_socket,
+	  { AF_NETLINK, SOCK_DGRAM, NETLINK_ROUTE }, SOCK_DENY },
+};
+
+static const struct row network_only[] = {
+	{ "socket AF_INET stream", X86, __NR_socket, { AF_INET, SOCK_STREAM, 0 }, ALLOW },
+	{ "socket AF_INET stream cloexec", X86, __NR_socket,
+	  { AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0 }, ALLOW },
+	{ "socket AF_INET6 stream", X86, __NR_socket, { AF_INET6, SOCK_STREAM, 0 }, ALLOW },
+	{ "socket AF_INET stream TCP", X86, __NR_socket, { AF_INET, SOCK_STREAM, IPPROTO_TCP }, ALLOW },
+	/* UDP reaches any port (Landlock has TCP rules only): off unless the
+	 * profile says "udp": true, which network does not. */
+	{ "socket AF_INET dgram", X86, __NR_socket, { AF_INET, SOCK_DGRAM, 0 }, SOCK_DENY },
+	{ "socket AF_INET dgram UDP", X86, __NR_socket, { AF_INET, SOCK_DGRAM, IPPROTO_UDP }, SOCK_DENY },
+	{ "socket AF_INET6 dgram", X86, __NR_socket, { AF_INET6, SOCK_DGRAM | SOCK_CLOEXEC, 0 }, SOCK_DENY },
+	{ "socket AF_NETLINK ROUTE (family not listed)", X86, __NR_socket,
+	  { AF_NETLINK, SOCK_DGRAM, NETLINK_ROUTE }, SOCK_DENY },
+	{ "socket AF_INET ping (dgram ICMP)", X86, __NR_socket,
+	  { AF_INET, SOCK_DGRAM, IPPROTO_ICMP }, SOCK_DENY },
+	{ "socket AF_INET SCTP", X86, __NR_socket, { AF_INET, SOCK_STREAM, IPPROTO_SCTP }, SOCK_DENY },
+	{ "socket AF_INET MPTCP", X86, __NR_socket, { AF_INET, SOCK_STREAM, 262 }, SOCK_DENY },
+	{ "socket AF_INET TCP, protocol high bits", X86, __NR_socket,
+	  { AF_INET, SOCK_STREAM, 0x100000006ULL }, SOCK_DENY },
+	{ "socket AF_INET SOCK_RAW", X86, __NR_socket, { AF_INET, SOCK_RAW, IPPROTO_ICMP }, SOCK_DENY },
+	{ "socket AF_INET SOCK_RAW|CLOEXEC", X86, __NR_socket,
+	  { AF_INET, SOCK_RAW | SOCK_CLOEXEC, 1 }, SOCK_DENY },
+	{ "socket AF_INET6 SOCK_RAW", X86, __NR_socket, { AF_INET6, SOCK_RAW, 58 }, SOCK_DENY },
+	{ "socket AF_INET SOCK_PACKET", X86, __NR_socket, { AF_INET, SOCK_PACKET, 0 }, SOCK_DENY },
+	{ "socket AF_INET SOCK_RAW, type high bits", X86, __NR_socket,
+	  { AF_INET, 0x100000000ULL | SOCK_RAW, 0 }, SOCK_DENY },
+	{ "socket AF_PACKET", X86, __NR_socket, { AF_PACKET, SOCK_DGRAM, 0 }, SOCK_DENY },
+};
+
+static void test_every_profile_denies_the_base_list(void **state)
+{
+	(void)state;
+	need_filters();
+	for (int p = 0; p < P_N; p++)
+		check_rows(p, every_profile, sizeof every_profile / sizeof every_profile[0]);
+}
+
+static void test_non_network_profiles_refuse_inet_sockets(void **state)
+{
+	(void)state;
+	need_filters();
+	const int ps[] = { P_READ_ONLY, P_WRITE, P_DESTRUCTIVE };
+	for (size_t i = 0; i < 3; i++)
+		check_rows(ps[i], non_network, sizeof non_network / sizeof non_network[0]);
+}
+
+static void test_network_profile_allows_tcp_only(void **state)
+{
+	(void)state;
+	need_filters();
+	check_rows(P_NETWORK, network_only, sizeof network_only / sizeof network_only[0]);
+}
+
+/* Every syscall number of this arch, with zero args, gets one of the three
+ * actions the filter may take: no stray TRAP or LOG, and nothing KILLs on
+ * x86_64 in a shipped profile (only foreign ABIs die). */
+static void test_filter_answers_every_syscall_with_a_known_action(void **state)
+{
+	(void)state;
+	need_filters();
+	for (int p = 0; p < P_N; p++)
+		for (int nr = 0; nr < 600; nr++) {
+			uint32_t r = run(fx.jail[p], X86, nr, NULL);
+			uint32_t a = bpf_action(r);
+			if (a != SECCOMP_RET_ALLOW && a != SECCOMP_RET_ERRNO)
+				fail_msg("%s: syscall %d gives 0x%08x", names[p], nr, r);
+		}
+}
+
+/* A profile that asks for UDP and netlink: datagram inet sockets open,
+ * netlink only for NETLINK_ROUTE, raw sockets still refused. */
+static void test_udp_and_netlink_profile(void **state)
+{
+	(void)state;
+	need_filters();
+	struct profile *p = NULL;
+	struct sbx_jail *j = jail_of("{\"name\":\"dns\",\"filesystem\":{},\"optional\":"
+	                             "[\"landlock_scope\"],\"network\":{\"families\":"
+	                             "[\"inet\",\"inet6\",\"netlink\"],\"udp\":true,"
+	                             "\"tcp_connect\":[53]}}", &p);
+	const struct row rows[] = {
+		{ "socket AF_INET dgram", X86, __NR_socket, { AF_INET, SOCK_DGRAM, 0 }, ALLOW },
+		{ "socket AF_INET dgram UDP", X86, __NR_socket, { AF_INET, SOCK_DGRAM, IPPROTO_UDP }, ALLOW },
+		{ "socket AF_INET6 dgram UDP", X86, __NR_socket, { AF_INET6, SOCK_DGRAM, 17 }, ALLOW },
+		{ "socket AF_INET stream", X86, __NR_socket, { AF_INET, SOCK_STREAM, 0 }, ALLOW },
+		{ "socket AF_INET ping", X86, __NR_socket, { AF_INET, SOCK_DGRAM, IPPROTO_ICMP }, SOCK_DENY },
+		{ "socket AF_INET SOCK_RAW", X86, __NR_socket, { AF_INET, SOCK_RAW, 0 }, SOCK_DENY },
+		{ "socket AF_NETLINK ROUTE", X86, __NR_socket,
+		  { AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_ROUTE }, ALLOW },
+		{ "socket AF_NETLINK AUDIT", X86, __NR_socket,
+		  { AF_NETLINK, SOCK_DGRAM, NETLINK_AUDIT }, SOCK_DENY },
+		{ "socket AF_NETLINK KOBJECT_UEVENT", X86, __NR_socket,
+		  { AF_NETLINK, SOCK_DGRAM, NETLINK_KOBJECT_UEVENT }, SOCK_DENY },
+		{ "socket AF_NETLINK protocol high bits", X86, __NR_socket,
+		  { AF_NETLINK, SOCK_DGRAM, 0x100000000ULL }, SOCK_DENY },
+		{ "socket AF_NETLINK SOCK_RAW", X86, __NR_socket,
+		  { AF_NETLINK, SOCK_RAW, NETLINK_ROUTE }, SOCK_DENY },
+		{ "socket AF_UNIX", X86, __NR_socket, { AF_UNIX, SOCK_STREAM, 0 }, SOCK_DENY },
+	};
+	int bad = 0;
+	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+		uint32_t got = run(j, rows[i].arch, rows[i].nr, rows[i].a);
+		if (got != rows[i].want) {
+			char b1[64], b2[64];
+			print_error("dns: %s: got %s, want %s\n", rows[i].what,
+			            action_name(got, b1, sizeof b1), action_name(rows[i].want, b2, sizeof b2));
+			bad++;
+		}
+	}
+	sbx_jail_free(j);
+	profile_free(p);
+	assert_int_equal(bad, 0);
+}
+
+/* A profile's own lists: kill wins over the base EPERM, deny adds EPERM,
+ * an allow can never weaken a base denial. */
+static void test_profile_kill_and_deny_lists(void **state)
+{
+	(void)state;
+	need_filters();
+	struct profile *p = NULL;
+	struct sbx_jail *j = jail_of("{\"name\":\"lists\",\"filesystem\":{},"
+	                             "\"seccomp\":{\"kill\":[\"chmod\",\"ptrace\"],"
+	                             "\"deny\":[\"uname\"],\"allow\":[\"bpf\"]}}", &p);
+	assert_int_equal(run(j, X86, __NR_chmod, NULL), KILL);
+	assert_int_equal(run(j, X86, __NR_ptrace, NULL), KILL);
+	assert_int_equal(run(j, X86, __NR_uname, NULL), ERR(EPERM));
+	assert_int_equal(run(j, X86, __NR_bpf, NULL), ERR(EPERM));
+	assert_int_equal(run(j, X86, __NR_fchmod, NULL), ALLOW);
+	assert_int_equal(run(j, X86, __NR_read, NULL), ALLOW);
+	sbx_jail_free(j);
+	profile_free(p);
+}
+
+/* default "kill": only the allow list (and what the base rules answer
+ * themselves) runs; a base denial still says EPERM, not KILL. */
+static void test_default_kill_profile(void **state)
+{
+	(void)state;
+	need_filters();
+	struct profile *p = NULL;
+	struct sbx_jail *j = jail_of("{\"name\":\"strict\",\"filesystem\":{},"
+	                             "\"seccomp\":{\"default\":\"kill\",\"allow\":[\"read\","
+	                             "\"write\",\"exit_group\"]}}", &p);
+	uint64_t fork_flags[6] = { CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID | SIGCHLD };
+	uint64_t newuser[6] = { CLONE_NEWUSER | SIGCHLD };
+	uint64_t tiocsti[6] = { 0, TIOCSTI };
+	uint64_t setuid_mode[6] = { 0x1000, 04755 };
+	assert_int_equal(run(j, X86, __NR_read, NULL), ALLOW);
+	assert_int_equal(run(j, X86, __NR_exit_group, NULL), ALLOW);
+	assert_int_equal(run(j, X86, __NR_openat, NULL), KILL);
+	assert_int_equal(run(j, X86, __NR_ptrace, NULL), ERR(EPERM));
+	assert_int_equal(run(j, AUDIT_ARCH_I386, 3, NULL), KILL);
+	assert_int_equal(run(j, X86, __NR_clone, fork_flags), KILL);
+	assert_int_equal(run(j, X86, __NR_clone, newuser), ERR(EPERM));
+	assert_int_equal(run(j, X86, __NR_ioctl, tiocsti), ERR(EPERM));
+	assert_int_equal(run(j, X86, __NR_chmod, setuid_mode), ERR(EPERM));
+	sbx_jail_free(j);
+	profile_free(p);
+}
+
+/* An allow-list entry for a syscall the base rules deny or filter by
+ * argument would be a rule without arguments, which libseccomp lets beat
+ * the argument rules: such a profile is refused, naming the syscall. */
+static void test_allow_list_cannot_lift_base_rules(void **state)
+{
+	(void)state;
+	need_filters();
+	static const char *const lifted[] = { "ptrace", "socket", "clone", "ioctl",
+	                                      "personality", "socketpair", "chmod" };
+	for (size_t i = 0; i < sizeof lifted / sizeof lifted[0]; i++) {
+		char text[256];
+		snprintf(text, sizeof text, "{\"name\":\"lift\",\"filesystem\":{},"
+		         "\"seccomp\":{\"default\":\"kill\",\"allow\":[\"read\",\"%s\"]}}",
+		         lifted[i]);
+		struct profile *p = NULL;
+		struct tc_error terr = { 0 };
+		struct sbx_error err = { 0 };
+		struct sbx_jail *j = NULL;
+		assert_int_equal(profile_parse(text, strlen(text), "test", &p, &terr), 0);
+		int rc = sbx_jail_new(&p->spec, fx.ws, &j, &err);
+		sbx_jail_free(j);
+		profile_free(p);
+		assert_true(rc < 0);
+		assert_non_null(strstr(err.msg, lifted[i]));
+	}
+}
+
+/* default "errno": unlisted syscalls fail with EPERM. The base rules also
+ * answer EPERM, so they repeat the default: that must not stop the jail
+ * from compiling. */
+static void test_default_errno_profile(void **state)
+{
+	(void)state;
+	need_filters();
+	struct profile *p = NULL;
+	struct tc_error terr = { 0 };
+	struct sbx_error err = { 0 };
+	struct sbx_jail *j = NULL;
+	const char *text = "{\"name\":\"errno-default\",\"filesystem\":{},"
+	                   "\"seccomp\":{\"default\":\"errno\",\"allow\":[\"read\","
+	                   "\"write\",\"exit_group\"]}}";
+	assert_int_equal(profile_parse(text, strlen(text), "test", &p, &terr), 0);
+	int rc = sbx_jail_new(&p->spec, fx.ws, &j, &err);
+	if (rc < 0) {
+		profile_free(p);
+		fail_msg("a default-errno profile does not compile: %s", err.msg);
+	}
+	assert_int_equal(run(j, X86, __NR_read, NULL), ALLOW);
+	assert_int_equal(run(j, X86, __NR_openat, NULL), ERR(EPERM));
+	assert_int_equal(run(j, X86, __NR_ptrace, NULL), ERR(EPERM));
+	assert_int_equal(run(j, X86, __NR_clone3, NULL), ERR(ENOSYS));
+	sbx_jail_free(j);
+	profile_free(p);
+}
+
+/* The interpreter against the kernel: load the read-only filter in a
+ * child and make the calls for real. Each probe is harmless if allowed. */
+struct probe {
+	const char *what;
+	long nr;
+	long a[4];
+};
+
+static const struct probe probes[] = {
+	{ "getpid", __NR_getpid, { 0 } },
+	{ "socket AF_INET", __NR_socket, { AF_INET, SOCK_STREAM, 0 } },
+	{ "socket AF_UNIX", __NR_socket, { AF_UNIX, SOCK_STREAM, 0 } },
+	{ "socketpair AF_UNIX", __NR_socketpair, { AF_UNIX, SOCK_STREAM, 0, 0 } },
+	{ "clone3", __NR_clone3, { 0, 0 } },
+	{ "personality(0xffffffff)", __NR_personality, { 0xffffffffL } },
+	{ "personality(0)", __NR_personality, { 0 } },
+	{ "unshare(0)", __NR_unshare, { 0 } },
+	{ "ioctl TIOCSTI high bits", __NR_ioctl, { -1, (long)0xffffffff00005412ULL } },
+	{ "ioctl TCGETS", __NR_ioctl, { -1, TCGETS } },
+	{ "keyctl", __NR_keyctl, { 0 } },
+};
+
+static void test_interpreter_agrees_with_kernel(void **state)
+{
+	(void)state;
+	need_filters();
+	enum { N = sizeof probes / sizeof probes[0] };
+	int pipefd[2];
+	assert_int_equal(pipe(pipefd), 0);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		unsigned short len;
+		const struct sock_filter *f = sbx_jail_filter(fx.jail[P_READ_ONLY], &len);
+		struct sock_fprog prog = { .len = len, .filter = (struct sock_filter *)f };
+		int errs[N];
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
+		    syscall(__NR_seccomp, 1 /* SECCOMP_SET_MODE_FILTER */, 0, &prog) < 0)
+			_exit(2);
+		for (int i = 0; i < N; i++) {
+			long r = syscall(probes[i].nr, probes[i].a[0], probes[i].a[1],
+			                 probes[i].a[2], probes[i].a[3]);
+			errs[i] = r < 0 ? errno : 0;
+		}
+		(void)!write(pipefd[1], errs, sizeof errs);
+		_exit(0);
+	}
+	close(pipefd[1]);
+	int errs[N], st;
+	ssize_t n = read(pipefd[0], errs, sizeof errs);
+	close(pipefd[0]);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	assert_int_equal(n, (ssize_t)sizeof errs);
+	int bad = 0;
+	for (int i = 0; i < N; i++) {
+		uint64_t a[6] = { (uint64_t)probes[i].a[0], (uint64_t)probes[i].a[1],
+		                  (uint64_t)probes[i].a[2], (uint64_t)probes[i].a[3] };
+		uint32_t r = run(fx.jail[P_READ_ONLY], X86, (int)probes[i].nr, a);
+		/* An allowed call may still fail in the kernel, but never with
+		 * the filter's errno for a refused one... */
+		if (bpf_action(r) == SECCOMP_RET_ERRNO && errs[i] != (int)bpf_data(r)) {
+			print_error("%s: filter says errno %u, kernel gave %d\n",
+			            probes[i].what, bpf_data(r), errs[i]);
+			bad++;
+		}
+		/* ...and the ones we know succeed unfiltered must succeed. */
+		if (bpf_action(r) == SECCOMP_RET_ALLOW &&
+		    (probes[i].nr == __NR_getpid || probes[i].nr == __NR_socketpair ||
+		     probes[i].nr == __NR_personality) && errs[i] != 0 &&
+		    !(probes[i].nr == __NR_socketpair && errs[i] == EFAULT)) {
+			print_error("%s: filter allows, kernel gave %d\n", probes[i].what, errs[i]);
+			bad++;
+		}
+	}
+	assert_int_equal(bad, 0);
+}
+
+/* The interpreter itself refuses what it does not understand. */
+static void test_interpreter_rejects_bad_programs(void **state)
+{
+	(void)state;
+	struct seccomp_data d = { .nr = 0, .arch = X86 };
+	uint32_t ret;
+	char err[128];
+	struct sock_filter oob[] = { BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 64),
+	                             BPF_STMT(BPF_RET | BPF_K, ALLOW) };
+	struct sock_filter far[] = { BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 5, 0),
+	                             BPF_STMT(BPF_RET | BPF_K, ALLOW) };
+	struct sock_filter div[] = { BPF_STMT(BPF_ALU | BPF_DIV | BPF_K, 2),
+	                             BPF_STMT(BPF_RET | BPF_K, ALLOW) };
+	struct sock_filter noret[] = { BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 0) };
+	struct sock_filter ok[] = { BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 4),
+	                            BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, X86, 1, 0),
+	                            BPF_STMT(BPF_RET | BPF_K, KILL),
+	                            BPF_STMT(BPF_RET | BPF_K, ERR(7)) };
+	assert_int_equal(bpf_run(oob, 2, &d, &ret, err, sizeof err), -1);
+	assert_int_equal(bpf_run(far, 2, &d, &ret, err, sizeof err), -1);
+	assert_int_equal(bpf_run(div, 2, &d, &ret, err, sizeof err), -1);
+	assert_int_equal(bpf_run(noret, 1, &d, &ret, err, sizeof err), -1);
+	assert_int_equal(bpf_run(ok, 4, &d, &ret, err, sizeof err), 0);
+	assert_int_equal(ret, ERR(7));
+	d.arch = AUDIT_ARCH_I386;
+	assert_int_equal(bpf_run(ok, 4, &d, &ret, err, sizeof err), 0);
+	assert_int_equal(ret, KILL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_interpreter_rejects_bad_programs),
+		cmocka_unit_test(test_every_profile_denies_the_base_list),
+		cmocka_unit_test(test_non_network_profiles_refuse_inet_sockets),
+		cmocka_unit_test(test_network_profile_allows_tcp_only),
+		cmocka_unit_test(test_filter_answers_every_syscall_with_a_known_action),
+		cmocka_unit_test(test_udp_and_netlink_profile),
+		cmocka_unit_test(test_profile_kill_and_deny_lists),
+		cmocka_unit_test(test_default_kill_profile),
+		cmocka_unit_test(test_allow_list_cannot_lift_base_rules),
+		cmocka_unit_test(test_default_errno_profile),
+		cmocka_unit_test(test_interpreter_agrees_with_kernel),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
+
+#else
+static void test_skipped_not_x86_64(void **state)
+{
+	(void)state;
+	skip();
+}
+
+int main(void)
+{
+	fprintf(stderr, "test_seccomp_filter: the tables use x86_64 syscall numbers\n");
+	const struct CMUnitTest tests[] = { cmocka_unit_test(test_skipped_not_x86_64) };
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
+#endif
