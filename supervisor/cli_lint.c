@@ -18,6 +18,7 @@
 
 struct lint_opts {
 	bool strict;
+	bool no_builtins;       /* only the manifests named */
 	enum schema_draft draft;
 	const char *cases;
 	const char *selector_cmd;
@@ -59,10 +60,10 @@ static int parse_option(const char *a, const char *val, struct lint_opts *o)
 static void lint_usage(FILE *f)
 {
 	fprintf(f,
-	        "usage: toolcage lint [--strict] [--draft 7|2020-12] [--cases FILE]\n"
+	        "usage: toolcage lint [--strict] [--no-builtins] [--draft 7|2020-12] [--cases FILE]\n"
 	        "                     [--selector-cmd CMD] [--selector-timeout MS] [TOOL_FILE_OR_DIR...]\n\n"
-	        "Checks every tool (built-in, and the manifests named; a directory means\n"
-	        "every *.json in it) against the registration rules (errors) and the\n"
+	        "Checks every tool (built-in unless --no-builtins, and the manifests named;\n"
+	        "a directory means every *.json in it) against the registration rules (errors) and the\n"
 	        "description checklist (warnings). --cases FILE runs description\n"
 	        "regression cases [{\"task\", \"expect\", \"not_expect\"}] through a lexical\n"
 	        "selector, a stand-in for a model; --selector-cmd CMD asks CMD instead\n"
@@ -91,6 +92,9 @@ static int parse_args(int argc, char **argv, struct lint_opts *o)
 			continue;
 		} else if (!strcmp(a, "--strict")) {
 			o->strict = true;
+			continue;
+		} else if (!strcmp(a, "--no-builtins")) {
+			o->no_builtins = true;
 			continue;
 		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			lint_usage(stdout);
@@ -206,7 +210,7 @@ int cmd_lint(int argc, char **argv)
 		fprintf(stderr, "toolcage lint: out of memory\n");
 		goto out;
 	}
-	if (lint_add_builtins(reg, &e) < 0) {
+	if (!o.no_builtins && lint_add_builtins(reg, &e) < 0) {
 		fprintf(stderr, "toolcage lint: built-in tools: %s\n", e.msg);
 		goto out;
 	}

@@ -11,6 +11,7 @@
 #include <strings.h>
 
 #include "lint.h"
+#include "tools/tools.h"
 #include "manifest.h"
 #include "registry.h"
 #include "util.h"
@@ -68,11 +69,14 @@ bool lint_report_has(const struct lint_report *r, const char *rule, const char *
 
 int lint_add_builtins(struct tc_registry *reg, struct tc_error *err)
 {
-	(void)reg;
-	(void)err;
-	/* HOOK: when tools/ lands, tc_plugin_load each built-in plugin here
-	 * (fs, shell, net ...) and return the number of tools added. */
-	return 0;
+	/* Each built-in plugin, as the supervisor loads it: lint sees exactly
+	 * the names, descriptions and schemas a model would. The plugin stays
+	 * until tc_registry_free (no disposer needed). */
+	size_t before = tc_registry_count(reg);
+	for (size_t i = 0; tc_builtin_plugins[i]; i++)
+		if (tc_plugin_load(reg, tc_builtin_plugins[i], NULL, err) < 0)
+			return -1;
+	return (int)(tc_registry_count(reg) - before);
 }
 
 /* ---- text helpers ------------------------------------------------------ */

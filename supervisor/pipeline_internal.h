@@ -83,6 +83,7 @@ struct tc_supervisor {
 	tc_approver_fn approver;
 	void *approver_data;
 	struct approval_state *approval_state;   /* approval.c */
+	char **domains;            /* the policy's allowlist, NULL-terminated */
 	struct call *calls;
 	size_t n_calls;
 	struct call *queue_head, *queue_tail;
@@ -91,9 +92,6 @@ struct tc_supervisor {
 	uint64_t next_id;
 	bool shutting_down;
 };
-
-/* tools/builtins.c: the built-in plugins, NULL-terminated. */
-extern const struct tc_plugin *const tc_builtin_plugins[];
 
 /* pipeline.c */
 void call_finish(struct call *c, enum tc_status st, json_t *canonical,

@@ -12,6 +12,7 @@
 #include "pipeline_internal.h"
 #include "profile.h"
 #include "render.h"
+#include "tools/tools.h"
 #include "util.h"
 
 struct tc_registry *tc_supervisor_registry(struct tc_supervisor *s) { return s->reg; }
@@ -111,6 +112,13 @@ int tc_supervisor_new(const struct tc_options *opt, struct tc_supervisor **out,
 		goto fail;
 	if (policy_init(s, opt, err) < 0)
 		goto fail;
+	s->domains = calloc(s->cfg->policy.ndomains + 1, sizeof *s->domains);
+	if (!s->domains) {
+		tc_error_set(err, TC_E_NOMEM, "supervisor", "out of memory");
+		goto fail;
+	}
+	for (size_t i = 0; i < s->cfg->policy.ndomains; i++)
+		s->domains[i] = s->cfg->policy.domains[i];   /* borrowed from cfg */
 	*out = s;
 	return 0;
 fail:
@@ -146,6 +154,7 @@ void tc_supervisor_free(struct tc_supervisor *s)
 	}
 	render_spill_free(s->spill);
 	loop_free(s->loop);
+	free(s->domains);
 	config_release(s->cfg);
 	free(s->workspace);
 	free(s);

@@ -1,3 +1,13 @@
+/* builtins.c — the built-in plugins: what the supervisor loads by default
+ * and what `toolcage lint` checks. One line per plugin. */
 #include <stddef.h>
+
 #include "toolcage.h"
-const struct tc_plugin *const tc_builtin_plugins[] = { NULL };
+#include "tools/tools.h"
+
+const struct tc_plugin *const tc_builtin_plugins[] = {
+	&tc_fs_plugin,
+	&tc_shell_plugin,
+	&tc_net_plugin,
+	NULL,
+};

@@ -11,11 +11,13 @@ tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT INT TERM
 fails=0
 
-# check NAME WANT_EXIT GREP_PATTERN -- ARGS...: runs lint, checks the exit
-# status and that the output (stdout+stderr) matches the pattern.
+# check NAME WANT_EXIT GREP_PATTERN -- ARGS...: runs lint on the named
+# manifests only (--no-builtins), checks the exit status and that the output
+# (stdout+stderr) matches the pattern. LINT_BUILTINS=1 keeps the built-ins.
 check() {
 	name=$1 want=$2 pat=$3
 	shift 4
+	if [ "${LINT_BUILTINS:-0}" = 1 ]; then set -- "$@"; else set -- --no-builtins "$@"; fi
 	"$TOOLCAGE" lint "$@" >"$tmp/out" 2>&1
 	rc=$?
 	if [ "$rc" != "$want" ]; then
@@ -30,6 +32,8 @@ check() {
 check "clean manifests pass --strict" 0 "lint: 4 tools: 0 errors, 0 warnings" -- \
 	--strict "$data/lint/tools"
 check "no tools says so" 0 "no tools to check" --
+LINT_BUILTINS=1 check "built-in tools pass --strict and their cases" 0 "cases: [0-9]* passed, 0 failed" -- \
+	--strict --cases "$data/lint/builtin_cases.json"
 check "warnings listed, exit 0" 0 "warning: verb:" -- "$data/lint/warn"
 check "warnings fail under --strict" 1 "0 errors, 9 warnings" -- --strict "$data/lint/warn"
 check "registration error fails" 1 "unknown key 'shell'" -- "$data/tools/invalid/unknown_key.json"

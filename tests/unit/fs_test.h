@@ -1,0 +1,198 @@
+/* fs_test.h — fixtures for the fs tool tests: a fresh temp workspace per
+ * test (opened O_PATH like the pipeline does), file helpers, and a call
+ * that goes through the plugin's table by tool name. Included by
+ * test_fs_*.c only; everything is static. */
+#ifndef TC_FS_TEST_H
+#define TC_FS_TEST_H
+
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "toolcage.h"
+#include "tools/tools.h"
+
+struct ws {
+	char dir[64];                /* the workspace */
+	char outside[64];            /* a sibling directory outside it */
+	int fd;
+	struct tc_tool_ctx ctx;
+	struct tc_output out;        /* the last call's result */
+};
+
+static inline int ws_setup(void **state)
+{
+	struct ws *w = calloc(1, sizeof *w);
+	if (!w)
+		return -1;
+	snprintf(w->dir, sizeof w->dir, "/tmp/tc-fs-ws-XXXXXX");
+	snprintf(w->outside, sizeof w->outside, "/tmp/tc-fs-out-XXXXXX");
+	if (!mkdtemp(w->dir) || !mkdtemp(w->outside))
+		return -1;
+	w->fd = open(w->dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (w->fd < 0)
+		return -1;
+	w->ctx = (struct tc_tool_ctx){
+		.workspace_fd = w->fd, .workspace = w->dir, .timeout_ms = 10000,
+		.max_render = 100000,
+	};
+	*state = w;
+	return 0;
+}
+
+static inline int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st, (void)ftw;
+	/* A test may have made a directory unwritable. Never through a link:
+	 * chmod follows it (a test's link to /etc made /etc 0700). */
+	if (flag != FTW_SL && flag != FTW_SLN)
+		chmod(path, 0700);
+	return remove(path);
+}
+
+static inline void ws_clear_out(struct ws *w)
+{
+	json_decref(w->out.canonical);
+	free(w->out.render);
+	w->out = (struct tc_output){ 0 };
+}
+
+static inline int ws_teardown(void **state)
+{
+	struct ws *w = *state;
+	ws_clear_out(w);
+	close(w->fd);
+	nftw(w->dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	nftw(w->outside, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	free(w);
+	return 0;
+}
+
+/* Absolute path of rel inside the workspace (static buffer, one at a time). */
+static inline const char *ws_path(struct ws *w, const char *rel)
+{
+	static char buf[4][512];
+	static int k;
+	k = (k + 1) % 4;
+	snprintf(buf[k], sizeof buf[k], "%s/%s", w->dir, rel);
+	return buf[k];
+}
+
+static inline void ws_mkdir(struct ws *w, const char *rel)
+{
+	assert_int_equal(mkdir(ws_path(w, rel), 0755), 0);
+}
+
+static inline void ws_write_n(struct ws *w, const char *rel, const char *data, size_t n)
+{
+	int fd = open(ws_path(w, rel), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, data, n), (ssize_t)n);
+	close(fd);
+}
+
+static inline void ws_write(struct ws *w, const char *rel, const char *text)
+{
+	ws_write_n(w, rel, text, strlen(text));
+}
+
+/* The file's content (malloc'd), or NULL when it cannot be read. */
+static inline char *ws_read(struct ws *w, const char *rel)
+{
+	FILE *f = fopen(ws_path(w, rel), "rb");
+	if (!f)
+		return NULL;
+	char *buf = calloc(1, 1 << 20);
+	size_t n = buf ? fread(buf, 1, (1 << 20) - 1, f) : 0;
+	(void)n;
+	fclose(f);
+	return buf;
+}
+
+static inline bool ws_exists(struct ws *w, const char *rel)
+{
+	struct stat st;
+	return lstat(ws_path(w, rel), &st) == 0;
+}
+
+static inline const struct tc_tool *fs_tool(const char *name)
+{
+	for (size_t i = 0; i < tc_fs_plugin.ntools; i++)
+		if (!strcmp(tc_fs_plugin.tools[i].name, name))
+			return &tc_fs_plugin.tools[i];
+	fail_msg("no fs tool named %s", name);
+	return NULL;
+}
+
+/* Calls tool with the JSON args text; the result stays in w->out. */
+static inline int ws_call(struct ws *w, const char *tool, const char *args_json)
+{
+	json_error_t jerr;
+	json_t *args = json_loads(args_json, JSON_ALLOW_NUL, &jerr);
+	if (!args)
+		fail_msg("bad test args %s: %s", args_json, jerr.text);
+	ws_clear_out(w);
+	int rc = fs_tool(tool)->execute(&w->ctx, args, &w->out);
+	json_decref(args);
+	assert_non_null(w->out.canonical);
+	assert_non_null(w->out.render);
+	/* No openat2 (a kernel before 5.6, or valgrind 3.19 which does not
+	 * know syscall 437): the tools fail closed, and the test cannot show
+	 * anything. Say so as a skip, unless CI demands every test run. */
+	const char *code = json_string_value(json_object_get(w->out.canonical, "error"));
+	const char *must = getenv("TC_MUST_WORK");
+	if (rc && code && !strcmp(code, "unsupported") && !(must && !strcmp(must, "1"))) {
+		print_message("skipped: openat2 is not available here\n");
+		skip();
+	}
+	return rc;
+}
+
+/* Field helpers on the last result. */
+static inline const char *out_str(struct ws *w, const char *key)
+{
+	return json_string_value(json_object_get(w->out.canonical, key));
+}
+
+static inline json_int_t out_int(struct ws *w, const char *key)
+{
+	json_t *v = json_object_get(w->out.canonical, key);
+	if (!json_is_integer(v))
+		fail_msg("canonical has no integer %s: %s", key, w->out.render);
+	return json_integer_value(v);
+}
+
+static inline bool out_true(struct ws *w, const char *key)
+{
+	return json_is_true(json_object_get(w->out.canonical, key));
+}
+
+#define assert_render_has(w, text) do { \
+	if (!strstr((w)->out.render, (text))) \
+		fail_msg("render lacks \"%s\":\n%s", (text), (w)->out.render); \
+} while (0)
+
+#define assert_error(w, rc, code) do { \
+	assert_int_not_equal((rc), 0); \
+	const char *got_ = out_str((w), "error"); \
+	if (!got_ || strcmp(got_, (code))) \
+		fail_msg("expected error %s, got %s: %s", (code), got_ ? got_ : "(none)", (w)->out.render); \
+} while (0)
+
+#define assert_ok(w, rc) do { \
+	if ((rc) != 0) \
+		fail_msg("call failed: %s", (w)->out.render); \
+} while (0)
+
+#endif

@@ -1,0 +1,717 @@
+/* test_fs_tools.c — the read-only fs tools (read_file, read_many_files,
+ * list_dir, tree, search_text, file_info, list_roots), the path rules they
+ * all share (absolute, "..", symlinks out, missing paths with nearby
+ * names), and the plugin's registration and lint. The write side is in
+ * test_fs_write.c. Each test gets a fresh temp workspace. */
+#include "fs_test.h"
+
+#include "lint.h"
+#include "registry.h"
+
+#define T(name) cmocka_unit_test_setup_teardown(name, ws_setup, ws_teardown)
+
+/* ---- read_file ---------------------------------------------------------- */
+
+static void test_read_file_numbers_lines(void **state)
+{
+	struct ws *w = *state;
+	ws_write(w, "a.txt", "alpha\nbeta\ngamma\n");
+	int rc = ws_call(w, "read_file", "{\"path\": \"a.txt\"}");
+	assert_ok(w, rc);
+	assert_string_equal(w->out.render, "     1\talpha\n     2\tbeta\n     3\tgamma\n");
+	json_t *lines = json_object_get(w->out.canonical, "lines");
+	assert_int_equal(json_array_size(lines), 3);
+	assert_string_equal(json_string_value(json_array_get(lines, 1)), "beta");
+	assert_int_equal(out_int(w, "total_lines"), 3);
+	assert_false(out_true(w, "truncated"));
+	assert_string_equal(out_str(w, "path"), "a.txt");
+}
+
+static void test_read_file_pages_with_offset_and_limit(void **state)
+{
+	struct ws *w = *state;
+	ws_write(w, "ten.txt", "l1\nl2\nl3\nl4\nl5\nl6\nl7\nl8\nl9\nl10");
+	int rc = ws_call(w, "read_file", "{\"path\": \"ten.txt\", \"offset\": 3, \"limit\": 2}");
+	assert_ok(w, rc);
+	json_t *lines = json_object_get(w->out.canonical, "lines");
+	assert_int_equal(json_array_size(lines), 2);
+	assert_string_equal(json_string_value(json_array_get(lines, 0)), "l3");
+	assert_int_equal(out_int(w, "total_lines"), 10);
+	assert_true(out_true(w, "truncated"));
+	assert_int_equal(out_int(w, "next_offset"), 5);
+	assert_render_has(w, "     3\tl3\n     4\tl4\n");
+	assert_render_has(w, "offset 5");
+}
+
+static void test_read_file_refuses_offset_past_end(void **state)
+{
+	struct ws *w = *state;
+	ws_write(w, "two.txt", "a\nb\n");
+	int rc = ws_call(w, "read_file", "{\"path\": \"two.txt\", \"offset\": 9}");
+	assert_error(w, rc, "offset_past_end");
+	assert_render_has(w, "has 2 lines");
+}
+
+static void test_read_file_refuses_binary_with_size(void **state)
+{
+	struct ws *w = *state;
+	char bin[100] = "PNG";
+	ws_write_n(w, "img.png", bin, sizeof bin);
+	int rc = ws_call(w, "read_file", "{\"path\": \"img.png\"}");
+	assert_error(w, rc, "binary");
+	assert_render_has(w, "binary file (100 bytes)");
+}
+
+static void test_read_file_refuses_file_over_cap(void **state)
+{
+	struct ws *w = *state;
+	int fd = open(ws_path(w, "big.log"), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, (11 << 20)), 0);   /* sparse: no 11 MiB written */
+	close(fd);
+	int rc = ws_call(w, "read_file", "{\"path\": \"big.log\"}");
+	assert_error(w, rc, "too_large");
+	assert_render_has(w, "11534336 bytes");
+	assert_render_has(w, "search_text");
+}
+
+static void test_read_file_cuts_long_lines(void **state)
+{
+	struct ws *w = *state;
+	char *line = malloc(5001);
+	memset(line, 'x', 5000);
+	line[5000] = '\0';
+	ws_write(w, "long.txt", line);
+	free(line);
+	int rc = ws_call(w, "read_file", "{\"path\": \"long.txt\"}");
+	assert_ok(w, rc);
+	json_t *lines = json_object_get(w->out.canonical, "lines");
+	assert_int_equal(json_string_length(json_array_get(lines, 0)), 2000);
+	assert_int_equal(out_int(w, "long_lines_cut"), 1);
+	assert_render_has(w, "[line cut]");
+}
+
+static void test_read_file_repairs_invalid_utf8(void **state)
+{
+	struct ws *w = *state;
+	ws_write(w, "latin1.txt", "caf\xe9\n");
+	int rc = ws_call(w, "read_file", "{\"path\": \"latin1.txt\"}");
+	assert_ok(w, rc);
+	json_t *lines = json_object_get(w->out.canonical, "lines");
+	assert_string_equal(json_string_value(json_array_get(lines, 0)), "caf\xef\xbf\xbd");
+}
+
+static void test_read_file_refuses_directory(void **state)
+{
+	struct ws *w = *state;
+	ws_mkdir(w, "src");
+	int rc = ws_call(w, "read_file", "{\"path\": \"src\"}");
+	assert_error(w, rc, "is_directory");
+	assert_render_has(w, "list_dir");
+}
+
+static void test_read_file_empty_file(void **state)
+{
+	struct ws *w = *state;
+	ws_write(w, "empty", "");
+	int rc = ws_call(w, "read_file", "{\"path\": \"empty\"}");
+	assert_ok(w, rc);
+	assert_int_equal(out_int(w, "total_lines"), 0);
+	assert_render_has(w, "(empty file)");
+}
+
+static void test_read_file_refuses_fifo_without_hanging(void **state)
+{
+	struct ws *w = *state;
+	assert_int_equal(mkfifo(ws_path(w, "pipe"), 0644), 0);
+	int rc = ws_call(w, "read_file", "{\"path\": \"pipe\"}");
+	assert_error(w, rc, "not_regular");
+}
+
+/* ---- path rules (shown through read_file; every tool shares them) ------- */
+
+static void test_path_refuses_absolute(void **state)
+{
+	struct ws *w = *state;
+	int rc = ws_call(w, "read_file", "{\"path\": \"/etc/passwd\"}");
+	assert_error(w, rc, "absolute_path");
+	assert_render_has(w, "relative to the workspace");
+}
+
+static void test_path_refuses_dotdot_escape(void **state)
+{
+	struct ws *w = *state;
+	ws_mkdir(w, "a");
+	int rc = ws_call(w, "read_file", "{\"path\": \"a/../../etc/passwd\"}");
+	assert_error(w, rc, "outside_workspace");
+	rc = ws_call(w, "list_dir", "{\"path\": \"..\"}");
+	assert_error(w, rc, "outside_workspace");
+}
+
+static void test_path_allows_dotdot_inside(void **state)
+{
+	struct ws *w = *state;
+	ws_mkdir(w, "a");
+	ws_write(w, "b.txt", "ok\n");
+	int rc = ws_call(w, "read_file", "{\"path\": \"a/../b.txt\"}");
+	assert_ok(w, rc);
+	assert_render_has(w, "\tok");
+}
+
+static void test_path_refuses_symlink_out(void **state)
+{
+	struct ws *w = *state;
+	char target[128];
+	snprintf(target, sizeof target, "%s/secret.txt", w->outside);
+	FILE *f = fopen(target, "w");
+	assert_non_null(f);
+	fputs("secret\n", f);
+	fclose(f);
+	assert_int_equal(symlink(target, ws_path(w, "abs_link")), 0);
+	assert_int_equal(symlink("../../../../../../etc/hostname", ws_path(w, "rel_link")), 0);
+	int rc = ws_call(w, "read_file", "{\"path\": \"abs_link\"}");
+	assert_error(w, rc, "outside_workspace");
+	assert_null(strstr(w->out.render, "secret\n"));
+	rc = ws_call(w, "read_file", "{\"path\": \"rel_link\"}");
+	assert_error(w, rc, "outside_workspace");
+}
+
+static void test_path_refuses_symlinked_dir_out(void **state)
+{
+	struct ws *w = *state;
+	assert_int_equal(symlink(w->outside, ws_path(w, "out")), 0);
+	int rc = ws_call(w, "list_dir", "{\"path\": \"out\"}");
+	assert_error(w, rc, "outside_workspace");
+	rc = ws_call(w, "search_text", "{\"pattern\": \"x\", \"path\": \"out\"}");
+	assert_error(w, rc, "outside_workspace");
+}
+
+static void test_path_follows_symlink_inside(void **state)
+{
+	struct ws *w = *state;
+	ws_write(w, "real.txt", "inside\n");
+	assert_int_equal(symlink("real.txt", ws_path(w, "alias.txt")), 0);
+	int rc = ws_call(w, "read_file", "{\"path\": \"alias.txt\"}");
+	assert_ok(w, rc);
+	assert_render_has(w, "\tinside");
+}
+
+static void test_path_refuses_empty_and_nul(void **state)
+{
+	struct ws *w = *state;
+	int rc = ws_call(w, "read_file", "{\"path\": \"\"}");
+	assert_error(w, rc, "invalid_path");
+	rc = ws_call(w, "read_file", "{\"path\": \"a\\u0000b\"}");
+	assert_error(w, rc, "invalid_path");
+	assert_render_has(w, "NUL");
+}
+
+static void test_missing_file_lists_nearby_closest_first(void **state)
+{
+	struct ws *w = *state;
+	ws_mkdir(w, "src");
+	ws_write(w, "src/main.c", "");
+	ws_write(w, "src/man.c", "");
+	ws_write(w, "src/zzzzzz.txt", "");
+	ws_mkdir(w, "src/mainly");
+	int rc = ws_call(w, "read_file", "{\"path\": \"src/mainn.c\"}");
+	assert_error(w, rc, "not_found");
+	json_t *nearby = json_object_get(w->out.canonical, "nearby");
+	assert_int_equal(json_array_size(nearby), 4);
+	assert_string_equal(json_string_value(json_array_get(nearby, 0)), "main.c");
+	assert_string_equal(json_string_value(json_array_get(nearby, 1)), "man.c");
+	assert_string_equal(json_string_value(json_array_get(nearby, 2)), "mainly/");
+	assert_string_equal(json_string_value(json_array_get(nearby, 3)), "zzzzzz.txt");
+	assert_string_equal(out_str(w, "parent"), "src");
+	assert_render_has(w, "Closest names in src: main.c, man.c");
+}
+
+static void test_missing_dir_component_lists_root(void **state)
+{
+	struct ws *w = *state;
+	ws_mkdir(w, "src");
+	ws_mkdir(w, "docs");
+	int rc = ws_call(w, "read_file", "{\"path\": \"scr/main.c\"}");
+	assert_error(w, rc, "not_found");
+	assert_string_equal(out_str(w, "missing"), "scr");
+	assert_string_equal(out_str(w, "parent"), ".");
+	json_t *nearby = json_object_get(w->out.canonical, "nearby");
+	assert_string_equal(json_string_value(json_array_get(nearby, 0)), "src/");
+}
+
+static void test_missing_nearby_capped_at_ten(void **state)
+{
+	struct ws *w = *state;
+	for (int i = 0; i < 30; i++) {
+		char name[32];
+		snprintf(name, sizeof name, "file%02d.txt", i);
+		ws_write(w, name, "");
+	}
+	int rc = ws_call(w, "read_file", "{\"path\": \"file7.txt\"}");
+	assert_error(w, rc, "not_found");
+	assert_int_equal(json_array_size(json_object_get(w->out.canonical, "nearby")), 10);
+	assert_render_has(w, "30 entries in all");
+}
+
+/* ---- read_many_files ---------------------------------------------------- */
+
+static void test_read_many_files_reports_each(void **state)
+{
+	struct ws *w = *state;
+	ws_write(w, "a.txt", "one\n");
+	ws_write(w, "b.txt", "two\n");
+	int rc = ws_call(w, "read_many_files", "{\"paths\": [\"a.txt\", \"nope.txt\", \"b.txt\"]}");
+	json_t *first = json_array_get(json_object_get(w->out.canonical, "files"), 0);
+	const char *must = getenv("TC_MUST_WORK");
+	if (!strcmp(json_string_value(json_object_get(first, "error")) ?: "", "unsupported") &&
+	    !(must && !strcmp(must, "1")))
+		skip();   /* no openat2 here: see ws_call */
+	assert_ok(w, rc);
+	assert_int_equal(out_int(w, "read"), 2);
+	assert_int_equal(out_int(w, "failed"), 1);
+	json_t *files = json_object_get(w->out.canonical, "files");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(files, 1), "error")),
+	                    "not_found");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(files, 1), "path")),
+	                    "nope.txt");
+	assert_render_has(w, "==> a.txt <==\n     1\tone\n");
+	assert_render_has(w, "==> b.txt <==\n     1\ttwo\n");
+	assert_render_has(w, "1 of 3 files could not be read");
+}
+
+static void test_read_many_files_fails_when_none_read(void **state)
+{
+	struct ws *w = *state;
+	int rc = ws_call(w, "read_many_files", "{\"paths\": [\"/etc/passwd\", \"../x\"]}");
+	assert_int_not_equal(rc, 0);
+	json_t *files = json_object_get(w->out.canonical, "files");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(files, 0), "error")),
+	                    "absolute_path");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(files, 1), "error")),
+	                    "outside_workspace");
+}
+
+/* ---- list_dir and tree -------------------------------------------------- */
+
+static const char *entry_field(json_t *entries, size_t i, const char *key)
+{
+	return json_string_value(json_object_get(json_array_get(entries, i), key));
+}
+
+static void test_list_dir_sorted_with_types_and_sizes(void **state)
+{
+	struct ws *w = *state;
+	ws_write(w, "b.txt", "12345");
+	ws_mkdir(w, "a");
+	assert_int_equal(symlink("b.txt", ws_path(w, "c")), 0);
+	int rc = ws_call(w, "list_dir", "{}");
+	assert_ok(w, rc);
+	json_t *e = json_object_get(w->out.canonical, "entries");
+	assert_int_equal(json_array_size(e), 3);
+	assert_string_equal(entry_field(e, 0, "path"), "a");
+	assert_string_equal(entry_field(e, 0, "type"), "dir");
+	assert_string_equal(entry_field(e, 1, "path"), "b.txt");
+	assert_string_equal(entry_field(e, 1, "type"), "file");
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(e, 1), "size")), 5);
+	assert_string_equal(entry_field(e, 2, "type"), "symlink");
+	assert_string_equal(entry_field(e, 2, "link_target"), "b.txt");
+	assert_string_equal(w->out.render, "a/\nb.txt  5 bytes\nc -> b.txt\n");
+	assert_false(out_true(w, "truncated"));
+}
+
+static void test_list_dir_depth_two_lists_children(void **state)
+{
+	struct ws *w = *state;
+	ws_mkdir(w, "src");
+	ws_write(w, "src/x.c", "");
+	ws_mkdir(w, "src/deep");
+	ws_write(w, "src/deep/y.c", "");
+	int rc = ws_call(w, "list_dir", "{\"depth\": 2}");
+	assert_ok(w, rc);
+	assert_render_has(w, "src/\nsrc/deep/\nsrc/x.c  0 bytes\n");
+	assert_null(strstr(w->out.render, "y.c"));
+}
+
+static void test_list_dir_max_entries_says_left_out(void **state)
+{
+	struct ws *w = *state;
+	for (int i = 0; i < 10; i++) {
+		char name[16];
+		snprintf(name, sizeof name, "f%d", i);
+		ws_write(w, name, "");
+	}
+	int rc = ws_call(w, "list_dir", "{\"path\": \".\", \"max_entries\": 3}");
+	assert_ok(w, rc);
+	assert_int_equal(out_int(w, "count"), 3);
+	assert_true(out_true(w, "truncated"));
+	assert_int_equal(out_int(w, "left_out"), 7);
+	assert_render_has(w, "at least 7 more were left out");
+}
+
+static void test_list_dir_refuses_file(void **state)
+{
+	struct ws *w = *state;
+	ws_write(w, "f.txt", "x");
+	int rc = ws_call(w, "list_dir", "{\"path\": \"f.txt\"}");
+	assert_error(w, rc, "not_directory");
+	assert_render_has(w, "read_file");
+}
+
+static void test_list_dir_does_not_walk_symlinked_dir(void **state)
+{
+	struct ws *w = *state;
+	ws_mkdir(w, "real");
+	ws_write(w, "real/inner.txt", "");
+	assert_int_equal(symlink(w->outside, ws_path(w, "out")), 0);
+	int rc = ws_call(w, "list_dir", "{\"depth\": 3}");
+	assert_ok(w, rc);
+	assert_render_has(w, "real/inner.txt");
+	assert_render_has(w, "out -> /tmp/tc-fs-out-");
+	assert_int_equal(out_int(w, "count"), 3);
+}
+
+static void test_tree_nests_children_to_depth(void **state)
+{
+	struct ws *w = *state;
+	ws_mkdir(w, "a");
+	ws_mkdir(w, "a/b");
+	ws_write(w, "a/b/c.txt", "hi");
+	ws_write(w, "top.txt", "");
+	int rc = ws_call(w, "tree", "{\"depth\": 3}");
+	assert_ok(w, rc);
+	json_t *a = json_array_get(json_object_get(w->out.canonical, "children"), 0);
+	assert_string_equal(json_string_value(json_object_get(a, "name")), "a");
+	json_t *b = json_array_get(json_object_get(a, "children"), 0);
+	json_t *c = json_array_get(json_object_get(b, "children"), 0);
+	assert_string_equal(json_string_value(json_object_get(c, "name")), "c.txt");
+	assert_int_equal(json_integer_value(json_object_get(c, "size")), 2);
+	assert_render_has(w, "./\n  a/\n    b/\n      c.txt\n  top.txt\n");
+
+	rc = ws_call(w, "tree", "{\"depth\": 1}");
+	assert_ok(w, rc);
+	a = json_array_get(json_object_get(w->out.canonical, "children"), 0);
+	assert_null(json_object_get(a, "children"));
+	assert_render_has(w, "  a/ ...\n");
+}
+
+static void test_tree_entry_cap_says_left_out(void **state)
+{
+	struct ws *w = *state;
+	ws_mkdir(w, "d");
+	for (int i = 0; i < 6; i++) {
+		char name[16];
+		snprintf(name, sizeof name, "d/f%d", i);
+		ws_write(w, name, "");
+	}
+	int rc = ws_call(w, "tree", "{\"max_entries\": 4}");
+	assert_ok(w, rc);
+	assert_int_equal(out_int(w, "count"), 4);
+	assert_true(out_true(w, "truncated"));
+	assert_render_has(w, "more were left out");
+}
+
+/* ---- search_text -------------------------------------------------------- */
+
+static void test_search_text_finds_lines(void **state)
+{
+	struct ws *w = *state;
+	ws_mkdir(w, "src");
+	ws_write(w, "src/a.c", "int x;\n// TODO fix\nint y;\n");
+	ws_write(w, "src/b.h", "/* FIXME */\n");
+	ws_write(w, "notes.md", "nothing here\n");
+	int rc = ws_call(w, "search_text", "{\"pattern\": \"TODO|FIXME\"}");
+	assert_ok(w, rc);
+	assert_int_equal(out_int(w, "count"), 2);
+	assert_render_has(w, "src/a.c:2: // TODO fix\n");
+	assert_render_has(w, "src/b.h:1: /* FIXME */\n");
+	json_t *m = json_array_get(json_object_get(w->out.canonical, "matches"), 0);
+	assert_string_equal(json_string_value(json_object_get(m, "path")), "src/a.c");
+	assert_int_equal(json_integer_value(json_object_get(m, "line")), 2);
+	assert_int_equal(out_int(w, "files_searched"), 3);
+}
+
+static void test_search_text_glob_and_ignore_case(void **state)
+{
+	struct ws *w = *state;
+	ws_write(w, "a.c", "Error here\n");
+	ws_write(w, "a.txt", "error there\n");
+	int rc = ws_call(w, "search_text", "{\"pattern\": \"error\", \"glob\": \"*.c\", \"ignore_case\": true}");
+	assert_ok(w, rc);
+	assert_int_equal(out_int(w, "count"), 1);
+	assert_render_has(w, "a.c:1: Error here");
+	rc = ws_call(w, "search_text", "{\"pattern\": \"error\", \"glob\": \"*.c\"}");
+	assert_ok(w, rc);
+	assert_int_equal(out_int(w, "count"), 0);
+	assert_render_has(w, "no line matches");
+}
+
+static void test_search_text_skips_binary_git_and_links_out(void **state)
+{
+	struct ws *w = *state;
+	ws_mkdir(w, ".git");
+	ws_write(w, ".git/config", "needle\n");
+	ws_write_n(w, "blob.bin", "needle\n\0\0", 9);
+	ws_write(w, "text.txt", "needle\n");
+	char target[128];
+	snprintf(target, sizeof target, "%s/leak.txt", w->outside);
+	FILE *f = fopen(target, "w");
+	assert_non_null(f);
+	fputs("needle\n", f);
+	fclose(f);
+	assert_int_equal(symlink(w->outside, ws_path(w, "outdir")), 0);
+	int rc = ws_call(w, "search_text", "{\"pattern\": \"needle\"}");
+	assert_ok(w, rc);
+	assert_int_equal(out_int(w, "count"), 1);
+	assert_render_has(w, "text.txt:1: needle");
+	json_t *skipped = json_object_get(w->out.canonical, "skipped");
+	assert_int_equal(json_integer_value(json_object_get(skipped, "binary")), 1);
+	assert_render_has(w, "1 binary file");
+}
+
+static void test_search_text_max_matches_says_cap(void **state)
+{
+	struct ws *w = *state;
+	char text[512] = "";
+	for (int i = 0; i < 20; i++)
+		strcat(text, "hit\n");
+	ws_write(w, "many.txt", text);
+	int rc = ws_call(w, "search_text", "{\"pattern\": \"hit\", \"max_matches\": 5}");
+	assert_ok(w, rc);
+	assert_int_equal(out_int(w, "count"), 5);
+	assert_true(out_true(w, "truncated"));
+	json_t *caps = json_object_get(w->out.canonical, "caps_hit");
+	assert_string_equal(json_string_value(json_array_get(caps, 0)), "max_matches");
+	assert_render_has(w, "more matches were left out");
+}
+
+static void test_search_text_refuses_invalid_regex(void **state)
+{
+	struct ws *w = *state;
+	int rc = ws_call(w, "search_text", "{\"pattern\": \"(unclosed\"}");
+	assert_error(w, rc, "invalid_pattern");
+	assert_render_has(w, "offset");
+}
+
+static void test_search_text_bounds_backtracking(void **state)
+{
+	struct ws *w = *state;
+	char line[64];
+	memset(line, 'a', 40);
+	strcpy(line + 40, "!\n");
+	ws_write(w, "evil.txt", line);
+	int rc = ws_call(w, "search_text", "{\"pattern\": \"(a|a)+$\"}");
+	assert_ok(w, rc);
+	json_t *caps = json_object_get(w->out.canonical, "caps_hit");
+	assert_string_equal(json_string_value(json_array_get(caps, 0)), "regex_limit");
+	assert_render_has(w, "too much regex backtracking");
+}
+
+static void test_search_text_single_file(void **state)
+{
+	struct ws *w = *state;
+	ws_write(w, "one.log", "a\nwarn: disk\n");
+	ws_write(w, "two.log", "warn: other\n");
+	int rc = ws_call(w, "search_text", "{\"pattern\": \"^warn\", \"path\": \"one.log\"}");
+	assert_ok(w, rc);
+	assert_int_equal(out_int(w, "count"), 1);
+	assert_render_has(w, "one.log:2: warn: disk");
+}
+
+static void test_search_text_missing_path_lists_nearby(void **state)
+{
+	struct ws *w = *state;
+	ws_mkdir(w, "src");
+	int rc = ws_call(w, "search_text", "{\"pattern\": \"x\", \"path\": \"scr\"}");
+	assert_error(w, rc, "not_found");
+	assert_render_has(w, "src/");
+}
+
+/* ---- file_info and list_roots ------------------------------------------- */
+
+static void test_file_info_reports_fields(void **state)
+{
+	struct ws *w = *state;
+	ws_write(w, "f.txt", "hello");
+	assert_int_equal(chmod(ws_path(w, "f.txt"), 0640), 0);
+	int rc = ws_call(w, "file_info", "{\"path\": \"f.txt\"}");
+	assert_ok(w, rc);
+	assert_string_equal(out_str(w, "type"), "file");
+	assert_int_equal(out_int(w, "size"), 5);
+	assert_string_equal(out_str(w, "mode"), "0640");
+	const char *mtime = out_str(w, "mtime");
+	assert_non_null(mtime);
+	assert_int_equal(strlen(mtime), 20);   /* 2024-05-01T12:00:00Z */
+	assert_int_equal(mtime[10], 'T');
+	assert_int_equal(mtime[19], 'Z');
+	assert_render_has(w, "mode: 0640");
+}
+
+static void test_file_info_describes_symlinks(void **state)
+{
+	struct ws *w = *state;
+	ws_write(w, "t.txt", "x");
+	assert_int_equal(symlink("t.txt", ws_path(w, "in")), 0);
+	assert_int_equal(symlink("/etc", ws_path(w, "out")), 0);
+	int rc = ws_call(w, "file_info", "{\"path\": \"in\"}");
+	assert_ok(w, rc);
+	assert_string_equal(out_str(w, "type"), "symlink");
+	assert_string_equal(out_str(w, "link_target"), "t.txt");
+	assert_string_equal(out_str(w, "target_type"), "file");
+	rc = ws_call(w, "file_info", "{\"path\": \"out\"}");
+	assert_ok(w, rc);
+	assert_string_equal(out_str(w, "target_type"), "outside the workspace");
+}
+
+static void test_file_info_workspace_root_and_missing(void **state)
+{
+	struct ws *w = *state;
+	int rc = ws_call(w, "file_info", "{\"path\": \".\"}");
+	assert_ok(w, rc);
+	assert_string_equal(out_str(w, "type"), "dir");
+	ws_write(w, "readme.md", "");
+	rc = ws_call(w, "file_info", "{\"path\": \"README.md\"}");
+	assert_error(w, rc, "not_found");
+	assert_render_has(w, "readme.md");
+}
+
+static void test_list_roots_reports_workspace(void **state)
+{
+	struct ws *w = *state;
+	int rc = ws_call(w, "list_roots", "{}");
+	assert_ok(w, rc);
+	json_t *root = json_array_get(json_object_get(w->out.canonical, "roots"), 0);
+	assert_string_equal(json_string_value(json_object_get(root, "path")), w->dir);
+	assert_render_has(w, w->dir);
+	assert_render_has(w, "relative to the workspace");
+}
+
+/* ---- the plugin --------------------------------------------------------- */
+
+static void test_every_fs_tool_defines(void **state)
+{
+	(void)state;
+	assert_int_equal(tc_fs_plugin.ntools, 12);
+	for (size_t i = 0; i < tc_fs_plugin.ntools; i++) {
+		struct tc_error err = { 0 };
+		struct tc_defined *d = tc_tool_define(&tc_fs_plugin.tools[i], &err);
+		if (!d)
+			fail_msg("%s: %s", tc_fs_plugin.tools[i].name, err.msg);
+		json_t *ap = json_object_get(d->parameters, "additionalProperties");
+		assert_true(json_is_false(ap));
+		tc_defined_unref(d);
+	}
+}
+
+static void test_fs_plugin_loads_and_risks(void **state)
+{
+	(void)state;
+	struct tc_registry *reg = tc_registry_new();
+	struct tc_disposer disp;
+	struct tc_error err = { 0 };
+	if (tc_plugin_load(reg, &tc_fs_plugin, &disp, &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(tc_registry_count(reg), 12);
+	static const struct { const char *name; enum tc_risk risk; } want[] = {
+		{ "read_file", TC_RISK_READ_ONLY }, { "write_file", TC_RISK_WRITE },
+		{ "edit_file", TC_RISK_WRITE }, { "delete_path", TC_RISK_DESTRUCTIVE },
+		{ "move_path", TC_RISK_DESTRUCTIVE }, { "make_dir", TC_RISK_WRITE },
+		{ "list_roots", TC_RISK_READ_ONLY }, { "search_text", TC_RISK_READ_ONLY },
+	};
+	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+		struct tc_defined *d = tc_registry_get(reg, want[i].name);
+		assert_non_null(d);
+		assert_int_equal(tc_defined_risk(d), want[i].risk);
+		tc_defined_unref(d);
+	}
+	tc_dispose(&disp);
+	assert_int_equal(tc_registry_count(reg), 0);
+	tc_registry_free(reg);
+}
+
+static bool is_fs_tool(const char *name)
+{
+	for (size_t i = 0; i < tc_fs_plugin.ntools; i++)
+		if (!strcmp(tc_fs_plugin.tools[i].name, name))
+			return true;
+	return false;
+}
+
+/* Linted beside every other built-in, as `toolcage lint --strict` does:
+ * the boundary rule depends on which tools are near. */
+static void test_fs_descriptions_pass_strict_lint(void **state)
+{
+	(void)state;
+	struct tc_registry *reg = tc_registry_new();
+	struct tc_error err = { 0 };
+	int added = lint_add_builtins(reg, &err);
+	if (added < 0)
+		fail_msg("%s", err.msg);
+	assert_true(added >= 12);
+	for (size_t i = 0; i < tc_fs_plugin.ntools; i++) {
+		struct tc_defined *d = tc_registry_get(reg, tc_fs_plugin.tools[i].name);
+		assert_non_null(d);
+		tc_defined_unref(d);
+	}
+	struct lint_report r = LINT_REPORT_INIT;
+	assert_int_equal(lint_registry(reg, &r), 0);
+	size_t fs_findings = 0;
+	for (size_t i = 0; i < r.count; i++)
+		if (is_fs_tool(r.items[i].subject)) {
+			print_error("%s: %s: %s\n", r.items[i].subject, r.items[i].rule, r.items[i].message);
+			fs_findings++;
+		}
+	lint_report_release(&r);
+	tc_registry_free(reg);
+	assert_int_equal(fs_findings, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		T(test_read_file_numbers_lines),
+		T(test_read_file_pages_with_offset_and_limit),
+		T(test_read_file_refuses_offset_past_end),
+		T(test_read_file_refuses_binary_with_size),
+		T(test_read_file_refuses_file_over_cap),
+		T(test_read_file_cuts_long_lines),
+		T(test_read_file_repairs_invalid_utf8),
+		T(test_read_file_refuses_directory),
+		T(test_read_file_empty_file),
+		T(test_read_file_refuses_fifo_without_hanging),
+		T(test_path_refuses_absolute),
+		T(test_path_refuses_dotdot_escape),
+		T(test_path_allows_dotdot_inside),
+		T(test_path_refuses_symlink_out),
+		T(test_path_refuses_symlinked_dir_out),
+		T(test_path_follows_symlink_inside),
+		T(test_path_refuses_empty_and_nul),
+		T(test_missing_file_lists_nearby_closest_first),
+		T(test_missing_dir_component_lists_root),
+		T(test_missing_nearby_capped_at_ten),
+		T(test_read_many_files_reports_each),
+		T(test_read_many_files_fails_when_none_read),
+		T(test_list_dir_sorted_with_types_and_sizes),
+		T(test_list_dir_depth_two_lists_children),
+		T(test_list_dir_max_entries_says_left_out),
+		T(test_list_dir_refuses_file),
+		T(test_list_dir_does_not_walk_symlinked_dir),
+		T(test_tree_nests_children_to_depth),
+		T(test_tree_entry_cap_says_left_out),
+		T(test_search_text_finds_lines),
+		T(test_search_text_glob_and_ignore_case),
+		T(test_search_text_skips_binary_git_and_links_out),
+		T(test_search_text_max_matches_says_cap),
+		T(test_search_text_refuses_invalid_regex),
+		T(test_search_text_bounds_backtracking),
+		T(test_search_text_single_file),
+		T(test_search_text_missing_path_lists_nearby),
+		T(test_file_info_reports_fields),
+		T(test_file_info_describes_symlinks),
+		T(test_file_info_workspace_root_and_missing),
+		T(test_list_roots_reports_workspace),
+		cmocka_unit_test(test_every_fs_tool_defines),
+		cmocka_unit_test(test_fs_plugin_loads_and_risks),
+		cmocka_unit_test(test_fs_descriptions_pass_strict_lint),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,167 @@
+/* fs.h — internals shared by the fs plugin's tools: workspace-safe path
+ * resolution, "what exists nearby" suggestions, bounded reads, binary
+ * detection, atomic writes, and the error shape every fs tool answers with.
+ *
+ * Every function here runs inside the confined child: no exit(), no stdio,
+ * no /proc, no getcwd. Paths from the model are untrusted: they are checked
+ * lexically first (for a clear message) and then opened only through
+ * openat2(RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS) from ctx->workspace_fd,
+ * so the kernel refuses anything that leaves the workspace, symlinks
+ * included, even if the lexical check missed a case.
+ *
+ * Errors: functions that can fail for an expected reason return -1 and set
+ * *err to a new JSON object {"error": CODE, "message": TEXT, ...} whose
+ * message tells the model what to do next. fs_fail() turns one into a tool
+ * result.
+ */
+#ifndef TC_FS_H
+#define TC_FS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <jansson.h>
+
+#include "toolcage.h"
+
+#define FS_READ_MAX (10u << 20)      /* bytes read_file/edit_file/search read per file */
+#define FS_BINARY_PROBE 8192u        /* bytes looked at for a NUL (binary) */
+#define FS_NEARBY_MAX 10             /* names suggested for a missing path */
+#define FS_NEARBY_SCAN 4096          /* directory entries looked at for them */
+#define FS_DIR_SCAN_MAX 100000       /* entries read from one directory */
+#define FS_LINE_RENDER_MAX 2000      /* bytes of one line shown in render */
+
+/* ---- a growable text buffer -------------------------------------------- */
+
+/* Always NUL-terminated once anything was added; oom sticks, so callers
+ * may append freely and check once (fs_buf_take returns NULL then). */
+struct fs_buf {
+	char *data;
+	size_t len, cap;
+	bool oom;
+};
+#define FS_BUF_INIT { NULL, 0, 0, false }
+
+void fs_buf_add(struct fs_buf *b, const void *p, size_t n);
+void fs_buf_adds(struct fs_buf *b, const char *s);
+void fs_buf_printf(struct fs_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Returns the text (malloc'd; "" when empty) and resets b; NULL after an
+ * allocation failure (b is released either way). */
+char *fs_buf_take(struct fs_buf *b);
+void fs_buf_release(struct fs_buf *b);
+
+/* ---- errors and results ------------------------------------------------ */
+
+/* A new {"error": code, "message": formatted}; NULL only when out of
+ * memory. code is a short snake_case word (see docs/tools.md). */
+json_t *fs_error(const char *code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Appends a sentence to err's message (err may be NULL). */
+void fs_error_hint(json_t *err, const char *hint);
+/* Sets out from err (takes err): canonical = err, render = its message.
+ * Returns 1 (the nonzero of an expected failure). NULL err means out of
+ * memory and still gives a result. */
+int fs_fail(struct tc_output *out, json_t *err);
+/* Sets out->canonical (takes it) and out->render (takes the buffer's
+ * text). Returns 0, or fs_fail's 1 when either is missing (out of memory). */
+int fs_done(struct tc_output *out, json_t *canonical, struct fs_buf *render);
+
+/* ---- arguments --------------------------------------------------------- */
+
+/* Schema validation already ran; these only pick values with a default. */
+const char *fs_arg_str(json_t *args, const char *key, const char *dflt);
+long long fs_arg_int(json_t *args, const char *key, long long dflt, long long lo, long long hi);
+bool fs_arg_bool(json_t *args, const char *key, bool dflt);
+
+/* ---- paths ------------------------------------------------------------- */
+
+/* A model-given path, checked and split. Invariant after fs_path_parse:
+ * rel is non-empty, relative, and does not climb above the workspace
+ * lexically; dir is its parent ("." for a top-level name) and last its
+ * final component, or last is NULL when the path names the workspace
+ * itself ("." or "a/.."). Strings are owned by the struct. */
+struct fs_path {
+	char *rel;     /* the path as given, trailing slashes dropped */
+	char *dir;
+	char *last;
+};
+
+/* Checks and splits p (empty, absolute, NUL inside, too long, ".." above
+ * the root are refused). 0, or -1 with *err. */
+int fs_path_parse(const char *p, size_t len, struct fs_path *out, json_t **err);
+void fs_path_release(struct fs_path *p);
+/* fs_path_parse on args[key] (a string; len taken from JSON so a NUL
+ * inside is caught). */
+int fs_path_arg(json_t *args, const char *key, const char *dflt, struct fs_path *out,
+                json_t **err);
+/* Like fs_path_parse, then refuses the workspace itself and a final "."
+ * or "..": for tools that create, remove or rename the last component. */
+int fs_path_arg_entry(json_t *args, const char *key, struct fs_path *out, json_t **err);
+
+/* openat2(ctx->workspace_fd, rel, flags, mode, RESOLVE_BENEATH |
+ * RESOLVE_NO_MAGICLINKS), retried on EINTR/EAGAIN. Returns the fd or
+ * -errno. */
+int fs_open_beneath(const struct tc_tool_ctx *ctx, const char *rel, int flags, mode_t mode);
+
+/* Opens rel for the tools: fd, or -1 with *err explaining (outside the
+ * workspace, missing with nearby names, permission...). what names the
+ * object in messages ("file", "directory", "path"). */
+int fs_open(const struct tc_tool_ctx *ctx, const char *rel, int flags, const char *what,
+            json_t **err);
+/* The parent directory of p as an O_PATH fd, for *at() calls on p->last.
+ * -1 with *err (a missing parent lists what exists nearby). */
+int fs_open_parent(const struct tc_tool_ctx *ctx, const struct fs_path *p, json_t **err);
+
+/* Turns a failed open/at-call's errno about rel into *err (a new object).
+ * ENOENT lists the names nearby, closest first. */
+json_t *fs_errno_error(const struct tc_tool_ctx *ctx, const char *rel, int errnum,
+                       const char *what);
+/* {"error":"not_found", ..., "nearby": [...]} for a missing rel: the
+ * deepest existing directory on its way and its entries closest to the
+ * missing name (at most FS_NEARBY_MAX). */
+json_t *fs_not_found(const struct tc_tool_ctx *ctx, const char *rel, const char *what);
+
+/* Creates every missing directory of rel (like mkdir -p), each step
+ * resolved beneath the workspace. 0, or -1 with *err. */
+int fs_mkdirs(const struct tc_tool_ctx *ctx, const char *rel, json_t **err);
+
+/* ---- reading and writing ----------------------------------------------- */
+
+/* Reads all of fd (a regular file) when it is at most max bytes. *data is
+ * malloc'd and NUL-terminated. 0, or -1 with *err (too large: says the
+ * size). rel names the file in messages. */
+int fs_read_all(int fd, const char *rel, size_t max, char **data, size_t *len, json_t **err);
+/* True when the first FS_BINARY_PROBE bytes hold a NUL: text files do not. */
+bool fs_is_binary(const char *data, size_t len);
+
+/* Writes data atomically as dirfd/name: a temp file beside it (O_EXCL,
+ * mode), written fully, fsync'd, then renamed over name. On failure the
+ * temp file is removed. 0, or -errno. */
+int fs_atomic_write(int dirfd, const char *name, const void *data, size_t len, mode_t mode);
+
+/* "file", "dir", "symlink" or "other". */
+const char *fs_type_name(mode_t mode);
+/* RFC 3339 UTC ("2024-05-01T12:00:00Z") into buf (>= 32 bytes). */
+void fs_rfc3339(const struct timespec *ts, char *buf, size_t size);
+/* Sorted names of a directory fd (borrowed, not closed). At most cap;
+ * *more says more were left out. Names are malloc'd; free with
+ * fs_names_free. 0, or -errno. */
+int fs_list_names(int dirfd, size_t cap, char ***names, size_t *n, bool *more);
+void fs_names_free(char **names, size_t n);
+
+/* ---- the tools (fs_plugin.c lists them) -------------------------------- */
+
+int fs_read_file_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_output *out);
+int fs_read_many_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_output *out);
+int fs_file_info_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_output *out);
+int fs_list_roots_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_output *out);
+int fs_list_dir_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_output *out);
+int fs_tree_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_output *out);
+int fs_search_text_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_output *out);
+int fs_write_file_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_output *out);
+int fs_edit_file_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_output *out);
+int fs_make_dir_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_output *out);
+int fs_delete_path_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_output *out);
+int fs_move_path_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_output *out);
+
+#endif

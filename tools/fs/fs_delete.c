@@ -1,0 +1,283 @@
+/* fs_delete.c — the destructive fs tools: delete_path (recursive delete
+ * that never follows a symlink, bounded in depth and entries) and
+ * move_path (rename, refusing to replace unless asked, atomically through
+ * RENAME_NOREPLACE). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fs.h"
+
+#define RM_ENTRIES_MAX 100000   /* entries one delete_path call removes */
+#define RM_DEPTH_MAX 64         /* directory levels it descends */
+#define RM_NAMES_SHOWN 5        /* names of a non-empty directory listed */
+
+struct rm {
+	size_t removed;
+	bool capped;                /* stopped at RM_ENTRIES_MAX */
+	bool too_deep;              /* a directory below RM_DEPTH_MAX was left */
+	int err;                    /* first errno that left something behind */
+	char err_path[PATH_MAX];
+};
+
+static void rm_note_error(struct rm *s, const char *path, int errnum)
+{
+	if (s->err)
+		return;
+	s->err = errnum;
+	snprintf(s->err_path, sizeof s->err_path, "%s", path);
+}
+
+/* Removes everything inside dirfd (borrowed). Each entry is looked at with
+ * AT_SYMLINK_NOFOLLOW and subdirectories are opened with O_NOFOLLOW, so a
+ * symlink is removed as a link and never walked through: a link to "/"
+ * inside the tree cannot turn this into a delete outside the workspace. */
+static void rm_contents(int dirfd, const char *prefix, int depth, struct rm *s)
+{
+	char **names;
+	size_t n;
+	bool more;
+	int lrc = fs_list_names(dirfd, FS_DIR_SCAN_MAX, &names, &n, &more);
+	if (lrc < 0) {
+		rm_note_error(s, prefix, -lrc);
+		return;
+	}
+	for (size_t i = 0; i < n && !s->capped; i++) {
+		char path[PATH_MAX];
+		snprintf(path, sizeof path, "%s/%s", prefix, names[i]);
+		struct stat st;
+		if (fstatat(dirfd, names[i], &st, AT_SYMLINK_NOFOLLOW) < 0) {
+			rm_note_error(s, path, errno);
+			continue;
+		}
+		if (S_ISDIR(st.st_mode)) {
+			if (depth >= RM_DEPTH_MAX) {
+				s->too_deep = true;
+				continue;
+			}
+			int sub = openat(dirfd, names[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (sub < 0) {
+				rm_note_error(s, path, errno);
+				continue;
+			}
+			rm_contents(sub, path, depth + 1, s);
+			close(sub);
+			if (s->capped)
+				break;
+		}
+		if (s->removed >= RM_ENTRIES_MAX) {
+			s->capped = true;
+			break;
+		}
+		if (unlinkat(dirfd, names[i], S_ISDIR(st.st_mode) ? AT_REMOVEDIR : 0) < 0) {
+			if (!s->too_deep)
+				rm_note_error(s, path, errno);
+			continue;
+		}
+		s->removed++;
+	}
+	fs_names_free(names, n);
+}
+
+/* The refusal for a non-empty directory without recursive: names a few
+ * entries so the model sees what would go. */
+static json_t *not_empty_error(int parentfd, const struct fs_path *p)
+{
+	int fd = openat(parentfd, p->last, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	char **names = NULL;
+	size_t n = 0;
+	bool more = false;
+	if (fd >= 0) {
+		fs_list_names(fd, FS_NEARBY_SCAN, &names, &n, &more);
+		close(fd);
+	}
+	struct fs_buf b = FS_BUF_INIT;
+	for (size_t i = 0; i < n && i < RM_NAMES_SHOWN; i++)
+		fs_buf_printf(&b, "%s%s", i ? ", " : "", names[i]);
+	char *shown = fs_buf_take(&b);
+	json_t *err = fs_error("not_empty", "\"%s\" is a directory that is not empty (%s%zu entr%s, e.g. "
+	                       "%s); to delete it and everything in it, call delete_path again with "
+	                       "recursive true", p->rel, more ? "more than " : "", n, n == 1 ? "y" : "ies",
+	                       shown ? shown : "?");
+	json_object_set_new(err, "entries", json_integer((json_int_t)n));
+	free(shown);
+	fs_names_free(names, n);
+	return err;
+}
+
+static int delete_dir(int parentfd, const struct fs_path *p, bool recursive, struct rm *s,
+                      json_t **err)
+{
+	if (!unlinkat(parentfd, p->last, AT_REMOVEDIR))
+		return 0;
+	if (errno != ENOTEMPTY && errno != EEXIST) {
+		*err = fs_error("io", "cannot delete \"%s\": %s", p->rel, strerror(errno));
+		return -1;
+	}
+	if (!recursive) {
+		*err = not_empty_error(parentfd, p);
+		return -1;
+	}
+	int fd = openat(parentfd, p->last, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		*err = fs_error("io", "cannot open \"%s\" to delete its contents: %s", p->rel, strerror(errno));
+		return -1;
+	}
+	rm_contents(fd, p->rel, 1, s);
+	close(fd);
+	if (!s->capped && !s->too_deep && !s->err && unlinkat(parentfd, p->last, AT_REMOVEDIR) < 0)
+		rm_note_error(s, p->rel, errno);
+	if (s->capped)
+		*err = fs_error("partial", "removed %zu entries from \"%s\" and stopped at the cap of %d per "
+		                "call; call delete_path again to remove the rest", s->removed, p->rel,
+		                RM_ENTRIES_MAX);
+	else if (s->too_deep)
+		*err = fs_error("partial", "removed %zu entries from \"%s\" but left directories nested deeper "
+		                "than %d levels; delete those deeper paths first", s->removed, p->rel,
+		                RM_DEPTH_MAX);
+	else if (s->err)
+		*err = fs_error("partial", "removed %zu entries from \"%s\" but could not remove \"%s\": %s",
+		                s->removed, p->rel, s->err_path, strerror(s->err));
+	else
+		return 0;
+	json_object_set_new(*err, "removed", json_integer((json_int_t)s->removed));
+	return -1;
+}
+
+int fs_delete_path_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_output *out)
+{
+	struct fs_path p;
+	json_t *err = NULL;
+	if (fs_path_arg_entry(args, "path", &p, &err)) {
+		if (err && !strcmp(json_string_value(json_object_get(err, "error")), "workspace_root"))
+			fs_error_hint(err, "delete_path refuses to delete the workspace root; delete the entries "
+			              "inside it one by one instead.");
+		return fs_fail(out, err);
+	}
+	int dirfd = fs_open_parent(ctx, &p, &err);
+	struct stat st;
+	struct rm s = { 0 };
+	int rc;
+	if (dirfd < 0) {
+		rc = fs_fail(out, err);
+		goto out;
+	}
+	if (fstatat(dirfd, p.last, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		rc = fs_fail(out, fs_errno_error(ctx, p.rel, errno, "file or directory"));
+		goto out;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		if (delete_dir(dirfd, &p, fs_arg_bool(args, "recursive", false), &s, &err)) {
+			rc = fs_fail(out, err);
+			goto out;
+		}
+	} else if (unlinkat(dirfd, p.last, 0) < 0) {
+		rc = fs_fail(out, fs_errno_error(ctx, p.rel, errno, "file"));
+		goto out;
+	}
+	struct fs_buf r = FS_BUF_INIT;
+	const char *type = fs_type_name(st.st_mode);
+	if (S_ISDIR(st.st_mode))
+		fs_buf_printf(&r, "Deleted directory \"%s\" and %zu entr%s inside it.\n", p.rel, s.removed,
+		              s.removed == 1 ? "y" : "ies");
+	else
+		fs_buf_printf(&r, "Deleted %s \"%s\".\n", type, p.rel);
+	rc = fs_done(out, json_pack("{s:s, s:s, s:I}", "path", p.rel, "type", type, "entries_removed",
+	                            (json_int_t)s.removed), &r);
+out:
+	if (dirfd >= 0)
+		close(dirfd);
+	fs_path_release(&p);
+	return rc;
+}
+
+/* ---- move_path ---------------------------------------------------------- */
+
+static json_t *rename_error(const struct tc_tool_ctx *ctx, const struct fs_path *src,
+                            const struct fs_path *dst, int errnum)
+{
+	switch (errnum) {
+	case EEXIST:
+		return fs_error("exists", "\"%s\" already exists; call move_path again with overwrite true to "
+		                "replace it, or choose another destination", dst->rel);
+	case ENOTEMPTY:
+		return fs_error("not_empty", "\"%s\" is a directory that is not empty and cannot be replaced; "
+		                "delete it first with delete_path, or choose another destination", dst->rel);
+	case EINVAL:
+		return fs_error("invalid_move", "cannot move \"%s\" into itself (\"%s\")", src->rel, dst->rel);
+	case EISDIR:
+		return fs_error("is_directory", "\"%s\" is a directory and \"%s\" is not; a file cannot replace "
+		                "a directory", dst->rel, src->rel);
+	case ENOTDIR:
+		return fs_error("not_directory", "\"%s\" is a directory and \"%s\" is not; a directory cannot "
+		                "replace a file", src->rel, dst->rel);
+	case EXDEV:
+		return fs_error("cross_device", "\"%s\" and \"%s\" are on different filesystems; copy with "
+		                "read_file and write_file, then delete_path the source", src->rel, dst->rel);
+	default:
+		return fs_errno_error(ctx, dst->rel, errnum, "path");
+	}
+}
+
+/* renameat2(RENAME_NOREPLACE) makes "do not overwrite" atomic. Filesystems
+ * without it answer EINVAL; then the check and the rename are two steps
+ * (a race another writer could win, narrower than no check at all). */
+static int do_rename(int sdir, const char *slast, int ddir, const char *dlast, bool overwrite)
+{
+	if (!renameat2(sdir, slast, ddir, dlast, overwrite ? 0 : RENAME_NOREPLACE))
+		return 0;
+	if (errno != EINVAL || overwrite)
+		return -errno;
+	struct stat st;
+	if (!fstatat(ddir, dlast, &st, AT_SYMLINK_NOFOLLOW))
+		return -EEXIST;
+	return renameat(sdir, slast, ddir, dlast) ? -errno : 0;
+}
+
+int fs_move_path_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_output *out)
+{
+	struct fs_path src = { 0 }, dst = { 0 };
+	json_t *err = NULL;
+	int sdir = -1, ddir = -1, rc;
+	struct stat st, dst_st;
+	bool overwrite = fs_arg_bool(args, "overwrite", false);
+	if (fs_path_arg_entry(args, "source", &src, &err) ||
+	    fs_path_arg_entry(args, "destination", &dst, &err) ||
+	    (sdir = fs_open_parent(ctx, &src, &err)) < 0) {
+		rc = fs_fail(out, err);
+		goto out;
+	}
+	if (fstatat(sdir, src.last, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		rc = fs_fail(out, fs_errno_error(ctx, src.rel, errno, "file or directory"));
+		goto out;
+	}
+	if ((ddir = fs_open_parent(ctx, &dst, &err)) < 0) {
+		fs_error_hint(err, "The destination's directory must exist; create it with make_dir first.");
+		rc = fs_fail(out, err);
+		goto out;
+	}
+	bool replaced = !fstatat(ddir, dst.last, &dst_st, AT_SYMLINK_NOFOLLOW);
+	int mrc = do_rename(sdir, src.last, ddir, dst.last, overwrite);
+	if (mrc) {
+		rc = fs_fail(out, rename_error(ctx, &src, &dst, -mrc));
+		goto out;
+	}
+	struct fs_buf r = FS_BUF_INIT;
+	fs_buf_printf(&r, "Moved %s \"%s\" to \"%s\"%s.\n", fs_type_name(st.st_mode), src.rel, dst.rel,
+	              replaced ? ", replacing what was there" : "");
+	rc = fs_done(out, json_pack("{s:s, s:s, s:s, s:b}", "source", src.rel, "destination", dst.rel,
+	                            "type", fs_type_name(st.st_mode), "replaced", replaced), &r);
+out:
+	if (sdir >= 0)
+		close(sdir);
+	if (ddir >= 0)
+		close(ddir);
+	fs_path_release(&src);
+	fs_path_release(&dst);
+	return rc;
+}

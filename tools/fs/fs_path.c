@@ -1,0 +1,389 @@
+/* fs_path.c — workspace-safe paths for the fs tools: the lexical check (for
+ * clear messages), openat2 beneath the workspace (the real guard), errno
+ * turned into advice, and "what exists nearby" for a missing path. */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/openat2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "fs.h"
+
+#define PATH_LEN_MAX 4095            /* PATH_MAX less the NUL */
+#define NAME_CMP_MAX 64              /* bytes of a name the edit distance looks at */
+
+/* ---- lexical check ------------------------------------------------------ */
+
+void fs_path_release(struct fs_path *p)
+{
+	free(p->rel);
+	free(p->dir);
+	free(p->last);
+	*p = (struct fs_path){ 0 };
+}
+
+/* Walks the components: ".." may not climb above the workspace. Returns
+ * the depth at the end (0: the path names the workspace itself), or -1. */
+static int lexical_depth(const char *p)
+{
+	int depth = 0;
+	while (*p) {
+		size_t n = strcspn(p, "/");
+		if (n == 2 && !strncmp(p, "..", 2)) {
+			if (--depth < 0)
+				return -1;
+		} else if (n && !(n == 1 && p[0] == '.')) {
+			depth++;
+		}
+		p += n;
+		while (*p == '/')
+			p++;
+	}
+	return depth;
+}
+
+int fs_path_parse(const char *p, size_t len, struct fs_path *out, json_t **err)
+{
+	*out = (struct fs_path){ 0 };
+	if (!p || !len) {
+		*err = fs_error("invalid_path", "the path is empty; give a path relative to the workspace, "
+		                "e.g. \"src/main.c\", or \".\" for the workspace itself");
+		return -1;
+	}
+	if (memchr(p, '\0', len) || len > PATH_LEN_MAX) {
+		*err = fs_error("invalid_path", "the path %s; give a shorter path relative to the workspace",
+		                len > PATH_LEN_MAX ? "is too long" : "contains a NUL byte");
+		return -1;
+	}
+	if (p[0] == '/') {
+		*err = fs_error("absolute_path", "absolute paths are refused (\"%.200s\"): give a path relative "
+		                "to the workspace, e.g. \"src/main.c\"; call list_roots to see where the "
+		                "workspace is", p);
+		return -1;
+	}
+	int depth = lexical_depth(p);
+	if (depth < 0) {
+		*err = fs_error("outside_workspace", "\"%.200s\" leaves the workspace through \"..\"; only paths "
+		                "inside the workspace can be used", p);
+		return -1;
+	}
+	size_t n = len;
+	while (n > 1 && p[n - 1] == '/')
+		n--;
+	const char *slash = memrchr(p, '/', n);
+	size_t dn = slash ? (size_t)(slash - p) : 0;
+	while (dn > 1 && p[dn - 1] == '/')
+		dn--;
+	const char *last = slash ? slash + 1 : p;
+	out->rel = strndup(p, n);
+	out->dir = slash ? strndup(p, dn) : strdup(".");
+	out->last = depth ? strndup(last, (size_t)(p + n - last)) : NULL;
+	if (!out->rel || !out->dir || (depth && !out->last)) {
+		fs_path_release(out);
+		*err = NULL;   /* out of memory: fs_fail answers that */
+		return -1;
+	}
+	return 0;
+}
+
+int fs_path_arg(json_t *args, const char *key, const char *dflt, struct fs_path *out,
+                json_t **err)
+{
+	json_t *v = json_object_get(args, key);
+	if (json_is_string(v))
+		return fs_path_parse(json_string_value(v), json_string_length(v), out, err);
+	if (!v && dflt)
+		return fs_path_parse(dflt, strlen(dflt), out, err);
+	*out = (struct fs_path){ 0 };
+	*err = fs_error("invalid_path", "argument \"%s\" must be a path string relative to the "
+	                "workspace, e.g. \"src/main.c\"", key);
+	return -1;
+}
+
+int fs_path_arg_entry(json_t *args, const char *key, struct fs_path *out, json_t **err)
+{
+	if (fs_path_arg(args, key, NULL, out, err))
+		return -1;
+	if (!out->last) {
+		*err = fs_error("workspace_root", "\"%s\" is the workspace root itself; this tool works on "
+		                "entries inside it, e.g. \"build/\" or \"notes.txt\"", out->rel);
+	} else if (!strcmp(out->last, ".") || !strcmp(out->last, "..")) {
+		*err = fs_error("invalid_path", "\"%s\" ends in \"%s\"; name the entry itself, e.g. \"src/old\" "
+		                "rather than \"src/old/.\"", out->rel, out->last);
+	} else {
+		return 0;
+	}
+	fs_path_release(out);
+	return -1;
+}
+
+/* ---- opening beneath the workspace ------------------------------------- */
+
+int fs_open_beneath(const struct tc_tool_ctx *ctx, const char *rel, int flags, mode_t mode)
+{
+	struct open_how how = {
+		.flags = (unsigned long long)(flags | O_CLOEXEC),
+		.mode = (flags & O_CREAT) ? mode : 0,
+		/* BENEATH: no absolute path, no ".." above, no symlink out of the
+		 * workspace. NO_MAGICLINKS: no /proc/self/fd/N style jumps. */
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS,
+	};
+	/* EAGAIN: a concurrent rename raced the ".." check; the kernel asks
+	 * for a retry. A few are enough; more would let a hostile loop spin us. */
+	for (int tries = 0; tries < 16; tries++) {
+		long fd = syscall(SYS_openat2, ctx->workspace_fd, rel, &how, sizeof how);
+		if (fd >= 0)
+			return (int)fd;
+		if (errno != EINTR && errno != EAGAIN)
+			break;
+	}
+	return -errno;
+}
+
+json_t *fs_errno_error(const struct tc_tool_ctx *ctx, const char *rel, int errnum,
+                       const char *what)
+{
+	switch (errnum) {
+	case ENOENT:
+		return fs_not_found(ctx, rel, what);
+	case EXDEV:
+		return fs_error("outside_workspace", "\"%s\" leads outside the workspace (through a symlink or "
+		                "\"..\"); only paths inside the workspace can be used", rel);
+	case ELOOP:
+		return fs_error("symlink_loop", "\"%s\" goes through a symlink loop or a magic link; use the "
+		                "path of the real %s", rel, what);
+	case ENOTDIR:
+		return fs_error("not_directory", "a component of \"%s\" is not a directory; call list_dir on "
+		                "its parent to see what is there", rel);
+	case EISDIR:
+		return fs_error("is_directory", "\"%s\" is a directory; use list_dir or tree for directories",
+		                rel);
+	case EACCES:
+	case EPERM:
+		return fs_error("permission", "permission denied for \"%s\": the file's mode or the sandbox "
+		                "does not allow this", rel);
+	case ENAMETOOLONG:
+		return fs_error("invalid_path", "\"%.200s...\" is too long; use a shorter path", rel);
+	case ENOSYS:
+		return fs_error("unsupported", "this kernel has no openat2 (Linux 5.6 or later); the fs tools "
+		                "refuse to resolve paths without it");
+	default:
+		return fs_error("io", "cannot use \"%s\": %s", rel, strerror(errnum));
+	}
+}
+
+int fs_open(const struct tc_tool_ctx *ctx, const char *rel, int flags, const char *what,
+            json_t **err)
+{
+	int fd = fs_open_beneath(ctx, rel, flags, 0);
+	if (fd < 0) {
+		*err = fs_errno_error(ctx, rel, -fd, what);
+		return -1;
+	}
+	return fd;
+}
+
+int fs_open_parent(const struct tc_tool_ctx *ctx, const struct fs_path *p, json_t **err)
+{
+	return fs_open(ctx, p->dir, O_PATH | O_DIRECTORY, "directory", err);
+}
+
+int fs_mkdirs(const struct tc_tool_ctx *ctx, const char *rel, json_t **err)
+{
+	char prefix[PATH_LEN_MAX + 1];
+	size_t plen = 0;
+	int dirfd = fs_open(ctx, ".", O_PATH | O_DIRECTORY, "directory", err);
+	for (const char *p = rel; dirfd >= 0 && *p;) {
+		size_t n = strcspn(p, "/");
+		if (plen + n + 2 > sizeof prefix)
+			break;   /* fs_path_parse capped the length; cannot happen */
+		plen += (size_t)snprintf(prefix + plen, sizeof prefix - plen, "%s%.*s",
+		                         plen ? "/" : "", (int)n, p);
+		char comp[NAME_MAX + 1];
+		snprintf(comp, sizeof comp, "%.*s", (int)(n < NAME_MAX ? n : NAME_MAX), p);
+		/* mkdirat on the last component only, then reopen the new prefix
+		 * through openat2: an existing symlink that points out of the
+		 * workspace is refused there, not followed. */
+		if (n && mkdirat(dirfd, comp, 0755) < 0 && errno != EEXIST) {
+			*err = fs_errno_error(ctx, prefix, errno, "directory");
+			close(dirfd);
+			return -1;
+		}
+		close(dirfd);
+		dirfd = fs_open(ctx, prefix, O_PATH | O_DIRECTORY, "directory", err);
+		p += n;
+		while (*p == '/')
+			p++;
+	}
+	if (dirfd < 0)
+		return -1;
+	close(dirfd);
+	return 0;
+}
+
+/* ---- nearby names ------------------------------------------------------- */
+
+/* Case-insensitive edit distance on the first NAME_CMP_MAX bytes: typos
+ * and wrong case both count as near. */
+static unsigned edit_distance(const char *a, const char *b)
+{
+	size_t la = strnlen(a, NAME_CMP_MAX), lb = strnlen(b, NAME_CMP_MAX);
+	unsigned row[NAME_CMP_MAX + 1];
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = (unsigned)j;
+	for (size_t i = 1; i <= la; i++) {
+		unsigned diag = row[0];
+		row[0] = (unsigned)i;
+		for (size_t j = 1; j <= lb; j++) {
+			unsigned up = row[j];
+			unsigned cost = tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]);
+			unsigned best = diag + cost;
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			row[j] = best;
+			diag = up;
+		}
+	}
+	return row[lb];
+}
+
+static size_t common_prefix(const char *a, const char *b)
+{
+	size_t n = 0;
+	while (a[n] && tolower((unsigned char)a[n]) == tolower((unsigned char)b[n]))
+		n++;
+	return n;
+}
+
+struct scored {
+	const char *name;
+	unsigned dist;
+	size_t prefix;
+};
+
+static int cmp_scored(const void *x, const void *y)
+{
+	const struct scored *a = x, *b = y;
+	if (a->dist != b->dist)
+		return a->dist < b->dist ? -1 : 1;
+	if (a->prefix != b->prefix)
+		return a->prefix > b->prefix ? -1 : 1;
+	return strcmp(a->name, b->name);
+}
+
+/* Finds where rel stops existing: *parent gets the deepest existing prefix
+ * ("." for the root) and *missing the first component that is not there.
+ * Returns 0, or -1 when the walk met something else (then the plain
+ * message serves). */
+static int find_missing(const struct tc_tool_ctx *ctx, const char *rel, char *parent,
+                        size_t psize, char *missing, size_t msize)
+{
+	char prefix[PATH_LEN_MAX + 1] = "";
+	size_t plen = 0;
+	for (const char *p = rel; *p;) {
+		size_t n = strcspn(p, "/");
+		char next[PATH_LEN_MAX + 1];
+		int w = snprintf(next, sizeof next, "%s%s%.*s", prefix, plen ? "/" : "", (int)n, p);
+		if (w < 0 || (size_t)w >= sizeof next)
+			return -1;
+		int fd = fs_open_beneath(ctx, next, O_PATH, 0);
+		if (fd == -ENOENT) {
+			snprintf(parent, psize, "%s", plen ? prefix : ".");
+			snprintf(missing, msize, "%.*s", (int)n, p);
+			return 0;
+		}
+		if (fd < 0)
+			return -1;
+		close(fd);
+		memcpy(prefix, next, (size_t)w + 1);
+		plen = (size_t)w;
+		p += n;
+		while (*p == '/')
+			p++;
+	}
+	return -1;
+}
+
+/* Appends the names of dirfd closest to missing to arr (dirs get a "/"),
+ * closest first; *total gets how many entries the directory has (at most
+ * FS_NEARBY_SCAN are looked at). */
+static int nearby_names(int dirfd, const char *missing, json_t *arr, size_t *total, bool *more)
+{
+	char **names;
+	size_t n;
+	if (fs_list_names(dirfd, FS_NEARBY_SCAN, &names, &n, more) < 0)
+		return -1;
+	*total = n;
+	struct scored *s = n ? calloc(n, sizeof *s) : NULL;
+	if (n && !s) {
+		fs_names_free(names, n);
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++)
+		s[i] = (struct scored){ names[i], edit_distance(missing, names[i]),
+		                        common_prefix(missing, names[i]) };
+	if (n)
+		qsort(s, n, sizeof *s, cmp_scored);
+	for (size_t i = 0; i < n && i < FS_NEARBY_MAX; i++) {
+		struct stat st;
+		bool dir = !fstatat(dirfd, s[i].name, &st, AT_SYMLINK_NOFOLLOW) && S_ISDIR(st.st_mode);
+		char shown[NAME_MAX + 2];
+		snprintf(shown, sizeof shown, "%s%s", s[i].name, dir ? "/" : "");
+		json_array_append_new(arr, json_string(shown));
+	}
+	free(s);
+	fs_names_free(names, n);
+	return 0;
+}
+
+static void join_names(struct fs_buf *b, json_t *arr)
+{
+	size_t i;
+	json_t *v;
+	json_array_foreach(arr, i, v)
+		fs_buf_printf(b, "%s%s", i ? ", " : "", json_string_value(v));
+}
+
+json_t *fs_not_found(const struct tc_tool_ctx *ctx, const char *rel, const char *what)
+{
+	char parent[PATH_LEN_MAX + 1], missing[NAME_MAX + 1];
+	if (find_missing(ctx, rel, parent, sizeof parent, missing, sizeof missing) < 0)
+		return fs_error("not_found", "no such %s: \"%s\"; call list_dir to see what exists", what, rel);
+	const char *where = strcmp(parent, ".") ? parent : "the workspace root";
+	json_t *nearby = json_array();
+	size_t total = 0;
+	bool more = false;
+	int dirfd = fs_open_beneath(ctx, parent, O_PATH | O_DIRECTORY, 0);
+	if (dirfd >= 0) {
+		nearby_names(dirfd, missing, nearby, &total, &more);
+		close(dirfd);
+	}
+	struct fs_buf b = FS_BUF_INIT;
+	fs_buf_printf(&b, "no such %s: \"%s\" (\"%s\" is not in %s). ", what, rel, missing, where);
+	if (!json_array_size(nearby)) {
+		fs_buf_printf(&b, "%s is empty; check the path, or call list_dir to look elsewhere.", where);
+	} else {
+		fs_buf_printf(&b, "Closest names in %s: ", where);
+		join_names(&b, nearby);
+		fs_buf_printf(&b, " (%s%zu entries in all). Check the spelling and call again, or call "
+		              "list_dir on \"%s\" to see every entry.", more ? "more than " : "", total, parent);
+	}
+	char *msg = fs_buf_take(&b);
+	json_t *err = msg ? json_pack("{s:s, s:s, s:s, s:s, s:s, s:o}", "error", "not_found",
+	                              "message", msg, "path", rel, "missing", missing,
+	                              "parent", parent, "nearby", nearby)
+	                  : NULL;
+	if (!msg)
+		json_decref(nearby);
+	free(msg);
+	return err;
+}

@@ -1,0 +1,284 @@
+/* fs_plugin.c — the fs plugin's table: each tool's name, description (what
+ * the model reads to choose it, checked by `toolcage lint --strict`),
+ * parameters and risk. The code is in fs_read.c, fs_list.c, fs_search.c,
+ * fs_write.c and fs_delete.c; docs/tools.md describes every tool. */
+#include "fs.h"
+#include "tools/tools.h"
+
+/* Schemas are written as plain JSON and stringized by the preprocessor, so
+ * they read as JSON rather than as a wall of backslashes. */
+#define JSON(...) #__VA_ARGS__
+
+static const struct tc_tool fs_tools[] = {
+	{
+		.name = "read_file",
+		.title = "Read a text file",
+		.description =
+			"Read one text file from the workspace: open it and show its contents as numbered lines "
+			"(like cat -n), 2000 lines at a time; offset and limit page through long files. Refuses binary "
+			"files and files over 10 MiB. Not for finding where something is: use search_text for "
+			"that, and read_many_files to read several files in one call.",
+		.parameters = JSON({
+			"type": "object",
+			"properties": {
+				"path": {"type": "string", "minLength": 1,
+				         "description": "File path relative to the workspace, e.g. \"src/main.c\""},
+				"offset": {"type": "integer", "minimum": 1, "default": 1,
+				           "description": "First line to return, counting from 1 (default 1), e.g. 2001 to read on after the first 2000 lines"},
+				"limit": {"type": "integer", "minimum": 1, "maximum": 20000, "default": 2000,
+				          "description": "Most lines to return (default 2000)"}
+			},
+			"required": ["path"],
+			"additionalProperties": false
+		}),
+		.risk = TC_RISK_READ_ONLY,
+		.execute = fs_read_file_exec,
+	},
+	{
+		.name = "read_many_files",
+		.title = "Read several text files",
+		.description =
+			"Read several text files (up to 20) in one call and return each one's numbered lines, or "
+			"the error for that file, so one missing file does not spoil the rest. Each file is cut at "
+			"2000 lines and 1 MiB. For one file, or to page through a long one with offset and limit, "
+			"use read_file instead.",
+		.parameters = JSON({
+			"type": "object",
+			"properties": {
+				"paths": {"type": "array", "minItems": 1, "maxItems": 20,
+				          "items": {"type": "string", "minLength": 1,
+				                    "description": "One file path relative to the workspace, e.g. \"README.md\""},
+				          "description": "File paths relative to the workspace (1 to 20), e.g. [\"README.md\", \"src/main.c\"]"}
+			},
+			"required": ["paths"],
+			"additionalProperties": false
+		}),
+		.risk = TC_RISK_READ_ONLY,
+		.execute = fs_read_many_exec,
+	},
+	{
+		.name = "list_dir",
+		.title = "List a directory",
+		.description =
+			"List the files and folders in a directory of the workspace, sorted by name, with "
+			"each entry's type (file, dir, symlink, other) and size; a depth of 2 to 5 also lists the "
+			"subdirectories' entries, as "
+			"flat paths. Symlinks are shown, not followed; .git is not walked into. Not for a nested "
+			"overview: use tree; for the details of one entry use file_info.",
+		.parameters = JSON({
+			"type": "object",
+			"properties": {
+				"path": {"type": "string", "minLength": 1, "default": ".",
+				         "description": "Directory path relative to the workspace, e.g. \"src\" (default \".\", the workspace itself)"},
+				"depth": {"type": "integer", "minimum": 1, "maximum": 5, "default": 1,
+				          "description": "How many levels to list: 1 (default) lists the directory's own entries, 2 adds their children, up to 5"},
+				"max_entries": {"type": "integer", "minimum": 1, "maximum": 5000, "default": 500,
+				                "description": "Most entries to return (default 500); the answer says when more were left out"}
+			},
+			"additionalProperties": false
+		}),
+		.risk = TC_RISK_READ_ONLY,
+		.execute = fs_list_dir_exec,
+	},
+	{
+		.name = "tree",
+		.title = "Show a directory tree",
+		.description =
+			"Show the layout of a workspace directory as a nested tree (JSON, with the children of each "
+			"directory), a few levels deep, for an overview of a project's structure. Bounded by depth "
+			"and an entry cap; symlinks are not followed. Not for one directory's entries with sizes: "
+			"use list_dir; to find files by their content use search_text.",
+		.parameters = JSON({
+			"type": "object",
+			"properties": {
+				"path": {"type": "string", "minLength": 1, "default": ".",
+				         "description": "Directory path relative to the workspace, e.g. \"src\" (default \".\", the workspace itself)"},
+				"depth": {"type": "integer", "minimum": 1, "maximum": 10, "default": 3,
+				          "description": "How many levels deep to go (default 3, at most 10)"},
+				"max_entries": {"type": "integer", "minimum": 1, "maximum": 5000, "default": 1000,
+				                "description": "Most entries in the whole tree (default 1000); the answer says when more were left out"}
+			},
+			"additionalProperties": false
+		}),
+		.risk = TC_RISK_READ_ONLY,
+		.execute = fs_tree_exec,
+	},
+	{
+		.name = "search_text",
+		.title = "Search file contents",
+		.description =
+			"Search the text files of the workspace for lines matching a regular expression (PCRE2) and "
+			"return them as file:line: text, like grep -rn. Skips binary files, files over 10 MiB and "
+			".git, does not follow symlinks, and says when a cap on matches or bytes scanned was hit. "
+			"Not for reading a whole file: use read_file for that.",
+		.parameters = JSON({
+			"type": "object",
+			"properties": {
+				"pattern": {"type": "string", "minLength": 1,
+				            "description": "Regular expression (PCRE2 syntax) matched against each line, e.g. \"TODO|FIXME\" or \"timeout after [0-9]+ ms\""},
+				"path": {"type": "string", "minLength": 1, "default": ".",
+				         "description": "File or directory to search, relative to the workspace, e.g. \"src\" (default \".\", the whole workspace)"},
+				"glob": {"type": "string", "minLength": 1,
+				         "description": "Only search files whose name matches this shell glob, e.g. \"*.c\" (matched against the file name, not its directory)"},
+				"max_matches": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 100,
+				                "description": "Stop after this many matching lines (default 100)"},
+				"ignore_case": {"type": "boolean", "default": false,
+				                "description": "Match letters regardless of case (default false)"}
+			},
+			"required": ["pattern"],
+			"additionalProperties": false
+		}),
+		.risk = TC_RISK_READ_ONLY,
+		.execute = fs_search_text_exec,
+	},
+	{
+		.name = "write_file",
+		.title = "Write a file",
+		.description =
+			"Write a text file in the workspace (save content to it): creates a new file, or overwrites "
+			"all of its content, atomically (a temp file, then a rename: no reader ever sees half a "
+			"file); a replaced file keeps its mode. The answer gives the bytes written and whether it "
+			"created or replaced the file. To change part of an existing file, use edit_file instead.",
+		.parameters = JSON({
+			"type": "object",
+			"properties": {
+				"path": {"type": "string", "minLength": 1,
+				         "description": "File path relative to the workspace, e.g. \"docs/notes.md\""},
+				"content": {"type": "string",
+				            "description": "The complete new content of the file, as text (at most 10 MiB), e.g. \"# Notes\\n\\n- first item\\n\""},
+				"create_dirs": {"type": "boolean", "default": false,
+				                "description": "Create missing parent directories first (default false)"}
+			},
+			"required": ["path", "content"],
+			"additionalProperties": false
+		}),
+		.risk = TC_RISK_WRITE,
+		.idempotent = true,
+		.execute = fs_write_file_exec,
+	},
+	{
+		.name = "edit_file",
+		.title = "Edit part of a file",
+		.description =
+			"Edit a text file in place by replacing one exact snippet, old_text, with new_text; "
+			"old_text must occur exactly once, otherwise nothing changes and the answer says how many "
+			"times it occurred. The write is atomic. Read the file with read_file first to copy "
+			"old_text exactly; to replace a whole file use write_file instead.",
+		.parameters = JSON({
+			"type": "object",
+			"properties": {
+				"path": {"type": "string", "minLength": 1,
+				         "description": "File path relative to the workspace, e.g. \"src/main.c\""},
+				"old_text": {"type": "string", "minLength": 1,
+				             "description": "The exact text to replace, copied from the file with its whitespace and line breaks; it must occur exactly once, e.g. \"int retries = 3;\""},
+				"new_text": {"type": "string",
+				             "description": "The text to put in its place (empty to delete old_text), e.g. \"int retries = 5;\""}
+			},
+			"required": ["path", "old_text", "new_text"],
+			"additionalProperties": false
+		}),
+		.risk = TC_RISK_WRITE,
+		.execute = fs_edit_file_exec,
+	},
+	{
+		.name = "delete_path",
+		.title = "Delete a file or directory",
+		.description =
+			"Delete a file, symlink or directory in the workspace. A non-empty directory is deleted "
+			"only with recursive true; symlinks are removed themselves, never followed; the workspace "
+			"root itself is refused. Not for moving or renaming: use move_path instead.",
+		.parameters = JSON({
+			"type": "object",
+			"properties": {
+				"path": {"type": "string", "minLength": 1,
+				         "description": "File, symlink or directory path relative to the workspace, e.g. \"build/tmp\""},
+				"recursive": {"type": "boolean", "default": false,
+				              "description": "Also delete a non-empty directory and everything in it (default false)"}
+			},
+			"required": ["path"],
+			"additionalProperties": false
+		}),
+		.risk = TC_RISK_DESTRUCTIVE,
+		.execute = fs_delete_path_exec,
+	},
+	{
+		.name = "file_info",
+		.title = "Get file metadata",
+		.description =
+			"Get the metadata of one file, directory or symlink in the workspace: type, size, "
+			"permissions (octal mode), when it was last modified, accessed and changed (RFC 3339, UTC), "
+			"and a symlink's target. "
+			"Does not read the content: use read_file for that, and list_dir for a directory's entries.",
+		.parameters = JSON({
+			"type": "object",
+			"properties": {
+				"path": {"type": "string", "minLength": 1,
+				         "description": "Path relative to the workspace, e.g. \"src/main.c\", or \".\" for the workspace itself"}
+			},
+			"required": ["path"],
+			"additionalProperties": false
+		}),
+		.risk = TC_RISK_READ_ONLY,
+		.execute = fs_file_info_exec,
+	},
+	{
+		.name = "make_dir",
+		.title = "Create a directory",
+		.description =
+			"Create a directory in the workspace; with parents true, also create missing parent "
+			"directories and accept one that already exists (like mkdir -p). To create a file use "
+			"write_file instead; its create_dirs makes the directories too.",
+		.parameters = JSON({
+			"type": "object",
+			"properties": {
+				"path": {"type": "string", "minLength": 1,
+				         "description": "Directory path relative to the workspace, e.g. \"src/net\""},
+				"parents": {"type": "boolean", "default": false,
+				            "description": "Also create missing parent directories, and succeed if the directory already exists (default false)"}
+			},
+			"required": ["path"],
+			"additionalProperties": false
+		}),
+		.risk = TC_RISK_WRITE,
+		.execute = fs_make_dir_exec,
+	},
+	{
+		.name = "move_path",
+		.title = "Move or rename",
+		.description =
+			"Move or rename a file or directory within the workspace. Refuses to replace an existing "
+			"destination unless overwrite is true (checked atomically). The destination is the full "
+			"new path, not a directory to move into. Not for copying: use read_file and write_file "
+			"instead.",
+		.parameters = JSON({
+			"type": "object",
+			"properties": {
+				"source": {"type": "string", "minLength": 1,
+				           "description": "Path to move, relative to the workspace, e.g. \"notes/old.md\""},
+				"destination": {"type": "string", "minLength": 1,
+				                "description": "Full new path relative to the workspace (not a directory to move into), e.g. \"notes/archive/old.md\""},
+				"overwrite": {"type": "boolean", "default": false,
+				              "description": "Replace the destination if it exists (default false: refuse)"}
+			},
+			"required": ["source", "destination"],
+			"additionalProperties": false
+		}),
+		.risk = TC_RISK_DESTRUCTIVE,
+		.execute = fs_move_path_exec,
+	},
+	{
+		.name = "list_roots",
+		.title = "Show the workspace root",
+		.description =
+			"Return the workspace root, the one allowed directory that every fs tool can access: its "
+			"absolute path, and the rule that all paths are relative to it. Call it when unsure where "
+			"you are working; not for listing files: use list_dir instead.",
+		.parameters = JSON({"type": "object", "properties": {}, "additionalProperties": false}),
+		.risk = TC_RISK_READ_ONLY,
+		.execute = fs_list_roots_exec,
+	},
+};
+
+const struct tc_plugin tc_fs_plugin = {
+	"fs", TC_RISK_DESTRUCTIVE, fs_tools, sizeof fs_tools / sizeof fs_tools[0],
+};

@@ -1,0 +1,342 @@
+/* fs_read.c — the read-only fs tools that look at one path at a time:
+ * read_file, read_many_files, file_info, list_roots. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fs.h"
+#include "utf8.h"
+
+#define READ_LIMIT_DEFAULT 2000      /* lines read_file returns unless told */
+#define READ_LIMIT_MAX 20000
+#define MANY_FILE_MAX (1u << 20)     /* bytes per file in read_many_files */
+
+/* ---- reading text by lines --------------------------------------------- */
+
+struct text_req {
+	size_t offset;      /* first line wanted, 1-based */
+	size_t limit;       /* lines wanted */
+	size_t max_bytes;   /* file size cap */
+};
+
+/* Checks fd is a regular file the tools may read; -1 with *err. */
+static int check_regular(int fd, const char *rel, json_t **err)
+{
+	struct stat st;
+	if (fstat(fd, &st) < 0) {
+		*err = fs_error("io", "cannot read \"%s\": %s", rel, strerror(errno));
+		return -1;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		*err = fs_error("is_directory", "\"%s\" is a directory; use list_dir or tree to see what is in it",
+		                rel);
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		*err = fs_error("not_regular", "\"%s\" is not a regular file (a device, fifo or socket); only "
+		                "regular files can be read", rel);
+		return -1;
+	}
+	return 0;
+}
+
+/* Sanitized (valid UTF-8, no NUL) copy of one line, cut at
+ * FS_LINE_RENDER_MAX bytes on a character boundary. */
+static json_t *line_json(const char *p, size_t n, bool *cut)
+{
+	size_t len;
+	char *s = utf8_sanitize(p, n, true, &len);
+	if (!s)
+		return NULL;
+	*cut = len > FS_LINE_RENDER_MAX;
+	if (*cut) {
+		len = FS_LINE_RENDER_MAX;
+		while (len && ((unsigned char)s[len] & 0xC0) == 0x80)
+			len--;
+	}
+	json_t *j = json_stringn(s, len);
+	free(s);
+	return j;
+}
+
+/* Splits data into lines and keeps [offset, offset+limit). Fills the
+ * result object's lines, total_lines, truncated, and the render. */
+static int take_lines(const char *data, size_t len, const struct text_req *rq, json_t *res,
+                      struct fs_buf *r)
+{
+	json_t *lines = json_array();
+	size_t lineno = 0, kept = 0, cut_count = 0;
+	if (!lines)
+		return -1;
+	for (size_t pos = 0; pos < len;) {
+		const char *nl = memchr(data + pos, '\n', len - pos);
+		size_t n = nl ? (size_t)(nl - data) - pos : len - pos;
+		lineno++;
+		if (lineno >= rq->offset && kept < rq->limit) {
+			bool cut;
+			json_t *l = line_json(data + pos, n, &cut);
+			if (!l || json_array_append_new(lines, l)) {
+				json_decref(lines);
+				return -1;
+			}
+			cut_count += cut;
+			fs_buf_printf(r, "%6zu\t%s%s\n", lineno, json_string_value(l), cut ? " [line cut]" : "");
+			kept++;
+		}
+		pos += n + 1;
+	}
+	size_t last = kept ? rq->offset + kept - 1 : 0;
+	bool truncated = last < lineno && kept;
+	json_object_set_new(res, "offset", json_integer((json_int_t)rq->offset));
+	json_object_set_new(res, "lines", lines);
+	json_object_set_new(res, "total_lines", json_integer((json_int_t)lineno));
+	json_object_set_new(res, "truncated", json_boolean(truncated));
+	if (truncated)
+		json_object_set_new(res, "next_offset", json_integer((json_int_t)last + 1));
+	if (cut_count)
+		json_object_set_new(res, "long_lines_cut", json_integer((json_int_t)cut_count));
+	if (!lineno)
+		fs_buf_adds(r, "(empty file)\n");
+	else if (truncated)
+		fs_buf_printf(r, "[lines %zu-%zu of %zu shown; call read_file with offset %zu to read on]\n",
+		              rq->offset, last, lineno, last + 1);
+	else if (rq->offset > 1)
+		fs_buf_printf(r, "[lines %zu-%zu of %zu shown]\n", rq->offset, last, lineno);
+	if (cut_count)
+		fs_buf_printf(r, "[%zu line%s longer than %u bytes cut]\n", cut_count,
+		              cut_count == 1 ? "" : "s", FS_LINE_RENDER_MAX);
+	return 0;
+}
+
+/* Reads the text file at rel into *res (a new object) and the render.
+ * 0, or -1 with *err. */
+static int read_text(const struct tc_tool_ctx *ctx, const char *rel, const struct text_req *rq,
+                     json_t **res, struct fs_buf *r, json_t **err)
+{
+	/* O_NONBLOCK: opening a fifo must not hang the call until the deadline. */
+	int fd = fs_open(ctx, rel, O_RDONLY | O_NONBLOCK, "file", err);
+	if (fd < 0)
+		return -1;
+	char *data = NULL;
+	size_t len = 0;
+	int rc = -1;
+	if (check_regular(fd, rel, err) || fs_read_all(fd, rel, rq->max_bytes, &data, &len, err))
+		goto out;
+	if (fs_is_binary(data, len)) {
+		*err = fs_error("binary", "\"%s\" is a binary file (%zu bytes); this tool only reads text. "
+		                "Use file_info for its size and times", rel, len);
+		goto out;
+	}
+	size_t total = 0;
+	for (const char *p = data; (p = memchr(p, '\n', len - (size_t)(p - data))); p++)
+		total++;
+	total += len && data[len - 1] != '\n';
+	if (rq->offset > 1 && rq->offset > total) {
+		*err = fs_error("offset_past_end", "offset %zu is past the end of \"%s\", which has %zu "
+		                "line%s; call again with an offset from 1 to %zu", rq->offset, rel, total,
+		                total == 1 ? "" : "s", total ? total : 1);
+		goto out;
+	}
+	*res = json_pack("{s:s}", "path", rel);
+	if (!*res || take_lines(data, len, rq, *res, r)) {
+		json_decref(*res);
+		*res = NULL;
+		*err = NULL;
+		goto out;
+	}
+	rc = 0;
+out:
+	free(data);
+	close(fd);
+	return rc;
+}
+
+int fs_read_file_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_output *out)
+{
+	struct fs_path p;
+	json_t *err = NULL, *res = NULL;
+	if (fs_path_arg(args, "path", NULL, &p, &err))
+		return fs_fail(out, err);
+	struct text_req rq = {
+		.offset = (size_t)fs_arg_int(args, "offset", 1, 1, INT_MAX),
+		.limit = (size_t)fs_arg_int(args, "limit", READ_LIMIT_DEFAULT, 1, READ_LIMIT_MAX),
+		.max_bytes = FS_READ_MAX,
+	};
+	struct fs_buf r = FS_BUF_INIT;
+	int rc = read_text(ctx, p.rel, &rq, &res, &r, &err);
+	fs_path_release(&p);
+	if (rc) {
+		fs_buf_release(&r);
+		return fs_fail(out, err);
+	}
+	return fs_done(out, res, &r);
+}
+
+/* ---- read_many_files ---------------------------------------------------- */
+
+/* One entry of read_many_files: the file's result, or its error, both
+ * with "path" so the model can tell them apart. */
+static json_t *read_one_of_many(const struct tc_tool_ctx *ctx, json_t *pathv, struct fs_buf *r,
+                                bool *ok)
+{
+	const char *shown = json_is_string(pathv) ? json_string_value(pathv) : "?";
+	struct fs_path p;
+	json_t *err = NULL, *res = NULL;
+	struct text_req rq = { 1, READ_LIMIT_DEFAULT, MANY_FILE_MAX };
+	struct fs_buf one = FS_BUF_INIT;
+	*ok = false;
+	fs_buf_printf(r, "==> %s <==\n", shown);
+	if (json_is_string(pathv) &&
+	    !fs_path_parse(json_string_value(pathv), json_string_length(pathv), &p, &err)) {
+		if (!read_text(ctx, p.rel, &rq, &res, &one, &err))
+			*ok = true;
+		fs_path_release(&p);
+	} else if (!json_is_string(pathv)) {
+		err = fs_error("invalid_path", "each entry of paths must be a string, e.g. \"src/main.c\"");
+	}
+	if (*ok) {
+		fs_buf_add(r, one.data ? one.data : "", one.len);
+		fs_buf_release(&one);
+		return res;
+	}
+	fs_buf_release(&one);
+	if (!err)
+		return NULL;
+	fs_buf_printf(r, "error: %s\n", json_string_value(json_object_get(err, "message")));
+	json_object_set_new(err, "path", json_string(shown));
+	return err;
+}
+
+int fs_read_many_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_output *out)
+{
+	json_t *paths = json_object_get(args, "paths");
+	if (!json_is_array(paths) || !json_array_size(paths) || json_array_size(paths) > 20)
+		return fs_fail(out, fs_error("invalid_arguments", "paths must list 1 to 20 file paths, e.g. "
+		                             "[\"README.md\", \"src/main.c\"]"));
+	json_t *files = json_array();
+	struct fs_buf r = FS_BUF_INIT;
+	size_t nread = 0, i;
+	json_t *v;
+	json_array_foreach(paths, i, v) {
+		bool ok;
+		if (i)
+			fs_buf_adds(&r, "\n");
+		json_t *one = read_one_of_many(ctx, v, &r, &ok);
+		if (!one || json_array_append_new(files, one)) {
+			json_decref(files);
+			fs_buf_release(&r);
+			return fs_fail(out, NULL);
+		}
+		nread += ok;
+	}
+	size_t failed = json_array_size(paths) - nread;
+	json_t *res = json_pack("{s:o, s:I, s:I}", "files", files, "read", (json_int_t)nread,
+	                        "failed", (json_int_t)failed);
+	if (failed)
+		fs_buf_printf(&r, "\n[%zu of %zu files could not be read; see the errors above]\n", failed,
+		              json_array_size(paths));
+	int rc = fs_done(out, res, &r);
+	/* Some files read is a useful answer; none is a failure to act on. */
+	return rc ? rc : nread ? 0 : 1;
+}
+
+/* ---- file_info ---------------------------------------------------------- */
+
+static void add_time(json_t *o, const char *key, const struct timespec *ts)
+{
+	char buf[40];
+	fs_rfc3339(ts, buf, sizeof buf);
+	json_object_set_new(o, key, json_string(buf));
+}
+
+/* The symlink's target text and what it leads to, if inside the workspace. */
+static void add_link_info(const struct tc_tool_ctx *ctx, int dirfd, const struct fs_path *p,
+                          json_t *o, struct fs_buf *r)
+{
+	char target[PATH_MAX];
+	ssize_t n = readlinkat(dirfd, p->last, target, sizeof target - 1);
+	if (n < 0)
+		return;
+	target[n] = '\0';
+	char *clean = utf8_sanitize(target, (size_t)n, true, NULL);
+	json_object_set_new(o, "link_target", json_string(clean ? clean : "?"));
+	fs_buf_printf(r, "link target: %s\n", clean ? clean : "?");
+	free(clean);
+	int fd = fs_open_beneath(ctx, p->rel, O_PATH, 0);
+	struct stat st;
+	if (fd >= 0 && !fstat(fd, &st)) {
+		json_object_set_new(o, "target_type", json_string(fs_type_name(st.st_mode)));
+		fs_buf_printf(r, "target type: %s\n", fs_type_name(st.st_mode));
+	} else {
+		const char *why = fd == -EXDEV ? "outside the workspace" : fd == -ENOENT ? "missing" : "unusable";
+		json_object_set_new(o, "target_type", json_string(why));
+		fs_buf_printf(r, "target: %s (the fs tools cannot follow this link)\n", why);
+	}
+	if (fd >= 0)
+		close(fd);
+}
+
+int fs_file_info_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_output *out)
+{
+	struct fs_path p;
+	json_t *err = NULL;
+	if (fs_path_arg(args, "path", NULL, &p, &err))
+		return fs_fail(out, err);
+	/* The last component is looked at without following it, so a symlink
+	 * describes itself (and where it points) rather than its target. */
+	int dirfd = p.last ? fs_open_parent(ctx, &p, &err)
+	                   : fs_open(ctx, ".", O_PATH | O_DIRECTORY, "directory", &err);
+	struct stat st;
+	if (dirfd < 0) {
+		fs_path_release(&p);
+		return fs_fail(out, err);
+	}
+	if (fstatat(dirfd, p.last ? p.last : "", &st, p.last ? AT_SYMLINK_NOFOLLOW : AT_EMPTY_PATH) < 0) {
+		err = fs_errno_error(ctx, p.rel, errno, "file or directory");
+		close(dirfd);
+		fs_path_release(&p);
+		return fs_fail(out, err);
+	}
+	char mode[8];
+	snprintf(mode, sizeof mode, "%04o", (unsigned)(st.st_mode & 07777));
+	json_t *o = json_pack("{s:s, s:s, s:I, s:s, s:I, s:I, s:I}", "path", p.rel, "type",
+	                      fs_type_name(st.st_mode), "size", (json_int_t)st.st_size, "mode", mode,
+	                      "nlink", (json_int_t)st.st_nlink, "uid", (json_int_t)st.st_uid,
+	                      "gid", (json_int_t)st.st_gid);
+	add_time(o, "mtime", &st.st_mtim);
+	add_time(o, "atime", &st.st_atim);
+	add_time(o, "ctime", &st.st_ctim);
+	struct fs_buf r = FS_BUF_INIT;
+	fs_buf_printf(&r, "path: %s\ntype: %s\nsize: %lld bytes\nmode: %s\n", p.rel,
+	              fs_type_name(st.st_mode), (long long)st.st_size, mode);
+	fs_buf_printf(&r, "modified: %s\naccessed: %s\nchanged: %s\n",
+	              json_string_value(json_object_get(o, "mtime")),
+	              json_string_value(json_object_get(o, "atime")),
+	              json_string_value(json_object_get(o, "ctime")));
+	if (S_ISLNK(st.st_mode))
+		add_link_info(ctx, dirfd, &p, o, &r);
+	close(dirfd);
+	fs_path_release(&p);
+	return fs_done(out, o, &r);
+}
+
+/* ---- list_roots --------------------------------------------------------- */
+
+int fs_list_roots_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_output *out)
+{
+	(void)args;
+	const char *ws = ctx->workspace ? ctx->workspace : "(the workspace directory)";
+	static const char note[] =
+		"All paths given to the fs tools are relative to the workspace; \".\" is the workspace "
+		"itself. Absolute paths, \"..\" that leaves it and symlinks that lead out of it are refused.";
+	json_t *o = json_pack("{s:[{s:s, s:s}], s:s}", "roots", "name", "workspace", "path", ws,
+	                      "note", note);
+	struct fs_buf r = FS_BUF_INIT;
+	fs_buf_printf(&r, "workspace: %s\n%s\n", ws, note);
+	return fs_done(out, o, &r);
+}

@@ -1,0 +1,366 @@
+/* fs_util.c — small helpers of the fs plugin: a text buffer, the error
+ * shape, argument defaults, bounded reads, binary detection, atomic writes,
+ * sorted directory listings. Everything runs in the confined child. */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fs.h"
+
+/* ---- buffer ------------------------------------------------------------ */
+
+static bool buf_reserve(struct fs_buf *b, size_t extra)
+{
+	if (b->oom)
+		return false;
+	if (b->len + extra < b->cap)
+		return true;
+	size_t cap = b->cap ? b->cap : 256;
+	while (cap <= b->len + extra) {
+		if (cap > SIZE_MAX / 2) {
+			b->oom = true;
+			return false;
+		}
+		cap *= 2;
+	}
+	char *d = realloc(b->data, cap);
+	if (!d) {
+		b->oom = true;
+		return false;
+	}
+	b->data = d;
+	b->cap = cap;
+	return true;
+}
+
+void fs_buf_add(struct fs_buf *b, const void *p, size_t n)
+{
+	if (!buf_reserve(b, n))
+		return;
+	memcpy(b->data + b->len, p, n);
+	b->len += n;
+	b->data[b->len] = '\0';
+}
+
+void fs_buf_adds(struct fs_buf *b, const char *s)
+{
+	fs_buf_add(b, s, strlen(s));
+}
+
+void fs_buf_printf(struct fs_buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0 || !buf_reserve(b, (size_t)n + 1)) {
+		b->oom = true;
+		return;
+	}
+	va_start(ap, fmt);
+	vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	b->len += (size_t)n;
+}
+
+char *fs_buf_take(struct fs_buf *b)
+{
+	char *d = NULL;
+	if (!b->oom)
+		d = b->data ? b->data : strdup("");
+	else
+		free(b->data);
+	*b = (struct fs_buf)FS_BUF_INIT;
+	return d;
+}
+
+void fs_buf_release(struct fs_buf *b)
+{
+	free(b->data);
+	*b = (struct fs_buf)FS_BUF_INIT;
+}
+
+/* ---- errors and results ------------------------------------------------ */
+
+json_t *fs_error(const char *code, const char *fmt, ...)
+{
+	char msg[2048];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	return json_pack("{s:s, s:s}", "error", code, "message", msg);
+}
+
+void fs_error_hint(json_t *err, const char *hint)
+{
+	const char *msg = json_string_value(json_object_get(err, "message"));
+	char *joined;
+	if (!msg || asprintf(&joined, "%s %s", msg, hint) < 0)
+		return;
+	json_object_set_new(err, "message", json_string(joined));
+	free(joined);
+}
+
+int fs_fail(struct tc_output *out, json_t *err)
+{
+	if (!err)
+		err = json_pack("{s:s, s:s}", "error", "no_memory", "message",
+		                "the tool ran out of memory; try a smaller request");
+	const char *msg = json_string_value(json_object_get(err, "message"));
+	out->canonical = err;
+	out->render = strdup(msg ? msg : "the tool failed");
+	return 1;
+}
+
+int fs_done(struct tc_output *out, json_t *canonical, struct fs_buf *render)
+{
+	char *text = fs_buf_take(render);
+	if (!canonical || !text) {
+		json_decref(canonical);
+		free(text);
+		return fs_fail(out, NULL);
+	}
+	out->canonical = canonical;
+	out->render = text;
+	return 0;
+}
+
+/* ---- arguments --------------------------------------------------------- */
+
+const char *fs_arg_str(json_t *args, const char *key, const char *dflt)
+{
+	const char *s = json_string_value(json_object_get(args, key));
+	return s ? s : dflt;
+}
+
+long long fs_arg_int(json_t *args, const char *key, long long dflt, long long lo, long long hi)
+{
+	json_t *v = json_object_get(args, key);
+	long long n = json_is_integer(v) ? json_integer_value(v) : dflt;
+	/* The schema bounds these already; clamping again keeps a tool safe
+	 * when called directly (tests, embedders) with unvalidated input. */
+	return n < lo ? lo : n > hi ? hi : n;
+}
+
+bool fs_arg_bool(json_t *args, const char *key, bool dflt)
+{
+	json_t *v = json_object_get(args, key);
+	return json_is_boolean(v) ? json_is_true(v) : dflt;
+}
+
+/* ---- reading and writing ----------------------------------------------- */
+
+static ssize_t read_full(int fd, char *p, size_t n)
+{
+	size_t got = 0;
+	while (got < n) {
+		ssize_t r = read(fd, p + got, n - got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -1;
+		if (r == 0)
+			break;
+		got += (size_t)r;
+	}
+	return (ssize_t)got;
+}
+
+int fs_read_all(int fd, const char *rel, size_t max, char **data, size_t *len, json_t **err)
+{
+	struct stat st;
+	if (fstat(fd, &st) < 0) {
+		*err = fs_error("io", "cannot read %s: %s", rel, strerror(errno));
+		return -1;
+	}
+	if ((uint64_t)st.st_size > max) {
+		*err = fs_error("too_large", "%s is %lld bytes, more than the %zu bytes this tool reads; "
+		                "use search_text to find the lines you need", rel,
+		                (long long)st.st_size, max);
+		return -1;
+	}
+	/* One byte more than the size said: a file that grew meanwhile is cut
+	 * at max rather than read without bound. */
+	size_t want = (size_t)st.st_size + 1 <= max ? (size_t)st.st_size + 1 : max;
+	char *p = malloc(want + 1);
+	if (!p) {
+		*err = fs_error("no_memory", "not enough memory to read %s", rel);
+		return -1;
+	}
+	ssize_t got = read_full(fd, p, want);
+	if (got < 0) {
+		*err = fs_error("io", "cannot read %s: %s", rel, strerror(errno));
+		free(p);
+		return -1;
+	}
+	p[got] = '\0';
+	*data = p;
+	*len = (size_t)got;
+	return 0;
+}
+
+bool fs_is_binary(const char *data, size_t len)
+{
+	return memchr(data, '\0', len < FS_BINARY_PROBE ? len : FS_BINARY_PROBE) != NULL;
+}
+
+static int write_full(int fd, const char *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -errno;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/* A name for the temp file that cannot be taken for the real one: hidden,
+ * tagged, and unique enough that O_EXCL rarely has to retry. No
+ * getrandom(): the seccomp profile need not allow it. */
+static void temp_name(char *buf, size_t size, const char *name, unsigned attempt)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	unsigned long tag = ((unsigned long)ts.tv_nsec ^ ((unsigned long)getpid() << 16)) + attempt * 7919u;
+	snprintf(buf, size, ".%.200s.tc-%06lx.tmp", name, tag & 0xffffffUL);
+}
+
+int fs_atomic_write(int dirfd, const char *name, const void *data, size_t len, mode_t mode)
+{
+	char tmp[256];
+	int fd = -1;
+	for (unsigned attempt = 0; attempt < 64 && fd < 0; attempt++) {
+		temp_name(tmp, sizeof tmp, name, attempt);
+		fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd < 0 && errno != EEXIST)
+			return -errno;
+	}
+	if (fd < 0)
+		return -EEXIST;
+	/* fchmod after create: the umask must not change the mode the old
+	 * file had (or 0644 for a new one). */
+	int rc = fchmod(fd, mode & 07777) < 0 ? -errno : 0;
+	if (!rc)
+		rc = write_full(fd, data, len);
+	if (!rc && fsync(fd) < 0)
+		rc = -errno;
+	if (close(fd) < 0 && !rc)
+		rc = -errno;
+	if (!rc && renameat(dirfd, tmp, dirfd, name) < 0)
+		rc = -errno;
+	if (rc) {
+		unlinkat(dirfd, tmp, 0);
+		return rc;
+	}
+	/* Make the rename itself durable; best effort, since an O_PATH dirfd
+	 * cannot be fsync'd directly. */
+	int dfd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd >= 0) {
+		fsync(dfd);
+		close(dfd);
+	}
+	return 0;
+}
+
+/* ---- small formatters -------------------------------------------------- */
+
+const char *fs_type_name(mode_t mode)
+{
+	if (S_ISREG(mode))
+		return "file";
+	if (S_ISDIR(mode))
+		return "dir";
+	if (S_ISLNK(mode))
+		return "symlink";
+	return "other";
+}
+
+void fs_rfc3339(const struct timespec *ts, char *buf, size_t size)
+{
+	struct tm tm;
+	time_t t = ts->tv_sec;
+	/* gmtime_r needs no time zone files, which the jail may not show. */
+	if (!gmtime_r(&t, &tm) || !strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm))
+		snprintf(buf, size, "1970-01-01T00:00:00Z");
+}
+
+/* ---- directory names --------------------------------------------------- */
+
+static int cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void fs_names_free(char **names, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+int fs_list_names(int dirfd, size_t cap, char ***names, size_t *n, bool *more)
+{
+	/* fdopendir takes its fd: give it its own so the caller's stays open,
+	 * and reopen "." since an O_PATH fd cannot be read. */
+	int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	DIR *d = fdopendir(fd);
+	if (!d) {
+		int e = errno;
+		close(fd);
+		return -e;
+	}
+	char **v = NULL;
+	size_t count = 0, vcap = 0;
+	int rc = 0;
+	*more = false;
+	for (struct dirent *de; (errno = 0, de = readdir(d));) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (count == cap) {
+			*more = true;
+			break;
+		}
+		if (count == vcap) {
+			size_t nc = vcap ? vcap * 2 : 32;
+			char **nv = realloc(v, nc * sizeof *nv);
+			if (!nv) {
+				rc = -ENOMEM;
+				break;
+			}
+			v = nv;
+			vcap = nc;
+		}
+		if (!(v[count] = strdup(de->d_name))) {
+			rc = -ENOMEM;
+			break;
+		}
+		count++;
+	}
+	if (!rc && errno && !*more)
+		rc = -errno;
+	closedir(d);
+	if (rc) {
+		fs_names_free(v, count);
+		return rc;
+	}
+	if (count)
+		qsort(v, count, sizeof *v, cmp_names);
+	*names = v;
+	*n = count;
+	return 0;
+}
