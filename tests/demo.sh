@@ -1,34 +1,43 @@
 #!/bin/sh
 # tests/demo.sh — `make demo`: toolcage on built-in defaults, in a temporary
-# workspace. Shows a few tools confined and a few escapes refused.
+# workspace. A scripted model's calls (tests/demo/scenario.jsonl) go through
+# the four stages: a read, a schema error fed back, a write, a destructive
+# call denied and then approved by a scripted approver, a tool killed at its
+# deadline, an output cut, escape attempts contained. Then the sandbox alone.
 set -u
 BUILD=${BUILD:-build}
 TC=$(cd "$BUILD" && pwd)/toolcage
+top=$(pwd)
 ws=$(mktemp -d /tmp/toolcage-demo.XXXXXX)
 trap 'rm -rf "$ws"' EXIT
 cd "$ws"
-printf 'hello from the workspace\n' > notes.txt
-
-step() { printf '\n\033[1m$ %s\033[0m\n' "$*"; }
-run() { step "toolcage exec $*"; "$TC" exec "$@"; echo "  -> exit $?"; }
+printf 'hello from the workspace\nsecond line\n' > notes.txt
 
 echo "toolcage demo — workspace $ws"
-run -- cat notes.txt
-run -- sh -c 'id; grep -E "^(CapEff|NoNewPrivs|Seccomp):" /proc/self/status'
-run -- sh -c 'echo "pid $$ of $(ls /proc | grep -c "^[0-9]") visible processes"'
-echo; echo "Escapes the sandbox refuses:"
+echo "== a scripted model's calls through validate, authorize, execute, render"
+"$TC" replay --json --tools "$top/tests/demo/tools" "$top/tests/demo/scenario.jsonl" |
+python3 -c '
+import json, sys
+for line in sys.stdin:
+    r = json.loads(line)
+    if "summary" in r:
+        s = r["summary"]
+        print("\ntotals: %d calls, %d ok, %d denied, %d other failures" % (s["calls"], s["ok"], s["denied"], s["failed"]))
+        continue
+    print("\n[%d] %s  decision=%s  status=%s  %d ms%s" % (r["call"], r["tool"], r["decision"], r["status"],
+          r["ms"], "  (render cut)" if r["truncated"] else ""))
+    lines = r["render"].splitlines()
+    show = lines if len(lines) <= 6 else lines[:3] + [l for l in lines if l.startswith("[...")] + lines[-2:]
+    for l in show:
+        print("    " + l[:150])
+'
+echo; echo "plan.md after the approved delete: $( [ -e plan.md ] && echo still there || echo gone)"
+
+echo; echo "== the sandbox alone: toolcage exec"
+run() { printf '\n$ toolcage exec %s\n' "$*"; "$TC" exec "$@"; echo "  -> exit $?"; }
+run -- sh -c 'id; grep -E "^(CapEff|NoNewPrivs|Seccomp):" /proc/self/status; echo "$(ls /proc | grep -c "^[0-9]") processes visible"'
 run -- cat /etc/shadow
 run -- sh -c 'echo pwned > notes.txt'
-run --profile write -- sh -c 'echo changed > notes.txt && cat notes.txt'
-run -- sh -c 'echo x > /tmp/host-file && ls /tmp'
 run -- python3 -c 'import socket; socket.create_connection(("127.0.0.1", 22))'
 run -- unshare -U true
 run --timeout-ms 500 -- sh -c 'setsid sleep 60 & sleep 60'
-step "toolcage exec --json -- sh -c 'yes | head -c 100000000'"
-"$TC" exec --json -- sh -c 'yes | head -c 100000000' | python3 -c '
-import json, sys
-r = json.load(sys.stdin)
-print("  stdout_bytes=%d kept=%d truncated=%s wall_ms=%d max_rss_kb=%d" % (
-    r["stdout_bytes"], len(r["stdout"]), r["stdout_truncated"], r["wall_ms"], r["max_rss_kb"]))'
-step "toolcage check"
-"$TC" check
