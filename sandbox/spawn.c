@@ -488,6 +488,8 @@ void sbx_child_kill(struct sbx_child *c, enum sbx_killed why)
 		c->out.killed_by = why;
 	syscall(SYS_pidfd_send_signal, c->pidfd, SIGKILL, NULL, 0);
 	kill_stragglers(c);
+	/* The exit follows; until then the deadline must not keep firing. */
+	c->deadline_ms = sbx_now_ms() + 5000;
 }
 
 int sbx_child_wait(struct sbx_child *c)
@@ -496,9 +498,6 @@ int sbx_child_wait(struct sbx_child *c)
 		int64_t left = c->deadline_ms - sbx_now_ms();
 		if (left <= 0) {
 			sbx_child_kill(c, SBX_KILLED_TIMEOUT);
-			/* after a kill, wait for the exit without a new deadline */
-			if (!c->reaped)
-				c->deadline_ms = sbx_now_ms() + 5000;
 			continue;
 		}
 		struct epoll_event ev;

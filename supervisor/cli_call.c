@@ -70,6 +70,7 @@ static int parse_common(int argc, char **argv, struct common *c, const char *usa
 	}
 	c->dirs[c->ndirs] = NULL;
 	c->opt.tool_dirs = c->dirs;
+	c->opt.handle_signals = true;
 	return 0;
 }
 
@@ -160,6 +161,8 @@ int cmd_call(int argc, char **argv)
 			fprintf(stderr, "toolcage: %s: %s\n", tool, tc_status_name(r->status));
 	}
 	rc = r->status == TC_STATUS_OK ? 0 : 1;
+	if (tc_supervisor_signal(s))
+		rc = 128 + tc_supervisor_signal(s);
 	tc_result_free(r);
 	tc_supervisor_free(s);
 	return rc;

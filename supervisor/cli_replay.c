@@ -144,8 +144,12 @@ static int replay_file(struct tc_supervisor *s, FILE *f, const char *path, bool 
 				report(as_json, ++n, name, &sc, r, &t);
 			tc_result_free(r);
 			free(args);
+			if (tc_supervisor_signal(s))
+				break;
 		}
 		json_decref(j);
+		if (tc_supervisor_signal(s))
+			break;
 	}
 	free(line);
 	tc_supervisor_set_approver(s, NULL, NULL);
@@ -155,6 +159,11 @@ static int replay_file(struct tc_supervisor *s, FILE *f, const char *path, bool 
 	} else {
 		printf("totals: %u calls, %u ok, %u denied, %u other failures, %llu ms\n", t.calls,
 		       t.ok, t.denied, t.failed, (unsigned long long)t.ms);
+	}
+	if (tc_supervisor_signal(s)) {
+		fprintf(stderr, "toolcage replay: stopped by signal %d after %u calls\n",
+		        tc_supervisor_signal(s), t.calls);
+		return 128 + tc_supervisor_signal(s);
 	}
 	return 0;
 }
@@ -171,7 +180,7 @@ int cmd_replay(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct tc_options opt = { 0 };
+	struct tc_options opt = { .handle_signals = true };
 	const char *dirs[17] = { 0 };
 	int nd = 0, ch;
 	bool as_json = false;

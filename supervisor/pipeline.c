@@ -199,8 +199,10 @@ static void run(struct call *c)
 	 * just before the fork. */
 	if (jail && policy_before_fork(s, c, &err) < 0)
 		jail = NULL;
-	if (!jail || exec_start(c->tool, c->args, jail, s->workspace, c->timeout_ms,
-	                        s->cfg->max_render_chars, &c->builtin, &c->child, &err) < 0) {
+	struct exec_builtin ctx = { .workspace = s->workspace, .timeout_ms = c->timeout_ms,
+	                            .max_render = s->cfg->max_render_chars,
+	                            .domains = (const char *const *)s->domains };
+	if (!jail || exec_start(c->tool, c->args, jail, &ctx, &c->builtin, &c->child, &err) < 0) {
 		call_finishf(c, TC_STATUS_FAILED, NULL, "The tool could not be started: %s", err.msg);
 		return;
 	}
@@ -240,7 +242,8 @@ void call_execute(struct call *c)
 {
 	struct tc_supervisor *s = c->sup;
 	if (s->shutting_down) {
-		call_finishf(c, TC_STATUS_CANCELLED, NULL, "The supervisor is shutting down.");
+		call_finishf(c, TC_STATUS_CANCELLED, NULL, "The supervisor is shutting down; "
+		             "the call did not run.");
 		return;
 	}
 	if (s->slots_used < s->cfg->max_concurrent && !s->queue_head) {

@@ -29,6 +29,9 @@ struct tc_options {
 	const char *approve;         /* "deny", "tty", "cmd:PROGRAM" */
 	const char *audit_path;
 	bool no_builtins;            /* do not load the built-in plugins */
+	bool handle_signals;         /* SIGINT/SIGTERM/SIGHUP end every call in
+	                              * flight (cancelled, audited) and stop: see
+	                              * tc_supervisor_signal */
 };
 
 /* Creates a supervisor: loads the config, the built-in plugins and the
@@ -78,6 +81,10 @@ struct tc_result *tc_call(struct tc_supervisor *s, const char *tool, const char 
 
 /* One turn of the loop (for callers that own stdin etc. on the same loop). */
 int tc_supervisor_run_once(struct tc_supervisor *s, int timeout_ms);
+/* The signal that stopped the supervisor (handle_signals), or 0. Once set,
+ * every call in flight has ended as cancelled and new calls are refused. */
+int tc_supervisor_signal(const struct tc_supervisor *s);
+
 /* Calls in flight (validated and not yet finished). */
 size_t tc_supervisor_active(const struct tc_supervisor *s);
 

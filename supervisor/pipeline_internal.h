@@ -91,6 +91,7 @@ struct tc_supervisor {
 	unsigned slots_used;
 	uint64_t next_id;
 	bool shutting_down;
+	int stop_signal;                         /* handle_signals: what stopped us */
 };
 
 /* pipeline.c */

@@ -81,6 +81,35 @@ static int load_tools(struct tc_supervisor *s, const struct tc_options *opt,
 	return 0;
 }
 
+int tc_supervisor_signal(const struct tc_supervisor *s)
+{
+	return s->stop_signal;
+}
+
+/* Cancels every call in flight: each ends with its result and its
+ * tool-result event, so the audit records the abort. */
+static void cancel_all(struct tc_supervisor *s, const char *why)
+{
+	s->shutting_down = true;
+	while (s->calls) {
+		struct call *c = s->calls;
+		if (c->state == ST_APPROVAL)
+			policy_cancel_approval(s, c);
+		call_finishf(c, TC_STATUS_CANCELLED, NULL, "The call was cancelled: %s.", why);
+	}
+}
+
+static void on_signal(struct loop *l, int signo, void *data)
+{
+	struct tc_supervisor *s = data;
+	if (s->stop_signal)
+		return;
+	s->stop_signal = signo;
+	cancel_all(s, signo == SIGINT ? "interrupted (SIGINT)" : signo == SIGTERM ?
+	           "the supervisor was told to stop (SIGTERM)" : "the supervisor was stopped");
+	loop_stop(l);
+}
+
 int tc_supervisor_new(const struct tc_options *opt, struct tc_supervisor **out,
                       struct tc_error *err)
 {
@@ -119,6 +148,11 @@ int tc_supervisor_new(const struct tc_options *opt, struct tc_supervisor **out,
 	}
 	for (size_t i = 0; i < s->cfg->policy.ndomains; i++)
 		s->domains[i] = s->cfg->policy.domains[i];   /* borrowed from cfg */
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	if (opt->handle_signals && loop_add_signals(s->loop, sigs, 3, on_signal, s) < 0) {
+		tc_error_set(err, TC_E_SYSTEM, "supervisor", "signal handling: %s", strerror(errno));
+		goto fail;
+	}
 	*out = s;
 	return 0;
 fail:
@@ -130,14 +164,7 @@ void tc_supervisor_free(struct tc_supervisor *s)
 {
 	if (!s)
 		return;
-	s->shutting_down = true;
-	while (s->calls) {
-		struct call *c = s->calls;
-		if (c->state == ST_APPROVAL)
-			policy_cancel_approval(s, c);
-		call_finishf(c, TC_STATUS_CANCELLED, NULL, "The supervisor is shutting down; "
-		             "the call was cancelled.");
-	}
+	cancel_all(s, "the supervisor is shutting down");
 	policy_release(s);
 	for (size_t i = 0; i < s->n_manifests; i++)
 		tc_dispose(&s->manifests[i]);
