@@ -24,8 +24,11 @@ static int run_builtin(void *p)
 {
 	const struct exec_builtin *b = p;
 	int wfd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	static const char *const none[] = { NULL };
 	struct tc_tool_ctx ctx = { .workspace_fd = wfd, .workspace = b->workspace,
-	                           .timeout_ms = b->timeout_ms, .max_render = b->max_render };
+	                           .timeout_ms = b->timeout_ms, .max_render = b->max_render,
+	                           .allowed_domains = b->domains ? b->domains : none,
+	                           .max_timeout_ms = b->timeout_ms };
 	struct tc_output out = { 0 };
 	int rc = b->tool->execute(&ctx, b->args, &out);
 	json_t *msg = json_object();
@@ -46,14 +49,16 @@ static int run_builtin(void *p)
 }
 
 int exec_start(const struct tc_defined *tool, json_t *args, struct sbx_jail *jail,
-               const char *workspace, uint32_t timeout_ms, size_t max_render,
-               struct exec_builtin *builtin, struct sbx_child **out, struct tc_error *err)
+               const struct exec_builtin *ctx, struct exec_builtin *builtin,
+               struct sbx_child **out, struct tc_error *err)
 {
 	struct sbx_error serr = { 0 };
-	struct sbx_job job = { .timeout_ms = timeout_ms };
+	struct sbx_job job = { .timeout_ms = ctx->timeout_ms };
 	struct manifest_call mc = { 0 };
 	if (tool->execute) {
-		*builtin = (struct exec_builtin){ tool, args, workspace, timeout_ms, max_render };
+		*builtin = *ctx;
+		builtin->tool = tool;
+		builtin->args = args;
 		job.fn = run_builtin;
 		job.fn_arg = builtin;
 		job.result_pipe = true;

@@ -22,14 +22,15 @@ struct exec_builtin {
 	const char *workspace;
 	uint32_t timeout_ms;
 	size_t max_render;
+	const char *const *domains;   /* the gate's allowlist (borrowed) */
 };
 
 /* Starts tool with args under jail. builtin must live until sbx_spawn
  * returns. Returns 0 and the child in *out, or -1 with err (the call then
  * failed before anything ran: argv templating, a spawn failure). */
 int exec_start(const struct tc_defined *tool, json_t *args, struct sbx_jail *jail,
-               const char *workspace, uint32_t timeout_ms, size_t max_render,
-               struct exec_builtin *builtin, struct sbx_child **out, struct tc_error *err);
+               const struct exec_builtin *ctx, struct exec_builtin *builtin,
+               struct sbx_child **out, struct tc_error *err);
 
 /* What the child produced. text is the bytes to render (untrusted, not yet
  * sanitized; malloc'd). defect is set when the failure is a bug (a builtin

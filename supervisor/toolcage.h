@@ -56,6 +56,11 @@ struct tc_tool_ctx {
 	const char *workspace;   /* its absolute path, for messages */
 	uint32_t timeout_ms;     /* the deadline this call runs under */
 	size_t max_render;       /* render budget in code points (hint) */
+	/* The network domain allowlist the gate checked the call against
+	 * (exact hosts or "*.suffix"), for tools that must hold every further
+	 * connection (a redirect) to it. NULL-terminated; never NULL. */
+	const char *const *allowed_domains;
+	uint32_t max_timeout_ms; /* the cap a tool's own timeout argument must obey */
 };
 
 /* A builtin's answer. canonical: the structured truth (machine-readable,
