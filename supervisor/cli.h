@@ -11,5 +11,6 @@ int cmd_lint(int argc, char **argv);      /* cli_lint.c */
 int cmd_call(int argc, char **argv);      /* cli_call.c */
 int cmd_list(int argc, char **argv);      /* cli_call.c */
 int cmd_replay(int argc, char **argv);    /* cli_replay.c */
+int cmd_serve(int argc, char **argv);     /* cli_serve.c */
 
 #endif

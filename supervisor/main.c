@@ -14,6 +14,7 @@ struct verb {
 };
 
 static const struct verb verbs[] = {
+	{ "serve",  cmd_serve,  "serve the tools over MCP on stdin/stdout (JSON-RPC)" },
 	{ "call",   cmd_call,   "run one tool call through the whole pipeline" },
 	{ "list",   cmd_list,   "list the tools (text, MCP or OpenAI schemas)" },
 	{ "replay", cmd_replay, "replay recorded tool calls (evaluation harnesses)" },

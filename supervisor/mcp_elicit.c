@@ -1,0 +1,226 @@
+/* mcp_elicit.c — approvals through the client: when a call needs approval
+ * and the client declared form elicitation, the pipeline's approver hook
+ * sends elicitation/create (a server-to-client request with an id of ours)
+ * and maps the answer: accept with allow_once or allow_session approves,
+ * anything else (decline, cancel, deny, an error response, a malformed
+ * answer) denies. No answer within approval_timeout_ms is the pipeline's
+ * own timer: it denies, and we withdraw the question.
+ *
+ * Other calls keep running meanwhile: nothing here waits.
+ */
+#define _GNU_SOURCE
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mcp_internal.h"
+
+#define ELICIT_ID_PREFIX "tc-approval-"
+#define ELICIT_ARGS_MAX 1024     /* bytes of arguments quoted in the question */
+
+/* One question to the client. Invariant: linked in m->elicits until the
+ * client answers or it is withdrawn; either way respond is called exactly
+ * once (the pipeline frees its ticket there). */
+struct mcp_elicit {
+	uint64_t seq;
+	uint64_t call_id;
+	char *tool;
+	tc_approval_respond respond;
+	void *ctx;
+	struct mcp_elicit *next;
+};
+
+static void unlink_elicit(struct mcp_server *m, struct mcp_elicit *e)
+{
+	for (struct mcp_elicit **pp = &m->elicits; *pp; pp = &(*pp)->next)
+		if (*pp == e) {
+			*pp = e->next;
+			return;
+		}
+}
+
+static void finish(struct mcp_elicit *e, enum tc_approval d, const char *who)
+{
+	e->respond(e->ctx, d, who);
+	free(e->tool);
+	free(e);
+}
+
+/* The arguments as compact JSON, cut on a character boundary. */
+static char *args_text(json_t *args)
+{
+	char *s = json_dumps(args, JSON_COMPACT);
+	if (!s)
+		return NULL;
+	size_t n = strlen(s);
+	if (n > ELICIT_ARGS_MAX) {
+		n = ELICIT_ARGS_MAX;
+		while (n && ((unsigned char)s[n] & 0xC0) == 0x80)
+			n--;
+		memcpy(s + n, "...", 4);   /* json_dumps gave n + 1 bytes at least */
+	}
+	return s;
+}
+
+/* 2025-11-25 titles the choices with oneOf/const; 2025-06-18 had enumNames. */
+static json_t *choice_schema(const struct mcp_server *m)
+{
+	static const char desc[] = "allow_once runs this call only; allow_session also "
+	                           "allows the same tool with the same arguments for the rest "
+	                           "of the session; deny refuses it (nothing runs).";
+	json_t *choice;
+	if (mcp_version_at_least(m, "2025-11-25"))
+		choice = json_pack("{s:s, s:s, s:s, s:[{s:s, s:s}, {s:s, s:s}, {s:s, s:s}], s:s}",
+		                   "type", "string", "title", "Decision", "description", desc,
+		                   "oneOf", "const", "allow_once", "title", "Allow once",
+		                   "const", "allow_session", "title", "Allow for this session",
+		                   "const", "deny", "title", "Deny", "default", "deny");
+	else
+		choice = json_pack("{s:s, s:s, s:s, s:[s, s, s], s:[s, s, s]}", "type", "string",
+		                   "title", "Decision", "description", desc, "enum", "allow_once",
+		                   "allow_session", "deny", "enumNames", "Allow once",
+		                   "Allow for this session", "Deny");
+	return json_pack("{s:s, s:{s:o}, s:[s]}", "type", "object", "properties", "choice",
+	                 choice, "required", "choice");
+}
+
+static json_t *elicit_id(uint64_t seq)
+{
+	char id[48];
+	snprintf(id, sizeof id, ELICIT_ID_PREFIX "%" PRIu64, seq);
+	return json_string(id);
+}
+
+static void approver(const struct tc_approval_request *req, tc_approval_respond respond,
+                     void *ctx, void *data)
+{
+	struct mcp_server *m = data;
+	if (m->state == MCP_CLOSING || m->out_broken) {
+		respond(ctx, TC_APPROVE_DENY, "mcp (the client is gone)");
+		return;
+	}
+	struct mcp_elicit *e = calloc(1, sizeof *e);
+	char *args = args_text(req->args);
+	char *message = NULL;
+	if (!e || !args || !(e->tool = strdup(req->tool)) ||
+	    asprintf(&message, "toolcage: the tool '%s' wants to run with arguments %s. Why "
+	             "approval is needed: %s. Allow it?", req->tool, args,
+	             req->reason ? req->reason : "policy") < 0) {
+		free(args);
+		if (e)
+			free(e->tool);
+		free(e);
+		respond(ctx, TC_APPROVE_DENY, "mcp (out of memory)");
+		return;
+	}
+	free(args);
+	e->seq = ++m->next_elicit;
+	e->call_id = req->call_id;
+	e->respond = respond;
+	e->ctx = ctx;
+	e->next = m->elicits;
+	m->elicits = e;
+	json_t *params = json_pack("{s:s, s:o}", "message", message, "requestedSchema",
+	                           choice_schema(m));
+	free(message);
+	if (params && mcp_version_at_least(m, "2025-11-25"))
+		json_object_set_new(params, "mode", json_string("form"));
+	mcp_log(m, MCP_LOG_NOTICE, "call %" PRIu64 " (%s) needs approval (%s): asking the user",
+	        req->call_id, req->tool, req->reason ? req->reason : "policy");
+	mcp_send(m, json_pack("{s:s, s:o, s:s, s:o}", "jsonrpc", "2.0", "id", elicit_id(e->seq),
+	                      "method", "elicitation/create", "params", params));
+}
+
+void mcp_elicit_enable(struct mcp_server *m)
+{
+	tc_supervisor_set_approver(m->sup, approver, m);
+}
+
+static struct mcp_elicit *find_seq(struct mcp_server *m, json_t *id)
+{
+	const char *s = json_string_value(id);
+	size_t plen = strlen(ELICIT_ID_PREFIX);
+	if (!s || strncmp(s, ELICIT_ID_PREFIX, plen))
+		return NULL;
+	char *end;
+	unsigned long long seq = strtoull(s + plen, &end, 10);
+	if (*end || end == s + plen)
+		return NULL;
+	for (struct mcp_elicit *e = m->elicits; e; e = e->next)
+		if (e->seq == seq)
+			return e;
+	return NULL;
+}
+
+/* Maps the client's answer; who names it for the audit log. */
+static enum tc_approval decide(json_t *msg, char *who, size_t n)
+{
+	json_t *err = json_object_get(msg, "error");
+	if (err) {
+		const char *text = json_string_value(json_object_get(err, "message"));
+		snprintf(who, n, "mcp elicitation error: %.200s", text ? text : "(no message)");
+		return TC_APPROVE_DENY;
+	}
+	json_t *res = json_object_get(msg, "result");
+	const char *action = json_string_value(json_object_get(res, "action"));
+	const char *choice = json_string_value(json_object_get(json_object_get(res, "content"),
+	                                                       "choice"));
+	if (action && !strcmp(action, "accept") && choice) {
+		snprintf(who, n, "mcp elicitation (user chose %.32s)", choice);
+		if (!strcmp(choice, "allow_once"))
+			return TC_APPROVE_ONCE;
+		if (!strcmp(choice, "allow_session"))
+			return TC_APPROVE_SESSION;
+		return TC_APPROVE_DENY;
+	}
+	snprintf(who, n, "mcp elicitation (%.32s)", action ? action : "malformed answer");
+	return TC_APPROVE_DENY;
+}
+
+int mcp_elicit_response(struct mcp_server *m, json_t *msg)
+{
+	struct mcp_elicit *e = find_seq(m, json_object_get(msg, "id"));
+	if (!e)
+		return -1;
+	unlink_elicit(m, e);
+	char who[256];
+	enum tc_approval d = decide(msg, who, sizeof who);
+	mcp_log(m, d == TC_APPROVE_DENY ? MCP_LOG_WARNING : MCP_LOG_NOTICE,
+	        "call %" PRIu64 " (%s): %s by %s", e->call_id, e->tool,
+	        d == TC_APPROVE_DENY ? "denied" : d == TC_APPROVE_ONCE ? "allowed once" :
+	        "allowed for the session", who);
+	finish(e, d, who);   /* may run the call and even answer it now */
+	return 0;
+}
+
+void mcp_elicit_withdraw(struct mcp_server *m, uint64_t call_id)
+{
+	struct mcp_elicit *e = m->elicits;
+	while (e && e->call_id != call_id)
+		e = e->next;
+	if (!e)
+		return;
+	unlink_elicit(m, e);
+	/* The client may still show the question: tell it to drop it. */
+	mcp_notify(m, "notifications/cancelled", json_pack("{s:o, s:s}", "requestId",
+	           elicit_id(e->seq), "reason", "the call this approval was for ended "
+	           "(cancelled, or no answer in time)"));
+	/* The call is gone already, so this only releases the ticket. */
+	finish(e, TC_APPROVE_DENY, "withdrawn");
+}
+
+void mcp_elicit_shutdown(struct mcp_server *m)
+{
+	while (m->elicits) {
+		uint64_t seq = m->elicits->seq;
+		/* Cancelling finishes the call, whose result withdraws the
+		 * question; if the call was gone already, release it here. */
+		tc_call_cancel(m->sup, m->elicits->call_id, false);
+		struct mcp_elicit *e = m->elicits;
+		if (e && e->seq == seq) {
+			m->elicits = e->next;
+			finish(e, TC_APPROVE_DENY, "shutdown");
+		}
+	}
+}

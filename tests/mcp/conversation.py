@@ -1,0 +1,656 @@
+#!/usr/bin/env python3
+"""tests/mcp/conversation.py — scripted MCP conversations with `toolcage serve`.
+
+Starts the real binary over pipes, writes JSON-RPC lines (good, bad and
+hostile), and checks every reply: codes, ids, shapes, ordering, side effects
+in the workspace, and which processes are still alive afterwards.
+
+usage: conversation.py TOOLCAGE [TEST ...]   (exit 0 pass, 1 fail, 77 skip)
+"""
+import json
+import os
+import queue
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+TOOLS = [os.path.join(TOP, "tests/data/pipeline/tools"), os.path.join(TOP, "tests/data/mcp/tools")]
+SHORT_CFG = os.path.join(TOP, "tests/data/mcp/short_approval.json")
+# Sanitizer builds are several times slower: stretch every wait.
+SLOW = float(os.environ.get("TC_TEST_SLOW", "1"))
+
+
+class Fail(Exception):
+    pass
+
+
+def check(cond, what):
+    if not cond:
+        raise Fail(what)
+
+
+def procs_matching(text):
+    """Pids whose command line contains text (our own marker sleeps)."""
+    found = []
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                cmd = f.read().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if text in cmd and "conversation.py" not in cmd:
+            found.append(int(pid))
+    return found
+
+
+def wait_until(pred, timeout):
+    end = time.monotonic() + timeout * SLOW
+    while time.monotonic() < end:
+        if pred():
+            return True
+        time.sleep(0.02)
+    return pred()
+
+
+class Server:
+    started = []    # every server of the current test, for the sanitizer check
+
+    def __init__(self, tc, *extra, page_size=None, ws=None):
+        Server.started.append(self)
+        self.ws = ws or tempfile.mkdtemp(prefix="tc-mcp-")
+        args = [tc, "serve", "--workspace", self.ws]
+        for t in TOOLS:
+            args += ["--tools", t]
+        if page_size:
+            args += ["--page-size", str(page_size)]
+        args += list(extra)
+        self.p = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, cwd=self.ws)
+        self.q = queue.Queue()
+        self.lines = []
+        self.stderr = []
+        threading.Thread(target=self._read, daemon=True).start()
+        threading.Thread(target=self._err, daemon=True).start()
+        self.next_id = 1000
+        self.seen = []      # messages expect() passed over, in order
+
+    def _read(self):
+        for line in self.p.stdout:
+            self.lines.append(line)
+            self.q.put(line)
+        self.q.put(None)
+
+    def _err(self):
+        for line in self.p.stderr:
+            self.stderr.append(line.decode(errors="replace"))
+
+    def raw(self, data):
+        self.p.stdin.write(data)
+        self.p.stdin.flush()
+
+    def send(self, obj):
+        self.raw(json.dumps(obj).encode() + b"\n")
+
+    def recv(self, timeout=5):
+        try:
+            line = self.q.get(timeout=timeout * SLOW)
+        except queue.Empty:
+            raise Fail(f"no message within {timeout}s")
+        check(line is not None, "the server closed its output")
+        check(line.endswith(b"\n") and line.count(b"\n") == 1, "a message is not one line")
+        return json.loads(line)
+
+    def expect(self, pred, timeout=5, what="a message"):
+        """Next message satisfying pred; others are kept in self.seen."""
+        end = time.monotonic() + timeout * SLOW
+        while True:
+            left = end - time.monotonic()
+            if left <= 0:
+                raise Fail(f"timed out waiting for {what}")
+            m = self.recv(left / SLOW)
+            if pred(m):
+                return m
+            self.seen.append(m)
+
+    def request(self, method, params=None, rid=None, timeout=5):
+        if rid is None:
+            self.next_id += 1
+            rid = self.next_id
+        msg = {"jsonrpc": "2.0", "id": rid, "method": method}
+        if params is not None:
+            msg["params"] = params
+        self.send(msg)
+        return self.expect(lambda m: m.get("id") == rid and "method" not in m, timeout,
+                           f"the answer to {method} #{rid}")
+
+    def notify(self, method, params=None):
+        msg = {"jsonrpc": "2.0", "method": method}
+        if params is not None:
+            msg["params"] = params
+        self.send(msg)
+
+    def initialize(self, version="2025-11-25", caps=None):
+        r = self.request("initialize", {"protocolVersion": version, "capabilities": caps or {},
+                                        "clientInfo": {"name": "conversation.py", "version": "1"}})
+        self.notify("notifications/initialized")
+        return r
+
+    def call(self, tool, args=None, timeout=10, meta=None, rid=None):
+        params = {"name": tool, "arguments": args if args is not None else {}}
+        if meta:
+            params["_meta"] = meta
+        return self.request("tools/call", params, rid=rid, timeout=timeout)
+
+    def close(self, timeout=10):
+        try:
+            self.p.stdin.close()
+        except BrokenPipeError:
+            pass
+        try:
+            return self.p.wait(timeout * SLOW)
+        except subprocess.TimeoutExpired:
+            self.p.kill()
+            raise Fail("the server did not exit after stdin closed")
+
+    def cleanup(self):
+        if self.p.poll() is None:
+            self.p.kill()
+            self.p.wait()
+        shutil.rmtree(self.ws, ignore_errors=True)
+
+
+def err_code(m):
+    return m.get("error", {}).get("code")
+
+
+# ---- tests ---------------------------------------------------------------
+
+def test_requests_before_initialize_are_refused(tc):
+    s = Server(tc)
+    r = s.request("tools/list")
+    check(err_code(r) == -32600 and "initialize" in r["error"]["message"], f"pre-init: {r}")
+    r = s.request("ping")
+    check(r.get("result") == {}, f"ping before initialize: {r}")
+    return s
+
+
+def test_initialize_negotiates_versions(tc):
+    s = Server(tc)
+    r = s.initialize("2025-06-18")["result"]
+    check(r["protocolVersion"] == "2025-06-18", f"version: {r}")
+    check(r["serverInfo"]["name"] == "toolcage" and r["serverInfo"]["version"], "serverInfo")
+    check(r["capabilities"]["tools"] == {"listChanged": True}, "tools capability")
+    check(r["capabilities"]["logging"] == {}, "logging capability")
+    check(isinstance(r.get("instructions"), str) and r["instructions"], "instructions")
+    again = s.request("initialize", {"protocolVersion": "2025-06-18", "capabilities": {}})
+    check(err_code(again) == -32600, f"second initialize: {again}")
+    s.close()
+    s.cleanup()
+    for asked, want in (("1999-01-01", "2025-11-25"), ("2024-11-05", "2024-11-05"),
+                        ("2025-03-26", "2025-03-26"), ("2025-11-25", "2025-11-25")):
+        s = Server(tc)
+        got = s.initialize(asked)["result"]["protocolVersion"]
+        check(got == want, f"asked {asked}, got {got}, want {want}")
+        if asked == "2024-11-05":
+            tools = s.request("tools/list")["result"]["tools"]
+            check(all("annotations" not in t for t in tools), "2024-11-05 has no annotations")
+        s.close()
+        s.cleanup()
+    s = Server(tc)
+    r = s.request("initialize", {"capabilities": {}})
+    check(err_code(r) == -32602, f"initialize without protocolVersion: {r}")
+    return s
+
+
+def test_garbage_gets_parse_error_and_session_goes_on(tc):
+    s = Server(tc)
+    s.initialize()
+    for junk in (b"garbage\n", b"{\"jsonrpc\": \"2.0\", \"id\": 5,\n", b"\xff\xfe{}\n",
+                 b"{\"a\":1,\"a\":2}\n"):
+        s.raw(junk)
+        r = s.recv()
+        check(err_code(r) == -32700 and r["id"] is None and "id" in r, f"{junk!r}: {r}")
+        check(len(r["error"]["message"]) > 10, "the message says what was wrong")
+    s.raw(b"42\n")
+    check(err_code(s.recv()) == -32600, "a bare number is an invalid request")
+    s.raw(b"\n   \n\r\n")   # blank lines are not messages
+    check(s.request("ping").get("result") == {}, "alive after garbage")
+    return s
+
+
+def test_invalid_requests(tc):
+    s = Server(tc)
+    s.initialize()
+    s.send({"jsonrpc": "1.0", "id": 7, "method": "ping"})
+    r = s.recv()
+    check(err_code(r) == -32600 and r["id"] == 7, f"jsonrpc 1.0: {r}")
+    s.send({"jsonrpc": "2.0", "id": None, "method": "ping"})
+    r = s.recv()
+    check(err_code(r) == -32600 and r["id"] is None, f"null id: {r}")
+    s.send({"jsonrpc": "2.0", "id": 1.5, "method": "ping"})
+    check(err_code(s.recv()) == -32600, "fractional id")
+    s.send({"jsonrpc": "2.0", "id": 8, "method": 12})
+    check(err_code(s.recv()) == -32600, "method not a string")
+    s.send({"jsonrpc": "2.0", "id": 9})
+    check(err_code(s.recv()) == -32600, "neither request nor response")
+    r = s.request("notifications/cancelled", {"requestId": 1})
+    check(err_code(r) == -32600, f"notification with an id: {r}")
+    return s
+
+
+def test_batches_are_refused(tc):
+    s = Server(tc)
+    s.initialize()
+    s.raw(b'[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":2,"method":"ping"}]\n')
+    r = s.recv()
+    check(err_code(r) == -32600 and "batch" in r["error"]["message"], f"batch: {r}")
+    check(s.request("ping").get("result") == {}, "alive after a batch")
+    return s
+
+
+def test_deep_nesting_is_bounded(tc):
+    s = Server(tc)
+    s.initialize()
+    for depth in (100, 100000):
+        deep = "[" * depth + "]" * depth
+        s.raw(('{"jsonrpc":"2.0","id":3,"method":"ping","params":{"x":%s}}\n' % deep).encode())
+        r = s.recv()
+        check(err_code(r) == -32600 and "deeper" in r["error"]["message"], f"depth {depth}: {r}")
+    # Brackets inside strings are not nesting.
+    r = s.call("echo_json", {"text": json.dumps({"s": "[[[[" * 100})})
+    check(r["result"]["isError"] is False, f"brackets in strings: {r}")
+    return s
+
+
+def peak_rss_kb(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1])
+    return 0
+
+
+def test_huge_line_is_skipped_and_answered(tc):
+    s = Server(tc)
+    s.initialize()
+    size = 24 << 20   # six times the 4 MiB default
+    chunk = b"x" * (1 << 20)
+    s.raw(b'{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"')
+    for _ in range(size >> 20):
+        s.raw(chunk)
+    s.raw(b'"}}\n')
+    r = s.recv(timeout=20)
+    check(err_code(r) == -32600 and "over the limit" in r["error"]["message"], f"huge: {r}")
+    check(r["id"] is None, "the id of a skipped message is unknown")
+    check(s.request("ping").get("result") == {}, "alive after a huge line")
+    # Bounded memory: the line was discarded as it streamed, never held.
+    # (Sanitizer builds carry shadow memory and quarantine: a looser bound.)
+    limit = (24 if SLOW == 1 else 120) << 10
+    rss = peak_rss_kb(s.p.pid)
+    check(rss < limit, f"peak RSS {rss} kB while skipping a {size >> 20} MiB line")
+    # A small config limit applies too.
+    s.close()
+    s.cleanup()
+    s = Server(tc, "--config", SHORT_CFG)
+    s.initialize()
+    s.raw(b'{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"' + b"y" * 70000 + b'"}}\n')
+    r = s.recv()
+    check(err_code(r) == -32600 and "65536" in r["error"]["message"], f"config limit: {r}")
+    return s
+
+
+def test_unknown_method_and_bad_params(tc):
+    s = Server(tc)
+    s.initialize()
+    r = s.request("resources/list")
+    check(err_code(r) == -32601 and "resources/list" in r["error"]["message"], f"unknown: {r}")
+    s.notify("notifications/whatever")          # ignored, never answered
+    s.send({"jsonrpc": "2.0", "id": 51, "method": "tools/list", "params": [1, 2]})
+    r = s.recv()
+    check(err_code(r) == -32602 and r["id"] == 51, f"params array: {r}")
+    r = s.request("tools/call", {"arguments": {}})
+    check(err_code(r) == -32602 and "name" in r["error"]["message"], f"no name: {r}")
+    r = s.request("tools/call", {"name": "echo_json", "arguments": [1]})
+    check(err_code(r) == -32602, f"arguments not an object: {r}")
+    r = s.request("logging/setLevel", {"level": "loud"})
+    check(err_code(r) == -32602, f"bad level: {r}")
+    check(not s.seen, f"an unknown notification was answered: {s.seen}")
+    return s
+
+
+def test_unknown_tool_lists_available(tc):
+    s = Server(tc)
+    s.initialize()
+    r = s.call("no_such_tool")
+    check(err_code(r) == -32602, f"unknown tool: {r}")
+    msg = r["error"]["message"]
+    check("no_such_tool" in msg and "echo_json" in msg and "make_marker" in msg, msg)
+    check("sleep_for" in r["error"]["data"]["available"], f"data: {r['error']}")
+    return s
+
+
+def test_tools_list_pages_with_cursor(tc):
+    s2 = Server(tc)
+    s2.initialize()
+    tools = {t["name"]: t for t in s2.request("tools/list")["result"]["tools"]}
+    s2.close()
+    s2.cleanup()
+    check("nextCursor" not in tools, "one page")
+    s = Server(tc, page_size=2)
+    s.initialize()
+    names, cursor, pages = [], None, 0
+    while True:
+        r = s.request("tools/list", {"cursor": cursor} if cursor else {})["result"]
+        check(len(r["tools"]) <= 2, "page size")
+        names += [t["name"] for t in r["tools"]]
+        pages += 1
+        cursor = r.get("nextCursor")
+        if not cursor:
+            break
+    check(sorted(names) == sorted(tools) and len(tools) >= 6 and pages == (len(tools) + 1) // 2,
+          f"pages {pages}: {names}")
+    for bad in ("nonsense", "tc1.0.2", "tc1.1.999", 5):
+        r = s.request("tools/list", {"cursor": bad})
+        check(err_code(r) == -32602 and "cursor" in r["error"]["message"], f"cursor {bad}: {r}")
+    mm = tools["make_marker"]
+    check(mm["annotations"] == {"readOnlyHint": False, "destructiveHint": True,
+                                "idempotentHint": False, "openWorldHint": False}, str(mm))
+    ej = tools["echo_json"]
+    check(ej["annotations"] == {"readOnlyHint": True, "destructiveHint": False,
+                                "idempotentHint": True, "openWorldHint": False}, str(ej))
+    check(ej["inputSchema"]["required"] == ["text"] and ej["description"], "schema")
+    return s
+
+
+def test_tools_call_results(tc):
+    s = Server(tc)
+    s.initialize()
+    r = s.call("echo_json", {"text": '{"a": [1, 2]}'})["result"]
+    check(r["isError"] is False and r["structuredContent"] == {"a": [1, 2]}, f"ok: {r}")
+    check(r["content"][0]["type"] == "text" and '"a"' in r["content"][0]["text"], "text")
+    r = s.call("list_of_numbers")["result"]
+    check(r["structuredContent"] == {"value": [1, 2, 3]}, f"wrapped: {r}")
+    # Tool-level failures are results with isError, never protocol errors.
+    r = s.call("echo_json", {"text": 5})["result"]
+    check(r["isError"] is True and "/text" in r["content"][0]["text"], f"invalid args: {r}")
+    r = s.call("always_fails")["result"]
+    check(r["isError"] is True and "disk on fire" in r["content"][0]["text"], f"failure: {r}")
+    r = s.call("make_marker", {"path": "x.marker"})["result"]
+    check(r["isError"] is True and "enied" in r["content"][0]["text"], f"denied: {r}")
+    check(not os.path.exists(os.path.join(s.ws, "x.marker")), "A DENIED CALL RAN")
+    r = s.call("slow", {"seconds": "5"})["result"]
+    check(r["isError"] is True and r["structuredContent"].get("error") == "timed_out", f"{r}")
+    return s
+
+
+def test_interleaved_calls_answer_as_they_finish(tc):
+    s = Server(tc)
+    s.initialize()
+    t0 = time.monotonic()
+    s.send({"jsonrpc": "2.0", "id": "slow", "method": "tools/call",
+            "params": {"name": "sleep_for", "arguments": {"seconds": "1.2"}}})
+    s.send({"jsonrpc": "2.0", "id": "fast", "method": "tools/call",
+            "params": {"name": "sleep_for", "arguments": {"seconds": "0.2"}}})
+    check(s.request("ping").get("result") == {}, "ping answered while calls run")
+    first = s.expect(lambda m: m.get("id") in ("slow", "fast"), 10)
+    second = s.expect(lambda m: m.get("id") in ("slow", "fast"), 10)
+    check(first["id"] == "fast" and second["id"] == "slow", "answers in finishing order")
+    check("slept 1.2" in second["result"]["content"][0]["text"], str(second))
+    check(time.monotonic() - t0 < 1.2 + 1.0 * SLOW, "the calls ran at once")
+    s.send({"jsonrpc": "2.0", "id": 77, "method": "tools/call",
+            "params": {"name": "sleep_for", "arguments": {"seconds": "0.5"}}})
+    r = s.request("ping", rid=77)
+    check(err_code(r) == -32600 and "in use" in r["error"]["message"], f"duplicate id: {r}")
+    r = s.expect(lambda m: m.get("id") == 77 and "result" in m, 5)
+    check(r["result"]["isError"] is False, "the first request with that id still answers")
+    return s
+
+
+def test_progress_while_a_call_runs(tc):
+    s = Server(tc)
+    s.initialize()
+    s.seen = []
+    r = s.call("sleep_for", {"seconds": "2.3"}, meta={"progressToken": "tok-1"}, timeout=10)
+    check(r["result"]["isError"] is False, str(r))
+    prog = [m for m in s.seen if m.get("method") == "notifications/progress"]
+    check(len(prog) >= 2, f"progress notifications: {prog}")
+    check(all(p["params"]["progressToken"] == "tok-1" for p in prog), "token echoed")
+    vals = [p["params"]["progress"] for p in prog]
+    check(vals == sorted(vals) and len(set(vals)) == len(vals), f"increasing: {vals}")
+    s.seen = []
+    s.call("sleep_for", {"seconds": "1.3"})
+    check(not [m for m in s.seen if m.get("method") == "notifications/progress"],
+          "no progress without a token")
+    return s
+
+
+def test_cancellation_kills_the_child_and_sends_nothing(tc):
+    s = Server(tc, "--audit", "audit.jsonl")
+    s.initialize()
+    s.send({"jsonrpc": "2.0", "id": 20, "method": "tools/call",
+            "params": {"name": "sleep_for", "arguments": {"seconds": "9.371"}}})
+    check(wait_until(lambda: procs_matching("sleep 9.371"), 5), "the call's child started")
+    s.notify("notifications/cancelled", {"requestId": 20, "reason": "user pressed stop"})
+    check(wait_until(lambda: not procs_matching("sleep 9.371"), 3), "the child was killed")
+    s.seen = []
+    time.sleep(0.3 * SLOW)
+    check(s.request("ping").get("result") == {}, "alive after a cancel")
+    check(not [m for m in s.seen if m.get("id") == 20], f"a cancelled call answered: {s.seen}")
+    s.notify("notifications/cancelled", {"requestId": 12345})   # unknown: ignored
+    check(s.close() == 0, "exit 0")
+    with open(os.path.join(s.ws, "audit.jsonl")) as f:
+        ev = [json.loads(l) for l in f]
+    res = [e for e in ev if e["event"] == "tool-result" and e["tool"] == "sleep_for"]
+    check(res and res[0]["status"] == "cancelled", f"audit: {res}")
+    return s
+
+
+def test_eof_mid_call_exits_zero_and_kills_children(tc):
+    s = Server(tc, "--audit", "audit.jsonl")
+    s.initialize()
+    s.send({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": "sleep_for", "arguments": {"seconds": "8.773"}}})
+    check(wait_until(lambda: procs_matching("sleep 8.773"), 5), "the call's child started")
+    t0 = time.monotonic()
+    check(s.close() == 0, f"exit status {s.p.returncode}")
+    check(time.monotonic() - t0 < 3 * SLOW, "exit was prompt")
+    check(not procs_matching("sleep 8.773"), "a child outlived the server")
+    with open(os.path.join(s.ws, "audit.jsonl")) as f:
+        ev = [json.loads(l) for l in f]
+    check(any(e["event"] == "tool-result" and e["status"] == "cancelled" for e in ev),
+          "the audit recorded the cancelled call")
+    return s
+
+
+def test_sigterm_exits_143_and_kills_children(tc):
+    s = Server(tc)
+    s.initialize()
+    s.send({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": "sleep_for", "arguments": {"seconds": "7.919"}}})
+    check(wait_until(lambda: procs_matching("sleep 7.919"), 5), "the call's child started")
+    s.p.send_signal(signal.SIGTERM)
+    try:
+        rc = s.p.wait(5 * SLOW)
+    except subprocess.TimeoutExpired:
+        raise Fail("no exit after SIGTERM")
+    check(rc == 128 + signal.SIGTERM, f"exit status {rc}")
+    check(not procs_matching("sleep 7.919"), "a child outlived the server")
+    # The cancelled call was still answered before the exit.
+    r = s.expect(lambda m: m.get("id") == 1, 2)
+    check(r["result"]["isError"] is True, f"{r}")
+    return s
+
+
+def approve_flow(s, answer):
+    """Calls make_marker; answers the elicitation with answer (a dict to
+    send as result, or ("error", ...)); returns (request, call result)."""
+    s.send({"jsonrpc": "2.0", "id": "mk", "method": "tools/call",
+            "params": {"name": "make_marker", "arguments": {"path": "m.marker"}}})
+    req = s.expect(lambda m: m.get("method") == "elicitation/create", 5, "elicitation/create")
+    if answer[0] == "error":
+        s.send({"jsonrpc": "2.0", "id": req["id"], "error": {"code": -1, "message": "no UI"}})
+    else:
+        s.send({"jsonrpc": "2.0", "id": req["id"], "result": answer[1]})
+    res = s.expect(lambda m: m.get("id") == "mk", 5, "the call's result")
+    return req, res
+
+
+def test_elicitation_approves_and_denies(tc):
+    s = Server(tc)
+    s.initialize(caps={"elicitation": {"form": {}}})
+    marker = os.path.join(s.ws, "m.marker")
+    req, res = approve_flow(s, ("ok", {"action": "decline"}))
+    p = req["params"]
+    check(p["mode"] == "form" and "make_marker" in p["message"] and "m.marker" in p["message"],
+          f"question: {p}")
+    choice = p["requestedSchema"]["properties"]["choice"]
+    check([o["const"] for o in choice["oneOf"]] == ["allow_once", "allow_session", "deny"],
+          f"choices: {choice}")
+    check(p["requestedSchema"]["required"] == ["choice"], "choice required")
+    check(res["result"]["isError"] is True and not os.path.exists(marker), "decline denies")
+    _, res = approve_flow(s, ("error",))
+    check(res["result"]["isError"] is True and not os.path.exists(marker), "error denies")
+    _, res = approve_flow(s, ("ok", {"action": "accept", "content": {"choice": "deny"}}))
+    check(res["result"]["isError"] is True and not os.path.exists(marker), "deny denies")
+    _, res = approve_flow(s, ("ok", {"action": "accept", "content": {"choice": "allow_once"}}))
+    check(res["result"]["isError"] is False and os.path.exists(marker), f"allow_once: {res}")
+    os.unlink(marker)
+    # Other calls run while a question is open.
+    s.send({"jsonrpc": "2.0", "id": "mk2", "method": "tools/call",
+            "params": {"name": "make_marker", "arguments": {"path": "m.marker"}}})
+    q = s.expect(lambda m: m.get("method") == "elicitation/create", 5)
+    r = s.call("echo_json", {"text": "{}"})
+    check(r["result"]["isError"] is False, "a call ran while an approval was pending")
+    s.send({"jsonrpc": "2.0", "id": q["id"],
+            "result": {"action": "accept", "content": {"choice": "allow_session"}}})
+    r = s.expect(lambda m: m.get("id") == "mk2", 5)
+    check(r["result"]["isError"] is False and os.path.exists(marker), "allow_session")
+    os.unlink(marker)
+    s.seen = []
+    r = s.call("make_marker", {"path": "m.marker"})
+    check(r["result"]["isError"] is False and os.path.exists(marker), "session grant reused")
+    check(not [m for m in s.seen if m.get("method") == "elicitation/create"], "no new question")
+    # An answer to an id we never sent is ignored.
+    s.send({"jsonrpc": "2.0", "id": "tc-approval-999", "result": {"action": "accept"}})
+    check(s.request("ping").get("result") == {}, "alive")
+    # 2025-06-18 clients get enum + enumNames and no mode.
+    s2 = Server(tc)
+    s2.initialize("2025-06-18", caps={"elicitation": {}})
+    req, _ = approve_flow(s2, ("ok", {"action": "cancel"}))
+    c = req["params"]["requestedSchema"]["properties"]["choice"]
+    check(c["enum"] == ["allow_once", "allow_session", "deny"] and "mode" not in req["params"],
+          f"2025-06-18 schema: {req}")
+    s2.close()
+    s2.cleanup()
+    return s
+
+
+def test_elicitation_timeout_denies_and_withdraws(tc):
+    s = Server(tc, "--config", SHORT_CFG)
+    s.initialize(caps={"elicitation": {}})
+    s.send({"jsonrpc": "2.0", "id": "mk", "method": "tools/call",
+            "params": {"name": "make_marker", "arguments": {"path": "t.marker"}}})
+    req = s.expect(lambda m: m.get("method") == "elicitation/create", 5)
+    res = s.expect(lambda m: m.get("id") == "mk", 5)
+    check(res["result"]["isError"] is True and "timeout" in res["result"]["content"][0]["text"],
+          f"timeout: {res}")
+    wd = [m for m in s.seen if m.get("method") == "notifications/cancelled"]
+    if not wd:
+        wd = [s.expect(lambda m: m.get("method") == "notifications/cancelled", 2)]
+    check(wd[0]["params"]["requestId"] == req["id"], "the question was withdrawn")
+    # A late answer changes nothing.
+    s.send({"jsonrpc": "2.0", "id": req["id"],
+            "result": {"action": "accept", "content": {"choice": "allow_once"}}})
+    check(s.request("ping").get("result") == {}, "alive")
+    check(not os.path.exists(os.path.join(s.ws, "t.marker")), "A TIMED-OUT APPROVAL RAN")
+    return s
+
+
+def test_without_elicitation_the_channel_applies(tc):
+    s = Server(tc, "--approve", "cmd:/bin/true")
+    s.initialize()   # no elicitation capability
+    s.seen = []
+    r = s.call("make_marker", {"path": "c.marker"})
+    check(r["result"]["isError"] is False and os.path.exists(os.path.join(s.ws, "c.marker")),
+          f"cmd approver: {r}")
+    check(not [m for m in s.seen if m.get("method") == "elicitation/create"], "no elicitation")
+    return s
+
+
+def test_logging_follows_set_level(tc):
+    s = Server(tc)
+    s.initialize()
+    s.seen = []
+    s.call("echo_json", {"text": "{}"})
+    check(not [m for m in s.seen if m.get("method") == "notifications/message"],
+          "no debug logs at the default level")
+    check(s.request("logging/setLevel", {"level": "debug"}).get("result") == {}, "setLevel")
+    s.seen = []
+    s.call("echo_json", {"text": "{}"})
+    logs = [m for m in s.seen if m.get("method") == "notifications/message"]
+    check(logs and logs[0]["params"]["level"] == "debug", f"debug log: {s.seen}")
+    s.request("logging/setLevel", {"level": "error"})
+    s.seen = []
+    s.call("make_marker", {"path": "z"})        # denied: a warning, below error
+    check(not [m for m in s.seen if m.get("method") == "notifications/message"], "filtered")
+    s.request("logging/setLevel", {"level": "warning"})
+    s.seen = []
+    s.call("make_marker", {"path": "z"})
+    logs = [m for m in s.seen if m.get("method") == "notifications/message"]
+    check(logs and logs[0]["params"]["level"] == "warning" and "denied" in logs[0]["params"]["data"],
+          f"denial logged: {logs}")
+    return s
+
+
+TESTS = [v for k, v in sorted(globals().items()) if k.startswith("test_")]
+
+
+def main():
+    if len(sys.argv) < 2 or not os.access(sys.argv[1], os.X_OK):
+        print("usage: conversation.py TOOLCAGE [TEST ...] (binary missing)")
+        return 77
+    tc = os.path.abspath(sys.argv[1])
+    only = sys.argv[2:]
+    fails = 0
+    for t in TESTS:
+        if only and not any(o in t.__name__ for o in only):
+            continue
+        s = None
+        Server.started = []
+        t0 = time.monotonic()
+        try:
+            s = t(tc)
+            if s and s.p.poll() is None:
+                check(s.close() == 0, f"exit status {s.p.returncode} at EOF")
+            for srv in Server.started:
+                if srv.p.poll() is None:
+                    srv.close()
+                srv.p.wait()
+                time.sleep(0.05)   # the stderr reader drains the last lines
+                san = [l for l in srv.stderr if "Sanitizer" in l or "runtime error:" in l]
+                check(not san, "sanitizer report: " + "".join(san[:5]))
+            print(f"ok   {t.__name__} ({time.monotonic() - t0:.1f}s)")
+        except Fail as e:
+            fails += 1
+            print(f"FAIL {t.__name__}: {e}")
+            if s:
+                print("     stderr: " + "".join(s.stderr[-8:]).replace("\n", "\n     "))
+        except Exception as e:   # a crash of the harness is a failure too
+            fails += 1
+            print(f"FAIL {t.__name__}: {type(e).__name__}: {e}")
+        finally:
+            for srv in Server.started:
+                srv.cleanup()
+    print(f"{fails} failed" if fails else "all passed")
+    return 1 if fails else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,196 @@
+/* test_mcp.c — the MCP server's pieces that need no client process: line
+ * framing under a size cap (bounded memory for any input), the nesting
+ * scan, and notifications/tools/list_changed on a registry change (a server
+ * over a socketpair). tests/mcp/conversation.py drives the real binary. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "mcp_internal.h"
+#include "pipeline.h"
+
+static void feed(struct mcp_framer *f, const char *data, size_t n)
+{
+	char *p;
+	size_t room;
+	assert_int_equal(framer_space(f, &p, &room), 0);
+	assert_true(n <= room);
+	memcpy(p, data, n);
+	framer_commit(f, n);
+}
+
+static void test_framer_splits_lines_and_strips_cr(void **state)
+{
+	(void)state;
+	struct mcp_framer f;
+	framer_init(&f, 100);
+	const char *in = "{\"a\":1}\r\n\n  \n{\"b\"";
+	feed(&f, in, strlen(in));
+	const char *line;
+	size_t len;
+	uint64_t skipped;
+	assert_int_equal(framer_next(&f, false, &line, &len, &skipped), FRAME_LINE);
+	assert_int_equal(len, 7);
+	assert_memory_equal(line, "{\"a\":1}", 7);
+	/* blank lines are skipped; the partial message waits for its newline */
+	assert_int_equal(framer_next(&f, false, &line, &len, &skipped), FRAME_NONE);
+	feed(&f, ":2}\n", 4);
+	assert_int_equal(framer_next(&f, false, &line, &len, &skipped), FRAME_LINE);
+	assert_memory_equal(line, "{\"b\":2}", 7);
+	framer_release(&f);
+}
+
+static void test_framer_skips_oversized_line_in_bounded_memory(void **state)
+{
+	(void)state;
+	struct mcp_framer f;
+	const size_t max = 1000;
+	framer_init(&f, max);
+	char *chunk = malloc(MCP_READ_CHUNK);
+	memset(chunk, 'x', MCP_READ_CHUNK);
+	const char *line;
+	size_t len;
+	uint64_t skipped = 0;
+	for (int i = 0; i < 64; i++) {       /* 4 MiB of one line */
+		feed(&f, chunk, MCP_READ_CHUNK);
+		assert_int_equal(framer_next(&f, false, &line, &len, &skipped), FRAME_NONE);
+		assert_true(f.cap <= max + 2 * (size_t)MCP_READ_CHUNK);
+	}
+	feed(&f, "yy\n{}\n", 6);
+	assert_int_equal(framer_next(&f, false, &line, &len, &skipped), FRAME_OVERSIZED);
+	assert_int_equal(skipped, 64 * (uint64_t)MCP_READ_CHUNK + 2);
+	assert_int_equal(framer_next(&f, false, &line, &len, &skipped), FRAME_LINE);
+	assert_memory_equal(line, "{}", 2);
+	/* exactly max bytes is fine; max + 1 is not */
+	memset(chunk, ' ', max + 1);
+	chunk[0] = '{';
+	chunk[max - 1] = '}';
+	chunk[max] = '\n';
+	feed(&f, chunk, max + 1);
+	assert_int_equal(framer_next(&f, false, &line, &len, &skipped), FRAME_LINE);
+	assert_int_equal(len, max);
+	chunk[max] = ' ';
+	chunk[max + 1] = '\n';
+	feed(&f, chunk, max + 2);
+	assert_int_equal(framer_next(&f, false, &line, &len, &skipped), FRAME_OVERSIZED);
+	assert_int_equal(skipped, max + 1);
+	free(chunk);
+	framer_release(&f);
+}
+
+static void test_framer_takes_last_line_at_eof(void **state)
+{
+	(void)state;
+	struct mcp_framer f;
+	framer_init(&f, 100);
+	feed(&f, "{\"c\":3}", 7);
+	const char *line;
+	size_t len;
+	uint64_t skipped;
+	assert_int_equal(framer_next(&f, false, &line, &len, &skipped), FRAME_NONE);
+	assert_int_equal(framer_next(&f, true, &line, &len, &skipped), FRAME_LINE);
+	assert_int_equal(len, 7);
+	assert_int_equal(framer_next(&f, true, &line, &len, &skipped), FRAME_NONE);
+	framer_release(&f);
+}
+
+static void test_depth_scan_ignores_brackets_in_strings(void **state)
+{
+	(void)state;
+	const char *ok = "{\"a\":\"[[[[[[\\\"{{{{\",\"b\":[[1]]}";
+	assert_true(mcp_depth_ok(ok, strlen(ok), 3));
+	assert_false(mcp_depth_ok(ok, strlen(ok), 2));
+	char deep[200];
+	memset(deep, '[', 100);
+	memset(deep + 100, ']', 100);
+	assert_true(mcp_depth_ok(deep, 200, 100));
+	assert_false(mcp_depth_ok(deep, 200, 99));
+}
+
+static int noop_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_output *out)
+{
+	(void)ctx, (void)args, (void)out;
+	return 0;
+}
+
+/* Reads messages from the client end until one has method (or id). */
+static json_t *read_until(struct tc_supervisor *s, int fd, const char *method)
+{
+	static char buf[1 << 16];
+	static size_t len;
+	for (int turns = 0; turns < 200; turns++) {
+		char *nl = memchr(buf, '\n', len);
+		if (nl) {
+			json_t *m = json_loadb(buf, (size_t)(nl - buf), 0, NULL);
+			len -= (size_t)(nl + 1 - buf);
+			memmove(buf, nl + 1, len);
+			const char *got = json_string_value(json_object_get(m, "method"));
+			if (!method ? json_object_get(m, "id") != NULL : got && !strcmp(got, method))
+				return m;
+			json_decref(m);
+			continue;
+		}
+		tc_supervisor_run_once(s, 20);
+		ssize_t r = recv(fd, buf + len, sizeof buf - len, MSG_DONTWAIT);
+		if (r > 0)
+			len += (size_t)r;
+	}
+	return NULL;
+}
+
+static void test_registry_change_sends_list_changed(void **state)
+{
+	(void)state;
+	int sv[2];
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+	struct tc_options opt = { .workspace = "/tmp", .no_builtins = true };
+	struct tc_supervisor *s = NULL;
+	struct mcp_server *m = NULL;
+	struct tc_error err = { 0 };
+	assert_int_equal(tc_supervisor_new(&opt, &s, &err), 0);
+	assert_int_equal(mcp_server_new(s, &(struct mcp_options){ sv[0], sv[0], 0 }, &m, &err), 0);
+	const char init[] = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":"
+	                    "{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{}}}\n";
+	assert_int_equal(write(sv[1], init, sizeof init - 1), (ssize_t)sizeof init - 1);
+	json_t *r = read_until(s, sv[1], NULL);
+	assert_non_null(r);
+	assert_string_equal(json_string_value(json_object_get(json_object_get(r, "result"),
+	                    "protocolVersion")), "2025-11-25");
+	json_decref(r);
+	struct tc_tool t = {
+		.name = "late_tool", .description = "A tool registered after the client connected.",
+		.parameters = "{\"type\":\"object\"}", .execute = noop_exec,
+	};
+	struct tc_disposer d = { 0 };
+	assert_int_equal(tc_registry_add(tc_supervisor_registry(s), tc_tool_define(&t, &err), &d,
+	                                 &err), 0);
+	r = read_until(s, sv[1], "notifications/tools/list_changed");
+	assert_non_null(r);
+	json_decref(r);
+	tc_dispose(&d);
+	r = read_until(s, sv[1], "notifications/tools/list_changed");
+	assert_non_null(r);
+	json_decref(r);
+	mcp_server_free(m);   /* frees s too */
+	close(sv[0]);
+	close(sv[1]);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_framer_splits_lines_and_strips_cr),
+		cmocka_unit_test(test_framer_skips_oversized_line_in_bounded_memory),
+		cmocka_unit_test(test_framer_takes_last_line_at_eof),
+		cmocka_unit_test(test_depth_scan_ignores_brackets_in_strings),
+		cmocka_unit_test(test_registry_change_sends_list_changed),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
