@@ -13,4 +13,38 @@ int cmd_list(int argc, char **argv);      /* cli_call.c */
 int cmd_replay(int argc, char **argv);    /* cli_replay.c */
 int cmd_serve(int argc, char **argv);     /* cli_serve.c */
 
+/* ---- the options every verb that builds a supervisor shares ------------
+ * (cli_common.c): --workspace, --config, --tools (repeatable), --approve,
+ * --audit. A verb puts CLI_SUP_LONGOPTS in its option table and
+ * CLI_SUP_SHORTOPTS in its optstring, hands each option to cli_sup_option,
+ * then opens the supervisor with cli_sup_open. */
+#include "pipeline.h"
+
+#define CLI_SUP_MAX_TOOL_DIRS 16
+#define CLI_SUP_SHORTOPTS "w:c:t:a:A:"
+#define CLI_SUP_LONGOPTS \
+	{ "workspace", required_argument, NULL, 'w' }, \
+	{ "config", required_argument, NULL, 'c' }, \
+	{ "tools", required_argument, NULL, 't' }, \
+	{ "approve", required_argument, NULL, 'a' }, \
+	{ "audit", required_argument, NULL, 'A' }
+
+struct cli_sup {
+	struct tc_options opt;
+	const char *dirs[CLI_SUP_MAX_TOOL_DIRS + 1];
+	int ndirs;
+};
+
+/* The help lines of the shared options (static text). */
+extern const char cli_sup_help[];
+
+/* Takes option ch with its argument if it is a shared one. Returns 1 when
+ * handled, 0 when not a shared option, -1 on a usage error (printed,
+ * naming verb). */
+int cli_sup_option(struct cli_sup *c, int ch, const char *arg, const char *verb);
+
+/* Builds the supervisor from the options; prints the error (naming verb)
+ * and returns NULL on failure. */
+struct tc_supervisor *cli_sup_open(struct cli_sup *c, const char *verb);
+
 #endif

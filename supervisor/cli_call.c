@@ -12,32 +12,19 @@
 #include "registry.h"
 #include "util.h"
 
-#define MAX_TOOL_DIRS 16
-
 struct common {
-	struct tc_options opt;
-	const char *dirs[MAX_TOOL_DIRS + 1];
-	int ndirs;
+	struct cli_sup sup;
 	bool json;
 	const char *format;
 };
 
-static const char common_help[] =
-	"  --workspace DIR     the tools' workspace (default: config's, else .)\n"
-	"  --config FILE       toolcage.json (default: ./toolcage.json if present)\n"
-	"  --tools DIR         load manifest tools from DIR (repeatable)\n"
-	"  --approve CHANNEL   deny (default), tty, or cmd:PROGRAM\n"
-	"  --audit FILE        append one JSON line per event to FILE\n";
-
-/* Parses the shared options; returns 0, 1 (help printed) or -1 (usage). */
-static int parse_common(int argc, char **argv, struct common *c, const char *usage)
+/* Parses the shared options plus --json and --format; returns 0, 1 (help
+ * printed) or -1 (usage). */
+static int parse_common(int argc, char **argv, struct common *c, const char *verb,
+                        const char *usage)
 {
 	static const struct option longopts[] = {
-		{ "workspace", required_argument, NULL, 'w' },
-		{ "config", required_argument, NULL, 'c' },
-		{ "tools", required_argument, NULL, 't' },
-		{ "approve", required_argument, NULL, 'a' },
-		{ "audit", required_argument, NULL, 'A' },
+		CLI_SUP_LONGOPTS,
 		{ "json", no_argument, NULL, 'j' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
@@ -45,44 +32,25 @@ static int parse_common(int argc, char **argv, struct common *c, const char *usa
 	};
 	int ch;
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, "+w:c:t:a:A:jf:h", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "+" CLI_SUP_SHORTOPTS "jf:h", longopts, NULL)) != -1) {
+		int took = cli_sup_option(&c->sup, ch, optarg, verb);
+		if (took < 0)
+			return -1;
+		if (took)
+			continue;
 		switch (ch) {
-		case 'w': c->opt.workspace = optarg; break;
-		case 'c': c->opt.config_path = optarg; break;
-		case 'a': c->opt.approve = optarg; break;
-		case 'A': c->opt.audit_path = optarg; break;
 		case 'j': c->json = true; break;
 		case 'f': c->format = optarg; break;
-		case 't':
-			if (c->ndirs >= MAX_TOOL_DIRS) {
-				fprintf(stderr, "toolcage: at most %d --tools\n", MAX_TOOL_DIRS);
-				return -1;
-			}
-			c->dirs[c->ndirs++] = optarg;
-			break;
 		case 'h':
-			printf("%s\noptions:\n%s", usage, common_help);
+			printf("%s\noptions:\n%s", usage, cli_sup_help);
 			return 1;
 		default:
-			fprintf(stderr, "%s\noptions:\n%s", usage, common_help);
+			fprintf(stderr, "%s\noptions:\n%s", usage, cli_sup_help);
 			return -1;
 		}
 	}
-	c->dirs[c->ndirs] = NULL;
-	c->opt.tool_dirs = c->dirs;
-	c->opt.handle_signals = true;
+	c->sup.opt.handle_signals = true;
 	return 0;
-}
-
-static struct tc_supervisor *open_supervisor(struct common *c)
-{
-	struct tc_supervisor *s = NULL;
-	struct tc_error err = { 0 };
-	if (tc_supervisor_new(&c->opt, &s, &err) < 0) {
-		fprintf(stderr, "toolcage: %s%s%s\n", err.where, err.where[0] ? ": " : "", err.msg);
-		return NULL;
-	}
-	return s;
 }
 
 static json_t *result_json(const struct tc_result *r)
@@ -119,7 +87,7 @@ static const char call_usage[] =
 int cmd_call(int argc, char **argv)
 {
 	struct common c = { 0 };
-	int rc = parse_common(argc, argv, &c, call_usage);
+	int rc = parse_common(argc, argv, &c, "call", call_usage);
 	if (rc)
 		return rc > 0 ? 0 : 2;
 	if (optind >= argc || argc - optind > 2) {
@@ -137,7 +105,7 @@ int cmd_call(int argc, char **argv)
 	} else {
 		args = strdup(optind + 1 < argc ? argv[optind + 1] : "{}");
 	}
-	struct tc_supervisor *s = open_supervisor(&c);
+	struct tc_supervisor *s = cli_sup_open(&c.sup, "call");
 	if (!s) {
 		free(args);
 		return 2;
@@ -176,7 +144,7 @@ static const char list_usage[] =
 int cmd_list(int argc, char **argv)
 {
 	struct common c = { .format = "text" };
-	int rc = parse_common(argc, argv, &c, list_usage);
+	int rc = parse_common(argc, argv, &c, "list", list_usage);
 	if (rc)
 		return rc > 0 ? 0 : 2;
 	enum tc_export_format fmt;
@@ -184,7 +152,7 @@ int cmd_list(int argc, char **argv)
 		fprintf(stderr, "toolcage list: unknown format '%s' (text, mcp, openai)\n", c.format);
 		return 2;
 	}
-	struct tc_supervisor *s = open_supervisor(&c);
+	struct tc_supervisor *s = cli_sup_open(&c.sup, "list");
 	if (!s)
 		return 2;
 	json_t *list = tc_registry_export(tc_supervisor_registry(s), fmt);

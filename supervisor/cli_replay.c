@@ -171,33 +171,31 @@ static int replay_file(struct tc_supervisor *s, FILE *f, const char *path, bool 
 int cmd_replay(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "workspace", required_argument, NULL, 'w' },
-		{ "config", required_argument, NULL, 'c' },
-		{ "tools", required_argument, NULL, 't' },
-		{ "approve", required_argument, NULL, 'a' },
-		{ "audit", required_argument, NULL, 'A' },
+		CLI_SUP_LONGOPTS,
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct tc_options opt = { .handle_signals = true };
-	const char *dirs[17] = { 0 };
-	int nd = 0, ch;
+	struct cli_sup sup = { .opt.handle_signals = true };
 	bool as_json = false;
+	int ch;
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, "w:c:t:a:A:jh", longopts, NULL)) != -1) {
-		switch (ch) {
-		case 'w': opt.workspace = optarg; break;
-		case 'c': opt.config_path = optarg; break;
-		case 'a': opt.approve = optarg; break;
-		case 'A': opt.audit_path = optarg; break;
-		case 'j': as_json = true; break;
-		case 't': if (nd < 16) dirs[nd++] = optarg; break;
-		case 'h': fputs(replay_usage, stdout); return 0;
-		default: fputs(replay_usage, stderr); return 2;
+	while ((ch = getopt_long(argc, argv, CLI_SUP_SHORTOPTS "jh", longopts, NULL)) != -1) {
+		int took = cli_sup_option(&sup, ch, optarg, "replay");
+		if (took < 0)
+			return 2;
+		if (took)
+			continue;
+		if (ch == 'j') {
+			as_json = true;
+		} else if (ch == 'h') {
+			fputs(replay_usage, stdout);
+			return 0;
+		} else {
+			fputs(replay_usage, stderr);
+			return 2;
 		}
 	}
-	opt.tool_dirs = dirs;
 	if (optind + 1 != argc) {
 		fputs(replay_usage, stderr);
 		return 2;
@@ -207,10 +205,8 @@ int cmd_replay(int argc, char **argv)
 		fprintf(stderr, "toolcage replay: %s: %s\n", argv[optind], strerror(errno));
 		return 2;
 	}
-	struct tc_supervisor *s = NULL;
-	struct tc_error err = { 0 };
-	if (tc_supervisor_new(&opt, &s, &err) < 0) {
-		fprintf(stderr, "toolcage: %s%s%s\n", err.where, err.where[0] ? ": " : "", err.msg);
+	struct tc_supervisor *s = cli_sup_open(&sup, "replay");
+	if (!s) {
 		if (f != stdin)
 			fclose(f);
 		return 2;

@@ -10,8 +10,6 @@
 #include "cli.h"
 #include "mcp.h"
 
-#define MAX_TOOL_DIRS 16
-
 static const char serve_usage[] =
 	"usage: toolcage serve [OPTIONS]\n"
 	"\nServes the tools over the Model Context Protocol (MCP) on stdin/stdout:\n"
@@ -37,34 +35,23 @@ static const char serve_usage[] =
 int cmd_serve(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "workspace", required_argument, NULL, 'w' },
-		{ "config", required_argument, NULL, 'c' },
-		{ "tools", required_argument, NULL, 't' },
-		{ "approve", required_argument, NULL, 'a' },
-		{ "audit", required_argument, NULL, 'A' },
+		CLI_SUP_LONGOPTS,
 		{ "page-size", required_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct tc_options opt = { 0 };
-	const char *dirs[MAX_TOOL_DIRS + 1] = { 0 };
-	int ndirs = 0, ch;
+	struct cli_sup sup = { 0 };
+	int ch;
 	unsigned long page = 0;
 	char *end;
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, "+w:c:t:a:A:p:h", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "+" CLI_SUP_SHORTOPTS "p:h", longopts, NULL)) != -1) {
+		int took = cli_sup_option(&sup, ch, optarg, "serve");
+		if (took < 0)
+			return 2;
+		if (took)
+			continue;
 		switch (ch) {
-		case 'w': opt.workspace = optarg; break;
-		case 'c': opt.config_path = optarg; break;
-		case 'a': opt.approve = optarg; break;
-		case 'A': opt.audit_path = optarg; break;
-		case 't':
-			if (ndirs >= MAX_TOOL_DIRS) {
-				fprintf(stderr, "toolcage serve: at most %d --tools\n", MAX_TOOL_DIRS);
-				return 2;
-			}
-			dirs[ndirs++] = optarg;
-			break;
 		case 'p':
 			page = strtoul(optarg, &end, 10);
 			if (*end || page < 1 || page > MCP_PAGE_SIZE_MAX) {
@@ -86,16 +73,16 @@ int cmd_serve(int argc, char **argv)
 		        serve_usage);
 		return 2;
 	}
-	opt.tool_dirs = dirs;
-	struct tc_supervisor *s = NULL;
+	struct tc_supervisor *s = cli_sup_open(&sup, "serve");
 	struct mcp_server *m = NULL;
 	struct tc_error err = { 0 };
-	if (tc_supervisor_new(&opt, &s, &err) < 0 ||
-	    mcp_server_new(s, &(struct mcp_options){ .in_fd = 0, .out_fd = 1, .page_size = page },
+	if (!s)
+		return 2;
+	if (mcp_server_new(s, &(struct mcp_options){ .in_fd = 0, .out_fd = 1, .page_size = page },
 	                   &m, &err) < 0) {
 		fprintf(stderr, "toolcage serve: %s%s%s\n", err.where, err.where[0] ? ": " : "",
 		        err.msg);
-		return 2;
+		return 2;   /* mcp_server_new took s, even on failure */
 	}
 	int rc = mcp_server_run(m);
 	mcp_server_free(m);

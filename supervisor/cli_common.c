@@ -1,0 +1,47 @@
+/* cli_common.c — the supervisor options shared by call, list, replay and
+ * serve (see cli.h). */
+#include <getopt.h>
+#include <stdio.h>
+
+#include "cli.h"
+
+const char cli_sup_help[] =
+	"  --workspace DIR     the tools' workspace (default: config's, else .)\n"
+	"  --config FILE       toolcage.json (default: ./toolcage.json if present)\n"
+	"  --tools DIR         load manifest tools from DIR (repeatable)\n"
+	"  --approve CHANNEL   deny (default), tty, or cmd:PROGRAM\n"
+	"  --audit FILE        append one JSON line per event to FILE\n";
+
+int cli_sup_option(struct cli_sup *c, int ch, const char *arg, const char *verb)
+{
+	switch (ch) {
+	case 'w': c->opt.workspace = arg; return 1;
+	case 'c': c->opt.config_path = arg; return 1;
+	case 'a': c->opt.approve = arg; return 1;
+	case 'A': c->opt.audit_path = arg; return 1;
+	case 't':
+		if (c->ndirs >= CLI_SUP_MAX_TOOL_DIRS) {
+			fprintf(stderr, "toolcage %s: at most %d --tools\n", verb,
+			        CLI_SUP_MAX_TOOL_DIRS);
+			return -1;
+		}
+		c->dirs[c->ndirs++] = arg;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+struct tc_supervisor *cli_sup_open(struct cli_sup *c, const char *verb)
+{
+	c->dirs[c->ndirs] = NULL;
+	c->opt.tool_dirs = c->dirs;
+	struct tc_supervisor *s = NULL;
+	struct tc_error err = { 0 };
+	if (tc_supervisor_new(&c->opt, &s, &err) < 0) {
+		fprintf(stderr, "toolcage %s: %s%s%s\n", verb, err.where, err.where[0] ? ": " : "",
+		        err.msg);
+		return NULL;
+	}
+	return s;
+}
