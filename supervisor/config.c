@@ -60,25 +60,17 @@ static int check_keys(struct cctx *c, json_t *obj, const char *ptr,
 {
 	if (!json_is_object(obj))
 		return fail(c, ptr, "must be an object");
-	const char *key;
-	json_t *v;
-	json_object_foreach(obj, key, v) {
-		size_t i = 0;
-		while (allowed[i] && strcmp(allowed[i], key))
-			i++;
-		if (!allowed[i]) {
-			char p[256];
-			child_ptr(p, sizeof p, ptr, key);
-			struct buf known = BUF_INIT;
-			for (i = 0; allowed[i]; i++)
-				buf_printf(&known, "%s%s", i ? ", " : "", allowed[i]);
-			int rc = fail(c, p, "unknown key '%s' (known here: %s)", key,
-			              known.data ? known.data : "");
-			buf_release(&known);
-			return rc;
-		}
-	}
-	return 0;
+	const char *key = json_unknown_key(obj, allowed);
+	if (!key)
+		return 0;
+	char p[256];
+	child_ptr(p, sizeof p, ptr, key);
+	struct buf known = BUF_INIT;
+	for (size_t i = 0; allowed[i]; i++)
+		buf_printf(&known, "%s%s", i ? ", " : "", allowed[i]);
+	int rc = fail(c, p, "unknown key '%s' (known here: %s)", key, known.data ? known.data : "");
+	buf_release(&known);
+	return rc;
 }
 
 /* A non-empty string without NUL bytes, or NULL (after fail) when v is not. */

@@ -171,14 +171,11 @@ static int parse_args(json_t *args, const char *where, struct gate_rule *r, stru
 static int parse_rule(json_t *obj, const char *where, struct gate_rule *r, struct tc_error *err)
 {
 	const char *key;
-	json_t *v;
 	struct tc_error e;
-	json_object_foreach(obj, key, v) {
-		if (strcmp(key, "action") && strcmp(key, "tool") && strcmp(key, "args") &&
-		    strcmp(key, "reason"))
-			return fail(err, where, key, "unknown key '%s' (a rule has action, tool, "
-			            "args and reason)", key);
-	}
+	static const char *const keys[] = { "action", "tool", "args", "reason", NULL };
+	if ((key = json_unknown_key(obj, keys)))
+		return fail(err, where, key, "unknown key '%s' (a rule has action, tool, "
+		            "args and reason)", key);
 	json_t *action = json_object_get(obj, "action");
 	if (!action)
 		return tc_error_set(err, TC_E_INVALID, where,

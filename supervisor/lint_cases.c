@@ -39,14 +39,12 @@ static int load_case(json_t *o, size_t i, const char *path, struct lint_case *c,
                      struct tc_error *err)
 {
 	const char *key;
-	json_t *v;
 	if (!json_is_object(o))
 		return tc_error_set(err, TC_E_INVALID, path, "%s: case %zu is not an object", path, i + 1);
-	json_object_foreach(o, key, v)
-		if (strcmp(key, "task") && strcmp(key, "expect") && strcmp(key, "not_expect") &&
-		    strcmp(key, "$comment"))
-			return tc_error_set(err, TC_E_INVALID, path,
-			                    "%s: case %zu: unknown key '%s' (known: task, expect, not_expect)", path, i + 1, key);
+	static const char *const keys[] = { "task", "expect", "not_expect", "$comment", NULL };
+	if ((key = json_unknown_key(o, keys)))
+		return tc_error_set(err, TC_E_INVALID, path, "%s: case %zu: unknown key '%s' "
+		                    "(known: task, expect, not_expect)", path, i + 1, key);
 	json_t *task = json_object_get(o, "task"), *exp = json_object_get(o, "expect");
 	json_t *nexp = json_object_get(o, "not_expect");
 	if (!json_is_string(task) || (exp && !json_is_string(exp)) ||

@@ -36,17 +36,11 @@ static int check_keys(struct pctx *c, json_t *obj, const char *ptr,
 {
 	if (!json_is_object(obj))
 		return fail(c, ptr, "must be an object");
-	const char *key;
-	json_t *v;
-	json_object_foreach(obj, key, v) {
-		size_t i = 0;
-		while (allowed[i] && strcmp(allowed[i], key))
-			i++;
-		if (!allowed[i]) {
-			char p[300];
-			snprintf(p, sizeof p, "%s/%s", strcmp(ptr, "/") ? ptr : "", key);
-			return fail(c, p, "unknown key '%s'", key);
-		}
+	const char *key = json_unknown_key(obj, allowed);
+	if (key) {
+		char p[300];
+		snprintf(p, sizeof p, "%s/%s", strcmp(ptr, "/") ? ptr : "", key);
+		return fail(c, p, "unknown key '%s'", key);
 	}
 	return 0;
 }

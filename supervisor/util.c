@@ -87,3 +87,17 @@ int tc_error_set(struct tc_error *err, int code, const char *where,
 	va_end(ap);
 	return -1;
 }
+
+const char *json_unknown_key(json_t *obj, const char *const *allowed)
+{
+	const char *key;
+	json_t *v;
+	json_object_foreach(obj, key, v) {
+		size_t i = 0;
+		while (allowed[i] && strcmp(allowed[i], key))
+			i++;
+		if (!allowed[i])
+			return key;
+	}
+	return NULL;
+}

@@ -24,6 +24,11 @@ int buf_printf(struct buf *b, const char *fmt, ...) __attribute__((format(printf
 char *buf_detach(struct buf *b);
 void buf_release(struct buf *b);
 
+/* The first key of obj that is not in allowed (NULL-terminated), borrowed
+ * from obj; NULL when every key is allowed. Strict parsers use it so that a
+ * typo cannot silently fall back to a default. */
+const char *json_unknown_key(json_t *obj, const char *const *allowed);
+
 /* Fills err (if not NULL) and returns -1. */
 int tc_error_set(struct tc_error *err, int code, const char *where,
                  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
