@@ -1,0 +1,124 @@
+#!/bin/sh
+# http_fetch end to end through `toolcage call`: a local HTTP server on
+# 127.0.0.1 started here (tests/data/net/server.py), a config whose domain
+# allowlist holds only 127.0.0.1, and a profile_dir whose network profile is
+# profiles/network.json with the server's port added to tcp_connect (the
+# real one allows 53, 80 and 443 only). "localhost" reaches the same server
+# but is not on the allowlist: the refusals below must stop it before any
+# request, and the server's log proves none was made.
+# Also: the toolcage binary must not depend on libcurl (it is dlopen'ed).
+# Exit 0 pass, 77 skip (with the reason), anything else fail.
+set -u
+TC=${TOOLCAGE:?}
+top=$(pwd)
+command -v python3 >/dev/null 2>&1 || { echo "skip: python3 is needed for the test server"; exit 77; }
+tmp=$(mktemp -d)
+srv_pid=
+cleanup() { [ -n "$srv_pid" ] && kill "$srv_pid" 2>/dev/null; rm -rf "$tmp"; }
+trap cleanup EXIT
+trap 'exit 1' INT TERM HUP
+fails=0
+ok() { echo "ok   $*"; }
+bad() { echo "FAIL $*"; fails=$((fails + 1)); }
+
+# The binary must not pay for libcurl at start-up.
+if ldd "$TC" 2>/dev/null | grep -q curl; then bad "toolcage links libcurl: $(ldd "$TC" | grep curl)"
+else ok "toolcage does not link libcurl"; fi
+
+python3 "$top/tests/data/net/server.py" 0 "$tmp/port" "$tmp/log" 2>"$tmp/server.err" &
+srv_pid=$!
+i=0
+while [ ! -s "$tmp/port" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+[ -s "$tmp/port" ] || { cat "$tmp/server.err"; echo "test server did not start"; exit 1; }
+port=$(cat "$tmp/port")
+base="http://127.0.0.1:$port"
+
+# Under ASan (make asan) the sanitizer's shadow memory already fills most of
+# the profile's address-space limit, so mapping libcurl and its TLS library
+# would fail: that one limit is lifted for sanitizer builds, and said so.
+asan=0
+ldd "$TC" 2>/dev/null | grep -q 'libasan' && { asan=1; echo "note: ASan build: limits.address_space_mb lifted in the test profile"; }
+mkdir "$tmp/profiles" "$tmp/ws"
+python3 - "$top/profiles/network.json" "$tmp/profiles/network.json" "$port" "$asan" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+p["network"]["tcp_connect"] = sorted(set(p["network"]["tcp_connect"] + [int(sys.argv[3])]))
+if sys.argv[4] == "1":
+    p["limits"].pop("address_space_mb", None)
+json.dump(p, open(sys.argv[2], "w"), indent=2)
+PY
+cat > "$tmp/toolcage.json" <<JSON
+{"workspace": "ws", "profile_dir": "profiles", "policy": {"domains": ["127.0.0.1"]}}
+JSON
+C="$TC call --config $tmp/toolcage.json --json http_fetch"
+
+# fetch ARGS_JSON: runs the call; rc in $rc, result JSON in $tmp/out
+fetch() { $C "$1" >"$tmp/out" 2>"$tmp/err"; rc=$?; }
+# check PY_EXPR MESSAGE: evaluates PY_EXPR with r = the result JSON
+check() {
+	if python3 -c "import json,sys; r=json.load(open(sys.argv[1])); c=r['canonical']; sys.exit(0 if ($1) else 1)" "$tmp/out" 2>>"$tmp/err"
+	then ok "$2"; else bad "$2"; sed 's/^/     /' "$tmp/out" "$tmp/err" | head -30; fi
+}
+log_has() { grep -q "$1" "$tmp/log" 2>/dev/null; }
+
+fetch "{\"url\": \"$base/text\"}"
+check "r['status'] == 'ok' and c['status'] == 200 and c['body'] == 'hello from the test server\n'" \
+	"allowed fetch returns status and body"
+check "c['content_type'].startswith('text/plain') and c['headers']['content-length'] == '27' and not c['truncated']" \
+	"selected headers and content type"
+check "'HTTP/1.1 200 OK' in r['render'] and 'hello from the test server' in r['render']" \
+	"render has the status line and the body"
+[ $rc = 0 ] && ok "exit 0 for a fetch that worked" || bad "exit $rc for a fetch that worked"
+
+: > "$tmp/log"
+fetch "{\"url\": \"http://localhost:$port/text\"}"
+check "r['status'] == 'denied' and 'localhost' in r['render']" "host not on the allowlist is denied"
+log_has . && bad "the denied fetch reached the server" || ok "the denied fetch made no request"
+
+fetch "{\"url\": \"$base/redir-ok\"}"
+check "c['status'] == 200 and c['final_url'] == '$base/text' and len(c['redirects']) == 1 and c['redirects'][0]['status'] == 302" \
+	"relative redirect to an allowed host is followed"
+fetch "{\"url\": \"$base/redir-abs\"}"
+check "c['status'] == 200 and c['body'] == '{\"answer\": 42}' and c['redirects'][0]['status'] == 301" \
+	"absolute redirect to an allowed host is followed"
+
+: > "$tmp/log"
+fetch "{\"url\": \"$base/redir-bad\"}"
+check "r['status'] == 'failed' and c['error'] == 'denied_redirect' and 'localhost' in r['render']" \
+	"redirect to a host not on the allowlist is refused, naming it"
+log_has "localhost" && bad "the refused redirect reached the server" || ok "the refused redirect made no request"
+fetch "{\"url\": \"$base/redir-ftp\"}"
+check "c['error'] == 'denied_redirect' and 'ftp://' in r['render']" "redirect to another scheme is refused"
+fetch "{\"url\": \"$base/loop\"}"
+check "c['error'] == 'too_many_redirects'" "more than 5 redirects are refused"
+[ "$(grep -c ' /loop' "$tmp/log")" = 6 ] && ok "exactly 6 requests in a redirect loop" || bad "requests in a loop: $(grep -c ' /loop' "$tmp/log")"
+
+: > "$tmp/log"
+fetch "{\"url\": \"$base/text\", \"method\": \"HEAD\"}"
+check "c['status'] == 200 and c['method'] == 'HEAD' and 'body' not in c and c['headers']['content-length'] == '27'" \
+	"HEAD returns status and headers, no body"
+log_has "^HEAD " && ok "the server saw a HEAD request" || bad "no HEAD request logged"
+
+fetch "{\"url\": \"$base/big\", \"max_bytes\": 1000}"
+check "c['truncated'] and c['body_bytes'] == 1000 and len(c['body']) == 1000 and 'max_bytes' in r['render']" \
+	"max_bytes truncates the body and says so"
+
+fetch "{\"url\": \"$base/bin\"}"
+check "'body' not in c and c['body_bytes'] == 1024 and 'application/octet-stream, 1024 bytes' in r['render']" \
+	"binary body shows type and size only"
+
+fetch "{\"url\": \"$base/headers\", \"headers\": {\"X-Test\": \"yes\", \"Accept\": \"text/plain\"}}"
+check "'x-test: yes' in c['body'] and 'accept: text/plain' in c['body']" "request headers are sent"
+fetch "{\"url\": \"$base/headers\", \"headers\": {\"Host\": \"evil.example\"}}"
+check "c.get('error') == 'bad_headers' and 'Host' in r['render']" "a Host header is refused"
+fetch "{\"url\": \"$base/headers\", \"headers\": {\"X-A\": \"1\\r\\nX-B: 2\"}}"
+check "r['status'] == 'invalid_arguments'" "a header value with CR/LF is refused"
+
+fetch "{\"url\": \"$base/missing\"}"
+check "r['status'] == 'failed' and c['status'] == 404 and 'no such page' in c['body']" \
+	"a 404 is a failure that still shows the response"
+fetch "{\"url\": \"ftp://127.0.0.1:$port/x\"}"
+[ $rc = 1 ] && ok "ftp:// refused (exit 1)" || bad "ftp:// exit $rc"
+
+[ $fails = 0 ] || { echo "$fails check(s) failed"; exit 1; }
+echo "all net_tool checks passed"

@@ -1,0 +1,367 @@
+/* test_net_tool.c — http_fetch called in-process (as the confined child
+ * would call it): the refusals that need no network (allowlist, scheme,
+ * URLs the two parsers could read differently, request headers), the text
+ * or binary decision, a missing libcurl, and live fetches against a tiny
+ * HTTP server forked on 127.0.0.1 (body, redirect to an allowed and to a
+ * refused host, max_bytes). The end-to-end run through the sandbox is
+ * tests/integration/net_tool.sh. */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "lint.h"
+#include "toolcage.h"
+#include "tools/net/net.h"
+#include "tools/tools.h"
+
+static const char *const allow_local[] = { "127.0.0.1", NULL };
+
+struct fx {
+	struct tc_tool_ctx ctx;
+	struct tc_output out;
+	pid_t server;
+	int port;
+	char base[64];
+};
+
+/* ---- a tiny HTTP server ------------------------------------------------- */
+
+static void respond(int c, int port)
+{
+	char req[4096];
+	size_t n = 0;
+	ssize_t k;
+	while (n < sizeof req - 1 && (k = read(c, req + n, sizeof req - 1 - n)) > 0) {
+		n += (size_t)k;
+		req[n] = '\0';
+		if (strstr(req, "\r\n\r\n"))
+			break;
+	}
+	req[n] = '\0';
+	char path[256] = "";
+	sscanf(req, "%*s %255s", path);
+	char resp[8192];
+	if (!strcmp(path, "/text"))
+		snprintf(resp, sizeof resp, "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n"
+		         "Content-Length: 6\r\nConnection: close\r\n\r\nhello\n");
+	else if (!strcmp(path, "/big"))
+		snprintf(resp, sizeof resp, "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n"
+		         "Connection: close\r\n\r\n%0*d", 5000, 7);
+	else if (!strcmp(path, "/to-allowed"))
+		snprintf(resp, sizeof resp, "HTTP/1.1 302 Found\r\nLocation: /text\r\n"
+		         "Content-Length: 0\r\nConnection: close\r\n\r\n");
+	else if (!strcmp(path, "/to-refused"))
+		snprintf(resp, sizeof resp, "HTTP/1.1 302 Found\r\nLocation: http://localhost:%d/text\r\n"
+		         "Content-Length: 0\r\nConnection: close\r\n\r\n", port);
+	else
+		snprintf(resp, sizeof resp, "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n"
+		         "Connection: close\r\n\r\n");
+	ssize_t w = write(c, resp, strlen(resp));
+	(void)w;
+}
+
+static int setup(void **state)
+{
+	struct fx *f = calloc(1, sizeof *f);
+	int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof a;
+	if (!f || s < 0 || bind(s, (struct sockaddr *)&a, sizeof a) < 0 || listen(s, 16) < 0 ||
+	    getsockname(s, (struct sockaddr *)&a, &len) < 0)
+		return -1;
+	f->port = ntohs(a.sin_port);
+	snprintf(f->base, sizeof f->base, "http://127.0.0.1:%d", f->port);
+	f->server = fork();
+	if (f->server == 0) {
+		for (;;) {
+			int c = accept(s, NULL, NULL);
+			if (c >= 0) {
+				respond(c, f->port);
+				close(c);
+			}
+		}
+	}
+	close(s);
+	f->ctx = (struct tc_tool_ctx){ .workspace_fd = -1, .workspace = "/nonexistent",
+	                               .timeout_ms = 10000, .max_timeout_ms = 10000,
+	                               .max_render = 20000, .allowed_domains = allow_local };
+	*state = f;
+	return f->server > 0 ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	struct fx *f = *state;
+	kill(f->server, SIGKILL);
+	waitpid(f->server, NULL, 0);
+	json_decref(f->out.canonical);
+	free(f->out.render);
+	free(f);
+	return 0;
+}
+
+#define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
+
+static int fetch(struct fx *f, json_t *args)
+{
+	assert_non_null(args);
+	json_decref(f->out.canonical);
+	free(f->out.render);
+	f->out = (struct tc_output){ 0 };
+	assert_int_equal(tc_net_plugin.ntools, 1);
+	int rc = tc_net_plugin.tools[0].execute(&f->ctx, args, &f->out);
+	json_decref(args);
+	assert_non_null(f->out.canonical);
+	assert_non_null(f->out.render);
+	return rc;
+}
+
+static const char *out_str(struct fx *f, const char *key)
+{
+	return json_string_value(json_object_get(f->out.canonical, key));
+}
+
+#define assert_error(f, rc, code) do { \
+	assert_int_not_equal((rc), 0); \
+	const char *got_ = out_str((f), "error"); \
+	if (!got_ || strcmp(got_, (code))) \
+		fail_msg("expected error %s, got %s: %s", (code), got_ ? got_ : "(none)", (f)->out.render); \
+} while (0)
+
+#define assert_render_has(f, text) do { \
+	if (!strstr((f)->out.render, (text))) \
+		fail_msg("render lacks \"%s\":\n%s", (text), (f)->out.render); \
+} while (0)
+
+static char *url(struct fx *f, const char *path)
+{
+	static char buf[128];
+	snprintf(buf, sizeof buf, "%s%s", f->base, path);
+	return buf;
+}
+
+/* ---- refusals without the network ---------------------------------------- */
+
+static void test_http_fetch_denies_host_off_allowlist(void **state)
+{
+	struct fx *f = *state;
+	int rc = fetch(f, json_pack("{s:s}", "url", "http://example.com/"));
+	assert_error(f, rc, "denied_host");
+	assert_render_has(f, "host example.com is not on the domain allowlist");
+}
+
+static void test_http_fetch_denies_everything_with_empty_allowlist(void **state)
+{
+	struct fx *f = *state;
+	static const char *const none[] = { NULL };
+	f->ctx.allowed_domains = none;
+	int rc = fetch(f, json_pack("{s:s}", "url", url(f, "/text")));
+	assert_error(f, rc, "denied_host");
+}
+
+static void test_http_fetch_refuses_other_schemes(void **state)
+{
+	struct fx *f = *state;
+	int rc = fetch(f, json_pack("{s:s}", "url", "file:///etc/passwd"));
+	assert_error(f, rc, "bad_scheme");
+	rc = fetch(f, json_pack("{s:s}", "url", "ftp://127.0.0.1/x"));
+	assert_error(f, rc, "bad_scheme");
+}
+
+/* A backslash in the authority is read as a path by one parser and as a
+ * host separator by another: refused before either is trusted. */
+static void test_http_fetch_refuses_ambiguous_authority(void **state)
+{
+	struct fx *f = *state;
+	int rc = fetch(f, json_pack("{s:s}", "url", "http://127.0.0.1\\@example.com/"));
+	assert_error(f, rc, "bad_url");
+}
+
+/* "0x7f.1" is on the list as written, but curl reads it as 127.0.0.1: the
+ * host checked must be the host connected to, so it is refused. */
+static void test_http_fetch_refuses_host_curl_reads_differently(void **state)
+{
+	struct fx *f = *state;
+	static const char *const odd[] = { "0x7f.1", NULL };
+	f->ctx.allowed_domains = odd;
+	char u[64];
+	snprintf(u, sizeof u, "http://0x7f.1:%d/text", f->port);
+	int rc = fetch(f, json_pack("{s:s}", "url", u));
+	assert_error(f, rc, "bad_url");
+	assert_render_has(f, "read differently");
+}
+
+static void test_http_fetch_refuses_host_header(void **state)
+{
+	struct fx *f = *state;
+	int rc = fetch(f, json_pack("{s:s, s:{s:s}}", "url", url(f, "/text"), "headers",
+	                            "Host", "example.com"));
+	assert_error(f, rc, "bad_headers");
+	assert_render_has(f, "\"Host\" cannot be set");
+}
+
+static void test_http_fetch_refuses_crlf_in_header(void **state)
+{
+	struct fx *f = *state;
+	int rc = fetch(f, json_pack("{s:s, s:{s:s}}", "url", url(f, "/text"), "headers",
+	                            "X-A", "1\r\nHost: example.com"));
+	assert_error(f, rc, "bad_headers");
+	rc = fetch(f, json_pack("{s:s, s:{s:s}}", "url", url(f, "/text"), "headers",
+	                        "Bad Name", "1"));
+	assert_error(f, rc, "bad_headers");
+}
+
+static void test_missing_libcurl_names_the_package(void **state)
+{
+	(void)state;
+	char why[512] = "";
+	assert_null(nf_api_open("libcurl-absent-tc.so.99", why, sizeof why));
+	assert_non_null(strstr(why, "libcurl4"));
+	assert_non_null(strstr(why, "libcurl-absent-tc.so.99"));
+}
+
+static void test_text_or_binary(void **state)
+{
+	(void)state;
+	assert_true(nf_is_text("text/html; charset=UTF-8", "<p>", 3));
+	assert_true(nf_is_text("application/json", "{}", 2));
+	assert_true(nf_is_text("application/ld+json", "{}", 2));
+	assert_true(nf_is_text("application/atom+xml", "<a/>", 4));
+	assert_true(nf_is_text("application/javascript", "x", 1));
+	assert_true(nf_is_text(NULL, "plain words", 11));
+	assert_false(nf_is_text(NULL, "\xff\xfe", 2));
+	assert_true(nf_is_text(NULL, "caf\xc3", 4));          /* cut inside a character */
+	assert_false(nf_is_text(NULL, "caf\xc3" "a", 5));
+	assert_false(nf_is_text("text/plain; charset=iso-8859-1", "abc", 3));
+	assert_false(nf_is_text("image/png", "abc", 3));
+	assert_false(nf_is_text("text/plain", "a\0b", 3));
+	assert_false(nf_is_text("application/octet-stream", "abc", 3));
+}
+
+/* ---- live, against the forked server ---------------------------------------- */
+
+static void test_http_fetch_gets_text(void **state)
+{
+	struct fx *f = *state;
+	int rc = fetch(f, json_pack("{s:s}", "url", url(f, "/text")));
+	if (rc)
+		fail_msg("%s", f->out.render);
+	assert_string_equal(out_str(f, "body"), "hello\n");
+	assert_int_equal(json_integer_value(json_object_get(f->out.canonical, "status")), 200);
+	assert_string_equal(out_str(f, "content_type"), "text/plain");
+	assert_render_has(f, "HTTP/1.1 200 OK\nGET ");
+	assert_render_has(f, "content-type: text/plain\n");
+	assert_render_has(f, "\n\nhello\n");
+}
+
+static void test_http_fetch_follows_redirect_to_allowed_host(void **state)
+{
+	struct fx *f = *state;
+	int rc = fetch(f, json_pack("{s:s}", "url", url(f, "/to-allowed")));
+	if (rc)
+		fail_msg("%s", f->out.render);
+	assert_string_equal(out_str(f, "final_url"), url(f, "/text"));
+	assert_int_equal(json_array_size(json_object_get(f->out.canonical, "redirects")), 1);
+	assert_render_has(f, "redirected: 302 ");
+}
+
+static void test_http_fetch_refuses_redirect_to_other_host(void **state)
+{
+	struct fx *f = *state;
+	int rc = fetch(f, json_pack("{s:s}", "url", url(f, "/to-refused")));
+	assert_error(f, rc, "denied_redirect");
+	assert_render_has(f, "host localhost is not on the domain allowlist");
+	assert_int_equal(json_array_size(json_object_get(f->out.canonical, "redirects")), 1);
+}
+
+static void test_http_fetch_max_bytes_truncates(void **state)
+{
+	struct fx *f = *state;
+	int rc = fetch(f, json_pack("{s:s, s:i}", "url", url(f, "/big"), "max_bytes", 100));
+	if (rc)
+		fail_msg("%s", f->out.render);
+	assert_true(json_is_true(json_object_get(f->out.canonical, "truncated")));
+	assert_int_equal(json_integer_value(json_object_get(f->out.canonical, "body_bytes")), 100);
+	assert_int_equal(strlen(out_str(f, "body")), 100);
+	assert_render_has(f, "cut at max_bytes (100 bytes)");
+}
+
+static void test_http_fetch_404_is_a_failure_with_the_response(void **state)
+{
+	struct fx *f = *state;
+	int rc = fetch(f, json_pack("{s:s, s:s}", "url", url(f, "/nothing"), "method", "HEAD"));
+	assert_int_not_equal(rc, 0);
+	assert_int_equal(json_integer_value(json_object_get(f->out.canonical, "status")), 404);
+	assert_null(out_str(f, "error"));
+	assert_render_has(f, "HTTP/1.1 404 Not Found\nHEAD ");
+}
+
+/* ---- the plugin ---------------------------------------------------------------- */
+
+static void test_net_plugin_is_network_with_url_arg(void **state)
+{
+	(void)state;
+	assert_string_equal(tc_net_plugin.name, "net");
+	assert_int_equal(tc_net_plugin.risk_cap, TC_RISK_NETWORK);
+	assert_int_equal(tc_net_plugin.tools[0].risk, TC_RISK_NETWORK);
+	assert_string_equal(tc_net_plugin.tools[0].url_arg, "/url");
+	struct tc_registry *reg = tc_registry_new();
+	struct tc_error err = { 0 };
+	if (tc_plugin_load(reg, &tc_net_plugin, NULL, &err))
+		fail_msg("%s", err.msg);
+	tc_registry_free(reg);
+}
+
+static void test_http_fetch_passes_strict_lint(void **state)
+{
+	(void)state;
+	struct tc_registry *reg = tc_registry_new();
+	struct tc_error err = { 0 };
+	assert_true(lint_add_builtins(reg, &err) >= 1);
+	struct lint_report r = LINT_REPORT_INIT;
+	assert_int_equal(lint_registry(reg, &r), 0);
+	size_t mine = 0;
+	for (size_t i = 0; i < r.count; i++)
+		if (!strcmp(r.items[i].subject, "http_fetch")) {
+			print_error("%s: %s: %s\n", r.items[i].subject, r.items[i].rule, r.items[i].message);
+			mine++;
+		}
+	assert_int_equal(mine, 0);
+	lint_report_release(&r);
+	tc_registry_free(reg);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		T(test_http_fetch_denies_host_off_allowlist),
+		T(test_http_fetch_denies_everything_with_empty_allowlist),
+		T(test_http_fetch_refuses_other_schemes),
+		T(test_http_fetch_refuses_ambiguous_authority),
+		T(test_http_fetch_refuses_host_curl_reads_differently),
+		T(test_http_fetch_refuses_host_header),
+		T(test_http_fetch_refuses_crlf_in_header),
+		T(test_missing_libcurl_names_the_package),
+		T(test_text_or_binary),
+		T(test_http_fetch_gets_text),
+		T(test_http_fetch_follows_redirect_to_allowed_host),
+		T(test_http_fetch_refuses_redirect_to_other_host),
+		T(test_http_fetch_max_bytes_truncates),
+		T(test_http_fetch_404_is_a_failure_with_the_response),
+		T(test_net_plugin_is_network_with_url_arg),
+		T(test_http_fetch_passes_strict_lint),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,471 @@
+/* test_shell_tool.c — run_command called in-process (as the confined child
+ * would call it) with a fresh temp workspace per test: output and exit
+ * status, signals, stdin, cwd inside the workspace and every way out of it
+ * refused, the timeout killing the command's whole process group, output
+ * bounded, a missing program, descriptors not leaked to the command, and
+ * the plugin's registration and lint. */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lint.h"
+#include "toolcage.h"
+#include "tools/tools.h"
+
+struct ws {
+	char dir[64];
+	char outside[64];
+	int fd;
+	struct tc_tool_ctx ctx;
+	struct tc_output out;
+};
+
+static const char *const no_domains[] = { NULL };
+
+static int ws_setup(void **state)
+{
+	struct ws *w = calloc(1, sizeof *w);
+	if (!w)
+		return -1;
+	snprintf(w->dir, sizeof w->dir, "/tmp/tc-sh-ws-XXXXXX");
+	snprintf(w->outside, sizeof w->outside, "/tmp/tc-sh-out-XXXXXX");
+	if (!mkdtemp(w->dir) || !mkdtemp(w->outside))
+		return -1;
+	w->fd = open(w->dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (w->fd < 0)
+		return -1;
+	w->ctx = (struct tc_tool_ctx){ .workspace_fd = w->fd, .workspace = w->dir,
+	                               .timeout_ms = 20000, .max_timeout_ms = 20000,
+	                               .max_render = 20000, .allowed_domains = no_domains };
+	*state = w;
+	return 0;
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st, (void)flag, (void)ftw;
+	return remove(path);
+}
+
+static void clear_out(struct ws *w)
+{
+	json_decref(w->out.canonical);
+	free(w->out.render);
+	w->out = (struct tc_output){ 0 };
+}
+
+static int ws_teardown(void **state)
+{
+	struct ws *w = *state;
+	clear_out(w);
+	close(w->fd);
+	nftw(w->dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	nftw(w->outside, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	free(w);
+	return 0;
+}
+
+#define T(name) cmocka_unit_test_setup_teardown(name, ws_setup, ws_teardown)
+
+static const struct tc_tool *run_command_tool(void)
+{
+	assert_int_equal(tc_shell_plugin.ntools, 1);
+	assert_string_equal(tc_shell_plugin.tools[0].name, "run_command");
+	return &tc_shell_plugin.tools[0];
+}
+
+/* Calls run_command with args built by json_pack; the result stays in w->out. */
+static int call(struct ws *w, json_t *args)
+{
+	assert_non_null(args);
+	clear_out(w);
+	int rc = run_command_tool()->execute(&w->ctx, args, &w->out);
+	json_decref(args);
+	assert_non_null(w->out.canonical);
+	assert_non_null(w->out.render);
+	return rc;
+}
+
+static const char *out_str(struct ws *w, const char *key)
+{
+	return json_string_value(json_object_get(w->out.canonical, key));
+}
+
+static json_int_t out_int(struct ws *w, const char *key)
+{
+	json_t *v = json_object_get(w->out.canonical, key);
+	if (!json_is_integer(v))
+		fail_msg("canonical has no integer %s: %s", key, w->out.render);
+	return json_integer_value(v);
+}
+
+#define assert_render_has(w, text) do { \
+	if (!strstr((w)->out.render, (text))) \
+		fail_msg("render lacks \"%s\":\n%s", (text), (w)->out.render); \
+} while (0)
+
+#define assert_error(w, rc, code) do { \
+	assert_int_not_equal((rc), 0); \
+	const char *got_ = out_str((w), "error"); \
+	if (!got_ || strcmp(got_, (code))) \
+		fail_msg("expected error %s, got %s: %s", (code), got_ ? got_ : "(none)", (w)->out.render); \
+} while (0)
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* Whether pid is gone within wait_ms (a killed orphan is reaped by init). */
+static bool gone_within(pid_t pid, int wait_ms)
+{
+	for (int i = 0; i < wait_ms / 10; i++) {
+		if (kill(pid, 0) < 0 && errno == ESRCH)
+			return true;
+		usleep(10000);
+	}
+	return false;
+}
+
+/* ---- normal path ---------------------------------------------------------- */
+
+static void test_run_command_echo(void **state)
+{
+	struct ws *w = *state;
+	int rc = call(w, json_pack("{s:[s,s,s]}", "argv", "echo", "hello", "world"));
+	assert_int_equal(rc, 0);
+	assert_string_equal(out_str(w, "stdout"), "hello world\n");
+	assert_string_equal(out_str(w, "stderr"), "");
+	assert_int_equal(out_int(w, "exit_code"), 0);
+	assert_int_equal(out_int(w, "stdout_bytes"), 12);
+	assert_true(json_is_null(json_object_get(w->out.canonical, "signal")));
+	assert_true(json_is_false(json_object_get(w->out.canonical, "timed_out")));
+	assert_true(json_is_false(json_object_get(w->out.canonical, "truncated")));
+	assert_string_equal(out_str(w, "cwd"), ".");
+	assert_render_has(w, "$ echo hello world\n");
+	assert_render_has(w, "exit status 0\n");
+	assert_render_has(w, "--- stdout (12 bytes) ---\nhello world\n");
+}
+
+static void test_run_command_reports_exit_code_and_stderr(void **state)
+{
+	struct ws *w = *state;
+	int rc = call(w, json_pack("{s:[s,s,s]}", "argv", "sh", "-c", "echo oops >&2; exit 3"));
+	assert_int_not_equal(rc, 0);
+	assert_int_equal(out_int(w, "exit_code"), 3);
+	assert_string_equal(out_str(w, "stderr"), "oops\n");
+	assert_render_has(w, "exit status 3");
+	assert_render_has(w, "--- stderr (5 bytes) ---\noops\n");
+	assert_render_has(w, "$ sh -c 'echo oops >&2; exit 3'");
+}
+
+static void test_run_command_reports_signal(void **state)
+{
+	struct ws *w = *state;
+	int rc = call(w, json_pack("{s:[s,s,s]}", "argv", "sh", "-c", "kill -TERM $$"));
+	assert_int_not_equal(rc, 0);
+	assert_int_equal(out_int(w, "signal"), SIGTERM);
+	assert_true(json_is_null(json_object_get(w->out.canonical, "exit_code")));
+	assert_render_has(w, "killed by signal 15");
+}
+
+static void test_run_command_feeds_stdin(void **state)
+{
+	struct ws *w = *state;
+	int rc = call(w, json_pack("{s:[s,s,s], s:s}", "argv", "tr", "a-z", "A-Z", "stdin", "abc\n"));
+	assert_int_equal(rc, 0);
+	assert_string_equal(out_str(w, "stdout"), "ABC\n");
+}
+
+/* More stdin than a pipe holds, while the command writes as much back:
+ * feeding and reading share one loop, so neither side blocks. */
+static void test_run_command_large_stdin_does_not_deadlock(void **state)
+{
+	struct ws *w = *state;
+	size_t n = 1 << 20;
+	char *big = malloc(n);
+	assert_non_null(big);
+	memset(big, 'x', n);
+	int rc = call(w, json_pack("{s:[s], s:s%}", "argv", "cat", "stdin", big, n));
+	free(big);
+	assert_int_equal(rc, 0);
+	assert_int_equal(out_int(w, "stdout_bytes"), 1 << 20);
+}
+
+static void test_run_command_without_stdin_reads_eof(void **state)
+{
+	struct ws *w = *state;
+	int rc = call(w, json_pack("{s:[s,s]}", "argv", "wc", "-c"));
+	assert_int_equal(rc, 0);
+	assert_int_equal(atoi(out_str(w, "stdout")), 0);
+}
+
+static void test_run_command_runs_in_cwd_inside(void **state)
+{
+	struct ws *w = *state;
+	char sub[128];
+	snprintf(sub, sizeof sub, "%s/sub", w->dir);
+	assert_int_equal(mkdir(sub, 0755), 0);
+	int rc = call(w, json_pack("{s:[s], s:s}", "argv", "pwd", "cwd", "sub"));
+	assert_int_equal(rc, 0);
+	char want[160];
+	snprintf(want, sizeof want, "%s\n", sub);
+	assert_string_equal(out_str(w, "stdout"), want);
+	assert_string_equal(out_str(w, "cwd"), "sub");
+	assert_render_has(w, "(in sub)");
+}
+
+static void test_run_command_default_cwd_is_workspace(void **state)
+{
+	struct ws *w = *state;
+	char file[128];
+	snprintf(file, sizeof file, "%s/marker", w->dir);
+	close(open(file, O_CREAT | O_WRONLY | O_CLOEXEC, 0644));
+	int rc = call(w, json_pack("{s:[s]}", "argv", "ls"));
+	assert_int_equal(rc, 0);
+	assert_string_equal(out_str(w, "stdout"), "marker\n");
+}
+
+/* ---- refusals -------------------------------------------------------------- */
+
+static void test_run_command_refuses_cwd_dotdot(void **state)
+{
+	struct ws *w = *state;
+	int rc = call(w, json_pack("{s:[s], s:s}", "argv", "pwd", "cwd", ".."));
+	assert_error(w, rc, "outside_workspace");
+	assert_render_has(w, "outside the workspace");
+}
+
+static void test_run_command_refuses_cwd_absolute(void **state)
+{
+	struct ws *w = *state;
+	int rc = call(w, json_pack("{s:[s], s:s}", "argv", "pwd", "cwd", "/tmp"));
+	assert_error(w, rc, "outside_workspace");
+	assert_render_has(w, "absolute");
+}
+
+static void test_run_command_refuses_cwd_symlink_out(void **state)
+{
+	struct ws *w = *state;
+	char link[128];
+	snprintf(link, sizeof link, "%s/out", w->dir);
+	assert_int_equal(symlink(w->outside, link), 0);
+	int rc = call(w, json_pack("{s:[s], s:s}", "argv", "pwd", "cwd", "out"));
+	assert_error(w, rc, "outside_workspace");
+}
+
+static void test_run_command_refuses_missing_cwd(void **state)
+{
+	struct ws *w = *state;
+	int rc = call(w, json_pack("{s:[s], s:s}", "argv", "pwd", "cwd", "nope"));
+	assert_error(w, rc, "not_found");
+	assert_render_has(w, "does not exist");
+}
+
+static void test_run_command_refuses_nul_in_argv(void **state)
+{
+	struct ws *w = *state;
+	json_t *args = json_pack("{s:[s,s%]}", "argv", "echo", "a\0b", (size_t)3);
+	int rc = call(w, args);
+	assert_error(w, rc, "bad_argv");
+	assert_render_has(w, "argv[1]");
+}
+
+static void test_run_command_refuses_empty_argv(void **state)
+{
+	struct ws *w = *state;
+	int rc = call(w, json_pack("{s:[]}", "argv"));
+	assert_error(w, rc, "bad_argv");
+}
+
+static void test_run_command_not_found_is_127(void **state)
+{
+	struct ws *w = *state;
+	int rc = call(w, json_pack("{s:[s]}", "argv", "no-such-command-tc"));
+	assert_error(w, rc, "command_not_found");
+	assert_int_equal(out_int(w, "exit_code"), 127);
+	assert_render_has(w, "command not found: no-such-command-tc");
+}
+
+static void test_run_command_not_executable(void **state)
+{
+	struct ws *w = *state;
+	char file[128];
+	snprintf(file, sizeof file, "%s/data.txt", w->dir);
+	close(open(file, O_CREAT | O_WRONLY | O_CLOEXEC, 0644));
+	int rc = call(w, json_pack("{s:[s]}", "argv", "./data.txt"));
+	assert_error(w, rc, "cannot_execute");
+	assert_int_equal(out_int(w, "exit_code"), 127);
+	assert_render_has(w, "Permission denied");
+}
+
+/* ---- time and bounds --------------------------------------------------------- */
+
+/* The command and a background child it started both die at the timeout:
+ * the kill goes to the process group. */
+static void test_run_command_timeout_kills_process_group(void **state)
+{
+	struct ws *w = *state;
+	uint64_t t0 = now_ms();
+	int rc = call(w, json_pack("{s:[s,s,s], s:i}", "argv", "sh", "-c",
+	                           "sleep 30 & echo $!; wait", "timeout_ms", 300));
+	uint64_t took = now_ms() - t0;
+	assert_int_not_equal(rc, 0);
+	assert_true(json_is_true(json_object_get(w->out.canonical, "timed_out")));
+	assert_true(took < 5000);
+	assert_render_has(w, "timed out after 300 ms");
+	pid_t bg = (pid_t)atoi(out_str(w, "stdout"));
+	assert_true(bg > 1);
+	assert_true(gone_within(bg, 2000));
+}
+
+/* A background process left behind by a command that exited is killed
+ * too, and does not hold the call open until its end. */
+static void test_run_command_kills_leftovers_after_exit(void **state)
+{
+	struct ws *w = *state;
+	uint64_t t0 = now_ms();
+	int rc = call(w, json_pack("{s:[s,s,s]}", "argv", "sh", "-c", "sleep 30 & echo $!"));
+	assert_int_equal(rc, 0);
+	assert_true(now_ms() - t0 < 5000);
+	pid_t bg = (pid_t)atoi(out_str(w, "stdout"));
+	assert_true(bg > 1);
+	assert_true(gone_within(bg, 2000));
+}
+
+static void test_run_command_timeout_capped_below_deadline(void **state)
+{
+	struct ws *w = *state;
+	w->ctx.timeout_ms = w->ctx.max_timeout_ms = 1000;
+	int rc = call(w, json_pack("{s:[s,s], s:i}", "argv", "sleep", "10", "timeout_ms", 60000));
+	assert_int_not_equal(rc, 0);
+	assert_true(json_is_true(json_object_get(w->out.canonical, "timed_out")));
+	assert_int_equal(out_int(w, "timeout_ms"), 900);   /* 10% margin for the report */
+	assert_render_has(w, "the configured limit");
+}
+
+static void test_run_command_bounds_huge_output(void **state)
+{
+	struct ws *w = *state;
+	int rc = call(w, json_pack("{s:[s,s,s]}", "argv", "sh", "-c",
+	                           "yes 0123456789 | head -c 5000000; echo END"));
+	assert_int_equal(rc, 0);
+	assert_int_equal(out_int(w, "stdout_bytes"), 5000004);
+	assert_true(json_is_true(json_object_get(w->out.canonical, "truncated")));
+	const char *o = out_str(w, "stdout");
+	assert_true(strlen(o) < 300000);
+	assert_non_null(strstr(o, "bytes left out"));
+	assert_non_null(strstr(o, "END\n"));           /* the tail is kept */
+	assert_true(strlen(w->out.render) < 25000);    /* within the render budget */
+	assert_render_has(w, "left out of this render");
+}
+
+static void test_run_command_sanitizes_invalid_utf8(void **state)
+{
+	struct ws *w = *state;
+	int rc = call(w, json_pack("{s:[s,s]}", "argv", "printf", "a\\377b"));
+	assert_int_equal(rc, 0);
+	assert_string_equal(out_str(w, "stdout"), "a\xEF\xBF\xBD" "b");
+}
+
+/* The tool's own descriptors (the result pipe is fd 3 in the sandbox) must
+ * not reach the command, or it could forge the tool's answer. */
+static void test_run_command_does_not_leak_fds(void **state)
+{
+	struct ws *w = *state;
+	int fd = fcntl(w->fd, F_DUPFD, 50);   /* no CLOEXEC on purpose */
+	assert_true(fd >= 50);
+	char script[128];
+	snprintf(script, sizeof script, "if [ -e /proc/self/fd/%d ]; then echo open; else echo closed; fi", fd);
+	int rc = call(w, json_pack("{s:[s,s,s]}", "argv", "sh", "-c", script));
+	close(fd);
+	assert_int_equal(rc, 0);
+	assert_string_equal(out_str(w, "stdout"), "closed\n");
+}
+
+/* ---- the plugin ---------------------------------------------------------------- */
+
+static void test_shell_plugin_loads_destructive(void **state)
+{
+	(void)state;
+	struct tc_registry *reg = tc_registry_new();
+	struct tc_disposer disp;
+	struct tc_error err = { 0 };
+	if (tc_plugin_load(reg, &tc_shell_plugin, &disp, &err))
+		fail_msg("%s", err.msg);
+	struct tc_defined *d = tc_registry_get(reg, "run_command");
+	assert_non_null(d);
+	assert_int_equal(tc_defined_risk(d), TC_RISK_DESTRUCTIVE);
+	tc_defined_unref(d);
+	assert_int_equal(tc_shell_plugin.risk_cap, TC_RISK_DESTRUCTIVE);
+	assert_string_equal(tc_shell_plugin.name, "shell");
+	tc_dispose(&disp);
+	tc_registry_free(reg);
+}
+
+/* Strict lint among all the built-in tools (the boundary rule looks at the
+ * neighbours): no finding about run_command. */
+static void test_run_command_passes_strict_lint(void **state)
+{
+	(void)state;
+	struct tc_registry *reg = tc_registry_new();
+	struct tc_error err = { 0 };
+	assert_true(lint_add_builtins(reg, &err) >= 1);
+	struct lint_report r = LINT_REPORT_INIT;
+	assert_int_equal(lint_registry(reg, &r), 0);
+	size_t mine = 0;
+	for (size_t i = 0; i < r.count; i++)
+		if (!strcmp(r.items[i].subject, "run_command")) {
+			print_error("%s: %s: %s\n", r.items[i].subject, r.items[i].rule, r.items[i].message);
+			mine++;
+		}
+	assert_int_equal(mine, 0);
+	lint_report_release(&r);
+	tc_registry_free(reg);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		T(test_run_command_echo),
+		T(test_run_command_reports_exit_code_and_stderr),
+		T(test_run_command_reports_signal),
+		T(test_run_command_feeds_stdin),
+		T(test_run_command_large_stdin_does_not_deadlock),
+		T(test_run_command_without_stdin_reads_eof),
+		T(test_run_command_runs_in_cwd_inside),
+		T(test_run_command_default_cwd_is_workspace),
+		T(test_run_command_refuses_cwd_dotdot),
+		T(test_run_command_refuses_cwd_absolute),
+		T(test_run_command_refuses_cwd_symlink_out),
+		T(test_run_command_refuses_missing_cwd),
+		T(test_run_command_refuses_nul_in_argv),
+		T(test_run_command_refuses_empty_argv),
+		T(test_run_command_not_found_is_127),
+		T(test_run_command_not_executable),
+		T(test_run_command_timeout_kills_process_group),
+		T(test_run_command_kills_leftovers_after_exit),
+		T(test_run_command_timeout_capped_below_deadline),
+		T(test_run_command_bounds_huge_output),
+		T(test_run_command_sanitizes_invalid_utf8),
+		T(test_run_command_does_not_leak_fds),
+		T(test_shell_plugin_loads_destructive),
+		T(test_run_command_passes_strict_lint),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,391 @@
+/* run_command.c — the run_command tool: checks its arguments (argv bounds,
+ * a cwd that stays inside the workspace, the timeout under the call's
+ * deadline), runs the program through sh_run (sh_spawn.c) and turns the
+ * outcome into the canonical result and the text for the model. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "shell.h"
+#include "utf8.h"
+#include "util.h"
+
+#define SH_RENDER_DEFAULT 20000     /* code points, when the context gives none */
+#define SH_RENDER_CMDLINE 1000      /* bytes of the command line echoed */
+
+/* ---- errors -------------------------------------------------------------- */
+
+/* An expected failure: canonical {"error": code, "message": text}, render
+ * the text. Returns 1 (the nonzero of an expected failure). */
+static int fail(struct tc_output *out, const char *code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int fail(struct tc_output *out, const char *code, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *msg = NULL;
+	if (vasprintf(&msg, fmt, ap) < 0)
+		msg = NULL;
+	va_end(ap);
+	out->canonical = json_pack("{s:s, s:s}", "error", code, "message", msg ? msg : "out of memory");
+	out->render = msg ? msg : strdup("run_command failed: out of memory");
+	return 1;
+}
+
+/* ---- arguments ------------------------------------------------------------ */
+
+/* argv as a NULL-terminated array of borrowed strings. The schema bounds
+ * the counts; this re-checks them (a direct C caller skips the schema) and
+ * refuses NUL bytes, which execve would silently cut at. */
+static char **argv_from(json_t *arr, struct tc_output *out)
+{
+	size_t n = json_array_size(arr), total = 0;
+	if (!json_is_array(arr) || n == 0 || n > SH_ARGV_MAX) {
+		fail(out, "bad_argv", "argv must be a list of 1 to %d strings, the program first, "
+		     "e.g. [\"ls\", \"-la\"].", SH_ARGV_MAX);
+		return NULL;
+	}
+	char **argv = calloc(n + 1, sizeof *argv);
+	if (!argv) {
+		fail(out, "no_memory", "run_command ran out of memory.");
+		return NULL;
+	}
+	for (size_t i = 0; i < n; i++) {
+		json_t *s = json_array_get(arr, i);
+		const char *v = json_string_value(s);
+		size_t len = json_string_length(s);
+		total += len + 1;
+		if (!v || strlen(v) != len || len >= SH_ARG_MAX || total > SH_ARGV_TOTAL ||
+		    (i == 0 && len == 0)) {
+			fail(out, "bad_argv", "argv[%zu] is not usable: each element must be a string "
+			     "without NUL bytes, under %u bytes (%u in all), and the program name must not "
+			     "be empty.", i, SH_ARG_MAX, SH_ARGV_TOTAL);
+			free(argv);
+			return NULL;
+		}
+		argv[i] = (char *)v;
+	}
+	return argv;
+}
+
+/* Without openat2 (Linux < 5.6, or valgrind): one component at a time,
+ * refusing ".." and every symlink (O_NOFOLLOW|O_PATH opens the link
+ * itself, which O_DIRECTORY then refuses with ENOTDIR). Stricter than
+ * RESOLVE_BENEATH, never looser. Returns an fd or -errno (EXDEV for "..",
+ * ELOOP for a symlink). */
+static int open_cwd_walk(int dirfd, const char *cwd)
+{
+	int fd = fcntl(dirfd, F_DUPFD_CLOEXEC, 3);
+	if (fd < 0)
+		return -errno;
+	for (const char *p = cwd; *p;) {
+		size_t n = strcspn(p, "/");
+		char name[256];
+		if (n >= sizeof name) {
+			close(fd);
+			return -ENAMETOOLONG;
+		}
+		memcpy(name, p, n);
+		name[n] = '\0';
+		p += n + (p[n] == '/');
+		if (n == 0 || !strcmp(name, "."))
+			continue;
+		if (!strcmp(name, "..")) {
+			close(fd);
+			return -EXDEV;
+		}
+		struct stat st;
+		if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode)) {
+			close(fd);
+			return -ELOOP;
+		}
+		int next = openat(fd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		int e = errno;
+		close(fd);
+		if (next < 0)
+			return -e;
+		fd = next;
+	}
+	return fd;
+}
+
+/* The cwd beneath the workspace: RESOLVE_BENEATH makes the kernel refuse
+ * "..", absolute paths and symlinks that lead out, whatever the spelling;
+ * no magic links (/proc/self/...) either. Returns an fd or -errno. */
+static int open_beneath(int dirfd, const char *cwd)
+{
+	struct open_how how = { .flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+	                        .resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS };
+	long fd;
+	do
+		fd = syscall(SYS_openat2, dirfd, cwd, &how, sizeof how);
+	while (fd < 0 && (errno == EINTR || errno == EAGAIN));
+	if (fd < 0 && errno == ENOSYS)
+		return open_cwd_walk(dirfd, cwd);
+	return fd < 0 ? -errno : (int)fd;
+}
+
+/* The cwd as an O_PATH fd (a new one, the caller closes it), or -1 with
+ * out filled. */
+static int open_cwd(const struct tc_tool_ctx *ctx, const char *cwd, struct tc_output *out)
+{
+	if (cwd[0] == '/')
+		return fail(out, "outside_workspace", "cwd \"%s\" is an absolute path; give a "
+		            "directory relative to the workspace, e.g. \"src\".", cwd), -1;
+	int fd, e;
+	if (!strcmp(cwd, ".")) {   /* the workspace itself: nothing to resolve */
+		fd = fcntl(ctx->workspace_fd, F_DUPFD_CLOEXEC, 3);
+		e = errno;
+	} else {
+		fd = open_beneath(ctx->workspace_fd, cwd);
+		e = -fd;
+	}
+	if (fd >= 0)
+		return fd;
+	switch (e) {
+	case EXDEV:
+	case ELOOP:
+		fail(out, "outside_workspace", "cwd \"%s\" leads outside the workspace (through "
+		     "\"..\" or a symlink); give a directory inside it, e.g. \".\".", cwd);
+		break;
+	case ENOENT:
+		fail(out, "not_found", "cwd \"%s\" does not exist in the workspace; list_dir shows "
+		     "what does.", cwd);
+		break;
+	case ENOTDIR:
+		fail(out, "not_a_directory", "cwd \"%s\" is not a directory.", cwd);
+		break;
+	default:
+		fail(out, "cwd_error", "cannot use cwd \"%s\": %s.", cwd, strerror(e));
+	}
+	return -1;
+}
+
+/* The command's timeout: what was asked, at most the call's deadline minus
+ * a margin, so that the tool kills the command and reports before the
+ * supervisor kills the tool (which would lose the output). */
+static uint32_t pick_timeout(const struct tc_tool_ctx *ctx, json_t *asked, bool *capped)
+{
+	uint32_t deadline = ctx->timeout_ms;
+	if (ctx->max_timeout_ms && (!deadline || ctx->max_timeout_ms < deadline))
+		deadline = ctx->max_timeout_ms;
+	uint32_t cap = SH_TIMEOUT_DEFAULT;
+	if (deadline) {
+		uint32_t margin = deadline / 10;
+		margin = margin < 100 ? 100 : margin > 2000 ? 2000 : margin;
+		cap = deadline > 2 * margin ? deadline - margin : deadline / 2;
+		if (!cap)
+			cap = 1;
+	}
+	*capped = false;
+	if (!json_is_integer(asked) || json_integer_value(asked) <= 0)
+		return cap;
+	if (json_integer_value(asked) > (json_int_t)cap) {
+		*capped = true;
+		return cap;
+	}
+	return (uint32_t)json_integer_value(asked);
+}
+
+/* ---- render -------------------------------------------------------------- */
+
+static bool plain_word(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./=:,+-@%", *s))
+			return false;
+	return true;
+}
+
+/* "$ prog 'a b'": the argv as a reader would type it, cut to a bound. */
+static void render_cmdline(struct buf *b, char *const *argv)
+{
+	size_t start = b->len;
+	buf_adds(b, "$");
+	for (size_t i = 0; argv[i] && b->len - start < SH_RENDER_CMDLINE; i++) {
+		buf_adds(b, " ");
+		if (plain_word(argv[i])) {
+			buf_adds(b, argv[i]);
+			continue;
+		}
+		buf_adds(b, "'");
+		for (const char *p = argv[i]; *p && b->len - start < SH_RENDER_CMDLINE; p++)
+			buf_adds(b, *p == '\'' ? "'\\''" : (char[]){ *p, 0 });
+		buf_adds(b, "'");
+	}
+	if (b->len - start >= SH_RENDER_CMDLINE)
+		buf_adds(b, " ...");
+	buf_adds(b, "\n");
+}
+
+/* Appends text cut to budget code points: its head and tail, with the
+ * number of bytes left out between them. */
+static void render_cut(struct buf *b, const char *text, size_t len, size_t budget)
+{
+	if (utf8_count(text, len) <= budget) {
+		buf_add(b, text, len);
+		return;
+	}
+	/* Bytes are at least code points, so cutting by bytes stays in budget;
+	 * the ends are moved onto character boundaries. */
+	size_t head = budget * 2 / 3, tail = budget - head;
+	while (head > 0 && ((unsigned char)text[head] & 0xC0) == 0x80)
+		head--;
+	size_t from = len - tail;
+	while (from < len && ((unsigned char)text[from] & 0xC0) == 0x80)
+		from++;
+	buf_add(b, text, head);
+	buf_printf(b, "\n[... %zu bytes left out of this render ...]\n", from - head);
+	buf_add(b, text + from, len - from);
+}
+
+static void render_status(struct buf *b, const struct sh_result *r, uint32_t timeout_ms,
+                          bool capped)
+{
+	if (r->timed_out)
+		buf_printf(b, "timed out after %u ms%s: the command and everything it started were "
+		           "killed. Give a larger timeout_ms or a smaller task.\n", timeout_ms,
+		           capped ? " (the configured limit)" : "");
+	else if (r->signal)
+		buf_printf(b, "killed by signal %d (%s)\n", r->signal, strsignal(r->signal));
+	else
+		buf_printf(b, "exit status %d\n", r->exit_code);
+}
+
+static char *render(char *const *argv, const char *cwd, const struct sh_result *r,
+                    const char *o, size_t olen, const char *e, size_t elen,
+                    size_t budget, uint32_t timeout_ms, bool capped)
+{
+	struct buf b = BUF_INIT;
+	render_cmdline(&b, argv);
+	if (strcmp(cwd, "."))
+		buf_printf(&b, "(in %s)\n", cwd);
+	render_status(&b, r, timeout_ms, capped);
+	size_t used = utf8_count(b.data ? b.data : "", b.len) + 100;
+	budget = budget > used + 200 ? budget - used : 200;
+	/* Each stream gets half; one that needs less leaves the rest to the other. */
+	size_t oc = utf8_count(o, olen), ec = utf8_count(e, elen);
+	size_t ob = budget / 2, eb = budget - ob;
+	if (oc < ob)
+		eb += ob - oc;
+	else if (ec < eb)
+		ob += eb - ec;
+	buf_printf(&b, "--- stdout (%llu bytes) ---\n", (unsigned long long)r->out.total);
+	render_cut(&b, o, olen, ob);
+	if (olen && o[olen - 1] != '\n')
+		buf_adds(&b, "\n");
+	buf_printf(&b, "--- stderr (%llu bytes) ---\n", (unsigned long long)r->err.total);
+	render_cut(&b, e, elen, eb);
+	if (elen && e[elen - 1] != '\n')
+		buf_adds(&b, "\n");
+	return buf_detach(&b);
+}
+
+/* ---- the tool ------------------------------------------------------------ */
+
+static json_t *argv_json(char *const *argv)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; argv[i]; i++)
+		json_array_append_new(a, json_string(argv[i]));
+	return a;
+}
+
+static int report(const struct tc_tool_ctx *ctx, char **argv, const char *cwd,
+                  const struct sh_result *r, uint32_t timeout_ms, bool capped,
+                  struct tc_output *out)
+{
+	size_t olen, elen;
+	char *o = sh_capture_text(&r->out, &olen), *e = sh_capture_text(&r->err, &elen);
+	if (!o || !e) {
+		free(o);
+		free(e);
+		return fail(out, "no_memory", "run_command ran out of memory collecting the output.");
+	}
+	bool truncated = sh_capture_cut(&r->out) || sh_capture_cut(&r->err);
+	out->canonical = json_pack("{s:o, s:s, s:o, s:o, s:b, s:s%, s:s%, s:I, s:I, s:b, s:I, s:I}",
+		"argv", argv_json(argv), "cwd", cwd,
+		"exit_code", r->signal || r->timed_out ? json_null() : json_integer(r->exit_code),
+		"signal", r->signal ? json_integer(r->signal) : json_null(),
+		"timed_out", r->timed_out, "stdout", o, olen, "stderr", e, elen,
+		"stdout_bytes", (json_int_t)r->out.total, "stderr_bytes", (json_int_t)r->err.total,
+		"truncated", truncated, "timeout_ms", (json_int_t)timeout_ms,
+		"duration_ms", (json_int_t)r->duration_ms);
+	size_t budget = ctx->max_render ? ctx->max_render : SH_RENDER_DEFAULT;
+	out->render = render(argv, cwd, r, o, olen, e, elen, budget, timeout_ms, capped);
+	free(o);
+	free(e);
+	if (!out->canonical || !out->render) {
+		json_decref(out->canonical);
+		free(out->render);
+		*out = (struct tc_output){ 0 };
+		return fail(out, "no_memory", "run_command ran out of memory.");
+	}
+	return r->exit_code == 0 && !r->signal && !r->timed_out ? 0 : 1;
+}
+
+/* exec failed: the program is missing or cannot run. Exit 127, as a shell
+ * reports it, with a message saying which. */
+static int report_exec_error(char **argv, const struct sh_result *r, struct tc_output *out)
+{
+	const char *prog = argv[0];
+	int rc;
+	if (r->exec_errno == ENOENT && !strchr(prog, '/'))
+		rc = fail(out, "command_not_found", "command not found: %s (not in PATH). Check the "
+		          "name, or give the program's path, e.g. \"./build.sh\".", prog);
+	else if (r->exec_errno == ENOENT)
+		rc = fail(out, "command_not_found", "command not found: %s (no such file).", prog);
+	else
+		rc = fail(out, "cannot_execute", "cannot execute %s: %s.", prog, strerror(r->exec_errno));
+	json_object_set_new(out->canonical, "argv", argv_json(argv));
+	json_object_set_new(out->canonical, "exit_code", json_integer(127));
+	return rc;
+}
+
+int sh_run_command_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_output *out)
+{
+	json_t *jin = json_object_get(args, "stdin");
+	const char *cwd = json_string_value(json_object_get(args, "cwd"));
+	if (!cwd || !*cwd)
+		cwd = ".";
+	if (jin && (!json_is_string(jin) || json_string_length(jin) > SH_STDIN_MAX))
+		return fail(out, "bad_stdin", "stdin must be a string of at most %u bytes.", SH_STDIN_MAX);
+	char **argv = argv_from(json_object_get(args, "argv"), out);
+	if (!argv)
+		return 1;
+	int cwd_fd = open_cwd(ctx, cwd, out);
+	if (cwd_fd < 0) {
+		free(argv);
+		return 1;
+	}
+	bool capped;
+	struct sh_command cmd = {
+		.argv = argv, .cwd_fd = cwd_fd,
+		.stdin_data = json_string_value(jin), .stdin_len = jin ? json_string_length(jin) : 0,
+		.timeout_ms = pick_timeout(ctx, json_object_get(args, "timeout_ms"), &capped),
+	};
+	struct sh_result r;
+	int rc = sh_run(&cmd, &r);
+	if (rc < 0)
+		rc = fail(out, "spawn_failed", "could not start the command: %s. This is not caused "
+		          "by your arguments; try again.", strerror(-rc));
+	else if (r.exec_errno)
+		rc = report_exec_error(argv, &r, out);
+	else
+		rc = report(ctx, argv, cwd, &r, cmd.timeout_ms, capped, out);
+	sh_result_release(&r);
+	close(cwd_fd);
+	free(argv);
+	return rc;
+}
