@@ -88,6 +88,7 @@ void call_finish(struct call *c, enum tc_status st, json_t *canonical,
 		c->child = NULL;
 	}
 	c->state = ST_DONE;
+	policy_call_ended(s, c);
 	if (render_text(text ? text : "", text ? len : 0, s->cfg->max_render_chars, s->spill,
 	                &rr, &err) < 0)
 		rr.text = strdup("(out of memory while rendering the result)");

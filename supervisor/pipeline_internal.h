@@ -109,6 +109,7 @@ struct sbx_jail *supervisor_jail(struct tc_supervisor *s, const struct tc_define
 void policy_authorize(struct call *c);
 int policy_before_fork(struct tc_supervisor *s, struct call *c, struct tc_error *err);
 void policy_cancel_approval(struct tc_supervisor *s, struct call *c);
+void policy_call_ended(struct tc_supervisor *s, struct call *c);
 int policy_emit_start(struct tc_supervisor *s, struct call *c, const char *args_json);
 void policy_emit_result(struct tc_supervisor *s, struct call *c, const struct tc_result *r,
                         const struct call_usage *u);

@@ -192,6 +192,16 @@ int policy_before_fork(struct tc_supervisor *s, struct call *c, struct tc_error 
 	return 0;
 }
 
+/* A call that ends before its fork (busy, cancelled, shut down) must give
+ * back its once-approval: the gate holds a bounded number of them. */
+void policy_call_ended(struct tc_supervisor *s, struct call *c)
+{
+	if (c->approval_token) {
+		gate_revoke(s->gate, c->approval_token);
+		c->approval_token = 0;
+	}
+}
+
 void policy_cancel_approval(struct tc_supervisor *s, struct call *c)
 {
 	(void)s;
