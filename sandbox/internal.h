@@ -83,6 +83,11 @@ struct sbx_jail {
 	uint64_t pids_max;
 	uint64_t memory_max;
 
+	/* Linux >= 6.14 keeps pid_max per pid namespace: the child caps its own
+	 * at this ("" when not used), a per-call process bound that needs no
+	 * cgroup and works unprivileged. */
+	char pid_max[24];
+
 	uint32_t timeout_ms;
 	size_t keep_bytes;
 	uint64_t limit_bytes;
@@ -101,6 +106,7 @@ enum child_step {
 	STEP_MOUNT_READONLY,
 	STEP_MOUNT_PROC,
 	STEP_MOUNT_TMP,
+	STEP_PID_MAX,
 	STEP_LANDLOCK_RULES,
 	STEP_RLIMITS,
 	STEP_CWD,

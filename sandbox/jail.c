@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/capability.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -230,6 +231,17 @@ static int build_env(const struct sbx_spec *spec, struct sbx_jail *j)
 	return 0;
 }
 
+/* pid_max became per pid namespace in Linux 6.14; before, writing it from a
+ * child namespace would change the host's, so the version decides. */
+static bool pid_max_per_namespace(void)
+{
+	struct utsname u;
+	int major = 0, minor = 0;
+	if (uname(&u) < 0 || sscanf(u.release, "%d.%d", &major, &minor) != 2)
+		return false;
+	return major > 6 || (major == 6 && minor >= 14);
+}
+
 static void add_rlimit(struct sbx_jail *j, int res, uint64_t soft, uint64_t hard)
 {
 	j->rlimits[j->n_rlimits].resource = res;
@@ -251,6 +263,11 @@ static void plan_rlimits(const struct sbx_spec *s, struct sbx_jail *j)
 		add_rlimit(j, RLIMIT_NOFILE, s->open_files, s->open_files);
 	if (s->processes)
 		add_rlimit(j, RLIMIT_NPROC, s->processes, s->processes);
+	/* The kernel's floor for pid_max is 301: a looser bound than
+	 * processes, but one root is not exempt from. */
+	if (s->processes && j->private_proc && pid_max_per_namespace())
+		snprintf(j->pid_max, sizeof j->pid_max, "%llu",
+		         (unsigned long long)(s->processes + 1 < 301 ? 301 : s->processes + 1));
 	add_rlimit(j, RLIMIT_CORE, 0, 0);   /* no core dumps of tool memory */
 }
 

@@ -282,7 +282,8 @@ void approval_cancel(struct call *c)
 		waitpid(p->pid, NULL, 0);
 	}
 	unqueue_tty(p->st, p);
-	free(p->ctx);   /* the ticket: respond() will never be called to free it */
+	/* The ticket: respond() will never be called to free it. */
+	policy_ticket_free(p->ctx);
 	drop(p);
 }
 

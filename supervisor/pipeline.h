@@ -46,6 +46,10 @@ void tc_supervisor_free(struct tc_supervisor *s);
 struct tc_registry *tc_supervisor_registry(struct tc_supervisor *s);
 struct loop *tc_supervisor_loop(struct tc_supervisor *s);
 const struct config *tc_supervisor_config(const struct tc_supervisor *s);
+/* The event hub every call's events go through (audit.h: subscribe to it
+ * with audit_subscribe). Borrowed, valid until tc_supervisor_free. */
+struct audit;
+struct audit *tc_supervisor_audit(struct tc_supervisor *s);
 
 /* Called once per call with its result (the callee takes it). */
 typedef void (*tc_call_fn)(struct tc_result *res, void *data);

@@ -16,6 +16,7 @@ struct render_spill;
 struct audit;
 struct gate;
 struct approval_state;
+struct ticket;
 
 enum call_state {
 	ST_VALIDATE,
@@ -83,6 +84,7 @@ struct tc_supervisor {
 	tc_approver_fn approver;
 	void *approver_data;
 	struct approval_state *approval_state;   /* approval.c */
+	struct ticket *tickets;    /* approvals asked and not yet answered (policy.c) */
 	char **domains;            /* the policy's allowlist, NULL-terminated */
 	struct call *calls;
 	size_t n_calls;
@@ -110,6 +112,8 @@ void policy_authorize(struct call *c);
 int policy_before_fork(struct tc_supervisor *s, struct call *c, struct tc_error *err);
 void policy_cancel_approval(struct tc_supervisor *s, struct call *c);
 void policy_call_ended(struct tc_supervisor *s, struct call *c);
+/* Frees an approval ticket whose respond() will never come. */
+void policy_ticket_free(void *ctx);
 int policy_emit_start(struct tc_supervisor *s, struct call *c, const char *args_json);
 void policy_emit_result(struct tc_supervisor *s, struct call *c, const struct tc_result *r,
                         const struct call_usage *u);

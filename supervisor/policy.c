@@ -74,9 +74,22 @@ void policy_emit_error(struct tc_supervisor *s, struct call *c, const char *what
  * comes after the call was cancelled (or the supervisor began shutting
  * down) finds nothing and is dropped. */
 struct ticket {
-	struct tc_supervisor *s;
+	struct tc_supervisor *s;     /* NULL once the supervisor is gone */
 	uint64_t id;
+	struct ticket *next, *prev;  /* the supervisor's outstanding tickets */
 };
+
+static void ticket_unlink(struct ticket *t)
+{
+	if (!t->s)
+		return;
+	if (t->prev)
+		t->prev->next = t->next;
+	else
+		t->s->tickets = t->next;
+	if (t->next)
+		t->next->prev = t->prev;
+}
 
 static struct call *find_call(struct tc_supervisor *s, uint64_t id)
 {
@@ -114,6 +127,11 @@ static void decide(struct call *c, enum tc_approval d, const char *who)
 		emit(s, audit_event_session_grant(c->name, c->args, gate_grants(s->gate)));
 	}
 	c->approval_token = gate_grant_once(s->gate, c->name, c->args);
+	if (!c->approval_token) {   /* without a token the pre-fork check would be skipped */
+		call_finishf(c, TC_STATUS_DENIED, NULL, "The approval could not be recorded (too "
+		             "many outstanding approvals); the call did not run. Try again later.");
+		return;
+	}
 	c->state = ST_AUTHORIZED;
 	call_execute(c);
 }
@@ -121,10 +139,18 @@ static void decide(struct call *c, enum tc_approval d, const char *who)
 static void respond(void *ctx, enum tc_approval d, const char *who)
 {
 	struct ticket *t = ctx;
-	struct call *c = find_call(t->s, t->id);
+	struct call *c = t->s ? find_call(t->s, t->id) : NULL;
+	ticket_unlink(t);
 	free(t);
 	if (c)
 		decide(c, d, who ? who : "approver");
+}
+
+void policy_ticket_free(void *ctx)
+{
+	struct ticket *t = ctx;
+	ticket_unlink(t);
+	free(t);
 }
 
 static void on_approval_timeout(struct loop *l, void *data)
@@ -148,7 +174,10 @@ static void ask(struct call *c, const char *reason)
 		decide(c, TC_APPROVE_DENY, "out of memory");
 		return;
 	}
-	*t = (struct ticket){ s, c->id };
+	*t = (struct ticket){ s, c->id, s->tickets, NULL };
+	if (s->tickets)
+		s->tickets->prev = t;
+	s->tickets = t;
 	struct tc_approval_request req = { c->name, c->args, reason, c->id };
 	uint64_t id = c->id;
 	c->timer = loop_add_timer(s->loop, loop_now_ms() + s->cfg->approval_timeout_ms,
@@ -222,6 +251,13 @@ int policy_init(struct tc_supervisor *s, const struct tc_options *opt, struct tc
 
 void policy_release(struct tc_supervisor *s)
 {
+	/* Answers still owed by an embedder's approver find no supervisor
+	 * (and free their ticket) instead of touching freed memory. */
+	for (struct ticket *t = s->tickets, *n; t; t = n) {
+		n = t->next;
+		t->s = NULL;
+	}
+	s->tickets = NULL;
 	approval_release(s);
 	audit_close(s->audit);
 	s->audit = NULL;

@@ -187,3 +187,5 @@ void tc_supervisor_free(struct tc_supervisor *s)
 	free(s);
 	sbx_cleanup();
 }
+
+struct audit *tc_supervisor_audit(struct tc_supervisor *s) { return s->audit; }

@@ -30,6 +30,10 @@ fi
 echo "  targets: read-only <= 1.35x env; <= 0.5x bwrap"
 rmdir "$ws"
 
+echo
+echo "== pipeline: a built-in call end to end, and throughput (issue 4)"
+"$B/bench_pipeline" "$N"
+
 for extra in tests/bench/*.sh; do
 	[ "$extra" = tests/bench/run.sh ] && continue
 	echo
