@@ -292,7 +292,8 @@ static int validate(struct call *c, const char *args_json)
 		return -1;
 	}
 	json_error_t je;
-	json_t *args = json_loads(args_json, JSON_REJECT_DUPLICATES, &je);
+	/* DECODE_ANY: a bare value (42, "x") is JSON, just not an object; say so. */
+	json_t *args = json_loads(args_json, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &je);
 	if (!args || !json_is_object(args)) {
 		json_decref(args);
 		call_finishf(c, TC_STATUS_INVALID_ARGUMENTS,
