@@ -501,10 +501,14 @@ void schema_free_nodes(struct schema *s)
 		struct snode *n = &s->nodes[i];
 		free(n->where);
 		pcre2_code_free(n->pattern.code);
+		sre_free(n->pattern.fast);
 		free(n->prefix.v);
 		free(n->props);
-		for (size_t k = 0; k < n->npats; k++)
+		for (size_t k = 0; k < n->npats; k++) {
 			pcre2_code_free(n->pats[k].re.code);
+			sre_free(n->pats[k].re.fast);
+		}
+		comp_free_plan(n);
 		free(n->pats);
 		free(n->required);
 		free(n->enum_strs);
@@ -590,6 +594,9 @@ struct schema *schema_build(json_t *doc, const struct schema_copts *o, struct tc
 			goto fail;
 	if (check_cycles(&c) < 0 || mark_shared(&c) < 0)
 		goto fail;
+	for (size_t i = 0; i < s->nnodes; i++)
+		if (comp_finish_node(&c, (uint32_t)i) < 0)
+			goto fail;
 	s->mctx = pcre2_match_context_create(NULL);
 	if (!s->mctx) {
 		comp_nomem(&c);

@@ -15,6 +15,7 @@
 #define TC_SCHEMA_INTERNAL_H
 
 #include <stdint.h>
+#include <string.h>
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
@@ -69,16 +70,56 @@ enum schema_format {
 
 enum snode_kind { SN_TRUE, SN_FALSE, SN_OBJECT };
 
+/* Which groups of keywords a node has (comp_finish_node), so evaluation
+ * skips whole groups with one test. */
+enum {
+	SP_VALUES = 1u << 0,       /* const, enum */
+	SP_NUM = 1u << 1,          /* multipleOf, bounds */
+	SP_STR = 1u << 2,          /* lengths, pattern, asserted format */
+	SP_ARR = 1u << 3,          /* any array keyword */
+	SP_OBJ = 1u << 4,          /* any object keyword */
+	SP_APPLY = 1u << 5,        /* $ref, allOf, anyOf, oneOf, not, if */
+};
+
+struct sre {                   /* schema_regex.c: a simple pattern's DFA */
+	uint8_t cls[256];          /* byte -> byte class */
+	uint16_t ncls;
+	uint8_t *next;             /* [state * ncls + class] -> state; 0 starts */
+	uint8_t *accept;           /* [state]: 1 accepting, 0 not,
+	                            * SRE_UNDECIDED (a non-ASCII byte) */
+	uint8_t *stay;             /* [state * 256 + byte]: 1 if the byte keeps
+	                            * the DFA in that state */
+};
+#define SRE_UNDECIDED 2
+
 struct sregex {
 	pcre2_code *code;
 	const char *src;           /* borrowed from the document */
 	bool jit;                  /* JIT-compiled: matched with pcre2_jit_match */
+	struct sre *fast;          /* owned; when set, matched without PCRE2 */
 };
 
 struct sprop {                 /* properties; sorted by (name, len) */
 	const char *name;
 	size_t len;
 	uint32_t sub;
+	uint64_t reqbit;           /* this property's bit in req_mask, or 0 */
+	uint32_t next_decl;        /* the property declared after it, or SN_NONE */
+};
+
+struct skey {                  /* a slot of a node's property key table */
+	uint32_t hash;             /* skey_hash of the name */
+	uint32_t prop;             /* index into props + 1; 0: empty slot */
+};
+
+struct slimit {                /* maximum & co., ready to compare */
+	const json_t *v;           /* borrowed */
+	const char *op;            /* "<=", "<", ">=", ">": what is allowed */
+	uint8_t bad;               /* bit (c + 1) set: out of bounds when the
+	                            * instance compares c (-1, 0, 1) to v */
+	bool is_int;
+	json_int_t i;              /* when is_int */
+	long double ld;            /* the value (exact for int64 and double on x86-64) */
 };
 
 struct spattern {              /* patternProperties */
@@ -121,12 +162,16 @@ struct snode {
 	char *where;               /* schema location "#/properties/x" (owned) */
 	enum snode_kind kind;
 	bool shared;               /* reachable by 2+ edges: results memoized */
+	uint8_t plan;              /* SP_* */
 	uint32_t has;              /* SK_* */
 	uint16_t types;            /* ST_* when SK_TYPE */
 	json_t *const_v;           /* borrowed */
 	json_t *enum_v;            /* borrowed array */
+	size_t nenum;              /* its size */
 	struct sname *enum_strs;   /* owned: enum_v's items when all are strings */
 	json_t *multiple_of, *maximum, *ex_maximum, *minimum, *ex_minimum;
+	struct slimit lim[4];      /* maximum, exclusiveMaximum, minimum and */
+	uint8_t nlim;              /* exclusiveMinimum: those present, in order */
 	size_t min_len, max_len;
 	struct sregex pattern;     /* code NULL when absent */
 	enum schema_format format; /* SF_NONE unless asserted */
@@ -147,6 +192,22 @@ struct snode {
 	size_t min_props, max_props;
 	struct sname *required;
 	size_t nrequired;
+	/* Precomputed by comp_finish_node for the one pass over an object's
+	 * keys. Props are found by a perfect hash of a name's signature when
+	 * one exists (ptab, one slot per name: one comparison per key), else in
+	 * an open-addressed table on a hash of the whole name (ktab, size
+	 * kmask + 1, at most half full, so a probe always ends). Required names
+	 * are split into bits of props seen during that pass (req_mask) and the
+	 * rest, looked up. */
+	uint8_t *ptab;             /* owned; prop index + 1 per slot, 0 empty */
+	uint32_t pseed;            /* odd multiplier; 0: no perfect hash */
+	uint8_t pshift;
+	struct skey *ktab;         /* owned; when props but no ptab */
+	uint32_t kmask;
+	uint32_t first_decl;       /* the first property declared, or SN_NONE */
+	uint64_t req_mask;
+	struct sname *req_rest;    /* owned */
+	size_t nreq_rest;
 	struct sdep *deps;
 	size_t ndeps;
 	/* in-place applicators */
@@ -228,6 +289,17 @@ int comp_fail(struct compiler *c, uint32_t idx, const char *kw, const char *fmt,
 
 /* schema_keywords.c */
 int comp_keywords(struct compiler *c, uint32_t idx);
+/* schema_plan.c: the precomputed forms of node idx (key table, required
+ * bits, numeric limits), once its keywords are compiled. 0 or -1 (no
+ * memory, c->err set). */
+int comp_finish_node(struct compiler *c, uint32_t idx);
+void comp_free_plan(struct snode *n);
+
+/* schema_regex.c: a DFA for a pattern in the simple subset, or NULL (not
+ * simple, or no memory: PCRE2 serves it). sre_match: 1 match, 0 none,
+ * SRE_UNDECIDED: ask PCRE2 (the subject is not ASCII). */
+struct sre *sre_compile(const char *src, size_t len);
+void sre_free(struct sre *r);   /* NULL is a no-op */
 /* Calls fn for each subschema position directly inside object schema j
  * (with the keyword and, for maps and arrays, the key or index). */
 typedef int (*comp_child_fn)(struct compiler *c, json_t *child, const char *kw,
@@ -253,7 +325,7 @@ const char *meta_file_for_uri(const char *uri);
 
 /* schema_value.c: JSON equality and numbers */
 int json_equal_value(const json_t *a, const json_t *b, unsigned depth); /* 1, 0, -1 too deep */
-unsigned json_value_type(const json_t *v);                   /* one ST_* (INT for integral reals) */
+bool real_is_integral(double d);
 const char *json_type_word(unsigned t);                      /* "string", ... */
 int num_cmp(const json_t *a, const json_t *b);               /* -1, 0, 1 */
 bool num_is_multiple(const json_t *x, const json_t *m);
@@ -271,5 +343,128 @@ const char *format_hint(enum schema_format f);
 /* schema_validate.c */
 int schema_eval(const struct schema *s, const json_t *instance,
                 struct schema_result *res, size_t max_diags);
+
+/* The DFA r on str: 1, 0 or SRE_UNDECIDED. Runs of bytes that keep the
+ * state (the "[a-z0-9/._-]*" of a pattern, or a final verdict) are skipped
+ * with one independent test per byte; a step from state to state waits on
+ * the previous one, so it is taken only where the state changes. */
+static inline int sre_match(const struct sre *r, const char *str, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)str, *end = p + len;
+	unsigned s = 0;
+	while (p < end) {
+		const uint8_t *stay = r->stay + (size_t)s * 256;
+		while (p < end && stay[*p])
+			p++;
+		if (p == end)
+			break;
+		s = r->next[s * r->ncls + r->cls[*p++]];
+	}
+	return r->accept[s];
+}
+
+/* One ST_* (INT for integral reals). Inline: the validator asks it of
+ * every value. */
+static inline unsigned json_value_type(const json_t *v)
+{
+	static const uint8_t by_type[8] = {
+		[JSON_OBJECT] = ST_OBJ, [JSON_ARRAY] = ST_ARR, [JSON_STRING] = ST_STR,
+		[JSON_INTEGER] = ST_INT, [JSON_REAL] = ST_NUM, [JSON_TRUE] = ST_BOOL,
+		[JSON_FALSE] = ST_BOOL, [JSON_NULL] = ST_NULL,
+	};
+	json_type t = json_typeof(v);
+	if (t == JSON_REAL)
+		return real_is_integral(json_real_value(v)) ? ST_INT : ST_NUM;
+	return (unsigned)t < 8 ? by_type[t] : ST_NULL;
+}
+
+/* Equal bytes, inline: property names and enum strings are short, and a
+ * call to memcmp costs more than comparing them. Overlapping word loads
+ * cover any length from 4 up without a byte loop. */
+static inline bool bytes_equal(const char *a, const char *b, size_t len)
+{
+	uint64_t x, y;
+	uint32_t u, v;
+	if (len >= 8) {
+		for (size_t i = 0; i + 8 < len; i += 8) {
+			memcpy(&x, a + i, 8);
+			memcpy(&y, b + i, 8);
+			if (x != y)
+				return false;
+		}
+		memcpy(&x, a + len - 8, 8);
+		memcpy(&y, b + len - 8, 8);
+		return x == y;
+	}
+	if (len >= 4) {
+		memcpy(&u, a, 4);
+		memcpy(&v, b, 4);
+		if (u != v)
+			return false;
+		memcpy(&u, a + len - 4, 4);
+		memcpy(&v, b + len - 4, 4);
+		return u == v;
+	}
+	for (size_t i = 0; i < len; i++)
+		if (a[i] != b[i])
+			return false;
+	return true;
+}
+
+/* The key table's hash: every byte counts (names differing anywhere land
+ * apart), with two loads for names up to 16 bytes. */
+static inline uint32_t skey_hash(const char *k, size_t len)
+{
+	uint64_t h = (uint64_t)len * 0x9e3779b97f4a7c15ull, a;
+	if (len >= 8) {
+		for (size_t i = 0; i + 8 < len; i += 8) {
+			memcpy(&a, k + i, 8);
+			h = (h ^ a) * 0xbf58476d1ce4e5b9ull;
+			h ^= h >> 31;
+		}
+		memcpy(&a, k + len - 8, 8);
+	} else if (len >= 4) {
+		uint32_t x, y;
+		memcpy(&x, k, 4);
+		memcpy(&y, k + len - 4, 4);
+		a = (uint64_t)x << 32 | y;
+	} else {
+		a = len ? (uint64_t)(unsigned char)k[0] | (uint64_t)(unsigned char)k[len / 2] << 8 |
+		          (uint64_t)(unsigned char)k[len - 1] << 16 : 0;
+	}
+	h = (h ^ a) * 0x94d049bb133111ebull;
+	return (uint32_t)(h ^ h >> 32);
+}
+
+/* What the perfect hash sees of a name: its length (low byte) and its
+ * first, middle and last bytes. Names that share it get the probed table. */
+static inline uint32_t skey_sig(const char *k, size_t len)
+{
+	if (!len)
+		return 0;
+	return (uint32_t)(len & 0xff) | (uint32_t)(unsigned char)k[0] << 8 |
+	       (uint32_t)(unsigned char)k[len / 2] << 16 | (uint32_t)(unsigned char)k[len - 1] << 24;
+}
+
+/* The property of n named key, or NULL. */
+static inline const struct sprop *sprop_find(const struct snode *n, const char *key, size_t len)
+{
+	if (n->pseed) {
+		unsigned slot = n->ptab[(skey_sig(key, len) * n->pseed) >> n->pshift];
+		const struct sprop *p = &n->props[slot ? slot - 1 : 0];
+		return slot && p->len == len && bytes_equal(p->name, key, len) ? p : NULL;
+	}
+	if (!n->ktab)
+		return NULL;
+	uint32_t h = skey_hash(key, len);
+	for (uint32_t i = h & n->kmask;; i = (i + 1) & n->kmask) {
+		const struct skey *e = &n->ktab[i];
+		if (!e->prop)
+			return NULL;
+		const struct sprop *p = &n->props[e->prop - 1];
+		if (e->hash == h && p->len == len && bytes_equal(p->name, key, len))
+			return p;
+	}
+}
 
 #endif

@@ -308,6 +308,8 @@ static int regex_compile(struct compiler *c, uint32_t idx, const char *kw, const
 	out->jit = pcre2_jit_compile(code, PCRE2_JIT_COMPLETE) == 0;
 	out->code = code;
 	out->src = src;
+	/* optional too: a simple pattern skips PCRE2 when validating */
+	out->fast = sre_compile(src, len);
 	return 0;
 }
 
@@ -352,7 +354,7 @@ static int kw_pattern_props(struct compiler *c, uint32_t idx, json_t *v)
 	for (void *it = json_object_iter(v); it; it = json_object_iter_next(v, it)) {
 		const char *key = json_object_iter_key(it);
 		size_t klen = json_object_iter_key_len(it);
-		struct spattern one = { { NULL, NULL, false }, SN_NONE };
+		struct spattern one = { { NULL, NULL, false, NULL }, SN_NONE };
 		if (regex_compile(c, idx, "patternProperties", key, key, klen, &one.re) < 0)
 			return -1;
 		p = c->s->nodes[idx].pats;

@@ -11,6 +11,10 @@
  * branch. anyOf/oneOf branches in diagnostic mode record into their own
  * sinks in that single pass, and the summary is built from those; nothing is
  * re-evaluated to explain a failure, so nesting costs no exponent.
+ *
+ * This file holds the evaluator's frame: diagnostics, PCRE2 matching, the
+ * in-place applicators, memoized shared nodes and the entry. The per-node
+ * hot path is in schema_validate_types.c.
  */
 #define _GNU_SOURCE   /* vasprintf */
 #include <stdarg.h>
@@ -144,7 +148,7 @@ static void add_types(struct buf *b, uint16_t mask)
 		buf_printf(b, "%s%s", i == 0 ? "" : i + 1 == n ? " or " : ", ", words[i]);
 }
 
-static void emit_type(struct vctx *x, uint16_t expected, unsigned got)
+void sv_emit_type(struct vctx *x, uint16_t expected, unsigned got)
 {
 	if (!x->sink)
 		return;
@@ -166,24 +170,9 @@ static void emit_type(struct vctx *x, uint16_t expected, unsigned got)
 
 /* ---- instance path ------------------------------------------------------ */
 
-int sv_push_key(struct vctx *x, const char *key, size_t len)
+void sv_too_deep(struct vctx *x)
 {
-	if (x->depth >= x->s->max_depth || x->depth >= MAX_PATH) {
-		sv_fatal(x, "nesting deeper than %zu levels: not validated", x->s->max_depth);
-		return -1;
-	}
-	x->path[x->depth++] = (struct pseg){ key, len, 0 };
-	return 0;
-}
-
-int sv_push_index(struct vctx *x, size_t index)
-{
-	if (x->depth >= x->s->max_depth || x->depth >= MAX_PATH) {
-		sv_fatal(x, "nesting deeper than %zu levels: not validated", x->s->max_depth);
-		return -1;
-	}
-	x->path[x->depth++] = (struct pseg){ NULL, 0, index };
-	return 0;
+	sv_fatal(x, "nesting deeper than %zu levels: not validated", x->s->max_depth);
 }
 
 /* ---- regexes ------------------------------------------------------------ */
@@ -213,7 +202,7 @@ static void arena_free(void *p, void *data)
 }
 
 /* 1 match, 0 no match, -1 could not decide (match limit, bad UTF-8). */
-int sv_regex_match(struct vctx *x, const struct sregex *re, const char *str, size_t len)
+int sv_regex_match_pcre2(struct vctx *x, const struct sregex *re, const char *str, size_t len)
 {
 	if (!x->md) {
 		x->arena.used = 0;
@@ -263,7 +252,7 @@ static void summarize(struct vctx *x, struct dsink *br, size_t nbr, unsigned got
 			meant++, last = i;
 	}
 	if (meant == 0) {
-		emit_type(x, expected, got);
+		sv_emit_type(x, expected, got);
 		return;
 	}
 	if (meant == 1) {
@@ -364,87 +353,12 @@ static int eval_if(struct vctx *x, const struct snode *n, const json_t *inst)
 	return next == SN_NONE ? 1 : sv_eval(x, next, inst);
 }
 
-static int eval_values(struct vctx *x, const struct snode *n, const json_t *inst)
+/* $ref and the in-place applicators after it: allOf, anyOf, oneOf, not,
+ * if/then/else (split so the common node, which has none, skips them all
+ * with one test; $ref itself comes first, in eval_node). */
+int sv_eval_applicators(struct vctx *x, const struct snode *n, const json_t *inst)
 {
 	int ok = 1;
-	if (n->const_v) {
-		int r = json_equal_value(n->const_v, inst, 0);
-		if (r < 0)
-			sv_fatal(x, "could not compare with 'const' (nesting too deep)");
-		if (r != 1 && x->sink) {
-			struct buf b = BUF_INIT;
-			buf_adds(&b, "must be exactly ");
-			buf_add_value(&b, n->const_v, 80);
-			sv_emit_buf(x, &b);
-		}
-		if (r != 1)
-			FAIL();
-	}
-	if (n->enum_v) {
-		size_t cnt = json_array_size(n->enum_v), i;
-		int r = 0;
-		if (n->enum_strs && json_is_string(inst)) {
-			const char *str = json_string_value(inst);
-			size_t len = json_string_length(inst);
-			for (i = 0; i < cnt && !r; i++)
-				r = n->enum_strs[i].len == len && !memcmp(n->enum_strs[i].name, str, len);
-		} else if (!n->enum_strs) {
-			for (i = 0; i < cnt && r == 0; i++)
-				r = json_equal_value(json_array_get(n->enum_v, i), inst, 0);
-		}
-		if (r < 0)
-			sv_fatal(x, "could not compare with 'enum' (nesting too deep)");
-		if (r == 0 && x->sink) {
-			struct buf b = BUF_INIT;
-			buf_adds(&b, "must be one of ");
-			for (i = 0; i < cnt && i < 16; i++) {
-				json_t *v = json_array_get(n->enum_v, i);
-				buf_adds(&b, i ? ", " : "");
-				if (json_is_string(v))
-					buf_add(&b, json_string_value(v), json_string_length(v) > 60 ? 60 : json_string_length(v));
-				else
-					buf_add_value(&b, v, 60);
-			}
-			if (cnt > 16)
-				buf_printf(&b, " (%zu more)", cnt - 16);
-			sv_emit_buf(x, &b);
-		}
-		if (r != 1)
-			FAIL();
-	}
-	return ok;
-}
-
-static bool type_ok(uint16_t mask, unsigned t)
-{
-	return (mask & t) != 0;   /* "number" sets both ST_NUM and ST_INT */
-}
-
-static int eval_object_schema(struct vctx *x, const struct snode *n, const json_t *inst)
-{
-	int ok = 1;
-	unsigned t = json_value_type(inst);
-	bool type_failed = false;
-	if (n->ref != SN_NONE && !sv_eval(x, n->ref, inst))
-		FAIL();
-	if ((n->has & SK_TYPE) && !type_ok(n->types, t)) {
-		emit_type(x, n->types, t);
-		type_failed = true;
-		FAIL();
-	}
-	/* after a type failure, enum and const would only repeat it */
-	if (!type_failed && (n->const_v || n->enum_v) && !eval_values(x, n, inst))
-		FAIL();
-	int r = 1;
-	switch (t) {
-	case ST_INT:
-	case ST_NUM: r = sv_eval_number(x, n, inst); break;
-	case ST_STR: r = sv_eval_string(x, n, inst); break;
-	case ST_ARR: r = sv_eval_array(x, n, inst); break;
-	case ST_OBJ: r = sv_eval_object(x, n, inst); break;
-	}
-	if (!r)
-		FAIL();
 	for (size_t i = 0; i < n->all_of.n; i++)
 		if (!sv_eval(x, n->all_of.v[i], inst))
 			FAIL();
@@ -510,6 +424,7 @@ static struct memo_ent *memo_put(struct vctx *x, uint32_t node, const json_t *in
 /* A shared node is evaluated once per instance value; later visits reuse
  * the verdict. In diagnostic mode its failures are explained the first
  * time and referred to afterwards. */
+__attribute__((noinline))
 static int eval_shared(struct vctx *x, uint32_t ni, const json_t *inst)
 {
 	const struct snode *n = &x->s->nodes[ni];
@@ -518,7 +433,7 @@ static int eval_shared(struct vctx *x, uint32_t ni, const json_t *inst)
 		return e->valid;
 	if (e && e->explained) {
 		if (e->type_only)
-			emit_type(x, e->type_only, json_value_type(inst));
+			sv_emit_type(x, e->type_only, json_value_type(inst));
 		else
 			sv_emit(x, "does not match the schema at '#%s'", n->where);
 		return 0;
@@ -526,7 +441,7 @@ static int eval_shared(struct vctx *x, uint32_t ni, const json_t *inst)
 	size_t types_before = x->sink ? x->sink->type_fails : 0;
 	size_t others_before = x->sink ? x->sink->other_fails : 0;
 	x->eval_depth++;
-	int r = eval_object_schema(x, n, inst);
+	int r = sv_eval_node(x, n, inst);
 	x->eval_depth--;
 	if (x->fatal)
 		return 0;
@@ -539,7 +454,8 @@ static int eval_shared(struct vctx *x, uint32_t ni, const json_t *inst)
 	return r;
 }
 
-int sv_eval(struct vctx *x, uint32_t ni, const json_t *inst)
+/* The uncommon cases of sv_eval, out of its way. */
+int sv_eval_special(struct vctx *x, uint32_t ni, const json_t *inst)
 {
 	const struct snode *n = &x->s->nodes[ni];
 	if (n->kind == SN_TRUE)
@@ -553,12 +469,7 @@ int sv_eval(struct vctx *x, uint32_t ni, const json_t *inst)
 		         SCHEMA_MAX_EVAL_DEPTH);
 		return 0;
 	}
-	if (n->shared)
-		return eval_shared(x, ni, inst);
-	x->eval_depth++;
-	int r = eval_object_schema(x, n, inst);
-	x->eval_depth--;
-	return r && !x->fatal;
+	return eval_shared(x, ni, inst);
 }
 
 /* ---- entry ------------------------------------------------------------------ */
@@ -566,6 +477,7 @@ int sv_eval(struct vctx *x, uint32_t ni, const json_t *inst)
 static void vctx_init(struct vctx *x, const struct schema *s)
 {
 	x->s = s;
+	x->nodes = s->nodes;
 	x->sink = x->top = NULL;
 	x->fatal = 0;
 	x->depth = x->eval_depth = 0;
@@ -598,6 +510,8 @@ static void memo_release(struct memo *m)
 
 static void vctx_release(struct vctx *x)
 {
+	if (!x->gctx)
+		return;   /* no PCRE2 match ran: nothing was made */
 	pcre2_match_data_free(x->md);
 	pcre2_general_context_free(x->gctx);
 	x->md = NULL;

@@ -1,8 +1,16 @@
-/* schema_validate_types.c — the keywords that look at one kind of value:
- * numbers (multipleOf, bounds), strings (lengths in code points, pattern,
- * asserted format), arrays (sizes, uniqueItems, prefixItems/items,
- * contains) and objects (sizes, required, dependencies, properties,
- * patternProperties, additionalProperties, propertyNames). */
+/* schema_validate_types.c — one schema node on one value: sv_eval (the
+ * entry every subschema evaluation goes through), type, const and enum,
+ * and the keywords that look at one kind of value: numbers (multipleOf,
+ * bounds), strings (lengths in code points, pattern, asserted format),
+ * arrays (sizes, uniqueItems, prefixItems/items, contains) and objects
+ * (sizes, required, dependencies, properties, patternProperties,
+ * additionalProperties, propertyNames).
+ *
+ * This is the hot path of validation, kept in one file so the compiler can
+ * inline it: it reads the forms schema_plan.c precomputed (keyword groups,
+ * key tables, required bits, numeric bounds) rather than asking jansson,
+ * and diagnostics are built in cold functions of their own, so the path a
+ * valid value takes has no buffer and makes no allocation. */
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,48 +21,45 @@
 
 
 
-int sv_eval_number(struct vctx *x, const struct snode *n, const json_t *inst)
+/* "must be WHAT LIMIT, got VALUE" (cold: kept out of eval_number) */
+__attribute__((noinline, cold))
+static void emit_number(struct vctx *x, const char *what, const char *op, const json_t *limit,
+                        const json_t *inst)
+{
+	if (!x->sink)
+		return;
+	struct buf b = BUF_INIT;
+	buf_printf(&b, "must be %s ", what ? what : op);
+	buf_add_value(&b, limit, 40);
+	buf_adds(&b, ", got ");
+	buf_add_value(&b, inst, 40);
+	sv_emit_buf(x, &b);
+}
+
+static int eval_number(struct vctx *x, const struct snode *n, const json_t *inst)
 {
 	int ok = 1;
-	struct buf b = BUF_INIT;
-	static const struct { size_t off; int bad_when; const char *op; } lim[] = {
-		{ offsetof(struct snode, maximum), 1, "<=" },
-		{ offsetof(struct snode, ex_maximum), 0, "<" },
-		{ offsetof(struct snode, minimum), -1, ">=" },
-		{ offsetof(struct snode, ex_minimum), 0, ">" },
-	};
+	bool inst_int = json_is_integer(inst);
+	json_int_t iv = inst_int ? json_integer_value(inst) : 0;
 	if (n->multiple_of && !num_is_multiple(inst, n->multiple_of)) {
-		if (x->sink) {
-			buf_adds(&b, "must be a multiple of ");
-			buf_add_value(&b, n->multiple_of, 40);
-			buf_adds(&b, ", got ");
-			buf_add_value(&b, inst, 40);
-			sv_emit_buf(x, &b);
-		}
+		emit_number(x, "a multiple of", NULL, n->multiple_of, inst);
 		FAIL();
 	}
-	for (size_t i = 0; i < 4; i++) {
-		const json_t *limit = *(json_t *const *)((const char *)n + lim[i].off);
-		if (!limit)
+	long double ldv = inst_int ? (long double)iv : (long double)json_real_value(inst);
+	for (size_t i = 0; i < n->nlim; i++) {
+		const struct slimit *l = &n->lim[i];
+		/* as num_cmp: exact between integers, else in long double */
+		int c = inst_int && l->is_int ? (iv > l->i) - (iv < l->i)
+		                               : (ldv > l->ld) - (ldv < l->ld);
+		if (!(l->bad >> (c + 1) & 1))
 			continue;
-		int c = num_cmp(inst, limit);
-		bool bad = lim[i].bad_when ? c == lim[i].bad_when
-		                           : (i == 1 ? c >= 0 : c <= 0);
-		if (!bad)
-			continue;
-		if (x->sink) {
-			buf_printf(&b, "must be %s ", lim[i].op);
-			buf_add_value(&b, limit, 40);
-			buf_adds(&b, ", got ");
-			buf_add_value(&b, inst, 40);
-			sv_emit_buf(x, &b);
-		}
+		emit_number(x, NULL, l->op, l->v, inst);
 		FAIL();
 	}
 	return ok;
 }
 
-int sv_eval_string(struct vctx *x, const struct snode *n, const json_t *inst)
+static int eval_string(struct vctx *x, const struct snode *n, const json_t *inst)
 {
 	int ok = 1;
 	const char *str = json_string_value(inst);
@@ -151,7 +156,7 @@ static int eval_contains(struct vctx *x, const struct snode *n, const json_t *in
 	return 1;
 }
 
-int sv_eval_array(struct vctx *x, const struct snode *n, const json_t *inst)
+static int eval_array(struct vctx *x, const struct snode *n, const json_t *inst)
 {
 	int ok = 1;
 	size_t size = json_array_size(inst);
@@ -180,38 +185,9 @@ int sv_eval_array(struct vctx *x, const struct snode *n, const json_t *inst)
 	return ok;
 }
 
-/* Linear for the handful of properties a tool has (length first, so most
- * candidates cost one comparison), binary search beyond that. */
-static const struct sprop *find_prop(const struct snode *n, const char *key, size_t len)
-{
-	if (n->nprops <= 12) {
-		for (size_t i = 0; i < n->nprops; i++) {
-			const struct sprop *p = &n->props[i];
-			if (p->len == len && (len == 0 || p->name[0] == key[0]) && !memcmp(p->name, key, len))
-				return p;
-		}
-		return NULL;
-	}
-	size_t lo = 0, hi = n->nprops;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		const struct sprop *p = &n->props[mid];
-		size_t m = p->len < len ? p->len : len;
-		int r = memcmp(p->name, key, m);
-		if (r == 0)
-			r = (p->len > len) - (p->len < len);
-		if (r == 0)
-			return p;
-		if (r < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
-}
-
 /* additionalProperties: false names the stray property and what is allowed,
  * which is what a model needs to fix its call. */
+__attribute__((noinline, cold))
 static void emit_unexpected(struct vctx *x, const struct snode *n, const char *key, size_t len)
 {
 	if (!x->sink)
@@ -236,6 +212,7 @@ static void emit_unexpected(struct vctx *x, const struct snode *n, const char *k
 
 /* propertyNames: the name is validated as a string instance; diagnostics
  * are reported on the object, prefixed with the name. */
+__attribute__((noinline))
 static int eval_name(struct vctx *x, const struct snode *n, const char *key, size_t len)
 {
 	json_t *name = json_stringn_nocheck(key, len);
@@ -260,52 +237,95 @@ static int eval_name(struct vctx *x, const struct snode *n, const char *key, siz
 	return r;
 }
 
+/* The member's value against sub (a properties or patternProperties
+ * entry). A false schema is reported as a property not allowed. */
+__attribute__((noinline, cold))
+static void emit_not_allowed(struct vctx *x, const char *key, size_t len)
+{
+	if (!x->sink)
+		return;
+	struct buf b = BUF_INIT;
+	buf_adds(&b, "property ");
+	buf_add_name(&b, key, len);
+	buf_adds(&b, " is not allowed");
+	sv_emit_buf(x, &b);
+}
+
+__attribute__((always_inline))
+static inline int eval_entry(struct vctx *x, uint32_t sub, const char *key, size_t len,
+                             const json_t *val)
+{
+	if (x->nodes[sub].kind == SN_FALSE) {
+		emit_not_allowed(x, key, len);
+		return 0;
+	}
+	if (sv_push_key(x, key, len) < 0)
+		return 0;
+	int r = sv_eval(x, sub, val);
+	x->depth--;
+	return r;
+}
+
+__attribute__((noinline, cold))
+static void emit_name_undecided(struct vctx *x, const struct sregex *re, const char *key, size_t len)
+{
+	if (x->fatal || !x->sink)
+		return;
+	struct buf b = BUF_INIT;
+	buf_adds(&b, "property name ");
+	buf_add_name(&b, key, len);
+	buf_printf(&b, " could not be checked against the pattern '%.100s' "
+	           "(regex match limit reached)", re->src);
+	sv_emit_buf(x, &b);
+}
+
+/* The property named key: first the declared successor of the last one
+ * found (*guess, which instances listing members in schema order hit),
+ * then the key table. */
+static inline const struct sprop *find_member(const struct snode *n, const char *key, size_t len,
+                                              uint32_t *guess)
+{
+	const struct sprop *p = NULL;
+	if (*guess != SN_NONE) {
+		const struct sprop *g = &n->props[*guess];
+		if (g->len == len && bytes_equal(g->name, key, len))
+			p = g;
+	}
+	if (!p)
+		p = sprop_find(n, key, len);
+	if (p)
+		*guess = p->next_decl;
+	return p;
+}
+
+/* One member of the object: propertyNames, then the properties entry,
+ * each matching patternProperties entry, else additionalProperties. Adds
+ * the property's required bit to *seen. */
 static int eval_member(struct vctx *x, const struct snode *n, const char *key, size_t len,
-                       const json_t *val)
+                       const json_t *val, uint64_t *seen, uint32_t *guess)
 {
 	int ok = 1;
 	bool matched = false;
 	if (n->property_names != SN_NONE && !eval_name(x, n, key, len))
 		FAIL();
-	const struct sprop *p = n->nprops ? find_prop(n, key, len) : NULL;
-	/* i == 0: the properties entry; then each patternProperties entry */
-	for (size_t i = 0; i <= n->npats; i++) {
-		uint32_t sub = i == 0 && p ? p->sub : SN_NONE;
-		if (i > 0) {
-			int m = sv_regex_match(x, &n->pats[i - 1].re, key, len);
-			if (m < 0) {
-				if (!x->fatal && x->sink) {
-					struct buf b = BUF_INIT;
-					buf_adds(&b, "property name ");
-					buf_add_name(&b, key, len);
-					buf_printf(&b, " could not be checked against the pattern '%.100s' "
-					           "(regex match limit reached)", n->pats[i - 1].re.src);
-					sv_emit_buf(x, &b);
-				}
-				FAIL();
-				continue;
-			}
-			sub = m ? n->pats[i - 1].sub : SN_NONE;
-		}
-		if (sub == SN_NONE)
-			continue;
+	const struct sprop *p = find_member(n, key, len, guess);
+	if (p) {
+		*seen |= p->reqbit;
 		matched = true;
-		if (x->s->nodes[sub].kind == SN_FALSE) {
-			if (x->sink) {
-				struct buf b = BUF_INIT;
-				buf_adds(&b, "property ");
-				buf_add_name(&b, key, len);
-				buf_adds(&b, " is not allowed");
-				sv_emit_buf(x, &b);
-			}
+		if (!eval_entry(x, p->sub, key, len, val))
+			FAIL();
+	}
+	for (size_t i = 0; i < n->npats; i++) {
+		int m = sv_regex_match(x, &n->pats[i].re, key, len);
+		if (m < 0) {
+			emit_name_undecided(x, &n->pats[i].re, key, len);
 			FAIL();
 			continue;
 		}
-		if (sv_push_key(x, key, len) < 0)
-			return 0;
-		int r = sv_eval(x, sub, val);
-		x->depth--;
-		if (!r)
+		if (!m)
+			continue;
+		matched = true;
+		if (!eval_entry(x, n->pats[i].sub, key, len, val))
 			FAIL();
 	}
 	if (matched || n->additional == SN_NONE)
@@ -324,10 +344,21 @@ static int eval_member(struct vctx *x, const struct snode *n, const char *key, s
 	return ok;
 }
 
-int sv_eval_object(struct vctx *x, const struct snode *n, const json_t *inst)
+__attribute__((noinline, cold))
+static void emit_missing(struct vctx *x, const struct sname *name)
+{
+	if (!x->sink)
+		return;
+	struct buf b = BUF_INIT;
+	buf_adds(&b, "missing required property ");
+	buf_add_name(&b, name->name, name->len);
+	sv_emit_buf(x, &b);
+}
+
+static int eval_object(struct vctx *x, const struct snode *n, const json_t *inst)
 {
 	int ok = 1;
-	size_t size = json_object_size(inst);
+	size_t size = n->has & (SK_MIN_PROPS | SK_MAX_PROPS) ? json_object_size(inst) : 0;
 	if ((n->has & SK_MIN_PROPS) && size < n->min_props) {
 		sv_emit(x, "must have at least %zu propert%s, got %zu", n->min_props, n->min_props == 1 ? "y" : "ies", size);
 		FAIL();
@@ -336,15 +367,16 @@ int sv_eval_object(struct vctx *x, const struct snode *n, const json_t *inst)
 		sv_emit(x, "must have at most %zu propert%s, got %zu", n->max_props, n->max_props == 1 ? "y" : "ies", size);
 		FAIL();
 	}
-	for (size_t i = 0; i < n->nrequired; i++) {
-		if (json_object_getn(inst, n->required[i].name, n->required[i].len))
+	/* Quiet, required properties are ticked off during the pass over the
+	 * keys below and only the others are looked up; with diagnostics each
+	 * name is looked up, so the messages come first and in the schema's
+	 * order. */
+	const struct sname *req = x->sink ? n->required : n->req_rest;
+	size_t nreq = x->sink ? n->nrequired : n->nreq_rest;
+	for (size_t i = 0; i < nreq; i++) {
+		if (json_object_getn(inst, req[i].name, req[i].len))
 			continue;
-		if (x->sink) {
-			struct buf b = BUF_INIT;
-			buf_adds(&b, "missing required property ");
-			buf_add_name(&b, n->required[i].name, n->required[i].len);
-			sv_emit_buf(x, &b);
-		}
+		emit_missing(x, &req[i]);
 		FAIL();
 	}
 	for (size_t i = 0; i < n->ndeps; i++) {
@@ -370,11 +402,138 @@ int sv_eval_object(struct vctx *x, const struct snode *n, const json_t *inst)
 	}
 	if (!n->nprops && !n->npats && n->additional == SN_NONE && n->property_names == SN_NONE)
 		return ok;
+	uint64_t seen = 0;
+	uint32_t guess = n->first_decl;
 	for (void *it = json_object_iter((json_t *)inst); it; it = json_object_iter_next((json_t *)inst, it)) {
 		if (!eval_member(x, n, json_object_iter_key(it), json_object_iter_key_len(it),
-		                 json_object_iter_value(it)))
+		                 json_object_iter_value(it), &seen, &guess))
+			FAIL();
+	}
+	/* quiet: the required properties not met in the pass (diagnostic
+	 * mode looked them up above) */
+	if (!x->sink && (seen & n->req_mask) != n->req_mask)
+		return 0;
+	return ok;
+}
+
+/* ---- one node on one value ------------------------------------------------ */
+
+/* "must be one of A, B, C" */
+__attribute__((noinline, cold))
+static void emit_enum(struct vctx *x, const struct snode *n)
+{
+	if (!x->sink)
+		return;
+	size_t cnt = n->nenum, i;
+	struct buf b = BUF_INIT;
+	buf_adds(&b, "must be one of ");
+	for (i = 0; i < cnt && i < 16; i++) {
+		json_t *v = json_array_get(n->enum_v, i);
+		buf_adds(&b, i ? ", " : "");
+		if (json_is_string(v))
+			buf_add(&b, json_string_value(v), json_string_length(v) > 60 ? 60 : json_string_length(v));
+		else
+			buf_add_value(&b, v, 60);
+	}
+	if (cnt > 16)
+		buf_printf(&b, " (%zu more)", cnt - 16);
+	sv_emit_buf(x, &b);
+}
+
+static int eval_values(struct vctx *x, const struct snode *n, const json_t *inst)
+{
+	int ok = 1;
+	if (n->const_v) {
+		int r = json_equal_value(n->const_v, inst, 0);
+		if (r < 0)
+			sv_fatal(x, "could not compare with 'const' (nesting too deep)");
+		if (r != 1 && x->sink) {
+			struct buf b = BUF_INIT;
+			buf_adds(&b, "must be exactly ");
+			buf_add_value(&b, n->const_v, 80);
+			sv_emit_buf(x, &b);
+		}
+		if (r != 1)
+			FAIL();
+	}
+	if (n->enum_v) {
+		size_t cnt = n->nenum;
+		int r = 0;
+		if (n->enum_strs && json_is_string(inst)) {
+			const char *str = json_string_value(inst);
+			size_t len = json_string_length(inst);
+			for (size_t i = 0; i < cnt && !r; i++)
+				r = n->enum_strs[i].len == len && bytes_equal(n->enum_strs[i].name, str, len);
+		} else if (!n->enum_strs) {
+			for (size_t i = 0; i < cnt && r == 0; i++)
+				r = json_equal_value(json_array_get(n->enum_v, i), inst, 0);
+		}
+		if (r < 0)
+			sv_fatal(x, "could not compare with 'enum' (nesting too deep)");
+		if (r == 0)
+			emit_enum(x, n);
+		if (r != 1)
 			FAIL();
 	}
 	return ok;
 }
 
+static bool type_ok(uint16_t mask, unsigned t)
+{
+	return (mask & t) != 0;   /* "number" sets both ST_NUM and ST_INT */
+}
+
+/* The keywords of object schema n on inst (sv_eval has dealt with boolean
+ * schemas, depth and memoized nodes). Inlined into sv_eval: this is the
+ * path every value takes. */
+__attribute__((always_inline))
+static inline int eval_node(struct vctx *x, const struct snode *n, const json_t *inst)
+{
+	int ok = 1;
+	unsigned t = json_value_type(inst);
+	bool type_failed = false;
+	if ((n->plan & SP_APPLY) && n->ref != SN_NONE && !sv_eval(x, n->ref, inst))
+		FAIL();
+	if ((n->has & SK_TYPE) && !type_ok(n->types, t)) {
+		sv_emit_type(x, n->types, t);
+		type_failed = true;
+		FAIL();
+	}
+	/* after a type failure, enum and const would only repeat it */
+	if (!type_failed && (n->plan & SP_VALUES) && !eval_values(x, n, inst))
+		FAIL();
+	/* the keyword group of the value's type, by ST_* bit number */
+	static const uint8_t group[7] = { 0, 0, SP_NUM, SP_NUM, SP_STR, SP_ARR, SP_OBJ };
+	if (n->plan & group[__builtin_ctz(t)]) {
+		int r = 1;
+		switch (t) {
+		case ST_INT:
+		case ST_NUM: r = eval_number(x, n, inst); break;
+		case ST_STR: r = eval_string(x, n, inst); break;
+		case ST_ARR: r = eval_array(x, n, inst); break;
+		case ST_OBJ: r = eval_object(x, n, inst); break;
+		}
+		if (!r)
+			FAIL();
+	}
+	if ((n->plan & SP_APPLY) && !sv_eval_applicators(x, n, inst))
+		FAIL();
+	return ok;
+}
+
+int sv_eval_node(struct vctx *x, const struct snode *n, const json_t *inst)
+{
+	return eval_node(x, n, inst);
+}
+
+int sv_eval(struct vctx *x, uint32_t ni, const json_t *inst)
+{
+	const struct snode *n = &x->nodes[ni];
+	if (__builtin_expect(n->kind != SN_OBJECT || n->shared ||
+	                     x->eval_depth >= SCHEMA_MAX_EVAL_DEPTH, 0))
+		return sv_eval_special(x, ni, inst);
+	x->eval_depth++;
+	int r = eval_node(x, n, inst);
+	x->eval_depth--;
+	return r && !x->fatal;
+}

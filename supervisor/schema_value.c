@@ -14,28 +14,13 @@
 
 /* No libm calls here: the library links without -lm. Doubles of magnitude
  * 2^53 and above are all integers. */
-static bool real_is_integral(double d)
+bool real_is_integral(double d)
 {
 	if (!isfinite(d))
 		return false;
 	if (fabs(d) >= 9007199254740992.0)
 		return true;
 	return d == (double)(long long)d;
-}
-
-unsigned json_value_type(const json_t *v)
-{
-	switch (json_typeof(v)) {
-	case JSON_NULL: return ST_NULL;
-	case JSON_TRUE:
-	case JSON_FALSE: return ST_BOOL;
-	case JSON_INTEGER: return ST_INT;
-	case JSON_REAL: return real_is_integral(json_real_value(v)) ? ST_INT : ST_NUM;
-	case JSON_STRING: return ST_STR;
-	case JSON_ARRAY: return ST_ARR;
-	case JSON_OBJECT: return ST_OBJ;
-	}
-	return ST_NULL;
 }
 
 const char *json_type_word(unsigned t)

@@ -42,6 +42,7 @@ struct memo {
 
 struct vctx {
 	const struct schema *s;
+	const struct snode *nodes; /* s->nodes */
 	struct memo memo;
 	struct dsink *sink;        /* NULL: quiet */
 	struct dsink *top;         /* where fatal problems are reported */
@@ -58,19 +59,52 @@ struct vctx {
 #define FAIL() do { ok = 0; if (!x->sink || x->fatal) return 0; } while (0)
 
 /* schema_validate.c */
-int sv_eval(struct vctx *x, uint32_t ni, const json_t *inst);   /* 1 valid, 0 not */
+int sv_eval_special(struct vctx *x, uint32_t ni, const json_t *inst);  /* sv_eval's rare cases */
+int sv_eval_applicators(struct vctx *x, const struct snode *n, const json_t *inst);
+void sv_emit_type(struct vctx *x, uint16_t expected, unsigned got);
 void sv_emit(struct vctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void sv_emit_buf(struct vctx *x, struct buf *b);                /* releases b */
 void sv_fatal(struct vctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void sv_sink_release(struct dsink *k);
-int sv_push_key(struct vctx *x, const char *key, size_t len);   /* 0 or -1 (too deep) */
-int sv_push_index(struct vctx *x, size_t index);
-int sv_regex_match(struct vctx *x, const struct sregex *re, const char *str, size_t len);
+void sv_too_deep(struct vctx *x);   /* reports the nesting limit (fatal) */
+
+/* Enter a member or an item of the instance: 0, or -1 when too deep.
+ * Inline: every value validated passes here. */
+static inline int sv_push_key(struct vctx *x, const char *key, size_t len)
+{
+	if (x->depth >= x->s->max_depth || x->depth >= MAX_PATH) {
+		sv_too_deep(x);
+		return -1;
+	}
+	x->path[x->depth++] = (struct pseg){ key, len, 0 };
+	return 0;
+}
+
+static inline int sv_push_index(struct vctx *x, size_t index)
+{
+	if (x->depth >= x->s->max_depth || x->depth >= MAX_PATH) {
+		sv_too_deep(x);
+		return -1;
+	}
+	x->path[x->depth++] = (struct pseg){ NULL, 0, index };
+	return 0;
+}
+
+int sv_regex_match_pcre2(struct vctx *x, const struct sregex *re, const char *str, size_t len);
+
+/* 1 match, 0 no match, -1 could not decide (match limit, bad UTF-8). */
+static inline int sv_regex_match(struct vctx *x, const struct sregex *re, const char *str, size_t len)
+{
+	if (re->fast) {
+		int m = sre_match(re->fast, str, len);
+		if (m != SRE_UNDECIDED)
+			return m;
+	}
+	return sv_regex_match_pcre2(x, re, str, len);
+}
 
 /* schema_validate_types.c: 1 valid, 0 not */
-int sv_eval_number(struct vctx *x, const struct snode *n, const json_t *inst);
-int sv_eval_string(struct vctx *x, const struct snode *n, const json_t *inst);
-int sv_eval_array(struct vctx *x, const struct snode *n, const json_t *inst);
-int sv_eval_object(struct vctx *x, const struct snode *n, const json_t *inst);
+int sv_eval(struct vctx *x, uint32_t ni, const json_t *inst);
+int sv_eval_node(struct vctx *x, const struct snode *n, const json_t *inst);  /* no memo, no depth */
 
 #endif
