@@ -29,6 +29,9 @@ struct tc_options {
 	const char *approve;         /* "deny", "tty", "cmd:PROGRAM" */
 	const char *audit_path;
 	bool no_builtins;            /* do not load the built-in plugins */
+	bool watch_tool_dirs;        /* reload manifests when their directories
+	                              * change (inotify): the registry's watchers
+	                              * (MCP list_changed) hear about it */
 	bool handle_signals;         /* SIGINT/SIGTERM/SIGHUP end every call in
 	                              * flight (cancelled, audited) and stop: see
 	                              * tc_supervisor_signal */

@@ -76,7 +76,10 @@ struct tc_supervisor {
 	struct tc_disposer plugins[8];
 	size_t n_plugins;
 	struct tc_disposer manifests[32];
+	char *manifest_paths[32];  /* what manifests[i] was loaded from */
 	size_t n_manifests;
+	int inotify_fd;            /* watch_tool_dirs, else -1 */
+	struct loop_timer *reload_timer;
 	struct jail_entry *jails;
 	struct render_spill *spill;
 	struct gate *gate;

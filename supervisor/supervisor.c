@@ -5,6 +5,10 @@
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdio.h>
+#include <sys/epoll.h>
+#include <sys/inotify.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -74,11 +78,55 @@ static int load_tools(struct tc_supervisor *s, const struct tc_options *opt,
 		for (size_t i = 0; dirs[k] && dirs[k][i]; i++) {
 			if (s->n_manifests >= 32)
 				return tc_error_set(err, TC_E_INVALID, dirs[k][i], "too many tool directories");
+			s->manifest_paths[s->n_manifests] = strdup(dirs[k][i]);
 			if (manifest_register(s->reg, dirs[k][i], SCHEMA_DRAFT_AUTO,
 			                      &s->manifests[s->n_manifests++], err) < 0)
 				return -1;
 		}
 	return 0;
+}
+
+/* Reloads every manifest path. A path that no longer loads keeps nothing
+ * registered and says why on stderr; the others still reload. */
+static void on_reload(struct loop *l, void *data)
+{
+	(void)l;
+	struct tc_supervisor *s = data;
+	s->reload_timer = NULL;
+	for (size_t i = 0; i < s->n_manifests; i++) {
+		struct tc_error err = { 0 };
+		tc_dispose(&s->manifests[i]);
+		if (manifest_register(s->reg, s->manifest_paths[i], SCHEMA_DRAFT_AUTO,
+		                      &s->manifests[i], &err) < 0)
+			fprintf(stderr, "toolcage: reloading %s: %s\n", s->manifest_paths[i], err.msg);
+	}
+}
+
+/* Editors write a file in several steps: wait for quiet before reloading. */
+static void on_tool_dir_change(struct loop *l, int fd, uint32_t events, void *data)
+{
+	(void)events;
+	struct tc_supervisor *s = data;
+	char buf[4096] __attribute__((aligned(8)));
+	while (read(fd, buf, sizeof buf) > 0)
+		;
+	if (s->reload_timer)
+		loop_del_timer(l, s->reload_timer);
+	s->reload_timer = loop_add_timer(l, loop_now_ms() + 200, on_reload, s);
+}
+
+static int watch_tool_dirs(struct tc_supervisor *s, struct tc_error *err)
+{
+	s->inotify_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	if (s->inotify_fd < 0)
+		return tc_error_set(err, TC_E_SYSTEM, "tool dirs", "inotify: %s", strerror(errno));
+	for (size_t i = 0; i < s->n_manifests; i++)
+		if (inotify_add_watch(s->inotify_fd, s->manifest_paths[i], IN_CREATE | IN_DELETE |
+		                      IN_CLOSE_WRITE | IN_MOVED_FROM | IN_MOVED_TO | IN_DELETE_SELF) < 0)
+			return tc_error_set(err, TC_E_SYSTEM, s->manifest_paths[i], "inotify: %s",
+			                    strerror(errno));
+	return loop_add_fd(s->loop, s->inotify_fd, EPOLLIN, on_tool_dir_change, s) < 0 ?
+	       tc_error_set(err, TC_E_SYSTEM, "tool dirs", "watch") : 0;
 }
 
 int tc_supervisor_signal(const struct tc_supervisor *s)
@@ -117,6 +165,7 @@ int tc_supervisor_new(const struct tc_options *opt, struct tc_supervisor **out,
 	struct tc_supervisor *s = calloc(1, sizeof *s);
 	if (!s)
 		return tc_error_set(err, TC_E_NOMEM, "supervisor", "out of memory");
+	s->inotify_fd = -1;
 	/* A tool closing its stdin early must not kill us with SIGPIPE. */
 	signal(SIGPIPE, SIG_IGN);
 	if (config_load(opt->config_path, &s->cfg, err) < 0)
@@ -148,6 +197,8 @@ int tc_supervisor_new(const struct tc_options *opt, struct tc_supervisor **out,
 	}
 	for (size_t i = 0; i < s->cfg->policy.ndomains; i++)
 		s->domains[i] = s->cfg->policy.domains[i];   /* borrowed from cfg */
+	if (opt->watch_tool_dirs && s->n_manifests && watch_tool_dirs(s, err) < 0)
+		goto fail;
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
 	if (opt->handle_signals && loop_add_signals(s->loop, sigs, 3, on_signal, s) < 0) {
 		tc_error_set(err, TC_E_SYSTEM, "supervisor", "signal handling: %s", strerror(errno));
@@ -166,8 +217,16 @@ void tc_supervisor_free(struct tc_supervisor *s)
 		return;
 	cancel_all(s, "the supervisor is shutting down");
 	policy_release(s);
-	for (size_t i = 0; i < s->n_manifests; i++)
+	if (s->inotify_fd >= 0) {
+		loop_del_fd(s->loop, s->inotify_fd);
+		close(s->inotify_fd);
+	}
+	if (s->reload_timer)
+		loop_del_timer(s->loop, s->reload_timer);
+	for (size_t i = 0; i < s->n_manifests; i++) {
 		tc_dispose(&s->manifests[i]);
+		free(s->manifest_paths[i]);
+	}
 	for (size_t i = 0; i < s->n_plugins; i++)
 		tc_dispose(&s->plugins[i]);
 	tc_registry_free(s->reg);

@@ -609,6 +609,32 @@ def test_logging_follows_set_level(tc):
     return s
 
 
+def test_tool_dir_change_sends_list_changed(tc):
+    d = tempfile.mkdtemp(prefix="tc-mcp-tools-")
+    src = os.path.join(TOP, "tests/data/pipeline/tools/echo_json.json")
+    s = Server(tc, "--tools", d)
+    try:
+        s.initialize()
+        names = [t["name"] for t in s.request("tools/list")["result"]["tools"]]
+        check("echo_twice" not in names, f"tool present too early: {names}")
+        with open(src) as f:
+            m = json.load(f)
+        m["name"] = "echo_twice"
+        tmp = os.path.join(d, ".new")
+        with open(tmp, "w") as f:
+            json.dump(m, f)
+        os.rename(tmp, os.path.join(d, "echo_twice.json"))
+        s.expect(lambda x: x.get("method") == "notifications/tools/list_changed", 5,
+                 "notifications/tools/list_changed after a new manifest")
+        names = [t["name"] for t in s.request("tools/list")["result"]["tools"]]
+        check("echo_twice" in names, f"new tool not listed: {names}")
+        r = s.call("echo_twice", {"text": "[1]"})
+        check(r["result"].get("isError") is False, f"new tool does not run: {r}")
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+    return s
+
+
 TESTS = [v for k, v in sorted(globals().items()) if k.startswith("test_")]
 
 
