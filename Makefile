@@ -130,3 +130,69 @@ clean:
 	rm -rf build build-asan
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
+
+# ---- fuzzing (docs/security.md, tests/fuzz/) --------------------------------
+#   make fuzz                  every target for FUZZ_SECONDS each, one after another
+#   make fuzz FUZZ_TARGETS='render config' FUZZ_SECONDS=300
+# The library and the targets are built with clang and libFuzzer + ASan +
+# UBSan into $(FUZZ_BUILD) (its own objects: the sanitizer coverage hooks
+# must be in the code under test). New inputs go to $(FUZZ_BUILD)/corpus/,
+# crashes to $(FUZZ_BUILD)/artifacts/; the seeds in tests/fuzz/corpus/ are
+# only read. Copy a crash there as crash-<what> once it is fixed.
+# `make test` also builds each target with the normal compiler and
+# tests/fuzz/driver.c, and tests/integration/fuzz_corpus.sh replays the
+# seed corpora through them.
+FUZZ_SRCS    := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_NAMES   := $(FUZZ_SRCS:tests/fuzz/fuzz_%.c=%)
+FUZZ_TARGETS ?= $(FUZZ_NAMES)
+FUZZ_SECONDS ?= 60
+FUZZ_BUILD   ?= build-fuzz
+FUZZ_CC      ?= clang
+FUZZ_SAN     := address,undefined
+FUZZ_FLAGS   ?= -timeout=10 -rss_limit_mb=2048
+FUZZ_DRIVERS := $(FUZZ_NAMES:%=$(BUILD)/fuzz-drivers/fuzz_%)
+FUZZ_BINS    := $(FUZZ_NAMES:%=$(BUILD)/fuzz/fuzz_%)
+
+.PHONY: fuzz fuzz-build
+
+$(BUILD)/fuzz-drivers/fuzz_%: $(BUILD)/obj/tests/fuzz/fuzz_%.o $(BUILD)/obj/tests/fuzz/driver.o \
+                              $(BUILD)/obj/tests/fuzz/support.o $(BUILD)/libtoolcage.a
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $(filter %.o,$^) $(BUILD)/libtoolcage.a $(LIBS)
+
+test: $(FUZZ_DRIVERS)
+
+# Only meaningful inside the recursive make of `fuzz` (CC=clang, SANITIZE=
+# fuzzer-no-link,...): libFuzzer's main comes with -fsanitize=fuzzer.
+$(BUILD)/fuzz/fuzz_%: $(BUILD)/obj/tests/fuzz/fuzz_%.o $(BUILD)/obj/tests/fuzz/support.o \
+                      $(BUILD)/libtoolcage.a
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS_ALL) -fsanitize=fuzzer,$(FUZZ_SAN) -o $@ $(filter %.o,$^) \
+	  $(BUILD)/libtoolcage.a $(LIBS)
+
+# Keep the objects make would treat as intermediate (no rebuild each time).
+.SECONDARY: $(FUZZ_SRCS:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/tests/fuzz/driver.o \
+            $(BUILD)/obj/tests/fuzz/support.o
+
+fuzz-build: $(FUZZ_BINS)
+
+# WERROR=0: clang warns where gcc (the project's compiler) does not, e.g.
+# on libseccomp's SCMP_A0 macros; the gcc build stays -Werror.
+fuzz:
+	$(Q)$(MAKE) --no-print-directory BUILD=$(FUZZ_BUILD) CC=$(FUZZ_CC) WERROR=0 \
+	  SANITIZE=fuzzer-no-link,$(FUZZ_SAN) CFLAGS=-Wno-missing-field-initializers fuzz-build
+	$(Q)set -e; for n in $(FUZZ_TARGETS); do \
+	  mkdir -p $(FUZZ_BUILD)/corpus/$$n $(FUZZ_BUILD)/artifacts/$$n; \
+	  echo "== fuzz_$$n for $(FUZZ_SECONDS) s"; \
+	  $(FUZZ_BUILD)/fuzz/fuzz_$$n $(FUZZ_FLAGS) -max_total_time=$(FUZZ_SECONDS) \
+	    -artifact_prefix=$(FUZZ_BUILD)/artifacts/$$n/ -print_final_stats=1 \
+	    $(FUZZ_BUILD)/corpus/$$n tests/fuzz/corpus/$$n; \
+	done
+
+# ---- static analysis (docs/lint.md) -----------------------------------------
+#   make lint       cppcheck + clang-tidy, both must be clean (mk/lint.sh)
+.PHONY: lint
+lint:
+	$(Q)sh mk/lint.sh
