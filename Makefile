@@ -59,7 +59,7 @@ ESC_BINS  := $(ESC_SRCS:tests/escape/%.c=$(BUILD)/escape/%)
 BENCH_SRCS := $(sort $(wildcard tests/bench/*.c))
 BENCH_BINS := $(BENCH_SRCS:tests/bench/%.c=$(BUILD)/bench/%)
 
-.PHONY: all test unit asan bench demo install clean check-deps
+.PHONY: all test unit asan valgrind bench demo install clean check-deps
 all: $(BUILD)/toolcage $(BUILD)/libtoolcage.a
 
 $(BUILD)/obj/%.o: %.c $(CONFIG_MK)
@@ -111,6 +111,9 @@ test: all $(UNIT_BINS) $(ESC_BINS)
 
 asan:
 	$(Q)$(MAKE) --no-print-directory BUILD=build-asan SANITIZE=address,undefined test
+
+valgrind: $(UNIT_BINS)
+	$(Q)BUILD=$(BUILD) sh mk/valgrind.sh
 
 bench: all $(BENCH_BINS) $(ESC_BINS)
 	$(Q)BUILD=$(BUILD) sh tests/bench/run.sh

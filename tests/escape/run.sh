@@ -233,6 +233,11 @@ FLOOD_RSS_KB=65536
 # Scratch space, canaries, victim, listeners.
 T=$(mktemp -d /var/tmp/tc-escape.XXXXXX) || exit 1
 chmod 755 "$T"
+# uid 65534 must be able to run toolcage wherever the checkout lives (CI
+# clones into directories it may not traverse): run a copy from $T.
+if [ -x "$TOOLCAGE" ]; then
+	cp "$TOOLCAGE" "$T/toolcage" && chmod 755 "$T/toolcage" && TOOLCAGE=$T/toolcage
+fi
 PLANTED=""
 VICTIMS=""
 LISTENER=""
