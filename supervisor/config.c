@@ -428,15 +428,11 @@ int config_parse(const char *text, size_t len, const char *origin,
                  struct config **out, struct tc_error *err)
 {
 	*out = NULL;
-	json_error_t je;
 	/* Duplicate keys are refused: which of two "quarantine" keys wins is
 	 * not something an operator should have to know. */
-	json_t *doc = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
-	if (!doc) {
-		char where[256];
-		snprintf(where, sizeof where, "%s:%d:%d", origin, je.line, je.column);
-		return tc_error_set(err, TC_E_INVALID, where, "not valid JSON: %s", je.text);
-	}
+	json_t *doc = json_load_strict(text, len, origin, err);
+	if (!doc)
+		return -1;
 	struct cctx c = { .origin = origin, .err = err, .cfg = config_defaults() };
 	const char *slash = strrchr(origin, '/');
 	if (slash)
@@ -465,54 +461,21 @@ out:
 
 /* Reads a whole regular file of at most CONFIG_FILE_MAX bytes. Returns the
  * fd's errno as -errno for open failures so the caller can tell ENOENT. */
-static int read_file(const char *path, struct buf *b, struct tc_error *err)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0)
-		return -errno;
-	struct stat st;
-	int rc = -1;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		tc_error_set(err, TC_E_INVALID, path, "not a regular file");
-		goto out;
-	}
-	if (st.st_size > CONFIG_FILE_MAX) {
-		tc_error_set(err, TC_E_INVALID, path, "the file is larger than %u bytes",
-		             CONFIG_FILE_MAX);
-		goto out;
-	}
-	if (buf_grow(b, (size_t)st.st_size) < 0) {
-		tc_error_set(err, TC_E_NOMEM, path, "out of memory");
-		goto out;
-	}
-	ssize_t n = sbx_read_all(fd, b->data, (size_t)st.st_size);
-	if (n < 0) {
-		tc_error_set(err, TC_E_SYSTEM, path, "read: %s", strerror((int)-n));
-		goto out;
-	}
-	b->len = (size_t)n;
-	b->data[n] = '\0';
-	rc = 0;
-out:
-	close(fd);
-	return rc;
-}
-
 int config_load(const char *path, struct config **out, struct tc_error *err)
 {
 	*out = NULL;
 	const char *file = path ? path : "./" CONFIG_DEFAULT_NAME;
 	struct buf b = BUF_INIT;
-	int rc = read_file(file, &b, err);
-	if (rc == -ENOENT && !path) {
+	struct tc_error rerr = { 0 };
+	int rc = read_file_bounded(file, CONFIG_FILE_MAX, &b, &rerr);
+	if (rc < 0 && rerr.code == TC_E_NOT_FOUND && !path) {
 		buf_release(&b);
 		if (!(*out = config_defaults()))
 			return tc_error_set(err, TC_E_NOMEM, "config", "out of memory");
 		return 0;
 	}
-	if (rc < -1)
-		rc = tc_error_set(err, rc == -ENOENT ? TC_E_NOT_FOUND : TC_E_SYSTEM, file,
-		                  "cannot open the config file: %s", strerror(-rc));
+	if (rc < 0 && err)
+		*err = rerr;
 	if (rc == 0)
 		rc = config_parse(b.data, b.len, file, out, err);
 	buf_release(&b);

@@ -17,52 +17,19 @@
 
 json_t *manifest_read_json(const char *path, size_t max, struct tc_error *err)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0) {
-		tc_error_set(err, errno == ENOENT ? TC_E_NOT_FOUND : TC_E_SYSTEM, path,
-		             "%s: cannot open: %s", path, strerror(errno));
-		return NULL;
-	}
-	struct stat st;
+	struct buf b = BUF_INIT;
 	json_t *doc = NULL;
-	char *data = NULL;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		tc_error_set(err, TC_E_INVALID, path, "%s: not a regular file", path);
-		goto out;
+	if (read_file_bounded(path, max, &b, err) == 0)
+		doc = json_load_strict(b.data, b.len, path, err);
+	buf_release(&b);
+	/* Manifest messages carry their location (lint prints only msg). */
+	if (!doc && err) {
+		struct buf m = BUF_INIT;
+		buf_printf(&m, "%s: %s", err->where, err->msg);
+		snprintf(err->msg, sizeof err->msg, "%s", m.data ? m.data : "");
+		buf_release(&m);
+		snprintf(err->where, sizeof err->where, "%s", path);
 	}
-	if ((size_t)st.st_size > max) {
-		tc_error_set(err, TC_E_INVALID, path, "%s: %lld bytes, more than the limit of %zu",
-		             path, (long long)st.st_size, max);
-		goto out;
-	}
-	/* Read up to max+1 bytes whatever fstat said: the file may grow. */
-	if (!(data = malloc(max + 1))) {
-		tc_error_set(err, TC_E_NOMEM, path, "%s: out of memory", path);
-		goto out;
-	}
-	size_t len = 0;
-	while (len <= max) {
-		ssize_t r = read(fd, data + len, max + 1 - len);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			tc_error_set(err, TC_E_SYSTEM, path, "%s: read: %s", path, strerror(errno));
-			goto out;
-		}
-		if (r == 0)
-			break;
-		len += (size_t)r;
-	}
-	if (len > max) {
-		tc_error_set(err, TC_E_INVALID, path, "%s: more than the limit of %zu bytes", path, max);
-		goto out;
-	}
-	json_error_t je;
-	if (!(doc = json_loadb(data, len, JSON_REJECT_DUPLICATES, &je)))
-		tc_error_set(err, TC_E_INVALID, path, "%s:%d:%d: %s", path, je.line, je.column, je.text);
-out:
-	free(data);
-	close(fd);
 	return doc;
 }
 

@@ -400,13 +400,9 @@ int profile_parse(const char *text, size_t len, const char *origin,
                   struct profile **out, struct tc_error *err)
 {
 	*out = NULL;
-	json_error_t je;
-	json_t *doc = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
-	if (!doc) {
-		char where[256];
-		snprintf(where, sizeof where, "%s:%d:%d", origin, je.line, je.column);
-		return tc_error_set(err, TC_E_INVALID, where, "not valid JSON: %s", je.text);
-	}
+	json_t *doc = json_load_strict(text, len, origin, err);
+	if (!doc)
+		return -1;
 	struct profile *p = calloc(1, sizeof *p);
 	if (!p) {
 		json_decref(doc);
@@ -425,17 +421,10 @@ int profile_parse(const char *text, size_t len, const char *origin,
 
 static int load_file(const char *path, struct profile **out, struct tc_error *err)
 {
-	FILE *f = fopen(path, "re");
-	if (!f)
-		return tc_error_set(err, TC_E_NOT_FOUND, path, "cannot open profile: %s",
-		                    strerror(errno));
 	struct buf b = BUF_INIT;
-	char chunk[8192];
-	size_t n;
-	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0 && b.len < (1 << 20))
-		buf_add(&b, chunk, n);
-	fclose(f);
-	int rc = profile_parse(b.data ? b.data : "", b.len, path, out, err);
+	int rc = read_file_bounded(path, 1 << 20, &b, err);
+	if (rc == 0)
+		rc = profile_parse(b.data, b.len, path, out, err);
 	buf_release(&b);
 	return rc;
 }

@@ -1,9 +1,14 @@
 /* util.c — growable buffer and error helpers (see util.h). */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sandbox.h"
 #include "util.h"
 
 int buf_grow(struct buf *b, size_t extra)
@@ -100,4 +105,51 @@ const char *json_unknown_key(json_t *obj, const char *const *allowed)
 			return key;
 	}
 	return NULL;
+}
+
+int read_file_bounded(const char *path, size_t max, struct buf *out, struct tc_error *err)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return tc_error_set(err, errno == ENOENT ? TC_E_NOT_FOUND : TC_E_SYSTEM, path,
+		                    "cannot open: %s", strerror(errno));
+	struct stat st;
+	int rc = -1;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		tc_error_set(err, TC_E_INVALID, path, "not a regular file");
+		goto out;
+	}
+	/* Read up to max+1 bytes whatever fstat said: the file may grow. */
+	if (buf_grow(out, max + 1) < 0) {
+		tc_error_set(err, TC_E_NOMEM, path, "out of memory");
+		goto out;
+	}
+	ssize_t n = sbx_read_all(fd, out->data + out->len, max + 1);
+	if (n < 0) {
+		tc_error_set(err, TC_E_SYSTEM, path, "read: %s", strerror((int)-n));
+		goto out;
+	}
+	if ((size_t)n > max) {
+		tc_error_set(err, TC_E_INVALID, path, "larger than the limit of %zu bytes", max);
+		goto out;
+	}
+	out->len += (size_t)n;
+	out->data[out->len] = '\0';
+	rc = 0;
+out:
+	close(fd);
+	return rc;
+}
+
+json_t *json_load_strict(const char *text, size_t len, const char *origin,
+                         struct tc_error *err)
+{
+	json_error_t je;
+	json_t *doc = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+	if (!doc) {
+		char where[300];
+		snprintf(where, sizeof where, "%s:%d:%d", origin, je.line, je.column);
+		tc_error_set(err, TC_E_INVALID, where, "not valid JSON: %s", je.text);
+	}
+	return doc;
 }

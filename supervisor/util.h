@@ -24,6 +24,17 @@ int buf_printf(struct buf *b, const char *fmt, ...) __attribute__((format(printf
 char *buf_detach(struct buf *b);
 void buf_release(struct buf *b);
 
+/* Reads the regular file path, at most max bytes (a longer file is an
+ * error, not cut), into out (NUL-terminated). 0, or -1 with err: code
+ * TC_E_NOT_FOUND when the file does not exist, TC_E_INVALID when it is not
+ * a regular file or too large, TC_E_SYSTEM otherwise. where = path. */
+int read_file_bounded(const char *path, size_t max, struct buf *out, struct tc_error *err);
+
+/* Parses text strictly (duplicate keys refused). Returns a new value, or
+ * NULL with err where = "origin:line:column". */
+json_t *json_load_strict(const char *text, size_t len, const char *origin,
+                         struct tc_error *err);
+
 /* The first key of obj that is not in allowed (NULL-terminated), borrowed
  * from obj; NULL when every key is allowed. Strict parsers use it so that a
  * typo cannot silently fall back to a default. */
