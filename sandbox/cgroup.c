@@ -8,10 +8,12 @@
  * the supervisor into a leaf of its own); without a usable cgroup the rlimits
  * alone hold (docs/profiles.md says what that means).
  *
- * Cgroups are pooled: creating and removing one costs a synchronize_rcu in
- * the kernel (milliseconds), so a slot is made once, reused by call after
- * call (its cgroup.procs fd stays open; the child joins by writing "0" to
- * it), and removed by sbx_cleanup().
+ * Cgroups are pooled, across processes too: creating and removing one costs
+ * RCU grace periods in the kernel (milliseconds), which every `toolcage
+ * exec` would pay. Slots are directories "slot-N" that stay; a process
+ * claims one with flock(2) on the directory (released when it exits, even
+ * by a crash), reuses it call after call (its cgroup.procs fd stays open;
+ * the child joins by writing "0" to it), and sbx_cleanup() lets it go.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -22,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -44,13 +47,14 @@ struct cg_dir {
 
 struct cgroup_slot {
 	struct cg_dir dir[CG_N];
+	int lock_fd;               /* the claimed slot directory, flock'ed */
 	bool busy;
 	struct cgroup_slot *next;
 };
 
 static struct cg_hier hier[CG_N];
 static struct cgroup_slot *slots;
-static unsigned slot_count;
+static unsigned next_slot;     /* where this process looks for a free slot */
 
 static const char *const ctl_name[CG_N] = { "pids", "memory" };
 static const char *const limit_file[CG_N] = { "pids.max", "memory.limit_in_bytes" };
@@ -109,24 +113,6 @@ static int own_path(const char *ctl, char *path, size_t len)
 	return found;
 }
 
-/* Removes slots left behind by supervisors that died ("PID.N" dirs). */
-static void sweep_stale(const char *base)
-{
-	DIR *d = opendir(base);
-	if (!d)
-		return;
-	struct dirent *e;
-	char p[PATH_MAX + 300];
-	while ((e = readdir(d))) {
-		int pid = atoi(e->d_name);
-		if (pid <= 0 || (kill(pid, 0) == 0 || errno != ESRCH))
-			continue;
-		snprintf(p, sizeof p, "%s/%s", base, e->d_name);
-		(void)rmdir(p);
-	}
-	closedir(d);
-}
-
 static bool detect(int c)
 {
 	struct cg_hier *h = &hier[c];
@@ -144,7 +130,6 @@ static bool detect(int c)
 		return false;
 	if (access(h->base, W_OK) < 0)
 		return false;
-	sweep_stale(h->base);
 	h->state = 1;
 	return true;
 }
@@ -162,7 +147,7 @@ const char *cgroup_where(bool memory)
 
 static int open_dir(struct cg_dir *d, int c, unsigned n)
 {
-	snprintf(d->path, sizeof d->path, "%s/%d.%u", hier[c].base, (int)getpid(), n);
+	snprintf(d->path, sizeof d->path, "%s/slot-%u", hier[c].base, n);
 	if (mkdir(d->path, 0755) < 0 && errno != EEXIST)
 		return -errno;
 	char f[PATH_MAX + 32];
@@ -188,8 +173,6 @@ static void close_dir(struct cg_dir *d)
 		close(d->limit_fd);
 	if (d->current_fd >= 0)
 		close(d->current_fd);
-	if (d->path[0])
-		(void)rmdir(d->path);
 	memset(d, 0, sizeof *d);
 	d->procs_fd = d->limit_fd = d->current_fd = -1;
 }
@@ -206,6 +189,38 @@ static int set_limit(struct cg_dir *d, uint64_t v)
 	return 0;
 }
 
+static bool slot_empty(struct cgroup_slot *s);
+
+/* Claims slot n for this process: an exclusive flock on its pids (or
+ * memory) directory. A slot another process holds, or one whose cgroup
+ * still has processes in it, is passed over. */
+static int claim(struct cgroup_slot *s, const struct sbx_jail *j, unsigned n)
+{
+	int c = j->use_cgroup_pids ? CG_PIDS : CG_MEMORY;
+	char path[PATH_MAX];
+	snprintf(path, sizeof path, "%s/slot-%u", hier[c].base, n);
+	if (mkdir(path, 0755) < 0 && errno != EEXIST)
+		return -errno;
+	s->lock_fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (s->lock_fd < 0)
+		return -errno;
+	if (flock(s->lock_fd, LOCK_EX | LOCK_NB) < 0) {
+		close(s->lock_fd);
+		s->lock_fd = -1;
+		return -EBUSY;
+	}
+	if ((j->use_cgroup_pids && open_dir(&s->dir[CG_PIDS], CG_PIDS, n) < 0) ||
+	    (j->use_cgroup_memory && open_dir(&s->dir[CG_MEMORY], CG_MEMORY, n) < 0) ||
+	    !slot_empty(s)) {
+		for (int k = 0; k < CG_N; k++)
+			close_dir(&s->dir[k]);
+		close(s->lock_fd);
+		s->lock_fd = -1;
+		return -EBUSY;
+	}
+	return 0;
+}
+
 static struct cgroup_slot *new_slot(const struct sbx_jail *j)
 {
 	struct cgroup_slot *s = calloc(1, sizeof *s);
@@ -213,12 +228,13 @@ static struct cgroup_slot *new_slot(const struct sbx_jail *j)
 		return NULL;
 	for (int c = 0; c < CG_N; c++)
 		s->dir[c].procs_fd = s->dir[c].limit_fd = s->dir[c].current_fd = -1;
-	unsigned n = slot_count++;
-	if ((j->use_cgroup_pids && open_dir(&s->dir[CG_PIDS], CG_PIDS, n) < 0) ||
-	    (j->use_cgroup_memory && open_dir(&s->dir[CG_MEMORY], CG_MEMORY, n) < 0)) {
-		for (int c = 0; c < CG_N; c++)
-			close_dir(&s->dir[c]);
+	s->lock_fd = -1;
+	int rc = -EBUSY;
+	for (unsigned tries = 0; tries < 4096 && rc == -EBUSY; tries++)
+		rc = claim(s, j, next_slot++);
+	if (rc < 0) {
 		free(s);
+		errno = -rc;
 		return NULL;
 	}
 	s->next = slots;
@@ -307,6 +323,8 @@ void sbx_cleanup(void)
 		slots = s->next;
 		for (int c = 0; c < CG_N; c++)
 			close_dir(&s->dir[c]);
+		if (s->lock_fd >= 0)
+			close(s->lock_fd);   /* the slot is free for the next process */
 		free(s);
 	}
 }
