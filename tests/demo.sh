@@ -15,6 +15,9 @@ printf 'hello from the workspace\nsecond line\n' > notes.txt
 
 echo "toolcage demo — workspace $ws"
 echo "== a scripted model's calls through validate, authorize, execute, render"
+if ! command -v python3 >/dev/null 2>&1; then   # a bare machine: the plain table
+	"$TC" replay --tools "$top/tests/demo/tools" "$top/tests/demo/scenario.jsonl"
+else
 "$TC" replay --json --tools "$top/tests/demo/tools" "$top/tests/demo/scenario.jsonl" |
 python3 -c '
 import json, sys
@@ -31,6 +34,7 @@ for line in sys.stdin:
     for l in show:
         print("    " + l[:150])
 '
+fi
 echo; echo "plan.md after the approved delete: $( [ -e plan.md ] && echo still there || echo gone)"
 
 echo; echo "== the sandbox alone: toolcage exec"
@@ -38,6 +42,7 @@ run() { printf '\n$ toolcage exec %s\n' "$*"; "$TC" exec "$@"; echo "  -> exit $
 run -- sh -c 'id; grep -E "^(CapEff|NoNewPrivs|Seccomp):" /proc/self/status; echo "$(ls /proc | grep -c "^[0-9]") processes visible"'
 run -- cat /etc/shadow
 run -- sh -c 'echo pwned > notes.txt'
-run -- python3 -c 'import socket; socket.create_connection(("127.0.0.1", 22))'
+command -v python3 >/dev/null 2>&1 &&
+	run -- python3 -c 'import socket; socket.create_connection(("127.0.0.1", 22))'
 run -- unshare -U true
 run --timeout-ms 500 -- sh -c 'setsid sleep 60 & sleep 60'
