@@ -280,26 +280,41 @@ static json_t *diag_json(const struct schema_result *res)
 	return arr;
 }
 
-static int validate(struct call *c, const char *args_json)
+/* The arguments as sent, parsed once for the audit and for stage 1. */
+struct parsed_args {
+	size_t len;          /* bytes of the text */
+	json_t *value;       /* NULL: too large, or not JSON (je says why) */
+	json_error_t je;
+};
+
+static void parse_args(const struct tc_supervisor *s, const char *text, struct parsed_args *p)
+{
+	p->len = text ? strlen(text) : 0;
+	p->value = NULL;
+	if (p->len > s->cfg->max_message_bytes)
+		return;
+	/* DECODE_ANY: a bare value (42, "x") is JSON, just not an object; say so. */
+	p->value = json_loads(p->len ? text : "{}", JSON_REJECT_DUPLICATES | JSON_DECODE_ANY,
+	                      &p->je);
+}
+
+/* Stage 1. Takes pa->value. */
+static int validate(struct call *c, struct parsed_args *pa)
 {
 	struct tc_supervisor *s = c->sup;
-	size_t len = args_json ? strlen(args_json) : 0;
-	if (len == 0)
-		args_json = "{}";
-	if (len > s->cfg->max_message_bytes) {
+	json_t *args = pa->value;
+	pa->value = NULL;
+	if (pa->len > s->cfg->max_message_bytes) {
 		call_finishf(c, TC_STATUS_INVALID_ARGUMENTS, NULL, "The arguments are %zu bytes, "
-		             "over the limit of %zu. Send less.", len, s->cfg->max_message_bytes);
+		             "over the limit of %zu. Send less.", pa->len, s->cfg->max_message_bytes);
 		return -1;
 	}
-	json_error_t je;
-	/* DECODE_ANY: a bare value (42, "x") is JSON, just not an object; say so. */
-	json_t *args = json_loads(args_json, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &je);
 	if (!args || !json_is_object(args)) {
 		json_decref(args);
 		call_finishf(c, TC_STATUS_INVALID_ARGUMENTS,
-		             json_pack("{s:s}", "error", args ? "not an object" : je.text),
+		             json_pack("{s:s}", "error", args ? "not an object" : pa->je.text),
 		             "The arguments for %s must be a JSON object%s%s. Fix them and call "
-		             "again.", c->name, args ? "" : "; parse error: ", args ? "" : je.text);
+		             "again.", c->name, args ? "" : "; parse error: ", args ? "" : pa->je.text);
 		return -1;
 	}
 	c->args = args;
@@ -364,17 +379,21 @@ uint64_t tc_call_submit(struct tc_supervisor *s, const char *tool, const char *a
 	s->n_calls++;
 	uint64_t id = c->id;
 	c->tool = tc_registry_get(s->reg, c->name);
-	if (policy_emit_start(s, c, args_json) < 0) {
+	struct parsed_args pa;
+	parse_args(s, args_json, &pa);
+	if (policy_emit_start(s, c, pa.value, args_json, pa.len) < 0) {
+		json_decref(pa.value);
 		call_finishf(c, TC_STATUS_FAILED, NULL, "The audit log cannot be written and the "
 		             "configuration requires it: the call was refused, not run unaudited.");
 		return id;
 	}
 	if (!c->tool) {
+		json_decref(pa.value);
 		finish_unknown(c);
 		return id;
 	}
 	c->timeout_ms = c->tool->timeout_ms ? c->tool->timeout_ms : s->cfg->timeout_ms;
-	if (validate(c, args_json) < 0)
+	if (validate(c, &pa) < 0)
 		return id;
 	c->state = ST_AUTHORIZE;
 	policy_authorize(c);      /* ends in call_execute, call_finish, or an approval */

@@ -117,7 +117,9 @@ void policy_cancel_approval(struct tc_supervisor *s, struct call *c);
 void policy_call_ended(struct tc_supervisor *s, struct call *c);
 /* Frees an approval ticket whose respond() will never come. */
 void policy_ticket_free(void *ctx);
-int policy_emit_start(struct tc_supervisor *s, struct call *c, const char *args_json);
+/* args: the parsed arguments (borrowed), or NULL with raw the text sent. */
+int policy_emit_start(struct tc_supervisor *s, struct call *c, json_t *args,
+                      const char *raw, size_t raw_len);
 void policy_emit_result(struct tc_supervisor *s, struct call *c, const struct tc_result *r,
                         const struct call_usage *u);
 void policy_emit_error(struct tc_supervisor *s, struct call *c, const char *what);

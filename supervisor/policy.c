@@ -21,6 +21,7 @@
 #include "audit.h"
 #include "gate.h"
 #include "pipeline_internal.h"
+#include "utf8.h"
 #include "util.h"
 
 /* ---- events ----------------------------------------------------------- */
@@ -39,15 +40,23 @@ static int emit(struct tc_supervisor *s, json_t *ev)
 	return rc;
 }
 
-int policy_emit_start(struct tc_supervisor *s, struct call *c, const char *args_json)
+int policy_emit_start(struct tc_supervisor *s, struct call *c, json_t *args,
+                      const char *raw, size_t raw_len)
 {
-	json_error_t je;
-	json_t *args = args_json && *args_json ? json_loads(args_json, 0, &je) : json_object();
-	if (!args)
-		args = json_string(args_json);   /* not JSON: logged as the text it was */
-	int rc = emit(s, audit_event_call_start(c->id, c->name, args,
+	json_t *logged;
+	if (args)
+		logged = json_incref(args);
+	else if (raw_len > s->cfg->max_message_bytes)
+		logged = json_sprintf("(%zu bytes: over the message limit)", raw_len);
+	else {   /* not JSON: logged as the text it was, repaired (the audit elides it) */
+		size_t n;
+		char *clean = utf8_sanitize(raw ? raw : "", raw_len, true, &n);
+		logged = clean ? json_stringn(clean, n) : json_null();
+		free(clean);
+	}
+	int rc = emit(s, audit_event_call_start(c->id, c->name, logged,
 	                                        c->tool ? tc_risk_name(c->tool->risk) : NULL));
-	json_decref(args);
+	json_decref(logged);
 	return s->cfg->audit_required ? rc : 0;
 }
 
