@@ -9,9 +9,9 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "execute.h"
 #include "profile.h"
 #include "sandbox.h"
-#include "utf8.h"
 #include "util.h"
 
 /* Exit statuses, as env(1) and timeout(1) use them. */
@@ -63,29 +63,6 @@ static int exit_status(const struct sbx_outcome *o)
 	return o->exit_code;
 }
 
-static char *capture_text(const struct sbx_capture *c, size_t *len)
-{
-	struct buf b = BUF_INIT;
-	buf_add(&b, c->head ? c->head : "", c->head_len);
-	if (c->truncated)
-		buf_printf(&b, "\n[toolcage: %llu bytes left out]\n",
-		           (unsigned long long)(c->total - c->head_len - c->tail_len));
-	buf_add(&b, c->tail ? c->tail : "", c->tail_len);
-	*len = b.len;
-	return buf_detach(&b);
-}
-
-static json_t *capture_json(const struct sbx_capture *c)
-{
-	size_t len, clean_len;
-	char *raw = capture_text(c, &len);
-	char *clean = raw ? utf8_sanitize(raw, len, false, &clean_len) : NULL;
-	json_t *s = clean ? json_stringn(clean, clean_len) : json_string("");
-	free(raw);
-	free(clean);
-	return s;
-}
-
 static void print_json(const struct sbx_outcome *o, const char *error)
 {
 	json_t *j = json_object();
@@ -95,8 +72,8 @@ static void print_json(const struct sbx_outcome *o, const char *error)
 	json_object_set_new(j, "timed_out", json_boolean(o->killed_by == SBX_KILLED_TIMEOUT));
 	const char *k = killed_name(o->killed_by);
 	json_object_set_new(j, "killed_by", k ? json_string(k) : json_null());
-	json_object_set_new(j, "stdout", capture_json(&o->out));
-	json_object_set_new(j, "stderr", capture_json(&o->err));
+	json_object_set_new(j, "stdout", exec_capture_json(&o->out, true));
+	json_object_set_new(j, "stderr", exec_capture_json(&o->err, true));
 	json_object_set_new(j, "stdout_bytes", json_integer((json_int_t)o->out.total));
 	json_object_set_new(j, "stderr_bytes", json_integer((json_int_t)o->err.total));
 	json_object_set_new(j, "stdout_truncated", json_boolean(o->out.truncated));
@@ -114,11 +91,11 @@ static void print_json(const struct sbx_outcome *o, const char *error)
 static void pass_through(const struct sbx_outcome *o)
 {
 	size_t len;
-	char *s = capture_text(&o->out, &len);
+	char *s = exec_capture_text(&o->out, &len);
 	if (s)
 		sbx_write_all(STDOUT_FILENO, s, len);
 	free(s);
-	s = capture_text(&o->err, &len);
+	s = exec_capture_text(&o->err, &len);
 	if (s)
 		sbx_write_all(STDERR_FILENO, s, len);
 	free(s);

@@ -78,7 +78,7 @@ int exec_start(const struct tc_defined *tool, json_t *args, struct sbx_jail *jai
 	return 0;
 }
 
-static char *capture_bytes(const struct sbx_capture *c, size_t *len)
+char *exec_capture_text(const struct sbx_capture *c, size_t *len)
 {
 	struct buf b = BUF_INIT;
 	buf_add(&b, c->head ? c->head : "", c->head_len);
@@ -90,11 +90,11 @@ static char *capture_bytes(const struct sbx_capture *c, size_t *len)
 	return buf_detach(&b);
 }
 
-static json_t *capture_json(const struct sbx_capture *c)
+json_t *exec_capture_json(const struct sbx_capture *c, bool keep_nul)
 {
 	size_t len, clen;
-	char *raw = capture_bytes(c, &len);
-	char *clean = utf8_sanitize(raw, len, true, &clen);
+	char *raw = exec_capture_text(c, &len);
+	char *clean = utf8_sanitize(raw, len, !keep_nul, &clen);
 	json_t *s = json_stringn(clean ? clean : "", clean ? clen : 0);
 	free(raw);
 	free(clean);
@@ -150,7 +150,7 @@ static void collect_manifest(const struct tc_defined *tool, const struct sbx_out
                              struct exec_output *out)
 {
 	size_t len;
-	char *stdout_raw = capture_bytes(&o->out, &len);
+	char *stdout_raw = exec_capture_text(&o->out, &len);
 	out->status = o->exit_code == 0 ? TC_STATUS_OK : TC_STATUS_FAILED;
 	if (tool->output_mode == REG_OUTPUT_JSON && o->exit_code == 0) {
 		json_error_t je;
@@ -167,12 +167,13 @@ static void collect_manifest(const struct tc_defined *tool, const struct sbx_out
 		return;
 	}
 	out->canonical = json_pack("{s:i, s:o, s:o}", "exit_code", o->exit_code,
-	                           "stdout", capture_json(&o->out), "stderr", capture_json(&o->err));
+	                           "stdout", exec_capture_json(&o->out, false), "stderr",
+	                           exec_capture_json(&o->err, false));
 	struct buf b = BUF_INIT;
 	buf_add(&b, stdout_raw, len);
 	if (o->exit_code != 0) {
 		size_t elen;
-		char *e = capture_bytes(&o->err, &elen);
+		char *e = exec_capture_text(&o->err, &elen);
 		buf_printf(&b, "%s[exit status %d; stderr:]\n", b.len && b.data[b.len - 1] != '\n' ?
 		           "\n" : "", o->exit_code);
 		buf_add(&b, e, elen);

@@ -50,4 +50,11 @@ void exec_collect(const struct tc_defined *tool, const struct sbx_outcome *o,
                   uint32_t timeout_ms, struct exec_output *out);
 void exec_output_release(struct exec_output *out);
 
+/* A capture as one text: head, a note of the bytes left out when cut, tail.
+ * Untrusted bytes; malloc'd, *len set. */
+char *exec_capture_text(const struct sbx_capture *c, size_t *len);
+/* The same as a JSON string, invalid UTF-8 replaced; NUL bytes replaced
+ * too unless keep_nul (JSON can carry them; a model's text should not). */
+json_t *exec_capture_json(const struct sbx_capture *c, bool keep_nul);
+
 #endif
