@@ -64,7 +64,7 @@ int lint_registry(const struct tc_registry *reg, struct lint_report *r);
 
 /* HOOK for the built-in tools: registers every built-in plugin into reg so
  * `toolcage lint` checks them with the manifests. Returns the number of
- * tools added, or -1 with err. Until tools/ lands it adds none. */
+ * tools added (the plugins of tools/builtins.c), or -1 with err. */
 int lint_add_builtins(struct tc_registry *reg, struct tc_error *err);
 
 /* ---- the selector and regression cases -------------------------------- */
