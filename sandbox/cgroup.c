@@ -12,8 +12,14 @@
  * RCU grace periods in the kernel (milliseconds), which every `toolcage
  * exec` would pay. Slots are directories "slot-N" that stay; a process
  * claims one with flock(2) on the directory (released when it exits, even
- * by a crash), reuses it call after call (its cgroup.procs fd stays open;
- * the child joins by writing "0" to it), and sbx_cleanup() lets it go.
+ * by a crash), reuses it call after call (its "tasks" fd stays open; the
+ * child joins by writing "0" to it), and sbx_cleanup() lets it go.
+ *
+ * The child joins through v1's "tasks" file, not "cgroup.procs": moving a
+ * whole thread group takes the kernel's cgroup_threadgroup_rwsem for
+ * writing, an RCU grace period (about a millisecond, every call, measured
+ * here), while moving one thread of our own does not. The child is a single
+ * thread when it joins (fresh from clone3), so the thread is the process.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -38,7 +44,7 @@ struct cg_hier {
 };
 
 struct cg_dir {
-	int procs_fd;              /* cgroup.procs, O_WRONLY (kept open) */
+	int join_fd;               /* "tasks", O_WRONLY (kept open) */
 	int limit_fd;              /* pids.max / memory.limit_in_bytes */
 	int current_fd;            /* pids.current (pids only) */
 	uint64_t limit;            /* last value written; 0 = none yet */
@@ -151,8 +157,8 @@ static int open_dir(struct cg_dir *d, int c, unsigned n)
 	if (mkdir(d->path, 0755) < 0 && errno != EEXIST)
 		return -errno;
 	char f[PATH_MAX + 32];
-	snprintf(f, sizeof f, "%s/cgroup.procs", d->path);
-	d->procs_fd = open(f, O_WRONLY | O_CLOEXEC);
+	snprintf(f, sizeof f, "%s/tasks", d->path);
+	d->join_fd = open(f, O_WRONLY | O_CLOEXEC);
 	snprintf(f, sizeof f, "%s/%s", d->path, limit_file[c]);
 	d->limit_fd = open(f, O_WRONLY | O_CLOEXEC);
 	d->current_fd = -1;
@@ -160,21 +166,21 @@ static int open_dir(struct cg_dir *d, int c, unsigned n)
 		snprintf(f, sizeof f, "%s/pids.current", d->path);
 		d->current_fd = open(f, O_RDONLY | O_CLOEXEC);
 	}
-	if (d->procs_fd < 0 || d->limit_fd < 0 || (c == CG_PIDS && d->current_fd < 0))
+	if (d->join_fd < 0 || d->limit_fd < 0 || (c == CG_PIDS && d->current_fd < 0))
 		return -(errno ? errno : EIO);
 	return 0;
 }
 
 static void close_dir(struct cg_dir *d)
 {
-	if (d->procs_fd >= 0)
-		close(d->procs_fd);
+	if (d->join_fd >= 0)
+		close(d->join_fd);
 	if (d->limit_fd >= 0)
 		close(d->limit_fd);
 	if (d->current_fd >= 0)
 		close(d->current_fd);
 	memset(d, 0, sizeof *d);
-	d->procs_fd = d->limit_fd = d->current_fd = -1;
+	d->join_fd = d->limit_fd = d->current_fd = -1;
 }
 
 static int set_limit(struct cg_dir *d, uint64_t v)
@@ -227,7 +233,7 @@ static struct cgroup_slot *new_slot(const struct sbx_jail *j)
 	if (!s)
 		return NULL;
 	for (int c = 0; c < CG_N; c++)
-		s->dir[c].procs_fd = s->dir[c].limit_fd = s->dir[c].current_fd = -1;
+		s->dir[c].join_fd = s->dir[c].limit_fd = s->dir[c].current_fd = -1;
 	s->lock_fd = -1;
 	int rc = -EBUSY;
 	for (unsigned tries = 0; tries < 4096 && rc == -EBUSY; tries++)
@@ -251,8 +257,8 @@ int cgroup_acquire(const struct sbx_jail *j, struct cgroup_slot **out, int fds[2
 	struct cgroup_slot *s = slots;
 	/* A free slot that has every controller this jail wants. */
 	for (; s; s = s->next)
-		if (!s->busy && (!j->use_cgroup_pids || s->dir[CG_PIDS].procs_fd >= 0) &&
-		    (!j->use_cgroup_memory || s->dir[CG_MEMORY].procs_fd >= 0))
+		if (!s->busy && (!j->use_cgroup_pids || s->dir[CG_PIDS].join_fd >= 0) &&
+		    (!j->use_cgroup_memory || s->dir[CG_MEMORY].join_fd >= 0))
 			break;
 	if (!s && !(s = new_slot(j)))
 		return -(errno ? errno : ENOMEM);
@@ -264,8 +270,8 @@ int cgroup_acquire(const struct sbx_jail *j, struct cgroup_slot **out, int fds[2
 	if (rc)
 		return rc;
 	s->busy = true;
-	fds[0] = j->use_cgroup_pids ? s->dir[CG_PIDS].procs_fd : -1;
-	fds[1] = j->use_cgroup_memory ? s->dir[CG_MEMORY].procs_fd : -1;
+	fds[0] = j->use_cgroup_pids ? s->dir[CG_PIDS].join_fd : -1;
+	fds[1] = j->use_cgroup_memory ? s->dir[CG_MEMORY].join_fd : -1;
 	*out = s;
 	return 0;
 }

@@ -13,7 +13,8 @@
  *  4. signals                     default handlers, nothing blocked
  *  5. user namespace maps         before mounts: they need its capabilities
  *  6. mounts                      make / private (nothing propagates back),
- *                                 fresh /proc for the pid namespace, tmpfs /tmp
+ *                                 fresh /proc for the pid namespace, tmpfs /tmp,
+ *                                 hidden paths covered (mask.c)
  *  7. Landlock ruleset            from the jail's prepared rules plus the new
  *                                 mounts (rules must name their inodes)
  *  8. fds                         0-2 (+3 result) in place, status fd next,
@@ -64,6 +65,7 @@ static const char *const step_names[STEP_MAX] = {
 	[STEP_MOUNT_READONLY] = "make mounts read-only",
 	[STEP_MOUNT_PROC] = "mount /proc",
 	[STEP_MOUNT_TMP] = "mount private /tmp",
+	[STEP_MOUNT_MASK] = "mask hidden paths",
 	[STEP_PID_MAX] = "cap the pid namespace's pid_max",
 	[STEP_LANDLOCK_RULES] = "build Landlock ruleset",
 	[STEP_RLIMITS] = "set rlimits",
@@ -198,7 +200,9 @@ static int set_mount_attr(const char *path, unsigned flags, uint64_t set, uint64
 /* Every mount read-only and nosuid, then the writable paths bound onto
  * themselves and opened again for writing: Landlock cannot stop chmod,
  * utimes or xattr changes, a read-only mount does (on the host's files, as
- * their owner, even as root without capabilities). */
+ * their owner, even as root without capabilities). The private tmpfs and
+ * the masks over hidden paths are mounted before the read-only pass, so
+ * that one call covers them (the tmpfs is then made writable again). */
 static void set_up_mounts(const struct sbx_jail *j)
 {
 	if (!j->private_proc && !j->private_tmp)
@@ -207,16 +211,23 @@ static void set_up_mounts(const struct sbx_jail *j)
 	CHECK(STEP_MOUNT_PRIVATE, mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL));
 	for (char **p = j->rw_paths; p && *p; p++)
 		CHECK(STEP_MOUNT_READONLY, mount(*p, *p, NULL, MS_BIND | MS_REC, NULL));
+	if (j->private_tmp)
+		CHECK(STEP_MOUNT_TMP, mount("tmpfs", j->tmp_dir, "tmpfs",
+		      MS_NOSUID | MS_NODEV, j->tmpfs_opts));
+	if (j->mask_hidden) {
+		int rc = mask_apply(j);
+		if (rc < 0)
+			fail(STEP_MOUNT_MASK, -rc);
+	}
 	CHECK(STEP_MOUNT_READONLY, set_mount_attr("/", AT_RECURSIVE,
 	      MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID, 0));
 	for (char **p = j->rw_paths; p && *p; p++)
 		CHECK(STEP_MOUNT_READONLY, set_mount_attr(*p, AT_RECURSIVE, 0, MOUNT_ATTR_RDONLY));
+	if (j->private_tmp)
+		CHECK(STEP_MOUNT_TMP, set_mount_attr(j->tmp_dir, 0, 0, MOUNT_ATTR_RDONLY));
 	if (j->private_proc)
 		CHECK(STEP_MOUNT_PROC, mount("proc", "/proc", "proc",
 		      MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL));
-	if (j->private_tmp)
-		CHECK(STEP_MOUNT_TMP, mount("tmpfs", j->tmp_dir, "tmpfs",
-		      MS_NOSUID | MS_NODEV, j->tmpfs_opts));
 	/* Only with our own /proc of our own pid namespace on a kernel that
 	 * keeps pid_max per namespace (jail.c checks): before 6.14 this file
 	 * is the host's. */

@@ -23,6 +23,13 @@ struct sbx_rlimit {
 };
 
 struct cgroup_slot;   /* cgroup.c: one per-call cgroup, reused */
+struct mask_watch;    /* mask.c: a directory whose change means a new scan */
+
+/* A hidden path that exists, covered in the child by an empty bind mount. */
+struct sbx_mask {
+	char *path;
+	bool dir;
+};
 
 struct sbx_jail {
 	char *name;
@@ -58,6 +65,16 @@ struct sbx_jail {
 	/* With a mount namespace every mount is made read-only (Landlock has
 	 * no right for chmod, utimes or xattrs); these stay writable. */
 	char **rw_paths;            /* NULL-terminated: the workspace, write paths */
+	/* Hidden paths: masked by mounts when the child surely has its own
+	 * mount namespace (mask.c), else left out of the Landlock rules. */
+	bool mask_hidden;
+	char **hidden;              /* the profile's globs, NULL-terminated */
+	struct sbx_mask *masks;     /* what they match now */
+	int n_masks;
+	struct mask_watch *watch;   /* the directories they were matched in */
+	int n_watch;
+	char mask_file[300];        /* the placeholders, in the private tmp */
+	char mask_dir[300];
 
 	struct sbx_rlimit rlimits[SBX_MAX_RLIMITS];
 	int n_rlimits;
@@ -106,6 +123,7 @@ enum child_step {
 	STEP_MOUNT_READONLY,
 	STEP_MOUNT_PROC,
 	STEP_MOUNT_TMP,
+	STEP_MOUNT_MASK,
 	STEP_PID_MAX,
 	STEP_LANDLOCK_RULES,
 	STEP_RLIMITS,
@@ -143,7 +161,7 @@ struct child_plan {
 	const char *cwd;    /* relative to the workspace (checked), or NULL */
 	int lifeline_fd;    /* read end of the supervisor's lifeline pipe */
 	int lifeline_wr;    /* its write end, closed first thing */
-	int cgroup_fds[2];  /* cgroup.procs to join, -1 when none */
+	int cgroup_fds[2];  /* v1 "tasks" files to join, -1 when none */
 };
 
 /* child.c: runs in the child after clone3; never returns. */
@@ -167,6 +185,15 @@ void landlock_release(struct sbx_jail *jail);
 /* In the child: the ruleset from the prepared rules plus the fresh mounts.
  * Returns its fd or -errno. Async-signal-safe. */
 int landlock_child_ruleset(const struct sbx_jail *jail);
+
+/* mask.c: hidden paths covered by empty read-only mounts. mask_plan
+ * expands the spec's globs; mask_refresh expands them again when a
+ * directory they were matched in changed (before each spawn); mask_apply
+ * runs in the child (async-signal-safe) after the private tmpfs mount. */
+int mask_plan(const struct sbx_spec *spec, struct sbx_jail *jail, struct sbx_error *err);
+int mask_refresh(struct sbx_jail *jail, struct sbx_error *err);
+int mask_apply(const struct sbx_jail *jail);
+void mask_release(struct sbx_jail *jail);
 
 /* cgroup.c: per-call cgroups from a reusable pool. */
 int cgroup_usable(bool memory);       /* 1 usable, 0 not */

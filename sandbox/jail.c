@@ -348,6 +348,11 @@ int sbx_jail_new(const struct sbx_spec *spec, const char *workspace,
 		rc = plan_cgroups(spec, j, err);
 	if (!rc)
 		rc = seccomp_build(spec, &j->bpf, &j->bpf_len, err);
+	/* Masks need a mount namespace the child cannot go without: not one a
+	 * kernel refusal may drop at the first clone (spawn.c). */
+	j->mask_hidden = j->private_tmp && !(j->optional_ns & CLONE_NEWNS);
+	if (!rc && j->mask_hidden)
+		rc = mask_plan(spec, j, err);
 	if (!rc)
 		rc = landlock_build(spec, j, err);
 	if (rc) {
@@ -367,6 +372,7 @@ void sbx_jail_free(struct sbx_jail *j)
 	if (j->devnull_fd >= 0)
 		close(j->devnull_fd);
 	landlock_release(j);
+	mask_release(j);
 	for (char **p = j->rw_paths; p && *p; p++)
 		free(*p);
 	free(j->rw_paths);

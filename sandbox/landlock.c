@@ -7,8 +7,10 @@
  *
  * Landlock only adds access, it cannot carve a hole out of a granted tree.
  * To hide a secret inside a readable system dir (/etc/shadow is readable by
- * its owner, root, even without capabilities) the dir is granted entry by
- * entry instead, skipping the hidden ones (see add_tree).
+ * its owner, root, even without capabilities) a child with a mount
+ * namespace gets the secret covered by a mount (mask.c); without one, the
+ * dir is granted entry by entry instead, skipping the hidden ones (see
+ * add_tree).
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -356,6 +358,8 @@ int landlock_build(const struct sbx_spec *spec, struct sbx_jail *j, struct sbx_e
 	if (hidden_relation(&c, j->workspace))
 		return sbx_err(err, EACCES, "workspace %s is or holds a hidden path of "
 		               "profile %s", j->workspace, spec->name);
+	if (j->mask_hidden)
+		c.hidden = NULL;   /* mounts cover them (mask.c) */
 	struct ll_ruleset_attr attr = { 0 };
 	size_t size;
 	int rc = negotiate(spec, abi, &attr, &size, j, err);

@@ -261,7 +261,9 @@ int sbx_spawn(struct sbx_jail *j, const struct sbx_job *job, struct sbx_child **
 	c->result_limit = job->result_limit ? job->result_limit : 16u << 20;
 	c->out.exit_code = -1;
 
-	int rc = prepare(c, job, p, &child_stdin, err);
+	int rc = j->mask_hidden ? mask_refresh(j, err) : 0;
+	if (!rc)
+		rc = prepare(c, job, p, &child_stdin, err);
 	if (!rc)
 		rc = check_cwd(j, job->cwd, err);
 	if (!rc && (rc = cgroup_acquire(j, &c->cg, cg_fds)) < 0)

@@ -19,12 +19,22 @@
  *   procs proc_scan MARKER       any /proc/N/cmdline holding the victim marker
  *   procs kill_victim PID        kill(victim, SIGKILL)
  *   procs kill_all               kill(-1, SIGKILL), after a kill(-1, 0) probe
+ *   procs sysv_shm SHMID         attach and read a System V shared memory
+ *                                segment the runner made on the host (mode
+ *                                0666: only the sandbox stands in the way)
+ *   procs posix_mq NAME          create a POSIX message queue: on the host's
+ *                                mqueue it would be a channel to every
+ *                                process there
+ *   procs shm_make               (runner setup, outside) make the segment
+ *                                for sysv_shm and print its id
  */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <mqueue.h>
 #include <sys/ptrace.h>
+#include <sys/shm.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
@@ -249,6 +259,41 @@ static void kill_all(const char *a, int argc, char **argv)
 	BLOCKED(a, "kill(-1): %s / %s", errname(e), errname(errno));
 }
 
+static void sysv_shm(const char *a, int argc, char **argv)
+{
+	int id = (int)arg_long(a, arg_str(a, argc, argv, 2));
+	const char *p = shmat(id, NULL, SHM_RDONLY);
+	if (p == (void *)-1)
+		BLOCKED(a, "shmat(%d): %s", id, errname(errno));
+	if (!strncmp(p, "tc-escape", 9))
+		ESCAPED(a, "attached the host's segment %d and read its marker", id);
+	BLOCKED(a, "attached segment %d, but not the host's (no marker)", id);
+}
+
+static void shm_make(const char *a, int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	int id = shmget(IPC_PRIVATE, 4096, IPC_CREAT | 0666);
+	char *p = id < 0 ? (void *)-1 : shmat(id, NULL, 0);
+	if (p == (void *)-1)
+		TESTERR(a, "shmget/shmat: %s", errname(errno));
+	strcpy(p, "tc-escape shared memory canary");
+	printf("%d\n", id);
+	exit(0);
+}
+
+static void posix_mq(const char *a, int argc, char **argv)
+{
+	const char *name = arg_str(a, argc, argv, 2);
+	mqd_t q = mq_open(name, O_CREAT | O_EXCL | O_RDWR, 0600, NULL);
+	if (q == (mqd_t)-1)
+		BLOCKED(a, "mq_open(%s): %s", name, errname(errno));
+	mq_close(q);
+	mq_unlink(name);
+	ESCAPED(a, "created message queue %s", name);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct attack t[] = {
@@ -264,6 +309,9 @@ int main(int argc, char **argv)
 		{ "proc_scan", proc_scan },
 		{ "kill_victim", kill_victim },
 		{ "kill_all", kill_all },
+		{ "sysv_shm", sysv_shm },
+		{ "posix_mq", posix_mq },
+		{ "shm_make", shm_make },
 	};
 	ATTACKS(t);
 }

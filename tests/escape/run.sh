@@ -73,7 +73,8 @@ if [ "$(id -u)" = 0 ]; then IDS=${IDS:-"root nobody"}; else IDS=${IDS:-"user"}; 
 # Placeholders: @VICTIM @VMARK (victim pid and argv marker), @WS (workspace),
 # @OUT (a directory beside it, outside), @MARK (unique per run, also the
 # token sent to listeners), @PREVMARK (the previous run's), @TCPPORT
-# @UDPPORT @SOCK @WSSOCK @ABS @SECRET @HOSTCANARY @DISK and the caps
+# @UDPPORT @SOCK @WSSOCK @ABS @SECRET @HOSTCANARY @DISK @SHMID (a System V
+# shared memory segment of the host, mode 0666, holding a marker) and the caps
 # @NPROC_CAP @MEM_CAP @FSIZE_CAP @NOFILE_CAP (just above the profile's limit).
 TABLE=$(cat <<'EOF'
 # attack            ro wr net des flags        program and arguments
@@ -90,6 +91,8 @@ proc_environ        B  B  B   B   victim       procs proc_environ @VICTIM
 proc_scan           B  B  B   B   -            procs proc_scan @VMARK
 kill_victim         B  B  B   B   k,victim     procs kill_victim @VICTIM
 kill_all            B  B  B   B   k,victim     procs kill_all
+sysv_shm            B  B  B   B   -            procs sysv_shm @SHMID
+posix_mq            B  B  B   B   -            procs posix_mq /tc-escape-@MARK
 ## terminal injection
 tiocsti             B  B  B   B   k            tty tiocsti
 tiocsti_hibits      B  B  B   B   k            tty tiocsti_hibits
@@ -239,12 +242,14 @@ if [ -x "$TOOLCAGE" ]; then
 	cp "$TOOLCAGE" "$T/toolcage" && chmod 755 "$T/toolcage" && TOOLCAGE=$T/toolcage
 fi
 PLANTED=""
+SHMID=""
 VICTIMS=""
 LISTENER=""
 cleanup() {
 	[ -n "$LISTENER" ] && kill "$LISTENER" 2>/dev/null
 	for v in $VICTIMS; do kill -9 "$v" 2>/dev/null; done
 	for p in $PLANTED; do rm -rf "$p"; done
+	[ -n "$SHMID" ] && ipcrm -m "$SHMID" 2>/dev/null
 	if [ "${TC_ESCAPE_KEEP:-0}" = 1 ]; then echo "kept $T"; else rm -rf "$T"; fi
 }
 trap cleanup EXIT
@@ -268,6 +273,7 @@ ABS=tc-escape-abs-$RUN_TAG
 
 setup_host() {
 	echo "tc-escape host canary" > "/tmp/$HOSTCANARY"
+	SHMID=$("$ESC/procs" shm_make) || { echo "escape: cannot make the shared memory canary" >&2; exit 1; }
 	PLANTED="$PLANTED /tmp/$HOSTCANARY"
 	if [ "$(id -u)" = 0 ]; then
 		for d in /root /home /opt /srv /var; do
@@ -457,7 +463,7 @@ run_attack() { # id profile attack expect flags cmd...
 		f=${f//@WS/$ws}; f=${f//@OUT/$T/$id/outside}; f=${f//@PREVMARK/$PREVMARK}
 		f=${f//@MARK/$mark}; f=${f//@TCPPORT/$TCPPORT}; f=${f//@UDPPORT/$UDPPORT}
 		f=${f//@PORT80/$PORT80}; f=${f//@SOCK/$T/outside-host.sock}; f=${f//@ABS/$ABS}
-		f=${f//@SECRET/$SECRET}; f=${f//@HOSTCANARY/$HOSTCANARY}
+		f=${f//@SECRET/$SECRET}; f=${f//@HOSTCANARY/$HOSTCANARY}; f=${f//@SHMID/$SHMID}
 		f=${f//@DISKNAME/$DISKNAME}; f=${f//@DISK/$DISK}
 		f=${f//@NPROC_CAP/$CAP_NPROC}; f=${f//@MEM_CAP/$CAP_MEM}
 		f=${f//@FSIZE_CAP/$CAP_FSIZE}; f=${f//@NOFILE_CAP/$CAP_NOFILE}
@@ -669,6 +675,9 @@ self_test() {
 	for a in ptrace_child vm_readv_child pidfd_getfd_child kill_all; do check escaped root $a $E/procs $a; done
 	for a in ptrace_attach vm_readv pidfd_open proc_mem proc_environ; do check escaped root $a $E/procs $a "$vpid"; done
 	check escaped root proc_scan $E/procs proc_scan "$vmark"
+	check escaped root sysv_shm $E/procs sysv_shm "$SHMID"
+	check escaped nobody "sysv_shm(65534)" $E/procs sysv_shm "$SHMID"
+	check escaped root posix_mq $E/procs posix_mq "/tc-escape-st$RUN_TAG"
 	# terminal, namespaces, foreign ABI
 	for a in tiocsti tiocsti_hibits tioclinux; do check escaped root $a $E/tty $a; done
 	for a in unshare_user clone_newuser clone3_newuser clone3_plain setns_user; do check escaped root $a $E/ns $a; done

@@ -76,7 +76,7 @@ static void test_builtin_names_are_the_four_profiles(void **state)
 static void check_common(const struct profile *p)
 {
 	const struct sbx_spec *s = &p->spec;
-	assert_int_equal(s->namespaces, SBX_NS_PID | SBX_NS_MOUNT | SBX_NS_IPC | SBX_NS_UTS);
+	assert_int_equal(s->namespaces, SBX_NS_PID | SBX_NS_MOUNT | SBX_NS_UTS);
 	assert_int_equal(s->seccomp_default, SBX_ACT_ALLOW);
 	assert_false(s->socket_families & SBX_AF_UNIX);
 	assert_true(s->workspace_read);

@@ -435,6 +435,101 @@ static void test_cwd_outside_workspace_is_refused(void **state)
 	assert_int_equal(count_fds(), before);   /* nothing leaked on failure */
 }
 
+/* ---- hidden paths ------------------------------------------------------- */
+
+/* A readable dir outside the workspace with secrets in it, owned by whoever
+ * runs the tests: only the sandbox stands between the child and them. */
+static char secrets_dir[64];
+static char hidden_glob[96], hidden_dir[96];
+
+static void with_secrets(struct sbx_spec *s)
+{
+	static const char *read[16], *hidden[32];
+	size_t n = 0;
+	for (size_t i = 0; s->read_paths && s->read_paths[i] && n < 14; i++)
+		read[n++] = s->read_paths[i];
+	read[n++] = secrets_dir;
+	read[n] = NULL;
+	n = 0;
+	for (size_t i = 0; s->hidden_paths && s->hidden_paths[i] && n < 29; i++)
+		hidden[n++] = s->hidden_paths[i];
+	hidden[n++] = hidden_glob;
+	hidden[n++] = hidden_dir;
+	hidden[n] = NULL;
+	s->read_paths = read;
+	s->hidden_paths = hidden;
+}
+
+static void write_text(const char *dir, const char *name, const char *text)
+{
+	char path[160];
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	FILE *f = fopen(path, "we");
+	assert_non_null(f);
+	fputs(text, f);
+	assert_int_equal(fclose(f), 0);
+}
+
+/* Runs "sh -c SCRIPT" under j; returns its exit code, stdout in out. */
+static int sh(struct sbx_jail *j, const char *script, char *out, size_t len)
+{
+	char *const argv[] = { (char *)"/bin/sh", (char *)"-c", (char *)script, NULL };
+	struct sbx_child *c = run_argv(j, argv);
+	const struct sbx_outcome *o = sbx_child_outcome(c);
+	snprintf(out, len, "%s", o->out.head ? o->out.head : "");
+	int rc = o->exit_code;
+	sbx_child_free(c);
+	return rc;
+}
+
+/* The profile's hidden paths stay unreadable to a child that runs as their
+ * owner (uid 0 without capabilities, when root runs the tests), also ones
+ * that appear after the jail was made, also through chmod; their
+ * neighbours stay readable. */
+static void test_hidden_paths_stay_hidden(void **state)
+{
+	(void)state;
+	need_sandbox();
+	snprintf(secrets_dir, sizeof secrets_dir, "/var/tmp/tc-secrets-XXXXXX");
+	assert_non_null(mkdtemp(secrets_dir));
+	chmod(secrets_dir, 0755);
+	snprintf(hidden_glob, sizeof hidden_glob, "%s/key-*", secrets_dir);
+	snprintf(hidden_dir, sizeof hidden_dir, "%s/private", secrets_dir);
+	write_text(secrets_dir, "public.txt", "public\n");
+	write_text(secrets_dir, "key-1", "secret one\n");
+	char sub[128];
+	snprintf(sub, sizeof sub, "%s/private", secrets_dir);
+	assert_int_equal(mkdir(sub, 0755), 0);
+	write_text(sub, "inner", "secret inner\n");
+	struct sbx_jail *j = jail_with(with_secrets);
+
+	char script[1024], out[256];
+	snprintf(script, sizeof script, "cat %s/public.txt", secrets_dir);
+	assert_int_equal(sh(j, script, out, sizeof out), 0);
+	assert_string_equal(out, "public\n");
+	const char *denied[] = { "cat key-1", "cat private/inner", "ls private",
+	                         "chmod 644 key-1; cat key-1", "cat ./key-1/../key-1" };
+	for (size_t i = 0; i < sizeof denied / sizeof denied[0]; i++) {
+		snprintf(script, sizeof script, "cd %s && %s", secrets_dir, denied[i]);
+		if (sh(j, script, out, sizeof out) == 0 || strstr(out, "secret"))
+			fail_msg("'%s' got through: %s", script, out);
+	}
+	/* A secret that appears after the jail was made. */
+	write_text(secrets_dir, "key-2", "secret two\n");
+	snprintf(script, sizeof script, "cat %s/key-2", secrets_dir);
+	if (sh(j, script, out, sizeof out) == 0 || strstr(out, "secret"))
+		fail_msg("key-2, made after the jail, was read: %s", out);
+	/* The host's files are untouched: the masks were the child's view. */
+	snprintf(script, sizeof script, "%s/key-1", secrets_dir);
+	struct stat st;
+	assert_int_equal(stat(script, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0644);
+	assert_int_equal(st.st_size, 11);
+	sbx_jail_free(j);
+	snprintf(script, sizeof script, "rm -rf '%s'", secrets_dir);
+	assert_int_equal(system(script), 0);
+}
+
 static void test_job_without_argv_or_fn_is_refused(void **state)
 {
 	(void)state;
@@ -732,6 +827,7 @@ int main(void)
 		cmocka_unit_test(test_cwd_beneath_workspace),
 		cmocka_unit_test(test_cwd_outside_workspace_is_refused),
 		cmocka_unit_test(test_job_without_argv_or_fn_is_refused),
+		cmocka_unit_test(test_hidden_paths_stay_hidden),
 		cmocka_unit_test(test_builtin_return_is_exit_status),
 		cmocka_unit_test(test_builtin_result_pipe),
 		cmocka_unit_test(test_builtin_inherits_only_stdio),

@@ -293,6 +293,26 @@ static const struct row every_profile[] = {
 	{ "kill", X86, __NR_kill, { 1, 15 }, ALLOW },
 	{ "setsid", X86, __NR_setsid, { 0 }, ALLOW },
 	{ "prctl", X86, __NR_prctl, { PR_SET_NAME, 0x1000 }, ALLOW },
+	/* no ipc namespace in the shipped profiles: the host's System V IPC
+	 * and message queues are out of reach */
+	{ "shmget", X86, __NR_shmget, { 0, 4096, 0 }, ERR(EPERM) },
+	{ "shmat", X86, __NR_shmat, { 1, 0, 0 }, ERR(EPERM) },
+	{ "shmctl", X86, __NR_shmctl, { 1, 2, 0 }, ERR(EPERM) },
+	{ "semget", X86, __NR_semget, { 0, 1, 0 }, ERR(EPERM) },
+	{ "semop", X86, __NR_semop, { 1, 0, 0 }, ERR(EPERM) },
+	{ "semtimedop", X86, __NR_semtimedop, { 1, 0, 0 }, ERR(EPERM) },
+	{ "semctl", X86, __NR_semctl, { 1, 0, 0 }, ERR(EPERM) },
+	{ "msgget", X86, __NR_msgget, { 0, 0 }, ERR(EPERM) },
+	{ "msgsnd", X86, __NR_msgsnd, { 1, 0, 0 }, ERR(EPERM) },
+	{ "msgrcv", X86, __NR_msgrcv, { 1, 0, 0 }, ERR(EPERM) },
+	{ "msgctl", X86, __NR_msgctl, { 1, 0, 0 }, ERR(EPERM) },
+	{ "mq_open", X86, __NR_mq_open, { 0x1000, 0x40, 0600 }, ERR(EPERM) },
+	{ "mq_unlink", X86, __NR_mq_unlink, { 0x1000 }, ERR(EPERM) },
+	{ "mq_timedsend", X86, __NR_mq_timedsend, { 3 }, ERR(EPERM) },
+	{ "mq_timedreceive", X86, __NR_mq_timedreceive, { 3 }, ERR(EPERM) },
+	{ "mq_notify", X86, __NR_mq_notify, { 3 }, ERR(EPERM) },
+	{ "mq_getsetattr", X86, __NR_mq_getsetattr, { 3 }, ERR(EPERM) },
+	{ "shmdt (detaches only what it attached)", X86, __NR_shmdt, { 0x1000 }, ALLOW },
 };
 
 /* read-only, write and destructive: no sockets but socketpair. */
@@ -373,6 +393,44 @@ static void test_filter_answers_every_syscall_with_a_known_action(void **state)
 			if (a != SECCOMP_RET_ALLOW && a != SECCOMP_RET_ERRNO)
 				fail_msg("%s: syscall %d gives 0x%08x", names[p], nr, r);
 		}
+}
+
+/* System V IPC and message queues: allowed only when the tool surely has
+ * an ipc namespace of its own; an optional one (a kernel may refuse it, and
+ * then the host's IPC would be reachable) is not enough, and an allow list
+ * cannot lift the rule. */
+static void test_ipc_only_with_a_required_ipc_namespace(void **state)
+{
+	(void)state;
+	need_filters();
+	static const char *const texts[] = {
+		"{\"name\":\"ipc\",\"filesystem\":{},\"namespaces\":[\"pid\",\"ipc\"],"
+		"\"optional\":[\"landlock_scope\"]}",
+		"{\"name\":\"ipc-opt\",\"filesystem\":{},\"namespaces\":[\"pid\",\"ipc\"],"
+		"\"optional\":[\"landlock_scope\",\"ipc_ns\"]}",
+		"{\"name\":\"no-ipc\",\"filesystem\":{},\"namespaces\":[\"pid\"],"
+		"\"optional\":[\"landlock_scope\"]}",
+	};
+	const uint32_t want[] = { ALLOW, ERR(EPERM), ERR(EPERM) };
+	for (size_t i = 0; i < 3; i++) {
+		struct profile *p = NULL;
+		struct sbx_jail *j = jail_of(texts[i], &p);
+		uint64_t shm[6] = { 0, 4096, 0 }, mq[6] = { 0x1000, 0x40, 0600 };
+		assert_int_equal(run(j, X86, __NR_shmget, shm), want[i]);
+		assert_int_equal(run(j, X86, __NR_mq_open, mq), want[i]);
+		sbx_jail_free(j);
+		profile_free(p);
+	}
+	struct profile *p = NULL;
+	struct tc_error terr;
+	const char *allow = "{\"name\":\"x\",\"filesystem\":{},\"namespaces\":[\"pid\"],"
+	                    "\"seccomp\":{\"default\":\"errno\",\"allow\":[\"shmget\"]}}";
+	assert_int_equal(profile_parse(allow, strlen(allow), "test", &p, &terr), 0);
+	struct sbx_jail *j = NULL;
+	struct sbx_error err;
+	assert_true(sbx_jail_new(&p->spec, fx.ws, &j, &err) < 0);
+	assert_non_null(strstr(err.msg, "ipc namespace"));
+	profile_free(p);
 }
 
 /* A profile that asks for UDP and netlink: datagram inet sockets open,
@@ -638,6 +696,7 @@ int main(void)
 		cmocka_unit_test(test_network_profile_allows_tcp_only),
 		cmocka_unit_test(test_filter_answers_every_syscall_with_a_known_action),
 		cmocka_unit_test(test_udp_and_netlink_profile),
+		cmocka_unit_test(test_ipc_only_with_a_required_ipc_namespace),
 		cmocka_unit_test(test_profile_kill_and_deny_lists),
 		cmocka_unit_test(test_default_kill_profile),
 		cmocka_unit_test(test_allow_list_cannot_lift_base_rules),

@@ -1,0 +1,263 @@
+/* mask.c — hidden paths kept out of reach by mounts.
+ *
+ * A profile's hidden paths (fnmatch(3) globs, /etc/shadow and the like) sit
+ * inside trees the child may read, and their owner bits would let a child
+ * running as their owner (uid 0 without capabilities) read them. When the
+ * child has a mount namespace of its own, each hidden path that exists is
+ * covered by an empty, mode-0000, read-only bind mount: the name stays, the
+ * content is gone for every uid without CAP_DAC_OVERRIDE, and nothing the
+ * tool can do (no capabilities, no mount system calls) uncovers it. Landlock
+ * then grants the system dirs whole, a handful of rules instead of one per
+ * entry of /etc (landlock.c still expands entry by entry for jails without
+ * a mount namespace).
+ *
+ * The parent expands the globs once per jail and records every directory it
+ * had to look into; before each spawn it stats those again and expands
+ * anew when one changed, so a secret created after the jail was compiled
+ * (a new SSH host key) is masked too. The child side, mask_apply(), only
+ * makes system calls on what the parent prepared.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+enum { MASK_MAX = 1024, MASK_DEPTH = 32 };
+
+struct mask_watch {
+	char *path;
+	bool present;
+	dev_t dev;
+	ino_t ino;
+	struct timespec mtime, ctime;
+};
+
+static void watch_stat(struct mask_watch *w)
+{
+	struct stat st;
+	w->present = stat(w->path, &st) == 0;
+	w->dev = w->present ? st.st_dev : 0;
+	w->ino = w->present ? st.st_ino : 0;
+	w->mtime = w->present ? st.st_mtim : (struct timespec){ 0, 0 };
+	w->ctime = w->present ? st.st_ctim : (struct timespec){ 0, 0 };
+}
+
+static bool watch_changed(const struct mask_watch *w)
+{
+	struct mask_watch now = { .path = w->path };
+	watch_stat(&now);
+	return now.present != w->present || now.dev != w->dev || now.ino != w->ino ||
+	       now.mtime.tv_sec != w->mtime.tv_sec || now.mtime.tv_nsec != w->mtime.tv_nsec ||
+	       now.ctime.tv_sec != w->ctime.tv_sec || now.ctime.tv_nsec != w->ctime.tv_nsec;
+}
+
+static int add_watch(struct sbx_jail *j, const char *dir)
+{
+	for (int i = 0; i < j->n_watch; i++)
+		if (!strcmp(j->watch[i].path, dir))
+			return 0;
+	if (j->n_watch >= MASK_MAX)
+		return -E2BIG;
+	if (j->n_watch % 16 == 0) {
+		struct mask_watch *w = realloc(j->watch, (size_t)(j->n_watch + 16) * sizeof *w);
+		if (!w)
+			return -ENOMEM;
+		j->watch = w;
+	}
+	struct mask_watch *w = &j->watch[j->n_watch];
+	if (!(w->path = strdup(dir)))
+		return -ENOMEM;
+	watch_stat(w);
+	j->n_watch++;
+	return 0;
+}
+
+static bool beneath(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+	return !strncmp(path, dir, n) && path[n] == '/';
+}
+
+/* Keeps path unless a masked directory already covers it; drops masks it
+ * covers itself (a mount beneath a covered directory could not be made). */
+static int add_mask(struct sbx_jail *j, const char *path, bool dir)
+{
+	for (int i = 0; i < j->n_masks; i++)
+		if (!strcmp(j->masks[i].path, path) ||
+		    (j->masks[i].dir && beneath(path, j->masks[i].path)))
+			return 0;
+	for (int i = 0; dir && i < j->n_masks;)
+		if (beneath(j->masks[i].path, path)) {
+			free(j->masks[i].path);
+			j->masks[i] = j->masks[--j->n_masks];
+		} else {
+			i++;
+		}
+	if (j->n_masks >= MASK_MAX)
+		return -E2BIG;
+	if (j->n_masks % 16 == 0) {
+		struct sbx_mask *m = realloc(j->masks, (size_t)(j->n_masks + 16) * sizeof *m);
+		if (!m)
+			return -ENOMEM;
+		j->masks = m;
+	}
+	if (!(j->masks[j->n_masks].path = strdup(path)))
+		return -ENOMEM;
+	j->masks[j->n_masks++].dir = dir;
+	return 0;
+}
+
+static bool has_wildcard(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strchr("*?[\\", s[i]))
+			return true;
+	return false;
+}
+
+/* Matches the rest of a glob, component by component, below prefix (a
+ * directory path of plen bytes in a PATH_MAX buffer; "" is the root). */
+static int expand(struct sbx_jail *j, char *prefix, size_t plen, const char *rest, int depth)
+{
+	while (*rest == '/')
+		rest++;
+	if (!*rest) {
+		struct stat st;
+		if (stat(plen ? prefix : "/", &st) < 0)
+			return 0;   /* gone, or a dangling link: nothing to read */
+		return plen ? add_mask(j, prefix, S_ISDIR(st.st_mode)) : -EINVAL;
+	}
+	if (depth > MASK_DEPTH)
+		return 0;
+	int rc = add_watch(j, plen ? prefix : "/");
+	if (rc)
+		return rc;
+	const char *end = strchrnul(rest, '/');
+	size_t clen = (size_t)(end - rest);
+	if (!has_wildcard(rest, clen)) {
+		if (plen + 1 + clen >= PATH_MAX)
+			return 0;
+		prefix[plen] = '/';
+		memcpy(prefix + plen + 1, rest, clen);
+		prefix[plen + 1 + clen] = '\0';
+		rc = expand(j, prefix, plen + 1 + clen, end, depth + 1);
+		prefix[plen] = '\0';
+		return rc;
+	}
+	char comp[NAME_MAX + 1];
+	if (clen > NAME_MAX)
+		return 0;
+	memcpy(comp, rest, clen);
+	comp[clen] = '\0';
+	DIR *d = opendir(plen ? prefix : "/");
+	if (!d)
+		return 0;
+	struct dirent *e;
+	while (!rc && (e = readdir(d))) {
+		size_t nlen = strlen(e->d_name);
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") ||
+		    fnmatch(comp, e->d_name, FNM_PERIOD) || plen + 1 + nlen >= PATH_MAX)
+			continue;
+		prefix[plen] = '/';
+		memcpy(prefix + plen + 1, e->d_name, nlen + 1);
+		rc = expand(j, prefix, plen + 1 + nlen, end, depth + 1);
+		prefix[plen] = '\0';
+	}
+	closedir(d);
+	return rc;
+}
+
+static void clear_lists(struct sbx_jail *j)
+{
+	for (int i = 0; i < j->n_masks; i++)
+		free(j->masks[i].path);
+	for (int i = 0; i < j->n_watch; i++)
+		free(j->watch[i].path);
+	free(j->masks);
+	free(j->watch);
+	j->masks = NULL;
+	j->watch = NULL;
+	j->n_masks = j->n_watch = 0;
+}
+
+static int scan(struct sbx_jail *j, struct sbx_error *err)
+{
+	clear_lists(j);
+	char prefix[PATH_MAX] = "";
+	for (char **g = j->hidden; g && *g; g++) {
+		int rc = expand(j, prefix, 0, *g, 0);
+		if (rc)
+			return sbx_err(err, -rc, "hidden path %s", *g);
+	}
+	return 0;
+}
+
+int mask_plan(const struct sbx_spec *spec, struct sbx_jail *j, struct sbx_error *err)
+{
+	size_t n = 0;
+	for (; spec->hidden_paths && spec->hidden_paths[n]; n++)
+		if (spec->hidden_paths[n][0] != '/')
+			return sbx_err(err, EINVAL, "hidden path %s is not absolute",
+			               spec->hidden_paths[n]);
+	if (!n)
+		return 0;
+	j->hidden = calloc(n + 1, sizeof *j->hidden);
+	if (!j->hidden)
+		return sbx_err(err, ENOMEM, "hidden paths");
+	for (size_t i = 0; i < n; i++)
+		if (!(j->hidden[i] = strdup(spec->hidden_paths[i])))
+			return sbx_err(err, ENOMEM, "hidden paths");
+	snprintf(j->mask_file, sizeof j->mask_file, "%s/.toolcage-mask-file", j->tmp_dir);
+	snprintf(j->mask_dir, sizeof j->mask_dir, "%s/.toolcage-mask-dir", j->tmp_dir);
+	return scan(j, err);
+}
+
+int mask_refresh(struct sbx_jail *j, struct sbx_error *err)
+{
+	for (int i = 0; i < j->n_watch; i++)
+		if (watch_changed(&j->watch[i]))
+			return scan(j, err);
+	return 0;
+}
+
+void mask_release(struct sbx_jail *j)
+{
+	clear_lists(j);
+	for (char **g = j->hidden; g && *g; g++)
+		free(*g);
+	free(j->hidden);
+	j->hidden = NULL;
+}
+
+/* Child side, after the private tmpfs is mounted and before the pass that
+ * makes every mount read-only (child.c; so not even the placeholders' owner
+ * can chmod them): the empty placeholders are made in the tmpfs (no call
+ * shares one), bound over every hidden path and unlinked. A path that
+ * vanished since the parent looked is skipped; any other failure fails the
+ * call. Async-signal-safe. */
+int mask_apply(const struct sbx_jail *j)
+{
+	if (!j->n_masks)
+		return 0;
+	int fd = open(j->mask_file, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0);
+	if (fd < 0 || close(fd) < 0 || mkdir(j->mask_dir, 0) < 0)
+		return -errno;
+	for (int i = 0; i < j->n_masks; i++) {
+		const char *src = j->masks[i].dir ? j->mask_dir : j->mask_file;
+		if (mount(src, j->masks[i].path, NULL, MS_BIND, NULL) < 0 && errno != ENOENT)
+			return -errno;
+	}
+	if (unlink(j->mask_file) < 0 || rmdir(j->mask_dir) < 0)
+		return -errno;
+	return 0;
+}
