@@ -30,6 +30,11 @@
  * 15. Landlock                    paths, TCP ports, scopes
  * 16. seccomp                     last: everything above needs syscalls it denies
  * 17. exec or the builtin
+ *
+ * A spare (spawn.c) is set up the same way with no job, then waits before
+ * step 17 for its job on the job socket: the argv, the cwd beneath the
+ * workspace and whether stdin is a pipe; with every wall already up, it
+ * changes directory, fixes fd 0 and execs.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -44,6 +49,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/capability.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -76,6 +82,7 @@ static const char *const step_names[STEP_MAX] = {
 	[STEP_NO_NEW_PRIVS] = "set no_new_privs",
 	[STEP_LANDLOCK] = "enter Landlock",
 	[STEP_SECCOMP] = "load seccomp filter",
+	[STEP_JOB] = "receive the job",
 	[STEP_EXEC] = "exec",
 	[STEP_EXEC_NOT_FOUND] = "exec",
 };
@@ -89,6 +96,7 @@ const char *child_step_name(enum child_step s)
 enum { FD_RESULT = 3 };
 
 static int status_fd = -1;
+static int job_fd = -1;
 
 _Noreturn static void fail(enum child_step step, int err)
 {
@@ -139,7 +147,7 @@ static void die_with_parent(const struct child_plan *p)
 static void arrange_fds(const struct child_plan *p, int *ruleset_fd)
 {
 	int src[7] = { p->stdin_fd, p->stdout_fd, p->stderr_fd,
-	               p->result_fd, p->status_fd, -1, *ruleset_fd };
+	               p->result_fd, p->status_fd, p->job_fd, *ruleset_fd };
 	int n = 7, tmp[7];
 	const int base = 16;
 	for (int i = 0; i < n; i++) {
@@ -159,6 +167,8 @@ static void arrange_fds(const struct child_plan *p, int *ruleset_fd)
 		next = target + 1;
 		if (i == 4)
 			status_fd = target;
+		if (i == 5)
+			job_fd = target;
 		if (i == 6)
 			*ruleset_fd = target;
 	}
@@ -235,20 +245,26 @@ static void set_up_mounts(const struct sbx_jail *j)
 		CHECK(STEP_PID_MAX, write_file("/proc/sys/kernel/pid_max", j->pid_max));
 }
 
+/* cwd (relative) beneath the current directory, the workspace. */
+static void enter_beneath(const char *cwd, enum child_step step)
+{
+	if (!cwd || !*cwd)
+		return;
+	struct open_how how = { .flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+	                        .resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS };
+	int fd;
+	CHECK(step, fd = (int)syscall(SYS_openat2, AT_FDCWD, cwd, &how, sizeof how));
+	CHECK(step, fchdir(fd));
+	close(fd);
+}
+
 /* By path, in our own mount namespace: an fd opened by the parent would
  * point into the parent's mounts and make getcwd() unreachable. The cwd was
  * checked by the parent; RESOLVE_BENEATH checks it again here. */
 static void change_dir(const struct sbx_jail *j, const char *cwd)
 {
 	CHECK(STEP_CWD, chdir(j->workspace));
-	if (!cwd)
-		return;
-	struct open_how how = { .flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
-	                        .resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS };
-	int fd;
-	CHECK(STEP_CWD, fd = (int)syscall(SYS_openat2, AT_FDCWD, cwd, &how, sizeof how));
-	CHECK(STEP_CWD, fchdir(fd));
-	close(fd);
+	enter_beneath(cwd, STEP_CWD);
 }
 
 static void drop_bounding_set(const struct sbx_jail *j)
@@ -298,19 +314,103 @@ static void load_seccomp(const struct sbx_jail *j)
 	CHECK(STEP_SECCOMP, syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog));
 }
 
-/* execvpe without malloc: try each PATH entry, remember EACCES. */
-_Noreturn static void run_exec(const struct child_plan *p)
+/* RLIMIT_AS waits for the job in a spare (the job's mapping comes first;
+ * lowering a limit needs no privilege). ASan's shadow memory is terabytes
+ * of address space: an instrumented builtin cannot live under RLIMIT_AS.
+ * Test builds only; exec'd tools are not instrumented and keep the limit. */
+static void limit_address_space(const struct sbx_jail *j, bool builtin)
 {
-	const char *cmd = p->argv[0];
-	char *const *envp = p->jail->envp;
+#ifdef __SANITIZE_ADDRESS__
+	if (builtin)
+		return;
+#else
+	(void)builtin;
+#endif
+	for (int i = 0; i < j->n_rlimits; i++)
+		if (j->rlimits[i].resource == RLIMIT_AS)
+			CHECK(STEP_RLIMITS, setrlimit(RLIMIT_AS, &j->rlimits[i].lim));
+}
+
+/* A spare's job as received: an argv, or a builtin and its data. */
+struct job_in {
+	char *const *argv;
+	sbx_fn fn;
+	struct sbx_data data;
+};
+
+/* A spare's wait for its job (see struct job_header). Every wall is up:
+ * only reads, an anonymous mapping for the job, a chdir beneath the
+ * workspace, /dev/null for a stdin the job does not feed and fd 3 closed
+ * when the job has no result pipe. */
+static struct job_in await_job(const struct sbx_jail *j)
+{
+	struct job_header h;
+	struct job_in in = { 0 };
+	(void)!write(job_fd, "R", 1);   /* ready: sbx_jail_spare_ready() */
+	if (sbx_read_all(job_fd, &h, sizeof h) != (ssize_t)sizeof h)
+		_exit(125);   /* the parent dropped the spare: nobody to tell */
+	if (h.magic != JOB_MAGIC || (!h.argc && !h.fn) || h.payload_len > JOB_MAX_PAYLOAD ||
+	    h.argc > h.payload_len || !h.cwd_len || h.cwd_len > h.payload_len)
+		fail(STEP_JOB, EPROTO);
+	size_t vec = ((size_t)h.argc + 1) * sizeof(char *);
+	char **argv = mmap(NULL, vec + h.payload_len, PROT_READ | PROT_WRITE,
+	                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (argv == MAP_FAILED)
+		fail(STEP_JOB, errno);
+	char *data = (char *)argv + vec, *end = data + h.payload_len;
+	if (sbx_read_all(job_fd, data, h.payload_len) != (ssize_t)h.payload_len)
+		fail(STEP_JOB, EPROTO);
+	close(job_fd);
+	const char *cwd = data;
+	if (cwd[h.cwd_len - 1] != '\0')
+		fail(STEP_JOB, EPROTO);
+	char *s = data + h.cwd_len;
+	for (uint32_t i = 0; i < h.argc; i++) {
+		char *nul = s < end ? memchr(s, '\0', (size_t)(end - s)) : NULL;
+		if (!nul)
+			fail(STEP_JOB, EPROTO);
+		argv[i] = s;
+		s = nul + 1;
+	}
+	argv[h.argc] = NULL;
+	if (!(h.flags & JOB_STDIN)) {
+		int fd;
+		CHECK(STEP_JOB, fd = open("/dev/null", O_RDWR | O_CLOEXEC));
+		CHECK(STEP_JOB, dup2(fd, 0));
+		close(fd);
+	}
+	if (!(h.flags & JOB_RESULT))
+		close(FD_RESULT);
+	limit_address_space(j, h.fn != 0);
+	enter_beneath(cwd, STEP_CWD);
+	in.argv = argv;
+	in.fn = (sbx_fn)(uintptr_t)h.fn;
+	in.data = (struct sbx_data){ .data = s, .len = (size_t)(end - s) };
+	return in;
+}
+
+_Noreturn static void run_fn(sbx_fn fn, void *arg)
+{
+	close(status_fd);
+	status_fd = -1;
+	int rc = fn(arg);
+	fflush(NULL);   /* a builtin's stdio output is part of its answer */
+	_exit(rc & 0xff);
+}
+
+/* execvpe without malloc: try each PATH entry, remember EACCES. */
+_Noreturn static void run_exec(const struct sbx_jail *j, char *const *argv)
+{
+	const char *cmd = argv[0];
+	char *const *envp = j->envp;
 	if (strchr(cmd, '/')) {
-		execve(cmd, p->argv, envp);
+		execve(cmd, argv, envp);
 		fail(errno == ENOENT || errno == ENOTDIR ? STEP_EXEC_NOT_FOUND : STEP_EXEC, errno);
 	}
 	char path[4096];
 	size_t clen = strlen(cmd);
 	int seen_eacces = 0;
-	for (const char *s = p->jail->path; s && *s;) {
+	for (const char *s = j->path; s && *s;) {
 		const char *e = strchrnul(s, ':');
 		size_t dlen = (size_t)(e - s);
 		if (dlen == 0) {
@@ -321,7 +421,7 @@ _Noreturn static void run_exec(const struct child_plan *p)
 			memcpy(path, s, dlen);
 			path[dlen] = '/';
 			memcpy(path + dlen + 1, cmd, clen + 1);
-			execve(path, p->argv, envp);
+			execve(path, argv, envp);
 			if (errno == EACCES)
 				seen_eacces = 1;
 			else if (errno != ENOENT && errno != ENOTDIR)
@@ -351,16 +451,11 @@ _Noreturn void child_main(const struct child_plan *p)
 	if (j->landlock)                                              /* 7 */
 		CHECK(STEP_LANDLOCK_RULES, ruleset_fd = landlock_child_ruleset(j));
 	arrange_fds(p, &ruleset_fd);                         /* 8 */
-	for (int i = 0; i < j->n_rlimits; i++) {                      /* 9 */
-#ifdef __SANITIZE_ADDRESS__
-		/* ASan's shadow memory is terabytes of address space: an
-		 * instrumented builtin cannot live under RLIMIT_AS. Test builds
-		 * only; exec'd tools are not instrumented and keep the limit. */
-		if (p->fn && j->rlimits[i].resource == RLIMIT_AS)
-			continue;
-#endif
-		CHECK(STEP_RLIMITS, setrlimit(j->rlimits[i].resource, &j->rlimits[i].lim));
-	}
+	for (int i = 0; i < j->n_rlimits; i++)                        /* 9 */
+		if (j->rlimits[i].resource != RLIMIT_AS || (!p->fn && job_fd < 0))
+			CHECK(STEP_RLIMITS, setrlimit(j->rlimits[i].resource, &j->rlimits[i].lim));
+	if (p->fn)
+		limit_address_space(j, true);
 	change_dir(j, p->cwd);                                        /* 10 */
 	drop_bounding_set(j);                                         /* 11 */
 	change_identity(j);                                           /* 12 */
@@ -371,12 +466,15 @@ _Noreturn void child_main(const struct child_plan *p)
 		close(ruleset_fd);
 	}
 	load_seccomp(j);                                              /* 16 */
-	if (p->fn) {                                                  /* 17 */
-		close(status_fd);
-		status_fd = -1;
-		int rc = p->fn(p->fn_arg);
-		fflush(NULL);   /* a builtin's stdio output is part of its answer */
-		_exit(rc & 0xff);
+	if (job_fd >= 0) {                                            /* 17 */
+		struct job_in in = await_job(j);
+		if (in.fn)
+			run_fn(in.fn, &in.data);
+		run_exec(j, in.argv);
 	}
-	run_exec(p);
+	if (p->fn) {
+		struct sbx_data d = { p->fn_data, p->fn_len };
+		run_fn(p->fn, p->fn_arg ? p->fn_arg : &d);
+	}
+	run_exec(j, p->argv);
 }

@@ -108,6 +108,10 @@ struct sbx_jail {
 	uint32_t timeout_ms;
 	size_t keep_bytes;
 	uint64_t limit_bytes;
+
+	/* A child set up ahead, waiting for its job (spawn.c), or NULL. */
+	bool keep_spare;
+	struct sbx_child *spare;
 };
 
 /* Setup steps of the child, in order; reported with errno on failure. */
@@ -134,6 +138,7 @@ enum child_step {
 	STEP_NO_NEW_PRIVS,
 	STEP_LANDLOCK,
 	STEP_SECCOMP,
+	STEP_JOB,
 	STEP_EXEC,
 	STEP_EXEC_NOT_FOUND,
 	STEP_MAX,
@@ -153,6 +158,8 @@ struct child_plan {
 	char *const *argv;
 	sbx_fn fn;
 	void *fn_arg;
+	const void *fn_data;
+	size_t fn_len;
 	int stdin_fd;       /* read end, or the jail's /dev/null */
 	int stdout_fd;      /* write ends */
 	int stderr_fd;
@@ -162,7 +169,25 @@ struct child_plan {
 	int lifeline_fd;    /* read end of the supervisor's lifeline pipe */
 	int lifeline_wr;    /* its write end, closed first thing */
 	int cgroup_fds[2];  /* v1 "tasks" files to join, -1 when none */
+	int job_fd;         /* a spare's end of the job socket, else -1 */
 };
+
+/* A spare's job, sent by the parent on the job socket: this header, then
+ * payload_len bytes: the cwd (cwd_len bytes with its NUL; "" for the
+ * workspace), then argc NUL-terminated arguments, or for a builtin the
+ * bytes of its fn_data. */
+struct job_header {
+	uint32_t magic;
+	uint32_t flags;
+	uint32_t argc;
+	uint32_t cwd_len;
+	uint64_t payload_len;
+	uint64_t fn;            /* the builtin (same program image), or 0 */
+};
+#define JOB_MAGIC 0x746a6f62u   /* "tjob" */
+#define JOB_STDIN 1u            /* keep the stdin pipe (else /dev/null) */
+#define JOB_RESULT 2u           /* keep fd 3, the result pipe (else closed) */
+#define JOB_MAX_PAYLOAD (8u << 20)
 
 /* child.c: runs in the child after clone3; never returns. */
 _Noreturn void child_main(const struct child_plan *plan);
@@ -188,7 +213,8 @@ int landlock_child_ruleset(const struct sbx_jail *jail);
 
 /* mask.c: hidden paths covered by empty read-only mounts. mask_plan
  * expands the spec's globs; mask_refresh expands them again when a
- * directory they were matched in changed (before each spawn); mask_apply
+ * directory they were matched in changed (before each spawn; returns 1
+ * then, 0 when nothing changed, or -errno); mask_apply
  * runs in the child (async-signal-safe) after the private tmpfs mount. */
 int mask_plan(const struct sbx_spec *spec, struct sbx_jail *jail, struct sbx_error *err);
 int mask_refresh(struct sbx_jail *jail, struct sbx_error *err);

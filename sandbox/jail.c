@@ -367,6 +367,7 @@ void sbx_jail_free(struct sbx_jail *j)
 {
 	if (!j)
 		return;
+	sbx_jail_keep_spare(j, false);
 	if (j->workspace_fd >= 0)
 		close(j->workspace_fd);
 	if (j->devnull_fd >= 0)

@@ -225,8 +225,10 @@ int mask_plan(const struct sbx_spec *spec, struct sbx_jail *j, struct sbx_error 
 int mask_refresh(struct sbx_jail *j, struct sbx_error *err)
 {
 	for (int i = 0; i < j->n_watch; i++)
-		if (watch_changed(&j->watch[i]))
-			return scan(j, err);
+		if (watch_changed(&j->watch[i])) {
+			int rc = scan(j, err);
+			return rc < 0 ? rc : 1;
+		}
 	return 0;
 }
 

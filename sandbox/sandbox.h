@@ -137,6 +137,23 @@ int sbx_jail_new(const struct sbx_spec *spec, const char *workspace,
                  struct sbx_jail **out, struct sbx_error *err);
 void sbx_jail_free(struct sbx_jail *jail);
 
+/* Keeps one child of this jail set up ahead (namespaces, mounts, Landlock,
+ * seccomp: all but the job), so that sbx_spawn() of an exec job only hands
+ * it the argv and the caller waits for the exec alone. The next spare is
+ * made when a finished child is freed (sbx_child_free), so its setup never
+ * competes with a running tool; a job that comes before it is ready waits
+ * for the rest of its setup. Costs one idle process (and a cgroup slot)
+ * per jail and the same CPU per call as without. A builtin
+ * job goes to the spare only without fn_arg (see struct sbx_job): the
+ * spare is a copy of the parent's memory from before the call. The caller
+ * that changes what its builtins read (a registry) turns spares off and on
+ * again to renew them. Off by default; off frees the spare. */
+void sbx_jail_keep_spare(struct sbx_jail *jail, bool on);
+/* Whether the jail keeps a spare; whether it is set up and waiting now
+ * (never blocks). */
+bool sbx_jail_keeps_spare(const struct sbx_jail *jail);
+bool sbx_jail_spare_ready(struct sbx_jail *jail);
+
 /* Requirements the jail had to drop because they were optional (SBX_REQ_*). */
 unsigned sbx_jail_dropped(const struct sbx_jail *jail);
 /* The uid/gid children run as. */
@@ -146,11 +163,23 @@ void sbx_jail_identity(const struct sbx_jail *jail, uid_t *uid, gid_t *gid);
  * asked for one. Its return value is the child's exit status. */
 typedef int (*sbx_fn)(void *arg);
 
+/* What a builtin given fn_data gets as its argument: its own copy. */
+struct sbx_data {
+	const void *data;
+	size_t len;
+};
+
 /* One run. Borrowed by sbx_spawn() only for the duration of the call. */
 struct sbx_job {
 	char *const *argv;      /* exec mode: argv[0] is looked up in the jail's PATH */
 	sbx_fn fn;              /* or builtin mode: called in the child, no exec */
-	void *fn_arg;
+	void *fn_arg;           /* fn's argument: parent memory as of the fork, */
+	const void *fn_data;    /* or, with fn_arg NULL, these bytes: fn gets a
+	                         * struct sbx_data * over a copy in the child. A
+	                         * job without fn_arg can run in a spare (made
+	                         * before the call: fn must not read memory the
+	                         * parent changed since) */
+	size_t fn_len;
 	const char *cwd;        /* relative to the workspace (beneath it); NULL = workspace */
 	const void *stdin_data; /* copied; NULL = /dev/null */
 	size_t stdin_len;

@@ -4,6 +4,13 @@
  *
  * A child is watched through one epoll fd holding its pidfd, its pipes and
  * its status pipe, so an outer event loop needs a single registration.
+ *
+ * Spares: a jail may keep one child set up ahead with no job (every step of
+ * child.c but the last), waiting on a socket. sbx_spawn() then only sends
+ * it the job and the caller waits for the exec (or the builtin) alone; a
+ * new spare is made right after, while the tool runs. A builtin whose
+ * argument is a pointer (fn_arg) into the parent's memory as it is at the
+ * call cannot go to a spare; one given as bytes (fn_data) can.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -12,10 +19,13 @@
 #include <linux/sched.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/epoll.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -35,6 +45,9 @@ struct sbx_child {
 	int pidfd;
 	int epfd;
 	int fd[W_N];                /* parent ends; -1 once closed */
+	int job_fd;                 /* a spare's job socket, until the job is sent */
+	bool ready;                 /* the spare said it waits for its job */
+	int mntns_fd;               /* holds the child's mount namespace (see start) */
 	struct cgroup_slot *cg;
 	char *stdin_buf;            /* copy of the job's stdin */
 	size_t stdin_len, stdin_off;
@@ -198,6 +211,18 @@ static int check_cwd(const struct sbx_jail *j, const char *cwd, struct sbx_error
 /* Everything made before the fork: capture buffers and pipes. p[i][0] is
  * the read end, p[i][1] the write end; *child_stdin is the read end of the
  * stdin pipe, or -1 for /dev/null. */
+static int copy_stdin(struct sbx_child *c, const struct sbx_job *job)
+{
+	c->stdin_buf = malloc(job->stdin_len ? job->stdin_len : 1);
+	if (!c->stdin_buf)
+		return -ENOMEM;
+	memcpy(c->stdin_buf, job->stdin_data, job->stdin_len);
+	c->stdin_len = job->stdin_len;
+	return 0;
+}
+
+/* job is NULL for a spare: it always gets a stdin pipe and a result pipe,
+ * closed when its job has no use for them. */
 static int prepare(struct sbx_child *c, const struct sbx_job *job, int p[4][2],
                    int *child_stdin, struct sbx_error *err)
 {
@@ -205,15 +230,12 @@ static int prepare(struct sbx_child *c, const struct sbx_job *job, int p[4][2],
 	if (capture_init(&c->out.out, keep) || capture_init(&c->out.err, keep))
 		return sbx_err(err, ENOMEM, "capture buffers");
 	if (make_pipe(p[0], true, 1 << 20) || make_pipe(p[1], true, 0) ||
-	    make_pipe(p[2], true, 0) || (job->result_pipe && make_pipe(p[3], true, 0)))
+	    make_pipe(p[2], true, 0) || ((!job || job->result_pipe) && make_pipe(p[3], true, 0)))
 		return sbx_err(err, errno, "pipes");
-	if (!job->stdin_data)
+	if (job && !job->stdin_data)
 		return 0;
-	c->stdin_buf = malloc(job->stdin_len ? job->stdin_len : 1);
-	if (!c->stdin_buf)
+	if (job && copy_stdin(c, job) < 0)
 		return sbx_err(err, ENOMEM, "stdin copy");
-	memcpy(c->stdin_buf, job->stdin_data, job->stdin_len);
-	c->stdin_len = job->stdin_len;
 	int sp[2];
 	if (make_pipe(sp, false, 0))
 		return sbx_err(err, errno, "stdin pipe");
@@ -222,13 +244,15 @@ static int prepare(struct sbx_child *c, const struct sbx_job *job, int p[4][2],
 	return 0;
 }
 
-static int watch_all(struct sbx_child *c, int p[4][2])
+/* A spare's stdin pipe stays unwatched until its job says what it is for. */
+static int watch_all(struct sbx_child *c, int p[4][2], bool spare)
 {
 	c->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (c->epfd < 0)
 		return -errno;
-	int in = c->fd[W_IN];
-	c->fd[W_IN] = -1;
+	int in = spare ? -1 : c->fd[W_IN];
+	if (!spare)
+		c->fd[W_IN] = -1;
 	int rc = watch(c, W_PID, c->pidfd, EPOLLIN);
 	if (!rc) { rc = watch(c, W_STATUS, p[2][0], EPOLLIN); p[2][0] = -1; }
 	if (!rc) { rc = watch(c, W_OUT, p[0][0], EPOLLIN); p[0][0] = -1; }
@@ -243,46 +267,49 @@ static int watch_all(struct sbx_child *c, int p[4][2])
 	return rc;
 }
 
-int sbx_spawn(struct sbx_jail *j, const struct sbx_job *job, struct sbx_child **out,
-              struct sbx_error *err)
+/* Forks a child for job, or a spare when job is NULL. */
+static int start(struct sbx_jail *j, const struct sbx_job *job, struct sbx_child **out,
+                 struct sbx_error *err)
 {
 	*out = NULL;
-	if (!job->fn && (!job->argv || !job->argv[0]))
-		return sbx_err(err, EINVAL, "job has neither argv nor a function");
 	struct sbx_child *c = calloc(1, sizeof *c);
 	if (!c)
 		return sbx_err(err, ENOMEM, "child");
 	int p[4][2] = { { -1, -1 }, { -1, -1 }, { -1, -1 }, { -1, -1 } };
-	int cg_fds[2] = { -1, -1 }, child_stdin = -1, lrd = -1, lwr = -1;
+	int cg_fds[2] = { -1, -1 }, child_stdin = -1, lrd = -1, lwr = -1, js[2] = { -1, -1 };
 	for (int w = 0; w < W_N; w++)
 		c->fd[w] = -1;
-	c->pidfd = c->epfd = -1;
+	c->pidfd = c->epfd = c->job_fd = c->mntns_fd = -1;
 	c->jail = j;
-	c->result_limit = job->result_limit ? job->result_limit : 16u << 20;
+	c->result_limit = job && job->result_limit ? job->result_limit : 16u << 20;
 	c->out.exit_code = -1;
 
-	int rc = j->mask_hidden ? mask_refresh(j, err) : 0;
-	if (!rc)
-		rc = prepare(c, job, p, &child_stdin, err);
-	if (!rc)
+	int rc = prepare(c, job, p, &child_stdin, err);
+	if (!rc && job)
 		rc = check_cwd(j, job->cwd, err);
+	if (!rc && !job && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, js) < 0)
+		rc = sbx_err(err, errno, "job socket");
 	if (!rc && (rc = cgroup_acquire(j, &c->cg, cg_fds)) < 0)
 		sbx_err(err, -rc, "cgroup");
 	if (!rc && (rc = lifeline_get(&lrd, &lwr)) < 0)
 		sbx_err(err, -rc, "lifeline pipe");
 	if (rc)
 		goto out;
+	const char *cwd = job ? job->cwd : NULL;
 	struct child_plan plan = {
-		.jail = j, .argv = job->argv, .fn = job->fn, .fn_arg = job->fn_arg,
+		.jail = j, .argv = job ? job->argv : NULL, .fn = job ? job->fn : NULL,
+		.fn_arg = job ? job->fn_arg : NULL,
+		.fn_data = job ? job->fn_data : NULL, .fn_len = job ? job->fn_len : 0,
 		.stdin_fd = child_stdin >= 0 ? child_stdin : j->devnull_fd,
 		.stdout_fd = p[0][1], .stderr_fd = p[1][1], .result_fd = p[3][1],
 		.status_fd = p[2][1],
-		.cwd = job->cwd && *job->cwd && strcmp(job->cwd, ".") ? job->cwd : NULL,
+		.cwd = cwd && *cwd && strcmp(cwd, ".") ? cwd : NULL,
 		.lifeline_fd = lrd, .lifeline_wr = lwr,
 		.cgroup_fds = { cg_fds[0], cg_fds[1] },
+		.job_fd = js[1],
 	};
 	c->start_ms = sbx_now_ms();
-	c->deadline_ms = c->start_ms + (job->timeout_ms ? job->timeout_ms : j->timeout_ms);
+	c->deadline_ms = c->start_ms + (job && job->timeout_ms ? job->timeout_ms : j->timeout_ms);
 	c->pid = do_clone(j, &c->pidfd);
 	if (c->pid == 0)
 		child_main(&plan);
@@ -291,7 +318,17 @@ int sbx_spawn(struct sbx_jail *j, const struct sbx_job *job, struct sbx_child **
 		             "cannot create them: see toolcage check)", j->clone_ns);
 		goto out;
 	}
-	if ((rc = watch_all(c, p)) < 0) {
+	c->job_fd = js[0];
+	js[0] = -1;
+	/* Tearing down a mount namespace (its tmpfs, /proc, masks) is the
+	 * bulk of a child's exit here; holding it from outside moves that work
+	 * from the exit, which the caller waits for, to sbx_child_free(). */
+	if (j->clone_ns & CLONE_NEWNS) {
+		char ns[64];
+		snprintf(ns, sizeof ns, "/proc/%d/ns/mnt", (int)c->pid);
+		c->mntns_fd = open(ns, O_RDONLY | O_CLOEXEC);
+	}
+	if ((rc = watch_all(c, p, !job)) < 0) {
 		sbx_err(err, -rc, "epoll");
 		sbx_child_kill(c, SBX_KILLED_CANCELLED);
 	}
@@ -299,6 +336,7 @@ out:
 	/* The child's ends (and, on failure, ours not yet handed to epoll). */
 	for (int i = 0; i < 4; i++)
 		close_pair(p[i]);
+	close_pair(js);
 	if (child_stdin >= 0)
 		close(child_stdin);
 	if (rc) {
@@ -307,6 +345,136 @@ out:
 	}
 	*out = c;
 	return 0;
+}
+
+/* Whether the spare is still alive: not dead, no setup failure reported
+ * (either makes its pidfd or status pipe readable). */
+static bool spare_waiting(struct sbx_child *c)
+{
+	struct pollfd pf[2] = { { .fd = c->pidfd, .events = POLLIN },
+	                        { .fd = c->fd[W_STATUS], .events = POLLIN } };
+	return c->job_fd >= 0 && poll(pf, 2, 0) == 0;
+}
+
+bool sbx_jail_keeps_spare(const struct sbx_jail *j)
+{
+	return j->keep_spare;
+}
+
+bool sbx_jail_spare_ready(struct sbx_jail *j)
+{
+	struct sbx_child *c = j->spare;
+	if (!c || !spare_waiting(c))
+		return false;
+	char b;
+	if (!c->ready && recv(c->job_fd, &b, 1, MSG_DONTWAIT) == 1)
+		c->ready = true;
+	return c->ready;
+}
+
+/* Sends job to the spare c (see struct job_header). 0, or -errno when the
+ * spare cannot take it (the caller falls back to a fresh child). */
+static int hand_over(struct sbx_child *c, const struct sbx_job *job)
+{
+	const char *cwd = job->cwd && strcmp(job->cwd, ".") ? job->cwd : "";
+	struct job_header h = { .magic = JOB_MAGIC, .cwd_len = (uint32_t)strlen(cwd) + 1,
+	                        .fn = (uint64_t)(uintptr_t)job->fn };
+	h.flags = (job->stdin_data ? JOB_STDIN : 0) | (job->result_pipe ? JOB_RESULT : 0);
+	uint64_t len = h.cwd_len + (job->fn ? job->fn_len : 0);
+	for (char *const *a = job->fn ? NULL : job->argv; a && *a && len <= JOB_MAX_PAYLOAD; a++) {
+		len += strlen(*a) + 1;
+		h.argc++;
+	}
+	if (len > JOB_MAX_PAYLOAD || !spare_waiting(c))
+		return -E2BIG;
+	h.payload_len = len;
+	char *msg = malloc(sizeof h + len);
+	if (!msg)
+		return -ENOMEM;
+	memcpy(msg, &h, sizeof h);
+	char *s = msg + sizeof h;
+	memcpy(s, cwd, h.cwd_len);
+	s += h.cwd_len;
+	if (job->fn && job->fn_len)
+		memcpy(s, job->fn_data, job->fn_len);
+	for (char *const *a = job->fn ? NULL : job->argv; a && *a; a++) {
+		size_t n = strlen(*a) + 1;
+		memcpy(s, *a, n);
+		s += n;
+	}
+	int rc = 0;
+	for (size_t off = 0; off < sizeof h + len && !rc;) {
+		ssize_t n = send(c->job_fd, msg + off, sizeof h + len - off, MSG_NOSIGNAL);
+		if (n < 0 && errno != EINTR)
+			rc = -errno;
+		else if (n > 0)
+			off += (size_t)n;
+	}
+	free(msg);
+	if (rc)
+		return rc;
+	close(c->job_fd);
+	c->job_fd = -1;
+	if (!job->result_pipe)
+		close_fd(c, W_RESULT);
+	c->result_limit = job->result_limit ? job->result_limit : 16u << 20;
+	if (job->stdin_data) {
+		if (copy_stdin(c, job) < 0 || (rc = watch(c, W_IN, c->fd[W_IN], EPOLLOUT)) < 0) {
+			sbx_child_kill(c, SBX_KILLED_CANCELLED);
+			return rc ? rc : -ENOMEM;
+		}
+	} else {
+		close(c->fd[W_IN]);
+		c->fd[W_IN] = -1;
+	}
+	c->start_ms = sbx_now_ms();
+	c->deadline_ms = c->start_ms + (job->timeout_ms ? job->timeout_ms : c->jail->timeout_ms);
+	return 0;
+}
+
+static void drop_spare(struct sbx_jail *j)
+{
+	sbx_child_free(j->spare);
+	j->spare = NULL;
+}
+
+/* A spare failing to start is no error: the next spawn starts cold. */
+static void refill(struct sbx_jail *j)
+{
+	if (j->keep_spare && !j->spare && start(j, NULL, &j->spare, NULL) < 0)
+		j->spare = NULL;
+}
+
+int sbx_spawn(struct sbx_jail *j, const struct sbx_job *job, struct sbx_child **out,
+              struct sbx_error *err)
+{
+	*out = NULL;
+	if (!job->fn && (!job->argv || !job->argv[0]))
+		return sbx_err(err, EINVAL, "job has neither argv nor a function");
+	int rc = j->mask_hidden ? mask_refresh(j, err) : 0;
+	if (rc < 0)
+		return rc;
+	if (rc > 0)   /* the spare's masks are out of date */
+		drop_spare(j);
+	if (j->spare && !job->fn_arg && check_cwd(j, job->cwd, err) == 0) {
+		struct sbx_child *c = j->spare;
+		j->spare = NULL;
+		if (hand_over(c, job) == 0) {
+			*out = c;
+			return 0;
+		}
+		sbx_child_free(c);
+	}
+	return start(j, job, out, err);
+}
+
+void sbx_jail_keep_spare(struct sbx_jail *j, bool on)
+{
+	j->keep_spare = on;
+	if (on)
+		refill(j);
+	else
+		drop_spare(j);
 }
 
 int sbx_child_fd(const struct sbx_child *c) { return c->epfd; }
@@ -361,6 +529,11 @@ static int drain(struct sbx_child *c, int w)
 	}
 	return 0;
 }
+
+/* EOF without a report: the exec (or the builtin) started. That is when
+ * the next spare is made: not before, or the wakeup of this child could
+ * wait for the parent's clone3 on the same CPU. */
+static void refill(struct sbx_jail *j);
 
 static void read_status(struct sbx_child *c)
 {
@@ -510,10 +683,14 @@ int sbx_child_wait(struct sbx_child *c)
 	return 0;
 }
 
+/* A finished child's jail gets its next spare here, after the caller has
+ * the result: made earlier, its setup would compete for the CPU with the
+ * tool still running (or its clone3 delay this child's wakeup). */
 void sbx_child_free(struct sbx_child *c)
 {
 	if (!c)
 		return;
+	struct sbx_jail *j = c->done ? c->jail : NULL;
 	if (c->pid > 0 && !c->reaped) {
 		sbx_child_kill(c, SBX_KILLED_CANCELLED);
 		siginfo_t si;
@@ -526,6 +703,10 @@ void sbx_child_free(struct sbx_child *c)
 	for (int w = 0; w < W_N; w++)
 		if (c->fd[w] >= 0)
 			close(c->fd[w]);
+	if (c->job_fd >= 0)
+		close(c->job_fd);
+	if (c->mntns_fd >= 0)
+		close(c->mntns_fd);
 	if (c->pidfd >= 0)
 		close(c->pidfd);
 	if (c->epfd >= 0)
@@ -536,4 +717,6 @@ void sbx_child_free(struct sbx_child *c)
 	free(c->out.result);
 	free(c->stdin_buf);
 	free(c);
+	if (j)
+		refill(j);
 }

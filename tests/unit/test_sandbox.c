@@ -514,7 +514,10 @@ static void test_hidden_paths_stay_hidden(void **state)
 		if (sh(j, script, out, sizeof out) == 0 || strstr(out, "secret"))
 			fail_msg("'%s' got through: %s", script, out);
 	}
-	/* A secret that appears after the jail was made. */
+	/* A secret that appears after the jail was made, and after a spare
+	 * was set up with the masks of before (it must not be used). */
+	sbx_jail_keep_spare(j, true);
+	assert_int_equal(sh(j, "true", out, sizeof out), 0);
 	write_text(secrets_dir, "key-2", "secret two\n");
 	snprintf(script, sizeof script, "cat %s/key-2", secrets_dir);
 	if (sh(j, script, out, sizeof out) == 0 || strstr(out, "secret"))
@@ -528,6 +531,144 @@ static void test_hidden_paths_stay_hidden(void **state)
 	sbx_jail_free(j);
 	snprintf(script, sizeof script, "rm -rf '%s'", secrets_dir);
 	assert_int_equal(system(script), 0);
+}
+
+/* ---- spares ------------------------------------------------------------- */
+
+static void no_edit(struct sbx_spec *s)
+{
+	(void)s;
+}
+
+/* Our live children, from /proc (0 when that file is missing). */
+static int children(pid_t *pids, int max)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/self/task/%d/children", (int)getpid());
+	FILE *f = fopen(path, "re");
+	int n = 0, pid;
+	while (f && n < max && fscanf(f, "%d", &pid) == 1)
+		pids[n++] = pid;
+	if (f)
+		fclose(f);
+	return n;
+}
+
+/* A jail keeping a spare runs every kind of exec job as a fresh child
+ * would: argv, exit status, stdin or /dev/null, cwd, the fds, 127, the
+ * deadline measured from the call, not from when the spare was made. */
+static void test_spare_runs_jobs_like_a_fresh_child(void **state)
+{
+	(void)state;
+	need_sandbox();
+	sbx_cleanup();   /* cgroup slots: counted from none, back to none */
+	int fds_before = count_fds();
+	struct sbx_jail *j = jail_with(no_edit);
+	sbx_jail_keep_spare(j, true);
+	char out[256];
+	for (int round = 0; round < 3; round++) {
+		assert_int_equal(sh(j, "echo \"$0 $1\"; exit 3", out, sizeof out), 3);
+		assert_string_equal(out, "/bin/sh \n");
+	}
+	char *const cat[] = { (char *)"cat", NULL };
+	struct sbx_job job = { .argv = cat, .stdin_data = "fed\n", .stdin_len = 4 };
+	struct sbx_child *c = spawn(j, &job);
+	assert_int_equal(sbx_child_wait(c), 0);
+	assert_string_equal(sbx_child_outcome(c)->out.head, "fed\n");
+	sbx_child_free(c);
+	struct sbx_job nostdin = { .argv = cat };
+	c = spawn(j, &nostdin);
+	assert_int_equal(sbx_child_wait(c), 0);
+	assert_int_equal(sbx_child_outcome(c)->exit_code, 0);
+	assert_int_equal(sbx_child_outcome(c)->out.total, 0);
+	sbx_child_free(c);
+	char sub[128], want[160];
+	snprintf(sub, sizeof sub, "%s/sub", fx.ws);
+	assert_true(mkdir(sub, 0755) == 0 || errno == EEXIST);
+	char *const pwd[] = { (char *)"pwd", NULL };
+	struct sbx_job in_sub = { .argv = pwd, .cwd = "sub" };
+	c = spawn(j, &in_sub);
+	assert_int_equal(sbx_child_wait(c), 0);
+	snprintf(want, sizeof want, "%s\n", sub);
+	assert_string_equal(sbx_child_outcome(c)->out.head, want);
+	sbx_child_free(c);
+	/* The limits hold (RLIMIT_AS is set once the job is in). */
+	char cold[64];
+	assert_int_equal(sh(fx.jail, "ulimit -v; ulimit -n; ulimit -c", cold, sizeof cold), 0);
+	assert_int_equal(sh(j, "ulimit -v; ulimit -n; ulimit -c", out, sizeof out), 0);
+	assert_string_equal(out, cold);
+	assert_string_equal(out, "4194304\n256\n0\n");
+	assert_int_equal(sh(j, "ls /proc/self/fd | tr '\\n' ' '", out, sizeof out), 0);
+	assert_string_equal(out, "0 1 2 3 ");   /* 3: ls's own listing */
+	char *const missing[] = { (char *)"tc-no-such-command", NULL };
+	c = run_argv(j, missing);
+	assert_int_equal(sbx_child_outcome(c)->exit_code, 127);
+	assert_string_equal(sbx_child_outcome(c)->setup_step, "exec");
+	sbx_child_free(c);
+	usleep(300 * 1000);   /* the spare waits; its deadline must not count */
+	char *const slow[] = { (char *)"sleep", (char *)"5", NULL };
+	struct sbx_job timed = { .argv = slow, .timeout_ms = 400 };
+	c = spawn(j, &timed);
+	assert_int_equal(sbx_child_wait(c), 0);
+	assert_int_equal(sbx_child_outcome(c)->killed_by, SBX_KILLED_TIMEOUT);
+	assert_true(sbx_child_outcome(c)->wall_ms >= 400);
+	assert_true(sbx_child_outcome(c)->wall_ms < 2000);
+	sbx_child_free(c);
+	pid_t kids[16];
+	assert_int_equal(children(kids, 16), 1);      /* the spare */
+	sbx_jail_free(j);
+	assert_int_equal(children(kids, 16), 0);      /* gone with its jail */
+	sbx_cleanup();   /* the pool kept a second cgroup slot: spare and job overlap */
+	assert_int_equal(count_fds(), fds_before);
+}
+
+/* The job goes to the spare made after the previous call; a spare that
+ * died while it waited is passed over for a fresh child. */
+static bool wait_spare_ready(struct sbx_jail *j)
+{
+	for (int i = 0; i < 2000; i++) {
+		if (sbx_jail_spare_ready(j))
+			return true;
+		usleep(1000);
+	}
+	return false;
+}
+
+static void test_spare_is_used_and_a_dead_one_passed_over(void **state)
+{
+	(void)state;
+	need_sandbox();
+	struct sbx_jail *j = jail_with(no_edit);
+	assert_false(sbx_jail_keeps_spare(j));
+	assert_false(sbx_jail_spare_ready(j));
+	sbx_jail_keep_spare(j, true);
+	assert_true(sbx_jail_keeps_spare(j));
+	assert_true(wait_spare_ready(j));
+	char out[64];
+	assert_int_equal(sh(j, "true", out, sizeof out), 0);
+	pid_t kids[16];
+	assert_int_equal(children(kids, 16), 1);
+	pid_t spare = kids[0];
+	char *const argv[] = { (char *)"/bin/true", NULL };
+	struct sbx_job job = { .argv = argv };
+	struct sbx_child *c = spawn(j, &job);
+	assert_int_equal(sbx_child_pid(c), spare);
+	assert_false(sbx_jail_spare_ready(j));   /* the next comes with the free */
+	assert_int_equal(sbx_child_wait(c), 0);
+	assert_int_equal(sbx_child_outcome(c)->exit_code, 0);
+	sbx_child_free(c);
+	assert_true(wait_spare_ready(j));
+	assert_int_equal(children(kids, 16), 1);
+	assert_int_not_equal(kids[0], spare);
+	assert_int_equal(kill(kids[0], SIGKILL), 0);
+	usleep(50 * 1000);
+	assert_int_equal(sh(j, "echo still", out, sizeof out), 0);
+	assert_string_equal(out, "still\n");
+	sbx_jail_keep_spare(j, false);
+	assert_int_equal(children(kids, 16), 0);
+	assert_int_equal(sh(j, "echo cold", out, sizeof out), 0);
+	assert_int_equal(children(kids, 16), 0);
+	sbx_jail_free(j);
 }
 
 static void test_job_without_argv_or_fn_is_refused(void **state)
@@ -624,6 +765,55 @@ static void test_builtin_result_pipe(void **state)
 	assert_false(o->result_overflow);
 	assert_string_equal(o->out.head, "to stdout");
 	sbx_child_free(c);
+}
+
+/* Echoes its fn_data on the result pipe, and which pid it ran as. */
+static int fn_echoes_data(void *arg)
+{
+	const struct sbx_data *d = arg;
+	if (write(3, d->data, d->len) != (ssize_t)d->len)
+		return 1;
+	return fn_only_stdio((void *)1) ? 9 : 0;
+}
+
+/* A builtin given its input as bytes runs in the spare, gets its own copy
+ * of them, fd 3 and nothing else; one given a pointer never does (the
+ * spare's memory predates the pointer's target). */
+static void test_builtin_with_data_runs_in_a_spare(void **state)
+{
+	(void)state;
+	need_sandbox();
+	struct sbx_jail *j = jail_with(no_edit);
+	sbx_jail_keep_spare(j, true);
+	char out[16];
+	assert_int_equal(sh(j, "true", out, sizeof out), 0);
+	pid_t kids[16];
+	assert_int_equal(children(kids, 16), 1);
+	static const char data[] = "{\"path\":\"a\0b\"}";   /* a NUL inside too */
+	struct sbx_job job = { .fn = fn_echoes_data, .fn_data = data, .fn_len = sizeof data,
+	                       .result_pipe = true };
+	struct sbx_child *c = spawn(j, &job);
+	assert_int_equal(sbx_child_pid(c), kids[0]);
+	assert_int_equal(sbx_child_wait(c), 0);
+	const struct sbx_outcome *o = sbx_child_outcome(c);
+	assert_int_equal(o->exit_code, 0);
+	assert_int_equal(o->result_len, sizeof data);
+	assert_memory_equal(o->result, data, sizeof data);
+	sbx_child_free(c);
+	/* Cold, with the same interface: the bytes as struct sbx_data. */
+	c = spawn(fx.jail, &job);
+	assert_int_equal(sbx_child_wait(c), 0);
+	assert_int_equal(sbx_child_outcome(c)->result_len, sizeof data);
+	sbx_child_free(c);
+	/* A pointer argument: a fresh child, not the spare. */
+	assert_int_equal(children(kids, 16), 1);
+	struct sbx_job ptr = { .fn = fn_writes_result, .fn_arg = (void *)"{}", .result_pipe = true };
+	c = spawn(j, &ptr);
+	assert_int_not_equal(sbx_child_pid(c), kids[0]);
+	assert_int_equal(sbx_child_wait(c), 0);
+	assert_string_equal(sbx_child_outcome(c)->result, "{}");
+	sbx_child_free(c);
+	sbx_jail_free(j);
 }
 
 /* A builtin inherits fds 0-2 (and 3 when it asked for the result pipe),
@@ -828,8 +1018,11 @@ int main(void)
 		cmocka_unit_test(test_cwd_outside_workspace_is_refused),
 		cmocka_unit_test(test_job_without_argv_or_fn_is_refused),
 		cmocka_unit_test(test_hidden_paths_stay_hidden),
+		cmocka_unit_test(test_spare_runs_jobs_like_a_fresh_child),
+		cmocka_unit_test(test_spare_is_used_and_a_dead_one_passed_over),
 		cmocka_unit_test(test_builtin_return_is_exit_status),
 		cmocka_unit_test(test_builtin_result_pipe),
+		cmocka_unit_test(test_builtin_with_data_runs_in_a_spare),
 		cmocka_unit_test(test_builtin_inherits_only_stdio),
 		cmocka_unit_test(test_result_over_limit_is_flagged),
 		cmocka_unit_test(test_signal_death),
