@@ -401,6 +401,8 @@ _Noreturn static void run_fn(sbx_fn fn, void *arg)
 /* execvpe without malloc: try each PATH entry, remember EACCES. */
 _Noreturn static void run_exec(const struct sbx_jail *j, char *const *argv)
 {
+	if (!argv || !argv[0])   /* sbx_spawn checked; a spare's job too */
+		fail(STEP_EXEC, EINVAL);
 	const char *cmd = argv[0];
 	char *const *envp = j->envp;
 	if (strchr(cmd, '/')) {

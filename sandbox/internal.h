@@ -196,9 +196,24 @@ _Noreturn void child_main(const struct child_plan *plan);
  * valid until sbx_jail_free) and its length in instructions. */
 const struct sock_filter *sbx_jail_filter(const struct sbx_jail *j, unsigned short *len);
 
-/* seccomp.c: compiles the spec's filter into classic BPF (malloc'd). */
+/* seccomp.c: the spec's filter as classic BPF (malloc'd): seccomp_build
+ * takes it from the filters compiled at build time when one has the
+ * spec's key (seccomp_key: everything the filter depends on), else
+ * compiles it with libseccomp (seccomp_compile). */
 int seccomp_build(const struct sbx_spec *spec, struct sock_filter **bpf,
                   unsigned short *len, struct sbx_error *err);
+int seccomp_compile(const struct sbx_spec *spec, struct sock_filter **bpf,
+                    unsigned short *len, struct sbx_error *err);
+int seccomp_key(const struct sbx_spec *spec, char *buf, size_t len);
+
+/* $(BUILD)/gen/filters.c, made by mk/gen_filters.c. */
+struct prebuilt_filter {
+	const char *key;
+	unsigned short len;
+	const struct sock_filter *bpf;
+};
+extern const struct prebuilt_filter prebuilt_filters[];
+extern const size_t n_prebuilt_filters;
 
 /* landlock.c */
 int landlock_abi(void);

@@ -395,6 +395,45 @@ static void test_filter_answers_every_syscall_with_a_known_action(void **state)
 		}
 }
 
+/* The filters compiled at build time are what the library compiles now:
+ * every shipped profile's key is in the table, with the same program. */
+static void test_prebuilt_filters_match_a_fresh_compile(void **state)
+{
+	(void)state;
+	need_filters();
+	assert_true(n_prebuilt_filters >= 1);
+	for (int p = 0; p < P_N; p++) {
+		char key[1024];
+		assert_int_equal(seccomp_key(&fx.prof[p]->spec, key, sizeof key), 0);
+		size_t hit = n_prebuilt_filters;
+		for (size_t i = 0; i < n_prebuilt_filters; i++)
+			if (!strcmp(prebuilt_filters[i].key, key))
+				hit = i;
+		if (hit == n_prebuilt_filters)
+			fail_msg("%s: key %s not prebuilt", names[p], key);
+		struct sock_filter *fresh = NULL;
+		unsigned short len = 0;
+		struct sbx_error err = { 0 };
+		assert_int_equal(seccomp_compile(&fx.prof[p]->spec, &fresh, &len, &err), 0);
+		assert_int_equal(len, prebuilt_filters[hit].len);
+		assert_memory_equal(fresh, prebuilt_filters[hit].bpf, len * sizeof *fresh);
+		unsigned short jlen;
+		const struct sock_filter *used = sbx_jail_filter(fx.jail[p], &jlen);
+		assert_int_equal(jlen, len);
+		assert_memory_equal(used, fresh, len * sizeof *fresh);
+		free(fresh);
+	}
+	/* Anything else is compiled: a key differing in one list entry. */
+	struct profile *pr = NULL;
+	struct sbx_jail *j = jail_of("{\"name\":\"k\",\"filesystem\":{},\"optional\":"
+	                             "[\"landlock_scope\"],\"seccomp\":{\"deny\":[\"uname\"]}}", &pr);
+	uint64_t none[6] = { 0 };
+	assert_int_equal(run(j, X86, __NR_uname, none), ERR(EPERM));
+	assert_int_equal(run(j, X86, __NR_getpid, none), ALLOW);
+	sbx_jail_free(j);
+	profile_free(pr);
+}
+
 /* System V IPC and message queues: allowed only when the tool surely has
  * an ipc namespace of its own; an optional one (a kernel may refuse it, and
  * then the host's IPC would be reachable) is not enough, and an allow list
@@ -697,6 +736,7 @@ int main(void)
 		cmocka_unit_test(test_filter_answers_every_syscall_with_a_known_action),
 		cmocka_unit_test(test_udp_and_netlink_profile),
 		cmocka_unit_test(test_ipc_only_with_a_required_ipc_namespace),
+		cmocka_unit_test(test_prebuilt_filters_match_a_fresh_compile),
 		cmocka_unit_test(test_profile_kill_and_deny_lists),
 		cmocka_unit_test(test_default_kill_profile),
 		cmocka_unit_test(test_allow_list_cannot_lift_base_rules),
