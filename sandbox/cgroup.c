@@ -65,79 +65,84 @@ static unsigned next_slot;     /* where this process looks for a free slot */
 static const char *const ctl_name[CG_N] = { "pids", "memory" };
 static const char *const limit_file[CG_N] = { "pids.max", "memory.limit_in_bytes" };
 
-/* The v1 mount point of controller ctl, from /proc/self/mountinfo. */
-static int find_mount(const char *ctl, char *mnt, size_t len)
+/* Which controllers a comma-separated option list names. */
+static unsigned controllers_in(char *list)
+{
+	unsigned m = 0;
+	char *save = NULL;
+	for (char *o = strtok_r(list, ",", &save); o; o = strtok_r(NULL, ",", &save))
+		for (int c = 0; c < CG_N; c++)
+			if (!strcmp(o, ctl_name[c]))
+				m |= 1u << c;
+	return m;
+}
+
+/* The v1 mount point of each controller, from /proc/self/mountinfo (read
+ * once for all: the kernel renders the whole mount table for each read). */
+static void find_mounts(char mnt[CG_N][PATH_MAX])
 {
 	FILE *f = fopen("/proc/self/mountinfo", "re");
 	if (!f)
-		return -1;
+		return;
 	char *line = NULL;
 	size_t cap = 0;
-	int found = -1;
-	while (found < 0 && getline(&line, &cap, f) > 0) {
+	while (getline(&line, &cap, f) > 0) {
 		char *sep = strstr(line, " - cgroup ");
-		if (!sep)
-			continue;
 		char mp[PATH_MAX], opts[1024];
-		if (sscanf(line, "%*s %*s %*s %*s %4095s", mp) != 1 ||
+		if (!sep || sscanf(line, "%*s %*s %*s %*s %4095s", mp) != 1 ||
 		    sscanf(sep, " - cgroup %*s %1023s", opts) != 1)
 			continue;
-		char *save = NULL;
-		for (char *o = strtok_r(opts, ",", &save); o; o = strtok_r(NULL, ",", &save))
-			if (!strcmp(o, ctl) && strlen(mp) < len) {
-				strcpy(mnt, mp);
-				found = 0;
-			}
+		unsigned m = controllers_in(opts);
+		for (int c = 0; c < CG_N; c++)
+			if ((m & (1u << c)) && !mnt[c][0])
+				strcpy(mnt[c], mp);
 	}
 	free(line);
 	fclose(f);
-	return found;
 }
 
-/* Our own cgroup path in controller ctl's hierarchy (/proc/self/cgroup). */
-static int own_path(const char *ctl, char *path, size_t len)
+/* Our own cgroup path in each controller's hierarchy (/proc/self/cgroup). */
+static void own_paths(char own[CG_N][PATH_MAX])
 {
 	FILE *f = fopen("/proc/self/cgroup", "re");
 	if (!f)
-		return -1;
+		return;
 	char line[PATH_MAX + 64];
-	int found = -1;
-	while (found < 0 && fgets(line, sizeof line, f)) {
+	while (fgets(line, sizeof line, f)) {
 		char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
 		if (!c2)
 			continue;
 		*c2 = '\0';
-		line[strcspn(c2 + 1, "\n") + (size_t)(c2 + 1 - line)] = '\0';
-		char *save = NULL;
-		for (char *o = strtok_r(c1 + 1, ",", &save); o; o = strtok_r(NULL, ",", &save))
-			if (!strcmp(o, ctl) && strlen(c2 + 1) < len) {
-				strcpy(path, c2 + 1);
-				found = 0;
-			}
+		char *path = c2 + 1;
+		path[strcspn(path, "\n")] = '\0';
+		unsigned m = controllers_in(c1 + 1);
+		for (int c = 0; c < CG_N; c++)
+			if ((m & (1u << c)) && strlen(path) < PATH_MAX)
+				strcpy(own[c], path);
 	}
 	fclose(f);
-	return found;
 }
 
 static bool detect(int c)
 {
-	struct cg_hier *h = &hier[c];
-	if (h->state)
-		return h->state > 0;
-	h->state = -1;
-	char mnt[PATH_MAX], own[PATH_MAX];
-	if (find_mount(ctl_name[c], mnt, sizeof mnt) < 0 ||
-	    own_path(ctl_name[c], own, sizeof own) < 0)
-		return false;
-	if ((size_t)snprintf(h->base, sizeof h->base, "%s%s/toolcage", mnt,
-	                     strcmp(own, "/") ? own : "") >= sizeof h->base)
-		return false;
-	if (mkdir(h->base, 0755) < 0 && errno != EEXIST)
-		return false;
-	if (access(h->base, W_OK) < 0)
-		return false;
-	h->state = 1;
-	return true;
+	static bool looked;
+	if (!looked) {
+		looked = true;
+		char mnt[CG_N][PATH_MAX] = { { 0 } }, own[CG_N][PATH_MAX] = { { 0 } };
+		find_mounts(mnt);
+		own_paths(own);
+		for (int k = 0; k < CG_N; k++) {
+			struct cg_hier *h = &hier[k];
+			h->state = -1;
+			if (!mnt[k][0] || !own[k][0] ||
+			    (size_t)snprintf(h->base, sizeof h->base, "%s%s/toolcage", mnt[k],
+			                     strcmp(own[k], "/") ? own[k] : "") >= sizeof h->base)
+				continue;
+			if ((mkdir(h->base, 0755) == 0 || errno == EEXIST) && access(h->base, W_OK) == 0)
+				h->state = 1;
+		}
+	}
+	return hier[c].state > 0;
 }
 
 int cgroup_usable(bool memory)

@@ -14,7 +14,9 @@ echo "== sandbox launch (issue 2)"
 echo
 echo "== CLI launch: toolcage exec vs env(1) and other jails (median / p99, ratio to env)"
 ws=$(mktemp -d)
-set -- :: env /bin/true
+# timeout(1) forks, execs and waits: the floor of any launcher that stays to
+# supervise the tool, as toolcage exec must (docs/performance.md).
+set -- :: env /bin/true :: timeout 30 /bin/true
 for p in read-only write network destructive; do
 	set -- "$@" :: "$TC" exec --workspace "$ws" --profile "$p" -- /bin/true
 done
