@@ -61,19 +61,29 @@ static bool watch_changed(const struct mask_watch *w)
 	       now.ctime.tv_sec != w->ctime.tv_sec || now.ctime.tv_nsec != w->ctime.tv_nsec;
 }
 
+/* Room for one more of n elements of size in *arr (grown 16 at a time),
+ * at most MASK_MAX. */
+static int grow(void *arr, int n, size_t size)
+{
+	if (n >= MASK_MAX)
+		return -E2BIG;
+	if (n % 16)
+		return 0;
+	void *p = realloc(*(void **)arr, (size_t)(n + 16) * size);
+	if (!p)
+		return -ENOMEM;
+	*(void **)arr = p;
+	return 0;
+}
+
 static int add_watch(struct sbx_jail *j, const char *dir)
 {
 	for (int i = 0; i < j->n_watch; i++)
 		if (!strcmp(j->watch[i].path, dir))
 			return 0;
-	if (j->n_watch >= MASK_MAX)
-		return -E2BIG;
-	if (j->n_watch % 16 == 0) {
-		struct mask_watch *w = realloc(j->watch, (size_t)(j->n_watch + 16) * sizeof *w);
-		if (!w)
-			return -ENOMEM;
-		j->watch = w;
-	}
+	int rc = grow(&j->watch, j->n_watch, sizeof *j->watch);
+	if (rc)
+		return rc;
 	struct mask_watch *w = &j->watch[j->n_watch];
 	if (!(w->path = strdup(dir)))
 		return -ENOMEM;
@@ -103,14 +113,9 @@ static int add_mask(struct sbx_jail *j, const char *path, bool dir)
 		} else {
 			i++;
 		}
-	if (j->n_masks >= MASK_MAX)
-		return -E2BIG;
-	if (j->n_masks % 16 == 0) {
-		struct sbx_mask *m = realloc(j->masks, (size_t)(j->n_masks + 16) * sizeof *m);
-		if (!m)
-			return -ENOMEM;
-		j->masks = m;
-	}
+	int rc = grow(&j->masks, j->n_masks, sizeof *j->masks);
+	if (rc)
+		return rc;
 	if (!(j->masks[j->n_masks].path = strdup(path)))
 		return -ENOMEM;
 	j->masks[j->n_masks++].dir = dir;

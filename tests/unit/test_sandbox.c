@@ -533,6 +533,22 @@ static void test_hidden_paths_stay_hidden(void **state)
 	assert_int_equal(system(script), 0);
 }
 
+/* A hidden glob that matches more than the masks can hold (1024) fails the
+ * jail with a message naming it: never a partial set of masks. */
+static void test_hidden_glob_matching_too_much_is_refused(void **state)
+{
+	(void)state;
+	need_sandbox();
+	static const char *const hidden[] = { "/usr/*/*", NULL };
+	struct sbx_spec spec = fx.prof->spec;
+	spec.hidden_paths = hidden;
+	struct sbx_error err = { 0 };
+	struct sbx_jail *j = NULL;
+	assert_true(sbx_jail_new(&spec, fx.ws, &j, &err) < 0);
+	assert_null(j);
+	assert_non_null(strstr(err.msg, "hidden path /usr/*/*"));
+}
+
 /* ---- spares ------------------------------------------------------------- */
 
 static void no_edit(struct sbx_spec *s)
@@ -1018,6 +1034,7 @@ int main(void)
 		cmocka_unit_test(test_cwd_outside_workspace_is_refused),
 		cmocka_unit_test(test_job_without_argv_or_fn_is_refused),
 		cmocka_unit_test(test_hidden_paths_stay_hidden),
+		cmocka_unit_test(test_hidden_glob_matching_too_much_is_refused),
 		cmocka_unit_test(test_spare_runs_jobs_like_a_fresh_child),
 		cmocka_unit_test(test_spare_is_used_and_a_dead_one_passed_over),
 		cmocka_unit_test(test_builtin_return_is_exit_status),
