@@ -19,13 +19,17 @@ enum { EX_TIMEOUT = 124, EX_TOOLCAGE = 125, EX_NOEXEC = 126, EX_NOTFOUND = 127 }
 
 static const char exec_usage[] =
 	"usage: toolcage exec [--profile NAME|FILE] [--workspace DIR] [--timeout-ms N]\n"
-	"                     [--profile-dir DIR] [--json] -- CMD [ARG...]\n"
+	"                     [--profile-dir DIR] [--json] [--spare] -- CMD [ARG...]\n"
 	"\n"
-	"Runs CMD confined by a sandbox profile (default read-only): new pid, mount,\n"
-	"ipc and uts namespaces (and a user namespace when not root), Landlock, rlimits,\n"
-	"no capabilities, no_new_privs, seccomp; a private /tmp; only fds 0-2; a clean\n"
-	"environment. The whole process tree is killed at the deadline (default\n"
-	"30000 ms, or the profile's).\n"
+	"Runs CMD confined by a sandbox profile (default read-only): the profile's\n"
+	"namespaces (pid, mount and uts in the shipped ones; a user namespace too when\n"
+	"not root), Landlock, rlimits, no capabilities, no_new_privs, seccomp; a\n"
+	"private /tmp; only fds 0-2; a clean environment. The whole process tree is\n"
+	"killed at the deadline (default 30000 ms, or the profile's).\n"
+	"\n"
+	"--spare hands CMD to a child set up ahead and waiting for its job, the way\n"
+	"a long-running supervisor does for repeated calls (no faster for one call;\n"
+	"the escape suite uses it to check that path too).\n"
 	"\n"
 	"Without --json, CMD's stdout and stderr (capped) are passed through and the\n"
 	"exit status is CMD's: 128+N when killed by signal N, 124 on timeout, 125 when\n"
@@ -107,6 +111,7 @@ struct exec_opts {
 	const char *workspace;
 	long timeout_ms;
 	bool json;
+	bool spare;
 };
 
 static int parse_exec_args(int argc, char **argv, struct exec_opts *o)
@@ -117,6 +122,7 @@ static int parse_exec_args(int argc, char **argv, struct exec_opts *o)
 		{ "workspace", required_argument, NULL, 'w' },
 		{ "timeout-ms", required_argument, NULL, 't' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "spare", no_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -129,6 +135,7 @@ static int parse_exec_args(int argc, char **argv, struct exec_opts *o)
 		case 'P': o->profile_dir = optarg; break;
 		case 'w': o->workspace = optarg; break;
 		case 'j': o->json = true; break;
+		case 's': o->spare = true; break;
 		case 't':
 			errno = 0;
 			o->timeout_ms = strtol(optarg, &end, 10);
@@ -185,6 +192,7 @@ int cmd_exec(int argc, char **argv)
 		rc = fail_setup(o.json, err.msg);
 		goto out;
 	}
+	sbx_jail_keep_spare(jail, o.spare);
 	struct sbx_job job = { .argv = argv + optind, .timeout_ms = (uint32_t)o.timeout_ms };
 	if (sbx_spawn(jail, &job, &child, &err) < 0 || sbx_child_wait(child) < 0) {
 		rc = fail_setup(o.json, err.msg[0] ? err.msg : "waiting for the child failed");
@@ -210,6 +218,8 @@ int cmd_exec(int argc, char **argv)
 		fprintf(stderr, "toolcage: killed: output limit reached\n");
 	rc = exit_status(out);
 out:
+	if (jail)
+		sbx_jail_keep_spare(jail, false);   /* no next one: this was the call */
 	sbx_child_free(child);
 	sbx_jail_free(jail);
 	profile_free(p);

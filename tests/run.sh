@@ -37,6 +37,7 @@ for t in tests/integration/*.sh; do
 done
 if [ -f tests/escape/run.sh ]; then
 	run "escape" sh tests/escape/run.sh
+	run "escape-spare" sh tests/escape/run.sh --spare
 fi
 
 cd "$top"

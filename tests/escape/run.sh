@@ -12,7 +12,9 @@
 #   sh tests/escape/run.sh --self-test  run a subset unconfined and check
 #                                       each attack does get through there
 #   options: --only REGEX (attacks to run), --profiles "read-only write",
-#            --ids "root nobody", -v (print every row, not just failures)
+#            --ids "root nobody", -v (print every row, not just failures),
+#            --spare (every run through `toolcage exec --spare`: the child
+#            set up ahead that the supervisor hands repeated calls to)
 #
 # Exit: 0 every attack blocked everywhere (and every "must work" check
 # worked); 1 anything escaped, errored or a check failed; 77 when the
@@ -31,13 +33,14 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
 PY=$(command -v python3) || { echo "python3 is needed to read toolcage's JSON"; exit 1; }
 
-MODE=suite ONLY= PROFILES="read-only write network destructive" IDS= VERBOSE=0
+MODE=suite ONLY= PROFILES="read-only write network destructive" IDS= VERBOSE=0 SPARE=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--self-test) MODE=self ;;
 	--only) ONLY=$2; shift ;;
 	--profiles) PROFILES=$2; shift ;;
 	--ids) IDS=$2; shift ;;
+	--spare) SPARE=--spare ;;
 	-v) VERBOSE=1 ;;
 	*) echo "unknown option $1"; exit 2 ;;
 	esac
@@ -486,7 +489,7 @@ run_attack() { # id profile attack expect flags cmd...
 	esac
 	t0=$(now_ms)
 	if [ "${flags/killsup/}" != "$flags" ]; then
-		(cd "$ws" && as_id "$id" "$TOOLCAGE" exec --profile "$prof" --workspace "$ws" \
+		(cd "$ws" && as_id "$id" "$TOOLCAGE" exec $SPARE --profile "$prof" --workspace "$ws" \
 			--timeout-ms 20000 --json -- "${argv[@]}" > "$out.json" 2> "$out.err") &
 		local bg=$! tc="" i p
 		for i in $(seq 50); do
@@ -517,7 +520,7 @@ run_attack() { # id profile attack expect flags cmd...
 		local -a pre=(timeout -s KILL 60)
 		case ",$flags," in *,flood,*) pre=(/usr/bin/time -f %M -o "$out.rss" "${pre[@]}") ;; esac
 		[ "$id" = nobody ] && pre+=(setpriv --reuid 65534 --regid 65534 --clear-groups --)
-		(cd "$ws" && "${pre[@]}" "$TOOLCAGE" exec --profile "$prof" --workspace "$ws" \
+		(cd "$ws" && "${pre[@]}" "$TOOLCAGE" exec $SPARE --profile "$prof" --workspace "$ws" \
 			--timeout-ms "$to" --json -- "${argv[@]}" > "$out.json" 2> "$out.err")
 		rc=$?
 		t1=$(now_ms)
@@ -806,5 +809,5 @@ for id in $IDS; do
 done
 elapsed=$(( $(now_ms) - start ))
 [ "$PORT80" = 0 ] && echo "note: port 80 was busy here: tcp_port80 (the network profile's must-work control) was skipped"
-echo "escape suite: ids [$IDS], profiles [$PROFILES], $SEQ runs in $((elapsed / 1000)).$((elapsed % 1000 / 100)) s"
+echo "escape suite${SPARE:+ (through spares)}: ids [$IDS], profiles [$PROFILES], $SEQ runs in $((elapsed / 1000)).$((elapsed % 1000 / 100)) s"
 evaluate

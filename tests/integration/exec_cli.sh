@@ -73,6 +73,13 @@ basic_statuses() { # $1: label; $2: workspace
 
 # ---- as the current user -------------------------------------------------
 basic_statuses "$(id -un)" "$ws"
+# The same through a child set up ahead (what the supervisor does).
+status "--spare: exit 3" 3 -- --spare --workspace "$ws" -- sh -c 'exit 3'
+status "--spare: timeout is 124" 124 -- --spare --workspace "$ws" --timeout-ms 200 -- sleep 5
+status "--spare: not found is 127" 127 -- --spare --workspace "$ws" -- no-such-command-tc
+status "--spare: stdin is /dev/null" 0 -- --spare --workspace "$ws" -- sh -c 'test -c /dev/stdin && cat'
+status "--help is 0 (again)" 0 -- --help
+has "--spare: --help documents it" out "--spare hands CMD"
 
 # Pass-through: stdout and stderr separately, bytes unchanged.
 status "stdout/stderr pass through" 0 -- --workspace "$ws" -- \
