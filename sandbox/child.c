@@ -32,9 +32,11 @@
  * 17. exec or the builtin
  *
  * A spare (spawn.c) is set up the same way with no job, then waits before
- * step 17 for its job on the job socket: the argv, the cwd beneath the
- * workspace and whether stdin is a pipe; with every wall already up, it
- * changes directory, fixes fd 0 and execs.
+ * step 17 for its job on the job socket: the argv (or a builtin and its
+ * data), the cwd beneath the workspace, whether stdin is a pipe and fd 3
+ * the result pipe; with every wall already up, it sets RLIMIT_AS (deferred
+ * so that the job can be mapped), fixes fds 0 and 3, changes directory and
+ * execs (or calls the builtin).
  */
 #define _GNU_SOURCE
 #include <errno.h>

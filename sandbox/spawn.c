@@ -7,8 +7,8 @@
  *
  * Spares: a jail may keep one child set up ahead with no job (every step of
  * child.c but the last), waiting on a socket. sbx_spawn() then only sends
- * it the job and the caller waits for the exec (or the builtin) alone; a
- * new spare is made right after, while the tool runs. A builtin whose
+ * it the job and the caller waits for the exec (or the builtin) alone; the
+ * next spare is made when the finished child is freed. A builtin whose
  * argument is a pointer (fn_arg) into the parent's memory as it is at the
  * call cannot go to a spare; one given as bytes (fn_data) can.
  */
@@ -208,9 +208,6 @@ static int check_cwd(const struct sbx_jail *j, const char *cwd, struct sbx_error
 	return 0;
 }
 
-/* Everything made before the fork: capture buffers and pipes. p[i][0] is
- * the read end, p[i][1] the write end; *child_stdin is the read end of the
- * stdin pipe, or -1 for /dev/null. */
 static int copy_stdin(struct sbx_child *c, const struct sbx_job *job)
 {
 	c->stdin_buf = malloc(job->stdin_len ? job->stdin_len : 1);
@@ -221,8 +218,10 @@ static int copy_stdin(struct sbx_child *c, const struct sbx_job *job)
 	return 0;
 }
 
-/* job is NULL for a spare: it always gets a stdin pipe and a result pipe,
- * closed when its job has no use for them. */
+/* Everything made before the fork: capture buffers and pipes. p[i][0] is
+ * the read end, p[i][1] the write end; *child_stdin is the read end of the
+ * stdin pipe, or -1 for /dev/null. job is NULL for a spare: it always gets
+ * a stdin pipe and a result pipe, closed when its job has no use for them. */
 static int prepare(struct sbx_child *c, const struct sbx_job *job, int p[4][2],
                    int *child_stdin, struct sbx_error *err)
 {
@@ -385,8 +384,10 @@ static int hand_over(struct sbx_child *c, const struct sbx_job *job)
 		len += strlen(*a) + 1;
 		h.argc++;
 	}
-	if (len > JOB_MAX_PAYLOAD || !spare_waiting(c))
+	if (len > JOB_MAX_PAYLOAD)
 		return -E2BIG;
+	if (!spare_waiting(c))
+		return -ESRCH;
 	h.payload_len = len;
 	char *msg = malloc(sizeof h + len);
 	if (!msg)
@@ -441,8 +442,8 @@ static void drop_spare(struct sbx_jail *j)
 /* A spare failing to start is no error: the next spawn starts cold. */
 static void refill(struct sbx_jail *j)
 {
-	if (j->keep_spare && !j->spare && start(j, NULL, &j->spare, NULL) < 0)
-		j->spare = NULL;
+	if (j->keep_spare && !j->spare)
+		(void)start(j, NULL, &j->spare, NULL);
 }
 
 int sbx_spawn(struct sbx_jail *j, const struct sbx_job *job, struct sbx_child **out,
@@ -529,11 +530,6 @@ static int drain(struct sbx_child *c, int w)
 	}
 	return 0;
 }
-
-/* EOF without a report: the exec (or the builtin) started. That is when
- * the next spare is made: not before, or the wakeup of this child could
- * wait for the parent's clone3 on the same CPU. */
-static void refill(struct sbx_jail *j);
 
 static void read_status(struct sbx_child *c)
 {
