@@ -82,13 +82,11 @@ enum {
 };
 
 struct sre {                   /* schema_regex.c: a simple pattern's DFA */
-	uint8_t cls[256];          /* byte -> byte class */
-	uint16_t ncls;
-	uint8_t *next;             /* [state * ncls + class] -> state; 0 starts */
+	uint8_t *next;             /* [state * 256 + byte] -> state; 0 starts */
 	uint8_t *accept;           /* [state]: 1 accepting, 0 not,
 	                            * SRE_UNDECIDED (a non-ASCII byte) */
 	uint8_t *stay;             /* [state * 256 + byte]: 1 if the byte keeps
-	                            * the DFA in that state */
+	                            * the DFA in that state (next is the state) */
 };
 #define SRE_UNDECIDED 2
 
@@ -103,8 +101,11 @@ struct sprop {                 /* properties; sorted by (name, len) */
 	const char *name;
 	size_t len;
 	uint32_t sub;
-	uint64_t reqbit;           /* this property's bit in req_mask, or 0 */
 	uint32_t next_decl;        /* the property declared after it, or SN_NONE */
+	uint64_t reqbit;           /* this property's bit in req_mask, or 0 */
+	bool leaf;                 /* sub is an object schema that neither
+	                            * descends nor applies others (see
+	                            * schema_plan.c): checked in place */
 };
 
 struct skey {                  /* a slot of a node's property key table */
@@ -164,7 +165,10 @@ struct snode {
 	bool shared;               /* reachable by 2+ edges: results memoized */
 	uint8_t plan;              /* SP_* */
 	uint32_t has;              /* SK_* */
-	uint16_t types;            /* ST_* when SK_TYPE */
+	uint16_t types;            /* ST_* allowed: type, else ST_ALL */
+	uint8_t settled;           /* bit per json_type: such a value passes
+	                            * type, const, enum and the number and
+	                            * string keywords unseen (schema_plan.c) */
 	json_t *const_v;           /* borrowed */
 	json_t *enum_v;            /* borrowed array */
 	size_t nenum;              /* its size */
@@ -344,21 +348,38 @@ const char *format_hint(enum schema_format f);
 int schema_eval(const struct schema *s, const json_t *instance,
                 struct schema_result *res, size_t max_diags);
 
-/* The DFA r on str: 1, 0 or SRE_UNDECIDED. Runs of bytes that keep the
- * state (the "[a-z0-9/._-]*" of a pattern, or a final verdict) are skipped
- * with one independent test per byte; a step from state to state waits on
- * the previous one, so it is taken only where the state changes. */
+/* 1 if the eight bytes at p all keep the state whose row is stay: eight
+ * loads that do not wait on each other, and one test. */
+__attribute__((always_inline))
+static inline unsigned sre_stay8(const uint8_t *stay, const unsigned char *p)
+{
+	return stay[p[0]] & stay[p[1]] & stay[p[2]] & stay[p[3]] &
+	       stay[p[4]] & stay[p[5]] & stay[p[6]] & stay[p[7]];
+}
+
+/* The DFA r on str: 1, 0 or SRE_UNDECIDED. A byte that changes the state
+ * is one table step. Runs of bytes that keep it (the "[a-z0-9/._-]*" of a
+ * pattern, or a final verdict) go eight at a time while all eight stay.
+ * Within eight bytes of the end, the string's last eight bytes are tested
+ * at once: if they all keep the state, so do those from p on. Whatever
+ * is left goes byte by byte. */
+__attribute__((always_inline))
 static inline int sre_match(const struct sre *r, const char *str, size_t len)
 {
 	const unsigned char *p = (const unsigned char *)str, *end = p + len;
 	unsigned s = 0;
 	while (p < end) {
 		const uint8_t *stay = r->stay + (size_t)s * 256;
+		if (!stay[*p]) {
+			s = r->next[(size_t)s * 256 + *p++];
+			continue;
+		}
+		while (end - p >= 8 && sre_stay8(stay, p))
+			p += 8;
+		if (end - p < 8 && len >= 8 && sre_stay8(stay, end - 8))
+			p = end;
 		while (p < end && stay[*p])
 			p++;
-		if (p == end)
-			break;
-		s = r->next[s * r->ncls + r->cls[*p++]];
 	}
 	return r->accept[s];
 }
@@ -381,6 +402,7 @@ static inline unsigned json_value_type(const json_t *v)
 /* Equal bytes, inline: property names and enum strings are short, and a
  * call to memcmp costs more than comparing them. Overlapping word loads
  * cover any length from 4 up without a byte loop. */
+__attribute__((always_inline))
 static inline bool bytes_equal(const char *a, const char *b, size_t len)
 {
 	uint64_t x, y;
@@ -413,6 +435,7 @@ static inline bool bytes_equal(const char *a, const char *b, size_t len)
 
 /* The key table's hash: every byte counts (names differing anywhere land
  * apart), with two loads for names up to 16 bytes. */
+__attribute__((always_inline))
 static inline uint32_t skey_hash(const char *k, size_t len)
 {
 	uint64_t h = (uint64_t)len * 0x9e3779b97f4a7c15ull, a;
@@ -438,6 +461,7 @@ static inline uint32_t skey_hash(const char *k, size_t len)
 
 /* What the perfect hash sees of a name: its length (low byte) and its
  * first, middle and last bytes. Names that share it get the probed table. */
+__attribute__((always_inline))
 static inline uint32_t skey_sig(const char *k, size_t len)
 {
 	if (!len)
@@ -447,6 +471,7 @@ static inline uint32_t skey_sig(const char *k, size_t len)
 }
 
 /* The property of n named key, or NULL. */
+__attribute__((always_inline))
 static inline const struct sprop *sprop_find(const struct snode *n, const char *key, size_t len)
 {
 	if (n->pseed) {

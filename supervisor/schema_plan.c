@@ -172,12 +172,49 @@ static void chain_declared(struct compiler *c, uint32_t idx, struct snode *n)
 	}
 }
 
+/* The jansson types whose values pass n's type, const, enum and number
+ * and string keywords whatever they hold: the type admits every ST_* such
+ * a value can be (a real may be integral or not) and no keyword looks
+ * further. The validator's first test on a value (eval_scalar). */
+static uint8_t settled_types(const struct snode *n)
+{
+	static const struct { json_type jt; uint16_t st; uint8_t group; } kinds[] = {
+		{ JSON_OBJECT, ST_OBJ, 0 }, { JSON_ARRAY, ST_ARR, 0 },
+		{ JSON_STRING, ST_STR, SP_STR }, { JSON_INTEGER, ST_INT, SP_NUM },
+		{ JSON_REAL, ST_INT | ST_NUM, SP_NUM }, { JSON_TRUE, ST_BOOL, 0 },
+		{ JSON_FALSE, ST_BOOL, 0 }, { JSON_NULL, ST_NULL, 0 },
+	};
+	uint8_t bits = 0;
+	if (n->plan & SP_VALUES)
+		return 0;
+	for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
+		if ((n->types & kinds[k].st) == kinds[k].st && !(n->plan & kinds[k].group))
+			bits |= (uint8_t)(1u << kinds[k].jt);
+	return bits;
+}
+
+/* A leaf evaluates without calling back into the evaluator: no $ref or
+ * applicator, no keyword that looks inside an array or object, not
+ * memoized. Its verdict on a value needs neither the instance path nor
+ * the evaluation depth, so a quiet pass checks it without entering it. */
+static void mark_leaves(const struct compiler *c, struct snode *n)
+{
+	for (size_t k = 0; k < n->nprops; k++) {
+		const struct snode *sub = &c->s->nodes[n->props[k].sub];
+		n->props[k].leaf = sub->kind == SN_OBJECT && !sub->shared &&
+		                   !(plan_of(sub) & (SP_APPLY | SP_ARR | SP_OBJ));
+	}
+}
+
 int comp_finish_node(struct compiler *c, uint32_t idx)
 {
 	struct snode *n = &c->s->nodes[idx];
 	if (n->kind != SN_OBJECT)
 		return 0;
 	n->plan = plan_of(n);
+	if (!(n->has & SK_TYPE))
+		n->types = ST_ALL;   /* one test for type, with or without the keyword */
+	n->settled = settled_types(n);
 	n->nenum = n->enum_v ? json_array_size(n->enum_v) : 0;
 	/* bad comparisons, as bits (c + 1): above; at or above; below; at or
 	 * below */
@@ -188,6 +225,7 @@ int comp_finish_node(struct compiler *c, uint32_t idx)
 	if (build_key_table(c, n) < 0 || split_required(c, n) < 0)
 		return -1;
 	chain_declared(c, idx, n);
+	mark_leaves(c, n);
 	return 0;
 }
 

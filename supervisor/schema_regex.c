@@ -348,7 +348,7 @@ static struct sre *build_dfa(struct build *b, const uint8_t cls[256])
 		}
 	}
 	struct sre *r = calloc(1, sizeof *r);
-	uint8_t *next = r ? malloc(b->nst * b->ncls) : NULL;
+	uint8_t *next = r ? malloc(b->nst * 256) : NULL;
 	uint8_t *acc = next ? malloc(b->nst) : NULL;
 	uint8_t *stay = acc ? malloc(b->nst * 256) : NULL;
 	if (!stay) {
@@ -358,15 +358,16 @@ static struct sre *build_dfa(struct build *b, const uint8_t cls[256])
 		free(rows);
 		return NULL;
 	}
+	/* rows by byte rather than by class: a step is then one load, with
+	 * no class lookup waiting before it */
 	for (unsigned k = 0; k < b->nst; k++) {
-		memcpy(next + k * b->ncls, rows[k], b->ncls);
 		acc[k] = b->st[k].kind == DS_UNDECIDED ? SRE_UNDECIDED : accepting(b, &b->st[k]);
-		for (unsigned c = 0; c < 256; c++)
+		for (unsigned c = 0; c < 256; c++) {
+			next[k * 256 + c] = rows[k][cls[c]];
 			stay[k * 256 + c] = rows[k][cls[c]] == k;
+		}
 	}
 	free(rows);
-	memcpy(r->cls, cls, sizeof r->cls);
-	r->ncls = (uint16_t)b->ncls;
 	r->next = next;
 	r->accept = acc;
 	r->stay = stay;

@@ -82,6 +82,7 @@ nomem:
 	return -1;
 }
 
+__attribute__((format(printf, 3, 0)))
 static void vemit(struct vctx *x, struct dsink *k, const char *fmt, va_list ap)
 {
 	char *msg = NULL;

@@ -8,9 +8,15 @@
  *
  * This is the hot path of validation, kept in one file so the compiler can
  * inline it: it reads the forms schema_plan.c precomputed (keyword groups,
- * key tables, required bits, numeric bounds) rather than asking jansson,
- * and diagnostics are built in cold functions of their own, so the path a
- * valid value takes has no buffer and makes no allocation. */
+ * key tables, required bits, numeric bounds, leaf properties) rather than
+ * asking jansson, and diagnostics are built in cold functions of their
+ * own, so the path a valid value takes has no buffer and makes no
+ * allocation. Calls are what a valid instance costs most (each member
+ * takes four jansson calls to walk), so that path is inlined into one
+ * function: the quiet pass over an object's members checks leaf properties
+ * in place, a string is fetched once for enum and the string keywords,
+ * and what that path cannot settle (counting code points, PCRE2, formats,
+ * any failure) is done out of line. */
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,8 +24,6 @@
 #include "schema_vctx.h"
 
 /* ---- keywords by instance type ------------------------------------------ */
-
-
 
 /* "must be WHAT LIMIT, got VALUE" (cold: kept out of eval_number) */
 __attribute__((noinline, cold))
@@ -36,7 +40,10 @@ static void emit_number(struct vctx *x, const char *what, const char *op, const 
 	sv_emit_buf(x, &b);
 }
 
-static int eval_number(struct vctx *x, const struct snode *n, const json_t *inst)
+/* Integers against integer bounds compare exactly, without converting;
+ * anything else compares in long double (as num_cmp). */
+__attribute__((always_inline))
+static inline int eval_number(struct vctx *x, const struct snode *n, const json_t *inst)
 {
 	int ok = 1;
 	bool inst_int = json_is_integer(inst);
@@ -45,12 +52,15 @@ static int eval_number(struct vctx *x, const struct snode *n, const json_t *inst
 		emit_number(x, "a multiple of", NULL, n->multiple_of, inst);
 		FAIL();
 	}
-	long double ldv = inst_int ? (long double)iv : (long double)json_real_value(inst);
 	for (size_t i = 0; i < n->nlim; i++) {
 		const struct slimit *l = &n->lim[i];
-		/* as num_cmp: exact between integers, else in long double */
-		int c = inst_int && l->is_int ? (iv > l->i) - (iv < l->i)
-		                               : (ldv > l->ld) - (ldv < l->ld);
+		int c;
+		if (inst_int && l->is_int) {
+			c = (iv > l->i) - (iv < l->i);
+		} else {
+			long double v = inst_int ? (long double)iv : (long double)json_real_value(inst);
+			c = (v > l->ld) - (v < l->ld);
+		}
 		if (!(l->bad >> (c + 1) & 1))
 			continue;
 		emit_number(x, NULL, l->op, l->v, inst);
@@ -59,15 +69,14 @@ static int eval_number(struct vctx *x, const struct snode *n, const json_t *inst
 	return ok;
 }
 
-static int eval_string(struct vctx *x, const struct snode *n, const json_t *inst)
+/* The string keywords the hot path could not settle: lengths in code
+ * points, the pattern (m: the DFA's verdict, or SRE_UNDECIDED to ask
+ * PCRE2), the asserted format, in the order of their diagnostics. */
+__attribute__((noinline))
+static int eval_string_slow(struct vctx *x, const struct snode *n, const char *str, size_t len,
+                            bool count, int m)
 {
 	int ok = 1;
-	const char *str = json_string_value(inst);
-	size_t len = json_string_length(inst);
-	/* a string has between len/4 and len code points: count only when the
-	 * byte length cannot decide */
-	bool count = ((n->has & SK_MAX_LEN) && len > n->max_len) ||
-	             ((n->has & SK_MIN_LEN) && len / 4 < n->min_len);
 	if (count) {
 		size_t cp = utf8_length(str, len);
 		if ((n->has & SK_MIN_LEN) && cp < n->min_len) {
@@ -82,7 +91,8 @@ static int eval_string(struct vctx *x, const struct snode *n, const json_t *inst
 		}
 	}
 	if (n->pattern.code) {
-		int m = sv_regex_match(x, &n->pattern, str, len);
+		if (m == SRE_UNDECIDED)
+			m = sv_regex_match_pcre2(x, &n->pattern, str, len);
 		if (m == 0)
 			sv_emit(x, "must match the pattern '%.200s'", n->pattern.src);
 		else if (m < 0 && !x->fatal)
@@ -95,6 +105,141 @@ static int eval_string(struct vctx *x, const struct snode *n, const json_t *inst
 		sv_emit(x, "must be a valid %s (%s)", n->format_name, format_hint(n->format));
 		FAIL();
 	}
+	return ok;
+}
+
+/* str, len: the instance's bytes (eval_scalar fetched them once for this
+ * and enum). Inline, the usual string: its byte length settles
+ * minLength and maxLength (a string has between len / 4 and len code
+ * points: counting is needed only in between) and the pattern's DFA
+ * matches; anything else is eval_string_slow's. */
+__attribute__((always_inline))
+static inline int eval_string(struct vctx *x, const struct snode *n, const char *str, size_t len)
+{
+	bool count = ((n->has & SK_MAX_LEN) && len > n->max_len) ||
+	             ((n->has & SK_MIN_LEN) && len / 4 < n->min_len);
+	int m = 1;
+	if (n->pattern.code)
+		m = n->pattern.fast ? sre_match(n->pattern.fast, str, len) : SRE_UNDECIDED;
+	if (!count && m == 1 && n->format == SF_NONE)
+		return 1;
+	return eval_string_slow(x, n, str, len, count, m);
+}
+
+/* ---- const, enum, and the keywords of a scalar --------------------------- */
+
+/* "must be one of A, B, C" */
+__attribute__((noinline, cold))
+static void emit_enum(struct vctx *x, const struct snode *n)
+{
+	if (!x->sink)
+		return;
+	size_t cnt = n->nenum, i;
+	struct buf b = BUF_INIT;
+	buf_adds(&b, "must be one of ");
+	for (i = 0; i < cnt && i < 16; i++) {
+		json_t *v = json_array_get(n->enum_v, i);
+		buf_adds(&b, i ? ", " : "");
+		if (json_is_string(v))
+			buf_add(&b, json_string_value(v), json_string_length(v) > 60 ? 60 : json_string_length(v));
+		else
+			buf_add_value(&b, v, 60);
+	}
+	if (cnt > 16)
+		buf_printf(&b, " (%zu more)", cnt - 16);
+	sv_emit_buf(x, &b);
+}
+
+/* const: 1 equal, 0 not (explained, or sv_fatal when too deep). */
+__attribute__((noinline))
+static int eval_const(struct vctx *x, const struct snode *n, const json_t *inst)
+{
+	int r = json_equal_value(n->const_v, inst, 0);
+	if (r < 0)
+		sv_fatal(x, "could not compare with 'const' (nesting too deep)");
+	if (r == 0 && x->sink) {
+		struct buf b = BUF_INIT;
+		buf_adds(&b, "must be exactly ");
+		buf_add_value(&b, n->const_v, 80);
+		sv_emit_buf(x, &b);
+	}
+	return r == 1;
+}
+
+/* An enum with an item other than a string: JSON equality with each.
+ * 1 found, 0 not, -1 too deep to compare. */
+__attribute__((noinline))
+static int enum_find_value(const struct snode *n, const json_t *inst)
+{
+	int r = 0;
+	for (size_t i = 0; i < n->nenum && r == 0; i++)
+		r = json_equal_value(json_array_get(n->enum_v, i), inst, 0);
+	return r;
+}
+
+/* An enum of strings only (the usual fixed choices): str is one of them,
+ * compared by length first. */
+__attribute__((always_inline))
+static inline bool enum_has_string(const struct snode *n, const char *str, size_t len)
+{
+	for (size_t i = 0; i < n->nenum; i++)
+		if (n->enum_strs[i].len == len && bytes_equal(n->enum_strs[i].name, str, len))
+			return true;
+	return false;
+}
+
+/* const and enum. str, len: inst's bytes when it is a string, else NULL. */
+__attribute__((always_inline))
+static inline int eval_values(struct vctx *x, const struct snode *n, const json_t *inst,
+                              const char *str, size_t len)
+{
+	int ok = 1;
+	if (n->const_v && !eval_const(x, n, inst))
+		FAIL();
+	if (n->enum_v) {
+		int r = n->enum_strs ? str && enum_has_string(n, str, len) : enum_find_value(n, inst);
+		if (r < 0)
+			sv_fatal(x, "could not compare with 'enum' (nesting too deep)");
+		if (r == 0)
+			emit_enum(x, n);
+		if (r != 1)
+			FAIL();
+	}
+	return ok;
+}
+
+/* The keywords of n that look at the value itself: type, const and enum,
+ * and those of numbers and strings. Nothing here calls back into the
+ * evaluator, so a leaf is exactly this. */
+__attribute__((always_inline))
+static inline int eval_scalar(struct vctx *x, const struct snode *n, const json_t *inst)
+{
+	json_type jt = json_typeof(inst);
+	if ((unsigned)jt < 8 && (n->settled >> jt & 1))
+		return 1;   /* the right type, and nothing else to ask of it */
+	unsigned t = json_value_type(inst);
+	int ok = 1;
+	bool type_failed = false;
+	/* "number" sets both ST_NUM and ST_INT; no type keyword, ST_ALL */
+	if (!(n->types & t)) {
+		sv_emit_type(x, n->types, t);
+		type_failed = true;
+		FAIL();
+	}
+	/* a string's bytes, fetched once for enum and the string keywords */
+	const char *str = NULL;
+	size_t len = 0;
+	if (t == ST_STR && (n->plan & (SP_VALUES | SP_STR))) {
+		str = json_string_value(inst);
+		len = json_string_length(inst);
+	}
+	/* after a type failure, enum and const would only repeat it */
+	if (!type_failed && (n->plan & SP_VALUES) && !eval_values(x, n, inst, str, len))
+		FAIL();
+	if ((n->plan & SP_NUM) && (t & (ST_INT | ST_NUM)) && !eval_number(x, n, inst))
+		FAIL();
+	if ((n->plan & SP_STR) && str && !eval_string(x, n, str, len))
+		FAIL();
 	return ok;
 }
 
@@ -237,8 +382,8 @@ static int eval_name(struct vctx *x, const struct snode *n, const char *key, siz
 	return r;
 }
 
-/* The member's value against sub (a properties or patternProperties
- * entry). A false schema is reported as a property not allowed. */
+/* A false properties or patternProperties entry: the property is not
+ * allowed. */
 __attribute__((noinline, cold))
 static void emit_not_allowed(struct vctx *x, const char *key, size_t len)
 {
@@ -251,6 +396,8 @@ static void emit_not_allowed(struct vctx *x, const char *key, size_t len)
 	sv_emit_buf(x, &b);
 }
 
+/* The member's value against sub (a properties or patternProperties
+ * entry), entered as a subschema: the path records the key. */
 __attribute__((always_inline))
 static inline int eval_entry(struct vctx *x, uint32_t sub, const char *key, size_t len,
                              const json_t *val)
@@ -282,6 +429,7 @@ static void emit_name_undecided(struct vctx *x, const struct sregex *re, const c
 /* The property named key: first the declared successor of the last one
  * found (*guess, which instances listing members in schema order hit),
  * then the key table. */
+__attribute__((always_inline))
 static inline const struct sprop *find_member(const struct snode *n, const char *key, size_t len,
                                               uint32_t *guess)
 {
@@ -296,6 +444,23 @@ static inline const struct sprop *find_member(const struct snode *n, const char 
 	if (p)
 		*guess = p->next_decl;
 	return p;
+}
+
+/* A member no properties or patternProperties entry took. */
+static int eval_additional(struct vctx *x, const struct snode *n, const char *key, size_t len,
+                           const json_t *val)
+{
+	if (n->additional == SN_NONE)
+		return 1;
+	if (x->nodes[n->additional].kind == SN_FALSE) {
+		emit_unexpected(x, n, key, len);
+		return 0;
+	}
+	if (sv_push_key(x, key, len) < 0)
+		return 0;
+	int r = sv_eval(x, n->additional, val);
+	x->depth--;
+	return r;
 }
 
 /* One member of the object: propertyNames, then the properties entry,
@@ -328,20 +493,63 @@ static int eval_member(struct vctx *x, const struct snode *n, const char *key, s
 		if (!eval_entry(x, n->pats[i].sub, key, len, val))
 			FAIL();
 	}
-	if (matched || n->additional == SN_NONE)
-		return ok;
-	if (x->s->nodes[n->additional].kind == SN_FALSE) {
-		emit_unexpected(x, n, key, len);
-		FAIL();
-		return ok;
-	}
-	if (sv_push_key(x, key, len) < 0)
-		return 0;
-	int r = sv_eval(x, n->additional, val);
-	x->depth--;
-	if (!r)
+	if (!matched && !eval_additional(x, n, key, len, val))
 		FAIL();
 	return ok;
+}
+
+/* Every member, with diagnostics or with patternProperties or
+ * propertyNames. */
+__attribute__((noinline))
+static int eval_members(struct vctx *x, const struct snode *n, json_t *obj)
+{
+	int ok = 1;
+	uint64_t seen = 0;
+	uint32_t guess = n->first_decl;
+	for (void *it = json_object_iter(obj); it; it = json_object_iter_next(obj, it)) {
+		if (!eval_member(x, n, json_object_iter_key(it), json_object_iter_key_len(it),
+		                 json_object_iter_value(it), &seen, &guess))
+			FAIL();
+	}
+	/* quiet: the required properties not met in the pass (diagnostic
+	 * mode looked them up in eval_object) */
+	if (!x->sink && (seen & n->req_mask) != n->req_mask)
+		return 0;
+	return ok;
+}
+
+/* The quiet pass over the members of an object whose schema has neither
+ * patternProperties nor propertyNames (the usual tool schema): each
+ * member is a property or goes to additionalProperties. A leaf property is
+ * checked in place: entering it would only record the path, which only
+ * diagnostics use, and test the two depth limits, which the loop does not
+ * change and which are tested once here instead. Same verdict as the
+ * general loop; fatal problems stop it at once. */
+__attribute__((always_inline))
+static inline int eval_members_quiet(struct vctx *x, const struct snode *n, json_t *obj)
+{
+	bool in_place = x->depth < x->s->max_depth && x->depth < MAX_PATH &&
+	                x->eval_depth < SCHEMA_MAX_EVAL_DEPTH;
+	uint64_t seen = 0;
+	uint32_t guess = n->first_decl;
+	for (void *it = json_object_iter(obj); it; it = json_object_iter_next(obj, it)) {
+		const char *key = json_object_iter_key(it);
+		size_t len = json_object_iter_key_len(it);
+		const json_t *val = json_object_iter_value(it);
+		const struct sprop *p = find_member(n, key, len, &guess);
+		int r;
+		if (!p)
+			r = eval_additional(x, n, key, len, val);
+		else if (p->leaf && in_place)
+			r = eval_scalar(x, &x->nodes[p->sub], val);
+		else
+			r = eval_entry(x, p->sub, key, len, val);
+		if (!r || x->fatal)
+			return 0;
+		if (p)
+			seen |= p->reqbit;
+	}
+	return (seen & n->req_mask) == n->req_mask;
 }
 
 __attribute__((noinline, cold))
@@ -355,7 +563,22 @@ static void emit_missing(struct vctx *x, const struct sname *name)
 	sv_emit_buf(x, &b);
 }
 
-static int eval_object(struct vctx *x, const struct snode *n, const json_t *inst)
+__attribute__((noinline, cold))
+static void emit_dependency(struct vctx *x, const struct sdep *d, const struct sname *name)
+{
+	if (!x->sink)
+		return;
+	struct buf b = BUF_INIT;
+	buf_adds(&b, "missing property ");
+	buf_add_name(&b, name->name, name->len);
+	buf_adds(&b, " (required when ");
+	buf_add_name(&b, d->when.name, d->when.len);
+	buf_adds(&b, " is present)");
+	sv_emit_buf(x, &b);
+}
+
+__attribute__((always_inline))
+static inline int eval_object(struct vctx *x, const struct snode *n, const json_t *inst)
 {
 	int ok = 1;
 	size_t size = n->has & (SK_MIN_PROPS | SK_MAX_PROPS) ? json_object_size(inst) : 0;
@@ -386,15 +609,7 @@ static int eval_object(struct vctx *x, const struct snode *n, const json_t *inst
 		for (size_t k = 0; k < d->nreq; k++) {
 			if (json_object_getn(inst, d->req[k].name, d->req[k].len))
 				continue;
-			if (x->sink) {
-				struct buf b = BUF_INIT;
-				buf_adds(&b, "missing property ");
-				buf_add_name(&b, d->req[k].name, d->req[k].len);
-				buf_adds(&b, " (required when ");
-				buf_add_name(&b, d->when.name, d->when.len);
-				buf_adds(&b, " is present)");
-				sv_emit_buf(x, &b);
-			}
+			emit_dependency(x, d, &d->req[k]);
 			FAIL();
 		}
 		if (d->sub != SN_NONE && !sv_eval(x, d->sub, inst))
@@ -402,120 +617,32 @@ static int eval_object(struct vctx *x, const struct snode *n, const json_t *inst
 	}
 	if (!n->nprops && !n->npats && n->additional == SN_NONE && n->property_names == SN_NONE)
 		return ok;
-	uint64_t seen = 0;
-	uint32_t guess = n->first_decl;
-	for (void *it = json_object_iter((json_t *)inst); it; it = json_object_iter_next((json_t *)inst, it)) {
-		if (!eval_member(x, n, json_object_iter_key(it), json_object_iter_key_len(it),
-		                 json_object_iter_value(it), &seen, &guess))
-			FAIL();
-	}
-	/* quiet: the required properties not met in the pass (diagnostic
-	 * mode looked them up above) */
-	if (!x->sink && (seen & n->req_mask) != n->req_mask)
-		return 0;
+	if (!x->sink && !n->npats && n->property_names == SN_NONE)
+		return eval_members_quiet(x, n, (json_t *)inst);
+	if (!eval_members(x, n, (json_t *)inst))
+		FAIL();
 	return ok;
 }
 
 /* ---- one node on one value ------------------------------------------------ */
 
-/* "must be one of A, B, C" */
-__attribute__((noinline, cold))
-static void emit_enum(struct vctx *x, const struct snode *n)
-{
-	if (!x->sink)
-		return;
-	size_t cnt = n->nenum, i;
-	struct buf b = BUF_INIT;
-	buf_adds(&b, "must be one of ");
-	for (i = 0; i < cnt && i < 16; i++) {
-		json_t *v = json_array_get(n->enum_v, i);
-		buf_adds(&b, i ? ", " : "");
-		if (json_is_string(v))
-			buf_add(&b, json_string_value(v), json_string_length(v) > 60 ? 60 : json_string_length(v));
-		else
-			buf_add_value(&b, v, 60);
-	}
-	if (cnt > 16)
-		buf_printf(&b, " (%zu more)", cnt - 16);
-	sv_emit_buf(x, &b);
-}
-
-static int eval_values(struct vctx *x, const struct snode *n, const json_t *inst)
-{
-	int ok = 1;
-	if (n->const_v) {
-		int r = json_equal_value(n->const_v, inst, 0);
-		if (r < 0)
-			sv_fatal(x, "could not compare with 'const' (nesting too deep)");
-		if (r != 1 && x->sink) {
-			struct buf b = BUF_INIT;
-			buf_adds(&b, "must be exactly ");
-			buf_add_value(&b, n->const_v, 80);
-			sv_emit_buf(x, &b);
-		}
-		if (r != 1)
-			FAIL();
-	}
-	if (n->enum_v) {
-		size_t cnt = n->nenum;
-		int r = 0;
-		if (n->enum_strs && json_is_string(inst)) {
-			const char *str = json_string_value(inst);
-			size_t len = json_string_length(inst);
-			for (size_t i = 0; i < cnt && !r; i++)
-				r = n->enum_strs[i].len == len && bytes_equal(n->enum_strs[i].name, str, len);
-		} else if (!n->enum_strs) {
-			for (size_t i = 0; i < cnt && r == 0; i++)
-				r = json_equal_value(json_array_get(n->enum_v, i), inst, 0);
-		}
-		if (r < 0)
-			sv_fatal(x, "could not compare with 'enum' (nesting too deep)");
-		if (r == 0)
-			emit_enum(x, n);
-		if (r != 1)
-			FAIL();
-	}
-	return ok;
-}
-
-static bool type_ok(uint16_t mask, unsigned t)
-{
-	return (mask & t) != 0;   /* "number" sets both ST_NUM and ST_INT */
-}
-
 /* The keywords of object schema n on inst (sv_eval has dealt with boolean
  * schemas, depth and memoized nodes). Inlined into sv_eval: this is the
- * path every value takes. */
+ * path every value takes. The order is that of the diagnostics: $ref,
+ * the value's own keywords, its items or members, the applicators. */
 __attribute__((always_inline))
 static inline int eval_node(struct vctx *x, const struct snode *n, const json_t *inst)
 {
 	int ok = 1;
-	unsigned t = json_value_type(inst);
-	bool type_failed = false;
+	json_type jt = json_typeof(inst);
 	if ((n->plan & SP_APPLY) && n->ref != SN_NONE && !sv_eval(x, n->ref, inst))
 		FAIL();
-	if ((n->has & SK_TYPE) && !type_ok(n->types, t)) {
-		sv_emit_type(x, n->types, t);
-		type_failed = true;
+	if (!eval_scalar(x, n, inst))
 		FAIL();
-	}
-	/* after a type failure, enum and const would only repeat it */
-	if (!type_failed && (n->plan & SP_VALUES) && !eval_values(x, n, inst))
+	if ((n->plan & SP_ARR) && jt == JSON_ARRAY && !eval_array(x, n, inst))
 		FAIL();
-	/* the keyword group of the value's type, by ST_* bit number */
-	static const uint8_t group[7] = { 0, 0, SP_NUM, SP_NUM, SP_STR, SP_ARR, SP_OBJ };
-	if (n->plan & group[__builtin_ctz(t)]) {
-		int r = 1;
-		switch (t) {
-		case ST_INT:
-		case ST_NUM: r = eval_number(x, n, inst); break;
-		case ST_STR: r = eval_string(x, n, inst); break;
-		case ST_ARR: r = eval_array(x, n, inst); break;
-		case ST_OBJ: r = eval_object(x, n, inst); break;
-		}
-		if (!r)
-			FAIL();
-	}
+	if ((n->plan & SP_OBJ) && jt == JSON_OBJECT && !eval_object(x, n, inst))
+		FAIL();
 	if ((n->plan & SP_APPLY) && !sv_eval_applicators(x, n, inst))
 		FAIL();
 	return ok;

@@ -1,12 +1,15 @@
 /* test_schema_fast.c — the validator's precomputed fast paths give the same
  * verdicts as the general ones: simple patterns matched by a DFA instead of
- * PCRE2 (checked against PCRE2 itself), property lookup through a perfect
- * or a probed key table, required properties ticked off during the pass
- * over an object's keys (beyond 64 of them, not properties, unicode and
- * look-alike keys), and numeric bounds compared without jansson. Every
- * instance goes through check_instance: verdict-only and diagnostic runs
- * must agree, since only the verdict-only run takes the key-pass path for
- * required. */
+ * PCRE2 (checked against PCRE2 itself, on runs of every length around the
+ * DFA's eight-byte steps), property lookup through a perfect or a probed
+ * key table, required properties ticked off during the pass over an
+ * object's keys (beyond 64 of them, not properties, unicode and look-alike
+ * keys), leaf properties checked in place (up to the depth limit), string
+ * lengths settled by byte length unless code points must be counted, enum
+ * of strings compared by length and bytes, and numeric bounds compared
+ * without jansson. Every instance goes through check_instance or
+ * check_value: verdict-only and diagnostic runs must agree, since only the
+ * verdict-only run takes the key pass and checks leaves in place. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -128,6 +131,58 @@ static void test_pattern_properties_with_simple_patterns(void **st)
 	assert_int_equal(check_instance(s, "{\"x_\u00e9\":1}"), 0);
 	assert_int_equal(check_instance(s, "{\"x_id\":1}"), 0);   /* both match: string fails */
 	schema_free(s);
+}
+
+/* The DFA steps through runs of bytes that keep its state eight at a time,
+ * and settles a run's last bytes with the string's last eight: a bad byte
+ * at every position of subjects of every length up to 40 (long runs of
+ * good bytes around it) must get PCRE2's verdict. */
+static void test_dfa_runs_of_every_length_match_like_pcre2(void **st)
+{
+	(void)st;
+	static const struct { const char *pattern, *fill; char first, last; } cases[] = {
+		{ "^/[a-z0-9._/-]*$", "ab.c/9", '/', 'z' },
+		{ "^[a-z]*$", "abcd", 'a', 'z' },
+		{ "[a-z]*x$", "abcd", 'a', 'x' },
+		{ "^a[b-d]*e$", "bcd", 'a', 'e' },
+		{ "^[a-z]{2,}[0-9]*$", "bc", 'a', '9' },
+		{ "b*", "b", 'b', 'b' },
+	};
+	static const char bad[] = { 'A', ' ', '/', 'x', '\x80', '\0' };
+	char subj[48];
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		json_t *doc = json_pack("{s:s}", "pattern", cases[i].pattern);
+		struct tc_error err;
+		struct schema *s = schema_compile(doc, AUTO, &err);
+		json_decref(doc);
+		if (!s || !root_node(s)->pattern.fast)
+			fail_msg("pattern %s: not compiled to a DFA", cases[i].pattern);
+		size_t nfill = strlen(cases[i].fill);
+		for (size_t len = 0; len <= 40; len++) {
+			for (size_t k = 0; k <= len; k++) {   /* k == len: no bad byte */
+				for (size_t b = 0; b < sizeof bad; b++) {
+					for (size_t j = 0; j < len; j++)
+						subj[j] = cases[i].fill[j % nfill];
+					if (len)
+						subj[0] = cases[i].first;
+					if (len > 1)
+						subj[len - 1] = cases[i].last;
+					if (k < len)
+						subj[k] = bad[b];
+					json_t *inst = json_stringn_nocheck(subj, len);
+					int got = schema_validate(s, inst, NULL, 0);
+					json_decref(inst);
+					int want = pcre2_verdict(cases[i].pattern, subj, len);
+					if (got != want)
+						fail_msg("pattern %s, %zu bytes, byte %zu = 0x%02x: validator %d, PCRE2 %d",
+						         cases[i].pattern, len, k, (unsigned char)bad[b], got, want);
+					if (k == len)
+						break;
+				}
+			}
+		}
+		schema_free(s);
+	}
 }
 
 /* ---- property key tables ---------------------------------------------------- */
@@ -355,6 +410,207 @@ static void test_required_in_branches_and_nested_objects(void **st)
 	INVALID(schema, AUTO, "{}", "{\"a\":1,\"c\":1}", "{\"a\":1,\"o\":{}}", "{\"a\":1,\"o\":{\"K\":1}}");
 }
 
+/* ---- leaf properties, checked in place --------------------------------------- */
+
+/* The property of the root named name. */
+static const struct sprop *root_prop(const struct schema *s, const char *name)
+{
+	const struct sprop *p = sprop_find(root_node(s), name, strlen(name));
+	if (!p)
+		fail_msg("no property %s", name);
+	return p;
+}
+
+static void test_leaf_properties_are_checked_in_place_with_the_same_verdicts(void **st)
+{
+	(void)st;
+	const char *schema = "{\"type\":\"object\",\"properties\":{"
+		"\"path\":{\"type\":\"string\",\"pattern\":\"^/[a-z./]*$\",\"maxLength\":12},"
+		"\"mode\":{\"enum\":[\"read\",\"writ\",\"appe\"]},"
+		"\"n\":{\"type\":\"integer\",\"minimum\":1,\"exclusiveMaximum\":100},"
+		"\"r\":{\"type\":\"number\",\"multipleOf\":0.5},\"b\":{\"type\":\"boolean\"},"
+		"\"c\":{\"const\":{\"k\":[1,2]}},\"t\":true,\"f\":false,"
+		"\"o\":{\"properties\":{\"x\":{\"type\":\"integer\"}},\"required\":[\"x\"]},"
+		"\"a\":{\"items\":{\"type\":\"string\"}},\"ref\":{\"$ref\":\"#/properties/n\"},"
+		"\"alt\":{\"anyOf\":[{\"type\":\"string\"},{\"minimum\":0}]}},"
+		"\"required\":[\"path\"],\"additionalProperties\":{\"$ref\":\"#/properties/b\"}}";
+	struct schema *s = compile_ok(schema, AUTO);
+	/* leaves: their keywords look at the value alone */
+	static const char *const leaves[] = { "path", "mode", "r", "c" };
+	for (size_t i = 0; i < sizeof leaves / sizeof leaves[0]; i++)
+		if (!root_prop(s, leaves[i])->leaf)
+			fail_msg("%s should be a leaf", leaves[i]);
+	/* not leaves: boolean schemas, descent, applicators, and nodes reached
+	 * twice ("n" through $ref, "b" through additionalProperties) */
+	static const char *const others[] = { "t", "f", "o", "a", "ref", "alt", "n", "b" };
+	for (size_t i = 0; i < sizeof others / sizeof others[0]; i++)
+		if (root_prop(s, others[i])->leaf)
+			fail_msg("%s should not be a leaf", others[i]);
+	schema_free(s);
+	VALID(schema, AUTO, "{\"path\":\"/a\"}",
+	      "{\"path\":\"/a/b.c\",\"mode\":\"writ\",\"n\":99,\"r\":2.5,\"b\":false,"
+	      "\"c\":{\"k\":[1,2.0]},\"t\":[],\"o\":{\"x\":1},\"a\":[\"s\"],\"ref\":1,\"alt\":\"s\"}",
+	      "{\"ref\":5,\"alt\":0,\"path\":\"/\",\"zz\":true}");
+	INVALID(schema, AUTO, "{}", "{\"path\":\"/a/b/c/d/e/f/g\"}", "{\"path\":\"a\"}",
+	        "{\"path\":\"/a\",\"mode\":\"write\"}", "{\"path\":\"/a\",\"mode\":\"wri\"}",
+	        "{\"path\":\"/a\",\"n\":100}", "{\"path\":\"/a\",\"n\":1.5}",
+	        "{\"path\":\"/a\",\"r\":0.25}", "{\"path\":\"/a\",\"c\":{\"k\":[2,1]}}",
+	        "{\"path\":\"/a\",\"f\":0}", "{\"path\":\"/a\",\"o\":{}}", "{\"path\":\"/a\",\"a\":[1]}",
+	        "{\"path\":\"/a\",\"ref\":0}", "{\"path\":\"/a\",\"alt\":-1}", "{\"path\":\"/a\",\"zz\":1}",
+	        "{\"path\":\"/a\",\"b\":1}", "{\"path\":1}");
+	/* with diagnostics a leaf is entered as before: its pointer is named */
+	expect_text(schema, "{\"path\":\"/a\",\"n\":0,\"mode\":\"x\",\"zz\":1}",
+	            "/n: must be >= 1, got 0; /mode: must be one of read, writ, appe; "
+	            "/zz: expected boolean, got number");
+}
+
+/* {"n": ... {"n": {"v": 1}}} with the leaf v in an object nested depth
+ * levels down */
+static json_t *nested_leaf(unsigned depth)
+{
+	json_t *inst = json_pack("{s:i}", "v", 1);
+	for (unsigned i = 0; i < depth; i++)
+		inst = json_pack("{s:o}", "n", inst);
+	return inst;
+}
+
+static void test_leaf_beyond_the_depth_limit_is_refused_like_any_member(void **st)
+{
+	(void)st;
+	/* a leaf is not entered, so the loop tests the depth limit entering it
+	 * would: v at depth 128 is the last one validated, at 129 refused */
+	struct schema *s = compile_ok("{\"properties\":{\"n\":{\"$ref\":\"#\"},"
+	                              "\"v\":{\"type\":\"integer\",\"maximum\":3}},"
+	                              "\"additionalProperties\":false}", AUTO);
+	assert_true(root_prop(s, "v")->leaf);
+	assert_int_equal(check_value(s, nested_leaf(SCHEMA_MAX_INSTANCE_DEPTH - 1)), 1);
+	assert_int_equal(check_value(s, nested_leaf(SCHEMA_MAX_INSTANCE_DEPTH)), -1);
+	json_t *inst = nested_leaf(SCHEMA_MAX_INSTANCE_DEPTH);
+	struct schema_result res;
+	assert_int_equal(schema_validate(s, inst, &res, 0), -1);
+	assert_int_equal(res.count, 1);
+	assert_non_null(strstr(res.diags[0].message, "nesting deeper than 128 levels"));
+	schema_result_release(&res);
+	json_decref(inst);
+	schema_free(s);
+}
+
+/* ---- strings: byte length first ------------------------------------------------- */
+
+static void test_lengths_near_the_bounds_count_code_points_when_bytes_cannot_tell(void **st)
+{
+	(void)st;
+	/* e-acute is 2 bytes, the grinning face 4: a string of n bytes has
+	 * between n / 4 and n code points, so only strings in between are
+	 * counted; the verdict must be the count's either way */
+	const char *mx = "{\"maxLength\":3}";
+	VALID(mx, AUTO, "\"abc\"", "\"\\u00e9\\u00e9\\u00e9\"", "\"\\ud83d\\ude00\\ud83d\\ude00\\ud83d\\ude00\"",
+	      "\"a\\u00e9\\ud83d\\ude00\"", "\"\"", "5");
+	INVALID(mx, AUTO, "\"abcd\"", "\"\\u00e9\\u00e9\\u00e9\\u00e9\"", "\"\\ud83d\\ude00\\ud83d\\ude00\\ud83d\\ude00a\"");
+	const char *mn = "{\"minLength\":3}";
+	VALID(mn, AUTO, "\"abc\"", "\"\\u00e9\\u00e9\\u00e9\"", "\"\\ud83d\\ude00\\ud83d\\ude00\\ud83d\\ude00\"",
+	      "\"abcdefghijkl\"", "null");
+	INVALID(mn, AUTO, "\"ab\"", "\"\\u00e9\\u00e9\"", "\"\\ud83d\\ude00\\ud83d\\ude00\"", "\"\"");
+	expect_text(mx, "\"\\u00e9\\u00e9\\u00e9\\u00e9\"", "/: must be at most 3 characters long, got 4");
+	expect_text(mn, "\"\\ud83d\\ude00\\ud83d\\ude00\"", "/: must be at least 3 characters long, got 2");
+	/* lengths, then the pattern (DFA, or PCRE2 for a non-ASCII subject) */
+	const char *both = "{\"minLength\":2,\"maxLength\":4,\"pattern\":\"^[a-z]+$\"}";
+	VALID(both, AUTO, "\"ab\"", "\"abcd\"");
+	INVALID(both, AUTO, "\"abcde\"", "\"ab1\"", "\"\\u00e9\\u00e9\"", "\"a\"");
+	expect_text(both, "\"abcd1\"", "/: must be at most 4 characters long, got 5; "
+	            "/: must match the pattern '^[a-z]+$'");
+	expect_text(both, "\"\\u00e9\"", "/: must be at least 2 characters long, got 1; "
+	            "/: must match the pattern '^[a-z]+$'");
+}
+
+static void test_asserted_format_is_checked_after_a_matching_pattern(void **st)
+{
+	(void)st;
+	struct tc_error err;
+	struct schema *s = compile_opts("{\"properties\":{\"id\":{\"type\":\"string\","
+	                                "\"pattern\":\"^[0-9a-f-]+$\",\"format\":\"uuid\"}}}",
+	                                AUTO, true, &err);
+	assert_non_null(s);
+	assert_true(root_prop(s, "id")->leaf);
+	assert_int_equal(check_instance(s, "{\"id\":\"1b4e28ba-2fa1-11d2-883f-0016d3cca427\"}"), 1);
+	assert_int_equal(check_instance(s, "{\"id\":\"1b4e28ba\"}"), 0);
+	assert_int_equal(check_instance(s, "{\"id\":\"1B4E28BA-2FA1-11D2-883F-0016D3CCA427\"}"), 0);
+	schema_free(s);
+}
+
+/* ---- const and enum ------------------------------------------------------------- */
+
+static void test_enum_strings_of_one_length_compare_every_byte(void **st)
+{
+	(void)st;
+	/* lengths 0, 1, 4 (one word), 7 (two overlapping words), 10 (a
+	 * word loop): equal lengths leave the bytes to decide */
+	const char *schema = "{\"enum\":[\"abcd\",\"abce\",\"bbcd\",\"\",\"x\",\"abcdefg\",\"abcdefh\","
+	                     "\"abcdefghij\",\"abcdefghik\"]}";
+	VALID(schema, AUTO, "\"abcd\"", "\"abce\"", "\"bbcd\"", "\"\"", "\"x\"", "\"abcdefg\"",
+	      "\"abcdefh\"", "\"abcdefghij\"", "\"abcdefghik\"");
+	INVALID(schema, AUTO, "\"abcf\"", "\"abc\"", "\"abcde\"", "\"Abcd\"", "\"abcdefi\"",
+	        "\"bbcdefg\"", "\"abcdefghil\"", "\"bbcdefghij\"", "\"X\"", "1", "null", "[\"x\"]");
+	/* NUL inside: lengths and bytes, not C strings (built in code: the
+	 * parser refuses \u0000 without JSON_ALLOW_NUL) */
+	json_t *doc = json_pack("{s:[s#, s#, s]}", "enum", "\0", (size_t)1, "x\0y", (size_t)3, "x");
+	struct tc_error err;
+	struct schema *s = schema_compile(doc, AUTO, &err);
+	json_decref(doc);
+	assert_non_null(s);
+	assert_int_equal(check_value(s, json_stringn("\0", 1)), 1);
+	assert_int_equal(check_value(s, json_stringn("x\0y", 3)), 1);
+	assert_int_equal(check_value(s, json_stringn("x", 1)), 1);
+	assert_int_equal(check_value(s, json_stringn("x\0", 2)), 0);
+	assert_int_equal(check_value(s, json_stringn("x\0z", 3)), 0);
+	assert_int_equal(check_value(s, json_stringn("", 0)), 0);
+	schema_free(s);
+	/* not only strings: JSON equality, 1 == 1.0 */
+	const char *mixed = "{\"enum\":[1,\"1\",null,[1],{\"a\":1}]}";
+	VALID(mixed, AUTO, "1", "1.0", "\"1\"", "null", "[1.0]", "{\"a\":1}");
+	INVALID(mixed, AUTO, "2", "\"2\"", "true", "[]", "{\"a\":2}", "\"\"");
+}
+
+static void test_values_settled_by_their_type_alone(void **st)
+{
+	(void)st;
+	/* a value whose jansson type the node settles is not looked at: only
+	 * types all of whose values pass (an integral real is an integer,
+	 * others are not; enum and const look at every value) */
+	static const struct { const char *schema; unsigned settled; } cases[] = {
+		{ "{\"type\":\"number\"}", 1u << JSON_INTEGER | 1u << JSON_REAL },
+		{ "{\"type\":\"integer\"}", 1u << JSON_INTEGER },
+		{ "{\"type\":\"integer\",\"minimum\":0}", 0 },
+		{ "{\"type\":[\"string\",\"null\"],\"maxLength\":3}", 1u << JSON_NULL },
+		{ "{\"type\":\"boolean\",\"enum\":[true]}", 0 },
+		{ "{\"minimum\":1}", 0xffu & ~(1u << JSON_INTEGER | 1u << JSON_REAL) },
+		{ "{\"type\":\"object\",\"required\":[\"a\"]}", 1u << JSON_OBJECT },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct schema *s = compile_ok(cases[i].schema, AUTO);
+		if (root_node(s)->settled != cases[i].settled)
+			fail_msg("%s: settled 0x%x, expected 0x%x", cases[i].schema,
+			         root_node(s)->settled, cases[i].settled);
+		schema_free(s);
+	}
+	VALID("{\"type\":\"integer\"}", AUTO, "1", "1.0", "-0.0", "1e3");
+	INVALID("{\"type\":\"integer\"}", AUTO, "1.5", "\"1\"", "true", "null");
+	VALID("{\"properties\":{\"a\":{\"type\":[\"string\",\"null\"],\"maxLength\":3}}}", AUTO,
+	      "{\"a\":null}", "{\"a\":\"abc\"}");
+	INVALID("{\"properties\":{\"a\":{\"type\":[\"string\",\"null\"],\"maxLength\":3}}}", AUTO,
+	        "{\"a\":\"abcd\"}", "{\"a\":0}", "{\"a\":false}");
+}
+
+static void test_no_type_keyword_admits_every_type(void **st)
+{
+	(void)st;
+	/* without "type", the keywords of other kinds of values do not apply */
+	const char *schema = "{\"properties\":{\"v\":{\"minimum\":3,\"maxLength\":2,\"minItems\":1}}}";
+	VALID(schema, AUTO, "{\"v\":3}", "{\"v\":\"ab\"}", "{\"v\":[0]}", "{\"v\":null}",
+	      "{\"v\":true}", "{\"v\":{}}", "{}");
+	INVALID(schema, AUTO, "{\"v\":2}", "{\"v\":2.5}", "{\"v\":\"abc\"}", "{\"v\":[]}");
+}
+
 /* ---- numeric bounds -------------------------------------------------------------- */
 
 static void test_bounds_compare_integers_and_reals_exactly(void **st)
@@ -379,6 +635,7 @@ int main(void)
 		cmocka_unit_test(test_simple_patterns_use_the_dfa_and_match_like_pcre2),
 		cmocka_unit_test(test_other_patterns_stay_with_pcre2),
 		cmocka_unit_test(test_pattern_properties_with_simple_patterns),
+		cmocka_unit_test(test_dfa_runs_of_every_length_match_like_pcre2),
 		cmocka_unit_test(test_many_properties_use_the_probed_key_table),
 		cmocka_unit_test(test_small_property_set_uses_a_perfect_table),
 		cmocka_unit_test(test_names_with_one_signature_fall_back_to_the_probed_table),
@@ -388,6 +645,13 @@ int main(void)
 		cmocka_unit_test(test_required_names_that_are_not_properties_are_looked_up),
 		cmocka_unit_test(test_required_beyond_64_properties),
 		cmocka_unit_test(test_required_in_branches_and_nested_objects),
+		cmocka_unit_test(test_leaf_properties_are_checked_in_place_with_the_same_verdicts),
+		cmocka_unit_test(test_leaf_beyond_the_depth_limit_is_refused_like_any_member),
+		cmocka_unit_test(test_lengths_near_the_bounds_count_code_points_when_bytes_cannot_tell),
+		cmocka_unit_test(test_asserted_format_is_checked_after_a_matching_pattern),
+		cmocka_unit_test(test_enum_strings_of_one_length_compare_every_byte),
+		cmocka_unit_test(test_values_settled_by_their_type_alone),
+		cmocka_unit_test(test_no_type_keyword_admits_every_type),
 		cmocka_unit_test(test_bounds_compare_integers_and_reals_exactly),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
