@@ -283,6 +283,14 @@ int audit_subscribe(struct audit *a, audit_fn fn, void *data, struct tc_disposer
 	return 0;
 }
 
+bool audit_has_subscribers(const struct audit *a)
+{
+	for (const struct sub *s = a->subs; s; s = s->next)
+		if (s->fn)
+			return true;
+	return false;
+}
+
 int audit_emit(struct audit *a, json_t *event, struct tc_error *err)
 {
 	if (!event)

@@ -110,6 +110,10 @@ void audit_close(struct audit *a);
 int audit_subscribe(struct audit *a, audit_fn fn, void *data, struct tc_disposer *out,
                     struct tc_error *err);
 
+/* Whether anyone is subscribed: an emitter may skip building events that
+ * nobody would receive. */
+bool audit_has_subscribers(const struct audit *a);
+
 /* Hands event (borrowed) to every subscriber in order. Every subscriber is
  * called even when one fails. Returns 0, or -1 with err holding the first
  * failure. */

@@ -1,5 +1,5 @@
 /* execute.c — see execute.h. A builtin runs its C function inside the
- * confined child and sends {"ok", "canonical", "render"} back on fd 3; a
+ * confined child and sends its status, canonical and render back on fd 3; a
  * manifest tool execs its expanded argv and its stdout becomes the result. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -18,6 +18,43 @@
 
 enum { RESULT_FD = 3, RESULT_LIMIT = 16 << 20 };
 
+/* A builtin's result on fd 3, written at once:
+ *   'y' or 'n'        the tool returned 0 (ok) or not (an expected failure)
+ *   canonical         compact JSON; left out when the tool gave none
+ *   NUL, render       when the tool gave a render: its bytes as they are
+ * JSON text never holds a raw NUL (jansson escapes it), so the first NUL
+ * ends the canonical. The render goes raw: the supervisor repairs its UTF-8
+ * in the render stage anyway, as it must for untrusted bytes, and wrapping
+ * it in JSON cost the child a repaired copy, a string copy and escaping,
+ * and the supervisor the unescaping. In the forked child every heap page
+ * written is a copy-on-write fault (~3 us here), so allocations are most of
+ * what a small call costs there. */
+static char *result_message(int rc, const struct tc_output *out, size_t *len)
+{
+	const size_t flags = JSON_COMPACT | JSON_ENCODE_ANY;
+	/* Sized first, then dumped in place: json_dumps grows a buffer by
+	 * doubling, then copies it. */
+	size_t clen = out->canonical ? json_dumpb(out->canonical, NULL, 0, flags) : 0;
+	size_t rlen = out->render ? strlen(out->render) : 0;
+	if (out->canonical && !clen)
+		return NULL;
+	char *m = malloc(1 + clen + 1 + rlen);
+	if (!m)
+		return NULL;
+	m[0] = rc == 0 ? 'y' : 'n';
+	if (clen && json_dumpb(out->canonical, m + 1, clen, flags) != clen) {
+		free(m);
+		return NULL;
+	}
+	*len = 1 + clen;
+	if (out->render) {
+		m[*len] = '\0';
+		memcpy(m + *len + 1, out->render, rlen);
+		*len += 1 + rlen;
+	}
+	return m;
+}
+
 /* In the child, after confinement. The cwd is the workspace (the parent's
  * O_PATH fd would point into the parent's mount namespace). */
 static int run_builtin(void *p)
@@ -31,20 +68,14 @@ static int run_builtin(void *p)
 	                           .max_timeout_ms = b->timeout_ms };
 	struct tc_output out = { 0 };
 	int rc = b->tool->execute(&ctx, b->args, &out);
-	json_t *msg = json_object();
-	json_object_set_new(msg, "ok", json_boolean(rc == 0));
-	if (out.canonical)
-		json_object_set_new(msg, "canonical", out.canonical);
-	if (out.render) {
-		size_t len;
-		char *clean = utf8_sanitize(out.render, strlen(out.render), true, &len);
-		if (clean)
-			json_object_set_new(msg, "render", json_stringn(clean, len));
-		free(clean);
-		free(out.render);
-	}
-	int wrc = json_dumpfd(msg, RESULT_FD, JSON_COMPACT);
-	json_decref(msg);
+	size_t len = 0;
+	char *msg = result_message(rc, &out, &len);
+	/* One write: json_dumpfd wrote token by token, and every write woke
+	 * the supervisor (~120 writes for a small read_file). */
+	int wrc = msg && sbx_write_all(RESULT_FD, msg, len) >= 0 ? 0 : -1;
+	free(msg);
+	json_decref(out.canonical);
+	free(out.render);
 	return wrc == 0 ? 0 : 70;
 }
 
@@ -116,34 +147,40 @@ static void set_text(struct exec_output *out, const char *fmt, ...)
 	out->text_len = s ? strlen(s) : 0;
 }
 
-/* The builtin's message from fd 3. */
+/* The builtin's message from fd 3 (see result_message). Untrusted bytes:
+ * a message that does not parse is the builtin's defect. */
 static void collect_builtin(const struct sbx_outcome *o, struct exec_output *out)
 {
+	const char *m = o->result;
+	size_t n = o->result_len;
+	bool framed = m && n && (m[0] == 'y' || m[0] == 'n');
+	const char *nul = framed ? memchr(m + 1, '\0', n - 1) : NULL;
+	size_t clen = framed ? (size_t)((nul ? nul : m + n) - (m + 1)) : 0;
 	json_error_t je;
-	json_t *msg = o->result ? json_loadb(o->result, o->result_len, 0, &je) : NULL;
-	json_t *ok = json_object_get(msg, "ok");
-	if (!json_is_boolean(ok)) {
+	json_t *canonical = clen ? json_loadb(m + 1, clen, JSON_DECODE_ANY, &je) : NULL;
+	if (!framed || (clen && !canonical)) {
 		out->status = TC_STATUS_FAILED;
 		out->defect = true;
 		out->defect_msg = strdup(o->result_overflow ? "builtin result over the size limit" :
-		                         o->result ? "builtin sent a malformed result" :
+		                         m ? "builtin sent a malformed result" :
 		                         "builtin ended without a result");
 		set_text(out, "The tool failed internally (%s; exit %d). This is a defect in the "
 		         "tool, not in your arguments; try another way.", out->defect_msg, o->exit_code);
-		json_decref(msg);
 		return;
 	}
-	out->status = json_is_true(ok) ? TC_STATUS_OK : TC_STATUS_FAILED;
-	out->canonical = json_incref(json_object_get(msg, "canonical"));
-	const char *render = json_string_value(json_object_get(msg, "render"));
-	if (render) {
-		out->text = strdup(render);
-		out->text_len = strlen(render);
-	} else if (out->canonical) {
-		out->text = json_dumps(out->canonical, JSON_INDENT(2) | JSON_SORT_KEYS);
+	out->status = m[0] == 'y' ? TC_STATUS_OK : TC_STATUS_FAILED;
+	out->canonical = canonical;
+	if (nul) {
+		out->text_len = n - (size_t)(nul + 1 - m);
+		out->text = malloc(out->text_len + 1);
+		if (out->text)
+			memcpy(out->text, nul + 1, out->text_len + 1);   /* with the sandbox's NUL */
+		else
+			out->text_len = 0;
+	} else if (canonical) {
+		out->text = json_dumps(canonical, JSON_INDENT(2) | JSON_SORT_KEYS);
 		out->text_len = out->text ? strlen(out->text) : 0;
 	}
-	json_decref(msg);
 }
 
 static void collect_manifest(const struct tc_defined *tool, const struct sbx_outcome *o,

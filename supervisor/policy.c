@@ -40,9 +40,19 @@ static int emit(struct tc_supervisor *s, json_t *ev)
 	return rc;
 }
 
+/* Events nobody subscribed to (no audit log, no embedder listening) are
+ * not built: a plain call's two events cost ~15 us (a timestamp, a deep
+ * copy of the arguments, a dozen allocations) only to be thrown away. */
+static bool listening(const struct tc_supervisor *s)
+{
+	return audit_has_subscribers(s->audit);
+}
+
 int policy_emit_start(struct tc_supervisor *s, struct call *c, json_t *args,
                       const char *raw, size_t raw_len)
 {
+	if (!listening(s))
+		return 0;
 	json_t *logged;
 	if (args)
 		logged = json_incref(args);
@@ -63,6 +73,8 @@ int policy_emit_start(struct tc_supervisor *s, struct call *c, json_t *args,
 void policy_emit_result(struct tc_supervisor *s, struct call *c, const struct tc_result *r,
                         const struct call_usage *u)
 {
+	if (!listening(s))
+		return;
 	struct audit_result ar = {
 		.status = tc_status_name(r->status), .duration_ms = r->duration_ms,
 		.ran = u->ran, .exit_code = u->exit_code, .signal = u->signal,
@@ -74,6 +86,8 @@ void policy_emit_result(struct tc_supervisor *s, struct call *c, const struct tc
 
 void policy_emit_error(struct tc_supervisor *s, struct call *c, const char *what)
 {
+	if (!listening(s))
+		return;
 	emit(s, audit_event_error(c ? c->id : 0, c ? c->name : NULL, what));
 }
 
@@ -116,9 +130,9 @@ static void decide(struct call *c, enum tc_approval d, const char *who)
 		loop_del_timer(s->loop, c->timer);
 	c->timer = NULL;
 	approval_forget(c);
-	emit(s, audit_event_approval_decision(c->id, c->name,
-	     d == TC_APPROVE_ONCE ? "allow_once" : d == TC_APPROVE_SESSION ? "allow_session" :
-	     "deny", who));
+	if (listening(s))
+		emit(s, audit_event_approval_decision(c->id, c->name, d == TC_APPROVE_ONCE ?
+		     "allow_once" : d == TC_APPROVE_SESSION ? "allow_session" : "deny", who));
 	if (d == TC_APPROVE_DENY) {
 		call_finishf(c, TC_STATUS_DENIED, json_pack("{s:s, s:s, s:s?}", "error", "denied",
 		             "by", who, "reason", c->ask_reason), "Denied: this call needs "
@@ -133,7 +147,8 @@ static void decide(struct call *c, enum tc_approval d, const char *who)
 			             "(%s); the call did not run.", err.msg);
 			return;
 		}
-		emit(s, audit_event_session_grant(c->name, c->args, gate_grants(s->gate)));
+		if (listening(s))
+			emit(s, audit_event_session_grant(c->name, c->args, gate_grants(s->gate)));
 	}
 	c->approval_token = gate_grant_once(s->gate, c->name, c->args);
 	if (!c->approval_token) {   /* without a token the pre-fork check would be skipped */
@@ -177,7 +192,8 @@ static void ask(struct call *c, const char *reason)
 	c->state = ST_APPROVAL;
 	free(c->ask_reason);
 	c->ask_reason = strdup(reason);
-	emit(s, audit_event_approval_request(c->id, c->name, c->args, reason));
+	if (listening(s))
+		emit(s, audit_event_approval_request(c->id, c->name, c->args, reason));
 	struct ticket *t = malloc(sizeof *t);
 	if (!t) {
 		decide(c, TC_APPROVE_DENY, "out of memory");

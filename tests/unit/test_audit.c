@@ -279,6 +279,20 @@ static void test_disposer_unsubscribes(void **state)
 	audit_close(a);
 }
 
+static void test_has_subscribers_follows_subscribe_and_dispose(void **state)
+{
+	(void)state;
+	struct audit *a = audit_new();
+	struct recorder r = { .log = "" };
+	struct tc_disposer d;
+	assert_false(audit_has_subscribers(a));
+	assert_int_equal(audit_subscribe(a, record, &r, &d, NULL), 0);
+	assert_true(audit_has_subscribers(a));
+	tc_dispose(&d);
+	assert_false(audit_has_subscribers(a));
+	audit_close(a);
+}
+
 static void test_dispose_during_emit_is_safe(void **state)
 {
 	(void)state;
@@ -461,6 +475,7 @@ int main(void)
 		cmocka_unit_test(test_elide_reaches_nested_values),
 		cmocka_unit_test(test_emit_calls_subscribers_in_order),
 		cmocka_unit_test(test_disposer_unsubscribes),
+		cmocka_unit_test(test_has_subscribers_follows_subscribe_and_dispose),
 		cmocka_unit_test(test_dispose_during_emit_is_safe),
 		cmocka_unit_test(test_emit_reports_failure_but_calls_everyone),
 		cmocka_unit_test_setup_teardown(test_sink_writes_one_json_object_per_line, tmp_setup, tmp_teardown),

@@ -3,7 +3,8 @@
  * child. Validation, the gate's bail order, approvals (the seed's key
  * assertion: a refused destructive call never runs, shown by a marker file
  * that would exist), slots and the queue, deadlines, cancellation, the
- * render cut and spill, and the events of a call. Where the sandbox cannot
+ * render cut and spill, the events of a call, and the result a builtin
+ * sends back (larger than a pipe, raw render bytes, forged bytes). Where the sandbox cannot
  * run builtins here every live test skips with the reason; with
  * TC_MUST_WORK=1 (CI) that is a failure instead. */
 #include "pipeline_test.h"
@@ -578,6 +579,131 @@ static void test_crashed_builtin_fails_and_emits_an_error_event(void **state)
 	assert_string_equal(types, "call-start error tool-result");
 }
 
+/* ---- the builtin's result on fd 3 ------------------------------------------ */
+
+enum { BIG_CANON = 200000, BIG_RENDER = 100000 };   /* both well over a pipe's 64 KiB */
+
+/* A canonical string that JSON must escape all along (quotes, backslashes,
+ * control characters). */
+static char *big_canon_text(void)
+{
+	static const char unit[] = "say \"hi\"\\ \n\t\x01";
+	char *s = malloc(BIG_CANON);
+	for (size_t i = 0; s && i < BIG_CANON; i++)
+		s[i] = unit[i % (sizeof unit - 1)];
+	return s;
+}
+
+static int tool_shapes(const struct tc_tool_ctx *ctx, json_t *args, struct tc_output *out)
+{
+	(void)ctx;
+	const char *shape = json_string_value(json_object_get(args, "shape"));
+	if (!strcmp(shape, "big")) {
+		char *s = big_canon_text();
+		out->canonical = json_pack("{s:s%}", "text", s, (size_t)BIG_CANON);
+		out->render = big_text(0, BIG_RENDER);
+		free(s);
+	} else if (!strcmp(shape, "raw")) {
+		out->canonical = json_pack("{s:s}", "k", "v");
+		out->render = strdup("ok \xff\xfe end\x01");
+	} else if (!strcmp(shape, "fail")) {
+		out->canonical = json_pack("{s:s}", "error", "x");
+		out->render = strdup("nope");
+		return 1;
+	} else if (!strcmp(shape, "forged")) {
+		/* Bytes of its own before the real message: not a result. */
+		if (write(3, "{}", 2) != 2)
+			return 1;
+	}
+	return 0;   /* "none": neither canonical nor render */
+}
+
+static const struct tc_tool shape_tools[] = {
+	{ .name = "result_shapes", .description = "Answers in the shape asked for: big, raw, "
+	  "fail, forged or none.",
+	  .parameters = "{\"type\":\"object\",\"properties\":{\"shape\":{\"enum\":[\"big\","
+	                "\"raw\",\"fail\",\"forged\",\"none\"]}},\"required\":[\"shape\"]}",
+	  .risk = TC_RISK_READ_ONLY, .execute = tool_shapes },
+};
+
+static const struct tc_plugin shape_plugin = {
+	"result_shapes", TC_RISK_READ_ONLY, shape_tools, 1,
+};
+
+static void start_with_shapes(struct fx *f, const char *config_json)
+{
+	struct tc_error err = { 0 };
+	fx_start(f, config_json);
+	if (tc_plugin_load(tc_supervisor_registry(f->s), &shape_plugin, NULL, &err) < 0)
+		fail_msg("plugin: %s", err.msg);
+}
+
+static void test_builtin_result_larger_than_a_pipe_arrives_whole(void **state)
+{
+	struct fx *f = *state;
+	need_sandbox();
+	start_with_shapes(f, "{\"limits\": {\"max_render_chars\": 1000000}}");
+	struct tc_result *r = call(f, "result_shapes", "{\"shape\": \"big\"}");
+	assert_status(r, TC_STATUS_OK);
+	json_t *text = json_object_get(r->canonical, "text");
+	char *want = big_canon_text();
+	assert_int_equal(json_string_length(text), BIG_CANON);
+	assert_memory_equal(json_string_value(text), want, BIG_CANON);
+	free(want);
+	want = big_text(0, BIG_RENDER);
+	assert_false(r->truncated);
+	assert_string_equal(r->render, want);
+	free(want);
+}
+
+static void test_builtin_render_bytes_are_repaired_not_passed_on(void **state)
+{
+	struct fx *f = *state;
+	need_sandbox();
+	start_with_shapes(f, NULL);
+	struct tc_result *r = call(f, "result_shapes", "{\"shape\": \"raw\"}");
+	assert_status(r, TC_STATUS_OK);
+	assert_string_equal(r->render, "ok \xef\xbf\xbd\xef\xbf\xbd end\x01");
+	assert_string_equal(cstr(r->canonical, "k"), "v");
+}
+
+static void test_failed_builtin_keeps_its_canonical_and_render(void **state)
+{
+	struct fx *f = *state;
+	need_sandbox();
+	start_with_shapes(f, NULL);
+	struct tc_result *r = call(f, "result_shapes", "{\"shape\": \"fail\"}");
+	assert_status(r, TC_STATUS_FAILED);
+	assert_string_equal(r->render, "nope");
+	assert_string_equal(cstr(r->canonical, "error"), "x");
+}
+
+static void test_builtin_without_an_answer_gives_an_empty_object(void **state)
+{
+	struct fx *f = *state;
+	need_sandbox();
+	start_with_shapes(f, NULL);
+	struct tc_result *r = call(f, "result_shapes", "{\"shape\": \"none\"}");
+	assert_status(r, TC_STATUS_OK);
+	assert_true(json_is_object(r->canonical));
+	assert_int_equal(json_object_size(r->canonical), 0);
+	assert_string_equal(r->render, "");
+}
+
+static void test_builtin_writing_its_own_bytes_on_fd_3_is_a_defect(void **state)
+{
+	struct fx *f = *state;
+	need_sandbox();
+	start_with_shapes(f, NULL);
+	uint64_t id = submit(f, 0, "result_shapes", "{\"shape\": \"forged\"}");
+	wait_for(f, 0, 5000);
+	assert_status(f->got[0].r, TC_STATUS_FAILED);
+	assert_non_null(strstr(f->got[0].r->render, "malformed result"));
+	char types[256];
+	event_types(f, id, types, sizeof types);
+	assert_string_equal(types, "call-start error tool-result");
+}
+
 /* ---- main ----------------------------------------------------------------- */
 
 /* Whether a builtin runs here at all: one echo_args call in a throwaway
@@ -638,6 +764,11 @@ int main(void)
 		T(test_cut_render_spills_the_whole_output_for_the_session),
 		T(test_events_of_one_call_come_in_order_with_its_id),
 		T(test_crashed_builtin_fails_and_emits_an_error_event),
+		T(test_builtin_result_larger_than_a_pipe_arrives_whole),
+		T(test_builtin_render_bytes_are_repaired_not_passed_on),
+		T(test_failed_builtin_keeps_its_canonical_and_render),
+		T(test_builtin_without_an_answer_gives_an_empty_object),
+		T(test_builtin_writing_its_own_bytes_on_fd_3_is_a_defect),
 	};
 	return cmocka_run_group_tests(tests, probe, NULL);
 }
