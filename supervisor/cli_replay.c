@@ -176,7 +176,7 @@ int cmd_replay(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct cli_sup sup = { .opt.handle_signals = true };
+	struct cli_sup sup = { .opt.handle_signals = true, .opt.keep_spares = true };
 	bool as_json = false;
 	int ch;
 	optind = 1;

@@ -55,19 +55,30 @@ static char *result_message(int rc, const struct tc_output *out, size_t *len)
 	return m;
 }
 
-/* In the child, after confinement. The cwd is the workspace (the parent's
- * O_PATH fd would point into the parent's mount namespace). */
+/* In the child, after confinement. Its input (struct sbx_data): a struct
+ * exec_builtin, then the arguments as JSON text (see exec_start). The cwd
+ * is the workspace (the parent's O_PATH fd would point into the parent's
+ * mount namespace). */
 static int run_builtin(void *p)
 {
-	const struct exec_builtin *b = p;
+	const struct sbx_data *d = p;
+	struct exec_builtin b;
+	if (d->len <= sizeof b)
+		return 70;
+	memcpy(&b, d->data, sizeof b);   /* the bytes need not be aligned */
+	json_error_t je;
+	json_t *args = json_loadb((const char *)d->data + sizeof b, d->len - sizeof b,
+	                          JSON_ALLOW_NUL, &je);
+	if (!args)
+		return 70;
 	int wfd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	static const char *const none[] = { NULL };
-	struct tc_tool_ctx ctx = { .workspace_fd = wfd, .workspace = b->workspace,
-	                           .timeout_ms = b->timeout_ms, .max_render = b->max_render,
-	                           .allowed_domains = b->domains ? b->domains : none,
-	                           .max_timeout_ms = b->timeout_ms };
+	struct tc_tool_ctx ctx = { .workspace_fd = wfd, .workspace = b.workspace,
+	                           .timeout_ms = b.timeout_ms, .max_render = b.max_render,
+	                           .allowed_domains = b.domains ? b.domains : none,
+	                           .max_timeout_ms = b.timeout_ms };
 	struct tc_output out = { 0 };
-	int rc = b->tool->execute(&ctx, b->args, &out);
+	int rc = b.tool->execute(&ctx, args, &out);
 	size_t len = 0;
 	char *msg = result_message(rc, &out, &len);
 	/* One write: json_dumpfd wrote token by token, and every write woke
@@ -75,23 +86,44 @@ static int run_builtin(void *p)
 	int wrc = msg && sbx_write_all(RESULT_FD, msg, len) >= 0 ? 0 : -1;
 	free(msg);
 	json_decref(out.canonical);
+	json_decref(args);
 	free(out.render);
 	return wrc == 0 ? 0 : 70;
 }
 
+/* A builtin job's fn_data: ctx with the tool, then args as compact JSON. */
+static char *builtin_input(const struct tc_defined *tool, json_t *args,
+                           const struct exec_builtin *ctx, size_t *len)
+{
+	const size_t flags = JSON_COMPACT | JSON_ENCODE_ANY;
+	size_t alen = json_dumpb(args, NULL, 0, flags);
+	struct exec_builtin b = *ctx;
+	b.tool = tool;
+	char *m = alen ? malloc(sizeof b + alen) : NULL;
+	if (!m)
+		return NULL;
+	memcpy(m, &b, sizeof b);
+	if (json_dumpb(args, m + sizeof b, alen, flags) != alen) {
+		free(m);
+		return NULL;
+	}
+	*len = sizeof b + alen;
+	return m;
+}
+
 int exec_start(const struct tc_defined *tool, json_t *args, struct sbx_jail *jail,
-               const struct exec_builtin *ctx, struct exec_builtin *builtin,
-               struct sbx_child **out, struct tc_error *err)
+               const struct exec_builtin *ctx, struct sbx_child **out,
+               struct tc_error *err)
 {
 	struct sbx_error serr = { 0 };
 	struct sbx_job job = { .timeout_ms = ctx->timeout_ms };
 	struct manifest_call mc = { 0 };
+	char *input = NULL;
 	if (tool->execute) {
-		*builtin = *ctx;
-		builtin->tool = tool;
-		builtin->args = args;
+		if (!(input = builtin_input(tool, args, ctx, &job.fn_len)))
+			return tc_error_set(err, TC_E_NOMEM, tool->name, "out of memory");
 		job.fn = run_builtin;
-		job.fn_arg = builtin;
+		job.fn_data = input;
 		job.result_pipe = true;
 		job.result_limit = RESULT_LIMIT;
 	} else {
@@ -102,6 +134,7 @@ int exec_start(const struct tc_defined *tool, json_t *args, struct sbx_jail *jai
 		job.stdin_len = mc.stdin_len;
 	}
 	int rc = sbx_spawn(jail, &job, out, &serr);
+	free(input);
 	manifest_call_release(&mc);
 	if (rc < 0)
 		return tc_error_set(err, TC_E_SYSTEM, tool->name, "could not start the tool: %s",

@@ -14,23 +14,26 @@
 #include "sandbox.h"
 #include "toolcage.h"
 
-/* A builtin's arguments, kept alive for the child (which reads them from
- * its copy of the parent's memory right after the fork). */
+/* What a builtin's child needs besides its arguments. It goes to the
+ * child by value (sbx_job.fn_data), so that a spare made before the call
+ * can run it: its pointers must reach memory that existed, unchanged,
+ * before any spare of the jail was made. The tool's definition lives in
+ * the registry (the supervisor renews its spares when the registry
+ * changes), the workspace and the domains in the supervisor's config. */
 struct exec_builtin {
 	const struct tc_defined *tool;
-	json_t *args;
 	const char *workspace;
 	uint32_t timeout_ms;
 	size_t max_render;
 	const char *const *domains;   /* the gate's allowlist (borrowed) */
 };
 
-/* Starts tool with args under jail. builtin must live until sbx_spawn
- * returns. Returns 0 and the child in *out, or -1 with err (the call then
- * failed before anything ran: argv templating, a spawn failure). */
+/* Starts tool with args under jail (ctx->tool is ignored: tool is used).
+ * Returns 0 and the child in *out, or -1 with err (the call then failed
+ * before anything ran: argv templating, a spawn failure). */
 int exec_start(const struct tc_defined *tool, json_t *args, struct sbx_jail *jail,
-               const struct exec_builtin *ctx, struct exec_builtin *builtin,
-               struct sbx_child **out, struct tc_error *err);
+               const struct exec_builtin *ctx, struct sbx_child **out,
+               struct tc_error *err);
 
 /* What the child produced. text is the bytes to render (untrusted, not yet
  * sanitized; malloc'd). defect is set when the failure is a bug (a builtin

@@ -213,7 +213,7 @@ static void run(struct call *c)
 	struct exec_builtin ctx = { .workspace = s->workspace, .timeout_ms = c->timeout_ms,
 	                            .max_render = s->cfg->max_render_chars,
 	                            .domains = (const char *const *)s->domains };
-	if (!jail || exec_start(c->tool, c->args, jail, &ctx, &c->builtin, &c->child, &err) < 0) {
+	if (!jail || exec_start(c->tool, c->args, jail, &ctx, &c->child, &err) < 0) {
 		call_finishf(c, TC_STATUS_FAILED, NULL, "The tool could not be started: %s", err.msg);
 		return;
 	}

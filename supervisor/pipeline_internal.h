@@ -52,7 +52,6 @@ struct call {
 	uint32_t timeout_ms;
 	struct loop_timer *timer;      /* queue timeout, deadline or approval timeout */
 	struct sbx_child *child;
-	struct exec_builtin builtin;
 	struct call_usage usage;
 	uint64_t approval_token;       /* a once-approval bound to args (gate) */
 	void *approval;                /* the channel's pending request */
@@ -65,6 +64,7 @@ struct jail_entry {
 	char *name;
 	struct profile *profile;
 	struct sbx_jail *jail;
+	uint64_t generation;       /* the registry's, when its spare was made */
 	struct jail_entry *next;
 };
 
@@ -95,6 +95,7 @@ struct tc_supervisor {
 	size_t queue_len;
 	unsigned slots_used;
 	uint64_t next_id;
+	bool keep_spares;          /* tc_options.keep_spares */
 	bool shutting_down;
 	int stop_signal;                         /* handle_signals: what stopped us */
 };

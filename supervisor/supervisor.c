@@ -33,9 +33,18 @@ struct sbx_jail *supervisor_jail(struct tc_supervisor *s, const struct tc_define
                                  struct tc_error *err)
 {
 	const char *name = t->profile ? t->profile : tc_risk_name(t->risk);
+	uint64_t gen = tc_registry_generation(s->reg);
 	for (struct jail_entry *e = s->jails; e; e = e->next)
-		if (!strcmp(e->name, name))
+		if (!strcmp(e->name, name)) {
+			/* A spare is a copy of our memory from when it was made: a
+			 * builtin it runs must still be where it was. */
+			if (s->keep_spares && e->generation != gen) {
+				sbx_jail_keep_spare(e->jail, false);
+				sbx_jail_keep_spare(e->jail, true);
+				e->generation = gen;
+			}
 			return e->jail;
+		}
 	struct jail_entry *e = calloc(1, sizeof *e);
 	if (!e) {
 		tc_error_set(err, TC_E_NOMEM, name, "out of memory");
@@ -61,6 +70,8 @@ struct sbx_jail *supervisor_jail(struct tc_supervisor *s, const struct tc_define
 	e->name = strdup(name);
 	e->next = s->jails;
 	s->jails = e;
+	e->generation = gen;
+	sbx_jail_keep_spare(e->jail, s->keep_spares);
 	return e->jail;
 }
 
@@ -183,6 +194,7 @@ int tc_supervisor_new(const struct tc_options *opt, struct tc_supervisor **out,
 	/* A tool closing its stdin early must not kill us with SIGPIPE. */
 	signal(SIGPIPE, SIG_IGN);
 	bind_number_writer();
+	s->keep_spares = opt->keep_spares;
 	if (config_load(opt->config_path, &s->cfg, err) < 0)
 		goto fail;
 	const char *ws = opt->workspace ? opt->workspace :

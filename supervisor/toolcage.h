@@ -270,6 +270,15 @@ struct tc_options {
 	bool handle_signals;         /* SIGINT/SIGTERM/SIGHUP end every call in
 	                              * flight (cancelled, audited) and stop: see
 	                              * tc_supervisor_signal */
+	bool keep_spares;            /* keep one child per profile in use set up
+	                              * ahead, so that the next call waits for its
+	                              * tool only: for a supervisor that serves
+	                              * many calls (one idle process per profile;
+	                              * docs/performance.md). A builtin then runs
+	                              * in a copy of this process's memory from
+	                              * when the spare was made (renewed when the
+	                              * registry changes): builtins must not read
+	                              * state the embedder changes later */
 };
 
 /* Creates a supervisor: loads the config, the built-in plugins and the

@@ -198,6 +198,7 @@ struct fx {
 	tc_approval_respond respond;
 	void *respond_ctx;
 	int64_t answered_at;
+	bool spares;                  /* tc_options.keep_spares */
 };
 
 static char why_not[600];       /* set when the sandbox cannot run here */
@@ -304,7 +305,8 @@ static int fx_try_start(struct fx *f, const char *config_json, struct tc_error *
 		snprintf(err->msg, sizeof err->msg, "cannot write the test config %s", path);
 		return -1;
 	}
-	struct tc_options opt = { .workspace = f->ws, .config_path = path, .no_builtins = true };
+	struct tc_options opt = { .workspace = f->ws, .config_path = path, .no_builtins = true,
+	                          .keep_spares = f->spares };
 	if (tc_supervisor_new(&opt, &f->s, err) < 0 ||
 	    tc_plugin_load(tc_supervisor_registry(f->s), &test_plugin, NULL, err) < 0 ||
 	    audit_subscribe(tc_supervisor_audit(f->s), on_event, f, NULL, err) < 0)

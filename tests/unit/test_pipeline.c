@@ -656,6 +656,58 @@ static void test_builtin_result_larger_than_a_pipe_arrives_whole(void **state)
 	free(want);
 }
 
+/* Our live children (0 when /proc lacks the file). */
+static int live_children(void)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/self/task/%d/children", (int)getpid());
+	FILE *fp = fopen(path, "re");
+	int n = 0, pid;
+	while (fp && fscanf(fp, "%d", &pid) == 1)
+		n++;
+	if (fp)
+		fclose(fp);
+	return n;
+}
+
+/* With keep_spares, builtins run in children set up ahead with the same
+ * results; a tool registered after a spare was made (the spare's memory
+ * does not hold it) still runs: the registry's change renews the spares. */
+static void test_spares_run_builtins_and_follow_registry_changes(void **state)
+{
+	struct fx *f = *state;
+	need_sandbox();
+	f->spares = true;
+	fx_start(f, NULL);
+	for (int i = 0; i < 3; i++) {
+		char args[64];
+		snprintf(args, sizeof args, "{\"text\": \"round %d\", \"n\": %d}", i, i);
+		struct tc_result *r = call(f, "echo_args", args);
+		assert_status(r, TC_STATUS_OK);
+		assert_int_equal(json_integer_value(json_object_get(r->canonical, "n")), i);
+	}
+	assert_int_equal(live_children(), 1);   /* the read-only profile's spare */
+	struct tc_error err = { 0 };
+	if (tc_plugin_load(tc_supervisor_registry(f->s), &shape_plugin, NULL, &err) < 0)
+		fail_msg("plugin: %s", err.msg);
+	struct tc_result *r = call(f, "result_shapes", "{\"shape\": \"raw\"}");
+	assert_status(r, TC_STATUS_OK);
+	assert_false(json_is_true(json_object_get(r->canonical, "defect")));
+	r = call(f, "echo_args", "{\"text\": \"after\", \"n\": 9}");
+	assert_status(r, TC_STATUS_OK);
+	assert_string_equal(cstr(r->canonical, "text"), "after");
+}
+
+static void test_no_spares_unless_asked(void **state)
+{
+	struct fx *f = *state;
+	need_sandbox();
+	fx_start(f, NULL);
+	struct tc_result *r = call(f, "echo_args", "{\"text\": \"x\", \"n\": 1}");
+	assert_status(r, TC_STATUS_OK);
+	assert_int_equal(live_children(), 0);
+}
+
 static void test_builtin_render_bytes_are_repaired_not_passed_on(void **state)
 {
 	struct fx *f = *state;
@@ -765,6 +817,8 @@ int main(void)
 		T(test_events_of_one_call_come_in_order_with_its_id),
 		T(test_crashed_builtin_fails_and_emits_an_error_event),
 		T(test_builtin_result_larger_than_a_pipe_arrives_whole),
+		T(test_spares_run_builtins_and_follow_registry_changes),
+		T(test_no_spares_unless_asked),
 		T(test_builtin_render_bytes_are_repaired_not_passed_on),
 		T(test_failed_builtin_keeps_its_canonical_and_render),
 		T(test_builtin_without_an_answer_gives_an_empty_object),
