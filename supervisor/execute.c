@@ -190,7 +190,8 @@ static void collect_builtin(const struct sbx_outcome *o, struct exec_output *out
 	const char *nul = framed ? memchr(m + 1, '\0', n - 1) : NULL;
 	size_t clen = framed ? (size_t)((nul ? nul : m + n) - (m + 1)) : 0;
 	json_error_t je;
-	json_t *canonical = clen ? json_loadb(m + 1, clen, JSON_DECODE_ANY, &je) : NULL;
+	json_t *canonical = clen ? json_loadb(m + 1, clen, JSON_DECODE_ANY | JSON_ALLOW_NUL, &je)
+	                         : NULL;
 	if (!framed || (clen && !canonical)) {
 		out->status = TC_STATUS_FAILED;
 		out->defect = true;

@@ -614,15 +614,18 @@ static int tool_shapes(const struct tc_tool_ctx *ctx, json_t *args, struct tc_ou
 		/* Bytes of its own before the real message: not a result. */
 		if (write(3, "{}", 2) != 2)
 			return 1;
+	} else if (!strcmp(shape, "nul")) {
+		/* A NUL inside a string: JSON carries it (\u0000). */
+		out->canonical = json_pack("{s:s#}", "text", "a\0b", (size_t)3);
 	}
 	return 0;   /* "none": neither canonical nor render */
 }
 
 static const struct tc_tool shape_tools[] = {
 	{ .name = "result_shapes", .description = "Answers in the shape asked for: big, raw, "
-	  "fail, forged or none.",
+	  "fail, forged, nul or none.",
 	  .parameters = "{\"type\":\"object\",\"properties\":{\"shape\":{\"enum\":[\"big\","
-	                "\"raw\",\"fail\",\"forged\",\"none\"]}},\"required\":[\"shape\"]}",
+	                "\"raw\",\"fail\",\"forged\",\"nul\",\"none\"]}},\"required\":[\"shape\"]}",
 	  .risk = TC_RISK_READ_ONLY, .execute = tool_shapes },
 };
 
@@ -706,6 +709,19 @@ static void test_no_spares_unless_asked(void **state)
 	struct tc_result *r = call(f, "echo_args", "{\"text\": \"x\", \"n\": 1}");
 	assert_status(r, TC_STATUS_OK);
 	assert_int_equal(live_children(), 0);
+}
+
+/* A canonical string holding a NUL is a result like any other. */
+static void test_builtin_canonical_may_hold_a_nul(void **state)
+{
+	struct fx *f = *state;
+	need_sandbox();
+	start_with_shapes(f, NULL);
+	struct tc_result *r = call(f, "result_shapes", "{\"shape\": \"nul\"}");
+	assert_status(r, TC_STATUS_OK);
+	json_t *text = json_object_get(r->canonical, "text");
+	assert_int_equal(json_string_length(text), 3);
+	assert_memory_equal(json_string_value(text), "a\0b", 3);
 }
 
 static void test_builtin_render_bytes_are_repaired_not_passed_on(void **state)
@@ -819,6 +835,7 @@ int main(void)
 		T(test_builtin_result_larger_than_a_pipe_arrives_whole),
 		T(test_spares_run_builtins_and_follow_registry_changes),
 		T(test_no_spares_unless_asked),
+		T(test_builtin_canonical_may_hold_a_nul),
 		T(test_builtin_render_bytes_are_repaired_not_passed_on),
 		T(test_failed_builtin_keeps_its_canonical_and_render),
 		T(test_builtin_without_an_answer_gives_an_empty_object),
