@@ -16,7 +16,7 @@ if [ "$major" -lt 18 ]; then
 	echo "skip: node $major is too old for @modelcontextprotocol/sdk (needs 18+)"
 	exit 77
 fi
-prefix=$top/$BUILD/npm
+case $BUILD in /*) prefix=$BUILD/npm ;; *) prefix=$top/$BUILD/npm ;; esac
 if [ ! -f "$prefix/node_modules/@modelcontextprotocol/sdk/package.json" ]; then
 	mkdir -p "$prefix"
 	[ -f "$prefix/package.json" ] || echo '{"private": true, "type": "module"}' > "$prefix/package.json"
