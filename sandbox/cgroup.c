@@ -95,7 +95,7 @@ static void find_mounts(char mnt[CG_N][PATH_MAX])
 		unsigned m = controllers_in(opts);
 		for (int c = 0; c < CG_N; c++)
 			if ((m & (1u << c)) && !mnt[c][0])
-				strcpy(mnt[c], mp);
+				snprintf(mnt[c], PATH_MAX, "%s", mp);
 	}
 	free(line);
 	fclose(f);
@@ -118,7 +118,7 @@ static void own_paths(char own[CG_N][PATH_MAX])
 		unsigned m = controllers_in(c1 + 1);
 		for (int c = 0; c < CG_N; c++)
 			if ((m & (1u << c)) && strlen(path) < PATH_MAX)
-				strcpy(own[c], path);
+				snprintf(own[c], PATH_MAX, "%s", path);
 	}
 	fclose(f);
 }
