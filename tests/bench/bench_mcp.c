@@ -1,7 +1,11 @@
 /* bench_mcp.c — what MCP adds on top of the pipeline. In one process and
  * interleaved call by call (the machine is shared): tc_call() on an
  * in-process supervisor (the pipeline alone) against the same call as a
- * tools/call round trip through a `toolcage serve` child over pipes.
+ * tools/call round trip through a `toolcage serve` child over pipes. Both
+ * keep spares (serve always does), both are timed until the result is
+ * delivered (the in-process callback; the response line), and after each
+ * read both get time, untimed, to make their next spare, so that no setup
+ * overlaps a measured call.
  *
  *   read:     a built-in read (read_file; echo_json when there are no
  *             builtins), which forks a confined child each time
@@ -16,6 +20,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -159,6 +164,30 @@ static void noop_result(struct tc_result *r, void *data)
 	tc_result_free(r);
 }
 
+struct timed {
+	struct tc_result *r;
+	double at;
+};
+
+static void on_timed(struct tc_result *r, void *data)
+{
+	struct timed *t = data;
+	t->at = now_us();
+	t->r = r;
+}
+
+/* One in-process call, timed until its result is delivered. */
+static double timed_call(struct tc_supervisor *sup, const char *name, const char *json)
+{
+	struct timed t = { 0 };
+	double t0 = now_us();
+	tc_call_submit(sup, name, json, on_timed, &t);
+	while (!t.r && tc_supervisor_run_once(sup, -1) >= 0)
+		;
+	tc_result_free(t.r);
+	return t.at - t0;
+}
+
 static void throughput(struct tc_supervisor *s, struct peer *p, const char *tool,
                        const char *args, int total)
 {
@@ -215,7 +244,7 @@ int main(int argc, char **argv)
 	fclose(f);
 
 	const char *dirs[] = { argv[2], NULL };
-	struct tc_options opt = { .workspace = ws, .tool_dirs = dirs };
+	struct tc_options opt = { .workspace = ws, .tool_dirs = dirs, .keep_spares = true };
 	struct tc_supervisor *s = NULL;
 	struct tc_error err = { 0 };
 	if (tc_supervisor_new(&opt, &s, &err) < 0) {
@@ -241,14 +270,17 @@ int main(int argc, char **argv)
 	};
 	for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
 		for (int i = -10; i < n; i++) {   /* 10 warm-up rounds */
-			double t0 = now_us();
-			if (kinds[k].args)
-				tc_result_free(tc_call(s, tool, kinds[k].args));
+			double in_process = kinds[k].args ? timed_call(s, tool, kinds[k].args) : 0;
+			bool forks = kinds[k].args && k == 0;
+			if (forks)
+				usleep(3000);
 			double t1 = now_us();
 			roundtrip(&p, kinds[k].req);
 			double t2 = now_us();
+			if (forks)
+				usleep(3000);
 			if (i >= 0) {
-				a[i] = kinds[k].args ? t1 - t0 : 0;
+				a[i] = in_process;
 				b[i] = t2 - t1;
 				d[i] = b[i] - a[i];
 			}
