@@ -28,6 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_timed.h"
 #include "pipeline.h"
 
 #define INFLIGHT 64
@@ -164,30 +165,6 @@ static void noop_result(struct tc_result *r, void *data)
 	tc_result_free(r);
 }
 
-struct timed {
-	struct tc_result *r;
-	double at;
-};
-
-static void on_timed(struct tc_result *r, void *data)
-{
-	struct timed *t = data;
-	t->at = now_us();
-	t->r = r;
-}
-
-/* One in-process call, timed until its result is delivered. */
-static double timed_call(struct tc_supervisor *sup, const char *name, const char *json)
-{
-	struct timed t = { 0 };
-	double t0 = now_us();
-	tc_call_submit(sup, name, json, on_timed, &t);
-	while (!t.r && tc_supervisor_run_once(sup, -1) >= 0)
-		;
-	tc_result_free(t.r);
-	return t.at - t0;
-}
-
 static void throughput(struct tc_supervisor *s, struct peer *p, const char *tool,
                        const char *args, int total)
 {
@@ -270,7 +247,9 @@ int main(int argc, char **argv)
 	};
 	for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
 		for (int i = -10; i < n; i++) {   /* 10 warm-up rounds */
-			double in_process = kinds[k].args ? timed_call(s, tool, kinds[k].args) : 0;
+			double in_process = 0;
+			if (kinds[k].args)
+				tc_result_free(timed_call(s, tool, kinds[k].args, &in_process));
 			bool forks = kinds[k].args && k == 0;
 			if (forks)
 				usleep(3000);

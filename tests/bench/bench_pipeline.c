@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_timed.h"
 #include "pipeline.h"
 #include "profile.h"
 #include "sandbox.h"
@@ -110,18 +111,6 @@ static struct sbx_jail *bare_jail(const char *ws, struct profile **prof)
 
 static const char *const call_args = "{\"path\": \"small.txt\"}";
 
-struct timed {
-	struct tc_result *r;
-	double at;
-};
-
-static void on_timed(struct tc_result *r, void *data)
-{
-	struct timed *t = data;
-	t->at = now_us();
-	t->r = r;
-}
-
 /* One read_file call, timed until its result is delivered (the callback:
  * where an MCP server answers). With spares kept, the loop then makes the
  * next one (when the finished child is freed, after the callback); the
@@ -129,20 +118,16 @@ static void on_timed(struct tc_result *r, void *data)
  * measured run: calls that come less often than one per ~1 ms. */
 static double one_call(struct tc_supervisor *s, bool spares)
 {
-	struct timed t = { 0 };
-	double t0 = now_us();
-	tc_call_submit(s, "read_file", call_args, on_timed, &t);
-	while (!t.r && tc_supervisor_run_once(s, -1) >= 0)
-		;
-	if (!t.r || t.r->status != TC_STATUS_OK) {
-		fprintf(stderr, "bench_pipeline: read_file failed: %s\n",
-		        t.r ? t.r->render : "no result");
+	double us;
+	struct tc_result *r = timed_call(s, "read_file", call_args, &us);
+	if (!r || r->status != TC_STATUS_OK) {
+		fprintf(stderr, "bench_pipeline: read_file failed: %s\n", r ? r->render : "no result");
 		exit(1);
 	}
-	tc_result_free(t.r);
+	tc_result_free(r);
 	if (spares)
 		usleep(3000);
-	return t.at - t0;
+	return us;
 }
 
 /* ---- throughput: keep `width` calls in flight until `total` are done ---- */
