@@ -242,6 +242,10 @@ void tc_supervisor_free(struct tc_supervisor *s)
 {
 	if (!s)
 		return;
+	/* No spare made now would ever be used: the calls cancelled next
+	 * free their children, which would make them. */
+	for (struct jail_entry *e = s->jails; e; e = e->next)
+		sbx_jail_keep_spare(e->jail, false);
 	cancel_all(s, "the supervisor is shutting down");
 	policy_release(s);
 	if (s->inotify_fd >= 0) {
