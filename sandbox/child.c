@@ -1,7 +1,11 @@
 /* child.c — the code that runs in the child between clone3() and exec (or
  * the builtin). Post-fork only: no malloc, no stdio, no locks; only
  * async-signal-safe system calls on data the parent prepared (struct
- * child_plan, struct sbx_jail). A failing step writes {step, errno} to the
+ * child_plan, struct sbx_jail). A one-shot exec runs here on the parent's
+ * memory (CLONE_VM, spawn.c), the parent asleep until the exec: nothing
+ * here may change what the parent relies on, and uid/gid changes are raw
+ * system calls (libc's wrappers would signal the parent's threads to
+ * change theirs too). A failing step writes {step, errno} to the
  * close-on-exec status pipe and exits; EOF on that pipe without a report
  * means exec (or the builtin) started.
  *
@@ -41,7 +45,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <grp.h>
 #include <linux/capability.h>
 #include <linux/openat2.h>
 #include <linux/seccomp.h>
@@ -292,9 +295,9 @@ static void change_identity(const struct sbx_jail *j)
 {
 	if (!j->set_ids)
 		return;
-	CHECK(STEP_IDENTITY, setgroups((size_t)j->n_groups, j->groups));
-	CHECK(STEP_IDENTITY, setresgid(j->gid, j->gid, j->gid));
-	CHECK(STEP_IDENTITY, setresuid(j->uid, j->uid, j->uid));
+	CHECK(STEP_IDENTITY, syscall(SYS_setgroups, (size_t)j->n_groups, j->groups));
+	CHECK(STEP_IDENTITY, syscall(SYS_setresgid, j->gid, j->gid, j->gid));
+	CHECK(STEP_IDENTITY, syscall(SYS_setresuid, j->uid, j->uid, j->uid));
 }
 
 static void drop_caps(void)
@@ -444,6 +447,7 @@ _Noreturn void child_main(const struct child_plan *p)
 	int ruleset_fd = -1;
 
 	status_fd = p->status_fd;
+	job_fd = -1;   /* statics may hold what an earlier child sharing our memory left */
 	for (int i = 0; i < 2; i++)                                  /* 1 */
 		if (p->cgroup_fds[i] >= 0)
 			CHECK(STEP_CGROUP, write(p->cgroup_fds[i], "0", 1));
