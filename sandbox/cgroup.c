@@ -32,6 +32,8 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <linux/magic.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -123,24 +125,47 @@ static void own_paths(char own[CG_N][PATH_MAX])
 	fclose(f);
 }
 
+/* h->base for controller c under the hierarchy mounted at mnt, when it is
+ * usable: ours to create (or there) and write to. */
+static bool usable_base(int c, const char *mnt, const char *own)
+{
+	struct cg_hier *h = &hier[c];
+	if (!mnt[0] || !own[0] ||
+	    (size_t)snprintf(h->base, sizeof h->base, "%s%s/toolcage", mnt,
+	                     strcmp(own, "/") ? own : "") >= sizeof h->base)
+		return false;
+	return (mkdir(h->base, 0755) == 0 || errno == EEXIST) && access(h->base, W_OK) == 0;
+}
+
+/* The conventional mount point, /sys/fs/cgroup/<controller>, when it holds
+ * a cgroup v1 hierarchy with that controller: a non-root cgroup directory
+ * has the controller's limit file only then. This spares the render and
+ * parse of the whole mount table, a tenth of a millisecond of every launch. */
+static bool conventional(int c, const char *own)
+{
+	char mnt[64], f[PATH_MAX + 32];
+	struct statfs sf;
+	snprintf(mnt, sizeof mnt, "/sys/fs/cgroup/%s", ctl_name[c]);
+	if (statfs(mnt, &sf) < 0 || sf.f_type != CGROUP_SUPER_MAGIC || !usable_base(c, mnt, own))
+		return false;
+	snprintf(f, sizeof f, "%s/%s", hier[c].base, limit_file[c]);
+	return access(f, W_OK) == 0;
+}
+
 static bool detect(int c)
 {
 	static bool looked;
 	if (!looked) {
 		looked = true;
 		char mnt[CG_N][PATH_MAX] = { { 0 } }, own[CG_N][PATH_MAX] = { { 0 } };
-		find_mounts(mnt);
+		bool found[CG_N] = { false }, all = true;
 		own_paths(own);
-		for (int k = 0; k < CG_N; k++) {
-			struct cg_hier *h = &hier[k];
-			h->state = -1;
-			if (!mnt[k][0] || !own[k][0] ||
-			    (size_t)snprintf(h->base, sizeof h->base, "%s%s/toolcage", mnt[k],
-			                     strcmp(own[k], "/") ? own[k] : "") >= sizeof h->base)
-				continue;
-			if ((mkdir(h->base, 0755) == 0 || errno == EEXIST) && access(h->base, W_OK) == 0)
-				h->state = 1;
-		}
+		for (int k = 0; k < CG_N; k++)
+			all &= found[k] = own[k][0] && conventional(k, own[k]);
+		if (!all)
+			find_mounts(mnt);
+		for (int k = 0; k < CG_N; k++)
+			hier[k].state = found[k] || usable_base(k, mnt[k], own[k]) ? 1 : -1;
 	}
 	return hier[c].state > 0;
 }
