@@ -68,6 +68,18 @@ static bool own_ipc_namespace(const struct sbx_spec *spec)
 	       !(spec->optional & (SBX_REQ_NS_IPC | SBX_REQ_NS_USER));
 }
 
+/* Setuid and setgid files matter only where they outlive the call: a
+ * profile that writes no host path and cannot go without its mount
+ * namespace (where every host mount is read-only: child.c) needs no rules
+ * against making them; its private /tmp is nosuid and goes with the call.
+ * Fewer rules, a shorter filter to compile at each launch. */
+static bool host_read_only(const struct sbx_spec *spec)
+{
+	return !spec->workspace_write && !(spec->write_paths && spec->write_paths[0]) &&
+	       (spec->namespaces & SBX_NS_MOUNT) &&
+	       !(spec->optional & (SBX_REQ_NS_MOUNT | SBX_REQ_NS_USER));
+}
+
 /* Newer than libseccomp 2.5's table: added by x86_64 number. */
 static const struct { int nr; const char *name; } base_deny_nr[] = {
 	{ 457, "statmount" }, { 458, "listmount" }, { 467, "open_tree_attr" },
@@ -107,14 +119,6 @@ static int add(scmp_filter_ctx ctx, uint32_t action, int nr, unsigned n,
 	return rc == -EEXIST || rc == -EACCES ? 0 : rc;
 }
 
-static int family_allowed(unsigned fams, int af)
-{
-	return (af == AF_UNIX && (fams & SBX_AF_UNIX)) ||
-	       (af == AF_INET && (fams & SBX_AF_INET)) ||
-	       (af == AF_INET6 && (fams & SBX_AF_INET6)) ||
-	       (af == AF_NETLINK && (fams & SBX_AF_NETLINK));
-}
-
 /* A setuid or setgid file made in the workspace outlives the call: run on
  * the host later, it runs as its owner (root, when root owns the
  * workspace). Refused wherever seccomp can see the mode. openat2() carries
@@ -141,25 +145,58 @@ static int add_setid_rules(scmp_filter_ctx ctx)
 	return rc;
 }
 
-/* socket(2): only the profile's families. Every other value, including
- * ones with high bits set (the kernel truncates to int, we compare all 64
- * bits), is refused. Raw and packet sockets are refused whatever the
- * family; netlink only for NETLINK_ROUTE (getaddrinfo's AI_ADDRCONFIG). */
+/* Denies every value of argument arg but the allowed ones (ascending):
+ * everything above the last by one GE rule (values with high bits set
+ * included: the kernel would truncate them to an int), each gap below by
+ * the fewest aligned blocks, one MASKED_EQ each (a value in the block,
+ * its offset bits cleared, is the block's start). A rule per denied value
+ * had made the filter twice as long, and every instruction is compiled
+ * again at each launch (docs/performance.md). */
+static int deny_except(scmp_filter_ctx ctx, uint32_t action, int nr, unsigned arg,
+                       const uint64_t *allowed, size_t n)
+{
+	if (!n)
+		return add(ctx, action, nr, 0, NULL);
+	uint64_t lo = 0;
+	int rc = 0;
+	for (size_t i = 0; i < n && !rc; lo = allowed[i++] + 1) {
+		while (lo < allowed[i] && !rc) {
+			uint64_t size = lo ? lo & -lo : UINT64_C(1) << 63;
+			while (size > allowed[i] - lo)
+				size >>= 1;
+			struct scmp_arg_cmp c = size == 1 ?
+				(struct scmp_arg_cmp){ arg, SCMP_CMP_EQ, lo, 0 } :
+				(struct scmp_arg_cmp){ arg, SCMP_CMP_MASKED_EQ, ~(size - 1), lo };
+			rc = add(ctx, action, nr, 1, &c);
+			lo += size;
+		}
+	}
+	struct scmp_arg_cmp above = { arg, SCMP_CMP_GE, lo, 0 };
+	return rc ? rc : add(ctx, action, nr, 1, &above);
+}
+
+/* socket(2): only the profile's families; none at all when it has none.
+ * Raw and packet sockets are refused whatever the family; netlink only
+ * for NETLINK_ROUTE (getaddrinfo's AI_ADDRCONFIG). */
 static int add_socket_rules(scmp_filter_ctx ctx, unsigned fams, bool udp)
 {
 	uint32_t deny = SCMP_ACT_ERRNO(EACCES);
 	int nr = SCMP_SYS(socket);
-	int rc = 0;
-	for (int af = 0; af < AF_MAX && rc == 0; af++)
-		if (!family_allowed(fams, af)) {
-			struct scmp_arg_cmp c = SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)af);
-			rc = add(ctx, deny, nr, 1, &c);
-		}
-	struct scmp_arg_cmp big = SCMP_A0(SCMP_CMP_GE, AF_MAX);
+	uint64_t allowed[4];
+	size_t n = 0;
+	if (fams & SBX_AF_UNIX)
+		allowed[n++] = AF_UNIX;
+	if (fams & SBX_AF_INET)
+		allowed[n++] = AF_INET;
+	if (fams & SBX_AF_INET6)
+		allowed[n++] = AF_INET6;
+	if (fams & SBX_AF_NETLINK)
+		allowed[n++] = AF_NETLINK;
+	int rc = deny_except(ctx, deny, nr, 0, allowed, n);
+	if (rc || !n)
+		return rc;
 	struct scmp_arg_cmp raw = SCMP_A1(SCMP_CMP_MASKED_EQ, 0xf, SOCK_RAW);
 	struct scmp_arg_cmp pkt = SCMP_A1(SCMP_CMP_MASKED_EQ, 0xf, SOCK_PACKET);
-	if (!rc)
-		rc = add(ctx, deny, nr, 1, &big);
 	if (!rc)
 		rc = add(ctx, deny, nr, 1, &raw);
 	if (!rc)
@@ -167,14 +204,9 @@ static int add_socket_rules(scmp_filter_ctx ctx, unsigned fams, bool udp)
 	/* Protocols: only the default, TCP and UDP. Landlock's port rules
 	 * cover TCP only; ICMP "ping" sockets, SCTP and MPTCP would go around
 	 * them. */
-	for (int proto = 1; proto < 18 && !rc; proto++)
-		if (proto != IPPROTO_TCP && proto != IPPROTO_UDP) {
-			struct scmp_arg_cmp c = SCMP_A2(SCMP_CMP_EQ, (scmp_datum_t)proto);
-			rc = add(ctx, deny, nr, 1, &c);
-		}
-	struct scmp_arg_cmp hi = SCMP_A2(SCMP_CMP_GE, 18);
+	static const uint64_t protocols[] = { 0, IPPROTO_TCP, IPPROTO_UDP };
 	if (!rc)
-		rc = add(ctx, deny, nr, 1, &hi);
+		rc = deny_except(ctx, deny, nr, 2, protocols, 3);
 	/* UDP reaches any port (Landlock rules are TCP only): without udp the
 	 * network profile resolves names over TCP (RES_OPTIONS=use-vc). */
 	static const int inet[] = { AF_INET, AF_INET6 };
@@ -188,11 +220,14 @@ static int add_socket_rules(scmp_filter_ctx ctx, unsigned fams, bool udp)
 		                              SCMP_A2(SCMP_CMP_NE, 0 /* NETLINK_ROUTE */) };
 		rc = add(ctx, deny, nr, 2, nl);
 	}
-	/* socketpair reaches nobody; anything but AF_UNIX is refused. */
-	struct scmp_arg_cmp sp = SCMP_A0(SCMP_CMP_NE, AF_UNIX);
-	if (!rc)
-		rc = add(ctx, deny, SCMP_SYS(socketpair), 1, &sp);
 	return rc;
+}
+
+/* socketpair reaches nobody; anything but AF_UNIX is refused. */
+static int add_socketpair_rule(scmp_filter_ctx ctx)
+{
+	struct scmp_arg_cmp sp = SCMP_A0(SCMP_CMP_NE, AF_UNIX);
+	return add(ctx, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(socketpair), 1, &sp);
 }
 
 static int add_base_rules(scmp_filter_ctx ctx, const struct sbx_spec *spec)
@@ -232,6 +267,8 @@ static int add_base_rules(scmp_filter_ctx ctx, const struct sbx_spec *spec)
 	if (!rc)
 		rc = add_socket_rules(ctx, spec->socket_families, spec->allow_udp);
 	if (!rc)
+		rc = add_socketpair_rule(ctx);
+	if (!rc && !host_read_only(spec))
 		rc = add_setid_rules(ctx);
 	return rc;
 }
@@ -348,8 +385,9 @@ static int key_list(char *buf, size_t len, size_t *at, char tag, const char *con
 
 int seccomp_key(const struct sbx_spec *spec, char *buf, size_t len)
 {
-	int n = snprintf(buf, len, "v1|d%d|f%u|u%d|i%d", (int)spec->seccomp_default,
-	                 spec->socket_families, spec->allow_udp, own_ipc_namespace(spec));
+	int n = snprintf(buf, len, "v1|d%d|f%u|u%d|i%d|r%d", (int)spec->seccomp_default,
+	                 spec->socket_families, spec->allow_udp, own_ipc_namespace(spec),
+	                 host_read_only(spec));
 	if (n < 0 || (size_t)n >= len)
 		return -E2BIG;
 	size_t at = (size_t)n;
