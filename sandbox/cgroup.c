@@ -140,16 +140,22 @@ static bool usable_base(int c, const char *mnt, const char *own)
 /* The conventional mount point, /sys/fs/cgroup/<controller>, when it holds
  * a cgroup v1 hierarchy with that controller: a non-root cgroup directory
  * has the controller's limit file only then. This spares the render and
- * parse of the whole mount table, a tenth of a millisecond of every launch. */
+ * parse of the whole mount table, a tenth of a millisecond of every launch;
+ * once our directory exists, two system calls decide. */
 static bool conventional(int c, const char *own)
 {
+	struct cg_hier *h = &hier[c];
 	char mnt[64], f[PATH_MAX + 32];
 	struct statfs sf;
 	snprintf(mnt, sizeof mnt, "/sys/fs/cgroup/%s", ctl_name[c]);
-	if (statfs(mnt, &sf) < 0 || sf.f_type != CGROUP_SUPER_MAGIC || !usable_base(c, mnt, own))
+	if (statfs(mnt, &sf) < 0 || sf.f_type != CGROUP_SUPER_MAGIC ||
+	    (size_t)snprintf(h->base, sizeof h->base, "%s%s/toolcage", mnt,
+	                     strcmp(own, "/") ? own : "") >= sizeof h->base)
 		return false;
-	snprintf(f, sizeof f, "%s/%s", hier[c].base, limit_file[c]);
-	return access(f, W_OK) == 0;
+	snprintf(f, sizeof f, "%s/%s", h->base, limit_file[c]);
+	if (access(h->base, W_OK) == 0 && access(f, F_OK) == 0)
+		return true;
+	return usable_base(c, mnt, own) && access(f, F_OK) == 0;
 }
 
 static bool detect(int c)
@@ -184,11 +190,14 @@ const char *cgroup_where(bool memory)
 static int open_dir(struct cg_dir *d, int c, unsigned n)
 {
 	snprintf(d->path, sizeof d->path, "%s/slot-%u", hier[c].base, n);
-	if (mkdir(d->path, 0755) < 0 && errno != EEXIST)
-		return -errno;
 	char f[PATH_MAX + 32];
 	snprintf(f, sizeof f, "%s/tasks", d->path);
 	d->join_fd = open(f, O_WRONLY | O_CLOEXEC);
+	if (d->join_fd < 0 && errno == ENOENT) {   /* a new slot */
+		if (mkdir(d->path, 0755) < 0 && errno != EEXIST)
+			return -errno;
+		d->join_fd = open(f, O_WRONLY | O_CLOEXEC);
+	}
 	snprintf(f, sizeof f, "%s/%s", d->path, limit_file[c]);
 	d->limit_fd = open(f, O_WRONLY | O_CLOEXEC);
 	d->current_fd = -1;
@@ -235,9 +244,12 @@ static int claim(struct cgroup_slot *s, const struct sbx_jail *j, unsigned n)
 	int c = j->use_cgroup_pids ? CG_PIDS : CG_MEMORY;
 	char path[PATH_MAX];
 	snprintf(path, sizeof path, "%s/slot-%u", hier[c].base, n);
-	if (mkdir(path, 0755) < 0 && errno != EEXIST)
-		return -errno;
 	s->lock_fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (s->lock_fd < 0 && errno == ENOENT) {   /* a new slot */
+		if (mkdir(path, 0755) < 0 && errno != EEXIST)
+			return -errno;
+		s->lock_fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	}
 	if (s->lock_fd < 0)
 		return -errno;
 	if (flock(s->lock_fd, LOCK_EX | LOCK_NB) < 0) {
