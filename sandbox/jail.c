@@ -263,11 +263,6 @@ static void plan_rlimits(const struct sbx_spec *s, struct sbx_jail *j)
 		add_rlimit(j, RLIMIT_NOFILE, s->open_files, s->open_files);
 	if (s->processes)
 		add_rlimit(j, RLIMIT_NPROC, s->processes, s->processes);
-	/* The kernel's floor for pid_max is 301: a looser bound than
-	 * processes, but one root is not exempt from. */
-	if (s->processes && j->private_proc && pid_max_per_namespace())
-		snprintf(j->pid_max, sizeof j->pid_max, "%llu",
-		         (unsigned long long)(s->processes + 1 < 301 ? 301 : s->processes + 1));
 	add_rlimit(j, RLIMIT_CORE, 0, 0);   /* no core dumps of tool memory */
 }
 
@@ -295,6 +290,13 @@ static int plan_cgroups(const struct sbx_spec *s, struct sbx_jail *j, struct sbx
 			               "usable here (see toolcage check)", s->name);
 		}
 	}
+	/* Without a pids cgroup, the pid namespace's own pid_max bounds the
+	 * call: the kernel's floor is 301, a looser bound than processes, but
+	 * one root is not exempt from. With one, the cgroup's tighter bound
+	 * holds and the write (~20 us per launch) is spared. */
+	if (s->processes && !j->use_cgroup_pids && j->private_proc && pid_max_per_namespace())
+		snprintf(j->pid_max, sizeof j->pid_max, "%llu",
+		         (unsigned long long)(s->processes + 1 < 301 ? 301 : s->processes + 1));
 	return 0;
 }
 
