@@ -217,6 +217,12 @@ int cmd_exec(int argc, char **argv)
 	else if (!o.json && out->killed_by == SBX_KILLED_OUTPUT_LIMIT)
 		fprintf(stderr, "toolcage: killed: output limit reached\n");
 	rc = exit_status(out);
+	/* The call is over: the child is reaped, its tree killed and its
+	 * cgroups checked empty (sbx_child_wait). What is left to free goes
+	 * faster with the process (the child's mount namespace too) than one
+	 * free at a time, and a launcher's exit is part of every launch. */
+	fflush(NULL);
+	_exit(rc);
 out:
 	if (jail)
 		sbx_jail_keep_spare(jail, false);   /* no next one: this was the call */
