@@ -14,7 +14,9 @@
  *  2. new session                 no controlling terminal to inject into
  *  3. die with the parent         PDEATHSIG, then check the lifeline pipe in
  *                                 case the parent died before the prctl
- *  4. signals                     default handlers, nothing blocked
+ *  4. signals                     default handlers, nothing blocked (a
+ *                                 child sharing our memory starts with
+ *                                 every signal blocked: spawn.c)
  *  5. user namespace maps         before mounts: they need its capabilities
  *  6. mounts                      make / private (nothing propagates back),
  *                                 fresh /proc for the pid namespace, tmpfs /tmp,

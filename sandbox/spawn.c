@@ -203,9 +203,18 @@ static pid_t do_clone(struct sbx_jail *j, const struct child_plan *plan, bool sh
 	pid_t pid = -1;
 	for (int attempt = 0; attempt < 2; attempt++) {
 		if (shared) {
+			/* A handler of ours run in the child would run on our
+			 * memory: every signal waits until the child has reset
+			 * the handlers (child.c, step 4), as posix_spawn does. */
+			sigset_t all, old;
+			sigfillset(&all);
+			sigprocmask(SIG_SETMASK, &all, &old);
 			pid = clone(shared_vm_entry, stack + SHARED_STACK,
 			            CLONE_VM | CLONE_VFORK | CLONE_PIDFD | SIGCHLD | (int)j->clone_ns,
 			            (void *)plan, pidfd);
+			int e = errno;
+			sigprocmask(SIG_SETMASK, &old, NULL);
+			errno = e;
 		} else {
 			struct clone_args ca;
 			memset(&ca, 0, sizeof ca);
