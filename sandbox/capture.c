@@ -11,18 +11,22 @@
  * keep - keep/2 bytes where byte number k after the head (k counted from 0)
  * lives at k % ring size. capture_finish unrolls it into order. */
 
+/* The buffers come with the first bytes: most tools write little or
+ * nothing, and four 512 KiB buffers per child are four mmap/munmap pairs.
+ * If one cannot be had, the bytes are counted, not kept: the capture ends
+ * up truncated, which it says. */
 int capture_init(struct sbx_capture *c, size_t keep)
 {
+	(void)keep;
 	memset(c, 0, sizeof *c);
-	if (keep == 0)
-		return 0;
-	c->head = malloc(keep / 2 + 1);
-	c->tail = malloc(keep - keep / 2 + 1);
-	if (!c->head || !c->tail) {
-		capture_release(c);
-		return -ENOMEM;
-	}
 	return 0;
+}
+
+static bool have(char **buf, size_t size)
+{
+	if (!*buf)
+		*buf = malloc(size + 1);
+	return *buf != NULL;
 }
 
 /* The tail ring is written at (total - head part) modulo its size. */
@@ -30,14 +34,14 @@ void capture_add(struct sbx_capture *c, size_t keep, const char *p, size_t n)
 {
 	size_t hcap = keep / 2, tcap = keep - keep / 2;
 	c->total += n;
-	if (c->head_len < hcap) {
+	if (c->head_len < hcap && have(&c->head, hcap)) {
 		size_t k = n < hcap - c->head_len ? n : hcap - c->head_len;
 		memcpy(c->head + c->head_len, p, k);
 		c->head_len += k;
 		p += k;
 		n -= k;
 	}
-	if (n == 0 || tcap == 0)
+	if (n == 0 || tcap == 0 || !have(&c->tail, tcap))
 		return;
 	if (n > tcap) {            /* only the last tcap bytes can survive */
 		p += n - tcap;
@@ -57,13 +61,8 @@ void capture_add(struct sbx_capture *c, size_t keep, const char *p, size_t n)
 void capture_finish(struct sbx_capture *c, size_t keep)
 {
 	size_t tcap = keep - keep / 2;
-	c->truncated = c->total > c->head_len + c->tail_len;
-	if (c->head)
-		c->head[c->head_len] = '\0';
-	if (!c->tail)
-		return;
 	uint64_t stored = c->total - c->head_len;
-	if (stored > tcap) {       /* wrapped: oldest byte is at stored % tcap */
+	if (c->tail && stored > tcap) {   /* wrapped: oldest byte is at stored % tcap */
 		size_t start = (size_t)(stored % tcap);
 		char *ordered = malloc(tcap + 1);
 		if (ordered) {
@@ -73,7 +72,10 @@ void capture_finish(struct sbx_capture *c, size_t keep)
 			c->tail = ordered;
 		}
 	}
-	c->tail[c->tail_len] = '\0';
+	if (have(&c->head, c->head_len))
+		c->head[c->head_len] = '\0';
+	if (have(&c->tail, c->tail_len))
+		c->tail[c->tail_len] = '\0';
 	c->truncated = c->total > c->head_len + c->tail_len;
 }
 

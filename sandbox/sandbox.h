@@ -199,7 +199,7 @@ enum sbx_killed {
 
 /* Bounded capture of one stream: the first and last bytes, with the total. */
 struct sbx_capture {
-	char *head;             /* the first keep/2 bytes */
+	char *head;             /* the first keep/2 bytes (NUL-terminated once finished) */
 	size_t head_len;
 	char *tail;             /* the last bytes, in order */
 	size_t tail_len;
