@@ -47,9 +47,11 @@ CLI_LIBS = $(if $(filter 1,$(STATIC)),$(STATIC_LIBS),$(LIBS))
 
 CLI_MAIN  := supervisor/main.c
 LIB_SRCS  := $(filter-out $(CLI_MAIN),$(sort $(wildcard sandbox/*.c supervisor/*.c tools/*.c tools/*/*.c)))
-# Data compiled in: built-in profiles, the JSON Schema metaschemas, and the
-# shipped profiles' seccomp filters (compiled by mk/gen_filters.c).
-GEN_SRCS  := $(BUILD)/gen/profiles.c $(BUILD)/gen/metaschemas.c $(BUILD)/gen/filters.c
+# Data compiled in: built-in profiles (as JSON, and parsed by
+# mk/gen_profiles.c), the JSON Schema metaschemas, and the shipped profiles'
+# seccomp filters (compiled by mk/gen_filters.c).
+GEN_SRCS  := $(BUILD)/gen/profiles.c $(BUILD)/gen/metaschemas.c $(BUILD)/gen/filters.c \
+             $(BUILD)/gen/profile_specs.c
 LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o) $(GEN_SRCS:$(BUILD)/gen/%.c=$(BUILD)/obj/gen/%.o)
 UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
@@ -76,13 +78,25 @@ $(BUILD)/gen/metaschemas.c: mk/embed.sh $(wildcard supervisor/metaschemas/*.json
 	@mkdir -p $(@D)
 	$(Q)sh mk/embed.sh embedded_metaschemas $@ $(sort $(wildcard supervisor/metaschemas/*.json))
 
-GEN_FILTERS_OBJS := $(BUILD)/obj/mk/gen_filters.o $(BUILD)/obj/mk/filters_stub.o \
-                    $(filter-out $(BUILD)/obj/gen/filters.o,$(LIB_OBJS))
-$(BUILD)/gen/gen_filters: $(GEN_FILTERS_OBJS)
+# The generators link the library without the objects generators make
+# (neither needs the other's output, so there is no cycle) and with empty
+# stand-ins for their tables.
+GEN_OUT_OBJS := $(BUILD)/obj/gen/filters.o $(BUILD)/obj/gen/profile_specs.o
+GEN_BASE_OBJS := $(BUILD)/obj/mk/filters_stub.o $(BUILD)/obj/mk/profile_specs_stub.o \
+                 $(filter-out $(GEN_OUT_OBJS),$(LIB_OBJS))
+
+$(BUILD)/gen/gen_filters: $(BUILD)/obj/mk/gen_filters.o $(GEN_BASE_OBJS)
 	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LIBS)
 
 $(BUILD)/gen/filters.c: $(BUILD)/gen/gen_filters $(wildcard profiles/*.json)
 	$(Q)ASAN_OPTIONS=detect_leaks=0 $(BUILD)/gen/gen_filters $(sort $(wildcard profiles/*.json)) > $@.tmp
+	$(Q)mv $@.tmp $@
+
+$(BUILD)/gen/gen_profiles: $(BUILD)/obj/mk/gen_profiles.o $(GEN_BASE_OBJS)
+	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LIBS)
+
+$(BUILD)/gen/profile_specs.c: $(BUILD)/gen/gen_profiles $(wildcard profiles/*.json)
+	$(Q)ASAN_OPTIONS=detect_leaks=0 $(BUILD)/gen/gen_profiles $(sort $(wildcard profiles/*.json)) > $@.tmp
 	$(Q)mv $@.tmp $@
 
 $(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c

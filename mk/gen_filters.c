@@ -1,8 +1,9 @@
 /* gen_filters.c — build-time: compiles the seccomp filter of each profile
  * file given and prints them as C ($(BUILD)/gen/filters.c), keyed by
  * seccomp_key(), for seccomp_build() to take instead of compiling them at
- * run time. Linked with the library's objects and mk/filters_stub.c (an
- * empty table, so that nothing here is taken from a previous build). */
+ * run time. Linked with the library's objects and both stubs
+ * (mk/filters_stub.c, mk/profile_specs_stub.c: empty tables, so that
+ * nothing here is taken from a previous build). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

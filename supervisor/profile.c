@@ -429,6 +429,21 @@ static int load_file(const char *path, struct profile **out, struct tc_error *er
 	return rc;
 }
 
+/* A built-in profile without any JSON: a shallow copy of the one printed at
+ * build time. Its strings and lists stay in static storage, so the copy is
+ * the caller's to change (spec scalars) and profile_free frees only it. */
+static int copy_prebuilt(const struct profile *src, const char *name,
+                         struct profile **out, struct tc_error *err)
+{
+	struct profile *p = malloc(sizeof *p);
+	if (!p)
+		return tc_error_set(err, TC_E_NOMEM, name, "out of memory");
+	memcpy(p, src, sizeof *p);  /* every byte: the unit test compares them */
+	p->prebuilt = true;
+	*out = p;
+	return 0;
+}
+
 int profile_load(const char *name, const char *profile_dir, struct profile **out,
                  struct tc_error *err)
 {
@@ -445,6 +460,10 @@ int profile_load(const char *name, const char *profile_dir, struct profile **out
 			return load_file(path, out, err);
 		}
 	}
+	for (size_t i = 0; i < n_prebuilt_profiles; i++)
+		if (!strcmp(prebuilt_profiles[i].name, name))
+			return copy_prebuilt(prebuilt_profiles[i].profile, name, out, err);
+	/* Not prebuilt: only in the generators, which link an empty table. */
 	const struct embedded_file *e = embedded_find(embedded_profiles, name);
 	if (!e) {
 		struct buf names = BUF_INIT;
@@ -464,6 +483,11 @@ void profile_free(struct profile *p)
 {
 	if (!p)
 		return;
+	if (p->prebuilt) {
+		/* everything it points at is static */
+		free(p);
+		return;
+	}
 	for (size_t i = 0; i < sizeof p->lists / sizeof p->lists[0]; i++)
 		free(p->lists[i]);
 	for (size_t i = 0; i < p->n_env_set; i++)

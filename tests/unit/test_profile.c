@@ -3,8 +3,9 @@
  * spec they spell; every bad fixture fails with an error naming the file
  * and the JSON pointer of the offending key. Fixtures live in
  * tests/data/profiles/{valid,invalid}; invalid/expect.txt lists, per
- * fixture, the pointer and the words its error must have. TC_TESTDATA
- * overrides tests/data. */
+ * fixture, the pointer and the words its error must have. The built-in
+ * profiles are prebuilt (mk/gen_profiles.c): each must equal a fresh parse
+ * of its embedded JSON, field by field. TC_TESTDATA overrides tests/data. */
 #define _GNU_SOURCE
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "embedded.h"
 #include "profile.h"
 
 static const char *data_dir(void)
@@ -202,12 +204,185 @@ static void test_profile_dir_overrides_builtin(void **state)
 	assert_string_equal(p->spec.name, "mine");
 	assert_int_equal(p->spec.timeout_ms, 7);
 	assert_string_equal(p->origin, path);
+	assert_false(p->prebuilt);
+	assert_non_null(p->doc);
 	profile_free(p);
 	assert_int_equal(profile_load("write", dir, &p, &err), 0);
 	assert_string_equal(p->spec.name, "write");
+	assert_true(p->prebuilt);
 	profile_free(p);
 	unlink(path);
 	rmdir(dir);
+}
+
+/* ---- prebuilt built-ins (mk/gen_profiles.c) ----------------------------- */
+
+static void same_str(const char *prof, const char *field, const char *pre,
+                     const char *parsed)
+{
+	if (!pre != !parsed || (pre && strcmp(pre, parsed)))
+		fail_msg("%s: %s differs: prebuilt \"%s\", parsed \"%s\"", prof, field,
+		         pre ? pre : "(null)", parsed ? parsed : "(null)");
+}
+
+/* Same strings in the same order; NULL (key absent) is not [] (empty). */
+static void same_list(const char *prof, const char *field, const char *const *pre,
+                      const char *const *parsed)
+{
+	if (!pre != !parsed)
+		fail_msg("%s: %s: prebuilt %s, parsed %s", prof, field, pre ? "a list" : "NULL",
+		         parsed ? "a list" : "NULL");
+	if (list_len(pre) != list_len(parsed))
+		fail_msg("%s: %s: prebuilt has %zu, parsed %zu", prof, field, list_len(pre),
+		         list_len(parsed));
+	for (size_t i = 0; pre && parsed && pre[i]; i++) {
+		char what[64];
+		snprintf(what, sizeof what, "%s[%zu]", field, i);
+		same_str(prof, what, pre[i], parsed[i]);
+	}
+}
+
+#define SAME_SCALAR(prof, a, b, f)                                                   \
+	do {                                                                         \
+		if ((a)->f != (b)->f)                                                \
+			fail_msg("%s: " #f " differs: prebuilt %llu, parsed %llu", prof, \
+			         (unsigned long long)(a)->f, (unsigned long long)(b)->f); \
+	} while (0)
+
+/* Every field of the spec by name, then the whole struct as bytes with the
+ * pointers cleared: a field added to struct sbx_spec that neither this nor
+ * mk/gen_profiles.c knows shows up there (both copies start zeroed: calloc,
+ * static storage). */
+static void same_spec(const char *prof, const struct sbx_spec *a, const struct sbx_spec *b)
+{
+	same_str(prof, "name", a->name, b->name);
+	SAME_SCALAR(prof, a, b, namespaces);
+	SAME_SCALAR(prof, a, b, optional);
+	same_list(prof, "read_paths", a->read_paths, b->read_paths);
+	same_list(prof, "write_paths", a->write_paths, b->write_paths);
+	same_list(prof, "exec_paths", a->exec_paths, b->exec_paths);
+	same_list(prof, "hidden_paths", a->hidden_paths, b->hidden_paths);
+	SAME_SCALAR(prof, a, b, workspace_read);
+	SAME_SCALAR(prof, a, b, workspace_write);
+	SAME_SCALAR(prof, a, b, workspace_exec);
+	SAME_SCALAR(prof, a, b, socket_families);
+	SAME_SCALAR(prof, a, b, allow_udp);
+	if (!a->tcp_connect_ports != !b->tcp_connect_ports)
+		fail_msg("%s: tcp_connect_ports: one is NULL, the other not", prof);
+	SAME_SCALAR(prof, a, b, n_tcp_connect_ports);
+	for (size_t i = 0; a->tcp_connect_ports && b->tcp_connect_ports &&
+	                   i < a->n_tcp_connect_ports; i++)
+		SAME_SCALAR(prof, a, b, tcp_connect_ports[i]);
+	SAME_SCALAR(prof, a, b, cpu_seconds);
+	SAME_SCALAR(prof, a, b, address_space_bytes);
+	SAME_SCALAR(prof, a, b, file_size_bytes);
+	SAME_SCALAR(prof, a, b, open_files);
+	SAME_SCALAR(prof, a, b, processes);
+	SAME_SCALAR(prof, a, b, memory_bytes);
+	SAME_SCALAR(prof, a, b, tmp_bytes);
+	SAME_SCALAR(prof, a, b, seccomp_default);
+	same_list(prof, "seccomp_allow", a->seccomp_allow, b->seccomp_allow);
+	same_list(prof, "seccomp_deny", a->seccomp_deny, b->seccomp_deny);
+	same_list(prof, "seccomp_kill", a->seccomp_kill, b->seccomp_kill);
+	same_list(prof, "env_set", a->env_set, b->env_set);
+	same_list(prof, "env_pass", a->env_pass, b->env_pass);
+	SAME_SCALAR(prof, a, b, fixed_identity);
+	SAME_SCALAR(prof, a, b, uid);
+	SAME_SCALAR(prof, a, b, gid);
+	SAME_SCALAR(prof, a, b, timeout_ms);
+	SAME_SCALAR(prof, a, b, output_keep_bytes);
+	SAME_SCALAR(prof, a, b, output_limit_bytes);
+
+	struct sbx_spec x, y;
+	memcpy(&x, a, sizeof x);
+	memcpy(&y, b, sizeof y);
+	struct sbx_spec *both[] = { &x, &y };
+	for (size_t i = 0; i < 2; i++) {
+		struct sbx_spec *s = both[i];
+		s->name = NULL;
+		s->read_paths = s->write_paths = s->exec_paths = s->hidden_paths = NULL;
+		s->tcp_connect_ports = NULL;
+		s->seccomp_allow = s->seccomp_deny = s->seccomp_kill = NULL;
+		s->env_set = s->env_pass = NULL;
+	}
+	const unsigned char *bx = (const void *)&x, *by = (const void *)&y;
+	for (size_t i = 0; i < sizeof x; i++)
+		if (bx[i] != by[i])
+			fail_msg("%s: struct sbx_spec differs at byte %zu (a field not compared "
+			         "above, or not printed by mk/gen_profiles.c?)", prof, i);
+}
+
+/* Each built-in loads prebuilt and equals profile_parse() of its embedded
+ * JSON with the origin profile_load() would give it. */
+static void test_prebuilt_profiles_equal_a_fresh_parse(void **state)
+{
+	(void)state;
+	size_t n = 0;
+	for (const struct embedded_file *e = embedded_profiles; e->name; e++, n++) {
+		struct profile *pre = load_ok(e->name), *parsed = NULL;
+		struct tc_error err = { 0 };
+		char origin[128];
+		snprintf(origin, sizeof origin, "built-in profile %s", e->name);
+		if (profile_parse(e->data, e->size, origin, &parsed, &err) < 0)
+			fail_msg("%s: %s: %s", e->name, err.where, err.msg);
+		if (!pre->prebuilt)
+			fail_msg("%s: profile_load parsed it instead of taking the prebuilt one",
+			         e->name);
+		assert_false(parsed->prebuilt);
+		same_spec(e->name, &pre->spec, &parsed->spec);
+		same_str(e->name, "origin", pre->origin, parsed->origin);
+		same_str(e->name, "description", pre->description, parsed->description);
+		/* owns nothing: profile_free must not free static data */
+		assert_null(pre->doc);
+		for (size_t i = 0; i < sizeof pre->lists / sizeof pre->lists[0]; i++)
+			assert_null(pre->lists[i]);
+		assert_null(pre->env_set);
+		assert_int_equal(pre->n_env_set, 0);
+		assert_null(pre->ports);
+		profile_free(pre);
+		profile_free(parsed);
+	}
+	/* the table has exactly the embedded profiles */
+	assert_int_equal(n, n_prebuilt_profiles);
+	for (size_t i = 0; i < n_prebuilt_profiles; i++)
+		assert_non_null(embedded_find(embedded_profiles, prebuilt_profiles[i].name));
+	assert_null(prebuilt_profiles[n_prebuilt_profiles].name);
+}
+
+/* A built-in name gives the prebuilt copy; a path to the same file parses. */
+static void test_builtin_name_loads_prebuilt(void **state)
+{
+	(void)state;
+	struct profile *b = load_ok("network"), *f = load_ok("profiles/network.json");
+	assert_true(b->prebuilt);
+	assert_null(b->doc);
+	assert_string_equal(b->origin, "built-in profile network");
+	assert_false(f->prebuilt);
+	assert_non_null(f->doc);
+	profile_free(b);
+	profile_free(f);
+}
+
+/* Each load is the caller's own copy (supervisor.c sets the identity on
+ * it), and freeing it leaves the static data for the next load. */
+static void test_prebuilt_copy_is_the_callers(void **state)
+{
+	(void)state;
+	struct profile *a = load_ok("read-only"), *b = load_ok("read-only");
+	assert_ptr_not_equal(a, b);
+	a->spec.fixed_identity = true;
+	a->spec.uid = 1234;
+	a->spec.timeout_ms = 5;
+	assert_false(b->spec.fixed_identity);
+	assert_int_equal(b->spec.timeout_ms, 30000);
+	profile_free(a);
+	profile_free(b);
+	struct profile *c = load_ok("read-only");
+	assert_false(c->spec.fixed_identity);
+	assert_int_equal(c->spec.uid, 0);
+	assert_string_equal(c->spec.hidden_paths[0], "/etc/shadow");
+	assert_true(strlen(c->description) > 20);
+	profile_free(c);
 }
 
 static void test_unknown_profile_name_lists_builtins(void **state)
@@ -518,6 +693,9 @@ int main(void)
 		cmocka_unit_test(test_shipped_destructive_is_as_write),
 		cmocka_unit_test(test_shipped_files_load_from_disk_too),
 		cmocka_unit_test(test_profile_dir_overrides_builtin),
+		cmocka_unit_test(test_prebuilt_profiles_equal_a_fresh_parse),
+		cmocka_unit_test(test_builtin_name_loads_prebuilt),
+		cmocka_unit_test(test_prebuilt_copy_is_the_callers),
 		cmocka_unit_test(test_unknown_profile_name_lists_builtins),
 		cmocka_unit_test(test_missing_file_names_path),
 		cmocka_unit_test(test_minimal_profile_gets_safe_defaults),
