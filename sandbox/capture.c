@@ -1,7 +1,6 @@
 /* capture.c — bounded capture of a child's output stream: the first bytes
  * (head) and the last bytes (tail, a ring) with the total count, so a flood
  * of gigabytes costs at most `keep` bytes of memory per stream. */
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,11 +14,9 @@
  * nothing, and four 512 KiB buffers per child are four mmap/munmap pairs.
  * If one cannot be had, the bytes are counted, not kept: the capture ends
  * up truncated, which it says. */
-int capture_init(struct sbx_capture *c, size_t keep)
+void capture_init(struct sbx_capture *c)
 {
-	(void)keep;
 	memset(c, 0, sizeof *c);
-	return 0;
 }
 
 static bool have(char **buf, size_t size)

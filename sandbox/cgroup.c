@@ -125,16 +125,21 @@ static void own_paths(char own[CG_N][PATH_MAX])
 	fclose(f);
 }
 
-/* h->base for controller c under the hierarchy mounted at mnt, when it is
- * usable: ours to create (or there) and write to. */
-static bool usable_base(int c, const char *mnt, const char *own)
+/* h->base for controller c: our directory under the hierarchy mounted at
+ * mnt, below our own cgroup there. */
+static bool set_base(int c, const char *mnt, const char *own)
 {
 	struct cg_hier *h = &hier[c];
-	if (!mnt[0] || !own[0] ||
-	    (size_t)snprintf(h->base, sizeof h->base, "%s%s/toolcage", mnt,
-	                     strcmp(own, "/") ? own : "") >= sizeof h->base)
-		return false;
-	return (mkdir(h->base, 0755) == 0 || errno == EEXIST) && access(h->base, W_OK) == 0;
+	return mnt[0] && own[0] &&
+	       (size_t)snprintf(h->base, sizeof h->base, "%s%s/toolcage", mnt,
+	                        strcmp(own, "/") ? own : "") < sizeof h->base;
+}
+
+/* Made when missing, and ours to write to. */
+static bool make_base(int c)
+{
+	const char *base = hier[c].base;
+	return (mkdir(base, 0755) == 0 || errno == EEXIST) && access(base, W_OK) == 0;
 }
 
 /* The conventional mount point, /sys/fs/cgroup/<controller>, when it holds
@@ -144,18 +149,13 @@ static bool usable_base(int c, const char *mnt, const char *own)
  * once our directory exists, two system calls decide. */
 static bool conventional(int c, const char *own)
 {
-	struct cg_hier *h = &hier[c];
 	char mnt[64], f[PATH_MAX + 32];
 	struct statfs sf;
 	snprintf(mnt, sizeof mnt, "/sys/fs/cgroup/%s", ctl_name[c]);
-	if (statfs(mnt, &sf) < 0 || sf.f_type != CGROUP_SUPER_MAGIC ||
-	    (size_t)snprintf(h->base, sizeof h->base, "%s%s/toolcage", mnt,
-	                     strcmp(own, "/") ? own : "") >= sizeof h->base)
+	if (statfs(mnt, &sf) < 0 || sf.f_type != CGROUP_SUPER_MAGIC || !set_base(c, mnt, own))
 		return false;
-	snprintf(f, sizeof f, "%s/%s", h->base, limit_file[c]);
-	if (access(h->base, W_OK) == 0 && access(f, F_OK) == 0)
-		return true;
-	return usable_base(c, mnt, own) && access(f, F_OK) == 0;
+	snprintf(f, sizeof f, "%s/%s", hier[c].base, limit_file[c]);
+	return (access(hier[c].base, W_OK) == 0 || make_base(c)) && access(f, F_OK) == 0;
 }
 
 static bool detect(int c)
@@ -171,7 +171,8 @@ static bool detect(int c)
 		if (!all)
 			find_mounts(mnt);
 		for (int k = 0; k < CG_N; k++)
-			hier[k].state = found[k] || usable_base(k, mnt[k], own[k]) ? 1 : -1;
+			hier[k].state = found[k] || (set_base(k, mnt[k], own[k]) && make_base(k)) ?
+			                1 : -1;
 	}
 	return hier[c].state > 0;
 }

@@ -246,7 +246,7 @@ void cgroup_release(struct cgroup_slot *slot);
 void cgroup_kill(struct cgroup_slot *slot);
 
 /* capture.c: bounded head + tail capture of a stream. */
-int capture_init(struct sbx_capture *c, size_t keep);
+void capture_init(struct sbx_capture *c);
 void capture_add(struct sbx_capture *c, size_t keep, const char *p, size_t n);
 void capture_finish(struct sbx_capture *c, size_t keep);
 void capture_release(struct sbx_capture *c);

@@ -290,9 +290,8 @@ static int copy_stdin(struct sbx_child *c, const struct sbx_job *job)
 static int prepare(struct sbx_child *c, const struct sbx_job *job, int p[4][2],
                    int *child_stdin, struct sbx_error *err)
 {
-	size_t keep = c->jail->keep_bytes;
-	if (capture_init(&c->out.out, keep) || capture_init(&c->out.err, keep))
-		return sbx_err(err, ENOMEM, "capture buffers");
+	capture_init(&c->out.out);
+	capture_init(&c->out.err);
 	if (make_pipe(p[0], true, 1 << 20) || make_pipe(p[1], true, 0) ||
 	    make_pipe(p[2], true, 0) || ((!job || job->result_pipe) && make_pipe(p[3], true, 0)))
 		return sbx_err(err, errno, "pipes");
