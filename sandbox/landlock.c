@@ -244,8 +244,11 @@ static int add_tree(struct ll_ctx *c, const char *path, uint64_t access, int dep
 	int rel = hidden_relation(c, path);
 	if (rel == 1 || depth > 16)
 		return 0;
+	/* Without hidden paths in view (none, or masks cover them: a link
+	 * to one leads to the mask) a link needs no look. */
 	struct stat st;
-	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode) && link_leads_to_hidden(c, path))
+	if (c->hidden && lstat(path, &st) == 0 && S_ISLNK(st.st_mode) &&
+	    link_leads_to_hidden(c, path))
 		return 0;
 	if (rel == 2)
 		return add_dir_entries(c, path, access, depth);
