@@ -149,7 +149,10 @@ static int bench_api(int n, int np, char **asked)
 	return 0;
 }
 
-/* Runs each command line (separated by "--") n times, interleaved. */
+/* Runs each command line (separated by "::") n times, interleaved: each
+ * follows the one before it in the list, whose exit leaves the caches as
+ * it leaves them (a toolcage run after another is warmer than one after a
+ * different program: run.sh keeps the rows it compares apart). */
 static int bench_cli(int n, int argc, char **argv)
 {
 	char **cmds[16];
@@ -194,7 +197,8 @@ static int bench_cli(int n, int argc, char **argv)
 			base = m;
 		char label[200] = "";
 		for (char **a = cmds[c]; *a && strlen(label) < 120; a++) {
-			strncat(label, *a, sizeof label - strlen(label) - 2);
+			const char *w = a == cmds[c] && strrchr(*a, '/') ? strrchr(*a, '/') + 1 : *a;
+			strncat(label, w, sizeof label - strlen(label) - 2);
 			strcat(label, " ");
 		}
 		printf("  %-60.60s %7.3f ms %7.3f ms  %.2fx\n", label, m / 1000, p / 1000, m / base);
