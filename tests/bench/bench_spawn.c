@@ -197,7 +197,9 @@ static int bench_cli(int n, int argc, char **argv)
 			base = m;
 		char label[200] = "";
 		for (char **a = cmds[c]; *a && strlen(label) < 120; a++) {
-			const char *w = a == cmds[c] && strrchr(*a, '/') ? strrchr(*a, '/') + 1 : *a;
+			/* Paths by their last part: which profile file, not where. */
+			const char *slash = strrchr(*a, '/');
+			const char *w = slash && slash[1] ? slash + 1 : *a;
 			strncat(label, w, sizeof label - strlen(label) - 2);
 			strcat(label, " ");
 		}
