@@ -189,6 +189,9 @@ struct job_header {
 #define JOB_RESULT 2u           /* keep fd 3, the result pipe (else closed) */
 #define JOB_MAX_PAYLOAD (8u << 20)
 
+/* jail.c: whether this kernel keeps pid_max per pid namespace (6.14+). */
+bool pid_max_per_namespace(void);
+
 /* child.c: runs in the child after clone3; never returns. */
 _Noreturn void child_main(const struct child_plan *plan);
 

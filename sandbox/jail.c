@@ -233,7 +233,7 @@ static int build_env(const struct sbx_spec *spec, struct sbx_jail *j)
 
 /* pid_max became per pid namespace in Linux 6.14; before, writing it from a
  * child namespace would change the host's, so the version decides. */
-static bool pid_max_per_namespace(void)
+bool pid_max_per_namespace(void)
 {
 	struct utsname u;
 	int major = 0, minor = 0;

@@ -54,6 +54,7 @@ void sbx_probe(struct sbx_features *f)
 	if (!f->is_root && !(f->namespaces & SBX_NS_USER))
 		f->namespaces = 0;
 	f->cgroup_pids = cgroup_usable(false);
+	f->pid_max_per_ns = pid_max_per_namespace();
 	f->cgroup_memory = cgroup_usable(true);
 	f->cgroup_pids_where = cgroup_where(false);
 	f->cgroup_memory_where = cgroup_where(true);

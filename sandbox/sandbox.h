@@ -266,8 +266,9 @@ struct sbx_features {
 	bool seccomp;
 	int landlock_abi;          /* 0 = none */
 	unsigned namespaces;       /* SBX_NS_* that can be created */
-	bool cgroup_pids;          /* a usable pids cgroup (v1 or delegated v2) */
+	bool cgroup_pids;          /* a usable pids cgroup (v1; v2 not yet) */
 	bool cgroup_memory;
+	bool pid_max_per_ns;       /* a pid namespace's pid_max bounds a call (6.14+) */
 	const char *cgroup_pids_where;   /* the v1 directory used, or "not available" */
 	const char *cgroup_memory_where;
 };

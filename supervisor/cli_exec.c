@@ -335,7 +335,10 @@ int cmd_check(int argc, char **argv)
 	for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++)
 		printf(" %s:%s", ns[i].name, f.namespaces & ns[i].ns ? "yes" : "no");
 	printf("\ncgroup pids:   %s\ncgroup memory: %s\n", f.cgroup_pids ? f.cgroup_pids_where :
-	       "not usable (per-call process bound falls back to RLIMIT_NPROC)",
+	       f.pid_max_per_ns ? "not usable (processes are bounded by RLIMIT_NPROC, "
+	       "per uid and not for root, and the pid namespace's pid_max, at least 301)" :
+	       "not usable (processes are bounded by RLIMIT_NPROC only: per uid, not "
+	       "for root)",
 	       f.cgroup_memory ? f.cgroup_memory_where :
 	       "not usable (memory bound falls back to RLIMIT_AS)");
 	printf("profiles (workspace %s):\n", workspace);
