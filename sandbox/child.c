@@ -24,11 +24,13 @@
  *  7. Landlock ruleset            from the jail's prepared rules plus the new
  *                                 mounts (rules must name their inodes)
  *  8. fds                         0-2 (+3 result) in place, status fd next,
+ *                                 the lifeline kept until step 12,
  *                                 everything else closed (rule fds too)
  *  9. rlimits                     before dropping privileges (raising is gone after)
  * 10. working directory           an fd opened beneath the workspace
  * 11. bounding set, securebits    need CAP_SETPCAP, so before the uid change
- * 12. uid/gid/groups              the workspace owner or the profile's id
+ * 12. uid/gid/groups              the workspace owner or the profile's id;
+ *                                 the change clears PDEATHSIG: armed again
  * 13. capabilities                effective, permitted, inheritable, ambient: none
  * 14. no_new_privs                setuid binaries and file caps gain nothing;
  *                                 also what lets an unprivileged process
@@ -104,6 +106,7 @@ enum { FD_RESULT = 3 };
 
 static int status_fd = -1;
 static int job_fd = -1;
+static int lifeline_fd = -1;
 
 _Noreturn static void fail(enum child_step step, int err)
 {
@@ -134,14 +137,13 @@ static int write_file(const char *path, const char *data)
 /* Step 3: the parent may have died between clone3 and the prctl; then no
  * PDEATHSIG will ever come. The lifeline's write end lives only in the
  * supervisor (we closed our copy), so a hangup on its read end means the
- * supervisor is gone. */
-static void die_with_parent(const struct child_plan *p)
+ * supervisor is gone. A change of uid or gid clears PDEATHSIG (prctl(2)):
+ * after the identity change (step 12) it is armed and checked again. */
+static void die_with_parent(int lifeline)
 {
 	CHECK(STEP_PDEATHSIG, prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0));
-	if (p->lifeline_wr >= 0)
-		close(p->lifeline_wr);
-	if (p->lifeline_fd >= 0) {
-		struct pollfd pfd = { .fd = p->lifeline_fd, .events = POLLIN };
+	if (lifeline >= 0) {
+		struct pollfd pfd = { .fd = lifeline, .events = POLLIN };
 		if (poll(&pfd, 1, 0) > 0 && (pfd.revents & (POLLHUP | POLLERR)))
 			_exit(125);
 	}
@@ -153,9 +155,9 @@ static void die_with_parent(const struct child_plan *p)
  * after that. Everything from there up is closed. */
 static void arrange_fds(const struct child_plan *p, int *ruleset_fd)
 {
-	int src[7] = { p->stdin_fd, p->stdout_fd, p->stderr_fd,
-	               p->result_fd, p->status_fd, p->job_fd, *ruleset_fd };
-	int n = 7, tmp[7];
+	int src[8] = { p->stdin_fd, p->stdout_fd, p->stderr_fd,
+	               p->result_fd, p->status_fd, p->job_fd, *ruleset_fd, p->lifeline_fd };
+	int n = 8, tmp[8];
 	const int base = 16;
 	for (int i = 0; i < n; i++) {
 		tmp[i] = -1;
@@ -178,6 +180,8 @@ static void arrange_fds(const struct child_plan *p, int *ruleset_fd)
 			job_fd = target;
 		if (i == 6)
 			*ruleset_fd = target;
+		if (i == 7)
+			lifeline_fd = target;
 	}
 	CHECK(STEP_FDS, syscall(SYS_close_range, next, ~0U, 0));
 	if (p->result_fd < 0)   /* 3 was kept free, not closed: whatever it held goes */
@@ -449,12 +453,14 @@ _Noreturn void child_main(const struct child_plan *p)
 	int ruleset_fd = -1;
 
 	status_fd = p->status_fd;
-	job_fd = -1;   /* statics may hold what an earlier child sharing our memory left */
+	job_fd = lifeline_fd = -1;   /* statics may hold what an earlier child sharing our memory left */
 	for (int i = 0; i < 2; i++)                                  /* 1 */
 		if (p->cgroup_fds[i] >= 0)
 			CHECK(STEP_CGROUP, write(p->cgroup_fds[i], "0", 1));
 	CHECK(STEP_SESSION, setsid());                                /* 2 */
-	die_with_parent(p);                                           /* 3 */
+	if (p->lifeline_wr >= 0)                                      /* 3 */
+		close(p->lifeline_wr);
+	die_with_parent(p->lifeline_fd);
 	reset_signals();                                              /* 4 */
 	map_user_ns(j);                                               /* 5 */
 	set_up_mounts(j);                                             /* 6 */
@@ -469,6 +475,10 @@ _Noreturn void child_main(const struct child_plan *p)
 	change_dir(j, p->cwd);                                        /* 10 */
 	drop_bounding_set(j);                                         /* 11 */
 	change_identity(j);                                           /* 12 */
+	if (j->set_ids)   /* the uid change cleared PDEATHSIG */
+		die_with_parent(lifeline_fd);
+	if (lifeline_fd >= 0)
+		close(lifeline_fd);
 	drop_caps();                                                  /* 13 */
 	CHECK(STEP_NO_NEW_PRIVS, prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)); /* 14 */
 	if (ruleset_fd >= 0) {                                        /* 15 */

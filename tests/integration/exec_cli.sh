@@ -225,6 +225,28 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
 	# Root acting for a workspace owned by 65534 runs the tool as 65534.
 	status "root for a 65534 workspace runs as 65534" 0 -- --workspace "$nws" -- id -u
 	has "owner identity is 65534" out "^65534$"
+	# The uid change clears PDEATHSIG (prctl(2)): the tool must still die
+	# with a supervisor killed by SIGKILL (the escape suite's killsup rows
+	# change no uid).
+	mark="sleep 29.$$"   # a duration no other process has
+	(cd "$nws" && exec "$TOOLCAGE" exec --workspace "$nws" -- $mark) >/dev/null 2>&1 &
+	sup=$!
+	i=0
+	while ! pgrep -f "^$mark" >/dev/null && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+	if ! pgrep -u 65534 -f "^$mark" >/dev/null; then
+		bad "supervisor killed: the tool did not start as 65534"
+	else
+		kill -9 "$sup"
+		wait "$sup" 2>/dev/null
+		i=0
+		while pgrep -f "^$mark" >/dev/null && [ $i -lt 50 ]; do sleep 0.02; i=$((i + 1)); done
+		if pgrep -f "^$mark" >/dev/null; then
+			bad "supervisor killed: a tool running as 65534 outlived it by 1 s"
+			pkill -9 -f "^$mark"
+		else
+			ok "supervisor killed: the tool running as 65534 died with it"
+		fi
+	fi
 else
 	echo "note: not root (or no setpriv): the uid 65534 cases did not run"
 fi
