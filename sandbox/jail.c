@@ -126,10 +126,11 @@ static void plan_namespaces(const struct sbx_spec *spec, struct sbx_jail *j)
 /* The private tmpfs normally covers /tmp. A workspace beneath /tmp would
  * vanish under it (and a bind back would sit under the tmpfs root, whose
  * Landlock rule grants writes to all below), so then the tmpfs goes on an
- * empty directory of our own beside it and TMPDIR points there. */
+ * empty directory of our own beside it and TMPDIR points there (so too for
+ * a workspace that is /tmp itself). */
 static int plan_tmp_dir(struct sbx_jail *j, struct sbx_error *err)
 {
-	if (!j->private_tmp || strncmp(j->workspace, "/tmp/", 5))
+	if (!j->private_tmp || (strncmp(j->workspace, "/tmp/", 5) && strcmp(j->workspace, "/tmp")))
 		return 0;
 	const char *rt = getenv("XDG_RUNTIME_DIR");
 	char base[200];

@@ -191,6 +191,10 @@ rc=$?
 if [ "$rc" = 1 ]; then ok "check of a bad profile exits 1"; else bad "check of a bad profile exits 1: exit $rc"; fi
 has "check names the bad key" out "unknown key 'cpu'"
 
+# A workspace that is /tmp itself is the host's /tmp, not the private tmpfs
+# (which then goes elsewhere, as for a workspace beneath /tmp).
+status "workspace /tmp: the host's /tmp" 0 -- --workspace /tmp -- test -d "$tmp/ws"
+
 # ---- as uid 65534 ---------------------------------------------------------
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
 	nws=$tmp/nobody-ws
