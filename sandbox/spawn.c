@@ -434,9 +434,12 @@ bool sbx_jail_spare_ready(struct sbx_jail *j)
 }
 
 /* Sends job to the spare c (see struct job_header). 0, or -errno when the
- * spare cannot take it (the caller falls back to a fresh child). */
-static int hand_over(struct sbx_child *c, const struct sbx_job *job)
+ * spare cannot take it: *sent false, the caller falls back to a fresh
+ * child; *sent true, the spare may have started the job (it is killed),
+ * and running it again could do a destructive tool's work twice. */
+static int hand_over(struct sbx_child *c, const struct sbx_job *job, bool *sent)
 {
+	*sent = false;
 	const char *cwd = job->cwd && strcmp(job->cwd, ".") ? job->cwd : "";
 	struct job_header h = { .magic = JOB_MAGIC, .cwd_len = (uint32_t)strlen(cwd) + 1,
 	                        .fn = (uint64_t)(uintptr_t)job->fn };
@@ -476,6 +479,7 @@ static int hand_over(struct sbx_child *c, const struct sbx_job *job)
 	free(msg);
 	if (rc)
 		return rc;
+	*sent = true;
 	close(c->job_fd);
 	c->job_fd = -1;
 	if (!job->result_pipe)
@@ -522,11 +526,14 @@ int sbx_spawn(struct sbx_jail *j, const struct sbx_job *job, struct sbx_child **
 	if (j->spare && !job->fn_arg && check_cwd(j, job->cwd, err) == 0) {
 		struct sbx_child *c = j->spare;
 		j->spare = NULL;
-		if (hand_over(c, job) == 0) {
+		bool sent;
+		if ((rc = hand_over(c, job, &sent)) == 0) {
 			*out = c;
 			return 0;
 		}
 		sbx_child_free(c);
+		if (sent)
+			return sbx_err(err, -rc, "handing the job to the spare");
 	}
 	return start(j, job, out, err);
 }
