@@ -130,6 +130,16 @@ static bool has_wildcard(const char *s, size_t n)
 	return false;
 }
 
+/* A path we cannot look at: one the child cannot reach either (gone, a
+ * dangling link or a loop, a directory we may not search: the child is no
+ * more privileged), or a failure of ours (out of fds or memory) that must
+ * fail the scan, not leave a secret unmasked. */
+static int unreachable(int e)
+{
+	return e == ENOENT || e == ENOTDIR || e == EACCES || e == ELOOP || e == ENAMETOOLONG ?
+	       0 : -e;
+}
+
 /* Matches the rest of a glob, component by component, below prefix (a
  * directory path of plen bytes in a PATH_MAX buffer; "" is the root). */
 static int expand(struct sbx_jail *j, char *prefix, size_t plen, const char *rest, int depth)
@@ -139,7 +149,7 @@ static int expand(struct sbx_jail *j, char *prefix, size_t plen, const char *res
 	if (!*rest) {
 		struct stat st;
 		if (stat(plen ? prefix : "/", &st) < 0)
-			return 0;   /* gone, or a dangling link: nothing to read */
+			return unreachable(errno);
 		return plen ? add_mask(j, prefix, S_ISDIR(st.st_mode)) : -EINVAL;
 	}
 	if (depth > MASK_DEPTH)
@@ -166,8 +176,9 @@ static int expand(struct sbx_jail *j, char *prefix, size_t plen, const char *res
 	comp[clen] = '\0';
 	DIR *d = opendir(plen ? prefix : "/");
 	if (!d)
-		return 0;
+		return unreachable(errno);
 	struct dirent *e;
+	errno = 0;
 	while (!rc && (e = readdir(d))) {
 		size_t nlen = strlen(e->d_name);
 		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") ||
@@ -177,33 +188,66 @@ static int expand(struct sbx_jail *j, char *prefix, size_t plen, const char *res
 		memcpy(prefix + plen + 1, e->d_name, nlen + 1);
 		rc = expand(j, prefix, plen + 1 + nlen, end, depth + 1);
 		prefix[plen] = '\0';
+		errno = 0;
 	}
+	if (!rc && errno)   /* readdir failed: the listing is incomplete */
+		rc = -errno;
 	closedir(d);
 	return rc;
 }
 
-static void clear_lists(struct sbx_jail *j)
+/* A jail's lists, moved out of it and back. */
+struct mask_lists {
+	struct sbx_mask *masks;
+	int n_masks;
+	struct mask_watch *watch;
+	int n_watch;
+};
+
+static struct mask_lists take_lists(struct sbx_jail *j)
 {
-	for (int i = 0; i < j->n_masks; i++)
-		free(j->masks[i].path);
-	for (int i = 0; i < j->n_watch; i++)
-		free(j->watch[i].path);
-	free(j->masks);
-	free(j->watch);
+	struct mask_lists l = { j->masks, j->n_masks, j->watch, j->n_watch };
 	j->masks = NULL;
 	j->watch = NULL;
 	j->n_masks = j->n_watch = 0;
+	return l;
 }
 
+static void put_lists(struct sbx_jail *j, struct mask_lists l)
+{
+	j->masks = l.masks;
+	j->n_masks = l.n_masks;
+	j->watch = l.watch;
+	j->n_watch = l.n_watch;
+}
+
+static void free_lists(struct mask_lists l)
+{
+	for (int i = 0; i < l.n_masks; i++)
+		free(l.masks[i].path);
+	for (int i = 0; i < l.n_watch; i++)
+		free(l.watch[i].path);
+	free(l.masks);
+	free(l.watch);
+}
+
+/* Expands every glob into new lists. On failure the old lists stay (their
+ * watches still differ from the disk, so the next spawn scans again) and
+ * the spawn fails: no child runs with a secret left unmasked. */
 static int scan(struct sbx_jail *j, struct sbx_error *err)
 {
-	clear_lists(j);
+	struct mask_lists old = take_lists(j);
 	char prefix[PATH_MAX] = "";
-	for (char **g = j->hidden; g && *g; g++) {
-		int rc = expand(j, prefix, 0, *g, 0);
-		if (rc)
-			return sbx_err(err, -rc, "hidden path %s", *g);
+	int rc = 0;
+	char **g = j->hidden;
+	for (; g && *g && !rc; g++)
+		rc = expand(j, prefix, 0, *g, 0);
+	if (rc) {
+		free_lists(take_lists(j));
+		put_lists(j, old);
+		return sbx_err(err, -rc, "hidden path %s", g[-1]);
 	}
+	free_lists(old);
 	return 0;
 }
 
@@ -239,7 +283,7 @@ int mask_refresh(struct sbx_jail *j, struct sbx_error *err)
 
 void mask_release(struct sbx_jail *j)
 {
-	clear_lists(j);
+	free_lists(take_lists(j));
 	for (char **g = j->hidden; g && *g; g++)
 		free(*g);
 	free(j->hidden);

@@ -533,6 +533,48 @@ static void test_hidden_paths_stay_hidden(void **state)
 	assert_int_equal(system(script), 0);
 }
 
+/* A rescan before a spawn that fails (here: a new match too many) fails
+ * that spawn and every next one until it succeeds: never a child, fresh or
+ * a spare, with the masks of before or a partial set. */
+static void test_hidden_rescan_failure_fails_spawns(void **state)
+{
+	(void)state;
+	need_sandbox();
+	snprintf(secrets_dir, sizeof secrets_dir, "/var/tmp/tc-secrets-XXXXXX");
+	assert_non_null(mkdtemp(secrets_dir));
+	chmod(secrets_dir, 0755);
+	snprintf(hidden_glob, sizeof hidden_glob, "%s/key-*", secrets_dir);
+	snprintf(hidden_dir, sizeof hidden_dir, "%s/private", secrets_dir);
+	write_text(secrets_dir, "key-1", "secret one\n");
+	struct sbx_jail *j = jail_with(with_secrets);
+	sbx_jail_keep_spare(j, true);
+	char script[256], out[256];
+	assert_int_equal(sh(j, "true", out, sizeof out), 0);
+	for (int i = 0; i < 1100; i++) {   /* more than the 1024 masks */
+		char name[32];
+		snprintf(name, sizeof name, "key-x%04d", i);
+		write_text(secrets_dir, name, "secret many\n");
+	}
+	char *const argv[] = { (char *)"/bin/true", NULL };
+	struct sbx_job job = { .argv = argv };
+	for (int round = 0; round < 2; round++) {
+		struct sbx_child *c = NULL;
+		struct sbx_error err = { 0 };
+		if (sbx_spawn(j, &job, &c, &err) == 0)
+			fail_msg("spawn %d ran with an incomplete set of masks", round);
+		assert_null(c);
+		assert_non_null(strstr(err.msg, "hidden path"));
+	}
+	snprintf(script, sizeof script, "rm -f %s/key-x*", secrets_dir);
+	assert_int_equal(system(script), 0);
+	snprintf(script, sizeof script, "cat %s/key-1", secrets_dir);
+	if (sh(j, script, out, sizeof out) == 0 || strstr(out, "secret"))
+		fail_msg("key-1 was read after the failed rescans: %s", out);
+	sbx_jail_free(j);
+	snprintf(script, sizeof script, "rm -rf '%s'", secrets_dir);
+	assert_int_equal(system(script), 0);
+}
+
 /* A hidden glob that matches more than the masks can hold (1024) fails the
  * jail with a message naming it: never a partial set of masks. */
 static void test_hidden_glob_matching_too_much_is_refused(void **state)
@@ -1034,6 +1076,7 @@ int main(void)
 		cmocka_unit_test(test_cwd_outside_workspace_is_refused),
 		cmocka_unit_test(test_job_without_argv_or_fn_is_refused),
 		cmocka_unit_test(test_hidden_paths_stay_hidden),
+		cmocka_unit_test(test_hidden_rescan_failure_fails_spawns),
 		cmocka_unit_test(test_hidden_glob_matching_too_much_is_refused),
 		cmocka_unit_test(test_spare_runs_jobs_like_a_fresh_child),
 		cmocka_unit_test(test_spare_is_used_and_a_dead_one_passed_over),
