@@ -19,6 +19,7 @@
  *                                 every signal blocked: spawn.c)
  *  5. user namespace maps         before mounts: they need its capabilities
  *  6. mounts                      make / private (nothing propagates back),
+ *                                 all read-only but the writable paths,
  *                                 fresh /proc for the pid namespace, tmpfs /tmp,
  *                                 hidden paths covered (mask.c)
  *  7. Landlock ruleset            from the jail's prepared rules plus the new
@@ -218,34 +219,50 @@ static int set_mount_attr(const char *path, unsigned flags, uint64_t set, uint64
 	return (int)syscall(SYS_mount_setattr, AT_FDCWD, path, flags, &a, sizeof a);
 }
 
-/* Every mount read-only and nosuid, then the writable paths bound onto
- * themselves and opened again for writing: Landlock cannot stop chmod,
- * utimes or xattr changes, a read-only mount does (on the host's files, as
- * their owner, even as root without capabilities). The private tmpfs and
- * the masks over hidden paths are mounted before the read-only pass, so
- * that one call covers them (the tmpfs is then made writable again). */
+static void mask_step(int (*step)(const struct sbx_jail *), const struct sbx_jail *j)
+{
+	int rc = j->mask_hidden ? step(j) : 0;
+	if (rc < 0)
+		fail(STEP_MOUNT_MASK, -rc);
+}
+
+/* Every mount read-only and nosuid but the writable paths: Landlock cannot
+ * stop chmod, utimes or xattr changes, a read-only mount does (on the
+ * host's files, as their owner, even as root without capabilities). Each
+ * writable path is cloned first, with the mounts beneath it as they are on
+ * the host, and put back after the read-only pass, nosuid: what is
+ * read-only on the host stays so (clearing read-only on the path
+ * recursively would open a host read-only mount inside it). The private
+ * tmpfs is mounted before the pass and opened again after it; the masks
+ * over hidden paths are bound from it while it is read-only, over the
+ * writable paths too (mask.c). */
 static void set_up_mounts(const struct sbx_jail *j)
 {
 	if (!j->private_proc && !j->private_tmp)
 		return;
 	/* Without this a mount below could propagate back to the host. */
 	CHECK(STEP_MOUNT_PRIVATE, mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL));
+	int tree[SBX_MAX_RW_PATHS], n = 0;
 	for (char **p = j->rw_paths; p && *p; p++)
-		CHECK(STEP_MOUNT_READONLY, mount(*p, *p, NULL, MS_BIND | MS_REC, NULL));
+		CHECK(STEP_MOUNT_READONLY, tree[n++] = (int)syscall(SYS_open_tree, AT_FDCWD, *p,
+		      OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE));
 	if (j->private_tmp)
 		CHECK(STEP_MOUNT_TMP, mount("tmpfs", j->tmp_dir, "tmpfs",
 		      MS_NOSUID | MS_NODEV, j->tmpfs_opts));
-	if (j->mask_hidden) {
-		int rc = mask_apply(j);
-		if (rc < 0)
-			fail(STEP_MOUNT_MASK, -rc);
-	}
+	mask_step(mask_place, j);
 	CHECK(STEP_MOUNT_READONLY, set_mount_attr("/", AT_RECURSIVE,
 	      MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID, 0));
-	for (char **p = j->rw_paths; p && *p; p++)
-		CHECK(STEP_MOUNT_READONLY, set_mount_attr(*p, AT_RECURSIVE, 0, MOUNT_ATTR_RDONLY));
+	for (int i = 0; i < n; i++) {
+		const char *p = j->rw_paths[i];
+		CHECK(STEP_MOUNT_READONLY, syscall(SYS_move_mount, tree[i], "", AT_FDCWD, p,
+		      MOVE_MOUNT_F_EMPTY_PATH));
+		close(tree[i]);
+		CHECK(STEP_MOUNT_READONLY, set_mount_attr(p, AT_RECURSIVE, MOUNT_ATTR_NOSUID, 0));
+	}
+	mask_step(mask_cover, j);
 	if (j->private_tmp)
 		CHECK(STEP_MOUNT_TMP, set_mount_attr(j->tmp_dir, 0, 0, MOUNT_ATTR_RDONLY));
+	mask_step(mask_tidy, j);
 	if (j->private_proc)
 		CHECK(STEP_MOUNT_PROC, mount("proc", "/proc", "proc",
 		      MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL));

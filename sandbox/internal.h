@@ -15,6 +15,7 @@
 
 #define SBX_MAX_RLIMITS 8
 #define SBX_MAX_GROUPS 64
+#define SBX_MAX_RW_PATHS 64     /* the workspace and write paths (child.c) */
 #define SBX_DEFAULT_PATH "/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin"
 
 struct sbx_rlimit {
@@ -232,11 +233,14 @@ int landlock_child_ruleset(const struct sbx_jail *jail);
 /* mask.c: hidden paths covered by empty read-only mounts. mask_plan
  * expands the spec's globs; mask_refresh expands them again when a
  * directory they were matched in changed (before each spawn; returns 1
- * then, 0 when nothing changed, or -errno); mask_apply
- * runs in the child (async-signal-safe) after the private tmpfs mount. */
+ * then, 0 when nothing changed, or -errno); mask_place, mask_cover and
+ * mask_tidy run in the child (async-signal-safe), in that order, around
+ * its read-only pass (child.c). Each returns 0 or -errno. */
 int mask_plan(const struct sbx_spec *spec, struct sbx_jail *jail, struct sbx_error *err);
 int mask_refresh(struct sbx_jail *jail, struct sbx_error *err);
-int mask_apply(const struct sbx_jail *jail);
+int mask_place(const struct sbx_jail *jail);
+int mask_cover(const struct sbx_jail *jail);
+int mask_tidy(const struct sbx_jail *jail);
 void mask_release(struct sbx_jail *jail);
 
 /* cgroup.c: per-call cgroups from a reusable pool. */

@@ -162,6 +162,8 @@ static int plan_rw_paths(const struct sbx_spec *spec, struct sbx_jail *j)
 	size_t n = 1;
 	for (size_t i = 0; spec->write_paths && spec->write_paths[i]; i++)
 		n++;
+	if (n > SBX_MAX_RW_PATHS)
+		return -E2BIG;
 	j->rw_paths = calloc(n + 1, sizeof *j->rw_paths);
 	if (!j->rw_paths)
 		return -ENOMEM;
@@ -343,8 +345,10 @@ int sbx_jail_new(const struct sbx_spec *spec, const char *workspace,
 	}
 	if (!rc)
 		rc = plan_tmp_dir(j, err);
-	if (!rc && plan_rw_paths(spec, j) < 0)
-		rc = sbx_err(err, ENOMEM, "jail");
+	if (!rc && (rc = plan_rw_paths(spec, j)) < 0)
+		rc = rc == -E2BIG ? sbx_err(err, E2BIG, "profile %s has more than %d write paths",
+		                            spec->name, SBX_MAX_RW_PATHS - 1) :
+		     sbx_err(err, ENOMEM, "jail");
 	if (!rc && build_env(spec, j) < 0)
 		rc = sbx_err(err, ENOMEM, "environment");
 	if (!rc)

@@ -290,25 +290,37 @@ void mask_release(struct sbx_jail *j)
 	j->hidden = NULL;
 }
 
-/* Child side, after the private tmpfs is mounted and before the pass that
- * makes every mount read-only (child.c; so not even the placeholders' owner
- * can chmod them): the empty placeholders are made in the tmpfs (no call
- * shares one), bound over every hidden path and unlinked. A path that
- * vanished since the parent looked is skipped; any other failure fails the
- * call. Async-signal-safe. */
-int mask_apply(const struct sbx_jail *j)
+/* Child side, in three steps around the pass that makes every mount
+ * read-only (child.c). The empty placeholders are made in the private tmpfs
+ * while it is writable (no call shares one); they are bound over every
+ * hidden path once the tmpfs is read-only, so the masks are read-only
+ * mounts too (not even the placeholders' owner can chmod them), and after
+ * the writable paths are in place, so that no mount covers a mask; then
+ * they are unlinked. A path that vanished since the parent looked is
+ * skipped; any other failure fails the call. Async-signal-safe. */
+int mask_place(const struct sbx_jail *j)
 {
 	if (!j->n_masks)
 		return 0;
 	int fd = open(j->mask_file, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0);
 	if (fd < 0 || close(fd) < 0 || mkdir(j->mask_dir, 0) < 0)
 		return -errno;
+	return 0;
+}
+
+int mask_cover(const struct sbx_jail *j)
+{
 	for (int i = 0; i < j->n_masks; i++) {
 		const char *src = j->masks[i].dir ? j->mask_dir : j->mask_file;
 		if (mount(src, j->masks[i].path, NULL, MS_BIND, NULL) < 0 && errno != ENOENT)
 			return -errno;
 	}
-	if (unlink(j->mask_file) < 0 || rmdir(j->mask_dir) < 0)
+	return 0;
+}
+
+int mask_tidy(const struct sbx_jail *j)
+{
+	if (j->n_masks && (unlink(j->mask_file) < 0 || rmdir(j->mask_dir) < 0))
 		return -errno;
 	return 0;
 }

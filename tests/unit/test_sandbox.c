@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -591,6 +592,51 @@ static void test_hidden_glob_matching_too_much_is_refused(void **state)
 	assert_non_null(strstr(err.msg, "hidden path /usr/*/*"));
 }
 
+/* ---- writable paths ----------------------------------------------------- */
+
+static void writable_workspace(struct sbx_spec *s)
+{
+	s->workspace_write = true;
+}
+
+/* A mount that is read-only on the host stays so inside a writable
+ * workspace (only the workspace's own mount is opened for writing); a
+ * writable one beneath it stays writable. Root only: it mounts. */
+static void test_host_readonly_mount_in_workspace_stays_readonly(void **state)
+{
+	(void)state;
+	need_sandbox();
+	if (geteuid() != 0)
+		skip();
+	char ro[128], rw[128], cmd[512], out[256];
+	snprintf(ro, sizeof ro, "%s/romnt", fx.ws);
+	snprintf(rw, sizeof rw, "%s/rwmnt", fx.ws);
+	assert_int_equal(mkdir(ro, 0755), 0);
+	assert_int_equal(mkdir(rw, 0755), 0);
+	write_text(ro, "data", "host\n");
+	assert_int_equal(mount(ro, ro, NULL, MS_BIND, NULL), 0);
+	assert_int_equal(mount(NULL, ro, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL), 0);
+	assert_int_equal(mount("tmpfs", rw, "tmpfs", 0, "size=1m"), 0);
+	struct sbx_jail *j = jail_with(writable_workspace);
+	int ro_rc = sh(j, "echo tool >> romnt/data", out, sizeof out);
+	int rw_rc = sh(j, "echo tool > rwmnt/f && echo tool > top", out, sizeof out);
+	sbx_jail_free(j);
+	snprintf(cmd, sizeof cmd, "%s/data", ro);
+	FILE *f = fopen(cmd, "re");
+	assert_non_null(f);
+	char line[64] = "";
+	assert_non_null(fgets(line, sizeof line, f));
+	bool more = fgets(line + strlen(line), (int)(sizeof line - strlen(line)), f) != NULL;
+	fclose(f);
+	umount2(ro, MNT_DETACH);
+	umount2(rw, MNT_DETACH);
+	snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s' '%s/top'", ro, rw, fx.ws);
+	assert_int_equal(system(cmd), 0);
+	assert_int_not_equal(ro_rc, 0);
+	assert_false(more);   /* the host file holds its one line */
+	assert_int_equal(rw_rc, 0);
+}
+
 /* ---- spares ------------------------------------------------------------- */
 
 static void no_edit(struct sbx_spec *s)
@@ -1078,6 +1124,7 @@ int main(void)
 		cmocka_unit_test(test_hidden_paths_stay_hidden),
 		cmocka_unit_test(test_hidden_rescan_failure_fails_spawns),
 		cmocka_unit_test(test_hidden_glob_matching_too_much_is_refused),
+		cmocka_unit_test(test_host_readonly_mount_in_workspace_stays_readonly),
 		cmocka_unit_test(test_spare_runs_jobs_like_a_fresh_child),
 		cmocka_unit_test(test_spare_is_used_and_a_dead_one_passed_over),
 		cmocka_unit_test(test_builtin_return_is_exit_status),
