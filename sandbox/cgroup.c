@@ -15,6 +15,21 @@
  * by a crash), reuses it call after call (its "tasks" fd stays open; the
  * child joins by writing "0" to it), and sbx_cleanup() lets it go.
  *
+ * A slot spans one directory per controller (<pids>/.../slot-N and
+ * <memory>/.../slot-N), and jails using different controllers share the
+ * pool: so a claim flocks each directory the jail will use and has the
+ * slot only once it holds them all (on any failure it lets all go). Each
+ * directory then has one user at most, whatever controllers the others
+ * use. (Locking one directory per slot let a memory-only claimer take the
+ * memory cgroup of a slot another process held through its pids lock: one
+ * limit, one count and one kill for two calls. One lock that every claimer
+ * takes would need a place common to all of them, which the hierarchies do
+ * not give: a claimer may have one and not the other, and each lies below
+ * the claimer's own cgroup.) A pids+memory slot costs one open and flock
+ * more, once per process; the files are opened relative to the locked
+ * directory. A directory is ours alone while locked, so the limit last
+ * written to it is cached (cg_dir.limit) rather than written every call.
+ *
  * The child joins through v1's "tasks" file, not "cgroup.procs": moving a
  * whole thread group takes the kernel's cgroup_threadgroup_rwsem for
  * writing, an RCU grace period (about a millisecond, every call, measured
@@ -48,16 +63,16 @@ struct cg_hier {
 };
 
 struct cg_dir {
+	int dir_fd;                /* the slot's directory, flock'ed (ours alone) */
 	int join_fd;               /* "tasks", O_WRONLY (kept open) */
 	int limit_fd;              /* pids.max / memory.limit_in_bytes */
 	int current_fd;            /* pids.current (pids only) */
-	uint64_t limit;            /* last value written; 0 = none yet */
+	uint64_t limit;            /* last value we wrote; 0 = none yet */
 	char path[PATH_MAX];
 };
 
 struct cgroup_slot {
-	struct cg_dir dir[CG_N];
-	int lock_fd;               /* the claimed slot directory, flock'ed */
+	struct cg_dir dir[CG_N];   /* those the claiming jail used; dir_fd -1: not ours */
 	bool busy;
 	struct cgroup_slot *next;
 };
@@ -190,27 +205,10 @@ const char *cgroup_where(bool memory)
 	return detect(c) ? hier[c].base : "not available";
 }
 
-static int open_dir(struct cg_dir *d, int c, unsigned n)
+static void clear_dir(struct cg_dir *d)
 {
-	snprintf(d->path, sizeof d->path, "%s/slot-%u", hier[c].base, n);
-	char f[PATH_MAX + 32];
-	snprintf(f, sizeof f, "%s/tasks", d->path);
-	d->join_fd = open(f, O_WRONLY | O_CLOEXEC);
-	if (d->join_fd < 0 && errno == ENOENT) {   /* a new slot */
-		if (mkdir(d->path, 0755) < 0 && errno != EEXIST)
-			return -errno;
-		d->join_fd = open(f, O_WRONLY | O_CLOEXEC);
-	}
-	snprintf(f, sizeof f, "%s/%s", d->path, limit_file[c]);
-	d->limit_fd = open(f, O_WRONLY | O_CLOEXEC);
-	d->current_fd = -1;
-	if (c == CG_PIDS) {
-		snprintf(f, sizeof f, "%s/pids.current", d->path);
-		d->current_fd = open(f, O_RDONLY | O_CLOEXEC);
-	}
-	if (d->join_fd < 0 || d->limit_fd < 0 || (c == CG_PIDS && d->current_fd < 0))
-		return -(errno ? errno : EIO);
-	return 0;
+	memset(d, 0, sizeof *d);
+	d->dir_fd = d->join_fd = d->limit_fd = d->current_fd = -1;
 }
 
 static void close_dir(struct cg_dir *d)
@@ -221,8 +219,35 @@ static void close_dir(struct cg_dir *d)
 		close(d->limit_fd);
 	if (d->current_fd >= 0)
 		close(d->current_fd);
-	memset(d, 0, sizeof *d);
-	d->join_fd = d->limit_fd = d->current_fd = -1;
+	if (d->dir_fd >= 0)
+		close(d->dir_fd);   /* the lock goes with it */
+	clear_dir(d);
+}
+
+/* Locks controller c's directory of slot n (made when missing) and opens
+ * its files. -EBUSY: another process holds it, or its files do not open
+ * (the slot is passed over); another error: the directory cannot be had.
+ * On failure the caller close_dir()s d. */
+static int open_dir(struct cg_dir *d, int c, unsigned n)
+{
+	snprintf(d->path, sizeof d->path, "%s/slot-%u", hier[c].base, n);
+	d->dir_fd = open(d->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (d->dir_fd < 0 && errno == ENOENT) {   /* a new slot */
+		if (mkdir(d->path, 0755) < 0 && errno != EEXIST)
+			return -errno;
+		d->dir_fd = open(d->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	}
+	if (d->dir_fd < 0)
+		return -errno;
+	if (flock(d->dir_fd, LOCK_EX | LOCK_NB) < 0)
+		return -EBUSY;
+	d->join_fd = openat(d->dir_fd, "tasks", O_WRONLY | O_CLOEXEC);
+	d->limit_fd = openat(d->dir_fd, limit_file[c], O_WRONLY | O_CLOEXEC);
+	if (c == CG_PIDS)
+		d->current_fd = openat(d->dir_fd, "pids.current", O_RDONLY | O_CLOEXEC);
+	if (d->join_fd < 0 || d->limit_fd < 0 || (c == CG_PIDS && d->current_fd < 0))
+		return -EBUSY;
+	return 0;
 }
 
 static int set_limit(struct cg_dir *d, uint64_t v)
@@ -239,37 +264,23 @@ static int set_limit(struct cg_dir *d, uint64_t v)
 
 static bool slot_empty(struct cgroup_slot *s);
 
-/* Claims slot n for this process: an exclusive flock on its pids (or
- * memory) directory. A slot another process holds, or one whose cgroup
- * still has processes in it, is passed over. */
+/* Claims slot n for this process: an exclusive flock on each directory
+ * (pids, memory) the jail uses, all or none. A slot another process holds
+ * any of these in, or whose cgroup still has processes in it, is passed
+ * over. */
 static int claim(struct cgroup_slot *s, const struct sbx_jail *j, unsigned n)
 {
-	int c = j->use_cgroup_pids ? CG_PIDS : CG_MEMORY;
-	char path[PATH_MAX];
-	snprintf(path, sizeof path, "%s/slot-%u", hier[c].base, n);
-	s->lock_fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (s->lock_fd < 0 && errno == ENOENT) {   /* a new slot */
-		if (mkdir(path, 0755) < 0 && errno != EEXIST)
-			return -errno;
-		s->lock_fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	}
-	if (s->lock_fd < 0)
-		return -errno;
-	if (flock(s->lock_fd, LOCK_EX | LOCK_NB) < 0) {
-		close(s->lock_fd);
-		s->lock_fd = -1;
-		return -EBUSY;
-	}
-	if ((j->use_cgroup_pids && open_dir(&s->dir[CG_PIDS], CG_PIDS, n) < 0) ||
-	    (j->use_cgroup_memory && open_dir(&s->dir[CG_MEMORY], CG_MEMORY, n) < 0) ||
-	    !slot_empty(s)) {
+	int rc = 0;
+	if (j->use_cgroup_pids)
+		rc = open_dir(&s->dir[CG_PIDS], CG_PIDS, n);
+	if (!rc && j->use_cgroup_memory)
+		rc = open_dir(&s->dir[CG_MEMORY], CG_MEMORY, n);
+	if (!rc && !slot_empty(s))
+		rc = -EBUSY;
+	if (rc)
 		for (int k = 0; k < CG_N; k++)
 			close_dir(&s->dir[k]);
-		close(s->lock_fd);
-		s->lock_fd = -1;
-		return -EBUSY;
-	}
-	return 0;
+	return rc;
 }
 
 static struct cgroup_slot *new_slot(const struct sbx_jail *j)
@@ -278,8 +289,7 @@ static struct cgroup_slot *new_slot(const struct sbx_jail *j)
 	if (!s)
 		return NULL;
 	for (int c = 0; c < CG_N; c++)
-		s->dir[c].join_fd = s->dir[c].limit_fd = s->dir[c].current_fd = -1;
-	s->lock_fd = -1;
+		clear_dir(&s->dir[c]);
 	int rc = -EBUSY;
 	for (unsigned tries = 0; tries < 4096 && rc == -EBUSY; tries++)
 		rc = claim(s, j, next_slot++);
@@ -373,9 +383,7 @@ void sbx_cleanup(void)
 		struct cgroup_slot *s = slots;
 		slots = s->next;
 		for (int c = 0; c < CG_N; c++)
-			close_dir(&s->dir[c]);
-		if (s->lock_fd >= 0)
-			close(s->lock_fd);   /* the slot is free for the next process */
+			close_dir(&s->dir[c]);   /* unlocked: free for the next process */
 		free(s);
 	}
 }

@@ -1,0 +1,119 @@
+#!/bin/sh
+# tests/integration/cgroup_slots.sh — concurrent `toolcage exec` processes
+# never share a pooled cgroup slot, even when their profiles use different
+# controllers (sandbox/cgroup.c). One call with pids and memory limits (the
+# shipped `write` profile) stays alive while memory-only calls (a profile
+# written here) start beside it; every memory cgroup must differ.
+#
+# Slots are claimed lowest number first, and the hierarchies may be shared
+# with other toolcage processes on this machine, so the pids+memory call may
+# hold slot K rather than slot 0: memory-only calls are added (each staying)
+# until one is given a slot numbered K or above, so that one of them would
+# have been given memory slot K if slots were claimed per controller.
+# Exit 0 pass, 77 skip (the reason is the last line), anything else fail.
+set -u
+TOOLCAGE=${TOOLCAGE:-build/toolcage}
+case $TOOLCAGE in /*) ;; *) TOOLCAGE=$(pwd)/$TOOLCAGE ;; esac
+[ -x "$TOOLCAGE" ] || { echo "skip: no toolcage binary at $TOOLCAGE"; exit 77; }
+top=$(pwd)
+tmp=$(mktemp -d /tmp/tc-cgroup-slots.XXXXXX) || exit 1
+chmod 755 "$tmp"
+ws=$tmp/ws
+mkdir -p "$ws"
+pids=""
+cleanup() {
+	touch "$ws/done" 2>/dev/null
+	for p in $pids; do wait "$p" 2>/dev/null; done
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 1' HUP INT PIPE TERM
+
+"$TOOLCAGE" check >"$tmp/check" 2>&1
+if grep -q '^cgroup pids: *not available' "$tmp/check" ||
+   grep -q '^cgroup memory: *not available' "$tmp/check"; then
+	echo "skip: needs usable pids and memory cgroups: $(grep '^cgroup' "$tmp/check" | tr '\n' ' ')"
+	exit 77
+fi
+grep -q '^cgroup memory: */' "$tmp/check" ||
+	{ echo "skip: toolcage check names no memory cgroup"; exit 77; }
+
+# The memory-only profile: write's, without "processes".
+grep -v '"processes"' "$top/profiles/write.json" |
+	sed 's/"name": *"write"/"name": "memory-only"/' >"$tmp/memory-only.json"
+grep -q '"memory_mb"' "$tmp/memory-only.json" || { echo "FAIL: no memory_mb in write.json"; exit 1; }
+
+# wait_for FILE: up to 10 s.
+wait_for() {
+	i=0
+	while [ ! -s "$1" ]; do
+		i=$((i + 1))
+		[ $i -gt 200 ] && return 1
+		sleep 0.05
+	done
+}
+
+# Each call writes its cgroup lines to a file of the workspace, then stays
+# until the test creates "done" (at most ~15 s: the profile's deadline is 30).
+stay='grep -E ":(pids|memory):" /proc/self/cgroup >"$0.tmp" && mv "$0.tmp" "$0"
+i=0; while [ ! -e "'"$ws"'/done" ] && [ $i -lt 300 ]; do sleep 0.05; i=$((i + 1)); done'
+
+"$TOOLCAGE" exec --workspace "$ws" --profile write -- sh -c "$stay" "$ws/a" \
+	>"$tmp/a.log" 2>&1 </dev/null &
+pids="$pids $!"
+wait_for "$ws/a" || { echo "FAIL: the write call did not start"; cat "$tmp/a.log"; exit 1; }
+a_mem=$(sed -n 's/^[0-9]*:memory://p' "$ws/a")
+a_pids=$(sed -n 's/^[0-9]*:pids://p' "$ws/a")
+case $a_pids in
+*/toolcage/slot-*) ;;
+*) echo "skip: the write call is in no pooled pids cgroup ($a_pids)"; exit 77 ;;
+esac
+case $a_mem in
+*/toolcage/slot-*) ;;
+*) echo "FAIL: the write call is in no pooled memory cgroup ($a_mem)"; exit 1 ;;
+esac
+k=${a_pids##*/slot-}
+echo "write call: pids slot $k, memory $a_mem"
+
+# Memory-only calls, one after another, each staying: until one is given a
+# memory slot numbered K or above, every lower one is held (by these calls
+# or by other processes), so the pooled claim has passed slot K.
+fails=0
+b=0
+echo "$a_mem" >"$tmp/all"
+while [ $b -lt 32 ]; do
+	"$TOOLCAGE" exec --workspace "$ws" --profile "$tmp/memory-only.json" -- \
+		sh -c "$stay" "$ws/b$b" >"$tmp/b$b.log" 2>&1 </dev/null &
+	pids="$pids $!"
+	if ! wait_for "$ws/b$b"; then
+		echo "FAIL: memory-only call $b did not start"; cat "$tmp/b$b.log"
+		fails=$((fails + 1)); break
+	fi
+	m=$(sed -n 's/^[0-9]*:memory://p' "$ws/b$b")
+	echo "memory-only call $b: $m"
+	echo "$m" >>"$tmp/all"
+	case $m in
+	*/toolcage/slot-*) ;;
+	*) echo "FAIL: memory-only call $b is in no pooled memory cgroup ($m)"
+	   fails=$((fails + 1)); break ;;
+	esac
+	if [ "$m" = "$a_mem" ]; then
+		echo "FAIL: memory-only call $b shares the write call's memory cgroup $m"
+		fails=$((fails + 1))
+	fi
+	b=$((b + 1))
+	[ "${m##*/slot-}" -ge "$k" ] && break
+done
+dups=$(sort "$tmp/all" | uniq -d)
+if [ -n "$dups" ]; then
+	echo "FAIL: memory cgroups shared by concurrent calls: $dups"
+	fails=$((fails + 1))
+fi
+touch "$ws/done"
+for p in $pids; do
+	wait "$p" || { echo "FAIL: a call exited $?"; fails=$((fails + 1)); }
+done
+pids=""
+cat "$tmp/a.log"
+[ $fails -eq 0 ] || { echo "$fails failure(s)"; exit 1; }
+echo "ok   $b memory-only calls and the write call ran in $(sort -u "$tmp/all" | wc -l) distinct memory cgroups"
