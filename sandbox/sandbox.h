@@ -55,8 +55,9 @@ enum {
 	SBX_REQ_IDENTITY       = 1u << 13, /* a fixed uid/gid (needs root) */
 };
 
-/* Socket families socket(2) may create (socketpair(AF_UNIX) is always
- * allowed: it reaches nobody). Everything else is refused by seccomp. */
+/* Socket families socket(2) may create (socketpair(AF_UNIX) stream and
+ * seqpacket pairs are always allowed: they reach nobody; datagram pairs need
+ * SBX_AF_UNIX). Everything else is refused by seccomp. */
 enum {
 	SBX_AF_UNIX    = 1u << 0,
 	SBX_AF_INET    = 1u << 1,

@@ -223,11 +223,63 @@ static int add_socket_rules(scmp_filter_ctx ctx, unsigned fams, bool udp)
 	return rc;
 }
 
-/* socketpair reaches nobody; anything but AF_UNIX is refused. */
-static int add_socketpair_rule(scmp_filter_ctx ctx)
+/* socketpair(2): AF_UNIX only. A stream pair stays connected to its peer:
+ * sendto() or sendmsg() with an address fails (EISCONN), and connect()
+ * fails too. A seqpacket pair ignores the address and sends to its peer;
+ * connect() fails (EISCONN or EPROTOTYPE). Tried on Linux 6.18 against
+ * stream, seqpacket and datagram listeners. A datagram pair is not tied:
+ * sendto() or connect() to any path-named unix socket of the host works
+ * (/dev/log, an agent's socket), and Landlock has no rule for those. So a
+ * datagram pair needs the profile's "unix" family, as socket(AF_UNIX) does.
+ * SOCK_RAW counts too: AF_UNIX turns it into SOCK_DGRAM. One compare covers
+ * both, type & 0xe == 2 (types 2 and 3): SOCK_NONBLOCK and SOCK_CLOEXEC lie
+ * outside the mask, and the kernel reads the type as an int, so high bits
+ * do not matter either. */
+static int add_socketpair_rules(scmp_filter_ctx ctx, unsigned fams)
 {
+	uint32_t deny = SCMP_ACT_ERRNO(EACCES);
 	struct scmp_arg_cmp sp = SCMP_A0(SCMP_CMP_NE, AF_UNIX);
-	return add(ctx, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(socketpair), 1, &sp);
+	struct scmp_arg_cmp dgram = SCMP_A1(SCMP_CMP_MASKED_EQ, 0xe, SOCK_DGRAM);
+	int rc = add(ctx, deny, SCMP_SYS(socketpair), 1, &sp);
+	if (!rc && !(fams & SBX_AF_UNIX))
+		rc = add(ctx, deny, SCMP_SYS(socketpair), 1, &dgram);
+	return rc;
+}
+
+/* TCP Fast Open: sendto, sendmsg or sendmmsg with MSG_FASTOPEN connects an
+ * unconnected TCP socket without passing Landlock's connect hook
+ * (landlock-lsm/linux issue #41), so the port rules would not hold. The
+ * flag is refused wherever the profile can make inet sockets; elsewhere it
+ * has no socket to act on, and rules would only lengthen the filter. The
+ * answer is EOPNOTSUPP, what a kernel with client TFO turned off gives
+ * (net.ipv4.tcp_fastopen): a TFO client falls back to connect(), which
+ * Landlock checks. TCP_FASTOPEN_CONNECT needs no rule: it delays the SYN
+ * to the first write, but connect() still passes the hook (EACCES). */
+static const struct { int nr; unsigned flags_arg; } fastopen_calls[] = {
+	{ SCMP_SYS(sendto), 3 }, { SCMP_SYS(sendmsg), 2 }, { SCMP_SYS(sendmmsg), 3 },
+};
+
+/* The flags argument of nr when the filter refuses MSG_FASTOPEN in it, or
+ * -1. Depends on socket_families alone, which seccomp_key() names. */
+static int fastopen_arg(const struct sbx_spec *spec, int nr)
+{
+	for (size_t i = 0; i < sizeof fastopen_calls / sizeof fastopen_calls[0]; i++)
+		if (fastopen_calls[i].nr == nr &&
+		    (spec->socket_families & (SBX_AF_INET | SBX_AF_INET6)))
+			return (int)fastopen_calls[i].flags_arg;
+	return -1;
+}
+
+static int add_fastopen_rules(scmp_filter_ctx ctx, const struct sbx_spec *spec)
+{
+	int rc = 0;
+	for (size_t i = 0; i < sizeof fastopen_calls / sizeof fastopen_calls[0] && !rc; i++) {
+		int arg = fastopen_arg(spec, fastopen_calls[i].nr);
+		struct scmp_arg_cmp c = { (unsigned)arg, SCMP_CMP_MASKED_EQ, MSG_FASTOPEN, MSG_FASTOPEN };
+		if (arg >= 0)
+			rc = add(ctx, SCMP_ACT_ERRNO(EOPNOTSUPP), fastopen_calls[i].nr, 1, &c);
+	}
+	return rc;
 }
 
 static int add_base_rules(scmp_filter_ctx ctx, const struct sbx_spec *spec)
@@ -267,7 +319,9 @@ static int add_base_rules(scmp_filter_ctx ctx, const struct sbx_spec *spec)
 	if (!rc)
 		rc = add_socket_rules(ctx, spec->socket_families, spec->allow_udp);
 	if (!rc)
-		rc = add_socketpair_rule(ctx);
+		rc = add_socketpair_rules(ctx, spec->socket_families);
+	if (!rc)
+		rc = add_fastopen_rules(ctx, spec);
 	if (!rc && !host_read_only(spec))
 		rc = add_setid_rules(ctx);
 	return rc;
@@ -300,7 +354,11 @@ static int add_list(scmp_filter_ctx ctx, const struct sbx_spec *spec, uint32_t d
 		if (action == SCMP_ACT_ALLOW && listed(sysv_ipc, names[i]) && !own_ipc_namespace(spec))
 			return sbx_err(err, EINVAL, "seccomp: '%s' can only be allowed with a "
 			               "required ipc namespace (namespaces: [\"ipc\"])", names[i]);
-		int rc = add(ctx, action, nr, 0, NULL);
+		/* An allowed send call keeps the base MSG_FASTOPEN rule: the
+		 * allow rule takes only the calls without the flag. */
+		int arg = action == SCMP_ACT_ALLOW ? fastopen_arg(spec, nr) : -1;
+		struct scmp_arg_cmp no_fo = { (unsigned)arg, SCMP_CMP_MASKED_EQ, MSG_FASTOPEN, 0 };
+		int rc = arg >= 0 ? add(ctx, action, nr, 1, &no_fo) : add(ctx, action, nr, 0, NULL);
 		if (rc < 0)
 			return sbx_err(err, -rc, "seccomp: rule for '%s'", names[i]);
 	}

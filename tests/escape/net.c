@@ -2,19 +2,31 @@
  * vsock, netlink.
  *
  * Outside the network profile a tool reaches nobody: socket(AF_INET/INET6)
- * is refused by seccomp, socket(AF_UNIX) everywhere (socketpair stays: it
- * reaches nobody), abstract unix sockets are scoped by Landlock. The network
- * profile allows TCP connect to ports 80/443 (Landlock) and DNS, nothing
- * else. The runner starts listeners on the host (127.0.0.1 TCP and UDP, a
- * unix socket file, an abstract unix socket) that log the token each client
- * sends, so a connection is also seen from outside.
+ * is refused by seccomp, socket(AF_UNIX) everywhere (stream and seqpacket
+ * socketpairs stay: they reach nobody; a datagram pair could sendto any
+ * unix socket file, so seccomp refuses it), abstract unix sockets are
+ * scoped by Landlock. The network profile allows TCP connect to ports
+ * 80/443 (Landlock) and DNS, nothing else; TCP Fast Open, which connects
+ * without Landlock's connect hook, is refused by seccomp. The runner starts
+ * listeners on the host (127.0.0.1 TCP and UDP, unix stream socket files,
+ * a unix datagram socket file, an abstract unix socket) that log the token
+ * each client sends, so a connection is also seen from outside.
  *
  *   net tcp LABEL HOST PORT TOKEN       connect, send TOKEN
  *   net udp LABEL HOST PORT TOKEN       sendto TOKEN, wait 1 s for the echo
  *   net icmp LABEL                      ping socket echo to 127.0.0.1
  *   net unix_path LABEL PATH TOKEN      connect to a unix socket file
  *   net unix_abstract LABEL NAME TOKEN  connect to "\0NAME"
- *   net socketpair LABEL                must work (allowed everywhere)
+ *   net socketpair LABEL [seqpacket]    stream (or seqpacket) pair: must
+ *                                       work (allowed everywhere)
+ *   net unix_dgram_pair LABEL TYPE PATH TOKEN
+ *                                       socketpair(AF_UNIX, dgram|raw), then
+ *                                       sendto PATH (a host datagram socket)
+ *   net tcp_fastopen LABEL HOW HOST PORT TOKEN
+ *                                       TCP Fast Open to HOST:PORT, HOW is
+ *                                       sendto, sendmsg, sendmmsg (with
+ *                                       MSG_FASTOPEN) or connect_opt
+ *                                       (TCP_FASTOPEN_CONNECT, then connect)
  *   net raw LABEL                       socket(AF_INET, SOCK_RAW, ICMP)
  *   net packet LABEL                    socket(AF_PACKET, SOCK_RAW)
  *   net vsock LABEL                     socket(AF_VSOCK) (+ connect to host)
@@ -25,6 +37,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/ip_icmp.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <stddef.h>
 #include <sys/socket.h>
@@ -183,11 +196,103 @@ static void spair(const char *a, int argc, char **argv)
 {
 	int sv[2];
 	char c = 0;
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
-		BLOCKED(a, "socketpair(AF_UNIX): %s", errname(errno));
+	int seqpacket = argc > 2 && !strcmp(argv[2], "seqpacket");
+	const char *what = seqpacket ? "socketpair(AF_UNIX, SOCK_SEQPACKET)" : "socketpair(AF_UNIX)";
+	if (socketpair(AF_UNIX, (seqpacket ? SOCK_SEQPACKET : SOCK_STREAM) | SOCK_CLOEXEC, 0, sv) < 0)
+		BLOCKED(a, "%s: %s", what, errname(errno));
 	if (write(sv[0], "k", 1) != 1 || read(sv[1], &c, 1) != 1 || c != 'k')
-		BLOCKED(a, "socketpair made but passes no data");
-	ESCAPED(a, "socketpair(AF_UNIX) works");
+		BLOCKED(a, "%s made but passes no data", what);
+	ESCAPED(a, "%s works", what);
+}
+
+/* A datagram socket from socketpair is not tied to its peer: sendto() with
+ * an address reaches any unix datagram socket file (/dev/log, an agent's
+ * socket), and Landlock has no rule for those. AF_UNIX makes SOCK_RAW a
+ * datagram socket too. */
+static void unix_dgram_pair(const char *a, int argc, char **argv)
+{
+	const char *type = arg_str(a, argc, argv, 2);
+	const char *path = arg_str(a, argc, argv, 3);
+	const char *token = arg_str(a, argc, argv, 4);
+	int t = !strcmp(type, "dgram") ? SOCK_DGRAM : !strcmp(type, "raw") ? SOCK_RAW : -1;
+	if (t < 0)
+		TESTERR(a, "type %s: want dgram or raw", type);
+	struct sockaddr_un un;
+	memset(&un, 0, sizeof un);
+	un.sun_family = AF_UNIX;
+	if (strlen(path) >= sizeof un.sun_path)
+		TESTERR(a, "socket path too long");
+	memcpy(un.sun_path, path, strlen(path));
+	socklen_t len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + strlen(path) + 1);
+	int sv[2];
+	if (socketpair(AF_UNIX, t | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, sv) < 0)
+		BLOCKED(a, "socketpair(AF_UNIX, SOCK_%s): %s", t == SOCK_DGRAM ? "DGRAM" : "RAW",
+			errname(errno));
+	if (sendto(sv[0], token, strlen(token), 0, (struct sockaddr *)&un, len) < 0)
+		BLOCKED(a, "socketpair allowed; sendto %s: %s", path, errname(errno));
+	ESCAPED(a, "datagram sent to %s from a socketpair", path);
+}
+
+/* TCP Fast Open connects from sendto/sendmsg/sendmmsg without passing
+ * Landlock's connect hook (landlock-lsm/linux issue #41): a port the
+ * profile does not allow would be reached. TCP_FASTOPEN_CONNECT delays the
+ * SYN to the first write, but connect() itself still passes the hook. */
+static void tcp_fastopen(const char *a, int argc, char **argv)
+{
+	const char *how = arg_str(a, argc, argv, 2);
+	const char *host = arg_str(a, argc, argv, 3);
+	int port = (int)arg_long(a, arg_str(a, argc, argv, 4));
+	const char *token = arg_str(a, argc, argv, 5);
+	struct sockaddr_storage ss;
+	socklen_t len;
+	int fam = parse_addr(host, port, &ss, &len);
+	if (fam < 0)
+		TESTERR(a, "bad address %s", host);
+	int fd = socket(fam, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		BLOCKED(a, "socket(SOCK_STREAM): %s", errname(errno));
+	struct timeval tv = { 2, 0 };   /* a blocking send waits for the handshake */
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+	char line[256];
+	int n = snprintf(line, sizeof line, "%s\n", token);
+	struct iovec iov = { line, (size_t)n };
+	struct msghdr mh = { .msg_name = &ss, .msg_namelen = len, .msg_iov = &iov, .msg_iovlen = 1 };
+	struct mmsghdr mm = { .msg_hdr = mh };
+	long rc;
+	if (!strcmp(how, "sendto"))
+		rc = sendto(fd, line, (size_t)n, MSG_FASTOPEN | MSG_NOSIGNAL, (struct sockaddr *)&ss, len);
+	else if (!strcmp(how, "sendmsg"))
+		rc = sendmsg(fd, &mh, MSG_FASTOPEN | MSG_NOSIGNAL);
+	else if (!strcmp(how, "sendmmsg"))
+		rc = sendmmsg(fd, &mm, 1, MSG_FASTOPEN | MSG_NOSIGNAL);
+	else if (!strcmp(how, "connect_opt")) {
+		int one = 1;
+		if (setsockopt(fd, IPPROTO_TCP, TCP_FASTOPEN_CONNECT, &one, sizeof one) < 0)
+			BLOCKED(a, "setsockopt(TCP_FASTOPEN_CONNECT): %s", errname(errno));
+		if (connect(fd, (struct sockaddr *)&ss, len) < 0)
+			BLOCKED(a, "TCP_FASTOPEN_CONNECT set; connect %s:%d: %s", host, port,
+				errname(errno));
+		rc = send(fd, line, (size_t)n, MSG_NOSIGNAL);
+	} else
+		TESTERR(a, "how %s: want sendto, sendmsg, sendmmsg or connect_opt", how);
+	if (rc < 0) {
+		int e = errno;
+		/* EOPNOTSUPP is also what the kernel answers when client TFO is
+		 * off (net.ipv4.tcp_fastopen): say so, the runner turns it on. */
+		FILE *f = fopen("/proc/sys/net/ipv4/tcp_fastopen", "r");
+		int sysctl = -1;
+		if (f) {
+			if (fscanf(f, "%d", &sysctl) != 1)
+				sysctl = -1;
+			fclose(f);
+		}
+		if (e == EOPNOTSUPP && sysctl >= 0 && !(sysctl & 1))
+			BLOCKED(a, "%s %s:%d: EOPNOTSUPP, but client TFO is off here "
+				"(net.ipv4.tcp_fastopen=%d): the kernel refused, maybe not the filter",
+				how, host, port, sysctl);
+		BLOCKED(a, "%s %s:%d: %s", how, host, port, errname(e));
+	}
+	ESCAPED(a, "TCP Fast Open (%s) reached %s:%d", how, host, port);
 }
 
 static void sock_only(const char *a, int fam, int type, int proto, const char *what)
@@ -238,6 +343,8 @@ int main(int argc, char **argv)
 		{ "unix_path", unix_path },
 		{ "unix_abstract", unix_abstract },
 		{ "socketpair", spair },
+		{ "unix_dgram_pair", unix_dgram_pair },
+		{ "tcp_fastopen", tcp_fastopen },
 		{ "raw", raw },
 		{ "packet", packet },
 		{ "vsock", vsock },

@@ -71,12 +71,16 @@ if [ "$(id -u)" = 0 ]; then IDS=${IDS:-"root nobody"}; else IDS=${IDS:-"user"}; 
 #   ping    widen net.ipv4.ping_group_range for this run only (as root), as
 #           many distributions ship it, so that only the sandbox can refuse
 #           a ping socket; restored right after
+#   tfo     turn on client TCP Fast Open (bit 1 of net.ipv4.tcp_fastopen, the
+#           kernel's default) for this run only (as root) where it is off, so
+#           that only the sandbox can refuse it; restored right after
 # Every run is also checked for lingering processes named with its marker
 # and for its token reaching any host listener.
 # Placeholders: @VICTIM @VMARK (victim pid and argv marker), @WS (workspace),
 # @OUT (a directory beside it, outside), @MARK (unique per run, also the
 # token sent to listeners), @PREVMARK (the previous run's), @TCPPORT
-# @UDPPORT @SOCK @WSSOCK @ABS @SECRET @HOSTCANARY @DISK @SHMID (a System V
+# @UDPPORT @SOCK @WSSOCK @DGSOCK (a unix datagram socket file outside) @ABS
+# @SECRET @HOSTCANARY @DISK @SHMID (a System V
 # shared memory segment of the host, mode 0666, holding a marker) and the caps
 # @NPROC_CAP @MEM_CAP @FSIZE_CAP @NOFILE_CAP (just above the profile's limit).
 TABLE=$(cat <<'EOF'
@@ -202,6 +206,13 @@ unix_host           B  B  B   B   k            net unix_path unix_host @SOCK @MA
 unix_ws             B  B  B   B   k            net unix_path unix_ws @WSSOCK @MARK
 unix_abstract       B  B  B   B   k            net unix_abstract unix_abstract @ABS @MARK
 socketpair          A  A  A   A   -            net socketpair socketpair
+socketpair_seqpack  A  A  A   A   -            net socketpair socketpair_seqpack seqpacket
+unix_dgram_pair     B  B  B   B   k            net unix_dgram_pair unix_dgram_pair dgram @DGSOCK @MARK
+unix_raw_pair       B  B  B   B   k            net unix_dgram_pair unix_raw_pair raw @DGSOCK @MARK
+tcp_fastopen        B  B  B   B   k,tfo        net tcp_fastopen tcp_fastopen sendto 127.0.0.1 @TCPPORT @MARK
+tcp_fastopen_msg    B  B  B   B   k,tfo        net tcp_fastopen tcp_fastopen_msg sendmsg 127.0.0.1 @TCPPORT @MARK
+tcp_fastopen_mmsg   B  B  B   B   k,tfo        net tcp_fastopen tcp_fastopen_mmsg sendmmsg ::1 @TCPPORT @MARK
+tcp_fastopen_opt    B  B  B   B   k,tfo        net tcp_fastopen tcp_fastopen_opt connect_opt 127.0.0.1 @TCPPORT @MARK
 raw_socket          B  B  B   B   k            net raw raw_socket
 packet_socket       B  B  B   B   k            net packet packet_socket
 vsock               B  B  B   B   k            net vsock vsock
@@ -348,8 +359,9 @@ victim_state() { # pid -> state letter, or "gone"
 }
 
 # Host listeners, one python process: TCP on 127.0.0.1 and ::1 (same port),
-# TCP on port 80 when free, UDP echo, unix sockets (a host one and one per
-# workspace), an abstract socket. Each logs "kind token" per client.
+# TCP on port 80 when free, UDP echo, unix stream sockets (a host one and one
+# per workspace), a unix datagram socket on the host, an abstract socket.
+# Each logs "kind token" per client (per datagram).
 start_listeners() {
 	cat > "$T/listen.py" <<'PYEOF'
 import os, socket, sys, threading
@@ -372,6 +384,9 @@ def serve_udp(s):
         d, a = s.recvfrom(256)
         note("udp", d)
         s.sendto(d, a)
+def serve_dgram(s, kind):
+    while True:
+        note(kind, s.recv(256))
 ready = []
 def bind_stream(fam, addr, kind):
     try:
@@ -390,7 +405,13 @@ p80 = bind_stream(socket.AF_INET, ("127.0.0.1", 80), "tcp80")
 u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 u.bind(("127.0.0.1", 0))
 threading.Thread(target=serve_udp, args=(u,), daemon=True).start()
-for path in sys.argv[3:]:
+dg = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+if os.path.exists(sys.argv[3]):
+    os.unlink(sys.argv[3])
+dg.bind(sys.argv[3])
+os.chmod(sys.argv[3], 0o777)
+threading.Thread(target=serve_dgram, args=(dg, "unix-dgram"), daemon=True).start()
+for path in sys.argv[4:]:
     if os.path.exists(path):
         os.unlink(path)
     bind_stream(socket.AF_UNIX, path, "unix")
@@ -403,7 +424,8 @@ PYEOF
 	for id in $IDS; do socks="$socks $T/$id/ws/agent.sock"; done
 	: > "$T/listen.log"
 	mkfifo "$T/listen.fifo"
-	"$PY" "$T/listen.py" "$T/listen.log" "$ABS" $socks > "$T/listen.fifo" 2>"$T/listen.err" &
+	"$PY" "$T/listen.py" "$T/listen.log" "$ABS" "$T/outside-dgram.sock" $socks \
+		> "$T/listen.fifo" 2>"$T/listen.err" &
 	LISTENER=$!
 	read -r TCPPORT UDPPORT PORT80 < "$T/listen.fifo"
 	[ -n "${TCPPORT:-}" ] || { echo "listeners failed: $(cat "$T/listen.err")"; exit 1; }
@@ -448,6 +470,15 @@ kill_lingering() { # mark
 
 now_ms() { date +%s%3N; }
 
+# Client TCP Fast Open on (bit 1 of net.ipv4.tcp_fastopen) where it is off
+# and we may: prints the old value to restore, or nothing when unchanged.
+tfo_on() {
+	local f=/proc/sys/net/ipv4/tcp_fastopen v
+	v=$(cat "$f" 2>/dev/null) || return 0
+	[ $((v & 1)) = 1 ] && return 0
+	[ -w "$f" ] && echo $((v | 1)) > "$f" && echo "$v"
+}
+
 # ---------------------------------------------------------------------------
 # One run. Writes $T/r/N.json (toolcage's answer), N.rss, and a record line:
 # id profile attack expect flags outside-verdict
@@ -465,7 +496,8 @@ run_attack() { # id profile attack expect flags cmd...
 		f=${f//@VICTIM/$vpid}; f=${f//@VMARK/$vmark}; f=${f//@WSSOCK/$ws/agent.sock}
 		f=${f//@WS/$ws}; f=${f//@OUT/$T/$id/outside}; f=${f//@PREVMARK/$PREVMARK}
 		f=${f//@MARK/$mark}; f=${f//@TCPPORT/$TCPPORT}; f=${f//@UDPPORT/$UDPPORT}
-		f=${f//@PORT80/$PORT80}; f=${f//@SOCK/$T/outside-host.sock}; f=${f//@ABS/$ABS}
+		f=${f//@PORT80/$PORT80}; f=${f//@DGSOCK/$T/outside-dgram.sock}
+		f=${f//@SOCK/$T/outside-host.sock}; f=${f//@ABS/$ABS}
 		f=${f//@SECRET/$SECRET}; f=${f//@HOSTCANARY/$HOSTCANARY}; f=${f//@SHMID/$SHMID}
 		f=${f//@DISKNAME/$DISKNAME}; f=${f//@DISK/$DISK}
 		f=${f//@NPROC_CAP/$CAP_NPROC}; f=${f//@MEM_CAP/$CAP_MEM}
@@ -480,13 +512,14 @@ run_attack() { # id profile attack expect flags cmd...
 	PREVMARK=$mark
 	case $attack in unlink_*|rename_*|chmod_*|utimes_*|setxattr_*|truncate_*) reset_canaries "$id" ;; esac
 
-	local out=$T/r/$n t0 t1 rc pingsave=""
+	local out=$T/r/$n t0 t1 rc pingsave="" tfosave=""
 	case ",$flags," in *,ping,*)
 		if [ -w /proc/sys/net/ipv4/ping_group_range ]; then
 			pingsave=$(cat /proc/sys/net/ipv4/ping_group_range)
 			echo "0 2147483647" > /proc/sys/net/ipv4/ping_group_range
 		fi ;;
 	esac
+	case ",$flags," in *,tfo,*) tfosave=$(tfo_on) ;; esac
 	t0=$(now_ms)
 	if [ "${flags/killsup/}" != "$flags" ]; then
 		(cd "$ws" && as_id "$id" "$TOOLCAGE" exec $SPARE --profile "$prof" --workspace "$ws" \
@@ -528,6 +561,7 @@ run_attack() { # id profile attack expect flags cmd...
 	fi
 
 	[ -n "$pingsave" ] && echo "$pingsave" > /proc/sys/net/ipv4/ping_group_range
+	[ -n "$tfosave" ] && echo "$tfosave" > /proc/sys/net/ipv4/tcp_fastopen
 
 	# Outside checks. Programs that start processes (flag t) name them with
 	# the marker; the others are single processes that have exited.
@@ -721,6 +755,16 @@ self_test() {
 	check escaped root unix_host $E/net unix_path x "$T/outside-host.sock" selftest
 	check escaped root unix_abstract $E/net unix_abstract x "$ABS" selftest
 	check escaped root socketpair $E/net socketpair x
+	check escaped root socketpair_seqpack $E/net socketpair x seqpacket
+	check escaped root unix_dgram_pair $E/net unix_dgram_pair x dgram "$T/outside-dgram.sock" selftest
+	check escaped root unix_raw_pair $E/net unix_dgram_pair x raw "$T/outside-dgram.sock" selftest
+	check escaped nobody "unix_dgram_pair(65534)" $E/net unix_dgram_pair x dgram "$T/outside-dgram.sock" selftest
+	local tfosave; tfosave=$(tfo_on)
+	check escaped root tcp_fastopen $E/net tcp_fastopen x sendto 127.0.0.1 "$TCPPORT" selftest
+	check escaped root tcp_fastopen_msg $E/net tcp_fastopen x sendmsg 127.0.0.1 "$TCPPORT" selftest
+	check escaped root tcp_fastopen_mmsg $E/net tcp_fastopen x sendmmsg ::1 "$TCPPORT" selftest
+	check escaped root tcp_fastopen_opt $E/net tcp_fastopen x connect_opt 127.0.0.1 "$TCPPORT" selftest
+	[ -n "$tfosave" ] && echo "$tfosave" > /proc/sys/net/ipv4/tcp_fastopen
 	check escaped root raw_socket $E/net raw x
 	check escaped root packet_socket $E/net packet x
 	check escaped root vsock $E/net vsock x
