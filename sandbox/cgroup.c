@@ -66,7 +66,7 @@ struct cg_dir {
 	int dir_fd;                /* the slot's directory, flock'ed (ours alone) */
 	int join_fd;               /* "tasks", O_WRONLY (kept open) */
 	int limit_fd;              /* pids.max / memory.limit_in_bytes */
-	int current_fd;            /* pids.current (pids only) */
+	int current_fd;            /* pids.current, or memory's cgroup.procs */
 	uint64_t limit;            /* last value we wrote; 0 = none yet */
 	char path[PATH_MAX];
 };
@@ -231,10 +231,12 @@ static void close_dir(struct cg_dir *d)
 static int open_dir(struct cg_dir *d, int c, unsigned n)
 {
 	snprintf(d->path, sizeof d->path, "%s/slot-%u", hier[c].base, n);
+	bool made = false;
 	d->dir_fd = open(d->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (d->dir_fd < 0 && errno == ENOENT) {   /* a new slot */
 		if (mkdir(d->path, 0755) < 0 && errno != EEXIST)
 			return -errno;
+		made = true;
 		d->dir_fd = open(d->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	}
 	if (d->dir_fd < 0)
@@ -243,10 +245,12 @@ static int open_dir(struct cg_dir *d, int c, unsigned n)
 		return -EBUSY;
 	d->join_fd = openat(d->dir_fd, "tasks", O_WRONLY | O_CLOEXEC);
 	d->limit_fd = openat(d->dir_fd, limit_file[c], O_WRONLY | O_CLOEXEC);
-	if (c == CG_PIDS)
-		d->current_fd = openat(d->dir_fd, "pids.current", O_RDONLY | O_CLOEXEC);
-	if (d->join_fd < 0 || d->limit_fd < 0 || (c == CG_PIDS && d->current_fd < 0))
-		return -EBUSY;
+	d->current_fd = openat(d->dir_fd, c == CG_PIDS ? "pids.current" : "cgroup.procs",
+	                       O_RDONLY | O_CLOEXEC);
+	/* A slot someone broke is passed over; one we just made that does not
+	 * work means the next ones would not either (not 4096 mkdirs). */
+	if (d->join_fd < 0 || d->limit_fd < 0 || d->current_fd < 0)
+		return made ? -(errno ? errno : EIO) : -EBUSY;
 	return 0;
 }
 
@@ -359,13 +363,18 @@ void cgroup_kill(struct cgroup_slot *s)
 	}
 }
 
+/* No process left in the slot: pids.current says 0, or, for a slot with a
+ * memory cgroup only, its cgroup.procs lists none (a call without a pid
+ * namespace whose supervisor was killed can leave some behind). */
 static bool slot_empty(struct cgroup_slot *s)
 {
 	char b[32];
-	if (s->dir[CG_PIDS].current_fd < 0)
-		return true;   /* memory only: its processes were in our pid ns */
-	ssize_t n = pread(s->dir[CG_PIDS].current_fd, b, sizeof b - 1, 0);
-	return n > 0 && b[0] == '0';
+	if (s->dir[CG_PIDS].current_fd >= 0) {
+		ssize_t n = pread(s->dir[CG_PIDS].current_fd, b, sizeof b - 1, 0);
+		return n > 0 && b[0] == '0';
+	}
+	return s->dir[CG_MEMORY].current_fd < 0 ||
+	       pread(s->dir[CG_MEMORY].current_fd, b, sizeof b, 0) == 0;
 }
 
 void cgroup_release(struct cgroup_slot *s)

@@ -3,7 +3,8 @@
 # never share a pooled cgroup slot, even when their profiles use different
 # controllers (sandbox/cgroup.c). One call with pids and memory limits (the
 # shipped `write` profile) stays alive while memory-only calls (a profile
-# written here) start beside it; every memory cgroup must differ.
+# written here) start beside it; every memory cgroup must differ. Then a
+# slot with a process left behind in its memory cgroup must be passed over.
 #
 # Slots are claimed lowest number first, and the hierarchies may be shared
 # with other toolcage processes on this machine, so the pids+memory call may
@@ -117,3 +118,41 @@ pids=""
 cat "$tmp/a.log"
 [ $fails -eq 0 ] || { echo "$fails failure(s)"; exit 1; }
 echo "ok   $b memory-only calls and the write call ran in $(sort -u "$tmp/all" | wc -l) distinct memory cgroups"
+
+# A memory-only call without a pid namespace whose supervisor is killed can
+# leave a process in its memory cgroup (PDEATHSIG takes the tool, not what
+# it started with setsid): the next call must not be given that slot.
+grep -v '^ *"pid",$' "$tmp/memory-only.json" >"$tmp/no-pidns.json"
+grep -q '"pid"' "$tmp/no-pidns.json" && { echo "FAIL: could not drop the pid namespace"; exit 1; }
+mark="sleep 31.$$"   # a duration no other process has
+"$TOOLCAGE" exec --workspace "$ws" --profile "$tmp/no-pidns.json" -- \
+	sh -c "setsid $mark </dev/null >/dev/null 2>&1 & echo up >\"\$0\"; sleep 30" "$ws/c" \
+	>"$tmp/c.log" 2>&1 </dev/null &
+sup=$!
+wait_for "$ws/c" || { echo "FAIL: the call without a pid namespace did not start"; cat "$tmp/c.log"; exit 1; }
+i=0
+while ! left=$(pgrep -f "^$mark") && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+kill -9 "$sup"
+wait "$sup" 2>/dev/null
+sleep 0.2
+left=$(pgrep -f "^$mark" | head -1)
+if [ -z "$left" ]; then
+	echo "FAIL: nothing was left behind to test with"; exit 1
+fi
+left_mem=$(sed -n 's/^[0-9]*:memory://p' "/proc/$left/cgroup")
+# Without a pid namespace there is no private /proc: look from outside.
+next="sleep 32.$$"
+"$TOOLCAGE" exec --workspace "$ws" --profile "$tmp/no-pidns.json" --timeout-ms 10000 -- \
+	$next >"$tmp/d.log" 2>&1 </dev/null &
+sup=$!
+i=0
+while ! d=$(pgrep -f "^$next") && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+d_mem=$(sed -n 's/^[0-9]*:memory://p' "/proc/$d/cgroup" 2>/dev/null)
+kill -9 "$left" "$sup" 2>/dev/null
+wait "$sup" 2>/dev/null
+pkill -9 -f "^$next" 2>/dev/null
+echo "left behind in $left_mem; the next call in $d_mem"
+if [ -z "$d_mem" ] || [ "$d_mem" = "$left_mem" ]; then
+	echo "FAIL: the next call was given the memory cgroup a process was left in"; exit 1
+fi
+echo "ok   a slot with a process left in its memory cgroup is passed over"
