@@ -67,6 +67,21 @@ static int parse_addr(const char *host, int port, struct sockaddr_storage *ss, s
 	return -1;
 }
 
+/* A socket of type (SOCK_STREAM or SOCK_DGRAM) for host:port, whose
+ * address goes to *ss: blocked when socket() is refused. */
+static int inet_socket(const char *a, const char *host, int port, int type,
+                       struct sockaddr_storage *ss, socklen_t *len)
+{
+	int fam = parse_addr(host, port, ss, len);
+	if (fam < 0)
+		TESTERR(a, "bad address %s", host);
+	int fd = socket(fam, type | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		BLOCKED(a, "socket(%s, %s): %s", fam == AF_INET ? "AF_INET" : "AF_INET6",
+		        type == SOCK_STREAM ? "SOCK_STREAM" : "SOCK_DGRAM", errname(errno));
+	return fd;
+}
+
 /* connect with a 2 s bound; returns 0 or -1 with errno. */
 static int connect_timed(int fd, const struct sockaddr *sa, socklen_t len)
 {
@@ -106,13 +121,7 @@ static void tcp(const char *a, int argc, char **argv)
 	const char *token = arg_str(a, argc, argv, 4);
 	struct sockaddr_storage ss;
 	socklen_t len;
-	int fam = parse_addr(host, port, &ss, &len);
-	if (fam < 0)
-		TESTERR(a, "bad address %s", host);
-	int fd = socket(fam, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		BLOCKED(a, "socket(%s, SOCK_STREAM): %s", fam == AF_INET ? "AF_INET" : "AF_INET6",
-			errname(errno));
+	int fd = inet_socket(a, host, port, SOCK_STREAM, &ss, &len);
 	if (connect_timed(fd, (struct sockaddr *)&ss, len) < 0)
 		BLOCKED(a, "connect %s:%d: %s", host, port, errname(errno));
 	send_token(fd, token);
@@ -126,12 +135,7 @@ static void udp(const char *a, int argc, char **argv)
 	const char *token = arg_str(a, argc, argv, 4);
 	struct sockaddr_storage ss;
 	socklen_t len;
-	int fam = parse_addr(host, port, &ss, &len);
-	if (fam < 0)
-		TESTERR(a, "bad address %s", host);
-	int fd = socket(fam, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		BLOCKED(a, "socket(SOCK_DGRAM): %s", errname(errno));
+	int fd = inet_socket(a, host, port, SOCK_DGRAM, &ss, &len);
 	if (sendto(fd, token, strlen(token), 0, (struct sockaddr *)&ss, len) < 0)
 		BLOCKED(a, "sendto %s:%d: %s", host, port, errname(errno));
 	struct pollfd p = { fd, POLLIN, 0 };
@@ -245,12 +249,7 @@ static void tcp_fastopen(const char *a, int argc, char **argv)
 	const char *token = arg_str(a, argc, argv, 5);
 	struct sockaddr_storage ss;
 	socklen_t len;
-	int fam = parse_addr(host, port, &ss, &len);
-	if (fam < 0)
-		TESTERR(a, "bad address %s", host);
-	int fd = socket(fam, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		BLOCKED(a, "socket(SOCK_STREAM): %s", errname(errno));
+	int fd = inet_socket(a, host, port, SOCK_STREAM, &ss, &len);
 	struct timeval tv = { 2, 0 };   /* a blocking send waits for the handshake */
 	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
 	char line[256];

@@ -471,6 +471,16 @@ static void write_text(const char *dir, const char *name, const char *text)
 	assert_int_equal(fclose(f), 0);
 }
 
+/* A fresh secrets_dir; the globs hide key-* and private/ in it. */
+static void make_secrets_dir(void)
+{
+	snprintf(secrets_dir, sizeof secrets_dir, "/var/tmp/tc-secrets-XXXXXX");
+	assert_non_null(mkdtemp(secrets_dir));
+	chmod(secrets_dir, 0755);
+	snprintf(hidden_glob, sizeof hidden_glob, "%s/key-*", secrets_dir);
+	snprintf(hidden_dir, sizeof hidden_dir, "%s/private", secrets_dir);
+}
+
 /* Runs "sh -c SCRIPT" under j; returns its exit code, stdout in out. */
 static int sh(struct sbx_jail *j, const char *script, char *out, size_t len)
 {
@@ -491,11 +501,7 @@ static void test_hidden_paths_stay_hidden(void **state)
 {
 	(void)state;
 	need_sandbox();
-	snprintf(secrets_dir, sizeof secrets_dir, "/var/tmp/tc-secrets-XXXXXX");
-	assert_non_null(mkdtemp(secrets_dir));
-	chmod(secrets_dir, 0755);
-	snprintf(hidden_glob, sizeof hidden_glob, "%s/key-*", secrets_dir);
-	snprintf(hidden_dir, sizeof hidden_dir, "%s/private", secrets_dir);
+	make_secrets_dir();
 	write_text(secrets_dir, "public.txt", "public\n");
 	write_text(secrets_dir, "key-1", "secret one\n");
 	char sub[128];
@@ -541,11 +547,7 @@ static void test_hidden_rescan_failure_fails_spawns(void **state)
 {
 	(void)state;
 	need_sandbox();
-	snprintf(secrets_dir, sizeof secrets_dir, "/var/tmp/tc-secrets-XXXXXX");
-	assert_non_null(mkdtemp(secrets_dir));
-	chmod(secrets_dir, 0755);
-	snprintf(hidden_glob, sizeof hidden_glob, "%s/key-*", secrets_dir);
-	snprintf(hidden_dir, sizeof hidden_dir, "%s/private", secrets_dir);
+	make_secrets_dir();
 	write_text(secrets_dir, "key-1", "secret one\n");
 	struct sbx_jail *j = jail_with(with_secrets);
 	sbx_jail_keep_spare(j, true);
