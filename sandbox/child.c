@@ -213,10 +213,30 @@ static void map_user_ns(const struct sbx_jail *j)
 	CHECK(STEP_USERNS, write_file("/proc/self/gid_map", j->gid_map));
 }
 
-static int set_mount_attr(const char *path, unsigned flags, uint64_t set, uint64_t clr)
+static int mount_attr_at(int dfd, const char *path, unsigned flags, uint64_t set,
+                         uint64_t clr)
 {
 	struct mount_attr a = { .attr_set = set, .attr_clr = clr };
-	return (int)syscall(SYS_mount_setattr, AT_FDCWD, path, flags, &a, sizeof a);
+	return (int)syscall(SYS_mount_setattr, dfd, path, flags, &a, sizeof a);
+}
+
+static int set_mount_attr(const char *path, unsigned flags, uint64_t set, uint64_t clr)
+{
+	return mount_attr_at(AT_FDCWD, path, flags, set, clr);
+}
+
+/* A writable path, opened with no symbolic link on the way (jail.c checked
+ * that too; a tool may have swapped one in since), and its clone with the
+ * mounts beneath it as they are on the host, nosuid, not yet attached. */
+static void clone_writable(const char *path, int *at, int *tree)
+{
+	struct open_how how = { .flags = O_PATH | O_CLOEXEC, .resolve = RESOLVE_NO_SYMLINKS };
+	CHECK(STEP_MOUNT_READONLY, *at = (int)syscall(SYS_openat2, AT_FDCWD, path, &how,
+	      sizeof how));
+	CHECK(STEP_MOUNT_READONLY, *tree = (int)syscall(SYS_open_tree, *at, "", AT_EMPTY_PATH |
+	      OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE));
+	CHECK(STEP_MOUNT_READONLY, mount_attr_at(*tree, "", AT_EMPTY_PATH | AT_RECURSIVE,
+	      MOUNT_ATTR_NOSUID, 0));
 }
 
 static void mask_step(int (*step)(const struct sbx_jail *), const struct sbx_jail *j)
@@ -230,38 +250,38 @@ static void mask_step(int (*step)(const struct sbx_jail *), const struct sbx_jai
  * stop chmod, utimes or xattr changes, a read-only mount does (on the
  * host's files, as their owner, even as root without capabilities). Each
  * writable path is cloned first, with the mounts beneath it as they are on
- * the host, and put back after the read-only pass, nosuid: what is
- * read-only on the host stays so (clearing read-only on the path
- * recursively would open a host read-only mount inside it). The private
- * tmpfs is mounted before the pass and opened again after it; the masks
- * over hidden paths are bound from it while it is read-only, over the
- * writable paths too (mask.c). */
+ * the host (what is read-only there stays so), and attached again after
+ * the read-only pass, on the very inode it was cloned from. The private
+ * tmpfs comes after, on top of everything (no clone can cover it); the
+ * masks over hidden paths are bound from it while it is read-only, so they
+ * are read-only mounts too, over the writable paths as well (mask.c). */
 static void set_up_mounts(const struct sbx_jail *j)
 {
 	if (!j->private_proc && !j->private_tmp)
 		return;
 	/* Without this a mount below could propagate back to the host. */
 	CHECK(STEP_MOUNT_PRIVATE, mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL));
-	int tree[SBX_MAX_RW_PATHS], n = 0;
-	for (char **p = j->rw_paths; p && *p; p++)
-		CHECK(STEP_MOUNT_READONLY, tree[n++] = (int)syscall(SYS_open_tree, AT_FDCWD, *p,
-		      OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE));
-	if (j->private_tmp)
-		CHECK(STEP_MOUNT_TMP, mount("tmpfs", j->tmp_dir, "tmpfs",
-		      MS_NOSUID | MS_NODEV, j->tmpfs_opts));
-	mask_step(mask_place, j);
+	int at[SBX_MAX_RW_PATHS], tree[SBX_MAX_RW_PATHS], n = 0;
+	for (char **p = j->rw_paths; p && *p; p++, n++)
+		clone_writable(*p, &at[n], &tree[n]);
 	CHECK(STEP_MOUNT_READONLY, set_mount_attr("/", AT_RECURSIVE,
 	      MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID, 0));
 	for (int i = 0; i < n; i++) {
-		const char *p = j->rw_paths[i];
-		CHECK(STEP_MOUNT_READONLY, syscall(SYS_move_mount, tree[i], "", AT_FDCWD, p,
-		      MOVE_MOUNT_F_EMPTY_PATH));
+		CHECK(STEP_MOUNT_READONLY, syscall(SYS_move_mount, tree[i], "", at[i], "",
+		      MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH));
 		close(tree[i]);
-		CHECK(STEP_MOUNT_READONLY, set_mount_attr(p, AT_RECURSIVE, MOUNT_ATTR_NOSUID, 0));
+		close(at[i]);
 	}
-	mask_step(mask_cover, j);
 	if (j->private_tmp)
-		CHECK(STEP_MOUNT_TMP, set_mount_attr(j->tmp_dir, 0, 0, MOUNT_ATTR_RDONLY));
+		CHECK(STEP_MOUNT_TMP, mount("tmpfs", j->tmp_dir, "tmpfs",
+		      MS_NOSUID | MS_NODEV, j->tmpfs_opts));
+	bool masks = j->mask_hidden && j->n_masks;
+	mask_step(mask_place, j);
+	if (masks)
+		CHECK(STEP_MOUNT_MASK, set_mount_attr(j->tmp_dir, 0, MOUNT_ATTR_RDONLY, 0));
+	mask_step(mask_cover, j);
+	if (masks)
+		CHECK(STEP_MOUNT_MASK, set_mount_attr(j->tmp_dir, 0, 0, MOUNT_ATTR_RDONLY));
 	mask_step(mask_tidy, j);
 	if (j->private_proc)
 		CHECK(STEP_MOUNT_PROC, mount("proc", "/proc", "proc",

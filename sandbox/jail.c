@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <linux/openat2.h>
 #include <pwd.h>
 #include <sched.h>
 #include <stdarg.h>
@@ -14,6 +15,7 @@
 #include <string.h>
 #include <sys/capability.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -127,10 +129,18 @@ static void plan_namespaces(const struct sbx_spec *spec, struct sbx_jail *j)
  * vanish under it (and a bind back would sit under the tmpfs root, whose
  * Landlock rule grants writes to all below), so then the tmpfs goes on an
  * empty directory of our own beside it and TMPDIR points there (so too for
- * a workspace that is /tmp itself). */
+ * a workspace that is /tmp itself, and for write paths there). */
+static bool in_tmp(const char *path)
+{
+	return !strncmp(path, "/tmp/", 5) || !strcmp(path, "/tmp");
+}
+
 static int plan_tmp_dir(struct sbx_jail *j, struct sbx_error *err)
 {
-	if (!j->private_tmp || (strncmp(j->workspace, "/tmp/", 5) && strcmp(j->workspace, "/tmp")))
+	bool beside = in_tmp(j->workspace);
+	for (char **p = j->rw_paths; p && *p; p++)
+		beside |= in_tmp(*p);
+	if (!j->private_tmp || !beside)
 		return 0;
 	const char *rt = getenv("XDG_RUNTIME_DIR");
 	char base[200];
@@ -156,26 +166,41 @@ static int plan_tmp_dir(struct sbx_jail *j, struct sbx_error *err)
 	return 0;
 }
 
-/* The paths bound writable over the read-only mounts (see child.c). */
-static int plan_rw_paths(const struct sbx_spec *spec, struct sbx_jail *j)
+/* The paths bound writable over the read-only mounts (see child.c). A
+ * write path must name no symbolic link on the way: the child opens it so
+ * again (a tool that can rename what holds it could otherwise point it at
+ * any file of the host for the next call). */
+static int plan_rw_paths(const struct sbx_spec *spec, struct sbx_jail *j, struct sbx_error *err)
 {
 	size_t n = 1;
 	for (size_t i = 0; spec->write_paths && spec->write_paths[i]; i++)
 		n++;
 	if (n > SBX_MAX_RW_PATHS)
-		return -E2BIG;
+		return sbx_err(err, E2BIG, "profile %s has more than %d write paths", spec->name,
+		               SBX_MAX_RW_PATHS - 1);
 	j->rw_paths = calloc(n + 1, sizeof *j->rw_paths);
 	if (!j->rw_paths)
-		return -ENOMEM;
+		return sbx_err(err, ENOMEM, "jail");
 	size_t k = 0;
 	if (spec->workspace_write)
 		j->rw_paths[k++] = strdup(j->workspace);
-	for (size_t i = 0; spec->write_paths && spec->write_paths[i]; i++)
-		if (access(spec->write_paths[i], F_OK) == 0)   /* a missing one grants nothing */
-			j->rw_paths[k++] = strdup(spec->write_paths[i]);
+	for (size_t i = 0; spec->write_paths && spec->write_paths[i]; i++) {
+		const char *w = spec->write_paths[i];
+		if (!strcmp(w, "/"))
+			return sbx_err(err, EINVAL, "write path / would make the whole host writable");
+		struct open_how how = { .flags = O_PATH | O_CLOEXEC, .resolve = RESOLVE_NO_SYMLINKS };
+		long fd = syscall(SYS_openat2, AT_FDCWD, w, &how, sizeof how);
+		if (fd < 0 && errno == ELOOP)
+			return sbx_err(err, ELOOP, "write path %s goes through a symbolic link: "
+			               "name the real path", w);
+		if (fd < 0)
+			continue;   /* a missing one grants nothing */
+		close((int)fd);
+		j->rw_paths[k++] = strdup(w);
+	}
 	for (size_t i = 0; i < k; i++)
 		if (!j->rw_paths[i])
-			return -ENOMEM;
+			return sbx_err(err, ENOMEM, "jail");
 	return 0;
 }
 
@@ -344,11 +369,9 @@ int sbx_jail_new(const struct sbx_spec *spec, const char *workspace,
 			rc = sbx_err(err, errno, "open /dev/null");
 	}
 	if (!rc)
+		rc = plan_rw_paths(spec, j, err);
+	if (!rc)
 		rc = plan_tmp_dir(j, err);
-	if (!rc && (rc = plan_rw_paths(spec, j)) < 0)
-		rc = rc == -E2BIG ? sbx_err(err, E2BIG, "profile %s has more than %d write paths",
-		                            spec->name, SBX_MAX_RW_PATHS - 1) :
-		     sbx_err(err, ENOMEM, "jail");
 	if (!rc && build_env(spec, j) < 0)
 		rc = sbx_err(err, ENOMEM, "environment");
 	if (!rc)

@@ -639,6 +639,110 @@ static void test_host_readonly_mount_in_workspace_stays_readonly(void **state)
 	assert_int_equal(rw_rc, 0);
 }
 
+/* Write paths: none through a symbolic link (a tool that can rename what
+ * holds one could point it at any host file for the next call), not "/".
+ * Checked when the jail is made, and again by the child, which catches a
+ * link swapped in after that: the spawn fails, the target stays as it was. */
+static char write_path[128];
+static const char *write_list[2];
+
+static void with_write_path(struct sbx_spec *s)
+{
+	write_list[0] = write_path;
+	write_list[1] = NULL;
+	s->write_paths = write_list;
+}
+
+static int jail_error(const char *path, char *msg, size_t len)
+{
+	snprintf(write_path, sizeof write_path, "%s", path);
+	struct sbx_spec spec = fx.prof->spec;
+	with_write_path(&spec);
+	struct sbx_error err = { 0 };
+	struct sbx_jail *j = NULL;
+	int rc = sbx_jail_new(&spec, fx.ws, &j, &err);
+	snprintf(msg, len, "%s", err.msg);
+	sbx_jail_free(j);
+	return rc;
+}
+
+static void test_write_path_through_a_link_is_refused(void **state)
+{
+	(void)state;
+	need_sandbox();
+	char dir[64] = "/var/tmp/tc-wlink-XXXXXX", sub[96], link[96], victim[96], msg[600];
+	assert_non_null(mkdtemp(dir));
+	snprintf(sub, sizeof sub, "%s/real", dir);
+	snprintf(link, sizeof link, "%s/link", dir);
+	snprintf(victim, sizeof victim, "%s/victim", dir);
+	assert_int_equal(mkdir(sub, 0755), 0);
+	assert_int_equal(mkdir(victim, 0755), 0);
+	assert_int_equal(symlink(sub, link), 0);
+	assert_true(jail_error(link, msg, sizeof msg) < 0);
+	assert_non_null(strstr(msg, "symbolic link"));
+	assert_true(jail_error("/", msg, sizeof msg) < 0);
+	assert_non_null(strstr(msg, "whole host"));
+	/* Swapped after the jail was made: the child refuses it. */
+	snprintf(write_path, sizeof write_path, "%s", sub);
+	struct sbx_jail *j = jail_with(with_write_path);
+	char script[160], out[64];
+	snprintf(script, sizeof script, "echo ok > %s/f", sub);
+	assert_int_equal(sh(j, script, out, sizeof out), 0);
+	char cmd[400];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s' && ln -s '%s' '%s'", sub, victim, sub);
+	assert_int_equal(system(cmd), 0);
+	char *const argv[] = { (char *)"/bin/sh", (char *)"-c", script, NULL };
+	struct sbx_child *c = run_argv(j, argv);
+	const struct sbx_outcome *o = sbx_child_outcome(c);
+	if (o->setup_failed != ELOOP)
+		fail_msg("a write path swapped for a link: setup_failed %d, exit %d",
+		         o->setup_failed, o->exit_code);
+	sbx_child_free(c);
+	sbx_jail_free(j);
+	snprintf(cmd, sizeof cmd, "%s/f", victim);
+	assert_int_not_equal(access(cmd, F_OK), 0);
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+/* A write path of /tmp is the host's /tmp: the private tmpfs goes beside
+ * it, on top of every writable mount, and the masks are bound from there,
+ * not from names in /tmp anyone could have planted. Root only: it plants
+ * in the host's /tmp. */
+static void test_write_path_tmp_keeps_tmp_private_and_masks(void **state)
+{
+	(void)state;
+	need_sandbox();
+	if (geteuid() != 0)
+		skip();
+	make_secrets_dir();
+	write_text(secrets_dir, "key-1", "secret one\n");
+	static const char *tmp_write[] = { "/tmp", NULL };
+	assert_int_equal(symlink("/etc/passwd", "/tmp/.toolcage-mask-file"), 0);
+	struct sbx_spec spec = fx.prof->spec;
+	with_secrets(&spec);
+	spec.write_paths = tmp_write;
+	struct sbx_error err = { 0 };
+	struct sbx_jail *j = NULL;
+	char ws[64] = "/var/tmp/tc-ws-XXXXXX";   /* not in /tmp: that moves the tmpfs anyway */
+	assert_non_null(mkdtemp(ws));
+	if (sbx_jail_new(&spec, ws, &j, &err) < 0)
+		fail_msg("jail: %s", err.msg);
+	char script[300], out[256];
+	snprintf(script, sizeof script, "cat %s/key-1; echo \"$TMPDIR\"", secrets_dir);
+	int rc = sh(j, script, out, sizeof out);
+	sbx_jail_free(j);
+	rmdir(ws);
+	unlink("/tmp/.toolcage-mask-file");
+	snprintf(script, sizeof script, "rm -rf '%s'", secrets_dir);
+	assert_int_equal(system(script), 0);
+	(void)rc;
+	if (strstr(out, "secret") || strstr(out, "root:"))
+		fail_msg("a hidden path was read with /tmp writable: %s", out);
+	if (!strstr(out, "/toolcage/tmp"))
+		fail_msg("TMPDIR is not the private tmpfs beside /tmp: %s", out);
+}
+
 /* ---- spares ------------------------------------------------------------- */
 
 static void no_edit(struct sbx_spec *s)
@@ -1127,6 +1231,8 @@ int main(void)
 		cmocka_unit_test(test_hidden_rescan_failure_fails_spawns),
 		cmocka_unit_test(test_hidden_glob_matching_too_much_is_refused),
 		cmocka_unit_test(test_host_readonly_mount_in_workspace_stays_readonly),
+		cmocka_unit_test(test_write_path_through_a_link_is_refused),
+		cmocka_unit_test(test_write_path_tmp_keeps_tmp_private_and_masks),
 		cmocka_unit_test(test_spare_runs_jobs_like_a_fresh_child),
 		cmocka_unit_test(test_spare_is_used_and_a_dead_one_passed_over),
 		cmocka_unit_test(test_builtin_return_is_exit_status),
