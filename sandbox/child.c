@@ -20,8 +20,8 @@
  *  5. user namespace maps         before mounts: they need its capabilities
  *  6. mounts                      make / private (nothing propagates back),
  *                                 all read-only but the writable paths,
- *                                 fresh /proc for the pid namespace, tmpfs /tmp,
- *                                 hidden paths covered (mask.c)
+ *                                 tmpfs /tmp, hidden paths covered (mask.c),
+ *                                 fresh /proc for the pid namespace
  *  7. Landlock ruleset            from the jail's prepared rules plus the new
  *                                 mounts (rules must name their inodes)
  *  8. fds                         0-2 (+3 result) in place, status fd next,

@@ -151,6 +151,14 @@ static int plan_tmp_dir(struct sbx_jail *j, struct sbx_error *err)
 	else
 		snprintf(base, sizeof base, "/var/tmp/toolcage-%u", (unsigned)geteuid());
 	snprintf(j->tmp_dir, sizeof j->tmp_dir, "%s/tmp", base);
+	/* A tool that could rename what holds the mount point could send the
+	 * next call's tmpfs anywhere, an exec-allowed tree say. */
+	for (char **p = j->rw_paths; p && *p; p++) {
+		size_t n = strlen(*p);
+		if (!strncmp(base, *p, n) && (base[n] == '/' || base[n] == '\0'))
+			return sbx_err(err, EPERM, "write path %s holds toolcage's private tmp "
+			               "mount point %s", *p, j->tmp_dir);
+	}
 	for (int i = 0; i < 2; i++) {
 		const char *d = i ? j->tmp_dir : base;
 		struct stat st;

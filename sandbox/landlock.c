@@ -361,6 +361,13 @@ int landlock_build(const struct sbx_spec *spec, struct sbx_jail *j, struct sbx_e
 	if (hidden_relation(&c, j->workspace))
 		return sbx_err(err, EACCES, "workspace %s is or holds a hidden path of "
 		               "profile %s", j->workspace, spec->name);
+	/* A tool may rename what it can write: a directory that holds a
+	 * masked path would take the mask along, and the secret would lie
+	 * open under the new name for the next call. */
+	for (size_t i = 0; spec->write_paths && spec->write_paths[i]; i++)
+		if (hidden_relation(&c, spec->write_paths[i]))
+			return sbx_err(err, EACCES, "write path %s is or holds a hidden path of "
+			               "profile %s", spec->write_paths[i], spec->name);
 	if (j->mask_hidden)
 		c.hidden = NULL;   /* mounts cover them (mask.c) */
 	struct ll_ruleset_attr attr = { 0 };

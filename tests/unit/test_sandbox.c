@@ -682,6 +682,25 @@ static void test_write_path_through_a_link_is_refused(void **state)
 	assert_non_null(strstr(msg, "symbolic link"));
 	assert_true(jail_error("/", msg, sizeof msg) < 0);
 	assert_non_null(strstr(msg, "whole host"));
+	/* Nor one a tool could rename to move a mask or the private tmpfs:
+	 * a write path that holds a hidden path, or (root, with the tmpfs
+	 * beside /tmp for a workspace there) the tmpfs's parent. */
+	static const char *hide[] = { NULL, NULL };
+	char hidden[128];
+	snprintf(hidden, sizeof hidden, "%s/victim/key", dir);
+	hide[0] = hidden;
+	snprintf(write_path, sizeof write_path, "%s", dir);
+	struct sbx_spec spec = fx.prof->spec;
+	with_write_path(&spec);
+	spec.hidden_paths = hide;
+	struct sbx_error err = { 0 };
+	struct sbx_jail *bad = NULL;
+	assert_true(sbx_jail_new(&spec, fx.ws, &bad, &err) < 0);
+	assert_non_null(strstr(err.msg, "holds a hidden path"));
+	if (geteuid() == 0 && !strncmp(fx.ws, "/tmp/", 5)) {
+		assert_true(jail_error("/run", msg, sizeof msg) < 0);
+		assert_non_null(strstr(msg, "private tmp mount point"));
+	}
 	/* Swapped after the jail was made: the child refuses it. */
 	snprintf(write_path, sizeof write_path, "%s", sub);
 	struct sbx_jail *j = jail_with(with_write_path);
