@@ -230,7 +230,10 @@ static void close_dir(struct cg_dir *d)
  * On failure the caller close_dir()s d. */
 static int open_dir(struct cg_dir *d, int c, unsigned n)
 {
-	snprintf(d->path, sizeof d->path, "%s/slot-%u", hier[c].base, n);
+	/* Cut short, slot-12 would name slot-1. */
+	if ((size_t)snprintf(d->path, sizeof d->path, "%s/slot-%u", hier[c].base, n) >=
+	    sizeof d->path)
+		return -ENAMETOOLONG;
 	bool made = false;
 	d->dir_fd = open(d->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (d->dir_fd < 0 && errno == ENOENT) {   /* a new slot */
