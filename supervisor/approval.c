@@ -7,10 +7,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/epoll.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include "approval.h"
@@ -89,15 +91,28 @@ static void drop(struct pending *p)
 
 static void tty_prompt_next(struct approval_state *st);
 
+/* Only an exact answer approves: "y" or "yes" once, "s" or "session" for
+ * the session (any case, blanks around); anything else ("stop", "sorry")
+ * denies. */
+static enum tc_approval tty_decision(char *a)
+{
+	while (*a == ' ' || *a == '\t')
+		a++;
+	size_t n = strlen(a);
+	while (n && (a[n - 1] == ' ' || a[n - 1] == '\t' || a[n - 1] == '\r'))
+		a[--n] = '\0';
+	if (!strcasecmp(a, "y") || !strcasecmp(a, "yes"))
+		return TC_APPROVE_ONCE;
+	if (!strcasecmp(a, "s") || !strcasecmp(a, "session"))
+		return TC_APPROVE_SESSION;
+	return TC_APPROVE_DENY;
+}
+
 static void tty_answer(struct approval_state *st)
 {
 	struct pending *p = st->tty_queue;
 	st->tty_queue = p->next;
-	char *a = st->line;
-	while (*a == ' ')
-		a++;
-	enum tc_approval d = (*a == 'y' || *a == 'Y' || *a == 'o') ? TC_APPROVE_ONCE :
-	                     (*a == 's' || *a == 'S') ? TC_APPROVE_SESSION : TC_APPROVE_DENY;
+	enum tc_approval d = tty_decision(st->line);
 	tc_approval_respond respond = p->respond;
 	void *ctx = p->ctx;
 	drop(p);
@@ -114,9 +129,11 @@ static void on_tty(struct loop *l, int fd, uint32_t events, void *data)
 	char ch;
 	while (read(fd, &ch, 1) == 1) {
 		if (ch == '\n') {
+			/* A line typed when nothing was asked answers nothing. */
 			st->line[st->line_len] = '\0';
 			if (st->tty_queue)
 				tty_answer(st);
+			st->line_len = 0;
 			return;
 		}
 		if (st->line_len < sizeof st->line - 1)
@@ -124,15 +141,25 @@ static void on_tty(struct loop *l, int fd, uint32_t events, void *data)
 	}
 }
 
+/* Each question starts clean: what was typed before it (a late answer to
+ * one that timed out) is thrown away, never taken as its answer. */
 static void tty_prompt_next(struct approval_state *st)
 {
 	if (!st->tty_queue || st->tty_fd < 0)
 		return;
+	tcflush(st->tty_fd, TCIFLUSH);
+	st->line_len = 0;
 	sbx_write_all(st->tty_fd, st->tty_queue->prompt, strlen(st->tty_queue->prompt));
 }
 
-static void ask_tty(struct approval_state *st, struct pending *p,
-                    const struct tc_approval_request *req)
+/* The arguments are shown whole (ASCII only: other characters escaped, so
+ * none can disguise the text); a call whose arguments are too long to read
+ * on a terminal is denied, never shown cut. NULL, or why it was denied
+ * (p is then dropped). */
+enum { TTY_SHOW_MAX = 64 * 1024 };
+
+static const char *ask_tty(struct approval_state *st, struct pending *p,
+                           const struct tc_approval_request *req)
 {
 	if (st->tty_fd < 0) {
 		st->tty_fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC | O_NONBLOCK);
@@ -142,13 +169,18 @@ static void ask_tty(struct approval_state *st, struct pending *p,
 				close(st->tty_fd);
 			st->tty_fd = -1;
 			drop(p);
-			return (void)0;
+			return "no terminal to ask on (/dev/tty)";
 		}
 	}
-	char *args = json_dumps(req->args, JSON_COMPACT | JSON_SORT_KEYS);
-	if (asprintf(&p->prompt, "\ntoolcage: the model wants to run %s %.2000s\n  why this "
+	char *args = json_dumps(req->args, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENSURE_ASCII);
+	if (!args || strlen(args) > TTY_SHOW_MAX) {
+		free(args);
+		drop(p);
+		return "the arguments are too long to show on the terminal for approval";
+	}
+	if (asprintf(&p->prompt, "\ntoolcage: the model wants to run %s %s\n  why this "
 	             "asks: %s\n  allow? [y]es once / [s]ession / [N]o: ", req->tool,
-	             args ? args : "{}", req->reason) < 0)
+	             args, req->reason) < 0)
 		p->prompt = NULL;
 	free(args);
 	struct pending **pp = &st->tty_queue;
@@ -157,6 +189,7 @@ static void ask_tty(struct approval_state *st, struct pending *p,
 	*pp = p;
 	if (st->tty_queue == p)
 		tty_prompt_next(st);
+	return NULL;
 }
 
 /* ---- cmd:PROGRAM ------------------------------------------------------ */
@@ -249,9 +282,9 @@ void approval_request(struct tc_supervisor *s, struct call *c,
 	                       .pidfd = -1, .out_fd = -1 };
 	c->approval = p;
 	if (st->kind == CH_TTY) {
-		ask_tty(st, p, req);
-		if (!c->approval)   /* no terminal: dropped */
-			respond(ctx, TC_APPROVE_DENY, "no terminal to ask on (/dev/tty)");
+		const char *denied = ask_tty(st, p, req);
+		if (denied)
+			respond(ctx, TC_APPROVE_DENY, denied);
 		return;
 	}
 	if (ask_cmd(st, p, req) < 0) {

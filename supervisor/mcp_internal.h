@@ -19,7 +19,9 @@
 #define MCP_MAX_DEPTH 64              /* nesting levels in one message */
 #define MCP_READ_CHUNK (64u << 10)    /* bytes read from the client per turn */
 /* Output waiting for a client that does not read: past this, we stop
- * reading its requests until it catches up (memory stays bounded). */
+ * reading its requests until it catches up. The calls already admitted
+ * (at most queue_max + max_concurrent) still add their answers: memory is
+ * bounded by that many results, not by this figure. */
 #define MCP_OUT_HIGH (16u << 20)
 #define MCP_LOG_TEXT_MAX 4096         /* bytes of a notifications/message text */
 
