@@ -18,11 +18,12 @@
 
 #define MCP_MAX_DEPTH 64              /* nesting levels in one message */
 #define MCP_READ_CHUNK (64u << 10)    /* bytes read from the client per turn */
-/* Output waiting for a client that does not read: past this, we stop
- * reading its requests until it catches up. The calls already admitted
- * (at most queue_max + max_concurrent) still add their answers: memory is
- * bounded by that many results, not by this figure. */
+/* Output waiting for a client that does not read: past MCP_OUT_HIGH, we
+ * stop reading its requests until it catches up; past MCP_OUT_MAX, the
+ * calls already admitted (up to queue_max + max_concurrent) answer with a
+ * short error instead of their result, so the backlog stays near it. */
 #define MCP_OUT_HIGH (16u << 20)
+#define MCP_OUT_MAX (64u << 20)
 #define MCP_LOG_TEXT_MAX 4096         /* bytes of a notifications/message text */
 
 /* JSON-RPC 2.0 error codes. */

@@ -185,6 +185,12 @@ static void on_result(struct tc_result *r, void *data)
 			mcp_error(m, mc->id, RPC_INVALID_PARAMS,
 			          avail ? json_pack("{s:O}", "available", avail) : NULL,
 			          "Invalid params: %s", r->render);
+		else if (m->out.len - m->out_off > MCP_OUT_MAX)
+			/* The client has not read 64 MiB of answers: this one
+			 * would only grow our memory. It still gets an answer. */
+			mcp_error(m, mc->id, RPC_INTERNAL_ERROR, NULL, "Internal error: the "
+			          "result was dropped: %zu bytes of answers are waiting for "
+			          "this client to read them.", m->out.len - m->out_off);
 		else
 			mcp_reply(m, mc->id, call_result(m, r));
 		tc_result_free(r);
