@@ -81,7 +81,7 @@ static void out_flush(struct mcp_server *m)
 {
 	int64_t deadline = loop_now_ms() + MCP_FINAL_FLUSH_MS;
 	while (m->out_off < m->out.len) {
-		ssize_t w = write(m->out_fd, m->out.data + m->out_off, m->out.len - m->out_off);
+		ssize_t w = write(m->out_fd, m->out.data + m->out_off, mcp_backlog(m));
 		if (w > 0) {
 			m->out_off += (size_t)w;
 		} else if (w < 0 && errno == EINTR) {
@@ -103,7 +103,7 @@ static void out_flush(struct mcp_server *m)
 		m->out.len = m->out_off = 0;
 	} else if (m->out_off > m->out.len / 2) {
 		/* Keep the backlog at the front so it cannot creep upwards. */
-		memmove(m->out.data, m->out.data + m->out_off, m->out.len - m->out_off);
+		memmove(m->out.data, m->out.data + m->out_off, mcp_backlog(m));
 		m->out.len -= m->out_off;
 		m->out_off = 0;
 	}
@@ -497,7 +497,7 @@ static int fd_watch(struct mcp_server *m, int fd, uint32_t events, bool *watched
 
 static void watch_update(struct mcp_server *m)
 {
-	size_t backlog = m->out.len - m->out_off;
+	size_t backlog = mcp_backlog(m);
 	bool was_paused = m->in_paused;
 	m->in_paused = backlog > MCP_OUT_HIGH;
 	bool want_in = !m->in_eof && !m->in_paused && m->state != MCP_CLOSING;

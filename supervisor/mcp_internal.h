@@ -116,6 +116,12 @@ struct mcp_server {
 	int exit_status;
 };
 
+/* Bytes of answers written for the client and not yet read by it. */
+static inline size_t mcp_backlog(const struct mcp_server *m)
+{
+	return m->out.len - m->out_off;
+}
+
 /* Sends msg (takes it) as one line. Output errors mark the server broken
  * (the client is gone) and stop the loop. */
 void mcp_send(struct mcp_server *m, json_t *msg);

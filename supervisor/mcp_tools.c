@@ -185,12 +185,12 @@ static void on_result(struct tc_result *r, void *data)
 			mcp_error(m, mc->id, RPC_INVALID_PARAMS,
 			          avail ? json_pack("{s:O}", "available", avail) : NULL,
 			          "Invalid params: %s", r->render);
-		else if (m->out.len - m->out_off > MCP_OUT_MAX)
+		else if (mcp_backlog(m) > MCP_OUT_MAX)
 			/* The client has not read 64 MiB of answers: this one
 			 * would only grow our memory. It still gets an answer. */
 			mcp_error(m, mc->id, RPC_INTERNAL_ERROR, NULL, "Internal error: the "
 			          "result was dropped: %zu bytes of answers are waiting for "
-			          "this client to read them.", m->out.len - m->out_off);
+			          "this client to read them.", mcp_backlog(m));
 		else
 			mcp_reply(m, mc->id, call_result(m, r));
 		tc_result_free(r);
@@ -210,7 +210,7 @@ static void on_progress(struct loop *l, void *data)
 	snprintf(msg, sizeof msg, "%s has been running for %u s", mc->tool, mc->ticks);
 	/* A client that is not reading gets no more of these: they would pile
 	 * up in our output buffer for as long as the call runs. */
-	if (mc->m->out.len - mc->m->out_off < MCP_OUT_HIGH)
+	if (mcp_backlog(mc->m) < MCP_OUT_HIGH)
 		mcp_notify(mc->m, "notifications/progress", json_pack("{s:O, s:i, s:s}",
 		           "progressToken", mc->progress_token, "progress", (int)mc->ticks,
 		           "message", msg));
