@@ -29,6 +29,8 @@
  * more, once per process; the files are opened relative to the locked
  * directory. A directory is ours alone while locked, so the limit last
  * written to it is cached (cg_dir.limit) rather than written every call.
+ * A slot whose memory cgroup still holds an earlier call's charges (tmpfs
+ * files) is removed and replaced (memory_fits(), retire()).
  *
  * The child joins through v1's "tasks" file, not "cgroup.procs": moving a
  * whole thread group takes the kernel's cgroup_threadgroup_rwsem for
@@ -67,6 +69,7 @@ struct cg_dir {
 	int join_fd;               /* "tasks", O_WRONLY (kept open) */
 	int limit_fd;              /* pids.max / memory.limit_in_bytes */
 	int current_fd;            /* pids.current, or memory's cgroup.procs */
+	int usage_fd;              /* memory.usage_in_bytes (memory only) */
 	uint64_t limit;            /* last value we wrote; 0 = none yet */
 	char path[PATH_MAX];
 };
@@ -208,7 +211,7 @@ const char *cgroup_where(bool memory)
 static void clear_dir(struct cg_dir *d)
 {
 	memset(d, 0, sizeof *d);
-	d->dir_fd = d->join_fd = d->limit_fd = d->current_fd = -1;
+	d->dir_fd = d->join_fd = d->limit_fd = d->current_fd = d->usage_fd = -1;
 }
 
 static void close_dir(struct cg_dir *d)
@@ -219,6 +222,8 @@ static void close_dir(struct cg_dir *d)
 		close(d->limit_fd);
 	if (d->current_fd >= 0)
 		close(d->current_fd);
+	if (d->usage_fd >= 0)
+		close(d->usage_fd);
 	if (d->dir_fd >= 0)
 		close(d->dir_fd);   /* the lock goes with it */
 	clear_dir(d);
@@ -250,9 +255,12 @@ static int open_dir(struct cg_dir *d, int c, unsigned n)
 	d->limit_fd = openat(d->dir_fd, limit_file[c], O_WRONLY | O_CLOEXEC);
 	d->current_fd = openat(d->dir_fd, c == CG_PIDS ? "pids.current" : "cgroup.procs",
 	                       O_RDONLY | O_CLOEXEC);
+	if (c == CG_MEMORY && d->current_fd >= 0)
+		d->usage_fd = openat(d->dir_fd, "memory.usage_in_bytes", O_RDONLY | O_CLOEXEC);
 	/* A slot someone broke is passed over; one we just made that does not
 	 * work means the next ones would not either (not 4096 mkdirs). */
-	if (d->join_fd < 0 || d->limit_fd < 0 || d->current_fd < 0)
+	if (d->join_fd < 0 || d->limit_fd < 0 || d->current_fd < 0 ||
+	    (c == CG_MEMORY && d->usage_fd < 0))
 		return made ? -(errno ? errno : EIO) : -EBUSY;
 	return 0;
 }
@@ -310,32 +318,73 @@ static struct cgroup_slot *new_slot(const struct sbx_jail *j)
 	return s;
 }
 
+/* Memory an earlier call left charged to the slot: the pages of files it
+ * wrote to a tmpfs (a workspace in /dev/shm, say) stay charged to the memory
+ * cgroup that first touched them after every process in it has gone, and
+ * without swap nothing reclaims them. Under a lower limit the kernel refuses
+ * the limit (EBUSY), and under a higher one they would eat the next call's
+ * budget; page cache left behind is harmless but counts too. A slot holding
+ * more than a quarter of the limit is retired rather than used. */
+static bool memory_fits(const struct cg_dir *d, uint64_t max)
+{
+	char b[32];
+	ssize_t n = pread(d->usage_fd, b, sizeof b - 1, 0);
+	if (n <= 0)
+		return false;
+	b[n] = '\0';
+	return strtoull(b, NULL, 10) <= max / 4;
+}
+
+/* Drops slot s for good: its memory cgroup is removed (no process is left
+ * in it, and we hold its lock), so the charges go with it and the next
+ * claim of its number makes a fresh one. */
+static void retire(struct cgroup_slot *s)
+{
+	rmdir(s->dir[CG_MEMORY].path);
+	for (struct cgroup_slot **p = &slots; *p; p = &(*p)->next)
+		if (*p == s) {
+			*p = s->next;
+			break;
+		}
+	for (int c = 0; c < CG_N; c++)
+		close_dir(&s->dir[c]);
+	free(s);
+}
+
 int cgroup_acquire(const struct sbx_jail *j, struct cgroup_slot **out, int fds[2])
 {
 	fds[0] = fds[1] = -1;
 	*out = NULL;
 	if (!j->use_cgroup_pids && !j->use_cgroup_memory)
 		return 0;
-	struct cgroup_slot *s = slots;
-	/* A free slot that has every controller this jail wants. */
-	for (; s; s = s->next)
-		if (!s->busy && (!j->use_cgroup_pids || s->dir[CG_PIDS].join_fd >= 0) &&
-		    (!j->use_cgroup_memory || s->dir[CG_MEMORY].join_fd >= 0))
-			break;
-	if (!s && !(s = new_slot(j)))
-		return -(errno ? errno : ENOMEM);
-	int rc = 0;
-	if (j->use_cgroup_pids)
-		rc = set_limit(&s->dir[CG_PIDS], j->pids_max);
-	if (!rc && j->use_cgroup_memory)
-		rc = set_limit(&s->dir[CG_MEMORY], j->memory_max);
-	if (rc)
-		return rc;
-	s->busy = true;
-	fds[0] = j->use_cgroup_pids ? s->dir[CG_PIDS].join_fd : -1;
-	fds[1] = j->use_cgroup_memory ? s->dir[CG_MEMORY].join_fd : -1;
-	*out = s;
-	return 0;
+	for (int tries = 0;; tries++) {
+		struct cgroup_slot *s = slots;
+		/* A free slot that has every controller this jail wants. */
+		for (; s; s = s->next)
+			if (!s->busy && (!j->use_cgroup_pids || s->dir[CG_PIDS].join_fd >= 0) &&
+			    (!j->use_cgroup_memory || s->dir[CG_MEMORY].join_fd >= 0))
+				break;
+		if (!s && !(s = new_slot(j)))
+			return -(errno ? errno : ENOMEM);
+		int rc = 0;
+		if (j->use_cgroup_pids)
+			rc = set_limit(&s->dir[CG_PIDS], j->pids_max);
+		if (!rc && j->use_cgroup_memory) {
+			rc = set_limit(&s->dir[CG_MEMORY], j->memory_max);
+			if ((rc == -EBUSY || (!rc && !memory_fits(&s->dir[CG_MEMORY], j->memory_max))) &&
+			    tries < 8) {
+				retire(s);
+				continue;
+			}
+		}
+		if (rc)
+			return rc;
+		s->busy = true;
+		fds[0] = j->use_cgroup_pids ? s->dir[CG_PIDS].join_fd : -1;
+		fds[1] = j->use_cgroup_memory ? s->dir[CG_MEMORY].join_fd : -1;
+		*out = s;
+		return 0;
+	}
 }
 
 /* SIGKILLs every process in the slot's cgroups until none is left (a fork

@@ -4,7 +4,9 @@
 # controllers (sandbox/cgroup.c). One call with pids and memory limits (the
 # shipped `write` profile) stays alive while memory-only calls (a profile
 # written here) start beside it; every memory cgroup must differ. Then a
-# slot with a process left behind in its memory cgroup must be passed over.
+# slot with a process left behind in its memory cgroup must be passed over,
+# and one holding memory an earlier call left charged to it (files written
+# to a tmpfs) must not stop or shrink the next call.
 #
 # Slots are claimed lowest number first, and the hierarchies may be shared
 # with other toolcage processes on this machine, so the pids+memory call may
@@ -22,9 +24,11 @@ chmod 755 "$tmp"
 ws=$tmp/ws
 mkdir -p "$ws"
 pids=""
+shm=""
 cleanup() {
 	touch "$ws/done" 2>/dev/null
 	for p in $pids; do wait "$p" 2>/dev/null; done
+	[ -n "$shm" ] && umount "$shm"
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -156,3 +160,37 @@ if [ -z "$d_mem" ] || [ "$d_mem" = "$left_mem" ]; then
 	echo "FAIL: the next call was given the memory cgroup a process was left in"; exit 1
 fi
 echo "ok   a slot with a process left in its memory cgroup is passed over"
+
+# Files a call writes to a tmpfs stay charged to its memory cgroup after it
+# has ended, and nothing reclaims them without swap. The kernel refused a
+# later call's lower limit (EBUSY: every later call failed, in any process
+# that came to that slot first), and under a higher one they ate its budget.
+base=$(sed -n 's/^cgroup memory: *//p' "$tmp/check")
+mkdir "$tmp/shm"
+mount -t tmpfs -o size=300m toolcage-test "$tmp/shm" ||
+	{ echo "FAIL: cannot mount a tmpfs for the stale-charge case"; exit 1; }
+shm=$tmp/shm
+sed 's/"memory_mb": *[0-9]*/"memory_mb": 512/' "$tmp/memory-only.json" >"$tmp/m512.json"
+sed 's/"memory_mb": *[0-9]*/"memory_mb": 128/' "$tmp/memory-only.json" >"$tmp/m128.json"
+# usage_of CALL: the memory charged now to the slot CALL ran in, in MiB.
+usage_of() {
+	m=$(sed -n 's/^[0-9]*:memory:.*\/toolcage\///p' "$shm/$1")
+	[ -n "$m" ] || { echo "FAIL: call $1 is in no pooled memory cgroup"; cat "$shm/$1"; exit 1; }
+	echo $(($(cat "$base/$m/memory.usage_in_bytes") >> 20))
+}
+fill='head -c 200M /dev/zero >"$0.big" && grep :memory: /proc/self/cgroup >"$0"'
+"$TOOLCAGE" exec --workspace "$shm" --profile "$tmp/m512.json" -- sh -c "$fill" "$shm/e" \
+	>"$tmp/e.log" 2>&1 </dev/null || { echo "FAIL: the filling call failed"; cat "$tmp/e.log"; exit 1; }
+e=$(usage_of e)
+echo "a call left ${e} MiB of tmpfs charged to its slot"
+[ "$e" -ge 150 ] || { echo "FAIL: the tmpfs file was not charged to the call's memory cgroup"; exit 1; }
+where='grep :memory: /proc/self/cgroup >"$0"'
+for f in m128 m512; do
+	"$TOOLCAGE" exec --workspace "$shm" --profile "$tmp/$f.json" -- sh -c "$where" "$shm/$f" \
+		>"$tmp/$f.log" 2>&1 </dev/null ||
+		{ echo "FAIL: a call with the $f profile after it failed"; cat "$tmp/$f.log"; exit 1; }
+	u=$(usage_of $f)
+	echo "the next call ($f) ran in a slot charged with ${u} MiB"
+	[ "$u" -lt 32 ] || { echo "FAIL: the $f call was given the stale slot"; exit 1; }
+done
+echo "ok   a slot holding an earlier call's tmpfs charges is retired"
