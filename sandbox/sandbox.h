@@ -182,8 +182,12 @@ struct sbx_job {
 	                         * parent changed since) */
 	size_t fn_len;
 	const char *cwd;        /* relative to the workspace (beneath it); NULL = workspace */
-	const void *stdin_data; /* copied; NULL = /dev/null */
+	const void *stdin_data; /* copied; NULL = /dev/null (unless stdin_stream) */
 	size_t stdin_len;
+	bool stdin_stream;      /* or: stdin_source's bytes, as the tool reads them */
+	int stdin_source;       /* with stdin_stream: the caller's fd (a pipe, file,
+	                         * socket), read only while the tool wants more,
+	                         * until its EOF; left open, its flags untouched */
 	uint32_t timeout_ms;    /* 0 = the spec's */
 	bool result_pipe;       /* give the child fd 3 to write a result on */
 	size_t result_limit;    /* bytes kept from fd 3 (0 = 16 MiB); more is an error */

@@ -39,7 +39,11 @@
 #define P_PIDFD 3
 #endif
 
-enum { W_PID, W_STATUS, W_OUT, W_ERR, W_RESULT, W_IN, W_N };
+/* epoll tags: the parent's ends in fd[], and W_SRC for a streamed stdin's
+ * source, which is the caller's (not in fd[]: never closed here). */
+enum { W_PID, W_STATUS, W_OUT, W_ERR, W_RESULT, W_IN, W_N, W_SRC = W_N };
+
+#define STDIN_CHUNK (64u << 10)   /* a streamed stdin's buffer */
 
 struct sbx_child {
 	struct sbx_jail *jail;
@@ -51,8 +55,12 @@ struct sbx_child {
 	bool ready;                 /* the spare said it waits for its job */
 	int mntns_fd;               /* holds the child's mount namespace (see start) */
 	struct cgroup_slot *cg;
-	char *stdin_buf;            /* copy of the job's stdin */
+	char *stdin_buf;            /* copy of the job's stdin, or the stream's buffer */
 	size_t stdin_len, stdin_off;
+	int src_fd;                 /* a streamed stdin's source; -1: none, or done */
+	bool src_polled;            /* epoll can watch it (a regular file cannot) */
+	bool src_watched;           /* it is in epfd now */
+	bool src_readable;          /* epoll said so since the last read */
 	size_t result_limit, result_cap;
 	int64_t start_ms;
 	int64_t deadline_ms;
@@ -273,14 +281,53 @@ static int check_cwd(const struct sbx_jail *j, const char *cwd, struct sbx_error
 	return 0;
 }
 
+static bool wants_stdin(const struct sbx_job *job)
+{
+	return job->stdin_data || job->stdin_stream;
+}
+
+/* The job's stdin bytes copied, or a streamed stdin's empty buffer. */
 static int copy_stdin(struct sbx_child *c, const struct sbx_job *job)
 {
-	c->stdin_buf = malloc(job->stdin_len ? job->stdin_len : 1);
+	size_t cap = job->stdin_stream ? STDIN_CHUNK : job->stdin_len ? job->stdin_len : 1;
+	c->stdin_buf = malloc(cap);
 	if (!c->stdin_buf)
 		return -ENOMEM;
+	if (job->stdin_stream) {
+		c->src_fd = job->stdin_source;
+		return 0;
+	}
 	memcpy(c->stdin_buf, job->stdin_data, job->stdin_len);
 	c->stdin_len = job->stdin_len;
 	return 0;
+}
+
+static void src_watch(struct sbx_child *c, bool on)
+{
+	if (!c->src_polled || c->src_watched == on)
+		return;
+	struct epoll_event ev = { .events = EPOLLIN, .data.u32 = W_SRC };
+	epoll_ctl(c->epfd, on ? EPOLL_CTL_ADD : EPOLL_CTL_DEL, c->src_fd, &ev);
+	c->src_watched = on;
+}
+
+static void in_watch(struct sbx_child *c, uint32_t events)
+{
+	struct epoll_event ev = { .events = events, .data.u32 = W_IN };
+	epoll_ctl(c->epfd, EPOLL_CTL_MOD, c->fd[W_IN], &ev);
+}
+
+/* Starts watching the stdin pipe, whose write end (ours) is in fd[W_IN]:
+ * for a streamed stdin whose source epoll can watch, the source first. */
+static int watch_stdin(struct sbx_child *c)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.u32 = W_SRC };
+	if (c->src_fd >= 0 && epoll_ctl(c->epfd, EPOLL_CTL_ADD, c->src_fd, &ev) == 0)
+		c->src_polled = c->src_watched = true;
+	else if (c->src_fd >= 0 && errno != EPERM)
+		return -errno;
+	ev = (struct epoll_event){ .events = c->src_polled ? 0 : EPOLLOUT, .data.u32 = W_IN };
+	return epoll_ctl(c->epfd, EPOLL_CTL_ADD, c->fd[W_IN], &ev) < 0 ? -errno : 0;
 }
 
 /* Everything made before the fork: capture buffers and pipes. p[i][0] is
@@ -295,7 +342,7 @@ static int prepare(struct sbx_child *c, const struct sbx_job *job, int p[4][2],
 	if (make_pipe(p[0], true, 1 << 20) || make_pipe(p[1], true, 0) ||
 	    make_pipe(p[2], true, 0) || ((!job || job->result_pipe) && make_pipe(p[3], true, 0)))
 		return sbx_err(err, errno, "pipes");
-	if (job && !job->stdin_data)
+	if (job && !wants_stdin(job))
 		return 0;
 	if (job && copy_stdin(c, job) < 0)
 		return sbx_err(err, ENOMEM, "stdin copy");
@@ -322,8 +369,9 @@ static int watch_all(struct sbx_child *c, int p[4][2], bool spare)
 	if (!rc) { rc = watch(c, W_ERR, p[1][0], EPOLLIN); p[1][0] = -1; }
 	if (!rc && p[3][0] >= 0) { rc = watch(c, W_RESULT, p[3][0], EPOLLIN); p[3][0] = -1; }
 	if (!rc && in >= 0) {
-		rc = watch(c, W_IN, in, EPOLLOUT);
+		c->fd[W_IN] = in;
 		in = -1;
+		rc = watch_stdin(c);
 	}
 	if (in >= 0)
 		close(in);
@@ -342,7 +390,7 @@ static int start(struct sbx_jail *j, const struct sbx_job *job, struct sbx_child
 	int cg_fds[2] = { -1, -1 }, child_stdin = -1, lrd = -1, lwr = -1, js[2] = { -1, -1 };
 	for (int w = 0; w < W_N; w++)
 		c->fd[w] = -1;
-	c->pidfd = c->epfd = c->job_fd = c->mntns_fd = -1;
+	c->pidfd = c->epfd = c->job_fd = c->mntns_fd = c->src_fd = -1;
 	c->jail = j;
 	c->result_limit = job && job->result_limit ? job->result_limit : 16u << 20;
 	c->out.exit_code = -1;
@@ -443,7 +491,7 @@ static int hand_over(struct sbx_child *c, const struct sbx_job *job, bool *sent)
 	const char *cwd = job->cwd && strcmp(job->cwd, ".") ? job->cwd : "";
 	struct job_header h = { .magic = JOB_MAGIC, .cwd_len = (uint32_t)strlen(cwd) + 1,
 	                        .fn = (uint64_t)(uintptr_t)job->fn };
-	h.flags = (job->stdin_data ? JOB_STDIN : 0) | (job->result_pipe ? JOB_RESULT : 0);
+	h.flags = (wants_stdin(job) ? JOB_STDIN : 0) | (job->result_pipe ? JOB_RESULT : 0);
 	uint64_t len = h.cwd_len + (job->fn ? job->fn_len : 0);
 	for (char *const *a = job->fn ? NULL : job->argv; a && *a && len <= JOB_MAX_PAYLOAD; a++) {
 		len += strlen(*a) + 1;
@@ -485,8 +533,8 @@ static int hand_over(struct sbx_child *c, const struct sbx_job *job, bool *sent)
 	if (!job->result_pipe)
 		close_fd(c, W_RESULT);
 	c->result_limit = job->result_limit ? job->result_limit : 16u << 20;
-	if (job->stdin_data) {
-		if (copy_stdin(c, job) < 0 || (rc = watch(c, W_IN, c->fd[W_IN], EPOLLOUT)) < 0) {
+	if (wants_stdin(job)) {
+		if (copy_stdin(c, job) < 0 || (rc = watch_stdin(c)) < 0) {
 			sbx_child_kill(c, SBX_KILLED_CANCELLED);
 			return rc ? rc : -ENOMEM;
 		}
@@ -614,21 +662,53 @@ static void read_status(struct sbx_child *c)
 	close_fd(c, W_STATUS);
 }
 
+static void end_stdin(struct sbx_child *c)
+{
+	src_watch(c, false);
+	c->src_fd = -1;
+	close_fd(c, W_IN);
+}
+
+/* Passes stdin on as far as the pipe and the source allow. A streamed
+ * stdin goes a buffer at a time: the source is watched while the buffer
+ * is empty, the pipe while it is not (a source epoll cannot watch is read
+ * whenever the pipe has room). The tool gets EOF when the bytes or the
+ * source end; if it closes its stdin first, the rest is dropped. */
 static void feed_stdin(struct sbx_child *c)
 {
-	while (c->stdin_off < c->stdin_len) {
-		ssize_t n = write(c->fd[W_IN], c->stdin_buf + c->stdin_off,
-		                  c->stdin_len - c->stdin_off);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			if (errno == EAGAIN)
+	for (;;) {
+		if (c->stdin_off < c->stdin_len) {
+			ssize_t n = write(c->fd[W_IN], c->stdin_buf + c->stdin_off,
+			                  c->stdin_len - c->stdin_off);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n < 0 && errno == EAGAIN) {
+				src_watch(c, false);
+				in_watch(c, EPOLLOUT);
 				return;
-			break;   /* EPIPE: the tool closed its stdin; fine */
+			}
+			if (n < 0)
+				break;   /* EPIPE: the tool closed its stdin; fine */
+			c->stdin_off += (size_t)n;
+			continue;
 		}
-		c->stdin_off += (size_t)n;
+		if (c->src_fd < 0)
+			break;
+		if (c->src_polled && !c->src_readable) {
+			in_watch(c, 0);
+			src_watch(c, true);
+			return;
+		}
+		c->src_readable = false;
+		ssize_t n = read(c->src_fd, c->stdin_buf, STDIN_CHUNK);
+		if (n < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (n <= 0)
+			break;   /* the source's end (or error): the tool's EOF */
+		c->stdin_len = (size_t)n;
+		c->stdin_off = 0;
 	}
-	close_fd(c, W_IN);
+	end_stdin(c);
 }
 
 static bool in_pid_ns(const struct sbx_child *c)
@@ -672,6 +752,7 @@ static void reap(struct sbx_child *c)
 
 static void finish(struct sbx_child *c)
 {
+	src_watch(c, false);
 	for (int w = W_STATUS; w < W_N; w++)
 		close_fd(c, w);
 	capture_finish(&c->out.out, c->jail->keep_bytes);
@@ -691,8 +772,8 @@ int sbx_child_step(struct sbx_child *c)
 {
 	if (c->done)
 		return 1;
-	struct epoll_event ev[W_N];
-	int n = epoll_wait(c->epfd, ev, W_N, 0);
+	struct epoll_event ev[W_N + 1];
+	int n = epoll_wait(c->epfd, ev, W_N + 1, 0);
 	for (int i = 0; i < n; i++) {
 		int w = (int)ev[i].data.u32;
 		switch (w) {
@@ -703,6 +784,13 @@ int sbx_child_step(struct sbx_child *c)
 			read_status(c);
 			break;
 		case W_IN:
+			if (ev[i].events & EPOLLERR)
+				end_stdin(c);   /* the tool closed its stdin */
+			else
+				feed_stdin(c);
+			break;
+		case W_SRC:
+			c->src_readable = true;
 			feed_stdin(c);
 			break;
 		default:

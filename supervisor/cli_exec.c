@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -26,6 +28,10 @@ static const char exec_usage[] =
 	"not root), Landlock, rlimits, no capabilities, no_new_privs, seccomp; a\n"
 	"private /tmp; only fds 0-2; a clean environment. The whole process tree is\n"
 	"killed at the deadline (default 30000 ms, or the profile's).\n"
+	"\n"
+	"CMD's stdin is a pipe that toolcage fills from its own stdin, as CMD reads,\n"
+	"when that is a pipe, a file or a socket; a terminal is not passed on (CMD\n"
+	"gets /dev/null, and so it does when stdin is /dev/null or closed).\n"
 	"\n"
 	"--spare hands CMD to a child set up ahead and waiting for its job, the way\n"
 	"a long-running supervisor does for repeated calls (no faster for one call;\n"
@@ -105,6 +111,18 @@ static void pass_through(const struct sbx_outcome *o)
 	if (s)
 		sbx_write_all(STDERR_FILENO, s, len);
 	free(s);
+}
+
+/* Our stdin is passed on (through a pipe, as the tool reads it) when it is
+ * a pipe, a file or a socket. A terminal is not: the tool would take keys
+ * typed for the shell, even from the background. Nor is /dev/null, which
+ * the tool gets then anyway. */
+static bool stdin_passed_on(void)
+{
+	struct stat st;
+	if (fstat(STDIN_FILENO, &st) < 0 || isatty(STDIN_FILENO))
+		return false;
+	return !(S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 3));
 }
 
 struct exec_opts {
@@ -196,6 +214,8 @@ int cmd_exec(int argc, char **argv)
 	}
 	sbx_jail_keep_spare(jail, o.spare);
 	struct sbx_job job = { .argv = argv + optind, .timeout_ms = (uint32_t)o.timeout_ms };
+	job.stdin_stream = stdin_passed_on();
+	job.stdin_source = STDIN_FILENO;
 	if (sbx_spawn(jail, &job, &child, &err) < 0 || sbx_child_wait(child) < 0) {
 		rc = fail_setup(o.json, err.msg[0] ? err.msg : "waiting for the child failed");
 		goto out;

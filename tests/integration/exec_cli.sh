@@ -255,5 +255,46 @@ else
 	echo "note: not root (or no setpriv): the uid 65534 cases did not run"
 fi
 
+# stdin: a pipe, a file or a socket is passed on as the tool reads it (a
+# pipe of toolcage's in between); a terminal or /dev/null gives /dev/null.
+# sin NAME WANT-OUTPUT [ARGS...]: runs `toolcage exec ARGS` with the stdin
+# the caller gave, compares stdout.
+sin() {
+	name=$1 want=$2; shift 2
+	"$TOOLCAGE" exec --workspace "$ws" "$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	got=$(cat "$tmp/out")
+	if [ "$rc" = 0 ] && [ "$got" = "$want" ]; then ok "$name"
+	else bad "$name: exit $rc, stdout '$got', wanted '$want'"; fi
+}
+printf 'one\ntwo\n' | sin "stdin: a pipe is passed on" "one
+two" -- cat
+head -c 5000000 /dev/urandom >"$tmp/big"
+want=$(sha256sum <"$tmp/big")
+sin "stdin: a file (5 MB) is passed on whole" "$want" -- sha256sum <"$tmp/big"
+cat "$tmp/big" | sin "stdin: a pipe (5 MB) is passed on whole" "$want" -- sha256sum
+printf 'spare\n' | sin "stdin: a pipe is passed on to a spare" "spare" --spare -- cat
+(printf 'a\n'; sleep 0.3; printf 'b\n') | sin "stdin: passed on as it comes" "a
+b" -- cat
+sin "stdin: /dev/null" "/dev/null" -- readlink /proc/self/fd/0 </dev/null
+sin "stdin: closed gives /dev/null" "/dev/null" -- readlink /proc/self/fd/0 <&-
+# A tool that does not read ends the call; endless input does not hold it.
+start=$(date +%s)
+yes | sin "stdin: endless input, a tool that reads none" "done" -- echo done
+yes | sin "stdin: endless input, a tool that closes it" "x" -- sh -c 'exec 0<&-; sleep 0.2; echo x'
+[ $(($(date +%s) - start)) -lt 10 ] && ok "stdin: endless input cost no deadline" ||
+	bad "stdin: endless input held the calls"
+"$PY" - "$TOOLCAGE" "$ws" >"$tmp/out" 2>"$tmp/err" <<'PYEOF'
+import os, pty, subprocess, sys
+m, s = pty.openpty()
+r = subprocess.run([sys.argv[1], "exec", "--workspace", sys.argv[2], "--",
+                    "sh", "-c", "readlink /proc/self/fd/0; cat"],
+                   stdin=s, stdout=subprocess.PIPE, timeout=20)
+print(r.stdout.decode().strip())
+PYEOF
+got=$(cat "$tmp/out")
+[ "$got" = /dev/null ] && ok "stdin: a terminal is not passed on" ||
+	bad "stdin: a terminal: the tool's stdin was '$got'"
+
 [ "$fails" = 0 ] || { echo "$fails check(s) failed"; exit 1; }
 exit 0

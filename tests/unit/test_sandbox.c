@@ -230,6 +230,53 @@ static void test_stdin_data_is_delivered(void **state)
 	sbx_child_free(c);
 }
 
+/* A streamed stdin: what the caller's fd gives reaches the tool as it
+ * reads; the fd is left open with its flags as they were; a tool that
+ * stops reading ends the call even though the source never ends. */
+static void test_stdin_stream(void **state)
+{
+	(void)state;
+	need_sandbox();
+	int p[2];
+	assert_int_equal(pipe(p), 0);
+	int flags = fcntl(p[0], F_GETFL);
+	assert_int_equal(write(p[1], "streamed\n", 9), 9);
+	char *const cat[] = { (char *)"sh", (char *)"-c", (char *)"head -n 1; exec 0<&-; echo end", NULL };
+	struct sbx_job job = { .argv = cat, .stdin_stream = true, .stdin_source = p[0] };
+	struct sbx_child *c = spawn(fx.jail, &job);
+	assert_int_equal(sbx_child_wait(c), 0);   /* p[1] still open: no EOF */
+	const struct sbx_outcome *o = sbx_child_outcome(c);
+	assert_int_equal(o->exit_code, 0);
+	assert_string_equal(o->out.head, "streamed\nend\n");
+	sbx_child_free(c);
+	assert_int_equal(fcntl(p[0], F_GETFL), flags);
+	/* More than the buffer and the pipe hold, then EOF. */
+	size_t len = 300 * 1024;
+	char *in = malloc(len);
+	assert_non_null(in);
+	for (size_t i = 0; i < len; i++)
+		in[i] = (char)('a' + i % 23);
+	char *const wc[] = { (char *)"wc", (char *)"-c", NULL };
+	struct sbx_job job2 = { .argv = wc, .stdin_stream = true, .stdin_source = p[0] };
+	c = spawn(fx.jail, &job2);
+	assert_int_equal(fcntl(p[1], F_SETFL, O_NONBLOCK), 0);   /* the writer's end only */
+	for (size_t off = 0; off < len;) {
+		assert_int_equal(sbx_child_step(c), 0);
+		ssize_t n = write(p[1], in + off, len - off > 4096 ? 4096 : len - off);
+		assert_true(n > 0 || errno == EAGAIN);
+		if (n < 0)
+			usleep(1000);
+		off += n > 0 ? (size_t)n : 0;
+	}
+	close(p[1]);
+	assert_int_equal(sbx_child_wait(c), 0);
+	assert_string_equal(sbx_child_outcome(c)->out.head, "307200\n");
+	sbx_child_free(c);
+	free(in);
+	assert_int_equal(fcntl(p[0], F_GETFD), 0);   /* still ours, open */
+	close(p[0]);
+}
+
 static void test_no_stdin_reads_eof(void **state)
 {
 	(void)state;
@@ -1236,6 +1283,7 @@ int main(void)
 		cmocka_unit_test(test_exit_codes_pass_through),
 		cmocka_unit_test(test_stdout_and_stderr_are_captured_apart),
 		cmocka_unit_test(test_stdin_data_is_delivered),
+		cmocka_unit_test(test_stdin_stream),
 		cmocka_unit_test(test_no_stdin_reads_eof),
 		cmocka_unit_test(test_output_flood_is_bounded),
 		cmocka_unit_test(test_output_limit_kills),
