@@ -2,6 +2,8 @@
  * `toolcage check` (what this kernel and user can enforce). */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,8 +39,10 @@ static const char exec_usage[] =
 	"a long-running supervisor does for repeated calls (no faster for one call;\n"
 	"the escape suite uses it to check that path too).\n"
 	"\n"
-	"Without --json, CMD's stdout and stderr (capped) are passed through and the\n"
-	"exit status is CMD's: 128+N when killed by signal N, 124 on timeout, 125 when\n"
+	"Without --json, CMD's stdout and stderr are passed through as they come, up\n"
+	"to half the profile's output.keep_bytes each; past that only the last bytes\n"
+	"are kept, and shown at the end after a marker (the cap). The exit status is\n"
+	"CMD's: 128+N when killed by signal N, 124 on timeout, 125 when\n"
 	"toolcage itself fails (bad profile, a setup step; the message names it), 126\n"
 	"when CMD cannot be executed, 127 when it is not found. With a pid namespace\n"
 	"CMD is its pid 1: a signal it sends itself without a handler is ignored\n"
@@ -100,16 +104,73 @@ static void print_json(const struct sbx_outcome *o, const char *error)
 	json_decref(j);
 }
 
-static void pass_through(const struct sbx_outcome *o)
+/* Without --json the output is passed through live: the head of each
+ * stream (the first half of the profile's keep_bytes) as it comes; once
+ * the call is over, the rest of what the cap kept (the marker and the
+ * tail, as exec_capture_text() puts them). Our stdout or stderr may be a
+ * pipe whose reader has stopped: while the call runs it is written only
+ * when poll(2) says it has room, PIPE_BUF bytes at most, so that a stuck
+ * reader cannot hold the deadline. */
+struct live {
+	int fd;
+	size_t sent;   /* head bytes written */
+	bool gone;     /* closed or broken: the rest is dropped */
+};
+
+static bool live_pending(const struct live *l, const struct sbx_capture *c)
+{
+	return !l->gone && l->sent < c->head_len;
+}
+
+static void live_write(struct live *l, const struct sbx_capture *c)
+{
+	while (live_pending(l, c)) {
+		struct pollfd pf = { .fd = l->fd, .events = POLLOUT };
+		if (poll(&pf, 1, 0) != 1)
+			return;
+		size_t n = c->head_len - l->sent;
+		ssize_t w = pf.revents & POLLNVAL ? -1 :
+		            write(l->fd, c->head + l->sent, n < PIPE_BUF ? n : PIPE_BUF);
+		if (w < 0 && (errno == EINTR || errno == EAGAIN))
+			return;
+		if (w <= 0)
+			l->gone = true;
+		else
+			l->sent += (size_t)w;
+	}
+}
+
+/* sbx_child_wait(), writing the output as it comes. */
+static int wait_live(struct sbx_child *child, struct live l[2])
+{
+	const struct sbx_outcome *o = sbx_child_outcome(child);
+	const struct sbx_capture *cap[2] = { &o->out, &o->err };
+	while (!sbx_child_step(child)) {
+		struct pollfd pf[3] = { { .fd = sbx_child_fd(child), .events = POLLIN } };
+		nfds_t n = 1;
+		for (int i = 0; i < 2; i++) {
+			live_write(&l[i], cap[i]);
+			if (live_pending(&l[i], cap[i]))
+				pf[n++] = (struct pollfd){ .fd = l[i].fd, .events = POLLOUT };
+		}
+		int64_t left = sbx_child_deadline(child) - sbx_now_ms();
+		if (left <= 0) {
+			sbx_child_kill(child, SBX_KILLED_TIMEOUT);
+			continue;
+		}
+		if (poll(pf, n, left > 60000 ? 60000 : (int)left) < 0 && errno != EINTR)
+			return -errno;
+	}
+	return 0;
+}
+
+/* The call is over: the rest, blocking. */
+static void live_finish(struct live *l, const struct sbx_capture *c)
 {
 	size_t len;
-	char *s = exec_capture_text(&o->out, &len);
-	if (s)
-		sbx_write_all(STDOUT_FILENO, s, len);
-	free(s);
-	s = exec_capture_text(&o->err, &len);
-	if (s)
-		sbx_write_all(STDERR_FILENO, s, len);
+	char *s = exec_capture_text(c, &len);
+	if (s && !l->gone && l->sent <= len)
+		sbx_write_all(l->fd, s + l->sent, len - l->sent);
 	free(s);
 }
 
@@ -216,7 +277,9 @@ int cmd_exec(int argc, char **argv)
 	struct sbx_job job = { .argv = argv + optind, .timeout_ms = (uint32_t)o.timeout_ms };
 	job.stdin_stream = stdin_passed_on();
 	job.stdin_source = STDIN_FILENO;
-	if (sbx_spawn(jail, &job, &child, &err) < 0 || sbx_child_wait(child) < 0) {
+	struct live live[2] = { { .fd = STDOUT_FILENO }, { .fd = STDERR_FILENO } };
+	if (sbx_spawn(jail, &job, &child, &err) < 0 ||
+	    (o.json ? sbx_child_wait(child) : wait_live(child, live)) < 0) {
 		rc = fail_setup(o.json, err.msg[0] ? err.msg : "waiting for the child failed");
 		goto out;
 	}
@@ -229,10 +292,12 @@ int cmd_exec(int argc, char **argv)
 		error = msg;
 		fprintf(stderr, "toolcage: %s\n", msg);
 	}
-	if (o.json)
+	if (o.json) {
 		print_json(out, error);
-	else
-		pass_through(out);
+	} else {
+		live_finish(&live[0], &out->out);
+		live_finish(&live[1], &out->err);
+	}
 	if (!o.json && out->killed_by == SBX_KILLED_TIMEOUT)
 		fprintf(stderr, "toolcage: killed after %ld ms (timeout)\n",
 		        o.timeout_ms ? o.timeout_ms : (long)p->spec.timeout_ms);

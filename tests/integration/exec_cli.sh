@@ -296,5 +296,46 @@ got=$(cat "$tmp/out")
 [ "$got" = /dev/null ] && ok "stdin: a terminal is not passed on" ||
 	bad "stdin: a terminal: the tool's stdin was '$got'"
 
+# Output without --json is passed through as it comes (up to half of
+# keep_bytes per stream), the cap's marker and tail at the end.
+"$TOOLCAGE" exec --workspace "$ws" -- sh -c 'echo first; sleep 4; echo second' \
+	>"$tmp/live" 2>&1 </dev/null &
+sup=$!
+i=0
+while [ ! -s "$tmp/live" ] && [ $i -lt 60 ]; do sleep 0.05; i=$((i + 1)); done
+if kill -0 "$sup" 2>/dev/null && [ "$(cat "$tmp/live")" = first ]; then
+	ok "output: passed through as it comes"
+else
+	bad "output: not passed through live (got '$(cat "$tmp/live")')"
+fi
+wait "$sup"
+[ "$(cat "$tmp/live")" = "first
+second" ] && ok "output: all of it, in order" || bad "output: got '$(cat "$tmp/live")'"
+"$TOOLCAGE" exec --workspace "$ws" -- sh -c 'head -c 3000000 /dev/zero | tr "\0" a; echo; echo END' \
+	>"$tmp/flood" 2>"$tmp/err" </dev/null
+n=$(wc -c <"$tmp/flood")
+if [ "$n" -gt 1000000 ] && [ "$n" -lt 1100000 ] && grep -q 'bytes left out by the output cap' "$tmp/flood" &&
+   [ "$(tail -n 1 "$tmp/flood")" = END ]; then
+	ok "output: a flood passes its head live, then the marker and its tail"
+else
+	bad "output: a flood gave $n bytes"
+fi
+# A reader that stops reading must not hold the deadline: the tool's tree
+# is killed at 1 s while our stdout is still stuck.
+mark="sleep 27.$$"
+( "$TOOLCAGE" exec --workspace "$ws" --timeout-ms 1000 -- \
+	sh -c "head -c 400000 /dev/zero; $mark" 2>/dev/null </dev/null ) | sleep 5 &
+reader=$!
+i=0
+while ! pgrep -f "^$mark" >/dev/null && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+sleep 2.5
+if pgrep -f "^$mark" >/dev/null; then
+	bad "output: a stuck reader kept the tool past its deadline"
+	pkill -9 -f "^$mark"
+else
+	ok "output: a stuck reader does not hold the deadline"
+fi
+wait "$reader"
+
 [ "$fails" = 0 ] || { echo "$fails check(s) failed"; exit 1; }
 exit 0
