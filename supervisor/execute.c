@@ -73,10 +73,20 @@ static int run_builtin(void *p)
 		return 70;
 	int wfd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	static const char *const none[] = { NULL };
+	const char *const *domains = b.domains ? b.domains : none;
+	size_t n = 0;
+	while (domains[n])
+		n++;
+	const char **with = NULL;
+	b.approved_host[sizeof b.approved_host - 1] = '\0';
+	if (b.approved_host[0] && (with = calloc(n + 2, sizeof *with))) {
+		memcpy(with, domains, n * sizeof *with);
+		with[n] = b.approved_host;
+		domains = with;
+	}
 	struct tc_tool_ctx ctx = { .workspace_fd = wfd, .workspace = b.workspace,
 	                           .timeout_ms = b.timeout_ms, .max_render = b.max_render,
-	                           .allowed_domains = b.domains ? b.domains : none,
-	                           .max_timeout_ms = b.timeout_ms };
+	                           .allowed_domains = domains, .max_timeout_ms = b.timeout_ms };
 	struct tc_output out = { 0 };
 	int rc = b.tool->execute(&ctx, args, &out);
 	size_t len = 0;
@@ -88,6 +98,7 @@ static int run_builtin(void *p)
 	json_decref(out.canonical);
 	json_decref(args);
 	free(out.render);
+	free(with);
 	return wrc == 0 ? 0 : 70;
 }
 

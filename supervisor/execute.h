@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <jansson.h>
 
+#include "gate.h"
 #include "registry.h"
 #include "sandbox.h"
 #include "toolcage.h"
@@ -26,6 +27,10 @@ struct exec_builtin {
 	uint32_t timeout_ms;
 	size_t max_render;
 	const char *const *domains;   /* the gate's allowlist (borrowed) */
+	/* A host off that list which an approver allowed for this call (the
+	 * host of its URL argument), "" for none: the tool's own check of the
+	 * host lets it through too. By value, as it is made per call. */
+	char approved_host[GATE_HOST_MAX + 1];
 };
 
 /* Starts tool with args under jail (ctx->tool is ignored: tool is used).

@@ -166,6 +166,17 @@ static enum gate_action check_policy(void *data, const struct gate_call *call,
 	}
 	if (call->risk == TC_RISK_NETWORK)
 		return check_network(p, level, call, v);
+	/* A tool that names its URL argument reaches that host whatever its
+	 * level: a manifest's ["network", "destructive"] is destructive, and
+	 * must not leave the allowlist (and policy.levels.network) behind. */
+	enum gate_action net = p->levels[TC_RISK_NETWORK];
+	if (call->url_arg && net == GATE_DENY) {
+		gate_verdict_reason(v, "%s reaches the network (it has a URL argument), and network "
+		                    "tools are not allowed (policy.levels.network is deny)", call->tool);
+		return GATE_DENY;
+	}
+	if (call->url_arg && (net = check_network(p, net, call, v)) != GATE_ALLOW)
+		return net;
 	if (level == GATE_ASK)
 		gate_verdict_reason(v, "%s is a %s tool (policy.levels.%s is ask)",
 		                    call->tool, rn, rn);

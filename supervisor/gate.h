@@ -14,6 +14,10 @@
  *   loosen a level in policy.levels, see docs/config.md).
  *   Last, an ask whose (tool, exact arguments) has a session grant becomes
  *   an allow. A deny is never lifted by a grant.
+ *   The risk policy checks the host of a tool's URL argument (url_arg)
+ *   against the domain allowlist and policy.levels.network whatever the
+ *   tool's level: a manifest's ["network", "destructive"] is destructive
+ *   and reaches the network all the same.
  *
  * Rules: deny rules are scanned first, in order; then the allow and ask
  * rules in order; the first match decides the rules check. No match is
@@ -145,8 +149,11 @@ int gate_url_host(const char *url, char host[GATE_HOST_MAX + 1],
 /* Whether host (as gate_url_host returns it) is on the allowlist. An entry
  * "example.com" matches that host only; "*.example.com" matches any host
  * ending in ".example.com" (a.example.com, a.b.example.com) but NOT the bare
- * example.com, which needs its own entry. Ports are not part of the match. */
+ * example.com, which needs its own entry. IPv6 addresses match by value
+ * ("0:0::1" is "::1"). Ports are not part of the match. */
 bool gate_domain_allowed(const char *host, char *const *domains, size_t n);
+/* Whether a and b are IPv6 addresses (no brackets) with the same value. */
+bool gate_same_ipv6(const char *a, const char *b);
 /* Checks and normalizes one allowlist entry in place (lowercase, brackets
  * of an IPv6 literal removed). 0, or -1 with err saying what is wrong. */
 int gate_domain_check(char *entry, struct tc_error *err);

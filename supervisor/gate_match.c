@@ -3,6 +3,7 @@
  * allowlist (see gate.h for the exact rules). Everything here works on
  * bounded stack memory: a matcher that needed malloc could fail open on a
  * deny rule when memory runs out. */
+#include <arpa/inet.h>
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -364,6 +365,11 @@ static int parse_hostport(const char *a, size_t n, char *host, char *why, size_t
 		for (size_t i = 0; i < hn; i++)
 			host[i] = (char)tolower((unsigned char)a[1 + i]);
 		host[hn] = '\0';
+		unsigned char bin[16];
+		if (inet_pton(AF_INET6, host, bin) != 1) {   /* "[1.2.3.4]", "[:::]" */
+			snprintf(why, wsz, "the URL's IPv6 address is not valid");
+			return -1;
+		}
 		size_t rest = n - hn - 2;
 		if (rest == 0)
 			return 0;
@@ -422,16 +428,39 @@ int gate_url_host(const char *url, char host[GATE_HOST_MAX + 1], char *why, size
 	return parse_hostport(a, n, host, why, wsz);
 }
 
+bool gate_same_ipv6(const char *a, const char *b)
+{
+	unsigned char x[16], y[16];
+	return strchr(a, ':') && strchr(b, ':') && inet_pton(AF_INET6, a, x) == 1 &&
+	       inet_pton(AF_INET6, b, y) == 1 && memcmp(x, y, sizeof x) == 0;
+}
+
+/* Whether a URL parser reads host as an address: IPv6, or a last label
+ * that is a number (curl takes "127.0.0.1", "2130706433" and "0x7f.1"
+ * alike as IPv4). No DNS name has a numeric top-level label. */
+static bool is_address(const char *host)
+{
+	const char *last = strrchr(host, '.');
+	last = last ? last + 1 : host;
+	return strchr(host, ':') || (last[0] >= '0' && last[0] <= '9');
+}
+
 bool gate_domain_allowed(const char *host, char *const *domains, size_t n)
 {
 	size_t hl = strlen(host);
+	bool v6 = strchr(host, ':') != NULL, address = is_address(host);
 	for (size_t i = 0; i < n; i++) {
 		const char *d = domains[i];
+		/* An IPv6 address has many spellings ("::1", "0:0::1"): compared
+		 * by value, as curl (which rewrites it to one) will connect. */
+		if (v6 && gate_same_ipv6(host, d))
+			return true;
 		if (d[0] == '*' && d[1] == '.') {
 			size_t sl = strlen(d + 1);    /* ".example.com" */
 			/* Strictly longer than the suffix: the bare domain does not
-			 * match, and "evil-example.com" lacks the dot. */
-			if (hl > sl && strcmp(host + hl - sl, d + 1) == 0)
+			 * match, and "evil-example.com" lacks the dot. Never an
+			 * address: "*.0.1" is no list of hosts. */
+			if (!address && hl > sl && strcmp(host + hl - sl, d + 1) == 0)
 				return true;
 		} else if (strcmp(host, d) == 0) {
 			return true;
@@ -454,7 +483,9 @@ int gate_domain_check(char *entry, struct tc_error *err)
 		n -= 2;
 	}
 	if (!wild && memchr(name, ':', n)) {
-		if (n > 45 || strspn(name, "0123456789abcdefABCDEF:.") != n)
+		unsigned char bin[16];
+		if (n > 45 || strspn(name, "0123456789abcdefABCDEF:.") != n ||
+		    inet_pton(AF_INET6, name, bin) != 1)
 			return tc_error_set(err, TC_E_INVALID, entry,
 			                    "not a host name or IPv6 address (write no scheme, port or path)");
 		for (char *c = name; *c; c++)

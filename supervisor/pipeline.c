@@ -213,6 +213,15 @@ static void run(struct call *c)
 	struct exec_builtin ctx = { .workspace = s->workspace, .timeout_ms = c->timeout_ms,
 	                            .max_render = s->cfg->max_render_chars,
 	                            .domains = (const char *const *)s->domains };
+	/* An approved call may reach the host of its URL argument though the
+	 * allowlist lacks it (policy.levels.network "ask"): the tool checks
+	 * the host again, and must know. Redirects elsewhere stay refused. */
+	json_t *url = c->approved && c->tool->url_arg ?
+	              gate_pointer_get(c->args, c->tool->url_arg) : NULL;
+	char why[160];
+	if (json_is_string(url) && gate_url_host(json_string_value(url), ctx.approved_host,
+	                                         why, sizeof why) < 0)
+		ctx.approved_host[0] = '\0';
 	if (!jail || exec_start(c->tool, c->args, jail, &ctx, &c->child, &err) < 0) {
 		call_finishf(c, TC_STATUS_FAILED, NULL, "The tool could not be started: %s", err.msg);
 		return;

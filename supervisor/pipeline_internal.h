@@ -54,6 +54,7 @@ struct call {
 	struct sbx_child *child;
 	struct call_usage usage;
 	uint64_t approval_token;       /* a once-approval bound to args (gate) */
+	bool approved;                 /* by an approver or a session grant */
 	void *approval;                /* the channel's pending request */
 	char *ask_reason;              /* why an approval was asked, or NULL */
 	struct call *next, *prev;      /* every call in flight */

@@ -156,6 +156,7 @@ static void decide(struct call *c, enum tc_approval d, const char *who)
 		             "many outstanding approvals); the call did not run. Try again later.");
 		return;
 	}
+	c->approved = true;
 	c->state = ST_AUTHORIZED;
 	call_execute(c);
 }
@@ -230,6 +231,7 @@ void policy_authorize(struct call *c)
 		ask(c, v.reason);
 		return;
 	}
+	c->approved = v.granted;
 	c->state = ST_AUTHORIZED;
 	call_execute(c);
 }

@@ -103,6 +103,10 @@ fetch "{\"url\": \"$base/big\", \"max_bytes\": 1000}"
 check "c['truncated'] and c['body_bytes'] == 1000 and len(c['body']) == 1000 and 'max_bytes' in r['render']" \
 	"max_bytes truncates the body and says so"
 
+# JSON Schema's integer admits 1000.0: the same limit, not the 1 MiB default.
+fetch "{\"url\": \"$base/big\", \"max_bytes\": 1000.0}"
+check "c['truncated'] and c['body_bytes'] == 1000" "max_bytes written as 1000.0 is 1000"
+
 fetch "{\"url\": \"$base/bin\"}"
 check "'body' not in c and c['body_bytes'] == 1024 and 'application/octet-stream, 1024 bytes' in r['render']" \
 	"binary body shows type and size only"
@@ -119,6 +123,25 @@ check "r['status'] == 'failed' and c['status'] == 404 and 'no such page' in c['b
 	"a 404 is a failure that still shows the response"
 fetch "{\"url\": \"ftp://127.0.0.1:$port/x\"}"
 [ $rc = 1 ] && ok "ftp:// refused (exit 1)" || bad "ftp:// exit $rc"
+
+# policy.levels.network "ask": a host off the list goes to the approver;
+# approved, the tool must reach it (its own check of the host once refused
+# it: denied_host), and only it: a redirect to another host stays refused.
+printf '#!/bin/sh\ncat >/dev/null\nexit 0\n' >"$tmp/yes.sh"
+chmod 755 "$tmp/yes.sh"
+cat > "$tmp/ask.json" <<JSON
+{"workspace": "ws", "profile_dir": "profiles", "approval": "cmd:yes.sh",
+ "policy": {"domains": ["127.0.0.1"], "levels": {"network": "ask"}}}
+JSON
+: > "$tmp/log"
+$TC call --config "$tmp/ask.json" --json http_fetch "{\"url\": \"http://localhost:$port/text\"}" \
+	>"$tmp/out" 2>"$tmp/err"
+check "r['status'] == 'ok' and c['status'] == 200" "network ask: an approved host off the list is fetched"
+log_has " /text" && ok "network ask: the approved fetch reached the server" ||
+	bad "network ask: no request was made"
+$TC call --config "$tmp/ask.json" --json http_fetch "{\"url\": \"http://localhost:$port/redir-other\"}" \
+	>"$tmp/out" 2>"$tmp/err"
+check "c.get('error') == 'denied_redirect' and '127.0.0.2' in r['render']" "network ask: the approval is for its host only, not a redirect's"
 
 [ $fails = 0 ] || { echo "$fails check(s) failed"; exit 1; }
 echo "all net_tool checks passed"

@@ -55,12 +55,13 @@ static struct gate *gate_of(struct gate_policy *p)
 	return g;
 }
 
-/* Authorizes tool(args) and returns the verdict's action. */
+/* Authorizes tool(args) and returns the verdict's action. Network tools
+ * have the URL argument /url, the others none (as the built-in tools). */
 static enum gate_action decide(struct gate *g, const char *tool, enum tc_risk risk,
                                const char *args, struct gate_verdict *v)
 {
 	json_t *a = J(args);
-	struct gate_call call = { tool, risk, a, "/url" };
+	struct gate_call call = { tool, risk, a, risk == TC_RISK_NETWORK ? "/url" : NULL };
 	gate_authorize(g, &call, v);
 	json_decref(a);
 	return v->action;
@@ -498,6 +499,8 @@ static void test_url_host_table(void **state)
 		{ "http://[::1/", NULL },
 		{ "http://[::1]x/", NULL },
 		{ "http://[zz::1]/", NULL },
+		{ "http://[1.2.3.4]/", NULL },          /* not an IPv6 address at all */
+		{ "http://[:::]/", NULL },
 		{ "file:///etc/passwd", NULL },
 		{ "", NULL },
 	};
@@ -527,11 +530,24 @@ static void test_domain_allowlist_table(void **state)
 		{ "corp.example", false },            /* *.suffix: not the bare suffix */
 		{ "evilcorp.example", false },
 		{ "::1", true },
+		{ "0:0:0:0:0:0:0:1", true },          /* IPv6 by value, not by spelling */
+		{ "0::1", true },
+		{ "::2", false },
 		{ "", false },
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
 		if (gate_domain_allowed(cases[i].host, list, 3) != cases[i].want)
 			fail_msg("host \"%s\": want %d", cases[i].host, cases[i].want);
+	/* A wildcard names hosts, never addresses (curl reads all of these
+	 * as IPv4). */
+	char w1[] = "*.0.1", w2[] = "*.1", w3[] = "*.example.com";
+	char *wild[] = { w1, w2, w3 };
+	static const char *const addresses[] = { "127.0.0.1", "10.0.0.1", "0x7f.1", "127.1", "1.2.3.4.1" };
+	for (size_t i = 0; i < sizeof addresses / sizeof addresses[0]; i++)
+		if (gate_domain_allowed(addresses[i], wild, 3))
+			fail_msg("address \"%s\" matched a wildcard", addresses[i]);
+	assert_true(gate_domain_allowed("a.example.com", wild, 3));
+	assert_true(gate_domain_allowed("x1.example.com", wild, 3));
 }
 
 static void test_domain_check_normalizes_and_refuses(void **state)
@@ -545,7 +561,7 @@ static void test_domain_check_normalizes_and_refuses(void **state)
 	assert_int_equal(gate_domain_check(c, NULL), 0);
 	assert_string_equal(c, "*.sub.example.com");
 	const char *bad[] = { "*", "*example.com", "https://example.com", "example.com:443",
-	                      "example.com/x", "a..b", ".example.com", "", "*." };
+	                      "example.com/x", "a..b", ".example.com", "", "*.", ":::", "1:2" };
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		char buf[64];
 		snprintf(buf, sizeof buf, "%s", bad[i]);
@@ -618,6 +634,45 @@ static void test_network_tool_without_url_arg_is_denied(void **state)
 	assert_int_equal(v.action, GATE_DENY);
 	expect_reason(&v, "declares no URL argument");
 	json_decref(a);
+	gate_free(g);
+}
+
+/* A manifest's risk ["network", "destructive"] is destructive, but the
+ * tool still reaches the host in its URL argument: the allowlist and
+ * policy.levels.network hold for it as for a network tool. */
+static void test_destructive_tool_with_url_arg_keeps_the_allowlist(void **state)
+{
+	(void)state;
+	struct gate_policy p;
+	gate_policy_init(&p);
+	p.levels[TC_RISK_DESTRUCTIVE] = GATE_ALLOW;
+	add_domain(&p, "example.com");
+	struct gate *g = gate_of(&p);
+	struct gate_verdict v;
+	json_t *ok = J("{\"url\":\"https://example.com/x\"}");
+	json_t *off = J("{\"url\":\"https://evil.net/x\"}");
+	struct gate_call call = { "purge", TC_RISK_DESTRUCTIVE, ok, "/url" };
+	gate_authorize(g, &call, &v);
+	assert_int_equal(v.action, GATE_ALLOW);
+	call.args = off;
+	gate_authorize(g, &call, &v);
+	assert_int_equal(v.action, GATE_DENY);
+	expect_reason(&v, "host evil.net is not on the domain allowlist");
+	gate_free(g);
+
+	gate_policy_init(&p);
+	add_domain(&p, "example.com");
+	p.levels[TC_RISK_NETWORK] = GATE_DENY;
+	g = gate_of(&p);
+	call.args = ok;
+	gate_authorize(g, &call, &v);
+	assert_int_equal(v.action, GATE_DENY);
+	expect_reason(&v, "policy.levels.network is deny");
+	call.url_arg = NULL;     /* no URL argument: only its own level */
+	gate_authorize(g, &call, &v);
+	assert_int_equal(v.action, GATE_ASK);
+	json_decref(ok);
+	json_decref(off);
 	gate_free(g);
 }
 
@@ -789,6 +844,7 @@ int main(void)
 		cmocka_unit_test(test_network_policy_empty_allowlist_denies),
 		cmocka_unit_test(test_network_policy_ask_level_asks_for_unlisted_hosts),
 		cmocka_unit_test(test_network_tool_without_url_arg_is_denied),
+		cmocka_unit_test(test_destructive_tool_with_url_arg_keeps_the_allowlist),
 		cmocka_unit_test(test_policy_levels_are_configurable),
 		cmocka_unit_test(test_session_grant_allows_identical_call),
 		cmocka_unit_test(test_session_grant_never_lifts_a_deny),

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "builtin_lint.h"
@@ -62,7 +63,20 @@ static void respond(int c, int port)
 	else if (!strcmp(path, "/to-allowed"))
 		snprintf(resp, sizeof resp, "HTTP/1.1 302 Found\r\nLocation: /text\r\n"
 		         "Content-Length: 0\r\nConnection: close\r\n\r\n");
-	else if (!strcmp(path, "/to-refused"))
+	else if (!strcmp(path, "/echo"))   /* the request, as the body */
+		snprintf(resp, sizeof resp, "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n"
+		         "Content-Length: %zu\r\nConnection: close\r\n\r\n%s", strlen(req), req);
+	else if (!strncmp(path, "/to-port/", 9))
+		snprintf(resp, sizeof resp, "HTTP/1.1 302 Found\r\nLocation: http://127.0.0.1:%s/echo"
+		         "\r\nContent-Length: 0\r\nConnection: close\r\n\r\n", path + 9);
+	else if (!strcmp(path, "/to-allowed-endless")) {   /* a redirect whose body never ends */
+		snprintf(resp, sizeof resp, "HTTP/1.1 302 Found\r\nLocation: /text\r\n"
+		         "Connection: close\r\n\r\n");
+		memset(req, 'x', sizeof req);
+		for (ssize_t w = write(c, resp, strlen(resp)); w > 0; w = write(c, req, sizeof req))
+			;
+		return;
+	} else if (!strcmp(path, "/to-refused"))
 		snprintf(resp, sizeof resp, "HTTP/1.1 302 Found\r\nLocation: http://localhost:%d/text\r\n"
 		         "Content-Length: 0\r\nConnection: close\r\n\r\n", port);
 	else
@@ -72,28 +86,37 @@ static void respond(int c, int port)
 	(void)w;
 }
 
-static int setup(void **state)
+/* Forks a server on 127.0.0.1, any free port (*port). Its pid, or -1. */
+static pid_t spawn_server(int *port)
 {
-	struct fx *f = calloc(1, sizeof *f);
 	int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 	socklen_t len = sizeof a;
-	if (!f || s < 0 || bind(s, (struct sockaddr *)&a, sizeof a) < 0 || listen(s, 16) < 0 ||
+	if (s < 0 || bind(s, (struct sockaddr *)&a, sizeof a) < 0 || listen(s, 16) < 0 ||
 	    getsockname(s, (struct sockaddr *)&a, &len) < 0)
 		return -1;
-	f->port = ntohs(a.sin_port);
-	snprintf(f->base, sizeof f->base, "http://127.0.0.1:%d", f->port);
-	f->server = fork();
-	if (f->server == 0) {
+	*port = ntohs(a.sin_port);
+	pid_t pid = fork();
+	if (pid == 0) {
+		signal(SIGPIPE, SIG_IGN);   /* a client that hangs up ends one answer only */
 		for (;;) {
 			int c = accept(s, NULL, NULL);
 			if (c >= 0) {
-				respond(c, f->port);
+				respond(c, *port);
 				close(c);
 			}
 		}
 	}
 	close(s);
+	return pid;
+}
+
+static int setup(void **state)
+{
+	struct fx *f = calloc(1, sizeof *f);
+	if (!f || (f->server = spawn_server(&f->port)) < 0)
+		return -1;
+	snprintf(f->base, sizeof f->base, "http://127.0.0.1:%d", f->port);
 	f->ctx = (struct tc_tool_ctx){ .workspace_fd = -1, .workspace = "/nonexistent",
 	                               .timeout_ms = 10000, .max_timeout_ms = 10000,
 	                               .max_render = 20000, .allowed_domains = allow_local };
@@ -203,6 +226,23 @@ static void test_http_fetch_refuses_host_curl_reads_differently(void **state)
 	assert_render_has(f, "read differently");
 }
 
+/* IPv6 has many spellings of one address, and curl rewrites it to the
+ * short one: the allowlist and the second check compare by value, so a
+ * listed address is fetched however it is written (here ::ffff:127.0.0.1,
+ * the test server's IPv4 address, reached through a mapped address). */
+static void test_http_fetch_ipv6_matches_by_value(void **state)
+{
+	struct fx *f = *state;
+	static const char *const mapped[] = { "::ffff:127.0.0.1", NULL };
+	f->ctx.allowed_domains = mapped;
+	char u[96];
+	snprintf(u, sizeof u, "http://[0:0:0:0:0:ffff:7f00:1]:%d/text", f->port);
+	int rc = fetch(f, json_pack("{s:s}", "url", u));
+	if (rc)
+		fail_msg("%s", f->out.render);
+	assert_string_equal(out_str(f, "body"), "hello\n");
+}
+
 static void test_http_fetch_refuses_host_header(void **state)
 {
 	struct fx *f = *state;
@@ -210,6 +250,9 @@ static void test_http_fetch_refuses_host_header(void **state)
 	                            "Host", "example.com"));
 	assert_error(f, rc, "bad_headers");
 	assert_render_has(f, "\"Host\" cannot be set");
+	rc = fetch(f, json_pack("{s:s, s:{s:s}}", "url", url(f, "/text"), "headers",
+	                        "Proxy-Anything", "x"));   /* docs/tools.md: every Proxy-* */
+	assert_error(f, rc, "bad_headers");
 }
 
 static void test_http_fetch_refuses_crlf_in_header(void **state)
@@ -286,6 +329,47 @@ static void test_http_fetch_refuses_redirect_to_other_host(void **state)
 	assert_int_equal(json_array_size(json_object_get(f->out.canonical, "redirects")), 1);
 }
 
+/* The model's headers may hold credentials: a redirect to another port of
+ * the same host is another service (or, from https, plain http), and must
+ * not get them; a redirect within the origin keeps them. */
+static void test_http_fetch_keeps_headers_from_another_port(void **state)
+{
+	struct fx *f = *state;
+	int port2;
+	pid_t other = spawn_server(&port2);
+	assert_true(other > 0);
+	char path[64];
+	snprintf(path, sizeof path, "/to-port/%d", port2);
+	int rc = fetch(f, json_pack("{s:s, s:{s:s}}", "url", url(f, path), "headers",
+	                            "Authorization", "Bearer s3cret"));
+	kill(other, SIGKILL);
+	waitpid(other, NULL, 0);
+	if (rc)
+		fail_msg("%s", f->out.render);
+	assert_int_equal(json_array_size(json_object_get(f->out.canonical, "redirects")), 1);
+	assert_non_null(strstr(out_str(f, "body"), "GET /echo "));
+	assert_null(strstr(out_str(f, "body"), "s3cret"));
+
+	snprintf(path, sizeof path, "/to-port/%d", f->port);
+	rc = fetch(f, json_pack("{s:s, s:{s:s}}", "url", url(f, path), "headers",
+	                        "Authorization", "Bearer s3cret"));
+	if (rc)
+		fail_msg("%s", f->out.render);
+	assert_non_null(strstr(out_str(f, "body"), "Authorization: Bearer s3cret"));
+}
+
+/* A redirect's body is dropped, and not read for ever: an endless one ends
+ * the call at once with bad_redirect, not at the deadline. */
+static void test_http_fetch_bounds_a_redirect_body(void **state)
+{
+	struct fx *f = *state;
+	time_t t0 = time(NULL);
+	int rc = fetch(f, json_pack("{s:s}", "url", url(f, "/to-allowed-endless")));
+	assert_error(f, rc, "bad_redirect");
+	assert_render_has(f, "redirect whose body went on past 65536 bytes");
+	assert_true(time(NULL) - t0 < 5);
+}
+
 static void test_http_fetch_max_bytes_truncates(void **state)
 {
 	struct fx *f = *state;
@@ -296,6 +380,19 @@ static void test_http_fetch_max_bytes_truncates(void **state)
 	assert_int_equal(json_integer_value(json_object_get(f->out.canonical, "body_bytes")), 100);
 	assert_int_equal(strlen(out_str(f, "body")), 100);
 	assert_render_has(f, "cut at max_bytes (100 bytes)");
+}
+
+/* JSON Schema's integer admits 100.0, and the call arrives with it: it is
+ * the same limit as 100, not the 1 MiB default. */
+static void test_http_fetch_max_bytes_as_a_whole_real(void **state)
+{
+	struct fx *f = *state;
+	int rc = fetch(f, json_pack("{s:s, s:f}", "url", url(f, "/big"), "max_bytes", 100.0));
+	if (rc)
+		fail_msg("%s", f->out.render);
+	assert_int_equal(json_integer_value(json_object_get(f->out.canonical, "body_bytes")), 100);
+	rc = fetch(f, json_pack("{s:s, s:f}", "url", url(f, "/big"), "max_bytes", 100.5));
+	assert_error(f, rc, "bad_max_bytes");
 }
 
 static void test_http_fetch_404_is_a_failure_with_the_response(void **state)
@@ -338,6 +435,7 @@ int main(void)
 		T(test_http_fetch_refuses_other_schemes),
 		T(test_http_fetch_refuses_ambiguous_authority),
 		T(test_http_fetch_refuses_host_curl_reads_differently),
+		T(test_http_fetch_ipv6_matches_by_value),
 		T(test_http_fetch_refuses_host_header),
 		T(test_http_fetch_refuses_crlf_in_header),
 		T(test_missing_libcurl_names_the_package),
@@ -345,7 +443,10 @@ int main(void)
 		T(test_http_fetch_gets_text),
 		T(test_http_fetch_follows_redirect_to_allowed_host),
 		T(test_http_fetch_refuses_redirect_to_other_host),
+		T(test_http_fetch_keeps_headers_from_another_port),
+		T(test_http_fetch_bounds_a_redirect_body),
 		T(test_http_fetch_max_bytes_truncates),
+		T(test_http_fetch_max_bytes_as_a_whole_real),
 		T(test_http_fetch_404_is_a_failure_with_the_response),
 		T(test_net_plugin_is_network_with_url_arg),
 		T(test_http_fetch_passes_strict_lint),

@@ -34,7 +34,7 @@
  * the message (curl owns those). */
 static const char *const forbidden_headers[] = {
 	"host", "content-length", "transfer-encoding", "connection", "upgrade", "te",
-	"trailer", "keep-alive", "proxy-authorization", "proxy-connection", "expect",
+	"trailer", "keep-alive", "expect",   /* and every Proxy-* (parse_headers) */
 };
 
 /* Response headers kept in the result. */
@@ -46,6 +46,14 @@ static const char *const selected_headers[] = {
 
 /* ---- errors -------------------------------------------------------------- */
 
+/* Scheme, host (as checked) and port (the scheme's default filled in) of a
+ * URL; scheme "" when curl could not say. */
+struct origin {
+	char scheme[8];
+	char host[GATE_HOST_MAX + 1];
+	char port[8];
+};
+
 struct fetch {
 	const struct tc_tool_ctx *ctx;
 	const struct nf_api *api;
@@ -53,7 +61,7 @@ struct fetch {
 	bool head;
 	size_t max_bytes;
 	struct curl_slist *headers;  /* the model's request headers */
-	char first_host[GATE_HOST_MAX + 1];
+	struct origin first;         /* of the first URL: where the model's headers go */
 	char *current;               /* the URL being fetched (malloc'd) */
 	json_t *redirects;           /* [{status, url, location}] */
 	uint64_t deadline_ms;
@@ -135,11 +143,13 @@ static int parse_headers(struct fetch *f, json_t *obj, struct tc_output *out)
 			            "letters, digits and -_.!#$%%&'*+^`|~ (at most %d), values strings of at "
 			            "most %d bytes without line breaks.", name, NF_HEADER_NAME_MAX,
 			            NF_HEADER_VALUE_MAX);
+		bool forbidden = !strncasecmp(name, "proxy-", 6);   /* every Proxy-* */
 		for (size_t i = 0; i < sizeof forbidden_headers / sizeof forbidden_headers[0]; i++)
-			if (!strcasecmp(name, forbidden_headers[i]))
-				return fail(f, out, "bad_headers", "header \"%s\" cannot be set: http_fetch "
-				            "sets it from the URL, or it would change where the request goes.",
-				            name);
+			forbidden = forbidden || !strcasecmp(name, forbidden_headers[i]);
+		if (forbidden)
+			return fail(f, out, "bad_headers", "header \"%s\" cannot be set: http_fetch "
+			            "sets it from the URL, or it would change where the request goes.",
+			            name);
 		/* "Name;" is curl's way to send an empty value ("Name:" removes it). */
 		char line[NF_HEADER_NAME_MAX + NF_HEADER_VALUE_MAX + 4];
 		snprintf(line, sizeof line, *val ? "%s: %s" : "%s;", name, val);
@@ -197,6 +207,37 @@ static bool curl_host(const struct nf_api *api, CURLU *u, char out[GATE_HOST_MAX
 	return ok;
 }
 
+/* The origin of u (checked, with host as check_url read it) into o. */
+static void url_origin(const struct nf_api *api, CURLU *u, const char *host, struct origin *o)
+{
+	char *scheme = NULL, *port = NULL;
+	*o = (struct origin){ 0 };
+	if (api->url_get(u, CURLUPART_SCHEME, &scheme, 0) == CURLUE_OK &&
+	    api->url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) == CURLUE_OK &&
+	    strlen(scheme) < sizeof o->scheme && strlen(port) < sizeof o->port) {
+		strcpy(o->scheme, scheme);
+		strcpy(o->port, port);
+		snprintf(o->host, sizeof o->host, "%s", host);
+	}
+	api->free(scheme);
+	api->free(port);
+}
+
+/* Whether the model's headers, sent to the first URL, may go to o too.
+ * They may hold credentials: another host, or another port of it (another
+ * service), must not get them, nor plain http after https (the rule curl
+ * keeps for its own credentials since CVE-2022-27776). http on port 80 to
+ * https on 443 of the same host is the same site, only now over TLS. */
+static bool headers_may_follow(const struct origin *first, const struct origin *o)
+{
+	if (!o->scheme[0] || !first->scheme[0] || strcmp(first->host, o->host))
+		return false;
+	if (!strcmp(first->scheme, o->scheme) && !strcmp(first->port, o->port))
+		return true;
+	return !strcmp(first->scheme, "http") && !strcmp(first->port, "80") &&
+	       !strcmp(o->scheme, "https") && !strcmp(o->port, "443");
+}
+
 /* The gate's half of the check: scheme, a host gate_url_host accepts, on
  * the allowlist. via is the URL that redirected here, or NULL. 0, or 1 with
  * out filled. Runs before libcurl is even loaded. */
@@ -204,10 +245,14 @@ static int check_host(struct fetch *f, const char *url, const char *via,
                       char host[GATE_HOST_MAX + 1], struct tc_output *out)
 {
 	char why[256];
-	if (strncasecmp(url, "http://", 7) && strncasecmp(url, "https://", 8))
-		return fail(f, out, via ? "denied_redirect" : "bad_scheme", "only http:// and "
-		            "https:// URLs can be fetched, not \"%.200s\"%s%.200s.", url,
-		            via ? ", where this redirect from " : "", via ? via : "");
+	bool http = !strncasecmp(url, "http://", 7) || !strncasecmp(url, "https://", 8);
+	if (!http && via)
+		return fail(f, out, "denied_redirect", "%.200s redirected to \"%.200s\": only http:// "
+		            "and https:// URLs can be fetched, so the redirect was not followed.", via,
+		            url);
+	if (!http)
+		return fail(f, out, "bad_scheme", "only http:// and https:// URLs can be fetched, not "
+		            "\"%.200s\".", url);
 	if (gate_url_host(url, host, why, sizeof why) < 0)
 		return fail(f, out, "bad_url", "the URL \"%.200s\" is not usable: %s.", url, why);
 	if (!host_allowed(f->ctx, host) && via)
@@ -222,7 +267,8 @@ static int check_host(struct fetch *f, const char *url, const char *via,
 }
 
 /* Checks url (check_host, then curl's parser must read the same host and
- * an http(s) scheme) and returns it parsed by curl, to be fetched exactly
+ * an http(s) scheme; an IPv6 address the same by value, as curl rewrites
+ * "0:0::1" to "::1") and returns it parsed by curl, to be fetched exactly
  * as checked; NULL with out filled. */
 static CURLU *check_url(struct fetch *f, const char *url, const char *via,
                         char host[GATE_HOST_MAX + 1], struct tc_output *out)
@@ -235,7 +281,7 @@ static CURLU *check_url(struct fetch *f, const char *url, const char *via,
 	if (!u || f->api->url_set(u, CURLUPART_URL, url, 0) != CURLUE_OK ||
 	    f->api->url_get(u, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK ||
 	    (strcmp(scheme, "http") && strcmp(scheme, "https")) || !curl_host(f->api, u, theirs) ||
-	    strcmp(theirs, host)) {
+	    (strcmp(theirs, host) && !gate_same_ipv6(theirs, host))) {
 		if (scheme)
 			f->api->free(scheme);
 		if (u)
@@ -302,8 +348,13 @@ static size_t on_body(char *p, size_t size, size_t nitems, void *data)
 	size_t len = size * nitems;
 	long status = 0;
 	if (sscanf(rs->status_line, "HTTP/%*s %ld", &status) == 1 && is_redirect(status) &&
-	    rs->has_location)
-		return len;   /* a redirect's own body is not kept */
+	    rs->has_location) {
+		/* A redirect's own body is not kept, and not read for ever: an
+		 * endless one would hold the call until its deadline. Past the
+		 * bound, curl ends with a write error. */
+		rs->redirect_body += len;
+		return rs->redirect_body > NF_REDIRECT_BODY_MAX ? 0 : len;
+	}
 	size_t room = rs->max - rs->body_len, take = len > room ? room : len;
 	if (rs->body_len + take + 1 > rs->body_cap) {
 		size_t cap = rs->body_cap ? rs->body_cap : 65536;
@@ -385,10 +436,10 @@ static int curl_failure(struct fetch *f, struct tc_output *out, CURLcode rc, con
 	}
 }
 
-/* Fetches the URL u (checked) into f->resp. Sends the model's headers only
- * to the first host: a redirect to another host must not carry them (they
- * may hold credentials). Returns 0, or 1 with out filled. */
-static int do_hop(struct fetch *f, CURLU *u, const char *host, struct tc_output *out)
+/* Fetches the URL u (checked) into f->resp, with the model's headers when
+ * with_headers (headers_may_follow). Returns 0, or 1 with out filled. */
+static int do_hop(struct fetch *f, CURLU *u, const char *host, bool with_headers,
+                  struct tc_output *out)
 {
 	const struct nf_api *a = f->api;
 	uint64_t now = now_ms();
@@ -398,10 +449,9 @@ static int do_hop(struct fetch *f, CURLU *u, const char *host, struct tc_output 
 	long left = (long)(f->deadline_ms - now);
 	response_reset(&f->resp, f->max_bytes);
 	f->errbuf[0] = '\0';
-	bool same_host = !strcmp(host, f->first_host);
 	CURLcode rc = CURLE_OK;
 	rc |= a->easy_setopt(f->easy, CURLOPT_CURLU, u);
-	rc |= a->easy_setopt(f->easy, CURLOPT_HTTPHEADER, same_host ? f->headers : NULL);
+	rc |= a->easy_setopt(f->easy, CURLOPT_HTTPHEADER, with_headers ? f->headers : NULL);
 	rc |= a->easy_setopt(f->easy, CURLOPT_TIMEOUT_MS, left);
 	rc |= a->easy_setopt(f->easy, CURLOPT_CONNECTTIMEOUT_MS, left);
 	if (!f->resp.headers || rc != CURLE_OK)
@@ -412,6 +462,9 @@ static int do_hop(struct fetch *f, CURLU *u, const char *host, struct tc_output 
 		return fail(f, out, "no_memory", "http_fetch ran out of memory reading the body.");
 	if (rc == CURLE_WRITE_ERROR && f->resp.truncated)
 		rc = CURLE_OK;   /* stopped at max_bytes on purpose */
+	if (rc == CURLE_WRITE_ERROR && f->resp.redirect_body > NF_REDIRECT_BODY_MAX)
+		return fail(f, out, "bad_redirect", "%s answered with a redirect whose body went on "
+		            "past %u bytes, so it was not followed.", f->current, NF_REDIRECT_BODY_MAX);
 	if (rc != CURLE_OK)
 		return curl_failure(f, out, rc, host);
 	a->easy_getinfo(f->easy, CURLINFO_RESPONSE_CODE, &f->resp.status);
@@ -454,9 +507,11 @@ static int follow(struct fetch *f, struct tc_output *out)
 		prev = NULL;
 		if (!u)
 			return 1;
+		struct origin here;
+		url_origin(f->api, u, host, &here);
 		if (hop == 0)
-			snprintf(f->first_host, sizeof f->first_host, "%s", host);
-		int rc = do_hop(f, u, host, out);
+			f->first = here;
+		int rc = do_hop(f, u, host, headers_may_follow(&f->first, &here), out);
 		/* curl keeps using the CURLU until the option is replaced. */
 		f->api->easy_setopt(f->easy, CURLOPT_CURLU, NULL);
 		f->api->url_cleanup(u);
@@ -578,13 +633,16 @@ static int result(struct fetch *f, struct tc_output *out)
 
 static int run(struct fetch *f, json_t *args, struct tc_output *out)
 {
+	/* JSON Schema's integer takes 100.0 too (jansson: a real), so the
+	 * value is read as a number; a real one was ignored (1 MiB for 100). */
 	json_t *mb = json_object_get(args, "max_bytes");
 	f->max_bytes = NF_MAX_BYTES_DEFAULT;
-	if (json_is_integer(mb)) {
-		if (json_integer_value(mb) < 1 || json_integer_value(mb) > (json_int_t)NF_MAX_BYTES_CAP)
-			return fail(f, out, "bad_max_bytes", "max_bytes must be from 1 to %u.",
-			            NF_MAX_BYTES_CAP);
-		f->max_bytes = (size_t)json_integer_value(mb);
+	if (mb) {
+		double v = json_number_value(mb);
+		if (!json_is_number(mb) || !(v >= 1 && v <= NF_MAX_BYTES_CAP) || v != (double)(size_t)v)
+			return fail(f, out, "bad_max_bytes", "max_bytes must be a whole number from 1 "
+			            "to %u.", NF_MAX_BYTES_CAP);
+		f->max_bytes = (size_t)v;
 	}
 	const char *method = json_string_value(json_object_get(args, "method"));
 	if (method && strcmp(method, "GET") && strcmp(method, "HEAD"))

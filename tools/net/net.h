@@ -31,6 +31,7 @@
 #define NF_HEADER_VALUE_MAX 4096
 #define NF_URL_MAX 8192
 #define NF_RESP_VALUE_MAX 1024         /* bytes kept of one response header */
+#define NF_REDIRECT_BODY_MAX (64u << 10) /* bytes of a redirect's body read (and dropped) */
 #define NF_CANON_BODY_MAX (2u << 20)   /* text body bytes in canonical: the
                                         * result pipe holds 16 MiB, and JSON
                                         * escaping can grow text 6-fold */
@@ -75,6 +76,7 @@ struct nf_response {
 	char *body;
 	size_t body_len, body_cap, max;
 	bool truncated;                /* the body went over max: the transfer was stopped */
+	size_t redirect_body;          /* bytes of a redirect's body, read and dropped */
 	bool oom;
 };
 

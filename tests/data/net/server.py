@@ -52,6 +52,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
         elif p == "/redir-bad":
             self._send(302, "text/plain", b"moved",
                        {"Location": "http://localhost:%d/text" % port})
+        elif p == "/redir-other":
+            self._send(302, "text/plain", b"moved",
+                       {"Location": "http://127.0.0.2:%d/text" % port})
         elif p == "/redir-ftp":
             self._send(302, "text/plain", b"moved", {"Location": "ftp://127.0.0.1/x"})
         elif p.startswith("/loop"):
