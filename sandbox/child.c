@@ -437,8 +437,14 @@ static struct job_in await_job(const struct sbx_jail *j)
 	return in;
 }
 
-_Noreturn static void run_fn(sbx_fn fn, void *arg)
+extern char **environ;
+
+/* A builtin runs on a copy of our memory, environment included: what it
+ * reads (getenv) or starts (run_command's execvp) must see the profile's
+ * environment, as an exec'd tool does, not the supervisor's. */
+_Noreturn static void run_fn(const struct sbx_jail *j, sbx_fn fn, void *arg)
 {
+	environ = (char **)j->envp;
 	close(status_fd);
 	status_fd = -1;
 	int rc = fn(arg);
@@ -526,12 +532,12 @@ _Noreturn void child_main(const struct child_plan *p)
 	if (job_fd >= 0) {                                            /* 17 */
 		struct job_in in = await_job(j);
 		if (in.fn)
-			run_fn(in.fn, &in.data);
+			run_fn(j, in.fn, &in.data);
 		run_exec(j, in.argv);
 	}
 	if (p->fn) {
 		struct sbx_data d = { p->fn_data, p->fn_len };
-		run_fn(p->fn, p->fn_arg ? p->fn_arg : &d);
+		run_fn(j, p->fn, p->fn_arg ? p->fn_arg : &d);
 	}
 	run_exec(j, p->argv);
 }

@@ -1008,6 +1008,16 @@ static int fn_calls_uname(void *arg)
 	return uname(&u) == 0 ? 0 : 4;
 }
 
+/* 0 when the builtin sees the profile's environment, not ours. */
+static int fn_checks_environment(void *arg)
+{
+	(void)arg;
+	if (getenv("TC_TEST_SUPERVISOR_SECRET"))
+		return 1;
+	const char *path = getenv("PATH");
+	return path && strcmp(path, "/usr/local/bin:/usr/bin:/bin") == 0 ? 0 : 2;
+}
+
 static struct sbx_child *run_fn(struct sbx_jail *j, sbx_fn fn, void *arg, bool result)
 {
 	struct sbx_job job = { .fn = fn, .fn_arg = arg, .result_pipe = result };
@@ -1026,6 +1036,29 @@ static void test_builtin_return_is_exit_status(void **state)
 	assert_int_equal(o->exit_code, 7);
 	assert_null(o->result);
 	sbx_child_free(c);
+}
+
+/* A builtin runs on a copy of the supervisor's memory: its environment
+ * (and what it execs with execvp) must still be the profile's. */
+static void test_builtin_gets_the_profile_environment(void **state)
+{
+	(void)state;
+	need_sandbox();
+	setenv("TC_TEST_SUPERVISOR_SECRET", "hunter2", 1);
+	struct sbx_child *c = run_fn(fx.jail, fn_checks_environment, NULL, false);
+	assert_int_equal(sbx_child_outcome(c)->exit_code, 0);
+	sbx_child_free(c);
+	struct sbx_jail *j = jail_with(no_edit);
+	sbx_jail_keep_spare(j, true);
+	char out[8];
+	assert_int_equal(sh(j, "true", out, sizeof out), 0);   /* a spare is made */
+	struct sbx_job job = { .fn = fn_checks_environment, .fn_data = "x", .fn_len = 1 };
+	c = spawn(j, &job);
+	assert_int_equal(sbx_child_wait(c), 0);
+	assert_int_equal(sbx_child_outcome(c)->exit_code, 0);
+	sbx_child_free(c);
+	sbx_jail_free(j);
+	unsetenv("TC_TEST_SUPERVISOR_SECRET");
 }
 
 static void test_builtin_result_pipe(void **state)
@@ -1304,6 +1337,7 @@ int main(void)
 		cmocka_unit_test(test_spare_is_used_and_a_dead_one_passed_over),
 		cmocka_unit_test(test_builtin_return_is_exit_status),
 		cmocka_unit_test(test_builtin_result_pipe),
+		cmocka_unit_test(test_builtin_gets_the_profile_environment),
 		cmocka_unit_test(test_builtin_with_data_runs_in_a_spare),
 		cmocka_unit_test(test_builtin_inherits_only_stdio),
 		cmocka_unit_test(test_result_over_limit_is_flagged),
