@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -343,13 +344,20 @@ int audit_sink_open(const char *path, bool fsync_each, struct audit_sink **out,
 		free(s);
 		return tc_error_set(err, TC_E_NOMEM, path, "out of memory");
 	}
-	s->fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY,
-	             0600);
-	if (s->fd < 0) {
-		int e = errno;
+	/* O_NONBLOCK: a fifo planted at the path (fs.protected_fifos is often
+	 * 0) would block the open until someone reads it, then hand them the
+	 * log; without a reader the open fails (ENXIO), with one fstat sees it. */
+	s->fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY |
+	             O_NONBLOCK, 0600);
+	struct stat st;
+	int e = s->fd < 0 ? errno : fstat(s->fd, &st) < 0 ? errno : 0;
+	bool fifo = e == ENXIO || (!e && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)));
+	if (!e && !fifo && fcntl(s->fd, F_SETFL, O_APPEND) < 0)   /* blocking writes again */
+		e = errno;
+	if (e || fifo) {
 		audit_sink_close(s);
 		return tc_error_set(err, TC_E_SYSTEM, path, "cannot open the audit log: %s",
-		                    strerror(e));
+		                    fifo ? "it is a fifo or a socket, not a file" : strerror(e));
 	}
 	uint64_t r = 0;
 	if (getrandom(&r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r)
@@ -370,9 +378,35 @@ void audit_sink_close(struct audit_sink *s)
 	free(s);
 }
 
+/* v when its compact JSON fits in AUDIT_FIELD_MAX bytes; else that JSON
+ * cut to them (on a character boundary) as a string, followed by " [...
+ * N bytes of JSON in all]". New reference, or NULL when out of memory. */
+static json_t *field_cut(json_t *v)
+{
+	char *text = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY | JSON_PRESERVE_ORDER);
+	if (!text)
+		return NULL;
+	size_t n = strlen(text);
+	if (n <= AUDIT_FIELD_MAX) {
+		free(text);
+		return json_incref(v);
+	}
+	size_t cut = AUDIT_FIELD_MAX;
+	while (cut > 0 && ((unsigned char)text[cut] & 0xc0) == 0x80)
+		cut--;
+	struct buf b = BUF_INIT;
+	json_t *r = NULL;
+	if (buf_add(&b, text, cut) == 0 && buf_printf(&b, " [... %zu bytes of JSON in all]", n) == 0)
+		r = json_stringn(b.data, b.len);
+	buf_release(&b);
+	free(text);
+	return r;
+}
+
 /* The line for event: a shallow copy with "session" added and "args" (and
- * each session grant's args) elided. New text ending in '\n', or NULL. */
-static char *format_line(struct audit_sink *s, json_t *event)
+ * each session grant's args) elided; with cut, every field is also held
+ * to AUDIT_FIELD_MAX bytes (field_cut). New text ending in '\n', or NULL. */
+static char *format_line(struct audit_sink *s, json_t *event, bool cut)
 {
 	json_t *line = json_object();
 	if (!line)
@@ -382,8 +416,13 @@ static char *format_line(struct audit_sink *s, json_t *event)
 	json_t *v;
 	json_object_foreach(event, k, v) {
 		bool elide = !strcmp(k, "args") || !strcmp(k, "grants");
-		rc |= json_object_set_new(line, k, elide ? audit_elide(v, AUDIT_ELIDE_CHARS)
-		                                          : json_incref(v));
+		json_t *x = elide ? audit_elide(v, AUDIT_ELIDE_CHARS) : json_incref(v);
+		if (cut && x) {
+			json_t *short_x = field_cut(x);
+			json_decref(x);
+			x = short_x;
+		}
+		rc |= json_object_set_new(line, k, x);
 	}
 	if (!json_object_get(line, "ts")) {
 		char ts[32];
@@ -394,8 +433,12 @@ static char *format_line(struct audit_sink *s, json_t *event)
 		json_decref(line);
 		return NULL;   /* a line missing a field would mislead a reader */
 	}
-	/* Compact output never holds a raw newline: one event, one line. */
-	char *text = json_dumps(line, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	/* Compact output never holds a raw newline: one event, one line. ASCII
+	 * only: U+2028, U+2029 and U+0085 are line ends to many readers
+	 * (Python's splitlines), a C1 control or a bidi override would act on
+	 * the terminal of whoever tails the log; escaped, none of them can cut
+	 * a record or disguise one. */
+	char *text = json_dumps(line, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII);
 	json_decref(line);
 	if (!text)
 		return NULL;
@@ -410,32 +453,63 @@ static char *format_line(struct audit_sink *s, json_t *event)
 	return full;
 }
 
+/* Several processes may append to one log (servers given the same path).
+ * Between our lseek and the take-back of a partial line another's line
+ * could land, and the ftruncate would cut it off (on a full disk, lines
+ * others were told were written went missing). Every toolcage takes this
+ * lock around a line. Advisory and bounded: whoever can open the file
+ * could hold it forever, so after ~100 ms the line goes out without it.
+ * Returns whether the lock is held. */
+static bool lock_log(int fd)
+{
+	for (int i = 0; i < 100; i++) {
+		if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+			return true;
+		if (errno != EWOULDBLOCK && errno != EINTR)
+			return false;   /* no locks here (ENOLCK, EINVAL): go on */
+		struct timespec ms = { 0, 1000000 };
+		nanosleep(&ms, NULL);
+	}
+	return false;
+}
+
 int audit_sink_write(struct audit_sink *s, json_t *event, struct tc_error *err)
 {
 	if (!json_is_object(event))
 		return tc_error_set(err, TC_E_INVALID, s->path, "an audit event must be an object");
-	char *line = format_line(s, event);
+	char *line = format_line(s, event, false);
+	size_t n = line ? strlen(line) : 0;
+	if (n > AUDIT_LINE_MAX) {
+		/* Many or long keys, thousands of elided strings: the event is
+		 * still recorded, its large fields cut, rather than dropped (a
+		 * call whose arguments were too big would have run unrecorded). */
+		free(line);
+		line = format_line(s, event, true);
+		n = line ? strlen(line) : 0;
+	}
 	if (!line)
 		return tc_error_set(err, TC_E_NOMEM, s->path, "out of memory formatting an event");
-	size_t n = strlen(line);
 	if (n > AUDIT_LINE_MAX) {
 		free(line);
 		return tc_error_set(err, TC_E_INVALID, s->path, "an audit line of %zu bytes is "
 		                    "over the limit of %u", n, AUDIT_LINE_MAX);
 	}
+	bool locked = lock_log(s->fd);
 	off_t before = lseek(s->fd, 0, SEEK_END);
 	ssize_t w = sbx_write_all(s->fd, line, n);
 	free(line);
 	if (w >= 0 && s->fsync_each && fsync(s->fd) < 0)
 		w = -errno;
-	if (w < 0) {
+	if (w < 0 && before >= 0) {
 		/* Take back a partial line, so the next one starts a line of its
 		 * own and every line stays valid JSON. */
-		if (before >= 0)
-			(void)!ftruncate(s->fd, before);
+		(void)!ftruncate(s->fd, before);
+	}
+	if (locked)
+		flock(s->fd, LOCK_UN);
+	if (w < 0)
 		return tc_error_set(err, TC_E_SYSTEM, s->path, "writing the audit log failed: %s",
 		                    strerror((int)-w));
-	}
 	return 0;
 }
 

@@ -13,8 +13,15 @@
  * one JSON object per line per event to a file, adding "session" (random
  * per sink, so call ids of different runs appended to one file stay apart)
  * and eliding argument values longer than AUDIT_ELIDE_CHARS characters.
- * Each line goes out with one write(2) (O_APPEND) before emit returns, so a
- * crash loses nothing already decided; a write that fails is reported to the
+ * A line still longer than AUDIT_LINE_MAX (thousands of arguments, long
+ * keys) is written with each field longer than AUDIT_FIELD_MAX bytes of
+ * JSON replaced by a string: that JSON, cut, and " [... N bytes of JSON in
+ * all]".
+ * Lines are ASCII (JSON_ENSURE_ASCII), so no character can act as a line
+ * end or a terminal control for a reader. Each line goes out with one
+ * write(2) (O_APPEND) under an flock shared by every toolcage appending to
+ * the file, before emit returns, so a crash loses nothing already decided;
+ * a line whose write fails is taken back (ftruncate) and reported to the
  * emitter (-1 with err), so a pipeline whose config says the audit is
  * required can refuse calls.
  *
@@ -32,7 +39,8 @@
 
 #define AUDIT_ELIDE_CHARS 256      /* longer argument strings are cut */
 #define AUDIT_TEXT_MAX 2048        /* reasons and messages are cut to this */
-#define AUDIT_LINE_MAX (1u << 20)  /* a longer line is refused, not written */
+#define AUDIT_LINE_MAX (1u << 20)  /* a longer line is made again with: */
+#define AUDIT_FIELD_MAX (64u << 10) /* each field's JSON cut to this many bytes */
 
 /* ---- events -------------------------------------------------------------
  * Each helper returns a new event (one reference), or NULL when out of
@@ -124,13 +132,14 @@ int audit_emit(struct audit *a, json_t *event, struct tc_error *err);
 struct audit_sink;
 
 /* Opens (creating it 0600 when missing) path for appending, O_CLOEXEC and
- * O_NOFOLLOW (a symlink planted at the log's path must not redirect it).
+ * O_NOFOLLOW (a symlink planted at the log's path must not redirect it);
+ * a fifo or socket at path is refused without blocking.
  * fsync_each: also fsync(2) after every line (slower; survives power loss,
  * not just a crash). 0, or -1 with err (TC_E_SYSTEM naming the path). */
 int audit_sink_open(const char *path, bool fsync_each, struct audit_sink **out,
                     struct tc_error *err);
 /* Writes one line for event (borrowed). 0, or -1 with err (TC_E_SYSTEM:
- * the write failed, e.g. disk full; nothing or a partial line was written). */
+ * the write failed, e.g. disk full; a partial line was taken back). */
 int audit_sink_write(struct audit_sink *s, json_t *event, struct tc_error *err);
 /* An audit_fn whose data is a struct audit_sink *. */
 int audit_sink_subscriber(void *data, json_t *event, struct tc_error *err);

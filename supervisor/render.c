@@ -1,10 +1,11 @@
-/* render.c — the render stage: UTF-8 repair, the head/tail cut in code
+/* render.c — the render stage: UTF-8 and control repair, the head/tail cut in code
  * points with its marker, and the per-session spill directory (see
  * render.h). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -182,6 +183,41 @@ static bool is_clean(const char *p, size_t n)
 	return true;
 }
 
+char *render_clean(const char *p, size_t n, size_t *len)
+{
+	const unsigned char *u = (const unsigned char *)p;
+	/* Worst case: every byte becomes a 3-byte character. */
+	char *out = n < SIZE_MAX / 3 ? malloc(n * 3 + 1) : NULL;
+	if (!out)
+		return NULL;
+	size_t o = 0;
+	for (size_t i = 0; i < n;) {
+		size_t k = utf8_seq_len(u + i, n - i);
+		unsigned c = u[i];
+		bool line_end = c == '\t' || c == '\n' || (c == '\r' && i + 1 < n && u[i + 1] == '\n');
+		if (k == 0 || c == 0 || (k == 2 && c == 0xc2 && u[i + 1] < 0xa0)) {
+			/* invalid, NUL, or a C1 control (U+0080..U+009F, 8-bit CSI) */
+			memcpy(out + o, "\xef\xbf\xbd", 3);
+			o += 3;
+			i += k ? k : 1;
+		} else if ((c < 0x20 && !line_end) || c == 0x7f) {
+			/* U+2400 + c, or U+2421 for DEL: ESC shows as its picture */
+			unsigned pic = c == 0x7f ? 0x2421 : 0x2400 + c;
+			out[o++] = (char)(0xe0 | pic >> 12);
+			out[o++] = (char)(0x80 | (pic >> 6 & 0x3f));
+			out[o++] = (char)(0x80 | (pic & 0x3f));
+			i++;
+		} else {
+			memcpy(out + o, p + i, k);
+			o += k;
+			i += k;
+		}
+	}
+	out[o] = '\0';
+	*len = o;
+	return out;
+}
+
 static int add_marker(struct buf *b, const struct render_result *r)
 {
 	if (buf_printf(b, "\n[... %zu characters left out; ", r->chars_omitted) < 0)
@@ -231,7 +267,7 @@ int render_text(const char *p, size_t n, size_t max_chars,
 	if (max_chars == 0)
 		max_chars = RENDER_DEFAULT_MAX_CHARS;
 	size_t clen;
-	char *clean = utf8_sanitize(n ? p : "", n, true, &clen);
+	char *clean = render_clean(n ? p : "", n, &clen);
 	if (!clean)
 		return tc_error_set(err, TC_E_NOMEM, "render", "out of memory");
 	out->replaced = !is_clean(p, n);

@@ -3,9 +3,14 @@
  * outputs when the render had to be cut.
  *
  * The render of a tool's output is:
- *   1. its bytes with every invalid UTF-8 byte and every NUL replaced by
- *      U+FFFD (tool output is untrusted bytes; a model's context and JSON
- *      need text);
+ *   1. its bytes with every invalid UTF-8 byte, every NUL and every C1
+ *      control (U+0080..U+009F) replaced by U+FFFD, and every other control
+ *      character but tab, newline and the CR of a CRLF shown as its Unicode
+ *      picture (ESC as U+241B, a lone CR as U+240D, DEL as U+2421): tool
+ *      output is untrusted bytes; a model's context and JSON need text, and
+ *      `toolcage call` prints the render on a human's terminal, where an
+ *      escape sequence could set the clipboard or the title, or a CR hide
+ *      what came before it. One character becomes one, so counts hold;
  *   2. cut when longer than max_chars code points: the first 60% of the
  *      budget and the last 20% are kept (rounded down), and a marker between
  *      them says how many characters were left out and how to see them. The
@@ -75,6 +80,11 @@ struct render_result {
 	char *spill_refused;    /* malloc'd reason the whole output was not
 	                         * kept although a spill was given, or NULL */
 };
+
+/* Step 1 above: a malloc'd, NUL-terminated copy of p[0..n) with invalid
+ * bytes, NULs and control characters replaced; *len gets its length.
+ * Returns NULL only when out of memory. */
+char *render_clean(const char *p, size_t n, size_t *len);
 
 /* Renders p[0..n) (untrusted bytes, borrowed; p may be NULL when n is 0)
  * into *out under a budget of max_chars code points (0 =

@@ -1,6 +1,8 @@
 /* test_audit.c — event constructors, subscribers and their disposers, and
  * the JSONL sink: one valid JSON object per line, call ids, elision at the
- * 256-character edge, ordering, and write failures reported. */
+ * 256-character edge, ordering, write failures reported, ASCII-only lines,
+ * oversized events cut rather than dropped, fifos refused, and the lock
+ * shared with other writers of the same log. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,7 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "audit.h"
@@ -461,6 +465,141 @@ static void test_sink_write_failure_is_reported(void **state)
 	audit_close(a);
 }
 
+/* Line ends other than \n (U+2028, U+2029, NEL), C1 controls and bidi
+ * overrides in an argument: the line is plain ASCII, so no reader splits
+ * the record and no terminal acts on it; the value reads back the same. */
+static void test_sink_lines_are_ascii(void **state)
+{
+	struct tmp *t = *state;
+	struct audit_sink *s;
+	assert_int_equal(audit_sink_open(t->path, false, &s, NULL), 0);
+	const char *v = "a\xe2\x80\xa8{}\xe2\x80\xa9" "b\xc2\x85" "c\xc2\x9b" "d\xe2\x80\xae" "e\xc3\xa9";
+	json_t *args = json_pack("{s:s}", "path", v);
+	json_t *e = audit_event_call_start(3, "read_file", args, "read-only");
+	assert_int_equal(audit_sink_write(s, e, NULL), 0);
+	audit_sink_close(s);
+	FILE *f = fopen(t->path, "r");
+	assert_non_null(f);
+	int c, lines = 0;
+	while ((c = fgetc(f)) != EOF) {
+		assert_true(c >= 0x20 && c < 0x7f ? true : c == '\n');
+		lines += c == '\n';
+	}
+	fclose(f);
+	assert_int_equal(lines, 1);
+	json_t *got = read_lines(t->path);
+	assert_string_equal(str(json_object_get(json_array_get(got, 0), "args"), "path"), v);
+	json_decref(got);
+	json_decref(e);
+	json_decref(args);
+}
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* Another process appending to the same log holds its lock while it writes
+ * and takes back a partial line: our line waits for it (so that take-back
+ * cannot cut it off), but not forever (anyone who can open the log could
+ * hold the lock). */
+static void test_sink_write_waits_for_another_writers_lock(void **state)
+{
+	struct tmp *t = *state;
+	struct audit_sink *s;
+	assert_int_equal(audit_sink_open(t->path, false, &s, NULL), 0);
+	int other = open(t->path, O_RDONLY | O_CLOEXEC);
+	assert_true(other >= 0);
+	assert_int_equal(flock(other, LOCK_EX), 0);
+	json_t *e = audit_event_error(1, NULL, "x");
+	uint64_t start = now_ms();
+	assert_int_equal(audit_sink_write(s, e, NULL), 0);
+	uint64_t waited = now_ms() - start;
+	assert_true(waited >= 50);      /* it tried to take the lock */
+	assert_true(waited < 2000);     /* and went on without it */
+	assert_int_equal(flock(other, LOCK_UN), 0);
+	start = now_ms();
+	assert_int_equal(audit_sink_write(s, e, NULL), 0);
+	assert_true(now_ms() - start < 50);
+	/* The lock is released after each line. */
+	assert_int_equal(flock(other, LOCK_EX | LOCK_NB), 0);
+	close(other);
+	json_decref(e);
+	audit_sink_close(s);
+	json_t *lines = read_lines(t->path);
+	assert_int_equal(json_array_size(lines), 2);
+	json_decref(lines);
+}
+
+/* A fifo planted at the log's path: with a reader the log would go to
+ * it, without one the open blocked forever. Refused either way, at once. */
+static void test_sink_refuses_fifo(void **state)
+{
+	struct tmp *t = *state;
+	assert_int_equal(mkfifo(t->path, 0600), 0);
+	int reader = open(t->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	assert_true(reader >= 0);
+	struct audit_sink *s = NULL;
+	struct tc_error err = { 0 };
+	assert_int_equal(audit_sink_open(t->path, false, &s, &err), -1);
+	assert_null(s);
+	assert_non_null(strstr(err.msg, "fifo"));
+	close(reader);
+	alarm(10);   /* the old open blocked here */
+	assert_int_equal(audit_sink_open(t->path, false, &s, &err), -1);
+	alarm(0);
+	assert_non_null(strstr(err.msg, "fifo"));
+}
+
+/* Arguments that stay over the line limit after elision (thousands of
+ * strings, a long key): the event is still written, whole lines only, its
+ * large field cut and saying how large it was. */
+static void test_sink_cuts_oversized_event_instead_of_dropping(void **state)
+{
+	struct tmp *t = *state;
+	struct audit_sink *s;
+	assert_int_equal(audit_sink_open(t->path, false, &s, NULL), 0);
+	json_t *argv = json_array();
+	for (int i = 0; i < 5000; i++)
+		json_array_append_new(argv, string_of(300, "x"));
+	json_t *args = json_pack("{s:o}", "argv", argv);
+	struct buf key = BUF_INIT;
+	for (int i = 0; i < 2 << 20; i++)
+		buf_adds(&key, "k");
+	json_t *keyed = json_object();
+	json_object_set_new(keyed, key.data, json_true());
+	buf_release(&key);
+	json_t *evs[] = {
+		audit_event_call_start(7, "run_command", args, "destructive"),
+		audit_event_approval_request(7, "run_command", keyed, "ask"),
+	};
+	for (size_t i = 0; i < 2; i++) {
+		assert_int_equal(audit_sink_write(s, evs[i], NULL), 0);
+		json_decref(evs[i]);
+	}
+	audit_sink_close(s);
+	json_t *lines = read_lines(t->path);
+	assert_int_equal(json_array_size(lines), 2);
+	for (size_t i = 0; i < 2; i++) {
+		json_t *l = json_array_get(lines, i);
+		assert_int_equal(json_integer_value(json_object_get(l, "call")), 7);
+		assert_string_equal(str(l, "tool"), "run_command");
+		const char *a = str(l, "args");
+		assert_true(strlen(a) < AUDIT_FIELD_MAX + 64);
+		assert_non_null(strstr(a, "bytes of JSON in all]"));
+	}
+	assert_int_equal(strncmp(str(json_array_get(lines, 0), "args"), "{\"argv\":[\"xxx", 13), 0);
+	assert_string_equal(str(json_array_get(lines, 1), "reason"), "ask");
+	struct stat st;
+	assert_int_equal(stat(t->path, &st), 0);
+	assert_true(st.st_size < 2 * AUDIT_LINE_MAX);
+	json_decref(lines);
+	json_decref(args);
+	json_decref(keyed);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -485,6 +624,12 @@ int main(void)
 		cmocka_unit_test(test_sink_open_unwritable_path_fails),
 		cmocka_unit_test_setup_teardown(test_sink_refuses_symlink, tmp_setup, tmp_teardown),
 		cmocka_unit_test(test_sink_write_failure_is_reported),
+		cmocka_unit_test_setup_teardown(test_sink_lines_are_ascii, tmp_setup, tmp_teardown),
+		cmocka_unit_test_setup_teardown(test_sink_refuses_fifo, tmp_setup, tmp_teardown),
+		cmocka_unit_test_setup_teardown(test_sink_write_waits_for_another_writers_lock,
+		                                tmp_setup, tmp_teardown),
+		cmocka_unit_test_setup_teardown(test_sink_cuts_oversized_event_instead_of_dropping,
+		                                tmp_setup, tmp_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

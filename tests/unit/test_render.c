@@ -1,5 +1,5 @@
 /* test_render.c — the render stage: the code-point budget and its edges,
- * multibyte characters at both cut points, UTF-8 repair, the marker, and the
+ * multibyte characters at both cut points, UTF-8 and control repair, the marker, and the
  * per-session spill directory. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -161,6 +161,25 @@ static void test_render_replaces_nul_bytes(void **state)
 	assert_true(r.replaced);
 	assert_int_equal(r.len, 5);
 	assert_string_equal(r.text, "a\xef\xbf\xbd" "b");
+	render_result_release(&r);
+}
+
+/* The render reaches a human's terminal (toolcage call) and a model:
+ * escape sequences (OSC 52 sets the clipboard, CSI 2K erases a line), a
+ * lone CR (hides what came before it), BEL, DEL and the 8-bit CSI become
+ * visible characters; tab, newline and CRLF stay; counts do not change. */
+static void test_render_shows_control_characters(void **state)
+{
+	(void)state;
+	const char in[] = "a\x1b]52;c;eA==\x07" "b\x1b[2Kc\rd\r\ne\tf\x7fg\xc2\x9bh\r";
+	struct render_result r;
+	render_ok(in, sizeof in - 1, 100, NULL, &r);
+	assert_string_equal(r.text, "a\u241b]52;c;eA==\u2407" "b\u241b[2Kc\u240dd\r\ne\tf\u2421g"
+	                    "\xef\xbf\xbdh\u240d");
+	assert_int_equal(r.chars_total, 31);
+	for (const char *p = r.text; *p; p++)
+		assert_true((unsigned char)*p >= 0x20 || *p == '\t' || *p == '\n' ||
+		            (*p == '\r' && p[1] == '\n'));
 	render_result_release(&r);
 }
 
@@ -395,6 +414,7 @@ int main(void)
 		cmocka_unit_test(test_render_replaces_invalid_utf8),
 		cmocka_unit_test(test_render_replaces_nul_bytes),
 		cmocka_unit_test(test_render_rejects_overlong_encoding),
+		cmocka_unit_test(test_render_shows_control_characters),
 		cmocka_unit_test(test_render_budget_of_one_keeps_only_marker),
 		cmocka_unit_test(test_render_budget_of_five_keeps_three_and_one),
 		cmocka_unit_test(test_render_zero_budget_means_default),

@@ -2,7 +2,8 @@
  * would call it) with a fresh temp workspace per test: output and exit
  * status, signals, stdin, cwd inside the workspace and every way out of it
  * refused, the timeout killing the command's whole process group, output
- * bounded, a missing program, descriptors not leaked to the command, and
+ * bounded (the render's notes counting the stream's bytes, the command line
+ * echo cut), a missing program, descriptors not leaked to the command, and
  * the plugin's registration and lint. */
 #define _GNU_SOURCE
 #include <setjmp.h>
@@ -302,6 +303,18 @@ static void test_run_command_not_found_is_127(void **state)
 	assert_render_has(w, "command not found: no-such-command-tc");
 }
 
+/* A model used to shell tools sends the whole line as argv[0]: the error
+ * says there is no shell and how to split it, not "check the name". */
+static void test_run_command_whole_line_in_argv0_says_split_it(void **state)
+{
+	struct ws *w = *state;
+	int rc = call(w, json_pack("{s:[s]}", "argv", "ls -la"));
+	assert_error(w, rc, "command_not_found");
+	assert_int_equal(out_int(w, "exit_code"), 127);
+	assert_render_has(w, "no shell");
+	assert_render_has(w, "[\"ls\", \"-la\"]");
+}
+
 static void test_run_command_not_executable(void **state)
 {
 	struct ws *w = *state;
@@ -375,6 +388,57 @@ static void test_run_command_bounds_huge_output(void **state)
 	assert_render_has(w, "left out of this render");
 }
 
+/* Code points of valid UTF-8 s. */
+static size_t chars_of(const char *s)
+{
+	size_t n = 0;
+	for (; *s; s++)
+		n += ((unsigned char)*s & 0xC0) != 0x80;
+	return n;
+}
+
+/* One long argument without quotes: the echo of the command line is cut
+ * like any other, so the render stays in its budget and the output gets it. */
+static void test_run_command_render_bounds_long_plain_argument(void **state)
+{
+	struct ws *w = *state;
+	size_t n = 60000;
+	char *word = malloc(n + 1);
+	assert_non_null(word);
+	memset(word, 'a', n);
+	word[n] = '\0';
+	int rc = call(w, json_pack("{s:[s,s]}", "argv", "echo", word));
+	free(word);
+	assert_int_equal(rc, 0);
+	const char *r = w->out.render;
+	assert_true(chars_of(r) <= w->ctx.max_render);
+	assert_true(strchr(r, '\n') - r < 1100);          /* the "$ echo aaa... ..." line */
+	assert_render_has(w, "exit status 0\n--- stdout (60001 bytes) ---\n");
+	const char *o = strstr(r, "--- stdout");
+	assert_true(strspn(strchr(o, '\n') + 1, "a") > 10000);   /* the output got the budget */
+}
+
+/* The note in the render counts the stream's bytes: what it shows plus
+ * what it says it left out is the stream's total, even where each byte
+ * shows as a 3-byte U+FFFD and part of the stream was never kept. */
+static void test_run_command_render_note_counts_stream_bytes(void **state)
+{
+	struct ws *w = *state;
+	int rc = call(w, json_pack("{s:[s,s,s,s]}", "argv", "head", "-c", "1000000", "/dev/zero"));
+	assert_int_equal(rc, 0);
+	const char *r = w->out.render;
+	assert_true(chars_of(r) <= w->ctx.max_render);
+	const char *note = strstr(r, "[... ");
+	assert_non_null(note);
+	unsigned long long left = strtoull(note + 5, NULL, 10);
+	size_t shown = 0;
+	for (const char *p = r; (p = strstr(p, "\xEF\xBF\xBD")); p += 3)
+		shown++;
+	assert_true(shown > w->ctx.max_render / 2);     /* chars, not bytes, were budgeted */
+	assert_int_equal(left + shown, 1000000);
+	assert_null(strstr(note + 1, "[... "));          /* one note, not two */
+}
+
 static void test_run_command_sanitizes_invalid_utf8(void **state)
 {
 	struct ws *w = *state;
@@ -444,11 +508,14 @@ int main(void)
 		T(test_run_command_refuses_nul_in_argv),
 		T(test_run_command_refuses_empty_argv),
 		T(test_run_command_not_found_is_127),
+		T(test_run_command_whole_line_in_argv0_says_split_it),
 		T(test_run_command_not_executable),
 		T(test_run_command_timeout_kills_process_group),
 		T(test_run_command_kills_leftovers_after_exit),
 		T(test_run_command_timeout_capped_below_deadline),
 		T(test_run_command_bounds_huge_output),
+		T(test_run_command_render_bounds_long_plain_argument),
+		T(test_run_command_render_note_counts_stream_bytes),
 		T(test_run_command_sanitizes_invalid_utf8),
 		T(test_run_command_does_not_leak_fds),
 		T(test_shell_plugin_loads_destructive),

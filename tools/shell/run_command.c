@@ -208,46 +208,84 @@ static bool plain_word(const char *s)
 	return true;
 }
 
-/* "$ prog 'a b'": the argv as a reader would type it, cut to a bound. */
+/* "$ prog 'a b'": the argv as a reader would type it, cut to a bound
+ * (every word, plain or quoted: one 128 KiB argument must not eat the
+ * budget of the output). Cut on a character boundary. */
 static void render_cmdline(struct buf *b, char *const *argv)
 {
 	size_t start = b->len;
 	buf_adds(b, "$");
 	for (size_t i = 0; argv[i] && b->len - start < SH_RENDER_CMDLINE; i++) {
-		buf_adds(b, " ");
-		if (plain_word(argv[i])) {
-			buf_adds(b, argv[i]);
-			continue;
+		bool plain = plain_word(argv[i]);
+		buf_adds(b, plain ? " " : " '");
+		for (const char *p = argv[i]; *p; p++) {
+			if (b->len - start >= SH_RENDER_CMDLINE && ((unsigned char)*p & 0xC0) != 0x80)
+				break;
+			buf_adds(b, *p == '\'' && !plain ? "'\\''" : (char[]){ *p, 0 });
 		}
-		buf_adds(b, "'");
-		for (const char *p = argv[i]; *p && b->len - start < SH_RENDER_CMDLINE; p++)
-			buf_adds(b, *p == '\'' ? "'\\''" : (char[]){ *p, 0 });
-		buf_adds(b, "'");
+		if (!plain)
+			buf_adds(b, "'");
 	}
 	if (b->len - start >= SH_RENDER_CMDLINE)
 		buf_adds(b, " ...");
 	buf_adds(b, "\n");
 }
 
-/* Appends text cut to budget code points: its head and tail, with the
- * number of bytes left out between them. */
-static void render_cut(struct buf *b, const char *text, size_t len, size_t budget)
+/* Code points raw bytes p[0..n) make once sanitized (utf8_sanitize: an
+ * invalid byte or a NUL is one U+FFFD). */
+static size_t raw_chars(const char *p, size_t n)
 {
-	if (utf8_count(text, len) <= budget) {
-		buf_add(b, text, len);
+	size_t count = 0;
+	for (size_t i = 0; i < n; count++) {
+		size_t k = utf8_seq_len((const unsigned char *)p + i, n - i);
+		i += k ? k : 1;
+	}
+	return count;
+}
+
+/* Bytes of raw p[0..n) that make its first k code points. */
+static size_t raw_prefix(const char *p, size_t n, size_t k)
+{
+	size_t i = 0;
+	for (; i < n && k > 0; k--) {
+		size_t len = utf8_seq_len((const unsigned char *)p + i, n - i);
+		i += len ? len : 1;
+	}
+	return i;
+}
+
+static void add_clean(struct buf *b, const char *p, size_t n)
+{
+	size_t len;
+	char *clean = utf8_sanitize(p, n, true, &len);
+	if (clean)
+		buf_add(b, clean, len);
+	free(clean);
+}
+
+/* Appends one stream cut to budget code points: its head and tail, with
+ * the number of the stream's bytes not shown between them. raw is what the
+ * capture kept (sh_capture_raw); the capture's own gap (bytes not kept)
+ * sits at c->head_len and is counted in the note, so the note and the
+ * header's total agree. */
+static void render_stream(struct buf *b, const struct sh_capture *c, const char *raw,
+                          size_t len, size_t budget)
+{
+	bool gap = sh_capture_cut(c);
+	if (!gap && raw_chars(raw, len) <= budget) {
+		add_clean(b, raw, len);
 		return;
 	}
-	/* Bytes are at least code points, so cutting by bytes stays in budget;
-	 * the ends are moved onto character boundaries. */
-	size_t head = budget * 2 / 3, tail = budget - head;
-	while (head > 0 && ((unsigned char)text[head] & 0xC0) == 0x80)
-		head--;
-	size_t from = len - tail;
-	while (from < len && ((unsigned char)text[from] & 0xC0) == 0x80)
-		from++;
-	buf_add(b, text, head);
-	buf_printf(b, "\n[... %zu bytes left out of this render ...]\n", from - head);
-	buf_add(b, text + from, len - from);
+	size_t head_end = gap ? c->head_len : len;
+	size_t hb = raw_prefix(raw, head_end, budget * 2 / 3);
+	size_t left = budget - raw_chars(raw, hb);
+	size_t from = gap ? c->head_len : hb;
+	size_t rest = raw_chars(raw + from, len - from);
+	size_t ts = from + raw_prefix(raw + from, len - from, rest > left ? rest - left : 0);
+	add_clean(b, raw, hb);
+	buf_printf(b, "\n[... %llu bytes left out of this render ...]\n",
+	           (unsigned long long)(c->total - hb - (len - ts)));
+	add_clean(b, raw + ts, len - ts);
 }
 
 static void render_status(struct buf *b, const struct sh_result *r, uint32_t timeout_ms,
@@ -272,21 +310,23 @@ static char *render(char *const *argv, const char *cwd, const struct sh_result *
 	if (strcmp(cwd, "."))
 		buf_printf(&b, "(in %s)\n", cwd);
 	render_status(&b, r, timeout_ms, capped);
-	size_t used = utf8_count(b.data ? b.data : "", b.len) + 100;
+	/* What is not output: the lines so far, then two headers, two notes
+	 * and two newlines (250 covers them at their longest). */
+	size_t used = utf8_count(b.data ? b.data : "", b.len) + 250;
 	budget = budget > used + 200 ? budget - used : 200;
 	/* Each stream gets half; one that needs less leaves the rest to the other. */
-	size_t oc = utf8_count(o, olen), ec = utf8_count(e, elen);
+	size_t oc = raw_chars(o, olen), ec = raw_chars(e, elen);
 	size_t ob = budget / 2, eb = budget - ob;
 	if (oc < ob)
 		eb += ob - oc;
 	else if (ec < eb)
 		ob += eb - ec;
 	buf_printf(&b, "--- stdout (%llu bytes) ---\n", (unsigned long long)r->out.total);
-	render_cut(&b, o, olen, ob);
+	render_stream(&b, &r->out, o, olen, ob);
 	if (olen && o[olen - 1] != '\n')
 		buf_adds(&b, "\n");
 	buf_printf(&b, "--- stderr (%llu bytes) ---\n", (unsigned long long)r->err.total);
-	render_cut(&b, e, elen, eb);
+	render_stream(&b, &r->err, e, elen, eb);
 	if (elen && e[elen - 1] != '\n')
 		buf_adds(&b, "\n");
 	return buf_detach(&b);
@@ -322,8 +362,14 @@ static int report(const struct tc_tool_ctx *ctx, char **argv, const char *cwd,
 		"stdout_bytes", (json_int_t)r->out.total, "stderr_bytes", (json_int_t)r->err.total,
 		"truncated", truncated, "timeout_ms", (json_int_t)timeout_ms,
 		"duration_ms", (json_int_t)r->duration_ms);
+	free(o);
+	free(e);
+	/* The render cuts the raw bytes, so its notes count the stream's bytes. */
+	o = sh_capture_raw(&r->out, &olen);
+	e = sh_capture_raw(&r->err, &elen);
 	size_t budget = ctx->max_render ? ctx->max_render : SH_RENDER_DEFAULT;
-	out->render = render(argv, cwd, r, o, olen, e, elen, budget, timeout_ms, capped);
+	if (o && e)
+		out->render = render(argv, cwd, r, o, olen, e, elen, budget, timeout_ms, capped);
 	free(o);
 	free(e);
 	if (!out->canonical || !out->render) {
@@ -341,7 +387,13 @@ static int report_exec_error(char **argv, const struct sh_result *r, struct tc_o
 {
 	const char *prog = argv[0];
 	int rc;
-	if (r->exec_errno == ENOENT && !strchr(prog, '/'))
+	if (r->exec_errno == ENOENT && !strchr(prog, '/') && strpbrk(prog, " \t"))
+		/* A whole command line in argv[0], as a shell tool would take it. */
+		rc = fail(out, "command_not_found", "command not found: \"%s\". argv[0] is the "
+		          "program's name alone and there is no shell: give each argument as its own "
+		          "element, e.g. [\"ls\", \"-la\"] (for pipes or redirects, [\"sh\", \"-c\", "
+		          "\"ls -la | wc -l\"]).", prog);
+	else if (r->exec_errno == ENOENT && !strchr(prog, '/'))
 		rc = fail(out, "command_not_found", "command not found: %s (not in PATH). Check the "
 		          "name, or give the program's path, e.g. \"./build.sh\".", prog);
 	else if (r->exec_errno == ENOENT)

@@ -88,27 +88,45 @@ bool sh_capture_cut(const struct sh_capture *c)
 	return c->total > c->head_len + c->tail_len;
 }
 
-char *sh_capture_text(const struct sh_capture *c, size_t *len)
+/* Appends the kept bytes to b, head then tail, with note between them
+ * when bytes were left out. Returns 0 or -1 (out of memory). */
+static int capture_join(const struct sh_capture *c, struct buf *b, bool note)
 {
-	struct buf b = BUF_INIT;
-	int rc = buf_add(&b, c->head ? c->head : "", c->head_len);
-	if (sh_capture_cut(c))
-		rc |= buf_printf(&b, "\n[... %llu bytes left out ...]\n",
+	int rc = buf_add(b, c->head ? c->head : "", c->head_len);
+	if (note && sh_capture_cut(c))
+		rc |= buf_printf(b, "\n[... %llu bytes left out ...]\n",
 		                 (unsigned long long)(c->total - c->head_len - c->tail_len));
 	size_t first = c->tail_len;
 	if (c->tail_start + first > SH_KEEP_TAIL)
 		first = SH_KEEP_TAIL - c->tail_start;
 	if (c->tail_len) {
-		rc |= buf_add(&b, c->tail + c->tail_start, first);
-		rc |= buf_add(&b, c->tail, c->tail_len - first);
+		rc |= buf_add(b, c->tail + c->tail_start, first);
+		rc |= buf_add(b, c->tail, c->tail_len - first);
 	}
-	if (rc) {
+	return rc ? -1 : 0;
+}
+
+char *sh_capture_text(const struct sh_capture *c, size_t *len)
+{
+	struct buf b = BUF_INIT;
+	if (capture_join(c, &b, true) < 0) {
 		buf_release(&b);
 		return NULL;
 	}
 	char *clean = utf8_sanitize(b.data ? b.data : "", b.len, true, len);
 	buf_release(&b);
 	return clean;
+}
+
+char *sh_capture_raw(const struct sh_capture *c, size_t *len)
+{
+	struct buf b = BUF_INIT;
+	if (capture_join(c, &b, false) < 0 || buf_grow(&b, 1) < 0) {
+		buf_release(&b);
+		return NULL;
+	}
+	*len = b.len;
+	return buf_detach(&b);
 }
 
 /* ---- the command's process ---------------------------------------------- */

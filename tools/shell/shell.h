@@ -49,6 +49,10 @@ bool sh_capture_cut(const struct sh_capture *c);
  * and tail when some were, as valid UTF-8 without NULs: malloc'd, or NULL
  * when out of memory. *len gets its length. */
 char *sh_capture_text(const struct sh_capture *c, size_t *len);
+/* The kept bytes in order, head then tail, as they came (no note, not
+ * sanitized; the left-out bytes sat at offset head_len): malloc'd, or NULL
+ * when out of memory. *len gets its length. */
+char *sh_capture_raw(const struct sh_capture *c, size_t *len);
 
 /* What to run. argv is NULL-terminated; cwd_fd an O_PATH directory fd (the
  * workspace, or a directory beneath it); stdin_data may be NULL. All
