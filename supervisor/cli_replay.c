@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "pipeline.h"
+#include "render.h"
 #include "util.h"
 
 static const char replay_usage[] =
@@ -19,9 +20,11 @@ static const char replay_usage[] =
 	"\"approve\": true|false that answers an approval for that call (without it,\n"
 	"the configured channel answers: deny by default). Lines that are empty or\n"
 	"start with # are skipped. Prints a table (call, decision, status, ms) and\n"
-	"totals, or with --json one JSON object per call and a summary. Exit 0 when\n"
-	"every line was replayed (whatever the calls' statuses), 2 on usage, config or\n"
-	"file errors.\n"
+	"totals, or with --json one JSON object per call and a summary. A line that\n"
+	"is not a call (not JSON, no tool name, over 64 MiB) gets a row with status\n"
+	"bad_line and the replay goes on. Exit 0 when every line was replayed\n"
+	"(whatever the calls' statuses), 2 when a line was not a call, or on usage,\n"
+	"config or file errors.\n"
 	"\noptions:\n"
 	"  --workspace DIR, --config FILE, --tools DIR, --approve CHANNEL, --audit FILE\n"
 	"                      as for toolcage call\n";
@@ -94,64 +97,148 @@ static void report(bool as_json, unsigned n, const char *name, const struct scri
 	char first[72];
 	snprintf(first, sizeof first, "%s", r->render);
 	first[strcspn(first, "\n")] = '\0';
-	printf("%4u  %-16.16s %-9s %-17s %6llu  %s\n", n, name, decision,
+	/* The name comes from the file as written (an unknown tool's too): it
+	 * must not put an escape sequence on the terminal. */
+	size_t len;
+	char *clean = render_clean(name, strlen(name), &len);
+	printf("%4u  %-16.16s %-9s %-17s %6llu  %s\n", n, clean ? clean : "?", decision,
 	       tc_status_name(r->status), (unsigned long long)r->duration_ms, first);
+	free(clean);
+}
+
+/* A line longer than this is reported, not buffered: memory stays bounded
+ * whatever the file holds (16 times the default limits.max_message_bytes). */
+#define MAX_LINE (64u << 20)
+
+/* Reads one line into b (NUL-terminated, newline dropped). Returns 1 for a
+ * line, 0 at end of input. A line over MAX_LINE is read to its end but not
+ * kept (*too_long). Byte by byte, so that a NUL byte is seen (*has_nul)
+ * rather than silently cutting the line short. */
+static int read_line(FILE *f, struct buf *b, bool *too_long, bool *has_nul)
+{
+	char chunk[65536];
+	size_t n = 0;
+	bool any = false;
+	int ch;
+	b->len = 0;
+	if (b->data)
+		b->data[0] = '\0';
+	*too_long = *has_nul = false;
+	for (;;) {
+		ch = getc_unlocked(f);
+		if (ch != EOF)
+			any = true;
+		if (ch == '\0')
+			*has_nul = true;
+		if (ch != EOF && ch != '\n') {
+			chunk[n++] = (char)ch;
+			if (n < sizeof chunk)
+				continue;
+		}
+		if (!*too_long && b->len + n > MAX_LINE) {
+			*too_long = true;
+			buf_release(b);
+		}
+		if (!*too_long && n && buf_add(b, chunk, n) < 0)
+			*too_long = true;   /* out of memory: as too long */
+		n = 0;
+		if (ch == EOF || ch == '\n')
+			return any;
+	}
+}
+
+/* A line (or one of its tool_calls) that is not a call still gets its own
+ * row, so that every recorded call has exactly one result; the replay goes
+ * on and ends with exit status 2. */
+static void report_bad(bool as_json, unsigned n, const char *path, unsigned lineno,
+                       const char *why, struct totals *t)
+{
+	t->calls++;
+	t->failed++;
+	fprintf(stderr, "toolcage replay: %s:%u: %s\n", path, lineno, why);
+	if (as_json) {
+		json_t *j = json_pack("{s:i, s:n, s:s, s:s, s:i, s:s}", "call", n, "tool",
+		                      "decision", "-", "status", "bad_line", "line", lineno,
+		                      "error", why);
+		json_dumpf(j, stdout, JSON_COMPACT);
+		fputc('\n', stdout);
+		json_decref(j);
+		return;
+	}
+	printf("%4u  %-16.16s %-9s %-17s %6u  line %u: %.60s\n", n, "-", "-", "bad_line", 0u,
+	       lineno, why);
+}
+
+/* Replays the calls of one parsed line j. Returns how many were bad. */
+static unsigned replay_line(struct tc_supervisor *s, json_t *j, const char *path,
+                            unsigned lineno, bool as_json, unsigned *n, struct totals *t)
+{
+	json_t *calls = json_object_get(j, "tool_calls");
+	size_t count = json_is_array(calls) ? json_array_size(calls) : 1;
+	unsigned bad = 0;
+	if (count == 0) {
+		report_bad(as_json, ++*n, path, lineno, "tool_calls is empty", t);
+		return 1;
+	}
+	for (size_t i = 0; i < count && !tc_supervisor_signal(s); i++) {
+		json_t *call = json_is_array(calls) ? json_array_get(calls, i) : j;
+		const char *name;
+		char *args = NULL;
+		struct script sc = { 0 };
+		if (!json_is_object(call) || parse_call(call, &name, &args, &sc.approve) < 0) {
+			report_bad(as_json, ++*n, path, lineno, "no tool name", t);
+			bad++;
+			continue;
+		}
+		if (sc.approve < 0 && json_is_boolean(json_object_get(j, "approve")))
+			sc.approve = json_is_true(json_object_get(j, "approve"));
+		tc_supervisor_set_approver(s, sc.approve >= 0 ? scripted : NULL, &sc);
+		struct tc_result *r = tc_call(s, name, args);
+		if (r)
+			report(as_json, ++*n, name, &sc, r, t);
+		else
+			report_bad(as_json, ++*n, path, lineno, "could not be run (out of memory)", t);
+		bad += !r;
+		tc_result_free(r);
+		free(args);
+	}
+	return bad;
 }
 
 static int replay_file(struct tc_supervisor *s, FILE *f, const char *path, bool as_json)
 {
 	struct totals t = { 0 };
-	char *line = NULL;
-	size_t cap = 0;
-	unsigned lineno = 0, n = 0;
-	ssize_t len;
+	struct buf line = BUF_INIT;
+	bool too_long, has_nul;
+	unsigned lineno = 0, n = 0, bad = 0;
 	if (!as_json)
 		printf("call  tool             decision  status                ms  render\n");
-	while ((len = getline(&line, &cap, f)) > 0) {
+	while (!tc_supervisor_signal(s) && read_line(f, &line, &too_long, &has_nul)) {
 		lineno++;
-		char *p = line;
-		while (*p == ' ' || *p == '\t')
+		const char *p = line.data ? line.data : "";
+		while (*p == ' ' || *p == '\t' || *p == '\r')
 			p++;
-		if (*p == '\n' || *p == '#' || !*p)
+		if (too_long || has_nul) {
+			report_bad(as_json, ++n, path, lineno, too_long ? "line longer than 64 MiB" :
+			           "line holds a NUL byte", &t);
+			bad++;
+			continue;
+		}
+		if (!*p || *p == '#')
 			continue;
 		json_error_t je;
 		json_t *j = json_loads(p, 0, &je);
-		json_t *calls = json_object_get(j, "tool_calls");
-		size_t count = json_is_array(calls) ? json_array_size(calls) : 1;
 		if (!json_is_object(j)) {
-			fprintf(stderr, "toolcage replay: %s:%u: not a JSON object (%s)\n", path,
-			        lineno, j ? "" : je.text);
-			json_decref(j);
-			free(line);
-			return 2;
-		}
-		for (size_t i = 0; i < count; i++) {
-			json_t *call = json_is_array(calls) ? json_array_get(calls, i) : j;
-			const char *name;
-			char *args = NULL;
-			struct script sc = { 0 };
-			if (parse_call(call, &name, &args, &sc.approve) < 0) {
-				fprintf(stderr, "toolcage replay: %s:%u: no tool name\n", path, lineno);
-				json_decref(j);
-				free(line);
-				return 2;
-			}
-			if (sc.approve < 0 && json_is_boolean(json_object_get(j, "approve")))
-				sc.approve = json_is_true(json_object_get(j, "approve"));
-			tc_supervisor_set_approver(s, sc.approve >= 0 ? scripted : NULL, &sc);
-			struct tc_result *r = tc_call(s, name, args);
-			if (r)
-				report(as_json, ++n, name, &sc, r, &t);
-			tc_result_free(r);
-			free(args);
-			if (tc_supervisor_signal(s))
-				break;
+			char why[200];
+			snprintf(why, sizeof why, "not a JSON object%s%s", j ? "" : ": ", j ? "" : je.text);
+			report_bad(as_json, ++n, path, lineno, why, &t);
+			bad++;
+		} else {
+			bad += replay_line(s, j, path, lineno, as_json, &n, &t);
 		}
 		json_decref(j);
-		if (tc_supervisor_signal(s))
-			break;
 	}
-	free(line);
+	buf_release(&line);
 	tc_supervisor_set_approver(s, NULL, NULL);
 	if (as_json) {
 		printf("{\"summary\":{\"calls\":%u,\"ok\":%u,\"denied\":%u,\"failed\":%u,\"ms\":%llu}}\n",
@@ -165,7 +252,11 @@ static int replay_file(struct tc_supervisor *s, FILE *f, const char *path, bool 
 		        tc_supervisor_signal(s), t.calls);
 		return 128 + tc_supervisor_signal(s);
 	}
-	return 0;
+	if (ferror(f)) {
+		fprintf(stderr, "toolcage replay: %s: read error: %s\n", path, strerror(errno));
+		return 2;
+	}
+	return bad ? 2 : 0;
 }
 
 int cmd_replay(int argc, char **argv)

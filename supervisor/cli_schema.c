@@ -91,28 +91,36 @@ static int check_line(const struct schema *s, const char *line, size_t len, size
 }
 
 /* Reads one line into b (without its newline). Returns 1 for a line, 0 at
- * end of input. A line over MAX_LINE is consumed but not kept: *too_long. */
+ * end of input. A line over MAX_LINE is consumed but not kept: *too_long.
+ * Byte by byte rather than fgets: a NUL byte must not hide the rest of
+ * the line (and its newline), which joined two lines into one verdict. */
 static int read_line(FILE *in, struct buf *b, bool *too_long)
 {
 	char chunk[65536];
+	size_t n = 0;
 	bool any = false;
+	int ch = EOF;
 	b->len = 0;
 	if (b->data)
 		b->data[0] = '\0';
 	*too_long = false;
-	while (fgets(chunk, sizeof chunk, in)) {
-		size_t n = strlen(chunk);
-		bool eol = n > 0 && chunk[n - 1] == '\n';
-		any = true;
-		if (eol)
-			n--;
+	for (;;) {
+		ch = getc_unlocked(in);
+		if (ch != EOF)
+			any = true;
+		if (ch != EOF && ch != '\n') {
+			chunk[n++] = (char)ch;
+			if (n < sizeof chunk)
+				continue;
+		}
 		if (!*too_long && b->len + n > MAX_LINE) {
 			*too_long = true;
 			buf_release(b);
 		}
-		if (!*too_long && buf_add(b, chunk, n) < 0)
+		if (!*too_long && n && buf_add(b, chunk, n) < 0)
 			*too_long = true;   /* out of memory: treat as too long */
-		if (eol)
+		n = 0;
+		if (ch == EOF || ch == '\n')
 			break;
 	}
 	return any;
@@ -136,6 +144,11 @@ static int run(const struct schema *s, FILE *in, const char *name, size_t max_di
 			n--;
 		if (n == 0 || strspn(line.data, " \t") >= n)
 			continue;
+		if (memchr(line.data, '\0', n)) {
+			printf("invalid: /: not valid JSON: line %lu holds a NUL byte\n", lineno);
+			status = 1;
+			continue;
+		}
 		if (!check_line(s, line.data, n, max_diags))
 			status = 1;
 		fflush(stdout);

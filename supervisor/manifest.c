@@ -175,6 +175,23 @@ static int parse_output(json_t *v, const char *path, enum reg_output *out, struc
 	                    path, json_string_value(v));
 }
 
+/* A shipped profile is named after the risk it confines: "profile":
+ * "network" on a tool that says "read-only" would give it the network while
+ * the gate, quarantine and the MCP hints treat it as read-only (no domain
+ * allowlist, readOnlyHint true). Such a manifest is refused; a higher risk
+ * with a narrower profile is fine. */
+static int check_profile_risk(const char *profile, enum tc_risk risk, const char *path,
+                              struct tc_error *err)
+{
+	enum tc_risk level;
+	if (!profile || tc_risk_parse(profile, &level) || level <= risk)
+		return 0;
+	return tc_error_set(err, TC_E_INVALID, path,
+	                    "%s: 'profile' \"%s\" is the sandbox of risk %s, above the tool's 'risk' (%s); "
+	                    "declare \"risk\": \"%s\" so that the policy treats the tool as what it can do",
+	                    path, profile, profile, tc_risk_name(risk), profile);
+}
+
 static const char *str_of(json_t *doc, const char *key)
 {
 	return json_string_value(json_object_get(doc, key));
@@ -217,6 +234,7 @@ static struct tc_defined *define_doc(json_t *doc, const char *path, enum schema_
 	t.timeout_ms = (uint32_t)json_integer_value(timeout);
 	json_t *props = o.parameters ? json_object_get(o.parameters, "properties") : NULL;
 	if (parse_risk(json_object_get(doc, "risk"), path, &t.risk, err) ||
+	    check_profile_risk(t.profile, t.risk, path, err) ||
 	    parse_output(json_object_get(doc, "output"), path, &o.output_mode, err) ||
 	    check_command(cmd, props, path, argv, err) ||
 	    (o.stdin_template && check_template(o.stdin_template, "stdin", props, path, err)))

@@ -24,7 +24,7 @@
 #define MANIFEST_DIR_MAX 1024             /* manifests in one directory */
 #define MANIFEST_CMD_MAX 256              /* elements of the command template */
 #define MANIFEST_ARGC_MAX 4096            /* argv elements after expansion */
-#define MANIFEST_ARG_MAX (128u << 10)     /* bytes of one element (Linux MAX_ARG_STRLEN) */
+#define MANIFEST_ARG_MAX (128u << 10)     /* bytes of one element with its NUL (Linux MAX_ARG_STRLEN) */
 #define MANIFEST_ARGV_TOTAL_MAX (1u << 20)/* bytes of all elements together */
 #define MANIFEST_STDIN_MAX (4u << 20)     /* bytes of the expanded stdin */
 #define MANIFEST_PLACEHOLDER_MAX 64       /* characters of a placeholder name */

@@ -94,10 +94,12 @@ static int push(struct argv_out *a, struct buf *b, const char *what)
 		return tc_error_set(a->err, TC_E_INVALID, what,
 		                    "tool '%s': argument %s contains a NUL byte, which cannot be passed to a command",
 		                    a->tool, what);
-	if (len > MANIFEST_ARG_MAX)
+	/* MAX_ARG_STRLEN counts the terminating NUL: an element of exactly
+	 * 128 KiB passed here and failed in execve with E2BIG */
+	if (len + 1 > MANIFEST_ARG_MAX)
 		return tc_error_set(a->err, TC_E_INVALID, what,
 		                    "tool '%s': argument %s makes a command element of %zu bytes; the limit is %u",
-		                    a->tool, what, len, MANIFEST_ARG_MAX);
+		                    a->tool, what, len, MANIFEST_ARG_MAX - 1);
 	if (a->n == MANIFEST_ARGC_MAX || len + 1 > MANIFEST_ARGV_TOTAL_MAX - a->total)
 		return tc_error_set(a->err, TC_E_INVALID, what,
 		                    "tool '%s': argument %s makes the command longer than %d elements or %u bytes",

@@ -148,6 +148,72 @@ static bool is_email(const char *s, size_t len)
 	return is_hostname(at + 1, len - local - 1);
 }
 
+/* s[0..len) is made of unreserved and sub-delims characters, the ones in
+ * extra, and %XX escapes (RFC 3986 section 2). */
+static bool uri_span(const char *s, size_t len, const char *extra)
+{
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c == '%') {
+			if (i + 2 >= len || !isxdigit((unsigned char)s[i + 1]) ||
+			    !isxdigit((unsigned char)s[i + 2]))
+				return false;
+			i += 2;
+		} else if (!isalnum(c) && !strchr("-._~!$&'()*+,;=", c) && !(c && strchr(extra, c))) {
+			return false;   /* spaces, controls, non-ASCII, quotes, <>\^`{|}, stray [ ] # */
+		}
+	}
+	return true;
+}
+
+static bool is_ipv6(const char *s, size_t len);
+
+/* RFC 3986 IP-literal without its brackets: an IPv6 address or IPvFuture. */
+static bool uri_ip_literal(const char *s, size_t len)
+{
+	if (len > 0 && (s[0] == 'v' || s[0] == 'V')) {
+		size_t i = 1;
+		while (i < len && isxdigit((unsigned char)s[i]))
+			i++;
+		return i > 1 && i + 1 < len && s[i] == '.' && uri_span(s + i + 1, len - i - 1, ":") &&
+		       !memchr(s + i + 1, '%', len - i - 1);
+	}
+	return is_ipv6(s, len);
+}
+
+/* authority = [ userinfo "@" ] host [ ":" port ] */
+static bool uri_authority(const char *s, size_t len)
+{
+	const char *at = memchr(s, '@', len);
+	if (at) {
+		if (!uri_span(s, (size_t)(at - s), ":"))
+			return false;
+		len -= (size_t)(at + 1 - s);
+		s = at + 1;
+	}
+	size_t host;
+	if (len > 0 && s[0] == '[') {
+		const char *close = memchr(s, ']', len);
+		if (!close || !uri_ip_literal(s + 1, (size_t)(close - s - 1)))
+			return false;
+		host = (size_t)(close - s) + 1;
+	} else {
+		const char *colon = memchr(s, ':', len);
+		host = colon ? (size_t)(colon - s) : len;
+		if (!uri_span(s, host, ""))
+			return false;
+	}
+	if (host == len)
+		return true;
+	if (s[host] != ':')
+		return false;
+	for (size_t i = host + 1; i < len; i++)
+		if (!isdigit((unsigned char)s[i]))
+			return false;
+	return true;
+}
+
+/* An RFC 3986 URI: scheme ":" hier-part [ "?" query ] [ "#" fragment ]. */
 static bool is_uri(const char *s, size_t len)
 {
 	size_t i = 0;
@@ -157,17 +223,23 @@ static bool is_uri(const char *s, size_t len)
 		i++;
 	if (i == len || s[i] != ':')
 		return false;
-	for (i++; i < len; i++) {
-		unsigned char c = (unsigned char)s[i];
-		if (c == '%') {
-			if (i + 2 >= len || !isxdigit((unsigned char)s[i + 1]) || !isxdigit((unsigned char)s[i + 2]))
-				return false;
-			i += 2;
-		} else if (!isalnum(c) && !strchr("-._~:/?#[]@!$&'()*+,;=", c)) {
-			return false;   /* spaces, controls, non-ASCII, quotes, <>\^`{|} */
-		}
+	i++;
+	const char *hash = memchr(s + i, '#', len - i);
+	size_t end = hash ? (size_t)(hash - s) : len;
+	if (hash && !uri_span(hash + 1, len - end - 1, ":@/?"))
+		return false;
+	const char *q = memchr(s + i, '?', end - i);
+	if (q && !uri_span(q + 1, end - (size_t)(q - s) - 1, ":@/?"))
+		return false;
+	end = q ? (size_t)(q - s) : end;
+	if (end - i >= 2 && s[i] == '/' && s[i + 1] == '/') {
+		const char *slash = memchr(s + i + 2, '/', end - i - 2);
+		size_t aend = slash ? (size_t)(slash - s) : end;
+		if (!uri_authority(s + i + 2, aend - i - 2))
+			return false;
+		i = aend;
 	}
-	return true;
+	return uri_span(s + i, end - i, ":@/");   /* the path */
 }
 
 static bool is_uuid(const char *s, size_t len)

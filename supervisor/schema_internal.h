@@ -43,6 +43,10 @@ extern const struct embedded_file embedded_metaschemas[];
 #define SCHEMA_REGEX_MATCH_LIMIT 200000u
 #define SCHEMA_REGEX_DEPTH_LIMIT 5000u
 #define SCHEMA_REGEX_HEAP_LIMIT_KIB 8192u
+/* ... and for all the matches of one validation pass: thousands of values
+ * that each stay just under the match limit (a pattern that backtracks,
+ * then matches) would otherwise keep the supervisor busy for minutes. */
+#define SCHEMA_REGEX_BUDGET_MS 1000u
 
 /* Instance type bits. INT is the integer subset of numbers (by value). */
 enum {

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "schema_vctx.h"
 
@@ -202,10 +203,34 @@ static void arena_free(void *p, void *data)
 	free(p);
 }
 
-/* 1 match, 0 no match, -1 could not decide (match limit, bad UTF-8). */
+static uint64_t coarse_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);   /* vDSO, no syscall */
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* The pass's PCRE2 time so far is over SCHEMA_REGEX_BUDGET_MS (tested
+ * every 8th match: each one is held to the match limit). Fatal, so that
+ * neither 'not' nor 'if' can turn it into a pass. */
+static bool regex_over_budget(struct vctx *x)
+{
+	if (x->regex_calls++ % 8 || coarse_ms() - x->regex_start_ms <= SCHEMA_REGEX_BUDGET_MS)
+		return false;
+	sv_fatal(x, "the patterns took more than %u ms on this instance: not validated; send "
+	         "fewer or shorter values", SCHEMA_REGEX_BUDGET_MS);
+	return true;
+}
+
+/* 1 match, 0 no match, -1 could not decide (match limit, bad UTF-8, the
+ * time budget). */
 int sv_regex_match_pcre2(struct vctx *x, const struct sregex *re, const char *str, size_t len)
 {
+	if (x->md && regex_over_budget(x))
+		return -1;
 	if (!x->md) {
+		x->regex_start_ms = coarse_ms();
+		x->regex_calls = 1;
 		x->arena.used = 0;
 		x->gctx = pcre2_general_context_create(arena_malloc, arena_free, &x->arena);
 		x->md = x->gctx ? pcre2_match_data_create(1, x->gctx) : NULL;

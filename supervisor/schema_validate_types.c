@@ -95,9 +95,9 @@ static int eval_string_slow(struct vctx *x, const struct snode *n, const char *s
 			m = sv_regex_match_pcre2(x, &n->pattern, str, len);
 		if (m == 0)
 			sv_emit(x, "must match the pattern '%.200s'", n->pattern.src);
-		else if (m < 0 && !x->fatal)
-			sv_emit(x, "could not be checked against the pattern '%.200s' (regex match limit "
-			     "reached); send a shorter or simpler value", n->pattern.src);
+		else if (m < 0)   /* fatal: under 'not' or 'if', a plain failure would pass */
+			sv_fatal(x, "could not be checked against the pattern '%.200s' (regex match "
+			         "limit reached); send a shorter or simpler value", n->pattern.src);
 		if (m != 1)
 			FAIL();
 	}
@@ -413,17 +413,24 @@ static inline int eval_entry(struct vctx *x, uint32_t sub, const char *key, size
 	return r;
 }
 
+/* Fatal, not a plain failure: under 'not' (or as an 'if') a failure would
+ * let the value pass when the pattern may well match it. */
 __attribute__((noinline, cold))
-static void emit_name_undecided(struct vctx *x, const struct sregex *re, const char *key, size_t len)
+static void fatal_name_undecided(struct vctx *x, const struct sregex *re, const char *key, size_t len)
 {
-	if (x->fatal || !x->sink)
+	if (x->fatal)
 		return;
+	if (!x->top) {
+		x->fatal = 1;
+		return;
+	}
 	struct buf b = BUF_INIT;
 	buf_adds(&b, "property name ");
 	buf_add_name(&b, key, len);
 	buf_printf(&b, " could not be checked against the pattern '%.100s' "
 	           "(regex match limit reached)", re->src);
-	sv_emit_buf(x, &b);
+	sv_fatal(x, "%s", b.data ? b.data : "property name could not be checked (out of memory)");
+	buf_release(&b);
 }
 
 /* The property named key: first the declared successor of the last one
@@ -483,9 +490,8 @@ static int eval_member(struct vctx *x, const struct snode *n, const char *key, s
 	for (size_t i = 0; i < n->npats; i++) {
 		int m = sv_regex_match(x, &n->pats[i].re, key, len);
 		if (m < 0) {
-			emit_name_undecided(x, &n->pats[i].re, key, len);
-			FAIL();
-			continue;
+			fatal_name_undecided(x, &n->pats[i].re, key, len);
+			return 0;
 		}
 		if (!m)
 			continue;

@@ -2,6 +2,8 @@
  * (1.0 is an integer), numeric comparison across jansson's integer and real,
  * equality where 1 == 1.0 and key order is irrelevant, uniqueness, and short
  * renderings of values and names for diagnostics. */
+#define _GNU_SOURCE   /* qsort_r */
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,10 +55,12 @@ int num_cmp(const json_t *a, const json_t *b)
 	return x < y ? -1 : x > y;
 }
 
-/* multipleOf: exact for integers; for reals the quotient must be within a
- * relative 1e-9 of an integer, so 0.3 is a multiple of 0.1 (binary floating
- * point makes the exact test say no). An infinite quotient is "not a
- * multiple", never a crash. */
+/* multipleOf: exact for integers; for reals the quotient must be within
+ * 1e-9 of an integer, so 0.3 is a multiple of 0.1 (binary floating point
+ * makes the exact test say no), or within 4 units in the last place when
+ * the quotient is so large that 1e-9 is below its rounding error. (A
+ * tolerance of 1e-9 times the quotient made 1000000000.5 a multiple of 1.)
+ * An infinite quotient is "not a multiple", never a crash. */
 bool num_is_multiple(const json_t *x, const json_t *m)
 {
 	if (json_is_integer(x) && json_is_integer(m)) {
@@ -76,8 +80,8 @@ bool num_is_multiple(const json_t *x, const json_t *m)
 	if (fabs(q) >= 4503599627370496.0)   /* 2^52: q is an integer */
 		return true;
 	double r = (double)(long long)(q + (q >= 0 ? 0.5 : -0.5));
-	double scale = fabs(q) > 1.0 ? fabs(q) : 1.0;
-	return fabs(q - r) <= 1e-9 * scale;
+	double ulps = 4 * DBL_EPSILON * fabs(q);
+	return fabs(q - r) <= (ulps > 1e-9 ? ulps : 1e-9);
 }
 
 size_t utf8_length(const char *s, size_t len)
@@ -151,73 +155,104 @@ int json_value_depth_ok(const json_t *v, unsigned limit)
 	return 1;
 }
 
-/* A hash consistent with json_equal_value: numbers hash by value (so 1 and
- * 1.0 collide, as they must), objects by an order-independent sum. */
-static uint64_t mix(uint64_t h)
+/* Canonical texts for uniqueItems: two values get the same text exactly
+ * when json_equal_value calls them equal (1 and 1.0 alike, object keys in
+ * byte order). Each piece is self-delimiting: numbers end with ';', strings
+ * and keys carry their length, arrays and objects their size.
+ *
+ * Why not a hash: the previous one (FNV-1a and an invertible mixer, the
+ * same for everyone) let an instance be built whose items all share one
+ * hash, and comparing within equal-hash runs made uniqueItems quadratic
+ * (1 MiB of such pairs: 7 s). Sorting texts costs n log n comparisons
+ * whatever the items are. */
+static int canon_number(struct buf *b, const json_t *v)
 {
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdULL;
-	h ^= h >> 33;
-	return h;
+	if (json_is_integer(v))
+		return buf_printf(b, "#%" JSON_INTEGER_FORMAT ";", json_integer_value(v));
+	double d = json_real_value(v);
+	/* an integral real equal to some integer gets that integer's text */
+	if (d >= -9223372036854775808.0 && d < 9223372036854775808.0 && d == (double)(long long)d)
+		return buf_printf(b, "#%lld;", (long long)d);
+	char t[40];
+	for (int prec = 15; prec <= 17; prec++) {   /* shortest text that reads back */
+		snprintf(t, sizeof t, "%.*g", prec, d);
+		if (strtod(t, NULL) == d)
+			break;
+	}
+	return buf_printf(b, "#%s;", t);   /* holds '.' or 'e': no integer's text */
 }
 
-static uint64_t bytes_hash(const char *s, size_t n)
+struct keyref { const char *k; size_t len; const json_t *v; };
+
+static int keyref_cmp(const void *a, const void *b)
 {
-	uint64_t h = 1469598103934665603ULL;
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (unsigned char)s[i]) * 1099511628211ULL;
-	return h;
+	const struct keyref *x = a, *y = b;
+	int c = memcmp(x->k, y->k, x->len < y->len ? x->len : y->len);
+	return c ? c : (x->len > y->len) - (x->len < y->len);
 }
 
-static uint64_t value_hash(const json_t *v, unsigned depth)
+static int canon(struct buf *b, const json_t *v, unsigned depth)
 {
 	if (depth > EQ_MAX_DEPTH)
-		return 0;
+		return -1;
 	switch (json_typeof(v)) {
 	case JSON_INTEGER:
-	case JSON_REAL: {
-		double d = json_number_value(v);
-		if (d == 0)
-			d = 0;   /* -0.0 == 0 */
-		uint64_t bits;
-		memcpy(&bits, &d, sizeof bits);
-		return mix(bits ^ 0x1111);
-	}
+	case JSON_REAL:
+		return canon_number(b, v);
 	case JSON_STRING:
-		return bytes_hash(json_string_value(v), json_string_length(v));
-	case JSON_ARRAY: {
-		uint64_t h = 0x2222;
+		if (buf_printf(b, "s%zu:", json_string_length(v)) < 0)
+			return -1;
+		return buf_add(b, json_string_value(v), json_string_length(v));
+	case JSON_ARRAY:
+		if (buf_printf(b, "[%zu:", json_array_size(v)) < 0)
+			return -1;
 		for (size_t i = 0; i < json_array_size(v); i++)
-			h = mix(h * 31 + value_hash(json_array_get(v, i), depth + 1));
-		return h;
-	}
+			if (canon(b, json_array_get(v, i), depth + 1) < 0)
+				return -1;
+		return 0;
 	case JSON_OBJECT: {
-		uint64_t h = 0x3333;
+		size_t n = json_object_size(v), i = 0;
+		struct keyref *keys = malloc((n ? n : 1) * sizeof *keys);
 		const char *k;
 		size_t klen;
 		json_t *x;
-		json_object_keylen_foreach((json_t *)v, k, klen, x)
-			h += mix(bytes_hash(k, klen) ^ value_hash(x, depth + 1));
-		return h;
+		int rc = keys && buf_printf(b, "{%zu:", n) == 0 ? 0 : -1;
+		if (rc == 0) {
+			json_object_keylen_foreach((json_t *)v, k, klen, x)
+				keys[i++] = (struct keyref){ k, klen, x };
+			qsort(keys, n, sizeof *keys, keyref_cmp);
+		}
+		for (i = 0; rc == 0 && i < n; i++)
+			if (buf_printf(b, "%zu:", keys[i].len) < 0 || buf_add(b, keys[i].k, keys[i].len) < 0 ||
+			    canon(b, keys[i].v, depth + 1) < 0)
+				rc = -1;
+		free(keys);
+		return rc;
 	}
-	default:
-		return (uint64_t)json_typeof(v) * 0x9e3779b97f4a7c15ULL;
+	case JSON_TRUE: return buf_adds(b, "t");
+	case JSON_FALSE: return buf_adds(b, "f");
+	default: return buf_adds(b, "n");
 	}
 }
 
-struct hashed { uint64_t h; size_t i; };
+struct canon_item { size_t off, len, i; };
 
-static int hashed_cmp(const void *a, const void *b)
+/* qsort_r's comparator (validation may run on several threads at once:
+ * no static for the texts) */
+static int canon_item_cmp(const void *a, const void *b, void *texts)
 {
-	const struct hashed *x = a, *y = b;
-	if (x->h != y->h)
-		return x->h < y->h ? -1 : 1;
-	return x->i < y->i ? -1 : x->i > y->i;
+	const struct canon_item *x = a, *y = b;
+	const char *t = texts;
+	int c = memcmp(t + x->off, t + y->off, x->len < y->len ? x->len : y->len);
+	if (!c)
+		c = (x->len > y->len) - (x->len < y->len);
+	return c ? c : (x->i > y->i) - (x->i < y->i);
 }
 
-/* uniqueItems: pairwise for short arrays (no allocation), else sort by hash
- * and compare within equal-hash runs, so a long array costs n log n rather
- * than n^2. Reports the first duplicate pair found. */
+/* uniqueItems: pairwise for short arrays (no allocation), else sort the
+ * items' canonical texts, so that equal items are neighbours: n log n
+ * comparisons whatever the items are. Reports the first duplicate pair
+ * found. */
 int unique_items_check(const json_t *arr, size_t *dup_a, size_t *dup_b)
 {
 	size_t n = json_array_size(arr);
@@ -235,30 +270,30 @@ int unique_items_check(const json_t *arr, size_t *dup_a, size_t *dup_b)
 			}
 		return 1;
 	}
-	struct hashed *hv = malloc(n * sizeof *hv);
-	if (!hv)
-		return -1;
-	for (size_t i = 0; i < n; i++) {
-		hv[i].h = value_hash(json_array_get(arr, i), 0);
-		hv[i].i = i;
+	struct canon_item *items = malloc(n * sizeof *items);
+	struct buf text = BUF_INIT;
+	int verdict = items ? 1 : -1;
+	for (size_t i = 0; verdict == 1 && i < n; i++) {
+		items[i] = (struct canon_item){ text.len, 0, i };
+		if (canon(&text, json_array_get(arr, i), 1) < 0)
+			verdict = -1;
+		else
+			items[i].len = text.len - items[i].off;
 	}
-	qsort(hv, n, sizeof *hv, hashed_cmp);
-	int verdict = 1;
-	for (size_t i = 0; i < n && verdict == 1; i++)
-		for (size_t j = i + 1; j < n && hv[j].h == hv[i].h; j++) {
-			int r = json_equal_value(json_array_get(arr, hv[i].i), json_array_get(arr, hv[j].i), 0);
-			if (r < 0) {
-				verdict = -1;
-				break;
-			}
-			if (r) {
-				*dup_a = hv[i].i;
-				*dup_b = hv[j].i;
+	if (verdict == 1) {
+		qsort_r(items, n, sizeof *items, canon_item_cmp, text.data ? text.data : (char *)"");
+		for (size_t i = 0; i + 1 < n; i++) {
+			const struct canon_item *x = &items[i], *y = &items[i + 1];
+			if (x->len == y->len && !memcmp(text.data + x->off, text.data + y->off, x->len)) {
+				*dup_a = x->i;
+				*dup_b = y->i;
 				verdict = 0;
 				break;
 			}
 		}
-	free(hv);
+	}
+	free(items);
+	buf_release(&text);
 	return verdict;
 }
 

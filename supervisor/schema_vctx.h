@@ -71,6 +71,8 @@ struct vctx {
 	unsigned depth, eval_depth;
 	pcre2_general_context *gctx;
 	pcre2_match_data *md;
+	uint64_t regex_start_ms;   /* first PCRE2 match of this pass */
+	unsigned regex_calls;
 	struct arena arena;
 	struct pseg path[MAX_PATH];
 };

@@ -29,6 +29,24 @@ void tc_supervisor_set_approver(struct tc_supervisor *s, tc_approver_fn fn, void
 	s->approver_data = data;
 }
 
+/* The policy, quarantine and MCP hints go by a tool's risk: a tool declared
+ * read-only or write must not run under a profile that reaches the network
+ * (inet sockets, no net namespace), where no allowlist would check where it
+ * goes. A manifest naming a shipped profile above its risk is refused when
+ * it loads; this catches a profile_dir profile of any name, once loaded. */
+static int risk_fits(const struct tc_defined *t, const struct profile *p, struct tc_error *err)
+{
+	const struct sbx_spec *sp = &p->spec;
+	bool net = (sp->socket_families & (SBX_AF_INET | SBX_AF_INET6)) &&
+	           !(sp->namespaces & SBX_NS_NET);
+	if (!net || t->risk >= TC_RISK_NETWORK)
+		return 0;
+	return tc_error_set(err, TC_E_INVALID, t->name, "tool %s is declared %s, but its "
+	                    "profile %s reaches the network; declare \"risk\": \"network\" "
+	                    "with a url_arg (or use a profile without inet sockets)",
+	                    t->name, tc_risk_name(t->risk), sp->name ? sp->name : "?");
+}
+
 struct sbx_jail *supervisor_jail(struct tc_supervisor *s, const struct tc_defined *t,
                                  struct tc_error *err)
 {
@@ -38,6 +56,8 @@ struct sbx_jail *supervisor_jail(struct tc_supervisor *s, const struct tc_define
 		if (!strcmp(e->name, name)) {
 			/* A spare is a copy of our memory from when it was made: a
 			 * builtin it runs must still be where it was. */
+			if (risk_fits(t, e->profile, err) < 0)
+				return NULL;
 			if (s->keep_spares && e->generation != gen) {
 				sbx_jail_keep_spare(e->jail, false);
 				sbx_jail_keep_spare(e->jail, true);
@@ -51,6 +71,11 @@ struct sbx_jail *supervisor_jail(struct tc_supervisor *s, const struct tc_define
 		return NULL;
 	}
 	if (profile_load(name, s->cfg->profile_dir, &e->profile, err) < 0) {
+		free(e);
+		return NULL;
+	}
+	if (risk_fits(t, e->profile, err) < 0) {
+		profile_free(e->profile);
 		free(e);
 		return NULL;
 	}

@@ -46,6 +46,21 @@ python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["tool"]=="
 expect_rc 0 $C --approve "cmd:$ws/yes.sh" make_marker '{"path": "ran.marker"}'
 [ -e ran.marker ] && ok "approved call ran" || bad "approved call did not run"
 
+# A read-only tool under a profile_dir profile (any name) that reaches the
+# network would leave the domain allowlist behind: refused, not run.
+mkdir -p "$ws/pd" "$ws/nettools"
+sed 's/"name": *"network"/"name": "netty"/' "$top/profiles/network.json" > "$ws/pd/netty.json"
+cat > "$ws/nettools/peek.json" <<'JSON'
+{"name": "peek", "description": "Prints a fixed word; used to test which profiles a read-only tool may run under.",
+ "parameters": {"type": "object", "properties": {}}, "risk": "read-only",
+ "profile": "netty", "command": ["/bin/echo", "ran"]}
+JSON
+echo "{\"profile_dir\": \"$ws/pd\"}" > "$ws/pd.json"
+expect_rc 1 $TC call --config "$ws/pd.json" --tools "$ws/nettools" peek '{}'
+grep -q "reaches the network" "$ws/.out" && ! grep -q "^ran" "$ws/.out" &&
+	ok "a read-only tool under a profile reaching the network is refused" ||
+	bad "read-only tool with a network profile: $(head -3 "$ws/.out")"
+
 # stage 3/4: json output mode, timeout kills the tree, exit statuses
 expect_rc 0 $C --json echo_json '{"text": "{\"a\": [1, 2]}"}'
 python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["status"]=="ok" and r["canonical"]=={"a":[1,2]}, r' "$ws/.out" \

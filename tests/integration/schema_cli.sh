@@ -60,6 +60,43 @@ expect format-asserted 1 sh -c "printf '%s\n' '\"2024-05-01T10:00:00Z\"' '\"soon
 [ "$(head -1 "$tmp/out")" = valid ] || { echo "FAIL format first"; fails=$((fails + 1)); }
 has format-asserted "$tmp/out" "must be a valid date-time"
 
+# a NUL byte in a line must not hide its newline: three lines, three verdicts
+printf '{"type":"integer"}' > "$tmp/int.json"
+expect nul-byte 1 sh -c "printf '1\\0000x\\n2\\n3\\n' | \"$TOOLCAGE\" schema validate \"$tmp/int.json\""
+[ "$(cat "$tmp/out")" = "$(printf 'invalid: /: not valid JSON: line 1 holds a NUL byte\nvalid\nvalid')" ] ||
+	{ echo "FAIL nul-byte output:"; cat "$tmp/out"; fails=$((fails + 1)); }
+
+# replay (cli_replay.c, same owner): a line that is not a call gets its own
+# bad_line row and the lines after it are still replayed; exit 2 at the end
+mkdir "$tmp/ws"
+printf '%s\n' '{"name":"list_dir","arguments":{"path":"."}}' 'garbage' '{"tool_calls":[]}' \
+	'{"tool_calls":[{"name":"list_dir"},5]}' '{"name":"list_dir"}' > "$tmp/calls.jsonl"
+printf 'x\000y\n{"name":"list_dir"}\n' >> "$tmp/calls.jsonl"
+expect replay-bad-lines 2 "$TOOLCAGE" replay --json --workspace "$tmp/ws" "$tmp/calls.jsonl"
+python3 - "$tmp/out" <<'PY' || { echo "FAIL replay-bad-lines rows:"; sed 's/^/  | /' "$tmp/out"; fails=$((fails + 1)); }
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+want = [("ok", None), ("bad_line", 2), ("bad_line", 3), ("ok", None), ("bad_line", 4),
+        ("ok", None), ("bad_line", 6), ("ok", None)]
+got = [(r["status"], r.get("line")) for r in rows[:-1]]
+assert got == want, got
+assert rows[-1]["summary"]["calls"] == 8 and rows[-1]["summary"]["failed"] == 4, rows[-1]
+PY
+python3 -c "import sys; sys.stdout.write('{\"name\":\"list_dir\",\"x\":\"' + 'a' * (65 << 20) + '\"}\n{\"name\":\"list_dir\"}\n')" > "$tmp/big.jsonl"
+expect replay-huge-line 2 "$TOOLCAGE" replay --workspace "$tmp/ws" "$tmp/big.jsonl"
+has replay-huge-line "$tmp/out" "bad_line               0  line 1: line longer than 64 MiB"
+has replay-huge-line "$tmp/out" "totals: 2 calls, 1 ok"
+rm -f "$tmp/big.jsonl"
+# A tool name is printed as the file wrote it: its control characters must
+# not reach the terminal (ESC ] 0 ; sets a terminal's title).
+printf '{"name":"x\\u001b]0;pwned\\u0007y","arguments":{}}\n' > "$tmp/esc.jsonl"
+expect replay-escape 0 "$TOOLCAGE" replay --workspace "$tmp/ws" "$tmp/esc.jsonl"
+if tr -d '\n' <"$tmp/out" | LC_ALL=C grep -q "$(printf '[\033\007]')"; then
+	echo "FAIL replay-escape: a control character reached the output"; fails=$((fails + 1))
+else
+	echo "ok   replay-escape"
+fi
+
 expect help 0 "$TOOLCAGE" schema validate --help
 has help "$tmp/out" "usage: toolcage schema validate"
 expect usage-no-args 2 "$TOOLCAGE" schema validate

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "manifest.h"
 #include "registry.h"
@@ -114,6 +115,42 @@ static void test_manifest_refuses_bad_name_through_define(void **state)
 {
 	(void)state;
 	expect_load_error("invalid/bad_name.json", "tool 'GrepFile': name must match");
+}
+
+/* Loads a manifest made of one risk and one profile from a temporary
+ * file. 0 loaded, -1 refused (err filled). */
+static int load_risk_profile(const char *risk, const char *profile, struct tc_error *err)
+{
+	char path[] = "/tmp/tc-test-manifest-XXXXXX.json";
+	int fd = mkstemps(path, 5);
+	assert_true(fd >= 0);
+	FILE *f = fdopen(fd, "w");
+	assert_non_null(f);
+	fprintf(f, "{\"name\":\"risky\",\"description\":\"Fetches a page for the tests.\","
+	        "\"parameters\":{\"type\":\"object\"},\"risk\":\"%s\",\"profile\":\"%s\","
+	        "\"command\":[\"/bin/true\"]}", risk, profile);
+	fclose(f);
+	memset(err, 0, sizeof *err);
+	struct tc_defined *d = manifest_load_file(path, SCHEMA_DRAFT_AUTO, err);
+	unlink(path);
+	tc_defined_unref(d);
+	return d ? 0 : -1;
+}
+
+/* The shipped profiles are named after risks: a manifest may not take a
+ * profile above its risk ("read-only" with the network profile ran with
+ * the network while quarantine and the domain allowlist passed it). */
+static void test_manifest_refuses_profile_above_its_risk(void **state)
+{
+	(void)state;
+	struct tc_error err;
+	assert_int_equal(load_risk_profile("read-only", "network", &err), -1);
+	assert_non_null(strstr(err.msg, "'profile' \"network\" is the sandbox of risk network"));
+	assert_int_equal(load_risk_profile("write", "destructive", &err), -1);
+	assert_int_equal(load_risk_profile("read-only", "write", &err), -1);
+	assert_int_equal(load_risk_profile("network", "network", &err), 0);
+	assert_int_equal(load_risk_profile("destructive", "read-only", &err), 0);
+	assert_int_equal(load_risk_profile("read-only", "my-profile", &err), 0);
 }
 
 static void test_manifest_refuses_missing_command(void **state)
@@ -345,22 +382,32 @@ static void test_template_refuses_nul_in_argv(void **state)
 	tc_defined_unref(d);
 }
 
+/* MAX_ARG_STRLEN (128 KiB) counts the element's NUL: 128 KiB - 1 bytes is
+ * the most execve takes; exactly 128 KiB failed there with E2BIG. */
 static void test_template_refuses_oversized_element(void **state)
 {
 	(void)state;
 	const char *cmd[] = { "/bin/cat", "{{path}}" };
 	struct tc_defined *d = tool_with(cmd, 2, NULL);
-	size_t n = MANIFEST_ARG_MAX + 1;
-	char *big = malloc(n + 1);
-	memset(big, 'a', n);
-	big[n] = '\0';
-	json_t *args = json_pack("{s:s}", "path", big);
-	struct manifest_call c;
-	struct tc_error err = { 0 };
-	assert_int_equal(manifest_expand(d, args, &c, &err), -1);
-	assert_non_null(strstr(err.msg, "the limit is"));
-	json_decref(args);
-	free(big);
+	for (size_t n = MANIFEST_ARG_MAX - 1; n <= MANIFEST_ARG_MAX + 1; n++) {
+		char *big = malloc(n + 1);
+		assert_non_null(big);
+		memset(big, 'a', n);
+		big[n] = '\0';
+		json_t *args = json_pack("{s:s}", "path", big);
+		struct manifest_call c;
+		struct tc_error err = { 0 };
+		if (n == MANIFEST_ARG_MAX - 1) {
+			assert_int_equal(manifest_expand(d, args, &c, &err), 0);
+			assert_int_equal(strlen(c.argv[1]), n);
+			manifest_call_release(&c);
+		} else {
+			assert_int_equal(manifest_expand(d, args, &c, &err), -1);
+			assert_non_null(strstr(err.msg, "the limit is 131071"));
+		}
+		json_decref(args);
+		free(big);
+	}
 	tc_defined_unref(d);
 }
 
@@ -415,6 +462,7 @@ int main(void)
 		cmocka_unit_test(test_manifest_refuses_placeholder_in_program),
 		cmocka_unit_test(test_manifest_refuses_unknown_risk_level),
 		cmocka_unit_test(test_manifest_refuses_bad_name_through_define),
+		cmocka_unit_test(test_manifest_refuses_profile_above_its_risk),
 		cmocka_unit_test(test_manifest_refuses_missing_command),
 		cmocka_unit_test(test_manifest_refuses_bad_json_with_position),
 		cmocka_unit_test(test_manifest_refuses_duplicate_keys),

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <setjmp.h>
+#include <math.h>
 #include <time.h>
 #include <cmocka.h>
 
@@ -367,13 +368,131 @@ static void test_catastrophic_regex_fails_fast(void **st)
 	double t0 = now_s();
 	json_t *j = parse_json(inst);
 	struct schema_result res;
-	assert_int_equal(schema_validate(s, j, &res, 0), 0);
+	assert_int_equal(schema_validate(s, j, &res, 0), -1);
 	assert_true(now_s() - t0 < 2.0);
 	assert_int_equal(res.count, 1);
 	assert_non_null(strstr(res.diags[0].message, "regex match limit"));
 	schema_result_release(&res);
 	json_decref(j);
 	schema_free(s);
+}
+
+/* Each value backtracks about 2^16 steps (under the match limit) and then
+ * matches: 30000 of them kept a validation busy for about 9 s. The pass's
+ * PCRE2 time is bounded as a whole. */
+static void test_regex_time_is_bounded_per_validation(void **st)
+{
+	(void)st;
+	struct schema *s = compile_ok("{\"items\":{\"pattern\":\"^(?:(a|a)*b|a*!)\"}}", AUTO);
+	json_t *arr = json_array();
+	for (int i = 0; i < 30000; i++)
+		json_array_append_new(arr, json_string("aaaaaaaaaaaaaaaa!"));
+	double t0 = now_s();
+	struct schema_result res;
+	assert_int_equal(schema_validate(s, arr, &res, 0), -1);
+	double took = now_s() - t0;
+	if (took > 5.0)
+		fail_msg("validation took %.1f s", took);
+	assert_int_equal(res.count, 1);
+	assert_non_null(strstr(res.diags[0].message, "the patterns took more than"));
+	schema_result_release(&res);
+	json_decref(arr);
+	schema_free(s);
+}
+
+/* The pattern matches "aaa...a!" through its second branch, but only after
+ * the first has backtracked past the match limit: an undecided match must
+ * not count as "no match", or 'not' and 'if' let the value through. */
+static void test_undecided_regex_is_not_a_non_match(void **st)
+{
+	(void)st;
+	static const char *const schemas[] = {
+		"{\"not\":{\"pattern\":\"^(?:(a|a)*b|a*!)\"}}",
+		"{\"if\":{\"pattern\":\"^(?:(a|a)*b|a*!)\"},\"then\":false}",
+		"{\"propertyNames\":{\"not\":{\"pattern\":\"^(?:(a|a)*b|a*!)\"}}}",
+		"{\"not\":{\"patternProperties\":{\"^(?:(a|a)*b|a*!)\":true},"
+		"\"additionalProperties\":false}}",
+	};
+	const char *str = "\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!\"";
+	char obj[128];
+	snprintf(obj, sizeof obj, "{%s:1}", str);
+	for (size_t i = 0; i < sizeof schemas / sizeof *schemas; i++) {
+		struct schema *s = compile_ok(schemas[i], AUTO);
+		json_t *j = parse_json(i < 2 ? str : obj);
+		struct schema_result res;
+		if (schema_validate(s, j, &res, 0) != -1 || schema_validate(s, j, NULL, 0) != -1)
+			fail_msg("undecided pattern let the value pass: %s", schemas[i]);
+		assert_int_equal(res.count, 1);
+		assert_non_null(strstr(res.diags[0].message, "regex match limit"));
+		schema_result_release(&res);
+		json_decref(j);
+		assert_int_equal(check_instance(s, i < 2 ? "\"aaa!\"" : "{\"aaa!\":1}"), 0);
+		schema_free(s);
+	}
+}
+
+/* The hash uniqueItems used to sort by (value_hash before this test was
+ * written): FNV-1a and a public, invertible mixer. Items [i, d_i] with d_i
+ * solved from i all shared one hash, and comparing within equal-hash runs
+ * made the check quadratic (40000 items: about 10 s). */
+static uint64_t old_mix(uint64_t h)
+{
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	return h ^ (h >> 33);
+}
+
+static uint64_t old_unmix(uint64_t h)
+{
+	uint64_t inv = 0xff51afd7ed558ccdULL;   /* Newton: inverse mod 2^64 */
+	for (int i = 0; i < 6; i++)
+		inv *= 2 - 0xff51afd7ed558ccdULL * inv;
+	h ^= h >> 33;
+	h *= inv;
+	return h ^ (h >> 33);
+}
+
+static uint64_t old_num_hash(double d)
+{
+	uint64_t bits;
+	memcpy(&bits, &d, sizeof bits);
+	return old_mix(bits ^ 0x1111);
+}
+
+/* Seconds to check n such items (and that they are unique). */
+static double time_colliding_items(size_t n)
+{
+	json_t *arr = json_array();
+	for (int i = 1; json_array_size(arr) < n; i++) {
+		uint64_t h1 = old_mix(0x2222 * 31 + old_num_hash((double)i));
+		uint64_t bits = old_unmix(0x123456789abcdef0ULL - h1 * 31) ^ 0x1111;
+		double d;
+		memcpy(&d, &bits, sizeof d);
+		if (!isfinite(d) || d == 0)
+			continue;
+		json_array_append_new(arr, json_pack("[i f]", i, d));
+	}
+	struct schema *s = compile_ok("{\"uniqueItems\":true}", AUTO);
+	double t0 = now_s();
+	assert_int_equal(schema_validate(s, arr, NULL, 0), 1);
+	double took = now_s() - t0;
+	json_array_append_new(arr, json_deep_copy(json_array_get(arr, n / 2)));
+	assert_int_equal(schema_validate(s, arr, NULL, 0), 0);
+	schema_free(s);
+	json_decref(arr);
+	return took;
+}
+
+/* 4 times the items: about 16 times the time when quadratic (6000 then
+ * 24000 items: 0.3 s, then 4 s), under 8 times for n log n. Only a check
+ * that is slow too fails, so that noise on a fast one (or valgrind's
+ * slowness on a linear one) does not. */
+static void test_unique_items_is_not_quadratic_on_colliding_items(void **st)
+{
+	(void)st;
+	double small = time_colliding_items(6000), big = time_colliding_items(24000);
+	if (big > 1.0 && big > 8 * small)
+		fail_msg("uniqueItems: 6000 items %.2f s, 24000 items %.2f s", small, big);
 }
 
 static void test_nested_one_of_over_shared_defs_is_linear(void **st)
@@ -440,6 +559,33 @@ static void test_formats_asserted_on_request(void **st)
 	}
 }
 
+/* RFC 3986's grammar, not a set of characters: '[' and ']' only around an
+ * IP literal that is one, '#' once, a port of digits. */
+static void test_format_uri_follows_rfc3986_grammar(void **st)
+{
+	(void)st;
+	static const char *const good[] = {
+		"\"http://[::1]:8080/a?b=c&d#e?/\"", "\"urn:isbn:1\"", "\"mailto:a@b.c\"",
+		"\"http://u:p@x:80/p?q#f\"", "\"http://[v1.x]/\"", "\"file:///etc/passwd\"",
+		"\"http://x/%41\"", "\"tag:a@b,2020:x\"",
+	};
+	static const char *const bad[] = {
+		"\"http://[::1\"", "\"http://[1::2::3]/\"", "\"http://x/#a#b\"",
+		"\"http://x:ab/\"", "\"http://x/a[b]\"", "\"http://x]y/\"", "\"http://[::1]x/\"",
+		"\"http://x/%4\"", "\"a:%\"", "\"http://x/ ?\"",
+	};
+	struct tc_error err;
+	struct schema *s = compile_opts("{\"format\":\"uri\"}", AUTO, true, &err);
+	assert_non_null(s);
+	for (size_t i = 0; i < sizeof good / sizeof *good; i++)
+		if (check_instance(s, good[i]) != 1)
+			fail_msg("uri should accept %s", good[i]);
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+		if (check_instance(s, bad[i]) != 0)
+			fail_msg("uri should reject %s", bad[i]);
+	schema_free(s);
+}
+
 static void test_unknown_format_refused_when_asserting(void **st)
 {
 	(void)st;
@@ -498,9 +644,13 @@ int main(void)
 		cmocka_unit_test(test_instance_deeper_than_limit_is_an_error),
 		cmocka_unit_test(test_schema_deeper_than_limit_is_refused),
 		cmocka_unit_test(test_catastrophic_regex_fails_fast),
+		cmocka_unit_test(test_undecided_regex_is_not_a_non_match),
+		cmocka_unit_test(test_regex_time_is_bounded_per_validation),
+		cmocka_unit_test(test_unique_items_is_not_quadratic_on_colliding_items),
 		cmocka_unit_test(test_nested_one_of_over_shared_defs_is_linear),
 		cmocka_unit_test(test_numeric_equality_across_int_and_real),
 		cmocka_unit_test(test_formats_asserted_on_request),
+		cmocka_unit_test(test_format_uri_follows_rfc3986_grammar),
 		cmocka_unit_test(test_unknown_format_refused_when_asserting),
 		cmocka_unit_test(test_validation_is_reentrant_across_schemas),
 	};

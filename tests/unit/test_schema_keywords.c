@@ -77,6 +77,20 @@ static void test_multiple_of_integers_and_decimals(void **st)
 	INVALID2("{\"multipleOf\":0.123456789}", "1e308");
 }
 
+/* The tolerance is 1e-9 of the quotient's integer, not 1e-9 of the quotient:
+ * 1000000000.5 is no multiple of 1, nor 3000000001.0 of 2. Large exact
+ * multiples still pass despite rounding. */
+static void test_multiple_of_large_decimals_is_not_lax(void **st)
+{
+	(void)st;
+	INVALID2("{\"multipleOf\":1}", "1000000000.5");
+	INVALID2("{\"multipleOf\":2}", "3000000001.0");
+	INVALID2("{\"multipleOf\":0.01}", "10000000.005", "123456789.015");
+	VALID2("{\"multipleOf\":0.01}", "10000000.05", "123456789.01", "9999999999999.99");
+	VALID2("{\"multipleOf\":0.1}", "123456789.3", "99999999999999.9");
+	VALID2("{\"multipleOf\":2}", "3000000002.0");
+}
+
 static void test_maximum_and_minimum_are_inclusive(void **st)
 {
 	(void)st;
@@ -168,6 +182,37 @@ static void test_unique_items_on_long_arrays(void **st)
 	strcat(big, "]");
 	VALID2("{\"uniqueItems\":true}", big);
 	INVALID2("{\"uniqueItems\":true}", dup);
+}
+
+/* Past 16 items uniqueItems sorts canonical texts instead of comparing
+ * pairs: each pair must get the verdict it gets in a short array. */
+static void test_unique_items_long_path_agrees_with_pairwise(void **st)
+{
+	(void)st;
+	static const struct { const char *a, *b; int equal; } pairs[] = {
+		{ "1", "1.0", 1 }, { "0", "-0.0", 1 }, { "1e2", "100", 1 }, { "0.1", "0.10", 1 },
+		{ "9007199254740993", "9007199254740992", 0 }, { "9223372036854775807", "9.3e18", 0 },
+		{ "-9223372036854775808", "-9223372036854775808.0", 1 }, { "1e300", "1e300", 1 },
+		{ "0.1", "0.2", 0 }, { "1", "\"1\"", 0 }, { "0", "false", 0 }, { "null", "false", 0 },
+		{ "\"s1:a\"", "\"a\"", 0 }, { "\"#1;\"", "1", 0 }, { "\"ab\"", "\"a\"", 0 },
+		{ "{\"a\":1,\"b\":[1,{\"c\":2}]}", "{\"b\":[1.0,{\"c\":2.0}],\"a\":1}", 1 },
+		{ "{\"a\":1,\"b\":2}", "{\"a\":2,\"b\":1}", 0 }, { "{\"ab\":1}", "{\"a\":1,\"b\":1}", 0 },
+		{ "[\"a\",\"b\"]", "[\"ab\"]", 0 }, { "[[1],[2]]", "[[1,2]]", 0 }, { "[1,2]", "[2,1]", 0 },
+		{ "{}", "[]", 0 }, { "\"\"", "[]", 0 },
+	};
+	struct schema *sc = compile_ok("{\"uniqueItems\":true}", D20);
+	for (size_t i = 0; i < sizeof pairs / sizeof *pairs; i++) {
+		char shortarr[256], longarr[512];
+		snprintf(shortarr, sizeof shortarr, "[%s,%s]", pairs[i].a, pairs[i].b);
+		snprintf(longarr, sizeof longarr, "[\"f1\",\"f2\",\"f3\",\"f4\",\"f5\",\"f6\",\"f7\",\"f8\","
+		         "\"f9\",\"f10\",%s,\"f11\",\"f12\",\"f13\",\"f14\",\"f15\",\"f16\",%s]",
+		         pairs[i].a, pairs[i].b);
+		int want = !pairs[i].equal;
+		if (check_instance(sc, shortarr) != want || check_instance(sc, longarr) != want)
+			fail_msg("%s and %s: expected %s", pairs[i].a, pairs[i].b,
+			         pairs[i].equal ? "equal" : "different");
+	}
+	schema_free(sc);
 }
 
 static void test_contains_needs_one_match(void **st)
@@ -406,6 +451,7 @@ int main(void)
 		cmocka_unit_test(test_enum_uses_json_equality),
 		cmocka_unit_test(test_const_ignores_key_order_and_number_form),
 		cmocka_unit_test(test_multiple_of_integers_and_decimals),
+		cmocka_unit_test(test_multiple_of_large_decimals_is_not_lax),
 		cmocka_unit_test(test_maximum_and_minimum_are_inclusive),
 		cmocka_unit_test(test_exclusive_bounds_take_numbers),
 		cmocka_unit_test(test_string_lengths_count_code_points),
@@ -415,6 +461,7 @@ int main(void)
 		cmocka_unit_test(test_min_and_max_items),
 		cmocka_unit_test(test_unique_items_uses_json_equality),
 		cmocka_unit_test(test_unique_items_on_long_arrays),
+		cmocka_unit_test(test_unique_items_long_path_agrees_with_pairwise),
 		cmocka_unit_test(test_contains_needs_one_match),
 		cmocka_unit_test(test_min_and_max_contains_count_matches),
 		cmocka_unit_test(test_min_and_max_properties),
