@@ -7,6 +7,11 @@
 
 #include "builtin_lint.h"
 #include "registry.h"
+#include "tools/fs/fs.h"
+
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
 
 #define T(name) cmocka_unit_test_setup_teardown(name, ws_setup, ws_teardown)
 
@@ -101,6 +106,71 @@ static void test_read_file_repairs_invalid_utf8(void **state)
 	assert_string_equal(json_string_value(json_array_get(lines, 0)), "caf\xef\xbf\xbd");
 }
 
+/* The builtin's whole result (canonical as compact JSON, plus render) must
+ * stay under the 16 MiB the pipeline allows, or the call is killed and the
+ * model gets nothing; the file is under the 10 MiB cap and the limit is in
+ * range, so the tool must cut the answer itself and say where to go on. */
+static size_t result_bytes(struct ws *w)
+{
+	return json_dumpb(w->out.canonical, NULL, 0, JSON_COMPACT) + strlen(w->out.render);
+}
+
+static void test_read_file_answer_stays_under_result_cap(void **state)
+{
+	struct ws *w = *state;
+	static char line[2000];
+	memset(line, '\x01', sizeof line - 1);   /* 6 bytes each once JSON-escaped */
+	line[sizeof line - 1] = '\n';
+	int fd = open(ws_path(w, "ctl.txt"), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	assert_true(fd >= 0);
+	for (int i = 0; i < 5000; i++)
+		assert_int_equal(write(fd, line, sizeof line), (ssize_t)sizeof line);
+	close(fd);
+	int rc = ws_call(w, "read_file", "{\"path\": \"ctl.txt\", \"limit\": 20000}");
+	assert_ok(w, rc);
+	assert_true(result_bytes(w) < (12u << 20));
+	assert_true(out_true(w, "truncated"));
+	json_int_t kept = (json_int_t)json_array_size(json_object_get(w->out.canonical, "lines"));
+	assert_true(kept > 0 && kept < 5000);
+	assert_int_equal(out_int(w, "next_offset"), kept + 1);
+	assert_render_has(w, "size cap");
+}
+
+static void test_read_many_files_answer_stays_under_result_cap(void **state)
+{
+	struct ws *w = *state;
+	static char data[(1u << 20) - 16];
+	memset(data, '\x02', sizeof data);
+	for (size_t i = 999; i < sizeof data; i += 1000)
+		data[i] = '\n';
+	ws_write_n(w, "a.txt", data, sizeof data);
+	char args[512] = "{\"paths\": [";
+	for (int i = 0; i < 20; i++)
+		strcat(args, i ? ", \"a.txt\"" : "\"a.txt\"");
+	strcat(args, "]}");
+	int rc = ws_call(w, "read_many_files", args);
+	assert_ok(w, rc);
+	assert_true(result_bytes(w) < (12u << 20));
+	json_t *last = json_array_get(json_object_get(w->out.canonical, "files"), 19);
+	assert_true(json_is_true(json_object_get(last, "truncated")));
+}
+
+/* The description said each file is "cut at 1 MiB", but a larger file is
+ * refused: the refusal must point to the tool that reads it. */
+static void test_read_many_files_large_file_points_to_read_file(void **state)
+{
+	struct ws *w = *state;
+	static char data[(1u << 20) + 1];
+	memset(data, 'x', sizeof data);
+	ws_write_n(w, "big.txt", data, sizeof data);
+	ws_write(w, "small.txt", "ok\n");
+	int rc = ws_call(w, "read_many_files", "{\"paths\": [\"big.txt\", \"small.txt\"]}");
+	assert_ok(w, rc);
+	json_t *big = json_array_get(json_object_get(w->out.canonical, "files"), 0);
+	assert_string_equal(json_string_value(json_object_get(big, "error")), "too_large");
+	assert_render_has(w, "read_file reads files up to 10 MiB");
+}
+
 static void test_read_file_refuses_directory(void **state)
 {
 	struct ws *w = *state;
@@ -129,6 +199,22 @@ static void test_read_file_refuses_fifo_without_hanging(void **state)
 }
 
 /* ---- path rules (shown through read_file; every tool shares them) ------- */
+
+/* open() of a unix socket fails with ENXIO: that read "cannot use ...: No
+ * such device or address" (code io) rather than what the entry is. */
+static void test_read_file_socket_says_not_regular(void **state)
+{
+	struct ws *w = *state;
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	snprintf(sa.sun_path, sizeof sa.sun_path, "%s", ws_path(w, "sock"));
+	int sfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	assert_true(sfd >= 0);
+	assert_int_equal(bind(sfd, (struct sockaddr *)&sa, sizeof sa), 0);
+	int rc = ws_call(w, "read_file", "{\"path\": \"sock\"}");
+	close(sfd);
+	assert_error(w, rc, "not_regular");
+	assert_render_has(w, "socket");
+}
 
 static void test_path_refuses_absolute(void **state)
 {
@@ -410,6 +496,42 @@ static void test_tree_entry_cap_says_left_out(void **state)
 	assert_render_has(w, "more were left out");
 }
 
+/* 2500 symlinks with 4000-byte targets: a listing within max_entries that
+ * passed the pipeline's 16 MiB result limit, so the call was killed. */
+static void make_long_links(struct ws *w)
+{
+	static char target[4001];
+	memset(target, 'x', sizeof target - 1);
+	for (int i = 0; i < 2500; i++) {
+		char name[16];
+		snprintf(name, sizeof name, "l%04d", i);
+		assert_int_equal(symlinkat(target, w->fd, name), 0);
+	}
+}
+
+static void test_list_dir_answer_stays_under_result_cap(void **state)
+{
+	struct ws *w = *state;
+	make_long_links(w);
+	int rc = ws_call(w, "list_dir", "{\"max_entries\": 5000}");
+	assert_ok(w, rc);
+	assert_true(result_bytes(w) < (12u << 20));
+	assert_true(out_true(w, "truncated"));
+	assert_int_equal(out_int(w, "count") + out_int(w, "left_out"), 2500);
+	assert_render_has(w, "at the answer's size cap");
+}
+
+static void test_tree_answer_stays_under_result_cap(void **state)
+{
+	struct ws *w = *state;
+	make_long_links(w);
+	int rc = ws_call(w, "tree", "{\"max_entries\": 5000}");
+	assert_ok(w, rc);
+	assert_true(result_bytes(w) < (12u << 20));
+	assert_true(out_true(w, "truncated"));
+	assert_render_has(w, "at the answer's size cap");
+}
+
 /* ---- search_text -------------------------------------------------------- */
 
 static void test_search_text_finds_lines(void **state)
@@ -506,6 +628,82 @@ static void test_search_text_bounds_backtracking(void **state)
 	assert_render_has(w, "too much regex backtracking");
 }
 
+/* Messages quote paths cut at a byte count, and names from disk may be any
+ * bytes: jansson refuses invalid UTF-8, and the call answered "the tool
+ * ran out of memory" instead of the real refusal. */
+static void test_error_message_cut_inside_a_character_stays_valid(void **state)
+{
+	struct ws *w = *state;
+	char args[1024] = "{\"path\": \"/";
+	for (int i = 0; i < 150; i++)
+		strcat(args, "\u00e9");   /* 2 bytes each: the %.200s cut splits one */
+	strcat(args, "\"}");
+	int rc = ws_call(w, "read_file", args);
+	assert_error(w, rc, "absolute_path");
+}
+
+static void test_search_text_reports_non_utf8_file_names(void **state)
+{
+	struct ws *w = *state;
+	ws_write(w, "caf\xe9.txt", "a match here\n");
+	int rc = ws_call(w, "search_text", "{\"pattern\": \"match\"}");
+	assert_ok(w, rc);
+	assert_int_equal(out_int(w, "count"), 1);
+	json_t *m = json_array_get(json_object_get(w->out.canonical, "matches"), 0);
+	assert_string_equal(json_string_value(json_object_get(m, "path")), "caf\xef\xbf\xbd.txt");
+}
+
+static void test_missing_path_nearby_names_not_utf8(void **state)
+{
+	struct ws *w = *state;
+	ws_write(w, "caf\xe9", "");
+	int rc = ws_call(w, "read_file", "{\"path\": \"cafe\"}");
+	assert_error(w, rc, "not_found");
+	json_t *nearby = json_object_get(w->out.canonical, "nearby");
+	assert_int_equal(json_array_size(nearby), 1);
+	assert_string_equal(json_string_value(json_array_get(nearby, 0)), "caf\xef\xbf\xbd");
+}
+
+/* A pattern that backtracks to the limit on every line costs ~10 ms a
+ * line: without a time budget the call ran into the supervisor's kill and
+ * every match found was lost. */
+static void test_search_text_stops_at_its_time_budget(void **state)
+{
+	struct ws *w = *state;
+	static char data[1500 * 30];   /* ~15 s of backtracking in all */
+	for (size_t i = 0; i < sizeof data; i += 30) {
+		memset(data + i, 'a', 28);
+		data[i + 28] = '!';
+		data[i + 29] = '\n';
+	}
+	ws_write_n(w, "evil.txt", data, sizeof data);
+	w->ctx.timeout_ms = 1000;   /* a budget of 900 ms */
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	int rc = ws_call(w, "search_text", "{\"pattern\": \"^(a|aa)+$\"}");
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	assert_ok(w, rc);
+	long ms = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
+	assert_true(ms < 5000);   /* slack for sanitizers and valgrind */
+	assert_true(out_true(w, "truncated"));
+	json_t *caps = json_object_get(w->out.canonical, "caps_hit");
+	bool time_cap = false;
+	size_t i;
+	json_t *v;
+	json_array_foreach(caps, i, v)
+		time_cap |= !strcmp(json_string_value(v), "time");
+	assert_true(time_cap);
+	assert_render_has(w, "near the call's time limit");
+}
+
+static void test_search_text_refuses_fifo_path(void **state)
+{
+	struct ws *w = *state;
+	assert_int_equal(mkfifo(ws_path(w, "pipe"), 0644), 0);
+	int rc = ws_call(w, "search_text", "{\"pattern\": \"x\", \"path\": \"pipe\"}");
+	assert_error(w, rc, "not_regular");
+}
+
 static void test_search_text_single_file(void **state)
 {
 	struct ws *w = *state;
@@ -585,6 +783,17 @@ static void test_list_roots_reports_workspace(void **state)
 	assert_render_has(w, "relative to the workspace");
 }
 
+static void test_list_roots_repairs_non_utf8_workspace_path(void **state)
+{
+	struct ws *w = *state;
+	w->ctx.workspace = "/home/caf\xe9/project";   /* only shown, never opened */
+	int rc = ws_call(w, "list_roots", "{}");
+	assert_ok(w, rc);
+	json_t *root = json_array_get(json_object_get(w->out.canonical, "roots"), 0);
+	assert_string_equal(json_string_value(json_object_get(root, "path")),
+	                    "/home/caf\xef\xbf\xbd/project");
+}
+
 /* ---- the plugin --------------------------------------------------------- */
 
 static void test_every_fs_tool_defines(void **state)
@@ -649,6 +858,75 @@ static void test_fs_descriptions_pass_strict_lint(void **state)
 	assert_int_equal(builtin_lint_findings(&tc_fs_plugin), 0);
 }
 
+/* ---- a directory over the scan cap (one workspace for the group) --------- */
+
+/* On tmpfs, readdir returns the newest entry first: the names created
+ * first are the last read, which is where a listing that kept the first
+ * FS_DIR_SCAN_MAX entries read lost them. tmpfs also makes the
+ * FS_DIR_SCAN_MAX + 10 files quick to create. */
+static int big_setup(void **state)
+{
+	struct ws *w = calloc(1, sizeof *w);
+	if (!w)
+		return -1;
+	snprintf(w->dir, sizeof w->dir, "/dev/shm/tc-fs-big-XXXXXX");
+	snprintf(w->outside, sizeof w->outside, "/dev/shm/tc-fs-out-XXXXXX");
+	if (!mkdtemp(w->dir)) {   /* no /dev/shm: slower, and in hash order */
+		snprintf(w->dir, sizeof w->dir, "/tmp/tc-fs-big-XXXXXX");
+		snprintf(w->outside, sizeof w->outside, "/tmp/tc-fs-out-XXXXXX");
+		if (!mkdtemp(w->dir))
+			return -1;
+	}
+	if (!mkdtemp(w->outside))
+		return -1;
+	w->fd = open(w->dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (w->fd < 0 || mkdirat(w->fd, "big", 0755) < 0)
+		return -1;
+	w->ctx = (struct tc_tool_ctx){
+		.workspace_fd = w->fd, .workspace = w->dir, .timeout_ms = 30000, .max_render = 100000,
+	};
+	int dfd = openat(w->fd, "big", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	for (int i = 0; dfd >= 0 && i < FS_DIR_SCAN_MAX + 10; i++) {
+		char name[16];
+		snprintf(name, sizeof name, "f%06d", i);
+		int fd = openat(dfd, name, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+		if (fd < 0)
+			return -1;
+		close(fd);
+	}
+	int fd = dfd >= 0 ? openat(dfd, "zz.c", O_WRONLY | O_CREAT | O_CLOEXEC, 0644) : -1;
+	if (fd < 0 || write(fd, "needle\n", 7) != 7)
+		return -1;
+	close(fd);
+	close(dfd);
+	*state = w;
+	return 0;
+}
+
+static void test_list_dir_over_scan_cap_shows_first_names(void **state)
+{
+	struct ws *w = *state;
+	int rc = ws_call(w, "list_dir", "{\"path\": \"big\", \"max_entries\": 3}");
+	assert_ok(w, rc);
+	assert_string_equal(w->out.render, "f000000  0 bytes\nf000001  0 bytes\nf000002  0 bytes\n"
+	                    "[3 entries shown; at least 100008 more were left out: list a subdirectory, "
+	                    "or raise max_entries or lower depth]\n");
+	assert_int_equal(out_int(w, "left_out"), FS_DIR_SCAN_MAX + 8);
+}
+
+static void test_search_text_over_scan_cap_says_so(void **state)
+{
+	struct ws *w = *state;
+	int rc = ws_call(w, "search_text", "{\"pattern\": \"needle\", \"path\": \"big\", \"glob\": \"*.c\"}");
+	assert_ok(w, rc);
+	/* zz.c sorts after the first FS_DIR_SCAN_MAX names: not searched, and
+	 * the answer must not pass for a full one. */
+	assert_true(out_true(w, "truncated"));
+	json_t *caps = json_object_get(w->out.canonical, "caps_hit");
+	assert_string_equal(json_string_value(json_array_get(caps, 0)), "dir_entries");
+	assert_render_has(w, "only the first 100000 by name were searched");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -659,9 +937,13 @@ int main(void)
 		T(test_read_file_refuses_file_over_cap),
 		T(test_read_file_cuts_long_lines),
 		T(test_read_file_repairs_invalid_utf8),
+		T(test_read_file_answer_stays_under_result_cap),
+		T(test_read_many_files_answer_stays_under_result_cap),
+		T(test_read_many_files_large_file_points_to_read_file),
 		T(test_read_file_refuses_directory),
 		T(test_read_file_empty_file),
 		T(test_read_file_refuses_fifo_without_hanging),
+		T(test_read_file_socket_says_not_regular),
 		T(test_path_refuses_absolute),
 		T(test_path_refuses_dotdot_escape),
 		T(test_path_allows_dotdot_inside),
@@ -681,21 +963,34 @@ int main(void)
 		T(test_list_dir_does_not_walk_symlinked_dir),
 		T(test_tree_nests_children_to_depth),
 		T(test_tree_entry_cap_says_left_out),
+		T(test_list_dir_answer_stays_under_result_cap),
+		T(test_tree_answer_stays_under_result_cap),
 		T(test_search_text_finds_lines),
 		T(test_search_text_glob_and_ignore_case),
 		T(test_search_text_skips_binary_git_and_links_out),
 		T(test_search_text_max_matches_says_cap),
 		T(test_search_text_refuses_invalid_regex),
 		T(test_search_text_bounds_backtracking),
+		T(test_error_message_cut_inside_a_character_stays_valid),
+		T(test_search_text_reports_non_utf8_file_names),
+		T(test_missing_path_nearby_names_not_utf8),
+		T(test_search_text_stops_at_its_time_budget),
+		T(test_search_text_refuses_fifo_path),
 		T(test_search_text_single_file),
 		T(test_search_text_missing_path_lists_nearby),
 		T(test_file_info_reports_fields),
 		T(test_file_info_describes_symlinks),
 		T(test_file_info_workspace_root_and_missing),
 		T(test_list_roots_reports_workspace),
+		T(test_list_roots_repairs_non_utf8_workspace_path),
 		cmocka_unit_test(test_every_fs_tool_defines),
 		cmocka_unit_test(test_fs_plugin_loads_and_risks),
 		cmocka_unit_test(test_fs_descriptions_pass_strict_lint),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	const struct CMUnitTest big_dir_tests[] = {
+		cmocka_unit_test(test_list_dir_over_scan_cap_shows_first_names),
+		cmocka_unit_test(test_search_text_over_scan_cap_says_so),
+	};
+	int failed = cmocka_run_group_tests(tests, NULL, NULL);
+	return failed + cmocka_run_group_tests(big_dir_tests, big_setup, ws_teardown);
 }

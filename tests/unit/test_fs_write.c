@@ -497,6 +497,75 @@ static void test_move_path_refuses_replacing_nonempty_dir(void **state)
 	assert_true(ws_exists(w, "src"));
 }
 
+/* Names from disk may be any bytes; quoting one in the refusal made the
+ * message invalid UTF-8, jansson refused it, and the model was told the
+ * tool ran out of memory. */
+static void test_delete_path_not_empty_with_non_utf8_name(void **state)
+{
+	struct ws *w = *state;
+	ws_mkdir(w, "d");
+	ws_write(w, "d/caf\xe9", "x");
+	int rc = ws_call(w, "delete_path", "{\"path\": \"d\"}");
+	assert_error(w, rc, "not_empty");
+	assert_render_has(w, "caf\xef\xbf\xbd");
+	assert_int_equal(out_int(w, "entries"), 1);
+	assert_true(ws_exists(w, "d/caf\xe9"));
+}
+
+static void test_move_path_escape_gets_no_make_dir_hint(void **state)
+{
+	struct ws *w = *state;
+	ws_write(w, "a.txt", "x");
+	assert_int_equal(symlink(w->outside, ws_path(w, "out")), 0);
+	int rc = ws_call(w, "move_path", "{\"source\": \"a.txt\", \"destination\": \"out/a.txt\"}");
+	assert_error(w, rc, "outside_workspace");
+	assert_null(strstr(w->out.render, "make_dir"));
+}
+
+/* The write profiles' seccomp filter refuses setting setuid/setgid, so
+ * keeping them failed every write to such a file ("permission"); a plain
+ * write() clears them too. */
+static void test_write_file_clears_setuid_and_keeps_permissions(void **state)
+{
+	struct ws *w = *state;
+	ws_write(w, "tool.sh", "old\n");
+	assert_int_equal(chmod(ws_path(w, "tool.sh"), 06750), 0);
+	int rc = ws_call(w, "write_file", "{\"path\": \"tool.sh\", \"content\": \"new\\n\"}");
+	assert_ok(w, rc);
+	assert_int_equal(mode_of(w, "tool.sh"), 0750);
+	assert_render_has(w, "setuid/setgid bits were cleared");
+	rc = ws_call(w, "write_file", "{\"path\": \"tool.sh\", \"content\": \"again\\n\"}");
+	assert_ok(w, rc);
+	assert_null(strstr(w->out.render, "setuid"));
+}
+
+static void test_edit_file_clears_setuid_and_keeps_permissions(void **state)
+{
+	struct ws *w = *state;
+	ws_write(w, "tool.sh", "echo old\n");
+	assert_int_equal(chmod(ws_path(w, "tool.sh"), 04755), 0);
+	int rc = ws_call(w, "edit_file", "{\"path\": \"tool.sh\", \"old_text\": \"old\", \"new_text\": \"new\"}");
+	assert_ok(w, rc);
+	assert_int_equal(mode_of(w, "tool.sh"), 0755);
+	assert_render_has(w, "setuid/setgid bits were cleared");
+}
+
+/* Trailing slashes were dropped, so "notes/" created or replaced a file
+ * named notes; open(2) refuses a file path that ends in "/". */
+static void test_write_file_refuses_trailing_slash(void **state)
+{
+	struct ws *w = *state;
+	int rc = ws_call(w, "write_file", "{\"path\": \"notes/\", \"content\": \"x\"}");
+	assert_error(w, rc, "is_directory");
+	assert_false(ws_exists(w, "notes"));
+	ws_write(w, "a.txt", "old");
+	rc = ws_call(w, "edit_file", "{\"path\": \"a.txt/\", \"old_text\": \"old\", \"new_text\": \"new\"}");
+	assert_error(w, rc, "is_directory");
+	char *got = ws_read(w, "a.txt");
+	assert_string_equal(got, "old");
+	free(got);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -531,6 +600,11 @@ int main(void)
 		T(test_move_path_refuses_root_and_escape),
 		T(test_move_path_refuses_dir_into_itself),
 		T(test_move_path_refuses_replacing_nonempty_dir),
+		T(test_delete_path_not_empty_with_non_utf8_name),
+		T(test_move_path_escape_gets_no_make_dir_hint),
+		T(test_write_file_clears_setuid_and_keeps_permissions),
+		T(test_edit_file_clears_setuid_and_keeps_permissions),
+		T(test_write_file_refuses_trailing_slash),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -29,7 +29,13 @@
 #define FS_BINARY_PROBE 8192u        /* bytes looked at for a NUL (binary) */
 #define FS_NEARBY_MAX 10             /* names suggested for a missing path */
 #define FS_NEARBY_SCAN 4096          /* directory entries looked at for them */
-#define FS_DIR_SCAN_MAX 100000       /* entries read from one directory */
+#define FS_DIR_SCAN_MAX 100000       /* names of one directory a walk holds */
+#define FS_DIR_READ_MAX 1000000      /* entries read (counted) from one directory */
+/* Bytes of file text or names one read_file, read_many_files, list_dir or
+ * tree answer carries, counted as JSON-escaped in canonical plus raw in
+ * render: the pipeline kills a builtin whose result passes 16 MiB
+ * (RESULT_LIMIT in supervisor/execute.c), which would lose the answer. */
+#define FS_RESULT_BUDGET (6u << 20)
 #define FS_LINE_RENDER_MAX 2000      /* bytes of one line shown in render */
 
 /* ---- a growable text buffer -------------------------------------------- */
@@ -50,6 +56,10 @@ void fs_buf_printf(struct fs_buf *b, const char *fmt, ...) __attribute__((format
  * allocation failure (b is released either way). */
 char *fs_buf_take(struct fs_buf *b);
 void fs_buf_release(struct fs_buf *b);
+
+/* Bytes s[0..n) takes as a JSON string (quotes and escapes included):
+ * control bytes become \u00XX, six times their size. */
+size_t fs_json_cost(const char *s, size_t n);
 
 /* ---- errors and results ------------------------------------------------ */
 
@@ -143,10 +153,12 @@ int fs_atomic_write(int dirfd, const char *name, const void *data, size_t len, m
 const char *fs_type_name(mode_t mode);
 /* RFC 3339 UTC ("2024-05-01T12:00:00Z") into buf (>= 32 bytes). */
 void fs_rfc3339(const struct timespec *ts, char *buf, size_t size);
-/* Sorted names of a directory fd (borrowed, not closed). At most cap;
- * *more says more were left out. Names are malloc'd; free with
- * fs_names_free. 0, or -errno. */
-int fs_list_names(int dirfd, size_t cap, char ***names, size_t *n, bool *more);
+/* The cap smallest names of a directory fd (borrowed, not closed), sorted,
+ * out of every entry but "." and "..": *total gets how many entries there
+ * are (reading stops at FS_DIR_READ_MAX, so that many means "at least").
+ * cap may be 0 to count only. Names are malloc'd; free with fs_names_free.
+ * 0, or -errno. */
+int fs_list_names(int dirfd, size_t cap, char ***names, size_t *n, size_t *total);
 void fs_names_free(char **names, size_t n);
 
 /* ---- the tools (fs_plugin.c lists them) -------------------------------- */

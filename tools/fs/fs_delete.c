@@ -40,9 +40,8 @@ static void rm_note_error(struct rm *s, const char *path, int errnum)
 static void rm_contents(int dirfd, const char *prefix, int depth, struct rm *s)
 {
 	char **names;
-	size_t n;
-	bool more;
-	int lrc = fs_list_names(dirfd, FS_DIR_SCAN_MAX, &names, &n, &more);
+	size_t n, total;
+	int lrc = fs_list_names(dirfd, FS_DIR_SCAN_MAX, &names, &n, &total);
 	if (lrc < 0) {
 		rm_note_error(s, prefix, -lrc);
 		return;
@@ -90,21 +89,21 @@ static json_t *not_empty_error(int parentfd, const struct fs_path *p)
 {
 	int fd = openat(parentfd, p->last, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	char **names = NULL;
-	size_t n = 0;
-	bool more = false;
+	size_t n = 0, total = 0;
 	if (fd >= 0) {
-		fs_list_names(fd, FS_NEARBY_SCAN, &names, &n, &more);
+		if (fs_list_names(fd, RM_NAMES_SHOWN, &names, &n, &total) < 0)
+			n = total = 0;
 		close(fd);
 	}
 	struct fs_buf b = FS_BUF_INIT;
-	for (size_t i = 0; i < n && i < RM_NAMES_SHOWN; i++)
+	for (size_t i = 0; i < n; i++)
 		fs_buf_printf(&b, "%s%s", i ? ", " : "", names[i]);
 	char *shown = fs_buf_take(&b);
 	json_t *err = fs_error("not_empty", "\"%s\" is a directory that is not empty (%s%zu entr%s, e.g. "
 	                       "%s); to delete it and everything in it, call delete_path again with "
-	                       "recursive true", p->rel, more ? "more than " : "", n, n == 1 ? "y" : "ies",
-	                       shown ? shown : "?");
-	json_object_set_new(err, "entries", json_integer((json_int_t)n));
+	                       "recursive true", p->rel, total >= FS_DIR_READ_MAX ? "at least " : "", total,
+	                       total == 1 ? "y" : "ies", shown ? shown : "?");
+	json_object_set_new(err, "entries", json_integer((json_int_t)total));
 	free(shown);
 	fs_names_free(names, n);
 	return err;
@@ -257,7 +256,8 @@ int fs_move_path_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_out
 		goto out;
 	}
 	if ((ddir = fs_open_parent(ctx, &dst, &err)) < 0) {
-		fs_error_hint(err, "The destination's directory must exist; create it with make_dir first.");
+		if (err && !strcmp(json_string_value(json_object_get(err, "error")), "not_found"))
+			fs_error_hint(err, "The destination's directory must exist; create it with make_dir first.");
 		rc = fs_fail(out, err);
 		goto out;
 	}

@@ -18,10 +18,12 @@ struct walk {
 	size_t cap;         /* most entries to take */
 	size_t left_out;    /* entries seen but not taken (a lower bound) */
 	int max_depth;      /* 1 = the directory's own entries only */
+	size_t bytes;       /* what the entries taken add to the answer */
+	bool full;          /* stopped at FS_RESULT_BUDGET */
 	bool oom;
 };
 
-static json_t *walk_dir(int dirfd, int depth, struct walk *w);
+static json_t *walk_dir(int dirfd, int depth, size_t prefix_cost, struct walk *w);
 
 /* The entry name as valid UTF-8 (names are bytes; JSON wants text). */
 static json_t *name_json(const char *name)
@@ -32,10 +34,16 @@ static json_t *name_json(const char *name)
 	return j;
 }
 
-static json_t *entry_json(int dirfd, const char *name, int depth, struct walk *w)
+/* prefix_cost: what the path of dirfd adds to each entry's (list_dir's
+ * flat paths repeat it). Long names and link targets, all control bytes,
+ * made a capped listing pass the pipeline's result limit. */
+static json_t *entry_json(int dirfd, const char *name, int depth, size_t prefix_cost,
+                          struct walk *w)
 {
 	struct stat st;
 	json_t *e = json_object();
+	size_t name_cost = fs_json_cost(name, strlen(name));
+	w->bytes += 2 * (prefix_cost + name_cost) + 64;
 	if (!e || json_object_set_new(e, "name", name_json(name)))
 		goto oom;
 	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
@@ -50,8 +58,10 @@ static json_t *entry_json(int dirfd, const char *name, int depth, struct walk *w
 		char target[PATH_MAX];
 		ssize_t n = readlinkat(dirfd, name, target, sizeof target - 1);
 		char *clean = n >= 0 ? utf8_sanitize(target, (size_t)n, true, NULL) : NULL;
-		if (clean)
+		if (clean) {
 			json_object_set_new(e, "link_target", json_string(clean));
+			w->bytes += 2 * fs_json_cost(target, (size_t)n);
+		}
 		free(clean);
 	}
 	/* .git holds thousands of objects nobody wants listed; it is shown but
@@ -65,7 +75,7 @@ static json_t *entry_json(int dirfd, const char *name, int depth, struct walk *w
 		json_object_set_new(e, "error", json_string(strerror(errno)));
 		return e;
 	}
-	json_t *children = walk_dir(sub, depth + 1, w);
+	json_t *children = walk_dir(sub, depth + 1, prefix_cost + name_cost, w);
 	close(sub);
 	if (!children || json_object_set_new(e, "children", children))
 		goto oom;
@@ -76,27 +86,28 @@ oom:
 	return NULL;
 }
 
-static json_t *walk_dir(int dirfd, int depth, struct walk *w)
+static json_t *walk_dir(int dirfd, int depth, size_t prefix_cost, struct walk *w)
 {
 	char **names;
-	size_t n;
-	bool more;
+	size_t n, total;
 	json_t *arr = json_array();
 	if (!arr) {
 		w->oom = true;
 		return NULL;
 	}
-	if (fs_list_names(dirfd, FS_DIR_SCAN_MAX, &names, &n, &more) < 0)
+	/* Only as many names as the entry budget has room for: the smallest,
+	 * so what is shown is the true start of the sorted listing. */
+	if (fs_list_names(dirfd, w->full ? 0 : w->cap - w->count, &names, &n, &total) < 0)
 		return arr;   /* unreadable: shown as empty; the entry has no error to add */
-	if (more)
-		w->left_out++;
+	w->left_out += total - n;
 	for (size_t i = 0; i < n && !w->oom; i++) {
-		if (w->count >= w->cap) {
+		w->full = w->full || w->bytes >= FS_RESULT_BUDGET;
+		if (w->count >= w->cap || w->full) {
 			w->left_out += n - i;
 			break;
 		}
 		w->count++;
-		json_t *e = entry_json(dirfd, names[i], depth, w);
+		json_t *e = entry_json(dirfd, names[i], depth, prefix_cost, w);
 		if (!e || json_array_append_new(arr, e))
 			w->oom = true;
 	}
@@ -126,7 +137,10 @@ static int open_dir(const struct tc_tool_ctx *ctx, const char *rel, json_t **err
 
 static void note_left_out(struct fs_buf *r, const struct walk *w, const char *raise)
 {
-	if (w->left_out)
+	if (w->left_out && w->full)
+		fs_buf_printf(r, "[%zu entries shown; at least %zu more were left out at the answer's size cap "
+		              "(long names or link targets): list a subdirectory]\n", w->count, w->left_out);
+	else if (w->left_out)
 		fs_buf_printf(r, "[%zu entries shown; at least %zu more were left out: list a subdirectory, "
 		              "or raise %s]\n", w->count, w->left_out, raise);
 }
@@ -184,7 +198,7 @@ int fs_list_dir_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_outp
 		fs_path_release(&p);
 		return fs_fail(out, err);
 	}
-	json_t *nested = walk_dir(fd, 1, &w);
+	json_t *nested = walk_dir(fd, 1, 0, &w);
 	close(fd);
 	json_t *flat = json_array();
 	struct fs_buf r = FS_BUF_INIT;
@@ -244,7 +258,7 @@ int fs_tree_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_output *
 		fs_path_release(&p);
 		return fs_fail(out, err);
 	}
-	json_t *children = walk_dir(fd, 1, &w);
+	json_t *children = walk_dir(fd, 1, 0, &w);
 	close(fd);
 	if (!children) {
 		fs_path_release(&p);

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "fs.h"
+#include "utf8.h"
 
 #define PATH_LEN_MAX 4095            /* PATH_MAX less the NUL */
 #define NAME_CMP_MAX 64              /* bytes of a name the edit distance looks at */
@@ -169,6 +170,10 @@ json_t *fs_errno_error(const struct tc_tool_ctx *ctx, const char *rel, int errnu
 	case EPERM:
 		return fs_error("permission", "permission denied for \"%s\": the file's mode or the sandbox "
 		                "does not allow this", rel);
+	case ENXIO:
+		/* open() of a unix socket, or of a device with no driver. */
+		return fs_error("not_regular", "\"%s\" is a socket or a device, not a regular file; only "
+		                "files and directories can be used", rel);
 	case ENAMETOOLONG:
 		return fs_error("invalid_path", "\"%.200s...\" is too long; use a shorter path", rel);
 	case ENOSYS:
@@ -314,15 +319,16 @@ static int find_missing(const struct tc_tool_ctx *ctx, const char *rel, char *pa
 }
 
 /* Appends the names of dirfd closest to missing to arr (dirs get a "/"),
- * closest first; *total gets how many entries the directory has (at most
- * FS_NEARBY_SCAN are looked at). */
+ * closest first; *total gets how many entries the directory has (the
+ * FS_NEARBY_SCAN first by name are looked at), *more that it has more
+ * than could be counted. */
 static int nearby_names(int dirfd, const char *missing, json_t *arr, size_t *total, bool *more)
 {
 	char **names;
 	size_t n;
-	if (fs_list_names(dirfd, FS_NEARBY_SCAN, &names, &n, more) < 0)
+	if (fs_list_names(dirfd, FS_NEARBY_SCAN, &names, &n, total) < 0)
 		return -1;
-	*total = n;
+	*more = *total >= FS_DIR_READ_MAX;
 	struct scored *s = n ? calloc(n, sizeof *s) : NULL;
 	if (n && !s) {
 		fs_names_free(names, n);
@@ -338,7 +344,10 @@ static int nearby_names(int dirfd, const char *missing, json_t *arr, size_t *tot
 		bool dir = !fstatat(dirfd, s[i].name, &st, AT_SYMLINK_NOFOLLOW) && S_ISDIR(st.st_mode);
 		char shown[NAME_MAX + 2];
 		snprintf(shown, sizeof shown, "%s%s", s[i].name, dir ? "/" : "");
-		json_array_append_new(arr, json_string(shown));
+		/* Names are bytes; a Latin-1 one would make json_string fail. */
+		char *clean = utf8_sanitize(shown, strlen(shown), true, NULL);
+		json_array_append_new(arr, clean ? json_string(clean) : NULL);
+		free(clean);
 	}
 	free(s);
 	fs_names_free(names, n);

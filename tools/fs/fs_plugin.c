@@ -40,8 +40,8 @@ static const struct tc_tool fs_tools[] = {
 		.description =
 			"Read several text files (up to 20) in one call and return each one's numbered lines, or "
 			"the error for that file, so one missing file does not spoil the rest. Each file is cut at "
-			"2000 lines and 1 MiB. For one file, or to page through a long one with offset and limit, "
-			"use read_file instead.",
+			"2000 lines; a file over 1 MiB is refused. For one file, a larger one, or to page through a "
+			"long one with offset and limit, use read_file instead.",
 		.parameters = JSON({
 			"type": "object",
 			"properties": {

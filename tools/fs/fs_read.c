@@ -22,6 +22,7 @@ struct text_req {
 	size_t offset;      /* first line wanted, 1-based */
 	size_t limit;       /* lines wanted */
 	size_t max_bytes;   /* file size cap */
+	size_t *budget;     /* bytes of answer left (FS_RESULT_BUDGET), shared by files */
 };
 
 /* Checks fd is a regular file the tools may read; -1 with *err. */
@@ -64,29 +65,46 @@ static json_t *line_json(const char *p, size_t n, bool *cut)
 	return j;
 }
 
-/* Splits data into lines and keeps [offset, offset+limit). Fills the
- * result object's lines, total_lines, truncated, and the render. */
+/* What one kept line adds to the answer: its JSON string in canonical
+ * and its render line. */
+static size_t line_cost(const char *s, size_t n)
+{
+	return fs_json_cost(s, n) + n + 24;
+}
+
+/* Splits data into lines and keeps [offset, offset+limit), and fewer when
+ * the answer's byte budget runs out (at least one line, so paging goes
+ * on). Fills the result object's lines, total_lines, truncated, and the
+ * render. */
 static int take_lines(const char *data, size_t len, const struct text_req *rq, json_t *res,
                       struct fs_buf *r)
 {
 	json_t *lines = json_array();
 	size_t lineno = 0, kept = 0, cut_count = 0;
+	bool full = false;
 	if (!lines)
 		return -1;
 	for (size_t pos = 0; pos < len;) {
 		const char *nl = memchr(data + pos, '\n', len - pos);
 		size_t n = nl ? (size_t)(nl - data) - pos : len - pos;
 		lineno++;
-		if (lineno >= rq->offset && kept < rq->limit) {
+		if (lineno >= rq->offset && kept < rq->limit && !full) {
 			bool cut;
 			json_t *l = line_json(data + pos, n, &cut);
-			if (!l || json_array_append_new(lines, l)) {
-				json_decref(lines);
-				return -1;
+			size_t cost = l ? line_cost(json_string_value(l), json_string_length(l)) : 0;
+			if (l && kept && cost > *rq->budget) {
+				json_decref(l);
+				full = true;
+			} else {
+				if (!l || json_array_append_new(lines, l)) {
+					json_decref(lines);
+					return -1;
+				}
+				*rq->budget -= cost < *rq->budget ? cost : *rq->budget;
+				cut_count += cut;
+				fs_buf_printf(r, "%6zu\t%s%s\n", lineno, json_string_value(l), cut ? " [line cut]" : "");
+				kept++;
 			}
-			cut_count += cut;
-			fs_buf_printf(r, "%6zu\t%s%s\n", lineno, json_string_value(l), cut ? " [line cut]" : "");
-			kept++;
 		}
 		pos += n + 1;
 	}
@@ -103,8 +121,8 @@ static int take_lines(const char *data, size_t len, const struct text_req *rq, j
 	if (!lineno)
 		fs_buf_adds(r, "(empty file)\n");
 	else if (truncated)
-		fs_buf_printf(r, "[lines %zu-%zu of %zu shown; call read_file with offset %zu to read on]\n",
-		              rq->offset, last, lineno, last + 1);
+		fs_buf_printf(r, "[lines %zu-%zu of %zu shown%s; call read_file with offset %zu to read on]\n",
+		              rq->offset, last, lineno, full ? " (the answer's size cap)" : "", last + 1);
 	else if (rq->offset > 1)
 		fs_buf_printf(r, "[lines %zu-%zu of %zu shown]\n", rq->offset, last, lineno);
 	if (cut_count)
@@ -166,6 +184,7 @@ int fs_read_file_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_out
 		.offset = (size_t)fs_arg_int(args, "offset", 1, 1, INT_MAX),
 		.limit = (size_t)fs_arg_int(args, "limit", READ_LIMIT_DEFAULT, 1, READ_LIMIT_MAX),
 		.max_bytes = FS_READ_MAX,
+		.budget = &(size_t){ FS_RESULT_BUDGET },
 	};
 	struct fs_buf r = FS_BUF_INIT;
 	int rc = read_text(ctx, p.rel, &rq, &res, &r, &err);
@@ -182,12 +201,12 @@ int fs_read_file_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_out
 /* One entry of read_many_files: the file's result, or its error, both
  * with "path" so the model can tell them apart. */
 static json_t *read_one_of_many(const struct tc_tool_ctx *ctx, json_t *pathv, struct fs_buf *r,
-                                bool *ok)
+                                size_t *budget, bool *ok)
 {
 	const char *shown = json_is_string(pathv) ? json_string_value(pathv) : "?";
 	struct fs_path p;
 	json_t *err = NULL, *res = NULL;
-	struct text_req rq = { 1, READ_LIMIT_DEFAULT, MANY_FILE_MAX };
+	struct text_req rq = { 1, READ_LIMIT_DEFAULT, MANY_FILE_MAX, budget };
 	struct fs_buf one = FS_BUF_INIT;
 	*ok = false;
 	fs_buf_printf(r, "==> %s <==\n", shown);
@@ -195,6 +214,8 @@ static json_t *read_one_of_many(const struct tc_tool_ctx *ctx, json_t *pathv, st
 	    !fs_path_parse(json_string_value(pathv), json_string_length(pathv), &p, &err)) {
 		if (!read_text(ctx, p.rel, &rq, &res, &one, &err))
 			*ok = true;
+		else if (err && !strcmp(json_string_value(json_object_get(err, "error")), "too_large"))
+			fs_error_hint(err, "read_file reads files up to 10 MiB, in pages.");
 		fs_path_release(&p);
 	} else if (!json_is_string(pathv)) {
 		err = fs_error("invalid_path", "each entry of paths must be a string, e.g. \"src/main.c\"");
@@ -220,13 +241,13 @@ int fs_read_many_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_out
 		                             "[\"README.md\", \"src/main.c\"]"));
 	json_t *files = json_array();
 	struct fs_buf r = FS_BUF_INIT;
-	size_t nread = 0, i;
+	size_t nread = 0, i, budget = FS_RESULT_BUDGET;
 	json_t *v;
 	json_array_foreach(paths, i, v) {
 		bool ok;
 		if (i)
 			fs_buf_adds(&r, "\n");
-		json_t *one = read_one_of_many(ctx, v, &r, &ok);
+		json_t *one = read_one_of_many(ctx, v, &r, &budget, &ok);
 		if (!one || json_array_append_new(files, one)) {
 			json_decref(files);
 			fs_buf_release(&r);
@@ -330,7 +351,11 @@ int fs_file_info_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_out
 int fs_list_roots_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_output *out)
 {
 	(void)args;
-	const char *ws = ctx->workspace ? ctx->workspace : "(the workspace directory)";
+	/* The workspace path is bytes (any, on Linux); JSON wants UTF-8. */
+	const char *path = ctx->workspace ? ctx->workspace : "(the workspace directory)";
+	char *ws = utf8_sanitize(path, strlen(path), true, NULL);
+	if (!ws)
+		return fs_fail(out, NULL);
 	static const char note[] =
 		"All paths given to the fs tools are relative to the workspace; \".\" is the workspace "
 		"itself. Absolute paths, \"..\" that leaves it and symlinks that lead out of it are refused.";
@@ -338,5 +363,6 @@ int fs_list_roots_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_ou
 	                      "note", note);
 	struct fs_buf r = FS_BUF_INIT;
 	fs_buf_printf(&r, "workspace: %s\n%s\n", ws, note);
+	free(ws);
 	return fs_done(out, o, &r);
 }

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fs.h"
@@ -34,12 +35,45 @@ struct search {
 	struct fs_buf *r;
 	size_t nmatches, files, bytes;
 	size_t skipped_binary, skipped_large, regex_limit_lines;
-	bool cap_matches, cap_bytes, cap_files, cap_depth, oom;
+	uint64_t stop_at_ms;             /* monotonic; 0: no time budget */
+	uint32_t budget_ms;
+	bool cap_matches, cap_bytes, cap_files, cap_depth, cap_dir, cap_time, oom;
 };
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* The call's deadline less a margin (10 %, 100 ms..2 s), as run_command
+ * and http_fetch do: a pattern that backtracks up to the limit on every
+ * line, or a huge tree, must end in a partial answer that says so, not
+ * in the supervisor's kill that loses every match found. */
+static void set_time_budget(struct search *s, const struct tc_tool_ctx *ctx)
+{
+	uint32_t limit = ctx->timeout_ms;
+	if (ctx->max_timeout_ms && (!limit || ctx->max_timeout_ms < limit))
+		limit = ctx->max_timeout_ms;
+	if (!limit)
+		return;
+	uint32_t margin = limit / 10;
+	margin = margin < 100 ? 100 : margin > 2000 ? 2000 : margin;
+	s->budget_ms = limit > 2 * margin ? limit - margin : limit / 2;
+	s->stop_at_ms = now_ms() + s->budget_ms;
+}
+
+static bool out_of_time(struct search *s)
+{
+	if (s->stop_at_ms && !s->cap_time && now_ms() >= s->stop_at_ms)
+		s->cap_time = true;
+	return s->cap_time;
+}
 
 static bool stopped(const struct search *s)
 {
-	return s->cap_matches || s->cap_bytes || s->cap_files || s->oom;
+	return s->cap_matches || s->cap_bytes || s->cap_files || s->cap_time || s->oom;
 }
 
 static void add_match(struct search *s, const char *path, size_t lineno, const char *p, size_t n)
@@ -50,15 +84,19 @@ static void add_match(struct search *s, const char *path, size_t lineno, const c
 	}
 	size_t len;
 	char *text = utf8_sanitize(p, n < MATCH_TEXT_MAX ? n : MATCH_TEXT_MAX, true, &len);
-	json_t *m = text ? json_pack("{s:s, s:I, s:s}", "path", path, "line", (json_int_t)lineno,
-	                             "text", text)
-	                 : NULL;
+	/* File names are bytes too: a Latin-1 one made json_pack fail and the
+	 * whole search answer "out of memory". */
+	char *spath = utf8_sanitize(path, strlen(path), true, NULL);
+	json_t *m = text && spath ? json_pack("{s:s, s:I, s:s}", "path", spath, "line",
+	                                      (json_int_t)lineno, "text", text)
+	                          : NULL;
 	if (!m || json_array_append_new(s->matches, m)) {
 		s->oom = true;
 	} else {
 		s->nmatches++;
-		fs_buf_printf(s->r, "%s:%zu: %s%s\n", path, lineno, text, n > MATCH_TEXT_MAX ? " [cut]" : "");
+		fs_buf_printf(s->r, "%s:%zu: %s%s\n", spath, lineno, text, n > MATCH_TEXT_MAX ? " [cut]" : "");
 	}
+	free(spath);
 	free(text);
 }
 
@@ -75,6 +113,10 @@ static void search_data(struct search *s, const char *path, const char *data, si
 		else if (rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT ||
 		         rc == PCRE2_ERROR_HEAPLIMIT)
 			s->regex_limit_lines++;
+		/* A line costs at most the match limit (~10 ms); the clock is read
+		 * every 64 lines, and after each line that hit the limit. */
+		if (rc < -1 || !(lineno & 63))
+			out_of_time(s);
 		pos += n + 1;
 	}
 }
@@ -118,11 +160,12 @@ out:
 static void search_dir(struct search *s, int dirfd, const char *prefix, int depth)
 {
 	char **names;
-	size_t n;
-	bool more;
-	if (fs_list_names(dirfd, FS_DIR_SCAN_MAX, &names, &n, &more) < 0)
+	size_t n, total;
+	if (fs_list_names(dirfd, FS_DIR_SCAN_MAX, &names, &n, &total) < 0)
 		return;
-	for (size_t i = 0; i < n && !stopped(s); i++) {
+	if (total > n)
+		s->cap_dir = true;   /* the names after the first n were never looked at */
+	for (size_t i = 0; i < n && !stopped(s) && !out_of_time(s); i++) {
 		const char *name = names[i];
 		char path[PATH_MAX];
 		if (snprintf(path, sizeof path, "%s%s%s", prefix, *prefix ? "/" : "", name) >= (int)sizeof path)
@@ -222,6 +265,16 @@ static json_t *caps_hit(const struct search *s, struct fs_buf *r)
 		json_array_append_new(caps, json_string("files"));
 		fs_buf_printf(r, "[stopped after %d files; narrow path or glob]\n", SEARCH_FILES_MAX);
 	}
+	if (s->cap_dir) {
+		json_array_append_new(caps, json_string("dir_entries"));
+		fs_buf_printf(r, "[a directory has more than %d entries; only the first %d by name were "
+		              "searched: narrow path]\n", FS_DIR_SCAN_MAX, FS_DIR_SCAN_MAX);
+	}
+	if (s->cap_time) {
+		json_array_append_new(caps, json_string("time"));
+		fs_buf_printf(r, "[stopped after %u ms, near the call's time limit; files were left "
+		              "unsearched: narrow path or glob, or simplify the pattern]\n", s->budget_ms);
+	}
 	if (s->cap_depth) {
 		json_array_append_new(caps, json_string("depth"));
 		fs_buf_printf(r, "[directories deeper than %d levels were not searched]\n", SEARCH_DEPTH_MAX);
@@ -241,11 +294,23 @@ static int search_path(const struct tc_tool_ctx *ctx, struct search *s, const ch
 	struct stat st;
 	if (fd < 0)
 		return -1;
-	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+	if (fstat(fd, &st) < 0) {
+		*err = fs_errno_error(ctx, rel, errno, "file or directory");
+		close(fd);
+		return -1;
+	}
+	if (S_ISDIR(st.st_mode)) {
 		search_dir(s, fd, strcmp(rel, ".") ? rel : "", 1);
 		close(fd);
-	} else {
+	} else if (S_ISREG(st.st_mode)) {
 		search_fd(s, fd, rel);   /* one file: the glob does not apply */
+	} else {
+		/* A fifo or device named by the model was skipped in silence, and
+		 * the answer read "no line matches ... (0 files searched)". */
+		close(fd);
+		*err = fs_error("not_regular", "\"%s\" is not a regular file or a directory (a device, fifo "
+		                "or socket); search_text searches files and directories", rel);
+		return -1;
 	}
 	return 0;
 }
@@ -257,6 +322,7 @@ int fs_search_text_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_o
 	struct fs_buf r = FS_BUF_INIT;
 	json_t *err = NULL;
 	s.r = &r;
+	set_time_budget(&s, ctx);
 	if (setup(&s, args, &err) || fs_path_arg(args, "path", ".", &p, &err) ||
 	    search_path(ctx, &s, p.rel, &err)) {
 		teardown(&s);
@@ -277,7 +343,8 @@ int fs_search_text_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_o
 	json_t *res = json_pack("{s:s, s:s, s:O, s:I, s:b, s:I, s:I, s:{s:I, s:I}, s:o}",
 	                        "pattern", fs_arg_str(args, "pattern", ""), "path", p.rel,
 	                        "matches", s.matches, "count", (json_int_t)s.nmatches,
-	                        "truncated", s.cap_matches || s.cap_bytes || s.cap_files,
+	                        "truncated", s.cap_matches || s.cap_bytes || s.cap_files || s.cap_dir ||
+	                        s.cap_time,
 	                        "files_searched", (json_int_t)s.files, "bytes_searched",
 	                        (json_int_t)s.bytes, "skipped", "binary", (json_int_t)s.skipped_binary,
 	                        "too_large", (json_int_t)s.skipped_large, "caps_hit", caps);

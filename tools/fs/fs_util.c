@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "fs.h"
+#include "utf8.h"
 
 /* ---- buffer ------------------------------------------------------------ */
 
@@ -88,6 +89,19 @@ void fs_buf_release(struct fs_buf *b)
 	*b = (struct fs_buf)FS_BUF_INIT;
 }
 
+size_t fs_json_cost(const char *s, size_t n)
+{
+	size_t cost = n + 2;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c == '"' || c == '\\' || c == '\n' || c == '\t' || c == '\r' || c == '\b' || c == '\f')
+			cost += 1;
+		else if (c < 0x20)
+			cost += 5;
+	}
+	return cost;
+}
+
 /* ---- errors and results ------------------------------------------------ */
 
 json_t *fs_error(const char *code, const char *fmt, ...)
@@ -97,7 +111,13 @@ json_t *fs_error(const char *code, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	return json_pack("{s:s, s:s}", "error", code, "message", msg);
+	/* The message quotes names read from disk (any bytes) and may be cut
+	 * inside a character, and jansson refuses text that is not UTF-8: the
+	 * model would be told "out of memory" instead of what went wrong. */
+	char *clean = utf8_sanitize(msg, strlen(msg), true, NULL);
+	json_t *err = clean ? json_pack("{s:s, s:s}", "error", code, "message", clean) : NULL;
+	free(clean);
+	return err;
 }
 
 void fs_error_hint(json_t *err, const char *hint)
@@ -311,7 +331,17 @@ void fs_names_free(char **names, size_t n)
 	free(names);
 }
 
-int fs_list_names(int dirfd, size_t cap, char ***names, size_t *n, bool *more)
+/* Keeps the cap smallest of v[0..*count) (sorted), freeing the rest. */
+static void keep_smallest(char **v, size_t *count, size_t cap)
+{
+	qsort(v, *count, sizeof *v, cmp_names);
+	for (size_t i = cap; i < *count; i++)
+		free(v[i]);
+	if (*count > cap)
+		*count = cap;
+}
+
+int fs_list_names(int dirfd, size_t cap, char ***names, size_t *n, size_t *total)
 {
 	/* fdopendir takes its fd: give it its own so the caller's stays open,
 	 * and reopen "." since an O_PATH fd cannot be read. */
@@ -324,16 +354,26 @@ int fs_list_names(int dirfd, size_t cap, char ***names, size_t *n, bool *more)
 		close(fd);
 		return -e;
 	}
+	/* Every entry is read (up to FS_DIR_READ_MAX) and the cap smallest
+	 * names kept: keeping the first cap in readdir order, then sorting,
+	 * showed a sorted list with names missing from the middle. At most
+	 * 2 * cap names are held; once pruned, a name not below the largest
+	 * kept one cannot make the cut and is not even copied. */
 	char **v = NULL;
-	size_t count = 0, vcap = 0;
+	size_t count = 0, vcap = 0, seen = 0;
+	bool pruned = false;
 	int rc = 0;
-	*more = false;
-	for (struct dirent *de; (errno = 0, de = readdir(d));) {
+	for (struct dirent *de; seen < FS_DIR_READ_MAX && (errno = 0, de = readdir(d));) {
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
-		if (count == cap) {
-			*more = true;
-			break;
+		seen++;
+		if (!cap || (pruned && strcmp(de->d_name, v[cap - 1]) >= 0))
+			continue;
+		if (count == 2 * cap) {
+			keep_smallest(v, &count, cap);
+			pruned = true;
+			if (strcmp(de->d_name, v[cap - 1]) >= 0)
+				continue;
 		}
 		if (count == vcap) {
 			size_t nc = vcap ? vcap * 2 : 32;
@@ -351,7 +391,7 @@ int fs_list_names(int dirfd, size_t cap, char ***names, size_t *n, bool *more)
 		}
 		count++;
 	}
-	if (!rc && errno && !*more)
+	if (!rc && errno && seen < FS_DIR_READ_MAX)
 		rc = -errno;
 	closedir(d);
 	if (rc) {
@@ -359,8 +399,9 @@ int fs_list_names(int dirfd, size_t cap, char ***names, size_t *n, bool *more)
 		return rc;
 	}
 	if (count)
-		qsort(v, count, sizeof *v, cmp_names);
+		keep_smallest(v, &count, cap);
 	*names = v;
 	*n = count;
+	*total = seen;
 	return 0;
 }

@@ -53,6 +53,34 @@ static json_t *write_errno(const char *rel, int errnum)
 	return fs_error("io", "cannot write \"%s\": %s", rel, strerror(errnum));
 }
 
+/* The mode a rewritten file keeps: its permissions, less setuid and
+ * setgid. A plain write() clears those bits too (for a writer without
+ * CAP_FSETID), and the write profiles' seccomp filter refuses setting them
+ * (EPERM), which failed the whole write with a message about permissions. */
+static mode_t kept_mode(const struct stat *st, bool *cleared)
+{
+	*cleared = (st->st_mode & (S_ISUID | S_ISGID)) != 0;
+	return st->st_mode & 01777;
+}
+
+#define CLEARED_NOTE " Its setuid/setgid bits were cleared, as any write clears them."
+
+/* fs_path_parse drops trailing slashes, so "notes/" became a file named
+ * notes; a path that ends in "/" names a directory, as open(2) says. */
+static int file_path_arg(json_t *args, struct fs_path *p, json_t **err)
+{
+	if (fs_path_arg_entry(args, "path", p, err))
+		return -1;
+	json_t *v = json_object_get(args, "path");
+	size_t n = json_string_length(v);
+	if (json_string_value(v)[n - 1] != '/')
+		return 0;
+	*err = fs_error("is_directory", "\"%s/\" ends in \"/\", so it names a directory; give the path of "
+	                "a file, without the trailing slash", p->rel);
+	fs_path_release(p);
+	return -1;
+}
+
 /* ---- write_file --------------------------------------------------------- */
 
 /* The parent of p, created first when create_dirs. -1 with *err. */
@@ -73,7 +101,7 @@ int fs_write_file_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_ou
 	struct fs_path p;
 	json_t *err = NULL;
 	json_t *content = json_object_get(args, "content");
-	if (fs_path_arg_entry(args, "path", &p, &err))
+	if (file_path_arg(args, &p, &err))
 		return fs_fail(out, err);
 	size_t len = json_string_length(content);
 	if (!json_is_string(content) || len > FS_READ_MAX) {
@@ -85,22 +113,22 @@ int fs_write_file_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_ou
 	                             "To create the missing directories, call write_file again with "
 	                             "create_dirs true.", &err);
 	struct stat st;
-	bool exists;
+	bool exists, cleared = false;
 	int rc;
 	if (dirfd < 0 || check_target(ctx, dirfd, &p, &st, &exists, &err)) {
 		rc = fs_fail(out, err);
 		goto out;
 	}
 	int wrc = fs_atomic_write(dirfd, p.last, json_string_value(content), len,
-	                          exists ? st.st_mode & 07777 : 0644);
+	                          exists ? kept_mode(&st, &cleared) : 0644);
 	if (wrc) {
 		rc = fs_fail(out, write_errno(p.rel, -wrc));
 		goto out;
 	}
 	struct fs_buf r = FS_BUF_INIT;
 	if (exists)
-		fs_buf_printf(&r, "Replaced \"%s\": %zu bytes written (it had %lld).\n", p.rel, len,
-		              (long long)st.st_size);
+		fs_buf_printf(&r, "Replaced \"%s\": %zu bytes written (it had %lld).%s\n", p.rel, len,
+		              (long long)st.st_size, cleared ? CLEARED_NOTE : "");
 	else
 		fs_buf_printf(&r, "Created \"%s\": %zu bytes written.\n", p.rel, len);
 	rc = fs_done(out, json_pack("{s:s, s:I, s:b, s:s}", "path", p.rel, "bytes", (json_int_t)len,
@@ -210,7 +238,8 @@ static int apply_edit(int dirfd, const struct fs_path *p, const struct stat *st,
 	memcpy(text, data, head);
 	memcpy(text + head, json_string_value(newv), nlen);
 	memcpy(text + head + nlen, at + olen, len - head - olen);
-	int wrc = fs_atomic_write(dirfd, p->last, text, total, st->st_mode & 07777);
+	bool cleared;
+	int wrc = fs_atomic_write(dirfd, p->last, text, total, kept_mode(st, &cleared));
 	free(text);
 	if (wrc)
 		return fs_fail(out, write_errno(p->rel, -wrc));
@@ -219,7 +248,8 @@ static int apply_edit(int dirfd, const struct fs_path *p, const struct stat *st,
 	size_t added = count_lines(json_string_value(newv), nlen);
 	struct fs_buf r = FS_BUF_INIT;
 	fs_buf_printf(&r, "Edited \"%s\" at line %zu: replaced %zu line%s with %zu; the file now has %zu "
-	              "bytes.\n", p->rel, line, removed, removed == 1 ? "" : "s", added, total);
+	              "bytes.%s\n", p->rel, line, removed, removed == 1 ? "" : "s", added, total,
+	              cleared ? CLEARED_NOTE : "");
 	return fs_done(out, json_pack("{s:s, s:I, s:I, s:I, s:I}", "path", p->rel, "line",
 	                              (json_int_t)line, "lines_removed", (json_int_t)removed,
 	                              "lines_added", (json_int_t)added, "bytes", (json_int_t)total), &r);
@@ -235,7 +265,7 @@ int fs_edit_file_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_out
 		                             "required strings; copy old_text from read_file's output"));
 	if (json_equal(oldv, newv))
 		return fs_fail(out, fs_error("no_change", "old_text and new_text are the same; nothing to edit"));
-	if (fs_path_arg_entry(args, "path", &p, &err))
+	if (file_path_arg(args, &p, &err))
 		return fs_fail(out, err);
 	int dirfd = fs_open_parent(ctx, &p, &err);
 	char *data = NULL;
