@@ -23,7 +23,8 @@ enum { EX_TIMEOUT = 124, EX_TOOLCAGE = 125, EX_NOEXEC = 126, EX_NOTFOUND = 127 }
 
 static const char exec_usage[] =
 	"usage: toolcage exec [--profile NAME|FILE] [--workspace DIR] [--timeout-ms N]\n"
-	"                     [--profile-dir DIR] [--json] [--spare] -- CMD [ARG...]\n"
+	"                     [--profile-dir DIR] [--stdin] [--json] [--spare]\n"
+	"                     -- CMD [ARG...]\n"
 	"\n"
 	"Runs CMD confined by a sandbox profile (default read-only): the profile's\n"
 	"namespaces (pid, mount and uts in the shipped ones; a user namespace too when\n"
@@ -31,9 +32,10 @@ static const char exec_usage[] =
 	"private /tmp; only fds 0-2; a clean environment. The whole process tree is\n"
 	"killed at the deadline (default 30000 ms, or the profile's).\n"
 	"\n"
-	"CMD's stdin is a pipe that toolcage fills from its own stdin, as CMD reads,\n"
-	"when that is a pipe, a file or a socket; a terminal is not passed on (CMD\n"
-	"gets /dev/null, and so it does when stdin is /dev/null or closed).\n"
+	"CMD's stdin is /dev/null. With --stdin (-i) it is a pipe that toolcage fills\n"
+	"from its own stdin (a pipe, file, socket or terminal) as CMD reads; toolcage\n"
+	"may read up to 128 KiB ahead of CMD, so in a `while read` loop give each\n"
+	"call its input rather than the loop's.\n"
 	"\n"
 	"--spare hands CMD to a child set up ahead and waiting for its job, the way\n"
 	"a long-running supervisor does for repeated calls (no faster for one call;\n"
@@ -174,14 +176,15 @@ static void live_finish(struct live *l, const struct sbx_capture *c)
 	free(s);
 }
 
-/* Our stdin is passed on (through a pipe, as the tool reads it) when it is
- * a pipe, a file or a socket. A terminal is not: the tool would take keys
- * typed for the shell, even from the background. Nor is /dev/null, which
- * the tool gets then anyway. */
-static bool stdin_passed_on(void)
+/* With --stdin our stdin is passed on, through a pipe of ours as the tool
+ * reads (never the fd itself: fchmod(0) on a file or a fifo would reach the
+ * host's inode). Only when asked: reading ahead for the pipe takes bytes a
+ * tool may never read, which `while read l; do toolcage exec ...; done`
+ * would lose. Closed or /dev/null: the tool gets /dev/null. */
+static bool stdin_passed_on(bool asked)
 {
 	struct stat st;
-	if (fstat(STDIN_FILENO, &st) < 0 || isatty(STDIN_FILENO))
+	if (!asked || fstat(STDIN_FILENO, &st) < 0)
 		return false;
 	return !(S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 3));
 }
@@ -193,6 +196,7 @@ struct exec_opts {
 	long timeout_ms;
 	bool json;
 	bool spare;
+	bool stdin;
 };
 
 static int parse_exec_args(int argc, char **argv, struct exec_opts *o)
@@ -204,12 +208,13 @@ static int parse_exec_args(int argc, char **argv, struct exec_opts *o)
 		{ "timeout-ms", required_argument, NULL, 't' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "spare", no_argument, NULL, 's' },
+		{ "stdin", no_argument, NULL, 'i' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+p:w:t:jh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+p:w:t:jih", longopts, NULL)) != -1) {
 		char *end;
 		switch (c) {
 		case 'p': o->profile = optarg; break;
@@ -217,6 +222,7 @@ static int parse_exec_args(int argc, char **argv, struct exec_opts *o)
 		case 'w': o->workspace = optarg; break;
 		case 'j': o->json = true; break;
 		case 's': o->spare = true; break;
+		case 'i': o->stdin = true; break;
 		case 't':
 			errno = 0;
 			o->timeout_ms = strtol(optarg, &end, 10);
@@ -275,7 +281,7 @@ int cmd_exec(int argc, char **argv)
 	}
 	sbx_jail_keep_spare(jail, o.spare);
 	struct sbx_job job = { .argv = argv + optind, .timeout_ms = (uint32_t)o.timeout_ms };
-	job.stdin_stream = stdin_passed_on();
+	job.stdin_stream = stdin_passed_on(o.stdin);
 	job.stdin_source = STDIN_FILENO;
 	struct live live[2] = { { .fd = STDOUT_FILENO }, { .fd = STDERR_FILENO } };
 	if (sbx_spawn(jail, &job, &child, &err) < 0 ||

@@ -255,8 +255,8 @@ else
 	echo "note: not root (or no setpriv): the uid 65534 cases did not run"
 fi
 
-# stdin: a pipe, a file or a socket is passed on as the tool reads it (a
-# pipe of toolcage's in between); a terminal or /dev/null gives /dev/null.
+# stdin: /dev/null unless --stdin; with it, a pipe of toolcage's that it
+# fills from its own stdin (pipe, file, socket or terminal) as the tool reads.
 # sin NAME WANT-OUTPUT [ARGS...]: runs `toolcage exec ARGS` with the stdin
 # the caller gave, compares stdout.
 sin() {
@@ -267,23 +267,29 @@ sin() {
 	if [ "$rc" = 0 ] && [ "$got" = "$want" ]; then ok "$name"
 	else bad "$name: exit $rc, stdout '$got', wanted '$want'"; fi
 }
+printf 'one\ntwo\n' | sin "stdin: /dev/null without --stdin" "/dev/null" -- readlink /proc/self/fd/0
+got=$(printf 'a\nb\n' | { "$TOOLCAGE" exec --workspace "$ws" -- true; cat; })
+[ "$got" = "a
+b" ] && ok "stdin: without --stdin, the caller's input is left unread" ||
+	bad "stdin: without --stdin, the caller's input was taken: '$got'"
 printf 'one\ntwo\n' | sin "stdin: a pipe is passed on" "one
-two" -- cat
+two" --stdin -- cat
 head -c 5000000 /dev/urandom >"$tmp/big"
 want=$(sha256sum <"$tmp/big")
-sin "stdin: a file (5 MB) is passed on whole" "$want" -- sha256sum <"$tmp/big"
-cat "$tmp/big" | sin "stdin: a pipe (5 MB) is passed on whole" "$want" -- sha256sum
-printf 'spare\n' | sin "stdin: a pipe is passed on to a spare" "spare" --spare -- cat
+sin "stdin: a file (5 MB) is passed on whole" "$want" --stdin -- sha256sum <"$tmp/big"
+cat "$tmp/big" | sin "stdin: a pipe (5 MB) is passed on whole" "$want" -i -- sha256sum
+printf 'spare\n' | sin "stdin: a pipe is passed on to a spare" "spare" --stdin --spare -- cat
 (printf 'a\n'; sleep 0.3; printf 'b\n') | sin "stdin: passed on as it comes" "a
-b" -- cat
-sin "stdin: /dev/null" "/dev/null" -- readlink /proc/self/fd/0 </dev/null
-sin "stdin: closed gives /dev/null" "/dev/null" -- readlink /proc/self/fd/0 <&-
+b" --stdin -- cat
+sin "stdin: /dev/null stays /dev/null" "/dev/null" --stdin -- readlink /proc/self/fd/0 </dev/null
+sin "stdin: closed gives /dev/null" "/dev/null" --stdin -- readlink /proc/self/fd/0 <&-
 # A tool that does not read ends the call; endless input does not hold it.
 start=$(date +%s)
-yes | sin "stdin: endless input, a tool that reads none" "done" -- echo done
-yes | sin "stdin: endless input, a tool that closes it" "x" -- sh -c 'exec 0<&-; sleep 0.2; echo x'
+yes | sin "stdin: endless input, a tool that reads none" "done" --stdin -- echo done
+yes | sin "stdin: endless input, a tool that closes it" "x" --stdin -- sh -c 'exec 0<&-; sleep 0.2; echo x'
 [ $(($(date +%s) - start)) -lt 10 ] && ok "stdin: endless input cost no deadline" ||
 	bad "stdin: endless input held the calls"
+# A terminal: /dev/null without --stdin; with it, typed lines reach the tool.
 "$PY" - "$TOOLCAGE" "$ws" >"$tmp/out" 2>"$tmp/err" <<'PYEOF'
 import os, pty, subprocess, sys
 m, s = pty.openpty()
@@ -291,10 +297,15 @@ r = subprocess.run([sys.argv[1], "exec", "--workspace", sys.argv[2], "--",
                     "sh", "-c", "readlink /proc/self/fd/0; cat"],
                    stdin=s, stdout=subprocess.PIPE, timeout=20)
 print(r.stdout.decode().strip())
+os.write(m, b"typed\n")
+r = subprocess.run([sys.argv[1], "exec", "--stdin", "--workspace", sys.argv[2], "--",
+                    "head", "-n", "1"], stdin=s, stdout=subprocess.PIPE, timeout=20)
+print(r.stdout.decode().strip())
 PYEOF
 got=$(cat "$tmp/out")
-[ "$got" = /dev/null ] && ok "stdin: a terminal is not passed on" ||
-	bad "stdin: a terminal: the tool's stdin was '$got'"
+[ "$got" = "/dev/null
+typed" ] && ok "stdin: a terminal only with --stdin" ||
+	bad "stdin: a terminal: the tool read '$got'"
 
 # Output without --json is passed through as it comes (up to half of
 # keep_bytes per stream), the cap's marker and tail at the end.
