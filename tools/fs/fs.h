@@ -51,6 +51,10 @@ struct fs_buf {
 
 void fs_buf_add(struct fs_buf *b, const void *p, size_t n);
 void fs_buf_adds(struct fs_buf *b, const char *s);
+/* Appends a file name (or a link target) as the render shows it: each
+ * control character (a newline too) as its Unicode picture, so that a name
+ * cannot start a line of its own in the model's text. */
+void fs_buf_name(struct fs_buf *b, const char *name);
 void fs_buf_printf(struct fs_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Returns the text (malloc'd; "" when empty) and resets b; NULL after an
  * allocation failure (b is released either way). */

@@ -168,14 +168,18 @@ static int flatten(json_t *entries, const char *prefix, json_t *flat, struct fs_
 			return -1;
 		json_t *size = json_object_get(e, "size");
 		const char *target = json_string_value(json_object_get(e, "link_target"));
-		if (!strcmp(type, "dir"))
-			fs_buf_printf(r, "%s/\n", path);
-		else if (target)
-			fs_buf_printf(r, "%s -> %s\n", path, target);
-		else if (size)
-			fs_buf_printf(r, "%s  %lld bytes\n", path, (long long)json_integer_value(size));
-		else
-			fs_buf_printf(r, "%s  (%s)\n", path, type);
+		fs_buf_name(r, path);
+		if (!strcmp(type, "dir")) {
+			fs_buf_adds(r, "/\n");
+		} else if (target) {
+			fs_buf_adds(r, " -> ");
+			fs_buf_name(r, target);
+			fs_buf_adds(r, "\n");
+		} else if (size) {
+			fs_buf_printf(r, "  %lld bytes\n", (long long)json_integer_value(size));
+		} else {
+			fs_buf_printf(r, "  (%s)\n", type);
+		}
 		json_t *children = json_object_get(e, "children");
 		if (children && flatten(children, path, flat, r))
 			return -1;
@@ -231,13 +235,17 @@ static void render_tree(json_t *entries, int indent, struct fs_buf *r)
 		const char *type = json_string_value(json_object_get(e, "type"));
 		const char *target = json_string_value(json_object_get(e, "link_target"));
 		json_t *children = json_object_get(e, "children");
-		fs_buf_printf(r, "%*s%s", indent * 2, "", name);
-		if (!strcmp(type, "dir"))
+		fs_buf_printf(r, "%*s", indent * 2, "");
+		fs_buf_name(r, name);
+		if (!strcmp(type, "dir")) {
 			fs_buf_printf(r, "/%s\n", children || !strcmp(name, ".git") ? "" : " ...");
-		else if (target)
-			fs_buf_printf(r, " -> %s\n", target);
-		else
+		} else if (target) {
+			fs_buf_adds(r, " -> ");
+			fs_buf_name(r, target);
 			fs_buf_adds(r, "\n");
+		} else {
+			fs_buf_adds(r, "\n");
+		}
 		if (children)
 			render_tree(children, indent + 1, r);
 	}

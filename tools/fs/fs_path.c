@@ -358,8 +358,10 @@ static void join_names(struct fs_buf *b, json_t *arr)
 {
 	size_t i;
 	json_t *v;
-	json_array_foreach(arr, i, v)
-		fs_buf_printf(b, "%s%s", i ? ", " : "", json_string_value(v));
+	json_array_foreach(arr, i, v) {
+		fs_buf_adds(b, i ? ", " : "");
+		fs_buf_name(b, json_string_value(v));
+	}
 }
 
 json_t *fs_not_found(const struct tc_tool_ctx *ctx, const char *rel, const char *what)

@@ -94,7 +94,8 @@ static void add_match(struct search *s, const char *path, size_t lineno, const c
 		s->oom = true;
 	} else {
 		s->nmatches++;
-		fs_buf_printf(s->r, "%s:%zu: %s%s\n", spath, lineno, text, n > MATCH_TEXT_MAX ? " [cut]" : "");
+		fs_buf_name(s->r, spath);
+		fs_buf_printf(s->r, ":%zu: %s%s\n", lineno, text, n > MATCH_TEXT_MAX ? " [cut]" : "");
 	}
 	free(spath);
 	free(text);

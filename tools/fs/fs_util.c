@@ -56,6 +56,24 @@ void fs_buf_adds(struct fs_buf *b, const char *s)
 	fs_buf_add(b, s, strlen(s));
 }
 
+void fs_buf_name(struct fs_buf *b, const char *name)
+{
+	for (const char *s = name; *s;) {
+		size_t n = strcspn(s, "\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x0d"
+		                   "\x0e\x0f\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1a"
+		                   "\x1b\x1c\x1d\x1e\x1f\x7f");
+		fs_buf_add(b, s, n);
+		s += n;
+		if (*s) {   /* U+2400 + c, or U+2421 for DEL */
+			unsigned pic = *s == 0x7f ? 0x2421 : 0x2400 + (unsigned char)*s;
+			char u[3] = { (char)(0xe0 | pic >> 12), (char)(0x80 | (pic >> 6 & 0x3f)),
+			              (char)(0x80 | (pic & 0x3f)) };
+			fs_buf_add(b, u, 3);
+			s++;
+		}
+	}
+}
+
 void fs_buf_printf(struct fs_buf *b, const char *fmt, ...)
 {
 	va_list ap;
