@@ -40,7 +40,8 @@ struct pending {
 struct approval_state {
 	struct tc_supervisor *s;
 	enum channel kind;
-	char *program;
+	char *who;               /* "cmd:PROGRAM", as the audit log names the approver */
+	const char *program;     /* within who */
 	int tty_fd;              /* -1 when closed */
 	struct pending *tty_queue;   /* the head is the one being asked */
 	char line[256];
@@ -61,7 +62,9 @@ int approval_init(struct tc_supervisor *s, const char *channel, struct tc_error 
 		st->kind = CH_TTY;
 	} else if (!strncmp(channel, "cmd:", 4) && channel[4]) {
 		st->kind = CH_CMD;
-		st->program = strdup(channel + 4);
+		if (!(st->who = strdup(channel)))
+			return tc_error_set(err, TC_E_NOMEM, "approval", "out of memory");
+		st->program = st->who + 4;
 		if (access(st->program, X_OK) < 0)
 			return tc_error_set(err, TC_E_INVALID, "approval", "approval program %s is "
 			                    "not executable: %s", st->program, strerror(errno));
@@ -213,9 +216,10 @@ static void on_cmd_exit(struct loop *l, int fd, uint32_t events, void *data)
 		d = strstr(out, "session") ? TC_APPROVE_SESSION : TC_APPROVE_ONCE;
 	tc_approval_respond respond = p->respond;
 	void *ctx = p->ctx;
+	const char *who = p->st->who;
 	p->pid = 0;
 	drop(p);
-	respond(ctx, d, "cmd");
+	respond(ctx, d, who);
 }
 
 /* The request goes in through a memfd (no pipe to block on), the answer
@@ -342,7 +346,7 @@ void approval_release(struct tc_supervisor *s)
 		loop_del_fd(s->loop, st->tty_fd);
 		close(st->tty_fd);
 	}
-	free(st->program);
+	free(st->who);
 	free(st);
 	s->approval_state = NULL;
 }

@@ -110,4 +110,13 @@ kinds = [e.get("event") for e in ev]
 assert kinds[0] == "call-start" and kinds[-1] == "tool-result", kinds
 PY
 
+# the approver is named as docs/config.md says: cmd:PROGRAM
+expect_rc 0 $C --approve "cmd:$ws/yes.sh" --audit "$ws/audit2.jsonl" make_marker '{"path": "b.marker"}'
+python3 - "$ws/audit2.jsonl" "cmd:$ws/yes.sh" <<'PY' && ok "audit names the cmd approver" || bad "audit approver name"
+import json, sys
+ev = [json.loads(l) for l in open(sys.argv[1])]
+d = [e for e in ev if e["event"] == "approval-decision"]
+assert len(d) == 1 and d[0]["by"] == sys.argv[2] and d[0]["decision"] == "allow_once", d
+PY
+
 [ $fails -eq 0 ] || { echo "$fails failures"; exit 1; }
