@@ -13,7 +13,7 @@
 
 #include "sandbox.h"
 
-#define SBX_MAX_RLIMITS 8
+#define SBX_MAX_RLIMITS 12
 #define SBX_MAX_GROUPS 64
 #define SBX_MAX_RW_PATHS 64     /* the workspace and write paths (child.c) */
 #define SBX_DEFAULT_PATH "/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin"

@@ -300,6 +300,19 @@ static void plan_rlimits(const struct sbx_spec *s, struct sbx_jail *j)
 	if (s->processes)
 		add_rlimit(j, RLIMIT_NPROC, s->processes, s->processes);
 	add_rlimit(j, RLIMIT_CORE, 0, 0);   /* no core dumps of tool memory */
+	/* Not the caller's: a service may run with LimitRTPRIO, LimitNICE or
+	 * LimitMEMLOCK=infinity. No real-time scheduling, no raised priority
+	 * (the tool can only be nicer), locked memory at the kernel's default
+	 * of 8 MiB or the caller's own if lower (raising it would fail for an
+	 * unprivileged supervisor). */
+	add_rlimit(j, RLIMIT_RTPRIO, 0, 0);
+	add_rlimit(j, RLIMIT_NICE, 0, 0);
+	struct rlimit ml;
+	uint64_t cap = 8u << 20;
+	if (getrlimit(RLIMIT_MEMLOCK, &ml) < 0)
+		ml.rlim_cur = ml.rlim_max = cap;
+	add_rlimit(j, RLIMIT_MEMLOCK, ml.rlim_cur < cap ? ml.rlim_cur : cap,
+	           ml.rlim_max < cap ? ml.rlim_max : cap);
 }
 
 static int plan_cgroups(const struct sbx_spec *s, struct sbx_jail *j, struct sbx_error *err)

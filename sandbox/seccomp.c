@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <linux/netlink.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -33,6 +34,11 @@ static const char *const base_deny[] = {
 	"io_uring_setup", "io_uring_enter", "io_uring_register", "bpf",
 	"perf_event_open", "userfaultfd", "keyctl", "add_key", "request_key",
 	"fanotify_init", "lookup_dcookie",
+	/* native AIO: its contexts count against one host-wide limit
+	 * (fs.aio-max-nr), which a tool could use up for the host's databases
+	 * and VMs; glibc's POSIX AIO uses threads, not these */
+	"io_setup", "io_submit", "io_cancel", "io_destroy", "io_getevents",
+	"io_pgetevents",
 	/* namespaces and mounts: no re-nesting, no view changes */
 	"unshare", "setns", "mount", "umount2", "fsopen", "fsconfig", "fsmount",
 	"fspick", "move_mount", "open_tree", "mount_setattr", "chroot",
@@ -98,8 +104,8 @@ static const unsigned long clone_ns_flags[] = {
  * for one would be a rule without arguments, and libseccomp lets that beat
  * the argument rules, lifting the base rules. Refused in allow lists. */
 static const char *const base_arg_filtered[] = {
-	"clone", "clone3", "ioctl", "personality", "socket", "socketpair", "chmod",
-	"fchmod", "fchmodat", "open", "openat", "creat", "mknod", "mknodat", NULL,
+	"clone", "clone3", "ioctl", "personality", "socket", "socketpair", "bind", "listen",
+	"chmod", "fchmod", "fchmodat", "open", "openat", "creat", "mknod", "mknodat", NULL,
 };
 
 static bool listed(const char *const *list, const char *name)
@@ -246,6 +252,30 @@ static int add_socketpair_rules(scmp_filter_ctx ctx, unsigned fams)
 	return rc;
 }
 
+/* bind(2) and listen(2). Where inet sockets can be made, listen() is
+ * refused: on a socket not yet bound it binds a free port itself, which
+ * Landlock's bind rule never sees, and the tool would take connections
+ * from the host and beyond (and could hold every ephemeral port). bind()
+ * matters for the one socket every profile has, socketpair's: bound to an
+ * abstract name (abstract names are per network namespace, so the host's)
+ * it takes that name from a host service, or stands in for it. So without
+ * the unix family bind() is refused, except, where netlink is allowed,
+ * with the length of a netlink address (glibc binds NETLINK_ROUTE for
+ * getaddrinfo; an abstract name of that length remains, docs/security.md);
+ * inet binds are Landlock's (refused). With the unix family a tool may
+ * serve on a socket file, and both calls stay. */
+static int add_bind_listen_rules(scmp_filter_ctx ctx, unsigned fams)
+{
+	uint32_t deny = SCMP_ACT_ERRNO(EACCES);
+	int rc = 0;
+	if (fams & (SBX_AF_INET | SBX_AF_INET6))
+		rc = add(ctx, deny, SCMP_SYS(listen), 0, NULL);
+	if (rc || (fams & SBX_AF_UNIX))
+		return rc;
+	struct scmp_arg_cmp not_nl = SCMP_A2(SCMP_CMP_NE, sizeof(struct sockaddr_nl), 0);
+	return add(ctx, deny, SCMP_SYS(bind), fams & SBX_AF_NETLINK ? 1 : 0, &not_nl);
+}
+
 /* TCP Fast Open: sendto, sendmsg or sendmmsg with MSG_FASTOPEN connects an
  * unconnected TCP socket without passing Landlock's connect hook
  * (landlock-lsm/linux issue #41), so the port rules would not hold. The
@@ -322,6 +352,8 @@ static int add_base_rules(scmp_filter_ctx ctx, const struct sbx_spec *spec)
 		rc = add_socketpair_rules(ctx, spec->socket_families);
 	if (!rc)
 		rc = add_fastopen_rules(ctx, spec);
+	if (!rc)
+		rc = add_bind_listen_rules(ctx, spec->socket_families);
 	if (!rc && !host_read_only(spec))
 		rc = add_setid_rules(ctx);
 	return rc;

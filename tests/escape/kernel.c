@@ -16,7 +16,7 @@
  *   kernel io_uring | bpf | perf | userfaultfd | userfaultfd_dev | keyctl |
  *          add_key | request_key | open_by_handle | personality | mount |
  *          umount | fsopen | open_tree | move_mount | chroot | pivot_root |
- *          kexec_load | init_module | finit_module | reboot | swapon
+ *          kexec_load | init_module | finit_module | reboot | swapon | aio
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -53,6 +53,16 @@ static void io_uring(const char *a, int c, char **v)
 	struct io_uring_params p;
 	memset(&p, 0, sizeof p);
 	judge(a, syscall(SYS_io_uring_setup, 1, &p), "io_uring_setup");
+}
+
+/* A native AIO context counts against the host-wide fs.aio-max-nr. */
+static void aio(const char *a, int c, char **v)
+{
+	unsigned long ctx = 0;
+	long rc = syscall(SYS_io_setup, 16, &ctx);
+	if (rc == 0)
+		syscall(SYS_io_destroy, ctx);
+	judge(a, rc, "io_setup");
 }
 
 static void bpf_map(const char *a, int c, char **v)
@@ -246,6 +256,7 @@ int main(int argc, char **argv)
 {
 	static const struct attack t[] = {
 		{ "io_uring", io_uring },
+		{ "aio", aio },
 		{ "bpf", bpf_map },
 		{ "perf", perf },
 		{ "userfaultfd", userfaultfd },

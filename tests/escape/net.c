@@ -27,6 +27,11 @@
  *                                       sendto, sendmsg, sendmmsg (with
  *                                       MSG_FASTOPEN) or connect_opt
  *                                       (TCP_FASTOPEN_CONNECT, then connect)
+ *   net listen_autobind LABEL 4|6       listen() on an unbound TCP socket
+ *                                       (the kernel picks a port: a host
+ *                                       listener Landlock's bind rule misses)
+ *   net abstract_squat LABEL NAME       bind a socketpair end to "\0NAME"
+ *                                       (takes a host service's name)
  *   net raw LABEL                       socket(AF_INET, SOCK_RAW, ICMP)
  *   net packet LABEL                    socket(AF_PACKET, SOCK_RAW)
  *   net vsock LABEL                     socket(AF_VSOCK) (+ connect to host)
@@ -302,6 +307,38 @@ static void sock_only(const char *a, int fam, int type, int proto, const char *w
 	ESCAPED(a, "%s created fd %d", what, fd);
 }
 
+static void listen_autobind(const char *a, int argc, char **argv)
+{
+	int six = !strcmp(arg_str(a, argc, argv, 2), "6");
+	int fd = socket(six ? AF_INET6 : AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		BLOCKED(a, "socket: %s", errname(errno));
+	if (listen(fd, 1) < 0)
+		BLOCKED(a, "listen: %s", errname(errno));
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof ss;
+	getsockname(fd, (struct sockaddr *)&ss, &len);
+	int port = ntohs(six ? ((struct sockaddr_in6 *)&ss)->sin6_port :
+	                       ((struct sockaddr_in *)&ss)->sin_port);
+	ESCAPED(a, "listening on the host's port %d", port);
+}
+
+static void abstract_squat(const char *a, int argc, char **argv)
+{
+	const char *name = arg_str(a, argc, argv, 2);
+	int sv[2];
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+		TESTERR(a, "socketpair: %s", errname(errno));
+	struct sockaddr_un un = { .sun_family = AF_UNIX };
+	size_t n = strlen(name);
+	if (n + 1 > sizeof un.sun_path)
+		TESTERR(a, "name too long");
+	memcpy(un.sun_path + 1, name, n);
+	if (bind(sv[0], (struct sockaddr *)&un, (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + n)) < 0)
+		BLOCKED(a, "bind(\"\\0%s\"): %s", name, errname(errno));
+	ESCAPED(a, "bound the abstract name \"\\0%s\"", name);
+}
+
 static void raw(const char *a, int argc, char **argv)
 {
 	sock_only(a, AF_INET, SOCK_RAW, IPPROTO_ICMP, "socket(AF_INET, SOCK_RAW)");
@@ -344,6 +381,8 @@ int main(int argc, char **argv)
 		{ "socketpair", spair },
 		{ "unix_dgram_pair", unix_dgram_pair },
 		{ "tcp_fastopen", tcp_fastopen },
+		{ "listen_autobind", listen_autobind },
+		{ "abstract_squat", abstract_squat },
 		{ "raw", raw },
 		{ "packet", packet },
 		{ "vsock", vsock },

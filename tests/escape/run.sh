@@ -123,6 +123,7 @@ i386_socketcall     B  B  B   B   k            abi i386_socketcall
 x32_getpid          B  B  B   B   k            abi x32_getpid
 ## kernel attack surface
 io_uring            B  B  B   B   k            kernel io_uring
+aio_setup           B  B  B   B   k            kernel aio
 bpf                 B  B  B   B   k            kernel bpf
 perf_event_open     B  B  B   B   k            kernel perf
 userfaultfd         B  B  B   B   k            kernel userfaultfd
@@ -213,6 +214,9 @@ tcp_fastopen        B  B  B   B   k,tfo        net tcp_fastopen tcp_fastopen sen
 tcp_fastopen_msg    B  B  B   B   k,tfo        net tcp_fastopen tcp_fastopen_msg sendmsg 127.0.0.1 @TCPPORT @MARK
 tcp_fastopen_mmsg   B  B  B   B   k,tfo        net tcp_fastopen tcp_fastopen_mmsg sendmmsg ::1 @TCPPORT @MARK
 tcp_fastopen_opt    B  B  B   B   k,tfo        net tcp_fastopen tcp_fastopen_opt connect_opt 127.0.0.1 @TCPPORT @MARK
+listen_autobind     B  B  B   B   k            net listen_autobind listen_autobind 4
+listen_autobind6    B  B  B   B   k            net listen_autobind listen_autobind6 6
+abstract_squat      B  B  B   B   k            net abstract_squat abstract_squat tc-escape-squat-@MARK
 raw_socket          B  B  B   B   k            net raw raw_socket
 packet_socket       B  B  B   B   k            net packet packet_socket
 vsock               B  B  B   B   k            net vsock vsock
@@ -722,7 +726,7 @@ self_test() {
 	for a in i386_getpid i386_socketcall; do check escaped root $a $E/abi $a; done
 	# kernel surface (left out: kexec_load, init_module, finit_module and x32
 	# answer ENOSYS on kernels built without them, as the test VM is)
-	for a in io_uring bpf perf userfaultfd userfaultfd_dev keyctl add_key request_key \
+	for a in io_uring aio bpf perf userfaultfd userfaultfd_dev keyctl add_key request_key \
 		 open_by_handle personality mount umount fsopen open_tree move_mount chroot \
 		 pivot_root reboot swapon; do
 		check escaped root $a $E/kernel $a
@@ -756,6 +760,8 @@ self_test() {
 	check escaped root unix_abstract $E/net unix_abstract x "$ABS" selftest
 	check escaped root socketpair $E/net socketpair x
 	check escaped root socketpair_seqpack $E/net socketpair x seqpacket
+	check escaped root listen_autobind $E/net listen_autobind x 4
+	check escaped root abstract_squat $E/net abstract_squat x "tc-escape-st$RUN_TAG"
 	check escaped root unix_dgram_pair $E/net unix_dgram_pair x dgram "$T/outside-dgram.sock" selftest
 	check escaped root unix_raw_pair $E/net unix_dgram_pair x raw "$T/outside-dgram.sock" selftest
 	check escaped nobody "unix_dgram_pair(65534)" $E/net unix_dgram_pair x dgram "$T/outside-dgram.sock" selftest

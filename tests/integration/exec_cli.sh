@@ -307,6 +307,22 @@ got=$(cat "$tmp/out")
 typed" ] && ok "stdin: a terminal only with --stdin" ||
 	bad "stdin: a terminal: the tool read '$got'"
 
+# rlimits the profile does not name are not the caller's: no real-time
+# priority, no raised priority, at most 8 MiB locked (or the caller's, if
+# lower). A service may run with LimitMEMLOCK=infinity or LimitRTPRIO.
+lim='echo r=$(ulimit -r) e=$(ulimit -e) l=$(ulimit -l)'
+if prlimit --memlock=unlimited --rtprio=50 --nice=10 true 2>/dev/null; then
+	got=$(prlimit --memlock=unlimited --rtprio=50 --nice=10 \
+		"$TOOLCAGE" exec --workspace "$ws" -- bash -c "$lim" 2>&1)
+	[ "$got" = "r=0 e=0 l=8192" ] && ok "rlimits: the caller's raised limits do not pass" ||
+		bad "rlimits: with raised limits the tool got '$got'"
+else
+	echo "note: cannot raise rlimits here (no CAP_SYS_RESOURCE): only a lower one is tried"
+fi
+got=$(prlimit --memlock=65536 "$TOOLCAGE" exec --workspace "$ws" -- bash -c "$lim" 2>&1)
+[ "$got" = "r=0 e=0 l=64" ] && ok "rlimits: a caller's lower memlock is kept" ||
+	bad "rlimits: with memlock 64 KiB the tool got '$got'"
+
 # Output without --json is passed through as it comes (up to half of
 # keep_bytes per stream), the cap's marker and tail at the end.
 "$TOOLCAGE" exec --workspace "$ws" -- sh -c 'echo first; sleep 4; echo second' \

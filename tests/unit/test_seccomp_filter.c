@@ -282,6 +282,18 @@ static const struct row every_profile[] = {
 	{ "io_uring_setup", X86, __NR_io_uring_setup, { 8, 0 }, ERR(EPERM) },
 	{ "io_uring_enter", X86, __NR_io_uring_enter, { 0 }, ERR(EPERM) },
 	{ "io_uring_register", X86, __NR_io_uring_register, { 0 }, ERR(EPERM) },
+	/* native AIO contexts: a host-wide limit (fs.aio-max-nr) */
+	{ "io_setup", X86, __NR_io_setup, { 16, 0x1000 }, ERR(EPERM) },
+	{ "io_submit", X86, __NR_io_submit, { 0 }, ERR(EPERM) },
+	{ "io_getevents", X86, __NR_io_getevents, { 0 }, ERR(EPERM) },
+	{ "io_pgetevents", X86, __NR_io_pgetevents, { 0 }, ERR(EPERM) },
+	{ "io_cancel", X86, __NR_io_cancel, { 0 }, ERR(EPERM) },
+	{ "io_destroy", X86, __NR_io_destroy, { 0 }, ERR(EPERM) },
+	/* no shipped profile has the unix family: a bound socketpair end
+	 * would take an abstract name of the host's (any length) */
+	{ "bind, an abstract name", X86, __NR_bind, { 3, 0x1000, 20 }, SOCK_DENY },
+	{ "bind, netlink's length", X86, __NR_bind, { 3, 0x1000, 12 }, SOCK_DENY },
+	{ "bind, inet's length", X86, __NR_bind, { 3, 0x1000, 16 }, SOCK_DENY },
 	{ "perf_event_open", X86, __NR_perf_event_open, { 0 }, ERR(EPERM) },
 	{ "userfaultfd", X86, __NR_userfaultfd, { 0 }, ERR(EPERM) },
 	{ "keyctl", X86, __NR_keyctl, { 0 }, ERR(EPERM) },
@@ -364,6 +376,8 @@ static const struct row non_network[] = {
 	  { AF_NETLINK, SOCK_RAW, NETLINK_ROUTE }, SOCK_DENY },
 	{ "socket AF_NETLINK dgram ROUTE", X86, __NR_socket,
 	  { AF_NETLINK, SOCK_DGRAM, NETLINK_ROUTE }, SOCK_DENY },
+	/* No inet socket to listen on (a socketpair's cannot): no rule. */
+	{ "listen", X86, __NR_listen, { 3, 1 }, ALLOW },
 	/* No inet socket for MSG_FASTOPEN to act on: no rule, a shorter filter. */
 	{ "sendto MSG_FASTOPEN (no inet socket)", X86, __NR_sendto,
 	  { 3, 0x1000, 10, MSG_FASTOPEN, 0x2000, 16 }, ALLOW },
@@ -376,6 +390,8 @@ static const struct row network_only[] = {
 	{ "socket AF_INET stream cloexec", X86, __NR_socket,
 	  { AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0 }, ALLOW },
 	{ "socket AF_INET6 stream", X86, __NR_socket, { AF_INET6, SOCK_STREAM, 0 }, ALLOW },
+	/* listen() on an unbound socket binds a port past Landlock's rule */
+	{ "listen", X86, __NR_listen, { 3, 1 }, SOCK_DENY },
 	{ "socket AF_INET stream TCP", X86, __NR_socket, { AF_INET, SOCK_STREAM, IPPROTO_TCP }, ALLOW },
 	/* UDP reaches any port (Landlock has TCP rules only): off unless the
 	 * profile says "udp": true, which network does not. */
@@ -604,6 +620,10 @@ static void test_udp_and_netlink_profile(void **state)
 		{ "socket AF_NETLINK SOCK_RAW", X86, __NR_socket,
 		  { AF_NETLINK, SOCK_RAW, NETLINK_ROUTE }, SOCK_DENY },
 		{ "socket AF_UNIX", X86, __NR_socket, { AF_UNIX, SOCK_STREAM, 0 }, SOCK_DENY },
+		/* glibc binds its NETLINK_ROUTE socket (getaddrinfo) */
+		{ "bind, netlink's length", X86, __NR_bind, { 3, 0x1000, 12 }, ALLOW },
+		{ "bind, another length", X86, __NR_bind, { 3, 0x1000, 16 }, SOCK_DENY },
+		{ "listen", X86, __NR_listen, { 3, 1 }, SOCK_DENY },
 	};
 	check_jail(j, "dns", rows, sizeof rows / sizeof rows[0]);
 	sbx_jail_free(j);
@@ -630,6 +650,10 @@ static void test_unix_family_and_allowed_send_calls(void **state)
 		  { AF_INET, SOCK_DGRAM, 0, 0x1000 }, SOCK_DENY },
 		{ "socket AF_UNIX dgram", X86, __NR_socket, { AF_UNIX, SOCK_DGRAM, 0 }, ALLOW },
 		{ "sendto MSG_FASTOPEN", X86, __NR_sendto, { 3, 0x1000, 10, MSG_FASTOPEN }, FO_DENY },
+		/* the unix family may serve on a socket file: bind stays; inet
+		 * makes listen go (it cannot tell the two sockets apart) */
+		{ "bind", X86, __NR_bind, { 3, 0x1000, 20 }, ALLOW },
+		{ "listen", X86, __NR_listen, { 3, 1 }, SOCK_DENY },
 	};
 	check_jail(j, "unix", unix_rows, sizeof unix_rows / sizeof unix_rows[0]);
 	sbx_jail_free(j);
@@ -735,7 +759,8 @@ static void test_allow_list_cannot_lift_base_rules(void **state)
 	(void)state;
 	need_filters();
 	static const char *const lifted[] = { "ptrace", "socket", "clone", "ioctl",
-	                                      "personality", "socketpair", "chmod" };
+	                                      "personality", "socketpair", "chmod", "bind",
+	                                      "listen", "io_setup" };
 	for (size_t i = 0; i < sizeof lifted / sizeof lifted[0]; i++) {
 		char text[256];
 		snprintf(text, sizeof text, "{\"name\":\"lift\",\"filesystem\":{},"
