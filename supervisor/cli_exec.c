@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "execute.h"
 #include "profile.h"
+#include "render.h"
 #include "sandbox.h"
 #include "util.h"
 
@@ -292,9 +293,14 @@ int cmd_exec(int argc, char **argv)
 	const struct sbx_outcome *out = sbx_child_outcome(child);
 	char *error = NULL;
 	if (out->setup_failed) {
+		/* The command's name as pictures of its control characters: it
+		 * may come from a hostile payload, and this goes to a terminal. */
+		size_t nlen;
+		char *name = render_clean(argv[optind], strlen(argv[optind]), &nlen);
 		snprintf(msg, sizeof msg, "%s failed: %s%s%s", out->setup_step,
 		         strerror(out->setup_failed), strcmp(out->setup_step, "exec") ? "" : ": ",
-		         strcmp(out->setup_step, "exec") ? "" : argv[optind]);
+		         strcmp(out->setup_step, "exec") ? "" : name ? name : "?");
+		free(name);
 		error = msg;
 		fprintf(stderr, "toolcage: %s\n", msg);
 	}

@@ -323,6 +323,12 @@ got=$(prlimit --memlock=65536 "$TOOLCAGE" exec --workspace "$ws" -- bash -c "$li
 [ "$got" = "r=0 e=0 l=64" ] && ok "rlimits: a caller's lower memlock is kept" ||
 	bad "rlimits: with memlock 64 KiB the tool got '$got'"
 
+# A command name from a hostile payload must not put an escape sequence on
+# the terminal through the "exec failed" message.
+"$TOOLCAGE" exec --workspace "$ws" -- "$(printf 'nope\033]0;x\007')" >"$tmp/out" 2>"$tmp/err"
+if LC_ALL=C grep -q "$(printf '[\033\007]')" "$tmp/err"; then bad "exec failure: control characters reached stderr"
+else ok "exec failure: the command name is shown without its control characters"; fi
+
 # Output without --json is passed through as it comes (up to half of
 # keep_bytes per stream), the cap's marker and tail at the end.
 "$TOOLCAGE" exec --workspace "$ws" -- sh -c 'echo first; sleep 4; echo second' \
