@@ -17,7 +17,7 @@
 #include "mcp_internal.h"
 
 #define ELICIT_ID_PREFIX "tc-approval-"
-#define ELICIT_ARGS_MAX 1024     /* bytes of arguments quoted in the question */
+#define ELICIT_ARGS_MAX (64 * 1024)   /* arguments longer are not asked about */
 
 /* One question to the client. Invariant: linked in m->elicits until the
  * client answers or it is withdrawn; either way respond is called exactly
@@ -47,20 +47,14 @@ static void finish(struct mcp_elicit *e, enum tc_approval d, const char *who)
 	free(e);
 }
 
-/* The arguments as compact JSON, cut on a character boundary. */
+/* The arguments whole, as compact JSON with every non-ASCII character
+ * escaped: a question that cut them (it once showed 1 KiB) let a model hide
+ * the dangerous part past the cut, and bidi or look-alike characters could
+ * disguise it. Arguments too long to read are denied without asking, as
+ * the tty channel does. */
 static char *args_text(json_t *args)
 {
-	char *s = json_dumps(args, JSON_COMPACT);
-	if (!s)
-		return NULL;
-	size_t n = strlen(s);
-	if (n > ELICIT_ARGS_MAX) {
-		n = ELICIT_ARGS_MAX;
-		while (n && ((unsigned char)s[n] & 0xC0) == 0x80)
-			n--;
-		memcpy(s + n, "...", 4);   /* json_dumps gave n + 1 bytes at least */
-	}
-	return s;
+	return json_dumps(args, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENSURE_ASCII);
 }
 
 /* 2025-11-25 titles the choices with oneOf/const; 2025-06-18 had enumNames. */
@@ -100,8 +94,13 @@ static void approver(const struct tc_approval_request *req, tc_approval_respond 
 		respond(ctx, TC_APPROVE_DENY, "mcp (the client is gone)");
 		return;
 	}
-	struct mcp_elicit *e = calloc(1, sizeof *e);
 	char *args = args_text(req->args);
+	if (args && strlen(args) > ELICIT_ARGS_MAX) {
+		free(args);
+		respond(ctx, TC_APPROVE_DENY, "mcp (the arguments are too long to show for approval)");
+		return;
+	}
+	struct mcp_elicit *e = calloc(1, sizeof *e);
 	char *message = NULL;
 	if (!e || !args || !(e->tool = strdup(req->tool)) ||
 	    asprintf(&message, "toolcage: the tool '%s' wants to run with arguments %s. Why "

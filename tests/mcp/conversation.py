@@ -552,6 +552,31 @@ def test_elicitation_approves_and_denies(tc):
     return s
 
 
+def test_elicitation_shows_the_arguments_whole(tc):
+    """The question quotes the arguments whole and ASCII (a cut at 1 KiB hid
+    the tail, and writing its "..." overran the buffer for 1025-1026 byte
+    arguments); arguments over 64 KiB are denied without a question."""
+    s = Server(tc)
+    s.initialize(caps={"elicitation": {"form": {}}})
+    for n in (1014, 1015, 1016, 3000):   # compact JSON of 1025, 1026, 1027, ... bytes
+        path = "x" * (n - 9) + "TAIL\u202e.sh"
+        s.send({"jsonrpc": "2.0", "id": "big", "method": "tools/call",
+                "params": {"name": "make_marker", "arguments": {"path": path}}})
+        q = s.expect(lambda m: m.get("method") == "elicitation/create", 5, "elicitation/create")
+        msg = q["params"]["message"]
+        check("tail\\u202e.sh" in msg.lower() and msg.isascii(), f"{n}: the whole arguments, ASCII")
+        s.send({"jsonrpc": "2.0", "id": q["id"], "result": {"action": "decline"}})
+        r = s.expect(lambda m: m.get("id") == "big", 5, "the call's result")
+        check(r["result"]["isError"] is True, "declined")
+    s.seen = []
+    s.send({"jsonrpc": "2.0", "id": "huge", "method": "tools/call",
+            "params": {"name": "make_marker", "arguments": {"path": "y" * 70000}}})
+    r = s.expect(lambda m: m.get("id") == "huge", 5, "the call's result")
+    check(r["result"]["isError"] is True, "too long to show: denied")
+    check(not [m for m in s.seen if m.get("method") == "elicitation/create"], "and not asked")
+    check(s.request("ping").get("result") == {}, "alive")
+
+
 def test_elicitation_timeout_denies_and_withdraws(tc):
     s = Server(tc, "--config", SHORT_CFG)
     s.initialize(caps={"elicitation": {}})
