@@ -77,6 +77,7 @@ struct cg_dir {
 struct cgroup_slot {
 	struct cg_dir dir[CG_N];   /* those the claiming jail used; dir_fd -1: not ours */
 	bool busy;
+	unsigned n;                /* its number (slot-N) */
 	struct cgroup_slot *next;
 };
 
@@ -307,7 +308,7 @@ static struct cgroup_slot *new_slot(const struct sbx_jail *j)
 		clear_dir(&s->dir[c]);
 	int rc = -EBUSY;
 	for (unsigned tries = 0; tries < 4096 && rc == -EBUSY; tries++)
-		rc = claim(s, j, next_slot++);
+		rc = claim(s, j, s->n = next_slot++);
 	if (rc < 0) {
 		free(s);
 		errno = -rc;
@@ -318,13 +319,35 @@ static struct cgroup_slot *new_slot(const struct sbx_jail *j)
 	return s;
 }
 
+/* The bytes of file pages (page cache) charged to the memory cgroup:
+ * reclaimable, so they neither fail a lower limit nor eat a budget. A
+ * tmpfs file's pages are not among them (they are swap-backed). */
+static uint64_t file_pages(const struct cg_dir *d)
+{
+	char b[8192];
+	int fd = openat(d->dir_fd, "memory.stat", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : pread(fd, b, sizeof b - 1, 0);
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		return 0;
+	b[n] = '\0';
+	uint64_t sum = 0;
+	for (char *l = b; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL)
+		if (!strncmp(l, "active_file ", 12) || !strncmp(l, "inactive_file ", 14))
+			sum += strtoull(strchr(l, ' ') + 1, NULL, 10);
+	return sum;
+}
+
 /* Memory an earlier call left charged to the slot: the pages of files it
  * wrote to a tmpfs (a workspace in /dev/shm, say) stay charged to the memory
  * cgroup that first touched them after every process in it has gone, and
  * without swap nothing reclaims them. Under a lower limit the kernel refuses
  * the limit (EBUSY), and under a higher one they would eat the next call's
- * budget; page cache left behind is harmless but counts too. A slot holding
- * more than a quarter of the limit is retired rather than used. */
+ * budget. A slot holding more than a quarter of the limit that is not page
+ * cache is retired rather than used (memory.stat is read only when the
+ * usage alone passes that: page cache left by a build would otherwise
+ * retire a slot per call). */
 static bool memory_fits(const struct cg_dir *d, uint64_t max)
 {
 	char b[32];
@@ -332,15 +355,21 @@ static bool memory_fits(const struct cg_dir *d, uint64_t max)
 	if (n <= 0)
 		return false;
 	b[n] = '\0';
-	return strtoull(b, NULL, 10) <= max / 4;
+	uint64_t used = strtoull(b, NULL, 10);
+	if (used <= max / 4)
+		return true;
+	uint64_t cache = file_pages(d);
+	return used - (cache < used ? cache : used) <= max / 4;
 }
 
 /* Drops slot s for good: its memory cgroup is removed (no process is left
  * in it, and we hold its lock), so the charges go with it and the next
  * claim of its number makes a fresh one. */
-static void retire(struct cgroup_slot *s)
+static bool retire(struct cgroup_slot *s)
 {
-	rmdir(s->dir[CG_MEMORY].path);
+	bool gone = rmdir(s->dir[CG_MEMORY].path) == 0;
+	if (gone && s->n < next_slot)
+		next_slot = s->n;   /* its number, made fresh, is claimed next */
 	for (struct cgroup_slot **p = &slots; *p; p = &(*p)->next)
 		if (*p == s) {
 			*p = s->next;
@@ -349,6 +378,7 @@ static void retire(struct cgroup_slot *s)
 	for (int c = 0; c < CG_N; c++)
 		close_dir(&s->dir[c]);
 	free(s);
+	return gone;
 }
 
 int cgroup_acquire(const struct sbx_jail *j, struct cgroup_slot **out, int fds[2])
@@ -357,7 +387,7 @@ int cgroup_acquire(const struct sbx_jail *j, struct cgroup_slot **out, int fds[2
 	*out = NULL;
 	if (!j->use_cgroup_pids && !j->use_cgroup_memory)
 		return 0;
-	for (int tries = 0;; tries++) {
+	for (int failed = 0;;) {
 		struct cgroup_slot *s = slots;
 		/* A free slot that has every controller this jail wants. */
 		for (; s; s = s->next)
@@ -371,9 +401,11 @@ int cgroup_acquire(const struct sbx_jail *j, struct cgroup_slot **out, int fds[2
 			rc = set_limit(&s->dir[CG_PIDS], j->pids_max);
 		if (!rc && j->use_cgroup_memory) {
 			rc = set_limit(&s->dir[CG_MEMORY], j->memory_max);
+			/* Each retire that removes a directory is progress; only
+			 * those that cannot (rmdir failed) are bounded. */
 			if ((rc == -EBUSY || (!rc && !memory_fits(&s->dir[CG_MEMORY], j->memory_max))) &&
-			    tries < 8) {
-				retire(s);
+			    failed < 8) {
+				failed += !retire(s);
 				continue;
 			}
 		}

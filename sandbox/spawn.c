@@ -25,10 +25,13 @@
 #include <string.h>
 #include <poll.h>
 #include <sys/epoll.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -662,8 +665,45 @@ static void read_status(struct sbx_child *c)
 	close_fd(c, W_STATUS);
 }
 
-static void end_stdin(struct sbx_child *c)
+/* A seekable source (a file) gets back what the tool did not read: the
+ * bytes in our buffer and in the pipe. Its offset is the caller's, so that
+ * `{ toolcage exec -- head -n1; cat; } <file` or a `while read` loop goes
+ * on where the tool stopped, not up to 128 KiB further. */
+static void give_back(struct sbx_child *c)
 {
+	struct stat st;
+	int queued = 0;
+	if (c->src_fd < 0 || fstat(c->src_fd, &st) < 0 || !S_ISREG(st.st_mode))
+		return;
+	if (c->fd[W_IN] < 0 || ioctl(c->fd[W_IN], FIONREAD, &queued) < 0)
+		queued = 0;
+	off_t back = (off_t)(c->stdin_len - c->stdin_off) + queued;
+	if (back > 0)
+		lseek(c->src_fd, -back, SEEK_CUR);
+	c->stdin_off = c->stdin_len;
+}
+
+/* A read of the source that cannot block: epoll said it was readable, but
+ * another reader of the same pipe or socket may have taken the bytes since,
+ * and a blocking read would hold the deadline. The source's flags are the
+ * caller's, so no O_NONBLOCK. */
+static ssize_t src_read(struct sbx_child *c)
+{
+	if (c->src_polled) {
+		struct iovec v = { c->stdin_buf, STDIN_CHUNK };
+		ssize_t n = preadv2(c->src_fd, &v, 1, -1, RWF_NOWAIT);
+		if (n >= 0 || errno != EOPNOTSUPP)
+			return n;
+	}
+	return read(c->src_fd, c->stdin_buf, STDIN_CHUNK);
+}
+
+/* back: the tool can read no more (it closed its stdin): what it left is
+ * given back; at the source's end the pipe's bytes are still the tool's. */
+static void end_stdin(struct sbx_child *c, bool back)
+{
+	if (back)
+		give_back(c);
 	src_watch(c, false);
 	c->src_fd = -1;
 	close_fd(c, W_IN);
@@ -687,8 +727,10 @@ static void feed_stdin(struct sbx_child *c)
 				in_watch(c, EPOLLOUT);
 				return;
 			}
-			if (n < 0)
-				break;   /* EPIPE: the tool closed its stdin; fine */
+			if (n < 0) {   /* EPIPE: the tool closed its stdin; fine */
+				end_stdin(c, true);
+				return;
+			}
 			c->stdin_off += (size_t)n;
 			continue;
 		}
@@ -700,7 +742,7 @@ static void feed_stdin(struct sbx_child *c)
 			return;
 		}
 		c->src_readable = false;
-		ssize_t n = read(c->src_fd, c->stdin_buf, STDIN_CHUNK);
+		ssize_t n = src_read(c);
 		if (n < 0 && (errno == EINTR || errno == EAGAIN))
 			continue;
 		if (n <= 0)
@@ -708,7 +750,7 @@ static void feed_stdin(struct sbx_child *c)
 		c->stdin_len = (size_t)n;
 		c->stdin_off = 0;
 	}
-	end_stdin(c);
+	end_stdin(c, false);
 }
 
 static bool in_pid_ns(const struct sbx_child *c)
@@ -752,6 +794,7 @@ static void reap(struct sbx_child *c)
 
 static void finish(struct sbx_child *c)
 {
+	give_back(c);
 	src_watch(c, false);
 	for (int w = W_STATUS; w < W_N; w++)
 		close_fd(c, w);
@@ -785,7 +828,7 @@ int sbx_child_step(struct sbx_child *c)
 			break;
 		case W_IN:
 			if (ev[i].events & EPOLLERR)
-				end_stdin(c);   /* the tool closed its stdin */
+				end_stdin(c, true);   /* the tool closed its stdin */
 			else
 				feed_stdin(c);
 			break;

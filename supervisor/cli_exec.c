@@ -1,6 +1,7 @@
 /* cli_exec.c — `toolcage exec` (the sandbox alone, as a jail launcher) and
  * `toolcage check` (what this kernel and user can enforce). */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <poll.h>
@@ -8,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -34,9 +36,10 @@ static const char exec_usage[] =
 	"killed at the deadline (default 30000 ms, or the profile's).\n"
 	"\n"
 	"CMD's stdin is /dev/null. With --stdin (-i) it is a pipe that toolcage fills\n"
-	"from its own stdin (a pipe, file, socket or terminal) as CMD reads; toolcage\n"
-	"may read up to 128 KiB ahead of CMD, so in a `while read` loop give each\n"
-	"call its input rather than the loop's.\n"
+	"from its own stdin (a pipe, file, socket or terminal) as CMD reads. toolcage\n"
+	"may read up to 128 KiB ahead of CMD: from a file, what CMD did not read is\n"
+	"given back (the offset moves back); from a pipe it is gone, so in a\n"
+	"`while read` loop give each call its own input.\n"
 	"\n"
 	"--spare hands CMD to a child set up ahead and waiting for its job, the way\n"
 	"a long-running supervisor does for repeated calls (no faster for one call;\n"
@@ -116,9 +119,37 @@ static void print_json(const struct sbx_outcome *o, const char *error)
  * reader cannot hold the deadline. */
 struct live {
 	int fd;
+	int wfd;       /* fd, or our own O_NONBLOCK open of it (live_open); -1: not yet */
+	bool sock;     /* a socket: sent with MSG_DONTWAIT */
 	size_t sent;   /* head bytes written */
+	bool stalled;  /* poll said room, the write said EAGAIN: retried in 10 ms */
 	bool gone;     /* closed or broken: the rest is dropped */
 };
+
+/* Room that poll(2) reports is not room for PIPE_BUF bytes on a terminal
+ * (a pty whose reader has stopped takes a few bytes, then a blocking write
+ * waits), so the live writes go through a description of our own with
+ * O_NONBLOCK: a terminal or pipe is opened again through /proc (the
+ * caller's flags stay as they are), a socket gets MSG_DONTWAIT. A regular
+ * file is written as it is (never reopened: O_APPEND would be lost), and
+ * so is /dev/null. Done at the first byte to write: most tools of a
+ * launch print nothing. */
+static void live_open(struct live *l)
+{
+	struct stat st;
+	l->wfd = l->fd;
+	if (fstat(l->fd, &st) < 0)
+		return;
+	l->sock = S_ISSOCK(st.st_mode);
+	if ((!S_ISCHR(st.st_mode) && !S_ISFIFO(st.st_mode)) ||
+	    (S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 3)))
+		return;
+	char path[32];
+	snprintf(path, sizeof path, "/proc/self/fd/%d", l->fd);
+	int fd = open(path, O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd >= 0)
+		l->wfd = fd;
+}
 
 static bool live_pending(const struct live *l, const struct sbx_capture *c)
 {
@@ -127,13 +158,18 @@ static bool live_pending(const struct live *l, const struct sbx_capture *c)
 
 static void live_write(struct live *l, const struct sbx_capture *c)
 {
+	if (live_pending(l, c) && l->wfd < 0)
+		live_open(l);
 	while (live_pending(l, c)) {
 		struct pollfd pf = { .fd = l->fd, .events = POLLOUT };
 		if (poll(&pf, 1, 0) != 1)
 			return;
 		size_t n = c->head_len - l->sent;
+		n = n < PIPE_BUF ? n : PIPE_BUF;
 		ssize_t w = pf.revents & POLLNVAL ? -1 :
-		            write(l->fd, c->head + l->sent, n < PIPE_BUF ? n : PIPE_BUF);
+		            l->sock ? send(l->wfd, c->head + l->sent, n, MSG_DONTWAIT | MSG_NOSIGNAL) :
+		            write(l->wfd, c->head + l->sent, n);
+		l->stalled = w < 0 && errno == EAGAIN;
 		if (w < 0 && (errno == EINTR || errno == EAGAIN))
 			return;
 		if (w <= 0)
@@ -151,9 +187,12 @@ static int wait_live(struct sbx_child *child, struct live l[2])
 	while (!sbx_child_step(child)) {
 		struct pollfd pf[3] = { { .fd = sbx_child_fd(child), .events = POLLIN } };
 		nfds_t n = 1;
+		int64_t most = 60000;
 		for (int i = 0; i < 2; i++) {
 			live_write(&l[i], cap[i]);
-			if (live_pending(&l[i], cap[i]))
+			if (live_pending(&l[i], cap[i]) && l[i].stalled)
+				most = 10;
+			else if (live_pending(&l[i], cap[i]))
 				pf[n++] = (struct pollfd){ .fd = l[i].fd, .events = POLLOUT };
 		}
 		int64_t left = sbx_child_deadline(child) - sbx_now_ms();
@@ -161,19 +200,33 @@ static int wait_live(struct sbx_child *child, struct live l[2])
 			sbx_child_kill(child, SBX_KILLED_TIMEOUT);
 			continue;
 		}
-		if (poll(pf, n, left > 60000 ? 60000 : (int)left) < 0 && errno != EINTR)
+		if (poll(pf, n, (int)(left > most ? most : left)) < 0 && errno != EINTR)
 			return -errno;
 	}
 	return 0;
 }
 
-/* The call is over: the rest, blocking. */
+/* The call is over: the rest, waiting for room as long as it takes (our
+ * stdout may be O_NONBLOCK, the caller's choice: EAGAIN is not an end). */
 static void live_finish(struct live *l, const struct sbx_capture *c)
 {
 	size_t len;
 	char *s = exec_capture_text(c, &len);
-	if (s && !l->gone && l->sent <= len)
-		sbx_write_all(l->fd, s + l->sent, len - l->sent);
+	for (size_t put = l->sent; s && !l->gone && put < len;) {
+		ssize_t w = write(l->fd, s + put, len - put);
+		if (w > 0) {
+			put += (size_t)w;
+			continue;
+		}
+		if (w < 0 && errno == EAGAIN) {
+			struct pollfd pf = { .fd = l->fd, .events = POLLOUT };
+			if (poll(&pf, 1, -1) >= 0 || errno == EINTR)
+				continue;
+		}
+		if (w < 0 && errno == EINTR)
+			continue;
+		break;
+	}
 	free(s);
 }
 
@@ -284,7 +337,8 @@ int cmd_exec(int argc, char **argv)
 	struct sbx_job job = { .argv = argv + optind, .timeout_ms = (uint32_t)o.timeout_ms };
 	job.stdin_stream = stdin_passed_on(o.stdin);
 	job.stdin_source = STDIN_FILENO;
-	struct live live[2] = { { .fd = STDOUT_FILENO }, { .fd = STDERR_FILENO } };
+	struct live live[2] = { { .fd = STDOUT_FILENO, .wfd = -1 },
+	                        { .fd = STDERR_FILENO, .wfd = -1 } };
 	if (sbx_spawn(jail, &job, &child, &err) < 0 ||
 	    (o.json ? sbx_child_wait(child) : wait_live(child, live)) < 0) {
 		rc = fail_setup(o.json, err.msg[0] ? err.msg : "waiting for the child failed");

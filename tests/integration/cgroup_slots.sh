@@ -194,3 +194,41 @@ for f in m128 m512; do
 	[ "$u" -lt 32 ] || { echo "FAIL: the $f call was given the stale slot"; exit 1; }
 done
 echo "ok   a slot holding an earlier call's tmpfs charges is retired"
+rm -f "$shm"/*.big
+
+# Ten slots at once holding such charges: the next call still runs (the
+# retires were capped at 8, and the ninth stale slot failed the call).
+sed 's/"memory_mb": *[0-9]*/"memory_mb": 16/' "$tmp/memory-only.json" >"$tmp/m16.json"
+i=0
+while [ $i -lt 10 ]; do
+	i=$((i + 1))
+	"$TOOLCAGE" exec --workspace "$shm" --profile "$tmp/m128.json" -- \
+		sh -c "head -c 25M /dev/zero >f$i.big; sleep 2" >/dev/null 2>&1 </dev/null &
+	pids="$pids $!"
+done
+for p in $pids; do wait "$p"; done
+pids=""
+"$TOOLCAGE" exec --workspace "$shm" --profile "$tmp/m16.json" -- true >"$tmp/m16.log" 2>&1 </dev/null ||
+	{ echo "FAIL: ten slots holding tmpfs charges failed the next call"; cat "$tmp/m16.log"; exit 1; }
+rm -f "$shm"/*.big
+echo "ok   a call runs past ten slots holding tmpfs charges"
+
+# Page cache is no stale charge: calls that each leave more than a quarter
+# of their limit in page cache (files written to a disk workspace) keep
+# their slot, the same directory (inode) every time, rather than leave a
+# dying memory cgroup behind per call.
+sed 's/"memory_mb": *[0-9]*/"memory_mb": 64/' "$tmp/memory-only.json" >"$tmp/m64.json"
+: >"$tmp/slots"
+for i in 1 2 3 4; do
+	"$TOOLCAGE" exec --workspace "$ws" --profile "$tmp/m64.json" -- \
+		sh -c "head -c 20M /dev/zero >w$i.out; grep :memory: /proc/self/cgroup >\"\$0\"" "$ws/p$i" \
+		>"$tmp/p.log" 2>&1 </dev/null || { echo "FAIL: a page cache call failed"; cat "$tmp/p.log"; exit 1; }
+	m=$(sed -n 's/^[0-9]*:memory:.*\/toolcage\///p' "$ws/p$i")
+	echo "$m $(stat -c %i "$base/$m")" >>"$tmp/slots"
+	rm -f "$ws/w$i.out"
+done
+if [ "$(sort -u "$tmp/slots" | wc -l)" -eq 1 ]; then
+	echo "ok   page cache left by a call does not retire its slot"
+else
+	echo "FAIL: calls leaving page cache got fresh memory cgroups:"; cat "$tmp/slots"; exit 1
+fi

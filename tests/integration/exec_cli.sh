@@ -370,5 +370,54 @@ else
 fi
 wait "$reader"
 
+# A terminal whose reader has stopped: poll reports room that a blocking
+# write of PIPE_BUF bytes does not have; the deadline must still kill CMD.
+"$PY" - "$TOOLCAGE" "$ws" >"$tmp/out" 2>&1 <<'PYEOF'
+import os, pty, subprocess, sys, time
+m, s = pty.openpty()
+mark = sys.argv[2] + "/../pty-mark"
+t0 = time.time()
+p = subprocess.Popen([sys.argv[1], "exec", "--profile", "write", "--workspace", sys.argv[2],
+                      "--timeout-ms", "700", "--", "sh", "-c",
+                      'seq 1 20000; while :; do date +%s.%N >"$0.t"; mv "$0.t" "$0"; sleep 0.05; done',
+                      sys.argv[2] + "/mark"], stdin=subprocess.DEVNULL, stdout=s, stderr=subprocess.DEVNULL)
+os.close(s)
+time.sleep(2.5)
+last = float(open(sys.argv[2] + "/mark").read()) - t0
+p.kill(); p.wait(); os.close(m)
+os.unlink(sys.argv[2] + "/mark")
+print("alive until %.2f s" % last)
+sys.exit(1 if last > 1.5 else 0)
+PYEOF
+[ $? = 0 ] && ok "output: a stopped terminal does not hold the deadline" ||
+	bad "output: a stopped terminal held the deadline ($(cat "$tmp/out"))"
+# Our stdout O_NONBLOCK (the caller's choice) and read late: nothing lost.
+"$PY" - "$TOOLCAGE" "$ws" >"$tmp/out" 2>&1 <<'PYEOF'
+import fcntl, os, subprocess, sys, time
+r, w = os.pipe()
+fcntl.fcntl(w, fcntl.F_SETFL, fcntl.fcntl(w, fcntl.F_GETFL) | os.O_NONBLOCK)
+p = subprocess.Popen([sys.argv[1], "exec", "--workspace", sys.argv[2], "--", "seq", "1", "30000"], stdout=w)
+os.close(w)
+time.sleep(1.5)
+got = b""
+while True:
+    b = os.read(r, 65536)
+    if not b:
+        break
+    got += b
+p.wait()
+want = "".join("%d\n" % i for i in range(1, 30001)).encode()
+print("%d of %d bytes" % (len(got), len(want)))
+sys.exit(0 if got == want else 1)
+PYEOF
+[ $? = 0 ] && ok "output: an O_NONBLOCK stdout read late gets every byte" ||
+	bad "output: O_NONBLOCK stdout: $(cat "$tmp/out")"
+# --stdin from a file: what the tool did not read is given back, so the
+# caller's next reader goes on where the tool stopped.
+seq 1 20000 >"$tmp/lines"
+got=$({ "$TOOLCAGE" exec --workspace "$ws" -i -- head -c 10 >/dev/null; head -c 6; } <"$tmp/lines")
+[ "$got" = "$(printf '6\n7\n8')" ] && ok "stdin: a file's unread bytes are given back" ||
+	bad "stdin: after the tool read 10 bytes the caller read '$got'"
+
 [ "$fails" = 0 ] || { echo "$fails check(s) failed"; exit 1; }
 exit 0
