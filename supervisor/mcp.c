@@ -278,6 +278,12 @@ enum {
 	M_BEFORE_INIT = 1 << 2,     /* allowed before initialize was answered */
 };
 
+const char *mcp_name(const json_t *s)
+{
+	const char *v = json_string_value(s);
+	return v && strlen(v) == json_string_length(s) ? v : "(a name holding a NUL byte)";
+}
+
 typedef void (*mcp_handler)(struct mcp_server *m, json_t *id, json_t *params);
 
 /* The one table of what a client may ask, in the manner of OpenSSH's
@@ -377,7 +383,7 @@ static void handle_message(struct mcp_server *m, json_t *msg)
 			          "\"params\" must be an object.", json_string_value(method));
 		return;
 	}
-	dispatch(m, json_string_value(method), reply_id, params);
+	dispatch(m, mcp_name(method), reply_id, params);
 }
 
 static void handle_line(struct mcp_server *m, const char *line, size_t len)
@@ -388,7 +394,10 @@ static void handle_line(struct mcp_server *m, const char *line, size_t len)
 		return;
 	}
 	json_error_t je;
-	json_t *msg = json_loadb(line, len, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES, &je);
+	/* "\u0000" is valid JSON: the request is answered like any other, and
+	 * a name holding one is a name nobody has (mcp_name). */
+	json_t *msg = json_loadb(line, len, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES |
+	                         JSON_ALLOW_NUL, &je);
 	if (!msg) {
 		mcp_error(m, NULL, RPC_PARSE_ERROR, NULL, "Parse error at byte %d: %s. Send one "
 		          "JSON-RPC message per line.", je.position, je.text);

@@ -130,6 +130,9 @@ void mcp_reply(struct mcp_server *m, json_t *id, json_t *result);
 /* An error response; id NULL sends "id": null. data (taken, may be NULL). */
 void mcp_error(struct mcp_server *m, json_t *id, int code, json_t *data,
                const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* A string's value as a name: one holding a NUL byte (valid JSON, but no
+ * method or tool is called that) becomes a name nothing matches. */
+const char *mcp_name(const json_t *s);
 /* A notification; takes params (may be NULL). */
 void mcp_notify(struct mcp_server *m, const char *method, json_t *params);
 /* notifications/message when level is at or above the client's level (and

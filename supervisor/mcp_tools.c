@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "mcp_internal.h"
+#include "registry.h"
 
 #define PROGRESS_EVERY_MS 1000
 
@@ -137,11 +138,26 @@ void mcp_tools_list(struct mcp_server *m, json_t *id, json_t *params)
 
 /* ---- tools/call ------------------------------------------------------- */
 
+/* Whether the tool declares an output schema (its outputSchema in
+ * tools/list), which clients check structuredContent against. */
+static bool declares_output(const struct mcp_server *m, const char *tool)
+{
+	struct tc_defined *t = tc_registry_get(tc_supervisor_registry(m->sup), tool);
+	bool yes = t && t->output_schema;
+	tc_defined_unref(t);
+	return yes;
+}
+
 static json_t *call_result(const struct mcp_server *m, const struct tc_result *r)
 {
 	json_t *res = json_pack("{s:[{s:s, s:s}], s:b}", "content", "type", "text", "text",
 	                        r->render, "isError", r->status != TC_STATUS_OK);
-	if (res && mcp_version_at_least(m, "2025-06-18")) {
+	/* An error's canonical value ({"errors": ...}, {"error": "timeout"})
+	 * is not the tool's output: where an outputSchema binds
+	 * structuredContent, an error result carries the text alone (the SDK
+	 * threw on it, and the client never saw isError). */
+	bool structured = r->status == TC_STATUS_OK || !declares_output(m, r->tool);
+	if (res && structured && mcp_version_at_least(m, "2025-06-18")) {
 		/* structuredContent must be an object; other canonical values
 		 * (a manifest printing a JSON array, say) are wrapped. */
 		json_t *sc = json_is_object(r->canonical) ? json_incref(r->canonical) :
@@ -248,7 +264,7 @@ void mcp_tools_call(struct mcp_server *m, json_t *id, json_t *params)
 	json_t *token = json_object_get(json_object_get(params, "_meta"), "progressToken");
 	struct mcp_call *mc = calloc(1, sizeof *mc);
 	char *text = args ? json_dumps(args, JSON_COMPACT) : NULL;
-	if (!mc || (args && !text) || !(mc->tool = strdup(json_string_value(name)))) {
+	if (!mc || (args && !text) || !(mc->tool = strdup(mcp_name(name)))) {
 		free(text);
 		free(mc);
 		mcp_error(m, id, RPC_INTERNAL_ERROR, NULL, "Internal error: out of memory.");

@@ -149,6 +149,25 @@ void call_finishf(struct call *c, enum tc_status st, json_t *canonical, const ch
 static void on_child(struct loop *l, int fd, uint32_t events, void *data);
 static void on_deadline(struct loop *l, void *data);
 
+/* A tool that declares output_schema promises the shape of what it
+ * returns (MCP clients check structuredContent against it, and throw on a
+ * mismatch): a result that breaks it is the tool's failure, said so. Takes
+ * canonical when it finishes the call (returns false). */
+static bool output_fits(struct call *c, json_t *canonical)
+{
+	struct schema_result res = { 0 };
+	if (schema_validate(c->tool->output, canonical, &res, 8) == 1)
+		return true;
+	char *why = schema_result_text(&res);
+	schema_result_release(&res);
+	call_finishf(c, TC_STATUS_FAILED, json_pack("{s:s, s:o, s:s?}", "error", "bad_output",
+	             "output", canonical, "reason", why), "%s returned a result that does not "
+	             "match its output_schema (%s). This is a defect of the tool, not of the "
+	             "call: tell the user rather than retrying.", c->name, why ? why : "no detail");
+	free(why);
+	return false;
+}
+
 static void collect(struct call *c)
 {
 	const struct sbx_outcome *o = sbx_child_outcome(c->child);
@@ -167,6 +186,10 @@ static void collect(struct call *c)
 	if (!canonical)   /* stopped before it answered: say how */
 		canonical = json_pack("{s:s, s:i, s:i}", "error", tc_status_name(out.status),
 		                      "exit_code", o->exit_code, "signal", o->signal);
+	if (out.status == TC_STATUS_OK && c->tool->output && !output_fits(c, canonical)) {
+		exec_output_release(&out);
+		return;
+	}
 	call_finish(c, out.status, canonical, out.text, out.text_len);
 	exec_output_release(&out);
 }

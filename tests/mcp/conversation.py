@@ -387,6 +387,24 @@ def test_tools_call_results(tc):
     check(not os.path.exists(os.path.join(s.ws, "x.marker")), "A DENIED CALL RAN")
     r = s.call("slow", {"seconds": "5"})["result"]
     check(r["isError"] is True and r["structuredContent"].get("error") == "timed_out", f"{r}")
+    # A tool with an outputSchema: its result is checked against it, and an
+    # error result carries no structuredContent (clients check that against
+    # the schema: the SDK threw, and never showed isError).
+    r = s.call("counted", {"text": "x"})["result"]
+    check(r["isError"] is False and r["structuredContent"] == {"n": 3}, f"counted: {r}")
+    r = s.call("counted", {"text": 5})["result"]
+    check(r["isError"] is True and "structuredContent" not in r, f"counted, bad args: {r}")
+    r = s.call("wrong_shape")["result"]
+    check(r["isError"] is True and "structuredContent" not in r and
+          "output_schema" in r["content"][0]["text"], f"wrong_shape: {r}")
+    # "\u0000" is valid JSON: the request is answered; a name holding one
+    # is no method's or tool's.
+    r = s.request("tools/call", {"name": "echo_json", "arguments": {"text": "a\u0000b"}})
+    check("result" in r, f"a NUL in the arguments: {r}")
+    r = s.request("ping\u0000x")
+    check(r.get("error", {}).get("code") == -32601, f"a NUL in the method: {r}")
+    r = s.request("tools/call", {"name": "echo_json\u0000x", "arguments": {}})
+    check(r.get("error", {}).get("code") == -32602, f"a NUL in the tool name: {r}")
     return s
 
 

@@ -68,6 +68,14 @@ try {
 	   'echo_json: structuredContent and text');
 	r = await client.callTool({ name: 'echo_json', arguments: { text: 7 } });
 	ok(r.isError === true && /text/.test(r.content[0].text), 'invalid arguments: isError result');
+	// The SDK checks structuredContent against a declared outputSchema and
+	// threw on error results that carried one.
+	r = await client.callTool({ name: 'counted', arguments: { text: 'x' } });
+	ok(!r.isError && r.structuredContent?.n === 3, 'outputSchema: a matching result');
+	r = await client.callTool({ name: 'counted', arguments: { text: 7 } });
+	ok(r.isError === true && /text/.test(r.content[0].text), 'outputSchema: an error result reaches the client');
+	r = await client.callTool({ name: 'wrong_shape', arguments: {} });
+	ok(r.isError === true && /output_schema/.test(r.content[0].text), 'outputSchema: a result breaking it is a failure');
 
 	nextAnswer = { action: 'accept', content: { choice: 'allow_once' } };
 	r = await client.callTool({ name: 'make_marker', arguments: { path: 'yes.marker' } });
