@@ -110,43 +110,6 @@ static void report(bool as_json, unsigned n, const char *name, const struct scri
  * whatever the file holds (16 times the default limits.max_message_bytes). */
 #define MAX_LINE (64u << 20)
 
-/* Reads one line into b (NUL-terminated, newline dropped). Returns 1 for a
- * line, 0 at end of input. A line over MAX_LINE is read to its end but not
- * kept (*too_long). Byte by byte, so that a NUL byte is seen (*has_nul)
- * rather than silently cutting the line short. */
-static int read_line(FILE *f, struct buf *b, bool *too_long, bool *has_nul)
-{
-	char chunk[65536];
-	size_t n = 0;
-	bool any = false;
-	int ch;
-	b->len = 0;
-	if (b->data)
-		b->data[0] = '\0';
-	*too_long = *has_nul = false;
-	for (;;) {
-		ch = getc_unlocked(f);
-		if (ch != EOF)
-			any = true;
-		if (ch == '\0')
-			*has_nul = true;
-		if (ch != EOF && ch != '\n') {
-			chunk[n++] = (char)ch;
-			if (n < sizeof chunk)
-				continue;
-		}
-		if (!*too_long && b->len + n > MAX_LINE) {
-			*too_long = true;
-			buf_release(b);
-		}
-		if (!*too_long && n && buf_add(b, chunk, n) < 0)
-			*too_long = true;   /* out of memory: as too long */
-		n = 0;
-		if (ch == EOF || ch == '\n')
-			return any;
-	}
-}
-
 /* A line (or one of its tool_calls) that is not a call still gets its own
  * row, so that every recorded call has exactly one result; the replay goes
  * on and ends with exit status 2. */
@@ -209,12 +172,13 @@ static int replay_file(struct tc_supervisor *s, FILE *f, const char *path, bool 
 {
 	struct totals t = { 0 };
 	struct buf line = BUF_INIT;
-	bool too_long, has_nul;
+	bool too_long;
 	unsigned lineno = 0, n = 0, bad = 0;
 	if (!as_json)
 		printf("call  tool             decision  status                ms  render\n");
-	while (!tc_supervisor_signal(s) && read_line(f, &line, &too_long, &has_nul)) {
+	while (!tc_supervisor_signal(s) && buf_read_line(f, &line, MAX_LINE, &too_long)) {
 		lineno++;
+		bool has_nul = !too_long && line.len && memchr(line.data, '\0', line.len);
 		const char *p = line.data ? line.data : "";
 		while (*p == ' ' || *p == '\t' || *p == '\r')
 			p++;

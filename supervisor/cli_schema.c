@@ -90,49 +90,13 @@ static int check_line(const struct schema *s, const char *line, size_t len, size
 	return rc == 1;
 }
 
-/* Reads one line into b (without its newline). Returns 1 for a line, 0 at
- * end of input. A line over MAX_LINE is consumed but not kept: *too_long.
- * Byte by byte rather than fgets: a NUL byte must not hide the rest of
- * the line (and its newline), which joined two lines into one verdict. */
-static int read_line(FILE *in, struct buf *b, bool *too_long)
-{
-	char chunk[65536];
-	size_t n = 0;
-	bool any = false;
-	int ch = EOF;
-	b->len = 0;
-	if (b->data)
-		b->data[0] = '\0';
-	*too_long = false;
-	for (;;) {
-		ch = getc_unlocked(in);
-		if (ch != EOF)
-			any = true;
-		if (ch != EOF && ch != '\n') {
-			chunk[n++] = (char)ch;
-			if (n < sizeof chunk)
-				continue;
-		}
-		if (!*too_long && b->len + n > MAX_LINE) {
-			*too_long = true;
-			buf_release(b);
-		}
-		if (!*too_long && n && buf_add(b, chunk, n) < 0)
-			*too_long = true;   /* out of memory: treat as too long */
-		n = 0;
-		if (ch == EOF || ch == '\n')
-			break;
-	}
-	return any;
-}
-
 static int run(const struct schema *s, FILE *in, const char *name, size_t max_diags)
 {
 	struct buf line = BUF_INIT;
 	bool too_long;
 	int status = 0;
 	unsigned long lineno = 0;
-	while (read_line(in, &line, &too_long)) {
+	while (buf_read_line(in, &line, MAX_LINE, &too_long)) {
 		lineno++;
 		if (too_long) {
 			printf("invalid: /: line %lu is longer than %u bytes\n", lineno, MAX_LINE);

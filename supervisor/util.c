@@ -107,6 +107,36 @@ const char *json_unknown_key(json_t *obj, const char *const *allowed)
 	return NULL;
 }
 
+int buf_read_line(FILE *f, struct buf *b, size_t max, bool *too_long)
+{
+	char chunk[65536];
+	size_t n = 0;
+	bool any = false;
+	b->len = 0;
+	if (b->data)
+		b->data[0] = '\0';
+	*too_long = false;
+	for (;;) {
+		int ch = getc_unlocked(f);
+		if (ch != EOF)
+			any = true;
+		if (ch != EOF && ch != '\n') {
+			chunk[n++] = (char)ch;
+			if (n < sizeof chunk)
+				continue;
+		}
+		if (!*too_long && b->len + n > max) {
+			*too_long = true;
+			buf_release(b);
+		}
+		if (!*too_long && n && buf_add(b, chunk, n) < 0)
+			*too_long = true;   /* out of memory: as too long */
+		n = 0;
+		if (ch == EOF || ch == '\n')
+			return any;
+	}
+}
+
 int read_file_bounded(const char *path, size_t max, struct buf *out, struct tc_error *err)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);

@@ -5,6 +5,7 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 #include "toolcage.h"
 
 /* A growable buffer, always NUL-terminated once anything was added.
@@ -23,6 +24,13 @@ int buf_printf(struct buf *b, const char *fmt, ...) __attribute__((format(printf
 /* Returns the data (malloc'd, NUL-terminated, possibly "" if empty) and resets b. */
 char *buf_detach(struct buf *b);
 void buf_release(struct buf *b);
+
+/* Reads one line of f into b (NUL-terminated, its newline dropped).
+ * Returns 1 for a line, 0 at end of input. A line over max bytes is read
+ * to its end but not kept (*too_long; also when memory runs out). Byte by
+ * byte rather than fgets, so that a NUL byte inside cannot hide the rest of
+ * the line and its newline: the caller finds it with memchr over b->len. */
+int buf_read_line(FILE *f, struct buf *b, size_t max, bool *too_long);
 
 /* Reads the regular file path, at most max bytes (a longer file is an
  * error, not cut), into out (NUL-terminated). 0, or -1 with err: code
