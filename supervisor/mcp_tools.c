@@ -226,10 +226,14 @@ static void on_progress(struct loop *l, void *data)
 	snprintf(msg, sizeof msg, "%s has been running for %u s", mc->tool, mc->ticks);
 	/* A client that is not reading gets no more of these: they would pile
 	 * up in our output buffer for as long as the call runs. */
-	if (mcp_backlog(mc->m) < MCP_OUT_HIGH)
-		mcp_notify(mc->m, "notifications/progress", json_pack("{s:O, s:i, s:s}",
-		           "progressToken", mc->progress_token, "progress", (int)mc->ticks,
-		           "message", msg));
+	if (mcp_backlog(mc->m) < MCP_OUT_HIGH) {
+		json_t *p = json_pack("{s:O, s:i}", "progressToken", mc->progress_token, "progress",
+		                      (int)mc->ticks);
+		/* "message" came with 2025-03-26. */
+		if (p && mcp_version_at_least(mc->m, "2025-03-26"))
+			json_object_set_new(p, "message", json_string(msg));
+		mcp_notify(mc->m, "notifications/progress", p);
+	}
 	mc->progress = loop_add_timer(l, mc->start_ms + (int64_t)(mc->ticks + 1) * PROGRESS_EVERY_MS,
 	                              on_progress, mc);
 }
@@ -272,7 +276,10 @@ void mcp_tools_call(struct mcp_server *m, json_t *id, json_t *params)
 	}
 	mc->m = m;
 	mc->id = json_incref(id);
-	mc->progress_token = rpc_id_ok(token) ? json_incref(token) : NULL;
+	/* A progress token is a string or any number (a request id is a
+	 * string or an integer). */
+	mc->progress_token = json_is_string(token) || json_is_number(token) ? json_incref(token)
+	                                                                    : NULL;
 	mc->start_ms = loop_now_ms();
 	mc->next = m->calls;
 	if (m->calls)

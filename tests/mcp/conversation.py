@@ -442,10 +442,19 @@ def test_progress_while_a_call_runs(tc):
     check(all(p["params"]["progressToken"] == "tok-1" for p in prog), "token echoed")
     vals = [p["params"]["progress"] for p in prog]
     check(vals == sorted(vals) and len(set(vals)) == len(vals), f"increasing: {vals}")
+    check(all("message" in p["params"] for p in prog), "a message (2025-03-26 on)")
     s.seen = []
     s.call("sleep_for", {"seconds": "1.3"})
     check(not [m for m in s.seen if m.get("method") == "notifications/progress"],
           "no progress without a token")
+    # A token may be any number; 2024-11-05 defined no "message".
+    s2 = Server(tc)
+    s2.initialize("2024-11-05")
+    s2.seen = []
+    s2.call("sleep_for", {"seconds": "1.3"}, meta={"progressToken": 2.5}, timeout=10)
+    prog = [m for m in s2.seen if m.get("method") == "notifications/progress"]
+    check(prog and all(p["params"]["progressToken"] == 2.5 and "message" not in p["params"]
+                       for p in prog), f"2024-11-05, a real token: {prog}")
     return s
 
 
