@@ -70,6 +70,7 @@ struct cg_dir {
 	int limit_fd;              /* pids.max / memory.limit_in_bytes */
 	int current_fd;            /* pids.current, or memory's cgroup.procs */
 	int usage_fd;              /* memory.usage_in_bytes (memory only) */
+	int stat_fd;               /* memory.stat, opened when first needed, or -1 */
 	uint64_t limit;            /* last value we wrote; 0 = none yet */
 	char path[PATH_MAX];
 };
@@ -212,7 +213,7 @@ const char *cgroup_where(bool memory)
 static void clear_dir(struct cg_dir *d)
 {
 	memset(d, 0, sizeof *d);
-	d->dir_fd = d->join_fd = d->limit_fd = d->current_fd = d->usage_fd = -1;
+	d->dir_fd = d->join_fd = d->limit_fd = d->current_fd = d->usage_fd = d->stat_fd = -1;
 }
 
 static void close_dir(struct cg_dir *d)
@@ -225,6 +226,8 @@ static void close_dir(struct cg_dir *d)
 		close(d->current_fd);
 	if (d->usage_fd >= 0)
 		close(d->usage_fd);
+	if (d->stat_fd >= 0)
+		close(d->stat_fd);
 	if (d->dir_fd >= 0)
 		close(d->dir_fd);   /* the lock goes with it */
 	clear_dir(d);
@@ -322,13 +325,12 @@ static struct cgroup_slot *new_slot(const struct sbx_jail *j)
 /* The bytes of file pages (page cache) charged to the memory cgroup:
  * reclaimable, so they neither fail a lower limit nor eat a budget. A
  * tmpfs file's pages are not among them (they are swap-backed). */
-static uint64_t file_pages(const struct cg_dir *d)
+static uint64_t file_pages(struct cg_dir *d)
 {
 	char b[8192];
-	int fd = openat(d->dir_fd, "memory.stat", O_RDONLY | O_CLOEXEC);
-	ssize_t n = fd < 0 ? -1 : pread(fd, b, sizeof b - 1, 0);
-	if (fd >= 0)
-		close(fd);
+	if (d->stat_fd < 0)   /* kept: page cache stays charged, so this recurs */
+		d->stat_fd = openat(d->dir_fd, "memory.stat", O_RDONLY | O_CLOEXEC);
+	ssize_t n = d->stat_fd < 0 ? -1 : pread(d->stat_fd, b, sizeof b - 1, 0);
 	if (n <= 0)
 		return 0;
 	b[n] = '\0';
@@ -348,7 +350,7 @@ static uint64_t file_pages(const struct cg_dir *d)
  * cache is retired rather than used (memory.stat is read only when the
  * usage alone passes that: page cache left by a build would otherwise
  * retire a slot per call). */
-static bool memory_fits(const struct cg_dir *d, uint64_t max)
+static bool memory_fits(struct cg_dir *d, uint64_t max)
 {
 	char b[32];
 	ssize_t n = pread(d->usage_fd, b, sizeof b - 1, 0);

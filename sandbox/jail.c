@@ -286,6 +286,17 @@ static void add_rlimit(struct sbx_jail *j, int res, uint64_t soft, uint64_t hard
 	j->n_rlimits++;
 }
 
+/* Holds res at most at cap, soft and hard: planned only where the limit
+ * we would pass on is above it (usually it is not: no setrlimit then). */
+static void cap_rlimit(struct sbx_jail *j, int res, uint64_t cap)
+{
+	struct rlimit r;
+	if (getrlimit(res, &r) < 0)
+		r.rlim_cur = r.rlim_max = RLIM_INFINITY;
+	if (r.rlim_cur > cap || r.rlim_max > cap)
+		add_rlimit(j, res, r.rlim_cur < cap ? r.rlim_cur : cap, r.rlim_max < cap ? r.rlim_max : cap);
+}
+
 static void plan_rlimits(const struct sbx_spec *s, struct sbx_jail *j)
 {
 	/* CPU: SIGXCPU at the soft limit, SIGKILL a second later. */
@@ -305,14 +316,9 @@ static void plan_rlimits(const struct sbx_spec *s, struct sbx_jail *j)
 	 * (the tool can only be nicer), locked memory at the kernel's default
 	 * of 8 MiB or the caller's own if lower (raising it would fail for an
 	 * unprivileged supervisor). */
-	add_rlimit(j, RLIMIT_RTPRIO, 0, 0);
-	add_rlimit(j, RLIMIT_NICE, 0, 0);
-	struct rlimit ml;
-	uint64_t cap = 8u << 20;
-	if (getrlimit(RLIMIT_MEMLOCK, &ml) < 0)
-		ml.rlim_cur = ml.rlim_max = cap;
-	add_rlimit(j, RLIMIT_MEMLOCK, ml.rlim_cur < cap ? ml.rlim_cur : cap,
-	           ml.rlim_max < cap ? ml.rlim_max : cap);
+	cap_rlimit(j, RLIMIT_RTPRIO, 0);
+	cap_rlimit(j, RLIMIT_NICE, 0);
+	cap_rlimit(j, RLIMIT_MEMLOCK, 8u << 20);
 }
 
 static int plan_cgroups(const struct sbx_spec *s, struct sbx_jail *j, struct sbx_error *err)

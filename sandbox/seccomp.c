@@ -263,7 +263,8 @@ static int add_socketpair_rules(scmp_filter_ctx ctx, unsigned fams)
  * with the length of a netlink address (glibc binds NETLINK_ROUTE for
  * getaddrinfo; an abstract name of that length remains, docs/security.md);
  * inet binds are Landlock's (refused). With the unix family a tool may
- * serve on a socket file, and both calls stay. */
+ * serve on a socket file: bind stays, and listen too unless inet is
+ * allowed as well (a listen cannot tell the sockets apart). */
 static int add_bind_listen_rules(scmp_filter_ctx ctx, unsigned fams)
 {
 	uint32_t deny = SCMP_ACT_ERRNO(EACCES);

@@ -64,6 +64,7 @@ struct sbx_child {
 	bool src_polled;            /* epoll can watch it (a regular file cannot) */
 	bool src_watched;           /* it is in epfd now */
 	bool src_readable;          /* epoll said so since the last read */
+	bool src_blocking;          /* RWF_NOWAIT is not supported there (a terminal) */
 	size_t result_limit, result_cap;
 	int64_t start_ms;
 	int64_t deadline_ms;
@@ -363,21 +364,13 @@ static int watch_all(struct sbx_child *c, int p[4][2], bool spare)
 	c->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (c->epfd < 0)
 		return -errno;
-	int in = spare ? -1 : c->fd[W_IN];
-	if (!spare)
-		c->fd[W_IN] = -1;
 	int rc = watch(c, W_PID, c->pidfd, EPOLLIN);
 	if (!rc) { rc = watch(c, W_STATUS, p[2][0], EPOLLIN); p[2][0] = -1; }
 	if (!rc) { rc = watch(c, W_OUT, p[0][0], EPOLLIN); p[0][0] = -1; }
 	if (!rc) { rc = watch(c, W_ERR, p[1][0], EPOLLIN); p[1][0] = -1; }
 	if (!rc && p[3][0] >= 0) { rc = watch(c, W_RESULT, p[3][0], EPOLLIN); p[3][0] = -1; }
-	if (!rc && in >= 0) {
-		c->fd[W_IN] = in;
-		in = -1;
+	if (!rc && !spare && c->fd[W_IN] >= 0)
 		rc = watch_stdin(c);
-	}
-	if (in >= 0)
-		close(in);
 	return rc;
 }
 
@@ -689,11 +682,12 @@ static void give_back(struct sbx_child *c)
  * caller's, so no O_NONBLOCK. */
 static ssize_t src_read(struct sbx_child *c)
 {
-	if (c->src_polled) {
+	if (c->src_polled && !c->src_blocking) {
 		struct iovec v = { c->stdin_buf, STDIN_CHUNK };
 		ssize_t n = preadv2(c->src_fd, &v, 1, -1, RWF_NOWAIT);
 		if (n >= 0 || errno != EOPNOTSUPP)
 			return n;
+		c->src_blocking = true;   /* a terminal: no RWF_NOWAIT, plain reads from now on */
 	}
 	return read(c->src_fd, c->stdin_buf, STDIN_CHUNK);
 }

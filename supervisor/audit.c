@@ -349,7 +349,7 @@ int audit_sink_open(const char *path, bool fsync_each, struct audit_sink **out,
 	 * log; without a reader the open fails (ENXIO), with one fstat sees it. */
 	s->fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY |
 	             O_NONBLOCK, 0600);
-	struct stat st;
+	struct stat st = { 0 };
 	int e = s->fd < 0 ? errno : fstat(s->fd, &st) < 0 ? errno : 0;
 	bool fifo = e == ENXIO || (!e && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)));
 	if (!e && !fifo && fcntl(s->fd, F_SETFL, O_APPEND) < 0)   /* blocking writes again */

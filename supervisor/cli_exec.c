@@ -114,13 +114,14 @@ static void print_json(const struct sbx_outcome *o, const char *error)
  * stream (the first half of the profile's keep_bytes) as it comes; once
  * the call is over, the rest of what the cap kept (the marker and the
  * tail, as exec_capture_text() puts them). Our stdout or stderr may be a
- * pipe whose reader has stopped: while the call runs it is written only
- * when poll(2) says it has room, PIPE_BUF bytes at most, so that a stuck
- * reader cannot hold the deadline. */
+ * pipe or terminal whose reader has stopped: while the call runs, writes
+ * never block (live_open), so that a stuck reader cannot hold the
+ * deadline. */
 struct live {
 	int fd;
 	int wfd;       /* fd, or our own O_NONBLOCK open of it (live_open); -1: not yet */
 	bool sock;     /* a socket: sent with MSG_DONTWAIT */
+	bool nowait;   /* wfd cannot block: written whole, no poll first */
 	size_t sent;   /* head bytes written */
 	bool stalled;  /* poll said room, the write said EAGAIN: retried in 10 ms */
 	bool gone;     /* closed or broken: the rest is dropped */
@@ -138,6 +139,7 @@ static void live_open(struct live *l)
 {
 	struct stat st;
 	l->wfd = l->fd;
+	l->nowait = true;
 	if (fstat(l->fd, &st) < 0)
 		return;
 	l->sock = S_ISSOCK(st.st_mode);
@@ -149,6 +151,8 @@ static void live_open(struct live *l)
 	int fd = open(path, O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd >= 0)
 		l->wfd = fd;
+	else
+		l->nowait = false;   /* our own blocking fd: poll, then PIPE_BUF at most */
 }
 
 static bool live_pending(const struct live *l, const struct sbx_capture *c)
@@ -161,14 +165,15 @@ static void live_write(struct live *l, const struct sbx_capture *c)
 	if (live_pending(l, c) && l->wfd < 0)
 		live_open(l);
 	while (live_pending(l, c)) {
-		struct pollfd pf = { .fd = l->fd, .events = POLLOUT };
-		if (poll(&pf, 1, 0) != 1)
-			return;
 		size_t n = c->head_len - l->sent;
-		n = n < PIPE_BUF ? n : PIPE_BUF;
-		ssize_t w = pf.revents & POLLNVAL ? -1 :
-		            l->sock ? send(l->wfd, c->head + l->sent, n, MSG_DONTWAIT | MSG_NOSIGNAL) :
-		            write(l->wfd, c->head + l->sent, n);
+		if (!l->nowait) {
+			struct pollfd pf = { .fd = l->fd, .events = POLLOUT };
+			if (poll(&pf, 1, 0) != 1)
+				return;
+			n = n < PIPE_BUF ? n : PIPE_BUF;
+		}
+		ssize_t w = l->sock ? send(l->wfd, c->head + l->sent, n, MSG_DONTWAIT | MSG_NOSIGNAL)
+		                    : write(l->wfd, c->head + l->sent, n);
 		l->stalled = w < 0 && errno == EAGAIN;
 		if (w < 0 && (errno == EINTR || errno == EAGAIN))
 			return;

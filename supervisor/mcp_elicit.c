@@ -17,7 +17,7 @@
 #include "mcp_internal.h"
 
 #define ELICIT_ID_PREFIX "tc-approval-"
-#define ELICIT_ARGS_MAX (64 * 1024)   /* arguments longer are not asked about */
+#define ELICIT_ARGS_MAX ((size_t)64 * 1024)   /* arguments longer are not asked about */
 
 /* One question to the client. Invariant: linked in m->elicits until the
  * client answers or it is withdrawn; either way respond is called exactly

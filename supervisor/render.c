@@ -172,17 +172,6 @@ static size_t tail_start(const char *s, size_t n, size_t k)
 	return i;
 }
 
-static bool is_clean(const char *p, size_t n)
-{
-	for (size_t i = 0; i < n;) {
-		size_t k = utf8_seq_len((const unsigned char *)p + i, n - i);
-		if (k == 0 || p[i] == '\0')
-			return false;
-		i += k;
-	}
-	return true;
-}
-
 char *render_clean(const char *p, size_t n, size_t *len)
 {
 	const unsigned char *u = (const unsigned char *)p;
@@ -201,11 +190,8 @@ char *render_clean(const char *p, size_t n, size_t *len)
 			o += 3;
 			i += k ? k : 1;
 		} else if ((c < 0x20 && !line_end) || c == 0x7f) {
-			/* U+2400 + c, or U+2421 for DEL: ESC shows as its picture */
-			unsigned pic = c == 0x7f ? 0x2421 : 0x2400 + c;
-			out[o++] = (char)(0xe0 | pic >> 12);
-			out[o++] = (char)(0x80 | (pic >> 6 & 0x3f));
-			out[o++] = (char)(0x80 | (pic & 0x3f));
+			utf8_control_picture((unsigned char)c, out + o);   /* ESC shows as ␛ */
+			o += 3;
 			i++;
 		} else {
 			memcpy(out + o, p + i, k);
@@ -270,7 +256,7 @@ int render_text(const char *p, size_t n, size_t max_chars,
 	char *clean = render_clean(n ? p : "", n, &clen);
 	if (!clean)
 		return tc_error_set(err, TC_E_NOMEM, "render", "out of memory");
-	out->replaced = !is_clean(p, n);
+	out->replaced = clen != n;   /* every replacement is longer than what it replaces */
 	out->chars_total = utf8_count(clean, clen);
 	if (out->chars_total <= max_chars) {
 		out->text = clean;

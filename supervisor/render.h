@@ -74,7 +74,7 @@ struct render_result {
 	size_t chars_total;     /* code points of the whole (sanitized) output */
 	size_t chars_omitted;   /* code points left out; 0 when not cut */
 	bool truncated;         /* the render was cut */
-	bool replaced;          /* invalid bytes or NULs were replaced */
+	bool replaced;          /* anything was replaced (step 1 above) */
 	char *spill_path;       /* malloc'd path of the file with the whole
 	                         * output, or NULL (not cut, no spill, refused) */
 	char *spill_refused;    /* malloc'd reason the whole output was not

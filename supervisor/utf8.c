@@ -73,3 +73,11 @@ size_t utf8_count(const char *s, size_t n)
 			count++;
 	return count;
 }
+
+void utf8_control_picture(unsigned char c, char out[3])
+{
+	unsigned pic = c == 0x7f ? 0x2421 : 0x2400 + c;
+	out[0] = (char)(0xe0 | pic >> 12);
+	out[1] = (char)(0x80 | (pic >> 6 & 0x3f));
+	out[2] = (char)(0x80 | (pic & 0x3f));
+}

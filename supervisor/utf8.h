@@ -15,6 +15,11 @@ size_t utf8_seq_len(const unsigned char *p, size_t n);
  * NULL) gets its length. Returns NULL only when out of memory. */
 char *utf8_sanitize(const char *p, size_t n, bool drop_nul, size_t *out_len);
 
+/* The picture of control character c (U+2400 + c; U+2421 for DEL) in UTF-8
+ * into out: how text shown to a model or a terminal renders an escape, a
+ * lone CR or a newline that must not start a line. */
+void utf8_control_picture(unsigned char c, char out[3]);
+
 /* Number of code points in valid UTF-8 text s[0..n). */
 size_t utf8_count(const char *s, size_t n);
 

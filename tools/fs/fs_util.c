@@ -64,12 +64,10 @@ void fs_buf_name(struct fs_buf *b, const char *name)
 		                   "\x1b\x1c\x1d\x1e\x1f\x7f");
 		fs_buf_add(b, s, n);
 		s += n;
-		if (*s) {   /* U+2400 + c, or U+2421 for DEL */
-			unsigned pic = *s == 0x7f ? 0x2421 : 0x2400 + (unsigned char)*s;
-			char u[3] = { (char)(0xe0 | pic >> 12), (char)(0x80 | (pic >> 6 & 0x3f)),
-			              (char)(0x80 | (pic & 0x3f)) };
+		if (*s) {
+			char u[3];
+			utf8_control_picture((unsigned char)*s++, u);
 			fs_buf_add(b, u, 3);
-			s++;
 		}
 	}
 }
@@ -352,7 +350,8 @@ void fs_names_free(char **names, size_t n)
 /* Keeps the cap smallest of v[0..*count) (sorted), freeing the rest. */
 static void keep_smallest(char **v, size_t *count, size_t cap)
 {
-	qsort(v, *count, sizeof *v, cmp_names);
+	if (*count > 1)
+		qsort(v, *count, sizeof *v, cmp_names);
 	for (size_t i = cap; i < *count; i++)
 		free(v[i]);
 	if (*count > cap)
@@ -387,7 +386,7 @@ int fs_list_names(int dirfd, size_t cap, char ***names, size_t *n, size_t *total
 		seen++;
 		if (!cap || (pruned && strcmp(de->d_name, v[cap - 1]) >= 0))
 			continue;
-		if (count == 2 * cap) {
+		if (count == 2 * cap && v) {
 			keep_smallest(v, &count, cap);
 			pruned = true;
 			if (strcmp(de->d_name, v[cap - 1]) >= 0)

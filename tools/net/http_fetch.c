@@ -215,8 +215,8 @@ static void url_origin(const struct nf_api *api, CURLU *u, const char *host, str
 	if (api->url_get(u, CURLUPART_SCHEME, &scheme, 0) == CURLUE_OK &&
 	    api->url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) == CURLUE_OK &&
 	    strlen(scheme) < sizeof o->scheme && strlen(port) < sizeof o->port) {
-		strcpy(o->scheme, scheme);
-		strcpy(o->port, port);
+		snprintf(o->scheme, sizeof o->scheme, "%s", scheme);
+		snprintf(o->port, sizeof o->port, "%s", port);
 		snprintf(o->host, sizeof o->host, "%s", host);
 	}
 	api->free(scheme);
