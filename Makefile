@@ -1,7 +1,7 @@
 # toolcage — plain GNU make, out-of-tree build/.
 #   make            build/toolcage and build/libtoolcage.a
 #   make test       unit, integration and escape tests
-#   make asan       the same tests on an ASan+UBSan build (build-asan/)
+#   make asan       the same tests on an ASan+UBSan build ($(BUILD)-asan/, build-asan/ by default)
 #   make bench      benchmarks (not tests): ratios against same-run baselines
 #   make demo       the guided demo on built-in defaults
 #   make install    PREFIX=/usr/local DESTDIR=
@@ -134,7 +134,7 @@ test: all $(UNIT_BINS) $(ESC_BINS)
 	$(Q)BUILD=$(BUILD) sh tests/run.sh
 
 asan:
-	$(Q)$(MAKE) --no-print-directory BUILD=build-asan SANITIZE=address,undefined test
+	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)-asan SANITIZE=address,undefined test
 
 valgrind: $(UNIT_BINS)
 	$(Q)BUILD=$(BUILD) sh mk/valgrind.sh
@@ -154,7 +154,7 @@ install: all
 	install -m 0644 profiles/*.json $(DESTDIR)$(PREFIX)/share/toolcage/profiles/
 
 clean:
-	rm -rf build build-asan
+	rm -rf $(BUILD) $(BUILD)-asan
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
 
