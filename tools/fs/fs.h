@@ -37,6 +37,10 @@
  * (RESULT_LIMIT in supervisor/execute.c), which would lose the answer. */
 #define FS_RESULT_BUDGET (6u << 20)
 #define FS_LINE_RENDER_MAX 2000      /* bytes of one line shown in render */
+/* Characters of render when the context gives no budget (the config's
+ * default max_render_chars). Answers that page (read_file) fit the budget
+ * whole, so the render stage never cuts them in the middle of a line. */
+#define FS_RENDER_DEFAULT 20000
 
 /* ---- a growable text buffer -------------------------------------------- */
 

@@ -15,7 +15,8 @@ static const struct tc_tool fs_tools[] = {
 		.title = "Read a text file",
 		.description =
 			"Read one text file from the workspace: open it and show its contents as numbered lines "
-			"(like cat -n), 2000 lines at a time; offset and limit page through long files. Refuses binary "
+			"(like cat -n), up to 2000 lines a page and fewer when the page would pass the answer's size "
+			"cap; the last line says which lines were shown and the offset to read on from. Refuses binary "
 			"files and files over 10 MiB. Not for finding where something is: use search_text for "
 			"that, and read_many_files to read several files in one call.",
 		.parameters = JSON({
@@ -40,7 +41,7 @@ static const struct tc_tool fs_tools[] = {
 		.description =
 			"Read several text files (up to 20) in one call and return each one's numbered lines, or "
 			"the error for that file, so one missing file does not spoil the rest. Each file is cut at "
-			"2000 lines; a file over 1 MiB is refused. For one file, a larger one, or to page through a "
+			"2000 lines, and all share the answer's size cap; a file over 1 MiB is refused. For one file, a larger one, or to page through a "
 			"long one with offset and limit, use read_file instead.",
 		.parameters = JSON({
 			"type": "object",

@@ -18,11 +18,18 @@
 
 /* ---- reading text by lines --------------------------------------------- */
 
+/* Characters of render kept free for a page's footer lines (the range
+ * shown and where to go on, lines cut): the page must fit the render
+ * budget whole, or the render stage would cut it in the middle of a line
+ * while the footer still claimed every line. */
+#define FOOTER_RESERVE 240
+
 struct text_req {
 	size_t offset;      /* first line wanted, 1-based */
 	size_t limit;       /* lines wanted */
 	size_t max_bytes;   /* file size cap */
 	size_t *budget;     /* bytes of answer left (FS_RESULT_BUDGET), shared by files */
+	size_t *chars;      /* characters of render left for lines, shared by files */
 };
 
 /* Checks fd is a regular file the tools may read; -1 with *err. */
@@ -46,36 +53,96 @@ static int check_regular(int fd, const char *rel, json_t **err)
 	return 0;
 }
 
-/* Sanitized (valid UTF-8, no NUL) copy of one line, cut at
- * FS_LINE_RENDER_MAX bytes on a character boundary. */
-static json_t *line_json(const char *p, size_t n, bool *cut)
+/* Byte length of the first k code points of valid UTF-8 s[0..n). */
+static size_t prefix_bytes(const char *s, size_t n, size_t k)
+{
+	size_t i = 0;
+	while (i < n && k--) {
+		i++;
+		while (i < n && ((unsigned char)s[i] & 0xC0) == 0x80)
+			i++;
+	}
+	return i;
+}
+
+/* One line as the page holds it: sanitized (valid UTF-8, no NUL), cut at
+ * FS_LINE_RENDER_MAX bytes on a character boundary, and cut further to
+ * fit room characters of render when room is given (nonzero). */
+struct page_line {
+	char *text;         /* malloc'd */
+	size_t len;         /* bytes kept */
+	size_t chars;       /* code points kept */
+	size_t all_chars;   /* code points of the whole line */
+	bool cut;
+};
+
+static int page_line_make(const char *p, size_t n, struct page_line *l)
 {
 	size_t len;
-	char *s = utf8_sanitize(p, n, true, &len);
-	if (!s)
-		return NULL;
-	*cut = len > FS_LINE_RENDER_MAX;
-	if (*cut) {
+	l->text = utf8_sanitize(p, n, true, &len);
+	if (!l->text)
+		return -1;
+	l->all_chars = utf8_count(l->text, len);
+	l->cut = len > FS_LINE_RENDER_MAX;
+	if (l->cut) {
 		len = FS_LINE_RENDER_MAX;
-		while (len && ((unsigned char)s[len] & 0xC0) == 0x80)
+		while (len && ((unsigned char)l->text[len] & 0xC0) == 0x80)
 			len--;
 	}
-	json_t *j = json_stringn(s, len);
-	free(s);
-	return j;
+	l->len = len;
+	l->chars = utf8_count(l->text, len);
+	return 0;
 }
 
-/* What one kept line adds to the answer: its JSON string in canonical
- * and its render line. */
-static size_t line_cost(const char *s, size_t n)
+static size_t digits(size_t v)
 {
-	return fs_json_cost(s, n) + n + 24;
+	size_t d = 1;
+	while (v >= 10) {
+		v /= 10;
+		d++;
+	}
+	return d;
 }
 
-/* Splits data into lines and keeps [offset, offset+limit), and fewer when
- * the answer's byte budget runs out (at least one line, so paging goes
- * on). Fills the result object's lines, total_lines, truncated, and the
- * render. */
+/* The marker after a cut line; its length in characters (ASCII). */
+static size_t cut_marker(char *buf, size_t size, const struct page_line *l)
+{
+	int n = snprintf(buf, size, " [line cut: %zu of its %zu characters shown]", l->chars,
+	                 l->all_chars);
+	return n < 0 ? 0 : (size_t)n;
+}
+
+/* Characters the line takes in the render: "%6zu\t", text, marker, "\n". */
+static size_t page_line_chars(const struct page_line *l, size_t lineno)
+{
+	char m[96];
+	size_t num = digits(lineno) < 6 ? 6 : digits(lineno);
+	return num + 1 + l->chars + (l->cut ? cut_marker(m, sizeof m, l) : 0) + 1;
+}
+
+/* Shortens the first line of a page so that it fits room characters (at
+ * least a few, so a page always shows something). */
+static void page_line_fit(struct page_line *l, size_t lineno, size_t room)
+{
+	if (page_line_chars(l, lineno) <= room)
+		return;
+	l->cut = true;
+	/* The marker's own numbers change with the cut: fit once against the
+	 * longest marker it can take, the line's full count twice. */
+	struct page_line probe = *l;
+	probe.chars = l->all_chars;
+	size_t fixed = page_line_chars(&probe, lineno) - probe.chars;
+	size_t keep = room > fixed + 16 ? room - fixed : 16;
+	if (keep < l->chars) {
+		l->len = prefix_bytes(l->text, l->len, keep);
+		l->chars = keep;
+	}
+}
+
+/* Splits data into lines and keeps [offset, offset+limit): fewer when the
+ * render's characters or the answer's bytes run out (at least one line,
+ * shortened if need be, so paging goes on). The render and "lines" hold
+ * the same page, and the footer names it exactly. */
 static int take_lines(const char *data, size_t len, const struct text_req *rq, json_t *res,
                       struct fs_buf *r)
 {
@@ -89,22 +156,34 @@ static int take_lines(const char *data, size_t len, const struct text_req *rq, j
 		size_t n = nl ? (size_t)(nl - data) - pos : len - pos;
 		lineno++;
 		if (lineno >= rq->offset && kept < rq->limit && !full) {
-			bool cut;
-			json_t *l = line_json(data + pos, n, &cut);
-			size_t cost = l ? line_cost(json_string_value(l), json_string_length(l)) : 0;
-			if (l && kept && cost > *rq->budget) {
-				json_decref(l);
+			struct page_line l;
+			if (page_line_make(data + pos, n, &l)) {
+				json_decref(lines);
+				return -1;
+			}
+			if (!kept)
+				page_line_fit(&l, lineno, *rq->chars);
+			size_t chars = page_line_chars(&l, lineno);
+			size_t cost = fs_json_cost(l.text, l.len) + l.len + 24;
+			json_t *j = NULL;
+			if (kept && (chars > *rq->chars || cost > *rq->budget)) {
 				full = true;
+			} else if (!(j = json_stringn(l.text, l.len)) || json_array_append_new(lines, j)) {
+				free(l.text);
+				json_decref(lines);
+				return -1;
 			} else {
-				if (!l || json_array_append_new(lines, l)) {
-					json_decref(lines);
-					return -1;
-				}
+				char m[96];
 				*rq->budget -= cost < *rq->budget ? cost : *rq->budget;
-				cut_count += cut;
-				fs_buf_printf(r, "%6zu\t%s%s\n", lineno, json_string_value(l), cut ? " [line cut]" : "");
+				*rq->chars -= chars < *rq->chars ? chars : *rq->chars;
+				cut_count += l.cut;
+				fs_buf_printf(r, "%6zu\t%.*s", lineno, (int)l.len, l.text);
+				if (l.cut && cut_marker(m, sizeof m, &l))
+					fs_buf_adds(r, m);
+				fs_buf_adds(r, "\n");
 				kept++;
 			}
+			free(l.text);
 		}
 		pos += n + 1;
 	}
@@ -126,8 +205,8 @@ static int take_lines(const char *data, size_t len, const struct text_req *rq, j
 	else if (rq->offset > 1)
 		fs_buf_printf(r, "[lines %zu-%zu of %zu shown]\n", rq->offset, last, lineno);
 	if (cut_count)
-		fs_buf_printf(r, "[%zu line%s longer than %u bytes cut]\n", cut_count,
-		              cut_count == 1 ? "" : "s", FS_LINE_RENDER_MAX);
+		fs_buf_printf(r, "[%zu line%s cut, each marked where it was cut]\n", cut_count,
+		              cut_count == 1 ? "" : "s");
 	return 0;
 }
 
@@ -174,6 +253,14 @@ out:
 	return rc;
 }
 
+/* Characters of render the lines of one answer may take: the render
+ * budget less room for the footer. */
+static size_t page_chars(const struct tc_tool_ctx *ctx)
+{
+	size_t max = ctx->max_render ? ctx->max_render : FS_RENDER_DEFAULT;
+	return max > 2 * FOOTER_RESERVE ? max - FOOTER_RESERVE : max / 2;
+}
+
 int fs_read_file_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_output *out)
 {
 	struct fs_path p;
@@ -185,6 +272,7 @@ int fs_read_file_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_out
 		.limit = (size_t)fs_arg_int(args, "limit", READ_LIMIT_DEFAULT, 1, READ_LIMIT_MAX),
 		.max_bytes = FS_READ_MAX,
 		.budget = &(size_t){ FS_RESULT_BUDGET },
+		.chars = &(size_t){ page_chars(ctx) },
 	};
 	struct fs_buf r = FS_BUF_INIT;
 	int rc = read_text(ctx, p.rel, &rq, &res, &r, &err);
@@ -198,18 +286,36 @@ int fs_read_file_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_out
 
 /* ---- read_many_files ---------------------------------------------------- */
 
+/* Characters of render one file of read_many_files keeps free for its
+ * footer, and the least room worth starting a file with. */
+#define MANY_FILE_FOOTER 160
+#define MANY_FILE_MIN 64
+
 /* One entry of read_many_files: the file's result, or its error, both
- * with "path" so the model can tell them apart. */
+ * with "path" so the model can tell them apart. *chars is the render left
+ * for the whole answer: a file that no longer fits is not read (its entry
+ * says so) and *not_read counts it. */
 static json_t *read_one_of_many(const struct tc_tool_ctx *ctx, json_t *pathv, struct fs_buf *r,
-                                size_t *budget, bool *ok)
+                                size_t *budget, size_t *chars, size_t *not_read, bool *ok)
 {
 	const char *shown = json_is_string(pathv) ? json_string_value(pathv) : "?";
 	struct fs_path p;
 	json_t *err = NULL, *res = NULL;
-	struct text_req rq = { 1, READ_LIMIT_DEFAULT, MANY_FILE_MAX, budget };
 	struct fs_buf one = FS_BUF_INIT;
 	*ok = false;
-	fs_buf_printf(r, "==> %s <==\n", shown);
+	fs_buf_printf(&one, "==> %s <==\n", shown);
+	size_t head = one.data ? utf8_count(one.data, one.len) : 0;
+	if (*not_read || head + MANY_FILE_FOOTER + MANY_FILE_MIN > *chars) {
+		fs_buf_release(&one);
+		(*not_read)++;
+		err = fs_error("not_read", "not read: the answer reached its size cap before this file; "
+		               "call read_file on it");
+		if (err)
+			json_object_set_new(err, "path", json_string(shown));
+		return err;
+	}
+	size_t file_chars = *chars - head - MANY_FILE_FOOTER;
+	struct text_req rq = { 1, READ_LIMIT_DEFAULT, MANY_FILE_MAX, budget, &file_chars };
 	if (json_is_string(pathv) &&
 	    !fs_path_parse(json_string_value(pathv), json_string_length(pathv), &p, &err)) {
 		if (!read_text(ctx, p.rel, &rq, &res, &one, &err))
@@ -220,15 +326,16 @@ static json_t *read_one_of_many(const struct tc_tool_ctx *ctx, json_t *pathv, st
 	} else if (!json_is_string(pathv)) {
 		err = fs_error("invalid_path", "each entry of paths must be a string, e.g. \"src/main.c\"");
 	}
-	if (*ok) {
-		fs_buf_add(r, one.data ? one.data : "", one.len);
-		fs_buf_release(&one);
-		return res;
-	}
+	if (!*ok && err)
+		fs_buf_printf(&one, "error: %s\n", json_string_value(json_object_get(err, "message")));
+	size_t used = one.data ? utf8_count(one.data, one.len) : 0;
+	*chars -= used < *chars ? used : *chars;
+	fs_buf_add(r, one.data ? one.data : "", one.len);
 	fs_buf_release(&one);
+	if (*ok)
+		return res;
 	if (!err)
 		return NULL;
-	fs_buf_printf(r, "error: %s\n", json_string_value(json_object_get(err, "message")));
 	json_object_set_new(err, "path", json_string(shown));
 	return err;
 }
@@ -241,13 +348,15 @@ int fs_read_many_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_out
 		                             "[\"README.md\", \"src/main.c\"]"));
 	json_t *files = json_array();
 	struct fs_buf r = FS_BUF_INIT;
-	size_t nread = 0, i, budget = FS_RESULT_BUDGET;
+	size_t nread = 0, not_read = 0, i, budget = FS_RESULT_BUDGET, chars = page_chars(ctx);
 	json_t *v;
 	json_array_foreach(paths, i, v) {
 		bool ok;
-		if (i)
+		if (i && !not_read) {
 			fs_buf_adds(&r, "\n");
-		json_t *one = read_one_of_many(ctx, v, &r, &budget, &ok);
+			chars -= chars ? 1 : 0;
+		}
+		json_t *one = read_one_of_many(ctx, v, &r, &budget, &chars, &not_read, &ok);
 		if (!one || json_array_append_new(files, one)) {
 			json_decref(files);
 			fs_buf_release(&r);
@@ -255,9 +364,12 @@ int fs_read_many_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_out
 		}
 		nread += ok;
 	}
-	size_t failed = json_array_size(paths) - nread;
-	json_t *res = json_pack("{s:o, s:I, s:I}", "files", files, "read", (json_int_t)nread,
-	                        "failed", (json_int_t)failed);
+	size_t failed = json_array_size(paths) - nread - not_read;
+	json_t *res = json_pack("{s:o, s:I, s:I, s:I}", "files", files, "read", (json_int_t)nread,
+	                        "failed", (json_int_t)failed, "not_read", (json_int_t)not_read);
+	if (not_read)
+		fs_buf_printf(&r, "\n[the last %zu of %zu files were not read: the answer reached its size "
+		              "cap; call read_file on each]\n", not_read, json_array_size(paths));
 	if (failed)
 		fs_buf_printf(&r, "\n[%zu of %zu files could not be read; see the errors above]\n", failed,
 		              json_array_size(paths));

@@ -1,0 +1,192 @@
+/* test_fs_read.c — read_file and read_many_files pages: a page fits the
+ * render budget whole (the render stage must never cut it in the middle
+ * of a line), is cut only between lines, names exactly the lines it shows
+ * and goes on exactly where it stopped; the canonical holds the same
+ * page. Each test gets a fresh temp workspace. */
+#include "fs_test.h"
+
+#include "utf8.h"
+
+#define T(name) cmocka_unit_test_setup_teardown(name, ws_setup, ws_teardown)
+
+/* A file of n lines "value_<i> = <pad>" (i from 1), lines of ~40 bytes. */
+static void write_numbered(struct ws *w, const char *rel, int n)
+{
+	FILE *f = fopen(ws_path(w, rel), "w");
+	assert_non_null(f);
+	for (int i = 1; i <= n; i++)
+		fprintf(f, "value_%d = x_%d_abcdefghijklmnopqrstuvwxyz\n", i, i);
+	fclose(f);
+}
+
+static size_t render_chars(struct ws *w)
+{
+	return utf8_count(w->out.render, strlen(w->out.render));
+}
+
+/* Every rendered line from the first up to the footer is a whole line of
+ * the file, numbered in order from first; returns how many there are and
+ * checks the canonical's lines are the same text. */
+static size_t check_page(struct ws *w, size_t first)
+{
+	json_t *lines = json_object_get(w->out.canonical, "lines");
+	const char *r = w->out.render;
+	size_t k = 0;
+	while (*r && *r != '[') {
+		char want[160];
+		snprintf(want, sizeof want, "%6zu\tvalue_%zu = x_%zu_abcdefghijklmnopqrstuvwxyz\n",
+		         first + k, first + k, first + k);
+		if (strncmp(r, want, strlen(want)))
+			fail_msg("line %zu is not whole: %.60s", first + k, r);
+		const char *text = json_string_value(json_array_get(lines, k));
+		if (!text || strncmp(text, want + 7, strlen(want) - 8) || strlen(text) != strlen(want) - 8)
+			fail_msg("canonical line %zu differs: %s", k, text ? text : "(none)");
+		r += strlen(want);
+		k++;
+	}
+	assert_int_equal(json_array_size(lines), k);
+	return k;
+}
+
+/* A 3000-line file at the default render budget of 20000 characters: the
+ * page shows fewer than the 2000 lines asked for, each whole, and the
+ * footer and next_offset say exactly which; the next page starts there,
+ * and paging on reads the whole file, each line once. */
+static void test_read_file_page_fits_render_budget(void **state)
+{
+	struct ws *w = *state;
+	write_numbered(w, "big.py", 3000);
+	w->ctx.max_render = 20000;
+	size_t next = 1, pages = 0;
+	while (next) {
+		char args[96];
+		snprintf(args, sizeof args, "{\"path\": \"big.py\", \"offset\": %zu}", next);
+		int rc = ws_call(w, "read_file", args);
+		assert_ok(w, rc);
+		assert_true(render_chars(w) <= 20000);
+		size_t k = check_page(w, next);
+		assert_true(k > 300 || next + k - 1 == 3000);
+		assert_int_equal(out_int(w, "offset"), next);
+		assert_int_equal(out_int(w, "total_lines"), 3000);
+		char footer[200];
+		if (next + k - 1 < 3000) {
+			assert_true(out_true(w, "truncated"));
+			assert_int_equal(out_int(w, "next_offset"), next + k);
+			snprintf(footer, sizeof footer, "[lines %zu-%zu of 3000 shown (the answer's size cap); "
+			         "call read_file with offset %zu to read on]\n", next, next + k - 1, next + k);
+			next += k;
+		} else {
+			assert_false(out_true(w, "truncated"));
+			assert_null(json_object_get(w->out.canonical, "next_offset"));
+			snprintf(footer, sizeof footer, "[lines %zu-3000 of 3000 shown]\n", next);
+			next = 0;
+		}
+		const char *f = strchr(w->out.render, '[');
+		assert_non_null(f);
+		assert_string_equal(f, footer);
+		pages++;
+	}
+	assert_true(pages >= 5);   /* ~47 characters a line: ~420 lines a page */
+}
+
+/* limit still binds when it is the smaller: the footer does not mention
+ * the size cap then. */
+static void test_read_file_limit_under_budget_is_exact(void **state)
+{
+	struct ws *w = *state;
+	write_numbered(w, "big.py", 3000);
+	w->ctx.max_render = 20000;
+	int rc = ws_call(w, "read_file", "{\"path\": \"big.py\", \"offset\": 2990, \"limit\": 5}");
+	assert_ok(w, rc);
+	assert_int_equal(check_page(w, 2990), 5);
+	assert_int_equal(out_int(w, "next_offset"), 2995);
+	assert_string_equal(strchr(w->out.render, '['),
+	                    "[lines 2990-2994 of 3000 shown; call read_file with offset 2995 to read on]\n");
+}
+
+/* One line longer than the whole budget: the page is that line,
+ * shortened, with a marker saying how much of it is shown, and the render
+ * still fits; the next page starts at the next line. */
+static void test_read_file_overlong_line_fits_with_marker(void **state)
+{
+	struct ws *w = *state;
+	static char data[1600];
+	memset(data, 'y', 1500);
+	strcpy(data + 1500, "\nsecond\n");
+	ws_write(w, "one.txt", data);
+	w->ctx.max_render = 700;
+	int rc = ws_call(w, "read_file", "{\"path\": \"one.txt\"}");
+	assert_ok(w, rc);
+	assert_true(render_chars(w) <= 700);
+	json_t *lines = json_object_get(w->out.canonical, "lines");
+	assert_int_equal(json_array_size(lines), 1);
+	size_t shown = json_string_length(json_array_get(lines, 0));
+	assert_true(shown > 100 && shown < 1500);
+	char marker[96];
+	snprintf(marker, sizeof marker, " [line cut: %zu of its 1500 characters shown]\n", shown);
+	assert_render_has(w, marker);
+	assert_int_equal(out_int(w, "next_offset"), 2);
+	assert_int_equal(out_int(w, "long_lines_cut"), 1);
+}
+
+/* Characters, not bytes: a line of 3-byte characters costs one each, so
+ * the page holds as many of them as of ASCII lines. */
+static void test_read_file_counts_characters_not_bytes(void **state)
+{
+	struct ws *w = *state;
+	FILE *f = fopen(ws_path(w, "u.txt"), "w");
+	assert_non_null(f);
+	for (int i = 0; i < 400; i++)
+		fputs("\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac"
+		      "\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac\n", f);   /* ten euro signs */
+	fclose(f);
+	w->ctx.max_render = 2000;
+	int rc = ws_call(w, "read_file", "{\"path\": \"u.txt\"}");
+	assert_ok(w, rc);
+	assert_true(render_chars(w) <= 2000);
+	/* 18 characters a line ("%6d\t", ten signs, "\n"), 1760 for lines. */
+	assert_int_equal(json_array_size(json_object_get(w->out.canonical, "lines")), 1760 / 18);
+}
+
+/* read_many_files shares one budget: the render fits it, a file that
+ * does not fit any more is not read and says so (not an error of the
+ * file), and the page of the file cut short says where to go on. */
+static void test_read_many_files_fit_render_budget(void **state)
+{
+	struct ws *w = *state;
+	write_numbered(w, "a.py", 300);
+	write_numbered(w, "b.py", 3000);
+	write_numbered(w, "c.py", 10);
+	w->ctx.max_render = 20000;
+	int rc = ws_call(w, "read_many_files", "{\"paths\": [\"a.py\", \"b.py\", \"c.py\"]}");
+	assert_ok(w, rc);
+	assert_true(render_chars(w) <= 20000);
+	json_t *files = json_object_get(w->out.canonical, "files");
+	json_t *a = json_array_get(files, 0), *b = json_array_get(files, 1), *c = json_array_get(files, 2);
+	assert_int_equal(json_array_size(json_object_get(a, "lines")), 300);
+	assert_true(json_is_true(json_object_get(b, "truncated")));
+	json_int_t kb = (json_int_t)json_array_size(json_object_get(b, "lines"));
+	assert_int_equal(json_integer_value(json_object_get(b, "next_offset")), kb + 1);
+	char footer[160];
+	snprintf(footer, sizeof footer, "[lines 1-%lld of 3000 shown (the answer's size cap); call "
+	         "read_file with offset %lld to read on]\n", (long long)kb, (long long)kb + 1);
+	assert_render_has(w, footer);
+	assert_string_equal(json_string_value(json_object_get(c, "error")), "not_read");
+	assert_int_equal(out_int(w, "read"), 2);
+	assert_int_equal(out_int(w, "failed"), 0);
+	assert_int_equal(out_int(w, "not_read"), 1);
+	assert_render_has(w, "[the last 1 of 3 files were not read: the answer reached its size cap; "
+	                  "call read_file on each]\n");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		T(test_read_file_page_fits_render_budget),
+		T(test_read_file_limit_under_budget_is_exact),
+		T(test_read_file_overlong_line_fits_with_marker),
+		T(test_read_file_counts_characters_not_bytes),
+		T(test_read_many_files_fit_render_budget),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
