@@ -34,8 +34,31 @@ $(CONFIG_MK): mk/deps.sh
 	$(Q)mkdir -p $(@D)
 	$(Q)sh mk/deps.sh $@
 
-CFLAGS_ALL := -std=gnu11 $(OPT) $(WARN) $(HARDEN) -MMD -MP \
-              -I. -Isandbox -Isupervisor $(PKG_CFLAGS) $(CFLAGS)
+# Each folder sees only the headers of the layers it may use (HACKING.md):
+# a wrong door does not compile, and `make check-deps` checks the symbols.
+INC_lib        := -Iinclude -Ilib
+INC_jsonschema := -Iinclude -Ilib -Ijsonschema
+INC_sandbox    := -Ilib -Isandbox
+INC_tools      := -Iinclude -Ilib -Itools
+INC_policy     := -Iinclude -Ilib -Ijsonschema -Isupervisor/policy
+INC_registry   := $(INC_policy) -Isandbox -Itools -Isupervisor/registry
+INC_core       := $(INC_registry) -Isupervisor
+INC_mcp        := $(INC_core) -Isupervisor/mcp
+INC_cli        := $(INC_mcp) -Isupervisor/cli
+INC_all        := -I. $(INC_cli)
+INC = $(INC_all)
+$(BUILD)/obj/lib/%.o:                 INC = $(INC_lib)
+$(BUILD)/obj/jsonschema/%.o:          INC = $(INC_jsonschema)
+$(BUILD)/obj/sandbox/%.o:             INC = $(INC_sandbox)
+$(BUILD)/obj/tools/%.o:               INC = $(INC_tools)
+$(BUILD)/obj/supervisor/%.o:          INC = $(INC_core)
+$(BUILD)/obj/supervisor/policy/%.o:   INC = $(INC_policy)
+$(BUILD)/obj/supervisor/registry/%.o: INC = $(INC_registry)
+$(BUILD)/obj/supervisor/mcp/%.o:      INC = $(INC_mcp)
+$(BUILD)/obj/supervisor/cli/%.o:      INC = $(INC_cli)
+
+CFLAGS_ALL = -std=gnu11 $(OPT) $(WARN) $(HARDEN) -fvisibility=hidden -MMD -MP \
+             $(INC) $(PKG_CFLAGS) $(CFLAGS)
 LDFLAGS_ALL := -pie -Wl,-z,relro,-z,now -Wl,--as-needed $(SAN_LD) $(LDFLAGS)
 LIBS := $(PKG_LIBS) $(PCRE_LIBS)
 # The CLI links its libraries statically (STATIC=0 to not): the dynamic
@@ -45,8 +68,9 @@ STATIC ?= 1
 STATIC_LIBS = -Wl,-Bstatic $(LIBS) -Wl,-Bdynamic
 CLI_LIBS = $(if $(filter 1,$(STATIC)),$(STATIC_LIBS),$(LIBS))
 
-CLI_MAIN  := supervisor/main.c
-LIB_SRCS  := $(filter-out $(CLI_MAIN),$(sort $(wildcard sandbox/*.c supervisor/*.c tools/*.c tools/*/*.c)))
+CLI_MAIN  := supervisor/cli/main.c
+SRC_DIRS  := lib jsonschema sandbox tools tools/* supervisor supervisor/*
+LIB_SRCS  := $(filter-out $(CLI_MAIN),$(sort $(wildcard $(SRC_DIRS:%=%/*.c))))
 # Data compiled in: built-in profiles (as JSON, and parsed by
 # mk/gen_profiles.c), the JSON Schema metaschemas, and the shipped profiles'
 # seccomp filters (compiled by mk/gen_filters.c).
@@ -62,7 +86,7 @@ ESC_BINS  := $(ESC_SRCS:tests/escape/%.c=$(BUILD)/escape/%)
 BENCH_SRCS := $(sort $(wildcard tests/bench/*.c))
 BENCH_BINS := $(BENCH_SRCS:tests/bench/%.c=$(BUILD)/bench/%)
 
-.PHONY: all test unit asan valgrind bench demo install clean check-deps
+.PHONY: all test unit asan valgrind bench demo install clean check-deps check-exports
 all: $(BUILD)/toolcage $(BUILD)/libtoolcage.a
 
 $(BUILD)/obj/%.o: %.c $(CONFIG_MK)
@@ -74,9 +98,9 @@ $(BUILD)/gen/profiles.c: mk/embed.sh $(wildcard profiles/*.json)
 	@mkdir -p $(@D)
 	$(Q)sh mk/embed.sh embedded_profiles $@ $(sort $(wildcard profiles/*.json))
 
-$(BUILD)/gen/metaschemas.c: mk/embed.sh $(wildcard supervisor/metaschemas/*.json)
+$(BUILD)/gen/metaschemas.c: mk/embed.sh $(wildcard jsonschema/metaschemas/*.json)
 	@mkdir -p $(@D)
-	$(Q)sh mk/embed.sh embedded_metaschemas $@ $(sort $(wildcard supervisor/metaschemas/*.json))
+	$(Q)sh mk/embed.sh embedded_metaschemas $@ $(sort $(wildcard jsonschema/metaschemas/*.json))
 
 # The generators link the library without the objects generators make
 # (neither needs the other's output, so there is no cycle) and with empty
@@ -103,18 +127,30 @@ $(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS_ALL) -c $< -o $@
 
-$(BUILD)/libtoolcage.a: $(LIB_OBJS)
+# Two archives of the same objects. libtoolcage-internal.a is what the CLI,
+# the tests and the generators link: every symbol is there. libtoolcage.a
+# is what embedding programs link: one relocatable object in which only
+# the public API (include/toolcage.h, compiled with default visibility;
+# everything else is -fvisibility=hidden) stays global, so an embedder's
+# own config_load or buf_add cannot clash (make check-exports).
+$(BUILD)/libtoolcage-internal.a: $(LIB_OBJS)
 	@$(if $(Q),echo "  AR      $@")
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-$(BUILD)/toolcage: $(BUILD)/obj/$(CLI_MAIN:.c=.o) $(BUILD)/libtoolcage.a
-	@$(if $(Q),echo "  LD      $@")
-	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $< $(BUILD)/libtoolcage.a $(CLI_LIBS)
+$(BUILD)/libtoolcage.a: $(LIB_OBJS)
+	@$(if $(Q),echo "  AR      $@")
+	$(Q)ld -r -o $(BUILD)/libtoolcage.o $^ && \
+	  objcopy --localize-hidden $(BUILD)/libtoolcage.o && \
+	  rm -f $@ && ar rcs $@ $(BUILD)/libtoolcage.o && rm -f $(BUILD)/libtoolcage.o
 
-$(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(UNIT_HELPER_OBJS) $(BUILD)/libtoolcage.a
+$(BUILD)/toolcage: $(BUILD)/obj/$(CLI_MAIN:.c=.o) $(BUILD)/libtoolcage-internal.a
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $< $(BUILD)/libtoolcage-internal.a $(CLI_LIBS)
+
+$(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(UNIT_HELPER_OBJS) $(BUILD)/libtoolcage-internal.a
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  LD      $@")
-	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $< $(UNIT_HELPER_OBJS) $(BUILD)/libtoolcage.a $(LIBS) $(TEST_LIBS)
+	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $< $(UNIT_HELPER_OBJS) $(BUILD)/libtoolcage-internal.a $(LIBS) $(TEST_LIBS)
 
 # Hostile programs: plain builds (no sanitizer runtime inside the jail), so
 # each one tries its attack with nothing but libc between it and the kernel.
@@ -123,15 +159,32 @@ $(BUILD)/escape/%: tests/escape/%.c tests/escape/verdict.h
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)cc -std=gnu11 -O1 -g -Wall -Wno-unused-result -o $@ $<
 
-$(BUILD)/bench/%: $(BUILD)/obj/tests/bench/%.o $(BUILD)/libtoolcage.a
+$(BUILD)/bench/%: $(BUILD)/obj/tests/bench/%.o $(BUILD)/libtoolcage-internal.a
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $< $(BUILD)/libtoolcage.a $(LIBS)
+	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $< $(BUILD)/libtoolcage-internal.a $(LIBS)
+
+# An embedding program links the public archive, as a user's would.
+$(BUILD)/embed/%: tests/embed/%.c include/toolcage.h $(BUILD)/libtoolcage.a
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) -std=gnu11 $(OPT) $(WARN) -Iinclude $(PKG_CFLAGS) $(LDFLAGS_ALL) -o $@ $< \
+	  $(BUILD)/libtoolcage.a $(LIBS)
+EMBED_BINS := $(patsubst tests/embed/%.c,$(BUILD)/embed/%,$(wildcard tests/embed/*.c))
 
 unit: $(UNIT_BINS)
 	$(Q)set -e; for t in $(UNIT_BINS); do echo "== $$t"; $$t; done
 
-test: all $(UNIT_BINS) $(ESC_BINS)
+test: all $(UNIT_BINS) $(ESC_BINS) $(EMBED_BINS)
 	$(Q)BUILD=$(BUILD) sh tests/run.sh
+
+# The layers (HACKING.md) and the library's exports; both run in make test.
+check-deps: all
+	$(Q)python3 mk/check_deps.py . $(BUILD)/obj
+
+check-exports: $(BUILD)/libtoolcage.a
+	$(Q)python3 mk/check_exports.py include/toolcage.h $(BUILD)/libtoolcage.a > $(BUILD)/exports.txt \
+	  || { cat $(BUILD)/exports.txt; exit 1; }
+	$(Q)head -n 1 $(BUILD)/exports.txt
 
 asan:
 	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)-asan SANITIZE=address,undefined test
@@ -150,7 +203,7 @@ install: all
 	  $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/share/toolcage/profiles
 	install -m 0755 $(BUILD)/toolcage $(DESTDIR)$(PREFIX)/bin/toolcage
 	install -m 0644 $(BUILD)/libtoolcage.a $(DESTDIR)$(PREFIX)/lib/libtoolcage.a
-	install -m 0644 supervisor/toolcage.h $(DESTDIR)$(PREFIX)/include/toolcage.h
+	install -m 0644 include/toolcage.h $(DESTDIR)$(PREFIX)/include/toolcage.h
 	install -m 0644 profiles/*.json $(DESTDIR)$(PREFIX)/share/toolcage/profiles/
 
 clean:
@@ -183,21 +236,21 @@ FUZZ_BINS    := $(FUZZ_NAMES:%=$(BUILD)/fuzz/fuzz_%)
 .PHONY: fuzz fuzz-build
 
 $(BUILD)/fuzz-drivers/fuzz_%: $(BUILD)/obj/tests/fuzz/fuzz_%.o $(BUILD)/obj/tests/fuzz/driver.o \
-                              $(BUILD)/obj/tests/fuzz/support.o $(BUILD)/libtoolcage.a
+                              $(BUILD)/obj/tests/fuzz/support.o $(BUILD)/libtoolcage-internal.a
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  LD      $@")
-	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $(filter %.o,$^) $(BUILD)/libtoolcage.a $(LIBS)
+	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $(filter %.o,$^) $(BUILD)/libtoolcage-internal.a $(LIBS)
 
 test: $(FUZZ_DRIVERS)
 
 # Only meaningful inside the recursive make of `fuzz` (CC=clang, SANITIZE=
 # fuzzer-no-link,...): libFuzzer's main comes with -fsanitize=fuzzer.
 $(BUILD)/fuzz/fuzz_%: $(BUILD)/obj/tests/fuzz/fuzz_%.o $(BUILD)/obj/tests/fuzz/support.o \
-                      $(BUILD)/libtoolcage.a
+                      $(BUILD)/libtoolcage-internal.a
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS_ALL) -fsanitize=fuzzer,$(FUZZ_SAN) -o $@ $(filter %.o,$^) \
-	  $(BUILD)/libtoolcage.a $(LIBS)
+	  $(BUILD)/libtoolcage-internal.a $(LIBS)
 
 # Keep the objects make would treat as intermediate (no rebuild each time).
 .SECONDARY: $(FUZZ_SRCS:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/tests/fuzz/driver.o \

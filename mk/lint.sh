@@ -1,6 +1,6 @@
 #!/bin/sh
 # mk/lint.sh — what `make lint` runs: cppcheck and clang-tidy over the
-# project's C sources (sandbox/, supervisor/, tools/), both with a chosen,
+# project's C sources (lib/, jsonschema/, sandbox/, supervisor/, tools/), both with a chosen,
 # documented set of checks (docs/lint.md), both required to be clean.
 #
 # Environment: CPPCHECK, CLANG_TIDY (program names), LINT_JOBS (parallel
@@ -10,8 +10,9 @@ set -u
 CPPCHECK=${CPPCHECK:-cppcheck}
 CLANG_TIDY=${CLANG_TIDY:-clang-tidy}
 LINT_JOBS=${LINT_JOBS:-$(nproc 2>/dev/null || echo 2)}
-files=${LINT_FILES:-$(ls sandbox/*.c supervisor/*.c tools/*.c tools/*/*.c 2>/dev/null)}
-incs="-I. -Isandbox -Isupervisor -Itools"
+files=${LINT_FILES:-$(ls lib/*.c jsonschema/*.c sandbox/*.c supervisor/*.c supervisor/*/*.c tools/*.c tools/*/*.c 2>/dev/null)}
+# Every folder's headers (the build gives each folder fewer: make check-deps).
+incs="-I. -Iinclude -Ilib -Ijsonschema -Isandbox -Itools -Isupervisor -Isupervisor/policy -Isupervisor/registry -Isupervisor/mcp -Isupervisor/cli"
 status=0
 
 for prog in "$CPPCHECK" "$CLANG_TIDY" python3; do

@@ -68,6 +68,7 @@
 #include <linux/securebits.h>
 
 #include "internal.h"
+#include "io.h"
 
 static const char *const step_names[STEP_MAX] = {
 	[STEP_NONE] = "none",
@@ -395,7 +396,7 @@ static struct job_in await_job(const struct sbx_jail *j)
 	struct job_header h;
 	struct job_in in = { 0 };
 	(void)!write(job_fd, "R", 1);   /* ready: sbx_jail_spare_ready() */
-	if (sbx_read_all(job_fd, &h, sizeof h) != (ssize_t)sizeof h)
+	if (io_read_all(job_fd, &h, sizeof h) != (ssize_t)sizeof h)
 		_exit(125);   /* the parent dropped the spare: nobody to tell */
 	if (h.magic != JOB_MAGIC || (!h.argc && !h.fn) || h.payload_len > JOB_MAX_PAYLOAD ||
 	    h.argc > h.payload_len || !h.cwd_len || h.cwd_len > h.payload_len)
@@ -406,7 +407,7 @@ static struct job_in await_job(const struct sbx_jail *j)
 	if (argv == MAP_FAILED)
 		fail(STEP_JOB, errno);
 	char *data = (char *)argv + vec, *end = data + h.payload_len;
-	if (sbx_read_all(job_fd, data, h.payload_len) != (ssize_t)h.payload_len)
+	if (io_read_all(job_fd, data, h.payload_len) != (ssize_t)h.payload_len)
 		fail(STEP_JOB, EPROTO);
 	close(job_fd);
 	const char *cwd = data;

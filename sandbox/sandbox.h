@@ -286,12 +286,4 @@ bool sbx_syscall_known(const char *name);
 /* Removes the per-call cgroups this process made. Call once at exit. */
 void sbx_cleanup(void);
 
-/* The monotonic clock in milliseconds. */
-int64_t sbx_now_ms(void);
-
-/* I/O helpers shared with supervisor/: retry EINTR and short transfers.
- * Return bytes moved (read: 0 at EOF) or -errno. Async-signal-safe. */
-ssize_t sbx_read_all(int fd, void *buf, size_t len);
-ssize_t sbx_write_all(int fd, const void *buf, size_t len);
-
 #endif

@@ -37,6 +37,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "io.h"
 
 #ifndef P_PIDFD
 #define P_PIDFD 3
@@ -74,43 +75,6 @@ struct sbx_child {
 	struct child_report report;
 	struct sbx_outcome out;
 };
-
-int64_t sbx_now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-ssize_t sbx_read_all(int fd, void *buf, size_t len)
-{
-	size_t got = 0;
-	while (got < len) {
-		ssize_t n = read(fd, (char *)buf + got, len - got);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return got ? (ssize_t)got : -errno;
-		if (n == 0)
-			break;
-		got += (size_t)n;
-	}
-	return (ssize_t)got;
-}
-
-ssize_t sbx_write_all(int fd, const void *buf, size_t len)
-{
-	size_t put = 0;
-	while (put < len) {
-		ssize_t n = write(fd, (const char *)buf + put, len - put);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		put += (size_t)n;
-	}
-	return (ssize_t)put;
-}
 
 /* The supervisor's lifeline: children poll its read end for a hangup to
  * learn that the supervisor died before their PDEATHSIG was armed. */
@@ -415,7 +379,7 @@ static int start(struct sbx_jail *j, const struct sbx_job *job, struct sbx_child
 		.cgroup_fds = { cg_fds[0], cg_fds[1] },
 		.job_fd = js[1],
 	};
-	c->start_ms = sbx_now_ms();
+	c->start_ms = io_now_ms();
 	c->deadline_ms = c->start_ms + (job && job->timeout_ms ? job->timeout_ms : j->timeout_ms);
 	c->pid = do_clone(j, &plan, share_vm(j, job), &c->pidfd);
 	if (c->pid < 0) {
@@ -538,7 +502,7 @@ static int hand_over(struct sbx_child *c, const struct sbx_job *job, bool *sent)
 		close(c->fd[W_IN]);
 		c->fd[W_IN] = -1;
 	}
-	c->start_ms = sbx_now_ms();
+	c->start_ms = io_now_ms();
 	c->deadline_ms = c->start_ms + (job->timeout_ms ? job->timeout_ms : c->jail->timeout_ms);
 	return 0;
 }
@@ -777,13 +741,13 @@ static void reap(struct sbx_child *c)
 	} else {
 		c->out.signal = si.si_status;
 	}
-	c->out.wall_ms = (uint64_t)(sbx_now_ms() - c->start_ms);
+	c->out.wall_ms = (uint64_t)(io_now_ms() - c->start_ms);
 	c->out.cpu_ms = (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000 +
 	                (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1000;
 	c->out.max_rss_kb = (uint64_t)ru.ru_maxrss;
 	kill_stragglers(c);
 	/* Pipes still held by escaped descendants get a short grace. */
-	c->deadline_ms = sbx_now_ms() + 200;
+	c->deadline_ms = io_now_ms() + 200;
 }
 
 static void finish(struct sbx_child *c)
@@ -854,13 +818,13 @@ void sbx_child_kill(struct sbx_child *c, enum sbx_killed why)
 	syscall(SYS_pidfd_send_signal, c->pidfd, SIGKILL, NULL, 0);
 	kill_stragglers(c);
 	/* The exit follows; until then the deadline must not keep firing. */
-	c->deadline_ms = sbx_now_ms() + 5000;
+	c->deadline_ms = io_now_ms() + 5000;
 }
 
 int sbx_child_wait(struct sbx_child *c)
 {
 	while (!sbx_child_step(c)) {
-		int64_t left = c->deadline_ms - sbx_now_ms();
+		int64_t left = c->deadline_ms - io_now_ms();
 		if (left <= 0) {
 			sbx_child_kill(c, SBX_KILLED_TIMEOUT);
 			continue;

@@ -17,6 +17,7 @@
 
 #include "approval.h"
 #include "util.h"
+#include "io.h"
 
 #ifndef P_PIDFD
 #define P_PIDFD 3
@@ -152,7 +153,7 @@ static void tty_prompt_next(struct approval_state *st)
 		return;
 	tcflush(st->tty_fd, TCIFLUSH);
 	st->line_len = 0;
-	sbx_write_all(st->tty_fd, st->tty_queue->prompt, strlen(st->tty_queue->prompt));
+	io_write_all(st->tty_fd, st->tty_queue->prompt, strlen(st->tty_queue->prompt));
 }
 
 /* The arguments are shown whole (ASCII only: other characters escaped, so
@@ -235,7 +236,7 @@ static int ask_cmd(struct approval_state *st, struct pending *p,
 	int in = memfd_create("approval-request", MFD_CLOEXEC);
 	p->out_fd = memfd_create("approval-answer", MFD_CLOEXEC);
 	if (!text || in < 0 || p->out_fd < 0 ||
-	    sbx_write_all(in, text, strlen(text)) < 0 || sbx_write_all(in, "\n", 1) < 0 ||
+	    io_write_all(in, text, strlen(text)) < 0 || io_write_all(in, "\n", 1) < 0 ||
 	    lseek(in, 0, SEEK_SET) < 0) {
 		free(text);
 		if (in >= 0)

@@ -16,6 +16,7 @@
 #include "sandbox.h"
 #include "utf8.h"
 #include "util.h"
+#include "io.h"
 
 /* ---- events ------------------------------------------------------------- */
 
@@ -496,7 +497,7 @@ int audit_sink_write(struct audit_sink *s, json_t *event, struct tc_error *err)
 	}
 	bool locked = lock_log(s->fd);
 	off_t before = lseek(s->fd, 0, SEEK_END);
-	ssize_t w = sbx_write_all(s->fd, line, n);
+	ssize_t w = io_write_all(s->fd, line, n);
 	free(line);
 	if (w >= 0 && s->fsync_each && fsync(s->fd) < 0)
 		w = -errno;

@@ -25,7 +25,7 @@
  * emitter (-1 with err), so a pipeline whose config says the audit is
  * required can refuse calls.
  *
- * Not thread-safe (toolcage is single-threaded, DESIGN.md §3).
+ * Not thread-safe (toolcage is single-threaded, docs/architecture.md).
  */
 #ifndef TC_AUDIT_H
 #define TC_AUDIT_H

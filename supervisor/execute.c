@@ -15,6 +15,7 @@
 #include "manifest.h"
 #include "utf8.h"
 #include "util.h"
+#include "io.h"
 
 enum { RESULT_FD = 3, RESULT_LIMIT = 16 << 20 };
 
@@ -93,7 +94,7 @@ static int run_builtin(void *p)
 	char *msg = result_message(rc, &out, &len);
 	/* One write: json_dumpfd wrote token by token, and every write woke
 	 * the supervisor (~120 writes for a small read_file). */
-	int wrc = msg && sbx_write_all(RESULT_FD, msg, len) >= 0 ? 0 : -1;
+	int wrc = msg && io_write_all(RESULT_FD, msg, len) >= 0 ? 0 : -1;
 	free(msg);
 	json_decref(out.canonical);
 	json_decref(args);

@@ -30,7 +30,7 @@ struct exec_builtin {
 	/* A host off that list which an approver allowed for this call (the
 	 * host of its URL argument), "" for none: the tool's own check of the
 	 * host lets it through too. By value, as it is made per call. */
-	char approved_host[GATE_HOST_MAX + 1];
+	char approved_host[URL_HOST_MAX + 1];
 };
 
 /* Starts tool with args under jail (ctx->tool is ignored: tool is used).

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "loop.h"
+#include "io.h"
 
 struct fd_entry {
 	loop_fd_fn fn;
@@ -39,13 +40,6 @@ struct loop {
 	void *sig_data;
 	bool stopped;
 };
-
-int64_t loop_now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 struct loop *loop_new(void)
 {
@@ -228,7 +222,7 @@ int loop_add_signals(struct loop *l, const int *sigs, int n, loop_signal_fn fn, 
 static int run_timers(struct loop *l)
 {
 	int ran = 0;
-	int64_t now = loop_now_ms();
+	int64_t now = io_now_ms();
 	while (l->nheap && l->heap[0]->when <= now) {
 		struct loop_timer *t = l->heap[0];
 		heap_remove(l, t);
@@ -244,7 +238,7 @@ static int run_timers(struct loop *l)
 int loop_run_once(struct loop *l, int timeout_ms)
 {
 	if (l->nheap) {
-		int64_t wait = l->heap[0]->when - loop_now_ms();
+		int64_t wait = l->heap[0]->when - io_now_ms();
 		if (wait < 0)
 			wait = 0;
 		if (timeout_ms < 0 || wait < timeout_ms)

@@ -51,6 +51,5 @@ int loop_run_once(struct loop *l, int timeout_ms);
 void loop_stop(struct loop *l);
 bool loop_stopped(const struct loop *l);
 
-int64_t loop_now_ms(void);
 
 #endif

@@ -15,6 +15,7 @@
 #include "schema.h"
 #include "utf8.h"
 #include "util.h"
+#include "io.h"
 
 const char *tc_status_name(enum tc_status s)
 {
@@ -108,7 +109,7 @@ void call_finish(struct call *c, enum tc_status st, json_t *canonical,
 		r->canonical = canonical ? canonical : json_object();
 		r->render = rr.text ? rr.text : strdup("");
 		r->truncated = rr.truncated;
-		r->duration_ms = (uint64_t)(loop_now_ms() - c->start_ms);
+		r->duration_ms = (uint64_t)(io_now_ms() - c->start_ms);
 		rr.text = NULL;
 		policy_emit_result(s, c, r, &c->usage);
 	} else {
@@ -240,9 +241,9 @@ static void run(struct call *c)
 	 * allowlist lacks it (policy.levels.network "ask"): the tool checks
 	 * the host again, and must know. Redirects elsewhere stay refused. */
 	json_t *url = c->approved && c->tool->url_arg ?
-	              gate_pointer_get(c->args, c->tool->url_arg) : NULL;
+	              jsonptr_get(c->args, c->tool->url_arg) : NULL;
 	char why[160];
-	if (json_is_string(url) && gate_url_host(json_string_value(url), ctx.approved_host,
+	if (json_is_string(url) && url_host(json_string_value(url), ctx.approved_host,
 	                                         why, sizeof why) < 0)
 		ctx.approved_host[0] = '\0';
 	if (!jail || exec_start(c->tool, c->args, jail, &ctx, &c->child, &err) < 0) {
@@ -306,7 +307,7 @@ void call_execute(struct call *c)
 		s->queue_head = c;
 	s->queue_tail = c;
 	s->queue_len++;
-	c->timer = loop_add_timer(s->loop, loop_now_ms() + s->cfg->queue_timeout_ms,
+	c->timer = loop_add_timer(s->loop, io_now_ms() + s->cfg->queue_timeout_ms,
 	                          on_queue_timeout, c);
 }
 
@@ -412,7 +413,7 @@ uint64_t tc_call_submit(struct tc_supervisor *s, const char *tool, const char *a
 	c->name = strdup(tool ? tool : "");
 	c->fn = fn;
 	c->data = data;
-	c->start_ms = loop_now_ms();
+	c->start_ms = io_now_ms();
 	c->state = ST_VALIDATE;
 	c->next = s->calls;
 	if (s->calls)

@@ -18,6 +18,16 @@
 #include "toolcage.h"
 
 /* The supervisor API itself is public: see toolcage.h. This header adds
- * only what supervisor/ modules need beside it. */
+ * only what the layers above (mcp/, cli/) need beside it. */
+
+struct config;
+struct audit;
+
+/* Borrowed, valid until tc_supervisor_free. */
+struct loop *supervisor_loop(struct tc_supervisor *s);
+const struct config *supervisor_config(const struct tc_supervisor *s);
+/* The event hub every call's events go through (audit.h: subscribe to it
+ * with audit_subscribe). */
+struct audit *supervisor_audit(struct tc_supervisor *s);
 
 #endif

@@ -23,6 +23,7 @@
 #include "pipeline_internal.h"
 #include "utf8.h"
 #include "util.h"
+#include "io.h"
 
 /* ---- events ----------------------------------------------------------- */
 
@@ -206,7 +207,7 @@ static void ask(struct call *c, const char *reason)
 	s->tickets = t;
 	struct tc_approval_request req = { c->name, c->args, reason, c->id };
 	uint64_t id = c->id;
-	c->timer = loop_add_timer(s->loop, loop_now_ms() + s->cfg->approval_timeout_ms,
+	c->timer = loop_add_timer(s->loop, io_now_ms() + s->cfg->approval_timeout_ms,
 	                          on_approval_timeout, c);
 	if (s->approver)
 		s->approver(&req, respond, t, s->approver_data);

@@ -16,6 +16,7 @@
 #include "sandbox.h"
 #include "utf8.h"
 #include "util.h"
+#include "io.h"
 
 struct render_spill {
 	char *dir;
@@ -126,7 +127,7 @@ static int spill_write(struct render_spill *s, const char *text, size_t len,
 	if (!(files[s->nfiles] = strdup(name)))
 		return -2;
 	int fd = openat(s->dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	ssize_t w = fd < 0 ? -errno : sbx_write_all(fd, text, len);
+	ssize_t w = fd < 0 ? -errno : io_write_all(fd, text, len);
 	if (fd >= 0 && close(fd) < 0 && w >= 0)
 		w = -errno;
 	if (w < 0) {

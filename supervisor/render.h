@@ -29,7 +29,7 @@
  *              with " (the whole output was not kept: WHY)" before " ...]".
  * The marker sits on a line of its own.
  *
- * Not thread-safe (toolcage is single-threaded, DESIGN.md §3).
+ * Not thread-safe (toolcage is single-threaded, docs/architecture.md).
  */
 #ifndef TC_RENDER_H
 #define TC_RENDER_H

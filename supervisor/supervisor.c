@@ -16,12 +16,13 @@
 #include "pipeline_internal.h"
 #include "profile.h"
 #include "render.h"
-#include "tools/tools.h"
+#include "tools.h"
 #include "util.h"
+#include "io.h"
 
 struct tc_registry *tc_supervisor_registry(struct tc_supervisor *s) { return s->reg; }
-struct loop *tc_supervisor_loop(struct tc_supervisor *s) { return s->loop; }
-const struct config *tc_supervisor_config(const struct tc_supervisor *s) { return s->cfg; }
+struct loop *supervisor_loop(struct tc_supervisor *s) { return s->loop; }
+const struct config *supervisor_config(const struct tc_supervisor *s) { return s->cfg; }
 
 void tc_supervisor_set_approver(struct tc_supervisor *s, tc_approver_fn fn, void *data)
 {
@@ -148,7 +149,7 @@ static void on_tool_dir_change(struct loop *l, int fd, uint32_t events, void *da
 		;
 	if (s->reload_timer)
 		loop_del_timer(l, s->reload_timer);
-	s->reload_timer = loop_add_timer(l, loop_now_ms() + 200, on_reload, s);
+	s->reload_timer = loop_add_timer(l, io_now_ms() + 200, on_reload, s);
 }
 
 static int watch_tool_dirs(struct tc_supervisor *s, struct tc_error *err)
@@ -303,4 +304,4 @@ void tc_supervisor_free(struct tc_supervisor *s)
 	sbx_cleanup();
 }
 
-struct audit *tc_supervisor_audit(struct tc_supervisor *s) { return s->audit; }
+struct audit *supervisor_audit(struct tc_supervisor *s) { return s->audit; }

@@ -3,7 +3,7 @@
 #include <stddef.h>
 
 #include "toolcage.h"
-#include "tools/tools.h"
+#include "tools.h"
 
 const struct tc_plugin *const tc_builtin_plugins[] = {
 	&tc_fs_plugin,

@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "toolcage.h"
-#include "tools/tools.h"
+#include "tools.h"
 
 struct ws {
 	char dir[64];                /* the workspace */

@@ -28,6 +28,7 @@
 #include "loop.h"
 #include "pipeline.h"
 #include "toolcage.h"
+#include "io.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define UNDER_ASAN 1
@@ -309,7 +310,7 @@ static int fx_try_start(struct fx *f, const char *config_json, struct tc_error *
 	                          .keep_spares = f->spares };
 	if (tc_supervisor_new(&opt, &f->s, err) < 0 ||
 	    tc_plugin_load(tc_supervisor_registry(f->s), &test_plugin, NULL, err) < 0 ||
-	    audit_subscribe(tc_supervisor_audit(f->s), on_event, f, NULL, err) < 0)
+	    audit_subscribe(supervisor_audit(f->s), on_event, f, NULL, err) < 0)
 		return -1;
 	return 0;
 }
@@ -327,7 +328,7 @@ static void on_result(struct tc_result *r, void *data)
 	g->calls++;
 	tc_result_free(g->r);
 	g->r = r;
-	g->at_ms = loop_now_ms();
+	g->at_ms = io_now_ms();
 }
 
 static uint64_t submit(struct fx *f, int slot, const char *tool, const char *args)
@@ -338,8 +339,8 @@ static uint64_t submit(struct fx *f, int slot, const char *tool, const char *arg
 /* Runs the loop until got[slot] has a result or bound_ms pass. */
 static void wait_for(struct fx *f, int slot, int bound_ms)
 {
-	int64_t end = loop_now_ms() + bound_ms;
-	while (!f->got[slot].r && loop_now_ms() < end)
+	int64_t end = io_now_ms() + bound_ms;
+	while (!f->got[slot].r && io_now_ms() < end)
 		tc_supervisor_run_once(f->s, 20);
 	if (!f->got[slot].r)
 		fail_msg("call %d gave no result within %d ms", slot, bound_ms);
@@ -398,7 +399,7 @@ static void on_deferred(struct loop *l, void *data)
 	struct fx *f = data;
 	tc_approval_respond respond = f->respond;
 	f->respond = NULL;
-	f->answered_at = loop_now_ms();
+	f->answered_at = io_now_ms();
 	respond(f->respond_ctx, f->answers[0], "test timer");
 }
 
@@ -413,7 +414,7 @@ static void approver(const struct tc_approval_request *req, tc_approval_respond 
 	if (f->defer_ms > 0) {
 		f->respond = respond;
 		f->respond_ctx = ctx;
-		loop_add_timer(tc_supervisor_loop(f->s), loop_now_ms() + f->defer_ms, on_deferred, f);
+		loop_add_timer(supervisor_loop(f->s), io_now_ms() + f->defer_ms, on_deferred, f);
 		return;
 	}
 	respond(ctx, a, "test approver");

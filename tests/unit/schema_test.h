@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "supervisor/schema.h"
-#include "supervisor/util.h"
+#include "schema.h"
+#include "util.h"
 
 static inline json_t *parse_json(const char *text)
 {

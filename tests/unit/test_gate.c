@@ -42,7 +42,7 @@ static void add_domain(struct gate_policy *p, const char *d)
 	struct tc_error err = { 0 };
 	p->domains = realloc(p->domains, (p->ndomains + 1) * sizeof *p->domains);
 	p->domains[p->ndomains] = strdup(d);
-	if (gate_domain_check(p->domains[p->ndomains], &err) < 0)
+	if (domain_check(p->domains[p->ndomains], &err) < 0)
 		fail_msg("domain %s: %s", d, err.msg);
 	p->ndomains++;
 }
@@ -393,7 +393,7 @@ static void test_glob_table(void **state)
 		{ "\xc3\xa9t\xc3\xa9", "\xc3\xa9t\xc3\xa9", true },
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-		bool got = gate_glob_match(cases[i].pat, cases[i].text, strlen(cases[i].text));
+		bool got = glob_match(cases[i].pat, cases[i].text, strlen(cases[i].text));
 		if (got != cases[i].want)
 			fail_msg("glob \"%s\" vs \"%s\": got %d, want %d", cases[i].pat,
 			         cases[i].text, got, cases[i].want);
@@ -407,25 +407,25 @@ static void test_glob_is_linear_on_hostile_input(void **state)
 	char text[4097];
 	memset(text, 'a', 4096);
 	text[4096] = '\0';
-	assert_false(gate_glob_match("*a*a*a*a*a*a*a*a*a*a*b", text, 4096));
+	assert_false(glob_match("*a*a*a*a*a*a*a*a*a*a*b", text, 4096));
 	for (int i = 0; i < 4096; i += 2)
 		text[i] = '/';
-	assert_false(gate_glob_match("**/a/**/a/**/a/**/a/**/b", text, 4096));
+	assert_false(glob_match("**/a/**/a/**/a/**/a/**/b", text, 4096));
 }
 
 static void test_glob_check_refuses_bad_patterns(void **state)
 {
 	(void)state;
 	struct tc_error err = { 0 };
-	assert_int_equal(gate_glob_check("[abc", &err), -1);
-	assert_int_equal(gate_glob_check("abc\\", &err), -1);
-	assert_int_equal(gate_glob_check("\xff", &err), -1);
-	char big[GATE_GLOB_MAX + 2];
+	assert_int_equal(glob_check("[abc", &err), -1);
+	assert_int_equal(glob_check("abc\\", &err), -1);
+	assert_int_equal(glob_check("\xff", &err), -1);
+	char big[GLOB_MAX + 2];
 	memset(big, 'a', sizeof big - 1);
 	big[sizeof big - 1] = '\0';
-	assert_int_equal(gate_glob_check(big, &err), -1);
-	assert_false(gate_glob_match(big, big, strlen(big)));
-	assert_int_equal(gate_glob_check("**/x/[a-z]?", &err), 0);
+	assert_int_equal(glob_check(big, &err), -1);
+	assert_false(glob_match(big, big, strlen(big)));
+	assert_int_equal(glob_check("**/x/[a-z]?", &err), 0);
 }
 
 /* ---- JSON pointers -------------------------------------------------------- */
@@ -434,19 +434,19 @@ static void test_pointer_finds_nested_and_escaped_keys(void **state)
 {
 	(void)state;
 	json_t *doc = J("{\"a\":{\"b\":[10,{\"c\":\"deep\"}]},\"x/y\":1,\"m~n\":2,\"\":3}");
-	assert_string_equal(json_string_value(gate_pointer_get(doc, "/a/b/1/c")), "deep");
-	assert_int_equal(json_integer_value(gate_pointer_get(doc, "/a/b/0")), 10);
-	assert_int_equal(json_integer_value(gate_pointer_get(doc, "/x~1y")), 1);
-	assert_int_equal(json_integer_value(gate_pointer_get(doc, "/m~0n")), 2);
-	assert_int_equal(json_integer_value(gate_pointer_get(doc, "/")), 3);
-	assert_ptr_equal(gate_pointer_get(doc, ""), doc);
-	assert_null(gate_pointer_get(doc, "/a/b/2"));
-	assert_null(gate_pointer_get(doc, "/a/b/01"));
-	assert_null(gate_pointer_get(doc, "/a/b/-1"));
-	assert_null(gate_pointer_get(doc, "/x/y"));
-	assert_null(gate_pointer_get(doc, "/a/zz"));
-	assert_null(gate_pointer_get(doc, "a"));
-	assert_null(gate_pointer_get(doc, "/m~2n"));
+	assert_string_equal(json_string_value(jsonptr_get(doc, "/a/b/1/c")), "deep");
+	assert_int_equal(json_integer_value(jsonptr_get(doc, "/a/b/0")), 10);
+	assert_int_equal(json_integer_value(jsonptr_get(doc, "/x~1y")), 1);
+	assert_int_equal(json_integer_value(jsonptr_get(doc, "/m~0n")), 2);
+	assert_int_equal(json_integer_value(jsonptr_get(doc, "/")), 3);
+	assert_ptr_equal(jsonptr_get(doc, ""), doc);
+	assert_null(jsonptr_get(doc, "/a/b/2"));
+	assert_null(jsonptr_get(doc, "/a/b/01"));
+	assert_null(jsonptr_get(doc, "/a/b/-1"));
+	assert_null(jsonptr_get(doc, "/x/y"));
+	assert_null(jsonptr_get(doc, "/a/zz"));
+	assert_null(jsonptr_get(doc, "a"));
+	assert_null(jsonptr_get(doc, "/m~2n"));
 	json_decref(doc);
 }
 
@@ -505,8 +505,8 @@ static void test_url_host_table(void **state)
 		{ "", NULL },
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-		char host[GATE_HOST_MAX + 1], why[160] = "";
-		int rc = gate_url_host(cases[i].url, host, why, sizeof why);
+		char host[URL_HOST_MAX + 1], why[160] = "";
+		int rc = url_host(cases[i].url, host, why, sizeof why);
 		if (cases[i].host && (rc != 0 || strcmp(host, cases[i].host)))
 			fail_msg("%s: got rc %d host \"%s\" (%s), want \"%s\"", cases[i].url, rc,
 			         host, why, cases[i].host);
@@ -536,7 +536,7 @@ static void test_domain_allowlist_table(void **state)
 		{ "", false },
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
-		if (gate_domain_allowed(cases[i].host, list, 3) != cases[i].want)
+		if (domain_allowed(cases[i].host, list, 3) != cases[i].want)
 			fail_msg("host \"%s\": want %d", cases[i].host, cases[i].want);
 	/* A wildcard names hosts, never addresses (curl reads all of these
 	 * as IPv4). */
@@ -544,21 +544,21 @@ static void test_domain_allowlist_table(void **state)
 	char *wild[] = { w1, w2, w3 };
 	static const char *const addresses[] = { "127.0.0.1", "10.0.0.1", "0x7f.1", "127.1", "1.2.3.4.1" };
 	for (size_t i = 0; i < sizeof addresses / sizeof addresses[0]; i++)
-		if (gate_domain_allowed(addresses[i], wild, 3))
+		if (domain_allowed(addresses[i], wild, 3))
 			fail_msg("address \"%s\" matched a wildcard", addresses[i]);
-	assert_true(gate_domain_allowed("a.example.com", wild, 3));
-	assert_true(gate_domain_allowed("x1.example.com", wild, 3));
+	assert_true(domain_allowed("a.example.com", wild, 3));
+	assert_true(domain_allowed("x1.example.com", wild, 3));
 }
 
 static void test_domain_check_normalizes_and_refuses(void **state)
 {
 	(void)state;
 	char a[] = "Example.COM.", b[] = "[::1]", c[] = "*.Sub.Example.com";
-	assert_int_equal(gate_domain_check(a, NULL), 0);
+	assert_int_equal(domain_check(a, NULL), 0);
 	assert_string_equal(a, "example.com");
-	assert_int_equal(gate_domain_check(b, NULL), 0);
+	assert_int_equal(domain_check(b, NULL), 0);
 	assert_string_equal(b, "::1");
-	assert_int_equal(gate_domain_check(c, NULL), 0);
+	assert_int_equal(domain_check(c, NULL), 0);
 	assert_string_equal(c, "*.sub.example.com");
 	const char *bad[] = { "*", "*example.com", "https://example.com", "example.com:443",
 	                      "example.com/x", "a..b", ".example.com", "", "*.", ":::", "1:2" };
@@ -566,7 +566,7 @@ static void test_domain_check_normalizes_and_refuses(void **state)
 		char buf[64];
 		snprintf(buf, sizeof buf, "%s", bad[i]);
 		struct tc_error err = { 0 };
-		if (gate_domain_check(buf, &err) != -1)
+		if (domain_check(buf, &err) != -1)
 			fail_msg("accepted domain entry \"%s\"", bad[i]);
 	}
 }

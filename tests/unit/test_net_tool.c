@@ -25,7 +25,7 @@
 #include "builtin_lint.h"
 #include "toolcage.h"
 #include "tools/net/net.h"
-#include "tools/tools.h"
+#include "tools.h"
 
 static const char *const allow_local[] = { "127.0.0.1", NULL };
 

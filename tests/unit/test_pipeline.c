@@ -11,6 +11,7 @@
 
 #include "gate.h"
 #include "pipeline_internal.h"
+#include "io.h"
 
 #define T(name) cmocka_unit_test_setup_teardown(name, fx_setup, fx_teardown)
 
@@ -428,8 +429,8 @@ static void test_quiet_cancel_delivers_no_result_but_is_audited(void **state)
 	fx_start(f, NULL);
 	uint64_t id = submit(f, 0, "sleeper", "{\"ms\": 20000}");
 	assert_int_equal(tc_call_cancel(f->s, id, true), 0);
-	int64_t end = loop_now_ms() + 3000;
-	while (tc_supervisor_active(f->s) && loop_now_ms() < end)
+	int64_t end = io_now_ms() + 3000;
+	while (tc_supervisor_active(f->s) && io_now_ms() < end)
 		tc_supervisor_run_once(f->s, 20);
 	assert_int_equal(tc_supervisor_active(f->s), 0);
 	assert_int_equal(f->got[0].calls, 0);

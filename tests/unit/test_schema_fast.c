@@ -17,7 +17,7 @@
 #include <cmocka.h>
 
 #include "schema_test.h"
-#include "supervisor/schema_internal.h"
+#include "schema_internal.h"
 
 #define AUTO SCHEMA_DRAFT_AUTO
 

@@ -24,7 +24,7 @@
 
 #include "builtin_lint.h"
 #include "toolcage.h"
-#include "tools/tools.h"
+#include "tools.h"
 
 struct ws {
 	char dir[64];

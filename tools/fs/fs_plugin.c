@@ -3,7 +3,7 @@
  * parameters and risk. The code is in fs_read.c, fs_list.c, fs_search.c,
  * fs_write.c and fs_delete.c; docs/tools.md describes every tool. */
 #include "fs.h"
-#include "tools/tools.h"
+#include "tools.h"
 
 /* Schemas are written as plain JSON and stringized by the preprocessor, so
  * they read as JSON rather than as a wall of backslashes. */

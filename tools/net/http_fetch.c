@@ -19,7 +19,7 @@
 #include <strings.h>
 #include <time.h>
 
-#include "gate.h"
+#include "url.h"
 #include "net.h"
 #include "utf8.h"
 #include "util.h"
@@ -50,7 +50,7 @@ static const char *const selected_headers[] = {
  * URL; scheme "" when curl could not say. */
 struct origin {
 	char scheme[8];
-	char host[GATE_HOST_MAX + 1];
+	char host[URL_HOST_MAX + 1];
 	char port[8];
 };
 
@@ -182,12 +182,12 @@ static bool host_allowed(const struct tc_tool_ctx *ctx, const char *host)
 	size_t n = 0;
 	while (ctx->allowed_domains && ctx->allowed_domains[n])
 		n++;
-	return n && gate_domain_allowed(host, (char *const *)ctx->allowed_domains, n);
+	return n && domain_allowed(host, (char *const *)ctx->allowed_domains, n);
 }
 
-/* The host curl read from u, in gate_url_host's form: lowercase, no
+/* The host curl read from u, in url_host's form: lowercase, no
  * brackets, one trailing dot dropped. */
-static bool curl_host(const struct nf_api *api, CURLU *u, char out[GATE_HOST_MAX + 1])
+static bool curl_host(const struct nf_api *api, CURLU *u, char out[URL_HOST_MAX + 1])
 {
 	char *h = NULL;
 	if (api->url_get(u, CURLUPART_HOST, &h, 0) != CURLUE_OK || !h)
@@ -198,7 +198,7 @@ static bool curl_host(const struct nf_api *api, CURLU *u, char out[GATE_HOST_MAX
 		p++, n -= 2;
 	if (n > 1 && p[n - 1] == '.')
 		n--;
-	bool ok = n > 0 && n <= GATE_HOST_MAX;
+	bool ok = n > 0 && n <= URL_HOST_MAX;
 	for (size_t i = 0; ok && i < n; i++)
 		out[i] = (char)tolower((unsigned char)p[i]);
 	if (ok)
@@ -238,11 +238,11 @@ static bool headers_may_follow(const struct origin *first, const struct origin *
 	       !strcmp(o->scheme, "https") && !strcmp(o->port, "443");
 }
 
-/* The gate's half of the check: scheme, a host gate_url_host accepts, on
+/* The gate's half of the check: scheme, a host url_host accepts, on
  * the allowlist. via is the URL that redirected here, or NULL. 0, or 1 with
  * out filled. Runs before libcurl is even loaded. */
 static int check_host(struct fetch *f, const char *url, const char *via,
-                      char host[GATE_HOST_MAX + 1], struct tc_output *out)
+                      char host[URL_HOST_MAX + 1], struct tc_output *out)
 {
 	char why[256];
 	bool http = !strncasecmp(url, "http://", 7) || !strncasecmp(url, "https://", 8);
@@ -253,7 +253,7 @@ static int check_host(struct fetch *f, const char *url, const char *via,
 	if (!http)
 		return fail(f, out, "bad_scheme", "only http:// and https:// URLs can be fetched, not "
 		            "\"%.200s\".", url);
-	if (gate_url_host(url, host, why, sizeof why) < 0)
+	if (url_host(url, host, why, sizeof why) < 0)
 		return fail(f, out, "bad_url", "the URL \"%.200s\" is not usable: %s.", url, why);
 	if (!host_allowed(f->ctx, host) && via)
 		return fail(f, out, "denied_redirect", "%.200s redirected to %.200s, whose host %s is "
@@ -271,17 +271,17 @@ static int check_host(struct fetch *f, const char *url, const char *via,
  * "0:0::1" to "::1") and returns it parsed by curl, to be fetched exactly
  * as checked; NULL with out filled. */
 static CURLU *check_url(struct fetch *f, const char *url, const char *via,
-                        char host[GATE_HOST_MAX + 1], struct tc_output *out)
+                        char host[URL_HOST_MAX + 1], struct tc_output *out)
 {
 	if (check_host(f, url, via, host, out))
 		return NULL;
 	CURLU *u = f->api->url();
-	char theirs[GATE_HOST_MAX + 1];
+	char theirs[URL_HOST_MAX + 1];
 	char *scheme = NULL;
 	if (!u || f->api->url_set(u, CURLUPART_URL, url, 0) != CURLUE_OK ||
 	    f->api->url_get(u, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK ||
 	    (strcmp(scheme, "http") && strcmp(scheme, "https")) || !curl_host(f->api, u, theirs) ||
-	    (strcmp(theirs, host) && !gate_same_ipv6(theirs, host))) {
+	    (strcmp(theirs, host) && !same_ipv6(theirs, host))) {
 		if (scheme)
 			f->api->free(scheme);
 		if (u)
@@ -501,7 +501,7 @@ static int follow(struct fetch *f, struct tc_output *out)
 {
 	char *prev = NULL;
 	for (int hop = 0;; hop++) {
-		char host[GATE_HOST_MAX + 1];
+		char host[URL_HOST_MAX + 1];
 		CURLU *u = check_url(f, f->current, prev, host, out);
 		free(prev);
 		prev = NULL;
@@ -653,7 +653,7 @@ static int run(struct fetch *f, json_t *args, struct tc_output *out)
 	if (!f->url || json_string_length(ju) > NF_URL_MAX || strlen(f->url) != json_string_length(ju))
 		return fail(f, out, "bad_url", "url must be an http:// or https:// URL of at most %d "
 		            "bytes, e.g. \"https://example.com/\".", NF_URL_MAX);
-	char host[GATE_HOST_MAX + 1];
+	char host[URL_HOST_MAX + 1];
 	if (check_host(f, f->url, NULL, host, out))   /* before libcurl is even loaded */
 		return 1;
 	char why[512];

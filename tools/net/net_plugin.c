@@ -3,7 +3,7 @@
  * and net_curl.c. url_arg lets the pipeline's gate check the URL's host
  * against the domain allowlist before the tool runs. */
 #include "net.h"
-#include "tools/tools.h"
+#include "tools.h"
 
 /* Schemas are plain JSON stringized by the preprocessor. */
 #define JSON(...) #__VA_ARGS__

@@ -2,7 +2,7 @@
  * model (checked by `toolcage lint --strict`). The code is in run_command.c
  * and sh_spawn.c; docs describe the tool with examples. */
 #include "shell.h"
-#include "tools/tools.h"
+#include "tools.h"
 
 /* Schemas are plain JSON stringized by the preprocessor. */
 #define JSON(...) #__VA_ARGS__

@@ -35,7 +35,7 @@
 /* A loaded configuration. Every string and list is owned by it. Invariants
  * after config_load: every limit is within the range docs/config.md gives;
  * approval is "deny", "tty" or "cmd:" followed by a path; policy passed
- * gate_rule_parse and gate_domain_check. */
+ * gate_rule_parse and domain_check. */
 struct config {
 	char *origin;               /* the file it came from, or "built-in defaults" */
 	char *workspace;            /* NULL: the caller's choice (CLI: the current dir) */

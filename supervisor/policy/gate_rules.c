@@ -153,11 +153,11 @@ static int parse_args(json_t *args, const char *where, struct gate_rule *r, stru
 	json_t *v;
 	struct tc_error e;
 	json_object_foreach(args, ptr, v) {
-		if (gate_pointer_check(ptr, &e) < 0)
+		if (jsonptr_check(ptr, &e) < 0)
 			return fail(err, w, ptr, "%s", e.msg);
 		if (!json_is_string(v))
 			return fail(err, w, ptr, "must be a glob string");
-		if (gate_glob_check(json_string_value(v), &e) < 0)
+		if (glob_check(json_string_value(v), &e) < 0)
 			return fail(err, w, ptr, "%s", e.msg);
 		struct gate_arg_match *m = &r->args[r->nargs++];
 		m->pointer = strdup(ptr);
@@ -186,7 +186,7 @@ static int parse_rule(json_t *obj, const char *where, struct gate_rule *r, struc
 	if (tool && !json_is_string(tool))
 		return fail(err, where, "tool", "must be a glob string (e.g. \"write_*\")");
 	const char *glob = tool ? json_string_value(tool) : "*";
-	if (gate_glob_check(glob, &e) < 0)
+	if (glob_check(glob, &e) < 0)
 		return fail(err, where, "tool", "%s", e.msg);
 	json_t *reason = json_object_get(obj, "reason");
 	if (reason && (!json_is_string(reason) || json_string_length(reason) > 256))

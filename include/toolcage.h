@@ -25,6 +25,10 @@
 
 #define TC_VERSION "0.1.0"
 
+/* Everything declared below is the library's API: exported (the rest of
+ * libtoolcage is built hidden and kept out of an embedder's namespace). */
+#pragma GCC visibility push(default)
+
 /* ---- errors ------------------------------------------------------------ */
 
 /* A caller-owned error: where (file:line, JSON pointer, or tool name) and
@@ -128,7 +132,7 @@ int tc_risk_parse(const char *name, enum tc_risk *out);
  * reference-counted: the registry holds one reference per registration and
  * a call in flight holds its own (from tc_registry_get), so unregistering a
  * tool never pulls it from under a running call. Not thread-safe: toolcage
- * is single-threaded by design (see DESIGN.md §3).
+ * is single-threaded by design (see docs/architecture.md).
  *
  * The registry keeps tools in registration order; lookups are by exact name.
  */
@@ -251,9 +255,6 @@ void tc_result_free(struct tc_result *r);
  * struct tc_result, delivered once. */
 
 struct tc_supervisor;
-struct config;
-struct loop;
-struct audit;
 
 /* Options the CLI (and embedders) give; NULL/0 fields take the config's
  * or built-in defaults. Strings are copied. */
@@ -291,11 +292,6 @@ void tc_supervisor_free(struct tc_supervisor *s);
 
 /* Borrowed, valid until tc_supervisor_free. */
 struct tc_registry *tc_supervisor_registry(struct tc_supervisor *s);
-struct loop *tc_supervisor_loop(struct tc_supervisor *s);
-const struct config *tc_supervisor_config(const struct tc_supervisor *s);
-/* The event hub every call's events go through (audit.h: subscribe to it
- * with audit_subscribe). Borrowed, valid until tc_supervisor_free. */
-struct audit *tc_supervisor_audit(struct tc_supervisor *s);
 
 /* Called once per call with its result (the callee takes it). */
 typedef void (*tc_call_fn)(struct tc_result *res, void *data);
@@ -337,5 +333,7 @@ int tc_supervisor_signal(const struct tc_supervisor *s);
 
 /* Calls in flight (validated and not yet finished). */
 size_t tc_supervisor_active(const struct tc_supervisor *s);
+
+#pragma GCC visibility pop
 
 #endif

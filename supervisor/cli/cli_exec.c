@@ -20,6 +20,7 @@
 #include "render.h"
 #include "sandbox.h"
 #include "util.h"
+#include "io.h"
 
 /* Exit statuses, as env(1) and timeout(1) use them. */
 enum { EX_TIMEOUT = 124, EX_TOOLCAGE = 125, EX_NOEXEC = 126, EX_NOTFOUND = 127 };
@@ -200,7 +201,7 @@ static int wait_live(struct sbx_child *child, struct live l[2])
 			else if (live_pending(&l[i], cap[i]))
 				pf[n++] = (struct pollfd){ .fd = l[i].fd, .events = POLLOUT };
 		}
-		int64_t left = sbx_child_deadline(child) - sbx_now_ms();
+		int64_t left = sbx_child_deadline(child) - io_now_ms();
 		if (left <= 0) {
 			sbx_child_kill(child, SBX_KILLED_TIMEOUT);
 			continue;

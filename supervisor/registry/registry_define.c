@@ -9,30 +9,6 @@
 #include "registry.h"
 #include "util.h"
 
-static const char *const risk_names[] = {
-	[TC_RISK_READ_ONLY] = "read-only",
-	[TC_RISK_WRITE] = "write",
-	[TC_RISK_NETWORK] = "network",
-	[TC_RISK_DESTRUCTIVE] = "destructive",
-};
-
-const char *tc_risk_name(enum tc_risk risk)
-{
-	if ((unsigned)risk > TC_RISK_DESTRUCTIVE)
-		return "?";
-	return risk_names[risk];
-}
-
-int tc_risk_parse(const char *name, enum tc_risk *out)
-{
-	for (unsigned i = 0; name && i <= TC_RISK_DESTRUCTIVE; i++)
-		if (!strcmp(name, risk_names[i])) {
-			*out = (enum tc_risk)i;
-			return 0;
-		}
-	return -1;
-}
-
 size_t reg_utf8_len(const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;

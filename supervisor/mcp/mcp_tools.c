@@ -16,6 +16,7 @@
 
 #include "mcp_internal.h"
 #include "registry.h"
+#include "io.h"
 
 #define PROGRESS_EVERY_MS 1000
 
@@ -280,7 +281,7 @@ void mcp_tools_call(struct mcp_server *m, json_t *id, json_t *params)
 	 * string or an integer). */
 	mc->progress_token = json_is_string(token) || json_is_number(token) ? json_incref(token)
 	                                                                    : NULL;
-	mc->start_ms = loop_now_ms();
+	mc->start_ms = io_now_ms();
 	mc->next = m->calls;
 	if (m->calls)
 		m->calls->prev = mc;

@@ -8,8 +8,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "sandbox.h"
 #include "util.h"
+#include "io.h"
 
 int buf_grow(struct buf *b, size_t extra)
 {
@@ -154,7 +154,7 @@ int read_file_bounded(const char *path, size_t max, struct buf *out, struct tc_e
 		tc_error_set(err, TC_E_NOMEM, path, "out of memory");
 		goto out;
 	}
-	ssize_t n = sbx_read_all(fd, out->data + out->len, max + 1);
+	ssize_t n = io_read_all(fd, out->data + out->len, max + 1);
 	if (n < 0) {
 		tc_error_set(err, TC_E_SYSTEM, path, "read: %s", strerror((int)-n));
 		goto out;

@@ -5,7 +5,7 @@
  * supported and how approvals reach the user.
  *
  * The server runs on the supervisor's own event loop (single-threaded, no
- * threads: DESIGN.md §3), so several calls are in flight at once and each
+ * threads: docs/architecture.md), so several calls are in flight at once and each
  * response goes out when its call finishes.
  */
 #ifndef TC_MCP_H

@@ -1,5 +1,5 @@
-/* lint.h — description quality checks on registered tools (the checklist of
- * the reference chapter §5.3) and the description regression cases with
+/* lint.h — description quality checks on registered tools (the checklist in
+ * docs/tools-api.md) and the description regression cases with
  * their tool selector (a deterministic lexical stand-in for a model, or an
  * external command that can be a real one).
  */

@@ -22,6 +22,7 @@
 
 #include "mcp_internal.h"
 #include "utf8.h"
+#include "io.h"
 
 /* Newest first; the first one is what we answer a client we cannot match. */
 static const char *const versions[] = { "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05" };
@@ -70,7 +71,7 @@ static void mark_broken(struct mcp_server *m)
  * so a client that never reads cannot hold the exit forever. */
 static int wait_writable(struct mcp_server *m, int64_t deadline_ms)
 {
-	int64_t left = deadline_ms - loop_now_ms();
+	int64_t left = deadline_ms - io_now_ms();
 	if (left <= 0)
 		return -1;
 	struct pollfd p = { .fd = m->out_fd, .events = POLLOUT };
@@ -79,7 +80,7 @@ static int wait_writable(struct mcp_server *m, int64_t deadline_ms)
 
 static void out_flush(struct mcp_server *m)
 {
-	int64_t deadline = loop_now_ms() + MCP_FINAL_FLUSH_MS;
+	int64_t deadline = io_now_ms() + MCP_FINAL_FLUSH_MS;
 	while (m->out_off < m->out.len) {
 		ssize_t w = write(m->out_fd, m->out.data + m->out_off, mcp_backlog(m));
 		if (w > 0) {
@@ -519,7 +520,7 @@ static void watch_update(struct mcp_server *m)
 		rc = fd_watch(m, m->in_fd, in_ev, &m->in_watched);
 		if (rc == -EPERM && in_ev) {
 			/* A regular file: always readable, and epoll refuses it. */
-			m->in_timer = loop_add_timer(m->loop, loop_now_ms(), on_in_timer, m);
+			m->in_timer = loop_add_timer(m->loop, io_now_ms(), on_in_timer, m);
 			rc = 0;
 		}
 		if (fd_watch(m, m->out_fd, out_ev, &m->out_watched) == -EPERM) {
@@ -558,8 +559,8 @@ int mcp_server_new(struct tc_supervisor *s, const struct mcp_options *opt,
 		return tc_error_set(err, TC_E_NOMEM, "mcp", "out of memory");
 	}
 	m->sup = s;
-	m->loop = tc_supervisor_loop(s);
-	m->cfg = tc_supervisor_config(s);
+	m->loop = supervisor_loop(s);
+	m->cfg = supervisor_config(s);
 	m->in_fd = opt->in_fd;
 	m->out_fd = opt->out_fd;
 	m->log_level = MCP_LOG_DEFAULT;

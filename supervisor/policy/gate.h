@@ -1,8 +1,7 @@
 /* gate.h — stage 2 of the pipeline, authorize: an ordered list of checks
  * that each say allow, ask or deny for one validated call, session grants,
- * and single-use approval tokens. Also the matchers the checks use (globs,
- * JSON pointers, URL hosts and the domain allowlist), exported for config.c
- * and tests.
+ * and single-use approval tokens. The matchers the checks use (globs, JSON
+ * pointers, URL hosts and the domain allowlist) are in lib/.
  *
  * How a call is decided (gate_authorize):
  *   checks run in order: quarantine, config rules, risk policy, then the
@@ -23,25 +22,10 @@
  * rules in order; the first match decides the rules check. No match is
  * "no objection".
  *
- * Globs: see the table below the comment.
+ * Globs: see glob_match.h.
  *
- * Not thread-safe (toolcage is single-threaded, DESIGN.md §3).
+ * Not thread-safe (toolcage is single-threaded, docs/architecture.md).
  */
-// Globs (gate_glob_match), matched against the whole text, case-sensitive:
-//   ?        one character (code point) other than '/'
-//   *        any run of characters other than '/' (also empty)
-//   **       any run of characters, '/' included (also empty)
-//   **/      at the start or after '/': zero or more whole leading segments,
-//            so "**/.git/**" matches ".git/config" and "a/b/.git/x"
-//   /**      at the end: the path itself or anything below it, so
-//            "**/.git/**" matches ".git" and "a/.git" too (a deny rule on a
-//            directory also covers the directory)
-//   [abc] [a-z] [!a-z] [^a-z]  one character (not '/') in (or not in) the class
-//   \c       the character c itself
-//   No special case for dot files: "*" matches ".env". Globs match strings,
-//   not files: "./.git/x", "a//.git/x" and "a/../.git/x" all match
-//   "**/.git/**", but symlinks are the sandbox's business, not the gate's.
-// (Line comments here: a block comment cannot hold the glob "**/".)
 #ifndef TC_GATE_H
 #define TC_GATE_H
 
@@ -51,13 +35,13 @@
 #include <jansson.h>
 
 #include "toolcage.h"
+#include "glob_match.h"
+#include "jsonptr.h"
+#include "url.h"
 
-#define GATE_GLOB_MAX 256        /* bytes in one glob */
-#define GATE_POINTER_MAX 256     /* bytes in one argument pointer */
 #define GATE_RULES_MAX 1024
 #define GATE_RULE_ARGS_MAX 32
 #define GATE_DOMAINS_MAX 1024
-#define GATE_HOST_MAX 253        /* DNS name limit */
 #define GATE_GRANTS_MAX 1024     /* session grants, and outstanding tokens */
 #define GATE_REASON_MAX 512
 
@@ -94,7 +78,7 @@ struct gate_rule {
 
 /* Invariants: levels[] is indexed by enum tc_risk; domains are lowercase
  * hosts or "*.suffix" (IPv6 without brackets), checked by
- * gate_domain_check. */
+ * domain_check. */
 struct gate_policy {
 	bool quarantine;
 	enum gate_action levels[4];
@@ -122,41 +106,6 @@ int gate_policy_copy(struct gate_policy *dst, const struct gate_policy *src);
 int gate_rule_parse(json_t *obj, const char *where, struct gate_rule *out,
                     struct tc_error *err);
 void gate_rule_release(struct gate_rule *r);
-
-/* 0 when pattern is a usable glob (<= GATE_GLOB_MAX bytes, valid UTF-8,
- * classes closed, no trailing '\'), else -1 with a message in err. */
-int gate_glob_check(const char *pattern, struct tc_error *err);
-/* Whether pattern matches all of text[0..len). A pattern that fails
- * gate_glob_check matches nothing. Time O(len * pattern length), no
- * allocation (so it cannot fail open when memory runs out). */
-bool gate_glob_match(const char *pattern, const char *text, size_t len);
-
-/* 0 when ptr is an RFC 6901 JSON pointer ("" or "/..." with ~ only as ~0
- * or ~1, at most GATE_POINTER_MAX bytes), else -1 with err. */
-int gate_pointer_check(const char *ptr, struct tc_error *err);
-/* The value at ptr in root (borrowed, valid while root is unchanged), or
- * NULL when absent. Array steps are decimal indexes without leading zeros. */
-json_t *gate_pointer_get(json_t *root, const char *ptr);
-
-/* Extracts the host of url into host[GATE_HOST_MAX + 1]: lowercase, one
- * trailing dot dropped, IPv6 without brackets. Accepts
- * scheme://[userinfo@]host[:port][/path|?query|#fragment]. Refuses (-1,
- * with why[] saying what is wrong) anything ambiguous between parsers:
- * control characters or spaces, '\' or several '@' in the authority, '%'
- * or non-ASCII in the host, an empty host, a port that is not 1..65535. */
-int gate_url_host(const char *url, char host[GATE_HOST_MAX + 1],
-                  char *why, size_t why_size);
-/* Whether host (as gate_url_host returns it) is on the allowlist. An entry
- * "example.com" matches that host only; "*.example.com" matches any host
- * ending in ".example.com" (a.example.com, a.b.example.com) but NOT the bare
- * example.com, which needs its own entry. IPv6 addresses match by value
- * ("0:0::1" is "::1"). Ports are not part of the match. */
-bool gate_domain_allowed(const char *host, char *const *domains, size_t n);
-/* Whether a and b are IPv6 addresses (no brackets) with the same value. */
-bool gate_same_ipv6(const char *a, const char *b);
-/* Checks and normalizes one allowlist entry in place (lowercase, brackets
- * of an IPv6 literal removed). 0, or -1 with err saying what is wrong. */
-int gate_domain_check(char *entry, struct tc_error *err);
 
 /* ---- the gate ---------------------------------------------------------- */
 

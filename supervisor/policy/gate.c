@@ -64,18 +64,18 @@ static enum gate_action check_quarantine(void *data, const struct gate_call *cal
 static bool args_match(const struct gate_rule *r, json_t *args)
 {
 	for (size_t i = 0; i < r->nargs; i++) {
-		json_t *v = gate_pointer_get(args, r->args[i].pointer);
+		json_t *v = jsonptr_get(args, r->args[i].pointer);
 		if (!v)
 			return false;       /* a missing argument does not match */
 		bool ok;
 		if (json_is_string(v)) {
-			ok = gate_glob_match(r->args[i].glob, json_string_value(v),
+			ok = glob_match(r->args[i].glob, json_string_value(v),
 			                     json_string_length(v));
 		} else {
 			char *s = gate_canonical(v);
 			/* Out of memory: a deny rule must still hold, so only deny
 			 * rules match what could not be serialized. */
-			ok = s ? gate_glob_match(r->args[i].glob, s, strlen(s)) : r->action == GATE_DENY;
+			ok = s ? glob_match(r->args[i].glob, s, strlen(s)) : r->action == GATE_DENY;
 			free(s);
 		}
 		if (!ok)
@@ -86,7 +86,7 @@ static bool args_match(const struct gate_rule *r, json_t *args)
 
 static bool rule_matches(const struct gate_rule *r, const struct gate_call *call)
 {
-	return gate_glob_match(r->tool, call->tool, strlen(call->tool)) &&
+	return glob_match(r->tool, call->tool, strlen(call->tool)) &&
 	       args_match(r, call->args);
 }
 
@@ -126,18 +126,18 @@ static enum gate_action check_network(const struct gate_policy *p, enum gate_act
 		                    call->tool);
 		return GATE_DENY;
 	}
-	json_t *url = gate_pointer_get(call->args, call->url_arg);
-	char host[GATE_HOST_MAX + 1], why[160];
+	json_t *url = jsonptr_get(call->args, call->url_arg);
+	char host[URL_HOST_MAX + 1], why[160];
 	if (!json_is_string(url)) {
 		gate_verdict_reason(v, "the URL argument %s is missing or not a string",
 		                    call->url_arg);
 		return GATE_DENY;
 	}
-	if (gate_url_host(json_string_value(url), host, why, sizeof why) < 0) {
+	if (url_host(json_string_value(url), host, why, sizeof why) < 0) {
 		gate_verdict_reason(v, "the URL in %s cannot be used: %s", call->url_arg, why);
 		return GATE_DENY;
 	}
-	if (gate_domain_allowed(host, p->domains, p->ndomains))
+	if (domain_allowed(host, p->domains, p->ndomains))
 		return GATE_ALLOW;
 	if (p->ndomains == 0)
 		gate_verdict_reason(v, "host %s is not allowed: the domain allowlist "

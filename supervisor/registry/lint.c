@@ -1,4 +1,4 @@
-/* lint.c — the description checklist (reference chapter §5.3) as rules over
+/* lint.c — the description checklist (docs/tools-api.md, "Lint") as rules over
  * defined tools. Every rule here is a heuristic and a warning: registration
  * errors are caught earlier, by the define step. Each message says what to
  * write instead, since the reader is fixing a description. */
@@ -11,7 +11,7 @@
 #include <strings.h>
 
 #include "lint.h"
-#include "tools/tools.h"
+#include "tools.h"
 #include "manifest.h"
 #include "registry.h"
 #include "util.h"

@@ -243,7 +243,7 @@ static int parse_domains(struct cctx *c, json_t *arr)
 		if (!(p->domains[i] = strdup(s)))
 			return oom(c);
 		p->ndomains++;
-		if (gate_domain_check(p->domains[i], &e) < 0)
+		if (domain_check(p->domains[i], &e) < 0)
 			return fail(c, ptr, "'%s': %s", s, e.msg);
 	}
 	return 0;

@@ -1,0 +1,36 @@
+/* glob_match.h — the one glob matcher: policy rules over paths and names, and
+ * every tool that takes a glob. Linear time, no allocation. */
+// Globs (glob_match), matched against the whole text, case-sensitive:
+//   ?        one character (code point) other than '/'
+//   *        any run of characters other than '/' (also empty)
+//   **       any run of characters, '/' included (also empty)
+//   **/      at the start or after '/': zero or more whole leading segments,
+//            so "**/.git/**" matches ".git/config" and "a/b/.git/x"
+//   /**      at the end: the path itself or anything below it, so
+//            "**/.git/**" matches ".git" and "a/.git" too (a deny rule on a
+//            directory also covers the directory)
+//   [abc] [a-z] [!a-z] [^a-z]  one character (not '/') in (or not in) the class
+//   \c       the character c itself
+//   No special case for dot files: "*" matches ".env". Globs match strings,
+//   not files: "./.git/x", "a//.git/x" and "a/../.git/x" all match
+//   "**/.git/**", but symlinks are the sandbox's business, not the gate's.
+// (Line comments here: a block comment cannot hold the glob "**/".)
+#ifndef TC_GLOB_MATCH_H
+#define TC_GLOB_MATCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "toolcage.h"
+
+#define GLOB_MAX 256        /* bytes in one glob */
+
+/* 0 when pattern is a usable glob (<= GLOB_MAX bytes, valid UTF-8,
+ * classes closed, no trailing '\'), else -1 with a message in err. */
+int glob_check(const char *pattern, struct tc_error *err);
+/* Whether pattern matches all of text[0..len). A pattern that fails
+ * glob_check matches nothing. Time O(len * pattern length), no
+ * allocation (so it cannot fail open when memory runs out). */
+bool glob_match(const char *pattern, const char *text, size_t len);
+
+#endif

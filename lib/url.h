@@ -1,0 +1,33 @@
+/* url.h — the host of a URL, as every parser toolcage hands it to reads it,
+ * and the domain allowlist. */
+#ifndef TC_URL_H
+#define TC_URL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "toolcage.h"
+
+#define URL_HOST_MAX 253        /* DNS name limit */
+
+/* Extracts the host of url into host[URL_HOST_MAX + 1]: lowercase, one
+ * trailing dot dropped, IPv6 without brackets. Accepts
+ * scheme://[userinfo@]host[:port][/path|?query|#fragment]. Refuses (-1,
+ * with why[] saying what is wrong) anything ambiguous between parsers:
+ * control characters or spaces, '\' or several '@' in the authority, '%'
+ * or non-ASCII in the host, an empty host, a port that is not 1..65535. */
+int url_host(const char *url, char host[URL_HOST_MAX + 1],
+                  char *why, size_t why_size);
+/* Whether host (as url_host returns it) is on the allowlist. An entry
+ * "example.com" matches that host only; "*.example.com" matches any host
+ * ending in ".example.com" (a.example.com, a.b.example.com) but NOT the bare
+ * example.com, which needs its own entry. IPv6 addresses match by value
+ * ("0:0::1" is "::1"). Ports are not part of the match. */
+bool domain_allowed(const char *host, char *const *domains, size_t n);
+/* Whether a and b are IPv6 addresses (no brackets) with the same value. */
+bool same_ipv6(const char *a, const char *b);
+/* Checks and normalizes one allowlist entry in place (lowercase, brackets
+ * of an IPv6 literal removed). 0, or -1 with err saying what is wrong. */
+int domain_check(char *entry, struct tc_error *err);
+
+#endif

@@ -1,0 +1,89 @@
+#!/bin/sh
+# tests/integration/layers.sh — the build's doors (HACKING.md): the tree
+# passes `mk/check_deps.py` and `mk/check_exports.py`, and each refuses a
+# violation planted in a copy (an include across a layer, a symbol taken
+# from a layer above, a header name used twice, an internal symbol left
+# global in the library), naming the file and the rule. Then the embedding
+# program with toolcage's internal names (tests/embed/embed_clash.c) runs
+# a built-in and its own tool. Exit 0 pass, 77 skip, anything else fail.
+set -u
+BUILD=${BUILD:-build}
+[ -f "$BUILD/libtoolcage.a" ] || { echo "skip: no $BUILD/libtoolcage.a"; exit 77; }
+command -v python3 >/dev/null || { echo "skip: python3 is not installed"; exit 77; }
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT INT TERM
+fails=0
+
+# expect NAME WANT_EXIT PATTERN -- CMD...: runs CMD, checks its exit status
+# and that its output matches PATTERN (a fixed string).
+expect() {
+	name=$1 want=$2 pat=$3
+	shift 4
+	"$@" >"$tmp/out" 2>&1
+	rc=$?
+	if [ "$rc" != "$want" ]; then
+		echo "FAIL $name: exit $rc, wanted $want"; sed 's/^/  | /' "$tmp/out" | tail -20
+		fails=$((fails + 1))
+	elif ! grep -qF -- "$pat" "$tmp/out"; then
+		echo "FAIL $name: output lacks '$pat'"; sed 's/^/  | /' "$tmp/out" | tail -20
+		fails=$((fails + 1))
+	else
+		echo "ok   $name"
+	fi
+}
+
+expect "the tree follows the layers" 0 "every include and symbol reference follows" -- \
+	python3 mk/check_deps.py . "$BUILD/obj"
+expect "the library exports the public API only" 0 "exported symbols" -- \
+	python3 mk/check_exports.py include/toolcage.h "$BUILD/libtoolcage.a"
+
+# A copy of the sources (no objects) to plant violations in.
+mkdir "$tmp/src"
+cp -r include lib jsonschema sandbox tools supervisor "$tmp/src/"
+s=$tmp/src
+printf '#include "gate.h"\n' >> "$s/tools/fs/fs_util.c"
+expect "a tool including the policy is refused" 1 \
+	'tools/fs/fs_util.c:' -- python3 mk/check_deps.py "$s" "$tmp/none"
+grep -q 'includes "gate.h" from supervisor/policy/: tools/ may use include/, lib/' "$tmp/out" ||
+	{ echo "FAIL the refusal names the rule"; fails=$((fails + 1)); }
+cp tools/fs/fs_util.c "$s/tools/fs/fs_util.c"
+printf '#include "pipeline.h"\n' >> "$s/lib/utf8.c"
+expect "lib including the core is refused" 1 \
+	'lib/utf8.c:' -- python3 mk/check_deps.py "$s" "$tmp/none"
+cp lib/utf8.c "$s/lib/utf8.c"
+printf '/* x */\n' > "$s/sandbox/util.h"
+expect "a header name used twice is refused" 1 "header name util.h" -- \
+	python3 mk/check_deps.py "$s" "$tmp/none"
+rm "$s/sandbox/util.h"
+expect "the clean copy passes" 0 "follows the layers" -- \
+	python3 mk/check_deps.py "$s" "$tmp/none"
+
+# A symbol reference across a layer: an object of sandbox/ calling the
+# gate. Compiled by itself (the include check would stop it first in the
+# tree), beside a copy of the real objects.
+cp -r "$BUILD/obj" "$tmp/obj"
+printf 'struct gate;\nint gate_new(const void *p, struct gate **g, void *e);\nint planted(void);\nint planted(void) { return gate_new(0, 0, 0); }\n' > "$tmp/planted.c"
+cc -c -o "$tmp/obj/sandbox/planted.o" "$tmp/planted.c" || fails=$((fails + 1))
+expect "a sandbox object using the gate is refused" 1 \
+	'sandbox/planted.c: uses gate_new from supervisor/policy/: sandbox/ may use lib/' -- \
+	python3 mk/check_deps.py . "$tmp/obj"
+
+# An internal function left global in the library.
+printf 'int planted_helper(void);\nint planted_helper(void) { return 1; }\n' > "$tmp/leak.c"
+cc -c -o "$tmp/leak.o" "$tmp/leak.c" && cp "$BUILD/libtoolcage.a" "$tmp/lib.a" &&
+	ar rcs "$tmp/lib.a" "$tmp/leak.o" || fails=$((fails + 1))
+expect "an exported internal symbol is refused" 1 \
+	"exports planted_helper, which include/toolcage.h does not declare" -- \
+	python3 mk/check_exports.py include/toolcage.h "$tmp/lib.a"
+
+# The embedding program with clashing names links (make test built it)
+# and runs a call of a built-in and of its own tool.
+if [ -x "$BUILD/embed/embed_clash" ]; then
+	mkdir "$tmp/ws" && echo "hello from the workspace" > "$tmp/ws/hello.txt"
+	expect "an embedder with toolcage's internal names links and runs calls" 0 ok -- \
+		"$BUILD/embed/embed_clash" "$tmp/ws"
+else
+	echo "FAIL no $BUILD/embed/embed_clash (make test builds it)"; fails=$((fails + 1))
+fi
+
+[ $fails -eq 0 ] || { echo "$fails failed"; exit 1; }
