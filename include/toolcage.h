@@ -312,6 +312,27 @@ typedef void (*tc_approver_fn)(const struct tc_approval_request *req,
  * MCP elicitation). fn NULL restores the configured channel. */
 void tc_supervisor_set_approver(struct tc_supervisor *s, tc_approver_fn fn, void *data);
 
+/* ---- sessions ------------------------------------------------------------
+ * A session is one caller of a shared supervisor (an MCP client over HTTP,
+ * say): its own approval channel and its own session grants ("allow for
+ * the session" approves the same tool with the same arguments for that
+ * session only), while the calls of every session share the supervisor's
+ * slots, queue and limits. tc_call_submit runs a call in the supervisor's
+ * own session. */
+struct tc_session;
+/* A new session of s, or NULL when out of memory. */
+struct tc_session *tc_session_new(struct tc_supervisor *s);
+/* Like tc_supervisor_set_approver, for this session's calls only. fn NULL
+ * gives them the supervisor's approver (set, or the configured channel). */
+void tc_session_set_approver(struct tc_session *ss, tc_approver_fn fn, void *data);
+/* tc_call_submit, in session ss. */
+uint64_t tc_session_call_submit(struct tc_session *ss, const char *tool,
+                                const char *args_json, tc_call_fn fn, void *data);
+/* Ends every call of ss still in flight (each gets its result, status
+ * cancelled, now), drops its grants and frees it. Call it before
+ * tc_supervisor_free. NULL is a no-op. */
+void tc_session_free(struct tc_session *ss);
+
 /* Submits a call: args_json is the arguments as the model sent them (text;
  * parse errors are a result, not an error). fn is called exactly once, maybe
  * before tc_call_submit returns (validation failures, denials). Returns the

@@ -393,8 +393,8 @@ static void finish_unknown(struct call *c)
 	buf_release(&names);
 }
 
-uint64_t tc_call_submit(struct tc_supervisor *s, const char *tool, const char *args_json,
-                        tc_call_fn fn, void *data)
+static uint64_t submit(struct tc_supervisor *s, struct tc_session *ss, const char *tool,
+                       const char *args_json, tc_call_fn fn, void *data)
 {
 	struct call *c = calloc(1, sizeof *c);
 	if (!c) {
@@ -409,6 +409,7 @@ uint64_t tc_call_submit(struct tc_supervisor *s, const char *tool, const char *a
 		return 0;
 	}
 	c->sup = s;
+	c->session = ss;
 	c->id = ++s->next_id;
 	c->name = strdup(tool ? tool : "");
 	c->fn = fn;
@@ -441,6 +442,66 @@ uint64_t tc_call_submit(struct tc_supervisor *s, const char *tool, const char *a
 	c->state = ST_AUTHORIZE;
 	policy_authorize(c);      /* ends in call_execute, call_finish, or an approval */
 	return id;
+}
+
+uint64_t tc_call_submit(struct tc_supervisor *s, const char *tool, const char *args_json,
+                        tc_call_fn fn, void *data)
+{
+	return submit(s, NULL, tool, args_json, fn, data);
+}
+
+uint64_t tc_session_call_submit(struct tc_session *ss, const char *tool,
+                                const char *args_json, tc_call_fn fn, void *data)
+{
+	return submit(ss->sup, ss, tool, args_json, fn, data);
+}
+
+struct tc_session *tc_session_new(struct tc_supervisor *s)
+{
+	struct tc_session *ss = calloc(1, sizeof *ss);
+	if (!ss)
+		return NULL;
+	ss->sup = s;
+	ss->id = ++s->next_session;
+	ss->next = s->sessions;
+	if (s->sessions)
+		s->sessions->prev = ss;
+	s->sessions = ss;
+	return ss;
+}
+
+void tc_session_set_approver(struct tc_session *ss, tc_approver_fn fn, void *data)
+{
+	ss->approver = fn;
+	ss->approver_data = data;
+}
+
+void tc_session_free(struct tc_session *ss)
+{
+	if (!ss)
+		return;
+	struct tc_supervisor *s = ss->sup;
+	/* A finished call may let a queued one of this session start, so
+	 * scan from the top after each. */
+	for (struct call *c = s->calls; c; ) {
+		if (c->session != ss || c->state == ST_DONE) {
+			c = c->next;
+			continue;
+		}
+		if (c->state == ST_APPROVAL)
+			policy_cancel_approval(s, c);
+		call_finishf(c, TC_STATUS_CANCELLED, NULL, "The call was cancelled: its session "
+		             "ended.");
+		c = s->calls;
+	}
+	policy_session_ended(s, ss->id);
+	if (ss->prev)
+		ss->prev->next = ss->next;
+	else
+		s->sessions = ss->next;
+	if (ss->next)
+		ss->next->prev = ss->prev;
+	free(ss);
 }
 
 int tc_call_cancel(struct tc_supervisor *s, uint64_t id, bool quiet)

@@ -38,8 +38,20 @@ struct call_usage {
 	uint64_t bytes;
 };
 
+/* A caller's session (toolcage.h): its approval channel and, through its
+ * id, its grants in the gate. Invariant: linked in sup->sessions until
+ * tc_session_free, which first ends every call that points to it. */
+struct tc_session {
+	struct tc_supervisor *sup;
+	uint64_t id;                   /* never 0: 0 is the supervisor's own */
+	tc_approver_fn approver;       /* NULL: the supervisor's */
+	void *approver_data;
+	struct tc_session *next, *prev;
+};
+
 struct call {
 	struct tc_supervisor *sup;
+	struct tc_session *session;    /* NULL: the supervisor's own */
 	uint64_t id;
 	enum call_state state;
 	char *name;
@@ -96,6 +108,8 @@ struct tc_supervisor {
 	size_t queue_len;
 	unsigned slots_used;
 	uint64_t next_id;
+	struct tc_session *sessions;   /* tc_session_new's, not yet freed */
+	uint64_t next_session;
 	bool keep_spares;          /* tc_options.keep_spares */
 	bool shutting_down;
 	int stop_signal;                         /* handle_signals: what stopped us */
@@ -116,6 +130,8 @@ struct sbx_jail *supervisor_jail(struct tc_supervisor *s, const struct tc_define
 void policy_authorize(struct call *c);
 int policy_before_fork(struct tc_supervisor *s, struct call *c, struct tc_error *err);
 void policy_cancel_approval(struct tc_supervisor *s, struct call *c);
+/* A session ended: its grants go. */
+void policy_session_ended(struct tc_supervisor *s, uint64_t session);
 void policy_call_ended(struct tc_supervisor *s, struct call *c);
 /* Frees an approval ticket whose respond() will never come. */
 void policy_ticket_free(void *ctx);

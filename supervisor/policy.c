@@ -143,13 +143,15 @@ static void decide(struct call *c, enum tc_approval d, const char *who)
 		return;
 	}
 	if (d == TC_APPROVE_SESSION) {
-		if (gate_grant_session(s->gate, c->name, c->args, &err) < 0) {
+		uint64_t session = c->session ? c->session->id : 0;
+		if (gate_grant_session(s->gate, session, c->name, c->args, &err) < 0) {
 			call_finishf(c, TC_STATUS_DENIED, NULL, "The approval could not be recorded "
 			             "(%s); the call did not run.", err.msg);
 			return;
 		}
 		if (listening(s))
-			emit(s, audit_event_session_grant(c->name, c->args, gate_grants(s->gate)));
+			emit(s, audit_event_session_grant(c->name, c->args,
+			                                  gate_grants(s->gate, session)));
 	}
 	c->approval_token = gate_grant_once(s->gate, c->name, c->args);
 	if (!c->approval_token) {   /* without a token the pre-fork check would be skipped */
@@ -209,7 +211,9 @@ static void ask(struct call *c, const char *reason)
 	uint64_t id = c->id;
 	c->timer = loop_add_timer(s->loop, io_now_ms() + s->cfg->approval_timeout_ms,
 	                          on_approval_timeout, c);
-	if (s->approver)
+	if (c->session && c->session->approver)
+		c->session->approver(&req, respond, t, c->session->approver_data);
+	else if (s->approver)
 		s->approver(&req, respond, t, s->approver_data);
 	else
 		approval_request(s, c, &req, respond, t);
@@ -219,7 +223,8 @@ static void ask(struct call *c, const char *reason)
 void policy_authorize(struct call *c)
 {
 	struct tc_supervisor *s = c->sup;
-	struct gate_call gc = { c->name, c->tool->risk, c->args, c->tool->url_arg };
+	struct gate_call gc = { c->name, c->tool->risk, c->args, c->tool->url_arg,
+	                        c->session ? c->session->id : 0 };
 	struct gate_verdict v;
 	gate_authorize(s->gate, &gc, &v);
 	if (v.action == GATE_DENY) {
@@ -257,6 +262,11 @@ void policy_call_ended(struct tc_supervisor *s, struct call *c)
 		gate_revoke(s->gate, c->approval_token);
 		c->approval_token = 0;
 	}
+}
+
+void policy_session_ended(struct tc_supervisor *s, uint64_t session)
+{
+	gate_forget_session(s->gate, session);
 }
 
 void policy_cancel_approval(struct tc_supervisor *s, struct call *c)

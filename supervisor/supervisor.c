@@ -273,6 +273,8 @@ void tc_supervisor_free(struct tc_supervisor *s)
 	for (struct jail_entry *e = s->jails; e; e = e->next)
 		sbx_jail_keep_spare(e->jail, false);
 	cancel_all(s, "the supervisor is shutting down");
+	while (s->sessions)   /* the embedder should have; their calls ended above */
+		tc_session_free(s->sessions);
 	policy_release(s);
 	if (s->inotify_fd >= 0) {
 		loop_del_fd(s->loop, s->inotify_fd);

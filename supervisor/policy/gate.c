@@ -20,6 +20,7 @@ struct gate_check {
 /* A grant or a token: a tool name and the canonical JSON of arguments. */
 struct grant {
 	uint64_t token;    /* 0 for session grants */
+	uint64_t session;  /* the session a grant belongs to (0 for tokens) */
 	char *tool;
 	char *canon;
 };
@@ -27,7 +28,7 @@ struct grant {
 struct gate {
 	struct gate_policy policy;
 	struct gate_check *checks;       /* the embedder's, in registration order */
-	struct grant *grants;            /* session grants, in grant order */
+	struct grant *grants;            /* every session's grants, in grant order */
 	size_t ngrants;
 	struct grant *tokens;            /* outstanding one-shot approvals */
 	size_t ntokens;
@@ -302,12 +303,22 @@ static bool run_check(const char *name, gate_check_fn fn, void *data,
 	return false;
 }
 
-static bool find_grant(const struct grant *a, size_t n, const char *tool, const char *canon)
+static bool find_grant(const struct grant *a, size_t n, uint64_t session, const char *tool,
+                       const char *canon)
 {
 	for (size_t i = 0; i < n; i++)
-		if (strcmp(a[i].tool, tool) == 0 && strcmp(a[i].canon, canon) == 0)
+		if (a[i].session == session && strcmp(a[i].tool, tool) == 0 &&
+		    strcmp(a[i].canon, canon) == 0)
 			return true;
 	return false;
+}
+
+static size_t session_grants(const struct gate *g, uint64_t session)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < g->ngrants; i++)
+		n += g->grants[i].session == session;
+	return n;
 }
 
 void gate_authorize(struct gate *g, const struct gate_call *call, struct gate_verdict *v)
@@ -324,7 +335,7 @@ void gate_authorize(struct gate *g, const struct gate_call *call, struct gate_ve
 	if (ask.action != GATE_ASK)
 		return;   /* allowed: nothing objected */
 	char *canon = g->ngrants ? gate_canonical(call->args) : NULL;
-	if (canon && find_grant(g->grants, g->ngrants, call->tool, canon)) {
+	if (canon && find_grant(g->grants, g->ngrants, call->session, call->tool, canon)) {
 		v->granted = true;
 		snprintf(v->check, sizeof v->check, "session-grant");
 		snprintf(v->reason, sizeof v->reason, "approved for the session earlier (%.400s)",
@@ -339,16 +350,18 @@ void gate_authorize(struct gate *g, const struct gate_call *call, struct gate_ve
 
 /* ---- grants and tokens -------------------------------------------------- */
 
-static int grant_push(struct grant **a, size_t *n, uint64_t token, const char *tool,
-                      json_t *args)
+/* Appends to a[n]; cap bounds n (the tokens), or 0 for no cap here (the
+ * grants are counted per session by the caller). */
+static int grant_push(struct grant **a, size_t *n, size_t cap, uint64_t token,
+                      uint64_t session, const char *tool, json_t *args)
 {
-	if (*n >= GATE_GRANTS_MAX)
+	if (cap && *n >= cap)
 		return -1;
 	struct grant *na = realloc(*a, (*n + 1) * sizeof **a);
 	if (!na)
 		return -1;
 	*a = na;
-	struct grant gr = { token, strdup(tool), gate_canonical(args) };
+	struct grant gr = { token, session, strdup(tool), gate_canonical(args) };
 	if (!gr.tool || !gr.canon) {
 		free(gr.tool);
 		free(gr.canon);
@@ -358,27 +371,44 @@ static int grant_push(struct grant **a, size_t *n, uint64_t token, const char *t
 	return 0;
 }
 
-int gate_grant_session(struct gate *g, const char *tool, json_t *args, struct tc_error *err)
+int gate_grant_session(struct gate *g, uint64_t session, const char *tool, json_t *args,
+                       struct tc_error *err)
 {
 	char *canon = gate_canonical(args);
 	if (!canon)
 		return tc_error_set(err, TC_E_NOMEM, tool, "out of memory");
-	bool have = find_grant(g->grants, g->ngrants, tool, canon);
+	bool have = find_grant(g->grants, g->ngrants, session, tool, canon);
 	free(canon);
 	if (have)
 		return 0;
-	if (g->ngrants >= GATE_GRANTS_MAX)
+	if (session_grants(g, session) >= GATE_GRANTS_MAX)
 		return tc_error_set(err, TC_E_INVALID, tool, "the session already has %d grants",
 		                    GATE_GRANTS_MAX);
-	if (grant_push(&g->grants, &g->ngrants, 0, tool, args) < 0)
+	if (grant_push(&g->grants, &g->ngrants, 0, 0, session, tool, args) < 0)
 		return tc_error_set(err, TC_E_NOMEM, tool, "out of memory");
 	return 0;
 }
 
-json_t *gate_grants(const struct gate *g)
+void gate_forget_session(struct gate *g, uint64_t session)
+{
+	size_t kept = 0;
+	for (size_t i = 0; i < g->ngrants; i++) {
+		if (g->grants[i].session == session) {
+			free(g->grants[i].tool);
+			free(g->grants[i].canon);
+		} else {
+			g->grants[kept++] = g->grants[i];   /* grant order kept */
+		}
+	}
+	g->ngrants = kept;
+}
+
+json_t *gate_grants(const struct gate *g, uint64_t session)
 {
 	json_t *arr = json_array();
 	for (size_t i = 0; arr && i < g->ngrants; i++) {
+		if (g->grants[i].session != session)
+			continue;
 		json_t *args = json_loads(g->grants[i].canon, JSON_DECODE_ANY, NULL);
 		json_t *o = args ? json_pack("{s:s, s:o}", "tool", g->grants[i].tool, "args", args)
 		                 : NULL;
@@ -393,7 +423,7 @@ json_t *gate_grants(const struct gate *g)
 uint64_t gate_grant_once(struct gate *g, const char *tool, json_t *args)
 {
 	uint64_t token = g->last_token + 1;
-	if (grant_push(&g->tokens, &g->ntokens, token, tool, args) < 0)
+	if (grant_push(&g->tokens, &g->ntokens, GATE_GRANTS_MAX, token, 0, tool, args) < 0)
 		return 0;
 	g->last_token = token;
 	return token;

@@ -115,6 +115,7 @@ struct gate_call {
 	enum tc_risk risk;
 	json_t *args;            /* the validated arguments (an object) */
 	const char *url_arg;     /* the tool's URL argument pointer, or NULL */
+	uint64_t session;        /* whose session grants apply (0: the supervisor's own) */
 };
 
 struct gate_verdict {
@@ -160,17 +161,21 @@ int gate_add_check(struct gate *g, const char *name, gate_check_fn fn, void *dat
  * grant is simply not applied. */
 void gate_authorize(struct gate *g, const struct gate_call *call, struct gate_verdict *v);
 
-/* Session grants: "approve for the session" stores (tool, the exact
- * validated arguments as canonical JSON: sorted keys, compact). A later ask
- * for the same tool with identical arguments is allowed without asking.
- * Exact arguments, not a pattern, so an approver never approves more than
- * what they saw. args is borrowed. 0, or -1 with err (too many grants: at
- * most GATE_GRANTS_MAX; out of memory). Granting twice is a no-op. */
-int gate_grant_session(struct gate *g, const char *tool, json_t *args,
+/* Session grants: "approve for the session" stores (session, tool, the
+ * exact validated arguments as canonical JSON: sorted keys, compact). A
+ * later ask in the same session for the same tool with identical arguments
+ * is allowed without asking; another session's grant never applies (each
+ * MCP client over HTTP is a session of its own). Exact arguments, not a
+ * pattern, so an approver never approves more than what they saw. args is
+ * borrowed. 0, or -1 with err (too many grants: at most GATE_GRANTS_MAX per
+ * session; out of memory). Granting twice is a no-op. */
+int gate_grant_session(struct gate *g, uint64_t session, const char *tool, json_t *args,
                        struct tc_error *err);
-/* The grants, for the audit: a new array of {"tool", "args"} in grant
- * order (args are copies), or NULL when out of memory. */
-json_t *gate_grants(const struct gate *g);
+/* Drops every grant of session (it ended). */
+void gate_forget_session(struct gate *g, uint64_t session);
+/* A session's grants, for the audit: a new array of {"tool", "args"} in
+ * grant order (args are copies), or NULL when out of memory. */
+json_t *gate_grants(const struct gate *g, uint64_t session);
 
 /* One-shot approvals. gate_grant_once returns a token (never 0, never
  * reused in this gate) bound to tool and the canonical JSON of args

@@ -194,7 +194,7 @@ static void test_config_rules_become_gate_rules(void **state)
 	struct gate *g;
 	assert_int_equal(gate_new(&cfg->policy, &g, NULL), 0);
 	json_t *args = json_pack("{s:s}", "path", "src/.git/config");
-	struct gate_call call = { "write_file", TC_RISK_WRITE, args, NULL };
+	struct gate_call call = { "write_file", TC_RISK_WRITE, args, NULL, 0 };
 	struct gate_verdict v;
 	gate_authorize(g, &call, &v);
 	assert_int_equal(v.action, GATE_DENY);

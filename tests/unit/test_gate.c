@@ -61,7 +61,7 @@ static enum gate_action decide(struct gate *g, const char *tool, enum tc_risk ri
                                const char *args, struct gate_verdict *v)
 {
 	json_t *a = J(args);
-	struct gate_call call = { tool, risk, a, risk == TC_RISK_NETWORK ? "/url" : NULL };
+	struct gate_call call = { tool, risk, a, risk == TC_RISK_NETWORK ? "/url" : NULL, 0 };
 	gate_authorize(g, &call, v);
 	json_decref(a);
 	return v->action;
@@ -628,7 +628,7 @@ static void test_network_tool_without_url_arg_is_denied(void **state)
 	add_domain(&p, "example.com");
 	struct gate *g = gate_of(&p);
 	json_t *a = J("{\"url\":\"https://example.com\"}");
-	struct gate_call call = { "f", TC_RISK_NETWORK, a, NULL };
+	struct gate_call call = { "f", TC_RISK_NETWORK, a, NULL, 0 };
 	struct gate_verdict v;
 	gate_authorize(g, &call, &v);
 	assert_int_equal(v.action, GATE_DENY);
@@ -651,7 +651,7 @@ static void test_destructive_tool_with_url_arg_keeps_the_allowlist(void **state)
 	struct gate_verdict v;
 	json_t *ok = J("{\"url\":\"https://example.com/x\"}");
 	json_t *off = J("{\"url\":\"https://evil.net/x\"}");
-	struct gate_call call = { "purge", TC_RISK_DESTRUCTIVE, ok, "/url" };
+	struct gate_call call = { "purge", TC_RISK_DESTRUCTIVE, ok, "/url", 0 };
 	gate_authorize(g, &call, &v);
 	assert_int_equal(v.action, GATE_ALLOW);
 	call.args = off;
@@ -703,8 +703,8 @@ static void test_session_grant_allows_identical_call(void **state)
 	gate_policy_init(&p);
 	struct gate *g = gate_of(&p);
 	json_t *args = J("{\"path\":\"x\",\"force\":true}");
-	assert_int_equal(gate_grant_session(g, "rm", args, NULL), 0);
-	assert_int_equal(gate_grant_session(g, "rm", args, NULL), 0);  /* no duplicate */
+	assert_int_equal(gate_grant_session(g, 0, "rm", args, NULL), 0);
+	assert_int_equal(gate_grant_session(g, 0, "rm", args, NULL), 0);  /* no duplicate */
 	struct gate_verdict v;
 	/* Same arguments, other key order: canonical JSON is the same. */
 	assert_int_equal(decide(g, "rm", TC_RISK_DESTRUCTIVE, "{\"force\":true,\"path\":\"x\"}", &v),
@@ -715,12 +715,42 @@ static void test_session_grant_allows_identical_call(void **state)
 	                 GATE_ASK);
 	assert_int_equal(decide(g, "rmdir", TC_RISK_DESTRUCTIVE, "{\"path\":\"x\",\"force\":true}", &v),
 	                 GATE_ASK);
-	json_t *list = gate_grants(g);
+	json_t *list = gate_grants(g, 0);
 	assert_int_equal(json_array_size(list), 1);
 	json_t *want = J("[{\"tool\":\"rm\",\"args\":{\"force\":true,\"path\":\"x\"}}]");
 	assert_true(json_equal(list, want));
 	json_decref(want);
 	json_decref(list);
+	json_decref(args);
+	gate_free(g);
+}
+
+static void test_session_grant_applies_in_its_own_session_only(void **state)
+{
+	(void)state;
+	struct gate_policy p;
+	gate_policy_init(&p);
+	struct gate *g = gate_of(&p);
+	json_t *args = J("{\"path\":\"x\"}");
+	assert_int_equal(gate_grant_session(g, 7, "rm", args, NULL), 0);
+	struct gate_verdict v;
+	struct gate_call call = { "rm", TC_RISK_DESTRUCTIVE, args, NULL, 7 };
+	gate_authorize(g, &call, &v);
+	assert_int_equal(v.action, GATE_ALLOW);
+	assert_true(v.granted);
+	call.session = 8;
+	gate_authorize(g, &call, &v);
+	assert_int_equal(v.action, GATE_ASK);
+	call.session = 0;
+	gate_authorize(g, &call, &v);
+	assert_int_equal(v.action, GATE_ASK);
+	json_t *list = gate_grants(g, 8);
+	assert_int_equal(json_array_size(list), 0);
+	json_decref(list);
+	gate_forget_session(g, 7);
+	call.session = 7;
+	gate_authorize(g, &call, &v);
+	assert_int_equal(v.action, GATE_ASK);
 	json_decref(args);
 	gate_free(g);
 }
@@ -733,12 +763,12 @@ static void test_session_grant_never_lifts_a_deny(void **state)
 	add_rule(&p, "{\"action\":\"deny\",\"tool\":\"rm\",\"args\":{\"/path\":\"**/.git/**\"}}");
 	struct gate *g = gate_of(&p);
 	json_t *args = J("{\"path\":\".git/x\"}");
-	assert_int_equal(gate_grant_session(g, "rm", args, NULL), 0);
+	assert_int_equal(gate_grant_session(g, 0, "rm", args, NULL), 0);
 	struct gate_verdict v;
 	assert_int_equal(decide(g, "rm", TC_RISK_DESTRUCTIVE, "{\"path\":\".git/x\"}", &v), GATE_DENY);
 	gate_set_quarantine(g, true);
 	json_t *a2 = J("{\"path\":\"ok\"}");
-	assert_int_equal(gate_grant_session(g, "rm", a2, NULL), 0);
+	assert_int_equal(gate_grant_session(g, 0, "rm", a2, NULL), 0);
 	assert_int_equal(decide(g, "rm", TC_RISK_DESTRUCTIVE, "{\"path\":\"ok\"}", &v), GATE_DENY);
 	json_decref(a2);
 	json_decref(args);
@@ -847,6 +877,7 @@ int main(void)
 		cmocka_unit_test(test_destructive_tool_with_url_arg_keeps_the_allowlist),
 		cmocka_unit_test(test_policy_levels_are_configurable),
 		cmocka_unit_test(test_session_grant_allows_identical_call),
+		cmocka_unit_test(test_session_grant_applies_in_its_own_session_only),
 		cmocka_unit_test(test_session_grant_never_lifts_a_deny),
 		cmocka_unit_test(test_token_is_used_once),
 		cmocka_unit_test(test_token_refuses_changed_arguments_and_is_revoked),

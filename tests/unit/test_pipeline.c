@@ -222,6 +222,64 @@ static void test_session_grant_skips_asking_for_the_same_arguments(void **state)
 	assert_int_equal(marker_runs(f, "other"), 0);
 }
 
+/* A session's calls, in slot slot, through the pipeline: its result. */
+static struct tc_result *session_call(struct fx *f, struct tc_session *ss, int slot,
+                                      const char *tool, const char *args)
+{
+	tc_result_free(f->got[slot].r);
+	f->got[slot].r = NULL;
+	tc_session_call_submit(ss, tool, args, on_result, &f->got[slot]);
+	wait_for(f, slot, 10000);
+	return f->got[slot].r;
+}
+
+static void test_session_grant_stays_in_its_session(void **state)
+{
+	struct fx *f = *state;
+	need_sandbox();
+	fx_start(f, NULL);
+	struct tc_session *a = tc_session_new(f->s), *b = tc_session_new(f->s);
+	assert_non_null(a);
+	assert_non_null(b);
+	f->answers[0] = TC_APPROVE_SESSION;
+	f->answers[1] = TC_APPROVE_DENY;
+	f->nanswers = 2;
+	tc_session_set_approver(a, approver, f);
+	tc_session_set_approver(b, approver, f);
+	assert_status(session_call(f, a, 1, "touch_marker", "{\"name\": \"m\"}"), TC_STATUS_OK);
+	assert_status(session_call(f, a, 1, "touch_marker", "{\"name\": \"m\"}"), TC_STATUS_OK);
+	assert_int_equal(f->asked, 1);
+	/* the same call in another session is asked about, and refused there */
+	assert_status(session_call(f, b, 2, "touch_marker", "{\"name\": \"m\"}"),
+	              TC_STATUS_DENIED);
+	assert_int_equal(f->asked, 2);
+	/* nor does the supervisor's own session see a's grant (no approver: deny) */
+	assert_status(call(f, "touch_marker", "{\"name\": \"m\"}"), TC_STATUS_DENIED);
+	assert_int_equal(f->asked, 2);
+	assert_int_equal(marker_runs(f, "m"), 2);
+	tc_session_free(a);
+	tc_session_free(b);
+}
+
+static void test_session_free_ends_its_calls_only(void **state)
+{
+	struct fx *f = *state;
+	need_sandbox();
+	fx_start(f, NULL);
+	struct tc_session *a = tc_session_new(f->s), *b = tc_session_new(f->s);
+	tc_session_call_submit(a, "sleeper", "{\"ms\": 5000}", on_result, &f->got[1]);
+	tc_session_call_submit(b, "sleeper", "{\"ms\": 300}", on_result, &f->got[2]);
+	assert_int_equal(tc_supervisor_active(f->s), 2);
+	tc_session_free(a);
+	/* a's call answered at once, cancelled; b's goes on */
+	assert_non_null(f->got[1].r);
+	assert_status(f->got[1].r, TC_STATUS_CANCELLED);
+	assert_null(f->got[2].r);
+	wait_for(f, 2, 10000);
+	assert_status(f->got[2].r, TC_STATUS_OK);
+	tc_session_free(b);
+}
+
 static void test_once_approval_is_single_use(void **state)
 {
 	struct fx *f = *state;
@@ -815,6 +873,8 @@ int main(void)
 		T(test_destructive_call_denied_by_approver_never_runs),
 		T(test_destructive_call_approved_once_runs),
 		T(test_session_grant_skips_asking_for_the_same_arguments),
+		T(test_session_grant_stays_in_its_session),
+		T(test_session_free_ends_its_calls_only),
 		T(test_once_approval_is_single_use),
 		T(test_once_approval_does_not_cover_other_arguments),
 		T(test_unanswered_approval_times_out_denied),
