@@ -335,8 +335,11 @@ void tc_session_free(struct tc_session *ss);
 
 /* Submits a call: args_json is the arguments as the model sent them (text;
  * parse errors are a result, not an error). fn is called exactly once, maybe
- * before tc_call_submit returns (validation failures, denials). Returns the
- * call id. */
+ * before tc_call_submit returns (validation failures, denials), also when
+ * memory runs out: a call whose memory ran out later ends failed with a
+ * render that says so; one that could not be set up at all gets a shared
+ * result (status failed, canonical JSON null) that tc_result_free leaves
+ * alone, and the call id is 0. Returns the call id. */
 uint64_t tc_call_submit(struct tc_supervisor *s, const char *tool, const char *args_json,
                         tc_call_fn fn, void *data);
 /* Cancels a call in flight: its child is killed; its result (status

@@ -26,9 +26,18 @@ const char *tc_status_name(enum tc_status s)
 	return (unsigned)s < sizeof names / sizeof names[0] ? names[s] : "failed";
 }
 
+/* The result of a call that could not even be set up (no memory for it):
+ * the one a caller gets when nothing else can be had. Never freed. */
+static struct tc_result oom_result = {
+	.status = TC_STATUS_FAILED,
+	.tool = (char *)"",
+	.render = (char *)"toolcage ran out of memory and could not take the call; it did "
+	                  "not run. Try again later.",
+};
+
 void tc_result_free(struct tc_result *r)
 {
-	if (!r)
+	if (!r || r == &oom_result)
 		return;
 	json_decref(r->canonical);
 	free(r->render);
@@ -75,9 +84,10 @@ void call_finish(struct call *c, enum tc_status st, json_t *canonical,
                  const char *text, size_t len)
 {
 	struct tc_supervisor *s = c->sup;
-	struct tc_result *r = calloc(1, sizeof *r);
+	struct tc_result *r = c->result;   /* made at submit, with stand-ins */
 	struct render_result rr = { 0 };
 	struct tc_error err = { 0 };
+	c->result = NULL;
 	if (c->timer)
 		loop_del_timer(s->loop, c->timer);
 	c->timer = NULL;
@@ -99,27 +109,27 @@ void call_finish(struct call *c, enum tc_status st, json_t *canonical,
 	}
 	c->state = ST_DONE;
 	policy_call_ended(s, c);
-	if (render_text(text ? text : "", text ? len : 0, s->cfg->max_render_chars, s->spill,
-	                &rr, &err) < 0)
-		rr.text = strdup("(out of memory while rendering the result)");
-	if (r) {
-		r->status = st;
-		r->tool = strdup(c->name);
-		r->call_id = c->id;
-		r->canonical = canonical ? canonical : json_object();
-		r->render = rr.text ? rr.text : strdup("");
-		r->truncated = rr.truncated;
-		r->duration_ms = (uint64_t)(io_now_ms() - c->start_ms);
-		rr.text = NULL;
-		policy_emit_result(s, c, r, &c->usage);
-	} else {
-		json_decref(canonical);
+	r->status = st;
+	r->call_id = c->id;
+	if (canonical) {   /* else the stand-in made at submit, {} */
+		json_decref(r->canonical);
+		r->canonical = canonical;
 	}
+	/* Without memory for the render, the stand-in says so. */
+	if (render_text(text ? text : "", text ? len : 0, s->cfg->max_render_chars, s->spill,
+	                &rr, &err) == 0 && rr.text) {
+		free(r->render);
+		r->render = rr.text;
+		r->truncated = rr.truncated;
+		rr.text = NULL;
+	}
+	r->duration_ms = (uint64_t)(io_now_ms() - c->start_ms);
+	policy_emit_result(s, c, r, &c->usage);
 	render_result_release(&rr);
 	unlink_call(s, c);
 	if (had_slot)
 		s->slots_used--;
-	if (!c->quiet && r)
+	if (!c->quiet)
 		c->fn(r, c->data);
 	else
 		tc_result_free(r);
@@ -205,11 +215,17 @@ static void on_child(struct loop *l, int fd, uint32_t events, void *data)
 		collect(c);
 }
 
+/* A child without a deadline must not run on: without memory for the
+ * timer, the call ends here (call_finish kills what runs). */
 static void arm_deadline(struct call *c)
 {
 	if (c->timer)
 		loop_del_timer(c->sup->loop, c->timer);
 	c->timer = loop_add_timer(c->sup->loop, sbx_child_deadline(c->child), on_deadline, c);
+	if (!c->timer)
+		call_finishf(c, TC_STATUS_FAILED, NULL, "toolcage ran out of memory for the "
+		             "tool's time limit, so the tool was stopped; it may have done part "
+		             "of its work.");
 }
 
 static void on_deadline(struct loop *l, void *data)
@@ -309,6 +325,9 @@ void call_execute(struct call *c)
 	s->queue_len++;
 	c->timer = loop_add_timer(s->loop, io_now_ms() + s->cfg->queue_timeout_ms,
 	                          on_queue_timeout, c);
+	if (!c->timer)   /* no bound on the wait: not queued */
+		call_finishf(c, TC_STATUS_BUSY, NULL, "Busy, and toolcage is short of memory: "
+		             "the call did not run. Try again later.");
 }
 
 /* ---- stage 1: validate ------------------------------------------------ */
@@ -393,25 +412,43 @@ static void finish_unknown(struct call *c)
 	buf_release(&names);
 }
 
+/* A call and the result it will end in, with stand-ins for what a
+ * finish without memory cannot make (an empty canonical, a render saying
+ * memory ran out): every call ends in one result whatever fails later.
+ * NULL when memory runs out here. */
+static struct call *call_new(const char *tool)
+{
+	struct call *c = calloc(1, sizeof *c);
+	struct tc_result *r = calloc(1, sizeof *r);
+	if (c && r) {
+		c->result = r;
+		c->name = strdup(tool ? tool : "");
+		r->tool = strdup(tool ? tool : "");
+		r->canonical = json_object();
+		r->render = strdup("toolcage ran out of memory while finishing the call; its "
+		                   "result is lost. Check whether it ran before trying again.");
+		if (c->name && r->tool && r->canonical && r->render)
+			return c;
+	}
+	tc_result_free(r);
+	if (c)
+		free(c->name);
+	free(c);
+	return NULL;
+}
+
 static uint64_t submit(struct tc_supervisor *s, struct tc_session *ss, const char *tool,
                        const char *args_json, tc_call_fn fn, void *data)
 {
-	struct call *c = calloc(1, sizeof *c);
+	struct call *c = call_new(tool);
 	if (!c) {
-		struct tc_result *r = calloc(1, sizeof *r);
-		if (r) {
-			r->status = TC_STATUS_FAILED;
-			r->canonical = json_object();
-			r->render = strdup("out of memory");
-			r->tool = strdup(tool ? tool : "");
-		}
-		fn(r, data);
+		oom_result.canonical = json_null();   /* jansson's, never freed */
+		fn(&oom_result, data);
 		return 0;
 	}
 	c->sup = s;
 	c->session = ss;
 	c->id = ++s->next_id;
-	c->name = strdup(tool ? tool : "");
 	c->fn = fn;
 	c->data = data;
 	c->start_ms = io_now_ms();

@@ -55,6 +55,7 @@ struct call {
 	uint64_t id;
 	enum call_state state;
 	char *name;
+	struct tc_result *result;      /* made at submit: finishing needs no memory */
 	struct tc_defined *tool;       /* a reference: unregistering cannot pull it */
 	json_t *args;                  /* validated arguments */
 	tc_call_fn fn;

@@ -198,7 +198,11 @@ static void ask(struct call *c, const char *reason)
 	c->ask_reason = strdup(reason);
 	if (listening(s))
 		emit(s, audit_event_approval_request(c->id, c->name, c->args, reason));
-	struct ticket *t = malloc(sizeof *t);
+	/* An approval is bounded in time: without a timer (or a ticket) no
+	 * question is asked and the call is denied. */
+	c->timer = loop_add_timer(s->loop, io_now_ms() + s->cfg->approval_timeout_ms,
+	                          on_approval_timeout, c);
+	struct ticket *t = c->timer ? malloc(sizeof *t) : NULL;
 	if (!t) {
 		decide(c, TC_APPROVE_DENY, "out of memory");
 		return;
@@ -209,8 +213,6 @@ static void ask(struct call *c, const char *reason)
 	s->tickets = t;
 	struct tc_approval_request req = { c->name, c->args, reason, c->id };
 	uint64_t id = c->id;
-	c->timer = loop_add_timer(s->loop, io_now_ms() + s->cfg->approval_timeout_ms,
-	                          on_approval_timeout, c);
 	if (c->session && c->session->approver)
 		c->session->approver(&req, respond, t, c->session->approver_data);
 	else if (s->approver)

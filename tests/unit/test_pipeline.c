@@ -833,28 +833,6 @@ static void test_builtin_writing_its_own_bytes_on_fd_3_is_a_defect(void **state)
 
 /* ---- main ----------------------------------------------------------------- */
 
-/* Whether a builtin runs here at all: one echo_args call in a throwaway
- * workspace. The reason goes to why_not. */
-static int probe(void **state)
-{
-	(void)state;
-	struct fx *f = NULL;
-	if (fx_setup((void **)&f) < 0)
-		return -1;
-	struct tc_error err = { 0 };
-	if (fx_try_start(f, NULL, &err) < 0) {
-		snprintf(why_not, sizeof why_not, "supervisor: %.500s", err.msg);
-	} else {
-		struct tc_result *r = tc_call(f->s, "echo_args", "{}");
-		if (!r || r->status != TC_STATUS_OK)
-			snprintf(why_not, sizeof why_not, "a builtin did not run: %.500s",
-			         r ? r->render : "no result");
-		tc_result_free(r);
-	}
-	void *st = f;
-	return fx_teardown(&st);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -902,5 +880,5 @@ int main(void)
 		T(test_builtin_without_an_answer_gives_an_empty_object),
 		T(test_builtin_writing_its_own_bytes_on_fd_3_is_a_defect),
 	};
-	return cmocka_run_group_tests(tests, probe, NULL);
+	return cmocka_run_group_tests(tests, fx_probe, NULL);
 }
