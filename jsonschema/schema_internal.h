@@ -337,7 +337,6 @@ bool real_is_integral(double d);
 const char *json_type_word(unsigned t);                      /* "string", ... */
 int num_cmp(const json_t *a, const json_t *b);               /* -1, 0, 1 */
 bool num_is_multiple(const json_t *x, const json_t *m);
-size_t utf8_length(const char *s, size_t len);
 int json_value_depth_ok(const json_t *v, unsigned limit);
 int unique_items_check(const json_t *arr, size_t *dup_a, size_t *dup_b); /* 1 unique, 0 dup, -1 error */
 int buf_add_value(struct buf *b, const json_t *v, size_t max);  /* short JSON text */

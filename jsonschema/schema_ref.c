@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jsonptr.h"
 #include "schema_internal.h"
 
 struct uri {          /* slices of one string; absent parts have ptr NULL */
@@ -191,40 +192,9 @@ int json_pointer_lookup(json_t *root, const char *frag, json_t **out)
 		}
 		dec[dn++] = (char)c;
 	}
-	json_t *cur = root;
-	size_t p = 0;
-	if (rc == 0 && dn > 0 && dec[0] != '/')
+	json_t *cur = rc == 0 ? jsonptr_getn(root, dec, dn, tok) : NULL;
+	if (!cur)
 		rc = -1;
-	while (rc == 0 && p < dn) {
-		size_t w = 0;
-		for (p++; p < dn && dec[p] != '/'; p++) {
-			if (dec[p] != '~') {
-				tok[w++] = dec[p];
-			} else if (p + 1 < dn && (dec[p + 1] == '0' || dec[p + 1] == '1')) {
-				tok[w++] = dec[p + 1] == '0' ? '~' : '/';
-				p++;
-			} else {
-				rc = -1;
-				break;
-			}
-		}
-		if (rc)
-			break;
-		tok[w] = '\0';
-		if (json_is_object(cur)) {
-			cur = json_object_getn(cur, tok, w);
-		} else if (json_is_array(cur)) {
-			char *end;
-			unsigned long idx = strtoul(tok, &end, 10);
-			bool ok = w > 0 && (size_t)(end - tok) == w && isdigit((unsigned char)tok[0]) &&
-			          (tok[0] != '0' || w == 1);
-			cur = ok ? json_array_get(cur, idx) : NULL;
-		} else {
-			cur = NULL;
-		}
-		if (!cur)
-			rc = -1;
-	}
 	free(dec);
 	free(tok);
 	if (rc == 0)

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "schema_vctx.h"
+#include "utf8.h"
 
 /* ---- keywords by instance type ------------------------------------------ */
 
@@ -78,7 +79,7 @@ static int eval_string_slow(struct vctx *x, const struct snode *n, const char *s
 {
 	int ok = 1;
 	if (count) {
-		size_t cp = utf8_length(str, len);
+		size_t cp = utf8_count(str, len);
 		if ((n->has & SK_MIN_LEN) && cp < n->min_len) {
 			sv_emit(x, "must be at least %zu character%s long, got %zu", n->min_len,
 			     n->min_len == 1 ? "" : "s", cp);

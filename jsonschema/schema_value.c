@@ -84,15 +84,6 @@ bool num_is_multiple(const json_t *x, const json_t *m)
 	return fabs(q - r) <= (ulps > 1e-9 ? ulps : 1e-9);
 }
 
-size_t utf8_length(const char *s, size_t len)
-{
-	size_t n = 0;
-	for (size_t i = 0; i < len; i++)
-		if (((unsigned char)s[i] & 0xC0) != 0x80)
-			n++;
-	return n;
-}
-
 int json_equal_value(const json_t *a, const json_t *b, unsigned depth)
 {
 	if (depth > EQ_MAX_DEPTH)

@@ -25,43 +25,43 @@ int jsonptr_check(const char *ptr, struct tc_error *err)
 	return 0;
 }
 
-/* Array index: decimal, no leading zeros, no sign. */
-static bool parse_index(const char *s, size_t *out)
+/* Array index: decimal, no leading zeros, no sign, at most 9 digits. */
+static bool parse_index(const char *s, size_t n, size_t *out)
 {
-	if (!*s || (s[0] == '0' && s[1]) || strlen(s) > 9)
+	if (!n || n > 9 || (s[0] == '0' && n > 1))
 		return false;
 	size_t v = 0;
-	for (; *s; s++) {
-		if (*s < '0' || *s > '9')
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
 			return false;
-		v = v * 10 + (size_t)(*s - '0');
+		v = v * 10 + (size_t)(s[i] - '0');
 	}
 	*out = v;
 	return true;
 }
 
-json_t *jsonptr_get(json_t *root, const char *ptr)
+json_t *jsonptr_getn(json_t *root, const char *ptr, size_t len, char *scratch)
 {
-	if (jsonptr_check(ptr, NULL) < 0)
+	if (len && ptr[0] != '/')
 		return NULL;
 	json_t *cur = root;
-	const char *p = ptr;
-	while (cur && *p == '/') {
-		char key[JSONPTR_MAX + 1];
+	size_t p = 0;
+	while (cur && p < len) {
 		size_t k = 0;
-		for (p++; *p && *p != '/'; p++) {
-			if (*p == '~') {
-				key[k++] = p[1] == '0' ? '~' : '/';
+		for (p++; p < len && ptr[p] != '/'; p++) {
+			if (ptr[p] != '~') {
+				scratch[k++] = ptr[p];
+			} else if (p + 1 < len && (ptr[p + 1] == '0' || ptr[p + 1] == '1')) {
+				scratch[k++] = ptr[p + 1] == '0' ? '~' : '/';
 				p++;
 			} else {
-				key[k++] = *p;
+				return NULL;
 			}
 		}
-		key[k] = '\0';
 		size_t idx;
 		if (json_is_object(cur))
-			cur = json_object_get(cur, key);
-		else if (json_is_array(cur) && parse_index(key, &idx))
+			cur = json_object_getn(cur, scratch, k);
+		else if (json_is_array(cur) && parse_index(scratch, k, &idx))
 			cur = json_array_get(cur, idx);
 		else
 			cur = NULL;
@@ -69,3 +69,9 @@ json_t *jsonptr_get(json_t *root, const char *ptr)
 	return cur;
 }
 
+json_t *jsonptr_get(json_t *root, const char *ptr)
+{
+	char scratch[JSONPTR_MAX + 1];
+	size_t n = strlen(ptr);
+	return n <= JSONPTR_MAX ? jsonptr_getn(root, ptr, n, scratch) : NULL;
+}

@@ -12,7 +12,13 @@
  * or ~1, at most JSONPTR_MAX bytes), else -1 with err. */
 int jsonptr_check(const char *ptr, struct tc_error *err);
 /* The value at ptr in root (borrowed, valid while root is unchanged), or
- * NULL when absent. Array steps are decimal indexes without leading zeros. */
+ * NULL when absent or when ptr fails jsonptr_check. Array steps are decimal
+ * indexes without leading zeros. No allocation. */
 json_t *jsonptr_get(json_t *root, const char *ptr);
+/* The same for ptr[0..len) of any length and any bytes (a NUL names a key
+ * holding one), with scratch: len + 1 bytes of the caller's for one token
+ * at a time. NULL also for a malformed pointer (no leading '/', a '~' not
+ * followed by 0 or 1). */
+json_t *jsonptr_getn(json_t *root, const char *ptr, size_t len, char *scratch);
 
 #endif

@@ -65,6 +65,18 @@ char *utf8_sanitize(const char *s, size_t n, bool drop_nul, size_t *out_len)
 	return out;
 }
 
+size_t utf8_count_valid(const char *s, size_t n)
+{
+	size_t count = 0;
+	for (size_t i = 0; i < n; count++) {
+		size_t k = utf8_seq_len((const unsigned char *)s + i, n - i);
+		if (!k)
+			return (size_t)-1;
+		i += k;
+	}
+	return count;
+}
+
 size_t utf8_count(const char *s, size_t n)
 {
 	size_t count = 0;

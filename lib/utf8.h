@@ -22,5 +22,9 @@ void utf8_control_picture(unsigned char c, char out[3]);
 
 /* Number of code points in valid UTF-8 text s[0..n). */
 size_t utf8_count(const char *s, size_t n);
+/* The same for text not yet checked: (size_t)-1 when s[0..n) is not valid
+ * UTF-8 (overlong forms and surrogates included: two spellings of one text
+ * must not pass different checks). */
+size_t utf8_count_valid(const char *s, size_t n);
 
 #endif

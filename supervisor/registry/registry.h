@@ -83,7 +83,4 @@ int reg_add_group(struct tc_registry *reg, struct tc_defined **tools, size_t n,
 /* Checks a tool name against ^[a-z][a-z0-9_]*$ and the length cap. */
 bool reg_name_ok(const char *name);
 
-/* Number of UTF-8 code points in s, or (size_t)-1 when s is not valid UTF-8. */
-size_t reg_utf8_len(const char *s);
-
 #endif

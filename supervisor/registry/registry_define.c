@@ -7,41 +7,8 @@
 #include <string.h>
 
 #include "registry.h"
+#include "utf8.h"
 #include "util.h"
-
-size_t reg_utf8_len(const char *s)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	size_t n = 0;
-	while (*p) {
-		unsigned c = *p;
-		size_t more;
-		unsigned min;
-		if (c < 0x80) {
-			more = 0, min = 0;
-		} else if ((c & 0xe0) == 0xc0) {
-			more = 1, min = 0x80, c &= 0x1f;
-		} else if ((c & 0xf0) == 0xe0) {
-			more = 2, min = 0x800, c &= 0x0f;
-		} else if ((c & 0xf8) == 0xf0) {
-			more = 3, min = 0x10000, c &= 0x07;
-		} else {
-			return (size_t)-1;
-		}
-		p++;
-		for (size_t i = 0; i < more; i++, p++) {
-			if ((*p & 0xc0) != 0x80)
-				return (size_t)-1;
-			c = (c << 6) | (*p & 0x3f);
-		}
-		/* Overlong forms and surrogates would let two spellings of one
-		 * text pass different checks. */
-		if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
-			return (size_t)-1;
-		n++;
-	}
-	return n;
-}
 
 bool reg_name_ok(const char *name)
 {
@@ -136,7 +103,7 @@ static int check_text_fields(const struct tc_tool *t, const char *where,
 	if (!t->description)
 		return tc_error_set(err, TC_E_INVALID, where,
 		                    "tool '%s': no description; the model needs one to know when to call it", nm);
-	size_t dlen = reg_utf8_len(t->description);
+	size_t dlen = utf8_count_valid(t->description, strlen(t->description));
 	if (dlen == (size_t)-1)
 		return tc_error_set(err, TC_E_INVALID, where, "tool '%s': description is not valid UTF-8", nm);
 	if (dlen < REG_DESC_MIN)
@@ -151,7 +118,7 @@ static int check_text_fields(const struct tc_tool *t, const char *where,
 		return tc_error_set(err, TC_E_INVALID, where,
 		                    "tool '%s': description only repeats the name; say what the tool does and when to use it", nm);
 	if (t->title) {
-		size_t tlen = reg_utf8_len(t->title);
+		size_t tlen = utf8_count_valid(t->title, strlen(t->title));
 		if (tlen == (size_t)-1 || tlen == 0 || tlen > REG_TITLE_MAX)
 			return tc_error_set(err, TC_E_INVALID, where,
 			                    "tool '%s': title must be 1..%d characters of valid UTF-8", nm, REG_TITLE_MAX);
