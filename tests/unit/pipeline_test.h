@@ -35,27 +35,6 @@
 #elif defined(__has_feature)
 #if __has_feature(address_sanitizer)
 #define UNDER_ASAN 1
-/* Whether a builtin runs here at all: one echo_args call in a throwaway
- * workspace. The reason goes to why_not. */
-static int fx_probe(void **state)
-{
-	(void)state;
-	struct fx *f = NULL;
-	if (fx_setup((void **)&f) < 0)
-		return -1;
-	struct tc_error err = { 0 };
-	if (fx_try_start(f, NULL, &err) < 0) {
-		snprintf(why_not, sizeof why_not, "supervisor: %.500s", err.msg);
-	} else {
-		struct tc_result *r = tc_call(f->s, "echo_args", "{}");
-		if (!r || r->status != TC_STATUS_OK)
-			snprintf(why_not, sizeof why_not, "a builtin did not run: %.500s",
-			         r ? r->render : "no result");
-		tc_result_free(r);
-	}
-	void *st = f;
-	return fx_teardown(&st);
-}
 
 #endif
 #endif
@@ -299,27 +278,6 @@ static int asan_profiles(struct fx *f, json_t *cfg)
 	}
 	return json_object_set_new(cfg, "profile_dir", json_string(dir));
 }
-/* Whether a builtin runs here at all: one echo_args call in a throwaway
- * workspace. The reason goes to why_not. */
-static int fx_probe(void **state)
-{
-	(void)state;
-	struct fx *f = NULL;
-	if (fx_setup((void **)&f) < 0)
-		return -1;
-	struct tc_error err = { 0 };
-	if (fx_try_start(f, NULL, &err) < 0) {
-		snprintf(why_not, sizeof why_not, "supervisor: %.500s", err.msg);
-	} else {
-		struct tc_result *r = tc_call(f->s, "echo_args", "{}");
-		if (!r || r->status != TC_STATUS_OK)
-			snprintf(why_not, sizeof why_not, "a builtin did not run: %.500s",
-			         r ? r->render : "no result");
-		tc_result_free(r);
-	}
-	void *st = f;
-	return fx_teardown(&st);
-}
 
 #endif
 
@@ -342,27 +300,6 @@ static int fx_try_start(struct fx *f, const char *config_json, struct tc_error *
 #ifdef UNDER_ASAN
 	if (rc == 0)
 		rc = asan_profiles(f, cfg);
-/* Whether a builtin runs here at all: one echo_args call in a throwaway
- * workspace. The reason goes to why_not. */
-static int fx_probe(void **state)
-{
-	(void)state;
-	struct fx *f = NULL;
-	if (fx_setup((void **)&f) < 0)
-		return -1;
-	struct tc_error err = { 0 };
-	if (fx_try_start(f, NULL, &err) < 0) {
-		snprintf(why_not, sizeof why_not, "supervisor: %.500s", err.msg);
-	} else {
-		struct tc_result *r = tc_call(f->s, "echo_args", "{}");
-		if (!r || r->status != TC_STATUS_OK)
-			snprintf(why_not, sizeof why_not, "a builtin did not run: %.500s",
-			         r ? r->render : "no result");
-		tc_result_free(r);
-	}
-	void *st = f;
-	return fx_teardown(&st);
-}
 
 #endif
 	if (rc == 0)
