@@ -260,7 +260,8 @@ struct tc_supervisor;
  * or built-in defaults. Strings are copied. */
 struct tc_options {
 	const char *workspace;       /* default: the config's, else "." */
-	const char *config_path;     /* NULL: ./toolcage.json if present, else defaults */
+	const char *config_path;     /* NULL: ./toolcage.json, the user's, the
+	                              * system's (docs/config.md), else defaults */
 	const char *const *tool_dirs;/* extra manifest directories (NULL-terminated) */
 	const char *approve;         /* "deny", "tty", "cmd:PROGRAM" */
 	const char *audit_path;
@@ -283,7 +284,10 @@ struct tc_options {
 };
 
 /* Creates a supervisor: loads the config, the built-in plugins and the
- * manifests. Returns 0 and a new supervisor, or -1 with err. */
+ * manifests. Returns 0 and a new supervisor, or -1 with err. Refuses
+ * (TC_E_INVALID) a configuration, profile directory, tool directory or
+ * manifest, approver program or audit log that tools could write: one in
+ * the workspace or a profile's write paths, or reached through one. */
 int tc_supervisor_new(const struct tc_options *opt, struct tc_supervisor **out,
                       struct tc_error *err);
 /* Cancels every call in flight (each gets its result), kills every child,

@@ -139,7 +139,9 @@ int buf_read_line(FILE *f, struct buf *b, size_t max, bool *too_long)
 
 int read_file_bounded(const char *path, size_t max, struct buf *out, struct tc_error *err)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	/* O_NONBLOCK: opening a fifo planted where a file was expected must
+	 * not wait for a writer (it is refused below, not a regular file). */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
 		return tc_error_set(err, errno == ENOENT ? TC_E_NOT_FOUND : TC_E_SYSTEM, path,
 		                    "cannot open: %s", strerror(errno));

@@ -21,7 +21,7 @@
 _Static_assert(sizeof(void *) != 8 || sizeof(struct sbx_spec) == 216,
                "struct sbx_spec changed: print the new field in mk/gen_profiles.c "
                "and compare it in tests/unit/test_profile.c, then update this size");
-_Static_assert(sizeof(void *) != 8 || sizeof(struct profile) == 344,
+_Static_assert(sizeof(void *) != 8 || sizeof(struct profile) == 352,
                "struct profile changed: print the new field in mk/gen_profiles.c "
                "and compare it in tests/unit/test_profile.c, then update this size");
 
@@ -147,6 +147,7 @@ static int put_profile(int i, const struct profile *p)
 	printf("\t\t.timeout_ms = %" PRIu32 "u,\n", s->timeout_ms);
 	printf("\t\t.output_keep_bytes = %zuu,\n", s->output_keep_bytes);
 	put_u64("output_limit_bytes", s->output_limit_bytes);
+	/* .file stays NULL: a built-in profile was read from no file. */
 	printf("\t},\n\t.origin = (char *)");
 	put_string(p->origin);
 	printf(",\n\t.description = (char *)");

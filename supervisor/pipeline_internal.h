@@ -95,6 +95,7 @@ struct tc_supervisor {
 	int inotify_fd;            /* watch_tool_dirs, else -1 */
 	struct loop_timer *reload_timer;
 	struct jail_entry *jails;
+	struct trust *trust;       /* what tools may write, what we trust (trust.h) */
 	struct render_spill *spill;
 	struct gate *gate;
 	struct audit *audit;

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <sys/epoll.h>
 #include <sys/inotify.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,7 @@
 #include "profile.h"
 #include "render.h"
 #include "tools.h"
+#include "trust.h"
 #include "util.h"
 #include "io.h"
 
@@ -75,7 +77,9 @@ struct sbx_jail *supervisor_jail(struct tc_supervisor *s, const struct tc_define
 		free(e);
 		return NULL;
 	}
-	if (risk_fits(t, e->profile, err) < 0) {
+	/* Its file must be one no tool can write, and its write paths must
+	 * not reach anything we trust. */
+	if (trust_add_profile(s->trust, e->profile, err) < 0 || risk_fits(t, e->profile, err) < 0) {
 		profile_free(e->profile);
 		free(e);
 		return NULL;
@@ -101,6 +105,27 @@ struct sbx_jail *supervisor_jail(struct tc_supervisor *s, const struct tc_define
 	return e->jail;
 }
 
+/* A manifest path (a file, or a directory of them) and every file in it
+ * must be out of the tools' reach: a manifest decides a tool's command,
+ * risk and profile. */
+static int trust_manifests(struct tc_supervisor *s, const char *path, struct tc_error *err)
+{
+	struct stat st;
+	if (trust_add_trusted(s->trust, path, "the tool directory", NULL, err) < 0)
+		return -1;
+	if (stat(path, &st) < 0 || !S_ISDIR(st.st_mode))
+		return 0;    /* manifest_register says what is wrong with it */
+	char **files = NULL;
+	size_t n = 0;
+	if (manifest_list_dir(path, &files, &n, err) < 0)
+		return -1;
+	int rc = 0;
+	for (size_t i = 0; !rc && i < n; i++)
+		rc = trust_add_trusted(s->trust, files[i], "the tool manifest", NULL, err);
+	manifest_paths_free(files, n);
+	return rc;
+}
+
 static int load_tools(struct tc_supervisor *s, const struct tc_options *opt,
                       struct tc_error *err)
 {
@@ -115,6 +140,8 @@ static int load_tools(struct tc_supervisor *s, const struct tc_options *opt,
 		for (size_t i = 0; dirs[k] && dirs[k][i]; i++) {
 			if (s->n_manifests >= 32)
 				return tc_error_set(err, TC_E_INVALID, dirs[k][i], "too many tool directories");
+			if (trust_manifests(s, dirs[k][i], err) < 0)
+				return -1;
 			s->manifest_paths[s->n_manifests] = strdup(dirs[k][i]);
 			if (manifest_register(s->reg, dirs[k][i], SCHEMA_DRAFT_AUTO,
 			                      &s->manifests[s->n_manifests++], err) < 0)
@@ -133,7 +160,8 @@ static void on_reload(struct loop *l, void *data)
 	for (size_t i = 0; i < s->n_manifests; i++) {
 		struct tc_error err = { 0 };
 		tc_dispose(&s->manifests[i]);
-		if (manifest_register(s->reg, s->manifest_paths[i], SCHEMA_DRAFT_AUTO,
+		if (trust_manifests(s, s->manifest_paths[i], &err) < 0 ||
+		    manifest_register(s->reg, s->manifest_paths[i], SCHEMA_DRAFT_AUTO,
 		                      &s->manifests[i], &err) < 0)
 			fprintf(stderr, "toolcage: reloading %s: %s\n", s->manifest_paths[i], err.msg);
 	}
@@ -209,6 +237,39 @@ static void bind_number_writer(void)
 	json_decref(v);
 }
 
+static const char config_hint[] = "toolcage reads --config FILE, else ./" CONFIG_DEFAULT_NAME
+	", else $XDG_CONFIG_HOME/toolcage/" CONFIG_DEFAULT_NAME " (~/.config/toolcage/), else "
+	CONFIG_SYSTEM_PATH ": keep the file in one of those outside the workspace, or pass "
+	"--config with a file outside it.";
+
+/* The directories tools may write (the workspace here; each profile's
+ * write paths when it is loaded) and everything we trust from the start:
+ * the configuration file, the profile directory, the approver program and
+ * the audit log. The tool directories are checked as they are loaded. */
+static int trust_setup(struct tc_supervisor *s, const struct tc_options *opt,
+                       struct tc_error *err)
+{
+	const struct config *cfg = s->cfg;
+	if (!(s->trust = trust_new()))
+		return tc_error_set(err, TC_E_NOMEM, "supervisor", "out of memory");
+	if (trust_add_writable(s->trust, s->workspace, "the workspace", err) < 0)
+		return -1;
+	if (cfg->file && trust_add_trusted(s->trust, cfg->file, "the configuration", config_hint,
+	                                   err) < 0)
+		return -1;
+	if (cfg->profile_dir && trust_add_trusted(s->trust, cfg->profile_dir,
+	                                          "the profile directory", NULL, err) < 0)
+		return -1;
+	const char *approve = opt->approve ? opt->approve : cfg->approval;
+	if (approve && !strncmp(approve, "cmd:", 4) && approve[4] &&
+	    trust_add_trusted(s->trust, approve + 4, "the approver program", NULL, err) < 0)
+		return -1;
+	const char *audit = opt->audit_path ? opt->audit_path : cfg->audit_path;
+	if (audit && trust_add_trusted(s->trust, audit, "the audit log", NULL, err) < 0)
+		return -1;
+	return 0;
+}
+
 int tc_supervisor_new(const struct tc_options *opt, struct tc_supervisor **out,
                       struct tc_error *err)
 {
@@ -230,6 +291,8 @@ int tc_supervisor_new(const struct tc_options *opt, struct tc_supervisor **out,
 		tc_error_set(err, TC_E_NOT_FOUND, ws, "workspace: %s", strerror(errno));
 		goto fail;
 	}
+	if (trust_setup(s, opt, err) < 0)
+		goto fail;
 	s->loop = loop_new();
 	s->reg = tc_registry_new();
 	if (!s->loop || !s->reg) {
@@ -301,6 +364,7 @@ void tc_supervisor_free(struct tc_supervisor *s)
 	loop_free(s->loop);
 	free(s->domains);
 	config_release(s->cfg);
+	trust_free(s->trust);
 	free(s->workspace);
 	free(s);
 	sbx_cleanup();

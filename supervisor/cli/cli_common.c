@@ -7,7 +7,9 @@
 
 const char cli_sup_help[] =
 	"  --workspace DIR     the tools' workspace (default: config's, else .)\n"
-	"  --config FILE       toolcage.json (default: ./toolcage.json if present)\n"
+	"  --config FILE       toolcage.json (default: ./toolcage.json, else\n"
+	"                      ~/.config/toolcage/, else /etc/toolcage/; never one\n"
+	"                      that tools can write)\n"
 	"  --tools DIR         load manifest tools from DIR (repeatable)\n"
 	"  --approve CHANNEL   deny (default), tty, or cmd:PROGRAM\n"
 	"  --audit FILE        append one JSON line per event to FILE\n";

@@ -19,6 +19,7 @@
 #include "profile.h"
 #include "render.h"
 #include "sandbox.h"
+#include "trust.h"
 #include "util.h"
 #include "io.h"
 
@@ -332,6 +333,17 @@ int cmd_exec(int argc, char **argv)
 		snprintf(msg, sizeof msg, "profile %s: %s", terr.where, terr.msg);
 		return fail_setup(o.json, msg);
 	}
+	/* A profile a tool could have written (in the workspace, or in a
+	 * directory the profile itself lets it write) is not obeyed. */
+	struct trust *trust = trust_new();
+	if (!trust || trust_add_writable(trust, o.workspace, "the workspace", &terr) < 0 ||
+	    trust_add_profile(trust, p, &terr) < 0) {
+		trust_free(trust);
+		profile_free(p);
+		snprintf(msg, sizeof msg, "%s", trust ? terr.msg : "out of memory");
+		return fail_setup(o.json, msg);
+	}
+	trust_free(trust);
 	struct sbx_error err = { 0 };
 	struct sbx_jail *jail = NULL;
 	struct sbx_child *child = NULL;

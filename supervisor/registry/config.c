@@ -412,6 +412,7 @@ void config_release(struct config *cfg)
 	if (!cfg)
 		return;
 	free(cfg->origin);
+	free(cfg->file);
 	free(cfg->workspace);
 	for (size_t i = 0; cfg->tool_dirs && cfg->tool_dirs[i]; i++)
 		free(cfg->tool_dirs[i]);
@@ -459,25 +460,61 @@ out:
 	return rc;
 }
 
-/* Reads a whole regular file of at most CONFIG_FILE_MAX bytes. Returns the
- * fd's errno as -errno for open failures so the caller can tell ENOENT. */
+/* The user's configuration: $XDG_CONFIG_HOME/toolcage/toolcage.json, or
+ * ~/.config/toolcage/toolcage.json (relative values of either variable are
+ * ignored, as the XDG base directory specification says). */
+int config_user_path(char *out, size_t size)
+{
+	const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
+	int n;
+	if (xdg && xdg[0] == '/')
+		n = snprintf(out, size, "%s/toolcage/" CONFIG_DEFAULT_NAME, xdg);
+	else if (home && home[0] == '/')
+		n = snprintf(out, size, "%s/.config/toolcage/" CONFIG_DEFAULT_NAME, home);
+	else
+		return -1;
+	return n > 0 && (size_t)n < size ? 0 : -1;
+}
+
+static int load_one(const char *file, struct config **out, struct tc_error *err)
+{
+	struct buf b = BUF_INIT;
+	int rc = read_file_bounded(file, CONFIG_FILE_MAX, &b, err);
+	if (rc == 0)
+		rc = config_parse(b.data, b.len, file, out, err);
+	if (rc == 0 && !((*out)->file = strdup(file))) {
+		config_release(*out);
+		*out = NULL;
+		rc = tc_error_set(err, TC_E_NOMEM, file, "out of memory");
+	}
+	buf_release(&b);
+	return rc;
+}
+
 int config_load(const char *path, struct config **out, struct tc_error *err)
 {
 	*out = NULL;
-	const char *file = path ? path : "./" CONFIG_DEFAULT_NAME;
-	struct buf b = BUF_INIT;
-	struct tc_error rerr = { 0 };
-	int rc = read_file_bounded(file, CONFIG_FILE_MAX, &b, &rerr);
-	if (rc < 0 && rerr.code == TC_E_NOT_FOUND && !path) {
-		buf_release(&b);
-		if (!(*out = config_defaults()))
-			return tc_error_set(err, TC_E_NOMEM, "config", "out of memory");
-		return 0;
+	if (path)
+		return load_one(path, out, err);
+	char user[4096];
+	const char *candidates[] = {
+		"./" CONFIG_DEFAULT_NAME,
+		config_user_path(user, sizeof user) == 0 ? user : NULL,
+		CONFIG_SYSTEM_PATH,
+	};
+	for (size_t i = 0; i < sizeof candidates / sizeof candidates[0]; i++) {
+		struct tc_error e = { 0 };
+		if (!candidates[i])
+			continue;
+		if (load_one(candidates[i], out, &e) == 0)
+			return 0;
+		if (e.code != TC_E_NOT_FOUND) {
+			if (err)
+				*err = e;
+			return -1;
+		}
 	}
-	if (rc < 0 && err)
-		*err = rerr;
-	if (rc == 0)
-		rc = config_parse(b.data, b.len, file, out, err);
-	buf_release(&b);
-	return rc;
+	if (!(*out = config_defaults()))
+		return tc_error_set(err, TC_E_NOMEM, "config", "out of memory");
+	return 0;
 }

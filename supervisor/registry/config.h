@@ -21,6 +21,7 @@
 #define CONFIG_FILE_MAX (1u << 20)    /* bytes in toolcage.json */
 #define CONFIG_TOOL_DIRS_MAX 32
 #define CONFIG_DEFAULT_NAME "toolcage.json"
+#define CONFIG_SYSTEM_PATH "/etc/toolcage/" CONFIG_DEFAULT_NAME
 
 /* Defaults, as docs/config.md lists them. */
 #define CONFIG_DEFAULT_MAX_CONCURRENT 4
@@ -38,6 +39,7 @@
  * gate_rule_parse and domain_check. */
 struct config {
 	char *origin;               /* the file it came from, or "built-in defaults" */
+	char *file;                 /* the file it was read from (config_load), or NULL */
 	char *workspace;            /* NULL: the caller's choice (CLI: the current dir) */
 	char **tool_dirs;           /* NULL-terminated (never NULL itself) */
 	size_t n_tool_dirs;
@@ -68,10 +70,19 @@ struct config {
 /* Loads the configuration into a new *out.
  * path set:  that file; missing or unreadable is an error (TC_E_NOT_FOUND /
  *            TC_E_SYSTEM).
- * path NULL: ./toolcage.json when it exists, else the built-in defaults.
+ * path NULL: the first that exists of ./toolcage.json, the user's file
+ *            (config_user_path) and CONFIG_SYSTEM_PATH, else the built-in
+ *            defaults.
  * Returns 0, or -1 with err (where = "FILE: /pointer" or "FILE:LINE:COL"
- * for JSON syntax) and *out NULL. path is borrowed. */
+ * for JSON syntax) and *out NULL. path is borrowed. Whether tools could
+ * have written the file is the caller's to check (trust.h): it needs the
+ * workspace, which the file itself may name. */
 int config_load(const char *path, struct config **out, struct tc_error *err);
+
+/* The user's configuration file: $XDG_CONFIG_HOME/toolcage/toolcage.json,
+ * or ~/.config/toolcage/toolcage.json, into out[size]. 0, or -1 when
+ * neither variable holds an absolute path (or out is too small). */
+int config_user_path(char *out, size_t size);
 
 /* Parses JSON text into a new *out. origin names the text in errors; its
  * directory (when it has a '/') anchors relative paths. */

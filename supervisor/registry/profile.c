@@ -426,6 +426,11 @@ static int load_file(const char *path, struct profile **out, struct tc_error *er
 	if (rc == 0)
 		rc = profile_parse(b.data, b.len, path, out, err);
 	buf_release(&b);
+	if (rc == 0 && !((*out)->file = strdup(path))) {
+		profile_free(*out);
+		*out = NULL;
+		return tc_error_set(err, TC_E_NOMEM, path, "out of memory");
+	}
 	return rc;
 }
 
@@ -496,6 +501,7 @@ void profile_free(struct profile *p)
 	free(p->ports);
 	free(p->description);
 	free(p->origin);
+	free(p->file);
 	json_decref(p->doc);
 	free(p);
 }

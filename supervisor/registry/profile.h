@@ -17,6 +17,7 @@
 struct profile {
 	struct sbx_spec spec;   /* its strings and lists live as long as the profile */
 	char *origin;           /* file path, or "built-in profile NAME" */
+	char *file;             /* the file it was read from, or NULL (built in) */
 	char *description;
 	/* storage behind spec (all NULL/0 when prebuilt) */
 	json_t *doc;

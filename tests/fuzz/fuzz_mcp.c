@@ -99,10 +99,14 @@ static void check_output(int fd)
 }
 
 static char tools[] = "/tmp/tc-fuzz-tools-XXXXXX";
+/* The workspace: its own directory, since toolcage refuses a configuration
+ * or tool directory inside it (a workspace of /tmp would hold both). */
+static char ws[] = "/tmp/tc-fuzz-ws-XXXXXX";
 
 static void remove_tools_dir(void)
 {
 	(void)rmdir(tools);
+	(void)rmdir(ws);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -111,7 +115,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!config) {
 		config = fuzz_temp_file("{}", 2);
 		/* A fresh, empty tool directory: no manifest tools at all. */
-		if (!mkdtemp(tools))
+		if (!mkdtemp(tools) || !mkdtemp(ws))
 			fuzz_fail("mkdtemp failed");
 		atexit(remove_tools_dir);
 	}
@@ -120,7 +124,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	const char *const dirs[] = { tools, NULL };
 	struct tc_options opt = {
-		.workspace = "/tmp", .config_path = config, .tool_dirs = dirs,
+		.workspace = ws, .config_path = config, .tool_dirs = dirs,
 		.approve = "deny", .no_builtins = true,
 	};
 	struct tc_supervisor *s = NULL;

@@ -24,7 +24,10 @@ if ldd "${TOOLCAGE:-}" 2>/dev/null | grep -q libasan; then
 fi
 command -v python3 >/dev/null 2>&1 || { echo "python3 is needed"; exit 77; }
 ws=$(mktemp -d)
-trap 'rm -rf "$ws"' EXIT
+# Configurations and audit logs live outside the workspace: toolcage
+# refuses to trust a file that tools could have written.
+E=$(mktemp -d)
+trap 'rm -rf "$ws" "$E"' EXIT
 cd "$ws" || exit 1
 "$TC" exec -- /bin/true >/dev/null 2>&1
 [ $? -ne 125 ] || { echo "the sandbox cannot be set up here"; exit 77; }
@@ -43,21 +46,21 @@ print(r[-1]["status"] if r else "none")' "$1" "$2" 2>/dev/null || echo none
 
 # ---- 1. SIGTERM / SIGINT to replay with a call in flight -----------------
 for sig in TERM INT; do
-	m=$(marker); rm -f audit.jsonl
+	m=$(marker); rm -f "$E"/audit.jsonl
 	printf '{"name": "fault_sleep", "arguments": {"seconds": "%s"}}\n' "$m" > calls.jsonl
-	rc=$(python3 "$D" spawn-signal $sig "$m" "$TC" replay --tools "$T" --audit audit.jsonl calls.jsonl 2>/dev/null)
+	rc=$(python3 "$D" spawn-signal $sig "$m" "$TC" replay --tools "$T" --audit "$E"/audit.jsonl calls.jsonl 2>/dev/null)
 	want=$([ $sig = TERM ] && echo 143 || echo 130)
 	[ "$rc" = "$want" ] && ok "replay: SIG$sig exits $want" || bad "replay: SIG$sig exit '$rc' (want $want)"
 	sleep 0.3
 	survivors "$m" && bad "replay: SIG$sig left the tool running" || ok "replay: SIG$sig killed the tool and its child"
-	[ "$(audit_status audit.jsonl fault_sleep)" = cancelled ] && ok "replay: audit records the cancelled call" \
-		|| bad "replay: audit after SIG$sig: $(tail -1 audit.jsonl 2>/dev/null)"
+	[ "$(audit_status "$E"/audit.jsonl fault_sleep)" = cancelled ] && ok "replay: audit records the cancelled call" \
+		|| bad "replay: audit after SIG$sig: $(tail -1 "$E"/audit.jsonl 2>/dev/null)"
 done
 
 # ---- 2. serve: signals, and stdin closed, with a call in flight -----------
 for how in TERM INT eof; do
-	m=$(marker); rm -f audit.jsonl
-	out=$(python3 "$D" serve-signal $how "$m" "$TC" serve --tools "$T" --audit audit.jsonl 2>/dev/null)
+	m=$(marker); rm -f "$E"/audit.jsonl
+	out=$(python3 "$D" serve-signal $how "$m" "$TC" serve --tools "$T" --audit "$E"/audit.jsonl 2>/dev/null)
 	want=$(case $how in TERM) echo 143;; INT) echo 130;; *) echo 0;; esac)
 	echo "$out" | python3 -c 'import json,sys
 r=json.load(sys.stdin); assert r["rc"]==int(sys.argv[1]), r
@@ -65,8 +68,8 @@ res=r["response"]["result"]; assert res["isError"] and "cancelled" in res["conte
 		&& ok "serve: $how mid-call: exit $want, the call answered as cancelled" || bad "serve: $how mid-call: $out"
 	sleep 0.3
 	survivors "$m" && bad "serve: $how left the tool running" || ok "serve: $how killed the tool and its child"
-	[ "$(audit_status audit.jsonl fault_sleep)" = cancelled ] && ok "serve: audit records the cancelled call ($how)" \
-		|| bad "serve: audit after $how: $(tail -1 audit.jsonl 2>/dev/null)"
+	[ "$(audit_status "$E"/audit.jsonl fault_sleep)" = cancelled ] && ok "serve: audit records the cancelled call ($how)" \
+		|| bad "serve: audit after $how: $(tail -1 "$E"/audit.jsonl 2>/dev/null)"
 done
 
 # ---- 3. children that close their pipes early or never write -------------
@@ -93,23 +96,23 @@ assert r["render"].count("\ufffd") >= 8, r["render"]' out.json \
 	&& ok "invalid UTF-8 and NULs become U+FFFD in render and canonical JSON" || bad "binary output: $(cat out.json)"
 
 # ---- 5. the audit log cannot be written ----------------------------------
-for target in /dev/full "$ws/no-such-dir/audit.jsonl"; do
-	printf '{"audit": {"path": "%s", "required": true}}\n' "$target" > req.json
+for target in /dev/full "$E/no-such-dir/audit.jsonl"; do
+	printf '{"audit": {"path": "%s", "required": true}}\n' "$target" > "$E"/req.json
 	rm -f ran.marker
-	"$TC" call --config req.json --tools "$T" fault_touch '{"path": "ran.marker"}' >out.txt 2>err.txt
+	"$TC" call --config "$E"/req.json --tools "$T" fault_touch '{"path": "ran.marker"}' >out.txt 2>err.txt
 	rc=$?
 	[ $rc -ne 0 ] && [ ! -e ran.marker ] && ok "audit required, $target unwritable: refused (exit $rc), not run" \
 		|| bad "audit required, $target: exit $rc, marker $([ -e ran.marker ] && echo PRESENT)"
 done
-printf '{"audit": {"path": "/dev/full", "required": true}}\n' > req.json
+printf '{"audit": {"path": "/dev/full", "required": true}}\n' > "$E"/req.json
 printf '{"name": "fault_touch", "arguments": {"path": "ran.marker"}}\n' > touch.jsonl
 rm -f ran.marker
-"$TC" replay --json --config req.json --tools "$T" touch.jsonl >out.txt 2>&1
+"$TC" replay --json --config "$E"/req.json --tools "$T" touch.jsonl >out.txt 2>&1
 [ ! -e ran.marker ] && grep -q "not run unaudited" out.txt && ok "replay: audit required on a full disk: refused" \
 	|| bad "replay with a full audit disk: $(cat out.txt)"
-printf '{"audit": {"path": "/dev/full"}}\n' > opt.json
+printf '{"audit": {"path": "/dev/full"}}\n' > "$E"/opt.json
 rm -f ran.marker
-"$TC" call --config opt.json --tools "$T" fault_touch '{"path": "ran.marker"}' >out.txt 2>err.txt
+"$TC" call --config "$E"/opt.json --tools "$T" fault_touch '{"path": "ran.marker"}' >out.txt 2>err.txt
 rc=$?
 [ $rc -eq 0 ] && [ -e ran.marker ] && grep -qi "audit" err.txt && ok "audit not required: the call runs, a warning is printed" \
 	|| bad "audit optional: exit $rc, marker $([ -e ran.marker ] || echo ABSENT), stderr: $(cat err.txt)"
@@ -118,8 +121,8 @@ rc=$?
 # serve takes calls concurrently, so with 2 slots nearly all of them wait in
 # the queue (queue_max raised so none is refused). replay would run them
 # one after another and never queue. 64 MiB: the supervisor's own budget.
-printf '{"limits": {"max_concurrent": 2, "queue_max": %s, "queue_timeout_ms": 600000}}\n' "$FLOOD" > flood.json
-out=$(python3 "$D" serve-flood "$FLOOD" "$TC" serve --tools "$T" --config flood.json 2>/dev/null)
+printf '{"limits": {"max_concurrent": 2, "queue_max": %s, "queue_timeout_ms": 600000}}\n' "$FLOOD" > "$E"/flood.json
+out=$(python3 "$D" serve-flood "$FLOOD" "$TC" serve --tools "$T" --config "$E"/flood.json 2>/dev/null)
 echo "$out" | python3 -c 'import json,sys
 r=json.load(sys.stdin); n=int(sys.argv[1])
 assert r["answered"]==n and r["statuses"].get("ok")==n, r

@@ -7,7 +7,10 @@ TC=${TOOLCAGE:?}
 top=$(pwd)
 TOOLS=$top/tests/data/pipeline/tools
 ws=$(mktemp -d)
-trap 'rm -rf "$ws"' EXIT
+# Approvers, profiles, manifests and audit logs live outside the
+# workspace: toolcage refuses to trust a file tools could have written.
+E=$(mktemp -d)
+trap 'rm -rf "$ws" "$E"' EXIT
 cd "$ws"
 fails=0
 ok() { echo "ok   $*"; }
@@ -37,26 +40,26 @@ grep -qi "denied" "$ws/.out" && ok "denied says so" || bad "denied text"
 [ ! -e ran.marker ] && ok "denied call did not run" || bad "DENIED CALL RAN"
 
 # cmd: approver: exit 1 refuses (no side effect), exit 0 approves (side effect)
-printf '#!/bin/sh\ncat > %s/.request\nexit 1\n' "$ws" > "$ws/no.sh"; chmod +x "$ws/no.sh"
-printf '#!/bin/sh\ncat > /dev/null\nexit 0\n' > "$ws/yes.sh"; chmod +x "$ws/yes.sh"
-expect_rc 1 $C --approve "cmd:$ws/no.sh" make_marker '{"path": "ran.marker"}'
+printf '#!/bin/sh\ncat > %s/.request\nexit 1\n' "$ws" > "$E/no.sh"; chmod +x "$E/no.sh"
+printf '#!/bin/sh\ncat > /dev/null\nexit 0\n' > "$E/yes.sh"; chmod +x "$E/yes.sh"
+expect_rc 1 $C --approve "cmd:$E/no.sh" make_marker '{"path": "ran.marker"}'
 [ ! -e ran.marker ] && ok "refused by cmd approver: not run" || bad "REFUSED CALL RAN"
 python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["tool"]=="make_marker" and r["arguments"]=={"path":"ran.marker"} and r["reason"]' "$ws/.request" \
 	&& ok "approver got tool, arguments, reason as JSON" || bad "approval request JSON"
-expect_rc 0 $C --approve "cmd:$ws/yes.sh" make_marker '{"path": "ran.marker"}'
+expect_rc 0 $C --approve "cmd:$E/yes.sh" make_marker '{"path": "ran.marker"}'
 [ -e ran.marker ] && ok "approved call ran" || bad "approved call did not run"
 
 # A read-only tool under a profile_dir profile (any name) that reaches the
 # network would leave the domain allowlist behind: refused, not run.
-mkdir -p "$ws/pd" "$ws/nettools"
-sed 's/"name": *"network"/"name": "netty"/' "$top/profiles/network.json" > "$ws/pd/netty.json"
-cat > "$ws/nettools/peek.json" <<'JSON'
+mkdir -p "$E/pd" "$E/nettools"
+sed 's/"name": *"network"/"name": "netty"/' "$top/profiles/network.json" > "$E/pd/netty.json"
+cat > "$E/nettools/peek.json" <<'JSON'
 {"name": "peek", "description": "Prints a fixed word; used to test which profiles a read-only tool may run under.",
  "parameters": {"type": "object", "properties": {}}, "risk": "read-only",
  "profile": "netty", "command": ["/bin/echo", "ran"]}
 JSON
-echo "{\"profile_dir\": \"$ws/pd\"}" > "$ws/pd.json"
-expect_rc 1 $TC call --config "$ws/pd.json" --tools "$ws/nettools" peek '{}'
+echo "{\"profile_dir\": \"$E/pd\"}" > "$E/pd.json"
+expect_rc 1 $TC call --config "$E/pd.json" --tools "$E/nettools" peek '{}'
 grep -q "reaches the network" "$ws/.out" && ! grep -q "^ran" "$ws/.out" &&
 	ok "a read-only tool under a profile reaching the network is refused" ||
 	bad "read-only tool with a network profile: $(head -3 "$ws/.out")"
@@ -100,8 +103,8 @@ grep -q "^totals: 4 calls" "$ws/.out" && ok "replay table totals" || bad "replay
 expect_rc 2 $TC replay /nonexistent.jsonl
 
 # audit: one JSON object per line, call ids tie events together
-expect_rc 1 $C --audit "$ws/audit.jsonl" make_marker '{"path": "a.marker"}'
-python3 - "$ws/audit.jsonl" <<'PY' && ok "audit lines" || bad "audit lines"
+expect_rc 1 $C --audit "$E/audit.jsonl" make_marker '{"path": "a.marker"}'
+python3 - "$E/audit.jsonl" <<'PY' && ok "audit lines" || bad "audit lines"
 import json, sys
 ev = [json.loads(l) for l in open(sys.argv[1])]
 ids = {e.get("call_id") for e in ev}
@@ -111,8 +114,8 @@ assert kinds[0] == "call-start" and kinds[-1] == "tool-result", kinds
 PY
 
 # the approver is named as docs/config.md says: cmd:PROGRAM
-expect_rc 0 $C --approve "cmd:$ws/yes.sh" --audit "$ws/audit2.jsonl" make_marker '{"path": "b.marker"}'
-python3 - "$ws/audit2.jsonl" "cmd:$ws/yes.sh" <<'PY' && ok "audit names the cmd approver" || bad "audit approver name"
+expect_rc 0 $C --approve "cmd:$E/yes.sh" --audit "$E/audit2.jsonl" make_marker '{"path": "b.marker"}'
+python3 - "$E/audit2.jsonl" "cmd:$E/yes.sh" <<'PY' && ok "audit names the cmd approver" || bad "audit approver name"
 import json, sys
 ev = [json.loads(l) for l in open(sys.argv[1])]
 d = [e for e in ev if e["event"] == "approval-decision"]

@@ -458,8 +458,15 @@ def test_progress_while_a_call_runs(tc):
     return s
 
 
+def audit_outside():
+    """An audit log path outside the workspace: toolcage refuses one that
+    tools could write."""
+    return os.path.join(tempfile.mkdtemp(prefix="tc-mcp-audit-"), "audit.jsonl")
+
+
 def test_cancellation_kills_the_child_and_sends_nothing(tc):
-    s = Server(tc, "--audit", "audit.jsonl")
+    audit = audit_outside()
+    s = Server(tc, "--audit", audit)
     s.initialize()
     s.send({"jsonrpc": "2.0", "id": 20, "method": "tools/call",
             "params": {"name": "sleep_for", "arguments": {"seconds": "9.371"}}})
@@ -472,7 +479,7 @@ def test_cancellation_kills_the_child_and_sends_nothing(tc):
     check(not [m for m in s.seen if m.get("id") == 20], f"a cancelled call answered: {s.seen}")
     s.notify("notifications/cancelled", {"requestId": 12345})   # unknown: ignored
     check(s.close() == 0, "exit 0")
-    with open(os.path.join(s.ws, "audit.jsonl")) as f:
+    with open(audit) as f:
         ev = [json.loads(l) for l in f]
     res = [e for e in ev if e["event"] == "tool-result" and e["tool"] == "sleep_for"]
     check(res and res[0]["status"] == "cancelled", f"audit: {res}")
@@ -480,7 +487,8 @@ def test_cancellation_kills_the_child_and_sends_nothing(tc):
 
 
 def test_eof_mid_call_exits_zero_and_kills_children(tc):
-    s = Server(tc, "--audit", "audit.jsonl")
+    audit = audit_outside()
+    s = Server(tc, "--audit", audit)
     s.initialize()
     s.send({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
             "params": {"name": "sleep_for", "arguments": {"seconds": "8.773"}}})
@@ -489,7 +497,7 @@ def test_eof_mid_call_exits_zero_and_kills_children(tc):
     check(s.close() == 0, f"exit status {s.p.returncode}")
     check(time.monotonic() - t0 < 3 * SLOW, "exit was prompt")
     check(not procs_matching("sleep 8.773"), "a child outlived the server")
-    with open(os.path.join(s.ws, "audit.jsonl")) as f:
+    with open(audit) as f:
         ev = [json.loads(l) for l in f]
     check(any(e["event"] == "tool-result" and e["status"] == "cancelled" for e in ev),
           "the audit recorded the cancelled call")

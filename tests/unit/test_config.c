@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -94,14 +95,77 @@ static void test_config_load_without_file_gives_defaults(void **state)
 	assert_non_null(mkdtemp(dir));
 	assert_non_null(getcwd(old, sizeof old));
 	assert_int_equal(chdir(dir), 0);
+	/* no user configuration of the machine running the test */
+	setenv("XDG_CONFIG_HOME", dir, 1);
 	struct config *cfg;
 	struct tc_error err = { 0 };
 	int rc = config_load(NULL, &cfg, &err);
+	unsetenv("XDG_CONFIG_HOME");
 	assert_int_equal(chdir(old), 0);
 	rmdir(dir);
 	assert_int_equal(rc, 0);
 	assert_string_equal(cfg->origin, "built-in defaults");
+	assert_null(cfg->file);
 	config_release(cfg);
+}
+
+static void write_text(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* Without ./toolcage.json: $XDG_CONFIG_HOME/toolcage/toolcage.json; with
+ * it, the project file first. */
+static void test_config_load_search_order(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/test_config.XXXXXX", old[4096], path[600];
+	assert_non_null(mkdtemp(dir));
+	assert_non_null(getcwd(old, sizeof old));
+	snprintf(path, sizeof path, "%s/toolcage", dir);
+	assert_int_equal(mkdir(path, 0700), 0);
+	snprintf(path, sizeof path, "%s/toolcage/toolcage.json", dir);
+	write_text(path, "{\"limits\": {\"max_concurrent\": 3}}");
+	assert_int_equal(chdir(dir), 0);
+	setenv("XDG_CONFIG_HOME", dir, 1);
+	struct config *user = NULL, *project = NULL;
+	struct tc_error err = { 0 };
+	int rc1 = config_load(NULL, &user, &err);
+	write_text("toolcage.json", "{\"limits\": {\"max_concurrent\": 5}}");
+	int rc2 = config_load(NULL, &project, &err);
+	char user_path[64];
+	/* relative values are ignored; then $HOME/.config */
+	setenv("XDG_CONFIG_HOME", "rel", 1);
+	const char *home = getenv("HOME");
+	char *saved_home = home ? strdup(home) : NULL;
+	setenv("HOME", "/h", 1);
+	int rc3 = config_user_path(user_path, sizeof user_path);
+	unsetenv("HOME");
+	int rc4 = config_user_path(user_path + 40, 8);
+	if (saved_home)
+		setenv("HOME", saved_home, 1);
+	free(saved_home);
+	unsetenv("XDG_CONFIG_HOME");
+	unlink("toolcage.json");
+	unlink(path);
+	snprintf(path, sizeof path, "%s/toolcage", dir);
+	rmdir(path);
+	assert_int_equal(chdir(old), 0);
+	rmdir(dir);
+	assert_int_equal(rc1, 0);
+	assert_int_equal(user->max_concurrent, 3);
+	assert_non_null(strstr(user->file, "/toolcage/toolcage.json"));
+	assert_int_equal(rc2, 0);
+	assert_int_equal(project->max_concurrent, 5);
+	assert_string_equal(project->file, "./toolcage.json");
+	assert_int_equal(rc3, 0);
+	assert_string_equal(user_path, "/h/.config/toolcage/toolcage.json");
+	assert_int_equal(rc4, -1);
+	config_release(user);
+	config_release(project);
 }
 
 static void test_config_load_finds_toolcage_json_in_cwd(void **state)
@@ -339,6 +403,7 @@ int main(void)
 		cmocka_unit_test(test_config_defaults),
 		cmocka_unit_test(test_config_load_without_file_gives_defaults),
 		cmocka_unit_test(test_config_load_finds_toolcage_json_in_cwd),
+		cmocka_unit_test(test_config_load_search_order),
 		cmocka_unit_test(test_config_load_missing_named_file_fails),
 		cmocka_unit_test(test_config_full_example),
 		cmocka_unit_test(test_config_rules_become_gate_rules),

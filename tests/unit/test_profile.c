@@ -204,6 +204,7 @@ static void test_profile_dir_overrides_builtin(void **state)
 	assert_string_equal(p->spec.name, "mine");
 	assert_int_equal(p->spec.timeout_ms, 7);
 	assert_string_equal(p->origin, path);
+	assert_string_equal(p->file, path);    /* what trust.c checks */
 	assert_false(p->prebuilt);
 	assert_non_null(p->doc);
 	profile_free(p);
@@ -332,6 +333,9 @@ static void test_prebuilt_profiles_equal_a_fresh_parse(void **state)
 		same_spec(e->name, &pre->spec, &parsed->spec);
 		same_str(e->name, "origin", pre->origin, parsed->origin);
 		same_str(e->name, "description", pre->description, parsed->description);
+		/* read from no file: nothing for trust.c to check */
+		assert_null(pre->file);
+		assert_null(parsed->file);
 		/* owns nothing: profile_free must not free static data */
 		assert_null(pre->doc);
 		for (size_t i = 0; i < sizeof pre->lists / sizeof pre->lists[0]; i++)

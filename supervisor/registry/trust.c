@@ -1,0 +1,279 @@
+/* trust.c — nothing the supervisor trusts may be writable by a tool (see
+ * trust.h).
+ *
+ * A path is resolved the way the kernel will resolve it when the
+ * supervisor opens it: component by component, each symlink read and
+ * followed, ".." taken on the resolved directory. Every directory an entry
+ * is looked up in is recorded, and the final path: a tool that can write
+ * any of them can replace what the supervisor reads (the file itself, or a
+ * symlink or directory on the way to it). Then none of them may be, or lie
+ * beneath, a directory tools may write. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "profile.h"
+#include "trust.h"
+#include "util.h"
+
+enum { TRUST_HOPS_MAX = 40, TRUST_ENTRIES_MAX = 4096 };
+
+struct trusted {
+	char *what;        /* "the configuration" */
+	char *path;        /* as given */
+	char **dirs;       /* canonical: the directories looked up in, the final path last */
+	size_t ndirs;
+};
+
+struct writable {
+	char *dir;         /* canonical */
+	char *what;        /* "the workspace" */
+};
+
+struct trust {
+	struct writable *w;
+	size_t nw;
+	struct trusted *t;
+	size_t nt;
+};
+
+struct trust *trust_new(void)
+{
+	return calloc(1, sizeof(struct trust));
+}
+
+static void trusted_release(struct trusted *x)
+{
+	for (size_t i = 0; i < x->ndirs; i++)
+		free(x->dirs[i]);
+	free(x->dirs);
+	free(x->what);
+	free(x->path);
+}
+
+void trust_free(struct trust *t)
+{
+	if (!t)
+		return;
+	for (size_t i = 0; i < t->nw; i++) {
+		free(t->w[i].dir);
+		free(t->w[i].what);
+	}
+	for (size_t i = 0; i < t->nt; i++)
+		trusted_release(&t->t[i]);
+	free(t->w);
+	free(t->t);
+	free(t);
+}
+
+/* Whether path is dir or lies beneath it (both canonical). */
+static bool beneath(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+	if (n == 1 && dir[0] == '/')
+		return true;
+	return !strncmp(path, dir, n) && (path[n] == '\0' || path[n] == '/');
+}
+
+static int add_dir(struct trusted *x, const char *dir)
+{
+	if (x->ndirs && !strcmp(x->dirs[x->ndirs - 1], dir))
+		return 0;
+	if (x->ndirs >= TRUST_ENTRIES_MAX)
+		return -E2BIG;
+	char **d = realloc(x->dirs, (x->ndirs + 1) * sizeof *d);
+	if (!d)
+		return -ENOMEM;
+	x->dirs = d;
+	if (!(d[x->ndirs] = strdup(dir)))
+		return -ENOMEM;
+	x->ndirs++;
+	return 0;
+}
+
+/* cur (canonical, not "/") to its parent. */
+static void up(char *cur)
+{
+	char *slash = strrchr(cur, '/');
+	if (slash == cur)
+		cur[1] = '\0';
+	else if (slash)
+		*slash = '\0';
+}
+
+/* Resolves path as the kernel would, recording into x every directory an
+ * entry is looked up in and then the final path (or the first missing
+ * one). 0, or -errno. */
+static int resolve(const char *path, struct trusted *x)
+{
+	char cur[PATH_MAX], next[PATH_MAX], target[PATH_MAX];
+	struct buf rest = BUF_INIT;
+	int rc = 0, hops = 0;
+	size_t pos = 0;
+	if (path[0] == '/')
+		strcpy(cur, "/");
+	else if (!realpath(".", cur))
+		return -errno;
+	if (buf_adds(&rest, path) < 0)
+		return -ENOMEM;
+	for (;;) {
+		const char *r = rest.data + pos;
+		while (*r == '/')
+			r++;
+		if (!*r)
+			break;
+		size_t clen = strcspn(r, "/");
+		pos = (size_t)(r - rest.data) + clen;
+		if (clen == 1 && r[0] == '.')
+			continue;
+		if (clen == 2 && r[0] == '.' && r[1] == '.') {
+			up(cur);
+			continue;
+		}
+		if ((rc = add_dir(x, cur)) < 0)
+			goto out;
+		size_t cl = strlen(cur);
+		if (cl + 1 + clen >= sizeof next) {
+			rc = -ENAMETOOLONG;
+			goto out;
+		}
+		memcpy(next, cur, cl);
+		size_t o = cl;
+		if (cl > 1)
+			next[o++] = '/';
+		memcpy(next + o, r, clen);
+		next[o + clen] = '\0';
+		struct stat st;
+		if (lstat(next, &st) < 0) {
+			rc = errno == ENOENT ? 0 : -errno;
+			if (!rc)     /* made later, in cur: recorded above */
+				rc = add_dir(x, next);
+			goto out;
+		}
+		if (!S_ISLNK(st.st_mode)) {
+			memcpy(cur, next, strlen(next) + 1);
+			continue;
+		}
+		ssize_t n = readlink(next, target, sizeof target - 1);
+		if (n < 0 || ++hops > TRUST_HOPS_MAX) {
+			rc = n < 0 ? -errno : -ELOOP;
+			goto out;
+		}
+		struct buf nr = BUF_INIT;
+		if (buf_add(&nr, target, (size_t)n) < 0 || buf_adds(&nr, "/") < 0 ||
+		    buf_adds(&nr, rest.data + pos) < 0) {
+			buf_release(&nr);
+			rc = -ENOMEM;
+			goto out;
+		}
+		buf_release(&rest);
+		rest = nr;
+		pos = 0;
+		if (target[0] == '/')
+			strcpy(cur, "/");
+	}
+	rc = add_dir(x, cur);
+out:
+	buf_release(&rest);
+	return rc;
+}
+
+static const char generic_hint[] = "Keep what toolcage trusts (its configuration, profiles, "
+	"tool manifests, the approver program, the audit log) outside the workspace and every "
+	"profile's write paths.";
+
+/* The refusal of x because entry i lies beneath writable w. */
+static int refuse(const struct trusted *x, size_t i, const struct writable *w,
+                  const char *hint, struct tc_error *err)
+{
+	const char *e = x->dirs[i];
+	bool same = !strcmp(e, w->dir);
+	hint = hint ? hint : generic_hint;
+	return tc_error_set(err, TC_E_INVALID, x->path, "%s is refused: %s %s, %s%s%s%s, which "
+	                    "tools can write, so a tool could %s. %s", x->what,
+	                    i + 1 == x->ndirs ? "it is" : i + 2 == x->ndirs ? "it is in" :
+	                    "it is reached through", e,
+	                    same ? "" : "inside ", w->what, same ? "" : " ", same ? "" : w->dir,
+	                    i + 1 == x->ndirs ? "have written it" : "replace it", hint);
+}
+
+int trust_add_writable(struct trust *t, const char *dir, const char *what,
+                       struct tc_error *err)
+{
+	char *canon = realpath(dir, NULL);
+	if (!canon) {
+		if (errno == ENOENT || errno == ENOTDIR)
+			return 0;    /* grants nothing */
+		return tc_error_set(err, TC_E_SYSTEM, dir, "%s %s: %s", what, dir, strerror(errno));
+	}
+	struct writable w = { canon, strdup(what) };
+	if (!w.what) {
+		free(canon);
+		return tc_error_set(err, TC_E_NOMEM, dir, "out of memory");
+	}
+	for (size_t i = 0; i < t->nt; i++)
+		for (size_t k = 0; k < t->t[i].ndirs; k++)
+			if (beneath(t->t[i].dirs[k], canon)) {
+				refuse(&t->t[i], k, &w, NULL, err);
+				free(w.dir);
+				free(w.what);
+				return -1;
+			}
+	struct writable *nw = realloc(t->w, (t->nw + 1) * sizeof *nw);
+	if (!nw) {
+		free(w.dir);
+		free(w.what);
+		return tc_error_set(err, TC_E_NOMEM, dir, "out of memory");
+	}
+	t->w = nw;
+	t->w[t->nw++] = w;
+	return 0;
+}
+
+int trust_add_trusted(struct trust *t, const char *path, const char *what,
+                      const char *hint, struct tc_error *err)
+{
+	struct trusted x = { strdup(what), strdup(path), NULL, 0 };
+	if (!x.what || !x.path) {
+		trusted_release(&x);
+		return tc_error_set(err, TC_E_NOMEM, path, "out of memory");
+	}
+	int rc = resolve(path, &x);
+	if (rc < 0) {
+		trusted_release(&x);
+		return tc_error_set(err, rc == -ENOMEM ? TC_E_NOMEM : TC_E_SYSTEM, path,
+		                    "%s %s cannot be checked: %s", what, path, strerror(-rc));
+	}
+	for (size_t k = 0; k < x.ndirs; k++)
+		for (size_t i = 0; i < t->nw; i++)
+			if (beneath(x.dirs[k], t->w[i].dir)) {
+				refuse(&x, k, &t->w[i], hint, err);
+				trusted_release(&x);
+				return -1;
+			}
+	struct trusted *nt = realloc(t->t, (t->nt + 1) * sizeof *nt);
+	if (!nt) {
+		trusted_release(&x);
+		return tc_error_set(err, TC_E_NOMEM, path, "out of memory");
+	}
+	t->t = nt;
+	t->t[t->nt++] = x;
+	return 0;
+}
+
+int trust_add_profile(struct trust *t, const struct profile *p, struct tc_error *err)
+{
+	if (p->file && trust_add_trusted(t, p->file, "the profile", NULL, err) < 0)
+		return -1;
+	char what[160];
+	snprintf(what, sizeof what, "a write path of the profile %s",
+	         p->spec.name ? p->spec.name : "?");
+	for (const char *const *w = p->spec.write_paths; w && *w; w++)
+		if (trust_add_writable(t, *w, what, err) < 0)
+			return -1;
+	return 0;
+}
