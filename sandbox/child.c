@@ -20,7 +20,9 @@
  *  5. user namespace maps         before mounts: they need its capabilities
  *  6. mounts                      make / private (nothing propagates back),
  *                                 all read-only but the writable paths,
- *                                 tmpfs /tmp, hidden paths covered (mask.c),
+ *                                 protected paths in them read-only
+ *                                 (protect.c), tmpfs /tmp, hidden paths
+ *                                 covered (mask.c),
  *                                 fresh /proc for the pid namespace
  *  7. Landlock ruleset            from the jail's prepared rules plus the new
  *                                 mounts (rules must name their inodes)
@@ -83,6 +85,7 @@ static const char *const step_names[STEP_MAX] = {
 	[STEP_MOUNT_PROC] = "mount /proc",
 	[STEP_MOUNT_TMP] = "mount private /tmp",
 	[STEP_MOUNT_MASK] = "mask hidden paths",
+	[STEP_MOUNT_PROTECT] = "make protected paths read-only",
 	[STEP_PID_MAX] = "cap the pid namespace's pid_max",
 	[STEP_LANDLOCK_RULES] = "build Landlock ruleset",
 	[STEP_RLIMITS] = "set rlimits",
@@ -273,6 +276,11 @@ static void set_up_mounts(const struct sbx_jail *j)
 		close(tree[i]);
 		close(at[i]);
 	}
+	/* On the writable paths just attached, before anything covers them
+	 * (protect.c). */
+	int prc = protect_apply(j);
+	if (prc < 0)
+		fail(STEP_MOUNT_PROTECT, -prc);
 	if (j->private_tmp)
 		CHECK(STEP_MOUNT_TMP, mount("tmpfs", j->tmp_dir, "tmpfs",
 		      MS_NOSUID | MS_NODEV, j->tmpfs_opts));

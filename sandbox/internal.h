@@ -25,6 +25,7 @@ struct sbx_rlimit {
 
 struct cgroup_slot;   /* cgroup.c: one per-call cgroup, reused */
 struct mask_watch;    /* mask.c: a directory whose change means a new scan */
+struct protect_id;    /* protect.c: the identity of a path's components */
 
 /* A hidden path that exists, covered in the child by an empty bind mount. */
 struct sbx_mask {
@@ -76,6 +77,14 @@ struct sbx_jail {
 	int n_watch;
 	char mask_file[300];        /* the placeholders, in the private tmp */
 	char mask_dir[300];
+	/* Protected paths below every rw path (protect.c), absolute: the
+	 * directories on the way, pinned by a writable bind mount, then the
+	 * paths themselves, read-only. NULL-terminated. */
+	char **prot_pins;
+	int n_prot_pins;
+	char **prot_ro;
+	int n_prot_ro;
+	struct protect_id *prot_seen;  /* n_prot_ro * depth: at the last refresh */
 
 	struct sbx_rlimit rlimits[SBX_MAX_RLIMITS];
 	int n_rlimits;
@@ -129,6 +138,7 @@ enum child_step {
 	STEP_MOUNT_PROC,
 	STEP_MOUNT_TMP,
 	STEP_MOUNT_MASK,
+	STEP_MOUNT_PROTECT,
 	STEP_PID_MAX,
 	STEP_LANDLOCK_RULES,
 	STEP_RLIMITS,
@@ -242,6 +252,16 @@ int mask_place(const struct sbx_jail *jail);
 int mask_cover(const struct sbx_jail *jail);
 int mask_tidy(const struct sbx_jail *jail);
 void mask_release(struct sbx_jail *jail);
+
+/* protect.c: protected paths. protect_plan builds the lists (an error when
+ * they cannot be enforced); protect_refresh looks at them again before a
+ * spawn (1 when anything changed since the last look: a spare is out of
+ * date); protect_apply runs in the child after the writable paths are in
+ * place (async-signal-safe; 0 or -errno). */
+int protect_plan(const struct sbx_spec *spec, struct sbx_jail *jail, struct sbx_error *err);
+int protect_refresh(struct sbx_jail *jail);
+int protect_apply(const struct sbx_jail *jail);
+void protect_release(struct sbx_jail *jail);
 
 /* cgroup.c: per-call cgroups from a reusable pool. */
 int cgroup_usable(bool memory);       /* 1 usable, 0 not */

@@ -411,6 +411,8 @@ int sbx_jail_new(const struct sbx_spec *spec, const char *workspace,
 	if (!rc && j->mask_hidden)
 		rc = mask_plan(spec, j, err);
 	if (!rc)
+		rc = protect_plan(spec, j, err);
+	if (!rc)
 		rc = landlock_build(spec, j, err);
 	if (rc) {
 		sbx_jail_free(j);
@@ -431,6 +433,7 @@ void sbx_jail_free(struct sbx_jail *j)
 		close(j->devnull_fd);
 	landlock_release(j);
 	mask_release(j);
+	protect_release(j);
 	for (char **p = j->rw_paths; p && *p; p++)
 		free(*p);
 	free(j->rw_paths);

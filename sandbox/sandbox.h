@@ -80,6 +80,10 @@ struct sbx_spec {
 	const char *const *write_paths;  /* read, write, create, remove */
 	const char *const *exec_paths;   /* execute (also needs read) */
 	const char *const *hidden_paths; /* fnmatch(3) globs carved out of the above */
+	const char *const *protected_paths; /* relative paths below the workspace and
+	                                  * each write path kept read-only in the child
+	                                  * (and never created by it: see
+	                                  * sbx_protect_sweep); need a mount namespace */
 	bool workspace_read;
 	bool workspace_write;
 	bool workspace_exec;
@@ -154,6 +158,21 @@ void sbx_jail_keep_spare(struct sbx_jail *jail, bool on);
  * (never blocks). */
 bool sbx_jail_keeps_spare(const struct sbx_jail *jail);
 bool sbx_jail_spare_ready(struct sbx_jail *jail);
+
+/* Protected paths (spec.protected_paths) a call created. A mount can only
+ * make read-only what exists; so the caller takes a snapshot before a
+ * spawn and, once the child is done (its whole tree gone), sweeps: a
+ * protected path that did not exist then and does now (or the first new
+ * directory on the way, or a symbolic link swapped in) is renamed aside in
+ * its own directory to NAME.toolcage-blocked-N. The snapshot is NULL (0
+ * returned) when the jail protects nothing; -ENOMEM otherwise. The sweep
+ * returns NULL when nothing appeared, else a malloc'd text listing what
+ * was moved and where ("a/b (moved to b.toolcage-blocked-...)"), or why it
+ * could not be. Not async-signal-safe. */
+struct sbx_protect_snap;
+int sbx_protect_snapshot(const struct sbx_jail *jail, struct sbx_protect_snap **out);
+char *sbx_protect_sweep(const struct sbx_jail *jail, const struct sbx_protect_snap *snap);
+void sbx_protect_snap_free(struct sbx_protect_snap *snap);
 
 /* Requirements the jail had to drop because they were optional (SBX_REQ_*). */
 unsigned sbx_jail_dropped(const struct sbx_jail *jail);

@@ -529,7 +529,10 @@ int sbx_spawn(struct sbx_jail *j, const struct sbx_job *job, struct sbx_child **
 	int rc = j->mask_hidden ? mask_refresh(j, err) : 0;
 	if (rc < 0)
 		return rc;
-	if (rc > 0)   /* the spare's masks are out of date */
+	bool stale = rc > 0;         /* the spare's masks are out of date */
+	if (j->n_prot_ro && protect_refresh(j))
+		stale = true;            /* or its protected paths */
+	if (stale)
 		drop_spare(j);
 	if (j->spare && !job->fn_arg && check_cwd(j, job->cwd, err) == 0) {
 		struct sbx_child *c = j->spare;

@@ -108,6 +108,29 @@ void call_finish(struct call *c, enum tc_status st, json_t *canonical,
 		c->child = NULL;
 	}
 	c->state = ST_DONE;
+	/* Every process of the call is gone: what it created where a
+	 * protected path was missing is moved aside, and the caller told. */
+	char *moved = c->protect ? sbx_protect_sweep(c->jail, c->protect) : NULL;
+	struct buf note = BUF_INIT;
+	sbx_protect_snap_free(c->protect);
+	c->protect = NULL;
+	if (moved) {
+		if (st == TC_STATUS_OK)
+			st = TC_STATUS_FAILED;
+		if (!canonical)
+			canonical = json_object();
+		if (json_is_object(canonical))
+			json_object_set_new(canonical, "protected_paths_moved", json_string(moved));
+		if (buf_add(&note, text ? text : "", text ? len : 0) == 0 &&
+		    buf_printf(&note, "%s[toolcage: the call created protected paths, which tools "
+		               "may not write (their owner's programs trust them): moved aside: "
+		               "%s]\n", note.len && note.data[note.len - 1] != '\n' ? "\n" : "",
+		               moved) == 0) {
+			text = note.data;
+			len = note.len;
+		}
+		free(moved);
+	}
 	policy_call_ended(s, c);
 	r->status = st;
 	r->call_id = c->id;
@@ -126,6 +149,7 @@ void call_finish(struct call *c, enum tc_status st, json_t *canonical,
 	r->duration_ms = (uint64_t)(io_now_ms() - c->start_ms);
 	policy_emit_result(s, c, r, &c->usage);
 	render_result_release(&rr);
+	buf_release(&note);
 	unlink_call(s, c);
 	if (had_slot)
 		s->slots_used--;
@@ -262,6 +286,11 @@ static void run(struct call *c)
 	if (json_is_string(url) && url_host(json_string_value(url), ctx.approved_host,
 	                                         why, sizeof why) < 0)
 		ctx.approved_host[0] = '\0';
+	if (jail && sbx_protect_snapshot(jail, &c->protect) < 0) {
+		tc_error_set(&err, TC_E_NOMEM, c->name, "out of memory");
+		jail = NULL;
+	}
+	c->jail = jail;
 	if (!jail || exec_start(c->tool, c->args, jail, &ctx, &c->child, &err) < 0) {
 		call_finishf(c, TC_STATUS_FAILED, NULL, "The tool could not be started: %s", err.msg);
 		return;

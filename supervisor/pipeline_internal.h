@@ -65,6 +65,8 @@ struct call {
 	uint32_t timeout_ms;
 	struct loop_timer *timer;      /* queue timeout, deadline or approval timeout */
 	struct sbx_child *child;
+	struct sbx_jail *jail;         /* the child's (borrowed from the supervisor) */
+	struct sbx_protect_snap *protect;  /* protected paths before it ran */
 	struct call_usage usage;
 	uint64_t approval_token;       /* a once-approval bound to args (gate) */
 	bool approved;                 /* by an approver or a session grant */

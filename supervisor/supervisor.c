@@ -84,6 +84,9 @@ struct sbx_jail *supervisor_jail(struct tc_supervisor *s, const struct tc_define
 		free(e);
 		return NULL;
 	}
+	/* Read-only in every jail (the sandbox refuses a jail that writes
+	 * and cannot enforce them). */
+	e->profile->spec.protected_paths = (const char *const *)s->cfg->protected_paths;
 	if (s->cfg->fixed_identity) {
 		e->profile->spec.fixed_identity = true;
 		e->profile->spec.uid = s->cfg->uid;

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "config.h"
 #include "execute.h"
 #include "profile.h"
 #include "render.h"
@@ -87,7 +88,7 @@ static int exit_status(const struct sbx_outcome *o)
 	return o->exit_code;
 }
 
-static void print_json(const struct sbx_outcome *o, const char *error)
+static void print_json(const struct sbx_outcome *o, const char *error, const char *moved)
 {
 	json_t *j = json_object();
 	json_object_set_new(j, "exit_code", o->exit_code >= 0 && !o->signal ?
@@ -107,6 +108,8 @@ static void print_json(const struct sbx_outcome *o, const char *error)
 	json_object_set_new(j, "max_rss_kb", json_integer((json_int_t)o->max_rss_kb));
 	if (error)
 		json_object_set_new(j, "error", json_string(error));
+	if (moved)
+		json_object_set_new(j, "protected_moved", json_string(moved));
 	json_dumpf(j, stdout, JSON_COMPACT);
 	fputc('\n', stdout);
 	json_decref(j);
@@ -312,7 +315,7 @@ static int fail_setup(bool json, const char *what)
 {
 	if (json) {
 		struct sbx_outcome none = { .exit_code = -1 };
-		print_json(&none, what);
+		print_json(&none, what, NULL);
 	}
 	fprintf(stderr, "toolcage: %s\n", what);
 	return EX_TOOLCAGE;
@@ -344,6 +347,8 @@ int cmd_exec(int argc, char **argv)
 		return fail_setup(o.json, msg);
 	}
 	trust_free(trust);
+	/* The default protected paths (no configuration here). */
+	p->spec.protected_paths = config_protected_defaults;
 	struct sbx_error err = { 0 };
 	struct sbx_jail *jail = NULL;
 	struct sbx_child *child = NULL;
@@ -357,11 +362,24 @@ int cmd_exec(int argc, char **argv)
 	job.stdin_source = STDIN_FILENO;
 	struct live live[2] = { { .fd = STDOUT_FILENO, .wfd = -1 },
 	                        { .fd = STDERR_FILENO, .wfd = -1 } };
+	struct sbx_protect_snap *snap = NULL;
+	if (sbx_protect_snapshot(jail, &snap) < 0) {
+		rc = fail_setup(o.json, "out of memory");
+		goto out;
+	}
 	if (sbx_spawn(jail, &job, &child, &err) < 0 ||
 	    (o.json ? sbx_child_wait(child) : wait_live(child, live)) < 0) {
+		sbx_protect_snap_free(snap);
 		rc = fail_setup(o.json, err.msg[0] ? err.msg : "waiting for the child failed");
 		goto out;
 	}
+	/* Protected paths the command created (none could be written) are
+	 * moved aside now that all of it is gone. */
+	char *moved = sbx_protect_sweep(jail, snap);
+	sbx_protect_snap_free(snap);
+	if (moved)
+		fprintf(stderr, "toolcage: the command created protected paths, moved aside: %s\n",
+		        moved);
 	const struct sbx_outcome *out = sbx_child_outcome(child);
 	char *error = NULL;
 	if (out->setup_failed) {
@@ -377,7 +395,7 @@ int cmd_exec(int argc, char **argv)
 		fprintf(stderr, "toolcage: %s\n", msg);
 	}
 	if (o.json) {
-		print_json(out, error);
+		print_json(out, error, moved);
 	} else {
 		live_finish(&live[0], &out->out);
 		live_finish(&live[1], &out->err);

@@ -353,10 +353,116 @@ static int parse_tool_dirs(struct cctx *c, json_t *arr)
 	return 0;
 }
 
+/* Files in a writable tree that the owner's own programs trust later:
+ * git (config, hooks, submodules' and worktrees' repositories), direnv,
+ * editors' task and settings files, agents' configurations (MCP servers,
+ * hooks), toolcage's own project file. docs/config.md lists them. */
+const char *const config_protected_defaults[] = {
+	CONFIG_DEFAULT_NAME,
+	".git/config", ".git/config.worktree", ".git/hooks", ".git/modules", ".git/worktrees",
+	".envrc",
+	".mcp.json", ".claude", ".codex", ".cursor", ".gemini",
+	".vscode", ".idea", ".devcontainer",
+	NULL,
+};
+
+/* A protected path: relative, plain names ("a/b"), no wildcard (they are
+ * names, not globs), at most CONFIG_PROTECTED_DEPTH deep. */
+static const char *protected_problem(const char *s)
+{
+	size_t depth = 0;
+	if (s[0] == '/')
+		return "must be relative to the workspace (no leading '/')";
+	if (strlen(s) > 255)
+		return "is longer than 255 bytes";
+	if (strpbrk(s, "*?[\\"))
+		return "is a name, not a glob: no '*', '?', '[' or '\\'";
+	for (const char *p = s; *p;) {
+		size_t n = strcspn(p, "/");
+		if (n == 0 || (n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.'))
+			return "must be made of plain names (no empty, '.' or '..' part, no trailing '/')";
+		if (++depth > CONFIG_PROTECTED_DEPTH)
+			return "is too deep";
+		p += n;
+		if (*p == '/' && !*++p)
+			return "must be made of plain names (no empty, '.' or '..' part, no trailing '/')";
+	}
+	return NULL;
+}
+
+static bool in_list(char *const *list, size_t n, const char *s)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(list[i], s))
+			return true;
+	return false;
+}
+
+/* {"add": [...], "remove": [...]}: the defaults, less what remove names
+ * (each must be one of them: a typo must not leave one protected that the
+ * operator meant to free, or the reverse), plus add. */
+static int parse_protected(struct cctx *c, json_t *o)
+{
+	static const char *const keys[] = { "add", "remove", NULL };
+	struct config *cfg = c->cfg;
+	if (check_keys(c, o, "/protected_paths", keys) < 0)
+		return -1;
+	json_t *add = json_object_get(o, "add"), *rm = json_object_get(o, "remove");
+	for (int k = 0; k < 2; k++) {
+		json_t *arr = k ? add : rm;
+		if (arr && !json_is_array(arr))
+			return fail(c, k ? "/protected_paths/add" : "/protected_paths/remove",
+			            "must be an array of paths relative to the workspace");
+	}
+	size_t nrm = json_array_size(rm), nadd = json_array_size(add);
+	if (nadd > CONFIG_PROTECTED_MAX)
+		return fail(c, "/protected_paths/add", "has more than %d entries",
+		            CONFIG_PROTECTED_MAX);
+	for (size_t i = 0; i < nrm; i++) {
+		char ptr[64];
+		snprintf(ptr, sizeof ptr, "/protected_paths/remove/%zu", i);
+		const char *s = string_at(c, json_array_get(rm, i), ptr);
+		if (!s)
+			return -1;
+		if (!in_list((char *const *)config_protected_defaults,
+		             sizeof config_protected_defaults / sizeof *config_protected_defaults - 1, s))
+			return fail(c, ptr, "'%s' is not one of the default protected paths (%s, ...)",
+			            s, config_protected_defaults[0]);
+		for (size_t k = 0; k < cfg->n_protected; k++)
+			if (!strcmp(cfg->protected_paths[k], s)) {
+				free(cfg->protected_paths[k]);
+				memmove(cfg->protected_paths + k, cfg->protected_paths + k + 1,
+				        (cfg->n_protected - k) * sizeof *cfg->protected_paths);
+				cfg->n_protected--;
+				break;
+			}
+	}
+	char **l = realloc(cfg->protected_paths, (cfg->n_protected + nadd + 1) * sizeof *l);
+	if (!l)
+		return oom(c);
+	cfg->protected_paths = l;
+	for (size_t i = 0; i < nadd; i++) {
+		char ptr[64];
+		snprintf(ptr, sizeof ptr, "/protected_paths/add/%zu", i);
+		const char *s = string_at(c, json_array_get(add, i), ptr);
+		const char *why = s ? protected_problem(s) : NULL;
+		if (!s)
+			return -1;
+		if (why)
+			return fail(c, ptr, "'%s' %s", s, why);
+		if (in_list(l, cfg->n_protected, s))
+			continue;
+		if (!(l[cfg->n_protected] = strdup(s)))
+			return oom(c);
+		l[++cfg->n_protected] = NULL;
+	}
+	return 0;
+}
+
 static int parse_root(struct cctx *c, json_t *doc)
 {
 	static const char *const keys[] = { "workspace", "tool_dirs", "profile_dir", "limits",
-		"policy", "approval", "audit", "identity", NULL };
+		"policy", "approval", "audit", "identity", "protected_paths", NULL };
 	if (check_keys(c, doc, "", keys) < 0)
 		return -1;
 	json_t *v;
@@ -377,6 +483,8 @@ static int parse_root(struct cctx *c, json_t *doc)
 	if ((v = json_object_get(doc, "audit")) && parse_audit(c, v) < 0)
 		return -1;
 	if ((v = json_object_get(doc, "identity")) && parse_identity(c, v) < 0)
+		return -1;
+	if ((v = json_object_get(doc, "protected_paths")) && parse_protected(c, v) < 0)
 		return -1;
 	return 0;
 }
@@ -400,7 +508,12 @@ struct config *config_defaults(void)
 	cfg->origin = strdup("built-in defaults");
 	cfg->approval = strdup("deny");
 	cfg->tool_dirs = calloc(1, sizeof *cfg->tool_dirs);
-	if (!cfg->origin || !cfg->approval || !cfg->tool_dirs) {
+	size_t n = sizeof config_protected_defaults / sizeof *config_protected_defaults;
+	cfg->protected_paths = calloc(n, sizeof *cfg->protected_paths);
+	for (size_t i = 0; cfg->protected_paths && i + 1 < n; i++)
+		if ((cfg->protected_paths[i] = strdup(config_protected_defaults[i])))
+			cfg->n_protected++;
+	if (!cfg->origin || !cfg->approval || !cfg->tool_dirs || cfg->n_protected != n - 1) {
 		config_release(cfg);
 		return NULL;
 	}
@@ -422,6 +535,9 @@ void config_release(struct config *cfg)
 	gate_policy_release(&cfg->policy);
 	free(cfg->approval);
 	free(cfg->audit_path);
+	for (size_t i = 0; i < cfg->n_protected; i++)
+		free(cfg->protected_paths[i]);
+	free(cfg->protected_paths);
 	free(cfg);
 }
 

@@ -20,6 +20,8 @@
 
 #define CONFIG_FILE_MAX (1u << 20)    /* bytes in toolcage.json */
 #define CONFIG_TOOL_DIRS_MAX 32
+#define CONFIG_PROTECTED_MAX 64       /* protected_paths.add entries */
+#define CONFIG_PROTECTED_DEPTH 8      /* names in one protected path */
 #define CONFIG_DEFAULT_NAME "toolcage.json"
 #define CONFIG_SYSTEM_PATH "/etc/toolcage/" CONFIG_DEFAULT_NAME
 
@@ -61,11 +63,18 @@ struct config {
 	/* audit */
 	char *audit_path;           /* NULL: no audit log */
 	bool audit_required;        /* refuse calls when the log cannot be written */
+	/* protected paths: relative, plain names, NULL-terminated (never
+	 * NULL itself); the defaults less .remove plus .add */
+	char **protected_paths;
+	size_t n_protected;
 	/* identity */
 	bool fixed_identity;
 	uid_t uid;
 	gid_t gid;
 };
+
+/* The default protected paths (docs/config.md), NULL-terminated. */
+extern const char *const config_protected_defaults[];
 
 /* Loads the configuration into a new *out.
  * path set:  that file; missing or unreadable is an error (TC_E_NOT_FOUND /

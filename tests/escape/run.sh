@@ -194,6 +194,27 @@ proc_sys_write      B  B  B   B   -            fs open_write proc_sys_write /pro
 sysrq_trigger       B  B  B   B   -            fs open_write sysrq_trigger /proc/sysrq-trigger
 sysfs_write         B  B  B   B   -            fs open_write sysfs_write /sys/block/@DISKNAME/queue/read_ahead_kb
 cgroup_release      B  B  B   B   -            fs open_write cgroup_release /sys/fs/cgroup/memory/release_agent
+## protected paths in a writable workspace (the runner plants .git/config,
+## .git/hooks/ and .vscode/tasks.json; "intact": afterwards all three are
+## unchanged; "swept=NAME": afterwards NAME is gone from the workspace)
+protect_append      B  B  B   B   intact       protect append @WS
+protect_trunc       B  B  B   B   intact       protect trunc @WS
+protect_chmod       B  B  B   B   intact       protect chmod @WS
+protect_utimes      B  B  B   B   intact       protect utimes @WS
+protect_xattr       B  B  B   B   intact       protect xattr @WS
+protect_unlink      B  B  B   B   intact       protect unlink @WS
+protect_rename_over B  B  B   B   intact       protect rename_over @WS
+protect_rename_away B  B  B   B   intact       protect rename_away @WS
+protect_swap_gitdir B  B  B   B   intact       protect swap_gitdir @WS
+protect_swap_hooks  B  B  B   B   intact       protect swap_hooks @WS
+protect_rmdir_hooks B  B  B   B   intact       protect rmdir_hooks @WS
+protect_hook        B  B  B   B   intact       protect hook @WS
+protect_hardlink    B  B  B   B   intact       protect hardlink @WS
+protect_symlink     B  B  B   B   intact       protect symlink @WS
+protect_tasks       B  B  B   B   intact       protect tasks @WS
+protect_swap_vscode B  B  B   B   intact       protect swap_vscode @WS
+protect_envrc       -  -  -   -   swept=.envrc protect create_envrc @WS
+protect_control     B  A  B   A   intact       protect control @WS
 ## private /tmp
 tmp_write           B  B  B   B   tmp          fs tmp_write tmp_write @MARK @HOSTCANARY
 tmp_persist         B  B  B   B   -            fs tmp_persist tmp_persist @PREVMARK
@@ -318,8 +339,28 @@ setup_identity() { # id
 	ln -sfn "$d/outside" "$d/ws/link-outdir"
 	cp "$ESC"/* "$d/ws/.tc-escape/"
 	chmod 755 "$d" "$d/ws" "$d/outside" "$d/ws/.tc-escape"
+	reset_protected "$id"
 	if [ "$id" = nobody ]; then chown -R 65534:65534 "$d"; fi
 	reset_canaries "$id"
+}
+
+# The protected paths a repository and an editor leave in a workspace, as
+# the runner plants them (what "intact" compares against).
+PROTECTED_SUM=
+protected_sum() { # ws -> a digest of the planted protected paths
+	(cd "$1" && { cat .git/config .git/hooks/pre-push.sample .vscode/tasks.json;
+		ls -a .git .git/hooks .vscode; } 2>&1 | md5sum)
+}
+reset_protected() { # id
+	local d=$T/$1/ws
+	rm -rf "$d/.git" "$d/.git-old" "$d/.vscode" "$d/.vscode-old" "$d"/.envrc* \
+		"$d"/*.toolcage-blocked-* "$d"/.*.toolcage-blocked-* "$d/cfg-link" "$d/cfg-sym"
+	mkdir -p "$d/.git/hooks" "$d/.vscode"
+	printf '[core]\n\trepositoryformatversion = 0\n' > "$d/.git/config"
+	printf '#!/bin/sh\nexit 0\n' > "$d/.git/hooks/pre-push.sample"
+	printf '{"version": "2.0.0", "tasks": []}\n' > "$d/.vscode/tasks.json"
+	if [ "$1" = nobody ]; then chown -R 65534:65534 "$d/.git" "$d/.vscode"; fi
+	PROTECTED_SUM=$(protected_sum "$d")
 }
 
 reset_canaries() { # id
@@ -515,6 +556,7 @@ run_attack() { # id profile attack expect flags cmd...
 	else argv=("$LDSO" "$prog" "${argv[@]:1}"); fi
 	PREVMARK=$mark
 	case $attack in unlink_*|rename_*|chmod_*|utimes_*|setxattr_*|truncate_*) reset_canaries "$id" ;; esac
+	case $attack in protect_*) reset_protected "$id" ;; esac
 
 	local out=$T/r/$n t0 t1 rc pingsave="" tfosave=""
 	case ",$flags," in *,ping,*)
@@ -587,6 +629,15 @@ run_attack() { # id profile attack expect flags cmd...
 	case ",$flags," in *,tmp,*)
 		f=$(find /tmp /var/tmp /dev/shm -maxdepth 3 -name "*$mark*" 2>/dev/null | head -3 | tr '\n' ' ')
 		if [ -n "$f" ]; then outside="fail:left in the host: $f"; rm -rf $f; fi ;;
+	esac
+	case ",$flags," in *,intact,*)
+		[ "$(protected_sum "$ws")" = "$PROTECTED_SUM" ] ||
+			outside="fail:a protected path changed: $(cd "$ws" && ls -a . .git 2>&1 | tr '\n' ' ')" ;;
+	esac
+	case ",$flags," in *,swept=*)
+		f=${flags#*swept=}; f=${f%%,*}
+		[ -e "$ws/$f" ] || [ -L "$ws/$f" ] &&
+			outside="fail:$f, created during the call, is still in the workspace after it" ;;
 	esac
 	if grep -q -- " $mark\$" "$T/listen.log"; then
 		f=$(grep -- " $mark\$" "$T/listen.log" | head -1 | cut -d' ' -f1)

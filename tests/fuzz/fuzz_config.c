@@ -21,6 +21,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fuzz_assert(cfg->max_concurrent > 0);
 		fuzz_assert(cfg->tool_dirs != NULL);
 		fuzz_assert(cfg->tool_dirs[cfg->n_tool_dirs] == NULL);
+		fuzz_assert(cfg->protected_paths != NULL);
+		fuzz_assert(cfg->protected_paths[cfg->n_protected] == NULL);
+		for (size_t i = 0; i < cfg->n_protected; i++)
+			fuzz_assert(cfg->protected_paths[i][0] && cfg->protected_paths[i][0] != '/');
 		fuzz_assert(cfg->approval != NULL);
 		fuzz_assert(!strcmp(cfg->approval, "deny") || !strcmp(cfg->approval, "tty") ||
 		            (!strncmp(cfg->approval, "cmd:", 4) && cfg->approval[4] == '/'));

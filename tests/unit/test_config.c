@@ -55,6 +55,69 @@ static void expect_error(const char *rel, const char *where_suffix, const char *
 		         rel, err.where, err.msg, where_suffix, msg);
 }
 
+static bool has_protected(const struct config *cfg, const char *p)
+{
+	for (size_t i = 0; i < cfg->n_protected; i++)
+		if (!strcmp(cfg->protected_paths[i], p))
+			return true;
+	return false;
+}
+
+/* The defaults hold git's, direnv's, editors' and agents' files; add
+ * extends, remove frees a default; the list stays NULL-terminated. */
+static void test_config_protected_paths(void **state)
+{
+	(void)state;
+	struct tc_error err = { 0 };
+	struct config *cfg = config_defaults();
+	assert_true(has_protected(cfg, ".git/config"));
+	assert_true(has_protected(cfg, ".git/hooks"));
+	assert_true(has_protected(cfg, ".envrc"));
+	assert_true(has_protected(cfg, ".mcp.json"));
+	assert_true(has_protected(cfg, ".vscode"));
+	assert_true(has_protected(cfg, "toolcage.json"));
+	assert_null(cfg->protected_paths[cfg->n_protected]);
+	size_t n = cfg->n_protected;
+	config_release(cfg);
+	cfg = parse("{\"protected_paths\": {\"add\": [\"deploy/prod.env\", \".envrc\"], "
+	            "\"remove\": [\".vscode\", \".idea\"]}}", &err);
+	assert_non_null(cfg);
+	assert_true(has_protected(cfg, "deploy/prod.env"));
+	assert_false(has_protected(cfg, ".vscode"));
+	assert_false(has_protected(cfg, ".idea"));
+	assert_true(has_protected(cfg, ".git/config"));
+	assert_int_equal(cfg->n_protected, n - 1);   /* .envrc was there already */
+	assert_null(cfg->protected_paths[cfg->n_protected]);
+	config_release(cfg);
+}
+
+static void expect_parse_error(const char *text, const char *where, const char *msg)
+{
+	struct tc_error err = { 0 };
+	assert_null(parse(text, &err));
+	if (!strstr(err.where, where) || !strstr(err.msg, msg))
+		fail_msg("%s: got %s: %s", text, err.where, err.msg);
+}
+
+static void test_config_protected_paths_errors(void **state)
+{
+	(void)state;
+	expect_parse_error("{\"protected_paths\": {\"add\": [\"/etc/x\"]}}",
+	                   "/protected_paths/add/0", "relative");
+	expect_parse_error("{\"protected_paths\": {\"add\": [\"a/../b\"]}}",
+	                   "/protected_paths/add/0", "plain names");
+	expect_parse_error("{\"protected_paths\": {\"add\": [\"*.env\"]}}",
+	                   "/protected_paths/add/0", "not a glob");
+	expect_parse_error("{\"protected_paths\": {\"add\": [\"a/b/c/d/e/f/g/h/i\"]}}",
+	                   "/protected_paths/add/0", "too deep");
+	expect_parse_error("{\"protected_paths\": {\"remove\": [\".gti/config\"]}}",
+	                   "/protected_paths/remove/0", "not one of the default");
+	expect_parse_error("{\"protected_paths\": {\"ad\": []}}",
+	                   "/protected_paths/ad", "unknown key");
+	expect_parse_error("{\"protected_paths\": [\".x\"]}", "/protected_paths",
+	                   "must be an object");
+}
+
 static void test_config_defaults(void **state)
 {
 	(void)state;
@@ -404,6 +467,8 @@ int main(void)
 		cmocka_unit_test(test_config_load_without_file_gives_defaults),
 		cmocka_unit_test(test_config_load_finds_toolcage_json_in_cwd),
 		cmocka_unit_test(test_config_load_search_order),
+		cmocka_unit_test(test_config_protected_paths),
+		cmocka_unit_test(test_config_protected_paths_errors),
 		cmocka_unit_test(test_config_load_missing_named_file_fails),
 		cmocka_unit_test(test_config_full_example),
 		cmocka_unit_test(test_config_rules_become_gate_rules),

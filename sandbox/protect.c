@@ -1,0 +1,410 @@
+/* protect.c — protected paths: files in a writable tree that the owner's
+ * own programs trust later (a repository's .git/config and hooks, an
+ * editor's task files, an agent's MCP configuration, .envrc). A tool that
+ * could write one would run code outside any jail the next time the owner
+ * runs git, opens the editor or enters the directory.
+ *
+ * Each protected path is relative and applies below every writable root
+ * (the workspace, each write path). In the child (mount namespace, before
+ * Landlock and seccomp):
+ *  - every directory on the way to a protected path (.git for .git/config)
+ *    is bound onto itself, writable: a mount point cannot be renamed or
+ *    removed, so a tool cannot move .git aside and make a new one;
+ *  - every protected path that exists is bound onto itself read-only
+ *    (recursively): writing, truncating, chmod, removing, renaming or
+ *    hard-linking it fails (EROFS, EBUSY, EXDEV), whatever the tool runs;
+ *  - where a file stands in for a directory on the way (.git as a
+ *    worktree's "gitdir:" file) that file is made read-only instead.
+ * A mount cannot cover a name that does not exist yet, and Landlock has no
+ * rule for one name in a directory. So a protected path missing when a
+ * call starts is checked when it has ended (every process of it gone):
+ * whatever appeared there (or the first new directory on the way) is
+ * renamed aside to NAME.toolcage-blocked-N and the caller is told
+ * (sbx_protect_snapshot, sbx_protect_sweep). A symbolic link on the way
+ * cannot be bound over: the link is left, and the sweep sees it replaced.
+ *
+ * A spare child bound what existed when it was set up: before each spawn
+ * the parent looks again and drops a spare that is out of date
+ * (protect_refresh), as mask.c does for hidden paths.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sched.h>
+#include <linux/mount.h>
+#include <linux/openat2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+enum { PROTECT_MAX = 64, PROTECT_DEPTH = 8, PROTECT_NAME_MAX = 255 };
+
+/* The identity of one component of a candidate: absent, or (dev, ino,
+ * type). */
+struct protect_id {
+	bool present;
+	bool dir;
+	bool link;
+	dev_t dev;
+	ino_t ino;
+};
+
+/* ---- parent: the plan ------------------------------------------------- */
+
+/* A relative path of plain names: no leading '/', no "", "." or ".."
+ * component, no more than PROTECT_DEPTH components. */
+static int check_rel(const char *p)
+{
+	size_t depth = 0;
+	if (!*p || *p == '/' || strlen(p) > PROTECT_NAME_MAX)
+		return -1;
+	for (const char *c = p; *c;) {
+		size_t n = strcspn(c, "/");
+		if (n == 0 || (n == 1 && c[0] == '.') || (n == 2 && c[0] == '.' && c[1] == '.'))
+			return -1;
+		if (++depth > PROTECT_DEPTH)
+			return -1;
+		c += n;
+		if (*c == '/')
+			c++;
+		if (!*c && c[-1] == '/')
+			return -1;
+	}
+	return 0;
+}
+
+static int push(char ***list, int *n, const char *root, const char *rel, size_t rel_len)
+{
+	char path[PATH_MAX];
+	int len = snprintf(path, sizeof path, "%s/%.*s", root, (int)rel_len, rel);
+	if (len < 0 || (size_t)len >= sizeof path)
+		return -ENAMETOOLONG;
+	for (int i = 0; i < *n; i++)
+		if (!strcmp((*list)[i], path))
+			return 0;
+	char **l = realloc(*list, (size_t)(*n + 2) * sizeof *l);
+	if (!l)
+		return -ENOMEM;
+	*list = l;
+	if (!(l[*n] = strdup(path)))
+		return -ENOMEM;
+	l[++*n] = NULL;
+	return 0;
+}
+
+int protect_plan(const struct sbx_spec *spec, struct sbx_jail *j, struct sbx_error *err)
+{
+	size_t n = 0;
+	for (; spec->protected_paths && spec->protected_paths[n]; n++)
+		if (check_rel(spec->protected_paths[n]) < 0)
+			return sbx_err(err, EINVAL, "protected path \"%s\" must be relative, made of "
+			               "plain names (no \"\", \".\" or \"..\"), at most %d deep",
+			               spec->protected_paths[n], PROTECT_DEPTH);
+	if (n > PROTECT_MAX)
+		return sbx_err(err, E2BIG, "more than %d protected paths", PROTECT_MAX);
+	if (!n || !j->rw_paths || !j->rw_paths[0])
+		return 0;      /* nothing to protect, or nothing writable */
+	/* Without a mount namespace the child surely has, nothing could make
+	 * them read-only: refuse rather than let a tool write them. */
+	if (!j->private_tmp || (j->optional_ns & CLONE_NEWNS))
+		return sbx_err(err, EPERM, "protected paths need a mount namespace, and profile %s "
+		               "%s", j->name, j->private_tmp ? "marks it optional" : "has none");
+	for (char **root = j->rw_paths; *root; root++)
+		for (size_t i = 0; i < n; i++) {
+			const char *rel = spec->protected_paths[i];
+			int rc = 0;
+			for (const char *s = strchr(rel, '/'); s && !rc; s = strchr(s + 1, '/'))
+				rc = push(&j->prot_pins, &j->n_prot_pins, *root, rel, (size_t)(s - rel));
+			if (!rc)
+				rc = push(&j->prot_ro, &j->n_prot_ro, *root, rel, strlen(rel));
+			if (rc)
+				return sbx_err(err, -rc, "protected path %s/%s", *root, rel);
+		}
+	j->prot_seen = calloc((size_t)j->n_prot_ro * PROTECT_DEPTH, sizeof *j->prot_seen);
+	if (!j->prot_seen)
+		return sbx_err(err, ENOMEM, "protected paths");
+	protect_refresh(j);
+	return 0;
+}
+
+void protect_release(struct sbx_jail *j)
+{
+	for (int i = 0; i < j->n_prot_pins; i++)
+		free(j->prot_pins[i]);
+	for (int i = 0; i < j->n_prot_ro; i++)
+		free(j->prot_ro[i]);
+	free(j->prot_pins);
+	free(j->prot_ro);
+	free(j->prot_seen);
+	j->prot_pins = j->prot_ro = NULL;
+	j->prot_seen = NULL;
+	j->n_prot_pins = j->n_prot_ro = 0;
+}
+
+/* The root a candidate lies under (the longest writable root that is a
+ * prefix of it): the sweep must not look above it. */
+static size_t root_len(const struct sbx_jail *j, const char *path)
+{
+	size_t best = 0;
+	for (char **r = j->rw_paths; r && *r; r++) {
+		size_t n = strlen(*r);
+		if (n > best && !strncmp(path, *r, n) && path[n] == '/')
+			best = n;
+	}
+	return best;
+}
+
+/* The identity of every component of path below its root, into
+ * ids[PROTECT_DEPTH], by lstat through each directory: a component after
+ * an absent, non-directory or symlink one is absent. */
+static void identify(const struct sbx_jail *j, const char *path, struct protect_id *ids)
+{
+	char buf[PATH_MAX];
+	size_t rl = root_len(j, path), k = 0;
+	bool stop = false;
+	memset(ids, 0, PROTECT_DEPTH * sizeof *ids);
+	snprintf(buf, sizeof buf, "%s", path);
+	for (size_t i = rl + 1; k < PROTECT_DEPTH; i++) {
+		if (buf[i] != '/' && buf[i] != '\0')
+			continue;
+		char c = buf[i];
+		buf[i] = '\0';
+		struct stat st;
+		if (!stop && lstat(buf, &st) == 0) {
+			ids[k] = (struct protect_id){ true, S_ISDIR(st.st_mode), S_ISLNK(st.st_mode),
+			                              st.st_dev, st.st_ino };
+			stop = !S_ISDIR(st.st_mode);
+		} else {
+			stop = true;
+		}
+		buf[i] = c;
+		k++;
+		if (!c)
+			break;
+	}
+}
+
+static bool same_id(const struct protect_id *a, const struct protect_id *b)
+{
+	return a->present == b->present && (!a->present || (a->dev == b->dev &&
+	       a->ino == b->ino && a->dir == b->dir && a->link == b->link));
+}
+
+int protect_refresh(struct sbx_jail *j)
+{
+	int changed = 0;
+	for (int i = 0; i < j->n_prot_ro; i++) {
+		struct protect_id now[PROTECT_DEPTH];
+		identify(j, j->prot_ro[i], now);
+		struct protect_id *seen = j->prot_seen + (size_t)i * PROTECT_DEPTH;
+		for (int k = 0; k < PROTECT_DEPTH; k++)
+			if (!same_id(&now[k], &seen[k]))
+				changed = 1;
+		memcpy(seen, now, sizeof now);
+	}
+	return changed;
+}
+
+/* ---- child: the mounts (async-signal-safe) ---------------------------- */
+
+/* Binds path onto itself (read-only when ro), with nothing symbolic on the
+ * way. -ENOENT, -ENOTDIR or -ELOOP when it cannot be found so (the caller
+ * decides), -errno for a real failure. want_dir: only a directory. */
+static int bind_self(const char *path, bool ro, bool want_dir)
+{
+	struct open_how how = { .flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,
+	                        .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS };
+	int fd = (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof how);
+	if (fd < 0)
+		return -errno;
+	struct stat st;
+	int rc = 0, tree = -1;
+	if (fstat(fd, &st) < 0)
+		rc = -errno;
+	else if (S_ISLNK(st.st_mode))
+		rc = -ELOOP;
+	else if (want_dir && !S_ISDIR(st.st_mode))
+		rc = -ENOTDIR;
+	if (!rc && (tree = (int)syscall(SYS_open_tree, fd, "", AT_EMPTY_PATH | AT_RECURSIVE |
+	                                OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC)) < 0)
+		rc = -errno;
+	struct mount_attr a = { .attr_set = MOUNT_ATTR_RDONLY };
+	if (!rc && ro && syscall(SYS_mount_setattr, tree, "", AT_EMPTY_PATH | AT_RECURSIVE,
+	                         &a, sizeof a) < 0)
+		rc = -errno;
+	if (!rc && syscall(SYS_move_mount, tree, "", fd, "", MOVE_MOUNT_F_EMPTY_PATH |
+	                   MOVE_MOUNT_T_EMPTY_PATH) < 0)
+		rc = -errno;
+	if (tree >= 0)
+		close(tree);
+	close(fd);
+	return rc;
+}
+
+static bool not_there(int rc)
+{
+	return rc == -ENOENT || rc == -ENOTDIR || rc == -ELOOP;
+}
+
+/* A protected path below a non-directory (.git a worktree's "gitdir:"
+ * file): that file decides where the real one is, so it is protected. */
+static int protect_stand_in(const struct sbx_jail *j, const char *path)
+{
+	char buf[PATH_MAX];
+	size_t len = strlen(path);
+	if (len >= sizeof buf)
+		return 0;
+	memcpy(buf, path, len + 1);
+	for (size_t i = root_len(j, path) + 1; i < len; i++) {
+		if (buf[i] != '/')
+			continue;
+		buf[i] = '\0';
+		struct stat st;
+		int rc = 0;
+		if (lstat(buf, &st) < 0)
+			rc = -errno;
+		else if (S_ISREG(st.st_mode))
+			rc = bind_self(buf, true, false);
+		else if (!S_ISDIR(st.st_mode))
+			return 0;
+		if (rc < 0 || S_ISREG(st.st_mode))
+			return not_there(rc) ? 0 : rc;
+		buf[i] = '/';
+	}
+	return 0;
+}
+
+int protect_apply(const struct sbx_jail *j)
+{
+	for (int i = 0; i < j->n_prot_pins; i++) {
+		int rc = bind_self(j->prot_pins[i], false, true);
+		if (rc < 0 && !not_there(rc))
+			return rc;
+	}
+	for (int i = 0; i < j->n_prot_ro; i++) {
+		int rc = bind_self(j->prot_ro[i], true, false);
+		if (rc == -ENOTDIR)
+			rc = protect_stand_in(j, j->prot_ro[i]);
+		if (rc < 0 && !not_there(rc))
+			return rc;
+	}
+	return 0;
+}
+
+/* ---- parent: after a call --------------------------------------------- */
+
+struct sbx_protect_snap {
+	int n;
+	struct protect_id ids[];   /* n * PROTECT_DEPTH */
+};
+
+int sbx_protect_snapshot(const struct sbx_jail *j, struct sbx_protect_snap **out)
+{
+	*out = NULL;
+	if (!j->n_prot_ro)
+		return 0;
+	struct sbx_protect_snap *s = malloc(sizeof *s + (size_t)j->n_prot_ro * PROTECT_DEPTH *
+	                                    sizeof s->ids[0]);
+	if (!s)
+		return -ENOMEM;
+	s->n = j->n_prot_ro;
+	for (int i = 0; i < s->n; i++)
+		identify(j, j->prot_ro[i], s->ids + (size_t)i * PROTECT_DEPTH);
+	*out = s;
+	return 0;
+}
+
+void sbx_protect_snap_free(struct sbx_protect_snap *s)
+{
+	free(s);
+}
+
+/* Renames dir/name aside (same directory, a name nothing trusts) without
+ * following anything: dir is opened component by component below the
+ * root. Appends "path -> new name" or "path (could not be moved: why)" to
+ * the report. */
+static void move_aside(const char *path, size_t rl, char *report, size_t size)
+{
+	char dir[PATH_MAX], aside[NAME_MAX + 1];
+	const char *slash = strrchr(path, '/');
+	size_t used = strlen(report);
+	const char *name = slash + 1;
+	int rc = 0;
+	snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+	struct open_how how = { .flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+	                        .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS };
+	char root[PATH_MAX];
+	snprintf(root, sizeof root, "%.*s", (int)rl, path);
+	int rfd = (int)syscall(SYS_openat2, AT_FDCWD, root, &how, sizeof how);
+	how.resolve |= RESOLVE_BENEATH;
+	int dfd = rfd < 0 ? -1 : strlen(dir) == rl ? dup(rfd) :
+	          (int)syscall(SYS_openat2, rfd, dir + rl + 1, &how, sizeof how);
+	if (dfd < 0)
+		rc = -errno;
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	for (unsigned k = 0; !rc && k < 100; k++) {
+		snprintf(aside, sizeof aside, "%.200s.toolcage-blocked-%lx%u", name,
+		         (unsigned long)ts.tv_sec, k);
+		if (syscall(SYS_renameat2, dfd, name, dfd, aside, RENAME_NOREPLACE) == 0)
+			break;
+		rc = errno == EEXIST ? 0 : -errno;
+		if (k == 99)
+			rc = -EEXIST;
+	}
+	if (rc)
+		snprintf(report + used, size - used, "%s%s (could not be moved aside: %s)",
+		         used ? "; " : "", path + rl + 1, strerror(-rc));
+	else
+		snprintf(report + used, size - used, "%s%s (moved to %s)", used ? "; " : "",
+		         path + rl + 1, aside);
+	if (dfd >= 0)
+		close(dfd);
+	if (rfd >= 0)
+		close(rfd);
+}
+
+char *sbx_protect_sweep(const struct sbx_jail *j, const struct sbx_protect_snap *s)
+{
+	if (!s)
+		return NULL;
+	size_t size = 4096;
+	char *report = calloc(1, size);
+	if (!report)
+		return NULL;
+	for (int i = 0; i < s->n && i < j->n_prot_ro; i++) {
+		const struct protect_id *before = s->ids + (size_t)i * PROTECT_DEPTH;
+		struct protect_id now[PROTECT_DEPTH];
+		identify(j, j->prot_ro[i], now);
+		const char *path = j->prot_ro[i];
+		size_t rl = root_len(j, path);
+		/* The first component that is new (or another file than
+		 * before): everything below it is the tool's. */
+		size_t end = rl;
+		for (int k = 0; k < PROTECT_DEPTH; k++) {
+			end = strcspn(path + end + 1, "/") + end + 1;
+			if (!now[k].present)
+				break;
+			if (!same_id(&before[k], &now[k])) {
+				char part[PATH_MAX];
+				snprintf(part, sizeof part, "%.*s", (int)end, path);
+				move_aside(part, rl, report, size);
+				break;
+			}
+			if (!path[end])
+				break;
+		}
+	}
+	if (!report[0]) {
+		free(report);
+		return NULL;
+	}
+	return report;
+}

@@ -1,0 +1,223 @@
+/* protect.c — protected paths in a writable workspace: files the owner's
+ * own programs trust later (a repository's .git/config and hooks, editor
+ * task files, .envrc). The runner plants .git/config, .git/hooks/ and
+ * .vscode/tasks.json in the workspace; under every profile, even those
+ * that write the workspace, none may be changed, replaced, moved, linked
+ * to or added to. Each attack takes the workspace as its argument and
+ * works from it as the current directory.
+ *
+ *   protect append WS          open .git/config for appending and write
+ *   protect trunc WS           truncate .git/config to 0 bytes
+ *   protect chmod WS           chmod .git/config 0777
+ *   protect utimes WS          set .git/config's times to the epoch
+ *   protect xattr WS           set user.tc_escape on .git/config
+ *   protect unlink WS          unlink .git/config
+ *   protect rename_over WS     write a new file, rename it onto .git/config
+ *   protect rename_away WS     rename .git/config away, then write a new one
+ *   protect swap_gitdir WS     rename .git aside and make a new .git/config
+ *   protect swap_hooks WS      rename .git/hooks aside and make a new one
+ *   protect rmdir_hooks WS     remove .git/hooks/ and its sample
+ *   protect hook WS            create .git/hooks/pre-commit
+ *   protect hardlink WS        hard-link .git/config and write the link
+ *   protect symlink WS         symlink to .git/config and write through it
+ *   protect tasks WS           write .vscode/tasks.json
+ *   protect swap_vscode WS     rename .vscode aside and make a new one
+ *   protect create_envrc WS    create .envrc (missing: a mount cannot hold
+ *                              a name that does not exist, so this gets
+ *                              through; the runner checks from outside
+ *                              that toolcage moved it aside afterwards)
+ *   protect control WS         write an ordinary file: must work under
+ *                              the writing profiles (a control)
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+#include "verdict.h"
+
+static void enter(const char *a, int argc, char **argv)
+{
+	const char *ws = arg_str(a, argc, argv, 2);
+	if (chdir(ws) < 0)
+		TESTERR(a, "chdir %s: %s", ws, errname(errno));
+	if (access(".git/config", F_OK) < 0 || access(".vscode/tasks.json", F_OK) < 0)
+		TESTERR(a, "the runner did not plant .git/config and .vscode/tasks.json");
+}
+
+/* Writes text to path (created when missing): 0, or -1 with errno. */
+static int put(const char *path, const char *text, int flags)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC | flags, 0644);
+	if (fd < 0)
+		return -1;
+	ssize_t n = write(fd, text, strlen(text));
+	int e = errno;
+	close(fd);
+	errno = e;
+	return n < 0 ? -1 : 0;
+}
+
+static void do_append(const char *a, int argc, char **argv)
+{
+	enter(a, argc, argv);
+	EXPECT_FAIL(a, put(".git/config", "[core]\n\tfsmonitor = touch /tmp/pwned\n", O_APPEND),
+	            "append to .git/config");
+}
+
+static void do_trunc(const char *a, int argc, char **argv)
+{
+	enter(a, argc, argv);
+	EXPECT_FAIL(a, truncate(".git/config", 0), "truncate .git/config");
+}
+
+static void do_chmod(const char *a, int argc, char **argv)
+{
+	enter(a, argc, argv);
+	EXPECT_FAIL(a, chmod(".git/config", 0777), "chmod .git/config");
+}
+
+static void do_utimes(const char *a, int argc, char **argv)
+{
+	enter(a, argc, argv);
+	struct timespec t[2] = { { 0, 0 }, { 0, 0 } };
+	EXPECT_FAIL(a, utimensat(AT_FDCWD, ".git/config", t, 0), "utimes .git/config");
+}
+
+static void do_xattr(const char *a, int argc, char **argv)
+{
+	enter(a, argc, argv);
+	EXPECT_FAIL(a, setxattr(".git/config", "user.tc_escape", "1", 1, 0), "setxattr .git/config");
+}
+
+static void do_unlink(const char *a, int argc, char **argv)
+{
+	enter(a, argc, argv);
+	EXPECT_FAIL(a, unlink(".git/config"), "unlink .git/config");
+}
+
+static void do_rename_over(const char *a, int argc, char **argv)
+{
+	enter(a, argc, argv);
+	if (put("evil-config", "[core]\n\thooksPath = /tmp\n", O_CREAT | O_TRUNC) < 0)
+		BLOCKED(a, "cannot even write in the workspace: %s", errname(errno));
+	int rc = rename("evil-config", ".git/config");
+	int e = errno;
+	unlink("evil-config");
+	errno = e;
+	EXPECT_FAIL(a, rc, "rename a new file onto .git/config");
+}
+
+static void do_rename_away(const char *a, int argc, char **argv)
+{
+	enter(a, argc, argv);
+	if (rename(".git/config", ".git/config.old") < 0)
+		BLOCKED(a, "rename .git/config away: %s", errname(errno));
+	EXPECT_FAIL(a, put(".git/config", "[core]\n", O_CREAT | O_EXCL), "a new .git/config");
+}
+
+static void do_swap_gitdir(const char *a, int argc, char **argv)
+{
+	enter(a, argc, argv);
+	if (rename(".git", ".git-old") < 0)
+		BLOCKED(a, "rename .git aside: %s", errname(errno));
+	if (mkdir(".git", 0755) < 0)
+		BLOCKED(a, "mkdir a new .git: %s", errname(errno));
+	EXPECT_FAIL(a, put(".git/config", "[core]\n", O_CREAT | O_EXCL), "a new .git/config");
+}
+
+static void do_swap_hooks(const char *a, int argc, char **argv)
+{
+	enter(a, argc, argv);
+	if (rename(".git/hooks", ".git/hooks-old") < 0)
+		BLOCKED(a, "rename .git/hooks aside: %s", errname(errno));
+	EXPECT_FAIL(a, mkdir(".git/hooks", 0755), "mkdir a new .git/hooks");
+}
+
+static void do_rmdir_hooks(const char *a, int argc, char **argv)
+{
+	enter(a, argc, argv);
+	if (unlink(".git/hooks/pre-push.sample") < 0 && errno != ENOENT)
+		BLOCKED(a, "unlink a sample hook: %s", errname(errno));
+	EXPECT_FAIL(a, rmdir(".git/hooks"), "rmdir .git/hooks");
+}
+
+static void do_hook(const char *a, int argc, char **argv)
+{
+	enter(a, argc, argv);
+	EXPECT_FAIL(a, put(".git/hooks/pre-commit", "#!/bin/sh\ntouch /tmp/pwned\n", O_CREAT),
+	            "create .git/hooks/pre-commit");
+}
+
+static void do_hardlink(const char *a, int argc, char **argv)
+{
+	enter(a, argc, argv);
+	unlink("cfg-link");
+	if (link(".git/config", "cfg-link") < 0)
+		BLOCKED(a, "link .git/config: %s", errname(errno));
+	int rc = put("cfg-link", "[core]\n", O_APPEND);
+	int e = errno;
+	unlink("cfg-link");
+	errno = e;
+	EXPECT_FAIL(a, rc, "write through a hard link to .git/config");
+}
+
+static void do_symlink(const char *a, int argc, char **argv)
+{
+	enter(a, argc, argv);
+	unlink("cfg-sym");
+	if (symlink(".git/config", "cfg-sym") < 0)
+		BLOCKED(a, "cannot even make a symlink in the workspace: %s", errname(errno));
+	int rc = put("cfg-sym", "[core]\n", O_APPEND);
+	int e = errno;
+	unlink("cfg-sym");
+	errno = e;
+	EXPECT_FAIL(a, rc, "write through a symlink to .git/config");
+}
+
+static void do_tasks(const char *a, int argc, char **argv)
+{
+	enter(a, argc, argv);
+	EXPECT_FAIL(a, put(".vscode/tasks.json", "{}", O_TRUNC), "write .vscode/tasks.json");
+}
+
+static void do_swap_vscode(const char *a, int argc, char **argv)
+{
+	enter(a, argc, argv);
+	if (rename(".vscode", ".vscode-old") < 0)
+		BLOCKED(a, "rename .vscode aside: %s", errname(errno));
+	EXPECT_FAIL(a, mkdir(".vscode", 0755), "mkdir a new .vscode");
+}
+
+static void do_create_envrc(const char *a, int argc, char **argv)
+{
+	enter(a, argc, argv);
+	EXPECT_FAIL(a, put(".envrc", "export PATH=/tmp/pwned:$PATH\n", O_CREAT | O_EXCL),
+	            "create .envrc");
+}
+
+static void do_control(const char *a, int argc, char **argv)
+{
+	enter(a, argc, argv);
+	int rc = put("ordinary.txt", "fine\n", O_CREAT | O_TRUNC);
+	if (rc < 0)
+		BLOCKED(a, "write ordinary.txt: %s", errname(errno));
+	unlink("ordinary.txt");
+	ESCAPED(a, "wrote an ordinary file beside the protected ones");
+}
+
+int main(int argc, char **argv)
+{
+	static const struct attack t[] = {
+		{ "append", do_append },           { "trunc", do_trunc },
+		{ "chmod", do_chmod },             { "utimes", do_utimes },
+		{ "xattr", do_xattr },             { "unlink", do_unlink },
+		{ "rename_over", do_rename_over }, { "rename_away", do_rename_away },
+		{ "swap_gitdir", do_swap_gitdir }, { "swap_hooks", do_swap_hooks },
+		{ "rmdir_hooks", do_rmdir_hooks }, { "hook", do_hook },
+		{ "hardlink", do_hardlink },       { "symlink", do_symlink },
+		{ "tasks", do_tasks },             { "swap_vscode", do_swap_vscode },
+		{ "create_envrc", do_create_envrc }, { "control", do_control },
+	};
+	return ATTACKS(t);
+}

@@ -1,0 +1,125 @@
+#!/bin/sh
+# protected_paths.sh — files in the workspace that the owner's programs
+# trust later (.git/config and hooks, .vscode, .envrc, toolcage.json ...)
+# stay out of every tool's reach, driven through the real binary: the
+# write tools and run_command cannot change one that exists; one a command
+# creates is moved aside when the call ends and the result says so (also
+# when a spare child ran it, and under toolcage exec); a worktree's .git
+# file is held too; the list follows protected_paths.add and .remove, and
+# a bad entry is refused with its JSON pointer. tests/escape/protect.c
+# tries the system calls one by one.
+# Exit 0 pass, 77 skip (the reason is the last line), 1 fail.
+set -u
+TC=${TOOLCAGE:?}
+PY=$(command -v python3) || { echo "skip: python3 is needed to read --json output"; exit 77; }
+tmp=$(mktemp -d /tmp/tc-protect.XXXXXX) || exit 1
+trap 'rm -rf "$tmp"' EXIT INT TERM
+ws=$tmp/ws E=$tmp/etc
+mkdir -p "$ws" "$E"
+XDG_CONFIG_HOME=$tmp/xdg
+export XDG_CONFIG_HOME
+"$TC" exec --workspace "$ws" -- /bin/true >/dev/null 2>&1
+[ $? -ne 125 ] || { echo "skip: the sandbox cannot be set up here"; exit 77; }
+fails=0
+ok() { echo "ok   $*"; }
+bad() { echo "FAIL $*"; sed 's/^/     /' "$tmp/out" "$tmp/err" 2>/dev/null | head -12; fails=$((fails + 1)); }
+field() { # file key -> the value of a top-level key of a JSON object
+	"$PY" -c 'import json,sys; v=json.load(open(sys.argv[1])).get(sys.argv[2]); print(v if isinstance(v,str) else json.dumps(v))' "$1" "$2"
+}
+plant() {
+	rm -rf "$ws"/.git "$ws"/.vscode "$ws"/.envrc* "$ws"/*.toolcage-blocked-* "$ws"/.*.toolcage-blocked-*
+	mkdir -p "$ws/.git/hooks" "$ws/.vscode"
+	printf '[core]\n\tbare = false\n' > "$ws/.git/config"
+	printf '{"tasks": []}\n' > "$ws/.vscode/tasks.json"
+}
+printf '{"policy": {"levels": {"destructive": "allow"}}}\n' > "$E/allow.json"
+C="$TC call --json --config $E/allow.json"
+call() { # tool args -> $tmp/out (the --json result), rc
+	(cd "$ws" && timeout 60 $C "$@") >"$tmp/out" 2>"$tmp/err"; rc=$?
+}
+cmd() { # shell text run by run_command in the workspace
+	call run_command "$("$PY" -c 'import json,sys; print(json.dumps({"argv": ["sh", "-c", sys.argv[1]]}))' "$1")"
+}
+
+# ---- existing protected paths cannot be written -----------------------------
+plant
+call write_file '{"path": ".git/config", "content": "[core]\n\tfsmonitor = touch /tmp/pwned\n"}'
+[ "$(field "$tmp/out" status)" != ok ] && grep -q 'bare = false' "$ws/.git/config" &&
+	ok "write_file cannot overwrite .git/config" || bad "write_file .git/config: $(field "$tmp/out" status)"
+call edit_file '{"path": ".vscode/tasks.json", "old_text": "[]", "new_text": "[{}]"}'
+[ "$(field "$tmp/out" status)" != ok ] && grep -q '"tasks": \[\]' "$ws/.vscode/tasks.json" &&
+	ok "edit_file cannot change .vscode/tasks.json" || bad "edit_file tasks.json"
+call move_path '{"source": ".git", "destination": "old-git"}'
+[ "$(field "$tmp/out" status)" != ok ] && [ -f "$ws/.git/config" ] &&
+	ok "move_path cannot move .git aside" || bad "move_path .git"
+cmd 'echo "[core] hooksPath = /tmp" >> .git/config; echo x > .git/hooks/pre-commit; mv .vscode v2; ln .git/config l; echo ok > fine.txt'
+[ -f "$ws/fine.txt" ] && [ ! -e "$ws/.git/hooks/pre-commit" ] && [ ! -e "$ws/v2" ] && [ ! -e "$ws/l" ] &&
+	grep -q 'bare = false' "$ws/.git/config" && ! grep -q hooksPath "$ws/.git/config" &&
+	ok "run_command writes the workspace but none of its protected paths" || bad "run_command on protected paths"
+
+# ---- created ones are moved aside, and the result says so ------------------
+plant
+cmd 'echo "export X=1" > .envrc; mkdir -p .claude; echo "{}" > .claude/settings.json; echo ok > fine.txt'
+st=$(field "$tmp/out" status)
+moved=$(field "$tmp/out" canonical | "$PY" -c 'import json,sys; print(json.load(sys.stdin).get("protected_paths_moved",""))')
+[ "$st" = failed ] && [ ! -e "$ws/.envrc" ] && [ ! -e "$ws/.claude" ] && [ -f "$ws/fine.txt" ] &&
+	ls "$ws"/.envrc.toolcage-blocked-* >/dev/null 2>&1 &&
+	echo "$moved" | grep '.envrc (moved to .envrc.toolcage-blocked-' >/dev/null &&
+	field "$tmp/out" render | grep 'moved aside' >/dev/null &&
+	ok "a command that creates .envrc and .claude/: both moved aside, status failed, render says so" ||
+	bad "created protected paths: status $st, moved '$moved'"
+
+# a new repository made by the call: the whole new .git goes aside
+rm -rf "$ws/.git"
+cmd 'mkdir -p .git/hooks && printf "[core]\n\tfsmonitor = x\n" > .git/config'
+[ ! -e "$ws/.git" ] && ls -d "$ws"/.git.toolcage-blocked-* >/dev/null 2>&1 &&
+	ok "a .git/config made from nothing: .git moved aside" || bad "new .git: $(ls -a "$ws")"
+
+# ---- a worktree's .git file ------------------------------------------------
+plant
+rm -rf "$ws/.git"
+printf 'gitdir: %s/real-gitdir\n' "$tmp" > "$ws/.git"
+cmd 'echo "gitdir: /tmp/evil" > .git'
+grep -q real-gitdir "$ws/.git" && ok "a worktree's .git file cannot be rewritten" || bad "gitfile rewritten: $(cat "$ws/.git")"
+
+# ---- spares (replay keeps them): a later call is held as well -------------
+plant
+cat > "$tmp/calls.jsonl" <<'JSONL'
+{"name": "run_command", "arguments": {"argv": ["sh", "-c", "echo a > .envrc"]}}
+{"name": "run_command", "arguments": {"argv": ["sh", "-c", "echo b > .mcp.json"]}}
+{"name": "run_command", "arguments": {"argv": ["sh", "-c", "echo c >> .git/config"]}}
+JSONL
+(cd "$ws" && timeout 60 "$TC" replay --json --config "$E/allow.json" "$tmp/calls.jsonl") >"$tmp/out" 2>"$tmp/err"
+[ ! -e "$ws/.envrc" ] && [ ! -e "$ws/.mcp.json" ] && ! grep -q '^c' "$ws/.git/config" &&
+	[ "$(grep -c '"status": *"failed"' "$tmp/out")" -ge 2 ] &&
+	ok "replay (spare children): each call's protected paths held" || bad "replay with spares"
+
+# ---- toolcage exec ------------------------------------------------------------
+plant
+(cd "$ws" && "$TC" exec --json --profile write -- sh -c 'echo > toolcage.json') >"$tmp/out" 2>"$tmp/err"
+[ ! -e "$ws/toolcage.json" ] && field "$tmp/out" protected_moved | grep 'toolcage.json (moved to' >/dev/null &&
+	grep -q 'moved aside' "$tmp/err" &&
+	ok "exec: a created toolcage.json is moved aside, --json and stderr say so" || bad "exec sweep"
+
+# ---- the list is configurable -----------------------------------------------
+plant
+echo secret > "$ws/deploy.cfg"
+printf '{"policy": {"levels": {"destructive": "allow"}}, "protected_paths": {"add": ["deploy.cfg"], "remove": [".vscode"]}}\n' > "$E/list.json"
+C="$TC call --json --config $E/list.json"
+cmd 'echo evil > deploy.cfg; echo "{}" > .vscode/tasks.json'
+grep -q secret "$ws/deploy.cfg" && grep -q '^{}$' "$ws/.vscode/tasks.json" &&
+	ok "protected_paths.add holds deploy.cfg, .remove frees .vscode" || bad "configured list"
+for bad_entry in '"/etc/x"' '"../x"' '"a/./b"' '"*.cfg"' '"a/"' '""'; do
+	printf '{"protected_paths": {"add": [%s]}}\n' "$bad_entry" > "$E/bad.json"
+	(cd "$ws" && "$TC" call --config "$E/bad.json" read_file '{"path": "deploy.cfg"}') >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	[ $rc -eq 2 ] && grep -q '/protected_paths/add/0' "$tmp/err" && ok "refused entry $bad_entry" ||
+		bad "entry $bad_entry: exit $rc"
+done
+printf '{"protected_paths": {"remove": [".gti/config"]}}\n' > "$E/bad.json"
+(cd "$ws" && "$TC" call --config "$E/bad.json" read_file '{"path": "deploy.cfg"}') >"$tmp/out" 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q 'not one of the default protected paths' "$tmp/err" &&
+	ok "removing a path that is not a default is an error (a typo)" || bad "remove typo"
+
+[ $fails -eq 0 ] || { echo "$fails failures"; exit 1; }
+echo "all protected path checks passed"
