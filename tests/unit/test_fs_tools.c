@@ -255,7 +255,7 @@ static void test_path_refuses_absolute(void **state)
 	struct ws *w = *state;
 	int rc = ws_call(w, "read_file", "{\"path\": \"/etc/passwd\"}");
 	assert_error(w, rc, "absolute_path");
-	assert_render_has(w, "relative to the workspace");
+	assert_render_has(w, "give a path inside it, relative to it");
 }
 
 static void test_path_refuses_dotdot_escape(void **state)

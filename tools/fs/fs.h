@@ -104,17 +104,22 @@ struct fs_path {
 	char *last;
 };
 
-/* Checks and splits p (empty, absolute, NUL inside, too long, ".." above
- * the root are refused). 0, or -1 with *err. */
-int fs_path_parse(const char *p, size_t len, struct fs_path *out, json_t **err);
+/* Checks and splits p (empty, absolute outside ctx->workspace, NUL
+ * inside, too long, ".." above the root are refused). An absolute path
+ * inside the workspace becomes the relative path below it (rel never
+ * starts with '/'). ctx may be NULL (absolute paths are then refused).
+ * 0, or -1 with *err. */
+int fs_path_parse(const struct tc_tool_ctx *ctx, const char *p, size_t len, struct fs_path *out,
+                  json_t **err);
 void fs_path_release(struct fs_path *p);
 /* fs_path_parse on args[key] (a string; len taken from JSON so a NUL
  * inside is caught). */
-int fs_path_arg(json_t *args, const char *key, const char *dflt, struct fs_path *out,
-                json_t **err);
+int fs_path_arg(const struct tc_tool_ctx *ctx, json_t *args, const char *key, const char *dflt,
+                struct fs_path *out, json_t **err);
 /* Like fs_path_parse, then refuses the workspace itself and a final "."
  * or "..": for tools that create, remove or rename the last component. */
-int fs_path_arg_entry(json_t *args, const char *key, struct fs_path *out, json_t **err);
+int fs_path_arg_entry(const struct tc_tool_ctx *ctx, json_t *args, const char *key,
+                      struct fs_path *out, json_t **err);
 
 /* openat2(ctx->workspace_fd, rel, flags, mode, RESOLVE_BENEATH |
  * RESOLVE_NO_MAGICLINKS), retried on EINTR/EAGAIN. Returns the fd or

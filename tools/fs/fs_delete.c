@@ -152,7 +152,7 @@ int fs_delete_path_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_o
 {
 	struct fs_path p;
 	json_t *err = NULL;
-	if (fs_path_arg_entry(args, "path", &p, &err)) {
+	if (fs_path_arg_entry(ctx, args, "path", &p, &err)) {
 		if (err && !strcmp(json_string_value(json_object_get(err, "error")), "workspace_root"))
 			fs_error_hint(err, "delete_path refuses to delete the workspace root; delete the entries "
 			              "inside it one by one instead.");
@@ -245,8 +245,8 @@ int fs_move_path_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_out
 	int sdir = -1, ddir = -1, rc;
 	struct stat st, dst_st;
 	bool overwrite = fs_arg_bool(args, "overwrite", false);
-	if (fs_path_arg_entry(args, "source", &src, &err) ||
-	    fs_path_arg_entry(args, "destination", &dst, &err) ||
+	if (fs_path_arg_entry(ctx, args, "source", &src, &err) ||
+	    fs_path_arg_entry(ctx, args, "destination", &dst, &err) ||
 	    (sdir = fs_open_parent(ctx, &src, &err)) < 0) {
 		rc = fs_fail(out, err);
 		goto out;

@@ -191,7 +191,7 @@ int fs_list_dir_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_outp
 {
 	struct fs_path p;
 	json_t *err = NULL;
-	if (fs_path_arg(args, "path", ".", &p, &err))
+	if (fs_path_arg(ctx, args, "path", ".", &p, &err))
 		return fs_fail(out, err);
 	struct walk w = {
 		.cap = (size_t)fs_arg_int(args, "max_entries", 500, 1, 5000),
@@ -255,7 +255,7 @@ int fs_tree_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_output *
 {
 	struct fs_path p;
 	json_t *err = NULL;
-	if (fs_path_arg(args, "path", ".", &p, &err))
+	if (fs_path_arg(ctx, args, "path", ".", &p, &err))
 		return fs_fail(out, err);
 	struct walk w = {
 		.cap = (size_t)fs_arg_int(args, "max_entries", 1000, 1, 5000),

@@ -50,7 +50,25 @@ static int lexical_depth(const char *p)
 	return depth;
 }
 
-int fs_path_parse(const char *p, size_t len, struct fs_path *out, json_t **err)
+/* Whether the absolute path p[0..len) is ws (an absolute, normalised
+ * path: the supervisor's realpath of the workspace) or below it; *rest
+ * gets how many bytes of p the workspace prefix takes. */
+static bool in_workspace(const char *p, size_t len, const char *ws, size_t *rest)
+{
+	size_t wl = ws ? strlen(ws) : 0;
+	while (wl > 1 && ws[wl - 1] == '/')
+		wl--;
+	if (!wl || ws[0] != '/' || len < wl || memcmp(p, ws, wl))
+		return false;
+	if (wl == 1 || len == wl || p[wl] == '/') {
+		*rest = wl;
+		return true;
+	}
+	return false;
+}
+
+int fs_path_parse(const struct tc_tool_ctx *ctx, const char *p, size_t len, struct fs_path *out,
+                  json_t **err)
 {
 	*out = (struct fs_path){ 0 };
 	if (!p || !len) {
@@ -63,10 +81,23 @@ int fs_path_parse(const char *p, size_t len, struct fs_path *out, json_t **err)
 		                len > PATH_LEN_MAX ? "is too long" : "contains a NUL byte");
 		return -1;
 	}
-	if (p[0] == '/') {
-		*err = fs_error("absolute_path", "absolute paths are refused (\"%.200s\"): give a path relative "
-		                "to the workspace, e.g. \"src/main.c\"; call list_roots to see where the "
-		                "workspace is", p);
+	/* An absolute path inside the workspace is taken as the relative path
+	 * below it (models that only write absolute paths); the rest of the
+	 * checks, and openat2 beneath the workspace, then apply to that. */
+	size_t skip;
+	if (p[0] == '/' && in_workspace(p, len, ctx ? ctx->workspace : NULL, &skip)) {
+		while (skip < len && p[skip] == '/')
+			skip++;
+		p = skip < len ? p + skip : ".";
+		len = skip < len ? len - skip : 1;
+	} else if (p[0] == '/') {
+		const char *ws = ctx && ctx->workspace ? ctx->workspace : NULL;
+		*err = ws ? fs_error("absolute_path", "\"%.200s\" is outside the workspace (%s); give a path "
+		                     "inside it, relative to it (\"src/main.c\") or absolute (\"%s/src/main.c\")",
+		                     p, ws, strcmp(ws, "/") ? ws : "")
+		          : fs_error("absolute_path", "absolute paths are refused (\"%.200s\"): give a path "
+		                     "relative to the workspace, e.g. \"src/main.c\"; call list_roots to see "
+		                     "where the workspace is", p);
 		return -1;
 	}
 	int depth = lexical_depth(p);
@@ -94,23 +125,24 @@ int fs_path_parse(const char *p, size_t len, struct fs_path *out, json_t **err)
 	return 0;
 }
 
-int fs_path_arg(json_t *args, const char *key, const char *dflt, struct fs_path *out,
-                json_t **err)
+int fs_path_arg(const struct tc_tool_ctx *ctx, json_t *args, const char *key, const char *dflt,
+                struct fs_path *out, json_t **err)
 {
 	json_t *v = json_object_get(args, key);
 	if (json_is_string(v))
-		return fs_path_parse(json_string_value(v), json_string_length(v), out, err);
+		return fs_path_parse(ctx, json_string_value(v), json_string_length(v), out, err);
 	if (!v && dflt)
-		return fs_path_parse(dflt, strlen(dflt), out, err);
+		return fs_path_parse(ctx, dflt, strlen(dflt), out, err);
 	*out = (struct fs_path){ 0 };
 	*err = fs_error("invalid_path", "argument \"%s\" must be a path string relative to the "
 	                "workspace, e.g. \"src/main.c\"", key);
 	return -1;
 }
 
-int fs_path_arg_entry(json_t *args, const char *key, struct fs_path *out, json_t **err)
+int fs_path_arg_entry(const struct tc_tool_ctx *ctx, json_t *args, const char *key,
+                      struct fs_path *out, json_t **err)
 {
-	if (fs_path_arg(args, key, NULL, out, err))
+	if (fs_path_arg(ctx, args, key, NULL, out, err))
 		return -1;
 	if (!out->last) {
 		*err = fs_error("workspace_root", "\"%s\" is the workspace root itself; this tool works on "

@@ -23,7 +23,7 @@ static const struct tc_tool fs_tools[] = {
 			"type": "object",
 			"properties": {
 				"path": {"type": "string", "minLength": 1,
-				         "description": "File path relative to the workspace, e.g. \"src/main.c\""},
+				         "description": "File path relative to the workspace or absolute inside it, e.g. \"src/main.c\""},
 				"offset": {"type": "integer", "minimum": 1, "default": 1,
 				           "description": "First line to return, counting from 1 (default 1), e.g. 2001 to read on after the first 2000 lines"},
 				"limit": {"type": "integer", "minimum": 1, "maximum": 20000, "default": 2000,
@@ -48,8 +48,8 @@ static const struct tc_tool fs_tools[] = {
 			"properties": {
 				"paths": {"type": "array", "minItems": 1, "maxItems": 20,
 				          "items": {"type": "string", "minLength": 1,
-				                    "description": "One file path relative to the workspace, e.g. \"README.md\""},
-				          "description": "File paths relative to the workspace (1 to 20), e.g. [\"README.md\", \"src/main.c\"]"}
+				                    "description": "One file path relative to the workspace or absolute inside it, e.g. \"README.md\""},
+				          "description": "File paths relative to the workspace or absolute inside it (1 to 20), e.g. [\"README.md\", \"src/main.c\"]"}
 			},
 			"required": ["paths"],
 			"additionalProperties": false
@@ -70,7 +70,7 @@ static const struct tc_tool fs_tools[] = {
 			"type": "object",
 			"properties": {
 				"path": {"type": "string", "minLength": 1, "default": ".",
-				         "description": "Directory path relative to the workspace, e.g. \"src\" (default \".\", the workspace itself)"},
+				         "description": "Directory path relative to the workspace or absolute inside it, e.g. \"src\" (default \".\", the workspace itself)"},
 				"depth": {"type": "integer", "minimum": 1, "maximum": 5, "default": 1,
 				          "description": "How many levels to list: 1 (default) lists the directory's own entries, 2 adds their children, up to 5"},
 				"max_entries": {"type": "integer", "minimum": 1, "maximum": 5000, "default": 500,
@@ -93,7 +93,7 @@ static const struct tc_tool fs_tools[] = {
 			"type": "object",
 			"properties": {
 				"path": {"type": "string", "minLength": 1, "default": ".",
-				         "description": "Directory path relative to the workspace, e.g. \"src\" (default \".\", the workspace itself)"},
+				         "description": "Directory path relative to the workspace or absolute inside it, e.g. \"src\" (default \".\", the workspace itself)"},
 				"depth": {"type": "integer", "minimum": 1, "maximum": 10, "default": 3,
 				          "description": "How many levels deep to go (default 3, at most 10)"},
 				"max_entries": {"type": "integer", "minimum": 1, "maximum": 5000, "default": 1000,
@@ -118,7 +118,7 @@ static const struct tc_tool fs_tools[] = {
 				"pattern": {"type": "string", "minLength": 1,
 				            "description": "Regular expression (PCRE2 syntax) matched against each line, e.g. \"TODO|FIXME\" or \"timeout after [0-9]+ ms\""},
 				"path": {"type": "string", "minLength": 1, "default": ".",
-				         "description": "File or directory to search, relative to the workspace, e.g. \"src\" (default \".\", the whole workspace)"},
+				         "description": "File or directory to search, relative to the workspace or absolute inside it, e.g. \"src\" (default \".\", the whole workspace)"},
 				"glob": {"type": "string", "minLength": 1,
 				         "description": "Only search files whose name matches this shell glob, e.g. \"*.c\" (matched against the file name, not its directory)"},
 				"max_matches": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 100,
@@ -144,7 +144,7 @@ static const struct tc_tool fs_tools[] = {
 			"type": "object",
 			"properties": {
 				"path": {"type": "string", "minLength": 1,
-				         "description": "File path relative to the workspace, e.g. \"docs/notes.md\""},
+				         "description": "File path relative to the workspace or absolute inside it, e.g. \"docs/notes.md\""},
 				"content": {"type": "string",
 				            "description": "The complete new content of the file, as text (at most 10 MiB), e.g. \"# Notes\\n\\n- first item\\n\""},
 				"create_dirs": {"type": "boolean", "default": false,
@@ -169,7 +169,7 @@ static const struct tc_tool fs_tools[] = {
 			"type": "object",
 			"properties": {
 				"path": {"type": "string", "minLength": 1,
-				         "description": "File path relative to the workspace, e.g. \"src/main.c\""},
+				         "description": "File path relative to the workspace or absolute inside it, e.g. \"src/main.c\""},
 				"old_text": {"type": "string", "minLength": 1,
 				             "description": "The exact text to replace, copied from the file with its whitespace and line breaks; it must occur exactly once, e.g. \"int retries = 3;\""},
 				"new_text": {"type": "string",
@@ -192,7 +192,7 @@ static const struct tc_tool fs_tools[] = {
 			"type": "object",
 			"properties": {
 				"path": {"type": "string", "minLength": 1,
-				         "description": "File, symlink or directory path relative to the workspace, e.g. \"build/tmp\""},
+				         "description": "File, symlink or directory path relative to the workspace or absolute inside it, e.g. \"build/tmp\""},
 				"recursive": {"type": "boolean", "default": false,
 				              "description": "Also delete a non-empty directory and everything in it (default false)"}
 			},
@@ -214,7 +214,7 @@ static const struct tc_tool fs_tools[] = {
 			"type": "object",
 			"properties": {
 				"path": {"type": "string", "minLength": 1,
-				         "description": "Path relative to the workspace, e.g. \"src/main.c\", or \".\" for the workspace itself"}
+				         "description": "Path relative to the workspace or absolute inside it, e.g. \"src/main.c\", or \".\" for the workspace itself"}
 			},
 			"required": ["path"],
 			"additionalProperties": false
@@ -233,7 +233,7 @@ static const struct tc_tool fs_tools[] = {
 			"type": "object",
 			"properties": {
 				"path": {"type": "string", "minLength": 1,
-				         "description": "Directory path relative to the workspace, e.g. \"src/net\""},
+				         "description": "Directory path relative to the workspace or absolute inside it, e.g. \"src/net\""},
 				"parents": {"type": "boolean", "default": false,
 				            "description": "Also create missing parent directories, and succeed if the directory already exists (default false)"}
 			},
@@ -255,9 +255,9 @@ static const struct tc_tool fs_tools[] = {
 			"type": "object",
 			"properties": {
 				"source": {"type": "string", "minLength": 1,
-				           "description": "Path to move, relative to the workspace, e.g. \"notes/old.md\""},
+				           "description": "Path to move, relative to the workspace or absolute inside it, e.g. \"notes/old.md\""},
 				"destination": {"type": "string", "minLength": 1,
-				                "description": "Full new path relative to the workspace (not a directory to move into), e.g. \"notes/archive/old.md\""},
+				                "description": "Full new path relative to the workspace or absolute inside it (not a directory to move into), e.g. \"notes/archive/old.md\""},
 				"overwrite": {"type": "boolean", "default": false,
 				              "description": "Replace the destination if it exists (default false: refuse)"}
 			},

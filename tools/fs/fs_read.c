@@ -265,7 +265,7 @@ int fs_read_file_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_out
 {
 	struct fs_path p;
 	json_t *err = NULL, *res = NULL;
-	if (fs_path_arg(args, "path", NULL, &p, &err))
+	if (fs_path_arg(ctx, args, "path", NULL, &p, &err))
 		return fs_fail(out, err);
 	struct text_req rq = {
 		.offset = (size_t)fs_arg_int(args, "offset", 1, 1, INT_MAX),
@@ -317,7 +317,7 @@ static json_t *read_one_of_many(const struct tc_tool_ctx *ctx, json_t *pathv, st
 	size_t file_chars = *chars - head - MANY_FILE_FOOTER;
 	struct text_req rq = { 1, READ_LIMIT_DEFAULT, MANY_FILE_MAX, budget, &file_chars };
 	if (json_is_string(pathv) &&
-	    !fs_path_parse(json_string_value(pathv), json_string_length(pathv), &p, &err)) {
+	    !fs_path_parse(ctx, json_string_value(pathv), json_string_length(pathv), &p, &err)) {
 		if (!read_text(ctx, p.rel, &rq, &res, &one, &err))
 			*ok = true;
 		else if (err && !strcmp(json_string_value(json_object_get(err, "error")), "too_large"))
@@ -418,7 +418,7 @@ int fs_file_info_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_out
 {
 	struct fs_path p;
 	json_t *err = NULL;
-	if (fs_path_arg(args, "path", NULL, &p, &err))
+	if (fs_path_arg(ctx, args, "path", NULL, &p, &err))
 		return fs_fail(out, err);
 	/* The last component is looked at without following it, so a symlink
 	 * describes itself (and where it points) rather than its target. */
@@ -469,8 +469,9 @@ int fs_list_roots_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_ou
 	if (!ws)
 		return fs_fail(out, NULL);
 	static const char note[] =
-		"All paths given to the fs tools are relative to the workspace; \".\" is the workspace "
-		"itself. Absolute paths, \"..\" that leaves it and symlinks that lead out of it are refused.";
+		"Paths given to the tools are relative to the workspace (\".\" is the workspace itself) or "
+		"absolute inside it. Paths outside it, \"..\" that leaves it and symlinks that lead out of "
+		"it are refused.";
 	json_t *o = json_pack("{s:[{s:s, s:s}], s:s}", "roots", "name", "workspace", "path", ws,
 	                      "note", note);
 	struct fs_buf r = FS_BUF_INIT;

@@ -324,7 +324,7 @@ int fs_search_text_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_o
 	json_t *err = NULL;
 	s.r = &r;
 	set_time_budget(&s, ctx);
-	if (setup(&s, args, &err) || fs_path_arg(args, "path", ".", &p, &err) ||
+	if (setup(&s, args, &err) || fs_path_arg(ctx, args, "path", ".", &p, &err) ||
 	    search_path(ctx, &s, p.rel, &err)) {
 		teardown(&s);
 		fs_path_release(&p);

@@ -67,9 +67,9 @@ static mode_t kept_mode(const struct stat *st, bool *cleared)
 
 /* fs_path_parse drops trailing slashes, so "notes/" became a file named
  * notes; a path that ends in "/" names a directory, as open(2) says. */
-static int file_path_arg(json_t *args, struct fs_path *p, json_t **err)
+static int file_path_arg(const struct tc_tool_ctx *ctx, json_t *args, struct fs_path *p, json_t **err)
 {
-	if (fs_path_arg_entry(args, "path", p, err))
+	if (fs_path_arg_entry(ctx, args, "path", p, err))
 		return -1;
 	json_t *v = json_object_get(args, "path");
 	size_t n = json_string_length(v);
@@ -101,7 +101,7 @@ int fs_write_file_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_ou
 	struct fs_path p;
 	json_t *err = NULL;
 	json_t *content = json_object_get(args, "content");
-	if (file_path_arg(args, &p, &err))
+	if (file_path_arg(ctx, args, &p, &err))
 		return fs_fail(out, err);
 	size_t len = json_string_length(content);
 	if (!json_is_string(content) || len > FS_READ_MAX) {
@@ -265,7 +265,7 @@ int fs_edit_file_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_out
 		                             "required strings; copy old_text from read_file's output"));
 	if (json_equal(oldv, newv))
 		return fs_fail(out, fs_error("no_change", "old_text and new_text are the same; nothing to edit"));
-	if (file_path_arg(args, &p, &err))
+	if (file_path_arg(ctx, args, &p, &err))
 		return fs_fail(out, err);
 	int dirfd = fs_open_parent(ctx, &p, &err);
 	char *data = NULL;
@@ -309,7 +309,7 @@ int fs_make_dir_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_outp
 {
 	struct fs_path p;
 	json_t *err = NULL;
-	if (fs_path_arg_entry(args, "path", &p, &err))
+	if (fs_path_arg_entry(ctx, args, "path", &p, &err))
 		return fs_fail(out, err);
 	bool parents = fs_arg_bool(args, "parents", false);
 	int dirfd = parent_for_write(ctx, &p, parents, "To create the missing parent directories too, "
