@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -118,6 +119,18 @@ static inline char *ws_read(struct ws *w, const char *rel)
 	(void)n;
 	fclose(f);
 	return buf;
+}
+
+/* Names in dir (relative to the workspace) that look like our temp files. */
+static inline int temp_files_in(struct ws *w, const char *rel)
+{
+	DIR *d = opendir(ws_path(w, rel));
+	int n = 0;
+	assert_non_null(d);
+	for (struct dirent *de; (de = readdir(d));)
+		n += strstr(de->d_name, ".tc-") != NULL;
+	closedir(d);
+	return n;
 }
 
 static inline bool ws_exists(struct ws *w, const char *rel)

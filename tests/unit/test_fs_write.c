@@ -9,18 +9,6 @@
 
 #define T(name) cmocka_unit_test_setup_teardown(name, ws_setup, ws_teardown)
 
-/* Names in dir (relative to the workspace) that look like our temp files. */
-static int temp_files_in(struct ws *w, const char *rel)
-{
-	DIR *d = opendir(ws_path(w, rel));
-	int n = 0;
-	assert_non_null(d);
-	for (struct dirent *de; (de = readdir(d));)
-		n += strstr(de->d_name, ".tc-") != NULL;
-	closedir(d);
-	return n;
-}
-
 static mode_t mode_of(struct ws *w, const char *rel)
 {
 	struct stat st;

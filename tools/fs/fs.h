@@ -162,6 +162,67 @@ bool fs_is_binary(const char *data, size_t len);
  * temp file is removed. 0, or -errno. */
 int fs_atomic_write(int dirfd, const char *name, const void *data, size_t len, mode_t mode);
 
+/* ---- changing a text file (fs_write.c) -------------------------------- */
+
+#define FS_CLEARED_NOTE " Its setuid/setgid bits were cleared, as any write clears them."
+
+/* fs_path_arg_entry on args[key], refusing a path that ends in "/" (it
+ * names a directory): for tools that write one file. */
+int fs_file_path_arg(const struct tc_tool_ctx *ctx, json_t *args, const char *key,
+                     struct fs_path *p, json_t **err);
+
+/* A regular text file about to be changed: its parent directory (O_PATH),
+ * what it was, and its whole content (NUL-terminated). */
+struct fs_text_file {
+	int dirfd;
+	struct stat st;
+	char *data;
+	size_t len;
+};
+
+/* Opens and reads p (an existing regular file, not a symlink, at most
+ * FS_READ_MAX bytes, text). tool names the caller in messages. 0, or -1
+ * with *err (f is released). */
+int fs_text_file_open(const struct tc_tool_ctx *ctx, const struct fs_path *p, const char *tool,
+                      struct fs_text_file *f, json_t **err);
+void fs_text_file_release(struct fs_text_file *f);
+/* Writes text over the file atomically, keeping its mode (less setuid and
+ * setgid: *cleared says whether it had them). 0, or -1 with *err. */
+int fs_text_file_replace(const struct fs_text_file *f, const struct fs_path *p, const char *text,
+                         size_t len, bool *cleared, json_t **err);
+
+/* ---- showing lines of a text (fs_show.c) ------------------------------- */
+
+/* The line (1-based) holding byte off of text. */
+size_t fs_line_of(const char *text, size_t len, size_t off);
+/* Byte offset where line (1-based) starts; len when past the end. */
+size_t fs_line_start(const char *text, size_t len, size_t line);
+/* Appends lines from..to (1-based, inclusive, clipped to the text) as
+ * read_file shows them ("%6zu\t" and the line), each cut at width
+ * characters with "..." (and repaired to valid UTF-8). Returns the
+ * characters appended. */
+size_t fs_show_lines(struct fs_buf *r, const char *text, size_t len, size_t from, size_t to,
+                     size_t width);
+
+/* A changed span of a text, in bytes [start, end) of the text after the
+ * change (end == start: something was only removed there). */
+struct fs_span {
+	size_t start, end;
+};
+/* Appends the changed regions of text, merged, each with ctx_lines lines
+ * around it, numbered, "..." between regions, within about chars
+ * characters (what does not fit is counted in a last line). Sets
+ * res["regions"] to [{"start_line", "end_line"}] of the changed lines. */
+void fs_show_regions(struct fs_buf *r, json_t *res, const char *text, size_t len,
+                     const struct fs_span *spans, size_t n, size_t ctx_lines, size_t chars);
+
+/* Adds to err (an edit's no_match) where old_text almost is: the lines
+ * that hold it with other whitespace, or the most similar ones, numbered,
+ * in the message and as err["near_miss"] = {"kind": "whitespace" or
+ * "similar", "start_line", "end_line"}. Returns whether it found any
+ * (err is unchanged otherwise). Bounded work for any sizes. */
+bool fs_near_miss(json_t *err, const char *text, size_t len, const char *old, size_t olen);
+
 /* "file", "dir", "symlink" or "other". */
 const char *fs_type_name(mode_t mode);
 /* RFC 3339 UTC ("2024-05-01T12:00:00Z") into buf (>= 32 bytes). */

@@ -161,21 +161,36 @@ static const struct tc_tool fs_tools[] = {
 		.name = "edit_file",
 		.title = "Edit part of a file",
 		.description =
-			"Edit a text file in place by replacing one exact snippet, old_text, with new_text; "
-			"old_text must occur exactly once, otherwise nothing changes and the answer says how many "
-			"times it occurred. The write is atomic. Read the file with read_file first to copy "
-			"old_text exactly; to replace a whole file use write_file instead.",
+			"Edit a text file in place by exact replacement: old_text becomes new_text. old_text must "
+			"occur exactly one time, unless replace_all is true (then all occurrences change); the edits "
+			"list takes a batch of replacements, applied in order, all or nothing. The write is atomic, "
+			"and the answer gives the changed lines numbered. When old_text is not found, the answer "
+			"points to the closest lines (e.g. the same text with other indentation). Read the file "
+			"with read_file first to copy old_text exactly; to replace a whole file use write_file "
+			"instead.",
 		.parameters = JSON({
 			"type": "object",
 			"properties": {
 				"path": {"type": "string", "minLength": 1,
 				         "description": "File path relative to the workspace or absolute inside it, e.g. \"src/main.c\""},
 				"old_text": {"type": "string", "minLength": 1,
-				             "description": "The exact text to replace, copied from the file with its whitespace and line breaks; it must occur exactly once, e.g. \"int retries = 3;\""},
+				             "description": "The exact text to replace, copied from the file with its whitespace and line breaks; it must occur exactly once unless replace_all, e.g. \"int retries = 3;\""},
 				"new_text": {"type": "string",
-				             "description": "The text to put in its place (empty to delete old_text), e.g. \"int retries = 5;\""}
+				             "description": "The text to put in its place (empty to delete old_text), e.g. \"int retries = 5;\""},
+				"replace_all": {"type": "boolean", "default": false,
+				                "description": "Replace every occurrence of old_text, not just one (default false: old_text must occur exactly once)"},
+				"edits": {"type": "array", "minItems": 1, "maxItems": 100,
+				          "description": "Several edits, instead of old_text and new_text: applied in order, each to the text the previous ones left; if one cannot apply, nothing is written",
+				          "items": {"type": "object",
+				                    "properties": {
+				                        "old_text": {"type": "string", "minLength": 1, "description": "The exact text to replace"},
+				                        "new_text": {"type": "string", "description": "The text to put in its place"},
+				                        "replace_all": {"type": "boolean", "default": false, "description": "Replace every occurrence (default false)"}
+				                    },
+				                    "required": ["old_text", "new_text"],
+				                    "additionalProperties": false}}
 			},
-			"required": ["path", "old_text", "new_text"],
+			"required": ["path"],
 			"additionalProperties": false
 		}),
 		.risk = TC_RISK_WRITE,

@@ -1,0 +1,340 @@
+/* fs_edit.c — edit_file: exact replacements in one text file. One edit
+ * (old_text, new_text) or several (edits), applied in order to the text as
+ * the previous ones left it, all or nothing: the file is written once,
+ * atomically, only when every edit found its text. The answer shows the
+ * changed regions with their line numbers; an edit whose text is not there
+ * gets the closest near miss (fs_nearmiss.c). */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fs.h"
+
+#define EDITS_MAX 100            /* edits in one call */
+#define EDIT_LINES_SHOWN 10      /* line numbers listed for an ambiguous edit */
+#define SPANS_MAX 10000          /* changed spans tracked exactly; later ones join the last */
+#define SHOW_CONTEXT 2           /* unchanged lines shown around a changed region */
+#define SHOW_CHARS_MAX 8000      /* characters of changed regions in an answer */
+
+struct edit {
+	const char *old, *new;
+	size_t olen, nlen;
+	bool all;
+};
+
+/* The text being edited, and where it changed so far (sorted, disjoint). */
+struct work {
+	char *text;
+	size_t len;
+	struct fs_span *spans;
+	size_t nspans;
+	size_t replacements, removed, added;
+};
+
+/* Lines of s: "a\nb" and "a\nb\n" are two, "" none. */
+static size_t count_lines(const char *s, size_t n)
+{
+	size_t lines = n && s[n - 1] != '\n';
+	for (const char *q = s; (q = memchr(q, '\n', n - (size_t)(q - s))); q++)
+		lines++;
+	return lines;
+}
+
+/* ---- arguments ----------------------------------------------------------- */
+
+static int edit_from(json_t *o, struct edit *e, const char *where, json_t **err)
+{
+	json_t *oldv = json_object_get(o, "old_text"), *newv = json_object_get(o, "new_text");
+	json_t *all = json_object_get(o, "replace_all");
+	if (!json_is_string(oldv) || !json_string_length(oldv) || !json_is_string(newv) ||
+	    (all && !json_is_boolean(all))) {
+		*err = fs_error("invalid_arguments", "%sold_text (non-empty) and new_text are required "
+		                "strings, replace_all a boolean; copy old_text from read_file's output", where);
+		return -1;
+	}
+	if (json_equal(oldv, newv)) {
+		*err = fs_error("no_change", "%sold_text and new_text are the same; nothing to edit", where);
+		return -1;
+	}
+	*e = (struct edit){ json_string_value(oldv), json_string_value(newv), json_string_length(oldv),
+	                    json_string_length(newv), json_is_true(all) };
+	return 0;
+}
+
+/* The edits of the call: args' own old_text/new_text, or its "edits". */
+static int parse_edits(json_t *args, struct edit **out, size_t *n, json_t **err)
+{
+	json_t *list = json_object_get(args, "edits");
+	*out = NULL;
+	*n = 0;
+	if (!list) {
+		*out = calloc(1, sizeof **out);
+		if (!*out)
+			return *err = NULL, -1;
+		*n = 1;
+		return edit_from(args, *out, "", err);
+	}
+	if (json_object_get(args, "old_text") || json_object_get(args, "new_text") ||
+	    json_object_get(args, "replace_all")) {
+		*err = fs_error("invalid_arguments", "give either old_text and new_text (one edit) or edits "
+		                "(several), not both");
+		return -1;
+	}
+	if (!json_is_array(list) || !json_array_size(list) || json_array_size(list) > EDITS_MAX) {
+		*err = fs_error("invalid_arguments", "edits must list 1 to %d edits, each {\"old_text\": ..., "
+		                "\"new_text\": ...}", EDITS_MAX);
+		return -1;
+	}
+	*n = json_array_size(list);
+	*out = calloc(*n, sizeof **out);
+	if (!*out)
+		return *err = NULL, -1;
+	for (size_t i = 0; i < *n; i++) {
+		char where[64];
+		snprintf(where, sizeof where, "edit %zu of %zu: ", i + 1, *n);
+		if (edit_from(json_array_get(list, i), &(*out)[i], where, err))
+			return -1;
+	}
+	return 0;
+}
+
+/* ---- finding ------------------------------------------------------------- */
+
+/* Counts occurrences of old in text (overlapping ones too: "aa" in "aaa"
+ * is ambiguous) and the line of each of the first few. *first is the
+ * first occurrence. */
+static size_t find_all(const char *text, size_t len, const char *old, size_t olen,
+                       const char **first, json_t *lines)
+{
+	size_t count = 0, line = 1;
+	const char *counted = text;   /* newlines before this are in line */
+	*first = NULL;
+	for (const char *q = memmem(text, len, old, olen); q;
+	     q = memmem(q + 1, len - (size_t)(q + 1 - text), old, olen)) {
+		if (!count++)
+			*first = q;
+		if (count <= EDIT_LINES_SHOWN) {
+			for (; counted < q; counted++)
+				line += *counted == '\n';
+			json_array_append_new(lines, json_integer((json_int_t)line));
+		}
+		if (q + 1 >= text + len)
+			break;
+	}
+	return count;
+}
+
+static json_t *match_error(const struct work *w, const struct edit *e, const char *rel,
+                           size_t count, json_t *lines, size_t idx, size_t n)
+{
+	char where[64] = "";
+	if (n > 1)
+		snprintf(where, sizeof where, "edit %zu of %zu: ", idx + 1, n);
+	if (!count) {
+		json_t *err = fs_error("no_match", "%sold_text was not found in \"%s\"%s.", where, rel,
+		                       idx ? " (as the edits before it left it)" : "");
+		if (err && !fs_near_miss(err, w->text, w->len, e->old, e->olen))
+			fs_error_hint(err, "Call read_file on it and copy the exact text to replace, "
+			              "whitespace, indentation and line breaks included.");
+		return err;
+	}
+	struct fs_buf b = FS_BUF_INIT;
+	size_t i;
+	json_t *v;
+	json_array_foreach(lines, i, v)
+		fs_buf_printf(&b, "%s%lld", i ? ", " : "", (long long)json_integer_value(v));
+	char *at = fs_buf_take(&b);
+	json_t *err = fs_error("ambiguous", "%sold_text occurs %zu times in \"%s\" (at line%s %s%s); add "
+	                       "surrounding lines to old_text so that it matches exactly once, or set "
+	                       "replace_all to change every occurrence", where, count, rel,
+	                       count == 1 ? "" : "s", at ? at : "?", count > EDIT_LINES_SHOWN ? ", ..." : "");
+	free(at);
+	json_object_set_new(err, "occurrences", json_integer((json_int_t)count));
+	json_object_set(err, "lines", lines);
+	return err;
+}
+
+/* ---- applying ------------------------------------------------------------ */
+
+/* Adds a changed span of the new text; spans come in order. Touching or
+ * overlapping spans merge; past SPANS_MAX the last one grows. */
+static void span_push(struct fs_span *v, size_t *n, size_t start, size_t end)
+{
+	if (*n && (start <= v[*n - 1].end || *n == SPANS_MAX)) {
+		if (end > v[*n - 1].end)
+			v[*n - 1].end = end;
+		return;
+	}
+	v[(*n)++] = (struct fs_span){ start, end };
+}
+
+/* Replaces the occurrences of e in w->text (the first only, unless e->all)
+ * in one pass, carrying the spans of earlier edits over to the new text
+ * (a span the replacement overlaps joins it). 0, or -1 out of memory or
+ * over the size cap (*err). */
+static int replace(struct work *w, const struct edit *e, const char *first, json_t **err)
+{
+	size_t count = 0;
+	for (const char *q = first; q; q = e->all ? memmem(q + e->olen, w->len - (size_t)(q + e->olen - w->text),
+	                                                  e->old, e->olen) : NULL) {
+		count++;
+		if (q + e->olen >= w->text + w->len)
+			break;
+	}
+	size_t total = w->len - count * e->olen + count * e->nlen;
+	if (count && total > FS_READ_MAX) {
+		*err = fs_error("too_large", "the edited file would be %zu bytes, more than %u; edit less at "
+		                "once", total, FS_READ_MAX);
+		return -1;
+	}
+	char *out = malloc(total + 1);
+	struct fs_span *spans = malloc(SPANS_MAX * sizeof *spans);
+	if (!out || !spans) {
+		free(out);
+		free(spans);
+		*err = NULL;
+		return -1;
+	}
+	size_t pos = 0, o = 0, si = 0, ns = 0;
+	const struct fs_span *old = w->spans;
+	for (const char *q = first; q && count; count--) {
+		size_t at = (size_t)(q - w->text);
+		while (si < w->nspans && old[si].end <= at) {
+			span_push(spans, &ns, old[si].start + o - pos, old[si].end + o - pos);
+			si++;
+		}
+		memcpy(out + o, w->text + pos, at - pos);
+		o += at - pos;
+		size_t rs = o, re = o + e->nlen;
+		memcpy(out + o, e->new, e->nlen);
+		o += e->nlen;
+		/* Earlier spans the replaced text overlaps join its span: the
+		 * offsets before it keep their distance to rs, those after it to
+		 * the end of the new text. */
+		for (; si < w->nspans && old[si].start < at + e->olen; si++) {
+			if (old[si].start < at && o - e->nlen - (at - old[si].start) < rs)
+				rs = o - e->nlen - (at - old[si].start);
+			if (old[si].end > at + e->olen && old[si].end - (at + e->olen) + o > re)
+				re = old[si].end - (at + e->olen) + o;
+		}
+		span_push(spans, &ns, rs, re);
+		pos = at + e->olen;
+		w->replacements++;
+		w->removed += count_lines(e->old, e->olen);
+		w->added += count_lines(e->new, e->nlen);
+		q = e->all && pos < w->len ? memmem(w->text + pos, w->len - pos, e->old, e->olen) : NULL;
+	}
+	for (; si < w->nspans; si++)
+		span_push(spans, &ns, old[si].start + o - pos, old[si].end + o - pos);
+	memcpy(out + o, w->text + pos, w->len - pos);
+	o += w->len - pos;
+	out[o] = '\0';
+	free(w->text);
+	free(w->spans);
+	w->text = out;
+	w->len = o;
+	w->spans = spans;
+	w->nspans = ns;
+	return 0;
+}
+
+/* Applies every edit to w in order; the first that cannot apply is the
+ * error (nothing is written then). */
+static int apply_all(struct work *w, const struct edit *edits, size_t n, const char *rel,
+                     json_t *per_edit, json_t **err)
+{
+	for (size_t i = 0; i < n; i++) {
+		const char *first;
+		json_t *lines = json_array();
+		if (!lines)
+			return *err = NULL, -1;
+		size_t count = find_all(w->text, w->len, edits[i].old, edits[i].olen, &first, lines);
+		if (!count || (count > 1 && !edits[i].all)) {
+			*err = match_error(w, &edits[i], rel, count, lines, i, n);
+			if (*err && n > 1) {
+				json_object_set_new(*err, "edit", json_integer((json_int_t)i + 1));
+				fs_error_hint(*err, "Nothing was written: the edits apply all or nothing.");
+			}
+			json_decref(lines);
+			return -1;
+		}
+		size_t line = fs_line_of(w->text, w->len, (size_t)(first - w->text));
+		size_t before = w->replacements;
+		json_decref(lines);
+		if (replace(w, &edits[i], first, err))
+			return -1;
+		json_array_append_new(per_edit, json_pack("{s:I, s:I}", "line", (json_int_t)line,
+		                                          "replacements", (json_int_t)(w->replacements - before)));
+	}
+	return 0;
+}
+
+/* ---- the tool ------------------------------------------------------------ */
+
+static size_t show_chars(const struct tc_tool_ctx *ctx)
+{
+	size_t max = ctx->max_render ? ctx->max_render : FS_RENDER_DEFAULT;
+	return max / 2 < SHOW_CHARS_MAX ? max / 2 : SHOW_CHARS_MAX;
+}
+
+static int report(const struct tc_tool_ctx *ctx, const struct fs_path *p, struct work *w,
+                  json_t *per_edit, size_t n, bool cleared, struct tc_output *out)
+{
+	size_t line = json_integer_value(json_object_get(json_array_get(per_edit, 0), "line"));
+	if (w->nspans)
+		line = fs_line_of(w->text, w->len, w->spans[0].start);
+	json_t *res = json_pack("{s:s, s:I, s:I, s:I, s:I, s:I}", "path", p->rel, "line", (json_int_t)line,
+	                        "lines_removed", (json_int_t)w->removed, "lines_added", (json_int_t)w->added,
+	                        "bytes", (json_int_t)w->len, "replacements", (json_int_t)w->replacements);
+	if (!res)
+		return fs_fail(out, NULL);
+	if (n > 1)
+		json_object_set(res, "edits", per_edit);
+	struct fs_buf r = FS_BUF_INIT;
+	if (n == 1 && w->replacements == 1)
+		fs_buf_printf(&r, "Edited \"%s\" at line %zu: replaced %zu line%s with %zu; the file now has "
+		              "%zu bytes.%s\n", p->rel, line, w->removed, w->removed == 1 ? "" : "s", w->added,
+		              w->len, cleared ? FS_CLEARED_NOTE : "");
+	else
+		fs_buf_printf(&r, "Edited \"%s\": %zu edit%s, %zu replacement%s, %zu line%s replaced with %zu; "
+		              "the file now has %zu bytes.%s\n", p->rel, n, n == 1 ? "" : "s",
+		              w->replacements, w->replacements == 1 ? "" : "s", w->removed,
+		              w->removed == 1 ? "" : "s", w->added, w->len, cleared ? FS_CLEARED_NOTE : "");
+	fs_show_regions(&r, res, w->text, w->len, w->spans, w->nspans, SHOW_CONTEXT, show_chars(ctx));
+	return fs_done(out, res, &r);
+}
+
+int fs_edit_file_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_output *out)
+{
+	struct fs_path p = { 0 };
+	struct fs_text_file f = { .dirfd = -1 };
+	struct work w = { 0 };
+	struct edit *edits = NULL;
+	size_t n;
+	json_t *err = NULL, *per_edit = json_array();
+	bool cleared = false;
+	int rc;
+	if (!per_edit || parse_edits(args, &edits, &n, &err) ||
+	    fs_file_path_arg(ctx, args, "path", &p, &err) ||
+	    fs_text_file_open(ctx, &p, "edit_file", &f, &err)) {
+		rc = fs_fail(out, err);
+		goto out;
+	}
+	w.text = f.data;   /* the work owns the text from here */
+	w.len = f.len;
+	f.data = NULL;
+	if (apply_all(&w, edits, n, p.rel, per_edit, &err) ||
+	    fs_text_file_replace(&f, &p, w.text, w.len, &cleared, &err))
+		rc = fs_fail(out, err);
+	else
+		rc = report(ctx, &p, &w, per_edit, n, cleared, out);
+out:
+	json_decref(per_edit);
+	free(edits);
+	free(w.text);
+	free(w.spans);
+	fs_text_file_release(&f);
+	fs_path_release(&p);
+	return rc;
+}
