@@ -1,6 +1,7 @@
 /* glob_match.c — see glob_match.h. Everything here works on bounded stack memory: a
  * matcher that needed malloc could fail open on a deny rule when memory
  * runs out. */
+#define _GNU_SOURCE
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,16 +17,20 @@
  * O(text * tokens) whatever the pattern (no exponential backtracking on
  * hostile paths like "a/a/a/.../b" against "**" patterns). */
 
-enum tok_type { T_LIT, T_ANY1, T_CLASS, T_STAR, T_GLOBSTAR, T_EPS };
+enum tok_type { T_LIT, T_ANY1, T_CLASS, T_STAR, T_GLOBSTAR, T_EPS, T_JMP };
 
 struct tok {
 	unsigned char type;
-	unsigned char skip;      /* nonzero: epsilon to this token + skip (see glob_compile) */
+	unsigned short skip;     /* nonzero: epsilon to this token + skip (see glob_compile) */
 	unsigned short cls;      /* T_CLASS: offset of the class body in the pattern */
 	uint32_t cp;             /* T_LIT: the character */
 };
 
-#define STATE_WORDS ((GLOB_MAX + 1 + 63) / 64)
+/* A pattern byte makes at most two tokens (a ',' a jump and the next
+ * alternative's fork; "**" before '/' an extra fork). */
+#define TOKS_MAX (2 * GLOB_MAX + 2)
+#define STATE_WORDS ((TOKS_MAX + 1 + 63) / 64)
+#define BRACE_DEPTH_MAX 8
 
 /* Decodes one code point of s[0..n) (n > 0). Invalid bytes decode to
  * values above U+10FFFF, which no pattern character equals. */
@@ -90,18 +95,81 @@ static bool class_has(const char *p, size_t n, size_t i, uint32_t cp)
 	return in != neg;
 }
 
-/* Compiles p into t[]. Returns the token count, or -1 (with why) when the
- * pattern is not usable.
+/* The open '{' groups while compiling: where the current alternative's
+ * fork is (its skip goes to the next alternative), the jumps that end the
+ * alternatives so far (patched to the group's end at '}'), and whether
+ * the group starts a path segment. */
+struct braces {
+	int depth;
+	int fork[BRACE_DEPTH_MAX];
+	int first_jmp[BRACE_DEPTH_MAX];
+	bool seg[BRACE_DEPTH_MAX];
+	int jmp[GLOB_MAX];
+	int njmp;
+};
+
+/* Whether pattern byte i starts a path segment: at the start, after '/',
+ * or first in an alternative of a group that does. */
+static bool seg_start(const char *p, size_t i, const struct braces *b)
+{
+	if (i == 0 || p[i - 1] == '/')
+		return true;
+	return b->depth && (p[i - 1] == '{' || p[i - 1] == ',') && b->seg[b->depth - 1] &&
+	       (i < 2 || p[i - 2] != '\\');
+}
+
+/* One brace character at p[i] inside or starting a group. Returns 1 when
+ * it was one (tokens added), 0 when it is a plain character here, -1 with
+ * why. */
+static int brace_tok(const char *p, size_t i, struct tok *t, int *m, struct braces *b,
+                     const char **why)
+{
+	if (p[i] == '{') {
+		if (b->depth == BRACE_DEPTH_MAX) {
+			*why = "nests '{' groups deeper than 8";
+			return -1;
+		}
+		b->seg[b->depth] = seg_start(p, i, b);
+		b->fork[b->depth] = *m;
+		b->first_jmp[b->depth++] = b->njmp;
+		t[(*m)++] = (struct tok){ .type = T_EPS };
+		return 1;
+	}
+	if (!b->depth || (p[i] != ',' && p[i] != '}'))
+		return 0;
+	int d = b->depth - 1;
+	if (p[i] == ',') {
+		b->jmp[b->njmp++] = *m;
+		t[(*m)++] = (struct tok){ .type = T_JMP };
+		t[b->fork[d]].skip = (unsigned short)(*m - b->fork[d]);
+		b->fork[d] = *m;
+		t[(*m)++] = (struct tok){ .type = T_EPS };
+		return 1;
+	}
+	for (int j = b->first_jmp[d]; j < b->njmp; j++)
+		t[b->jmp[j]].skip = (unsigned short)(*m - b->jmp[j]);
+	b->njmp = b->first_jmp[d];
+	b->depth--;
+	return 1;
+}
+
+/* Compiles p into t[] (TOKS_MAX). Returns the token count, or -1 (with
+ * why) when the pattern is not usable.
  * "**" followed by '/' at the start of a segment becomes EPS GLOBSTAR '/'
  * where EPS may jump past all three, so "**" + "/x" matches "x". The jump
  * sits on a token of its own because it is only open before the globstar
  * consumed anything: from inside the loop, "a/x.git" must not reach ".git".
  * A '/' followed by a final "**" may skip both (skip on the '/'), so "d/" +
- * "**" matches "d" itself. */
+ * "**" matches "d" itself.
+ * "{a,b}" becomes EPS(fork) a JMP EPS(fork) b: each fork may go on into its
+ * alternative or skip to the next fork, each JMP skips to the group's end.
+ * Every epsilon edge points forward, which the one-pass closure needs. */
 static int glob_compile(const char *p, struct tok *t, const char **why)
 {
 	size_t n = strlen(p);
+	struct braces b;
 	int m = 0;
+	b.depth = b.njmp = 0;
 	if (n > GLOB_MAX) {
 		*why = "is longer than 256 bytes";
 		return -1;
@@ -109,12 +177,19 @@ static int glob_compile(const char *p, struct tok *t, const char **why)
 	for (size_t i = 0; i < n;) {
 		struct tok k = { 0 };
 		size_t len = 1;
+		int br = brace_tok(p, i, t, &m, &b, why);
+		if (br < 0)
+			return -1;
+		if (br) {
+			i++;
+			continue;
+		}
 		if (p[i] == '*') {
 			size_t j = i;
 			while (j < n && p[j] == '*')
 				j++;
 			k.type = j - i > 1 ? T_GLOBSTAR : T_STAR;
-			if (k.type == T_GLOBSTAR && (i == 0 || p[i - 1] == '/') && j < n && p[j] == '/')
+			if (k.type == T_GLOBSTAR && seg_start(p, i, &b) && j < n && p[j] == '/')
 				t[m++] = (struct tok){ .type = T_EPS, .skip = 3 };
 			if (k.type == T_GLOBSTAR && j == n && m > 0 && t[m - 1].type == T_LIT &&
 			    t[m - 1].cp == '/' && i > 1 && p[i - 1] == '/' && p[i - 2] != '\\')
@@ -150,6 +225,10 @@ static int glob_compile(const char *p, struct tok *t, const char **why)
 		t[m++] = k;
 		i += len;
 	}
+	if (b.depth) {
+		*why = "has a '{' group that is not closed (write \\{ for the character)";
+		return -1;
+	}
 	return m;
 }
 
@@ -164,7 +243,7 @@ static void closure(const struct tok *t, int m, uint64_t *s)
 		if (!has_bit(s, i))
 			continue;
 		if (t[i].type == T_STAR || t[i].type == T_GLOBSTAR || t[i].type == T_EPS)
-			set_bit(s, i + 1);
+			set_bit(s, i + 1);   /* a jump (T_JMP) goes only where its skip says */
 		if (t[i].skip)
 			set_bit(s, i + t[i].skip);
 	}
@@ -186,7 +265,7 @@ static bool tok_accepts(const struct tok *k, const char *p, size_t n, uint32_t c
 
 bool glob_match(const char *pattern, const char *text, size_t len)
 {
-	struct tok t[GLOB_MAX];
+	struct tok t[TOKS_MAX];
 	const char *why;
 	int m = glob_compile(pattern, t, &why);
 	if (m < 0)
@@ -221,9 +300,23 @@ bool glob_match(const char *pattern, const char *text, size_t len)
 	return has_bit(cur, m);
 }
 
+bool glob_match_path(const char *pattern, const char *path, size_t len)
+{
+	if (!strchr(pattern, '/')) {
+		const char *base = memrchr(path, '/', len);
+		size_t skip = base ? (size_t)(base - path) + 1 : 0;
+		return glob_match(pattern, path + skip, len - skip);
+	}
+	if (!strncmp(pattern, "./", 2))
+		pattern += 2;
+	else if (pattern[0] == '/')
+		pattern++;
+	return glob_match(pattern, path, len);
+}
+
 int glob_check(const char *pattern, struct tc_error *err)
 {
-	struct tok t[GLOB_MAX];
+	struct tok t[TOKS_MAX];
 	const char *why = NULL;
 	if (glob_compile(pattern, t, &why) < 0)
 		return tc_error_set(err, TC_E_INVALID, pattern, "glob %s", why);

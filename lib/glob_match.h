@@ -10,6 +10,10 @@
 //            "**/.git/**" matches ".git" and "a/.git" too (a deny rule on a
 //            directory also covers the directory)
 //   [abc] [a-z] [!a-z] [^a-z]  one character (not '/') in (or not in) the class
+//   {a,b}    one of the alternatives, each a glob of its own ("*.{c,h}",
+//            "{src,test}/**", "{,.}x" matches "x" and ".x"); groups nest up
+//            to 8 deep; ',' and '}' outside a group are plain characters and
+//            a '{' that is not closed is refused (write \{ for the character)
 //   \c       the character c itself
 //   No special case for dot files: "*" matches ".env". Globs match strings,
 //   not files: "./.git/x", "a//.git/x" and "a/../.git/x" all match
@@ -32,5 +36,12 @@ int glob_check(const char *pattern, struct tc_error *err);
  * glob_check matches nothing. Time O(len * pattern length), no
  * allocation (so it cannot fail open when memory runs out). */
 bool glob_match(const char *pattern, const char *text, size_t len);
+// A tool's file glob against path[0..len), a path relative to the root of
+// a search ("src/a.c", no leading "./"): a pattern without '/' matches the
+// last component, the file's name, at any depth ("*.py", as ripgrep's
+// --glob and .gitignore read it); one with '/' matches the whole relative
+// path ("src/*.py", "**/test_*.py"), a leading "/" or "./" anchoring it at
+// the root. Same bounds as glob_match.
+bool glob_match_path(const char *pattern, const char *path, size_t len);
 
 #endif

@@ -120,7 +120,7 @@ static const struct tc_tool fs_tools[] = {
 				"path": {"type": "string", "minLength": 1, "default": ".",
 				         "description": "File or directory to search, relative to the workspace or absolute inside it, e.g. \"src\" (default \".\", the whole workspace)"},
 				"glob": {"type": "string", "minLength": 1,
-				         "description": "Only search files whose name matches this shell glob, e.g. \"*.c\" (matched against the file name, not its directory)"},
+				         "description": "Only search files that match this glob: without \"/\" it matches file names at any depth (\"*.py\", \"*.{c,h}\"), with \"/\" the path relative to path (\"src/*.ts\", \"**/test_*.py\"); ** * ? [...] {a,b} as in .gitignore"},
 				"max_matches": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 100,
 				                "description": "Stop after this many matching lines (default 100)"},
 				"ignore_case": {"type": "boolean", "default": false,

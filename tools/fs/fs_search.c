@@ -6,7 +6,6 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <errno.h>
 #include <fcntl.h>
-#include <fnmatch.h>
 #include <limits.h>
 #include <pcre2.h>
 #include <stdio.h>
@@ -16,6 +15,7 @@
 #include <unistd.h>
 
 #include "fs.h"
+#include "glob_match.h"
 #include "utf8.h"
 
 #define SEARCH_BYTES_MAX (64u << 20)   /* bytes scanned per call */
@@ -30,6 +30,8 @@ struct search {
 	pcre2_match_data *md;
 	pcre2_match_context *mctx;
 	const char *glob;                /* NULL: every file */
+	size_t root_skip;                /* bytes of a path before the part relative to the root */
+	size_t seen;                     /* regular files walked, matching the glob or not */
 	size_t max_matches;
 	json_t *matches;
 	struct fs_buf *r;
@@ -187,7 +189,9 @@ static void search_dir(struct search *s, int dirfd, const char *prefix, int dept
 				search_dir(s, sub, path, depth + 1);
 				close(sub);
 			}
-		} else if (S_ISREG(st.st_mode) && (!s->glob || !fnmatch(s->glob, name, 0))) {
+		} else if (S_ISREG(st.st_mode) && ++s->seen &&
+		           (!s->glob || glob_match_path(s->glob, path + s->root_skip,
+		                                        strlen(path) - s->root_skip))) {
 			/* O_NONBLOCK: a fifo swapped in after the fstatat must not hang us. */
 			int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 			if (fd >= 0)
@@ -236,6 +240,12 @@ static int setup(struct search *s, json_t *args, json_t **err)
 	pcre2_set_match_limit(s->mctx, REGEX_MATCH_LIMIT);
 	pcre2_set_heap_limit(s->mctx, REGEX_HEAP_LIMIT);
 	s->glob = fs_arg_str(args, "glob", NULL);
+	struct tc_error gerr;
+	if (s->glob && glob_check(s->glob, &gerr) < 0) {
+		*err = fs_error("invalid_glob", "%s; fix it, e.g. \"*.py\", \"*.{c,h}\" or \"src/**/*.ts\"",
+		                gerr.msg);
+		return -1;
+	}
 	s->max_matches = (size_t)fs_arg_int(args, "max_matches", 100, 1, 1000);
 	return 0;
 }
@@ -288,6 +298,17 @@ static json_t *caps_hit(const struct search *s, struct fs_buf *r)
 	return caps;
 }
 
+/* A glob that no file matched is most often a glob read another way
+ * ("*.py" taken as a path, or a path without "**"): say so, and how it is
+ * read, rather than a bare "0 files searched". */
+static void glob_hint(const struct search *s, const char *root, struct fs_buf *r)
+{
+	fs_buf_printf(r, "[no file under \"%s\" matches the glob \"%s\" (%zu file%s looked at). A glob "
+	              "without \"/\" matches file names at any depth (\"*.py\", \"*.{c,h}\"); one with "
+	              "\"/\" matches the path from \"%s\" (\"pkg/*.py\", \"**/test_*.py\")]\n", root, s->glob,
+	              s->seen, s->seen == 1 ? "" : "s", root);
+}
+
 static int search_path(const struct tc_tool_ctx *ctx, struct search *s, const char *rel,
                        json_t **err)
 {
@@ -301,10 +322,12 @@ static int search_path(const struct tc_tool_ctx *ctx, struct search *s, const ch
 		return -1;
 	}
 	if (S_ISDIR(st.st_mode)) {
+		s->root_skip = strcmp(rel, ".") ? strlen(rel) + 1 : 0;
 		search_dir(s, fd, strcmp(rel, ".") ? rel : "", 1);
 		close(fd);
 	} else if (S_ISREG(st.st_mode)) {
-		search_fd(s, fd, rel);   /* one file: the glob does not apply */
+		s->root_skip = SIZE_MAX;   /* one file: the glob does not apply */
+		search_fd(s, fd, rel);
 	} else {
 		/* A fifo or device named by the model was skipped in silence, and
 		 * the answer read "no line matches ... (0 files searched)". */
@@ -334,6 +357,9 @@ int fs_search_text_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_o
 	if (!s.nmatches)
 		fs_buf_printf(&r, "no line matches /%s/ in \"%s\" (%zu file%s searched)\n",
 		              fs_arg_str(args, "pattern", ""), p.rel, s.files, s.files == 1 ? "" : "s");
+	bool hint = s.glob && s.root_skip != SIZE_MAX && !s.files && !stopped(&s);
+	if (hint)
+		glob_hint(&s, p.rel, &r);
 	else
 		fs_buf_printf(&r, "[%zu match%s in %zu file%s searched]\n", s.nmatches,
 		              s.nmatches == 1 ? "" : "es", s.files, s.files == 1 ? "" : "s");
@@ -349,6 +375,8 @@ int fs_search_text_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_o
 	                        "files_searched", (json_int_t)s.files, "bytes_searched",
 	                        (json_int_t)s.bytes, "skipped", "binary", (json_int_t)s.skipped_binary,
 	                        "too_large", (json_int_t)s.skipped_large, "caps_hit", caps);
+	if (hint && res)
+		json_object_set_new(res, "hint", json_string("no file matches the glob"));
 	if (s.oom) {
 		json_decref(res);
 		res = NULL;
