@@ -1,8 +1,12 @@
 /* test_fs_search.c — search_text as an agent uses it: globs over the path
  * relative to the search root (the one matcher: **, {a,b}, names at any
- * depth), and the hint when a glob matches no file. Each test gets a
- * fresh temp workspace holding a small project. */
+ * depth), the hint when a glob matches no file, context lines, the files
+ * and count answers, literal patterns, binary files skipped, and the
+ * answer's size cap. Each test gets a fresh temp workspace holding a small
+ * project. */
 #include "fs_test.h"
+
+#include "utf8.h"
 
 #define T(name) cmocka_unit_test_setup_teardown(name, project_setup, ws_teardown)
 
@@ -89,6 +93,84 @@ static void test_search_refuses_invalid_glob(void **state)
 	assert_render_has(w, "not closed");
 }
 
+static void test_search_context_lines_as_grep_prints_them(void **state)
+{
+	struct ws *w = *state;
+	ws_write(w, "c.txt", "l1\nl2\nfoo\nl4\nl5\nl6\nl7\nfoo\nfoo\nl10\n");
+	search(w, "{\"pattern\": \"foo\", \"path\": \"c.txt\", \"context\": 1}");
+	assert_string_equal(w->out.render, "c.txt-2- l2\nc.txt:3: foo\nc.txt-4- l4\n--\nc.txt-7- l7\n"
+	                    "c.txt:8: foo\nc.txt:9: foo\nc.txt-10- l10\n[3 matches shown, in 1 file searched]\n");
+	json_t *m = json_array_get(json_object_get(w->out.canonical, "matches"), 1);
+	assert_string_equal(json_string_value(json_array_get(json_object_get(m, "before"), 0)), "l7");
+	/* The after-context stops at the next match. */
+	assert_int_equal(json_array_size(json_object_get(m, "after")), 0);
+	search(w, "{\"pattern\": \"foo\", \"path\": \"c.txt\", \"before\": 2, \"after\": 0}");
+	assert_render_has(w, "c.txt-1- l1\nc.txt-2- l2\nc.txt:3: foo\n--\nc.txt-6- l6\n");
+}
+
+static void test_search_files_and_count_answers(void **state)
+{
+	struct ws *w = *state;
+	ws_write(w, "web/more.js", "needle\nneedle\n");
+	search(w, "{\"pattern\": \"needle\", \"output\": \"files\", \"glob\": \"*.js\"}");
+	assert_string_equal(w->out.render, "web/app.js\nweb/more.js\n[2 files with a match shown, of 2 "
+	                    "searched]\n");
+	json_t *files = json_object_get(w->out.canonical, "files");
+	assert_string_equal(json_string_value(json_array_get(files, 1)), "web/more.js");
+	search(w, "{\"pattern\": \"needle\", \"output\": \"count\", \"glob\": \"*.js\"}");
+	assert_string_equal(w->out.render, "web/app.js:1\nweb/more.js:2\n[3 matching lines in 2 files, of 2 "
+	                    "searched]\n");
+	assert_int_equal(out_int(w, "matching_lines"), 3);
+	int rc = ws_call(w, "search_text", "{\"pattern\": \"x\", \"output\": \"files\", \"context\": 2}");
+	assert_error(w, rc, "invalid_arguments");
+}
+
+static void test_search_literal_takes_text_as_is(void **state)
+{
+	struct ws *w = *state;
+	ws_write(w, "f.c", "call(a, b);\ncallxa, b);\n");
+	search(w, "{\"pattern\": \"call(a\", \"literal\": true, \"path\": \"f.c\"}");
+	assert_int_equal(out_int(w, "count"), 1);
+	search(w, "{\"pattern\": \"call.a\", \"literal\": true, \"path\": \"f.c\"}");
+	assert_int_equal(out_int(w, "count"), 0);
+	int rc = ws_call(w, "search_text", "{\"pattern\": \"call(a\", \"path\": \"f.c\"}");
+	assert_error(w, rc, "invalid_pattern");
+	assert_render_has(w, "set literal true");
+}
+
+static void test_search_skips_binary_files(void **state)
+{
+	struct ws *w = *state;
+	ws_write_n(w, "blob.bin", "needle\0\1\2", 9);
+	search(w, "{\"pattern\": \"needle\", \"output\": \"files\"}");
+	assert_null(strstr(w->out.render, "blob.bin"));
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(w->out.canonical, "skipped"),
+	                                                    "binary")), 1);
+	assert_render_has(w, "[skipped: 1 binary file, 0 larger than 10 MiB]");
+}
+
+/* The render budget ends the answer between matches, and the canonical
+ * holds what the render shows. */
+static void test_search_answer_fits_render_budget(void **state)
+{
+	struct ws *w = *state;
+	FILE *f = fopen(ws_path(w, "many.txt"), "w");
+	assert_non_null(f);
+	for (int i = 0; i < 900; i++)
+		fprintf(f, "needle number %d with some padding text to make the line longer\n", i);
+	fclose(f);
+	w->ctx.max_render = 20000;
+	search(w, "{\"pattern\": \"needle\", \"path\": \"many.txt\", \"max_matches\": 1000}");
+	assert_true(utf8_count(w->out.render, strlen(w->out.render)) <= 20000);
+	json_int_t n = out_int(w, "count");
+	assert_true(n > 100 && n < 900);
+	assert_true(out_true(w, "truncated"));
+	char last[96];
+	snprintf(last, sizeof last, "many.txt:%lld: needle number %lld ", (long long)n, (long long)n - 1);
+	assert_render_has(w, last);
+	assert_render_has(w, "[stopped at the answer's size cap; more matches were left out");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -96,6 +178,11 @@ int main(void)
 		T(test_search_glob_relative_to_path),
 		T(test_search_glob_matching_nothing_says_so),
 		T(test_search_refuses_invalid_glob),
+		T(test_search_context_lines_as_grep_prints_them),
+		T(test_search_files_and_count_answers),
+		T(test_search_literal_takes_text_as_is),
+		T(test_search_skips_binary_files),
+		T(test_search_answer_fits_render_budget),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -126,6 +126,11 @@ int fs_path_arg_entry(const struct tc_tool_ctx *ctx, json_t *args, const char *k
  * -errno. */
 int fs_open_beneath(const struct tc_tool_ctx *ctx, const char *rel, int flags, mode_t mode);
 
+/* openat2(dirfd, rel, flags, RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
+ * RESOLVE_NO_MAGICLINKS): a path below a walk's root with no symlink on
+ * the way. The fd or -errno. */
+int fs_open_below(int dirfd, const char *rel, int flags);
+
 /* Opens rel for the tools: fd, or -1 with *err explaining (outside the
  * workspace, missing with nearby names, permission...). what names the
  * object in messages ("file", "directory", "path"). */
@@ -223,6 +228,80 @@ void fs_show_regions(struct fs_buf *r, json_t *res, const char *text, size_t len
  * (err is unchanged otherwise). Bounded work for any sizes. */
 bool fs_near_miss(json_t *err, const char *text, size_t len, const char *old, size_t olen);
 
+/* ---- ignore rules (fs_ignore.c) ---------------------------------------- */
+
+/* The rules in force in one directory: its own .gitignore/.ignore (and
+ * .git/info/exclude) and, through parent, those above it. Owned by the
+ * set that read them. */
+struct fs_ignore;
+
+/* Everything one walk read. unread counts rule files (or their tails) not
+ * read: over 256 KiB, unreadable, or past the 20000-rule cap. */
+struct fs_ignore_set {
+	bool enabled;
+	bool oom;
+	size_t rules, unread;
+	struct fs_ignore *owned;
+};
+
+/* Starts set for a walk of rel (normalised: "a/b" or "."), reading the
+ * rule files of the workspace root and of every directory down to rel;
+ * *rules gets the rules in force in rel (NULL: none). With enabled false
+ * nothing is read and nothing is ever ignored. 0, or -1 out of memory
+ * (release the set either way). */
+int fs_ignore_init(struct fs_ignore_set *set, const struct tc_tool_ctx *ctx, const char *rel,
+                   bool enabled, struct fs_ignore **rules);
+/* The rules in force in the directory dirfd (rel, relative to the
+ * workspace), below parent: parent itself when it has no rule file.
+ * Borrowed from set. */
+struct fs_ignore *fs_ignore_enter(struct fs_ignore_set *set, struct fs_ignore *parent, int dirfd,
+                                  const char *rel);
+/* Whether rel (relative to the workspace, below the walk's root) is
+ * ignored: the last rule that matches it decides, deeper files first. */
+bool fs_ignored(const struct fs_ignore *ig, const char *rel, bool is_dir);
+void fs_ignore_release(struct fs_ignore_set *set);
+
+/* ---- walking a tree (fs_walk.c) ---------------------------------------- */
+
+#define FS_WALK_DEPTH_MAX 32         /* directory levels walked */
+#define FS_IGNORED_NAMED 3           /* ignored entries named in an answer */
+
+/* A depth-first walk in name order that never follows a symlink, skips
+ * .git and, unless include_ignored, what the ignore rules exclude. The
+ * caller sets the fields up to stop_at_ms; the rest are results. */
+struct fs_walk {
+	/* Called for each entry (a directory before its entries). path is
+	 * relative to the workspace; st is the entry itself (lstat). Returns
+	 * false to stop the walk. */
+	bool (*visit)(struct fs_walk *w, int dirfd, const char *name, const char *path,
+	              const struct stat *st);
+	void *data;
+	bool include_ignored;
+	uint64_t stop_at_ms;             /* monotonic ms; 0: no time budget */
+	size_t ignored;                  /* entries skipped by ignore rules (not walked into) */
+	char *ignored_names[FS_IGNORED_NAMED];   /* the first few, malloc'd */
+	bool cap_dir, cap_depth, cap_time, stopped, oom;
+	struct fs_ignore_set rules;
+};
+
+/* Walks the directory rel (normalised, see fs_path_normal). 0, or -1 with
+ * *err when rel cannot be opened as a directory. Release w after. */
+int fs_walk_run(const struct tc_tool_ctx *ctx, struct fs_walk *w, const char *rel, json_t **err);
+void fs_walk_release(struct fs_walk *w);
+/* Adds "ignored" (and "ignored_names") to res and a line to the render
+ * saying what the rules left out and how to see it. */
+void fs_walk_report_ignored(const struct fs_walk *w, json_t *res, struct fs_buf *r);
+/* Monotonic milliseconds, and the call's deadline less a margin (10 %,
+ * 100 ms..2 s) as a stop time for a walk (0 when there is no deadline);
+ * *budget_ms gets the length. */
+uint64_t fs_now_ms(void);
+uint64_t fs_stop_time(const struct tc_tool_ctx *ctx, uint32_t *budget_ms);
+
+/* rel with "." components and "x/.." pairs removed and slashes single:
+ * "a/./b/../c" is "a/c", "a/.." is ".". New (malloc'd), NULL out of memory.
+ * rel must not climb above its start (fs_path_parse checked that). */
+char *fs_path_normal(const char *rel);
+
 /* "file", "dir", "symlink" or "other". */
 const char *fs_type_name(mode_t mode);
 /* RFC 3339 UTC ("2024-05-01T12:00:00Z") into buf (>= 32 bytes). */
@@ -243,6 +322,7 @@ int fs_file_info_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_out
 int fs_list_roots_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_output *out);
 int fs_list_dir_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_output *out);
 int fs_tree_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_output *out);
+int fs_find_files_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_output *out);
 int fs_search_text_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_output *out);
 int fs_write_file_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_output *out);
 int fs_edit_file_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_output *out);

@@ -1,6 +1,7 @@
 /* fs_list.c — list_dir (a flat listing, a few levels deep) and tree (the
- * same walk as nested JSON). One bounded walker serves both: depth and
- * entry caps, names sorted, symlinks shown and never followed. */
+ * same walk as nested JSON). One bounded walker serves both: depth, entry
+ * and size caps filled breadth first, names sorted, symlinks shown and
+ * never followed, what .gitignore/.ignore exclude skipped unless asked. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -13,17 +14,39 @@
 #include "fs.h"
 #include "utf8.h"
 
+/* The walk fills its budget breadth first: every entry of a level before
+ * any of the next, so a cap cuts the deepest entries, never the top of
+ * the tree. Entries land in the nested JSON in name order within their
+ * directory, so the rendered listing reads as a tree whatever the order
+ * they were taken in. */
 struct walk {
 	size_t count;       /* entries taken */
 	size_t cap;         /* most entries to take */
 	size_t left_out;    /* entries seen but not taken (a lower bound) */
+	size_t unlisted;    /* directories due to be listed that were not */
 	int max_depth;      /* 1 = the directory's own entries only */
+	bool tree;          /* render costs as tree's (indented names) */
 	size_t bytes;       /* what the entries taken add to the answer */
-	bool full;          /* stopped at FS_RESULT_BUDGET */
+	size_t chars;       /* render characters left */
+	bool full;          /* stopped at the answer's size cap */
 	bool oom;
+	struct fs_walk ig;  /* the ignore rules and what they skipped */
 };
 
-static json_t *walk_dir(int dirfd, int depth, size_t prefix_cost, struct walk *w);
+/* A directory waiting for its turn: its JSON entry (borrowed from the
+ * tree being built), path from the listing's root and from the workspace. */
+struct pending {
+	json_t *entry;
+	char *sub, *rel;
+	int depth;
+	size_t prefix_cost;
+	struct fs_ignore *rules;
+};
+
+struct queue {
+	struct pending *v;
+	size_t head, n, cap;
+};
 
 /* The entry name as valid UTF-8 (names are bytes; JSON wants text). */
 static json_t *name_json(const char *name)
@@ -34,89 +57,183 @@ static json_t *name_json(const char *name)
 	return j;
 }
 
-/* prefix_cost: what the path of dirfd adds to each entry's (list_dir's
- * flat paths repeat it). Long names and link targets, all control bytes,
- * made a capped listing pass the pipeline's result limit. */
-static json_t *entry_json(int dirfd, const char *name, int depth, size_t prefix_cost,
-                          struct walk *w)
+static char *join(const char *a, const char *b)
 {
-	struct stat st;
+	char *s;
+	return asprintf(&s, "%s%s%s", a, *a ? "/" : "", b) < 0 ? NULL : s;
+}
+
+static int push(struct queue *q, struct pending p)
+{
+	if (q->n == q->cap) {
+		size_t cap = q->cap ? 2 * q->cap : 64;
+		struct pending *v = realloc(q->v, cap * sizeof *v);
+		if (!v)
+			return -1;
+		q->v = v;
+		q->cap = cap;
+	}
+	q->v[q->n++] = p;
+	return 0;
+}
+
+/* What the entry's line takes in the render: list_dir repeats the path
+ * from the listing's root, tree indents the name. */
+static size_t render_cost(const struct walk *w, const char *sub, const char *name, int depth)
+{
+	const char *shown = w->tree ? name : sub;
+	return utf8_count(shown, strlen(shown)) + (w->tree ? 2 * (size_t)depth : 0) + 24;
+}
+
+/* One entry of dirfd: its JSON (appended to arr) and, for a directory to
+ * be listed later, its place in the queue. */
+static void take_entry(struct walk *w, struct queue *q, int dirfd, const struct pending *at,
+                       const char *name, json_t *arr)
+{
+	struct stat st = { 0 };
 	json_t *e = json_object();
 	size_t name_cost = fs_json_cost(name, strlen(name));
-	w->bytes += 2 * (prefix_cost + name_cost) + 64;
-	if (!e || json_object_set_new(e, "name", name_json(name)))
+	char *sub = join(at->sub, name), *rel = join(at->rel, name);
+	if (!e || !sub || !rel || json_object_set_new(e, "name", name_json(name)))
 		goto oom;
+	w->bytes += 2 * (at->prefix_cost + name_cost) + 64;
+	w->chars -= render_cost(w, sub, name, at->depth) < w->chars ? render_cost(w, sub, name, at->depth)
+	                                                                : w->chars;
 	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 		json_object_set_new(e, "type", json_string("other"));
 		json_object_set_new(e, "error", json_string(strerror(errno)));
-		return e;
-	}
-	json_object_set_new(e, "type", json_string(fs_type_name(st.st_mode)));
-	if (S_ISREG(st.st_mode))
-		json_object_set_new(e, "size", json_integer((json_int_t)st.st_size));
-	if (S_ISLNK(st.st_mode)) {
-		char target[PATH_MAX];
-		ssize_t n = readlinkat(dirfd, name, target, sizeof target - 1);
-		char *clean = n >= 0 ? utf8_sanitize(target, (size_t)n, true, NULL) : NULL;
-		if (clean) {
-			json_object_set_new(e, "link_target", json_string(clean));
-			w->bytes += 2 * fs_json_cost(target, (size_t)n);
+	} else {
+		json_object_set_new(e, "type", json_string(fs_type_name(st.st_mode)));
+		if (S_ISREG(st.st_mode))
+			json_object_set_new(e, "size", json_integer((json_int_t)st.st_size));
+		if (S_ISLNK(st.st_mode)) {
+			char target[PATH_MAX];
+			ssize_t n = readlinkat(dirfd, name, target, sizeof target - 1);
+			char *clean = n >= 0 ? utf8_sanitize(target, (size_t)n, true, NULL) : NULL;
+			if (clean) {
+				json_object_set_new(e, "link_target", json_string(clean));
+				w->bytes += 2 * fs_json_cost(target, (size_t)n);
+				w->chars -= strlen(clean) < w->chars ? strlen(clean) : w->chars;
+			}
+			free(clean);
 		}
-		free(clean);
 	}
+	if (json_array_append(arr, e))
+		goto oom;
+	w->count++;
 	/* .git holds thousands of objects nobody wants listed; it is shown but
 	 * not walked into, so it cannot eat the entry budget. */
-	if (!S_ISDIR(st.st_mode) || depth >= w->max_depth || !strcmp(name, ".git"))
-		return e;
-	/* A single component with O_NOFOLLOW cannot leave the directory, so a
-	 * plain openat is as safe here as openat2. */
-	int sub = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (sub < 0) {
-		json_object_set_new(e, "error", json_string(strerror(errno)));
-		return e;
+	if (S_ISDIR(st.st_mode) && at->depth < w->max_depth && strcmp(name, ".git")) {
+		struct pending p = { e, sub, rel, at->depth + 1, at->prefix_cost + name_cost, at->rules };
+		if (push(q, p))
+			goto oom;
+		sub = rel = NULL;
 	}
-	json_t *children = walk_dir(sub, depth + 1, prefix_cost + name_cost, w);
-	close(sub);
-	if (!children || json_object_set_new(e, "children", children))
-		goto oom;
-	return e;
+	json_decref(e);
+	free(sub);
+	free(rel);
+	return;
 oom:
 	json_decref(e);
+	free(sub);
+	free(rel);
 	w->oom = true;
-	return NULL;
 }
 
-static json_t *walk_dir(int dirfd, int depth, size_t prefix_cost, struct walk *w)
+static bool budget_left(struct walk *w)
+{
+	w->full = w->full || w->bytes >= FS_RESULT_BUDGET || !w->chars;
+	return w->count < w->cap && !w->full;
+}
+
+/* Whether the rules skip name (in the directory at); note names the
+ * first few skipped in the walk's report. */
+static bool ignored(struct walk *w, int dirfd, const struct pending *at, const char *name, bool note)
+{
+	if (w->ig.include_ignored || !strcmp(name, ".git"))
+		return false;
+	char *rel = join(at->rel, name);
+	struct stat st;
+	bool dir = !fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) && S_ISDIR(st.st_mode);
+	bool skip = rel && fs_ignored(at->rules, rel, dir);
+	if (skip && note) {
+		w->ig.ignored++;
+		if (w->ig.ignored <= FS_IGNORED_NAMED)
+			w->ig.ignored_names[w->ig.ignored - 1] = dir ? join(rel, "") : strdup(rel);
+	}
+	free(rel);
+	return skip;
+}
+
+/* Lists one directory into arr (at is its place in the walk). */
+static void list_one(struct walk *w, struct queue *q, int dirfd, const struct pending *at, json_t *arr)
 {
 	char **names;
 	size_t n, total;
-	json_t *arr = json_array();
-	if (!arr) {
+	/* Only as many names as the entry budget has room for: the smallest,
+	 * so what is shown is the true start of the sorted listing. Ignored
+	 * names take no room, so with rules in force all are read (up to the
+	 * scan cap). */
+	size_t want = w->full ? 0 : w->ig.include_ignored ? w->cap - w->count : FS_DIR_SCAN_MAX;
+	if (fs_list_names(dirfd, want, &names, &n, &total) < 0)
+		return;   /* unreadable: shown as empty; the entry has no error to add */
+	w->left_out += total - n;
+	size_t i = 0;
+	for (; i < n && !w->oom && budget_left(w); i++)
+		if (!ignored(w, dirfd, at, names[i], true))
+			take_entry(w, q, dirfd, at, names[i], arr);
+	/* What the budget left out, ignored names aside: "at least" must hold. */
+	for (; i < n; i++)
+		w->left_out += !ignored(w, dirfd, at, names[i], false);
+	fs_names_free(names, n);
+}
+
+/* The listing of the directory rootfd (rel from the workspace): the
+ * top-level entries, their children filled in level by level. */
+static json_t *walk_tree(const struct tc_tool_ctx *ctx, struct walk *w, int rootfd, const char *rel)
+{
+	struct queue q = { 0 };
+	json_t *top = json_array();
+	struct fs_ignore *rules = NULL;
+	if (!top || fs_ignore_init(&w->ig.rules, ctx, rel, !w->ig.include_ignored, &rules) < 0) {
+		json_decref(top);
 		w->oom = true;
 		return NULL;
 	}
-	/* Only as many names as the entry budget has room for: the smallest,
-	 * so what is shown is the true start of the sorted listing. */
-	if (fs_list_names(dirfd, w->full ? 0 : w->cap - w->count, &names, &n, &total) < 0)
-		return arr;   /* unreadable: shown as empty; the entry has no error to add */
-	w->left_out += total - n;
-	for (size_t i = 0; i < n && !w->oom; i++) {
-		w->full = w->full || w->bytes >= FS_RESULT_BUDGET;
-		if (w->count >= w->cap || w->full) {
-			w->left_out += n - i;
-			break;
+	struct pending root = { NULL, (char *)"", (char *)(strcmp(rel, ".") ? rel : ""), 1, 0, rules };
+	list_one(w, &q, rootfd, &root, top);
+	for (; q.head < q.n; q.head++) {
+		struct pending *p = &q.v[q.head];
+		if (w->oom || !budget_left(w)) {
+			w->unlisted++;
+			continue;
 		}
-		w->count++;
-		json_t *e = entry_json(dirfd, names[i], depth, prefix_cost, w);
-		if (!e || json_array_append_new(arr, e))
-			w->oom = true;
+		int fd = fs_open_below(rootfd, p->sub, O_RDONLY | O_DIRECTORY);
+		json_t *children = json_array();
+		if (fd < 0 || !children) {
+			json_object_set_new(p->entry, "error", json_string(strerror(fd < 0 ? -fd : ENOMEM)));
+			json_decref(children);
+			if (fd >= 0)
+				close(fd);
+			continue;
+		}
+		json_object_set_new(p->entry, "children", children);
+		if (!w->ig.include_ignored)
+			p->rules = fs_ignore_enter(&w->ig.rules, p->rules, fd, p->rel);
+		struct pending at = *p;
+		list_one(w, &q, fd, &at, children);
+		close(fd);
 	}
-	fs_names_free(names, n);
+	for (size_t i = 0; i < q.n; i++) {
+		free(q.v[i].sub);
+		free(q.v[i].rel);
+	}
+	free(q.v);
 	if (w->oom) {
-		json_decref(arr);
+		json_decref(top);
 		return NULL;
 	}
-	return arr;
+	return top;
 }
 
 /* Opens rel as a directory to read, or -1 with *err (a file gets advice). */
@@ -138,11 +255,40 @@ static int open_dir(const struct tc_tool_ctx *ctx, const char *rel, json_t **err
 static void note_left_out(struct fs_buf *r, const struct walk *w, const char *raise)
 {
 	if (w->left_out && w->full)
-		fs_buf_printf(r, "[%zu entries shown; at least %zu more were left out at the answer's size cap "
-		              "(long names or link targets): list a subdirectory]\n", w->count, w->left_out);
+		fs_buf_printf(r, "[%zu entries shown; at least %zu more were left out at the answer's size cap: "
+		              "list a subdirectory]\n", w->count, w->left_out);
 	else if (w->left_out)
 		fs_buf_printf(r, "[%zu entries shown; at least %zu more were left out: list a subdirectory, "
 		              "or raise %s]\n", w->count, w->left_out, raise);
+	if (w->unlisted)
+		fs_buf_printf(r, "[%zu director%s above the depth bound %s not listed (the cap was reached "
+		              "first): list %s]\n", w->unlisted, w->unlisted == 1 ? "y" : "ies",
+		              w->unlisted == 1 ? "was" : "were", w->unlisted == 1 ? "it" : "them");
+}
+
+/* Starts a walk from the arguments; tree renders names indented. */
+static void walk_init(const struct tc_tool_ctx *ctx, json_t *args, struct walk *w, bool tree,
+                      long long cap_default, long long depth_default, long long depth_max)
+{
+	size_t max = ctx->max_render ? ctx->max_render : FS_RENDER_DEFAULT;
+	*w = (struct walk){
+		.cap = (size_t)fs_arg_int(args, "max_entries", cap_default, 1, 5000),
+		.max_depth = (int)fs_arg_int(args, "depth", depth_default, 1, depth_max),
+		.tree = tree,
+		.chars = max > 1000 ? max - 600 : max / 2,
+	};
+	w->ig.include_ignored = fs_arg_bool(args, "include_ignored", false);
+}
+
+/* The counts every listing carries, and the notes on what was left out. */
+static void add_counts(json_t *res, const struct walk *w, struct fs_buf *r)
+{
+	note_left_out(r, w, "max_entries or lower depth");
+	json_object_set_new(res, "count", json_integer((json_int_t)w->count));
+	json_object_set_new(res, "truncated", json_boolean(w->left_out > 0 || w->unlisted > 0));
+	json_object_set_new(res, "left_out", json_integer((json_int_t)w->left_out));
+	json_object_set_new(res, "unlisted_dirs", json_integer((json_int_t)w->unlisted));
+	fs_walk_report_ignored(&w->ig, res, r);
 }
 
 /* ---- list_dir ----------------------------------------------------------- */
@@ -190,37 +336,39 @@ static int flatten(json_t *entries, const char *prefix, json_t *flat, struct fs_
 int fs_list_dir_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_output *out)
 {
 	struct fs_path p;
+	struct walk w;
 	json_t *err = NULL;
+	char *root = NULL;
 	if (fs_path_arg(ctx, args, "path", ".", &p, &err))
 		return fs_fail(out, err);
-	struct walk w = {
-		.cap = (size_t)fs_arg_int(args, "max_entries", 500, 1, 5000),
-		.max_depth = (int)fs_arg_int(args, "depth", 1, 1, 5),
-	};
-	int fd = open_dir(ctx, p.rel, &err);
+	walk_init(ctx, args, &w, false, 500, 1, 5);
+	int fd = (root = fs_path_normal(p.rel)) ? open_dir(ctx, root, &err) : -1;
 	if (fd < 0) {
+		free(root);
 		fs_path_release(&p);
 		return fs_fail(out, err);
 	}
-	json_t *nested = walk_dir(fd, 1, 0, &w);
+	json_t *nested = walk_tree(ctx, &w, fd, root);
 	close(fd);
 	json_t *flat = json_array();
 	struct fs_buf r = FS_BUF_INIT;
-	if (!nested || !flat || flatten(nested, "", flat, &r)) {
-		json_decref(nested);
-		json_decref(flat);
-		fs_buf_release(&r);
-		fs_path_release(&p);
-		return fs_fail(out, NULL);
+	json_t *res = NULL;
+	if (nested && flat && !flatten(nested, "", flat, &r)) {
+		if (!w.count)
+			fs_buf_printf(&r, "(\"%s\" is empty)\n", root);
+		res = json_pack("{s:s, s:i, s:O}", "path", root, "depth", w.max_depth, "entries", flat);
+		if (res)
+			add_counts(res, &w, &r);
 	}
 	json_decref(nested);
-	if (!w.count)
-		fs_buf_printf(&r, "(\"%s\" is empty)\n", p.rel);
-	note_left_out(&r, &w, "max_entries or lower depth");
-	json_t *res = json_pack("{s:s, s:i, s:o, s:I, s:b, s:I}", "path", p.rel, "depth", w.max_depth,
-	                        "entries", flat, "count", (json_int_t)w.count, "truncated",
-	                        w.left_out > 0, "left_out", (json_int_t)w.left_out);
+	json_decref(flat);
+	fs_walk_release(&w.ig);
+	free(root);
 	fs_path_release(&p);
+	if (!res) {
+		fs_buf_release(&r);
+		return fs_fail(out, NULL);
+	}
 	return fs_done(out, res, &r);
 }
 
@@ -254,33 +402,39 @@ static void render_tree(json_t *entries, int indent, struct fs_buf *r)
 int fs_tree_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_output *out)
 {
 	struct fs_path p;
+	struct walk w;
 	json_t *err = NULL;
+	char *root = NULL;
 	if (fs_path_arg(ctx, args, "path", ".", &p, &err))
 		return fs_fail(out, err);
-	struct walk w = {
-		.cap = (size_t)fs_arg_int(args, "max_entries", 1000, 1, 5000),
-		.max_depth = (int)fs_arg_int(args, "depth", 3, 1, 10),
-	};
-	int fd = open_dir(ctx, p.rel, &err);
+	walk_init(ctx, args, &w, true, 1000, 3, 10);
+	int fd = (root = fs_path_normal(p.rel)) ? open_dir(ctx, root, &err) : -1;
 	if (fd < 0) {
+		free(root);
 		fs_path_release(&p);
 		return fs_fail(out, err);
 	}
-	json_t *children = walk_dir(fd, 1, 0, &w);
+	json_t *children = walk_tree(ctx, &w, fd, root);
 	close(fd);
-	if (!children) {
-		fs_path_release(&p);
+	struct fs_buf r = FS_BUF_INIT;
+	json_t *res = NULL;
+	if (children) {
+		fs_buf_printf(&r, "%s/\n", root);
+		render_tree(children, 1, &r);
+		fs_buf_printf(&r, "[%zu entries; \"name/ ...\" marks a directory whose entries are not "
+		              "shown (below the depth bound, or past the cap)]\n", w.count);
+		res = json_pack("{s:s, s:s, s:O, s:i}", "path", root, "type", "dir", "children", children,
+		                "depth", w.max_depth);
+		if (res)
+			add_counts(res, &w, &r);
+	}
+	json_decref(children);
+	fs_walk_release(&w.ig);
+	free(root);
+	fs_path_release(&p);
+	if (!res) {
+		fs_buf_release(&r);
 		return fs_fail(out, NULL);
 	}
-	struct fs_buf r = FS_BUF_INIT;
-	fs_buf_printf(&r, "%s/\n", p.rel);
-	render_tree(children, 1, &r);
-	fs_buf_printf(&r, "[%zu entries; \"name/ ...\" marks a directory below the depth bound]\n", w.count);
-	note_left_out(&r, &w, "max_entries or lower depth");
-	json_t *res = json_pack("{s:s, s:s, s:o, s:i, s:I, s:b, s:I}", "path", p.rel, "type", "dir",
-	                        "children", children, "depth", w.max_depth, "count",
-	                        (json_int_t)w.count, "truncated", w.left_out > 0, "left_out",
-	                        (json_int_t)w.left_out);
-	fs_path_release(&p);
 	return fs_done(out, res, &r);
 }

@@ -216,6 +216,23 @@ json_t *fs_errno_error(const struct tc_tool_ctx *ctx, const char *rel, int errnu
 	}
 }
 
+int fs_open_below(int dirfd, const char *rel, int flags)
+{
+	struct open_how how = {
+		.flags = (unsigned long long)(flags | O_CLOEXEC),
+		/* No symlink anywhere on the way: a walk never follows one. */
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+	};
+	for (int tries = 0; tries < 16; tries++) {
+		long fd = syscall(SYS_openat2, dirfd, rel, &how, sizeof how);
+		if (fd >= 0)
+			return (int)fd;
+		if (errno != EINTR && errno != EAGAIN)
+			break;
+	}
+	return -errno;
+}
+
 int fs_open(const struct tc_tool_ctx *ctx, const char *rel, int flags, const char *what,
             json_t **err)
 {

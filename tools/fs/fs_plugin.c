@@ -73,6 +73,8 @@ static const struct tc_tool fs_tools[] = {
 				         "description": "Directory path relative to the workspace or absolute inside it, e.g. \"src\" (default \".\", the workspace itself)"},
 				"depth": {"type": "integer", "minimum": 1, "maximum": 5, "default": 1,
 				          "description": "How many levels to list: 1 (default) lists the directory's own entries, 2 adds their children, up to 5"},
+				"include_ignored": {"type": "boolean", "default": false,
+				                    "description": "Also list what .gitignore and .ignore files exclude (default false: skipped, and counted in the answer)"},
 				"max_entries": {"type": "integer", "minimum": 1, "maximum": 5000, "default": 500,
 				                "description": "Most entries to return (default 500); the answer says when more were left out"}
 			},
@@ -96,6 +98,8 @@ static const struct tc_tool fs_tools[] = {
 				         "description": "Directory path relative to the workspace or absolute inside it, e.g. \"src\" (default \".\", the workspace itself)"},
 				"depth": {"type": "integer", "minimum": 1, "maximum": 10, "default": 3,
 				          "description": "How many levels deep to go (default 3, at most 10)"},
+				"include_ignored": {"type": "boolean", "default": false,
+				                    "description": "Also list what .gitignore and .ignore files exclude (default false: skipped, and counted in the answer)"},
 				"max_entries": {"type": "integer", "minimum": 1, "maximum": 5000, "default": 1000,
 				                "description": "Most entries in the whole tree (default 1000); the answer says when more were left out"}
 			},
@@ -105,13 +109,45 @@ static const struct tc_tool fs_tools[] = {
 		.execute = fs_tree_exec,
 	},
 	{
+		.name = "find_files",
+		.title = "Find files by name",
+		.description =
+			"Locate files in the workspace by a glob on their path, like fd, e.g. "
+			"\"**/*.py\" or \"src/**/test_*.ts\". Returns the paths sorted by name, or newest first "
+			"(sort modified), capped with the count of those left out. Skips .git and what .gitignore "
+			"excludes unless include_ignored. Not for what is inside files: use search_text.",
+		.parameters = JSON({
+			"type": "object",
+			"properties": {
+				"pattern": {"type": "string", "minLength": 1,
+				            "description": "Glob: without \"/\" it matches names at any depth (\"*.py\", \"*.{c,h}\"), with \"/\" the path relative to path (\"src/*.ts\", \"**/test_*.py\"); ** * ? [...] {a,b}"},
+				"path": {"type": "string", "minLength": 1, "default": ".",
+				         "description": "Directory to search, relative to the workspace or absolute inside it, e.g. \"src\" (default \".\", the whole workspace)"},
+				"sort": {"type": "string", "enum": ["name", "modified"], "default": "name",
+				         "description": "\"name\" (default): in path order; \"modified\": newest first"},
+				"type": {"type": "string", "enum": ["file", "dir", "any"], "default": "file",
+				         "description": "What to find: \"file\" (default, regular files), \"dir\" or \"any\""},
+				"max_results": {"type": "integer", "minimum": 1, "maximum": 5000, "default": 200,
+				                "description": "Most paths to return (default 200); the answer counts the rest"},
+				"include_ignored": {"type": "boolean", "default": false,
+				                    "description": "Also find what .gitignore and .ignore files exclude, e.g. node_modules (default false)"}
+			},
+			"required": ["pattern"],
+			"additionalProperties": false
+		}),
+		.risk = TC_RISK_READ_ONLY,
+		.execute = fs_find_files_exec,
+	},
+	{
 		.name = "search_text",
 		.title = "Search file contents",
 		.description =
-			"Search the text files of the workspace for lines matching a regular expression (PCRE2) and "
-			"return them as file:line: text, like grep -rn. Skips binary files, files over 10 MiB and "
-			".git, does not follow symlinks, and says when a cap on matches or bytes scanned was hit. "
-			"Not for reading a whole file: use read_file for that.",
+			"Search the code and text files of the workspace to find every line that mentions a word or "
+			"matches a regular expression (PCRE2), or plain text (literal), like grep -rn: the matching lines as file:line: text, with context "
+			"lines if asked, or only the files with a match, or counts per file. Skips binary files, "
+			"files over 10 MiB, .git and what .gitignore excludes; does not follow symlinks; says when "
+			"a cap was hit. Not for reading a whole file: use read_file; to find files by name use "
+			"find_files.",
 		.parameters = JSON({
 			"type": "object",
 			"properties": {
@@ -122,9 +158,21 @@ static const struct tc_tool fs_tools[] = {
 				"glob": {"type": "string", "minLength": 1,
 				         "description": "Only search files that match this glob: without \"/\" it matches file names at any depth (\"*.py\", \"*.{c,h}\"), with \"/\" the path relative to path (\"src/*.ts\", \"**/test_*.py\"); ** * ? [...] {a,b} as in .gitignore"},
 				"max_matches": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 100,
-				                "description": "Stop after this many matching lines (default 100)"},
+				                "description": "Stop after this many matching lines (or files, or counts; default 100)"},
 				"ignore_case": {"type": "boolean", "default": false,
-				                "description": "Match letters regardless of case (default false)"}
+				                "description": "Match letters regardless of case (default false)"},
+				"literal": {"type": "boolean", "default": false,
+				            "description": "Take pattern as plain text, not a regular expression (default false), e.g. for \"foo(bar)\""},
+				"output": {"type": "string", "enum": ["lines", "files", "count"], "default": "lines",
+				           "description": "\"lines\" (default): the matching lines; \"files\": only the paths of files with a match; \"count\": matching lines per file"},
+				"context": {"type": "integer", "minimum": 0, "maximum": 10, "default": 0,
+				            "description": "Lines shown before and after each matching line (default 0), like grep -C"},
+				"before": {"type": "integer", "minimum": 0, "maximum": 10,
+				           "description": "Lines shown before each matching line (overrides context), like grep -B"},
+				"after": {"type": "integer", "minimum": 0, "maximum": 10,
+				          "description": "Lines shown after each matching line (overrides context), like grep -A"},
+				"include_ignored": {"type": "boolean", "default": false,
+				                    "description": "Also search what .gitignore and .ignore files exclude, e.g. node_modules (default false)"}
 			},
 			"required": ["pattern"],
 			"additionalProperties": false
