@@ -833,7 +833,7 @@ static void test_list_roots_repairs_non_utf8_workspace_path(void **state)
 static void test_every_fs_tool_defines(void **state)
 {
 	(void)state;
-	assert_int_equal(tc_fs_plugin.ntools, 13);
+	assert_int_equal(tc_fs_plugin.ntools, 14);
 	for (size_t i = 0; i < tc_fs_plugin.ntools; i++) {
 		struct tc_error err = { 0 };
 		struct tc_defined *d = tc_tool_define(&tc_fs_plugin.tools[i], &err);
@@ -853,13 +853,13 @@ static void test_fs_plugin_loads_and_risks(void **state)
 	struct tc_error err = { 0 };
 	if (tc_plugin_load(reg, &tc_fs_plugin, &disp, &err))
 		fail_msg("%s", err.msg);
-	assert_int_equal(tc_registry_count(reg), 13);
+	assert_int_equal(tc_registry_count(reg), 14);
 	static const struct { const char *name; enum tc_risk risk; } want[] = {
 		{ "read_file", TC_RISK_READ_ONLY }, { "write_file", TC_RISK_WRITE },
 		{ "edit_file", TC_RISK_WRITE }, { "delete_path", TC_RISK_DESTRUCTIVE },
 		{ "move_path", TC_RISK_DESTRUCTIVE }, { "make_dir", TC_RISK_WRITE },
 		{ "list_roots", TC_RISK_READ_ONLY }, { "search_text", TC_RISK_READ_ONLY },
-		{ "find_files", TC_RISK_READ_ONLY },
+		{ "find_files", TC_RISK_READ_ONLY }, { "apply_patch", TC_RISK_WRITE },
 	};
 	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
 		struct tc_defined *d = tc_registry_get(reg, want[i].name);

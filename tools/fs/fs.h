@@ -221,12 +221,14 @@ struct fs_span {
 void fs_show_regions(struct fs_buf *r, json_t *res, const char *text, size_t len,
                      const struct fs_span *spans, size_t n, size_t ctx_lines, size_t chars);
 
-/* Adds to err (an edit's no_match) where old_text almost is: the lines
- * that hold it with other whitespace, or the most similar ones, numbered,
- * in the message and as err["near_miss"] = {"kind": "whitespace" or
- * "similar", "start_line", "end_line"}. Returns whether it found any
- * (err is unchanged otherwise). Bounded work for any sizes. */
-bool fs_near_miss(json_t *err, const char *text, size_t len, const char *old, size_t olen);
+/* Adds to err (an edit's no_match, a hunk that does not apply) where old
+ * almost is in text: the lines that hold it with other whitespace, or the
+ * most similar ones, numbered, in the message, then advice (a sentence),
+ * and as err["near_miss"] = {"kind": "whitespace" or "similar",
+ * "start_line", "end_line"}. Returns whether it found any (err is
+ * unchanged otherwise). Bounded work for any sizes. */
+bool fs_near_miss(json_t *err, const char *text, size_t len, const char *old, size_t olen,
+                  const char *advice);
 
 /* ---- ignore rules (fs_ignore.c) ---------------------------------------- */
 
@@ -322,6 +324,7 @@ int fs_file_info_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_out
 int fs_list_roots_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_output *out);
 int fs_list_dir_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_output *out);
 int fs_tree_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_output *out);
+int fs_apply_patch_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_output *out);
 int fs_find_files_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_output *out);
 int fs_search_text_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_output *out);
 int fs_write_file_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_output *out);

@@ -134,7 +134,9 @@ static json_t *match_error(const struct work *w, const struct edit *e, const cha
 	if (!count) {
 		json_t *err = fs_error("no_match", "%sold_text was not found in \"%s\"%s.", where, rel,
 		                       idx ? " (as the edits before it left it)" : "");
-		if (err && !fs_near_miss(err, w->text, w->len, e->old, e->olen))
+		if (err && !fs_near_miss(err, w->text, w->len, e->old, e->olen,
+		                         "Copy old_text exactly from the file (read_file shows these lines) "
+		                         "and call again."))
 			fs_error_hint(err, "Call read_file on it and copy the exact text to replace, "
 			              "whitespace, indentation and line breaks included.");
 		return err;

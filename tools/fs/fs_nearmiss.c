@@ -194,7 +194,8 @@ static void best_line(const char *text, const struct lines *fl, const char *old,
 		*f = (struct found){ 0 };
 }
 
-bool fs_near_miss(json_t *err, const char *text, size_t len, const char *old, size_t olen)
+bool fs_near_miss(json_t *err, const char *text, size_t len, const char *old, size_t olen,
+                  const char *advice)
 {
 	struct lines fl = { 0 }, ol = { 0 };
 	struct found f = { 0 };
@@ -229,8 +230,7 @@ bool fs_near_miss(json_t *err, const char *text, size_t len, const char *old, si
 	              200);
 	if (f.nlines > SHOW_LINES)
 		fs_buf_printf(&m, "   ... (%zu more lines)\n", f.nlines - SHOW_LINES);
-	fs_buf_adds(&m, "Copy old_text exactly from the file (read_file shows these lines) and call "
-	            "again.");
+	fs_buf_adds(&m, advice);
 	char *joined = fs_buf_take(&m);
 	if (joined) {
 		json_object_set_new(err, "message", json_string(joined));

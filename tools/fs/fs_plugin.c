@@ -245,6 +245,28 @@ static const struct tc_tool fs_tools[] = {
 		.execute = fs_edit_file_exec,
 	},
 	{
+		.name = "apply_patch",
+		.title = "Apply a unified diff",
+		.description =
+			"Apply a unified diff (as diff -u or git diff print it: \"--- a/path\", \"+++ b/path\", then "
+			"\"@@ -10,7 +10,8 @@\" hunks of \" \" context, \"-\" removed and \"+\" added lines) to files of "
+			"the workspace, all or nothing: if a hunk does not apply, no file is written and the answer "
+			"names the hunk and the closest lines. A \"--- /dev/null\" section makes a file; the answer "
+			"gives the changed lines numbered. For one exact replacement use edit_file; to delete or rename use "
+			"delete_path or move_path.",
+		.parameters = JSON({
+			"type": "object",
+			"properties": {
+				"patch": {"type": "string", "minLength": 1,
+				          "description": "The unified diff, one or more files, e.g. \"--- a/README.md\\n+++ b/README.md\\n@@ -1 +1 @@\\n-old line\\n+new line\\n\""}
+			},
+			"required": ["patch"],
+			"additionalProperties": false
+		}),
+		.risk = TC_RISK_WRITE,
+		.execute = fs_apply_patch_exec,
+	},
+	{
 		.name = "delete_path",
 		.title = "Delete a file or directory",
 		.description =
