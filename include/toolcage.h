@@ -246,6 +246,9 @@ struct tc_result {
 	char *render;            /* owned; never NULL */
 	bool truncated;          /* render was cut */
 	uint64_t duration_ms;
+	json_t *confinement;     /* owned; NULL when no child ran: the limits and
+	                          * walls the tool ran under, how each was built,
+	                          * and those dropped (docs/profiles.md) */
 };
 void tc_result_free(struct tc_result *r);
 
@@ -272,6 +275,9 @@ struct tc_options {
 	bool handle_signals;         /* SIGINT/SIGTERM/SIGHUP end every call in
 	                              * flight (cancelled, audited) and stop: see
 	                              * tc_supervisor_signal */
+	bool notice_dropped;         /* say on stderr, once per profile, which of
+	                              * its limits it runs without here (an
+	                              * optional one this host cannot give) */
 	bool keep_spares;            /* keep one child per profile in use set up
 	                              * ahead, so that the next call waits for its
 	                              * tool only: for a supervisor that serves

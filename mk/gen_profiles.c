@@ -18,10 +18,10 @@
  * The sizes are those of LP64 (x86-64, aarch64). A new field small enough
  * to sit in padding does not change them: the test's byte comparison of the
  * whole spec catches that one. */
-_Static_assert(sizeof(void *) != 8 || sizeof(struct sbx_spec) == 224,
+_Static_assert(sizeof(void *) != 8 || sizeof(struct sbx_spec) == 232,
                "struct sbx_spec changed: print the new field in mk/gen_profiles.c "
                "and compare it in tests/unit/test_profile.c, then update this size");
-_Static_assert(sizeof(void *) != 8 || sizeof(struct profile) == 360,
+_Static_assert(sizeof(void *) != 8 || sizeof(struct profile) == 368,
                "struct profile changed: print the new field in mk/gen_profiles.c "
                "and compare it in tests/unit/test_profile.c, then update this size");
 
@@ -138,6 +138,7 @@ static int put_profile(int i, const struct profile *p)
 	put_u64("processes", s->processes);
 	put_u64("memory_bytes", s->memory_bytes);
 	put_u64("tmp_bytes", s->tmp_bytes);
+	put_u64("cpu_percent", s->cpu_percent);
 	printf("\t\t.seccomp_default = %s,\n", actions[s->seccomp_default]);
 	put_list_ref(i, "seccomp_allow", s->seccomp_allow);
 	put_list_ref(i, "seccomp_deny", s->seccomp_deny);

@@ -1,51 +1,78 @@
-/* cgroup.c — per-call pids and memory cgroups, where this system offers them.
+/* cgroup.c — per-call pids, memory and cpu cgroups, on cgroup v1 or v2.
  *
  * RLIMIT_NPROC counts every process of a uid (and root is exempt from it), so
  * concurrent calls under one uid would share one budget. A pids cgroup per call
  * bounds each call on its own; a memory cgroup bounds resident memory better
- * than RLIMIT_AS. Supported: cgroup v1 pids/memory hierarchies we can write
- * to (root, or delegated). Not yet: cgroup v2 delegation (it requires moving
- * the supervisor into a leaf of its own); without a usable cgroup the rlimits
- * alone hold (docs/profiles.md says what that means).
+ * than RLIMIT_AS; a cpu cgroup (v2 only) caps the share of the machine.
+ *
+ * Where: each controller is used on the hierarchy it is bound to. A v1
+ * hierarchy is used below our own cgroup there, when we may write to it
+ * (root, or delegated): <mount>/<own>/toolcage. On v2 (one hierarchy for
+ * all), the base is <A>/toolcage, A being found in this order (find_v2):
+ *  1. our own cgroup D, when it is the root of the hierarchy (a container's
+ *     init, a machine without systemd): the root is exempt from the rule
+ *     that a cgroup with controllers enabled for its children holds no
+ *     process of its own;
+ *  2. D, when it is ours (root, or delegated to our uid: D, its
+ *     cgroup.procs and cgroup.subtree_control owned by us, as systemd's
+ *     Delegate=yes leaves them) and holds no process but us: we move into
+ *     a leaf of our own, D/supervisor, and only then enable the controllers
+ *     for D's children (the no-internal-processes rule);
+ *  3. for any other user, the nearest ancestor of D still ours (the same
+ *     ownership test) whose children already have the controllers: a
+ *     delegated subtree whose top was set up by its owner;
+ *  4. for root, the hierarchy's root (the host's, or a container's), a
+ *     subtree it creates there.
+ * Nothing else is touched: no process but ours is moved, no cgroup outside
+ * D's delegated ancestors and what we create is written to, and the
+ * controllers are enabled only in D (case 2), the hierarchy's root (1, 4)
+ * and our own base.
+ *
+ * Paths: /proc/self/cgroup gives our cgroup relative to the root of the
+ * hierarchy as our cgroup namespace sees it, and a mount of it may show
+ * only a subtree: mountinfo's 4th field, the root of the mount, is cut
+ * from our path (a container without a cgroup namespace sees its own
+ * cgroup mounted at /sys/fs/cgroup/<controller>).
  *
  * Cgroups are pooled, across processes too: creating and removing one costs
  * RCU grace periods in the kernel (milliseconds), which every `toolcage
  * exec` would pay. Slots are directories "slot-N" that stay; a process
  * claims one with flock(2) on the directory (released when it exits, even
- * by a crash), reuses it call after call (its "tasks" fd stays open; the
- * child joins by writing "0" to it), and sbx_cleanup() lets it go.
+ * by a crash), reuses it call after call, and sbx_cleanup() lets it go.
  *
- * A slot spans one directory per controller (<pids>/.../slot-N and
- * <memory>/.../slot-N), and jails using different controllers share the
- * pool: so a claim flocks each directory the jail will use and has the
- * slot only once it holds them all (on any failure it lets all go). Each
- * directory then has one user at most, whatever controllers the others
- * use. (Locking one directory per slot let a memory-only claimer take the
- * memory cgroup of a slot another process held through its pids lock: one
- * limit, one count and one kill for two calls. One lock that every claimer
- * takes would need a place common to all of them, which the hierarchies do
- * not give: a claimer may have one and not the other, and each lies below
- * the claimer's own cgroup.) A pids+memory slot costs one open and flock
- * more, once per process; the files are opened relative to the locked
- * directory. A directory is ours alone while locked, so the limit last
- * written to it is cached (cg_dir.limit) rather than written every call.
- * A slot whose memory cgroup still holds an earlier call's charges (tmpfs
- * files) is removed and replaced (memory_fits(), retire()).
+ * A slot spans one directory per v1 controller the claiming jail uses
+ * (<pids>/.../slot-N, <memory>/.../slot-N) and the v2 one, and jails using
+ * different controllers share the pool: so a claim flocks each directory
+ * the jail will use and has the slot only once it holds them all (on any
+ * failure it lets all go). Each directory then has one user at most,
+ * whatever controllers the others use. (Locking one directory per slot let
+ * a memory-only claimer take the memory cgroup of a slot another process
+ * held through its pids lock: one limit, one count and one kill for two
+ * calls.) A directory is ours alone while locked, so the value last written
+ * to each of its limit files is cached (cg_dir.val) rather than written
+ * every call. A v2 slot has every controller of the base, so the limits a
+ * call does not use are set back to "max" there. A slot whose memory
+ * cgroup still holds an earlier call's charges (tmpfs files) is removed and
+ * replaced (memory_fits(), retire()). A slot that another process holds,
+ * that has processes in it, or whose files do not open (someone else's)
+ * is passed over: stale and busy slots never fail a call.
  *
- * The child joins through v1's "tasks" file, not "cgroup.procs": moving a
- * whole thread group takes the kernel's cgroup_threadgroup_rwsem for
- * writing, an RCU grace period (about a millisecond, every call, measured
- * here), while a thread moving itself ("0") does not; naming any other
- * task, the child's pid from the parent too, takes the lock (launch p99
- * ~6 -> ~20 ms, measured). The child is a single thread when it joins
- * (fresh from clone3), so the thread is the process.
+ * Joining: on v2 the child is born in its slot (clone3 with
+ * CLONE_INTO_CGROUP, Linux 5.7+); a child that is not (clone() of a
+ * one-shot exec sharing our memory, clone3 refused) joins by writing "0"
+ * to its cgroup.procs before anything else. On v1 the child writes "0" to
+ * the "tasks" file, not "cgroup.procs": moving a whole thread group takes
+ * the kernel's cgroup_threadgroup_rwsem for writing, an RCU grace period
+ * (about a millisecond, every call, measured here), while a thread moving
+ * itself does not; CLONE_INTO_CGROUP takes it for reading only. The child
+ * is a single thread when it joins, so the thread is the process.
  */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,29 +83,76 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "io.h"
 
-enum { CG_PIDS, CG_MEMORY, CG_N };
+#ifndef CGROUP2_SUPER_MAGIC
+#define CGROUP2_SUPER_MAGIC 0x63677270
+#endif
+
+#define CG_MAX UINT64_MAX   /* "max": no limit */
+#define CG_UNSET (UINT64_MAX - 1)   /* cg_dir.val: nothing written yet */
+#define CPU_PERIOD_US 100000u
+
+/* The files of a slot. Indexes into cg_dir.fd; which exist depends on the
+ * version and the controllers (file_names). */
+enum cg_file {
+	F_JOIN,          /* written "0" by a child joining itself */
+	F_PROCS,         /* read: who is in it */
+	F_PIDS_MAX, F_PIDS_CURRENT, F_PIDS_EVENTS,
+	F_MEM_MAX, F_MEM_SWAP, F_MEM_USAGE, F_MEM_EVENTS, F_MEM_STAT,
+	F_CPU_MAX,
+	F_KILL,          /* v2 cgroup.kill, Linux 5.14+ */
+	F_POPULATED,     /* v2 cgroup.events */
+	F_N
+};
+
+struct file_name {
+	int ctl;             /* the controller it belongs to, or -1: every directory */
+	const char *v1, *v2; /* NULL: none in that version */
+	int mode;            /* O_RDONLY or O_WRONLY */
+	bool needed;         /* a directory without it is not used */
+	bool lazy;           /* opened when first needed */
+};
+
+static const struct file_name file_names[F_N] = {
+	[F_JOIN]         = { -1, "tasks", "cgroup.procs", O_WRONLY, true, false },
+	[F_PROCS]        = { -1, "cgroup.procs", "cgroup.procs", O_RDONLY, true, false },
+	[F_PIDS_MAX]     = { CG_PIDS, "pids.max", "pids.max", O_WRONLY, true, false },
+	[F_PIDS_CURRENT] = { CG_PIDS, "pids.current", "pids.current", O_RDONLY, true, false },
+	[F_PIDS_EVENTS]  = { CG_PIDS, "pids.events", "pids.events", O_RDONLY, false, false },
+	[F_MEM_MAX]      = { CG_MEMORY, "memory.limit_in_bytes", "memory.max", O_WRONLY, true, false },
+	[F_MEM_SWAP]     = { CG_MEMORY, NULL, "memory.swap.max", O_WRONLY, false, false },
+	[F_MEM_USAGE]    = { CG_MEMORY, "memory.usage_in_bytes", "memory.current", O_RDONLY, true, false },
+	[F_MEM_EVENTS]   = { CG_MEMORY, "memory.oom_control", "memory.events", O_RDONLY, false, false },
+	[F_MEM_STAT]     = { CG_MEMORY, "memory.stat", "memory.stat", O_RDONLY, false, true },
+	[F_CPU_MAX]      = { CG_CPU, NULL, "cpu.max", O_WRONLY, true, false },
+	[F_KILL]         = { -1, NULL, "cgroup.kill", O_WRONLY, false, false },
+	[F_POPULATED]    = { -1, NULL, "cgroup.events", O_RDONLY, true, false },
+};
 
 struct cg_hier {
-	int state;                 /* 0 unknown, 1 usable, -1 not */
+	int state;                 /* 1 usable, -1 not */
+	int version;               /* 1 or 2 */
 	char base[PATH_MAX];       /* .../toolcage */
+	char why[SBX_WHY_MAX];     /* when not usable */
 };
 
 struct cg_dir {
-	int dir_fd;                /* the slot's directory, flock'ed (ours alone) */
-	int join_fd;               /* "tasks", O_WRONLY (kept open) */
-	int limit_fd;              /* pids.max / memory.limit_in_bytes */
-	int current_fd;            /* pids.current, or memory's cgroup.procs */
-	int usage_fd;              /* memory.usage_in_bytes (memory only) */
-	int stat_fd;               /* memory.stat, opened when first needed, or -1 */
-	uint64_t limit;            /* last value we wrote; 0 = none yet */
+	int dir_fd;                /* the slot's directory, flock'ed (ours alone); -1: none */
+	int version;
+	unsigned ctls;             /* controllers whose files are open (1 << CG_*) */
+	int fd[F_N];
+	uint64_t val[F_N];         /* the value last written to a limit file */
 	char path[PATH_MAX];
 };
 
 struct cgroup_slot {
-	struct cg_dir dir[CG_N];   /* those the claiming jail used; dir_fd -1: not ours */
+	struct cg_dir v1[CG_N];    /* the v1 directories the claiming jail used */
+	struct cg_dir v2;          /* the unified one, when the jail uses v2 */
 	bool busy;
 	unsigned n;                /* its number (slot-N) */
+	uint64_t oom_base;         /* memory's oom kills when acquired */
+	uint64_t refused_base;     /* pids' refused forks when acquired */
 	struct cgroup_slot *next;
 };
 
@@ -86,8 +160,16 @@ static struct cg_hier hier[CG_N];
 static struct cgroup_slot *slots;
 static unsigned next_slot;     /* where this process looks for a free slot */
 
-static const char *const ctl_name[CG_N] = { "pids", "memory" };
-static const char *const limit_file[CG_N] = { "pids.max", "memory.limit_in_bytes" };
+static const char *const ctl_name[CG_N] = { "pids", "memory", "cpu" };
+
+/* ---- where: mounts, our own cgroups -------------------------------------- */
+
+/* A hierarchy as mountinfo shows it: where it is mounted, and which of its
+ * cgroups is the root of that mount. */
+struct cg_mount {
+	char mnt[PATH_MAX];
+	char root[PATH_MAX];
+};
 
 /* Which controllers a comma-separated option list names. */
 static unsigned controllers_in(char *list)
@@ -101,32 +183,25 @@ static unsigned controllers_in(char *list)
 	return m;
 }
 
-/* The v1 mount point of each controller, from /proc/self/mountinfo (read
- * once for all: the kernel renders the whole mount table for each read). */
-static void find_mounts(char mnt[CG_N][PATH_MAX])
+/* mountinfo escapes space, tab, newline and backslash as \ooo. */
+static void unescape(char *s)
 {
-	FILE *f = fopen("/proc/self/mountinfo", "re");
-	if (!f)
-		return;
-	char *line = NULL;
-	size_t cap = 0;
-	while (getline(&line, &cap, f) > 0) {
-		char *sep = strstr(line, " - cgroup ");
-		char mp[PATH_MAX], opts[1024];
-		if (!sep || sscanf(line, "%*s %*s %*s %*s %4095s", mp) != 1 ||
-		    sscanf(sep, " - cgroup %*s %1023s", opts) != 1)
-			continue;
-		unsigned m = controllers_in(opts);
-		for (int c = 0; c < CG_N; c++)
-			if ((m & (1u << c)) && !mnt[c][0])
-				snprintf(mnt[c], PATH_MAX, "%s", mp);
+	char *w = s;
+	for (char *r = s; *r; r++) {
+		if (r[0] == '\\' && r[1] >= '0' && r[1] <= '3' && r[2] >= '0' && r[2] <= '7' &&
+		    r[3] >= '0' && r[3] <= '7') {
+			*w++ = (char)((r[1] - '0') * 64 + (r[2] - '0') * 8 + (r[3] - '0'));
+			r += 3;
+		} else {
+			*w++ = *r;
+		}
 	}
-	free(line);
-	fclose(f);
+	*w = '\0';
 }
 
-/* Our own cgroup path in each controller's hierarchy (/proc/self/cgroup). */
-static void own_paths(char own[CG_N][PATH_MAX])
+/* Our own cgroup path in each v1 controller's hierarchy and in v2 ("0::"),
+ * from /proc/self/cgroup. */
+static void own_paths(char own[CG_N][PATH_MAX], char *own2)
 {
 	FILE *f = fopen("/proc/self/cgroup", "re");
 	if (!f)
@@ -139,110 +214,477 @@ static void own_paths(char own[CG_N][PATH_MAX])
 		*c2 = '\0';
 		char *path = c2 + 1;
 		path[strcspn(path, "\n")] = '\0';
+		size_t n = strlen(path);
+		if (n >= PATH_MAX)
+			continue;
+		if (c1 == line + 1 && line[0] == '0' && c2 == c1 + 1) {   /* "0::PATH" */
+			memcpy(own2, path, n + 1);
+			continue;
+		}
 		unsigned m = controllers_in(c1 + 1);
 		for (int c = 0; c < CG_N; c++)
-			if ((m & (1u << c)) && strlen(path) < PATH_MAX)
-				snprintf(own[c], PATH_MAX, "%s", path);
+			if (m & (1u << c))
+				memcpy(own[c], path, n + 1);
 	}
 	fclose(f);
 }
 
-/* h->base for controller c: our directory under the hierarchy mounted at
- * mnt, below our own cgroup there. */
-static bool set_base(int c, const char *mnt, const char *own)
+/* The mount of each v1 controller and of v2 whose root is our own cgroup or
+ * above it (several mounts of one hierarchy may show different subtrees),
+ * from /proc/self/mountinfo (read once for all: the kernel renders the
+ * whole mount table for each read). */
+static void find_mounts(const char own[CG_N][PATH_MAX], const char *own2,
+                        struct cg_mount m1[CG_N], struct cg_mount *m2)
 {
-	struct cg_hier *h = &hier[c];
-	return mnt[0] && own[0] &&
-	       (size_t)snprintf(h->base, sizeof h->base, "%s%s/toolcage", mnt,
-	                        strcmp(own, "/") ? own : "") < sizeof h->base;
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	if (!f)
+		return;
+	char *line = NULL;
+	size_t cap = 0;
+	while (getline(&line, &cap, f) > 0) {
+		char root[PATH_MAX], mp[PATH_MAX], type[32], opts[1024];
+		char *sep = strstr(line, " - ");
+		if (!sep || sscanf(line, "%*s %*s %*s %4095s %4095s", root, mp) != 2 ||
+		    sscanf(sep, " - %31s %*s %1023s", type, opts) != 2)
+			continue;
+		unescape(root);
+		unescape(mp);
+		size_t rl = strcmp(root, "/") ? strlen(root) : 0;
+		bool v2 = !strcmp(type, "cgroup2");
+		if (!v2 && strcmp(type, "cgroup"))
+			continue;
+		unsigned m = v2 ? 0 : controllers_in(opts);
+		for (int c = -1; c < CG_N; c++) {
+			if (c < 0 ? !v2 : !(m & (1u << c)))
+				continue;
+			const char *own_c = c < 0 ? own2 : own[c];
+			struct cg_mount *dst = c < 0 ? m2 : &m1[c];
+			/* Our cgroup must lie at or below the mount's root. */
+			if (dst->mnt[0] || !own_c[0] || strncmp(own_c, root, rl) ||
+			    (own_c[rl] && own_c[rl] != '/'))
+				continue;
+			snprintf(dst->mnt, PATH_MAX, "%s", mp);
+			snprintf(dst->root, PATH_MAX, "%s", root);
+		}
+	}
+	free(line);
+	fclose(f);
+}
+
+/* dir = the mount point + our path below the mount's root. */
+static bool cgroup_dir(char *dir, size_t len, const struct cg_mount *m, const char *own)
+{
+	size_t rl = strcmp(m->root, "/") ? strlen(m->root) : 0;
+	const char *rel = own + rl;
+	if (!strcmp(rel, "/"))
+		rel = "";
+	return m->mnt[0] && own[0] && (size_t)snprintf(dir, len, "%s%s", m->mnt, rel) < len;
+}
+
+/* snprintf that may cut (reasons for people: a path cut short is fine). */
+static void setf(char *buf, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void setf(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
+}
+
+static int why(int c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int why(int c, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(hier[c].why, sizeof hier[c].why, fmt, ap);
+	va_end(ap);
+	hier[c].state = -1;
+	return -1;
 }
 
 /* Made when missing, and ours to write to. */
-static bool make_base(int c)
+static bool make_dir(const char *dir)
 {
-	const char *base = hier[c].base;
-	return (mkdir(base, 0755) == 0 || errno == EEXIST) && access(base, W_OK) == 0;
+	return (mkdir(dir, 0755) == 0 || errno == EEXIST) && access(dir, W_OK) == 0;
 }
 
+/* ---- v1 ------------------------------------------------------------------- */
+
 /* The conventional mount point, /sys/fs/cgroup/<controller>, when it holds
- * a cgroup v1 hierarchy with that controller: a non-root cgroup directory
- * has the controller's limit file only then. This spares the render and
- * parse of the whole mount table, a tenth of a millisecond of every launch;
- * once our directory exists, two system calls decide. */
-static bool conventional(int c, const char *own)
+ * a cgroup v1 hierarchy with that controller whose root is the hierarchy's:
+ * a non-root cgroup directory has the controller's limit file only then,
+ * and our cgroup's directory there holds our pid. This spares the render
+ * and parse of the whole mount table, a tenth of a millisecond of every
+ * launch; once our directory exists, a few system calls decide. */
+static bool conventional_v1(int c, const char *own)
 {
-	char mnt[64], f[PATH_MAX + 32];
+	char dir[PATH_MAX], f[PATH_MAX + 32];
 	struct statfs sf;
-	snprintf(mnt, sizeof mnt, "/sys/fs/cgroup/%s", ctl_name[c]);
-	if (statfs(mnt, &sf) < 0 || sf.f_type != CGROUP_SUPER_MAGIC || !set_base(c, mnt, own))
+	struct cg_mount m = { .root = "/" };
+	snprintf(m.mnt, sizeof m.mnt, "/sys/fs/cgroup/%s", ctl_name[c]);
+	if (!own[0] || statfs(m.mnt, &sf) < 0 || sf.f_type != CGROUP_SUPER_MAGIC ||
+	    !cgroup_dir(dir, sizeof dir, &m, own) ||
+	    (size_t)snprintf(hier[c].base, sizeof hier[c].base, "%s/toolcage", dir) >=
+	    sizeof hier[c].base)
 		return false;
-	snprintf(f, sizeof f, "%s/%s", hier[c].base, limit_file[c]);
-	return (access(hier[c].base, W_OK) == 0 || make_base(c)) && access(f, F_OK) == 0;
+	/* A container without a cgroup namespace has only its own subtree
+	 * mounted there: <mount><own> does not exist (find_mounts then). */
+	snprintf(f, sizeof f, "%s/%s", hier[c].base, file_names[c == CG_PIDS ? F_PIDS_MAX :
+	         F_MEM_MAX].v1);
+	return (access(hier[c].base, W_OK) == 0 || (access(dir, F_OK) == 0 &&
+	        make_dir(hier[c].base))) && access(f, F_OK) == 0;
+}
+
+static void detect_v1(int c, const struct cg_mount *m, const char *own)
+{
+	char dir[PATH_MAX];
+	hier[c].version = 1;
+	if (c == CG_CPU) {
+		why(c, "the cpu controller is on cgroup v1 here; toolcage limits cpu on v2 only");
+		return;
+	}
+	if (!cgroup_dir(dir, sizeof dir, m, own) ||
+	    (size_t)snprintf(hier[c].base, sizeof hier[c].base, "%s/toolcage", dir) >=
+	    sizeof hier[c].base) {
+		why(c, "our %s cgroup's path is too long", ctl_name[c]);
+		return;
+	}
+	if (!make_dir(hier[c].base)) {
+		why(c, "cgroup v1 %s: %s is not writable by uid %u (%s)", ctl_name[c], dir,
+		    (unsigned)geteuid(), strerror(errno));
+		return;
+	}
+	hier[c].state = 1;
+}
+
+/* ---- v2 ------------------------------------------------------------------- */
+
+static ssize_t read_file(const char *dir, const char *name, char *buf, size_t len)
+{
+	char p[PATH_MAX + 64];
+	snprintf(p, sizeof p, "%s/%s", dir, name);
+	int fd = open(p, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ssize_t n = io_read_all(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return n;
+	buf[n] = '\0';
+	return n;
+}
+
+static int write_file(const char *dir, const char *name, const char *s)
+{
+	char p[PATH_MAX + 64];
+	snprintf(p, sizeof p, "%s/%s", dir, name);
+	int fd = open(p, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ssize_t n = write(fd, s, strlen(s));
+	int e = errno;
+	close(fd);
+	return n == (ssize_t)strlen(s) ? 0 : -(n < 0 ? e : EIO);
+}
+
+/* Whether word is one of the space-separated words of list. */
+static bool has_word(const char *list, const char *word)
+{
+	size_t wl = strlen(word);
+	for (const char *p = list; (p = strstr(p, word)); p += wl)
+		if ((p == list || p[-1] == ' ' || p[-1] == '\n') &&
+		    (!p[wl] || p[wl] == ' ' || p[wl] == '\n'))
+			return true;
+	return false;
+}
+
+/* Ours: root, or the directory and the files that move processes and
+ * enable controllers belong to our uid (systemd's Delegate=yes chowns
+ * exactly these). */
+static bool owned(const char *dir)
+{
+	if (geteuid() == 0)
+		return true;
+	static const char *const names[] = { ".", "cgroup.procs", "cgroup.subtree_control" };
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+		char p[PATH_MAX + 32];
+		struct stat st;
+		snprintf(p, sizeof p, "%s/%s", dir, names[i]);
+		if (stat(p, &st) < 0 || st.st_uid != geteuid())
+			return false;
+	}
+	return true;
+}
+
+/* The hierarchy's real root has no cgroup.type (nor cgroup.events). */
+static bool is_root_cgroup(const char *dir)
+{
+	char p[PATH_MAX + 32];
+	snprintf(p, sizeof p, "%s/cgroup.type", dir);
+	return access(p, F_OK) < 0 && errno == ENOENT;
+}
+
+/* Whether dir's cgroup.procs lists no process but ours. */
+static bool only_us(const char *dir)
+{
+	char b[256];
+	ssize_t n = read_file(dir, "cgroup.procs", b, sizeof b);
+	if (n < 0)
+		return false;
+	char me[24];
+	snprintf(me, sizeof me, "%d\n", (int)getpid());
+	return !strcmp(b, me);
+}
+
+/* The controllers (of those wanted) that dir's children have. */
+static unsigned enabled_in(const char *dir, unsigned want)
+{
+	char b[512];
+	unsigned m = 0;
+	if (read_file(dir, "cgroup.subtree_control", b, sizeof b) < 0)
+		return 0;
+	for (int c = 0; c < CG_N; c++)
+		if ((want & (1u << c)) && has_word(b, ctl_name[c]))
+			m |= 1u << c;
+	return m;
+}
+
+/* Enables for dir's children each wanted controller dir has, one at a time
+ * (the cpu controller is refused while a real-time process runs in the
+ * hierarchy: that must not cost the others). Returns those enabled. */
+static unsigned enable_in(const char *dir, unsigned want)
+{
+	char b[512];
+	if (read_file(dir, "cgroup.controllers", b, sizeof b) < 0)
+		return 0;
+	unsigned have = enabled_in(dir, want);
+	for (int c = 0; c < CG_N; c++) {
+		char op[16];
+		snprintf(op, sizeof op, "+%s", ctl_name[c]);
+		if ((want & ~have & (1u << c)) && has_word(b, ctl_name[c]) &&
+		    write_file(dir, "cgroup.subtree_control", op) == 0)
+			have |= 1u << c;
+	}
+	return have;
+}
+
+/* Case 2: we move into D/supervisor, then D's children get the
+ * controllers. */
+static int move_to_leaf(const char *d)
+{
+	char leaf[PATH_MAX + 16], pid[24];
+	if ((size_t)snprintf(leaf, sizeof leaf, "%s/supervisor", d) >= sizeof leaf)
+		return -ENAMETOOLONG;
+	if (mkdir(leaf, 0755) < 0 && errno != EEXIST)
+		return -errno;
+	snprintf(pid, sizeof pid, "%d", (int)getpid());
+	return write_file(leaf, "cgroup.procs", pid);
+}
+
+/* Finds A (see the header), makes A/toolcage with the controllers, and sets
+ * each v2 controller's state. want: the controllers not bound to v1. */
+static void detect_v2(const struct cg_mount *m, const char *own, unsigned want)
+{
+	char d[PATH_MAX], a[PATH_MAX] = "", reason[SBX_WHY_MAX] = "";
+	for (int c = 0; c < CG_N; c++)
+		if (want & (1u << c))
+			hier[c].version = 2;
+	if (!cgroup_dir(d, sizeof d, m, own)) {
+		setf(reason, sizeof reason, "no cgroup v2 hierarchy is mounted");
+		goto out;
+	}
+	bool root = geteuid() == 0;
+	if (is_root_cgroup(d)) {                                      /* 1 */
+		if (root)
+			snprintf(a, sizeof a, "%s", d);
+		else
+			setf(reason, sizeof reason, "we are in the root cgroup, which only "
+			         "root may manage");
+	} else if (owned(d) && only_us(d)) {                          /* 2 */
+		int rc = move_to_leaf(d);
+		if (rc == 0)
+			snprintf(a, sizeof a, "%s", d);
+		else
+			setf(reason, sizeof reason, "could not move into %s/supervisor to "
+			         "free %s for controllers (%s)", d, d, strerror(-rc));
+	} else if (!root) {                                           /* 3 */
+		char up[PATH_MAX];
+		snprintf(up, sizeof up, "%s", d);
+		while (!a[0] && strlen(up) > strlen(m->mnt) && owned(up)) {
+			if (strcmp(up, d) && enabled_in(up, want))
+				snprintf(a, sizeof a, "%s", up);
+			*strrchr(up, '/') = '\0';
+		}
+		if (!a[0])
+			setf(reason, sizeof reason, "no delegated cgroup v2 subtree: %s %s "
+			         "(run toolcage in a cgroup of its own delegated to uid %u, e.g. "
+			         "systemd-run --user --scope -p Delegate=yes toolcage serve)", d,
+			         owned(d) ? "holds other processes too" : "is not ours",
+			         (unsigned)geteuid());
+	} else if (is_root_cgroup(m->mnt)) {                         /* 4 */
+		snprintf(a, sizeof a, "%s", m->mnt);
+	} else {
+		setf(reason, sizeof reason, "%s holds other processes, and %s (the top "
+		         "we see) is not the hierarchy's root: give toolcage a cgroup of its "
+		         "own", d, m->mnt);
+	}
+	if (!a[0])
+		goto out;
+	/* A's children: the controllers (cases 1, 2, 4; in 3 they are there). */
+	unsigned in_a = enable_in(a, want);
+	char base[PATH_MAX];
+	if ((size_t)snprintf(base, sizeof base, "%s/toolcage", a) >= sizeof base) {
+		setf(reason, sizeof reason, "the path of %s is too long", a);
+		goto out;
+	}
+	if (!make_dir(base) || !owned(base)) {
+		setf(reason, sizeof reason, "cannot make %s (%s)", base,
+		         errno ? strerror(errno) : "not ours");
+		goto out;
+	}
+	unsigned in_base = enable_in(base, in_a);
+	for (int c = 0; c < CG_N; c++) {
+		if (!(want & (1u << c)))
+			continue;
+		snprintf(hier[c].base, sizeof hier[c].base, "%s", base);
+		if (in_base & (1u << c))
+			hier[c].state = 1;
+		else
+			why(c, "cgroup v2: the %s controller is not available in %s", ctl_name[c], a);
+	}
+	return;
+out:
+	for (int c = 0; c < CG_N; c++)
+		if (want & (1u << c))
+			why(c, "cgroup v2: %s", reason);
+}
+
+/* ---- detection ------------------------------------------------------------ */
+
+/* Decides where each controller is. pids and memory are looked for first
+ * on their conventional v1 mounts (no mountinfo parse); anything else (v2,
+ * a container's mounts) from mountinfo, every controller not yet decided
+ * at once: v2's setup moves us into a leaf, which must happen only once.
+ * cpu is looked for only when a profile asks for it. */
+static void detect_all(int want)
+{
+	static unsigned looked;
+	if (looked & (1u << want))
+		return;
+	char own[CG_N][PATH_MAX] = { { 0 } }, own2[PATH_MAX] = "";
+	own_paths(own, own2);
+	if (!looked && want != CG_CPU && conventional_v1(CG_PIDS, own[CG_PIDS]) &&
+	    conventional_v1(CG_MEMORY, own[CG_MEMORY])) {
+		hier[CG_PIDS].state = hier[CG_MEMORY].state = 1;
+		hier[CG_PIDS].version = hier[CG_MEMORY].version = 1;
+		looked = 1u << CG_PIDS | 1u << CG_MEMORY;
+		return;
+	}
+	struct cg_mount m1[CG_N], m2;
+	memset(m1, 0, sizeof m1);
+	memset(&m2, 0, sizeof m2);
+	find_mounts(own, own2, m1, &m2);
+	unsigned v2 = 0;
+	for (int c = 0; c < CG_N; c++) {
+		if (looked & (1u << c))
+			continue;
+		hier[c].state = 0;
+		if (m1[c].mnt[0])
+			detect_v1(c, &m1[c], own[c]);
+		else if (own[c][0])   /* in /proc/self/cgroup, but not mounted */
+			why(c, "the cgroup v1 %s hierarchy is not mounted here", ctl_name[c]);
+		else
+			v2 |= 1u << c;
+	}
+	if (v2)
+		detect_v2(&m2, own2, v2);
+	looked = (1u << CG_N) - 1;
 }
 
 static bool detect(int c)
 {
-	static bool looked;
-	if (!looked) {
-		looked = true;
-		char mnt[CG_N][PATH_MAX] = { { 0 } }, own[CG_N][PATH_MAX] = { { 0 } };
-		bool found[CG_N] = { false }, all = true;
-		own_paths(own);
-		for (int k = 0; k < CG_N; k++)
-			all &= found[k] = own[k][0] && conventional(k, own[k]);
-		if (!all)
-			find_mounts(mnt);
-		for (int k = 0; k < CG_N; k++)
-			hier[k].state = found[k] || (set_base(k, mnt[k], own[k]) && make_base(k)) ?
-			                1 : -1;
-	}
+	detect_all(c);
 	return hier[c].state > 0;
 }
 
-int cgroup_usable(bool memory)
+int cgroup_usable(int c)
 {
-	return detect(memory ? CG_MEMORY : CG_PIDS);
+	return detect(c);
 }
 
-const char *cgroup_where(bool memory)
+const char *cgroup_where(int c)
 {
-	int c = memory ? CG_MEMORY : CG_PIDS;
 	return detect(c) ? hier[c].base : "not available";
 }
+
+const char *cgroup_why(int c)
+{
+	detect(c);
+	return hier[c].state > 0 ? "" : hier[c].why[0] ? hier[c].why : "not available";
+}
+
+int cgroup_version(int c)
+{
+	detect(c);
+	return hier[c].version;
+}
+
+bool cgroup_swap_bounded(void)
+{
+	static int known;   /* 0 not yet, 1 yes, -1 no */
+	if (!known) {
+		char f[PATH_MAX + 32];
+		snprintf(f, sizeof f, "%s/memory.swap.max", hier[CG_MEMORY].base);
+		known = detect(CG_MEMORY) && hier[CG_MEMORY].version == 2 &&
+		        access(f, F_OK) == 0 ? 1 : -1;
+	}
+	return known > 0;
+}
+
+/* ---- slots ---------------------------------------------------------------- */
 
 static void clear_dir(struct cg_dir *d)
 {
 	memset(d, 0, sizeof *d);
-	d->dir_fd = d->join_fd = d->limit_fd = d->current_fd = d->usage_fd = d->stat_fd = -1;
+	d->dir_fd = -1;
+	for (int f = 0; f < F_N; f++) {
+		d->fd[f] = -1;
+		d->val[f] = CG_UNSET;
+	}
 }
 
 static void close_dir(struct cg_dir *d)
 {
-	if (d->join_fd >= 0)
-		close(d->join_fd);
-	if (d->limit_fd >= 0)
-		close(d->limit_fd);
-	if (d->current_fd >= 0)
-		close(d->current_fd);
-	if (d->usage_fd >= 0)
-		close(d->usage_fd);
-	if (d->stat_fd >= 0)
-		close(d->stat_fd);
+	for (int f = 0; f < F_N; f++)
+		if (d->fd[f] >= 0)
+			close(d->fd[f]);
 	if (d->dir_fd >= 0)
 		close(d->dir_fd);   /* the lock goes with it */
 	clear_dir(d);
 }
 
-/* Locks controller c's directory of slot n (made when missing) and opens
- * its files. -EBUSY: another process holds it, or its files do not open
- * (the slot is passed over); another error: the directory cannot be had.
- * On failure the caller close_dir()s d. */
-static int open_dir(struct cg_dir *d, int c, unsigned n)
+static int file_fd(struct cg_dir *d, enum cg_file f)
+{
+	const struct file_name *fn = &file_names[f];
+	const char *name = d->version == 1 ? fn->v1 : fn->v2;
+	if (d->fd[f] < 0 && fn->lazy && name && d->dir_fd >= 0)
+		d->fd[f] = openat(d->dir_fd, name, fn->mode | O_CLOEXEC);
+	return d->fd[f];
+}
+
+/* Locks the directory of slot n under base (made when missing) and opens
+ * the files of controllers ctls. -EBUSY: another process holds it, or its
+ * files do not open (the slot is passed over); another error: the
+ * directory cannot be had. On failure the caller close_dir()s d. */
+static int open_dir(struct cg_dir *d, const char *base, int version, unsigned ctls,
+                    unsigned n)
 {
 	/* Cut short, slot-12 would name slot-1. */
-	if ((size_t)snprintf(d->path, sizeof d->path, "%s/slot-%u", hier[c].base, n) >=
-	    sizeof d->path)
+	if ((size_t)snprintf(d->path, sizeof d->path, "%s/slot-%u", base, n) >= sizeof d->path)
 		return -ENAMETOOLONG;
+	d->version = version;
+	d->ctls = ctls;
 	bool made = false;
 	d->dir_fd = open(d->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (d->dir_fd < 0 && errno == ENOENT) {   /* a new slot */
@@ -255,50 +697,69 @@ static int open_dir(struct cg_dir *d, int c, unsigned n)
 		return -errno;
 	if (flock(d->dir_fd, LOCK_EX | LOCK_NB) < 0)
 		return -EBUSY;
-	d->join_fd = openat(d->dir_fd, "tasks", O_WRONLY | O_CLOEXEC);
-	d->limit_fd = openat(d->dir_fd, limit_file[c], O_WRONLY | O_CLOEXEC);
-	d->current_fd = openat(d->dir_fd, c == CG_PIDS ? "pids.current" : "cgroup.procs",
-	                       O_RDONLY | O_CLOEXEC);
-	if (c == CG_MEMORY && d->current_fd >= 0)
-		d->usage_fd = openat(d->dir_fd, "memory.usage_in_bytes", O_RDONLY | O_CLOEXEC);
+	int missing = 0;
+	for (int f = 0; f < F_N; f++) {
+		const struct file_name *fn = &file_names[f];
+		const char *name = version == 1 ? fn->v1 : fn->v2;
+		if (!name || fn->lazy || (fn->ctl >= 0 && !(ctls & (1u << fn->ctl))))
+			continue;
+		d->fd[f] = openat(d->dir_fd, name, fn->mode | O_CLOEXEC);
+		if (d->fd[f] < 0 && fn->needed && !missing)
+			missing = errno ? errno : EIO;
+	}
 	/* A slot someone broke is passed over; one we just made that does not
 	 * work means the next ones would not either (not 4096 mkdirs). */
-	if (d->join_fd < 0 || d->limit_fd < 0 || d->current_fd < 0 ||
-	    (c == CG_MEMORY && d->usage_fd < 0))
-		return made ? -(errno ? errno : EIO) : -EBUSY;
+	if (missing)
+		return made ? -missing : -EBUSY;
 	return 0;
 }
 
-static int set_limit(struct cg_dir *d, uint64_t v)
+/* The controllers of jail j on each version. */
+static unsigned jail_ctls(const struct sbx_jail *j, int version)
 {
-	if (d->limit == v)
-		return 0;
-	char s[32];
-	int n = snprintf(s, sizeof s, "%llu", (unsigned long long)v);
-	if (pwrite(d->limit_fd, s, (size_t)n, 0) != n)
-		return -errno;
-	d->limit = v;
-	return 0;
+	bool use[CG_N] = { j->use_cgroup_pids, j->use_cgroup_memory, j->use_cgroup_cpu };
+	unsigned m = 0;
+	for (int c = 0; c < CG_N; c++)
+		if (use[c] && hier[c].version == version)
+			m |= 1u << c;
+	return m;
+}
+
+/* Every controller the v2 base has (a v2 slot is shared by jails using any
+ * of them: each acquire sets the limits it does not use back to "max"). */
+static unsigned v2_ctls(void)
+{
+	unsigned m = 0;
+	for (int c = 0; c < CG_N; c++)
+		if (hier[c].state > 0 && hier[c].version == 2)
+			m |= 1u << c;
+	return m;
 }
 
 static bool slot_empty(struct cgroup_slot *s);
 
 /* Claims slot n for this process: an exclusive flock on each directory
- * (pids, memory) the jail uses, all or none. A slot another process holds
- * any of these in, or whose cgroup still has processes in it, is passed
- * over. */
+ * the jail uses (its v1 controllers', the v2 one), all or none. A slot
+ * another process holds any of these in, or whose cgroup still has
+ * processes in it, is passed over. */
 static int claim(struct cgroup_slot *s, const struct sbx_jail *j, unsigned n)
 {
 	int rc = 0;
-	if (j->use_cgroup_pids)
-		rc = open_dir(&s->dir[CG_PIDS], CG_PIDS, n);
-	if (!rc && j->use_cgroup_memory)
-		rc = open_dir(&s->dir[CG_MEMORY], CG_MEMORY, n);
+	unsigned one = jail_ctls(j, 1);
+	for (int c = 0; c < CG_N && !rc; c++)
+		if (one & (1u << c))
+			rc = open_dir(&s->v1[c], hier[c].base, 1, 1u << c, n);
+	if (!rc && jail_ctls(j, 2)) {
+		int c = __builtin_ctz(jail_ctls(j, 2));
+		rc = open_dir(&s->v2, hier[c].base, 2, v2_ctls(), n);
+	}
 	if (!rc && !slot_empty(s))
 		rc = -EBUSY;
-	if (rc)
-		for (int k = 0; k < CG_N; k++)
-			close_dir(&s->dir[k]);
+	if (rc) {
+		for (int c = 0; c < CG_N; c++)
+			close_dir(&s->v1[c]);
+		close_dir(&s->v2);
+	}
 	return rc;
 }
 
@@ -308,7 +769,8 @@ static struct cgroup_slot *new_slot(const struct sbx_jail *j)
 	if (!s)
 		return NULL;
 	for (int c = 0; c < CG_N; c++)
-		clear_dir(&s->dir[c]);
+		clear_dir(&s->v1[c]);
+	clear_dir(&s->v2);
 	int rc = -EBUSY;
 	for (unsigned tries = 0; tries < 4096 && rc == -EBUSY; tries++)
 		rc = claim(s, j, s->n = next_slot++);
@@ -322,46 +784,86 @@ static struct cgroup_slot *new_slot(const struct sbx_jail *j)
 	return s;
 }
 
-/* The bytes of file pages (page cache) charged to the memory cgroup:
- * reclaimable, so they neither fail a lower limit nor eat a budget. A
- * tmpfs file's pages are not among them (they are swap-backed). */
-static uint64_t file_pages(struct cg_dir *d)
+/* The directory of slot s holding controller c for a jail, or NULL. */
+static struct cg_dir *dir_of(struct cgroup_slot *s, int c)
+{
+	struct cg_dir *d = hier[c].version == 2 ? &s->v2 : &s->v1[c];
+	return d->dir_fd >= 0 && (d->ctls & (1u << c)) ? d : NULL;
+}
+
+static int set_value(struct cg_dir *d, enum cg_file f, uint64_t v)
+{
+	if (!d)
+		return -ENOENT;
+	if (d->fd[f] < 0 || d->val[f] == v)
+		return d->fd[f] < 0 && file_names[f].needed ? -ENOENT : 0;
+	char s[48];
+	int n;
+	if (f == F_CPU_MAX)
+		n = v == CG_MAX ? snprintf(s, sizeof s, "max %u", CPU_PERIOD_US) :
+		    snprintf(s, sizeof s, "%llu %u", (unsigned long long)v, CPU_PERIOD_US);
+	else if (v == CG_MAX)
+		n = d->version == 1 ? snprintf(s, sizeof s, "-1") : snprintf(s, sizeof s, "max");
+	else
+		n = snprintf(s, sizeof s, "%llu", (unsigned long long)v);
+	if (pwrite(d->fd[f], s, (size_t)n, 0) != n)
+		return -errno;
+	d->val[f] = v;
+	return 0;
+}
+
+/* "key N" from a flat keyed file (memory.events, pids.events, memory.stat,
+ * memory.oom_control); 0 when absent. */
+static uint64_t keyed(int fd, const char *key)
 {
 	char b[8192];
-	if (d->stat_fd < 0)   /* kept: page cache stays charged, so this recurs */
-		d->stat_fd = openat(d->dir_fd, "memory.stat", O_RDONLY | O_CLOEXEC);
-	ssize_t n = d->stat_fd < 0 ? -1 : pread(d->stat_fd, b, sizeof b - 1, 0);
+	ssize_t n = fd < 0 ? -1 : pread(fd, b, sizeof b - 1, 0);
 	if (n <= 0)
 		return 0;
 	b[n] = '\0';
-	uint64_t sum = 0;
+	size_t kl = strlen(key);
 	for (char *l = b; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL)
-		if (!strncmp(l, "active_file ", 12) || !strncmp(l, "inactive_file ", 14))
-			sum += strtoull(strchr(l, ' ') + 1, NULL, 10);
-	return sum;
+		if (!strncmp(l, key, kl) && l[kl] == ' ')
+			return strtoull(l + kl + 1, NULL, 10);
+	return 0;
 }
 
 /* Memory an earlier call left charged to the slot: the pages of files it
  * wrote to a tmpfs (a workspace in /dev/shm, say) stay charged to the memory
  * cgroup that first touched them after every process in it has gone, and
- * without swap nothing reclaims them. Under a lower limit the kernel refuses
- * the limit (EBUSY), and under a higher one they would eat the next call's
+ * without swap nothing reclaims them. Under a lower limit v1 refuses the
+ * limit (EBUSY), and under a higher one they would eat the next call's
  * budget. A slot holding more than a quarter of the limit that is not page
  * cache is retired rather than used (memory.stat is read only when the
  * usage alone passes that: page cache left by a build would otherwise
- * retire a slot per call). */
+ * retire a slot per call). Tmpfs pages are not among active_file and
+ * inactive_file (they are swap-backed), on either version. */
 static bool memory_fits(struct cg_dir *d, uint64_t max)
 {
 	char b[32];
-	ssize_t n = pread(d->usage_fd, b, sizeof b - 1, 0);
+	ssize_t n = pread(d->fd[F_MEM_USAGE], b, sizeof b - 1, 0);
 	if (n <= 0)
 		return false;
 	b[n] = '\0';
 	uint64_t used = strtoull(b, NULL, 10);
 	if (used <= max / 4)
 		return true;
-	uint64_t cache = file_pages(d);
+	int st = file_fd(d, F_MEM_STAT);   /* kept: page cache stays charged, so this recurs */
+	uint64_t cache = keyed(st, "active_file") + keyed(st, "inactive_file");
 	return used - (cache < used ? cache : used) <= max / 4;
+}
+
+static void unlink_slot(struct cgroup_slot *s)
+{
+	for (struct cgroup_slot **p = &slots; *p; p = &(*p)->next)
+		if (*p == s) {
+			*p = s->next;
+			break;
+		}
+	for (int c = 0; c < CG_N; c++)
+		close_dir(&s->v1[c]);
+	close_dir(&s->v2);
+	free(s);
 }
 
 /* Drops slot s for good: its memory cgroup is removed (no process is left
@@ -369,98 +871,176 @@ static bool memory_fits(struct cg_dir *d, uint64_t max)
  * claim of its number makes a fresh one. */
 static bool retire(struct cgroup_slot *s)
 {
-	bool gone = rmdir(s->dir[CG_MEMORY].path) == 0;
+	struct cg_dir *d = dir_of(s, CG_MEMORY);
+	bool gone = d && rmdir(d->path) == 0;
 	if (gone && s->n < next_slot)
 		next_slot = s->n;   /* its number, made fresh, is claimed next */
-	for (struct cgroup_slot **p = &slots; *p; p = &(*p)->next)
-		if (*p == s) {
-			*p = s->next;
-			break;
-		}
-	for (int c = 0; c < CG_N; c++)
-		close_dir(&s->dir[c]);
-	free(s);
+	unlink_slot(s);
 	return gone;
 }
 
-int cgroup_acquire(const struct sbx_jail *j, struct cgroup_slot **out, int fds[2])
+/* Sets slot s's limits for jail j: those j uses, and "max" for the other
+ * controllers of a v2 slot. */
+static int set_limits(struct cgroup_slot *s, const struct sbx_jail *j)
 {
-	fds[0] = fds[1] = -1;
+	struct cg_dir *v2 = s->v2.dir_fd >= 0 ? &s->v2 : NULL;
+	int rc = 0;
+	struct cg_dir *d = dir_of(s, CG_PIDS);
+	if (j->use_cgroup_pids)
+		rc = set_value(d, F_PIDS_MAX, j->pids_max);
+	else if (v2 && (v2->ctls & (1u << CG_PIDS)))
+		rc = set_value(v2, F_PIDS_MAX, CG_MAX);
+	if (!rc && j->use_cgroup_cpu)
+		rc = set_value(dir_of(s, CG_CPU), F_CPU_MAX, j->cpu_quota_us);
+	else if (!rc && v2 && (v2->ctls & (1u << CG_CPU)))
+		rc = set_value(v2, F_CPU_MAX, CG_MAX);
+	if (rc || !j->use_cgroup_memory) {
+		if (!rc && v2 && (v2->ctls & (1u << CG_MEMORY)))
+			rc = set_value(v2, F_MEM_MAX, CG_MAX);
+		if (!rc && v2 && (v2->ctls & (1u << CG_MEMORY)))
+			rc = set_value(v2, F_MEM_SWAP, CG_MAX);
+		return rc;
+	}
+	d = dir_of(s, CG_MEMORY);
+	/* No swap beyond the limit (v2; absent without swap accounting). */
+	rc = set_value(d, F_MEM_SWAP, 0);
+	return rc ? rc : set_value(d, F_MEM_MAX, j->memory_max);
+}
+
+int cgroup_acquire(const struct sbx_jail *j, struct cgroup_slot **out,
+                   struct cgroup_join *join)
+{
+	join->clone_fd = -1;
+	for (int i = 0; i < SBX_CGROUP_FDS; i++)
+		join->fds[i] = -1;
 	*out = NULL;
-	if (!j->use_cgroup_pids && !j->use_cgroup_memory)
+	if (!j->use_cgroup_pids && !j->use_cgroup_memory && !j->use_cgroup_cpu)
 		return 0;
+	unsigned one = jail_ctls(j, 1), two = jail_ctls(j, 2);
 	for (int failed = 0;;) {
 		struct cgroup_slot *s = slots;
-		/* A free slot that has every controller this jail wants. */
-		for (; s; s = s->next)
-			if (!s->busy && (!j->use_cgroup_pids || s->dir[CG_PIDS].join_fd >= 0) &&
-			    (!j->use_cgroup_memory || s->dir[CG_MEMORY].join_fd >= 0))
+		/* A free slot that has every directory this jail wants. */
+		for (; s; s = s->next) {
+			bool fits = !s->busy && (!two || s->v2.dir_fd >= 0);
+			for (int c = 0; c < CG_N && fits; c++)
+				fits = !(one & (1u << c)) || s->v1[c].dir_fd >= 0;
+			if (fits)
 				break;
+		}
 		if (!s && !(s = new_slot(j)))
 			return -(errno ? errno : ENOMEM);
-		int rc = 0;
-		if (j->use_cgroup_pids)
-			rc = set_limit(&s->dir[CG_PIDS], j->pids_max);
-		if (!rc && j->use_cgroup_memory) {
-			rc = set_limit(&s->dir[CG_MEMORY], j->memory_max);
-			/* Each retire that removes a directory is progress; only
-			 * those that cannot (rmdir failed) are bounded. */
-			if ((rc == -EBUSY || (!rc && !memory_fits(&s->dir[CG_MEMORY], j->memory_max))) &&
-			    failed < 8) {
-				failed += !retire(s);
-				continue;
-			}
+		int rc = set_limits(s, j);
+		struct cg_dir *mem = j->use_cgroup_memory ? dir_of(s, CG_MEMORY) : NULL;
+		/* Each retire that removes a directory is progress; only those
+		 * that cannot (rmdir failed) are bounded. */
+		if (mem && (rc == -EBUSY || (!rc && !memory_fits(mem, j->memory_max))) &&
+		    failed < 8) {
+			failed += !retire(s);
+			continue;
 		}
 		if (rc)
 			return rc;
 		s->busy = true;
-		fds[0] = j->use_cgroup_pids ? s->dir[CG_PIDS].join_fd : -1;
-		fds[1] = j->use_cgroup_memory ? s->dir[CG_MEMORY].join_fd : -1;
+		struct cg_dir *pd = dir_of(s, CG_PIDS);
+		s->oom_base = mem ? keyed(mem->fd[F_MEM_EVENTS], "oom_kill") : 0;
+		s->refused_base = pd ? keyed(pd->fd[F_PIDS_EVENTS], "max") : 0;
+		int k = 0;
+		for (int c = 0; c < CG_N; c++)
+			if (one & (1u << c))
+				join->fds[k++] = s->v1[c].fd[F_JOIN];
+		if (two) {
+			join->clone_fd = s->v2.dir_fd;
+			join->v2_fd = s->v2.fd[F_JOIN];
+		}
 		*out = s;
 		return 0;
 	}
 }
 
-/* SIGKILLs every process in the slot's cgroups until none is left (a fork
- * racing the kill is caught by the next round; pids.max bounds the rounds). */
+void cgroup_stats(struct cgroup_slot *s, struct cgroup_stats *st)
+{
+	memset(st, 0, sizeof *st);
+	if (!s)
+		return;
+	struct cg_dir *mem = dir_of(s, CG_MEMORY), *pd = dir_of(s, CG_PIDS);
+	if (mem && mem->fd[F_MEM_EVENTS] >= 0) {
+		uint64_t n = keyed(mem->fd[F_MEM_EVENTS], "oom_kill");
+		st->oom_kills = n > s->oom_base ? n - s->oom_base : 0;
+		st->have_oom = true;
+	}
+	if (pd && pd->fd[F_PIDS_EVENTS] >= 0) {
+		uint64_t n = keyed(pd->fd[F_PIDS_EVENTS], "max");
+		st->pids_refused = n > s->refused_base ? n - s->refused_base : 0;
+		st->have_refused = true;
+	}
+}
+
+/* SIGKILLs every process of a cgroup v1 directory, or one without
+ * cgroup.kill, until none is left (a fork racing the kill is caught by the
+ * next round; pids.max bounds the rounds). */
+static void kill_listed(const char *dir)
+{
+	char f[PATH_MAX + 32];
+	snprintf(f, sizeof f, "%s/cgroup.procs", dir);
+	for (int round = 0; round < 100; round++) {
+		FILE *p = fopen(f, "re");
+		if (!p)
+			break;
+		int pid, any = 0;
+		while (fscanf(p, "%d", &pid) == 1) {
+			kill(pid, SIGKILL);
+			any = 1;
+		}
+		fclose(p);
+		if (!any)
+			break;
+		usleep(1000);
+	}
+}
+
 void cgroup_kill(struct cgroup_slot *s)
 {
 	if (!s)
 		return;
-	for (int c = 0; c < CG_N; c++) {
-		if (!s->dir[c].path[0])
-			continue;
-		char f[PATH_MAX + 32];
-		snprintf(f, sizeof f, "%s/cgroup.procs", s->dir[c].path);
-		for (int round = 0; round < 100; round++) {
-			FILE *p = fopen(f, "re");
-			if (!p)
-				break;
-			int pid, any = 0;
-			while (fscanf(p, "%d", &pid) == 1) {
-				kill(pid, SIGKILL);
-				any = 1;
-			}
-			fclose(p);
-			if (!any)
-				break;
-			usleep(1000);
-		}
-	}
+	for (int c = 0; c < CG_N; c++)
+		if (s->v1[c].dir_fd >= 0)
+			kill_listed(s->v1[c].path);
+	if (s->v2.dir_fd < 0)
+		return;
+	/* cgroup.kill (5.14+) kills the whole cgroup at once, forks racing it
+	 * included. */
+	if (s->v2.fd[F_KILL] < 0 || pwrite(s->v2.fd[F_KILL], "1", 1, 0) != 1)
+		kill_listed(s->v2.path);
 }
 
-/* No process left in the slot: pids.current says 0, or, for a slot with a
- * memory cgroup only, its cgroup.procs lists none (a call without a pid
- * namespace whose supervisor was killed can leave some behind). */
+/* No process left in the slot: v2's cgroup.events says "populated 0";
+ * on v1 pids.current says 0, or, for a slot with a memory cgroup only, its
+ * cgroup.procs lists none (a call without a pid namespace whose supervisor
+ * was killed can leave some behind). */
 static bool slot_empty(struct cgroup_slot *s)
 {
-	char b[32];
-	if (s->dir[CG_PIDS].current_fd >= 0) {
-		ssize_t n = pread(s->dir[CG_PIDS].current_fd, b, sizeof b - 1, 0);
-		return n > 0 && b[0] == '0';
+	char b[64];
+	if (s->v2.dir_fd >= 0) {
+		ssize_t n = pread(s->v2.fd[F_POPULATED], b, sizeof b - 1, 0);
+		if (n <= 0)
+			return false;
+		b[n] = '\0';
+		if (!strstr(b, "populated 0"))
+			return false;
 	}
-	return s->dir[CG_MEMORY].current_fd < 0 ||
-	       pread(s->dir[CG_MEMORY].current_fd, b, sizeof b, 0) == 0;
+	for (int c = 0; c < CG_N; c++) {
+		struct cg_dir *d = &s->v1[c];
+		if (d->dir_fd < 0)
+			continue;
+		if (d->fd[F_PIDS_CURRENT] >= 0) {
+			ssize_t n = pread(d->fd[F_PIDS_CURRENT], b, sizeof b - 1, 0);
+			if (n <= 0 || b[0] != '0')
+				return false;
+		} else if (pread(d->fd[F_PROCS], b, sizeof b, 0) != 0) {
+			return false;
+		}
+	}
+	return true;
 }
 
 void cgroup_release(struct cgroup_slot *s)
@@ -474,11 +1054,6 @@ void cgroup_release(struct cgroup_slot *s)
 
 void sbx_cleanup(void)
 {
-	while (slots) {
-		struct cgroup_slot *s = slots;
-		slots = s->next;
-		for (int c = 0; c < CG_N; c++)
-			close_dir(&s->dir[c]);   /* unlocked: free for the next process */
-		free(s);
-	}
+	while (slots)
+		unlink_slot(slots);   /* unlocked: free for the next process */
 }

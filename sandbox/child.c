@@ -506,7 +506,7 @@ _Noreturn void child_main(const struct child_plan *p)
 
 	status_fd = p->status_fd;
 	job_fd = lifeline_fd = -1;   /* statics may hold what an earlier child sharing our memory left */
-	for (int i = 0; i < 2; i++)                                  /* 1 */
+	for (int i = 0; i <= SBX_CGROUP_FDS; i++)                    /* 1 */
 		if (p->cgroup_fds[i] >= 0)
 			CHECK(STEP_CGROUP, write(p->cgroup_fds[i], "0", 1));
 	CHECK(STEP_SESSION, setsid());                                /* 2 */

@@ -16,6 +16,8 @@
 #define SBX_MAX_RLIMITS 12
 #define SBX_MAX_GROUPS 64
 #define SBX_MAX_RW_PATHS 64     /* the workspace and write paths (child.c) */
+#define SBX_WHY_MAX 256        /* a reason a wall or limit is not in force */
+#define SBX_CGROUP_FDS 3        /* v1 "tasks" files a child writes itself into */
 #define SBX_DEFAULT_PATH "/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin"
 
 struct sbx_rlimit {
@@ -101,14 +103,20 @@ struct sbx_jail {
 	char uid_map[64];           /* userns maps, written by the child itself */
 	char gid_map[64];
 	char tmpfs_opts[128];
+	uint64_t tmp_bytes;         /* the private /tmp's size */
 
 	int cap_last;               /* highest capability number of this kernel */
 
-	/* cgroups (NULL when not usable) */
+	/* cgroups (cgroup.c): the controllers used, and their limits */
 	bool use_cgroup_pids;
 	bool use_cgroup_memory;
+	bool use_cgroup_cpu;
 	uint64_t pids_max;
 	uint64_t memory_max;
+	uint64_t cpu_quota_us;      /* per 100 ms period */
+	/* Why a limit the profile asks for has no cgroup (optional, dropped),
+	 * or "" (confine.c reports it) */
+	char cgroup_why[3][SBX_WHY_MAX];
 
 	/* Linux >= 6.14 keeps pid_max per pid namespace: the child caps its own
 	 * at this ("" when not used), a per-call process bound that needs no
@@ -179,7 +187,8 @@ struct child_plan {
 	const char *cwd;    /* relative to the workspace (checked), or NULL */
 	int lifeline_fd;    /* read end of the supervisor's lifeline pipe */
 	int lifeline_wr;    /* its write end, closed first thing */
-	int cgroup_fds[2];  /* v1 "tasks" files to join, -1 when none */
+	int cgroup_fds[SBX_CGROUP_FDS + 1]; /* files to write "0" to (v1 "tasks", a v2
+	                     * cgroup.procs when not joined at clone), -1 when none */
 	int job_fd;         /* a spare's end of the job socket, else -1 */
 };
 
@@ -199,6 +208,10 @@ struct job_header {
 #define JOB_STDIN 1u            /* keep the stdin pipe (else /dev/null) */
 #define JOB_RESULT 2u           /* keep fd 3, the result pipe (else closed) */
 #define JOB_MAX_PAYLOAD (8u << 20)
+
+/* spawn.c: false once clone3 answered ENOSYS (children are then made with
+ * clone(), and v2 cgroups joined by a write). */
+bool sbx_clone3_works(void);
 
 /* jail.c: whether this kernel keeps pid_max per pid namespace (6.14+). */
 bool pid_max_per_namespace(void);
@@ -263,11 +276,35 @@ int protect_refresh(struct sbx_jail *jail);
 int protect_apply(const struct sbx_jail *jail);
 void protect_release(struct sbx_jail *jail);
 
-/* cgroup.c: per-call cgroups from a reusable pool. */
-int cgroup_usable(bool memory);       /* 1 usable, 0 not */
-const char *cgroup_where(bool memory);
+/* cgroup.c: per-call cgroups from a reusable pool. Controllers: */
+enum { CG_PIDS, CG_MEMORY, CG_CPU, CG_N };
+int cgroup_usable(int ctl);            /* 1 usable, 0 not */
+const char *cgroup_where(int ctl);     /* the base directory, or "not available" */
+const char *cgroup_why(int ctl);       /* why not usable ("" when usable) */
+int cgroup_version(int ctl);           /* 1 or 2: where it is, usable or not */
+/* How a child gets into its slot: born there (clone3 CLONE_INTO_CGROUP
+ * with clone_fd, v2), else by writing "0" to v2_fd; and to each of fds
+ * (v1). -1 where none. Borrowed from the slot. */
+struct cgroup_join {
+	int clone_fd;
+	int v2_fd;
+	int fds[SBX_CGROUP_FDS];
+};
 int cgroup_acquire(const struct sbx_jail *jail, struct cgroup_slot **out,
-                   int fds[2]);
+                   struct cgroup_join *join);
+/* What the slot's cgroups counted since cgroup_acquire. */
+struct cgroup_stats {
+	bool have_oom, have_refused;   /* the counters exist here */
+	uint64_t oom_kills;            /* processes the memory limit killed */
+	uint64_t pids_refused;         /* forks pids.max refused */
+};
+void cgroup_stats(struct cgroup_slot *slot, struct cgroup_stats *st);
+/* Whether a v2 memory cgroup here also has memory.swap.max (set to 0). */
+bool cgroup_swap_bounded(void);
+
+/* confine.c: the report for jail, with a child's counters (st, or NULL). */
+void confine_report(const struct sbx_jail *jail, const struct cgroup_stats *st,
+                    struct sbx_confinement *out);
 /* Kills what is left in the slot's cgroups and returns it to the pool. */
 void cgroup_release(struct cgroup_slot *slot);
 void cgroup_kill(struct cgroup_slot *slot);

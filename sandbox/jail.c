@@ -120,6 +120,7 @@ static void plan_namespaces(const struct sbx_spec *spec, struct sbx_jail *j)
 	         (unsigned)getegid());
 	strcpy(j->tmp_dir, "/tmp");
 	unsigned long long tmp = spec->tmp_bytes ? spec->tmp_bytes : 64ULL << 20;
+	j->tmp_bytes = tmp;
 	snprintf(j->tmpfs_opts, sizeof j->tmpfs_opts,
 	         "size=%llu,nr_inodes=%llu,mode=0700,uid=%u,gid=%u", tmp,
 	         tmp / 4096 + 64, (unsigned)j->uid, (unsigned)j->gid);
@@ -321,30 +322,39 @@ static void plan_rlimits(const struct sbx_spec *s, struct sbx_jail *j)
 	cap_rlimit(j, RLIMIT_MEMLOCK, 8u << 20);
 }
 
+/* One controller for a limit the profile sets: used where usable, else
+ * dropped when optional (the reason kept for the report), else refused. */
+static int plan_cgroup(const struct sbx_spec *s, struct sbx_jail *j, int ctl, unsigned req,
+                       bool *use, struct sbx_error *err)
+{
+	static const char *const what[CG_N] = { "pids", "memory", "cpu" };
+	if (cgroup_usable(ctl)) {
+		*use = true;
+		return 0;
+	}
+	snprintf(j->cgroup_why[ctl], sizeof j->cgroup_why[ctl], "%s", cgroup_why(ctl));
+	if (s->optional & req) {
+		j->dropped |= req;
+		return 0;
+	}
+	return sbx_err(err, ENOTSUP, "profile %s needs a %s cgroup; none is usable here: %s "
+	               "(see toolcage check)", s->name, what[ctl], cgroup_why(ctl));
+}
+
 static int plan_cgroups(const struct sbx_spec *s, struct sbx_jail *j, struct sbx_error *err)
 {
-	if (s->processes) {
-		if (cgroup_usable(false)) {
-			j->use_cgroup_pids = true;
-			j->pids_max = s->processes;
-		} else if (s->optional & SBX_REQ_CGROUP_PIDS) {
-			j->dropped |= SBX_REQ_CGROUP_PIDS;
-		} else {
-			return sbx_err(err, ENOTSUP, "profile %s needs a pids cgroup; none is "
-			               "usable here (see toolcage check)", s->name);
-		}
-	}
-	if (s->memory_bytes) {
-		if (cgroup_usable(true)) {
-			j->use_cgroup_memory = true;
-			j->memory_max = s->memory_bytes;
-		} else if (s->optional & SBX_REQ_CGROUP_MEMORY) {
-			j->dropped |= SBX_REQ_CGROUP_MEMORY;
-		} else {
-			return sbx_err(err, ENOTSUP, "profile %s needs a memory cgroup; none is "
-			               "usable here (see toolcage check)", s->name);
-		}
-	}
+	int rc = 0;
+	if (s->processes && !rc)
+		rc = plan_cgroup(s, j, CG_PIDS, SBX_REQ_CGROUP_PIDS, &j->use_cgroup_pids, err);
+	j->pids_max = s->processes;
+	if (s->memory_bytes && !rc)
+		rc = plan_cgroup(s, j, CG_MEMORY, SBX_REQ_CGROUP_MEMORY, &j->use_cgroup_memory, err);
+	j->memory_max = s->memory_bytes;
+	if (s->cpu_percent && !rc)
+		rc = plan_cgroup(s, j, CG_CPU, SBX_REQ_CGROUP_CPU, &j->use_cgroup_cpu, err);
+	j->cpu_quota_us = (uint64_t)s->cpu_percent * 1000;   /* of a 100 ms period */
+	if (rc)
+		return rc;
 	/* Without a pids cgroup, the pid namespace's own pid_max bounds the
 	 * call: the kernel's floor is 301, a looser bound than processes, but
 	 * one root is not exempt from. With one, the cgroup's tighter bound

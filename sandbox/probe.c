@@ -1,5 +1,6 @@
 /* probe.c — what isolation this kernel and user can have (toolcage check).
- * Each namespace is tried for real with a short-lived clone3 child: a
+ * Each namespace is tried for real with a short-lived child made as calls
+ * make theirs (clone3, or clone() where clone3 is refused): a
  * sysctl can say yes while a security module says no. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -8,6 +9,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -15,15 +17,36 @@
 
 #include "internal.h"
 
-static bool try_clone(unsigned long flags)
+static int probe_child(void *arg)
+{
+	(void)arg;
+	_exit(0);
+}
+
+/* A child with flags, made as spawn.c makes them: clone3, or clone() where
+ * clone3 answers ENOSYS (a seccomp policy may refuse it). *clone3 says
+ * which worked. */
+static bool try_clone(unsigned long flags, bool *clone3)
 {
 	struct clone_args ca;
 	memset(&ca, 0, sizeof ca);
 	ca.flags = flags;
 	ca.exit_signal = SIGCHLD;
 	long pid = syscall(SYS_clone3, &ca, sizeof ca);
+	*clone3 = !(pid < 0 && errno == ENOSYS);
 	if (pid == 0)
 		_exit(0);
+	if (!*clone3) {
+		enum { STACK = 64 << 10 };
+		char *stack = mmap(NULL, STACK, PROT_READ | PROT_WRITE,
+		                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+		if (stack == MAP_FAILED)
+			return false;
+		pid = clone(probe_child, stack + STACK, (int)flags | SIGCHLD, NULL);
+		int e = errno;
+		munmap(stack, STACK);
+		errno = e;
+	}
 	if (pid < 0)
 		return false;
 	int st;
@@ -48,14 +71,23 @@ void sbx_probe(struct sbx_features *f)
 	};
 	/* Without root the others need a user namespace alongside. */
 	unsigned long base = f->is_root ? 0 : CLONE_NEWUSER;
-	for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
-		if (try_clone(base | map[i].flag))
+	f->clone3 = true;
+	for (size_t i = 0; i < sizeof map / sizeof map[0]; i++) {
+		bool c3;
+		if (try_clone(base | map[i].flag, &c3))
 			f->namespaces |= map[i].ns;
+		f->clone3 &= c3;
+	}
 	if (!f->is_root && !(f->namespaces & SBX_NS_USER))
 		f->namespaces = 0;
-	f->cgroup_pids = cgroup_usable(false);
 	f->pid_max_per_ns = pid_max_per_namespace();
-	f->cgroup_memory = cgroup_usable(true);
-	f->cgroup_pids_where = cgroup_where(false);
-	f->cgroup_memory_where = cgroup_where(true);
+	f->cgroup_pids = cgroup_usable(CG_PIDS);
+	f->cgroup_memory = cgroup_usable(CG_MEMORY);
+	f->cgroup_cpu = cgroup_usable(CG_CPU);
+	f->cgroup_pids_version = cgroup_version(CG_PIDS);
+	f->cgroup_memory_version = cgroup_version(CG_MEMORY);
+	f->cgroup_cpu_version = cgroup_version(CG_CPU);
+	f->cgroup_pids_where = f->cgroup_pids ? cgroup_where(CG_PIDS) : cgroup_why(CG_PIDS);
+	f->cgroup_memory_where = f->cgroup_memory ? cgroup_where(CG_MEMORY) : cgroup_why(CG_MEMORY);
+	f->cgroup_cpu_where = f->cgroup_cpu ? cgroup_where(CG_CPU) : cgroup_why(CG_CPU);
 }

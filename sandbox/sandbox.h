@@ -53,6 +53,7 @@ enum {
 	SBX_REQ_CGROUP_PIDS    = 1u << 11, /* per-call pids cgroup */
 	SBX_REQ_CGROUP_MEMORY  = 1u << 12, /* per-call memory cgroup */
 	SBX_REQ_IDENTITY       = 1u << 13, /* a fixed uid/gid (needs root) */
+	SBX_REQ_CGROUP_CPU     = 1u << 14, /* per-call cpu cgroup (cpu.max, v2) */
 };
 
 /* Socket families socket(2) may create (socketpair(AF_UNIX) stream and
@@ -101,7 +102,8 @@ struct sbx_spec {
 	uint64_t file_size_bytes;        /* RLIMIT_FSIZE */
 	uint64_t open_files;             /* RLIMIT_NOFILE */
 	uint64_t processes;              /* RLIMIT_NPROC, and pids.max with a cgroup */
-	uint64_t memory_bytes;           /* memory cgroup limit */
+	uint64_t memory_bytes;           /* memory cgroup limit (and no swap beyond it) */
+	uint64_t cpu_percent;            /* cpu cgroup: % of one CPU (200 = two) */
 	uint64_t tmp_bytes;              /* size of the private /tmp */
 
 	/* seccomp: a built-in base list is always applied on top */
@@ -219,6 +221,7 @@ enum sbx_killed {
 	SBX_KILLED_CANCELLED,
 	SBX_KILLED_SECCOMP,     /* died of SIGSYS */
 	SBX_KILLED_SIGNAL,      /* any other signal */
+	SBX_KILLED_MEMORY,      /* SIGKILLed by its memory cgroup's OOM killer */
 };
 
 /* Bounded capture of one stream: the first and last bytes, with the total. */
@@ -284,17 +287,71 @@ int sbx_child_wait(struct sbx_child *child);
 /* Kills (if running), reaps and frees. NULL is a no-op. */
 void sbx_child_free(struct sbx_child *child);
 
+/* ---- what held: the confinement report ----------------------------------
+ * For a jail (what its children get) or a child (what it got, with what its
+ * limits counted), each limit the profile asks for and each wall, with the
+ * mechanism that built it, or why it was dropped (optional in the profile,
+ * not available here). Plain data, no allocation: the supervisor turns it
+ * into JSON ("confinement" in exec --json, a call's result and the audit
+ * record: {"limits": {NAME: ITEM}, "walls": {NAME: ITEM}}, an ITEM being
+ * {"by": BY, KEY: VALUE..., "dropped": WHY}).
+ *
+ * An entry: `by` names the mechanism in force ("cgroup v2", "rlimit",
+ * "landlock"), NULL when none holds; `dropped` is empty when the profile's
+ * own mechanism holds, else why it does not (then `by`, if set, names the
+ * weaker one holding instead). `num` carries its numbers: "max" and the
+ * like set by the profile, and counters read after a child ends. Names and
+ * keys are static strings.
+ *
+ * To add one (sandbox/confine.c): limits come from confine_limits(), walls
+ * from confine_walls(); call report_add() for each, then report_num() for
+ * each number. Keep names stable: they are an interface (docs/profiles.md).
+ */
+#define SBX_REPORT_MAX 16     /* entries per kind */
+#define SBX_REPORT_NUMS 4     /* numbers per entry */
+struct sbx_report_num {
+	const char *key;
+	uint64_t value;
+};
+struct sbx_report_item {
+	const char *name;
+	const char *by;
+	char dropped[256];
+	struct sbx_report_num num[SBX_REPORT_NUMS];
+	int n_num;
+};
+struct sbx_confinement {
+	struct sbx_report_item limits[SBX_REPORT_MAX];
+	int n_limits;
+	struct sbx_report_item walls[SBX_REPORT_MAX];
+	int n_walls;
+};
+/* Fills *out for what children of jail get (as of now: a namespace the
+ * kernel refuses is dropped at the first spawn). Never fails. */
+void sbx_jail_confinement(const struct sbx_jail *jail, struct sbx_confinement *out);
+/* The same for a child as it ran, with its counters (complete once
+ * sbx_child_done). */
+void sbx_child_confinement(const struct sbx_child *child, struct sbx_confinement *out);
+/* Whether any limit in *c is dropped, and the first one's entry. */
+const struct sbx_report_item *sbx_confinement_dropped_limit(const struct sbx_confinement *c);
+
 /* What this kernel and user offer (toolcage check). */
 struct sbx_features {
 	bool is_root;
 	bool seccomp;
 	int landlock_abi;          /* 0 = none */
 	unsigned namespaces;       /* SBX_NS_* that can be created */
-	bool cgroup_pids;          /* a usable pids cgroup (v1; v2 not yet) */
+	bool clone3;               /* clone3 works (else clone(), and no CLONE_INTO_CGROUP) */
+	bool cgroup_pids;          /* a usable pids cgroup */
 	bool cgroup_memory;
+	bool cgroup_cpu;
+	int cgroup_pids_version;   /* 1 or 2 */
+	int cgroup_memory_version;
+	int cgroup_cpu_version;
 	bool pid_max_per_ns;       /* a pid namespace's pid_max bounds a call (6.14+) */
-	const char *cgroup_pids_where;   /* the v1 directory used, or "not available" */
+	const char *cgroup_pids_where;   /* the base directory used, or why not */
 	const char *cgroup_memory_where;
+	const char *cgroup_cpu_where;
 };
 /* Probes (forks a few short-lived children). Not for hot paths. */
 void sbx_probe(struct sbx_features *f);

@@ -59,6 +59,7 @@ struct sbx_child {
 	bool ready;                 /* the spare said it waits for its job */
 	int mntns_fd;               /* holds the child's mount namespace (see start) */
 	struct cgroup_slot *cg;
+	struct cgroup_stats cg_stats;   /* read when the child is done */
 	char *stdin_buf;            /* copy of the job's stdin, or the stream's buffer */
 	size_t stdin_len, stdin_off;
 	int src_fd;                 /* a streamed stdin's source; -1: none, or done */
@@ -156,6 +157,14 @@ static int shared_vm_entry(void *plan)
  * child (child.c keeps to that: no malloc, raw set*id calls). Only where no
  * spare is kept: a supervisor running an event loop must not sleep in a
  * child's setup. */
+static bool clone3_missing;        /* clone3 said ENOSYS (a seccomp policy): clone() */
+static bool into_cgroup_missing;   /* clone3 has no CLONE_INTO_CGROUP (before 5.7) */
+
+bool sbx_clone3_works(void)
+{
+	return !clone3_missing;
+}
+
 static bool share_vm(const struct sbx_jail *j, const struct sbx_job *job)
 {
 #ifdef __SANITIZE_ADDRESS__
@@ -166,55 +175,93 @@ static bool share_vm(const struct sbx_jail *j, const struct sbx_job *job)
 	(void)job;
 	return false;
 #else
-	return job && !job->fn && !j->keep_spare;
+	/* A child in a v2 cgroup is born there with clone3: joining after
+	 * clone() would move a thread group, which costs the kernel an RCU
+	 * grace period (cgroup.c), more than the copy of our page tables. */
+	return job && !job->fn && !j->keep_spare &&
+	       (clone3_missing || (cgroup_version(CG_PIDS) != 2 && cgroup_version(CG_MEMORY) != 2) ||
+	        (!j->use_cgroup_pids && !j->use_cgroup_memory && !j->use_cgroup_cpu));
 #endif
 }
 
-enum { SHARED_STACK = 1 << 20 };   /* reserved, not committed: a few pages are used */
+/* The child's stack when made with clone(): reserved, not committed (a
+ * few pages are used by child.c; a builtin may use more). */
+enum { CLONE_STACK = 8 << 20 };
 
-/* Runs clone3 (or clone, with a stack of its own, when sharing memory); on
- * a namespace the kernel refuses, retries without the optional ones (once,
- * and remembers). Returns in the parent only. */
-static pid_t do_clone(struct sbx_jail *j, const struct child_plan *plan, bool shared,
-                      int *pidfd)
+static pid_t clone_once(struct sbx_jail *j, struct child_plan *plan, char *stack, bool shared,
+                        int *pidfd, int cgroup_fd)
+{
+	pid_t pid;
+	if (shared || clone3_missing) {
+		/* Sharing our memory, a handler of ours run in the child would
+		 * run on our memory: every signal waits until the child has
+		 * reset the handlers (child.c, step 4), as posix_spawn does. */
+		sigset_t all, old;
+		sigfillset(&all);
+		sigprocmask(SIG_SETMASK, &all, &old);
+		int flags = CLONE_PIDFD | SIGCHLD | (int)j->clone_ns |
+		            (shared ? CLONE_VM | CLONE_VFORK : 0);
+		pid = clone(shared_vm_entry, stack + CLONE_STACK, flags, (void *)plan, pidfd);
+		int e = errno;
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		errno = e;
+		return pid;
+	}
+	struct clone_args ca;
+	memset(&ca, 0, sizeof ca);
+	ca.flags = CLONE_PIDFD | j->clone_ns;
+	ca.pidfd = (uint64_t)(uintptr_t)pidfd;
+	ca.exit_signal = SIGCHLD;
+	if (cgroup_fd >= 0) {
+		ca.flags |= CLONE_INTO_CGROUP;
+		ca.cgroup = (uint64_t)cgroup_fd;
+	}
+	pid = (pid_t)syscall(SYS_clone3, &ca, cgroup_fd >= 0 ? sizeof ca : CLONE_ARGS_SIZE_VER0);
+	if (pid == 0)
+		child_main(plan);
+	return pid;
+}
+
+/* Runs clone3 (or clone, with a stack of its own, when sharing memory or
+ * where clone3 is refused with ENOSYS, as some seccomp policies do); a
+ * child with a v2 cgroup slot is born in it (CLONE_INTO_CGROUP), or else
+ * writes itself into it first thing. On a namespace the kernel refuses,
+ * retries without the optional ones (once, and remembers). Returns in the
+ * parent only. */
+static pid_t do_clone(struct sbx_jail *j, struct child_plan *plan, bool shared, int *pidfd,
+                      const struct cgroup_join *cj)
 {
 	char *stack = NULL;
-	if (shared) {
-		stack = mmap(NULL, SHARED_STACK, PROT_READ | PROT_WRITE,
-		             MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
-		if (stack == MAP_FAILED)
-			return -1;
-	}
 	pid_t pid = -1;
-	for (int attempt = 0; attempt < 2; attempt++) {
-		if (shared) {
-			/* A handler of ours run in the child would run on our
-			 * memory: every signal waits until the child has reset
-			 * the handlers (child.c, step 4), as posix_spawn does. */
-			sigset_t all, old;
-			sigfillset(&all);
-			sigprocmask(SIG_SETMASK, &all, &old);
-			pid = clone(shared_vm_entry, stack + SHARED_STACK,
-			            CLONE_VM | CLONE_VFORK | CLONE_PIDFD | SIGCHLD | (int)j->clone_ns,
-			            (void *)plan, pidfd);
-			int e = errno;
-			sigprocmask(SIG_SETMASK, &old, NULL);
-			errno = e;
-		} else {
-			struct clone_args ca;
-			memset(&ca, 0, sizeof ca);
-			ca.flags = CLONE_PIDFD | j->clone_ns;
-			ca.pidfd = (uint64_t)(uintptr_t)pidfd;
-			ca.exit_signal = SIGCHLD;
-			pid = (pid_t)syscall(SYS_clone3, &ca, sizeof ca);
-			if (pid == 0)
-				child_main(plan);
+	bool into = cj->clone_fd >= 0 && !into_cgroup_missing;
+	for (int attempt = 0, tries = 0; attempt < 2 && tries < 4; tries++) {
+		bool via_clone = shared || clone3_missing;
+		into = into && !via_clone;
+		plan->cgroup_fds[SBX_CGROUP_FDS] = into ? -1 : cj->v2_fd;
+		if (via_clone && !stack) {
+			stack = mmap(NULL, CLONE_STACK, PROT_READ | PROT_WRITE, MAP_PRIVATE |
+			             MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
+			if (stack == MAP_FAILED)
+				return -1;
 		}
+		pid = clone_once(j, plan, stack, shared, pidfd, into ? cj->clone_fd : -1);
 		if (pid >= 0)
 			break;
 		int e = errno;
+		if (!via_clone && e == ENOSYS) {
+			clone3_missing = true;
+			continue;
+		}
+		/* CLONE_INTO_CGROUP unknown (E2BIG: 5.3-5.6) or refused: the
+		 * child joins by itself, and says why if that fails too. */
+		if (into && (e == E2BIG || e == EBUSY || e == EOPNOTSUPP || e == EACCES ||
+		             e == ENODEV)) {
+			into_cgroup_missing |= e == E2BIG;
+			into = false;
+			continue;
+		}
 		bool ns_refused = e == EPERM || e == EINVAL || e == ENOSPC || e == EUSERS;
-		if (attempt || !ns_refused || !(j->clone_ns & j->optional_ns)) {
+		if (attempt++ || !ns_refused || !(j->clone_ns & j->optional_ns)) {
 			errno = e;
 			break;
 		}
@@ -227,7 +274,7 @@ static pid_t do_clone(struct sbx_jail *j, const struct child_plan *plan, bool sh
 	}
 	if (stack) {
 		int e = errno;
-		munmap(stack, SHARED_STACK);
+		munmap(stack, CLONE_STACK);
 		errno = e;
 	}
 	return pid;
@@ -347,7 +394,8 @@ static int start(struct sbx_jail *j, const struct sbx_job *job, struct sbx_child
 	if (!c)
 		return sbx_err(err, ENOMEM, "child");
 	int p[4][2] = { { -1, -1 }, { -1, -1 }, { -1, -1 }, { -1, -1 } };
-	int cg_fds[2] = { -1, -1 }, child_stdin = -1, lrd = -1, lwr = -1, js[2] = { -1, -1 };
+	struct cgroup_join cj = { .clone_fd = -1, .v2_fd = -1, .fds = { -1, -1, -1 } };
+	int child_stdin = -1, lrd = -1, lwr = -1, js[2] = { -1, -1 };
 	for (int w = 0; w < W_N; w++)
 		c->fd[w] = -1;
 	c->pidfd = c->epfd = c->job_fd = c->mntns_fd = c->src_fd = -1;
@@ -360,7 +408,7 @@ static int start(struct sbx_jail *j, const struct sbx_job *job, struct sbx_child
 		rc = check_cwd(j, job->cwd, err);
 	if (!rc && !job && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, js) < 0)
 		rc = sbx_err(err, errno, "job socket");
-	if (!rc && (rc = cgroup_acquire(j, &c->cg, cg_fds)) < 0)
+	if (!rc && (rc = cgroup_acquire(j, &c->cg, &cj)) < 0)
 		sbx_err(err, -rc, "cgroup");
 	if (!rc && (rc = lifeline_get(&lrd, &lwr)) < 0)
 		sbx_err(err, -rc, "lifeline pipe");
@@ -376,12 +424,12 @@ static int start(struct sbx_jail *j, const struct sbx_job *job, struct sbx_child
 		.status_fd = p[2][1],
 		.cwd = cwd && *cwd && strcmp(cwd, ".") ? cwd : NULL,
 		.lifeline_fd = lrd, .lifeline_wr = lwr,
-		.cgroup_fds = { cg_fds[0], cg_fds[1] },
+		.cgroup_fds = { cj.fds[0], cj.fds[1], cj.fds[2], cj.v2_fd },
 		.job_fd = js[1],
 	};
 	c->start_ms = io_now_ms();
 	c->deadline_ms = c->start_ms + (job && job->timeout_ms ? job->timeout_ms : j->timeout_ms);
-	c->pid = do_clone(j, &plan, share_vm(j, job), &c->pidfd);
+	c->pid = do_clone(j, &plan, share_vm(j, job), &c->pidfd, &cj);
 	if (c->pid < 0) {
 		rc = sbx_err(err, errno, "clone with namespaces 0x%x (this kernel or user "
 		             "cannot create them: see toolcage check)", j->clone_ns);
@@ -560,6 +608,11 @@ void sbx_jail_keep_spare(struct sbx_jail *j, bool on)
 
 int sbx_child_fd(const struct sbx_child *c) { return c->epfd; }
 pid_t sbx_child_pid(const struct sbx_child *c) { return c->pid; }
+void sbx_child_confinement(const struct sbx_child *c, struct sbx_confinement *out)
+{
+	confine_report(c->jail, c->done ? &c->cg_stats : NULL, out);
+}
+
 bool sbx_child_done(const struct sbx_child *c) { return c->done; }
 const struct sbx_outcome *sbx_child_outcome(const struct sbx_child *c) { return &c->out; }
 
@@ -765,6 +818,11 @@ static void finish(struct sbx_child *c)
 		c->out.setup_failed = c->report.err ? c->report.err : EIO;
 		c->out.setup_step = child_step_name((enum child_step)c->report.step);
 	}
+	cgroup_stats(c->cg, &c->cg_stats);
+	/* SIGKILLed while the memory limit killed: the limit's doing. */
+	if (c->out.signal == SIGKILL && c->cg_stats.oom_kills &&
+	    (c->out.killed_by == SBX_KILLED_NONE || c->out.killed_by == SBX_KILLED_SIGNAL))
+		c->out.killed_by = SBX_KILLED_MEMORY;
 	if (c->out.signal && c->out.killed_by == SBX_KILLED_NONE)
 		c->out.killed_by = c->out.signal == SIGSYS ? SBX_KILLED_SECCOMP : SBX_KILLED_SIGNAL;
 	cgroup_release(c->cg);

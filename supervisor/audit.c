@@ -146,6 +146,8 @@ json_t *audit_event_tool_result(uint64_t call, const char *tool,
 		rc |= json_object_set_new(e, "cpu_ms", json_integer((json_int_t)r->cpu_ms));
 		rc |= json_object_set_new(e, "max_rss_kb", json_integer((json_int_t)r->max_rss_kb));
 		rc |= json_object_set_new(e, "bytes", json_integer((json_int_t)r->bytes));
+		if (r->confinement)
+			rc |= json_object_set(e, "confinement", r->confinement);
 	}
 	return finish(e, rc);
 }

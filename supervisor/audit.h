@@ -76,9 +76,11 @@ struct audit_result {
 	uint64_t max_rss_kb;
 	uint64_t bytes;            /* output bytes captured */
 	bool truncated;            /* output or render was cut */
+	json_t *confinement;       /* borrowed, or NULL: what held (confinement.h) */
 };
 /* {"event":"tool-result", "tool", "status", "duration_ms", "truncated",
- *  and when ran: "exit_code", "signal", "cpu_ms", "max_rss_kb", "bytes"} */
+ *  and when ran: "exit_code", "signal", "cpu_ms", "max_rss_kb", "bytes",
+ *  "confinement"} */
 json_t *audit_event_tool_result(uint64_t call, const char *tool,
                                 const struct audit_result *r);
 /* {"event":"error", "tool", "message"}: a defect (a crashed builtin, a

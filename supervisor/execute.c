@@ -298,6 +298,12 @@ void exec_collect(const struct tc_defined *tool, const struct sbx_outcome *o,
 		set_text(out, "The tool was killed by the sandbox for a forbidden system call "
 		         "(signal %d).", o->signal);
 		return;
+	case SBX_KILLED_MEMORY:
+		out->status = TC_STATUS_KILLED;
+		set_text(out, "The tool was killed: it used more memory than its profile allows "
+		         "(the memory limit of its cgroup). Ask for less at once (a smaller "
+		         "input, fewer files, a streaming option).");
+		return;
 	case SBX_KILLED_CANCELLED:
 		out->status = TC_STATUS_CANCELLED;
 		set_text(out, "The call was cancelled.");

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 
+#include "confinement.h"
 #include "execute.h"
 #include "pipeline_internal.h"
 #include "render.h"
@@ -40,6 +41,7 @@ void tc_result_free(struct tc_result *r)
 	if (!r || r == &oom_result)
 		return;
 	json_decref(r->canonical);
+	json_decref(r->confinement);
 	free(r->render);
 	free(r->tool);
 	free(r);
@@ -147,6 +149,10 @@ void call_finish(struct call *c, enum tc_status st, json_t *canonical,
 		rr.text = NULL;
 	}
 	r->duration_ms = (uint64_t)(io_now_ms() - c->start_ms);
+	if (r != &oom_result) {
+		r->confinement = c->usage.confinement;
+		c->usage.confinement = NULL;
+	}
 	policy_emit_result(s, c, r, &c->usage);
 	render_result_release(&rr);
 	buf_release(&note);
@@ -159,6 +165,7 @@ void call_finish(struct call *c, enum tc_status st, json_t *canonical,
 		tc_result_free(r);
 	tc_defined_unref(c->tool);
 	json_decref(c->args);
+	json_decref(c->usage.confinement);
 	free(c->ask_reason);
 	free(c->name);
 	free(c);
@@ -214,6 +221,10 @@ static void collect(struct call *c)
 	c->usage.max_rss_kb = o->max_rss_kb;
 	c->usage.bytes = o->out.total + o->err.total + o->result_len;
 	c->usage.ran = true;
+	struct sbx_confinement conf;
+	sbx_child_confinement(c->child, &conf);
+	json_decref(c->usage.confinement);
+	c->usage.confinement = confinement_json(&conf);
 	if (out.defect)
 		policy_emit_error(c->sup, c, out.defect_msg ? out.defect_msg : "defect");
 	json_t *canonical = out.canonical;

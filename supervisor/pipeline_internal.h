@@ -36,6 +36,7 @@ struct call_usage {
 	uint64_t cpu_ms;
 	uint64_t max_rss_kb;
 	uint64_t bytes;
+	json_t *confinement;   /* owned: what held (confinement.h) */
 };
 
 /* A caller's session (toolcage.h): its approval channel and, through its
@@ -115,6 +116,7 @@ struct tc_supervisor {
 	struct tc_session *sessions;   /* tc_session_new's, not yet freed */
 	uint64_t next_session;
 	bool keep_spares;          /* tc_options.keep_spares */
+	bool notice_dropped;       /* tc_options.notice_dropped */
 	bool shutting_down;
 	int stop_signal;                         /* handle_signals: what stopped us */
 };

@@ -80,7 +80,7 @@ void policy_emit_result(struct tc_supervisor *s, struct call *c, const struct tc
 		.status = tc_status_name(r->status), .duration_ms = r->duration_ms,
 		.ran = u->ran, .exit_code = u->exit_code, .signal = u->signal,
 		.cpu_ms = u->cpu_ms, .max_rss_kb = u->max_rss_kb, .bytes = u->bytes,
-		.truncated = r->truncated,
+		.truncated = r->truncated, .confinement = r->confinement,
 	};
 	emit(s, audit_event_tool_result(c->id, c->name, &ar));
 }

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "confinement.h"
 #include "manifest.h"
 #include "pipeline_internal.h"
 #include "profile.h"
@@ -104,6 +105,11 @@ struct sbx_jail *supervisor_jail(struct tc_supervisor *s, const struct tc_define
 	e->next = s->jails;
 	s->jails = e;
 	e->generation = gen;
+	if (s->notice_dropped) {
+		struct sbx_confinement conf;
+		sbx_jail_confinement(e->jail, &conf);
+		confinement_notice(name, &conf, stderr);
+	}
 	sbx_jail_keep_spare(e->jail, s->keep_spares);
 	return e->jail;
 }
@@ -285,6 +291,7 @@ int tc_supervisor_new(const struct tc_options *opt, struct tc_supervisor **out,
 	signal(SIGPIPE, SIG_IGN);
 	bind_number_writer();
 	s->keep_spares = opt->keep_spares;
+	s->notice_dropped = opt->notice_dropped;
 	if (config_load(opt->config_path, &s->cfg, err) < 0)
 		goto fail;
 	const char *ws = opt->workspace ? opt->workspace :

@@ -50,15 +50,17 @@ static int parse_common(int argc, char **argv, struct common *c, const char *ver
 		}
 	}
 	c->sup.opt.handle_signals = true;
+	c->sup.opt.notice_dropped = true;
 	return 0;
 }
 
 static json_t *result_json(const struct tc_result *r)
 {
-	return json_pack("{s:I, s:s, s:s, s:O, s:s, s:b, s:I}", "call_id", (json_int_t)r->call_id,
-	                 "tool", r->tool, "status", tc_status_name(r->status), "canonical",
-	                 r->canonical, "render", r->render, "truncated", r->truncated,
-	                 "duration_ms", (json_int_t)r->duration_ms);
+	return json_pack("{s:I, s:s, s:s, s:O, s:s, s:b, s:I, s:O*}", "call_id",
+	                 (json_int_t)r->call_id, "tool", r->tool, "status",
+	                 tc_status_name(r->status), "canonical", r->canonical, "render", r->render,
+	                 "truncated", r->truncated, "duration_ms", (json_int_t)r->duration_ms,
+	                 "confinement", r->confinement);
 }
 
 static char *read_stream(FILE *f, size_t max)

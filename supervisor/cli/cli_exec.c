@@ -16,6 +16,7 @@
 
 #include "cli.h"
 #include "config.h"
+#include "confinement.h"
 #include "execute.h"
 #include "profile.h"
 #include "render.h"
@@ -58,7 +59,11 @@ static const char exec_usage[] =
 	"(docs/security.md).\n"
 	"With --json, one JSON object is printed: exit_code, signal, timed_out,\n"
 	"killed_by, stdout, stderr, stdout_bytes, stderr_bytes, stdout_truncated,\n"
-	"stderr_truncated, wall_ms, cpu_ms, max_rss_kb (and error on failure).\n"
+	"stderr_truncated, wall_ms, cpu_ms, max_rss_kb, confinement (the limits in\n"
+	"force, how each is built, and those dropped: docs/profiles.md), and error\n"
+	"on failure. killed_by is timeout, output_limit, cancelled, seccomp, memory\n"
+	"(the memory cgroup's limit) or signal. A limit the profile runs without\n"
+	"here (an optional one, dropped) is named once on stderr.\n"
 	"\n"
 	"Profiles: read-only, write, network, destructive (built in), or a JSON file;\n"
 	"see docs/profiles.md.\n";
@@ -72,6 +77,7 @@ static const char *killed_name(enum sbx_killed k)
 	case SBX_KILLED_CANCELLED: return "cancelled";
 	case SBX_KILLED_SECCOMP: return "seccomp";
 	case SBX_KILLED_SIGNAL: return "signal";
+	case SBX_KILLED_MEMORY: return "memory";
 	}
 	return "signal";
 }
@@ -88,7 +94,8 @@ static int exit_status(const struct sbx_outcome *o)
 	return o->exit_code;
 }
 
-static void print_json(const struct sbx_outcome *o, const char *error, const char *moved)
+static void print_json(const struct sbx_outcome *o, const char *error, const char *moved,
+                       const struct sbx_child *child)
 {
 	json_t *j = json_object();
 	json_object_set_new(j, "exit_code", o->exit_code >= 0 && !o->signal ?
@@ -106,6 +113,11 @@ static void print_json(const struct sbx_outcome *o, const char *error, const cha
 	json_object_set_new(j, "wall_ms", json_integer((json_int_t)o->wall_ms));
 	json_object_set_new(j, "cpu_ms", json_integer((json_int_t)o->cpu_ms));
 	json_object_set_new(j, "max_rss_kb", json_integer((json_int_t)o->max_rss_kb));
+	if (child) {
+		struct sbx_confinement conf;
+		sbx_child_confinement(child, &conf);
+		json_object_set_new(j, "confinement", confinement_json(&conf));
+	}
 	if (error)
 		json_object_set_new(j, "error", json_string(error));
 	if (moved)
@@ -315,7 +327,7 @@ static int fail_setup(bool json, const char *what)
 {
 	if (json) {
 		struct sbx_outcome none = { .exit_code = -1 };
-		print_json(&none, what, NULL);
+		print_json(&none, what, NULL, NULL);
 	}
 	fprintf(stderr, "toolcage: %s\n", what);
 	return EX_TOOLCAGE;
@@ -356,6 +368,9 @@ int cmd_exec(int argc, char **argv)
 		rc = fail_setup(o.json, err.msg);
 		goto out;
 	}
+	struct sbx_confinement conf;
+	sbx_jail_confinement(jail, &conf);
+	confinement_notice(p->spec.name, &conf, stderr);
 	sbx_jail_keep_spare(jail, o.spare);
 	struct sbx_job job = { .argv = argv + optind, .timeout_ms = (uint32_t)o.timeout_ms };
 	job.stdin_stream = stdin_passed_on(o.stdin);
@@ -395,7 +410,7 @@ int cmd_exec(int argc, char **argv)
 		fprintf(stderr, "toolcage: %s\n", msg);
 	}
 	if (o.json) {
-		print_json(out, error, moved);
+		print_json(out, error, moved, child);
 	} else {
 		live_finish(&live[0], &out->out);
 		live_finish(&live[1], &out->err);
@@ -441,6 +456,7 @@ static void print_dropped(unsigned dropped)
 		{ SBX_REQ_LANDLOCK_NET, "landlock_net" }, { SBX_REQ_LANDLOCK_SCOPE, "landlock_scope" },
 		{ SBX_REQ_LANDLOCK_IOCTL, "landlock_ioctl" }, { SBX_REQ_CGROUP_PIDS, "cgroup_pids" },
 		{ SBX_REQ_CGROUP_MEMORY, "cgroup_memory" }, { SBX_REQ_IDENTITY, "identity" },
+		{ SBX_REQ_CGROUP_CPU, "cgroup_cpu" },
 	};
 	if (!dropped)
 		return;
@@ -451,8 +467,32 @@ static void print_dropped(unsigned dropped)
 	printf("\n");
 }
 
-/* A jail is compiled and one child really started: a namespace refused
- * only at clone time shows here too. */
+static int check_builtin(void *arg)
+{
+	(void)arg;
+	return 0;
+}
+
+/* The limits a profile's children get, and how ("pids 128 by cgroup v2"),
+ * and each one it runs without, with why. */
+static void print_limits(const struct sbx_jail *jail)
+{
+	struct sbx_confinement c;
+	sbx_jail_confinement(jail, &c);
+	printf("    limits:");
+	for (int i = 0; i < c.n_limits; i++)
+		if (!c.limits[i].dropped[0])
+			printf(" %s (%s)", c.limits[i].name, c.limits[i].by);
+	printf("\n");
+	for (int i = 0; i < c.n_limits; i++)
+		if (c.limits[i].dropped[0])
+			printf("    without its %s limit: %s\n", c.limits[i].name, c.limits[i].dropped);
+}
+
+/* A jail is compiled and children really started, the way calls start
+ * theirs: a command (which may share our memory until its exec) and a
+ * builtin (a copy of our memory, made with clone3 or its fallback). A
+ * namespace refused only at clone time shows here too. */
 static bool check_profile(const char *name, const char *dir, const char *workspace)
 {
 	struct tc_error terr = { 0 };
@@ -463,6 +503,9 @@ static bool check_profile(const char *name, const char *dir, const char *workspa
 	bool ok = false;
 	char *const argv[] = { (char *)"/bin/true", NULL };
 	struct sbx_job job = { .argv = argv, .timeout_ms = 5000 };
+	struct sbx_job builtin = { .fn = check_builtin, .fn_data = "", .fn_len = 1,
+	                           .timeout_ms = 5000 };
+	struct sbx_child *bchild = NULL;
 	if (profile_load(name, dir, &p, &terr) < 0) {
 		printf("  %-12s NO   %s: %s\n", name, terr.where, terr.msg);
 	} else if (sbx_jail_new(&p->spec, workspace, &jail, &err) < 0) {
@@ -472,11 +515,20 @@ static bool check_profile(const char *name, const char *dir, const char *workspa
 	} else if (sbx_child_outcome(child)->setup_failed) {
 		const struct sbx_outcome *o = sbx_child_outcome(child);
 		printf("  %-12s NO   %s failed: %s\n", name, o->setup_step, strerror(o->setup_failed));
+	} else if (sbx_spawn(jail, &builtin, &bchild, &err) < 0 || sbx_child_wait(bchild) < 0) {
+		printf("  %-12s NO   a builtin cannot start: %s\n", name, err.msg);
+	} else if (sbx_child_outcome(bchild)->setup_failed || sbx_child_outcome(bchild)->exit_code) {
+		const struct sbx_outcome *o = sbx_child_outcome(bchild);
+		printf("  %-12s NO   a builtin failed: %s%s%s (exit %d)\n", name,
+		       o->setup_failed ? o->setup_step : "", o->setup_failed ? ": " : "",
+		       o->setup_failed ? strerror(o->setup_failed) : "", o->exit_code);
 	} else {
 		printf("  %-12s yes\n", name);
 		print_dropped(sbx_jail_dropped(jail));
+		print_limits(jail);
 		ok = true;
 	}
+	sbx_child_free(bchild);
 	sbx_child_free(child);
 	sbx_jail_free(jail);
 	profile_free(p);
@@ -521,13 +573,23 @@ int cmd_check(int argc, char **argv)
 	printf("namespaces: ");
 	for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++)
 		printf(" %s:%s", ns[i].name, f.namespaces & ns[i].ns ? "yes" : "no");
-	printf("\ncgroup pids:   %s\ncgroup memory: %s\n", f.cgroup_pids ? f.cgroup_pids_where :
-	       f.pid_max_per_ns ? "not usable (processes are bounded by RLIMIT_NPROC, "
-	       "per uid and not for root, and the pid namespace's pid_max, at least 301)" :
-	       "not usable (processes are bounded by RLIMIT_NPROC only: per uid, not "
-	       "for root)",
-	       f.cgroup_memory ? f.cgroup_memory_where :
-	       "not usable (memory bound falls back to RLIMIT_AS)");
+	printf("\nclone3:      %s\n", f.clone3 ? "yes" : "NO (refused with ENOSYS: children "
+	       "are made with clone(), and join v2 cgroups by a write)");
+	if (f.cgroup_pids)
+		printf("cgroup pids:   %s\n", f.cgroup_pids_where);
+	else
+		printf("cgroup pids:   not available: %s; processes are bounded by %s\n",
+		       f.cgroup_pids_where, f.pid_max_per_ns ? "the pid namespace's pid_max "
+		       "(at least 301) and RLIMIT_NPROC (per uid, not for root)" :
+		       "RLIMIT_NPROC only (per uid, not for root)");
+	if (f.cgroup_memory)
+		printf("cgroup memory: %s\n", f.cgroup_memory_where);
+	else
+		printf("cgroup memory: not available: %s; memory is bounded by RLIMIT_AS "
+		       "(address space per process)\n", f.cgroup_memory_where);
+	printf("cgroup cpu:    %s%s\n", f.cgroup_cpu ? "" : "not available: ", f.cgroup_cpu_where);
+	printf("cgroup versions: pids v%d, memory v%d, cpu v%d\n", f.cgroup_pids_version,
+	       f.cgroup_memory_version, f.cgroup_cpu_version);
 	printf("profiles (workspace %s):\n", workspace);
 	bool all = true;
 	if (optind < argc) {

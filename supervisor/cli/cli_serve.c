@@ -40,7 +40,8 @@ int cmd_serve(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct cli_sup sup = { .opt.watch_tool_dirs = true, .opt.keep_spares = true };
+	struct cli_sup sup = { .opt.watch_tool_dirs = true, .opt.keep_spares = true,
+	                       .opt.notice_dropped = true };
 	int ch;
 	unsigned long page = 0;
 	char *end;

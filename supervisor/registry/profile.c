@@ -163,6 +163,7 @@ static const struct name_bit optional_names[] = {
 	{ "landlock_net", SBX_REQ_LANDLOCK_NET }, { "landlock_scope", SBX_REQ_LANDLOCK_SCOPE },
 	{ "landlock_ioctl", SBX_REQ_LANDLOCK_IOCTL }, { "cgroup_pids", SBX_REQ_CGROUP_PIDS },
 	{ "cgroup_memory", SBX_REQ_CGROUP_MEMORY }, { "identity", SBX_REQ_IDENTITY },
+	{ "cgroup_cpu", SBX_REQ_CGROUP_CPU },
 	{ NULL, 0 },
 };
 
@@ -240,7 +241,8 @@ static int parse_network(struct pctx *c, json_t *net)
 static int parse_limits(struct pctx *c, json_t *l)
 {
 	static const char *const keys[] = { "cpu_seconds", "address_space_mb", "file_size_mb",
-	                                    "open_files", "processes", "memory_mb", "tmp_mb", NULL };
+	                                    "open_files", "processes", "memory_mb", "tmp_mb",
+	                                    "cpu_percent", NULL };
 	struct sbx_spec *s = &c->p->spec;
 	const uint64_t MB = 1 << 20;
 	if (!l)
@@ -252,7 +254,8 @@ static int parse_limits(struct pctx *c, json_t *l)
 	    number(c, l, "open_files", "/limits", 16, 1 << 20, 1, &s->open_files) ||
 	    number(c, l, "processes", "/limits", 1, 1 << 22, 1, &s->processes) ||
 	    number(c, l, "memory_mb", "/limits", 16, 1 << 30, MB, &s->memory_bytes) ||
-	    number(c, l, "tmp_mb", "/limits", 1, 1 << 20, MB, &s->tmp_bytes))
+	    number(c, l, "tmp_mb", "/limits", 1, 1 << 20, MB, &s->tmp_bytes) ||
+	    number(c, l, "cpu_percent", "/limits", 1, 100000, 1, &s->cpu_percent))
 		return -1;
 	return 0;
 }

@@ -688,7 +688,7 @@ for line in open(records):
         got = verdict
     elif kb == "seccomp" and "k" in flags:
         got, detail = "blocked", "killed by seccomp"
-    elif kb in ("timeout", "signal", "output_limit", "seccomp") and "t" in flags:
+    elif kb in ("timeout", "signal", "output_limit", "seccomp", "memory") and "t" in flags:
         got, detail = "blocked", "killed (%s, signal %s)" % (kb, j.get("signal"))
     elif "killsup" in flags:
         got, detail = "blocked", "tool died with its supervisor"

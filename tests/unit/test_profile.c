@@ -281,6 +281,7 @@ static void same_spec(const char *prof, const struct sbx_spec *a, const struct s
 	SAME_SCALAR(prof, a, b, processes);
 	SAME_SCALAR(prof, a, b, memory_bytes);
 	SAME_SCALAR(prof, a, b, tmp_bytes);
+	SAME_SCALAR(prof, a, b, cpu_percent);
 	SAME_SCALAR(prof, a, b, seccomp_default);
 	same_list(prof, "seccomp_allow", a->seccomp_allow, b->seccomp_allow);
 	same_list(prof, "seccomp_deny", a->seccomp_deny, b->seccomp_deny);
@@ -471,6 +472,7 @@ static void test_full_profile_every_key(void **state)
 	assert_int_equal(s->processes, 32);
 	assert_int_equal(s->memory_bytes, 256 * MB);
 	assert_int_equal(s->tmp_bytes, 16 * MB);
+	assert_int_equal(s->cpu_percent, 150);
 	assert_int_equal(s->seccomp_default, SBX_ACT_KILL);
 	assert_int_equal(list_len(s->seccomp_allow), 3);
 	assert_string_equal(s->seccomp_deny[0], "uname");
@@ -511,6 +513,7 @@ static void test_limits_at_both_edges(void **state)
 	assert_int_equal(s->processes, 1 << 22);
 	assert_int_equal(s->memory_bytes, 1ULL << 50);
 	assert_int_equal(s->tmp_bytes, 1ULL << 40);
+	assert_int_equal(s->cpu_percent, 100000);
 	assert_int_equal(s->uid, 4294967294u);
 	assert_int_equal(s->gid, 0);
 	assert_int_equal(s->timeout_ms, 86400000);
@@ -522,6 +525,7 @@ static void test_limits_at_both_edges(void **state)
 	assert_int_equal(s->cpu_seconds, 1);
 	assert_int_equal(s->address_space_bytes, 16ULL << 20);
 	assert_int_equal(s->processes, 1);
+	assert_int_equal(s->cpu_percent, 1);
 	assert_false(s->fixed_identity);
 	assert_int_equal(s->timeout_ms, 1);
 	assert_int_equal(s->output_keep_bytes, 1024);

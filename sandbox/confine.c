@@ -1,0 +1,191 @@
+/* confine.c — the confinement report: which limits and walls a jail's
+ * children get, each with the mechanism that builds it, or why it was
+ * dropped (sandbox.h, struct sbx_confinement).
+ *
+ * One place says what held, so that every result (exec --json, a call's
+ * result, the audit record, toolcage check) says the same thing. Limits
+ * are listed only when the profile sets them; a limit whose intended
+ * mechanism is missing is listed with "dropped" (the reason) and, where a
+ * weaker one holds instead, its "by" and numbers.
+ *
+ * Extending it: a limit goes in confine_limits(), a wall in
+ * confine_walls(). Each entry is report_add(list, name, by) (by NULL:
+ * nothing holds), then report_drop() when it was dropped and
+ * report_num() for each number. Take what is decided from the jail (set
+ * by jail.c, and by spawn.c when a namespace is refused at the first
+ * clone); the per-child part (counters) comes in through confine_report's
+ * stats. No allocation, no I/O beyond what cgroup.c caches.
+ */
+#define _GNU_SOURCE
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+static struct sbx_report_item *report_add(struct sbx_report_item *list, int *n,
+                                          const char *name, const char *by)
+{
+	if (*n >= SBX_REPORT_MAX)
+		return NULL;
+	struct sbx_report_item *it = &list[(*n)++];
+	memset(it, 0, sizeof *it);
+	it->name = name;
+	it->by = by;
+	return it;
+}
+
+static void report_num(struct sbx_report_item *it, const char *key, uint64_t value)
+{
+	if (it && it->n_num < SBX_REPORT_NUMS)
+		it->num[it->n_num++] = (struct sbx_report_num){ key, value };
+}
+
+static void report_drop(struct sbx_report_item *it, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void report_drop(struct sbx_report_item *it, const char *fmt, ...)
+{
+	if (!it)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(it->dropped, sizeof it->dropped, fmt, ap);
+	va_end(ap);
+}
+
+static const struct sbx_rlimit *rlimit_of(const struct sbx_jail *j, int resource)
+{
+	for (int i = 0; i < j->n_rlimits; i++)
+		if (j->rlimits[i].resource == resource)
+			return &j->rlimits[i];
+	return NULL;
+}
+
+static const char *cgroup_by(int ctl)
+{
+	return cgroup_version(ctl) == 2 ? "cgroup v2" : "cgroup v1";
+}
+
+#define LIMIT(name, by) report_add(out->limits, &out->n_limits, (name), (by))
+
+static void limit_pids(const struct sbx_jail *j, const struct cgroup_stats *st,
+                       struct sbx_confinement *out)
+{
+	const struct sbx_rlimit *nproc = rlimit_of(j, RLIMIT_NPROC);
+	if (!nproc)
+		return;
+	struct sbx_report_item *it;
+	if (j->use_cgroup_pids) {
+		it = LIMIT("pids", cgroup_by(CG_PIDS));
+		report_num(it, "max", j->pids_max);
+		if (st && st->have_refused)
+			report_num(it, "refused", st->pids_refused);
+		return;
+	}
+	/* What bounds the call without its cgroup: the pid namespace's own
+	 * pid_max (6.14+), else RLIMIT_NPROC, which counts every process of
+	 * the uid and which root is exempt from. */
+	if (j->pid_max[0]) {
+		it = LIMIT("pids", "pid_max");
+		report_num(it, "max", strtoull(j->pid_max, NULL, 10) - 1);
+	} else if (j->uid != 0) {
+		it = LIMIT("pids", "rlimit");
+		report_num(it, "max", nproc->lim.rlim_max);
+	} else {
+		it = LIMIT("pids", NULL);
+	}
+	report_drop(it, "no pids cgroup: %s%s", j->cgroup_why[CG_PIDS],
+	            j->pid_max[0] ? "; the pid namespace's pid_max bounds it instead" :
+	            j->uid != 0 ? "; RLIMIT_NPROC bounds every process of the uid together" :
+	            "; root is exempt from RLIMIT_NPROC: only the deadline bounds it");
+}
+
+static void limit_memory(const struct sbx_jail *j, const struct cgroup_stats *st,
+                         struct sbx_confinement *out)
+{
+	if (!j->memory_max)
+		return;
+	struct sbx_report_item *it;
+	if (j->use_cgroup_memory) {
+		it = LIMIT("memory", cgroup_by(CG_MEMORY));
+		report_num(it, "max_bytes", j->memory_max);
+		if (cgroup_swap_bounded())
+			report_num(it, "swap_max_bytes", 0);
+		if (st && st->have_oom)
+			report_num(it, "oom_kills", st->oom_kills);
+		return;
+	}
+	const struct sbx_rlimit *as = rlimit_of(j, RLIMIT_AS);
+	it = LIMIT("memory", as ? "rlimit" : NULL);
+	if (as)
+		report_num(it, "max_bytes", as->lim.rlim_max);
+	report_drop(it, "no memory cgroup: %s%s", j->cgroup_why[CG_MEMORY],
+	            as ? "; RLIMIT_AS bounds each process's address space instead" : "");
+}
+
+static void limit_cpu(const struct sbx_jail *j, struct sbx_confinement *out)
+{
+	if (!j->cpu_quota_us)
+		return;
+	struct sbx_report_item *it = LIMIT("cpu", j->use_cgroup_cpu ? cgroup_by(CG_CPU) : NULL);
+	report_num(it, "percent", j->cpu_quota_us / 1000);
+	if (!j->use_cgroup_cpu)
+		report_drop(it, "no cpu cgroup: %s", j->cgroup_why[CG_CPU]);
+}
+
+static void limit_rlimits(const struct sbx_jail *j, struct sbx_confinement *out)
+{
+	static const struct { int res; const char *name, *key; } map[] = {
+		{ RLIMIT_CPU, "cpu_time", "max_seconds" },
+		{ RLIMIT_AS, "address_space", "max_bytes" },
+		{ RLIMIT_FSIZE, "file_size", "max_bytes" },
+		{ RLIMIT_NOFILE, "open_files", "max" },
+	};
+	for (size_t i = 0; i < sizeof map / sizeof map[0]; i++) {
+		const struct sbx_rlimit *r = rlimit_of(j, map[i].res);
+		if (r)
+			report_num(LIMIT(map[i].name, "rlimit"), map[i].key,
+			           map[i].res == RLIMIT_CPU ? r->lim.rlim_cur : r->lim.rlim_max);
+	}
+	if (j->private_tmp)
+		report_num(LIMIT("tmp", "tmpfs"), "max_bytes", j->tmp_bytes);
+}
+
+static void confine_limits(const struct sbx_jail *j, const struct cgroup_stats *st,
+                           struct sbx_confinement *out)
+{
+	limit_pids(j, st, out);
+	limit_memory(j, st, out);
+	limit_cpu(j, out);
+	limit_rlimits(j, out);
+}
+
+/* The walls: filesystem, namespaces, seccomp... (to be listed here, each
+ * with report_add(out->walls, &out->n_walls, NAME, BY)). */
+static void confine_walls(const struct sbx_jail *j, struct sbx_confinement *out)
+{
+	(void)j;
+	(void)out;
+}
+
+void confine_report(const struct sbx_jail *j, const struct cgroup_stats *st,
+                    struct sbx_confinement *out)
+{
+	memset(out, 0, sizeof *out);
+	confine_limits(j, st, out);
+	confine_walls(j, out);
+}
+
+void sbx_jail_confinement(const struct sbx_jail *j, struct sbx_confinement *out)
+{
+	confine_report(j, NULL, out);
+}
+
+const struct sbx_report_item *sbx_confinement_dropped_limit(const struct sbx_confinement *c)
+{
+	for (int i = 0; i < c->n_limits; i++)
+		if (c->limits[i].dropped[0])
+			return &c->limits[i];
+	return NULL;
+}
