@@ -2,6 +2,7 @@
 #   make            build/toolcage and build/libtoolcage.a
 #   make test       unit, integration and escape tests
 #   make asan       the same tests on an ASan+UBSan build ($(BUILD)-asan/, build-asan/ by default)
+#   make test-kernels  the tests inside Debian's kernels booted in qemu, on cgroup v2
 #   make bench      benchmarks (not tests): ratios against same-run baselines
 #   make demo       the guided demo on built-in defaults
 #   make install    PREFIX=/usr/local DESTDIR=
@@ -86,7 +87,8 @@ ESC_BINS  := $(ESC_SRCS:tests/escape/%.c=$(BUILD)/escape/%)
 BENCH_SRCS := $(sort $(wildcard tests/bench/*.c))
 BENCH_BINS := $(BENCH_SRCS:tests/bench/%.c=$(BUILD)/bench/%)
 
-.PHONY: all test unit asan valgrind bench demo install clean check-deps check-exports
+.PHONY: all test unit asan valgrind bench demo install clean check-deps check-exports \
+        test-kernels
 all: $(BUILD)/toolcage $(BUILD)/libtoolcage.a
 
 $(BUILD)/obj/%.o: %.c $(CONFIG_MK)
@@ -192,6 +194,14 @@ check-exports: $(BUILD)/libtoolcage.a
 
 asan:
 	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)-asan SANITIZE=address,undefined test
+
+# The kernel matrix: Debian's kernels booted in qemu, the tests run inside
+# on cgroup v2 (tests/kernels/run.sh; KERNELS="stock newest", or one;
+# KERNEL_ARGS=--quick for the escape suite's kernel-dependent rows only).
+KERNELS ?= stock newest
+KERNEL_ARGS ?=
+test-kernels: all $(ESC_BINS)
+	$(Q)BUILD=$(BUILD) bash tests/kernels/run.sh --kernels "$(KERNELS)" $(KERNEL_ARGS)
 
 valgrind: $(UNIT_BINS)
 	$(Q)BUILD=$(BUILD) sh mk/valgrind.sh

@@ -19,7 +19,9 @@
 # Exit: 0 every attack blocked everywhere (and every "must work" check
 # worked); 1 anything escaped, errored or a check failed; 77 when the
 # sandbox cannot run here at all (the reason is the last line).
-# Environment: BUILD (default build), TOOLCAGE (default $BUILD/toolcage).
+# Environment: BUILD (default build), TOOLCAGE (default $BUILD/toolcage),
+# TC_ESCAPE_TIMEOUT_MS (the deadline of attacks that end by themselves,
+# default 5000: the kernel matrix's emulated CPU needs more).
 # Needs bash, python3 (to read toolcage's JSON), setpriv (for uid 65534).
 # `make test` calls it with sh: the runner needs bash (arrays, [[ ]]).
 [ -z "${BASH_VERSION:-}" ] && exec bash "$0" "$@"
@@ -27,6 +29,11 @@ set -u
 export LC_ALL=C
 
 BUILD=${BUILD:-build}
+# The deadline of attacks that must end by themselves, and how long a run
+# may take before it counts as hung: longer on a slow machine (the kernel
+# matrix's emulated CPU runs a setuid exec past 5 s).
+ATTACK_TIMEOUT_MS=${TC_ESCAPE_TIMEOUT_MS:-5000}
+HANG_S=$((ATTACK_TIMEOUT_MS / 1000 * 2 + 50))
 TOOLCAGE=${TOOLCAGE:-$(pwd)/$BUILD/toolcage}
 ESC=$(cd "$BUILD/escape" 2>/dev/null && pwd) || { echo "no $BUILD/escape: run make first"; exit 1; }
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -380,15 +387,17 @@ as_id() { # id cmd... — run as the identity
 	esac
 }
 
-start_victim() { # id — a sleep of that uid, with a marker in argv
+start_victim() { # id — a sleep of that uid, with a marker in argv. It sleeps
+	# for ever (killed at the end): a suite that runs for hours on a slow
+	# machine must not see its victim end on its own and call it an attack.
 	local id=$1 mark=tcvictim-$RUN_TAG-$1
 	# Not through as_id: $! must be the victim itself (setpriv and bash
 	# exec into the sleep), not a subshell running as root.
 	if [ "$id" = nobody ]; then
 		setpriv --reuid 65534 --regid 65534 --clear-groups -- \
-			bash -c "exec -a $mark sleep 600" </dev/null >/dev/null 2>&1 &
+			bash -c "exec -a $mark sleep infinity" </dev/null >/dev/null 2>&1 &
 	else
-		bash -c "exec -a $mark sleep 600" </dev/null >/dev/null 2>&1 &
+		bash -c "exec -a $mark sleep infinity" </dev/null >/dev/null 2>&1 &
 	fi
 	local pid=$!
 	disown "$pid" 2>/dev/null
@@ -534,6 +543,9 @@ run_attack() { # id profile attack expect flags cmd...
 	# The marker ends in 'z' so that no marker is a prefix of another.
 	local ws=$T/$id/ws mark="tcx${RUN_TAG: -4}-${SEQ}z" n=$SEQ to=5000 outside="" f
 	SEQ=$((SEQ + 1))
+	# An attack that must end by itself gets longer on a slow machine
+	# (TC_ESCAPE_TIMEOUT_MS); one the deadline ends (flag t) keeps 5 s.
+	case ",$flags," in *,t,*) ;; *) to=$ATTACK_TIMEOUT_MS ;; esac
 	case ",$flags," in *,to=*) to=${flags#*to=}; to=${to%%,*} ;; esac
 	local vpid vmark; eval "vpid=\${VICTIM_$id}; vmark=\${VMARK_$id}"
 	local -a argv=()
@@ -571,7 +583,7 @@ run_attack() { # id profile attack expect flags cmd...
 		(cd "$ws" && as_id "$id" "$TOOLCAGE" exec $SPARE --profile "$prof" --workspace "$ws" \
 			--timeout-ms 20000 --json -- "${argv[@]}" > "$out.json" 2> "$out.err") &
 		local bg=$! tc="" i p
-		for i in $(seq 50); do
+		for i in $(seq $((ATTACK_TIMEOUT_MS / 50))); do
 			sleep 0.05
 			grep -qslx -- "$mark" /proc/[0-9]*/comm 2>/dev/null && break
 		done
@@ -582,13 +594,18 @@ run_attack() { # id profile attack expect flags cmd...
 		[ -n "$tc" ] && kill -9 "$tc"
 		wait "$bg" 2>/dev/null
 		# PDEATHSIG acts at once; allow 500 ms, then measure how long it took.
-		local k0 waited
+		# What is measured includes the scans of /proc that look: on a slow
+		# machine (an emulator) one takes a large part of the bound, so the
+		# bound is 500 ms plus twice the time of one scan, timed just before.
+		local k0 waited scan bound
+		k0=$(now_ms); lingering "tc-no-such-mark-$RUN_TAG" >/dev/null; scan=$(($(now_ms) - k0))
+		bound=$((500 + 2 * scan))
 		k0=$(now_ms)
-		while [ -n "$(lingering "$mark")" ] && [ $(($(now_ms) - k0)) -lt 3000 ]; do sleep 0.02; done
+		while [ -n "$(lingering "$mark")" ] && [ $(($(now_ms) - k0)) -lt $((3000 + bound)) ]; do sleep 0.02; done
 		waited=$(($(now_ms) - k0))
 		f=$(lingering "$mark")
-		if [ -n "$f" ]; then outside="fail:still alive 3 s after toolcage was SIGKILLed: $f"
-		elif [ $waited -gt 500 ]; then outside="fail:the tool outlived its SIGKILLed supervisor by ${waited} ms (bound 500 ms)"
+		if [ -n "$f" ]; then outside="fail:still alive $((3000 + bound)) ms after toolcage was SIGKILLed: $f"
+		elif [ $waited -gt $bound ]; then outside="fail:the tool outlived its SIGKILLed supervisor by ${waited} ms (bound $bound ms: 500 + 2 x ${scan} ms per scan)"
 		fi
 		[ -z "$tc" ] && outside="error:could not find the toolcage process to kill"
 		echo '{"killed_by":"signal","stdout":"","exit_code":137}' > "$out.json"
@@ -596,14 +613,14 @@ run_attack() { # id profile attack expect flags cmd...
 	else
 		# timeout(1) guards against a hung toolcage; /usr/bin/time measures
 		# its max RSS where that matters (it costs a few ms per run).
-		local -a pre=(timeout -s KILL 60)
+		local -a pre=(timeout -s KILL $HANG_S)
 		case ",$flags," in *,flood,*) pre=(/usr/bin/time -f %M -o "$out.rss" "${pre[@]}") ;; esac
 		[ "$id" = nobody ] && pre+=(setpriv --reuid 65534 --regid 65534 --clear-groups --)
 		(cd "$ws" && "${pre[@]}" "$TOOLCAGE" exec $SPARE --profile "$prof" --workspace "$ws" \
 			--timeout-ms "$to" --json -- "${argv[@]}" > "$out.json" 2> "$out.err")
 		rc=$?
 		t1=$(now_ms)
-		[ $((t1 - t0)) -ge 59000 ] && outside="fail:toolcage did not return within 60 s"
+		[ $((t1 - t0)) -ge $((HANG_S * 1000 - 1000)) ] && outside="fail:toolcage did not return within $HANG_S s"
 	fi
 
 	[ -n "$pingsave" ] && echo "$pingsave" > /proc/sys/net/ipv4/ping_group_range

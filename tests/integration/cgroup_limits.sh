@@ -53,8 +53,15 @@ tc_exec() { # name timeout_ms cmd...
 		-- "$@" >"$tmp/$name.json" 2>"$tmp/$name.err" </dev/null)
 }
 
+now_ms() { echo $(($(date +%s%N) / 1000000)); }
+
 # 1. What holds here, said in the result and, when dropped, on stderr.
+t0=$(now_ms)
 tc_exec probe 10000 true
+# The fork bomb's deadline: long enough for it to reach the limit on a slow
+# machine (an emulator forks a hundred times slower): forty launches.
+bomb_ms=$((($(now_ms) - t0) * 40))
+[ $bomb_ms -ge 4000 ] || bomb_ms=4000
 for l in pids memory cpu_time address_space file_size open_files tmp; do
 	[ -n "$(limit "$tmp/probe.json" $l by)$(limit "$tmp/probe.json" $l dropped)" ] ||
 		fail "confinement does not list the $l limit: $(cat "$tmp/probe.json")"
@@ -93,7 +100,7 @@ case $pids_by in
 		fail "refused forks not counted: $(cat "$tmp/forks.json")"
 	# 3. A classic fork bomb, unbounded but for the cgroup: the deadline
 	# ends it, everything in it dies.
-	tc_exec bomb 4000 bash -c "exec -a $mark bash -c 'b() { b | b & }; b; sleep 1000'"
+	tc_exec bomb $bomb_ms bash -c "exec -a $mark bash -c 'b() { b | b & }; b; sleep 1000'"
 	k=$(field "$tmp/bomb.json" "d['killed_by']")
 	[ "$k" = timeout ] || fail "the fork bomb ended with killed_by '$k', not timeout: $(head -c 600 "$tmp/bomb.json")"
 	r=$(limit "$tmp/bomb.json" pids refused)
@@ -110,7 +117,7 @@ esac
 case $mem_by in
 "cgroup v"*)
 	# 4. 2 GiB touched under memory_mb 1024.
-	tc_exec hog 60000 ./hog memory 2048 1
+	tc_exec hog $((bomb_ms * 15)) ./hog memory 2048 1
 	k=$(field "$tmp/hog.json" "d['killed_by']")
 	s=$(field "$tmp/hog.json" "d['signal']")
 	o=$(limit "$tmp/hog.json" memory oom_kills)
