@@ -5,11 +5,21 @@
 #   make test-kernels  the tests inside Debian's kernels booted in qemu, on cgroup v2
 #   make bench      benchmarks (not tests): ratios against same-run baselines
 #   make demo       the guided demo on built-in defaults
-#   make install    PREFIX=/usr/local DESTDIR=
+#   make install    PREFIX=/usr/local DESTDIR= (LIBDIR, BINDIR, MANDIR ... below)
+#   make man        the man pages, from docs/ (mk/gen_help.py)
 #   V=1 shows commands; WERROR=0 for packagers; SANITIZE=address,undefined
 
 .DEFAULT_GOAL := all
 PREFIX   ?= /usr/local
+BINDIR   ?= $(PREFIX)/bin
+LIBDIR   ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+DATADIR  ?= $(PREFIX)/share
+MANDIR   ?= $(DATADIR)/man
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+BASHCOMPDIR ?= $(DATADIR)/bash-completion/completions
+SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
+SYSCONFDIR ?= $(if $(filter /usr,$(PREFIX)),/etc,$(PREFIX)/etc)
 BUILD    ?= build
 WERROR   ?= 1
 CC       ?= cc
@@ -19,11 +29,13 @@ Q := $(if $(V),,@)
 
 WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
         -Wformat=2 -Wvla -Wwrite-strings $(if $(filter 1,$(WERROR)),-Werror)
-HARDEN := -D_FORTIFY_SOURCE=2 -fstack-protector-strong -fPIE
+# -fPIC rather than -fPIE: the same objects make libtoolcage.so. Everything
+# but the public API is hidden, so calls inside stay direct.
+HARDEN := -D_FORTIFY_SOURCE=2 -fstack-protector-strong -fPIC -fno-semantic-interposition
 OPT ?= -O2 -g
 ifneq ($(SANITIZE),)
 OPT := -O1 -g -fno-omit-frame-pointer -fsanitize=$(SANITIZE) -fno-sanitize-recover=all
-HARDEN := -fPIE
+HARDEN := -fPIC
 SAN_LD := -fsanitize=$(SANITIZE)
 endif
 
@@ -75,9 +87,24 @@ LIB_SRCS  := $(filter-out $(CLI_MAIN),$(sort $(wildcard $(SRC_DIRS:%=%/*.c))))
 # Data compiled in: built-in profiles (as JSON, and parsed by
 # mk/gen_profiles.c), the JSON Schema metaschemas, and the shipped profiles'
 # seccomp filters (compiled by mk/gen_filters.c).
+# The help texts are made from docs/cli.md (mk/gen_help.py), as are the
+# man pages and the bash completion.
 GEN_SRCS  := $(BUILD)/gen/profiles.c $(BUILD)/gen/metaschemas.c $(BUILD)/gen/filters.c \
-             $(BUILD)/gen/profile_specs.c
+             $(BUILD)/gen/profile_specs.c $(BUILD)/gen/help.c
 LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o) $(GEN_SRCS:$(BUILD)/gen/%.c=$(BUILD)/obj/gen/%.o)
+# What embedding programs get (libtoolcage.a, libtoolcage.so): all but the
+# command line's own objects.
+PUB_OBJS  := $(filter-out $(BUILD)/obj/supervisor/cli/% $(BUILD)/obj/gen/help.o,$(LIB_OBJS))
+VERSION   := $(shell sed -n 's/^\#define TC_VERSION "\(.*\)"/\1/p' include/toolcage.h)
+SOMAJOR   := $(firstword $(subst ., ,$(VERSION)))
+SONAME    := libtoolcage.so.$(SOMAJOR)
+SO_FILE   := libtoolcage.so.$(VERSION)
+CLI_MD    := docs/cli.md
+VERBS     := $(shell sed -n 's/^\#\# \([a-z]*\): .*/\1/p' $(CLI_MD))
+MAN_PAGES := $(BUILD)/man/toolcage.1 $(VERBS:%=$(BUILD)/man/toolcage-%.1) \
+             $(BUILD)/man/toolcage.json.5 $(BUILD)/man/toolcage-profile.5 \
+             $(BUILD)/man/toolcage-manifest.5
+COMPLETION := $(BUILD)/completion/toolcage
 UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 UNIT_HELPERS := $(sort $(wildcard tests/unit/helper_*.c))
@@ -87,11 +114,22 @@ ESC_BINS  := $(ESC_SRCS:tests/escape/%.c=$(BUILD)/escape/%)
 BENCH_SRCS := $(sort $(wildcard tests/bench/*.c))
 BENCH_BINS := $(BENCH_SRCS:tests/bench/%.c=$(BUILD)/bench/%)
 
-.PHONY: all test unit asan valgrind bench demo install clean check-deps check-exports \
+.PHONY: all test unit asan valgrind bench demo install clean check-deps check-exports man \
         test-kernels
-all: $(BUILD)/toolcage $(BUILD)/libtoolcage.a
+all: $(BUILD)/toolcage $(BUILD)/libtoolcage.a $(BUILD)/$(SO_FILE) $(MAN_PAGES) $(COMPLETION)
+man: $(MAN_PAGES)
 
-$(BUILD)/obj/%.o: %.c $(CONFIG_MK)
+# Objects are rebuilt when the compiler flags change: an object of other
+# flags (a -fPIE one from before the shared library) must not be linked in.
+FLAGS_STAMP := $(BUILD)/cflags.txt
+FLAGS_NOW = $(CC) -std=gnu11 $(OPT) $(WARN) $(HARDEN) -fvisibility=hidden $(PKG_CFLAGS) $(CFLAGS)
+$(FLAGS_STAMP): FORCE
+	@mkdir -p $(@D)
+	@echo '$(FLAGS_NOW)' | cmp -s - $@ 2>/dev/null || echo '$(FLAGS_NOW)' > $@
+.PHONY: FORCE
+FORCE:
+
+$(BUILD)/obj/%.o: %.c $(CONFIG_MK) $(FLAGS_STAMP)
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(CFLAGS_ALL) -c $< -o $@
@@ -103,6 +141,33 @@ $(BUILD)/gen/profiles.c: mk/embed.sh $(wildcard profiles/*.json)
 $(BUILD)/gen/metaschemas.c: mk/embed.sh $(wildcard jsonschema/metaschemas/*.json)
 	@mkdir -p $(@D)
 	$(Q)sh mk/embed.sh embedded_metaschemas $@ $(sort $(wildcard jsonschema/metaschemas/*.json))
+
+$(BUILD)/gen/help.c: mk/gen_help.py $(CLI_MD)
+	@mkdir -p $(@D)
+	$(Q)python3 mk/gen_help.py c $(CLI_MD) $@
+
+# One run makes toolcage.1 and every toolcage-VERB.1.
+$(BUILD)/man/toolcage.1 $(VERBS:%=$(BUILD)/man/toolcage-%.1) &: mk/gen_help.py $(CLI_MD) include/toolcage.h
+	@mkdir -p $(@D)
+	$(Q)python3 mk/gen_help.py man $(CLI_MD) $(VERSION) $(@D)
+
+# The file formats' pages are their docs pages (or a part of one).
+$(BUILD)/man/toolcage.json.5: mk/gen_help.py docs/config.md include/toolcage.h
+	@mkdir -p $(@D)
+	$(Q)python3 mk/gen_help.py page docs/config.md $(VERSION) $@ toolcage.json 5 \
+	  "the configuration file of toolcage"
+$(BUILD)/man/toolcage-profile.5: mk/gen_help.py docs/profiles.md include/toolcage.h
+	@mkdir -p $(@D)
+	$(Q)python3 mk/gen_help.py page docs/profiles.md $(VERSION) $@ toolcage-profile 5 \
+	  "sandbox profiles: what a confined child may do"
+$(BUILD)/man/toolcage-manifest.5: mk/gen_help.py docs/tools-api.md include/toolcage.h
+	@mkdir -p $(@D)
+	$(Q)python3 mk/gen_help.py page docs/tools-api.md $(VERSION) $@ toolcage-manifest 5 \
+	  "tool manifests: a command wrapped as a tool" "A manifest tool" "Export formats"
+
+$(COMPLETION): mk/gen_help.py $(CLI_MD) $(wildcard profiles/*.json)
+	@mkdir -p $(@D)
+	$(Q)python3 mk/gen_help.py completion $(CLI_MD) $@ $(sort $(wildcard profiles/*.json))
 
 # The generators link the library without the objects generators make
 # (neither needs the other's output, so there is no cycle) and with empty
@@ -125,7 +190,7 @@ $(BUILD)/gen/profile_specs.c: $(BUILD)/gen/gen_profiles $(wildcard profiles/*.js
 	$(Q)ASAN_OPTIONS=detect_leaks=0 $(BUILD)/gen/gen_profiles $(sort $(wildcard profiles/*.json)) > $@.tmp
 	$(Q)mv $@.tmp $@
 
-$(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c
+$(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c $(FLAGS_STAMP)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS_ALL) -c $< -o $@
 
@@ -139,11 +204,22 @@ $(BUILD)/libtoolcage-internal.a: $(LIB_OBJS)
 	@$(if $(Q),echo "  AR      $@")
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-$(BUILD)/libtoolcage.a: $(LIB_OBJS)
+$(BUILD)/libtoolcage.a: $(PUB_OBJS)
 	@$(if $(Q),echo "  AR      $@")
 	$(Q)ld -r -o $(BUILD)/libtoolcage.o $^ && \
 	  objcopy --localize-hidden $(BUILD)/libtoolcage.o && \
 	  rm -f $@ && ar rcs $@ $(BUILD)/libtoolcage.o && rm -f $(BUILD)/libtoolcage.o
+
+# The shared library: the same objects, its exports held to the public API
+# by the version script as well as by visibility (make check-exports).
+# --no-undefined: every symbol it needs comes from the libraries it names
+# (not with a sanitizer, whose runtime the executable brings).
+$(BUILD)/$(SO_FILE): $(PUB_OBJS) mk/libtoolcage.map
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) -shared -Wl,-soname,$(SONAME) -Wl,--version-script=mk/libtoolcage.map \
+	  -Wl,-z,relro,-z,now -Wl,--as-needed $(if $(SANITIZE),,-Wl,--no-undefined) $(SAN_LD) \
+	  $(LDFLAGS) -o $@ $(PUB_OBJS) $(LIBS)
+	$(Q)ln -sf $(SO_FILE) $(BUILD)/$(SONAME) && ln -sf $(SONAME) $(BUILD)/libtoolcage.so
 
 $(BUILD)/toolcage: $(BUILD)/obj/$(CLI_MAIN:.c=.o) $(BUILD)/libtoolcage-internal.a
 	@$(if $(Q),echo "  LD      $@")
@@ -187,10 +263,10 @@ test: all $(UNIT_BINS) $(ESC_BINS) $(EMBED_BINS)
 check-deps: all
 	$(Q)python3 mk/check_deps.py . $(BUILD)/obj
 
-check-exports: $(BUILD)/libtoolcage.a
-	$(Q)python3 mk/check_exports.py include/toolcage.h $(BUILD)/libtoolcage.a > $(BUILD)/exports.txt \
-	  || { cat $(BUILD)/exports.txt; exit 1; }
-	$(Q)head -n 1 $(BUILD)/exports.txt
+check-exports: $(BUILD)/libtoolcage.a $(BUILD)/$(SO_FILE)
+	$(Q)python3 mk/check_exports.py include/toolcage.h $(BUILD)/libtoolcage.a \
+	  $(BUILD)/$(SO_FILE) > $(BUILD)/exports.txt || { cat $(BUILD)/exports.txt; exit 1; }
+	$(Q)grep '^check-exports:' $(BUILD)/exports.txt
 
 asan:
 	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)-asan SANITIZE=address,undefined test
@@ -212,13 +288,31 @@ bench: all $(BENCH_BINS) $(ESC_BINS)
 demo: all
 	$(Q)BUILD=$(BUILD) sh tests/demo.sh
 
+# Everything a user of one machine needs: the CLI, both libraries, the
+# header and its pkg-config file, the profiles, the man pages, the bash
+# completion, the systemd unit template for `serve --http` and the
+# AppArmor profile that lets BINDIR/toolcage make user namespaces where
+# the distribution restricts them (docs/deploy.md).
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib \
-	  $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/share/toolcage/profiles
-	install -m 0755 $(BUILD)/toolcage $(DESTDIR)$(PREFIX)/bin/toolcage
-	install -m 0644 $(BUILD)/libtoolcage.a $(DESTDIR)$(PREFIX)/lib/libtoolcage.a
-	install -m 0644 include/toolcage.h $(DESTDIR)$(PREFIX)/include/toolcage.h
-	install -m 0644 profiles/*.json $(DESTDIR)$(PREFIX)/share/toolcage/profiles/
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) \
+	  $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(DATADIR)/toolcage/profiles \
+	  $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(BASHCOMPDIR) \
+	  $(DESTDIR)$(SYSTEMDUNITDIR) $(DESTDIR)$(SYSCONFDIR)/apparmor.d
+	install -m 0755 $(BUILD)/toolcage $(DESTDIR)$(BINDIR)/toolcage
+	install -m 0644 $(BUILD)/libtoolcage.a $(DESTDIR)$(LIBDIR)/libtoolcage.a
+	install -m 0644 $(BUILD)/$(SO_FILE) $(DESTDIR)$(LIBDIR)/$(SO_FILE)
+	ln -sf $(SO_FILE) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libtoolcage.so
+	install -m 0644 include/toolcage.h $(DESTDIR)$(INCLUDEDIR)/toolcage.h
+	sed -e 's|@PREFIX@|$(PREFIX)|; s|@LIBDIR@|$(LIBDIR)|; s|@INCLUDEDIR@|$(INCLUDEDIR)|' \
+	  -e 's|@VERSION@|$(VERSION)|' mk/toolcage.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/toolcage.pc
+	install -m 0644 profiles/*.json $(DESTDIR)$(DATADIR)/toolcage/profiles/
+	install -m 0644 $(filter %.1,$(MAN_PAGES)) $(DESTDIR)$(MANDIR)/man1/
+	install -m 0644 $(filter %.5,$(MAN_PAGES)) $(DESTDIR)$(MANDIR)/man5/
+	install -m 0644 $(COMPLETION) $(DESTDIR)$(BASHCOMPDIR)/toolcage
+	sed 's|@BINDIR@|$(BINDIR)|g' deploy/systemd/toolcage-http@.service \
+	  > $(DESTDIR)$(SYSTEMDUNITDIR)/toolcage-http@.service
+	sed 's|@BINDIR@|$(BINDIR)|g' deploy/apparmor/toolcage > $(DESTDIR)$(SYSCONFDIR)/apparmor.d/toolcage
 
 clean:
 	rm -rf $(BUILD) $(BUILD)-asan

@@ -28,7 +28,10 @@ def exported(lib):
     out = set()
     for line in r.stdout.splitlines():
         parts = line.split()
-        if len(parts) == 3 and parts[1] not in ("w", "v"):
+        # "A" in a shared object: the version node of the version script
+        # (TOOLCAGE_0), not a symbol anyone can call.
+        if len(parts) == 3 and parts[1] not in ("w", "v") and not (
+                "-D" in args and parts[1] == "A"):
             out.add(parts[2].split("@")[0])
     return out
 

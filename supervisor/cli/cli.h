@@ -18,6 +18,8 @@ int cmd_serve(int argc, char **argv);     /* cli_serve.c */
  * --audit. A verb puts CLI_SUP_LONGOPTS in its option table and
  * CLI_SUP_SHORTOPTS in its optstring, hands each option to cli_sup_option,
  * then opens the supervisor with cli_sup_open. */
+#include <stdio.h>
+
 #include "pipeline.h"
 
 #define CLI_SUP_MAX_TOOL_DIRS 16
@@ -35,8 +37,6 @@ struct cli_sup {
 	int ndirs;
 };
 
-/* The help lines of the shared options (static text). */
-extern const char cli_sup_help[];
 
 /* Takes option ch with its argument if it is a shared one. Returns 1 when
  * handled, 0 when not a shared option, -1 on a usage error (printed,
@@ -46,5 +46,19 @@ int cli_sup_option(struct cli_sup *c, int ch, const char *arg, const char *verb)
 /* Builds the supervisor from the options; prints the error (naming verb)
  * and returns NULL on failure. */
 struct tc_supervisor *cli_sup_open(struct cli_sup *c, const char *verb);
+
+/* ---- help texts -----------------------------------------------------
+ * Generated from docs/cli.md by mk/gen_help.py ($(BUILD)/gen/help.c), as
+ * are the man pages: the help of a verb is written there, not here. */
+struct cli_help {
+	const char *verb;
+	const char *summary;
+	const char *text;     /* "usage: ..." and the verb's section, '\n'-ended */
+};
+extern const char cli_help_main[];            /* `toolcage --help` */
+extern const struct cli_help cli_help_pages[]; /* ends with a NULL verb */
+
+/* Prints verb's help to f (stdout for --help, stderr on a usage error). */
+void cli_usage(FILE *f, const char *verb);
 
 #endif

@@ -20,8 +20,7 @@ struct common {
 
 /* Parses the shared options plus --json and --format; returns 0, 1 (help
  * printed) or -1 (usage). */
-static int parse_common(int argc, char **argv, struct common *c, const char *verb,
-                        const char *usage)
+static int parse_common(int argc, char **argv, struct common *c, const char *verb)
 {
 	static const struct option longopts[] = {
 		CLI_SUP_LONGOPTS,
@@ -42,10 +41,10 @@ static int parse_common(int argc, char **argv, struct common *c, const char *ver
 		case 'j': c->json = true; break;
 		case 'f': c->format = optarg; break;
 		case 'h':
-			printf("%s\noptions:\n%s", usage, cli_sup_help);
+			cli_usage(stdout, verb);
 			return 1;
 		default:
-			fprintf(stderr, "%s\noptions:\n%s", usage, cli_sup_help);
+			cli_usage(stderr, verb);
 			return -1;
 		}
 	}
@@ -78,22 +77,14 @@ static char *read_stream(FILE *f, size_t max)
 	return buf_detach(&b);
 }
 
-static const char call_usage[] =
-	"usage: toolcage call [OPTIONS] [--json] TOOL [ARGS_JSON|-]\n"
-	"\nRuns one call through the whole pipeline (validate, authorize, execute in\n"
-	"the sandbox, render) and prints the render, or with --json the whole result.\n"
-	"ARGS_JSON defaults to {}; - reads it from stdin. Exit 0 when the call\n"
-	"succeeded, 1 for any tool-level failure (invalid arguments, denied, timeout,\n"
-	"...), 2 for usage or configuration errors.\n";
-
 int cmd_call(int argc, char **argv)
 {
 	struct common c = { 0 };
-	int rc = parse_common(argc, argv, &c, "call", call_usage);
+	int rc = parse_common(argc, argv, &c, "call");
 	if (rc)
 		return rc > 0 ? 0 : 2;
 	if (optind >= argc || argc - optind > 2) {
-		fprintf(stderr, "%s", call_usage);
+		cli_usage(stderr, "call");
 		return 2;
 	}
 	const char *tool = argv[optind];
@@ -138,15 +129,10 @@ int cmd_call(int argc, char **argv)
 	return rc;
 }
 
-static const char list_usage[] =
-	"usage: toolcage list [OPTIONS] [--format text|mcp|openai]\n"
-	"\nLists the registered tools (built-in and manifests) as text, as MCP tool\n"
-	"objects, or as OpenAI function-calling tools.\n";
-
 int cmd_list(int argc, char **argv)
 {
 	struct common c = { .format = "text" };
-	int rc = parse_common(argc, argv, &c, "list", list_usage);
+	int rc = parse_common(argc, argv, &c, "list");
 	if (rc)
 		return rc > 0 ? 0 : 2;
 	enum tc_export_format fmt;

@@ -1,18 +1,21 @@
 /* cli_common.c — the supervisor options shared by call, list, replay and
- * serve (see cli.h). */
+ * serve, and the help texts' lookup (see cli.h). */
 #include <getopt.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "cli.h"
 
-const char cli_sup_help[] =
-	"  --workspace DIR     the tools' workspace (default: config's, else .)\n"
-	"  --config FILE       toolcage.json (default: ./toolcage.json, else\n"
-	"                      ~/.config/toolcage/, else /etc/toolcage/; never one\n"
-	"                      that tools can write)\n"
-	"  --tools DIR         load manifest tools from DIR (repeatable)\n"
-	"  --approve CHANNEL   deny (default), tty, or cmd:PROGRAM\n"
-	"  --audit FILE        append one JSON line per event to FILE\n";
+void cli_usage(FILE *f, const char *verb)
+{
+	for (const struct cli_help *h = cli_help_pages; h->verb; h++) {
+		if (!strcmp(h->verb, verb)) {
+			fputs(h->text, f);
+			return;
+		}
+	}
+	fputs(cli_help_main, f);
+}
 
 int cli_sup_option(struct cli_sup *c, int ch, const char *arg, const char *verb)
 {

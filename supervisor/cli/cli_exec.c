@@ -28,46 +28,6 @@
 /* Exit statuses, as env(1) and timeout(1) use them. */
 enum { EX_TIMEOUT = 124, EX_TOOLCAGE = 125, EX_NOEXEC = 126, EX_NOTFOUND = 127 };
 
-static const char exec_usage[] =
-	"usage: toolcage exec [--profile NAME|FILE] [--workspace DIR] [--timeout-ms N]\n"
-	"                     [--profile-dir DIR] [--stdin] [--json] [--spare]\n"
-	"                     -- CMD [ARG...]\n"
-	"\n"
-	"Runs CMD confined by a sandbox profile (default read-only): the profile's\n"
-	"namespaces (pid, mount and uts in the shipped ones; a user namespace too when\n"
-	"not root), Landlock, rlimits, no capabilities, no_new_privs, seccomp; a\n"
-	"private /tmp; only fds 0-2; a clean environment. The whole process tree is\n"
-	"killed at the deadline (default 30000 ms, or the profile's).\n"
-	"\n"
-	"CMD's stdin is /dev/null. With --stdin (-i) it is a pipe that toolcage fills\n"
-	"from its own stdin (a pipe, file, socket or terminal) as CMD reads. toolcage\n"
-	"may read up to 128 KiB ahead of CMD: from a file, what CMD did not read is\n"
-	"given back (the offset moves back); from a pipe it is gone, so in a\n"
-	"`while read` loop give each call its own input.\n"
-	"\n"
-	"--spare hands CMD to a child set up ahead and waiting for its job, the way\n"
-	"a long-running supervisor does for repeated calls (no faster for one call;\n"
-	"the escape suite uses it to check that path too).\n"
-	"\n"
-	"Without --json, CMD's stdout and stderr are passed through as they come, up\n"
-	"to half the profile's output.keep_bytes each; past that only the last bytes\n"
-	"are kept, and shown at the end after a marker (the cap). The exit status is\n"
-	"CMD's: 128+N when killed by signal N, 124 on timeout, 125 when\n"
-	"toolcage itself fails (bad profile, a setup step; the message names it), 126\n"
-	"when CMD cannot be executed, 127 when it is not found. With a pid namespace\n"
-	"CMD is its pid 1: a signal it sends itself without a handler is ignored\n"
-	"(docs/security.md).\n"
-	"With --json, one JSON object is printed: exit_code, signal, timed_out,\n"
-	"killed_by, stdout, stderr, stdout_bytes, stderr_bytes, stdout_truncated,\n"
-	"stderr_truncated, wall_ms, cpu_ms, max_rss_kb, confinement (the limits in\n"
-	"force, how each is built, and those dropped: docs/profiles.md), and error\n"
-	"on failure. killed_by is timeout, output_limit, cancelled, seccomp, memory\n"
-	"(the memory cgroup's limit) or signal. A limit the profile runs without\n"
-	"here (an optional one, dropped) is named once on stderr.\n"
-	"\n"
-	"Profiles: read-only, write, network, destructive (built in), or a JSON file;\n"
-	"see docs/profiles.md.\n";
-
 static const char *killed_name(enum sbx_killed k)
 {
 	switch (k) {
@@ -309,15 +269,16 @@ static int parse_exec_args(int argc, char **argv, struct exec_opts *o)
 			}
 			break;
 		case 'h':
-			fputs(exec_usage, stdout);
+			cli_usage(stdout, "exec");
 			return 1;
 		default:
-			fputs(exec_usage, stderr);
+			cli_usage(stderr, "exec");
 			return -1;
 		}
 	}
 	if (optind >= argc) {
-		fprintf(stderr, "toolcage exec: no command given\n\n%s", exec_usage);
+		fputs("toolcage exec: no command given\n\n", stderr);
+		cli_usage(stderr, "exec");
 		return -1;
 	}
 	return 0;
@@ -437,15 +398,6 @@ out:
 	return rc;
 }
 
-static const char check_usage[] =
-	"usage: toolcage check [--workspace DIR] [--profile-dir DIR] [PROFILE...]\n"
-	"\n"
-	"Prints what isolation this kernel and user offer (seccomp, Landlock ABI,\n"
-	"each namespace, cgroup controllers, root or not) and whether each profile\n"
-	"(default: the built-in ones) can be enforced here, with any optional\n"
-	"requirement it would run without. Exit 0 when all can be enforced, 1 when\n"
-	"one cannot.\n";
-
 static void print_dropped(unsigned dropped)
 {
 	static const struct { unsigned bit; const char *name; } names[] = {
@@ -552,9 +504,9 @@ int cmd_check(int argc, char **argv)
 		else if (c == 'P')
 			dir = optarg;
 		else if (c == 'h')
-			return fputs(check_usage, stdout), 0;
+			return cli_usage(stdout, "check"), 0;
 		else
-			return fputs(check_usage, stderr), 2;
+			return cli_usage(stderr, "check"), 2;
 	}
 	signal(SIGPIPE, SIG_IGN);
 	struct sbx_features f;

@@ -57,21 +57,6 @@ static int parse_option(const char *a, const char *val, struct lint_opts *o)
 	return 0;
 }
 
-static void lint_usage(FILE *f)
-{
-	fprintf(f,
-	        "usage: toolcage lint [--strict] [--no-builtins] [--draft 7|2020-12] [--cases FILE]\n"
-	        "                     [--selector-cmd CMD] [--selector-timeout MS] [TOOL_FILE_OR_DIR...]\n\n"
-	        "Checks every tool (built-in unless --no-builtins, and the manifests named;\n"
-	        "a directory means every *.json in it) against the registration rules (errors) and the\n"
-	        "description checklist (warnings). --cases FILE runs description\n"
-	        "regression cases [{\"task\", \"expect\", \"not_expect\"}] through a lexical\n"
-	        "selector, a stand-in for a model; --selector-cmd CMD asks CMD instead\n"
-	        "({\"task\", \"tools\"} on its stdin, a tool name on its stdout; split on\n"
-	        "spaces, no shell).\n\n"
-	        "exit: 0 clean, 1 lint failures (--strict: warnings too), 2 usage or load errors\n");
-}
-
 /* Options and paths may come in any order; "--" ends the options. paths
  * points into argv, in a slot array the caller frees. */
 static int parse_args(int argc, char **argv, struct lint_opts *o)
@@ -97,7 +82,7 @@ static int parse_args(int argc, char **argv, struct lint_opts *o)
 			o->no_builtins = true;
 			continue;
 		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			lint_usage(stdout);
+			cli_usage(stdout, "lint");
 			return 1;
 		}
 		static const char *const with_value[] = { "--draft", "--cases", "--selector-cmd",
@@ -198,7 +183,7 @@ int cmd_lint(int argc, char **argv)
 	if (prc) {
 		free(o.paths);
 		if (prc < 0)
-			lint_usage(stderr);
+			cli_usage(stderr, "lint");
 		return prc > 0 ? 0 : 2;
 	}
 	struct tc_registry *reg = tc_registry_new();

@@ -12,23 +12,6 @@
 #include "render.h"
 #include "util.h"
 
-static const char replay_usage[] =
-	"usage: toolcage replay [OPTIONS] [--json] FILE.jsonl\n"
-	"\nEach line of FILE is one recorded call: {\"name\": ..., \"arguments\": {...}},\n"
-	"or the OpenAI tool_calls shape ({\"function\": {\"name\", \"arguments\": \"<JSON\n"
-	"text>\"}}, or {\"tool_calls\": [...]} for several), with an optional\n"
-	"\"approve\": true|false that answers an approval for that call (without it,\n"
-	"the configured channel answers: deny by default). Lines that are empty or\n"
-	"start with # are skipped. Prints a table (call, decision, status, ms) and\n"
-	"totals, or with --json one JSON object per call and a summary. A line that\n"
-	"is not a call (not JSON, no tool name, over 64 MiB) gets a row with status\n"
-	"bad_line and the replay goes on. Exit 0 when every line was replayed\n"
-	"(whatever the calls' statuses), 2 when a line was not a call, or on usage,\n"
-	"config or file errors.\n"
-	"\noptions:\n"
-	"  --workspace DIR, --config FILE, --tools DIR, --approve CHANNEL, --audit FILE\n"
-	"                      as for toolcage call\n";
-
 struct script {
 	int approve;             /* -1: not scripted, 0 deny, 1 allow once */
 	bool asked;
@@ -244,15 +227,15 @@ int cmd_replay(int argc, char **argv)
 		if (ch == 'j') {
 			as_json = true;
 		} else if (ch == 'h') {
-			fputs(replay_usage, stdout);
+			cli_usage(stdout, "replay");
 			return 0;
 		} else {
-			fputs(replay_usage, stderr);
+			cli_usage(stderr, "replay");
 			return 2;
 		}
 	}
 	if (optind + 1 != argc) {
-		fputs(replay_usage, stderr);
+		cli_usage(stderr, "replay");
 		return 2;
 	}
 	FILE *f = strcmp(argv[optind], "-") ? fopen(argv[optind], "re") : stdin;

@@ -17,27 +17,6 @@
  * tool arguments are far smaller, and memory stays bounded. */
 #define MAX_LINE (16u << 20)
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-	        "usage: toolcage schema validate [--draft 7|2020-12] [--assert-format]\n"
-	        "                                [--max-diags N] SCHEMA_FILE [INSTANCE_FILE]\n"
-	        "\n"
-	        "Compiles the JSON Schema in SCHEMA_FILE (draft-07 or 2020-12, chosen by its\n"
-	        "$schema, else 2020-12) and validates each line of INSTANCE_FILE (standard\n"
-	        "input when absent) as one JSON document. Blank lines are skipped. For each\n"
-	        "instance prints one line: \"valid\", or \"invalid: POINTER: MESSAGE[; ...]\".\n"
-	        "\n"
-	        "  --draft 7|2020-12  use this dialect whatever $schema says\n"
-	        "  --assert-format    check format (date-time, date, time, email, uri, uuid,\n"
-	        "                     ipv4, ipv6) instead of treating it as an annotation;\n"
-	        "                     other format values then refuse the schema\n"
-	        "  --max-diags N      keep at most N problems per instance (default 32)\n"
-	        "\n"
-	        "Exit status: 0 all valid, 1 some instance invalid or not JSON,\n"
-	        "2 schema refused (bad JSON, not a schema, unsupported keyword) or usage error.\n");
-}
-
 static int parse_draft(const char *s, enum schema_draft *out)
 {
 	if (!strcmp(s, "7") || !strcmp(s, "07") || !strcmp(s, "draft-07"))
@@ -128,12 +107,12 @@ static int run(const struct schema *s, FILE *in, const char *name, size_t max_di
 int cmd_schema(int argc, char **argv)
 {
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-		usage(argc < 2 ? stderr : stdout);
+		cli_usage(argc < 2 ? stderr : stdout, "schema");
 		return argc < 2 ? 2 : 0;
 	}
 	if (strcmp(argv[1], "validate")) {
 		fprintf(stderr, "toolcage schema: unknown subcommand '%s'\n\n", argv[1]);
-		usage(stderr);
+		cli_usage(stderr, "schema");
 		return 2;
 	}
 	static const struct option longopts[] = {
@@ -166,12 +145,12 @@ int cmd_schema(int argc, char **argv)
 				return 2;
 			}
 			break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		case 'h': cli_usage(stdout, "schema"); return 0;
+		default: cli_usage(stderr, "schema"); return 2;
 		}
 	}
 	if (argc - optind < 1 || argc - optind > 2) {
-		usage(stderr);
+		cli_usage(stderr, "schema");
 		return 2;
 	}
 	struct schema *s = load_schema(argv[optind], &o);

@@ -10,28 +10,6 @@
 #include "cli.h"
 #include "mcp.h"
 
-static const char serve_usage[] =
-	"usage: toolcage serve [OPTIONS]\n"
-	"\nServes the tools over the Model Context Protocol (MCP) on stdin/stdout:\n"
-	"JSON-RPC 2.0, one message per line; logs go to stderr only. Protocol\n"
-	"revision 2025-11-25, and 2025-06-18, 2025-03-26, 2024-11-05 when the client\n"
-	"asks for them. Every tools/call goes through the whole pipeline (validate,\n"
-	"authorize, execute in the sandbox, render). When the client declares the\n"
-	"elicitation capability, approvals are asked through it (allow once, allow\n"
-	"for this session, deny); otherwise --approve applies (default deny).\n"
-	"Ends when stdin closes (exit 0) or on SIGTERM/SIGINT/SIGHUP (exit 128+signal);\n"
-	"calls still running are cancelled and their children killed.\n"
-	"\noptions:\n"
-	"  --workspace DIR     the tools' workspace (default: config's, else the\n"
-	"                      current directory)\n"
-	"  --config FILE       toolcage.json (default: ./toolcage.json if present)\n"
-	"  --tools DIR         load manifest tools from DIR (repeatable)\n"
-	"  --approve CHANNEL   deny (default), tty, or cmd:PROGRAM: used when the\n"
-	"                      client cannot answer elicitations\n"
-	"  --audit FILE        append one JSON line per event to FILE\n"
-	"  --page-size N       tools per tools/list page (1-1000, default 100)\n"
-	"\nSee docs/mcp.md for client configuration snippets.\n";
-
 int cmd_serve(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -62,16 +40,16 @@ int cmd_serve(int argc, char **argv)
 			}
 			break;
 		case 'h':
-			fputs(serve_usage, stdout);
+			cli_usage(stdout, "serve");
 			return 0;
 		default:
-			fputs(serve_usage, stderr);
+			cli_usage(stderr, "serve");
 			return 2;
 		}
 	}
 	if (optind < argc) {
-		fprintf(stderr, "toolcage serve: unexpected argument '%s'\n\n%s", argv[optind],
-		        serve_usage);
+		fprintf(stderr, "toolcage serve: unexpected argument '%s'\n\n", argv[optind]);
+		cli_usage(stderr, "serve");
 		return 2;
 	}
 	struct tc_supervisor *s = cli_sup_open(&sup, "serve");

@@ -9,30 +9,27 @@
 #include "cli.h"
 #include "toolcage.h"
 
+/* The verbs' help (and the list `toolcage --help` prints) is in docs/cli.md,
+ * which the build turns into cli_help_pages and the man pages. */
 struct verb {
 	const char *name;
 	int (*fn)(int argc, char **argv);
-	const char *summary;
 };
 
 static const struct verb verbs[] = {
-	{ "serve",  cmd_serve,  "serve the tools over MCP on stdin/stdout (JSON-RPC)" },
-	{ "call",   cmd_call,   "run one tool call through the whole pipeline" },
-	{ "list",   cmd_list,   "list the tools (text, MCP or OpenAI schemas)" },
-	{ "replay", cmd_replay, "replay recorded tool calls (evaluation harnesses)" },
-	{ "exec",   cmd_exec,   "run a command in the sandbox alone (a jail launcher)" },
-	{ "check",  cmd_check,  "show what isolation this kernel and user can have" },
-	{ "schema", cmd_schema, "validate JSON instances against a JSON Schema" },
-	{ "lint",   cmd_lint,   "check tool definitions and their descriptions" },
+	{ "serve",  cmd_serve },
+	{ "call",   cmd_call },
+	{ "list",   cmd_list },
+	{ "replay", cmd_replay },
+	{ "exec",   cmd_exec },
+	{ "check",  cmd_check },
+	{ "schema", cmd_schema },
+	{ "lint",   cmd_lint },
 };
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: toolcage VERB [OPTIONS] [ARGS]\n\n"
-	           "toolcage runs the tools of an AI agent in a confined child.\n\nverbs:\n");
-	for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++)
-		fprintf(f, "  %-8s %s\n", verbs[i].name, verbs[i].summary);
-	fprintf(f, "\n`toolcage VERB --help` tells more. Version %s.\n", TC_VERSION);
+	fputs(cli_help_main, f);
 }
 
 /* Descriptors 0-2 must exist: otherwise the first pipe we make could land on

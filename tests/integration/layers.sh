@@ -36,6 +36,13 @@ expect "the tree follows the layers" 0 "every include and symbol reference follo
 	python3 mk/check_deps.py . "$BUILD/obj"
 expect "the library exports the public API only" 0 "exported symbols" -- \
 	python3 mk/check_exports.py include/toolcage.h "$BUILD/libtoolcage.a"
+so=$(ls "$BUILD"/libtoolcage.so.*.*.* 2>/dev/null | head -n 1)
+if [ -n "$so" ]; then
+	expect "the shared library exports the public API only" 0 "exported symbols" -- \
+		python3 mk/check_exports.py include/toolcage.h "$so"
+else
+	echo "FAIL no $BUILD/libtoolcage.so.*"; fails=$((fails + 1))
+fi
 
 # A copy of the sources (no objects) to plant violations in.
 mkdir "$tmp/src"
@@ -75,6 +82,17 @@ cc -c -o "$tmp/leak.o" "$tmp/leak.c" && cp "$BUILD/libtoolcage.a" "$tmp/lib.a" &
 expect "an exported internal symbol is refused" 1 \
 	"exports planted_helper, which include/toolcage.h does not declare" -- \
 	python3 mk/check_exports.py include/toolcage.h "$tmp/lib.a"
+
+# A tc_ function the header does not declare: the version script's tc_*
+# lets it through, the check does not.
+if [ -n "$so" ]; then
+	printf '__attribute__((visibility("default"))) int tc_planted(void);\nint tc_planted(void) { return 1; }\n' > "$tmp/tcleak.c"
+	cc -shared -fPIC -Wl,--version-script=mk/libtoolcage.map -o "$tmp/libleak.so.0" "$tmp/tcleak.c" ||
+		fails=$((fails + 1))
+	expect "a shared library exporting an undeclared tc_ function is refused" 1 \
+		"exports tc_planted, which include/toolcage.h does not declare" -- \
+		python3 mk/check_exports.py include/toolcage.h "$tmp/libleak.so.0"
+fi
 
 # The embedding program with clashing names links (make test built it)
 # and runs a call of a built-in and of its own tool.

@@ -1,0 +1,118 @@
+#!/bin/sh
+# tests/integration/help_docs.sh — the command line's help, man pages and
+# completion come from docs/cli.md (mk/gen_help.py) and agree with the
+# binary: every verb `toolcage --help` lists has its help and man page;
+# every option the docs give a verb, the verb accepts; every long option
+# the C code parses, the docs name; the man pages render without a groff
+# warning, toolcage.json(5) and the other format pages included; and the
+# bash completion offers verbs, options, profile and tool names.
+# Exit 0 pass, 77 skip, anything else fail.
+set -u
+BUILD=${BUILD:-build}
+TOOLCAGE=${TOOLCAGE:-$BUILD/toolcage}
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT INT TERM
+fails=0
+fail() { echo "FAIL $*"; fails=$((fails + 1)); }
+
+verbs=$("$TOOLCAGE" --help | sed -n '/^verbs:/,/^$/s/^  \([a-z]*\) .*/\1/p')
+[ -n "$verbs" ] || fail "toolcage --help lists no verbs"
+for v in $verbs; do
+	out=$("$TOOLCAGE" "$v" --help 2>&1); rc=$?
+	case $rc:$out in
+	"0:usage: toolcage $v"*) echo "ok   toolcage $v --help" ;;
+	*) fail "toolcage $v --help: exit $rc: $(echo "$out" | head -1)" ;;
+	esac
+	[ -f "$BUILD/man/toolcage-$v.1" ] || fail "no man page toolcage-$v.1"
+done
+# A verb the binary has but the docs do not: its help would be the main one.
+"$TOOLCAGE" nosuchverb --help > /dev/null 2>&1 && fail "an unknown verb is accepted"
+
+# Every documented option is accepted: OPTION [ARG] --help exits 0 (an
+# unknown option is a usage error, exit 2, before --help is seen).
+python3 - docs/cli.md > "$tmp/opts" <<'PY'
+import re, sys
+verb = None
+for line in open(sys.argv[1]):
+    m = re.match(r"## ([a-z]+): ", line)
+    if m:
+        verb = m.group(1)
+    elif line.startswith("## "):
+        verb = "common" if line.startswith("## Common") else None
+    m = re.match(r"- ((?:`-[^`]+`(?:, )?)+):", line)
+    if m and verb:
+        names = re.findall(r"`([^`]+)`", m.group(1))
+        arg = names[-1].partition(" ")[2]    # -w, --workspace DIR: both take DIR
+        for o in names:
+            print(verb, o.split(" ")[0], arg)
+PY
+sample() { case $1 in N) echo 5 ;; MS) echo 100 ;; "7|2020-12") echo 7 ;; FILE) echo /dev/null ;;
+	DIR) echo . ;; INDEX/COUNT) echo 0/1 ;; *) echo x ;; esac; }
+while read -r verb opt arg; do
+	if [ "$verb" = common ]; then set -- call list replay serve; else set -- "$verb"; fi
+	for v in "$@"; do
+		pre=""; [ "$v" = schema ] && pre=validate
+		# shellcheck disable=SC2086
+		"$TOOLCAGE" "$v" $pre "$opt" ${arg:+"$(sample "$arg")"} --help > /dev/null 2> "$tmp/err"
+		rc=$?
+		[ $rc = 0 ] || fail "toolcage $v $opt ${arg:-}: exit $rc: $(head -1 "$tmp/err")"
+	done
+done < "$tmp/opts"
+echo "ok   the documented options are accepted ($(wc -l < "$tmp/opts") options)"
+
+# Every long option in the C code is documented.
+for o in $(grep -ho '{ "[a-z][a-z-]*", [a-z_]*argument' supervisor/cli/*.c | cut -d'"' -f2 | sort -u) \
+	$(grep -ho '"--[a-z][a-z-]*"' supervisor/cli/cli_lint.c | tr -d '"' | sed 's/^--//' | sort -u); do
+	[ "$o" = help ] && continue
+	grep -q -- "\`--$o[\` ]" docs/cli.md || fail "--$o is parsed but not in docs/cli.md"
+done
+echo "ok   the parsed options are documented"
+
+# The man pages render without warnings (groff's and man's).
+pages=$(ls "$BUILD"/man/*.[15] 2>/dev/null)
+[ -n "$pages" ] || fail "no man pages in $BUILD/man"
+for p in $pages; do
+	w=$(LC_ALL=C.UTF-8 groff -man -t -Tutf8 -ww -z "$p" 2>&1)
+	[ -z "$w" ] || fail "$p: groff warns: $(echo "$w" | head -3)"
+done
+if command -v man >/dev/null; then
+	MANWIDTH=80 LC_ALL=C.UTF-8 man -l "$BUILD/man/toolcage.json.5" 2>&1 | grep -q 'limits.max_concurrent' ||
+		fail "toolcage.json(5) lacks the table of keys"
+	MANWIDTH=80 LC_ALL=C.UTF-8 man -l "$BUILD/man/toolcage-replay.1" 2>&1 | grep -q -- '--shard INDEX/COUNT' ||
+		fail "toolcage-replay(1) lacks --shard"
+	MANWIDTH=80 LC_ALL=C.UTF-8 man -l "$BUILD/man/toolcage-manifest.5" 2>&1 | grep -q 'command' ||
+		fail "toolcage-manifest(5) lacks the manifest keys"
+fi
+echo "ok   the man pages render ($(echo "$pages" | wc -w) pages)"
+
+# The completion: bash parses it, and it offers what it should.
+comp=$BUILD/completion/toolcage
+if ! command -v bash >/dev/null; then
+	echo "skip: no bash for the completion test"; exit 77
+fi
+bash -n "$comp" || fail "the completion does not parse"
+complete_words() { # WORDS...: what completing the last word offers
+	bash -c '. "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _toolcage
+	         printf "%s\n" "${COMPREPLY[@]}"' _ "$comp" "$@" 2>&1
+}
+offers() { # WANT WORDS...
+	want=$1; shift
+	if complete_words "$@" | grep -qx -- "$want"; then
+		echo "ok   completion of '$*' offers $want"
+	else
+		fail "completion of '$*' does not offer $want: $(complete_words "$@" | tr '\n' ' ')"
+	fi
+}
+offers exec "$TOOLCAGE" ex
+offers --profile-dir "$TOOLCAGE" exec --profile-
+offers read-only "$TOOLCAGE" exec --profile ""
+offers write "$TOOLCAGE" check w
+offers --shard "$TOOLCAGE" replay --sh
+offers openai "$TOOLCAGE" list --format o
+offers tty "$TOOLCAGE" call --approve t
+offers read_file "$TOOLCAGE" call read_
+offers 2020-12 "$TOOLCAGE" schema validate --draft 2
+offers validate "$TOOLCAGE" schema v
+mkdir "$tmp/pd" && echo '{}' > "$tmp/pd/mine.json"
+offers mine "$TOOLCAGE" exec --profile-dir "$tmp/pd" --profile m
+[ $fails -eq 0 ] || { echo "$fails failed"; exit 1; }

@@ -1,0 +1,86 @@
+#!/bin/sh
+# tests/integration/install.sh — `make install` as a packager runs it
+# (DESTDIR, PREFIX, LIBDIR) puts every piece where it belongs, and what it
+# installs works from there: an embedding program builds with `pkg-config
+# --cflags --libs toolcage` against the shared library (and runs calls
+# through it), `man toolcage` finds the pages, the unit template and the
+# AppArmor profile name the installed binary.
+# Exit 0 pass, 77 skip, anything else fail.
+set -u
+BUILD=${BUILD:-build}
+command -v pkg-config >/dev/null || { echo "skip: no pkg-config"; exit 77; }
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT INT TERM
+fails=0
+fail() { echo "FAIL $*"; fails=$((fails + 1)); }
+root=$tmp/root
+multi=/usr/lib/x86_64-linux-gnu
+make -s --no-print-directory BUILD="$BUILD" DESTDIR="$root" PREFIX=/usr LIBDIR=$multi \
+	SYSTEMDUNITDIR=/usr/lib/systemd/system install > "$tmp/log" 2>&1 ||
+	{ cat "$tmp/log"; echo "FAIL make install"; exit 1; }
+so=$(cd "$root$multi" && ls libtoolcage.so.*.*.*)
+for f in usr/bin/toolcage usr/include/toolcage.h $multi/libtoolcage.a $multi/$so \
+	$multi/pkgconfig/toolcage.pc usr/share/toolcage/profiles/read-only.json \
+	usr/share/man/man1/toolcage.1 usr/share/man/man1/toolcage-exec.1 \
+	usr/share/man/man5/toolcage.json.5 usr/share/man/man5/toolcage-profile.5 \
+	usr/share/man/man5/toolcage-manifest.5 usr/share/bash-completion/completions/toolcage \
+	usr/lib/systemd/system/toolcage-http@.service etc/apparmor.d/toolcage; do
+	[ -f "$root/${f#/}" ] || fail "make install did not install /${f#/}"
+done
+[ "$(readlink "$root$multi/libtoolcage.so")" = libtoolcage.so.0 ] &&
+	[ "$(readlink "$root$multi/libtoolcage.so.0")" = "$so" ] ||
+	fail "the .so links are not libtoolcage.so -> .so.0 -> $so"
+readelf -d "$root$multi/$so" | grep -q 'SONAME.*\[libtoolcage.so.0\]' || fail "no soname libtoolcage.so.0"
+python3 mk/check_exports.py include/toolcage.h "$root$multi/$so" > "$tmp/exports" ||
+	{ cat "$tmp/exports"; fail "the installed .so exports more than the API"; }
+grep -q '^ExecStart=/usr/bin/toolcage serve --http' "$root/usr/lib/systemd/system/toolcage-http@.service" ||
+	fail "the unit does not run /usr/bin/toolcage"
+grep -q '^profile toolcage /usr/bin/toolcage ' "$root/etc/apparmor.d/toolcage" ||
+	fail "the AppArmor profile does not name /usr/bin/toolcage"
+grep -q '@' "$root/etc/apparmor.d/toolcage" "$root/usr/lib/systemd/system/toolcage-http@.service" |
+	grep -v 'http@' && fail "a placeholder is left in an installed file"
+echo "ok   make install DESTDIR PREFIX=/usr LIBDIR=$multi"
+
+# Another prefix, no DESTDIR: what a user installing into a prefix of
+# their own gets; the .pc file follows it. Then an embedding program,
+# built as its author would: pkg-config, the shared library.
+p=$tmp/prefix
+make -s --no-print-directory BUILD="$BUILD" PREFIX="$p" install > "$tmp/log" 2>&1 ||
+	{ cat "$tmp/log"; fail "make install PREFIX=$p"; }
+grep -qx "libdir=$p/lib" "$p/lib/pkgconfig/toolcage.pc" && [ -f "$p/share/man/man1/toolcage.1" ] &&
+	[ -f "$p/etc/apparmor.d/toolcage" ] && echo "ok   make install PREFIX=$p" ||
+	fail "PREFIX=$p is not followed"
+flags=$(PKG_CONFIG_PATH="$p/lib/pkgconfig" pkg-config --cflags --libs toolcage) ||
+	fail "pkg-config does not know toolcage"
+case $flags in *"-I$p/include"*"-L$p/lib"*"-ltoolcage"*) ;;
+	*) fail "pkg-config gives '$flags'" ;; esac
+# A sanitized build (make asan) made a sanitized library: its embedder
+# links the sanitizers' runtime too.
+san=""
+nm -D "$p/lib/libtoolcage.so" 2>/dev/null | grep -q ' U __asan_init' && san=-fsanitize=address,undefined
+# shellcheck disable=SC2086
+cc -std=gnu11 $san -o "$tmp/embed" tests/embed/embed_clash.c $flags 2> "$tmp/cc" ||
+	{ cat "$tmp/cc"; fail "the embedding program does not build with pkg-config"; }
+if [ -x "$tmp/embed" ]; then
+	readelf -d "$tmp/embed" | grep -q 'NEEDED.*\[libtoolcage.so.0\]' ||
+		fail "the embedding program is not linked against libtoolcage.so.0"
+	mkdir "$tmp/ws" && echo "hello from the workspace" > "$tmp/ws/hello.txt"
+	out=$(LD_LIBRARY_PATH="$p/lib" "$tmp/embed" "$tmp/ws" 2>&1)
+	[ "$(echo "$out" | tail -1)" = ok ] &&
+		echo "ok   an embedder built with pkg-config runs calls through libtoolcage.so" ||
+		fail "the embedding program against the .so: $out"
+	LD_LIBRARY_PATH="$p/lib" ldd "$tmp/embed" | grep -q "libtoolcage.so.0 => $p/lib/" ||
+		fail "the embedding program did not load the installed libtoolcage.so.0"
+fi
+
+# man finds the installed pages by name.
+if command -v man >/dev/null; then
+	out=$(MANPATH="$root/usr/share/man" MANWIDTH=80 man toolcage 2>&1)
+	case $out in *"toolcage - run the tools of an AI agent"*) echo "ok   man toolcage" ;;
+		*) fail "man toolcage: $(echo "$out" | head -3)" ;; esac
+	MANPATH="$root/usr/share/man" man 5 toolcage.json 2>&1 | grep -q 'max_concurrent' ||
+		fail "man 5 toolcage.json"
+	MANPATH="$root/usr/share/man" man toolcage-replay 2>&1 | grep -q 'shard' ||
+		fail "man toolcage-replay"
+fi
+[ $fails -eq 0 ] || { echo "$fails failed"; exit 1; }
