@@ -1,6 +1,9 @@
 /* cli_replay.c — `toolcage replay FILE.jsonl`: recorded tool calls fed
  * through the pipeline one after another, as a scripted model would, with
- * an optional scripted approver per line. What evaluation harnesses run. */
+ * an optional scripted approver per line. What evaluation harnesses run.
+ * --shard I/N replays one share of the lines (N processes, pods or
+ * machines split a corpus) and --merge puts the shares' --json outputs
+ * back together as one run's. */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -51,8 +54,21 @@ struct totals {
 	uint64_t ms;
 };
 
-static void report(bool as_json, unsigned n, const char *name, const struct script *sc,
-                   const struct tc_result *r, struct totals *t)
+/* --shard INDEX/COUNT: line L (counted from 1, every line) belongs to
+ * share (L - 1) % COUNT. Lines of other shares are still parsed, to count
+ * their calls: a call keeps the number it has in a whole run, so the
+ * shares' rows merge into exactly the whole run's. */
+struct shard {
+	unsigned index, count;    /* count 0: not sharded */
+};
+
+static bool shard_mine(const struct shard *sh, unsigned lineno)
+{
+	return !sh->count || (lineno - 1) % sh->count == sh->index;
+}
+
+static void report(bool as_json, unsigned n, unsigned lineno, const char *name,
+                   const struct script *sc, const struct tc_result *r, struct totals *t)
 {
 	const char *decision = sc->asked ? sc->answer :
 	                       r->status == TC_STATUS_DENIED ? "denied" :
@@ -67,8 +83,8 @@ static void report(bool as_json, unsigned n, const char *name, const struct scri
 	else
 		t->failed++;
 	if (as_json) {
-		json_t *j = json_pack("{s:i, s:s, s:s, s:s, s:I, s:b, s:O, s:s}", "call", n,
-		                      "tool", name, "decision", decision, "status",
+		json_t *j = json_pack("{s:i, s:i, s:s, s:s, s:s, s:I, s:b, s:O, s:s}", "call", n,
+		                      "line", lineno, "tool", name, "decision", decision, "status",
 		                      tc_status_name(r->status), "ms", (json_int_t)r->duration_ms,
 		                      "truncated", r->truncated, "canonical", r->canonical,
 		                      "render", r->render);
@@ -115,6 +131,16 @@ static void report_bad(bool as_json, unsigned n, const char *path, unsigned line
 	       lineno, why);
 }
 
+/* How many rows line j gives in a whole run (replay_line's count). */
+static unsigned line_rows(json_t *j)
+{
+	if (!json_is_object(j))
+		return 1;
+	json_t *calls = json_object_get(j, "tool_calls");
+	size_t count = json_is_array(calls) ? json_array_size(calls) : 1;
+	return count ? (unsigned)count : 1;
+}
+
 /* Replays the calls of one parsed line j. Returns how many were bad. */
 static unsigned replay_line(struct tc_supervisor *s, json_t *j, const char *path,
                             unsigned lineno, bool as_json, unsigned *n, struct totals *t)
@@ -141,7 +167,7 @@ static unsigned replay_line(struct tc_supervisor *s, json_t *j, const char *path
 		tc_supervisor_set_approver(s, sc.approve >= 0 ? scripted : NULL, &sc);
 		struct tc_result *r = tc_call(s, name, args);
 		if (r)
-			report(as_json, ++*n, name, &sc, r, t);
+			report(as_json, ++*n, lineno, name, &sc, r, t);
 		else
 			report_bad(as_json, ++*n, path, lineno, "could not be run (out of memory)", t);
 		bad += !r;
@@ -151,7 +177,8 @@ static unsigned replay_line(struct tc_supervisor *s, json_t *j, const char *path
 	return bad;
 }
 
-static int replay_file(struct tc_supervisor *s, FILE *f, const char *path, bool as_json)
+static int replay_file(struct tc_supervisor *s, FILE *f, const char *path, bool as_json,
+                       const struct shard *sh)
 {
 	struct totals t = { 0 };
 	struct buf line = BUF_INIT;
@@ -165,6 +192,16 @@ static int replay_file(struct tc_supervisor *s, FILE *f, const char *path, bool 
 		const char *p = line.data ? line.data : "";
 		while (*p == ' ' || *p == '\t' || *p == '\r')
 			p++;
+		if (!shard_mine(sh, lineno)) {
+			if (too_long || has_nul) {
+				n++;
+			} else if (*p && *p != '#') {
+				json_t *j = json_loads(p, 0, NULL);
+				n += line_rows(j);
+				json_decref(j);
+			}
+			continue;
+		}
 		if (too_long || has_nul) {
 			report_bad(as_json, ++n, path, lineno, too_long ? "line longer than 64 MiB" :
 			           "line holds a NUL byte", &t);
@@ -187,7 +224,11 @@ static int replay_file(struct tc_supervisor *s, FILE *f, const char *path, bool 
 	}
 	buf_release(&line);
 	tc_supervisor_set_approver(s, NULL, NULL);
-	if (as_json) {
+	if (as_json && sh->count) {
+		printf("{\"summary\":{\"calls\":%u,\"ok\":%u,\"denied\":%u,\"failed\":%u,\"ms\":%llu,"
+		       "\"shard\":{\"index\":%u,\"count\":%u,\"rows\":%u}}}\n", t.calls, t.ok, t.denied,
+		       t.failed, (unsigned long long)t.ms, sh->index, sh->count, n);
+	} else if (as_json) {
 		printf("{\"summary\":{\"calls\":%u,\"ok\":%u,\"denied\":%u,\"failed\":%u,\"ms\":%llu}}\n",
 		       t.calls, t.ok, t.denied, t.failed, (unsigned long long)t.ms);
 	} else {
@@ -206,16 +247,206 @@ static int replay_file(struct tc_supervisor *s, FILE *f, const char *path, bool 
 	return bad ? 2 : 0;
 }
 
+/* ---- --merge: the shares' --json outputs as one run's -------------------
+ * Each input is one share's output, its rows in call order: a k-way merge
+ * streams them (memory: one row per input), checks that every call number
+ * of the whole run comes exactly once and that every share 0..COUNT-1 is
+ * there once, and prints the rows as they were written, then a summary
+ * of the sums. Lines a log collector mixed in from the shares' stderr
+ * ("toolcage replay: ...") go back to stderr. */
+struct merge_in {
+	FILE *f;
+	const char *path;
+	unsigned lineno;
+	char *text;               /* the current row as written (new), NULL at EOF */
+	unsigned call;
+	bool bad_line;
+	json_t *summary;          /* the share's summary object (new) */
+};
+
+#define MERGE_MAX_INPUTS 4096
+
+static int merge_fail(const char *path, unsigned lineno, const char *why)
+{
+	fprintf(stderr, "toolcage replay --merge: %s:%u: %s\n", path, lineno, why);
+	return -1;
+}
+
+/* Reads in's next row. Returns 0 (a row, or EOF with text NULL) or -1. */
+static int merge_next(struct merge_in *in)
+{
+	static const char diag[] = "toolcage replay: ";
+	struct buf line = BUF_INIT;
+	bool too_long;
+	unsigned last = in->call;
+	free(in->text);
+	in->text = NULL;
+	while (buf_read_line(in->f, &line, MAX_LINE, &too_long)) {
+		in->lineno++;
+		if (too_long || (line.len && memchr(line.data, '\0', line.len)))
+			return buf_release(&line), merge_fail(in->path, in->lineno, "not a row");
+		const char *p = line.data ? line.data : "";
+		if (!*p)
+			continue;
+		if (!strncmp(p, diag, sizeof diag - 1)) {
+			fprintf(stderr, "%s\n", p);
+			continue;
+		}
+		json_t *j = json_loads(p, 0, NULL);
+		json_t *sum = json_object_get(j, "summary");
+		json_t *call = json_object_get(j, "call");
+		if (json_is_object(sum) && !in->summary) {
+			in->summary = json_incref(sum);
+			json_decref(j);
+			continue;
+		}
+		if (!json_is_integer(call) || json_integer_value(call) <= (json_int_t)last ||
+		    json_integer_value(call) > (json_int_t)UINT32_MAX) {
+			json_decref(j);
+			buf_release(&line);
+			return merge_fail(in->path, in->lineno, sum ? "a second summary" :
+			                  "not a row of `toolcage replay --json`, in call order");
+		}
+		in->call = (unsigned)json_integer_value(call);
+		in->bad_line = !strcmp(json_string_value(json_object_get(j, "status")) ?: "",
+		                       "bad_line");
+		json_decref(j);
+		in->text = buf_detach(&line);
+		return 0;
+	}
+	buf_release(&line);
+	if (ferror(in->f))
+		return merge_fail(in->path, in->lineno, strerror(errno));
+	return 0;
+}
+
+static json_int_t sum_field(struct merge_in *in, int n, const char *key)
+{
+	json_int_t v = 0;
+	for (int i = 0; i < n; i++)
+		v += json_integer_value(json_object_get(in[i].summary, key));
+	return v;
+}
+
+/* Every share there once, all of one COUNT, each having seen all rows. */
+static int merge_check_shares(struct merge_in *in, int n, unsigned rows)
+{
+	json_int_t count = -1;
+	bool seen[MERGE_MAX_INPUTS] = { 0 };
+	for (int i = 0; i < n; i++) {
+		json_t *sh = json_object_get(in[i].summary, "shard");
+		json_int_t idx = json_integer_value(json_object_get(sh, "index"));
+		json_int_t cnt = json_integer_value(json_object_get(sh, "count"));
+		if (!json_is_object(sh))
+			return merge_fail(in[i].path, in[i].lineno, "no summary of a --shard run "
+			                  "(the share did not finish, or was not sharded)");
+		if (count >= 0 && cnt != count)
+			return merge_fail(in[i].path, in[i].lineno, "a share of another count");
+		count = cnt;
+		if (idx < 0 || idx >= cnt || cnt > MERGE_MAX_INPUTS || seen[idx])
+			return merge_fail(in[i].path, in[i].lineno, "a share given twice");
+		seen[idx] = true;
+		if (json_integer_value(json_object_get(sh, "rows")) != rows)
+			return merge_fail(in[i].path, in[i].lineno, "a share of another corpus");
+	}
+	if (count != n) {
+		fprintf(stderr, "toolcage replay --merge: %d of %lld shares given\n", n,
+		        (long long)count);
+		return -1;
+	}
+	return 0;
+}
+
+static int merge_files(int n, char **paths)
+{
+	struct merge_in *in = calloc((size_t)n, sizeof *in);
+	int rc = 2, i;
+	unsigned expect = 1;
+	bool bad = false;
+	if (!in)
+		return fputs("toolcage replay --merge: out of memory\n", stderr), 2;
+	for (i = 0; i < n; i++) {
+		in[i].path = paths[i];
+		in[i].f = strcmp(paths[i], "-") ? fopen(paths[i], "re") : stdin;
+		if (!in[i].f) {
+			fprintf(stderr, "toolcage replay --merge: %s: %s\n", paths[i], strerror(errno));
+			goto out;
+		}
+		if (merge_next(&in[i]) < 0)
+			goto out;
+	}
+	for (;;) {
+		int best = -1;
+		for (i = 0; i < n; i++)
+			if (in[i].text && (best < 0 || in[i].call < in[best].call))
+				best = i;
+		if (best < 0)
+			break;
+		if (in[best].call != expect) {
+			char why[120];
+			if (in[best].call < expect)
+				snprintf(why, sizeof why, "call %u twice", in[best].call);
+			else if (in[best].call == expect + 1)
+				snprintf(why, sizeof why, "call %u is missing (a share not given?)", expect);
+			else
+				snprintf(why, sizeof why, "calls %u to %u are missing (a share not given?)",
+				         expect, in[best].call - 1);
+			merge_fail(in[best].path, in[best].lineno, why);
+			goto out;
+		}
+		puts(in[best].text);
+		bad |= in[best].bad_line;
+		expect++;
+		if (merge_next(&in[best]) < 0)
+			goto out;
+	}
+	if (merge_check_shares(in, n, expect - 1) < 0)
+		goto out;
+	printf("{\"summary\":{\"calls\":%lld,\"ok\":%lld,\"denied\":%lld,\"failed\":%lld,"
+	       "\"ms\":%lld}}\n", (long long)sum_field(in, n, "calls"),
+	       (long long)sum_field(in, n, "ok"), (long long)sum_field(in, n, "denied"),
+	       (long long)sum_field(in, n, "failed"), (long long)sum_field(in, n, "ms"));
+	rc = bad ? 2 : 0;
+out:
+	for (i = 0; i < n; i++) {
+		if (in[i].f && in[i].f != stdin)
+			fclose(in[i].f);
+		free(in[i].text);
+		json_decref(in[i].summary);
+	}
+	free(in);
+	return rc;
+}
+
+static int parse_shard(const char *arg, struct shard *sh)
+{
+	char *end;
+	errno = 0;
+	unsigned long i = strtoul(arg, &end, 10);
+	if (errno || end == arg || *end != '/' || arg[0] == '-')
+		return -1;
+	const char *c = end + 1;
+	unsigned long n = strtoul(c, &end, 10);
+	if (errno || end == c || *end || c[0] == '-' || n < 1 || n > MERGE_MAX_INPUTS || i >= n)
+		return -1;
+	sh->index = (unsigned)i;
+	sh->count = (unsigned)n;
+	return 0;
+}
+
 int cmd_replay(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		CLI_SUP_LONGOPTS,
 		{ "json", no_argument, NULL, 'j' },
+		{ "shard", required_argument, NULL, 's' },
+		{ "merge", no_argument, NULL, 'm' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct cli_sup sup = { .opt.handle_signals = true, .opt.keep_spares = true };
-	bool as_json = false;
+	struct shard sh = { 0, 0 };
+	bool as_json = false, merge = false;
 	int ch;
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, CLI_SUP_SHORTOPTS "jh", longopts, NULL)) != -1) {
@@ -226,6 +457,14 @@ int cmd_replay(int argc, char **argv)
 			continue;
 		if (ch == 'j') {
 			as_json = true;
+		} else if (ch == 'm') {
+			merge = true;
+		} else if (ch == 's') {
+			if (parse_shard(optarg, &sh) < 0) {
+				fprintf(stderr, "toolcage replay: --shard wants INDEX/COUNT, 0 <= INDEX < "
+				        "COUNT <= %d, not '%s'\n", MERGE_MAX_INPUTS, optarg);
+				return 2;
+			}
 		} else if (ch == 'h') {
 			cli_usage(stdout, "replay");
 			return 0;
@@ -233,6 +472,13 @@ int cmd_replay(int argc, char **argv)
 			cli_usage(stderr, "replay");
 			return 2;
 		}
+	}
+	if (merge) {
+		if (optind >= argc || argc - optind > MERGE_MAX_INPUTS || sh.count) {
+			cli_usage(stderr, "replay");
+			return 2;
+		}
+		return merge_files(argc - optind, argv + optind);
 	}
 	if (optind + 1 != argc) {
 		cli_usage(stderr, "replay");
@@ -249,7 +495,7 @@ int cmd_replay(int argc, char **argv)
 			fclose(f);
 		return 2;
 	}
-	int rc = replay_file(s, f, argv[optind], as_json);
+	int rc = replay_file(s, f, argv[optind], as_json, &sh);
 	if (f != stdin)
 		fclose(f);
 	tc_supervisor_free(s);

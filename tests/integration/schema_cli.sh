@@ -76,8 +76,8 @@ expect replay-bad-lines 2 "$TOOLCAGE" replay --json --workspace "$tmp/ws" "$tmp/
 python3 - "$tmp/out" <<'PY' || { echo "FAIL replay-bad-lines rows:"; sed 's/^/  | /' "$tmp/out"; fails=$((fails + 1)); }
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1])]
-want = [("ok", None), ("bad_line", 2), ("bad_line", 3), ("ok", None), ("bad_line", 4),
-        ("ok", None), ("bad_line", 6), ("ok", None)]
+want = [("ok", 1), ("bad_line", 2), ("bad_line", 3), ("ok", 4), ("bad_line", 4),
+        ("ok", 5), ("bad_line", 6), ("ok", 7)]
 got = [(r["status"], r.get("line")) for r in rows[:-1]]
 assert got == want, got
 assert rows[-1]["summary"]["calls"] == 8 and rows[-1]["summary"]["failed"] == 4, rows[-1]
