@@ -47,6 +47,11 @@ int cmd_serve(int argc, char **argv)
 			return 2;
 		}
 	}
+	if (sup.opt.audit_path && !strcmp(sup.opt.audit_path, "-")) {
+		fputs("toolcage serve: --audit -: on stdio, standard output carries the MCP "
+		      "messages; give the audit a file\n", stderr);
+		return 2;
+	}
 	if (optind < argc) {
 		fprintf(stderr, "toolcage serve: unexpected argument '%s'\n\n", argv[optind]);
 		cli_usage(stderr, "serve");

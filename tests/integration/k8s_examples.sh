@@ -1,0 +1,149 @@
+#!/bin/sh
+# tests/integration/k8s_examples.sh — the Kubernetes examples in deploy/k8s/
+# are what the API server accepts: every object validates with `toolcage
+# schema validate` against the JSON Schema of its kind (deploy/k8s/schemas/,
+# derived from Kubernetes' OpenAPI and the agent-sandbox CRD, strict about
+# unknown fields), and the schemas refuse the mistakes they are there to
+# catch (a misspelt field, a wrong type, a missing required field). Then
+# what the examples hold works with this toolcage: the config in the
+# ConfigMap loads, the replay corpus replays, the Job's --shard COUNT is its
+# completions, and every pod has the settings for full walls.
+# Exit 0 pass, 77 skip, anything else fail.
+set -u
+TOOLCAGE=${TOOLCAGE:-build/toolcage}
+python3 -c 'import yaml' 2>/dev/null ||
+	{ echo "skip: python3-yaml is not installed (apt-get install python3-yaml)"; exit 77; }
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT INT TERM
+fails=0
+fail() { echo "FAIL $*"; fails=$((fails + 1)); }
+
+# Each object of each example as one JSON line, in a file per schema;
+# prints "schema file" pairs and checks the pod-level settings.
+python3 - "$tmp" deploy/k8s/*.yaml > "$tmp/objects" <<'PY' || fail "the examples do not parse"
+import json, sys, yaml
+out = sys.argv[1]
+SCHEMAS = {
+    ("apps/v1", "Deployment"): "deployment-apps-v1.json",
+    ("batch/v1", "Job"): "job-batch-v1.json",
+    ("v1", "Service"): "service-v1.json",
+    ("v1", "ConfigMap"): "configmap-v1.json",
+    ("extensions.agents.x-k8s.io/v1beta1", "SandboxTemplate"):
+        "sandboxtemplate-extensions.agents.x-k8s.io-v1beta1.json",
+}
+bad = 0
+for path in sys.argv[2:]:
+    for n, doc in enumerate(yaml.safe_load_all(open(path))):
+        if doc is None:
+            continue
+        key = (doc.get("apiVersion"), doc.get("kind"))
+        if key not in SCHEMAS:
+            print("FAIL %s: no schema for %s %s" % (path, *key), file=sys.stderr)
+            bad += 1
+            continue
+        name = "%s-%d.json" % (path.split("/")[-1], n)
+        with open("%s/%s" % (out, name), "w") as f:
+            f.write(json.dumps(doc) + "\n")
+        print(SCHEMAS[key], name)
+        # the pod of a workload: the settings for full walls
+        spec = doc.get("spec", {})
+        pod = (spec.get("template") or spec.get("podTemplate") or {}).get("spec")
+        if pod:
+            sc = pod.get("securityContext", {})
+            checks = {
+                "hostUsers is false": pod.get("hostUsers") is False,
+                "seccomp is toolcage's (Localhost)":
+                    sc.get("seccompProfile", {}).get("type") == "Localhost",
+                "runs as non-root": sc.get("runAsNonRoot") is True,
+            }
+            for c in pod["containers"]:
+                csc = c.get("securityContext", {})
+                checks["procMount is Unmasked"] = csc.get("procMount") == "Unmasked"
+                checks["all capabilities dropped"] = csc.get("capabilities", {}).get("drop") == ["ALL"]
+                args = c.get("args", [])
+                if "serve" in args:
+                    checks["probes on /health"] = all(
+                        c.get(p, {}).get("httpGet", {}).get("path") == "/health"
+                        for p in ("livenessProbe", "readinessProbe"))
+                    checks["audit on stdout"] = args[args.index("--audit") + 1] == "-"
+                if "--shard" in args:
+                    count = int(args[args.index("--shard") + 1].split("/")[1])
+                    checks["--shard COUNT is the Job's completions"] = (
+                        count == spec.get("completions") and
+                        spec.get("completionMode") == "Indexed")
+            for what, ok in checks.items():
+                if not ok:
+                    print("FAIL %s: %s %s: not %s" % (path, key[1], doc["metadata"]["name"], what),
+                          file=sys.stderr)
+                    bad += 1
+        if key[1] == "ConfigMap":
+            for k, v in doc.get("data", {}).items():
+                with open("%s/%s" % (out, k), "w") as f:
+                    f.write(v)
+sys.exit(1 if bad else 0)
+PY
+[ -s "$tmp/objects" ] || { fail "no objects found in deploy/k8s/"; exit 1; }
+while read -r schema obj; do
+	out=$("$TOOLCAGE" schema validate "deploy/k8s/schemas/$schema" "$tmp/$obj" 2>&1)
+	if [ "$out" = valid ]; then
+		echo "ok   $obj is a valid ${schema%.json}"
+	else
+		fail "$obj against $schema: $out"
+	fi
+done < "$tmp/objects"
+
+# The schemas catch mistakes: each of these is refused.
+refused() { # what schema json
+	out=$("$TOOLCAGE" schema validate "deploy/k8s/schemas/$2" - <<EOF2 2>&1
+$3
+EOF2
+)
+	case $out in
+	invalid*) echo "ok   refused: $1" ;;
+	*) fail "not refused: $1 ($out)" ;;
+	esac
+}
+pod='"containers":[{"name":"t","image":"i"}]'
+dep() { echo '{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"x"},"spec":{"selector":{},"template":{"spec":{'"$1"'}}}}'; }
+refused "a misspelt pod field (hostUser)" deployment-apps-v1.json "$(dep "\"hostUser\":false,$pod")"
+refused "a string where a boolean goes" deployment-apps-v1.json "$(dep "\"hostUsers\":\"no\",$pod")"
+refused "a container without a name" deployment-apps-v1.json "$(dep '"containers":[{"image":"i"}]')"
+refused "a probe port of the wrong type" deployment-apps-v1.json \
+	"$(dep '"containers":[{"name":"t","livenessProbe":{"httpGet":{"port":true}}}]')"
+refused "another kind" deployment-apps-v1.json '{"apiVersion":"apps/v1","kind":"StatefulSet"}'
+refused "a misspelt Job field (completion)" job-batch-v1.json \
+	'{"apiVersion":"batch/v1","kind":"Job","metadata":{},"spec":{"completion":4,"template":{"spec":{'"$pod"'}}}}'
+refused "a SandboxTemplate without its pod" \
+	sandboxtemplate-extensions.agents.x-k8s.io-v1beta1.json \
+	'{"apiVersion":"extensions.agents.x-k8s.io/v1beta1","kind":"SandboxTemplate","spec":{}}'
+refused "a misspelt field in the SandboxTemplate's pod" \
+	sandboxtemplate-extensions.agents.x-k8s.io-v1beta1.json \
+	'{"apiVersion":"extensions.agents.x-k8s.io/v1beta1","kind":"SandboxTemplate","spec":{"podTemplate":{"spec":{"hostUser":false,'"$pod"'}}}}'
+
+# What the ConfigMaps hold works here: the config loads, the corpus replays.
+mkdir "$tmp/ws"
+if "$TOOLCAGE" list --config "$tmp/toolcage.json" --workspace "$tmp/ws" > "$tmp/list" 2>&1; then
+	echo "ok   the example toolcage.json loads"
+else
+	fail "the example toolcage.json does not load: $(tail -3 "$tmp/list")"
+fi
+cp "$tmp/calls.jsonl" "$tmp/ws/"
+if "$TOOLCAGE" replay --json --workspace "$tmp/ws" "$tmp/ws/calls.jsonl" > "$tmp/replay" 2>&1 &&
+	grep -q '"summary":{"calls":6,' "$tmp/replay"; then
+	echo "ok   the example corpus replays (6 calls)"
+else
+	fail "the example corpus does not replay: $(tail -3 "$tmp/replay")"
+fi
+# --audit - (the examples' audit on stdout): the events go to standard
+# output when it is a pipe, as a container's log is; serve on stdio, whose
+# stdout is the protocol, refuses it.
+"$TOOLCAGE" call --audit - --workspace "$tmp/ws" read_file '{"path": "calls.jsonl"}' 2>&1 | cat > "$tmp/audit"
+if grep -q '"event":"call-start"' "$tmp/audit" && grep -q '"event":"tool-result"' "$tmp/audit"; then
+	echo "ok   --audit - writes the events to a stdout pipe"
+else
+	fail "--audit - wrote no events: $(head -3 "$tmp/audit")"
+fi
+"$TOOLCAGE" serve --audit - < /dev/null > "$tmp/serve" 2>&1
+[ $? = 2 ] && grep -q 'standard output carries the MCP' "$tmp/serve" &&
+	echo "ok   serve on stdio refuses --audit -" || fail "serve on stdio took --audit -"
+[ $fails -eq 0 ] || { echo "$fails failed"; exit 1; }
