@@ -282,6 +282,15 @@ test-kernels: all $(ESC_BINS)
 valgrind: $(UNIT_BINS)
 	$(Q)BUILD=$(BUILD) sh mk/valgrind.sh
 
+# The Debian packages and the container image, each built from scratch
+# (minutes, root): what .ci/run runs beside make test.
+.PHONY: test-package test-image
+test-package:
+	$(Q)sh tests/package/deb.sh
+
+test-image: all
+	$(Q)BUILD=$(BUILD) sh tests/containers/image.sh
+
 bench: all $(BENCH_BINS) $(ESC_BINS)
 	$(Q)BUILD=$(BUILD) sh tests/bench/run.sh
 

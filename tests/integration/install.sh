@@ -41,6 +41,25 @@ grep -q '@' "$root/etc/apparmor.d/toolcage" "$root/usr/lib/systemd/system/toolca
 	grep -v 'http@' && fail "a placeholder is left in an installed file"
 echo "ok   make install DESTDIR PREFIX=/usr LIBDIR=$multi"
 
+# The unit template as systemd reads it (its binary pointed at the staged
+# one): no error, and systemd's own exposure score says it is hardened.
+if command -v systemd-analyze > /dev/null; then
+	mkdir "$tmp/unit"
+	sed "s|/usr/bin/toolcage|$root/usr/bin/toolcage|" \
+		"$root/usr/lib/systemd/system/toolcage-http@.service" > "$tmp/unit/toolcage-http@.service"
+	unit=$tmp/unit/toolcage-http@8080.service
+	if systemd-analyze verify --man=no "$unit" > "$tmp/verify" 2>&1 && [ ! -s "$tmp/verify" ]; then
+		echo "ok   systemd-analyze verify toolcage-http@8080.service"
+	else
+		fail "systemd-analyze verify: $(cat "$tmp/verify")"
+	fi
+	level=$(systemd-analyze security --offline=yes "$unit" 2>&1 | sed -n 's/.*Overall exposure level for [^:]*: \([0-9.]*\) \([A-Z]*\).*/\1 \2/p')
+	case $level in
+	*" OK"|*" SAFE") echo "ok   systemd-analyze security: exposure $level" ;;
+	*) fail "systemd-analyze security: exposure '$level' (OK or SAFE expected)" ;;
+	esac
+fi
+
 # Another prefix, no DESTDIR: what a user installing into a prefix of
 # their own gets; the .pc file follows it. Then an embedding program,
 # built as its author would: pkg-config, the shared library.
