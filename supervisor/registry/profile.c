@@ -429,7 +429,7 @@ static int load_file(const char *path, struct profile **out, struct tc_error *er
 	if (rc == 0)
 		rc = profile_parse(b.data, b.len, path, out, err);
 	buf_release(&b);
-	if (rc == 0 && !((*out)->file = strdup(path))) {
+	if (rc == 0 && *out && !((*out)->file = strdup(path))) {
 		profile_free(*out);
 		*out = NULL;
 		return tc_error_set(err, TC_E_NOMEM, path, "out of memory");
