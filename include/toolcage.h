@@ -282,11 +282,7 @@ struct tc_options {
 	                              * ahead, so that the next call waits for its
 	                              * tool only: for a supervisor that serves
 	                              * many calls (one idle process per profile;
-	                              * docs/performance.md). A builtin then runs
-	                              * in a copy of this process's memory from
-	                              * when the spare was made (renewed when the
-	                              * registry changes): builtins must not read
-	                              * state the embedder changes later */
+	                              * docs/performance.md) */
 };
 
 /* Creates a supervisor: loads the config, the built-in plugins and the

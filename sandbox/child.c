@@ -34,16 +34,23 @@
  * 11. bounding set, securebits    need CAP_SETPCAP, so before the uid change
  * 12. uid/gid/groups              the workspace owner or the profile's id;
  *                                 the change clears PDEATHSIG: armed again
- * 13. capabilities                effective, permitted, inheritable, ambient: none
- * 14. no_new_privs                setuid binaries and file caps gain nothing;
+ * 13. not dumpable                a builtin (or a child that may run one)
+ *                                 holds its result channel and its input:
+ *                                 what it starts may not read them through
+ *                                 /proc/1/{mem,environ,fd} or ptrace (an
+ *                                 exec makes the tool dumpable again); after
+ *                                 the uid change, which resets the flag
+ * 14. capabilities                effective, permitted, inheritable, ambient: none
+ * 15. no_new_privs                setuid binaries and file caps gain nothing;
  *                                 also what lets an unprivileged process
  *                                 enter Landlock
- * 15. Landlock                    paths, TCP ports, scopes
- * 16. seccomp                     last: everything above needs syscalls it denies
- * 17. exec or the builtin
+ * 16. Landlock                    paths, TCP ports, scopes
+ * 17. seccomp                     last: everything above needs syscalls it denies
+ * 18. exec or the builtin
  *
- * A spare (spawn.c) is set up the same way with no job, then waits before
- * step 17 for its job on the job socket: the argv (or a builtin and its
+ * A child of the jail's worker (a spare, or fresh: zygote.c) is set up the
+ * same way with no job, then waits before step 18 for its job on the job
+ * socket: the argv (or a builtin and its
  * data), the cwd beneath the workspace, whether stdin is a pipe and fd 3
  * the result pipe; with every wall already up, it sets RLIMIT_AS (deferred
  * so that the job can be mapped), fixes fds 0 and 3, changes directory and
@@ -65,6 +72,7 @@
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <linux/securebits.h>
@@ -99,6 +107,8 @@ static const char *const step_names[STEP_MAX] = {
 	[STEP_JOB] = "receive the job",
 	[STEP_EXEC] = "exec",
 	[STEP_EXEC_NOT_FOUND] = "exec",
+	[STEP_DUMPABLE] = "make the builtin non-dumpable",
+	[STEP_CLONE] = "fork in the sandbox worker",
 };
 
 const char *child_step_name(enum child_step s)
@@ -115,9 +125,9 @@ static int lifeline_fd = -1;
 
 _Noreturn static void fail(enum child_step step, int err)
 {
-	struct child_report r = { .step = step, .err = err };
+	struct child_report r = { .kind = REPORT_STEP, .step = step, .err = err };
 	if (status_fd >= 0)
-		(void)!write(status_fd, &r, sizeof r);
+		(void)!send(status_fd, &r, sizeof r, MSG_NOSIGNAL);
 	_exit(step == STEP_EXEC_NOT_FOUND ? 127 : step == STEP_EXEC ? 126 : 125);
 }
 
@@ -212,6 +222,10 @@ static void map_user_ns(const struct sbx_jail *j)
 {
 	if (!j->userns)
 		return;
+	/* A child of the worker is born non-dumpable (the worker is), and a
+	 * non-dumpable process's /proc files are root's: its own maps would
+	 * be refused to an unprivileged user. Step 13 undoes this. */
+	CHECK(STEP_USERNS, prctl(PR_SET_DUMPABLE, 1, 0, 0, 0));
 	CHECK(STEP_USERNS, write_file("/proc/self/setgroups", "deny"));
 	CHECK(STEP_USERNS, write_file("/proc/self/uid_map", j->uid_map));
 	CHECK(STEP_USERNS, write_file("/proc/self/gid_map", j->gid_map));
@@ -441,7 +455,7 @@ static struct job_in await_job(const struct sbx_jail *j)
 	limit_address_space(j, h.fn != 0);
 	enter_beneath(cwd, STEP_CWD);
 	in.argv = argv;
-	in.fn = (sbx_fn)(uintptr_t)h.fn;
+	in.fn = h.fn ? (sbx_fn)sbx_fn_from_ref(h.fn) : NULL;
 	in.data = (struct sbx_data){ .data = s, .len = (size_t)(end - s) };
 	return in;
 }
@@ -456,6 +470,9 @@ _Noreturn static void run_fn(const struct sbx_jail *j, sbx_fn fn, void *arg)
 	environ = (char **)j->envp;
 	close(status_fd);
 	status_fd = -1;
+	/* What the builtin starts (run_command's command) must not inherit
+	 * the result channel: it would write the builtin's answer. */
+	(void)fcntl(FD_RESULT, F_SETFD, FD_CLOEXEC);
 	int rc = fn(arg);
 	fflush(NULL);   /* a builtin's stdio output is part of its answer */
 	_exit(rc & 0xff);
@@ -531,14 +548,16 @@ _Noreturn void child_main(const struct child_plan *p)
 		die_with_parent(lifeline_fd);
 	if (lifeline_fd >= 0)
 		close(lifeline_fd);
-	drop_caps();                                                  /* 13 */
-	CHECK(STEP_NO_NEW_PRIVS, prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)); /* 14 */
-	if (ruleset_fd >= 0) {                                        /* 15 */
+	if (p->fn || job_fd >= 0)                                     /* 13 */
+		CHECK(STEP_DUMPABLE, prctl(PR_SET_DUMPABLE, 0, 0, 0, 0));
+	drop_caps();                                                  /* 14 */
+	CHECK(STEP_NO_NEW_PRIVS, prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)); /* 15 */
+	if (ruleset_fd >= 0) {                                        /* 16 */
 		CHECK(STEP_LANDLOCK, syscall(SYS_landlock_restrict_self, ruleset_fd, 0));
 		close(ruleset_fd);
 	}
-	load_seccomp(j);                                              /* 16 */
-	if (job_fd >= 0) {                                            /* 17 */
+	load_seccomp(j);                                              /* 17 */
+	if (job_fd >= 0) {                                            /* 18 */
 		struct job_in in = await_job(j);
 		if (in.fn)
 			run_fn(j, in.fn, &in.data);

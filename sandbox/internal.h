@@ -127,9 +127,14 @@ struct sbx_jail {
 	size_t keep_bytes;
 	uint64_t limit_bytes;
 
-	/* A child set up ahead, waiting for its job (spawn.c), or NULL. */
+	/* A child set up ahead, waiting for its job (spare.c), or NULL. */
 	bool keep_spare;
 	struct sbx_child *spare;
+
+	/* The clean worker that forks this jail's children (zygote.c), made
+	 * on first use; NULL in the worker's own copy of the jail. */
+	struct zygote *zygote;
+	bool in_worker;             /* this is the worker's copy */
 };
 
 /* Setup steps of the child, in order; reported with errno on failure. */
@@ -160,14 +165,27 @@ enum child_step {
 	STEP_JOB,
 	STEP_EXEC,
 	STEP_EXEC_NOT_FOUND,
+	STEP_DUMPABLE,
+	STEP_CLONE,             /* reported by the worker: the clone itself failed */
 	STEP_MAX,
 };
 const char *child_step_name(enum child_step s);
 
-/* What the child reports on the status pipe when a step fails. */
+/* What comes on a child's status socket (SOCK_SEQPACKET, one report per
+ * message): from the child, the setup step that failed; from the worker
+ * that forked it (zygote), its start (with its pidfd) and its end. */
+enum report_kind { REPORT_STEP = 1, REPORT_STARTED, REPORT_EXITED };
 struct child_report {
-	int step;
-	int err;
+	int32_t kind;
+	int32_t step;           /* STEP: enum child_step */
+	int32_t err;            /* STEP: errno */
+	int32_t pid;            /* STARTED, in the supervisor's pid namespace */
+	uint32_t clone_ns;      /* STARTED: the namespaces it was made with */
+	int32_t code;           /* EXITED: CLD_EXITED, CLD_KILLED, CLD_DUMPED */
+	int32_t status;         /* EXITED: exit code or signal */
+	uint32_t pad;
+	uint64_t cpu_us;        /* EXITED: user + system, as reaped */
+	uint64_t max_rss_kb;
 };
 
 /* Everything the child needs, prepared before the fork. The child reads it
@@ -202,7 +220,7 @@ struct job_header {
 	uint32_t argc;
 	uint32_t cwd_len;
 	uint64_t payload_len;
-	uint64_t fn;            /* the builtin (same program image), or 0 */
+	uint64_t fn;            /* the builtin as sbx_fn_ref() gave it, or 0 */
 };
 #define JOB_MAGIC 0x746a6f62u   /* "tjob" */
 #define JOB_STDIN 1u            /* keep the stdin pipe (else /dev/null) */
@@ -212,6 +230,135 @@ struct job_header {
 /* spawn.c: false once clone3 answered ENOSYS (children are then made with
  * clone(), and v2 cgroups joined by a write). */
 bool sbx_clone3_works(void);
+/* epoll tags of a child's descriptors: the parent's ends in fd[], and
+ * W_SRC for a streamed stdin's source, which is the caller's (not in
+ * fd[]: never closed here). */
+enum { W_PID, W_STATUS, W_OUT, W_ERR, W_RESULT, W_IN, W_N, W_SRC = W_N };
+
+#define STDIN_CHUNK (64u << 10)   /* a streamed stdin's buffer */
+#define RESULT_LIMIT_DEFAULT (16u << 20)
+
+/* What the slot's cgroups counted since cgroup_acquire. */
+struct cgroup_stats {
+	bool have_oom, have_refused;   /* the counters exist here */
+	uint64_t oom_kills;            /* processes the memory limit killed */
+	uint64_t pids_refused;         /* forks pids.max refused */
+};
+
+struct zygote;   /* zygote.c: a jail's clean worker, which forks its children */
+
+/* One child, from its start (spawn.c, spare.c) to its end (watch.c). */
+struct sbx_child {
+	struct sbx_jail *jail;
+	struct zygote *zygote;      /* the worker that forked it (held), or NULL:
+	                             * then we did, and reap it ourselves */
+	pid_t pid;                  /* 0 until a worker's child says it started */
+	int pidfd;
+	unsigned clone_ns;          /* the namespaces it was made with */
+	int epfd;
+	int fd[W_N];                /* parent ends; -1 once closed */
+	int job_fd;                 /* a spare's job socket, until the job is sent */
+	bool ready;                 /* the spare said it waits for its job */
+	bool kill_pending;          /* killed before its worker sent the pidfd */
+	int mntns_fd;               /* holds the child's mount namespace (see start) */
+	struct cgroup_slot *cg;
+	struct cgroup_stats cg_stats;   /* read when the child is done */
+	char *stdin_buf;            /* copy of the job's stdin, or the stream's buffer */
+	size_t stdin_len, stdin_off;
+	int src_fd;                 /* a streamed stdin's source; -1: none, or done */
+	bool src_polled;            /* epoll can watch it (a regular file cannot) */
+	bool src_watched;           /* it is in epfd now */
+	bool src_readable;          /* epoll said so since the last read */
+	bool src_blocking;          /* RWF_NOWAIT is not supported there (a terminal) */
+	size_t result_limit, result_cap;
+	int64_t start_ms;
+	int64_t deadline_ms;
+	bool reaped;
+	bool done;
+	bool have_report;
+	struct child_report report;
+	struct sbx_outcome out;
+};
+
+/* spawn.c */
+bool wants_stdin(const struct sbx_job *job);
+int copy_stdin(struct sbx_child *c, const struct sbx_job *job);
+int check_cwd(const struct sbx_jail *j, const char *cwd, struct sbx_error *err);
+/* A child for job, or a spare (job NULL), forked by us or by the jail's
+ * worker (via_zygote: a spare, or a builtin that can run in a clean image). */
+int spawn_start(struct sbx_jail *j, const struct sbx_job *job, bool via_zygote,
+                struct sbx_child **out, struct sbx_error *err);
+int make_pipe(int p[2], bool parent_reads, size_t size);
+struct cgroup_join;
+pid_t spawn_clone(struct sbx_jail *j, struct child_plan *plan, bool shared, int *pidfd,
+                  const struct cgroup_join *cj);
+void close_pair(int p[2]);
+unsigned ns_req_bits(unsigned clone_flags);
+
+/* spare.c: sends job to a child waiting for it (a spare, or a worker's
+ * fresh child). *sent: see there. */
+int hand_over(struct sbx_child *c, const struct sbx_job *job, bool *sent);
+bool spare_waiting(struct sbx_child *c);
+void spare_drop(struct sbx_jail *j);
+void spare_refill(struct sbx_jail *j);
+
+/* watch.c */
+void child_close_fd(struct sbx_child *c, int w);
+int child_watch(struct sbx_child *c, int w, int fd, uint32_t events);
+int child_watch_stdin(struct sbx_child *c);
+/* Reads what the status socket holds now (reports, a worker's pidfd and
+ * exit). Never blocks. */
+void child_read_status(struct sbx_child *c);
+
+/* zygote.c: a clean worker per jail: the toolcage binary (or the program
+ * embedding the library) executed again, with nothing of ours in memory,
+ * that forks the jail's children on request (worker.c is its side).
+ * zygote_fork asks it for a child with the given descriptors (see struct
+ * zygote_request): the child's pidfd and its end come back on its status
+ * socket. 0 or -errno. */
+struct zygote_request;
+int zygote_fork(struct sbx_jail *j, const struct zygote_request *req, const int *fds,
+                int nfds, struct zygote **held, struct sbx_error *err);
+struct zygote *zygote_hold(struct zygote *z);
+void zygote_release(struct zygote *z);
+/* Stops taking requests: the worker ends once its children have. */
+void zygote_retire(struct sbx_jail *j);
+/* Kills the worker and every child it made (a worker that stopped
+ * answering). */
+void zygote_kill(struct zygote *z);
+bool zygote_usable(void);
+
+/* A request to the worker (SOCK_SEQPACKET on its control socket), with
+ * these descriptors in this order: stdin, stdout, stderr, result, status,
+ * job, then the cgroup v1 "tasks" files it says it has, then (cgroup_v2)
+ * the v2 slot's directory to clone the child into and its cgroup.procs
+ * for the child to write itself into where that cannot be. The worker
+ * never sees a job: the child reads it from the job socket itself. */
+struct zygote_request {
+	uint32_t magic;
+	uint32_t n_cgroup_fds;
+	uint32_t cgroup_v2;
+};
+#define ZYGOTE_MAGIC 0x747a7967u   /* "tzyg" */
+#define ZYGOTE_FIXED_FDS 6
+#define ZYGOTE_CG_CLONE 1u         /* the v2 directory follows */
+#define ZYGOTE_CG_PROCS 2u         /* the v2 cgroup.procs follows */
+#define ZYGOTE_MAX_FDS (ZYGOTE_FIXED_FDS + SBX_CGROUP_FDS + 2)
+
+/* worker.c: a jail as bytes and descriptors, for the worker (and back). */
+int jail_pack(const struct sbx_jail *j, char **buf, size_t *len, int **fds, int *nfds);
+int jail_unpack(const char *buf, size_t len, const int *fds, int nfds, struct sbx_jail **out);
+/* Runs the worker (its descriptors at the numbers zygote.c put them);
+ * never returns. */
+_Noreturn void worker_main(int lifeline);
+/* The anchor that sbx_fn_ref() measures code addresses from. */
+void worker_anchor(void);
+#define WORKER_ARG "--toolcage-sandbox-worker"
+
+/* common.c */
+#define IO_MAX_FDS 16
+int io_send_fds(int sock, const void *msg, size_t len, const int *fds, int n);
+ssize_t io_recv_fds(int sock, void *buf, size_t len, int *fds, int max, int *n, int flags);
 
 /* jail.c: whether this kernel keeps pid_max per pid namespace (6.14+). */
 bool pid_max_per_namespace(void);
@@ -292,12 +439,8 @@ struct cgroup_join {
 };
 int cgroup_acquire(const struct sbx_jail *jail, struct cgroup_slot **out,
                    struct cgroup_join *join);
-/* What the slot's cgroups counted since cgroup_acquire. */
-struct cgroup_stats {
-	bool have_oom, have_refused;   /* the counters exist here */
-	uint64_t oom_kills;            /* processes the memory limit killed */
-	uint64_t pids_refused;         /* forks pids.max refused */
-};
+/* What the slot's cgroups counted since cgroup_acquire (struct
+ * cgroup_stats, above). */
 void cgroup_stats(struct cgroup_slot *slot, struct cgroup_stats *st);
 /* Whether a v2 memory cgroup here also has memory.swap.max (set to 0). */
 bool cgroup_swap_bounded(void);

@@ -9,7 +9,6 @@
 #include <linux/openat2.h>
 #include <pwd.h>
 #include <sched.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,21 +21,6 @@
 #include "internal.h"
 
 extern char **environ;
-
-int sbx_err(struct sbx_error *err, int errnum, const char *fmt, ...)
-{
-	if (err) {
-		va_list ap;
-		va_start(ap, fmt);
-		int n = vsnprintf(err->msg, sizeof err->msg, fmt, ap);
-		va_end(ap);
-		if (errnum && n >= 0 && (size_t)n < sizeof err->msg)
-			snprintf(err->msg + n, sizeof err->msg - (size_t)n, ": %s",
-			         strerror(errnum));
-		err->errnum = errnum;
-	}
-	return -(errnum ? errnum : EINVAL);
-}
 
 /* The workspace owner's uid, primary gid and groups, or the profile's fixed
  * id. Only root can become someone else; an unprivileged supervisor runs
@@ -437,6 +421,7 @@ void sbx_jail_free(struct sbx_jail *j)
 	if (!j)
 		return;
 	sbx_jail_keep_spare(j, false);
+	zygote_retire(j);
 	if (j->workspace_fd >= 0)
 		close(j->workspace_fd);
 	if (j->devnull_fd >= 0)

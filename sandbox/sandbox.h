@@ -150,11 +150,9 @@ void sbx_jail_free(struct sbx_jail *jail);
  * made when a finished child is freed (sbx_child_free), so its setup never
  * competes with a running tool; a job that comes before it is ready waits
  * for the rest of its setup. Costs one idle process (and a cgroup slot)
- * per jail and the same CPU per call as without. A builtin
- * job goes to the spare only without fn_arg (see struct sbx_job): the
- * spare is a copy of the parent's memory from before the call. The caller
- * that changes what its builtins read (a registry) turns spares off and on
- * again to renew them. Off by default; off frees the spare. */
+ * per jail and the same CPU per call as without. Spares are forked by the
+ * jail's clean worker: a builtin job goes to one only without fn_arg (see
+ * struct sbx_job). Off by default; off frees the spare. */
 void sbx_jail_keep_spare(struct sbx_jail *jail, bool on);
 /* Whether the jail keeps a spare; whether it is set up and waiting now
  * (never blocks). */
@@ -182,7 +180,8 @@ unsigned sbx_jail_dropped(const struct sbx_jail *jail);
 void sbx_jail_identity(const struct sbx_jail *jail, uid_t *uid, gid_t *gid);
 
 /* A builtin run in the confined child. fd 3 is the result pipe when the job
- * asked for one. Its return value is the child's exit status. */
+ * asked for one (close-on-exec: what the builtin execs does not get it).
+ * Its return value is the child's exit status. */
 typedef int (*sbx_fn)(void *arg);
 
 /* What a builtin given fn_data gets as its argument: its own copy. */
@@ -191,16 +190,31 @@ struct sbx_data {
 	size_t len;
 };
 
+/* Where a builtin runs. One given as bytes (fn_data, no fn_arg) runs in a
+ * clean image: a child forked by the jail's worker, a process made by
+ * executing this program again (it holds nothing of the caller's memory:
+ * no other call's data, no secrets, no result channel but its own). One
+ * given a pointer (fn_arg) must run on a copy of the caller's memory: a
+ * fork of the caller, made non-dumpable so that what it starts cannot read
+ * that copy through /proc or ptrace (docs/security.md). */
+
+/* A function of this program as a number that a clean image of it turns
+ * back into the same function (sbx_fn_from_ref), or 0 when it cannot: the
+ * function lies in another loaded object than the sandbox's code. */
+uint64_t sbx_fn_ref(const void *fn);
+/* The function ref names, in this image. */
+void *sbx_fn_from_ref(uint64_t ref);
+
 /* One run. Borrowed by sbx_spawn() only for the duration of the call. */
 struct sbx_job {
 	char *const *argv;      /* exec mode: argv[0] is looked up in the jail's PATH */
 	sbx_fn fn;              /* or builtin mode: called in the child, no exec */
 	void *fn_arg;           /* fn's argument: parent memory as of the fork, */
 	const void *fn_data;    /* or, with fn_arg NULL, these bytes: fn gets a
-	                         * struct sbx_data * over a copy in the child. A
-	                         * job without fn_arg can run in a spare (made
-	                         * before the call: fn must not read memory the
-	                         * parent changed since) */
+	                         * struct sbx_data * over a copy in the child, a
+	                         * clean image of this program (see above): fn
+	                         * sees static data as the program starts, not
+	                         * what the caller changed since */
 	size_t fn_len;
 	const char *cwd;        /* relative to the workspace (beneath it); NULL = workspace */
 	const void *stdin_data; /* copied; NULL = /dev/null (unless stdin_stream) */
@@ -276,6 +290,8 @@ int64_t sbx_child_deadline(const struct sbx_child *child);
 void sbx_child_kill(struct sbx_child *child, enum sbx_killed why);
 
 bool sbx_child_done(const struct sbx_child *child);
+/* The child's pid, or 0 until a worker's child reports its start (it is
+ * known by the time the child is done). */
 pid_t sbx_child_pid(const struct sbx_child *child);
 
 /* Borrowed; valid until sbx_child_free(). Complete once sbx_child_done(). */

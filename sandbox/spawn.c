@@ -1,17 +1,17 @@
-/* spawn.c — starting a confined child and watching it to the end: pipes,
- * clone3 (namespaces and a pidfd in one call, no second fork; a one-shot
- * exec shares our memory until it execs, see share_vm()), bounded
- * capture, the kill of the whole tree, reaping with rusage.
+/* spawn.c — starting a confined child: pipes, a status socket, and either
+ * our own clone3 (namespaces and a pidfd in one call, no second fork; a
+ * one-shot exec shares our memory until it execs, see share_vm()) or a
+ * request to the jail's clean worker (zygote.c), which forks the child from
+ * an image that holds nothing of ours. Watching the child to its end is
+ * watch.c's; spares are spare.c's.
  *
- * A child is watched through one epoll fd holding its pidfd, its pipes and
- * its status pipe, so an outer event loop needs a single registration.
- *
- * Spares: a jail may keep one child set up ahead with no job (every step of
- * child.c but the last), waiting on a socket. sbx_spawn() then only sends
- * it the job and the caller waits for the exec (or the builtin) alone; the
- * next spare is made when the finished child is freed. A builtin whose
- * argument is a pointer (fn_arg) into the parent's memory as it is at the
- * call cannot go to a spare; one given as bytes (fn_data) can.
+ * Which way a job goes:
+ *   a builtin given as bytes (fn_data)   the worker: a clean image, always
+ *   anything, where the jail keeps spares the worker (a spare, or fresh)
+ *   an exec job, no spares kept          our clone3, sharing our memory
+ *                                        until the exec (a one-shot launch)
+ *   a builtin given a pointer (fn_arg)   a fork of ours, made non-dumpable:
+ *                                        it must see our memory
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -23,91 +23,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <poll.h>
 #include <sys/epoll.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/uio.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "internal.h"
 #include "io.h"
 
-#ifndef P_PIDFD
-#define P_PIDFD 3
-#endif
-
-/* epoll tags: the parent's ends in fd[], and W_SRC for a streamed stdin's
- * source, which is the caller's (not in fd[]: never closed here). */
-enum { W_PID, W_STATUS, W_OUT, W_ERR, W_RESULT, W_IN, W_N, W_SRC = W_N };
-
-#define STDIN_CHUNK (64u << 10)   /* a streamed stdin's buffer */
-
-struct sbx_child {
-	struct sbx_jail *jail;
-	pid_t pid;
-	int pidfd;
-	int epfd;
-	int fd[W_N];                /* parent ends; -1 once closed */
-	int job_fd;                 /* a spare's job socket, until the job is sent */
-	bool ready;                 /* the spare said it waits for its job */
-	int mntns_fd;               /* holds the child's mount namespace (see start) */
-	struct cgroup_slot *cg;
-	struct cgroup_stats cg_stats;   /* read when the child is done */
-	char *stdin_buf;            /* copy of the job's stdin, or the stream's buffer */
-	size_t stdin_len, stdin_off;
-	int src_fd;                 /* a streamed stdin's source; -1: none, or done */
-	bool src_polled;            /* epoll can watch it (a regular file cannot) */
-	bool src_watched;           /* it is in epfd now */
-	bool src_readable;          /* epoll said so since the last read */
-	bool src_blocking;          /* RWF_NOWAIT is not supported there (a terminal) */
-	size_t result_limit, result_cap;
-	int64_t start_ms;
-	int64_t deadline_ms;
-	bool reaped;
-	bool done;
-	bool have_report;
-	struct child_report report;
-	struct sbx_outcome out;
-};
-
-/* The supervisor's lifeline: children poll its read end for a hangup to
- * learn that the supervisor died before their PDEATHSIG was armed. */
-int lifeline_get(int *rd, int *wr)
-{
-	static int fds[2] = { -1, -1 };
-	if (fds[0] < 0 && pipe2(fds, O_CLOEXEC) < 0)
-		return -errno;
-	*rd = fds[0];
-	*wr = fds[1];
-	return 0;
-}
-
-static void close_fd(struct sbx_child *c, int w)
-{
-	if (c->fd[w] >= 0) {
-		epoll_ctl(c->epfd, EPOLL_CTL_DEL, c->fd[w], NULL);
-		close(c->fd[w]);
-		c->fd[w] = -1;
-	}
-}
-
-static int watch(struct sbx_child *c, int w, int fd, uint32_t events)
-{
-	if (w != W_PID)
-		c->fd[w] = fd;
-	struct epoll_event ev = { .events = events, .data.u32 = (uint32_t)w };
-	return epoll_ctl(c->epfd, EPOLL_CTL_ADD, fd, &ev) < 0 ? -errno : 0;
-}
-
 /* Pipe with the parent's end non-blocking and both ends close-on-exec. */
-static int make_pipe(int p[2], bool parent_reads, size_t size)
+int make_pipe(int p[2], bool parent_reads, size_t size)
 {
 	if (pipe2(p, O_CLOEXEC) < 0)
 		return -errno;
@@ -120,14 +46,16 @@ static int make_pipe(int p[2], bool parent_reads, size_t size)
 	return 0;
 }
 
-static void close_pair(int p[2])
+void close_pair(int p[2])
 {
 	for (int i = 0; i < 2; i++)
-		if (p[i] >= 0)
+		if (p[i] >= 0) {
 			close(p[i]);
+			p[i] = -1;
+		}
 }
 
-static unsigned ns_req_bits(unsigned clone_flags)
+unsigned ns_req_bits(unsigned clone_flags)
 {
 	static const struct { unsigned clone, req; } map[] = {
 		{ CLONE_NEWUSER, SBX_REQ_NS_USER }, { CLONE_NEWPID, SBX_REQ_NS_PID },
@@ -188,6 +116,16 @@ static bool share_vm(const struct sbx_jail *j, const struct sbx_job *job)
  * few pages are used by child.c; a builtin may use more). */
 enum { CLONE_STACK = 8 << 20 };
 
+/* Drops the namespaces the kernel refused that the profile marks optional. */
+static void drop_namespaces(struct sbx_jail *j, unsigned drop)
+{
+	j->clone_ns &= ~drop;
+	j->dropped |= ns_req_bits(drop);
+	j->userns = (j->clone_ns & CLONE_NEWUSER) != 0;
+	j->private_proc = (j->clone_ns & CLONE_NEWPID) && (j->clone_ns & CLONE_NEWNS);
+	j->private_tmp = (j->clone_ns & CLONE_NEWNS) != 0;
+}
+
 static pid_t clone_once(struct sbx_jail *j, struct child_plan *plan, char *stack, bool shared,
                         int *pidfd, int cgroup_fd)
 {
@@ -227,9 +165,9 @@ static pid_t clone_once(struct sbx_jail *j, struct child_plan *plan, char *stack
  * child with a v2 cgroup slot is born in it (CLONE_INTO_CGROUP), or else
  * writes itself into it first thing. On a namespace the kernel refuses,
  * retries without the optional ones (once, and remembers). Returns in the
- * parent only. */
-static pid_t do_clone(struct sbx_jail *j, struct child_plan *plan, bool shared, int *pidfd,
-                      const struct cgroup_join *cj)
+ * parent only. Used by the worker too. */
+pid_t spawn_clone(struct sbx_jail *j, struct child_plan *plan, bool shared, int *pidfd,
+                  const struct cgroup_join *cj)
 {
 	char *stack = NULL;
 	pid_t pid = -1;
@@ -265,12 +203,7 @@ static pid_t do_clone(struct sbx_jail *j, struct child_plan *plan, bool shared, 
 			errno = e;
 			break;
 		}
-		unsigned drop = j->clone_ns & j->optional_ns;
-		j->clone_ns &= ~drop;
-		j->dropped |= ns_req_bits(drop);
-		j->userns = (j->clone_ns & CLONE_NEWUSER) != 0;
-		j->private_proc = (j->clone_ns & CLONE_NEWPID) && (j->clone_ns & CLONE_NEWNS);
-		j->private_tmp = (j->clone_ns & CLONE_NEWNS) != 0;
+		drop_namespaces(j, j->clone_ns & j->optional_ns);
 	}
 	if (stack) {
 		int e = errno;
@@ -282,7 +215,7 @@ static pid_t do_clone(struct sbx_jail *j, struct child_plan *plan, bool shared, 
 
 /* Checks the job's cwd: relative, beneath the workspace, a directory. The
  * child changes to it by path (see child.c); this is the early, clear error. */
-static int check_cwd(const struct sbx_jail *j, const char *cwd, struct sbx_error *err)
+int check_cwd(const struct sbx_jail *j, const char *cwd, struct sbx_error *err)
 {
 	if (!cwd || !*cwd || !strcmp(cwd, "."))
 		return 0;
@@ -296,13 +229,13 @@ static int check_cwd(const struct sbx_jail *j, const char *cwd, struct sbx_error
 	return 0;
 }
 
-static bool wants_stdin(const struct sbx_job *job)
+bool wants_stdin(const struct sbx_job *job)
 {
 	return job->stdin_data || job->stdin_stream;
 }
 
 /* The job's stdin bytes copied, or a streamed stdin's empty buffer. */
-static int copy_stdin(struct sbx_child *c, const struct sbx_job *job)
+int copy_stdin(struct sbx_child *c, const struct sbx_job *job)
 {
 	size_t cap = job->stdin_stream ? STDIN_CHUNK : job->stdin_len ? job->stdin_len : 1;
 	c->stdin_buf = malloc(cap);
@@ -317,45 +250,28 @@ static int copy_stdin(struct sbx_child *c, const struct sbx_job *job)
 	return 0;
 }
 
-static void src_watch(struct sbx_child *c, bool on)
+/* The status socket: the child reports a failed step on it, a worker its
+ * start and end; EOF once every writer is gone. Our end non-blocking. */
+static int make_status(int s[2])
 {
-	if (!c->src_polled || c->src_watched == on)
-		return;
-	struct epoll_event ev = { .events = EPOLLIN, .data.u32 = W_SRC };
-	epoll_ctl(c->epfd, on ? EPOLL_CTL_ADD : EPOLL_CTL_DEL, c->src_fd, &ev);
-	c->src_watched = on;
-}
-
-static void in_watch(struct sbx_child *c, uint32_t events)
-{
-	struct epoll_event ev = { .events = events, .data.u32 = W_IN };
-	epoll_ctl(c->epfd, EPOLL_CTL_MOD, c->fd[W_IN], &ev);
-}
-
-/* Starts watching the stdin pipe, whose write end (ours) is in fd[W_IN]:
- * for a streamed stdin whose source epoll can watch, the source first. */
-static int watch_stdin(struct sbx_child *c)
-{
-	struct epoll_event ev = { .events = EPOLLIN, .data.u32 = W_SRC };
-	if (c->src_fd >= 0 && epoll_ctl(c->epfd, EPOLL_CTL_ADD, c->src_fd, &ev) == 0)
-		c->src_polled = c->src_watched = true;
-	else if (c->src_fd >= 0 && errno != EPERM)
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, s) < 0)
 		return -errno;
-	ev = (struct epoll_event){ .events = c->src_polled ? 0 : EPOLLOUT, .data.u32 = W_IN };
-	return epoll_ctl(c->epfd, EPOLL_CTL_ADD, c->fd[W_IN], &ev) < 0 ? -errno : 0;
+	return fcntl(s[0], F_SETFL, O_NONBLOCK) < 0 ? -errno : 0;
 }
 
-/* Everything made before the fork: capture buffers and pipes. p[i][0] is
- * the read end, p[i][1] the write end; *child_stdin is the read end of the
- * stdin pipe, or -1 for /dev/null. job is NULL for a spare: it always gets
- * a stdin pipe and a result pipe, closed when its job has no use for them. */
+/* Everything made before the fork: capture buffers, pipes, the status
+ * socket. p[i][0] is the read end, p[i][1] the write end (p[2] is the
+ * status socket: [0] ours); *child_stdin is the read end of the stdin
+ * pipe, or -1 for /dev/null. job is NULL for a child that reads its job
+ * from the job socket (a worker's): it always gets a stdin pipe and a
+ * result pipe, closed when its job has no use for them. */
 static int prepare(struct sbx_child *c, const struct sbx_job *job, int p[4][2],
                    int *child_stdin, struct sbx_error *err)
 {
 	capture_init(&c->out.out);
 	capture_init(&c->out.err);
-	if (make_pipe(p[0], true, 1 << 20) || make_pipe(p[1], true, 0) ||
-	    make_pipe(p[2], true, 0) || ((!job || job->result_pipe) && make_pipe(p[3], true, 0)))
+	if (make_pipe(p[0], true, 1 << 20) || make_pipe(p[1], true, 0) || make_status(p[2]) ||
+	    ((!job || job->result_pipe) && make_pipe(p[3], true, 0)))
 		return sbx_err(err, errno, "pipes");
 	if (job && !wants_stdin(job))
 		return 0;
@@ -369,74 +285,49 @@ static int prepare(struct sbx_child *c, const struct sbx_job *job, int p[4][2],
 	return 0;
 }
 
-/* A spare's stdin pipe stays unwatched until its job says what it is for. */
-static int watch_all(struct sbx_child *c, int p[4][2], bool spare)
+/* Our ends into the child's epoll set. A worker's child is not watched by
+ * its pidfd (its end comes as a report from the worker, which reaps it),
+ * and its stdin pipe waits until its job says what it is for. */
+static int watch_all(struct sbx_child *c, int p[4][2], bool await_job)
 {
 	c->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (c->epfd < 0)
 		return -errno;
-	int rc = watch(c, W_PID, c->pidfd, EPOLLIN);
-	if (!rc) { rc = watch(c, W_STATUS, p[2][0], EPOLLIN); p[2][0] = -1; }
-	if (!rc) { rc = watch(c, W_OUT, p[0][0], EPOLLIN); p[0][0] = -1; }
-	if (!rc) { rc = watch(c, W_ERR, p[1][0], EPOLLIN); p[1][0] = -1; }
-	if (!rc && p[3][0] >= 0) { rc = watch(c, W_RESULT, p[3][0], EPOLLIN); p[3][0] = -1; }
-	if (!rc && !spare && c->fd[W_IN] >= 0)
-		rc = watch_stdin(c);
+	int rc = c->zygote ? 0 : child_watch(c, W_PID, c->pidfd, EPOLLIN);
+	if (!rc) { rc = child_watch(c, W_STATUS, p[2][0], EPOLLIN); p[2][0] = -1; }
+	if (!rc) { rc = child_watch(c, W_OUT, p[0][0], EPOLLIN); p[0][0] = -1; }
+	if (!rc) { rc = child_watch(c, W_ERR, p[1][0], EPOLLIN); p[1][0] = -1; }
+	if (!rc && p[3][0] >= 0) { rc = child_watch(c, W_RESULT, p[3][0], EPOLLIN); p[3][0] = -1; }
+	if (!rc && !await_job && c->fd[W_IN] >= 0)
+		rc = child_watch_stdin(c);
 	return rc;
 }
 
-/* Forks a child for job, or a spare when job is NULL. */
-static int start(struct sbx_jail *j, const struct sbx_job *job, struct sbx_child **out,
-                 struct sbx_error *err)
+/* Our own clone3 of job. */
+static int fork_here(struct sbx_child *c, const struct sbx_job *job, int p[4][2],
+                     int child_stdin, const struct cgroup_join *cj, struct sbx_error *err)
 {
-	*out = NULL;
-	struct sbx_child *c = calloc(1, sizeof *c);
-	if (!c)
-		return sbx_err(err, ENOMEM, "child");
-	int p[4][2] = { { -1, -1 }, { -1, -1 }, { -1, -1 }, { -1, -1 } };
-	struct cgroup_join cj = { .clone_fd = -1, .v2_fd = -1, .fds = { -1, -1, -1 } };
-	int child_stdin = -1, lrd = -1, lwr = -1, js[2] = { -1, -1 };
-	for (int w = 0; w < W_N; w++)
-		c->fd[w] = -1;
-	c->pidfd = c->epfd = c->job_fd = c->mntns_fd = c->src_fd = -1;
-	c->jail = j;
-	c->result_limit = job && job->result_limit ? job->result_limit : 16u << 20;
-	c->out.exit_code = -1;
-
-	int rc = prepare(c, job, p, &child_stdin, err);
-	if (!rc && job)
-		rc = check_cwd(j, job->cwd, err);
-	if (!rc && !job && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, js) < 0)
-		rc = sbx_err(err, errno, "job socket");
-	if (!rc && (rc = cgroup_acquire(j, &c->cg, &cj)) < 0)
-		sbx_err(err, -rc, "cgroup");
-	if (!rc && (rc = lifeline_get(&lrd, &lwr)) < 0)
-		sbx_err(err, -rc, "lifeline pipe");
-	if (rc)
-		goto out;
-	const char *cwd = job ? job->cwd : NULL;
+	struct sbx_jail *j = c->jail;
+	int lrd = -1, lwr = -1, rc = lifeline_get(&lrd, &lwr);
+	if (rc < 0)
+		return sbx_err(err, -rc, "lifeline pipe");
+	const char *cwd = job->cwd;
 	struct child_plan plan = {
-		.jail = j, .argv = job ? job->argv : NULL, .fn = job ? job->fn : NULL,
-		.fn_arg = job ? job->fn_arg : NULL,
-		.fn_data = job ? job->fn_data : NULL, .fn_len = job ? job->fn_len : 0,
+		.jail = j, .argv = job->argv, .fn = job->fn, .fn_arg = job->fn_arg,
+		.fn_data = job->fn_data, .fn_len = job->fn_len,
 		.stdin_fd = child_stdin >= 0 ? child_stdin : j->devnull_fd,
 		.stdout_fd = p[0][1], .stderr_fd = p[1][1], .result_fd = p[3][1],
 		.status_fd = p[2][1],
 		.cwd = cwd && *cwd && strcmp(cwd, ".") ? cwd : NULL,
 		.lifeline_fd = lrd, .lifeline_wr = lwr,
-		.cgroup_fds = { cj.fds[0], cj.fds[1], cj.fds[2], cj.v2_fd },
-		.job_fd = js[1],
+		.cgroup_fds = { cj->fds[0], cj->fds[1], cj->fds[2], cj->v2_fd },
+		.job_fd = -1,
 	};
-	c->start_ms = io_now_ms();
-	c->deadline_ms = c->start_ms + (job && job->timeout_ms ? job->timeout_ms : j->timeout_ms);
-	c->pid = do_clone(j, &plan, share_vm(j, job), &c->pidfd, &cj);
-	if (c->pid < 0) {
-		rc = sbx_err(err, errno, "clone with namespaces 0x%x (this kernel or user "
-		             "cannot create them: see toolcage check)", j->clone_ns);
-		goto out;
-	}
-	c->job_fd = js[0];
-	js[0] = -1;
+	c->pid = spawn_clone(j, &plan, share_vm(j, job), &c->pidfd, cj);
+	if (c->pid < 0)
+		return sbx_err(err, errno, "clone with namespaces 0x%x (this kernel or user "
+		               "cannot create them: see toolcage check)", j->clone_ns);
+	c->clone_ns = j->clone_ns;
 	/* Tearing down a mount namespace (its tmpfs, /proc, masks) is the
 	 * bulk of a child's exit here; holding it from outside moves that work
 	 * from the exit, which the caller waits for, to sbx_child_free(). */
@@ -445,17 +336,88 @@ static int start(struct sbx_jail *j, const struct sbx_job *job, struct sbx_child
 		snprintf(ns, sizeof ns, "/proc/%d/ns/mnt", (int)c->pid);
 		c->mntns_fd = open(ns, O_RDONLY | O_CLOEXEC);
 	}
-	if ((rc = watch_all(c, p, !job)) < 0) {
+	return 0;
+}
+
+/* Asks the jail's worker for a child that will read its job from the job
+ * socket (our end in c->job_fd), and joins the call's cgroups as ours
+ * would (the worker is given the slot's descriptors with the child's). */
+static int fork_in_worker(struct sbx_child *c, int p[4][2], int child_stdin,
+                          const struct cgroup_join *cj, struct sbx_error *err)
+{
+	int js[2];
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, js) < 0)
+		return sbx_err(err, errno, "job socket");
+	int fds[ZYGOTE_MAX_FDS] = { child_stdin, p[0][1], p[1][1], p[3][1], p[2][1], js[1] };
+	struct zygote_request req = { .magic = ZYGOTE_MAGIC };
+	int n = ZYGOTE_FIXED_FDS;
+	for (int i = 0; i < SBX_CGROUP_FDS; i++)
+		if (cj->fds[i] >= 0) {
+			fds[n++] = cj->fds[i];
+			req.n_cgroup_fds++;
+		}
+	if (cj->clone_fd >= 0) {
+		fds[n++] = cj->clone_fd;
+		req.cgroup_v2 |= ZYGOTE_CG_CLONE;
+	}
+	if (cj->v2_fd >= 0) {
+		fds[n++] = cj->v2_fd;
+		req.cgroup_v2 |= ZYGOTE_CG_PROCS;
+	}
+	int rc = zygote_fork(c->jail, &req, fds, n, &c->zygote, err);
+	close(js[1]);
+	if (rc < 0) {
+		close(js[0]);
+		return rc;
+	}
+	c->job_fd = js[0];
+	return 0;
+}
+
+/* Starts a child for job, or one that waits for its job (job NULL, or
+ * via_zygote: the worker's children all read their job themselves). */
+int spawn_start(struct sbx_jail *j, const struct sbx_job *job, bool via_zygote,
+                struct sbx_child **out, struct sbx_error *err)
+{
+	*out = NULL;
+	struct sbx_child *c = calloc(1, sizeof *c);
+	if (!c)
+		return sbx_err(err, ENOMEM, "child");
+	int p[4][2] = { { -1, -1 }, { -1, -1 }, { -1, -1 }, { -1, -1 } };
+	struct cgroup_join cj = { .clone_fd = -1, .v2_fd = -1, .fds = { -1, -1, -1 } };
+	int child_stdin = -1;
+	for (int w = 0; w < W_N; w++)
+		c->fd[w] = -1;
+	c->pidfd = c->epfd = c->job_fd = c->mntns_fd = c->src_fd = -1;
+	c->jail = j;
+	c->result_limit = job && job->result_limit ? job->result_limit : RESULT_LIMIT_DEFAULT;
+	c->out.exit_code = -1;
+	const struct sbx_job *now = via_zygote ? NULL : job;
+
+	int rc = prepare(c, now, p, &child_stdin, err);
+	if (!rc && job)
+		rc = check_cwd(j, job->cwd, err);
+	if (!rc && (rc = cgroup_acquire(j, &c->cg, &cj)) < 0)
+		sbx_err(err, -rc, "cgroup");
+	c->start_ms = io_now_ms();
+	c->deadline_ms = c->start_ms + (job && job->timeout_ms ? job->timeout_ms : j->timeout_ms);
+	if (!rc)
+		rc = via_zygote ? fork_in_worker(c, p, child_stdin, &cj, err) :
+		                  fork_here(c, job, p, child_stdin, &cj, err);
+	if (!rc && (rc = watch_all(c, p, via_zygote)) < 0) {
 		sbx_err(err, -rc, "epoll");
 		sbx_child_kill(c, SBX_KILLED_CANCELLED);
 	}
-out:
 	/* The child's ends (and, on failure, ours not yet handed to epoll). */
 	for (int i = 0; i < 4; i++)
 		close_pair(p[i]);
-	close_pair(js);
 	if (child_stdin >= 0)
 		close(child_stdin);
+	if (!rc && via_zygote && job) {
+		bool sent;
+		if ((rc = hand_over(c, job, &sent)) < 0)
+			sbx_err(err, -rc, "handing the job to the sandbox worker's child");
+	}
 	if (rc) {
 		sbx_child_free(c);
 		return rc;
@@ -464,108 +426,12 @@ out:
 	return 0;
 }
 
-/* Whether the spare is still alive: not dead, no setup failure reported
- * (either makes its pidfd or status pipe readable). */
-static bool spare_waiting(struct sbx_child *c)
+/* Whether job can, or must, go to the jail's worker. */
+static bool goes_to_worker(const struct sbx_jail *j, const struct sbx_job *job)
 {
-	struct pollfd pf[2] = { { .fd = c->pidfd, .events = POLLIN },
-	                        { .fd = c->fd[W_STATUS], .events = POLLIN } };
-	return c->job_fd >= 0 && poll(pf, 2, 0) == 0;
-}
-
-bool sbx_jail_keeps_spare(const struct sbx_jail *j)
-{
-	return j->keep_spare;
-}
-
-bool sbx_jail_spare_ready(struct sbx_jail *j)
-{
-	struct sbx_child *c = j->spare;
-	if (!c || !spare_waiting(c))
-		return false;
-	char b;
-	if (!c->ready && recv(c->job_fd, &b, 1, MSG_DONTWAIT) == 1)
-		c->ready = true;
-	return c->ready;
-}
-
-/* Sends job to the spare c (see struct job_header). 0, or -errno when the
- * spare cannot take it: *sent false, the caller falls back to a fresh
- * child; *sent true, the spare may have started the job (it is killed),
- * and running it again could do a destructive tool's work twice. */
-static int hand_over(struct sbx_child *c, const struct sbx_job *job, bool *sent)
-{
-	*sent = false;
-	const char *cwd = job->cwd && strcmp(job->cwd, ".") ? job->cwd : "";
-	struct job_header h = { .magic = JOB_MAGIC, .cwd_len = (uint32_t)strlen(cwd) + 1,
-	                        .fn = (uint64_t)(uintptr_t)job->fn };
-	h.flags = (wants_stdin(job) ? JOB_STDIN : 0) | (job->result_pipe ? JOB_RESULT : 0);
-	uint64_t len = h.cwd_len + (job->fn ? job->fn_len : 0);
-	for (char *const *a = job->fn ? NULL : job->argv; a && *a && len <= JOB_MAX_PAYLOAD; a++) {
-		len += strlen(*a) + 1;
-		h.argc++;
-	}
-	if (len > JOB_MAX_PAYLOAD)
-		return -E2BIG;
-	if (!spare_waiting(c))
-		return -ESRCH;
-	h.payload_len = len;
-	char *msg = malloc(sizeof h + len);
-	if (!msg)
-		return -ENOMEM;
-	memcpy(msg, &h, sizeof h);
-	char *s = msg + sizeof h;
-	memcpy(s, cwd, h.cwd_len);
-	s += h.cwd_len;
-	if (job->fn && job->fn_len)
-		memcpy(s, job->fn_data, job->fn_len);
-	for (char *const *a = job->fn ? NULL : job->argv; a && *a; a++) {
-		size_t n = strlen(*a) + 1;
-		memcpy(s, *a, n);
-		s += n;
-	}
-	int rc = 0;
-	for (size_t off = 0; off < sizeof h + len && !rc;) {
-		ssize_t n = send(c->job_fd, msg + off, sizeof h + len - off, MSG_NOSIGNAL);
-		if (n < 0 && errno != EINTR)
-			rc = -errno;
-		else if (n > 0)
-			off += (size_t)n;
-	}
-	free(msg);
-	if (rc)
-		return rc;
-	*sent = true;
-	close(c->job_fd);
-	c->job_fd = -1;
-	if (!job->result_pipe)
-		close_fd(c, W_RESULT);
-	c->result_limit = job->result_limit ? job->result_limit : 16u << 20;
-	if (wants_stdin(job)) {
-		if (copy_stdin(c, job) < 0 || (rc = watch_stdin(c)) < 0) {
-			sbx_child_kill(c, SBX_KILLED_CANCELLED);
-			return rc ? rc : -ENOMEM;
-		}
-	} else {
-		close(c->fd[W_IN]);
-		c->fd[W_IN] = -1;
-	}
-	c->start_ms = io_now_ms();
-	c->deadline_ms = c->start_ms + (job->timeout_ms ? job->timeout_ms : c->jail->timeout_ms);
-	return 0;
-}
-
-static void drop_spare(struct sbx_jail *j)
-{
-	sbx_child_free(j->spare);
-	j->spare = NULL;
-}
-
-/* A spare failing to start is no error: the next spawn starts cold. */
-static void refill(struct sbx_jail *j)
-{
-	if (j->keep_spare && !j->spare)
-		(void)start(j, NULL, &j->spare, NULL);
+	if (job->fn)
+		return !job->fn_arg;
+	return j->keep_spare && zygote_usable();
 }
 
 int sbx_spawn(struct sbx_jail *j, const struct sbx_job *job, struct sbx_child **out,
@@ -574,14 +440,20 @@ int sbx_spawn(struct sbx_jail *j, const struct sbx_job *job, struct sbx_child **
 	*out = NULL;
 	if (!job->fn && (!job->argv || !job->argv[0]))
 		return sbx_err(err, EINVAL, "job has neither argv nor a function");
+	if (job->fn && !job->fn_arg && !sbx_fn_ref((const void *)job->fn))
+		return sbx_err(err, EINVAL, "builtin outside the program image: it cannot "
+		               "run in a clean image (give it fn_arg to run it on a copy of "
+		               "this process instead)");
 	int rc = j->mask_hidden ? mask_refresh(j, err) : 0;
 	if (rc < 0)
 		return rc;
-	bool stale = rc > 0;         /* the spare's masks are out of date */
+	bool stale = rc > 0;         /* the masks of the spare and the worker */
 	if (j->n_prot_ro && protect_refresh(j))
-		stale = true;            /* or its protected paths */
-	if (stale)
-		drop_spare(j);
+		stale = true;            /* or their protected paths */
+	if (stale) {
+		spare_drop(j);
+		zygote_retire(j);
+	}
 	if (j->spare && !job->fn_arg && check_cwd(j, job->cwd, err) == 0) {
 		struct sbx_child *c = j->spare;
 		j->spare = NULL;
@@ -594,344 +466,5 @@ int sbx_spawn(struct sbx_jail *j, const struct sbx_job *job, struct sbx_child **
 		if (sent)
 			return sbx_err(err, -rc, "handing the job to the spare");
 	}
-	return start(j, job, out, err);
-}
-
-void sbx_jail_keep_spare(struct sbx_jail *j, bool on)
-{
-	j->keep_spare = on;
-	if (on)
-		refill(j);
-	else
-		drop_spare(j);
-}
-
-int sbx_child_fd(const struct sbx_child *c) { return c->epfd; }
-pid_t sbx_child_pid(const struct sbx_child *c) { return c->pid; }
-void sbx_child_confinement(const struct sbx_child *c, struct sbx_confinement *out)
-{
-	confine_report(c->jail, c->done ? &c->cg_stats : NULL, out);
-}
-
-bool sbx_child_done(const struct sbx_child *c) { return c->done; }
-const struct sbx_outcome *sbx_child_outcome(const struct sbx_child *c) { return &c->out; }
-
-int64_t sbx_child_deadline(const struct sbx_child *c)
-{
-	return c->deadline_ms;
-}
-
-/* Reads what a pipe holds now (bounded per call so one flood cannot starve
- * the loop; the fd stays ready). Returns 1 at EOF. */
-static int drain(struct sbx_child *c, int w)
-{
-	char buf[65536];
-	for (int round = 0; round < 16; round++) {
-		ssize_t n = read(c->fd[w], buf, sizeof buf);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return errno == EAGAIN ? 0 : 1;
-		if (n == 0)
-			return 1;
-		if (w == W_RESULT) {
-			size_t want = c->out.result_len + (size_t)n;
-			if (want > c->result_limit) {
-				c->out.result_overflow = true;
-				sbx_child_kill(c, SBX_KILLED_OUTPUT_LIMIT);
-				continue;
-			}
-			if (want + 1 > c->result_cap) {
-				size_t cap = c->result_cap ? c->result_cap * 2 : 4096;
-				while (cap < want + 1)
-					cap *= 2;
-				char *r = realloc(c->out.result, cap);
-				if (!r)
-					return 1;
-				c->out.result = r;
-				c->result_cap = cap;
-			}
-			memcpy(c->out.result + c->out.result_len, buf, (size_t)n);
-			c->out.result_len = want;
-			c->out.result[want] = '\0';
-			continue;
-		}
-		struct sbx_capture *cap = w == W_OUT ? &c->out.out : &c->out.err;
-		capture_add(cap, c->jail->keep_bytes, buf, (size_t)n);
-		if (cap->total > c->jail->limit_bytes)
-			sbx_child_kill(c, SBX_KILLED_OUTPUT_LIMIT);
-	}
-	return 0;
-}
-
-static void read_status(struct sbx_child *c)
-{
-	struct child_report r;
-	ssize_t n = read(c->fd[W_STATUS], &r, sizeof r);
-	if (n < 0 && (errno == EAGAIN || errno == EINTR))
-		return;
-	if (n == (ssize_t)sizeof r && !c->have_report) {
-		c->report = r;
-		c->have_report = true;
-		return;   /* EOF comes on the next read */
-	}
-	close_fd(c, W_STATUS);
-}
-
-/* A seekable source (a file) gets back what the tool did not read: the
- * bytes in our buffer and in the pipe. Its offset is the caller's, so that
- * `{ toolcage exec -- head -n1; cat; } <file` or a `while read` loop goes
- * on where the tool stopped, not up to 128 KiB further. */
-static void give_back(struct sbx_child *c)
-{
-	struct stat st;
-	int queued = 0;
-	if (c->src_fd < 0 || fstat(c->src_fd, &st) < 0 || !S_ISREG(st.st_mode))
-		return;
-	if (c->fd[W_IN] < 0 || ioctl(c->fd[W_IN], FIONREAD, &queued) < 0)
-		queued = 0;
-	off_t back = (off_t)(c->stdin_len - c->stdin_off) + queued;
-	if (back > 0)
-		lseek(c->src_fd, -back, SEEK_CUR);
-	c->stdin_off = c->stdin_len;
-}
-
-/* A read of the source that cannot block: epoll said it was readable, but
- * another reader of the same pipe or socket may have taken the bytes since,
- * and a blocking read would hold the deadline. The source's flags are the
- * caller's, so no O_NONBLOCK. */
-static ssize_t src_read(struct sbx_child *c)
-{
-	if (c->src_polled && !c->src_blocking) {
-		struct iovec v = { c->stdin_buf, STDIN_CHUNK };
-		ssize_t n = preadv2(c->src_fd, &v, 1, -1, RWF_NOWAIT);
-		if (n >= 0 || errno != EOPNOTSUPP)
-			return n;
-		c->src_blocking = true;   /* a terminal: no RWF_NOWAIT, plain reads from now on */
-	}
-	return read(c->src_fd, c->stdin_buf, STDIN_CHUNK);
-}
-
-/* back: the tool can read no more (it closed its stdin): what it left is
- * given back; at the source's end the pipe's bytes are still the tool's. */
-static void end_stdin(struct sbx_child *c, bool back)
-{
-	if (back)
-		give_back(c);
-	src_watch(c, false);
-	c->src_fd = -1;
-	close_fd(c, W_IN);
-}
-
-/* Passes stdin on as far as the pipe and the source allow. A streamed
- * stdin goes a buffer at a time: the source is watched while the buffer
- * is empty, the pipe while it is not (a source epoll cannot watch is read
- * whenever the pipe has room). The tool gets EOF when the bytes or the
- * source end; if it closes its stdin first, the rest is dropped. */
-static void feed_stdin(struct sbx_child *c)
-{
-	for (;;) {
-		if (c->stdin_off < c->stdin_len) {
-			ssize_t n = write(c->fd[W_IN], c->stdin_buf + c->stdin_off,
-			                  c->stdin_len - c->stdin_off);
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n < 0 && errno == EAGAIN) {
-				src_watch(c, false);
-				in_watch(c, EPOLLOUT);
-				return;
-			}
-			if (n < 0) {   /* EPIPE: the tool closed its stdin; fine */
-				end_stdin(c, true);
-				return;
-			}
-			c->stdin_off += (size_t)n;
-			continue;
-		}
-		if (c->src_fd < 0)
-			break;
-		if (c->src_polled && !c->src_readable) {
-			in_watch(c, 0);
-			src_watch(c, true);
-			return;
-		}
-		c->src_readable = false;
-		ssize_t n = src_read(c);
-		if (n < 0 && (errno == EINTR || errno == EAGAIN))
-			continue;
-		if (n <= 0)
-			break;   /* the source's end (or error): the tool's EOF */
-		c->stdin_len = (size_t)n;
-		c->stdin_off = 0;
-	}
-	end_stdin(c, false);
-}
-
-static bool in_pid_ns(const struct sbx_child *c)
-{
-	return (c->jail->clone_ns & CLONE_NEWPID) != 0;
-}
-
-/* Without a pid namespace the tree may outlive its root: kill the process
- * group (setsid made the child its leader) and everything in its cgroup. */
-static void kill_stragglers(struct sbx_child *c)
-{
-	if (in_pid_ns(c))
-		return;
-	kill(-c->pid, SIGKILL);
-	cgroup_kill(c->cg);
-}
-
-static void reap(struct sbx_child *c)
-{
-	siginfo_t si;
-	struct rusage ru;
-	memset(&si, 0, sizeof si);
-	if (syscall(SYS_waitid, P_PIDFD, c->pidfd, &si, WEXITED | WNOHANG, &ru) < 0 ||
-	    si.si_pid == 0)
-		return;
-	c->reaped = true;
-	epoll_ctl(c->epfd, EPOLL_CTL_DEL, c->pidfd, NULL);
-	if (si.si_code == CLD_EXITED) {
-		c->out.exit_code = si.si_status;
-	} else {
-		c->out.signal = si.si_status;
-	}
-	c->out.wall_ms = (uint64_t)(io_now_ms() - c->start_ms);
-	c->out.cpu_ms = (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000 +
-	                (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1000;
-	c->out.max_rss_kb = (uint64_t)ru.ru_maxrss;
-	kill_stragglers(c);
-	/* Pipes still held by escaped descendants get a short grace. */
-	c->deadline_ms = io_now_ms() + 200;
-}
-
-static void finish(struct sbx_child *c)
-{
-	give_back(c);
-	src_watch(c, false);
-	for (int w = W_STATUS; w < W_N; w++)
-		close_fd(c, w);
-	capture_finish(&c->out.out, c->jail->keep_bytes);
-	capture_finish(&c->out.err, c->jail->keep_bytes);
-	if (c->have_report) {
-		c->out.setup_failed = c->report.err ? c->report.err : EIO;
-		c->out.setup_step = child_step_name((enum child_step)c->report.step);
-	}
-	cgroup_stats(c->cg, &c->cg_stats);
-	/* SIGKILLed while the memory limit killed: the limit's doing. */
-	if (c->out.signal == SIGKILL && c->cg_stats.oom_kills &&
-	    (c->out.killed_by == SBX_KILLED_NONE || c->out.killed_by == SBX_KILLED_SIGNAL))
-		c->out.killed_by = SBX_KILLED_MEMORY;
-	if (c->out.signal && c->out.killed_by == SBX_KILLED_NONE)
-		c->out.killed_by = c->out.signal == SIGSYS ? SBX_KILLED_SECCOMP : SBX_KILLED_SIGNAL;
-	cgroup_release(c->cg);
-	c->cg = NULL;
-	c->done = true;
-}
-
-int sbx_child_step(struct sbx_child *c)
-{
-	if (c->done)
-		return 1;
-	struct epoll_event ev[W_N + 1];
-	int n = epoll_wait(c->epfd, ev, W_N + 1, 0);
-	for (int i = 0; i < n; i++) {
-		int w = (int)ev[i].data.u32;
-		switch (w) {
-		case W_PID:
-			reap(c);
-			break;
-		case W_STATUS:
-			read_status(c);
-			break;
-		case W_IN:
-			if (ev[i].events & EPOLLERR)
-				end_stdin(c, true);   /* the tool closed its stdin */
-			else
-				feed_stdin(c);
-			break;
-		case W_SRC:
-			c->src_readable = true;
-			feed_stdin(c);
-			break;
-		default:
-			if (c->fd[w] >= 0 && drain(c, w))
-				close_fd(c, w);
-		}
-	}
-	if (c->reaped && c->fd[W_OUT] < 0 && c->fd[W_ERR] < 0 &&
-	    c->fd[W_RESULT] < 0 && c->fd[W_STATUS] < 0)
-		finish(c);
-	return c->done;
-}
-
-void sbx_child_kill(struct sbx_child *c, enum sbx_killed why)
-{
-	if (c->done)
-		return;
-	if (c->reaped) {            /* only the grace for pipes ran out */
-		finish(c);
-		return;
-	}
-	if (c->out.killed_by == SBX_KILLED_NONE)
-		c->out.killed_by = why;
-	syscall(SYS_pidfd_send_signal, c->pidfd, SIGKILL, NULL, 0);
-	kill_stragglers(c);
-	/* The exit follows; until then the deadline must not keep firing. */
-	c->deadline_ms = io_now_ms() + 5000;
-}
-
-int sbx_child_wait(struct sbx_child *c)
-{
-	while (!sbx_child_step(c)) {
-		int64_t left = c->deadline_ms - io_now_ms();
-		if (left <= 0) {
-			sbx_child_kill(c, SBX_KILLED_TIMEOUT);
-			continue;
-		}
-		struct epoll_event ev;
-		if (epoll_wait(c->epfd, &ev, 1, (int)(left > 60000 ? 60000 : left)) < 0 &&
-		    errno != EINTR)
-			return -errno;
-	}
-	return 0;
-}
-
-/* A finished child's jail gets its next spare here, after the caller has
- * the result: made earlier, its setup would compete for the CPU with the
- * tool still running (or its clone3 delay this child's wakeup). */
-void sbx_child_free(struct sbx_child *c)
-{
-	if (!c)
-		return;
-	struct sbx_jail *j = c->done ? c->jail : NULL;
-	if (c->pid > 0 && !c->reaped) {
-		sbx_child_kill(c, SBX_KILLED_CANCELLED);
-		siginfo_t si;
-		while (syscall(SYS_waitid, P_PIDFD, c->pidfd, &si, WEXITED, NULL) < 0 &&
-		       errno == EINTR)
-			;
-		c->reaped = true;
-		kill_stragglers(c);
-	}
-	for (int w = 0; w < W_N; w++)
-		if (c->fd[w] >= 0)
-			close(c->fd[w]);
-	if (c->job_fd >= 0)
-		close(c->job_fd);
-	if (c->mntns_fd >= 0)
-		close(c->mntns_fd);
-	if (c->pidfd >= 0)
-		close(c->pidfd);
-	if (c->epfd >= 0)
-		close(c->epfd);
-	cgroup_release(c->cg);
-	capture_release(&c->out.out);
-	capture_release(&c->out.err);
-	free(c->out.result);
-	free(c->stdin_buf);
-	free(c);
-	if (j)
-		refill(j);
+	return spawn_start(j, job, goes_to_worker(j, job), out, err);
 }

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <unistd.h>
 
 #include "execute.h"
@@ -56,40 +57,77 @@ static char *result_message(int rc, const struct tc_output *out, size_t *len)
 	return m;
 }
 
-/* In the child, after confinement. Its input (struct sbx_data): a struct
- * exec_builtin, then the arguments as JSON text (see exec_start). The cwd
- * is the workspace (the parent's O_PATH fd would point into the parent's
- * mount namespace). */
+/* A builtin's input, as bytes (struct sbx_data): this header, then the
+ * workspace path, the allowed domains (each NUL-terminated), then the
+ * arguments as compact JSON. Bytes, not pointers: the builtin runs in a
+ * clean image of this program (sbx_fn_ref), where nothing of the
+ * supervisor's memory is; the tool's function goes as a reference into
+ * that image. Only a tool whose code is not in it (a shared library's)
+ * runs on a copy of our memory, and gets its function as a pointer. */
+struct builtin_wire {
+	uint64_t execute_ref;       /* sbx_fn_ref(tool->execute), or 0: */
+	uint64_t execute_ptr;       /* the pointer, in a copy of our memory */
+	uint64_t max_render;
+	uint32_t timeout_ms;
+	uint32_t n_domains;
+	uint32_t workspace_len;     /* with its NUL */
+	uint32_t domains_len;
+	char approved_host[URL_HOST_MAX + 1];
+};
+
+/* The domains out of the input, plus the approved host: a NULL-terminated
+ * array into d's bytes (malloc'd), or NULL. */
+static const char **wire_domains(struct builtin_wire *b, const char *s, const char *end)
+{
+	b->approved_host[sizeof b->approved_host - 1] = '\0';
+	const char **v = calloc((size_t)b->n_domains + 2, sizeof *v);
+	size_t n = 0;
+	for (uint32_t i = 0; v && i < b->n_domains; i++) {
+		const char *nul = memchr(s, '\0', (size_t)(end - s));
+		if (!nul) {
+			free(v);
+			return NULL;
+		}
+		v[n++] = s;
+		s = nul + 1;
+	}
+	if (v && b->approved_host[0])
+		v[n] = b->approved_host;
+	return v;
+}
+
+/* In the child, after confinement. The cwd is the workspace (the parent's
+ * O_PATH fd would point into the parent's mount namespace). */
 static int run_builtin(void *p)
 {
 	const struct sbx_data *d = p;
-	struct exec_builtin b;
+	struct builtin_wire b;
 	if (d->len <= sizeof b)
 		return 70;
 	memcpy(&b, d->data, sizeof b);   /* the bytes need not be aligned */
+	const char *s = (const char *)d->data + sizeof b, *end = (const char *)d->data + d->len;
+	if (b.workspace_len == 0 || b.workspace_len > (size_t)(end - s) ||
+	    s[b.workspace_len - 1] != '\0' || b.domains_len > (size_t)(end - s) - b.workspace_len)
+		return 70;
+	const char *workspace = s;
+	const char *dom = s + b.workspace_len, *args_text = dom + b.domains_len;
+	tc_execute_fn execute = b.execute_ref ? (tc_execute_fn)sbx_fn_from_ref(b.execute_ref) :
+	                        (tc_execute_fn)(uintptr_t)b.execute_ptr;
+	/* A fresh image: jansson would seed its hash from /dev/urandom. */
+	size_t seed;
+	if (getrandom(&seed, sizeof seed, GRND_NONBLOCK) == (ssize_t)sizeof seed && seed)
+		json_object_seed(seed);
+	const char **domains = wire_domains(&b, dom, args_text);
 	json_error_t je;
-	json_t *args = json_loadb((const char *)d->data + sizeof b, d->len - sizeof b,
-	                          JSON_ALLOW_NUL, &je);
-	if (!args)
+	json_t *args = json_loadb(args_text, (size_t)(end - args_text), JSON_ALLOW_NUL, &je);
+	if (!args || !domains || !execute)
 		return 70;
 	int wfd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	static const char *const none[] = { NULL };
-	const char *const *domains = b.domains ? b.domains : none;
-	size_t n = 0;
-	while (domains[n])
-		n++;
-	const char **with = NULL;
-	b.approved_host[sizeof b.approved_host - 1] = '\0';
-	if (b.approved_host[0] && (with = calloc(n + 2, sizeof *with))) {
-		memcpy(with, domains, n * sizeof *with);
-		with[n] = b.approved_host;
-		domains = with;
-	}
-	struct tc_tool_ctx ctx = { .workspace_fd = wfd, .workspace = b.workspace,
+	struct tc_tool_ctx ctx = { .workspace_fd = wfd, .workspace = workspace,
 	                           .timeout_ms = b.timeout_ms, .max_render = b.max_render,
 	                           .allowed_domains = domains, .max_timeout_ms = b.timeout_ms };
 	struct tc_output out = { 0 };
-	int rc = b.tool->execute(&ctx, args, &out);
+	int rc = execute(&ctx, args, &out);
 	size_t len = 0;
 	char *msg = result_message(rc, &out, &len);
 	/* One write: json_dumpfd wrote token by token, and every write woke
@@ -99,27 +137,46 @@ static int run_builtin(void *p)
 	json_decref(out.canonical);
 	json_decref(args);
 	free(out.render);
-	free(with);
+	free(domains);
 	return wrc == 0 ? 0 : 70;
 }
 
-/* A builtin job's fn_data: ctx with the tool, then args as compact JSON. */
+/* A builtin job's fn_data (see struct builtin_wire). */
 static char *builtin_input(const struct tc_defined *tool, json_t *args,
                            const struct exec_builtin *ctx, size_t *len)
 {
 	const size_t flags = JSON_COMPACT | JSON_ENCODE_ANY;
+	struct builtin_wire b = { .execute_ref = sbx_fn_ref((const void *)tool->execute),
+	                          .max_render = ctx->max_render, .timeout_ms = ctx->timeout_ms };
+	if (!b.execute_ref)
+		b.execute_ptr = (uint64_t)(uintptr_t)tool->execute;
+	memcpy(b.approved_host, ctx->approved_host, sizeof b.approved_host);
+	const char *ws = ctx->workspace ? ctx->workspace : "";
+	b.workspace_len = (uint32_t)strlen(ws) + 1;
+	for (const char *const *dm = ctx->domains; dm && *dm; dm++) {
+		b.n_domains++;
+		b.domains_len += (uint32_t)strlen(*dm) + 1;
+	}
 	size_t alen = json_dumpb(args, NULL, 0, flags);
-	struct exec_builtin b = *ctx;
-	b.tool = tool;
-	char *m = alen ? malloc(sizeof b + alen) : NULL;
+	size_t total = sizeof b + b.workspace_len + b.domains_len + alen;
+	char *m = alen ? malloc(total) : NULL;
 	if (!m)
 		return NULL;
-	memcpy(m, &b, sizeof b);
-	if (json_dumpb(args, m + sizeof b, alen, flags) != alen) {
+	char *s = m;
+	memcpy(s, &b, sizeof b);
+	s += sizeof b;
+	memcpy(s, ws, b.workspace_len);
+	s += b.workspace_len;
+	for (const char *const *dm = ctx->domains; dm && *dm; dm++) {
+		size_t n = strlen(*dm) + 1;
+		memcpy(s, *dm, n);
+		s += n;
+	}
+	if (json_dumpb(args, s, alen, flags) != alen) {
 		free(m);
 		return NULL;
 	}
-	*len = sizeof b + alen;
+	*len = total;
 	return m;
 }
 
@@ -130,6 +187,7 @@ int exec_start(const struct tc_defined *tool, json_t *args, struct sbx_jail *jai
 	struct sbx_error serr = { 0 };
 	struct sbx_job job = { .timeout_ms = ctx->timeout_ms };
 	struct manifest_call mc = { 0 };
+	struct sbx_data on_copy = { 0 };
 	char *input = NULL;
 	if (tool->execute) {
 		if (!(input = builtin_input(tool, args, ctx, &job.fn_len)))
@@ -138,6 +196,12 @@ int exec_start(const struct tc_defined *tool, json_t *args, struct sbx_jail *jai
 		job.fn_data = input;
 		job.result_pipe = true;
 		job.result_limit = RESULT_LIMIT;
+		/* A tool outside the program image runs on a copy of ours
+		 * (docs/security.md says what that means). */
+		if (!sbx_fn_ref((const void *)tool->execute)) {
+			on_copy = (struct sbx_data){ input, job.fn_len };
+			job.fn_arg = &on_copy;
+		}
 	} else {
 		if (manifest_expand(tool, args, &mc, err) < 0)
 			return -1;

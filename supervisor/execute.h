@@ -15,12 +15,10 @@
 #include "sandbox.h"
 #include "toolcage.h"
 
-/* What a builtin's child needs besides its arguments. It goes to the
- * child by value (sbx_job.fn_data), so that a spare made before the call
- * can run it: its pointers must reach memory that existed, unchanged,
- * before any spare of the jail was made. The tool's definition lives in
- * the registry (the supervisor renews its spares when the registry
- * changes), the workspace and the domains in the supervisor's config. */
+/* What a builtin's child needs besides its arguments. exec_start copies
+ * it into the job's bytes (the child is a clean image of the program, not
+ * a copy of ours): the strings by value, the tool's function as a
+ * reference into the program image (sbx_fn_ref). Borrowed for the call. */
 struct exec_builtin {
 	const struct tc_defined *tool;
 	const char *workspace;

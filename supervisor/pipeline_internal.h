@@ -81,7 +81,6 @@ struct jail_entry {
 	char *name;
 	struct profile *profile;
 	struct sbx_jail *jail;
-	uint64_t generation;       /* the registry's, when its spare was made */
 	struct jail_entry *next;
 };
 

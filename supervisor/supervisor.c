@@ -55,20 +55,9 @@ struct sbx_jail *supervisor_jail(struct tc_supervisor *s, const struct tc_define
                                  struct tc_error *err)
 {
 	const char *name = t->profile ? t->profile : tc_risk_name(t->risk);
-	uint64_t gen = tc_registry_generation(s->reg);
 	for (struct jail_entry *e = s->jails; e; e = e->next)
-		if (!strcmp(e->name, name)) {
-			/* A spare is a copy of our memory from when it was made: a
-			 * builtin it runs must still be where it was. */
-			if (risk_fits(t, e->profile, err) < 0)
-				return NULL;
-			if (s->keep_spares && e->generation != gen) {
-				sbx_jail_keep_spare(e->jail, false);
-				sbx_jail_keep_spare(e->jail, true);
-				e->generation = gen;
-			}
-			return e->jail;
-		}
+		if (!strcmp(e->name, name))
+			return risk_fits(t, e->profile, err) < 0 ? NULL : e->jail;
 	struct jail_entry *e = calloc(1, sizeof *e);
 	if (!e) {
 		tc_error_set(err, TC_E_NOMEM, name, "out of memory");
@@ -104,7 +93,6 @@ struct sbx_jail *supervisor_jail(struct tc_supervisor *s, const struct tc_define
 	e->name = strdup(name);
 	e->next = s->jails;
 	s->jails = e;
-	e->generation = gen;
 	if (s->notice_dropped) {
 		struct sbx_confinement conf;
 		sbx_jail_confinement(e->jail, &conf);

@@ -443,8 +443,8 @@ static void print_limits(const struct sbx_jail *jail)
 
 /* A jail is compiled and children really started, the way calls start
  * theirs: a command (which may share our memory until its exec) and a
- * builtin (a copy of our memory, made with clone3 or its fallback). A
- * namespace refused only at clone time shows here too. */
+ * builtin (a child of the jail's clean worker, made with clone3 or its
+ * fallback). A namespace refused only at clone time shows here too. */
 static bool check_profile(const char *name, const char *dir, const char *workspace)
 {
 	struct tc_error terr = { 0 };

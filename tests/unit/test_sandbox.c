@@ -818,10 +818,10 @@ static void no_edit(struct sbx_spec *s)
 }
 
 /* Our live children, from /proc (0 when that file is missing). */
-static int children(pid_t *pids, int max)
+static int children_of(pid_t parent, pid_t *pids, int max)
 {
 	char path[64];
-	snprintf(path, sizeof path, "/proc/self/task/%d/children", (int)getpid());
+	snprintf(path, sizeof path, "/proc/%d/task/%d/children", (int)parent, (int)parent);
 	FILE *f = fopen(path, "re");
 	int n = 0, pid;
 	while (f && n < max && fscanf(f, "%d", &pid) == 1)
@@ -829,6 +829,29 @@ static int children(pid_t *pids, int max)
 	if (f)
 		fclose(f);
 	return n;
+}
+
+/* The children the jails' workers made for us (spares, running tools):
+ * the workers are ours, the children theirs. */
+static int children(pid_t *pids, int max)
+{
+	pid_t workers[16];
+	int nw = children_of(getpid(), workers, 16), n = 0;
+	for (int i = 0; i < nw && n < max; i++)
+		n += children_of(workers[i], pids + n, max - n);
+	return n;
+}
+
+/* The job goes to the spare made after the previous call; a spare that
+ * died while it waited is passed over for a fresh child. */
+static bool wait_spare_ready(struct sbx_jail *j)
+{
+	for (int i = 0; i < 2000; i++) {
+		if (sbx_jail_spare_ready(j))
+			return true;
+		usleep(1000);
+	}
+	return false;
 }
 
 /* A jail keeping a spare runs every kind of exec job as a fresh child
@@ -892,6 +915,7 @@ static void test_spare_runs_jobs_like_a_fresh_child(void **state)
 	assert_true(sbx_child_outcome(c)->wall_ms < 2000);
 	sbx_child_free(c);
 	pid_t kids[16];
+	assert_true(wait_spare_ready(j));
 	assert_int_equal(children(kids, 16), 1);      /* the spare */
 	sbx_jail_free(j);
 	assert_int_equal(children(kids, 16), 0);      /* gone with its jail */
@@ -899,17 +923,6 @@ static void test_spare_runs_jobs_like_a_fresh_child(void **state)
 	assert_int_equal(count_fds(), fds_before);
 }
 
-/* The job goes to the spare made after the previous call; a spare that
- * died while it waited is passed over for a fresh child. */
-static bool wait_spare_ready(struct sbx_jail *j)
-{
-	for (int i = 0; i < 2000; i++) {
-		if (sbx_jail_spare_ready(j))
-			return true;
-		usleep(1000);
-	}
-	return false;
-}
 
 static void test_spare_is_used_and_a_dead_one_passed_over(void **state)
 {
@@ -924,14 +937,15 @@ static void test_spare_is_used_and_a_dead_one_passed_over(void **state)
 	char out[64];
 	assert_int_equal(sh(j, "true", out, sizeof out), 0);
 	pid_t kids[16];
+	assert_true(wait_spare_ready(j));
 	assert_int_equal(children(kids, 16), 1);
 	pid_t spare = kids[0];
 	char *const argv[] = { (char *)"/bin/true", NULL };
 	struct sbx_job job = { .argv = argv };
 	struct sbx_child *c = spawn(j, &job);
-	assert_int_equal(sbx_child_pid(c), spare);
 	assert_false(sbx_jail_spare_ready(j));   /* the next comes with the free */
 	assert_int_equal(sbx_child_wait(c), 0);
+	assert_int_equal(sbx_child_pid(c), spare);
 	assert_int_equal(sbx_child_outcome(c)->exit_code, 0);
 	sbx_child_free(c);
 	assert_true(wait_spare_ready(j));
@@ -1098,13 +1112,14 @@ static void test_builtin_with_data_runs_in_a_spare(void **state)
 	char out[16];
 	assert_int_equal(sh(j, "true", out, sizeof out), 0);
 	pid_t kids[16];
+	assert_true(wait_spare_ready(j));
 	assert_int_equal(children(kids, 16), 1);
 	static const char data[] = "{\"path\":\"a\0b\"}";   /* a NUL inside too */
 	struct sbx_job job = { .fn = fn_echoes_data, .fn_data = data, .fn_len = sizeof data,
 	                       .result_pipe = true };
 	struct sbx_child *c = spawn(j, &job);
-	assert_int_equal(sbx_child_pid(c), kids[0]);
 	assert_int_equal(sbx_child_wait(c), 0);
+	assert_int_equal(sbx_child_pid(c), kids[0]);
 	const struct sbx_outcome *o = sbx_child_outcome(c);
 	assert_int_equal(o->exit_code, 0);
 	assert_int_equal(o->result_len, sizeof data);
@@ -1115,7 +1130,8 @@ static void test_builtin_with_data_runs_in_a_spare(void **state)
 	assert_int_equal(sbx_child_wait(c), 0);
 	assert_int_equal(sbx_child_outcome(c)->result_len, sizeof data);
 	sbx_child_free(c);
-	/* A pointer argument: a fresh child, not the spare. */
+	/* A pointer argument: a fresh child, not the spare (a fork of ours,
+	 * not the worker's). */
 	assert_int_equal(children(kids, 16), 1);
 	struct sbx_job ptr = { .fn = fn_writes_result, .fn_arg = (void *)"{}", .result_pipe = true };
 	c = spawn(j, &ptr);

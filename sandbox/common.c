@@ -1,0 +1,117 @@
+/* common.c — what every file of sandbox/ shares: error messages, the
+ * supervisor's lifeline, and descriptors passed over a unix socket
+ * (SCM_RIGHTS). Nothing here knows of jails or children. (Whole reads and
+ * writes and the clock are lib/io.c's.) */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+int sbx_err(struct sbx_error *err, int errnum, const char *fmt, ...)
+{
+	if (err) {
+		va_list ap;
+		va_start(ap, fmt);
+		int n = vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+		va_end(ap);
+		if (errnum && n >= 0 && (size_t)n < sizeof err->msg)
+			snprintf(err->msg + n, sizeof err->msg - (size_t)n, ": %s",
+			         strerror(errnum));
+		err->errnum = errnum;
+	}
+	return -(errnum ? errnum : EINVAL);
+}
+
+/* The supervisor's lifeline: children poll its read end for a hangup to
+ * learn that the supervisor died before their PDEATHSIG was armed. */
+int lifeline_get(int *rd, int *wr)
+{
+	static int fds[2] = { -1, -1 };
+	if (fds[0] < 0 && pipe2(fds, O_CLOEXEC) < 0)
+		return -errno;
+	*rd = fds[0];
+	*wr = fds[1];
+	return 0;
+}
+
+/* One message of len bytes with n descriptors (n <= IO_MAX_FDS), sent
+ * whole (SOCK_SEQPACKET) without SIGPIPE. 0 or -errno. Async-signal-safe. */
+int io_send_fds(int sock, const void *msg, size_t len, const int *fds, int n)
+{
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int) * IO_MAX_FDS)];
+	} u;
+	struct iovec v = { .iov_base = (void *)msg, .iov_len = len };
+	struct msghdr m = { .msg_iov = &v, .msg_iovlen = 1 };
+	if (n > IO_MAX_FDS)
+		return -EINVAL;
+	if (n > 0) {
+		memset(&u, 0, sizeof u);
+		m.msg_control = u.buf;
+		m.msg_controllen = CMSG_SPACE(sizeof(int) * (size_t)n);
+		struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int) * (size_t)n);
+		memcpy(CMSG_DATA(c), fds, sizeof(int) * (size_t)n);
+	}
+	ssize_t r;
+	do
+		r = sendmsg(sock, &m, MSG_NOSIGNAL);
+	while (r < 0 && errno == EINTR);
+	if (r < 0)
+		return -errno;
+	return (size_t)r == len ? 0 : -EMSGSIZE;
+}
+
+/* One message into buf (at most len bytes) and up to max descriptors
+ * (close-on-exec) into fds, *n set to how many came. Descriptors beyond
+ * max, or a cut message, are closed and refused (-EMSGSIZE). Returns the
+ * message's length (0 at EOF) or -errno. flags: MSG_DONTWAIT or 0. */
+ssize_t io_recv_fds(int sock, void *buf, size_t len, int *fds, int max, int *n, int flags)
+{
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int) * IO_MAX_FDS)];
+	} u;
+	struct iovec v = { .iov_base = buf, .iov_len = len };
+	struct msghdr m = { .msg_iov = &v, .msg_iovlen = 1, .msg_control = u.buf,
+	                    .msg_controllen = sizeof u.buf };
+	*n = 0;
+	ssize_t r;
+	do
+		r = recvmsg(sock, &m, MSG_CMSG_CLOEXEC | flags);
+	while (r < 0 && errno == EINTR);
+	if (r < 0)
+		return -errno;
+	bool bad = (m.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) != 0;
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c)) {
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+			continue;
+		int k = (int)((c->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+		int got[IO_MAX_FDS];
+		memcpy(got, CMSG_DATA(c), sizeof(int) * (size_t)(k < IO_MAX_FDS ? k : IO_MAX_FDS));
+		for (int i = 0; i < k && i < IO_MAX_FDS; i++) {
+			if (*n < max && !bad)
+				fds[(*n)++] = got[i];
+			else {
+				close(got[i]);
+				bad = true;
+			}
+		}
+	}
+	if (bad) {
+		for (int i = 0; i < *n; i++)
+			close(fds[i]);
+		*n = 0;
+		return -EMSGSIZE;
+	}
+	return r;
+}

@@ -1,0 +1,151 @@
+/* spare.c — children set up ahead, and handing a job to a child that
+ * waits for it.
+ *
+ * A jail may keep one spare: a child its clean worker forked with no job,
+ * set up through every step of child.c but the last, waiting on its job
+ * socket. sbx_spawn() then only sends it the job and the caller waits for
+ * the exec (or the builtin) alone; the next spare is made when the finished
+ * child is freed, so that its setup never competes with a running tool.
+ * Every child the worker forks reads its job this way, spare or not: the
+ * worker passes descriptors and never sees a job.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "io.h"
+
+/* Whether the child still waits for its job: alive, no setup failure
+ * reported, its job socket ours. */
+bool spare_waiting(struct sbx_child *c)
+{
+	child_read_status(c);
+	if (c->job_fd < 0 || c->have_report || c->reaped || c->fd[W_STATUS] < 0)
+		return false;
+	if (c->zygote)
+		return true;
+	struct pollfd pf = { .fd = c->pidfd, .events = POLLIN };
+	return poll(&pf, 1, 0) == 0;
+}
+
+bool sbx_jail_keeps_spare(const struct sbx_jail *j)
+{
+	return j->keep_spare;
+}
+
+bool sbx_jail_spare_ready(struct sbx_jail *j)
+{
+	struct sbx_child *c = j->spare;
+	if (!c || !spare_waiting(c))
+		return false;
+	char b;
+	if (!c->ready && recv(c->job_fd, &b, 1, MSG_DONTWAIT) == 1)
+		c->ready = true;
+	return c->ready;
+}
+
+/* The job as one message (see struct job_header), malloc'd. */
+static char *job_message(const struct sbx_job *job, size_t *len)
+{
+	const char *cwd = job->cwd && strcmp(job->cwd, ".") ? job->cwd : "";
+	struct job_header h = { .magic = JOB_MAGIC, .cwd_len = (uint32_t)strlen(cwd) + 1,
+	                        .fn = job->fn ? sbx_fn_ref((const void *)job->fn) : 0 };
+	h.flags = (wants_stdin(job) ? JOB_STDIN : 0) | (job->result_pipe ? JOB_RESULT : 0);
+	uint64_t plen = h.cwd_len + (job->fn ? job->fn_len : 0);
+	for (char *const *a = job->fn ? NULL : job->argv; a && *a && plen <= JOB_MAX_PAYLOAD; a++) {
+		plen += strlen(*a) + 1;
+		h.argc++;
+	}
+	if (plen > JOB_MAX_PAYLOAD || (job->fn && !h.fn)) {
+		errno = job->fn ? EINVAL : E2BIG;
+		return NULL;
+	}
+	h.payload_len = plen;
+	char *msg = malloc(sizeof h + plen);
+	if (!msg)
+		return NULL;
+	memcpy(msg, &h, sizeof h);
+	char *s = msg + sizeof h;
+	memcpy(s, cwd, h.cwd_len);
+	s += h.cwd_len;
+	if (job->fn && job->fn_len)
+		memcpy(s, job->fn_data, job->fn_len);
+	for (char *const *a = job->fn ? NULL : job->argv; a && *a; a++) {
+		size_t n = strlen(*a) + 1;
+		memcpy(s, *a, n);
+		s += n;
+	}
+	*len = sizeof h + plen;
+	return msg;
+}
+
+/* Sends job to c, which waits for it. 0, or -errno when it cannot take
+ * it: *sent false, the caller may fall back to a fresh child; *sent true,
+ * the child may have started the job (it is killed), and running it again
+ * could do a destructive tool's work twice. */
+int hand_over(struct sbx_child *c, const struct sbx_job *job, bool *sent)
+{
+	*sent = false;
+	if (!spare_waiting(c))
+		return -ESRCH;
+	size_t len = 0;
+	char *msg = job_message(job, &len);
+	if (!msg)
+		return -errno;
+	int rc = 0;
+	for (size_t off = 0; off < len && !rc;) {
+		ssize_t n = send(c->job_fd, msg + off, len - off, MSG_NOSIGNAL);
+		if (n < 0 && errno != EINTR)
+			rc = -errno;
+		else if (n > 0)
+			off += (size_t)n;
+	}
+	free(msg);
+	if (rc)
+		return rc;
+	*sent = true;
+	close(c->job_fd);
+	c->job_fd = -1;
+	if (!job->result_pipe)
+		child_close_fd(c, W_RESULT);
+	c->result_limit = job->result_limit ? job->result_limit : RESULT_LIMIT_DEFAULT;
+	if (wants_stdin(job)) {
+		if (copy_stdin(c, job) < 0 || (rc = child_watch_stdin(c)) < 0) {
+			sbx_child_kill(c, SBX_KILLED_CANCELLED);
+			return rc ? rc : -ENOMEM;
+		}
+	} else {
+		close(c->fd[W_IN]);
+		c->fd[W_IN] = -1;
+	}
+	c->start_ms = io_now_ms();
+	c->deadline_ms = c->start_ms + (job->timeout_ms ? job->timeout_ms : c->jail->timeout_ms);
+	return 0;
+}
+
+void spare_drop(struct sbx_jail *j)
+{
+	sbx_child_free(j->spare);
+	j->spare = NULL;
+}
+
+/* A spare failing to start is no error: the next spawn starts cold. */
+void spare_refill(struct sbx_jail *j)
+{
+	if (j->keep_spare && !j->spare && zygote_usable())
+		(void)spawn_start(j, NULL, true, &j->spare, NULL);
+}
+
+void sbx_jail_keep_spare(struct sbx_jail *j, bool on)
+{
+	j->keep_spare = on;
+	if (on)
+		spare_refill(j);
+	else
+		spare_drop(j);
+}

@@ -1,0 +1,500 @@
+/* watch.c — a started child, watched to its end: its pipes drained into
+ * bounded captures, its stdin fed, its status socket read (a failed setup
+ * step; for a child of the jail's worker, its pidfd and its end), the kill
+ * of the whole tree, reaping with rusage, the grace for pipes that
+ * escaped descendants hold.
+ *
+ * A child is watched through one epoll fd holding its pipes, its status
+ * socket and (when we forked it) its pidfd, so an outer event loop needs a
+ * single registration. A worker's child is reaped by the worker, which
+ * sends its exit status and rusage on the status socket: that report, not
+ * the pidfd, ends it here (we hold its pidfd only to kill it).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/ioctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "io.h"
+
+#ifndef P_PIDFD
+#define P_PIDFD 3
+#endif
+
+int sbx_child_fd(const struct sbx_child *c) { return c->epfd; }
+pid_t sbx_child_pid(const struct sbx_child *c) { return c->pid; }
+void sbx_child_confinement(const struct sbx_child *c, struct sbx_confinement *out)
+{
+	confine_report(c->jail, c->done ? &c->cg_stats : NULL, out);
+}
+
+bool sbx_child_done(const struct sbx_child *c) { return c->done; }
+const struct sbx_outcome *sbx_child_outcome(const struct sbx_child *c) { return &c->out; }
+
+int64_t sbx_child_deadline(const struct sbx_child *c)
+{
+	return c->deadline_ms;
+}
+
+void child_close_fd(struct sbx_child *c, int w)
+{
+	if (c->fd[w] >= 0) {
+		epoll_ctl(c->epfd, EPOLL_CTL_DEL, c->fd[w], NULL);
+		close(c->fd[w]);
+		c->fd[w] = -1;
+	}
+}
+
+int child_watch(struct sbx_child *c, int w, int fd, uint32_t events)
+{
+	if (w != W_PID)
+		c->fd[w] = fd;
+	struct epoll_event ev = { .events = events, .data.u32 = (uint32_t)w };
+	return epoll_ctl(c->epfd, EPOLL_CTL_ADD, fd, &ev) < 0 ? -errno : 0;
+}
+
+static void src_watch(struct sbx_child *c, bool on)
+{
+	if (!c->src_polled || c->src_watched == on)
+		return;
+	struct epoll_event ev = { .events = EPOLLIN, .data.u32 = W_SRC };
+	epoll_ctl(c->epfd, on ? EPOLL_CTL_ADD : EPOLL_CTL_DEL, c->src_fd, &ev);
+	c->src_watched = on;
+}
+
+static void in_watch(struct sbx_child *c, uint32_t events)
+{
+	struct epoll_event ev = { .events = events, .data.u32 = W_IN };
+	epoll_ctl(c->epfd, EPOLL_CTL_MOD, c->fd[W_IN], &ev);
+}
+
+/* Starts watching the stdin pipe, whose write end (ours) is in fd[W_IN]:
+ * for a streamed stdin whose source epoll can watch, the source first. */
+int child_watch_stdin(struct sbx_child *c)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.u32 = W_SRC };
+	if (c->src_fd >= 0 && epoll_ctl(c->epfd, EPOLL_CTL_ADD, c->src_fd, &ev) == 0)
+		c->src_polled = c->src_watched = true;
+	else if (c->src_fd >= 0 && errno != EPERM)
+		return -errno;
+	ev = (struct epoll_event){ .events = c->src_polled ? 0 : EPOLLOUT, .data.u32 = W_IN };
+	return epoll_ctl(c->epfd, EPOLL_CTL_ADD, c->fd[W_IN], &ev) < 0 ? -errno : 0;
+}
+
+/* Reads what a pipe holds now (bounded per call so one flood cannot starve
+ * the loop; the fd stays ready). Returns 1 at EOF. */
+static int drain(struct sbx_child *c, int w)
+{
+	char buf[65536];
+	for (int round = 0; round < 16; round++) {
+		ssize_t n = read(c->fd[w], buf, sizeof buf);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return errno == EAGAIN ? 0 : 1;
+		if (n == 0)
+			return 1;
+		if (w == W_RESULT) {
+			size_t want = c->out.result_len + (size_t)n;
+			if (want > c->result_limit) {
+				c->out.result_overflow = true;
+				sbx_child_kill(c, SBX_KILLED_OUTPUT_LIMIT);
+				continue;
+			}
+			if (want + 1 > c->result_cap) {
+				size_t cap = c->result_cap ? c->result_cap * 2 : 4096;
+				while (cap < want + 1)
+					cap *= 2;
+				char *r = realloc(c->out.result, cap);
+				if (!r)
+					return 1;
+				c->out.result = r;
+				c->result_cap = cap;
+			}
+			memcpy(c->out.result + c->out.result_len, buf, (size_t)n);
+			c->out.result_len = want;
+			c->out.result[want] = '\0';
+			continue;
+		}
+		struct sbx_capture *cap = w == W_OUT ? &c->out.out : &c->out.err;
+		capture_add(cap, c->jail->keep_bytes, buf, (size_t)n);
+		if (cap->total > c->jail->limit_bytes)
+			sbx_child_kill(c, SBX_KILLED_OUTPUT_LIMIT);
+	}
+	return 0;
+}
+
+static bool in_pid_ns(const struct sbx_child *c)
+{
+	return (c->clone_ns & CLONE_NEWPID) != 0;
+}
+
+/* Without a pid namespace the tree may outlive its root: kill the process
+ * group (setsid made the child its leader) and everything in its cgroup. */
+static void kill_stragglers(struct sbx_child *c)
+{
+	if (in_pid_ns(c) || c->pid <= 0)
+		return;
+	kill(-c->pid, SIGKILL);
+	cgroup_kill(c->cg);
+}
+
+/* The child is over: its status, rusage, and the grace for pipes that
+ * escaped descendants still hold. */
+static void ended(struct sbx_child *c, int code, int status, uint64_t cpu_ms, uint64_t rss_kb)
+{
+	c->reaped = true;
+	if (code == CLD_EXITED)
+		c->out.exit_code = status;
+	else
+		c->out.signal = status;
+	c->out.wall_ms = (uint64_t)(io_now_ms() - c->start_ms);
+	c->out.cpu_ms = cpu_ms;
+	c->out.max_rss_kb = rss_kb;
+	kill_stragglers(c);
+	c->deadline_ms = io_now_ms() + 200;
+}
+
+/* The worker's child started: its pid and pidfd, the namespaces it got (a
+ * profile's optional ones the kernel refused are dropped there too). */
+static void started(struct sbx_child *c, const struct child_report *r, int pidfd)
+{
+	if (c->pidfd >= 0 || pidfd < 0) {
+		if (pidfd >= 0)
+			close(pidfd);
+		return;
+	}
+	c->pid = r->pid;
+	c->pidfd = pidfd;
+	c->clone_ns = r->clone_ns;
+	c->jail->dropped |= ns_req_bits(c->jail->clone_ns & ~r->clone_ns);
+	if (c->kill_pending) {
+		syscall(SYS_pidfd_send_signal, c->pidfd, SIGKILL, NULL, 0);
+		kill_stragglers(c);
+	}
+}
+
+/* The worker (or its child) is gone without saying how the child ended. */
+static void lost(struct sbx_child *c)
+{
+	if (!c->have_report) {
+		c->report = (struct child_report){ .kind = REPORT_STEP, .step = STEP_CLONE,
+		                                   .err = ECHILD };
+		c->have_report = true;
+	}
+	ended(c, CLD_KILLED, SIGKILL, 0, 0);
+}
+
+void child_read_status(struct sbx_child *c)
+{
+	while (c->fd[W_STATUS] >= 0) {
+		struct child_report r;
+		int fd = -1, nfd = 0;
+		ssize_t n = io_recv_fds(c->fd[W_STATUS], &r, sizeof r, &fd, 1, &nfd, MSG_DONTWAIT);
+		if (n == -EAGAIN)
+			return;
+		if (n <= 0 && n != -EMSGSIZE) {   /* EOF: every writer is gone */
+			child_close_fd(c, W_STATUS);
+			if (c->zygote && !c->reaped)
+				lost(c);
+			return;
+		}
+		if (n != (ssize_t)sizeof r) {
+			if (nfd)
+				close(fd);
+			continue;
+		}
+		if (r.kind == REPORT_STARTED && c->zygote) {
+			started(c, &r, nfd ? fd : -1);
+			continue;
+		}
+		if (nfd)
+			close(fd);
+		if (r.kind == REPORT_STEP && !c->have_report) {
+			c->report = r;
+			c->have_report = true;
+		} else if (r.kind == REPORT_EXITED && c->zygote && !c->reaped) {
+			ended(c, r.code, r.status, r.cpu_us / 1000, r.max_rss_kb);
+		}
+	}
+}
+
+/* A seekable source (a file) gets back what the tool did not read: the
+ * bytes in our buffer and in the pipe. Its offset is the caller's, so that
+ * `{ toolcage exec -- head -n1; cat; } <file` or a `while read` loop goes
+ * on where the tool stopped, not up to 128 KiB further. */
+static void give_back(struct sbx_child *c)
+{
+	struct stat st;
+	int queued = 0;
+	if (c->src_fd < 0 || fstat(c->src_fd, &st) < 0 || !S_ISREG(st.st_mode))
+		return;
+	if (c->fd[W_IN] < 0 || ioctl(c->fd[W_IN], FIONREAD, &queued) < 0)
+		queued = 0;
+	off_t back = (off_t)(c->stdin_len - c->stdin_off) + queued;
+	if (back > 0)
+		lseek(c->src_fd, -back, SEEK_CUR);
+	c->stdin_off = c->stdin_len;
+}
+
+/* A read of the source that cannot block: epoll said it was readable, but
+ * another reader of the same pipe or socket may have taken the bytes since,
+ * and a blocking read would hold the deadline. The source's flags are the
+ * caller's, so no O_NONBLOCK. */
+static ssize_t src_read(struct sbx_child *c)
+{
+	if (c->src_polled && !c->src_blocking) {
+		struct iovec v = { c->stdin_buf, STDIN_CHUNK };
+		ssize_t n = preadv2(c->src_fd, &v, 1, -1, RWF_NOWAIT);
+		if (n >= 0 || errno != EOPNOTSUPP)
+			return n;
+		c->src_blocking = true;   /* a terminal: no RWF_NOWAIT, plain reads from now on */
+	}
+	return read(c->src_fd, c->stdin_buf, STDIN_CHUNK);
+}
+
+/* back: the tool can read no more (it closed its stdin): what it left is
+ * given back; at the source's end the pipe's bytes are still the tool's. */
+static void end_stdin(struct sbx_child *c, bool back)
+{
+	if (back)
+		give_back(c);
+	src_watch(c, false);
+	c->src_fd = -1;
+	child_close_fd(c, W_IN);
+}
+
+/* Passes stdin on as far as the pipe and the source allow. A streamed
+ * stdin goes a buffer at a time: the source is watched while the buffer
+ * is empty, the pipe while it is not (a source epoll cannot watch is read
+ * whenever the pipe has room). The tool gets EOF when the bytes or the
+ * source end; if it closes its stdin first, the rest is dropped. */
+static void feed_stdin(struct sbx_child *c)
+{
+	for (;;) {
+		if (c->stdin_off < c->stdin_len) {
+			ssize_t n = write(c->fd[W_IN], c->stdin_buf + c->stdin_off,
+			                  c->stdin_len - c->stdin_off);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n < 0 && errno == EAGAIN) {
+				src_watch(c, false);
+				in_watch(c, EPOLLOUT);
+				return;
+			}
+			if (n < 0) {   /* EPIPE: the tool closed its stdin; fine */
+				end_stdin(c, true);
+				return;
+			}
+			c->stdin_off += (size_t)n;
+			continue;
+		}
+		if (c->src_fd < 0)
+			break;
+		if (c->src_polled && !c->src_readable) {
+			in_watch(c, 0);
+			src_watch(c, true);
+			return;
+		}
+		c->src_readable = false;
+		ssize_t n = src_read(c);
+		if (n < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (n <= 0)
+			break;   /* the source's end (or error): the tool's EOF */
+		c->stdin_len = (size_t)n;
+		c->stdin_off = 0;
+	}
+	end_stdin(c, false);
+}
+
+static void reap(struct sbx_child *c)
+{
+	siginfo_t si;
+	struct rusage ru;
+	memset(&si, 0, sizeof si);
+	if (syscall(SYS_waitid, P_PIDFD, c->pidfd, &si, WEXITED | WNOHANG, &ru) < 0 ||
+	    si.si_pid == 0)
+		return;
+	epoll_ctl(c->epfd, EPOLL_CTL_DEL, c->pidfd, NULL);
+	ended(c, si.si_code, si.si_status,
+	      (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000 +
+	      (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1000,
+	      (uint64_t)ru.ru_maxrss);
+}
+
+static void finish(struct sbx_child *c)
+{
+	give_back(c);
+	src_watch(c, false);
+	for (int w = W_STATUS; w < W_N; w++)
+		child_close_fd(c, w);
+	capture_finish(&c->out.out, c->jail->keep_bytes);
+	capture_finish(&c->out.err, c->jail->keep_bytes);
+	if (c->have_report) {
+		c->out.setup_failed = c->report.err ? c->report.err : EIO;
+		c->out.setup_step = child_step_name((enum child_step)c->report.step);
+	}
+	cgroup_stats(c->cg, &c->cg_stats);
+	/* SIGKILLed while the memory limit killed: the limit's doing. */
+	if (c->out.signal == SIGKILL && c->cg_stats.oom_kills &&
+	    (c->out.killed_by == SBX_KILLED_NONE || c->out.killed_by == SBX_KILLED_SIGNAL))
+		c->out.killed_by = SBX_KILLED_MEMORY;
+	if (c->out.signal && c->out.killed_by == SBX_KILLED_NONE)
+		c->out.killed_by = c->out.signal == SIGSYS ? SBX_KILLED_SECCOMP : SBX_KILLED_SIGNAL;
+	cgroup_release(c->cg);
+	c->cg = NULL;
+	c->done = true;
+}
+
+int sbx_child_step(struct sbx_child *c)
+{
+	if (c->done)
+		return 1;
+	struct epoll_event ev[W_N + 1];
+	int n = epoll_wait(c->epfd, ev, W_N + 1, 0);
+	for (int i = 0; i < n; i++) {
+		int w = (int)ev[i].data.u32;
+		switch (w) {
+		case W_PID:
+			reap(c);
+			break;
+		case W_STATUS:
+			child_read_status(c);
+			break;
+		case W_IN:
+			if (ev[i].events & EPOLLERR)
+				end_stdin(c, true);   /* the tool closed its stdin */
+			else
+				feed_stdin(c);
+			break;
+		case W_SRC:
+			c->src_readable = true;
+			feed_stdin(c);
+			break;
+		default:
+			if (c->fd[w] >= 0 && drain(c, w))
+				child_close_fd(c, w);
+		}
+	}
+	if (c->reaped && c->fd[W_OUT] < 0 && c->fd[W_ERR] < 0 &&
+	    c->fd[W_RESULT] < 0 && c->fd[W_STATUS] < 0)
+		finish(c);
+	return c->done;
+}
+
+/* A worker's child whose pidfd has not come yet is killed when it comes;
+ * if the worker does not answer by the next deadline, the worker is killed
+ * (its children die with it) and the child counts as lost. */
+void sbx_child_kill(struct sbx_child *c, enum sbx_killed why)
+{
+	if (c->done)
+		return;
+	if (c->reaped) {            /* only the grace for pipes ran out */
+		finish(c);
+		return;
+	}
+	if (c->out.killed_by == SBX_KILLED_NONE)
+		c->out.killed_by = why;
+	if (c->pidfd >= 0) {
+		syscall(SYS_pidfd_send_signal, c->pidfd, SIGKILL, NULL, 0);
+		kill_stragglers(c);
+	} else if (c->kill_pending) {
+		zygote_kill(c->zygote);
+		lost(c);
+	} else {
+		c->kill_pending = true;
+	}
+	/* The exit follows; until then the deadline must not keep firing. */
+	c->deadline_ms = io_now_ms() + 5000;
+}
+
+int sbx_child_wait(struct sbx_child *c)
+{
+	while (!sbx_child_step(c)) {
+		int64_t left = c->deadline_ms - io_now_ms();
+		if (left <= 0) {
+			sbx_child_kill(c, SBX_KILLED_TIMEOUT);
+			continue;
+		}
+		struct epoll_event ev;
+		if (epoll_wait(c->epfd, &ev, 1, (int)(left > 60000 ? 60000 : left)) < 0 &&
+		    errno != EINTR)
+			return -errno;
+	}
+	return 0;
+}
+
+/* Kills a child that has not ended and waits for its end: our own by its
+ * pidfd, a worker's for the worker's report (killing the worker if it does
+ * not come within the grace). */
+static void stop(struct sbx_child *c)
+{
+	sbx_child_kill(c, SBX_KILLED_CANCELLED);
+	if (!c->zygote) {
+		siginfo_t si;
+		while (syscall(SYS_waitid, P_PIDFD, c->pidfd, &si, WEXITED, NULL) < 0 &&
+		       errno == EINTR)
+			;
+		c->reaped = true;
+		kill_stragglers(c);
+		return;
+	}
+	while (!c->reaped) {
+		struct pollfd pf = { .fd = c->fd[W_STATUS], .events = POLLIN };
+		int64_t left = c->deadline_ms - io_now_ms();
+		int n = left > 0 ? poll(&pf, 1, (int)left) : 0;
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			sbx_child_kill(c, SBX_KILLED_CANCELLED);   /* a second time: gives up */
+		else
+			child_read_status(c);
+	}
+}
+
+/* A finished child's jail gets its next spare here, after the caller has
+ * the result: made earlier, its setup would compete for the CPU with the
+ * tool still running (or its clone3 delay this child's wakeup). */
+void sbx_child_free(struct sbx_child *c)
+{
+	if (!c)
+		return;
+	struct sbx_jail *j = c->done ? c->jail : NULL;
+	if ((c->pid > 0 || c->zygote) && !c->reaped)
+		stop(c);
+	for (int w = 0; w < W_N; w++)
+		if (c->fd[w] >= 0)
+			close(c->fd[w]);
+	if (c->job_fd >= 0)
+		close(c->job_fd);
+	if (c->mntns_fd >= 0)
+		close(c->mntns_fd);
+	if (c->pidfd >= 0)
+		close(c->pidfd);
+	if (c->epfd >= 0)
+		close(c->epfd);
+	zygote_release(c->zygote);
+	cgroup_release(c->cg);
+	capture_release(&c->out.out);
+	capture_release(&c->out.err);
+	free(c->out.result);
+	free(c->stdin_buf);
+	free(c);
+	if (j)
+		spare_refill(j);
+}

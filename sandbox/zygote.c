@@ -1,0 +1,279 @@
+/* zygote.c — the supervisor's side of a jail's clean worker.
+ *
+ * A builtin forked from the supervisor runs on a copy of its memory: other
+ * calls' arguments and results, the environment, the descriptors. What the
+ * builtin starts could read that copy through /proc or ptrace. So the
+ * children of a jail are forked by a worker instead: this program executed
+ * again (/proc/self/exe, argv[1] WORKER_ARG; worker.c takes over before
+ * main), with the profile's environment and nothing of ours but the
+ * compiled jail, which it gets as bytes and descriptors at its start.
+ *
+ * The worker never sees a call: for each child we send it the child's
+ * descriptors (stdin, stdout, stderr, result, status, job, cgroup files)
+ * and nothing else; the child reads its job from the job socket itself.
+ * The worker reports on the child's status socket: its start (with a pidfd,
+ * with which we kill it at the deadline) and its end (exit status and
+ * rusage: the worker is its parent and reaps it).
+ *
+ * Lifetime: made on a jail's first use of it, held by the jail and by each
+ * child it forked; retired (its control socket closed: it ends once its
+ * children have) when the jail is freed or its hidden paths changed;
+ * killed with every child when it stops answering. It dies with us
+ * (PDEATHSIG, checked against the lifeline at its start).
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/sched.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "io.h"
+
+#ifndef P_PIDFD
+#define P_PIDFD 3
+#endif
+
+struct zygote {
+	int refs;
+	pid_t pid;
+	int pidfd;
+	int ctl;            /* our end of its control socket; -1 once retired */
+};
+
+/* The worker's first descriptors (worker.c reads them so). */
+enum { Z_CTL = 3, Z_BLOB = 4, Z_LIFELINE = 5, Z_JAIL = 6 };
+
+uint64_t sbx_fn_ref(const void *fn)
+{
+	static const void *last_fn;
+	static uint64_t last_ref;
+	if (!fn)
+		return 0;
+	if (fn == last_fn)
+		return last_ref;
+	Dl_info a, b;
+	if (!dladdr(fn, &a) || !dladdr((const void *)worker_anchor, &b) ||
+	    a.dli_fbase != b.dli_fbase)
+		return 0;
+	last_fn = fn;
+	last_ref = (uint64_t)((uintptr_t)fn - (uintptr_t)worker_anchor) + 1;
+	return last_ref;
+}
+
+void *sbx_fn_from_ref(uint64_t ref)
+{
+	return ref ? (void *)((uintptr_t)worker_anchor + (uintptr_t)(ref - 1)) : NULL;
+}
+
+bool zygote_usable(void)
+{
+	static int usable = -1;
+	if (usable < 0)
+		usable = access("/proc/self/exe", X_OK) == 0;
+	return usable == 1;
+}
+
+struct exec_plan {
+	int ctl, blob, lifeline, lifeline_wr;
+	const int *jail_fds;
+	int n_jail_fds;
+	char *const *envp;
+};
+
+/* In the new process (sharing our memory until the exec, as a posix_spawn
+ * child does): the descriptors in place, a session of its own (a terminal's
+ * ^C is not for it), death with us, then the exec. Signals stay blocked
+ * across the exec; the worker sets its own mask. */
+static int exec_worker(void *arg)
+{
+	const struct exec_plan *p = arg;
+	int src[3 + 64], n = 0;
+	src[n++] = p->ctl;
+	src[n++] = p->blob;
+	src[n++] = p->lifeline;
+	for (int i = 0; i < p->n_jail_fds; i++)
+		src[n++] = p->jail_fds[i];
+	int tmp[3 + 64];
+	for (int i = 0; i < n; i++)
+		if ((tmp[i] = fcntl(src[i], F_DUPFD_CLOEXEC, Z_JAIL + n)) < 0)
+			_exit(126);
+	for (int i = 0; i < n; i++)
+		if (dup2(tmp[i], Z_CTL + i) < 0)
+			_exit(126);
+	syscall(SYS_close_range, Z_CTL + n, ~0U, 0);
+	setsid();
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
+		_exit(126);
+	static char *const argv[] = { (char *)"toolcage-worker", (char *)WORKER_ARG, NULL };
+	execve("/proc/self/exe", argv, p->envp);
+	_exit(127);
+}
+
+enum { EXEC_STACK = 256 << 10 };
+
+static pid_t start_process(struct exec_plan *plan, int *pidfd)
+{
+	sigset_t all, old;
+	sigfillset(&all);
+	sigprocmask(SIG_SETMASK, &all, &old);
+	pid_t pid;
+#ifdef __SANITIZE_ADDRESS__
+	/* ASan cannot follow a second task on our memory (spawn.c). */
+	struct clone_args ca;
+	memset(&ca, 0, sizeof ca);
+	ca.flags = CLONE_PIDFD;
+	ca.pidfd = (uint64_t)(uintptr_t)pidfd;
+	ca.exit_signal = SIGCHLD;
+	pid = (pid_t)syscall(SYS_clone3, &ca, sizeof ca);
+	if (pid == 0)
+		exec_worker(plan);
+#else
+	char *stack = mmap(NULL, EXEC_STACK, PROT_READ | PROT_WRITE,
+	                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
+	if (stack == MAP_FAILED) {
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		return -1;
+	}
+	pid = clone(exec_worker, stack + EXEC_STACK, CLONE_VM | CLONE_VFORK | CLONE_PIDFD | SIGCHLD,
+	            plan, pidfd);
+	int e = errno;
+	munmap(stack, EXEC_STACK);
+	errno = e;
+#endif
+	int e2 = errno;
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	errno = e2;
+	return pid;
+}
+
+/* The jail as bytes in a sealed memfd, its descriptors in a list. */
+static int make_blob(const struct sbx_jail *j, int *blob, int **fds, int *nfds)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	int rc = jail_pack(j, &buf, &len, fds, nfds);
+	if (rc < 0)
+		return rc;
+	*blob = memfd_create("toolcage-jail", MFD_CLOEXEC);
+	if (*blob < 0 || io_write_all(*blob, buf, len) < 0 || lseek(*blob, 0, SEEK_SET) < 0)
+		rc = -errno;
+	free(buf);
+	return rc;
+}
+
+static int zygote_start(struct sbx_jail *j, struct sbx_error *err)
+{
+	struct zygote *z = calloc(1, sizeof *z);
+	int ctl[2] = { -1, -1 }, blob = -1, *fds = NULL, nfds = 0, lrd = -1, lwr = -1;
+	int rc = z ? 0 : -ENOMEM;
+	if (!rc)
+		rc = make_blob(j, &blob, &fds, &nfds);
+	if (!rc && nfds > 64)
+		rc = -E2BIG;
+	if (!rc && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ctl) < 0)
+		rc = -errno;
+	if (!rc)
+		rc = lifeline_get(&lrd, &lwr);
+	if (!rc) {
+		struct exec_plan plan = { .ctl = ctl[1], .blob = blob, .lifeline = lrd,
+		                          .lifeline_wr = lwr, .jail_fds = fds, .n_jail_fds = nfds,
+		                          .envp = j->envp };
+		z->pidfd = -1;
+		z->pid = start_process(&plan, &z->pidfd);
+		if (z->pid < 0)
+			rc = -errno;
+	}
+	if (blob >= 0)
+		close(blob);
+	free(fds);
+	if (ctl[1] >= 0)
+		close(ctl[1]);
+	if (rc) {
+		if (ctl[0] >= 0)
+			close(ctl[0]);
+		free(z);
+		return sbx_err(err, -rc, "starting the sandbox worker (a clean image of this "
+		               "program)");
+	}
+	z->ctl = ctl[0];
+	z->refs = 1;
+	j->zygote = z;
+	return 0;
+}
+
+struct zygote *zygote_hold(struct zygote *z)
+{
+	if (z)
+		z->refs++;
+	return z;
+}
+
+/* The last hold: the worker has been retired and its children are gone,
+ * so it ends (or has ended) by itself; it is killed to be sure and reaped. */
+void zygote_release(struct zygote *z)
+{
+	if (!z || --z->refs > 0)
+		return;
+	if (z->ctl >= 0)
+		close(z->ctl);
+	syscall(SYS_pidfd_send_signal, z->pidfd, SIGKILL, NULL, 0);
+	siginfo_t si;
+	while (syscall(SYS_waitid, P_PIDFD, z->pidfd, &si, WEXITED, NULL) < 0 && errno == EINTR)
+		;
+	close(z->pidfd);
+	free(z);
+}
+
+void zygote_retire(struct sbx_jail *j)
+{
+	struct zygote *z = j->zygote;
+	if (!z)
+		return;
+	j->zygote = NULL;
+	if (z->ctl >= 0) {
+		close(z->ctl);
+		z->ctl = -1;
+	}
+	zygote_release(z);
+}
+
+void zygote_kill(struct zygote *z)
+{
+	if (!z)
+		return;
+	syscall(SYS_pidfd_send_signal, z->pidfd, SIGKILL, NULL, 0);
+	if (z->ctl >= 0) {
+		close(z->ctl);
+		z->ctl = -1;
+	}
+}
+
+int zygote_fork(struct sbx_jail *j, const struct zygote_request *req, const int *fds,
+                int nfds, struct zygote **held, struct sbx_error *err)
+{
+	*held = NULL;
+	if (j->zygote && j->zygote->ctl < 0)   /* killed: start another */
+		zygote_retire(j);
+	int rc = j->zygote ? 0 : zygote_start(j, err);
+	if (rc < 0)
+		return rc;
+	rc = io_send_fds(j->zygote->ctl, req, sizeof *req, fds, nfds);
+	if (rc < 0) {   /* it died: the next call starts another */
+		zygote_kill(j->zygote);
+		zygote_retire(j);
+		return sbx_err(err, -rc, "asking the sandbox worker for a child");
+	}
+	*held = zygote_hold(j->zygote);
+	return 0;
+}
