@@ -172,9 +172,10 @@ enum child_step {
 const char *child_step_name(enum child_step s);
 
 /* What comes on a child's status socket (SOCK_SEQPACKET, one report per
- * message): from the child, the setup step that failed; from the worker
- * that forked it (zygote), its start (with its pidfd) and its end. */
-enum report_kind { REPORT_STEP = 1, REPORT_STARTED, REPORT_EXITED };
+ * message): from the child, the setup step that failed (and, from a
+ * worker's child, its mount namespace, to be held from outside); from the
+ * worker that forked it (zygote), its start (with its pidfd) and its end. */
+enum report_kind { REPORT_STEP = 1, REPORT_STARTED, REPORT_EXITED, REPORT_MNTNS };
 struct child_report {
 	int32_t kind;
 	int32_t step;           /* STEP: enum child_step */

@@ -222,6 +222,10 @@ void child_read_status(struct sbx_child *c)
 			started(c, &r, nfd ? fd : -1);
 			continue;
 		}
+		if (r.kind == REPORT_MNTNS && nfd && c->mntns_fd < 0) {
+			c->mntns_fd = fd;
+			continue;
+		}
 		if (nfd)
 			close(fd);
 		if (r.kind == REPORT_STEP && !c->have_report) {
