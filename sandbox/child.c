@@ -11,7 +11,12 @@
  *
  * The order, and why:
  *  1. join the per-call cgroups   first, before the tool can fork out of them
- *  2. new session                 no controlling terminal to inject into
+ *  2. new session                 no controlling terminal to inject into; a
+ *                                 worker's child only needs a process group
+ *                                 of its own: the worker has a session of
+ *                                 its own, without a terminal (a session is
+ *                                 a scheduler autogroup: ~0.05 ms idle, and
+ *                                 milliseconds on a loaded machine)
  *  3. die with the parent         PDEATHSIG, then check the lifeline pipe in
  *                                 case the parent died before the prctl
  *  4. signals                     default handlers, nothing blocked (a
@@ -63,6 +68,7 @@
 #include <linux/openat2.h>
 #include <linux/seccomp.h>
 #include <poll.h>
+#include <setjmp.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -74,6 +80,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 #include <linux/securebits.h>
 
@@ -83,7 +90,7 @@
 static const char *const step_names[STEP_MAX] = {
 	[STEP_NONE] = "none",
 	[STEP_CGROUP] = "join cgroup",
-	[STEP_SESSION] = "setsid",
+	[STEP_SESSION] = "new session or process group",
 	[STEP_PDEATHSIG] = "die with parent",
 	[STEP_FDS] = "set up file descriptors",
 	[STEP_SIGNALS] = "reset signals",
@@ -123,9 +130,18 @@ static int status_fd = -1;
 static int job_fd = -1;
 static int lifeline_fd = -1;
 
+/* Set while the worker prepares its view (child_enter_view): a failing
+ * step returns there instead of ending the process. */
+static jmp_buf *view_jump;
+static struct child_report view_failure;
+
 _Noreturn static void fail(enum child_step step, int err)
 {
 	struct child_report r = { .kind = REPORT_STEP, .step = step, .err = err };
+	if (view_jump) {
+		view_failure = r;
+		longjmp(*view_jump, 1);
+	}
 	if (status_fd >= 0)
 		(void)!send(status_fd, &r, sizeof r, MSG_NOSIGNAL);
 	_exit(step == STEP_EXEC_NOT_FOUND ? 127 : step == STEP_EXEC ? 126 : 125);
@@ -220,7 +236,7 @@ static void reset_signals(void)
  * own uid/gid, after denying setgroups (user_namespaces(7)). */
 static void map_user_ns(const struct sbx_jail *j)
 {
-	if (!j->userns)
+	if (!j->userns || j->view_ready)
 		return;
 	/* A child of the worker is born non-dumpable (the worker is), and a
 	 * non-dumpable process's /proc files are root's: its own maps would
@@ -273,10 +289,8 @@ static void mask_step(int (*step)(const struct sbx_jail *), const struct sbx_jai
  * tmpfs comes after, on top of everything (no clone can cover it); the
  * masks over hidden paths are bound from it while it is read-only, so they
  * are read-only mounts too, over the writable paths as well (mask.c). */
-static void set_up_mounts(const struct sbx_jail *j)
+static void set_up_view(const struct sbx_jail *j)
 {
-	if (!j->private_proc && !j->private_tmp)
-		return;
 	/* Without this a mount below could propagate back to the host. */
 	CHECK(STEP_MOUNT_PRIVATE, mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL));
 	int at[SBX_MAX_RW_PATHS], tree[SBX_MAX_RW_PATHS], n = 0;
@@ -306,6 +320,20 @@ static void set_up_mounts(const struct sbx_jail *j)
 	if (masks)
 		CHECK(STEP_MOUNT_MASK, set_mount_attr(j->tmp_dir, 0, 0, MOUNT_ATTR_RDONLY));
 	mask_step(mask_tidy, j);
+}
+
+/* The mounts of step 6: the view (above), made here or once by the worker
+ * this child was forked from (then only the call's own tmpfs goes on top
+ * of the worker's), then /proc of the child's pid namespace. */
+static void set_up_mounts(const struct sbx_jail *j)
+{
+	if (!j->private_proc && !j->private_tmp)
+		return;
+	if (!j->view_ready)
+		set_up_view(j);
+	else if (j->private_tmp)
+		CHECK(STEP_MOUNT_TMP, mount("tmpfs", j->tmp_dir, "tmpfs",
+		      MS_NOSUID | MS_NODEV, j->tmpfs_opts));
 	if (j->private_proc)
 		CHECK(STEP_MOUNT_PROC, mount("proc", "/proc", "proc",
 		      MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL));
@@ -356,6 +384,8 @@ static void change_dir(const struct sbx_jail *j, const char *cwd)
 
 static void drop_bounding_set(const struct sbx_jail *j)
 {
+	if (j->view_ready)   /* the worker dropped it: inherited */
+		return;
 	/* Without CAP_SETPCAP (an unprivileged supervisor without a user
 	 * namespace) the set cannot shrink; no_new_privs still means nothing
 	 * in it can ever be gained. */
@@ -532,6 +562,27 @@ _Noreturn static void run_exec(const struct sbx_jail *j, char *const *argv)
 	fail(STEP_EXEC_NOT_FOUND, ENOENT);
 }
 
+/* With the jail's timeline on (benchmarks: jail.c), when each numbered
+ * step below ended, sent on the status socket before the job runs. */
+static uint64_t timeline_ns[SBX_TIMELINE_MAX];
+#define MARK(n) do { if (j->timeline) timeline_mark(n); } while (0)
+
+static void timeline_mark(int step)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	timeline_ns[step] = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void timeline_send(const struct sbx_jail *j)
+{
+	if (!j->timeline || status_fd < 0)
+		return;
+	struct timeline_report r = { .kind = REPORT_TIMELINE };
+	memcpy(r.ns, timeline_ns, sizeof r.ns);
+	(void)!send(status_fd, &r, sizeof r, MSG_NOSIGNAL);
+}
+
 _Noreturn void child_main(const struct child_plan *p)
 {
 	const struct sbx_jail *j = p->jail;
@@ -539,51 +590,114 @@ _Noreturn void child_main(const struct child_plan *p)
 
 	status_fd = p->status_fd;
 	job_fd = lifeline_fd = -1;   /* statics may hold what an earlier child sharing our memory left */
+	MARK(0);
+	if (p->job_fd >= 0)   /* a worker's child: not named as the worker */
+		(void)prctl(PR_SET_NAME, (unsigned long)"tc-call", 0, 0, 0);
 	for (int i = 0; i <= SBX_CGROUP_FDS; i++)                    /* 1 */
 		if (p->cgroup_fds[i] >= 0)
 			CHECK(STEP_CGROUP, write(p->cgroup_fds[i], "0", 1));
-	CHECK(STEP_SESSION, setsid());                                /* 2 */
+	MARK(1);
+	if (p->job_fd >= 0)                                           /* 2 */
+		CHECK(STEP_SESSION, setpgid(0, 0));
+	else
+		CHECK(STEP_SESSION, setsid());
+	MARK(2);
 	if (p->lifeline_wr >= 0)                                      /* 3 */
 		close(p->lifeline_wr);
 	die_with_parent(p->lifeline_fd);
+	MARK(3);
 	reset_signals();                                              /* 4 */
+	MARK(4);
 	map_user_ns(j);                                               /* 5 */
+	MARK(5);
 	set_up_mounts(j);                                             /* 6 */
 	if (p->job_fd >= 0 && j->private_tmp)
 		hand_out_mount_ns();
+	MARK(6);
 	if (j->landlock)                                              /* 7 */
 		CHECK(STEP_LANDLOCK_RULES, ruleset_fd = landlock_child_ruleset(j));
-	arrange_fds(p, &ruleset_fd);                         /* 8 */
+	MARK(7);
+	arrange_fds(p, &ruleset_fd);                                  /* 8 */
+	MARK(8);
 	for (int i = 0; i < j->n_rlimits; i++)                        /* 9 */
 		if (j->rlimits[i].resource != RLIMIT_AS || (!p->fn && job_fd < 0))
 			CHECK(STEP_RLIMITS, setrlimit(j->rlimits[i].resource, &j->rlimits[i].lim));
 	if (p->fn)
 		limit_address_space(j, true);
+	MARK(9);
 	change_dir(j, p->cwd);                                        /* 10 */
+	MARK(10);
 	drop_bounding_set(j);                                         /* 11 */
+	MARK(11);
 	change_identity(j);                                           /* 12 */
 	if (j->set_ids)   /* the uid change cleared PDEATHSIG */
 		die_with_parent(lifeline_fd);
 	if (lifeline_fd >= 0)
 		close(lifeline_fd);
+	MARK(12);
 	if (p->fn || job_fd >= 0)                                     /* 13 */
 		CHECK(STEP_DUMPABLE, prctl(PR_SET_DUMPABLE, 0, 0, 0, 0));
+	MARK(13);
 	drop_caps();                                                  /* 14 */
+	MARK(14);
 	CHECK(STEP_NO_NEW_PRIVS, prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)); /* 15 */
+	MARK(15);
 	if (ruleset_fd >= 0) {                                        /* 16 */
 		CHECK(STEP_LANDLOCK, syscall(SYS_landlock_restrict_self, ruleset_fd, 0));
 		close(ruleset_fd);
 	}
+	MARK(16);
 	load_seccomp(j);                                              /* 17 */
+	MARK(17);
 	if (job_fd >= 0) {                                            /* 18 */
 		struct job_in in = await_job(j);
+		MARK(18);
+		timeline_send(j);
 		if (in.fn)
 			run_fn(j, in.fn, &in.data);
 		run_exec(j, in.argv);
 	}
+	timeline_send(j);
 	if (p->fn) {
 		struct sbx_data d = { p->fn_data, p->fn_len };
 		run_fn(j, p->fn, p->fn_arg ? p->fn_arg : &d);
 	}
 	run_exec(j, p->argv);
+}
+
+/* The worker's side of steps 5, 6 and 11, done once for all its children
+ * (worker.c): a user namespace of its own with its maps (when the jail
+ * has one), mount and uts namespaces, the view of step 6 (private,
+ * read-only but the writable paths, a tmpfs with the masks over the hidden
+ * paths), and the bounding set dropped. Its children then clone only the
+ * namespaces that must be theirs (pid and mount: their own /proc and
+ * /tmp; net, ipc and cgroup when asked) and mount their tmpfs and /proc.
+ * Returns 0, or -1 with *failed the step that failed: the worker is then
+ * in no state to fork, and reports that step for each child asked of it. */
+int child_enter_view(struct sbx_jail *j, struct child_report *failed)
+{
+	jmp_buf here;
+	if (setjmp(here)) {
+		view_jump = NULL;
+		*failed = view_failure;
+		return -1;
+	}
+	view_jump = &here;
+	unsigned own = j->clone_ns & (CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWUTS);
+	if (j->userns) {
+		CHECK(STEP_USERNS, unshare(CLONE_NEWUSER));
+		map_user_ns(j);
+		/* The worker is not dumpable, as before the maps. */
+		CHECK(STEP_USERNS, prctl(PR_SET_DUMPABLE, 0, 0, 0, 0));
+	}
+	CHECK(STEP_MOUNT_PRIVATE, unshare(own & ~CLONE_NEWUSER));
+	set_up_view(j);
+	drop_bounding_set(j);
+	view_jump = NULL;
+	/* Each child still gets a mount namespace of its own (a copy of this
+	 * view) for its /tmp and /proc. */
+	j->view_ns = own & ~CLONE_NEWNS;
+	j->clone_ns &= ~j->view_ns;
+	j->view_ready = true;
+	return 0;
 }

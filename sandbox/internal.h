@@ -135,6 +135,14 @@ struct sbx_jail {
 	 * on first use; NULL in the worker's own copy of the jail. */
 	struct zygote *zygote;
 	bool in_worker;             /* this is the worker's copy */
+	/* The worker's copy only: it made the view of step 6 and holds the
+	 * user, mount and uts namespaces it is in (view_ns, no longer in
+	 * clone_ns), and dropped the bounding set (child.c). */
+	bool view_ready;
+	unsigned view_ns;
+	/* TOOLCAGE_TIMELINE=1 at sbx_jail_new(): children report their
+	 * timeline (benchmarks). */
+	bool timeline;
 };
 
 /* Setup steps of the child, in order; reported with errno on failure. */
@@ -173,20 +181,16 @@ const char *child_step_name(enum child_step s);
 
 /* What comes on a child's status socket (SOCK_SEQPACKET, one report per
  * message): from the child, the setup step that failed (and, from a
- * worker's child, its mount namespace, to be held from outside); from the
- * worker that forked it (zygote), its start (with its pidfd) and its end. */
-enum report_kind { REPORT_STEP = 1, REPORT_STARTED, REPORT_EXITED, REPORT_MNTNS };
+ * worker's child, its mount namespace, to be held from outside, and its
+ * timeline); from the worker that forked it (zygote), its start with its
+ * pidfd, or the step that kept it from starting. */
+enum report_kind { REPORT_STEP = 1, REPORT_STARTED, REPORT_MNTNS, REPORT_TIMELINE };
 struct child_report {
 	int32_t kind;
 	int32_t step;           /* STEP: enum child_step */
 	int32_t err;            /* STEP: errno */
 	int32_t pid;            /* STARTED, in the supervisor's pid namespace */
 	uint32_t clone_ns;      /* STARTED: the namespaces it was made with */
-	int32_t code;           /* EXITED: CLD_EXITED, CLD_KILLED, CLD_DUMPED */
-	int32_t status;         /* EXITED: exit code or signal */
-	uint32_t pad;
-	uint64_t cpu_us;        /* EXITED: user + system, as reaped */
-	uint64_t max_rss_kb;
 };
 
 /* Everything the child needs, prepared before the fork. The child reads it
@@ -231,6 +235,14 @@ struct job_header {
 /* spawn.c: false once clone3 answered ENOSYS (children are then made with
  * clone(), and v2 cgroups joined by a write). */
 bool sbx_clone3_works(void);
+
+/* The child's timeline (sbx_outcome.timeline_us), CLOCK_MONOTONIC ns. */
+struct timeline_report {
+	int32_t kind;
+	uint32_t pad;
+	uint64_t ns[SBX_TIMELINE_MAX];
+};
+
 /* epoll tags of a child's descriptors: the parent's ends in fd[], and
  * W_SRC for a streamed stdin's source, which is the caller's (not in
  * fd[]: never closed here). */
@@ -251,8 +263,9 @@ struct zygote;   /* zygote.c: a jail's clean worker, which forks its children */
 /* One child, from its start (spawn.c, spare.c) to its end (watch.c). */
 struct sbx_child {
 	struct sbx_jail *jail;
-	struct zygote *zygote;      /* the worker that forked it (held), or NULL:
-	                             * then we did, and reap it ourselves */
+	struct zygote *zygote;      /* the worker that forked it (held), or NULL
+	                             * (we did); either way it is our child
+	                             * (CLONE_PARENT) and we reap it */
 	pid_t pid;                  /* 0 until a worker's child says it started */
 	int pidfd;
 	unsigned clone_ns;          /* the namespaces it was made with */
@@ -274,6 +287,7 @@ struct sbx_child {
 	size_t result_limit, result_cap;
 	int64_t start_ms;
 	int64_t deadline_ms;
+	uint64_t t0_ns;             /* the spawn, or a spare's hand-over (timeline) */
 	bool reaped;
 	bool done;
 	bool have_report;
@@ -291,8 +305,8 @@ int spawn_start(struct sbx_jail *j, const struct sbx_job *job, bool via_zygote,
                 struct sbx_child **out, struct sbx_error *err);
 int make_pipe(int p[2], bool parent_reads, size_t size);
 struct cgroup_join;
-pid_t spawn_clone(struct sbx_jail *j, struct child_plan *plan, bool shared, int *pidfd,
-                  const struct cgroup_join *cj);
+pid_t spawn_clone(struct sbx_jail *j, struct child_plan *plan, bool shared, unsigned flags,
+                  int *pidfd, const struct cgroup_join *cj);
 void close_pair(int p[2]);
 unsigned ns_req_bits(unsigned clone_flags);
 
@@ -310,6 +324,8 @@ int child_watch_stdin(struct sbx_child *c);
 /* Reads what the status socket holds now (reports, a worker's pidfd and
  * exit). Never blocks. */
 void child_read_status(struct sbx_child *c);
+/* Now is when the child's timeline counts from. */
+void child_mark_t0(struct sbx_child *c);
 
 /* zygote.c: a clean worker per jail: the toolcage binary (or the program
  * embedding the library) executed again, with nothing of ours in memory,
@@ -366,6 +382,8 @@ bool pid_max_per_namespace(void);
 
 /* child.c: runs in the child after clone3; never returns. */
 _Noreturn void child_main(const struct child_plan *plan);
+/* child.c, in the worker: what all its children share, made once. */
+int child_enter_view(struct sbx_jail *j, struct child_report *failed);
 
 /* jail.c, for tests only: the jail's compiled seccomp filter (borrowed,
  * valid until sbx_jail_free) and its length in instructions. */

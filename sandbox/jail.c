@@ -402,6 +402,8 @@ int sbx_jail_new(const struct sbx_spec *spec, const char *workspace,
 	/* Masks need a mount namespace the child cannot go without: not one a
 	 * kernel refusal may drop at the first clone (spawn.c). */
 	j->mask_hidden = j->private_tmp && !(j->optional_ns & CLONE_NEWNS);
+	const char *tl = getenv("TOOLCAGE_TIMELINE");
+	j->timeline = tl && !strcmp(tl, "1");
 	if (!rc && j->mask_hidden)
 		rc = mask_plan(spec, j, err);
 	if (!rc)

@@ -238,6 +238,8 @@ enum sbx_killed {
 	SBX_KILLED_MEMORY,      /* SIGKILLed by its memory cgroup's OOM killer */
 };
 
+#define SBX_TIMELINE_MAX 20
+
 /* Bounded capture of one stream: the first and last bytes, with the total. */
 struct sbx_capture {
 	char *head;             /* the first keep/2 bytes (NUL-terminated once finished) */
@@ -261,6 +263,14 @@ struct sbx_outcome {
 	uint64_t wall_ms;
 	uint64_t cpu_ms;          /* user + system, the whole tree as reaped */
 	uint64_t max_rss_kb;
+	/* Benchmarks: with TOOLCAGE_TIMELINE=1 in the environment when the
+	 * jail was made, the microseconds from sbx_spawn() (for a spare, from
+	 * the hand-over of its job: a setup done ahead is negative) at which
+	 * the child ended each numbered step of its setup (sandbox/child.c;
+	 * [0] its start, [18] its job read), and [SBX_TIMELINE_MAX - 1] when
+	 * we saw it end. 0: not reported. */
+	bool has_timeline;
+	int32_t timeline_us[SBX_TIMELINE_MAX];
 };
 
 struct sbx_child;

@@ -127,9 +127,12 @@ static void drop_namespaces(struct sbx_jail *j, unsigned drop)
 }
 
 static pid_t clone_once(struct sbx_jail *j, struct child_plan *plan, char *stack, bool shared,
-                        int *pidfd, int cgroup_fd)
+                        unsigned flags, int *pidfd, int cgroup_fd)
 {
 	pid_t pid;
+	/* With CLONE_PARENT the exit signal is our parent's choice (SIGCHLD,
+	 * zygote.c): clone3 wants 0 here, clone() ignores it. */
+	int exit_signal = flags & CLONE_PARENT ? 0 : SIGCHLD;
 	if (shared || clone3_missing) {
 		/* Sharing our memory, a handler of ours run in the child would
 		 * run on our memory: every signal waits until the child has
@@ -137,9 +140,9 @@ static pid_t clone_once(struct sbx_jail *j, struct child_plan *plan, char *stack
 		sigset_t all, old;
 		sigfillset(&all);
 		sigprocmask(SIG_SETMASK, &all, &old);
-		int flags = CLONE_PIDFD | SIGCHLD | (int)j->clone_ns |
-		            (shared ? CLONE_VM | CLONE_VFORK : 0);
-		pid = clone(shared_vm_entry, stack + CLONE_STACK, flags, (void *)plan, pidfd);
+		int cflags = CLONE_PIDFD | exit_signal | (int)j->clone_ns | (int)flags |
+		             (shared ? CLONE_VM | CLONE_VFORK : 0);
+		pid = clone(shared_vm_entry, stack + CLONE_STACK, cflags, (void *)plan, pidfd);
 		int e = errno;
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		errno = e;
@@ -147,9 +150,9 @@ static pid_t clone_once(struct sbx_jail *j, struct child_plan *plan, char *stack
 	}
 	struct clone_args ca;
 	memset(&ca, 0, sizeof ca);
-	ca.flags = CLONE_PIDFD | j->clone_ns;
+	ca.flags = CLONE_PIDFD | j->clone_ns | flags;
 	ca.pidfd = (uint64_t)(uintptr_t)pidfd;
-	ca.exit_signal = SIGCHLD;
+	ca.exit_signal = (uint64_t)exit_signal;
 	if (cgroup_fd >= 0) {
 		ca.flags |= CLONE_INTO_CGROUP;
 		ca.cgroup = (uint64_t)cgroup_fd;
@@ -165,9 +168,9 @@ static pid_t clone_once(struct sbx_jail *j, struct child_plan *plan, char *stack
  * child with a v2 cgroup slot is born in it (CLONE_INTO_CGROUP), or else
  * writes itself into it first thing. On a namespace the kernel refuses,
  * retries without the optional ones (once, and remembers). Returns in the
- * parent only. Used by the worker too. */
-pid_t spawn_clone(struct sbx_jail *j, struct child_plan *plan, bool shared, int *pidfd,
-                  const struct cgroup_join *cj)
+ * parent only. Used by the worker too, with CLONE_PARENT in flags. */
+pid_t spawn_clone(struct sbx_jail *j, struct child_plan *plan, bool shared, unsigned flags,
+                  int *pidfd, const struct cgroup_join *cj)
 {
 	char *stack = NULL;
 	pid_t pid = -1;
@@ -182,7 +185,7 @@ pid_t spawn_clone(struct sbx_jail *j, struct child_plan *plan, bool shared, int 
 			if (stack == MAP_FAILED)
 				return -1;
 		}
-		pid = clone_once(j, plan, stack, shared, pidfd, into ? cj->clone_fd : -1);
+		pid = clone_once(j, plan, stack, shared, flags, pidfd, into ? cj->clone_fd : -1);
 		if (pid >= 0)
 			break;
 		int e = errno;
@@ -285,9 +288,9 @@ static int prepare(struct sbx_child *c, const struct sbx_job *job, int p[4][2],
 	return 0;
 }
 
-/* Our ends into the child's epoll set. A worker's child is not watched by
- * its pidfd (its end comes as a report from the worker, which reaps it),
- * and its stdin pipe waits until its job says what it is for. */
+/* Our ends into the child's epoll set. A worker's child's pidfd joins when
+ * the worker sends it, and its stdin pipe waits until its job says what
+ * it is for. */
 static int watch_all(struct sbx_child *c, int p[4][2], bool await_job)
 {
 	c->epfd = epoll_create1(EPOLL_CLOEXEC);
@@ -323,7 +326,7 @@ static int fork_here(struct sbx_child *c, const struct sbx_job *job, int p[4][2]
 		.cgroup_fds = { cj->fds[0], cj->fds[1], cj->fds[2], cj->v2_fd },
 		.job_fd = -1,
 	};
-	c->pid = spawn_clone(j, &plan, share_vm(j, job), &c->pidfd, cj);
+	c->pid = spawn_clone(j, &plan, share_vm(j, job), 0, &c->pidfd, cj);
 	if (c->pid < 0)
 		return sbx_err(err, errno, "clone with namespaces 0x%x (this kernel or user "
 		               "cannot create them: see toolcage check)", j->clone_ns);
@@ -401,6 +404,7 @@ int spawn_start(struct sbx_jail *j, const struct sbx_job *job, bool via_zygote,
 		sbx_err(err, -rc, "cgroup");
 	c->start_ms = io_now_ms();
 	c->deadline_ms = c->start_ms + (job && job->timeout_ms ? job->timeout_ms : j->timeout_ms);
+	child_mark_t0(c);
 	if (!rc)
 		rc = via_zygote ? fork_in_worker(c, p, child_stdin, &cj, err) :
 		                  fork_here(c, job, p, child_stdin, &cj, err);
@@ -459,6 +463,7 @@ int sbx_spawn(struct sbx_jail *j, const struct sbx_job *job, struct sbx_child **
 		j->spare = NULL;
 		bool sent;
 		if ((rc = hand_over(c, job, &sent)) == 0) {
+			child_mark_t0(c);
 			*out = c;
 			return 0;
 		}

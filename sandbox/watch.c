@@ -6,9 +6,9 @@
  *
  * A child is watched through one epoll fd holding its pipes, its status
  * socket and (when we forked it) its pidfd, so an outer event loop needs a
- * single registration. A worker's child is reaped by the worker, which
- * sends its exit status and rusage on the status socket: that report, not
- * the pidfd, ends it here (we hold its pidfd only to kill it).
+ * single registration. A worker's child is ours too (the worker clones it
+ * with CLONE_PARENT): its pidfd comes on the status socket from the worker,
+ * and from there on it is watched and reaped like one we forked.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -26,6 +26,7 @@
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -138,6 +139,18 @@ static int drain(struct sbx_child *c, int w)
 	return 0;
 }
 
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static int32_t since_t0(const struct sbx_child *c, uint64_t ns)
+{
+	return ns ? (int32_t)(((int64_t)ns - (int64_t)c->t0_ns) / 1000) : 0;
+}
+
 static bool in_pid_ns(const struct sbx_child *c)
 {
 	return (c->clone_ns & CLONE_NEWPID) != 0;
@@ -158,6 +171,7 @@ static void kill_stragglers(struct sbx_child *c)
 static void ended(struct sbx_child *c, int code, int status, uint64_t cpu_ms, uint64_t rss_kb)
 {
 	c->reaped = true;
+	c->out.timeline_us[SBX_TIMELINE_MAX - 1] = since_t0(c, now_ns());
 	if (code == CLD_EXITED)
 		c->out.exit_code = status;
 	else
@@ -182,13 +196,16 @@ static void started(struct sbx_child *c, const struct child_report *r, int pidfd
 	c->pidfd = pidfd;
 	c->clone_ns = r->clone_ns;
 	c->jail->dropped |= ns_req_bits(c->jail->clone_ns & ~r->clone_ns);
+	/* Our child (the worker clones with CLONE_PARENT): reaped here. */
+	child_watch(c, W_PID, pidfd, EPOLLIN);
 	if (c->kill_pending) {
 		syscall(SYS_pidfd_send_signal, c->pidfd, SIGKILL, NULL, 0);
 		kill_stragglers(c);
 	}
 }
 
-/* The worker (or its child) is gone without saying how the child ended. */
+/* The worker is gone without saying that the child started (or stopped
+ * answering): nothing of it can be watched or reaped. */
 static void lost(struct sbx_child *c)
 {
 	if (!c->have_report) {
@@ -199,25 +216,46 @@ static void lost(struct sbx_child *c)
 	ended(c, CLD_KILLED, SIGKILL, 0, 0);
 }
 
+static void timeline(struct sbx_child *c, const uint64_t *ns)
+{
+	c->out.has_timeline = true;
+	for (int i = 0; i < SBX_TIMELINE_MAX - 1; i++)
+		c->out.timeline_us[i] = since_t0(c, ns[i]);
+}
+
+void child_mark_t0(struct sbx_child *c)
+{
+	c->t0_ns = now_ns();
+}
+
 void child_read_status(struct sbx_child *c)
 {
 	while (c->fd[W_STATUS] >= 0) {
+		union {
+			struct child_report r;
+			struct timeline_report t;
+		} u;
 		struct child_report r;
 		int fd = -1, nfd = 0;
-		ssize_t n = io_recv_fds(c->fd[W_STATUS], &r, sizeof r, &fd, 1, &nfd, MSG_DONTWAIT);
+		ssize_t n = io_recv_fds(c->fd[W_STATUS], &u, sizeof u, &fd, 1, &nfd, MSG_DONTWAIT);
 		if (n == -EAGAIN)
 			return;
 		if (n <= 0 && n != -EMSGSIZE) {   /* EOF: every writer is gone */
 			child_close_fd(c, W_STATUS);
-			if (c->zygote && !c->reaped)
+			if (c->zygote && c->pidfd < 0 && !c->reaped)
 				lost(c);
 			return;
+		}
+		if (n == (ssize_t)sizeof u.t && u.t.kind == REPORT_TIMELINE && !nfd) {
+			timeline(c, u.t.ns);
+			continue;
 		}
 		if (n != (ssize_t)sizeof r) {
 			if (nfd)
 				close(fd);
 			continue;
 		}
+		r = u.r;
 		if (r.kind == REPORT_STARTED && c->zygote) {
 			started(c, &r, nfd ? fd : -1);
 			continue;
@@ -231,8 +269,6 @@ void child_read_status(struct sbx_child *c)
 		if (r.kind == REPORT_STEP && !c->have_report) {
 			c->report = r;
 			c->have_report = true;
-		} else if (r.kind == REPORT_EXITED && c->zygote && !c->reaped) {
-			ended(c, r.code, r.status, r.cpu_us / 1000, r.max_rss_kb);
 		}
 	}
 }
@@ -443,22 +479,13 @@ int sbx_child_wait(struct sbx_child *c)
 	return 0;
 }
 
-/* Kills a child that has not ended and waits for its end: our own by its
- * pidfd, a worker's for the worker's report (killing the worker if it does
+/* Kills a child that has not ended and reaps it; a worker's child whose
+ * pidfd has not come yet is waited for (the worker is killed if it does
  * not come within the grace). */
 static void stop(struct sbx_child *c)
 {
 	sbx_child_kill(c, SBX_KILLED_CANCELLED);
-	if (!c->zygote) {
-		siginfo_t si;
-		while (syscall(SYS_waitid, P_PIDFD, c->pidfd, &si, WEXITED, NULL) < 0 &&
-		       errno == EINTR)
-			;
-		c->reaped = true;
-		kill_stragglers(c);
-		return;
-	}
-	while (!c->reaped) {
+	while (c->pidfd < 0 && !c->reaped) {   /* a worker's: its pidfd first */
 		struct pollfd pf = { .fd = c->fd[W_STATUS], .events = POLLIN };
 		int64_t left = c->deadline_ms - io_now_ms();
 		int n = left > 0 ? poll(&pf, 1, (int)left) : 0;
@@ -469,6 +496,13 @@ static void stop(struct sbx_child *c)
 		else
 			child_read_status(c);
 	}
+	if (c->reaped)
+		return;
+	siginfo_t si;
+	while (syscall(SYS_waitid, P_PIDFD, c->pidfd, &si, WEXITED, NULL) < 0 && errno == EINTR)
+		;
+	c->reaped = true;
+	kill_stragglers(c);
 }
 
 /* A finished child's jail gets its next spare here, after the caller has

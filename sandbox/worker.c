@@ -3,33 +3,30 @@
  *
  * It takes over before main (a constructor: any program linked with the
  * sandbox can be its own worker, with no call to make), reads the jail the
- * supervisor compiled, then loops: a request on the control socket brings
- * a child's descriptors, and the worker forks the child (child.c, from
- * step 1) and sends its pidfd back on the child's status socket; a SIGCHLD
- * brings the child's end, sent on the same socket with its rusage. It
- * never sees a job: the child reads its own from the job socket. So a
- * child carries nothing but the jail and its own descriptors, and a later
- * call's child nothing of an earlier call.
+ * supervisor compiled, makes what all its children share (child.c:
+ * child_enter_view), then loops: a request on the control socket brings a
+ * child's descriptors, and the worker forks the child (child.c, from step
+ * 1) as the supervisor's child (CLONE_PARENT: the supervisor reaps it and
+ * its death kills it directly) and sends its pidfd back on the child's
+ * status socket. It never sees a job: the child reads its own from the job
+ * socket. So a child carries nothing but the jail and its own descriptors,
+ * and a later call's child nothing of an earlier call.
  *
- * It is not dumpable (what a child starts cannot read it, nor its
- * children), it has its own session, and it dies with the supervisor.
- * Control socket EOF: it takes no more requests and ends once its children
- * have.
+ * It is not dumpable (what a child starts cannot read it), it has its own
+ * session without a terminal, and it dies with the supervisor. Control
+ * socket EOF: it ends.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
 #include <sys/prctl.h>
-#include <sys/resource.h>
-#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -250,16 +247,10 @@ int jail_unpack(const char *buf, size_t len, const int *fds, int nfds, struct sb
 
 /* ---- the worker ------------------------------------------------------- */
 
-struct kid {
-	pid_t pid;
-	int status_fd;
-};
-
 struct worker {
 	struct sbx_jail *jail;
-	int lifeline[2];        /* its children's lifeline: they die with it */
-	struct kid *kids;
-	size_t n_kids, cap_kids;
+	bool view_failed;       /* a step of child_enter_view failed: */
+	struct child_report failure;   /* each child asked for gets it */
 	bool retiring;
 };
 
@@ -268,13 +259,16 @@ static void report(int fd, const struct child_report *r, int pass_fd)
 	(void)io_send_fds(fd, r, sizeof *r, &pass_fd, pass_fd >= 0 ? 1 : 0);
 }
 
-/* fds: as struct zygote_request says (n in all). */
+/* fds: as struct zygote_request says (n in all). The child is the
+ * supervisor's (CLONE_PARENT): it dies with the supervisor (PDEATHSIG, and
+ * the supervisor's lifeline, which we hold for it), and the supervisor
+ * reaps it; we only send its pidfd and forget it. */
 static void fork_child(struct worker *w, const struct zygote_request *req, int *fds, int n)
 {
 	struct child_plan plan = {
 		.jail = w->jail, .stdin_fd = fds[0], .stdout_fd = fds[1], .stderr_fd = fds[2],
 		.result_fd = fds[3], .status_fd = fds[4], .job_fd = fds[5],
-		.lifeline_fd = w->lifeline[0], .lifeline_wr = w->lifeline[1],
+		.lifeline_fd = Z_LIFELINE, .lifeline_wr = -1,
 		.cgroup_fds = { -1, -1, -1, -1 },
 	};
 	struct cgroup_join cj = { .clone_fd = -1, .v2_fd = -1, .fds = { -1, -1, -1 } };
@@ -285,37 +279,22 @@ static void fork_child(struct worker *w, const struct zygote_request *req, int *
 		cj.clone_fd = fds[at++];
 	if (req->cgroup_v2 & ZYGOTE_CG_PROCS)
 		cj.v2_fd = fds[at++];
-	int status = fds[4];
-	fds[4] = -1;
-	if (w->n_kids == w->cap_kids) {
-		size_t cap = w->cap_kids ? w->cap_kids * 2 : 16;
-		struct kid *k = realloc(w->kids, cap * sizeof *k);
-		if (!k) {
-			report(status, &(struct child_report){ .kind = REPORT_STEP,
-			       .step = STEP_CLONE, .err = ENOMEM }, -1);
-			goto out;
-		}
-		w->kids = k;
-		w->cap_kids = cap;
-	}
 	int pidfd = -1;
-	pid_t pid = spawn_clone(w->jail, &plan, false, &pidfd, &cj);
-	if (pid < 0) {
-		report(status, &(struct child_report){ .kind = REPORT_STEP, .step = STEP_CLONE,
-		       .err = errno }, -1);
-		goto out;
+	if (w->view_failed) {
+		report(fds[4], &w->failure, -1);
+	} else {
+		pid_t pid = spawn_clone(w->jail, &plan, false, CLONE_PARENT, &pidfd, &cj);
+		if (pid < 0)
+			report(fds[4], &(struct child_report){ .kind = REPORT_STEP,
+			       .step = STEP_CLONE, .err = errno }, -1);
+		else
+			report(fds[4], &(struct child_report){ .kind = REPORT_STARTED, .pid = pid,
+			       .clone_ns = w->jail->clone_ns | w->jail->view_ns }, pidfd);
 	}
-	report(status, &(struct child_report){ .kind = REPORT_STARTED, .pid = pid,
-	       .clone_ns = w->jail->clone_ns }, pidfd);
-	close(pidfd);
-	w->kids[w->n_kids++] = (struct kid){ .pid = pid, .status_fd = status };
-	status = -1;
-out:
-	if (status >= 0)
-		close(status);
+	if (pidfd >= 0)
+		close(pidfd);
 	for (int i = 0; i < n; i++)
-		if (fds[i] >= 0)
-			close(fds[i]);
+		close(fds[i]);
 }
 
 static void take_request(struct worker *w)
@@ -336,32 +315,6 @@ static void take_request(struct worker *w)
 		return;
 	}
 	fork_child(w, &req, fds, n);
-}
-
-/* Every child that ended: its status and rusage to its status socket. */
-static void reap_children(struct worker *w)
-{
-	for (;;) {
-		int st;
-		struct rusage ru;
-		pid_t pid = wait4(-1, &st, WNOHANG, &ru);
-		if (pid <= 0)
-			return;
-		for (size_t i = 0; i < w->n_kids; i++) {
-			if (w->kids[i].pid != pid)
-				continue;
-			struct child_report r = { .kind = REPORT_EXITED,
-				.code = WIFEXITED(st) ? CLD_EXITED : WCOREDUMP(st) ? CLD_DUMPED : CLD_KILLED,
-				.status = WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st),
-				.cpu_us = (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000 +
-				          (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec),
-				.max_rss_kb = (uint64_t)ru.ru_maxrss };
-			report(w->kids[i].status_fd, &r, -1);
-			close(w->kids[i].status_fd);
-			w->kids[i] = w->kids[--w->n_kids];
-			break;
-		}
-	}
 }
 
 static int read_blob(struct sbx_jail **jail)
@@ -394,41 +347,29 @@ _Noreturn void worker_main(int lifeline)
 	struct pollfd lp = { .fd = lifeline, .events = POLLIN };
 	if (poll(&lp, 1, 0) > 0 && (lp.revents & (POLLHUP | POLLERR)))
 		_exit(125);   /* the supervisor died before our PDEATHSIG was armed */
-	if (read_blob(&w.jail) < 0 || pipe2(w.lifeline, O_CLOEXEC) < 0)
+	if (read_blob(&w.jail) < 0)
 		_exit(125);
+	/* What its children share, made once: see child_enter_view. Not
+	 * where a namespace it would enter is optional (a refusal would be
+	 * the kernel's answer for each child, handled at each clone). */
+	struct sbx_jail *j = w.jail;
+	unsigned shared = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWUTS;
+	if ((j->clone_ns & CLONE_NEWNS) && j->private_tmp && !(j->optional_ns & shared) &&
+	    child_enter_view(j, &w.failure) < 0)
+		w.view_failed = true;
 	signal(SIGPIPE, SIG_IGN);
-	sigset_t chld, none;
-	sigemptyset(&chld);
-	sigaddset(&chld, SIGCHLD);
+	sigset_t none;
 	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &chld, NULL);
-	int sfd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
-	int ep = epoll_create1(EPOLL_CLOEXEC);
-	struct epoll_event ev = { .events = EPOLLIN, .data.fd = Z_CTL };
-	if (sfd < 0 || ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, Z_CTL, &ev) < 0)
-		_exit(125);
-	ev.data.fd = sfd;
-	epoll_ctl(ep, EPOLL_CTL_ADD, sfd, &ev);
-	ev = (struct epoll_event){ .events = EPOLLIN, .data.fd = lifeline };
-	epoll_ctl(ep, EPOLL_CTL_ADD, lifeline, &ev);
-	while (!w.retiring || w.n_kids) {
-		struct epoll_event got[4];
-		int n = epoll_wait(ep, got, 4, -1);
-		for (int i = 0; i < n; i++) {
-			if (got[i].data.fd == lifeline)
-				_exit(125);   /* the supervisor is gone: so are we and ours */
-			if (got[i].data.fd == Z_CTL && !w.retiring) {
-				take_request(&w);
-				if (w.retiring)
-					epoll_ctl(ep, EPOLL_CTL_DEL, Z_CTL, NULL);
-			}
-			if (got[i].data.fd == sfd) {
-				struct signalfd_siginfo si;
-				while (read(sfd, &si, sizeof si) > 0)
-					;
-				reap_children(&w);
-			}
-		}
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	struct pollfd pf[2] = { { .fd = Z_CTL, .events = POLLIN },
+	                        { .fd = lifeline, .events = POLLIN } };
+	while (!w.retiring) {
+		if (poll(pf, 2, -1) < 0)
+			continue;
+		if (pf[1].revents)
+			_exit(125);   /* the supervisor is gone */
+		if (pf[0].revents)
+			take_request(&w);
 	}
 	_exit(0);
 }

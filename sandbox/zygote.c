@@ -11,15 +11,16 @@
  * The worker never sees a call: for each child we send it the child's
  * descriptors (stdin, stdout, stderr, result, status, job, cgroup files)
  * and nothing else; the child reads its job from the job socket itself.
- * The worker reports on the child's status socket: its start (with a pidfd,
- * with which we kill it at the deadline) and its end (exit status and
- * rusage: the worker is its parent and reaps it).
+ * The worker forks the child as ours (CLONE_PARENT) and sends its pidfd
+ * on the child's status socket: from there we watch, kill (at the
+ * deadline: the child is init of its pid namespace) and reap it as one we
+ * forked, and it dies with us directly.
  *
  * Lifetime: made on a jail's first use of it, held by the jail and by each
- * child it forked; retired (its control socket closed: it ends once its
- * children have) when the jail is freed or its hidden paths changed;
- * killed with every child when it stops answering. It dies with us
- * (PDEATHSIG, checked against the lifeline at its start).
+ * child it was asked for; retired (its control socket closed: it ends)
+ * when the jail is freed or its hidden paths changed; killed when it stops
+ * answering. It dies with us (PDEATHSIG, checked against the lifeline at
+ * its start).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -219,8 +220,8 @@ struct zygote *zygote_hold(struct zygote *z)
 	return z;
 }
 
-/* The last hold: the worker has been retired and its children are gone,
- * so it ends (or has ended) by itself; it is killed to be sure and reaped. */
+/* The last hold: the worker has been retired, so it ends (or has ended) by
+ * itself; it is killed to be sure, and reaped. */
 void zygote_release(struct zygote *z)
 {
 	if (!z || --z->refs > 0)

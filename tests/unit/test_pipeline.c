@@ -457,28 +457,21 @@ static int parent_of(const char *pid, bool *worker)
 }
 
 /* Tool processes of this process that still exist (zombies included): our
- * children and our workers' children, not the workers themselves. */
+ * children but the jails' workers. */
 static int my_children(void)
 {
-	int workers[16], nw = 0, n = 0;
-	for (int pass = 0; pass < 2; pass++) {
-		DIR *d = opendir("/proc");
-		struct dirent *e;
-		while (d && (e = readdir(d))) {
-			if (e->d_name[0] < '0' || e->d_name[0] > '9')
-				continue;
-			bool worker;
-			int ppid = parent_of(e->d_name, &worker);
-			if (pass == 0 && ppid == getpid() && worker && nw < 16)
-				workers[nw++] = atoi(e->d_name);
-			if (pass == 1 && ppid == getpid() && !worker)
-				n++;
-			for (int i = 0; pass == 1 && i < nw; i++)
-				n += ppid == workers[i];
-		}
-		if (d)
-			closedir(d);
+	int n = 0;
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	while (d && (e = readdir(d))) {
+		if (e->d_name[0] < '0' || e->d_name[0] > '9')
+			continue;
+		bool worker;
+		if (parent_of(e->d_name, &worker) == getpid() && !worker)
+			n++;
 	}
+	if (d)
+		closedir(d);
 	return n;
 }
 
@@ -736,28 +729,13 @@ static void test_builtin_result_larger_than_a_pipe_arrives_whole(void **state)
 	free(want);
 }
 
-static int children_of(pid_t parent, pid_t *pids, int max)
-{
-	char path[64];
-	snprintf(path, sizeof path, "/proc/%d/task/%d/children", (int)parent, (int)parent);
-	FILE *fp = fopen(path, "re");
-	int n = 0, pid;
-	while (fp && n < max && fscanf(fp, "%d", &pid) == 1)
-		pids[n++] = pid;
-	if (fp)
-		fclose(fp);
-	return n;
-}
 
-/* Live children the jails' workers (our children) made for us: spares and
- * running tools (0 when /proc lacks the file). */
+/* Our live children that run tools (spares, running jobs; those the
+ * jails' workers fork are ours: CLONE_PARENT), not the workers (0 when
+ * /proc lacks the file). */
 static int live_children(void)
 {
-	pid_t workers[16], kids[64];
-	int nw = children_of(getpid(), workers, 16), n = 0;
-	for (int i = 0; i < nw; i++)
-		n += children_of(workers[i], kids, 64);
-	return n;
+	return my_children();
 }
 
 /* With keep_spares, builtins run in children set up ahead with the same

@@ -831,14 +831,28 @@ static int children_of(pid_t parent, pid_t *pids, int max)
 	return n;
 }
 
-/* The children the jails' workers made for us (spares, running tools):
- * the workers are ours, the children theirs. */
+static bool is_worker(pid_t pid)
+{
+	char path[64], comm[32] = "";
+	snprintf(path, sizeof path, "/proc/%d/comm", (int)pid);
+	FILE *f = fopen(path, "re");
+	if (f && !fgets(comm, sizeof comm, f))
+		comm[0] = '\0';
+	if (f)
+		fclose(f);
+	return !strcmp(comm, "tc-worker\n");
+}
+
+/* Our children that run tools (spares, running jobs): those the jails'
+ * workers fork are ours too (CLONE_PARENT); the workers themselves are
+ * not counted. */
 static int children(pid_t *pids, int max)
 {
-	pid_t workers[16];
-	int nw = children_of(getpid(), workers, 16), n = 0;
-	for (int i = 0; i < nw && n < max; i++)
-		n += children_of(workers[i], pids + n, max - n);
+	pid_t all[64];
+	int na = children_of(getpid(), all, 64), n = 0;
+	for (int i = 0; i < na && n < max; i++)
+		if (!is_worker(all[i]))
+			pids[n++] = all[i];
 	return n;
 }
 
