@@ -8,6 +8,9 @@
  *                                  (sbx_jail_keep_spare), vs plain fork+exec
  *                                  of /bin/true
  *   bench_spawn cli N :: CMD... :: CMD...   fork+exec of whole command lines
+ *   bench_spawn timeline [N]       when a child ends each step of its setup,
+ *                                  for an exec, a worker's fresh child and a
+ *                                  spare (TOOLCAGE_TIMELINE=1)
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -209,11 +212,112 @@ static int bench_cli(int n, int argc, char **argv)
 	return 0;
 }
 
+/* ---- the timeline of one launch ------------------------------------------ */
+
+static int fn_empty(void *arg)
+{
+	(void)arg;
+	return 0;
+}
+
+/* What each numbered step of sandbox/child.c does (index = step). */
+static const char *const step_label[SBX_TIMELINE_MAX] = {
+	"started (clone + namespaces)", "1 join cgroups", "2 setsid", "3 die with parent",
+	"4 signals", "5 user ns maps", "6 mounts (+ tmpfs, /proc)", "7 Landlock ruleset",
+	"8 fds", "9 rlimits", "10 cwd", "11 bounding set", "12 identity", "13 not dumpable",
+	"14 caps", "15 no_new_privs", "16 Landlock", "17 seccomp", "18 job read",
+	"end seen by the supervisor",
+};
+
+static struct sbx_child *run_one(struct sbx_jail *j, const struct sbx_job *job)
+{
+	struct sbx_child *c = NULL;
+	struct sbx_error err;
+	if (sbx_spawn(j, job, &c, &err) < 0 || sbx_child_wait(c) < 0) {
+		fprintf(stderr, "spawn: %s\n", err.msg);
+		exit(1);
+	}
+	return c;
+}
+
+/* With TOOLCAGE_TIMELINE=1 each child reports when it ended each step:
+ * medians of the step's end (microseconds from sbx_spawn, or from the job's
+ * hand-over for a spare) and of its own length, for three launches under
+ * read-only: an exec by our own clone (toolcage exec), a builtin forked
+ * by the jail's worker, and a builtin handed to a spare. */
+static int bench_timeline(int n)
+{
+	setenv("TOOLCAGE_TIMELINE", "1", 1);
+	char ws[] = "/var/tmp/tc-bench-XXXXXX";
+	struct profile *prof;
+	struct tc_error terr;
+	struct sbx_error err;
+	if (!mkdtemp(ws) || profile_load("read-only", NULL, &prof, &terr) < 0)
+		return 1;
+	struct sbx_jail *j[3];
+	for (int i = 0; i < 3; i++)
+		if (sbx_jail_new(&prof->spec, ws, &j[i], &err) < 0) {
+			fprintf(stderr, "jail: %s\n", err.msg);
+			return 1;
+		}
+	sbx_jail_keep_spare(j[2], true);
+	static char *const argv[] = { (char *)"/bin/true", NULL };
+	struct sbx_job exec_job = { .argv = argv };
+	struct sbx_job fn_job = { .fn = fn_empty, .fn_data = "x", .fn_len = 1 };
+	const struct sbx_job *jobs[3] = { &exec_job, &fn_job, &fn_job };
+	const char *names[3] = { "exec, our clone", "builtin, worker's fresh child",
+	                         "builtin, worker's spare" };
+	double *v[3][SBX_TIMELINE_MAX];
+	for (int k = 0; k < 3; k++)
+		for (int s = 0; s < SBX_TIMELINE_MAX; s++)
+			v[k][s] = calloc((size_t)n, sizeof(double));
+	for (int r = -10; r < n; r++) {
+		for (int k = 0; k < 3; k++) {
+			while (k == 2 && !sbx_jail_spare_ready(j[2]))
+				usleep(200);
+			struct sbx_child *c = run_one(j[k], jobs[k]);
+			const struct sbx_outcome *o = sbx_child_outcome(c);
+			for (int s = 0; r >= 0 && s < SBX_TIMELINE_MAX; s++)
+				v[k][s][r] = o->timeline_us[s];
+			sbx_child_free(c);
+		}
+	}
+	printf("timeline of one launch under read-only, %d runs (median us: a step's end "
+	       "from the spawn or hand-over, and its own length)\n", n);
+	printf("  %-30s", "step");
+	for (int k = 0; k < 3; k++)
+		printf(" %30s", names[k]);
+	printf("\n");
+	double prev[3] = { 0, 0, 0 };
+	for (int s = 0; s < SBX_TIMELINE_MAX; s++) {
+		printf("  %-30s", step_label[s]);
+		for (int k = 0; k < 3; k++) {
+			double m, p;
+			stats(v[k][s], n, &m, &p);
+			if (m == 0 && s != 0)
+				printf(" %30s", "-");
+			else
+				printf(" %20.0f (%+6.0f)", m, s ? m - prev[k] : m);
+			if (m != 0 || s == 0)
+				prev[k] = m;
+		}
+		printf("\n");
+	}
+	for (int i = 0; i < 3; i++)
+		sbx_jail_free(j[i]);
+	profile_free(prof);
+	sbx_cleanup();
+	rmdir(ws);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	signal(SIGPIPE, SIG_IGN);
 	if (argc >= 2 && !strcmp(argv[1], "api"))
 		return bench_api(argc > 2 ? atoi(argv[2]) : 300, argc > 3 ? argc - 3 : 0, argv + 3);
+	if (argc >= 2 && !strcmp(argv[1], "timeline"))
+		return bench_timeline(argc > 2 ? atoi(argv[2]) : 300);
 	if (argc >= 4 && !strcmp(argv[1], "cli"))
 		return bench_cli(atoi(argv[2]), argc - 3, argv + 3);
 	fprintf(stderr, "usage: bench_spawn api [N [PROFILE...]] | cli N :: CMD... [:: CMD...]\n");

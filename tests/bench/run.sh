@@ -8,8 +8,12 @@ TC=$(cd "$BUILD" && pwd)/toolcage
 B=$BUILD/bench
 N=${BENCH_N:-300}
 
-echo "== sandbox launch (issue 2)"
+echo "== sandbox launch"
 "$B/bench_spawn" api "$N"
+
+echo
+echo "== the timeline of a launch: when the child ends each step of its setup"
+"$B/bench_spawn" timeline "$((N / 3))"
 
 echo
 echo "== CLI launch: toolcage exec vs env(1) and other jails (median / p99, ratio to env)"
@@ -39,6 +43,11 @@ done
 "$B/bench_spawn" cli "$((N / 3))" "$@"
 
 echo
+echo "== the network profile against read-only (ratio to read-only; target <= 1.3x)"
+"$B/bench_spawn" cli "$((N / 3))" :: "$TC" exec --profile read-only --workspace "$ws" -- /bin/true \
+	:: "$TC" exec --profile network --workspace "$ws" -- /bin/true
+
+echo
 echo "== what the walls cost: read-only from a file, then without one wall (ratio to env)"
 # A profile from a file is parsed at each launch (a built-in one is
 # compiled in), so the variants are compared with read-only from a file.
@@ -65,7 +74,7 @@ rm -r "$pd"
 rmdir "$ws"
 
 echo
-echo "== pipeline: a built-in call end to end, and throughput (issue 4)"
+echo "== pipeline: a built-in call end to end, and throughput"
 "$B/bench_pipeline" "$N"
 
 for extra in tests/bench/*.sh; do

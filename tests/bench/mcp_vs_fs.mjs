@@ -1,0 +1,83 @@
+// tests/bench/mcp_vs_fs.mjs — `toolcage serve` against the official
+// filesystem server (@modelcontextprotocol/server-filesystem: node,
+// in-process, no confinement), side by side in one run with the official
+// SDK client: read_file of a small file, sequential calls interleaved one
+// by one (median round trip), then rounds of N calls in flight (calls/s),
+// alternating servers. Ratios only; the machine is shared.
+//
+// usage: node mcp_vs_fs.mjs TOOLCAGE FS_SERVER_JS [SEQ] [INFLIGHT] [ROUNDS]
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+
+const [TC, FS_JS] = process.argv.slice(2, 4);
+const SEQ = Number(process.argv[4] || 500);
+const INFLIGHT = Number(process.argv[5] || 400);
+const ROUNDS = Number(process.argv[6] || 5);
+
+const ws = fs.mkdtempSync(path.join(os.tmpdir(), 'tc-bench-fs-'));
+const file = path.join(ws, 'small.txt');
+fs.writeFileSync(file, 'a small file\n'.repeat(8));
+
+async function connect(command, args) {
+  const transport = new StdioClientTransport({ command, args, stderr: 'ignore' });
+  const client = new Client({ name: 'bench', version: '1' }, { capabilities: {} });
+  await client.connect(transport);
+  return client;
+}
+
+const servers = [
+  { name: 'toolcage serve', client: await connect(TC, ['serve', '--workspace', ws]),
+    call: { name: 'read_file', arguments: { path: 'small.txt' } } },
+  { name: 'server-filesystem', client: await connect('node', [FS_JS, ws]) },
+];
+// The filesystem server's tool for reading text: read_text_file in recent
+// versions, read_file before.
+const fsTools = (await servers[1].client.listTools()).tools.map((t) => t.name);
+servers[1].call = { name: fsTools.includes('read_text_file') ? 'read_text_file' : 'read_file',
+                    arguments: { path: file } };
+
+async function once(s) {
+  const r = await s.client.callTool(s.call);
+  if (r.isError) throw new Error(`${s.name}: ${JSON.stringify(r.content).slice(0, 200)}`);
+}
+
+const median = (v) => { const a = [...v].sort((x, y) => x - y); return a[Math.floor(a.length / 2)]; };
+const p99 = (v) => { const a = [...v].sort((x, y) => x - y); return a[Math.floor(a.length * 0.99)]; };
+
+for (const s of servers) for (let i = 0; i < 50; i++) await once(s);   // warm up
+
+const lat = servers.map(() => []);
+for (let i = 0; i < SEQ; i++) {
+  for (let k = 0; k < servers.length; k++) {
+    const s = servers[(i + k) % servers.length];
+    const t0 = process.hrtime.bigint();
+    await once(s);
+    lat[servers.indexOf(s)].push(Number(process.hrtime.bigint() - t0) / 1e6);
+    // toolcage makes its next spare after a call: give it the time a
+    // model's pause would, untimed, for both.
+    await new Promise((r) => setTimeout(r, 1));
+  }
+}
+
+const rate = servers.map(() => []);
+for (let round = 0; round < ROUNDS; round++) {
+  for (let k = 0; k < servers.length; k++) {
+    const s = servers[(round + k) % servers.length];
+    const t0 = process.hrtime.bigint();
+    await Promise.all(Array.from({ length: INFLIGHT }, () => once(s)));
+    const sec = Number(process.hrtime.bigint() - t0) / 1e9;
+    rate[servers.indexOf(s)].push(INFLIGHT / sec);
+  }
+}
+
+const fmt = (x) => x.toFixed(3);
+for (let k = 0; k < servers.length; k++)
+  console.log(`  ${servers[k].name.padEnd(18)} round trip median ${fmt(median(lat[k]))} ms ` +
+              `p99 ${fmt(p99(lat[k]))} ms   ${INFLIGHT} in flight: ${median(rate[k]).toFixed(0)} calls/s`);
+console.log(`  ratio toolcage/official: round trip ${(median(lat[0]) / median(lat[1])).toFixed(2)}x ` +
+            `(target <= 1.0x), throughput ${(median(rate[0]) / median(rate[1])).toFixed(2)}x (target >= 1.0x)`);
+for (const s of servers) await s.client.close();
+fs.rmSync(ws, { recursive: true, force: true });
