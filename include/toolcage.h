@@ -82,7 +82,15 @@ struct tc_output {
 /* Runs in the confined child. args are the validated arguments (borrowed).
  * Returns 0 for success, or nonzero for an expected failure whose render
  * says what went wrong and what to do next (e.g. "no such file: x; the
- * directory has: a, b"). */
+ * directory has: a, b").
+ *
+ * The child is a clean image of this program, not a copy of the caller:
+ * the library runs it again as a worker before main (nothing to call), and
+ * the function runs there with the program's static data as at start-up,
+ * never what main or other calls set up since; everything else comes from
+ * args and ctx. A function outside the program image (in a shared library
+ * loaded apart from libtoolcage) runs in a non-dumpable fork of the caller
+ * instead (docs/security.md, "What a tool can reach"). */
 typedef int (*tc_execute_fn)(const struct tc_tool_ctx *ctx, json_t *args,
                              struct tc_output *out);
 
