@@ -49,7 +49,7 @@ struct packer {
 
 static void put(struct packer *p, const void *d, size_t n)
 {
-	if (p->bad)
+	if (p->bad || !n)
 		return;
 	if (p->len + n > p->cap) {
 		size_t cap = p->cap ? p->cap * 2 : 4096;
