@@ -5,9 +5,12 @@
  * memory (CLONE_VM, spawn.c), the parent asleep until the exec: nothing
  * here may change what the parent relies on, and uid/gid changes are raw
  * system calls (libc's wrappers would signal the parent's threads to
- * change theirs too). A failing step writes {step, errno} to the
- * close-on-exec status pipe and exits; EOF on that pipe without a report
- * means exec (or the builtin) started.
+ * change theirs too). A child of a jail's worker (worker.c) runs here on a
+ * copy of the worker's memory, which holds the jail and nothing else. A
+ * failing step writes {step, errno} to the close-on-exec status socket and
+ * exits; EOF on it without a report means exec (or the builtin) started.
+ * In the worker, child_enter_view (at the end) runs steps 5, 6 and 11 once
+ * for all its children.
  *
  * The order, and why:
  *  1. join the per-call cgroups   first, before the tool can fork out of them
@@ -180,7 +183,7 @@ static void die_with_parent(int lifeline)
 	}
 }
 
-/* Step 4. Every source fd is first duplicated above every target number so
+/* Step 8. Every source fd is first duplicated above every target number so
  * that no dup2() can clobber a source still to be placed; then the sources
  * go to 0,1,2,(3), the status pipe after them, and the Landlock ruleset
  * after that. Everything from there up is closed. */
@@ -232,7 +235,7 @@ static void reset_signals(void)
 	CHECK(STEP_SIGNALS, sigprocmask(SIG_SETMASK, &none, NULL));
 }
 
-/* Step 6: an unprivileged clone3(CLONE_NEWUSER) child may map exactly its
+/* Step 5: an unprivileged clone3(CLONE_NEWUSER) child may map exactly its
  * own uid/gid, after denying setgroups (user_namespaces(7)). */
 static void map_user_ns(const struct sbx_jail *j)
 {
