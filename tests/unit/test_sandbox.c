@@ -1145,7 +1145,9 @@ static void test_builtin_with_data_runs_in_a_spare(void **state)
 	assert_int_equal(sbx_child_outcome(c)->result_len, sizeof data);
 	sbx_child_free(c);
 	/* A pointer argument: a fresh child, not the spare (a fork of ours,
-	 * not the worker's). */
+	 * not the worker's). The next spare comes with the free, forked by
+	 * the worker as we go on. */
+	assert_true(wait_spare_ready(j));
 	assert_int_equal(children(kids, 16), 1);
 	struct sbx_job ptr = { .fn = fn_writes_result, .fn_arg = (void *)"{}", .result_pipe = true };
 	c = spawn(j, &ptr);
