@@ -14,6 +14,7 @@
 #include "pipeline_internal.h"
 #include "render.h"
 #include "schema.h"
+#include "shown.h"
 #include "utf8.h"
 #include "util.h"
 #include "io.h"
@@ -174,16 +175,24 @@ void call_finish(struct call *c, enum tc_status st, json_t *canonical,
 		start_next(s);
 }
 
+static void to_buf(void *ctx, const char *s, size_t n)
+{
+	buf_add(ctx, s, n);
+}
+
+/* The message's %s arguments (a tool name, a path, a schema diagnostic
+ * naming a key: what a model wrote) are shown with their control
+ * characters as pictures, as the fs tools show names (lib/shown.c): none
+ * may start a line of its own in the model's text. */
 void call_finishf(struct call *c, enum tc_status st, json_t *canonical, const char *fmt, ...)
 {
 	va_list ap;
+	struct buf text = BUF_INIT;
 	va_start(ap, fmt);
-	char *text = NULL;
-	if (vasprintf(&text, fmt, ap) < 0)
-		text = NULL;
+	shown_vformat(to_buf, &text, fmt, ap);
 	va_end(ap);
-	call_finish(c, st, canonical, text, text ? strlen(text) : 0);
-	free(text);
+	call_finish(c, st, canonical, text.data, text.len);
+	buf_release(&text);
 }
 
 /* ---- stage 3: slots, queue, the child --------------------------------- */

@@ -17,6 +17,7 @@
 #ifndef TC_FS_H
 #define TC_FS_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/stat.h>
@@ -59,7 +60,12 @@ void fs_buf_adds(struct fs_buf *b, const char *s);
  * control character (a newline too) as its Unicode picture, so that a name
  * cannot start a line of its own in the model's text. */
 void fs_buf_name(struct fs_buf *b, const char *name);
+/* printf into b, every %s argument shown with its control characters as
+ * pictures (fs_fmt.c): names and paths never break a render's lines.
+ * Content that keeps its tabs goes with fs_buf_add. */
 void fs_buf_printf(struct fs_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void fs_buf_vprintf(struct fs_buf *b, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
 /* Returns the text (malloc'd; "" when empty) and resets b; NULL after an
  * allocation failure (b is released either way). */
 char *fs_buf_take(struct fs_buf *b);

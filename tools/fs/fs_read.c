@@ -177,7 +177,10 @@ static int take_lines(const char *data, size_t len, const struct text_req *rq, j
 				*rq->budget -= cost < *rq->budget ? cost : *rq->budget;
 				*rq->chars -= chars < *rq->chars ? chars : *rq->chars;
 				cut_count += l.cut;
-				fs_buf_printf(r, "%6zu\t%.*s", lineno, (int)l.len, l.text);
+				/* the line is content: its tabs stay (the
+				 * render stage shows its controls) */
+				fs_buf_printf(r, "%6zu\t", lineno);
+				fs_buf_add(r, l.text, l.len);
 				if (l.cut && cut_marker(m, sizeof m, &l))
 					fs_buf_adds(r, m);
 				fs_buf_adds(r, "\n");

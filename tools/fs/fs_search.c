@@ -84,7 +84,9 @@ static void add_render_line(struct fs_buf *b, const char *spath, size_t lineno, 
                             const char *text, bool cut)
 {
 	fs_buf_name(b, spath);
-	fs_buf_printf(b, "%c%zu%c %s%s\n", sep, lineno, sep, text, cut ? " [cut]" : "");
+	fs_buf_printf(b, "%c%zu%c ", sep, lineno, sep);
+	fs_buf_adds(b, text);      /* content: its tabs stay */
+	fs_buf_adds(b, cut ? " [cut]\n" : "\n");
 }
 
 /* ---- lines mode ---------------------------------------------------------- */

@@ -91,7 +91,11 @@ static size_t show_from(struct fs_buf *r, struct cursor *c, size_t last, size_t 
 			shown = width + 3;
 		}
 		size_t before = r->len;
-		fs_buf_printf(r, "%6zu\t%.*s%s\n", c->line, (int)keep, clean, cut ? "..." : "");
+		/* the line is content: its tabs stay (the render stage shows
+		 * its other controls) */
+		fs_buf_printf(r, "%6zu\t", c->line);
+		fs_buf_add(r, clean, keep);
+		fs_buf_adds(r, cut ? "...\n" : "\n");
 		chars += r->len - before - keep + shown - (cut ? 3 : 0);
 		free(clean);
 		c->pos = nl ? (size_t)(nl - c->t) + 1 : c->len;

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "fs.h"
+#include "shown.h"
 #include "utf8.h"
 
 /* ---- buffer ------------------------------------------------------------ */
@@ -56,36 +57,14 @@ void fs_buf_adds(struct fs_buf *b, const char *s)
 	fs_buf_add(b, s, strlen(s));
 }
 
-void fs_buf_name(struct fs_buf *b, const char *name)
+static void to_fs_buf(void *ctx, const char *s, size_t n)
 {
-	for (const char *s = name; *s;) {
-		size_t n = strcspn(s, "\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x0d"
-		                   "\x0e\x0f\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1a"
-		                   "\x1b\x1c\x1d\x1e\x1f\x7f");
-		fs_buf_add(b, s, n);
-		s += n;
-		if (*s) {
-			char u[3];
-			utf8_control_picture((unsigned char)*s++, u);
-			fs_buf_add(b, u, 3);
-		}
-	}
+	fs_buf_add(ctx, s, n);
 }
 
-void fs_buf_printf(struct fs_buf *b, const char *fmt, ...)
+void fs_buf_name(struct fs_buf *b, const char *name)
 {
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	if (n < 0 || !buf_reserve(b, (size_t)n + 1)) {
-		b->oom = true;
-		return;
-	}
-	va_start(ap, fmt);
-	vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	b->len += (size_t)n;
+	shown_add(to_fs_buf, b, name, strlen(name));
 }
 
 char *fs_buf_take(struct fs_buf *b)
@@ -122,15 +101,17 @@ size_t fs_json_cost(const char *s, size_t n)
 
 json_t *fs_error(const char *code, const char *fmt, ...)
 {
-	char msg[2048];
+	struct fs_buf m = FS_BUF_INIT;
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
+	fs_buf_vprintf(&m, fmt, ap);    /* names quoted in it shown safely */
 	va_end(ap);
 	/* The message quotes names read from disk (any bytes) and may be cut
 	 * inside a character, and jansson refuses text that is not UTF-8: the
 	 * model would be told "out of memory" instead of what went wrong. */
-	char *clean = utf8_sanitize(msg, strlen(msg), true, NULL);
+	size_t len = m.len < 2047 ? m.len : 2047;
+	char *clean = m.oom ? NULL : utf8_sanitize(m.data ? m.data : "", len, true, NULL);
+	fs_buf_release(&m);
 	json_t *err = clean ? json_pack("{s:s, s:s}", "error", code, "message", clean) : NULL;
 	free(clean);
 	return err;

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "shell.h"
+#include "shown.h"
 #include "utf8.h"
 #include "util.h"
 
@@ -28,14 +29,21 @@
  * the text. Returns 1 (the nonzero of an expected failure). */
 static int fail(struct tc_output *out, const char *code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+static void to_buf(void *ctx, const char *s, size_t n)
+{
+	buf_add(ctx, s, n);
+}
+
 static int fail(struct tc_output *out, const char *code, const char *fmt, ...)
 {
 	va_list ap;
+	struct buf m = BUF_INIT;
 	va_start(ap, fmt);
-	char *msg = NULL;
-	if (vasprintf(&msg, fmt, ap) < 0)
-		msg = NULL;
+	/* the names it quotes (a command, a cwd) shown on their line */
+	int rc = shown_vformat(to_buf, &m, fmt, ap);
 	va_end(ap);
+	char *msg = rc == 0 ? buf_detach(&m) : NULL;
+	buf_release(&m);
 	out->canonical = json_pack("{s:s, s:s}", "error", code, "message", msg ? msg : "out of memory");
 	out->render = msg ? msg : strdup("run_command failed: out of memory");
 	return 1;
@@ -221,7 +229,10 @@ static void render_cmdline(struct buf *b, char *const *argv)
 		for (const char *p = argv[i]; *p; p++) {
 			if (b->len - start >= SH_RENDER_CMDLINE && ((unsigned char)*p & 0xC0) != 0x80)
 				break;
-			buf_adds(b, *p == '\'' && !plain ? "'\\''" : (char[]){ *p, 0 });
+			if ((unsigned char)*p < 0x20 || *p == 0x7f)
+				shown_add(to_buf, b, p, 1);   /* a newline must not end the line */
+			else
+				buf_adds(b, *p == '\'' && !plain ? "'\\''" : (char[]){ *p, 0 });
 		}
 		if (!plain)
 			buf_adds(b, "'");
@@ -307,8 +318,11 @@ static char *render(char *const *argv, const char *cwd, const struct sh_result *
 {
 	struct buf b = BUF_INIT;
 	render_cmdline(&b, argv);
-	if (strcmp(cwd, "."))
-		buf_printf(&b, "(in %s)\n", cwd);
+	if (strcmp(cwd, ".")) {
+		buf_adds(&b, "(in ");
+		shown_add(to_buf, &b, cwd, strlen(cwd));
+		buf_adds(&b, ")\n");
+	}
 	render_status(&b, r, timeout_ms, capped);
 	/* What is not output: the lines so far, then two headers, two notes
 	 * and two newlines (250 covers them at their longest). */

@@ -1,0 +1,24 @@
+/* shown.h — printf for text read line by line (a render, a message, a
+ * terminal): every %s argument shown with its control characters as their
+ * Unicode pictures (newline as U+240A, ESC as U+241B ...), so that a name
+ * or a path quoted in it stays on its line. The one escaping for names:
+ * the fs tools' renders and errors and the supervisor's messages use it. */
+#ifndef TC_SHOWN_H
+#define TC_SHOWN_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+/* Where the text goes: called with each piece, in order. */
+typedef void (*shown_add_fn)(void *ctx, const char *s, size_t n);
+
+/* Formats fmt (printf's conversions: flags, width and precision, '*', the
+ * length modifiers hh h l ll z j t L; s d i u x X o c f F g G e E p) with
+ * its %s arguments shown. 0, or -1 for a conversion it does not know (a
+ * defect of the caller; the text stops there). */
+int shown_vformat(shown_add_fn add, void *ctx, const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
+/* s[0..n) shown. */
+void shown_add(shown_add_fn add, void *ctx, const char *s, size_t n);
+
+#endif
