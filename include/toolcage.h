@@ -356,6 +356,13 @@ void tc_session_free(struct tc_session *ss);
  * alone, and the call id is 0. Returns the call id. */
 uint64_t tc_call_submit(struct tc_supervisor *s, const char *tool, const char *args_json,
                         tc_call_fn fn, void *data);
+/* Records a call its caller refused before the pipeline, on a limit of its
+ * own (an MCP connection's cap on calls in flight): the call gets an id, a
+ * call-start and a tool-result event (so the audit log has every decided
+ * call) and fn gets its result, status st with text as its render, before
+ * this returns. Returns the call id. */
+uint64_t tc_call_refuse(struct tc_supervisor *s, const char *tool, const char *args_json,
+                        enum tc_status st, const char *text, tc_call_fn fn, void *data);
 /* Cancels a call in flight: its child is killed; its result (status
  * cancelled) is still delivered unless quiet is set. 0, or -1 if unknown. */
 int tc_call_cancel(struct tc_supervisor *s, uint64_t call_id, bool quiet);

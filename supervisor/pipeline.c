@@ -486,14 +486,16 @@ static struct call *call_new(const char *tool)
 	return NULL;
 }
 
-static uint64_t submit(struct tc_supervisor *s, struct tc_session *ss, const char *tool,
-                       const char *args_json, tc_call_fn fn, void *data)
+/* A new call of s in the validate state, linked in; NULL when out of
+ * memory (fn has then been answered). */
+static struct call *call_open(struct tc_supervisor *s, struct tc_session *ss, const char *tool,
+                              tc_call_fn fn, void *data)
 {
 	struct call *c = call_new(tool);
 	if (!c) {
 		oom_result.canonical = json_null();   /* jansson's, never freed */
 		fn(&oom_result, data);
-		return 0;
+		return NULL;
 	}
 	c->sup = s;
 	c->session = ss;
@@ -507,6 +509,15 @@ static uint64_t submit(struct tc_supervisor *s, struct tc_session *ss, const cha
 		s->calls->prev = c;
 	s->calls = c;
 	s->n_calls++;
+	return c;
+}
+
+static uint64_t submit(struct tc_supervisor *s, struct tc_session *ss, const char *tool,
+                       const char *args_json, tc_call_fn fn, void *data)
+{
+	struct call *c = call_open(s, ss, tool, fn, data);
+	if (!c)
+		return 0;
 	uint64_t id = c->id;
 	c->tool = tc_registry_get(s->reg, c->name);
 	struct parsed_args pa;
@@ -527,6 +538,23 @@ static uint64_t submit(struct tc_supervisor *s, struct tc_session *ss, const cha
 		return id;
 	c->state = ST_AUTHORIZE;
 	policy_authorize(c);      /* ends in call_execute, call_finish, or an approval */
+	return id;
+}
+
+uint64_t tc_call_refuse(struct tc_supervisor *s, const char *tool, const char *args_json,
+                        enum tc_status st, const char *text, tc_call_fn fn, void *data)
+{
+	struct call *c = call_open(s, NULL, tool, fn, data);
+	if (!c)
+		return 0;
+	uint64_t id = c->id;
+	struct parsed_args pa;
+	parse_args(s, args_json, &pa);
+	/* Recorded like any call; a failed record changes nothing: it was
+	 * refused anyway. */
+	(void)policy_emit_start(s, c, pa.value, args_json, pa.len);
+	json_decref(pa.value);
+	call_finishf(c, st, NULL, "%s", text ? text : tc_status_name(st));
 	return id;
 }
 

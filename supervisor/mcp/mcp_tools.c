@@ -239,14 +239,32 @@ static void on_progress(struct loop *l, void *data)
 	                              on_progress, mc);
 }
 
-/* A tool-level refusal before the pipeline (our own in-flight cap). */
-static void reply_busy(struct mcp_server *m, json_t *id, size_t limit)
+struct busy_reply {
+	struct mcp_server *m;
+	json_t *id;
+};
+
+static void on_busy(struct tc_result *r, void *data)
+{
+	const struct busy_reply *b = data;
+	mcp_reply(b->m, b->id, json_pack("{s:[{s:s, s:s}], s:b}", "content", "type", "text",
+	          "text", r && r->render ? r->render : "Busy.", "isError", 1));
+	tc_result_free(r);
+}
+
+/* A tool-level refusal before the pipeline (our own in-flight cap),
+ * recorded by the supervisor like every decided call (the audit log's
+ * tool-result says busy). */
+static void reply_busy(struct mcp_server *m, json_t *id, const char *tool, json_t *args,
+                       size_t limit)
 {
 	char text[200];
 	snprintf(text, sizeof text, "Busy: %zu calls are already in flight on this connection. "
 	         "Wait for some to finish, then call again.", limit);
-	mcp_reply(m, id, json_pack("{s:[{s:s, s:s}], s:b}", "content", "type", "text", "text",
-	          text, "isError", 1));
+	char *args_text = args ? json_dumps(args, JSON_COMPACT) : NULL;
+	struct busy_reply b = { m, id };
+	tc_call_refuse(m->sup, tool, args_text ? args_text : "{}", TC_STATUS_BUSY, text, on_busy, &b);
+	free(args_text);
 }
 
 void mcp_tools_call(struct mcp_server *m, json_t *id, json_t *params)
@@ -263,7 +281,7 @@ void mcp_tools_call(struct mcp_server *m, json_t *id, json_t *params)
 	 * this connection's own cap is what bounds them. */
 	size_t limit = m->cfg->queue_max + m->cfg->max_concurrent;
 	if (m->n_calls >= limit) {
-		reply_busy(m, id, limit);
+		reply_busy(m, id, mcp_name(name), args, limit);
 		return;
 	}
 	json_t *token = json_object_get(json_object_get(params, "_meta"), "progressToken");

@@ -504,6 +504,33 @@ def test_eof_mid_call_exits_zero_and_kills_children(tc):
     return s
 
 
+def test_busy_over_the_connection_cap_is_audited(tc):
+    """A call refused by the connection's own cap (max_concurrent +
+    queue_max in flight) is a decided call: answered busy, and recorded in
+    the audit log with its arguments like any other."""
+    d = tempfile.mkdtemp(prefix="tc-mcp-busy-")
+    cfg, audit = os.path.join(d, "busy.json"), os.path.join(d, "audit.jsonl")
+    with open(cfg, "w") as f:
+        json.dump({"limits": {"max_concurrent": 1, "queue_max": 0},
+                   "audit": {"path": audit}}, f)
+    s = Server(tc, "--config", cfg)
+    s.initialize()
+    s.send({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": "sleep_for", "arguments": {"seconds": "6.431"}}})
+    check(wait_until(lambda: procs_matching("sleep 6.431"), 5), "the first call's child started")
+    r = s.call("sleep_for", {"seconds": "0.5"}, rid=2)
+    res = r.get("result", {})
+    check(res.get("isError") is True and "Busy" in res["content"][0]["text"], f"busy: {r}")
+    s.close()
+    with open(audit) as f:
+        ev = [json.loads(l) for l in f]
+    busy = [e for e in ev if e["event"] == "tool-result" and e["status"] == "busy"]
+    check(len(busy) == 1 and busy[0]["tool"] == "sleep_for", f"busy recorded: {ev}")
+    starts = [e for e in ev if e["event"] == "call-start" and e["call"] == busy[0]["call"]]
+    check(starts and starts[0]["args"] == {"seconds": "0.5"}, f"its call-start: {starts}")
+    return s
+
+
 def test_sigterm_exits_143_and_kills_children(tc):
     s = Server(tc)
     s.initialize()
