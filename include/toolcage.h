@@ -107,6 +107,10 @@ struct tc_tool {
 	const char *profile;        /* sandbox profile; NULL = named after risk */
 	uint32_t timeout_ms;        /* 0 = the config's */
 	const char *url_arg;        /* network tools: JSON pointer of the URL argument */
+	const char *const *path_args; /* JSON pointers of the arguments that are paths
+	                             * relative to the workspace (a string, or an array
+	                             * of strings), NULL-terminated; NULL: none. Policy
+	                             * rules match them as the tool resolves them */
 	tc_execute_fn execute;      /* builtins; NULL for manifests */
 };
 

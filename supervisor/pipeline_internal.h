@@ -87,6 +87,7 @@ struct jail_entry {
 struct tc_supervisor {
 	struct config *cfg;
 	char *workspace;
+	int workspace_fd;          /* O_PATH of it: the gate follows links in it */
 	struct loop *loop;
 	struct tc_registry *reg;
 	struct tc_disposer plugins[8];

@@ -225,8 +225,14 @@ static void ask(struct call *c, const char *reason)
 void policy_authorize(struct call *c)
 {
 	struct tc_supervisor *s = c->sup;
-	struct gate_call gc = { c->name, c->tool->risk, c->args, c->tool->url_arg,
-	                        c->session ? c->session->id : 0 };
+	struct gate_call gc = {
+		.tool = c->name, .risk = c->tool->risk, .args = c->args,
+		.url_arg = c->tool->url_arg,
+		.path_args = (const char *const *)c->tool->path_args,
+		.workspace = s->workspace, .workspace_fd = s->workspace_fd,
+		.protected_paths = (const char *const *)s->cfg->protected_paths,
+		.session = c->session ? c->session->id : 0,
+	};
 	struct gate_verdict v;
 	gate_authorize(s->gate, &gc, &v);
 	if (v.action == GATE_DENY) {

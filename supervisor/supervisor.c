@@ -3,6 +3,7 @@
  * and the jails of the profiles tools use (compiled once, on first use). */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -275,6 +276,7 @@ int tc_supervisor_new(const struct tc_options *opt, struct tc_supervisor **out,
 	if (!s)
 		return tc_error_set(err, TC_E_NOMEM, "supervisor", "out of memory");
 	s->inotify_fd = -1;
+	s->workspace_fd = -1;
 	/* A tool closing its stdin early must not kill us with SIGPIPE. */
 	signal(SIGPIPE, SIG_IGN);
 	bind_number_writer();
@@ -287,6 +289,11 @@ int tc_supervisor_new(const struct tc_options *opt, struct tc_supervisor **out,
 	s->workspace = realpath(ws, NULL);
 	if (!s->workspace) {
 		tc_error_set(err, TC_E_NOT_FOUND, ws, "workspace: %s", strerror(errno));
+		goto fail;
+	}
+	s->workspace_fd = open(s->workspace, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (s->workspace_fd < 0) {
+		tc_error_set(err, TC_E_SYSTEM, ws, "workspace: %s", strerror(errno));
 		goto fail;
 	}
 	if (trust_setup(s, opt, err) < 0)
@@ -363,6 +370,8 @@ void tc_supervisor_free(struct tc_supervisor *s)
 	free(s->domains);
 	config_release(s->cfg);
 	trust_free(s->trust);
+	if (s->workspace_fd >= 0)
+		close(s->workspace_fd);
 	free(s->workspace);
 	free(s);
 	sbx_cleanup();

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "gate.h"
+#include "gate_internal.h"
 #include "util.h"
 
 struct gate_check {
@@ -61,15 +62,101 @@ static enum gate_action check_quarantine(void *data, const struct gate_call *cal
 	return GATE_DENY;
 }
 
-/* Whether every argument pattern of r matches the call's arguments. */
-static bool args_match(const struct gate_rule *r, json_t *args)
+/* Protected paths: files in the workspace its owner's programs trust later
+ * (config.md). A tool that writes may not name one (nor a path below one):
+ * the sandbox holds them read-only anyway, this says so before anything
+ * runs, and covers one that does not exist yet. */
+struct protected_hit {
+	const struct gate_call *call;
+	const char *path;          /* the protected path named */
+	char arg[160];             /* the argument, quoted */
+};
+
+static bool hits_protected(void *data, const struct path_view *pv)
 {
+	struct protected_hit *h = data;
+	for (const char *const *p = h->call->protected_paths; p && *p; p++)
+		if ((pv->has_norm && path_within(pv->norm, *p)) ||
+		    (pv->has_real && path_within(pv->real, *p))) {
+			h->path = *p;
+			gate_quote(h->arg, sizeof h->arg, pv->raw, pv->raw_len);
+			return true;
+		}
+	return false;
+}
+
+static enum gate_action check_protected(void *data, const struct gate_call *call,
+                                        struct gate_verdict *v)
+{
+	(void)data;
+	if (call->risk < TC_RISK_WRITE || !call->protected_paths || !call->path_args)
+		return GATE_ALLOW;
+	struct protected_hit h = { .call = call };
+	long n = gate_each_path(call, hits_protected, &h);
+	if (n < 0) {
+		gate_verdict_reason(v, "out of memory while checking %s's paths", call->tool);
+		return GATE_DENY;
+	}
+	if (!h.path)
+		return GATE_ALLOW;
+	gate_verdict_reason(v, "\"%s\" is %s protected path %s: a file the workspace owner's "
+	                    "own programs trust (git, an editor, direnv, an agent), so no tool "
+	                    "may change it (protected_paths in the configuration)", h.arg,
+	                    strcmp(h.arg, h.path) ? "or is below the" : "the", h.path);
+	return GATE_DENY;
+}
+
+/* A rule's "path": for a deny or ask rule, any path argument matching in
+ * any of its forms; for an allow rule, at least one, and every one exact
+ * and matching (a move of src into tmp is not "in tmp"). */
+struct path_rule {
+	const char *glob;
+	bool allow;
+	bool matched;              /* deny/ask: one matched; allow: one failed */
+};
+
+static bool path_rule_step(void *data, const struct path_view *pv)
+{
+	struct path_rule *pr = data;
+	bool m = path_view_match(pv, pr->glob, pr->allow);
+	pr->matched = pr->allow ? !m : m;
+	return pr->matched;
+}
+
+static bool path_rule_matches(const struct gate_rule *r, const struct gate_call *call)
+{
+	struct path_rule pr = { r->path, r->action == GATE_ALLOW, false };
+	long n = gate_each_path(call, path_rule_step, &pr);
+	if (n < 0)      /* out of memory: only a restriction may hold */
+		return !pr.allow;
+	return pr.allow ? n > 0 && !pr.matched : pr.matched;
+}
+
+/* One args entry at a path argument: its string seen as a path. */
+static bool path_arg_matches(const struct gate_rule *r, const struct gate_call *call,
+                             const char *glob, json_t *v)
+{
+	struct path_view *pv = malloc(sizeof *pv);
+	if (!pv)
+		return r->action != GATE_ALLOW;
+	path_view_of(call, json_string_value(v), json_string_length(v), pv);
+	bool ok = path_view_match(pv, glob, r->action == GATE_ALLOW);
+	free(pv);
+	return ok;
+}
+
+/* Whether every argument pattern of r matches the call's arguments. */
+static bool args_match(const struct gate_rule *r, const struct gate_call *call)
+{
+	json_t *args = call->args;
 	for (size_t i = 0; i < r->nargs; i++) {
 		json_t *v = jsonptr_get(args, r->args[i].pointer);
 		if (!v)
 			return false;       /* a missing argument does not match */
 		bool ok;
-		if (json_is_string(v)) {
+		if (json_is_string(v) && gate_is_path_arg(call, r->args[i].pointer)) {
+			ok = path_arg_matches(r, call, r->args[i].glob, v);
+		} else if (json_is_string(v)) {
 			ok = glob_match(r->args[i].glob, json_string_value(v),
 			                     json_string_length(v));
 		} else {
@@ -88,7 +175,7 @@ static bool args_match(const struct gate_rule *r, json_t *args)
 static bool rule_matches(const struct gate_rule *r, const struct gate_call *call)
 {
 	return glob_match(r->tool, call->tool, strlen(call->tool)) &&
-	       args_match(r, call->args);
+	       (!r->path || path_rule_matches(r, call)) && args_match(r, call);
 }
 
 static enum gate_action rule_verdict(const struct gate_rule *r, struct gate_verdict *v)
@@ -189,6 +276,7 @@ static const struct {
 	gate_check_fn fn;
 } builtin_checks[] = {
 	{ "quarantine", check_quarantine },
+	{ "protected", check_protected },
 	{ "rules", check_rules },
 	{ "policy", check_policy },
 };

@@ -4,8 +4,9 @@
  * pointers, URL hosts and the domain allowlist) are in lib/.
  *
  * How a call is decided (gate_authorize):
- *   checks run in order: quarantine, config rules, risk policy, then the
- *   embedder's checks in registration order. The first deny ends it (bail:
+ *   checks run in order: quarantine, protected paths (a tool of risk
+ *   write or above naming one in a path argument is denied), config
+ *   rules, risk policy, then the embedder's checks in registration order. The first deny ends it (bail:
  *   later checks do not run). Otherwise any ask means approval is required,
  *   with the first asking check's reason; with no ask the call is allowed.
  *   An allow from one check is "no objection", never an override: a rule
@@ -20,7 +21,9 @@
  *
  * Rules: deny rules are scanned first, in order; then the allow and ask
  * rules in order; the first match decides the rules check. No match is
- * "no objection".
+ * "no objection". Path arguments (the tool's path_args) are matched as
+ * the tool resolves them (gate_paths.c): a deny or ask rule matches any
+ * spelling of a path, an allow rule only a path that is plain as written.
  *
  * Globs: see glob_match.h.
  *
@@ -70,6 +73,7 @@ struct gate_arg_match {
 struct gate_rule {
 	enum gate_action action;
 	char *tool;          /* glob; "*" when the rule named none */
+	char *path;          /* glob over every path argument of the tool, or NULL */
 	struct gate_arg_match *args;
 	size_t nargs;
 	char *reason;        /* optional text for the model and the approver, or NULL */
@@ -116,6 +120,11 @@ struct gate_call {
 	json_t *args;            /* the validated arguments (an object) */
 	const char *url_arg;     /* the tool's URL argument pointer, or NULL */
 	uint64_t session;        /* whose session grants apply (0: the supervisor's own) */
+	const char *const *path_args; /* its path arguments' pointers, NULL-terminated,
+	                          * or NULL */
+	const char *workspace;   /* canonical, for absolute path arguments; or NULL */
+	int workspace_fd;        /* to follow symbolic links in it; -1: none known */
+	const char *const *protected_paths; /* relative; NULL-terminated or NULL */
 };
 
 struct gate_verdict {

@@ -40,6 +40,7 @@ void gate_rule_release(struct gate_rule *r)
 	if (!r)
 		return;
 	free(r->tool);
+	free(r->path);
 	for (size_t i = 0; i < r->nargs; i++) {
 		free(r->args[i].pointer);
 		free(r->args[i].glob);
@@ -75,6 +76,7 @@ static void rule_copy(struct gate_rule *d, const struct gate_rule *s, bool *oom)
 {
 	d->action = s->action;
 	d->tool = dup_or_null(s->tool, oom);
+	d->path = dup_or_null(s->path, oom);
 	d->reason = dup_or_null(s->reason, oom);
 	d->origin = dup_or_null(s->origin, oom);
 	if (s->nargs && !(d->args = calloc(s->nargs, sizeof *d->args))) {
@@ -172,9 +174,9 @@ static int parse_rule(json_t *obj, const char *where, struct gate_rule *r, struc
 {
 	const char *key;
 	struct tc_error e;
-	static const char *const keys[] = { "action", "tool", "args", "reason", NULL };
+	static const char *const keys[] = { "action", "tool", "path", "args", "reason", NULL };
 	if ((key = json_unknown_key(obj, keys)))
-		return fail(err, where, key, "unknown key '%s' (a rule has action, tool, "
+		return fail(err, where, key, "unknown key '%s' (a rule has action, tool, path, "
 		            "args and reason)", key);
 	json_t *action = json_object_get(obj, "action");
 	if (!action)
@@ -188,6 +190,12 @@ static int parse_rule(json_t *obj, const char *where, struct gate_rule *r, struc
 	const char *glob = tool ? json_string_value(tool) : "*";
 	if (glob_check(glob, &e) < 0)
 		return fail(err, where, "tool", "%s", e.msg);
+	json_t *path = json_object_get(obj, "path");
+	if (path && (!json_is_string(path) || glob_check(json_string_value(path), &e) < 0))
+		return fail(err, where, "path", "%s", json_is_string(path) ? e.msg :
+		            "must be a glob string (e.g. \"**/.git/**\")");
+	if (path && !(r->path = strdup(json_string_value(path))))
+		return tc_error_set(err, TC_E_NOMEM, where, "out of memory");
 	json_t *reason = json_object_get(obj, "reason");
 	if (reason && (!json_is_string(reason) || json_string_length(reason) > 256))
 		return fail(err, where, "reason", "must be a string of at most 256 bytes");

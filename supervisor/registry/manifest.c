@@ -44,7 +44,7 @@ static const struct {
 	{ "output", JSON_STRING },      { "profile", JSON_STRING },
 	{ "timeout_ms", JSON_INTEGER }, { "title", JSON_STRING },
 	{ "idempotent", JSON_TRUE },    { "url_arg", JSON_STRING },
-	{ "output_schema", JSON_OBJECT },
+	{ "output_schema", JSON_OBJECT }, { "path_args", JSON_ARRAY },
 	{ "$comment", JSON_STRING },
 };
 #define NKNOWN (sizeof known_keys / sizeof known_keys[0])
@@ -81,7 +81,8 @@ static int check_keys(json_t *doc, const char *path, struct tc_error *err)
 		if (i == NKNOWN)
 			return tc_error_set(err, TC_E_INVALID, path,
 			                    "%s: unknown key '%s' (known: name, description, parameters, risk, command, "
-			                    "stdin, output, profile, timeout_ms, title, idempotent, url_arg, output_schema)",
+			                    "stdin, output, profile, timeout_ms, title, idempotent, url_arg, path_args, "
+			                    "output_schema)",
 			                    path, key);
 		if (!type_ok(v, known_keys[i].type))
 			return tc_error_set(err, TC_E_INVALID, path, "%s: '%s' must be %s", path, key,
@@ -221,6 +222,17 @@ static struct tc_defined *define_doc(json_t *doc, const char *path, enum schema_
 		tc_error_set(err, TC_E_INVALID, path, "%s: 'name' is missing", path);
 		return NULL;
 	}
+	json_t *pa = json_object_get(doc, "path_args");
+	const char *path_args[REG_PATH_ARGS_MAX + 2] = { NULL };
+	for (size_t i = 0; i < json_array_size(pa); i++) {
+		if (i > REG_PATH_ARGS_MAX || !json_is_string(json_array_get(pa, i))) {
+			tc_error_set(err, TC_E_INVALID, path, "%s: 'path_args' must list at most %d "
+			             "JSON pointers, e.g. [\"/file\"]", path, REG_PATH_ARGS_MAX);
+			return NULL;
+		}
+		path_args[i] = json_string_value(json_array_get(pa, i));
+	}
+	t.path_args = path_args;
 	json_t *cmd = json_object_get(doc, "command");
 	if (!cmd) {
 		tc_error_set(err, TC_E_INVALID, path, "%s: 'command' is missing; a manifest tool runs a command", path);

@@ -23,6 +23,7 @@
 #define REG_DESC_MAX 2048      /* hosts cut longer ones */
 #define REG_TITLE_MAX 256
 #define REG_PROFILE_MAX 64
+#define REG_PATH_ARGS_MAX 16
 
 /* How a manifest tool's stdout becomes its result (see issue 4). */
 enum reg_output {
@@ -37,6 +38,8 @@ struct tc_defined {
 	char *description;
 	char *profile;             /* NULL = the profile named after risk */
 	char *url_arg;             /* JSON pointer into the arguments, or NULL */
+	char **path_args;          /* JSON pointers of path arguments, NULL-terminated
+	                            * (never NULL itself) */
 	json_t *parameters;        /* the input schema document (ours) */
 	struct schema *schema;     /* parameters compiled */
 	json_t *output_schema;     /* NULL when not given */

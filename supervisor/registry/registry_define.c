@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jsonptr.h"
 #include "registry.h"
 #include "utf8.h"
 #include "util.h"
@@ -62,6 +63,9 @@ void tc_defined_unref(struct tc_defined *t)
 	free(t->description);
 	free(t->profile);
 	free(t->url_arg);
+	for (size_t i = 0; t->path_args && t->path_args[i]; i++)
+		free(t->path_args[i]);
+	free(t->path_args);
 	json_decref(t->parameters);
 	schema_free(t->schema);
 	json_decref(t->output_schema);
@@ -170,17 +174,40 @@ static int load_schema(const char *nm, const char *what, const char *text,
 	return 0;
 }
 
-static int check_url_arg(const struct tc_defined *d, const char *where, struct tc_error *err)
+/* An argument pointer (url_arg, a path_args entry) must point into a
+ * property the parameters declare. */
+static int check_arg_ptr(const struct tc_defined *d, const char *key, const char *p,
+                         const char *example, const char *where, struct tc_error *err)
 {
-	const char *p = d->url_arg;
-	if (p[0] != '/' || !p[1])
-		return tc_error_set(err, TC_E_INVALID, where,
-		                    "tool '%s': url_arg '%s' must be a JSON pointer to an argument, e.g. \"/url\"", d->name, p);
+	struct tc_error perr;
+	if (p[0] != '/' || !p[1] || jsonptr_check(p, &perr) < 0)
+		return tc_error_set(err, TC_E_INVALID, where, "tool '%s': %s '%s' must be a JSON "
+		                    "pointer to an argument, e.g. \"%s\"", d->name, key, p, example);
 	size_t n = strcspn(p + 1, "/");
 	json_t *props = json_object_get(d->parameters, "properties");
 	if (!json_is_object(props) || !json_object_getn(props, p + 1, n))
 		return tc_error_set(err, TC_E_INVALID, where,
-		                    "tool '%s': url_arg '%s' names no property of parameters", d->name, p);
+		                    "tool '%s': %s '%s' names no property of parameters", d->name, key, p);
+	return 0;
+}
+
+static int copy_path_args(struct tc_defined *d, const char *const *src, const char *where,
+                          struct tc_error *err)
+{
+	size_t n = 0;
+	while (src && src[n])
+		n++;
+	if (n > REG_PATH_ARGS_MAX)
+		return tc_error_set(err, TC_E_INVALID, where, "tool '%s': more than %d path_args",
+		                    d->name, REG_PATH_ARGS_MAX);
+	if (!(d->path_args = calloc(n + 1, sizeof *d->path_args)))
+		return tc_error_set(err, TC_E_NOMEM, where, "tool '%s': out of memory", d->name);
+	for (size_t i = 0; i < n; i++) {
+		if (check_arg_ptr(d, "path_args entry", src[i], "/path", where, err) < 0)
+			return -1;
+		if (!(d->path_args[i] = strdup(src[i])))
+			return tc_error_set(err, TC_E_NOMEM, where, "tool '%s': out of memory", d->name);
+	}
 	return 0;
 }
 
@@ -230,7 +257,9 @@ static int define_fill(struct tc_defined *d, const struct tc_tool *t,
 	    load_schema(t->name, "output_schema", t->output_schema, o->output_schema,
 	                o->draft, where, &d->output_schema, &d->output, err))
 		return -1;
-	if (d->url_arg && check_url_arg(d, where, err))
+	if (d->url_arg && check_arg_ptr(d, "url_arg", d->url_arg, "/url", where, err))
+		return -1;
+	if (copy_path_args(d, t->path_args, where, err) < 0)
 		return -1;
 	if (o->command && copy_command(d, o))
 		return tc_error_set(err, TC_E_NOMEM, where, "tool '%s': out of memory", t->name);

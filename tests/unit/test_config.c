@@ -309,10 +309,9 @@ static void test_config_rules_become_gate_rules(void **state)
 	assert_int_equal(cfg->policy.nrules, 3);
 	const struct gate_rule *r = &cfg->policy.rules[0];
 	assert_int_equal(r->action, GATE_DENY);
-	assert_string_equal(r->tool, "write_file");
-	assert_int_equal(r->nargs, 1);
-	assert_string_equal(r->args[0].pointer, "/path");
-	assert_string_equal(r->args[0].glob, "**/.git/**");
+	assert_string_equal(r->tool, "*");
+	assert_int_equal(r->nargs, 0);
+	assert_string_equal(r->path, "**/.git/**");
 	assert_string_equal(r->reason, "the repository's .git directory is off limits");
 	assert_non_null(strstr(r->origin, "full.json: /policy/rules/0"));
 	assert_int_equal(cfg->policy.rules[1].action, GATE_ASK);
@@ -320,8 +319,11 @@ static void test_config_rules_become_gate_rules(void **state)
 	/* The parsed policy drives a gate as written. */
 	struct gate *g;
 	assert_int_equal(gate_new(&cfg->policy, &g, NULL), 0);
-	json_t *args = json_pack("{s:s}", "path", "src/.git/config");
-	struct gate_call call = { "write_file", TC_RISK_WRITE, args, NULL, 0 };
+	/* any path argument: move_path's source as well */
+	json_t *args = json_pack("{s:s, s:s}", "source", "src/.git/config", "destination", "x");
+	static const char *const paths[] = { "/source", "/destination", NULL };
+	struct gate_call call = { .tool = "move_path", .risk = TC_RISK_DESTRUCTIVE, .args = args,
+	                          .path_args = paths, .workspace_fd = -1 };
 	struct gate_verdict v;
 	gate_authorize(g, &call, &v);
 	assert_int_equal(v.action, GATE_DENY);

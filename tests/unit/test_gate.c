@@ -1,6 +1,7 @@
 /* test_gate.c — stage 2: the bail order of the checks, deny-first rules,
  * globs, argument pointers, the risk policy and the domain allowlist, the
  * embedder's checks, session grants and one-shot approval tokens. */
+#define _GNU_SOURCE
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 #include "gate.h"
 
@@ -61,7 +64,9 @@ static enum gate_action decide(struct gate *g, const char *tool, enum tc_risk ri
                                const char *args, struct gate_verdict *v)
 {
 	json_t *a = J(args);
-	struct gate_call call = { tool, risk, a, risk == TC_RISK_NETWORK ? "/url" : NULL, 0 };
+	struct gate_call call = { .tool = tool, .risk = risk, .args = a,
+	                          .url_arg = risk == TC_RISK_NETWORK ? "/url" : NULL,
+	                          .session = 0, .workspace_fd = -1 };
 	gate_authorize(g, &call, v);
 	json_decref(a);
 	return v->action;
@@ -628,7 +633,8 @@ static void test_network_tool_without_url_arg_is_denied(void **state)
 	add_domain(&p, "example.com");
 	struct gate *g = gate_of(&p);
 	json_t *a = J("{\"url\":\"https://example.com\"}");
-	struct gate_call call = { "f", TC_RISK_NETWORK, a, NULL, 0 };
+	struct gate_call call = { .tool = "f", .risk = TC_RISK_NETWORK, .args = a,
+	                          .url_arg = NULL, .session = 0, .workspace_fd = -1 };
 	struct gate_verdict v;
 	gate_authorize(g, &call, &v);
 	assert_int_equal(v.action, GATE_DENY);
@@ -651,7 +657,8 @@ static void test_destructive_tool_with_url_arg_keeps_the_allowlist(void **state)
 	struct gate_verdict v;
 	json_t *ok = J("{\"url\":\"https://example.com/x\"}");
 	json_t *off = J("{\"url\":\"https://evil.net/x\"}");
-	struct gate_call call = { "purge", TC_RISK_DESTRUCTIVE, ok, "/url", 0 };
+	struct gate_call call = { .tool = "purge", .risk = TC_RISK_DESTRUCTIVE, .args = ok,
+	                          .url_arg = "/url", .session = 0, .workspace_fd = -1 };
 	gate_authorize(g, &call, &v);
 	assert_int_equal(v.action, GATE_ALLOW);
 	call.args = off;
@@ -734,7 +741,8 @@ static void test_session_grant_applies_in_its_own_session_only(void **state)
 	json_t *args = J("{\"path\":\"x\"}");
 	assert_int_equal(gate_grant_session(g, 7, "rm", args, NULL), 0);
 	struct gate_verdict v;
-	struct gate_call call = { "rm", TC_RISK_DESTRUCTIVE, args, NULL, 7 };
+	struct gate_call call = { .tool = "rm", .risk = TC_RISK_DESTRUCTIVE, .args = args,
+	                          .url_arg = NULL, .session = 7, .workspace_fd = -1 };
 	gate_authorize(g, &call, &v);
 	assert_int_equal(v.action, GATE_ALLOW);
 	assert_true(v.granted);
@@ -844,6 +852,242 @@ static void test_policy_copy_is_deep(void **state)
 	gate_policy_release(&q);
 }
 
+/* ---- path arguments ------------------------------------------------------ */
+
+/* A workspace: src/a, tmp/ with tmp/lnk -> ../src, gitlink -> .git, and
+ * .git/config. */
+struct ws_fx {
+	char dir[64];
+	int fd;
+};
+
+static void ws_make(struct ws_fx *w)
+{
+	char cmd[256];
+	snprintf(w->dir, sizeof w->dir, "/tmp/test_gate.XXXXXX");
+	assert_non_null(mkdtemp(w->dir));
+	snprintf(cmd, sizeof cmd, "cd %s && mkdir -p src tmp .git && echo a > src/a && "
+	         "echo > .git/config && ln -s ../src tmp/lnk && ln -s .git gitlink", w->dir);
+	assert_int_equal(system(cmd), 0);
+	w->fd = open(w->dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	assert_true(w->fd >= 0);
+}
+
+static void ws_free(struct ws_fx *w)
+{
+	char cmd[128];
+	close(w->fd);
+	snprintf(cmd, sizeof cmd, "rm -rf %s", w->dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+static const char *const one_path[] = { "/path", NULL };
+static const char *const two_paths[] = { "/source", "/destination", NULL };
+static const char *const protected_list[] = { ".git/config", ".git/hooks", ".envrc", NULL };
+
+static enum gate_action decide_paths(struct gate *g, const struct ws_fx *w, const char *tool,
+                                     enum tc_risk risk, const char *const *path_args,
+                                     const char *args, struct gate_verdict *v)
+{
+	json_t *a = J(args);
+	struct gate_call call = { .tool = tool, .risk = risk, .args = a, .path_args = path_args,
+	                          .workspace = w->dir, .workspace_fd = w->fd,
+	                          .protected_paths = protected_list };
+	gate_authorize(g, &call, v);
+	json_decref(a);
+	return v->action;
+}
+
+/* docs/config.md's example: tmp/ without asking, anything else asks. */
+static struct gate *tmp_policy(void)
+{
+	struct gate_policy p;
+	gate_policy_init(&p);
+	p.levels[TC_RISK_DESTRUCTIVE] = GATE_ALLOW;
+	add_rule(&p, "{\"action\": \"allow\", \"tool\": \"*\", \"path\": \"tmp/**\"}");
+	add_rule(&p, "{\"action\": \"ask\", \"tool\": \"*\"}");
+	return gate_of(&p);
+}
+
+/* "tmp/../src" is src: an allow rule on everything below tmp must not let
+ * it through, nor a path whose way goes through a symbolic link out of tmp. */
+static void test_gate_path_allow_rule_sees_through_dotdot_and_links(void **state)
+{
+	(void)state;
+	struct ws_fx w;
+	struct gate_verdict v;
+	ws_make(&w);
+	struct gate *g = tmp_policy();
+	const char *asks[] = { "{\"path\": \"tmp/../src\"}", "{\"path\": \"tmp/lnk/a\"}",
+	                       "{\"path\": \"tmp/lnk\"}", "{\"path\": \"tmp/../../x\"}",
+	                       "{\"path\": \"/etc/passwd\"}", "{\"path\": \"src\"}" };
+	for (size_t i = 0; i < sizeof asks / sizeof *asks; i++)
+		if (decide_paths(g, &w, "delete_path", TC_RISK_DESTRUCTIVE, one_path, asks[i],
+		                 &v) != GATE_ASK)
+			fail_msg("%s was not asked about: %s", asks[i], v.reason);
+	const char *allows[] = { "{\"path\": \"tmp/x\"}", "{\"path\": \"./tmp//x/\"}",
+	                         "{\"path\": \"tmp/new/deeper\"}" };
+	for (size_t i = 0; i < sizeof allows / sizeof *allows; i++)
+		if (decide_paths(g, &w, "delete_path", TC_RISK_DESTRUCTIVE, one_path, allows[i],
+		                 &v) != GATE_ALLOW)
+			fail_msg("%s was not allowed: %s", allows[i], v.reason);
+	/* an absolute path inside the workspace is the same path */
+	char abs[160];
+	snprintf(abs, sizeof abs, "{\"path\": \"%s/tmp/x\"}", w.dir);
+	assert_int_equal(decide_paths(g, &w, "delete_path", TC_RISK_DESTRUCTIVE, one_path, abs, &v),
+	                 GATE_ALLOW);
+	gate_free(g);
+	ws_free(&w);
+}
+
+/* An allow on paths needs every path argument inside: moving src into
+ * tmp is not "in tmp". */
+static void test_gate_path_allow_rule_needs_every_path_argument(void **state)
+{
+	(void)state;
+	struct ws_fx w;
+	struct gate_verdict v;
+	ws_make(&w);
+	struct gate *g = tmp_policy();
+	assert_int_equal(decide_paths(g, &w, "move_path", TC_RISK_DESTRUCTIVE, two_paths,
+	                 "{\"source\": \"src\", \"destination\": \"tmp/x\"}", &v), GATE_ASK);
+	assert_int_equal(decide_paths(g, &w, "move_path", TC_RISK_DESTRUCTIVE, two_paths,
+	                 "{\"source\": \"tmp/a\", \"destination\": \"tmp/b\"}", &v), GATE_ALLOW);
+	/* no path argument at all: a path rule does not match */
+	assert_int_equal(decide_paths(g, &w, "purge", TC_RISK_DESTRUCTIVE, NULL, "{}", &v),
+	                 GATE_ASK);
+	gate_free(g);
+	ws_free(&w);
+}
+
+/* A deny rule on paths holds for every path argument whatever its name
+ * and spelling: "source" as well as "path", "./x//", "a/..", a link. */
+static void test_gate_path_deny_rule_any_argument_any_spelling(void **state)
+{
+	(void)state;
+	struct ws_fx w;
+	struct gate_verdict v;
+	struct gate_policy p;
+	ws_make(&w);
+	gate_policy_init(&p);
+	p.levels[TC_RISK_DESTRUCTIVE] = GATE_ALLOW;
+	add_rule(&p, "{\"action\": \"deny\", \"tool\": \"*\", \"path\": \"**/.git/**\"}");
+	struct gate *g = gate_of(&p);
+	const char *denied[] = {
+		"{\"source\": \".git/config\", \"destination\": \"x\"}",
+		"{\"source\": \"x\", \"destination\": \".git/y\"}",
+		"{\"source\": \"./.git//objects/\", \"destination\": \"x\"}",
+		"{\"source\": \"src/../.git/objects\", \"destination\": \"x\"}",
+		"{\"source\": \"gitlink/objects\", \"destination\": \"x\"}",
+	};
+	for (size_t i = 0; i < sizeof denied / sizeof *denied; i++)
+		if (decide_paths(g, &w, "move_path", TC_RISK_DESTRUCTIVE, two_paths, denied[i], &v) !=
+		    GATE_DENY)
+			fail_msg("%s was not denied", denied[i]);
+	assert_int_equal(decide_paths(g, &w, "move_path", TC_RISK_DESTRUCTIVE, two_paths,
+	                 "{\"source\": \"src/a\", \"destination\": \".gitignore\"}", &v), GATE_ALLOW);
+	gate_free(g);
+	ws_free(&w);
+}
+
+/* "args" entries at a path argument see the path as resolved too. */
+static void test_gate_args_rule_on_path_argument_is_normalized(void **state)
+{
+	(void)state;
+	struct ws_fx w;
+	struct gate_verdict v;
+	struct gate_policy p;
+	ws_make(&w);
+	gate_policy_init(&p);
+	add_rule(&p, "{\"action\": \"deny\", \"args\": {\"/path\": \"src/**\"}}");
+	add_rule(&p, "{\"action\": \"allow\", \"args\": {\"/path\": \"tmp/**\"}}");
+	add_rule(&p, "{\"action\": \"ask\"}");
+	struct gate *g = gate_of(&p);
+	assert_int_equal(decide_paths(g, &w, "write_file", TC_RISK_WRITE, one_path,
+	                 "{\"path\": \"tmp/../src/a\"}", &v), GATE_DENY);
+	assert_int_equal(decide_paths(g, &w, "write_file", TC_RISK_WRITE, one_path,
+	                 "{\"path\": \"tmp/lnk/a\"}", &v), GATE_DENY);
+	assert_int_equal(decide_paths(g, &w, "write_file", TC_RISK_WRITE, one_path,
+	                 "{\"path\": \"tmp//b\"}", &v), GATE_ALLOW);
+	gate_free(g);
+	ws_free(&w);
+}
+
+/* Protected paths: a tool that writes may not name one or a path below
+ * one, however spelled, existing or not; a read-only tool may read them. */
+static void test_gate_protected_paths_deny_writing_tools(void **state)
+{
+	(void)state;
+	struct ws_fx w;
+	struct gate_verdict v;
+	struct gate_policy p;
+	ws_make(&w);
+	gate_policy_init(&p);
+	p.levels[TC_RISK_DESTRUCTIVE] = GATE_ALLOW;
+	add_rule(&p, "{\"action\": \"allow\", \"path\": \"**\"}");
+	struct gate *g = gate_of(&p);
+	const char *denied[] = { "{\"path\": \".git/config\"}", "{\"path\": \".git/hooks/pre-commit\"}",
+	                         "{\"path\": \".envrc\"}", "{\"path\": \"./src/../.envrc\"}",
+	                         "{\"path\": \"gitlink/config\"}", "{\"path\": \".git//hooks/\"}" };
+	for (size_t i = 0; i < sizeof denied / sizeof *denied; i++) {
+		if (decide_paths(g, &w, "write_file", TC_RISK_WRITE, one_path, denied[i], &v) !=
+		    GATE_DENY)
+			fail_msg("%s was not denied", denied[i]);
+		assert_string_equal(v.check, "protected");
+	}
+	expect_reason(&v, "protected path .git/hooks");
+	assert_int_equal(decide_paths(g, &w, "read_file", TC_RISK_READ_ONLY, one_path,
+	                 "{\"path\": \".git/config\"}", &v), GATE_ALLOW);
+	assert_int_equal(decide_paths(g, &w, "write_file", TC_RISK_WRITE, one_path,
+	                 "{\"path\": \".git/objects/x\"}", &v), GATE_ALLOW);
+	assert_int_equal(decide_paths(g, &w, "write_file", TC_RISK_WRITE, one_path,
+	                 "{\"path\": \".envrc.example\"}", &v), GATE_ALLOW);
+	assert_int_equal(decide_paths(g, &w, "move_path", TC_RISK_DESTRUCTIVE, two_paths,
+	                 "{\"source\": \"src/a\", \"destination\": \".envrc\"}", &v), GATE_DENY);
+	/* a control character in the path shows as its picture */
+	assert_int_equal(decide_paths(g, &w, "write_file", TC_RISK_WRITE, one_path,
+	                 "{\"path\": \"src/\\n/../../.envrc\"}", &v), GATE_DENY);
+	assert_null(strchr(v.reason, '\n'));
+	gate_free(g);
+	ws_free(&w);
+}
+
+/* docs/config.md's example of loosening destructive calls does what the
+ * text under it says. */
+static void test_gate_docs_destructive_example(void **state)
+{
+	(void)state;
+	struct ws_fx w;
+	struct gate_verdict v;
+	struct gate_policy p;
+	ws_make(&w);
+	gate_policy_init(&p);
+	p.levels[TC_RISK_DESTRUCTIVE] = GATE_ALLOW;
+	add_rule(&p, "{\"action\": \"allow\", \"tool\": \"delete_path\", \"path\": \"tmp/**\"}");
+	add_rule(&p, "{\"action\": \"ask\",   \"tool\": \"delete_path\"}");
+	add_rule(&p, "{\"action\": \"ask\",   \"tool\": \"move_path\"}");
+	add_rule(&p, "{\"action\": \"deny\",  \"path\": \"**/.git/**\"}");
+	struct gate *g = gate_of(&p);
+	assert_int_equal(decide_paths(g, &w, "delete_path", TC_RISK_DESTRUCTIVE, one_path,
+	                 "{\"path\": \"tmp/x\", \"recursive\": true}", &v), GATE_ALLOW);
+	assert_int_equal(decide_paths(g, &w, "delete_path", TC_RISK_DESTRUCTIVE, one_path,
+	                 "{\"path\": \"tmp/../src\", \"recursive\": true}", &v), GATE_ASK);
+	assert_int_equal(decide_paths(g, &w, "delete_path", TC_RISK_DESTRUCTIVE, one_path,
+	                 "{\"path\": \"tmp/lnk/a\"}", &v), GATE_ASK);
+	assert_int_equal(decide_paths(g, &w, "delete_path", TC_RISK_DESTRUCTIVE, one_path,
+	                 "{\"path\": \"src\"}", &v), GATE_ASK);
+	assert_int_equal(decide_paths(g, &w, "move_path", TC_RISK_DESTRUCTIVE, two_paths,
+	                 "{\"source\": \"tmp/a\", \"destination\": \"tmp/b\"}", &v), GATE_ASK);
+	assert_int_equal(decide_paths(g, &w, "move_path", TC_RISK_DESTRUCTIVE, two_paths,
+	                 "{\"source\": \".git/objects\", \"destination\": \"x\"}", &v), GATE_DENY);
+	assert_int_equal(decide_paths(g, &w, "write_file", TC_RISK_WRITE, one_path,
+	                 "{\"path\": \"src/../.git/HEAD\"}", &v), GATE_DENY);
+	assert_int_equal(decide_paths(g, &w, "make_dir", TC_RISK_WRITE, one_path,
+	                 "{\"path\": \"src/new\"}", &v), GATE_ALLOW);
+	gate_free(g);
+	ws_free(&w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -883,6 +1127,12 @@ int main(void)
 		cmocka_unit_test(test_token_refuses_changed_arguments_and_is_revoked),
 		cmocka_unit_test(test_token_revoke_and_unknown_tokens),
 		cmocka_unit_test(test_policy_copy_is_deep),
+		cmocka_unit_test(test_gate_path_allow_rule_sees_through_dotdot_and_links),
+		cmocka_unit_test(test_gate_path_allow_rule_needs_every_path_argument),
+		cmocka_unit_test(test_gate_path_deny_rule_any_argument_any_spelling),
+		cmocka_unit_test(test_gate_args_rule_on_path_argument_is_normalized),
+		cmocka_unit_test(test_gate_protected_paths_deny_writing_tools),
+		cmocka_unit_test(test_gate_docs_destructive_example),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

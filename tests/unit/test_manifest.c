@@ -137,6 +137,45 @@ static int load_risk_profile(const char *risk, const char *profile, struct tc_er
 	return d ? 0 : -1;
 }
 
+/* Loads a manifest with the given "path_args" JSON. */
+static struct tc_defined *load_path_args(const char *path_args, struct tc_error *err)
+{
+	char path[] = "/tmp/tc-test-manifest-XXXXXX.json";
+	int fd = mkstemps(path, 5);
+	assert_true(fd >= 0);
+	FILE *f = fdopen(fd, "w");
+	assert_non_null(f);
+	fprintf(f, "{\"name\":\"grep_in\",\"description\":\"Searches a file for the tests.\","
+	        "\"parameters\":{\"type\":\"object\",\"properties\":{\"file\":{\"type\":\"string\"},"
+	        "\"dirs\":{\"type\":\"array\"}}},\"path_args\":%s,"
+	        "\"command\":[\"/bin/grep\",\"x\",\"{{file}}\"]}", path_args);
+	fclose(f);
+	memset(err, 0, sizeof *err);
+	struct tc_defined *d = manifest_load_file(path, SCHEMA_DRAFT_AUTO, err);
+	unlink(path);
+	return d;
+}
+
+/* A manifest declares which arguments are paths; each must be a pointer
+ * to a declared property. */
+static void test_manifest_path_args(void **state)
+{
+	(void)state;
+	struct tc_error err;
+	struct tc_defined *d = load_path_args("[\"/file\", \"/dirs\"]", &err);
+	assert_non_null(d);
+	assert_string_equal(d->path_args[0], "/file");
+	assert_string_equal(d->path_args[1], "/dirs");
+	assert_null(d->path_args[2]);
+	tc_defined_unref(d);
+	assert_null(load_path_args("[\"/nope\"]", &err));
+	assert_non_null(strstr(err.msg, "names no property"));
+	assert_null(load_path_args("[\"file\"]", &err));
+	assert_non_null(strstr(err.msg, "must be a JSON pointer"));
+	assert_null(load_path_args("[3]", &err));
+	assert_null(load_path_args("\"/file\"", &err));
+}
+
 /* The shipped profiles are named after risks: a manifest may not take a
  * profile above its risk ("read-only" with the network profile ran with
  * the network while quarantine and the domain allowlist passed it). */
@@ -470,6 +509,7 @@ int main(void)
 		cmocka_unit_test(test_manifest_missing_file_is_not_found),
 		cmocka_unit_test(test_manifest_dir_lists_json_sorted),
 		cmocka_unit_test(test_manifest_register_dir_loads_all_and_disposes_all),
+		cmocka_unit_test(test_manifest_path_args),
 		cmocka_unit_test(test_manifest_register_invalid_dir_registers_nothing),
 		cmocka_unit_test(test_template_fills_whole_element),
 		cmocka_unit_test(test_template_fills_part_of_element),

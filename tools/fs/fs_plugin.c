@@ -9,6 +9,12 @@
  * they read as JSON rather than as a wall of backslashes. */
 #define JSON(...) #__VA_ARGS__
 
+/* The arguments that are paths in the workspace: policy rules and the
+ * protected-path check see them as the tools resolve them. */
+static const char *const path_arg[] = { "/path", NULL };
+static const char *const paths_arg[] = { "/paths", NULL };
+static const char *const move_args[] = { "/source", "/destination", NULL };
+
 static const struct tc_tool fs_tools[] = {
 	{
 		.name = "read_file",
@@ -33,6 +39,7 @@ static const struct tc_tool fs_tools[] = {
 			"additionalProperties": false
 		}),
 		.risk = TC_RISK_READ_ONLY,
+		.path_args = path_arg,
 		.execute = fs_read_file_exec,
 	},
 	{
@@ -55,6 +62,7 @@ static const struct tc_tool fs_tools[] = {
 			"additionalProperties": false
 		}),
 		.risk = TC_RISK_READ_ONLY,
+		.path_args = paths_arg,
 		.execute = fs_read_many_exec,
 	},
 	{
@@ -81,6 +89,7 @@ static const struct tc_tool fs_tools[] = {
 			"additionalProperties": false
 		}),
 		.risk = TC_RISK_READ_ONLY,
+		.path_args = path_arg,
 		.execute = fs_list_dir_exec,
 	},
 	{
@@ -106,6 +115,7 @@ static const struct tc_tool fs_tools[] = {
 			"additionalProperties": false
 		}),
 		.risk = TC_RISK_READ_ONLY,
+		.path_args = path_arg,
 		.execute = fs_tree_exec,
 	},
 	{
@@ -136,6 +146,7 @@ static const struct tc_tool fs_tools[] = {
 			"additionalProperties": false
 		}),
 		.risk = TC_RISK_READ_ONLY,
+		.path_args = path_arg,
 		.execute = fs_find_files_exec,
 	},
 	{
@@ -178,6 +189,7 @@ static const struct tc_tool fs_tools[] = {
 			"additionalProperties": false
 		}),
 		.risk = TC_RISK_READ_ONLY,
+		.path_args = path_arg,
 		.execute = fs_search_text_exec,
 	},
 	{
@@ -202,6 +214,7 @@ static const struct tc_tool fs_tools[] = {
 			"additionalProperties": false
 		}),
 		.risk = TC_RISK_WRITE,
+		.path_args = path_arg,
 		.idempotent = true,
 		.execute = fs_write_file_exec,
 	},
@@ -242,6 +255,7 @@ static const struct tc_tool fs_tools[] = {
 			"additionalProperties": false
 		}),
 		.risk = TC_RISK_WRITE,
+		.path_args = path_arg,
 		.execute = fs_edit_file_exec,
 	},
 	{
@@ -285,6 +299,7 @@ static const struct tc_tool fs_tools[] = {
 			"additionalProperties": false
 		}),
 		.risk = TC_RISK_DESTRUCTIVE,
+		.path_args = path_arg,
 		.execute = fs_delete_path_exec,
 	},
 	{
@@ -305,6 +320,7 @@ static const struct tc_tool fs_tools[] = {
 			"additionalProperties": false
 		}),
 		.risk = TC_RISK_READ_ONLY,
+		.path_args = path_arg,
 		.execute = fs_file_info_exec,
 	},
 	{
@@ -326,6 +342,7 @@ static const struct tc_tool fs_tools[] = {
 			"additionalProperties": false
 		}),
 		.risk = TC_RISK_WRITE,
+		.path_args = path_arg,
 		.execute = fs_make_dir_exec,
 	},
 	{
@@ -350,6 +367,7 @@ static const struct tc_tool fs_tools[] = {
 			"additionalProperties": false
 		}),
 		.risk = TC_RISK_DESTRUCTIVE,
+		.path_args = move_args,
 		.execute = fs_move_path_exec,
 	},
 	{

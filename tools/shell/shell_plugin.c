@@ -7,6 +7,9 @@
 /* Schemas are plain JSON stringized by the preprocessor. */
 #define JSON(...) #__VA_ARGS__
 
+/* Where the command runs: a path in the workspace, for policy rules. */
+static const char *const cwd_arg[] = { "/cwd", NULL };
+
 static const struct tc_tool shell_tools[] = {
 	{
 		.name = "run_command",
@@ -37,6 +40,7 @@ static const struct tc_tool shell_tools[] = {
 			"additionalProperties": false
 		}),
 		.risk = TC_RISK_DESTRUCTIVE,
+		.path_args = cwd_arg,
 		.execute = sh_run_command_exec,
 	},
 };
