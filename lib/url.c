@@ -129,14 +129,24 @@ int url_host(const char *url, char host[URL_HOST_MAX + 1], char *why, size_t wsz
 		snprintf(why, wsz, "the URL has a '\\' in its host part");
 		return -1;
 	}
-	const char *at = memchr(a, '@', n);
-	if (at) {
-		if (memchr(at + 1, '@', n - (size_t)(at - a) - 1)) {
-			snprintf(why, wsz, "the URL has more than one '@' in its host part");
+	/* Glob characters: curl expands "{x@good/,y@evil/}" and "[a-z]" into
+	 * several URLs before it parses any, so the host we read would not be
+	 * the only one it reaches. Brackets stay allowed around an IPv6
+	 * address, where every parser reads them alike. */
+	const char *v6_close = n && a[0] == '[' ? memchr(a, ']', n) : NULL;
+	for (const char *c = url; *c; c++)
+		if (*c == '{' || *c == '}' || ((*c == '[' || *c == ']') &&
+		    !(v6_close && (c == a || c == v6_close)))) {
+			snprintf(why, wsz, "the URL has '%c', which URL globbing (curl's) expands "
+			         "into other URLs; percent-encode it (%%%02X)", *c, (unsigned char)*c);
 			return -1;
 		}
-		n -= (size_t)(at + 1 - a);
-		a = at + 1;
+	/* No userinfo: "http://good.com:x@evil.net" is evil.net to one parser
+	 * and good.com to another (and curl's globbing can make two of one). */
+	if (memchr(a, '@', n)) {
+		snprintf(why, wsz, "the URL has a user name or password before its host "
+		         "(user@host); give credentials another way");
+		return -1;
 	}
 	return parse_hostport(a, n, host, why, wsz);
 }

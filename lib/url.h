@@ -11,11 +11,14 @@
 #define URL_HOST_MAX 253        /* DNS name limit */
 
 /* Extracts the host of url into host[URL_HOST_MAX + 1]: lowercase, one
- * trailing dot dropped, IPv6 without brackets. Accepts
- * scheme://[userinfo@]host[:port][/path|?query|#fragment]. Refuses (-1,
- * with why[] saying what is wrong) anything ambiguous between parsers:
- * control characters or spaces, '\' or several '@' in the authority, '%'
- * or non-ASCII in the host, an empty host, a port that is not 1..65535. */
+ * trailing dot dropped, IPv6 without brackets. Accepts only
+ * scheme://host[:port][/path|?query|#fragment], a syntax every parser a
+ * command may hand the URL to reads the same way. Refuses (-1, with why[]
+ * saying what is wrong) anything else: control characters or spaces
+ * anywhere, userinfo ('@' in the authority), a '\' in the authority, the
+ * glob characters '{' '}' anywhere and '[' ']' anywhere but around an IPv6
+ * address, '%' or non-ASCII in the host, an empty host, a port that is not
+ * 1..65535. */
 int url_host(const char *url, char host[URL_HOST_MAX + 1],
                   char *why, size_t why_size);
 /* Whether host (as url_host returns it) is on the allowlist. An entry
