@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "execute.h"
+#include "json_pretty.h"
 #include "manifest.h"
 #include "utf8.h"
 #include "util.h"
@@ -288,8 +289,12 @@ static void collect_builtin(const struct sbx_outcome *o, struct exec_output *out
 		else
 			out->text_len = 0;
 	} else if (canonical) {
-		out->text = json_dumps(canonical, JSON_INDENT(2) | JSON_SORT_KEYS);
-		out->text_len = out->text ? strlen(out->text) : 0;
+		/* Untrusted bytes made a tree of any shape: laid out in time
+		 * and memory linear in it (json_pretty.h), never JSON_INDENT's
+		 * depth times size. */
+		out->text = json_pretty(canonical, true, &out->text_len);
+		if (!out->text)
+			out->text_len = 0;
 	}
 }
 
@@ -307,8 +312,9 @@ static void collect_manifest(const struct tc_defined *tool, const struct sbx_out
 			set_text(out, "The tool's output was not valid JSON (%s). Its first bytes: %.200s",
 			         o->out.truncated ? "cut by the output cap" : je.text, stdout_raw);
 		} else {
-			out->text = json_dumps(out->canonical, JSON_INDENT(2) | JSON_ENCODE_ANY);
-			out->text_len = out->text ? strlen(out->text) : 0;
+			out->text = json_pretty(out->canonical, false, &out->text_len);
+			if (!out->text)
+				out->text_len = 0;
 		}
 		free(stdout_raw);
 		return;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "json_pretty.h"
 #include "pipeline.h"
 #include "registry.h"
 #include "util.h"
@@ -110,9 +111,13 @@ int cmd_call(int argc, char **argv)
 		return 2;
 	}
 	if (c.json) {
+		/* The canonical is a tool's: any shape, laid out in linear
+		 * time and memory (json_pretty.h). */
 		json_t *j = result_json(r);
-		json_dumpf(j, stdout, JSON_INDENT(2));
+		char *text = j ? json_pretty(j, false, NULL) : NULL;
+		fputs(text ? text : "{\"status\": \"failed\", \"error\": \"out of memory\"}", stdout);
 		fputc('\n', stdout);
+		free(text);
 		json_decref(j);
 	} else {
 		fputs(r->render, stdout);
