@@ -173,11 +173,37 @@ static int make_blob(const struct sbx_jail *j, int *blob, int **fds, int *nfds)
 	return rc;
 }
 
+/* The worker is this program again, so it needs the libraries we were
+ * loaded with: the loader's search path (an embedding program's or a
+ * test's LD_LIBRARY_PATH) goes with it, unless the profile's environment
+ * names its own. Nothing else of ours does; the worker's children get the
+ * profile's environment alone (worker.c). */
+static char **worker_env(char *const *envp)
+{
+	extern char **environ;
+	static const char var[] = "LD_LIBRARY_PATH=";
+	const char *ours = NULL;
+	for (char **e = environ; e && *e; e++)
+		if (!strncmp(*e, var, sizeof var - 1))
+			ours = *e;
+	size_t n = 0;
+	for (; envp[n]; n++)
+		if (!strncmp(envp[n], var, sizeof var - 1))
+			ours = NULL;
+	char **env = calloc(n + 2, sizeof *env);
+	if (env) {
+		memcpy(env, envp, n * sizeof *env);
+		env[n] = (char *)ours;
+	}
+	return env;
+}
+
 static int zygote_start(struct sbx_jail *j, struct sbx_error *err)
 {
 	struct zygote *z = calloc(1, sizeof *z);
 	int ctl[2] = { -1, -1 }, blob = -1, *fds = NULL, nfds = 0, lrd = -1, lwr = -1;
-	int rc = z ? 0 : -ENOMEM;
+	char **env = worker_env(j->envp);
+	int rc = z && env ? 0 : -ENOMEM;
 	if (!rc)
 		rc = make_blob(j, &blob, &fds, &nfds);
 	if (!rc && nfds > 64)
@@ -189,7 +215,7 @@ static int zygote_start(struct sbx_jail *j, struct sbx_error *err)
 	if (!rc) {
 		struct exec_plan plan = { .ctl = ctl[1], .blob = blob, .lifeline = lrd,
 		                          .lifeline_wr = lwr, .jail_fds = fds, .n_jail_fds = nfds,
-		                          .envp = j->envp };
+		                          .envp = env };
 		z->pidfd = -1;
 		z->pid = start_process(&plan, &z->pidfd);
 		if (z->pid < 0)
@@ -198,6 +224,7 @@ static int zygote_start(struct sbx_jail *j, struct sbx_error *err)
 	if (blob >= 0)
 		close(blob);
 	free(fds);
+	free(env);
 	if (ctl[1] >= 0)
 		close(ctl[1]);
 	if (rc) {
