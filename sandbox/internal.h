@@ -313,7 +313,6 @@ unsigned ns_req_bits(unsigned clone_flags);
 /* spare.c: sends job to a child waiting for it (a spare, or a worker's
  * fresh child). *sent: see there. */
 int hand_over(struct sbx_child *c, const struct sbx_job *job, bool *sent);
-bool spare_waiting(struct sbx_child *c);
 void spare_drop(struct sbx_jail *j);
 void spare_refill(struct sbx_jail *j);
 

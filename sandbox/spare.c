@@ -20,15 +20,37 @@
 #include "internal.h"
 #include "io.h"
 
-/* Whether the child still waits for its job: alive, no setup failure
- * reported, its job socket ours. */
-bool spare_waiting(struct sbx_child *c)
+/* A worker's child is ours only once its pidfd has come (the worker sends
+ * it right after the clone): until then we could neither kill it at the
+ * deadline nor reap it. No job goes to a child we do not hold, so a worker
+ * dying between the clone and the send leaves a child that never runs
+ * anything: it reads the end of its job socket and exits. Waits for the
+ * pidfd until the child's deadline at most. */
+static void await_pidfd(struct sbx_child *c)
 {
 	child_read_status(c);
-	if (c->job_fd < 0 || c->have_report || c->reaped || c->fd[W_STATUS] < 0)
+	while (c->pidfd < 0 && !c->have_report && !c->reaped && c->fd[W_STATUS] >= 0) {
+		int64_t left = c->deadline_ms - io_now_ms();
+		if (left <= 0)
+			return;
+		struct pollfd pf = { .fd = c->fd[W_STATUS], .events = POLLIN };
+		if (poll(&pf, 1, left > 1000 ? 1000 : (int)left) < 0 && errno != EINTR)
+			return;
+		child_read_status(c);
+	}
+}
+
+/* Whether the child still waits for its job: ours (its pidfd in hand,
+ * waited for if wait), alive, no setup failure reported, its job socket
+ * ours. */
+static bool spare_waiting(struct sbx_child *c, bool wait)
+{
+	if (c->zygote && wait)
+		await_pidfd(c);
+	else
+		child_read_status(c);
+	if (c->job_fd < 0 || c->have_report || c->reaped || c->fd[W_STATUS] < 0 || c->pidfd < 0)
 		return false;
-	if (c->zygote)
-		return true;
 	struct pollfd pf = { .fd = c->pidfd, .events = POLLIN };
 	return poll(&pf, 1, 0) == 0;
 }
@@ -41,7 +63,7 @@ bool sbx_jail_keeps_spare(const struct sbx_jail *j)
 bool sbx_jail_spare_ready(struct sbx_jail *j)
 {
 	struct sbx_child *c = j->spare;
-	if (!c || !spare_waiting(c))
+	if (!c || !spare_waiting(c, false))
 		return false;
 	char b;
 	if (!c->ready && recv(c->job_fd, &b, 1, MSG_DONTWAIT) == 1)
@@ -91,7 +113,7 @@ static char *job_message(const struct sbx_job *job, size_t *len)
 int hand_over(struct sbx_child *c, const struct sbx_job *job, bool *sent)
 {
 	*sent = false;
-	if (!spare_waiting(c))
+	if (!spare_waiting(c, true))
 		return -ESRCH;
 	size_t len = 0;
 	char *msg = job_message(job, &len);

@@ -419,7 +419,10 @@ int spawn_start(struct sbx_jail *j, const struct sbx_job *job, bool via_zygote,
 		close(child_stdin);
 	if (!rc && via_zygote && job) {
 		bool sent;
-		if ((rc = hand_over(c, job, &sent)) < 0)
+		if ((rc = hand_over(c, job, &sent)) < 0 && c->pidfd < 0)
+			sbx_err(err, -rc, "the sandbox worker did not start the tool's process "
+			        "by the call's deadline");
+		else if (rc < 0)
 			sbx_err(err, -rc, "handing the job to the sandbox worker's child");
 	}
 	if (rc) {

@@ -976,6 +976,56 @@ static void test_spare_is_used_and_a_dead_one_passed_over(void **state)
 	sbx_jail_free(j);
 }
 
+/* A worker's child gets its job only once its pidfd is ours: a worker that
+ * stops (or dies) between forking a child and sending the pidfd must not
+ * leave a child running a job we cannot kill at the deadline nor reap.
+ * The spare is killed and the worker stopped; the next job fails at its
+ * deadline, and the child the worker forks once it runs again never runs
+ * the job. */
+static void test_no_job_to_a_child_we_do_not_hold(void **state)
+{
+	(void)state;
+	need_sandbox();
+	pid_t before[64], all[64], worker = 0, kids[16];
+	int nb = children_of(getpid(), before, 64);
+	struct sbx_jail *j = jail_with(no_edit);
+	sbx_jail_keep_spare(j, true);
+	assert_true(wait_spare_ready(j));
+	int na = children_of(getpid(), all, 64);
+	for (int i = 0; i < na; i++) {   /* this jail's worker: the new one */
+		bool old = false;
+		for (int k = 0; k < nb; k++)
+			old |= before[k] == all[i];
+		if (!old && is_worker(all[i]))
+			worker = all[i];
+	}
+	assert_true(worker > 0);
+	assert_int_equal(children(kids, 16), 1);
+	assert_int_equal(kill(worker, SIGSTOP), 0);
+	assert_int_equal(kill(kids[0], SIGKILL), 0);
+	usleep(50 * 1000);
+	char marker[160], script[200];
+	snprintf(marker, sizeof marker, "%s/ran-unheld", fx.ws);
+	unlink(marker);
+	snprintf(script, sizeof script, "touch '%s'", marker);
+	char *const argv[] = { (char *)"/bin/sh", (char *)"-c", script, NULL };
+	struct sbx_job job = { .argv = argv, .timeout_ms = 300 };
+	struct sbx_error err = { 0 };
+	struct sbx_child *c = NULL;
+	int64_t t0 = io_now_ms();
+	assert_true(sbx_spawn(j, &job, &c, &err) < 0);
+	assert_null(c);
+	assert_true(io_now_ms() - t0 < 10000);
+	assert_int_equal(kill(worker, SIGCONT), 0);
+	usleep(300 * 1000);
+	assert_int_equal(access(marker, F_OK), -1);
+	char out[64];
+	assert_int_equal(sh(j, "echo after", out, sizeof out), 0);
+	assert_string_equal(out, "after\n");
+	assert_int_equal(access(marker, F_OK), -1);
+	sbx_jail_free(j);
+}
+
 static void test_job_without_argv_or_fn_is_refused(void **state)
 {
 	(void)state;
@@ -1368,6 +1418,7 @@ int main(void)
 		cmocka_unit_test(test_write_path_tmp_keeps_tmp_private_and_masks),
 		cmocka_unit_test(test_spare_runs_jobs_like_a_fresh_child),
 		cmocka_unit_test(test_spare_is_used_and_a_dead_one_passed_over),
+		cmocka_unit_test(test_no_job_to_a_child_we_do_not_hold),
 		cmocka_unit_test(test_builtin_return_is_exit_status),
 		cmocka_unit_test(test_builtin_result_pipe),
 		cmocka_unit_test(test_builtin_gets_the_profile_environment),
