@@ -1,9 +1,45 @@
 /* io.c — see io.h. */
+#define _GNU_SOURCE
 #include <errno.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "io.h"
+
+#ifndef P_PIDFD
+#define P_PIDFD 3
+#endif
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434          /* the same number on every architecture */
+#endif
+#ifndef SYS_pidfd_send_signal
+#define SYS_pidfd_send_signal 424
+#endif
+
+int io_pidfd_open(pid_t pid)
+{
+	return (int)syscall(SYS_pidfd_open, pid, 0);
+}
+
+int io_pidfd_kill(int pidfd, int sig)
+{
+	return syscall(SYS_pidfd_send_signal, pidfd, sig, NULL, 0) < 0 ? -errno : 0;
+}
+
+int io_pidfd_reap(int pidfd, bool block, siginfo_t *si, struct rusage *ru)
+{
+	memset(si, 0, sizeof *si);
+	int flags = WEXITED | (block ? 0 : WNOHANG);
+	long rc;
+	while ((rc = syscall(SYS_waitid, P_PIDFD, pidfd, si, flags, ru)) < 0 && errno == EINTR)
+		;
+	if (rc < 0)
+		return -errno;
+	return si->si_pid != 0;
+}
 
 int64_t io_now_ms(void)
 {

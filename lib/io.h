@@ -1,10 +1,14 @@
 /* io.h — system-call helpers every layer uses: whole transfers that retry
- * EINTR and short reads and writes, and the monotonic clock. */
+ * EINTR and short reads and writes, the monotonic clock, and children
+ * watched through pidfds. */
 #ifndef TC_IO_H
 #define TC_IO_H
 
+#include <signal.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 
 /* Return bytes moved (read: fewer only at EOF) or -errno. Async-signal-safe. */
@@ -13,5 +17,15 @@ ssize_t io_write_all(int fd, const void *buf, size_t len);
 
 /* CLOCK_MONOTONIC in milliseconds. Async-signal-safe. */
 int64_t io_now_ms(void);
+
+/* A pidfd for our child pid (-1 and errno on failure); a signal through
+ * one (0 or -errno). */
+int io_pidfd_open(pid_t pid);
+int io_pidfd_kill(int pidfd, int sig);
+
+/* Reaps the child behind pidfd: 1 when it has ended (*si, and *ru unless
+ * NULL, filled), 0 when it still runs (only when !block), -errno. Retries
+ * EINTR. */
+int io_pidfd_reap(int pidfd, bool block, siginfo_t *si, struct rusage *ru);
 
 #endif

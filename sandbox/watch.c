@@ -23,7 +23,6 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -31,10 +30,6 @@
 
 #include "internal.h"
 #include "io.h"
-
-#ifndef P_PIDFD
-#define P_PIDFD 3
-#endif
 
 int sbx_child_fd(const struct sbx_child *c) { return c->epfd; }
 pid_t sbx_child_pid(const struct sbx_child *c) { return c->pid; }
@@ -199,7 +194,7 @@ static void started(struct sbx_child *c, const struct child_report *r, int pidfd
 	/* Our child (the worker clones with CLONE_PARENT): reaped here. */
 	child_watch(c, W_PID, pidfd, EPOLLIN);
 	if (c->kill_pending) {
-		syscall(SYS_pidfd_send_signal, c->pidfd, SIGKILL, NULL, 0);
+		io_pidfd_kill(c->pidfd, SIGKILL);
 		kill_stragglers(c);
 	}
 }
@@ -366,9 +361,7 @@ static void reap(struct sbx_child *c)
 {
 	siginfo_t si;
 	struct rusage ru;
-	memset(&si, 0, sizeof si);
-	if (syscall(SYS_waitid, P_PIDFD, c->pidfd, &si, WEXITED | WNOHANG, &ru) < 0 ||
-	    si.si_pid == 0)
+	if (io_pidfd_reap(c->pidfd, false, &si, &ru) != 1)
 		return;
 	epoll_ctl(c->epfd, EPOLL_CTL_DEL, c->pidfd, NULL);
 	ended(c, si.si_code, si.si_status,
@@ -451,7 +444,7 @@ void sbx_child_kill(struct sbx_child *c, enum sbx_killed why)
 	if (c->out.killed_by == SBX_KILLED_NONE)
 		c->out.killed_by = why;
 	if (c->pidfd >= 0) {
-		syscall(SYS_pidfd_send_signal, c->pidfd, SIGKILL, NULL, 0);
+		io_pidfd_kill(c->pidfd, SIGKILL);
 		kill_stragglers(c);
 	} else if (c->kill_pending) {
 		zygote_kill(c->zygote);
@@ -499,8 +492,7 @@ static void stop(struct sbx_child *c)
 	if (c->reaped)
 		return;
 	siginfo_t si;
-	while (syscall(SYS_waitid, P_PIDFD, c->pidfd, &si, WEXITED, NULL) < 0 && errno == EINTR)
-		;
+	(void)io_pidfd_reap(c->pidfd, true, &si, NULL);
 	c->reaped = true;
 	kill_stragglers(c);
 }

@@ -41,10 +41,6 @@
 #include "internal.h"
 #include "io.h"
 
-#ifndef P_PIDFD
-#define P_PIDFD 3
-#endif
-
 struct zygote {
 	int refs;
 	pid_t pid;
@@ -255,10 +251,9 @@ void zygote_release(struct zygote *z)
 		return;
 	if (z->ctl >= 0)
 		close(z->ctl);
-	syscall(SYS_pidfd_send_signal, z->pidfd, SIGKILL, NULL, 0);
+	io_pidfd_kill(z->pidfd, SIGKILL);
 	siginfo_t si;
-	while (syscall(SYS_waitid, P_PIDFD, z->pidfd, &si, WEXITED, NULL) < 0 && errno == EINTR)
-		;
+	(void)io_pidfd_reap(z->pidfd, true, &si, NULL);
 	close(z->pidfd);
 	free(z);
 }
@@ -280,7 +275,7 @@ void zygote_kill(struct zygote *z)
 {
 	if (!z)
 		return;
-	syscall(SYS_pidfd_send_signal, z->pidfd, SIGKILL, NULL, 0);
+	io_pidfd_kill(z->pidfd, SIGKILL);
 	if (z->ctl >= 0) {
 		close(z->ctl);
 		z->ctl = -1;

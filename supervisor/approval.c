@@ -19,10 +19,6 @@
 #include "util.h"
 #include "io.h"
 
-#ifndef P_PIDFD
-#define P_PIDFD 3
-#endif
-
 enum channel { CH_DENY, CH_TTY, CH_CMD };
 
 /* One outstanding request of a channel. */
@@ -205,9 +201,7 @@ static void on_cmd_exit(struct loop *l, int fd, uint32_t events, void *data)
 	(void)events;
 	struct pending *p = data;
 	siginfo_t si;
-	memset(&si, 0, sizeof si);
-	if (syscall(SYS_waitid, P_PIDFD, p->pidfd, &si, WEXITED | WNOHANG, NULL) < 0 ||
-	    si.si_pid == 0)
+	if (io_pidfd_reap(p->pidfd, false, &si, NULL) != 1)
 		return;
 	char out[64] = "";
 	ssize_t n = pread(p->out_fd, out, sizeof out - 1, 0);
@@ -260,7 +254,7 @@ static int ask_cmd(struct approval_state *st, struct pending *p,
 	if (pid < 0)
 		return -1;
 	p->pid = pid;
-	p->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	p->pidfd = io_pidfd_open(pid);
 	if (p->pidfd < 0 || loop_add_fd(st->s->loop, p->pidfd, EPOLLIN, on_cmd_exit, p) < 0) {
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
