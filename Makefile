@@ -111,11 +111,12 @@ UNIT_HELPERS := $(sort $(wildcard tests/unit/helper_*.c))
 UNIT_HELPER_OBJS := $(UNIT_HELPERS:%.c=$(BUILD)/obj/%.o)
 ESC_SRCS  := $(sort $(wildcard tests/escape/*.c))
 ESC_BINS  := $(ESC_SRCS:tests/escape/%.c=$(BUILD)/escape/%)
+SIM_BIN   := $(BUILD)/sim/simkernel
 BENCH_SRCS := $(sort $(wildcard tests/bench/*.c))
 BENCH_BINS := $(BENCH_SRCS:tests/bench/%.c=$(BUILD)/bench/%)
 
 .PHONY: all test unit asan valgrind bench demo install clean check-deps check-exports man \
-        test-kernels
+        test-kernels test-sim
 all: $(BUILD)/toolcage $(BUILD)/libtoolcage.a $(BUILD)/$(SO_FILE) $(MAN_PAGES) $(COMPLETION)
 man: $(MAN_PAGES)
 
@@ -241,6 +242,13 @@ $(BUILD)/escape/%: tests/escape/%.c tests/escape/verdict.h
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)cc -std=gnu11 -O1 -g -Wall -Wno-unused-result -o $@ $<
 
+# The simulated-kernel launcher (tests/sim/): plain build, like the
+# hostile programs; libseccomp for its filter and user notifications.
+$(SIM_BIN): tests/sim/simkernel.c $(CONFIG_MK)
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)cc -std=gnu11 -O1 -g $(WARN) -o $@ $< $(PKG_CFLAGS) $(PKG_LIBS)
+
 $(BUILD)/bench/%: $(BUILD)/obj/tests/bench/%.o $(BUILD)/libtoolcage-internal.a
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $< $(BUILD)/libtoolcage-internal.a $(LIBS)
@@ -256,7 +264,7 @@ EMBED_BINS := $(patsubst tests/embed/%.c,$(BUILD)/embed/%,$(wildcard tests/embed
 unit: $(UNIT_BINS)
 	$(Q)set -e; for t in $(UNIT_BINS); do echo "== $$t"; $$t; done
 
-test: all $(UNIT_BINS) $(ESC_BINS) $(EMBED_BINS)
+test: all $(UNIT_BINS) $(ESC_BINS) $(EMBED_BINS) $(SIM_BIN)
 	$(Q)BUILD=$(BUILD) sh tests/run.sh
 
 # The layers (HACKING.md) and the library's exports; both run in make test.
@@ -267,6 +275,12 @@ check-exports: $(BUILD)/libtoolcage.a $(BUILD)/$(SO_FILE)
 	$(Q)python3 mk/check_exports.py include/toolcage.h $(BUILD)/libtoolcage.a \
 	  $(BUILD)/$(SO_FILE) > $(BUILD)/exports.txt || { cat $(BUILD)/exports.txt; exit 1; }
 	$(Q)grep '^check-exports:' $(BUILD)/exports.txt
+
+# Simulated kernels and systems (tests/sim/run.sh): make test runs each
+# environment's check and calls (tests/integration/sim_kernels.sh); this
+# adds the escape suite's quick set under every profile that runs there.
+test-sim: all $(ESC_BINS) $(SIM_BIN)
+	$(Q)BUILD=$(BUILD) bash tests/sim/run.sh --escape quick
 
 asan:
 	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)-asan SANITIZE=address,undefined test

@@ -1,0 +1,165 @@
+#!/bin/bash
+# tests/sim/run.sh — toolcage on kernels and systems this machine is not.
+# Each environment is simulated by tests/sim/simkernel (a seccomp filter
+# installed before toolcage's exec, and a user-notification listener where
+# an answer needs more than a register, such as the Landlock version); in
+# each, as root and as uid 65534 where the environment has both:
+#  1. `toolcage check` sees the simulated kernel (its landlock, namespace
+#     and clone3 lines), the profiles expected to run do, the others are
+#     refused, and the exit says whether all run (0) or not (1);
+#  2. a refused profile's call fails at setup (exit 125, nothing run); a
+#     profile that runs reads a file through `toolcage call`;
+#  3. with --escape quick|all, the escape suite runs under the profiles
+#     that run there (make test-sim).
+#
+# Environments (--envs; the simkernel options each stands for):
+#   no-landlock         --landlock none       (before 5.13, or not in lsm=)
+#   landlock-1 .. -6    --landlock N          (Ubuntu 22.04: 1, Debian 12: 2 ...)
+#   userns-eperm        --userns eperm        (kernel.unprivileged_userns_clone=0)
+#   userns-enospc       --userns enospc       (user.max_user_namespaces=0)
+#   userns-nocaps       --userns nocaps       (Ubuntu 23.10+, AppArmor's
+#                                              restriction; a user's only)
+#   no-clone3           --clone3 enosys       (older kernels, container profiles)
+#   proc-masked         --proc masked         (a container's partly covered /proc)
+#   container-caps      --caps container      (root without CAP_SYS_ADMIN; root only)
+#   container-default   --container-default   (Docker, Kubernetes RuntimeDefault)
+#
+#   bash tests/sim/run.sh [--envs "no-landlock landlock-3"] [--escape none|quick|all]
+# Exit 0 when every environment behaved as expected, 1 when one did not,
+# 77 when simkernel cannot run here (the reason is the last line).
+set -u
+export LC_ALL=C
+HERE=$(cd "$(dirname "$0")" && pwd)
+REPO=$(cd "$HERE/../.." && pwd)
+BUILD=${BUILD:-build}
+case $BUILD in /*) ;; *) BUILD=$REPO/$BUILD ;; esac
+ENVS="no-landlock landlock-1 landlock-2 landlock-3 landlock-4 landlock-5 landlock-6
+      userns-eperm userns-enospc userns-nocaps no-clone3 proc-masked container-caps
+      container-default"
+ESCAPE=none
+while [ $# -gt 0 ]; do
+	case $1 in
+	--envs) ENVS=$2; shift ;;
+	--escape) ESCAPE=$2; shift ;;
+	*) echo "unknown option $1"; exit 2 ;;
+	esac
+	shift
+done
+[ -x "$BUILD/sim/simkernel" ] || { echo "no $BUILD/sim/simkernel: make builds it"; exit 1; }
+[ -x "$BUILD/toolcage" ] || { echo "no $BUILD/toolcage: make first"; exit 1; }
+if ! out=$("$BUILD/sim/simkernel" --landlock 3 -- /bin/true 2>&1); then
+	echo "skip: simkernel cannot run here: $out"
+	exit 77
+fi
+is_root=0; [ "$(id -u)" = 0 ] && is_root=1
+
+# Everything any identity can run, outside the checkout (which may not be
+# readable by all).
+T=$(mktemp -d /var/tmp/tc-sim.XXXXXX) || exit 1
+trap 'rm -rf "$T"' EXIT
+cp "$BUILD/sim/simkernel" "$T/simkernel"
+mkdir -p "$T/real" "$T/ws/src" "$T/home"
+cp "$BUILD/toolcage" "$T/real/toolcage"
+printf 'hello sim\n' > "$T/ws/src/a.txt"
+printf '{}\n' > "$T/toolcage.json"
+chmod -R a+rX "$T" && chmod 1777 "$T/home"
+
+# env -> "simkernel options|who|profiles that run as root|as a user|check's lines".
+# who: both, root, user. The check lines are patterns `toolcage check`
+# must print there (what it sees of the simulated kernel).
+ALL="read-only write network destructive"
+NOT_NET="read-only write destructive"
+spec() {
+	case $1 in
+	no-landlock) echo "--landlock none|both|||^landlock: +NO" ;;
+	landlock-[123]) echo "--landlock ${1#landlock-}|both|$NOT_NET|$NOT_NET|^landlock: +ABI ${1#landlock-}\$" ;;
+	landlock-[456]) echo "--landlock ${1#landlock-}|both|$ALL|$ALL|^landlock: +ABI ${1#landlock-}\$" ;;
+	userns-eperm|userns-enospc) echo "--userns ${1#userns-}|both|$ALL||" ;;
+	userns-nocaps) echo "--userns nocaps|user|||" ;;
+	no-clone3) echo "--clone3 enosys|both|$ALL|$ALL|^clone3: +NO" ;;
+	proc-masked) echo "--proc masked|both|||" ;;
+	container-caps) echo "--caps container|root|||" ;;
+	container-default) echo "--container-default|both|||^clone3: +NO" ;;
+	*) return 1 ;;
+	esac
+}
+
+fails=0 summary=""
+bad() { echo "FAIL $*"; fails=$((fails + 1)); envfail=1; }
+
+# one ENV WHO OPTS EXPECT CHECKLINE
+one() {
+	local env=$1 who=$2 opts=$3 expect=$4 line=$5 name="$1 as $2"
+	local -a as=()
+	[ "$who" = user ] && [ $is_root = 1 ] && as=(setpriv --reuid 65534 --regid 65534 --clear-groups --)
+	printf '#!/bin/sh\nexec %s %s -- %s "$@"\n' "$T/simkernel" "$opts" "$T/real/toolcage" \
+		> "$T/toolcage-$env" && chmod 755 "$T/toolcage-$env"
+	local tc=$T/toolcage-$env
+	envfail=0
+	(cd "$T/ws" && HOME=$T/home "${as[@]}" "$tc" check --workspace "$T/ws") > "$T/check" 2>&1
+	local crc=$? runs="" p
+	[ -z "$line" ] || grep -Eq -- "$line" "$T/check" ||
+		bad "$name: check does not see the simulated kernel ('$line')"
+	for p in $ALL; do
+		if grep -Eq "^  $p +yes" "$T/check"; then runs="$runs $p"
+		elif ! grep -Eq "^  $p +NO +[^ ]" "$T/check"; then
+			bad "$name: check says nothing of $p"
+		fi
+	done
+	runs=${runs# }
+	[ "$runs" = "$expect" ] || bad "$name: runs '${runs:-none}', expected '${expect:-none}'"
+	local want=0; [ "$expect" = "$ALL" ] || want=1
+	[ $crc = $want ] || bad "$name: check exited $crc, expected $want"
+	[ $envfail = 0 ] || sed 's/^/  check| /' "$T/check" | tail -12
+	# A refused profile starts nothing; one that runs reads a file.
+	for p in $ALL; do
+		case " $expect " in *" $p "*)
+			(cd "$T/ws" && HOME=$T/home "${as[@]}" "$tc" exec --profile "$p" \
+				--workspace "$T/ws" -- /bin/cat src/a.txt) > "$T/exec" 2>&1
+			grep -q 'hello sim' "$T/exec" || bad "$name: $p: exec: $(tail -2 "$T/exec" | tr '\n' ' ')"
+			;;
+		*)
+			(cd "$T/ws" && HOME=$T/home "${as[@]}" "$tc" exec --profile "$p" \
+				--workspace "$T/ws" -- /bin/echo RAN) > "$T/exec" 2>&1
+			local erc=$?
+			{ [ $erc = 125 ] && ! grep -q '^RAN' "$T/exec"; } ||
+				bad "$name: $p should be refused: exit $erc: $(tail -2 "$T/exec" | tr '\n' ' ')"
+			;;
+		esac
+	done
+	if [ -n "$expect" ]; then
+		(cd "$T/ws" && HOME=$T/home "${as[@]}" "$tc" call --config "$T/toolcage.json" \
+			--workspace "$T/ws" read_file '{"path": "src/a.txt"}') > "$T/call" 2>&1
+		grep -q 'hello sim' "$T/call" || bad "$name: read_file: $(tail -2 "$T/call" | tr '\n' ' ')"
+	fi
+	if [ -n "$expect" ] && [ "$ESCAPE" != none ]; then
+		local -a only=()
+		[ "$ESCAPE" = quick ] && only=(--only '^(ptrace_attach|kill_victim|proc_scan|proc_environ|read_shadow|read_outside|create_outside|create_etc|create_workspace|chmod_outside|rename_outside|truncate_outside|tmp_write|tmp_persist|read_host_tmp|linger_setsid_exit|linger_daemon|unix_host|tcp_local|tcp6_local|tcp_port80)$')
+		local ids=root
+		[ "$who" = user ] && ids=nobody
+		BUILD=$BUILD TOOLCAGE=$tc bash "$REPO/tests/escape/run.sh" "${only[@]}" \
+			--profiles "$expect" --ids "$ids" > "$T/escape" 2>&1
+		local xrc=$?
+		tail -1 "$T/escape" | sed 's/^/  escape| /'
+		if [ $xrc != 0 ]; then
+			sed -n '/^not ok:/,/^$/p' "$T/escape" | head -30
+			bad "$name: the escape suite exited $xrc"
+		fi
+	fi
+	local r=ok; [ $envfail = 0 ] || r=FAILED
+	echo "sim $name: runs ${runs:-nothing}: $r"
+	summary="$summary $env/$who:$r"
+}
+
+for env in $ENVS; do
+	s=$(spec "$env") || { echo "unknown environment $env"; exit 2; }
+	IFS='|' read -r opts who exp_root exp_user line <<< "$s"
+	if [ $is_root = 1 ] && [ "$who" != user ]; then
+		one "$env" root "$opts" "$exp_root" "$line"
+	fi
+	if [ "$who" != root ] && { [ $is_root = 1 ] || [ "$who" = user ]; }; then
+		one "$env" user "$opts" "$exp_user" "$line"
+	fi
+done
+[ $fails = 0 ] || { echo "simulated kernels: $fails failure(s)"; exit 1; }
+echo "simulated kernels: ok"
