@@ -321,8 +321,8 @@ static int plan_cgroup(const struct sbx_spec *s, struct sbx_jail *j, int ctl, un
 		j->dropped |= req;
 		return 0;
 	}
-	return sbx_err(err, ENOTSUP, "profile %s needs a %s cgroup; none is usable here: %s "
-	               "(see toolcage check)", s->name, what[ctl], cgroup_why(ctl));
+	return sbx_err(err, ENOTSUP, "profile %s needs a %s cgroup; none is usable here: %s",
+	               s->name, what[ctl], cgroup_why(ctl));
 }
 
 static int plan_cgroups(const struct sbx_spec *s, struct sbx_jail *j, struct sbx_error *err)

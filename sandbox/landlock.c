@@ -293,7 +293,8 @@ static int negotiate(const struct sbx_spec *spec, int abi, struct ll_ruleset_att
 		attr->handled_access_fs |= FS_IOCTL_DEV;
 	} else if (!(spec->optional & SBX_REQ_LANDLOCK_IOCTL)) {
 		return sbx_err(err, ENOTSUP, "profile %s needs Landlock ABI 5 (device ioctl "
-		               "rules); this kernel has ABI %d", spec->name, abi);
+		               "rules, Linux 6.10); this kernel has ABI %d; fix: "
+		               "Linux 6.10 or later", spec->name, abi);
 	} else {
 		j->dropped |= SBX_REQ_LANDLOCK_IOCTL;
 	}
@@ -301,8 +302,9 @@ static int negotiate(const struct sbx_spec *spec, int abi, struct ll_ruleset_att
 		attr->handled_access_net = NET_BIND_TCP | NET_CONNECT_TCP;
 		*size = offsetof(struct ll_ruleset_attr, scoped);
 	} else if (!(spec->optional & SBX_REQ_LANDLOCK_NET)) {
-		return sbx_err(err, ENOTSUP, "profile %s needs Landlock ABI 4 (TCP port rules); "
-		               "this kernel has ABI %d", spec->name, abi);
+		return sbx_err(err, ENOTSUP, "profile %s needs Landlock ABI 4 (TCP port rules, "
+		               "Linux 6.7); this kernel has ABI %d; fix: Linux 6.7 "
+		               "or later", spec->name, abi);
 	} else {
 		j->dropped |= SBX_REQ_LANDLOCK_NET;
 	}
@@ -311,7 +313,9 @@ static int negotiate(const struct sbx_spec *spec, int abi, struct ll_ruleset_att
 		*size = sizeof *attr;
 	} else if (!(spec->optional & SBX_REQ_LANDLOCK_SCOPE)) {
 		return sbx_err(err, ENOTSUP, "profile %s needs Landlock ABI 6 (signal and "
-		               "abstract socket scoping); this kernel has ABI %d", spec->name, abi);
+		               "abstract socket scoping, Linux 6.12); this kernel has ABI %d; "
+		               "fix: Linux 6.12 or later",
+		               spec->name, abi);
 	} else {
 		j->dropped |= SBX_REQ_LANDLOCK_SCOPE;
 	}
@@ -355,7 +359,10 @@ int landlock_build(const struct sbx_spec *spec, struct sbx_jail *j, struct sbx_e
 			return 0;
 		}
 		return sbx_err(err, ENOTSUP, "profile %s needs Landlock, which this kernel "
-		               "does not offer (Linux >= 5.13 with landlock in lsm=)", spec->name);
+		               "does not offer: it is older than Linux 5.13, or was booted "
+		               "without landlock in lsm=; fix: add landlock to lsm= on the kernel "
+		               "command line (cat /sys/kernel/security/lsm lists the current "
+		               "ones)", spec->name);
 	}
 	struct ll_ctx c = { .j = j, .hidden = spec->hidden_paths, .err = err };
 	if (hidden_relation(&c, j->workspace))

@@ -388,4 +388,12 @@ bool sbx_syscall_known(const char *name);
 /* Removes the per-call cgroups this process made. Call once at exit. */
 void sbx_cleanup(void);
 
+/* A refused wall in words, for messages: why the kernel refused it here
+ * and the fix. sbx_explain_ns: the namespaces in CLONE_NS (clone flags)
+ * refused with errno E, into buf (returns what snprintf does).
+ * sbx_explain_step: a setup step (sbx_outcome.setup_step) refused with
+ * errno E; "" when there is nothing more to say. */
+size_t sbx_explain_ns(unsigned clone_ns, int e, char *buf, size_t len);
+const char *sbx_explain_step(const char *step, int e);
+
 #endif

@@ -306,6 +306,35 @@ static int watch_all(struct sbx_child *c, int p[4][2], bool await_job)
 	return rc;
 }
 
+/* Why the jail's worker made no child, in words: the step of its setup
+ * the kernel refused (its namespaces, mounts, /proc), the likely cause
+ * and the fix; or, without its report, that none came. */
+static void worker_refused(const struct sbx_child *c, int rc, struct sbx_error *err)
+{
+	const struct child_report *r = &c->report;
+	if (!c->have_report || r->kind != REPORT_STEP || r->err <= 0) {
+		sbx_err(err, -rc, "the sandbox worker did not start the tool's process "
+		        "by the call's deadline");
+		return;
+	}
+	const char *step = child_step_name((enum child_step)r->step);
+	bool ns = (r->step == STEP_USERNS || r->step == STEP_MOUNT_PRIVATE ||
+	           r->step == STEP_CLONE) &&
+	          (r->err == EPERM || r->err == ENOSPC || r->err == EUSERS || r->err == EINVAL);
+	char why[sizeof err->msg];
+	if (ns) {
+		sbx_explain_ns((unsigned)c->jail->clone_ns, r->err, why, sizeof why);
+		sbx_err(err, 0, "profile %s cannot run here: %s", c->jail->name, why);
+	} else {
+		const char *hint = sbx_explain_step(step, r->err);
+		sbx_err(err, 0, "profile %s cannot run here: the sandbox worker's %s failed "
+		        "(%s)%s%s", c->jail->name, step, strerror(r->err), *hint ? ": " : "",
+		        hint);
+	}
+	if (err)
+		err->errnum = r->err;
+}
+
 /* Our own clone3 of job. */
 static int fork_here(struct sbx_child *c, const struct sbx_job *job, int p[4][2],
                      int child_stdin, const struct cgroup_join *cj, struct sbx_error *err)
@@ -327,9 +356,17 @@ static int fork_here(struct sbx_child *c, const struct sbx_job *job, int p[4][2]
 		.job_fd = -1,
 	};
 	c->pid = spawn_clone(j, &plan, share_vm(j, job), 0, &c->pidfd, cj);
-	if (c->pid < 0)
-		return sbx_err(err, errno, "clone with namespaces 0x%x (this kernel or user "
-		               "cannot create them: see toolcage check)", j->clone_ns);
+	if (c->pid < 0) {
+		int e = errno;
+		if (!j->clone_ns)
+			return sbx_err(err, e, "starting the child (clone)");
+		char why[sizeof err->msg];
+		sbx_explain_ns((unsigned)j->clone_ns, e, why, sizeof why);
+		sbx_err(err, 0, "profile %s cannot run here: %s", j->name, why);
+		if (err)
+			err->errnum = e;
+		return -e;
+	}
 	c->clone_ns = j->clone_ns;
 	/* Tearing down a mount namespace (its tmpfs, /proc, masks) is the
 	 * bulk of a child's exit here; holding it from outside moves that work
@@ -420,8 +457,7 @@ int spawn_start(struct sbx_jail *j, const struct sbx_job *job, bool via_zygote,
 	if (!rc && via_zygote && job) {
 		bool sent;
 		if ((rc = hand_over(c, job, &sent)) < 0 && c->pidfd < 0)
-			sbx_err(err, -rc, "the sandbox worker did not start the tool's process "
-			        "by the call's deadline");
+			worker_refused(c, rc, err);
 		else if (rc < 0)
 			sbx_err(err, -rc, "handing the job to the sandbox worker's child");
 	}

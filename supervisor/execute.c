@@ -345,9 +345,11 @@ void exec_collect(const struct tc_defined *tool, const struct sbx_outcome *o,
 		out->status = TC_STATUS_FAILED;
 		bool notfound = o->exit_code == 127;
 		out->defect = !notfound && strcmp(o->setup_step, "exec") != 0;
-		set_text(out, "The tool could not start: %s failed (%s).%s", o->setup_step,
+		const char *hint = sbx_explain_step(o->setup_step, o->setup_failed);
+		set_text(out, "The tool could not start: %s failed (%s).%s%s%s", o->setup_step,
 		         strerror(o->setup_failed), out->defect ? " The sandbox could not be set "
-		         "up; this is not caused by your arguments." : "");
+		         "up; this is not caused by your arguments." : "", *hint ? " Here: " : "",
+		         hint);
 		if (out->defect)
 			out->defect_msg = strdup(out->text ? out->text : "setup failed");
 		return;

@@ -363,9 +363,11 @@ int cmd_exec(int argc, char **argv)
 		 * may come from a hostile payload, and this goes to a terminal. */
 		size_t nlen;
 		char *name = render_clean(argv[optind], strlen(argv[optind]), &nlen);
-		snprintf(msg, sizeof msg, "%s failed: %s%s%s", out->setup_step,
+		const char *hint = sbx_explain_step(out->setup_step, out->setup_failed);
+		snprintf(msg, sizeof msg, "%s failed: %s%s%s%s%s", out->setup_step,
 		         strerror(out->setup_failed), strcmp(out->setup_step, "exec") ? "" : ": ",
-		         strcmp(out->setup_step, "exec") ? "" : name ? name : "?");
+		         strcmp(out->setup_step, "exec") ? "" : name ? name : "?",
+		         *hint ? ": " : "", hint);
 		free(name);
 		error = msg;
 		fprintf(stderr, "toolcage: %s\n", msg);
@@ -466,14 +468,19 @@ static bool check_profile(const char *name, const char *dir, const char *workspa
 		printf("  %-12s NO   %s\n", name, err.msg);
 	} else if (sbx_child_outcome(child)->setup_failed) {
 		const struct sbx_outcome *o = sbx_child_outcome(child);
-		printf("  %-12s NO   %s failed: %s\n", name, o->setup_step, strerror(o->setup_failed));
+		const char *hint = sbx_explain_step(o->setup_step, o->setup_failed);
+		printf("  %-12s NO   %s failed: %s%s%s\n", name, o->setup_step,
+		       strerror(o->setup_failed), *hint ? ": " : "", hint);
 	} else if (sbx_spawn(jail, &builtin, &bchild, &err) < 0 || sbx_child_wait(bchild) < 0) {
 		printf("  %-12s NO   a builtin cannot start: %s\n", name, err.msg);
 	} else if (sbx_child_outcome(bchild)->setup_failed || sbx_child_outcome(bchild)->exit_code) {
 		const struct sbx_outcome *o = sbx_child_outcome(bchild);
-		printf("  %-12s NO   a builtin failed: %s%s%s (exit %d)\n", name,
+		const char *hint = o->setup_failed ? sbx_explain_step(o->setup_step,
+		                                                      o->setup_failed) : "";
+		printf("  %-12s NO   a builtin failed: %s%s%s (exit %d)%s%s\n", name,
 		       o->setup_failed ? o->setup_step : "", o->setup_failed ? ": " : "",
-		       o->setup_failed ? strerror(o->setup_failed) : "", o->exit_code);
+		       o->setup_failed ? strerror(o->setup_failed) : "", o->exit_code,
+		       *hint ? ": " : "", hint);
 	} else {
 		printf("  %-12s yes\n", name);
 		print_dropped(sbx_jail_dropped(jail));

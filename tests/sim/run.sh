@@ -20,7 +20,11 @@
 #   userns-nocaps       --userns nocaps       (Ubuntu 23.10+, AppArmor's
 #                                              restriction; a user's only)
 #   no-clone3           --clone3 enosys       (older kernels, container profiles)
-#   proc-masked         --proc masked         (a container's partly covered /proc)
+#   proc-masked         --proc masked         (a container's partly covered /proc;
+#                                              root only: simkernel tells a proc
+#                                              mount by reading the caller's memory,
+#                                              which a user's non-dumpable worker
+#                                              in its user namespace does not allow)
 #   container-caps      --caps container      (root without CAP_SYS_ADMIN; root only)
 #   container-default   --container-default   (Docker, Kubernetes RuntimeDefault)
 #
@@ -64,22 +68,27 @@ printf 'hello sim\n' > "$T/ws/src/a.txt"
 printf '{}\n' > "$T/toolcage.json"
 chmod -R a+rX "$T" && chmod 1777 "$T/home"
 
-# env -> "simkernel options|who|profiles that run as root|as a user|check's lines".
-# who: both, root, user. The check lines are patterns `toolcage check`
-# must print there (what it sees of the simulated kernel).
+# env -> "simkernel options|who|profiles that run as root|as a user|check's
+# lines|why". who: both, root, user. The check lines are a pattern
+# `toolcage check` must print there (what it sees of the simulated kernel);
+# why, one every refusal there must match (the cause, in words). Every
+# refusal also names a fix, and none speaks in clone flags.
 ALL="read-only write network destructive"
 NOT_NET="read-only write destructive"
+ROOT_NS="root without CAP_SYS_ADMIN, as a container's root.*fix: .*deploy/container/seccomp.json"
+USER_NS="refused to make the user, pid, mount, uts namespaces.*fix: .*user namespaces"
 spec() {
 	case $1 in
-	no-landlock) echo "--landlock none|both|||^landlock: +NO" ;;
-	landlock-[123]) echo "--landlock ${1#landlock-}|both|$NOT_NET|$NOT_NET|^landlock: +ABI ${1#landlock-}\$" ;;
-	landlock-[456]) echo "--landlock ${1#landlock-}|both|$ALL|$ALL|^landlock: +ABI ${1#landlock-}\$" ;;
-	userns-eperm|userns-enospc) echo "--userns ${1#userns-}|both|$ALL||" ;;
-	userns-nocaps) echo "--userns nocaps|user|||" ;;
-	no-clone3) echo "--clone3 enosys|both|$ALL|$ALL|^clone3: +NO" ;;
-	proc-masked) echo "--proc masked|both|||" ;;
-	container-caps) echo "--caps container|root|||" ;;
-	container-default) echo "--container-default|both|||^clone3: +NO" ;;
+	no-landlock) echo "--landlock none|both|||^landlock: +NO|without landlock in lsm=; fix: add landlock to lsm=" ;;
+	landlock-[123]) echo "--landlock ${1#landlock-}|both|$NOT_NET|$NOT_NET|^landlock: +ABI ${1#landlock-}\$|needs Landlock ABI 4 \(TCP port rules, Linux 6.7\); this kernel has ABI ${1#landlock-}; fix: Linux 6.7" ;;
+	landlock-[456]) echo "--landlock ${1#landlock-}|both|$ALL|$ALL|^landlock: +ABI ${1#landlock-}\$|" ;;
+	userns-eperm) echo "--userns eperm|both|$ALL||^|$USER_NS" ;;
+	userns-enospc) echo "--userns enospc|both|$ALL||^|user.max_user_namespaces is 0 or used up; fix: raise it" ;;
+	userns-nocaps) echo "--userns nocaps|user|||^|$USER_NS" ;;
+	no-clone3) echo "--clone3 enosys|both|$ALL|$ALL|^clone3: +NO|" ;;
+	proc-masked) echo "--proc masked|root|||^|mount /proc failed.*a fresh /proc cannot be mounted.*fix: unmask it" ;;
+	container-caps) echo "--caps container|root|||^|$ROOT_NS" ;;
+	container-default) echo "--container-default|both|||^clone3: +NO|$ROOT_NS|$USER_NS" ;;
 	*) return 1 ;;
 	esac
 }
@@ -87,9 +96,9 @@ spec() {
 fails=0 summary=""
 bad() { echo "FAIL $*"; fails=$((fails + 1)); envfail=1; }
 
-# one ENV WHO OPTS EXPECT CHECKLINE
+# one ENV WHO OPTS EXPECT CHECKLINE WHY
 one() {
-	local env=$1 who=$2 opts=$3 expect=$4 line=$5 name="$1 as $2"
+	local env=$1 who=$2 opts=$3 expect=$4 line=$5 why=$6 name="$1 as $2"
 	local -a as=()
 	[ "$who" = user ] && [ $is_root = 1 ] && as=(setpriv --reuid 65534 --regid 65534 --clear-groups --)
 	printf '#!/bin/sh\nexec %s %s -- %s "$@"\n' "$T/simkernel" "$opts" "$T/real/toolcage" \
@@ -107,6 +116,18 @@ one() {
 		fi
 	done
 	runs=${runs# }
+	# Every refusal says why in words, and the fix.
+	local refusals
+	refusals=$(grep -E "^  ($(echo $ALL | tr ' ' '|')) +NO " "$T/check")
+	if [ -n "$refusals" ]; then
+		echo "$refusals" | grep -vq -- 'fix: ' &&
+			bad "$name: a refusal names no fix: $(echo "$refusals" | grep -v -- 'fix: ' | head -1)"
+		echo "$refusals" | grep -Eq '0x[0-9a-f]+|see toolcage check' &&
+			bad "$name: a refusal speaks in clone flags or refers to check itself"
+		if [ -n "$why" ] && echo "$refusals" | grep -Ev -- "$why" | grep -q .; then
+			bad "$name: a refusal does not say '$why': $(echo "$refusals" | grep -Ev -- "$why" | head -1)"
+		fi
+	fi
 	[ "$runs" = "$expect" ] || bad "$name: runs '${runs:-none}', expected '${expect:-none}'"
 	local want=0; [ "$expect" = "$ALL" ] || want=1
 	[ $crc = $want ] || bad "$name: check exited $crc, expected $want"
@@ -122,16 +143,22 @@ one() {
 			(cd "$T/ws" && HOME=$T/home "${as[@]}" "$tc" exec --profile "$p" \
 				--workspace "$T/ws" -- /bin/echo RAN) > "$T/exec" 2>&1
 			local erc=$?
-			{ [ $erc = 125 ] && ! grep -q '^RAN' "$T/exec"; } ||
-				bad "$name: $p should be refused: exit $erc: $(tail -2 "$T/exec" | tr '\n' ' ')"
+			{ [ $erc = 125 ] && ! grep -q '^RAN' "$T/exec" && grep -q 'fix: ' "$T/exec"; } ||
+				bad "$name: $p should be refused with a fix: exit $erc: $(tail -2 "$T/exec" | tr '\n' ' ')"
 			;;
 		esac
 	done
-	if [ -n "$expect" ]; then
-		(cd "$T/ws" && HOME=$T/home "${as[@]}" "$tc" call --config "$T/toolcage.json" \
-			--workspace "$T/ws" read_file '{"path": "src/a.txt"}') > "$T/call" 2>&1
-		grep -q 'hello sim' "$T/call" || bad "$name: read_file: $(tail -2 "$T/call" | tr '\n' ' ')"
-	fi
+	# A built-in tool (read_file, under read-only) runs in a child of the
+	# jail's worker: it reads the file, or says why not and the fix.
+	(cd "$T/ws" && HOME=$T/home "${as[@]}" "$tc" call --config "$T/toolcage.json" \
+		--workspace "$T/ws" read_file '{"path": "src/a.txt"}') > "$T/call" 2>&1
+	case " $expect " in
+	*" read-only "*) grep -q 'hello sim' "$T/call" ||
+		bad "$name: read_file: $(tail -2 "$T/call" | tr '\n' ' ')" ;;
+	*) { ! grep -q 'hello sim' "$T/call" && grep -q 'fix: ' "$T/call" &&
+		{ [ -z "$why" ] || grep -Eq -- "$why" "$T/call"; }; } ||
+		bad "$name: read_file should be refused, saying why and the fix: $(tail -1 "$T/call")" ;;
+	esac
 	if [ -n "$expect" ] && [ "$ESCAPE" != none ]; then
 		local -a only=()
 		[ "$ESCAPE" = quick ] && only=(--only '^(ptrace_attach|kill_victim|proc_scan|proc_environ|read_shadow|read_outside|create_outside|create_etc|create_workspace|chmod_outside|rename_outside|truncate_outside|tmp_write|tmp_persist|read_host_tmp|linger_setsid_exit|linger_daemon|unix_host|tcp_local|tcp6_local|tcp_port80)$')
@@ -153,12 +180,12 @@ one() {
 
 for env in $ENVS; do
 	s=$(spec "$env") || { echo "unknown environment $env"; exit 2; }
-	IFS='|' read -r opts who exp_root exp_user line <<< "$s"
+	IFS='|' read -r opts who exp_root exp_user line why_root why_user <<< "$s"
 	if [ $is_root = 1 ] && [ "$who" != user ]; then
-		one "$env" root "$opts" "$exp_root" "$line"
+		one "$env" root "$opts" "$exp_root" "$line" "$why_root"
 	fi
 	if [ "$who" != root ] && { [ $is_root = 1 ] || [ "$who" = user ]; }; then
-		one "$env" user "$opts" "$exp_user" "$line"
+		one "$env" user "$opts" "$exp_user" "$line" "${why_user:-$why_root}"
 	fi
 done
 [ $fails = 0 ] || { echo "simulated kernels: $fails failure(s)"; exit 1; }

@@ -1,0 +1,124 @@
+/* explain.c — a refused wall in words: which mechanism the kernel refused,
+ * the likely cause here, and the fix (docs/where-it-runs.md). The causes
+ * are read from what this process can see (its capabilities, the sysctls
+ * that restrict user namespaces); where none of them explains the refusal,
+ * the message says what else commonly does (a container's seccomp profile,
+ * a security module). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/capability.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+/* The first byte of a sysctl file, or 0 when it cannot be read. */
+static char sysctl_first(const char *path)
+{
+	char c = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		if (read(fd, &c, 1) != 1)
+			c = 0;
+		close(fd);
+	}
+	return c;
+}
+
+static bool have_sys_admin(void)
+{
+	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[2];
+	if (syscall(SYS_capget, &hdr, d) < 0)
+		return false;
+	return (d[CAP_SYS_ADMIN / 32].effective & (1u << (CAP_SYS_ADMIN % 32))) != 0;
+}
+
+static const char fix_container[] =
+	"in a container, run it with toolcage's seccomp profile "
+	"(deploy/container/seccomp.json) and /proc unmasked, as docs/deploy.md "
+	"says, or run toolcage there as a non-root user";
+static const char fix_user[] =
+	"allow this user user namespaces (kernel.unprivileged_userns_clone=1 where "
+	"that sysctl exists; on Ubuntu 23.10 and later toolcage's AppArmor profile, "
+	"docs/deploy.md); in a container, run it with toolcage's seccomp profile "
+	"(deploy/container/seccomp.json) and /proc unmasked, as docs/deploy.md says";
+
+size_t sbx_explain_ns(unsigned clone_ns, int e, char *buf, size_t len)
+{
+	static const struct { unsigned flag; const char *name; } ns[] = {
+		{ CLONE_NEWUSER, "user" }, { CLONE_NEWPID, "pid" }, { CLONE_NEWNS, "mount" },
+		{ CLONE_NEWUTS, "uts" }, { CLONE_NEWIPC, "ipc" }, { CLONE_NEWNET, "network" },
+		{ CLONE_NEWCGROUP, "cgroup" },
+	};
+	char names[80] = "";
+	size_t n = 0;
+	for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++)
+		if (clone_ns & ns[i].flag)
+			n += (size_t)snprintf(names + n, sizeof names - n, "%s%s", n ? ", " : "",
+			                      ns[i].name);
+	const char *cause, *fix;
+	if (clone_ns & CLONE_NEWUSER) {
+		if (e == ENOSPC || e == EUSERS) {
+			cause = "user.max_user_namespaces is 0 or used up";
+			fix = "raise it (sysctl -w user.max_user_namespaces=15000)";
+		} else if (sysctl_first("/proc/sys/kernel/unprivileged_userns_clone") == '0') {
+			cause = "unprivileged user namespaces are off "
+			        "(kernel.unprivileged_userns_clone=0)";
+			fix = "sysctl -w kernel.unprivileged_userns_clone=1";
+		} else if (sysctl_first("/proc/sys/kernel/apparmor_restrict_unprivileged_userns") ==
+		           '1') {
+			cause = "AppArmor restricts unprivileged user namespaces "
+			        "(kernel.apparmor_restrict_unprivileged_userns=1, Ubuntu 23.10 and "
+			        "later)";
+			fix = "load toolcage's AppArmor profile (/etc/apparmor.d/toolcage, "
+			      "docs/deploy.md), which grants user namespaces to toolcage alone";
+		} else {
+			cause = "user namespaces, or namespaces made inside one, are refused "
+			        "for this user (a container's seccomp profile, a security module such "
+			        "as AppArmor's restriction of unprivileged user namespaces, or a "
+			        "sysctl)";
+			fix = fix_user;
+		}
+	} else if (!have_sys_admin()) {
+		cause = "toolcage runs as root without CAP_SYS_ADMIN, as a container's root "
+		        "does by default";
+		fix = fix_container;
+	} else {
+		cause = "a seccomp profile or security module refuses namespaces (a "
+		        "container's default profile)";
+		fix = fix_container;
+	}
+	int w = snprintf(buf, len, "the kernel refused to make the %s namespaces "
+	                 "(%s): %s; fix: %s", names, strerror(e), cause, fix);
+	return w < 0 ? 0 : (size_t)w;
+}
+
+const char *sbx_explain_step(const char *step, int e)
+{
+	if (!step || !(e == EPERM || e == EACCES || e == EINVAL))
+		return "";
+	if (!strcmp(step, child_step_name(STEP_MOUNT_PROC)))
+		return "a fresh /proc cannot be mounted where the container covers parts of "
+		       "its own (/proc/kcore, /proc/sys ...); fix: unmask it "
+		       "(--security-opt unmask=/proc/* with podman or Docker, procMount: "
+		       "Unmasked in Kubernetes, docs/deploy.md)";
+	if (!strcmp(step, child_step_name(STEP_USERNS)))
+		return "the user namespace's id maps were refused (a security module); fix: "
+		       "run toolcage as a user allowed user namespaces, or as root";
+	static const enum child_step mounts[] = {
+		STEP_MOUNT_PRIVATE, STEP_MOUNT_READONLY, STEP_MOUNT_TMP, STEP_MOUNT_MASK,
+		STEP_MOUNT_PROTECT,
+	};
+	for (size_t i = 0; i < sizeof mounts / sizeof mounts[0]; i++)
+		if (!strcmp(step, child_step_name(mounts[i])))
+			return "mounts in toolcage's own mount namespace were refused (an "
+			       "AppArmor profile such as a container runtime's default, or a "
+			       "user namespace that brings no capabilities); fix: in a container, "
+			       "its AppArmor profile deploy/container/apparmor (docs/deploy.md)";
+	return "";
+}
