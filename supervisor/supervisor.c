@@ -240,6 +240,10 @@ static const char config_hint[] = "toolcage reads --config FILE, else ./" CONFIG
 	CONFIG_SYSTEM_PATH ": keep the file in one of those outside the workspace, or pass "
 	"--config with a file outside it.";
 
+static const char cwd_config_hint[] = "A ./" CONFIG_DEFAULT_NAME " is used only where "
+	"this user can write neither it nor its directory. Move it to $XDG_CONFIG_HOME/toolcage/"
+	" (~/.config/toolcage/) or " CONFIG_SYSTEM_PATH ", or pass --config FILE.";
+
 /* The directories tools may write (the workspace here; each profile's
  * write paths when it is loaded) and everything we trust from the start:
  * the configuration file, the profile directory, the approver program and
@@ -252,7 +256,17 @@ static int trust_setup(struct tc_supervisor *s, const struct tc_options *opt,
 		return tc_error_set(err, TC_E_NOMEM, "supervisor", "out of memory");
 	if (trust_add_writable(s->trust, s->workspace, "the workspace", err) < 0)
 		return -1;
-	if (cfg->file && trust_add_trusted(s->trust, cfg->file, "the configuration", config_hint,
+	/* A ./toolcage.json is found because we run here, and here is where
+	 * a run without it has its workspace: a tool of such a run could have
+	 * written it (naming a workspace elsewhere, so that the check above
+	 * would pass). Tools write as we do, so it is trusted only where we
+	 * can write neither it nor this directory. */
+	if (cfg->from_cwd && (access(".", W_OK) == 0 || access(cfg->file, W_OK) == 0) &&
+	    trust_add_writable(s->trust, ".", "the current directory (a run without a "
+	                       "configuration has its workspace there)", err) < 0)
+		return -1;
+	if (cfg->file && trust_add_trusted(s->trust, cfg->file, "the configuration",
+	                                   cfg->from_cwd ? cwd_config_hint : config_hint,
 	                                   err) < 0)
 		return -1;
 	if (cfg->profile_dir && trust_add_trusted(s->trust, cfg->profile_dir,

@@ -42,6 +42,7 @@
 struct config {
 	char *origin;               /* the file it came from, or "built-in defaults" */
 	char *file;                 /* the file it was read from (config_load), or NULL */
+	bool from_cwd;              /* file is the ./toolcage.json of the search */
 	char *workspace;            /* NULL: the caller's choice (CLI: the current dir) */
 	char **tool_dirs;           /* NULL-terminated (never NULL itself) */
 	size_t n_tool_dirs;

@@ -205,11 +205,30 @@ run "$TC" call read_file '{"path": "victim/f"}'
 [ $rc -eq 1 ] && grep -q "policy.levels.read-only is deny" "$tmp/out" &&
 	ok "\$XDG_CONFIG_HOME/toolcage/toolcage.json is read when there is no ./toolcage.json" ||
 	bad "XDG config not read: exit $rc"
-# A project file outside the workspace wins over the user's.
-printf '{"workspace": "../ws"}\n' > "$tmp/proj/toolcage.json"
-(cd "$tmp/proj" && timeout 20 "$TC" call read_file '{"path": "victim/f"}') >"$tmp/out" 2>"$tmp/err"; rc=$?
-[ $rc -eq 0 ] && grep -q keep "$tmp/out" &&
-	ok "./toolcage.json outside its workspace is read first" || bad "project config: exit $rc"
+# A ./toolcage.json that names a workspace elsewhere: a run from proj
+# without it would have had proj as its workspace, so one of its tools could
+# have planted it (loosening the policy and moving the workspace away from
+# the file, past the check above). Refused wherever we can write proj or
+# the file; read first where we can write neither.
+printf '{"workspace": "../ws", "policy": {"levels": {"destructive": "allow"}}}\n' > "$tmp/proj/toolcage.json"
+victim
+(cd "$tmp/proj" && timeout 20 "$TC" call delete_path '{"path": "victim", "recursive": true}') \
+	>"$tmp/out" 2>"$tmp/err"; rc=$?
+[ $rc -eq 2 ] && [ -e "$ws/victim/f" ] && grep -q "the current directory" "$tmp/err" &&
+	ok "a writable ./toolcage.json moving the workspace away is refused" ||
+	bad "planted ./toolcage.json that moves the workspace: exit $rc"
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+	printf '{"workspace": "../ws"}\n' > "$tmp/proj/toolcage.json"
+	chmod 755 "$tmp" "$tmp/proj" "$XDG_CONFIG_HOME" "$XDG_CONFIG_HOME/toolcage"
+	chmod 644 "$tmp/proj/toolcage.json" "$XDG_CONFIG_HOME/toolcage/toolcage.json"
+	chown -R 65534:65534 "$ws"
+	(cd "$tmp/proj" && timeout 20 setpriv --reuid 65534 --regid 65534 --clear-groups -- \
+		"$TC" call read_file '{"path": "victim/f"}') >"$tmp/out" 2>"$tmp/err"; rc=$?
+	[ $rc -eq 0 ] && grep -q keep "$tmp/out" &&
+		ok "./toolcage.json that uid 65534 cannot write is read first (as 65534)" ||
+		bad "project config not writable by us: exit $rc"
+	chown -R 0:0 "$ws"
+fi
 # A user configuration inside the workspace (a workspace holding ~/.config)
 # is refused like any other.
 mkdir -p "$ws/.config/toolcage"
