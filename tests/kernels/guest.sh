@@ -42,6 +42,11 @@ echo "MATRIX-INFO kernel $(uname -r), LSMs $(cat /sys/kernel/security/lsm 2>/dev
 echo "+pids +memory +cpu" > /sys/fs/cgroup/cgroup.subtree_control ||
 	echo "MATRIX-INFO could not enable pids memory cpu at the root"
 
+# A crash inside leaves a core in /tmp (the RAM overlay), and a failed
+# test's output ends with its backtrace: a guest is not easily re-run.
+echo '/tmp/core.%e.%p' > /proc/sys/kernel/core_pattern
+ulimit -c unlimited
+
 failed=0
 wants() { case " $ONLY " in *" $1 "*) return 0 ;; esac; return 1; }
 
@@ -57,6 +62,13 @@ run_test() {
 	if [ $rc != 0 ]; then
 		failed=1
 		tail -60 "$log" | sed "s/^/  $phase\/$name: /"
+		for core in /tmp/core.*; do
+			[ -f "$core" ] || continue
+			echo "  $phase/$name: core dumped: $core"
+			gdb -q -batch -ex bt "$BUILD/toolcage" "$core" 2>&1 | tail -25 |
+				sed "s/^/  $phase\/$name: /"
+			mv "$core" "$core.seen"
+		done
 	elif [ "$name" = check ]; then
 		sed "s/^/  $phase\/check: /" "$log"
 	else
