@@ -1,7 +1,9 @@
 /* shown.h — printf for text read line by line (a render, a message, a
  * terminal): every %s argument shown with its control characters as their
- * Unicode pictures (newline as U+240A, ESC as U+241B ...), so that a name
- * or a path quoted in it stays on its line. The one escaping for names:
+ * Unicode pictures (newline as U+240A, ESC as U+241B ...), and Unicode's
+ * line separators and bidirectional controls (U+2028, U+202E ...) as the
+ * text "\uXXXX", so that a name or a path quoted in it stays on its line
+ * and in its order. The one escaping for names:
  * the fs tools' renders and errors and the supervisor's messages use it. */
 #ifndef TC_SHOWN_H
 #define TC_SHOWN_H
