@@ -19,7 +19,7 @@
  * rule for one name in a directory. So a protected path missing when a
  * call starts is checked when it has ended (every process of it gone):
  * whatever appeared there (or the first new directory on the way) is
- * renamed aside to NAME.toolcage-blocked-N and the caller is told
+ * renamed aside to NAME.toolcage-blocked-N (N random) and the caller is told
  * (sbx_protect_snapshot, sbx_protect_sweep). A symbolic link on the way
  * cannot be bound over: the link is left, and the sweep sees it replaced.
  *
@@ -37,9 +37,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -348,11 +348,16 @@ static void move_aside(const char *path, size_t rl, char *report, size_t size)
 	          (int)syscall(SYS_openat2, rfd, dir + rl + 1, &how, sizeof how);
 	if (dfd < 0)
 		rc = -errno;
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
+	/* The new name is random, not one the tool could foresee: names made
+	 * ahead (from the clock) for every try would leave the file where it
+	 * is, with only a line in the report. */
 	for (unsigned k = 0; !rc && k < 100; k++) {
-		snprintf(aside, sizeof aside, "%.200s.toolcage-blocked-%lx%u", name,
-		         (unsigned long)ts.tv_sec, k);
+		unsigned long long r;
+		if (getrandom(&r, sizeof r, 0) != (ssize_t)sizeof r) {
+			rc = -EIO;
+			break;
+		}
+		snprintf(aside, sizeof aside, "%.200s.toolcage-blocked-%016llx", name, r);
 		if (syscall(SYS_renameat2, dfd, name, dfd, aside, RENAME_NOREPLACE) == 0)
 			break;
 		rc = errno == EEXIST ? 0 : -errno;

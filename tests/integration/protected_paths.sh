@@ -69,6 +69,15 @@ moved=$(field "$tmp/out" canonical | "$PY" -c 'import json,sys; print(json.load(
 	ok "a command that creates .envrc and .claude/: both moved aside, status failed, render says so" ||
 	bad "created protected paths: status $st, moved '$moved'"
 
+# the names it is moved to cannot be taken ahead: a command that makes
+# every name a clock-based scheme would try, for the next seconds, then
+# .envrc, still has .envrc moved aside
+plant
+cmd 'now=$(date +%s); for s in 0 1 2 3 4 5; do h=$(printf %x $((now + s))); k=0; while [ $k -lt 100 ]; do : > ".envrc.toolcage-blocked-$h$k"; : > ".envrc.toolcage-blocked-$(printf %016x $((now + s)))"; k=$((k + 1)); done; done; echo "export X=1" > .envrc'
+[ "$(field "$tmp/out" status)" = failed ] && [ ! -e "$ws/.envrc" ] &&
+	ok "names made ahead for the moved-aside file: .envrc still moved aside" ||
+	bad "pre-made aside names: .envrc left in place ($(field "$tmp/out" canonical | head -c 300))"
+
 # a new repository made by the call: the whole new .git goes aside
 rm -rf "$ws/.git"
 cmd 'mkdir -p .git/hooks && printf "[core]\n\tfsmonitor = x\n" > .git/config'
