@@ -351,6 +351,13 @@ static void move_aside(const char *path, size_t rl, char *report, size_t size)
 	/* The new name is random, not one the tool could foresee: names made
 	 * ahead (from the clock) for every try would leave the file where it
 	 * is, with only a line in the report. */
+	/* A tool may have taken our write permission on the directory (chmod
+	 * 555 as the same user): we own it as the tool did, so it gets u+wx
+	 * back for the rename and its mode after. */
+	struct stat st;
+	bool chmodded = false;
+	char self[64];
+	snprintf(self, sizeof self, "/proc/self/fd/%d", dfd);
 	for (unsigned k = 0; !rc && k < 100; k++) {
 		unsigned long long r;
 		if (getrandom(&r, sizeof r, 0) != (ssize_t)sizeof r) {
@@ -361,9 +368,16 @@ static void move_aside(const char *path, size_t rl, char *report, size_t size)
 		if (syscall(SYS_renameat2, dfd, name, dfd, aside, RENAME_NOREPLACE) == 0)
 			break;
 		rc = errno == EEXIST ? 0 : -errno;
+		if ((rc == -EACCES || rc == -EPERM) && !chmodded && fstat(dfd, &st) == 0 &&
+		    st.st_uid == geteuid() && chmod(self, (st.st_mode & 07777) | S_IWUSR | S_IXUSR) == 0) {
+			chmodded = true;
+			rc = 0;
+		}
 		if (k == 99)
 			rc = -EEXIST;
 	}
+	if (chmodded)
+		(void)chmod(self, st.st_mode & 07777);
 	if (rc)
 		snprintf(report + used, size - used, "%s%s (could not be moved aside: %s)",
 		         used ? "; " : "", path + rl + 1, strerror(-rc));

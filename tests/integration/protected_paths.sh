@@ -78,6 +78,24 @@ cmd 'now=$(date +%s); for s in 0 1 2 3 4 5; do h=$(printf %x $((now + s))); k=0;
 	ok "names made ahead for the moved-aside file: .envrc still moved aside" ||
 	bad "pre-made aside names: .envrc left in place ($(field "$tmp/out" canonical | head -c 300))"
 
+# a tool running as an ordinary user takes the write permission away from
+# the workspace (its owner, as the tool is) before the call ends: the
+# created files are moved aside all the same, and the mode it set is kept
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+	plant
+	chmod 755 "$tmp" "$E"
+	chown -R 65534:65534 "$ws"
+	(cd "$ws" && timeout 60 setpriv --reuid 65534 --regid 65534 --clear-groups -- $C run_command \
+		'{"argv": ["sh", "-c", "echo x > .envrc; echo y > .git/hooks/post-checkout; chmod 555 . .git/hooks"]}') \
+		>"$tmp/out" 2>"$tmp/err"
+	mode=$(stat -c %a "$ws")
+	chmod 755 "$ws" "$ws/.git/hooks"
+	chown -R 0:0 "$ws"
+	[ ! -e "$ws/.envrc" ] && [ ! -e "$ws/.git/hooks/post-checkout" ] && [ "$mode" = 555 ] &&
+		ok "as 65534, chmod 555 on the directories: created files still moved aside" ||
+		bad "chmod 555 before the sweep: $(ls -a "$ws" "$ws/.git/hooks" | tr '\n' ' ') mode $mode"
+fi
+
 # a new repository made by the call: the whole new .git goes aside
 rm -rf "$ws/.git"
 cmd 'mkdir -p .git/hooks && printf "[core]\n\tfsmonitor = x\n" > .git/config'
