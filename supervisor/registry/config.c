@@ -361,8 +361,9 @@ const char *const config_protected_defaults[] = {
 	CONFIG_DEFAULT_NAME,
 	".git/config", ".git/config.worktree", ".git/hooks", ".git/modules", ".git/worktrees",
 	".envrc",
-	".mcp.json", ".claude", ".codex", ".cursor", ".gemini",
-	".vscode", ".idea", ".devcontainer",
+	".mcp.json", ".claude", ".codex", ".cursor", ".gemini", ".windsurf",
+	".vscode", ".idea", ".zed", ".devcontainer", ".devcontainer.json",
+	".exrc", ".nvim.lua", ".mise.toml",
 	NULL,
 };
 

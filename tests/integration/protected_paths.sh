@@ -69,6 +69,16 @@ moved=$(field "$tmp/out" canonical | "$PY" -c 'import json,sys; print(json.load(
 	ok "a command that creates .envrc and .claude/: both moved aside, status failed, render says so" ||
 	bad "created protected paths: status $st, moved '$moved'"
 
+# editors' and tools' project files that run commands on the host
+plant
+cmd 'echo "{\"initializeCommand\": \"id\"}" > .devcontainer.json; echo "!id" > .exrc; echo "os.execute(\"id\")" > .nvim.lua; printf "[tasks]\n" > .mise.toml; mkdir .zed .windsurf'
+[ "$(field "$tmp/out" status)" = failed ] &&
+	[ ! -e "$ws/.devcontainer.json" ] && [ ! -e "$ws/.exrc" ] && [ ! -e "$ws/.nvim.lua" ] &&
+	[ ! -e "$ws/.mise.toml" ] && [ ! -e "$ws/.zed" ] && [ ! -e "$ws/.windsurf" ] &&
+	ok "a command that creates .devcontainer.json, .exrc, .nvim.lua, .mise.toml, .zed, .windsurf: all moved aside" ||
+	bad "editor project files: $(ls -a "$ws" | tr '\n' ' ')"
+rm -rf "$ws"/.*.toolcage-blocked-*
+
 # the names it is moved to cannot be taken ahead: a command that makes
 # every name a clock-based scheme would try, for the next seconds, then
 # .envrc, still has .envrc moved aside
