@@ -430,14 +430,14 @@ static void test_call_waiting_for_approval_holds_no_slot(void **state)
 	need_sandbox();
 	fx_start(f, "{\"limits\": {\"max_concurrent\": 1}}");
 	approve_with(f, 1, TC_APPROVE_ONCE);
-	f->defer_ms = 500;
+	f->defer_ms = 3000;   /* long enough for call 1 on a loaded machine */
 	submit(f, 0, "touch_marker", "{\"name\": \"m\"}");   /* waits for its answer */
 	submit(f, 1, "sleeper", "{\"ms\": 50}");
-	wait_for(f, 1, 5000);
+	wait_for(f, 1, 10000);
 	assert_status(f->got[1].r, TC_STATUS_OK);
 	assert_int_equal(f->got[0].calls, 0);
 	assert_non_null(f->respond);                         /* not answered yet */
-	wait_for(f, 0, 5000);
+	wait_for(f, 0, 10000);
 	assert_status(f->got[0].r, TC_STATUS_OK);
 	assert_true(f->got[1].at_ms < f->answered_at);
 	assert_int_equal(marker_runs(f, "m"), 1);
@@ -497,8 +497,10 @@ static void test_cancel_kills_a_running_call(void **state)
 	need_sandbox();
 	fx_start(f, NULL);
 	uint64_t id = submit(f, 0, "sleeper", "{\"ms\": 20000}");
-	/* The jail's worker forks the child as we go on (it starts first). */
-	for (int i = 0; i < 100 && my_children() == 0; i++)
+	/* The jail's worker forks the child as we go on (it starts first, and
+	 * the child counts once it no longer bears the worker's name): a
+	 * bound in time, for a loaded machine, not in turns of the loop. */
+	for (int64_t end = io_now_ms() + 20000; my_children() == 0 && io_now_ms() < end;)
 		tc_supervisor_run_once(f->s, 50);
 	assert_true(my_children() > 0);   /* the measure can see the child */
 	assert_int_equal(tc_call_cancel(f->s, id, false), 0);
