@@ -11,6 +11,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -255,6 +256,16 @@ int trust_add_trusted(struct trust *t, const char *path, const char *what,
 				trusted_release(&x);
 				return -1;
 			}
+	/* A second name of the file could be anywhere, the workspace too,
+	 * where a tool would change it through that name. */
+	struct stat st;
+	if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink > 1) {
+		trusted_release(&x);
+		return tc_error_set(err, TC_E_INVALID, path, "%s is refused: it has %ju hard links, "
+		                    "and a tool could change it through one in a place it can "
+		                    "write. Keep a file of its own there (cp, not ln).", what,
+		                    (uintmax_t)st.st_nlink);
+	}
 	struct trusted *nt = realloc(t->t, (t->nt + 1) * sizeof *nt);
 	if (!nt) {
 		trusted_release(&x);

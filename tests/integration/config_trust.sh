@@ -235,6 +235,16 @@ mkdir -p "$ws/.config/toolcage"
 printf '%s\n' "$LOOSE" > "$ws/.config/toolcage/toolcage.json"
 run env XDG_CONFIG_HOME="$ws/.config" "$TC" call delete_path '{"path": "victim", "recursive": true}'
 refused "a user configuration inside the workspace" "configuration"
+# The user's configuration as a hard link to a file in the workspace: the
+# path is outside, but a tool could rewrite it through the other name.
+mkdir -p "$tmp/xdg2/toolcage"
+printf '%s\n' "$LOOSE" > "$ws/linked.json"
+ln "$ws/linked.json" "$tmp/xdg2/toolcage/toolcage.json"
+run env XDG_CONFIG_HOME="$tmp/xdg2" "$TC" call delete_path '{"path": "victim", "recursive": true}'
+[ $rc -eq 2 ] && kept && grep -q "hard links" "$tmp/err" &&
+	ok "a user configuration hard-linked into the workspace is refused" ||
+	bad "hard-linked configuration: exit $rc"
+rm -f "$ws/linked.json"
 run env XDG_CONFIG_HOME=relative/dir HOME="$tmp/home" "$TC" call read_file '{"path": "victim/f"}'
 [ $rc -eq 0 ] && ok "a relative XDG_CONFIG_HOME is ignored" || bad "relative XDG_CONFIG_HOME: exit $rc"
 
