@@ -87,7 +87,10 @@ size_t sbx_explain_ns(unsigned clone_ns, int e, char *buf, size_t len)
 	} else if (!have_sys_admin()) {
 		cause = "toolcage runs as root without CAP_SYS_ADMIN, as a container's root "
 		        "does by default";
-		fix = fix_container;
+		fix = "run toolcage as a non-root user in the container, with toolcage's "
+		      "seccomp profile (deploy/container/seccomp.json) and /proc unmasked, as "
+		      "docs/deploy.md says (its user namespace needs no capability), or give "
+		      "the container CAP_SYS_ADMIN";
 	} else {
 		cause = "a seccomp profile or security module refuses namespaces (a "
 		        "container's default profile)";

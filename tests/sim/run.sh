@@ -75,7 +75,7 @@ chmod -R a+rX "$T" && chmod 1777 "$T/home"
 # refusal also names a fix, and none speaks in clone flags.
 ALL="read-only write network destructive"
 NOT_NET="read-only write destructive"
-ROOT_NS="root without CAP_SYS_ADMIN, as a container's root.*fix: .*deploy/container/seccomp.json"
+ROOT_NS="root without CAP_SYS_ADMIN, as a container's root.*fix: run toolcage as a non-root user.*CAP_SYS_ADMIN"
 USER_NS="refused to make the user, pid, mount, uts namespaces.*fix: .*user namespaces"
 spec() {
 	case $1 in
