@@ -12,7 +12,7 @@ CLANG_TIDY=${CLANG_TIDY:-clang-tidy}
 LINT_JOBS=${LINT_JOBS:-$(nproc 2>/dev/null || echo 2)}
 files=${LINT_FILES:-$(ls lib/*.c jsonschema/*.c sandbox/*.c supervisor/*.c supervisor/*/*.c tools/*.c tools/*/*.c 2>/dev/null)}
 # Every folder's headers (the build gives each folder fewer: make check-deps).
-incs="-I. -Iinclude -Ilib -Ijsonschema -Isandbox -Itools -Isupervisor -Isupervisor/policy -Isupervisor/registry -Isupervisor/mcp -Isupervisor/cli"
+incs="-I. -Iinclude -Ilib -Ijsonschema -Isandbox -Itools -Isupervisor -Isupervisor/net -Isupervisor/policy -Isupervisor/registry -Isupervisor/mcp -Isupervisor/cli"
 status=0
 
 for prog in "$CPPCHECK" "$CLANG_TIDY" python3; do
