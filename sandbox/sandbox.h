@@ -68,6 +68,21 @@ enum {
 
 enum sbx_action { SBX_ACT_ALLOW, SBX_ACT_ERRNO, SBX_ACT_KILL };
 
+/* The listening sockets of a tool's egress, in this order: a child whose
+ * network goes through the supervisor has them in its network namespace,
+ * bound on every address, and the supervisor serves them. */
+enum sbx_listener {
+	SBX_LISTEN_HTTP_PROXY,   /* TCP SBX_EGRESS_HTTP_PROXY_PORT: an HTTP proxy */
+	SBX_LISTEN_SOCKS,        /* TCP SBX_EGRESS_SOCKS_PORT: a SOCKS5 proxy */
+	SBX_LISTEN_HTTP,         /* TCP 80: plain HTTP to any address */
+	SBX_LISTEN_TLS,          /* TCP 443: TLS to any address */
+	SBX_LISTEN_DNS_UDP,      /* UDP 53: DNS to any address */
+	SBX_LISTEN_DNS_TCP,      /* TCP 53 */
+	SBX_LISTEN_MAX
+};
+#define SBX_EGRESS_HTTP_PROXY_PORT 3128
+#define SBX_EGRESS_SOCKS_PORT 1080
+
 /* What a profile allows: plain data filled by supervisor/profile.c. Pointers
  * are borrowed; sbx_jail_new() copies what it keeps. Lists are NULL-terminated
  * arrays of strings; paths are absolute. Limits of 0 mean "not set". */

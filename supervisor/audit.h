@@ -3,7 +3,8 @@
  * An event is a jansson object made by one of the audit_event_* helpers:
  *   {"event": TYPE, "call": ID, "ts": "2025-01-31T12:00:00.123Z", ...}
  * TYPE is call-start, approval-request, approval-decision, tool-result,
- * error or session-grant (fields below at each helper); "call" is the
+ * error or session-grant (fields below at each helper), or network (one
+ * connection of a tool with egress, made by supervisor/net: docs/network.md); "call" is the
  * pipeline's call id (omitted when 0, e.g. an error outside any call) and
  * ties one call's events together; "ts" is when the event was made (RFC 3339,
  * UTC, milliseconds).

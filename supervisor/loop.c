@@ -262,6 +262,19 @@ int loop_run_once(struct loop *l, int timeout_ms)
 	return ran + run_timers(l);
 }
 
+int loop_fd(const struct loop *l)
+{
+	return l->epfd;
+}
+
+int loop_next_timer_ms(const struct loop *l)
+{
+	if (!l->nheap)
+		return -1;
+	int64_t wait = l->heap[0]->when - io_now_ms();
+	return wait < 0 ? 0 : wait > 1 << 30 ? 1 << 30 : (int)wait;
+}
+
 void loop_stop(struct loop *l)
 {
 	l->stopped = true;

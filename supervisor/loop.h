@@ -47,6 +47,13 @@ int loop_add_signals(struct loop *l, const int *sigs, int n, loop_signal_fn fn,
  * callbacks that are due. Returns the number of callbacks run, or -errno. */
 int loop_run_once(struct loop *l, int timeout_ms);
 
+/* For a caller that waits with poll(2) on more than the loop (toolcage
+ * exec): the loop's own fd, readable when a watched fd has events, and
+ * the milliseconds until its next timer (-1: none). Then
+ * loop_run_once(l, 0) runs what is due. */
+int loop_fd(const struct loop *l);
+int loop_next_timer_ms(const struct loop *l);
+
 /* Makes loop_stopped() true; loop_run callers check it. */
 void loop_stop(struct loop *l);
 bool loop_stopped(const struct loop *l);

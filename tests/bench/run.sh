@@ -74,6 +74,10 @@ rm -r "$pd"
 rmdir "$ws"
 
 echo
+echo "== egress: proxy throughput against a direct loopback copy"
+"$B/bench_egress" 256 7
+
+echo
 echo "== pipeline: a built-in call end to end, and throughput"
 "$B/bench_pipeline" "$N"
 

@@ -1,0 +1,854 @@
+/* egress_conn.c — one TCP connection from a tool, from its first byte to
+ * its close:
+ *
+ *   head     read what names the destination (bounded: NP_HEAD_MAX): an
+ *            HTTP proxy request, a SOCKS5 greeting and request, an HTTP
+ *            request's Host, a TLS ClientHello's server name; nothing is
+ *            sent upstream yet
+ *   decide   the name and port against the policy (deny first), the
+ *            call's connection cap; an unlisted name may be asked about
+ *   resolve  the name, by our resolver (a refused name is never looked up)
+ *   connect  to the first address the policy allows, from the supervisor's
+ *            own namespace
+ *   relay    both ways through two pipes (splice: the bytes never enter
+ *            our memory; a full pipe stops reading its writer), within
+ *            the call's byte caps
+ *
+ * A refusal is answered in the client's protocol (403, a SOCKS code, a
+ * closed TLS connection) and recorded with its reason. */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <unistd.h>
+
+#include "egress_internal.h"
+#include "io.h"
+#include "loop.h"
+
+enum conn_state { CS_HEAD, CS_ASK, CS_RESOLVE, CS_CONNECT, CS_RELAY, CS_DRAIN };
+enum { HEAD_TIMEOUT_MS = 10000, DRAIN_TIMEOUT_MS = 5000, ATTEMPT_MS = 3000 };
+
+struct egress_conn {
+	struct egress_call *call;
+	enum sbx_listener kind;
+	enum egress_via via;
+	enum conn_state state;
+	int cfd, ufd;
+	int cu[2], uc[2];            /* pipes: client to upstream, upstream to client */
+	size_t cap;                  /* bytes each pipe holds (the smaller) */
+	size_t fill_cu, fill_uc;
+	bool c_eof, u_eof;           /* a read side ended */
+	bool cu_done, uc_done;       /* its end was passed on (shutdown) */
+	uint32_t c_ev, u_ev;         /* what is watched now */
+	uint8_t *head;               /* CS_HEAD: what the client sent so far */
+	size_t head_len;
+	size_t socks_used;           /* the greeting's bytes, once answered */
+	char mapped[NP_HOST_MAX + 1];   /* the name our DNS gave the address, or "" */
+	struct np_target t;
+	char *to_upstream;           /* sent first once connected: the head, */
+	size_t to_upstream_len;      /* rewritten for an absolute-URI request */
+	const char *success;         /* and this to the client ("200", SOCKS) */
+	size_t success_len;
+	struct sockaddr_storage addrs[RESOLVE_ADDRS_MAX];
+	size_t n_addrs, next_addr;
+	int last_errno;
+	struct resolve_query *rq;
+	void *ask;                   /* the approver's handle */
+	bool asking, answered, answer_allow;
+	const char *allow_why;
+	const char *end_why;         /* a cap ended it: recorded as refused */
+	struct loop_timer *timer;
+	uint64_t out, in;
+	bool recorded;
+	struct egress_conn *next, *prev;
+};
+
+static const uint8_t socks_ok_reply[10] = { 5, 0, 0, 1, 0, 0, 0, 0, 0, 0 };
+static const char connect_ok[] = "HTTP/1.1 200 Connection established\r\n\r\n";
+
+static void on_client(struct loop *l, int fd, uint32_t events, void *data);
+static void on_upstream(struct loop *l, int fd, uint32_t events, void *data);
+static void pump(struct egress_conn *k);
+
+static struct loop *loop_of(struct egress_conn *k)
+{
+	return k->call->e->loop;
+}
+
+static void set_timer(struct egress_conn *k, int64_t ms, loop_timer_fn fn)
+{
+	if (k->timer)
+		loop_del_timer(loop_of(k), k->timer);
+	k->timer = ms ? loop_add_timer(loop_of(k), io_now_ms() + ms, fn, k) : NULL;
+}
+
+static void watch(struct egress_conn *k, uint32_t c_ev, uint32_t u_ev)
+{
+	if (c_ev != k->c_ev && loop_mod_fd(loop_of(k), k->cfd, c_ev) == 0)
+		k->c_ev = c_ev;
+	if (k->ufd >= 0 && u_ev != k->u_ev && loop_mod_fd(loop_of(k), k->ufd, u_ev) == 0)
+		k->u_ev = u_ev;
+}
+
+static void close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+static void conn_close(struct egress_conn *k)
+{
+	struct egress_call *c = k->call;
+	struct egress *e = c->e;
+	if (k->rq)
+		resolve_cancel(k->rq);
+	if (k->ask && e->hooks.cancel)
+		e->hooks.cancel(e->hooks.data, k->ask);
+	if (k->timer)
+		loop_del_timer(e->loop, k->timer);
+	if (!k->recorded && k->state == CS_RELAY)
+		egress_record(c, k->t.host, k->t.port, k->via, k->end_why ? 1 : 0,
+		              k->end_why ? k->end_why : k->allow_why,
+		              (struct sockaddr *)&k->addrs[k->next_addr], k->out, k->in);
+	else if (!k->recorded && k->state != CS_HEAD && k->state != CS_DRAIN)
+		egress_record(c, k->t.host, k->t.port, k->via, 2, "the call ended first", NULL, 0, 0);
+	loop_del_fd(e->loop, k->cfd);
+	if (k->ufd >= 0)
+		loop_del_fd(e->loop, k->ufd);
+	close_fd(&k->cfd);
+	close_fd(&k->ufd);
+	close_fd(&k->cu[0]);
+	close_fd(&k->cu[1]);
+	close_fd(&k->uc[0]);
+	close_fd(&k->uc[1]);
+	if (k->prev)
+		k->prev->next = k->next;
+	else
+		c->conns = k->next;
+	if (k->next)
+		k->next->prev = k->prev;
+	free(k->head);
+	free(k->to_upstream);
+	free(k);
+	egress_conn_closed(c);
+}
+
+void egress_conn_close_all(struct egress_call *c)
+{
+	while (c->conns)
+		conn_close(c->conns);
+}
+
+static void on_drain_timeout(struct loop *l, void *data)
+{
+	(void)l;
+	struct egress_conn *k = data;
+	k->timer = NULL;
+	conn_close(k);
+}
+
+/* Answers the client with text (or nothing) and closes once it is out. */
+static void drain_and_close(struct egress_conn *k, const void *text, size_t len)
+{
+	if (k->ufd >= 0) {
+		loop_del_fd(loop_of(k), k->ufd);
+		close_fd(&k->ufd);
+	}
+	k->state = CS_DRAIN;
+	if (len && len <= k->cap - k->fill_uc &&
+	    write(k->uc[1], text, len) == (ssize_t)len)
+		k->fill_uc += len;
+	if (!k->fill_uc) {
+		conn_close(k);
+		return;
+	}
+	set_timer(k, DRAIN_TIMEOUT_MS, on_drain_timeout);
+	watch(k, EPOLLOUT, 0);
+	pump(k);
+}
+
+/* The client's protocol's way of saying no. */
+static void reply_refusal(struct egress_conn *k, int status, const char *why)
+{
+	char text[768];
+	int n = 0;
+	if (k->kind == SBX_LISTEN_HTTP_PROXY || k->kind == SBX_LISTEN_HTTP) {
+		const char *title = status == 403 ? "Forbidden" : status == 400 ? "Bad Request" :
+		                    status == 504 ? "Gateway Timeout" : "Bad Gateway";
+		char body[512];
+		int blen = snprintf(body, sizeof body, "toolcage: %s %s:%u: %s\n",
+		                    status == 403 ? "refused" : "could not reach",
+		                    k->t.host[0] ? k->t.host : "(unknown host)", k->t.port, why);
+		if (blen < 0 || blen >= (int)sizeof body)
+			blen = (int)sizeof body - 1;
+		n = snprintf(text, sizeof text, "HTTP/1.1 %d %s\r\nContent-Type: text/plain\r\n"
+		             "Content-Length: %d\r\nConnection: close\r\n\r\n%.*s", status, title,
+		             blen, blen, body);
+		if (n < 0 || n >= (int)sizeof text)
+			n = 0;
+	} else if (k->kind == SBX_LISTEN_SOCKS) {
+		uint8_t rep = status == 403 ? NP_SOCKS_NOT_ALLOWED : status == 400 ?
+		              NP_SOCKS_FAILURE : status == 404 ? NP_SOCKS_HOST_UNREACHABLE :
+		              NP_SOCKS_REFUSED;
+		n = (int)np_socks_reply(rep, (uint8_t *)text);
+	}
+	drain_and_close(k, text, (size_t)n);
+}
+
+/* Refused by policy (decision 1) or failed on the way (2). */
+static void refuse(struct egress_conn *k, int decision, int status, const char *why,
+                   const struct sockaddr *addr)
+{
+	if (k->rq)
+		resolve_cancel(k->rq);
+	k->rq = NULL;
+	egress_record(k->call, k->t.host[0] ? k->t.host : "(no host name)", k->t.port, k->via,
+	              decision, why, addr, 0, 0);
+	k->recorded = true;
+	reply_refusal(k, status, why);
+}
+
+/* ---- relay ------------------------------------------------------------------ */
+
+static uint64_t left(uint64_t cap, uint64_t used)
+{
+	return used >= cap ? 0 : cap - used;
+}
+
+/* Moves what can move without blocking, one direction: src -> pipe -> dst.
+ * Returns 1 on progress, 0 on none, -1 when the connection must end. */
+static int move(struct egress_conn *k, int src, int dst, int p[2], size_t *fill, bool *eof,
+                bool *done, uint64_t *count, uint64_t *call_count, uint64_t cap,
+                const char *cap_why)
+{
+	int progress = 0;
+	if (!*eof && src >= 0 && *fill < k->cap) {
+		uint64_t room = left(cap, *call_count);
+		size_t want = k->cap - *fill;
+		if (room == 0) {
+			/* At the cap: an end is still an end, more is the cap. */
+			char b;
+			ssize_t more = recv(src, &b, 1, MSG_PEEK | MSG_DONTWAIT);
+			if (more > 0) {
+				k->end_why = cap_why;
+				return -1;
+			}
+			if (more < 0 && errno != EAGAIN && errno != EINTR)
+				return -1;
+			if (more == 0) {
+				*eof = true;
+				progress = 1;
+			}
+			goto out;
+		}
+		if (want > room)
+			want = (size_t)room;
+		ssize_t n = splice(src, NULL, p[1], NULL, want, SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
+		if (n > 0) {
+			*fill += (size_t)n;
+			*count += (uint64_t)n;
+			*call_count += (uint64_t)n;
+			progress = 1;
+		} else if (n == 0) {
+			*eof = true;
+			progress = 1;
+		} else if (errno != EAGAIN && errno != EINTR) {
+			return -1;
+		}
+	}
+out:
+	if (*fill && dst >= 0) {
+		ssize_t n = splice(p[0], NULL, dst, NULL, *fill, SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
+		if (n > 0) {
+			*fill -= (size_t)n;
+			progress = 1;
+		} else if (n < 0 && errno != EAGAIN && errno != EINTR) {
+			return -1;
+		}
+	}
+	if (*eof && !*fill && !*done && dst >= 0) {
+		shutdown(dst, SHUT_WR);
+		*done = true;
+		progress = 1;
+	}
+	return progress;
+}
+
+static void pump(struct egress_conn *k)
+{
+	const struct netpol *p = k->call->e->policy;
+	struct egress_call *c = k->call;
+	if (k->state == CS_DRAIN) {
+		uint64_t none = 0, unused = 0;
+		bool eof = true, done = true;
+		if (k->fill_uc && move(k, -1, k->cfd, k->uc, &k->fill_uc, &eof, &done, &none,
+		                       &unused, UINT64_MAX, NULL) < 0) {
+			conn_close(k);
+			return;
+		}
+		if (k->fill_uc)
+			return;
+		/* The answer is out: end our side, and read what the client
+		 * still sends (a request body) until it closes or the drain's
+		 * timer ends it; closing on unread bytes would reset the
+		 * connection and could take the answer with it. */
+		if (!k->uc_done) {
+			shutdown(k->cfd, SHUT_WR);
+			k->uc_done = true;
+			watch(k, EPOLLIN, 0);
+		}
+		char sink[4096];
+		for (int i = 0; i < 16; i++) {
+			ssize_t n = recv(k->cfd, sink, sizeof sink, MSG_DONTWAIT);
+			if (n < 0 && (errno == EAGAIN || errno == EINTR))
+				return;
+			if (n <= 0) {
+				conn_close(k);
+				return;
+			}
+		}
+		return;
+	}
+	for (int round = 0; round < 16; round++) {
+		int a = move(k, k->cfd, k->ufd, k->cu, &k->fill_cu, &k->c_eof, &k->cu_done, &k->out,
+		             &c->bytes_out, p->max_bytes_out, "the call's cap on bytes sent is reached");
+		int b = a < 0 ? -1 : move(k, k->ufd, k->cfd, k->uc, &k->fill_uc, &k->u_eof,
+		                          &k->uc_done, &k->in, &c->bytes_in, p->max_bytes_in,
+		                          "the call's cap on bytes received is reached");
+		if (a < 0 || b < 0 || (k->cu_done && k->uc_done)) {
+			conn_close(k);
+			return;
+		}
+		if (!a && !b)
+			break;
+	}
+	watch(k, (!k->c_eof && k->fill_cu < k->cap ? EPOLLIN : 0) |
+	         (k->fill_uc ? EPOLLOUT : 0),
+	      (!k->u_eof && k->fill_uc < k->cap ? EPOLLIN : 0) |
+	         (k->fill_cu ? EPOLLOUT : 0));
+}
+
+static bool put_pipe(int p[2], size_t cap, size_t *fill, const void *data, size_t len)
+{
+	if (len > cap - *fill)
+		return false;
+	if (len && write(p[1], data, len) != (ssize_t)len)
+		return false;
+	*fill += len;
+	return true;
+}
+
+static void connected(struct egress_conn *k)
+{
+	set_timer(k, 0, NULL);
+	int one = 1;
+	setsockopt(k->ufd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+	struct egress_call *c = k->call;
+	/* What the client sent before we connected counts against its cap. */
+	if (k->to_upstream_len > left(c->e->policy->max_bytes_out, c->bytes_out)) {
+		k->state = CS_RELAY;
+		k->end_why = "the call's cap on bytes sent is reached";
+		conn_close(k);
+		return;
+	}
+	if (!put_pipe(k->uc, k->cap, &k->fill_uc, k->success, k->success_len) ||
+	    !put_pipe(k->cu, k->cap, &k->fill_cu, k->to_upstream, k->to_upstream_len)) {
+		refuse(k, 2, 502, "out of buffer space", NULL);
+		return;
+	}
+	k->out += k->to_upstream_len;
+	c->bytes_out += k->to_upstream_len;
+	free(k->to_upstream);
+	k->to_upstream = NULL;
+	free(k->head);
+	k->head = NULL;
+	k->state = CS_RELAY;
+	if (loop_add_fd(loop_of(k), k->ufd, 0, on_upstream, k) < 0) {
+		conn_close(k);
+		return;
+	}
+	k->u_ev = 0;
+	pump(k);
+}
+
+/* ---- connect ------------------------------------------------------------------ */
+
+static const char *connect_why(int err)
+{
+	switch (err) {
+	case ECONNREFUSED: return "the server refused the connection";
+	case ETIMEDOUT: return "the connection timed out";
+	case ENETUNREACH: case EHOSTUNREACH: return "no route to the server";
+	default: return "the connection failed";
+	}
+}
+
+static void connect_next(struct egress_conn *k);
+
+static void on_attempt_timeout(struct loop *l, void *data)
+{
+	(void)l;
+	struct egress_conn *k = data;
+	k->timer = NULL;
+	k->last_errno = ETIMEDOUT;
+	loop_del_fd(loop_of(k), k->ufd);
+	close_fd(&k->ufd);
+	k->next_addr++;
+	connect_next(k);
+}
+
+static void connect_next(struct egress_conn *k)
+{
+	for (; k->next_addr < k->n_addrs; k->next_addr++) {
+		struct sockaddr_storage *a = &k->addrs[k->next_addr];
+		socklen_t len = a->ss_family == AF_INET ? sizeof(struct sockaddr_in) :
+		                sizeof(struct sockaddr_in6);
+		k->ufd = socket(a->ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+		if (k->ufd < 0) {
+			k->last_errno = errno;
+			continue;
+		}
+		if (connect(k->ufd, (struct sockaddr *)a, len) == 0) {
+			connected(k);
+			return;
+		}
+		if (errno == EINPROGRESS &&
+		    loop_add_fd(loop_of(k), k->ufd, EPOLLOUT, on_upstream, k) == 0) {
+			k->u_ev = EPOLLOUT;
+			k->state = CS_CONNECT;
+			/* Another address is tried after a few seconds; the last one
+			 * gets the rest of the policy's connect timeout. */
+			set_timer(k, k->next_addr + 1 < k->n_addrs ? ATTEMPT_MS :
+			          k->call->e->policy->connect_timeout_ms, on_attempt_timeout);
+			return;
+		}
+		k->last_errno = errno;
+		close_fd(&k->ufd);
+	}
+	k->next_addr = 0;
+	refuse(k, 2, k->last_errno == ETIMEDOUT ? 504 : 502, connect_why(k->last_errno),
+	       (struct sockaddr *)&k->addrs[0]);
+}
+
+static void on_upstream(struct loop *l, int fd, uint32_t events, void *data)
+{
+	(void)l;
+	(void)fd;
+	struct egress_conn *k = data;
+	if (k->state == CS_CONNECT) {
+		int err = 0;
+		socklen_t len = sizeof err;
+		if (getsockopt(k->ufd, SOL_SOCKET, SO_ERROR, &err, &len) < 0)
+			err = errno;
+		if (!err) {
+			k->u_ev = 0;
+			loop_del_fd(loop_of(k), k->ufd);
+			connected(k);
+			return;
+		}
+		k->last_errno = err;
+		loop_del_fd(loop_of(k), k->ufd);
+		close_fd(&k->ufd);
+		k->next_addr++;
+		connect_next(k);
+		return;
+	}
+	(void)events;
+	pump(k);
+}
+
+/* ---- resolve ---------------------------------------------------------------- */
+
+static void on_connect_timeout(struct loop *l, void *data)
+{
+	(void)l;
+	struct egress_conn *k = data;
+	k->timer = NULL;
+	refuse(k, 2, 504, "the name did not resolve in time", NULL);
+}
+
+static void on_resolved(void *ctx, int status, const struct sockaddr_storage *addrs,
+                        size_t n, const char *why)
+{
+	struct egress_conn *k = ctx;
+	k->rq = NULL;
+	if (status < 0) {
+		refuse(k, 2, 404, why, NULL);
+		return;
+	}
+	const struct netpol_own *own = egress_own(k->call->e);
+	const char *first_why = NULL;
+	const struct sockaddr_storage *first = NULL;
+	k->n_addrs = 0;
+	for (size_t i = 0; i < n; i++) {
+		const char *w;
+		if (netpol_check_address(k->call->e->policy, own, (const struct sockaddr *)&addrs[i],
+		                         &w) == 0) {
+			k->addrs[k->n_addrs] = addrs[i];
+			struct sockaddr_storage *a = &k->addrs[k->n_addrs++];
+			if (a->ss_family == AF_INET)
+				((struct sockaddr_in *)a)->sin_port = htons(k->t.port);
+			else
+				((struct sockaddr_in6 *)a)->sin6_port = htons(k->t.port);
+		} else if (!first) {
+			first = &addrs[i];
+			first_why = w;
+		}
+	}
+	if (!k->n_addrs) {
+		refuse(k, 1, 403, first_why, (const struct sockaddr *)first);
+		return;
+	}
+	k->next_addr = 0;
+	connect_next(k);
+}
+
+static void resolve(struct egress_conn *k)
+{
+	struct sockaddr_storage lit;
+	memset(&lit, 0, sizeof lit);
+	struct sockaddr_in *a4 = (struct sockaddr_in *)&lit;
+	struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)&lit;
+	set_timer(k, k->call->e->policy->connect_timeout_ms, on_connect_timeout);
+	k->state = CS_RESOLVE;
+	if (inet_pton(AF_INET, k->t.host, &a4->sin_addr) == 1) {
+		a4->sin_family = AF_INET;
+		on_resolved(k, 0, &lit, 1, NULL);
+	} else if (inet_pton(AF_INET6, k->t.host, &a6->sin6_addr) == 1) {
+		a6->sin6_family = AF_INET6;
+		on_resolved(k, 0, &lit, 1, NULL);
+	} else if (!(k->rq = resolve_lookup(k->call->e->resolver, k->t.host, on_resolved, k))) {
+		refuse(k, 2, 502, "out of memory", NULL);
+	}
+}
+
+/* ---- decide ------------------------------------------------------------------ */
+
+static void on_ask_timeout(struct loop *l, void *data)
+{
+	(void)l;
+	struct egress_conn *k = data;
+	k->timer = NULL;
+	struct egress *e = k->call->e;
+	if (k->ask && e->hooks.cancel)
+		e->hooks.cancel(e->hooks.data, k->ask);
+	k->ask = NULL;
+	refuse(k, 1, 403, "not on the allowlist, and the approver did not answer in time",
+	       NULL);
+}
+
+static void on_answer(void *ctx, bool allow, bool session, const char *who)
+{
+	(void)who;
+	struct egress_conn *k = ctx;
+	k->ask = NULL;
+	k->answered = true;
+	k->answer_allow = allow;
+	if (allow && session)
+		egress_grant(k->call->e, k->call->session, k->t.host, k->t.port);
+	if (k->asking)
+		return;   /* answered before the approver returned: decide() goes on */
+	set_timer(k, 0, NULL);
+	if (!allow) {
+		refuse(k, 1, 403, "not on the allowlist, and the approver said no", NULL);
+		return;
+	}
+	k->allow_why = session ? "approved for the session" : "approved once";
+	resolve(k);
+}
+
+static void decide(struct egress_conn *k)
+{
+	struct egress_call *c = k->call;
+	struct egress *e = c->e;
+	if (c->n_total >= e->policy->max_connections) {
+		refuse(k, 1, 403, "the call's cap on connections is reached", NULL);
+		return;
+	}
+	c->n_total++;
+	/* An address our DNS gave (a client that resolved the name itself,
+	 * then asked the proxy for the address: socks5 without h) stands for
+	 * its name. */
+	struct sockaddr_in a4 = { .sin_family = AF_INET };
+	const char *named = inet_pton(AF_INET, k->t.host, &a4.sin_addr) == 1 ?
+	                    egress_name_of(c, (struct sockaddr *)&a4) : NULL;
+	if (named)
+		snprintf(k->t.host, sizeof k->t.host, "%s", named);
+	const char *why;
+	enum netpol_verdict v = netpol_check_name(e->policy, k->t.host, k->t.port, &why);
+	if (egress_call_allowed(c, k->t.host, k->t.port)) {
+		v = NETPOL_ALLOW;
+		why = "approved for this call";
+	} else if (v == NETPOL_ASK && egress_granted(e, c->session, k->t.host, k->t.port)) {
+		v = NETPOL_ALLOW;
+		why = "allowed for the session";
+	}
+	if (v == NETPOL_DENY || (v == NETPOL_ASK && !e->hooks.ask)) {
+		refuse(k, 1, 403, why, NULL);
+		return;
+	}
+
+	if (v == NETPOL_ALLOW) {
+		k->allow_why = why;
+		resolve(k);
+		return;
+	}
+	k->state = CS_ASK;
+	set_timer(k, e->policy->ask_timeout_ms, on_ask_timeout);
+	k->asking = true;
+	void *h = e->hooks.ask(e->hooks.data, c->id, k->t.host, k->t.port, on_answer, k);
+	k->asking = false;
+	if (!k->answered && h) {
+		k->ask = h;
+		return;
+	}
+	set_timer(k, 0, NULL);
+	if (!k->answer_allow) {
+		refuse(k, 1, 403, "not on the allowlist, and the approver said no", NULL);
+		return;
+	}
+	k->allow_why = "approved";
+	resolve(k);
+}
+
+/* ---- head ----------------------------------------------------------------------- */
+
+static bool take_bytes(struct egress_conn *k, const void *p, size_t n)
+{
+	free(k->to_upstream);
+	k->to_upstream = n ? malloc(n) : NULL;
+	if (n && !k->to_upstream)
+		return false;
+	if (n)
+		memcpy(k->to_upstream, p, n);
+	k->to_upstream_len = n;
+	return true;
+}
+
+/* The name of a transparent connection: the one our DNS gave its address,
+ * which the Host header or the TLS server name must not contradict; else
+ * theirs. */
+static int transparent_name(struct egress_conn *k, const char *said)
+{
+	if (k->mapped[0] && said[0] && strcmp(k->mapped, said)) {
+		snprintf(k->t.host, sizeof k->t.host, "%s", said);
+		refuse(k, 1, 403, "the request names another host than the one it looked up", NULL);
+		return -1;
+	}
+	snprintf(k->t.host, sizeof k->t.host, "%s", k->mapped[0] ? k->mapped : said);
+	if (!k->t.host[0]) {
+		refuse(k, 1, 403, "no host name (no Host header or TLS server name, and an "
+		       "address our DNS did not give)", NULL);
+		return -1;
+	}
+	return 0;
+}
+
+/* NP_OK: the destination is known and the bytes to send are set. */
+static int parse_head(struct egress_conn *k, const char **why, int *status)
+{
+	int rc;
+	*status = 400;
+	switch (k->kind) {
+	case SBX_LISTEN_HTTP_PROXY: {
+		struct np_http h;
+		if ((rc = np_http_parse((char *)k->head, k->head_len, true, &h, why)) != NP_OK)
+			return rc;
+		k->t = h.target;
+		const uint8_t *extra = k->head + h.head_len;
+		size_t nextra = k->head_len - h.head_len;
+		if (h.connect) {
+			k->success = connect_ok;
+			k->success_len = sizeof connect_ok - 1;
+			return take_bytes(k, extra, nextra) ? NP_OK : (*why = "out of memory", NP_BAD);
+		}
+		char *buf = malloc(NP_HEAD_MAX + 512 + nextra);
+		ssize_t n = buf ? np_http_rewrite((char *)k->head, &h, buf, NP_HEAD_MAX + 512) : -1;
+		if (n < 0) {
+			free(buf);
+			return *why = "the request head is too long", NP_BAD;
+		}
+		memcpy(buf + n, extra, nextra);
+		free(k->to_upstream);
+		k->to_upstream = buf;
+		k->to_upstream_len = (size_t)n + nextra;
+		return NP_OK;
+	}
+	case SBX_LISTEN_SOCKS: {
+		size_t used;
+		if (!k->socks_used) {
+			bool no_auth;
+			if ((rc = np_socks_greeting(k->head, k->head_len, &used, &no_auth, why)) != NP_OK)
+				return rc;
+			const uint8_t reply[2] = { 5, no_auth ? 0 : 0xff };
+			if (send(k->cfd, reply, 2, MSG_DONTWAIT | MSG_NOSIGNAL) != 2 || !no_auth) {
+				*status = 0;
+				return *why = "a SOCKS client that wants authentication", NP_BAD;
+			}
+			k->socks_used = used;
+		}
+		uint8_t cmd, reply;
+		rc = np_socks_request(k->head + k->socks_used, k->head_len - k->socks_used, &used,
+		                      &cmd, &k->t, &reply, why);
+		if (rc != NP_OK)
+			return rc;
+		if (cmd != 1) {
+			*why = "a SOCKS command other than CONNECT";
+			return NP_BAD;
+		}
+		k->success = (const char *)socks_ok_reply;
+		k->success_len = sizeof socks_ok_reply;
+		size_t off = k->socks_used + used;
+		return take_bytes(k, k->head + off, k->head_len - off) ? NP_OK :
+		       (*why = "out of memory", NP_BAD);
+	}
+	case SBX_LISTEN_HTTP: {
+		struct np_http h;
+		if ((rc = np_http_parse((char *)k->head, k->head_len, false, &h, why)) != NP_OK)
+			return rc;
+		*status = -1;
+		k->t.port = 80;
+		if (transparent_name(k, h.host) < 0)
+			return NP_BAD;
+		return take_bytes(k, k->head, k->head_len) ? NP_OK : (*why = "out of memory", NP_BAD);
+	}
+	default: {
+		char sni[NP_HOST_MAX + 1];
+		if ((rc = np_tls_sni(k->head, k->head_len, sni, why)) != NP_OK)
+			return rc;
+		*status = -1;
+		k->t.port = 443;
+		if (transparent_name(k, sni) < 0)
+			return NP_BAD;
+		return take_bytes(k, k->head, k->head_len) ? NP_OK : (*why = "out of memory", NP_BAD);
+	}
+	}
+}
+
+static void on_head_timeout(struct loop *l, void *data)
+{
+	(void)l;
+	struct egress_conn *k = data;
+	k->timer = NULL;
+	conn_close(k);   /* it never said where to: nothing to record */
+}
+
+static void read_head(struct egress_conn *k)
+{
+	ssize_t n = recv(k->cfd, k->head + k->head_len, NP_HEAD_MAX - k->head_len, MSG_DONTWAIT);
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (n <= 0) {
+		conn_close(k);
+		return;
+	}
+	k->head_len += (size_t)n;
+	const char *why = NULL;
+	int status;
+	int rc = parse_head(k, &why, &status);
+	if (rc == NP_MORE)
+		return;
+	if (rc == NP_BAD) {
+		if (status < 0)
+			return;   /* refused and recorded already */
+		if (status == 0) {
+			conn_close(k);
+			return;
+		}
+		egress_record(k->call, "(malformed request)", 0, k->via, 1, why, NULL, 0, 0);
+		k->recorded = true;
+		reply_refusal(k, status, why);
+		return;
+	}
+	watch(k, 0, 0);   /* nothing more is read until it is decided */
+	decide(k);
+}
+
+static void on_client(struct loop *l, int fd, uint32_t events, void *data)
+{
+	(void)l;
+	(void)fd;
+	struct egress_conn *k = data;
+	switch (k->state) {
+	case CS_HEAD:
+		read_head(k);
+		return;
+	case CS_ASK:
+	case CS_RESOLVE:
+	case CS_CONNECT:
+		/* Not watched for input now: only a hangup or error comes. */
+		if (events & (EPOLLHUP | EPOLLERR))
+			conn_close(k);
+		return;
+	case CS_RELAY:
+	case CS_DRAIN:
+		pump(k);
+		return;
+	}
+}
+
+/* Sizes both pipes to EGRESS_PIPE_BYTES where the kernel lets us (a user
+ * past fs.pipe-user-pages-soft gets small pipes) and returns what they
+ * hold, or 0 when that is too little for a request head and its answer:
+ * the fill is counted against it, never assumed. */
+static size_t pipe_room(int a[2], int b[2])
+{
+	(void)fcntl(a[1], F_SETPIPE_SZ, EGRESS_PIPE_BYTES);
+	(void)fcntl(b[1], F_SETPIPE_SZ, EGRESS_PIPE_BYTES);
+	int x = fcntl(a[1], F_GETPIPE_SZ), y = fcntl(b[1], F_GETPIPE_SZ);
+	size_t room = (size_t)(x < y ? x : y);
+	return x > 0 && y > 0 && room >= EGRESS_PIPE_MIN ? room : 0;
+}
+
+void egress_conn_start(struct egress_call *c, enum sbx_listener kind, int fd)
+{
+	static const enum egress_via vias[] = {
+		[SBX_LISTEN_HTTP_PROXY] = VIA_HTTP_PROXY, [SBX_LISTEN_SOCKS] = VIA_SOCKS,
+		[SBX_LISTEN_HTTP] = VIA_HTTP, [SBX_LISTEN_TLS] = VIA_TLS,
+	};
+	struct egress_conn *k = calloc(1, sizeof *k);
+	if (k)
+		k->head = malloc(NP_HEAD_MAX);
+	if (!k || !k->head) {
+		if (k)
+			free(k);
+		close(fd);
+		egress_conn_closed(c);
+		return;
+	}
+	k->call = c;
+	k->kind = kind;
+	k->via = vias[kind];
+	k->cfd = fd;
+	k->ufd = -1;
+	k->cu[0] = k->cu[1] = k->uc[0] = k->uc[1] = -1;
+	k->next = c->conns;
+	if (c->conns)
+		c->conns->prev = k;
+	c->conns = k;
+	if (kind == SBX_LISTEN_HTTP || kind == SBX_LISTEN_TLS) {
+		struct sockaddr_storage local;
+		socklen_t len = sizeof local;
+		const char *name = getsockname(fd, (struct sockaddr *)&local, &len) == 0 ?
+		                   egress_name_of(c, (struct sockaddr *)&local) : NULL;
+		if (name)
+			snprintf(k->mapped, sizeof k->mapped, "%s", name);
+	}
+	int one = 1;
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+	if (pipe2(k->cu, O_NONBLOCK | O_CLOEXEC) < 0 || pipe2(k->uc, O_NONBLOCK | O_CLOEXEC) < 0 ||
+	    !(k->cap = pipe_room(k->cu, k->uc)) ||
+	    loop_add_fd(c->e->loop, fd, EPOLLIN, on_client, k) < 0) {
+		conn_close(k);
+		return;
+	}
+	k->c_ev = EPOLLIN;
+	set_timer(k, HEAD_TIMEOUT_MS, on_head_timeout);
+}

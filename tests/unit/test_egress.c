@@ -1,0 +1,609 @@
+/* test_egress.c — the egress service on its own, without a namespace: its
+ * listeners are made here on 127.0.0.1 (any free port) and served by a
+ * loop in this process, as the supervisor serves a tool's; a server and
+ * clients run in child processes. Each way in (HTTP proxy, CONNECT,
+ * SOCKS5, plain HTTP by Host, the DNS responder) has an allowed and a
+ * refused case, and the record, the caps and the relay's bound are
+ * checked. End to end with a namespace: tests/integration/egress.sh. */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "egress.h"
+#include "io.h"
+#include "loop.h"
+#include "netpolicy.h"
+#include "netproto.h"
+
+/* ---- fixture ---------------------------------------------------------------- */
+
+struct fx {
+	struct loop *loop;
+	struct netpol *pol;
+	struct egress *e;
+	struct egress_call *call;
+	uint16_t port[SBX_LISTEN_MAX];
+	uint16_t server_port;
+	pid_t server;
+	char progress[64];       /* where the server writes how much it sent */
+	json_t *events;          /* every event the service emitted */
+};
+
+static int listen_on(int type, uint16_t *port)
+{
+	int fd = socket(AF_INET, type | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr = { htonl(INADDR_LOOPBACK) } };
+	socklen_t len = sizeof a;
+	assert_true(fd >= 0);
+	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
+	if (type == SOCK_STREAM)
+		assert_int_equal(listen(fd, 64), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &len), 0);
+	*port = ntohs(a.sin_port);
+	return fd;
+}
+
+/* The server: each connection's head, read whole, is answered as a body
+ * ("HTTP/1.1 200 OK" and what it got), or for "GET /big" with 64 MiB,
+ * written blocking, its running total kept in the progress file. */
+static void serve(int lfd, const char *progress)
+{
+	static char buf[1 << 16];
+	fcntl(lfd, F_SETFL, 0);
+	for (;;) {
+		int c = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+		if (c < 0)
+			continue;
+		size_t got = 0;
+		ssize_t n;
+		while (got < sizeof buf - 1 && (n = read(c, buf + got, sizeof buf - 1 - got)) > 0) {
+			got += (size_t)n;
+			buf[got] = '\0';
+			if (strstr(buf, "\r\n\r\n"))
+				break;
+		}
+		if (!strncmp(buf, "GET /big", 8)) {
+			char chunk[65536];
+			memset(chunk, 'b', sizeof chunk);
+			uint64_t sent = 0;
+			dprintf(c, "HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n", 64 << 20);
+			for (int i = 0; i < 1024; i++) {
+				if (io_write_all(c, chunk, sizeof chunk) < 0)
+					break;
+				sent += sizeof chunk;
+				FILE *f = fopen(progress, "w");
+				if (f) {
+					fprintf(f, "%llu\n", (unsigned long long)sent);
+					fclose(f);
+				}
+			}
+		} else {
+			dprintf(c, "HTTP/1.1 200 OK\r\nContent-Length: %zu\r\nConnection: close\r\n\r\n",
+			        got);
+			io_write_all(c, buf, got);
+		}
+		close(c);
+	}
+}
+
+static void on_event(void *data, json_t *event)
+{
+	json_array_append(data, event);
+}
+
+static struct fx *fx_new(const char *allow, unsigned caps)
+{
+	struct fx *f = calloc(1, sizeof *f);
+	struct tc_error err = { 0 };
+	int sfd = listen_on(SOCK_STREAM, &f->server_port);
+	snprintf(f->progress, sizeof f->progress, "/tmp/tc-egress-test-%d", (int)getpid());
+	f->server = fork();
+	if (f->server == 0)
+		serve(sfd, f->progress);
+	close(sfd);
+	f->loop = loop_new();
+	f->pol = netpol_new();
+	f->events = json_array();
+	int fds[SBX_LISTEN_MAX];
+	for (int k = 0; k < SBX_LISTEN_MAX; k++)
+		fds[k] = listen_on(k == SBX_LISTEN_DNS_UDP ? SOCK_DGRAM : SOCK_STREAM, &f->port[k]);
+	for (const char *a = allow; a && *a; a += strlen(a) + 1)
+		assert_int_equal(netpol_add_name(f->pol, false, a, &err), 0);
+	if (caps & 1)
+		assert_int_equal(netpol_add_range(f->pol, false, "127.0.0.1/32", &err), 0);
+	const struct egress_hooks hooks = { .event = on_event, .data = f->events };
+	assert_int_equal(egress_new(f->loop, f->pol, &hooks, &f->e, &err), 0);
+	assert_int_equal(egress_call_start(f->e, 42, 0, fds, &f->call, &err), 0);
+	return f;
+}
+
+static void fx_free(struct fx *f)
+{
+	egress_call_free(f->call);
+	egress_free(f->e);
+	netpol_free(f->pol);
+	loop_free(f->loop);
+	json_decref(f->events);
+	kill(f->server, SIGKILL);
+	waitpid(f->server, NULL, 0);
+	unlink(f->progress);
+	free(f);
+}
+
+/* Runs fn(f, out) in a child while the loop serves; returns what it wrote
+ * (malloc'd, NUL-ended). */
+typedef void (*client_fn)(struct fx *f, int out);
+
+static char *client(struct fx *f, client_fn fn)
+{
+	int p[2];
+	assert_int_equal(pipe2(p, O_CLOEXEC), 0);
+	pid_t pid = fork();
+	if (pid == 0) {
+		close(p[0]);
+		alarm(20);
+		fn(f, p[1]);
+		_exit(0);
+	}
+	close(p[1]);
+	char *res = calloc(1, 1 << 16);
+	size_t got = 0;
+	for (;;) {
+		struct pollfd pf[2] = { { p[0], POLLIN, 0 }, { loop_fd(f->loop), POLLIN, 0 } };
+		int to = loop_next_timer_ms(f->loop);
+		poll(pf, 2, to < 0 || to > 100 ? 100 : to);
+		loop_run_once(f->loop, 0);
+		if (pf[0].revents) {
+			ssize_t n = read(p[0], res + got, (1 << 16) - 1 - got);
+			if (n <= 0)
+				break;
+			got += (size_t)n;
+		}
+	}
+	close(p[0]);
+	waitpid(pid, NULL, 0);
+	return res;
+}
+
+static int connect_port(uint16_t port)
+{
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port),
+	                         .sin_addr = { htonl(INADDR_LOOPBACK) } };
+	if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof a) < 0)
+		_exit(3);
+	return fd;
+}
+
+/* Sends req on a new connection to port, copies the answer to out. */
+static void exchange(uint16_t port, const void *req, size_t len, int out)
+{
+	int fd = connect_port(port);
+	io_write_all(fd, req, len);
+	char buf[8192];
+	ssize_t n;
+	while ((n = read(fd, buf, sizeof buf)) > 0)
+		io_write_all(out, buf, (size_t)n);
+	close(fd);
+}
+
+/* The record's entry for name and port, or NULL. */
+static json_t *entry(struct fx *f, const char *name, int port)
+{
+	json_t *r = egress_call_report(f->call), *found = NULL;
+	size_t i;
+	json_t *e;
+	json_array_foreach(r, i, e) {
+		json_t *p = json_object_get(e, "port");
+		if (!strcmp(json_string_value(json_object_get(e, "name")), name) &&
+		    (port ? json_integer_value(p) == port : json_is_null(p)))
+			found = json_incref(e);
+	}
+	json_decref(r);
+	return found;
+}
+
+static const char *str_of(json_t *o, const char *key)
+{
+	return json_string_value(json_object_get(o, key));
+}
+
+/* ---- the HTTP proxy ------------------------------------------------------------ */
+
+static void get_absolute(struct fx *f, int out)
+{
+	char req[512];
+	int n = snprintf(req, sizeof req, "GET http://127.0.0.1:%u/x?y HTTP/1.1\r\nHost: evil.test\r\n"
+	                 "Proxy-Authorization: Basic eA==\r\nConnection: keep-alive\r\n\r\n",
+	                 f->server_port);
+	exchange(f->port[SBX_LISTEN_HTTP_PROXY], req, (size_t)n, out);
+}
+
+static void test_proxy_absolute_uri_reaches_an_allowed_host(void **state)
+{
+	(void)state;
+	struct fx *f = fx_new(NULL, 1);
+	struct tc_error err = { 0 };
+	char a[32];
+	snprintf(a, sizeof a, "127.0.0.1:%u", f->server_port);
+	assert_int_equal(netpol_add_name(f->pol, false, a, &err), 0);
+	char *res = client(f, get_absolute);
+	/* The server got the origin form, the host decided on, one request,
+	 * and nothing meant for the proxy. */
+	assert_non_null(strstr(res, "HTTP/1.1 200 OK"));
+	assert_non_null(strstr(res, "GET /x?y HTTP/1.1\r\nHost: 127.0.0.1:"));
+	assert_non_null(strstr(res, "Connection: close\r\n"));
+	assert_null(strstr(res, "Proxy-Authorization"));
+	assert_null(strstr(res, "evil.test"));
+	json_t *e = entry(f, "127.0.0.1", f->server_port);
+	assert_non_null(e);
+	assert_string_equal(str_of(e, "decision"), "allowed");
+	assert_string_equal(str_of(e, "via"), "http-proxy");
+	assert_string_equal(str_of(e, "address"), "127.0.0.1");
+	assert_true(json_integer_value(json_object_get(e, "bytes_in")) > 0);
+	json_decref(e);
+	/* One event, with the call's id. */
+	json_t *ev = json_array_get(f->events, 0);
+	assert_string_equal(str_of(ev, "event"), "network");
+	assert_int_equal(json_integer_value(json_object_get(ev, "call")), 42);
+	free(res);
+	fx_free(f);
+}
+
+static void get_unlisted(struct fx *f, int out)
+{
+	char req[256];
+	int n = snprintf(req, sizeof req, "GET http://127.0.0.1:%u/ HTTP/1.1\r\n\r\n",
+	                 f->server_port);
+	exchange(f->port[SBX_LISTEN_HTTP_PROXY], req, (size_t)n, out);
+}
+
+static void test_proxy_refuses_an_unlisted_host_with_403(void **state)
+{
+	(void)state;
+	struct fx *f = fx_new("127.0.0.1\0", 1);   /* ports 80 and 443 only */
+	char *res = client(f, get_unlisted);
+	assert_non_null(strstr(res, "HTTP/1.1 403 Forbidden"));
+	assert_non_null(strstr(res, "this port is not on the allowlist for the name"));
+	json_t *e = entry(f, "127.0.0.1", f->server_port);
+	assert_string_equal(str_of(e, "decision"), "refused");
+	json_decref(e);
+	char *sum = egress_call_summary(f->call, EGRESS_SUMMARY_MAX);
+	assert_non_null(strstr(sum, "refused: 127.0.0.1:"));
+	free(sum);
+	free(res);
+	fx_free(f);
+}
+
+static void connect_then_echo(struct fx *f, int out)
+{
+	char req[256];
+	int fd = connect_port(f->port[SBX_LISTEN_HTTP_PROXY]);
+	int n = snprintf(req, sizeof req, "CONNECT localhost:%u HTTP/1.1\r\n\r\n", f->server_port);
+	io_write_all(fd, req, (size_t)n);
+	char buf[4096];
+	ssize_t got = read(fd, buf, sizeof buf - 1);
+	if (got <= 0)
+		_exit(4);
+	io_write_all(out, buf, (size_t)got);
+	if (strncmp(buf, "HTTP/1.1 200", 12)) {
+		close(fd);
+		return;
+	}
+	io_write_all(fd, "GET /tunnel HTTP/1.1\r\n\r\n", 24);
+	while ((got = read(fd, buf, sizeof buf)) > 0)
+		io_write_all(out, buf, (size_t)got);
+	close(fd);
+}
+
+static void test_connect_resolves_and_checks_the_address(void **state)
+{
+	(void)state;
+	/* localhost resolves (/etc/hosts, through the resolver) to loopback:
+	 * refused unless a range allows it. */
+	struct fx *f = fx_new(NULL, 0);
+	struct tc_error err = { 0 };
+	char a[32];
+	snprintf(a, sizeof a, "localhost:%u", f->server_port);
+	assert_int_equal(netpol_add_name(f->pol, false, a, &err), 0);
+	char *res = client(f, connect_then_echo);
+	assert_non_null(strstr(res, "403"));
+	assert_non_null(strstr(res, "a loopback address"));
+	free(res);
+	json_t *e = entry(f, "localhost", f->server_port);
+	assert_string_equal(str_of(e, "decision"), "refused");
+	assert_string_equal(str_of(e, "address"), "127.0.0.1");
+	json_decref(e);
+	fx_free(f);
+
+	f = fx_new(NULL, 1);
+	snprintf(a, sizeof a, "localhost:%u", f->server_port);
+	assert_int_equal(netpol_add_name(f->pol, false, a, &err), 0);
+	res = client(f, connect_then_echo);
+	assert_non_null(strstr(res, "HTTP/1.1 200 Connection established"));
+	assert_non_null(strstr(res, "GET /tunnel HTTP/1.1"));   /* the tunnel carried it */
+	free(res);
+	fx_free(f);
+}
+
+static void malformed(struct fx *f, int out)
+{
+	static const char req[] = "GET /origin-form HTTP/1.1\r\nHost: a\r\n\r\n";
+	exchange(f->port[SBX_LISTEN_HTTP_PROXY], req, sizeof req - 1, out);
+}
+
+static void test_proxy_answers_a_malformed_request_400(void **state)
+{
+	(void)state;
+	struct fx *f = fx_new("a:*\0", 1);
+	char *res = client(f, malformed);
+	assert_non_null(strstr(res, "HTTP/1.1 400 Bad Request"));
+	free(res);
+	fx_free(f);
+}
+
+/* ---- SOCKS5 --------------------------------------------------------------------- */
+
+static void socks_ipv4(struct fx *f, int out)
+{
+	int fd = connect_port(f->port[SBX_LISTEN_SOCKS]);
+	uint8_t req[] = { 5, 1, 0, 5, 1, 0, 1, 127, 0, 0, 1,
+	                  (uint8_t)(f->server_port >> 8), (uint8_t)f->server_port };
+	io_write_all(fd, req, 3);
+	uint8_t r[16];
+	if (read(fd, r, 2) != 2)
+		_exit(4);
+	io_write_all(fd, req + 3, sizeof req - 3);
+	ssize_t n = read(fd, r, 10);
+	dprintf(out, "greeting %d %d reply %d\n", r[0], r[1], n == 10 ? r[1] : -1);
+	if (n == 10 && r[1] == 0) {
+		char buf[4096];
+		io_write_all(fd, "GET /socks HTTP/1.1\r\n\r\n", 23);
+		while ((n = read(fd, buf, sizeof buf)) > 0)
+			io_write_all(out, buf, (size_t)n);
+	}
+	close(fd);
+}
+
+static void test_socks_connect_allowed_and_refused(void **state)
+{
+	(void)state;
+	struct fx *f = fx_new(NULL, 1);
+	struct tc_error err = { 0 };
+	char a[32];
+	snprintf(a, sizeof a, "127.0.0.1:%u", f->server_port);
+	assert_int_equal(netpol_add_name(f->pol, false, a, &err), 0);
+	char *res = client(f, socks_ipv4);
+	assert_non_null(strstr(res, "greeting 5 0 reply 0"));
+	assert_non_null(strstr(res, "GET /socks HTTP/1.1"));
+	free(res);
+	json_t *e = entry(f, "127.0.0.1", f->server_port);
+	assert_string_equal(str_of(e, "via"), "socks5");
+	json_decref(e);
+	fx_free(f);
+
+	f = fx_new("127.0.0.1\0", 1);   /* not this port */
+	res = client(f, socks_ipv4);
+	assert_non_null(strstr(res, "reply 2"));   /* not allowed by the ruleset */
+	free(res);
+	fx_free(f);
+}
+
+/* ---- port 80 by Host ---------------------------------------------------------- */
+
+static void plain_http_by_host(struct fx *f, int out)
+{
+	static const char req[] = "GET / HTTP/1.1\r\nHost: unlisted.test\r\n\r\n";
+	exchange(f->port[SBX_LISTEN_HTTP], req, sizeof req - 1, out);
+}
+
+static void test_plain_http_is_decided_by_its_host_header(void **state)
+{
+	(void)state;
+	struct fx *f = fx_new("example.test\0", 1);
+	char *res = client(f, plain_http_by_host);
+	assert_non_null(strstr(res, "403"));
+	assert_non_null(strstr(res, "unlisted.test:80: not on the allowlist"));
+	free(res);
+	json_t *e = entry(f, "unlisted.test", 80);
+	assert_string_equal(str_of(e, "via"), "http");
+	json_decref(e);
+	fx_free(f);
+}
+
+/* ---- DNS ----------------------------------------------------------------------- */
+
+static void dns_questions(struct fx *f, int out)
+{
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(f->port[SBX_LISTEN_DNS_UDP]),
+	                         .sin_addr = { htonl(INADDR_LOOPBACK) } };
+	static const struct { const char *name; uint16_t type; } q[] = {
+		{ "example.test", 1 }, { "Example.TEST", 1 }, { "other.test", 1 },
+		{ "example.test", 16 }, { "two.example.test", 1 },
+	};
+	for (size_t i = 0; i < sizeof q / sizeof q[0]; i++) {
+		uint8_t m[300] = { 0, (uint8_t)i, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0 }, r[512];
+		size_t n = 12;
+		for (const char *l = q[i].name; *l;) {
+			const char *dot = strchr(l, '.');
+			size_t len = dot ? (size_t)(dot - l) : strlen(l);
+			m[n++] = (uint8_t)len;
+			memcpy(m + n, l, len);
+			n += len;
+			l += len + (dot ? 1 : 0);
+		}
+		m[n++] = 0;
+		m[n++] = 0;
+		m[n++] = (uint8_t)q[i].type;
+		m[n++] = 0;
+		m[n++] = 1;
+		sendto(fd, m, n, 0, (struct sockaddr *)&a, sizeof a);
+		struct pollfd p = { fd, POLLIN, 0 };
+		ssize_t got = poll(&p, 1, 3000) == 1 ? recv(fd, r, sizeof r, 0) : -1;
+		if (got < 12) {
+			dprintf(out, "%s: no answer\n", q[i].name);
+			continue;
+		}
+		dprintf(out, "%s/%u: rcode %d answers %d", q[i].name, q[i].type, r[3] & 15, r[7]);
+		if (r[7] == 1)
+			dprintf(out, " %u.%u.%u.%u", r[got - 4], r[got - 3], r[got - 2], r[got - 1]);
+		dprintf(out, "\n");
+	}
+	close(fd);
+}
+
+static void test_dns_answers_from_the_policy_and_forwards_nothing(void **state)
+{
+	(void)state;
+	struct fx *f = fx_new("example.test\0*.example.test\0", 1);
+	char *res = client(f, dns_questions);
+	/* A name of its own per host, the same one each time it is asked. */
+	assert_non_null(strstr(res, "example.test/1: rcode 0 answers 1 127.64.0.1\n"));
+	assert_non_null(strstr(res, "Example.TEST/1: rcode 0 answers 1 127.64.0.1\n"));
+	assert_non_null(strstr(res, "other.test/1: rcode 3 answers 0\n"));
+	assert_non_null(strstr(res, "example.test/16: rcode 0 answers 0\n"));
+	assert_non_null(strstr(res, "two.example.test/1: rcode 0 answers 1 127.64.0.2\n"));
+	free(res);
+	json_t *e = entry(f, "other.test", 0);
+	assert_string_equal(str_of(e, "via"), "dns");
+	assert_string_equal(str_of(e, "decision"), "refused");
+	json_decref(e);
+	fx_free(f);
+}
+
+/* ---- caps and the relay's bound ------------------------------------------------ */
+
+static void three_connects(struct fx *f, int out)
+{
+	for (int i = 0; i < 3; i++)
+		connect_then_echo(f, out);
+}
+
+static void test_connection_cap_refuses_the_next(void **state)
+{
+	(void)state;
+	struct fx *f = fx_new(NULL, 1);
+	struct tc_error err = { 0 };
+	char a[32];
+	snprintf(a, sizeof a, "localhost:%u", f->server_port);
+	assert_int_equal(netpol_add_name(f->pol, false, a, &err), 0);
+	f->pol->max_connections = 2;
+	char *res = client(f, three_connects);
+	char *first = strstr(res, "Connection established");
+	assert_non_null(first);
+	assert_non_null(strstr(first + 1, "Connection established"));
+	assert_non_null(strstr(res, "the call's cap on connections is reached"));
+	free(res);
+	fx_free(f);
+}
+
+static void big_reader(struct fx *f, int out)
+{
+	char req[256];
+	int fd = connect_port(f->port[SBX_LISTEN_HTTP_PROXY]);
+	int n = snprintf(req, sizeof req, "GET http://localhost:%u/big HTTP/1.1\r\n\r\n",
+	                 f->server_port);
+	io_write_all(fd, req, (size_t)n);
+	char buf[65536];
+	uint64_t got = 0;
+	ssize_t r;
+	while ((r = read(fd, buf, sizeof buf)) > 0)
+		got += (uint64_t)r;
+	dprintf(out, "got %llu\n", (unsigned long long)got);
+	close(fd);
+}
+
+static void test_byte_cap_ends_the_connection(void **state)
+{
+	(void)state;
+	struct fx *f = fx_new(NULL, 1);
+	struct tc_error err = { 0 };
+	char a[32];
+	snprintf(a, sizeof a, "localhost:%u", f->server_port);
+	assert_int_equal(netpol_add_name(f->pol, false, a, &err), 0);
+	f->pol->max_bytes_in = 100000;
+	char *res = client(f, big_reader);
+	unsigned long long got = 0;
+	assert_int_equal(sscanf(res, "got %llu", &got), 1);
+	assert_true(got <= 100000);
+	assert_true(got > 0);
+	free(res);
+	json_t *e = entry(f, "localhost", f->server_port);
+	assert_string_equal(str_of(e, "reason"), "the call's cap on bytes received is reached");
+	assert_string_equal(str_of(e, "decision"), "refused");
+	json_decref(e);
+	fx_free(f);
+}
+
+static void stalled_reader(struct fx *f, int out)
+{
+	char req[256];
+	int fd = connect_port(f->port[SBX_LISTEN_HTTP_PROXY]);
+	int rcv = 65536;
+	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcv, sizeof rcv);
+	int n = snprintf(req, sizeof req, "GET http://localhost:%u/big HTTP/1.1\r\n\r\n",
+	                 f->server_port);
+	io_write_all(fd, req, (size_t)n);
+	sleep(2);   /* reads nothing */
+	char line[64] = "0";
+	FILE *p = fopen(f->progress, "r");
+	if (p) {
+		if (!fgets(line, sizeof line, p))
+			line[0] = '0';
+		fclose(p);
+	}
+	dprintf(out, "server sent %s", line);
+	close(fd);
+}
+
+static void test_a_reader_that_stops_holds_its_writer(void **state)
+{
+	(void)state;
+	struct fx *f = fx_new(NULL, 1);
+	struct tc_error err = { 0 };
+	char a[32];
+	snprintf(a, sizeof a, "localhost:%u", f->server_port);
+	assert_int_equal(netpol_add_name(f->pol, false, a, &err), 0);
+	char *res = client(f, stalled_reader);
+	unsigned long long sent = 0;
+	assert_int_equal(sscanf(res, "server sent %llu", &sent), 1);
+	/* What sits in the pipe (256 KiB) and the sockets' buffers, not the
+	 * 64 MiB the server wanted to send: nothing grows without bound. */
+	assert_true(sent < (24ull << 20));
+	free(res);
+	fx_free(f);
+}
+
+int main(void)
+{
+	signal(SIGPIPE, SIG_IGN);
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_proxy_absolute_uri_reaches_an_allowed_host),
+		cmocka_unit_test(test_proxy_refuses_an_unlisted_host_with_403),
+		cmocka_unit_test(test_connect_resolves_and_checks_the_address),
+		cmocka_unit_test(test_proxy_answers_a_malformed_request_400),
+		cmocka_unit_test(test_socks_connect_allowed_and_refused),
+		cmocka_unit_test(test_plain_http_is_decided_by_its_host_header),
+		cmocka_unit_test(test_dns_answers_from_the_policy_and_forwards_nothing),
+		cmocka_unit_test(test_connection_cap_refuses_the_next),
+		cmocka_unit_test(test_byte_cap_ends_the_connection),
+		cmocka_unit_test(test_a_reader_that_stops_holds_its_writer),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
