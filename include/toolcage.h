@@ -261,6 +261,10 @@ struct tc_result {
 	json_t *confinement;     /* owned; NULL when no child ran: the limits and
 	                          * walls the tool ran under, how each was built,
 	                          * and those dropped (docs/profiles.md) */
+	json_t *network;         /* owned; NULL unless the tool's profile sends its
+	                          * traffic through toolcage: what it tried, as
+	                          * [{"name", "port", "decision", "reason", ...}]
+	                          * (docs/network.md) */
 };
 void tc_result_free(struct tc_result *r);
 

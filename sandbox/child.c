@@ -26,6 +26,11 @@
  *                                 child sharing our memory starts with
  *                                 every signal blocked: spawn.c)
  *  5. user namespace maps         before mounts: they need its capabilities
+ *     network namespace (egress)  loopback, local routes, the listeners sent
+ *                                 on the status socket (netns.c): needs the
+ *                                 namespace's capabilities, before any of
+ *                                 the tool's code; in every child, never
+ *                                 the worker: each call's own namespace
  *  6. mounts                      make / private (nothing propagates back),
  *                                 all read-only but the writable paths,
  *                                 protected paths in them read-only
@@ -98,6 +103,7 @@ static const char *const step_names[STEP_MAX] = {
 	[STEP_FDS] = "set up file descriptors",
 	[STEP_SIGNALS] = "reset signals",
 	[STEP_USERNS] = "user namespace maps",
+	[STEP_NETNS] = "set up the network namespace",
 	[STEP_MOUNT_PRIVATE] = "make mounts private",
 	[STEP_MOUNT_READONLY] = "make mounts read-only",
 	[STEP_MOUNT_PROC] = "mount /proc",
@@ -612,6 +618,11 @@ _Noreturn void child_main(const struct child_plan *p)
 	reset_signals();                                              /* 4 */
 	MARK(4);
 	map_user_ns(j);                                               /* 5 */
+	if (j->egress) {
+		int rc = netns_child_setup(p->status_fd);
+		if (rc < 0)
+			fail(STEP_NETNS, -rc);
+	}
 	MARK(5);
 	set_up_mounts(j);                                             /* 6 */
 	if (p->job_fd >= 0 && j->private_tmp)

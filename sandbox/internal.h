@@ -46,6 +46,7 @@ struct sbx_jail {
 	bool userns;                /* CLONE_NEWUSER is in clone_ns */
 	bool private_proc;          /* mount a fresh /proc (pid + mount ns) */
 	bool private_tmp;           /* mount a tmpfs on /tmp (mount ns) */
+	bool egress;                /* spec.egress: CLONE_NEWNET, listeners (netns.c) */
 
 	/* seccomp: compiled once in the parent, only loaded in the child */
 	struct sock_filter *bpf;
@@ -154,6 +155,7 @@ enum child_step {
 	STEP_FDS,
 	STEP_SIGNALS,
 	STEP_USERNS,
+	STEP_NETNS,
 	STEP_MOUNT_PRIVATE,
 	STEP_MOUNT_READONLY,
 	STEP_MOUNT_PROC,
@@ -182,9 +184,11 @@ const char *child_step_name(enum child_step s);
 /* What comes on a child's status socket (SOCK_SEQPACKET, one report per
  * message): from the child, the setup step that failed (and, from a
  * worker's child, its mount namespace, to be held from outside, and its
- * timeline); from the worker that forked it (zygote), its start with its
- * pidfd, or the step that kept it from starting. */
-enum report_kind { REPORT_STEP = 1, REPORT_STARTED, REPORT_MNTNS, REPORT_TIMELINE };
+ * timeline; with egress, its listeners: netns.c); from the worker that
+ * forked it (zygote), its start with its pidfd, or the step that kept it
+ * from starting. */
+enum report_kind { REPORT_STEP = 1, REPORT_STARTED, REPORT_MNTNS, REPORT_TIMELINE,
+                   REPORT_LISTENERS };
 struct child_report {
 	int32_t kind;
 	int32_t step;           /* STEP: enum child_step */
@@ -275,6 +279,9 @@ struct sbx_child {
 	bool ready;                 /* the spare said it waits for its job */
 	bool kill_pending;          /* killed before its worker sent the pidfd */
 	int mntns_fd;               /* holds the child's mount namespace (see start) */
+	int listeners[SBX_LISTEN_MAX];  /* egress: received on the status socket,
+	                             * not yet taken; else -1 */
+	bool listeners_came;        /* they did (once per child, never again) */
 	struct cgroup_slot *cg;
 	struct cgroup_stats cg_stats;   /* read when the child is done */
 	char *stdin_buf;            /* copy of the job's stdin, or the stream's buffer */
@@ -481,5 +488,11 @@ int lifeline_get(int *rd, int *wr);
 
 int sbx_err(struct sbx_error *err, int errnum, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+
+/* netns.c: a child's egress namespace. In the child (async-signal-safe),
+ * inside its new network namespace with its capabilities there: loopback
+ * up, every address local, the listeners bound and sent on the status
+ * socket (REPORT_LISTENERS, in enum sbx_listener order). 0 or -errno. */
+int netns_child_setup(int status_fd);
 
 #endif

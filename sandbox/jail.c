@@ -86,6 +86,8 @@ static unsigned clone_flags_of(unsigned ns)
 static void plan_namespaces(const struct sbx_spec *spec, struct sbx_jail *j)
 {
 	unsigned ns = spec->namespaces;
+	if (spec->egress)
+		ns |= SBX_NS_NET;
 	/* Without root, every other namespace needs a user namespace. */
 	if (geteuid() != 0 && (ns & ~SBX_NS_USER))
 		ns |= SBX_NS_USER;
@@ -95,6 +97,10 @@ static void plan_namespaces(const struct sbx_spec *spec, struct sbx_jail *j)
 	j->optional_ns = clone_flags_of(spec->optional & 0x7f);  /* SBX_REQ_NS_* == SBX_NS_* */
 	if (j->optional_ns & CLONE_NEWUSER)   /* dropping userns drops the rest */
 		j->optional_ns = j->clone_ns;
+	/* With egress the network namespace is the wall: never dropped. */
+	j->egress = spec->egress;
+	if (j->egress)
+		j->optional_ns &= ~(unsigned)CLONE_NEWNET;
 	j->userns = (j->clone_ns & CLONE_NEWUSER) != 0;
 	j->private_proc = (j->clone_ns & CLONE_NEWPID) && (j->clone_ns & CLONE_NEWNS);
 	j->private_tmp = (j->clone_ns & CLONE_NEWNS) != 0;

@@ -68,9 +68,11 @@ enum {
 
 enum sbx_action { SBX_ACT_ALLOW, SBX_ACT_ERRNO, SBX_ACT_KILL };
 
-/* The listening sockets of a tool's egress, in this order: a child whose
- * network goes through the supervisor has them in its network namespace,
- * bound on every address, and the supervisor serves them. */
+/* A child with egress (sbx_spec.egress) has a network namespace of its own
+ * in which loopback is up and every address is local to it: nothing routes
+ * out. These sockets, bound there on every address (IPv4 and IPv6) and
+ * listening, are the only way out: the supervisor gets them
+ * (sbx_child_take_listeners) and serves them. */
 enum sbx_listener {
 	SBX_LISTEN_HTTP_PROXY,   /* TCP SBX_EGRESS_HTTP_PROXY_PORT: an HTTP proxy */
 	SBX_LISTEN_SOCKS,        /* TCP SBX_EGRESS_SOCKS_PORT: a SOCKS5 proxy */
@@ -108,6 +110,10 @@ struct sbx_spec {
 	unsigned socket_families;        /* SBX_AF_* */
 	bool allow_udp;                  /* inet datagram sockets (any port: Landlock has
 	                                  * no UDP rules, so off unless a profile asks) */
+	bool egress;                     /* a network namespace of its own (SBX_NS_NET
+	                                  * is implied, never dropped) whose only way
+	                                  * out is the supervisor's listeners (enum
+	                                  * sbx_listener, sbx_child_take_listeners) */
 	const uint16_t *tcp_connect_ports;
 	size_t n_tcp_connect_ports;
 
@@ -321,6 +327,13 @@ pid_t sbx_child_pid(const struct sbx_child *child);
 
 /* Borrowed; valid until sbx_child_free(). Complete once sbx_child_done(). */
 const struct sbx_outcome *sbx_child_outcome(const struct sbx_child *child);
+
+/* A child with egress: its listening sockets, in enum sbx_listener order,
+ * once its setup has sent them (sbx_child_step receives them). Moves them
+ * to fds (the caller closes them; serving them is the only way the child
+ * reaches anything). Returns 1 when moved, 0 when not there (yet, or
+ * already taken, or no egress). */
+int sbx_child_take_listeners(struct sbx_child *child, int fds[SBX_LISTEN_MAX]);
 
 /* Blocks until the child is done, enforcing its deadline. 0 or -errno. */
 int sbx_child_wait(struct sbx_child *child);

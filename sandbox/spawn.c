@@ -428,6 +428,8 @@ int spawn_start(struct sbx_jail *j, const struct sbx_job *job, bool via_zygote,
 	int child_stdin = -1;
 	for (int w = 0; w < W_N; w++)
 		c->fd[w] = -1;
+	for (int k = 0; k < SBX_LISTEN_MAX; k++)
+		c->listeners[k] = -1;
 	c->pidfd = c->epfd = c->job_fd = c->mntns_fd = c->src_fd = -1;
 	c->jail = j;
 	c->result_limit = job && job->result_limit ? job->result_limit : RESULT_LIMIT_DEFAULT;

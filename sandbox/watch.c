@@ -231,8 +231,10 @@ void child_read_status(struct sbx_child *c)
 			struct timeline_report t;
 		} u;
 		struct child_report r;
-		int fd = -1, nfd = 0;
-		ssize_t n = io_recv_fds(c->fd[W_STATUS], &u, sizeof u, &fd, 1, &nfd, MSG_DONTWAIT);
+		int fds[SBX_LISTEN_MAX], nfd = 0;
+		ssize_t n = io_recv_fds(c->fd[W_STATUS], &u, sizeof u, fds, SBX_LISTEN_MAX, &nfd,
+		                        MSG_DONTWAIT);
+		int fd = nfd ? fds[0] : -1;
 		if (n == -EAGAIN)
 			return;
 		if (n <= 0 && n != -EMSGSIZE) {   /* EOF: every writer is gone */
@@ -245,12 +247,22 @@ void child_read_status(struct sbx_child *c)
 			timeline(c, u.t.ns);
 			continue;
 		}
-		if (n != (ssize_t)sizeof r) {
+		r = u.r;
+		/* The listeners of a child with egress: the first set only
+		 * (sent before any of the tool's code ran). */
+		if (n == (ssize_t)sizeof r && r.kind == REPORT_LISTENERS && c->jail->egress &&
+		    nfd == SBX_LISTEN_MAX && !c->listeners_came) {
+			memcpy(c->listeners, fds, sizeof c->listeners);
+			c->listeners_came = true;
+			continue;
+		}
+		if (n != (ssize_t)sizeof r || nfd > 1) {   /* every other report has one at most */
+			for (int i = 1; i < nfd; i++)
+				close(fds[i]);
 			if (nfd)
 				close(fd);
 			continue;
 		}
-		r = u.r;
 		if (r.kind == REPORT_STARTED && c->zygote) {
 			started(c, &r, nfd ? fd : -1);
 			continue;
@@ -514,6 +526,9 @@ void sbx_child_free(struct sbx_child *c)
 		close(c->job_fd);
 	if (c->mntns_fd >= 0)
 		close(c->mntns_fd);
+	for (int k = 0; k < SBX_LISTEN_MAX; k++)   /* never taken: the namespace goes */
+		if (c->listeners[k] >= 0)
+			close(c->listeners[k]);
 	if (c->pidfd >= 0)
 		close(c->pidfd);
 	if (c->epfd >= 0)
@@ -527,4 +542,14 @@ void sbx_child_free(struct sbx_child *c)
 	free(c);
 	if (j)
 		spare_refill(j);
+}
+
+int sbx_child_take_listeners(struct sbx_child *c, int fds[SBX_LISTEN_MAX])
+{
+	if (c->listeners[0] < 0)
+		return 0;
+	memcpy(fds, c->listeners, sizeof c->listeners);
+	for (int k = 0; k < SBX_LISTEN_MAX; k++)
+		c->listeners[k] = -1;
+	return 1;
 }

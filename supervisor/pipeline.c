@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/epoll.h>
 
 #include "confinement.h"
@@ -43,6 +44,7 @@ void tc_result_free(struct tc_result *r)
 		return;
 	json_decref(r->canonical);
 	json_decref(r->confinement);
+	json_decref(r->network);
 	free(r->render);
 	free(r->tool);
 	free(r);
@@ -141,14 +143,33 @@ void call_finish(struct call *c, enum tc_status st, json_t *canonical,
 		json_decref(r->canonical);
 		r->canonical = canonical;
 	}
+	/* What the tool tried on the network: for the model, after its own
+	 * output (never cut away with it), and as data. */
+	char *net_text = NULL;
+	if (c->egress) {
+		egress_call_end(c->egress);
+		json_decref(r->network);
+		r->network = egress_call_report(c->egress);
+		net_text = egress_call_summary(c->egress, EGRESS_SUMMARY_MAX);
+		egress_call_free(c->egress);
+		c->egress = NULL;
+	}
 	/* Without memory for the render, the stand-in says so. */
 	if (render_text(text ? text : "", text ? len : 0, s->cfg->max_render_chars, s->spill,
 	                &rr, &err) == 0 && rr.text) {
+		char *joined = NULL;
+		if (net_text && asprintf(&joined, "%s%s[network]\n%s", rr.text,
+		                         rr.text[0] && rr.text[strlen(rr.text) - 1] != '\n' ?
+		                         "\n" : "", net_text) >= 0) {
+			free(rr.text);
+			rr.text = joined;
+		}
 		free(r->render);
 		r->render = rr.text;
 		r->truncated = rr.truncated;
 		rr.text = NULL;
 	}
+	free(net_text);
 	r->duration_ms = (uint64_t)(io_now_ms() - c->start_ms);
 	if (r != &oom_result) {
 		r->confinement = c->usage.confinement;
@@ -249,6 +270,54 @@ static void collect(struct call *c)
 	exec_output_release(&out);
 }
 
+/* The port of a URL that url_host accepted (so its authority is not
+ * ambiguous): the one it names, else its scheme's (80, 443), else 0. */
+static uint16_t url_port(const char *url)
+{
+	const char *a = strstr(url, "://");
+	if (!a)
+		return 0;
+	bool https = a - url == 5 && !strncasecmp(url, "https", 5);
+	bool http = a - url == 4 && !strncasecmp(url, "http", 4);
+	a += 3;
+	size_t n = strcspn(a, "/?#");
+	const char *at = memrchr(a, '@', n);
+	if (at) {
+		n -= (size_t)(at + 1 - a);
+		a = at + 1;
+	}
+	const char *colon = NULL;
+	if (*a == '[') {
+		const char *close = memchr(a, ']', n);
+		colon = close && close + 1 < a + n && close[1] == ':' ? close + 1 : NULL;
+	} else {
+		colon = memrchr(a, ':', n);
+	}
+	long p = colon && colon + 1 < a + n ? strtol(colon + 1, NULL, 10) : 0;
+	return p > 0 && p < 65536 ? (uint16_t)p : https ? 443 : http ? 80 : 0;
+}
+
+/* A child whose profile has egress sends its listeners during its setup:
+ * from then on this supervisor is its one way out (docs/network.md). */
+static void attach_egress(struct call *c)
+{
+	struct tc_supervisor *s = c->sup;
+	int fds[SBX_LISTEN_MAX];
+	if (c->egress || sbx_child_take_listeners(c->child, fds) != 1)
+		return;
+	struct tc_error err = { 0 };
+	if (supervisor_egress(s, fds, &err) < 0 ||
+	    egress_call_start(s->egress, c->id, c->session ? c->session->id : 0, fds,
+	                      &c->egress, &err) < 0) {
+		/* Nothing serves its network: it would wait for nothing. */
+		policy_emit_error(s, c, err.msg);
+		sbx_child_kill(c->child, SBX_KILLED_CANCELLED);
+		return;
+	}
+	if (c->approved_host[0])
+		egress_call_allow(c->egress, c->approved_host, c->approved_port);
+}
+
 static void on_child(struct loop *l, int fd, uint32_t events, void *data)
 {
 	(void)l;
@@ -257,6 +326,8 @@ static void on_child(struct loop *l, int fd, uint32_t events, void *data)
 	struct call *c = data;
 	if (sbx_child_step(c->child) != 0)
 		collect(c);
+	else
+		attach_egress(c);
 }
 
 /* A child without a deadline must not run on: without memory for the
@@ -306,6 +377,10 @@ static void run(struct call *c)
 	if (json_is_string(url) && url_host(json_string_value(url), ctx.approved_host,
 	                                         why, sizeof why) < 0)
 		ctx.approved_host[0] = '\0';
+	/* Under egress the proxy must let that host through too, for this
+	 * call and the URL's port only. */
+	memcpy(c->approved_host, ctx.approved_host, sizeof c->approved_host);
+	c->approved_port = c->approved_host[0] ? url_port(json_string_value(url)) : 0;
 	if (jail && sbx_protect_snapshot(jail, &c->protect) < 0) {
 		tc_error_set(&err, TC_E_NOMEM, c->name, "out of memory");
 		jail = NULL;

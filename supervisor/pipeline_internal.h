@@ -6,6 +6,8 @@
 #include <stdarg.h>
 
 #include "config.h"
+#include "egress.h"
+#include "url.h"
 #include "execute.h"
 #include "loop.h"
 #include "pipeline.h"
@@ -17,6 +19,7 @@ struct audit;
 struct gate;
 struct approval_state;
 struct ticket;
+struct net_ask;
 
 enum call_state {
 	ST_VALIDATE,
@@ -68,6 +71,12 @@ struct call {
 	struct sbx_child *child;
 	struct sbx_jail *jail;         /* the child's (borrowed from the supervisor) */
 	struct sbx_protect_snap *protect;  /* protected paths before it ran */
+	struct egress_call *egress;    /* its network (a profile with egress), or NULL */
+	struct net_ask *net_asks;      /* unlisted names put to the approver: the
+	                                * first is being asked (policy.c) */
+	uint64_t net_ask_seq;
+	char approved_host[URL_HOST_MAX + 1];   /* an approved URL's host, or "" */
+	uint16_t approved_port;        /* and its port */
 	struct call_usage usage;
 	uint64_t approval_token;       /* a once-approval bound to args (gate) */
 	bool approved;                 /* by an approver or a session grant */
@@ -107,6 +116,7 @@ struct tc_supervisor {
 	struct approval_state *approval_state;   /* approval.c */
 	struct ticket *tickets;    /* approvals asked and not yet answered (policy.c) */
 	char **domains;            /* the policy's allowlist, NULL-terminated */
+	struct egress *egress;     /* made by the first call with egress */
 	struct call *calls;
 	size_t n_calls;
 	struct call *queue_head, *queue_tail;
@@ -128,6 +138,10 @@ void call_finishf(struct call *c, enum tc_status st, json_t *canonical,
                   const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 void call_execute(struct call *c);
 
+/* supervisor.c: the egress service, made when a first call needs it; on
+ * failure fds (that call's listeners) are closed. 0, or -1 with err. */
+int supervisor_egress(struct tc_supervisor *s, int fds[SBX_LISTEN_MAX], struct tc_error *err);
+
 /* supervisor.c: the jail for a tool's profile (compiled once, cached). */
 struct sbx_jail *supervisor_jail(struct tc_supervisor *s, const struct tc_defined *t,
                                  struct tc_error *err);
@@ -147,6 +161,15 @@ int policy_emit_start(struct tc_supervisor *s, struct call *c, json_t *args,
 void policy_emit_result(struct tc_supervisor *s, struct call *c, const struct tc_result *r,
                         const struct call_usage *u);
 void policy_emit_error(struct tc_supervisor *s, struct call *c, const char *what);
+/* A connection's event from the egress service (borrowed). */
+void policy_emit_network(struct tc_supervisor *s, json_t *event);
+/* The egress service's questions about unlisted names (struct
+ * egress_hooks: data is the supervisor). One at a time per call, through
+ * the call's approval channel; an answer goes to every waiting connection
+ * of that call to the same name and port. */
+void *policy_net_ask(void *s, uint64_t call_id, const char *name, uint16_t port,
+                     egress_answer_fn answer, void *ctx);
+void policy_net_cancel(void *s, void *handle);
 int policy_init(struct tc_supervisor *s, const struct tc_options *opt, struct tc_error *err);
 void policy_release(struct tc_supervisor *s);
 

@@ -19,6 +19,7 @@
 
 #include "approval.h"
 #include "audit.h"
+#include "egress.h"
 #include "gate.h"
 #include "pipeline_internal.h"
 #include "utf8.h"
@@ -90,6 +91,12 @@ void policy_emit_error(struct tc_supervisor *s, struct call *c, const char *what
 	if (!listening(s))
 		return;
 	emit(s, audit_event_error(c ? c->id : 0, c ? c->name : NULL, what));
+}
+
+void policy_emit_network(struct tc_supervisor *s, json_t *event)
+{
+	if (listening(s))
+		emit(s, json_incref(event));
 }
 
 /* ---- approvals -------------------------------------------------------- */
@@ -275,6 +282,165 @@ void policy_call_ended(struct tc_supervisor *s, struct call *c)
 void policy_session_ended(struct tc_supervisor *s, uint64_t session)
 {
 	gate_forget_session(s->gate, session);
+	if (s->egress)
+		egress_session_ended(s->egress, session);
+}
+
+/* ---- the egress service's questions ----------------------------------- */
+
+/* One connection waiting for an answer about name:port. */
+struct net_ask {
+	uint64_t seq;
+	char name[URL_HOST_MAX + 1];
+	uint16_t port;
+	egress_answer_fn answer;
+	void *ctx;
+	struct net_ask *next;
+};
+
+/* The respond() context of a network question: a ticket (so that the
+ * channel frees it as it frees any: policy_ticket_free) and which question
+ * it answers, so that a late answer to one already withdrawn is dropped. */
+struct net_ticket {
+	struct ticket t;
+	uint64_t seq;
+};
+
+static struct call *find_running(struct tc_supervisor *s, uint64_t id)
+{
+	for (struct call *c = s->calls; c; c = c->next)
+		if (c->id == id && c->state == ST_RUNNING)
+			return c;
+	return NULL;
+}
+
+static void net_ask_next(struct call *c);
+
+static void net_respond(void *ctx, enum tc_approval d, const char *who)
+{
+	struct net_ticket *nt = ctx;
+	struct tc_supervisor *s = nt->t.s;
+	struct call *c = s ? find_running(s, nt->t.id) : NULL;
+	uint64_t seq = nt->seq;
+	ticket_unlink(&nt->t);
+	free(nt);
+	if (!c || !c->net_asks || c->net_asks->seq != seq)
+		return;   /* withdrawn: the connection went, or the call */
+	struct net_ask *head = c->net_asks;
+	char name[sizeof head->name];
+	uint16_t port = head->port;
+	memcpy(name, head->name, sizeof name);
+	who = who ? who : "approver";
+	if (listening(s))
+		emit(s, audit_event_approval_decision(c->id, c->name, d == TC_APPROVE_ONCE ?
+		     "allow_once" : d == TC_APPROVE_SESSION ? "allow_session" : "deny", who));
+	/* Every connection of the call waiting on the same destination gets
+	 * this answer; answering may close a connection, which withdraws
+	 * nothing of these (they are unlinked first). */
+	struct net_ask *done = NULL, **pp = &c->net_asks;
+	while (*pp) {
+		struct net_ask *a = *pp;
+		if (a->port == port && !strcmp(a->name, name)) {
+			*pp = a->next;
+			a->next = done;
+			done = a;
+		} else {
+			pp = &a->next;
+		}
+	}
+	while (done) {
+		struct net_ask *a = done;
+		done = a->next;
+		a->answer(a->ctx, d != TC_APPROVE_DENY, d == TC_APPROVE_SESSION, who);
+		free(a);
+	}
+	net_ask_next(c);
+}
+
+/* Puts the first waiting question of the call to its approval channel. */
+static void net_ask_next(struct call *c)
+{
+	struct tc_supervisor *s = c->sup;
+	struct net_ask *a = c->net_asks;
+	if (!a)
+		return;
+	char reason[URL_HOST_MAX + 160];
+	snprintf(reason, sizeof reason, "the tool connects to %s%s%s:%u, which is not on the "
+	         "network allowlist", strchr(a->name, ':') ? "[" : "", a->name,
+	         strchr(a->name, ':') ? "]" : "", a->port);
+	json_t *args = json_pack("{s:s, s:i}", "connect_host", a->name, "connect_port", a->port);
+	struct net_ticket *nt = args ? malloc(sizeof *nt) : NULL;
+	if (!nt) {
+		json_decref(args);
+		c->net_asks = a->next;
+		a->answer(a->ctx, false, false, "out of memory");
+		free(a);
+		net_ask_next(c);
+		return;
+	}
+	*nt = (struct net_ticket){ { s, c->id, s->tickets, NULL }, a->seq };
+	if (s->tickets)
+		s->tickets->prev = &nt->t;
+	s->tickets = &nt->t;
+	if (listening(s))
+		emit(s, audit_event_approval_request(c->id, c->name, args, reason));
+	struct tc_approval_request req = { c->name, args, reason, c->id };
+	if (c->session && c->session->approver)
+		c->session->approver(&req, net_respond, nt, c->session->approver_data);
+	else if (s->approver)
+		s->approver(&req, net_respond, nt, s->approver_data);
+	else
+		approval_request(s, c, &req, net_respond, nt);
+	json_decref(args);
+}
+
+void *policy_net_ask(void *data, uint64_t call_id, const char *name, uint16_t port,
+                     egress_answer_fn answer, void *ctx)
+{
+	struct tc_supervisor *s = data;
+	struct call *c = find_running(s, call_id);
+	struct net_ask *a = c ? calloc(1, sizeof *a) : NULL;
+	if (!a) {
+		answer(ctx, false, false, c ? "out of memory" : "the call is over");
+		return NULL;
+	}
+	a->seq = ++c->net_ask_seq;
+	snprintf(a->name, sizeof a->name, "%s", name);
+	a->port = port;
+	a->answer = answer;
+	a->ctx = ctx;
+	struct net_ask **pp = &c->net_asks;
+	while (*pp)
+		pp = &(*pp)->next;
+	*pp = a;
+	uint64_t seq = a->seq;
+	if (c->net_asks == a)
+		net_ask_next(c);   /* may answer at once: then a is gone */
+	for (a = c->net_asks; a; a = a->next)
+		if (a->seq == seq)
+			return a;
+	return NULL;
+}
+
+void policy_net_cancel(void *data, void *handle)
+{
+	struct tc_supervisor *s = data;
+	for (struct call *c = s->calls; c; c = c->next)
+		for (struct net_ask **pp = &c->net_asks; *pp; pp = &(*pp)->next) {
+			if (*pp != handle)
+				continue;
+			bool asked = pp == &c->net_asks;
+			*pp = (*pp)->next;
+			free(handle);
+			if (asked) {
+				/* The channel's question goes (its ticket with it); an
+				 * embedder's answer that still comes finds another
+				 * question, or none, and is dropped. */
+				approval_cancel(c);
+				net_ask_next(c);
+			}
+			return;
+		}
 }
 
 void policy_cancel_approval(struct tc_supervisor *s, struct call *c)

@@ -36,14 +36,15 @@ void tc_supervisor_set_approver(struct tc_supervisor *s, tc_approver_fn fn, void
 
 /* The policy, quarantine and MCP hints go by a tool's risk: a tool declared
  * read-only or write must not run under a profile that reaches the network
- * (inet sockets, no net namespace), where no allowlist would check where it
- * goes. A manifest naming a shipped profile above its risk is refused when
- * it loads; this catches a profile_dir profile of any name, once loaded. */
+ * (inet sockets, and no net namespace of its own or one whose way out is
+ * toolcage's egress), where the gate never asked about its destination. A
+ * manifest naming a shipped profile above its risk is refused when it
+ * loads; this catches a profile_dir profile of any name, once loaded. */
 static int risk_fits(const struct tc_defined *t, const struct profile *p, struct tc_error *err)
 {
 	const struct sbx_spec *sp = &p->spec;
 	bool net = (sp->socket_families & (SBX_AF_INET | SBX_AF_INET6)) &&
-	           !(sp->namespaces & SBX_NS_NET);
+	           (!(sp->namespaces & SBX_NS_NET) || sp->egress);
 	if (!net || t->risk >= TC_RISK_NETWORK)
 		return 0;
 	return tc_error_set(err, TC_E_INVALID, t->name, "tool %s is declared %s, but its "
@@ -346,6 +347,24 @@ fail:
 	return -1;
 }
 
+static void on_network_event(void *data, json_t *event)
+{
+	policy_emit_network(data, event);
+}
+
+int supervisor_egress(struct tc_supervisor *s, int fds[SBX_LISTEN_MAX], struct tc_error *err)
+{
+	if (s->egress)
+		return 0;
+	const struct egress_hooks hooks = { .event = on_network_event, .ask = policy_net_ask,
+	                                    .cancel = policy_net_cancel, .data = s };
+	if (egress_new(s->loop, s->cfg->egress, &hooks, &s->egress, err) == 0)
+		return 0;
+	for (int k = 0; k < SBX_LISTEN_MAX; k++)
+		close(fds[k]);
+	return -1;
+}
+
 void tc_supervisor_free(struct tc_supervisor *s)
 {
 	if (!s)
@@ -357,6 +376,7 @@ void tc_supervisor_free(struct tc_supervisor *s)
 	cancel_all(s, "the supervisor is shutting down");
 	while (s->sessions)   /* the embedder should have; their calls ended above */
 		tc_session_free(s->sessions);
+	egress_free(s->egress);
 	policy_release(s);
 	if (s->inotify_fd >= 0) {
 		loop_del_fd(s->loop, s->inotify_fd);

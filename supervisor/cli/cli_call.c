@@ -56,11 +56,14 @@ static int parse_common(int argc, char **argv, struct common *c, const char *ver
 
 static json_t *result_json(const struct tc_result *r)
 {
-	return json_pack("{s:I, s:s, s:s, s:O, s:s, s:b, s:I, s:O*}", "call_id",
-	                 (json_int_t)r->call_id, "tool", r->tool, "status",
-	                 tc_status_name(r->status), "canonical", r->canonical, "render", r->render,
-	                 "truncated", r->truncated, "duration_ms", (json_int_t)r->duration_ms,
-	                 "confinement", r->confinement);
+	json_t *j = json_pack("{s:I, s:s, s:s, s:O, s:s, s:b, s:I, s:O*}", "call_id",
+	                      (json_int_t)r->call_id, "tool", r->tool, "status",
+	                      tc_status_name(r->status), "canonical", r->canonical, "render",
+	                      r->render, "truncated", r->truncated, "duration_ms",
+	                      (json_int_t)r->duration_ms, "confinement", r->confinement);
+	if (j && r->network)   /* what a tool with egress tried (docs/network.md) */
+		json_object_set(j, "network", r->network);
+	return j;
 }
 
 static char *read_stream(FILE *f, size_t max)

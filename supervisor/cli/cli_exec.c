@@ -17,7 +17,10 @@
 #include "cli.h"
 #include "config.h"
 #include "confinement.h"
+#include "egress.h"
 #include "execute.h"
+#include "loop.h"
+#include "netpolicy.h"
 #include "profile.h"
 #include "render.h"
 #include "sandbox.h"
@@ -55,7 +58,7 @@ static int exit_status(const struct sbx_outcome *o)
 }
 
 static void print_json(const struct sbx_outcome *o, const char *error, const char *moved,
-                       const struct sbx_child *child)
+                       const struct sbx_child *child, json_t *network)
 {
 	json_t *j = json_object();
 	json_object_set_new(j, "exit_code", o->exit_code >= 0 && !o->signal ?
@@ -82,6 +85,8 @@ static void print_json(const struct sbx_outcome *o, const char *error, const cha
 		json_object_set_new(j, "error", json_string(error));
 	if (moved)
 		json_object_set_new(j, "protected_moved", json_string(moved));
+	if (network)
+		json_object_set_new(j, "network", network);
 	json_dumpf(j, stdout, JSON_COMPACT);
 	fputc('\n', stdout);
 	json_decref(j);
@@ -161,16 +166,45 @@ static void live_write(struct live *l, const struct sbx_capture *c)
 	}
 }
 
-/* sbx_child_wait(), writing the output as it comes. */
-static int wait_live(struct sbx_child *child, struct live l[2])
+/* The egress service of a profile with egress: this process serves the
+ * child's listeners while it runs (docs/network.md). */
+struct exec_net {
+	struct netpol *policy;
+	struct loop *loop;
+	struct egress *egress;
+	struct egress_call *call;
+};
+
+/* Starts serving the child's listeners once its setup has sent them. */
+static void net_attach(struct exec_net *net, struct sbx_child *child)
+{
+	int fds[SBX_LISTEN_MAX];
+	struct tc_error err = { 0 };
+	if (net->egress && !net->call && sbx_child_take_listeners(child, fds) == 1 &&
+	    egress_call_start(net->egress, 0, 0, fds, &net->call, &err) < 0) {
+		fprintf(stderr, "toolcage: %s: %s\n", err.where, err.msg);
+		sbx_child_kill(child, SBX_KILLED_CANCELLED);
+	}
+}
+
+/* sbx_child_wait(), writing the output as it comes (l NULL: kept for
+ * --json), and serving egress (net->loop set) on the way. */
+static int wait_live(struct sbx_child *child, struct live *l, struct exec_net *net)
 {
 	const struct sbx_outcome *o = sbx_child_outcome(child);
 	const struct sbx_capture *cap[2] = { &o->out, &o->err };
 	while (!sbx_child_step(child)) {
-		struct pollfd pf[3] = { { .fd = sbx_child_fd(child), .events = POLLIN } };
+		net_attach(net, child);
+		struct pollfd pf[4] = { { .fd = sbx_child_fd(child), .events = POLLIN } };
 		nfds_t n = 1;
 		int64_t most = 60000;
-		for (int i = 0; i < 2; i++) {
+		if (net->loop) {
+			pf[n++] = (struct pollfd){ .fd = loop_fd(net->loop), .events = POLLIN };
+			int t = loop_next_timer_ms(net->loop);
+			if (t >= 0 && t < most)
+				most = t;
+		}
+		for (int i = 0; l && i < 2; i++) {
 			live_write(&l[i], cap[i]);
 			if (live_pending(&l[i], cap[i]) && l[i].stalled)
 				most = 10;
@@ -184,6 +218,8 @@ static int wait_live(struct sbx_child *child, struct live l[2])
 		}
 		if (poll(pf, n, (int)(left > most ? most : left)) < 0 && errno != EINTR)
 			return -errno;
+		if (net->loop)
+			loop_run_once(net->loop, 0);
 	}
 	return 0;
 }
@@ -226,6 +262,7 @@ static bool stdin_passed_on(bool asked)
 }
 
 struct exec_opts {
+	struct netpol *policy;   /* the --allow/--deny flags; NULL when none */
 	const char *profile;
 	const char *profile_dir;
 	const char *workspace;
@@ -245,6 +282,10 @@ static int parse_exec_args(int argc, char **argv, struct exec_opts *o)
 		{ "json", no_argument, NULL, 'j' },
 		{ "spare", no_argument, NULL, 's' },
 		{ "stdin", no_argument, NULL, 'i' },
+		{ "allow-domain", required_argument, NULL, 'A' },
+		{ "deny-domain", required_argument, NULL, 'D' },
+		{ "allow-address", required_argument, NULL, 'R' },
+		{ "deny-address", required_argument, NULL, 'Q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -259,6 +300,21 @@ static int parse_exec_args(int argc, char **argv, struct exec_opts *o)
 		case 'j': o->json = true; break;
 		case 's': o->spare = true; break;
 		case 'i': o->stdin = true; break;
+		case 'A': case 'D': case 'R': case 'Q': {
+			struct tc_error e = { 0 };
+			if (!o->policy && !(o->policy = netpol_new())) {
+				fputs("toolcage exec: out of memory\n", stderr);
+				return -1;
+			}
+			if ((c == 'A' || c == 'D' ? netpol_add_name(o->policy, c == 'D', optarg, &e) :
+			     netpol_add_range(o->policy, c == 'Q', optarg, &e)) < 0) {
+				fprintf(stderr, "toolcage exec: --%s %s: %s\n", c == 'A' ? "allow-domain" :
+				        c == 'D' ? "deny-domain" : c == 'R' ? "allow-address" :
+				        "deny-address", optarg, e.msg);
+				return -1;
+			}
+			break;
+		}
 		case 't':
 			errno = 0;
 			o->timeout_ms = strtol(optarg, &end, 10);
@@ -288,7 +344,7 @@ static int fail_setup(bool json, const char *what)
 {
 	if (json) {
 		struct sbx_outcome none = { .exit_code = -1 };
-		print_json(&none, what, NULL, NULL);
+		print_json(&none, what, NULL, NULL, NULL);
 	}
 	fprintf(stderr, "toolcage: %s\n", what);
 	return EX_TOOLCAGE;
@@ -325,6 +381,19 @@ int cmd_exec(int argc, char **argv)
 	struct sbx_error err = { 0 };
 	struct sbx_jail *jail = NULL;
 	struct sbx_child *child = NULL;
+	struct exec_net net = { .policy = o.policy };
+	if (o.policy && !p->spec.egress) {
+		rc = fail_setup(o.json, "--allow-domain and the like need a profile whose network "
+		                "goes through toolcage (network.egress, as in the network profile)");
+		goto out;
+	}
+	if (p->spec.egress && ((!net.policy && !(net.policy = netpol_new())) ||
+	                       !(net.loop = loop_new()) ||
+	                       egress_new(net.loop, net.policy, NULL, &net.egress, &terr) < 0)) {
+		snprintf(msg, sizeof msg, "egress: %s", terr.msg[0] ? terr.msg : "out of memory");
+		rc = fail_setup(o.json, msg);
+		goto out;
+	}
 	if (sbx_jail_new(&p->spec, o.workspace, &jail, &err) < 0) {
 		rc = fail_setup(o.json, err.msg);
 		goto out;
@@ -344,7 +413,8 @@ int cmd_exec(int argc, char **argv)
 		goto out;
 	}
 	if (sbx_spawn(jail, &job, &child, &err) < 0 ||
-	    (o.json ? sbx_child_wait(child) : wait_live(child, live)) < 0) {
+	    (o.json && !net.loop ? sbx_child_wait(child) :
+	     wait_live(child, o.json ? NULL : live, &net)) < 0) {
 		sbx_protect_snap_free(snap);
 		rc = fail_setup(o.json, err.msg[0] ? err.msg : "waiting for the child failed");
 		goto out;
@@ -372,8 +442,21 @@ int cmd_exec(int argc, char **argv)
 		error = msg;
 		fprintf(stderr, "toolcage: %s\n", msg);
 	}
+	json_t *report = NULL;
+	if (net.call) {
+		egress_call_end(net.call);
+		report = o.json ? egress_call_report(net.call) : NULL;
+		char *summary = egress_call_refused(net.call) ? egress_call_summary(net.call, EGRESS_SUMMARY_MAX) : NULL;
+		for (char *line = summary, *nl; !o.json && line && *line; line = nl + 1) {
+			if (!(nl = strchr(line, '\n')))
+				break;
+			if (!strncmp(line, "refused", 7) || !strncmp(line, "failed", 6))
+				fprintf(stderr, "toolcage: %.*s\n", (int)(nl - line), line);
+		}
+		free(summary);
+	}
 	if (o.json) {
-		print_json(out, error, moved, child);
+		print_json(out, error, moved, child, report);
 	} else {
 		live_finish(&live[0], &out->out);
 		live_finish(&live[1], &out->err);
@@ -395,6 +478,10 @@ out:
 		sbx_jail_keep_spare(jail, false);   /* no next one: this was the call */
 	sbx_child_free(child);
 	sbx_jail_free(jail);
+	egress_call_free(net.call);
+	egress_free(net.egress);
+	loop_free(net.loop);
+	netpol_free(net.policy);
 	profile_free(p);
 	sbx_cleanup();
 	return rc;

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "netpolicy.h"
 #include "sandbox.h"
 #include "util.h"
 
@@ -249,9 +250,27 @@ static int parse_domains(struct cctx *c, json_t *arr)
 	return 0;
 }
 
+/* The egress policy (netpolicy.h): policy.domains allowed on ports 80
+ * and 443, then policy.network; an unlisted name is asked about when
+ * policy.levels.network is "ask". */
+static int parse_egress(struct cctx *c, json_t *network)
+{
+	char where[300];
+	snprintf(where, sizeof where, "%s: /policy/network", c->origin);
+	struct gate_policy *p = &c->cfg->policy;
+	struct netpol *np = NULL;
+	if (netpol_parse(network, p->domains, p->ndomains, p->levels[TC_RISK_NETWORK] == GATE_ASK,
+	                 where, &np, c->err) < 0)
+		return -1;
+	netpol_free(c->cfg->egress);
+	c->cfg->egress = np;
+	return 0;
+}
+
 static int parse_policy(struct cctx *c, json_t *o)
 {
-	static const char *const keys[] = { "quarantine", "levels", "rules", "domains", NULL };
+	static const char *const keys[] = { "quarantine", "levels", "rules", "domains", "network",
+	                                    NULL };
 	if (check_keys(c, o, "/policy", keys) < 0)
 		return -1;
 	json_t *v;
@@ -264,7 +283,7 @@ static int parse_policy(struct cctx *c, json_t *o)
 		return -1;
 	if ((v = json_object_get(o, "domains")) && parse_domains(c, v) < 0)
 		return -1;
-	return 0;
+	return parse_egress(c, json_object_get(o, "network"));
 }
 
 static int parse_approval(struct cctx *c, json_t *v)
@@ -506,6 +525,7 @@ struct config *config_defaults(void)
 	cfg->max_message_bytes = CONFIG_DEFAULT_MAX_MESSAGE_BYTES;
 	cfg->spill_max_bytes = CONFIG_DEFAULT_SPILL_MAX_BYTES;
 	gate_policy_init(&cfg->policy);
+	cfg->egress = netpol_new();
 	cfg->origin = strdup("built-in defaults");
 	cfg->approval = strdup("deny");
 	cfg->tool_dirs = calloc(1, sizeof *cfg->tool_dirs);
@@ -514,7 +534,8 @@ struct config *config_defaults(void)
 	for (size_t i = 0; cfg->protected_paths && i + 1 < n; i++)
 		if ((cfg->protected_paths[i] = strdup(config_protected_defaults[i])))
 			cfg->n_protected++;
-	if (!cfg->origin || !cfg->approval || !cfg->tool_dirs || cfg->n_protected != n - 1) {
+	if (!cfg->origin || !cfg->approval || !cfg->tool_dirs || cfg->n_protected != n - 1 ||
+	    !cfg->egress) {
 		config_release(cfg);
 		return NULL;
 	}
@@ -534,6 +555,7 @@ void config_release(struct config *cfg)
 	free(cfg->profile_dir);
 	free(cfg->spill_dir);
 	gate_policy_release(&cfg->policy);
+	netpol_free(cfg->egress);
 	free(cfg->approval);
 	free(cfg->audit_path);
 	for (size_t i = 0; i < cfg->n_protected; i++)
@@ -567,6 +589,8 @@ int config_parse(const char *text, size_t len, const char *origin,
 	}
 	if (parse_root(&c, doc) < 0)
 		goto out;
+	/* An unlisted name's question waits as long as a call's would. */
+	c.cfg->egress->ask_timeout_ms = c.cfg->approval_timeout_ms;
 	*out = c.cfg;
 	c.cfg = NULL;
 	rc = 0;

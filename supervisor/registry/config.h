@@ -16,6 +16,7 @@
 #include <sys/types.h>
 
 #include "gate.h"
+#include "netpolicy.h"
 #include "toolcage.h"
 
 #define CONFIG_FILE_MAX (1u << 20)    /* bytes in toolcage.json */
@@ -59,6 +60,8 @@ struct config {
 	uint64_t spill_max_bytes;
 	/* policy: levels, rules, domains, quarantine */
 	struct gate_policy policy;
+	/* the egress policy: policy.domains and policy.network (never NULL) */
+	struct netpol *egress;
 	/* approval channel */
 	char *approval;             /* "deny" (default), "tty" or "cmd:/path/to/program" */
 	/* audit */

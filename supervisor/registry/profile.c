@@ -198,9 +198,16 @@ static int parse_fs(struct pctx *c, json_t *fs)
 	return 0;
 }
 
+/* The ports of the egress listeners (enum sbx_listener): with egress the
+ * Landlock connect rules (where the kernel has them) allow these, a second
+ * wall behind the namespace, in which nothing else listens. */
+static const uint16_t egress_ports[] = { 53, 80, 443, SBX_EGRESS_SOCKS_PORT,
+                                         SBX_EGRESS_HTTP_PROXY_PORT };
+#define N_EGRESS_PORTS (sizeof egress_ports / sizeof egress_ports[0])
+
 static int parse_network(struct pctx *c, json_t *net)
 {
-	static const char *const keys[] = { "families", "tcp_connect", "udp", NULL };
+	static const char *const keys[] = { "families", "tcp_connect", "udp", "egress", NULL };
 	struct sbx_spec *s = &c->p->spec;
 	if (!net)
 		return 0;
@@ -212,12 +219,22 @@ static int parse_network(struct pctx *c, json_t *net)
 	if (udp && !json_is_boolean(udp))
 		return fail(c, "/network/udp", "must be true or false");
 	s->allow_udp = json_is_true(udp);
+	bool inet = (s->socket_families & (SBX_AF_INET | SBX_AF_INET6)) != 0;
+	json_t *eg = json_object_get(net, "egress");
+	const char *egress = eg ? json_string_value(eg) : "toolcage";
+	if (!egress || (strcmp(egress, "toolcage") && strcmp(egress, "direct")))
+		return fail(c, "/network/egress", "must be \"toolcage\" or \"direct\"");
+	if (eg && !strcmp(egress, "toolcage") && !inet)
+		return fail(c, "/network/egress", "egress through toolcage needs inet or inet6 "
+		            "in families");
+	s->egress = inet && !strcmp(egress, "toolcage");
 	json_t *ports = json_object_get(net, "tcp_connect");
-	if (!ports)
-		return 0;
-	if (!json_is_array(ports))
+	if (ports && !json_is_array(ports))
 		return fail(c, "/network/tcp_connect", "must be an array of ports");
-	c->p->ports = calloc(json_array_size(ports) + 1, sizeof *c->p->ports);
+	size_t n = ports ? json_array_size(ports) : 0;
+	if (!ports && !s->egress)
+		return 0;
+	c->p->ports = calloc(n + N_EGRESS_PORTS + 1, sizeof *c->p->ports);
 	if (!c->p->ports)
 		return fail(c, "/network/tcp_connect", "out of memory");
 	size_t i;
@@ -230,11 +247,60 @@ static int parse_network(struct pctx *c, json_t *net)
 		}
 		c->p->ports[i] = (uint16_t)json_integer_value(v);
 	}
+	for (size_t k = 0; s->egress && k < N_EGRESS_PORTS; k++) {
+		bool listed = false;
+		for (i = 0; i < n; i++)
+			listed |= c->p->ports[i] == egress_ports[k];
+		if (!listed)
+			c->p->ports[n++] = egress_ports[k];
+	}
 	s->tcp_connect_ports = c->p->ports;
-	s->n_tcp_connect_ports = json_array_size(ports);
-	if (s->n_tcp_connect_ports && !(s->socket_families & (SBX_AF_INET | SBX_AF_INET6)))
+	s->n_tcp_connect_ports = n;
+	if (s->n_tcp_connect_ports && !inet)
 		return fail(c, "/network/tcp_connect", "ports are listed but families allow "
 		            "neither inet nor inet6");
+	return 0;
+}
+
+#define STR_(x) #x
+#define STR(x) STR_(x)
+#define HTTP_PROXY_URL "http://127.0.0.1:" STR(SBX_EGRESS_HTTP_PROXY_PORT)
+#define SOCKS_URL "socks5h://127.0.0.1:" STR(SBX_EGRESS_SOCKS_PORT)
+
+/* With egress, the proxies are announced where clients look for them
+ * (docs/network.md lists who reads what), unless the profile sets the
+ * variable itself. */
+static const char *const egress_env[] = {
+	"HTTP_PROXY=" HTTP_PROXY_URL, "http_proxy=" HTTP_PROXY_URL,
+	"HTTPS_PROXY=" HTTP_PROXY_URL, "https_proxy=" HTTP_PROXY_URL,
+	"ALL_PROXY=" SOCKS_URL, "all_proxy=" SOCKS_URL,
+	"NO_PROXY=localhost,127.0.0.1,::1", "no_proxy=localhost,127.0.0.1,::1",
+	"npm_config_proxy=" HTTP_PROXY_URL, "npm_config_https_proxy=" HTTP_PROXY_URL,
+	"YARN_HTTP_PROXY=" HTTP_PROXY_URL, "YARN_HTTPS_PROXY=" HTTP_PROXY_URL,
+	"GLOBAL_AGENT_HTTP_PROXY=" HTTP_PROXY_URL, "NODE_USE_ENV_PROXY=1",
+};
+#define N_EGRESS_ENV (sizeof egress_env / sizeof egress_env[0])
+
+static int add_egress_env(struct pctx *c)
+{
+	struct profile *p = c->p;
+	char **set = realloc(p->env_set, (p->n_env_set + N_EGRESS_ENV + 1) * sizeof *set);
+	if (!set)
+		return fail(c, "/env/set", "out of memory");
+	p->env_set = set;
+	for (size_t i = 0; i < N_EGRESS_ENV; i++) {
+		size_t nlen = (size_t)(strchr(egress_env[i], '=') - egress_env[i]) + 1;
+		bool have = false;
+		for (size_t k = 0; k < p->n_env_set && !have; k++)
+			have = !strncmp(set[k], egress_env[i], nlen);
+		if (have)
+			continue;
+		if (!(set[p->n_env_set] = strdup(egress_env[i])))
+			return fail(c, "/env/set", "out of memory");
+		p->n_env_set++;
+	}
+	set[p->n_env_set] = NULL;
+	p->spec.env_set = (const char *const *)set;
 	return 0;
 }
 
@@ -391,6 +457,7 @@ static int parse_doc(struct pctx *c, json_t *doc)
 	    parse_limits(c, json_object_get(doc, "limits")) < 0 ||
 	    parse_seccomp(c, json_object_get(doc, "seccomp")) < 0 ||
 	    parse_env(c, json_object_get(doc, "env")) < 0 ||
+	    (c->p->spec.egress && add_egress_env(c) < 0) ||
 	    parse_identity(c, json_object_get(doc, "identity")) < 0 ||
 	    parse_output(c, json_object_get(doc, "output")) < 0 ||
 	    number(c, doc, "timeout_ms", "", 1, 86400000, 1, &timeout) < 0)

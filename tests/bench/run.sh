@@ -46,6 +46,11 @@ echo
 echo "== the network profile against read-only (ratio to read-only; target <= 1.3x)"
 "$B/bench_spawn" cli "$((N / 3))" :: "$TC" exec --profile read-only --workspace "$ws" -- /bin/true \
 	:: "$TC" exec --profile network --workspace "$ws" -- /bin/true
+# The network profile adds a network namespace of the call's own, its
+# routes and listeners, sent to the supervisor (docs/network.md); a spare
+# (serve, replay) makes them ahead of the call.
+"$B/bench_spawn" api "$N" read-only network
+"$B/bench_spawn" api "$N" network
 
 echo
 echo "== what the walls cost: read-only from a file, then without one wall (ratio to env)"

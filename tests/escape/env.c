@@ -58,8 +58,20 @@ static void allowlist(const char *a, int argc, char **argv)
 	 * the supervisor's secrets when the sandbox sets them itself. */
 	static const char *const ok[] = {
 		"PATH", "HOME", "TMPDIR", "LANG", "LC_ALL", "LC_CTYPE", "TERM",
-		"RES_OPTIONS",   /* network profile: DNS over TCP (use-vc) */
 		"TZ", "USER", "LOGNAME", "SHELL", "PWD", NULL,
+	};
+	/* Under egress, the proxies toolcage serves in the tool's namespace are
+	 * announced: allowed with toolcage's values only, not the caller's. */
+	static const struct { const char *name, *value; } proxies[] = {
+		{ "HTTP_PROXY", "http://127.0.0.1:3128" }, { "http_proxy", "http://127.0.0.1:3128" },
+		{ "HTTPS_PROXY", "http://127.0.0.1:3128" }, { "https_proxy", "http://127.0.0.1:3128" },
+		{ "ALL_PROXY", "socks5h://127.0.0.1:1080" }, { "all_proxy", "socks5h://127.0.0.1:1080" },
+		{ "NO_PROXY", "localhost,127.0.0.1,::1" }, { "no_proxy", "localhost,127.0.0.1,::1" },
+		{ "npm_config_proxy", "http://127.0.0.1:3128" },
+		{ "npm_config_https_proxy", "http://127.0.0.1:3128" },
+		{ "YARN_HTTP_PROXY", "http://127.0.0.1:3128" },
+		{ "YARN_HTTPS_PROXY", "http://127.0.0.1:3128" },
+		{ "GLOBAL_AGENT_HTTP_PROXY", "http://127.0.0.1:3128" }, { "NODE_USE_ENV_PROXY", "1" },
 	};
 	char extra[300] = "";
 	size_t used = 0;
@@ -69,6 +81,10 @@ static void allowlist(const char *a, int argc, char **argv)
 		int known = 0;
 		for (const char *const *k = ok; *k; k++)
 			if (strlen(*k) == len && strncmp(*k, *e, len) == 0)
+				known = 1;
+		for (size_t i = 0; i < sizeof proxies / sizeof proxies[0]; i++)
+			if (strlen(proxies[i].name) == len && !strncmp(proxies[i].name, *e, len) &&
+			    !strcmp(*e + len + 1, proxies[i].value))
 				known = 1;
 		if (known)
 			continue;

@@ -27,6 +27,18 @@
  *                                       sendto, sendmsg, sendmmsg (with
  *                                       MSG_FASTOPEN) or connect_opt
  *                                       (TCP_FASTOPEN_CONNECT, then connect)
+ *   net http LABEL HOST PORT TOKEN      an HTTP request for /TOKEN to HOST:PORT
+ *                                       (under egress, port 80 is toolcage's:
+ *                                       its "toolcage: refused" is blocked)
+ *   net proxy LABEL HOW HOST PORT TOKEN through toolcage's proxy (HOW is
+ *                                       connect: HTTP CONNECT on port 3128,
+ *                                       socks: SOCKS5 on 1080) to HOST:PORT,
+ *                                       then TOKEN: a success reply escaped
+ *   net dns LABEL SERVER PORT TOKEN     a DNS question for TOKEN.example
+ *                                       (type TXT) to SERVER:PORT over UDP,
+ *                                       and SERVER "resolv" for the first
+ *                                       nameserver of /etc/resolv.conf: an
+ *                                       answer with records escaped
  *   net listen_autobind LABEL 4|6       listen() on an unbound TCP socket
  *                                       (the kernel picks a port: a host
  *                                       listener Landlock's bind rule misses)
@@ -39,6 +51,7 @@
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
+#include <stdio.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/ip_icmp.h>
@@ -299,6 +312,137 @@ static void tcp_fastopen(const char *a, int argc, char **argv)
 	ESCAPED(a, "TCP Fast Open (%s) reached %s:%d", how, host, port);
 }
 
+/* Reads what comes back within 2 s (at most size - 1 bytes, NUL-ended). */
+static ssize_t recv_timed(int fd, char *buf, size_t size)
+{
+	size_t got = 0;
+	for (;;) {
+		struct pollfd p = { fd, POLLIN, 0 };
+		if (got + 1 >= size || poll(&p, 1, 2000) != 1)
+			break;
+		ssize_t n = recv(fd, buf + got, size - 1 - got, 0);
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	buf[got] = '\0';
+	return (ssize_t)got;
+}
+
+static void http(const char *a, int argc, char **argv)
+{
+	const char *host = arg_str(a, argc, argv, 2);
+	int port = (int)arg_long(a, arg_str(a, argc, argv, 3));
+	const char *token = arg_str(a, argc, argv, 4);
+	struct sockaddr_storage ss;
+	socklen_t len;
+	int fd = inet_socket(a, host, port, SOCK_STREAM, &ss, &len);
+	if (connect_timed(fd, (struct sockaddr *)&ss, len) < 0)
+		BLOCKED(a, "connect %s:%d: %s", host, port, errname(errno));
+	char req[512], buf[1024];
+	int n = snprintf(req, sizeof req, "GET /%s HTTP/1.1\r\nHost: %s\r\n\r\n", token, host);
+	send(fd, req, (size_t)n, MSG_NOSIGNAL);
+	recv_timed(fd, buf, sizeof buf);
+	if (strstr(buf, "toolcage: refused"))
+		BLOCKED(a, "refused by toolcage's egress: %.80s", strstr(buf, "toolcage: refused"));
+	ESCAPED(a, "HTTP to %s:%d answered: %.60s", host, port, buf[0] ? buf : "(nothing)");
+}
+
+static void proxy(const char *a, int argc, char **argv)
+{
+	const char *how = arg_str(a, argc, argv, 2);
+	const char *host = arg_str(a, argc, argv, 3);
+	int port = (int)arg_long(a, arg_str(a, argc, argv, 4));
+	const char *token = arg_str(a, argc, argv, 5);
+	int socks = !strcmp(how, "socks");
+	if (!socks && strcmp(how, "connect"))
+		TESTERR(a, "how %s: want connect or socks", how);
+	struct sockaddr_storage ss;
+	socklen_t len;
+	int fd = inet_socket(a, "127.0.0.1", socks ? 1080 : 3128, SOCK_STREAM, &ss, &len);
+	if (connect_timed(fd, (struct sockaddr *)&ss, len) < 0)
+		BLOCKED(a, "connect to the %s proxy: %s", how, errname(errno));
+	char buf[512];
+	if (socks) {
+		struct in_addr ip;
+		if (inet_pton(AF_INET, host, &ip) != 1)
+			TESTERR(a, "socks wants an IPv4 address");
+		unsigned char req[13] = { 5, 1, 0, 5, 1, 0, 1 };
+		memcpy(req + 7, &ip, 4);
+		req[11] = (unsigned char)(port >> 8);
+		req[12] = (unsigned char)port;
+		send(fd, req, sizeof req, MSG_NOSIGNAL);
+		ssize_t n = recv_timed(fd, buf, sizeof buf);
+		if (n >= 4 && buf[0] == 5 && buf[1] == 0 && buf[2] == 5 && buf[3] == 0) {
+			send_token(fd, token);
+			ESCAPED(a, "SOCKS5 CONNECT to %s:%d granted", host, port);
+		}
+		BLOCKED(a, "SOCKS5 CONNECT to %s:%d refused (reply %d)", host, port,
+		        n >= 4 ? buf[3] : -1);
+	}
+	int n = snprintf(buf, sizeof buf, "CONNECT %s:%d HTTP/1.1\r\nHost: %s:%d\r\n\r\n",
+	                 host, port, host, port);
+	send(fd, buf, (size_t)n, MSG_NOSIGNAL);
+	recv_timed(fd, buf, sizeof buf);
+	if (!strncmp(buf, "HTTP/1.1 200", 12) || !strncmp(buf, "HTTP/1.0 200", 12)) {
+		send_token(fd, token);
+		ESCAPED(a, "CONNECT %s:%d granted", host, port);
+	}
+	BLOCKED(a, "CONNECT %s:%d refused: %.60s", host, port, buf);
+}
+
+/* The first nameserver of /etc/resolv.conf, or 127.0.0.53. */
+static void resolv_server(char *out, size_t size)
+{
+	FILE *f = fopen("/etc/resolv.conf", "r");
+	char line[256];
+	snprintf(out, size, "127.0.0.53");
+	while (f && fgets(line, sizeof line, f)) {
+		char addr[64];
+		if (sscanf(line, "nameserver %63s", addr) == 1) {
+			snprintf(out, size, "%s", addr);
+			break;
+		}
+	}
+	if (f)
+		fclose(f);
+}
+
+static void dns(const char *a, int argc, char **argv)
+{
+	const char *server = arg_str(a, argc, argv, 2);
+	int port = (int)arg_long(a, arg_str(a, argc, argv, 3));
+	const char *token = arg_str(a, argc, argv, 4);
+	char where[64];
+	if (!strcmp(server, "resolv"))
+		resolv_server(where, sizeof where);
+	else
+		snprintf(where, sizeof where, "%s", server);
+	unsigned char q[300] = { 0x51, 0x7e, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0 };
+	size_t tl = strlen(token), n = 12;
+	if (tl > 63)
+		TESTERR(a, "token too long");
+	q[n++] = (unsigned char)tl;
+	memcpy(q + n, token, tl);
+	n += tl;
+	memcpy(q + n, "\7example\0\0\20\0\1", 13);   /* example, TXT, IN */
+	n += 13;
+	struct sockaddr_storage ss;
+	socklen_t len;
+	int fd = inet_socket(a, where, port, SOCK_DGRAM, &ss, &len);
+	if (sendto(fd, q, n, 0, (struct sockaddr *)&ss, len) < 0)
+		BLOCKED(a, "sendto %s:%d: %s", where, port, errname(errno));
+	struct pollfd p = { fd, POLLIN, 0 };
+	unsigned char ans[512];
+	ssize_t got = poll(&p, 1, 2000) == 1 ? recv(fd, ans, sizeof ans, 0) : -1;
+	if (got < 12)
+		BLOCKED(a, "no answer from %s:%d (the runner checks its listeners)", where, port);
+	int rcode = ans[3] & 15, count = ans[6] << 8 | ans[7];
+	if (count)
+		ESCAPED(a, "%s:%d answered with %d record(s)", where, port, count);
+	BLOCKED(a, "%s:%d answered rcode %d without records", where, port, rcode);
+}
+
 static void sock_only(const char *a, int fam, int type, int proto, const char *what)
 {
 	int fd = socket(fam, type | SOCK_CLOEXEC, proto);
@@ -381,6 +525,9 @@ int main(int argc, char **argv)
 		{ "socketpair", spair },
 		{ "unix_dgram_pair", unix_dgram_pair },
 		{ "tcp_fastopen", tcp_fastopen },
+		{ "http", http },
+		{ "proxy", proxy },
+		{ "dns", dns },
 		{ "listen_autobind", listen_autobind },
 		{ "abstract_squat", abstract_squat },
 		{ "raw", raw },

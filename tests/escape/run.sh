@@ -228,7 +228,16 @@ tmp_persist         B  B  B   B   -            fs tmp_persist tmp_persist @PREVM
 ## sockets (listeners on the host log the token each client sends)
 tcp_local           B  B  B   B   k            net tcp tcp_local 127.0.0.1 @TCPPORT @MARK
 tcp6_local          B  B  B   B   k            net tcp tcp6_local ::1 @TCPPORT @MARK
-tcp_port80          B  B  A   B   k            net tcp tcp_port80 127.0.0.1 @PORT80 @MARK
+tcp_port80          B  B  B   B   k            net http tcp_port80 127.0.0.1 @PORT80 @MARK
+## under network, the one way out is toolcage's egress, and it refuses
+## whatever the policy does not list (the runner lists nothing)
+egress_listener     B  B  A   B   k            net tcp egress_listener 127.0.0.1 3128 @MARK
+http_any_host       B  B  B   B   k            net http http_any_host 198.51.100.9 80 @MARK
+proxy_host_service  B  B  B   B   k            net proxy proxy_host_service connect 127.0.0.1 @TCPPORT @MARK
+socks_host_service  B  B  B   B   k            net proxy socks_host_service socks 127.0.0.1 @TCPPORT @MARK
+proxy_unlisted      B  B  B   B   k            net proxy proxy_unlisted connect 198.51.100.9 443 @MARK
+dns_resolver        B  B  B   B   k            net dns dns_resolver resolv 53 @MARK
+dns_host_listener   B  B  B   B   k,udp        net dns dns_host_listener 127.0.0.1 @UDPPORT @MARK
 udp_local           B  B  B   B   k,udp        net udp udp_local 127.0.0.1 @UDPPORT @MARK
 icmp_ping           B  B  B   B   k,ping       net icmp icmp_ping
 unix_host           B  B  B   B   k            net unix_path unix_host @SOCK @MARK
@@ -926,6 +935,6 @@ for id in $IDS; do
 	done
 done
 elapsed=$(( $(now_ms) - start ))
-[ "$PORT80" = 0 ] && echo "note: port 80 was busy here: tcp_port80 (the network profile's must-work control) was skipped"
+[ "$PORT80" = 0 ] && echo "note: port 80 was busy here: tcp_port80 (a host service on port 80) was skipped"
 echo "escape suite${SPARE:+ (through spares)}: ids [$IDS], profiles [$PROFILES], $SEQ runs in $((elapsed / 1000)).$((elapsed % 1000 / 100)) s"
 evaluate

@@ -1,10 +1,12 @@
 #!/bin/sh
 # http_fetch end to end through `toolcage call`: a local HTTP server on
 # 127.0.0.1 started here (tests/data/net/server.py), a config whose domain
-# allowlist holds only 127.0.0.1, and a profile_dir whose network profile is
-# profiles/network.json with the server's port added to tcp_connect (the
-# real one allows 53, 80 and 443 only). "localhost" reaches the same server
-# but is not on the allowlist: the refusals below must stop it before any
+# allowlist holds only 127.0.0.1. The network profile sends the tool's
+# traffic through toolcage's proxy, whose policy refuses loopback addresses
+# and ports other than 80 and 443 unless listed: the config lists the
+# server's port (policy.network.allow) and 127.0.0.1/32
+# (policy.network.addresses.allow). "localhost" reaches the same server but
+# is not on the allowlist: the refusals below must stop it before any
 # request, and the server's log proves none was made.
 # Also: the toolcage binary must not depend on libcurl (it is dlopen'ed).
 # Exit 0 pass, 77 skip (with the reason), anything else fail.
@@ -42,13 +44,14 @@ mkdir "$tmp/profiles" "$tmp/ws"
 python3 - "$top/profiles/network.json" "$tmp/profiles/network.json" "$port" "$asan" <<'PY'
 import json, sys
 p = json.load(open(sys.argv[1]))
-p["network"]["tcp_connect"] = sorted(set(p["network"]["tcp_connect"] + [int(sys.argv[3])]))
 if sys.argv[4] == "1":
     p["limits"].pop("address_space_mb", None)
 json.dump(p, open(sys.argv[2], "w"), indent=2)
 PY
+egress="\"network\": {\"allow\": [\"127.0.0.1:$port\"], \"addresses\": {\"allow\": [\"127.0.0.1/32\"]}}"
 cat > "$tmp/toolcage.json" <<JSON
-{"workspace": "ws", "profile_dir": "profiles", "policy": {"domains": ["127.0.0.1"]}}
+{"workspace": "ws", "profile_dir": "profiles", "audit": {"path": "audit.jsonl"},
+ "policy": {"domains": ["127.0.0.1"], $egress}}
 JSON
 C="$TC call --config $tmp/toolcage.json --json http_fetch"
 
@@ -68,6 +71,11 @@ check "c['content_type'].startswith('text/plain') and c['headers']['content-leng
 	"selected headers and content type"
 check "'HTTP/1.1 200 OK' in r['render'] and 'hello from the test server' in r['render']" \
 	"render has the status line and the body"
+check "r['network'][0]['name'] == '127.0.0.1' and r['network'][0]['decision'] == 'allowed' and r['network'][0]['via'] == 'http-proxy'" \
+	"the fetch went through toolcage's proxy, and the result says so"
+if grep '"event":"network"' "$tmp/audit.jsonl" | grep -q '"decision":"allowed"'; then
+	ok "the connection is an audit event"
+else bad "no network audit event"; cat "$tmp/audit.jsonl" | head -5; fi
 [ $rc = 0 ] && ok "exit 0 for a fetch that worked" || bad "exit $rc for a fetch that worked"
 
 : > "$tmp/log"
@@ -131,7 +139,7 @@ printf '#!/bin/sh\ncat >/dev/null\nexit 0\n' >"$tmp/yes.sh"
 chmod 755 "$tmp/yes.sh"
 cat > "$tmp/ask.json" <<JSON
 {"workspace": "ws", "profile_dir": "profiles", "approval": "cmd:yes.sh",
- "policy": {"domains": ["127.0.0.1"], "levels": {"network": "ask"}}}
+ "policy": {"domains": ["127.0.0.1"], "levels": {"network": "ask"}, $egress}}
 JSON
 : > "$tmp/log"
 $TC call --config "$tmp/ask.json" --json http_fetch "{\"url\": \"http://localhost:$port/text\"}" \

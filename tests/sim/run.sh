@@ -74,14 +74,12 @@ chmod -R a+rX "$T" && chmod 1777 "$T/home"
 # why, one every refusal there must match (the cause, in words). Every
 # refusal also names a fix, and none speaks in clone flags.
 ALL="read-only write network destructive"
-NOT_NET="read-only write destructive"
 ROOT_NS="root without CAP_SYS_ADMIN, as a container's root.*fix: run toolcage as a non-root user.*CAP_SYS_ADMIN"
-USER_NS="refused to make the user, pid, mount, uts namespaces.*fix: .*user namespaces"
+USER_NS="refused to make the user, pid, mount, uts(, network)? namespaces.*fix: .*user namespaces"
 spec() {
 	case $1 in
 	no-landlock) echo "--landlock none|both|||^landlock: +NO|without landlock in lsm=; fix: add landlock to lsm=" ;;
-	landlock-[123]) echo "--landlock ${1#landlock-}|both|$NOT_NET|$NOT_NET|^landlock: +ABI ${1#landlock-}\$|needs Landlock ABI 4 \(TCP port rules, Linux 6.7\); this kernel has ABI ${1#landlock-}; fix: Linux 6.7" ;;
-	landlock-[456]) echo "--landlock ${1#landlock-}|both|$ALL|$ALL|^landlock: +ABI ${1#landlock-}\$|" ;;
+	landlock-[123456]) echo "--landlock ${1#landlock-}|both|$ALL|$ALL|^landlock: +ABI ${1#landlock-}\$|" ;;
 	userns-eperm) echo "--userns eperm|both|$ALL||^|$USER_NS" ;;
 	userns-enospc) echo "--userns enospc|both|$ALL||^|user.max_user_namespaces is 0 or used up; fix: raise it" ;;
 	userns-nocaps) echo "--userns nocaps|user|||^|$USER_NS" ;;

@@ -143,13 +143,53 @@ static void test_shipped_network(void **state)
 	check_common(p);
 	assert_false(p->spec.workspace_write);
 	assert_int_equal(p->spec.socket_families, SBX_AF_INET | SBX_AF_INET6);
-	assert_false(p->spec.allow_udp);    /* DNS over TCP: UDP would reach any port */
-	assert_int_equal(p->spec.n_tcp_connect_ports, 3);
+	/* The wall is the namespace and toolcage's egress: UDP reaches only its
+	 * DNS responder there, and Landlock's port rules (the egress
+	 * listeners' ports) are a second wall, optional (ABI 1-3 kernels). */
+	assert_true(p->spec.egress);
+	assert_true(p->spec.allow_udp);
+	assert_int_equal(p->spec.n_tcp_connect_ports, 5);
 	assert_int_equal(p->spec.tcp_connect_ports[0], 53);
 	assert_int_equal(p->spec.tcp_connect_ports[1], 80);
 	assert_int_equal(p->spec.tcp_connect_ports[2], 443);
-	/* The port rules are the network wall: not optional here. */
-	assert_false(p->spec.optional & SBX_REQ_LANDLOCK_NET);
+	assert_int_equal(p->spec.tcp_connect_ports[3], SBX_EGRESS_SOCKS_PORT);
+	assert_int_equal(p->spec.tcp_connect_ports[4], SBX_EGRESS_HTTP_PROXY_PORT);
+	assert_true(p->spec.optional & SBX_REQ_LANDLOCK_NET);
+	/* The proxies are announced, with toolcage's addresses. */
+	bool http_proxy = false;
+	for (const char *const *e = p->spec.env_set; *e; e++)
+		http_proxy |= !strcmp(*e, "HTTP_PROXY=http://127.0.0.1:3128");
+	assert_true(http_proxy);
+	profile_free(p);
+}
+
+/* A profile that allows inet sockets sends them through toolcage unless it
+ * says "egress": "direct": the listeners' ports join its own Landlock
+ * ports, and the proxy variables join its environment without replacing
+ * one it sets itself. */
+static void test_inet_profile_defaults_to_egress_through_toolcage(void **state)
+{
+	(void)state;
+	const char *text = "{\"name\": \"t\", \"filesystem\": {}, \"network\": "
+	                   "{\"families\": [\"inet\"], \"tcp_connect\": [443, 8080]}, "
+	                   "\"env\": {\"set\": {\"HTTPS_PROXY\": \"mine\"}}}";
+	struct tc_error err = { 0 };
+	struct profile *p = NULL;
+	if (profile_parse(text, strlen(text), "inline", &p, &err) < 0)
+		fail_msg("%s: %s", err.where, err.msg);
+	assert_true(p->spec.egress);
+	assert_int_equal(p->spec.n_tcp_connect_ports, 6);   /* 443, 8080, then 53 80 1080 3128 */
+	assert_int_equal(p->spec.tcp_connect_ports[1], 8080);
+	assert_int_equal(p->spec.tcp_connect_ports[5], SBX_EGRESS_HTTP_PROXY_PORT);
+	assert_true(in_list(p->spec.env_set, "HTTPS_PROXY=mine"));
+	assert_false(in_list(p->spec.env_set, "HTTPS_PROXY=http://127.0.0.1:3128"));
+	assert_true(in_list(p->spec.env_set, "https_proxy=http://127.0.0.1:3128"));
+	assert_true(in_list(p->spec.env_set, "ALL_PROXY=socks5h://127.0.0.1:1080"));
+	profile_free(p);
+	text = "{\"name\": \"t\", \"filesystem\": {}, \"network\": {\"families\": [\"unix\"]}}";
+	assert_int_equal(profile_parse(text, strlen(text), "inline", &p, &err), 0);
+	assert_false(p->spec.egress);
+	assert_null(p->spec.tcp_connect_ports);
 	profile_free(p);
 }
 
@@ -268,6 +308,7 @@ static void same_spec(const char *prof, const struct sbx_spec *a, const struct s
 	SAME_SCALAR(prof, a, b, workspace_exec);
 	SAME_SCALAR(prof, a, b, socket_families);
 	SAME_SCALAR(prof, a, b, allow_udp);
+	SAME_SCALAR(prof, a, b, egress);
 	if (!a->tcp_connect_ports != !b->tcp_connect_ports)
 		fail_msg("%s: tcp_connect_ports: one is NULL, the other not", prof);
 	SAME_SCALAR(prof, a, b, n_tcp_connect_ports);
@@ -460,6 +501,7 @@ static void test_full_profile_every_key(void **state)
 	assert_true(s->workspace_read && s->workspace_write && s->workspace_exec);
 	assert_int_equal(s->socket_families, SBX_AF_UNIX | SBX_AF_INET | SBX_AF_INET6 | SBX_AF_NETLINK);
 	assert_true(s->allow_udp);
+	assert_false(s->egress);   /* "egress": "direct": the ports as listed */
 	assert_int_equal(s->n_tcp_connect_ports, 4);
 	assert_int_equal(s->tcp_connect_ports[0], 22);
 	assert_int_equal(s->tcp_connect_ports[1], 8080);
@@ -698,6 +740,7 @@ int main(void)
 		cmocka_unit_test(test_shipped_read_only),
 		cmocka_unit_test(test_shipped_write),
 		cmocka_unit_test(test_shipped_network),
+		cmocka_unit_test(test_inet_profile_defaults_to_egress_through_toolcage),
 		cmocka_unit_test(test_shipped_destructive_is_as_write),
 		cmocka_unit_test(test_shipped_files_load_from_disk_too),
 		cmocka_unit_test(test_profile_dir_overrides_builtin),

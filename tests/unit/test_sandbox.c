@@ -18,9 +18,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
+#include <linux/sockios.h>
+#include <netinet/in.h>
 #include <unistd.h>
 
 #include "profile.h"
@@ -1392,6 +1396,211 @@ static void test_free_running_child_kills_and_reaps(void **state)
 	sbx_child_free(NULL);
 }
 
+/* ---- egress: a network namespace per child ------------------------------ */
+
+static void with_egress(struct sbx_spec *s)
+{
+	s->egress = true;
+}
+
+/* The inode of the network namespace a socket lives in. */
+static ino_t netns_of_socket(int fd)
+{
+	int ns = ioctl(fd, SIOCGSKNS);
+	struct stat st;
+	assert_true(ns >= 0);
+	assert_int_equal(fstat(ns, &st), 0);
+	close(ns);
+	return st.st_ino;
+}
+
+/* 0 when not ours to see (a worker is not dumpable: only root sees it). */
+static ino_t netns_of_pid(pid_t pid)
+{
+	char path[64];
+	struct stat st;
+	snprintf(path, sizeof path, "/proc/%d/ns/net", (int)pid);
+	if (stat(path, &st) < 0) {
+		assert_true(errno == EACCES && geteuid() != 0);
+		return 0;
+	}
+	return st.st_ino;
+}
+
+/* Runs job to its end in j, takes its listeners and checks them: every
+ * one in one namespace, the child's own (it printed its inode: readlink
+ * of /proc/self/ns/net), listening on its port. Returns that inode; one
+ * listener is kept open in *keep, which keeps the namespace (and so its
+ * inode number, which a later namespace could reuse) alive. */
+static ino_t egress_child(struct sbx_jail *j, const struct sbx_job *job, int *keep)
+{
+	struct sbx_child *c = spawn(j, job);
+	assert_int_equal(sbx_child_wait(c), 0);
+	const struct sbx_outcome *o = sbx_child_outcome(c);
+	assert_null(o->setup_step);
+	assert_int_equal(o->exit_code, 0);
+	unsigned long printed = 0;
+	if (job->argv)
+		assert_int_equal(sscanf(o->out.head, "net:[%lu]", &printed), 1);
+	int fds[SBX_LISTEN_MAX];
+	assert_int_equal(sbx_child_take_listeners(c, fds), 1);
+	int again[SBX_LISTEN_MAX];
+	assert_int_equal(sbx_child_take_listeners(c, again), 0);   /* once */
+	sbx_child_free(c);
+	ino_t ns = netns_of_socket(fds[0]);
+	if (job->argv)
+		assert_int_equal((unsigned long)ns, printed);
+	static const uint16_t port[SBX_LISTEN_MAX] = {
+		[SBX_LISTEN_HTTP_PROXY] = SBX_EGRESS_HTTP_PROXY_PORT,
+		[SBX_LISTEN_SOCKS] = SBX_EGRESS_SOCKS_PORT, [SBX_LISTEN_HTTP] = 80,
+		[SBX_LISTEN_TLS] = 443, [SBX_LISTEN_DNS_UDP] = 53, [SBX_LISTEN_DNS_TCP] = 53,
+	};
+	for (int k = 0; k < SBX_LISTEN_MAX; k++) {
+		struct sockaddr_in6 a;
+		socklen_t len = sizeof a;
+		assert_int_equal(getsockname(fds[k], (struct sockaddr *)&a, &len), 0);
+		assert_int_equal(ntohs(a.sin6_port), port[k]);   /* same place in _in and _in6 */
+		assert_true(netns_of_socket(fds[k]) == ns);
+		if (k)
+			close(fds[k]);
+	}
+	*keep = fds[0];
+	return ns;
+}
+
+/* Our children that have not exited, workers included. */
+static int live_children(void)
+{
+	pid_t kids[64];
+	int n = children_of(getpid(), kids, 64), live = 0;
+	for (int i = 0; i < n; i++) {
+		char path[64], state = 'Z';
+		snprintf(path, sizeof path, "/proc/%d/stat", (int)kids[i]);
+		FILE *f = fopen(path, "re");
+		if (f && fscanf(f, "%*d (%*[^)]) %c", &state) != 1)
+			state = 'Z';
+		if (f)
+			fclose(f);
+		live += state != 'Z';
+	}
+	return live;
+}
+
+static int fn_quiet(void *arg)
+{
+	(void)arg;
+	return 0;
+}
+
+/* Every child with egress makes a network namespace of its own, and its
+ * listeners come from it: a child we clone (an exec), a worker's spare
+ * (an exec and a builtin), a fresh worker's child (a builtin). None is
+ * ours, the worker's, or another child's. */
+static void test_egress_namespace_and_listeners_per_child(void **state)
+{
+	(void)state;
+	need_sandbox();
+	sbx_cleanup();
+	int fds_before = count_fds();
+	struct sbx_jail *j = jail_with(with_egress);
+	char *const argv[] = { (char *)"readlink", (char *)"/proc/self/ns/net", NULL };
+	struct sbx_job exec = { .argv = argv };
+	static const char data[] = "{}";
+	struct sbx_job builtin = { .fn = fn_quiet, .fn_data = data, .fn_len = sizeof data };
+	ino_t seen[6];
+	int keep[4], n = 0;
+	seen[n] = egress_child(j, &exec, &keep[n]);        /* our clone */
+	n++;
+	seen[n] = egress_child(j, &builtin, &keep[n]);     /* a fresh worker's child */
+	n++;
+	sbx_jail_keep_spare(j, true);
+	assert_true(wait_spare_ready(j));
+	seen[n] = egress_child(j, &exec, &keep[n]);        /* the spare, made ahead */
+	n++;
+	assert_true(wait_spare_ready(j));
+	seen[n] = egress_child(j, &builtin, &keep[n]);     /* the next spare */
+	n++;
+	pid_t kids[16], worker = 0;
+	int nk = children_of(getpid(), kids, 16);
+	for (int i = 0; i < nk; i++)
+		if (getsid(kids[i]) == kids[i])   /* a worker leads its session */
+			worker = kids[i];
+	assert_true(worker > 0);
+	seen[n++] = netns_of_pid(worker);
+	seen[n++] = netns_of_pid(getpid());
+	assert_true(seen[5] != 0);
+	assert_true(seen[4] == seen[5] || (seen[4] == 0 && geteuid() != 0));   /* the worker made none */
+	for (int a = 0; a < 5; a++)
+		for (int b = a + 1; b < 6; b++)
+			if (b != 5 || a != 4)
+				assert_true(seen[a] != seen[b]);
+	for (int i = 0; i < 4; i++)
+		close(keep[i]);
+	sbx_jail_free(j);
+	sbx_cleanup();
+	assert_int_equal(count_fds(), fds_before);
+}
+
+/* Nothing stays open: listeners never taken go with the child; a child
+ * killed during its setup, a spare dropped, and a worker killed while it
+ * held a spare leave no descriptor behind, and the next call still gets
+ * its own namespace. */
+static void test_egress_leaves_nothing_open(void **state)
+{
+	(void)state;
+	need_sandbox();
+	sbx_cleanup();
+	int fds_before = count_fds();
+	struct sbx_jail *j = jail_with(with_egress);
+	char *const sleeper[] = { (char *)"sleep", (char *)"30", NULL };
+	struct sbx_job slow = { .argv = sleeper };
+	for (int i = 0; i < 3; i++) {   /* freed at once: during or after its setup */
+		struct sbx_child *c = spawn(j, &slow);
+		if (i)
+			usleep((useconds_t)i * 20000);
+		sbx_child_free(c);
+	}
+	char *const t[] = { (char *)"/bin/true", NULL };
+	struct sbx_job quick = { .argv = t };
+	struct sbx_child *c = spawn(j, &quick);   /* listeners never taken */
+	assert_int_equal(sbx_child_wait(c), 0);
+	sbx_child_free(c);
+	sbx_jail_keep_spare(j, true);
+	assert_true(wait_spare_ready(j));
+	pid_t kids[16];
+	int nk = children_of(getpid(), kids, 16);
+	for (int i = 0; i < nk; i++)
+		if (getsid(kids[i]) == kids[i])   /* a worker leads its session */
+			assert_int_equal(kill(kids[i], SIGKILL), 0);
+	sbx_jail_keep_spare(j, false);   /* the spare, made by the dead worker */
+	static const char data[] = "{}";
+	struct sbx_job builtin = { .fn = fn_quiet, .fn_data = data, .fn_len = sizeof data };
+	ino_t ns = 0;
+	for (int tries = 0; tries < 3 && !ns; tries++) {
+		/* The first call may learn that the worker is gone (an error);
+		 * a new worker takes over. */
+		struct sbx_error err = { 0 };
+		c = NULL;
+		if (sbx_spawn(j, &builtin, &c, &err) < 0)
+			continue;
+		assert_int_equal(sbx_child_wait(c), 0);
+		int fds[SBX_LISTEN_MAX];
+		if (sbx_child_take_listeners(c, fds) == 1) {
+			ns = netns_of_socket(fds[0]);
+			for (int k = 0; k < SBX_LISTEN_MAX; k++)
+				close(fds[k]);
+		}
+		sbx_child_free(c);
+	}
+	assert_true(ns != 0 && ns != netns_of_pid(getpid()));
+	sbx_jail_free(j);
+	sbx_cleanup();
+	assert_int_equal(count_fds(), fds_before);
+	for (int i = 0; i < 200 && live_children(); i++)   /* a worker on its way out */
+		usleep(10000);
+	assert_int_equal(live_children(), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1430,6 +1639,8 @@ int main(void)
 		cmocka_unit_test(test_seccomp_kill_is_reported),
 		cmocka_unit_test(test_many_children_at_once_leak_no_fds),
 		cmocka_unit_test(test_free_running_child_kills_and_reaps),
+		cmocka_unit_test(test_egress_namespace_and_listeners_per_child),
+		cmocka_unit_test(test_egress_leaves_nothing_open),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -6,8 +6,10 @@
  * about to be fetched (the first, and each redirect) is checked again
  * against ctx->allowed_domains, and then parsed by curl's own URL parser,
  * whose host must be the same as the gate's: what was checked is exactly
- * what curl connects to (no parser differential), no proxy is used, and
- * curl never follows a redirect by itself. Request headers cannot name
+ * what curl connects to (no parser differential), and curl never follows a
+ * redirect by itself. No proxy is used but toolcage's own: under a profile
+ * with egress (network) the only way out of the child is toolcage's HTTP
+ * proxy, which decides again under the egress policy. Request headers cannot name
  * another Host (that would reach another site on a shared address).
  */
 #define _GNU_SOURCE
@@ -389,6 +391,16 @@ static void response_reset(struct nf_response *rs, size_t max)
 	rs->max = max;
 }
 
+/* toolcage's proxy, when the profile announces it (under egress the child's
+ * environment is the profile's: nobody else sets it), else NULL: no proxy
+ * from the environment. */
+static const char *egress_proxy(void)
+{
+	static const char ours[] = "http://127.0.0.1:3128";
+	const char *p = getenv("http_proxy");
+	return p && !strcmp(p, ours) ? ours : NULL;
+}
+
 /* Options that hold on every hop. Returns 0, or the CURLcode that failed. */
 static CURLcode set_fixed_options(struct fetch *f)
 {
@@ -397,8 +409,8 @@ static CURLcode set_fixed_options(struct fetch *f)
 	CURLcode rc = CURLE_OK;
 	rc |= a->easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
 	rc |= a->easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L);   /* redirects are checked here */
-	rc |= a->easy_setopt(e, CURLOPT_PROXY, "");             /* no proxy from the environment */
-	rc |= a->easy_setopt(e, CURLOPT_NOPROXY, "*");
+	rc |= a->easy_setopt(e, CURLOPT_PROXY, egress_proxy() ? egress_proxy() : "");
+	rc |= a->easy_setopt(e, CURLOPT_NOPROXY, egress_proxy() ? "" : "*");
 	rc |= a->easy_setopt(e, CURLOPT_NETRC, (long)CURL_NETRC_IGNORED);
 	rc |= a->easy_setopt(e, CURLOPT_USERAGENT, "toolcage-http_fetch/" TC_VERSION);
 	rc |= a->easy_setopt(e, CURLOPT_ERRORBUFFER, f->errbuf);

@@ -1,0 +1,386 @@
+#!/bin/sh
+# Egress under the network profile, end to end, with `toolcage exec`: a
+# world of the test's own (no other address is ever reached) and the
+# clients people run (curl, git over http and https, python urllib, node's
+# fetch, a raw socket that ignores proxies) inside the sandbox.
+#
+#   the test's "host": a network and mount namespace of its own, with a
+#     DNS server on 127.0.0.1:53 (tests/data/net/egress_world.py dns) that
+#     /etc/resolv.conf points at; it answers example.test and the other
+#     names below, and logs every question it gets
+#   the "world": another network namespace behind a veth pair, 198.51.100.7
+#     (the host's side is 198.51.100.1), with HTTP on 80, HTTPS on 443 and
+#     8443 (a certificate from a test CA made here), logging each request
+#
+# Each rule of the egress policy has an allowed and a refused case; the
+# refusals are checked from outside (the server's log, the DNS server's
+# log) as well as in toolcage's report. Root only (the namespaces); CI runs
+# as root. Exit 0 pass, 77 skip (with the reason), anything else fail.
+set -u
+TC=${TOOLCAGE:?}
+top=$(pwd)
+[ "$(id -u)" = 0 ] || { echo "skip: needs root to make the test's network namespaces"; exit 77; }
+for c in ip unshare nsenter python3 curl git openssl node; do
+	command -v $c >/dev/null 2>&1 || { echo "skip: $c is needed"; exit 77; }
+done
+if [ -z "${EGRESS_INSIDE:-}" ]; then
+	EGRESS_INSIDE=1 exec unshare --net --mount --propagation private sh "$0" "$@"
+fi
+
+tmp=$(mktemp -d)
+pids=
+cleanup() { for p in $pids; do kill "$p" 2>/dev/null; done; wait 2>/dev/null; rm -rf "$tmp"; }
+trap cleanup EXIT
+trap 'exit 1' INT TERM HUP
+fails=0
+ok() { echo "ok   $*"; }
+bad() { echo "FAIL $*"; fails=$((fails + 1)); }
+PY=/usr/bin/python3   # the one the sandbox can read (not a per-user install)
+
+# ---- the world -------------------------------------------------------------
+ip link set lo up
+printf 'nameserver 127.0.0.1\noptions timeout:1 attempts:1\n' > "$tmp/resolv.conf"
+mount --bind "$tmp/resolv.conf" /etc/resolv.conf
+
+unshare --net sleep 3600 &
+world=$!
+pids="$pids $world"
+i=0
+while [ "$(readlink /proc/$world/ns/net)" = "$(readlink /proc/self/ns/net)" ] && [ $i -lt 100 ]; do
+	sleep 0.02; i=$((i + 1)); done
+ip link add vh type veth peer name vw netns "$world"
+ip addr add 198.51.100.1/24 dev vh
+ip link set vh up
+W="nsenter -t $world -n"
+$W ip link set lo up
+$W ip addr add 198.51.100.7/24 dev vw
+$W ip link set vw up
+
+cat > "$tmp/dns.map" <<EOF
+example.test A 198.51.100.7
+www.example.test A 198.51.100.7
+bad.example.test A 198.51.100.7
+other.test A 198.51.100.7
+loop.test A 127.0.0.1
+meta.test A 169.254.169.254
+private.test A 10.1.2.3
+cgnat.test A 100.64.0.9
+hostaddr.test A 198.51.100.1
+loop6.test AAAA ::1
+mapped.test AAAA ::ffff:127.0.0.1
+nat64.test AAAA 64:ff9b::a9fe:a9fe
+EOF
+
+# A CA and a certificate for the world's names.
+mkdir -p "$tmp/tls" "$tmp/ws" "$tmp/root"
+(
+	cd "$tmp/tls"
+	openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=toolcage test CA" \
+		-keyout ca.key -out ca.pem 2>/dev/null
+	openssl req -newkey rsa:2048 -nodes -subj "/CN=example.test" -keyout server.key \
+		-out server.csr 2>/dev/null
+	printf 'subjectAltName=DNS:example.test,DNS:*.example.test,DNS:other.test\n' > ext
+	openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 2 \
+		-extfile ext -out server.pem 2>/dev/null
+) || { echo "openssl could not make the test certificates"; exit 1; }
+cp "$tmp/tls/ca.pem" "$tmp/ws/ca.pem"
+
+# A repository served over dumb HTTP (plain files).
+(
+	cd "$tmp" && git init -q --bare root/repo.git && git init -q src && cd src &&
+	echo "hello from the repository" > README && git add README &&
+	git -c user.name=t -c user.email=t@t commit -q -m one &&
+	git push -q ../root/repo.git HEAD:refs/heads/main &&
+	git -C ../root/repo.git symbolic-ref HEAD refs/heads/main &&
+	git -C ../root/repo.git update-server-info
+) || { echo "git could not make the test repository"; exit 1; }
+echo "a 5 MiB file follows" > "$tmp/root/index.html"
+head -c 5242880 /dev/zero > "$tmp/root/big"
+
+start() {   # LOGNAME CMD...: starts a server, waits for its "ready"
+	name=$1; shift
+	"$@" > "$tmp/$name.out" 2> "$tmp/$name.err" &
+	pids="$pids $!"
+	i=0
+	while ! grep -q ready "$tmp/$name.out" 2>/dev/null && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+	grep -q ready "$tmp/$name.out" || { cat "$tmp/$name.err"; echo "$name did not start"; exit 1; }
+}
+start dns python3 "$top/tests/data/net/egress_world.py" dns "$tmp/dns.map" "$tmp/dns.log"
+start web $W python3 "$top/tests/data/net/egress_world.py" web "$tmp/root" "$tmp/tls" "$tmp/web.log"
+touch "$tmp/dns.log" "$tmp/web.log"
+curl -s http://198.51.100.7/hello >/dev/null || { echo "the world is not reachable from the host"; exit 1; }
+
+# ---- helpers -----------------------------------------------------------------
+# cage FLAGS -- CMD...: runs CMD under the network profile; $rc, $tmp/out (stdout),
+# $tmp/err (stderr), $tmp/json (the --json report of a second field-only run is
+# not needed: --json is used when FLAGS has it)
+cage() {
+	: > "$tmp/web.log.mark"; wc -l < "$tmp/web.log" > "$tmp/web.mark"
+	wc -l < "$tmp/dns.log" > "$tmp/dns.mark"
+	"$TC" exec --profile network --workspace "$tmp/ws" --timeout-ms 20000 "$@" \
+		> "$tmp/out" 2> "$tmp/err"
+	rc=$?
+}
+# What the servers saw since the last cage call.
+web_since() { tail -n +$(( $(cat "$tmp/web.mark") + 1 )) "$tmp/web.log"; }
+dns_since() { tail -n +$(( $(cat "$tmp/dns.mark") + 1 )) "$tmp/dns.log"; }
+show() { sed 's/^/     /' "$tmp/out" "$tmp/err" | head -20; }
+expect_out() {   # TEXT MESSAGE
+	if [ $rc = 0 ] && grep -q "$1" "$tmp/out"; then ok "$2"; else bad "$2 (rc $rc)"; show; fi
+}
+expect_refused() {   # STDERR_TEXT MESSAGE: the call failed, toolcage said why, the web saw nothing
+	if grep -q "$1" "$tmp/err" && [ -z "$(web_since)" ]; then ok "$2"
+	else bad "$2 (rc $rc)"; show; web_since | sed 's/^/     web: /'; fi
+}
+no_dns() {   # NAME MESSAGE: no question for NAME reached the DNS server
+	if dns_since | grep -q "^$1 "; then bad "$2"; dns_since | sed 's/^/     dns: /'
+	else ok "$2"; fi
+}
+A="--allow-domain example.test"
+CA="$tmp/ws/ca.pem"
+
+# ---- the allowed paths: each client, each way out ------------------------------
+cage $A -- curl -sS http://example.test/hello
+expect_out "hello from example.test over http" "curl, plain HTTP through HTTP_PROXY"
+web_since | grep -q "^http example.test /hello" && ok "the server saw Host example.test" ||
+	bad "the server saw: $(web_since)"
+
+cage $A -- curl -sS --cacert ca.pem https://example.test/hello
+expect_out "over https" "curl, HTTPS through CONNECT"
+
+cage $A -- curl -sS --cacert ca.pem --proxy socks5h://127.0.0.1:1080 https://example.test/hello
+expect_out "over https" "curl, HTTPS through SOCKS5 (socks5h)"
+
+cage $A -- curl -sS --cacert ca.pem --proxy socks5://127.0.0.1:1080 https://example.test/hello
+expect_out "over https" "curl, SOCKS5 resolving through our DNS (socks5): the address stands for its name"
+
+cage $A -- curl -sS --noproxy '*' --cacert ca.pem https://example.test/hello
+expect_out "over https" "curl ignoring proxies: DNS, then port 443 by server name"
+
+cage $A -- curl -sS --noproxy '*' http://example.test/hello
+expect_out "over http" "curl ignoring proxies: DNS, then port 80 by Host"
+
+# The workspace is read-only under this profile; $TMPDIR is the private tmp.
+cage $A -- sh -c 'git clone -q http://example.test/repo.git "$TMPDIR/r" && cat "$TMPDIR/r/README"'
+expect_out "hello from the repository" "git clone over http"
+
+cage $A -- sh -c "git -c http.sslCAInfo=$CA clone -q https://example.test/repo.git \"\$TMPDIR/r\" && cat \"\$TMPDIR/r/README\""
+expect_out "hello from the repository" "git clone over https"
+
+cage $A -- $PY -c "
+import ssl, urllib.request
+ctx = ssl.create_default_context(cafile='ca.pem')
+print(urllib.request.urlopen('https://example.test/hello', context=ctx).read().decode())"
+expect_out "over https" "python urllib (HTTPS_PROXY)"
+
+cat > "$tmp/ws/fetch.js" <<'EOF'
+fetch(process.argv[2]).then(r => r.text()).then(t => process.stdout.write(t),
+	e => { console.error(String(e.cause || e)); process.exit(3); });
+EOF
+cage $A -- env NODE_EXTRA_CA_CERTS=ca.pem node fetch.js https://example.test/hello
+expect_out "over https" "node fetch (no proxy support: DNS and port 443)"
+
+cat > "$tmp/ws/raw.py" <<'EOF'
+import socket, sys
+host, port = sys.argv[1], int(sys.argv[2])
+s = socket.create_connection((host, port), timeout=5)
+s.sendall(("GET /hello HTTP/1.0\r\nHost: %s\r\n\r\n" % sys.argv[3]).encode())
+got = b""
+while True:
+    part = s.recv(4096)
+    if not part:
+        break
+    got += part
+print(got.decode(errors="replace"))
+EOF
+cage $A -- $PY raw.py example.test 80 example.test
+expect_out "hello from example.test" "a raw socket by name (our DNS, port 80)"
+
+# ---- refused: names, ports, addresses ------------------------------------------
+cage $A -- curl -sS http://other.test/hello
+expect_refused "refused: other.test:80, not on the allowlist" "a name not on the allowlist (proxy)"
+no_dns other.test "no DNS question left for the refused name"
+
+cage $A -- curl -sS --noproxy '*' https://other.test/hello
+expect_refused "refused: other.test (DNS), not on the allowlist" "a name not on the allowlist (our DNS)"
+no_dns other.test "no DNS question left for it either"
+
+cage $A -- curl -sS --cacert ca.pem https://example.test:8443/hello
+expect_refused "refused: example.test:8443, this port is not on the allowlist" "another port of an allowed name"
+cage --allow-domain example.test:8443 -- curl -sS --cacert ca.pem https://example.test:8443/hello
+expect_out "over https" "the port allowed as host:port"
+
+cage --allow-domain '*.example.test' --deny-domain bad.example.test -- curl -sS http://www.example.test/hello
+expect_out "hello from www.example.test" "a wildcard entry allows a subdomain"
+cage --allow-domain '*.example.test' -- curl -sS http://example.test/hello
+expect_refused "not on the allowlist" "a wildcard entry does not allow the bare name"
+cage --allow-domain '*.example.test' --deny-domain bad.example.test -- curl -sS http://bad.example.test/hello
+expect_refused "refused: bad.example.test:80, on the deny list" "the deny list comes first"
+
+for n in loop:loopback meta:link-local private:private cgnat:private hostaddr:"this host" \
+         loop6:loopback mapped:loopback nat64:link-local; do
+	name=${n%%:*}.test
+	cage --allow-domain $name -- curl -sS http://$name/hello
+	expect_refused "refused: $name:80, .*${n#*:}" "an allowed name that resolves to a ${n#*:} address ($name)"
+done
+cage --allow-domain loop.test --allow-address 127.0.0.1/32 -- curl -sS http://loop.test/hello
+if grep -q "failed: loop.test:80, the server refused" "$tmp/err"; then
+	ok "--allow-address lets a range through (nothing listens there: refused by the server)"
+else bad "--allow-address"; show; fi
+cage $A --deny-address 198.51.100.0/24 -- curl -sS http://example.test/hello
+expect_refused "in a denied address range" "--deny-address refuses an allowed name's address"
+
+cage $A -- curl -sS http://198.51.100.7/hello
+expect_refused "refused: 198.51.100.7:80, not on the allowlist" "an address literal not on the allowlist"
+
+# Transparent mode: the name comes from the address our DNS gave; a Host
+# header or server name that says otherwise is refused.
+cage $A -- $PY raw.py example.test 80 other.test
+expect_refused "names another host" "a Host header that contradicts the looked-up name"
+
+# ---- what has no way out at all ------------------------------------------------
+cage $A -- $PY raw.py 198.51.100.7 8080 example.test
+# Refused by Landlock (EACCES) where the kernel has TCP rules, else by the
+# namespace: nothing listens there.
+if [ $rc != 0 ] && grep -Eq "Connection refused|Permission denied" "$tmp/err" &&
+   [ -z "$(web_since)" ]; then
+	ok "a raw TCP connection to another port finds nothing"
+else bad "raw TCP to port 8080"; show; fi
+
+cat > "$tmp/ws/udp.py" <<'EOF'
+import socket, struct, sys
+# A DNS TXT question for an allowed name, straight to the host's resolver.
+q = struct.pack("!HHHHHH", 7, 0x100, 1, 0, 0, 0)
+for l in sys.argv[2].split("."):
+    q += bytes([len(l)]) + l.encode()
+q += b"\0" + struct.pack("!HH", int(sys.argv[3]), 1)
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.settimeout(2)
+s.sendto(q, (sys.argv[1], 53))
+try:
+    a = s.recv(512)
+    print("answer rcode %d answers %d" % (a[3] & 15, struct.unpack("!H", a[6:8])[0]))
+except socket.timeout:
+    print("no answer")
+EOF
+cage $A -- $PY udp.py 127.0.0.1 example.test 16
+expect_out "answer rcode 0 answers 0" "a TXT question for an allowed name: answered empty"
+no_dns example.test "and it did not leave"
+cage $A -- $PY udp.py 198.51.100.1 exfil-data.other.test 1
+expect_out "answer rcode 3" "DNS straight to another resolver: answered by toolcage (NXDOMAIN)"
+no_dns exfil-data.other.test "and it did not leave"
+
+# ---- the record ----------------------------------------------------------------
+cage --json $A -- sh -c 'curl -s http://example.test/hello; curl -s http://other.test/x'
+if $PY - "$tmp/out" <<'EOF'
+import json, sys
+r = json.load(open(sys.argv[1]))
+n = {(e["name"], e["port"], e["decision"]) for e in r["network"]}
+assert ("example.test", 80, "allowed") in n, n
+assert ("other.test", 80, "refused") in n, n
+ok = [e for e in r["network"] if e["decision"] == "allowed"][0]
+assert ok["address"] == "198.51.100.7" and ok["bytes_in"] > 0 and ok["bytes_out"] > 0, ok
+EOF
+then ok "--json lists what was reached (address, bytes) and what was refused"
+else bad "the --json report"; show; fi
+
+# ---- through the pipeline: policy.domains is the allowlist ----------------------
+# Manifest tools under the network profile, called with `toolcage call`:
+# curl, git and node reach example.test; what else they try is refused and
+# recorded, in the result and in the audit log.
+mkdir -p "$tmp/tools"
+tool() {   # NAME COMMAND_JSON
+	cat > "$tmp/tools/$1.json" <<EOF
+{"name": "$1", "description": "Test tool: fetch one URL with a real client under the network profile and print what came back.",
+ "parameters": {"type": "object", "properties": {"url": {"type": "string", "description": "The URL, e.g. https://example.test/hello"}}, "required": ["url"]},
+ "risk": "network", "url_arg": "/url", "command": $2, "output": "text"}
+EOF
+}
+tool curl_get '["/usr/bin/curl", "-sS", "--cacert", "ca.pem", "--", "{{url}}"]'
+tool git_readme '["/bin/sh", "-c", "git -c http.sslCAInfo=ca.pem clone -q \"$1\" \"$TMPDIR/r\" && cat \"$TMPDIR/r/README\"", "sh", "{{url}}"]'
+tool node_get '["/usr/bin/env", "NODE_EXTRA_CA_CERTS=ca.pem", "/usr/bin/node", "fetch.js", "{{url}}"]'
+tool curl_and_more '["/bin/sh", "-c", "curl -sS --cacert ca.pem \"$1\"; curl -sS http://other.test/x; curl -sS --noproxy \"*\" http://198.51.100.7/x; curl -sS --cacert ca.pem https://example.test:8443/x; true", "sh", "{{url}}"]'
+cat > "$tmp/toolcage.json" <<EOF
+{"workspace": "ws", "tool_dirs": ["tools"], "audit": {"path": "audit.jsonl"},
+ "policy": {"domains": ["example.test"]}}
+EOF
+call() {   # TOOL URL: $rc, $tmp/out (the --json result)
+	wc -l < "$tmp/web.log" > "$tmp/web.mark"
+	"$TC" call --config "$tmp/toolcage.json" --json "$1" "{\"url\": \"$2\"}" > "$tmp/out" 2> "$tmp/err"
+	rc=$?
+}
+reached() {   # TEXT MESSAGE: the call worked, its output has TEXT, its network list says so
+	if [ $rc = 0 ] && $PY - "$tmp/out" "$1" <<'EOF'
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert sys.argv[2] in r["render"], r["render"]
+assert any(e["name"] == "example.test" and e["decision"] == "allowed" for e in r["network"]), r
+EOF
+	then ok "$2"; else bad "$2 (rc $rc)"; show; fi
+}
+call curl_get https://example.test/hello
+reached "over https" "toolcage call: curl reaches example.test (policy.domains)"
+call git_readme https://example.test/repo.git
+reached "hello from the repository" "toolcage call: git clones from example.test"
+call node_get https://example.test/hello
+reached "over https" "toolcage call: node's fetch reaches example.test"
+call curl_and_more https://example.test/hello
+if $PY - "$tmp/out" "$tmp/audit.jsonl" <<'EOF'
+import json, sys
+r = json.load(open(sys.argv[1]))
+got = {(e["name"], e["port"], e["decision"]) for e in r["network"]}
+want = {("example.test", 443, "allowed"), ("other.test", 80, "refused"),
+        ("198.51.100.7", 80, "refused"), ("example.test", 8443, "refused")}
+assert want <= got, got
+for line in ("refused: other.test:80, not on the allowlist",
+             "refused: example.test:8443, this port is not on the allowlist"):
+    assert line in r["render"], r["render"]
+events = [json.loads(l) for l in open(sys.argv[2])]
+net = {(e["name"], e["port"], e["decision"]) for e in events
+       if e["event"] == "network" and e.get("call") == r["call_id"]}
+assert want <= net, net
+EOF
+then ok "toolcage call: everything else is refused, in the result, its render and the audit log"
+else bad "the refusals' record"; show; fi
+call curl_get https://other.test/hello
+if grep -q '"status": *"denied"' "$tmp/out" && [ -z "$(web_since)" ]; then
+	ok "toolcage call: a URL off the list is denied before anything runs"
+else bad "the gate's URL check"; show; fi
+
+# ---- spares: replay keeps a child set up ahead, its namespace made early --
+cat > "$tmp/toolcage.json" <<EOF
+{"workspace": "ws", "tool_dirs": ["tools"], "policy": {"domains": ["example.test"]}}
+EOF
+printf '{"name": "curl_get", "arguments": {"url": "https://example.test/hello"}}\n%.0s' 1 2 3 > "$tmp/calls.jsonl"
+"$TC" replay --config "$tmp/toolcage.json" --json "$tmp/calls.jsonl" > "$tmp/out" 2> "$tmp/err"
+if [ "$(grep -c '"status": *"ok"' "$tmp/out")" = 3 ]; then
+	ok "replay (spares kept): three calls in a row reach example.test"
+else bad "replay with spares"; show; fi
+
+# ---- unlisted = ask: the approval channel decides, per connection -------------
+printf '#!/bin/sh\ncat >> "%s/asked"\necho >> "%s/asked"\nexit 0\n' "$tmp" "$tmp" > "$tmp/yes.sh"
+printf '#!/bin/sh\ncat >> "%s/asked"\necho >> "%s/asked"\nexit 1\n' "$tmp" "$tmp" > "$tmp/no.sh"
+chmod 755 "$tmp/yes.sh" "$tmp/no.sh"
+for who in yes no; do
+	cat > "$tmp/toolcage.json" <<EOF
+{"workspace": "ws", "tool_dirs": ["tools"], "approval": "cmd:$who.sh",
+ "policy": {"domains": ["example.test"], "network": {"unlisted": "ask"}}}
+EOF
+	: > "$tmp/asked"
+	call curl_and_more https://example.test/hello
+	if [ $who = yes ]; then
+		if grep -q '"connect_host": *"other.test"' "$tmp/asked" && grep -q "reached:.* other.test:80" "$tmp/out" &&
+		   web_since | grep -q "^http other.test /x"; then
+			ok "unlisted ask: the approver is asked about other.test:80, approves, it is reached"
+		else bad "unlisted ask, approved"; show; sed 's/^/     asked: /' "$tmp/asked"; fi
+	else
+		if grep -q "refused: other.test:80, not on the allowlist, and the approver said no" "$tmp/out" &&
+		   ! web_since | grep -q "other.test"; then
+			ok "unlisted ask: refused by the approver, nothing reached"
+		else bad "unlisted ask, refused"; show; fi
+	fi
+done
+
+echo
+[ $fails = 0 ] && echo "egress: all passed" || echo "egress: $fails failed"
+[ $fails = 0 ]
