@@ -291,6 +291,8 @@ int zygote_fork(struct sbx_jail *j, const struct zygote_request *req, const int 
 	int rc = j->zygote ? 0 : zygote_start(j, err);
 	if (rc < 0)
 		return rc;
+	if (!j->zygote)
+		return sbx_err(err, ECHILD, "starting the sandbox worker");
 	rc = io_send_fds(j->zygote->ctl, req, sizeof *req, fds, nfds);
 	if (rc < 0) {   /* it died: the next call starts another */
 		zygote_kill(j->zygote);

@@ -647,8 +647,10 @@ int config_load(const char *path, struct config **out, struct tc_error *err)
 		struct tc_error e = { 0 };
 		if (!candidates[i])
 			continue;
-		if (load_one(candidates[i], out, &e) == 0) {
-			(*out)->from_cwd = i == 0;
+		struct config *c = NULL;
+		if (load_one(candidates[i], &c, &e) == 0 && c) {
+			c->from_cwd = i == 0;
+			*out = c;
 			return 0;
 		}
 		if (e.code != TC_E_NOT_FOUND) {
