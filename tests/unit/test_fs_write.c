@@ -478,11 +478,52 @@ static void test_move_path_refuses_replacing_nonempty_dir(void **state)
 	struct ws *w = *state;
 	ws_mkdir(w, "src");
 	ws_mkdir(w, "dst");
-	ws_write(w, "dst/keep", "");
+	ws_mkdir(w, "dst/src");
+	ws_write(w, "dst/src/keep", "");
 	int rc = ws_call(w, "move_path", "{\"source\": \"src\", \"destination\": \"dst\", \"overwrite\": true}");
 	assert_error(w, rc, "not_empty");
-	assert_true(ws_exists(w, "dst/keep"));
+	assert_true(ws_exists(w, "dst/src/keep"));
 	assert_true(ws_exists(w, "src"));
+}
+
+/* As mv does: an existing directory, or a destination ending in "/",
+ * receives the source under its own name. */
+static void test_move_path_into_a_directory(void **state)
+{
+	struct ws *w = *state;
+	ws_write(w, "a.txt", "A");
+	ws_write(w, "b.txt", "B");
+	ws_mkdir(w, "archive");
+	int rc = ws_call(w, "move_path", "{\"source\": \"a.txt\", \"destination\": \"archive\"}");
+	assert_ok(w, rc);
+	assert_string_equal(out_str(w, "destination"), "archive/a.txt");
+	assert_render_has(w, "Moved file \"a.txt\" to \"archive/a.txt\".");
+	rc = ws_call(w, "move_path", "{\"source\": \"b.txt\", \"destination\": \"archive/\"}");
+	assert_ok(w, rc);
+	assert_true(ws_exists(w, "archive/b.txt"));
+	ws_write(w, "c.txt", "C");
+	rc = ws_call(w, "move_path", "{\"source\": \"c.txt\", \"destination\": \"nodir/\"}");
+	assert_error(w, rc, "not_found");
+	assert_render_has(w, "must be an existing directory");
+	rc = ws_call(w, "move_path", "{\"source\": \"c.txt\", \"destination\": \"archive/a.txt/\"}");
+	assert_error(w, rc, "not_directory");
+	assert_true(ws_exists(w, "c.txt"));
+}
+
+/* rename(2) of a file onto itself, or onto a hard link of it, does
+ * nothing and succeeds: refused rather than reported as a move. */
+static void test_move_path_refuses_onto_itself(void **state)
+{
+	struct ws *w = *state;
+	ws_mkdir(w, "d");
+	ws_write(w, "d/f", "x");
+	int rc = ws_call(w, "move_path", "{\"source\": \"d/f\", \"destination\": \"d/../d/f\"}");
+	assert_error(w, rc, "invalid_move");
+	assert_render_has(w, "are the same file");
+	assert_int_equal(link(ws_path(w, "d/f"), ws_path(w, "g")), 0);
+	rc = ws_call(w, "move_path", "{\"source\": \"g\", \"destination\": \"d/f\", \"overwrite\": true}");
+	assert_error(w, rc, "invalid_move");
+	assert_true(ws_exists(w, "g"));
 }
 
 /* Names from disk may be any bytes; quoting one in the refusal made the
@@ -588,6 +629,8 @@ int main(void)
 		T(test_move_path_refuses_root_and_escape),
 		T(test_move_path_refuses_dir_into_itself),
 		T(test_move_path_refuses_replacing_nonempty_dir),
+		T(test_move_path_into_a_directory),
+		T(test_move_path_refuses_onto_itself),
 		T(test_delete_path_not_empty_with_non_utf8_name),
 		T(test_move_path_escape_gets_no_make_dir_hint),
 		T(test_write_file_clears_setuid_and_keeps_permissions),

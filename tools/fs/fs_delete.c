@@ -238,6 +238,48 @@ static int do_rename(int sdir, const char *slast, int ddir, const char *dlast, b
 	return renameat(sdir, slast, ddir, dlast) ? -errno : 0;
 }
 
+/* Where a move lands: destination itself, or inside it when it is an
+ * existing directory or ends in "/" (as mv does). dst is replaced by the
+ * path inside then. 0, or -1 with *err. */
+static int move_target(const struct tc_tool_ctx *ctx, json_t *args, const struct fs_path *src,
+                       struct fs_path *dst, json_t **err)
+{
+	const char *raw = json_string_value(json_object_get(args, "destination"));
+	bool slash = raw && *raw && raw[strlen(raw) - 1] == '/';
+	int fd = fs_open_beneath(ctx, dst->rel, O_PATH | O_DIRECTORY | O_NOFOLLOW, 0);
+	if (fd >= 0)
+		close(fd);
+	if (fd < 0 && slash) {
+		*err = fd == -ENOENT ? fs_not_found(ctx, dst->rel, "directory")
+		                     : fs_error("not_directory", "\"%s\" ends in \"/\" but is not a directory; "
+		                                "give a directory to move into, or the full new path", raw);
+		if (fd == -ENOENT)
+			fs_error_hint(*err, "A destination ending in \"/\" must be an existing directory; create "
+			              "it with make_dir first.");
+		return -1;
+	}
+	if (fd < 0)
+		return 0;
+	/* An existing directory: into it, under the source's name. */
+	char *inside;
+	if (asprintf(&inside, "%s/%s", dst->rel, src->last) < 0)
+		return *err = NULL, -1;
+	fs_path_release(dst);
+	int rc = fs_path_parse(ctx, inside, strlen(inside), dst, err);
+	free(inside);
+	return rc;
+}
+
+/* The same entry under two spellings ("a", "./a", "d/../a"), or two hard
+ * links of one file: rename(2) does nothing then and says it succeeded,
+ * which a caller would take for a move. */
+static bool same_entry(int sdir, const char *slast, int ddir, const char *dlast)
+{
+	struct stat a, b;
+	return !fstatat(sdir, slast, &a, AT_SYMLINK_NOFOLLOW) && !fstatat(ddir, dlast, &b, AT_SYMLINK_NOFOLLOW) &&
+	       a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
 int fs_move_path_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_output *out)
 {
 	struct fs_path src = { 0 }, dst = { 0 };
@@ -255,10 +297,19 @@ int fs_move_path_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_out
 		rc = fs_fail(out, fs_errno_error(ctx, src.rel, errno, "file or directory"));
 		goto out;
 	}
+	if (move_target(ctx, args, &src, &dst, &err)) {
+		rc = fs_fail(out, err);
+		goto out;
+	}
 	if ((ddir = fs_open_parent(ctx, &dst, &err)) < 0) {
 		if (err && !strcmp(json_string_value(json_object_get(err, "error")), "not_found"))
 			fs_error_hint(err, "The destination's directory must exist; create it with make_dir first.");
 		rc = fs_fail(out, err);
+		goto out;
+	}
+	if (same_entry(sdir, src.last, ddir, dst.last)) {
+		rc = fs_fail(out, fs_error("invalid_move", "\"%s\" and \"%s\" are the same file; nothing to "
+		                           "move", src.rel, dst.rel));
 		goto out;
 	}
 	bool replaced = !fstatat(ddir, dst.last, &dst_st, AT_SYMLINK_NOFOLLOW);

@@ -349,17 +349,17 @@ static const struct tc_tool fs_tools[] = {
 		.name = "move_path",
 		.title = "Move or rename",
 		.description =
-			"Move or rename a file or directory within the workspace. Refuses to replace an existing "
-			"destination unless overwrite is true (checked atomically). The destination is the full "
-			"new path, not a directory to move into. Not for copying: use read_file and write_file "
-			"instead.",
+			"Move or rename a file or directory within the workspace, like mv: a destination that is "
+			"an existing directory, or ends in \"/\", receives the source under its own name; otherwise "
+			"it is the full new path. Refuses to replace an existing file unless overwrite is true "
+			"(checked atomically). Not for copying: use read_file and write_file instead.",
 		.parameters = JSON({
 			"type": "object",
 			"properties": {
 				"source": {"type": "string", "minLength": 1,
 				           "description": "Path to move, relative to the workspace or absolute inside it, e.g. \"notes/old.md\""},
 				"destination": {"type": "string", "minLength": 1,
-				                "description": "Full new path relative to the workspace or absolute inside it (not a directory to move into), e.g. \"notes/archive/old.md\""},
+				                "description": "New path relative to the workspace or absolute inside it, e.g. \"notes/archive/old.md\"; an existing directory or a path ending in \"/\" (\"notes/archive/\") moves the source into it"},
 				"overwrite": {"type": "boolean", "default": false,
 				              "description": "Replace the destination if it exists (default false: refuse)"}
 			},
