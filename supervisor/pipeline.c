@@ -608,7 +608,7 @@ static uint64_t submit(struct tc_supervisor *s, struct tc_session *ss, const cha
 		finish_unknown(c);
 		return id;
 	}
-	c->timeout_ms = c->tool->timeout_ms ? c->tool->timeout_ms : s->cfg->timeout_ms;
+	c->timeout_ms = config_tool_timeout(s->cfg, c->tool->name, c->tool->timeout_ms);
 	if (validate(c, &pa) < 0)
 		return id;
 	c->state = ST_AUTHORIZE;

@@ -13,6 +13,7 @@
 #include "pipeline.h"
 #include "registry.h"
 #include "sandbox.h"
+#include "toolchain.h"
 
 struct render_spill;
 struct audit;
@@ -89,6 +90,7 @@ struct call {
 struct jail_entry {
 	char *name;
 	struct profile *profile;
+	struct toolchain_spec toolchains;   /* what the profile's spec points at for them */
 	struct sbx_jail *jail;
 	struct jail_entry *next;
 };

@@ -84,10 +84,19 @@ struct sbx_jail *supervisor_jail(struct tc_supervisor *s, const struct tc_define
 		e->profile->spec.uid = s->cfg->uid;
 		e->profile->spec.gid = s->cfg->gid;
 	}
+	/* The user's toolchains, readable and runnable, and the user's PATH
+	 * to them. */
+	if (toolchain_apply(&e->profile->spec, s->cfg->toolchains, getenv("PATH"), &e->toolchains,
+	                    err) < 0) {
+		profile_free(e->profile);
+		free(e);
+		return NULL;
+	}
 	struct sbx_error serr = { 0 };
 	if (sbx_jail_new(&e->profile->spec, s->workspace, &e->jail, &serr) < 0) {
 		tc_error_set(err, TC_E_SYSTEM, name, "profile %s cannot be enforced here: %s",
 		             name, serr.msg);
+		toolchain_release(&e->toolchains);
 		profile_free(e->profile);
 		free(e);
 		return NULL;
@@ -395,6 +404,7 @@ void tc_supervisor_free(struct tc_supervisor *s)
 		struct jail_entry *e = s->jails;
 		s->jails = e->next;
 		sbx_jail_free(e->jail);
+		toolchain_release(&e->toolchains);
 		profile_free(e->profile);
 		free(e->name);
 		free(e);

@@ -372,6 +372,90 @@ static int parse_tool_dirs(struct cctx *c, json_t *arr)
 	return 0;
 }
 
+/* "toolchains": directories of the user's compilers and interpreters
+ * (pyenv, nvm, cargo, a venv) that every jail may read and run programs
+ * from. "~/" is the user's home, as a shell reads it. */
+static int parse_toolchains(struct cctx *c, json_t *arr)
+{
+	struct config *cfg = c->cfg;
+	if (!json_is_array(arr))
+		return fail(c, "/toolchains", "must be an array of directory paths");
+	size_t n = json_array_size(arr);
+	if (n > CONFIG_TOOLCHAINS_MAX)
+		return fail(c, "/toolchains", "has more than %d entries", CONFIG_TOOLCHAINS_MAX);
+	char **dirs = calloc(n + 1, sizeof *dirs);
+	if (!dirs)
+		return oom(c);
+	free(cfg->toolchains);
+	cfg->toolchains = dirs;
+	for (size_t i = 0; i < n; i++) {
+		char ptr[32];
+		snprintf(ptr, sizeof ptr, "/toolchains/%zu", i);
+		const char *s = string_at(c, json_array_get(arr, i), ptr);
+		const char *home = getenv("HOME");
+		if (!s)
+			return -1;
+		if (!strncmp(s, "~/", 2)) {
+			if (!home || home[0] != '/')
+				return fail(c, ptr, "starts with ~/ but HOME is not an absolute path");
+			struct buf b = BUF_INIT;
+			if (buf_printf(&b, "%s/%s", home, s + 2) < 0)
+				return buf_release(&b), oom(c);
+			dirs[i] = buf_detach(&b);
+		} else if (path_at(c, json_array_get(arr, i), ptr, &dirs[i]) < 0) {
+			return -1;
+		}
+		if (!strcmp(dirs[i], "/"))
+			return fail(c, ptr, "grants the whole filesystem; name the toolchain's own directory");
+		cfg->n_toolchains++;
+	}
+	return 0;
+}
+
+/* "tools": {"NAME": {"timeout_ms": N}}: settings of one tool. */
+static int parse_tool_settings(struct cctx *c, json_t *o)
+{
+	struct config *cfg = c->cfg;
+	if (!json_is_object(o))
+		return fail(c, "/tools", "must be an object of tool names, e.g. {\"run_command\": "
+		            "{\"timeout_ms\": 600000}}");
+	size_t n = json_object_size(o);
+	if (n > CONFIG_TOOL_SETTINGS_MAX)
+		return fail(c, "/tools", "has more than %d entries", CONFIG_TOOL_SETTINGS_MAX);
+	cfg->tool_names = calloc(n + 1, sizeof *cfg->tool_names);
+	cfg->tool_timeout_ms = calloc(n + 1, sizeof *cfg->tool_timeout_ms);
+	if (!cfg->tool_names || !cfg->tool_timeout_ms)
+		return oom(c);
+	static const char *const keys[] = { "timeout_ms", NULL };
+	const char *name;
+	json_t *v;
+	json_object_foreach(o, name, v) {
+		char ptr[160];
+		uint64_t ms = 0;
+		snprintf(ptr, sizeof ptr, "/tools/%.100s", name);
+		if (!json_is_object(v))
+			return fail(c, ptr, "must be an object, e.g. {\"timeout_ms\": 600000}");
+		if (check_keys(c, v, ptr, keys) < 0)
+			return -1;
+		json_t *t = json_object_get(v, "timeout_ms");
+		snprintf(ptr, sizeof ptr, "/tools/%.100s/timeout_ms", name);
+		if (t && uint_at(c, t, ptr, 1, 86400000, &ms) < 0)
+			return -1;
+		if (!(cfg->tool_names[cfg->n_tool_settings] = strdup(name)))
+			return oom(c);
+		cfg->tool_timeout_ms[cfg->n_tool_settings++] = (uint32_t)ms;
+	}
+	return 0;
+}
+
+uint32_t config_tool_timeout(const struct config *cfg, const char *tool, uint32_t declared)
+{
+	for (size_t i = 0; i < cfg->n_tool_settings; i++)
+		if (!strcmp(cfg->tool_names[i], tool) && cfg->tool_timeout_ms[i])
+			return cfg->tool_timeout_ms[i];
+	return declared ? declared : cfg->timeout_ms;
+}
+
 /* Files in a writable tree that the owner's own programs trust later:
  * git (config, hooks, submodules' and worktrees' repositories), direnv,
  * editors' task and settings files, agents' configurations (MCP servers,
@@ -482,7 +566,7 @@ static int parse_protected(struct cctx *c, json_t *o)
 static int parse_root(struct cctx *c, json_t *doc)
 {
 	static const char *const keys[] = { "workspace", "tool_dirs", "profile_dir", "limits",
-		"policy", "approval", "audit", "identity", "protected_paths", NULL };
+		"policy", "approval", "audit", "identity", "protected_paths", "toolchains", "tools", NULL };
 	if (check_keys(c, doc, "", keys) < 0)
 		return -1;
 	json_t *v;
@@ -505,6 +589,10 @@ static int parse_root(struct cctx *c, json_t *doc)
 	if ((v = json_object_get(doc, "identity")) && parse_identity(c, v) < 0)
 		return -1;
 	if ((v = json_object_get(doc, "protected_paths")) && parse_protected(c, v) < 0)
+		return -1;
+	if ((v = json_object_get(doc, "toolchains")) && parse_toolchains(c, v) < 0)
+		return -1;
+	if ((v = json_object_get(doc, "tools")) && parse_tool_settings(c, v) < 0)
 		return -1;
 	return 0;
 }
@@ -529,13 +617,14 @@ struct config *config_defaults(void)
 	cfg->origin = strdup("built-in defaults");
 	cfg->approval = strdup("deny");
 	cfg->tool_dirs = calloc(1, sizeof *cfg->tool_dirs);
+	cfg->toolchains = calloc(1, sizeof *cfg->toolchains);
 	size_t n = sizeof config_protected_defaults / sizeof *config_protected_defaults;
 	cfg->protected_paths = calloc(n, sizeof *cfg->protected_paths);
 	for (size_t i = 0; cfg->protected_paths && i + 1 < n; i++)
 		if ((cfg->protected_paths[i] = strdup(config_protected_defaults[i])))
 			cfg->n_protected++;
-	if (!cfg->origin || !cfg->approval || !cfg->tool_dirs || cfg->n_protected != n - 1 ||
-	    !cfg->egress) {
+	if (!cfg->origin || !cfg->approval || !cfg->tool_dirs || !cfg->toolchains ||
+	    cfg->n_protected != n - 1 || !cfg->egress) {
 		config_release(cfg);
 		return NULL;
 	}
@@ -561,6 +650,13 @@ void config_release(struct config *cfg)
 	for (size_t i = 0; i < cfg->n_protected; i++)
 		free(cfg->protected_paths[i]);
 	free(cfg->protected_paths);
+	for (size_t i = 0; cfg->toolchains && cfg->toolchains[i]; i++)
+		free(cfg->toolchains[i]);
+	free(cfg->toolchains);
+	for (size_t i = 0; i < cfg->n_tool_settings; i++)
+		free(cfg->tool_names[i]);
+	free(cfg->tool_names);
+	free(cfg->tool_timeout_ms);
 	free(cfg);
 }
 

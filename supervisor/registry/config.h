@@ -21,6 +21,8 @@
 
 #define CONFIG_FILE_MAX (1u << 20)    /* bytes in toolcage.json */
 #define CONFIG_TOOL_DIRS_MAX 32
+#define CONFIG_TOOLCHAINS_MAX 32      /* toolchains entries */
+#define CONFIG_TOOL_SETTINGS_MAX 256  /* entries of "tools" */
 #define CONFIG_PROTECTED_MAX 64       /* protected_paths.add entries */
 #define CONFIG_PROTECTED_DEPTH 8      /* names in one protected path */
 #define CONFIG_DEFAULT_NAME "toolcage.json"
@@ -71,11 +73,24 @@ struct config {
 	 * NULL itself); the defaults less .remove plus .add */
 	char **protected_paths;
 	size_t n_protected;
+	/* toolchains: absolute directories every jail may read and run
+	 * programs from, NULL-terminated (never NULL itself) */
+	char **toolchains;
+	size_t n_toolchains;
+	/* per-tool settings ("tools": {"NAME": {"timeout_ms": N}}) */
+	char **tool_names;          /* n_tool_settings of them */
+	uint32_t *tool_timeout_ms;  /* 0: the tool's own, else limits.timeout_ms */
+	size_t n_tool_settings;
 	/* identity */
 	bool fixed_identity;
 	uid_t uid;
 	gid_t gid;
 };
+
+/* The deadline of a call of tool: the configuration's tools.NAME.timeout_ms,
+ * else what the tool declares (declared, 0 for none), else
+ * limits.timeout_ms. */
+uint32_t config_tool_timeout(const struct config *cfg, const char *tool, uint32_t declared);
 
 /* The default protected paths (docs/config.md), NULL-terminated. */
 extern const char *const config_protected_defaults[];

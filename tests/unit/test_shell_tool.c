@@ -257,7 +257,60 @@ static void test_run_command_refuses_cwd_absolute(void **state)
 	struct ws *w = *state;
 	int rc = call(w, json_pack("{s:[s], s:s}", "argv", "pwd", "cwd", "/tmp"));
 	assert_error(w, rc, "outside_workspace");
-	assert_render_has(w, "absolute");
+	assert_render_has(w, "is outside the workspace");
+	char sibling[80];
+	snprintf(sibling, sizeof sibling, "%sx", w->dir);   /* shares the workspace's name as prefix */
+	rc = call(w, json_pack("{s:[s], s:s}", "argv", "pwd", "cwd", sibling));
+	assert_error(w, rc, "outside_workspace");
+}
+
+/* Models that only write absolute paths: a cwd inside the workspace is
+ * the directory below it. */
+static void test_run_command_takes_absolute_cwd_inside(void **state)
+{
+	struct ws *w = *state;
+	char sub[96], want[112];
+	snprintf(sub, sizeof sub, "%s/sub", w->dir);
+	assert_int_equal(mkdir(sub, 0755), 0);
+	int rc = call(w, json_pack("{s:[s], s:s}", "argv", "pwd", "cwd", sub));
+	assert_int_equal(rc, 0);
+	snprintf(want, sizeof want, "%s\n", sub);
+	assert_string_equal(out_str(w, "stdout"), want);
+}
+
+/* The model's variables reach the command; the sandbox's own (here the
+ * test's environment stands for it) are not replaced, and the answer
+ * says which were left. */
+static void test_run_command_env_adds_but_never_overrides(void **state)
+{
+	struct ws *w = *state;
+	setenv("TC_SANDBOX_OWN", "kept", 1);
+	int rc = call(w, json_pack("{s:[s,s,s], s:{s:s, s:s}}", "argv", "sh", "-c",
+	                           "echo \"$TC_MODEL_VAR $TC_SANDBOX_OWN\"", "env", "TC_MODEL_VAR", "x y",
+	                           "TC_SANDBOX_OWN", "evil"));
+	unsetenv("TC_SANDBOX_OWN");
+	assert_int_equal(rc, 0);
+	assert_string_equal(out_str(w, "stdout"), "x y kept\n");
+	assert_render_has(w, "(env: TC_MODEL_VAR set)\n(env: TC_SANDBOX_OWN left as the sandbox sets it)\n");
+	json_t *ignored = json_object_get(w->out.canonical, "env_ignored");
+	assert_string_equal(json_string_value(json_array_get(ignored, 0)), "TC_SANDBOX_OWN");
+	rc = call(w, json_pack("{s:[s], s:{s:s}}", "argv", "true", "env", "1BAD", "x"));
+	assert_error(w, rc, "bad_env");
+}
+
+/* Merged: one stream, in the order written (stderr between two stdout
+ * lines stays between them). */
+static void test_run_command_merged_stream_keeps_order(void **state)
+{
+	struct ws *w = *state;
+	int rc = call(w, json_pack("{s:[s,s,s], s:s}", "argv", "sh", "-c", "echo one; echo two >&2; echo three",
+	                           "stream", "merged"));
+	assert_int_equal(rc, 0);
+	assert_string_equal(out_str(w, "output"), "one\ntwo\nthree\n");
+	assert_string_equal(out_str(w, "stream"), "merged");
+	assert_int_equal(out_int(w, "output_bytes"), 14);
+	assert_null(json_object_get(w->out.canonical, "stderr"));
+	assert_render_has(w, "--- output (14 bytes, stdout and stderr merged) ---\none\ntwo\nthree\n");
 }
 
 static void test_run_command_refuses_cwd_symlink_out(void **state)
@@ -389,7 +442,14 @@ static void test_run_command_timeout_capped_below_deadline(void **state)
 	assert_int_not_equal(rc, 0);
 	assert_true(json_is_true(json_object_get(w->out.canonical, "timed_out")));
 	assert_int_equal(out_int(w, "timeout_ms"), 900);   /* 10% margin for the report */
-	assert_render_has(w, "the configured limit");
+	/* At the limit, more time is not the advice. */
+	assert_render_has(w, "timed out after 900 ms, this tool's time limit");
+	assert_render_has(w, "Make the task smaller");
+	assert_null(strstr(w->out.render, "larger timeout_ms"));
+	/* Below it, more time (up to the limit) is. */
+	rc = call(w, json_pack("{s:[s,s], s:i}", "argv", "sleep", "10", "timeout_ms", 200));
+	assert_render_has(w, "timed out after 200 ms, the timeout_ms given");
+	assert_render_has(w, "Give a larger timeout_ms (at most 900)");
 }
 
 static void test_run_command_bounds_huge_output(void **state)
@@ -523,6 +583,9 @@ int main(void)
 		T(test_run_command_default_cwd_is_workspace),
 		T(test_run_command_refuses_cwd_dotdot),
 		T(test_run_command_refuses_cwd_absolute),
+		T(test_run_command_takes_absolute_cwd_inside),
+		T(test_run_command_env_adds_but_never_overrides),
+		T(test_run_command_merged_stream_keeps_order),
 		T(test_run_command_refuses_cwd_symlink_out),
 		T(test_run_command_refuses_missing_cwd),
 		T(test_run_command_refuses_nul_in_argv),

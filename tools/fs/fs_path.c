@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "fs.h"
+#include "pathrel.h"
 #include "utf8.h"
 
 #define PATH_LEN_MAX 4095            /* PATH_MAX less the NUL */
@@ -50,23 +51,6 @@ static int lexical_depth(const char *p)
 	return depth;
 }
 
-/* Whether the absolute path p[0..len) is ws (an absolute, normalised
- * path: the supervisor's realpath of the workspace) or below it; *rest
- * gets how many bytes of p the workspace prefix takes. */
-static bool in_workspace(const char *p, size_t len, const char *ws, size_t *rest)
-{
-	size_t wl = ws ? strlen(ws) : 0;
-	while (wl > 1 && ws[wl - 1] == '/')
-		wl--;
-	if (!wl || ws[0] != '/' || len < wl || memcmp(p, ws, wl))
-		return false;
-	if (wl == 1 || len == wl || p[wl] == '/') {
-		*rest = wl;
-		return true;
-	}
-	return false;
-}
-
 int fs_path_parse(const struct tc_tool_ctx *ctx, const char *p, size_t len, struct fs_path *out,
                   json_t **err)
 {
@@ -85,9 +69,7 @@ int fs_path_parse(const struct tc_tool_ctx *ctx, const char *p, size_t len, stru
 	 * below it (models that only write absolute paths); the rest of the
 	 * checks, and openat2 beneath the workspace, then apply to that. */
 	size_t skip;
-	if (p[0] == '/' && in_workspace(p, len, ctx ? ctx->workspace : NULL, &skip)) {
-		while (skip < len && p[skip] == '/')
-			skip++;
+	if (p[0] == '/' && path_below(ctx ? ctx->workspace : NULL, p, len, &skip)) {
 		p = skip < len ? p + skip : ".";
 		len = skip < len ? len - skip : 1;
 	} else if (p[0] == '/') {

@@ -15,6 +15,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "pathrel.h"
 #include "shell.h"
 #include "shown.h"
 #include "utf8.h"
@@ -85,6 +86,94 @@ static char **argv_from(json_t *arr, struct tc_output *out)
 	return argv;
 }
 
+/* ---- environment ------------------------------------------------------- */
+
+static bool env_name_ok(const char *k)
+{
+	if (!*k || (*k >= '0' && *k <= '9'))
+		return false;
+	for (; *k; k++)
+		if (!((*k >= 'A' && *k <= 'Z') || (*k >= 'a' && *k <= 'z') || (*k >= '0' && *k <= '9') ||
+		      *k == '_'))
+			return false;
+	return true;
+}
+
+static bool in_environ(const char *name)
+{
+	size_t n = strlen(name);
+	for (char **e = environ; *e; e++)
+		if (!strncmp(*e, name, n) && (*e)[n] == '=')
+			return true;
+	return false;
+}
+
+/* The command's environment: the tool's own (the sandbox profile's), then
+ * the model's variables that the sandbox does not set: its own win, so a
+ * model cannot move PATH or HOME from under the profile. *kept and
+ * *dropped (new arrays, may be NULL) name what was taken and what was
+ * not. NULL envp with no "env" argument: the tool's environment as it is.
+ * 0, or -1 with out filled. */
+static int build_env(json_t *env, char ***envp, size_t *own_from, json_t **kept, json_t **dropped,
+                     struct tc_output *out)
+{
+	*envp = NULL;
+	*kept = *dropped = NULL;
+	if (!env)
+		return 0;
+	size_t base = 0, bytes = 0, i = 0;
+	while (environ[base])
+		base++;
+	*own_from = base;
+	if (!json_is_object(env) || json_object_size(env) > SH_ENV_MAX)
+		return fail(out, "bad_env", "env must be an object of at most %d variables, e.g. "
+		            "{\"RUST_BACKTRACE\": \"1\"}.", SH_ENV_MAX), -1;
+	char **v = calloc(base + json_object_size(env) + 1, sizeof *v);
+	*kept = json_array();
+	*dropped = json_array();
+	if (!v || !*kept || !*dropped)
+		goto oom;
+	memcpy(v, environ, base * sizeof *v);
+	const char *k;
+	json_t *val;
+	json_object_foreach(env, k, val) {
+		const char *s = json_string_value(val);
+		bytes += strlen(k) + json_string_length(val) + 2;
+		if (!s || strlen(s) != json_string_length(val) || !env_name_ok(k) || bytes > SH_ENV_BYTES) {
+			fail(out, "bad_env", "env[\"%.100s\"] is not usable: names are letters, digits and _ (not "
+			     "first a digit), values strings without NUL bytes, %u bytes in all.", k, SH_ENV_BYTES);
+			goto fail;
+		}
+		if (in_environ(k)) {
+			json_array_append_new(*dropped, json_string(k));
+			continue;
+		}
+		if (asprintf(&v[base + i], "%s=%s", k, s) < 0)
+			goto oom;
+		i++;
+		json_array_append_new(*kept, json_string(k));
+	}
+	*envp = v;
+	return 0;
+oom:
+	fail(out, "no_memory", "run_command ran out of memory.");
+fail:
+	for (size_t j = 0; v && j < i; j++)
+		free(v[base + j]);
+	free(v);
+	json_decref(*kept);
+	json_decref(*dropped);
+	*kept = *dropped = NULL;
+	return -1;
+}
+
+static void env_free(char **envp, size_t own_from)
+{
+	for (size_t i = own_from; envp && envp[i]; i++)
+		free(envp[i]);
+	free(envp);
+}
+
 /* Without openat2 (Linux < 5.6, or valgrind): one component at a time,
  * refusing ".." and every symlink (O_NOFOLLOW|O_PATH opens the link
  * itself, which O_DIRECTORY then refuses with ENOTDIR). Stricter than
@@ -146,9 +235,15 @@ static int open_beneath(int dirfd, const char *cwd)
  * out filled. */
 static int open_cwd(const struct tc_tool_ctx *ctx, const char *cwd, struct tc_output *out)
 {
-	if (cwd[0] == '/')
-		return fail(out, "outside_workspace", "cwd \"%s\" is an absolute path; give a "
-		            "directory relative to the workspace, e.g. \"src\".", cwd), -1;
+	/* An absolute cwd inside the workspace is the directory below it, as
+	 * the fs tools take paths; the kernel still checks what it reaches. */
+	size_t skip;
+	if (cwd[0] == '/' && path_below(ctx->workspace, cwd, strlen(cwd), &skip))
+		cwd = cwd[skip] ? cwd + skip : ".";
+	else if (cwd[0] == '/')
+		return fail(out, "outside_workspace", "cwd \"%s\" is outside the workspace (%s); give a "
+		            "directory inside it, relative (\"src\") or absolute (\"%s/src\").", cwd,
+		            ctx->workspace ? ctx->workspace : "?", ctx->workspace ? ctx->workspace : ""), -1;
 	int fd, e;
 	if (!strcmp(cwd, ".")) {   /* the workspace itself: nothing to resolve */
 		fd = fcntl(ctx->workspace_fd, F_DUPFD_CLOEXEC, 3);
@@ -181,7 +276,8 @@ static int open_cwd(const struct tc_tool_ctx *ctx, const char *cwd, struct tc_ou
 /* The command's timeout: what was asked, at most the call's deadline minus
  * a margin, so that the tool kills the command and reports before the
  * supervisor kills the tool (which would lose the output). */
-static uint32_t pick_timeout(const struct tc_tool_ctx *ctx, json_t *asked, bool *capped)
+static uint32_t pick_timeout(const struct tc_tool_ctx *ctx, json_t *asked, bool *capped,
+                             uint32_t *limit)
 {
 	uint32_t deadline = ctx->timeout_ms;
 	if (ctx->max_timeout_ms && (!deadline || ctx->max_timeout_ms < deadline))
@@ -195,6 +291,7 @@ static uint32_t pick_timeout(const struct tc_tool_ctx *ctx, json_t *asked, bool 
 			cap = 1;
 	}
 	*capped = false;
+	*limit = cap;
 	if (!json_is_integer(asked) || json_integer_value(asked) <= 0)
 		return cap;
 	if (json_integer_value(asked) > (json_int_t)cap) {
@@ -299,31 +396,64 @@ static void render_stream(struct buf *b, const struct sh_capture *c, const char 
 	add_clean(b, raw + ts, len - ts);
 }
 
+/* The advice must not ask for more time than there is: at the limit, only
+ * a smaller task helps. */
 static void render_status(struct buf *b, const struct sh_result *r, uint32_t timeout_ms,
-                          bool capped)
+                          uint32_t limit)
 {
-	if (r->timed_out)
-		buf_printf(b, "timed out after %u ms%s: the command and everything it started were "
-		           "killed. Give a larger timeout_ms or a smaller task.\n", timeout_ms,
-		           capped ? " (the configured limit)" : "");
+	if (r->timed_out && timeout_ms >= limit)
+		buf_printf(b, "timed out after %u ms, this tool's time limit (the most a command may run; "
+		           "the configuration sets it): the command and everything it started were "
+		           "killed. Make the task smaller (fewer tests, one build target) rather than "
+		           "asking for more time.\n", timeout_ms);
+	else if (r->timed_out)
+		buf_printf(b, "timed out after %u ms, the timeout_ms given: the command and everything it "
+		           "started were killed. Give a larger timeout_ms (at most %u) or a smaller task.\n",
+		           timeout_ms, limit);
 	else if (r->signal)
 		buf_printf(b, "killed by signal %d (%s)\n", r->signal, strsignal(r->signal));
 	else
 		buf_printf(b, "exit status %d\n", r->exit_code);
 }
 
-static char *render(char *const *argv, const char *cwd, const struct sh_result *r,
-                    const char *o, size_t olen, const char *e, size_t elen,
-                    size_t budget, uint32_t timeout_ms, bool capped)
+/* What the render says besides the streams. */
+struct render_opts {
+	const char *cwd;
+	uint32_t timeout_ms, limit;
+	bool capped, merged;
+	json_t *env_set, *env_ignored;   /* names, or NULL */
+};
+
+static void render_names(struct buf *b, json_t *names)
+{
+	size_t i;
+	json_t *v;
+	json_array_foreach(names, i, v)
+		buf_printf(b, "%s%s", i ? ", " : "", json_string_value(v));
+}
+
+static char *render(char *const *argv, const struct sh_result *r, const char *o, size_t olen,
+                    const char *e, size_t elen, size_t budget, const struct render_opts *ro)
 {
 	struct buf b = BUF_INIT;
 	render_cmdline(&b, argv);
-	if (strcmp(cwd, ".")) {
+	if (strcmp(ro->cwd, ".")) {
 		buf_adds(&b, "(in ");
-		shown_add(to_buf, &b, cwd, strlen(cwd));
+		shown_add(to_buf, &b, ro->cwd, strlen(ro->cwd));
 		buf_adds(&b, ")\n");
 	}
-	render_status(&b, r, timeout_ms, capped);
+	if (json_array_size(ro->env_set)) {
+		buf_adds(&b, "(env: ");
+		render_names(&b, ro->env_set);
+		buf_adds(&b, " set)\n");
+	}
+	if (json_array_size(ro->env_ignored)) {
+		buf_adds(&b, "(env: ");
+		render_names(&b, ro->env_ignored);
+		buf_printf(&b, " left as the sandbox sets %s)\n",
+		           json_array_size(ro->env_ignored) == 1 ? "it" : "them");
+	}
+	render_status(&b, r, ro->timeout_ms, ro->limit);
 	/* What is not output: the lines so far, then two headers, two notes
 	 * and two newlines (250 covers them at their longest). */
 	size_t used = utf8_count(b.data ? b.data : "", b.len) + 250;
@@ -335,6 +465,14 @@ static char *render(char *const *argv, const char *cwd, const struct sh_result *
 		eb += ob - oc;
 	else if (ec < eb)
 		ob += eb - ec;
+	if (ro->merged) {
+		buf_printf(&b, "--- output (%llu bytes, stdout and stderr merged) ---\n",
+		           (unsigned long long)r->out.total);
+		render_stream(&b, &r->out, o, olen, budget);
+		if (olen && o[olen - 1] != '\n')
+			buf_adds(&b, "\n");
+		return buf_detach(&b);
+	}
 	buf_printf(&b, "--- stdout (%llu bytes) ---\n", (unsigned long long)r->out.total);
 	render_stream(&b, &r->out, o, olen, ob);
 	if (olen && o[olen - 1] != '\n')
@@ -356,10 +494,11 @@ static json_t *argv_json(char *const *argv)
 	return a;
 }
 
-static int report(const struct tc_tool_ctx *ctx, char **argv, const char *cwd,
-                  const struct sh_result *r, uint32_t timeout_ms, bool capped,
-                  struct tc_output *out)
+static int report(const struct tc_tool_ctx *ctx, char **argv, const struct sh_result *r,
+                  const struct render_opts *ro, struct tc_output *out)
 {
+	const char *cwd = ro->cwd;
+	uint32_t timeout_ms = ro->timeout_ms;
 	size_t olen, elen;
 	char *o = sh_capture_text(&r->out, &olen), *e = sh_capture_text(&r->err, &elen);
 	if (!o || !e) {
@@ -376,6 +515,20 @@ static int report(const struct tc_tool_ctx *ctx, char **argv, const char *cwd,
 		"stdout_bytes", (json_int_t)r->out.total, "stderr_bytes", (json_int_t)r->err.total,
 		"truncated", truncated, "timeout_ms", (json_int_t)timeout_ms,
 		"duration_ms", (json_int_t)r->duration_ms);
+	if (out->canonical && ro->merged) {
+		/* One stream: named for what it is, not as stdout. */
+		json_object_set(out->canonical, "output", json_object_get(out->canonical, "stdout"));
+		json_object_set(out->canonical, "output_bytes", json_object_get(out->canonical, "stdout_bytes"));
+		json_object_del(out->canonical, "stdout");
+		json_object_del(out->canonical, "stderr");
+		json_object_del(out->canonical, "stdout_bytes");
+		json_object_del(out->canonical, "stderr_bytes");
+		json_object_set_new(out->canonical, "stream", json_string("merged"));
+	}
+	if (out->canonical && ro->env_set) {
+		json_object_set(out->canonical, "env_set", ro->env_set);
+		json_object_set(out->canonical, "env_ignored", ro->env_ignored);
+	}
 	free(o);
 	free(e);
 	/* The render cuts the raw bytes, so its notes count the stream's bytes. */
@@ -383,7 +536,7 @@ static int report(const struct tc_tool_ctx *ctx, char **argv, const char *cwd,
 	e = sh_capture_raw(&r->err, &elen);
 	size_t budget = ctx->max_render ? ctx->max_render : SH_RENDER_DEFAULT;
 	if (o && e)
-		out->render = render(argv, cwd, r, o, olen, e, elen, budget, timeout_ms, capped);
+		out->render = render(argv, r, o, olen, e, elen, budget, ro);
 	free(o);
 	free(e);
 	if (!out->canonical || !out->render) {
@@ -423,24 +576,34 @@ int sh_run_command_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_o
 {
 	json_t *jin = json_object_get(args, "stdin");
 	const char *cwd = json_string_value(json_object_get(args, "cwd"));
+	const char *stream = json_string_value(json_object_get(args, "stream"));
 	if (!cwd || !*cwd)
 		cwd = ".";
 	if (jin && (!json_is_string(jin) || json_string_length(jin) > SH_STDIN_MAX))
 		return fail(out, "bad_stdin", "stdin must be a string of at most %u bytes.", SH_STDIN_MAX);
-	char **argv = argv_from(json_object_get(args, "argv"), out);
-	if (!argv)
+	if (stream && strcmp(stream, "separate") && strcmp(stream, "merged"))
+		return fail(out, "bad_stream", "stream must be \"separate\" or \"merged\".");
+	struct render_opts ro = { .cwd = cwd, .merged = stream && !strcmp(stream, "merged") };
+	char **envp = NULL;
+	size_t own_from = 0;
+	if (build_env(json_object_get(args, "env"), &envp, &own_from, &ro.env_set, &ro.env_ignored, out))
 		return 1;
-	int cwd_fd = open_cwd(ctx, cwd, out);
+	char **argv = argv_from(json_object_get(args, "argv"), out);
+	int cwd_fd = argv ? open_cwd(ctx, cwd, out) : -1;
 	if (cwd_fd < 0) {
 		free(argv);
+		env_free(envp, own_from);
+		json_decref(ro.env_set);
+		json_decref(ro.env_ignored);
 		return 1;
 	}
-	bool capped;
 	struct sh_command cmd = {
 		.argv = argv, .cwd_fd = cwd_fd,
 		.stdin_data = json_string_value(jin), .stdin_len = jin ? json_string_length(jin) : 0,
-		.timeout_ms = pick_timeout(ctx, json_object_get(args, "timeout_ms"), &capped),
+		.timeout_ms = pick_timeout(ctx, json_object_get(args, "timeout_ms"), &ro.capped, &ro.limit),
+		.envp = envp, .merged = ro.merged,
 	};
+	ro.timeout_ms = cmd.timeout_ms;
 	struct sh_result r;
 	int rc = sh_run(&cmd, &r);
 	if (rc < 0)
@@ -449,9 +612,12 @@ int sh_run_command_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_o
 	else if (r.exec_errno)
 		rc = report_exec_error(argv, &r, out);
 	else
-		rc = report(ctx, argv, cwd, &r, cmd.timeout_ms, capped, out);
+		rc = report(ctx, argv, &r, &ro, out);
 	sh_result_release(&r);
 	close(cwd_fd);
 	free(argv);
+	env_free(envp, own_from);
+	json_decref(ro.env_set);
+	json_decref(ro.env_ignored);
 	return rc;
 }

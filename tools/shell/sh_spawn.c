@@ -177,14 +177,21 @@ static __attribute__((noreturn)) void child_exec(const struct sh_command *cmd,
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	int e = 0;
+	/* Merged: both streams into the one pipe, so their order is the order
+	 * the command wrote them in. */
 	if (fchdir(cmd->cwd_fd) < 0 || move_fd(f->in_r, 0) < 0 || move_fd(f->out_w, 1) < 0 ||
-	    move_fd(f->err_w, 2) < 0)
+	    (cmd->merged ? dup2(1, 2) < 0 : move_fd(f->err_w, 2) < 0))
 		e = errno;
 	if (!e) {
 		/* The tool's result pipe (fd 3) and every other descriptor of the
 		 * tool must not reach the command. */
 		cloexec_from_3();
-		execvp(cmd->argv[0], cmd->argv);
+		/* PATH for the lookup is the tool's (the sandbox's), whatever envp
+		 * holds: the model's variables never choose the program. */
+		if (cmd->envp)
+			execvpe(cmd->argv[0], cmd->argv, cmd->envp);
+		else
+			execvp(cmd->argv[0], cmd->argv);
 		e = errno;
 	}
 	ssize_t w = write(f->report_w, &e, sizeof e);
@@ -356,6 +363,8 @@ static int spawn(const struct sh_command *cmd, int p[4][2], struct sh_result *r,
 	*l = (struct loop){ .out_r = p[1][0], .err_r = p[2][0], .in_w = p[0][1],
 	                    .pidfd = (int)syscall(SYS_pidfd_open, pid, 0) };
 	p[1][0] = p[2][0] = p[0][1] = -1;
+	if (cmd->merged)
+		close_fd(&l->err_r);   /* nothing writes it: its write end was not passed on */
 	if (!cmd->stdin_len || r->exec_errno)
 		close_fd(&l->in_w);
 	wait_loop(pid, cmd, l, r, start);

@@ -27,6 +27,8 @@
 #define SH_STDIN_MAX (4u << 20)      /* bytes of stdin */
 #define SH_TIMEOUT_DEFAULT 30000u    /* ms, when the context gives no deadline */
 #define SH_DRAIN_MS 500              /* output read after the command exits */
+#define SH_ENV_MAX 64                /* variables the model may set */
+#define SH_ENV_BYTES (64u << 10)     /* bytes of them in all */
 
 /* One output stream, bounded: the first SH_KEEP_HEAD bytes, and a ring of
  * the last SH_KEEP_TAIL bytes after those. total counts every byte. Both
@@ -63,6 +65,8 @@ struct sh_command {
 	const char *stdin_data;
 	size_t stdin_len;
 	uint32_t timeout_ms;
+	char *const *envp;           /* the command's environment; NULL: the tool's own */
+	bool merged;                 /* stderr into the stdout pipe: one stream, in order */
 };
 
 /* How it ended. exec_errno != 0: the program could not be started

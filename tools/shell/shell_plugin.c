@@ -30,17 +30,25 @@ static const struct tc_tool shell_tools[] = {
 				                   "description": "One argument, e.g. \"-la\""},
 				         "description": "The program and its arguments, one element each; the program is looked up in PATH unless it contains a slash, e.g. [\"make\", \"-j4\", \"test\"] or [\"./build.sh\", \"--fast\"]"},
 				"cwd": {"type": "string", "minLength": 1, "maxLength": 4096, "default": ".",
-				        "description": "Directory to run in, relative to the workspace, e.g. \"src/lib\" (default \".\", the workspace itself); it must stay inside the workspace"},
+				        "description": "Directory to run in, relative to the workspace or absolute inside it, e.g. \"src/lib\" (default \".\", the workspace itself); it must stay inside the workspace"},
+				"env": {"type": "object", "maxProperties": 64,
+				        "additionalProperties": {"type": "string"},
+				        "description": "Environment variables to add, e.g. {\"RUST_BACKTRACE\": \"1\"}; those the sandbox sets itself (PATH, HOME, ...) are kept as the sandbox has them, and the answer says so"},
+				"stream": {"type": "string", "enum": ["separate", "merged"], "default": "separate",
+				           "description": "\"separate\" (default): stdout and stderr apart; \"merged\": one stream in the order written, like 2>&1"},
 				"stdin": {"type": "string", "maxLength": 4194304,
 				          "description": "Text given to the program on its standard input, e.g. \"y\\n\" (default: empty input)"},
 				"timeout_ms": {"type": "integer", "minimum": 1, "maximum": 86400000,
-				               "description": "Kill the command after this many milliseconds, e.g. 60000; capped by the configured time limit, which is also the default"}
+				               "description": "Kill the command after this many milliseconds, e.g. 60000. The default and the most is the tool's time limit: 10 minutes (600000) less a margin, unless the configuration sets tools.run_command.timeout_ms; the answer gives the limit used"}
 			},
 			"required": ["argv"],
 			"additionalProperties": false
 		}),
 		.risk = TC_RISK_DESTRUCTIVE,
 		.path_args = cwd_arg,
+		/* Builds and test suites take minutes; the configuration's
+		 * tools.run_command.timeout_ms overrides it. */
+		.timeout_ms = 600000,
 		.execute = sh_run_command_exec,
 	},
 };
