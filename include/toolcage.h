@@ -112,6 +112,12 @@ struct tc_tool {
 	                             * of strings), NULL-terminated; NULL: none. Policy
 	                             * rules match them as the tool resolves them */
 	tc_execute_fn execute;      /* builtins; NULL for manifests */
+	/* Optional, builtins: when a call needs an approval, this runs first,
+	 * confined like execute and with the same arguments, and must change
+	 * nothing. Nonzero (with out filled, as execute fills it) means the
+	 * call would fail anyway (a missing file, a program not found): that
+	 * is its result, and nobody is asked to approve it. 0: ask. */
+	tc_execute_fn precheck;
 };
 
 /* A named group of tools loaded and disposed together. A tool riskier than

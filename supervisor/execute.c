@@ -66,7 +66,7 @@ static char *result_message(int rc, const struct tc_output *out, size_t *len)
  * that image. Only a tool whose code is not in it (a shared library's)
  * runs on a copy of our memory, and gets its function as a pointer. */
 struct builtin_wire {
-	uint64_t execute_ref;       /* sbx_fn_ref(tool->execute), or 0: */
+	uint64_t execute_ref;       /* sbx_fn_ref(execute or precheck), or 0: */
 	uint64_t execute_ptr;       /* the pointer, in a copy of our memory */
 	uint64_t max_render;
 	uint32_t timeout_ms;
@@ -142,15 +142,16 @@ static int run_builtin(void *p)
 	return wrc == 0 ? 0 : 70;
 }
 
-/* A builtin job's fn_data (see struct builtin_wire). */
-static char *builtin_input(const struct tc_defined *tool, json_t *args,
-                           const struct exec_builtin *ctx, size_t *len)
+/* A builtin job's fn_data (see struct builtin_wire); fn is the tool's
+ * execute or its precheck. */
+static char *builtin_input(tc_execute_fn fn, json_t *args, const struct exec_builtin *ctx,
+                           size_t *len)
 {
 	const size_t flags = JSON_COMPACT | JSON_ENCODE_ANY;
-	struct builtin_wire b = { .execute_ref = sbx_fn_ref((const void *)tool->execute),
+	struct builtin_wire b = { .execute_ref = sbx_fn_ref((const void *)fn),
 	                          .max_render = ctx->max_render, .timeout_ms = ctx->timeout_ms };
 	if (!b.execute_ref)
-		b.execute_ptr = (uint64_t)(uintptr_t)tool->execute;
+		b.execute_ptr = (uint64_t)(uintptr_t)fn;
 	memcpy(b.approved_host, ctx->approved_host, sizeof b.approved_host);
 	const char *ws = ctx->workspace ? ctx->workspace : "";
 	b.workspace_len = (uint32_t)strlen(ws) + 1;
@@ -191,7 +192,11 @@ int exec_start(const struct tc_defined *tool, json_t *args, struct sbx_jail *jai
 	struct sbx_data on_copy = { 0 };
 	char *input = NULL;
 	if (tool->execute) {
-		if (!(input = builtin_input(tool, args, ctx, &job.fn_len)))
+		/* A check never falls back to the real thing. */
+		tc_execute_fn fn = ctx->check_only ? tool->precheck : tool->execute;
+		if (!fn)
+			return tc_error_set(err, TC_E_SYSTEM, tool->name, "the tool has no precheck");
+		if (!(input = builtin_input(fn, args, ctx, &job.fn_len)))
 			return tc_error_set(err, TC_E_NOMEM, tool->name, "out of memory");
 		job.fn = run_builtin;
 		job.fn_data = input;
@@ -199,7 +204,7 @@ int exec_start(const struct tc_defined *tool, json_t *args, struct sbx_jail *jai
 		job.result_limit = RESULT_LIMIT;
 		/* A tool outside the program image runs on a copy of ours
 		 * (docs/security.md says what that means). */
-		if (!sbx_fn_ref((const void *)tool->execute)) {
+		if (!sbx_fn_ref((const void *)fn)) {
 			on_copy = (struct sbx_data){ input, job.fn_len };
 			job.fn_arg = &on_copy;
 		}

@@ -29,6 +29,9 @@ struct exec_builtin {
 	 * host of its URL argument), "" for none: the tool's own check of the
 	 * host lets it through too. By value, as it is made per call. */
 	char approved_host[URL_HOST_MAX + 1];
+	/* Run the tool's precheck, not execute: the call waits for an
+	 * approval, and would fail anyway if this says so. */
+	bool check_only;
 };
 
 /* Starts tool with args under jail (ctx->tool is ignored: tool is used).

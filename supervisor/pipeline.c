@@ -240,11 +240,36 @@ static bool output_fits(struct call *c, json_t *canonical)
 	return false;
 }
 
+/* The precheck's child ended and the call could run: its slot and child
+ * go, and the approval is asked now (which may finish c at once). */
+static void check_passed(struct call *c)
+{
+	struct tc_supervisor *s = c->sup;
+	loop_del_fd(s->loop, sbx_child_fd(c->child));
+	if (c->timer)
+		loop_del_timer(s->loop, c->timer);
+	c->timer = NULL;
+	sbx_child_free(c->child);
+	c->child = NULL;
+	/* A check writes nothing; were it to, the sweep still moves it. */
+	free(c->protect ? sbx_protect_sweep(c->jail, c->protect) : NULL);
+	sbx_protect_snap_free(c->protect);
+	c->protect = NULL;
+	s->slots_used--;
+	policy_checked(c);
+	start_next(s);
+}
+
 static void collect(struct call *c)
 {
 	const struct sbx_outcome *o = sbx_child_outcome(c->child);
 	struct exec_output out;
 	exec_collect(c->tool, o, c->timeout_ms, &out);
+	if (c->checking && out.status == TC_STATUS_OK && !out.defect) {
+		exec_output_release(&out);
+		check_passed(c);
+		return;
+	}
 	c->usage.exit_code = o->exit_code;
 	c->usage.signal = o->signal;
 	c->usage.cpu_ms = o->cpu_ms;
@@ -367,7 +392,8 @@ static void run(struct call *c)
 		jail = NULL;
 	struct exec_builtin ctx = { .workspace = s->workspace, .timeout_ms = c->timeout_ms,
 	                            .max_render = s->cfg->max_render_chars,
-	                            .domains = (const char *const *)s->domains };
+	                            .domains = (const char *const *)s->domains,
+	                            .check_only = c->checking };
 	/* An approved call may reach the host of its URL argument though the
 	 * allowlist lacks it (policy.levels.network "ask"): the tool checks
 	 * the host again, and must know. Redirects elsewhere stay refused. */

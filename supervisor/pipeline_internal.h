@@ -83,6 +83,7 @@ struct call {
 	bool approved;                 /* by an approver or a session grant */
 	void *approval;                /* the channel's pending request */
 	char *ask_reason;              /* why an approval was asked, or NULL */
+	bool checking;                 /* its child runs the tool's precheck, before asking */
 	struct call *next, *prev;      /* every call in flight */
 	struct call *qnext;            /* the slot queue */
 };
@@ -151,6 +152,9 @@ struct sbx_jail *supervisor_jail(struct tc_supervisor *s, const struct tc_define
 /* policy.c: stage 2 and the events. */
 void policy_authorize(struct call *c);
 int policy_before_fork(struct tc_supervisor *s, struct call *c, struct tc_error *err);
+/* The call's precheck passed: now ask the approval the gate wanted (it
+ * may finish c at once). */
+void policy_checked(struct call *c);
 void policy_cancel_approval(struct tc_supervisor *s, struct call *c);
 /* A session ended: its grants go. */
 void policy_session_ended(struct tc_supervisor *s, uint64_t session);

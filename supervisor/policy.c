@@ -130,6 +130,14 @@ static struct call *find_call(struct tc_supervisor *s, uint64_t id)
 	return NULL;
 }
 
+/* Whether the denial came from there being no one to ask (no approver
+ * configured, no terminal), not from someone's answer. approval.c words
+ * those "no approver ..." and "no terminal ...". */
+static bool nobody_to_ask(const char *who)
+{
+	return !strncmp(who, "no approver", 11) || !strncmp(who, "no terminal", 11);
+}
+
 static void decide(struct call *c, enum tc_approval d, const char *who)
 {
 	struct tc_supervisor *s = c->sup;
@@ -141,6 +149,20 @@ static void decide(struct call *c, enum tc_approval d, const char *who)
 	if (listening(s))
 		emit(s, audit_event_approval_decision(c->id, c->name, d == TC_APPROVE_ONCE ?
 		     "allow_once" : d == TC_APPROVE_SESSION ? "allow_session" : "deny", who));
+	if (d == TC_APPROVE_DENY && nobody_to_ask(who)) {
+		/* Nobody said no: nobody could be asked. Retrying changes nothing;
+		 * the user can, and the model should tell them how. */
+		call_finishf(c, TC_STATUS_DENIED, json_pack("{s:s, s:s, s:s?, s:b}", "error", "denied",
+		             "by", who, "reason", c->ask_reason, "no_approver", true), "Denied: this call "
+		             "needs approval (%s), and nobody can approve it here (%s). The call did not "
+		             "run. Tell the user; they can change this: use an MCP client that supports "
+		             "elicitation (toolcage then asks them), or start toolcage with --approve tty or "
+		             "--approve cmd:PROGRAM, or allow it in toolcage's config: a rule "
+		             "{\"action\": \"allow\", \"tool\": \"%s\"} in policy.rules, or "
+		             "policy.levels.%s \"allow\".", c->ask_reason ? c->ask_reason : "policy", who,
+		             c->name, tc_risk_name(c->tool->risk));
+		return;
+	}
 	if (d == TC_APPROVE_DENY) {
 		call_finishf(c, TC_STATUS_DENIED, json_pack("{s:s, s:s, s:s?}", "error", "denied",
 		             "by", who, "reason", c->ask_reason), "Denied: this call needs "
@@ -248,6 +270,22 @@ void policy_authorize(struct call *c)
 		             "call did not run.", v.check, v.reason);
 		return;
 	}
+	if (v.action == GATE_ASK && c->tool->precheck) {
+		/* A call bound to fail (a missing file, a program not found) is
+		 * not put to a person: the tool's precheck runs first, and only
+		 * a call that passes it is asked about (policy_checked). */
+		free(c->ask_reason);
+		c->ask_reason = strdup(v.reason);
+		if (!c->ask_reason) {
+			call_finishf(c, TC_STATUS_FAILED, NULL, "toolcage ran out of memory; the call did "
+			             "not run.");
+			return;
+		}
+		c->checking = true;
+		c->state = ST_AUTHORIZED;
+		call_execute(c);
+		return;
+	}
 	if (v.action == GATE_ASK) {
 		ask(c, v.reason);
 		return;
@@ -255,6 +293,15 @@ void policy_authorize(struct call *c)
 	c->approved = v.granted;
 	c->state = ST_AUTHORIZED;
 	call_execute(c);
+}
+
+void policy_checked(struct call *c)
+{
+	char *reason = c->ask_reason;
+	c->ask_reason = NULL;
+	c->checking = false;
+	ask(c, reason ? reason : "the policy asks");
+	free(reason);
 }
 
 int policy_before_fork(struct tc_supervisor *s, struct call *c, struct tc_error *err)

@@ -48,6 +48,7 @@ struct tc_defined {
 	bool idempotent;
 	uint32_t timeout_ms;       /* 0 = the config's */
 	tc_execute_fn execute;     /* builtins; NULL for manifest tools */
+	tc_execute_fn precheck;    /* builtins: run before an approval is asked, or NULL */
 	/* manifest tools only */
 	char **command;            /* argv template, NULL-terminated; NULL for builtins */
 	size_t ncommand;

@@ -247,6 +247,7 @@ static int define_fill(struct tc_defined *d, const struct tc_tool *t,
 	d->idempotent = t->idempotent;
 	d->timeout_ms = t->timeout_ms;
 	d->execute = t->execute;
+	d->precheck = t->execute ? t->precheck : NULL;
 	if (!t->parameters && !o->parameters)
 		return tc_error_set(err, TC_E_INVALID, where,
 		                    "tool '%s': no parameters schema; a tool without arguments uses {\"type\": \"object\"}", t->name);

@@ -338,5 +338,8 @@ int fs_edit_file_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_out
 int fs_make_dir_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_output *out);
 int fs_delete_path_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_output *out);
 int fs_move_path_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_output *out);
+/* Prechecks (tc_tool.precheck): the refusals of the tool, nothing done. */
+int fs_delete_path_check(const struct tc_tool_ctx *ctx, json_t *args, struct tc_output *out);
+int fs_move_path_check(const struct tc_tool_ctx *ctx, json_t *args, struct tc_output *out);
 
 #endif

@@ -148,7 +148,16 @@ static int delete_dir(int parentfd, const struct fs_path *p, bool recursive, str
 	return -1;
 }
 
-int fs_delete_path_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_output *out)
+/* A call that only checks (before an approval is asked) stops where the
+ * real one would act, with the same refusals. */
+static int check_passed(struct tc_output *out)
+{
+	out->canonical = json_object();
+	out->render = strdup("the call can run");
+	return out->canonical && out->render ? 0 : fs_fail(out, NULL);
+}
+
+static int delete_path(const struct tc_tool_ctx *ctx, json_t *args, struct tc_output *out, bool check)
 {
 	struct fs_path p;
 	json_t *err = NULL;
@@ -168,6 +177,20 @@ int fs_delete_path_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_o
 	}
 	if (fstatat(dirfd, p.last, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 		rc = fs_fail(out, fs_errno_error(ctx, p.rel, errno, "file or directory"));
+		goto out;
+	}
+	if (check) {
+		size_t n = 0, total = 0;
+		char **names = NULL;
+		int fd = S_ISDIR(st.st_mode) && !fs_arg_bool(args, "recursive", false) ?
+		         openat(dirfd, p.last, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
+		if (fd >= 0 && !fs_list_names(fd, 0, &names, &n, &total) && total)
+			rc = fs_fail(out, not_empty_error(dirfd, &p));
+		else
+			rc = check_passed(out);
+		fs_names_free(names, n);
+		if (fd >= 0)
+			close(fd);
 		goto out;
 	}
 	if (S_ISDIR(st.st_mode)) {
@@ -193,6 +216,16 @@ out:
 		close(dirfd);
 	fs_path_release(&p);
 	return rc;
+}
+
+int fs_delete_path_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_output *out)
+{
+	return delete_path(ctx, args, out, false);
+}
+
+int fs_delete_path_check(const struct tc_tool_ctx *ctx, json_t *args, struct tc_output *out)
+{
+	return delete_path(ctx, args, out, true);
 }
 
 /* ---- move_path ---------------------------------------------------------- */
@@ -280,7 +313,7 @@ static bool same_entry(int sdir, const char *slast, int ddir, const char *dlast)
 	       a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
-int fs_move_path_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_output *out)
+static int move_path(const struct tc_tool_ctx *ctx, json_t *args, struct tc_output *out, bool check)
 {
 	struct fs_path src = { 0 }, dst = { 0 };
 	json_t *err = NULL;
@@ -313,6 +346,11 @@ int fs_move_path_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_out
 		goto out;
 	}
 	bool replaced = !fstatat(ddir, dst.last, &dst_st, AT_SYMLINK_NOFOLLOW);
+	if (check) {
+		rc = replaced && !overwrite ? fs_fail(out, rename_error(ctx, &src, &dst, EEXIST))
+		                            : check_passed(out);
+		goto out;
+	}
 	int mrc = do_rename(sdir, src.last, ddir, dst.last, overwrite);
 	if (mrc) {
 		rc = fs_fail(out, rename_error(ctx, &src, &dst, -mrc));
@@ -331,4 +369,14 @@ out:
 	fs_path_release(&src);
 	fs_path_release(&dst);
 	return rc;
+}
+
+int fs_move_path_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_output *out)
+{
+	return move_path(ctx, args, out, false);
+}
+
+int fs_move_path_check(const struct tc_tool_ctx *ctx, json_t *args, struct tc_output *out)
+{
+	return move_path(ctx, args, out, true);
 }

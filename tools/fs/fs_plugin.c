@@ -301,6 +301,7 @@ static const struct tc_tool fs_tools[] = {
 		.risk = TC_RISK_DESTRUCTIVE,
 		.path_args = path_arg,
 		.execute = fs_delete_path_exec,
+		.precheck = fs_delete_path_check,
 	},
 	{
 		.name = "file_info",
@@ -369,6 +370,7 @@ static const struct tc_tool fs_tools[] = {
 		.risk = TC_RISK_DESTRUCTIVE,
 		.path_args = move_args,
 		.execute = fs_move_path_exec,
+		.precheck = fs_move_path_check,
 	},
 	{
 		.name = "list_roots",

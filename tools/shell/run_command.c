@@ -572,52 +572,125 @@ static int report_exec_error(char **argv, const struct sh_result *r, struct tc_o
 	return rc;
 }
 
-int sh_run_command_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_output *out)
+/* Where execvp would find argv[0]: 0 when it would (or cannot be told:
+ * a relative PATH entry), else ENOENT or EACCES, as exec would fail. */
+static int find_program(int cwd_fd, const char *prog)
+{
+	struct stat st;
+	if (strchr(prog, '/')) {
+		if (fstatat(cwd_fd, prog, &st, 0) < 0)
+			return errno == ENOENT || errno == ENOTDIR ? ENOENT : 0;
+		return S_ISREG(st.st_mode) && !faccessat(cwd_fd, prog, X_OK, AT_EACCESS) ? 0 : EACCES;
+	}
+	const char *path = getenv("PATH");
+	bool denied = false;
+	for (const char *p = path && *path ? path : "/usr/local/bin:/usr/bin:/bin"; *p;) {
+		size_t n = strcspn(p, ":");
+		if (!n || p[0] != '/')
+			return 0;   /* looked up from the cwd: let it try */
+		char full[4096];
+		if (snprintf(full, sizeof full, "%.*s/%s", (int)n, p, prog) < (int)sizeof full &&
+		    !stat(full, &st) && S_ISREG(st.st_mode)) {
+			if (!access(full, X_OK))
+				return 0;
+			denied = true;
+		}
+		p += n + (p[n] == ':');
+	}
+	return denied ? EACCES : ENOENT;
+}
+
+/* The steps every call takes before the command starts. */
+struct prepared {
+	char **argv, **envp;
+	size_t own_from;
+	int cwd_fd;
+	struct render_opts ro;
+};
+
+static void prepared_release(struct prepared *pr)
+{
+	if (pr->cwd_fd >= 0)
+		close(pr->cwd_fd);
+	free(pr->argv);
+	env_free(pr->envp, pr->own_from);
+	json_decref(pr->ro.env_set);
+	json_decref(pr->ro.env_ignored);
+}
+
+/* 0, or 1 with out filled (the call's refusal). */
+static int prepare(const struct tc_tool_ctx *ctx, json_t *args, struct prepared *pr,
+                   struct tc_output *out)
 {
 	json_t *jin = json_object_get(args, "stdin");
 	const char *cwd = json_string_value(json_object_get(args, "cwd"));
 	const char *stream = json_string_value(json_object_get(args, "stream"));
+	*pr = (struct prepared){ .cwd_fd = -1 };
 	if (!cwd || !*cwd)
 		cwd = ".";
-	if (jin && (!json_is_string(jin) || json_string_length(jin) > SH_STDIN_MAX))
-		return fail(out, "bad_stdin", "stdin must be a string of at most %u bytes.", SH_STDIN_MAX);
-	if (stream && strcmp(stream, "separate") && strcmp(stream, "merged"))
-		return fail(out, "bad_stream", "stream must be \"separate\" or \"merged\".");
-	struct render_opts ro = { .cwd = cwd, .merged = stream && !strcmp(stream, "merged") };
-	char **envp = NULL;
-	size_t own_from = 0;
-	if (build_env(json_object_get(args, "env"), &envp, &own_from, &ro.env_set, &ro.env_ignored, out))
-		return 1;
-	char **argv = argv_from(json_object_get(args, "argv"), out);
-	int cwd_fd = argv ? open_cwd(ctx, cwd, out) : -1;
-	if (cwd_fd < 0) {
-		free(argv);
-		env_free(envp, own_from);
-		json_decref(ro.env_set);
-		json_decref(ro.env_ignored);
+	/* fail() returns 1; said outright, as the analyzer does not follow a
+	 * variadic function. */
+	if (jin && (!json_is_string(jin) || json_string_length(jin) > SH_STDIN_MAX)) {
+		fail(out, "bad_stdin", "stdin must be a string of at most %u bytes.", SH_STDIN_MAX);
 		return 1;
 	}
+	if (stream && strcmp(stream, "separate") && strcmp(stream, "merged")) {
+		fail(out, "bad_stream", "stream must be \"separate\" or \"merged\".");
+		return 1;
+	}
+	pr->ro = (struct render_opts){ .cwd = cwd, .merged = stream && !strcmp(stream, "merged") };
+	if (build_env(json_object_get(args, "env"), &pr->envp, &pr->own_from, &pr->ro.env_set,
+	              &pr->ro.env_ignored, out))
+		return 1;
+	pr->argv = argv_from(json_object_get(args, "argv"), out);
+	pr->cwd_fd = pr->argv ? open_cwd(ctx, cwd, out) : -1;
+	return pr->cwd_fd < 0 ? 1 : 0;
+}
+
+int sh_run_command_check(const struct tc_tool_ctx *ctx, json_t *args, struct tc_output *out)
+{
+	struct prepared pr;
+	int rc = prepare(ctx, args, &pr, out);
+	if (!rc) {
+		struct sh_result r = { .exec_errno = find_program(pr.cwd_fd, pr.argv[0]) };
+		if (r.exec_errno) {
+			rc = report_exec_error(pr.argv, &r, out);
+		} else {
+			out->canonical = json_object();
+			out->render = strdup("the command can start");
+			rc = out->canonical && out->render ? 0 : fail(out, "no_memory", "out of memory.");
+		}
+	}
+	prepared_release(&pr);
+	return rc;
+}
+
+int sh_run_command_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_output *out)
+{
+	struct prepared pr;
+	if (prepare(ctx, args, &pr, out)) {
+		prepared_release(&pr);
+		return 1;
+	}
+	json_t *jin = json_object_get(args, "stdin");
 	struct sh_command cmd = {
-		.argv = argv, .cwd_fd = cwd_fd,
+		.argv = pr.argv, .cwd_fd = pr.cwd_fd,
 		.stdin_data = json_string_value(jin), .stdin_len = jin ? json_string_length(jin) : 0,
-		.timeout_ms = pick_timeout(ctx, json_object_get(args, "timeout_ms"), &ro.capped, &ro.limit),
-		.envp = envp, .merged = ro.merged,
+		.timeout_ms = pick_timeout(ctx, json_object_get(args, "timeout_ms"), &pr.ro.capped,
+		                           &pr.ro.limit),
+		.envp = pr.envp, .merged = pr.ro.merged,
 	};
-	ro.timeout_ms = cmd.timeout_ms;
+	pr.ro.timeout_ms = cmd.timeout_ms;
 	struct sh_result r;
 	int rc = sh_run(&cmd, &r);
 	if (rc < 0)
 		rc = fail(out, "spawn_failed", "could not start the command: %s. This is not caused "
 		          "by your arguments; try again.", strerror(-rc));
 	else if (r.exec_errno)
-		rc = report_exec_error(argv, &r, out);
+		rc = report_exec_error(pr.argv, &r, out);
 	else
-		rc = report(ctx, argv, &r, &ro, out);
+		rc = report(ctx, pr.argv, &r, &pr.ro, out);
 	sh_result_release(&r);
-	close(cwd_fd);
-	free(argv);
-	env_free(envp, own_from);
-	json_decref(ro.env_set);
-	json_decref(ro.env_ignored);
+	prepared_release(&pr);
 	return rc;
 }

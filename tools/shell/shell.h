@@ -89,5 +89,9 @@ void sh_result_release(struct sh_result *r);
 
 /* The plugin's tool (run_command.c). */
 int sh_run_command_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_output *out);
+/* Its precheck: the refusals it would give before the command starts (a
+ * bad argument, a missing cwd, argv[0] not found or not executable in the
+ * jail), nothing run. */
+int sh_run_command_check(const struct tc_tool_ctx *ctx, json_t *args, struct tc_output *out);
 
 #endif

@@ -50,6 +50,7 @@ static const struct tc_tool shell_tools[] = {
 		 * tools.run_command.timeout_ms overrides it. */
 		.timeout_ms = 600000,
 		.execute = sh_run_command_exec,
+		.precheck = sh_run_command_check,
 	},
 };
 

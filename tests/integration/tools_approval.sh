@@ -1,0 +1,58 @@
+#!/bin/sh
+# tests/integration/tools_approval.sh — the built-in tools before and at an
+# approval, through `toolcage call`: a call bound to fail (a missing cwd or
+# program, a missing source, an existing destination, a non-empty directory
+# without recursive) fails at once with the tool's own advice and the
+# approver is never asked (a cmd: approver that records every question
+# proves it); a call that can run is asked about; with nobody to ask, the
+# denial says what the user can change. Exit 0 pass, anything else fail.
+set -u
+TC=${TOOLCAGE:?}
+ws=$(mktemp -d)
+E=$(mktemp -d)   # approvers live outside the workspace
+trap 'rm -rf "$ws" "$E"' EXIT
+cd "$ws"
+fails=0
+ok() { echo "ok   $*"; }
+bad() { echo "FAIL $*"; fails=$((fails + 1)); }
+# run WANT_RC PATTERN cmd...: exit status and a fixed string in the output.
+run() {
+	want=$1 pat=$2; shift 2
+	"$@" >"$E/out" 2>&1; got=$?
+	if [ "$got" != "$want" ]; then bad "exit $got (want $want): $*"; sed 's/^/     /' "$E/out" | head -10
+	elif ! grep -qF -- "$pat" "$E/out"; then bad "no '$pat': $*"; sed 's/^/     /' "$E/out" | head -10
+	else ok "$*"; fi
+}
+
+# An approver that writes down each question and says no.
+printf '#!/bin/sh\ncat >> %s/asked\necho >> %s/asked\nexit 1\n' "$E" "$E" > "$E/no.sh"
+chmod +x "$E/no.sh"
+A="--approve cmd:$E/no.sh"
+asked() { [ -f "$E/asked" ] && grep -c '"tool"' "$E/asked" || echo 0; }
+
+mkdir -p d/sub && echo x > d/sub/f && echo a > a.txt && echo b > b.txt
+
+run 1 'command not found: nosuchprog' $TC call $A run_command '{"argv": ["nosuchprog"]}'
+run 1 'cwd "nodir" does not exist' $TC call $A run_command '{"argv": ["ls"], "cwd": "nodir"}'
+run 1 'cannot execute ./a.txt' $TC call $A run_command '{"argv": ["./a.txt"]}'
+run 1 'no such file or directory: "nothere"' $TC call $A delete_path '{"path": "nothere"}'
+run 1 'is a directory that is not empty' $TC call $A delete_path '{"path": "d"}'
+run 1 '"b.txt" already exists' $TC call $A move_path '{"source": "a.txt", "destination": "b.txt"}'
+run 1 'no such file or directory: "nope"' $TC call $A move_path '{"source": "nope", "destination": "x"}'
+[ "$(asked)" = 0 ] && ok "no call bound to fail was put to the approver" \
+	|| bad "the approver was asked $(asked) times about calls bound to fail"
+[ -e d/sub/f ] && [ -e a.txt ] && ok "nothing changed" || bad "a refused call changed the workspace"
+
+# A call that can run is asked about (and refused here).
+run 1 'the approver said no' $TC call $A delete_path '{"path": "d", "recursive": true}'
+[ "$(asked)" = 1 ] && ok "a call that can run was asked about once" || bad "asked $(asked) times"
+[ -e d/sub/f ] && ok "refused: not run" || bad "REFUSED CALL RAN"
+
+# Nobody to ask: the denial names what the user can change.
+run 1 'use an MCP client that supports elicitation' $TC call run_command '{"argv": ["ls"]}'
+grep -qF -- '--approve tty' "$E/out" && grep -qF '{"action": "allow", "tool": "run_command"}' "$E/out" \
+	&& grep -qF 'policy.levels.destructive "allow"' "$E/out" \
+	&& ok "the denial names --approve, a rule and policy.levels" || bad "denial text: $(cat "$E/out")"
+
+[ "$fails" = 0 ] && echo "all passed" || echo "$fails failed"
+[ "$fails" = 0 ]
