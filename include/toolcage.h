@@ -118,6 +118,11 @@ struct tc_tool {
 	 * call would fail anyway (a missing file, a program not found): that
 	 * is its result, and nobody is asked to approve it. 0: ask. */
 	tc_execute_fn precheck;
+	/* Optional: JSON pointer to an argv-like array argument ("/argv" for
+	 * run_command). An approver can then allow that command (argv[0], and
+	 * for tools such as git its subcommand) for the session, not only the
+	 * exact arguments. */
+	const char *command_arg;
 };
 
 /* A named group of tools loaded and disposed together. A tool riskier than
@@ -326,12 +331,21 @@ typedef void (*tc_call_fn)(struct tc_result *res, void *data);
 
 /* Decides an approval request asynchronously: call respond(ctx, decision)
  * exactly once, now or later from the loop. decision: TC_APPROVE_*. */
-enum tc_approval { TC_APPROVE_DENY = 0, TC_APPROVE_ONCE, TC_APPROVE_SESSION };
+/* SESSION allows the same tool with the same arguments for the session;
+ * COMMAND the same command (tc_approval_request.command) of the tool, any
+ * other arguments; TOOL the tool with any arguments. */
+enum tc_approval { TC_APPROVE_DENY = 0, TC_APPROVE_ONCE, TC_APPROVE_SESSION,
+                   TC_APPROVE_COMMAND, TC_APPROVE_TOOL };
 struct tc_approval_request {
 	const char *tool;
 	json_t *args;                /* borrowed: the validated arguments */
 	const char *reason;          /* which rule or level asked */
 	uint64_t call_id;
+	/* The command a COMMAND answer would allow ("git push", "pytest"), or
+	 * NULL when the tool has none or this call's cannot be told apart (a
+	 * shell or an interpreter runs anything: only exact arguments or the
+	 * whole tool then). */
+	const char *command;
 };
 typedef void (*tc_approval_respond)(void *ctx, enum tc_approval decision, const char *who);
 typedef void (*tc_approver_fn)(const struct tc_approval_request *req,

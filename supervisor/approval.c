@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "approval.h"
+#include "jsonptr.h"
 #include "util.h"
 #include "io.h"
 
@@ -92,8 +93,9 @@ static void drop(struct pending *p)
 static void tty_prompt_next(struct approval_state *st);
 
 /* Only an exact answer approves: "y" or "yes" once, "s" or "session" for
- * the session (any case, blanks around); anything else ("stop", "sorry")
- * denies. */
+ * the session (these arguments), "c" or "command" for the command, "t" or
+ * "tool" for the tool (any case, blanks around); anything else ("stop",
+ * "sorry") denies. */
 static enum tc_approval tty_decision(char *a)
 {
 	while (*a == ' ' || *a == '\t')
@@ -105,6 +107,10 @@ static enum tc_approval tty_decision(char *a)
 		return TC_APPROVE_ONCE;
 	if (!strcasecmp(a, "s") || !strcasecmp(a, "session"))
 		return TC_APPROVE_SESSION;
+	if (!strcasecmp(a, "c") || !strcasecmp(a, "command"))
+		return TC_APPROVE_COMMAND;
+	if (!strcasecmp(a, "t") || !strcasecmp(a, "tool"))
+		return TC_APPROVE_TOOL;
 	return TC_APPROVE_DENY;
 }
 
@@ -178,9 +184,12 @@ static const char *ask_tty(struct approval_state *st, struct pending *p,
 		drop(p);
 		return "the arguments are too long to show on the terminal for approval";
 	}
+	char command[320] = "";
+	if (req->command)
+		snprintf(command, sizeof command, " / [c]ommand \"%.256s\" for the session", req->command);
 	if (asprintf(&p->prompt, "\ntoolcage: the model wants to run %s %s\n  why this "
-	             "asks: %s\n  allow? [y]es once / [s]ession / [N]o: ", req->tool,
-	             args, req->reason) < 0)
+	             "asks: %s\n  allow? [y]es once / [s]ession, these arguments%s / [t]ool %s "
+	             "for the session / [N]o: ", req->tool, args, req->reason, command, req->tool) < 0)
 		p->prompt = NULL;
 	free(args);
 	struct pending **pp = &st->tty_queue;
@@ -208,7 +217,8 @@ static void on_cmd_exit(struct loop *l, int fd, uint32_t events, void *data)
 	out[n > 0 ? n : 0] = '\0';
 	enum tc_approval d = TC_APPROVE_DENY;
 	if (si.si_code == CLD_EXITED && si.si_status == 0)
-		d = strstr(out, "session") ? TC_APPROVE_SESSION : TC_APPROVE_ONCE;
+		d = strstr(out, "session") ? TC_APPROVE_SESSION : strstr(out, "command") ?
+		    TC_APPROVE_COMMAND : strstr(out, "tool") ? TC_APPROVE_TOOL : TC_APPROVE_ONCE;
 	tc_approval_respond respond = p->respond;
 	void *ctx = p->ctx;
 	const char *who = p->st->who;
@@ -223,8 +233,9 @@ static void on_cmd_exit(struct loop *l, int fd, uint32_t events, void *data)
 static int ask_cmd(struct approval_state *st, struct pending *p,
                    const struct tc_approval_request *req)
 {
-	json_t *j = json_pack("{s:s, s:O, s:s, s:I}", "tool", req->tool, "arguments", req->args,
-	                      "reason", req->reason, "call_id", (json_int_t)req->call_id);
+	json_t *j = json_pack("{s:s, s:O, s:s, s:I, s:s?}", "tool", req->tool, "arguments", req->args,
+	                      "reason", req->reason, "call_id", (json_int_t)req->call_id,
+	                      "command", req->command);
 	char *text = j ? json_dumps(j, JSON_COMPACT) : NULL;
 	json_decref(j);
 	int in = memfd_create("approval-request", MFD_CLOEXEC);
@@ -344,4 +355,55 @@ void approval_release(struct tc_supervisor *s)
 	free(st->who);
 	free(st);
 	s->approval_state = NULL;
+}
+
+/* ---- command keys for session grants -------------------------------- */
+
+/* Programs that run whatever their arguments say: a grant of the program
+ * would be a grant of the whole tool, so none is offered. */
+static const char *const runs_anything[] = {
+	"sh", "bash", "dash", "zsh", "ksh", "fish", "busybox", "env", "sudo", "su", "doas",
+	"xargs", "nohup", "timeout", "nice", "ionice", "setsid", "time", "exec", "eval",
+	"python", "python2", "python3", "node", "nodejs", "deno", "bun", "perl", "ruby", "php",
+	"lua", "tclsh", "awk", "gawk", "find", "ssh", "docker-compose", NULL,
+};
+
+/* Programs whose first argument is a subcommand worth telling apart:
+ * "git status" and "git push" are not the same thing to allow. */
+static const char *const has_subcommands[] = {
+	"git", "cargo", "npm", "pnpm", "yarn", "go", "docker", "podman", "kubectl", "helm",
+	"pip", "pip3", "uv", "poetry", "dotnet", "gh", "apt", "apt-get", "brew", "rustup",
+	"systemctl", "terraform", "gradle", "mvn", "bundle", "gem", "composer", "conda", NULL,
+};
+
+static bool listed(const char *const *list, const char *name)
+{
+	for (size_t i = 0; list[i]; i++)
+		if (!strcmp(list[i], name))
+			return true;
+	return false;
+}
+
+char *approval_command_key(const struct tc_defined *t, json_t *args)
+{
+	json_t *argv = t->command_arg ? jsonptr_get(args, t->command_arg) : NULL;
+	const char *prog = json_string_value(json_array_get(argv, 0));
+	if (!prog || !*prog || strlen(prog) > 256 || strpbrk(prog, " \t\n"))
+		return NULL;
+	const char *base = strrchr(prog, '/') ? strrchr(prog, '/') + 1 : prog;
+	/* python3.12, pythonw: the family, not the exact name. */
+	char family[64];
+	snprintf(family, sizeof family, "%.*s", (int)strcspn(base, "0123456789."), base);
+	if (!*base || listed(runs_anything, base) || listed(runs_anything, family))
+		return NULL;
+	const char *sub = json_string_value(json_array_get(argv, 1));
+	char *key;
+	if (listed(has_subcommands, base)) {
+		/* "git -C dir push": no plain subcommand first, so no key wider than
+		 * the exact arguments. */
+		if (!sub || !*sub || sub[0] == '-' || strlen(sub) > 64 || strpbrk(sub, " \t\n"))
+			return NULL;
+		return asprintf(&key, "%s %s", prog, sub) < 0 ? NULL : key;
+	}
+	return strdup(prog);
 }

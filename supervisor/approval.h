@@ -22,4 +22,12 @@ void approval_cancel(struct call *c);
 /* The call was decided: release what the channel held for it. */
 void approval_forget(struct call *c);
 
+/* The command a "for the session, this command" approval would cover: for
+ * a tool with a command_arg, argv[0]; for programs whose first argument
+ * picks what they do (git, cargo, npm, docker, ...) also that argument
+ * ("git push"). NULL (new otherwise) when there is none, or when the
+ * program runs whatever it is told (a shell, an interpreter, env, sudo,
+ * xargs): allowing "sh" would allow everything. */
+char *approval_command_key(const struct tc_defined *t, json_t *args);
+
 #endif

@@ -189,6 +189,7 @@ void call_finish(struct call *c, enum tc_status st, json_t *canonical,
 	json_decref(c->args);
 	json_decref(c->usage.confinement);
 	free(c->ask_reason);
+	free(c->command);
 	free(c->name);
 	free(c);
 	sbx_child_free(finished);

@@ -84,6 +84,7 @@ struct call {
 	void *approval;                /* the channel's pending request */
 	char *ask_reason;              /* why an approval was asked, or NULL */
 	bool checking;                 /* its child runs the tool's precheck, before asking */
+	char *command;                 /* what a command grant would cover, or NULL */
 	struct call *next, *prev;      /* every call in flight */
 	struct call *qnext;            /* the slot queue */
 };

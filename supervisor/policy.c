@@ -148,7 +148,9 @@ static void decide(struct call *c, enum tc_approval d, const char *who)
 	approval_forget(c);
 	if (listening(s))
 		emit(s, audit_event_approval_decision(c->id, c->name, d == TC_APPROVE_ONCE ?
-		     "allow_once" : d == TC_APPROVE_SESSION ? "allow_session" : "deny", who));
+		     "allow_once" : d == TC_APPROVE_SESSION ? "allow_session" :
+		     d == TC_APPROVE_COMMAND ? "allow_command" : d == TC_APPROVE_TOOL ? "allow_tool" :
+		     "deny", who));
 	if (d == TC_APPROVE_DENY && nobody_to_ask(who)) {
 		/* Nobody said no: nobody could be asked. Retrying changes nothing;
 		 * the user can, and the model should tell them how. */
@@ -171,9 +173,15 @@ static void decide(struct call *c, enum tc_approval d, const char *who)
 		             c->ask_reason ? c->ask_reason : "policy", who);
 		return;
 	}
-	if (d == TC_APPROVE_SESSION) {
+	if (d == TC_APPROVE_COMMAND && !c->command)
+		d = TC_APPROVE_SESSION;   /* nothing wider to grant: the exact arguments */
+	if (d == TC_APPROVE_SESSION || d == TC_APPROVE_COMMAND || d == TC_APPROVE_TOOL) {
 		uint64_t session = c->session ? c->session->id : 0;
-		if (gate_grant_session(s->gate, session, c->name, c->args, &err) < 0) {
+		int grc = d == TC_APPROVE_SESSION ?
+		          gate_grant_session(s->gate, session, c->name, c->args, &err) :
+		          gate_grant_session_wide(s->gate, session, c->name,
+		                                  d == TC_APPROVE_COMMAND ? c->command : NULL, &err);
+		if (grc < 0) {
 			call_finishf(c, TC_STATUS_DENIED, NULL, "The approval could not be recorded "
 			             "(%s); the call did not run.", err.msg);
 			return;
@@ -240,7 +248,7 @@ static void ask(struct call *c, const char *reason)
 	if (s->tickets)
 		s->tickets->prev = t;
 	s->tickets = t;
-	struct tc_approval_request req = { c->name, c->args, reason, c->id };
+	struct tc_approval_request req = { c->name, c->args, reason, c->id, c->command };
 	uint64_t id = c->id;
 	if (c->session && c->session->approver)
 		c->session->approver(&req, respond, t, c->session->approver_data);
@@ -254,6 +262,10 @@ static void ask(struct call *c, const char *reason)
 void policy_authorize(struct call *c)
 {
 	struct tc_supervisor *s = c->sup;
+	/* A command grant ("git push" for the session) is looked up by the
+	 * call's command; out of memory, there is none and exact grants stand. */
+	free(c->command);
+	c->command = approval_command_key(c->tool, c->args);
 	struct gate_call gc = {
 		.tool = c->name, .risk = c->tool->risk, .args = c->args,
 		.url_arg = c->tool->url_arg,
@@ -261,6 +273,7 @@ void policy_authorize(struct call *c)
 		.workspace = s->workspace, .workspace_fd = s->workspace_fd,
 		.protected_paths = (const char *const *)s->cfg->protected_paths,
 		.session = c->session ? c->session->id : 0,
+		.command = c->command,
 	};
 	struct gate_verdict v;
 	gate_authorize(s->gate, &gc, &v);
@@ -431,7 +444,8 @@ static void net_ask_next(struct call *c)
 	s->tickets = &nt->t;
 	if (listening(s))
 		emit(s, audit_event_approval_request(c->id, c->name, args, reason));
-	struct tc_approval_request req = { c->name, args, reason, c->id };
+	struct tc_approval_request req = { .tool = c->name, .args = args, .reason = reason,
+	                                    .call_id = c->id, .command = NULL };
 	if (c->session && c->session->approver)
 		c->session->approver(&req, net_respond, nt, c->session->approver_data);
 	else if (s->approver)

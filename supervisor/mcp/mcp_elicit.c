@@ -57,24 +57,47 @@ static char *args_text(json_t *args)
 	return json_dumps(args, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENSURE_ASCII);
 }
 
-/* 2025-11-25 titles the choices with oneOf/const; 2025-06-18 had enumNames. */
-static json_t *choice_schema(const struct mcp_server *m)
+/* 2025-11-25 titles the choices with oneOf/const; 2025-06-18 had enumNames.
+ * A person offered only "these exact arguments" approved the same tool
+ * over and over: the command (argv[0], git's subcommand) and the whole
+ * tool are offered for the session too. */
+static json_t *choice_schema(const struct mcp_server *m, const struct tc_approval_request *req)
 {
 	static const char desc[] = "allow_once runs this call only; allow_session also "
 	                           "allows the same tool with the same arguments for the rest "
-	                           "of the session; deny refuses it (nothing runs).";
+	                           "of the session; allow_command allows this command with any "
+	                           "arguments, allow_tool the tool with any arguments, for the "
+	                           "session; deny refuses it (nothing runs).";
+	char cmd_title[320], tool_title[128];
+	snprintf(cmd_title, sizeof cmd_title, "Allow \"%.256s\" for this session",
+	         req->command ? req->command : "");
+	snprintf(tool_title, sizeof tool_title, "Allow %.64s for this session, any arguments", req->tool);
+	const char *values[5] = { "allow_once", "allow_session", NULL, "allow_tool", "deny" };
+	const char *titles[5] = { "Allow once", "Allow these arguments for this session", NULL,
+	                          tool_title, "Deny" };
+	if (req->command) {
+		values[2] = "allow_command";
+		titles[2] = cmd_title;
+	}
+	json_t *names = json_array(), *one_of = json_array(), *titles_arr = json_array();
+	for (size_t i = 0; i < 5; i++) {
+		if (!values[i])
+			continue;
+		json_array_append_new(names, json_string(values[i]));
+		json_array_append_new(titles_arr, json_string(titles[i]));
+		json_array_append_new(one_of, json_pack("{s:s, s:s}", "const", values[i], "title", titles[i]));
+	}
 	json_t *choice;
-	if (mcp_version_at_least(m, "2025-11-25"))
-		choice = json_pack("{s:s, s:s, s:s, s:[{s:s, s:s}, {s:s, s:s}, {s:s, s:s}], s:s}",
-		                   "type", "string", "title", "Decision", "description", desc,
-		                   "oneOf", "const", "allow_once", "title", "Allow once",
-		                   "const", "allow_session", "title", "Allow for this session",
-		                   "const", "deny", "title", "Deny", "default", "deny");
-	else
-		choice = json_pack("{s:s, s:s, s:s, s:[s, s, s], s:[s, s, s]}", "type", "string",
-		                   "title", "Decision", "description", desc, "enum", "allow_once",
-		                   "allow_session", "deny", "enumNames", "Allow once",
-		                   "Allow for this session", "Deny");
+	if (mcp_version_at_least(m, "2025-11-25")) {
+		choice = json_pack("{s:s, s:s, s:s, s:o, s:s}", "type", "string", "title", "Decision",
+		                   "description", desc, "oneOf", one_of, "default", "deny");
+		json_decref(names);
+		json_decref(titles_arr);
+	} else {
+		choice = json_pack("{s:s, s:s, s:s, s:o, s:o}", "type", "string", "title", "Decision",
+		                   "description", desc, "enum", names, "enumNames", titles_arr);
+		json_decref(one_of);
+	}
 	return json_pack("{s:s, s:{s:o}, s:[s]}", "type", "object", "properties", "choice",
 	                 choice, "required", "choice");
 }
@@ -121,7 +144,7 @@ static void approver(const struct tc_approval_request *req, tc_approval_respond 
 	e->next = m->elicits;
 	m->elicits = e;
 	json_t *params = json_pack("{s:s, s:o}", "message", message, "requestedSchema",
-	                           choice_schema(m));
+	                           choice_schema(m, req));
 	free(message);
 	if (params && mcp_version_at_least(m, "2025-11-25"))
 		json_object_set_new(params, "mode", json_string("form"));
@@ -171,6 +194,10 @@ static enum tc_approval decide(json_t *msg, char *who, size_t n)
 			return TC_APPROVE_ONCE;
 		if (!strcmp(choice, "allow_session"))
 			return TC_APPROVE_SESSION;
+		if (!strcmp(choice, "allow_command"))
+			return TC_APPROVE_COMMAND;
+		if (!strcmp(choice, "allow_tool"))
+			return TC_APPROVE_TOOL;
 		return TC_APPROVE_DENY;
 	}
 	snprintf(who, n, "mcp elicitation (%.32s)", action ? action : "malformed answer");
@@ -188,6 +215,8 @@ int mcp_elicit_response(struct mcp_server *m, json_t *msg)
 	mcp_log(m, d == TC_APPROVE_DENY ? MCP_LOG_WARNING : MCP_LOG_NOTICE,
 	        "call %" PRIu64 " (%s): %s by %s", e->call_id, e->tool,
 	        d == TC_APPROVE_DENY ? "denied" : d == TC_APPROVE_ONCE ? "allowed once" :
+	        d == TC_APPROVE_COMMAND ? "its command allowed for the session" :
+	        d == TC_APPROVE_TOOL ? "the tool allowed for the session" :
 	        "allowed for the session", who);
 	finish(e, d, who);   /* may run the call and even answer it now */
 	return 0;

@@ -1,6 +1,7 @@
 /* gate.c — the authorize stage: the ordered checks (quarantine, rules, risk
  * policy, the embedder's), the bail rule, session grants and single-use
  * approval tokens (see gate.h). */
+#define _GNU_SOURCE   /* asprintf */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -391,12 +392,27 @@ static bool run_check(const char *name, gate_check_fn fn, void *data,
 	return false;
 }
 
+/* A grant's canon is the exact arguments' canonical JSON (it starts with
+ * '{'), or a wider grant: GRANT_ANY for any arguments, GRANT_CMD followed
+ * by a command. Neither can be the canonical JSON of an object. */
+#define GRANT_ANY "*"
+#define GRANT_CMD "cmd:"
+
+static bool grant_covers(const struct grant *gr, const char *canon, const char *command)
+{
+	if (!strcmp(gr->canon, GRANT_ANY))
+		return true;
+	if (!strncmp(gr->canon, GRANT_CMD, strlen(GRANT_CMD)))
+		return command && !strcmp(gr->canon + strlen(GRANT_CMD), command);
+	return canon && !strcmp(gr->canon, canon);
+}
+
 static bool find_grant(const struct grant *a, size_t n, uint64_t session, const char *tool,
-                       const char *canon)
+                       const char *canon, const char *command)
 {
 	for (size_t i = 0; i < n; i++)
 		if (a[i].session == session && strcmp(a[i].tool, tool) == 0 &&
-		    strcmp(a[i].canon, canon) == 0)
+		    grant_covers(&a[i], canon, command))
 			return true;
 	return false;
 }
@@ -423,7 +439,8 @@ void gate_authorize(struct gate *g, const struct gate_call *call, struct gate_ve
 	if (ask.action != GATE_ASK)
 		return;   /* allowed: nothing objected */
 	char *canon = g->ngrants ? gate_canonical(call->args) : NULL;
-	if (canon && find_grant(g->grants, g->ngrants, call->session, call->tool, canon)) {
+	if (canon && find_grant(g->grants, g->ngrants, call->session, call->tool, canon,
+	                        call->command)) {
 		v->granted = true;
 		snprintf(v->check, sizeof v->check, "session-grant");
 		snprintf(v->reason, sizeof v->reason, "approved for the session earlier (%.400s)",
@@ -441,7 +458,7 @@ void gate_authorize(struct gate *g, const struct gate_call *call, struct gate_ve
 /* Appends to a[n]; cap bounds n (the tokens), or 0 for no cap here (the
  * grants are counted per session by the caller). */
 static int grant_push(struct grant **a, size_t *n, size_t cap, uint64_t token,
-                      uint64_t session, const char *tool, json_t *args)
+                      uint64_t session, const char *tool, json_t *args, const char *wide)
 {
 	if (cap && *n >= cap)
 		return -1;
@@ -449,7 +466,7 @@ static int grant_push(struct grant **a, size_t *n, size_t cap, uint64_t token,
 	if (!na)
 		return -1;
 	*a = na;
-	struct grant gr = { token, session, strdup(tool), gate_canonical(args) };
+	struct grant gr = { token, session, strdup(tool), wide ? strdup(wide) : gate_canonical(args) };
 	if (!gr.tool || !gr.canon) {
 		free(gr.tool);
 		free(gr.canon);
@@ -465,16 +482,39 @@ int gate_grant_session(struct gate *g, uint64_t session, const char *tool, json_
 	char *canon = gate_canonical(args);
 	if (!canon)
 		return tc_error_set(err, TC_E_NOMEM, tool, "out of memory");
-	bool have = find_grant(g->grants, g->ngrants, session, tool, canon);
+	bool have = false;
+	for (size_t i = 0; i < g->ngrants && !have; i++)
+		have = g->grants[i].session == session && !strcmp(g->grants[i].tool, tool) &&
+		       !strcmp(g->grants[i].canon, canon);
 	free(canon);
 	if (have)
 		return 0;
 	if (session_grants(g, session) >= GATE_GRANTS_MAX)
 		return tc_error_set(err, TC_E_INVALID, tool, "the session already has %d grants",
 		                    GATE_GRANTS_MAX);
-	if (grant_push(&g->grants, &g->ngrants, 0, 0, session, tool, args) < 0)
+	if (grant_push(&g->grants, &g->ngrants, 0, 0, session, tool, args, NULL) < 0)
 		return tc_error_set(err, TC_E_NOMEM, tool, "out of memory");
 	return 0;
+}
+
+int gate_grant_session_wide(struct gate *g, uint64_t session, const char *tool,
+                            const char *command, struct tc_error *err)
+{
+	char *wide;
+	if (asprintf(&wide, "%s%s", command ? GRANT_CMD : GRANT_ANY, command ? command : "") < 0)
+		return tc_error_set(err, TC_E_NOMEM, tool, "out of memory");
+	bool have = false;
+	for (size_t i = 0; i < g->ngrants && !have; i++)
+		have = g->grants[i].session == session && !strcmp(g->grants[i].tool, tool) &&
+		       !strcmp(g->grants[i].canon, wide);
+	int rc = 0;
+	if (!have && session_grants(g, session) >= GATE_GRANTS_MAX)
+		rc = tc_error_set(err, TC_E_INVALID, tool, "the session already has %d grants",
+		                  GATE_GRANTS_MAX);
+	else if (!have && grant_push(&g->grants, &g->ngrants, 0, 0, session, tool, NULL, wide) < 0)
+		rc = tc_error_set(err, TC_E_NOMEM, tool, "out of memory");
+	free(wide);
+	return rc;
 }
 
 void gate_forget_session(struct gate *g, uint64_t session)
@@ -497,9 +537,13 @@ json_t *gate_grants(const struct gate *g, uint64_t session)
 	for (size_t i = 0; arr && i < g->ngrants; i++) {
 		if (g->grants[i].session != session)
 			continue;
-		json_t *args = json_loads(g->grants[i].canon, JSON_DECODE_ANY, NULL);
+		const char *canon = g->grants[i].canon;
+		json_t *args = canon[0] == '{' ? json_loads(canon, JSON_DECODE_ANY, NULL) : NULL;
 		json_t *o = args ? json_pack("{s:s, s:o}", "tool", g->grants[i].tool, "args", args)
-		                 : NULL;
+		          : !strcmp(canon, GRANT_ANY) ?
+		            json_pack("{s:s, s:b}", "tool", g->grants[i].tool, "any_args", 1)
+		          : json_pack("{s:s, s:s}", "tool", g->grants[i].tool, "command",
+		                      canon + strlen(GRANT_CMD));
 		if (!o || json_array_append_new(arr, o) < 0) {
 			json_decref(arr);
 			return NULL;
@@ -511,7 +555,7 @@ json_t *gate_grants(const struct gate *g, uint64_t session)
 uint64_t gate_grant_once(struct gate *g, const char *tool, json_t *args)
 {
 	uint64_t token = g->last_token + 1;
-	if (grant_push(&g->tokens, &g->ntokens, GATE_GRANTS_MAX, token, 0, tool, args) < 0)
+	if (grant_push(&g->tokens, &g->ntokens, GATE_GRANTS_MAX, token, 0, tool, args, NULL) < 0)
 		return 0;
 	g->last_token = token;
 	return token;

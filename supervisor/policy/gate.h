@@ -125,6 +125,7 @@ struct gate_call {
 	const char *workspace;   /* canonical, for absolute path arguments; or NULL */
 	int workspace_fd;        /* to follow symbolic links in it; -1: none known */
 	const char *const *protected_paths; /* relative; NULL-terminated or NULL */
+	const char *command;     /* the call's command for command grants ("git push"), or NULL */
 };
 
 struct gate_verdict {
@@ -180,10 +181,18 @@ void gate_authorize(struct gate *g, const struct gate_call *call, struct gate_ve
  * session; out of memory). Granting twice is a no-op. */
 int gate_grant_session(struct gate *g, uint64_t session, const char *tool, json_t *args,
                        struct tc_error *err);
+/* Wider session grants, which a person chose over the exact arguments:
+ * command non-NULL allows the tool's calls with that command (see
+ * gate_call.command: "git push" covers every "git push ..."); NULL allows
+ * the tool with any arguments. Same bounds and errors as
+ * gate_grant_session. A grant never lifts a deny. */
+int gate_grant_session_wide(struct gate *g, uint64_t session, const char *tool,
+                            const char *command, struct tc_error *err);
 /* Drops every grant of session (it ended). */
 void gate_forget_session(struct gate *g, uint64_t session);
-/* A session's grants, for the audit: a new array of {"tool", "args"} in
- * grant order (args are copies), or NULL when out of memory. */
+/* A session's grants, for the audit: a new array of {"tool", "args"} (exact
+ * grants), {"tool", "command"} or {"tool", "any_args": true} in grant order
+ * (args are copies), or NULL when out of memory. */
 json_t *gate_grants(const struct gate *g, uint64_t session);
 
 /* One-shot approvals. gate_grant_once returns a token (never 0, never

@@ -49,6 +49,7 @@ struct tc_defined {
 	uint32_t timeout_ms;       /* 0 = the config's */
 	tc_execute_fn execute;     /* builtins; NULL for manifest tools */
 	tc_execute_fn precheck;    /* builtins: run before an approval is asked, or NULL */
+	char *command_arg;         /* JSON pointer to an argv array argument, or NULL */
 	/* manifest tools only */
 	char **command;            /* argv template, NULL-terminated; NULL for builtins */
 	size_t ncommand;

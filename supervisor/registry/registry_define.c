@@ -66,6 +66,7 @@ void tc_defined_unref(struct tc_defined *t)
 	for (size_t i = 0; t->path_args && t->path_args[i]; i++)
 		free(t->path_args[i]);
 	free(t->path_args);
+	free(t->command_arg);
 	json_decref(t->parameters);
 	schema_free(t->schema);
 	json_decref(t->output_schema);
@@ -241,7 +242,7 @@ static int define_fill(struct tc_defined *d, const struct tc_tool *t,
 {
 	if (copy_str(&d->name, t->name) || copy_str(&d->title, t->title) ||
 	    copy_str(&d->description, t->description) || copy_str(&d->profile, t->profile) ||
-	    copy_str(&d->url_arg, t->url_arg))
+	    copy_str(&d->url_arg, t->url_arg) || copy_str(&d->command_arg, t->command_arg))
 		return tc_error_set(err, TC_E_NOMEM, where, "tool '%s': out of memory", t->name);
 	d->risk = t->risk;
 	d->idempotent = t->idempotent;
@@ -261,6 +262,8 @@ static int define_fill(struct tc_defined *d, const struct tc_tool *t,
 	if (d->url_arg && check_arg_ptr(d, "url_arg", d->url_arg, "/url", where, err))
 		return -1;
 	if (copy_path_args(d, t->path_args, where, err) < 0)
+		return -1;
+	if (d->command_arg && check_arg_ptr(d, "command_arg", d->command_arg, "/argv", where, err))
 		return -1;
 	if (o->command && copy_command(d, o))
 		return tc_error_set(err, TC_E_NOMEM, where, "tool '%s': out of memory", t->name);

@@ -573,8 +573,9 @@ def test_elicitation_approves_and_denies(tc):
     check(p["mode"] == "form" and "make_marker" in p["message"] and "m.marker" in p["message"],
           f"question: {p}")
     choice = p["requestedSchema"]["properties"]["choice"]
-    check([o["const"] for o in choice["oneOf"]] == ["allow_once", "allow_session", "deny"],
-          f"choices: {choice}")
+    # make_marker has no command argument: no allow_command choice.
+    check([o["const"] for o in choice["oneOf"]] == ["allow_once", "allow_session", "allow_tool",
+                                                    "deny"], f"choices: {choice}")
     check(p["requestedSchema"]["required"] == ["choice"], "choice required")
     check(res["result"]["isError"] is True and not os.path.exists(marker), "decline denies")
     _, res = approve_flow(s, ("error",))
@@ -599,6 +600,20 @@ def test_elicitation_approves_and_denies(tc):
     r = s.call("make_marker", {"path": "m.marker"})
     check(r["result"]["isError"] is False and os.path.exists(marker), "session grant reused")
     check(not [m for m in s.seen if m.get("method") == "elicitation/create"], "no new question")
+    # allow_tool: the tool with any arguments, for the session.
+    other = os.path.join(s.ws, "other.marker")
+    s.send({"jsonrpc": "2.0", "id": "mk3", "method": "tools/call",
+            "params": {"name": "make_marker", "arguments": {"path": "t.marker"}}})
+    q = s.expect(lambda m: m.get("method") == "elicitation/create", 5)
+    s.send({"jsonrpc": "2.0", "id": q["id"],
+            "result": {"action": "accept", "content": {"choice": "allow_tool"}}})
+    r = s.expect(lambda m: m.get("id") == "mk3", 5)
+    check(r["result"]["isError"] is False, "allow_tool ran the call")
+    s.seen = []
+    r = s.call("make_marker", {"path": "other.marker"})
+    check(r["result"]["isError"] is False and os.path.exists(other)
+          and not [m for m in s.seen if m.get("method") == "elicitation/create"],
+          "allow_tool: other arguments run without a question")
     # An answer to an id we never sent is ignored.
     s.send({"jsonrpc": "2.0", "id": "tc-approval-999", "result": {"action": "accept"}})
     check(s.request("ping").get("result") == {}, "alive")
@@ -607,7 +622,8 @@ def test_elicitation_approves_and_denies(tc):
     s2.initialize("2025-06-18", caps={"elicitation": {}})
     req, _ = approve_flow(s2, ("ok", {"action": "cancel"}))
     c = req["params"]["requestedSchema"]["properties"]["choice"]
-    check(c["enum"] == ["allow_once", "allow_session", "deny"] and "mode" not in req["params"],
+    check(c["enum"] == ["allow_once", "allow_session", "allow_tool", "deny"]
+          and len(c["enumNames"]) == 4 and "mode" not in req["params"],
           f"2025-06-18 schema: {req}")
     s2.close()
     s2.cleanup()

@@ -51,6 +51,8 @@ static const struct tc_tool shell_tools[] = {
 		.timeout_ms = 600000,
 		.execute = sh_run_command_exec,
 		.precheck = sh_run_command_check,
+		/* "allow git push for the session", not only these exact arguments */
+		.command_arg = "/argv",
 	},
 };
 
