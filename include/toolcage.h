@@ -325,6 +325,9 @@ void tc_supervisor_free(struct tc_supervisor *s);
 
 /* Borrowed, valid until tc_supervisor_free. */
 struct tc_registry *tc_supervisor_registry(struct tc_supervisor *s);
+/* The workspace's absolute real path, as the tools see it (borrowed, valid
+ * until tc_supervisor_free). */
+const char *tc_supervisor_workspace(const struct tc_supervisor *s);
 
 /* Called once per call with its result (the callee takes it). */
 typedef void (*tc_call_fn)(struct tc_result *res, void *data);

@@ -25,6 +25,7 @@
 #include "io.h"
 
 struct tc_registry *tc_supervisor_registry(struct tc_supervisor *s) { return s->reg; }
+const char *tc_supervisor_workspace(const struct tc_supervisor *s) { return s->workspace; }
 struct loop *supervisor_loop(struct tc_supervisor *s) { return s->loop; }
 const struct config *supervisor_config(const struct tc_supervisor *s) { return s->cfg; }
 

@@ -36,7 +36,7 @@ static const char *const level_names[] = {
 /* How long teardown waits for a client that stopped reading. */
 #define MCP_FINAL_FLUSH_MS 5000
 
-static const char instructions[] =
+static const char instructions_text[] =
 	"toolcage runs each tool in a confined sandbox. Every call is checked "
 	"against the tool's input schema and the policy before anything runs. A "
 	"tool-level failure (invalid arguments, denied, timeout, busy, failed) comes "
@@ -44,6 +44,22 @@ static const char instructions[] =
 	"the arguments and call again, or choose another tool. Risky calls may need "
 	"the user's approval; a denied call did not run, so do not repeat it "
 	"unchanged.";
+
+/* The instructions, with where the workspace is: models that only write
+ * absolute paths need to know which ones work. New, or NULL. */
+static char *instructions(const struct mcp_server *m)
+{
+	const char *ws = tc_supervisor_workspace(m->sup);
+	char *s;
+	if (!ws)
+		return strdup(instructions_text);
+	if (asprintf(&s, "%s The workspace is %s: every path given to a tool (and run_command's "
+	             "cwd) is relative to it (\"src/main.c\", \".\" for the workspace itself) or "
+	             "absolute inside it (\"%s/src/main.c\"); both work, and paths outside it are "
+	             "refused.", instructions_text, ws, strcmp(ws, "/") ? ws : "") < 0)
+		return NULL;
+	return s;
+}
 
 bool mcp_version_at_least(const struct mcp_server *m, const char *v)
 {
@@ -238,9 +254,11 @@ static void h_initialize(struct mcp_server *m, json_t *id, json_t *params)
 	if (info && mcp_version_at_least(m, "2025-06-18"))
 		json_object_set_new(info, "title", json_string("toolcage"));
 	m->state = MCP_READY;
+	char *text = instructions(m);
 	mcp_reply(m, id, json_pack("{s:s, s:{s:{s:b}, s:{}}, s:o, s:s}", "protocolVersion",
 	          m->version, "capabilities", "tools", "listChanged", 1, "logging",
-	          "serverInfo", info, "instructions", instructions));
+	          "serverInfo", info, "instructions", text ? text : instructions_text));
+	free(text);
 	if (form)
 		mcp_elicit_enable(m);
 }

@@ -149,10 +149,36 @@ static bool declares_output(const struct mcp_server *m, const char *tool)
 	return yes;
 }
 
+/* An image a tool returned (read_file: canonical "image" with mime_type and
+ * data_base64): sent as MCP image content, which a model can look at. Only
+ * the four types read_file returns, and base64 text of at most
+ * MCP_IMAGE_MAX bytes; anything else stays plain structured data. */
+#define MCP_IMAGE_MAX ((size_t)5 << 20)
+
+static json_t *image_content(const struct tc_result *r)
+{
+	static const char *const types[] = { "image/png", "image/jpeg", "image/gif", "image/webp" };
+	json_t *img = r->status == TC_STATUS_OK ? json_object_get(r->canonical, "image") : NULL;
+	const char *mime = json_string_value(json_object_get(img, "mime_type"));
+	json_t *data = json_object_get(img, "data_base64");
+	const char *d = json_string_value(data);
+	size_t n = json_string_length(data);
+	bool known = false;
+	for (size_t i = 0; mime && i < sizeof types / sizeof types[0]; i++)
+		known = known || !strcmp(mime, types[i]);
+	if (!known || !d || !n || n > MCP_IMAGE_MAX || n % 4 ||
+	    strspn(d, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=") != n)
+		return NULL;
+	return json_pack("{s:s, s:O, s:s}", "type", "image", "data", data, "mimeType", mime);
+}
+
 static json_t *call_result(const struct mcp_server *m, const struct tc_result *r)
 {
 	json_t *res = json_pack("{s:[{s:s, s:s}], s:b}", "content", "type", "text", "text",
 	                        r->render, "isError", r->status != TC_STATUS_OK);
+	json_t *image = res ? image_content(r) : NULL;
+	if (image)
+		json_array_insert_new(json_object_get(res, "content"), 0, image);
 	/* An error's canonical value ({"errors": ...}, {"error": "timeout"})
 	 * is not the tool's output: where an outputSchema binds
 	 * structuredContent, an error result carries the text alone (the SDK
@@ -163,6 +189,13 @@ static json_t *call_result(const struct mcp_server *m, const struct tc_result *r
 		 * (a manifest printing a JSON array, say) are wrapped. */
 		json_t *sc = json_is_object(r->canonical) ? json_incref(r->canonical) :
 		             json_pack("{s:O}", "value", r->canonical);
+		/* The image went as content; the structured copy does not repeat
+		 * its megabytes. */
+		if (image && sc) {
+			json_decref(sc);
+			sc = json_deep_copy(r->canonical);
+			json_object_del(json_object_get(sc, "image"), "data_base64");
+		}
 		json_object_set_new(res, "structuredContent", sc);
 	}
 	return res;

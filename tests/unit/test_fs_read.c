@@ -179,6 +179,46 @@ static void test_read_many_files_fit_render_budget(void **state)
 	                  "call read_file on each]\n");
 }
 
+/* A png, jpeg, gif or webp comes back as an image (base64 under "image",
+ * which the MCP server sends as image content); other binary files stay
+ * refused, and read_many_files reads text only. */
+static void test_read_file_returns_images(void **state)
+{
+	struct ws *w = *state;
+	static const char png[] = "\x89PNG\r\n\x1a\n\0\0\0\rIHDR";
+	ws_write_n(w, "logo.png", png, sizeof png - 1);
+	int rc = ws_call(w, "read_file", "{\"path\": \"logo.png\"}");
+	assert_ok(w, rc);
+	json_t *img = json_object_get(w->out.canonical, "image");
+	assert_string_equal(json_string_value(json_object_get(img, "mime_type")), "image/png");
+	assert_int_equal(json_integer_value(json_object_get(img, "bytes")), 16);
+	assert_string_equal(json_string_value(json_object_get(img, "data_base64")),
+	                    "iVBORw0KGgoAAAANSUhEUg==");
+	assert_render_has(w, "[image: \"logo.png\", image/png, 16 bytes;");
+	ws_write_n(w, "p.gif", "GIF89a\1\0", 8);
+	rc = ws_call(w, "read_file", "{\"path\": \"p.gif\"}");
+	assert_ok(w, rc);
+	ws_write_n(w, "blob.bin", "\0\1\2", 3);
+	rc = ws_call(w, "read_file", "{\"path\": \"blob.bin\"}");
+	assert_error(w, rc, "binary");
+	assert_render_has(w, "only reads text and images (png, jpeg, gif, webp)");
+	rc = ws_call(w, "read_many_files", "{\"paths\": [\"logo.png\"]}");
+	json_t *f = json_array_get(json_object_get(w->out.canonical, "files"), 0);
+	assert_string_equal(json_string_value(json_object_get(f, "error")), "binary");
+}
+
+static void test_read_file_image_over_cap(void **state)
+{
+	struct ws *w = *state;
+	static char big[(3u << 20) + 1];
+	memcpy(big, "\xff\xd8\xff", 3);
+	ws_write_n(w, "huge.jpg", big, sizeof big);
+	int rc = ws_call(w, "read_file", "{\"path\": \"huge.jpg\"}");
+	assert_error(w, rc, "too_large");
+	assert_render_has(w, "is an image (image/jpeg) of 3145729 bytes; read_file returns images up to "
+	                  "3145728 bytes");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -187,6 +227,8 @@ int main(void)
 		T(test_read_file_overlong_line_fits_with_marker),
 		T(test_read_file_counts_characters_not_bytes),
 		T(test_read_many_files_fit_render_budget),
+		T(test_read_file_returns_images),
+		T(test_read_file_image_over_cap),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

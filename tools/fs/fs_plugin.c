@@ -22,8 +22,9 @@ static const struct tc_tool fs_tools[] = {
 		.description =
 			"Read one text file from the workspace: open it and show its contents as numbered lines "
 			"(like cat -n), up to 2000 lines a page and fewer when the page would pass the answer's size "
-			"cap; the last line says which lines were shown and the offset to read on from. Refuses binary "
-			"files and files over 10 MiB. Not for finding where something is: use search_text for "
+			"cap; the last line says which lines were shown and the offset to read on from. Returns a png, "
+			"jpeg, gif or webp image (up to 3 MiB) as an image; refuses other binary files and files "
+			"over 10 MiB. Not for finding where something is: use search_text for "
 			"that, and read_many_files to read several files in one call.",
 		.parameters = JSON({
 			"type": "object",

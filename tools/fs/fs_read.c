@@ -30,6 +30,7 @@ struct text_req {
 	size_t max_bytes;   /* file size cap */
 	size_t *budget;     /* bytes of answer left (FS_RESULT_BUDGET), shared by files */
 	size_t *chars;      /* characters of render left for lines, shared by files */
+	bool images;        /* return png, jpeg, gif and webp files as images */
 };
 
 /* Checks fd is a regular file the tools may read; -1 with *err. */
@@ -213,6 +214,66 @@ static int take_lines(const char *data, size_t len, const struct text_req *rq, j
 	return 0;
 }
 
+/* ---- images -------------------------------------------------------------- */
+
+#define IMAGE_MAX (3u << 20)   /* bytes of an image returned (4 MiB once base64) */
+
+/* The image type of data by its first bytes, or NULL. */
+static const char *image_type(const char *d, size_t n)
+{
+	const unsigned char *u = (const unsigned char *)d;
+	if (n >= 8 && !memcmp(u, "\x89PNG\r\n\x1a\n", 8))
+		return "image/png";
+	if (n >= 3 && u[0] == 0xff && u[1] == 0xd8 && u[2] == 0xff)
+		return "image/jpeg";
+	if (n >= 6 && (!memcmp(u, "GIF87a", 6) || !memcmp(u, "GIF89a", 6)))
+		return "image/gif";
+	if (n >= 12 && !memcmp(u, "RIFF", 4) && !memcmp(u + 8, "WEBP", 4))
+		return "image/webp";
+	return NULL;
+}
+
+static char *base64(const unsigned char *p, size_t n)
+{
+	static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	char *out = malloc((n + 2) / 3 * 4 + 1), *o = out;
+	if (!out)
+		return NULL;
+	for (size_t i = 0; i < n; i += 3) {
+		unsigned v = (unsigned)p[i] << 16 | (i + 1 < n ? (unsigned)p[i + 1] << 8 : 0) |
+		             (i + 2 < n ? p[i + 2] : 0);
+		*o++ = tab[v >> 18 & 63];
+		*o++ = tab[v >> 12 & 63];
+		*o++ = i + 1 < n ? tab[v >> 6 & 63] : '=';
+		*o++ = i + 2 < n ? tab[v & 63] : '=';
+	}
+	*o = '\0';
+	return out;
+}
+
+/* An image as the result: its type, size and data (base64) under "image",
+ * which an MCP server sends as image content; the render describes it.
+ * 0, or -1 with *err. */
+static int image_result(const char *rel, const char *mime, const char *data, size_t len,
+                        json_t **res, struct fs_buf *r, json_t **err)
+{
+	if (len > IMAGE_MAX) {
+		*err = fs_error("too_large", "\"%s\" is an image (%s) of %zu bytes; read_file returns images "
+		                "up to %u bytes. Use file_info for its size and times", rel, mime, len,
+		                IMAGE_MAX);
+		return -1;
+	}
+	char *b64 = base64((const unsigned char *)data, len);
+	*res = b64 ? json_pack("{s:s, s:{s:s, s:I, s:s}}", "path", rel, "image", "mime_type", mime,
+	                       "bytes", (json_int_t)len, "data_base64", b64) : NULL;
+	free(b64);
+	if (!*res)
+		return *err = NULL, -1;
+	fs_buf_printf(r, "[image: \"%s\", %s, %zu bytes; an MCP client gets it as image content, the "
+	              "structured result carries it base64 under image.data_base64]\n", rel, mime, len);
+	return 0;
+}
+
 /* Reads the text file at rel into *res (a new object) and the render.
  * 0, or -1 with *err. */
 static int read_text(const struct tc_tool_ctx *ctx, const char *rel, const struct text_req *rq,
@@ -227,9 +288,15 @@ static int read_text(const struct tc_tool_ctx *ctx, const char *rel, const struc
 	int rc = -1;
 	if (check_regular(fd, rel, err) || fs_read_all(fd, rel, rq->max_bytes, &data, &len, err))
 		goto out;
+	const char *mime = rq->images ? image_type(data, len) : NULL;
+	if (mime) {
+		rc = image_result(rel, mime, data, len, res, r, err);
+		goto out;
+	}
 	if (fs_is_binary(data, len)) {
-		*err = fs_error("binary", "\"%s\" is a binary file (%zu bytes); this tool only reads text. "
-		                "Use file_info for its size and times", rel, len);
+		*err = fs_error("binary", "\"%s\" is a binary file (%zu bytes); this tool only reads text%s. "
+		                "Use file_info for its size and times", rel, len,
+		                rq->images ? " and images (png, jpeg, gif, webp)" : "");
 		goto out;
 	}
 	size_t total = 0;
@@ -276,6 +343,7 @@ int fs_read_file_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_out
 		.max_bytes = FS_READ_MAX,
 		.budget = &(size_t){ FS_RESULT_BUDGET },
 		.chars = &(size_t){ page_chars(ctx) },
+		.images = true,
 	};
 	struct fs_buf r = FS_BUF_INIT;
 	int rc = read_text(ctx, p.rel, &rq, &res, &r, &err);
@@ -318,7 +386,7 @@ static json_t *read_one_of_many(const struct tc_tool_ctx *ctx, json_t *pathv, st
 		return err;
 	}
 	size_t file_chars = *chars - head - MANY_FILE_FOOTER;
-	struct text_req rq = { 1, READ_LIMIT_DEFAULT, MANY_FILE_MAX, budget, &file_chars };
+	struct text_req rq = { 1, READ_LIMIT_DEFAULT, MANY_FILE_MAX, budget, &file_chars, false };
 	if (json_is_string(pathv) &&
 	    !fs_path_parse(ctx, json_string_value(pathv), json_string_length(pathv), &p, &err)) {
 		if (!read_text(ctx, p.rel, &rq, &res, &one, &err))
