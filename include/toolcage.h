@@ -328,6 +328,14 @@ struct tc_registry *tc_supervisor_registry(struct tc_supervisor *s);
 /* The workspace's absolute real path, as the tools see it (borrowed, valid
  * until tc_supervisor_free). */
 const char *tc_supervisor_workspace(const struct tc_supervisor *s);
+/* Whether no call of tool can succeed under the configuration: its risk
+ * level is "deny", quarantine is on and the tool is not read-only, a deny
+ * rule names it with no argument condition, or it is a network tool and
+ * the domain allowlist is empty (with no "ask" to approve a host). 1 with
+ * why (a sentence saying what to change) filled, or 0. Such a tool is left
+ * out of MCP tools/list and `toolcage list`, which say why. */
+int tc_supervisor_tool_unusable(const struct tc_supervisor *s, const char *tool, char *why,
+                                size_t size);
 
 /* Called once per call with its result (the callee takes it). */
 typedef void (*tc_call_fn)(struct tc_result *res, void *data);

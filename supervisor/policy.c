@@ -537,3 +537,44 @@ void policy_release(struct tc_supervisor *s)
 	gate_free(s->gate);
 	s->gate = NULL;
 }
+
+/* The first rule naming tool: deny with no argument condition (every call
+ * denied), another (some call may pass), or none. */
+static const struct gate_rule *first_rule(const struct gate_policy *p, const char *tool)
+{
+	for (size_t i = 0; i < p->nrules; i++)
+		if (glob_match(p->rules[i].tool, tool, strlen(tool)))
+			return &p->rules[i];
+	return NULL;
+}
+
+int tc_supervisor_tool_unusable(const struct tc_supervisor *s, const char *tool, char *why,
+                                size_t size)
+{
+	struct tc_defined *t = tc_registry_get(s->reg, tool);
+	if (!t)
+		return 0;
+	const struct gate_policy *p = &s->cfg->policy;
+	enum tc_risk risk = t->risk;
+	const struct gate_rule *r = first_rule(p, tool);
+	bool rule_may_pass = r && (r->action != GATE_DENY || r->nargs);
+	bool asks = p->levels[risk] == GATE_ASK || (r && r->action == GATE_ASK);
+	int rc = 1;
+	if (p->quarantine && risk > TC_RISK_READ_ONLY)
+		snprintf(why, size, "policy.quarantine is on and %s is a %s tool; turn quarantine off "
+		         "to use it", tool, tc_risk_name(risk));
+	else if (r && r->action == GATE_DENY && !r->nargs)
+		snprintf(why, size, "a deny rule (%s) names it with no argument condition; remove the "
+		         "rule or narrow it", r->origin ? r->origin : "policy.rules");
+	else if (p->levels[risk] == GATE_DENY && !rule_may_pass)
+		snprintf(why, size, "policy.levels.%s is \"deny\", so every call of %s is denied; set it "
+		         "to \"allow\" or \"ask\", or add an allow rule for the tool", tc_risk_name(risk),
+		         tool);
+	else if (t->url_arg && risk == TC_RISK_NETWORK && !p->ndomains && !asks)
+		snprintf(why, size, "policy.domains is empty, so every URL %s is given is denied; add the "
+		         "hosts it may reach to policy.domains", tool);
+	else
+		rc = 0;
+	tc_defined_unref(t);
+	return rc;
+}

@@ -151,12 +151,37 @@ int cmd_list(int argc, char **argv)
 	struct tc_supervisor *s = cli_sup_open(&c.sup, "list");
 	if (!s)
 		return 2;
-	json_t *list = tc_registry_export(tc_supervisor_registry(s), fmt);
-	if (fmt == TC_EXPORT_TEXT && json_is_string(list))
-		fputs(json_string_value(list), stdout);
-	else
+	/* A tool that no call can pass under this configuration is not
+	 * offered to a model; the list says which and why. */
+	struct tc_registry *reg = tc_supervisor_registry(s);
+	json_t *list = json_array();
+	struct buf hidden = BUF_INIT;
+	size_t shown = 0;
+	for (size_t i = 0; list && i < tc_registry_count(reg); i++) {
+		const struct tc_defined *t = tc_registry_at(reg, i);
+		char why[512];
+		if (tc_supervisor_tool_unusable(s, t->name, why, sizeof why)) {
+			buf_printf(&hidden, "not listed: %s: %s\n", t->name, why);
+			continue;
+		}
+		json_t *one = tc_defined_export(t, fmt);
+		if (fmt == TC_EXPORT_TEXT && json_is_string(one))
+			printf("%s%s", shown ? "\n" : "", json_string_value(one));
+		else if (one)
+			json_array_append(list, one);
+		json_decref(one);
+		shown++;
+	}
+	if (fmt == TC_EXPORT_TEXT && !shown)
+		fputs("(no tools)\n", stdout);
+	if (fmt == TC_EXPORT_TEXT && hidden.len)
+		printf("\n%s", hidden.data);
+	else if (hidden.len)
+		fputs(hidden.data, stderr);   /* stdout stays the JSON a host reads */
+	if (fmt != TC_EXPORT_TEXT)
 		json_dumpf(list, stdout, JSON_INDENT(2)), fputc('\n', stdout);
 	json_decref(list);
+	buf_release(&hidden);
 	tc_supervisor_free(s);
 	return 0;
 }

@@ -99,6 +99,12 @@ static void fit_version(const struct mcp_server *m, json_t *tool)
 		json_object_del(tool, "annotations");
 }
 
+static bool listed(const struct mcp_server *m, const struct tc_defined *t)
+{
+	char why[512];
+	return !tc_supervisor_tool_unusable(m->sup, t->name, why, sizeof why);
+}
+
 void mcp_tools_list(struct mcp_server *m, json_t *id, json_t *params)
 {
 	struct tc_registry *reg = tc_supervisor_registry(m->sup);
@@ -113,9 +119,14 @@ void mcp_tools_list(struct mcp_server *m, json_t *id, json_t *params)
 		return;
 	}
 	json_t *tools = json_array();
-	size_t end = off + m->page_size < count ? off + m->page_size : count;
-	for (size_t i = off; tools && i < end; i++) {
-		json_t *t = tc_defined_export(tc_registry_at(reg, i), TC_EXPORT_MCP);
+	size_t end = off;
+	for (; tools && end < count && json_array_size(tools) < m->page_size; end++) {
+		/* No call of it can pass under this configuration: not offered
+		 * (toolcage list says why). Pages stay full: a page takes the
+		 * next listed tools. */
+		if (!listed(m, tc_registry_at(reg, end)))
+			continue;
+		json_t *t = tc_defined_export(tc_registry_at(reg, end), TC_EXPORT_MCP);
 		if (!t || json_array_append_new(tools, t)) {
 			json_decref(tools);
 			tools = NULL;
@@ -129,7 +140,10 @@ void mcp_tools_list(struct mcp_server *m, json_t *id, json_t *params)
 		          "the tools.");
 		return;
 	}
-	if (end < count) {
+	size_t more = end;
+	while (more < count && !listed(m, tc_registry_at(reg, more)))
+		more++;
+	if (more < count) {
 		char next[64];
 		snprintf(next, sizeof next, "tc1.%" PRIx64 ".%zx", gen, end);
 		json_object_set_new(res, "nextCursor", json_string(next));

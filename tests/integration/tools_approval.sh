@@ -54,5 +54,16 @@ grep -qF -- '--approve tty' "$E/out" && grep -qF '{"action": "allow", "tool": "r
 	&& grep -qF 'policy.levels.destructive "allow"' "$E/out" \
 	&& ok "the denial names --approve, a rule and policy.levels" || bad "denial text: $(cat "$E/out")"
 
+# A tool no call can pass under the configuration is not offered, and the
+# list says why and what to change.
+run 0 'not listed: http_fetch: policy.domains is empty' $TC list
+grep -q '^http_fetch \[' "$E/out" && bad "http_fetch listed with an empty allowlist" || ok "http_fetch not listed"
+printf '{"workspace": "%s", "policy": {"domains": ["example.com"]}}\n' "$ws" > "$E/domains.json"
+run 0 'http_fetch [network]' $TC list --config "$E/domains.json"
+printf '{"workspace": "%s", "policy": {"levels": {"destructive": "deny"}}}\n' "$ws" > "$E/nodestroy.json"
+run 0 'not listed: run_command: policy.levels.destructive is "deny"' $TC list --config "$E/nodestroy.json"
+$TC list --config "$E/nodestroy.json" --format mcp 2>/dev/null | grep -q '"delete_path"' \
+	&& bad "denied tool in the MCP list" || ok "denied tools left out of --format mcp"
+
 [ "$fails" = 0 ] && echo "all passed" || echo "$fails failed"
 [ "$fails" = 0 ]

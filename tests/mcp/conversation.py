@@ -356,6 +356,8 @@ def test_tools_list_pages_with_cursor(tc):
             break
     check(sorted(names) == sorted(tools) and len(tools) >= 6 and pages == (len(tools) + 1) // 2,
           f"pages {pages}: {names}")
+    # No call of http_fetch can pass with no domain allowlisted: not offered.
+    check("http_fetch" not in tools and "read_file" in tools, f"unusable tool listed: {sorted(tools)}")
     for bad in ("nonsense", "tc1.0.2", "tc1.1.999", 5):
         r = s.request("tools/list", {"cursor": bad})
         check(err_code(r) == -32602 and "cursor" in r["error"]["message"], f"cursor {bad}: {r}")
