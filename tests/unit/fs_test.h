@@ -161,12 +161,12 @@ static inline void skip_if_unsupported(const char *code)
 	}
 }
 
-static inline int ws_call(struct ws *w, const char *tool, const char *args_json)
+/* Calls tool with args (taken: freed here, before any skip or failure
+ * jumps out of the test, so a skipped test leaks nothing). */
+static inline int ws_call_args(struct ws *w, const char *tool, json_t *args)
 {
-	json_error_t jerr;
-	json_t *args = json_loads(args_json, JSON_ALLOW_NUL, &jerr);
 	if (!args)
-		fail_msg("bad test args %s: %s", args_json, jerr.text);
+		fail_msg("no args for %s (out of memory)", tool);
 	ws_clear_out(w);
 	int rc = fs_tool(tool)->execute(&w->ctx, args, &w->out);
 	json_decref(args);
@@ -175,6 +175,15 @@ static inline int ws_call(struct ws *w, const char *tool, const char *args_json)
 	if (rc)
 		skip_if_unsupported(json_string_value(json_object_get(w->out.canonical, "error")));
 	return rc;
+}
+
+static inline int ws_call(struct ws *w, const char *tool, const char *args_json)
+{
+	json_error_t jerr;
+	json_t *args = json_loads(args_json, JSON_ALLOW_NUL, &jerr);
+	if (!args)
+		fail_msg("bad test args %s: %s", args_json, jerr.text);
+	return ws_call_args(w, tool, args);
 }
 
 /* Field helpers on the last result. */

@@ -8,15 +8,10 @@
 
 #define T(name) cmocka_unit_test_setup_teardown(name, ws_setup, ws_teardown)
 
-/* Calls apply_patch with the diff text (escaped into JSON here). */
+/* Calls apply_patch with the diff text. */
 static int patch(struct ws *w, const char *diff)
 {
-	json_t *args = json_pack("{s:s}", "patch", diff);
-	char *text = json_dumps(args, 0);
-	json_decref(args);
-	int rc = ws_call(w, "apply_patch", text);
-	free(text);
-	return rc;
+	return ws_call_args(w, "apply_patch", json_pack("{s:s}", "patch", diff));
 }
 
 static void assert_file(struct ws *w, const char *rel, const char *want)

@@ -5,6 +5,13 @@
  * page. Each test gets a fresh temp workspace. */
 #include "fs_test.h"
 
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
 #include "utf8.h"
 
 #define T(name) cmocka_unit_test_setup_teardown(name, ws_setup, ws_teardown)
@@ -219,6 +226,48 @@ static void test_read_file_image_over_cap(void **state)
 	                  "3145728 bytes");
 }
 
+/* A kernel without openat2 (a seccomp filter answers ENOSYS to it, in a
+ * child): read_many_files fails as a whole with "unsupported", said once,
+ * not once per file. */
+static void test_read_many_files_without_openat2(void **state)
+{
+	struct ws *w = *state;
+	write_numbered(w, "a.py", 3);
+	write_numbered(w, "b.py", 3);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct sock_filter prog[] = {
+			BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+			BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_openat2, 0, 1),
+			BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
+			BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		};
+		struct sock_fprog fp = { sizeof prog / sizeof prog[0], prog };
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) || prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &fp))
+			_exit(77);
+		ws_clear_out(w);
+		json_t *args = json_pack("{s:[s,s]}", "paths", "a.py", "b.py");
+		int rc = fs_tool("read_many_files")->execute(&w->ctx, args, &w->out);
+		json_decref(args);
+		const char *code = out_str(w, "error");
+		const char *once = w->out.render ? strstr(w->out.render, "no openat2") : NULL;
+		_exit(rc && code && !strcmp(code, "unsupported") && once && !strstr(once + 1, "no openat2") &&
+		      !json_object_get(w->out.canonical, "files") ? 0 : 1);
+	}
+	int st;
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	if (WEXITSTATUS(st) == 77) {
+		const char *must = getenv("TC_MUST_WORK");
+		if (must && !strcmp(must, "1"))
+			fail_msg("cannot install a seccomp filter here");
+		print_message("skipped: a seccomp filter cannot be installed here\n");
+		skip();
+	}
+	assert_int_equal(WEXITSTATUS(st), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -227,6 +276,7 @@ int main(void)
 		T(test_read_file_overlong_line_fits_with_marker),
 		T(test_read_file_counts_characters_not_bytes),
 		T(test_read_many_files_fit_render_budget),
+		T(test_read_many_files_without_openat2),
 		T(test_read_file_returns_images),
 		T(test_read_file_image_over_cap),
 	};

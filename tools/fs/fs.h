@@ -296,6 +296,9 @@ struct fs_walk {
  * *err when rel cannot be opened as a directory. Release w after. */
 int fs_walk_run(const struct tc_tool_ctx *ctx, struct fs_walk *w, const char *rel, json_t **err);
 void fs_walk_release(struct fs_walk *w);
+/* Counts path (a directory: is_dir) as skipped by the rules; the first
+ * few are named in the report. */
+void fs_walk_note_ignored(struct fs_walk *w, const char *path, bool is_dir);
 /* Adds "ignored" (and "ignored_names") to res and a line to the render
  * saying what the rules left out and how to see it. */
 void fs_walk_report_ignored(const struct fs_walk *w, json_t *res, struct fs_buf *r);

@@ -14,7 +14,7 @@
 
 #define FIND_RESULTS_DEFAULT 200
 #define FIND_RESULTS_MAX 5000
-#define FOOTER_RESERVE 1200            /* render characters kept for the notes */
+#define FOOTER_RESERVE ((size_t)1200) /* render characters kept for the notes */
 
 enum find_type { FIND_FILE, FIND_DIR, FIND_ANY };
 
@@ -72,12 +72,15 @@ static bool visit(struct fs_walk *w, int dirfd, const char *name, const char *pa
 		return true;   /* counted, not kept: the first max by name are */
 	if (f->by_mtime && f->nhits == 2 * f->max)
 		keep_newest(f);
-	char *copy = strdup(path);
-	if (!copy) {
+	struct hit *h = &f->hits[f->nhits];
+	h->path = strdup(path);
+	if (!h->path) {
 		f->oom = true;
 		return false;
 	}
-	f->hits[f->nhits++] = (struct hit){ copy, st->st_mtim, dir };
+	h->mtime = st->st_mtim;
+	h->dir = dir;
+	f->nhits++;
 	return true;
 }
 

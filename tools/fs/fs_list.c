@@ -156,11 +156,8 @@ static bool ignored(struct walk *w, int dirfd, const struct pending *at, const c
 	struct stat st;
 	bool dir = !fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) && S_ISDIR(st.st_mode);
 	bool skip = rel && fs_ignored(at->rules, rel, dir);
-	if (skip && note) {
-		w->ig.ignored++;
-		if (w->ig.ignored <= FS_IGNORED_NAMED)
-			w->ig.ignored_names[w->ig.ignored - 1] = dir ? join(rel, "") : strdup(rel);
-	}
+	if (skip && note)
+		fs_walk_note_ignored(&w->ig, rel, dir);
 	free(rel);
 	return skip;
 }

@@ -165,6 +165,7 @@ static int parse_hunk_body(struct reader *r, struct hunk *h, json_t **err)
 	h->lines = malloc(cap * sizeof *h->lines);
 	if (!h->lines)
 		return *err = NULL, -1;
+	h->n = 0;
 	const char *l;
 	size_t n;
 	while (peek_line(r, &l, &n)) {
@@ -179,7 +180,9 @@ static int parse_hunk_body(struct reader *r, struct hunk *h, json_t **err)
 				h->new_no_eol = true;
 			continue;
 		}
-		char kind = n ? l[0] : ' ';
+		char kind = ' ';
+		if (n)
+			kind = l[0];
 		if (kind != ' ' && kind != '-' && kind != '+')
 			break;
 		/* Past the counts, an empty line ends the hunk (a blank between
@@ -223,13 +226,21 @@ static char *strip_prefix(char *path, bool strip)
 /* One file section from its "--- " line. */
 static int parse_file(struct reader *r, struct patch *pt, json_t **err)
 {
-	const char *l;
-	size_t n;
+	const char *l, *ol, *nl;
+	size_t n, on, nn;
 	bool old_null, new_null;
-	next_line(r, &l, &n);
-	char *oldp = header_path(l, n, &old_null);
-	next_line(r, &l, &n);
-	char *newp = header_path(l, n, &new_null);
+	/* Called at a file header: both lines are there, each at least 4 long. */
+	if (!next_line(r, &ol, &on) || !next_line(r, &nl, &nn) || on < 4 || nn < 4) {
+		*err = fs_error("invalid_patch", "a file's section starts with a \"--- \" line and a \"+++ \" line");
+		return -1;
+	}
+	char *oldp = header_path(ol, on, &old_null);
+	char *newp = header_path(nl, nn, &new_null);
+	if ((!oldp && !old_null) || (!newp && !new_null)) {
+		free(oldp);
+		free(newp);
+		return *err = NULL, -1;   /* out of memory */
+	}
 	/* git's a/ and b/ prefixes, dropped when both sides have them. */
 	bool strip = (old_null || (oldp && starts(oldp, strlen(oldp), "a/"))) &&
 	             (new_null || (newp && starts(newp, strlen(newp), "b/")));
@@ -537,6 +548,10 @@ static int apply_file(struct fpatch *f, const char *t, size_t len, json_t **err)
 		for (size_t j = 0; j < h->n; j++) {
 			const struct pline *pl = &h->lines[j];
 			if (pl->kind == ' ') {       /* the file's own line, whitespace and all */
+				if (k >= tl.n) {         /* place() matched it: never past the end */
+					*err = hunk_error(f, i, t, len);
+					goto out;
+				}
 				fs_buf_add(&out, t + tl.start[k], tl.len[k]);
 				fs_buf_adds(&out, "\n");
 				k++;

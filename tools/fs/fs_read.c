@@ -22,7 +22,7 @@
  * shown and where to go on, lines cut): the page must fit the render
  * budget whole, or the render stage would cut it in the middle of a line
  * while the footer still claimed every line. */
-#define FOOTER_RESERVE 240
+#define FOOTER_RESERVE ((size_t)240)
 
 struct text_req {
 	size_t offset;      /* first line wanted, 1-based */
@@ -235,7 +235,8 @@ static const char *image_type(const char *d, size_t n)
 
 static char *base64(const unsigned char *p, size_t n)
 {
-	static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	/* The 64 digits, then the padding at 64. */
+	static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=";
 	char *out = malloc((n + 2) / 3 * 4 + 1), *o = out;
 	if (!out)
 		return NULL;
@@ -244,8 +245,8 @@ static char *base64(const unsigned char *p, size_t n)
 		             (i + 2 < n ? p[i + 2] : 0);
 		*o++ = tab[v >> 18 & 63];
 		*o++ = tab[v >> 12 & 63];
-		*o++ = i + 1 < n ? tab[v >> 6 & 63] : '=';
-		*o++ = i + 2 < n ? tab[v & 63] : '=';
+		*o++ = tab[i + 1 < n ? v >> 6 & 63 : 64];
+		*o++ = tab[i + 2 < n ? v & 63 : 64];
 	}
 	*o = '\0';
 	return out;
@@ -428,6 +429,14 @@ int fs_read_many_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_out
 			chars -= chars ? 1 : 0;
 		}
 		json_t *one = read_one_of_many(ctx, v, &r, &budget, &chars, &not_read, &ok);
+		const char *code = one ? json_string_value(json_object_get(one, "error")) : NULL;
+		if (code && !strcmp(code, "unsupported")) {
+			/* The kernel, not the file: no file can be read; say it once. */
+			json_decref(files);
+			fs_buf_release(&r);
+			json_object_del(one, "path");
+			return fs_fail(out, one);
+		}
 		if (!one || json_array_append_new(files, one)) {
 			json_decref(files);
 			fs_buf_release(&r);

@@ -26,7 +26,7 @@
 #define CONTEXT_MAX 10                 /* lines of context either side */
 #define REGEX_MATCH_LIMIT 1000000u     /* PCRE2 backtracking steps per line */
 #define REGEX_HEAP_LIMIT 20000u        /* KiB of PCRE2 backtracking memory */
-#define FOOTER_RESERVE 1200            /* render characters kept for the notes */
+#define FOOTER_RESERVE ((size_t)1200) /* render characters kept for the notes */
 
 enum mode { MODE_LINES, MODE_FILES, MODE_COUNT };
 

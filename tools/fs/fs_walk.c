@@ -73,7 +73,7 @@ static bool out_of_time(struct fs_walk *w)
 	return w->cap_time;
 }
 
-static void note_ignored(struct fs_walk *w, const char *path, bool is_dir)
+void fs_walk_note_ignored(struct fs_walk *w, const char *path, bool is_dir)
 {
 	if (w->ignored < FS_IGNORED_NAMED) {
 		char *s;
@@ -104,7 +104,7 @@ static void walk_dir(struct fs_walk *w, int dirfd, const char *prefix, int depth
 		if (is_dir && !strcmp(name, ".git"))
 			continue;
 		if (!w->include_ignored && fs_ignored(rules, path, is_dir)) {
-			note_ignored(w, path, is_dir);
+			fs_walk_note_ignored(w, path, is_dir);
 			continue;
 		}
 		if (!w->visit(w, dirfd, name, path, &st)) {
