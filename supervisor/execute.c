@@ -121,8 +121,11 @@ static int run_builtin(void *p)
 	const char **domains = wire_domains(&b, dom, args_text);
 	json_error_t je;
 	json_t *args = json_loadb(args_text, (size_t)(end - args_text), JSON_ALLOW_NUL, &je);
-	if (!args || !domains || !execute)
+	if (!args || !domains || !execute) {
+		json_decref(args);
+		free(domains);
 		return 70;
+	}
 	int wfd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	struct tc_tool_ctx ctx = { .workspace_fd = wfd, .workspace = workspace,
 	                           .timeout_ms = b.timeout_ms, .max_render = b.max_render,
