@@ -60,6 +60,17 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	const char *v = argv[1];
+	if (!strcmp(v, "help") && argc > 2) {   /* help VERB: the verb's own help */
+		for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++) {
+			if (!strcmp(argv[2], verbs[i].name)) {
+				cli_usage(stdout, verbs[i].name);
+				return 0;
+			}
+		}
+		fprintf(stderr, "toolcage: help: unknown verb '%s'\n\n", argv[2]);
+		usage(stderr);
+		return 2;
+	}
 	if (!strcmp(v, "--help") || !strcmp(v, "-h") || !strcmp(v, "help")) {
 		usage(stdout);
 		return 0;

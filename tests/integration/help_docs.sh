@@ -24,7 +24,11 @@ for v in $verbs; do
 	*) fail "toolcage $v --help: exit $rc: $(echo "$out" | head -1)" ;;
 	esac
 	[ -f "$BUILD/man/toolcage-$v.1" ] || fail "no man page toolcage-$v.1"
+	# `toolcage help VERB` is the verb's own help, the same text.
+	[ "$("$TOOLCAGE" help "$v" 2>&1)" = "$out" ] || fail "toolcage help $v is not $v --help"
 done
+"$TOOLCAGE" help nosuchverb > /dev/null 2>&1
+[ $? -eq 2 ] || fail "toolcage help nosuchverb does not exit 2"
 # A verb the binary has but the docs do not: its help would be the main one.
 "$TOOLCAGE" nosuchverb --help > /dev/null 2>&1 && fail "an unknown verb is accepted"
 
