@@ -29,7 +29,7 @@
 #include "io.h"
 
 /* Exit statuses, as env(1) and timeout(1) use them. */
-enum { EX_TIMEOUT = 124, EX_TOOLCAGE = 125, EX_NOEXEC = 126, EX_NOTFOUND = 127 };
+enum { EX_CLI_USAGE = 2, EX_TIMEOUT = 124, EX_TOOLCAGE = 125, EX_NOEXEC = 126, EX_NOTFOUND = 127 };
 
 static const char *killed_name(enum sbx_killed k)
 {
@@ -355,7 +355,7 @@ int cmd_exec(int argc, char **argv)
 	struct exec_opts o = { .profile = "read-only", .workspace = "." };
 	int rc = parse_exec_args(argc, argv, &o);
 	if (rc)
-		return rc > 0 ? 0 : EX_TOOLCAGE;
+		return rc > 0 ? 0 : EX_CLI_USAGE;   /* as every verb; 125 is for what fails after */
 	signal(SIGPIPE, SIG_IGN);
 
 	struct tc_error terr = { 0 };

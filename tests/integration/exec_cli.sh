@@ -92,10 +92,10 @@ else bad "stdout and stderr kept apart"; fi
 status "-- ends toolcage's options" 0 -- --workspace "$ws" -- echo --json --profile x
 if [ "$(cat "$tmp/out")" = "--json --profile x" ]; then ok "-- arguments reach the command"
 else bad "-- arguments reach the command"; fi
-status "no command is 125" 125 -- --workspace "$ws" --
+status "no command is a usage error (2)" 2 -- --workspace "$ws" --
 has "no command says so" err "no command given"
-status "unknown option is 125" 125 -- --bogus -- /bin/true
-status "bad --timeout-ms is 125" 125 -- --timeout-ms 0 -- /bin/true
+status "unknown option is a usage error (2)" 2 -- --bogus -- /bin/true
+status "bad --timeout-ms is a usage error (2)" 2 -- --timeout-ms 0 -- /bin/true
 has "bad --timeout-ms says so" err "timeout-ms wants 1..86400000"
 
 # --help on stdout, exit 0, documents the statuses.
