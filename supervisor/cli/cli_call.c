@@ -32,7 +32,9 @@ static int parse_common(int argc, char **argv, struct common *c, const char *ver
 	};
 	int ch;
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, "+" CLI_SUP_SHORTOPTS "jf:h", longopts, NULL)) != -1) {
+	/* Options are taken after TOOL too (call TOOL --json ARGS): a JSON
+	 * object never starts with '-', and "-" alone is stdin. */
+	while ((ch = getopt_long(argc, argv, CLI_SUP_SHORTOPTS "jf:h", longopts, NULL)) != -1) {
 		int took = cli_sup_option(&c->sup, ch, optarg, verb);
 		if (took < 0)
 			return -1;
@@ -88,6 +90,9 @@ int cmd_call(int argc, char **argv)
 	if (rc)
 		return rc > 0 ? 0 : 2;
 	if (optind >= argc || argc - optind > 2) {
+		if (optind < argc)
+			fprintf(stderr, "toolcage call: '%s' after the arguments: give TOOL, then one "
+			        "ARGS_JSON (options may come before or after them)\n\n", argv[optind + 2]);
 		cli_usage(stderr, "call");
 		return 2;
 	}

@@ -33,6 +33,11 @@ grep -q "/path" "$ws/.out" && grep -q "expected string" "$ws/.out" && ok "schema
 expect_rc 1 $C make_marker 'not json'
 grep -qi "json object" "$ws/.out" && ok "parse error explained" || bad "parse error text"
 expect_rc 1 $C make_marker '[1]'
+# options after the tool name are taken; a third word is refused, named
+expect_rc 1 $C make_marker --json '{"path": 5}'
+grep -q '"status": *"invalid_arguments"' "$ws/.out" && ok "--json after TOOL is taken" || bad "--json after TOOL: $(head -c 200 "$ws/.out")"
+expect_rc 2 $C make_marker '{}' stray
+grep -q "'stray' after the arguments" "$ws/.err" && ok "a stray word is named" || bad "stray word message"
 
 # stage 2: destructive without an approver is denied, and never runs
 expect_rc 1 $C make_marker '{"path": "ran.marker"}'
