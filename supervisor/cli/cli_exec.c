@@ -585,23 +585,36 @@ int cmd_check(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "workspace", required_argument, NULL, 'w' },
+		{ "profile", required_argument, NULL, 'p' },
 		{ "profile-dir", required_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *workspace = ".", *dir = NULL;
+	/* --profile NAME, as exec takes it (without it, getopt read
+	 * "--profile" as an abbreviation of --profile-dir), and PROFILE...;
+	 * never more than argc names. */
+	const char **names = calloc((size_t)argc + 1, sizeof *names);
+	size_t nnames = 0;
 	int c;
+	if (!names)
+		return fputs("toolcage check: out of memory\n", stderr), 125;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "w:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "w:p:h", longopts, NULL)) != -1) {
 		if (c == 'w')
 			workspace = optarg;
+		else if (c == 'p')
+			names[nnames++] = optarg;
 		else if (c == 'P')
 			dir = optarg;
-		else if (c == 'h')
-			return cli_usage(stdout, "check"), 0;
-		else
-			return cli_usage(stderr, "check"), 2;
+		else {
+			free(names);
+			cli_usage(c == 'h' ? stdout : stderr, "check");
+			return c == 'h' ? 0 : 2;
+		}
 	}
+	for (int i = optind; i < argc; i++)
+		names[nnames++] = argv[i];
 	signal(SIGPIPE, SIG_IGN);
 	struct sbx_features f;
 	sbx_probe(&f);
@@ -638,13 +651,9 @@ int cmd_check(int argc, char **argv)
 	       f.cgroup_memory_version, f.cgroup_cpu_version);
 	printf("profiles (workspace %s):\n", workspace);
 	bool all = true;
-	if (optind < argc) {
-		for (int i = optind; i < argc; i++)
-			all &= check_profile(argv[i], dir, workspace);
-	} else {
-		for (const char *const *n = profile_builtin_names(); *n; n++)
-			all &= check_profile(*n, dir, workspace);
-	}
+	for (const char *const *n = nnames ? names : profile_builtin_names(); *n; n++)
+		all &= check_profile(*n, dir, workspace);
+	free(names);
 	sbx_cleanup();
 	return all ? 0 : 1;
 }

@@ -190,6 +190,14 @@ has "check reports Landlock" out "^landlock:"
 rc=$?
 if [ "$rc" = 1 ]; then ok "check of a bad profile exits 1"; else bad "check of a bad profile exits 1: exit $rc"; fi
 has "check names the bad key" out "unknown key 'cpu'"
+# --profile as exec takes it: only that profile is checked (it was read
+# as an abbreviation of --profile-dir, and every built-in one was checked).
+"$TOOLCAGE" check --workspace "$ws" --profile "$tmp/bad.json" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ "$rc" = 1 ]; then ok "check --profile of a bad profile exits 1"; else bad "check --profile bad: exit $rc"; fi
+"$TOOLCAGE" check --workspace "$ws" -p write >"$tmp/out" 2>"$tmp/err"
+if grep -Eq "^  write +yes" "$tmp/out" && ! grep -Eq "^  read-only " "$tmp/out"; then
+	ok "check -p write checks write alone"; else bad "check -p write: $(tail -3 "$tmp/out")"; fi
 
 # A workspace that is /tmp itself is the host's /tmp, not the private tmpfs
 # (which then goes elsewhere, as for a workspace beneath /tmp).
