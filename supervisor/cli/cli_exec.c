@@ -340,6 +340,25 @@ static int parse_exec_args(int argc, char **argv, struct exec_opts *o)
 	return 0;
 }
 
+/* Whether prog (as CMD names it, run from the workspace) is an executable
+ * file in the workspace: a name without '/' is looked up in PATH, not here. */
+static bool runnable_in_workspace(const char *workspace, const char *prog)
+{
+	if (!strchr(prog, '/'))
+		return false;
+	char ws[PATH_MAX], path[PATH_MAX], at[PATH_MAX];
+	if (!realpath(workspace, ws))
+		return false;
+	if (prog[0] != '/') {
+		if (snprintf(at, sizeof at, "%s/%s", ws, prog) >= (int)sizeof at)
+			return false;
+		prog = at;
+	}
+	size_t n = strlen(ws);
+	return realpath(prog, path) && !strncmp(path, ws, n) && (path[n] == '/' || n == 1) &&
+	       !access(path, X_OK);
+}
+
 static int fail_setup(bool json, const char *what)
 {
 	if (json) {
@@ -434,11 +453,18 @@ int cmd_exec(int argc, char **argv)
 		size_t nlen;
 		char *name = render_clean(argv[optind], strlen(argv[optind]), &nlen);
 		const char *hint = sbx_explain_step(out->setup_step, out->setup_failed);
-		snprintf(msg, sizeof msg, "%s failed: %s%s%s%s%s", out->setup_step,
-		         strerror(out->setup_failed), strcmp(out->setup_step, "exec") ? "" : ": ",
-		         strcmp(out->setup_step, "exec") ? "" : name ? name : "?",
-		         *hint ? ": " : "", hint);
+		bool is_exec = !strcmp(out->setup_step, "exec");
+		int k = snprintf(msg, sizeof msg, "%s failed: %s%s%s%s%s", out->setup_step,
+		                 strerror(out->setup_failed), is_exec ? ": " : "",
+		                 is_exec ? name ? name : "?" : "", *hint ? ": " : "", hint);
 		free(name);
+		/* Landlock's refusal reads as a bare "Permission denied": say
+		 * which setting of the profile it is. */
+		if (is_exec && out->setup_failed == EACCES && !p->spec.workspace_exec && k > 0 &&
+		    (size_t)k < sizeof msg && runnable_in_workspace(o.workspace, argv[optind]))
+			snprintf(msg + k, sizeof msg - (size_t)k, " (a program in the workspace: the "
+			         "profile %s does not let them run, filesystem.workspace_exec is false; "
+			         "--profile write lets them)", o.profile);
 		error = msg;
 		fprintf(stderr, "toolcage: %s\n", msg);
 	}

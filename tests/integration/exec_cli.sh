@@ -107,9 +107,12 @@ has "--help documents 124" out "124 on timeout"
 printf '#!/bin/sh\necho ran\n' >"$ws/noexec.sh"
 chmod 644 "$ws/noexec.sh"
 status "not executable is 126" 126 -- --workspace "$ws" --profile write -- "$ws/noexec.sh"
+if grep -q "workspace_exec" "$tmp/err"; then bad "a file without x bits blamed on workspace_exec"
+else ok "a file without x bits is not blamed on workspace_exec"; fi
 # ...and read-only may not run programs from the workspace at all.
 chmod 755 "$ws/noexec.sh"
 status "read-only cannot exec from the workspace" 126 -- --workspace "$ws" -- "$ws/noexec.sh"
+has "read-only names workspace_exec as the reason" err "profile read-only does not let them run, filesystem.workspace_exec is false"
 status "write can exec from the workspace" 0 -- --workspace "$ws" --profile write -- "$ws/noexec.sh"
 has "the workspace script ran" out "^ran$"
 
