@@ -26,6 +26,11 @@ struct audit;
 /* Borrowed, valid until tc_supervisor_free. */
 struct loop *supervisor_loop(struct tc_supervisor *s);
 const struct config *supervisor_config(const struct tc_supervisor *s);
+/* Whether the sandbox can run every profile the registered tools use (each
+ * compiled once and kept, so asking again is cheap): 0, or -1 with why
+ * naming the first that cannot ("profile P (tool T): ..."). For readiness
+ * probes (serve --http's /health). */
+int supervisor_ready(struct tc_supervisor *s, char *why, size_t n);
 /* The event hub every call's events go through (audit.h: subscribe to it
  * with audit_subscribe). */
 struct audit *supervisor_audit(struct tc_supervisor *s);

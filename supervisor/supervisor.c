@@ -208,6 +208,20 @@ int tc_supervisor_signal(const struct tc_supervisor *s)
 	return s->stop_signal;
 }
 
+int supervisor_ready(struct tc_supervisor *s, char *why, size_t n)
+{
+	for (size_t i = 0; i < tc_registry_count(s->reg); i++) {
+		const struct tc_defined *t = tc_registry_at(s->reg, i);
+		struct tc_error err = { 0 };
+		if (!supervisor_jail(s, t, &err)) {
+			snprintf(why, n, "profile %s (tool %s): %s", t->profile ? t->profile :
+			         tc_risk_name(t->risk), t->name, err.msg);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /* Cancels every call in flight: each ends with its result and its
  * tool-result event, so the audit records the abort. */
 static void cancel_all(struct tc_supervisor *s, const char *why)

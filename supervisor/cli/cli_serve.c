@@ -1,6 +1,7 @@
-/* cli_serve.c — `toolcage serve`: the MCP server on stdin/stdout. The
- * options are `toolcage call`'s, plus --page-size; stdout carries protocol
- * messages only, so every log line goes to stderr. */
+/* cli_serve.c — `toolcage serve`: the MCP server on stdin/stdout, or over
+ * Streamable HTTP with --http. The options are `toolcage call`'s, plus
+ * --page-size and the HTTP ones; on stdio, stdout carries protocol messages
+ * only, so every log line goes to stderr. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,19 +11,41 @@
 #include "cli.h"
 #include "mcp.h"
 
+#define SERVE_ORIGINS_MAX 16
+
+static int number(const char *arg, const char *what, unsigned long max, unsigned long *out)
+{
+	char *end;
+	unsigned long v = strtoul(arg, &end, 10);
+	if (!*arg || *end || v < 1 || v > max) {
+		fprintf(stderr, "toolcage serve: %s must be 1-%lu\n", what, max);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
 int cmd_serve(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		CLI_SUP_LONGOPTS,
 		{ "page-size", required_argument, NULL, 'p' },
+		{ "http", required_argument, NULL, 'H' },
+		{ "token-file", required_argument, NULL, 'T' },
+		{ "allow-origin", required_argument, NULL, 'O' },
+		{ "max-sessions", required_argument, NULL, 'S' },
+		{ "idle-timeout", required_argument, NULL, 'I' },
+		{ "drain", required_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct cli_sup sup = { .opt.watch_tool_dirs = true, .opt.keep_spares = true,
 	                       .opt.notice_dropped = true };
+	struct mcp_options mo = { .in_fd = 0, .out_fd = 1 };
+	const char *origins[SERVE_ORIGINS_MAX + 1] = { NULL };
+	size_t norigins = 0;
+	unsigned long v;
 	int ch;
-	unsigned long page = 0;
-	char *end;
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, "+" CLI_SUP_SHORTOPTS "p:h", longopts, NULL)) != -1) {
 		int took = cli_sup_option(&sup, ch, optarg, "serve");
@@ -32,12 +55,38 @@ int cmd_serve(int argc, char **argv)
 			continue;
 		switch (ch) {
 		case 'p':
-			page = strtoul(optarg, &end, 10);
-			if (*end || page < 1 || page > MCP_PAGE_SIZE_MAX) {
-				fprintf(stderr, "toolcage serve: --page-size must be 1-%d\n",
-				        MCP_PAGE_SIZE_MAX);
+			if (number(optarg, "--page-size", MCP_PAGE_SIZE_MAX, &v) < 0)
+				return 2;
+			mo.page_size = v;
+			break;
+		case 'H':
+			mo.http = optarg;
+			break;
+		case 'T':
+			mo.token_file = optarg;
+			break;
+		case 'O':
+			if (norigins == SERVE_ORIGINS_MAX) {
+				fprintf(stderr, "toolcage serve: at most %d --allow-origin\n",
+				        SERVE_ORIGINS_MAX);
 				return 2;
 			}
+			origins[norigins++] = optarg;
+			break;
+		case 'S':
+			if (number(optarg, "--max-sessions", MCP_SESSIONS_MAX, &v) < 0)
+				return 2;
+			mo.max_sessions = v;
+			break;
+		case 'I':
+			if (number(optarg, "--idle-timeout", 604800, &v) < 0)
+				return 2;
+			mo.idle_s = (unsigned)v;
+			break;
+		case 'D':
+			if (number(optarg, "--drain", 3600, &v) < 0)
+				return 2;
+			mo.drain_s = (unsigned)v;
 			break;
 		case 'h':
 			cli_usage(stdout, "serve");
@@ -47,9 +96,11 @@ int cmd_serve(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (sup.opt.audit_path && !strcmp(sup.opt.audit_path, "-")) {
+	/* Over HTTP standard output is free: a container's log pipe may take
+	 * the audit. On stdio it carries the protocol. */
+	if (!mo.http && sup.opt.audit_path && !strcmp(sup.opt.audit_path, "-")) {
 		fputs("toolcage serve: --audit -: on stdio, standard output carries the MCP "
-		      "messages; give the audit a file\n", stderr);
+		      "messages; give the audit a file (or serve --http)\n", stderr);
 		return 2;
 	}
 	if (optind < argc) {
@@ -57,13 +108,18 @@ int cmd_serve(int argc, char **argv)
 		cli_usage(stderr, "serve");
 		return 2;
 	}
+	if (!mo.http && (mo.token_file || norigins || mo.max_sessions || mo.idle_s || mo.drain_s)) {
+		fprintf(stderr, "toolcage serve: --token-file, --allow-origin, --max-sessions, "
+		        "--idle-timeout and --drain go with --http\n");
+		return 2;
+	}
+	mo.origins = origins;
 	struct tc_supervisor *s = cli_sup_open(&sup, "serve");
 	struct mcp_server *m = NULL;
 	struct tc_error err = { 0 };
 	if (!s)
 		return 2;
-	if (mcp_server_new(s, &(struct mcp_options){ .in_fd = 0, .out_fd = 1, .page_size = page },
-	                   &m, &err) < 0) {
+	if (mcp_server_new(s, &mo, &m, &err) < 0) {
 		fprintf(stderr, "toolcage serve: %s%s%s\n", err.where, err.where[0] ? ": " : "",
 		        err.msg);
 		return 2;   /* mcp_server_new took s, even on failure */

@@ -1,12 +1,14 @@
 /* mcp_elicit.c — approvals through the client: when a call needs approval
- * and the client declared form elicitation, the pipeline's approver hook
+ * and the client declared form elicitation, the session's approver hook
  * sends elicitation/create (a server-to-client request with an id of ours)
  * and maps the answer: accept with allow_once or allow_session approves,
  * anything else (decline, cancel, deny, an error response, a malformed
  * answer) denies. No answer within approval_timeout_ms is the pipeline's
  * own timer: it denies, and we withdraw the question.
  *
- * Other calls keep running meanwhile: nothing here waits.
+ * The question goes out with the call's own request id as its relation, so
+ * over HTTP it travels on that call's stream. Other calls keep running
+ * meanwhile: nothing here waits.
  */
 #define _GNU_SOURCE
 #include <inttypes.h>
@@ -19,21 +21,22 @@
 #define ELICIT_ID_PREFIX "tc-approval-"
 #define ELICIT_ARGS_MAX ((size_t)64 * 1024)   /* arguments longer are not asked about */
 
-/* One question to the client. Invariant: linked in m->elicits until the
+/* One question to the client. Invariant: linked in s->elicits until the
  * client answers or it is withdrawn; either way respond is called exactly
  * once (the pipeline frees its ticket there). */
 struct mcp_elicit {
 	uint64_t seq;
 	uint64_t call_id;
 	char *tool;
+	json_t *rel;                /* the call's request id */
 	tc_approval_respond respond;
 	void *ctx;
 	struct mcp_elicit *next;
 };
 
-static void unlink_elicit(struct mcp_server *m, struct mcp_elicit *e)
+static void unlink_elicit(struct mcp_session *s, struct mcp_elicit *e)
 {
-	for (struct mcp_elicit **pp = &m->elicits; *pp; pp = &(*pp)->next)
+	for (struct mcp_elicit **pp = &s->elicits; *pp; pp = &(*pp)->next)
 		if (*pp == e) {
 			*pp = e->next;
 			return;
@@ -42,9 +45,12 @@ static void unlink_elicit(struct mcp_server *m, struct mcp_elicit *e)
 
 static void finish(struct mcp_elicit *e, enum tc_approval d, const char *who)
 {
-	e->respond(e->ctx, d, who);
+	tc_approval_respond respond = e->respond;
+	void *ctx = e->ctx;
+	json_decref(e->rel);
 	free(e->tool);
 	free(e);
+	respond(ctx, d, who);
 }
 
 /* The arguments whole, as compact JSON with every non-ASCII character
@@ -60,14 +66,23 @@ static char *args_text(json_t *args)
 /* 2025-11-25 titles the choices with oneOf/const; 2025-06-18 had enumNames.
  * A person offered only "these exact arguments" approved the same tool
  * over and over: the command (argv[0], git's subcommand) and the whole
- * tool are offered for the session too. */
-static json_t *choice_schema(const struct mcp_server *m, const struct tc_approval_request *req)
+ * tool are offered for the session too. A stateless client cannot have a
+ * session grant: once or deny. */
+static json_t *choice_schema(const struct mcp_session *s, const struct tc_approval_request *req)
 {
 	static const char desc[] = "allow_once runs this call only; allow_session also "
 	                           "allows the same tool with the same arguments for the rest "
 	                           "of the session; allow_command allows this command with any "
 	                           "arguments, allow_tool the tool with any arguments, for the "
 	                           "session; deny refuses it (nothing runs).";
+	static const char desc1[] = "allow_once runs this call only; deny refuses it (nothing "
+	                            "runs).";
+	if (s->stateless)
+		return json_pack("{s:s, s:{s:{s:s, s:s, s:s, s:[{s:s, s:s}, {s:s, s:s}], s:s}}, s:[s]}",
+		                 "type", "object", "properties", "choice", "type", "string", "title",
+		                 "Decision", "description", desc1, "oneOf", "const", "allow_once",
+		                 "title", "Allow once", "const", "deny", "title", "Deny", "default",
+		                 "deny", "required", "choice");
 	char cmd_title[320], tool_title[128];
 	snprintf(cmd_title, sizeof cmd_title, "Allow \"%.256s\" for this session",
 	         req->command ? req->command : "");
@@ -88,7 +103,7 @@ static json_t *choice_schema(const struct mcp_server *m, const struct tc_approva
 		json_array_append_new(one_of, json_pack("{s:s, s:s}", "const", values[i], "title", titles[i]));
 	}
 	json_t *choice;
-	if (mcp_version_at_least(m, "2025-11-25")) {
+	if (mcp_version_at_least(s, "2025-11-25")) {
 		choice = json_pack("{s:s, s:s, s:s, s:o, s:s}", "type", "string", "title", "Decision",
 		                   "description", desc, "oneOf", one_of, "default", "deny");
 		json_decref(names);
@@ -102,6 +117,35 @@ static json_t *choice_schema(const struct mcp_server *m, const struct tc_approva
 	                 choice, "required", "choice");
 }
 
+int mcp_approval_question(const struct mcp_session *s, const struct tc_approval_request *req,
+                          char **message, json_t **schema, const char **why_not)
+{
+	*message = NULL;
+	*schema = NULL;
+	char *args = args_text(req->args);
+	if (args && strlen(args) > ELICIT_ARGS_MAX) {
+		free(args);
+		*why_not = "mcp (the arguments are too long to show for approval)";
+		return -1;
+	}
+	if (!args || asprintf(message, "toolcage: the tool '%s' wants to run with arguments %s. "
+	                      "Why approval is needed: %s. Allow it?", req->tool, args,
+	                      req->reason ? req->reason : "policy") < 0) {
+		free(args);
+		*message = NULL;
+		*why_not = "mcp (out of memory)";
+		return -1;
+	}
+	free(args);
+	if (!(*schema = choice_schema(s, req))) {
+		free(*message);
+		*message = NULL;
+		*why_not = "mcp (out of memory)";
+		return -1;
+	}
+	return 0;
+}
+
 static json_t *elicit_id(uint64_t seq)
 {
 	char id[48];
@@ -112,79 +156,76 @@ static json_t *elicit_id(uint64_t seq)
 static void approver(const struct tc_approval_request *req, tc_approval_respond respond,
                      void *ctx, void *data)
 {
-	struct mcp_server *m = data;
-	if (m->state == MCP_CLOSING || m->out_broken) {
+	struct mcp_session *s = data;
+	if (s->state == MCP_CLOSING || !s->sink) {
 		respond(ctx, TC_APPROVE_DENY, "mcp (the client is gone)");
 		return;
 	}
-	char *args = args_text(req->args);
-	if (args && strlen(args) > ELICIT_ARGS_MAX) {
-		free(args);
-		respond(ctx, TC_APPROVE_DENY, "mcp (the arguments are too long to show for approval)");
+	char *message;
+	json_t *schema;
+	const char *why_not;
+	if (mcp_approval_question(s, req, &message, &schema, &why_not) < 0) {
+		respond(ctx, TC_APPROVE_DENY, why_not);
 		return;
 	}
 	struct mcp_elicit *e = calloc(1, sizeof *e);
-	char *message = NULL;
-	if (!e || !args || !(e->tool = strdup(req->tool)) ||
-	    asprintf(&message, "toolcage: the tool '%s' wants to run with arguments %s. Why "
-	             "approval is needed: %s. Allow it?", req->tool, args,
-	             req->reason ? req->reason : "policy") < 0) {
-		free(args);
-		if (e)
-			free(e->tool);
+	struct mcp_call *mc = mcp_call_by_id(s, req->call_id);
+	if (!e || !(e->tool = strdup(req->tool))) {
 		free(e);
+		free(message);
+		json_decref(schema);
 		respond(ctx, TC_APPROVE_DENY, "mcp (out of memory)");
 		return;
 	}
-	free(args);
-	e->seq = ++m->next_elicit;
+	e->seq = ++s->next_elicit;
 	e->call_id = req->call_id;
+	e->rel = mc ? json_incref((json_t *)mcp_call_rel(mc)) : NULL;
 	e->respond = respond;
 	e->ctx = ctx;
-	e->next = m->elicits;
-	m->elicits = e;
-	json_t *params = json_pack("{s:s, s:o}", "message", message, "requestedSchema",
-	                           choice_schema(m, req));
+	e->next = s->elicits;
+	s->elicits = e;
+	json_t *params = json_pack("{s:s, s:o}", "message", message, "requestedSchema", schema);
 	free(message);
-	if (params && mcp_version_at_least(m, "2025-11-25"))
+	if (params && mcp_version_at_least(s, "2025-11-25"))
 		json_object_set_new(params, "mode", json_string("form"));
-	mcp_log(m, MCP_LOG_NOTICE, "call %" PRIu64 " (%s) needs approval (%s): asking the user",
-	        req->call_id, req->tool, req->reason ? req->reason : "policy");
-	mcp_send(m, json_pack("{s:s, s:o, s:s, s:o}", "jsonrpc", "2.0", "id", elicit_id(e->seq),
-	                      "method", "elicitation/create", "params", params));
+	mcp_log(s, e->rel, MCP_LOG_NOTICE, "call %" PRIu64 " (%s) needs approval (%s): asking "
+	        "the user", req->call_id, req->tool, req->reason ? req->reason : "policy");
+	mcp_send(s, json_pack("{s:s, s:o, s:s, s:o}", "jsonrpc", "2.0", "id", elicit_id(e->seq),
+	                      "method", "elicitation/create", "params", params),
+	         e->rel, MCP_MSG_REQUEST);
 }
 
-void mcp_elicit_enable(struct mcp_server *m)
+void mcp_elicit_enable(struct mcp_session *s)
 {
-	tc_supervisor_set_approver(m->sup, approver, m);
+	tc_session_set_approver(s->tcs, approver, s);
 }
 
-static struct mcp_elicit *find_seq(struct mcp_server *m, json_t *id)
+bool mcp_elicit_pending(const struct mcp_session *s, uint64_t call_id)
 {
-	const char *s = json_string_value(id);
+	for (const struct mcp_elicit *e = s->elicits; e; e = e->next)
+		if (e->call_id == call_id)
+			return true;
+	return false;
+}
+
+static struct mcp_elicit *find_seq(struct mcp_session *s, json_t *id)
+{
+	const char *str = json_string_value(id);
 	size_t plen = strlen(ELICIT_ID_PREFIX);
-	if (!s || strncmp(s, ELICIT_ID_PREFIX, plen))
+	if (!str || strncmp(str, ELICIT_ID_PREFIX, plen))
 		return NULL;
 	char *end;
-	unsigned long long seq = strtoull(s + plen, &end, 10);
-	if (*end || end == s + plen)
+	unsigned long long seq = strtoull(str + plen, &end, 10);
+	if (*end || end == str + plen)
 		return NULL;
-	for (struct mcp_elicit *e = m->elicits; e; e = e->next)
+	for (struct mcp_elicit *e = s->elicits; e; e = e->next)
 		if (e->seq == seq)
 			return e;
 	return NULL;
 }
 
-/* Maps the client's answer; who names it for the audit log. */
-static enum tc_approval decide(json_t *msg, char *who, size_t n)
+enum tc_approval mcp_approval_decide(json_t *res, char *who, size_t n)
 {
-	json_t *err = json_object_get(msg, "error");
-	if (err) {
-		const char *text = json_string_value(json_object_get(err, "message"));
-		snprintf(who, n, "mcp elicitation error: %.200s", text ? text : "(no message)");
-		return TC_APPROVE_DENY;
-	}
-	json_t *res = json_object_get(msg, "result");
 	const char *action = json_string_value(json_object_get(res, "action"));
 	const char *choice = json_string_value(json_object_get(json_object_get(res, "content"),
 	                                                       "choice"));
@@ -204,15 +245,27 @@ static enum tc_approval decide(json_t *msg, char *who, size_t n)
 	return TC_APPROVE_DENY;
 }
 
-int mcp_elicit_response(struct mcp_server *m, json_t *msg)
+/* Maps the client's answer; who names it for the audit log. */
+static enum tc_approval decide(json_t *msg, char *who, size_t n)
 {
-	struct mcp_elicit *e = find_seq(m, json_object_get(msg, "id"));
+	json_t *err = json_object_get(msg, "error");
+	if (err) {
+		const char *text = json_string_value(json_object_get(err, "message"));
+		snprintf(who, n, "mcp elicitation error: %.200s", text ? text : "(no message)");
+		return TC_APPROVE_DENY;
+	}
+	return mcp_approval_decide(json_object_get(msg, "result"), who, n);
+}
+
+int mcp_elicit_response(struct mcp_session *s, json_t *msg)
+{
+	struct mcp_elicit *e = find_seq(s, json_object_get(msg, "id"));
 	if (!e)
 		return -1;
-	unlink_elicit(m, e);
+	unlink_elicit(s, e);
 	char who[256];
 	enum tc_approval d = decide(msg, who, sizeof who);
-	mcp_log(m, d == TC_APPROVE_DENY ? MCP_LOG_WARNING : MCP_LOG_NOTICE,
+	mcp_log(s, e->rel, d == TC_APPROVE_DENY ? MCP_LOG_WARNING : MCP_LOG_NOTICE,
 	        "call %" PRIu64 " (%s): %s by %s", e->call_id, e->tool,
 	        d == TC_APPROVE_DENY ? "denied" : d == TC_APPROVE_ONCE ? "allowed once" :
 	        d == TC_APPROVE_COMMAND ? "its command allowed for the session" :
@@ -222,32 +275,33 @@ int mcp_elicit_response(struct mcp_server *m, json_t *msg)
 	return 0;
 }
 
-void mcp_elicit_withdraw(struct mcp_server *m, uint64_t call_id)
+void mcp_elicit_withdraw(struct mcp_session *s, uint64_t call_id)
 {
-	struct mcp_elicit *e = m->elicits;
+	struct mcp_elicit *e = s->elicits;
 	while (e && e->call_id != call_id)
 		e = e->next;
 	if (!e)
 		return;
-	unlink_elicit(m, e);
+	unlink_elicit(s, e);
 	/* The client may still show the question: tell it to drop it. */
-	mcp_notify(m, "notifications/cancelled", json_pack("{s:o, s:s}", "requestId",
+	mcp_notify(s, "notifications/cancelled", json_pack("{s:o, s:s}", "requestId",
 	           elicit_id(e->seq), "reason", "the call this approval was for ended "
-	           "(cancelled, or no answer in time)"));
+	           "(cancelled, or no answer in time)"), e->rel);
 	/* The call is gone already, so this only releases the ticket. */
 	finish(e, TC_APPROVE_DENY, "withdrawn");
 }
 
-void mcp_elicit_shutdown(struct mcp_server *m)
+void mcp_elicit_shutdown(struct mcp_session *s)
 {
-	while (m->elicits) {
-		uint64_t seq = m->elicits->seq;
+	while (s->elicits) {
+		struct mcp_elicit *e = s->elicits;
+		uint64_t seq = e->seq;
 		/* Cancelling finishes the call, whose result withdraws the
 		 * question; if the call was gone already, release it here. */
-		tc_call_cancel(m->sup, m->elicits->call_id, false);
-		struct mcp_elicit *e = m->elicits;
-		if (e && e->seq == seq) {
-			m->elicits = e->next;
+		tc_call_cancel(s->srv->sup, e->call_id, false);
+		if (s->elicits && s->elicits->seq == seq) {
+			e = s->elicits;
+			s->elicits = e->next;
 			finish(e, TC_APPROVE_DENY, "shutdown");
 		}
 	}

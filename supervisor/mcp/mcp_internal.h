@@ -1,8 +1,20 @@
-/* mcp_internal.h — what the MCP server's files share: mcp.c (lifecycle,
- * input, output, dispatch table, logging), mcp_frame.c (line framing and
- * JSON-RPC message checks), mcp_tools.c (tools/list, tools/call,
- * cancellation, progress, list_changed) and mcp_elicit.c (approvals as
- * elicitation/create requests to the client). */
+/* mcp_internal.h — what the MCP server's files share.
+ *
+ * The protocol is written once and spoken over two transports:
+ *   mcp.c          the server and its sessions: the method table, the
+ *                  lifecycle (initialize, ping, logging), messages out
+ *   mcp_tools.c    tools/list, tools/call, cancellation, progress,
+ *                  list_changed
+ *   mcp_elicit.c   approvals as elicitation/create requests to the client
+ *   mcp_modern.c   revision 2026-07-28: per-request _meta, server/discover,
+ *                  input_required results, subscriptions/listen
+ *   mcp_frame.c    message checks (nesting, ids); stdio line framing
+ *   mcp_stdio.c    the stdio transport: one connection, one session
+ *   mcp_http*.c    the Streamable HTTP transport (mcp_http.h)
+ * A transport hands the protocol whole messages and gives each session a
+ * sink for what it sends back (struct mcp_sink); the protocol never knows
+ * which transport it speaks over.
+ */
 #ifndef TC_MCP_INTERNAL_H
 #define TC_MCP_INTERNAL_H
 
@@ -14,34 +26,40 @@
 #include "config.h"
 #include "loop.h"
 #include "mcp.h"
+#include "io.h"
 #include "util.h"
 
 #define MCP_MAX_DEPTH 64              /* nesting levels in one message */
 #define MCP_READ_CHUNK (64u << 10)    /* bytes read from the client per turn */
-/* Output waiting for a client that does not read: past MCP_OUT_HIGH, we
- * stop reading its requests until it catches up; past MCP_OUT_MAX, the
+/* Output waiting for a stdio client that does not read: past MCP_OUT_HIGH,
+ * we stop reading its requests until it catches up; past MCP_OUT_MAX, the
  * calls already admitted (up to queue_max + max_concurrent) answer with a
  * short error instead of their result, so the backlog stays near it. */
 #define MCP_OUT_HIGH (16u << 20)
 #define MCP_OUT_MAX (64u << 20)
 #define MCP_LOG_TEXT_MAX 4096         /* bytes of a notifications/message text */
+#define MCP_VERSION_MODERN "2026-07-28"
 
-/* JSON-RPC 2.0 error codes. */
+/* JSON-RPC 2.0 error codes, and the ones MCP 2026-07-28 defines. */
 enum {
 	RPC_PARSE_ERROR = -32700,
 	RPC_INVALID_REQUEST = -32600,
 	RPC_METHOD_NOT_FOUND = -32601,
 	RPC_INVALID_PARAMS = -32602,
 	RPC_INTERNAL_ERROR = -32603,
+	RPC_HEADER_MISMATCH = -32020,
+	RPC_MISSING_CAPABILITY = -32021,
+	RPC_UNSUPPORTED_VERSION = -32022,
 };
 
 /* RFC 5424 levels as MCP names them, lowest first. */
 enum mcp_level {
 	MCP_LOG_DEBUG, MCP_LOG_INFO, MCP_LOG_NOTICE, MCP_LOG_WARNING,
 	MCP_LOG_ERROR, MCP_LOG_CRITICAL, MCP_LOG_ALERT, MCP_LOG_EMERGENCY,
+	MCP_LOG_OFF,                      /* no notifications/message at all */
 };
 
-/* ---- mcp_frame.c: lines in, bounded ----------------------------------- */
+/* ---- mcp_frame.c -------------------------------------------------------- */
 
 /* Splits a byte stream into lines of at most max bytes. Invariant: the
  * buffer never holds more than max + MCP_READ_CHUNK bytes; a longer line is
@@ -80,93 +98,242 @@ bool mcp_depth_ok(const char *p, size_t n, unsigned max);
 /* A JSON-RPC id is valid for MCP: a string or an integer (never null). */
 bool rpc_id_ok(const json_t *id);
 
-/* ---- mcp.c: the server ----------------------------------------------- */
+/* ---- messages ------------------------------------------------------------ */
+
+enum mcp_kind {
+	MCP_MSG_REQUEST,        /* method and a valid id */
+	MCP_MSG_NOTIFICATION,   /* method, no id */
+	MCP_MSG_RESPONSE,       /* result or error, and an id */
+	MCP_MSG_INVALID,        /* *error says why */
+};
+
+/* Parses one message of n bytes (bounded by the caller). Returns a new
+ * object and its kind, or NULL: then *error is the error response to send
+ * (new; its id is null) and *kind MCP_MSG_INVALID. A message whose shape is
+ * wrong but whose id could be read is returned with MCP_MSG_INVALID and an
+ * error carrying that id. */
+json_t *mcp_parse(const char *p, size_t n, enum mcp_kind *kind, json_t **error);
+
+/* An error response {"jsonrpc","id","error"}: new. id borrowed, NULL gives
+ * "id": null; data taken (may be NULL). */
+json_t *mcp_error_msg(const json_t *id, int code, json_t *data, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/* ---- output: where a session's messages go ------------------------------ */
+
+/* How far behind the client is, on the stream a message would join. */
+enum mcp_room {
+	MCP_ROOM_OK,            /* send anything */
+	MCP_ROOM_TIGHT,         /* skip what it can do without: progress, logs */
+	MCP_ROOM_FULL,          /* far behind: a result becomes a short error */
+};
+
+struct mcp_session;
+
+/* A transport's side of one session. rel is the client request a message
+ * belongs to (borrowed; NULL for none: list_changed, say); HTTP sends it on
+ * that request's stream. */
+struct mcp_sink {
+	/* Queues msg (takes it). kind: what msg is (a response ends rel's
+	 * stream). Never fails: a transport that cannot deliver drops it. */
+	void (*send)(void *data, json_t *msg, const json_t *rel, enum mcp_kind kind);
+	enum mcp_room (*room)(void *data, const json_t *rel);
+	/* A stateless session over this sink is done and about to be freed
+	 * (NULL: nothing to do). */
+	void (*ended)(void *data, struct mcp_session *s);
+};
+
+/* ---- mcp.c: the server and its sessions --------------------------------- */
 
 struct mcp_call;       /* mcp_tools.c */
 struct mcp_elicit;     /* mcp_elicit.c */
+struct mcp_modern;     /* mcp_modern.c */
 
 enum mcp_state {
 	MCP_NEW,           /* only initialize and ping */
-	MCP_READY,         /* initialize answered */
-	MCP_CLOSING,       /* input ended or a signal: no new calls */
+	MCP_READY,         /* initialize answered (or a stateless request) */
+	MCP_CLOSING,       /* ending: no new calls */
 };
+
+struct mcp_pending;    /* mcp_modern.c */
 
 struct mcp_server {
 	struct tc_supervisor *sup;
 	struct loop *loop;
 	const struct config *cfg;
+	size_t page_size;
+	struct mcp_session *sessions;  /* every session, stateless ones too */
+	size_t n_sessions;
+	struct tc_disposer watch;      /* registry change subscription */
+	uint64_t next_state;           /* requestState handles (mcp_modern.c) */
+	struct mcp_pending *pending;   /* input asked of stateless clients */
+	size_t n_pending;
+	bool closing;
+	int exit_status;
+	/* The transport (struct mcp_stdio, struct http_server), told about
+	 * signals and freed with the server. */
+	void *transport;
+	void (*transport_signal)(void *transport, int signo);
+	void (*transport_free)(void *transport);
+};
+
+/* One client's protocol state. A legacy session begins with initialize and
+ * lives as long as its transport keeps it (the stdio connection, an HTTP
+ * Mcp-Session-Id). A stateless one (revision 2026-07-28) carries one
+ * request and ends with it; parent is the session whose transport it came
+ * over (stdio), or NULL. */
+struct mcp_session {
+	struct mcp_server *srv;
+	struct tc_session *tcs;        /* its approvals and grants */
+	const struct mcp_sink *sink;
+	void *sink_data;
 	enum mcp_state state;
-	int in_fd, out_fd;
-	int in_flags, out_flags;       /* to restore: O_NONBLOCK is shared with the parent */
-	bool in_watched, in_paused, in_eof;
-	struct loop_timer *in_timer;   /* regular-file input: epoll cannot watch it */
-	bool out_watched, out_broken;
-	struct mcp_framer in;
-	struct buf out;                /* written up to out_off */
-	size_t out_off;
+	bool stateless;
+	struct mcp_session *parent;
 	char version[16];              /* negotiated protocol revision */
 	bool elicit_form;              /* client accepts form-mode elicitation */
 	int log_level;                 /* notifications/message at or above */
-	size_t page_size;
+	json_t *client;                /* clientInfo, for stderr (may be NULL) */
 	struct mcp_call *calls;        /* tools/call requests in flight */
 	size_t n_calls;
 	struct mcp_elicit *elicits;    /* elicitation/create requests awaiting an answer */
 	uint64_t next_elicit;
-	struct tc_disposer watch;      /* registry change subscription */
-	int exit_status;
+	struct mcp_modern *modern;     /* stateless: the request's own state */
+	bool answered;                 /* stateless: its response went out */
+	bool busy;                     /* stateless: being dispatched (not freed) */
+	struct mcp_session *next, *prev;
 };
 
-/* Bytes of answers written for the client and not yet read by it. */
-static inline size_t mcp_backlog(const struct mcp_server *m)
-{
-	return m->out.len - m->out_off;
-}
+/* A session over sink (borrowed; must outlive it) with data. NULL when out
+ * of memory. */
+struct mcp_session *mcp_session_new(struct mcp_server *srv, const struct mcp_sink *sink,
+                                    void *data);
+/* Ends s: withdraws its questions, cancels its calls quietly, frees it.
+ * Nothing more goes to its sink. NULL is a no-op. */
+void mcp_session_free(struct mcp_session *s);
+/* Handles one message (borrowed) of kind, from mcp_parse. */
+void mcp_session_message(struct mcp_session *s, json_t *msg, enum mcp_kind kind);
+/* Handles one message's text: bounds, parses, answers errors, dispatches. */
+void mcp_session_text(struct mcp_session *s, const char *p, size_t n);
+/* Whether s may end now: no calls in flight (stateless sessions end when
+ * their request is answered). */
+bool mcp_session_idle(const struct mcp_session *s);
 
-/* Sends msg (takes it) as one line. Output errors mark the server broken
- * (the client is gone) and stop the loop. */
-void mcp_send(struct mcp_server *m, json_t *msg);
-/* {"jsonrpc":"2.0","id":id,"result":result}; takes result, borrows id. */
-void mcp_reply(struct mcp_server *m, json_t *id, json_t *result);
+/* Sends msg (takes it) to the client. */
+void mcp_send(struct mcp_session *s, json_t *msg, const json_t *rel, enum mcp_kind kind);
+/* {"jsonrpc":"2.0","id":id,"result":result}; takes result, borrows id. A
+ * stateless session adds resultType and serverInfo. */
+void mcp_reply(struct mcp_session *s, json_t *id, json_t *result);
 /* An error response; id NULL sends "id": null. data (taken, may be NULL). */
-void mcp_error(struct mcp_server *m, json_t *id, int code, json_t *data,
+void mcp_error(struct mcp_session *s, json_t *id, int code, json_t *data,
                const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* A notification; takes params (may be NULL). rel: the request it is about. */
+void mcp_notify(struct mcp_session *s, const char *method, json_t *params, const json_t *rel);
+/* notifications/message when level is at or above the client's level (and
+ * the session is initialized); also on stderr when level >= warning. rel:
+ * the request it is about (a call's id), or NULL. */
+void mcp_log(struct mcp_session *s, const json_t *rel, enum mcp_level level, const char *fmt,
+             ...) __attribute__((format(printf, 4, 5)));
+/* How far behind the client is on rel's stream. */
+enum mcp_room mcp_room(const struct mcp_session *s, const json_t *rel);
 /* A string's value as a name: one holding a NUL byte (valid JSON, but no
  * method or tool is called that) becomes a name nothing matches. */
 const char *mcp_name(const json_t *s);
-/* A notification; takes params (may be NULL). */
-void mcp_notify(struct mcp_server *m, const char *method, json_t *params);
-/* notifications/message when level is at or above the client's level (and
- * the session is initialized); also on stderr when level >= warning. */
-void mcp_log(struct mcp_server *m, enum mcp_level level, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
 /* Revision comparison: negotiated version >= v ("2025-06-18"). */
-bool mcp_version_at_least(const struct mcp_server *m, const char *v);
+bool mcp_version_at_least(const struct mcp_session *s, const char *v);
+/* Index of level name, or -1. */
+int mcp_level_parse(const char *name);
+/* The server's name and version, {"name","version","title"?} (new). */
+json_t *mcp_server_info(const struct mcp_session *s);
+/* The supported revisions, newest first (NULL-terminated, static). */
+extern const char *const mcp_versions[];
+/* The server's instructions, ending with where the workspace is: new, or
+ * NULL when out of memory. */
+char *mcp_instructions(const struct mcp_server *srv);
 
-/* ---- mcp_tools.c ------------------------------------------------------ */
+/* Sends list_changed to every session that wants it. */
+void mcp_server_list_changed(struct mcp_server *srv);
 
-void mcp_tools_list(struct mcp_server *m, json_t *id, json_t *params);
-void mcp_tools_call(struct mcp_server *m, json_t *id, json_t *params);
-void mcp_cancelled(struct mcp_server *m, json_t *id, json_t *params);
-/* Subscribes to registry changes (notifications/tools/list_changed). */
-int mcp_tools_watch(struct mcp_server *m, struct tc_error *err);
-/* Shutdown: stops progress timers and the registry subscription. */
-void mcp_tools_shutdown(struct mcp_server *m);
-/* After the supervisor is gone: frees any call record left (none should be:
- * every call got its result while the supervisor was freed). */
-void mcp_tools_release(struct mcp_server *m);
-/* Whether a client request id is a tools/call still in flight. */
-bool mcp_call_in_flight(const struct mcp_server *m, const json_t *id);
+/* ---- the transports ------------------------------------------------------ */
 
-/* ---- mcp_elicit.c ----------------------------------------------------- */
+/* mcp_stdio.c: serves opt->in_fd/out_fd as one connection. */
+int mcp_stdio_start(struct mcp_server *srv, const struct mcp_options *opt,
+                    struct tc_error *err);
+/* mcp_http.c: listens on opt->http. */
+int mcp_http_start(struct mcp_server *srv, const struct mcp_options *opt,
+                   struct tc_error *err);
 
-/* Routes approvals to the client (when it declared form elicitation). */
-void mcp_elicit_enable(struct mcp_server *m);
+/* ---- mcp_tools.c --------------------------------------------------------- */
+
+void mcp_tools_list(struct mcp_session *s, json_t *id, json_t *params);
+void mcp_tools_call(struct mcp_session *s, json_t *id, json_t *params);
+void mcp_cancelled(struct mcp_session *s, json_t *id, json_t *params);
+/* Subscribes to registry changes (list_changed). */
+int mcp_tools_watch(struct mcp_server *srv, struct tc_error *err);
+/* Shutdown: stops s's progress timers. */
+void mcp_tools_shutdown(struct mcp_session *s);
+/* Frees s's call records (their results will never come: quiet). */
+void mcp_tools_release(struct mcp_session *s);
+/* Whether a client request id is a tools/call of s still in flight. */
+bool mcp_call_in_flight(const struct mcp_session *s, const json_t *id);
+/* The call with pipeline id call_id, or NULL. */
+struct mcp_call *mcp_call_by_id(const struct mcp_session *s, uint64_t call_id);
+/* Its request id (borrowed) and its params (borrowed: the request's). */
+const json_t *mcp_call_rel(const struct mcp_call *mc);
+
+/* ---- mcp_elicit.c --------------------------------------------------------- */
+
+/* Routes s's approvals to the client (it declared form elicitation). */
+void mcp_elicit_enable(struct mcp_session *s);
 /* A response (result or error) from the client: 0 when it answered one of
  * our requests, -1 when the id is not ours. */
-int mcp_elicit_response(struct mcp_server *m, json_t *msg);
+int mcp_elicit_response(struct mcp_session *s, json_t *msg);
 /* The call went away (cancelled, finished): withdraw its request. */
-void mcp_elicit_withdraw(struct mcp_server *m, uint64_t call_id);
+void mcp_elicit_withdraw(struct mcp_session *s, uint64_t call_id);
 /* Shutdown: every pending request's call is cancelled, tickets released. */
-void mcp_elicit_shutdown(struct mcp_server *m);
+void mcp_elicit_shutdown(struct mcp_session *s);
+/* Whether call_id's approval is being asked of the client. */
+bool mcp_elicit_pending(const struct mcp_session *s, uint64_t call_id);
+/* The approval question's text and form for req, shared with stateless
+ * input requests: 0, or -1 (too long to show: deny without asking; out of
+ * memory). *message (malloc'd) and *schema (new). */
+int mcp_approval_question(const struct mcp_session *s, const struct tc_approval_request *req,
+                          char **message, json_t **schema, const char **why_not);
+/* Maps an elicitation answer (an ElicitResult) to a decision; who names it. */
+enum tc_approval mcp_approval_decide(json_t *result, char *who, size_t n);
+
+/* ---- mcp_modern.c ------------------------------------------------------- */
+
+/* Whether msg is a stateless (2026-07-28) request: its params._meta names
+ * a protocol version. */
+bool mcp_modern_request(json_t *msg);
+/* Checks a stateless request's _meta: 0, or -1 with *error (new) and *http
+ * the status an HTTP answer should have (400). */
+int mcp_modern_check(json_t *msg, json_t **error, int *http);
+/* A stateless session for one request of kind (msg borrowed), over sink;
+ * parent: the session it came through (stdio), or NULL. Dispatches the
+ * request. Returns the session (it frees itself when answered), or NULL
+ * when it was answered at once and is gone already. */
+struct mcp_session *mcp_modern_start(struct mcp_server *srv, const struct mcp_sink *sink,
+                                     void *data, struct mcp_session *parent, json_t *msg);
+/* The stateless request's session ended on its own (answered): frees it. */
+void mcp_modern_done(struct mcp_session *s);
+/* A stateless tools/call: whether the answer is an input_required result
+ * (set by the approver), and that result (new). */
+json_t *mcp_modern_take_input(struct mcp_session *s, const struct mcp_call *mc);
+/* Before a stateless tools/call is submitted: its params (borrowed for the
+ * call: inputResponses, requestState). */
+void mcp_modern_call_params(struct mcp_session *s, json_t *params);
+/* server/discover and subscriptions/listen. */
+void mcp_discover(struct mcp_session *s, json_t *id, json_t *params);
+void mcp_listen(struct mcp_session *s, json_t *id, json_t *params);
+/* Adds ttlMs and cacheScope to a list result. */
+void mcp_modern_cacheable(json_t *result);
+/* Ends s's subscription if rid is its subscriptions/listen request: 0, or -1. */
+int mcp_modern_cancel_listen(struct mcp_session *s, const json_t *rid);
+void mcp_modern_release(struct mcp_session *s);
+void mcp_modern_list_changed(struct mcp_session *s);
+/* Server teardown: the pending table. */
+void mcp_modern_server_release(struct mcp_server *srv);
 
 #endif

@@ -20,10 +20,10 @@
 
 #define PROGRESS_EVERY_MS 1000
 
-/* One tools/call in flight. Invariants: linked in m->calls until its result
+/* One tools/call in flight. Invariants: linked in s->calls until its result
  * is sent or it is cancelled; call_id is valid once submitting is false. */
 struct mcp_call {
-	struct mcp_server *m;
+	struct mcp_session *s;
 	json_t *id;                 /* the client's request id (a reference) */
 	uint64_t call_id;           /* the pipeline's */
 	char *tool;
@@ -36,18 +36,18 @@ struct mcp_call {
 	struct mcp_call *next, *prev;
 };
 
-static void call_unlink(struct mcp_server *m, struct mcp_call *mc)
+static void call_unlink(struct mcp_session *s, struct mcp_call *mc)
 {
 	if (mc->prev)
 		mc->prev->next = mc->next;
-	else if (m->calls == mc)
-		m->calls = mc->next;
+	else if (s->calls == mc)
+		s->calls = mc->next;
 	if (mc->next)
 		mc->next->prev = mc->prev;
 	mc->next = mc->prev = NULL;
-	m->n_calls--;
-	if (mc->progress && m->loop)
-		loop_del_timer(m->loop, mc->progress);
+	s->n_calls--;
+	if (mc->progress)
+		loop_del_timer(s->srv->loop, mc->progress);
 	mc->progress = NULL;
 }
 
@@ -59,17 +59,37 @@ static void call_free(struct mcp_call *mc)
 	free(mc);
 }
 
-static struct mcp_call *call_find(const struct mcp_server *m, const json_t *id)
+static struct mcp_call *call_find(const struct mcp_session *s, const json_t *id)
 {
-	for (struct mcp_call *mc = m->calls; mc; mc = mc->next)
+	for (struct mcp_call *mc = s->calls; mc; mc = mc->next)
 		if (json_equal(mc->id, (json_t *)id))
 			return mc;
 	return NULL;
 }
 
-bool mcp_call_in_flight(const struct mcp_server *m, const json_t *id)
+bool mcp_call_in_flight(const struct mcp_session *s, const json_t *id)
 {
-	return call_find(m, id) != NULL;
+	return call_find(s, id) != NULL;
+}
+
+struct mcp_call *mcp_call_by_id(const struct mcp_session *s, uint64_t call_id)
+{
+	for (struct mcp_call *mc = s->calls; mc; mc = mc->next)
+		if (!mc->submitting && mc->call_id == call_id)
+			return mc;
+	/* Inside tc_session_call_submit (where the pipeline asks for an
+	 * approval) the call has no id yet: it is the one being submitted. */
+	for (struct mcp_call *mc = s->calls; mc; mc = mc->next)
+		if (mc->submitting) {
+			mc->call_id = call_id;
+			return mc;
+		}
+	return NULL;
+}
+
+const json_t *mcp_call_rel(const struct mcp_call *mc)
+{
+	return mc->id;
 }
 
 /* ---- tools/list ------------------------------------------------------- */
@@ -89,42 +109,42 @@ static int cursor_parse(const char *s, uint64_t gen, size_t count, size_t *off)
 
 /* What revisions before 2025-06-18 (titles, output schemas) and before
  * 2025-03-26 (annotations) did not define is left out for them. */
-static void fit_version(const struct mcp_server *m, json_t *tool)
+static void fit_version(const struct mcp_session *s, json_t *tool)
 {
-	if (!mcp_version_at_least(m, "2025-06-18")) {
+	if (!mcp_version_at_least(s, "2025-06-18")) {
 		json_object_del(tool, "title");
 		json_object_del(tool, "outputSchema");
 	}
-	if (!mcp_version_at_least(m, "2025-03-26"))
+	if (!mcp_version_at_least(s, "2025-03-26"))
 		json_object_del(tool, "annotations");
 }
 
-static bool listed(const struct mcp_server *m, const struct tc_defined *t)
+static bool listed(const struct mcp_server *srv, const struct tc_defined *t)
 {
 	char why[512];
-	return !tc_supervisor_tool_unusable(m->sup, t->name, why, sizeof why);
+	return !tc_supervisor_tool_unusable(srv->sup, t->name, why, sizeof why);
 }
 
-void mcp_tools_list(struct mcp_server *m, json_t *id, json_t *params)
+void mcp_tools_list(struct mcp_session *s, json_t *id, json_t *params)
 {
-	struct tc_registry *reg = tc_supervisor_registry(m->sup);
+	struct tc_registry *reg = tc_supervisor_registry(s->srv->sup);
 	size_t count = tc_registry_count(reg), off = 0;
 	uint64_t gen = tc_registry_generation(reg);
 	json_t *cur = json_object_get(params, "cursor");
 	if (cur && (!json_is_string(cur) ||
 	            cursor_parse(json_string_value(cur), gen, count, &off) < 0)) {
-		mcp_error(m, id, RPC_INVALID_PARAMS, NULL, "Invalid params: the cursor is not one "
+		mcp_error(s, id, RPC_INVALID_PARAMS, NULL, "Invalid params: the cursor is not one "
 		          "this server gave, or the tool list changed since. Pass nextCursor "
 		          "verbatim, or list again without a cursor.");
 		return;
 	}
 	json_t *tools = json_array();
 	size_t end = off;
-	for (; tools && end < count && json_array_size(tools) < m->page_size; end++) {
+	for (; tools && end < count && json_array_size(tools) < s->srv->page_size; end++) {
 		/* No call of it can pass under this configuration: not offered
 		 * (toolcage list says why). Pages stay full: a page takes the
 		 * next listed tools. */
-		if (!listed(m, tc_registry_at(reg, end)))
+		if (!listed(s->srv, tc_registry_at(reg, end)))
 			continue;
 		json_t *t = tc_defined_export(tc_registry_at(reg, end), TC_EXPORT_MCP);
 		if (!t || json_array_append_new(tools, t)) {
@@ -132,32 +152,34 @@ void mcp_tools_list(struct mcp_server *m, json_t *id, json_t *params)
 			tools = NULL;
 			break;
 		}
-		fit_version(m, t);
+		fit_version(s, t);
 	}
 	json_t *res = tools ? json_pack("{s:o}", "tools", tools) : NULL;
 	if (!res) {
-		mcp_error(m, id, RPC_INTERNAL_ERROR, NULL, "Internal error: out of memory listing "
+		mcp_error(s, id, RPC_INTERNAL_ERROR, NULL, "Internal error: out of memory listing "
 		          "the tools.");
 		return;
 	}
 	size_t more = end;
-	while (more < count && !listed(m, tc_registry_at(reg, more)))
+	while (more < count && !listed(s->srv, tc_registry_at(reg, more)))
 		more++;
 	if (more < count) {
 		char next[64];
 		snprintf(next, sizeof next, "tc1.%" PRIx64 ".%zx", gen, end);
 		json_object_set_new(res, "nextCursor", json_string(next));
 	}
-	mcp_reply(m, id, res);
+	if (s->stateless)
+		mcp_modern_cacheable(res);
+	mcp_reply(s, id, res);
 }
 
 /* ---- tools/call ------------------------------------------------------- */
 
 /* Whether the tool declares an output schema (its outputSchema in
  * tools/list), which clients check structuredContent against. */
-static bool declares_output(const struct mcp_server *m, const char *tool)
+static bool declares_output(const struct mcp_session *s, const char *tool)
 {
-	struct tc_defined *t = tc_registry_get(tc_supervisor_registry(m->sup), tool);
+	struct tc_defined *t = tc_registry_get(tc_supervisor_registry(s->srv->sup), tool);
 	bool yes = t && t->output_schema;
 	tc_defined_unref(t);
 	return yes;
@@ -186,7 +208,7 @@ static json_t *image_content(const struct tc_result *r)
 	return json_pack("{s:s, s:O, s:s}", "type", "image", "data", data, "mimeType", mime);
 }
 
-static json_t *call_result(const struct mcp_server *m, const struct tc_result *r)
+static json_t *call_result(const struct mcp_session *s, const struct tc_result *r)
 {
 	json_t *res = json_pack("{s:[{s:s, s:s}], s:b}", "content", "type", "text", "text",
 	                        r->render, "isError", r->status != TC_STATUS_OK);
@@ -197,8 +219,8 @@ static json_t *call_result(const struct mcp_server *m, const struct tc_result *r
 	 * is not the tool's output: where an outputSchema binds
 	 * structuredContent, an error result carries the text alone (the SDK
 	 * threw on it, and the client never saw isError). */
-	bool structured = r->status == TC_STATUS_OK || !declares_output(m, r->tool);
-	if (res && structured && mcp_version_at_least(m, "2025-06-18")) {
+	bool structured = r->status == TC_STATUS_OK || !declares_output(s, r->tool);
+	if (res && structured && mcp_version_at_least(s, "2025-06-18")) {
 		/* structuredContent must be an object; other canonical values
 		 * (a manifest printing a JSON array, say) are wrapped. */
 		json_t *sc = json_is_object(r->canonical) ? json_incref(r->canonical) :
@@ -215,7 +237,7 @@ static json_t *call_result(const struct mcp_server *m, const struct tc_result *r
 	return res;
 }
 
-static void log_result(struct mcp_server *m, const struct mcp_call *mc,
+static void log_result(struct mcp_session *s, const struct mcp_call *mc,
                        const struct tc_result *r)
 {
 	enum mcp_level lv;
@@ -228,41 +250,49 @@ static void log_result(struct mcp_server *m, const struct mcp_call *mc,
 	case TC_STATUS_BUSY: lv = MCP_LOG_WARNING; break;
 	default: lv = MCP_LOG_ERROR; break;
 	}
-	mcp_log(m, lv, "call %" PRIu64 " (%s): %s in %" PRIu64 " ms: %.512s", r->call_id,
+	mcp_log(s, mc->id, lv, "call %" PRIu64 " (%s): %s in %" PRIu64 " ms: %.512s", r->call_id,
 	        mc->tool, tc_status_name(r->status), r->duration_ms, r->render);
 }
 
 static void on_result(struct tc_result *r, void *data)
 {
 	struct mcp_call *mc = data;
-	struct mcp_server *m = mc->m;
-	call_unlink(m, mc);
+	struct mcp_session *s = mc->s;
+	call_unlink(s, mc);
 	if (!r) {
-		mcp_error(m, mc->id, RPC_INTERNAL_ERROR, NULL, "Internal error: out of memory "
+		mcp_error(s, mc->id, RPC_INTERNAL_ERROR, NULL, "Internal error: out of memory "
 		          "running the call.");
 	} else {
 		/* Its approval may still be asked (the approval timed out). */
-		mcp_elicit_withdraw(m, r->call_id);
-		log_result(m, mc, r);
+		mcp_elicit_withdraw(s, r->call_id);
+		log_result(s, mc, r);
 		json_t *avail = json_object_get(r->canonical, "available");
-		if (r->status == TC_STATUS_UNKNOWN_TOOL)
-			mcp_error(m, mc->id, RPC_INVALID_PARAMS,
+		json_t *input = s->stateless ? mcp_modern_take_input(s, mc) : NULL;
+		if (input)
+			/* 2026-07-28: the call needs the client's input first (an
+			 * approval): it did not run; the client asks again. */
+			mcp_reply(s, mc->id, input);
+		else if (r->status == TC_STATUS_UNKNOWN_TOOL)
+			mcp_error(s, mc->id, RPC_INVALID_PARAMS,
 			          avail ? json_pack("{s:O}", "available", avail) : NULL,
 			          "Invalid params: %s", r->render);
-		else if (mcp_backlog(m) > MCP_OUT_MAX)
-			/* The client has not read 64 MiB of answers: this one
-			 * would only grow our memory. It still gets an answer. */
-			mcp_error(m, mc->id, RPC_INTERNAL_ERROR, NULL, "Internal error: the "
-			          "result was dropped: %zu bytes of answers are waiting for "
-			          "this client to read them.", mcp_backlog(m));
+		else if (mcp_room(s, mc->id) == MCP_ROOM_FULL)
+			/* The client has not read what it was sent: this one would
+			 * only grow our memory. It still gets an answer. */
+			mcp_error(s, mc->id, RPC_INTERNAL_ERROR, NULL, "Internal error: the "
+			          "result was dropped: too many answers are waiting for this "
+			          "client to read them.");
 		else
-			mcp_reply(m, mc->id, call_result(m, r));
+			mcp_reply(s, mc->id, call_result(s, r));
 		tc_result_free(r);
 	}
-	if (mc->submitting)
+	if (mc->submitting) {
 		mc->done = true;        /* tools_call frees it when submit returns */
-	else
-		call_free(mc);
+		return;
+	}
+	call_free(mc);
+	if (s->stateless)
+		mcp_modern_done(s);
 }
 
 static void on_progress(struct loop *l, void *data)
@@ -273,62 +303,72 @@ static void on_progress(struct loop *l, void *data)
 	char msg[160];
 	snprintf(msg, sizeof msg, "%s has been running for %u s", mc->tool, mc->ticks);
 	/* A client that is not reading gets no more of these: they would pile
-	 * up in our output buffer for as long as the call runs. */
-	if (mcp_backlog(mc->m) < MCP_OUT_HIGH) {
+	 * up in our output for as long as the call runs. */
+	if (mcp_room(mc->s, mc->id) == MCP_ROOM_OK) {
 		json_t *p = json_pack("{s:O, s:i}", "progressToken", mc->progress_token, "progress",
 		                      (int)mc->ticks);
 		/* "message" came with 2025-03-26. */
-		if (p && mcp_version_at_least(mc->m, "2025-03-26"))
+		if (p && mcp_version_at_least(mc->s, "2025-03-26"))
 			json_object_set_new(p, "message", json_string(msg));
-		mcp_notify(mc->m, "notifications/progress", p);
+		mcp_notify(mc->s, "notifications/progress", p, mc->id);
 	}
 	mc->progress = loop_add_timer(l, mc->start_ms + (int64_t)(mc->ticks + 1) * PROGRESS_EVERY_MS,
 	                              on_progress, mc);
 }
 
 struct busy_reply {
-	struct mcp_server *m;
+	struct mcp_session *s;
 	json_t *id;
 };
 
 static void on_busy(struct tc_result *r, void *data)
 {
 	const struct busy_reply *b = data;
-	mcp_reply(b->m, b->id, json_pack("{s:[{s:s, s:s}], s:b}", "content", "type", "text",
+	mcp_reply(b->s, b->id, json_pack("{s:[{s:s, s:s}], s:b}", "content", "type", "text",
 	          "text", r && r->render ? r->render : "Busy.", "isError", 1));
 	tc_result_free(r);
 }
 
-/* A tool-level refusal before the pipeline (our own in-flight cap),
- * recorded by the supervisor like every decided call (the audit log's
- * tool-result says busy). */
-static void reply_busy(struct mcp_server *m, json_t *id, const char *tool, json_t *args,
+/* A tool-level refusal before the pipeline (the session's own in-flight
+ * cap, or a server that is draining), recorded by the supervisor like
+ * every decided call (the audit log's tool-result says busy). */
+static void reply_busy(struct mcp_session *s, json_t *id, const char *tool, json_t *args,
                        size_t limit)
 {
 	char text[200];
-	snprintf(text, sizeof text, "Busy: %zu calls are already in flight on this connection. "
-	         "Wait for some to finish, then call again.", limit);
+	if (limit)
+		snprintf(text, sizeof text, "Busy: %zu calls are already in flight in this session. "
+		         "Wait for some to finish, then call again.", limit);
+	else
+		snprintf(text, sizeof text, "Busy: the server is shutting down and takes no new "
+		         "calls.");
 	char *args_text = args ? json_dumps(args, JSON_COMPACT) : NULL;
-	struct busy_reply b = { m, id };
-	tc_call_refuse(m->sup, tool, args_text ? args_text : "{}", TC_STATUS_BUSY, text, on_busy, &b);
+	struct busy_reply b = { s, id };
+	tc_call_refuse(s->srv->sup, tool, args_text ? args_text : "{}", TC_STATUS_BUSY, text,
+	               on_busy, &b);
 	free(args_text);
 }
 
-void mcp_tools_call(struct mcp_server *m, json_t *id, json_t *params)
+void mcp_tools_call(struct mcp_session *s, json_t *id, json_t *params)
 {
+	const struct config *cfg = s->srv->cfg;
 	json_t *name = json_object_get(params, "name");
 	json_t *args = json_object_get(params, "arguments");
 	if (!json_is_string(name) || (args && !json_is_object(args))) {
-		mcp_error(m, id, RPC_INVALID_PARAMS, NULL, "Invalid params: tools/call needs "
+		mcp_error(s, id, RPC_INVALID_PARAMS, NULL, "Invalid params: tools/call needs "
 		          "params.name (a string, from tools/list) and params.arguments (an object; "
 		          "{} or absent when the tool takes none).");
 		return;
 	}
+	if (s->state == MCP_CLOSING || s->srv->closing) {
+		reply_busy(s, id, mcp_name(name), args, 0);
+		return;
+	}
 	/* Calls waiting for an approval hold no slot and no queue place, so
-	 * this connection's own cap is what bounds them. */
-	size_t limit = m->cfg->queue_max + m->cfg->max_concurrent;
-	if (m->n_calls >= limit) {
-		reply_busy(m, id, mcp_name(name), args, limit);
+	 * this session's own cap is what bounds them. */
+	size_t limit = cfg->queue_max + cfg->max_concurrent;
+	if (s->n_calls >= limit) {
+		reply_busy(s, id, mcp_name(name), args, limit);
 		return;
 	}
 	json_t *token = json_object_get(json_object_get(params, "_meta"), "progressToken");
@@ -337,85 +377,107 @@ void mcp_tools_call(struct mcp_server *m, json_t *id, json_t *params)
 	if (!mc || (args && !text) || !(mc->tool = strdup(mcp_name(name)))) {
 		free(text);
 		free(mc);
-		mcp_error(m, id, RPC_INTERNAL_ERROR, NULL, "Internal error: out of memory.");
+		mcp_error(s, id, RPC_INTERNAL_ERROR, NULL, "Internal error: out of memory.");
 		return;
 	}
-	mc->m = m;
+	mc->s = s;
 	mc->id = json_incref(id);
 	/* A progress token is a string or any number (a request id is a
 	 * string or an integer). */
 	mc->progress_token = json_is_string(token) || json_is_number(token) ? json_incref(token)
 	                                                                    : NULL;
 	mc->start_ms = io_now_ms();
-	mc->next = m->calls;
-	if (m->calls)
-		m->calls->prev = mc;
-	m->calls = mc;
-	m->n_calls++;
+	mc->next = s->calls;
+	if (s->calls)
+		s->calls->prev = mc;
+	s->calls = mc;
+	s->n_calls++;
 	mc->submitting = true;
-	uint64_t call_id = tc_call_submit(m->sup, mc->tool, text ? text : "{}", on_result, mc);
+	if (s->stateless)
+		mcp_modern_call_params(s, params);
+	uint64_t call_id = tc_session_call_submit(s->tcs, mc->tool, text ? text : "{}",
+	                                          on_result, mc);
 	free(text);
 	mc->submitting = false;
+	mc->call_id = call_id;
 	if (mc->done) {             /* answered already (validation, denial ...) */
 		call_free(mc);
+		if (s->stateless)
+			mcp_modern_done(s);
 		return;
 	}
-	mc->call_id = call_id;
+	mcp_log(s, mc->id, MCP_LOG_DEBUG, "call %" PRIu64 " (%s): accepted", call_id, mc->tool);
+	if (!mcp_elicit_pending(s, call_id))
+		mcp_log(s, mc->id, MCP_LOG_DEBUG, "call %" PRIu64 " (%s): authorized; it runs in "
+		        "its sandbox as soon as a slot is free", call_id, mc->tool);
 	if (mc->progress_token)
-		mc->progress = loop_add_timer(m->loop, mc->start_ms + PROGRESS_EVERY_MS,
+		mc->progress = loop_add_timer(s->srv->loop, mc->start_ms + PROGRESS_EVERY_MS,
 		                              on_progress, mc);
 }
 
 /* ---- notifications ---------------------------------------------------- */
 
-void mcp_cancelled(struct mcp_server *m, json_t *id, json_t *params)
+/* Cancels the call with request id rid in s, or in a stateless session
+ * that came through s (stdio). 0, or -1 when there is none. */
+static int cancel_in(struct mcp_session *s, const json_t *rid, const char *reason)
 {
-	(void)id;
-	json_t *rid = json_object_get(params, "requestId");
-	struct mcp_call *mc = rid ? call_find(m, rid) : NULL;
+	struct mcp_call *mc = call_find(s, rid);
 	if (!mc)
-		return;   /* finished already, or never a call: nothing to do */
-	const char *reason = json_string_value(json_object_get(params, "reason"));
+		return -1;
 	uint64_t call_id = mc->call_id;
-	mcp_log(m, MCP_LOG_INFO, "call %" PRIu64 " (%s) cancelled by the client%s%.200s",
+	mcp_log(s, NULL, MCP_LOG_INFO, "call %" PRIu64 " (%s) cancelled by the client%s%.200s",
 	        call_id, mc->tool, reason ? ": " : "", reason ? reason : "");
-	call_unlink(m, mc);
+	call_unlink(s, mc);
 	call_free(mc);
 	/* quiet: the child is killed and no result is delivered, as the
 	 * client asked no answer for a cancelled request. */
-	tc_call_cancel(m->sup, call_id, true);
-	mcp_elicit_withdraw(m, call_id);
+	tc_call_cancel(s->srv->sup, call_id, true);
+	mcp_elicit_withdraw(s, call_id);
+	if (s->stateless)
+		mcp_modern_done(s);
+	return 0;
+}
+
+void mcp_cancelled(struct mcp_session *s, json_t *id, json_t *params)
+{
+	(void)id;
+	json_t *rid = json_object_get(params, "requestId");
+	const char *reason = json_string_value(json_object_get(params, "reason"));
+	if (!rid || cancel_in(s, rid, reason) == 0)
+		return;
+	for (struct mcp_session *c = s->srv->sessions; c; c = c->next)
+		if (c->parent == s && c->stateless && (cancel_in(c, rid, reason) == 0 ||
+		                                       mcp_modern_cancel_listen(c, rid) == 0))
+			return;
+	/* finished already, or never a call: nothing to do */
 }
 
 static void on_registry_change(void *data, struct tc_registry *reg)
 {
 	(void)reg;
-	struct mcp_server *m = data;
-	if (m->state == MCP_READY)
-		mcp_notify(m, "notifications/tools/list_changed", NULL);
+	mcp_server_list_changed(data);
 }
 
-int mcp_tools_watch(struct mcp_server *m, struct tc_error *err)
+int mcp_tools_watch(struct mcp_server *srv, struct tc_error *err)
 {
-	return tc_registry_watch(tc_supervisor_registry(m->sup), on_registry_change, m,
-	                         &m->watch, err);
+	return tc_registry_watch(tc_supervisor_registry(srv->sup), on_registry_change, srv,
+	                         &srv->watch, err);
 }
 
-void mcp_tools_shutdown(struct mcp_server *m)
+void mcp_tools_shutdown(struct mcp_session *s)
 {
-	for (struct mcp_call *mc = m->calls; mc; mc = mc->next)
+	for (struct mcp_call *mc = s->calls; mc; mc = mc->next)
 		if (mc->progress) {
-			loop_del_timer(m->loop, mc->progress);
+			loop_del_timer(s->srv->loop, mc->progress);
 			mc->progress = NULL;
 		}
-	tc_dispose(&m->watch);
 }
 
-void mcp_tools_release(struct mcp_server *m)
+void mcp_tools_release(struct mcp_session *s)
 {
-	while (m->calls) {
-		struct mcp_call *mc = m->calls;
-		call_unlink(m, mc);
+	while (s->calls) {
+		struct mcp_call *mc = s->calls;
+		call_unlink(s, mc);
 		call_free(mc);
 	}
 }

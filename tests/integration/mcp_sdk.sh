@@ -30,4 +30,7 @@ fi
 echo "using @modelcontextprotocol/sdk $(node -p "require('$prefix/node_modules/@modelcontextprotocol/sdk/package.json').version")"
 # ESM resolves packages from the script's own directory: run a copy there.
 cp tests/mcp/sdk_client.mjs "$prefix/sdk_client.mjs"
-exec node "$prefix/sdk_client.mjs" "$TC" "$top"
+echo "== over stdio"
+node "$prefix/sdk_client.mjs" "$TC" "$top" stdio || exit 1
+echo "== over Streamable HTTP"
+node "$prefix/sdk_client.mjs" "$TC" "$top" http

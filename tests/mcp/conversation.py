@@ -5,9 +5,18 @@ Starts the real binary over pipes, writes JSON-RPC lines (good, bad and
 hostile), and checks every reply: codes, ids, shapes, ordering, side effects
 in the workspace, and which processes are still alive afterwards.
 
-usage: conversation.py TOOLCAGE [TEST ...]   (exit 0 pass, 1 fail, 77 skip)
+With --http the same conversations run over Streamable HTTP: the server is
+`toolcage serve --http 127.0.0.1:0`, every message a POST whose answer (JSON,
+an SSE stream, or an HTTP error with a JSON-RPC body) joins the same queue
+of received messages, and a GET stream carries what belongs to no request.
+Tests of stdio's own framing (lines, EOF) run on stdio only; tests of HTTP's
+own rules (sessions, headers, security, draining) on HTTP only.
+
+usage: conversation.py TOOLCAGE [--http] [TEST ...]   (exit 0 pass, 1 fail, 77 skip)
 """
+import http.client
 import json
+import re
 import os
 import queue
 import shutil
@@ -59,11 +68,14 @@ def wait_until(pred, timeout):
     return pred()
 
 
-class Server:
+HTTP = False       # set by main() from --http
+
+
+class StdioServer:
     started = []    # every server of the current test, for the sanitizer check
 
     def __init__(self, tc, *extra, page_size=None, ws=None):
-        Server.started.append(self)
+        StdioServer.started.append(self)
         self.ws = ws or tempfile.mkdtemp(prefix="tc-mcp-")
         args = [tc, "serve", "--workspace", self.ws]
         for t in TOOLS:
@@ -166,12 +178,188 @@ class Server:
         shutil.rmtree(self.ws, ignore_errors=True)
 
 
+class HttpServer(StdioServer):
+    """The same interface over Streamable HTTP. Messages received on any
+    POST answer or on the GET stream go to one queue, in arrival order."""
+
+    def __init__(self, tc, *extra, page_size=None, ws=None, listen="127.0.0.1:0", token=None,
+                 wait=True):
+        StdioServer.started.append(self)
+        self.ws = ws or tempfile.mkdtemp(prefix="tc-mcp-")
+        args = [tc, "serve", "--workspace", self.ws]
+        for t in TOOLS:
+            args += ["--tools", t]
+        if page_size:
+            args += ["--page-size", str(page_size)]
+        args += ["--http", listen] + list(extra)
+        self.p = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                  stderr=subprocess.PIPE, cwd=self.ws)
+        self.q = queue.Queue()
+        self.stderr = []
+        self.seen = []
+        self.next_id = 1000
+        self.sid = None
+        self.version = None
+        self.token = token
+        self.host = None
+        self.get_thread = None
+        self.statuses = []      # (status, headers) of every POST answer, in order
+        threading.Thread(target=self._err, daemon=True).start()
+        if wait:
+            check(wait_until(lambda: self.port() is not None, 10),
+                  "no listening line: " + "".join(self.stderr))
+
+    def port(self):
+        for l in self.stderr:
+            m = re.search(r"listening on http://(\S+?):(\d+)/mcp", l)
+            if m:
+                self.host = m.group(1)
+                return int(m.group(2))
+        return None
+
+    def headers(self, extra=None):
+        h = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+        if self.sid:
+            h["Mcp-Session-Id"] = self.sid
+        if self.version:
+            h["MCP-Protocol-Version"] = self.version
+        if self.token:
+            h["Authorization"] = "Bearer " + self.token
+        h.update(extra or {})
+        return h
+
+    def conn(self, timeout=60):
+        return http.client.HTTPConnection(self.host.strip("[]"), self.port(), timeout=timeout)
+
+    def _pump(self, resp):
+        """Puts every message of an answer (JSON or SSE) in the queue."""
+        ctype = resp.getheader("Content-Type") or ""
+        if "text/event-stream" in ctype:
+            data = []
+            while True:
+                line = resp.readline()
+                if not line:
+                    break
+                line = line.rstrip(b"\r\n")
+                if not line:
+                    if data and b"".join(data).strip():
+                        self.q.put(b"".join(data) + b"\n")
+                    data = []
+                elif line.startswith(b"data:"):
+                    data.append(line[5:].lstrip(b" "))
+            return
+        body = resp.read()
+        if body.strip():
+            self.q.put(body.strip() + b"\n")
+
+    def post(self, body, extra=None, timeout=60, method="POST"):
+        """One request; its answer's messages go to the queue. Returns
+        (status, headers, connection) once the headers came (the body is
+        read in a thread; closing the connection drops the stream)."""
+        c = self.conn(timeout)
+        hdr = self.headers(extra)
+        try:
+            m = json.loads(body)
+            v = m.get("params", {}).get("_meta", {}).get("io.modelcontextprotocol/protocolVersion")
+        except (ValueError, AttributeError, TypeError, RecursionError):
+            m, v = None, None
+        if v and isinstance(m, dict):
+            # a 2026-07-28 request: the headers a conforming client sends
+            hdr.pop("Mcp-Session-Id", None)
+            hdr["MCP-Protocol-Version"] = str(v)
+            hdr["Mcp-Method"] = str(m.get("method"))
+            name = m.get("params", {}).get("name")
+            if isinstance(name, str):
+                hdr["Mcp-Name"] = name
+            hdr.update(extra or {})
+        hdr = {k: v for k, v in hdr.items() if v is not None}
+        c.request(method, "/mcp", body=body, headers=hdr)
+        resp = c.getresponse()
+        st = (resp.status, {k.lower(): v for k, v in resp.getheaders()}, c)
+        self.statuses.append(st)
+        sid = resp.getheader("Mcp-Session-Id")
+        if sid and not self.sid:
+            self.sid = sid
+
+        def rest():
+            try:
+                self._pump(resp)
+            except (OSError, http.client.HTTPException):
+                pass
+            c.close()
+        threading.Thread(target=rest, daemon=True).start()
+        return st
+
+    def raw(self, data):
+        self.post(data)
+
+    def send(self, obj):
+        # Returns once the answer's headers came: a request is then taken
+        # (an SSE answer starts at once), so messages keep their order.
+        self.post(json.dumps(obj).encode())
+
+    def open_get(self):
+        def run():
+            try:
+                c = self.conn(3600)
+                c.request("GET", "/mcp", headers=self.headers({"Accept": "text/event-stream"}))
+                resp = c.getresponse()
+                if resp.status == 200:
+                    self._pump(resp)
+            except (OSError, http.client.HTTPException):
+                pass
+        self.get_thread = threading.Thread(target=run, daemon=True)
+        self.get_thread.start()
+
+    def initialize(self, version="2025-11-25", caps=None):
+        r = self.request("initialize", {"protocolVersion": version, "capabilities": caps or {},
+                                        "clientInfo": {"name": "conversation.py", "version": "1"}})
+        self.version = r.get("result", {}).get("protocolVersion")
+        self.notify("notifications/initialized")
+        self.open_get()
+        time.sleep(0.1)
+        return r
+
+    def notify(self, method, params=None):
+        msg = {"jsonrpc": "2.0", "method": method}
+        if params is not None:
+            msg["params"] = params
+        self.post(json.dumps(msg).encode())
+
+    def close(self, timeout=10):
+        """SIGTERM drains and exits 143: that is this transport's EOF."""
+        if self.p.poll() is None:
+            self.p.send_signal(signal.SIGTERM)
+        try:
+            rc = self.p.wait(timeout * SLOW)
+        except subprocess.TimeoutExpired:
+            self.p.kill()
+            raise Fail("the server did not exit after SIGTERM")
+        return 0 if rc == 128 + signal.SIGTERM else rc
+
+
+def Server(tc, *extra, **kw):
+    return (HttpServer if HTTP else StdioServer)(tc, *extra, **kw)
+
+
+
+def stdio_only(t):
+    t.stdio_only = True
+    return t
+
+
+def http_only(t):
+    t.http_only = True
+    return t
+
+
 def err_code(m):
     return m.get("error", {}).get("code")
 
 
 # ---- tests ---------------------------------------------------------------
 
+@stdio_only
 def test_requests_before_initialize_are_refused(tc):
     s = Server(tc)
     r = s.request("tools/list")
@@ -277,6 +465,7 @@ def peak_rss_kb(pid):
     return 0
 
 
+@stdio_only
 def test_huge_line_is_skipped_and_answered(tc):
     s = Server(tc)
     s.initialize()
@@ -488,6 +677,7 @@ def test_cancellation_kills_the_child_and_sends_nothing(tc):
     return s
 
 
+@stdio_only
 def test_eof_mid_call_exits_zero_and_kills_children(tc):
     audit = audit_outside()
     s = Server(tc, "--audit", audit)
@@ -533,6 +723,7 @@ def test_busy_over_the_connection_cap_is_audited(tc):
     return s
 
 
+@stdio_only
 def test_sigterm_exits_143_and_kills_children(tc):
     s = Server(tc)
     s.initialize()
@@ -740,27 +931,304 @@ def test_tool_dir_change_sends_list_changed(tc):
     return s
 
 
+# ---- Streamable HTTP only -------------------------------------------------
+
+def http_call(s, method, path="/mcp", body=None, headers=None, host=None):
+    """A plain request outside the harness' queue: (status, headers, body)."""
+    c = http.client.HTTPConnection(s.host.strip("[]"), s.port(), timeout=30)
+    h = dict(headers or {})
+    if host:
+        c.putrequest(method, path, skip_host=True)
+        c.putheader("Host", host)
+        for k, v in h.items():
+            c.putheader(k, v)
+        if body is not None:
+            c.putheader("Content-Length", str(len(body)))
+        c.endheaders(body)
+    else:
+        c.request(method, path, body=body, headers=h)
+    r = c.getresponse()
+    data = r.read()
+    c.close()
+    return r.status, {k.lower(): v for k, v in r.getheaders()}, data
+
+
+INIT = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                   "params": {"protocolVersion": "2025-11-25", "capabilities": {}}}).encode()
+JSONH = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+
+
+def rpc_error(body):
+    try:
+        return json.loads(body).get("error", {})
+    except ValueError:
+        return {}
+
+
+@http_only
+def test_http_sessions_are_required_found_and_ended(tc):
+    s = Server(tc)
+    st, _, body = http_call(s, "POST", body=b'{"jsonrpc":"2.0","id":1,"method":"tools/list"}',
+                            headers=JSONH)
+    check(st == 400 and rpc_error(body).get("code") == -32600, f"no session: {st} {body}")
+    st, _, _ = http_call(s, "POST", body=b'{"jsonrpc":"2.0","id":1,"method":"tools/list"}',
+                         headers=dict(JSONH, **{"Mcp-Session-Id": "0" * 32}))
+    check(st == 404, f"an unknown session: {st}")
+    st, _, _ = http_call(s, "POST", body=INIT, headers=dict(JSONH, **{"Mcp-Session-Id": "x"}))
+    check(st == 400, f"initialize inside a session: {st}")
+    st, _, _ = http_call(s, "GET", headers={"Accept": "text/event-stream"})
+    check(st == 400, f"GET without a session: {st}")
+    s.initialize()
+    check(re.fullmatch(r"[0-9a-f]{32}", s.sid or ""), f"session id: {s.sid}")
+    st, _, _ = http_call(s, "POST", body=b'{"jsonrpc":"2.0","id":1,"method":"ping"}',
+                         headers=dict(JSONH, **{"Mcp-Session-Id": s.sid,
+                                                "MCP-Protocol-Version": "1999-01-01"}))
+    check(st == 400, f"an unsupported MCP-Protocol-Version: {st}")
+    st, _, _ = http_call(s, "DELETE", headers={"Mcp-Session-Id": s.sid})
+    check(st == 200, f"DELETE: {st}")
+    st, _, _ = http_call(s, "POST", body=b'{"jsonrpc":"2.0","id":1,"method":"ping"}',
+                         headers=dict(JSONH, **{"Mcp-Session-Id": s.sid}))
+    check(st == 404, f"after DELETE: {st}")
+    return s
+
+
+@http_only
+def test_http_grants_and_questions_stay_in_their_session(tc):
+    a = Server(tc)
+    a.initialize(caps={"elicitation": {}})
+    b = HttpServer.__new__(HttpServer)            # a second client of the same server
+    b.__dict__.update(a.__dict__)
+    b.q, b.seen, b.sid, b.statuses = queue.Queue(), [], None, []
+    b.initialize(caps={"elicitation": {}})
+    check(a.sid != b.sid, "two sessions")
+    _, res = approve_flow(a, ("ok", {"action": "accept", "content": {"choice": "allow_session"}}))
+    check(res["result"]["isError"] is False, f"A approved for its session: {res}")
+    os.unlink(os.path.join(a.ws, "m.marker"))
+    r = a.call("make_marker", {"path": "m.marker"})
+    check(r["result"]["isError"] is False, "A's grant applies in A")
+    os.unlink(os.path.join(a.ws, "m.marker"))
+    # B asks its own user: the question goes to B, not to A
+    req, res = approve_flow(b, ("ok", {"action": "decline"}))
+    check(res["result"]["isError"] is True, f"B's call was asked about and declined: {res}")
+    check(not os.path.exists(os.path.join(a.ws, "m.marker")), "A's grant did not run B's call")
+    check(not [m for m in a.seen if m.get("method") == "elicitation/create"],
+          "A never saw B's question")
+    return a
+
+
+@http_only
+def test_http_dns_rebinding_and_origin(tc):
+    s = Server(tc)
+    port = s.port()
+    for host in ("evil.example.com", f"evil.example.com:{port}", "127.0.0.2.nip.io"):
+        st, _, _ = http_call(s, "POST", body=INIT, headers=JSONH, host=host)
+        check(st == 403, f"Host {host}: {st}")
+    for host in (f"localhost:{port}", f"127.0.0.1:{port}", "localhost"):
+        st, _, _ = http_call(s, "POST", body=INIT, headers=JSONH, host=host)
+        check(st == 200, f"Host {host}: {st}")
+    for origin, want in (("http://evil.example", 403), ("null", 403),
+                         ("http://localhost.evil.example", 403),
+                         (f"http://localhost:{port}", 200), ("http://127.0.0.1:3000", 200)):
+        st, _, _ = http_call(s, "POST", body=INIT, headers=dict(JSONH, Origin=origin))
+        check(st == want, f"Origin {origin}: {st}, want {want}")
+    s.close()
+    s = Server(tc, "--allow-origin", "https://app.example")
+    st, _, _ = http_call(s, "POST", body=INIT, headers=dict(JSONH, Origin="https://app.example"))
+    check(st == 200, f"an allowed Origin: {st}")
+    return s
+
+
+@http_only
+def test_http_bearer_token_and_remote_bind(tc):
+    d = tempfile.mkdtemp(prefix="tc-token-")
+    try:
+        tok = os.path.join(d, "token")
+        with open(tok, "w") as f:
+            f.write("s3cret-s3cret-s3cret-0123456789\n")
+        # a remote bind without a token is refused, before it listens
+        s = Server(tc, listen="0.0.0.0:0", wait=False)
+        rc = s.p.wait(10)
+        check(rc == 2 and "--token-file" in "".join(s.stderr), f"no token: {rc} {s.stderr}")
+        short = os.path.join(d, "short")
+        with open(short, "w") as f:
+            f.write("abc\n")
+        s = Server(tc, "--token-file", short, listen="0.0.0.0:0", wait=False)
+        check(s.p.wait(10) == 2, "a short token is refused")
+        s = Server(tc, "--token-file", tok, listen="0.0.0.0:0")
+        s.host = "127.0.0.1"
+        for auth in (None, "Bearer nope", "Bearer s3cret-s3cret-s3cret-012345678",
+                     "Basic czNjcmV0", "Bearer s3cret-s3cret-s3cret-0123456789x"):
+            h = dict(JSONH, **({"Authorization": auth} if auth else {}))
+            st, hdr, _ = http_call(s, "POST", body=INIT, headers=h)
+            check(st == 401 and "bearer" in hdr.get("www-authenticate", "").lower(),
+                  f"Authorization {auth}: {st}")
+        st, _, _ = http_call(s, "POST", body=INIT, headers=dict(
+            JSONH, Authorization="Bearer s3cret-s3cret-s3cret-0123456789"))
+        check(st == 200, f"the right token: {st}")
+        s.token = "s3cret-s3cret-s3cret-0123456789"
+        s.initialize()
+        check(s.call("echo_json", {"text": "[1]"})["result"]["isError"] is False, "a call")
+        return s
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+@http_only
+def test_http_requests_are_bounded_and_checked(tc):
+    s = Server(tc, "--config", SHORT_CFG)
+    # declared too large: refused before the body is read
+    c = http.client.HTTPConnection(s.host, s.port(), timeout=30)
+    c.putrequest("POST", "/mcp")
+    for k, v in JSONH.items():
+        c.putheader(k, v)
+    c.putheader("Content-Length", str(1 << 30))
+    c.endheaders()
+    r = c.getresponse()
+    check(r.status == 413 and "65536" in rpc_error(r.read()).get("message", ""),
+          f"a 1 GiB body: {r.status}")
+    c.close()
+    # chunked, no length: cut at the limit
+    def chunks():
+        yield b'{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"'
+        for _ in range(40):
+            yield b"y" * 4096
+        yield b'"}}'
+    c = http.client.HTTPConnection(s.host, s.port(), timeout=30)
+    c.request("POST", "/mcp", body=chunks(), headers=JSONH, encode_chunked=True)
+    r = c.getresponse()
+    check(r.status == 413, f"a chunked body over the limit: {r.status}")
+    r.read()
+    c.close()
+    for hdr, want in (({"Content-Type": "text/plain"}, 415), ({"Accept": "application/json"}, 406),
+                      ({"Accept": "text/event-stream"}, 406)):
+        st, _, _ = http_call(s, "POST", body=INIT, headers=dict(JSONH, **hdr))
+        check(st == want, f"{hdr}: {st}, want {want}")
+    st, hdr, _ = http_call(s, "PUT", body=INIT, headers=JSONH)
+    check(st == 405 and "POST" in hdr.get("allow", ""), f"PUT: {st}")
+    st, _, _ = http_call(s, "POST", path="/other", body=INIT, headers=JSONH)
+    check(st == 404, f"another path: {st}")
+    st, _, body = http_call(s, "POST", body=b"not json", headers=JSONH)
+    check(st == 400 and rpc_error(body).get("code") == -32700, f"not JSON: {st}")
+    rss = peak_rss_kb(s.p.pid)
+    check(rss < (40 if SLOW == 1 else 160) << 10, f"peak RSS {rss} kB")
+    return s
+
+
+@http_only
+def test_http_health(tc):
+    s = Server(tc)
+    for path in ("/health", "/health/live", "/health/ready"):
+        st, hdr, body = http_call(s, "GET", path=path)
+        b = json.loads(body)
+        check(st == 200 and b["live"] is True and b["ready"] is True, f"{path}: {st} {b}")
+    st, _, _ = http_call(s, "POST", path="/health", body=b"{}")
+    check(st == 405, f"POST /health: {st}")
+    return s
+
+
+@http_only
+def test_http_sigterm_drains_then_cancels(tc):
+    audit = audit_outside()
+    s = Server(tc, "--drain", "2", "--audit", audit)
+    s.initialize()
+    s.send({"jsonrpc": "2.0", "id": "short", "method": "tools/call",
+            "params": {"name": "sleep_for", "arguments": {"seconds": "0.8"}}})
+    s.send({"jsonrpc": "2.0", "id": "long", "method": "tools/call",
+            "params": {"name": "sleep_for", "arguments": {"seconds": "7.919"}}})
+    check(wait_until(lambda: procs_matching("sleep 7.919"), 5), "the long call started")
+    t0 = time.monotonic()
+    s.p.send_signal(signal.SIGTERM)
+    time.sleep(0.2)
+    st, _, _ = http_call(s, "POST", body=INIT, headers=JSONH)
+    check(st == 503, f"a new session while draining: {st}")
+    st, _, body = http_call(s, "GET", path="/health/ready")
+    check(st == 503 and json.loads(body)["ready"] is False, f"ready while draining: {st}")
+    r = s.expect(lambda m: m.get("id") == "short", 5, "the short call's answer")
+    check(r["result"]["isError"] is False, f"the short call finished: {r}")
+    r = s.expect(lambda m: m.get("id") == "long", 10, "the long call's answer")
+    check(r["result"]["isError"] is True and "cancel" in r["result"]["content"][0]["text"],
+          f"the long call was cancelled after the drain: {r}")
+    rc = s.p.wait(10)
+    check(rc == 143, f"exit {rc}")
+    check(1.5 < time.monotonic() - t0 < 6 * SLOW, "it waited about --drain seconds")
+    check(not procs_matching("sleep 7.919"), "a child outlived the server")
+    with open(audit) as f:
+        ev = [json.loads(l) for l in f]
+    check(any(e["event"] == "tool-result" and e["status"] == "cancelled" for e in ev),
+          "the audit has the cancelled call")
+    return s
+
+
+@http_only
+def test_http_limits_on_sessions_and_idle(tc):
+    s = Server(tc, "--max-sessions", "2", "--idle-timeout", "1")
+    sids = []
+    for i in range(3):
+        st, hdr, _ = http_call(s, "POST", body=INIT, headers=JSONH)
+        sids.append((st, hdr.get("mcp-session-id")))
+    check([x[0] for x in sids] == [200, 200, 503], f"the third session: {sids}")
+    time.sleep(2.5 * SLOW)
+    st, _, _ = http_call(s, "POST", body=b'{"jsonrpc":"2.0","id":1,"method":"ping"}',
+                         headers=dict(JSONH, **{"Mcp-Session-Id": sids[0][1]}))
+    check(st == 404, f"an idle session ended: {st}")
+    st, _, _ = http_call(s, "POST", body=INIT, headers=JSONH)
+    check(st == 200, f"room for a new one: {st}")
+    return s
+
+
+@http_only
+def test_http_stream_resumes_with_last_event_id(tc):
+    s = Server(tc)
+    s.initialize()
+    c = s.conn()
+    body = json.dumps({"jsonrpc": "2.0", "id": "r1", "method": "tools/call",
+                       "params": {"name": "sleep_for", "arguments": {"seconds": "1.2"},
+                                  "_meta": {"progressToken": "pt"}}}).encode()
+    c.request("POST", "/mcp", body=body, headers=s.headers())
+    r = c.getresponse()
+    check(r.status == 200 and "text/event-stream" in r.getheader("Content-Type"), "SSE")
+    first = r.readline() + r.readline() + r.readline() + r.readline()
+    m = re.search(rb"id: (\S+)", first)
+    check(m and b"retry:" in first, f"a priming event with an id: {first!r}")
+    c.close()                       # the connection breaks before the answer
+    time.sleep(1.6 * SLOW)
+    st, _, data = http_call(s, "GET", headers={"Accept": "text/event-stream",
+                                               "Mcp-Session-Id": s.sid,
+                                               "Last-Event-ID": m.group(1).decode()})
+    check(st == 200, f"resume: {st}")
+    events = [json.loads(l[5:]) for l in data.split(b"\n") if l.startswith(b"data: {")]
+    ids = [e.get("id") for e in events]
+    check("r1" in ids and events[-1]["result"]["isError"] is False, f"replayed: {events}")
+    check(any(e.get("method") == "notifications/progress" for e in events),
+          "the progress sent while disconnected too")
+    return s
+
+
 TESTS = [v for k, v in sorted(globals().items()) if k.startswith("test_")]
 
 
 def main():
+    global HTTP
     if len(sys.argv) < 2 or not os.access(sys.argv[1], os.X_OK):
-        print("usage: conversation.py TOOLCAGE [TEST ...] (binary missing)")
+        print("usage: conversation.py TOOLCAGE [--http] [TEST ...] (binary missing)")
         return 77
     tc = os.path.abspath(sys.argv[1])
-    only = sys.argv[2:]
+    only = [a for a in sys.argv[2:] if a != "--http"]
+    HTTP = "--http" in sys.argv[2:]
     fails = 0
     for t in TESTS:
         if only and not any(o in t.__name__ for o in only):
             continue
+        if getattr(t, "stdio_only", False) if HTTP else getattr(t, "http_only", False):
+            continue
         s = None
-        Server.started = []
+        del StdioServer.started[:]   # the servers of this test only
         t0 = time.monotonic()
         try:
             s = t(tc)
             if s and s.p.poll() is None:
                 check(s.close() == 0, f"exit status {s.p.returncode} at EOF")
-            for srv in Server.started:
+            for srv in StdioServer.started:
                 if srv.p.poll() is None:
                     srv.close()
                 srv.p.wait()
@@ -777,7 +1245,7 @@ def main():
             fails += 1
             print(f"FAIL {t.__name__}: {type(e).__name__}: {e}")
         finally:
-            for srv in Server.started:
+            for srv in StdioServer.started:
                 srv.cleanup()
     print(f"{fails} failed" if fails else "all passed")
     return 1 if fails else 0

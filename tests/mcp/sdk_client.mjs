@@ -5,15 +5,23 @@
 // progress, and cancel an in-flight call with an AbortSignal (its child
 // must die). Run by tests/integration/mcp_sdk.sh from the npm prefix.
 //
-// usage: node sdk_client.mjs TOOLCAGE TOPDIR
+// With "http" it does all of it over Streamable HTTP: `toolcage serve
+// --http 127.0.0.1:0` (the port it picked read from its stderr) and the
+// SDK's StreamableHTTPClientTransport, which opens a session, sends each
+// message as a POST, reads answers as JSON or SSE, and cancels with a POST
+// of notifications/cancelled.
+//
+// usage: node sdk_client.mjs TOOLCAGE TOPDIR [stdio|http]
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 
-const [tc, top] = process.argv.slice(2);
+const [tc, top, mode = 'stdio'] = process.argv.slice(2);
 const ws = fs.mkdtempSync(path.join(os.tmpdir(), 'tc-sdk-'));
 let fails = 0;
 const ok = (cond, what) => {
@@ -32,14 +40,27 @@ const waitFor = async (pred, ms) => {
 	return pred();
 };
 
-const transport = new StdioClientTransport({
-	command: tc,
-	args: ['serve', '--workspace', ws, '--tools', `${top}/tests/data/pipeline/tools`,
-	       '--tools', `${top}/tests/data/mcp/tools`],
-	stderr: 'pipe',
-});
+const serveArgs = ['serve', '--workspace', ws, '--tools', `${top}/tests/data/pipeline/tools`,
+                   '--tools', `${top}/tests/data/mcp/tools`];
 let stderr = '';
-transport.stderr?.on('data', (d) => { stderr += d; });
+let transport;
+let server = null;
+if (mode === 'http') {
+	server = spawn(tc, [...serveArgs, '--http', '127.0.0.1:0'], { stdio: ['ignore', 'ignore', 'pipe'] });
+	server.stderr.on('data', (d) => { stderr += d; });
+	const url = await new Promise((resolve, reject) => {
+		const t = setTimeout(() => reject(new Error(`no listening line: ${stderr}`)), 10000);
+		server.stderr.on('data', () => {
+			const m = /listening on (http:\/\/\S+)/.exec(stderr);
+			if (m) { clearTimeout(t); resolve(m[1]); }
+		});
+		server.on('exit', (c) => reject(new Error(`serve exited ${c}: ${stderr}`)));
+	});
+	transport = new StreamableHTTPClientTransport(new URL(url));
+} else {
+	transport = new StdioClientTransport({ command: tc, args: serveArgs, stderr: 'pipe' });
+	transport.stderr?.on('data', (d) => { stderr += d; });
+}
 
 const client = new Client({ name: 'toolcage-sdk-test', version: '1.0.0' },
                           { capabilities: { elicitation: { form: {} } } });
@@ -105,10 +126,26 @@ try {
 
 	r = await client.callTool({ name: 'echo_json', arguments: { text: '[1]' } });
 	ok(!r.isError && Array.isArray(r.structuredContent?.value), 'session goes on after a cancel');
+	if (mode === 'http') {
+		const sid = transport.sessionId;
+		ok(typeof sid === 'string' && /^[\x21-\x7e]+$/.test(sid), 'a session id of visible ASCII');
+		await transport.terminateSession();
+		const res = await fetch(transport._url, { method: 'POST', headers: {
+			'Content-Type': 'application/json', Accept: 'application/json, text/event-stream',
+			'Mcp-Session-Id': sid, 'MCP-Protocol-Version': '2025-11-25' },
+			body: JSON.stringify({ jsonrpc: '2.0', id: 99, method: 'tools/list' }) });
+		ok(res.status === 404, `a deleted session is 404 (${res.status})`);
+	}
 } catch (e) {
 	ok(false, `exception: ${e?.stack || e}`);
 } finally {
 	await client.close().catch(() => {});
+	if (server) {
+		const exited = new Promise((r) => server.on('exit', (c, sig) => r(c ?? sig)));
+		server.kill('SIGTERM');
+		const code = server.exitCode ?? await exited;
+		ok(code === 143, `SIGTERM: exit ${code}`);
+	}
 	fs.rmSync(ws, { recursive: true, force: true });
 }
 if (/Sanitizer|runtime error:/.test(stderr)) ok(false, `sanitizer report:\n${stderr}`);

@@ -155,7 +155,7 @@ static void test_registry_change_sends_list_changed(void **state)
 	struct mcp_server *m = NULL;
 	struct tc_error err = { 0 };
 	assert_int_equal(tc_supervisor_new(&opt, &s, &err), 0);
-	assert_int_equal(mcp_server_new(s, &(struct mcp_options){ sv[0], sv[0], 0 }, &m, &err), 0);
+	assert_int_equal(mcp_server_new(s, &(struct mcp_options){ .in_fd = sv[0], .out_fd = sv[0] }, &m, &err), 0);
 	const char init[] = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":"
 	                    "{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{}}}\n";
 	assert_int_equal(write(sv[1], init, sizeof init - 1), (ssize_t)sizeof init - 1);
