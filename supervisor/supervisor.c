@@ -301,8 +301,11 @@ static int trust_setup(struct tc_supervisor *s, const struct tc_options *opt,
 	if (approve && !strncmp(approve, "cmd:", 4) && approve[4] &&
 	    trust_add_trusted(s->trust, approve + 4, "the approver program", NULL, err) < 0)
 		return -1;
+	/* "-" is standard output (a container's log pipe), not a file that
+	 * happens to be named "-" in the current directory. */
 	const char *audit = opt->audit_path ? opt->audit_path : cfg->audit_path;
-	if (audit && trust_add_trusted(s->trust, audit, "the audit log", NULL, err) < 0)
+	if (audit && strcmp(audit, "-") &&
+	    trust_add_trusted(s->trust, audit, "the audit log", NULL, err) < 0)
 		return -1;
 	return 0;
 }

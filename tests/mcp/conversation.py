@@ -183,7 +183,7 @@ class HttpServer(StdioServer):
     POST answer or on the GET stream go to one queue, in arrival order."""
 
     def __init__(self, tc, *extra, page_size=None, ws=None, listen="127.0.0.1:0", token=None,
-                 wait=True):
+                 wait=True, stdout=subprocess.DEVNULL):
         StdioServer.started.append(self)
         self.ws = ws or tempfile.mkdtemp(prefix="tc-mcp-")
         args = [tc, "serve", "--workspace", self.ws]
@@ -192,7 +192,7 @@ class HttpServer(StdioServer):
         if page_size:
             args += ["--page-size", str(page_size)]
         args += ["--http", listen] + list(extra)
-        self.p = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+        self.p = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=stdout,
                                   stderr=subprocess.PIPE, cwd=self.ws)
         self.q = queue.Queue()
         self.stderr = []
@@ -1124,6 +1124,39 @@ def test_http_health(tc):
     st, _, _ = http_call(s, "POST", path="/health", body=b"{}")
     check(st == 405, f"POST /health: {st}")
     return s
+
+
+@http_only
+def test_http_health_needs_no_token_and_audit_goes_to_stdout(tc):
+    """What a pod runs: a remote bind with a token, the audit on standard
+    output (`--audit -`, refused on stdio only). A kubelet probe sends no
+    secret and names the pod's address as Host: /health answers it, while
+    /mcp still wants the token; the audit lines arrive on stdout."""
+    d = tempfile.mkdtemp(prefix="tc-health-")
+    try:
+        tok = os.path.join(d, "token")
+        with open(tok, "w") as f:
+            f.write("pr0be-pr0be-pr0be-0123456789\n")
+        out = open(os.path.join(d, "stdout"), "wb")
+        s = Server(tc, "--token-file", tok, "--audit", "-", listen="0.0.0.0:0", stdout=out)
+        out.close()
+        s.host = "127.0.0.1"
+        for path in ("/health", "/health/live", "/health/ready"):
+            st, _, body = http_call(s, "GET", path=path, host="10.244.1.7:8080")
+            check(st == 200 and json.loads(body)["ready"] is True, f"probe {path}: {st} {body}")
+        st, _, _ = http_call(s, "POST", body=INIT, headers=JSONH)
+        check(st == 401, f"/mcp without the token: {st}")
+        s.token = "pr0be-pr0be-pr0be-0123456789"
+        s.initialize()
+        check(s.call("echo_json", {"text": "[7]"})["result"]["isError"] is False, "a call")
+        check(s.close() == 0, "SIGTERM drains and exits")
+        with open(os.path.join(d, "stdout")) as f:
+            ev = [json.loads(l) for l in f if l.strip()]
+        check(any(e.get("event") == "tool-result" and e.get("tool") == "echo_json" for e in ev),
+              f"the audit on stdout: {ev}")
+        return s
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
 
 
 @http_only
