@@ -62,9 +62,9 @@ for path in sys.argv[2:]:
                 checks["all capabilities dropped"] = csc.get("capabilities", {}).get("drop") == ["ALL"]
                 args = c.get("args", [])
                 if "serve" in args:
-                    checks["probes on /health"] = all(
-                        c.get(p, {}).get("httpGet", {}).get("path") == "/health"
-                        for p in ("livenessProbe", "readinessProbe"))
+                    probe = lambda p: c.get(p, {}).get("httpGet", {}).get("path")
+                    checks["liveness on /health/live"] = probe("livenessProbe") == "/health/live"
+                    checks["readiness on /health/ready"] = probe("readinessProbe") == "/health/ready"
                     checks["audit on stdout"] = args[args.index("--audit") + 1] == "-"
                 if "--shard" in args:
                     count = int(args[args.index("--shard") + 1].split("/")[1])
