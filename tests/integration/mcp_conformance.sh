@@ -1,0 +1,127 @@
+#!/bin/sh
+# tests/integration/mcp_conformance.sh — the Model Context Protocol
+# project's own conformance suite (npm @modelcontextprotocol/conformance)
+# against `toolcage serve --http`, with the fixture tools of
+# tests/data/mcp/conformance. Every scenario that applies to toolcage runs
+# and must pass with no failure and no warning; every other scenario the
+# suite knows must be listed in docs/mcp.md with the reason, so a scenario
+# a newer suite adds is never skipped unseen.
+# Exit 0 pass, 77 skip (no node/npm, or the suite cannot be installed: the
+# message says which), anything else fail.
+set -u
+TOOLCAGE=${TOOLCAGE:-build/toolcage}
+BUILD=${BUILD:-build}
+top=$(pwd)
+case $TOOLCAGE in /*) ;; *) TOOLCAGE=$top/$TOOLCAGE ;; esac
+[ -x "$TOOLCAGE" ] || { echo "skip: no toolcage binary at $TOOLCAGE"; exit 77; }
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+	echo "skip: node and npm are needed for the MCP conformance suite (apt-get install nodejs npm)"
+	exit 77
+fi
+major=$(node -p 'process.versions.node.split(".")[0]')
+if [ "$major" -lt 18 ]; then
+	echo "skip: node $major is too old for the MCP conformance suite (needs 18+)"
+	exit 77
+fi
+
+# Pinned: 0.1.13 is the newest release that runs on Node 18 (Debian 12's),
+# given undici 6 and commander 13 in place of the versions that need Node
+# 20 (the suite uses neither's newer API); 0.1.14 on needs Node 22.
+SUITE=0.1.13
+case $BUILD in /*) prefix=$BUILD/npm-conformance ;; *) prefix=$top/$BUILD/npm-conformance ;; esac
+pkg=$prefix/node_modules/@modelcontextprotocol/conformance/package.json
+have=$(node -p "require('$pkg').version" 2>/dev/null)
+if [ "$have" != "$SUITE" ]; then
+	rm -rf "$prefix" && mkdir -p "$prefix"
+	cat > "$prefix/package.json" <<-EOF
+	{"private": true, "overrides": {"undici": "^6.21.0", "commander": "^13.1.0"}}
+	EOF
+	if ! npm install --prefix "$prefix" --no-audit --no-fund --silent \
+	     "@modelcontextprotocol/conformance@$SUITE" >"$prefix/install.log" 2>&1; then
+		tail -5 "$prefix/install.log"
+		echo "skip: npm could not install @modelcontextprotocol/conformance@$SUITE (offline?); see $prefix/install.log"
+		exit 77
+	fi
+fi
+suite() { node "$prefix/node_modules/@modelcontextprotocol/conformance/dist/index.js" "$@"; }
+echo "using @modelcontextprotocol/conformance $SUITE on node $(node --version)"
+
+# What applies to a server of tools, and passes.
+applies="server-initialize ping logging-set-level tools-list tools-call-simple-text
+tools-call-error tools-call-with-progress json-schema-2020-12
+server-sse-multiple-streams dns-rebinding-protection"
+
+fails=0
+fail() { echo "FAIL $*"; fails=$((fails + 1)); }
+tmp=$(mktemp -d /tmp/tc-mcp-conformance.XXXXXX) || exit 1
+pid=""
+cleanup() {
+	[ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+# Every scenario of the suite either applies or is listed, with why not,
+# in docs/mcp.md's conformance table.
+suite list --server > "$tmp/list" 2>&1 || { cat "$tmp/list"; fail "conformance list"; }
+known=$(sed -n 's/^  - \([a-z0-9-]*\).*/\1/p' "$tmp/list")
+[ -n "$known" ] || fail "the suite lists no server scenario"
+for sc in $known; do
+	case " $(echo $applies) " in *" $sc "*) continue ;; esac
+	grep -q "^| \`$sc\` | not run:" docs/mcp.md ||
+		fail "scenario $sc neither runs here nor is listed (with why) in docs/mcp.md"
+done
+for sc in $applies; do
+	echo "$known" | grep -qx "$sc" || fail "scenario $sc is not in the suite any more"
+done
+
+mkdir -p "$tmp/ws"
+"$TOOLCAGE" serve --http 127.0.0.1:0 --workspace "$tmp/ws" \
+	--tools "$top/tests/data/mcp/conformance" 2> "$tmp/err" &
+pid=$!
+port=""
+for _ in $(seq 100); do
+	port=$(sed -n 's|.*listening on http://127\.0\.0\.1:\([0-9]*\)/mcp.*|\1|p' "$tmp/err")
+	[ -n "$port" ] && break
+	kill -0 "$pid" 2>/dev/null || break
+	sleep 0.2
+done
+[ -n "$port" ] || { cat "$tmp/err"; echo "FAIL serve --http did not listen"; exit 1; }
+
+checks=0
+for sc in $applies; do
+	out=$tmp/out-$sc
+	suite server --url "http://127.0.0.1:$port/mcp" --scenario "$sc" -o "$out" \
+		> "$tmp/$sc.log" 2>&1
+	rc=$?
+	# Every check of the scenario: SUCCESS (INFO rows only describe).
+	res=$(cat "$out"/*/checks.json 2>/dev/null | python3 -c '
+import json, sys
+text = sys.stdin.read()
+dec, i, ok, bad = json.JSONDecoder(), 0, 0, []
+while i < len(text):
+    while i < len(text) and text[i].isspace():
+        i += 1
+    if i == len(text):
+        break
+    rows, i = dec.raw_decode(text, i)
+    for c in rows:
+        if c["status"] == "SUCCESS":
+            ok += 1
+        elif c["status"] != "INFO":
+            bad.append("%s %s: %s" % (c["id"], c["status"], c.get("errorMessage", "")))
+print(ok, "; ".join(bad))')
+	n=${res%% *}; bad=${res#* }
+	[ "$n" = "$res" ] && bad=""
+	if [ "$rc" = 0 ] && [ "${n:-0}" -gt 0 ] && [ -z "$bad" ]; then
+		echo "ok   $sc ($n checks)"
+		checks=$((checks + n))
+	else
+		tail -15 "$tmp/$sc.log"
+		fail "$sc: exit $rc, ${n:-0} passed${bad:+, $bad}"
+	fi
+done
+kill -0 "$pid" 2>/dev/null || fail "the server died: $(tail -3 "$tmp/err")"
+echo "conformance: $checks checks passed in $(echo $applies | wc -w) scenarios"
+[ $fails -eq 0 ] || { echo "$fails failed"; exit 1; }
