@@ -25,12 +25,17 @@
  * deadline nor reap it. No job goes to a child we do not hold, so a worker
  * dying between the clone and the send leaves a child that never runs
  * anything: it reads the end of its job socket and exits. Waits for the
- * pidfd until the child's deadline at most. */
+ * pidfd for PIDFD_GRACE_MS at most: starting the worker is setup, not the
+ * tool's time (the call's deadline counts from the hand-over), and a
+ * worker that does not answer by then is taken as stuck. */
+enum { PIDFD_GRACE_MS = 10000 };
+
 static void await_pidfd(struct sbx_child *c)
 {
 	child_read_status(c);
+	int64_t end = io_now_ms() + PIDFD_GRACE_MS;
 	while (c->pidfd < 0 && !c->have_report && !c->reaped && c->fd[W_STATUS] >= 0) {
-		int64_t left = c->deadline_ms - io_now_ms();
+		int64_t left = end - io_now_ms();
 		if (left <= 0)
 			return;
 		struct pollfd pf = { .fd = c->fd[W_STATUS], .events = POLLIN };

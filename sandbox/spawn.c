@@ -314,7 +314,7 @@ static void worker_refused(const struct sbx_child *c, int rc, struct sbx_error *
 	const struct child_report *r = &c->report;
 	if (!c->have_report || r->kind != REPORT_STEP || r->err <= 0) {
 		sbx_err(err, -rc, "the sandbox worker did not start the tool's process "
-		        "by the call's deadline");
+		        "within 10 s");
 		return;
 	}
 	const char *step = child_step_name((enum child_step)r->step);
