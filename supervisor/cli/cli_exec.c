@@ -373,8 +373,10 @@ int cmd_exec(int argc, char **argv)
 {
 	struct exec_opts o = { .profile = "read-only", .workspace = "." };
 	int rc = parse_exec_args(argc, argv, &o);
-	if (rc)
+	if (rc) {
+		netpol_free(o.policy);
 		return rc > 0 ? 0 : EX_CLI_USAGE;   /* as every verb; 125 is for what fails after */
+	}
 	signal(SIGPIPE, SIG_IGN);
 
 	struct tc_error terr = { 0 };
@@ -382,6 +384,7 @@ int cmd_exec(int argc, char **argv)
 	char msg[1200];
 	if (profile_load(o.profile, o.profile_dir, &p, &terr) < 0) {
 		snprintf(msg, sizeof msg, "profile %s: %s", terr.where, terr.msg);
+		netpol_free(o.policy);
 		return fail_setup(o.json, msg);
 	}
 	/* A profile a tool could have written (in the workspace, or in a
@@ -392,6 +395,7 @@ int cmd_exec(int argc, char **argv)
 		trust_free(trust);
 		profile_free(p);
 		snprintf(msg, sizeof msg, "%s", trust ? terr.msg : "out of memory");
+		netpol_free(o.policy);
 		return fail_setup(o.json, msg);
 	}
 	trust_free(trust);
