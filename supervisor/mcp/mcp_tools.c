@@ -234,6 +234,12 @@ static json_t *call_result(const struct mcp_session *s, const struct tc_result *
 		}
 		json_object_set_new(res, "structuredContent", sc);
 	}
+	/* What held while the tool ran: the limits and walls in force, and
+	 * those dropped (the object call --json shows). Absent when nothing
+	 * ran (invalid arguments, denied, busy). */
+	if (res && r->confinement)
+		json_object_set_new(res, "_meta", json_pack("{s:O}", "toolcage/confinement",
+		                                             r->confinement));
 	return res;
 }
 

@@ -599,6 +599,64 @@ def test_tools_call_results(tc):
     return s
 
 
+def check_limits(tc, ws, profile):
+    """What `toolcage check` says this user gets under profile: the limits
+    that hold ({name: by}) and those it runs without."""
+    out = subprocess.run([tc, "check", "--workspace", ws], capture_output=True,
+                         text=True, timeout=60 * SLOW).stdout
+    held, dropped, cur = {}, set(), None
+    for line in out.splitlines():
+        m = re.match(r"^  ([a-z-]+) +(yes|no)", line)
+        if m:
+            cur = m.group(1)
+        elif cur == profile and line.startswith("    limits: "):
+            held = dict(re.findall(r"([a-z_]+) \(([^)]+)\)", line))
+        elif cur == profile:
+            m = re.match(r"^    without its ([a-z_]+) limit: ", line)
+            if m:
+                dropped.add(m.group(1))
+    return held, dropped
+
+
+def test_tools_call_results_say_what_held(tc):
+    """Every result of a tool that ran carries _meta.toolcage/confinement:
+    each limit of its profile, held (by what) or dropped (why), as
+    `toolcage check` says for this user here. As root on a cgroup host the
+    pids and memory limits hold; as a user without a delegated cgroup they
+    are dropped, and the result says so (mcp_conversation.sh runs both)."""
+    s = Server(tc)
+    s.initialize()
+    held, dropped = check_limits(tc, s.ws, "read-only")
+    check(held and "pids" in set(held) | dropped and "memory" in set(held) | dropped,
+          f"check lists the read-only profile's limits: {held} {dropped}")
+    with open(os.path.join(s.ws, "f.txt"), "w") as f:
+        f.write("hi\n")
+    for tool, args, err in (("echo_json", {"text": "{}"}, False),
+                            ("read_file", {"path": "f.txt"}, False),
+                            ("slow", {"seconds": "5"}, True)):
+        r = s.call(tool, args)["result"]
+        check(r["isError"] is err, f"{tool}: {r}")
+        conf = r.get("_meta", {}).get("toolcage/confinement")
+        check(isinstance(conf, dict) and isinstance(conf.get("walls"), dict),
+              f"{tool}: no confinement report: {r}")
+        lim = conf.get("limits", {})
+        check(set(lim) == set(held) | dropped, f"{tool}: limits {sorted(lim)}, "
+              f"check says {sorted(held)} held and {sorted(dropped)} dropped")
+        for name, by in held.items():
+            check(lim[name].get("by") == by and "dropped" not in lim[name],
+                  f"{tool}: {name} held by {by}, the result says {lim[name]}")
+        for name in dropped:
+            check(isinstance(lim[name].get("dropped"), str) and len(lim[name]["dropped"]) > 10,
+                  f"{tool}: {name} is dropped here, the result says {lim[name]}")
+        check("pids" not in held or lim["pids"].get("max") == 128,
+              f"{tool}: the profile's 128 processes: {lim['pids']}")
+    # Nothing ran: no report.
+    r = s.call("echo_json", {"text": 5})["result"]
+    check(r["isError"] is True and "toolcage/confinement" not in r.get("_meta", {}),
+          f"invalid arguments ran nothing: {r}")
+    return s
+
+
 def test_interleaved_calls_answer_as_they_finish(tc):
     s = Server(tc)
     s.initialize()
