@@ -132,8 +132,7 @@ const char *child_step_name(enum child_step s)
 	return s > STEP_NONE && s < STEP_MAX ? step_names[s] : "unknown step";
 }
 
-/* The fixed fd layout the tool sees, and where the status pipe goes. */
-enum { FD_RESULT = 3 };
+/* Where the sandbox's own channels went (after the CHILD_FD_* slots). */
 
 static int status_fd = -1;
 static int job_fd = -1;
@@ -153,7 +152,8 @@ _Noreturn static void fail(enum child_step step, int err)
 	}
 	if (status_fd >= 0)
 		(void)!send(status_fd, &r, sizeof r, MSG_NOSIGNAL);
-	_exit(step == STEP_EXEC_NOT_FOUND ? 127 : step == STEP_EXEC ? 126 : 125);
+	_exit(step == STEP_EXEC_NOT_FOUND ? CHILD_EXIT_NOTFOUND :
+	      step == STEP_EXEC ? CHILD_EXIT_NOEXEC : CHILD_EXIT_SETUP);
 }
 
 #define CHECK(step, expr) do { if ((expr) < 0) fail((step), errno); } while (0)
@@ -185,7 +185,7 @@ static void die_with_parent(int lifeline)
 	if (lifeline >= 0) {
 		struct pollfd pfd = { .fd = lifeline, .events = POLLIN };
 		if (poll(&pfd, 1, 0) > 0 && (pfd.revents & (POLLHUP | POLLERR)))
-			_exit(125);
+			_exit(CHILD_EXIT_SETUP);
 	}
 }
 
@@ -195,37 +195,40 @@ static void die_with_parent(int lifeline)
  * after that. Everything from there up is closed. */
 static void arrange_fds(const struct child_plan *p, int *ruleset_fd)
 {
-	int src[8] = { p->stdin_fd, p->stdout_fd, p->stderr_fd,
-	               p->result_fd, p->status_fd, p->job_fd, *ruleset_fd, p->lifeline_fd };
-	int n = 8, tmp[8];
+	/* The sources in the order they are placed: the first four at their
+	 * CHILD_FD_* numbers, the rest from the next free one up. */
+	enum { S_RESULT = CHILD_FD_RESULT, S_STATUS, S_JOB, S_RULESET, S_LIFELINE, S_N };
+	int src[S_N] = { p->stdin_fd, p->stdout_fd, p->stderr_fd,
+	                 p->result_fd, p->status_fd, p->job_fd, *ruleset_fd, p->lifeline_fd };
+	int tmp[S_N];
 	const int base = 16;
-	for (int i = 0; i < n; i++) {
+	for (int i = 0; i < S_N; i++) {
 		tmp[i] = -1;
 		if (src[i] >= 0)
 			CHECK(STEP_FDS, tmp[i] = fcntl(src[i], F_DUPFD_CLOEXEC, base));
 	}
 	int next = 0;
-	for (int i = 0; i < n; i++) {
-		if (tmp[i] < 0) {   /* no result pipe (keep 3 free), no Landlock */
-			if (i == 3)
-				next = 4;
+	for (int i = 0; i < S_N; i++) {
+		if (tmp[i] < 0) {   /* no result pipe (keep its slot free), no Landlock */
+			if (i == S_RESULT)
+				next = CHILD_FD_FIRST_FREE;
 			continue;
 		}
-		int target = i < 3 ? i : next;
-		CHECK(STEP_FDS, dup3(tmp[i], target, i < 4 ? 0 : O_CLOEXEC));
+		int target = i < S_RESULT ? i : next;
+		CHECK(STEP_FDS, dup3(tmp[i], target, i <= S_RESULT ? 0 : O_CLOEXEC));
 		next = target + 1;
-		if (i == 4)
+		if (i == S_STATUS)
 			status_fd = target;
-		if (i == 5)
+		if (i == S_JOB)
 			job_fd = target;
-		if (i == 6)
+		if (i == S_RULESET)
 			*ruleset_fd = target;
-		if (i == 7)
+		if (i == S_LIFELINE)
 			lifeline_fd = target;
 	}
 	CHECK(STEP_FDS, syscall(SYS_close_range, next, ~0U, 0));
-	if (p->result_fd < 0)   /* 3 was kept free, not closed: whatever it held goes */
-		close(FD_RESULT);
+	if (p->result_fd < 0)   /* its slot was kept free, not closed: whatever it held goes */
+		close(CHILD_FD_RESULT);
 }
 
 static void reset_signals(void)
@@ -474,7 +477,7 @@ static struct job_in await_job(const struct sbx_jail *j)
 	struct job_in in = { 0 };
 	(void)!write(job_fd, "R", 1);   /* ready: sbx_jail_spare_ready() */
 	if (io_read_all(job_fd, &h, sizeof h) != (ssize_t)sizeof h)
-		_exit(125);   /* the parent dropped the spare: nobody to tell */
+		_exit(CHILD_EXIT_SETUP);   /* the parent dropped the spare: nobody to tell */
 	if (h.magic != JOB_MAGIC || (!h.argc && !h.fn) || h.payload_len > JOB_MAX_PAYLOAD ||
 	    h.argc > h.payload_len || !h.cwd_len || h.cwd_len > h.payload_len)
 		fail(STEP_JOB, EPROTO);
@@ -506,7 +509,7 @@ static struct job_in await_job(const struct sbx_jail *j)
 		close(fd);
 	}
 	if (!(h.flags & JOB_RESULT))
-		close(FD_RESULT);
+		close(CHILD_FD_RESULT);
 	limit_address_space(j, h.fn != 0);
 	enter_beneath(cwd, STEP_CWD);
 	in.argv = argv;
@@ -527,7 +530,7 @@ _Noreturn static void run_fn(const struct sbx_jail *j, sbx_fn fn, void *arg)
 	status_fd = -1;
 	/* What the builtin starts (run_command's command) must not inherit
 	 * the result channel: it would write the builtin's answer. */
-	(void)fcntl(FD_RESULT, F_SETFD, FD_CLOEXEC);
+	(void)fcntl(CHILD_FD_RESULT, F_SETFD, FD_CLOEXEC);
 	int rc = fn(arg);
 	fflush(NULL);   /* a builtin's stdio output is part of its answer */
 	_exit(rc & 0xff);

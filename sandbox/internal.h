@@ -11,6 +11,7 @@
 #include <sys/resource.h>
 #include <sys/types.h>
 
+#include "child_abi.h"
 #include "sandbox.h"
 
 #define SBX_MAX_RLIMITS 12
@@ -253,7 +254,6 @@ struct timeline_report {
 enum { W_PID, W_STATUS, W_OUT, W_ERR, W_RESULT, W_IN, W_N, W_SRC = W_N };
 
 #define STDIN_CHUNK (64u << 10)   /* a streamed stdin's buffer */
-#define RESULT_LIMIT_DEFAULT (16u << 20)
 
 /* What the slot's cgroups counted since cgroup_acquire. */
 struct cgroup_stats {

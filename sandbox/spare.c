@@ -140,7 +140,7 @@ int hand_over(struct sbx_child *c, const struct sbx_job *job, bool *sent)
 	c->job_fd = -1;
 	if (!job->result_pipe)
 		child_close_fd(c, W_RESULT);
-	c->result_limit = job->result_limit ? job->result_limit : RESULT_LIMIT_DEFAULT;
+	c->result_limit = job->result_limit ? job->result_limit : CHILD_RESULT_MAX;
 	if (wants_stdin(job)) {
 		if (copy_stdin(c, job) < 0 || (rc = child_watch_stdin(c)) < 0) {
 			sbx_child_kill(c, SBX_KILLED_CANCELLED);

@@ -432,7 +432,7 @@ int spawn_start(struct sbx_jail *j, const struct sbx_job *job, bool via_zygote,
 		c->listeners[k] = -1;
 	c->pidfd = c->epfd = c->job_fd = c->mntns_fd = c->src_fd = -1;
 	c->jail = j;
-	c->result_limit = job && job->result_limit ? job->result_limit : RESULT_LIMIT_DEFAULT;
+	c->result_limit = job && job->result_limit ? job->result_limit : CHILD_RESULT_MAX;
 	c->out.exit_code = -1;
 	const struct sbx_job *now = via_zygote ? NULL : job;
 

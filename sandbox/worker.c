@@ -346,9 +346,9 @@ _Noreturn void worker_main(int lifeline)
 	prctl(PR_SET_NAME, (unsigned long)"tc-worker", 0, 0, 0);
 	struct pollfd lp = { .fd = lifeline, .events = POLLIN };
 	if (poll(&lp, 1, 0) > 0 && (lp.revents & (POLLHUP | POLLERR)))
-		_exit(125);   /* the supervisor died before our PDEATHSIG was armed */
+		_exit(CHILD_EXIT_SETUP);   /* the supervisor died before our PDEATHSIG was armed */
 	if (read_blob(&w.jail) < 0)
-		_exit(125);
+		_exit(CHILD_EXIT_SETUP);
 	/* What its children share, made once: see child_enter_view. Not
 	 * where a namespace it would enter is optional (a refusal would be
 	 * the kernel's answer for each child, handled at each clone). */
@@ -367,7 +367,7 @@ _Noreturn void worker_main(int lifeline)
 		if (poll(pf, 2, -1) < 0)
 			continue;
 		if (pf[1].revents)
-			_exit(125);   /* the supervisor is gone */
+			_exit(CHILD_EXIT_SETUP);   /* the supervisor is gone */
 		if (pf[0].revents)
 			take_request(&w);
 	}

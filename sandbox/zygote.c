@@ -104,17 +104,17 @@ static int exec_worker(void *arg)
 	int tmp[3 + 64];
 	for (int i = 0; i < n; i++)
 		if ((tmp[i] = fcntl(src[i], F_DUPFD_CLOEXEC, Z_JAIL + n)) < 0)
-			_exit(126);
+			_exit(CHILD_EXIT_NOEXEC);
 	for (int i = 0; i < n; i++)
 		if (dup2(tmp[i], Z_CTL + i) < 0)
-			_exit(126);
+			_exit(CHILD_EXIT_NOEXEC);
 	syscall(SYS_close_range, Z_CTL + n, ~0U, 0);
 	setsid();
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
-		_exit(126);
+		_exit(CHILD_EXIT_NOEXEC);
 	static char *const argv[] = { (char *)"toolcage-worker", (char *)WORKER_ARG, NULL };
 	execve("/proc/self/exe", argv, p->envp);
-	_exit(127);
+	_exit(CHILD_EXIT_NOTFOUND);
 }
 
 enum { EXEC_STACK = 256 << 10 };

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "approval.h"
+#include "child_abi.h"
 #include "jsonptr.h"
 #include "util.h"
 #include "io.h"
@@ -259,7 +260,7 @@ static int ask_cmd(struct approval_state *st, struct pending *p,
 		sigprocmask(SIG_SETMASK, &none, NULL);
 		signal(SIGPIPE, SIG_DFL);
 		execl(st->program, st->program, (char *)NULL);
-		_exit(127);
+		_exit(CHILD_EXIT_NOTFOUND);
 	}
 	close(in);
 	if (pid < 0)

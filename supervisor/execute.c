@@ -13,13 +13,12 @@
 #include <unistd.h>
 
 #include "execute.h"
+#include "child_abi.h"
 #include "json_pretty.h"
 #include "manifest.h"
 #include "utf8.h"
 #include "util.h"
 #include "io.h"
-
-enum { RESULT_FD = 3, RESULT_LIMIT = 16 << 20 };
 
 /* A builtin's result on fd 3, written at once:
  *   'y' or 'n'        the tool returned 0 (ok) or not (an expected failure)
@@ -104,12 +103,12 @@ static int run_builtin(void *p)
 	const struct sbx_data *d = p;
 	struct builtin_wire b;
 	if (d->len <= sizeof b)
-		return 70;
+		return CHILD_EXIT_HARNESS;
 	memcpy(&b, d->data, sizeof b);   /* the bytes need not be aligned */
 	const char *s = (const char *)d->data + sizeof b, *end = (const char *)d->data + d->len;
 	if (b.workspace_len == 0 || b.workspace_len > (size_t)(end - s) ||
 	    s[b.workspace_len - 1] != '\0' || b.domains_len > (size_t)(end - s) - b.workspace_len)
-		return 70;
+		return CHILD_EXIT_HARNESS;
 	const char *workspace = s;
 	const char *dom = s + b.workspace_len, *args_text = dom + b.domains_len;
 	tc_execute_fn execute = b.execute_ref ? (tc_execute_fn)sbx_fn_from_ref(b.execute_ref) :
@@ -124,7 +123,7 @@ static int run_builtin(void *p)
 	if (!args || !domains || !execute) {
 		json_decref(args);
 		free(domains);
-		return 70;
+		return CHILD_EXIT_HARNESS;
 	}
 	int wfd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	struct tc_tool_ctx ctx = { .workspace_fd = wfd, .workspace = workspace,
@@ -136,13 +135,13 @@ static int run_builtin(void *p)
 	char *msg = result_message(rc, &out, &len);
 	/* One write: json_dumpfd wrote token by token, and every write woke
 	 * the supervisor (~120 writes for a small read_file). */
-	int wrc = msg && io_write_all(RESULT_FD, msg, len) >= 0 ? 0 : -1;
+	int wrc = msg && io_write_all(CHILD_FD_RESULT, msg, len) >= 0 ? 0 : -1;
 	free(msg);
 	json_decref(out.canonical);
 	json_decref(args);
 	free(out.render);
 	free(domains);
-	return wrc == 0 ? 0 : 70;
+	return wrc == 0 ? 0 : CHILD_EXIT_HARNESS;
 }
 
 /* A builtin job's fn_data (see struct builtin_wire); fn is the tool's
@@ -204,7 +203,7 @@ int exec_start(const struct tc_defined *tool, json_t *args, struct sbx_jail *jai
 		job.fn = run_builtin;
 		job.fn_data = input;
 		job.result_pipe = true;
-		job.result_limit = RESULT_LIMIT;
+		job.result_limit = CHILD_RESULT_MAX;
 		/* A tool outside the program image runs on a copy of ours
 		 * (docs/security.md says what that means). */
 		if (!sbx_fn_ref((const void *)fn)) {
@@ -351,7 +350,7 @@ void exec_collect(const struct tc_defined *tool, const struct sbx_outcome *o,
 	memset(out, 0, sizeof *out);
 	if (o->setup_failed) {
 		out->status = TC_STATUS_FAILED;
-		bool notfound = o->exit_code == 127;
+		bool notfound = o->exit_code == CHILD_EXIT_NOTFOUND;
 		out->defect = !notfound && strcmp(o->setup_step, "exec") != 0;
 		const char *hint = sbx_explain_step(o->setup_step, o->setup_failed);
 		set_text(out, "The tool could not start: %s failed (%s).%s%s%s", o->setup_step,

@@ -14,6 +14,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "child_abi.h"
 #include "cli.h"
 #include "config.h"
 #include "confinement.h"
@@ -29,7 +30,8 @@
 #include "io.h"
 
 /* Exit statuses, as env(1) and timeout(1) use them. */
-enum { EX_CLI_USAGE = 2, EX_TIMEOUT = 124, EX_TOOLCAGE = 125, EX_NOEXEC = 126, EX_NOTFOUND = 127 };
+enum { EX_CLI_USAGE = 2, EX_TIMEOUT = 124, EX_TOOLCAGE = CHILD_EXIT_SETUP,
+       EX_NOEXEC = CHILD_EXIT_NOEXEC, EX_NOTFOUND = CHILD_EXIT_NOTFOUND };
 
 static const char *killed_name(enum sbx_killed k)
 {
@@ -628,7 +630,7 @@ int cmd_check(int argc, char **argv)
 	size_t nnames = 0;
 	int c;
 	if (!names)
-		return fputs("toolcage check: out of memory\n", stderr), 125;
+		return fputs("toolcage check: out of memory\n", stderr), EX_TOOLCAGE;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "w:p:h", longopts, NULL)) != -1) {
 		if (c == 'w')

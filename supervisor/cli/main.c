@@ -6,6 +6,7 @@
 #include <sys/random.h>
 #include <unistd.h>
 
+#include "child_abi.h"
 #include "cli.h"
 #include "toolcage.h"
 
@@ -38,7 +39,7 @@ static void ensure_std_fds(void)
 {
 	for (int fd = 0; fd < 3; fd++)
 		if (fcntl(fd, F_GETFD) < 0 && open("/dev/null", O_RDWR) != fd)
-			_exit(125);
+			_exit(CHILD_EXIT_SETUP);
 }
 
 /* jansson seeds its hash function at the first object it makes, from

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "child_abi.h"
 #include "lint.h"
 #include "manifest.h"
 #include "util.h"
@@ -203,9 +204,9 @@ static int run_selector(char **argv, const char *cmd, const char *payload, unsig
 		struct sigaction dfl = { .sa_handler = SIG_DFL };
 		sigaction(SIGPIPE, &dfl, NULL);
 		if (dup2(in[0], 0) < 0 || dup2(outp[1], 1) < 0)
-			_exit(127);
+			_exit(CHILD_EXIT_NOTFOUND);
 		execvp(argv[0], argv);
-		_exit(127);
+		_exit(CHILD_EXIT_NOTFOUND);
 	}
 	close(in[0]);
 	close(outp[1]);
@@ -224,7 +225,7 @@ static int run_selector(char **argv, const char *cmd, const char *payload, unsig
 			rc = tc_error_set(err, TC_E_SYSTEM, cmd, "selector '%s' %s %d%s", cmd,
 			                  WIFEXITED(st) ? "exited with" : "was killed by signal",
 			                  WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st),
-			                  WIFEXITED(st) && WEXITSTATUS(st) == 127 ? " (could not run it?)" : "");
+			                  WIFEXITED(st) && WEXITSTATUS(st) == CHILD_EXIT_NOTFOUND ? " (could not run it?)" : "");
 	}
 	close(outp[0]);
 	sigaction(SIGPIPE, &old, NULL);

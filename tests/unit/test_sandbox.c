@@ -27,6 +27,7 @@
 #include <netinet/in.h>
 #include <unistd.h>
 
+#include "child_abi.h"
 #include "profile.h"
 #include "sandbox.h"
 #include "io.h"
@@ -411,7 +412,7 @@ static void test_missing_command_is_127_exec(void **state)
 		char *const argv[] = { (char *)cmds[i], NULL };
 		struct sbx_child *c = run_argv(fx.jail, argv);
 		const struct sbx_outcome *o = sbx_child_outcome(c);
-		assert_int_equal(o->exit_code, 127);
+		assert_int_equal(o->exit_code, CHILD_EXIT_NOTFOUND);
 		assert_int_equal(o->setup_failed, ENOENT);
 		assert_non_null(o->setup_step);
 		assert_string_equal(o->setup_step, "exec");
@@ -435,7 +436,7 @@ static void test_not_executable_is_126_exec(void **state)
 	char *const argv[] = { path, NULL };
 	struct sbx_child *c = run_argv(fx.jail, argv);
 	const struct sbx_outcome *o = sbx_child_outcome(c);
-	assert_int_equal(o->exit_code, 126);
+	assert_int_equal(o->exit_code, CHILD_EXIT_NOEXEC);
 	assert_int_equal(o->setup_failed, EACCES);
 	assert_string_equal(o->setup_step, "exec");
 	sbx_child_free(c);
@@ -920,7 +921,7 @@ static void test_spare_runs_jobs_like_a_fresh_child(void **state)
 	assert_string_equal(out, "0 1 2 3 ");   /* 3: ls's own listing */
 	char *const missing[] = { (char *)"tc-no-such-command", NULL };
 	c = run_argv(j, missing);
-	assert_int_equal(sbx_child_outcome(c)->exit_code, 127);
+	assert_int_equal(sbx_child_outcome(c)->exit_code, CHILD_EXIT_NOTFOUND);
 	assert_string_equal(sbx_child_outcome(c)->setup_step, "exec");
 	sbx_child_free(c);
 	usleep(300 * 1000);   /* the spare waits; its deadline must not count */

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "builtin_lint.h"
+#include "child_abi.h"
 #include "toolcage.h"
 #include "tools.h"
 
@@ -352,7 +353,7 @@ static void test_run_command_not_found_is_127(void **state)
 	struct ws *w = *state;
 	int rc = call(w, json_pack("{s:[s]}", "argv", "no-such-command-tc"));
 	assert_error(w, rc, "command_not_found");
-	assert_int_equal(out_int(w, "exit_code"), 127);
+	assert_int_equal(out_int(w, "exit_code"), CHILD_EXIT_NOTFOUND);
 	assert_render_has(w, "command not found: no-such-command-tc");
 }
 
@@ -363,7 +364,7 @@ static void test_run_command_whole_line_in_argv0_says_split_it(void **state)
 	struct ws *w = *state;
 	int rc = call(w, json_pack("{s:[s]}", "argv", "ls -la"));
 	assert_error(w, rc, "command_not_found");
-	assert_int_equal(out_int(w, "exit_code"), 127);
+	assert_int_equal(out_int(w, "exit_code"), CHILD_EXIT_NOTFOUND);
 	assert_render_has(w, "no shell");
 	assert_render_has(w, "[\"ls\", \"-la\"]");
 }
@@ -396,7 +397,7 @@ static void test_run_command_not_executable(void **state)
 	close(open(file, O_CREAT | O_WRONLY | O_CLOEXEC, 0644));
 	int rc = call(w, json_pack("{s:[s]}", "argv", "./data.txt"));
 	assert_error(w, rc, "cannot_execute");
-	assert_int_equal(out_int(w, "exit_code"), 127);
+	assert_int_equal(out_int(w, "exit_code"), CHILD_EXIT_NOTFOUND);
 	assert_render_has(w, "Permission denied");
 }
 

@@ -35,7 +35,7 @@
 /* Bytes of file text or names one read_file, read_many_files, list_dir or
  * tree answer carries, counted as JSON-escaped in canonical plus raw in
  * render: the pipeline kills a builtin whose result passes 16 MiB
- * (RESULT_LIMIT in supervisor/execute.c), which would lose the answer. */
+ * (CHILD_RESULT_MAX in lib/child_abi.h), which would lose the answer. */
 #define FS_RESULT_BUDGET (6u << 20)
 #define FS_LINE_RENDER_MAX 2000      /* bytes of one line shown in render */
 /* Characters of render when the context gives no budget (the config's

@@ -15,6 +15,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "child_abi.h"
 #include "pathrel.h"
 #include "shell.h"
 #include "shown.h"
@@ -568,7 +569,7 @@ static int report_exec_error(char **argv, const struct sh_result *r, struct tc_o
 	else
 		rc = fail(out, "cannot_execute", "cannot execute %s: %s.", prog, strerror(r->exec_errno));
 	json_object_set_new(out->canonical, "argv", argv_json(argv));
-	json_object_set_new(out->canonical, "exit_code", json_integer(127));
+	json_object_set_new(out->canonical, "exit_code", json_integer(CHILD_EXIT_NOTFOUND));
 	return rc;
 }
 

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "child_abi.h"
 #include "shell.h"
 #include "utf8.h"
 #include "util.h"
@@ -147,16 +148,16 @@ static int move_fd(int fd, int target)
 	return dup2(fd, target) < 0 ? -1 : 0;
 }
 
-/* Marks every fd from 3 up close-on-exec. close_range's flag needs Linux
+/* Marks every fd from 3 (CHILD_FD_RESULT) up close-on-exec. close_range's flag needs Linux
  * 5.11; before that, walk up to the open-files limit (the profiles keep it
  * small). */
 static void cloexec_from_3(void)
 {
-	if (syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC) == 0)
+	if (syscall(SYS_close_range, (unsigned)CHILD_FD_RESULT, ~0U, CLOSE_RANGE_CLOEXEC) == 0)
 		return;
 	struct rlimit rl;
 	int max = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < 65536 ? (int)rl.rlim_cur : 65536;
-	for (int fd = 3; fd < max; fd++)
+	for (int fd = CHILD_FD_RESULT; fd < max; fd++)
 		fcntl(fd, F_SETFD, FD_CLOEXEC);
 }
 
@@ -196,7 +197,7 @@ static __attribute__((noreturn)) void child_exec(const struct sh_command *cmd,
 	}
 	ssize_t w = write(f->report_w, &e, sizeof e);
 	(void)w;
-	_exit(127);
+	_exit(CHILD_EXIT_NOTFOUND);
 }
 
 struct loop {
@@ -376,7 +377,7 @@ static int spawn(const struct sh_command *cmd, int p[4][2], struct sh_result *r,
 	if (l->err_r >= 0)
 		drain(&l->err_r, &r->err);
 	if (r->exec_errno)
-		r->exit_code = 127;
+		r->exit_code = CHILD_EXIT_NOTFOUND;
 	sigaction(SIGPIPE, &old, NULL);
 	return 0;
 }
