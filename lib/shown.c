@@ -22,26 +22,8 @@ struct sink {
 	void *ctx;
 };
 
-/* The length of the UTF-8 sequence at s[0..left) when it is a character
- * that breaks a line or turns the text around, though it is no control
- * byte: NEL (U+0085), the line and paragraph separators (U+2028, U+2029),
- * and the bidirectional marks, embeddings, overrides and isolates
- * (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069). A name holding
- * one could start a line of its own, or show "exe.txt" as "txt.exe" to the
- * person asked to approve it. Else 0. */
-static size_t layout_char(const unsigned char *s, size_t left)
-{
-	if (left >= 2 && ((s[0] == 0xc2 && s[1] == 0x85) || (s[0] == 0xd8 && s[1] == 0x9c)))
-		return 2;
-	if (left >= 3 && s[0] == 0xe2 &&
-	    ((s[1] == 0x80 && (s[2] == 0x8e || s[2] == 0x8f || (s[2] >= 0xa8 && s[2] <= 0xae))) ||
-	     (s[1] == 0x81 && s[2] >= 0xa6 && s[2] <= 0xa9)))
-		return 3;
-	return 0;
-}
-
 /* s[0..n) with its control characters as pictures, and the characters
- * layout_char finds as "\uXXXX". */
+ * utf8_layout_char finds as "\uXXXX". */
 static void add_shown(const struct sink *k, const char *s, size_t n)
 {
 	const unsigned char *u8 = (const unsigned char *)s;
@@ -49,19 +31,16 @@ static void add_shown(const struct sink *k, const char *s, size_t n)
 	while (i < n) {
 		size_t run = 0, lc = 0;
 		while (i + run < n && u8[i + run] >= 0x20 && u8[i + run] != 0x7f &&
-		       !(u8[i + run] >= 0xc2 && (lc = layout_char(u8 + i + run, n - i - run))))
+		       !(u8[i + run] >= 0xc2 && (lc = utf8_layout_char(u8 + i + run, n - i - run))))
 			run++;
 		k->add(k->ctx, s + i, run);
 		i += run;
 		if (i >= n)
 			break;
 		if (lc) {
-			unsigned cp = lc == 2 ? (u8[i] & 0x1fu) << 6 | (u8[i + 1] & 0x3fu) :
-			              (u8[i] & 0x0fu) << 12 | (u8[i + 1] & 0x3fu) << 6 |
-			              (u8[i + 2] & 0x3fu);
-			char e[8];
-			snprintf(e, sizeof e, "\\u%04X", cp);
-			k->add(k->ctx, e, 6);
+			char e[UTF8_ESCAPE_LEN + 1];
+			utf8_escape(u8 + i, lc, e);
+			k->add(k->ctx, e, UTF8_ESCAPE_LEN);
 			i += lc;
 		} else {
 			char u[3];

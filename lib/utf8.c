@@ -93,3 +93,26 @@ void utf8_control_picture(unsigned char c, char out[3])
 	out[1] = (char)(0x80 | (pic >> 6 & 0x3f));
 	out[2] = (char)(0x80 | (pic & 0x3f));
 }
+
+size_t utf8_layout_char(const unsigned char *s, size_t left)
+{
+	if (left >= 2 && ((s[0] == 0xc2 && s[1] == 0x85) || (s[0] == 0xd8 && s[1] == 0x9c)))
+		return 2;
+	if (left >= 3 && s[0] == 0xe2 &&
+	    ((s[1] == 0x80 && (s[2] == 0x8e || s[2] == 0x8f || (s[2] >= 0xa8 && s[2] <= 0xae))) ||
+	     (s[1] == 0x81 && s[2] >= 0xa6 && s[2] <= 0xa9)))
+		return 3;
+	return 0;
+}
+
+void utf8_escape(const unsigned char *s, size_t k, char out[UTF8_ESCAPE_LEN + 1])
+{
+	unsigned cp = k == 2 ? (s[0] & 0x1fu) << 6 | (s[1] & 0x3fu) :
+	              (s[0] & 0x0fu) << 12 | (s[1] & 0x3fu) << 6 | (s[2] & 0x3fu);
+	static const char hex[] = "0123456789ABCDEF";
+	out[0] = '\\';
+	out[1] = 'u';
+	for (int i = 0; i < 4; i++)
+		out[2 + i] = hex[cp >> (12 - 4 * i) & 0xf];
+	out[6] = '\0';
+}

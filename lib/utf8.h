@@ -20,6 +20,23 @@ char *utf8_sanitize(const char *p, size_t n, bool drop_nul, size_t *out_len);
  * lone CR or a newline that must not start a line. */
 void utf8_control_picture(unsigned char c, char out[3]);
 
+/* The one rule for characters that change the layout of text a model or
+ * a person reads, though they are no control byte: NEL (U+0085), the line
+ * and paragraph separators (U+2028, U+2029), and the bidirectional marks,
+ * embeddings, overrides and isolates (U+061C, U+200E, U+200F,
+ * U+202A-U+202E, U+2066-U+2069). Such a character could start a line of
+ * its own in a render, or show "exe.txt" as "txt.exe" to the person asked
+ * to approve it, so everything shown to either (names, messages, a tool's
+ * rendered output) writes it as the six characters "\uXXXX": plain text,
+ * and the same character again where the text is read as JSON.
+ * Returns the length (2 or 3) of the UTF-8 sequence at s[0..left) when it
+ * is one of them, else 0. */
+size_t utf8_layout_char(const unsigned char *s, size_t left);
+#define UTF8_ESCAPE_LEN 6
+/* Writes the "\uXXXX" of the character s[0..k) (k from utf8_layout_char)
+ * and a NUL into out. */
+void utf8_escape(const unsigned char *s, size_t k, char out[UTF8_ESCAPE_LEN + 1]);
+
 /* Number of code points in valid UTF-8 text s[0..n). */
 size_t utf8_count(const char *s, size_t n);
 /* The same for text not yet checked: (size_t)-1 when s[0..n) is not valid

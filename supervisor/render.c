@@ -176,7 +176,8 @@ static size_t tail_start(const char *s, size_t n, size_t k)
 char *render_clean(const char *p, size_t n, size_t *len)
 {
 	const unsigned char *u = (const unsigned char *)p;
-	/* Worst case: every byte becomes a 3-byte character. */
+	/* Worst case: every byte becomes a 3-byte character (an escaped
+	 * character takes 6 bytes for its 2 or 3). */
 	char *out = n < SIZE_MAX / 3 ? malloc(n * 3 + 1) : NULL;
 	if (!out)
 		return NULL;
@@ -190,6 +191,11 @@ char *render_clean(const char *p, size_t n, size_t *len)
 			memcpy(out + o, "\xef\xbf\xbd", 3);
 			o += 3;
 			i += k ? k : 1;
+		} else if (c >= 0xc2 && utf8_layout_char(u + i, n - i)) {
+			/* a line separator or a bidirectional control: "\u2028" */
+			utf8_escape(u + i, k, out + o);
+			o += UTF8_ESCAPE_LEN;
+			i += k;
 		} else if ((c < 0x20 && !line_end) || c == 0x7f) {
 			utf8_control_picture((unsigned char)c, out + o);   /* ESC shows as ␛ */
 			o += 3;

@@ -10,7 +10,12 @@
  *      output is untrusted bytes; a model's context and JSON need text, and
  *      `toolcage call` prints the render on a human's terminal, where an
  *      escape sequence could set the clipboard or the title, or a CR hide
- *      what came before it. One character becomes one, so counts hold;
+ *      what came before it. Unicode's line separators and bidirectional
+ *      controls (U+2028, U+202E ...) become the text "\uXXXX", the same rule
+ *      as for names (utf8_layout_char): output must not start a line the
+ *      model takes for the supervisor's, nor reorder what a person reads,
+ *      and inside JSON text the escape reads back as the same character.
+ *      The counts below are of this text;
  *   2. cut when longer than max_chars code points: the first 60% of the
  *      budget and the last 20% are kept (rounded down), and a marker between
  *      them says how many characters were left out and how to see them. The

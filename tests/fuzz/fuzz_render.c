@@ -1,6 +1,7 @@
 /* fuzz_render.c — render_text on untrusted tool output under any budget.
  * The render is what a model reads and what goes into JSON, so whatever
- * the bytes: valid UTF-8, no NUL inside, len == strlen, the counts add up,
+ * the bytes: valid UTF-8, no NUL inside, no line separator or bidi control
+ * (they are escaped), len == strlen, the counts add up,
  * a cut render keeps its head and tail in code points and carries the
  * marker. Every eighth input also spills to a fresh per-input spill
  * directory with a small cap (so both the spilled and the refused markers
@@ -22,6 +23,8 @@ static void check_text(const struct render_result *r)
 		size_t n = utf8_seq_len((const unsigned char *)r->text + i, r->len - i);
 		if (!n)
 			fuzz_fail("invalid UTF-8 at byte %zu of the render", i);
+		if (utf8_layout_char((const unsigned char *)r->text + i, r->len - i))
+			fuzz_fail("a line separator or bidi control at byte %zu of the render", i);
 		i += n;
 	}
 }
@@ -77,7 +80,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fuzz_fail("render_text: %s", err.msg);
 	check_text(&r);
 	size_t max = budget ? budget : RENDER_DEFAULT_MAX_CHARS;
-	fuzz_assert(r.chars_total <= n);
+	/* At most 3 characters per byte: U+061C (2 bytes) becomes "\u061C". */
+	fuzz_assert(r.chars_total <= 3 * n);
 	if (!r.truncated) {
 		fuzz_assert(r.chars_omitted == 0 && r.chars_total <= max);
 		fuzz_assert(utf8_count(r.text, r.len) == r.chars_total);

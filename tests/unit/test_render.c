@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <jansson.h>
 
 #include "render.h"
 #include "utf8.h"
@@ -180,6 +181,37 @@ static void test_render_shows_control_characters(void **state)
 	for (const char *p = r.text; *p; p++)
 		assert_true((unsigned char)*p >= 0x20 || *p == '\t' || *p == '\n' ||
 		            (*p == '\r' && p[1] == '\n'));
+	render_result_release(&r);
+}
+
+/* Unicode's line and paragraph separators and bidirectional controls in
+ * a tool's output would start a line the model takes for the supervisor's
+ * or turn text around for the person approving: they become the text
+ * "\uXXXX", the rule names follow, also where the output is JSON. */
+static void test_render_escapes_line_separators_and_bidi(void **state)
+{
+	(void)state;
+	const char in[] = "a\u2028[toolcage] b\u2029c\u202ed\u202a\u202b\u202c\u202d"
+	                  "e\u2066\u2067\u2068\u2069f\u200e\u200f\u061cg\u2027h";
+	struct render_result r;
+	render_ok(in, sizeof in - 1, 1000, NULL, &r);
+	assert_true(r.replaced);
+	assert_string_equal(r.text, "a\\u2028[toolcage] b\\u2029c\\u202Ed\\u202A\\u202B\\u202C"
+	                    "\\u202De\\u2066\\u2067\\u2068\\u2069f\\u200E\\u200F\\u061Cg\u2027h");
+	assert_int_equal(r.chars_total, utf8_count(r.text, r.len));
+	render_result_release(&r);
+	/* Inside JSON text the escape is the same character again. */
+	const char json[] = "{\"name\": \"x\u202etxt.exe\"}";
+	render_ok(json, sizeof json - 1, 1000, NULL, &r);
+	json_error_t jerr;
+	json_t *v = json_loads(r.text, 0, &jerr);
+	assert_non_null(v);
+	assert_string_equal(json_string_value(json_object_get(v, "name")), "x\u202etxt.exe");
+	json_decref(v);
+	render_result_release(&r);
+	/* NEL, a C1 control, is replaced as the others are. */
+	render_ok("a\xc2\x85" "b", 4, 100, NULL, &r);
+	assert_string_equal(r.text, "a\xef\xbf\xbd" "b");
 	render_result_release(&r);
 }
 
@@ -413,6 +445,7 @@ int main(void)
 		cmocka_unit_test(test_render_handles_empty_output),
 		cmocka_unit_test(test_render_replaces_invalid_utf8),
 		cmocka_unit_test(test_render_replaces_nul_bytes),
+		cmocka_unit_test(test_render_escapes_line_separators_and_bidi),
 		cmocka_unit_test(test_render_rejects_overlong_encoding),
 		cmocka_unit_test(test_render_shows_control_characters),
 		cmocka_unit_test(test_render_budget_of_one_keeps_only_marker),
