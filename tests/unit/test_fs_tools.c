@@ -399,12 +399,25 @@ static void test_path_refuses_symlinked_dir_out(void **state)
 	assert_error(w, rc, "outside_workspace");
 }
 
-static void test_path_follows_symlink_inside(void **state)
+/* No link is followed, not even one inside the workspace: the policy
+ * decided on the path as it was, and a program running beside the call
+ * could have made a directory a link since. The error names the link
+ * and where it points, so the model can use the real path. */
+static void test_path_refuses_symlink_inside(void **state)
 {
 	struct ws *w = *state;
 	ws_write(w, "real.txt", "inside\n");
+	ws_mkdir(w, "src");
 	assert_int_equal(symlink("real.txt", ws_path(w, "alias.txt")), 0);
+	assert_int_equal(symlink("src", ws_path(w, "tmp")), 0);
 	int rc = ws_call(w, "read_file", "{\"path\": \"alias.txt\"}");
+	assert_error(w, rc, "symlink");
+	assert_render_has(w, "\"alias.txt\" is a symbolic link (to \"real.txt\")");
+	rc = ws_call(w, "write_file", "{\"path\": \"tmp/x\", \"content\": \"x\"}");
+	assert_error(w, rc, "symlink");
+	assert_render_has(w, "\"tmp\" is a symbolic link (to \"src\")");
+	assert_int_equal(access(ws_path(w, "src/x"), F_OK), -1);
+	rc = ws_call(w, "read_file", "{\"path\": \"real.txt\"}");
 	assert_ok(w, rc);
 	assert_render_has(w, "\tinside");
 }
@@ -1077,7 +1090,7 @@ int main(void)
 		T(test_path_allows_dotdot_inside),
 		T(test_path_refuses_symlink_out),
 		T(test_path_refuses_symlinked_dir_out),
-		T(test_path_follows_symlink_inside),
+		T(test_path_refuses_symlink_inside),
 		T(test_path_refuses_empty_and_nul),
 		T(test_missing_file_lists_nearby_closest_first),
 		T(test_missing_dir_component_lists_root),

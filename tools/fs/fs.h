@@ -5,9 +5,11 @@
  * Every function here runs inside the confined child: no exit(), no stdio,
  * no /proc, no getcwd. Paths from the model are untrusted: they are checked
  * lexically first (for a clear message) and then opened only through
- * openat2(RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS) from ctx->workspace_fd,
- * so the kernel refuses anything that leaves the workspace, symlinks
- * included, even if the lexical check missed a case.
+ * openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS)
+ * from ctx->workspace_fd, so the kernel refuses anything that leaves the
+ * workspace or goes through a symbolic link (which a concurrent program
+ * could have swapped in after the gate looked), even if the lexical check
+ * missed a case.
  *
  * Errors: functions that can fail for an expected reason return -1 and set
  * *err to a new JSON object {"error": CODE, "message": TEXT, ...} whose
@@ -128,9 +130,16 @@ int fs_path_arg_entry(const struct tc_tool_ctx *ctx, json_t *args, const char *k
                       struct fs_path *out, json_t **err);
 
 /* openat2(ctx->workspace_fd, rel, flags, mode, RESOLVE_BENEATH |
- * RESOLVE_NO_MAGICLINKS), retried on EINTR/EAGAIN. Returns the fd or
- * -errno. */
+ * RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS), retried on EINTR/EAGAIN:
+ * no symbolic link on the way, so what is opened is the path the gate
+ * checked, whatever a concurrent program turned into a link since.
+ * Returns the fd or -errno (ELOOP for a link; fs_errno_error names it). */
 int fs_open_beneath(const struct tc_tool_ctx *ctx, const char *rel, int flags, mode_t mode);
+
+/* An O_PATH fd of what rel leads to, symbolic links inside the workspace
+ * followed: only for saying what a link points at (file_info), never for
+ * reading or changing it. The fd or -errno. */
+int fs_open_link_target(const struct tc_tool_ctx *ctx, const char *rel);
 
 /* openat2(dirfd, rel, flags, RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
  * RESOLVE_NO_MAGICLINKS): a path below a walk's root with no symlink on

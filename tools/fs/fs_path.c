@@ -146,9 +146,16 @@ int fs_open_beneath(const struct tc_tool_ctx *ctx, const char *rel, int flags, m
 	struct open_how how = {
 		.flags = (unsigned long long)(flags | O_CLOEXEC),
 		.mode = (flags & O_CREAT) ? mode : 0,
-		/* BENEATH: no absolute path, no ".." above, no symlink out of the
-		 * workspace. NO_MAGICLINKS: no /proc/self/fd/N style jumps. */
-		.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS,
+		/* BENEATH: no absolute path, no ".." above. NO_SYMLINKS: no link
+		 * anywhere on the way, not even one inside the workspace: the gate
+		 * decided on the path as it was when it looked, and a program the
+		 * model ran (still running, in another call) can turn a directory
+		 * into a link between that look and this open. Following it would
+		 * take a write or a delete the policy allowed for "tmp/x" to
+		 * "src/x", or out of the workspace. So the path the tool uses is
+		 * the path the policy read, or the call fails and names the link.
+		 * NO_MAGICLINKS: no /proc/self/fd/N style jumps. */
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
 	};
 	/* EAGAIN: a concurrent rename raced the ".." check; the kernel asks
 	 * for a retry. A few are enough; more would let a hostile loop spin us. */
@@ -162,9 +169,75 @@ int fs_open_beneath(const struct tc_tool_ctx *ctx, const char *rel, int flags, m
 	return -errno;
 }
 
+int fs_open_link_target(const struct tc_tool_ctx *ctx, const char *rel)
+{
+	struct open_how how = {
+		.flags = O_PATH | O_CLOEXEC,
+		/* Links inside the workspace followed: only to say what a link
+		 * leads to. An O_PATH fd reads and changes nothing. */
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS,
+	};
+	long fd = syscall(SYS_openat2, ctx->workspace_fd, rel, &how, sizeof how);
+	return fd >= 0 ? (int)fd : -errno;
+}
+
+/* The first component of rel that is a symbolic link, for the message
+ * of an ELOOP: its path (prefix) and its target. false when none is found
+ * (a magic link, or the link is gone again). */
+static bool find_link(const struct tc_tool_ctx *ctx, const char *rel, char prefix[PATH_LEN_MAX + 1],
+                      char target[PATH_LEN_MAX + 1])
+{
+	size_t plen = 0;
+	for (const char *p = rel; *p;) {
+		size_t n = strcspn(p, "/");
+		if (plen + n + 2 > PATH_LEN_MAX + 1)
+			return false;
+		char parent[PATH_LEN_MAX + 1];
+		snprintf(parent, sizeof parent, "%s", plen ? prefix : ".");
+		plen += (size_t)snprintf(prefix + plen, PATH_LEN_MAX + 1 - plen, "%s%.*s",
+		                         plen ? "/" : "", (int)n, p);
+		char comp[NAME_MAX + 1];
+		snprintf(comp, sizeof comp, "%.*s", (int)(n < NAME_MAX ? n : NAME_MAX), p);
+		int dirfd = fs_open_beneath(ctx, parent, O_PATH | O_DIRECTORY, 0);
+		if (dirfd < 0)
+			return false;
+		ssize_t t = n ? readlinkat(dirfd, comp, target, PATH_LEN_MAX) : -1;
+		close(dirfd);
+		if (t >= 0) {
+			target[t] = '\0';
+			return true;
+		}
+		if (errno != EINVAL && n)
+			return false;   /* missing, or not to be looked at */
+		p += n;
+		while (*p == '/')
+			p++;
+	}
+	return false;
+}
+
 json_t *fs_errno_error(const struct tc_tool_ctx *ctx, const char *rel, int errnum,
                        const char *what)
 {
+	char link[PATH_LEN_MAX + 1], target[PATH_LEN_MAX + 1];
+	if (errnum == ELOOP && find_link(ctx, rel, link, target)) {
+		int fd = fs_open_link_target(ctx, rel);
+		if (fd >= 0)
+			close(fd);
+		if (fd == -EXDEV)
+			return fs_error("outside_workspace", "\"%s\" leads outside the workspace through the "
+			                "symbolic link \"%s\" (to \"%s\"); only paths inside the workspace "
+			                "can be used", rel, link, target);
+		/* A link inside: the policy may have seen a directory there. */
+		if (strcmp(link, rel))
+			return fs_error("symlink", "\"%s\" goes through the symbolic link \"%s\" (to "
+			                "\"%s\"); the fs tools follow no links, so that the path they use "
+			                "is the path the policy checked: name the path it points to", rel,
+			                link, target);
+		return fs_error("symlink", "\"%s\" is a symbolic link (to \"%s\"); the fs tools follow "
+		                "no links, so that the path they use is the path the policy checked: "
+		                "name the path it points to", rel, target);
+	}
 	switch (errnum) {
 	case ENOENT:
 		return fs_not_found(ctx, rel, what);

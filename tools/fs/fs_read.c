@@ -480,7 +480,7 @@ static void add_link_info(const struct tc_tool_ctx *ctx, int dirfd, const struct
 	json_object_set_new(o, "link_target", json_string(clean ? clean : "?"));
 	fs_buf_printf(r, "link target: %s\n", clean ? clean : "?");
 	free(clean);
-	int fd = fs_open_beneath(ctx, p->rel, O_PATH, 0);
+	int fd = fs_open_link_target(ctx, p->rel);
 	struct stat st;
 	if (fd >= 0 && !fstat(fd, &st)) {
 		json_object_set_new(o, "target_type", json_string(fs_type_name(st.st_mode)));
