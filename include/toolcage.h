@@ -123,6 +123,12 @@ struct tc_tool {
 	 * for tools such as git its subcommand) for the session, not only the
 	 * exact arguments. */
 	const char *command_arg;
+	/* Optional: JSON pointer to a string argument holding a unified diff
+	 * ("/patch" for apply_patch). Every path its file headers name is a
+	 * path argument for the policy (rules, protected paths), read by the
+	 * parser the tool uses, so a patch cannot carry a path the rules did
+	 * not see. */
+	const char *patch_arg;
 };
 
 /* A named group of tools loaded and disposed together. A tool riskier than

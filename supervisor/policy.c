@@ -270,6 +270,7 @@ void policy_authorize(struct call *c)
 		.tool = c->name, .risk = c->tool->risk, .args = c->args,
 		.url_arg = c->tool->url_arg,
 		.path_args = (const char *const *)c->tool->path_args,
+		.patch_arg = c->tool->patch_arg,
 		.workspace = s->workspace, .workspace_fd = s->workspace_fd,
 		.protected_paths = (const char *const *)s->cfg->protected_paths,
 		.session = c->session ? c->session->id : 0,

@@ -9,6 +9,7 @@
 
 #include "gate.h"
 #include "gate_internal.h"
+#include "patchpaths.h"
 #include "util.h"
 
 struct gate_check {
@@ -63,6 +64,51 @@ static enum gate_action check_quarantine(void *data, const struct gate_call *cal
 	return GATE_DENY;
 }
 
+/* A patch argument: every path its file headers name must be a path inside
+ * the workspace, and there may be no more files than apply_patch takes;
+ * the other checks then see each of them as a path argument. Refused here,
+ * before anyone is asked: a patch that names "../x" or "/etc/x" never runs
+ * (the tool would refuse it too). */
+struct patch_bad {
+	char arg[160];
+};
+
+static bool patch_path_outside(void *data, const struct path_view *pv)
+{
+	struct patch_bad *b = data;
+	if (pv->has_norm)
+		return false;
+	gate_quote(b->arg, sizeof b->arg, pv->raw, pv->raw_len);
+	return true;
+}
+
+static enum gate_action check_patch(void *data, const struct gate_call *call,
+                                    struct gate_verdict *v)
+{
+	(void)data;
+	if (!call->patch_arg)
+		return GATE_ALLOW;
+	struct patch_bad b = { "" };
+	long headers;
+	bool stopped;
+	if (gate_patch_paths(call, patch_path_outside, &b, &headers, &stopped) < 0) {
+		gate_verdict_reason(v, "out of memory while reading the paths of %s's patch",
+		                    call->tool);
+		return GATE_DENY;
+	}
+	if (headers > PATCH_FILES_MAX) {
+		gate_verdict_reason(v, "the patch changes more than %d files; split it",
+		                    PATCH_FILES_MAX);
+		return GATE_DENY;
+	}
+	if (!stopped)
+		return GATE_ALLOW;
+	gate_verdict_reason(v, "the patch names \"%s\", which is no path inside the workspace "
+	                    "(absolute outside it, \"..\" above it, or empty): %s writes only "
+	                    "inside the workspace", b.arg, call->tool);
+	return GATE_DENY;
+}
+
 /* Protected paths: files in the workspace its owner's programs trust later
  * (config.md). A tool that writes may not name one (nor a path below one):
  * the sandbox holds them read-only anyway, this says so before anything
@@ -71,6 +117,7 @@ struct protected_hit {
 	const struct gate_call *call;
 	const char *path;          /* the protected path named */
 	char arg[160];             /* the argument, quoted */
+	bool from_patch;           /* named by the patch argument */
 };
 
 static bool hits_protected(void *data, const struct path_view *pv)
@@ -80,6 +127,7 @@ static bool hits_protected(void *data, const struct path_view *pv)
 		if ((pv->has_norm && path_within(pv->norm, *p)) ||
 		    (pv->has_real && path_within(pv->real, *p))) {
 			h->path = *p;
+			h->from_patch = pv->from_patch;
 			gate_quote(h->arg, sizeof h->arg, pv->raw, pv->raw_len);
 			return true;
 		}
@@ -90,7 +138,8 @@ static enum gate_action check_protected(void *data, const struct gate_call *call
                                         struct gate_verdict *v)
 {
 	(void)data;
-	if (call->risk < TC_RISK_WRITE || !call->protected_paths || !call->path_args)
+	if (call->risk < TC_RISK_WRITE || !call->protected_paths ||
+	    (!call->path_args && !call->patch_arg))
 		return GATE_ALLOW;
 	struct protected_hit h = { .call = call };
 	long n = gate_each_path(call, hits_protected, &h);
@@ -100,9 +149,11 @@ static enum gate_action check_protected(void *data, const struct gate_call *call
 	}
 	if (!h.path)
 		return GATE_ALLOW;
-	gate_verdict_reason(v, "\"%s\" is %s protected path %s: a file the workspace owner's "
+	gate_verdict_reason(v, "%s\"%s\"%s %s protected path %s: a file the workspace owner's "
 	                    "own programs trust (git, an editor, direnv, an agent), so no tool "
-	                    "may change it (protected_paths in the configuration)", h.arg,
+	                    "may change it (protected_paths in the configuration)",
+	                    h.from_patch ? "the patch changes " : "", h.arg,
+	                    h.from_patch ? ", which is" : " is",
 	                    strcmp(h.arg, h.path) ? "or is below the" : "the", h.path);
 	return GATE_DENY;
 }
@@ -277,6 +328,7 @@ static const struct {
 	gate_check_fn fn;
 } builtin_checks[] = {
 	{ "quarantine", check_quarantine },
+	{ "patch", check_patch },
 	{ "protected", check_protected },
 	{ "rules", check_rules },
 	{ "policy", check_policy },
@@ -425,7 +477,58 @@ static size_t session_grants(const struct gate *g, uint64_t session)
 	return n;
 }
 
+/* The files a patch changes, for whoever is told of a deny or asked: the
+ * person approving sees the paths, not only a diff to read. */
+struct patch_note {
+	char text[GATE_REASON_MAX / 2];
+	size_t len;
+	bool full;
+	char last[160];            /* the path before: a file's old and new are one */
+};
+
+static bool patch_note_add(void *data, const struct path_view *pv)
+{
+	struct patch_note *nt = data;
+	char q[160];
+	gate_quote(q, sizeof q, pv->raw, pv->raw_len);
+	if (!strcmp(q, nt->last))
+		return false;
+	memcpy(nt->last, q, sizeof q);
+	int w = snprintf(nt->text + nt->len, sizeof nt->text - nt->len, "%s\"%s\"",
+	                 nt->len ? ", " : "", q);
+	if (w < 0 || (size_t)w >= sizeof nt->text - nt->len) {
+		nt->text[nt->len] = '\0';
+		nt->full = true;
+		return true;
+	}
+	nt->len += (size_t)w;
+	return false;
+}
+
+static void note_patch_files(const struct gate_call *call, struct gate_verdict *v)
+{
+	struct patch_note nt = { "", 0, false, "" };
+	long headers;
+	bool stopped;
+	if (!call->patch_arg || v->action == GATE_ALLOW ||
+	    gate_patch_paths(call, patch_note_add, &nt, &headers, &stopped) <= 0)
+		return;
+	size_t rl = strlen(v->reason);
+	/* Whole or not at all: a cut could split a character. */
+	if (rl + nt.len + 32 < sizeof v->reason)
+		snprintf(v->reason + rl, sizeof v->reason - rl, " (the patch changes %s%s)", nt.text,
+		         nt.full ? ", ..." : "");
+}
+
+static void decide(struct gate *g, const struct gate_call *call, struct gate_verdict *v);
+
 void gate_authorize(struct gate *g, const struct gate_call *call, struct gate_verdict *v)
+{
+	decide(g, call, v);
+	note_patch_files(call, v);
+}
+
+static void decide(struct gate *g, const struct gate_call *call, struct gate_verdict *v)
 {
 	memset(v, 0, sizeof *v);
 	v->audit = call->risk >= TC_RISK_WRITE;

@@ -4,7 +4,9 @@
  * pointers, URL hosts and the domain allowlist) are in lib/.
  *
  * How a call is decided (gate_authorize):
- *   checks run in order: quarantine, protected paths (a tool of risk
+ *   checks run in order: quarantine, patch (each path a patch argument's
+ *   headers name must be inside the workspace; from then on they are
+ *   path arguments), protected paths (a tool of risk
  *   write or above naming one in a path argument is denied), config
  *   rules, risk policy, then the embedder's checks in registration order. The first deny ends it (bail:
  *   later checks do not run). Otherwise any ask means approval is required,
@@ -122,6 +124,8 @@ struct gate_call {
 	uint64_t session;        /* whose session grants apply (0: the supervisor's own) */
 	const char *const *path_args; /* its path arguments' pointers, NULL-terminated,
 	                          * or NULL */
+	const char *patch_arg;   /* its unified diff argument's pointer, or NULL: each
+	                          * path the diff's headers name is a path argument */
 	const char *workspace;   /* canonical, for absolute path arguments; or NULL */
 	int workspace_fd;        /* to follow symbolic links in it; -1: none known */
 	const char *const *protected_paths; /* relative; NULL-terminated or NULL */
@@ -130,7 +134,7 @@ struct gate_call {
 
 struct gate_verdict {
 	enum gate_action action;
-	char check[32];          /* the check that decided: "quarantine", "rules",
+	char check[32];          /* the check that decided: "quarantine", "patch", "protected", "rules",
 	                          * "policy", "session-grant", an embedder's name,
 	                          * or "" when nothing objected */
 	char reason[GATE_REASON_MAX];  /* for the model (deny) or the approver (ask) */

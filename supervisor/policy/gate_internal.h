@@ -18,6 +18,7 @@ struct path_view {
 	char real[PATHNORM_MAX];     /* symbolic links in the workspace followed */
 	bool has_real;
 	bool exact;                  /* plain as written, no link: allow rules may match */
+	bool from_patch;             /* named by the patch argument's headers */
 };
 
 void path_view_of(const struct gate_call *call, const char *raw, size_t len,
@@ -29,10 +30,18 @@ bool path_view_match(const struct path_view *pv, const char *glob, bool allow);
  * (one of its path_args, or an element below one). */
 bool gate_is_path_arg(const struct gate_call *call, const char *ptr);
 /* Calls fn for each path argument of the call (a string, or each string
- * of an array) until fn returns true. Returns how many it saw, or -1 when
+ * of an array; first the paths of its patch argument) until fn returns
+ * true. Returns how many it saw, or -1 when
  * out of memory. */
 long gate_each_path(const struct gate_call *call,
                     bool (*fn)(void *data, const struct path_view *pv), void *data);
+/* Calls fn for each path the call's patch argument names (the old and the
+ * new path of each file header) until fn returns true (*stopped). Returns
+ * how many it saw, or -1 when out of memory; *headers gets the number of
+ * file headers read (at most PATCH_FILES_MAX + 1). 0 without a patch. */
+long gate_patch_paths(const struct gate_call *call,
+                      bool (*fn)(void *data, const struct path_view *pv), void *data,
+                      long *headers, bool *stopped);
 /* s[0..len) for a message: at most size-1 bytes, control characters shown
  * as their pictures (a name must not start a line of its own). */
 void gate_quote(char *out, size_t size, const char *s, size_t len);

@@ -17,6 +17,7 @@
 #include "gate_internal.h"
 #include "glob_match.h"
 #include "jsonptr.h"
+#include "patchpaths.h"
 #include "shown.h"
 
 void path_view_of(const struct gate_call *call, const char *raw, size_t len,
@@ -68,10 +69,51 @@ bool gate_is_path_arg(const struct gate_call *call, const char *ptr)
 	return false;
 }
 
+struct patch_walk {
+	const struct gate_call *call;
+	bool (*fn)(void *data, const struct path_view *pv);
+	void *data;
+	struct path_view *pv;
+	long n;
+	bool stopped;
+};
+
+static bool patch_path_step(void *data, const char *path)
+{
+	struct patch_walk *w = data;
+	path_view_of(w->call, path, strlen(path), w->pv);
+	w->pv->from_patch = true;
+	w->n++;
+	return w->stopped = w->fn(w->data, w->pv);
+}
+
+long gate_patch_paths(const struct gate_call *call,
+                      bool (*fn)(void *data, const struct path_view *pv), void *data,
+                      long *headers, bool *stopped)
+{
+	*headers = 0;
+	*stopped = false;
+	json_t *v = call->patch_arg ? jsonptr_get(call->args, call->patch_arg) : NULL;
+	if (!json_is_string(v))
+		return 0;
+	struct patch_walk w = { call, fn, data, malloc(sizeof *w.pv), 0, false };
+	if (!w.pv)
+		return -1;
+	*headers = patch_each_path(json_string_value(v), json_string_length(v), patch_path_step, &w);
+	free(w.pv);
+	*stopped = w.stopped;
+	return *headers < 0 ? -1 : w.n;
+}
+
 long gate_each_path(const struct gate_call *call,
                     bool (*fn)(void *data, const struct path_view *pv), void *data)
 {
-	long n = 0;
+	/* A patch's paths first: the policy sees every file it would write. */
+	long headers;
+	bool stopped;
+	long n = gate_patch_paths(call, fn, data, &headers, &stopped);
+	if (n < 0 || stopped)
+		return n;
 	struct path_view *pv = malloc(sizeof *pv);
 	if (!pv)
 		return -1;

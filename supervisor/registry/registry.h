@@ -50,6 +50,7 @@ struct tc_defined {
 	tc_execute_fn execute;     /* builtins; NULL for manifest tools */
 	tc_execute_fn precheck;    /* builtins: run before an approval is asked, or NULL */
 	char *command_arg;         /* JSON pointer to an argv array argument, or NULL */
+	char *patch_arg;           /* JSON pointer to a unified diff argument, or NULL */
 	/* manifest tools only */
 	char **command;            /* argv template, NULL-terminated; NULL for builtins */
 	size_t ncommand;

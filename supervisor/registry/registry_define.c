@@ -67,6 +67,7 @@ void tc_defined_unref(struct tc_defined *t)
 		free(t->path_args[i]);
 	free(t->path_args);
 	free(t->command_arg);
+	free(t->patch_arg);
 	json_decref(t->parameters);
 	schema_free(t->schema);
 	json_decref(t->output_schema);
@@ -242,7 +243,8 @@ static int define_fill(struct tc_defined *d, const struct tc_tool *t,
 {
 	if (copy_str(&d->name, t->name) || copy_str(&d->title, t->title) ||
 	    copy_str(&d->description, t->description) || copy_str(&d->profile, t->profile) ||
-	    copy_str(&d->url_arg, t->url_arg) || copy_str(&d->command_arg, t->command_arg))
+	    copy_str(&d->url_arg, t->url_arg) || copy_str(&d->command_arg, t->command_arg) ||
+	    copy_str(&d->patch_arg, t->patch_arg))
 		return tc_error_set(err, TC_E_NOMEM, where, "tool '%s': out of memory", t->name);
 	d->risk = t->risk;
 	d->idempotent = t->idempotent;
@@ -264,6 +266,8 @@ static int define_fill(struct tc_defined *d, const struct tc_tool *t,
 	if (copy_path_args(d, t->path_args, where, err) < 0)
 		return -1;
 	if (d->command_arg && check_arg_ptr(d, "command_arg", d->command_arg, "/argv", where, err))
+		return -1;
+	if (d->patch_arg && check_arg_ptr(d, "patch_arg", d->patch_arg, "/patch", where, err))
 		return -1;
 	if (o->command && copy_command(d, o))
 		return tc_error_set(err, TC_E_NOMEM, where, "tool '%s': out of memory", t->name);

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "gate.h"
+#include "patchpaths.h"
 
 /* ---- helpers -------------------------------------------------------------- */
 
@@ -1071,6 +1072,88 @@ static void test_gate_protected_paths_deny_writing_tools(void **state)
 	ws_free(&w);
 }
 
+/* A patch's target paths are in its text: the gate reads them with the
+ * parser apply_patch uses, and every path rule, the protected paths and
+ * the workspace's bounds hold for each of them; an ask or a deny names
+ * the files. */
+static enum gate_action decide_patch(struct gate *g, const struct ws_fx *w, const char *patch,
+                                     struct gate_verdict *v)
+{
+	json_t *a = json_pack("{s:s}", "patch", patch);
+	struct gate_call call = { .tool = "apply_patch", .risk = TC_RISK_WRITE, .args = a,
+	                          .patch_arg = "/patch", .workspace = w->dir,
+	                          .workspace_fd = w->fd, .protected_paths = protected_list };
+	gate_authorize(g, &call, v);
+	json_decref(a);
+	return v->action;
+}
+
+static void test_gate_patch_paths_meet_every_path_rule(void **state)
+{
+	(void)state;
+	struct ws_fx w;
+	struct gate_verdict v;
+	struct gate_policy p;
+	ws_make(&w);
+	gate_policy_init(&p);
+	add_rule(&p, "{\"action\": \"deny\", \"path\": \"src/**\", \"reason\": \"not src\"}");
+	struct gate *g = gate_of(&p);
+	const char *hunk = "@@ -0,0 +1 @@\n+x\n";
+	char patch[1024];
+	/* a deny rule, on a later section, through "..", through a link */
+	const char *denied[] = { "--- a/src/a\n+++ b/src/a\n", "--- tmp/x\n+++ tmp/../src/a\n",
+	                         "--- /dev/null\n+++ b/tmp/lnk/new\n" };
+	for (size_t i = 0; i < sizeof denied / sizeof *denied; i++) {
+		snprintf(patch, sizeof patch, "--- /dev/null\n+++ ok.txt\n%s%s%s", hunk, denied[i],
+		         hunk);
+		if (decide_patch(g, &w, patch, &v) != GATE_DENY)
+			fail_msg("%s was not denied: %s", denied[i], v.reason);
+		assert_string_equal(v.check, "rules");
+		expect_reason(&v, "not src (the patch changes \"ok.txt\", \"");
+	}
+	/* protected paths, a new hook included */
+	snprintf(patch, sizeof patch, "diff --git a/x b/x\n--- /dev/null\n+++ b/.git/hooks/pre-commit\n%s",
+	         hunk);
+	assert_int_equal(decide_patch(g, &w, patch, &v), GATE_DENY);
+	assert_string_equal(v.check, "protected");
+	expect_reason(&v, "the patch changes \".git/hooks/pre-commit\", which is or is below the "
+	              "protected path .git/hooks");
+	snprintf(patch, sizeof patch, "--- a/gitlink/config\n+++ b/gitlink/config\n%s", hunk);
+	assert_int_equal(decide_patch(g, &w, patch, &v), GATE_DENY);
+	/* outside the workspace: refused before anyone is asked */
+	const char *outside[] = { "../x", "/etc/cron.d/x", "tmp/../../x" };
+	for (size_t i = 0; i < sizeof outside / sizeof *outside; i++) {
+		snprintf(patch, sizeof patch, "--- /dev/null\n+++ %s\n%s", outside[i], hunk);
+		assert_int_equal(decide_patch(g, &w, patch, &v), GATE_DENY);
+		assert_string_equal(v.check, "patch");
+		expect_reason(&v, outside[i]);
+	}
+	/* more files than apply_patch takes */
+	size_t cap = (PATCH_FILES_MAX + 2) * 40;
+	char *big = malloc(cap), *q = big;
+	for (int i = 0; i <= PATCH_FILES_MAX; i++)
+		q += snprintf(q, cap - (size_t)(q - big), "--- /dev/null\n+++ f%d\n%s", i, hunk);
+	assert_int_equal(decide_patch(g, &w, big, &v), GATE_DENY);
+	expect_reason(&v, "more than 100 files");
+	free(big);
+	/* fine: tmp/ and a new file, the headers' git prefixes dropped */
+	assert_int_equal(decide_patch(g, &w, "--- a/tmp/x\n+++ b/tmp/x\n@@ -1 +1 @@\n-a\n+b\n"
+	                 "--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1 @@\n+n\n", &v), GATE_ALLOW);
+	gate_free(g);
+	/* an ask names the files; an allow rule must hold for every one */
+	gate_policy_init(&p);
+	add_rule(&p, "{\"action\": \"allow\", \"tool\": \"apply_patch\", \"path\": \"tmp/**\"}");
+	add_rule(&p, "{\"action\": \"ask\", \"tool\": \"apply_patch\"}");
+	g = gate_of(&p);
+	assert_int_equal(decide_patch(g, &w, "--- a/tmp/x\n+++ b/tmp/x\n@@ -1 +1 @@\n-a\n+b\n", &v),
+	                 GATE_ALLOW);
+	assert_int_equal(decide_patch(g, &w, "--- a/tmp/x\n+++ b/tmp/x\n@@ -1 +1 @@\n-a\n+b\n"
+	                 "--- a/src/a\n+++ b/src/a\n@@ -1 +1 @@\n-a\n+b\n", &v), GATE_ASK);
+	expect_reason(&v, "(the patch changes \"tmp/x\", \"src/a\")");
+	gate_free(g);
+	ws_free(&w);
+}
+
 /* docs/config.md's example of loosening destructive calls does what the
  * text under it says. */
 static void test_gate_docs_destructive_example(void **state)
@@ -1151,6 +1234,7 @@ int main(void)
 		cmocka_unit_test(test_gate_path_deny_rule_any_argument_any_spelling),
 		cmocka_unit_test(test_gate_args_rule_on_path_argument_is_normalized),
 		cmocka_unit_test(test_gate_protected_paths_deny_writing_tools),
+		cmocka_unit_test(test_gate_patch_paths_meet_every_path_rule),
 		cmocka_unit_test(test_gate_docs_destructive_example),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -20,9 +20,9 @@
 #include <unistd.h>
 
 #include "fs.h"
+#include "patchpaths.h"
 #include "utf8.h"
 
-#define PATCH_FILES_MAX 100      /* file sections in one patch */
 #define PATCH_HUNKS_MAX 1000     /* hunks in one patch */
 #define SHOW_CONTEXT 2
 #define SHOW_CHARS_MAX 8000
@@ -100,23 +100,9 @@ static bool at_file_header(const struct reader *r)
 	struct reader copy = *r;
 	const char *l;
 	size_t n;
-	return next_line(&copy, &l, &n) && starts(l, n, "--- ") && next_line(&copy, &l, &n) &&
-	       starts(l, n, "+++ ");
-}
-
-/* The path of a "--- " or "+++ " line: up to a tab (a timestamp follows),
- * trailing blanks and CR dropped; NULL for /dev/null. */
-static char *header_path(const char *line, size_t n, bool *dev_null)
-{
-	line += 4;
-	n -= 4;
-	const char *tab = memchr(line, '\t', n);
-	if (tab)
-		n = (size_t)(tab - line);
-	while (n && (line[n - 1] == ' ' || line[n - 1] == '\r'))
-		n--;
-	*dev_null = n == 9 && !memcmp(line, "/dev/null", 9);
-	return *dev_null ? NULL : strndup(line, n);
+	const char *l2;
+	size_t n2;
+	return next_line(&copy, &l, &n) && next_line(&copy, &l2, &n2) && patch_is_header(l, n, l2, n2);
 }
 
 static bool parse_range(const char **p, size_t *start, size_t *count)
@@ -216,36 +202,22 @@ static int parse_hunk_body(struct reader *r, struct hunk *h, json_t **err)
 	return 0;
 }
 
-static char *strip_prefix(char *path, bool strip)
-{
-	if (path && strip && (starts(path, strlen(path), "a/") || starts(path, strlen(path), "b/")))
-		memmove(path, path + 2, strlen(path + 2) + 1);
-	return path;
-}
-
 /* One file section from its "--- " line. */
 static int parse_file(struct reader *r, struct patch *pt, json_t **err)
 {
 	const char *l, *ol, *nl;
 	size_t n, on, nn;
-	bool old_null, new_null;
 	/* Called at a file header: both lines are there, each at least 4 long. */
 	if (!next_line(r, &ol, &on) || !next_line(r, &nl, &nn) || on < 4 || nn < 4) {
 		*err = fs_error("invalid_patch", "a file's section starts with a \"--- \" line and a \"+++ \" line");
 		return -1;
 	}
-	char *oldp = header_path(ol, on, &old_null);
-	char *newp = header_path(nl, nn, &new_null);
-	if ((!oldp && !old_null) || (!newp && !new_null)) {
-		free(oldp);
-		free(newp);
+	/* The paths as the policy read them (patchpaths.h): the same parser. */
+	struct patch_header hd;
+	if (patch_header_parse(ol, on, nl, nn, &hd))
 		return *err = NULL, -1;   /* out of memory */
-	}
-	/* git's a/ and b/ prefixes, dropped when both sides have them. */
-	bool strip = (old_null || (oldp && starts(oldp, strlen(oldp), "a/"))) &&
-	             (new_null || (newp && starts(newp, strlen(newp), "b/")));
-	strip_prefix(oldp, strip);
-	strip_prefix(newp, strip);
+	char *oldp = hd.old_path, *newp = hd.new_path;
+	bool old_null = hd.old_null, new_null = hd.new_null;
 	int rc = -1;
 	if (new_null) {
 		*err = fs_error("unsupported_patch", "the patch deletes \"%s\"; apply_patch only creates and "

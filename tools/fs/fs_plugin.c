@@ -279,6 +279,7 @@ static const struct tc_tool fs_tools[] = {
 			"additionalProperties": false
 		}),
 		.risk = TC_RISK_WRITE,
+		.patch_arg = "/patch",
 		.execute = fs_apply_patch_exec,
 	},
 	{
