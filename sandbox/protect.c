@@ -99,17 +99,30 @@ static int push(char ***list, int *n, const char *root, const char *rel, size_t 
 	return 0;
 }
 
+/* A pattern ("**" + "/name", at any depth) is the policy's: a mount needs
+ * a path that exists, and finding every match would walk the whole tree
+ * before each call. The gate refuses the write tools any path that
+ * matches one; the jail holds the plain paths. */
+static bool is_pattern(const char *p)
+{
+	return !strncmp(p, "**/", 3);
+}
+
 int protect_plan(const struct sbx_spec *spec, struct sbx_jail *j, struct sbx_error *err)
 {
-	size_t n = 0;
-	for (; spec->protected_paths && spec->protected_paths[n]; n++)
+	size_t n = 0, plain = 0;
+	for (; spec->protected_paths && spec->protected_paths[n]; n++) {
+		if (is_pattern(spec->protected_paths[n]))
+			continue;
+		plain++;
 		if (check_rel(spec->protected_paths[n]) < 0)
 			return sbx_err(err, EINVAL, "protected path \"%s\" must be relative, made of "
 			               "plain names (no \"\", \".\" or \"..\"), at most %d deep",
 			               spec->protected_paths[n], PROTECT_DEPTH);
-	if (n > PROTECT_MAX)
+	}
+	if (plain > PROTECT_MAX)
 		return sbx_err(err, E2BIG, "more than %d protected paths", PROTECT_MAX);
-	if (!n || !j->rw_paths || !j->rw_paths[0])
+	if (!plain || !j->rw_paths || !j->rw_paths[0])
 		return 0;      /* nothing to protect, or nothing writable */
 	/* Without a mount namespace the child surely has, nothing could make
 	 * them read-only: refuse rather than let a tool write them. */
@@ -120,6 +133,8 @@ int protect_plan(const struct sbx_spec *spec, struct sbx_jail *j, struct sbx_err
 		for (size_t i = 0; i < n; i++) {
 			const char *rel = spec->protected_paths[i];
 			int rc = 0;
+			if (is_pattern(rel))
+				continue;
 			for (const char *s = strchr(rel, '/'); s && !rc; s = strchr(s + 1, '/'))
 				rc = push(&j->prot_pins, &j->n_prot_pins, *root, rel, (size_t)(s - rel));
 			if (!rc)

@@ -101,7 +101,9 @@ struct sbx_spec {
 	const char *const *protected_paths; /* relative paths below the workspace and
 	                                  * each write path kept read-only in the child
 	                                  * (and never created by it: see
-	                                  * sbx_protect_sweep); need a mount namespace */
+	                                  * sbx_protect_sweep); need a mount namespace.
+	                                  * Entries starting with "**" "/" (patterns
+	                                  * at any depth) are the policy's: skipped */
 	bool workspace_read;
 	bool workspace_write;
 	bool workspace_exec;

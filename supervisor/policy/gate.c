@@ -9,6 +9,7 @@
 
 #include "gate.h"
 #include "gate_internal.h"
+#include "glob_match.h"
 #include "patchpaths.h"
 #include "util.h"
 
@@ -120,12 +121,24 @@ struct protected_hit {
 	bool from_patch;           /* named by the patch argument */
 };
 
+/* Whether path is the protected entry p or below it. An entry "**" "/NAME..."
+ * (a nested repository's .git/hooks, any *.code-workspace) matches at any
+ * depth: as the glob p followed by "/" "**", one linear match. */
+static bool protected_within(const char *path, const char *p)
+{
+	if (strncmp(p, "**/", 3))
+		return path_within(path, p);
+	char g[GLOB_MAX + 1];
+	int n = snprintf(g, sizeof g, "%s/**", p);
+	return n > 0 && (size_t)n < sizeof g && glob_match(g, path, strlen(path));
+}
+
 static bool hits_protected(void *data, const struct path_view *pv)
 {
 	struct protected_hit *h = data;
 	for (const char *const *p = h->call->protected_paths; p && *p; p++)
-		if ((pv->has_norm && path_within(pv->norm, *p)) ||
-		    (pv->has_real && path_within(pv->real, *p))) {
+		if ((pv->has_norm && protected_within(pv->norm, *p)) ||
+		    (pv->has_real && protected_within(pv->real, *p))) {
 			h->path = *p;
 			h->from_patch = pv->from_patch;
 			gate_quote(h->arg, sizeof h->arg, pv->raw, pv->raw_len);

@@ -467,11 +467,17 @@ const char *const config_protected_defaults[] = {
 	".mcp.json", ".claude", ".codex", ".cursor", ".gemini", ".windsurf",
 	".vscode", ".idea", ".zed", ".devcontainer", ".devcontainer.json",
 	".exrc", ".nvim.lua", ".mise.toml",
+	/* At any depth: a nested repository's config and hooks (vendor/x/.git),
+	 * direnv's file in any directory one enters, editors' workspace files. */
+	"**/.git/config", "**/.git/config.worktree", "**/.git/hooks", "**/.git/modules",
+	"**/.git/worktrees", "**/.envrc", "**/*.code-workspace",
 	NULL,
 };
 
-/* A protected path: relative, plain names ("a/b"), no wildcard (they are
- * names, not globs), at most CONFIG_PROTECTED_DEPTH deep. */
+/* A protected path: relative, plain names ("a/b"), at most
+ * CONFIG_PROTECTED_DEPTH deep; or a pattern: "**" + "/" and such names, at
+ * any depth, whose last name may hold '*' and '?' ("**" + "/.git/hooks",
+ * "**" + "/" + "*.code-workspace"). */
 static const char *protected_problem(const char *s)
 {
 	size_t depth = 0;
@@ -479,8 +485,14 @@ static const char *protected_problem(const char *s)
 		return "must be relative to the workspace (no leading '/')";
 	if (strlen(s) > 255)
 		return "is longer than 255 bytes";
-	if (strpbrk(s, "*?[\\"))
-		return "is a name, not a glob: no '*', '?', '[' or '\\'";
+	bool pattern = !strncmp(s, "**/", 3);
+	if (pattern && !*(s += 3))
+		return "names nothing after \"**/\"";
+	const char *last = strrchr(s, '/');
+	last = last ? last + 1 : s;
+	if (strpbrk(s, "[\\{}") || (strpbrk(s, "*?") && (!pattern || strpbrk(s, "*?") < last)))
+		return "is a name, not a glob: no '*', '?', '[', '{' or '\\' (a pattern at any depth "
+		       "starts with \"**/\", and only its last name may hold '*' or '?')";
 	for (const char *p = s; *p;) {
 		size_t n = strcspn(p, "/");
 		if (n == 0 || (n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.'))

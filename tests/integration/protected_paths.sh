@@ -5,7 +5,9 @@
 # write tools and run_command cannot change one that exists; one a command
 # creates is moved aside when the call ends and the result says so (also
 # when a spare child ran it, and under toolcage exec); a worktree's .git
-# file is held too; the list follows protected_paths.add and .remove, and
+# file is held too; the write tools refuse the patterns at any depth (a
+# nested repository's hooks and config, *.code-workspace, a deeper .envrc);
+# the list follows protected_paths.add and .remove, and
 # a bad entry is refused with its JSON pointer. tests/escape/protect.c
 # tries the system calls one by one.
 # Exit 0 pass, 77 skip (the reason is the last line), 1 fail.
@@ -137,6 +139,28 @@ plant
 [ ! -e "$ws/toolcage.json" ] && field "$tmp/out" protected_moved | grep 'toolcage.json (moved to' >/dev/null &&
 	grep -q 'moved aside' "$tmp/err" &&
 	ok "exec: a created toolcage.json is moved aside, --json and stderr say so" || bad "exec sweep"
+
+# ---- at any depth: nested repositories, workspace files ---------------------
+plant
+mkdir -p "$ws/vendor/x/.git/hooks"
+printf '[core]\n' > "$ws/vendor/x/.git/config"
+for a in '{"path": "vendor/x/.git/hooks/pre-commit", "content": "#!/bin/sh\nid\n"}' \
+         '{"path": "vendor/x/.git/config", "content": "[core]\n\tfsmonitor = id\n"}' \
+         '{"path": "lib/y/.git/hooks/post-checkout", "content": "id", "create_dirs": true}' \
+         '{"path": "team.code-workspace", "content": "{}"}' \
+         '{"path": "sub/dir/.envrc", "content": "id", "create_dirs": true}'; do
+	call write_file "$a"
+	[ "$(field "$tmp/out" status)" = denied ] && field "$tmp/out" render | grep -q 'protected path \*\*/' &&
+		ok "write_file refused at any depth: $a" || bad "nested protected path: $a"
+done
+[ ! -e "$ws/vendor/x/.git/hooks/pre-commit" ] && grep -qx '\[core\]' "$ws/vendor/x/.git/config" &&
+	[ ! -e "$ws/lib" ] && [ ! -e "$ws/team.code-workspace" ] && [ ! -e "$ws/sub" ] &&
+	ok "nothing of them was written" || bad "nested protected paths written: $(find "$ws/vendor" "$ws/lib" "$ws/sub" 2>/dev/null | head -5)"
+patch=$("$PY" -c 'import json; print(json.dumps({"patch": "--- /dev/null\n+++ b/vendor/x/.git/hooks/pre-push\n@@ -0,0 +1 @@\n+id\n"}))')
+call apply_patch "$patch"
+[ "$(field "$tmp/out" status)" = denied ] && [ ! -e "$ws/vendor/x/.git/hooks/pre-push" ] &&
+	ok "apply_patch cannot create a nested repository's hook" || bad "nested hook through a patch"
+rm -rf "$ws/vendor"
 
 # ---- the list is configurable -----------------------------------------------
 plant

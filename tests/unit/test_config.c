@@ -89,6 +89,27 @@ static void test_config_protected_paths(void **state)
 	assert_int_equal(cfg->n_protected, n - 1);   /* .envrc was there already */
 	assert_null(cfg->protected_paths[cfg->n_protected]);
 	config_release(cfg);
+	/* patterns at any depth: nested repositories and workspace files by
+	 * default; "**" "/" then names, only the last with '*' or '?' */
+	cfg = config_defaults();
+	assert_true(has_protected(cfg, "**/.git/hooks"));
+	assert_true(has_protected(cfg, "**/.git/config"));
+	assert_true(has_protected(cfg, "**/*.code-workspace"));
+	config_release(cfg);
+	cfg = parse("{\"protected_paths\": {\"add\": [\"**/secrets/*.env\"], "
+	            "\"remove\": [\"**/.envrc\"]}}", &err);
+	assert_non_null(cfg);
+	assert_true(has_protected(cfg, "**/secrets/*.env"));
+	assert_false(has_protected(cfg, "**/.envrc"));
+	config_release(cfg);
+	const char *bad[] = { "a/*.env", "**/*/x", "**/a/../b", "**/", "**/[ab]", "**/{a,b}" };
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		char text[128];
+		snprintf(text, sizeof text, "{\"protected_paths\": {\"add\": [\"%s\"]}}", bad[i]);
+		assert_null(parse(text, &err));
+		if (!strstr(err.where, "/protected_paths/add/0"))
+			fail_msg("%s: got %s: %s", bad[i], err.where, err.msg);
+	}
 }
 
 static void expect_parse_error(const char *text, const char *where, const char *msg)

@@ -903,7 +903,9 @@ static void ws_free(struct ws_fx *w)
 
 static const char *const one_path[] = { "/path", NULL };
 static const char *const two_paths[] = { "/source", "/destination", NULL };
-static const char *const protected_list[] = { ".git/config", ".git/hooks", ".envrc", NULL };
+static const char *const protected_list[] = { ".git/config", ".git/hooks", ".envrc",
+                                              "**/.git/config", "**/.git/hooks",
+                                              "**/*.code-workspace", NULL };
 
 static enum gate_action decide_paths(struct gate *g, const struct ws_fx *w, const char *tool,
                                      enum tc_risk risk, const char *const *path_args,
@@ -1072,6 +1074,51 @@ static void test_gate_protected_paths_deny_writing_tools(void **state)
 	ws_free(&w);
 }
 
+static enum gate_action decide_patch(struct gate *g, const struct ws_fx *w, const char *patch,
+                                     struct gate_verdict *v);
+
+/* Patterns hold at any depth: a nested repository's hooks and config,
+ * however spelled, and names such as *.code-workspace. */
+static void test_gate_protected_patterns_any_depth(void **state)
+{
+	(void)state;
+	struct ws_fx w;
+	struct gate_verdict v;
+	struct gate_policy p;
+	ws_make(&w);
+	gate_policy_init(&p);
+	add_rule(&p, "{\"action\": \"allow\", \"path\": \"**\"}");
+	struct gate *g = gate_of(&p);
+	const char *denied[] = { "{\"path\": \"vendor/x/.git/hooks/pre-commit\"}",
+	                         "{\"path\": \"a/b/c/.git/config\"}",
+	                         "{\"path\": \"vendor/x/.git/hooks\"}",
+	                         "{\"path\": \"./vendor//x/.git/config\"}",
+	                         "{\"path\": \"src/x/../../v/.git/hooks/post-checkout\"}",
+	                         "{\"path\": \"tmp/lnk/.git/config\"}",
+	                         "{\"path\": \"proj.code-workspace\"}",
+	                         "{\"path\": \"a/b/team.code-workspace\"}" };
+	for (size_t i = 0; i < sizeof denied / sizeof *denied; i++) {
+		if (decide_paths(g, &w, "write_file", TC_RISK_WRITE, one_path, denied[i], &v) !=
+		    GATE_DENY)
+			fail_msg("%s was not denied: %s", denied[i], v.reason);
+		assert_string_equal(v.check, "protected");
+	}
+	expect_reason(&v, "protected path **/*.code-workspace");
+	const char *allowed[] = { "{\"path\": \"vendor/x/.gitignore\"}",
+	                          "{\"path\": \"vendor/x/.git/objects/ab\"}",
+	                          "{\"path\": \"a/git/hooks/x\"}",
+	                          "{\"path\": \"notes.code-workspace.md\"}" };
+	for (size_t i = 0; i < sizeof allowed / sizeof *allowed; i++)
+		if (decide_paths(g, &w, "write_file", TC_RISK_WRITE, one_path, allowed[i], &v) !=
+		    GATE_ALLOW)
+			fail_msg("%s was not allowed: %s", allowed[i], v.reason);
+	assert_int_equal(decide_patch(g, &w, "--- /dev/null\n+++ b/lib/y/.git/hooks/pre-push\n"
+	                 "@@ -0,0 +1 @@\n+x\n", &v), GATE_DENY);
+	assert_string_equal(v.check, "protected");
+	gate_free(g);
+	ws_free(&w);
+}
+
 /* A patch's target paths are in its text: the gate reads them with the
  * parser apply_patch uses, and every path rule, the protected paths and
  * the workspace's bounds hold for each of them; an ask or a deny names
@@ -1235,6 +1282,7 @@ int main(void)
 		cmocka_unit_test(test_gate_args_rule_on_path_argument_is_normalized),
 		cmocka_unit_test(test_gate_protected_paths_deny_writing_tools),
 		cmocka_unit_test(test_gate_patch_paths_meet_every_path_rule),
+		cmocka_unit_test(test_gate_protected_patterns_any_depth),
 		cmocka_unit_test(test_gate_docs_destructive_example),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
