@@ -254,6 +254,7 @@ struct timeline_report {
 enum { W_PID, W_STATUS, W_OUT, W_ERR, W_RESULT, W_IN, W_N, W_SRC = W_N };
 
 #define STDIN_CHUNK (64u << 10)   /* a streamed stdin's buffer */
+#define OUT_WINDOW (128u << 10)   /* a streamed stdout's or stderr's window */
 
 /* What the slot's cgroups counted since cgroup_acquire. */
 struct cgroup_stats {
@@ -292,6 +293,14 @@ struct sbx_child {
 	bool src_readable;          /* epoll said so since the last read */
 	bool src_blocking;          /* RWF_NOWAIT is not supported there (a terminal) */
 	size_t result_limit, result_cap;
+	bool stream_out;            /* stdout and stderr go through win[], not captured */
+	struct out_window {
+		char *buf;          /* OUT_WINDOW bytes, made at the first byte */
+		size_t off, len;    /* the caller's bytes: buf[off, len) */
+		bool paused;        /* full: its pipe is out of epfd until taken */
+	} win[2];                   /* [0] stdout, [1] stderr */
+	int64_t grace_left_ms;      /* reaped: the pipes' grace not yet spent while
+	                             * the caller had bytes to take */
 	int64_t start_ms;
 	int64_t deadline_ms;
 	uint64_t t0_ns;             /* the spawn, or a spare's hand-over (timeline) */
@@ -325,6 +334,7 @@ void spare_refill(struct sbx_jail *j);
 
 /* watch.c */
 void child_close_fd(struct sbx_child *c, int w);
+void child_set_output(struct sbx_child *c, const struct sbx_job *job);
 int child_watch(struct sbx_child *c, int w, int fd, uint32_t events);
 int child_watch_stdin(struct sbx_child *c);
 /* Reads what the status socket holds now (reports, a worker's pidfd and

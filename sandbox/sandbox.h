@@ -249,6 +249,10 @@ struct sbx_job {
 	uint32_t timeout_ms;    /* 0 = the spec's */
 	bool result_pipe;       /* give the child fd 3 to write a result on */
 	size_t result_limit;    /* bytes kept from fd 3 (0 = 16 MiB); more is an error */
+	bool stream_output;     /* stdout and stderr are not captured but handed to
+	                         * the caller as they come (sbx_child_output()):
+	                         * no cap, no output limit, and the child waits in
+	                         * write(2) while the caller has not taken them */
 };
 
 enum sbx_killed {
@@ -318,6 +322,19 @@ int sbx_child_step(struct sbx_child *child);
  * sbx_child_kill(child, SBX_KILLED_TIMEOUT) (or, after the child exited,
  * sbx_child_step() once more to stop waiting for its pipes). */
 int64_t sbx_child_deadline(const struct sbx_child *child);
+
+/* With job.stream_output: the bytes of stream 1 (stdout) or 2 (stderr) read
+ * from the child and not taken yet, at most 128 KiB; *p is borrowed until
+ * the next call on the child. While they are not all taken the stream's
+ * pipe is not read (the child waits: memory stays bounded whatever the
+ * reader), and once the child has exited the pipes' grace does not run:
+ * the caller's turn, however long it takes. Valid after done too. */
+size_t sbx_child_output(const struct sbx_child *child, int stream, const char **p);
+/* The caller has passed on the first n of those bytes. */
+void sbx_child_output_take(struct sbx_child *child, int stream, size_t n);
+/* The caller's reader is gone: the stream's pipe is closed (the child's
+ * next write gets EPIPE, as in a shell pipeline) and its bytes dropped. */
+void sbx_child_output_close(struct sbx_child *child, int stream);
 
 /* SIGKILLs the child's whole tree and records why. Idempotent. */
 void sbx_child_kill(struct sbx_child *child, enum sbx_killed why);

@@ -141,6 +141,7 @@ int hand_over(struct sbx_child *c, const struct sbx_job *job, bool *sent)
 	if (!job->result_pipe)
 		child_close_fd(c, W_RESULT);
 	c->result_limit = job->result_limit ? job->result_limit : CHILD_RESULT_MAX;
+	child_set_output(c, job);
 	if (wants_stdin(job)) {
 		if (copy_stdin(c, job) < 0 || (rc = child_watch_stdin(c)) < 0) {
 			sbx_child_kill(c, SBX_KILLED_CANCELLED);

@@ -431,8 +431,11 @@ int spawn_start(struct sbx_jail *j, const struct sbx_job *job, bool via_zygote,
 	for (int k = 0; k < SBX_LISTEN_MAX; k++)
 		c->listeners[k] = -1;
 	c->pidfd = c->epfd = c->job_fd = c->mntns_fd = c->src_fd = -1;
+	c->grace_left_ms = -1;
 	c->jail = j;
 	c->result_limit = job && job->result_limit ? job->result_limit : CHILD_RESULT_MAX;
+	if (job)
+		child_set_output(c, job);
 	c->out.exit_code = -1;
 	const struct sbx_job *now = via_zygote ? NULL : job;
 

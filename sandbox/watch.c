@@ -91,10 +91,117 @@ int child_watch_stdin(struct sbx_child *c)
 	return epoll_ctl(c->epfd, EPOLL_CTL_ADD, c->fd[W_IN], &ev) < 0 ? -errno : 0;
 }
 
+void child_set_output(struct sbx_child *c, const struct sbx_job *job)
+{
+	c->stream_out = job->stream_output;
+}
+
+static bool window_pending(const struct sbx_child *c)
+{
+	return c->win[0].len > c->win[0].off || c->win[1].len > c->win[1].off;
+}
+
+/* The pipes' grace after the exit runs only while the caller has taken
+ * every byte: a slow reader downstream must not lose what is in the pipe. */
+static void grace_pause(struct sbx_child *c)
+{
+	if (c->reaped && c->grace_left_ms < 0 && window_pending(c)) {
+		int64_t left = c->deadline_ms - io_now_ms();
+		c->grace_left_ms = left > 0 ? left : 0;
+		c->deadline_ms = INT64_MAX;
+	}
+}
+
+static void grace_resume(struct sbx_child *c)
+{
+	if (c->reaped && c->grace_left_ms >= 0 && !window_pending(c)) {
+		c->deadline_ms = io_now_ms() + c->grace_left_ms;
+		c->grace_left_ms = -1;
+	}
+}
+
+/* A streamed stdout or stderr: read into its window while it has room;
+ * a full window takes the pipe out of epfd (EPOLLHUP would still wake a
+ * mere EPOLL_CTL_MOD) until the caller takes bytes. Returns 1 at EOF. */
+static int drain_window(struct sbx_child *c, int w)
+{
+	struct out_window *win = &c->win[w == W_OUT ? 0 : 1];
+	struct sbx_capture *cap = w == W_OUT ? &c->out.out : &c->out.err;
+	if (!win->buf && !(win->buf = malloc(OUT_WINDOW))) {
+		sbx_child_kill(c, SBX_KILLED_CANCELLED);
+		return 1;
+	}
+	if (win->off && win->off == win->len)
+		win->off = win->len = 0;
+	while (win->len < OUT_WINDOW) {
+		ssize_t n = read(c->fd[w], win->buf + win->len, OUT_WINDOW - win->len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			break;
+		if (n <= 0) {
+			grace_pause(c);
+			return 1;
+		}
+		win->len += (size_t)n;
+		cap->total += (uint64_t)n;
+	}
+	if (win->len == OUT_WINDOW && !win->paused) {
+		epoll_ctl(c->epfd, EPOLL_CTL_DEL, c->fd[w], NULL);
+		win->paused = true;
+	}
+	grace_pause(c);
+	return 0;
+}
+
+size_t sbx_child_output(const struct sbx_child *c, int stream, const char **p)
+{
+	if (stream != 1 && stream != 2)
+		return 0;
+	const struct out_window *win = &c->win[stream - 1];
+	*p = win->buf ? win->buf + win->off : "";
+	return win->len - win->off;
+}
+
+void sbx_child_output_take(struct sbx_child *c, int stream, size_t n)
+{
+	if (stream != 1 && stream != 2)
+		return;
+	struct out_window *win = &c->win[stream - 1];
+	int w = stream == 1 ? W_OUT : W_ERR;
+	win->off += n < win->len - win->off ? n : win->len - win->off;
+	if (win->off == win->len) {
+		win->off = win->len = 0;
+	} else if (win->paused) {   /* room at the end for the next read */
+		memmove(win->buf, win->buf + win->off, win->len - win->off);
+		win->len -= win->off;
+		win->off = 0;
+	}
+	if (win->paused && c->fd[w] >= 0) {
+		struct epoll_event ev = { .events = EPOLLIN, .data.u32 = (uint32_t)w };
+		epoll_ctl(c->epfd, EPOLL_CTL_ADD, c->fd[w], &ev);
+	}
+	win->paused = false;
+	grace_resume(c);
+}
+
+void sbx_child_output_close(struct sbx_child *c, int stream)
+{
+	if (stream != 1 && stream != 2)
+		return;
+	struct out_window *win = &c->win[stream - 1];
+	win->off = win->len = 0;
+	win->paused = false;   /* out of epfd already, or taken out now */
+	child_close_fd(c, stream == 1 ? W_OUT : W_ERR);
+	grace_resume(c);
+}
+
 /* Reads what a pipe holds now (bounded per call so one flood cannot starve
  * the loop; the fd stays ready). Returns 1 at EOF. */
 static int drain(struct sbx_child *c, int w)
 {
+	if (c->stream_out && (w == W_OUT || w == W_ERR))
+		return drain_window(c, w);
 	char buf[65536];
 	for (int round = 0; round < 16; round++) {
 		ssize_t n = read(c->fd[w], buf, sizeof buf);
@@ -176,6 +283,7 @@ static void ended(struct sbx_child *c, int code, int status, uint64_t cpu_ms, ui
 	c->out.max_rss_kb = rss_kb;
 	kill_stragglers(c);
 	c->deadline_ms = io_now_ms() + 200;
+	grace_pause(c);
 }
 
 /* The worker's child started: its pid and pidfd, the namespaces it got (a
@@ -390,6 +498,8 @@ static void finish(struct sbx_child *c)
 		child_close_fd(c, w);
 	capture_finish(&c->out.out, c->jail->keep_bytes);
 	capture_finish(&c->out.err, c->jail->keep_bytes);
+	if (c->stream_out)   /* nothing kept, nothing cut: it went to the caller */
+		c->out.out.truncated = c->out.err.truncated = false;
 	if (c->have_report) {
 		c->out.setup_failed = c->report.err ? c->report.err : EIO;
 		c->out.setup_step = child_step_name((enum child_step)c->report.step);
@@ -539,6 +649,8 @@ void sbx_child_free(struct sbx_child *c)
 	capture_release(&c->out.err);
 	free(c->out.result);
 	free(c->stdin_buf);
+	free(c->win[0].buf);
+	free(c->win[1].buf);
 	free(c);
 	if (j)
 		spare_refill(j);

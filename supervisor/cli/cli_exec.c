@@ -29,8 +29,10 @@
 #include "util.h"
 #include "io.h"
 
-/* Exit statuses, as env(1) and timeout(1) use them. */
-enum { EX_CLI_USAGE = 2, EX_TIMEOUT = 124, EX_TOOLCAGE = CHILD_EXIT_SETUP,
+/* Exit statuses, as env(1) and timeout(1) use them; EX_CUT: output was
+ * left out by a cap (--json, --max-output), the one status a reader of a
+ * pipe cannot mistake for CMD's whole output. */
+enum { EX_CLI_USAGE = 2, EX_CUT = 123, EX_TIMEOUT = 124, EX_TOOLCAGE = CHILD_EXIT_SETUP,
        EX_NOEXEC = CHILD_EXIT_NOEXEC, EX_NOTFOUND = CHILD_EXIT_NOTFOUND };
 
 static const char *killed_name(enum sbx_killed k)
@@ -47,11 +49,18 @@ static const char *killed_name(enum sbx_killed k)
 	return "signal";
 }
 
-/* The status a shell would report for the outcome. */
+static bool output_cut(const struct sbx_outcome *o)
+{
+	return o->out.truncated || o->err.truncated || o->killed_by == SBX_KILLED_OUTPUT_LIMIT;
+}
+
+/* The status a shell would report for the outcome, but for a cut. */
 static int exit_status(const struct sbx_outcome *o)
 {
 	if (o->setup_failed)
 		return o->exit_code >= EX_TOOLCAGE ? o->exit_code : EX_TOOLCAGE;
+	if (output_cut(o))
+		return EX_CUT;
 	if (o->killed_by == SBX_KILLED_TIMEOUT)
 		return EX_TIMEOUT;
 	if (o->signal)
@@ -94,19 +103,25 @@ static void print_json(const struct sbx_outcome *o, const char *error, const cha
 	json_decref(j);
 }
 
-/* Without --json the output is passed through live: the head of each
- * stream (the first half of the profile's keep_bytes) as it comes; once
- * the call is over, the rest of what the cap kept (the marker and the
- * tail, as exec_capture_text() puts them). Our stdout or stderr may be a
- * pipe or terminal whose reader has stopped: while the call runs, writes
- * never block (live_open), so that a stuck reader cannot hold the
- * deadline. */
+/* Without --json the output is passed through live. By default whole:
+ * the sandbox hands over each stream's bytes as they come (a window of
+ * its own, sbx_child_output()), and reads no more while we have not
+ * passed them on, so a slow reader slows CMD down instead of growing our
+ * memory. With --max-output, the head of each stream (the first half of
+ * the cap) as it comes; once the call is over, the rest of what the cap
+ * kept (the marker and the tail, as exec_capture_text() puts them). Our
+ * stdout or stderr may be a pipe or terminal whose reader has stopped:
+ * while the call runs, writes never block (live_open), so that a stuck
+ * reader cannot hold the deadline. */
 struct live {
 	int fd;
+	int stream;    /* 1 stdout, 2 stderr */
+	struct sbx_child *child;
+	bool whole;    /* streamed whole (no --max-output) */
 	int wfd;       /* fd, or our own O_NONBLOCK open of it (live_open); -1: not yet */
 	bool sock;     /* a socket: sent with MSG_DONTWAIT */
 	bool nowait;   /* wfd cannot block: written whole, no poll first */
-	size_t sent;   /* head bytes written */
+	size_t sent;   /* head bytes written (--max-output) */
 	bool stalled;  /* poll said room, the write said EAGAIN: retried in 10 ms */
 	bool gone;     /* closed or broken: the rest is dropped */
 };
@@ -139,33 +154,107 @@ static void live_open(struct live *l)
 		l->nowait = false;   /* our own blocking fd: poll, then PIPE_BUF at most */
 }
 
-static bool live_pending(const struct live *l, const struct sbx_capture *c)
+/* The bytes waiting for l's fd: the sandbox's window, or the kept head. */
+static size_t live_pending(const struct live *l, const char **p)
 {
-	return !l->gone && l->sent < c->head_len;
+	if (l->gone)
+		return 0;
+	if (l->whole)
+		return sbx_child_output(l->child, l->stream, p);
+	const struct sbx_outcome *o = sbx_child_outcome(l->child);
+	const struct sbx_capture *c = l->stream == 1 ? &o->out : &o->err;
+	*p = c->head + l->sent;
+	return c->head_len > l->sent ? c->head_len - l->sent : 0;
 }
 
-static void live_write(struct live *l, const struct sbx_capture *c)
+static void live_took(struct live *l, size_t n)
 {
-	if (live_pending(l, c) && l->wfd < 0)
-		live_open(l);
-	while (live_pending(l, c)) {
-		size_t n = c->head_len - l->sent;
+	if (l->whole)
+		sbx_child_output_take(l->child, l->stream, n);
+	else
+		l->sent += n;
+}
+
+/* Our reader is gone: CMD's next write to that stream fails (EPIPE), as
+ * it would in a shell pipeline, rather than running on for nobody. */
+static void live_gone(struct live *l)
+{
+	l->gone = true;
+	if (l->whole)
+		sbx_child_output_close(l->child, l->stream);
+}
+
+static ssize_t live_put(struct live *l, const char *p, size_t n)
+{
+	return l->sock ? send(l->wfd, p, n, MSG_DONTWAIT | MSG_NOSIGNAL) : write(l->wfd, p, n);
+}
+
+static void live_write(struct live *l)
+{
+	const char *p;
+	size_t n;
+	while ((n = live_pending(l, &p)) > 0) {
+		if (l->wfd < 0)
+			live_open(l);
 		if (!l->nowait) {
 			struct pollfd pf = { .fd = l->fd, .events = POLLOUT };
 			if (poll(&pf, 1, 0) != 1)
 				return;
 			n = n < PIPE_BUF ? n : PIPE_BUF;
 		}
-		ssize_t w = l->sock ? send(l->wfd, c->head + l->sent, n, MSG_DONTWAIT | MSG_NOSIGNAL)
-		                    : write(l->wfd, c->head + l->sent, n);
+		ssize_t w = live_put(l, p, n);
 		l->stalled = w < 0 && errno == EAGAIN;
 		if (w < 0 && (errno == EINTR || errno == EAGAIN))
 			return;
-		if (w <= 0)
-			l->gone = true;
-		else
-			l->sent += (size_t)w;
+		if (w <= 0) {
+			live_gone(l);
+			return;
+		}
+		live_took(l, (size_t)w);
 	}
+}
+
+/* The call is over: what the window still holds, waiting for room as long
+ * as it takes. */
+static void live_drain(struct live *l)
+{
+	const char *p;
+	size_t n;
+	while ((n = live_pending(l, &p)) > 0) {
+		if (l->wfd < 0)
+			live_open(l);
+		ssize_t w = live_put(l, p, n);
+		if (w > 0) {
+			live_took(l, (size_t)w);
+		} else if (w < 0 && errno == EAGAIN) {
+			struct pollfd pf = { .fd = l->fd, .events = POLLOUT };
+			poll(&pf, 1, 10);   /* a stopped terminal says room it has not */
+		} else if (!(w < 0 && errno == EINTR)) {
+			live_gone(l);
+		}
+	}
+}
+
+/* A cut is never silent: a line on stderr for each stream cut, with
+ * CMD's own status (the exit status is EX_CUT). */
+static void cut_notice(const struct sbx_outcome *o, size_t keep, bool asked)
+{
+	if (!output_cut(o))
+		return;
+	for (int i = 0; i < 2; i++) {
+		const struct sbx_capture *c = i ? &o->err : &o->out;
+		if (c->truncated)
+			fprintf(stderr, "toolcage: %s cut: %llu bytes written, the first %zu and the "
+			        "last %zu kept (%s %zu)\n", i ? "stderr" : "stdout",
+			        (unsigned long long)c->total, c->head_len, c->tail_len,
+			        asked ? "--max-output" : "the profile's output.keep_bytes", keep);
+	}
+	char own[48] = "killed";
+	if (o->signal)
+		snprintf(own, sizeof own, "killed by signal %d", o->signal);
+	else if (o->exit_code >= 0)
+		snprintf(own, sizeof own, "exited %d", o->exit_code);
+	fprintf(stderr, "toolcage: output was cut: exit status %d (the command %s)\n", EX_CUT, own);
 }
 
 /* The egress service of a profile with egress: this process serves the
@@ -193,8 +282,6 @@ static void net_attach(struct exec_net *net, struct sbx_child *child)
  * --json), and serving egress (net->loop set) on the way. */
 static int wait_live(struct sbx_child *child, struct live *l, struct exec_net *net)
 {
-	const struct sbx_outcome *o = sbx_child_outcome(child);
-	const struct sbx_capture *cap[2] = { &o->out, &o->err };
 	while (!sbx_child_step(child)) {
 		net_attach(net, child);
 		struct pollfd pf[4] = { { .fd = sbx_child_fd(child), .events = POLLIN } };
@@ -207,10 +294,11 @@ static int wait_live(struct sbx_child *child, struct live *l, struct exec_net *n
 				most = t;
 		}
 		for (int i = 0; l && i < 2; i++) {
-			live_write(&l[i], cap[i]);
-			if (live_pending(&l[i], cap[i]) && l[i].stalled)
+			const char *p;
+			live_write(&l[i]);
+			if (live_pending(&l[i], &p) && l[i].stalled)
 				most = 10;
-			else if (live_pending(&l[i], cap[i]))
+			else if (live_pending(&l[i], &p))
 				pf[n++] = (struct pollfd){ .fd = l[i].fd, .events = POLLOUT };
 		}
 		int64_t left = sbx_child_deadline(child) - io_now_ms();
@@ -269,10 +357,37 @@ struct exec_opts {
 	const char *profile_dir;
 	const char *workspace;
 	long timeout_ms;
+	size_t max_output;       /* --max-output; 0: none */
 	bool json;
 	bool spare;
 	bool stdin;
 };
+
+/* What --max-output may keep per stream (held in memory): the range of a
+ * profile's output.keep_bytes. */
+#define MAX_OUTPUT_MIN 1024u
+#define MAX_OUTPUT_MAX (64u << 20)
+
+static int parse_size(const char *s, size_t *out)
+{
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	unsigned shift = 0;
+	if (*end == 'K' || *end == 'k')
+		shift = 10;
+	else if (*end == 'M')
+		shift = 20;
+	else if (*end == 'G')
+		shift = 30;
+	if (shift)
+		end++;
+	if (errno || end == s || *end || s[0] == '-' || v > (MAX_OUTPUT_MAX >> shift) ||
+	    (v << shift) < MAX_OUTPUT_MIN)
+		return -1;
+	*out = (size_t)(v << shift);
+	return 0;
+}
 
 static int parse_exec_args(int argc, char **argv, struct exec_opts *o)
 {
@@ -281,6 +396,7 @@ static int parse_exec_args(int argc, char **argv, struct exec_opts *o)
 		{ "profile-dir", required_argument, NULL, 'P' },
 		{ "workspace", required_argument, NULL, 'w' },
 		{ "timeout-ms", required_argument, NULL, 't' },
+		{ "max-output", required_argument, NULL, 'm' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "spare", no_argument, NULL, 's' },
 		{ "stdin", no_argument, NULL, 'i' },
@@ -317,6 +433,13 @@ static int parse_exec_args(int argc, char **argv, struct exec_opts *o)
 			}
 			break;
 		}
+		case 'm':
+			if (parse_size(optarg, &o->max_output) < 0) {
+				fprintf(stderr, "toolcage exec: --max-output wants %u..%u bytes (K, M: "
+				        "KiB, MiB), got '%s'\n", MAX_OUTPUT_MIN, MAX_OUTPUT_MAX, optarg);
+				return -1;
+			}
+			break;
 		case 't':
 			errno = 0;
 			o->timeout_ms = strtol(optarg, &end, 10);
@@ -419,6 +542,12 @@ int cmd_exec(int argc, char **argv)
 		rc = fail_setup(o.json, msg);
 		goto out;
 	}
+	if (o.max_output) {   /* kept whole up to the cap, never killed below it */
+		p->spec.output_keep_bytes = o.max_output;
+		if ((p->spec.output_limit_bytes ? p->spec.output_limit_bytes : 64ULL << 20) <
+		    o.max_output)
+			p->spec.output_limit_bytes = o.max_output;
+	}
 	if (sbx_jail_new(&p->spec, o.workspace, &jail, &err) < 0) {
 		rc = fail_setup(o.json, err.msg);
 		goto out;
@@ -430,20 +559,26 @@ int cmd_exec(int argc, char **argv)
 	struct sbx_job job = { .argv = argv + optind, .timeout_ms = (uint32_t)o.timeout_ms };
 	job.stdin_stream = stdin_passed_on(o.stdin);
 	job.stdin_source = STDIN_FILENO;
-	struct live live[2] = { { .fd = STDOUT_FILENO, .wfd = -1 },
-	                        { .fd = STDERR_FILENO, .wfd = -1 } };
+	job.stream_output = !o.json && !o.max_output;
+	struct live live[2] = { { .fd = STDOUT_FILENO, .stream = 1, .wfd = -1 },
+	                        { .fd = STDERR_FILENO, .stream = 2, .wfd = -1 } };
 	struct sbx_protect_snap *snap = NULL;
 	if (sbx_protect_snapshot(jail, &snap) < 0) {
 		rc = fail_setup(o.json, "out of memory");
 		goto out;
 	}
-	if (sbx_spawn(jail, &job, &child, &err) < 0 ||
-	    (o.json && !net.loop ? sbx_child_wait(child) :
-	     wait_live(child, o.json ? NULL : live, &net)) < 0) {
+	for (int i = 0; i < 2; i++)
+		live[i].whole = job.stream_output;
+	if (sbx_spawn(jail, &job, &child, &err) == 0)
+		live[0].child = live[1].child = child;
+	if (!child || (o.json && !net.loop ? sbx_child_wait(child) :
+	               wait_live(child, o.json ? NULL : live, &net)) < 0) {
 		sbx_protect_snap_free(snap);
 		rc = fail_setup(o.json, err.msg[0] ? err.msg : "waiting for the child failed");
 		goto out;
 	}
+	for (int i = 0; job.stream_output && i < 2; i++)
+		live_drain(&live[i]);
 	/* Protected paths the command created (none could be written) are
 	 * moved aside now that all of it is gone. */
 	char *moved = sbx_protect_sweep(jail, snap);
@@ -487,17 +622,18 @@ int cmd_exec(int argc, char **argv)
 		}
 		free(summary);
 	}
-	if (o.json) {
+	if (o.json)
 		print_json(out, error, moved, child, report);
-	} else {
-		live_finish(&live[0], &out->out);
-		live_finish(&live[1], &out->err);
-	}
+	else if (!job.stream_output)
+		for (int i = 0; i < 2; i++)
+			live_finish(&live[i], i ? &out->err : &out->out);
 	if (!o.json && out->killed_by == SBX_KILLED_TIMEOUT)
 		fprintf(stderr, "toolcage: killed after %ld ms (timeout)\n",
 		        o.timeout_ms ? o.timeout_ms : (long)p->spec.timeout_ms);
 	else if (!o.json && out->killed_by == SBX_KILLED_OUTPUT_LIMIT)
 		fprintf(stderr, "toolcage: killed: output limit reached\n");
+	cut_notice(out, o.max_output ? o.max_output : p->spec.output_keep_bytes ?
+	           p->spec.output_keep_bytes : 1 << 20, o.max_output != 0);
 	rc = exit_status(out);
 	/* The call is over: the child is reaped, its tree killed and its
 	 * cgroups checked empty (sbx_child_wait). What is left to free goes

@@ -101,7 +101,8 @@ has "bad --timeout-ms says so" err "timeout-ms wants 1..86400000"
 # --help on stdout, exit 0, documents the statuses.
 status "--help is 0" 0 -- --help
 has "--help shows usage" out "usage: toolcage exec"
-has "--help documents 124" out "124 on timeout"
+has "--help documents 124" out "124 *the deadline passed"
+has "--help documents 123" out "123 *output was cut"
 
 # 126: a file that exists but cannot be executed.
 printf '#!/bin/sh\necho ran\n' >"$ws/noexec.sh"
@@ -154,7 +155,7 @@ status "--json timeout" 124 -- --json --workspace "$ws" --timeout-ms 300 -- slee
 json "--json timeout fields" 'j["timed_out"] is True and j["killed_by"] == "timeout" and j["signal"] == 9 and 300 <= j["wall_ms"] < 20000'
 status "--json not found" 127 -- --json --workspace "$ws" -- no-such-command-tc
 json "--json setup failure names exec" '"exec failed" in j["error"] and j["exit_code"] == 127'
-status "--json big output" 0 -- --json --workspace "$ws" -- sh -c 'head -c 3000000 /dev/zero | tr "\0" a'
+status "--json big output is cut: 123" 123 -- --json --workspace "$ws" -- sh -c 'head -c 3000000 /dev/zero | tr "\0" a'
 json "--json output is capped and counted" 'j["stdout_bytes"] == 3000000 and j["stdout_truncated"] is True and len(j["stdout"]) < 1100000 and "bytes left out" in j["stdout"]'
 
 # 128+N for a signal from outside: SIGKILL to the tool (pid-namespace init
@@ -362,15 +363,117 @@ wait "$sup"
 rm -f "$ws/go"
 [ "$(cat "$tmp/live")" = "first
 second" ] && ok "output: all of it, in order" || bad "output: got '$(cat "$tmp/live")'"
+# By default the output is passed through whole, whatever its size, and
+# the exit status is CMD's.
 "$TOOLCAGE" exec --workspace "$ws" -- sh -c 'head -c 3000000 /dev/zero | tr "\0" a; echo; echo END' \
 	>"$tmp/flood" 2>"$tmp/err" </dev/null
-n=$(wc -c <"$tmp/flood")
-if [ "$n" -gt 1000000 ] && [ "$n" -lt 1100000 ] && grep -q 'bytes left out by the output cap' "$tmp/flood" &&
-   [ "$(tail -n 1 "$tmp/flood")" = END ]; then
-	ok "output: a flood passes its head live, then the marker and its tail"
+rc=$?
+if [ "$rc" = 0 ] && [ "$(wc -c <"$tmp/flood")" = 3000005 ] && [ "$(tail -n 1 "$tmp/flood")" = END ] &&
+   [ ! -s "$tmp/err" ]; then
+	ok "output: a flood passes whole by default, exit 0, nothing on stderr"
 else
-	bad "output: a flood gave $n bytes"
+	bad "output: a flood gave $(wc -c <"$tmp/flood") bytes, exit $rc"
 fi
+# --max-output: the head live, then the marker and its tail; the cut has
+# its own status (123) and a line on stderr with the command's own.
+"$TOOLCAGE" exec --workspace "$ws" --max-output 1M -- sh -c 'head -c 3000000 /dev/zero | tr "\0" a; echo; echo END' \
+	>"$tmp/flood" 2>"$tmp/err" </dev/null
+rc=$?
+n=$(wc -c <"$tmp/flood")
+if [ "$rc" = 123 ] && [ "$n" -gt 1000000 ] && [ "$n" -lt 1100000 ] &&
+   grep -q 'bytes left out by the output cap' "$tmp/flood" && [ "$(tail -n 1 "$tmp/flood")" = END ] &&
+   grep -q '^toolcage: stdout cut: 3000005 bytes written, the first 524288 and the last 524288 kept (--max-output 1048576)$' "$tmp/err" &&
+   grep -q '^toolcage: output was cut: exit status 123 (the command exited 0)$' "$tmp/err"; then
+	ok "output: --max-output passes the head live, the marker and the tail; exit 123, said on stderr"
+else
+	bad "output: --max-output gave $n bytes, exit $rc"
+fi
+"$TOOLCAGE" exec --workspace "$ws" --max-output 1M -- sh -c 'echo small; exit 4' >"$tmp/out" 2>"$tmp/err" </dev/null
+rc=$?
+[ "$rc" = 4 ] && [ "$(cat "$tmp/out")" = small ] && [ ! -s "$tmp/err" ] &&
+	ok "output: under --max-output nothing is cut, the status is the command's" ||
+	bad "output: --max-output, small output: exit $rc"
+status "output: --max-output 0 is a usage error" 2 -- --max-output 0 -- true
+status "output: --max-output 1T is a usage error" 2 -- --max-output 1T -- true
+"$TOOLCAGE" exec --workspace "$ws" --json -- sh -c 'head -c 3000000 /dev/zero; exit 5' >"$tmp/out" 2>"$tmp/err" </dev/null
+rc=$?
+[ "$rc" = 123 ] && grep -q '^toolcage: output was cut: exit status 123 (the command exited 5)$' "$tmp/err" &&
+	json "output: --json keeps the command's own status" 'j["exit_code"] == 5' &&
+	ok "output: a cut under --json exits 123 and says so on stderr" ||
+	{ : >"$tmp/out"; bad "output: a cut under --json: exit $rc"; }
+# Streamed, not gathered: 256 MiB pass through exec intact (checksum) while
+# exec and its tree stay far below that in memory; a reader that waits
+# 2 s first makes CMD wait, not exec buffer. Then a reader that sleeps
+# after the command has exited still gets every byte that was in flight.
+"$PY" - "$TOOLCAGE" "$ws" >"$tmp/out" 2>&1 <<'PYEOF'
+import hashlib, os, resource, subprocess, sys, time
+tc, ws = sys.argv[1], sys.argv[2]
+size = 256 << 20
+p = subprocess.Popen([tc, "exec", "--workspace", ws, "--timeout-ms", "600000", "--",
+                      "sh", "-c", "yes abcdefghijklmnopqrstuvwxyz | head -c %d" % size],
+                     stdout=subprocess.PIPE, stdin=subprocess.DEVNULL)
+time.sleep(2)   # the slow reader: nothing read yet
+h, n = hashlib.sha256(), 0
+while True:
+    b = p.stdout.read(1 << 20)
+    if not b:
+        break
+    h.update(b)
+    n += len(b)
+rc = p.wait()
+line = b"abcdefghijklmnopqrstuvwxyz\n"
+want = hashlib.sha256((line * (size // len(line) + 1))[:size]).hexdigest()
+rss_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+print("256 MiB: %d bytes, exit %d, sha256 %s, max rss %.1f MiB" %
+      (n, rc, "ok" if h.hexdigest() == want else "WRONG", rss_mb))
+ok = rc == 0 and n == size and h.hexdigest() == want and rss_mb < 48
+# Exited before the reader read a byte: what was in flight is not lost.
+p = subprocess.Popen([tc, "exec", "--workspace", ws, "--", "sh", "-c", "seq 1 100000"],
+                     stdout=subprocess.PIPE, stdin=subprocess.DEVNULL)
+time.sleep(1.5)
+got = p.stdout.read()
+p.wait()
+want = "".join("%d\n" % i for i in range(1, 100001)).encode()
+print("after the exit: %d of %d bytes" % (len(got), len(want)))
+sys.exit(0 if ok and got == want else 1)
+PYEOF
+[ $? = 0 ] && ok "output: streamed whole with a checksum, bounded memory, slow readers ($(head -n 1 "$tmp/out"))" ||
+	bad "output: streaming: $(cat "$tmp/out")"
+# Into a file and a terminal, whole.
+"$TOOLCAGE" exec --workspace "$ws" -- seq 1 300000 >"$tmp/file" 2>"$tmp/err" </dev/null
+seq 1 300000 | cmp -s - "$tmp/file" && ok "output: into a file, whole" || bad "output: into a file"
+"$PY" - "$TOOLCAGE" "$ws" >"$tmp/out" 2>&1 <<'PYEOF'
+import os, pty, subprocess, sys, termios
+m, s = pty.openpty()
+attr = termios.tcgetattr(s)
+attr[1] &= ~termios.ONLCR   # no \r added: the bytes as written
+termios.tcsetattr(s, termios.TCSANOW, attr)
+p = subprocess.Popen([sys.argv[1], "exec", "--workspace", sys.argv[2], "--", "seq", "1", "100000"],
+                     stdin=subprocess.DEVNULL, stdout=s, stderr=subprocess.DEVNULL)
+os.close(s)
+got = b""
+while True:
+    try:
+        b = os.read(m, 65536)
+    except OSError:
+        break
+    if not b:
+        break
+    got += b
+p.wait()
+want = "".join("%d\n" % i for i in range(1, 100001)).encode()
+print("%d of %d bytes, exit %d" % (len(got), len(want), p.returncode))
+sys.exit(0 if got == want and p.returncode == 0 else 1)
+PYEOF
+[ $? = 0 ] && ok "output: into a terminal, whole" || bad "output: into a terminal: $(cat "$tmp/out")"
+# A reader that goes away: CMD's next write fails as in a shell pipeline,
+# and the call ends at once instead of running on for nobody. (yes is not
+# the pid namespace's init, which would ignore its SIGPIPE.)
+start=$(date +%s)
+"$TOOLCAGE" exec --workspace "$ws" -- sh -c 'yes y; exit 0' 2>/dev/null </dev/null | head -n 2 >"$tmp/out"
+[ "$(cat "$tmp/out")" = "y
+y" ] && [ $(($(date +%s) - start)) -lt 20 ] && ok "output: a reader that goes away ends the call" ||
+	bad "output: a closed reader: took $(($(date +%s) - start)) s"
 # A reader that stops reading must not hold the deadline: the tool's tree
 # is killed at 1 s while our stdout is still stuck.
 # The reader stays stuck for 60 s and the tool would sleep for 600: the
