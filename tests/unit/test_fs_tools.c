@@ -1049,7 +1049,7 @@ static void test_list_dir_over_scan_cap_shows_first_names(void **state)
 	struct ws *w = *state;
 	int rc = ws_call(w, "list_dir", "{\"path\": \"big\", \"max_entries\": 3}");
 	assert_ok(w, rc);
-	assert_string_equal(w->out.render, "f000000  0 bytes\nf000001  0 bytes\nf000002  0 bytes\n"
+	assert_string_equal(w->out.render, "big/f000000  0 bytes\nbig/f000001  0 bytes\nbig/f000002  0 bytes\n"
 	                    "[3 entries shown; at least 100008 more were left out: list a subdirectory, "
 	                    "or raise max_entries or lower depth]\n");
 	assert_int_equal(out_int(w, "left_out"), FS_DIR_SCAN_MAX + 8);

@@ -172,6 +172,21 @@ static void test_list_dir_fills_breadth_first(void **state)
 	assert_render_has(w, "[2 directories above the depth bound were not listed");
 }
 
+/* A subdirectory's listing names its entries from the workspace, as
+ * find_files and search_text do: each path is an argument the next call
+ * takes (read_file "pkg/util.py" after listing src would miss). */
+static void test_list_dir_paths_are_workspace_relative(void **state)
+{
+	struct ws *w = *state;
+	call_ok(w, "list_dir", "{\"path\": \"src\", \"depth\": 2}");
+	assert_string_equal(paths_of(w, "entries"), "src/main.py src/pkg src/pkg/.gitignore "
+	                    "src/pkg/util.py");
+	assert_string_equal(w->out.render, "src/main.py  11 bytes\nsrc/pkg/\nsrc/pkg/.gitignore  13 bytes\n"
+	                    "src/pkg/util.py  9 bytes\n[1 entry skipped by .gitignore/.ignore rules, e.g. "
+	                    "src/pkg/generated.py; include_ignored true includes them]\n");
+	call_ok(w, "read_file", "{\"path\": \"src/pkg/util.py\"}");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -183,6 +198,7 @@ int main(void)
 		T(test_find_files_cap_counts_the_rest),
 		T(test_find_files_nothing_says_how_globs_read),
 		T(test_list_dir_fills_breadth_first),
+		T(test_list_dir_paths_are_workspace_relative),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

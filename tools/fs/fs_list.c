@@ -78,10 +78,10 @@ static int push(struct queue *q, struct pending p)
 }
 
 /* What the entry's line takes in the render: list_dir repeats the path
- * from the listing's root, tree indents the name. */
-static size_t render_cost(const struct walk *w, const char *sub, const char *name, int depth)
+ * from the workspace, tree indents the name. */
+static size_t render_cost(const struct walk *w, const char *rel, const char *name, int depth)
 {
-	const char *shown = w->tree ? name : sub;
+	const char *shown = w->tree ? name : rel;
 	return utf8_count(shown, strlen(shown)) + (w->tree ? 2 * (size_t)depth : 0) + 24;
 }
 
@@ -97,7 +97,7 @@ static void take_entry(struct walk *w, struct queue *q, int dirfd, const struct 
 	if (!e || !sub || !rel || json_object_set_new(e, "name", name_json(name)))
 		goto oom;
 	w->bytes += 2 * (at->prefix_cost + name_cost) + 64;
-	w->chars -= render_cost(w, sub, name, at->depth) < w->chars ? render_cost(w, sub, name, at->depth)
+	w->chars -= render_cost(w, rel, name, at->depth) < w->chars ? render_cost(w, rel, name, at->depth)
 	                                                                : w->chars;
 	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 		json_object_set_new(e, "type", json_string("other"));
@@ -197,7 +197,10 @@ static json_t *walk_tree(const struct tc_tool_ctx *ctx, struct walk *w, int root
 		w->oom = true;
 		return NULL;
 	}
-	struct pending root = { NULL, (char *)"", (char *)(strcmp(rel, ".") ? rel : ""), 1, 0, rules };
+	const char *top_rel = strcmp(rel, ".") ? rel : "";
+	/* list_dir's paths start with the listed directory's. */
+	size_t top_cost = !w->tree && *top_rel ? fs_json_cost(top_rel, strlen(top_rel)) + 1 : 0;
+	struct pending root = { NULL, (char *)"", (char *)top_rel, 1, top_cost, rules };
 	list_one(w, &q, rootfd, &root, top);
 	for (; q.head < q.n; q.head++) {
 		struct pending *p = &q.v[q.head];
@@ -291,7 +294,9 @@ static void add_counts(json_t *res, const struct walk *w, struct fs_buf *r)
 /* ---- list_dir ----------------------------------------------------------- */
 
 /* Appends entries (nested) to flat as {path, type, size?, link_target?},
- * paths relative to the listed directory, and renders one line each. */
+ * paths relative to the workspace (prefix: the listed directory's, "" for
+ * the workspace itself), as every tool takes and find_files and
+ * search_text give them, and renders one line each. */
 static int flatten(json_t *entries, const char *prefix, json_t *flat, struct fs_buf *r)
 {
 	size_t i;
@@ -350,7 +355,7 @@ int fs_list_dir_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_outp
 	json_t *flat = json_array();
 	struct fs_buf r = FS_BUF_INIT;
 	json_t *res = NULL;
-	if (nested && flat && !flatten(nested, "", flat, &r)) {
+	if (nested && flat && !flatten(nested, strcmp(root, ".") ? root : "", flat, &r)) {
 		if (!w.count)
 			fs_buf_printf(&r, "(\"%s\" is empty)\n", root);
 		res = json_pack("{s:s, s:i, s:O}", "path", root, "depth", w.max_depth, "entries", flat);

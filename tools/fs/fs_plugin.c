@@ -73,7 +73,7 @@ static const struct tc_tool fs_tools[] = {
 			"List the files and folders in a directory of the workspace, sorted by name, with "
 			"each entry's type (file, dir, symlink, other) and size; a depth of 2 to 5 also lists the "
 			"subdirectories' entries, as "
-			"flat paths. Symlinks are shown, not followed; .git is not walked into. Not for a nested "
+			"flat paths from the workspace. Symlinks are shown, not followed; .git is not walked into. Not for a nested "
 			"overview: use tree; for the details of one entry use file_info.",
 		.parameters = JSON({
 			"type": "object",
