@@ -126,7 +126,8 @@ int cmd_schema(int argc, char **argv)
 	size_t max_diags = 0;
 	int c;
 	optind = 1;
-	argc--, argv++;   /* getopt sees "validate" as argv[0] */
+	argc--, argv++;   /* getopt sees "validate" as argv[0], named for its messages */
+	argv[0] = (char *)"toolcage schema validate";
 	while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
 		char *end;
 		switch (c) {

@@ -80,9 +80,15 @@ int main(int argc, char **argv)
 		printf("toolcage %s\n", TC_VERSION);
 		return 0;
 	}
+	/* getopt's messages start with the verb's argv[0]: "toolcage call:
+	 * unrecognized option", not a bare "call:". */
+	static char name[64];
 	for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++)
-		if (!strcmp(v, verbs[i].name))
+		if (!strcmp(v, verbs[i].name)) {
+			snprintf(name, sizeof name, "toolcage %s", verbs[i].name);
+			argv[1] = name;
 			return verbs[i].fn(argc - 1, argv + 1);
+		}
 	fprintf(stderr, "toolcage: unknown verb '%s'\n\n", v);
 	usage(stderr);
 	return 2;

@@ -26,6 +26,13 @@ for v in $verbs; do
 	[ -f "$BUILD/man/toolcage-$v.1" ] || fail "no man page toolcage-$v.1"
 	# `toolcage help VERB` is the verb's own help, the same text.
 	[ "$("$TOOLCAGE" help "$v" 2>&1)" = "$out" ] || fail "toolcage help $v is not $v --help"
+	# An unknown option is a usage error (2) that names the verb it is for.
+	sub=; [ "$v" = schema ] && sub=validate
+	out=$("$TOOLCAGE" "$v" $sub --no-such-option 2>&1 </dev/null); rc=$?
+	case $rc:$(echo "$out" | head -1) in
+	"2:toolcage $v${sub:+ $sub}: un"*" option '--no-such-option'") ;;
+	*) fail "toolcage $v --no-such-option: exit $rc: $(echo "$out" | head -1)" ;;
+	esac
 done
 "$TOOLCAGE" help nosuchverb > /dev/null 2>&1
 [ $? -eq 2 ] || fail "toolcage help nosuchverb does not exit 2"
