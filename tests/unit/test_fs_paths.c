@@ -42,6 +42,22 @@ static void test_absolute_path_inside_is_taken(void **state)
 	assert_render_has(w, "src/a.c:1: int x;");
 }
 
+/* read_many_files names each file as its result does: from the
+ * workspace; a path it refuses, as given. */
+static void test_read_many_names_absolute_paths_from_the_workspace(void **state)
+{
+	struct ws *w = *state;
+	ws_write(w, "a.txt", "A\n");
+	int rc = ws_call(w, "read_many_files", with_ws(w, "{\"paths\": [\"@/a.txt\", \"/etc/hostname\"]}"));
+	assert_ok(w, rc);
+	assert_render_has(w, "==> a.txt <==\n     1\tA\n");
+	assert_render_has(w, "==> /etc/hostname <==\nerror: ");
+	json_t *files = json_object_get(w->out.canonical, "files");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(files, 0), "path")), "a.txt");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(files, 1), "path")),
+	                    "/etc/hostname");
+}
+
 static void test_absolute_path_inside_writes(void **state)
 {
 	struct ws *w = *state;
@@ -91,6 +107,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		T(test_absolute_path_inside_is_taken),
 		T(test_absolute_path_inside_writes),
+		T(test_read_many_names_absolute_paths_from_the_workspace),
 		T(test_absolute_workspace_root_refused_where_relative_is),
 		T(test_absolute_path_outside_refused),
 	};

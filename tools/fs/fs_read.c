@@ -370,9 +370,14 @@ int fs_read_file_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_out
 static json_t *read_one_of_many(const struct tc_tool_ctx *ctx, json_t *pathv, struct fs_buf *r,
                                 size_t *budget, size_t *chars, size_t *not_read, bool *ok)
 {
-	const char *shown = json_is_string(pathv) ? json_string_value(pathv) : "?";
 	struct fs_path p;
 	json_t *err = NULL, *res = NULL;
+	bool parsed = json_is_string(pathv) &&
+	              !fs_path_parse(ctx, json_string_value(pathv), json_string_length(pathv), &p, &err);
+	/* Named as the result names it (an absolute path inside the workspace
+	 * from the workspace, as every tool names it), or as given when it is
+	 * refused. */
+	const char *shown = parsed ? p.rel : json_is_string(pathv) ? json_string_value(pathv) : "?";
 	struct fs_buf one = FS_BUF_INIT;
 	*ok = false;
 	fs_buf_printf(&one, "==> %s <==\n", shown);
@@ -380,21 +385,22 @@ static json_t *read_one_of_many(const struct tc_tool_ctx *ctx, json_t *pathv, st
 	if (*not_read || head + MANY_FILE_FOOTER + MANY_FILE_MIN > *chars) {
 		fs_buf_release(&one);
 		(*not_read)++;
+		json_decref(err);
 		err = fs_error("not_read", "not read: the answer reached its size cap before this file; "
 		               "call read_file on it");
 		if (err)
 			json_object_set_new(err, "path", json_string(shown));
+		if (parsed)
+			fs_path_release(&p);
 		return err;
 	}
 	size_t file_chars = *chars - head - MANY_FILE_FOOTER;
 	struct text_req rq = { 1, READ_LIMIT_DEFAULT, MANY_FILE_MAX, budget, &file_chars, false };
-	if (json_is_string(pathv) &&
-	    !fs_path_parse(ctx, json_string_value(pathv), json_string_length(pathv), &p, &err)) {
+	if (parsed) {
 		if (!read_text(ctx, p.rel, &rq, &res, &one, &err))
 			*ok = true;
 		else if (err && !strcmp(json_string_value(json_object_get(err, "error")), "too_large"))
 			fs_error_hint(err, "read_file reads files up to 10 MiB, in pages.");
-		fs_path_release(&p);
 	} else if (!json_is_string(pathv)) {
 		err = fs_error("invalid_path", "each entry of paths must be a string, e.g. \"src/main.c\"");
 	}
@@ -404,12 +410,11 @@ static json_t *read_one_of_many(const struct tc_tool_ctx *ctx, json_t *pathv, st
 	*chars -= used < *chars ? used : *chars;
 	fs_buf_add(r, one.data ? one.data : "", one.len);
 	fs_buf_release(&one);
-	if (*ok)
-		return res;
-	if (!err)
-		return NULL;
-	json_object_set_new(err, "path", json_string(shown));
-	return err;
+	if (!*ok && err)
+		json_object_set_new(err, "path", json_string(shown));
+	if (parsed)
+		fs_path_release(&p);
+	return *ok ? res : err;
 }
 
 int fs_read_many_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_output *out)
