@@ -247,6 +247,15 @@ try {
 	ok(seen.length === 3000 && seen.every((l, k) => l === bigLines[k]),
 	   'read_file: every line exactly once, none cut, in order');
 
+	r = await call('read_many_files', { paths: [abs('README.md'), 'src/textstats/__init__.py'] });
+	same(body(r), ['==> README.md <==', '     1	# textstats', '     2	',
+	               '     3	Counts words. Run the tests with `python3 tests/run_tests.py`.', '',
+	               '==> src/textstats/__init__.py <==',
+	               '     1	from .counter import count_words, mean_length'].join('\n'),
+	     'read_many_files, absolute and relative: both named from the workspace');
+	sameJson(r.sc.files.map((f) => f.path), ['README.md', 'src/textstats/__init__.py'],
+	         'read_many_files: canonical paths');
+
 	// ---- run the tests, fix, run again ---------------------------------------
 	const failOut = 'FAIL mean_length = 2.0, want 3.0\n1 failed\n';
 	r = await approved('run_command', { argv: ['python3', 'tests/run_tests.py'] });
