@@ -352,6 +352,84 @@ static void test_output_limit_kills(void **state)
 	sbx_jail_free(j);
 }
 
+/* Drains a streamed child as a caller's loop does (steps, takes, kills at
+ * the deadline), after waiting wait_ms without taking anything; returns
+ * the stdout bytes taken, all of them 'y' or 0 if not. */
+static uint64_t drain_stream(struct sbx_child *c, int wait_ms)
+{
+	const char *p;
+	uint64_t got = 0;
+	bool all_y = true;
+	for (int64_t end = io_now_ms() + wait_ms; io_now_ms() < end; usleep(10000)) {
+		sbx_child_step(c);
+		if (io_now_ms() >= sbx_child_deadline(c))
+			sbx_child_kill(c, SBX_KILLED_TIMEOUT);
+	}
+	while (!sbx_child_step(c) || sbx_child_output(c, 1, &p)) {
+		size_t n = sbx_child_output(c, 1, &p);
+		for (size_t i = 0; i < n; i++)
+			all_y &= p[i] == 'y';
+		got += n;
+		sbx_child_output_take(c, 1, n);
+		sbx_child_output_take(c, 2, sbx_child_output(c, 2, &p));
+		if (io_now_ms() >= sbx_child_deadline(c))
+			sbx_child_kill(c, SBX_KILLED_TIMEOUT);
+		struct pollfd pf = { .fd = sbx_child_fd(c), .events = POLLIN };
+		poll(&pf, 1, 10);
+	}
+	return all_y ? got : 0;
+}
+
+/* stream_output: the bytes come through a window the caller drains; while
+ * it does not, the pipe is not read and the child waits (no cap, no
+ * limit, memory bounded); every byte is counted, none "truncated". */
+static void test_stream_output_waits_for_the_caller(void **state)
+{
+	(void)state;
+	need_sandbox();
+	struct sbx_jail *j = jail_with(edit_limit);   /* a 1 MiB limit: not applied */
+	char *const argv[] = { (char *)"sh", (char *)"-c",
+	                       (char *)"head -c 3000000 /dev/zero | tr '\\0' y; echo done >&2", NULL };
+	struct sbx_job job = { .argv = argv, .stream_output = true };
+	struct sbx_child *c = spawn(j, &job);
+	/* Not taking anything: the child fills the window (128 KiB) and its
+	 * pipe, and waits; nothing more is read however long we wait. */
+	const char *p;
+	for (int64_t end = io_now_ms() + 30000;
+	     io_now_ms() < end && sbx_child_output(c, 1, &p) < 128 * 1024; usleep(10000))
+		assert_int_equal(sbx_child_step(c), 0);
+	assert_int_equal(sbx_child_output(c, 1, &p), 128 * 1024);
+	assert_int_equal(drain_stream(c, 300), 3000000);
+	const struct sbx_outcome *o = sbx_child_outcome(c);
+	assert_int_equal(o->exit_code, 0);
+	assert_int_equal(o->killed_by, SBX_KILLED_NONE);
+	assert_int_equal(o->out.total, 3000000);
+	assert_int_equal(o->err.total, 5);
+	assert_false(o->out.truncated);
+	sbx_child_free(c);
+	sbx_jail_free(j);
+}
+
+/* A child that has exited while its bytes wait in the pipe and the
+ * window: the pipes' grace (200 ms) does not run while the caller has
+ * not taken them, so a slow reader loses nothing. */
+static void test_stream_output_outlives_the_grace(void **state)
+{
+	(void)state;
+	need_sandbox();
+	char *const argv[] = { (char *)"sh", (char *)"-c",
+	                       (char *)"head -c 600000 /dev/zero | tr '\\0' y", NULL };
+	struct sbx_job job = { .argv = argv, .stream_output = true };
+	struct sbx_child *c = spawn(fx.jail, &job);
+	const char *p;
+	for (int64_t end = io_now_ms() + 30000;
+	     io_now_ms() < end && sbx_child_output(c, 1, &p) < 128 * 1024; usleep(10000))
+		sbx_child_step(c);
+	assert_int_equal(drain_stream(c, 1000), 600000);   /* it exited long before */
+	assert_int_equal(sbx_child_outcome(c)->exit_code, 0);
+	sbx_child_free(c);
+}
+
 /* The caller's own loop: watch sbx_child_fd, kill at sbx_child_deadline. */
 static void test_deadline_and_kill_give_timeout(void **state)
 {
@@ -1613,6 +1691,8 @@ int main(void)
 		cmocka_unit_test(test_no_stdin_reads_eof),
 		cmocka_unit_test(test_output_flood_is_bounded),
 		cmocka_unit_test(test_output_limit_kills),
+		cmocka_unit_test(test_stream_output_waits_for_the_caller),
+		cmocka_unit_test(test_stream_output_outlives_the_grace),
 		cmocka_unit_test(test_deadline_and_kill_give_timeout),
 		cmocka_unit_test(test_wait_enforces_timeout),
 		cmocka_unit_test(test_missing_command_is_127_exec),
