@@ -278,6 +278,12 @@ try {
 	     'all passed\n--- stderr (0 bytes) ---', 'run_command absolute cwd: the tests pass');
 	ok(!r.isError && r.sc.cwd === abs('tests') && r.sc.exit_code === 0, 'run_command: exit 0, the cwd as given');
 
+	r = await approved('run_command', { argv: ['python3', 'tests/run_tests.py'], stream: 'merged',
+	                                    env: { PYTHONDONTWRITEBYTECODE: '1' } });
+	same(body(r), '$ python3 tests/run_tests.py\n(env: PYTHONDONTWRITEBYTECODE set)\nexit status 0\n' +
+	     '--- output (11 bytes, stdout and stderr merged) ---\nall passed',
+	     'run_command, env and merged output');
+
 	// edit_file with an absolute path and several edits, all or nothing.
 	r = await call('edit_file', { path: abs('README.md'), edits: [
 		{ old_text: 'Counts words.', new_text: 'Counts words and their mean length.' },
@@ -372,7 +378,7 @@ try {
 	                        '[11 entries; "name/ ..." marks a directory whose entries are not shown ' +
 	                        '(below the depth bound, or past the cap)]', ignoredLine].join('\n'),
 	     'tree at the end: __pycache__ from the test runs skipped too');
-	ok(questions.length === 7, `7 approval questions in all, one per destructive call (${questions.length})`);
+	ok(questions.length === 8, `8 approval questions in all, one per destructive call (${questions.length})`);
 } catch (e) {
 	ok(false, `exception: ${e?.stack || e}`);
 } finally {
