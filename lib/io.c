@@ -56,7 +56,7 @@ ssize_t io_read_all(int fd, void *buf, size_t len)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
-			return got ? (ssize_t)got : -errno;
+			return -errno;   /* not a short count: that means EOF */
 		if (n == 0)
 			break;
 		got += (size_t)n;

@@ -13,7 +13,10 @@
 
 int buf_grow(struct buf *b, size_t extra)
 {
+	if (b->failed)
+		return -1;
 	if (extra >= SIZE_MAX / 2 - b->len) {
+		b->failed = true;
 		errno = ENOMEM;
 		return -1;
 	}
@@ -24,8 +27,10 @@ int buf_grow(struct buf *b, size_t extra)
 	while (cap < need)
 		cap *= 2;
 	char *p = realloc(b->data, cap);
-	if (!p)
+	if (!p) {
+		b->failed = true;
 		return -1;
+	}
 	if (!b->data)
 		p[0] = '\0';
 	b->data = p;
@@ -66,17 +71,17 @@ int buf_printf(struct buf *b, const char *fmt, ...)
 
 char *buf_detach(struct buf *b)
 {
-	char *p = b->data ? b->data : strdup("");
-	b->data = NULL;
-	b->len = b->cap = 0;
+	char *p = b->failed ? NULL : b->data ? b->data : strdup("");
+	if (b->failed)
+		free(b->data);
+	*b = (struct buf)BUF_INIT;
 	return p;
 }
 
 void buf_release(struct buf *b)
 {
 	free(b->data);
-	b->data = NULL;
-	b->len = b->cap = 0;
+	*b = (struct buf)BUF_INIT;
 }
 
 int tc_error_set(struct tc_error *err, int code, const char *where,
@@ -129,8 +134,10 @@ int buf_read_line(FILE *f, struct buf *b, size_t max, bool *too_long)
 			*too_long = true;
 			buf_release(b);
 		}
-		if (!*too_long && n && buf_add(b, chunk, n) < 0)
+		if (!*too_long && n && buf_add(b, chunk, n) < 0) {
 			*too_long = true;   /* out of memory: as too long */
+			buf_release(b);     /* and the next line may fit again */
+		}
 		n = 0;
 		if (ch == EOF || ch == '\n')
 			return any;

@@ -4,24 +4,29 @@
 #define TC_UTIL_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include "toolcage.h"
 
 /* A growable buffer, always NUL-terminated once anything was added.
- * Invariant: len < cap when data != NULL. Init with BUF_INIT. */
+ * Invariant: len < cap when data != NULL. Init with BUF_INIT.
+ * A failed allocation sticks (failed): every later add fails too and
+ * buf_detach returns NULL, so a caller may append freely and check once. */
 struct buf {
 	char *data;
 	size_t len;
 	size_t cap;
+	bool failed;
 };
-#define BUF_INIT { NULL, 0, 0 }
+#define BUF_INIT { NULL, 0, 0, false }
 
 int buf_grow(struct buf *b, size_t extra);           /* 0 or -1 (ENOMEM) */
 int buf_add(struct buf *b, const void *p, size_t n);
 int buf_adds(struct buf *b, const char *s);
 int buf_printf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Returns the data (malloc'd, NUL-terminated, possibly "" if empty) and resets b. */
+/* Returns the data (new: malloc'd, NUL-terminated, "" if empty) and resets
+ * b; NULL when an add failed (b is released either way) or out of memory. */
 char *buf_detach(struct buf *b);
 void buf_release(struct buf *b);
 

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "child_abi.h"
+#include "io.h"
 #include "lint.h"
 #include "manifest.h"
 #include "util.h"
@@ -102,13 +103,6 @@ int lint_cases_load(const char *path, struct lint_case **cases, size_t *n,
 
 /* ---- the external selector --------------------------------------------- */
 
-static long long now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* Feeds in to fd_in and collects fd_out until EOF, the deadline or the
  * output cap. Returns 0, or -1 with err. */
 static int exchange(int fd_in, int fd_out, const char *in, size_t in_len,
@@ -117,7 +111,7 @@ static int exchange(int fd_in, int fd_out, const char *in, size_t in_len,
 	size_t off = 0;
 	while (fd_out >= 0) {
 		struct pollfd p[2] = { { fd_out, POLLIN, 0 }, { fd_in, POLLOUT, 0 } };
-		long long left = deadline - now_ms();
+		long long left = deadline - io_now_ms();
 		if (left <= 0)
 			return tc_error_set(err, TC_E_SYSTEM, cmd, "selector '%s' timed out", cmd);
 		int r = poll(p, fd_in >= 0 ? 2 : 1, (int)(left > 1000000 ? 1000000 : left));
@@ -171,7 +165,7 @@ static int split_argv(char *cmd, char **argv)
 static int reap(pid_t pid, long long deadline, int *st)
 {
 	/* A selector that closed stdout but keeps running must not hang lint. */
-	while (deadline && now_ms() < deadline) {
+	while (deadline && io_now_ms() < deadline) {
 		pid_t r = waitpid(pid, st, WNOHANG);
 		if (r == pid || (r < 0 && errno != EINTR))
 			return 0;
@@ -216,7 +210,7 @@ static int run_selector(char **argv, const char *cmd, const char *payload, unsig
 		rc = tc_error_set(err, TC_E_SYSTEM, cmd, "fork: %s", strerror(errno));
 	} else {
 		fcntl(in[1], F_SETFL, O_NONBLOCK);
-		long long deadline = now_ms() + timeout_ms;
+		long long deadline = io_now_ms() + timeout_ms;
 		rc = exchange(in[1], outp[0], payload, strlen(payload), out, deadline, cmd, err);
 		int st = 0;
 		if (reap(pid, rc ? 0 : deadline, &st) && !rc)

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "audit.h"
+#include "io.h"
 #include "util.h"
 
 struct tmp {
@@ -494,13 +495,6 @@ static void test_sink_lines_are_ascii(void **state)
 	json_decref(args);
 }
 
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 /* Another process appending to the same log holds its lock while it writes
  * and takes back a partial line: our line waits for it (so that take-back
  * cannot cut it off), but not forever (anyone who can open the log could
@@ -514,15 +508,15 @@ static void test_sink_write_waits_for_another_writers_lock(void **state)
 	assert_true(other >= 0);
 	assert_int_equal(flock(other, LOCK_EX), 0);
 	json_t *e = audit_event_error(1, NULL, "x");
-	uint64_t start = now_ms();
+	uint64_t start = (uint64_t)io_now_ms();
 	assert_int_equal(audit_sink_write(s, e, NULL), 0);
-	uint64_t waited = now_ms() - start;
+	uint64_t waited = (uint64_t)io_now_ms() - start;
 	assert_true(waited >= 50);      /* it tried to take the lock */
 	assert_true(waited < 2000);     /* and went on without it */
 	assert_int_equal(flock(other, LOCK_UN), 0);
-	start = now_ms();
+	start = (uint64_t)io_now_ms();
 	assert_int_equal(audit_sink_write(s, e, NULL), 0);
-	assert_true(now_ms() - start < 50);
+	assert_true((uint64_t)io_now_ms() - start < 50);
 	/* The lock is released after each line. */
 	assert_int_equal(flock(other, LOCK_EX | LOCK_NB), 0);
 	close(other);

@@ -124,17 +124,37 @@ static void test_names_with_unicode_breaks_and_bidi_are_shown(void **state)
 static void test_fs_buf_printf_formats_and_shows_names(void **state)
 {
 	(void)state;
-	struct fs_buf b = FS_BUF_INIT;
+	struct buf b = BUF_INIT;
 	fs_buf_printf(&b, "%6zu|%-4s|%4s|%.3s|%*s|%.*s|%lld|%d|%u|%x|%c|%%|%s", (size_t)42, "ab",
 	              "cd", "efgh", 3, "i", 2, "jkl", -5LL, -7, 8u, 255u, 'z', "m\tn\no\x1b[p");
-	char *s = fs_buf_take(&b);
+	char *s = buf_detach(&b);
 	assert_non_null(s);
 	assert_string_equal(s, "    42|ab  |  cd|efg|  i|jk|-5|-7|8|ff|z|%|"
 	                    "m\xe2\x90\x89n\xe2\x90\x8ao\xe2\x90\x9b[p");
 	free(s);
 	fs_buf_printf(&b, "%*s|", -3, "x");    /* a negative width: left-justified */
-	s = fs_buf_take(&b);
+	s = buf_detach(&b);
 	assert_string_equal(s, "x  |");
+	free(s);
+}
+
+/* The buffer the tools share with the supervisor: a failed allocation
+ * sticks, so text built after it cannot pass for the whole answer. */
+static void test_buf_failure_sticks_until_detach(void **state)
+{
+	(void)state;
+	struct buf b = BUF_INIT;
+	assert_int_equal(buf_adds(&b, "head "), 0);
+	assert_int_equal(buf_grow(&b, SIZE_MAX / 2), -1);   /* cannot be had */
+	assert_true(b.failed);
+	assert_int_equal(buf_adds(&b, "tail"), -1);           /* small, still refused */
+	fs_buf_printf(&b, "%s", "more");
+	assert_string_equal(b.data, "head ");
+	assert_null(buf_detach(&b));                          /* not a half text */
+	assert_false(b.failed);                               /* and b is fresh again */
+	assert_int_equal(buf_adds(&b, "ok"), 0);
+	char *s = buf_detach(&b);
+	assert_string_equal(s, "ok");
 	free(s);
 }
 
@@ -1126,6 +1146,7 @@ int main(void)
 		T(test_names_with_newlines_stay_on_their_line),
 		T(test_names_with_unicode_breaks_and_bidi_are_shown),
 		cmocka_unit_test(test_fs_buf_printf_formats_and_shows_names),
+		cmocka_unit_test(test_buf_failure_sticks_until_detach),
 		T(test_list_roots_repairs_non_utf8_workspace_path),
 		cmocka_unit_test(test_every_fs_tool_defines),
 		cmocka_unit_test(test_fs_plugin_loads_and_risks),

@@ -24,6 +24,7 @@
 
 #include "builtin_lint.h"
 #include "child_abi.h"
+#include "io.h"
 #include "toolcage.h"
 #include "tools.h"
 
@@ -125,13 +126,6 @@ static json_int_t out_int(struct ws *w, const char *key)
 	if (!got_ || strcmp(got_, (code))) \
 		fail_msg("expected error %s, got %s: %s", (code), got_ ? got_ : "(none)", (w)->out.render); \
 } while (0)
-
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
 
 /* Whether pid is gone within wait_ms (a killed orphan is reaped by init). */
 static bool gone_within(pid_t pid, int wait_ms)
@@ -408,10 +402,10 @@ static void test_run_command_not_executable(void **state)
 static void test_run_command_timeout_kills_process_group(void **state)
 {
 	struct ws *w = *state;
-	uint64_t t0 = now_ms();
+	uint64_t t0 = (uint64_t)io_now_ms();
 	int rc = call(w, json_pack("{s:[s,s,s], s:i}", "argv", "sh", "-c",
 	                           "sleep 30 & echo $!; wait", "timeout_ms", 300));
-	uint64_t took = now_ms() - t0;
+	uint64_t took = (uint64_t)io_now_ms() - t0;
 	assert_int_not_equal(rc, 0);
 	assert_true(json_is_true(json_object_get(w->out.canonical, "timed_out")));
 	assert_true(took < 5000);
@@ -426,10 +420,10 @@ static void test_run_command_timeout_kills_process_group(void **state)
 static void test_run_command_kills_leftovers_after_exit(void **state)
 {
 	struct ws *w = *state;
-	uint64_t t0 = now_ms();
+	uint64_t t0 = (uint64_t)io_now_ms();
 	int rc = call(w, json_pack("{s:[s,s,s]}", "argv", "sh", "-c", "sleep 30 & echo $!"));
 	assert_int_equal(rc, 0);
-	assert_true(now_ms() - t0 < 5000);
+	assert_true((uint64_t)io_now_ms() - t0 < 5000);
 	pid_t bg = (pid_t)atoi(out_str(w, "stdout"));
 	assert_true(bg > 1);
 	assert_true(gone_within(bg, 2000));

@@ -27,6 +27,7 @@
 #include <jansson.h>
 
 #include "toolcage.h"
+#include "util.h"
 
 #define FS_READ_MAX (10u << 20)      /* bytes read_file/edit_file/search read per file */
 #define FS_BINARY_PROBE 8192u        /* bytes looked at for a NUL (binary) */
@@ -45,33 +46,21 @@
  * whole, so the render stage never cuts them in the middle of a line. */
 #define FS_RENDER_DEFAULT 20000
 
-/* ---- a growable text buffer -------------------------------------------- */
+/* ---- render text ------------------------------------------------------ */
 
-/* Always NUL-terminated once anything was added; oom sticks, so callers
- * may append freely and check once (fs_buf_take returns NULL then). */
-struct fs_buf {
-	char *data;
-	size_t len, cap;
-	bool oom;
-};
-#define FS_BUF_INIT { NULL, 0, 0, false }
+/* The render is built in lib's struct buf (util.h): its failures stick, so
+ * the tools append freely and check once, at buf_detach. */
 
-void fs_buf_add(struct fs_buf *b, const void *p, size_t n);
-void fs_buf_adds(struct fs_buf *b, const char *s);
 /* Appends a file name (or a link target) as the render shows it: each
  * control character (a newline too) as its Unicode picture, so that a name
  * cannot start a line of its own in the model's text. */
-void fs_buf_name(struct fs_buf *b, const char *name);
+void fs_buf_name(struct buf *b, const char *name);
 /* printf into b, every %s argument shown with its control characters as
  * pictures (fs_fmt.c): names and paths never break a render's lines.
- * Content that keeps its tabs goes with fs_buf_add. */
-void fs_buf_printf(struct fs_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void fs_buf_vprintf(struct fs_buf *b, const char *fmt, va_list ap)
+ * Content that keeps its tabs goes with buf_add. */
+void fs_buf_printf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void fs_buf_vprintf(struct buf *b, const char *fmt, va_list ap)
 	__attribute__((format(printf, 2, 0)));
-/* Returns the text (malloc'd; "" when empty) and resets b; NULL after an
- * allocation failure (b is released either way). */
-char *fs_buf_take(struct fs_buf *b);
-void fs_buf_release(struct fs_buf *b);
 
 /* Bytes s[0..n) takes as a JSON string (quotes and escapes included):
  * control bytes become \u00XX, six times their size. */
@@ -90,7 +79,7 @@ void fs_error_hint(json_t *err, const char *hint);
 int fs_fail(struct tc_output *out, json_t *err);
 /* Sets out->canonical (takes it) and out->render (takes the buffer's
  * text). Returns 0, or fs_fail's 1 when either is missing (out of memory). */
-int fs_done(struct tc_output *out, json_t *canonical, struct fs_buf *render);
+int fs_done(struct tc_output *out, json_t *canonical, struct buf *render);
 
 /* ---- arguments --------------------------------------------------------- */
 
@@ -221,7 +210,7 @@ size_t fs_line_start(const char *text, size_t len, size_t line);
  * read_file shows them ("%6zu\t" and the line), each cut at width
  * characters with "..." (and repaired to valid UTF-8). Returns the
  * characters appended. */
-size_t fs_show_lines(struct fs_buf *r, const char *text, size_t len, size_t from, size_t to,
+size_t fs_show_lines(struct buf *r, const char *text, size_t len, size_t from, size_t to,
                      size_t width);
 
 /* A changed span of a text, in bytes [start, end) of the text after the
@@ -233,7 +222,7 @@ struct fs_span {
  * around it, numbered, "..." between regions, within about chars
  * characters (what does not fit is counted in a last line). Sets
  * res["regions"] to [{"start_line", "end_line"}] of the changed lines. */
-void fs_show_regions(struct fs_buf *r, json_t *res, const char *text, size_t len,
+void fs_show_regions(struct buf *r, json_t *res, const char *text, size_t len,
                      const struct fs_span *spans, size_t n, size_t ctx_lines, size_t chars);
 
 /* Adds to err (an edit's no_match, a hunk that does not apply) where old
@@ -310,11 +299,10 @@ void fs_walk_release(struct fs_walk *w);
 void fs_walk_note_ignored(struct fs_walk *w, const char *path, bool is_dir);
 /* Adds "ignored" (and "ignored_names") to res and a line to the render
  * saying what the rules left out and how to see it. */
-void fs_walk_report_ignored(const struct fs_walk *w, json_t *res, struct fs_buf *r);
-/* Monotonic milliseconds, and the call's deadline less a margin (10 %,
- * 100 ms..2 s) as a stop time for a walk (0 when there is no deadline);
+void fs_walk_report_ignored(const struct fs_walk *w, json_t *res, struct buf *r);
+/* The call's deadline less a margin (10 %, 100 ms..2 s) as a stop time
+ * for a walk, on io_now_ms's clock (0 when there is no deadline);
  * *budget_ms gets the length. */
-uint64_t fs_now_ms(void);
 uint64_t fs_stop_time(const struct tc_tool_ctx *ctx, uint32_t *budget_ms);
 
 /* rel with "." components and "x/.." pairs removed and slashes single:

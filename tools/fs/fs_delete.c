@@ -95,10 +95,10 @@ static json_t *not_empty_error(int parentfd, const struct fs_path *p)
 			n = total = 0;
 		close(fd);
 	}
-	struct fs_buf b = FS_BUF_INIT;
+	struct buf b = BUF_INIT;
 	for (size_t i = 0; i < n; i++)
 		fs_buf_printf(&b, "%s%s", i ? ", " : "", names[i]);
-	char *shown = fs_buf_take(&b);
+	char *shown = buf_detach(&b);
 	json_t *err = fs_error("not_empty", "\"%s\" is a directory that is not empty (%s%zu entr%s, e.g. "
 	                       "%s); to delete it and everything in it, call delete_path again with "
 	                       "recursive true", p->rel, total >= FS_DIR_READ_MAX ? "at least " : "", total,
@@ -202,7 +202,7 @@ static int delete_path(const struct tc_tool_ctx *ctx, json_t *args, struct tc_ou
 		rc = fs_fail(out, fs_errno_error(ctx, p.rel, errno, "file"));
 		goto out;
 	}
-	struct fs_buf r = FS_BUF_INIT;
+	struct buf r = BUF_INIT;
 	const char *type = fs_type_name(st.st_mode);
 	if (S_ISDIR(st.st_mode))
 		fs_buf_printf(&r, "Deleted directory \"%s\" and %zu entr%s inside it.\n", p.rel, s.removed,
@@ -356,7 +356,7 @@ static int move_path(const struct tc_tool_ctx *ctx, json_t *args, struct tc_outp
 		rc = fs_fail(out, rename_error(ctx, &src, &dst, -mrc));
 		goto out;
 	}
-	struct fs_buf r = FS_BUF_INIT;
+	struct buf r = BUF_INIT;
 	fs_buf_printf(&r, "Moved %s \"%s\" to \"%s\"%s.\n", fs_type_name(st.st_mode), src.rel, dst.rel,
 	              replaced ? ", replacing what was there" : "");
 	rc = fs_done(out, json_pack("{s:s, s:s, s:s, s:b}", "source", src.rel, "destination", dst.rel,

@@ -141,12 +141,12 @@ static json_t *match_error(const struct work *w, const struct edit *e, const cha
 			              "whitespace, indentation and line breaks included.");
 		return err;
 	}
-	struct fs_buf b = FS_BUF_INIT;
+	struct buf b = BUF_INIT;
 	size_t i;
 	json_t *v;
 	json_array_foreach(lines, i, v)
 		fs_buf_printf(&b, "%s%lld", i ? ", " : "", (long long)json_integer_value(v));
-	char *at = fs_buf_take(&b);
+	char *at = buf_detach(&b);
 	json_t *err = fs_error("ambiguous", "%sold_text occurs %zu times in \"%s\" (at line%s %s%s); add "
 	                       "surrounding lines to old_text so that it matches exactly once, or set "
 	                       "replace_all to change every occurrence", where, count, rel,
@@ -293,7 +293,7 @@ static int report(const struct tc_tool_ctx *ctx, const struct fs_path *p, struct
 		return fs_fail(out, NULL);
 	if (n > 1)
 		json_object_set(res, "edits", per_edit);
-	struct fs_buf r = FS_BUF_INIT;
+	struct buf r = BUF_INIT;
 	if (n == 1 && w->replacements == 1)
 		fs_buf_printf(&r, "Edited \"%s\" at line %zu: replaced %zu line%s with %zu; the file now has "
 		              "%zu bytes.%s\n", p->rel, line, w->removed, w->removed == 1 ? "" : "s", w->added,

@@ -127,21 +127,21 @@ static int parse(const struct tc_tool_ctx *ctx, json_t *args, struct find *f, js
 
 /* The hits as results and render lines, within the render budget. */
 static size_t list_hits(const struct tc_tool_ctx *ctx, const struct find *f, json_t *arr,
-                        struct fs_buf *r)
+                        struct buf *r)
 {
 	size_t max = ctx->max_render ? ctx->max_render : FS_RENDER_DEFAULT;
 	size_t chars = max > 2 * FOOTER_RESERVE ? max - FOOTER_RESERVE : max / 2, shown = 0;
 	for (size_t i = 0; i < f->nhits; i++) {
-		struct fs_buf line = FS_BUF_INIT;
+		struct buf line = BUF_INIT;
 		char when[40] = "";
 		fs_buf_name(&line, f->hits[i].path);
 		if (f->hits[i].dir)
-			fs_buf_adds(&line, "/");
+			buf_adds(&line, "/");
 		if (f->by_mtime) {
 			fs_rfc3339(&f->hits[i].mtime, when, sizeof when);
 			fs_buf_printf(&line, "  %s", when);
 		}
-		fs_buf_adds(&line, "\n");
+		buf_adds(&line, "\n");
 		size_t cost = line.data ? utf8_count(line.data, line.len) : 0;
 		char *clean = utf8_sanitize(f->hits[i].path, strlen(f->hits[i].path), true, NULL);
 		json_t *e = clean ? json_pack("{s:s}", "path", clean) : NULL;
@@ -149,22 +149,22 @@ static size_t list_hits(const struct tc_tool_ctx *ctx, const struct find *f, jso
 			json_object_set_new(e, "modified", json_string(when));
 		if (e && f->type == FIND_ANY)
 			json_object_set_new(e, "type", json_string(f->hits[i].dir ? "dir" : "file"));
-		bool fits = line.data && !line.oom && cost <= chars;
+		bool fits = line.data && !line.failed && cost <= chars;
 		if (fits && e && !json_array_append(arr, e)) {
-			fs_buf_add(r, line.data, line.len);
+			buf_add(r, line.data, line.len);
 			chars -= cost;
 			shown++;
 		}
 		json_decref(e);
 		free(clean);
-		fs_buf_release(&line);
+		buf_release(&line);
 		if (!fits)
 			break;
 	}
 	return shown;
 }
 
-static void notes(const struct find *f, const char *root, size_t shown, struct fs_buf *r)
+static void notes(const struct find *f, const char *root, size_t shown, struct buf *r)
 {
 	if (!f->matched) {
 		fs_buf_printf(r, "no %s under \"%s\" matches \"%s\" (%zu %s looked at). A glob without "
@@ -200,7 +200,7 @@ int fs_find_files_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_ou
 	}
 	if (f.by_mtime)
 		keep_newest(&f);
-	struct fs_buf r = FS_BUF_INIT;
+	struct buf r = BUF_INIT;
 	size_t shown = list_hits(ctx, &f, arr, &r);
 	notes(&f, root, shown, &r);
 	json_t *caps = json_array();
@@ -215,7 +215,7 @@ int fs_find_files_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_ou
 	}
 	if (f.walk.cap_time) {
 		json_array_append_new(caps, json_string("time"));
-		fs_buf_adds(&r, "[stopped near the call's time limit: the counts are of what was walked; "
+		buf_adds(&r, "[stopped near the call's time limit: the counts are of what was walked; "
 		            "narrow path]\n");
 	}
 	json_t *res = json_pack("{s:s, s:s, s:s, s:s, s:o, s:I, s:I, s:b, s:o}", "pattern", f.glob,

@@ -1,7 +1,7 @@
-/* fs_fmt.c — the fs tools' printf: lib/shown.c's, into an fs_buf. Every
+/* fs_fmt.c — the fs tools' printf: lib/shown.c's, into a struct buf. Every
  * %s (a name from disk, a path a model wrote) is shown with its control
  * characters as pictures; content that keeps its tabs (a file's lines)
- * goes with fs_buf_add instead. */
+ * goes with buf_add instead. */
 #include <stdarg.h>
 
 #include "fs.h"
@@ -9,16 +9,16 @@
 
 static void add(void *ctx, const char *s, size_t n)
 {
-	fs_buf_add(ctx, s, n);
+	buf_add(ctx, s, n);
 }
 
-void fs_buf_vprintf(struct fs_buf *b, const char *fmt, va_list ap)
+void fs_buf_vprintf(struct buf *b, const char *fmt, va_list ap)
 {
 	if (shown_vformat(add, b, fmt, ap) < 0)
-		b->oom = true;    /* an unknown conversion: a defect, not a half text */
+		b->failed = true;    /* an unknown conversion: a defect, not a half text */
 }
 
-void fs_buf_printf(struct fs_buf *b, const char *fmt, ...)
+void fs_buf_printf(struct buf *b, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);

@@ -252,7 +252,7 @@ static int open_dir(const struct tc_tool_ctx *ctx, const char *rel, json_t **err
 	return fd;
 }
 
-static void note_left_out(struct fs_buf *r, const struct walk *w, const char *raise)
+static void note_left_out(struct buf *r, const struct walk *w, const char *raise)
 {
 	if (w->left_out && w->full)
 		fs_buf_printf(r, "[%zu entries shown; at least %zu more were left out at the answer's size cap: "
@@ -281,7 +281,7 @@ static void walk_init(const struct tc_tool_ctx *ctx, json_t *args, struct walk *
 }
 
 /* The counts every listing carries, and the notes on what was left out. */
-static void add_counts(json_t *res, const struct walk *w, struct fs_buf *r)
+static void add_counts(json_t *res, const struct walk *w, struct buf *r)
 {
 	note_left_out(r, w, "max_entries or lower depth");
 	json_object_set_new(res, "count", json_integer((json_int_t)w->count));
@@ -297,7 +297,7 @@ static void add_counts(json_t *res, const struct walk *w, struct fs_buf *r)
  * paths relative to the workspace (prefix: the listed directory's, "" for
  * the workspace itself), as every tool takes and find_files and
  * search_text give them, and renders one line each. */
-static int flatten(json_t *entries, const char *prefix, json_t *flat, struct fs_buf *r)
+static int flatten(json_t *entries, const char *prefix, json_t *flat, struct buf *r)
 {
 	size_t i;
 	json_t *e;
@@ -318,11 +318,11 @@ static int flatten(json_t *entries, const char *prefix, json_t *flat, struct fs_
 		const char *target = json_string_value(json_object_get(e, "link_target"));
 		fs_buf_name(r, path);
 		if (!strcmp(type, "dir")) {
-			fs_buf_adds(r, "/\n");
+			buf_adds(r, "/\n");
 		} else if (target) {
-			fs_buf_adds(r, " -> ");
+			buf_adds(r, " -> ");
 			fs_buf_name(r, target);
-			fs_buf_adds(r, "\n");
+			buf_adds(r, "\n");
 		} else if (size) {
 			fs_buf_printf(r, "  %lld bytes\n", (long long)json_integer_value(size));
 		} else {
@@ -353,7 +353,7 @@ int fs_list_dir_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_outp
 	json_t *nested = walk_tree(ctx, &w, fd, root);
 	close(fd);
 	json_t *flat = json_array();
-	struct fs_buf r = FS_BUF_INIT;
+	struct buf r = BUF_INIT;
 	json_t *res = NULL;
 	if (nested && flat && !flatten(nested, strcmp(root, ".") ? root : "", flat, &r)) {
 		if (!w.count)
@@ -368,7 +368,7 @@ int fs_list_dir_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_outp
 	free(root);
 	fs_path_release(&p);
 	if (!res) {
-		fs_buf_release(&r);
+		buf_release(&r);
 		return fs_fail(out, NULL);
 	}
 	return fs_done(out, res, &r);
@@ -376,7 +376,7 @@ int fs_list_dir_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_outp
 
 /* ---- tree --------------------------------------------------------------- */
 
-static void render_tree(json_t *entries, int indent, struct fs_buf *r)
+static void render_tree(json_t *entries, int indent, struct buf *r)
 {
 	size_t i;
 	json_t *e;
@@ -390,11 +390,11 @@ static void render_tree(json_t *entries, int indent, struct fs_buf *r)
 		if (!strcmp(type, "dir")) {
 			fs_buf_printf(r, "/%s\n", children || !strcmp(name, ".git") ? "" : " ...");
 		} else if (target) {
-			fs_buf_adds(r, " -> ");
+			buf_adds(r, " -> ");
 			fs_buf_name(r, target);
-			fs_buf_adds(r, "\n");
+			buf_adds(r, "\n");
 		} else {
-			fs_buf_adds(r, "\n");
+			buf_adds(r, "\n");
 		}
 		if (children)
 			render_tree(children, indent + 1, r);
@@ -418,7 +418,7 @@ int fs_tree_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_output *
 	}
 	json_t *children = walk_tree(ctx, &w, fd, root);
 	close(fd);
-	struct fs_buf r = FS_BUF_INIT;
+	struct buf r = BUF_INIT;
 	json_t *res = NULL;
 	if (children) {
 		fs_buf_printf(&r, "%s/\n", root);
@@ -435,7 +435,7 @@ int fs_tree_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_output *
 	free(root);
 	fs_path_release(&p);
 	if (!res) {
-		fs_buf_release(&r);
+		buf_release(&r);
 		return fs_fail(out, NULL);
 	}
 	return fs_done(out, res, &r);

@@ -209,7 +209,7 @@ bool fs_near_miss(json_t *err, const char *text, size_t len, const char *old, si
 		best_line(text, &fl, old, &ol, &f, a, b);
 	if (!f.line)
 		goto out;
-	struct fs_buf m = FS_BUF_INIT;
+	struct buf m = BUF_INIT;
 	const char *msg = json_string_value(json_object_get(err, "message"));
 	size_t last = f.line + f.nlines - 1;
 	fs_buf_printf(&m, "%s ", msg ? msg : "");
@@ -230,8 +230,8 @@ bool fs_near_miss(json_t *err, const char *text, size_t len, const char *old, si
 	              200);
 	if (f.nlines > SHOW_LINES)
 		fs_buf_printf(&m, "   ... (%zu more lines)\n", f.nlines - SHOW_LINES);
-	fs_buf_adds(&m, advice);
-	char *joined = fs_buf_take(&m);
+	buf_adds(&m, advice);
+	char *joined = buf_detach(&m);
 	if (joined) {
 		json_object_set_new(err, "message", json_string(joined));
 		json_object_set_new(err, "near_miss", json_pack("{s:s, s:I, s:I}", "kind",

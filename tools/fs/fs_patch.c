@@ -450,14 +450,14 @@ static size_t place(const char *t, const struct tlines *tl, const struct hunk *h
 /* The old lines of a hunk as one text, for the near miss. */
 static char *old_text(const struct hunk *h, size_t *len)
 {
-	struct fs_buf b = FS_BUF_INIT;
+	struct buf b = BUF_INIT;
 	for (size_t i = 0; i < h->n; i++)
 		if (h->lines[i].kind != '+') {
-			fs_buf_add(&b, h->lines[i].p, h->lines[i].n);
-			fs_buf_adds(&b, "\n");
+			buf_add(&b, h->lines[i].p, h->lines[i].n);
+			buf_adds(&b, "\n");
 		}
 	*len = b.len;
-	return fs_buf_take(&b);
+	return buf_detach(&b);
 }
 
 static json_t *hunk_error(const struct fpatch *f, size_t hi, const char *t, size_t len)
@@ -486,7 +486,7 @@ static json_t *hunk_error(const struct fpatch *f, size_t hi, const char *t, size
 static int apply_file(struct fpatch *f, const char *t, size_t len, json_t **err)
 {
 	struct tlines tl = { 0 };
-	struct fs_buf out = FS_BUF_INIT;
+	struct buf out = BUF_INIT;
 	size_t nspans = 0, from = 0;
 	long delta = 0;
 	int rc = -1;
@@ -512,9 +512,9 @@ static int apply_file(struct fpatch *f, const char *t, size_t len, json_t **err)
 		/* The text up to the hunk, as it was. */
 		size_t copy_to = at < tl.n ? tl.start[at] : len;
 		size_t copy_from = from < tl.n ? tl.start[from] : len;
-		fs_buf_add(&out, t + copy_from, copy_to - copy_from);
+		buf_add(&out, t + copy_from, copy_to - copy_from);
 		if (copy_to == len && len && t[len - 1] != '\n' && at > 0)
-			fs_buf_adds(&out, "\n");   /* appending after a last line without one */
+			buf_adds(&out, "\n");   /* appending after a last line without one */
 		size_t k = at;
 		bool in_run = false;   /* a run of changed lines: one span */
 		for (size_t j = 0; j < h->n; j++) {
@@ -524,8 +524,8 @@ static int apply_file(struct fpatch *f, const char *t, size_t len, json_t **err)
 					*err = hunk_error(f, i, t, len);
 					goto out;
 				}
-				fs_buf_add(&out, t + tl.start[k], tl.len[k]);
-				fs_buf_adds(&out, "\n");
+				buf_add(&out, t + tl.start[k], tl.len[k]);
+				buf_adds(&out, "\n");
 				k++;
 				in_run = false;
 				continue;
@@ -537,8 +537,8 @@ static int apply_file(struct fpatch *f, const char *t, size_t len, json_t **err)
 				k++;
 				f->removed++;
 			} else {
-				fs_buf_add(&out, pl->p, pl->n);
-				fs_buf_adds(&out, crlf && !(pl->n && pl->p[pl->n - 1] == '\r') ? "\r\n" : "\n");
+				buf_add(&out, pl->p, pl->n);
+				buf_adds(&out, crlf && !(pl->n && pl->p[pl->n - 1] == '\r') ? "\r\n" : "\n");
 				f->added++;
 			}
 			f->spans[nspans - 1].end = out.len;
@@ -555,19 +555,19 @@ static int apply_file(struct fpatch *f, const char *t, size_t len, json_t **err)
 		}
 	}
 	size_t rest = from < tl.n ? tl.start[from] : len;
-	fs_buf_add(&out, t + rest, len - rest);
+	buf_add(&out, t + rest, len - rest);
 	if (touched_end && !eol && out.len && out.data[out.len - 1] == '\n') {
 		out.len -= out.len > 1 && crlf && out.data[out.len - 2] == '\r' ? 2 : 1;
 		out.data[out.len] = '\0';
 	}
-	if (out.oom)
+	if (out.failed)
 		goto out;
 	f->nspans = nspans;
 	f->out_len = out.len;
-	f->out = fs_buf_take(&out);
+	f->out = buf_detach(&out);
 	rc = f->out ? 0 : -1;
 out:
-	fs_buf_release(&out);
+	buf_release(&out);
 	free(tl.start);
 	free(tl.len);
 	return rc;
@@ -634,7 +634,7 @@ static int write_one(const struct tc_tool_ctx *ctx, struct fpatch *f, bool *clea
 }
 
 static json_t *file_result(const struct tc_tool_ctx *ctx, struct fpatch *f, bool cleared, size_t share,
-                           struct fs_buf *r)
+                           struct buf *r)
 {
 	json_t *o = json_pack("{s:s, s:s, s:I, s:I, s:I}", "path", f->fp.rel, "action",
 	                      f->create ? "created" : "modified", "hunks", (json_int_t)f->nh,
@@ -661,7 +661,7 @@ int fs_apply_patch_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_o
 	json_t *text = json_object_get(args, "patch");
 	struct patch pt = { 0 };
 	json_t *err = NULL, *files = json_array();
-	struct fs_buf r = FS_BUF_INIT;
+	struct buf r = BUF_INIT;
 	int rc;
 	if (!json_is_string(text) || !json_string_length(text)) {
 		rc = fs_fail(out, fs_error("invalid_patch", "patch must be the text of a unified diff"));
@@ -683,13 +683,13 @@ int fs_apply_patch_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_o
 		if (err) {
 			/* Each file is written atomically, but not all of them at once:
 			 * say exactly which were. */
-			struct fs_buf m = FS_BUF_INIT;
+			struct buf m = BUF_INIT;
 			fs_buf_printf(&m, "%s The patch was applied to %zu of %zu files before this one:",
 			              err ? json_string_value(json_object_get(err, "message")) : "out of memory.", i,
 			              pt.nf);
 			for (size_t j = 0; j < i; j++)
 				fs_buf_printf(&m, " \"%s\"", pt.files[j].fp.rel);
-			char *msg = fs_buf_take(&m);
+			char *msg = buf_detach(&m);
 			json_t *e = fs_error("partial", "%s", msg ? msg : "out of memory");
 			free(msg);
 			json_decref(err);
@@ -707,7 +707,7 @@ int fs_apply_patch_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_o
 	rc = fs_done(out, json_pack("{s:O, s:I}", "files", files, "files_changed", (json_int_t)pt.nf), &r);
 out:
 	json_decref(files);
-	fs_buf_release(&r);
+	buf_release(&r);
 	patch_release(&pt);
 	return rc;
 }

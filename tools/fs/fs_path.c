@@ -458,12 +458,12 @@ static int nearby_names(int dirfd, const char *missing, json_t *arr, size_t *tot
 	return 0;
 }
 
-static void join_names(struct fs_buf *b, json_t *arr)
+static void join_names(struct buf *b, json_t *arr)
 {
 	size_t i;
 	json_t *v;
 	json_array_foreach(arr, i, v) {
-		fs_buf_adds(b, i ? ", " : "");
+		buf_adds(b, i ? ", " : "");
 		fs_buf_name(b, json_string_value(v));
 	}
 }
@@ -482,7 +482,7 @@ json_t *fs_not_found(const struct tc_tool_ctx *ctx, const char *rel, const char 
 		nearby_names(dirfd, missing, nearby, &total, &more);
 		close(dirfd);
 	}
-	struct fs_buf b = FS_BUF_INIT;
+	struct buf b = BUF_INIT;
 	fs_buf_printf(&b, "no such %s: \"%s\" (\"%s\" is not in %s). ", what, rel, missing, where);
 	if (!json_array_size(nearby)) {
 		fs_buf_printf(&b, "%s is empty; check the path, or call list_dir to look elsewhere.", where);
@@ -492,7 +492,7 @@ json_t *fs_not_found(const struct tc_tool_ctx *ctx, const char *rel, const char 
 		fs_buf_printf(&b, " (%s%zu entries in all). Check the spelling and call again, or call "
 		              "list_dir on \"%s\" to see every entry.", more ? "more than " : "", total, parent);
 	}
-	char *msg = fs_buf_take(&b);
+	char *msg = buf_detach(&b);
 	json_t *err = msg ? json_pack("{s:s, s:s, s:s, s:s, s:s, s:o}", "error", "not_found",
 	                              "message", msg, "path", rel, "missing", missing,
 	                              "parent", parent, "nearby", nearby)

@@ -145,7 +145,7 @@ static void page_line_fit(struct page_line *l, size_t lineno, size_t room)
  * shortened if need be, so paging goes on). The render and "lines" hold
  * the same page, and the footer names it exactly. */
 static int take_lines(const char *data, size_t len, const struct text_req *rq, json_t *res,
-                      struct fs_buf *r)
+                      struct buf *r)
 {
 	json_t *lines = json_array();
 	size_t lineno = 0, kept = 0, cut_count = 0;
@@ -181,10 +181,10 @@ static int take_lines(const char *data, size_t len, const struct text_req *rq, j
 				/* the line is content: its tabs stay (the
 				 * render stage shows its controls) */
 				fs_buf_printf(r, "%6zu\t", lineno);
-				fs_buf_add(r, l.text, l.len);
+				buf_add(r, l.text, l.len);
 				if (l.cut && cut_marker(m, sizeof m, &l))
-					fs_buf_adds(r, m);
-				fs_buf_adds(r, "\n");
+					buf_adds(r, m);
+				buf_adds(r, "\n");
 				kept++;
 			}
 			free(l.text);
@@ -202,7 +202,7 @@ static int take_lines(const char *data, size_t len, const struct text_req *rq, j
 	if (cut_count)
 		json_object_set_new(res, "long_lines_cut", json_integer((json_int_t)cut_count));
 	if (!lineno)
-		fs_buf_adds(r, "(empty file)\n");
+		buf_adds(r, "(empty file)\n");
 	else if (truncated)
 		fs_buf_printf(r, "[lines %zu-%zu of %zu shown%s; call read_file with offset %zu to read on]\n",
 		              rq->offset, last, lineno, full ? " (the answer's size cap)" : "", last + 1);
@@ -256,7 +256,7 @@ static char *base64(const unsigned char *p, size_t n)
  * which an MCP server sends as image content; the render describes it.
  * 0, or -1 with *err. */
 static int image_result(const char *rel, const char *mime, const char *data, size_t len,
-                        json_t **res, struct fs_buf *r, json_t **err)
+                        json_t **res, struct buf *r, json_t **err)
 {
 	if (len > IMAGE_MAX) {
 		*err = fs_error("too_large", "\"%s\" is an image (%s) of %zu bytes; read_file returns images "
@@ -278,7 +278,7 @@ static int image_result(const char *rel, const char *mime, const char *data, siz
 /* Reads the text file at rel into *res (a new object) and the render.
  * 0, or -1 with *err. */
 static int read_text(const struct tc_tool_ctx *ctx, const char *rel, const struct text_req *rq,
-                     json_t **res, struct fs_buf *r, json_t **err)
+                     json_t **res, struct buf *r, json_t **err)
 {
 	/* O_NONBLOCK: opening a fifo must not hang the call until the deadline. */
 	int fd = fs_open(ctx, rel, O_RDONLY | O_NONBLOCK, "file", err);
@@ -346,11 +346,11 @@ int fs_read_file_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_out
 		.chars = &(size_t){ page_chars(ctx) },
 		.images = true,
 	};
-	struct fs_buf r = FS_BUF_INIT;
+	struct buf r = BUF_INIT;
 	int rc = read_text(ctx, p.rel, &rq, &res, &r, &err);
 	fs_path_release(&p);
 	if (rc) {
-		fs_buf_release(&r);
+		buf_release(&r);
 		return fs_fail(out, err);
 	}
 	return fs_done(out, res, &r);
@@ -367,7 +367,7 @@ int fs_read_file_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_out
  * with "path" so the model can tell them apart. *chars is the render left
  * for the whole answer: a file that no longer fits is not read (its entry
  * says so) and *not_read counts it. */
-static json_t *read_one_of_many(const struct tc_tool_ctx *ctx, json_t *pathv, struct fs_buf *r,
+static json_t *read_one_of_many(const struct tc_tool_ctx *ctx, json_t *pathv, struct buf *r,
                                 size_t *budget, size_t *chars, size_t *not_read, bool *ok)
 {
 	struct fs_path p;
@@ -378,12 +378,12 @@ static json_t *read_one_of_many(const struct tc_tool_ctx *ctx, json_t *pathv, st
 	 * from the workspace, as every tool names it), or as given when it is
 	 * refused. */
 	const char *shown = parsed ? p.rel : json_is_string(pathv) ? json_string_value(pathv) : "?";
-	struct fs_buf one = FS_BUF_INIT;
+	struct buf one = BUF_INIT;
 	*ok = false;
 	fs_buf_printf(&one, "==> %s <==\n", shown);
 	size_t head = one.data ? utf8_count(one.data, one.len) : 0;
 	if (*not_read || head + MANY_FILE_FOOTER + MANY_FILE_MIN > *chars) {
-		fs_buf_release(&one);
+		buf_release(&one);
 		(*not_read)++;
 		json_decref(err);
 		err = fs_error("not_read", "not read: the answer reached its size cap before this file; "
@@ -408,8 +408,8 @@ static json_t *read_one_of_many(const struct tc_tool_ctx *ctx, json_t *pathv, st
 		fs_buf_printf(&one, "error: %s\n", json_string_value(json_object_get(err, "message")));
 	size_t used = one.data ? utf8_count(one.data, one.len) : 0;
 	*chars -= used < *chars ? used : *chars;
-	fs_buf_add(r, one.data ? one.data : "", one.len);
-	fs_buf_release(&one);
+	buf_add(r, one.data ? one.data : "", one.len);
+	buf_release(&one);
 	if (!*ok && err)
 		json_object_set_new(err, "path", json_string(shown));
 	if (parsed)
@@ -424,13 +424,13 @@ int fs_read_many_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_out
 		return fs_fail(out, fs_error("invalid_arguments", "paths must list 1 to 20 file paths, e.g. "
 		                             "[\"README.md\", \"src/main.c\"]"));
 	json_t *files = json_array();
-	struct fs_buf r = FS_BUF_INIT;
+	struct buf r = BUF_INIT;
 	size_t nread = 0, not_read = 0, i, budget = FS_RESULT_BUDGET, chars = page_chars(ctx);
 	json_t *v;
 	json_array_foreach(paths, i, v) {
 		bool ok;
 		if (i && !not_read) {
-			fs_buf_adds(&r, "\n");
+			buf_adds(&r, "\n");
 			chars -= chars ? 1 : 0;
 		}
 		json_t *one = read_one_of_many(ctx, v, &r, &budget, &chars, &not_read, &ok);
@@ -438,13 +438,13 @@ int fs_read_many_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_out
 		if (code && !strcmp(code, "unsupported")) {
 			/* The kernel, not the file: no file can be read; say it once. */
 			json_decref(files);
-			fs_buf_release(&r);
+			buf_release(&r);
 			json_object_del(one, "path");
 			return fs_fail(out, one);
 		}
 		if (!one || json_array_append_new(files, one)) {
 			json_decref(files);
-			fs_buf_release(&r);
+			buf_release(&r);
 			return fs_fail(out, NULL);
 		}
 		nread += ok;
@@ -474,7 +474,7 @@ static void add_time(json_t *o, const char *key, const struct timespec *ts)
 
 /* The symlink's target text and what it leads to, if inside the workspace. */
 static void add_link_info(const struct tc_tool_ctx *ctx, int dirfd, const struct fs_path *p,
-                          json_t *o, struct fs_buf *r)
+                          json_t *o, struct buf *r)
 {
 	char target[PATH_MAX];
 	ssize_t n = readlinkat(dirfd, p->last, target, sizeof target - 1);
@@ -529,7 +529,7 @@ int fs_file_info_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_out
 	add_time(o, "mtime", &st.st_mtim);
 	add_time(o, "atime", &st.st_atim);
 	add_time(o, "ctime", &st.st_ctim);
-	struct fs_buf r = FS_BUF_INIT;
+	struct buf r = BUF_INIT;
 	fs_buf_printf(&r, "path: %s\ntype: %s\nsize: %lld bytes\nmode: %s\n", p.rel,
 	              fs_type_name(st.st_mode), (long long)st.st_size, mode);
 	fs_buf_printf(&r, "modified: %s\naccessed: %s\nchanged: %s\n",
@@ -559,7 +559,7 @@ int fs_list_roots_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_ou
 		"it are refused.";
 	json_t *o = json_pack("{s:[{s:s, s:s}], s:s}", "roots", "name", "workspace", "path", ws,
 	                      "note", note);
-	struct fs_buf r = FS_BUF_INIT;
+	struct buf r = BUF_INIT;
 	fs_buf_printf(&r, "workspace: %s\n%s\n", ws, note);
 	free(ws);
 	return fs_done(out, o, &r);

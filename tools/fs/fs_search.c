@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "fs.h"
+#include "io.h"
 #include "glob_match.h"
 #include "utf8.h"
 
@@ -39,7 +40,7 @@ struct search {
 	size_t before, after;            /* context lines */
 	size_t max_matches;              /* entries returned: lines, files or counts */
 	json_t *matches;                 /* lines: the matches; files/count: the files */
-	struct fs_buf *r;
+	struct buf *r;
 	size_t chars;                    /* render characters left */
 	size_t root_skip;                /* bytes of a path before the part relative to the root */
 	size_t seen;                     /* regular files walked, matching the glob or not */
@@ -61,7 +62,7 @@ static bool stopped(const struct search *s)
 
 /* Appends text to the render when it fits the characters left; else
  * marks the answer full. */
-static bool render_fits(struct search *s, const struct fs_buf *line)
+static bool render_fits(struct search *s, const struct buf *line)
 {
 	size_t n = line->data ? utf8_count(line->data, line->len) : 0;
 	if (n > s->chars) {
@@ -69,7 +70,7 @@ static bool render_fits(struct search *s, const struct fs_buf *line)
 		return false;
 	}
 	s->chars -= n;
-	fs_buf_add(s->r, line->data ? line->data : "", line->len);
+	buf_add(s->r, line->data ? line->data : "", line->len);
 	return true;
 }
 
@@ -80,13 +81,13 @@ static char *line_text(const char *p, size_t n, size_t *len)
 }
 
 /* "path:12: text" for a match, "path-11- text" for context. */
-static void add_render_line(struct fs_buf *b, const char *spath, size_t lineno, char sep,
+static void add_render_line(struct buf *b, const char *spath, size_t lineno, char sep,
                             const char *text, bool cut)
 {
 	fs_buf_name(b, spath);
 	fs_buf_printf(b, "%c%zu%c ", sep, lineno, sep);
-	fs_buf_adds(b, text);      /* content: its tabs stay */
-	fs_buf_adds(b, cut ? " [cut]\n" : "\n");
+	buf_adds(b, text);      /* content: its tabs stay */
+	buf_adds(b, cut ? " [cut]\n" : "\n");
 }
 
 /* ---- lines mode ---------------------------------------------------------- */
@@ -120,18 +121,18 @@ static void add_match(struct search *s, const char *spath, const char *data,
 	json_t *m = text ? json_pack("{s:s, s:I, s:s%}", "path", spath, "line", (json_int_t)lineno, "text",
 	                             text, tlen) : NULL;
 	json_t *before = s->before ? json_array() : NULL, *after = s->after ? json_array() : NULL;
-	struct fs_buf line = FS_BUF_INIT;
+	struct buf line = BUF_INIT;
 	if (!m) {
 		s->oom = true;
 		goto out;
 	}
 	if (s->cur_file != s->files) {
 		if (s->cur_file && (s->before || s->after))
-			fs_buf_adds(&line, "--\n");
+			buf_adds(&line, "--\n");
 		s->cur_file = s->files;
 		s->shown_upto = 0;
 	} else if ((s->before || s->after) && s->shown_upto + 1 < lineno - have_before) {
-		fs_buf_adds(&line, "--\n");
+		buf_adds(&line, "--\n");
 	}
 	for (size_t k = 0; k < have_before; k++) {
 		size_t bp = starts[k];
@@ -161,8 +162,8 @@ static void add_match(struct search *s, const char *spath, const char *data,
 		upto = lineno + k + 1;
 		ap += an + 1;
 	}
-	if (line.oom || !render_fits(s, &line)) {
-		s->oom = s->oom || line.oom;
+	if (line.failed || !render_fits(s, &line)) {
+		s->oom = s->oom || line.failed;
 		goto out;
 	}
 	s->shown_upto = upto;
@@ -175,7 +176,7 @@ static void add_match(struct search *s, const char *spath, const char *data,
 	else
 		s->nmatches++;
 out:
-	fs_buf_release(&line);
+	buf_release(&line);
 	json_decref(m);
 	json_decref(before);
 	json_decref(after);
@@ -190,24 +191,24 @@ static void add_file_entry(struct search *s, const char *spath, size_t count)
 		s->cap_matches = true;
 		return;
 	}
-	struct fs_buf line = FS_BUF_INIT;
+	struct buf line = BUF_INIT;
 	fs_buf_name(&line, spath);
 	if (s->mode == MODE_COUNT)
 		fs_buf_printf(&line, ":%zu\n", count);
 	else
-		fs_buf_adds(&line, "\n");
+		buf_adds(&line, "\n");
 	json_t *e = s->mode == MODE_COUNT ? json_pack("{s:s, s:I}", "path", spath, "count", (json_int_t)count)
 	                                  : json_string(spath);
-	if (!line.oom && e && render_fits(s, &line)) {
+	if (!line.failed && e && render_fits(s, &line)) {
 		if (json_array_append(s->matches, e))
 			s->oom = true;
 		else
 			s->nmatches++;
-	} else if (line.oom || !e) {
+	} else if (line.failed || !e) {
 		s->oom = true;
 	}
 	json_decref(e);
-	fs_buf_release(&line);
+	buf_release(&line);
 }
 
 static void search_data(struct search *s, const char *path, const char *data, size_t len)
@@ -242,7 +243,7 @@ static void search_data(struct search *s, const char *path, const char *data, si
 		}
 		/* A line costs at most the match limit (~10 ms); the clock is read
 		 * every 64 lines, and after each line that hit the limit. */
-		if ((rc < -1 || !(lineno & 63)) && s->walk.stop_at_ms && fs_now_ms() >= s->walk.stop_at_ms)
+		if ((rc < -1 || !(lineno & 63)) && s->walk.stop_at_ms && (uint64_t)io_now_ms() >= s->walk.stop_at_ms)
 			s->walk.cap_time = true;
 		pos += n + 1;
 	}
@@ -402,7 +403,7 @@ static void teardown(struct search *s)
 /* ---- the answer ---------------------------------------------------------- */
 
 /* The caps that were hit, in the canonical list and as render notes. */
-static json_t *caps_hit(const struct search *s, struct fs_buf *r)
+static json_t *caps_hit(const struct search *s, struct buf *r)
 {
 	static const char *const what[] = { "matches", "files", "files" };
 	json_t *caps = json_array();
@@ -451,7 +452,7 @@ static json_t *caps_hit(const struct search *s, struct fs_buf *r)
 /* A glob that no file matched is most often a glob read another way
  * ("*.py" taken as a path, or a path without "**"): say so, and how it is
  * read, rather than a bare "0 files searched". */
-static void glob_hint(const struct search *s, const char *root, struct fs_buf *r)
+static void glob_hint(const struct search *s, const char *root, struct buf *r)
 {
 	fs_buf_printf(r, "[no file under \"%s\" matches the glob \"%s\" (%zu file%s looked at). A glob "
 	              "without \"/\" matches file names at any depth (\"*.py\", \"*.{c,h}\"); one with "
@@ -459,7 +460,7 @@ static void glob_hint(const struct search *s, const char *root, struct fs_buf *r
 	              s->seen, s->seen == 1 ? "" : "s", root);
 }
 
-static void summary(const struct search *s, json_t *args, const char *root, struct fs_buf *r)
+static void summary(const struct search *s, json_t *args, const char *root, struct buf *r)
 {
 	const char *pat = fs_arg_str(args, "pattern", "");
 	if (!s->files_matched)
@@ -511,7 +512,7 @@ int fs_search_text_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_o
 {
 	struct search s = { 0 };
 	struct fs_path p = { 0 };
-	struct fs_buf r = FS_BUF_INIT;
+	struct buf r = BUF_INIT;
 	json_t *err = NULL;
 	char *root = NULL;
 	s.r = &r;
@@ -519,7 +520,7 @@ int fs_search_text_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_o
 	    !(root = fs_path_normal(p.rel)) || search_path(ctx, &s, root, &err)) {
 		teardown(&s);
 		fs_path_release(&p);
-		fs_buf_release(&r);
+		buf_release(&r);
 		free(root);
 		return fs_fail(out, err);
 	}

@@ -66,7 +66,7 @@ size_t fs_line_start(const char *text, size_t len, size_t line)
 
 /* Appends the lines from the cursor's line to last (inclusive), or fewer
  * once limit characters are reached (at least one line). */
-static size_t show_from(struct fs_buf *r, struct cursor *c, size_t last, size_t width, size_t limit)
+static size_t show_from(struct buf *r, struct cursor *c, size_t last, size_t width, size_t limit)
 {
 	size_t chars = 0;
 	while (c->line <= last && c->pos < c->len && (!chars || chars < limit)) {
@@ -76,7 +76,7 @@ static size_t show_from(struct fs_buf *r, struct cursor *c, size_t last, size_t 
 		size_t clean_len;
 		char *clean = utf8_sanitize(p, n, true, &clean_len);
 		if (!clean) {
-			r->oom = true;
+			r->failed = true;
 			return chars;
 		}
 		size_t keep = clean_len, shown = utf8_count(clean, clean_len);
@@ -94,8 +94,8 @@ static size_t show_from(struct fs_buf *r, struct cursor *c, size_t last, size_t 
 		/* the line is content: its tabs stay (the render stage shows
 		 * its other controls) */
 		fs_buf_printf(r, "%6zu\t", c->line);
-		fs_buf_add(r, clean, keep);
-		fs_buf_adds(r, cut ? "...\n" : "\n");
+		buf_add(r, clean, keep);
+		buf_adds(r, cut ? "...\n" : "\n");
 		chars += r->len - before - keep + shown - (cut ? 3 : 0);
 		free(clean);
 		c->pos = nl ? (size_t)(nl - c->t) + 1 : c->len;
@@ -104,7 +104,7 @@ static size_t show_from(struct fs_buf *r, struct cursor *c, size_t last, size_t 
 	return chars;
 }
 
-size_t fs_show_lines(struct fs_buf *r, const char *text, size_t len, size_t from, size_t to,
+size_t fs_show_lines(struct buf *r, const char *text, size_t len, size_t from, size_t to,
                      size_t width)
 {
 	struct cursor c = { text, len, 0, 1 };
@@ -146,14 +146,14 @@ static size_t span_lines(const char *text, size_t len, struct fs_span *s, size_t
 	return k;
 }
 
-void fs_show_regions(struct fs_buf *r, json_t *res, const char *text, size_t len,
+void fs_show_regions(struct buf *r, json_t *res, const char *text, size_t len,
                      const struct fs_span *spans, size_t n, size_t ctx_lines, size_t chars)
 {
 	struct fs_span *s = n ? malloc(n * sizeof *s) : NULL;
 	size_t *lines = n ? malloc(2 * n * sizeof *lines) : NULL;
 	json_t *regions = json_array();
 	if (n && (!s || !lines || !regions)) {
-		r->oom = true;
+		r->failed = true;
 		goto out;
 	}
 	if (n)
@@ -186,7 +186,7 @@ void fs_show_regions(struct fs_buf *r, json_t *res, const char *text, size_t len
 		if (used && used + (to - from + 1) * 168 > chars)
 			break;
 		if (used)
-			fs_buf_adds(r, "   ...\n");
+			buf_adds(r, "   ...\n");
 		cursor_to_line(&c, from);
 		used += show_from(r, &c, to, 160, chars > used ? chars - used : 1) + 7;
 		if (c.line <= to && c.pos < c.len) {

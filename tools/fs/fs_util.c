@@ -1,4 +1,4 @@
-/* fs_util.c — small helpers of the fs plugin: a text buffer, the error
+/* fs_util.c — small helpers of the fs plugin: names in the render, the error
  * shape, argument defaults, bounded reads, binary detection, atomic writes,
  * sorted directory listings. Everything runs in the confined child. */
 #define _GNU_SOURCE
@@ -14,74 +14,20 @@
 #include <unistd.h>
 
 #include "fs.h"
+#include "io.h"
 #include "shown.h"
 #include "utf8.h"
 
-/* ---- buffer ------------------------------------------------------------ */
-
-static bool buf_reserve(struct fs_buf *b, size_t extra)
-{
-	if (b->oom)
-		return false;
-	if (b->len + extra < b->cap)
-		return true;
-	size_t cap = b->cap ? b->cap : 256;
-	while (cap <= b->len + extra) {
-		if (cap > SIZE_MAX / 2) {
-			b->oom = true;
-			return false;
-		}
-		cap *= 2;
-	}
-	char *d = realloc(b->data, cap);
-	if (!d) {
-		b->oom = true;
-		return false;
-	}
-	b->data = d;
-	b->cap = cap;
-	return true;
-}
-
-void fs_buf_add(struct fs_buf *b, const void *p, size_t n)
-{
-	if (!buf_reserve(b, n))
-		return;
-	memcpy(b->data + b->len, p, n);
-	b->len += n;
-	b->data[b->len] = '\0';
-}
-
-void fs_buf_adds(struct fs_buf *b, const char *s)
-{
-	fs_buf_add(b, s, strlen(s));
-}
+/* ---- render text ------------------------------------------------------- */
 
 static void to_fs_buf(void *ctx, const char *s, size_t n)
 {
-	fs_buf_add(ctx, s, n);
+	buf_add(ctx, s, n);
 }
 
-void fs_buf_name(struct fs_buf *b, const char *name)
+void fs_buf_name(struct buf *b, const char *name)
 {
 	shown_add(to_fs_buf, b, name, strlen(name));
-}
-
-char *fs_buf_take(struct fs_buf *b)
-{
-	char *d = NULL;
-	if (!b->oom)
-		d = b->data ? b->data : strdup("");
-	else
-		free(b->data);
-	*b = (struct fs_buf)FS_BUF_INIT;
-	return d;
-}
-
-void fs_buf_release(struct fs_buf *b)
-{
-	free(b->data);
-	*b = (struct fs_buf)FS_BUF_INIT;
 }
 
 size_t fs_json_cost(const char *s, size_t n)
@@ -101,7 +47,7 @@ size_t fs_json_cost(const char *s, size_t n)
 
 json_t *fs_error(const char *code, const char *fmt, ...)
 {
-	struct fs_buf m = FS_BUF_INIT;
+	struct buf m = BUF_INIT;
 	va_list ap;
 	va_start(ap, fmt);
 	fs_buf_vprintf(&m, fmt, ap);    /* names quoted in it shown safely */
@@ -110,8 +56,8 @@ json_t *fs_error(const char *code, const char *fmt, ...)
 	 * inside a character, and jansson refuses text that is not UTF-8: the
 	 * model would be told "out of memory" instead of what went wrong. */
 	size_t len = m.len < 2047 ? m.len : 2047;
-	char *clean = m.oom ? NULL : utf8_sanitize(m.data ? m.data : "", len, true, NULL);
-	fs_buf_release(&m);
+	char *clean = m.failed ? NULL : utf8_sanitize(m.data ? m.data : "", len, true, NULL);
+	buf_release(&m);
 	json_t *err = clean ? json_pack("{s:s, s:s}", "error", code, "message", clean) : NULL;
 	free(clean);
 	return err;
@@ -138,9 +84,9 @@ int fs_fail(struct tc_output *out, json_t *err)
 	return 1;
 }
 
-int fs_done(struct tc_output *out, json_t *canonical, struct fs_buf *render)
+int fs_done(struct tc_output *out, json_t *canonical, struct buf *render)
 {
-	char *text = fs_buf_take(render);
+	char *text = buf_detach(render);
 	if (!canonical || !text) {
 		json_decref(canonical);
 		free(text);
@@ -176,22 +122,6 @@ bool fs_arg_bool(json_t *args, const char *key, bool dflt)
 
 /* ---- reading and writing ----------------------------------------------- */
 
-static ssize_t read_full(int fd, char *p, size_t n)
-{
-	size_t got = 0;
-	while (got < n) {
-		ssize_t r = read(fd, p + got, n - got);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			return -1;
-		if (r == 0)
-			break;
-		got += (size_t)r;
-	}
-	return (ssize_t)got;
-}
-
 int fs_read_all(int fd, const char *rel, size_t max, char **data, size_t *len, json_t **err)
 {
 	struct stat st;
@@ -213,9 +143,9 @@ int fs_read_all(int fd, const char *rel, size_t max, char **data, size_t *len, j
 		*err = fs_error("no_memory", "not enough memory to read %s", rel);
 		return -1;
 	}
-	ssize_t got = read_full(fd, p, want);
+	ssize_t got = io_read_all(fd, p, want);
 	if (got < 0) {
-		*err = fs_error("io", "cannot read %s: %s", rel, strerror(errno));
+		*err = fs_error("io", "cannot read %s: %s", rel, strerror((int)-got));
 		free(p);
 		return -1;
 	}
@@ -228,20 +158,6 @@ int fs_read_all(int fd, const char *rel, size_t max, char **data, size_t *len, j
 bool fs_is_binary(const char *data, size_t len)
 {
 	return memchr(data, '\0', len < FS_BINARY_PROBE ? len : FS_BINARY_PROBE) != NULL;
-}
-
-static int write_full(int fd, const char *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return -errno;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
 }
 
 /* A name for the temp file that cannot be taken for the real one: hidden,
@@ -270,8 +186,9 @@ int fs_atomic_write(int dirfd, const char *name, const void *data, size_t len, m
 	/* fchmod after create: the umask must not change the mode the old
 	 * file had (or 0644 for a new one). */
 	int rc = fchmod(fd, mode & 07777) < 0 ? -errno : 0;
-	if (!rc)
-		rc = write_full(fd, data, len);
+	ssize_t put = rc ? 0 : io_write_all(fd, data, len);
+	if (put < 0)
+		rc = (int)put;
 	if (!rc && fsync(fd) < 0)
 		rc = -errno;
 	if (close(fd) < 0 && !rc)

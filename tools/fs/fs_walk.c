@@ -13,14 +13,8 @@
 #include <unistd.h>
 
 #include "fs.h"
+#include "io.h"
 #include "utf8.h"
-
-uint64_t fs_now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
 
 uint64_t fs_stop_time(const struct tc_tool_ctx *ctx, uint32_t *budget_ms)
 {
@@ -33,7 +27,7 @@ uint64_t fs_stop_time(const struct tc_tool_ctx *ctx, uint32_t *budget_ms)
 	uint32_t margin = limit / 10;
 	margin = margin < 100 ? 100 : margin > 2000 ? 2000 : margin;
 	*budget_ms = limit > 2 * margin ? limit - margin : limit / 2;
-	return fs_now_ms() + *budget_ms;
+	return (uint64_t)io_now_ms() + *budget_ms;
 }
 
 char *fs_path_normal(const char *rel)
@@ -68,7 +62,7 @@ char *fs_path_normal(const char *rel)
 
 static bool out_of_time(struct fs_walk *w)
 {
-	if (w->stop_at_ms && !w->cap_time && fs_now_ms() >= w->stop_at_ms)
+	if (w->stop_at_ms && !w->cap_time && (uint64_t)io_now_ms() >= w->stop_at_ms)
 		w->cap_time = true;
 	return w->cap_time;
 }
@@ -150,7 +144,7 @@ void fs_walk_release(struct fs_walk *w)
 	fs_ignore_release(&w->rules);
 }
 
-void fs_walk_report_ignored(const struct fs_walk *w, json_t *res, struct fs_buf *r)
+void fs_walk_report_ignored(const struct fs_walk *w, json_t *res, struct buf *r)
 {
 	json_object_set_new(res, "ignored", json_integer((json_int_t)w->ignored));
 	if (w->rules.unread)
@@ -164,12 +158,12 @@ void fs_walk_report_ignored(const struct fs_walk *w, json_t *res, struct fs_buf 
 	              w->ignored == 1 ? "y" : "ies");
 	for (size_t i = 0; i < FS_IGNORED_NAMED && i < w->ignored; i++) {
 		const char *nm = w->ignored_names[i] ? w->ignored_names[i] : "?";
-		fs_buf_adds(r, i ? ", " : "");
+		buf_adds(r, i ? ", " : "");
 		fs_buf_name(r, nm);
 		char *clean = utf8_sanitize(nm, strlen(nm), true, NULL);
 		json_array_append_new(names, json_string(clean ? clean : "?"));
 		free(clean);
 	}
-	fs_buf_adds(r, "; include_ignored true includes them]\n");
+	buf_adds(r, "; include_ignored true includes them]\n");
 	json_object_set_new(res, "ignored_names", names);
 }

@@ -123,7 +123,7 @@ int fs_write_file_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_ou
 		rc = fs_fail(out, write_errno(p.rel, -wrc));
 		goto out;
 	}
-	struct fs_buf r = FS_BUF_INIT;
+	struct buf r = BUF_INIT;
 	if (exists)
 		fs_buf_printf(&r, "Replaced \"%s\": %zu bytes written (it had %lld).%s\n", p.rel, len,
 		              (long long)st.st_size, cleared ? FS_CLEARED_NOTE : "");
@@ -238,7 +238,7 @@ int fs_make_dir_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_outp
 		                              : fs_errno_error(ctx, p.rel, e, "directory"));
 		goto out;
 	}
-	struct fs_buf r = FS_BUF_INIT;
+	struct buf r = BUF_INIT;
 	fs_buf_printf(&r, created ? "Created directory \"%s\".\n" : "\"%s\" already exists as a directory.\n",
 	              p.rel);
 	rc = fs_done(out, json_pack("{s:s, s:b}", "path", p.rel, "created", created), &r);

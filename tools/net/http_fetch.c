@@ -21,6 +21,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include "io.h"
 #include "url.h"
 #include "net.h"
 #include "utf8.h"
@@ -97,13 +98,6 @@ static int fail(struct fetch *f, struct tc_output *out, const char *code, const 
 	return 1;
 }
 
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 /* ---- arguments ------------------------------------------------------------ */
 
 static bool header_name_ok(const char *s, size_t n)
@@ -174,7 +168,7 @@ static uint64_t pick_deadline(const struct tc_tool_ctx *ctx)
 		limit = 30000;
 	uint32_t margin = limit / 10;
 	margin = margin < 100 ? 100 : margin > 2000 ? 2000 : margin;
-	return now_ms() + (limit > 2 * margin ? limit - margin : limit / 2);
+	return (uint64_t)io_now_ms() + (limit > 2 * margin ? limit - margin : limit / 2);
 }
 
 /* ---- the host rule ---------------------------------------------------------- */
@@ -454,7 +448,7 @@ static int do_hop(struct fetch *f, CURLU *u, const char *host, bool with_headers
                   struct tc_output *out)
 {
 	const struct nf_api *a = f->api;
-	uint64_t now = now_ms();
+	uint64_t now = (uint64_t)io_now_ms();
 	if (now >= f->deadline_ms)
 		return fail(f, out, "timed_out", "no time left to fetch %s (the call's time limit).",
 		            f->current);

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "child_abi.h"
+#include "io.h"
 #include "shell.h"
 #include "utf8.h"
 #include "util.h"
@@ -131,13 +132,6 @@ char *sh_capture_raw(const struct sh_capture *c, size_t *len)
 }
 
 /* ---- the command's process ---------------------------------------------- */
-
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
 
 /* Moves fd onto target without CLOEXEC. dup2 onto itself would keep the
  * flag, so that case clears it instead. */
@@ -271,11 +265,11 @@ static void wait_loop(pid_t pid, const struct sh_command *cmd, struct loop *l,
 			done = true;
 			kill(-pid, SIGKILL);
 			close_fd(&l->in_w);
-			drain_until = now_ms() + SH_DRAIN_MS;
+			drain_until = (uint64_t)io_now_ms() + SH_DRAIN_MS;
 		}
 		if (done && l->out_r < 0 && l->err_r < 0)
 			return;
-		uint64_t now = now_ms(), until = done && drain_until < deadline ? drain_until : deadline;
+		uint64_t now = (uint64_t)io_now_ms(), until = done && drain_until < deadline ? drain_until : deadline;
 		if (now >= until) {
 			if (!done) {
 				r->timed_out = true;
@@ -348,7 +342,7 @@ static int spawn(const struct sh_command *cmd, int p[4][2], struct sh_result *r,
 	struct sigaction ign = { .sa_handler = SIG_IGN }, old;
 	sigaction(SIGPIPE, &ign, &old);
 	struct child_fds f = { p[0][0], p[1][1], p[2][1], p[3][1], &old };
-	uint64_t start = now_ms();
+	uint64_t start = (uint64_t)io_now_ms();
 	pid_t pid = fork();
 	if (pid < 0) {
 		int e = errno;
@@ -370,7 +364,7 @@ static int spawn(const struct sh_command *cmd, int p[4][2], struct sh_result *r,
 		close_fd(&l->in_w);
 	wait_loop(pid, cmd, l, r, start);
 	reap(pid, r);
-	r->duration_ms = now_ms() - start;
+	r->duration_ms = (uint64_t)io_now_ms() - start;
 	/* Whatever the pipes still hold after a kill. */
 	if (l->out_r >= 0)
 		drain(&l->out_r, &r->out);
