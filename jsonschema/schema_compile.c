@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jsonptr.h"
 #include "schema_internal.h"
 
 /* Documents without $id get this base, so "#/..." resolves inside them and a
@@ -22,7 +23,7 @@ int comp_fail(struct compiler *c, uint32_t idx, const char *kw, const char *fmt,
 	struct buf where = BUF_INIT;
 	const char *w = idx < c->s->nnodes ? c->s->nodes[idx].where : "";
 	if (buf_adds(&where, w) == 0 && kw)
-		json_pointer_append(&where, kw, strlen(kw));
+		jsonptr_append(&where, kw, strlen(kw));
 	char msg[sizeof c->err->msg];
 	va_list ap;
 	va_start(ap, fmt);
@@ -174,9 +175,9 @@ static int walk_child(struct compiler *c, json_t *child, const char *kw,
 	struct walk_ctx *w = vctx;
 	struct buf where = BUF_INIT;
 	int rc = buf_adds(&where, w->where);
-	rc |= json_pointer_append(&where, kw, strlen(kw));
+	rc |= jsonptr_append(&where, kw, strlen(kw));
 	if (key)
-		rc |= json_pointer_append(&where, key, keylen);
+		rc |= jsonptr_append(&where, key, keylen);
 	else if (index >= 0)
 		rc |= buf_printf(&where, "/%ld", index);
 	if (rc) {

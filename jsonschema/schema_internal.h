@@ -326,7 +326,6 @@ size_t comp_all_edges(const struct snode *n, uint32_t *out);
 char *uri_resolve(const char *base, const char *ref);      /* new string or NULL */
 void uri_split_fragment(char *uri, char **fragment);       /* cuts at '#', in place */
 int json_pointer_lookup(json_t *root, const char *frag, json_t **out);
-int json_pointer_append(struct buf *b, const char *key, size_t len);
 enum schema_draft schema_draft_of_uri(const char *uri);    /* 0 if unknown */
 /* The embedded metaschema file whose $id is uri (no fragment), or NULL. */
 const char *meta_file_for_uri(const char *uri);

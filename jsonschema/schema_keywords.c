@@ -15,6 +15,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "jsonptr.h"
 #include "schema_internal.h"
 
 enum kw_id {
@@ -182,9 +183,9 @@ static int kfail(struct compiler *c, uint32_t idx, const char *kw, const char *k
 	struct buf where = BUF_INIT;
 	buf_adds(&where, c->s->nodes[idx].where);
 	if (kw)
-		json_pointer_append(&where, kw, strlen(kw));
+		jsonptr_append(&where, kw, strlen(kw));
 	if (key)
-		json_pointer_append(&where, key, strlen(key));
+		jsonptr_append(&where, key, strlen(key));
 	else if (index >= 0)
 		buf_printf(&where, "/%ld", index);
 	char msg[sizeof c->err->msg];
@@ -209,9 +210,9 @@ static uint32_t sub(struct compiler *c, uint32_t idx, const char *kw, json_t *v,
 	}
 	struct buf where = BUF_INIT;
 	int rc = buf_adds(&where, NODE.where);
-	rc |= json_pointer_append(&where, kw, strlen(kw));
+	rc |= jsonptr_append(&where, kw, strlen(kw));
 	if (key)
-		rc |= json_pointer_append(&where, key, keylen);
+		rc |= jsonptr_append(&where, key, keylen);
 	else if (index >= 0)
 		rc |= buf_printf(&where, "/%ld", index);
 	uint32_t out = SN_NONE;

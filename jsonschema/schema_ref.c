@@ -202,26 +202,6 @@ int json_pointer_lookup(json_t *root, const char *frag, json_t **out)
 	return rc;
 }
 
-/* Appends "/" and key escaped as a JSON pointer token (~ -> ~0, / -> ~1). */
-int json_pointer_append(struct buf *b, const char *key, size_t len)
-{
-	if (buf_grow(b, len + 8) < 0)
-		return -1;
-	b->data[b->len++] = '/';
-	for (size_t i = 0; i < len; i++) {
-		if (key[i] == '~' || key[i] == '/') {
-			if (buf_grow(b, len - i + 2) < 0)
-				return -1;
-			b->data[b->len++] = '~';
-			b->data[b->len++] = key[i] == '~' ? '0' : '1';
-		} else {
-			b->data[b->len++] = key[i];
-		}
-	}
-	b->data[b->len] = '\0';
-	return 0;
-}
-
 /* The built-in metaschemas by the $id they declare. */
 static const struct { const char *uri, *file; enum schema_draft draft; } metas[] = {
 	{ "http://json-schema.org/draft-07/schema", "draft-07", SCHEMA_DRAFT_07 },

@@ -23,6 +23,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "jsonptr.h"
 #include "schema_vctx.h"
 
 /* ---- diagnostics ------------------------------------------------------- */
@@ -33,7 +34,7 @@ static char *render_pointer(const struct vctx *x)
 	int rc = buf_add(&b, "", 0);
 	for (unsigned i = 0; i < x->depth && rc == 0; i++) {
 		const struct pseg *p = &x->path[i];
-		rc = p->key ? json_pointer_append(&b, p->key, p->len) : buf_printf(&b, "/%zu", p->index);
+		rc = p->key ? jsonptr_append(&b, p->key, p->len) : buf_printf(&b, "/%zu", p->index);
 	}
 	if (rc) {
 		buf_release(&b);

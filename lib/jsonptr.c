@@ -75,3 +75,22 @@ json_t *jsonptr_get(json_t *root, const char *ptr)
 	size_t n = strlen(ptr);
 	return n <= JSONPTR_MAX ? jsonptr_getn(root, ptr, n, scratch) : NULL;
 }
+
+int jsonptr_append(struct buf *b, const char *key, size_t len)
+{
+	if (buf_grow(b, len + 8) < 0)
+		return -1;
+	b->data[b->len++] = '/';
+	for (size_t i = 0; i < len; i++) {
+		if (key[i] == '~' || key[i] == '/') {
+			if (buf_grow(b, len - i + 2) < 0)
+				return -1;
+			b->data[b->len++] = '~';
+			b->data[b->len++] = key[i] == '~' ? '0' : '1';
+		} else {
+			b->data[b->len++] = key[i];
+		}
+	}
+	b->data[b->len] = '\0';
+	return 0;
+}

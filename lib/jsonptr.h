@@ -20,5 +20,9 @@ json_t *jsonptr_get(json_t *root, const char *ptr);
  * at a time. NULL also for a malformed pointer (no leading '/', a '~' not
  * followed by 0 or 1). */
 json_t *jsonptr_getn(json_t *root, const char *ptr, size_t len, char *scratch);
+/* Appends one step, "/" and key[0..len) with '~' and '/' escaped, to b.
+ * 0, or -1 when out of memory. */
+struct buf;
+int jsonptr_append(struct buf *b, const char *key, size_t len);
 
 #endif
