@@ -19,6 +19,7 @@
 #include "utf8.h"
 #include "util.h"
 #include "io.h"
+#include "jsonptr.h"
 
 const char *tc_status_name(enum tc_status s)
 {
@@ -506,9 +507,54 @@ static void parse_args(const struct tc_supervisor *s, const char *text, struct p
 	p->value = NULL;
 	if (p->len > s->cfg->max_message_bytes)
 		return;
-	/* DECODE_ANY: a bare value (42, "x") is JSON, just not an object; say so. */
-	p->value = json_loads(p->len ? text : "{}", JSON_REJECT_DUPLICATES | JSON_DECODE_ANY,
-	                      &p->je);
+	/* DECODE_ANY: a bare value (42, "x") is JSON, just not an object; say so.
+	 * ALLOW_NUL: a "\u0000" is JSON too; stage 1 refuses it by name
+	 * (holds_nul), as it does in arguments that come parsed. */
+	p->value = json_loads(p->len ? text : "{}",
+	                      JSON_REJECT_DUPLICATES | JSON_DECODE_ANY | JSON_ALLOW_NUL, &p->je);
+}
+
+/* Arguments that come parsed (an MCP request's): borrowed, so a reference
+ * of the call's own; their size was bounded by the message that held them. */
+static void take_args(json_t *args, struct parsed_args *p)
+{
+	p->len = 0;
+	p->value = args ? json_incref(args) : json_object();
+	if (!p->value)
+		snprintf(p->je.text, sizeof p->je.text, "out of memory");
+}
+
+/* Whether a string in v holds a NUL character (U+0000); where gets its
+ * JSON pointer. The tools, the argv of a manifest tool and the gate's
+ * path and URL rules read C strings, which end at the first NUL: each
+ * would see a shorter string than the schema checked. Refused once, here,
+ * whichever way the arguments came. Depth is bounded by the parser's. */
+static bool holds_nul(json_t *v, struct buf *where)
+{
+	if (json_is_string(v))
+		return memchr(json_string_value(v), '\0', json_string_length(v)) != NULL;
+	size_t mark = where->len;
+	const char *key;
+	json_t *x;
+	size_t i;
+	if (json_is_object(v)) {
+		json_object_foreach(v, key, x) {
+			(void)jsonptr_append(where, key, strlen(key));   /* a failure sticks */
+			if (holds_nul(x, where))
+				return true;
+			where->len = mark;
+		}
+	} else if (json_is_array(v)) {
+		json_array_foreach(v, i, x) {
+			(void)buf_printf(where, "/%zu", i);
+			if (holds_nul(x, where))
+				return true;
+			where->len = mark;
+		}
+	}
+	if (where->data)
+		where->data[mark] = '\0';
+	return false;
 }
 
 /* Stage 1. Takes pa->value. */
@@ -531,6 +577,18 @@ static int validate(struct call *c, struct parsed_args *pa)
 		return -1;
 	}
 	c->args = args;
+	struct buf where = BUF_INIT;
+	if (holds_nul(args, &where)) {
+		const char *at = where.data && !where.failed ? where.data : "?";
+		call_finishf(c, TC_STATUS_INVALID_ARGUMENTS,
+		             json_pack("{s:s, s:s}", "error", "NUL character", "pointer", at),
+		             "The argument at %s holds a NUL character (\\u0000), which toolcage "
+		             "does not pass to tools: their strings would end there. Remove it and "
+		             "call again.", at);
+		buf_release(&where);
+		return -1;
+	}
+	buf_release(&where);
 	struct schema_result res = { 0 };
 	int v = schema_validate(c->tool->schema, args, &res, 32);
 	if (v == 1) {
@@ -614,8 +672,10 @@ static struct call *call_open(struct tc_supervisor *s, struct tc_session *ss, co
 	return c;
 }
 
+/* A call of tool with the arguments as text (args_json) or parsed (args,
+ * borrowed; then args_json is NULL). */
 static uint64_t submit(struct tc_supervisor *s, struct tc_session *ss, const char *tool,
-                       const char *args_json, tc_call_fn fn, void *data)
+                       const char *args_json, json_t *args, tc_call_fn fn, void *data)
 {
 	struct call *c = call_open(s, ss, tool, fn, data);
 	if (!c)
@@ -623,7 +683,10 @@ static uint64_t submit(struct tc_supervisor *s, struct tc_session *ss, const cha
 	uint64_t id = c->id;
 	c->tool = tc_registry_get(s->reg, c->name);
 	struct parsed_args pa;
-	parse_args(s, args_json, &pa);
+	if (args_json)
+		parse_args(s, args_json, &pa);
+	else
+		take_args(args, &pa);
 	if (policy_emit_start(s, c, pa.value, args_json, pa.len) < 0) {
 		json_decref(pa.value);
 		call_finishf(c, TC_STATUS_FAILED, NULL, "The audit log cannot be written and the "
@@ -643,15 +706,19 @@ static uint64_t submit(struct tc_supervisor *s, struct tc_session *ss, const cha
 	return id;
 }
 
-uint64_t tc_call_refuse(struct tc_supervisor *s, const char *tool, const char *args_json,
-                        enum tc_status st, const char *text, tc_call_fn fn, void *data)
+static uint64_t refuse(struct tc_supervisor *s, const char *tool, const char *args_json,
+                       json_t *args, enum tc_status st, const char *text, tc_call_fn fn,
+                       void *data)
 {
 	struct call *c = call_open(s, NULL, tool, fn, data);
 	if (!c)
 		return 0;
 	uint64_t id = c->id;
 	struct parsed_args pa;
-	parse_args(s, args_json, &pa);
+	if (args_json)
+		parse_args(s, args_json, &pa);
+	else
+		take_args(args, &pa);
 	/* Recorded like any call; a failed record changes nothing: it was
 	 * refused anyway. */
 	(void)policy_emit_start(s, c, pa.value, args_json, pa.len);
@@ -660,16 +727,35 @@ uint64_t tc_call_refuse(struct tc_supervisor *s, const char *tool, const char *a
 	return id;
 }
 
+uint64_t tc_call_refuse(struct tc_supervisor *s, const char *tool, const char *args_json,
+                        enum tc_status st, const char *text, tc_call_fn fn, void *data)
+{
+	return refuse(s, tool, args_json ? args_json : "", NULL, st, text, fn, data);
+}
+
+uint64_t supervisor_call_refuse_json(struct tc_supervisor *s, const char *tool, json_t *args,
+                                     enum tc_status st, const char *text, tc_call_fn fn,
+                                     void *data)
+{
+	return refuse(s, tool, NULL, args, st, text, fn, data);
+}
+
 uint64_t tc_call_submit(struct tc_supervisor *s, const char *tool, const char *args_json,
                         tc_call_fn fn, void *data)
 {
-	return submit(s, NULL, tool, args_json, fn, data);
+	return submit(s, NULL, tool, args_json ? args_json : "", NULL, fn, data);
 }
 
 uint64_t tc_session_call_submit(struct tc_session *ss, const char *tool,
                                 const char *args_json, tc_call_fn fn, void *data)
 {
-	return submit(ss->sup, ss, tool, args_json, fn, data);
+	return submit(ss->sup, ss, tool, args_json ? args_json : "", NULL, fn, data);
+}
+
+uint64_t supervisor_call_submit_json(struct tc_session *ss, const char *tool, json_t *args,
+                                     tc_call_fn fn, void *data)
+{
+	return submit(ss->sup, ss, tool, NULL, args, fn, data);
 }
 
 struct tc_session *tc_session_new(struct tc_supervisor *s)

@@ -35,4 +35,14 @@ int supervisor_ready(struct tc_supervisor *s, char *why, size_t n);
  * with audit_subscribe). */
 struct audit *supervisor_audit(struct tc_supervisor *s);
 
+/* tc_session_call_submit and tc_call_refuse for arguments parsed already
+ * (an MCP request's): no text is printed and parsed again. args is
+ * borrowed: the call keeps a reference of its own and changes nothing in
+ * it, so the caller must not change it either; NULL is {}. */
+uint64_t supervisor_call_submit_json(struct tc_session *ss, const char *tool, json_t *args,
+                                     tc_call_fn fn, void *data);
+uint64_t supervisor_call_refuse_json(struct tc_supervisor *s, const char *tool, json_t *args,
+                                     enum tc_status st, const char *text, tc_call_fn fn,
+                                     void *data);
+
 #endif

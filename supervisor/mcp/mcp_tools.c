@@ -348,11 +348,8 @@ static void reply_busy(struct mcp_session *s, json_t *id, const char *tool, json
 	else
 		snprintf(text, sizeof text, "Busy: the server is shutting down and takes no new "
 		         "calls.");
-	char *args_text = args ? json_dumps(args, JSON_COMPACT) : NULL;
 	struct busy_reply b = { s, id };
-	tc_call_refuse(s->srv->sup, tool, args_text ? args_text : "{}", TC_STATUS_BUSY, text,
-	               on_busy, &b);
-	free(args_text);
+	supervisor_call_refuse_json(s->srv->sup, tool, args, TC_STATUS_BUSY, text, on_busy, &b);
 }
 
 void mcp_tools_call(struct mcp_session *s, json_t *id, json_t *params)
@@ -379,9 +376,7 @@ void mcp_tools_call(struct mcp_session *s, json_t *id, json_t *params)
 	}
 	json_t *token = json_object_get(json_object_get(params, "_meta"), "progressToken");
 	struct mcp_call *mc = calloc(1, sizeof *mc);
-	char *text = args ? json_dumps(args, JSON_COMPACT) : NULL;
-	if (!mc || (args && !text) || !(mc->tool = strdup(mcp_name(name)))) {
-		free(text);
+	if (!mc || !(mc->tool = strdup(mcp_name(name)))) {
 		free(mc);
 		mcp_error(s, id, RPC_INTERNAL_ERROR, NULL, "Internal error: out of memory.");
 		return;
@@ -401,9 +396,9 @@ void mcp_tools_call(struct mcp_session *s, json_t *id, json_t *params)
 	mc->submitting = true;
 	if (s->stateless)
 		mcp_modern_call_params(s, params);
-	uint64_t call_id = tc_session_call_submit(s->tcs, mc->tool, text ? text : "{}",
-	                                          on_result, mc);
-	free(text);
+	/* The arguments as the request parsed them, not printed and parsed
+	 * again under other rules (a "\u0000" passed one parser, not both). */
+	uint64_t call_id = supervisor_call_submit_json(s->tcs, mc->tool, args, on_result, mc);
 	mc->submitting = false;
 	mc->call_id = call_id;
 	if (mc->done) {             /* answered already (validation, denial ...) */

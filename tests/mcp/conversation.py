@@ -588,10 +588,15 @@ def test_tools_call_results(tc):
     r = s.call("wrong_shape")["result"]
     check(r["isError"] is True and "structuredContent" not in r and
           "output_schema" in r["content"][0]["text"], f"wrong_shape: {r}")
-    # "\u0000" is valid JSON: the request is answered; a name holding one
-    # is no method's or tool's.
+    # "\u0000" is valid JSON: the request is answered; an argument holding
+    # one is refused by its pointer (the same refusal as for a tc_call's
+    # text: the arguments are parsed once); a name holding one is no
+    # method's or tool's.
     r = s.request("tools/call", {"name": "echo_json", "arguments": {"text": "a\u0000b"}})
-    check("result" in r, f"a NUL in the arguments: {r}")
+    text = r.get("result", {}).get("content", [{}])[0].get("text", "")
+    check(r.get("result", {}).get("isError") is True and
+          "/text holds a NUL character" in text and "parse error" not in text,
+          f"a NUL in the arguments: {r}")
     r = s.request("ping\u0000x")
     check(r.get("error", {}).get("code") == -32601, f"a NUL in the method: {r}")
     r = s.request("tools/call", {"name": "echo_json\u0000x", "arguments": {}})

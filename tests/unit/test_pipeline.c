@@ -76,6 +76,52 @@ static void test_unparsable_arguments_are_invalid_with_the_parse_error(void **st
 	assert_true(strlen(cstr(r->canonical, "error")) > 0);
 }
 
+/* A string holding U+0000 is JSON, but the tools' C strings (and argv, and
+ * the gate's path rules) would end at it: stage 1 refuses it, naming
+ * where, before the schema or the gate see it. */
+static void test_nul_in_arguments_is_refused_by_its_pointer(void **state)
+{
+	struct fx *f = *state;
+	fx_start(f, NULL);
+	struct tc_result *r = call(f, "echo_args", "{\"text\": \"a\\u0000b\"}");
+	assert_status(r, TC_STATUS_INVALID_ARGUMENTS);
+	assert_string_equal(cstr(r->canonical, "error"), "NUL character");
+	assert_string_equal(cstr(r->canonical, "pointer"), "/text");
+	assert_non_null(strstr(r->render, "/text holds a NUL character"));
+	assert_null(strstr(r->render, "parse error"));
+	r = call(f, "echo_args", "{\"text\": \"ok\", \"x\": {\"a/b\": [\"ok\", \"\\u0000\"]}}");
+	assert_status(r, TC_STATUS_INVALID_ARGUMENTS);
+	assert_string_equal(cstr(r->canonical, "pointer"), "/x/a~1b/1");
+}
+
+/* Arguments handed over parsed (as the MCP server does) take the same
+ * stage 1 as text: the same refusal of a NUL, the same call otherwise,
+ * and the caller's value is left as it was. */
+static void test_parsed_arguments_take_the_same_way_as_text(void **state)
+{
+	struct fx *f = *state;
+	need_sandbox();
+	fx_start(f, NULL);
+	struct tc_session *ss = tc_session_new(f->s);
+	assert_non_null(ss);
+	json_t *bad = json_pack("{s:s#}", "text", "a\0b", (size_t)3);
+	supervisor_call_submit_json(ss, "echo_args", bad, on_result, &f->got[0]);
+	wait_for(f, 0, 10000);
+	assert_status(f->got[0].r, TC_STATUS_INVALID_ARGUMENTS);
+	assert_string_equal(cstr(f->got[0].r->canonical, "pointer"), "/text");
+	assert_int_equal(bad->refcount, 1);   /* the call let its reference go */
+	json_decref(bad);
+	json_t *good = json_pack("{s:s, s:i}", "text", "hi", "n", 3);
+	supervisor_call_submit_json(ss, "echo_args", good, on_result, &f->got[1]);
+	wait_for(f, 1, 10000);
+	assert_status(f->got[1].r, TC_STATUS_OK);
+	assert_string_equal(cstr(f->got[1].r->canonical, "text"), "hi");
+	assert_int_equal(json_object_size(good), 2);
+	assert_int_equal(good->refcount, 1);
+	json_decref(good);
+	tc_session_free(ss);
+}
+
 static void test_empty_arguments_are_an_empty_object(void **state)
 {
 	struct fx *f = *state;
@@ -870,6 +916,8 @@ int main(void)
 		T(test_invalid_arguments_report_every_diagnostic_and_never_run),
 		T(test_non_object_arguments_are_invalid),
 		T(test_unparsable_arguments_are_invalid_with_the_parse_error),
+		T(test_nul_in_arguments_is_refused_by_its_pointer),
+		T(test_parsed_arguments_take_the_same_way_as_text),
 		T(test_empty_arguments_are_an_empty_object),
 		T(test_unknown_tool_lists_available_tools),
 		T(test_messages_show_names_on_their_line),
