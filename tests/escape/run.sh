@@ -225,6 +225,15 @@ protect_control     B  A  B   A   intact       protect control @WS
 ## private /tmp
 tmp_write           B  B  B   B   tmp          fs tmp_write tmp_write @MARK @HOSTCANARY
 tmp_persist         B  B  B   B   -            fs tmp_persist tmp_persist @PREVMARK
+## ways around the view (the ../ above a new root, leaked directory fds and
+## /proc's magic links, what lies beside a grant, the view's own root)
+walk_up_outside     B  B  B   B   -            tree walk_up walk_up_outside @OUT/secret.txt
+walk_up_host_tmp    B  B  B   B   -            tree walk_up walk_up_host_tmp /tmp/@HOSTCANARY
+list_beside_ws      B  B  B   B   -            tree list_beside list_beside_ws @WS
+create_root         B  B  B   B   -            fs create create_root / @MARK
+chmod_root          B  B  B   B   -            fs chmod_same chmod_root /
+link_out_tmp        B  B  B   B   -            tree link_out link_out_tmp /tmp @OUT/secret.txt
+exec_workspace      B  A  B   A   -            tree exec exec_workspace @WS/.tc-escape/fds
 ## sockets (listeners on the host log the token each client sends)
 tcp_local           B  B  B   B   k            net tcp tcp_local 127.0.0.1 @TCPPORT @MARK
 tcp6_local          B  B  B   B   k            net tcp tcp6_local ::1 @TCPPORT @MARK
@@ -571,10 +580,16 @@ run_attack() { # id profile attack expect flags cmd...
 		argv+=("$f")
 	done
 	# The program: exec'd from the workspace where the profile allows it,
-	# else through the dynamic loader (which maps it without execve).
+	# else through the dynamic loader (which maps it without execve), or
+	# where the workspace is a noexec mount (the mount tree without
+	# Landlock refuses the loader's executable mapping too) copied into a
+	# memfd by python3 and exec'd from there.
 	local prog=$ws/.tc-escape/${argv[0]}
-	if [ "${DIRECT_EXEC[$prof]}" = 1 ]; then argv[0]=$prog
-	else argv=("$LDSO" "$prog" "${argv[@]:1}"); fi
+	case ${DIRECT_EXEC[$prof]} in
+	1) argv[0]=$prog ;;
+	memfd) argv=(/usr/bin/python3 -c "$MEMFD_EXEC" "$prog" "${argv[@]:1}") ;;
+	*) argv=("$LDSO" "$prog" "${argv[@]:1}") ;;
+	esac
 	PREVMARK=$mark
 	case $attack in unlink_*|rename_*|chmod_*|utimes_*|setxattr_*|truncate_*) reset_canaries "$id" ;; esac
 	case $attack in protect_*) reset_protected "$id" ;; esac
@@ -829,6 +844,11 @@ self_test() {
 	check escaped root tmp_write $E/fs tmp_write x "st$RUN_TAG" "$HOSTCANARY"
 	check escaped root tmp_persist $E/fs tmp_persist x "st$RUN_TAG"
 	rm -f "/tmp/tc-escape-st$RUN_TAG"
+	# ways around the view
+	check escaped root walk_up_outside $E/tree walk_up x "$T/root/outside/secret.txt"
+	check escaped root list_beside_ws $E/tree list_beside x "$ws"
+	check escaped root link_out_tmp $E/tree link_out x /tmp "$T/root/outside/secret.txt"
+	check escaped root exec_workspace $E/tree exec x "$ws/.tc-escape/fds"
 	# sockets
 	check escaped root tcp_local $E/net tcp x 127.0.0.1 "$TCPPORT" selftest
 	check escaped root tcp6_local $E/net tcp x ::1 "$TCPPORT" selftest
@@ -888,6 +908,10 @@ export SSH_AUTH_SOCK=$T/outside-host.sock
 mkdir -p "$T/r"
 LDSO=$(readelf -l "$ESC/procs" 2>/dev/null | sed -n 's/.*interpreter: \(.*\)\]/\1/p')
 LDSO=${LDSO:-/lib64/ld-linux-x86-64.so.2}
+MEMFD_EXEC='import os, sys
+f = os.memfd_create("tc-escape")
+os.write(f, open(sys.argv[1], "rb").read())
+os.execve(f, sys.argv[1:], dict(os.environ))'
 
 setup_host
 for id in $IDS; do setup_identity "$id"; start_victim "$id"; done
@@ -916,6 +940,10 @@ for prof in $PROFILES; do
 	(cd "$T/$first/ws" && as_id "$first" "$TOOLCAGE" exec --profile "$prof" \
 		--workspace "$T/$first/ws" -- "$T/$first/ws/.tc-escape/fds" scan >/dev/null 2>&1)
 	case $? in 126|127) DIRECT_EXEC[$prof]=0 ;; *) DIRECT_EXEC[$prof]=1 ;; esac
+	[ "${DIRECT_EXEC[$prof]}" = 1 ] && continue
+	(cd "$T/$first/ws" && as_id "$first" "$TOOLCAGE" exec --profile "$prof" \
+		--workspace "$T/$first/ws" -- "$LDSO" "$T/$first/ws/.tc-escape/fds" scan >/dev/null 2>&1)
+	[ $? = 127 ] && DIRECT_EXEC[$prof]=memfd
 done
 
 start=$(now_ms)
