@@ -33,6 +33,8 @@
  *                                 the worker: each call's own namespace
  *  6. mounts                      make / private (nothing propagates back),
  *                                 all read-only but the writable paths,
+ *                                 without Landlock a new root of the
+ *                                 granted paths alone (mounttree.c),
  *                                 protected paths in them read-only
  *                                 (protect.c), tmpfs /tmp, hidden paths
  *                                 covered (mask.c),
@@ -110,6 +112,7 @@ static const char *const step_names[STEP_MAX] = {
 	[STEP_MOUNT_TMP] = "mount private /tmp",
 	[STEP_MOUNT_MASK] = "mask hidden paths",
 	[STEP_MOUNT_PROTECT] = "make protected paths read-only",
+	[STEP_MOUNT_TREE] = "build the mount tree",
 	[STEP_PID_MAX] = "cap the pid namespace's pid_max",
 	[STEP_LANDLOCK_RULES] = "build Landlock ruleset",
 	[STEP_RLIMITS] = "set rlimits",
@@ -285,6 +288,13 @@ static void clone_writable(const char *path, int *at, int *tree)
 	      MOUNT_ATTR_NOSUID, 0));
 }
 
+/* Landlock grants the private /tmp no execute right; a mount tree has no
+ * Landlock, so its /tmp is noexec instead. */
+static unsigned long tmp_flags(const struct sbx_jail *j)
+{
+	return MS_NOSUID | MS_NODEV | (j->mount_tree ? MS_NOEXEC : 0);
+}
+
 static void mask_step(int (*step)(const struct sbx_jail *), const struct sbx_jail *j)
 {
 	int rc = j->mask_hidden ? step(j) : 0;
@@ -316,14 +326,21 @@ static void set_up_view(const struct sbx_jail *j)
 		close(tree[i]);
 		close(at[i]);
 	}
+	/* mounttree.c: without Landlock, a new root of the granted paths
+	 * alone, bound from the view just made (same paths, same rights). */
+	if (j->mount_tree) {
+		int mrc = mounttree_enter(j);
+		if (mrc < 0)
+			fail(STEP_MOUNT_TREE, -mrc);
+	}
 	/* On the writable paths just attached, before anything covers them
 	 * (protect.c). */
 	int prc = protect_apply(j);
 	if (prc < 0)
 		fail(STEP_MOUNT_PROTECT, -prc);
 	if (j->private_tmp)
-		CHECK(STEP_MOUNT_TMP, mount("tmpfs", j->tmp_dir, "tmpfs",
-		      MS_NOSUID | MS_NODEV, j->tmpfs_opts));
+		CHECK(STEP_MOUNT_TMP, mount("tmpfs", j->tmp_dir, "tmpfs", tmp_flags(j),
+		      j->tmpfs_opts));
 	bool masks = j->mask_hidden && j->n_masks;
 	mask_step(mask_place, j);
 	if (masks)
@@ -344,8 +361,8 @@ static void set_up_mounts(const struct sbx_jail *j)
 	if (!j->view_ready)
 		set_up_view(j);
 	else if (j->private_tmp)
-		CHECK(STEP_MOUNT_TMP, mount("tmpfs", j->tmp_dir, "tmpfs",
-		      MS_NOSUID | MS_NODEV, j->tmpfs_opts));
+		CHECK(STEP_MOUNT_TMP, mount("tmpfs", j->tmp_dir, "tmpfs", tmp_flags(j),
+		      j->tmpfs_opts));
 	if (j->private_proc)
 		CHECK(STEP_MOUNT_PROC, mount("proc", "/proc", "proc",
 		      MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL));
@@ -354,6 +371,10 @@ static void set_up_mounts(const struct sbx_jail *j)
 	 * is the host's. */
 	if (j->private_proc && j->pid_max[0])
 		CHECK(STEP_PID_MAX, write_file("/proc/sys/kernel/pid_max", j->pid_max));
+	/* Landlock grants the fresh /proc reading only; in a mount tree it is
+	 * a read-only mount instead (uid 0 writes sysctls by file mode). */
+	if (j->private_proc && j->mount_tree)
+		CHECK(STEP_MOUNT_PROC, set_mount_attr("/proc", 0, MOUNT_ATTR_RDONLY, 0));
 }
 
 /* A worker's child sends its mount namespace to the supervisor, which

@@ -115,7 +115,7 @@ const char *sbx_explain_step(const char *step, int e)
 		       "run toolcage as a user allowed user namespaces, or as root";
 	static const enum child_step mounts[] = {
 		STEP_MOUNT_PRIVATE, STEP_MOUNT_READONLY, STEP_MOUNT_TMP, STEP_MOUNT_MASK,
-		STEP_MOUNT_PROTECT,
+		STEP_MOUNT_PROTECT, STEP_MOUNT_TREE,
 	};
 	for (size_t i = 0; i < sizeof mounts / sizeof mounts[0]; i++)
 		if (!strcmp(step, child_step_name(mounts[i])))

@@ -36,6 +36,24 @@ struct sbx_mask {
 	bool dir;
 };
 
+/* mounttree.c: one bind, directory or link of the new root. */
+enum {
+	MT_READ = 1u << 0,
+	MT_WRITE = 1u << 1,
+	MT_EXEC = 1u << 2,
+	MT_DEV = 1u << 3,      /* a device node: bound without nodev */
+	MT_FILE = 1u << 4,     /* the source is not a directory */
+	MT_DIR = 1u << 5,      /* an empty directory, nothing bound */
+	MT_LINK = 1u << 6,     /* a symbolic link to target */
+	MT_RIGHTS = MT_READ | MT_WRITE | MT_EXEC,
+};
+struct mt_entry {
+	char *path;            /* absolute, no symbolic link on the way */
+	char *target;          /* a link: what it says */
+	unsigned flags;
+};
+#define SBX_MAX_MOUNT_TREE 128
+
 struct sbx_jail {
 	char *name;
 	char *workspace;            /* canonical absolute path */
@@ -89,6 +107,11 @@ struct sbx_jail {
 	char **prot_ro;
 	int n_prot_ro;
 	struct protect_id *prot_seen;  /* n_prot_ro * depth: at the last refresh */
+	/* No Landlock: the filesystem wall is a new root holding the granted
+	 * paths alone (mounttree.c), built in the mount namespace at step 6. */
+	bool mount_tree;
+	struct mt_entry *mt;
+	int n_mt;
 
 	struct sbx_rlimit rlimits[SBX_MAX_RLIMITS];
 	int n_rlimits;
@@ -163,6 +186,7 @@ enum child_step {
 	STEP_MOUNT_TMP,
 	STEP_MOUNT_MASK,
 	STEP_MOUNT_PROTECT,
+	STEP_MOUNT_TREE,
 	STEP_PID_MAX,
 	STEP_LANDLOCK_RULES,
 	STEP_RLIMITS,
@@ -456,6 +480,17 @@ void mask_release(struct sbx_jail *jail);
 int protect_plan(const struct sbx_spec *spec, struct sbx_jail *jail, struct sbx_error *err);
 int protect_refresh(struct sbx_jail *jail);
 int protect_apply(const struct sbx_jail *jail);
+
+/* mounttree.c: the filesystem wall without Landlock. mounttree_select
+ * (jail.c, before the masks are planned) chooses it for a jail with a mount
+ * namespace on a kernel without Landlock, and makes that namespace
+ * required; mounttree_plan lists the new root's binds (0 or -errno with
+ * *err); mounttree_enter builds it and moves into it (child, step 6,
+ * async-signal-safe: 0 or -errno). */
+void mounttree_select(struct sbx_jail *jail);
+int mounttree_plan(const struct sbx_spec *spec, struct sbx_jail *jail, struct sbx_error *err);
+int mounttree_enter(const struct sbx_jail *jail);
+void mounttree_release(struct sbx_jail *jail);
 void protect_release(struct sbx_jail *jail);
 
 /* cgroup.c: per-call cgroups from a reusable pool. Controllers: */

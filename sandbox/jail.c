@@ -405,6 +405,10 @@ int sbx_jail_new(const struct sbx_spec *spec, const char *workspace,
 		rc = plan_cgroups(spec, j, err);
 	if (!rc)
 		rc = seccomp_build(spec, &j->bpf, &j->bpf_len, err);
+	/* mounttree.c: without Landlock, the filesystem wall is a new root
+	 * of the granted paths alone, in the mount namespace (then required). */
+	if (!rc && landlock_abi() < 1 && (j->clone_ns & CLONE_NEWNS))
+		mounttree_select(j);
 	/* Masks need a mount namespace the child cannot go without: not one a
 	 * kernel refusal may drop at the first clone (spawn.c). */
 	j->mask_hidden = j->private_tmp && !(j->optional_ns & CLONE_NEWNS);
@@ -416,6 +420,8 @@ int sbx_jail_new(const struct sbx_spec *spec, const char *workspace,
 		rc = protect_plan(spec, j, err);
 	if (!rc)
 		rc = landlock_build(spec, j, err);
+	if (!rc)
+		rc = mounttree_plan(spec, j, err);
 	if (rc) {
 		sbx_jail_free(j);
 		return rc;
@@ -437,6 +443,7 @@ void sbx_jail_free(struct sbx_jail *j)
 	landlock_release(j);
 	mask_release(j);
 	protect_release(j);
+	mounttree_release(j);
 	for (char **p = j->rw_paths; p && *p; p++)
 		free(*p);
 	free(j->rw_paths);
@@ -445,6 +452,11 @@ void sbx_jail_free(struct sbx_jail *j)
 	free(j->workspace);
 	free(j->name);
 	free(j);
+}
+
+bool sbx_jail_mount_tree(const struct sbx_jail *j)
+{
+	return j->mount_tree;
 }
 
 unsigned sbx_jail_dropped(const struct sbx_jail *j)

@@ -348,11 +348,34 @@ static int add_fixed_rules(struct ll_ctx *c, const struct sbx_spec *spec, struct
 	return rc;
 }
 
+/* No Landlock, and a mount tree for the filesystem (mounttree.c): what only
+ * Landlock can say must be optional in the profile, and is dropped. */
+static int without_landlock(const struct sbx_spec *spec, struct sbx_jail *j,
+                            struct sbx_error *err)
+{
+	static const struct { unsigned bit; const char *what; } only[] = {
+		{ SBX_REQ_LANDLOCK_NET, "TCP port rules" },
+		{ SBX_REQ_LANDLOCK_SCOPE, "signal and abstract socket scoping" },
+		{ SBX_REQ_LANDLOCK_IOCTL, "device ioctl rules" },
+	};
+	for (size_t i = 0; i < sizeof only / sizeof only[0]; i++) {
+		if (!(spec->optional & only[i].bit))
+			return sbx_err(err, ENOTSUP, "profile %s needs Landlock's %s, which a "
+			               "mount tree cannot stand in for; this kernel has no "
+			               "Landlock: it is older than Linux 5.13, or was booted "
+			               "without landlock in lsm=; fix: add landlock to lsm= on "
+			               "the kernel command line (cat /sys/kernel/security/lsm "
+			               "lists the current ones)", spec->name, only[i].what);
+		j->dropped |= only[i].bit;
+	}
+	return 0;
+}
+
 int landlock_build(const struct sbx_spec *spec, struct sbx_jail *j, struct sbx_error *err)
 {
 	j->landlock = false;
 	int abi = landlock_abi();
-	if (abi < 1) {
+	if (abi < 1 && !j->mount_tree) {
 		if (spec->optional & SBX_REQ_LANDLOCK) {
 			j->dropped |= SBX_REQ_LANDLOCK | SBX_REQ_LANDLOCK_NET |
 			              SBX_REQ_LANDLOCK_SCOPE | SBX_REQ_LANDLOCK_IOCTL;
@@ -375,6 +398,8 @@ int landlock_build(const struct sbx_spec *spec, struct sbx_jail *j, struct sbx_e
 		if (hidden_relation(&c, spec->write_paths[i]))
 			return sbx_err(err, EACCES, "write path %s is or holds a hidden path of "
 			               "profile %s", spec->write_paths[i], spec->name);
+	if (abi < 1)
+		return without_landlock(spec, j, err);
 	if (j->mask_hidden)
 		c.hidden = NULL;   /* mounts cover them (mask.c) */
 	struct ll_ruleset_attr attr = { 0 };

@@ -199,6 +199,9 @@ void sbx_protect_snap_free(struct sbx_protect_snap *snap);
 
 /* Requirements the jail had to drop because they were optional (SBX_REQ_*). */
 unsigned sbx_jail_dropped(const struct sbx_jail *jail);
+/* Whether the filesystem wall is a mount tree (no Landlock here) rather
+ * than Landlock. */
+bool sbx_jail_mount_tree(const struct sbx_jail *jail);
 /* The uid/gid children run as. */
 void sbx_jail_identity(const struct sbx_jail *jail, uid_t *uid, gid_t *gid);
 

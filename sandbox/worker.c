@@ -110,6 +110,11 @@ int jail_pack(const struct sbx_jail *j, char **buf, size_t *len, int **fds, int 
 	put_strv(&p, j->envp);
 	put_strv(&p, j->prot_pins);
 	put_strv(&p, j->prot_ro);
+	for (int i = 0; i < j->n_mt; i++) {
+		put_str(&p, j->mt[i].path);
+		put_str(&p, j->mt[i].target);
+		put_u32(&p, j->mt[i].flags);
+	}
 	*fds = malloc(sizeof(int) * (size_t)(2 + j->n_rules));
 	if (p.bad || !*fds) {
 		free(p.buf);
@@ -197,7 +202,8 @@ int jail_unpack(const char *buf, size_t len, const int *fds, int nfds, struct sb
 	struct sbx_jail *j = take(&u, sizeof *j);
 	if (!j)
 		return -EPROTO;
-	if (j->n_rules < 0 || j->n_masks < 0 || j->n_rules + 2 != nfds || j->n_ports > 65536) {
+	if (j->n_rules < 0 || j->n_masks < 0 || j->n_rules + 2 != nfds || j->n_ports > 65536 ||
+	    j->n_mt < 0 || j->n_mt > SBX_MAX_MOUNT_TREE) {
 		free(j);
 		return -EPROTO;
 	}
@@ -221,6 +227,14 @@ int jail_unpack(const char *buf, size_t len, const int *fds, int nfds, struct sb
 	j->prot_seen = NULL;
 	if ((j->n_prot_pins && !j->prot_pins) || (j->n_prot_ro && !j->prot_ro))
 		u.bad = true;
+	j->mt = calloc((size_t)j->n_mt + 1, sizeof *j->mt);
+	for (int i = 0; i < j->n_mt && j->mt && !u.bad; i++) {
+		j->mt[i].path = take_str(&u);
+		j->mt[i].target = take_str(&u);
+		j->mt[i].flags = take_u32(&u);
+		if (!j->mt[i].path)
+			u.bad = true;
+	}
 	j->path = NULL;
 	for (char **e = env; e && *e; e++)
 		if (!strncmp(*e, "PATH=", 5))
@@ -234,7 +248,7 @@ int jail_unpack(const char *buf, size_t len, const int *fds, int nfds, struct sb
 	j->in_worker = true;
 	j->rule_fds = malloc(sizeof(int) * (size_t)(j->n_rules + 1));
 	if (u.bad || !j->name || !j->workspace || !j->bpf || !j->envp || !j->masks ||
-	    !j->rule_fds)
+	    !j->rule_fds || !j->mt)
 		return -EPROTO;   /* the worker exits: nothing to free */
 	j->cap_rules = j->n_rules;
 	j->workspace_fd = fds[0];

@@ -10,7 +10,9 @@
 #  2. a refused profile's call fails at setup (exit 125, nothing run); a
 #     profile that runs reads a file through `toolcage call`;
 #  3. with --escape quick|all, the escape suite runs under the profiles
-#     that run there (make test-sim).
+#     that run there (make test-sim); in no-landlock, where the filesystem
+#     wall is the mount tree (check must say so under every profile), the
+#     quick set adds the ways around a new root (the tree rows and more).
 #
 # Environments (--envs; the simkernel options each stands for):
 #   no-landlock         --landlock none       (before 5.13, or not in lsm=)
@@ -78,7 +80,7 @@ ROOT_NS="root without CAP_SYS_ADMIN, as a container's root.*fix: run toolcage as
 USER_NS="refused to make the user, pid, mount, uts(, network)? namespaces.*fix: .*user namespaces"
 spec() {
 	case $1 in
-	no-landlock) echo "--landlock none|both|||^landlock: +NO|without landlock in lsm=; fix: add landlock to lsm=" ;;
+	no-landlock) echo "--landlock none|both|$ALL|$ALL|^landlock: +NO|without landlock in lsm=; fix: add landlock to lsm=" ;;
 	landlock-[123456]) echo "--landlock ${1#landlock-}|both|$ALL|$ALL|^landlock: +ABI ${1#landlock-}\$|" ;;
 	userns-eperm) echo "--userns eperm|both|$ALL||^|$USER_NS" ;;
 	userns-enospc) echo "--userns enospc|both|$ALL||^|user.max_user_namespaces is 0 or used up; fix: raise it" ;;
@@ -127,6 +129,14 @@ one() {
 		fi
 	fi
 	[ "$runs" = "$expect" ] || bad "$name: runs '${runs:-none}', expected '${expect:-none}'"
+	# Without Landlock the filesystem wall is the mount tree, and check
+	# says so under every profile that runs.
+	if [ "$env" = no-landlock ]; then
+		local trees
+		trees=$(grep -c '^    filesystem: mount tree (no Landlock)$' "$T/check")
+		[ "$trees" = "$(echo $runs | wc -w)" ] ||
+			bad "$name: check names the mount tree under $trees of the profiles that run ($runs)"
+	fi
 	local want=0; [ "$expect" = "$ALL" ] || want=1
 	[ $crc = $want ] || bad "$name: check exited $crc, expected $want"
 	[ $envfail = 0 ] || sed 's/^/  check| /' "$T/check" | tail -12
@@ -159,7 +169,11 @@ one() {
 	esac
 	if [ -n "$expect" ] && [ "$ESCAPE" != none ]; then
 		local -a only=()
-		[ "$ESCAPE" = quick ] && only=(--only '^(ptrace_attach|kill_victim|proc_scan|proc_environ|read_shadow|read_outside|create_outside|create_etc|create_workspace|chmod_outside|rename_outside|truncate_outside|tmp_write|tmp_persist|read_host_tmp|linger_setsid_exit|linger_daemon|unix_host|tcp_local|tcp6_local|tcp_port80)$')
+		local quick='ptrace_attach|kill_victim|proc_scan|proc_environ|read_shadow|read_outside|create_outside|create_etc|create_workspace|chmod_outside|rename_outside|truncate_outside|tmp_write|tmp_persist|read_host_tmp|linger_setsid_exit|linger_daemon|unix_host|tcp_local|tcp6_local|tcp_port80'
+		# Where the mount tree is the filesystem wall, the ways around a
+		# new root as well.
+		[ "$env" = no-landlock ] && quick="$quick|read_control_etc|read_control_ws|read_home|read_var|read_dotdot_abs|read_link_outside|create_via_link|open_write_etc|walk_up_outside|walk_up_host_tmp|list_beside_ws|create_root|chmod_root|link_out_tmp|exec_workspace|open_by_handle_at|umount|pivot_root|protect_hook|fsize_ws|proc_sys_write"
+		[ "$ESCAPE" = quick ] && only=(--only "^($quick)\$")
 		local ids=root
 		[ "$who" = user ] && ids=nobody
 		BUILD=$BUILD TOOLCAGE=$tc bash "$REPO/tests/escape/run.sh" "${only[@]}" \
