@@ -1,5 +1,5 @@
-/* risk.c — the names of the risk levels (enum tc_risk), for every layer
- * that prints or parses one. */
+/* risk.c — the names of the risk levels (enum tc_risk) and of a call's
+ * statuses (enum tc_status), for every layer that prints or parses one. */
 #include <string.h>
 
 #include "toolcage.h"
@@ -26,4 +26,13 @@ int tc_risk_parse(const char *name, enum tc_risk *out)
 			return 0;
 		}
 	return -1;
+}
+
+const char *tc_status_name(enum tc_status s)
+{
+	static const char *const names[] = {
+		"ok", "invalid_arguments", "denied", "busy", "timed_out", "killed",
+		"failed", "unknown_tool", "cancelled",
+	};
+	return (unsigned)s < sizeof names / sizeof names[0] ? names[s] : "failed";
 }

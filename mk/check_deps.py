@@ -34,6 +34,11 @@ RULES = {
                        "supervisor/policy", "supervisor/registry",
                        "supervisor/mcp", "tools"],
 }
+# Inside supervisor/ control goes one way (HACKING.md, "Layers"): a file may
+# take symbols only from the files after it in this list, which answer the
+# ones before them through callbacks, never by calling back up.
+ONE_WAY = ["supervisor/supervisor", "supervisor/pipeline", "supervisor/jails",
+           "supervisor/policy", "supervisor/approval", "supervisor/events"]
 # Longest prefix first, so that supervisor/policy/x.c is not "supervisor".
 FOLDERS = sorted(RULES, key=len, reverse=True)
 INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"')
@@ -103,17 +108,23 @@ def check_symbols(objroot, out):
                 if f:   # gen/ (embedded data, compiled filters), mk/, tests/: anyone's
                     objs.append((rel, f))
     defined = {}
+    defined_in = {}
     for rel, f in objs:
         for line in nm(["-g", "--defined-only"], os.path.join(objroot, rel)):
             parts = line.split()
             if len(parts) == 3:
                 defined[parts[2]] = f
+                defined_in[parts[2]] = rel[:-2]
     for rel, f in sorted(objs):
         for line in nm(["-u"], os.path.join(objroot, rel)):
             sym = line.split()[-1]
             dst = defined.get(sym)
             if dst and dst != f and dst not in RULES[f]:
                 out.append(f"{rel[:-2]}.c: uses {sym} from {dst}/: {rule_text(f)}")
+            src, to = rel[:-2], defined_in.get(sym)
+            if src in ONE_WAY and to in ONE_WAY and ONE_WAY.index(to) < ONE_WAY.index(src):
+                out.append(f"{src}.c: uses {sym} from {to}.c: control goes one way in "
+                           f"supervisor/ ({' > '.join(os.path.basename(o) for o in ONE_WAY)})")
 
 
 def main():

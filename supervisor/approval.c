@@ -24,16 +24,16 @@
 enum channel { CH_DENY, CH_TTY, CH_CMD };
 
 /* One outstanding request of a channel. */
-struct pending {
+struct approval_pending {
 	struct approval_state *st;
-	struct call *call;
+	struct approval_pending **slot;   /* the asker's handle, cleared when p goes */
 	tc_approval_respond respond;
 	void *ctx;
 	char *prompt;            /* tty */
 	pid_t pid;               /* cmd */
 	int pidfd;
 	int out_fd;              /* cmd's stdout (a memfd) */
-	struct pending *next;
+	struct approval_pending *next;
 };
 
 struct approval_state {
@@ -42,7 +42,7 @@ struct approval_state {
 	char *who;               /* "cmd:PROGRAM", as the audit log names the approver */
 	const char *program;     /* within who */
 	int tty_fd;              /* -1 when closed */
-	struct pending *tty_queue;   /* the head is the one being asked */
+	struct approval_pending *tty_queue;   /* the head is the one being asked */
 	char line[256];
 	size_t line_len;
 };
@@ -74,7 +74,7 @@ int approval_init(struct tc_supervisor *s, const char *channel, struct tc_error 
 	return 0;
 }
 
-static void drop(struct pending *p)
+static void drop(struct approval_pending *p)
 {
 	struct approval_state *st = p->st;
 	if (p->pidfd >= 0) {
@@ -83,8 +83,8 @@ static void drop(struct pending *p)
 	}
 	if (p->out_fd >= 0)
 		close(p->out_fd);
-	if (p->call && p->call->approval == p)
-		p->call->approval = NULL;
+	if (p->slot && *p->slot == p)
+		*p->slot = NULL;
 	free(p->prompt);
 	free(p);
 }
@@ -117,7 +117,7 @@ static enum tc_approval tty_decision(char *a)
 
 static void tty_answer(struct approval_state *st)
 {
-	struct pending *p = st->tty_queue;
+	struct approval_pending *p = st->tty_queue;
 	st->tty_queue = p->next;
 	enum tc_approval d = tty_decision(st->line);
 	tc_approval_respond respond = p->respond;
@@ -165,7 +165,7 @@ static void tty_prompt_next(struct approval_state *st)
  * (p is then dropped). */
 enum { TTY_SHOW_MAX = 64 * 1024 };
 
-static const char *ask_tty(struct approval_state *st, struct pending *p,
+static const char *ask_tty(struct approval_state *st, struct approval_pending *p,
                            const struct tc_approval_request *req)
 {
 	if (st->tty_fd < 0) {
@@ -193,7 +193,7 @@ static const char *ask_tty(struct approval_state *st, struct pending *p,
 	             "for the session / [N]o: ", req->tool, args, req->reason, command, req->tool) < 0)
 		p->prompt = NULL;
 	free(args);
-	struct pending **pp = &st->tty_queue;
+	struct approval_pending **pp = &st->tty_queue;
 	while (*pp)
 		pp = &(*pp)->next;
 	*pp = p;
@@ -209,7 +209,7 @@ static void on_cmd_exit(struct loop *l, int fd, uint32_t events, void *data)
 	(void)l;
 	(void)fd;
 	(void)events;
-	struct pending *p = data;
+	struct approval_pending *p = data;
 	siginfo_t si;
 	if (io_pidfd_reap(p->pidfd, false, &si, NULL) != 1)
 		return;
@@ -231,7 +231,7 @@ static void on_cmd_exit(struct loop *l, int fd, uint32_t events, void *data)
 /* The request goes in through a memfd (no pipe to block on), the answer
  * comes back through another. The program is trusted configuration: it
  * runs unconfined, but with no other fds of ours. */
-static int ask_cmd(struct approval_state *st, struct pending *p,
+static int ask_cmd(struct approval_state *st, struct approval_pending *p,
                    const struct tc_approval_request *req)
 {
 	json_t *j = json_pack("{s:s, s:O, s:s, s:I, s:s?}", "tool", req->tool, "arguments", req->args,
@@ -275,7 +275,7 @@ static int ask_cmd(struct approval_state *st, struct pending *p,
 	return 0;
 }
 
-void approval_request(struct tc_supervisor *s, struct call *c,
+void approval_request(struct tc_supervisor *s, struct approval_pending **slot,
                       const struct tc_approval_request *req,
                       tc_approval_respond respond, void *ctx)
 {
@@ -284,14 +284,14 @@ void approval_request(struct tc_supervisor *s, struct call *c,
 		respond(ctx, TC_APPROVE_DENY, "no approver configured (approval channel 'deny')");
 		return;
 	}
-	struct pending *p = calloc(1, sizeof *p);
+	struct approval_pending *p = calloc(1, sizeof *p);
 	if (!p) {
 		respond(ctx, TC_APPROVE_DENY, "out of memory");
 		return;
 	}
-	*p = (struct pending){ .st = st, .call = c, .respond = respond, .ctx = ctx,
-	                       .pidfd = -1, .out_fd = -1 };
-	c->approval = p;
+	*p = (struct approval_pending){ .st = st, .slot = slot, .respond = respond, .ctx = ctx,
+	                                .pidfd = -1, .out_fd = -1 };
+	*slot = p;
 	if (st->kind == CH_TTY) {
 		const char *denied = ask_tty(st, p, req);
 		if (denied)
@@ -304,9 +304,9 @@ void approval_request(struct tc_supervisor *s, struct call *c,
 	}
 }
 
-static void unqueue_tty(struct approval_state *st, struct pending *p)
+static void unqueue_tty(struct approval_state *st, struct approval_pending *p)
 {
-	for (struct pending **pp = &st->tty_queue; *pp; pp = &(*pp)->next)
+	for (struct approval_pending **pp = &st->tty_queue; *pp; pp = &(*pp)->next)
 		if (*pp == p) {
 			bool was_head = pp == &st->tty_queue;
 			*pp = p->next;
@@ -316,27 +316,19 @@ static void unqueue_tty(struct approval_state *st, struct pending *p)
 		}
 }
 
-void approval_cancel(struct call *c)
+void *approval_cancel(struct approval_pending **slot)
 {
-	struct pending *p = c->approval;
+	struct approval_pending *p = *slot;
 	if (!p)
-		return;
+		return NULL;
 	if (p->pid > 0) {
 		kill(p->pid, SIGKILL);
 		waitpid(p->pid, NULL, 0);
 	}
 	unqueue_tty(p->st, p);
-	/* The ticket: respond() will never be called to free it. */
-	policy_ticket_free(p->ctx);
+	void *ctx = p->ctx;
 	drop(p);
-}
-
-void approval_forget(struct call *c)
-{
-	/* The pending entry is already gone when the channel answered; an
-	 * embedder's approver keeps nothing here. */
-	if (c->approval)
-		approval_cancel(c);
+	return ctx;
 }
 
 void approval_release(struct tc_supervisor *s)
@@ -345,7 +337,7 @@ void approval_release(struct tc_supervisor *s)
 	if (!st)
 		return;
 	while (st->tty_queue) {
-		struct pending *p = st->tty_queue;
+		struct approval_pending *p = st->tty_queue;
 		st->tty_queue = p->next;
 		drop(p);
 	}

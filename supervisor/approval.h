@@ -12,15 +12,19 @@
 int approval_init(struct tc_supervisor *s, const char *channel, struct tc_error *err);
 void approval_release(struct tc_supervisor *s);
 
-/* Asks; respond(ctx, ...) is called exactly once, maybe before this returns. */
-void approval_request(struct tc_supervisor *s, struct call *c,
+/* One question being asked of the configured channel. */
+struct approval_pending;
+
+/* Asks; respond(ctx, ...) is called exactly once, maybe before this
+ * returns, unless approval_cancel comes first. While the channel asks,
+ * *slot holds the question; the channel clears it when it answers. */
+void approval_request(struct tc_supervisor *s, struct approval_pending **slot,
                       const struct tc_approval_request *req,
                       tc_approval_respond respond, void *ctx);
-/* The call is going away undecided: stop asking (kill the program, drop
- * the prompt); respond is not called. */
-void approval_cancel(struct call *c);
-/* The call was decided: release what the channel held for it. */
-void approval_forget(struct call *c);
+/* Stops asking *slot (kills the program, drops the prompt) and clears it;
+ * respond is not called. Returns the ctx it would have been called with
+ * (the asker's to free), or NULL when nothing was being asked. */
+void *approval_cancel(struct approval_pending **slot);
 
 /* The command a "for the session, this command" approval would cover: for
  * a tool with a command_arg, argv[0]; for programs whose first argument

@@ -11,6 +11,7 @@
 #include <sys/epoll.h>
 
 #include "confinement.h"
+#include "events.h"
 #include "execute.h"
 #include "pipeline_internal.h"
 #include "render.h"
@@ -20,15 +21,6 @@
 #include "util.h"
 #include "io.h"
 #include "jsonptr.h"
-
-const char *tc_status_name(enum tc_status s)
-{
-	static const char *const names[] = {
-		"ok", "invalid_arguments", "denied", "busy", "timed_out", "killed",
-		"failed", "unknown_tool", "cancelled",
-	};
-	return (unsigned)s < sizeof names / sizeof names[0] ? names[s] : "failed";
-}
 
 /* The result of a call that could not even be set up (no memory for it):
  * the one a caller gets when nothing else can be had. Never freed. */
@@ -176,7 +168,7 @@ void call_finish(struct call *c, enum tc_status st, json_t *canonical,
 		r->confinement = c->usage.confinement;
 		c->usage.confinement = NULL;
 	}
-	policy_emit_result(s, c, r, &c->usage);
+	events_call_result(s, c, r, &c->usage);
 	render_result_release(&rr);
 	buf_release(&note);
 	unlink_call(s, c);
@@ -258,6 +250,7 @@ static void check_passed(struct call *c)
 	sbx_protect_snap_free(c->protect);
 	c->protect = NULL;
 	s->slots_used--;
+	c->checking = false;
 	policy_checked(c);
 	start_next(s);
 }
@@ -283,7 +276,7 @@ static void collect(struct call *c)
 	json_decref(c->usage.confinement);
 	c->usage.confinement = confinement_json(&conf);
 	if (out.defect)
-		policy_emit_error(c->sup, c, out.defect_msg ? out.defect_msg : "defect");
+		events_call_error(c->sup, c, out.defect_msg ? out.defect_msg : "defect");
 	json_t *canonical = out.canonical;
 	out.canonical = NULL;
 	if (!canonical)   /* stopped before it answered: say how */
@@ -337,7 +330,7 @@ static void attach_egress(struct call *c)
 	    egress_call_start(s->egress, c->id, c->session ? c->session->id : 0, fds,
 	                      &c->egress, &err) < 0) {
 		/* Nothing serves its network: it would wait for nothing. */
-		policy_emit_error(s, c, err.msg);
+		events_call_error(s, c, err.msg);
 		sbx_child_kill(c->child, SBX_KILLED_CANCELLED);
 		return;
 	}
@@ -621,6 +614,19 @@ static void finish_unknown(struct call *c)
 	buf_release(&names);
 }
 
+/* Stage 2's verdict (policy.c): run the call, or end it. */
+static void on_verdict(struct call *c, const struct policy_verdict *v)
+{
+	if (!v->run) {
+		call_finish(c, v->status, v->canonical, v->text, v->text_len);
+		return;
+	}
+	c->approved = v->approved;
+	c->checking = v->precheck;
+	c->state = ST_AUTHORIZED;
+	call_execute(c);
+}
+
 /* A call and the result it will end in, with stand-ins for what a
  * finish without memory cannot make (an empty canonical, a render saying
  * memory ran out): every call ends in one result whatever fails later.
@@ -687,7 +693,7 @@ static uint64_t submit(struct tc_supervisor *s, struct tc_session *ss, const cha
 		parse_args(s, args_json, &pa);
 	else
 		take_args(args, &pa);
-	if (policy_emit_start(s, c, pa.value, args_json, pa.len) < 0) {
+	if (events_call_start(s, c, pa.value, args_json, pa.len) < 0) {
 		json_decref(pa.value);
 		call_finishf(c, TC_STATUS_FAILED, NULL, "The audit log cannot be written and the "
 		             "configuration requires it: the call was refused, not run unaudited.");
@@ -702,7 +708,7 @@ static uint64_t submit(struct tc_supervisor *s, struct tc_session *ss, const cha
 	if (validate(c, &pa) < 0)
 		return id;
 	c->state = ST_AUTHORIZE;
-	policy_authorize(c);      /* ends in call_execute, call_finish, or an approval */
+	policy_authorize(c, on_verdict);   /* now, or after an approval */
 	return id;
 }
 
@@ -721,7 +727,7 @@ static uint64_t refuse(struct tc_supervisor *s, const char *tool, const char *ar
 		take_args(args, &pa);
 	/* Recorded like any call; a failed record changes nothing: it was
 	 * refused anyway. */
-	(void)policy_emit_start(s, c, pa.value, args_json, pa.len);
+	(void)events_call_start(s, c, pa.value, args_json, pa.len);
 	json_decref(pa.value);
 	call_finishf(c, st, NULL, "%s", text ? text : tc_status_name(st));
 	return id;
@@ -804,6 +810,17 @@ void tc_session_free(struct tc_session *ss)
 	if (ss->next)
 		ss->next->prev = ss->prev;
 	free(ss);
+}
+
+void pipeline_cancel_all(struct tc_supervisor *s, const char *why)
+{
+	s->shutting_down = true;
+	while (s->calls) {
+		struct call *c = s->calls;
+		if (c->state == ST_APPROVAL)
+			policy_cancel_approval(s, c);
+		call_finishf(c, TC_STATUS_CANCELLED, NULL, "The call was cancelled: %s.", why);
+	}
 }
 
 int tc_call_cancel(struct tc_supervisor *s, uint64_t id, bool quiet)

@@ -1,5 +1,5 @@
 /* pipeline_internal.h — what pipeline.c (stages, slots, queue), supervisor.c
- * (construction, jails) and policy.c (stage 2, approvals, events) share. */
+ * (construction, jails), policy.c (stage 2, approvals) and events.c share. */
 #ifndef TC_PIPELINE_INTERNAL_H
 #define TC_PIPELINE_INTERNAL_H
 
@@ -19,8 +19,12 @@ struct render_spill;
 struct audit;
 struct gate;
 struct approval_state;
+struct approval_pending;
 struct ticket;
 struct net_ask;
+struct call;
+struct policy_verdict;
+typedef void (*policy_verdict_fn)(struct call *c, const struct policy_verdict *v);
 
 enum call_state {
 	ST_VALIDATE,
@@ -81,10 +85,11 @@ struct call {
 	struct call_usage usage;
 	uint64_t approval_token;       /* a once-approval bound to args (gate) */
 	bool approved;                 /* by an approver or a session grant */
-	void *approval;                /* the channel's pending request */
+	struct approval_pending *approval;   /* the channel's question (approval.c) */
 	char *ask_reason;              /* why an approval was asked, or NULL */
 	bool checking;                 /* its child runs the tool's precheck, before asking */
 	char *command;                 /* what a command grant would cover, or NULL */
+	policy_verdict_fn verdict;     /* where stage 2 answers (the pipeline's) */
 	struct call *next, *prev;      /* every call in flight */
 	struct call *qnext;            /* the slot queue */
 };
@@ -141,17 +146,36 @@ void call_finish(struct call *c, enum tc_status st, json_t *canonical,
 void call_finishf(struct call *c, enum tc_status st, json_t *canonical,
                   const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 void call_execute(struct call *c);
+/* Cancels every call in flight (supervisor.c, at a stop signal or at
+ * shutdown): each ends with its result and its tool-result event, so the
+ * audit records the abort; no new call starts after. */
+void pipeline_cancel_all(struct tc_supervisor *s, const char *why);
 
-/* supervisor.c: the egress service, made when a first call needs it; on
+/* jails.c: the egress service, made when a first call needs it; on
  * failure fds (that call's listeners) are closed. 0, or -1 with err. */
 int supervisor_egress(struct tc_supervisor *s, int fds[SBX_LISTEN_MAX], struct tc_error *err);
 
-/* supervisor.c: the jail for a tool's profile (compiled once, cached). */
+/* jails.c: the jail for a tool's profile (compiled once, cached). */
 struct sbx_jail *supervisor_jail(struct tc_supervisor *s, const struct tc_defined *t,
                                  struct tc_error *err);
 
-/* policy.c: stage 2 and the events. */
-void policy_authorize(struct call *c);
+/* Stage 2's answer for a call, given back through the pipeline's
+ * policy_verdict_fn (at most once per policy_authorize or policy_checked,
+ * maybe before they return): run it, or end it. Nothing in policy.c runs
+ * or finishes a call itself. */
+struct policy_verdict {
+	bool run;              /* else refused: */
+	bool approved;         /* run: a person or a grant approved it */
+	bool precheck;         /* run: only its precheck, then policy_checked */
+	enum tc_status status; /* refused: */
+	json_t *canonical;     /* taken; NULL for none */
+	const char *text;      /* borrowed for the call; NULL when memory ran out */
+	size_t text_len;
+};
+
+/* policy.c: stage 2. The verdict comes through verdict (kept for an
+ * approval's answer). */
+void policy_authorize(struct call *c, policy_verdict_fn verdict);
 int policy_before_fork(struct tc_supervisor *s, struct call *c, struct tc_error *err);
 /* The call's precheck passed: now ask the approval the gate wanted (it
  * may finish c at once). */
@@ -160,16 +184,6 @@ void policy_cancel_approval(struct tc_supervisor *s, struct call *c);
 /* A session ended: its grants go. */
 void policy_session_ended(struct tc_supervisor *s, uint64_t session);
 void policy_call_ended(struct tc_supervisor *s, struct call *c);
-/* Frees an approval ticket whose respond() will never come. */
-void policy_ticket_free(void *ctx);
-/* args: the parsed arguments (borrowed), or NULL with raw the text sent. */
-int policy_emit_start(struct tc_supervisor *s, struct call *c, json_t *args,
-                      const char *raw, size_t raw_len);
-void policy_emit_result(struct tc_supervisor *s, struct call *c, const struct tc_result *r,
-                        const struct call_usage *u);
-void policy_emit_error(struct tc_supervisor *s, struct call *c, const char *what);
-/* A connection's event from the egress service (borrowed). */
-void policy_emit_network(struct tc_supervisor *s, json_t *event);
 /* The egress service's questions about unlisted names (struct
  * egress_hooks: data is the supervisor). One at a time per call, through
  * the call's approval channel; an answer goes to every waiting connection

@@ -1,12 +1,14 @@
-/* policy.c — stage 2 of the pipeline (the gate's verdict and, when it asks,
- * an approval) and the events every call emits. An approval is requested
+/* policy.c — stage 2 of the pipeline: the gate's verdict and, when it asks,
+ * an approval. An approval is requested
  * through one channel: the embedder's approver (replay's script, MCP
  * elicitation) when one is set, else the configured one: deny (the default:
  * no approver means no), tty, or cmd:PROGRAM. A once-approval is a gate
  * token bound to the exact validated arguments and consumed just before the
- * fork. */
+ * fork. Its verdict goes back through the pipeline's policy_verdict_fn:
+ * nothing here runs or finishes a call. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -18,85 +20,45 @@
 #include <unistd.h>
 
 #include "approval.h"
-#include "audit.h"
 #include "egress.h"
+#include "events.h"
 #include "gate.h"
 #include "pipeline_internal.h"
+#include "shown.h"
 #include "utf8.h"
 #include "util.h"
 #include "io.h"
 
-/* ---- events ----------------------------------------------------------- */
+/* ---- the verdict -------------------------------------------------------- */
 
-/* Takes ev. A failed write is reported on stderr; returns -1 so that a
- * config with audit.required can refuse to run unaudited. */
-static int emit(struct tc_supervisor *s, json_t *ev)
+static void to_buf(void *ctx, const char *p, size_t n)
 {
-	struct tc_error err = { 0 };
-	int rc = 0;
-	if (!ev || audit_emit(s->audit, ev, &err) < 0) {
-		fprintf(stderr, "toolcage: audit: %s\n", ev ? err.msg : "out of memory");
-		rc = -1;
-	}
-	json_decref(ev);
-	return rc;
+	buf_add(ctx, p, n);
 }
 
-/* Events nobody subscribed to (no audit log, no embedder listening) are
- * not built: a plain call's two events cost ~15 us (a timestamp, a deep
- * copy of the arguments, a dozen allocations) only to be thrown away. */
-static bool listening(const struct tc_supervisor *s)
+/* Ends c through the pipeline's verdict: refused with st, canonical (taken)
+ * and a message formatted as the pipeline's own (names quoted with their
+ * control characters shown). */
+static void refuse(struct call *c, enum tc_status st, json_t *canonical, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void refuse(struct call *c, enum tc_status st, json_t *canonical, const char *fmt, ...)
 {
-	return audit_has_subscribers(s->audit);
+	struct buf text = BUF_INIT;
+	va_list ap;
+	va_start(ap, fmt);
+	shown_vformat(to_buf, &text, fmt, ap);
+	va_end(ap);
+	struct policy_verdict v = { .status = st, .canonical = canonical,
+	                            .text = text.failed ? NULL : text.data, .text_len = text.len };
+	c->verdict(c, &v);
+	buf_release(&text);
 }
 
-int policy_emit_start(struct tc_supervisor *s, struct call *c, json_t *args,
-                      const char *raw, size_t raw_len)
+/* Lets c run: approved by a person or a grant, or only its precheck. */
+static void allow(struct call *c, bool approved, bool precheck)
 {
-	if (!listening(s))
-		return 0;
-	json_t *logged;
-	if (args)
-		logged = json_incref(args);
-	else if (raw_len > s->cfg->max_message_bytes)
-		logged = json_sprintf("(%zu bytes: over the message limit)", raw_len);
-	else {   /* not JSON: logged as the text it was, repaired (the audit elides it) */
-		size_t n;
-		char *clean = utf8_sanitize(raw ? raw : "", raw_len, true, &n);
-		logged = clean ? json_stringn(clean, n) : json_null();
-		free(clean);
-	}
-	int rc = emit(s, audit_event_call_start(c->id, c->name, logged,
-	                                        c->tool ? tc_risk_name(c->tool->risk) : NULL));
-	json_decref(logged);
-	return s->cfg->audit_required ? rc : 0;
-}
-
-void policy_emit_result(struct tc_supervisor *s, struct call *c, const struct tc_result *r,
-                        const struct call_usage *u)
-{
-	if (!listening(s))
-		return;
-	struct audit_result ar = {
-		.status = tc_status_name(r->status), .duration_ms = r->duration_ms,
-		.ran = u->ran, .exit_code = u->exit_code, .signal = u->signal,
-		.cpu_ms = u->cpu_ms, .max_rss_kb = u->max_rss_kb, .bytes = u->bytes,
-		.truncated = r->truncated, .confinement = r->confinement,
-	};
-	emit(s, audit_event_tool_result(c->id, c->name, &ar));
-}
-
-void policy_emit_error(struct tc_supervisor *s, struct call *c, const char *what)
-{
-	if (!listening(s))
-		return;
-	emit(s, audit_event_error(c ? c->id : 0, c ? c->name : NULL, what));
-}
-
-void policy_emit_network(struct tc_supervisor *s, json_t *event)
-{
-	if (listening(s))
-		emit(s, json_incref(event));
+	struct policy_verdict v = { .run = true, .approved = approved, .precheck = precheck };
+	c->verdict(c, &v);
 }
 
 /* ---- approvals -------------------------------------------------------- */
@@ -122,6 +84,16 @@ static void ticket_unlink(struct ticket *t)
 		t->next->prev = t->prev;
 }
 
+/* Frees a ticket whose respond() will never come (NULL: none). */
+static void ticket_free(void *ctx)
+{
+	struct ticket *t = ctx;
+	if (!t)
+		return;
+	ticket_unlink(t);
+	free(t);
+}
+
 static struct call *find_call(struct tc_supervisor *s, uint64_t id)
 {
 	for (struct call *c = s->calls; c; c = c->next)
@@ -145,16 +117,12 @@ static void decide(struct call *c, enum tc_approval d, const char *who)
 	if (c->timer)
 		loop_del_timer(s->loop, c->timer);
 	c->timer = NULL;
-	approval_forget(c);
-	if (listening(s))
-		emit(s, audit_event_approval_decision(c->id, c->name, d == TC_APPROVE_ONCE ?
-		     "allow_once" : d == TC_APPROVE_SESSION ? "allow_session" :
-		     d == TC_APPROVE_COMMAND ? "allow_command" : d == TC_APPROVE_TOOL ? "allow_tool" :
-		     "deny", who));
+	ticket_free(approval_cancel(&c->approval));   /* the channel answered: none */
+	events_approval_decision(s, c, d, who);
 	if (d == TC_APPROVE_DENY && nobody_to_ask(who)) {
 		/* Nobody said no: nobody could be asked. Retrying changes nothing;
 		 * the user can, and the model should tell them how. */
-		call_finishf(c, TC_STATUS_DENIED, json_pack("{s:s, s:s, s:s?, s:b}", "error", "denied",
+		refuse(c, TC_STATUS_DENIED, json_pack("{s:s, s:s, s:s?, s:b}", "error", "denied",
 		             "by", who, "reason", c->ask_reason, "no_approver", true), "Denied: this call "
 		             "needs approval (%s), and nobody can approve it here (%s). The call did not "
 		             "run. Tell the user; they can change this: use an MCP client that supports "
@@ -166,7 +134,7 @@ static void decide(struct call *c, enum tc_approval d, const char *who)
 		return;
 	}
 	if (d == TC_APPROVE_DENY) {
-		call_finishf(c, TC_STATUS_DENIED, json_pack("{s:s, s:s, s:s?}", "error", "denied",
+		refuse(c, TC_STATUS_DENIED, json_pack("{s:s, s:s, s:s?}", "error", "denied",
 		             "by", who, "reason", c->ask_reason), "Denied: this call needs "
 		             "approval (%s) and the approver said no (%s). The call did not run. "
 		             "Do not repeat it unchanged; ask the user or try a safer tool.",
@@ -182,23 +150,20 @@ static void decide(struct call *c, enum tc_approval d, const char *who)
 		          gate_grant_session_wide(s->gate, session, c->name,
 		                                  d == TC_APPROVE_COMMAND ? c->command : NULL, &err);
 		if (grc < 0) {
-			call_finishf(c, TC_STATUS_DENIED, NULL, "The approval could not be recorded "
+			refuse(c, TC_STATUS_DENIED, NULL, "The approval could not be recorded "
 			             "(%s); the call did not run.", err.msg);
 			return;
 		}
-		if (listening(s))
-			emit(s, audit_event_session_grant(c->name, c->args,
-			                                  gate_grants(s->gate, session)));
+		if (events_listening(s))
+			events_session_grant(s, c, gate_grants(s->gate, session));
 	}
 	c->approval_token = gate_grant_once(s->gate, c->name, c->args);
 	if (!c->approval_token) {   /* without a token the pre-fork check would be skipped */
-		call_finishf(c, TC_STATUS_DENIED, NULL, "The approval could not be recorded (too "
+		refuse(c, TC_STATUS_DENIED, NULL, "The approval could not be recorded (too "
 		             "many outstanding approvals); the call did not run. Try again later.");
 		return;
 	}
-	c->approved = true;
-	c->state = ST_AUTHORIZED;
-	call_execute(c);
+	allow(c, true, false);
 }
 
 static void respond(void *ctx, enum tc_approval d, const char *who)
@@ -211,19 +176,12 @@ static void respond(void *ctx, enum tc_approval d, const char *who)
 		decide(c, d, who ? who : "approver");
 }
 
-void policy_ticket_free(void *ctx)
-{
-	struct ticket *t = ctx;
-	ticket_unlink(t);
-	free(t);
-}
-
 static void on_approval_timeout(struct loop *l, void *data)
 {
 	(void)l;
 	struct call *c = data;
 	c->timer = NULL;
-	approval_cancel(c);
+	ticket_free(approval_cancel(&c->approval));
 	decide(c, TC_APPROVE_DENY, "timeout (no answer in time)");
 }
 
@@ -233,8 +191,7 @@ static void ask(struct call *c, const char *reason)
 	c->state = ST_APPROVAL;
 	free(c->ask_reason);
 	c->ask_reason = strdup(reason);
-	if (listening(s))
-		emit(s, audit_event_approval_request(c->id, c->name, c->args, reason));
+	events_approval_request(s, c, c->args, reason);
 	/* An approval is bounded in time: without a timer (or a ticket) no
 	 * question is asked and the call is denied. */
 	c->timer = loop_add_timer(s->loop, io_now_ms() + s->cfg->approval_timeout_ms,
@@ -255,12 +212,13 @@ static void ask(struct call *c, const char *reason)
 	else if (s->approver)
 		s->approver(&req, respond, t, s->approver_data);
 	else
-		approval_request(s, c, &req, respond, t);
+		approval_request(s, &c->approval, &req, respond, t);
 	(void)id;   /* c may be gone now: a synchronous answer finished it */
 }
 
-void policy_authorize(struct call *c)
+void policy_authorize(struct call *c, policy_verdict_fn verdict)
 {
+	c->verdict = verdict;
 	struct tc_supervisor *s = c->sup;
 	/* A command grant ("git push" for the session) is looked up by the
 	 * call's command; out of memory, there is none and exact grants stand. */
@@ -279,7 +237,7 @@ void policy_authorize(struct call *c)
 	struct gate_verdict v;
 	gate_authorize(s->gate, &gc, &v);
 	if (v.action == GATE_DENY) {
-		call_finishf(c, TC_STATUS_DENIED, json_pack("{s:s, s:s, s:s}", "error", "denied",
+		refuse(c, TC_STATUS_DENIED, json_pack("{s:s, s:s, s:s}", "error", "denied",
 		             "check", v.check, "reason", v.reason), "Denied by policy (%s): %s. The "
 		             "call did not run.", v.check, v.reason);
 		return;
@@ -291,29 +249,24 @@ void policy_authorize(struct call *c)
 		free(c->ask_reason);
 		c->ask_reason = strdup(v.reason);
 		if (!c->ask_reason) {
-			call_finishf(c, TC_STATUS_FAILED, NULL, "toolcage ran out of memory; the call did "
+			refuse(c, TC_STATUS_FAILED, NULL, "toolcage ran out of memory; the call did "
 			             "not run.");
 			return;
 		}
-		c->checking = true;
-		c->state = ST_AUTHORIZED;
-		call_execute(c);
+		allow(c, false, true);
 		return;
 	}
 	if (v.action == GATE_ASK) {
 		ask(c, v.reason);
 		return;
 	}
-	c->approved = v.granted;
-	c->state = ST_AUTHORIZED;
-	call_execute(c);
+	allow(c, v.granted, false);
 }
 
 void policy_checked(struct call *c)
 {
 	char *reason = c->ask_reason;
 	c->ask_reason = NULL;
-	c->checking = false;
 	ask(c, reason ? reason : "the policy asks");
 	free(reason);
 }
@@ -359,8 +312,8 @@ struct net_ask {
 	struct net_ask *next;
 };
 
-/* The respond() context of a network question: a ticket (so that the
- * channel frees it as it frees any: policy_ticket_free) and which question
+/* The respond() context of a network question: a ticket (so that a
+ * cancelled question frees it as it frees any: ticket_free) and which question
  * it answers, so that a late answer to one already withdrawn is dropped. */
 struct net_ticket {
 	struct ticket t;
@@ -392,9 +345,9 @@ static void net_respond(void *ctx, enum tc_approval d, const char *who)
 	uint16_t port = head->port;
 	memcpy(name, head->name, sizeof name);
 	who = who ? who : "approver";
-	if (listening(s))
-		emit(s, audit_event_approval_decision(c->id, c->name, d == TC_APPROVE_ONCE ?
-		     "allow_once" : d == TC_APPROVE_SESSION ? "allow_session" : "deny", who));
+	/* Logged as the network question's choices name it (once, session). */
+	events_approval_decision(s, c, d == TC_APPROVE_ONCE || d == TC_APPROVE_SESSION ? d :
+	                         TC_APPROVE_DENY, who);
 	/* Every connection of the call waiting on the same destination gets
 	 * this answer; answering may close a connection, which withdraws
 	 * nothing of these (they are unlinked first). */
@@ -443,8 +396,7 @@ static void net_ask_next(struct call *c)
 	if (s->tickets)
 		s->tickets->prev = &nt->t;
 	s->tickets = &nt->t;
-	if (listening(s))
-		emit(s, audit_event_approval_request(c->id, c->name, args, reason));
+	events_approval_request(s, c, args, reason);
 	struct tc_approval_request req = { .tool = c->name, .args = args, .reason = reason,
 	                                    .call_id = c->id, .command = NULL };
 	if (c->session && c->session->approver)
@@ -452,7 +404,7 @@ static void net_ask_next(struct call *c)
 	else if (s->approver)
 		s->approver(&req, net_respond, nt, s->approver_data);
 	else
-		approval_request(s, c, &req, net_respond, nt);
+		approval_request(s, &c->approval, &req, net_respond, nt);
 	json_decref(args);
 }
 
@@ -498,7 +450,7 @@ void policy_net_cancel(void *data, void *handle)
 				/* The channel's question goes (its ticket with it); an
 				 * embedder's answer that still comes finds another
 				 * question, or none, and is dropped. */
-				approval_cancel(c);
+				ticket_free(approval_cancel(&c->approval));
 				net_ask_next(c);
 			}
 			return;
@@ -508,18 +460,13 @@ void policy_net_cancel(void *data, void *handle)
 void policy_cancel_approval(struct tc_supervisor *s, struct call *c)
 {
 	(void)s;
-	approval_cancel(c);
+	ticket_free(approval_cancel(&c->approval));
 }
 
 int policy_init(struct tc_supervisor *s, const struct tc_options *opt, struct tc_error *err)
 {
 	if (gate_new(&s->cfg->policy, &s->gate, err) < 0)
 		return -1;
-	/* Always an event hub, so embedders can subscribe; a sink when a path
-	 * is configured. */
-	const char *audit_path = opt->audit_path ? opt->audit_path : s->cfg->audit_path;
-	if (audit_path ? audit_open(audit_path, &s->audit, err) < 0 : !(s->audit = audit_new()))
-		return audit_path ? -1 : tc_error_set(err, TC_E_NOMEM, "audit", "out of memory");
 	return approval_init(s, opt->approve ? opt->approve : s->cfg->approval, err);
 }
 
@@ -533,8 +480,6 @@ void policy_release(struct tc_supervisor *s)
 	}
 	s->tickets = NULL;
 	approval_release(s);
-	audit_close(s->audit);
-	s->audit = NULL;
 	gate_free(s->gate);
 	s->gate = NULL;
 }

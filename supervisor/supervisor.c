@@ -1,6 +1,7 @@
 /* supervisor.c — building and tearing down a supervisor: config, registry
  * (built-in plugins and manifests), the event loop, the spill directory,
- * and the jails of the profiles tools use (compiled once, on first use). */
+ * the events and stage 2; freeing the jails (jails.c makes them). Nothing
+ * here finishes a call: a stop cancels them through the pipeline. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -14,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "confinement.h"
+#include "events.h"
 #include "manifest.h"
 #include "pipeline_internal.h"
 #include "profile.h"
@@ -33,85 +34,6 @@ void tc_supervisor_set_approver(struct tc_supervisor *s, tc_approver_fn fn, void
 {
 	s->approver = fn;
 	s->approver_data = data;
-}
-
-/* The policy, quarantine and MCP hints go by a tool's risk: a tool declared
- * read-only or write must not run under a profile that reaches the network
- * (inet sockets, and no net namespace of its own or one whose way out is
- * toolcage's egress), where the gate never asked about its destination. A
- * manifest naming a shipped profile above its risk is refused when it
- * loads; this catches a profile_dir profile of any name, once loaded. */
-static int risk_fits(const struct tc_defined *t, const struct profile *p, struct tc_error *err)
-{
-	const struct sbx_spec *sp = &p->spec;
-	bool net = (sp->socket_families & (SBX_AF_INET | SBX_AF_INET6)) &&
-	           (!(sp->namespaces & SBX_NS_NET) || sp->egress);
-	if (!net || t->risk >= TC_RISK_NETWORK)
-		return 0;
-	return tc_error_set(err, TC_E_INVALID, t->name, "tool %s is declared %s, but its "
-	                    "profile %s reaches the network; declare \"risk\": \"network\" "
-	                    "with a url_arg (or use a profile without inet sockets)",
-	                    t->name, tc_risk_name(t->risk), sp->name ? sp->name : "?");
-}
-
-struct sbx_jail *supervisor_jail(struct tc_supervisor *s, const struct tc_defined *t,
-                                 struct tc_error *err)
-{
-	const char *name = t->profile ? t->profile : tc_risk_name(t->risk);
-	for (struct jail_entry *e = s->jails; e; e = e->next)
-		if (!strcmp(e->name, name))
-			return risk_fits(t, e->profile, err) < 0 ? NULL : e->jail;
-	struct jail_entry *e = calloc(1, sizeof *e);
-	if (!e) {
-		tc_error_set(err, TC_E_NOMEM, name, "out of memory");
-		return NULL;
-	}
-	if (profile_load(name, s->cfg->profile_dir, &e->profile, err) < 0) {
-		free(e);
-		return NULL;
-	}
-	/* Its file must be one no tool can write, and its write paths must
-	 * not reach anything we trust. */
-	if (trust_add_profile(s->trust, e->profile, err) < 0 || risk_fits(t, e->profile, err) < 0) {
-		profile_free(e->profile);
-		free(e);
-		return NULL;
-	}
-	/* Read-only in every jail (the sandbox refuses a jail that writes
-	 * and cannot enforce them). */
-	e->profile->spec.protected_paths = (const char *const *)s->cfg->protected_paths;
-	if (s->cfg->fixed_identity) {
-		e->profile->spec.fixed_identity = true;
-		e->profile->spec.uid = s->cfg->uid;
-		e->profile->spec.gid = s->cfg->gid;
-	}
-	/* The user's toolchains, readable and runnable, and the user's PATH
-	 * to them. */
-	if (toolchain_apply(&e->profile->spec, s->cfg->toolchains, getenv("PATH"), &e->toolchains,
-	                    err) < 0) {
-		profile_free(e->profile);
-		free(e);
-		return NULL;
-	}
-	struct sbx_error serr = { 0 };
-	if (sbx_jail_new(&e->profile->spec, s->workspace, &e->jail, &serr) < 0) {
-		tc_error_set(err, TC_E_SYSTEM, name, "profile %s cannot be enforced here: %s",
-		             name, serr.msg);
-		toolchain_release(&e->toolchains);
-		profile_free(e->profile);
-		free(e);
-		return NULL;
-	}
-	e->name = strdup(name);
-	e->next = s->jails;
-	s->jails = e;
-	if (s->notice_dropped) {
-		struct sbx_confinement conf;
-		sbx_jail_confinement(e->jail, &conf);
-		confinement_notice(name, &conf, stderr);
-	}
-	sbx_jail_keep_spare(e->jail, s->keep_spares);
-	return e->jail;
 }
 
 /* A manifest path (a file, or a directory of them) and every file in it
@@ -208,40 +130,13 @@ int tc_supervisor_signal(const struct tc_supervisor *s)
 	return s->stop_signal;
 }
 
-int supervisor_ready(struct tc_supervisor *s, char *why, size_t n)
-{
-	for (size_t i = 0; i < tc_registry_count(s->reg); i++) {
-		const struct tc_defined *t = tc_registry_at(s->reg, i);
-		struct tc_error err = { 0 };
-		if (!supervisor_jail(s, t, &err)) {
-			snprintf(why, n, "profile %s (tool %s): %s", t->profile ? t->profile :
-			         tc_risk_name(t->risk), t->name, err.msg);
-			return -1;
-		}
-	}
-	return 0;
-}
-
-/* Cancels every call in flight: each ends with its result and its
- * tool-result event, so the audit records the abort. */
-static void cancel_all(struct tc_supervisor *s, const char *why)
-{
-	s->shutting_down = true;
-	while (s->calls) {
-		struct call *c = s->calls;
-		if (c->state == ST_APPROVAL)
-			policy_cancel_approval(s, c);
-		call_finishf(c, TC_STATUS_CANCELLED, NULL, "The call was cancelled: %s.", why);
-	}
-}
-
 static void on_signal(struct loop *l, int signo, void *data)
 {
 	struct tc_supervisor *s = data;
 	if (s->stop_signal)
 		return;
 	s->stop_signal = signo;
-	cancel_all(s, signo == SIGINT ? "interrupted (SIGINT)" : signo == SIGTERM ?
+	pipeline_cancel_all(s, signo == SIGINT ? "interrupted (SIGINT)" : signo == SIGTERM ?
 	           "the supervisor was told to stop (SIGTERM)" : "the supervisor was stopped");
 	loop_stop(l);
 }
@@ -351,7 +246,7 @@ int tc_supervisor_new(const struct tc_options *opt, struct tc_supervisor **out,
 	if (s->cfg->spill_dir &&
 	    render_spill_new(s->cfg->spill_dir, s->cfg->spill_max_bytes, &s->spill, err) < 0)
 		goto fail;
-	if (policy_init(s, opt, err) < 0)
+	if (events_init(s, opt, err) < 0 || policy_init(s, opt, err) < 0)
 		goto fail;
 	s->domains = calloc(s->cfg->policy.ndomains + 1, sizeof *s->domains);
 	if (!s->domains) {
@@ -374,24 +269,6 @@ fail:
 	return -1;
 }
 
-static void on_network_event(void *data, json_t *event)
-{
-	policy_emit_network(data, event);
-}
-
-int supervisor_egress(struct tc_supervisor *s, int fds[SBX_LISTEN_MAX], struct tc_error *err)
-{
-	if (s->egress)
-		return 0;
-	const struct egress_hooks hooks = { .event = on_network_event, .ask = policy_net_ask,
-	                                    .cancel = policy_net_cancel, .data = s };
-	if (egress_new(s->loop, s->cfg->egress, &hooks, &s->egress, err) == 0)
-		return 0;
-	for (int k = 0; k < SBX_LISTEN_MAX; k++)
-		close(fds[k]);
-	return -1;
-}
-
 void tc_supervisor_free(struct tc_supervisor *s)
 {
 	if (!s)
@@ -400,11 +277,12 @@ void tc_supervisor_free(struct tc_supervisor *s)
 	 * free their children, which would make them. */
 	for (struct jail_entry *e = s->jails; e; e = e->next)
 		sbx_jail_keep_spare(e->jail, false);
-	cancel_all(s, "the supervisor is shutting down");
+	pipeline_cancel_all(s, "the supervisor is shutting down");
 	while (s->sessions)   /* the embedder should have; their calls ended above */
 		tc_session_free(s->sessions);
 	egress_free(s->egress);
 	policy_release(s);
+	events_release(s);
 	if (s->inotify_fd >= 0) {
 		loop_del_fd(s->loop, s->inotify_fd);
 		close(s->inotify_fd);

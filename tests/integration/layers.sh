@@ -2,10 +2,10 @@
 # tests/integration/layers.sh — the build's doors (HACKING.md): the tree
 # passes `mk/check_deps.py` and `mk/check_exports.py`, and each refuses a
 # violation planted in a copy (an include across a layer, a symbol taken
-# from a layer above, a header name used twice, an internal symbol left
-# global in the library), naming the file and the rule. Then the embedding
-# program with toolcage's internal names (tests/embed/embed_clash.c) runs
-# a built-in and its own tool. Exit 0 pass, 77 skip, anything else fail.
+# from a layer above, a call back up inside supervisor/, a header name
+# used twice, an internal symbol left global in the library), naming the
+# file and the rule. Then the embedding program with toolcage's internal
+# names (tests/embed/embed_clash.c) runs a built-in and its own tool. Exit 0 pass, 77 skip, anything else fail.
 set -u
 BUILD=${BUILD:-build}
 [ -f "$BUILD/libtoolcage.a" ] || { echo "skip: no $BUILD/libtoolcage.a"; exit 77; }
@@ -74,6 +74,17 @@ cc -c -o "$tmp/obj/sandbox/planted.o" "$tmp/planted.c" || fails=$((fails + 1))
 expect "a sandbox object using the gate is refused" 1 \
 	'sandbox/planted.c: uses gate_new from supervisor/policy/: sandbox/ may use lib/' -- \
 	python3 mk/check_deps.py . "$tmp/obj"
+
+# Stage 2 finishing a call through the pipeline: the upward call within
+# supervisor/ that the one-way order refuses.
+mkdir -p "$tmp/up/supervisor"
+printf 'void call_finish(void);\nvoid call_finish(void) { }\n' > "$tmp/pipeline.c"
+printf 'void call_finish(void);\nvoid planted(void);\nvoid planted(void) { call_finish(); }\n' > "$tmp/policy.c"
+cc -c -o "$tmp/up/supervisor/pipeline.o" "$tmp/pipeline.c" || fails=$((fails + 1))
+cc -c -o "$tmp/up/supervisor/policy.o" "$tmp/policy.c" || fails=$((fails + 1))
+expect "check-deps refuses stage 2 calling back up into the pipeline" 1 \
+	'supervisor/policy.c: uses call_finish from supervisor/pipeline.c: control goes one way' -- \
+	python3 mk/check_deps.py . "$tmp/up"
 
 # An internal function left global in the library.
 printf 'int planted_helper(void);\nint planted_helper(void) { return 1; }\n' > "$tmp/leak.c"
