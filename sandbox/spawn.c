@@ -461,7 +461,12 @@ int spawn_start(struct sbx_jail *j, const struct sbx_job *job, bool via_zygote,
 		close(child_stdin);
 	if (!rc && via_zygote && job) {
 		bool sent;
-		if ((rc = hand_over(c, job, &sent)) < 0 && c->pidfd < 0)
+		/* A child that failed a setup step exits with its report: the
+		 * refusal is that report (what was refused, why, the fix),
+		 * whether or not its pidfd came first. */
+		if ((rc = hand_over(c, job, &sent)) < 0)
+			child_read_status(c);
+		if (rc < 0 && (c->pidfd < 0 || c->have_report))
 			worker_refused(c, rc, err);
 		else if (rc < 0)
 			sbx_err(err, -rc, "handing the job to the sandbox worker's child");
