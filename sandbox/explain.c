@@ -29,13 +29,13 @@ static char sysctl_first(const char *path)
 	return c;
 }
 
-static bool have_sys_admin(void)
+static bool have_cap(unsigned cap)
 {
 	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
 	struct __user_cap_data_struct d[2];
 	if (syscall(SYS_capget, &hdr, d) < 0)
 		return false;
-	return (d[CAP_SYS_ADMIN / 32].effective & (1u << (CAP_SYS_ADMIN % 32))) != 0;
+	return (d[cap / 32].effective & (1u << (cap % 32))) != 0;
 }
 
 static const char fix_container[] =
@@ -84,7 +84,7 @@ size_t sbx_explain_ns(unsigned clone_ns, int e, char *buf, size_t len)
 			        "sysctl)";
 			fix = fix_user;
 		}
-	} else if (!have_sys_admin()) {
+	} else if (!have_cap(CAP_SYS_ADMIN)) {
 		cause = "toolcage runs as root without CAP_SYS_ADMIN, as a container's root "
 		        "does by default";
 		fix = "run toolcage as a non-root user in the container, with toolcage's "
@@ -110,6 +110,15 @@ const char *sbx_explain_step(const char *step, int e)
 		       "its own (/proc/kcore, /proc/sys ...); fix: unmask it "
 		       "(--security-opt unmask=/proc/* with podman or Docker, procMount: "
 		       "Unmasked in Kubernetes, docs/deploy.md)";
+	/* Root makes no user namespace: the network namespace it makes is its
+	 * own user namespace's, and bringing its loopback up takes
+	 * CAP_NET_ADMIN there, which a container's root lacks by default. */
+	if (!strcmp(step, child_step_name(STEP_NETNS)) && getuid() == 0 &&
+	    !have_cap(CAP_NET_ADMIN))
+		return "the network namespace's loopback could not be set up: toolcage runs "
+		       "as root without CAP_NET_ADMIN, as a container's root does by default; "
+		       "fix: run toolcage as a non-root user in the container (its user "
+		       "namespace brings the capability), or give the container CAP_NET_ADMIN";
 	if (!strcmp(step, child_step_name(STEP_USERNS)))
 		return "the user namespace's id maps were refused (a security module); fix: "
 		       "run toolcage as a user allowed user namespaces, or as root";
