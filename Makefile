@@ -3,6 +3,7 @@
 #   make test       unit, integration and escape tests
 #   make asan       the same tests on an ASan+UBSan build ($(BUILD)-asan/, build-asan/ by default)
 #   make test-kernels  the tests inside Debian's kernels booted in qemu, on cgroup v2
+#   make test-containers  toolcage inside podman containers (root; docs/where-it-runs.md)
 #   make bench      benchmarks (not tests): ratios against same-run baselines
 #   make demo       the guided demo on built-in defaults
 #   make install    PREFIX=/usr/local DESTDIR= (LIBDIR, BINDIR, MANDIR ... below)
@@ -298,12 +299,19 @@ valgrind: $(UNIT_BINS)
 
 # The Debian packages and the container image, each built from scratch
 # (minutes, root): what .ci/run runs beside make test.
-.PHONY: test-package test-image
+.PHONY: test-package test-image test-containers
 test-package:
 	$(Q)sh tests/package/deb.sh
 
 test-image: all
 	$(Q)BUILD=$(BUILD) sh tests/containers/image.sh
+
+# toolcage inside podman containers (default settings, SYS_ADMIN,
+# privileged, the shipped seccomp profile; root and a user): check, the
+# tools over MCP, the escape suite's quick set judged against the walls the
+# results claim, and docs/where-it-runs.md's podman rows (under a minute).
+test-containers: all $(ESC_BINS)
+	$(Q)BUILD=$(BUILD) bash tests/containers/run.sh
 
 bench: all $(BENCH_BINS) $(ESC_BINS)
 	$(Q)BUILD=$(BUILD) sh tests/bench/run.sh

@@ -1,0 +1,176 @@
+#!/bin/bash
+# tests/containers/run.sh — toolcage inside podman containers, where agents
+# run (make test-containers). Each environment is a container run by runc
+# (crun refuses this host's hybrid cgroup layout) on a Debian root
+# filesystem made by debootstrap from Debian's archive (mk/rootfs.sh, cached
+# and shared with make test-image; used through an overlay, --rootfs DIR:O,
+# so no run changes it), with no network. The build's toolcage and escape
+# programs are COPIED in (a stage directory, mounted read-only): rebuilding
+# build/ while a container runs is safe.
+#
+# Environments (--envs), each as root and as uid 65534 (--ids "root user"):
+#   default     podman's default seccomp profile and capabilities, /proc
+#               partly covered
+#   sysadmin    --cap-add SYS_ADMIN
+#   privileged  --privileged
+#   shipped     toolcage's seccomp profile (deploy/container/seccomp.json)
+#               and /proc unmasked (--security-opt unmask=/proc/*): the
+#               settings docs/deploy.md gives for full walls
+# In each, tests/containers/inside.sh: `toolcage check` (its exit and its
+# verdict per profile, which must agree with what a call does), the
+# built-in tools through `toolcage serve` over stdio (exact answers, or a
+# refusal with its fix), and the escape suite's quick set under every
+# profile that runs, each attack judged against the walls its own result
+# claims (judge.py). Then the observed run/refused per profile is compared
+# with the podman rows of docs/where-it-runs.md (table.py): a difference
+# fails, and --write-table rewrites those rows from what was seen.
+#
+#   make test-containers         (root; podman, runc, debootstrap)
+#   bash tests/containers/run.sh [--envs "default shipped"] [--ids root]
+#        [--escape quick|all|none] [--write-table]
+# Time: about 30 s on this 2-core machine under load, all eight
+# environments sequentially (the escape suite's quick set, not all of it);
+# its budget in CI is 10 minutes (.ci/run), and it says when it took longer.
+# Exit 0 when every environment held and the table matches, 1 otherwise,
+# 77 when containers cannot run here (the reason is the last line; with
+# TC_MUST_WORK=1, as in CI, that is a failure).
+set -u
+export LC_ALL=C
+HERE=$(cd "$(dirname "$0")" && pwd)
+REPO=$(cd "$HERE/../.." && pwd)
+BUILD=${BUILD:-build}
+case $BUILD in /*) ;; *) BUILD=$REPO/$BUILD ;; esac
+ENVS="default sysadmin privileged shipped"
+IDS="root user"
+ESCAPE=quick
+WRITE_TABLE=0
+BUDGET_S=600
+while [ $# -gt 0 ]; do
+	case $1 in
+	--envs) ENVS=$2; shift ;;
+	--ids) IDS=$2; shift ;;
+	--escape) ESCAPE=$2; shift ;;
+	--write-table) WRITE_TABLE=1 ;;
+	*) echo "unknown option $1"; exit 2 ;;
+	esac
+	shift
+done
+start=$(date +%s)
+
+skip() {
+	echo "make test-containers: SKIPPED: $*"
+	[ "${TC_MUST_WORK:-0}" = 1 ] && { echo "FAIL: TC_MUST_WORK=1: the container tests must run here"; exit 1; }
+	echo "skip: $*"
+	exit 77
+}
+[ "$(id -u)" = 0 ] || skip "needs root (podman with runc as root, debootstrap for the root filesystem)"
+for c in podman runc debootstrap; do
+	command -v $c > /dev/null 2>&1 ||
+		skip "$c is not installed (apt-get install podman runc debootstrap)"
+done
+[ -x "$BUILD/toolcage" ] && [ -x "$BUILD/escape/procs" ] ||
+	{ echo "FAIL no $BUILD/toolcage or $BUILD/escape: make test-containers builds them"; exit 1; }
+# python3: the escape suite and the MCP session; procps: pgrep; time:
+# /usr/bin/time; util-linux: setpriv, ipcrm. The same cached root as any
+# other suite asking for these packages (debootstrap runs once).
+ROOTFS=$(sh "$REPO/mk/rootfs.sh" --include procps,python3,time,util-linux) || {
+	rc=$?; [ $rc = 77 ] && skip "no root filesystem (mk/rootfs.sh exited 77)"
+	echo "FAIL mk/rootfs.sh exited $rc"; exit 1; }
+
+T=$(mktemp -d /var/tmp/tc-containers.XXXXXX) || exit 1
+NAME=tc-containers-$$
+cleanup() {
+	local c
+	for c in $(podman ps -a --format '{{.Names}}' --filter "name=^$NAME-" 2>/dev/null); do
+		podman rm -f "$c" > /dev/null 2>&1
+	done
+	rm -rf "$T"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+# The stage: what the containers read, a copy (any uid may read it).
+S=$T/stage
+mkdir -p "$S/escape" "$S/src/tests/escape" "$S/src/tests/containers" "$S/src/profiles"
+cp "$BUILD/toolcage" "$S/" && cp "$BUILD"/escape/* "$S/escape/" &&
+	cp "$REPO/tests/escape/run.sh" "$S/src/tests/escape/" &&
+	cp "$HERE/inside.sh" "$HERE/judge.py" "$HERE/mcp_session.py" "$S/src/tests/containers/" &&
+	cp "$REPO"/profiles/*.json "$S/src/profiles/" || { echo "FAIL cannot stage the binaries"; exit 1; }
+chmod -R a+rX "$S"
+
+# runc sets the containers' rlimits: where the host caps them (no
+# CAP_SYS_RESOURCE) podman's defaults fail, so ask for what there is.
+nofile=$(ulimit -Hn); [ "$nofile" = unlimited ] && nofile=65536
+[ "$nofile" -gt 65536 ] && nofile=65536
+nproc=$(awk '/^Max processes/ { print $4 }' /proc/self/limits); [ "$nproc" = unlimited ] && nproc=16384
+[ "$nproc" -gt 16384 ] && nproc=16384
+
+# One container per environment and identity, one after the other (2 cores).
+run_env() { # env id -> the container's output on stdout, its exit status
+	local env=$1 id=$2 opts=() user=()
+	case $env in
+	default) ;;
+	sysadmin) opts=(--cap-add SYS_ADMIN) ;;
+	privileged) opts=(--privileged) ;;
+	shipped) opts=(--security-opt "seccomp=$REPO/deploy/container/seccomp.json"
+	               --security-opt 'unmask=/proc/*') ;;
+	*) echo "FAIL unknown environment $env"; return 1 ;;
+	esac
+	case $id in
+	root) ;;
+	user) user=(--user 65534:65534) ;;
+	*) echo "FAIL unknown identity $id"; return 1 ;;
+	esac
+	# A container that hangs is killed at 300 s (the trap removes it).
+	timeout -s KILL 300 podman --runtime runc run --rm --name "$NAME-$env-$id" \
+		--network none --pull never \
+		--ulimit "nofile=$nofile:$nofile" --ulimit "nproc=$nproc:$nproc" \
+		"${opts[@]}" "${user[@]}" -e HOME=/tmp -e TC_STAGE=/stage -w /tmp \
+		-v "$S:/stage:ro" --rootfs "$ROOTFS:O" \
+		bash /stage/src/tests/containers/inside.sh "$ESCAPE" < /dev/null
+}
+
+fails=0
+: > "$T/observed"
+for env in $ENVS; do
+	for id in $IDS; do
+		t0=$(date +%s)
+		run_env "$env" "$id" > "$T/out" 2>&1
+		rc=$?
+		# The check and escape details only where something failed.
+		if [ $rc = 0 ]; then grep -v '^  check| \|^RESULT ' "$T/out"
+		else grep -v '^RESULT ' "$T/out"; fi | sed "s/^/[$env\/$id] /"
+		verdicts="" walls=""
+		for p in read-only write network destructive; do
+			l=$(grep "^RESULT profile $p " "$T/out" | head -1)
+			read -r _ _ _ v rest <<< "$l"
+			v=${v:-missing}
+			case $v in
+			runs) echo "$env $id $p runs" >> "$T/observed"
+			      walls="$walls $p:${rest#walls=}" ;;
+			refused) echo "$env $id $p refused ${rest#cause=}" >> "$T/observed" ;;
+			*) echo "$env $id $p $v" >> "$T/observed" ;;
+			esac
+			verdicts="$verdicts $p:$v"
+		done
+		esc=$(grep '^RESULT escape ' "$T/out" | sed 's/^RESULT escape \([^ ]*\) runs=\([0-9]*\) held=\([0-9]*\) through-dropped=\([0-9]*\) fail=\([0-9]*\).*/\1 \3\/\2 held, \4 through dropped walls, \5 failed;/' | tr '\n' ' ')
+		echo "$env/$id: check exit $(sed -n 's/^RESULT check-exit //p' "$T/out");$verdicts; mcp $(sed -n 's/^RESULT mcp //p' "$T/out"); ${esc:-no escape runs;} $(( $(date +%s) - t0 )) s" >> "$T/summary"
+		[ -n "$walls" ] && echo "  walls:$walls" >> "$T/summary"
+		if [ $rc != 0 ]; then
+			fails=$((fails + 1))
+			echo "FAIL $env/$id: the container exited $rc"
+		fi
+	done
+done
+
+echo "== what the containers did (environment/identity: per profile)"
+sed 's/^/  /' "$T/summary"
+if [ $WRITE_TABLE = 1 ]; then
+	python3 "$HERE/table.py" write "$REPO/docs/where-it-runs.md" "$T/observed" || fails=$((fails + 1))
+fi
+python3 "$HERE/table.py" check "$REPO/docs/where-it-runs.md" "$T/observed" || fails=$((fails + 1))
+took=$(( $(date +%s) - start ))
+echo "make test-containers took $took s (budget $BUDGET_S s)"
+[ $took -le $BUDGET_S ] || echo "note: over its budget: CI's other steps lose that time"
+[ $fails = 0 ] || { echo "containers: $fails failure(s)"; exit 1; }
+echo "containers: ok"
