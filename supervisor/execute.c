@@ -14,6 +14,7 @@
 
 #include "execute.h"
 #include "child_abi.h"
+#include "content.h"
 #include "json_pretty.h"
 #include "manifest.h"
 #include "utf8.h"
@@ -320,6 +321,25 @@ static void collect_manifest(const struct tc_defined *tool, const struct sbx_out
 			         o->out.truncated ? "cut by the output cap" : je.text, stdout_raw);
 		} else {
 			out->text = json_pretty(out->canonical, false, &out->text_len);
+			if (!out->text)
+				out->text_len = 0;
+		}
+		free(stdout_raw);
+		return;
+	}
+	if (tool->output_mode == REG_OUTPUT_CONTENT && o->exit_code == 0) {
+		json_error_t je;
+		char why[200];
+		out->canonical = o->out.truncated ? NULL : json_loadb(stdout_raw, len, 0, &je);
+		if (!out->canonical || content_check(out->canonical, why, sizeof why)) {
+			out->status = TC_STATUS_FAILED;
+			set_text(out, "The tool's output was not MCP content (%s). Its first bytes: "
+			         "%.200s", o->out.truncated ? "cut by the output cap" :
+			         out->canonical ? why : je.text, stdout_raw);
+			json_decref(out->canonical);
+			out->canonical = NULL;
+		} else {
+			out->text = content_render(out->canonical, &out->text_len);
 			if (!out->text)
 				out->text_len = 0;
 		}

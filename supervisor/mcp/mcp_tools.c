@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "content.h"
 #include "mcp_internal.h"
 #include "registry.h"
 #include "io.h"
@@ -208,7 +209,43 @@ static json_t *image_content(const struct tc_result *r)
 	return json_pack("{s:s, s:O, s:s}", "type", "image", "data", data, "mimeType", mime);
 }
 
-static json_t *call_result(const struct mcp_session *s, const struct tc_result *r)
+/* Whether the tool returns MCP content blocks ("output": "content"). */
+static bool returns_content(const struct mcp_session *s, const char *tool)
+{
+	struct tc_defined *t = tc_registry_get(tc_supervisor_registry(s->srv->sup), tool);
+	bool yes = t && t->output_mode == REG_OUTPUT_CONTENT;
+	tc_defined_unref(t);
+	return yes;
+}
+
+/* A content tool's blocks, as they were checked when the call ended and
+ * again here: the registry may have changed the tool since, and nothing
+ * unchecked goes to the client as content. NULL to send the text. */
+static json_t *tool_content(const struct mcp_session *s, const struct tc_result *r)
+{
+	char why[200];
+	if (r->status != TC_STATUS_OK || !returns_content(s, r->tool) ||
+	    content_check(r->canonical, why, sizeof why))
+		return NULL;
+	json_t *c = json_deep_copy(json_object_get(r->canonical, "content"));
+	/* Audio content came with 2025-03-26: an older client gets its line
+	 * of text instead of a block it cannot parse. */
+	for (size_t i = 0; c && i < json_array_size(c); i++) {
+		json_t *b = json_array_get(c, i);
+		if (!strcmp(json_string_value(json_object_get(b, "type")), "audio") &&
+		    !mcp_version_at_least(s, "2025-03-26")) {
+			char line[200];
+			snprintf(line, sizeof line, "[audio %s, %zu bytes of base64]",
+			         json_string_value(json_object_get(b, "mimeType")),
+			         json_string_length(json_object_get(b, "data")));
+			json_array_set_new(c, i, json_pack("{s:s, s:s}", "type", "text", "text", line));
+		}
+	}
+	return c;
+}
+
+/* The render as text, with an image and the structured value. */
+static json_t *text_result(const struct mcp_session *s, const struct tc_result *r)
 {
 	json_t *res = json_pack("{s:[{s:s, s:s}], s:b}", "content", "type", "text", "text",
 	                        r->render, "isError", r->status != TC_STATUS_OK);
@@ -234,6 +271,16 @@ static json_t *call_result(const struct mcp_session *s, const struct tc_result *
 		}
 		json_object_set_new(res, "structuredContent", sc);
 	}
+	return res;
+}
+
+static json_t *call_result(const struct mcp_session *s, const struct tc_result *r)
+{
+	/* A content tool's own blocks are the result; there is no structured
+	 * value (a content tool declares no output schema). */
+	json_t *blocks = tool_content(s, r);
+	json_t *res = blocks ? json_pack("{s:o, s:b}", "content", blocks, "isError", 0) :
+	              text_result(s, r);
 	/* What held while the tool ran: the limits and walls in force, and
 	 * those dropped (the object call --json shows). Absent when nothing
 	 * ran (invalid arguments, denied, busy). */

@@ -172,8 +172,12 @@ static int parse_output(json_t *v, const char *path, enum reg_output *out, struc
 		*out = REG_OUTPUT_JSON;
 		return 0;
 	}
-	return tc_error_set(err, TC_E_INVALID, path, "%s: 'output' must be \"text\" or \"json\", not \"%.100s\"",
-	                    path, json_string_value(v));
+	if (!strcmp(json_string_value(v), "content")) {
+		*out = REG_OUTPUT_CONTENT;
+		return 0;
+	}
+	return tc_error_set(err, TC_E_INVALID, path, "%s: 'output' must be \"text\", \"json\" or "
+	                    "\"content\", not \"%.100s\"", path, json_string_value(v));
 }
 
 /* A shipped profile is named after the risk it confines: "profile":
@@ -251,6 +255,14 @@ static struct tc_defined *define_doc(json_t *doc, const char *path, enum schema_
 	    check_command(cmd, props, path, argv, err) ||
 	    (o.stdin_template && check_template(o.stdin_template, "stdin", props, path, err)))
 		return NULL;
+	/* Content blocks are not a value an output schema could describe
+	 * (MCP's structuredContent): a tool says one or the other. */
+	if (o.output_mode == REG_OUTPUT_CONTENT && o.output_schema) {
+		tc_error_set(err, TC_E_INVALID, path, "%s: 'output_schema' describes a JSON value; "
+		             "a tool with \"output\": \"content\" returns content blocks: drop one",
+		             path);
+		return NULL;
+	}
 	o.ncommand = json_array_size(cmd);
 	return reg_define(&t, &o, err);
 }

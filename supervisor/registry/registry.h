@@ -29,6 +29,7 @@
 enum reg_output {
 	REG_OUTPUT_TEXT = 0,   /* render = stdout; canonical = {exit_code, stdout, stderr} */
 	REG_OUTPUT_JSON,       /* stdout must be JSON and becomes canonical */
+	REG_OUTPUT_CONTENT,    /* stdout must be {"content": [MCP content blocks]} */
 };
 
 struct tc_defined {

@@ -49,6 +49,7 @@ echo "using @modelcontextprotocol/conformance $SUITE on node $(node --version)"
 # What applies to a server of tools, and passes.
 applies="server-initialize ping logging-set-level tools-list tools-call-simple-text
 tools-call-error tools-call-with-progress json-schema-2020-12
+tools-call-image tools-call-audio tools-call-embedded-resource tools-call-mixed-content
 server-sse-multiple-streams dns-rebinding-protection"
 
 fails=0

@@ -192,6 +192,40 @@ static void test_manifest_refuses_profile_above_its_risk(void **state)
 	assert_int_equal(load_risk_profile("read-only", "my-profile", &err), 0);
 }
 
+/* Loads a manifest with the given "output" and extra keys (",..." or ""). */
+static struct tc_defined *load_output(const char *output, const char *extra, struct tc_error *err)
+{
+	char path[] = "/tmp/tc-test-manifest-XXXXXX.json";
+	int fd = mkstemps(path, 5);
+	assert_true(fd >= 0);
+	FILE *f = fdopen(fd, "w");
+	assert_non_null(f);
+	fprintf(f, "{\"name\":\"blocks\",\"description\":\"Prints content for the tests.\","
+	        "\"parameters\":{\"type\":\"object\"},\"output\":\"%s\"%s,"
+	        "\"command\":[\"/bin/true\"]}", output, extra);
+	fclose(f);
+	memset(err, 0, sizeof *err);
+	struct tc_defined *d = manifest_load_file(path, SCHEMA_DRAFT_AUTO, err);
+	unlink(path);
+	return d;
+}
+
+/* "output": "content" returns MCP content blocks, which no output schema
+ * describes: the two together are refused. */
+static void test_manifest_output_content(void **state)
+{
+	(void)state;
+	struct tc_error err;
+	struct tc_defined *d = load_output("content", "", &err);
+	assert_non_null(d);
+	assert_int_equal(d->output_mode, REG_OUTPUT_CONTENT);
+	tc_defined_unref(d);
+	assert_null(load_output("content", ",\"output_schema\":{\"type\":\"object\"}", &err));
+	assert_non_null(strstr(err.msg, "returns content blocks"));
+	assert_null(load_output("blocks", "", &err));
+	assert_non_null(strstr(err.msg, "\"text\", \"json\" or \"content\""));
+}
+
 static void test_manifest_refuses_missing_command(void **state)
 {
 	(void)state;
@@ -502,6 +536,7 @@ int main(void)
 		cmocka_unit_test(test_manifest_refuses_unknown_risk_level),
 		cmocka_unit_test(test_manifest_refuses_bad_name_through_define),
 		cmocka_unit_test(test_manifest_refuses_profile_above_its_risk),
+		cmocka_unit_test(test_manifest_output_content),
 		cmocka_unit_test(test_manifest_refuses_missing_command),
 		cmocka_unit_test(test_manifest_refuses_bad_json_with_position),
 		cmocka_unit_test(test_manifest_refuses_duplicate_keys),
