@@ -36,6 +36,7 @@ int cmd_serve(int argc, char **argv)
 		{ "max-sessions", required_argument, NULL, 'S' },
 		{ "idle-timeout", required_argument, NULL, 'I' },
 		{ "drain", required_argument, NULL, 'D' },
+		{ "sse-poll", required_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -88,6 +89,11 @@ int cmd_serve(int argc, char **argv)
 				return 2;
 			mo.drain_s = (unsigned)v;
 			break;
+		case 'P':
+			if (number(optarg, "--sse-poll", 600000, &v) < 0)
+				return 2;
+			mo.sse_poll_ms = (unsigned)v;
+			break;
 		case 'h':
 			cli_usage(stdout, "serve");
 			return 0;
@@ -108,9 +114,10 @@ int cmd_serve(int argc, char **argv)
 		cli_usage(stderr, "serve");
 		return 2;
 	}
-	if (!mo.http && (mo.token_file || norigins || mo.max_sessions || mo.idle_s || mo.drain_s)) {
+	if (!mo.http && (mo.token_file || norigins || mo.max_sessions || mo.idle_s || mo.drain_s ||
+	                 mo.sse_poll_ms)) {
 		fprintf(stderr, "toolcage serve: --token-file, --allow-origin, --max-sessions, "
-		        "--idle-timeout and --drain go with --http\n");
+		        "--idle-timeout, --drain and --sse-poll go with --http\n");
 		return 2;
 	}
 	mo.origins = origins;

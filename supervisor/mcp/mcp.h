@@ -42,6 +42,7 @@ struct mcp_options {
 	size_t max_sessions;    /* 0 = MCP_SESSIONS_DEFAULT */
 	unsigned idle_s;        /* 0 = MCP_IDLE_S_DEFAULT */
 	unsigned drain_s;       /* 0 = MCP_DRAIN_S_DEFAULT */
+	unsigned sse_poll_ms;   /* end a call's SSE stream after this; 0 = never */
 	bool quiet;             /* no "listening on" line on stderr */
 };
 

@@ -96,6 +96,7 @@ struct http_options {
 	size_t max_sessions;
 	int64_t session_idle_ms;
 	int64_t drain_ms;
+	int64_t poll_ms;            /* --sse-poll: 0 keeps a call's stream open */
 };
 
 /* ---- mcp_http_stream.c ------------------------------------------------- */
@@ -114,6 +115,7 @@ struct http_stream {
 	json_t *rel;                /* the request it answers, or NULL (GET) */
 	bool resumable;             /* event ids and Last-Event-ID (legacy) */
 	bool primed;                /* its priming event went out (or is not wanted) */
+	struct loop_timer *poll;    /* --sse-poll: ends its first connection */
 	struct buf log;
 	size_t taken;               /* bytes of log the connection has taken */
 	uint64_t seq;               /* events so far */

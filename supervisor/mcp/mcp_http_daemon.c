@@ -258,6 +258,7 @@ int mcp_http_start(struct mcp_server *srv, const struct mcp_options *opt,
 	o->max_sessions = opt->max_sessions ? opt->max_sessions : MCP_SESSIONS_DEFAULT;
 	o->session_idle_ms = 1000LL * (opt->idle_s ? opt->idle_s : MCP_IDLE_S_DEFAULT);
 	o->drain_ms = 1000LL * (opt->drain_s ? opt->drain_s : MCP_DRAIN_S_DEFAULT);
+	o->poll_ms = opt->sse_poll_ms;
 	if (parse_addr(opt->http, o, err) < 0)
 		return -1;
 	if (opt->token_file && read_token(opt->token_file, o, err) < 0)

@@ -12,6 +12,14 @@
  * connection. The log keeps what was already taken up to HTTP_REPLAY bytes
  * for that; older events are trimmed.
  *
+ * Polling (--sse-poll MS, 2025-11-25's "the server may close the
+ * connection" after the priming event): a call's stream still without
+ * its answer MS ms after its POST is ended on that connection once the
+ * events so far are out; the client waits the retry field's time and
+ * resumes with GET and Last-Event-ID, and that connection stays open to
+ * the answer. For proxies and load balancers that cut long responses;
+ * without the option a call's stream is kept open to its answer.
+ *
  * Back-pressure: a client that does not read leaves bytes in its log. Past
  * HTTP_STREAM_SOFT unread bytes (or half of HTTP_OUTPUT_MAX in all) the
  * protocol stops sending progress and log messages there; past
@@ -39,6 +47,7 @@ struct http_conn {
 	struct buf prefix;          /* written before the log: priming, keep-alive */
 	size_t prefix_off;
 	bool finished;              /* the reader gave the end of the stream */
+	bool poll_end;              /* --sse-poll: end once the log is out */
 };
 
 static size_t out_total(const struct http_server *h)
@@ -278,6 +287,9 @@ static ssize_t reader(void *cls, uint64_t pos, char *buf, size_t max)
 		hc->finished = true;
 		return MHD_CONTENT_READER_END_OF_STREAM;
 	}
+	/* Not finished: the stream waits for its GET (conn_gone). */
+	if (hc->poll_end)
+		return MHD_CONTENT_READER_END_OF_STREAM;
 	suspend(st);
 	return 0;
 }
@@ -309,6 +321,17 @@ static size_t replay_offset(struct http_stream *st, uint64_t after_seq)
 		off = (size_t)(end - st->log.data) + 2;
 	}
 	return off;
+}
+
+static void on_poll(struct loop *l, void *data)
+{
+	(void)l;
+	struct http_stream *st = data;
+	st->poll = NULL;
+	if (st->hc && !st->ended) {
+		st->hc->poll_end = true;
+		resume(st);
+	}
 }
 
 /* Ends st's current connection: its reader answers with an error. */
@@ -368,6 +391,12 @@ enum MHD_Result stream_attach(struct http_stream *st, struct MHD_Connection *con
 	st->orphan_since = 0;
 	if (!fresh && after_seq != STREAM_CONTINUE)
 		st->taken = replay_offset(st, after_seq);
+	/* Only a call's own first connection, after its priming event (the
+	 * client's resumption point): the GET that resumes it stays open. */
+	if (fresh && st->rel && st->hs && st->resumable && st->h->opt.poll_ms && !st->ended &&
+	    !st->poll)
+		st->poll = loop_add_timer(st->h->loop, io_now_ms() + st->h->opt.poll_ms, on_poll,
+		                          st);
 	enum MHD_Result rc = api->queue_response(conn, MHD_HTTP_OK, r);
 	api->destroy_response(r);   /* the connection holds it now */
 	return rc;
@@ -401,6 +430,8 @@ void stream_free(struct http_stream *st)
 		return;
 	struct http_server *h = st->h;
 	cut_conn(st);
+	if (st->poll)
+		loop_del_timer(h->loop, st->poll);
 	if (st->prev)
 		st->prev->next = st->next;
 	else
