@@ -204,7 +204,8 @@ class HttpServer(StdioServer):
         self.host = None
         self.get_thread = None
         self.statuses = []      # (status, headers) of every POST answer, in order
-        threading.Thread(target=self._err, daemon=True).start()
+        self.err_thread = threading.Thread(target=self._err, daemon=True)
+        self.err_thread.start()
         if wait:
             check(wait_until(lambda: self.port() is not None, 10),
                   "no listening line: " + "".join(self.stderr))
@@ -1111,6 +1112,7 @@ def test_http_bearer_token_and_remote_bind(tc):
         # a remote bind without a token is refused, before it listens
         s = Server(tc, listen="0.0.0.0:0", wait=False)
         rc = s.p.wait(10)
+        s.err_thread.join(10)   # its last lines may still be on their way
         check(rc == 2 and "--token-file" in "".join(s.stderr), f"no token: {rc} {s.stderr}")
         short = os.path.join(d, "short")
         with open(short, "w") as f:
