@@ -18,7 +18,8 @@ enum {
 	CHILD_FD_STDIN  = 0,
 	CHILD_FD_STDOUT = 1,
 	CHILD_FD_STDERR = 2,
-	CHILD_FD_RESULT = 3,   /* a builtin's result; close-on-exec */
+	CHILD_FD_RESULT = 3,   /* a builtin's result (close-on-exec there), or a
+	                        * manifest tool's channel (its program's fd 3) */
 	CHILD_FD_FIRST_FREE = 4,
 };
 

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "execute.h"
+#include "channel.h"
 #include "child_abi.h"
 #include "content.h"
 #include "json_pretty.h"
@@ -217,6 +218,15 @@ int exec_start(const struct tc_defined *tool, json_t *args, struct sbx_jail *jai
 		job.argv = mc.argv;
 		job.stdin_data = mc.stdin_data;
 		job.stdin_len = mc.stdin_len;
+		/* The channel (channel.h): its messages on fd 3, read as they
+		 * come and bounded there; its answers on stdin, read by the
+		 * sandbox only as the tool reads them. */
+		if (tool->channel && ctx->channel_fd >= 0) {
+			job.result_pipe = true;
+			job.result_limit = CHANNEL_BYTES_MAX;
+			job.stdin_stream = true;
+			job.stdin_source = ctx->channel_fd;
+		}
 	}
 	int rc = sbx_spawn(jail, &job, out, &serr);
 	free(input);

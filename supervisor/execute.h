@@ -32,6 +32,9 @@ struct exec_builtin {
 	/* Run the tool's precheck, not execute: the call waits for an
 	 * approval, and would fail anyway if this says so. */
 	bool check_only;
+	/* A manifest tool with a channel: the read end of its answers'
+	 * pipe, its stdin (borrowed); -1 otherwise. */
+	int channel_fd;
 };
 
 /* Starts tool with args under jail (ctx->tool is ignored: tool is used).

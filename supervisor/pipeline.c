@@ -97,6 +97,8 @@ void call_finish(struct call *c, enum tc_status st, json_t *canonical,
 	 * to wait for. A running one (a cancel) is killed and reaped first, so
 	 * a result never comes before the end of what it reports on. */
 	struct sbx_child *finished = NULL;
+	struct call_channel *chan = c->chan;   /* freed after its child */
+	c->chan = NULL;
 	if (c->child) {
 		loop_del_fd(s->loop, sbx_child_fd(c->child));
 		if (sbx_child_done(c->child))
@@ -186,6 +188,7 @@ void call_finish(struct call *c, enum tc_status st, json_t *canonical,
 	free(c->name);
 	free(c);
 	sbx_child_free(finished);
+	channel_free(chan);
 	if (had_slot)
 		start_next(s);
 }
@@ -344,7 +347,10 @@ static void on_child(struct loop *l, int fd, uint32_t events, void *data)
 	(void)fd;
 	(void)events;
 	struct call *c = data;
-	if (sbx_child_step(c->child) != 0)
+	int done = sbx_child_step(c->child);
+	/* Its last messages go out before its result. */
+	channel_poll(c);
+	if (done != 0)
 		collect(c);
 	else
 		attach_egress(c);
@@ -388,7 +394,7 @@ static void run(struct call *c)
 	struct exec_builtin ctx = { .workspace = s->workspace, .timeout_ms = c->timeout_ms,
 	                            .max_render = s->cfg->max_render_chars,
 	                            .domains = (const char *const *)s->domains,
-	                            .check_only = c->checking };
+	                            .check_only = c->checking, .channel_fd = -1 };
 	/* An approved call may reach the host of its URL argument though the
 	 * allowlist lacks it (policy.levels.network "ask"): the tool checks
 	 * the host again, and must know. Redirects elsewhere stay refused. */
@@ -407,6 +413,11 @@ static void run(struct call *c)
 		jail = NULL;
 	}
 	c->jail = jail;
+	if (jail && c->tool->channel && !c->chan && channel_open(c, &ctx.channel_fd) < 0) {
+		call_finishf(c, TC_STATUS_FAILED, NULL, "The tool could not be started: no pipe "
+		             "for its channel (%s).", strerror(errno));
+		return;
+	}
 	if (!jail || exec_start(c->tool, c->args, jail, &ctx, &c->child, &err) < 0) {
 		call_finishf(c, TC_STATUS_FAILED, NULL, "The tool could not be started: %s", err.msg);
 		return;

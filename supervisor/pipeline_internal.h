@@ -5,6 +5,7 @@
 
 #include <stdarg.h>
 
+#include "channel.h"
 #include "config.h"
 #include "egress.h"
 #include "url.h"
@@ -55,6 +56,8 @@ struct tc_session {
 	uint64_t id;                   /* never 0: 0 is the supervisor's own */
 	tc_approver_fn approver;       /* NULL: the supervisor's */
 	void *approver_data;
+	channel_fn channel;            /* its tools' messages (channel.h), or NULL */
+	void *channel_data;
 	struct tc_session *next, *prev;
 };
 
@@ -90,6 +93,7 @@ struct call {
 	bool checking;                 /* its child runs the tool's precheck, before asking */
 	char *command;                 /* what a command grant would cover, or NULL */
 	policy_verdict_fn verdict;     /* where stage 2 answers (the pipeline's) */
+	struct call_channel *chan;     /* its tool's channel, or NULL */
 	struct call *next, *prev;      /* every call in flight */
 	struct call *qnext;            /* the slot queue */
 };

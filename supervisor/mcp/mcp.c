@@ -242,6 +242,7 @@ static void h_initialize(struct mcp_session *s, json_t *id, json_t *params)
 	          "serverInfo", mcp_server_info(s), "instructions",
 	          text ? text : instructions_text));
 	free(text);
+	s->elicit_form = form;
 	if (form)
 		mcp_elicit_enable(s);
 }
@@ -417,7 +418,7 @@ void mcp_session_message(struct mcp_session *s, json_t *msg, enum mcp_kind kind)
 {
 	json_t *id = json_object_get(msg, "id");
 	if (kind == MCP_MSG_RESPONSE) {
-		if (mcp_elicit_response(s, msg) < 0)
+		if (mcp_elicit_response(s, msg) < 0 && mcp_channel_response(s, msg) < 0)
 			fprintf(stderr, "toolcage serve: ignored a response to an id we never sent\n");
 		return;
 	}
@@ -458,6 +459,7 @@ struct mcp_session *mcp_session_new(struct mcp_server *srv, const struct mcp_sin
 	s->sink = sink;
 	s->sink_data = data;
 	s->log_level = MCP_LOG_DEFAULT;
+	mcp_channel_enable(s);
 	snprintf(s->version, sizeof s->version, "%s", mcp_versions[0]);
 	s->next = srv->sessions;
 	if (srv->sessions)
@@ -496,6 +498,7 @@ void mcp_session_free(struct mcp_session *s)
 	/* Its calls end now (cancelled, their results unsent: muted above). */
 	tc_session_free(s->tcs);
 	mcp_tools_release(s);
+	mcp_channel_release(s);
 	if (s->prev)
 		s->prev->next = s->next;
 	else

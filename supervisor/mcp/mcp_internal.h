@@ -147,6 +147,7 @@ struct mcp_sink {
 
 struct mcp_call;       /* mcp_tools.c */
 struct mcp_elicit;     /* mcp_elicit.c */
+struct mcp_question;   /* mcp_channel.c */
 struct mcp_modern;     /* mcp_modern.c */
 
 enum mcp_state {
@@ -198,6 +199,8 @@ struct mcp_session {
 	size_t n_calls;
 	struct mcp_elicit *elicits;    /* elicitation/create requests awaiting an answer */
 	uint64_t next_elicit;
+	struct mcp_question *questions;  /* tools' questions awaiting an answer */
+	uint64_t next_question;
 	struct mcp_modern *modern;     /* stateless: the request's own state */
 	bool answered;                 /* stateless: its response went out */
 	bool busy;                     /* stateless: being dispatched (not freed) */
@@ -280,6 +283,18 @@ bool mcp_call_in_flight(const struct mcp_session *s, const json_t *id);
 struct mcp_call *mcp_call_by_id(const struct mcp_session *s, uint64_t call_id);
 /* Its request id (borrowed) and its params (borrowed: the request's). */
 const json_t *mcp_call_rel(const struct mcp_call *mc);
+
+/* ---- mcp_channel.c -------------------------------------------------------- */
+
+/* Routes the messages of s's tools (channel.h) to the client. */
+void mcp_channel_enable(struct mcp_session *s);
+/* A response to one of the tools' questions: 0, or -1 when the id is not
+ * one of them. */
+int mcp_channel_response(struct mcp_session *s, json_t *msg);
+/* The call ended: its question, if any, is withdrawn. */
+void mcp_channel_withdraw(struct mcp_session *s, uint64_t call_id);
+/* Frees what is left (the session ends). */
+void mcp_channel_release(struct mcp_session *s);
 
 /* ---- mcp_elicit.c --------------------------------------------------------- */
 

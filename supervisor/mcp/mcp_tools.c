@@ -316,8 +316,10 @@ static void on_result(struct tc_result *r, void *data)
 		mcp_error(s, mc->id, RPC_INTERNAL_ERROR, NULL, "Internal error: out of memory "
 		          "running the call.");
 	} else {
-		/* Its approval may still be asked (the approval timed out). */
+		/* Its approval may still be asked (the approval timed out),
+		 * or its tool's question. */
 		mcp_elicit_withdraw(s, r->call_id);
+		mcp_channel_withdraw(s, r->call_id);
 		log_result(s, mc, r);
 		json_t *avail = json_object_get(r->canonical, "available");
 		json_t *input = s->stateless ? mcp_modern_take_input(s, mc) : NULL;
@@ -481,6 +483,7 @@ static int cancel_in(struct mcp_session *s, const json_t *rid, const char *reaso
 	 * client asked no answer for a cancelled request. */
 	tc_call_cancel(s->srv->sup, call_id, true);
 	mcp_elicit_withdraw(s, call_id);
+	mcp_channel_withdraw(s, call_id);
 	if (s->stateless)
 		mcp_modern_done(s);
 	return 0;

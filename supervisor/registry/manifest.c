@@ -45,7 +45,7 @@ static const struct {
 	{ "timeout_ms", JSON_INTEGER }, { "title", JSON_STRING },
 	{ "idempotent", JSON_TRUE },    { "url_arg", JSON_STRING },
 	{ "output_schema", JSON_OBJECT }, { "path_args", JSON_ARRAY },
-	{ "$comment", JSON_STRING },
+	{ "$comment", JSON_STRING },     { "channel", JSON_TRUE },
 };
 #define NKNOWN (sizeof known_keys / sizeof known_keys[0])
 
@@ -82,7 +82,7 @@ static int check_keys(json_t *doc, const char *path, struct tc_error *err)
 			return tc_error_set(err, TC_E_INVALID, path,
 			                    "%s: unknown key '%s' (known: name, description, parameters, risk, command, "
 			                    "stdin, output, profile, timeout_ms, title, idempotent, url_arg, path_args, "
-			                    "output_schema)",
+			                    "output_schema, channel)",
 			                    path, key);
 		if (!type_ok(v, known_keys[i].type))
 			return tc_error_set(err, TC_E_INVALID, path, "%s: '%s' must be %s", path, key,
@@ -261,6 +261,14 @@ static struct tc_defined *define_doc(json_t *doc, const char *path, enum schema_
 		tc_error_set(err, TC_E_INVALID, path, "%s: 'output_schema' describes a JSON value; "
 		             "a tool with \"output\": \"content\" returns content blocks: drop one",
 		             path);
+		return NULL;
+	}
+	/* A channel's answers come on stdin: there is no other input there. */
+	o.channel = json_is_true(json_object_get(doc, "channel"));
+	if (o.channel && o.stdin_template) {
+		tc_error_set(err, TC_E_INVALID, path, "%s: a tool with \"channel\": true reads "
+		             "the answers to its questions on stdin; drop 'stdin' (pass the input "
+		             "as arguments)", path);
 		return NULL;
 	}
 	o.ncommand = json_array_size(cmd);

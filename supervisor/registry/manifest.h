@@ -4,7 +4,7 @@
  *   {"name": "grep_file", "description": "...", "parameters": {...},
  *    "risk": "read-only" | ["read-only", "write"],   (a list: the highest)
  *    "command": ["/usr/bin/grep", "-n", "--", "{{pattern}}", "{{path}}"],
- *    "stdin": "{{text}}", "output": "text" | "json" | "content", "profile": "...",
+ *    "stdin": "{{text}}", "output": "text" | "json" | "content", "channel": true, "profile": "...",
  *    "timeout_ms": 5000, "title": "...", "idempotent": true, "url_arg": "/url"}
  * Unknown keys are errors. Arguments reach the command only as argv
  * elements (or stdin), never through a shell; see manifest_expand.

@@ -57,6 +57,7 @@ struct tc_defined {
 	size_t ncommand;
 	char *stdin_template;      /* NULL: the child's stdin is /dev/null */
 	enum reg_output output_mode;
+	bool channel;              /* a manifest's channel (channel.h) */
 	char *source;              /* the manifest file, for messages; NULL for builtins */
 };
 
@@ -71,6 +72,7 @@ struct reg_define_opts {
 	size_t ncommand;
 	const char *stdin_template;
 	enum reg_output output_mode;
+	bool channel;                      /* fd 3 to the client, answers on stdin */
 	const char *source;                /* for err->where; NULL = the tool's name */
 };
 

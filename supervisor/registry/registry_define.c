@@ -234,6 +234,7 @@ static int copy_command(struct tc_defined *d, const struct reg_define_opts *o)
 	if (copy_str(&d->stdin_template, o->stdin_template) || copy_str(&d->source, o->source))
 		return -1;
 	d->output_mode = o->output_mode;
+	d->channel = o->channel;
 	return 0;
 }
 

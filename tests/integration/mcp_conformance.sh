@@ -50,7 +50,8 @@ echo "using @modelcontextprotocol/conformance $SUITE on node $(node --version)"
 applies="server-initialize ping logging-set-level tools-list tools-call-simple-text
 tools-call-error tools-call-with-progress json-schema-2020-12
 tools-call-image tools-call-audio tools-call-embedded-resource tools-call-mixed-content
-server-sse-polling
+tools-call-with-logging tools-call-elicitation elicitation-sep1034-defaults
+elicitation-sep1330-enums server-sse-polling
 server-sse-multiple-streams dns-rebinding-protection"
 # Of those, what runs against a second server started with --sse-poll: it
 # ends a call's stream mid-call (test_reconnection runs 2 s), and the
@@ -96,7 +97,7 @@ start_server() {
 	spid=$!
 	sport=""
 	for _ in $(seq 100); do
-		sport=$(sed -n 's|.*listening on http://127\.0\.0\.1:\([0-9]*\)/mcp.*|\1|p' "$err")
+		sport=$(sed -n 's|.*listening on http://127\.0\.0\.1:\([0-9]*\)/mcp.*|\1|p' "$err" 2>/dev/null)
 		[ -n "$sport" ] && break
 		kill -0 "$spid" 2>/dev/null || break
 		sleep 0.2

@@ -224,6 +224,13 @@ static void test_manifest_output_content(void **state)
 	assert_non_null(strstr(err.msg, "returns content blocks"));
 	assert_null(load_output("blocks", "", &err));
 	assert_non_null(strstr(err.msg, "\"text\", \"json\" or \"content\""));
+	/* A channel's answers come on stdin: no stdin template beside it. */
+	d = load_output("text", ",\"channel\":true", &err);
+	assert_non_null(d);
+	assert_true(d->channel);
+	tc_defined_unref(d);
+	assert_null(load_output("text", ",\"channel\":true,\"stdin\":\"x\"", &err));
+	assert_non_null(strstr(err.msg, "drop 'stdin'"));
 }
 
 static void test_manifest_refuses_missing_command(void **state)
