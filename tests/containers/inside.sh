@@ -7,7 +7,9 @@
 #  2. each profile's real verdict, from `toolcage exec --json -- /bin/true`:
 #     exit 0 runs (and the result's confinement.walls say how), 125 refused
 #     (and the refusal names its cause and the fix); check must agree, and
-#     exit 0 exactly when every profile runs;
+#     exit 0 exactly when every profile runs; with --strict (where toolcage
+#     has it) a profile whose result names a wall built another way or
+#     dropped is refused, any other runs;
 #  3. the built-in tools through `toolcage serve` on stdio (mcp_session.py):
 #     exact answers where the tool's profile runs, a refusal with its fix
 #     where it does not; and `toolcage call --json` lists the walls;
@@ -40,7 +42,8 @@ sed 's/^/  check| /' "$T/check"
 echo "RESULT check-exit $crc"
 
 # 2. each profile's verdict, as a call sees it
-runs="" nrun=0
+runs="" nrun=0 strict=0
+"$TC" exec --help 2>&1 | grep -q -- '--strict' && strict=1
 for p in $ALL; do
 	word=$(awk -v p="$p" '$1 == p { print $2; exit }' "$T/check")
 	case $word in
@@ -64,7 +67,33 @@ else:
                    for n, v in sorted(w.items())))
 PYEOF
 )
-		echo "RESULT profile $p runs walls=$walls" ;;
+		echo "RESULT profile $p runs walls=$walls"
+		# --strict (where this toolcage has it) takes each wall's first
+		# way only: a profile whose result names an alternative, a dropped
+		# wall or a dropped limit is refused with its fix; any other runs.
+		if [ $strict = 1 ]; then
+			"$TC" exec --strict --json --profile "$p" --workspace "$ws" -- /bin/true \
+				> "$T/s.json" 2> "$T/s.err"
+			src=$?
+			other=$(python3 - "$T/x.json" <<'PYEOF'
+import json, sys
+c = json.load(open(sys.argv[1])).get("confinement") or {}
+w = c.get("walls") or {}
+lim = c.get("limits") or {}
+print(" ".join([n for n, v in sorted(w.items())
+                if v.get("alternative") or v.get("dropped") or not v.get("by")] +
+               ["%s limit" % n for n, v in sorted(lim.items()) if v.get("dropped")]))
+PYEOF
+)
+			if [ -n "$other" ]; then
+				{ [ $src = 125 ] && grep -q 'fix: ' "$T/s.json" "$T/s.err"; } ||
+					bad "$p: --strict exited $src although the result names $other built another way or dropped"
+				echo "RESULT strict $p refused (another way: $other)"
+			else
+				[ $src = 0 ] || bad "$p: --strict exited $src although every wall is built its first way: $(tail -1 "$T/s.err")"
+				echo "RESULT strict $p runs"
+			fi
+		fi ;;
 	125)	saw=refused
 		# The refusal: its cause, then "fix: ..."; never clone flags, never
 		# "see toolcage check" (which is where it is read).

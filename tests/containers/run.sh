@@ -153,9 +153,11 @@ for env in $ENVS; do
 			esac
 			verdicts="$verdicts $p:$v"
 		done
+		st=$(sed -n 's/^RESULT strict \([^ ]*\) \([a-z]*\).*/\1:\2/p' "$T/out" | tr '\n' ' ')
 		esc=$(grep '^RESULT escape ' "$T/out" | sed 's/^RESULT escape \([^ ]*\) runs=\([0-9]*\) held=\([0-9]*\) through-dropped=\([0-9]*\) fail=\([0-9]*\).*/\1 \3\/\2 held, \4 through dropped walls, \5 failed;/' | tr '\n' ' ')
 		echo "$env/$id: check exit $(sed -n 's/^RESULT check-exit //p' "$T/out");$verdicts; mcp $(sed -n 's/^RESULT mcp //p' "$T/out"); ${esc:-no escape runs;} $(( $(date +%s) - t0 )) s" >> "$T/summary"
 		[ -n "$walls" ] && echo "  walls:$walls" >> "$T/summary"
+		[ -n "$st" ] && echo "  --strict: $st" >> "$T/summary"
 		if [ $rc != 0 ]; then
 			fails=$((fails + 1))
 			echo "FAIL $env/$id: the container exited $rc"
