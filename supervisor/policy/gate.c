@@ -130,7 +130,20 @@ static bool protected_within(const char *path, const char *p)
 		return path_within(path, p);
 	char g[GLOB_MAX + 1];
 	int n = snprintf(g, sizeof g, "%s/**", p);
-	return n > 0 && (size_t)n < sizeof g && glob_match(g, path, strlen(path));
+	if (n > 0 && (size_t)n < sizeof g && glob_match(g, path, strlen(path)))
+		return true;
+	/* The names on the way to a match, exactly: writing a ".git" file
+	 * ("gitdir: elsewhere") or moving a directory onto "x/.git" puts
+	 * hooks in place without naming them. The jail pins these for plain
+	 * entries; for a pattern only the gate can. */
+	for (const char *s = strchr(p + 3, '/'); s && (size_t)(s - p) <= GLOB_MAX;
+	     s = strchr(s + 1, '/')) {
+		memcpy(g, p, (size_t)(s - p));
+		g[s - p] = '\0';
+		if (glob_match(g, path, strlen(path)))
+			return true;
+	}
+	return false;
 }
 
 static bool hits_protected(void *data, const struct path_view *pv)
@@ -162,12 +175,13 @@ static enum gate_action check_protected(void *data, const struct gate_call *call
 	}
 	if (!h.path)
 		return GATE_ALLOW;
+	const char *how = !strncmp(h.path, "**/", 3) ? "matches, is below or leads to the" :
+	                  strcmp(h.arg, h.path) ? "is or is below the" : "is the";
 	gate_verdict_reason(v, "%s\"%s\"%s %s protected path %s: a file the workspace owner's "
 	                    "own programs trust (git, an editor, direnv, an agent), so no tool "
 	                    "may change it (protected_paths in the configuration)",
 	                    h.from_patch ? "the patch changes " : "", h.arg,
-	                    h.from_patch ? ", which is" : " is",
-	                    strcmp(h.arg, h.path) ? "or is below the" : "the", h.path);
+	                    h.from_patch ? ", which" : "", how, h.path);
 	return GATE_DENY;
 }
 

@@ -160,6 +160,15 @@ patch=$("$PY" -c 'import json; print(json.dumps({"patch": "--- /dev/null\n+++ b/
 call apply_patch "$patch"
 [ "$(field "$tmp/out" status)" = denied ] && [ ! -e "$ws/vendor/x/.git/hooks/pre-push" ] &&
 	ok "apply_patch cannot create a nested repository's hook" || bad "nested hook through a patch"
+# ... nor put hooks in place without naming them: a directory moved onto a
+# nested ".git", or a ".git" file pointing git elsewhere
+call write_file '{"path": "vendor/z/evil/hooks/pre-commit", "content": "id", "create_dirs": true}'
+call move_path '{"source": "vendor/z/evil", "destination": "vendor/z/.git"}'
+st=$(field "$tmp/out" status)
+call write_file '{"path": "vendor/z/.git", "content": "gitdir: evil\n"}'
+[ "$st" = denied ] && [ "$(field "$tmp/out" status)" = denied ] && [ ! -e "$ws/vendor/z/.git" ] &&
+	ok "move_path onto vendor/z/.git and a vendor/z/.git file are refused" ||
+	bad "nested .git put in place: move $st, write $(field "$tmp/out" status)"
 rm -rf "$ws/vendor"
 
 # ---- the list is configurable -----------------------------------------------

@@ -1095,6 +1095,8 @@ static void test_gate_protected_patterns_any_depth(void **state)
 	                         "{\"path\": \"./vendor//x/.git/config\"}",
 	                         "{\"path\": \"src/x/../../v/.git/hooks/post-checkout\"}",
 	                         "{\"path\": \"tmp/lnk/.git/config\"}",
+	                         "{\"path\": \"vendor/x/.git\"}",
+	                         "{\"path\": \"a/b/.git/\"}",
 	                         "{\"path\": \"proj.code-workspace\"}",
 	                         "{\"path\": \"a/b/team.code-workspace\"}" };
 	for (size_t i = 0; i < sizeof denied / sizeof *denied; i++) {
@@ -1112,6 +1114,11 @@ static void test_gate_protected_patterns_any_depth(void **state)
 		if (decide_paths(g, &w, "write_file", TC_RISK_WRITE, one_path, allowed[i], &v) !=
 		    GATE_ALLOW)
 			fail_msg("%s was not allowed: %s", allowed[i], v.reason);
+	/* a directory moved onto a nested ".git" would bring its hooks along */
+	assert_int_equal(decide_paths(g, &w, "move_path", TC_RISK_DESTRUCTIVE, two_paths,
+	                 "{\"source\": \"vendor/evil\", \"destination\": \"vendor/x/.git\"}", &v),
+	                 GATE_DENY);
+	expect_reason(&v, "\"vendor/x/.git\" matches, is below or leads to the protected path");
 	assert_int_equal(decide_patch(g, &w, "--- /dev/null\n+++ b/lib/y/.git/hooks/pre-push\n"
 	                 "@@ -0,0 +1 @@\n+x\n", &v), GATE_DENY);
 	assert_string_equal(v.check, "protected");
