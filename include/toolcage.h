@@ -316,6 +316,10 @@ struct tc_options {
 	                              * tool only: for a supervisor that serves
 	                              * many calls (one idle process per profile;
 	                              * docs/performance.md) */
+	bool strict;                 /* strict walls: every wall of a profile
+	                              * built its own way, nothing dropped, as
+	                              * the config's "sandbox": {"strict": true}
+	                              * (docs/where-it-runs.md) */
 };
 
 /* Creates a supervisor: loads the config, the built-in plugins and the

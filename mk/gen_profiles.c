@@ -18,10 +18,10 @@
  * The sizes are those of LP64 (x86-64, aarch64). A new field small enough
  * to sit in padding does not change them: the test's byte comparison of the
  * whole spec catches that one. */
-_Static_assert(sizeof(void *) != 8 || sizeof(struct sbx_spec) == 232,
+_Static_assert(sizeof(void *) != 8 || sizeof(struct sbx_spec) == 240,
                "struct sbx_spec changed: print the new field in mk/gen_profiles.c "
                "and compare it in tests/unit/test_profile.c, then update this size");
-_Static_assert(sizeof(void *) != 8 || sizeof(struct profile) == 368,
+_Static_assert(sizeof(void *) != 8 || sizeof(struct profile) == 376,
                "struct profile changed: print the new field in mk/gen_profiles.c "
                "and compare it in tests/unit/test_profile.c, then update this size");
 
@@ -115,6 +115,8 @@ static int put_profile(int i, const struct profile *p)
 	put_string(s->name);
 	printf(",\n\t\t.namespaces = 0x%xu,\n\t\t.optional = 0x%xu,\n", s->namespaces,
 	       s->optional);
+	printf("\t\t.alternatives = 0x%xu,\n\t\t.strict = %s,\n", s->alternatives,
+	       bool_str(s->strict));
 	put_list_ref(i, "read_paths", s->read_paths);
 	put_list_ref(i, "write_paths", s->write_paths);
 	put_list_ref(i, "exec_paths", s->exec_paths);

@@ -10,7 +10,8 @@
  * failing step writes {step, errno} to the close-on-exec status socket and
  * exits; EOF on it without a report means exec (or the builtin) started.
  * In the worker, child_enter_view (at the end) runs steps 5, 6 and 11 once
- * for all its children.
+ * for all its children (and step 12 too for root without CAP_SYS_ADMIN,
+ * which needs a user namespace: jail.c).
  *
  * The order, and why:
  *  1. join the per-call cgroups   first, before the tool can fork out of them
@@ -363,7 +364,13 @@ static void set_up_mounts(const struct sbx_jail *j)
 	else if (j->private_tmp)
 		CHECK(STEP_MOUNT_TMP, mount("tmpfs", j->tmp_dir, "tmpfs", tmp_flags(j),
 		      j->tmpfs_opts));
-	if (j->private_proc)
+	/* Where proc cannot be mounted (a container's masked /proc: ladder.c),
+	 * the host's /proc must not show through: an empty read-only tmpfs
+	 * covers it, and the tool sees no process at all. */
+	if (j->private_proc && j->proc_empty)
+		CHECK(STEP_MOUNT_PROC, mount("tmpfs", "/proc", "tmpfs", MS_NOSUID | MS_NODEV |
+		      MS_NOEXEC | MS_RDONLY, "size=4k,nr_inodes=2,mode=0555"));
+	else if (j->private_proc)
 		CHECK(STEP_MOUNT_PROC, mount("proc", "/proc", "proc",
 		      MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL));
 	/* Only with our own /proc of our own pid namespace on a kernel that
@@ -722,6 +729,15 @@ int child_enter_view(struct sbx_jail *j, struct child_report *failed)
 	}
 	view_jump = &here;
 	unsigned own = j->clone_ns & (CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWUTS);
+	/* Root without CAP_SYS_ADMIN (jail.c): become the tools' user while
+	 * still root of the host's user namespace (the groups need it), then
+	 * make the user namespace as that user's own supervisor would. The
+	 * children then change no ids. The change clears PDEATHSIG: the
+	 * worker arms it again (worker.c). */
+	if (j->root_userns && j->set_ids) {
+		change_identity(j);
+		j->set_ids = false;
+	}
 	if (j->userns) {
 		CHECK(STEP_USERNS, unshare(CLONE_NEWUSER));
 		map_user_ns(j);

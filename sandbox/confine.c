@@ -21,6 +21,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <unistd.h>
 
 #include "internal.h"
 
@@ -161,12 +163,59 @@ static void confine_limits(const struct sbx_jail *j, const struct cgroup_stats *
 	limit_rlimits(j, out);
 }
 
-/* The walls: filesystem, namespaces, seccomp... (to be listed here, each
- * with report_add(out->walls, &out->n_walls, NAME, BY)). */
+#define WALL(name, by) report_add(out->walls, &out->n_walls, (name), (by))
+
+/* A wall built another way than the profile's own (the ladder: ladder.c,
+ * jail.c): by names that way, dropped says why, and it is flagged. */
+static void alternative(struct sbx_report_item *it, const char *why)
+{
+	if (!it)
+		return;
+	it->alternative = true;
+	report_drop(it, "%s", why);
+}
+
+/* The walls, each with the mechanism that builds it here. */
 static void confine_walls(const struct sbx_jail *j, struct sbx_confinement *out)
 {
-	(void)j;
-	(void)out;
+	struct sbx_report_item *it;
+	unsigned ns = j->clone_ns | j->view_ns;
+	it = WALL("filesystem", j->landlock ? "landlock" : NULL);
+	if (!j->landlock)
+		report_drop(it, "no Landlock here (optional in the profile)");
+	if (j->mask_hidden)
+		WALL("hidden", "mounts");
+	else if (j->landlock)
+		WALL("hidden", "landlock");
+	if (j->root_userns)
+		alternative(WALL("user", "user namespace"), "toolcage runs as root without "
+		            "CAP_SYS_ADMIN (a container's root): the namespaces are made inside a "
+		            "user namespace, as the tools' user");
+	else if (ns & CLONE_NEWUSER)
+		WALL("user", "user namespace");
+	else if (geteuid() == 0)
+		WALL("user", "root");
+	it = WALL("processes", ns & CLONE_NEWPID ? "pid namespace" : "process group");
+	if (!(ns & CLONE_NEWPID))
+		report_drop(it, "no pid namespace (optional in the profile): the process group "
+		            "and the call's cgroup are killed at its end");
+	if (j->private_proc && j->proc_empty)
+		alternative(WALL("proc", "none (masked by the container)"), "the kernel refuses "
+		            "a fresh /proc where the container covers parts of its own: an empty "
+		            "read-only tmpfs covers /proc, no process is visible");
+	else if (j->private_proc)
+		WALL("proc", "fresh /proc");
+	else if (j->landlock)
+		WALL("proc", "landlock (not granted)");
+	else
+		report_drop(WALL("proc", NULL), "no pid and mount namespaces, no Landlock");
+	if (j->private_tmp)
+		WALL("tmp", "tmpfs");
+	else
+		report_drop(WALL("tmp", NULL), "no mount namespace (optional in the profile)");
+	WALL("network", ns & CLONE_NEWNET ? "network namespace" : "seccomp");
+	WALL("seccomp", "seccomp");
+	WALL("no_new_privs", "prctl");
 }
 
 void confine_report(const struct sbx_jail *j, const struct cgroup_stats *st,
@@ -187,5 +236,13 @@ const struct sbx_report_item *sbx_confinement_dropped_limit(const struct sbx_con
 	for (int i = 0; i < c->n_limits; i++)
 		if (c->limits[i].dropped[0])
 			return &c->limits[i];
+	return NULL;
+}
+
+const struct sbx_report_item *sbx_confinement_weaker_wall(const struct sbx_confinement *c)
+{
+	for (int i = 0; i < c->n_walls; i++)
+		if (c->walls[i].dropped[0])
+			return &c->walls[i];
 	return NULL;
 }

@@ -62,7 +62,16 @@ size_t sbx_explain_ns(unsigned clone_ns, int e, char *buf, size_t len)
 			n += (size_t)snprintf(names + n, sizeof names - n, "%s%s", n ? ", " : "",
 			                      ns[i].name);
 	const char *cause, *fix;
-	if (clone_ns & CLONE_NEWUSER) {
+	if ((clone_ns & CLONE_NEWUSER) && geteuid() == 0 && !have_cap(CAP_SYS_ADMIN)) {
+		/* jail.c: root without CAP_SYS_ADMIN makes them in a user
+		 * namespace, which is refused too. */
+		cause = "toolcage runs as root without CAP_SYS_ADMIN, as a container's root "
+		        "does by default, and the user namespace it would make them in is "
+		        "refused too (the container's seccomp profile)";
+		fix = "run the container with toolcage's seccomp profile "
+		      "(deploy/container/seccomp.json), which allows user namespaces, as "
+		      "docs/deploy.md says, or give the container CAP_SYS_ADMIN";
+	} else if (clone_ns & CLONE_NEWUSER) {
 		if (e == ENOSPC || e == EUSERS) {
 			cause = "user.max_user_namespaces is 0 or used up";
 			fix = "raise it (sysctl -w user.max_user_namespaces=15000)";

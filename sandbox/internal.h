@@ -66,6 +66,13 @@ struct sbx_jail {
 	bool private_proc;          /* mount a fresh /proc (pid + mount ns) */
 	bool private_tmp;           /* mount a tmpfs on /tmp (mount ns) */
 	bool egress;                /* spec.egress: CLONE_NEWNET, listeners (netns.c) */
+	/* The ladder (ladder.c): walls built another way than the profile's
+	 * own, each reported (confine.c) and refused with spec.strict. */
+	bool root_userns;           /* root without CAP_SYS_ADMIN: the worker
+	                             * becomes the tools' user, then makes a
+	                             * user namespace (child_enter_view) */
+	bool proc_empty;            /* proc cannot be mounted here: an empty
+	                             * read-only tmpfs covers /proc instead */
 
 	/* seccomp: compiled once in the parent, only loaded in the child */
 	struct sock_filter *bpf;
@@ -447,6 +454,10 @@ struct prebuilt_filter {
 };
 extern const struct prebuilt_filter prebuilt_filters[];
 extern const size_t n_prebuilt_filters;
+
+/* ladder.c */
+bool ladder_have_sys_admin(void);
+int ladder_proc_mountable(bool userns);
 
 /* landlock.c */
 int landlock_abi(void);

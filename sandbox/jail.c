@@ -93,8 +93,19 @@ static void plan_namespaces(const struct sbx_spec *spec, struct sbx_jail *j)
 		ns |= SBX_NS_USER;
 	if (geteuid() == 0)
 		ns &= ~SBX_NS_USER;   /* root needs none, and keeps real uids */
+	unsigned optional = spec->optional & 0x7f;   /* SBX_REQ_NS_* == SBX_NS_* */
+	/* Root without CAP_SYS_ADMIN (a container's root) makes none of them
+	 * itself; inside a user namespace it may. The worker becomes the
+	 * tools' user first (child_enter_view), so that the namespace maps
+	 * that user alone, as a user's own supervisor would. Only where the
+	 * mount namespace is required: the worker makes the view then. */
+	if (geteuid() == 0 && (ns & SBX_NS_MOUNT) && !(optional & (SBX_NS_MOUNT | SBX_NS_USER |
+	    SBX_NS_UTS)) && !ladder_have_sys_admin()) {
+		ns |= SBX_NS_USER;
+		j->root_userns = true;
+	}
 	j->clone_ns = clone_flags_of(ns);
-	j->optional_ns = clone_flags_of(spec->optional & 0x7f);  /* SBX_REQ_NS_* == SBX_NS_* */
+	j->optional_ns = clone_flags_of(optional);
 	if (j->optional_ns & CLONE_NEWUSER)   /* dropping userns drops the rest */
 		j->optional_ns = j->clone_ns;
 	/* With egress the network namespace is the wall: never dropped. */
@@ -104,10 +115,12 @@ static void plan_namespaces(const struct sbx_spec *spec, struct sbx_jail *j)
 	j->userns = (j->clone_ns & CLONE_NEWUSER) != 0;
 	j->private_proc = (j->clone_ns & CLONE_NEWPID) && (j->clone_ns & CLONE_NEWNS);
 	j->private_tmp = (j->clone_ns & CLONE_NEWNS) != 0;
-	snprintf(j->uid_map, sizeof j->uid_map, "%u %u 1\n", (unsigned)geteuid(),
-	         (unsigned)geteuid());
-	snprintf(j->gid_map, sizeof j->gid_map, "%u %u 1\n", (unsigned)getegid(),
-	         (unsigned)getegid());
+	/* The ids the namespace's creator has: ours, or (root_userns) the
+	 * tools' own, which the worker takes before making it. */
+	unsigned uid = j->root_userns ? (unsigned)j->uid : (unsigned)geteuid();
+	unsigned gid = j->root_userns ? (unsigned)j->gid : (unsigned)getegid();
+	snprintf(j->uid_map, sizeof j->uid_map, "%u %u 1\n", uid, uid);
+	snprintf(j->gid_map, sizeof j->gid_map, "%u %u 1\n", gid, gid);
 	strcpy(j->tmp_dir, "/tmp");
 	unsigned long long tmp = spec->tmp_bytes ? spec->tmp_bytes : 64ULL << 20;
 	j->tmp_bytes = tmp;
@@ -349,9 +362,33 @@ static int plan_cgroups(const struct sbx_spec *s, struct sbx_jail *j, struct sbx
 	 * call: the kernel's floor is 301, a looser bound than processes, but
 	 * one root is not exempt from. With one, the cgroup's tighter bound
 	 * holds and the write (~20 us per launch) is spared. */
-	if (s->processes && !j->use_cgroup_pids && j->private_proc && pid_max_per_namespace())
+	if (s->processes && !j->use_cgroup_pids && j->private_proc && !j->proc_empty &&
+	    pid_max_per_namespace())
 		snprintf(j->pid_max, sizeof j->pid_max, "%llu",
 		         (unsigned long long)(s->processes + 1 < 301 ? 301 : s->processes + 1));
+	return 0;
+}
+
+/* The walls this environment builds another way (ladder.c): each only
+ * where the profile accepts it (spec.alternatives, none with strict). */
+static int plan_ladder(const struct sbx_spec *spec, struct sbx_jail *j, struct sbx_error *err)
+{
+	if (j->root_userns && !(spec->alternatives & SBX_ALT_ROOT_USERNS))
+		return sbx_err(err, EPERM, "profile %s cannot run here: toolcage runs as root "
+		               "without CAP_SYS_ADMIN, as a container's root does by default, and "
+		               "its pid and mount namespaces could only be made inside a user "
+		               "namespace, which %s; fix: give the container CAP_SYS_ADMIN, or "
+		               "accept that way", spec->name, spec->strict ?
+		               "strict walls refuse" : "the profile does not accept");
+	if (!j->private_proc || ladder_proc_mountable(j->userns) != 0)
+		return 0;
+	if (!(spec->alternatives & SBX_ALT_PROC_NONE))
+		return sbx_err(err, EPERM, "profile %s cannot run here: the kernel refused to "
+		               "mount a fresh /proc (Operation not permitted): %s; and %s an "
+		               "empty /proc in its place", spec->name,
+		               sbx_explain_step(child_step_name(STEP_MOUNT_PROC), EPERM),
+		               spec->strict ? "strict walls refuse" : "the profile does not accept");
+	j->proc_empty = true;
 	return 0;
 }
 
@@ -373,6 +410,15 @@ int sbx_jail_new(const struct sbx_spec *spec, const char *workspace,
                  struct sbx_jail **out, struct sbx_error *err)
 {
 	*out = NULL;
+	/* Strict walls: no alternative way and no drop (every requirement
+	 * held as the profile states it, else refused). */
+	struct sbx_spec strict;
+	if (spec->strict) {
+		strict = *spec;
+		strict.optional = 0;
+		strict.alternatives = 0;
+		spec = &strict;
+	}
 	struct sbx_jail *j = calloc(1, sizeof *j);
 	if (!j)
 		return sbx_err(err, ENOMEM, "jail");
@@ -386,13 +432,14 @@ int sbx_jail_new(const struct sbx_spec *spec, const char *workspace,
 		rc = resolve_identity(spec, j, &ws, err);
 	if (!rc) {
 		plan_namespaces(spec, j);
+		rc = plan_ladder(spec, j, err);
 		plan_rlimits(spec, j);
 		j->cap_last = (int)cap_max_bits() - 1;
 		j->timeout_ms = spec->timeout_ms ? spec->timeout_ms : 30000;
 		j->keep_bytes = spec->output_keep_bytes ? spec->output_keep_bytes : 1 << 20;
 		j->limit_bytes = spec->output_limit_bytes ? spec->output_limit_bytes : 64ULL << 20;
 		j->devnull_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
-		if (j->devnull_fd < 0)
+		if (j->devnull_fd < 0 && !rc)
 			rc = sbx_err(err, errno, "open /dev/null");
 	}
 	if (!rc)
@@ -423,6 +470,10 @@ int sbx_jail_new(const struct sbx_spec *spec, const char *workspace,
 	if (!rc)
 		rc = mounttree_plan(spec, j, err);
 	if (rc) {
+		size_t n = err ? strlen(err->msg) : 0;
+		if (spec->strict && err && !strstr(err->msg, "strict walls"))
+			snprintf(err->msg + n, sizeof err->msg - n, " (strict walls: nothing "
+			         "is dropped or built another way)");
 		sbx_jail_free(j);
 		return rc;
 	}

@@ -56,6 +56,17 @@ enum {
 	SBX_REQ_CGROUP_CPU     = 1u << 14, /* per-call cpu cgroup (cpu.max, v2) */
 };
 
+/* Walls a profile accepts built another way than its own when this
+ * environment cannot build them so (docs/where-it-runs.md); each one used
+ * is reported (struct sbx_confinement) and none is used with strict. */
+enum {
+	SBX_ALT_ROOT_USERNS = 1u << 0, /* root without CAP_SYS_ADMIN makes the
+	                                * namespaces inside a user namespace */
+	SBX_ALT_PROC_NONE   = 1u << 1, /* no fresh /proc can be mounted: /proc
+	                                * is an empty read-only tmpfs instead */
+	SBX_ALT_ALL         = (1u << 2) - 1,
+};
+
 /* Socket families socket(2) may create (socketpair(AF_UNIX) stream and
  * seqpacket pairs are always allowed: they reach nobody; datagram pairs need
  * SBX_AF_UNIX). Everything else is refused by seccomp. */
@@ -92,6 +103,9 @@ struct sbx_spec {
 	const char *name;                /* for messages */
 	unsigned namespaces;             /* SBX_NS_* */
 	unsigned optional;               /* SBX_REQ_* that may be dropped */
+	unsigned alternatives;           /* SBX_ALT_* accepted */
+	bool strict;                     /* the operator's: refuse every
+	                                  * alternative and every drop */
 
 	/* filesystem (Landlock); the workspace is added per jail */
 	const char *const *read_paths;   /* read and list */
@@ -393,6 +407,8 @@ struct sbx_report_item {
 	const char *name;
 	const char *by;
 	char dropped[256];
+	bool alternative;     /* a wall built another way than the profile's
+	                       * own (by names it, dropped says why) */
 	struct sbx_report_num num[SBX_REPORT_NUMS];
 	int n_num;
 };
@@ -408,6 +424,8 @@ void sbx_jail_confinement(const struct sbx_jail *jail, struct sbx_confinement *o
 /* The same for a child as it ran, with its counters (complete once
  * sbx_child_done). */
 void sbx_child_confinement(const struct sbx_child *child, struct sbx_confinement *out);
+/* The first wall in *c built another way or dropped, or NULL. */
+const struct sbx_report_item *sbx_confinement_weaker_wall(const struct sbx_confinement *c);
 /* Whether any limit in *c is dropped, and the first one's entry. */
 const struct sbx_report_item *sbx_confinement_dropped_limit(const struct sbx_confinement *c);
 

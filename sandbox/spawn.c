@@ -484,7 +484,9 @@ static bool goes_to_worker(const struct sbx_jail *j, const struct sbx_job *job)
 {
 	if (job->fn)
 		return !job->fn_arg;
-	return j->keep_spare && zygote_usable();
+	/* Root without CAP_SYS_ADMIN: only the worker makes the namespaces,
+	 * as the tools' user (child_enter_view). */
+	return (j->keep_spare || j->root_userns) && zygote_usable();
 }
 
 int sbx_spawn(struct sbx_jail *j, const struct sbx_job *job, struct sbx_child **out,
@@ -497,6 +499,11 @@ int sbx_spawn(struct sbx_jail *j, const struct sbx_job *job, struct sbx_child **
 		return sbx_err(err, EINVAL, "builtin outside the program image: it cannot "
 		               "run in a clean image (give it fn_arg to run it on a copy of "
 		               "this process instead)");
+	if (j->root_userns && (job->fn_arg || !zygote_usable()))
+		return sbx_err(err, EPERM, "profile %s: as root without CAP_SYS_ADMIN only the "
+		               "sandbox worker can make the namespaces, and this job cannot run "
+		               "in it (%s)", j->name, job->fn_arg ? "a builtin given fn_arg" :
+		               "/proc/self/exe cannot be executed");
 	int rc = j->mask_hidden ? mask_refresh(j, err) : 0;
 	if (rc < 0)
 		return rc;

@@ -371,6 +371,12 @@ _Noreturn void worker_main(int lifeline)
 	if ((j->clone_ns & CLONE_NEWNS) && j->private_tmp && !(j->optional_ns & shared) &&
 	    child_enter_view(j, &w.failure) < 0)
 		w.view_failed = true;
+	/* A uid change there (root without CAP_SYS_ADMIN) cleared PDEATHSIG. */
+	if (j->root_userns) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+		if (poll(&lp, 1, 0) > 0 && (lp.revents & (POLLHUP | POLLERR)))
+			_exit(125);
+	}
 	signal(SIGPIPE, SIG_IGN);
 	sigset_t none;
 	sigemptyset(&none);

@@ -23,6 +23,8 @@ static json_t *items_json(const struct sbx_report_item *items, int n)
 			                                 INT64_MAX : it->num[k].value)));
 		if (it->dropped[0])
 			json_object_set_new(e, "dropped", json_string(it->dropped));
+		if (it->alternative)
+			json_object_set_new(e, "alternative", json_true());
 	}
 	return o;
 }
@@ -45,7 +47,7 @@ static size_t n_told;
 
 void confinement_notice(const char *profile, const struct sbx_confinement *c, FILE *out)
 {
-	if (!sbx_confinement_dropped_limit(c))
+	if (!sbx_confinement_dropped_limit(c) && !sbx_confinement_weaker_wall(c))
 		return;
 	for (size_t i = 0; i < n_told; i++)
 		if (!strcmp(told[i], profile))
@@ -60,4 +62,9 @@ void confinement_notice(const char *profile, const struct sbx_confinement *c, FI
 		if (c->limits[i].dropped[0])
 			fprintf(out, "toolcage: profile %s runs without its %s limit: %s\n", profile,
 			        c->limits[i].name, c->limits[i].dropped);
+	for (int i = 0; i < c->n_walls; i++)
+		if (c->walls[i].dropped[0])
+			fprintf(out, "toolcage: profile %s builds its %s wall %s%s: %s\n", profile,
+			        c->walls[i].name, c->walls[i].by ? "by " : "without it",
+			        c->walls[i].by ? c->walls[i].by : "", c->walls[i].dropped);
 }

@@ -73,6 +73,7 @@ struct sbx_jail *supervisor_jail(struct tc_supervisor *s, const struct tc_define
 		free(e);
 		return NULL;
 	}
+	e->profile->spec.strict = s->strict || s->cfg->strict;
 	struct sbx_error serr = { 0 };
 	if (sbx_jail_new(&e->profile->spec, s->workspace, &e->jail, &serr) < 0) {
 		tc_error_set(err, TC_E_SYSTEM, name, "profile %s cannot be enforced here: %s",

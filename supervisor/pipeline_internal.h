@@ -140,6 +140,7 @@ struct tc_supervisor {
 	uint64_t next_session;
 	bool keep_spares;          /* tc_options.keep_spares */
 	bool notice_dropped;       /* tc_options.notice_dropped */
+	bool strict;               /* tc_options.strict */
 	bool shutting_down;
 	int stop_signal;                         /* handle_signals: what stopped us */
 };

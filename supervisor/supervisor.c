@@ -219,6 +219,7 @@ int tc_supervisor_new(const struct tc_options *opt, struct tc_supervisor **out,
 	bind_number_writer();
 	s->keep_spares = opt->keep_spares;
 	s->notice_dropped = opt->notice_dropped;
+	s->strict = opt->strict;
 	if (config_load(opt->config_path, &s->cfg, err) < 0)
 		goto fail;
 	const char *ws = opt->workspace ? opt->workspace :

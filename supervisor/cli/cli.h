@@ -29,7 +29,10 @@ int cmd_serve(int argc, char **argv);     /* cli_serve.c */
 	{ "config", required_argument, NULL, 'c' }, \
 	{ "tools", required_argument, NULL, 't' }, \
 	{ "approve", required_argument, NULL, 'a' }, \
-	{ "audit", required_argument, NULL, 'A' }
+	{ "audit", required_argument, NULL, 'A' }, \
+	{ "strict", no_argument, NULL, CLI_OPT_STRICT }
+/* Long-only options (no short letter). */
+#define CLI_OPT_STRICT 0x1001
 
 struct cli_sup {
 	struct tc_options opt;

@@ -24,6 +24,7 @@ int cli_sup_option(struct cli_sup *c, int ch, const char *arg, const char *verb)
 	case 'c': c->opt.config_path = arg; return 1;
 	case 'a': c->opt.approve = arg; return 1;
 	case 'A': c->opt.audit_path = arg; return 1;
+	case CLI_OPT_STRICT: c->opt.strict = true; return 1;
 	case 't':
 		if (c->ndirs >= CLI_SUP_MAX_TOOL_DIRS) {
 			fprintf(stderr, "toolcage %s: at most %d --tools\n", verb,

@@ -361,6 +361,7 @@ struct exec_opts {
 	bool json;
 	bool spare;
 	bool stdin;
+	bool strict;
 };
 
 /* What --max-output may keep per stream (held in memory): the range of a
@@ -400,6 +401,7 @@ static int parse_exec_args(int argc, char **argv, struct exec_opts *o)
 		{ "json", no_argument, NULL, 'j' },
 		{ "spare", no_argument, NULL, 's' },
 		{ "stdin", no_argument, NULL, 'i' },
+		{ "strict", no_argument, NULL, CLI_OPT_STRICT },
 		{ "allow-domain", required_argument, NULL, 'A' },
 		{ "deny-domain", required_argument, NULL, 'D' },
 		{ "allow-address", required_argument, NULL, 'R' },
@@ -418,6 +420,7 @@ static int parse_exec_args(int argc, char **argv, struct exec_opts *o)
 		case 'j': o->json = true; break;
 		case 's': o->spare = true; break;
 		case 'i': o->stdin = true; break;
+		case CLI_OPT_STRICT: o->strict = true; break;
 		case 'A': case 'D': case 'R': case 'Q': {
 			struct tc_error e = { 0 };
 			if (!o->policy && !(o->policy = netpol_new())) {
@@ -548,6 +551,7 @@ int cmd_exec(int argc, char **argv)
 		    o.max_output)
 			p->spec.output_limit_bytes = o.max_output;
 	}
+	p->spec.strict = o.strict;
 	if (sbx_jail_new(&p->spec, o.workspace, &jail, &err) < 0) {
 		rc = fail_setup(o.json, err.msg);
 		goto out;
@@ -698,6 +702,28 @@ static void print_limits(const struct sbx_jail *jail)
 			printf("    without its %s limit: %s\n", c.limits[i].name, c.limits[i].dropped);
 }
 
+/* The walls and how each is built here; one built another way (an
+ * alternative the profile accepts) or dropped, with why. */
+static void print_walls(const struct sbx_jail *jail)
+{
+	struct sbx_confinement c;
+	sbx_jail_confinement(jail, &c);
+	printf("    walls:");
+	for (int i = 0; i < c.n_walls; i++)
+		if (!c.walls[i].dropped[0])
+			printf(" %s (%s)", c.walls[i].name, c.walls[i].by);
+	printf("\n");
+	for (int i = 0; i < c.n_walls; i++)
+		if (c.walls[i].dropped[0])
+			printf("    %s: %s%s: %s\n", c.walls[i].name,
+			       c.walls[i].by ? c.walls[i].by : "none",
+			       c.walls[i].alternative ? " (another way)" : " (dropped)",
+			       c.walls[i].dropped);
+}
+
+/* check --strict: every profile checked with strict walls. */
+static bool check_strict;
+
 /* A jail is compiled and children really started, the way calls start
  * theirs: a command (which may share our memory until its exec) and a
  * builtin (a child of the jail's clean worker, made with clone3 or its
@@ -717,7 +743,8 @@ static bool check_profile(const char *name, const char *dir, const char *workspa
 	struct sbx_child *bchild = NULL;
 	if (profile_load(name, dir, &p, &terr) < 0) {
 		printf("  %-12s NO   %s: %s\n", name, terr.where, terr.msg);
-	} else if (sbx_jail_new(&p->spec, workspace, &jail, &err) < 0) {
+	} else if ((p->spec.strict = check_strict, sbx_jail_new(&p->spec, workspace, &jail,
+	           &err) < 0)) {
 		printf("  %-12s NO   %s\n", name, err.msg);
 	} else if (sbx_spawn(jail, &job, &child, &err) < 0 || sbx_child_wait(child) < 0) {
 		printf("  %-12s NO   %s\n", name, err.msg);
@@ -741,6 +768,7 @@ static bool check_profile(const char *name, const char *dir, const char *workspa
 		if (sbx_jail_mount_tree(jail))
 			printf("    filesystem: mount tree (no Landlock)\n");
 		print_dropped(sbx_jail_dropped(jail));
+		print_walls(jail);
 		print_limits(jail);
 		ok = true;
 	}
@@ -757,6 +785,7 @@ int cmd_check(int argc, char **argv)
 		{ "workspace", required_argument, NULL, 'w' },
 		{ "profile", required_argument, NULL, 'p' },
 		{ "profile-dir", required_argument, NULL, 'P' },
+		{ "strict", no_argument, NULL, CLI_OPT_STRICT },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -777,6 +806,8 @@ int cmd_check(int argc, char **argv)
 			names[nnames++] = optarg;
 		else if (c == 'P')
 			dir = optarg;
+		else if (c == CLI_OPT_STRICT)
+			check_strict = true;
 		else {
 			free(names);
 			cli_usage(c == 'h' ? stdout : stderr, "check");

@@ -329,6 +329,17 @@ static int parse_audit(struct cctx *c, json_t *o)
 	return 0;
 }
 
+/* "sandbox": {"strict": true}: every wall as the profile states it, none
+ * built another way or dropped (docs/where-it-runs.md). */
+static int parse_sandbox(struct cctx *c, json_t *o)
+{
+	static const char *const keys[] = { "strict", NULL };
+	if (check_keys(c, o, "/sandbox", keys) < 0)
+		return -1;
+	json_t *v = json_object_get(o, "strict");
+	return v ? bool_at(c, v, "/sandbox/strict", &c->cfg->strict) : 0;
+}
+
 static int parse_identity(struct cctx *c, json_t *o)
 {
 	static const char *const keys[] = { "uid", "gid", NULL };
@@ -578,7 +589,8 @@ static int parse_protected(struct cctx *c, json_t *o)
 static int parse_root(struct cctx *c, json_t *doc)
 {
 	static const char *const keys[] = { "workspace", "tool_dirs", "profile_dir", "limits",
-		"policy", "approval", "audit", "identity", "protected_paths", "toolchains", "tools", NULL };
+		"policy", "approval", "audit", "identity", "protected_paths", "toolchains", "tools",
+		"sandbox", NULL };
 	if (check_keys(c, doc, "", keys) < 0)
 		return -1;
 	json_t *v;
@@ -605,6 +617,8 @@ static int parse_root(struct cctx *c, json_t *doc)
 	if ((v = json_object_get(doc, "toolchains")) && parse_toolchains(c, v) < 0)
 		return -1;
 	if ((v = json_object_get(doc, "tools")) && parse_tool_settings(c, v) < 0)
+		return -1;
+	if ((v = json_object_get(doc, "sandbox")) && parse_sandbox(c, v) < 0)
 		return -1;
 	return 0;
 }

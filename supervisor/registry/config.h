@@ -81,6 +81,8 @@ struct config {
 	char **tool_names;          /* n_tool_settings of them */
 	uint32_t *tool_timeout_ms;  /* 0: the tool's own, else limits.timeout_ms */
 	size_t n_tool_settings;
+	/* sandbox.strict: no wall built another way, none dropped */
+	bool strict;
 	/* identity */
 	bool fixed_identity;
 	uid_t uid;

@@ -167,6 +167,11 @@ static const struct name_bit optional_names[] = {
 	{ NULL, 0 },
 };
 
+static const struct name_bit alternative_names[] = {
+	{ "userns_as_root", SBX_ALT_ROOT_USERNS }, { "proc_none", SBX_ALT_PROC_NONE },
+	{ NULL, 0 },
+};
+
 static const struct name_bit family_names[] = {
 	{ "unix", SBX_AF_UNIX }, { "inet", SBX_AF_INET }, { "inet6", SBX_AF_INET6 },
 	{ "netlink", SBX_AF_NETLINK }, { NULL, 0 },
@@ -431,10 +436,21 @@ static int parse_output(struct pctx *c, json_t *o)
 	return 0;
 }
 
+/* Absent: every alternative way of building a wall is accepted (each is
+ * reported; strict walls refuse them all). */
+static int parse_alternatives(struct pctx *c, json_t *arr)
+{
+	if (!arr) {
+		c->p->spec.alternatives = SBX_ALT_ALL;
+		return 0;
+	}
+	return bits_of(c, arr, "/alternatives", alternative_names, &c->p->spec.alternatives);
+}
+
 static int parse_doc(struct pctx *c, json_t *doc)
 {
 	static const char *const keys[] = { "name", "description", "namespaces", "optional",
-	                                    "filesystem", "network", "limits", "seccomp", "env",
+	                                    "alternatives", "filesystem", "network", "limits", "seccomp", "env",
 	                                    "identity", "timeout_ms", "output", NULL };
 	struct profile *p = c->p;
 	if (check_keys(c, doc, "/", keys) < 0)
@@ -452,6 +468,7 @@ static int parse_doc(struct pctx *c, json_t *doc)
 	            &p->spec.namespaces) < 0 ||
 	    bits_of(c, json_object_get(doc, "optional"), "/optional", optional_names,
 	            &p->spec.optional) < 0 ||
+	    parse_alternatives(c, json_object_get(doc, "alternatives")) < 0 ||
 	    parse_fs(c, json_object_get(doc, "filesystem")) < 0 ||
 	    parse_network(c, json_object_get(doc, "network")) < 0 ||
 	    parse_limits(c, json_object_get(doc, "limits")) < 0 ||

@@ -76,7 +76,7 @@ chmod -R a+rX "$T" && chmod 1777 "$T/home"
 # why, one every refusal there must match (the cause, in words). Every
 # refusal also names a fix, and none speaks in clone flags.
 ALL="read-only write network destructive"
-ROOT_NS="root without CAP_SYS_ADMIN, as a container's root.*fix: run toolcage as a non-root user.*CAP_SYS_ADMIN"
+ROOT_NS="root without CAP_SYS_ADMIN, as a container's root.*user namespace.*refused.*fix: .*seccomp.json.*CAP_SYS_ADMIN"
 USER_NS="refused to make the user, pid, mount, uts(, network)? namespaces.*fix: .*user namespaces"
 spec() {
 	case $1 in
@@ -86,8 +86,8 @@ spec() {
 	userns-enospc) echo "--userns enospc|both|$ALL||^|user.max_user_namespaces is 0 or used up; fix: raise it" ;;
 	userns-nocaps) echo "--userns nocaps|user|||^|$USER_NS" ;;
 	no-clone3) echo "--clone3 enosys|both|$ALL|$ALL|^clone3: +NO|" ;;
-	proc-masked) echo "--proc masked|root|||^|mount /proc failed.*a fresh /proc cannot be mounted.*fix: unmask it" ;;
-	container-caps) echo "--caps container|root|||^|$ROOT_NS" ;;
+	proc-masked) echo "--proc masked|root|$ALL||^|mount /proc failed.*a fresh /proc cannot be mounted.*fix: unmask it||^    proc: none \\(masked by the container\\) \\(another way\\)" ;;
+	container-caps) echo "--caps container|root|$ALL||^|$ROOT_NS||^    user: user namespace \\(another way\\): toolcage runs as root without CAP_SYS_ADMIN" ;;
 	container-default) echo "--container-default|both|||^clone3: +NO|$ROOT_NS|$USER_NS" ;;
 	*) return 1 ;;
 	esac
@@ -96,9 +96,12 @@ spec() {
 fails=0 summary=""
 bad() { echo "FAIL $*"; fails=$((fails + 1)); envfail=1; }
 
-# one ENV WHO OPTS EXPECT CHECKLINE WHY
+# one ENV WHO OPTS EXPECT CHECKLINE WHY [ALT]
+# ALT: where profiles run with a wall built another way, the line `check`
+# prints for it under every profile; --strict then refuses each profile,
+# naming strict walls, and exec --strict starts nothing.
 one() {
-	local env=$1 who=$2 opts=$3 expect=$4 line=$5 why=$6 name="$1 as $2"
+	local env=$1 who=$2 opts=$3 expect=$4 line=$5 why=$6 alt=${7:-} name="$1 as $2"
 	local -a as=()
 	[ "$who" = user ] && [ $is_root = 1 ] && as=(setpriv --reuid 65534 --regid 65534 --clear-groups --)
 	printf '#!/bin/sh\nexec %s %s -- %s "$@"\n' "$T/simkernel" "$opts" "$T/real/toolcage" \
@@ -139,6 +142,20 @@ one() {
 	fi
 	local want=0; [ "$expect" = "$ALL" ] || want=1
 	[ $crc = $want ] || bad "$name: check exited $crc, expected $want"
+	if [ -n "$alt" ] && [ -n "$expect" ]; then
+		[ "$(grep -Ec -- "$alt" "$T/check")" = 4 ] ||
+			bad "$name: check does not show the wall built another way ('$alt') under every profile"
+		(cd "$T/ws" && HOME=$T/home "${as[@]}" "$tc" check --strict --workspace "$T/ws") \
+			> "$T/strict" 2>&1
+		local src=$?
+		[ $src = 1 ] && [ "$(grep -Ec '^  [a-z-]+ +NO .*strict walls' "$T/strict")" = 4 ] ||
+			bad "$name: check --strict exited $src, not refusing every profile for strict walls"
+		(cd "$T/ws" && HOME=$T/home "${as[@]}" "$tc" exec --strict --workspace "$T/ws" \
+			-- /bin/echo RAN) > "$T/exec" 2>&1
+		local serc=$?
+		{ [ $serc = 125 ] && ! grep -q '^RAN' "$T/exec" && grep -q 'strict walls' "$T/exec"; } ||
+			bad "$name: exec --strict should refuse: exit $serc: $(tail -1 "$T/exec")"
+	fi
 	[ $envfail = 0 ] || sed 's/^/  check| /' "$T/check" | tail -12
 	# A refused profile starts nothing; one that runs reads a file.
 	for p in $ALL; do
@@ -192,12 +209,12 @@ one() {
 
 for env in $ENVS; do
 	s=$(spec "$env") || { echo "unknown environment $env"; exit 2; }
-	IFS='|' read -r opts who exp_root exp_user line why_root why_user <<< "$s"
+	IFS='|' read -r opts who exp_root exp_user line why_root why_user alt <<< "$s"
 	if [ $is_root = 1 ] && [ "$who" != user ]; then
-		one "$env" root "$opts" "$exp_root" "$line" "$why_root"
+		one "$env" root "$opts" "$exp_root" "$line" "$why_root" "$alt"
 	fi
 	if [ "$who" != root ] && { [ $is_root = 1 ] || [ "$who" = user ]; }; then
-		one "$env" user "$opts" "$exp_user" "$line" "${why_user:-$why_root}"
+		one "$env" user "$opts" "$exp_user" "$line" "${why_user:-$why_root}" "$alt"
 	fi
 done
 [ $fails = 0 ] || { echo "simulated kernels: $fails failure(s)"; exit 1; }

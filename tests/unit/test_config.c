@@ -167,6 +167,7 @@ static void test_config_defaults(void **state)
 	assert_string_equal(cfg->approval, "deny");
 	assert_null(cfg->audit_path);
 	assert_false(cfg->audit_required);
+	assert_false(cfg->strict);
 	assert_false(cfg->fixed_identity);
 	config_release(cfg);
 }
@@ -316,6 +317,7 @@ static void test_config_full_example(void **state)
 	assert_string_equal(cfg->approval, "cmd:/usr/local/bin/toolcage-approve");
 	assert_string_equal(cfg->audit_path, "/var/log/toolcage/audit.jsonl");
 	assert_true(cfg->audit_required);
+	assert_true(cfg->strict);
 	assert_true(cfg->fixed_identity);
 	assert_int_equal(cfg->uid, 65534);
 	assert_int_equal(cfg->gid, 65534);

@@ -107,6 +107,10 @@ static void check_common(const struct profile *p)
 	assert_false(s->optional & (SBX_REQ_LANDLOCK | SBX_REQ_NS_USER | SBX_REQ_NS_PID |
 	                            SBX_REQ_NS_MOUNT | SBX_REQ_IDENTITY));
 	assert_true(s->optional & SBX_REQ_CGROUP_PIDS);
+	/* Every alternative way of building a wall accepted (each reported);
+	 * strict is the operator's, never a profile's. */
+	assert_int_equal(s->alternatives, SBX_ALT_ALL);
+	assert_false(s->strict);
 	assert_non_null(strstr(p->origin, "built-in"));
 	assert_true(strlen(p->description) > 20);
 }
@@ -185,6 +189,10 @@ static void test_inet_profile_defaults_to_egress_through_toolcage(void **state)
 	assert_false(in_list(p->spec.env_set, "HTTPS_PROXY=http://127.0.0.1:3128"));
 	assert_true(in_list(p->spec.env_set, "https_proxy=http://127.0.0.1:3128"));
 	assert_true(in_list(p->spec.env_set, "ALL_PROXY=socks5h://127.0.0.1:1080"));
+	profile_free(p);
+	text = "{\"name\": \"t\", \"filesystem\": {}, \"alternatives\": [\"proc_none\"]}";
+	assert_int_equal(profile_parse(text, strlen(text), "inline", &p, &err), 0);
+	assert_int_equal(p->spec.alternatives, SBX_ALT_PROC_NONE);
 	profile_free(p);
 	text = "{\"name\": \"t\", \"filesystem\": {}, \"network\": {\"families\": [\"unix\"]}}";
 	assert_int_equal(profile_parse(text, strlen(text), "inline", &p, &err), 0);
@@ -299,6 +307,8 @@ static void same_spec(const char *prof, const struct sbx_spec *a, const struct s
 	same_str(prof, "name", a->name, b->name);
 	SAME_SCALAR(prof, a, b, namespaces);
 	SAME_SCALAR(prof, a, b, optional);
+	SAME_SCALAR(prof, a, b, alternatives);
+	SAME_SCALAR(prof, a, b, strict);
 	same_list(prof, "read_paths", a->read_paths, b->read_paths);
 	same_list(prof, "write_paths", a->write_paths, b->write_paths);
 	same_list(prof, "exec_paths", a->exec_paths, b->exec_paths);
