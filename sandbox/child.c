@@ -503,7 +503,10 @@ static struct job_in await_job(const struct sbx_jail *j)
 {
 	struct job_header h;
 	struct job_in in = { 0 };
-	(void)!write(job_fd, "R", 1);   /* ready: sbx_jail_spare_ready() */
+	/* Ready: sbx_jail_spare_ready(). A fresh child's job may be sent, and
+	 * the parent's end closed, before this: no SIGPIPE (which a child
+	 * that is not pid 1 of its own namespace would die of). */
+	(void)!send(job_fd, "R", 1, MSG_NOSIGNAL);
 	if (io_read_all(job_fd, &h, sizeof h) != (ssize_t)sizeof h)
 		_exit(CHILD_EXIT_SETUP);   /* the parent dropped the spare: nobody to tell */
 	if (h.magic != JOB_MAGIC || (!h.argc && !h.fn) || h.payload_len > JOB_MAX_PAYLOAD ||

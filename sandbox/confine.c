@@ -196,7 +196,12 @@ static void confine_walls(const struct sbx_jail *j, struct sbx_confinement *out)
 	else if (geteuid() == 0)
 		WALL("user", "root");
 	it = WALL("processes", ns & CLONE_NEWPID ? "pid namespace" : "process group");
-	if (!(ns & CLONE_NEWPID))
+	if (j->no_ns)
+		alternative(it, "the kernel refuses namespaces here: the call's process group, "
+		            "which the tool cannot leave (setsid and setpgid refused), and its "
+		            "cgroup are killed at its end; Landlock keeps its signals and ptrace "
+		            "to its own processes and never grants /proc");
+	else if (!(ns & CLONE_NEWPID))
 		report_drop(it, "no pid namespace (optional in the profile): the process group "
 		            "and the call's cgroup are killed at its end");
 	if (j->private_proc && j->proc_empty)
@@ -212,7 +217,15 @@ static void confine_walls(const struct sbx_jail *j, struct sbx_confinement *out)
 	if (j->private_tmp)
 		WALL("tmp", "tmpfs");
 	else
-		report_drop(WALL("tmp", NULL), "no mount namespace (optional in the profile)");
+		report_drop(WALL("tmp", NULL), "%s", j->no_ns ? "no mount namespace here: no /tmp "
+		            "at all (Landlock grants none), TMPDIR unset" :
+		            "no mount namespace (optional in the profile)");
+	if (ns & CLONE_NEWNS)
+		WALL("metadata", "read-only mounts");
+	else if (j->no_ns)
+		alternative(WALL("metadata", "seccomp"), "no mount namespace here to make the "
+		            "host's mounts read-only: chmod, chown, utimes and xattr changes are "
+		            "refused by seccomp, in the writable paths too");
 	WALL("network", ns & CLONE_NEWNET ? "network namespace" : "seccomp");
 	WALL("seccomp", "seccomp");
 	WALL("no_new_privs", "prctl");

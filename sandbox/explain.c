@@ -67,10 +67,10 @@ size_t sbx_explain_ns(unsigned clone_ns, int e, char *buf, size_t len)
 		 * namespace, which is refused too. */
 		cause = "toolcage runs as root without CAP_SYS_ADMIN, as a container's root "
 		        "does by default, and the user namespace it would make them in is "
-		        "refused too (the container's seccomp profile)";
-		fix = "run the container with toolcage's seccomp profile "
-		      "(deploy/container/seccomp.json), which allows user namespaces, as "
-		      "docs/deploy.md says, or give the container CAP_SYS_ADMIN";
+		        "refused too";
+		fix = "give the container toolcage's seccomp profile "
+		      "(deploy/container/seccomp.json, docs/deploy.md), which allows user "
+		      "namespaces, or CAP_SYS_ADMIN";
 	} else if (clone_ns & CLONE_NEWUSER) {
 		if (e == ENOSPC || e == EUSERS) {
 			cause = "user.max_user_namespaces is 0 or used up";

@@ -73,6 +73,10 @@ struct sbx_jail {
 	                             * user namespace (child_enter_view) */
 	bool proc_empty;            /* proc cannot be mounted here: an empty
 	                             * read-only tmpfs covers /proc instead */
+	bool no_ns;                 /* every namespace refused here: none, the
+	                             * walls built without them (jail.c) */
+	unsigned ns_refused;        /* no_ns: the clone flags refused */
+	const char **no_ns_deny;    /* no_ns: the seccomp deny list compiled */
 
 	/* seccomp: compiled once in the parent, only loaded in the child */
 	struct sock_filter *bpf;
@@ -458,6 +462,7 @@ extern const size_t n_prebuilt_filters;
 /* ladder.c */
 bool ladder_have_sys_admin(void);
 int ladder_proc_mountable(bool userns);
+int ladder_ns_errno(void);   /* after ladder_proc_mountable said -1 */
 
 /* landlock.c */
 int landlock_abi(void);

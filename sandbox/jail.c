@@ -369,10 +369,65 @@ static int plan_cgroups(const struct sbx_spec *s, struct sbx_jail *j, struct sbx
 	return 0;
 }
 
+/* What no mount namespace leaves to seccomp: leaving the call's process
+ * group (the whole-tree kill), and changing the metadata of files outside
+ * the writable paths, which read-only mounts refuse and Landlock does not
+ * govern (the tool's uid may own them: root's system files, a user's
+ * home). */
+static const char *const no_ns_deny[] = {
+	"setsid", "setpgid", "chmod", "fchmod", "fchmodat", "chown", "fchown", "lchown",
+	"fchownat", "utime", "utimes", "utimensat", "futimesat", "setxattr", "lsetxattr",
+	"fsetxattr", "removexattr", "lremovexattr", "fremovexattr", NULL,
+};
+
+/* The kernel refuses every namespace here (Docker's and Kubernetes'
+ * default seccomp profile; user namespaces forbidden to a user): no pid,
+ * mount or uts namespace. What they built is built another way: the
+ * process group (which the tool cannot leave) and the call's cgroup are
+ * killed at its end; Landlock never grants /proc, the hidden paths or
+ * /tmp (no private /tmp at all) and scopes signals to the tool's own
+ * processes (ABI 6: without it any process of the uid could be signalled,
+ * so the alternative is not taken); ptrace out of the domain is refused
+ * by Landlock itself. Not with egress: its network namespace is the wall. */
+static int plan_no_namespaces(struct sbx_spec *spec, struct sbx_jail *j, struct sbx_error *err)
+{
+	if (!(j->clone_ns & ~j->optional_ns) || j->egress || landlock_abi() < 6 ||
+	    ladder_proc_mountable(j->userns) != -1)
+		return 0;
+	if (!(spec->alternatives & SBX_ALT_NO_NAMESPACES)) {
+		if (!spec->strict)
+			return 0;   /* refused at the first spawn, in the kernel's words */
+		char why[600];
+		sbx_explain_ns(j->clone_ns, ladder_ns_errno(), why, sizeof why);
+		return sbx_err(err, 0, "profile %s cannot run here (strict walls: not without "
+		               "namespaces): %s", spec->name, why);
+	}
+	size_t n = 0, k = 0;
+	while (spec->seccomp_deny && spec->seccomp_deny[n])
+		n++;
+	j->no_ns_deny = calloc(n + sizeof no_ns_deny / sizeof no_ns_deny[0], sizeof (char *));
+	if (!j->no_ns_deny)
+		return sbx_err(err, ENOMEM, "jail");
+	for (size_t i = 0; i < n; i++)
+		j->no_ns_deny[k++] = spec->seccomp_deny[i];
+	for (size_t i = 0; no_ns_deny[i]; i++)
+		j->no_ns_deny[k++] = no_ns_deny[i];
+	spec->seccomp_deny = j->no_ns_deny;
+	spec->namespaces = 0;   /* no read-only host mounts: seccomp's setid rules too */
+	j->ns_refused = j->clone_ns;
+	j->clone_ns = j->optional_ns = 0;
+	j->userns = j->root_userns = j->private_proc = j->private_tmp = false;
+	j->no_ns = true;
+	return 0;
+}
+
 /* The walls this environment builds another way (ladder.c): each only
  * where the profile accepts it (spec.alternatives, none with strict). */
-static int plan_ladder(const struct sbx_spec *spec, struct sbx_jail *j, struct sbx_error *err)
+static int plan_ladder(struct sbx_spec *spec, struct sbx_jail *j, struct sbx_error *err)
 {
+	int rc = plan_no_namespaces(spec, j, err);
+	if (rc || j->no_ns)
+		return rc;
 	if (j->root_userns && !(spec->alternatives & SBX_ALT_ROOT_USERNS))
 		return sbx_err(err, EPERM, "profile %s cannot run here: toolcage runs as root "
 		               "without CAP_SYS_ADMIN, as a container's root does by default, and "
@@ -412,13 +467,12 @@ int sbx_jail_new(const struct sbx_spec *spec, const char *workspace,
 	*out = NULL;
 	/* Strict walls: no alternative way and no drop (every requirement
 	 * held as the profile states it, else refused). */
-	struct sbx_spec strict;
+	struct sbx_spec local = *spec;   /* the ladder may change it (plan_ladder) */
 	if (spec->strict) {
-		strict = *spec;
-		strict.optional = 0;
-		strict.alternatives = 0;
-		spec = &strict;
+		local.optional = 0;
+		local.alternatives = 0;
 	}
+	spec = &local;
 	struct sbx_jail *j = calloc(1, sizeof *j);
 	if (!j)
 		return sbx_err(err, ENOMEM, "jail");
@@ -432,7 +486,7 @@ int sbx_jail_new(const struct sbx_spec *spec, const char *workspace,
 		rc = resolve_identity(spec, j, &ws, err);
 	if (!rc) {
 		plan_namespaces(spec, j);
-		rc = plan_ladder(spec, j, err);
+		rc = plan_ladder(&local, j, err);
 		plan_rlimits(spec, j);
 		j->cap_last = (int)cap_max_bits() - 1;
 		j->timeout_ms = spec->timeout_ms ? spec->timeout_ms : 30000;
@@ -498,6 +552,7 @@ void sbx_jail_free(struct sbx_jail *j)
 	for (char **p = j->rw_paths; p && *p; p++)
 		free(*p);
 	free(j->rw_paths);
+	free(j->no_ns_deny);
 	free(j->bpf);
 	free(j->envp);
 	free(j->workspace);

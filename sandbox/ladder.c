@@ -48,6 +48,15 @@ static int write_str(const char *path, const char *s)
 	return n == (ssize_t)strlen(s) ? 0 : -1;
 }
 
+/* Why the probe's namespaces were refused: clone's errno, else EPERM (a
+ * map or mount refused inside). */
+static int ns_errno = EPERM;
+
+int ladder_ns_errno(void)
+{
+	return ns_errno;
+}
+
 /* Exit codes of the probe child. */
 enum { PROBE_OK = 0, PROBE_NS = 1, PROBE_PROC = 2 };
 
@@ -61,8 +70,10 @@ static int probe_proc(bool userns)
 	snprintf(gid_map, sizeof gid_map, "%u %u 1\n", (unsigned)getegid(), (unsigned)getegid());
 	unsigned long flags = CLONE_NEWPID | CLONE_NEWNS | (userns ? CLONE_NEWUSER : 0);
 	long pid = syscall(SYS_clone, flags | SIGCHLD, NULL, NULL, NULL, 0);
-	if (pid < 0)
+	if (pid < 0) {
+		ns_errno = errno;
 		return PROBE_NS;
+	}
 	if (pid == 0) {
 		(void)prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
 		if (userns && (write_str("/proc/self/setgroups", "deny") < 0 ||

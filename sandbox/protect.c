@@ -126,6 +126,12 @@ int protect_plan(const struct sbx_spec *spec, struct sbx_jail *j, struct sbx_err
 		return 0;      /* nothing to protect, or nothing writable */
 	/* Without a mount namespace the child surely has, nothing could make
 	 * them read-only: refuse rather than let a tool write them. */
+	if (j->no_ns) {
+		char why[600];
+		sbx_explain_ns(j->ns_refused, ladder_ns_errno(), why, sizeof why);
+		return sbx_err(err, 0, "profile %s cannot run here: its protected paths need "
+		               "a mount namespace: %s", j->name, why);
+	}
 	if (!j->private_tmp || (j->optional_ns & CLONE_NEWNS))
 		return sbx_err(err, EPERM, "protected paths need a mount namespace, and profile %s "
 		               "%s", j->name, j->private_tmp ? "marks it optional" : "has none");

@@ -64,7 +64,14 @@ enum {
 	                                * namespaces inside a user namespace */
 	SBX_ALT_PROC_NONE   = 1u << 1, /* no fresh /proc can be mounted: /proc
 	                                * is an empty read-only tmpfs instead */
-	SBX_ALT_ALL         = (1u << 2) - 1,
+	SBX_ALT_NO_NAMESPACES = 1u << 2, /* every namespace refused: a process
+	                                * group the tool cannot leave, Landlock
+	                                * for /proc, hidden paths and signals,
+	                                * no /tmp, no metadata writes */
+	SBX_ALT_MOUNT_TREE  = 1u << 3, /* no Landlock: the filesystem confined
+	                                * by a mount tree (a new root of the
+	                                * granted paths) */
+	SBX_ALT_ALL         = (1u << 4) - 1,
 };
 
 /* Socket families socket(2) may create (socketpair(AF_UNIX) stream and

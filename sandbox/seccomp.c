@@ -370,6 +370,16 @@ static uint32_t action_of(enum sbx_action a)
 	return SCMP_ACT_KILL_PROCESS;
 }
 
+/* Newer than libseccomp 2.5's table, doing what an older call does: denied
+ * (or killed) along with it, by x86_64 number (the same on every
+ * architecture from 424 on). */
+static const struct { const char *name; int nr; } same_as_newer[] = {
+	{ "fchmodat", 452 },     /* fchmodat2 */
+	{ "setxattr", 463 },     /* setxattrat */
+	{ "removexattr", 466 },  /* removexattrat */
+	{ "setxattr", 469 },     /* file_setattr */
+};
+
 static int add_list(scmp_filter_ctx ctx, const struct sbx_spec *spec, uint32_t def,
                     const char *const *names, uint32_t action, struct sbx_error *err)
 {
@@ -392,6 +402,10 @@ static int add_list(scmp_filter_ctx ctx, const struct sbx_spec *spec, uint32_t d
 		int arg = action == SCMP_ACT_ALLOW ? fastopen_arg(spec, nr) : -1;
 		struct scmp_arg_cmp no_fo = { (unsigned)arg, SCMP_CMP_MASKED_EQ, MSG_FASTOPEN, 0 };
 		int rc = arg >= 0 ? add(ctx, action, nr, 1, &no_fo) : add(ctx, action, nr, 0, NULL);
+		for (size_t k = 0; !rc && action != SCMP_ACT_ALLOW &&
+		     k < sizeof same_as_newer / sizeof same_as_newer[0]; k++)
+			if (!strcmp(same_as_newer[k].name, names[i]))
+				rc = add(ctx, action, same_as_newer[k].nr, 0, NULL);
 		if (rc < 0)
 			return sbx_err(err, -rc, "seccomp: rule for '%s'", names[i]);
 	}

@@ -92,16 +92,22 @@ struct exec_plan {
  * child does): the descriptors in place, a session of its own (a terminal's
  * ^C is not for it), death with us, then the exec. Signals stay blocked
  * across the exec; the worker sets its own mask. */
+/* The jail's descriptors a worker starts with: the workspace, /dev/null and
+ * the Landlock rules' paths. Without mounts to cover the hidden paths, a
+ * directory holding one is granted entry by entry (landlock.c): /etc
+ * alone may be a few hundred. */
+enum { JAIL_FDS_MAX = 1024 };
+
 static int exec_worker(void *arg)
 {
 	const struct exec_plan *p = arg;
-	int src[3 + 64], n = 0;
+	int src[3 + JAIL_FDS_MAX], n = 0;
 	src[n++] = p->ctl;
 	src[n++] = p->blob;
 	src[n++] = p->lifeline;
 	for (int i = 0; i < p->n_jail_fds; i++)
 		src[n++] = p->jail_fds[i];
-	int tmp[3 + 64];
+	int tmp[3 + JAIL_FDS_MAX];
 	for (int i = 0; i < n; i++)
 		if ((tmp[i] = fcntl(src[i], F_DUPFD_CLOEXEC, Z_JAIL + n)) < 0)
 			_exit(CHILD_EXIT_NOEXEC);
@@ -206,7 +212,7 @@ static int zygote_start(struct sbx_jail *j, struct sbx_error *err)
 	int rc = z && env ? 0 : -ENOMEM;
 	if (!rc)
 		rc = make_blob(j, &blob, &fds, &nfds);
-	if (!rc && nfds > 64)
+	if (!rc && nfds > JAIL_FDS_MAX)
 		rc = -E2BIG;
 	if (!rc && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ctl) < 0)
 		rc = -errno;

@@ -724,6 +724,16 @@ static void print_walls(const struct sbx_jail *jail)
 /* check --strict: every profile checked with strict walls. */
 static bool check_strict;
 
+static int check_jail_new(struct profile *p, const char *workspace, struct sbx_jail **jail,
+                          struct sbx_error *err)
+{
+	p->spec.strict = check_strict;
+	/* As exec and calls have them: a writer's protected paths need a
+	 * mount namespace, which not every environment gives. */
+	p->spec.protected_paths = config_protected_defaults;
+	return sbx_jail_new(&p->spec, workspace, jail, err);
+}
+
 /* A jail is compiled and children really started, the way calls start
  * theirs: a command (which may share our memory until its exec) and a
  * builtin (a child of the jail's clean worker, made with clone3 or its
@@ -743,8 +753,7 @@ static bool check_profile(const char *name, const char *dir, const char *workspa
 	struct sbx_child *bchild = NULL;
 	if (profile_load(name, dir, &p, &terr) < 0) {
 		printf("  %-12s NO   %s: %s\n", name, terr.where, terr.msg);
-	} else if ((p->spec.strict = check_strict, sbx_jail_new(&p->spec, workspace, &jail,
-	           &err) < 0)) {
+	} else if (check_jail_new(p, workspace, &jail, &err) < 0) {
 		printf("  %-12s NO   %s\n", name, err.msg);
 	} else if (sbx_spawn(jail, &job, &child, &err) < 0 || sbx_child_wait(child) < 0) {
 		printf("  %-12s NO   %s\n", name, err.msg);
@@ -759,9 +768,9 @@ static bool check_profile(const char *name, const char *dir, const char *workspa
 		const struct sbx_outcome *o = sbx_child_outcome(bchild);
 		const char *hint = o->setup_failed ? sbx_explain_step(o->setup_step,
 		                                                      o->setup_failed) : "";
-		printf("  %-12s NO   a builtin failed: %s%s%s (exit %d)%s%s\n", name,
+		printf("  %-12s NO   a builtin failed: %s%s%s (exit %d, signal %d)%s%s\n", name,
 		       o->setup_failed ? o->setup_step : "", o->setup_failed ? ": " : "",
-		       o->setup_failed ? strerror(o->setup_failed) : "", o->exit_code,
+		       o->setup_failed ? strerror(o->setup_failed) : "", o->exit_code, o->signal,
 		       *hint ? ": " : "", hint);
 	} else {
 		printf("  %-12s yes\n", name);

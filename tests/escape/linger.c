@@ -14,6 +14,10 @@
  *                             WAIT=0: the parent exits at once
  *   linger sigstop MARK       a child stops itself; then the parent does
  *   linger daemon MARK        classic double-fork daemon; parent exits
+ *   linger orphan MARK        double fork; the grandchild tries to leave the
+ *                             process group (setpgid, then setsid), the
+ *                             middle one exits, then the parent: an orphan
+ *                             where no pid namespace holds the tree
  *   linger ignore_term MARK   parent and child ignore SIGTERM/INT/HUP/QUIT
  *   linger sleeper MARK       just sleeps (the runner kills toolcage itself)
  */
@@ -107,6 +111,26 @@ static void do_daemon(const char *a, int argc, char **argv)
 	_exit(0);
 }
 
+static void do_orphan(const char *a, int argc, char **argv)
+{
+	const char *mark = arg_str(a, argc, argv, 2);
+	set_marker(mark);
+	pid_t c = fork();
+	if (c < 0)
+		TESTERR(a, "fork: %s", errname(errno));
+	if (c == 0) {
+		if (fork() != 0)
+			_exit(0);
+		signal(SIGHUP, SIG_IGN);
+		if (setpgid(0, 0) < 0)
+			setsid();
+		sleep_forever();
+	}
+	waitpid(c, NULL, 0);
+	note(a, "orphaned grandchild sleeping; runner checks from outside");
+	_exit(0);
+}
+
 static void do_ignore_term(const char *a, int argc, char **argv)
 {
 	const char *mark = arg_str(a, argc, argv, 2);
@@ -138,6 +162,7 @@ int main(int argc, char **argv)
 		{ "setsid", do_setsid },
 		{ "sigstop", do_sigstop },
 		{ "daemon", do_daemon },
+		{ "orphan", do_orphan },
 		{ "ignore_term", do_ignore_term },
 		{ "sleeper", do_sleeper },
 	};

@@ -289,6 +289,7 @@ linger_setsid_exit  B  B  B   B   t,to=200     linger setsid @MARK 0
 linger_setsid_wait  B  B  B   B   t,to=200     linger setsid @MARK 1
 linger_sigstop      B  B  B   B   t,to=200     linger sigstop @MARK
 linger_daemon       B  B  B   B   t,to=200     linger daemon @MARK
+linger_orphan       B  B  B   B   t,to=200     linger orphan @MARK
 linger_ignore_term  B  B  B   B   t,to=200     linger ignore_term @MARK
 supervisor_killed   B  B  B   B   t,killsup    linger sleeper @MARK
 EOF
@@ -721,6 +722,12 @@ for line in open(records):
             verdict, detail = parts[1], parts[3]
             break
     kb = j.get("killed_by")
+    # Judged against the walls the result claims: with no /tmp in this
+    # jail ("tmp" built by nothing), writing one is refused outright.
+    walls = (j.get("confinement") or {}).get("walls") or {}
+    if (attack == "tmp_write" and verdict == "error" and "tmp" in walls and
+            "by" not in walls["tmp"] and "cannot write the private /tmp" in detail):
+        verdict, detail = "blocked", "no /tmp in this jail: " + walls["tmp"].get("dropped", "")
     if "_bad" in j:
         got, detail = "error", j["_bad"]
     elif j.get("error"):
