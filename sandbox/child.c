@@ -90,6 +90,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -384,6 +385,71 @@ static void set_up_mounts(const struct sbx_jail *j)
 		CHECK(STEP_MOUNT_PROC, set_mount_attr("/proc", 0, MOUNT_ATTR_RDONLY, 0));
 }
 
+/* The environment the tool gets: the jail's, or (a per-call temporary
+ * directory) a copy of its pointers with TMPDIR, TMP and TEMP naming the
+ * call's directory. Static: no allocation after the fork. */
+static char *const *child_envp;
+static char *call_env[300];
+static char call_env_vars[3][sizeof ((struct sbx_jail *)0)->call_tmp_base + 32];
+
+static size_t put_uint(char *s, unsigned v)
+{
+	char tmp[12];
+	size_t n = 0, k = 0;
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while (n)
+		s[k++] = tmp[--n];
+	s[k] = '\0';
+	return k;
+}
+
+static bool is_tmp_var(const char *e)
+{
+	return !strncmp(e, "TMPDIR=", 7) || !strncmp(e, "TMP=", 4) || !strncmp(e, "TEMP=", 5);
+}
+
+/* Step 6 without a mount namespace (ladder.c): the call's own directory,
+ * BASE/<supervisor's pid>-<ours> (the host's pids: no pid namespace; our
+ * parent is the supervisor, CLONE_PARENT from a worker), made ours (the
+ * tools' user), opened for its Landlock rule; the environment names it.
+ * Returns its O_PATH fd. */
+static int make_call_tmp(const struct sbx_jail *j)
+{
+	char name[24];
+	size_t k = put_uint(name, (unsigned)getppid());
+	name[k++] = '-';
+	put_uint(name + k, (unsigned)getpid());
+	int base, dir;
+	CHECK(STEP_MOUNT_TMP, base = open(j->call_tmp_base, O_PATH | O_DIRECTORY | O_NOFOLLOW |
+	      O_CLOEXEC));
+	CHECK(STEP_MOUNT_TMP, mkdirat(base, name, 0700));
+	if (j->set_ids)
+		CHECK(STEP_MOUNT_TMP, fchownat(base, name, j->uid, j->gid, AT_SYMLINK_NOFOLLOW));
+	CHECK(STEP_MOUNT_TMP, dir = openat(base, name, O_PATH | O_DIRECTORY | O_NOFOLLOW |
+	      O_CLOEXEC));
+	close(base);
+	static const char *const names[3] = { "TMPDIR=", "TMP=", "TEMP=" };
+	size_t n = 0;
+	for (char *const *e = j->envp; *e && n < sizeof call_env / sizeof call_env[0] - 4; e++)
+		if (!is_tmp_var(*e))
+			call_env[n++] = *e;
+	for (int i = 0; i < 3; i++) {
+		char *s = call_env_vars[i];
+		size_t v = strlen(names[i]), b = strlen(j->call_tmp_base);
+		memcpy(s, names[i], v);
+		memcpy(s + v, j->call_tmp_base, b);
+		s[v + b] = '/';
+		memcpy(s + v + b + 1, name, strlen(name) + 1);
+		call_env[n++] = s;
+	}
+	call_env[n] = NULL;
+	child_envp = call_env;
+	return dir;
+}
+
 /* A worker's child sends its mount namespace to the supervisor, which
  * holds it until it frees the child: its teardown (the tmpfs, /proc, the
  * masks: ~0.1 ms) then happens after the caller has its result, not in
@@ -556,7 +622,8 @@ extern char **environ;
  * environment, as an exec'd tool does, not the supervisor's. */
 _Noreturn static void run_fn(const struct sbx_jail *j, sbx_fn fn, void *arg)
 {
-	environ = (char **)j->envp;
+	(void)j;
+	environ = (char **)child_envp;
 	close(status_fd);
 	status_fd = -1;
 	/* What the builtin starts (run_command's command) must not inherit
@@ -573,7 +640,7 @@ _Noreturn static void run_exec(const struct sbx_jail *j, char *const *argv)
 	if (!argv || !argv[0])   /* sbx_spawn checked; a spare's job too */
 		fail(STEP_EXEC, EINVAL);
 	const char *cmd = argv[0];
-	char *const *envp = j->envp;
+	char *const *envp = child_envp;
 	if (strchr(cmd, '/')) {
 		execve(cmd, argv, envp);
 		fail(errno == ENOENT || errno == ENOTDIR ? STEP_EXEC_NOT_FOUND : STEP_EXEC, errno);
@@ -661,9 +728,13 @@ _Noreturn void child_main(const struct child_plan *p)
 	set_up_mounts(j);                                             /* 6 */
 	if (p->job_fd >= 0 && j->private_tmp)
 		hand_out_mount_ns();
+	child_envp = j->envp;
+	int call_tmp_fd = j->call_tmp ? make_call_tmp(j) : -1;
 	MARK(6);
 	if (j->landlock)                                              /* 7 */
-		CHECK(STEP_LANDLOCK_RULES, ruleset_fd = landlock_child_ruleset(j));
+		CHECK(STEP_LANDLOCK_RULES, ruleset_fd = landlock_child_ruleset(j, call_tmp_fd));
+	if (call_tmp_fd >= 0)
+		close(call_tmp_fd);
 	MARK(7);
 	arrange_fds(p, &ruleset_fd);                                  /* 8 */
 	MARK(8);

@@ -152,6 +152,10 @@ static void limit_rlimits(const struct sbx_jail *j, struct sbx_confinement *out)
 	}
 	if (j->private_tmp)
 		report_num(LIMIT("tmp", "tmpfs"), "max_bytes", j->tmp_bytes);
+	else if (j->call_tmp)
+		report_drop(LIMIT("tmp", rlimit_of(j, RLIMIT_FSIZE) ? "rlimit" : NULL), "no tmpfs: "
+		            "the call's directory is on the host's disk%s",
+		            rlimit_of(j, RLIMIT_FSIZE) ? "; RLIMIT_FSIZE bounds each file" : "");
 }
 
 static void confine_limits(const struct sbx_jail *j, const struct cgroup_stats *st,
@@ -185,6 +189,10 @@ static void confine_walls(const struct sbx_jail *j, struct sbx_confinement *out)
 		report_drop(it, "no Landlock here (optional in the profile)");
 	if (j->mask_hidden)
 		WALL("hidden", "mounts");
+	else if (j->landlock && j->no_ns)
+		alternative(WALL("hidden", "landlock"), "no mount namespace here to cover them: "
+		            "Landlock refuses opening them, their names and metadata (stat) stay "
+		            "visible");
 	else if (j->landlock)
 		WALL("hidden", "landlock");
 	if (j->root_userns)
@@ -210,12 +218,21 @@ static void confine_walls(const struct sbx_jail *j, struct sbx_confinement *out)
 		            "read-only tmpfs covers /proc, no process is visible");
 	else if (j->private_proc)
 		WALL("proc", "fresh /proc");
+	else if (j->landlock && j->no_ns)
+		alternative(WALL("proc", "landlock (not granted)"), "no pid and mount namespaces "
+		            "here: nothing in the host's /proc can be opened or listed, but a "
+		            "process's entry can be stat()ed by its pid");
 	else if (j->landlock)
 		WALL("proc", "landlock (not granted)");
 	else
 		report_drop(WALL("proc", NULL), "no pid and mount namespaces, no Landlock");
 	if (j->private_tmp)
 		WALL("tmp", "tmpfs");
+	else if (j->call_tmp)
+		alternative(WALL("tmp", "per-call directory"), "no mount namespace here: a "
+		            "directory of the call's own (TMPDIR, TMP, TEMP), the only one "
+		            "Landlock grants, removed after the call; the host's /tmp is not "
+		            "granted (its names stay visible)");
 	else
 		report_drop(WALL("tmp", NULL), "%s", j->no_ns ? "no mount namespace here: no /tmp "
 		            "at all (Landlock grants none), TMPDIR unset" :

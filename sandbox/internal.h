@@ -77,6 +77,9 @@ struct sbx_jail {
 	                             * walls built without them (jail.c) */
 	unsigned ns_refused;        /* no_ns: the clone flags refused */
 	const char **no_ns_deny;    /* no_ns: the seccomp deny list compiled */
+	bool call_tmp;              /* no_ns with a private /tmp promised: a
+	                             * directory per call instead (ladder.c) */
+	char call_tmp_base[300];    /* where the calls' directories are made */
 
 	/* seccomp: compiled once in the parent, only loaded in the child */
 	struct sock_filter *bpf;
@@ -463,6 +466,8 @@ extern const size_t n_prebuilt_filters;
 bool ladder_have_sys_admin(void);
 int ladder_proc_mountable(bool userns);
 int ladder_ns_errno(void);   /* after ladder_proc_mountable said -1 */
+int ladder_call_tmp_plan(struct sbx_jail *j, struct sbx_error *err);
+void ladder_call_tmp_remove(const struct sbx_jail *j, pid_t pid);
 
 /* landlock.c */
 int landlock_abi(void);
@@ -473,7 +478,7 @@ int landlock_build(const struct sbx_spec *spec, struct sbx_jail *jail,
 void landlock_release(struct sbx_jail *jail);
 /* In the child: the ruleset from the prepared rules plus the fresh mounts.
  * Returns its fd or -errno. Async-signal-safe. */
-int landlock_child_ruleset(const struct sbx_jail *jail);
+int landlock_child_ruleset(const struct sbx_jail *jail, int call_tmp_fd);
 
 /* mask.c: hidden paths covered by empty read-only mounts. mask_plan
  * expands the spec's globs; mask_refresh expands them again when a

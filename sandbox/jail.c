@@ -385,7 +385,8 @@ static const char *const no_ns_deny[] = {
  * mount or uts namespace. What they built is built another way: the
  * process group (which the tool cannot leave) and the call's cgroup are
  * killed at its end; Landlock never grants /proc, the hidden paths or
- * /tmp (no private /tmp at all) and scopes signals to the tool's own
+ * /tmp (a directory of the call's own instead: ladder.c) and scopes
+ * signals to the tool's own
  * processes (ABI 6: without it any process of the uid could be signalled,
  * so the alternative is not taken); ptrace out of the domain is refused
  * by Landlock itself. Not with egress: its network namespace is the wall. */
@@ -415,6 +416,7 @@ static int plan_no_namespaces(struct sbx_spec *spec, struct sbx_jail *j, struct 
 	spec->seccomp_deny = j->no_ns_deny;
 	spec->namespaces = 0;   /* no read-only host mounts: seccomp's setid rules too */
 	j->ns_refused = j->clone_ns;
+	j->call_tmp = j->private_tmp;   /* a private /tmp promised: per call */
 	j->clone_ns = j->optional_ns = 0;
 	j->userns = j->root_userns = j->private_proc = j->private_tmp = false;
 	j->no_ns = true;
@@ -500,6 +502,8 @@ int sbx_jail_new(const struct sbx_spec *spec, const char *workspace,
 		rc = plan_rw_paths(spec, j, err);
 	if (!rc)
 		rc = plan_tmp_dir(j, err);
+	if (!rc && j->call_tmp)
+		rc = ladder_call_tmp_plan(j, err);
 	if (!rc && build_env(spec, j) < 0)
 		rc = sbx_err(err, ENOMEM, "environment");
 	if (!rc)

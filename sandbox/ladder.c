@@ -14,15 +14,18 @@
  * The probes are children made as calls make theirs; they run nothing but
  * these system calls and exit. */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/capability.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -104,4 +107,89 @@ int ladder_proc_mountable(bool userns)
 		*c = r == PROBE_OK ? 1 : r == PROBE_PROC ? 0 : -1;
 	}
 	return *c;
+}
+
+/* ---- a per-call temporary directory (no mount namespace) ---------------
+ * Without a mount namespace there is no private tmpfs: each call gets a
+ * directory of its own instead, DIR/<supervisor pid>-<its pid> (unique
+ * while both live: no pid namespace here, and the child's parent is the
+ * supervisor, CLONE_PARENT for a worker's), made by the child before
+ * Landlock (which grants it that directory alone: not its parent, not
+ * another call's), named to it by TMPDIR, TMP and TEMP, and removed by the
+ * supervisor once the call is over. DIR (call_tmp_base) is /run/toolcage
+ * (root), $XDG_RUNTIME_DIR/toolcage or /var/tmp/toolcage-<uid>, ours and
+ * closed to others (mode 0711: the tools' user may pass through to its
+ * own). */
+
+/* Removes name in dfd and everything beneath, never following a link;
+ * a directory the tool left unreadable is opened up first (ours). Depth
+ * bounded: what lies deeper stays (and is said by nobody: it is the
+ * tool's own junk in a directory only it and we can reach). */
+static void remove_tree_at(int dfd, const char *name, int depth)
+{
+	if (unlinkat(dfd, name, 0) == 0 || errno == ENOENT || depth > 64)
+		return;
+	int fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 && errno == EACCES && fchmodat(dfd, name, 0700, 0) == 0)
+		fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	(void)fchmod(fd, 0700);   /* entries can only be removed from a writable dir */
+	DIR *d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return;
+	}
+	for (struct dirent *e; (e = readdir(d));)
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			remove_tree_at(dirfd(d), e->d_name, depth + 1);
+	closedir(d);
+	(void)unlinkat(dfd, name, AT_REMOVEDIR);
+}
+
+void ladder_call_tmp_remove(const struct sbx_jail *j, pid_t pid)
+{
+	if (!j->call_tmp_base[0] || pid <= 0)
+		return;
+	int d = open(j->call_tmp_base, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (d < 0)
+		return;
+	char name[32];
+	snprintf(name, sizeof name, "%d-%d", (int)getpid(), (int)pid);
+	remove_tree_at(d, name, 0);
+	close(d);
+}
+
+/* Makes the jail's base (see above). Tools may not write the parent: a
+ * tool that could rename it would send the next call's directory
+ * anywhere. 0 or -errno. */
+int ladder_call_tmp_plan(struct sbx_jail *j, struct sbx_error *err)
+{
+	const char *rt = getenv("XDG_RUNTIME_DIR");
+	char bases[3][160];
+	int n = 0;
+	if (geteuid() == 0)
+		snprintf(bases[n++], sizeof bases[0], "/run/toolcage");
+	else if (rt && rt[0] == '/' && strlen(rt) < 120)
+		snprintf(bases[n++], sizeof bases[0], "%s/toolcage", rt);
+	snprintf(bases[n++], sizeof bases[0], "/var/tmp/toolcage-%u", (unsigned)geteuid());
+	for (int i = 0; i < n; i++) {
+		struct stat st;
+		if (mkdir(bases[i], 0711) < 0 && errno != EEXIST)
+			continue;
+		if (lstat(bases[i], &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
+		    (st.st_mode & 022))
+			continue;
+		for (char **p = j->rw_paths; p && *p; p++) {
+			size_t len = strlen(*p);
+			if (!strncmp(bases[i], *p, len) && (bases[i][len] == '/' || !bases[i][len]))
+				return sbx_err(err, EPERM, "write path %s holds toolcage's per-call "
+				               "temporary directories %s", *p, bases[i]);
+		}
+		(void)chmod(bases[i], 0711);
+		snprintf(j->call_tmp_base, sizeof j->call_tmp_base, "%s", bases[i]);
+		return 0;
+	}
+	return sbx_err(err, EACCES, "no directory for per-call temporary directories: "
+	               "%s is not ours or cannot be made", bases[n - 1]);
 }

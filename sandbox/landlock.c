@@ -453,7 +453,7 @@ static int add_mount_rule(int rs, const char *path, uint64_t access)
 }
 
 /* Child side (async-signal-safe: system calls on prepared data only). */
-int landlock_child_ruleset(const struct sbx_jail *j)
+int landlock_child_ruleset(const struct sbx_jail *j, int call_tmp_fd)
 {
 	struct ll_ruleset_attr attr = { j->ll_attr[0], j->ll_attr[1], j->ll_attr[2] };
 	long rs = syscall(SYS_landlock_create_ruleset, &attr, j->ll_attr_size, 0);
@@ -475,6 +475,12 @@ int landlock_child_ruleset(const struct sbx_jail *j)
 		rc = add_mount_rule((int)rs, j->tmp_dir, j->tmp_access);
 	if (!rc && j->private_proc)
 		rc = add_mount_rule((int)rs, "/proc", j->proc_access);
+	if (!rc && call_tmp_fd >= 0) {   /* the call's own directory (ladder.c) */
+		struct ll_path_beneath_attr a = { .allowed_access = j->tmp_access,
+		                                  .parent_fd = call_tmp_fd };
+		if (syscall(SYS_landlock_add_rule, (int)rs, LL_RULE_PATH_BENEATH, &a, 0) < 0)
+			rc = -errno;
+	}
 	if (rc) {
 		close((int)rs);
 		return rc;

@@ -282,6 +282,9 @@ static void ended(struct sbx_child *c, int code, int status, uint64_t cpu_ms, ui
 	c->out.cpu_ms = cpu_ms;
 	c->out.max_rss_kb = rss_kb;
 	kill_stragglers(c);
+	/* Its directory, before its pid can be another call's (ladder.c). */
+	if (c->jail->call_tmp)
+		ladder_call_tmp_remove(c->jail, c->pid);
 	c->deadline_ms = io_now_ms() + 200;
 	grace_pause(c);
 }
@@ -629,6 +632,8 @@ void sbx_child_free(struct sbx_child *c)
 	struct sbx_jail *j = c->done ? c->jail : NULL;
 	if ((c->pid > 0 || c->zygote) && !c->reaped)
 		stop(c);
+	if (c->jail->call_tmp)   /* again: a child stopped here never ended() */
+		ladder_call_tmp_remove(c->jail, c->pid);
 	for (int w = 0; w < W_N; w++)
 		if (c->fd[w] >= 0)
 			close(c->fd[w]);

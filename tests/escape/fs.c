@@ -162,30 +162,59 @@ static void do_setxattr(const char *a, int argc, char **argv)
 	ESCAPED(a, "set user.tc_escape on %s", path);
 }
 
+/* The call's private temporary directory: /tmp, or where TMPDIR says
+ * (a per-call directory where there is no mount namespace). */
+static const char *tmp_dir(void)
+{
+	const char *t = getenv("TMPDIR");
+	return t && *t == '/' ? t : "/tmp";
+}
+
 static void tmp_write(const char *a, int argc, char **argv)
 {
 	const char *mark = arg_str(a, argc, argv, 2);
 	const char *host = arg_str(a, argc, argv, 3);
 	char path[512];
-	snprintf(path, sizeof path, "/tmp/tc-escape-%s", mark);
+	snprintf(path, sizeof path, "%s/tc-escape-%s", tmp_dir(), mark);
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
 		TESTERR(a, "cannot write the private /tmp: %s: %s", path, errname(errno));
 	write(fd, "x", 1);
 	close(fd);
 	snprintf(path, sizeof path, "/tmp/%s", host);
-	if (access(path, F_OK) == 0)
-		ESCAPED(a, "host /tmp is visible (%s)", path);
-	BLOCKED(a, "wrote /tmp/tc-escape-%s; host /tmp canary not visible", mark);
+	if (access(path, F_OK) == 0) {
+		/* A per-call directory (no mount namespace): Landlock refuses
+		 * opening the host's /tmp but hides no name in it. */
+		int cfd = open(path, O_RDONLY | O_CLOEXEC);
+		if (cfd >= 0 || !strcmp(tmp_dir(), "/tmp"))
+			ESCAPED(a, "host /tmp is %s (%s)", cfd >= 0 ? "readable" : "visible", path);
+		BLOCKED(a, "wrote %s/tc-escape-%s; the host /tmp canary's name is seen, it cannot "
+		        "be opened", tmp_dir(), mark);
+	}
+	BLOCKED(a, "wrote %s/tc-escape-%s; host /tmp canary not visible", tmp_dir(), mark);
 }
 
+/* The previous call's file: still in our /tmp, or (a per-call directory)
+ * in a sibling of ours, another call's, if the parent can be listed. */
 static void tmp_persist(const char *a, int argc, char **argv)
 {
 	const char *mark = arg_str(a, argc, argv, 2);
-	char path[512];
-	snprintf(path, sizeof path, "/tmp/tc-escape-%s", mark);
+	char path[1024];
+	snprintf(path, sizeof path, "%s/tc-escape-%s", tmp_dir(), mark);
 	if (access(path, F_OK) == 0)
 		ESCAPED(a, "%s from the previous call is still there", path);
+	if (strcmp(tmp_dir(), "/tmp")) {
+		char parent[512];
+		snprintf(parent, sizeof parent, "%s/..", tmp_dir());
+		DIR *d = opendir(parent);
+		for (struct dirent *e; d && (e = readdir(d));) {
+			snprintf(path, sizeof path, "%s/%s/tc-escape-%s", parent, e->d_name, mark);
+			if (access(path, F_OK) == 0)
+				ESCAPED(a, "another call's directory holds %s", path);
+		}
+		if (d)
+			ESCAPED(a, "the calls' directories can be listed (%s)", parent);
+	}
 	BLOCKED(a, "previous call's /tmp file is gone");
 }
 
