@@ -184,9 +184,14 @@ static void confine_walls(const struct sbx_jail *j, struct sbx_confinement *out)
 {
 	struct sbx_report_item *it;
 	unsigned ns = j->clone_ns | j->view_ns;
-	it = WALL("filesystem", j->landlock ? "landlock" : NULL);
-	if (!j->landlock)
-		report_drop(it, "no Landlock here (optional in the profile)");
+	if (j->mount_tree) {
+		alternative(WALL("filesystem", "mount tree"), "no Landlock here: a new root "
+		            "holding the granted paths alone (read-only but the writable ones)");
+	} else {
+		it = WALL("filesystem", j->landlock ? "landlock" : NULL);
+		if (!j->landlock)
+			report_drop(it, "no Landlock here (optional in the profile)");
+	}
 	if (j->mask_hidden)
 		WALL("hidden", "mounts");
 	else if (j->landlock && j->no_ns)

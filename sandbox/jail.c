@@ -512,7 +512,8 @@ int sbx_jail_new(const struct sbx_spec *spec, const char *workspace,
 		rc = seccomp_build(spec, &j->bpf, &j->bpf_len, err);
 	/* mounttree.c: without Landlock, the filesystem wall is a new root
 	 * of the granted paths alone, in the mount namespace (then required). */
-	if (!rc && landlock_abi() < 1 && (j->clone_ns & CLONE_NEWNS))
+	if (!rc && landlock_abi() < 1 && (j->clone_ns & CLONE_NEWNS) &&
+	    (spec->alternatives & SBX_ALT_MOUNT_TREE))
 		mounttree_select(j);
 	/* Masks need a mount namespace the child cannot go without: not one a
 	 * kernel refusal may drop at the first clone (spawn.c). */

@@ -774,8 +774,6 @@ static bool check_profile(const char *name, const char *dir, const char *workspa
 		       *hint ? ": " : "", hint);
 	} else {
 		printf("  %-12s yes\n", name);
-		if (sbx_jail_mount_tree(jail))
-			printf("    filesystem: mount tree (no Landlock)\n");
 		print_dropped(sbx_jail_dropped(jail));
 		print_walls(jail);
 		print_limits(jail);
