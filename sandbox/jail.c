@@ -340,8 +340,11 @@ static int plan_cgroup(const struct sbx_spec *s, struct sbx_jail *j, int ctl, un
 		j->dropped |= req;
 		return 0;
 	}
-	return sbx_err(err, ENOTSUP, "profile %s needs a %s cgroup; none is usable here: %s",
-	               s->name, what[ctl], cgroup_why(ctl));
+	return sbx_err(err, ENOTSUP, "profile %s needs a %s cgroup; none is usable here: %s; "
+	               "fix: give toolcage a cgroup it can write (a delegated cgroup v2 "
+	               "subtree: systemd's Delegate=yes, or a container on cgroup v2 with "
+	               "its own cgroup namespace), or let the profile drop the limit "
+	               "(without strict walls)", s->name, what[ctl], cgroup_why(ctl));
 }
 
 static int plan_cgroups(const struct sbx_spec *s, struct sbx_jail *j, struct sbx_error *err)
