@@ -10,7 +10,8 @@
  *   hog fork_bomb MARK CAP      fork sleeping children until EAGAIN or CAP
  *   hog memory CAP_MB TOUCH     mmap 16 MiB chunks until ENOMEM or CAP; with
  *                               TOUCH=1 write every page (real memory: a
- *                               memory cgroup may kill us first), with
+ *                               memory cgroup may kill us first; each
+ *                               chunk then prints "touched N MiB"), with
  *                               TOUCH=0 only the first 64 MiB (address space,
  *                               fast: RLIMIT_AS must stop it)
  *   hog fsize DIR MARK CAP_MB   write DIR/tc-escape-big-MARK until EFBIG
@@ -92,6 +93,11 @@ static void memory(const char *a, int argc, char **argv)
 		if (touch || mb < 64)
 			memset(p, 1, chunk);
 		mb += 16;
+		/* How far it got when a memory limit killed it. */
+		if (touch) {
+			printf("touched %ld MiB\n", mb);
+			fflush(stdout);
+		}
 	}
 	ESCAPED(a, "%s %ld MiB without hitting a limit", touch ? "allocated and touched" : "mapped", mb);
 }
