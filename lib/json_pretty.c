@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "json_pretty.h"
+#include "utf8.h"
 #include "util.h"
 
 struct pretty {
@@ -123,4 +124,55 @@ char *json_pretty(const json_t *v, bool sort_keys, size_t *len)
 	if (len)
 		*len = p.b.len;
 	return buf_detach(&p.b);
+}
+
+static int dump_add(const char *p, size_t n, void *data)
+{
+	return buf_add(data, p, n);
+}
+
+int json_dump_shown(const json_t *v, size_t flags, struct buf *out)
+{
+	size_t mark = out->len;
+	struct buf tail = BUF_INIT;
+	if (json_dump_callback(v, dump_add, out, flags) < 0 || out->failed)
+		goto fail;
+	/* JSON's own syntax is ASCII, so a layout character can only be in a
+	 * string, where "\uXXXX" is the same character. They are rare: find
+	 * the first before copying anything. */
+	const unsigned char *u = (const unsigned char *)out->data;
+	size_t i = mark;
+	while (i < out->len && !(u[i] >= 0xc2 && utf8_layout_char(u + i, out->len - i)))
+		i++;
+	if (i == out->len)
+		return 0;
+	if (buf_add(&tail, out->data + i, out->len - i) < 0)
+		goto fail;
+	out->len = i;
+	out->data[i] = '\0';
+	const unsigned char *t = (const unsigned char *)tail.data;
+	for (size_t j = 0, run = 0; j < tail.len; j += run) {
+		size_t k = 0;
+		run = 0;
+		while (j + run < tail.len &&
+		       !(t[j + run] >= 0xc2 && (k = utf8_layout_char(t + j + run, tail.len - j - run))))
+			run++;
+		buf_add(out, t + j, run);
+		if (k) {
+			char e[UTF8_ESCAPE_LEN + 1];
+			utf8_escape(t + j + run, k, e);
+			buf_add(out, e, UTF8_ESCAPE_LEN);
+			run += k;
+		}
+	}
+	buf_release(&tail);
+	if (out->failed)
+		goto fail;
+	return 0;
+fail:
+	buf_release(&tail);
+	out->len = mark;
+	if (out->data)
+		out->data[mark] = '\0';
+	return -1;
 }

@@ -26,4 +26,13 @@
  * keys in byte order (as JSON_SORT_KEYS). */
 char *json_pretty(const json_t *v, bool sort_keys, size_t *len);
 
+struct buf;
+/* The text of v as json_dump_callback(v, flags) writes it, appended to out,
+ * with every character utf8_layout_char names (line and paragraph
+ * separators, bidi controls) written as "\uXXXX": the same JSON value to a
+ * parser, and no line break or reordering to whoever reads the bytes (a
+ * model reading the wire, a log, a terminal). 0, or -1 when out of memory
+ * (out is then as it was). */
+int json_dump_shown(const json_t *v, size_t flags, struct buf *out);
+
 #endif

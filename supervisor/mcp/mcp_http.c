@@ -82,13 +82,25 @@ static enum MHD_Result respond(struct http_server *h, struct MHD_Connection *c,
 	return rc;
 }
 
+/* A message's body as every transport writes it (json_dump_shown);
+ * NULL for no message or out of memory. */
+static char *wire_text(const json_t *msg)
+{
+	struct buf b = BUF_INIT;
+	if (!msg || json_dump_shown(msg, JSON_COMPACT, &b) < 0) {
+		buf_release(&b);
+		return NULL;
+	}
+	return buf_detach(&b);
+}
+
 /* An HTTP error with a JSON-RPC error body (id, when known). */
 static enum MHD_Result respond_error(struct http_server *h, struct MHD_Connection *c,
                                      unsigned status, const json_t *id, int code,
                                      const char *text, const char *hdr, const char *val)
 {
 	json_t *m = mcp_error_msg(id, code, NULL, "%s", text);
-	char *s = m ? json_dumps(m, JSON_COMPACT) : NULL;
+	char *s = wire_text(m);
 	json_decref(m);
 	enum MHD_Result rc = respond(h, c, status, "application/json", s ? s : "",
 	                             s ? strlen(s) : 0, hdr, val, END);
@@ -99,7 +111,7 @@ static enum MHD_Result respond_error(struct http_server *h, struct MHD_Connectio
 static enum MHD_Result respond_msg(struct http_server *h, struct MHD_Connection *c,
                                    unsigned status, json_t *msg, const char *sid)
 {
-	char *s = msg ? json_dumps(msg, JSON_COMPACT) : NULL;
+	char *s = wire_text(msg);
 	json_decref(msg);
 	enum MHD_Result rc = respond(h, c, status, "application/json", s ? s : "",
 	                             s ? strlen(s) : 0, "Mcp-Session-Id", sid, END);
@@ -229,7 +241,7 @@ static void pend(struct http_session *hs, json_t *msg)
 {
 	const char *method = json_string_value(json_object_get(msg, "method"));
 	bool lc = method && !strcmp(method, "notifications/tools/list_changed");
-	char *text = (!lc || !hs->list_changed) ? json_dumps(msg, JSON_COMPACT) : NULL;
+	char *text = (!lc || !hs->list_changed) ? wire_text(msg) : NULL;
 	json_decref(msg);
 	if (!text)
 		return;

@@ -170,11 +170,6 @@ static void trim(struct http_stream *st)
 	st->events -= dropped;
 }
 
-static int dump_to_buf(const char *p, size_t n, void *data)
-{
-	return buf_add(data, p, n);
-}
-
 void stream_event(struct http_stream *st, json_t *msg, bool final)
 {
 	if (!msg || st->ended) {
@@ -186,9 +181,10 @@ void stream_event(struct http_stream *st, json_t *msg, bool final)
 	int rc = 0;
 	if (st->resumable)
 		rc = buf_printf(&st->log, "id: %" PRIu64 "-%" PRIu64 "\n", st->no, seq);
-	/* JSON_COMPACT escapes every control character: one line of data. */
+	/* JSON_COMPACT escapes every control character, json_dump_shown the
+	 * line separators and bidi controls: one line of data. */
 	rc = rc < 0 ? rc : buf_adds(&st->log, "data: ");
-	rc = rc < 0 ? rc : json_dump_callback(msg, dump_to_buf, &st->log, JSON_COMPACT);
+	rc = rc < 0 ? rc : json_dump_shown(msg, JSON_COMPACT, &st->log);
 	rc = rc < 0 ? rc : buf_add(&st->log, "\n\n", 2);
 	json_decref(msg);
 	if (rc < 0) {

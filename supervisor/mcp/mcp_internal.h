@@ -27,6 +27,7 @@
 #include "loop.h"
 #include "mcp.h"
 #include "io.h"
+#include "json_pretty.h"
 #include "util.h"
 
 #define MCP_MAX_DEPTH 64              /* nesting levels in one message */

@@ -107,11 +107,6 @@ static void out_flush(struct mcp_stdio *io)
 		watch_update(io);
 }
 
-static int dump_to_buf(const char *p, size_t n, void *data)
-{
-	return buf_add(data, p, n);
-}
-
 static void sink_send(void *data, json_t *msg, const json_t *rel, enum mcp_kind kind)
 {
 	(void)rel;
@@ -120,8 +115,9 @@ static void sink_send(void *data, json_t *msg, const json_t *rel, enum mcp_kind 
 	if (!io->out_broken) {
 		size_t mark = io->out.len;
 		/* JSON_COMPACT escapes every control character inside strings,
-		 * so the only newline on the wire is the frame's own. */
-		if (json_dump_callback(msg, dump_to_buf, &io->out, JSON_COMPACT) < 0 ||
+		 * and json_dump_shown the line separators and bidi controls, so
+		 * the only line break on the wire is the frame's own. */
+		if (json_dump_shown(msg, JSON_COMPACT, &io->out) < 0 ||
 		    buf_add(&io->out, "\n", 1) < 0) {
 			io->out.len = mark;
 			if (io->out.data)

@@ -70,6 +70,10 @@ def wait_until(pred, timeout):
 
 HTTP = False       # set by main() from --http
 
+# Characters that break a line or reorder text for whoever reads the wire
+# (NEL, U+2028/9, bidi controls): the server writes them as \uXXXX.
+LAYOUT = re.compile("[\u0085\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
 
 class StdioServer:
     started = []    # every server of the current test, for the sanitizer check
@@ -117,6 +121,8 @@ class StdioServer:
             raise Fail(f"no message within {timeout}s")
         check(line is not None, "the server closed its output")
         check(line.endswith(b"\n") and line.count(b"\n") == 1, "a message is not one line")
+        bad = LAYOUT.search(line.decode("utf-8", errors="replace"))
+        check(not bad, f"a message carries {bad and bad.group()!r} raw, not as \\uXXXX")
         return json.loads(line)
 
     def expect(self, pred, timeout=5, what="a message"):
@@ -359,6 +365,21 @@ def err_code(m):
 
 
 # ---- tests ---------------------------------------------------------------
+
+def test_layout_characters_never_reach_the_wire_raw(tc):
+    """A file holding a line separator and a right-to-left override: the
+    structured result carries the same text (JSON's \\uXXXX), and no
+    message has either character raw (recv checks every message)."""
+    s = Server(tc)
+    s.initialize()
+    text = "a\u2028b \u202eevil.txt"
+    with open(os.path.join(s.ws, "f.txt"), "w", encoding="utf-8") as f:
+        f.write(text + "\n")
+    r = s.call("read_file", {"path": "f.txt"})["result"]
+    check(r["isError"] is False, f"read_file: {r}")
+    check(r["structuredContent"]["lines"] == [text], f"lines: {r['structuredContent']}")
+    check("\\u2028" in r["content"][0]["text"], f"render: {r['content']}")
+
 
 @stdio_only
 def test_requests_before_initialize_are_refused(tc):
