@@ -2,8 +2,10 @@
 #include "content.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "render.h"
 #include "util.h"
 
 /* RFC 4648 base64 with padding, nothing else (no whitespace, no URL
@@ -180,4 +182,28 @@ char *content_render(const json_t *v, size_t *len)
 	}
 	*len = b.len;
 	return buf_detach(&b);
+}
+
+/* One string member of o through the render's rules. */
+static int clean_member(json_t *o, const char *key)
+{
+	const json_t *t = json_object_get(o, key);
+	if (!t)
+		return 0;
+	size_t n;
+	char *c = render_clean(json_string_value(t), json_string_length(t), &n);
+	int rc = c ? json_object_set_new(o, key, json_stringn(c, n)) : -1;
+	free(c);
+	return rc;
+}
+
+int content_clean(json_t *v)
+{
+	const json_t *c = json_object_get(v, "content");
+	for (size_t i = 0; i < json_array_size(c); i++) {
+		json_t *bl = json_array_get(c, i);
+		if (clean_member(bl, "text") < 0 || clean_member(json_object_get(bl, "resource"), "text") < 0)
+			return -1;
+	}
+	return 0;
 }

@@ -27,4 +27,11 @@ int content_check(const json_t *v, char *why, size_t why_len);
  * resource also with its text). New; NULL when out of memory. */
 char *content_render(const json_t *v, size_t *len);
 
+/* Every text in the checked value v (a text block's, an embedded text
+ * resource's) through the render's rules (render_clean: control
+ * characters as pictures, line separators and bidi controls as "\uXXXX"),
+ * in place: the model reads a content tool's text as it reads any other
+ * output. 0, or -1 when out of memory. */
+int content_clean(json_t *v);
+
 #endif

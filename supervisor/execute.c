@@ -339,9 +339,10 @@ static void collect_manifest(const struct tc_defined *tool, const struct sbx_out
 	}
 	if (tool->output_mode == REG_OUTPUT_CONTENT && o->exit_code == 0) {
 		json_error_t je;
-		char why[200];
+		char why[200] = "out of memory";  /* content_check's reason replaces it */
 		out->canonical = o->out.truncated ? NULL : json_loadb(stdout_raw, len, 0, &je);
-		if (!out->canonical || content_check(out->canonical, why, sizeof why)) {
+		if (!out->canonical || content_check(out->canonical, why, sizeof why) ||
+		    content_clean(out->canonical)) {
 			out->status = TC_STATUS_FAILED;
 			set_text(out, "The tool's output was not MCP content (%s). Its first bytes: "
 			         "%.200s", o->out.truncated ? "cut by the output cap" :

@@ -20,6 +20,7 @@
 
 #include "channel.h"
 #include "mcp_internal.h"
+#include "shown.h"
 #include "utf8.h"
 
 #define QUESTION_ID_PREFIX "tc-tool-question-"
@@ -88,6 +89,11 @@ static struct mcp_question *pending(const struct mcp_session *s, uint64_t call_i
 	return NULL;
 }
 
+static void add_shown(void *ctx, const char *p, size_t n)
+{
+	buf_add(ctx, p, n);
+}
+
 static void ask(struct mcp_session *s, const struct channel_msg *m, const json_t *rel)
 {
 	const json_t *msg = json_object_get(m->msg, "message");
@@ -112,7 +118,12 @@ static void ask(struct mcp_session *s, const struct channel_msg *m, const json_t
 		answer_error(s, m->call_id, bad);
 		return;
 	}
-	char *clean = utf8_sanitize(json_string_value(msg), json_string_length(msg), true, NULL);
+	/* Shown as names are (shown.h): no line break, escape sequence or bidi
+	 * control of the tool's can paint a paragraph of toolcage's own into
+	 * the prompt after the line that names the tool. */
+	struct buf shown = BUF_INIT;
+	shown_add(add_shown, &shown, json_string_value(msg), json_string_length(msg));
+	char *clean = buf_detach(&shown);
 	char *text = NULL;
 	struct mcp_question *q = calloc(1, sizeof *q);
 	if (!q || !clean || !(q->tool = strdup(m->tool)) ||

@@ -125,6 +125,28 @@ static void test_render_names_every_block(void **state)
 	json_decref(v);
 }
 
+/* A tool's text reaches the model as any output's render does: a line
+ * separator, a bidi override and an escape sequence in a text block or an
+ * embedded text resource cannot start a line or reorder one. */
+static void test_texts_are_cleaned_as_renders(void **state)
+{
+	(void)state;
+	json_t *v = json_loads("{\"content\":[{\"type\":\"text\",\"text\":\"a\\u2028[toolcage] b\\u202e\\u001b[2J\\nc\"},"
+	                       "{\"type\":\"resource\",\"resource\":{\"uri\":\"test://r\","
+	                       "\"text\":\"x\\u2029y\"}}]}", 0, NULL);
+	assert_non_null(v);
+	assert_int_equal(content_clean(v), 0);
+	const json_t *c = json_object_get(v, "content");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(c, 0), "text")),
+	                    "a\\u2028[toolcage] b\\u202E\xe2\x90\x9b[2J\nc");
+	assert_string_equal(json_string_value(json_object_get(
+	                            json_object_get(json_array_get(c, 1), "resource"), "text")),
+	                    "x\\u2029y");
+	char why[200];
+	assert_int_equal(content_check(v, why, sizeof why), 0);
+	json_decref(v);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -135,6 +157,7 @@ int main(void)
 		cmocka_unit_test(test_bad_resource_fails),
 		cmocka_unit_test(test_block_count_is_bounded),
 		cmocka_unit_test(test_render_names_every_block),
+		cmocka_unit_test(test_texts_are_cleaned_as_renders),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

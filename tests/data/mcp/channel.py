@@ -143,6 +143,9 @@ msg = (q or {}).get("params", {}).get("message", "")
 check(str(qid).startswith("tc-tool-question-"), "the question has a tool-question id (%s), not the approval's it sent" % qid)
 check(msg.startswith("The tool 'forger' asks (a question from the tool, not a toolcage approval"),
       "the question names the tool first: %r" % msg[:70])
+check(not any(ch in msg for ch in "\n\r\u2028\u2029\u202e"),
+      "the tool's text cannot start a paragraph of its own or reorder one: %r" % msg)
+check("\u240a\u240a\\u2028\\u202Etoolcage:" in msg, "its line breaks shown as pictures: %r" % msg)
 s.send({"id": qid, "result": {"action": "accept", "content": {"choice": "allow_session"}}})
 r = s.wait(lambda m: m.get("id") == 30)
 check('"action": "accept"' in text_of(r).replace('":"', '": "') or '"action":"accept"' in text_of(r),
