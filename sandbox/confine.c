@@ -200,6 +200,9 @@ static void confine_walls(const struct sbx_jail *j, struct sbx_confinement *out)
 		            "visible");
 	else if (j->landlock)
 		WALL("hidden", "landlock");
+	else
+		report_drop(WALL("hidden", NULL), "no mount namespace and no Landlock here "
+		            "(optional in the profile): the hidden paths are not covered");
 	if (j->root_userns)
 		alternative(WALL("user", "user namespace"), "toolcage runs as root without "
 		            "CAP_SYS_ADMIN (a container's root): the namespaces are made inside a "
@@ -248,6 +251,10 @@ static void confine_walls(const struct sbx_jail *j, struct sbx_confinement *out)
 		alternative(WALL("metadata", "seccomp"), "no mount namespace here to make the "
 		            "host's mounts read-only: chmod, chown, utimes and xattr changes are "
 		            "refused by seccomp, in the writable paths too");
+	else
+		report_drop(WALL("metadata", NULL), "no mount namespace (optional in the "
+		            "profile): the host's mounts are not made read-only, so chmod, chown "
+		            "and utimes reach what the user may change");
 	WALL("network", ns & CLONE_NEWNET ? "network namespace" : "seccomp");
 	WALL("seccomp", "seccomp");
 	WALL("no_new_privs", "prctl");
