@@ -332,6 +332,8 @@ struct sbx_child {
 	bool src_blocking;          /* RWF_NOWAIT is not supported there (a terminal) */
 	size_t result_limit, result_cap;
 	bool stream_out;            /* stdout and stderr go through win[], not captured */
+	bool tmp_removed;           /* its per-call directory is gone (removed once: its
+	                             * pid may be another call's after the reap) */
 	struct out_window {
 		char *buf;          /* OUT_WINDOW bytes, made at the first byte */
 		size_t off, len;    /* the caller's bytes: buf[off, len) */

@@ -89,10 +89,12 @@ static int probe_proc(bool userns)
 			_exit(PROBE_PROC);
 		_exit(PROBE_OK);
 	}
-	int st;
-	while (waitpid((pid_t)pid, &st, 0) < 0 && errno == EINTR)
+	int st = 0;
+	pid_t w;
+	while ((w = waitpid((pid_t)pid, &st, 0)) < 0 && errno == EINTR)
 		;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : PROBE_NS;
+	/* An embedder ignoring SIGCHLD reaps it first (ECHILD): no answer. */
+	return w == (pid_t)pid && WIFEXITED(st) ? WEXITSTATUS(st) : PROBE_NS;
 }
 
 /* 1: a fresh /proc can be mounted; 0: the kernel refuses proc there while

@@ -283,8 +283,10 @@ static void ended(struct sbx_child *c, int code, int status, uint64_t cpu_ms, ui
 	c->out.max_rss_kb = rss_kb;
 	kill_stragglers(c);
 	/* Its directory, before its pid can be another call's (ladder.c). */
-	if (c->jail->call_tmp)
+	if (c->jail->call_tmp && !c->tmp_removed) {
 		ladder_call_tmp_remove(c->jail, c->pid);
+		c->tmp_removed = true;
+	}
 	c->deadline_ms = io_now_ms() + 200;
 	grace_pause(c);
 }
@@ -632,7 +634,7 @@ void sbx_child_free(struct sbx_child *c)
 	struct sbx_jail *j = c->done ? c->jail : NULL;
 	if ((c->pid > 0 || c->zygote) && !c->reaped)
 		stop(c);
-	if (c->jail->call_tmp)   /* again: a child stopped here never ended() */
+	if (c->jail->call_tmp && !c->tmp_removed)   /* a child stopped here never ended() */
 		ladder_call_tmp_remove(c->jail, c->pid);
 	for (int w = 0; w < W_N; w++)
 		if (c->fd[w] >= 0)

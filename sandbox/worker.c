@@ -375,7 +375,7 @@ _Noreturn void worker_main(int lifeline)
 	if (j->root_userns) {
 		prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
 		if (poll(&lp, 1, 0) > 0 && (lp.revents & (POLLHUP | POLLERR)))
-			_exit(125);
+			_exit(CHILD_EXIT_SETUP);
 	}
 	signal(SIGPIPE, SIG_IGN);
 	sigset_t none;
