@@ -377,10 +377,8 @@ static int parse_size(const char *s, size_t *out)
 	unsigned shift = 0;
 	if (*end == 'K' || *end == 'k')
 		shift = 10;
-	else if (*end == 'M')
+	else if (*end == 'M' || *end == 'm')
 		shift = 20;
-	else if (*end == 'G')
-		shift = 30;
 	if (shift)
 		end++;
 	if (errno || end == s || *end || s[0] == '-' || v > (MAX_OUTPUT_MAX >> shift) ||
