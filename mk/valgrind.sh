@@ -9,6 +9,17 @@ BUILD=${BUILD:-build}
 fail=0
 for t in "$BUILD"/tests/test_*; do
 	[ -x "$t" ] || continue
+	case $(basename "$t") in
+	test_seccomp_filter)
+		# A rule for a syscall newer than libseccomp's table (fchmodat2,
+		# setxattrat...) makes libseccomp ask the kernel what it offers
+		# midway; under valgrind seccomp(2) is unknown, so every later
+		# filter of the process fails to compile, though the first ones
+		# passed. The filters' memory is checked by make asan instead.
+		echo "SKIP valgrind test_seccomp_filter: valgrind does not know seccomp(2)" \
+			"(make asan checks it)"
+		continue ;;
+	esac
 	if env -u TC_MUST_WORK valgrind -q --error-exitcode=99 --leak-check=full \
 		--errors-for-leak-kinds=definite,indirect --child-silent-after-fork=yes \
 		--suppressions=tests/unit/valgrind-pcre2-jit.supp "$t" >"$t.valgrind.log" 2>&1; then
