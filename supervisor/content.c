@@ -59,16 +59,7 @@ static bool is_uri(const char *u)
 /* Whether o's keys are all in keys (NULL-terminated). */
 static bool only_keys(const json_t *o, const char *const *keys)
 {
-	const char *k;
-	json_t *v;
-	json_object_foreach((json_t *)o, k, v) {
-		size_t i = 0;
-		while (keys[i] && strcmp(keys[i], k))
-			i++;
-		if (!keys[i])
-			return false;
-	}
-	return true;
+	return !json_unknown_key((json_t *)o, keys);
 }
 
 static const char *check_binary(const json_t *b, const char *kind)
