@@ -142,13 +142,8 @@ static void ask(struct mcp_session *s, const struct channel_msg *m, const json_t
 	q->rel = rel ? json_incref((json_t *)rel) : NULL;
 	q->next = s->questions;
 	s->questions = q;
-	json_t *params = json_pack("{s:s, s:O}", "message", text, "requestedSchema", schema);
+	mcp_elicit_send(s, question_id(q->seq), text, schema, q->rel);
 	free(text);
-	if (params && mcp_version_at_least(s, "2025-11-25"))
-		json_object_set_new(params, "mode", json_string("form"));
-	mcp_send(s, json_pack("{s:s, s:o, s:s, s:o}", "jsonrpc", "2.0", "id",
-	                      question_id(q->seq), "method", "elicitation/create", "params",
-	                      params), q->rel, MCP_MSG_REQUEST);
 }
 
 static void log_message(struct mcp_session *s, const struct channel_msg *m, const json_t *rel)

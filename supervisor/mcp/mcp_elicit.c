@@ -184,15 +184,11 @@ static void approver(const struct tc_approval_request *req, tc_approval_respond 
 	e->ctx = ctx;
 	e->next = s->elicits;
 	s->elicits = e;
-	json_t *params = json_pack("{s:s, s:o}", "message", message, "requestedSchema", schema);
-	free(message);
-	if (params && mcp_version_at_least(s, "2025-11-25"))
-		json_object_set_new(params, "mode", json_string("form"));
 	mcp_log(s, e->rel, MCP_LOG_NOTICE, "call %" PRIu64 " (%s) needs approval (%s): asking "
 	        "the user", req->call_id, req->tool, req->reason ? req->reason : "policy");
-	mcp_send(s, json_pack("{s:s, s:o, s:s, s:o}", "jsonrpc", "2.0", "id", elicit_id(e->seq),
-	                      "method", "elicitation/create", "params", params),
-	         e->rel, MCP_MSG_REQUEST);
+	mcp_elicit_send(s, elicit_id(e->seq), message, schema, e->rel);
+	free(message);
+	json_decref(schema);
 }
 
 void mcp_elicit_enable(struct mcp_session *s)
@@ -305,4 +301,14 @@ void mcp_elicit_shutdown(struct mcp_session *s)
 			finish(e, TC_APPROVE_DENY, "shutdown");
 		}
 	}
+}
+
+void mcp_elicit_send(struct mcp_session *s, json_t *id, const char *message,
+                     const json_t *schema, const json_t *rel)
+{
+	json_t *params = json_pack("{s:s, s:O}", "message", message, "requestedSchema", schema);
+	if (params && mcp_version_at_least(s, "2025-11-25"))
+		json_object_set_new(params, "mode", json_string("form"));
+	mcp_send(s, json_pack("{s:s, s:o, s:s, s:o}", "jsonrpc", "2.0", "id", id, "method",
+	                      "elicitation/create", "params", params), rel, MCP_MSG_REQUEST);
 }

@@ -288,6 +288,10 @@ const json_t *mcp_call_rel(const struct mcp_call *mc);
 /* ---- mcp_channel.c -------------------------------------------------------- */
 
 /* Routes the messages of s's tools (channel.h) to the client. */
+/* Sends elicitation/create (a form) with id (stolen), message and schema
+ * (borrowed) on rel's stream: approvals and a tool's questions alike. */
+void mcp_elicit_send(struct mcp_session *s, json_t *id, const char *message,
+                     const json_t *schema, const json_t *rel);
 void mcp_channel_enable(struct mcp_session *s);
 /* A response to one of the tools' questions: 0, or -1 when the id is not
  * one of them. */
