@@ -35,17 +35,17 @@
  * what. Functions returning int return 0 on success and -1 on failure with
  * *err filled (err may be NULL). */
 struct tc_error {
-	int code;            /* TC_E_* */
+	int code; /* TC_E_* */
 	char where[256];
 	char msg[768];
 };
 
 enum {
 	TC_E_OK = 0,
-	TC_E_INVALID,        /* bad input: tool definition, schema, config */
-	TC_E_DUPLICATE,      /* a name already registered */
+	TC_E_INVALID,   /* bad input: tool definition, schema, config */
+	TC_E_DUPLICATE, /* a name already registered */
 	TC_E_NOT_FOUND,
-	TC_E_SYSTEM,         /* an OS call failed (msg names it) */
+	TC_E_SYSTEM, /* an OS call failed (msg names it) */
 	TC_E_NOMEM,
 };
 
@@ -61,10 +61,10 @@ enum tc_risk {
 
 /* What a builtin sees when it runs, inside the confined child. */
 struct tc_tool_ctx {
-	int workspace_fd;        /* O_PATH|O_DIRECTORY fd of the workspace */
-	const char *workspace;   /* its absolute path, for messages */
-	uint32_t timeout_ms;     /* the deadline this call runs under */
-	size_t max_render;       /* render budget in code points (hint) */
+	int workspace_fd;      /* O_PATH|O_DIRECTORY fd of the workspace */
+	const char *workspace; /* its absolute path, for messages */
+	uint32_t timeout_ms;   /* the deadline this call runs under */
+	size_t max_render;     /* render budget in code points (hint) */
 	/* The network domain allowlist the gate checked the call against
 	 * (exact hosts or "*.suffix"), for tools that must hold every further
 	 * connection (a redirect) to it. NULL-terminated; never NULL. */
@@ -75,8 +75,8 @@ struct tc_tool_ctx {
 /* A builtin's answer. canonical: the structured truth (machine-readable,
  * testable, storable); render: the text for the model. */
 struct tc_output {
-	json_t *canonical;       /* set by the tool: a new reference, or NULL */
-	char *render;            /* set by the tool: malloc'd, or NULL = canonical pretty-printed */
+	json_t *canonical; /* set by the tool: a new reference, or NULL */
+	char *render;      /* set by the tool: malloc'd, or NULL = canonical pretty-printed */
 };
 
 /* Runs in the confined child. args are the validated arguments (borrowed).
@@ -91,27 +91,26 @@ struct tc_output {
  * args and ctx. A function outside the program image (in a shared library
  * loaded apart from libtoolcage) runs in a non-dumpable fork of the caller
  * instead (docs/security.md, "What a tool can reach"). */
-typedef int (*tc_execute_fn)(const struct tc_tool_ctx *ctx, json_t *args,
-                             struct tc_output *out);
+typedef int (*tc_execute_fn)(const struct tc_tool_ctx *ctx, json_t *args, struct tc_output *out);
 
 /* A tool, as a plain struct literal. Strings are borrowed by tc_tool_define
  * (copied into the defined tool). */
 struct tc_tool {
-	const char *name;           /* snake_case, ^[a-z][a-z0-9_]*$, <= 64 chars */
-	const char *title;          /* optional, human-readable */
-	const char *description;    /* for the model: 10..2048 chars */
-	const char *parameters;     /* JSON Schema text; root is an object schema */
-	const char *output_schema;  /* optional JSON Schema text for canonical */
+	const char *name;          /* snake_case, ^[a-z][a-z0-9_]*$, <= 64 chars */
+	const char *title;         /* optional, human-readable */
+	const char *description;   /* for the model: 10..2048 chars */
+	const char *parameters;    /* JSON Schema text; root is an object schema */
+	const char *output_schema; /* optional JSON Schema text for canonical */
 	enum tc_risk risk;
-	bool idempotent;            /* exported as idempotentHint */
-	const char *profile;        /* sandbox profile; NULL = named after risk */
-	uint32_t timeout_ms;        /* 0 = the config's */
-	const char *url_arg;        /* network tools: JSON pointer of the URL argument */
+	bool idempotent;              /* exported as idempotentHint */
+	const char *profile;          /* sandbox profile; NULL = named after risk */
+	uint32_t timeout_ms;          /* 0 = the config's */
+	const char *url_arg;          /* network tools: JSON pointer of the URL argument */
 	const char *const *path_args; /* JSON pointers of the arguments that are paths
 	                             * relative to the workspace (a string, or an array
 	                             * of strings), NULL-terminated; NULL: none. Policy
 	                             * rules match them as the tool resolves them */
-	tc_execute_fn execute;      /* builtins; NULL for manifests */
+	tc_execute_fn execute;        /* builtins; NULL for manifests */
 	/* Optional, builtins: when a call needs an approval, this runs first,
 	 * confined like execute and with the same arguments, and must change
 	 * nothing. Nonzero (with out filled, as execute fills it) means the
@@ -198,15 +197,15 @@ void tc_registry_free(struct tc_registry *reg);
  * registered fails with TC_E_DUPLICATE: never a silent replace. On success
  * *out (may be NULL: then the tool stays until tc_registry_free) undoes
  * this registration; it is valid until called or until tc_registry_free. */
-int tc_registry_add(struct tc_registry *reg, struct tc_defined *t,
-                    struct tc_disposer *out, struct tc_error *err);
+int tc_registry_add(struct tc_registry *reg, struct tc_defined *t, struct tc_disposer *out,
+                    struct tc_error *err);
 
 /* Defines and registers every tool of p, all or nothing: one tool that
  * fails a check, is riskier than p->risk_cap, or clashes with a registered
  * name (or another tool of p) refuses the whole plugin and registers none.
  * p is borrowed for the call only. One disposer removes all its tools. */
-int tc_plugin_load(struct tc_registry *reg, const struct tc_plugin *p,
-                   struct tc_disposer *out, struct tc_error *err);
+int tc_plugin_load(struct tc_registry *reg, const struct tc_plugin *p, struct tc_disposer *out,
+                   struct tc_error *err);
 
 /* Returns a new reference to the tool called name, or NULL. */
 struct tc_defined *tc_registry_get(const struct tc_registry *reg, const char *name);
@@ -223,14 +222,15 @@ uint64_t tc_registry_generation(const struct tc_registry *reg);
  * one change). fn must not change the registry. *out unsubscribes; it is
  * valid until called or until tc_registry_free. */
 typedef void (*tc_registry_watch_fn)(void *data, struct tc_registry *reg);
-int tc_registry_watch(struct tc_registry *reg, tc_registry_watch_fn fn,
-                      void *data, struct tc_disposer *out, struct tc_error *err);
+int tc_registry_watch(struct tc_registry *reg, tc_registry_watch_fn fn, void *data,
+                      struct tc_disposer *out, struct tc_error *err);
 
 /* Export formats of the tool list. */
 enum tc_export_format {
-	TC_EXPORT_MCP = 0,   /* [{name, title?, description, inputSchema, outputSchema?, annotations}] */
-	TC_EXPORT_OPENAI,    /* [{"type":"function","function":{name, description, parameters}}] */
-	TC_EXPORT_TEXT,      /* a JSON string holding a readable list */
+	TC_EXPORT_MCP =
+	        0, /* [{name, title?, description, inputSchema, outputSchema?, annotations}] */
+	TC_EXPORT_OPENAI, /* [{"type":"function","function":{name, description, parameters}}] */
+	TC_EXPORT_TEXT,   /* a JSON string holding a readable list */
 };
 /* Parses "mcp", "openai" or "text". 0, or -1 for anything else. */
 int tc_export_format_parse(const char *name, enum tc_export_format *out);
@@ -251,14 +251,14 @@ json_t *tc_registry_export(const struct tc_registry *reg, enum tc_export_format 
 /* How a call ended. Every call ends in exactly one of these. */
 enum tc_status {
 	TC_STATUS_OK = 0,
-	TC_STATUS_INVALID_ARGUMENTS,  /* not JSON, not an object, or schema errors */
-	TC_STATUS_DENIED,             /* a gate check or the approver said no */
-	TC_STATUS_BUSY,               /* no slot within queue_timeout_ms, or queue full */
-	TC_STATUS_TIMED_OUT,          /* killed at its deadline */
-	TC_STATUS_KILLED,             /* killed by a signal, seccomp or the output limit */
-	TC_STATUS_FAILED,             /* the tool ran and reported failure, or crashed */
+	TC_STATUS_INVALID_ARGUMENTS, /* not JSON, not an object, or schema errors */
+	TC_STATUS_DENIED,            /* a gate check or the approver said no */
+	TC_STATUS_BUSY,              /* no slot within queue_timeout_ms, or queue full */
+	TC_STATUS_TIMED_OUT,         /* killed at its deadline */
+	TC_STATUS_KILLED,            /* killed by a signal, seccomp or the output limit */
+	TC_STATUS_FAILED,            /* the tool ran and reported failure, or crashed */
 	TC_STATUS_UNKNOWN_TOOL,
-	TC_STATUS_CANCELLED,          /* cancelled by the caller (MCP) or shutdown */
+	TC_STATUS_CANCELLED, /* cancelled by the caller (MCP) or shutdown */
 };
 
 /* "ok", "invalid_arguments", "denied", "busy", "timed_out", "killed",
@@ -269,16 +269,16 @@ const char *tc_status_name(enum tc_status s);
  * for the model (bounded, valid UTF-8). */
 struct tc_result {
 	enum tc_status status;
-	char *tool;              /* as called */
+	char *tool; /* as called */
 	uint64_t call_id;
-	json_t *canonical;       /* owned; never NULL */
-	char *render;            /* owned; never NULL */
-	bool truncated;          /* render was cut */
+	json_t *canonical; /* owned; never NULL */
+	char *render;      /* owned; never NULL */
+	bool truncated;    /* render was cut */
 	uint64_t duration_ms;
-	json_t *confinement;     /* owned; NULL when no child ran: the limits and
+	json_t *confinement; /* owned; NULL when no child ran: the limits and
 	                          * walls the tool ran under, how each was built,
 	                          * and those dropped (docs/profiles.md) */
-	json_t *network;         /* owned; NULL unless the tool's profile sends its
+	json_t *network;     /* owned; NULL unless the tool's profile sends its
 	                          * traffic through toolcage: what it tried, as
 	                          * [{"name", "port", "decision", "reason", ...}]
 	                          * (docs/network.md) */
@@ -295,28 +295,28 @@ struct tc_supervisor;
 /* Options the CLI (and embedders) give; NULL/0 fields take the config's
  * or built-in defaults. Strings are copied. */
 struct tc_options {
-	const char *workspace;       /* default: the config's, else "." */
-	const char *config_path;     /* NULL: ./toolcage.json, the user's, the
+	const char *workspace;        /* default: the config's, else "." */
+	const char *config_path;      /* NULL: ./toolcage.json, the user's, the
 	                              * system's (docs/config.md), else defaults */
-	const char *const *tool_dirs;/* extra manifest directories (NULL-terminated) */
-	const char *approve;         /* "deny", "tty", "cmd:PROGRAM" */
+	const char *const *tool_dirs; /* extra manifest directories (NULL-terminated) */
+	const char *approve;          /* "deny", "tty", "cmd:PROGRAM" */
 	const char *audit_path;
-	bool no_builtins;            /* do not load the built-in plugins */
-	bool watch_tool_dirs;        /* reload manifests when their directories
+	bool no_builtins;     /* do not load the built-in plugins */
+	bool watch_tool_dirs; /* reload manifests when their directories
 	                              * change (inotify): the registry's watchers
 	                              * (MCP list_changed) hear about it */
-	bool handle_signals;         /* SIGINT/SIGTERM/SIGHUP end every call in
+	bool handle_signals;  /* SIGINT/SIGTERM/SIGHUP end every call in
 	                              * flight (cancelled, audited) and stop: see
 	                              * tc_supervisor_signal */
-	bool notice_dropped;         /* say on stderr, once per profile, which of
+	bool notice_dropped;  /* say on stderr, once per profile, which of
 	                              * its limits it runs without here (an
 	                              * optional one this host cannot give) */
-	bool keep_spares;            /* keep one child per profile in use set up
+	bool keep_spares;     /* keep one child per profile in use set up
 	                              * ahead, so that the next call waits for its
 	                              * tool only: for a supervisor that serves
 	                              * many calls (one idle process per profile;
 	                              * docs/performance.md) */
-	bool strict;                 /* strict walls: every wall of a profile
+	bool strict;          /* strict walls: every wall of a profile
 	                              * built its own way, nothing dropped, as
 	                              * the config's "sandbox": {"strict": true}
 	                              * (docs/where-it-runs.md) */
@@ -355,12 +355,17 @@ typedef void (*tc_call_fn)(struct tc_result *res, void *data);
 /* SESSION allows the same tool with the same arguments for the session;
  * COMMAND the same command (tc_approval_request.command) of the tool, any
  * other arguments; TOOL the tool with any arguments. */
-enum tc_approval { TC_APPROVE_DENY = 0, TC_APPROVE_ONCE, TC_APPROVE_SESSION,
-                   TC_APPROVE_COMMAND, TC_APPROVE_TOOL };
+enum tc_approval {
+	TC_APPROVE_DENY = 0,
+	TC_APPROVE_ONCE,
+	TC_APPROVE_SESSION,
+	TC_APPROVE_COMMAND,
+	TC_APPROVE_TOOL
+};
 struct tc_approval_request {
 	const char *tool;
-	json_t *args;                /* borrowed: the validated arguments */
-	const char *reason;          /* which rule or level asked */
+	json_t *args;       /* borrowed: the validated arguments */
+	const char *reason; /* which rule or level asked */
 	uint64_t call_id;
 	/* The command a COMMAND answer would allow ("git push", "pytest"), or
 	 * NULL when the tool has none or this call's cannot be told apart (a
@@ -369,8 +374,8 @@ struct tc_approval_request {
 	const char *command;
 };
 typedef void (*tc_approval_respond)(void *ctx, enum tc_approval decision, const char *who);
-typedef void (*tc_approver_fn)(const struct tc_approval_request *req,
-                               tc_approval_respond respond, void *ctx, void *data);
+typedef void (*tc_approver_fn)(const struct tc_approval_request *req, tc_approval_respond respond,
+                               void *ctx, void *data);
 /* Replaces the configured approval channel (replay's scripted approver,
  * MCP elicitation). fn NULL restores the configured channel. */
 void tc_supervisor_set_approver(struct tc_supervisor *s, tc_approver_fn fn, void *data);
@@ -389,8 +394,8 @@ struct tc_session *tc_session_new(struct tc_supervisor *s);
  * gives them the supervisor's approver (set, or the configured channel). */
 void tc_session_set_approver(struct tc_session *ss, tc_approver_fn fn, void *data);
 /* tc_call_submit, in session ss. */
-uint64_t tc_session_call_submit(struct tc_session *ss, const char *tool,
-                                const char *args_json, tc_call_fn fn, void *data);
+uint64_t tc_session_call_submit(struct tc_session *ss, const char *tool, const char *args_json,
+                                tc_call_fn fn, void *data);
 /* Ends every call of ss still in flight (each gets its result, status
  * cancelled, now), drops its grants and frees it. Call it before
  * tc_supervisor_free. NULL is a no-op. */

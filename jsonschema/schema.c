@@ -20,18 +20,21 @@ static int meta_check(json_t *doc, enum schema_draft draft, struct tc_error *err
 	const char *file = draft == SCHEMA_DRAFT_07 ? "draft-07" : "2020-12";
 	const struct embedded_file *f = embedded_find(embedded_metaschemas, file);
 	if (!f)
-		return tc_error_set(err, TC_E_INVALID, "", "built-in metaschema '%s' is missing from this build", file);
+		return tc_error_set(err, TC_E_INVALID, "",
+		                    "built-in metaschema '%s' is missing from this build", file);
 	json_error_t jerr;
 	json_t *meta_doc = json_loadb(f->data, f->size, JSON_REJECT_DUPLICATES, &jerr);
 	if (!meta_doc)
-		return tc_error_set(err, TC_E_INVALID, "", "built-in metaschema '%s' does not parse: %s", file, jerr.text);
+		return tc_error_set(err, TC_E_INVALID, "",
+		                    "built-in metaschema '%s' does not parse: %s", file, jerr.text);
 	struct schema_copts co = { SCHEMA_DRAFT_AUTO, false, true };
 	struct tc_error merr = { 0 };
 	struct schema *meta = schema_build(meta_doc, &co, &merr);
 	json_decref(meta_doc);
 	if (!meta)
-		return tc_error_set(err, TC_E_INVALID, merr.where, "built-in metaschema '%s' does not compile: %s",
-		                    file, merr.msg);
+		return tc_error_set(err, TC_E_INVALID, merr.where,
+		                    "built-in metaschema '%s' does not compile: %s", file,
+		                    merr.msg);
 	meta->max_depth = META_INSTANCE_DEPTH;
 	struct schema_result res;
 	int rc = schema_eval(meta, doc, &res, 4);
@@ -39,9 +42,11 @@ static int meta_check(json_t *doc, enum schema_draft draft, struct tc_error *err
 	if (rc == 1)
 		return 0;
 	char *text = schema_result_text(&res);
-	tc_error_set(err, rc < 0 ? TC_E_INVALID : TC_E_INVALID, res.count ? res.diags[0].pointer : "",
+	tc_error_set(err, rc < 0 ? TC_E_INVALID : TC_E_INVALID,
+	             res.count ? res.diags[0].pointer : "",
 	             "not a valid %s schema (checked against its metaschema): %s",
-	             draft == SCHEMA_DRAFT_07 ? "draft-07" : "2020-12", text ? text : "out of memory");
+	             draft == SCHEMA_DRAFT_07 ? "draft-07" : "2020-12",
+	             text ? text : "out of memory");
 	free(text);
 	schema_result_release(&res);
 	return -1;
@@ -59,7 +64,8 @@ struct schema *schema_compile_opts(json_t *doc, const struct schema_options *opt
 	}
 	if (opts->draft != SCHEMA_DRAFT_AUTO && opts->draft != SCHEMA_DRAFT_07 &&
 	    opts->draft != SCHEMA_DRAFT_2020_12) {
-		tc_error_set(err, TC_E_INVALID, "", "unknown draft %d (use 7 or 2020)", (int)opts->draft);
+		tc_error_set(err, TC_E_INVALID, "", "unknown draft %d (use 7 or 2020)",
+		             (int)opts->draft);
 		return NULL;
 	}
 	struct schema_copts co = { opts->draft, opts->assert_format, false };
@@ -100,8 +106,8 @@ enum schema_draft schema_draft_of(const struct schema *s)
 	return s->draft;
 }
 
-int schema_validate(const struct schema *s, const json_t *instance,
-                    struct schema_result *res, size_t max_diags)
+int schema_validate(const struct schema *s, const json_t *instance, struct schema_result *res,
+                    size_t max_diags)
 {
 	if (res)
 		memset(res, 0, sizeof *res);

@@ -19,7 +19,7 @@
 int comp_fail(struct compiler *c, uint32_t idx, const char *kw, const char *fmt, ...)
 {
 	if (!c->err || c->err->code != TC_E_OK)
-		return -1;   /* keep the first error: it is the cause */
+		return -1; /* keep the first error: it is the cause */
 	struct buf where = BUF_INIT;
 	const char *w = idx < c->s->nnodes ? c->s->nodes[idx].where : "";
 	if (buf_adds(&where, w) == 0 && kw)
@@ -98,8 +98,8 @@ static struct centry *entry_find(struct compiler *c, const char *uri)
 	return NULL;
 }
 
-static int entry_add(struct compiler *c, uint32_t idx, const char *uri, json_t *target,
-                     int doc, const char *base, const char *kw)
+static int entry_add(struct compiler *c, uint32_t idx, const char *uri, json_t *target, int doc,
+                     const char *base, const char *kw)
 {
 	struct centry *e = entry_find(c, uri);
 	if (e) {
@@ -153,7 +153,7 @@ static uint32_t node_new(struct compiler *c, json_t *j, int doc, const char *bas
 	memset(n, 0, sizeof *n);
 	n->where = strdup(where);
 	c->pend[idx] = (struct cpend){ j, doc, strdup(base), depth };
-	s->nnodes++;   /* counted now so schema_free_nodes releases it on failure */
+	s->nnodes++; /* counted now so schema_free_nodes releases it on failure */
 	if (!n->where || !c->pend[idx].base || map_put(c, j, idx) < 0)
 		return comp_nomem(c), SN_NONE;
 	n->items = n->contains = n->additional = n->property_names = SN_NONE;
@@ -169,8 +169,8 @@ struct walk_ctx {
 	uint32_t parent;
 };
 
-static int walk_child(struct compiler *c, json_t *child, const char *kw,
-                      const char *key, size_t keylen, long index, void *vctx)
+static int walk_child(struct compiler *c, json_t *child, const char *kw, const char *key,
+                      size_t keylen, long index, void *vctx)
 {
 	struct walk_ctx *w = vctx;
 	struct buf where = BUF_INIT;
@@ -204,7 +204,10 @@ static int walk_ids(struct compiler *c, uint32_t idx, json_t *j, int doc, const 
 		uri_split_fragment(abs, &frag);
 		int rc = 0;
 		if (frag && *frag && draft != SCHEMA_DRAFT_07)
-			rc = comp_fail(c, idx, "$id", "'$id' must not have a fragment in 2020-12; use $anchor for '#%s'", frag);
+			rc = comp_fail(
+			        c, idx, "$id",
+			        "'$id' must not have a fragment in 2020-12; use $anchor for '#%s'",
+			        frag);
 		if (rc == 0 && json_string_value(id)[0] != '#') {
 			rc = entry_add(c, idx, abs, j, doc, abs, "$id");
 			if (rc == 0) {
@@ -214,10 +217,11 @@ static int walk_ids(struct compiler *c, uint32_t idx, json_t *j, int doc, const 
 					rc = comp_nomem(c);
 			}
 		}
-		if (rc == 0 && frag && *frag) {   /* draft-07 plain-name fragment */
+		if (rc == 0 && frag && *frag) { /* draft-07 plain-name fragment */
 			struct buf a = BUF_INIT;
-			rc = buf_printf(&a, "%s#%s", c->pend[idx].base, frag) ? comp_nomem(c)
-			     : entry_add(c, idx, a.data, j, doc, c->pend[idx].base, "$id");
+			rc = buf_printf(&a, "%s#%s", c->pend[idx].base, frag) ?
+			        comp_nomem(c) :
+			        entry_add(c, idx, a.data, j, doc, c->pend[idx].base, "$id");
 			buf_release(&a);
 		}
 		free(abs);
@@ -232,8 +236,9 @@ static int walk_ids(struct compiler *c, uint32_t idx, json_t *j, int doc, const 
 		if (!json_is_string(a))
 			continue;
 		struct buf u = BUF_INIT;
-		int rc = buf_printf(&u, "%s#%s", c->pend[idx].base, json_string_value(a)) ? comp_nomem(c)
-		         : entry_add(c, idx, u.data, j, doc, c->pend[idx].base, anchors[i]);
+		int rc = buf_printf(&u, "%s#%s", c->pend[idx].base, json_string_value(a)) ?
+		        comp_nomem(c) :
+		        entry_add(c, idx, u.data, j, doc, c->pend[idx].base, anchors[i]);
 		buf_release(&u);
 		if (rc)
 			return rc;
@@ -241,15 +246,15 @@ static int walk_ids(struct compiler *c, uint32_t idx, json_t *j, int doc, const 
 	return 0;
 }
 
-uint32_t comp_node_for(struct compiler *c, json_t *j, int doc, const char *base,
-                       const char *where, unsigned depth)
+uint32_t comp_node_for(struct compiler *c, json_t *j, int doc, const char *base, const char *where,
+                       unsigned depth)
 {
 	uint32_t idx = map_get(c, j);
 	if (idx != SN_NONE)
 		return idx;
 	if (depth > SCHEMA_MAX_SCHEMA_DEPTH) {
-		tc_error_set(c->err, TC_E_INVALID, where,
-		             "schema nesting is deeper than %d levels", SCHEMA_MAX_SCHEMA_DEPTH);
+		tc_error_set(c->err, TC_E_INVALID, where, "schema nesting is deeper than %d levels",
+		             SCHEMA_MAX_SCHEMA_DEPTH);
 		return SN_NONE;
 	}
 	idx = node_new(c, j, doc, base, where, depth);
@@ -297,17 +302,21 @@ static int load_meta(struct compiler *c, const char *file, uint32_t from)
 {
 	const struct embedded_file *f = embedded_find(embedded_metaschemas, file);
 	if (!f)
-		return comp_fail(c, from, NULL, "built-in metaschema '%s' is missing from this build", file);
+		return comp_fail(c, from, NULL,
+		                 "built-in metaschema '%s' is missing from this build", file);
 	json_error_t jerr;
 	json_t *root = json_loadb(f->data, f->size, JSON_REJECT_DUPLICATES, &jerr);
 	if (!root)
-		return comp_fail(c, from, NULL, "built-in metaschema '%s' does not parse: %s", file, jerr.text);
+		return comp_fail(c, from, NULL, "built-in metaschema '%s' does not parse: %s", file,
+		                 jerr.text);
 	json_t *sch = json_object_get(root, "$schema"), *id = json_object_get(root, "$id");
 	enum schema_draft d = json_is_string(sch) ? schema_draft_of_uri(json_string_value(sch)) : 0;
 	int doc = d && json_is_string(id) ? doc_add(c, root, d, true) : -1;
-	json_decref(root);   /* the schema holds it now (or nobody does) */
+	json_decref(root); /* the schema holds it now (or nobody does) */
 	if (doc < 0)
-		return c->err && c->err->code ? -1 : comp_fail(c, from, NULL, "built-in metaschema '%s' is malformed", file);
+		return c->err && c->err->code ?
+		        -1 :
+		        comp_fail(c, from, NULL, "built-in metaschema '%s' is malformed", file);
 	char *base = strdup(json_string_value(id)), *frag;
 	if (!base)
 		return comp_nomem(c);
@@ -341,9 +350,12 @@ uint32_t comp_resolve_ref(struct compiler *c, uint32_t idx, const char *ref, con
 	json_t *t = NULL;
 	if (!e) {
 		if (!c->err || !c->err->code)
-			comp_fail(c, idx, kw, "cannot resolve %s '%s': only references inside this "
-			          "document and to the built-in draft-07 and 2020-12 metaschemas are "
-			          "supported (no remote or file references)", kw, ref);
+			comp_fail(
+			        c, idx, kw,
+			        "cannot resolve %s '%s': only references inside this "
+			        "document and to the built-in draft-07 and 2020-12 metaschemas are "
+			        "supported (no remote or file references)",
+			        kw, ref);
 	} else if (!frag || !*frag) {
 		t = e->target;
 	} else if (frag[0] == '/') {
@@ -358,14 +370,16 @@ uint32_t comp_resolve_ref(struct compiler *c, uint32_t idx, const char *ref, con
 			if (an)
 				t = an->target;
 			else
-				comp_fail(c, idx, kw, "%s '%s': no anchor '%s' in the document", kw, ref, frag);
+				comp_fail(c, idx, kw, "%s '%s': no anchor '%s' in the document", kw,
+				          ref, frag);
 		}
 		buf_release(&a);
 	}
 	if (t) {
 		uint32_t base_node = map_get(c, e->target);
 		struct buf where = BUF_INIT;
-		if (buf_printf(&where, "%s%s", base_node != SN_NONE ? c->s->nodes[base_node].where : "",
+		if (buf_printf(&where, "%s%s",
+		               base_node != SN_NONE ? c->s->nodes[base_node].where : "",
 		               frag && frag[0] == '/' ? frag : "") < 0) {
 			comp_nomem(c);
 		} else {
@@ -386,7 +400,8 @@ uint32_t comp_resolve_ref(struct compiler *c, uint32_t idx, const char *ref, con
 
 uint32_t comp_meta_root_2020(struct compiler *c, uint32_t idx)
 {
-	return comp_resolve_ref(c, idx, "https://json-schema.org/draft/2020-12/schema", "$dynamicRef");
+	return comp_resolve_ref(c, idx, "https://json-schema.org/draft/2020-12/schema",
+	                        "$dynamicRef");
 }
 
 /* ---- cycles ------------------------------------------------------------- */
@@ -400,7 +415,11 @@ static int check_cycles(struct compiler *c)
 	struct schema *s = c->s;
 	size_t n = s->nnodes;
 	unsigned char *color = calloc(n, 1);
-	struct frame { uint32_t node; uint32_t *edges; size_t nedges, pos; } *st = malloc(n * sizeof *st);
+	struct frame {
+		uint32_t node;
+		uint32_t *edges;
+		size_t nedges, pos;
+	} *st = malloc(n * sizeof *st);
 	int rc = 0;
 	if (!color || !st) {
 		rc = comp_nomem(c);
@@ -442,11 +461,15 @@ static int check_cycles(struct compiler *c)
 				while (k > 0 && st[k - 1].node != to)
 					k--;
 				for (size_t i = k - 1; i < sp; i++)
-					buf_printf(&path, "%s -> ", s->nodes[st[i].node].where[0] ? s->nodes[st[i].node].where : "/");
+					buf_printf(&path, "%s -> ",
+					           s->nodes[st[i].node].where[0] ?
+					                   s->nodes[st[i].node].where :
+					                   "/");
 				buf_adds(&path, s->nodes[to].where[0] ? s->nodes[to].where : "/");
-				tc_error_set(c->err, TC_E_INVALID, s->nodes[to].where,
-				             "$ref cycle that never consumes the instance (it would loop forever): %s",
-				             path.data ? path.data : "");
+				tc_error_set(
+				        c->err, TC_E_INVALID, s->nodes[to].where,
+				        "$ref cycle that never consumes the instance (it would loop forever): %s",
+				        path.data ? path.data : "");
 				buf_release(&path);
 				rc = -1;
 			}
@@ -539,8 +562,7 @@ static void compiler_release(struct compiler *c)
 	free(c->docs);
 }
 
-static enum schema_draft pick_draft(json_t *doc, const struct schema_copts *o,
-                                    struct tc_error *err)
+static enum schema_draft pick_draft(json_t *doc, const struct schema_copts *o, struct tc_error *err)
 {
 	if (o->draft != SCHEMA_DRAFT_AUTO)
 		return o->draft;
@@ -556,7 +578,8 @@ static enum schema_draft pick_draft(json_t *doc, const struct schema_copts *o,
 		tc_error_set(err, TC_E_INVALID, "/$schema",
 		             "unsupported $schema '%.200s': toolcage validates draft-07 "
 		             "(http://json-schema.org/draft-07/schema#) and 2020-12 "
-		             "(https://json-schema.org/draft/2020-12/schema)", json_string_value(sch));
+		             "(https://json-schema.org/draft/2020-12/schema)",
+		             json_string_value(sch));
 	return d;
 }
 

@@ -10,7 +10,11 @@
 
 #include "schema_internal.h"
 
-static const struct { const char *name; enum schema_format f; const char *hint; } formats[] = {
+static const struct {
+	const char *name;
+	enum schema_format f;
+	const char *hint;
+} formats[] = {
 	{ "date-time", SF_DATE_TIME, "RFC 3339, e.g. 2024-05-01T13:45:00Z" },
 	{ "date", SF_DATE, "RFC 3339 full-date, e.g. 2024-05-01" },
 	{ "time", SF_TIME, "RFC 3339 full-time, e.g. 13:45:00Z" },
@@ -104,7 +108,7 @@ static bool is_time(const char *s, size_t len)
 static bool is_date_time(const char *s, size_t len)
 {
 	return len > 11 && (s[10] == 'T' || s[10] == 't') && is_date(s, 10) &&
-	       is_time(s + 11, len - 11);
+	        is_time(s + 11, len - 11);
 }
 
 static bool is_hostname(const char *s, size_t len)
@@ -159,8 +163,9 @@ static bool uri_span(const char *s, size_t len, const char *extra)
 			    !isxdigit((unsigned char)s[i + 2]))
 				return false;
 			i += 2;
-		} else if (!isalnum(c) && !strchr("-._~!$&'()*+,;=", c) && !(c && strchr(extra, c))) {
-			return false;   /* spaces, controls, non-ASCII, quotes, <>\^`{|}, stray [ ] # */
+		} else if (!isalnum(c) && !strchr("-._~!$&'()*+,;=", c) &&
+		           !(c && strchr(extra, c))) {
+			return false; /* spaces, controls, non-ASCII, quotes, <>\^`{|}, stray [ ] # */
 		}
 	}
 	return true;
@@ -175,8 +180,9 @@ static bool uri_ip_literal(const char *s, size_t len)
 		size_t i = 1;
 		while (i < len && isxdigit((unsigned char)s[i]))
 			i++;
-		return i > 1 && i + 1 < len && s[i] == '.' && uri_span(s + i + 1, len - i - 1, ":") &&
-		       !memchr(s + i + 1, '%', len - i - 1);
+		return i > 1 && i + 1 < len && s[i] == '.' &&
+		        uri_span(s + i + 1, len - i - 1, ":") &&
+		        !memchr(s + i + 1, '%', len - i - 1);
 	}
 	return is_ipv6(s, len);
 }
@@ -219,7 +225,8 @@ static bool is_uri(const char *s, size_t len)
 	size_t i = 0;
 	if (len == 0 || !isalpha((unsigned char)s[0]))
 		return false;
-	while (i < len && (isalnum((unsigned char)s[i]) || s[i] == '+' || s[i] == '-' || s[i] == '.'))
+	while (i < len &&
+	       (isalnum((unsigned char)s[i]) || s[i] == '+' || s[i] == '-' || s[i] == '.'))
 		i++;
 	if (i == len || s[i] != ':')
 		return false;
@@ -239,7 +246,7 @@ static bool is_uri(const char *s, size_t len)
 			return false;
 		i = aend;
 	}
-	return uri_span(s + i, end - i, ":@/");   /* the path */
+	return uri_span(s + i, end - i, ":@/"); /* the path */
 }
 
 static bool is_uuid(const char *s, size_t len)

@@ -19,14 +19,50 @@
 #include "schema_internal.h"
 
 enum kw_id {
-	K_ANNOT, K_SCHEMA, K_ID, K_REF, K_DYNREF, K_DEFS,
-	K_TYPE, K_ENUM, K_CONST, K_MULTIPLEOF, K_MAXIMUM, K_EXMAX, K_MINIMUM, K_EXMIN,
-	K_MAXLEN, K_MINLEN, K_PATTERN, K_FORMAT,
-	K_ITEMS, K_PREFIXITEMS, K_ADDITEMS, K_CONTAINS, K_MINCONTAINS, K_MAXCONTAINS,
-	K_MAXITEMS, K_MINITEMS, K_UNIQUE,
-	K_PROPS, K_PATPROPS, K_ADDPROPS, K_PROPNAMES, K_REQUIRED, K_MAXPROPS, K_MINPROPS,
-	K_DEPREQ, K_DEPSCH, K_DEPS,
-	K_ALLOF, K_ANYOF, K_ONEOF, K_NOT, K_IF, K_THEN, K_ELSE,
+	K_ANNOT,
+	K_SCHEMA,
+	K_ID,
+	K_REF,
+	K_DYNREF,
+	K_DEFS,
+	K_TYPE,
+	K_ENUM,
+	K_CONST,
+	K_MULTIPLEOF,
+	K_MAXIMUM,
+	K_EXMAX,
+	K_MINIMUM,
+	K_EXMIN,
+	K_MAXLEN,
+	K_MINLEN,
+	K_PATTERN,
+	K_FORMAT,
+	K_ITEMS,
+	K_PREFIXITEMS,
+	K_ADDITEMS,
+	K_CONTAINS,
+	K_MINCONTAINS,
+	K_MAXCONTAINS,
+	K_MAXITEMS,
+	K_MINITEMS,
+	K_UNIQUE,
+	K_PROPS,
+	K_PATPROPS,
+	K_ADDPROPS,
+	K_PROPNAMES,
+	K_REQUIRED,
+	K_MAXPROPS,
+	K_MINPROPS,
+	K_DEPREQ,
+	K_DEPSCH,
+	K_DEPS,
+	K_ALLOF,
+	K_ANYOF,
+	K_ONEOF,
+	K_NOT,
+	K_IF,
+	K_THEN,
+	K_ELSE,
 	K_REFUSED,
 };
 
@@ -39,7 +75,7 @@ struct kw {
 	const char *name;
 	enum kw_id id;
 	unsigned char drafts, cls, children;
-	const char *hint;   /* why refused, or what to use in the other draft */
+	const char *hint; /* why refused, or what to use in the other draft */
 };
 
 static const struct kw kws[] = {
@@ -65,8 +101,7 @@ static const struct kw kws[] = {
 	{ "$ref", K_REF, DALL, C_ASSERT, CH_NONE, NULL },
 	{ "$dynamicRef", K_DYNREF, DALL, C_REFUSE, CH_NONE,
 	  "dynamic scopes are not implemented; use $ref" },
-	{ "$recursiveRef", K_REFUSED, DALL, C_REFUSE, CH_NONE,
-	  "a 2019-09 keyword; use $ref" },
+	{ "$recursiveRef", K_REFUSED, DALL, C_REFUSE, CH_NONE, "a 2019-09 keyword; use $ref" },
 	{ "unevaluatedProperties", K_REFUSED, DALL, C_REFUSE, CH_NONE,
 	  "not implemented; list the properties and use additionalProperties" },
 	{ "unevaluatedItems", K_REFUSED, DALL, C_REFUSE, CH_NONE,
@@ -140,8 +175,8 @@ static bool is_schema_value(const json_t *v)
 	return json_is_object(v) || json_is_boolean(v);
 }
 
-int comp_each_child(struct compiler *c, json_t *j, enum schema_draft draft,
-                    comp_child_fn fn, void *ctx)
+int comp_each_child(struct compiler *c, json_t *j, enum schema_draft draft, comp_child_fn fn,
+                    void *ctx)
 {
 	(void)draft;
 	for (void *it = json_object_iter(j); it; it = json_object_iter_next(j, it)) {
@@ -158,9 +193,11 @@ int comp_each_child(struct compiler *c, json_t *j, enum schema_draft draft,
 		} else if (ch == CH_LIST && json_is_array(v)) {
 			for (size_t i = 0; i < json_array_size(v) && rc == 0; i++)
 				if (is_schema_value(json_array_get(v, i)))
-					rc = fn(c, json_array_get(v, i), key, NULL, 0, (long)i, ctx);
+					rc = fn(c, json_array_get(v, i), key, NULL, 0, (long)i,
+					        ctx);
 		} else if ((ch == CH_MAP || ch == CH_DEPS) && json_is_object(v)) {
-			for (void *k = json_object_iter(v); k && rc == 0; k = json_object_iter_next(v, k)) {
+			for (void *k = json_object_iter(v); k && rc == 0;
+			     k = json_object_iter_next(v, k)) {
 				json_t *x = json_object_iter_value(k);
 				if (is_schema_value(x))
 					rc = fn(c, x, key, json_object_iter_key(k),
@@ -174,9 +211,9 @@ int comp_each_child(struct compiler *c, json_t *j, enum schema_draft draft,
 }
 
 /* Fails with where = node's location + /kw [+ /key or /index]. */
-__attribute__((format(printf, 6, 7)))
-static int kfail(struct compiler *c, uint32_t idx, const char *kw, const char *key,
-                 long index, const char *fmt, ...)
+__attribute__((format(printf, 6, 7))) static int kfail(struct compiler *c, uint32_t idx,
+                                                       const char *kw, const char *key, long index,
+                                                       const char *fmt, ...)
 {
 	if (!c->err || c->err->code != TC_E_OK)
 		return -1;
@@ -198,14 +235,15 @@ static int kfail(struct compiler *c, uint32_t idx, const char *kw, const char *k
 	return -1;
 }
 
-#define NODE (c->s->nodes[idx])   /* re-read after anything that may add nodes */
+#define NODE (c->s->nodes[idx]) /* re-read after anything that may add nodes */
 
 /* The node of subschema v found under kw (and key or index). */
-static uint32_t sub(struct compiler *c, uint32_t idx, const char *kw, json_t *v,
-                    const char *key, size_t keylen, long index)
+static uint32_t sub(struct compiler *c, uint32_t idx, const char *kw, json_t *v, const char *key,
+                    size_t keylen, long index)
 {
 	if (!is_schema_value(v)) {
-		kfail(c, idx, kw, key, index, "'%s' must hold a schema (an object or a boolean)", kw);
+		kfail(c, idx, kw, key, index, "'%s' must hold a schema (an object or a boolean)",
+		      kw);
 		return SN_NONE;
 	}
 	struct buf where = BUF_INIT;
@@ -226,8 +264,7 @@ static uint32_t sub(struct compiler *c, uint32_t idx, const char *kw, json_t *v,
 	return out;
 }
 
-static int sub_list(struct compiler *c, uint32_t idx, const char *kw, json_t *v,
-                    struct slist *out)
+static int sub_list(struct compiler *c, uint32_t idx, const char *kw, json_t *v, struct slist *out)
 {
 	if (!json_is_array(v) || json_array_size(v) == 0)
 		return kfail(c, idx, kw, NULL, -1, "'%s' must be a non-empty array of schemas", kw);
@@ -247,8 +284,7 @@ static int sub_list(struct compiler *c, uint32_t idx, const char *kw, json_t *v,
 	return 0;
 }
 
-static int count_value(struct compiler *c, uint32_t idx, const char *kw, json_t *v,
-                       size_t *out)
+static int count_value(struct compiler *c, uint32_t idx, const char *kw, json_t *v, size_t *out)
 {
 	double d = json_is_real(v) ? json_real_value(v) : 0;
 	if (json_is_integer(v) && json_integer_value(v) >= 0)
@@ -262,15 +298,19 @@ static int count_value(struct compiler *c, uint32_t idx, const char *kw, json_t 
 
 static int kw_type(struct compiler *c, uint32_t idx, json_t *v)
 {
-	static const struct { const char *name; uint16_t bits; } names[] = {
-		{ "null", ST_NULL }, { "boolean", ST_BOOL }, { "integer", ST_INT },
-		{ "number", ST_INT | ST_NUM }, { "string", ST_STR }, { "array", ST_ARR },
+	static const struct {
+		const char *name;
+		uint16_t bits;
+	} names[] = {
+		{ "null", ST_NULL },           { "boolean", ST_BOOL }, { "integer", ST_INT },
+		{ "number", ST_INT | ST_NUM }, { "string", ST_STR },   { "array", ST_ARR },
 		{ "object", ST_OBJ },
 	};
 	size_t n = json_is_array(v) ? json_array_size(v) : 1;
 	uint16_t mask = 0;
 	if (!json_is_string(v) && (!json_is_array(v) || n == 0))
-		return kfail(c, idx, "type", NULL, -1, "'type' must be a type name or a non-empty array of them");
+		return kfail(c, idx, "type", NULL, -1,
+		             "'type' must be a type name or a non-empty array of them");
 	for (size_t i = 0; i < n; i++) {
 		json_t *t = json_is_array(v) ? json_array_get(v, i) : v;
 		size_t k = 0;
@@ -278,10 +318,12 @@ static int kw_type(struct compiler *c, uint32_t idx, json_t *v)
 			if (!strcmp(json_string_value(t), names[k].name))
 				break;
 		if (!json_is_string(t) || k == sizeof names / sizeof names[0])
-			return kfail(c, idx, "type", NULL, json_is_array(v) ? (long)i : -1,
-			             "unknown type %s%s%s: use null, boolean, integer, number, string, array or object",
-			             json_is_string(t) ? "'" : "", json_is_string(t) ? json_string_value(t) : "(not a string)",
-			             json_is_string(t) ? "'" : "");
+			return kfail(
+			        c, idx, "type", NULL, json_is_array(v) ? (long)i : -1,
+			        "unknown type %s%s%s: use null, boolean, integer, number, string, array or object",
+			        json_is_string(t) ? "'" : "",
+			        json_is_string(t) ? json_string_value(t) : "(not a string)",
+			        json_is_string(t) ? "'" : "");
 		mask |= names[k].bits;
 	}
 	NODE.types = mask;
@@ -296,14 +338,17 @@ static int regex_compile(struct compiler *c, uint32_t idx, const char *kw, const
 	PCRE2_SIZE off;
 	/* ECMA-262 flavour: '$' only at the very end, \uXXXX escapes, and
 	 * "[]" / "[^]" as empty and any-character classes */
-	pcre2_code *code = pcre2_compile((PCRE2_SPTR)src, len,
-	                                 PCRE2_UTF | PCRE2_MATCH_INVALID_UTF | PCRE2_DOLLAR_ENDONLY |
-	                                 PCRE2_ALT_BSUX | PCRE2_ALLOW_EMPTY_CLASS, &ec, &off, NULL);
+	pcre2_code *code =
+	        pcre2_compile((PCRE2_SPTR)src, len,
+	                      PCRE2_UTF | PCRE2_MATCH_INVALID_UTF | PCRE2_DOLLAR_ENDONLY |
+	                              PCRE2_ALT_BSUX | PCRE2_ALLOW_EMPTY_CLASS,
+	                      &ec, &off, NULL);
 	if (!code) {
 		PCRE2_UCHAR m[160];
 		pcre2_get_error_message(ec, m, sizeof m);
-		return kfail(c, idx, kw, key, -1, "invalid regular expression '%.200s' at offset %zu: %s",
-		             src, (size_t)off, (char *)m);
+		return kfail(c, idx, kw, key, -1,
+		             "invalid regular expression '%.200s' at offset %zu: %s", src,
+		             (size_t)off, (char *)m);
 	}
 	/* optional: the interpreter serves when JIT is unavailable */
 	out->jit = pcre2_jit_compile(code, PCRE2_JIT_COMPLETE) == 0;
@@ -325,16 +370,18 @@ static int prop_cmp(const void *a, const void *b)
 static int kw_properties(struct compiler *c, uint32_t idx, json_t *v)
 {
 	if (!json_is_object(v))
-		return kfail(c, idx, "properties", NULL, -1, "'properties' must be an object of schemas");
+		return kfail(c, idx, "properties", NULL, -1,
+		             "'properties' must be an object of schemas");
 	size_t n = json_object_size(v), i = 0;
 	struct sprop *p = calloc(n ? n : 1, sizeof *p);
 	if (!p)
 		return kfail(c, idx, NULL, NULL, -1, "out of memory");
-	NODE.props = p;   /* owned by the node from here, even on failure */
+	NODE.props = p; /* owned by the node from here, even on failure */
 	for (void *it = json_object_iter(v); it; it = json_object_iter_next(v, it), i++) {
 		p[i].name = json_object_iter_key(it);
 		p[i].len = json_object_iter_key_len(it);
-		p[i].sub = sub(c, idx, "properties", json_object_iter_value(it), p[i].name, p[i].len, -1);
+		p[i].sub = sub(c, idx, "properties", json_object_iter_value(it), p[i].name,
+		               p[i].len, -1);
 		if (p[i].sub == SN_NONE)
 			return -1;
 		NODE.nprops = i + 1;
@@ -346,7 +393,8 @@ static int kw_properties(struct compiler *c, uint32_t idx, json_t *v)
 static int kw_pattern_props(struct compiler *c, uint32_t idx, json_t *v)
 {
 	if (!json_is_object(v))
-		return kfail(c, idx, "patternProperties", NULL, -1, "'patternProperties' must be an object of schemas");
+		return kfail(c, idx, "patternProperties", NULL, -1,
+		             "'patternProperties' must be an object of schemas");
 	size_t n = json_object_size(v);
 	struct spattern *p = calloc(n ? n : 1, sizeof *p);
 	if (!p)
@@ -359,8 +407,9 @@ static int kw_pattern_props(struct compiler *c, uint32_t idx, json_t *v)
 		if (regex_compile(c, idx, "patternProperties", key, key, klen, &one.re) < 0)
 			return -1;
 		p = c->s->nodes[idx].pats;
-		p[NODE.npats++] = one;   /* stored before anything else can fail */
-		uint32_t s = sub(c, idx, "patternProperties", json_object_iter_value(it), key, klen, -1);
+		p[NODE.npats++] = one; /* stored before anything else can fail */
+		uint32_t s =
+		        sub(c, idx, "patternProperties", json_object_iter_value(it), key, klen, -1);
 		if (s == SN_NONE)
 			return -1;
 		NODE.pats[NODE.npats - 1].sub = s;
@@ -368,8 +417,8 @@ static int kw_pattern_props(struct compiler *c, uint32_t idx, json_t *v)
 	return 0;
 }
 
-static int names_value(struct compiler *c, uint32_t idx, const char *kw, const char *key,
-                       json_t *v, struct sname **out, size_t *nout)
+static int names_value(struct compiler *c, uint32_t idx, const char *kw, const char *key, json_t *v,
+                       struct sname **out, size_t *nout)
 {
 	if (!json_is_array(v))
 		return kfail(c, idx, kw, key, -1, "'%s' must be an array of property names", kw);
@@ -381,7 +430,8 @@ static int names_value(struct compiler *c, uint32_t idx, const char *kw, const c
 		json_t *s = json_array_get(v, i);
 		if (!json_is_string(s)) {
 			free(names);
-			return kfail(c, idx, kw, key, -1, "'%s' must be an array of property names (strings)", kw);
+			return kfail(c, idx, kw, key, -1,
+			             "'%s' must be an array of property names (strings)", kw);
 		}
 		names[i].name = json_string_value(s);
 		names[i].len = json_string_length(s);
@@ -418,10 +468,12 @@ static int kw_deps(struct compiler *c, uint32_t idx, const char *kw, int id, jso
 
 static int kw_number(struct compiler *c, uint32_t idx, const char *kw, json_t *v, json_t **out)
 {
-	if (json_is_boolean(v) && (!strcmp(kw, "exclusiveMaximum") || !strcmp(kw, "exclusiveMinimum")))
-		return kfail(c, idx, kw, NULL, -1, "'%s' is a boolean (the draft-04 form, not supported): "
-		             "write the limit itself, e.g. \"%s\": 10, and drop '%s'", kw, kw,
-		             !strcmp(kw, "exclusiveMaximum") ? "maximum" : "minimum");
+	if (json_is_boolean(v) &&
+	    (!strcmp(kw, "exclusiveMaximum") || !strcmp(kw, "exclusiveMinimum")))
+		return kfail(c, idx, kw, NULL, -1,
+		             "'%s' is a boolean (the draft-04 form, not supported): "
+		             "write the limit itself, e.g. \"%s\": 10, and drop '%s'",
+		             kw, kw, !strcmp(kw, "exclusiveMaximum") ? "maximum" : "minimum");
 	if (!json_is_number(v))
 		return kfail(c, idx, kw, NULL, -1, "'%s' must be a number", kw);
 	if (!strcmp(kw, "multipleOf") && json_number_value(v) <= 0)
@@ -451,13 +503,17 @@ static int enum_strings(struct compiler *c, uint32_t idx, json_t *v)
 
 /* ---- one keyword ------------------------------------------------------ */
 
-struct tmp {                   /* keywords that combine with others */
+struct tmp { /* keywords that combine with others */
 	json_t *items, *additional_items, *prefix_items, *min_contains;
 };
 
 /* Keywords that hold a count (non-negative integer) or one subschema,
  * by where they land in the node. */
-static const struct { enum kw_id id; size_t off; uint32_t bit; } counts[] = {
+static const struct {
+	enum kw_id id;
+	size_t off;
+	uint32_t bit;
+} counts[] = {
 	{ K_MAXLEN, offsetof(struct snode, max_len), SK_MAX_LEN },
 	{ K_MINLEN, offsetof(struct snode, min_len), SK_MIN_LEN },
 	{ K_MAXITEMS, offsetof(struct snode, max_items), SK_MAX_ITEMS },
@@ -468,7 +524,10 @@ static const struct { enum kw_id id; size_t off; uint32_t bit; } counts[] = {
 	{ K_MINCONTAINS, offsetof(struct snode, min_contains), 0 },
 };
 
-static const struct { enum kw_id id; size_t off; } singles[] = {
+static const struct {
+	enum kw_id id;
+	size_t off;
+} singles[] = {
 	{ K_CONTAINS, offsetof(struct snode, contains) },
 	{ K_ADDPROPS, offsetof(struct snode, additional) },
 	{ K_PROPNAMES, offsetof(struct snode, property_names) },
@@ -479,8 +538,8 @@ static const struct { enum kw_id id; size_t off; } singles[] = {
 };
 
 /* Stores a count or a subschema keyword at its offset in the node. */
-static int kw_slot(struct compiler *c, uint32_t idx, const char *k, json_t *v,
-                   size_t count, uint32_t bit, size_t single)
+static int kw_slot(struct compiler *c, uint32_t idx, const char *k, json_t *v, size_t count,
+                   uint32_t bit, size_t single)
 {
 	if (count) {
 		size_t val = 0;
@@ -493,7 +552,7 @@ static int kw_slot(struct compiler *c, uint32_t idx, const char *k, json_t *v,
 	uint32_t s = sub(c, idx, k, v, NULL, 0, -1);
 	if (s == SN_NONE)
 		return -1;
-	memcpy((char *)&NODE + single, &s, sizeof s);   /* NODE re-read: sub() may move it */
+	memcpy((char *)&NODE + single, &s, sizeof s); /* NODE re-read: sub() may move it */
 	return 0;
 }
 
@@ -515,14 +574,15 @@ static int kw_one(struct compiler *c, uint32_t idx, const struct kw *kw, json_t 
 		return kw_slot(c, idx, k, v, count, bit, single);
 	switch (kw->id) {
 	case K_SCHEMA:
-		return json_is_string(v) ? 0 : kfail(c, idx, k, NULL, -1, "'$schema' must be a string");
+		return json_is_string(v) ? 0 :
+		                           kfail(c, idx, k, NULL, -1, "'$schema' must be a string");
 	case K_REF:
 		if (!json_is_string(v))
 			return kfail(c, idx, k, NULL, -1, "'$ref' must be a string");
 		single = comp_resolve_ref(c, idx, json_string_value(v), "$ref");
 		if (single == SN_NONE)
 			return -1;
-		NODE.ref = (uint32_t)single;   /* assigned after the call: it may move NODE */
+		NODE.ref = (uint32_t)single; /* assigned after the call: it may move NODE */
 		return 0;
 	case K_DYNREF:
 		/* only inside the built-in metaschemas, where every "#meta" names
@@ -547,17 +607,21 @@ static int kw_one(struct compiler *c, uint32_t idx, const struct kw *kw, json_t 
 	case K_PATTERN:
 		if (!json_is_string(v))
 			return kfail(c, idx, k, NULL, -1, "'pattern' must be a string");
-		return regex_compile(c, idx, k, NULL, json_string_value(v), json_string_length(v), &NODE.pattern);
+		return regex_compile(c, idx, k, NULL, json_string_value(v), json_string_length(v),
+		                     &NODE.pattern);
 	case K_FORMAT:
 		if (!json_is_string(v))
 			return kfail(c, idx, k, NULL, -1, "'format' must be a string");
 		NODE.format_name = json_string_value(v);
 		if (!c->o->assert_format)
-			return 0;   /* an annotation, as both drafts specify by default */
+			return 0; /* an annotation, as both drafts specify by default */
 		if ((NODE.format = format_lookup(json_string_value(v))) == SF_NONE)
-			return kfail(c, idx, k, NULL, -1, "format '%.100s' cannot be asserted (asserted formats: "
-			             "date-time, date, time, email, uri, uuid, ipv4, ipv6); compile without "
-			             "format assertion to keep it an annotation", json_string_value(v));
+			return kfail(
+			        c, idx, k, NULL, -1,
+			        "format '%.100s' cannot be asserted (asserted formats: "
+			        "date-time, date, time, email, uri, uuid, ipv4, ipv6); compile without "
+			        "format assertion to keep it an annotation",
+			        json_string_value(v));
 		return 0;
 	case K_UNIQUE:
 		if (!json_is_boolean(v))
@@ -582,11 +646,28 @@ static int kw_one(struct compiler *c, uint32_t idx, const struct kw *kw, json_t 
 	case K_DEPREQ:
 	case K_DEPSCH:
 	case K_DEPS: return kw_deps(c, idx, k, kw->id, v);
-	case K_ALLOF: { struct slist l; if (sub_list(c, idx, k, v, &l) < 0) return -1; NODE.all_of = l; return 0; }
-	case K_ANYOF: { struct slist l; if (sub_list(c, idx, k, v, &l) < 0) return -1; NODE.any_of = l; return 0; }
-	case K_ONEOF: { struct slist l; if (sub_list(c, idx, k, v, &l) < 0) return -1; NODE.one_of = l; return 0; }
-	default:
-		return 0;   /* annotations, $id, $defs */
+	case K_ALLOF: {
+		struct slist l;
+		if (sub_list(c, idx, k, v, &l) < 0)
+			return -1;
+		NODE.all_of = l;
+		return 0;
+	}
+	case K_ANYOF: {
+		struct slist l;
+		if (sub_list(c, idx, k, v, &l) < 0)
+			return -1;
+		NODE.any_of = l;
+		return 0;
+	}
+	case K_ONEOF: {
+		struct slist l;
+		if (sub_list(c, idx, k, v, &l) < 0)
+			return -1;
+		NODE.one_of = l;
+		return 0;
+	}
+	default: return 0; /* annotations, $id, $defs */
 	}
 	return 0;
 }
@@ -597,10 +678,14 @@ static int kw_one(struct compiler *c, uint32_t idx, const struct kw *kw, json_t 
 static int ref07_siblings(struct compiler *c, uint32_t idx, json_t *j)
 {
 	for (void *it = json_object_iter(j); it; it = json_object_iter_next(j, it)) {
-		const struct kw *kw = kw_find(json_object_iter_key(it), json_object_iter_key_len(it));
+		const struct kw *kw =
+		        kw_find(json_object_iter_key(it), json_object_iter_key_len(it));
 		if (kw && kw->cls != C_ANNOT && kw->id != K_REF)
-			return kfail(c, idx, kw->name, NULL, -1, "draft-07 ignores '%s' beside '$ref', so it would "
-			             "not be enforced: put both in an allOf, or declare 2020-12 in $schema", kw->name);
+			return kfail(
+			        c, idx, kw->name, NULL, -1,
+			        "draft-07 ignores '%s' beside '$ref', so it would "
+			        "not be enforced: put both in an allOf, or declare 2020-12 in $schema",
+			        kw->name);
 	}
 	json_t *ref = json_object_get(j, "$ref");
 	return kw_one(c, idx, kw_find("$ref", 4), ref, &(struct tmp){ 0 });
@@ -621,8 +706,10 @@ static int finish_arrays(struct compiler *c, uint32_t idx, enum schema_draft dra
 		rest = t->additional_items;
 	} else if (t->items) {
 		if (json_is_array(t->items))
-			return kfail(c, idx, "items", NULL, -1, "in 2020-12 'items' takes one schema; "
-			             "use 'prefixItems' for a tuple (or declare draft-07 in $schema)");
+			return kfail(
+			        c, idx, "items", NULL, -1,
+			        "in 2020-12 'items' takes one schema; "
+			        "use 'prefixItems' for a tuple (or declare draft-07 in $schema)");
 		rest = t->items;
 	}
 	if (t->prefix_items) {
@@ -668,26 +755,31 @@ int comp_keywords(struct compiler *c, uint32_t idx)
 		if (!kw) {
 			const struct kw *near = strncmp(key, "x-", 2) ? kw_near_miss(key) : NULL;
 			if (near)
-				return kfail(c, idx, key, NULL, -1, "unknown keyword '%s': did you mean '%s'? "
-				             "(keywords are case-sensitive)", key, near->name);
-			continue;   /* an extension or annotation of the author's */
+				return kfail(c, idx, key, NULL, -1,
+				             "unknown keyword '%s': did you mean '%s'? "
+				             "(keywords are case-sensitive)",
+				             key, near->name);
+			continue; /* an extension or annotation of the author's */
 		}
 		if (kw->cls == C_REFUSE && !(meta && kw->id == K_DYNREF))
-			return kfail(c, idx, kw->name, NULL, -1, "keyword '%s' is not supported (%s); "
-			             "the schema is refused rather than validated less strictly than it says",
-			             kw->name, kw->hint);
+			return kfail(
+			        c, idx, kw->name, NULL, -1,
+			        "keyword '%s' is not supported (%s); "
+			        "the schema is refused rather than validated less strictly than it says",
+			        kw->name, kw->hint);
 		if (!(kw->drafts & dbit)) {
 			if (kw->cls == C_ANNOT)
 				continue;
-			return kfail(c, idx, kw->name, NULL, -1, "'%s' is not a %s keyword: %s", kw->name,
-			             draft == SCHEMA_DRAFT_07 ? "draft-07" : "2020-12", kw->hint);
+			return kfail(c, idx, kw->name, NULL, -1, "'%s' is not a %s keyword: %s",
+			             kw->name, draft == SCHEMA_DRAFT_07 ? "draft-07" : "2020-12",
+			             kw->hint);
 		}
 		if (kw_one(c, idx, kw, json_object_iter_value(it), &t) < 0)
 			return -1;
 	}
 	if (finish_arrays(c, idx, draft, &t) < 0)
 		return -1;
-	if (NODE.if_ == SN_NONE)   /* then/else without if are ignored (spec) */
+	if (NODE.if_ == SN_NONE) /* then/else without if are ignored (spec) */
 		NODE.then_ = NODE.else_ = SN_NONE;
 	return 0;
 }
@@ -695,7 +787,14 @@ int comp_keywords(struct compiler *c, uint32_t idx)
 static size_t edges(const struct snode *n, uint32_t *out, bool all)
 {
 	size_t k = 0;
-#define EDGE(x) do { if ((x) != SN_NONE) { if (out) out[k] = (x); k++; } } while (0)
+#define EDGE(x)                                                                                    \
+	do {                                                                                       \
+		if ((x) != SN_NONE) {                                                              \
+			if (out)                                                                   \
+				out[k] = (x);                                                      \
+			k++;                                                                       \
+		}                                                                                  \
+	} while (0)
 	EDGE(n->ref);
 	EDGE(n->not_);
 	EDGE(n->if_);

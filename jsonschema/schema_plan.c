@@ -18,8 +18,8 @@ static int plan_nomem(struct compiler *c)
 	return -1;
 }
 
-#define PERFECT_MAX_PROPS 64    /* ptab holds indexes in a byte */
-#define PERFECT_SEEDS 512
+#define PERFECT_MAX_PROPS 64 /* ptab holds indexes in a byte */
+#define PERFECT_SEEDS     512
 
 /* Looks for a multiplier that sends the signatures of all props to
  * distinct slots of a table of 2^bits, trying a fixed sequence of odd
@@ -44,7 +44,8 @@ static int find_perfect(struct snode *n)
 			memset(tab, 0, size);
 			size_t k = 0;
 			for (; k < n->nprops; k++) {
-				uint32_t slot = (skey_sig(n->props[k].name, n->props[k].len) * m) >> (32 - b);
+				uint32_t slot = (skey_sig(n->props[k].name, n->props[k].len) * m) >>
+				        (32 - b);
 				if (tab[slot])
 					break;
 				tab[slot] = (uint8_t)(k + 1);
@@ -160,9 +161,10 @@ static void chain_declared(struct compiler *c, uint32_t idx, struct snode *n)
 	json_t *decl = n->nprops ? json_object_get(c->pend[idx].json, "properties") : NULL;
 	struct sprop *prev = NULL;
 	for (void *it = json_object_iter(decl); it; it = json_object_iter_next(decl, it)) {
-		const struct sprop *p = sprop_find(n, json_object_iter_key(it), json_object_iter_key_len(it));
+		const struct sprop *p =
+		        sprop_find(n, json_object_iter_key(it), json_object_iter_key_len(it));
 		if (!p)
-			continue;   /* not compiled as a property (cannot happen) */
+			continue; /* not compiled as a property (cannot happen) */
 		uint32_t k = (uint32_t)(p - n->props);
 		if (prev)
 			prev->next_decl = k;
@@ -178,11 +180,19 @@ static void chain_declared(struct compiler *c, uint32_t idx, struct snode *n)
  * further. The validator's first test on a value (eval_scalar). */
 static uint8_t settled_types(const struct snode *n)
 {
-	static const struct { json_type jt; uint16_t st; uint8_t group; } kinds[] = {
-		{ JSON_OBJECT, ST_OBJ, 0 }, { JSON_ARRAY, ST_ARR, 0 },
-		{ JSON_STRING, ST_STR, SP_STR }, { JSON_INTEGER, ST_INT, SP_NUM },
-		{ JSON_REAL, ST_INT | ST_NUM, SP_NUM }, { JSON_TRUE, ST_BOOL, 0 },
-		{ JSON_FALSE, ST_BOOL, 0 }, { JSON_NULL, ST_NULL, 0 },
+	static const struct {
+		json_type jt;
+		uint16_t st;
+		uint8_t group;
+	} kinds[] = {
+		{ JSON_OBJECT, ST_OBJ, 0 },
+		{ JSON_ARRAY, ST_ARR, 0 },
+		{ JSON_STRING, ST_STR, SP_STR },
+		{ JSON_INTEGER, ST_INT, SP_NUM },
+		{ JSON_REAL, ST_INT | ST_NUM, SP_NUM },
+		{ JSON_TRUE, ST_BOOL, 0 },
+		{ JSON_FALSE, ST_BOOL, 0 },
+		{ JSON_NULL, ST_NULL, 0 },
 	};
 	uint8_t bits = 0;
 	if (n->plan & SP_VALUES)
@@ -202,7 +212,7 @@ static void mark_leaves(const struct compiler *c, struct snode *n)
 	for (size_t k = 0; k < n->nprops; k++) {
 		const struct snode *sub = &c->s->nodes[n->props[k].sub];
 		n->props[k].leaf = sub->kind == SN_OBJECT && !sub->shared &&
-		                   !(plan_of(sub) & (SP_APPLY | SP_ARR | SP_OBJ));
+		        !(plan_of(sub) & (SP_APPLY | SP_ARR | SP_OBJ));
 	}
 }
 
@@ -213,7 +223,7 @@ int comp_finish_node(struct compiler *c, uint32_t idx)
 		return 0;
 	n->plan = plan_of(n);
 	if (!(n->has & SK_TYPE))
-		n->types = ST_ALL;   /* one test for type, with or without the keyword */
+		n->types = ST_ALL; /* one test for type, with or without the keyword */
 	n->settled = settled_types(n);
 	n->nenum = n->enum_v ? json_array_size(n->enum_v) : 0;
 	/* bad comparisons, as bits (c + 1): above; at or above; below; at or

@@ -9,7 +9,7 @@
 #include "jsonptr.h"
 #include "schema_internal.h"
 
-struct uri {          /* slices of one string; absent parts have ptr NULL */
+struct uri { /* slices of one string; absent parts have ptr NULL */
 	const char *scheme, *auth, *path, *query, *frag;
 	size_t scheme_n, auth_n, path_n, query_n, frag_n;
 };
@@ -203,7 +203,10 @@ int json_pointer_lookup(json_t *root, const char *frag, json_t **out)
 }
 
 /* The built-in metaschemas by the $id they declare. */
-static const struct { const char *uri, *file; enum schema_draft draft; } metas[] = {
+static const struct {
+	const char *uri, *file;
+	enum schema_draft draft;
+} metas[] = {
 	{ "http://json-schema.org/draft-07/schema", "draft-07", SCHEMA_DRAFT_07 },
 	{ "https://json-schema.org/draft/2020-12/schema", "2020-12", SCHEMA_DRAFT_2020_12 },
 	{ "https://json-schema.org/draft/2020-12/meta/core", "2020-12-meta-core", 0 },
@@ -211,7 +214,8 @@ static const struct { const char *uri, *file; enum schema_draft draft; } metas[]
 	{ "https://json-schema.org/draft/2020-12/meta/unevaluated", "2020-12-meta-unevaluated", 0 },
 	{ "https://json-schema.org/draft/2020-12/meta/validation", "2020-12-meta-validation", 0 },
 	{ "https://json-schema.org/draft/2020-12/meta/meta-data", "2020-12-meta-meta-data", 0 },
-	{ "https://json-schema.org/draft/2020-12/meta/format-annotation", "2020-12-meta-format-annotation", 0 },
+	{ "https://json-schema.org/draft/2020-12/meta/format-annotation",
+	  "2020-12-meta-format-annotation", 0 },
 	{ "https://json-schema.org/draft/2020-12/meta/content", "2020-12-meta-content", 0 },
 };
 

@@ -27,13 +27,13 @@
 
 #include "schema_internal.h"
 
-#define SRE_MAX_POS 64         /* NFA positions (a set with its repeats) */
-#define SRE_MAX_STATES 128     /* DFA states */
+#define SRE_MAX_POS    64  /* NFA positions (a set with its repeats) */
+#define SRE_MAX_STATES 128 /* DFA states */
 
 /* ---- parsing into positions -------------------------------------------- */
 
 struct pos {
-	uint64_t set[2];           /* the ASCII bytes this position takes */
+	uint64_t set[2]; /* the ASCII bytes this position takes */
 	bool optional, loop;
 };
 
@@ -106,12 +106,12 @@ static int parse_class(const char *s, size_t len, size_t *i, uint64_t set[2])
 {
 	size_t k = *i + 1;
 	if (k >= len || s[k] == '^' || s[k] == ']')
-		return -1;   /* negated (takes non-ASCII) or empty */
+		return -1; /* negated (takes non-ASCII) or empty */
 	while (k < len && s[k] != ']') {
 		if (s[k] == '\\' && k + 1 < len && class_escape(s[k + 1], set)) {
 			k += 2;
 			if (k < len && s[k] == '-' && k + 1 < len && s[k + 1] != ']')
-				return -1;   /* "[\d-z]": a range from a set */
+				return -1; /* "[\d-z]": a range from a set */
 			continue;
 		}
 		int lo = class_literal(s, len, &k);
@@ -126,7 +126,7 @@ static int parse_class(const char *s, size_t len, size_t *i, uint64_t set[2])
 				return -1;
 			set_add(set, (unsigned)lo, (unsigned)hi);
 			if (k + 1 < len && s[k] == '-' && s[k + 1] != ']')
-				return -1;   /* "[a-c-e]": read differently by dialects */
+				return -1; /* "[a-c-e]": read differently by dialects */
 			continue;
 		}
 		set_add(set, (unsigned)lo, (unsigned)lo);
@@ -160,9 +160,21 @@ static int parse_quant(const char *s, size_t len, size_t *i, unsigned *min, unsi
 	if (*i >= len)
 		return 0;
 	switch (s[*i]) {
-	case '*': *min = 0; *max = UINT32_MAX; (*i)++; break;
-	case '+': *min = 1; *max = UINT32_MAX; (*i)++; break;
-	case '?': *min = 0; *max = 1; (*i)++; break;
+	case '*':
+		*min = 0;
+		*max = UINT32_MAX;
+		(*i)++;
+		break;
+	case '+':
+		*min = 1;
+		*max = UINT32_MAX;
+		(*i)++;
+		break;
+	case '?':
+		*min = 0;
+		*max = 1;
+		(*i)++;
+		break;
 	case '{': {
 		size_t k = *i + 1;
 		if (parse_count(s, len, &k, min) < 0)
@@ -179,8 +191,7 @@ static int parse_quant(const char *s, size_t len, size_t *i, unsigned *min, unsi
 		*i = k + 1;
 		break;
 	}
-	default:
-		return 0;
+	default: return 0;
 	}
 	/* lazy (same verdicts, but keep the subset plain) or possessive
 	 * (different verdicts) */
@@ -193,7 +204,7 @@ static int add_positions(struct nfa *a, const uint64_t set[2], unsigned min, uns
 {
 	unsigned count = max == UINT32_MAX ? (min ? min : 1) : max;
 	if (count == 0)
-		return 0;   /* "x{0}" matches the empty string */
+		return 0; /* "x{0}" matches the empty string */
 	if (a->n + count > SRE_MAX_POS)
 		return -1;
 	for (unsigned k = 0; k < count; k++) {
@@ -276,11 +287,14 @@ struct build {
 	uint64_t follow[SRE_MAX_POS];
 	uint64_t first, accept_pos;
 	bool empty_ok;
-	uint64_t colmask[129];     /* per byte class: positions taking it */
+	uint64_t colmask[129]; /* per byte class: positions taking it */
 	unsigned ncls;
 	/* a DFA state: the positions that consumed the last byte, plus
 	 * whether it is the start (nothing consumed) or a sink */
-	struct dstate { uint64_t set; uint8_t kind; } st[SRE_MAX_STATES];
+	struct dstate {
+		uint64_t set;
+		uint8_t kind;
+	} st[SRE_MAX_STATES];
 	unsigned nst;
 };
 
@@ -334,7 +348,7 @@ static struct sre *build_dfa(struct build *b, const uint8_t cls[256])
 	if (state_id(b, (struct dstate){ 0, DS_START }) < 0)
 		return NULL;
 	/* states are numbered as found; each row is filled once */
-	uint8_t (*rows)[129] = malloc(SRE_MAX_STATES * sizeof *rows);
+	uint8_t(*rows)[129] = malloc(SRE_MAX_STATES * sizeof *rows);
 	if (!rows)
 		return NULL;
 	for (unsigned k = 0; k < b->nst; k++) {
@@ -342,7 +356,7 @@ static struct sre *build_dfa(struct build *b, const uint8_t cls[256])
 			int id = state_id(b, step(b, &b->st[k], e));
 			if (id < 0) {
 				free(rows);
-				return NULL;   /* too many states: PCRE2 will do */
+				return NULL; /* too many states: PCRE2 will do */
 			}
 			rows[k][e] = (uint8_t)id;
 		}

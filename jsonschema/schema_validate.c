@@ -16,7 +16,7 @@
  * in-place applicators, memoized shared nodes and the entry. The per-node
  * hot path is in schema_validate_types.c.
  */
-#define _GNU_SOURCE   /* vasprintf */
+#define _GNU_SOURCE /* vasprintf */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,8 +84,8 @@ nomem:
 	return -1;
 }
 
-__attribute__((format(printf, 3, 0)))
-static void vemit(struct vctx *x, struct dsink *k, const char *fmt, va_list ap)
+__attribute__((format(printf, 3, 0))) static void vemit(struct vctx *x, struct dsink *k,
+                                                        const char *fmt, va_list ap)
 {
 	char *msg = NULL;
 	if (vasprintf(&msg, fmt, ap) < 0)
@@ -93,8 +93,7 @@ static void vemit(struct vctx *x, struct dsink *k, const char *fmt, va_list ap)
 	sink_push(x, k, render_pointer(x), msg);
 }
 
-__attribute__((format(printf, 2, 3)))
-void sv_emit(struct vctx *x, const char *fmt, ...)
+__attribute__((format(printf, 2, 3))) void sv_emit(struct vctx *x, const char *fmt, ...)
 {
 	if (!x->sink)
 		return;
@@ -117,8 +116,7 @@ void sv_emit_buf(struct vctx *x, struct buf *b)
 
 /* A problem that stops validation (depth, memory): reported to the top
  * sink whatever branch is being explored. */
-__attribute__((format(printf, 2, 3)))
-void sv_fatal(struct vctx *x, const char *fmt, ...)
+__attribute__((format(printf, 2, 3))) void sv_fatal(struct vctx *x, const char *fmt, ...)
 {
 	if (x->fatal)
 		return;
@@ -134,9 +132,13 @@ void sv_fatal(struct vctx *x, const char *fmt, ...)
 
 static void add_types(struct buf *b, uint16_t mask)
 {
-	static const struct { uint16_t bit; const char *word; } order[] = {
-		{ ST_STR, "string" }, { ST_NUM, "number" }, { ST_INT, "integer" },
-		{ ST_BOOL, "boolean" }, { ST_OBJ, "object" }, { ST_ARR, "array" }, { ST_NULL, "null" },
+	static const struct {
+		uint16_t bit;
+		const char *word;
+	} order[] = {
+		{ ST_STR, "string" },   { ST_NUM, "number" }, { ST_INT, "integer" },
+		{ ST_BOOL, "boolean" }, { ST_OBJ, "object" }, { ST_ARR, "array" },
+		{ ST_NULL, "null" },
 	};
 	const char *words[7];
 	size_t n = 0;
@@ -144,7 +146,7 @@ static void add_types(struct buf *b, uint16_t mask)
 		if (!(mask & order[i].bit))
 			continue;
 		if (order[i].bit == ST_INT && (mask & ST_NUM))
-			continue;   /* "number" already admits integers */
+			continue; /* "number" already admits integers */
 		words[n++] = order[i].word;
 	}
 	for (size_t i = 0; i < n; i++)
@@ -190,7 +192,7 @@ static void *arena_malloc(PCRE2_SIZE n, void *data)
 	if (n <= sizeof a->buf - a->used) {
 		void *p = a->buf + a->used;
 		a->used += n;
-		memset(p, 0, n);   /* stack bytes: keep them defined for checkers */
+		memset(p, 0, n); /* stack bytes: keep them defined for checkers */
 		return p;
 	}
 	return malloc(n);
@@ -207,7 +209,7 @@ static void arena_free(void *p, void *data)
 static uint64_t coarse_ms(void)
 {
 	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);   /* vDSO, no syscall */
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts); /* vDSO, no syscall */
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
@@ -218,8 +220,10 @@ static bool regex_over_budget(struct vctx *x)
 {
 	if (x->regex_calls++ % 8 || coarse_ms() - x->regex_start_ms <= SCHEMA_REGEX_BUDGET_MS)
 		return false;
-	sv_fatal(x, "the patterns took more than %u ms on this instance: not validated; send "
-	         "fewer or shorter values", SCHEMA_REGEX_BUDGET_MS);
+	sv_fatal(x,
+	         "the patterns took more than %u ms on this instance: not validated; send "
+	         "fewer or shorter values",
+	         SCHEMA_REGEX_BUDGET_MS);
 	return true;
 }
 
@@ -242,8 +246,9 @@ int sv_regex_match_pcre2(struct vctx *x, const struct sregex *re, const char *st
 	}
 	/* compiled with PCRE2_MATCH_INVALID_UTF: no separate UTF-8 pass over the
 	 * subject, and a string built without jansson's checks is still safe */
-	int rc = re->jit ? pcre2_jit_match(re->code, (PCRE2_SPTR)str, len, 0, 0, x->md, x->s->mctx)
-	                 : pcre2_match(re->code, (PCRE2_SPTR)str, len, 0, 0, x->md, x->s->mctx);
+	int rc = re->jit ?
+	        pcre2_jit_match(re->code, (PCRE2_SPTR)str, len, 0, 0, x->md, x->s->mctx) :
+	        pcre2_match(re->code, (PCRE2_SPTR)str, len, 0, 0, x->md, x->s->mctx);
 	if (rc >= 0)
 		return 1;
 	return rc == PCRE2_ERROR_NOMATCH ? 0 : -1;
@@ -345,8 +350,9 @@ static int eval_alternatives(struct vctx *x, const struct slist *l, const json_t
 	} else if (matches == 1 || (!one && matches)) {
 		ok = 1;
 	} else if (matches > 1) {
-		sv_emit(x, "must match exactly one of the %zu alternatives in oneOf, but matches #%zu and #%zu",
-		     l->n, first, done - 1);
+		sv_emit(x,
+		        "must match exactly one of the %zu alternatives in oneOf, but matches #%zu and #%zu",
+		        l->n, first, done - 1);
 	} else {
 		summarize(x, br, done, json_value_type(inst), one);
 	}
@@ -404,7 +410,8 @@ int sv_eval_applicators(struct vctx *x, const struct snode *n, const json_t *ins
 
 static size_t memo_slot(const struct memo *m, uint32_t node, const json_t *inst)
 {
-	uint64_t h = ((uint64_t)(uintptr_t)inst * 0x9e3779b97f4a7c15ULL) ^ (node * 0xff51afd7ed558ccdULL);
+	uint64_t h = ((uint64_t)(uintptr_t)inst * 0x9e3779b97f4a7c15ULL) ^
+	        (node * 0xff51afd7ed558ccdULL);
 	size_t i = (size_t)(h >> 17) & (m->cap - 1);
 	while (m->v[i].inst && (m->v[i].inst != inst || m->v[i].node != node))
 		i = (i + 1) & (m->cap - 1);
@@ -451,8 +458,7 @@ static struct memo_ent *memo_put(struct vctx *x, uint32_t node, const json_t *in
 /* A shared node is evaluated once per instance value; later visits reuse
  * the verdict. In diagnostic mode its failures are explained the first
  * time and referred to afterwards. */
-__attribute__((noinline))
-static int eval_shared(struct vctx *x, uint32_t ni, const json_t *inst)
+__attribute__((noinline)) static int eval_shared(struct vctx *x, uint32_t ni, const json_t *inst)
 {
 	const struct snode *n = &x->s->nodes[ni];
 	struct memo_ent *e = memo_find(x, ni, inst);
@@ -538,7 +544,7 @@ static void memo_release(struct memo *m)
 static void vctx_release(struct vctx *x)
 {
 	if (!x->gctx)
-		return;   /* no PCRE2 match ran: nothing was made */
+		return; /* no PCRE2 match ran: nothing was made */
 	pcre2_match_data_free(x->md);
 	pcre2_general_context_free(x->gctx);
 	x->md = NULL;

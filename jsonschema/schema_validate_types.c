@@ -27,9 +27,9 @@
 /* ---- keywords by instance type ------------------------------------------ */
 
 /* "must be WHAT LIMIT, got VALUE" (cold: kept out of eval_number) */
-__attribute__((noinline, cold))
-static void emit_number(struct vctx *x, const char *what, const char *op, const json_t *limit,
-                        const json_t *inst)
+__attribute__((noinline, cold)) static void emit_number(struct vctx *x, const char *what,
+                                                        const char *op, const json_t *limit,
+                                                        const json_t *inst)
 {
 	if (!x->sink)
 		return;
@@ -43,8 +43,8 @@ static void emit_number(struct vctx *x, const char *what, const char *op, const 
 
 /* Integers against integer bounds compare exactly, without converting;
  * anything else compares in long double (as num_cmp). */
-__attribute__((always_inline))
-static inline int eval_number(struct vctx *x, const struct snode *n, const json_t *inst)
+__attribute__((always_inline)) static inline int eval_number(struct vctx *x, const struct snode *n,
+                                                             const json_t *inst)
 {
 	int ok = 1;
 	bool inst_int = json_is_integer(inst);
@@ -59,7 +59,8 @@ static inline int eval_number(struct vctx *x, const struct snode *n, const json_
 		if (inst_int && l->is_int) {
 			c = (iv > l->i) - (iv < l->i);
 		} else {
-			long double v = inst_int ? (long double)iv : (long double)json_real_value(inst);
+			long double v =
+			        inst_int ? (long double)iv : (long double)json_real_value(inst);
 			c = (v > l->ld) - (v < l->ld);
 		}
 		if (!(l->bad >> (c + 1) & 1))
@@ -73,21 +74,21 @@ static inline int eval_number(struct vctx *x, const struct snode *n, const json_
 /* The string keywords the hot path could not settle: lengths in code
  * points, the pattern (m: the DFA's verdict, or SRE_UNDECIDED to ask
  * PCRE2), the asserted format, in the order of their diagnostics. */
-__attribute__((noinline))
-static int eval_string_slow(struct vctx *x, const struct snode *n, const char *str, size_t len,
-                            bool count, int m)
+__attribute__((noinline)) static int eval_string_slow(struct vctx *x, const struct snode *n,
+                                                      const char *str, size_t len, bool count,
+                                                      int m)
 {
 	int ok = 1;
 	if (count) {
 		size_t cp = utf8_count(str, len);
 		if ((n->has & SK_MIN_LEN) && cp < n->min_len) {
 			sv_emit(x, "must be at least %zu character%s long, got %zu", n->min_len,
-			     n->min_len == 1 ? "" : "s", cp);
+			        n->min_len == 1 ? "" : "s", cp);
 			FAIL();
 		}
 		if ((n->has & SK_MAX_LEN) && cp > n->max_len) {
 			sv_emit(x, "must be at most %zu character%s long, got %zu", n->max_len,
-			     n->max_len == 1 ? "" : "s", cp);
+			        n->max_len == 1 ? "" : "s", cp);
 			FAIL();
 		}
 	}
@@ -96,9 +97,11 @@ static int eval_string_slow(struct vctx *x, const struct snode *n, const char *s
 			m = sv_regex_match_pcre2(x, &n->pattern, str, len);
 		if (m == 0)
 			sv_emit(x, "must match the pattern '%.200s'", n->pattern.src);
-		else if (m < 0)   /* fatal: under 'not' or 'if', a plain failure would pass */
-			sv_fatal(x, "could not be checked against the pattern '%.200s' (regex match "
-			         "limit reached); send a shorter or simpler value", n->pattern.src);
+		else if (m < 0) /* fatal: under 'not' or 'if', a plain failure would pass */
+			sv_fatal(x,
+			         "could not be checked against the pattern '%.200s' (regex match "
+			         "limit reached); send a shorter or simpler value",
+			         n->pattern.src);
 		if (m != 1)
 			FAIL();
 	}
@@ -114,11 +117,11 @@ static int eval_string_slow(struct vctx *x, const struct snode *n, const char *s
  * minLength and maxLength (a string has between len / 4 and len code
  * points: counting is needed only in between) and the pattern's DFA
  * matches; anything else is eval_string_slow's. */
-__attribute__((always_inline))
-static inline int eval_string(struct vctx *x, const struct snode *n, const char *str, size_t len)
+__attribute__((always_inline)) static inline int eval_string(struct vctx *x, const struct snode *n,
+                                                             const char *str, size_t len)
 {
 	bool count = ((n->has & SK_MAX_LEN) && len > n->max_len) ||
-	             ((n->has & SK_MIN_LEN) && len / 4 < n->min_len);
+	        ((n->has & SK_MIN_LEN) && len / 4 < n->min_len);
 	int m = 1;
 	if (n->pattern.code)
 		m = n->pattern.fast ? sre_match(n->pattern.fast, str, len) : SRE_UNDECIDED;
@@ -130,8 +133,7 @@ static inline int eval_string(struct vctx *x, const struct snode *n, const char 
 /* ---- const, enum, and the keywords of a scalar --------------------------- */
 
 /* "must be one of A, B, C" */
-__attribute__((noinline, cold))
-static void emit_enum(struct vctx *x, const struct snode *n)
+__attribute__((noinline, cold)) static void emit_enum(struct vctx *x, const struct snode *n)
 {
 	if (!x->sink)
 		return;
@@ -142,7 +144,8 @@ static void emit_enum(struct vctx *x, const struct snode *n)
 		json_t *v = json_array_get(n->enum_v, i);
 		buf_adds(&b, i ? ", " : "");
 		if (json_is_string(v))
-			buf_add(&b, json_string_value(v), json_string_length(v) > 60 ? 60 : json_string_length(v));
+			buf_add(&b, json_string_value(v),
+			        json_string_length(v) > 60 ? 60 : json_string_length(v));
 		else
 			buf_add_value(&b, v, 60);
 	}
@@ -152,8 +155,8 @@ static void emit_enum(struct vctx *x, const struct snode *n)
 }
 
 /* const: 1 equal, 0 not (explained, or sv_fatal when too deep). */
-__attribute__((noinline))
-static int eval_const(struct vctx *x, const struct snode *n, const json_t *inst)
+__attribute__((noinline)) static int eval_const(struct vctx *x, const struct snode *n,
+                                                const json_t *inst)
 {
 	int r = json_equal_value(n->const_v, inst, 0);
 	if (r < 0)
@@ -169,8 +172,7 @@ static int eval_const(struct vctx *x, const struct snode *n, const json_t *inst)
 
 /* An enum with an item other than a string: JSON equality with each.
  * 1 found, 0 not, -1 too deep to compare. */
-__attribute__((noinline))
-static int enum_find_value(const struct snode *n, const json_t *inst)
+__attribute__((noinline)) static int enum_find_value(const struct snode *n, const json_t *inst)
 {
 	int r = 0;
 	for (size_t i = 0; i < n->nenum && r == 0; i++)
@@ -180,8 +182,8 @@ static int enum_find_value(const struct snode *n, const json_t *inst)
 
 /* An enum of strings only (the usual fixed choices): str is one of them,
  * compared by length first. */
-__attribute__((always_inline))
-static inline bool enum_has_string(const struct snode *n, const char *str, size_t len)
+__attribute__((always_inline)) static inline bool enum_has_string(const struct snode *n,
+                                                                  const char *str, size_t len)
 {
 	for (size_t i = 0; i < n->nenum; i++)
 		if (n->enum_strs[i].len == len && bytes_equal(n->enum_strs[i].name, str, len))
@@ -190,15 +192,16 @@ static inline bool enum_has_string(const struct snode *n, const char *str, size_
 }
 
 /* const and enum. str, len: inst's bytes when it is a string, else NULL. */
-__attribute__((always_inline))
-static inline int eval_values(struct vctx *x, const struct snode *n, const json_t *inst,
-                              const char *str, size_t len)
+__attribute__((always_inline)) static inline int eval_values(struct vctx *x, const struct snode *n,
+                                                             const json_t *inst, const char *str,
+                                                             size_t len)
 {
 	int ok = 1;
 	if (n->const_v && !eval_const(x, n, inst))
 		FAIL();
 	if (n->enum_v) {
-		int r = n->enum_strs ? str && enum_has_string(n, str, len) : enum_find_value(n, inst);
+		int r = n->enum_strs ? str && enum_has_string(n, str, len) :
+		                       enum_find_value(n, inst);
 		if (r < 0)
 			sv_fatal(x, "could not compare with 'enum' (nesting too deep)");
 		if (r == 0)
@@ -212,12 +215,12 @@ static inline int eval_values(struct vctx *x, const struct snode *n, const json_
 /* The keywords of n that look at the value itself: type, const and enum,
  * and those of numbers and strings. Nothing here calls back into the
  * evaluator, so a leaf is exactly this. */
-__attribute__((always_inline))
-static inline int eval_scalar(struct vctx *x, const struct snode *n, const json_t *inst)
+__attribute__((always_inline)) static inline int eval_scalar(struct vctx *x, const struct snode *n,
+                                                             const json_t *inst)
 {
 	json_type jt = json_typeof(inst);
 	if ((unsigned)jt < 8 && (n->settled >> jt & 1))
-		return 1;   /* the right type, and nothing else to ask of it */
+		return 1; /* the right type, and nothing else to ask of it */
 	unsigned t = json_value_type(inst);
 	int ok = 1;
 	bool type_failed = false;
@@ -252,8 +255,10 @@ static int eval_items(struct vctx *x, const struct snode *n, const json_t *inst,
 		if (sub == SN_NONE)
 			break;
 		if (x->s->nodes[sub].kind == SN_FALSE && i >= n->prefix.n) {
-			sv_emit(x, "must have at most %zu item%s, got %zu (no items beyond the first %zu "
-			     "are allowed)", n->prefix.n, n->prefix.n == 1 ? "" : "s", size, n->prefix.n);
+			sv_emit(x,
+			        "must have at most %zu item%s, got %zu (no items beyond the first %zu "
+			        "are allowed)",
+			        n->prefix.n, n->prefix.n == 1 ? "" : "s", size, n->prefix.n);
 			FAIL();
 			break;
 		}
@@ -272,7 +277,7 @@ static int eval_contains(struct vctx *x, const struct snode *n, const json_t *in
 	size_t found = 0;
 	bool has_max = n->has & SK_MAX_CONTAINS;
 	struct dsink *saved = x->sink;
-	x->sink = NULL;   /* items that do not match are not failures */
+	x->sink = NULL; /* items that do not match are not failures */
 	for (size_t i = 0; i < size && !x->fatal; i++) {
 		if (sv_push_index(x, i) < 0)
 			break;
@@ -290,13 +295,15 @@ static int eval_contains(struct vctx *x, const struct snode *n, const json_t *in
 		if (n->min_contains == 1)
 			sv_emit(x, "must contain at least one item matching the 'contains' schema");
 		else
-			sv_emit(x, "must contain at least %zu items matching the 'contains' schema, got %zu",
-			     n->min_contains, found);
+			sv_emit(x,
+			        "must contain at least %zu items matching the 'contains' schema, got %zu",
+			        n->min_contains, found);
 		return 0;
 	}
 	if (has_max && found > n->max_contains) {
-		sv_emit(x, "must contain at most %zu item%s matching the 'contains' schema, got more",
-		     n->max_contains, n->max_contains == 1 ? "" : "s");
+		sv_emit(x,
+		        "must contain at most %zu item%s matching the 'contains' schema, got more",
+		        n->max_contains, n->max_contains == 1 ? "" : "s");
 		return 0;
 	}
 	return 1;
@@ -307,20 +314,24 @@ static int eval_array(struct vctx *x, const struct snode *n, const json_t *inst)
 	int ok = 1;
 	size_t size = json_array_size(inst);
 	if ((n->has & SK_MIN_ITEMS) && size < n->min_items) {
-		sv_emit(x, "must have at least %zu item%s, got %zu", n->min_items, n->min_items == 1 ? "" : "s", size);
+		sv_emit(x, "must have at least %zu item%s, got %zu", n->min_items,
+		        n->min_items == 1 ? "" : "s", size);
 		FAIL();
 	}
 	if ((n->has & SK_MAX_ITEMS) && size > n->max_items) {
-		sv_emit(x, "must have at most %zu item%s, got %zu", n->max_items, n->max_items == 1 ? "" : "s", size);
+		sv_emit(x, "must have at most %zu item%s, got %zu", n->max_items,
+		        n->max_items == 1 ? "" : "s", size);
 		FAIL();
 	}
 	if (n->has & SK_UNIQUE) {
 		size_t a = 0, b = 0;
 		int r = unique_items_check(inst, &a, &b);
 		if (r < 0)
-			sv_fatal(x, "could not check uniqueItems (out of memory or nesting too deep)");
+			sv_fatal(x,
+			         "could not check uniqueItems (out of memory or nesting too deep)");
 		else if (r == 0)
-			sv_emit(x, "must not contain duplicates (items %zu and %zu are equal)", a, b);
+			sv_emit(x, "must not contain duplicates (items %zu and %zu are equal)", a,
+			        b);
 		if (r != 1)
 			FAIL();
 	}
@@ -333,8 +344,8 @@ static int eval_array(struct vctx *x, const struct snode *n, const json_t *inst)
 
 /* additionalProperties: false names the stray property and what is allowed,
  * which is what a model needs to fix its call. */
-__attribute__((noinline, cold))
-static void emit_unexpected(struct vctx *x, const struct snode *n, const char *key, size_t len)
+__attribute__((noinline, cold)) static void emit_unexpected(struct vctx *x, const struct snode *n,
+                                                            const char *key, size_t len)
 {
 	if (!x->sink)
 		return;
@@ -351,15 +362,16 @@ static void emit_unexpected(struct vctx *x, const struct snode *n, const char *k
 			buf_printf(&b, " (%zu more)", n->nprops - 12);
 	}
 	if (n->npats)
-		buf_printf(&b, "%s names matching '%.100s'%s", n->nprops ? " and" : "; allowed:",
-		           n->pats[0].re.src, n->npats > 1 ? " and other patterns" : "");
+		buf_printf(&b, "%s names matching '%.100s'%s",
+		           n->nprops ? " and" : "; allowed:", n->pats[0].re.src,
+		           n->npats > 1 ? " and other patterns" : "");
 	sv_emit_buf(x, &b);
 }
 
 /* propertyNames: the name is validated as a string instance; diagnostics
  * are reported on the object, prefixed with the name. */
-__attribute__((noinline))
-static int eval_name(struct vctx *x, const struct snode *n, const char *key, size_t len)
+__attribute__((noinline)) static int eval_name(struct vctx *x, const struct snode *n,
+                                               const char *key, size_t len)
 {
 	json_t *name = json_stringn_nocheck(key, len);
 	if (!name) {
@@ -385,8 +397,8 @@ static int eval_name(struct vctx *x, const struct snode *n, const char *key, siz
 
 /* A false properties or patternProperties entry: the property is not
  * allowed. */
-__attribute__((noinline, cold))
-static void emit_not_allowed(struct vctx *x, const char *key, size_t len)
+__attribute__((noinline, cold)) static void emit_not_allowed(struct vctx *x, const char *key,
+                                                             size_t len)
 {
 	if (!x->sink)
 		return;
@@ -399,9 +411,9 @@ static void emit_not_allowed(struct vctx *x, const char *key, size_t len)
 
 /* The member's value against sub (a properties or patternProperties
  * entry), entered as a subschema: the path records the key. */
-__attribute__((always_inline))
-static inline int eval_entry(struct vctx *x, uint32_t sub, const char *key, size_t len,
-                             const json_t *val)
+__attribute__((always_inline)) static inline int eval_entry(struct vctx *x, uint32_t sub,
+                                                            const char *key, size_t len,
+                                                            const json_t *val)
 {
 	if (x->nodes[sub].kind == SN_FALSE) {
 		emit_not_allowed(x, key, len);
@@ -416,8 +428,9 @@ static inline int eval_entry(struct vctx *x, uint32_t sub, const char *key, size
 
 /* Fatal, not a plain failure: under 'not' (or as an 'if') a failure would
  * let the value pass when the pattern may well match it. */
-__attribute__((noinline, cold))
-static void fatal_name_undecided(struct vctx *x, const struct sregex *re, const char *key, size_t len)
+__attribute__((noinline, cold)) static void fatal_name_undecided(struct vctx *x,
+                                                                 const struct sregex *re,
+                                                                 const char *key, size_t len)
 {
 	if (x->fatal)
 		return;
@@ -428,8 +441,10 @@ static void fatal_name_undecided(struct vctx *x, const struct sregex *re, const 
 	struct buf b = BUF_INIT;
 	buf_adds(&b, "property name ");
 	buf_add_name(&b, key, len);
-	buf_printf(&b, " could not be checked against the pattern '%.100s' "
-	           "(regex match limit reached)", re->src);
+	buf_printf(&b,
+	           " could not be checked against the pattern '%.100s' "
+	           "(regex match limit reached)",
+	           re->src);
 	sv_fatal(x, "%s", b.data ? b.data : "property name could not be checked (out of memory)");
 	buf_release(&b);
 }
@@ -437,9 +452,10 @@ static void fatal_name_undecided(struct vctx *x, const struct sregex *re, const 
 /* The property named key: first the declared successor of the last one
  * found (*guess, which instances listing members in schema order hit),
  * then the key table. */
-__attribute__((always_inline))
-static inline const struct sprop *find_member(const struct snode *n, const char *key, size_t len,
-                                              uint32_t *guess)
+__attribute__((always_inline)) static inline const struct sprop *find_member(const struct snode *n,
+                                                                             const char *key,
+                                                                             size_t len,
+                                                                             uint32_t *guess)
 {
 	const struct sprop *p = NULL;
 	if (*guess != SN_NONE) {
@@ -507,8 +523,8 @@ static int eval_member(struct vctx *x, const struct snode *n, const char *key, s
 
 /* Every member, with diagnostics or with patternProperties or
  * propertyNames. */
-__attribute__((noinline))
-static int eval_members(struct vctx *x, const struct snode *n, json_t *obj)
+__attribute__((noinline)) static int eval_members(struct vctx *x, const struct snode *n,
+                                                  json_t *obj)
 {
 	int ok = 1;
 	uint64_t seen = 0;
@@ -532,11 +548,12 @@ static int eval_members(struct vctx *x, const struct snode *n, json_t *obj)
  * diagnostics use, and test the two depth limits, which the loop does not
  * change and which are tested once here instead. Same verdict as the
  * general loop; fatal problems stop it at once. */
-__attribute__((always_inline))
-static inline int eval_members_quiet(struct vctx *x, const struct snode *n, json_t *obj)
+__attribute__((always_inline)) static inline int eval_members_quiet(struct vctx *x,
+                                                                    const struct snode *n,
+                                                                    json_t *obj)
 {
 	bool in_place = x->depth < x->s->max_depth && x->depth < MAX_PATH &&
-	                x->eval_depth < SCHEMA_MAX_EVAL_DEPTH;
+	        x->eval_depth < SCHEMA_MAX_EVAL_DEPTH;
 	uint64_t seen = 0;
 	uint32_t guess = n->first_decl;
 	for (void *it = json_object_iter(obj); it; it = json_object_iter_next(obj, it)) {
@@ -559,8 +576,7 @@ static inline int eval_members_quiet(struct vctx *x, const struct snode *n, json
 	return (seen & n->req_mask) == n->req_mask;
 }
 
-__attribute__((noinline, cold))
-static void emit_missing(struct vctx *x, const struct sname *name)
+__attribute__((noinline, cold)) static void emit_missing(struct vctx *x, const struct sname *name)
 {
 	if (!x->sink)
 		return;
@@ -570,8 +586,8 @@ static void emit_missing(struct vctx *x, const struct sname *name)
 	sv_emit_buf(x, &b);
 }
 
-__attribute__((noinline, cold))
-static void emit_dependency(struct vctx *x, const struct sdep *d, const struct sname *name)
+__attribute__((noinline, cold)) static void emit_dependency(struct vctx *x, const struct sdep *d,
+                                                            const struct sname *name)
 {
 	if (!x->sink)
 		return;
@@ -584,17 +600,19 @@ static void emit_dependency(struct vctx *x, const struct sdep *d, const struct s
 	sv_emit_buf(x, &b);
 }
 
-__attribute__((always_inline))
-static inline int eval_object(struct vctx *x, const struct snode *n, const json_t *inst)
+__attribute__((always_inline)) static inline int eval_object(struct vctx *x, const struct snode *n,
+                                                             const json_t *inst)
 {
 	int ok = 1;
 	size_t size = n->has & (SK_MIN_PROPS | SK_MAX_PROPS) ? json_object_size(inst) : 0;
 	if ((n->has & SK_MIN_PROPS) && size < n->min_props) {
-		sv_emit(x, "must have at least %zu propert%s, got %zu", n->min_props, n->min_props == 1 ? "y" : "ies", size);
+		sv_emit(x, "must have at least %zu propert%s, got %zu", n->min_props,
+		        n->min_props == 1 ? "y" : "ies", size);
 		FAIL();
 	}
 	if ((n->has & SK_MAX_PROPS) && size > n->max_props) {
-		sv_emit(x, "must have at most %zu propert%s, got %zu", n->max_props, n->max_props == 1 ? "y" : "ies", size);
+		sv_emit(x, "must have at most %zu propert%s, got %zu", n->max_props,
+		        n->max_props == 1 ? "y" : "ies", size);
 		FAIL();
 	}
 	/* Quiet, required properties are ticked off during the pass over the
@@ -637,8 +655,8 @@ static inline int eval_object(struct vctx *x, const struct snode *n, const json_
  * schemas, depth and memoized nodes). Inlined into sv_eval: this is the
  * path every value takes. The order is that of the diagnostics: $ref,
  * the value's own keywords, its items or members, the applicators. */
-__attribute__((always_inline))
-static inline int eval_node(struct vctx *x, const struct snode *n, const json_t *inst)
+__attribute__((always_inline)) static inline int eval_node(struct vctx *x, const struct snode *n,
+                                                           const json_t *inst)
 {
 	int ok = 1;
 	json_type jt = json_typeof(inst);
@@ -664,7 +682,8 @@ int sv_eval(struct vctx *x, uint32_t ni, const json_t *inst)
 {
 	const struct snode *n = &x->nodes[ni];
 	if (__builtin_expect(n->kind != SN_OBJECT || n->shared ||
-	                     x->eval_depth >= SCHEMA_MAX_EVAL_DEPTH, 0))
+	                             x->eval_depth >= SCHEMA_MAX_EVAL_DEPTH,
+	                     0))
 		return sv_eval_special(x, ni, inst);
 	x->eval_depth++;
 	int r = eval_node(x, n, inst);

@@ -2,7 +2,7 @@
  * (1.0 is an integer), numeric comparison across jansson's integer and real,
  * equality where 1 == 1.0 and key order is irrelevant, uniqueness, and short
  * renderings of values and names for diagnostics. */
-#define _GNU_SOURCE   /* qsort_r */
+#define _GNU_SOURCE /* qsort_r */
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
@@ -48,10 +48,10 @@ int num_cmp(const json_t *a, const json_t *b)
 		json_int_t x = json_integer_value(a), y = json_integer_value(b);
 		return x < y ? -1 : x > y;
 	}
-	long double x = json_is_integer(a) ? (long double)json_integer_value(a)
-	                                   : (long double)json_real_value(a);
-	long double y = json_is_integer(b) ? (long double)json_integer_value(b)
-	                                   : (long double)json_real_value(b);
+	long double x = json_is_integer(a) ? (long double)json_integer_value(a) :
+	                                     (long double)json_real_value(a);
+	long double y = json_is_integer(b) ? (long double)json_integer_value(b) :
+	                                     (long double)json_real_value(b);
 	return x < y ? -1 : x > y;
 }
 
@@ -68,7 +68,7 @@ bool num_is_multiple(const json_t *x, const json_t *m)
 		if (d == 0)
 			return false;
 		if (d == -1)
-			return true;      /* avoids INT64_MIN % -1 */
+			return true; /* avoids INT64_MIN % -1 */
 		return a % d == 0;
 	}
 	double a = json_number_value(x), d = json_number_value(m);
@@ -77,7 +77,7 @@ bool num_is_multiple(const json_t *x, const json_t *m)
 	double q = a / d;
 	if (!isfinite(q))
 		return false;
-	if (fabs(q) >= 4503599627370496.0)   /* 2^52: q is an integer */
+	if (fabs(q) >= 4503599627370496.0) /* 2^52: q is an integer */
 		return true;
 	double r = (double)(long long)(q + (q >= 0 ? 0.5 : -0.5));
 	double ulps = 4 * DBL_EPSILON * fabs(q);
@@ -95,13 +95,14 @@ int json_equal_value(const json_t *a, const json_t *b, unsigned depth)
 	switch (json_typeof(a)) {
 	case JSON_STRING:
 		return json_string_length(a) == json_string_length(b) &&
-		       !memcmp(json_string_value(a), json_string_value(b), json_string_length(a));
+		        !memcmp(json_string_value(a), json_string_value(b), json_string_length(a));
 	case JSON_ARRAY: {
 		size_t n = json_array_size(a);
 		if (n != json_array_size(b))
 			return 0;
 		for (size_t i = 0; i < n; i++) {
-			int r = json_equal_value(json_array_get(a, i), json_array_get(b, i), depth + 1);
+			int r = json_equal_value(json_array_get(a, i), json_array_get(b, i),
+			                         depth + 1);
 			if (r != 1)
 				return r;
 		}
@@ -113,7 +114,8 @@ int json_equal_value(const json_t *a, const json_t *b, unsigned depth)
 		const char *k;
 		size_t klen;
 		json_t *va;
-		json_object_keylen_foreach((json_t *)a, k, klen, va) {
+		json_object_keylen_foreach((json_t *)a, k, klen, va)
+		{
 			json_t *vb = json_object_getn(b, k, klen);
 			if (!vb)
 				return 0;
@@ -123,8 +125,7 @@ int json_equal_value(const json_t *a, const json_t *b, unsigned depth)
 		}
 		return 1;
 	}
-	default:
-		return 1;   /* null, true, false: same type is equal */
+	default: return 1; /* null, true, false: same type is equal */
 	}
 }
 
@@ -139,9 +140,8 @@ int json_value_depth_ok(const json_t *v, unsigned limit)
 	} else if (json_is_object(v)) {
 		const char *k;
 		json_t *x;
-		json_object_foreach((json_t *)v, k, x)
-			if (!json_value_depth_ok(x, limit - 1))
-				return 0;
+		json_object_foreach((json_t *)v, k,
+		                    x) if (!json_value_depth_ok(x, limit - 1)) return 0;
 	}
 	return 1;
 }
@@ -165,15 +165,19 @@ static int canon_number(struct buf *b, const json_t *v)
 	if (d >= -9223372036854775808.0 && d < 9223372036854775808.0 && d == (double)(long long)d)
 		return buf_printf(b, "#%lld;", (long long)d);
 	char t[40];
-	for (int prec = 15; prec <= 17; prec++) {   /* shortest text that reads back */
+	for (int prec = 15; prec <= 17; prec++) { /* shortest text that reads back */
 		snprintf(t, sizeof t, "%.*g", prec, d);
 		if (strtod(t, NULL) == d)
 			break;
 	}
-	return buf_printf(b, "#%s;", t);   /* holds '.' or 'e': no integer's text */
+	return buf_printf(b, "#%s;", t); /* holds '.' or 'e': no integer's text */
 }
 
-struct keyref { const char *k; size_t len; const json_t *v; };
+struct keyref {
+	const char *k;
+	size_t len;
+	const json_t *v;
+};
 
 static int keyref_cmp(const void *a, const void *b)
 {
@@ -188,8 +192,7 @@ static int canon(struct buf *b, const json_t *v, unsigned depth)
 		return -1;
 	switch (json_typeof(v)) {
 	case JSON_INTEGER:
-	case JSON_REAL:
-		return canon_number(b, v);
+	case JSON_REAL: return canon_number(b, v);
 	case JSON_STRING:
 		if (buf_printf(b, "s%zu:", json_string_length(v)) < 0)
 			return -1;
@@ -209,12 +212,13 @@ static int canon(struct buf *b, const json_t *v, unsigned depth)
 		json_t *x;
 		int rc = keys && buf_printf(b, "{%zu:", n) == 0 ? 0 : -1;
 		if (rc == 0) {
-			json_object_keylen_foreach((json_t *)v, k, klen, x)
-				keys[i++] = (struct keyref){ k, klen, x };
+			json_object_keylen_foreach((json_t *)v, k, klen, x) keys[i++] =
+			        (struct keyref){ k, klen, x };
 			qsort(keys, n, sizeof *keys, keyref_cmp);
 		}
 		for (i = 0; rc == 0 && i < n; i++)
-			if (buf_printf(b, "%zu:", keys[i].len) < 0 || buf_add(b, keys[i].k, keys[i].len) < 0 ||
+			if (buf_printf(b, "%zu:", keys[i].len) < 0 ||
+			    buf_add(b, keys[i].k, keys[i].len) < 0 ||
 			    canon(b, keys[i].v, depth + 1) < 0)
 				rc = -1;
 		free(keys);
@@ -226,7 +230,9 @@ static int canon(struct buf *b, const json_t *v, unsigned depth)
 	}
 }
 
-struct canon_item { size_t off, len, i; };
+struct canon_item {
+	size_t off, len, i;
+};
 
 /* qsort_r's comparator (validation may run on several threads at once:
  * no static for the texts) */
@@ -250,7 +256,8 @@ int unique_items_check(const json_t *arr, size_t *dup_a, size_t *dup_b)
 	if (n <= 16) {
 		for (size_t i = 0; i < n; i++)
 			for (size_t j = i + 1; j < n; j++) {
-				int r = json_equal_value(json_array_get(arr, i), json_array_get(arr, j), 0);
+				int r = json_equal_value(json_array_get(arr, i),
+				                         json_array_get(arr, j), 0);
 				if (r < 0)
 					return -1;
 				if (r) {
@@ -272,10 +279,12 @@ int unique_items_check(const json_t *arr, size_t *dup_a, size_t *dup_b)
 			items[i].len = text.len - items[i].off;
 	}
 	if (verdict == 1) {
-		qsort_r(items, n, sizeof *items, canon_item_cmp, text.data ? text.data : (char *)"");
+		qsort_r(items, n, sizeof *items, canon_item_cmp,
+		        text.data ? text.data : (char *)"");
 		for (size_t i = 0; i + 1 < n; i++) {
 			const struct canon_item *x = &items[i], *y = &items[i + 1];
-			if (x->len == y->len && !memcmp(text.data + x->off, text.data + y->off, x->len)) {
+			if (x->len == y->len &&
+			    !memcmp(text.data + x->off, text.data + y->off, x->len)) {
 				*dup_a = x->i;
 				*dup_b = y->i;
 				verdict = 0;

@@ -27,36 +27,40 @@ SV_NOPLT(json_real_value);
 #endif
 #endif
 
-#define MAX_PATH 512           /* >= any schema's max_depth */
-#define BRANCH_DIAGS 8         /* diagnostics kept per anyOf/oneOf branch */
+#define MAX_PATH     512 /* >= any schema's max_depth */
+#define BRANCH_DIAGS 8   /* diagnostics kept per anyOf/oneOf branch */
 
-struct pseg { const char *key; size_t len; size_t index; };
+struct pseg {
+	const char *key;
+	size_t len;
+	size_t index;
+};
 
 struct dsink {
 	struct schema_diag *v;
 	size_t n, cap, max, dropped;
-	unsigned base_depth;       /* instance depth where the sink started */
-	size_t type_fails;         /* type mismatches at base_depth */
+	unsigned base_depth; /* instance depth where the sink started */
+	size_t type_fails;   /* type mismatches at base_depth */
 	size_t other_fails;
-	uint16_t expected;         /* types those mismatches asked for */
+	uint16_t expected; /* types those mismatches asked for */
 };
 
-struct arena {                 /* PCRE2 allocations of one validation */
+struct arena { /* PCRE2 allocations of one validation */
 	_Alignas(16) char buf[768];
 	size_t used;
 };
 
 /* Verdicts of shared nodes per instance value (see mark_shared). */
 struct memo_ent {
-	const json_t *inst;        /* NULL: empty slot */
+	const json_t *inst; /* NULL: empty slot */
 	uint32_t node;
-	uint8_t valid;             /* 1 valid, 0 invalid */
-	uint8_t explained;         /* its diagnostics were produced once */
-	uint16_t type_only;        /* if it failed on type alone: the types wanted */
+	uint8_t valid;      /* 1 valid, 0 invalid */
+	uint8_t explained;  /* its diagnostics were produced once */
+	uint16_t type_only; /* if it failed on type alone: the types wanted */
 };
 
 struct memo {
-	struct memo_ent *v;        /* local[] or malloc'd */
+	struct memo_ent *v; /* local[] or malloc'd */
 	size_t cap, n;
 	struct memo_ent local[16];
 };
@@ -65,13 +69,13 @@ struct vctx {
 	const struct schema *s;
 	const struct snode *nodes; /* s->nodes */
 	struct memo memo;
-	struct dsink *sink;        /* NULL: quiet */
-	struct dsink *top;         /* where fatal problems are reported */
+	struct dsink *sink; /* NULL: quiet */
+	struct dsink *top;  /* where fatal problems are reported */
 	int fatal;
 	unsigned depth, eval_depth;
 	pcre2_general_context *gctx;
 	pcre2_match_data *md;
-	uint64_t regex_start_ms;   /* first PCRE2 match of this pass */
+	uint64_t regex_start_ms; /* first PCRE2 match of this pass */
 	unsigned regex_calls;
 	struct arena arena;
 	struct pseg path[MAX_PATH];
@@ -79,17 +83,22 @@ struct vctx {
 
 /* In a keyword function with an int ok: record the failure, and stop at
  * once when only the verdict is wanted (quiet) or validation is aborted. */
-#define FAIL() do { ok = 0; if (!x->sink || x->fatal) return 0; } while (0)
+#define FAIL()                                                                                     \
+	do {                                                                                       \
+		ok = 0;                                                                            \
+		if (!x->sink || x->fatal)                                                          \
+			return 0;                                                                  \
+	} while (0)
 
 /* schema_validate.c */
-int sv_eval_special(struct vctx *x, uint32_t ni, const json_t *inst);  /* sv_eval's rare cases */
+int sv_eval_special(struct vctx *x, uint32_t ni, const json_t *inst); /* sv_eval's rare cases */
 int sv_eval_applicators(struct vctx *x, const struct snode *n, const json_t *inst);
 void sv_emit_type(struct vctx *x, uint16_t expected, unsigned got);
 void sv_emit(struct vctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void sv_emit_buf(struct vctx *x, struct buf *b);                /* releases b */
+void sv_emit_buf(struct vctx *x, struct buf *b); /* releases b */
 void sv_fatal(struct vctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void sv_sink_release(struct dsink *k);
-void sv_too_deep(struct vctx *x);   /* reports the nesting limit (fatal) */
+void sv_too_deep(struct vctx *x); /* reports the nesting limit (fatal) */
 
 /* Enter a member or an item of the instance: 0, or -1 when too deep.
  * Inline: every value validated passes here. */
@@ -116,7 +125,8 @@ static inline int sv_push_index(struct vctx *x, size_t index)
 int sv_regex_match_pcre2(struct vctx *x, const struct sregex *re, const char *str, size_t len);
 
 /* 1 match, 0 no match, -1 could not decide (match limit, bad UTF-8). */
-static inline int sv_regex_match(struct vctx *x, const struct sregex *re, const char *str, size_t len)
+static inline int sv_regex_match(struct vctx *x, const struct sregex *re, const char *str,
+                                 size_t len)
 {
 	if (re->fast) {
 		int m = sre_match(re->fast, str, len);
@@ -128,6 +138,6 @@ static inline int sv_regex_match(struct vctx *x, const struct sregex *re, const 
 
 /* schema_validate_types.c: 1 valid, 0 not */
 int sv_eval(struct vctx *x, uint32_t ni, const json_t *inst);
-int sv_eval_node(struct vctx *x, const struct snode *n, const json_t *inst);  /* no memo, no depth */
+int sv_eval_node(struct vctx *x, const struct snode *n, const json_t *inst); /* no memo, no depth */
 
 #endif

@@ -15,10 +15,10 @@
  * asked for one (kept free otherwise); the sandbox's own channels (status,
  * job, Landlock ruleset, lifeline) come after it, close-on-exec. */
 enum {
-	CHILD_FD_STDIN  = 0,
+	CHILD_FD_STDIN = 0,
 	CHILD_FD_STDOUT = 1,
 	CHILD_FD_STDERR = 2,
-	CHILD_FD_RESULT = 3,   /* a builtin's result (close-on-exec there), or a
+	CHILD_FD_RESULT = 3, /* a builtin's result (close-on-exec there), or a
 	                        * manifest tool's channel (its program's fd 3) */
 	CHILD_FD_FIRST_FREE = 4,
 };
@@ -31,10 +31,10 @@ enum {
  * three follow the shell (and env(1), timeout(1)): 127 no such program, 126
  * found but not runnable, 125 the runner itself failed. */
 enum {
-	CHILD_EXIT_HARNESS   = 70,    /* the builtin's harness failed (sysexits' EX_SOFTWARE) */
-	CHILD_EXIT_SETUP     = 125,   /* a sandbox step failed, or the supervisor is gone */
-	CHILD_EXIT_NOEXEC    = 126,   /* execve failed: the program cannot run */
-	CHILD_EXIT_NOTFOUND  = 127,   /* execve failed: no such program */
+	CHILD_EXIT_HARNESS = 70,   /* the builtin's harness failed (sysexits' EX_SOFTWARE) */
+	CHILD_EXIT_SETUP = 125,    /* a sandbox step failed, or the supervisor is gone */
+	CHILD_EXIT_NOEXEC = 126,   /* execve failed: the program cannot run */
+	CHILD_EXIT_NOTFOUND = 127, /* execve failed: no such program */
 };
 
 #endif

@@ -5,8 +5,7 @@
 #include "embedded.h"
 
 /* Returns a borrowed entry (static storage) or NULL. */
-const struct embedded_file *embedded_find(const struct embedded_file *table,
-                                          const char *name)
+const struct embedded_file *embedded_find(const struct embedded_file *table, const char *name)
 {
 	if (!table || !name)
 		return NULL;

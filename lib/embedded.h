@@ -5,16 +5,15 @@
 #include <stddef.h>
 
 struct embedded_file {
-	const char *name;  /* file name without directory and ".json" */
-	const char *data;  /* NUL-terminated */
-	size_t size;       /* bytes, without the NUL */
+	const char *name; /* file name without directory and ".json" */
+	const char *data; /* NUL-terminated */
+	size_t size;      /* bytes, without the NUL */
 };
 
 /* Built-in profiles (the files in profiles/); ends with a {0} entry. */
 extern const struct embedded_file embedded_profiles[];
 
 /* Returns the entry called name in table, or NULL. */
-const struct embedded_file *embedded_find(const struct embedded_file *table,
-                                          const char *name);
+const struct embedded_file *embedded_find(const struct embedded_file *table, const char *name);
 
 #endif

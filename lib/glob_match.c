@@ -21,15 +21,15 @@ enum tok_type { T_LIT, T_ANY1, T_CLASS, T_STAR, T_GLOBSTAR, T_EPS, T_JMP };
 
 struct tok {
 	unsigned char type;
-	unsigned short skip;     /* nonzero: epsilon to this token + skip (see glob_compile) */
-	unsigned short cls;      /* T_CLASS: offset of the class body in the pattern */
-	uint32_t cp;             /* T_LIT: the character */
+	unsigned short skip; /* nonzero: epsilon to this token + skip (see glob_compile) */
+	unsigned short cls;  /* T_CLASS: offset of the class body in the pattern */
+	uint32_t cp;         /* T_LIT: the character */
 };
 
 /* A pattern byte makes at most two tokens (a ',' a jump and the next
  * alternative's fork; "**" before '/' an extra fork). */
-#define TOKS_MAX (2 * GLOB_MAX + 2)
-#define STATE_WORDS ((TOKS_MAX + 1 + 63) / 64)
+#define TOKS_MAX        (2 * GLOB_MAX + 2)
+#define STATE_WORDS     ((TOKS_MAX + 1 + 63) / 64)
 #define BRACE_DEPTH_MAX 8
 
 /* Decodes one code point of s[0..n) (n > 0). Invalid bytes decode to
@@ -57,7 +57,7 @@ static size_t class_end(const char *p, size_t n, size_t i)
 	if (i < n && (p[i] == '!' || p[i] == '^'))
 		i++;
 	if (i < n && p[i] == ']')
-		i++;                       /* a leading ']' is literal */
+		i++; /* a leading ']' is literal */
 	while (i < n && p[i] != ']') {
 		if (p[i] == '\\')
 			i++;
@@ -115,7 +115,7 @@ static bool seg_start(const char *p, size_t i, const struct braces *b)
 	if (i == 0 || p[i - 1] == '/')
 		return true;
 	return b->depth && (p[i - 1] == '{' || p[i - 1] == ',') && b->seg[b->depth - 1] &&
-	       (i < 2 || p[i - 2] != '\\');
+	        (i < 2 || p[i - 2] != '\\');
 }
 
 /* One brace character at p[i] inside or starting a group. Returns 1 when
@@ -232,8 +232,14 @@ static int glob_compile(const char *p, struct tok *t, const char **why)
 	return m;
 }
 
-static inline void set_bit(uint64_t *s, int i) { s[i / 64] |= 1ull << (i % 64); }
-static inline bool has_bit(const uint64_t *s, int i) { return s[i / 64] >> (i % 64) & 1; }
+static inline void set_bit(uint64_t *s, int i)
+{
+	s[i / 64] |= 1ull << (i % 64);
+}
+static inline bool has_bit(const uint64_t *s, int i)
+{
+	return s[i / 64] >> (i % 64) & 1;
+}
 
 /* Adds every state reachable without consuming a character. All epsilon
  * edges point forward, so one ascending pass reaches the closure. */
@@ -243,7 +249,7 @@ static void closure(const struct tok *t, int m, uint64_t *s)
 		if (!has_bit(s, i))
 			continue;
 		if (t[i].type == T_STAR || t[i].type == T_GLOBSTAR || t[i].type == T_EPS)
-			set_bit(s, i + 1);   /* a jump (T_JMP) goes only where its skip says */
+			set_bit(s, i + 1); /* a jump (T_JMP) goes only where its skip says */
 		if (t[i].skip)
 			set_bit(s, i + t[i].skip);
 	}
@@ -252,14 +258,10 @@ static void closure(const struct tok *t, int m, uint64_t *s)
 static bool tok_accepts(const struct tok *k, const char *p, size_t n, uint32_t c)
 {
 	switch (k->type) {
-	case T_LIT:
-		return c == k->cp;
-	case T_ANY1:
-		return c != '/';
-	case T_CLASS:
-		return c != '/' && class_has(p, n, k->cls, c);
-	default:
-		return false;
+	case T_LIT: return c == k->cp;
+	case T_ANY1: return c != '/';
+	case T_CLASS: return c != '/' && class_has(p, n, k->cls, c);
+	default: return false;
 	}
 }
 
@@ -322,4 +324,3 @@ int glob_check(const char *pattern, struct tc_error *err)
 		return tc_error_set(err, TC_E_INVALID, pattern, "glob %s", why);
 	return 0;
 }
-

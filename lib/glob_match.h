@@ -27,7 +27,7 @@
 
 #include "toolcage.h"
 
-#define GLOB_MAX 256        /* bytes in one glob */
+#define GLOB_MAX 256 /* bytes in one glob */
 
 /* 0 when pattern is a usable glob (<= GLOB_MAX bytes, valid UTF-8,
  * classes closed, no trailing '\'), else -1 with a message in err. */

@@ -13,7 +13,7 @@
 #define P_PIDFD 3
 #endif
 #ifndef SYS_pidfd_open
-#define SYS_pidfd_open 434          /* the same number on every architecture */
+#define SYS_pidfd_open 434 /* the same number on every architecture */
 #endif
 #ifndef SYS_pidfd_send_signal
 #define SYS_pidfd_send_signal 424
@@ -56,7 +56,7 @@ ssize_t io_read_all(int fd, void *buf, size_t len)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
-			return -errno;   /* not a short count: that means EOF */
+			return -errno; /* not a short count: that means EOF */
 		if (n == 0)
 			break;
 		got += (size_t)n;

@@ -10,7 +10,7 @@
 
 struct pretty {
 	struct buf b;
-	size_t flags;    /* jansson's, for compact pieces */
+	size_t flags; /* jansson's, for compact pieces */
 	bool sort;
 	bool oom;
 };
@@ -35,11 +35,12 @@ static void put_compact(struct pretty *p, const json_t *v)
 
 static void put_indent(struct pretty *p, int depth)
 {
-	static const char spaces[] = "                                "   /* 32 */
+	static const char spaces[] = "                                " /* 32 */
 	                             "                                ";
-	_Static_assert(sizeof spaces > (size_t)2 * JSON_PRETTY_DEPTH, "room for the deepest indent");
+	_Static_assert(sizeof spaces > (size_t)2 * JSON_PRETTY_DEPTH,
+	               "room for the deepest indent");
 	p->oom |= buf_add(&p->b, "\n", 1) < 0 ||
-	          buf_add(&p->b, spaces, (size_t)2 * (size_t)depth) < 0;
+	        buf_add(&p->b, spaces, (size_t)2 * (size_t)depth) < 0;
 }
 
 static int cmp_key(const void *a, const void *b)
@@ -59,9 +60,7 @@ static void put_object(struct pretty *p, const json_t *v, int depth)
 	}
 	const char *key;
 	json_t *val;
-	json_object_foreach((json_t *)v, key, val)
-		if (i < n)
-			keys[i++] = key;
+	json_object_foreach((json_t *)v, key, val) if (i < n) keys[i++] = key;
 	n = i;
 	if (p->sort)
 		qsort(keys, n, sizeof *keys, cmp_key);
@@ -103,8 +102,8 @@ static void put_value(struct pretty *p, const json_t *v, int depth)
 	bool object = json_is_object(v), array = json_is_array(v);
 	/* Empty containers, scalars, and anything below the indented depth:
 	 * compact, on this line. */
-	if ((!object && !array) || depth >= JSON_PRETTY_DEPTH ||
-	    (object && !json_object_size(v)) || (array && !json_array_size(v)))
+	if ((!object && !array) || depth >= JSON_PRETTY_DEPTH || (object && !json_object_size(v)) ||
+	    (array && !json_array_size(v)))
 		put_compact(p, v);
 	else if (object)
 		put_object(p, v, depth);
@@ -114,8 +113,9 @@ static void put_value(struct pretty *p, const json_t *v, int depth)
 
 char *json_pretty(const json_t *v, bool sort_keys, size_t *len)
 {
-	struct pretty p = { BUF_INIT, JSON_COMPACT | JSON_ENCODE_ANY |
-	                    (sort_keys ? JSON_SORT_KEYS : 0), sort_keys, false };
+	struct pretty p = { BUF_INIT,
+		            JSON_COMPACT | JSON_ENCODE_ANY | (sort_keys ? JSON_SORT_KEYS : 0),
+		            sort_keys, false };
 	put_value(&p, v, 0);
 	if (p.oom) {
 		buf_release(&p.b);
@@ -155,7 +155,8 @@ int json_dump_shown(const json_t *v, size_t flags, struct buf *out)
 		size_t k = 0;
 		run = 0;
 		while (j + run < tail.len &&
-		       !(t[j + run] >= 0xc2 && (k = utf8_layout_char(t + j + run, tail.len - j - run))))
+		       !(t[j + run] >= 0xc2 &&
+		         (k = utf8_layout_char(t + j + run, tail.len - j - run))))
 			run++;
 		buf_add(out, t + j, run);
 		if (k) {

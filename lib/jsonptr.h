@@ -6,7 +6,7 @@
 
 #include "toolcage.h"
 
-#define JSONPTR_MAX 256     /* bytes in one pointer */
+#define JSONPTR_MAX 256 /* bytes in one pointer */
 
 /* 0 when ptr is an RFC 6901 JSON pointer ("" or "/..." with ~ only as ~0
  * or ~1, at most JSONPTR_MAX bytes), else -1 with err. */

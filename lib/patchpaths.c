@@ -38,8 +38,7 @@ static void strip_prefix(char *path, bool strip)
 		memmove(path, path + 2, strlen(path + 2) + 1);
 }
 
-int patch_header_parse(const char *a, size_t an, const char *b, size_t bn,
-                       struct patch_header *h)
+int patch_header_parse(const char *a, size_t an, const char *b, size_t bn, struct patch_header *h)
 {
 	memset(h, 0, sizeof *h);
 	h->old_path = header_path(a, an, &h->old_null);
@@ -50,7 +49,7 @@ int patch_header_parse(const char *a, size_t an, const char *b, size_t bn,
 	}
 	/* git's a/ and b/ prefixes, dropped when both sides have them. */
 	bool strip = (h->old_null || starts(h->old_path, strlen(h->old_path), "a/")) &&
-	             (h->new_null || starts(h->new_path, strlen(h->new_path), "b/"));
+	        (h->new_null || starts(h->new_path, strlen(h->new_path), "b/"));
 	strip_prefix(h->old_path, strip);
 	strip_prefix(h->new_path, strip);
 	return 0;
@@ -63,8 +62,8 @@ void patch_header_release(struct patch_header *h)
 	memset(h, 0, sizeof *h);
 }
 
-long patch_each_path(const char *text, size_t len,
-                     bool (*fn)(void *data, const char *path), void *data)
+long patch_each_path(const char *text, size_t len, bool (*fn)(void *data, const char *path),
+                     void *data)
 {
 	const char *p = text, *end = text + len;
 	const char *prev = NULL;
@@ -79,11 +78,11 @@ long patch_each_path(const char *text, size_t len,
 				return -1;
 			headers++;
 			bool stop = (h.old_path && fn(data, h.old_path)) ||
-			            (h.new_path && fn(data, h.new_path));
+			        (h.new_path && fn(data, h.new_path));
 			patch_header_release(&h);
 			if (stop || headers > PATCH_FILES_MAX)
 				return headers;
-			prev = NULL;          /* the "+++ " line is taken */
+			prev = NULL; /* the "+++ " line is taken */
 		} else {
 			prev = p;
 			prev_n = n;

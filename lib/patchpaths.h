@@ -24,14 +24,13 @@ bool patch_is_header(const char *a, size_t an, const char *b, size_t bn);
  * sides have them (or the other is /dev/null). A path is NULL for
  * /dev/null (old: the file is created; new: it is deleted). */
 struct patch_header {
-	char *old_path, *new_path;      /* new, or NULL for /dev/null */
+	char *old_path, *new_path; /* new, or NULL for /dev/null */
 	bool old_null, new_null;
 };
 
 /* Reads the header lines a and b (patch_is_header holds). 0, or -1 when
  * out of memory (h is then empty). */
-int patch_header_parse(const char *a, size_t an, const char *b, size_t bn,
-                       struct patch_header *h);
+int patch_header_parse(const char *a, size_t an, const char *b, size_t bn, struct patch_header *h);
 void patch_header_release(struct patch_header *h);
 
 /* Calls fn(data, path) for each path of each file header in text[0..len),
@@ -41,7 +40,7 @@ void patch_header_release(struct patch_header *h);
  * it is (apply_patch ends a hunk at one). Returns the number of headers
  * seen, or -1 when out of memory; at most PATCH_FILES_MAX + 1 headers are
  * read (more is refused by the tool, denied by the gate). */
-long patch_each_path(const char *text, size_t len,
-                     bool (*fn)(void *data, const char *path), void *data);
+long patch_each_path(const char *text, size_t len, bool (*fn)(void *data, const char *path),
+                     void *data);
 
 #endif

@@ -9,15 +9,15 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define PATHNORM_MAX 4096       /* bytes of a path, the NUL included */
+#define PATHNORM_MAX 4096 /* bytes of a path, the NUL included */
 
 enum path_form {
-	PATH_PLAIN = 0,     /* normalized without taking anything back */
-	PATH_DOTDOT,        /* a ".." took a component back: what the kernel finds
+	PATH_PLAIN = 0, /* normalized without taking anything back */
+	PATH_DOTDOT,    /* a ".." took a component back: what the kernel finds
 	                     * only if that component is no symbolic link */
-	PATH_ESCAPES,       /* ".." climbs above the start */
-	PATH_ABSOLUTE,      /* starts with '/' */
-	PATH_INVALID,       /* empty, a NUL byte inside, or too long */
+	PATH_ESCAPES,   /* ".." climbs above the start */
+	PATH_ABSOLUTE,  /* starts with '/' */
+	PATH_INVALID,   /* empty, a NUL byte inside, or too long */
 };
 
 /* Normalizes the relative path in[0..len) lexically into out[size]: "."

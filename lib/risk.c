@@ -31,8 +31,8 @@ int tc_risk_parse(const char *name, enum tc_risk *out)
 const char *tc_status_name(enum tc_status s)
 {
 	static const char *const names[] = {
-		"ok", "invalid_arguments", "denied", "busy", "timed_out", "killed",
-		"failed", "unknown_tool", "cancelled",
+		"ok",     "invalid_arguments", "denied",    "busy", "timed_out", "killed",
+		"failed", "unknown_tool",      "cancelled",
 	};
 	return (unsigned)s < sizeof names / sizeof names[0] ? names[s] : "failed";
 }

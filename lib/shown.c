@@ -53,12 +53,12 @@ static void add_shown(const struct sink *k, const char *s, size_t n)
 /* One conversion, parsed: spec[] is it for snprintf with any '*' already
  * replaced by its value, so that numbers need one argument only. */
 struct conv {
-	char spec[40];       /* '%', flags, width, precision: no length, no type */
-	char len[3];         /* length modifier: "", "h", "hh", "l", "ll", "z", "j", "t", "L" */
-	char type;           /* s d i u x X o c f F g G e E p */
-	bool left;           /* '-' */
-	int width;           /* -1: none */
-	int prec;            /* -1: none */
+	char spec[40]; /* '%', flags, width, precision: no length, no type */
+	char len[3];   /* length modifier: "", "h", "hh", "l", "ll", "z", "j", "t", "L" */
+	char type;     /* s d i u x X o c f F g G e E p */
+	bool left;     /* '-' */
+	int width;     /* -1: none */
+	int prec;      /* -1: none */
 };
 
 /* The integer argument of a conversion with length modifier len,
@@ -70,12 +70,9 @@ static intmax_t signed_arg(const char *len, va_list *ap)
 		if (len[1] == 'l')
 			return va_arg(*ap, long long);
 		return va_arg(*ap, long);
-	case 'z':
-		return va_arg(*ap, ssize_t);
-	case 'j':
-		return va_arg(*ap, intmax_t);
-	case 't':
-		return va_arg(*ap, ptrdiff_t);
+	case 'z': return va_arg(*ap, ssize_t);
+	case 'j': return va_arg(*ap, intmax_t);
+	case 't': return va_arg(*ap, ptrdiff_t);
 	default: {
 		int v = va_arg(*ap, int);
 		return len[0] != 'h' ? v : len[1] == 'h' ? (signed char)v : (short)v;
@@ -90,12 +87,9 @@ static uintmax_t unsigned_arg(const char *len, va_list *ap)
 		if (len[1] == 'l')
 			return va_arg(*ap, unsigned long long);
 		return va_arg(*ap, unsigned long);
-	case 'z':
-		return va_arg(*ap, size_t);
-	case 'j':
-		return va_arg(*ap, uintmax_t);
-	case 't':
-		return (uintmax_t)va_arg(*ap, ptrdiff_t);
+	case 'z': return va_arg(*ap, size_t);
+	case 'j': return va_arg(*ap, uintmax_t);
+	case 't': return (uintmax_t)va_arg(*ap, ptrdiff_t);
 	default: {
 		unsigned v = va_arg(*ap, unsigned);
 		return len[0] != 'h' ? v : len[1] == 'h' ? (unsigned char)v : (unsigned short)v;
@@ -137,23 +131,25 @@ static int add_one(const struct sink *b, const struct conv *c, va_list *ap)
 		if (n > 0)
 			add_shown(b, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
 		return n < 0 ? -1 : 0;
-	case 'd': case 'i':
-		n = snprintf(tmp, sizeof tmp, spec, signed_arg(len, ap));
-		break;
-	case 'u': case 'x': case 'X': case 'o':
-		n = snprintf(tmp, sizeof tmp, spec, unsigned_arg(len, ap));
-		break;
-	case 'f': case 'F': case 'g': case 'G': case 'e': case 'E':
+	case 'd':
+	case 'i': n = snprintf(tmp, sizeof tmp, spec, signed_arg(len, ap)); break;
+	case 'u':
+	case 'x':
+	case 'X':
+	case 'o': n = snprintf(tmp, sizeof tmp, spec, unsigned_arg(len, ap)); break;
+	case 'f':
+	case 'F':
+	case 'g':
+	case 'G':
+	case 'e':
+	case 'E':
 		if (*as)
 			n = snprintf(tmp, sizeof tmp, spec, va_arg(*ap, long double));
 		else
 			n = snprintf(tmp, sizeof tmp, spec, va_arg(*ap, double));
 		break;
-	case 'p':
-		n = snprintf(tmp, sizeof tmp, spec, va_arg(*ap, void *));
-		break;
-	default:
-		return -1;    /* a conversion this does not know: a defect */
+	case 'p': n = snprintf(tmp, sizeof tmp, spec, va_arg(*ap, void *)); break;
+	default: return -1; /* a conversion this does not know: a defect */
 	}
 	if (n < 0)
 		return -1;
@@ -211,7 +207,7 @@ static const char *parse_conv(const char *q, struct conv *c, va_list *ap)
 	c->type = *q;
 	if (*q)
 		q++;
-	c->spec[sl] = '\0';       /* the length and type are added when it is used */
+	c->spec[sl] = '\0'; /* the length and type are added when it is used */
 	return q;
 }
 

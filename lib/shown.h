@@ -19,7 +19,7 @@ typedef void (*shown_add_fn)(void *ctx, const char *s, size_t n);
  * its %s arguments shown. 0, or -1 for a conversion it does not know (a
  * defect of the caller; the text stops there). */
 int shown_vformat(shown_add_fn add, void *ctx, const char *fmt, va_list ap)
-	__attribute__((format(printf, 3, 0)));
+        __attribute__((format(printf, 3, 0)));
 /* s[0..n) shown. */
 void shown_add(shown_add_fn add, void *ctx, const char *s, size_t n);
 

@@ -15,7 +15,7 @@
 static int copy_name(const char *h, size_t n, char *host, char *why, size_t wsz)
 {
 	if (n && h[n - 1] == '.')
-		n--;     /* "example.com." is example.com, and must match like it */
+		n--; /* "example.com." is example.com, and must match like it */
 	if (n == 0) {
 		snprintf(why, wsz, "the URL has no host");
 		return -1;
@@ -27,14 +27,17 @@ static int copy_name(const char *h, size_t n, char *host, char *why, size_t wsz)
 	for (size_t i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)h[i];
 		if (c >= 0x80) {
-			snprintf(why, wsz, "the host is not ASCII; write it in its punycode "
+			snprintf(why, wsz,
+			         "the host is not ASCII; write it in its punycode "
 			         "(xn--) form");
 			return -1;
 		}
 		/* '%': a fetcher may decode "%65vil.net" after we compared it. */
 		if (!isalnum(c) && c != '-' && c != '.' && c != '_') {
-			snprintf(why, wsz, "the host has a character not allowed in a host "
-			         "name (0x%02x)", c);
+			snprintf(why, wsz,
+			         "the host has a character not allowed in a host "
+			         "name (0x%02x)",
+			         c);
 			return -1;
 		}
 		host[i] = (char)tolower(c);
@@ -79,7 +82,7 @@ static int parse_hostport(const char *a, size_t n, char *host, char *why, size_t
 			host[i] = (char)tolower((unsigned char)a[1 + i]);
 		host[hn] = '\0';
 		unsigned char bin[16];
-		if (inet_pton(AF_INET6, host, bin) != 1) {   /* "[1.2.3.4]", "[:::]" */
+		if (inet_pton(AF_INET6, host, bin) != 1) { /* "[1.2.3.4]", "[:::]" */
 			snprintf(why, wsz, "the URL's IPv6 address is not valid");
 			return -1;
 		}
@@ -135,16 +138,19 @@ int url_host(const char *url, char host[URL_HOST_MAX + 1], char *why, size_t wsz
 	 * address, where every parser reads them alike. */
 	const char *v6_close = n && a[0] == '[' ? memchr(a, ']', n) : NULL;
 	for (const char *c = url; *c; c++)
-		if (*c == '{' || *c == '}' || ((*c == '[' || *c == ']') &&
-		    !(v6_close && (c == a || c == v6_close)))) {
-			snprintf(why, wsz, "the URL has '%c', which URL globbing (curl's) expands "
-			         "into other URLs; percent-encode it (%%%02X)", *c, (unsigned char)*c);
+		if (*c == '{' || *c == '}' ||
+		    ((*c == '[' || *c == ']') && !(v6_close && (c == a || c == v6_close)))) {
+			snprintf(why, wsz,
+			         "the URL has '%c', which URL globbing (curl's) expands "
+			         "into other URLs; percent-encode it (%%%02X)",
+			         *c, (unsigned char)*c);
 			return -1;
 		}
 	/* No userinfo: "http://good.com:x@evil.net" is evil.net to one parser
 	 * and good.com to another (and curl's globbing can make two of one). */
 	if (memchr(a, '@', n)) {
-		snprintf(why, wsz, "the URL has a user name or password before its host "
+		snprintf(why, wsz,
+		         "the URL has a user name or password before its host "
 		         "(user@host); give credentials another way");
 		return -1;
 	}
@@ -155,7 +161,7 @@ bool same_ipv6(const char *a, const char *b)
 {
 	unsigned char x[16], y[16];
 	return strchr(a, ':') && strchr(b, ':') && inet_pton(AF_INET6, a, x) == 1 &&
-	       inet_pton(AF_INET6, b, y) == 1 && memcmp(x, y, sizeof x) == 0;
+	        inet_pton(AF_INET6, b, y) == 1 && memcmp(x, y, sizeof x) == 0;
 }
 
 /* Whether a URL parser reads host as an address: IPv6, or a last label
@@ -179,7 +185,7 @@ bool domain_allowed(const char *host, char *const *domains, size_t n)
 		if (v6 && same_ipv6(host, d))
 			return true;
 		if (d[0] == '*' && d[1] == '.') {
-			size_t sl = strlen(d + 1);    /* ".example.com" */
+			size_t sl = strlen(d + 1); /* ".example.com" */
 			/* Strictly longer than the suffix: the bare domain does not
 			 * match, and "evil-example.com" lacks the dot. Never an
 			 * address: "*.0.1" is no list of hosts. */
@@ -196,8 +202,9 @@ int domain_check(char *entry, struct tc_error *err)
 {
 	bool wild = entry[0] == '*';
 	if (wild && (entry[1] != '.' || !entry[2]))
-		return tc_error_set(err, TC_E_INVALID, entry,
-		                    "a wildcard domain must be \"*.suffix\" (e.g. \"*.example.com\")");
+		return tc_error_set(
+		        err, TC_E_INVALID, entry,
+		        "a wildcard domain must be \"*.suffix\" (e.g. \"*.example.com\")");
 	char *name = wild ? entry + 2 : entry;
 	size_t n = strlen(name);
 	if (!wild && n >= 2 && name[0] == '[' && name[n - 1] == ']') {
@@ -209,8 +216,9 @@ int domain_check(char *entry, struct tc_error *err)
 		unsigned char bin[16];
 		if (n > 45 || strspn(name, "0123456789abcdefABCDEF:.") != n ||
 		    inet_pton(AF_INET6, name, bin) != 1)
-			return tc_error_set(err, TC_E_INVALID, entry,
-			                    "not a host name or IPv6 address (write no scheme, port or path)");
+			return tc_error_set(
+			        err, TC_E_INVALID, entry,
+			        "not a host name or IPv6 address (write no scheme, port or path)");
 		for (char *c = name; *c; c++)
 			*c = (char)tolower((unsigned char)*c);
 		return 0;
@@ -222,6 +230,6 @@ int domain_check(char *entry, struct tc_error *err)
 		                    "not a host name (write no scheme, port or path): %s", why);
 	if (host[0] == '.' || strstr(host, ".."))
 		return tc_error_set(err, TC_E_INVALID, entry, "the host name has an empty label");
-	strcpy(name, host);   /* never longer: copy_name only drops a trailing dot */
+	strcpy(name, host); /* never longer: copy_name only drops a trailing dot */
 	return 0;
 }

@@ -8,7 +8,7 @@
 
 #include "toolcage.h"
 
-#define URL_HOST_MAX 253        /* DNS name limit */
+#define URL_HOST_MAX 253 /* DNS name limit */
 
 /* Extracts the host of url into host[URL_HOST_MAX + 1]: lowercase, one
  * trailing dot dropped, IPv6 without brackets. Accepts only
@@ -19,8 +19,7 @@
  * glob characters '{' '}' anywhere and '[' ']' anywhere but around an IPv6
  * address, '%' or non-ASCII in the host, an empty host, a port that is not
  * 1..65535. */
-int url_host(const char *url, char host[URL_HOST_MAX + 1],
-                  char *why, size_t why_size);
+int url_host(const char *url, char host[URL_HOST_MAX + 1], char *why, size_t why_size);
 /* Whether host (as url_host returns it) is on the allowlist. An entry
  * "example.com" matches that host only; "*.example.com" matches any host
  * ending in ".example.com" (a.example.com, a.b.example.com) but NOT the bare

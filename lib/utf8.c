@@ -19,15 +19,15 @@ size_t utf8_seq_len(const unsigned char *p, size_t n)
 	} else if (c >= 0xe0 && c <= 0xef) {
 		len = 3;
 		if (c == 0xe0)
-			lo = 0xa0;        /* no overlongs */
+			lo = 0xa0; /* no overlongs */
 		if (c == 0xed)
-			hi = 0x9f;        /* no surrogates */
+			hi = 0x9f; /* no surrogates */
 	} else if (c >= 0xf0 && c <= 0xf4) {
 		len = 4;
 		if (c == 0xf0)
 			lo = 0x90;
 		if (c == 0xf4)
-			hi = 0x8f;        /* <= U+10FFFF */
+			hi = 0x8f; /* <= U+10FFFF */
 	} else {
 		return 0;
 	}
@@ -108,7 +108,7 @@ size_t utf8_layout_char(const unsigned char *s, size_t left)
 void utf8_escape(const unsigned char *s, size_t k, char out[UTF8_ESCAPE_LEN + 1])
 {
 	unsigned cp = k == 2 ? (s[0] & 0x1fu) << 6 | (s[1] & 0x3fu) :
-	              (s[0] & 0x0fu) << 12 | (s[1] & 0x3fu) << 6 | (s[2] & 0x3fu);
+	                       (s[0] & 0x0fu) << 12 | (s[1] & 0x3fu) << 6 | (s[2] & 0x3fu);
 	static const char hex[] = "0123456789ABCDEF";
 	out[0] = '\\';
 	out[1] = 'u';

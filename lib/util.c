@@ -84,8 +84,7 @@ void buf_release(struct buf *b)
 	*b = (struct buf)BUF_INIT;
 }
 
-int tc_error_set(struct tc_error *err, int code, const char *where,
-                 const char *fmt, ...)
+int tc_error_set(struct tc_error *err, int code, const char *where, const char *fmt, ...)
 {
 	if (!err)
 		return -1;
@@ -102,7 +101,8 @@ const char *json_unknown_key(json_t *obj, const char *const *allowed)
 {
 	const char *key;
 	json_t *v;
-	json_object_foreach(obj, key, v) {
+	json_object_foreach(obj, key, v)
+	{
 		size_t i = 0;
 		while (allowed[i] && strcmp(allowed[i], key))
 			i++;
@@ -135,8 +135,8 @@ int buf_read_line(FILE *f, struct buf *b, size_t max, bool *too_long)
 			buf_release(b);
 		}
 		if (!*too_long && n && buf_add(b, chunk, n) < 0) {
-			*too_long = true;   /* out of memory: as too long */
-			buf_release(b);     /* and the next line may fit again */
+			*too_long = true; /* out of memory: as too long */
+			buf_release(b);   /* and the next line may fit again */
 		}
 		n = 0;
 		if (ch == EOF || ch == '\n')
@@ -180,8 +180,7 @@ out:
 	return rc;
 }
 
-json_t *json_load_strict(const char *text, size_t len, const char *origin,
-                         struct tc_error *err)
+json_t *json_load_strict(const char *text, size_t len, const char *origin, struct tc_error *err)
 {
 	json_error_t je;
 	json_t *doc = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);

@@ -19,9 +19,12 @@ struct buf {
 	size_t cap;
 	bool failed;
 };
-#define BUF_INIT { NULL, 0, 0, false }
+#define BUF_INIT                                                                                   \
+	{                                                                                          \
+		NULL, 0, 0, false                                                                  \
+	}
 
-int buf_grow(struct buf *b, size_t extra);           /* 0 or -1 (ENOMEM) */
+int buf_grow(struct buf *b, size_t extra); /* 0 or -1 (ENOMEM) */
 int buf_add(struct buf *b, const void *p, size_t n);
 int buf_adds(struct buf *b, const char *s);
 int buf_printf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -45,8 +48,7 @@ int read_file_bounded(const char *path, size_t max, struct buf *out, struct tc_e
 
 /* Parses text strictly (duplicate keys refused). Returns a new value, or
  * NULL with err where = "origin:line:column". */
-json_t *json_load_strict(const char *text, size_t len, const char *origin,
-                         struct tc_error *err);
+json_t *json_load_strict(const char *text, size_t len, const char *origin, struct tc_error *err);
 
 /* The first key of obj that is not in allowed (NULL-terminated), borrowed
  * from obj; NULL when every key is allowed. Strict parsers use it so that a
@@ -54,7 +56,7 @@ json_t *json_load_strict(const char *text, size_t len, const char *origin,
 const char *json_unknown_key(json_t *obj, const char *const *allowed);
 
 /* Fills err (if not NULL) and returns -1. */
-int tc_error_set(struct tc_error *err, int code, const char *where,
-                 const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+int tc_error_set(struct tc_error *err, int code, const char *where, const char *fmt, ...)
+        __attribute__((format(printf, 4, 5)));
 
 #endif

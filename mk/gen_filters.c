@@ -37,7 +37,8 @@ int main(int argc, char **argv)
 		for (int k = 0; k < n && !dup; k++)
 			dup = !strcmp(keys[k], keys[n]);
 		if (!dup) {
-			printf("/* %s */\nstatic const struct sock_filter filter_%d[%u] = {\n", argv[i], n, len);
+			printf("/* %s */\nstatic const struct sock_filter filter_%d[%u] = {\n",
+			       argv[i], n, len);
 			for (unsigned k = 0; k < len; k++)
 				printf("\t{ 0x%04x, %u, %u, 0x%08x },\n", bpf[k].code, bpf[k].jt,
 				       bpf[k].jf, bpf[k].k);

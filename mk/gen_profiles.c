@@ -85,7 +85,8 @@ static void put_u64(const char *field, uint64_t v)
 static int put_profile(int i, const struct profile *p)
 {
 	static const char *const actions[] = {
-		[SBX_ACT_ALLOW] = "SBX_ACT_ALLOW", [SBX_ACT_ERRNO] = "SBX_ACT_ERRNO",
+		[SBX_ACT_ALLOW] = "SBX_ACT_ALLOW",
+		[SBX_ACT_ERRNO] = "SBX_ACT_ERRNO",
 		[SBX_ACT_KILL] = "SBX_ACT_KILL",
 	};
 	const struct sbx_spec *s = &p->spec;
@@ -113,8 +114,7 @@ static int put_profile(int i, const struct profile *p)
 
 	printf("static const struct profile profile_%d = {\n\t.spec = {\n\t\t.name = ", i);
 	put_string(s->name);
-	printf(",\n\t\t.namespaces = 0x%xu,\n\t\t.optional = 0x%xu,\n", s->namespaces,
-	       s->optional);
+	printf(",\n\t\t.namespaces = 0x%xu,\n\t\t.optional = 0x%xu,\n", s->namespaces, s->optional);
 	printf("\t\t.alternatives = 0x%xu,\n\t\t.strict = %s,\n", s->alternatives,
 	       bool_str(s->strict));
 	put_list_ref(i, "read_paths", s->read_paths);
@@ -124,8 +124,9 @@ static int put_profile(int i, const struct profile *p)
 	/* .protected_paths stays NULL: the configuration gives them
 	 * (supervisor.c), no profile does. */
 	printf("\t\t.workspace_read = %s,\n\t\t.workspace_write = %s,\n"
-	       "\t\t.workspace_exec = %s,\n", bool_str(s->workspace_read),
-	       bool_str(s->workspace_write), bool_str(s->workspace_exec));
+	       "\t\t.workspace_exec = %s,\n",
+	       bool_str(s->workspace_read), bool_str(s->workspace_write),
+	       bool_str(s->workspace_exec));
 	printf("\t\t.socket_families = 0x%xu,\n\t\t.allow_udp = %s,\n", s->socket_families,
 	       bool_str(s->allow_udp));
 	printf("\t\t.egress = %s,\n", bool_str(s->egress));

@@ -40,7 +40,7 @@ void capture_add(struct sbx_capture *c, size_t keep, const char *p, size_t n)
 	}
 	if (n == 0 || tcap == 0 || !have(&c->tail, tcap))
 		return;
-	if (n > tcap) {            /* only the last tcap bytes can survive */
+	if (n > tcap) { /* only the last tcap bytes can survive */
 		p += n - tcap;
 		n = tcap;
 	}
@@ -59,7 +59,7 @@ void capture_finish(struct sbx_capture *c, size_t keep)
 {
 	size_t tcap = keep - keep / 2;
 	uint64_t stored = c->total - c->head_len;
-	if (c->tail && stored > tcap) {   /* wrapped: oldest byte is at stored % tcap */
+	if (c->tail && stored > tcap) { /* wrapped: oldest byte is at stored % tcap */
 		size_t start = (size_t)(stored % tcap);
 		char *ordered = malloc(tcap + 1);
 		if (ordered) {

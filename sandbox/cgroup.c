@@ -89,20 +89,26 @@
 #define CGROUP2_SUPER_MAGIC 0x63677270
 #endif
 
-#define CG_MAX UINT64_MAX   /* "max": no limit */
-#define CG_UNSET (UINT64_MAX - 1)   /* cg_dir.val: nothing written yet */
+#define CG_MAX        UINT64_MAX       /* "max": no limit */
+#define CG_UNSET      (UINT64_MAX - 1) /* cg_dir.val: nothing written yet */
 #define CPU_PERIOD_US 100000u
 
 /* The files of a slot. Indexes into cg_dir.fd; which exist depends on the
  * version and the controllers (file_names). */
 enum cg_file {
-	F_JOIN,          /* written "0" by a child joining itself */
-	F_PROCS,         /* read: who is in it */
-	F_PIDS_MAX, F_PIDS_CURRENT, F_PIDS_EVENTS,
-	F_MEM_MAX, F_MEM_SWAP, F_MEM_USAGE, F_MEM_EVENTS, F_MEM_STAT,
+	F_JOIN,  /* written "0" by a child joining itself */
+	F_PROCS, /* read: who is in it */
+	F_PIDS_MAX,
+	F_PIDS_CURRENT,
+	F_PIDS_EVENTS,
+	F_MEM_MAX,
+	F_MEM_SWAP,
+	F_MEM_USAGE,
+	F_MEM_EVENTS,
+	F_MEM_STAT,
 	F_CPU_MAX,
-	F_KILL,          /* v2 cgroup.kill, Linux 5.14+ */
-	F_POPULATED,     /* v2 cgroup.events */
+	F_KILL,      /* v2 cgroup.kill, Linux 5.14+ */
+	F_POPULATED, /* v2 cgroup.events */
 	F_N
 };
 
@@ -115,50 +121,52 @@ struct file_name {
 };
 
 static const struct file_name file_names[F_N] = {
-	[F_JOIN]         = { -1, "tasks", "cgroup.procs", O_WRONLY, true, false },
-	[F_PROCS]        = { -1, "cgroup.procs", "cgroup.procs", O_RDONLY, true, false },
-	[F_PIDS_MAX]     = { CG_PIDS, "pids.max", "pids.max", O_WRONLY, true, false },
+	[F_JOIN] = { -1, "tasks", "cgroup.procs", O_WRONLY, true, false },
+	[F_PROCS] = { -1, "cgroup.procs", "cgroup.procs", O_RDONLY, true, false },
+	[F_PIDS_MAX] = { CG_PIDS, "pids.max", "pids.max", O_WRONLY, true, false },
 	[F_PIDS_CURRENT] = { CG_PIDS, "pids.current", "pids.current", O_RDONLY, true, false },
-	[F_PIDS_EVENTS]  = { CG_PIDS, "pids.events", "pids.events", O_RDONLY, false, false },
-	[F_MEM_MAX]      = { CG_MEMORY, "memory.limit_in_bytes", "memory.max", O_WRONLY, true, false },
-	[F_MEM_SWAP]     = { CG_MEMORY, NULL, "memory.swap.max", O_WRONLY, false, false },
-	[F_MEM_USAGE]    = { CG_MEMORY, "memory.usage_in_bytes", "memory.current", O_RDONLY, true, false },
-	[F_MEM_EVENTS]   = { CG_MEMORY, "memory.oom_control", "memory.events", O_RDONLY, false, false },
-	[F_MEM_STAT]     = { CG_MEMORY, "memory.stat", "memory.stat", O_RDONLY, false, true },
-	[F_CPU_MAX]      = { CG_CPU, NULL, "cpu.max", O_WRONLY, true, false },
-	[F_KILL]         = { -1, NULL, "cgroup.kill", O_WRONLY, false, false },
-	[F_POPULATED]    = { -1, NULL, "cgroup.events", O_RDONLY, true, false },
+	[F_PIDS_EVENTS] = { CG_PIDS, "pids.events", "pids.events", O_RDONLY, false, false },
+	[F_MEM_MAX] = { CG_MEMORY, "memory.limit_in_bytes", "memory.max", O_WRONLY, true, false },
+	[F_MEM_SWAP] = { CG_MEMORY, NULL, "memory.swap.max", O_WRONLY, false, false },
+	[F_MEM_USAGE] = { CG_MEMORY, "memory.usage_in_bytes", "memory.current", O_RDONLY, true,
+	                  false },
+	[F_MEM_EVENTS] = { CG_MEMORY, "memory.oom_control", "memory.events", O_RDONLY, false,
+	                   false },
+	[F_MEM_STAT] = { CG_MEMORY, "memory.stat", "memory.stat", O_RDONLY, false, true },
+	[F_CPU_MAX] = { CG_CPU, NULL, "cpu.max", O_WRONLY, true, false },
+	[F_KILL] = { -1, NULL, "cgroup.kill", O_WRONLY, false, false },
+	[F_POPULATED] = { -1, NULL, "cgroup.events", O_RDONLY, true, false },
 };
 
 struct cg_hier {
-	int state;                 /* 1 usable, -1 not */
-	int version;               /* 1 or 2 */
-	char base[PATH_MAX];       /* .../toolcage */
-	char why[SBX_WHY_MAX];     /* when not usable */
+	int state;             /* 1 usable, -1 not */
+	int version;           /* 1 or 2 */
+	char base[PATH_MAX];   /* .../toolcage */
+	char why[SBX_WHY_MAX]; /* when not usable */
 };
 
 struct cg_dir {
-	int dir_fd;                /* the slot's directory, flock'ed (ours alone); -1: none */
+	int dir_fd; /* the slot's directory, flock'ed (ours alone); -1: none */
 	int version;
-	unsigned ctls;             /* controllers whose files are open (1 << CG_*) */
+	unsigned ctls; /* controllers whose files are open (1 << CG_*) */
 	int fd[F_N];
-	uint64_t val[F_N];         /* the value last written to a limit file */
+	uint64_t val[F_N]; /* the value last written to a limit file */
 	char path[PATH_MAX];
 };
 
 struct cgroup_slot {
-	struct cg_dir v1[CG_N];    /* the v1 directories the claiming jail used */
-	struct cg_dir v2;          /* the unified one, when the jail uses v2 */
+	struct cg_dir v1[CG_N]; /* the v1 directories the claiming jail used */
+	struct cg_dir v2;       /* the unified one, when the jail uses v2 */
 	bool busy;
-	unsigned n;                /* its number (slot-N) */
-	uint64_t oom_base;         /* memory's oom kills when acquired */
-	uint64_t refused_base;     /* pids' refused forks when acquired */
+	unsigned n;            /* its number (slot-N) */
+	uint64_t oom_base;     /* memory's oom kills when acquired */
+	uint64_t refused_base; /* pids' refused forks when acquired */
 	struct cgroup_slot *next;
 };
 
 static struct cg_hier hier[CG_N];
 static struct cgroup_slot *slots;
-static unsigned next_slot;     /* where this process looks for a free slot */
+static unsigned next_slot; /* where this process looks for a free slot */
 
 static const char *const ctl_name[CG_N] = { "pids", "memory", "cpu" };
 
@@ -217,7 +225,7 @@ static void own_paths(char own[CG_N][PATH_MAX], char *own2)
 		size_t n = strlen(path);
 		if (n >= PATH_MAX)
 			continue;
-		if (c1 == line + 1 && line[0] == '0' && c2 == c1 + 1) {   /* "0::PATH" */
+		if (c1 == line + 1 && line[0] == '0' && c2 == c1 + 1) { /* "0::PATH" */
 			memcpy(own2, path, n + 1);
 			continue;
 		}
@@ -233,8 +241,8 @@ static void own_paths(char own[CG_N][PATH_MAX], char *own2)
  * above it (several mounts of one hierarchy may show different subtrees),
  * from /proc/self/mountinfo (read once for all: the kernel renders the
  * whole mount table for each read). */
-static void find_mounts(const char own[CG_N][PATH_MAX], const char *own2,
-                        struct cg_mount m1[CG_N], struct cg_mount *m2)
+static void find_mounts(const char own[CG_N][PATH_MAX], const char *own2, struct cg_mount m1[CG_N],
+                        struct cg_mount *m2)
 {
 	FILE *f = fopen("/proc/self/mountinfo", "re");
 	if (!f)
@@ -282,8 +290,7 @@ static bool cgroup_dir(char *dir, size_t len, const struct cg_mount *m, const ch
 }
 
 /* snprintf that may cut (reasons for people: a path cut short is fine). */
-static void setf(char *buf, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+static void setf(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void setf(char *buf, size_t len, const char *fmt, ...)
 {
 	va_list ap;
@@ -326,14 +333,15 @@ static bool conventional_v1(int c, const char *own)
 	if (!own[0] || statfs(m.mnt, &sf) < 0 || sf.f_type != CGROUP_SUPER_MAGIC ||
 	    !cgroup_dir(dir, sizeof dir, &m, own) ||
 	    (size_t)snprintf(hier[c].base, sizeof hier[c].base, "%s/toolcage", dir) >=
-	    sizeof hier[c].base)
+	            sizeof hier[c].base)
 		return false;
 	/* A container without a cgroup namespace has only its own subtree
 	 * mounted there: <mount><own> does not exist (find_mounts then). */
-	snprintf(f, sizeof f, "%s/%s", hier[c].base, file_names[c == CG_PIDS ? F_PIDS_MAX :
-	         F_MEM_MAX].v1);
-	return (access(hier[c].base, W_OK) == 0 || (access(dir, F_OK) == 0 &&
-	        make_dir(hier[c].base))) && access(f, F_OK) == 0;
+	snprintf(f, sizeof f, "%s/%s", hier[c].base,
+	         file_names[c == CG_PIDS ? F_PIDS_MAX : F_MEM_MAX].v1);
+	return (access(hier[c].base, W_OK) == 0 ||
+	        (access(dir, F_OK) == 0 && make_dir(hier[c].base))) &&
+	        access(f, F_OK) == 0;
 }
 
 static void detect_v1(int c, const struct cg_mount *m, const char *own)
@@ -346,7 +354,7 @@ static void detect_v1(int c, const struct cg_mount *m, const char *own)
 	}
 	if (!cgroup_dir(dir, sizeof dir, m, own) ||
 	    (size_t)snprintf(hier[c].base, sizeof hier[c].base, "%s/toolcage", dir) >=
-	    sizeof hier[c].base) {
+	            sizeof hier[c].base) {
 		why(c, "our %s cgroup's path is too long", ctl_name[c]);
 		return;
 	}
@@ -495,20 +503,23 @@ static void detect_v2(const struct cg_mount *m, const char *own, unsigned want)
 		goto out;
 	}
 	bool root = geteuid() == 0;
-	if (is_root_cgroup(d)) {                                      /* 1 */
+	if (is_root_cgroup(d)) { /* 1 */
 		if (root)
 			snprintf(a, sizeof a, "%s", d);
 		else
-			setf(reason, sizeof reason, "we are in the root cgroup, which only "
-			         "root may manage");
-	} else if (owned(d) && only_us(d)) {                          /* 2 */
+			setf(reason, sizeof reason,
+			     "we are in the root cgroup, which only "
+			     "root may manage");
+	} else if (owned(d) && only_us(d)) { /* 2 */
 		int rc = move_to_leaf(d);
 		if (rc == 0)
 			snprintf(a, sizeof a, "%s", d);
 		else
-			setf(reason, sizeof reason, "could not move into %s/supervisor to "
-			         "free %s for controllers (%s)", d, d, strerror(-rc));
-	} else if (!root) {                                           /* 3 */
+			setf(reason, sizeof reason,
+			     "could not move into %s/supervisor to "
+			     "free %s for controllers (%s)",
+			     d, d, strerror(-rc));
+	} else if (!root) { /* 3 */
 		char up[PATH_MAX];
 		snprintf(up, sizeof up, "%s", d);
 		while (!a[0] && strlen(up) > strlen(m->mnt) && owned(up)) {
@@ -517,17 +528,20 @@ static void detect_v2(const struct cg_mount *m, const char *own, unsigned want)
 			*strrchr(up, '/') = '\0';
 		}
 		if (!a[0])
-			setf(reason, sizeof reason, "no delegated cgroup v2 subtree: %s %s "
-			         "(run toolcage in a cgroup of its own delegated to uid %u, e.g. "
-			         "systemd-run --user --scope -p Delegate=yes toolcage serve)", d,
-			         owned(d) ? "holds other processes too" : "is not ours",
-			         (unsigned)geteuid());
-	} else if (is_root_cgroup(m->mnt)) {                         /* 4 */
+			setf(reason, sizeof reason,
+			     "no delegated cgroup v2 subtree: %s %s "
+			     "(run toolcage in a cgroup of its own delegated to uid %u, e.g. "
+			     "systemd-run --user --scope -p Delegate=yes toolcage serve)",
+			     d, owned(d) ? "holds other processes too" : "is not ours",
+			     (unsigned)geteuid());
+	} else if (is_root_cgroup(m->mnt)) { /* 4 */
 		snprintf(a, sizeof a, "%s", m->mnt);
 	} else {
-		setf(reason, sizeof reason, "%s holds other processes, and %s (the top "
-		         "we see) is not the hierarchy's root: give toolcage a cgroup of its "
-		         "own", d, m->mnt);
+		setf(reason, sizeof reason,
+		     "%s holds other processes, and %s (the top "
+		     "we see) is not the hierarchy's root: give toolcage a cgroup of its "
+		     "own",
+		     d, m->mnt);
 	}
 	if (!a[0])
 		goto out;
@@ -540,7 +554,7 @@ static void detect_v2(const struct cg_mount *m, const char *own, unsigned want)
 	}
 	if (!make_dir(base) || !owned(base)) {
 		setf(reason, sizeof reason, "cannot make %s (%s)", base,
-		         errno ? strerror(errno) : "not ours");
+		     errno ? strerror(errno) : "not ours");
 		goto out;
 	}
 	unsigned in_base = enable_in(base, in_a);
@@ -551,7 +565,8 @@ static void detect_v2(const struct cg_mount *m, const char *own, unsigned want)
 		if (in_base & (1u << c))
 			hier[c].state = 1;
 		else
-			why(c, "cgroup v2: the %s controller is not available in %s", ctl_name[c], a);
+			why(c, "cgroup v2: the %s controller is not available in %s", ctl_name[c],
+			    a);
 	}
 	return;
 out:
@@ -592,7 +607,7 @@ static void detect_all(int want)
 		hier[c].state = 0;
 		if (m1[c].mnt[0])
 			detect_v1(c, &m1[c], own[c]);
-		else if (own[c][0])   /* in /proc/self/cgroup, but not mounted */
+		else if (own[c][0]) /* in /proc/self/cgroup, but not mounted */
 			why(c, "the cgroup v1 %s hierarchy is not mounted here", ctl_name[c]);
 		else
 			v2 |= 1u << c;
@@ -632,12 +647,13 @@ int cgroup_version(int c)
 
 bool cgroup_swap_bounded(void)
 {
-	static int known;   /* 0 not yet, 1 yes, -1 no */
+	static int known; /* 0 not yet, 1 yes, -1 no */
 	if (!known) {
 		char f[PATH_MAX + 32];
 		snprintf(f, sizeof f, "%s/memory.swap.max", hier[CG_MEMORY].base);
-		known = detect(CG_MEMORY) && hier[CG_MEMORY].version == 2 &&
-		        access(f, F_OK) == 0 ? 1 : -1;
+		known = detect(CG_MEMORY) && hier[CG_MEMORY].version == 2 && access(f, F_OK) == 0 ?
+		        1 :
+		        -1;
 	}
 	return known > 0;
 }
@@ -660,7 +676,7 @@ static void close_dir(struct cg_dir *d)
 		if (d->fd[f] >= 0)
 			close(d->fd[f]);
 	if (d->dir_fd >= 0)
-		close(d->dir_fd);   /* the lock goes with it */
+		close(d->dir_fd); /* the lock goes with it */
 	clear_dir(d);
 }
 
@@ -677,8 +693,7 @@ static int file_fd(struct cg_dir *d, enum cg_file f)
  * the files of controllers ctls. -EBUSY: another process holds it, or its
  * files do not open (the slot is passed over); another error: the
  * directory cannot be had. On failure the caller close_dir()s d. */
-static int open_dir(struct cg_dir *d, const char *base, int version, unsigned ctls,
-                    unsigned n)
+static int open_dir(struct cg_dir *d, const char *base, int version, unsigned ctls, unsigned n)
 {
 	/* Cut short, slot-12 would name slot-1. */
 	if ((size_t)snprintf(d->path, sizeof d->path, "%s/slot-%u", base, n) >= sizeof d->path)
@@ -687,7 +702,7 @@ static int open_dir(struct cg_dir *d, const char *base, int version, unsigned ct
 	d->ctls = ctls;
 	bool made = false;
 	d->dir_fd = open(d->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (d->dir_fd < 0 && errno == ENOENT) {   /* a new slot */
+	if (d->dir_fd < 0 && errno == ENOENT) { /* a new slot */
 		if (mkdir(d->path, 0755) < 0 && errno != EEXIST)
 			return -errno;
 		made = true;
@@ -800,8 +815,9 @@ static int set_value(struct cg_dir *d, enum cg_file f, uint64_t v)
 	char s[48];
 	int n;
 	if (f == F_CPU_MAX)
-		n = v == CG_MAX ? snprintf(s, sizeof s, "max %u", CPU_PERIOD_US) :
-		    snprintf(s, sizeof s, "%llu %u", (unsigned long long)v, CPU_PERIOD_US);
+		n = v == CG_MAX ?
+		        snprintf(s, sizeof s, "max %u", CPU_PERIOD_US) :
+		        snprintf(s, sizeof s, "%llu %u", (unsigned long long)v, CPU_PERIOD_US);
 	else if (v == CG_MAX)
 		n = d->version == 1 ? snprintf(s, sizeof s, "-1") : snprintf(s, sizeof s, "max");
 	else
@@ -848,7 +864,7 @@ static bool memory_fits(struct cg_dir *d, uint64_t max)
 	uint64_t used = strtoull(b, NULL, 10);
 	if (used <= max / 4)
 		return true;
-	int st = file_fd(d, F_MEM_STAT);   /* kept: page cache stays charged, so this recurs */
+	int st = file_fd(d, F_MEM_STAT); /* kept: page cache stays charged, so this recurs */
 	uint64_t cache = keyed(st, "active_file") + keyed(st, "inactive_file");
 	return used - (cache < used ? cache : used) <= max / 4;
 }
@@ -874,7 +890,7 @@ static bool retire(struct cgroup_slot *s)
 	struct cg_dir *d = dir_of(s, CG_MEMORY);
 	bool gone = d && rmdir(d->path) == 0;
 	if (gone && s->n < next_slot)
-		next_slot = s->n;   /* its number, made fresh, is claimed next */
+		next_slot = s->n; /* its number, made fresh, is claimed next */
 	unlink_slot(s);
 	return gone;
 }
@@ -907,8 +923,7 @@ static int set_limits(struct cgroup_slot *s, const struct sbx_jail *j)
 	return rc ? rc : set_value(d, F_MEM_MAX, j->memory_max);
 }
 
-int cgroup_acquire(const struct sbx_jail *j, struct cgroup_slot **out,
-                   struct cgroup_join *join)
+int cgroup_acquire(const struct sbx_jail *j, struct cgroup_slot **out, struct cgroup_join *join)
 {
 	join->clone_fd = -1;
 	for (int i = 0; i < SBX_CGROUP_FDS; i++)
@@ -1055,5 +1070,5 @@ void cgroup_release(struct cgroup_slot *s)
 void sbx_cleanup(void)
 {
 	while (slots)
-		unlink_slot(slots);   /* unlocked: free for the next process */
+		unlink_slot(slots); /* unlocked: free for the next process */
 }

@@ -158,10 +158,15 @@ _Noreturn static void fail(enum child_step step, int err)
 	if (status_fd >= 0)
 		(void)!send(status_fd, &r, sizeof r, MSG_NOSIGNAL);
 	_exit(step == STEP_EXEC_NOT_FOUND ? CHILD_EXIT_NOTFOUND :
-	      step == STEP_EXEC ? CHILD_EXIT_NOEXEC : CHILD_EXIT_SETUP);
+	              step == STEP_EXEC   ? CHILD_EXIT_NOEXEC :
+	                                    CHILD_EXIT_SETUP);
 }
 
-#define CHECK(step, expr) do { if ((expr) < 0) fail((step), errno); } while (0)
+#define CHECK(step, expr)                                                                          \
+	do {                                                                                       \
+		if ((expr) < 0)                                                                    \
+			fail((step), errno);                                                       \
+	} while (0)
 
 static int write_file(const char *path, const char *data)
 {
@@ -203,8 +208,8 @@ static void arrange_fds(const struct child_plan *p, int *ruleset_fd)
 	/* The sources in the order they are placed: the first four at their
 	 * CHILD_FD_* numbers, the rest from the next free one up. */
 	enum { S_RESULT = CHILD_FD_RESULT, S_STATUS, S_JOB, S_RULESET, S_LIFELINE, S_N };
-	int src[S_N] = { p->stdin_fd, p->stdout_fd, p->stderr_fd,
-	                 p->result_fd, p->status_fd, p->job_fd, *ruleset_fd, p->lifeline_fd };
+	int src[S_N] = { p->stdin_fd,  p->stdout_fd, p->stderr_fd, p->result_fd,
+		         p->status_fd, p->job_fd,    *ruleset_fd,  p->lifeline_fd };
 	int tmp[S_N];
 	const int base = 16;
 	for (int i = 0; i < S_N; i++) {
@@ -214,7 +219,7 @@ static void arrange_fds(const struct child_plan *p, int *ruleset_fd)
 	}
 	int next = 0;
 	for (int i = 0; i < S_N; i++) {
-		if (tmp[i] < 0) {   /* no result pipe (keep its slot free), no Landlock */
+		if (tmp[i] < 0) { /* no result pipe (keep its slot free), no Landlock */
 			if (i == S_RESULT)
 				next = CHILD_FD_FIRST_FREE;
 			continue;
@@ -232,7 +237,7 @@ static void arrange_fds(const struct child_plan *p, int *ruleset_fd)
 			lifeline_fd = target;
 	}
 	CHECK(STEP_FDS, syscall(SYS_close_range, next, ~0U, 0));
-	if (p->result_fd < 0)   /* its slot was kept free, not closed: whatever it held goes */
+	if (p->result_fd < 0) /* its slot was kept free, not closed: whatever it held goes */
 		close(CHILD_FD_RESULT);
 }
 
@@ -243,7 +248,7 @@ static void reset_signals(void)
 	sa.sa_handler = SIG_DFL;
 	for (int sig = 1; sig < NSIG; sig++)
 		if (sig != SIGKILL && sig != SIGSTOP)
-			(void)sigaction(sig, &sa, NULL);   /* EINVAL for RT internals: fine */
+			(void)sigaction(sig, &sa, NULL); /* EINVAL for RT internals: fine */
 	sigset_t none;
 	sigemptyset(&none);
 	CHECK(STEP_SIGNALS, sigprocmask(SIG_SETMASK, &none, NULL));
@@ -264,8 +269,7 @@ static void map_user_ns(const struct sbx_jail *j)
 	CHECK(STEP_USERNS, write_file("/proc/self/gid_map", j->gid_map));
 }
 
-static int mount_attr_at(int dfd, const char *path, unsigned flags, uint64_t set,
-                         uint64_t clr)
+static int mount_attr_at(int dfd, const char *path, unsigned flags, uint64_t set, uint64_t clr)
 {
 	struct mount_attr a = { .attr_set = set, .attr_clr = clr };
 	return (int)syscall(SYS_mount_setattr, dfd, path, flags, &a, sizeof a);
@@ -282,12 +286,14 @@ static int set_mount_attr(const char *path, unsigned flags, uint64_t set, uint64
 static void clone_writable(const char *path, int *at, int *tree)
 {
 	struct open_how how = { .flags = O_PATH | O_CLOEXEC, .resolve = RESOLVE_NO_SYMLINKS };
-	CHECK(STEP_MOUNT_READONLY, *at = (int)syscall(SYS_openat2, AT_FDCWD, path, &how,
-	      sizeof how));
-	CHECK(STEP_MOUNT_READONLY, *tree = (int)syscall(SYS_open_tree, *at, "", AT_EMPTY_PATH |
-	      OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE));
-	CHECK(STEP_MOUNT_READONLY, mount_attr_at(*tree, "", AT_EMPTY_PATH | AT_RECURSIVE,
-	      MOUNT_ATTR_NOSUID, 0));
+	CHECK(STEP_MOUNT_READONLY,
+	      *at = (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof how));
+	CHECK(STEP_MOUNT_READONLY,
+	      *tree = (int)syscall(SYS_open_tree, *at, "",
+	                           AT_EMPTY_PATH | OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
+	                                   AT_RECURSIVE));
+	CHECK(STEP_MOUNT_READONLY,
+	      mount_attr_at(*tree, "", AT_EMPTY_PATH | AT_RECURSIVE, MOUNT_ATTR_NOSUID, 0));
 }
 
 /* Landlock grants the private /tmp no execute right; a mount tree has no
@@ -320,11 +326,12 @@ static void set_up_view(const struct sbx_jail *j)
 	int at[SBX_MAX_RW_PATHS], tree[SBX_MAX_RW_PATHS], n = 0;
 	for (char **p = j->rw_paths; p && *p; p++, n++)
 		clone_writable(*p, &at[n], &tree[n]);
-	CHECK(STEP_MOUNT_READONLY, set_mount_attr("/", AT_RECURSIVE,
-	      MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID, 0));
+	CHECK(STEP_MOUNT_READONLY,
+	      set_mount_attr("/", AT_RECURSIVE, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID, 0));
 	for (int i = 0; i < n; i++) {
-		CHECK(STEP_MOUNT_READONLY, syscall(SYS_move_mount, tree[i], "", at[i], "",
-		      MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH));
+		CHECK(STEP_MOUNT_READONLY,
+		      syscall(SYS_move_mount, tree[i], "", at[i], "",
+		              MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH));
 		close(tree[i]);
 		close(at[i]);
 	}
@@ -341,8 +348,8 @@ static void set_up_view(const struct sbx_jail *j)
 	if (prc < 0)
 		fail(STEP_MOUNT_PROTECT, -prc);
 	if (j->private_tmp)
-		CHECK(STEP_MOUNT_TMP, mount("tmpfs", j->tmp_dir, "tmpfs", tmp_flags(j),
-		      j->tmpfs_opts));
+		CHECK(STEP_MOUNT_TMP,
+		      mount("tmpfs", j->tmp_dir, "tmpfs", tmp_flags(j), j->tmpfs_opts));
 	bool masks = j->mask_hidden && j->n_masks;
 	mask_step(mask_place, j);
 	if (masks)
@@ -363,17 +370,18 @@ static void set_up_mounts(const struct sbx_jail *j)
 	if (!j->view_ready)
 		set_up_view(j);
 	else if (j->private_tmp)
-		CHECK(STEP_MOUNT_TMP, mount("tmpfs", j->tmp_dir, "tmpfs", tmp_flags(j),
-		      j->tmpfs_opts));
+		CHECK(STEP_MOUNT_TMP,
+		      mount("tmpfs", j->tmp_dir, "tmpfs", tmp_flags(j), j->tmpfs_opts));
 	/* Where proc cannot be mounted (a container's masked /proc: ladder.c),
 	 * the host's /proc must not show through: an empty read-only tmpfs
 	 * covers it, and the tool sees no process at all. */
 	if (j->private_proc && j->proc_empty)
-		CHECK(STEP_MOUNT_PROC, mount("tmpfs", "/proc", "tmpfs", MS_NOSUID | MS_NODEV |
-		      MS_NOEXEC | MS_RDONLY, "size=4k,nr_inodes=2,mode=0555"));
+		CHECK(STEP_MOUNT_PROC,
+		      mount("tmpfs", "/proc", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY,
+		            "size=4k,nr_inodes=2,mode=0555"));
 	else if (j->private_proc)
-		CHECK(STEP_MOUNT_PROC, mount("proc", "/proc", "proc",
-		      MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL));
+		CHECK(STEP_MOUNT_PROC,
+		      mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL));
 	/* Only with our own /proc of our own pid namespace on a kernel that
 	 * keeps pid_max per namespace (jail.c checks): before 6.14 this file
 	 * is the host's. */
@@ -390,7 +398,7 @@ static void set_up_mounts(const struct sbx_jail *j)
  * call's directory. Static: no allocation after the fork. */
 static char *const *child_envp;
 static char *call_env[300];
-static char call_env_vars[3][sizeof ((struct sbx_jail *)0)->call_tmp_base + 32];
+static char call_env_vars[3][sizeof((struct sbx_jail *)0)->call_tmp_base + 32];
 
 static size_t put_uint(char *s, unsigned v)
 {
@@ -423,13 +431,13 @@ static int make_call_tmp(const struct sbx_jail *j)
 	name[k++] = '-';
 	put_uint(name + k, (unsigned)getpid());
 	int base, dir;
-	CHECK(STEP_MOUNT_TMP, base = open(j->call_tmp_base, O_PATH | O_DIRECTORY | O_NOFOLLOW |
-	      O_CLOEXEC));
+	CHECK(STEP_MOUNT_TMP,
+	      base = open(j->call_tmp_base, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
 	CHECK(STEP_MOUNT_TMP, mkdirat(base, name, 0700));
 	if (j->set_ids)
 		CHECK(STEP_MOUNT_TMP, fchownat(base, name, j->uid, j->gid, AT_SYMLINK_NOFOLLOW));
-	CHECK(STEP_MOUNT_TMP, dir = openat(base, name, O_PATH | O_DIRECTORY | O_NOFOLLOW |
-	      O_CLOEXEC));
+	CHECK(STEP_MOUNT_TMP,
+	      dir = openat(base, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
 	close(base);
 	static const char *const names[3] = { "TMPDIR=", "TMP=", "TEMP=" };
 	size_t n = 0;
@@ -472,7 +480,7 @@ static void enter_beneath(const char *cwd, enum child_step step)
 	if (!cwd || !*cwd)
 		return;
 	struct open_how how = { .flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
-	                        .resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS };
+		                .resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS };
 	int fd;
 	CHECK(step, fd = (int)syscall(SYS_openat2, AT_FDCWD, cwd, &how, sizeof how));
 	CHECK(step, fchdir(fd));
@@ -490,7 +498,7 @@ static void change_dir(const struct sbx_jail *j, const char *cwd)
 
 static void drop_bounding_set(const struct sbx_jail *j)
 {
-	if (j->view_ready)   /* the worker dropped it: inherited */
+	if (j->view_ready) /* the worker dropped it: inherited */
 		return;
 	/* Without CAP_SETPCAP (an unprivileged supervisor without a user
 	 * namespace) the set cannot shrink; no_new_privs still means nothing
@@ -503,10 +511,10 @@ static void drop_bounding_set(const struct sbx_jail *j)
 		CHECK(STEP_BOUNDING, cap_drop_bound((cap_value_t)c));
 	/* Root keeps no special powers across exec or uid changes, and the
 	 * tool cannot undo that. */
-	CHECK(STEP_BOUNDING, cap_set_secbits(SECBIT_NOROOT | SECBIT_NOROOT_LOCKED |
-	      SECBIT_NO_SETUID_FIXUP | SECBIT_NO_SETUID_FIXUP_LOCKED |
-	      SECBIT_KEEP_CAPS_LOCKED | SECBIT_NO_CAP_AMBIENT_RAISE |
-	      SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED));
+	CHECK(STEP_BOUNDING,
+	      cap_set_secbits(SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_NO_SETUID_FIXUP |
+	                      SECBIT_NO_SETUID_FIXUP_LOCKED | SECBIT_KEEP_CAPS_LOCKED |
+	                      SECBIT_NO_CAP_AMBIENT_RAISE | SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED));
 }
 
 static void change_identity(const struct sbx_jail *j)
@@ -574,7 +582,7 @@ static struct job_in await_job(const struct sbx_jail *j)
 	 * that is not pid 1 of its own namespace would die of). */
 	(void)!send(job_fd, "R", 1, MSG_NOSIGNAL);
 	if (io_read_all(job_fd, &h, sizeof h) != (ssize_t)sizeof h)
-		_exit(CHILD_EXIT_SETUP);   /* the parent dropped the spare: nobody to tell */
+		_exit(CHILD_EXIT_SETUP); /* the parent dropped the spare: nobody to tell */
 	if (h.magic != JOB_MAGIC || (!h.argc && !h.fn) || h.payload_len > JOB_MAX_PAYLOAD ||
 	    h.argc > h.payload_len || !h.cwd_len || h.cwd_len > h.payload_len)
 		fail(STEP_JOB, EPROTO);
@@ -630,14 +638,14 @@ _Noreturn static void run_fn(const struct sbx_jail *j, sbx_fn fn, void *arg)
 	 * the result channel: it would write the builtin's answer. */
 	(void)fcntl(CHILD_FD_RESULT, F_SETFD, FD_CLOEXEC);
 	int rc = fn(arg);
-	fflush(NULL);   /* a builtin's stdio output is part of its answer */
+	fflush(NULL); /* a builtin's stdio output is part of its answer */
 	_exit(rc & 0xff);
 }
 
 /* execvpe without malloc: try each PATH entry, remember EACCES. */
 _Noreturn static void run_exec(const struct sbx_jail *j, char *const *argv)
 {
-	if (!argv || !argv[0])   /* sbx_spawn checked; a spare's job too */
+	if (!argv || !argv[0]) /* sbx_spawn checked; a spare's job too */
 		fail(STEP_EXEC, EINVAL);
 	const char *cmd = argv[0];
 	char *const *envp = child_envp;
@@ -675,7 +683,11 @@ _Noreturn static void run_exec(const struct sbx_jail *j, char *const *argv)
 /* With the jail's timeline on (benchmarks: jail.c), when each numbered
  * step below ended, sent on the status socket before the job runs. */
 static uint64_t timeline_ns[SBX_TIMELINE_MAX];
-#define MARK(n) do { if (j->timeline) timeline_mark(n); } while (0)
+#define MARK(n)                                                                                    \
+	do {                                                                                       \
+		if (j->timeline)                                                                   \
+			timeline_mark(n);                                                          \
+	} while (0)
 
 static void timeline_mark(int step)
 {
@@ -699,76 +711,77 @@ _Noreturn void child_main(const struct child_plan *p)
 	int ruleset_fd = -1;
 
 	status_fd = p->status_fd;
-	job_fd = lifeline_fd = -1;   /* statics may hold what an earlier child sharing our memory left */
+	job_fd = lifeline_fd =
+	        -1; /* statics may hold what an earlier child sharing our memory left */
 	MARK(0);
-	if (p->job_fd >= 0)   /* a worker's child: not named as the worker */
+	if (p->job_fd >= 0) /* a worker's child: not named as the worker */
 		(void)prctl(PR_SET_NAME, (unsigned long)"tc-call", 0, 0, 0);
-	for (int i = 0; i <= SBX_CGROUP_FDS; i++)                    /* 1 */
+	for (int i = 0; i <= SBX_CGROUP_FDS; i++) /* 1 */
 		if (p->cgroup_fds[i] >= 0)
 			CHECK(STEP_CGROUP, write(p->cgroup_fds[i], "0", 1));
 	MARK(1);
-	if (p->job_fd >= 0)                                           /* 2 */
+	if (p->job_fd >= 0) /* 2 */
 		CHECK(STEP_SESSION, setpgid(0, 0));
 	else
 		CHECK(STEP_SESSION, setsid());
 	MARK(2);
-	if (p->lifeline_wr >= 0)                                      /* 3 */
+	if (p->lifeline_wr >= 0) /* 3 */
 		close(p->lifeline_wr);
 	die_with_parent(p->lifeline_fd);
 	MARK(3);
-	reset_signals();                                              /* 4 */
+	reset_signals(); /* 4 */
 	MARK(4);
-	map_user_ns(j);                                               /* 5 */
+	map_user_ns(j); /* 5 */
 	if (j->egress) {
 		int rc = netns_child_setup(p->status_fd);
 		if (rc < 0)
 			fail(STEP_NETNS, -rc);
 	}
 	MARK(5);
-	set_up_mounts(j);                                             /* 6 */
+	set_up_mounts(j); /* 6 */
 	if (p->job_fd >= 0 && j->private_tmp)
 		hand_out_mount_ns();
 	child_envp = j->envp;
 	int call_tmp_fd = j->call_tmp ? make_call_tmp(j) : -1;
 	MARK(6);
-	if (j->landlock)                                              /* 7 */
+	if (j->landlock) /* 7 */
 		CHECK(STEP_LANDLOCK_RULES, ruleset_fd = landlock_child_ruleset(j, call_tmp_fd));
 	if (call_tmp_fd >= 0)
 		close(call_tmp_fd);
 	MARK(7);
-	arrange_fds(p, &ruleset_fd);                                  /* 8 */
+	arrange_fds(p, &ruleset_fd); /* 8 */
 	MARK(8);
-	for (int i = 0; i < j->n_rlimits; i++)                        /* 9 */
+	for (int i = 0; i < j->n_rlimits; i++) /* 9 */
 		if (j->rlimits[i].resource != RLIMIT_AS || (!p->fn && job_fd < 0))
 			CHECK(STEP_RLIMITS, setrlimit(j->rlimits[i].resource, &j->rlimits[i].lim));
 	if (p->fn)
 		limit_address_space(j, true);
 	MARK(9);
-	change_dir(j, p->cwd);                                        /* 10 */
+	change_dir(j, p->cwd); /* 10 */
 	MARK(10);
-	drop_bounding_set(j);                                         /* 11 */
+	drop_bounding_set(j); /* 11 */
 	MARK(11);
-	change_identity(j);                                           /* 12 */
-	if (j->set_ids)   /* the uid change cleared PDEATHSIG */
+	change_identity(j); /* 12 */
+	if (j->set_ids)     /* the uid change cleared PDEATHSIG */
 		die_with_parent(lifeline_fd);
 	if (lifeline_fd >= 0)
 		close(lifeline_fd);
 	MARK(12);
-	if (p->fn || job_fd >= 0)                                     /* 13 */
+	if (p->fn || job_fd >= 0) /* 13 */
 		CHECK(STEP_DUMPABLE, prctl(PR_SET_DUMPABLE, 0, 0, 0, 0));
 	MARK(13);
-	drop_caps();                                                  /* 14 */
+	drop_caps(); /* 14 */
 	MARK(14);
 	CHECK(STEP_NO_NEW_PRIVS, prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)); /* 15 */
 	MARK(15);
-	if (ruleset_fd >= 0) {                                        /* 16 */
+	if (ruleset_fd >= 0) { /* 16 */
 		CHECK(STEP_LANDLOCK, syscall(SYS_landlock_restrict_self, ruleset_fd, 0));
 		close(ruleset_fd);
 	}
 	MARK(16);
-	load_seccomp(j);                                              /* 17 */
+	load_seccomp(j); /* 17 */
 	MARK(17);
-	if (job_fd >= 0) {                                            /* 18 */
+	if (job_fd >= 0) { /* 18 */
 		struct job_in in = await_job(j);
 		MARK(18);
 		timeline_send(j);

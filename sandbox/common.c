@@ -82,8 +82,9 @@ ssize_t io_recv_fds(int sock, void *buf, size_t len, int *fds, int max, int *n, 
 		char buf[CMSG_SPACE(sizeof(int) * IO_MAX_FDS)];
 	} u;
 	struct iovec v = { .iov_base = buf, .iov_len = len };
-	struct msghdr m = { .msg_iov = &v, .msg_iovlen = 1, .msg_control = u.buf,
-	                    .msg_controllen = sizeof u.buf };
+	struct msghdr m = {
+		.msg_iov = &v, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof u.buf
+	};
 	*n = 0;
 	ssize_t r;
 	do

@@ -26,8 +26,8 @@
 
 #include "internal.h"
 
-static struct sbx_report_item *report_add(struct sbx_report_item *list, int *n,
-                                          const char *name, const char *by)
+static struct sbx_report_item *report_add(struct sbx_report_item *list, int *n, const char *name,
+                                          const char *by)
 {
 	if (*n >= SBX_REPORT_MAX)
 		return NULL;
@@ -45,7 +45,7 @@ static void report_num(struct sbx_report_item *it, const char *key, uint64_t val
 }
 
 static void report_drop(struct sbx_report_item *it, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+        __attribute__((format(printf, 2, 3)));
 static void report_drop(struct sbx_report_item *it, const char *fmt, ...)
 {
 	if (!it)
@@ -98,9 +98,11 @@ static void limit_pids(const struct sbx_jail *j, const struct cgroup_stats *st,
 		it = LIMIT("pids", NULL);
 	}
 	report_drop(it, "no pids cgroup: %s%s", j->cgroup_why[CG_PIDS],
-	            j->pid_max[0] ? "; the pid namespace's pid_max bounds it instead" :
-	            j->uid != 0 ? "; RLIMIT_NPROC bounds every process of the uid together" :
-	            "; root is exempt from RLIMIT_NPROC: only the deadline bounds it");
+	            j->pid_max[0] ?
+	                    "; the pid namespace's pid_max bounds it instead" :
+	                    j->uid != 0 ?
+	                    "; RLIMIT_NPROC bounds every process of the uid together" :
+	                    "; root is exempt from RLIMIT_NPROC: only the deadline bounds it");
 }
 
 static void limit_memory(const struct sbx_jail *j, const struct cgroup_stats *st,
@@ -138,7 +140,10 @@ static void limit_cpu(const struct sbx_jail *j, struct sbx_confinement *out)
 
 static void limit_rlimits(const struct sbx_jail *j, struct sbx_confinement *out)
 {
-	static const struct { int res; const char *name, *key; } map[] = {
+	static const struct {
+		int res;
+		const char *name, *key;
+	} map[] = {
 		{ RLIMIT_CPU, "cpu_time", "max_seconds" },
 		{ RLIMIT_AS, "address_space", "max_bytes" },
 		{ RLIMIT_FSIZE, "file_size", "max_bytes" },
@@ -153,7 +158,8 @@ static void limit_rlimits(const struct sbx_jail *j, struct sbx_confinement *out)
 	if (j->private_tmp)
 		report_num(LIMIT("tmp", "tmpfs"), "max_bytes", j->tmp_bytes);
 	else if (j->call_tmp)
-		report_drop(LIMIT("tmp", rlimit_of(j, RLIMIT_FSIZE) ? "rlimit" : NULL), "no tmpfs: "
+		report_drop(LIMIT("tmp", rlimit_of(j, RLIMIT_FSIZE) ? "rlimit" : NULL),
+		            "no tmpfs: "
 		            "the call's directory is on the host's disk%s",
 		            rlimit_of(j, RLIMIT_FSIZE) ? "; RLIMIT_FSIZE bounds each file" : "");
 }
@@ -185,7 +191,8 @@ static void confine_walls(const struct sbx_jail *j, struct sbx_confinement *out)
 	struct sbx_report_item *it;
 	unsigned ns = j->clone_ns | j->view_ns;
 	if (j->mount_tree) {
-		alternative(WALL("filesystem", "mount tree"), "no Landlock here: a new root "
+		alternative(WALL("filesystem", "mount tree"),
+		            "no Landlock here: a new root "
 		            "holding the granted paths alone (read-only but the writable ones)");
 	} else {
 		it = WALL("filesystem", j->landlock ? "landlock" : NULL);
@@ -195,16 +202,19 @@ static void confine_walls(const struct sbx_jail *j, struct sbx_confinement *out)
 	if (j->mask_hidden)
 		WALL("hidden", "mounts");
 	else if (j->landlock && j->no_ns)
-		alternative(WALL("hidden", "landlock"), "no mount namespace here to cover them: "
+		alternative(WALL("hidden", "landlock"),
+		            "no mount namespace here to cover them: "
 		            "Landlock refuses opening them, their names and metadata (stat) stay "
 		            "visible");
 	else if (j->landlock)
 		WALL("hidden", "landlock");
 	else
-		report_drop(WALL("hidden", NULL), "no mount namespace and no Landlock here "
+		report_drop(WALL("hidden", NULL),
+		            "no mount namespace and no Landlock here "
 		            "(optional in the profile): the hidden paths are not covered");
 	if (j->root_userns)
-		alternative(WALL("user", "user namespace"), "toolcage runs as root without "
+		alternative(WALL("user", "user namespace"),
+		            "toolcage runs as root without "
 		            "CAP_SYS_ADMIN (a container's root): the namespaces are made inside a "
 		            "user namespace, as the tools' user");
 	else if (ns & CLONE_NEWUSER)
@@ -213,21 +223,25 @@ static void confine_walls(const struct sbx_jail *j, struct sbx_confinement *out)
 		WALL("user", "root");
 	it = WALL("processes", ns & CLONE_NEWPID ? "pid namespace" : "process group");
 	if (j->no_ns)
-		alternative(it, "the kernel refuses namespaces here: the call's process group, "
+		alternative(it,
+		            "the kernel refuses namespaces here: the call's process group, "
 		            "which the tool cannot leave (setsid and setpgid refused), and its "
 		            "cgroup are killed at its end; Landlock keeps its signals and ptrace "
 		            "to its own processes and never grants /proc");
 	else if (!(ns & CLONE_NEWPID))
-		report_drop(it, "no pid namespace (optional in the profile): the process group "
+		report_drop(it,
+		            "no pid namespace (optional in the profile): the process group "
 		            "and the call's cgroup are killed at its end");
 	if (j->private_proc && j->proc_empty)
-		alternative(WALL("proc", "none (masked by the container)"), "the kernel refuses "
+		alternative(WALL("proc", "none (masked by the container)"),
+		            "the kernel refuses "
 		            "a fresh /proc where the container covers parts of its own: an empty "
 		            "read-only tmpfs covers /proc, no process is visible");
 	else if (j->private_proc)
 		WALL("proc", "fresh /proc");
 	else if (j->landlock && j->no_ns)
-		alternative(WALL("proc", "landlock (not granted)"), "no pid and mount namespaces "
+		alternative(WALL("proc", "landlock (not granted)"),
+		            "no pid and mount namespaces "
 		            "here: nothing in the host's /proc can be opened or listed, but a "
 		            "process's entry can be stat()ed by its pid");
 	else if (j->landlock)
@@ -237,22 +251,26 @@ static void confine_walls(const struct sbx_jail *j, struct sbx_confinement *out)
 	if (j->private_tmp)
 		WALL("tmp", "tmpfs");
 	else if (j->call_tmp)
-		alternative(WALL("tmp", "per-call directory"), "no mount namespace here: a "
+		alternative(WALL("tmp", "per-call directory"),
+		            "no mount namespace here: a "
 		            "directory of the call's own (TMPDIR, TMP, TEMP), the only one "
 		            "Landlock grants, removed after the call; the host's /tmp is not "
 		            "granted (its names stay visible)");
 	else
-		report_drop(WALL("tmp", NULL), "%s", j->no_ns ? "no mount namespace here: no /tmp "
-		            "at all (Landlock grants none), TMPDIR unset" :
-		            "no mount namespace (optional in the profile)");
+		report_drop(WALL("tmp", NULL), "%s",
+		            j->no_ns ? "no mount namespace here: no /tmp "
+		                       "at all (Landlock grants none), TMPDIR unset" :
+		                       "no mount namespace (optional in the profile)");
 	if (ns & CLONE_NEWNS)
 		WALL("metadata", "read-only mounts");
 	else if (j->no_ns)
-		alternative(WALL("metadata", "seccomp"), "no mount namespace here to make the "
+		alternative(WALL("metadata", "seccomp"),
+		            "no mount namespace here to make the "
 		            "host's mounts read-only: chmod, chown, utimes and xattr changes are "
 		            "refused by seccomp, in the writable paths too");
 	else
-		report_drop(WALL("metadata", NULL), "no mount namespace (optional in the "
+		report_drop(WALL("metadata", NULL),
+		            "no mount namespace (optional in the "
 		            "profile): the host's mounts are not made read-only, so chmod, chown "
 		            "and utimes reach what the user may change");
 	WALL("network", ns & CLONE_NEWNET ? "network namespace" : "seccomp");

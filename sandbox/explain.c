@@ -39,20 +39,23 @@ static bool have_cap(unsigned cap)
 }
 
 static const char fix_container[] =
-	"in a container, run it with toolcage's seccomp profile "
-	"(deploy/container/seccomp.json) and /proc unmasked, as docs/deploy.md "
-	"says, or run toolcage there as a non-root user";
+        "in a container, run it with toolcage's seccomp profile "
+        "(deploy/container/seccomp.json) and /proc unmasked, as docs/deploy.md "
+        "says, or run toolcage there as a non-root user";
 static const char fix_user[] =
-	"allow this user user namespaces (kernel.unprivileged_userns_clone=1 where "
-	"that sysctl exists; on Ubuntu 23.10 and later toolcage's AppArmor profile, "
-	"docs/deploy.md); in a container, run it with toolcage's seccomp profile "
-	"(deploy/container/seccomp.json) and /proc unmasked, as docs/deploy.md says";
+        "allow this user user namespaces (kernel.unprivileged_userns_clone=1 where "
+        "that sysctl exists; on Ubuntu 23.10 and later toolcage's AppArmor profile, "
+        "docs/deploy.md); in a container, run it with toolcage's seccomp profile "
+        "(deploy/container/seccomp.json) and /proc unmasked, as docs/deploy.md says";
 
 size_t sbx_explain_ns(unsigned clone_ns, int e, char *buf, size_t len)
 {
-	static const struct { unsigned flag; const char *name; } ns[] = {
-		{ CLONE_NEWUSER, "user" }, { CLONE_NEWPID, "pid" }, { CLONE_NEWNS, "mount" },
-		{ CLONE_NEWUTS, "uts" }, { CLONE_NEWIPC, "ipc" }, { CLONE_NEWNET, "network" },
+	static const struct {
+		unsigned flag;
+		const char *name;
+	} ns[] = {
+		{ CLONE_NEWUSER, "user" },     { CLONE_NEWPID, "pid" }, { CLONE_NEWNS, "mount" },
+		{ CLONE_NEWUTS, "uts" },       { CLONE_NEWIPC, "ipc" }, { CLONE_NEWNET, "network" },
 		{ CLONE_NEWCGROUP, "cgroup" },
 	};
 	char names[80] = "";
@@ -105,8 +108,10 @@ size_t sbx_explain_ns(unsigned clone_ns, int e, char *buf, size_t len)
 		        "container's default profile)";
 		fix = fix_container;
 	}
-	int w = snprintf(buf, len, "the kernel refused to make the %s namespaces "
-	                 "(%s): %s; fix: %s", names, strerror(e), cause, fix);
+	int w = snprintf(buf, len,
+	                 "the kernel refused to make the %s namespaces "
+	                 "(%s): %s; fix: %s",
+	                 names, strerror(e), cause, fix);
 	return w < 0 ? 0 : (size_t)w;
 }
 
@@ -122,8 +127,7 @@ const char *sbx_explain_step(const char *step, int e)
 	/* Root makes no user namespace: the network namespace it makes is its
 	 * own user namespace's, and bringing its loopback up takes
 	 * CAP_NET_ADMIN there, which a container's root lacks by default. */
-	if (!strcmp(step, child_step_name(STEP_NETNS)) && getuid() == 0 &&
-	    !have_cap(CAP_NET_ADMIN))
+	if (!strcmp(step, child_step_name(STEP_NETNS)) && getuid() == 0 && !have_cap(CAP_NET_ADMIN))
 		return "the network namespace's loopback could not be set up: toolcage runs "
 		       "as root without CAP_NET_ADMIN, as a container's root does by default; "
 		       "fix: run toolcage as a non-root user in the container (its user "
@@ -132,8 +136,8 @@ const char *sbx_explain_step(const char *step, int e)
 		return "the user namespace's id maps were refused (a security module); fix: "
 		       "run toolcage as a user allowed user namespaces, or as root";
 	static const enum child_step mounts[] = {
-		STEP_MOUNT_PRIVATE, STEP_MOUNT_READONLY, STEP_MOUNT_TMP, STEP_MOUNT_MASK,
-		STEP_MOUNT_PROTECT, STEP_MOUNT_TREE,
+		STEP_MOUNT_PRIVATE, STEP_MOUNT_READONLY, STEP_MOUNT_TMP,
+		STEP_MOUNT_MASK,    STEP_MOUNT_PROTECT,  STEP_MOUNT_TREE,
 	};
 	for (size_t i = 0; i < sizeof mounts / sizeof mounts[0]; i++)
 		if (!strcmp(step, child_step_name(mounts[i])))

@@ -14,11 +14,11 @@
 #include "child_abi.h"
 #include "sandbox.h"
 
-#define SBX_MAX_RLIMITS 12
-#define SBX_MAX_GROUPS 64
-#define SBX_MAX_RW_PATHS 64     /* the workspace and write paths (child.c) */
-#define SBX_WHY_MAX 256        /* a reason a wall or limit is not in force */
-#define SBX_CGROUP_FDS 3        /* v1 "tasks" files a child writes itself into */
+#define SBX_MAX_RLIMITS  12
+#define SBX_MAX_GROUPS   64
+#define SBX_MAX_RW_PATHS 64  /* the workspace and write paths (child.c) */
+#define SBX_WHY_MAX      256 /* a reason a wall or limit is not in force */
+#define SBX_CGROUP_FDS   3   /* v1 "tasks" files a child writes itself into */
 #define SBX_DEFAULT_PATH "/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin"
 
 struct sbx_rlimit {
@@ -26,9 +26,9 @@ struct sbx_rlimit {
 	struct rlimit lim;
 };
 
-struct cgroup_slot;   /* cgroup.c: one per-call cgroup, reused */
-struct mask_watch;    /* mask.c: a directory whose change means a new scan */
-struct protect_id;    /* protect.c: the identity of a path's components */
+struct cgroup_slot; /* cgroup.c: one per-call cgroup, reused */
+struct mask_watch;  /* mask.c: a directory whose change means a new scan */
+struct protect_id;  /* protect.c: the identity of a path's components */
 
 /* A hidden path that exists, covered in the child by an empty bind mount. */
 struct sbx_mask {
@@ -41,45 +41,45 @@ enum {
 	MT_READ = 1u << 0,
 	MT_WRITE = 1u << 1,
 	MT_EXEC = 1u << 2,
-	MT_DEV = 1u << 3,      /* a device node: bound without nodev */
-	MT_FILE = 1u << 4,     /* the source is not a directory */
-	MT_DIR = 1u << 5,      /* an empty directory, nothing bound */
-	MT_LINK = 1u << 6,     /* a symbolic link to target */
+	MT_DEV = 1u << 3,  /* a device node: bound without nodev */
+	MT_FILE = 1u << 4, /* the source is not a directory */
+	MT_DIR = 1u << 5,  /* an empty directory, nothing bound */
+	MT_LINK = 1u << 6, /* a symbolic link to target */
 	MT_RIGHTS = MT_READ | MT_WRITE | MT_EXEC,
 };
 struct mt_entry {
-	char *path;            /* absolute, no symbolic link on the way */
-	char *target;          /* a link: what it says */
+	char *path;   /* absolute, no symbolic link on the way */
+	char *target; /* a link: what it says */
 	unsigned flags;
 };
 #define SBX_MAX_MOUNT_TREE 128
 
 struct sbx_jail {
 	char *name;
-	char *workspace;            /* canonical absolute path */
-	int workspace_fd;           /* O_PATH | O_DIRECTORY */
-	int devnull_fd;             /* O_RDWR, for stdin */
-	unsigned clone_ns;          /* CLONE_NEW* flags to ask for */
-	unsigned optional_ns;       /* of those, the ones that may be dropped */
-	unsigned dropped;           /* SBX_REQ_* given up (optional ones only) */
-	bool userns;                /* CLONE_NEWUSER is in clone_ns */
-	bool private_proc;          /* mount a fresh /proc (pid + mount ns) */
-	bool private_tmp;           /* mount a tmpfs on /tmp (mount ns) */
-	bool egress;                /* spec.egress: CLONE_NEWNET, listeners (netns.c) */
+	char *workspace;      /* canonical absolute path */
+	int workspace_fd;     /* O_PATH | O_DIRECTORY */
+	int devnull_fd;       /* O_RDWR, for stdin */
+	unsigned clone_ns;    /* CLONE_NEW* flags to ask for */
+	unsigned optional_ns; /* of those, the ones that may be dropped */
+	unsigned dropped;     /* SBX_REQ_* given up (optional ones only) */
+	bool userns;          /* CLONE_NEWUSER is in clone_ns */
+	bool private_proc;    /* mount a fresh /proc (pid + mount ns) */
+	bool private_tmp;     /* mount a tmpfs on /tmp (mount ns) */
+	bool egress;          /* spec.egress: CLONE_NEWNET, listeners (netns.c) */
 	/* The ladder (ladder.c): walls built another way than the profile's
 	 * own, each reported (confine.c) and refused with spec.strict. */
-	bool root_userns;           /* root without CAP_SYS_ADMIN: the worker
+	bool root_userns;        /* root without CAP_SYS_ADMIN: the worker
 	                             * becomes the tools' user, then makes a
 	                             * user namespace (child_enter_view) */
-	bool proc_empty;            /* proc cannot be mounted here: an empty
+	bool proc_empty;         /* proc cannot be mounted here: an empty
 	                             * read-only tmpfs covers /proc instead */
-	bool no_ns;                 /* every namespace refused here: none, the
+	bool no_ns;              /* every namespace refused here: none, the
 	                             * walls built without them (jail.c) */
-	unsigned ns_refused;        /* no_ns: the clone flags refused */
-	const char **no_ns_deny;    /* no_ns: the seccomp deny list compiled */
-	bool call_tmp;              /* no_ns with a private /tmp promised: a
+	unsigned ns_refused;     /* no_ns: the clone flags refused */
+	const char **no_ns_deny; /* no_ns: the seccomp deny list compiled */
+	bool call_tmp;           /* no_ns with a private /tmp promised: a
 	                             * directory per call instead (ladder.c) */
-	char call_tmp_base[300];    /* where the calls' directories are made */
+	char call_tmp_base[300]; /* where the calls' directories are made */
 
 	/* seccomp: compiled once in the parent, only loaded in the child */
 	struct sock_filter *bpf;
@@ -90,28 +90,28 @@ struct sbx_jail {
 	 * for its fresh /proc and /tmp must name the new mounts' inodes
 	 * (Landlock skips covered mount points when it walks up a path). */
 	bool landlock;
-	uint64_t ll_attr[3];        /* handled fs, handled net, scoped */
+	uint64_t ll_attr[3]; /* handled fs, handled net, scoped */
 	size_t ll_attr_size;
 	int *rule_fds;
 	uint64_t *rule_access;
 	int n_rules, cap_rules;
 	uint16_t *ports;
 	size_t n_ports;
-	uint64_t tmp_access;        /* for the private tmp mount root */
-	uint64_t proc_access;       /* for the fresh /proc */
-	char tmp_dir[256];          /* where the private tmpfs is mounted */
+	uint64_t tmp_access;  /* for the private tmp mount root */
+	uint64_t proc_access; /* for the fresh /proc */
+	char tmp_dir[256];    /* where the private tmpfs is mounted */
 	/* With a mount namespace every mount is made read-only (Landlock has
 	 * no right for chmod, utimes or xattrs); these stay writable. */
-	char **rw_paths;            /* NULL-terminated: the workspace, write paths */
+	char **rw_paths; /* NULL-terminated: the workspace, write paths */
 	/* Hidden paths: masked by mounts when the child surely has its own
 	 * mount namespace (mask.c), else left out of the Landlock rules. */
 	bool mask_hidden;
-	char **hidden;              /* the profile's globs, NULL-terminated */
-	struct sbx_mask *masks;     /* what they match now */
+	char **hidden;          /* the profile's globs, NULL-terminated */
+	struct sbx_mask *masks; /* what they match now */
 	int n_masks;
-	struct mask_watch *watch;   /* the directories they were matched in */
+	struct mask_watch *watch; /* the directories they were matched in */
 	int n_watch;
-	char mask_file[300];        /* the placeholders, in the private tmp */
+	char mask_file[300]; /* the placeholders, in the private tmp */
 	char mask_dir[300];
 	/* Protected paths below every rw path (protect.c), absolute: the
 	 * directories on the way, pinned by a writable bind mount, then the
@@ -120,7 +120,7 @@ struct sbx_jail {
 	int n_prot_pins;
 	char **prot_ro;
 	int n_prot_ro;
-	struct protect_id *prot_seen;  /* n_prot_ro * depth: at the last refresh */
+	struct protect_id *prot_seen; /* n_prot_ro * depth: at the last refresh */
 	/* No Landlock: the filesystem wall is a new root holding the granted
 	 * paths alone (mounttree.c), built in the mount namespace at step 6. */
 	bool mount_tree;
@@ -130,21 +130,21 @@ struct sbx_jail {
 	struct sbx_rlimit rlimits[SBX_MAX_RLIMITS];
 	int n_rlimits;
 
-	char **envp;                /* one allocation: pointers then strings */
-	const char *path;           /* PATH for the exec lookup, inside envp */
+	char **envp;      /* one allocation: pointers then strings */
+	const char *path; /* PATH for the exec lookup, inside envp */
 
 	/* identity */
-	bool set_ids;               /* setgroups/setresgid/setresuid in the child */
+	bool set_ids; /* setgroups/setresgid/setresuid in the child */
 	uid_t uid;
 	gid_t gid;
 	gid_t groups[SBX_MAX_GROUPS];
 	int n_groups;
-	char uid_map[64];           /* userns maps, written by the child itself */
+	char uid_map[64]; /* userns maps, written by the child itself */
 	char gid_map[64];
 	char tmpfs_opts[128];
-	uint64_t tmp_bytes;         /* the private /tmp's size */
+	uint64_t tmp_bytes; /* the private /tmp's size */
 
-	int cap_last;               /* highest capability number of this kernel */
+	int cap_last; /* highest capability number of this kernel */
 
 	/* cgroups (cgroup.c): the controllers used, and their limits */
 	bool use_cgroup_pids;
@@ -152,7 +152,7 @@ struct sbx_jail {
 	bool use_cgroup_cpu;
 	uint64_t pids_max;
 	uint64_t memory_max;
-	uint64_t cpu_quota_us;      /* per 100 ms period */
+	uint64_t cpu_quota_us; /* per 100 ms period */
 	/* Why a limit the profile asks for has no cgroup (optional, dropped),
 	 * or "" (confine.c reports it) */
 	char cgroup_why[3][SBX_WHY_MAX];
@@ -173,7 +173,7 @@ struct sbx_jail {
 	/* The clean worker that forks this jail's children (zygote.c), made
 	 * on first use; NULL in the worker's own copy of the jail. */
 	struct zygote *zygote;
-	bool in_worker;             /* this is the worker's copy */
+	bool in_worker; /* this is the worker's copy */
 	/* The worker's copy only: it made the view of step 6 and holds the
 	 * user, mount and uts namespaces it is in (view_ns, no longer in
 	 * clone_ns), and dropped the bounding set (child.c). */
@@ -215,7 +215,7 @@ enum child_step {
 	STEP_EXEC,
 	STEP_EXEC_NOT_FOUND,
 	STEP_DUMPABLE,
-	STEP_CLONE,             /* reported by the worker: the clone itself failed */
+	STEP_CLONE, /* reported by the worker: the clone itself failed */
 	STEP_MAX,
 };
 const char *child_step_name(enum child_step s);
@@ -226,14 +226,19 @@ const char *child_step_name(enum child_step s);
  * timeline; with egress, its listeners: netns.c); from the worker that
  * forked it (zygote), its start with its pidfd, or the step that kept it
  * from starting. */
-enum report_kind { REPORT_STEP = 1, REPORT_STARTED, REPORT_MNTNS, REPORT_TIMELINE,
-                   REPORT_LISTENERS };
+enum report_kind {
+	REPORT_STEP = 1,
+	REPORT_STARTED,
+	REPORT_MNTNS,
+	REPORT_TIMELINE,
+	REPORT_LISTENERS
+};
 struct child_report {
 	int32_t kind;
-	int32_t step;           /* STEP: enum child_step */
-	int32_t err;            /* STEP: errno */
-	int32_t pid;            /* STARTED, in the supervisor's pid namespace */
-	uint32_t clone_ns;      /* STARTED: the namespaces it was made with */
+	int32_t step;      /* STEP: enum child_step */
+	int32_t err;       /* STEP: errno */
+	int32_t pid;       /* STARTED, in the supervisor's pid namespace */
+	uint32_t clone_ns; /* STARTED: the namespaces it was made with */
 };
 
 /* Everything the child needs, prepared before the fork. The child reads it
@@ -245,17 +250,17 @@ struct child_plan {
 	void *fn_arg;
 	const void *fn_data;
 	size_t fn_len;
-	int stdin_fd;       /* read end, or the jail's /dev/null */
-	int stdout_fd;      /* write ends */
+	int stdin_fd;  /* read end, or the jail's /dev/null */
+	int stdout_fd; /* write ends */
 	int stderr_fd;
-	int result_fd;      /* -1 when no result pipe */
-	int status_fd;      /* write end, close-on-exec */
-	const char *cwd;    /* relative to the workspace (checked), or NULL */
-	int lifeline_fd;    /* read end of the supervisor's lifeline pipe */
-	int lifeline_wr;    /* its write end, closed first thing */
+	int result_fd;                      /* -1 when no result pipe */
+	int status_fd;                      /* write end, close-on-exec */
+	const char *cwd;                    /* relative to the workspace (checked), or NULL */
+	int lifeline_fd;                    /* read end of the supervisor's lifeline pipe */
+	int lifeline_wr;                    /* its write end, closed first thing */
 	int cgroup_fds[SBX_CGROUP_FDS + 1]; /* files to write "0" to (v1 "tasks", a v2
 	                     * cgroup.procs when not joined at clone), -1 when none */
-	int job_fd;         /* a spare's end of the job socket, else -1 */
+	int job_fd;                         /* a spare's end of the job socket, else -1 */
 };
 
 /* A spare's job, sent by the parent on the job socket: this header, then
@@ -268,11 +273,11 @@ struct job_header {
 	uint32_t argc;
 	uint32_t cwd_len;
 	uint64_t payload_len;
-	uint64_t fn;            /* the builtin as sbx_fn_ref() gave it, or 0 */
+	uint64_t fn; /* the builtin as sbx_fn_ref() gave it, or 0 */
 };
-#define JOB_MAGIC 0x746a6f62u   /* "tjob" */
-#define JOB_STDIN 1u            /* keep the stdin pipe (else /dev/null) */
-#define JOB_RESULT 2u           /* keep fd 3, the result pipe (else closed) */
+#define JOB_MAGIC       0x746a6f62u /* "tjob" */
+#define JOB_STDIN       1u          /* keep the stdin pipe (else /dev/null) */
+#define JOB_RESULT      2u          /* keep fd 3, the result pipe (else closed) */
 #define JOB_MAX_PAYLOAD (8u << 20)
 
 /* spawn.c: false once clone3 answered ENOSYS (children are then made with
@@ -291,59 +296,59 @@ struct timeline_report {
  * fd[]: never closed here). */
 enum { W_PID, W_STATUS, W_OUT, W_ERR, W_RESULT, W_IN, W_N, W_SRC = W_N };
 
-#define STDIN_CHUNK (64u << 10)   /* a streamed stdin's buffer */
-#define OUT_WINDOW (128u << 10)   /* a streamed stdout's or stderr's window */
+#define STDIN_CHUNK (64u << 10)  /* a streamed stdin's buffer */
+#define OUT_WINDOW  (128u << 10) /* a streamed stdout's or stderr's window */
 
 /* What the slot's cgroups counted since cgroup_acquire. */
 struct cgroup_stats {
-	bool have_oom, have_refused;   /* the counters exist here */
-	uint64_t oom_kills;            /* processes the memory limit killed */
-	uint64_t pids_refused;         /* forks pids.max refused */
+	bool have_oom, have_refused; /* the counters exist here */
+	uint64_t oom_kills;          /* processes the memory limit killed */
+	uint64_t pids_refused;       /* forks pids.max refused */
 };
 
-struct zygote;   /* zygote.c: a jail's clean worker, which forks its children */
+struct zygote; /* zygote.c: a jail's clean worker, which forks its children */
 
 /* One child, from its start (spawn.c, spare.c) to its end (watch.c). */
 struct sbx_child {
 	struct sbx_jail *jail;
-	struct zygote *zygote;      /* the worker that forked it (held), or NULL
+	struct zygote *zygote; /* the worker that forked it (held), or NULL
 	                             * (we did); either way it is our child
 	                             * (CLONE_PARENT) and we reap it */
-	pid_t pid;                  /* 0 until a worker's child says it started */
+	pid_t pid;             /* 0 until a worker's child says it started */
 	int pidfd;
-	unsigned clone_ns;          /* the namespaces it was made with */
+	unsigned clone_ns; /* the namespaces it was made with */
 	int epfd;
-	int fd[W_N];                /* parent ends; -1 once closed */
-	int job_fd;                 /* a spare's job socket, until the job is sent */
-	bool ready;                 /* the spare said it waits for its job */
-	bool kill_pending;          /* killed before its worker sent the pidfd */
-	int mntns_fd;               /* holds the child's mount namespace (see start) */
-	int listeners[SBX_LISTEN_MAX];  /* egress: received on the status socket,
+	int fd[W_N];                   /* parent ends; -1 once closed */
+	int job_fd;                    /* a spare's job socket, until the job is sent */
+	bool ready;                    /* the spare said it waits for its job */
+	bool kill_pending;             /* killed before its worker sent the pidfd */
+	int mntns_fd;                  /* holds the child's mount namespace (see start) */
+	int listeners[SBX_LISTEN_MAX]; /* egress: received on the status socket,
 	                             * not yet taken; else -1 */
-	bool listeners_came;        /* they did (once per child, never again) */
+	bool listeners_came;           /* they did (once per child, never again) */
 	struct cgroup_slot *cg;
-	struct cgroup_stats cg_stats;   /* read when the child is done */
-	char *stdin_buf;            /* copy of the job's stdin, or the stream's buffer */
+	struct cgroup_stats cg_stats; /* read when the child is done */
+	char *stdin_buf;              /* copy of the job's stdin, or the stream's buffer */
 	size_t stdin_len, stdin_off;
-	int src_fd;                 /* a streamed stdin's source; -1: none, or done */
-	bool src_polled;            /* epoll can watch it (a regular file cannot) */
-	bool src_watched;           /* it is in epfd now */
-	bool src_readable;          /* epoll said so since the last read */
-	bool src_blocking;          /* RWF_NOWAIT is not supported there (a terminal) */
+	int src_fd;        /* a streamed stdin's source; -1: none, or done */
+	bool src_polled;   /* epoll can watch it (a regular file cannot) */
+	bool src_watched;  /* it is in epfd now */
+	bool src_readable; /* epoll said so since the last read */
+	bool src_blocking; /* RWF_NOWAIT is not supported there (a terminal) */
 	size_t result_limit, result_cap;
-	bool stream_out;            /* stdout and stderr go through win[], not captured */
-	bool tmp_removed;           /* its per-call directory is gone (removed once: its
+	bool stream_out;  /* stdout and stderr go through win[], not captured */
+	bool tmp_removed; /* its per-call directory is gone (removed once: its
 	                             * pid may be another call's after the reap) */
 	struct out_window {
-		char *buf;          /* OUT_WINDOW bytes, made at the first byte */
-		size_t off, len;    /* the caller's bytes: buf[off, len) */
-		bool paused;        /* full: its pipe is out of epfd until taken */
-	} win[2];                   /* [0] stdout, [1] stderr */
-	int64_t grace_left_ms;      /* reaped: the pipes' grace not yet spent while
+		char *buf;       /* OUT_WINDOW bytes, made at the first byte */
+		size_t off, len; /* the caller's bytes: buf[off, len) */
+		bool paused;     /* full: its pipe is out of epfd until taken */
+	} win[2];                /* [0] stdout, [1] stderr */
+	int64_t grace_left_ms;   /* reaped: the pipes' grace not yet spent while
 	                             * the caller had bytes to take */
 	int64_t start_ms;
 	int64_t deadline_ms;
-	uint64_t t0_ns;             /* the spawn, or a spare's hand-over (timeline) */
+	uint64_t t0_ns; /* the spawn, or a spare's hand-over (timeline) */
 	bool reaped;
 	bool done;
 	bool have_report;
@@ -390,8 +395,8 @@ void child_mark_t0(struct sbx_child *c);
  * zygote_request): the child's pidfd and its end come back on its status
  * socket. 0 or -errno. */
 struct zygote_request;
-int zygote_fork(struct sbx_jail *j, const struct zygote_request *req, const int *fds,
-                int nfds, struct zygote **held, struct sbx_error *err);
+int zygote_fork(struct sbx_jail *j, const struct zygote_request *req, const int *fds, int nfds,
+                struct zygote **held, struct sbx_error *err);
 struct zygote *zygote_hold(struct zygote *z);
 void zygote_release(struct zygote *z);
 /* Stops taking requests: the worker ends once its children have. */
@@ -412,11 +417,11 @@ struct zygote_request {
 	uint32_t n_cgroup_fds;
 	uint32_t cgroup_v2;
 };
-#define ZYGOTE_MAGIC 0x747a7967u   /* "tzyg" */
+#define ZYGOTE_MAGIC     0x747a7967u /* "tzyg" */
 #define ZYGOTE_FIXED_FDS 6
-#define ZYGOTE_CG_CLONE 1u         /* the v2 directory follows */
-#define ZYGOTE_CG_PROCS 2u         /* the v2 cgroup.procs follows */
-#define ZYGOTE_MAX_FDS (ZYGOTE_FIXED_FDS + SBX_CGROUP_FDS + 2)
+#define ZYGOTE_CG_CLONE  1u /* the v2 directory follows */
+#define ZYGOTE_CG_PROCS  2u /* the v2 cgroup.procs follows */
+#define ZYGOTE_MAX_FDS   (ZYGOTE_FIXED_FDS + SBX_CGROUP_FDS + 2)
 
 /* worker.c: a jail as bytes and descriptors, for the worker (and back). */
 int jail_pack(const struct sbx_jail *j, char **buf, size_t *len, int **fds, int *nfds);
@@ -449,10 +454,10 @@ const struct sock_filter *sbx_jail_filter(const struct sbx_jail *j, unsigned sho
  * takes it from the filters compiled at build time when one has the
  * spec's key (seccomp_key: everything the filter depends on), else
  * compiles it with libseccomp (seccomp_compile). */
-int seccomp_build(const struct sbx_spec *spec, struct sock_filter **bpf,
-                  unsigned short *len, struct sbx_error *err);
-int seccomp_compile(const struct sbx_spec *spec, struct sock_filter **bpf,
-                    unsigned short *len, struct sbx_error *err);
+int seccomp_build(const struct sbx_spec *spec, struct sock_filter **bpf, unsigned short *len,
+                  struct sbx_error *err);
+int seccomp_compile(const struct sbx_spec *spec, struct sock_filter **bpf, unsigned short *len,
+                    struct sbx_error *err);
 int seccomp_key(const struct sbx_spec *spec, char *buf, size_t len);
 
 /* $(BUILD)/gen/filters.c, made by mk/gen_filters.c. */
@@ -467,7 +472,7 @@ extern const size_t n_prebuilt_filters;
 /* ladder.c */
 bool ladder_have_sys_admin(void);
 int ladder_proc_mountable(bool userns);
-int ladder_ns_errno(void);   /* after ladder_proc_mountable said -1 */
+int ladder_ns_errno(void); /* after ladder_proc_mountable said -1 */
 int ladder_call_tmp_plan(struct sbx_jail *j, struct sbx_error *err);
 void ladder_call_tmp_remove(const struct sbx_jail *j, pid_t pid);
 
@@ -475,8 +480,7 @@ void ladder_call_tmp_remove(const struct sbx_jail *j, pid_t pid);
 int landlock_abi(void);
 /* Prepares the jail's rules (j->landlock false when Landlock is not
  * available and optional). */
-int landlock_build(const struct sbx_spec *spec, struct sbx_jail *jail,
-                   struct sbx_error *err);
+int landlock_build(const struct sbx_spec *spec, struct sbx_jail *jail, struct sbx_error *err);
 void landlock_release(struct sbx_jail *jail);
 /* In the child: the ruleset from the prepared rules plus the fresh mounts.
  * Returns its fd or -errno. Async-signal-safe. */
@@ -518,10 +522,10 @@ void protect_release(struct sbx_jail *jail);
 
 /* cgroup.c: per-call cgroups from a reusable pool. Controllers: */
 enum { CG_PIDS, CG_MEMORY, CG_CPU, CG_N };
-int cgroup_usable(int ctl);            /* 1 usable, 0 not */
-const char *cgroup_where(int ctl);     /* the base directory, or "not available" */
-const char *cgroup_why(int ctl);       /* why not usable ("" when usable) */
-int cgroup_version(int ctl);           /* 1 or 2: where it is, usable or not */
+int cgroup_usable(int ctl);        /* 1 usable, 0 not */
+const char *cgroup_where(int ctl); /* the base directory, or "not available" */
+const char *cgroup_why(int ctl);   /* why not usable ("" when usable) */
+int cgroup_version(int ctl);       /* 1 or 2: where it is, usable or not */
 /* How a child gets into its slot: born there (clone3 CLONE_INTO_CGROUP
  * with clone_fd, v2), else by writing "0" to v2_fd; and to each of fds
  * (v1). -1 where none. Borrowed from the slot. */
@@ -530,8 +534,7 @@ struct cgroup_join {
 	int v2_fd;
 	int fds[SBX_CGROUP_FDS];
 };
-int cgroup_acquire(const struct sbx_jail *jail, struct cgroup_slot **out,
-                   struct cgroup_join *join);
+int cgroup_acquire(const struct sbx_jail *jail, struct cgroup_slot **out, struct cgroup_join *join);
 /* What the slot's cgroups counted since cgroup_acquire (struct
  * cgroup_stats, above). */
 void cgroup_stats(struct cgroup_slot *slot, struct cgroup_stats *st);
@@ -555,7 +558,7 @@ void capture_release(struct sbx_capture *c);
 int lifeline_get(int *rd, int *wr);
 
 int sbx_err(struct sbx_error *err, int errnum, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+        __attribute__((format(printf, 3, 4)));
 
 /* netns.c: a child's egress namespace. In the child (async-signal-safe),
  * inside its new network namespace with its capabilities there: loopback

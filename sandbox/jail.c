@@ -25,8 +25,8 @@ extern char **environ;
 /* The workspace owner's uid, primary gid and groups, or the profile's fixed
  * id. Only root can become someone else; an unprivileged supervisor runs
  * tools as itself, which is never more than its user has. */
-static int resolve_identity(const struct sbx_spec *spec, struct sbx_jail *j,
-                            const struct stat *ws, struct sbx_error *err)
+static int resolve_identity(const struct sbx_spec *spec, struct sbx_jail *j, const struct stat *ws,
+                            struct sbx_error *err)
 {
 	bool root = geteuid() == 0;
 	j->uid = geteuid();
@@ -39,9 +39,10 @@ static int resolve_identity(const struct sbx_spec *spec, struct sbx_jail *j,
 				j->dropped |= SBX_REQ_IDENTITY;
 				return 0;
 			}
-			return sbx_err(err, EPERM, "profile %s runs tools as uid %u gid %u, "
-			               "which needs root", spec->name, (unsigned)spec->uid,
-			               (unsigned)spec->gid);
+			return sbx_err(err, EPERM,
+			               "profile %s runs tools as uid %u gid %u, "
+			               "which needs root",
+			               spec->name, (unsigned)spec->uid, (unsigned)spec->gid);
 		}
 		j->set_ids = true;
 		j->uid = spec->uid;
@@ -51,7 +52,7 @@ static int resolve_identity(const struct sbx_spec *spec, struct sbx_jail *j,
 		return 0;
 	}
 	if (!root || ws->st_uid == 0)
-		return 0;   /* root acting for root: capabilities go, uid 0 stays */
+		return 0; /* root acting for root: capabilities go, uid 0 stays */
 	j->set_ids = true;
 	j->uid = ws->st_uid;
 	j->gid = ws->st_gid;
@@ -61,7 +62,7 @@ static int resolve_identity(const struct sbx_spec *spec, struct sbx_jail *j,
 		j->gid = pw.pw_gid;
 		int n = SBX_MAX_GROUPS;
 		if (getgrouplist(pw.pw_name, pw.pw_gid, j->groups, &n) < 0)
-			n = SBX_MAX_GROUPS;   /* truncated: the first 64 groups */
+			n = SBX_MAX_GROUPS; /* truncated: the first 64 groups */
 		j->n_groups = n;
 	} else {
 		j->groups[0] = j->gid;
@@ -73,13 +74,20 @@ static int resolve_identity(const struct sbx_spec *spec, struct sbx_jail *j,
 static unsigned clone_flags_of(unsigned ns)
 {
 	unsigned f = 0;
-	if (ns & SBX_NS_USER)   f |= CLONE_NEWUSER;
-	if (ns & SBX_NS_PID)    f |= CLONE_NEWPID;
-	if (ns & SBX_NS_MOUNT)  f |= CLONE_NEWNS;
-	if (ns & SBX_NS_IPC)    f |= CLONE_NEWIPC;
-	if (ns & SBX_NS_UTS)    f |= CLONE_NEWUTS;
-	if (ns & SBX_NS_NET)    f |= CLONE_NEWNET;
-	if (ns & SBX_NS_CGROUP) f |= CLONE_NEWCGROUP;
+	if (ns & SBX_NS_USER)
+		f |= CLONE_NEWUSER;
+	if (ns & SBX_NS_PID)
+		f |= CLONE_NEWPID;
+	if (ns & SBX_NS_MOUNT)
+		f |= CLONE_NEWNS;
+	if (ns & SBX_NS_IPC)
+		f |= CLONE_NEWIPC;
+	if (ns & SBX_NS_UTS)
+		f |= CLONE_NEWUTS;
+	if (ns & SBX_NS_NET)
+		f |= CLONE_NEWNET;
+	if (ns & SBX_NS_CGROUP)
+		f |= CLONE_NEWCGROUP;
 	return f;
 }
 
@@ -92,21 +100,21 @@ static void plan_namespaces(const struct sbx_spec *spec, struct sbx_jail *j)
 	if (geteuid() != 0 && (ns & ~SBX_NS_USER))
 		ns |= SBX_NS_USER;
 	if (geteuid() == 0)
-		ns &= ~SBX_NS_USER;   /* root needs none, and keeps real uids */
-	unsigned optional = spec->optional & 0x7f;   /* SBX_REQ_NS_* == SBX_NS_* */
+		ns &= ~SBX_NS_USER;                /* root needs none, and keeps real uids */
+	unsigned optional = spec->optional & 0x7f; /* SBX_REQ_NS_* == SBX_NS_* */
 	/* Root without CAP_SYS_ADMIN (a container's root) makes none of them
 	 * itself; inside a user namespace it may. The worker becomes the
 	 * tools' user first (child_enter_view), so that the namespace maps
 	 * that user alone, as a user's own supervisor would. Only where the
 	 * mount namespace is required: the worker makes the view then. */
-	if (geteuid() == 0 && (ns & SBX_NS_MOUNT) && !(optional & (SBX_NS_MOUNT | SBX_NS_USER |
-	    SBX_NS_UTS)) && !ladder_have_sys_admin()) {
+	if (geteuid() == 0 && (ns & SBX_NS_MOUNT) &&
+	    !(optional & (SBX_NS_MOUNT | SBX_NS_USER | SBX_NS_UTS)) && !ladder_have_sys_admin()) {
 		ns |= SBX_NS_USER;
 		j->root_userns = true;
 	}
 	j->clone_ns = clone_flags_of(ns);
 	j->optional_ns = clone_flags_of(optional);
-	if (j->optional_ns & CLONE_NEWUSER)   /* dropping userns drops the rest */
+	if (j->optional_ns & CLONE_NEWUSER) /* dropping userns drops the rest */
 		j->optional_ns = j->clone_ns;
 	/* With egress the network namespace is the wall: never dropped. */
 	j->egress = spec->egress;
@@ -125,8 +133,8 @@ static void plan_namespaces(const struct sbx_spec *spec, struct sbx_jail *j)
 	unsigned long long tmp = spec->tmp_bytes ? spec->tmp_bytes : 64ULL << 20;
 	j->tmp_bytes = tmp;
 	snprintf(j->tmpfs_opts, sizeof j->tmpfs_opts,
-	         "size=%llu,nr_inodes=%llu,mode=0700,uid=%u,gid=%u", tmp,
-	         tmp / 4096 + 64, (unsigned)j->uid, (unsigned)j->gid);
+	         "size=%llu,nr_inodes=%llu,mode=0700,uid=%u,gid=%u", tmp, tmp / 4096 + 64,
+	         (unsigned)j->uid, (unsigned)j->gid);
 }
 
 /* The private tmpfs normally covers /tmp. A workspace beneath /tmp would
@@ -160,8 +168,10 @@ static int plan_tmp_dir(struct sbx_jail *j, struct sbx_error *err)
 	for (char **p = j->rw_paths; p && *p; p++) {
 		size_t n = strlen(*p);
 		if (!strncmp(base, *p, n) && (base[n] == '/' || base[n] == '\0'))
-			return sbx_err(err, EPERM, "write path %s holds toolcage's private tmp "
-			               "mount point %s", *p, j->tmp_dir);
+			return sbx_err(err, EPERM,
+			               "write path %s holds toolcage's private tmp "
+			               "mount point %s",
+			               *p, j->tmp_dir);
 	}
 	for (int i = 0; i < 2; i++) {
 		const char *d = i ? j->tmp_dir : base;
@@ -172,8 +182,10 @@ static int plan_tmp_dir(struct sbx_jail *j, struct sbx_error *err)
 		 * point. */
 		if (lstat(d, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
 		    (st.st_mode & 022))
-			return sbx_err(err, EPERM, "private tmp mount point %s is not a "
-			               "directory owned by us and closed to others", d);
+			return sbx_err(err, EPERM,
+			               "private tmp mount point %s is not a "
+			               "directory owned by us and closed to others",
+			               d);
 	}
 	return 0;
 }
@@ -199,14 +211,18 @@ static int plan_rw_paths(const struct sbx_spec *spec, struct sbx_jail *j, struct
 	for (size_t i = 0; spec->write_paths && spec->write_paths[i]; i++) {
 		const char *w = spec->write_paths[i];
 		if (!strcmp(w, "/"))
-			return sbx_err(err, EINVAL, "write path / would make the whole host writable");
-		struct open_how how = { .flags = O_PATH | O_CLOEXEC, .resolve = RESOLVE_NO_SYMLINKS };
+			return sbx_err(err, EINVAL,
+			               "write path / would make the whole host writable");
+		struct open_how how = { .flags = O_PATH | O_CLOEXEC,
+			                .resolve = RESOLVE_NO_SYMLINKS };
 		long fd = syscall(SYS_openat2, AT_FDCWD, w, &how, sizeof how);
 		if (fd < 0 && errno == ELOOP)
-			return sbx_err(err, ELOOP, "write path %s goes through a symbolic link: "
-			               "name the real path", w);
+			return sbx_err(err, ELOOP,
+			               "write path %s goes through a symbolic link: "
+			               "name the real path",
+			               w);
 		if (fd < 0)
-			continue;   /* a missing one grants nothing */
+			continue; /* a missing one grants nothing */
 		close((int)fd);
 		j->rw_paths[k++] = strdup(w);
 	}
@@ -298,7 +314,8 @@ static void cap_rlimit(struct sbx_jail *j, int res, uint64_t cap)
 	if (getrlimit(res, &r) < 0)
 		r.rlim_cur = r.rlim_max = RLIM_INFINITY;
 	if (r.rlim_cur > cap || r.rlim_max > cap)
-		add_rlimit(j, res, r.rlim_cur < cap ? r.rlim_cur : cap, r.rlim_max < cap ? r.rlim_max : cap);
+		add_rlimit(j, res, r.rlim_cur < cap ? r.rlim_cur : cap,
+		           r.rlim_max < cap ? r.rlim_max : cap);
 }
 
 static void plan_rlimits(const struct sbx_spec *s, struct sbx_jail *j)
@@ -314,7 +331,7 @@ static void plan_rlimits(const struct sbx_spec *s, struct sbx_jail *j)
 		add_rlimit(j, RLIMIT_NOFILE, s->open_files, s->open_files);
 	if (s->processes)
 		add_rlimit(j, RLIMIT_NPROC, s->processes, s->processes);
-	add_rlimit(j, RLIMIT_CORE, 0, 0);   /* no core dumps of tool memory */
+	add_rlimit(j, RLIMIT_CORE, 0, 0); /* no core dumps of tool memory */
 	/* Not the caller's: a service may run with LimitRTPRIO, LimitNICE or
 	 * LimitMEMLOCK=infinity. No real-time scheduling, no raised priority
 	 * (the tool can only be nicer), locked memory at the kernel's default
@@ -340,11 +357,13 @@ static int plan_cgroup(const struct sbx_spec *s, struct sbx_jail *j, int ctl, un
 		j->dropped |= req;
 		return 0;
 	}
-	return sbx_err(err, ENOTSUP, "profile %s needs a %s cgroup; none is usable here: %s; "
+	return sbx_err(err, ENOTSUP,
+	               "profile %s needs a %s cgroup; none is usable here: %s; "
 	               "fix: give toolcage a cgroup it can write (a delegated cgroup v2 "
 	               "subtree: systemd's Delegate=yes, or a container on cgroup v2 with "
 	               "its own cgroup namespace), or let the profile drop the limit "
-	               "(without strict walls)", s->name, what[ctl], cgroup_why(ctl));
+	               "(without strict walls)",
+	               s->name, what[ctl], cgroup_why(ctl));
 }
 
 static int plan_cgroups(const struct sbx_spec *s, struct sbx_jail *j, struct sbx_error *err)
@@ -354,11 +373,12 @@ static int plan_cgroups(const struct sbx_spec *s, struct sbx_jail *j, struct sbx
 		rc = plan_cgroup(s, j, CG_PIDS, SBX_REQ_CGROUP_PIDS, &j->use_cgroup_pids, err);
 	j->pids_max = s->processes;
 	if (s->memory_bytes && !rc)
-		rc = plan_cgroup(s, j, CG_MEMORY, SBX_REQ_CGROUP_MEMORY, &j->use_cgroup_memory, err);
+		rc = plan_cgroup(s, j, CG_MEMORY, SBX_REQ_CGROUP_MEMORY, &j->use_cgroup_memory,
+		                 err);
 	j->memory_max = s->memory_bytes;
 	if (s->cpu_percent && !rc)
 		rc = plan_cgroup(s, j, CG_CPU, SBX_REQ_CGROUP_CPU, &j->use_cgroup_cpu, err);
-	j->cpu_quota_us = (uint64_t)s->cpu_percent * 1000;   /* of a 100 ms period */
+	j->cpu_quota_us = (uint64_t)s->cpu_percent * 1000; /* of a 100 ms period */
 	if (rc)
 		return rc;
 	/* Without a pids cgroup, the pid namespace's own pid_max bounds the
@@ -378,8 +398,9 @@ static int plan_cgroups(const struct sbx_spec *s, struct sbx_jail *j, struct sbx
  * govern (the tool's uid may own them: root's system files, a user's
  * home). */
 static const char *const no_ns_deny[] = {
-	"setsid", "setpgid", "chmod", "fchmod", "fchmodat", "chown", "fchown", "lchown",
-	"fchownat", "utime", "utimes", "utimensat", "futimesat", "setxattr", "lsetxattr",
+	"setsid",    "setpgid",     "chmod",        "fchmod",       "fchmodat",
+	"chown",     "fchown",      "lchown",       "fchownat",     "utime",
+	"utimes",    "utimensat",   "futimesat",    "setxattr",     "lsetxattr",
 	"fsetxattr", "removexattr", "lremovexattr", "fremovexattr", NULL,
 };
 
@@ -400,16 +421,18 @@ static int plan_no_namespaces(struct sbx_spec *spec, struct sbx_jail *j, struct 
 		return 0;
 	if (!(spec->alternatives & SBX_ALT_NO_NAMESPACES)) {
 		if (!spec->strict)
-			return 0;   /* refused at the first spawn, in the kernel's words */
+			return 0; /* refused at the first spawn, in the kernel's words */
 		char why[600];
 		sbx_explain_ns(j->clone_ns, ladder_ns_errno(), why, sizeof why);
-		return sbx_err(err, 0, "profile %s cannot run here (strict walls: not without "
-		               "namespaces): %s", spec->name, why);
+		return sbx_err(err, 0,
+		               "profile %s cannot run here (strict walls: not without "
+		               "namespaces): %s",
+		               spec->name, why);
 	}
 	size_t n = 0, k = 0;
 	while (spec->seccomp_deny && spec->seccomp_deny[n])
 		n++;
-	j->no_ns_deny = calloc(n + sizeof no_ns_deny / sizeof no_ns_deny[0], sizeof (char *));
+	j->no_ns_deny = calloc(n + sizeof no_ns_deny / sizeof no_ns_deny[0], sizeof(char *));
 	if (!j->no_ns_deny)
 		return sbx_err(err, ENOMEM, "jail");
 	for (size_t i = 0; i < n; i++)
@@ -417,9 +440,9 @@ static int plan_no_namespaces(struct sbx_spec *spec, struct sbx_jail *j, struct 
 	for (size_t i = 0; no_ns_deny[i]; i++)
 		j->no_ns_deny[k++] = no_ns_deny[i];
 	spec->seccomp_deny = j->no_ns_deny;
-	spec->namespaces = 0;   /* no read-only host mounts: seccomp's setid rules too */
+	spec->namespaces = 0; /* no read-only host mounts: seccomp's setid rules too */
 	j->ns_refused = j->clone_ns;
-	j->call_tmp = j->private_tmp;   /* a private /tmp promised: per call */
+	j->call_tmp = j->private_tmp; /* a private /tmp promised: per call */
 	j->clone_ns = j->optional_ns = 0;
 	j->userns = j->root_userns = j->private_proc = j->private_tmp = false;
 	j->no_ns = true;
@@ -434,20 +457,26 @@ static int plan_ladder(struct sbx_spec *spec, struct sbx_jail *j, struct sbx_err
 	if (rc || j->no_ns)
 		return rc;
 	if (j->root_userns && !(spec->alternatives & SBX_ALT_ROOT_USERNS))
-		return sbx_err(err, EPERM, "profile %s cannot run here: toolcage runs as root "
+		return sbx_err(err, EPERM,
+		               "profile %s cannot run here: toolcage runs as root "
 		               "without CAP_SYS_ADMIN, as a container's root does by default, and "
 		               "its pid and mount namespaces could only be made inside a user "
 		               "namespace, which %s; fix: give the container CAP_SYS_ADMIN, or "
-		               "accept that way", spec->name, spec->strict ?
-		               "strict walls refuse" : "the profile does not accept");
+		               "accept that way",
+		               spec->name,
+		               spec->strict ? "strict walls refuse" :
+		                              "the profile does not accept");
 	if (!j->private_proc || ladder_proc_mountable(j->userns) != 0)
 		return 0;
 	if (!(spec->alternatives & SBX_ALT_PROC_NONE))
-		return sbx_err(err, EPERM, "profile %s cannot run here: the kernel refused to "
+		return sbx_err(err, EPERM,
+		               "profile %s cannot run here: the kernel refused to "
 		               "mount a fresh /proc (Operation not permitted): %s; and %s an "
-		               "empty /proc in its place", spec->name,
+		               "empty /proc in its place",
+		               spec->name,
 		               sbx_explain_step(child_step_name(STEP_MOUNT_PROC), EPERM),
-		               spec->strict ? "strict walls refuse" : "the profile does not accept");
+		               spec->strict ? "strict walls refuse" :
+		                              "the profile does not accept");
 	j->proc_empty = true;
 	return 0;
 }
@@ -466,13 +495,13 @@ static int open_workspace(const char *workspace, struct sbx_jail *j, struct stat
 	return 0;
 }
 
-int sbx_jail_new(const struct sbx_spec *spec, const char *workspace,
-                 struct sbx_jail **out, struct sbx_error *err)
+int sbx_jail_new(const struct sbx_spec *spec, const char *workspace, struct sbx_jail **out,
+                 struct sbx_error *err)
 {
 	*out = NULL;
 	/* Strict walls: no alternative way and no drop (every requirement
 	 * held as the profile states it, else refused). */
-	struct sbx_spec local = *spec;   /* the ladder may change it (plan_ladder) */
+	struct sbx_spec local = *spec; /* the ladder may change it (plan_ladder) */
 	if (spec->strict) {
 		local.optional = 0;
 		local.alternatives = 0;
@@ -534,7 +563,8 @@ int sbx_jail_new(const struct sbx_spec *spec, const char *workspace,
 	if (rc) {
 		size_t n = err ? strlen(err->msg) : 0;
 		if (spec->strict && err && !strstr(err->msg, "strict walls"))
-			snprintf(err->msg + n, sizeof err->msg - n, " (strict walls: nothing "
+			snprintf(err->msg + n, sizeof err->msg - n,
+			         " (strict walls: nothing "
 			         "is dropped or built another way)");
 		sbx_jail_free(j);
 		return rc;

@@ -79,9 +79,10 @@ static int probe_proc(bool userns)
 	}
 	if (pid == 0) {
 		(void)prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
-		if (userns && (write_str("/proc/self/setgroups", "deny") < 0 ||
-		               write_str("/proc/self/uid_map", uid_map) < 0 ||
-		               write_str("/proc/self/gid_map", gid_map) < 0))
+		if (userns &&
+		    (write_str("/proc/self/setgroups", "deny") < 0 ||
+		     write_str("/proc/self/uid_map", uid_map) < 0 ||
+		     write_str("/proc/self/gid_map", gid_map) < 0))
 			_exit(PROBE_NS);
 		if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
 			_exit(PROBE_NS);
@@ -136,7 +137,7 @@ static void remove_tree_at(int dfd, const char *name, int depth)
 		fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return;
-	(void)fchmod(fd, 0700);   /* entries can only be removed from a writable dir */
+	(void)fchmod(fd, 0700); /* entries can only be removed from a writable dir */
 	DIR *d = fdopendir(fd);
 	if (!d) {
 		close(fd);
@@ -185,13 +186,17 @@ int ladder_call_tmp_plan(struct sbx_jail *j, struct sbx_error *err)
 		for (char **p = j->rw_paths; p && *p; p++) {
 			size_t len = strlen(*p);
 			if (!strncmp(bases[i], *p, len) && (bases[i][len] == '/' || !bases[i][len]))
-				return sbx_err(err, EPERM, "write path %s holds toolcage's per-call "
-				               "temporary directories %s", *p, bases[i]);
+				return sbx_err(err, EPERM,
+				               "write path %s holds toolcage's per-call "
+				               "temporary directories %s",
+				               *p, bases[i]);
 		}
 		(void)chmod(bases[i], 0711);
 		snprintf(j->call_tmp_base, sizeof j->call_tmp_base, "%s", bases[i]);
 		return 0;
 	}
-	return sbx_err(err, EACCES, "no directory for per-call temporary directories: "
-	               "%s is not ours or cannot be made", bases[n - 1]);
+	return sbx_err(err, EACCES,
+	               "no directory for per-call temporary directories: "
+	               "%s is not ours or cannot be made",
+	               bases[n - 1]);
 }

@@ -30,8 +30,8 @@
 
 struct ll_ruleset_attr {
 	uint64_t handled_access_fs;
-	uint64_t handled_access_net;   /* ABI 4 */
-	uint64_t scoped;               /* ABI 6 */
+	uint64_t handled_access_net; /* ABI 4 */
+	uint64_t scoped;             /* ABI 6 */
 };
 
 struct ll_path_beneath_attr {
@@ -45,35 +45,35 @@ struct ll_net_port_attr {
 };
 
 #define LL_CREATE_RULESET_VERSION (1U << 0)
-#define LL_RULE_PATH_BENEATH 1
-#define LL_RULE_NET_PORT 2
+#define LL_RULE_PATH_BENEATH      1
+#define LL_RULE_NET_PORT          2
 
-#define FS_EXECUTE     (1ULL << 0)
-#define FS_WRITE_FILE  (1ULL << 1)
-#define FS_READ_FILE   (1ULL << 2)
-#define FS_READ_DIR    (1ULL << 3)
-#define FS_REMOVE_DIR  (1ULL << 4)
-#define FS_REMOVE_FILE (1ULL << 5)
-#define FS_MAKE_CHAR   (1ULL << 6)
-#define FS_MAKE_DIR    (1ULL << 7)
-#define FS_MAKE_REG    (1ULL << 8)
-#define FS_MAKE_SOCK   (1ULL << 9)
-#define FS_MAKE_FIFO   (1ULL << 10)
-#define FS_MAKE_BLOCK  (1ULL << 11)
-#define FS_MAKE_SYM    (1ULL << 12)
-#define FS_REFER       (1ULL << 13)   /* ABI 2 */
-#define FS_TRUNCATE    (1ULL << 14)   /* ABI 3 */
-#define FS_IOCTL_DEV   (1ULL << 15)   /* ABI 5 */
-#define NET_BIND_TCP    (1ULL << 0)   /* ABI 4 */
-#define NET_CONNECT_TCP (1ULL << 1)
+#define FS_EXECUTE          (1ULL << 0)
+#define FS_WRITE_FILE       (1ULL << 1)
+#define FS_READ_FILE        (1ULL << 2)
+#define FS_READ_DIR         (1ULL << 3)
+#define FS_REMOVE_DIR       (1ULL << 4)
+#define FS_REMOVE_FILE      (1ULL << 5)
+#define FS_MAKE_CHAR        (1ULL << 6)
+#define FS_MAKE_DIR         (1ULL << 7)
+#define FS_MAKE_REG         (1ULL << 8)
+#define FS_MAKE_SOCK        (1ULL << 9)
+#define FS_MAKE_FIFO        (1ULL << 10)
+#define FS_MAKE_BLOCK       (1ULL << 11)
+#define FS_MAKE_SYM         (1ULL << 12)
+#define FS_REFER            (1ULL << 13) /* ABI 2 */
+#define FS_TRUNCATE         (1ULL << 14) /* ABI 3 */
+#define FS_IOCTL_DEV        (1ULL << 15) /* ABI 5 */
+#define NET_BIND_TCP        (1ULL << 0)  /* ABI 4 */
+#define NET_CONNECT_TCP     (1ULL << 1)
 #define SCOPE_ABSTRACT_UNIX (1ULL << 0) /* ABI 6 */
 #define SCOPE_SIGNAL        (1ULL << 1)
 
-#define FS_READ  (FS_READ_FILE | FS_READ_DIR)
+#define FS_READ      (FS_READ_FILE | FS_READ_DIR)
 #define FS_FILE_ONLY (FS_EXECUTE | FS_WRITE_FILE | FS_READ_FILE | FS_TRUNCATE | FS_IOCTL_DEV)
-#define FS_WRITE (FS_WRITE_FILE | FS_REMOVE_DIR | FS_REMOVE_FILE | FS_MAKE_DIR | \
-                  FS_MAKE_REG | FS_MAKE_SYM | FS_MAKE_FIFO | FS_MAKE_SOCK | \
-                  FS_REFER | FS_TRUNCATE)
+#define FS_WRITE                                                                                   \
+	(FS_WRITE_FILE | FS_REMOVE_DIR | FS_REMOVE_FILE | FS_MAKE_DIR | FS_MAKE_REG |              \
+	 FS_MAKE_SYM | FS_MAKE_FIFO | FS_MAKE_SOCK | FS_REFER | FS_TRUNCATE)
 
 /* Devices every program may open: reads and writes, no ioctls. */
 static const char *const dev_files[] = {
@@ -146,8 +146,9 @@ static int add_path(struct ll_ctx *c, const char *path, uint64_t access)
 {
 	int fd = open(path, O_PATH | O_CLOEXEC);
 	if (fd < 0)
-		return errno == ENOENT || errno == ENOTDIR ? 0 :
-		       sbx_err(c->err, errno, "landlock: open %s", path);
+		return errno == ENOENT || errno == ENOTDIR ?
+		        0 :
+		        sbx_err(c->err, errno, "landlock: open %s", path);
 	return add_fd_rule(c, fd, access, path);
 }
 
@@ -168,7 +169,7 @@ static int glob_relation(const char *glob, const char *path)
 			return 0;
 	if (!pc && !gc)
 		return 1;
-	return !pc ? 2 : 1;   /* path deeper than the glob: beneath a hidden one */
+	return !pc ? 2 : 1; /* path deeper than the glob: beneath a hidden one */
 }
 
 /* 1: hidden itself (or beneath a hidden path); 2: contains hidden paths. */
@@ -210,7 +211,9 @@ static int add_dir_entries(struct ll_ctx *c, const char *path, uint64_t access, 
 	if (!d) {
 		if (dfd >= 0)
 			close(dfd);
-		return rc ? rc : (errno == ENOENT ? 0 : sbx_err(c->err, errno, "landlock: list %s", path));
+		return rc ?
+		        rc :
+		        (errno == ENOENT ? 0 : sbx_err(c->err, errno, "landlock: list %s", path));
 	}
 	struct dirent *e;
 	char child[PATH_MAX];
@@ -231,8 +234,11 @@ static int add_dir_entries(struct ll_ctx *c, const char *path, uint64_t access, 
 			continue;
 		int fd = openat(dfd, e->d_name, O_PATH | O_CLOEXEC);
 		if (fd < 0)
-			continue;   /* dangling link, or gone meanwhile: grants nothing */
-		rc = add_fd_rule_typed(c, fd, e->d_type == DT_DIR ? 1 : e->d_type == DT_LNK ? -1 : 0,
+			continue; /* dangling link, or gone meanwhile: grants nothing */
+		rc = add_fd_rule_typed(c, fd,
+		                       e->d_type == DT_DIR         ? 1 :
+		                               e->d_type == DT_LNK ? -1 :
+		                                                     0,
 		                       access, child);
 	}
 	closedir(d);
@@ -283,7 +289,7 @@ static int in_list(const char *const *list, const char *s)
 static int negotiate(const struct sbx_spec *spec, int abi, struct ll_ruleset_attr *attr,
                      size_t *size, struct sbx_jail *j, struct sbx_error *err)
 {
-	attr->handled_access_fs = (FS_MAKE_SYM << 1) - 1;   /* ABI 1 */
+	attr->handled_access_fs = (FS_MAKE_SYM << 1) - 1; /* ABI 1 */
 	if (abi >= 2)
 		attr->handled_access_fs |= FS_REFER;
 	if (abi >= 3)
@@ -292,9 +298,11 @@ static int negotiate(const struct sbx_spec *spec, int abi, struct ll_ruleset_att
 	if (abi >= 5) {
 		attr->handled_access_fs |= FS_IOCTL_DEV;
 	} else if (!(spec->optional & SBX_REQ_LANDLOCK_IOCTL)) {
-		return sbx_err(err, ENOTSUP, "profile %s needs Landlock ABI 5 (device ioctl "
+		return sbx_err(err, ENOTSUP,
+		               "profile %s needs Landlock ABI 5 (device ioctl "
 		               "rules, Linux 6.10); this kernel has ABI %d; fix: "
-		               "Linux 6.10 or later", spec->name, abi);
+		               "Linux 6.10 or later",
+		               spec->name, abi);
 	} else {
 		j->dropped |= SBX_REQ_LANDLOCK_IOCTL;
 	}
@@ -302,9 +310,11 @@ static int negotiate(const struct sbx_spec *spec, int abi, struct ll_ruleset_att
 		attr->handled_access_net = NET_BIND_TCP | NET_CONNECT_TCP;
 		*size = offsetof(struct ll_ruleset_attr, scoped);
 	} else if (!(spec->optional & SBX_REQ_LANDLOCK_NET)) {
-		return sbx_err(err, ENOTSUP, "profile %s needs Landlock ABI 4 (TCP port rules, "
+		return sbx_err(err, ENOTSUP,
+		               "profile %s needs Landlock ABI 4 (TCP port rules, "
 		               "Linux 6.7); this kernel has ABI %d; fix: Linux 6.7 "
-		               "or later", spec->name, abi);
+		               "or later",
+		               spec->name, abi);
 	} else {
 		j->dropped |= SBX_REQ_LANDLOCK_NET;
 	}
@@ -312,7 +322,8 @@ static int negotiate(const struct sbx_spec *spec, int abi, struct ll_ruleset_att
 		attr->scoped = SCOPE_ABSTRACT_UNIX | SCOPE_SIGNAL;
 		*size = sizeof *attr;
 	} else if (!(spec->optional & SBX_REQ_LANDLOCK_SCOPE)) {
-		return sbx_err(err, ENOTSUP, "profile %s needs Landlock ABI 6 (signal and "
+		return sbx_err(err, ENOTSUP,
+		               "profile %s needs Landlock ABI 6 (signal and "
 		               "abstract socket scoping, Linux 6.12); this kernel has ABI %d; "
 		               "fix: Linux 6.12 or later",
 		               spec->name, abi);
@@ -325,13 +336,13 @@ static int negotiate(const struct sbx_spec *spec, int abi, struct ll_ruleset_att
 static int add_fixed_rules(struct ll_ctx *c, const struct sbx_spec *spec, struct sbx_jail *j)
 {
 	uint64_t ws = (spec->workspace_read ? FS_READ : 0) |
-	              (spec->workspace_write ? FS_READ | FS_WRITE : 0) |
-	              (spec->workspace_exec ? FS_READ | FS_EXECUTE : 0);
+	        (spec->workspace_write ? FS_READ | FS_WRITE : 0) |
+	        (spec->workspace_exec ? FS_READ | FS_EXECUTE : 0);
 	int rc = 0;
 	if (ws) {
 		int fd = fcntl(j->workspace_fd, F_DUPFD_CLOEXEC, 3);
 		rc = fd < 0 ? sbx_err(c->err, errno, "dup workspace") :
-		     add_fd_rule(c, fd, ws, j->workspace);
+		              add_fd_rule(c, fd, ws, j->workspace);
 	}
 	for (size_t i = 0; !rc && dev_files[i]; i++)
 		rc = add_path(c, dev_files[i], FS_READ_FILE | FS_WRITE_FILE);
@@ -342,7 +353,8 @@ static int add_fixed_rules(struct ll_ctx *c, const struct sbx_spec *spec, struct
 		j->ports = malloc(spec->n_tcp_connect_ports * sizeof *j->ports);
 		if (!j->ports)
 			return sbx_err(c->err, ENOMEM, "landlock ports");
-		memcpy(j->ports, spec->tcp_connect_ports, spec->n_tcp_connect_ports * sizeof *j->ports);
+		memcpy(j->ports, spec->tcp_connect_ports,
+		       spec->n_tcp_connect_ports * sizeof *j->ports);
 		j->n_ports = spec->n_tcp_connect_ports;
 	}
 	return rc;
@@ -350,22 +362,26 @@ static int add_fixed_rules(struct ll_ctx *c, const struct sbx_spec *spec, struct
 
 /* No Landlock, and a mount tree for the filesystem (mounttree.c): what only
  * Landlock can say must be optional in the profile, and is dropped. */
-static int without_landlock(const struct sbx_spec *spec, struct sbx_jail *j,
-                            struct sbx_error *err)
+static int without_landlock(const struct sbx_spec *spec, struct sbx_jail *j, struct sbx_error *err)
 {
-	static const struct { unsigned bit; const char *what; } only[] = {
+	static const struct {
+		unsigned bit;
+		const char *what;
+	} only[] = {
 		{ SBX_REQ_LANDLOCK_NET, "TCP port rules" },
 		{ SBX_REQ_LANDLOCK_SCOPE, "signal and abstract socket scoping" },
 		{ SBX_REQ_LANDLOCK_IOCTL, "device ioctl rules" },
 	};
 	for (size_t i = 0; i < sizeof only / sizeof only[0]; i++) {
 		if (!(spec->optional & only[i].bit))
-			return sbx_err(err, ENOTSUP, "profile %s needs Landlock's %s, which a "
+			return sbx_err(err, ENOTSUP,
+			               "profile %s needs Landlock's %s, which a "
 			               "mount tree cannot stand in for; this kernel has no "
 			               "Landlock: it is older than Linux 5.13, or was booted "
 			               "without landlock in lsm=; fix: add landlock to lsm= on "
 			               "the kernel command line (cat /sys/kernel/security/lsm "
-			               "lists the current ones)", spec->name, only[i].what);
+			               "lists the current ones)",
+			               spec->name, only[i].what);
 		j->dropped |= only[i].bit;
 	}
 	return 0;
@@ -378,30 +394,36 @@ int landlock_build(const struct sbx_spec *spec, struct sbx_jail *j, struct sbx_e
 	if (abi < 1 && !j->mount_tree) {
 		if (spec->optional & SBX_REQ_LANDLOCK) {
 			j->dropped |= SBX_REQ_LANDLOCK | SBX_REQ_LANDLOCK_NET |
-			              SBX_REQ_LANDLOCK_SCOPE | SBX_REQ_LANDLOCK_IOCTL;
+			        SBX_REQ_LANDLOCK_SCOPE | SBX_REQ_LANDLOCK_IOCTL;
 			return 0;
 		}
-		return sbx_err(err, ENOTSUP, "profile %s needs Landlock, which this kernel "
+		return sbx_err(err, ENOTSUP,
+		               "profile %s needs Landlock, which this kernel "
 		               "does not offer: it is older than Linux 5.13, or was booted "
 		               "without landlock in lsm=; fix: add landlock to lsm= on the kernel "
 		               "command line (cat /sys/kernel/security/lsm lists the current "
-		               "ones)", spec->name);
+		               "ones)",
+		               spec->name);
 	}
 	struct ll_ctx c = { .j = j, .hidden = spec->hidden_paths, .err = err };
 	if (hidden_relation(&c, j->workspace))
-		return sbx_err(err, EACCES, "workspace %s is or holds a hidden path of "
-		               "profile %s", j->workspace, spec->name);
+		return sbx_err(err, EACCES,
+		               "workspace %s is or holds a hidden path of "
+		               "profile %s",
+		               j->workspace, spec->name);
 	/* A tool may rename what it can write: a directory that holds a
 	 * masked path would take the mask along, and the secret would lie
 	 * open under the new name for the next call. */
 	for (size_t i = 0; spec->write_paths && spec->write_paths[i]; i++)
 		if (hidden_relation(&c, spec->write_paths[i]))
-			return sbx_err(err, EACCES, "write path %s is or holds a hidden path of "
-			               "profile %s", spec->write_paths[i], spec->name);
+			return sbx_err(err, EACCES,
+			               "write path %s is or holds a hidden path of "
+			               "profile %s",
+			               spec->write_paths[i], spec->name);
 	if (abi < 1)
 		return without_landlock(spec, j, err);
 	if (j->mask_hidden)
-		c.hidden = NULL;   /* mounts cover them (mask.c) */
+		c.hidden = NULL; /* mounts cover them (mask.c) */
 	struct ll_ruleset_attr attr = { 0 };
 	size_t size;
 	int rc = negotiate(spec, abi, &attr, &size, j, err);
@@ -462,12 +484,13 @@ int landlock_child_ruleset(const struct sbx_jail *j, int call_tmp_fd)
 	int rc = 0;
 	for (int i = 0; i < j->n_rules && !rc; i++) {
 		struct ll_path_beneath_attr a = { .allowed_access = j->rule_access[i],
-		                                  .parent_fd = j->rule_fds[i] };
+			                          .parent_fd = j->rule_fds[i] };
 		if (syscall(SYS_landlock_add_rule, (int)rs, LL_RULE_PATH_BENEATH, &a, 0) < 0)
 			rc = -errno;
 	}
 	for (size_t i = 0; i < j->n_ports && !rc; i++) {
-		struct ll_net_port_attr a = { .allowed_access = NET_CONNECT_TCP, .port = j->ports[i] };
+		struct ll_net_port_attr a = { .allowed_access = NET_CONNECT_TCP,
+			                      .port = j->ports[i] };
 		if (syscall(SYS_landlock_add_rule, (int)rs, LL_RULE_NET_PORT, &a, 0) < 0)
 			rc = -errno;
 	}
@@ -475,9 +498,9 @@ int landlock_child_ruleset(const struct sbx_jail *j, int call_tmp_fd)
 		rc = add_mount_rule((int)rs, j->tmp_dir, j->tmp_access);
 	if (!rc && j->private_proc)
 		rc = add_mount_rule((int)rs, "/proc", j->proc_access);
-	if (!rc && call_tmp_fd >= 0) {   /* the call's own directory (ladder.c) */
+	if (!rc && call_tmp_fd >= 0) { /* the call's own directory (ladder.c) */
 		struct ll_path_beneath_attr a = { .allowed_access = j->tmp_access,
-		                                  .parent_fd = call_tmp_fd };
+			                          .parent_fd = call_tmp_fd };
 		if (syscall(SYS_landlock_add_rule, (int)rs, LL_RULE_PATH_BENEATH, &a, 0) < 0)
 			rc = -errno;
 	}

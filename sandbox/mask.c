@@ -57,8 +57,8 @@ static bool watch_changed(const struct mask_watch *w)
 	struct mask_watch now = { .path = w->path };
 	watch_stat(&now);
 	return now.present != w->present || now.dev != w->dev || now.ino != w->ino ||
-	       now.mtime.tv_sec != w->mtime.tv_sec || now.mtime.tv_nsec != w->mtime.tv_nsec ||
-	       now.ctime.tv_sec != w->ctime.tv_sec || now.ctime.tv_nsec != w->ctime.tv_nsec;
+	        now.mtime.tv_sec != w->mtime.tv_sec || now.mtime.tv_nsec != w->mtime.tv_nsec ||
+	        now.ctime.tv_sec != w->ctime.tv_sec || now.ctime.tv_nsec != w->ctime.tv_nsec;
 }
 
 /* Room for one more of n elements of size in *arr (grown 16 at a time),
@@ -136,8 +136,8 @@ static bool has_wildcard(const char *s, size_t n)
  * fail the scan, not leave a secret unmasked. */
 static int unreachable(int e)
 {
-	return e == ENOENT || e == ENOTDIR || e == EACCES || e == ELOOP || e == ENAMETOOLONG ?
-	       0 : -e;
+	return e == ENOENT || e == ENOTDIR || e == EACCES || e == ELOOP || e == ENAMETOOLONG ? 0 :
+	                                                                                       -e;
 }
 
 /* Matches the rest of a glob, component by component, below prefix (a
@@ -190,7 +190,7 @@ static int expand(struct sbx_jail *j, char *prefix, size_t plen, const char *res
 		prefix[plen] = '\0';
 		errno = 0;
 	}
-	if (!rc && errno)   /* readdir failed: the listing is incomplete */
+	if (!rc && errno) /* readdir failed: the listing is incomplete */
 		rc = -errno;
 	closedir(d);
 	return rc;

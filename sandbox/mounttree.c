@@ -102,8 +102,9 @@ static int push(struct sbx_jail *j, const char *path, const char *target, unsign
 		j->mt = m;
 	}
 	struct mt_entry *e = &j->mt[j->n_mt];
-	*e = (struct mt_entry){ .path = strdup(path), .target = target ? strdup(target) : NULL,
-	                        .flags = flags };
+	*e = (struct mt_entry){ .path = strdup(path),
+		                .target = target ? strdup(target) : NULL,
+		                .flags = flags };
 	if (!e->path || (target && !e->target)) {
 		free(e->path);
 		free(e->target);
@@ -176,9 +177,10 @@ static void settle(struct sbx_jail *j)
 					e->flags |= j->mt[k].flags & MT_RIGHTS;
 				above = k;
 			}
-		bool redundant = above >= 0 && ((e->flags & (MT_DIR | MT_LINK)) ||
-		                 (!(e->flags & MT_DEV) &&
-		                  (e->flags & MT_RIGHTS) == (j->mt[above].flags & MT_RIGHTS)));
+		bool redundant = above >= 0 &&
+		        ((e->flags & (MT_DIR | MT_LINK)) ||
+		         (!(e->flags & MT_DEV) &&
+		          (e->flags & MT_RIGHTS) == (j->mt[above].flags & MT_RIGHTS)));
 		if (redundant) {
 			free(e->path);
 			free(e->target);
@@ -195,25 +197,28 @@ int mounttree_plan(const struct sbx_spec *spec, struct sbx_jail *j, struct sbx_e
 		"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom",
 	};
 	static const char *const fd_links[][2] = {
-		{ "/dev/fd", "/proc/self/fd" }, { "/dev/stdin", "/proc/self/fd/0" },
-		{ "/dev/stdout", "/proc/self/fd/1" }, { "/dev/stderr", "/proc/self/fd/2" },
+		{ "/dev/fd", "/proc/self/fd" },
+		{ "/dev/stdin", "/proc/self/fd/0" },
+		{ "/dev/stdout", "/proc/self/fd/1" },
+		{ "/dev/stderr", "/proc/self/fd/2" },
 	};
 	if (!j->mount_tree)
 		return 0;
 	const char *const *exec = spec->exec_paths;
 	int rc = 0;
 	for (size_t i = 0; !rc && spec->read_paths && spec->read_paths[i]; i++)
-		rc = grant(j, spec->read_paths[i], MT_READ |
-		           (in_list(exec, spec->read_paths[i]) ? MT_EXEC : 0));
+		rc = grant(j, spec->read_paths[i],
+		           MT_READ | (in_list(exec, spec->read_paths[i]) ? MT_EXEC : 0));
 	for (size_t i = 0; !rc && exec && exec[i]; i++)
 		rc = grant(j, exec[i], MT_READ | MT_EXEC);
 	/* Write paths as jail.c kept them: existing, no link on the way. */
 	for (char **p = j->rw_paths; !rc && p && *p; p++)
 		if (strcmp(*p, j->workspace))
-			rc = push(j, *p, NULL, MT_READ | MT_WRITE | (in_list(exec, *p) ? MT_EXEC : 0));
+			rc = push(j, *p, NULL,
+			          MT_READ | MT_WRITE | (in_list(exec, *p) ? MT_EXEC : 0));
 	unsigned ws = (spec->workspace_read ? MT_READ : 0) |
-	              (spec->workspace_write ? MT_READ | MT_WRITE : 0) |
-	              (spec->workspace_exec ? MT_READ | MT_EXEC : 0);
+	        (spec->workspace_write ? MT_READ | MT_WRITE : 0) |
+	        (spec->workspace_exec ? MT_READ | MT_EXEC : 0);
 	if (!rc)
 		rc = push(j, j->workspace, NULL, ws ? ws : MT_DIR);
 	for (size_t i = 0; !rc && i < sizeof devs / sizeof devs[0]; i++)
@@ -234,10 +239,12 @@ int mounttree_plan(const struct sbx_spec *spec, struct sbx_jail *j, struct sbx_e
 		               rc == -E2BIG ? "more than 128 granted paths" : "out of memory");
 	for (int i = 0; i < j->n_mt; i++)
 		if (!strcmp(j->mt[i].path, "/"))
-			return sbx_err(err, ENOTSUP, "profile %s grants / itself, which a mount "
+			return sbx_err(err, ENOTSUP,
+			               "profile %s grants / itself, which a mount "
 			               "tree (the filesystem wall without Landlock) cannot hold; "
 			               "fix: grant the directories it needs, or add landlock to "
-			               "lsm= on the kernel command line", spec->name);
+			               "lsm= on the kernel command line",
+			               spec->name);
 	settle(j);
 	return 0;
 }
@@ -258,8 +265,8 @@ void mounttree_release(struct sbx_jail *j)
 static int open_beneath(int dfd, const char *name, int flags)
 {
 	struct open_how how = { .flags = (uint64_t)(flags | O_NOFOLLOW | O_CLOEXEC),
-	                        .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
-	                                   RESOLVE_NO_MAGICLINKS };
+		                .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
+		                        RESOLVE_NO_MAGICLINKS };
 	int fd = (int)syscall(SYS_openat2, dfd, name, &how, sizeof how);
 	return fd < 0 ? -errno : fd;
 }
@@ -290,7 +297,8 @@ static int place(int root, const struct mt_entry *e)
 			break;
 		}
 		if (last && (e->flags & MT_FILE)) {
-			fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0);
+			fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			            0);
 			if (fd >= 0)
 				close(fd);
 			else if (errno != EEXIST)
@@ -331,21 +339,22 @@ static int place(int root, const struct mt_entry *e)
 static int clone_entry(const struct mt_entry *e)
 {
 	struct open_how how = { .flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,
-	                        .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS };
+		                .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS };
 	int at = (int)syscall(SYS_openat2, AT_FDCWD, e->path, &how, sizeof how);
 	if (at < 0)
 		return -errno;
-	int tree = (int)syscall(SYS_open_tree, at, "", AT_EMPTY_PATH | AT_RECURSIVE |
-	                        OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+	int tree = (int)syscall(SYS_open_tree, at, "",
+	                        AT_EMPTY_PATH | AT_RECURSIVE | OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
 	int rc = tree < 0 ? -errno : 0;
 	close(at);
 	if (rc)
 		return rc;
-	struct mount_attr a = { .attr_set = MOUNT_ATTR_NOSUID |
-	                                    (e->flags & MT_DEV ? MOUNT_ATTR_NOEXEC : MOUNT_ATTR_NODEV) |
-	                                    (e->flags & MT_EXEC ? 0 : MOUNT_ATTR_NOEXEC) |
-	                                    (e->flags & MT_WRITE && !(e->flags & MT_DEV) ? 0 :
-	                                     MOUNT_ATTR_RDONLY) };
+	struct mount_attr a = {
+		.attr_set = MOUNT_ATTR_NOSUID |
+		        (e->flags & MT_DEV ? MOUNT_ATTR_NOEXEC : MOUNT_ATTR_NODEV) |
+		        (e->flags & MT_EXEC ? 0 : MOUNT_ATTR_NOEXEC) |
+		        (e->flags & MT_WRITE && !(e->flags & MT_DEV) ? 0 : MOUNT_ATTR_RDONLY)
+	};
 	if (syscall(SYS_mount_setattr, tree, "", AT_EMPTY_PATH | AT_RECURSIVE, &a, sizeof a) < 0) {
 		rc = -errno;
 		close(tree);
@@ -363,7 +372,7 @@ static int build(const struct sbx_jail *j, int *trees)
 			continue;
 		int t = clone_entry(&j->mt[i]);
 		if (t == -ENOENT)
-			continue;   /* gone since the plan: grants nothing */
+			continue; /* gone since the plan: grants nothing */
 		if (t < 0)
 			return t;
 		trees[i] = t;
@@ -382,8 +391,8 @@ static int build(const struct sbx_jail *j, int *trees)
 		if (at < 0)
 			rc = at;
 		else if (at > 0) {
-			if (syscall(SYS_move_mount, trees[i], "", at, "", MOVE_MOUNT_F_EMPTY_PATH |
-			            MOVE_MOUNT_T_EMPTY_PATH) < 0)
+			if (syscall(SYS_move_mount, trees[i], "", at, "",
+			            MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
 				rc = -errno;
 			close(at);
 		}
@@ -395,8 +404,9 @@ static int build(const struct sbx_jail *j, int *trees)
 		rc = -errno;
 	/* pivot_root(".", "."): the old root ends up on top of the new one,
 	 * and is then detached with every mount beneath it. */
-	if (!rc && (fchdir(root) < 0 || syscall(SYS_pivot_root, ".", ".") < 0 ||
-	            umount2(".", MNT_DETACH) < 0 || chdir("/") < 0))
+	if (!rc &&
+	    (fchdir(root) < 0 || syscall(SYS_pivot_root, ".", ".") < 0 ||
+	     umount2(".", MNT_DETACH) < 0 || chdir("/") < 0))
 		rc = -errno;
 	close(root);
 	return rc;

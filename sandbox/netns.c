@@ -41,11 +41,11 @@ static const struct {
 	int type;
 } listeners[SBX_LISTEN_MAX] = {
 	[SBX_LISTEN_HTTP_PROXY] = { SBX_EGRESS_HTTP_PROXY_PORT, SOCK_STREAM },
-	[SBX_LISTEN_SOCKS]      = { SBX_EGRESS_SOCKS_PORT, SOCK_STREAM },
-	[SBX_LISTEN_HTTP]       = { 80, SOCK_STREAM },
-	[SBX_LISTEN_TLS]        = { 443, SOCK_STREAM },
-	[SBX_LISTEN_DNS_UDP]    = { 53, SOCK_DGRAM },
-	[SBX_LISTEN_DNS_TCP]    = { 53, SOCK_STREAM },
+	[SBX_LISTEN_SOCKS] = { SBX_EGRESS_SOCKS_PORT, SOCK_STREAM },
+	[SBX_LISTEN_HTTP] = { 80, SOCK_STREAM },
+	[SBX_LISTEN_TLS] = { 443, SOCK_STREAM },
+	[SBX_LISTEN_DNS_UDP] = { 53, SOCK_DGRAM },
+	[SBX_LISTEN_DNS_TCP] = { 53, SOCK_STREAM },
 };
 
 /* The loopback device's index in every network namespace (the kernel's
@@ -109,7 +109,7 @@ static int local_route(int nl, int family, uint32_t seq)
 	if ((size_t)n < NLMSG_LENGTH(sizeof(struct nlmsgerr)) || ans.nh.nlmsg_type != NLMSG_ERROR)
 		return -EPROTO;
 	const struct nlmsgerr *e = NLMSG_DATA(&ans.nh);
-	return e->error;   /* 0, or -errno */
+	return e->error; /* 0, or -errno */
 }
 
 static int local_routes(bool *v6)
@@ -139,14 +139,16 @@ static int listen_on(uint16_t port, int type, bool v6)
 	if (fd < 0)
 		return -errno;
 	int one = 1, zero = 0, rc = 0;
-	struct sockaddr_in6 a6 = { .sin6_family = AF_INET6, .sin6_port = htons(port),
-	                           .sin6_addr = IN6ADDR_ANY_INIT };
-	struct sockaddr_in a4 = { .sin_family = AF_INET, .sin_port = htons(port),
-	                          .sin_addr = { htonl(INADDR_ANY) } };
+	struct sockaddr_in6 a6 = { .sin6_family = AF_INET6,
+		                   .sin6_port = htons(port),
+		                   .sin6_addr = IN6ADDR_ANY_INIT };
+	struct sockaddr_in a4 = { .sin_family = AF_INET,
+		                  .sin_port = htons(port),
+		                  .sin_addr = { htonl(INADDR_ANY) } };
 	if ((v6 && setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof zero) < 0) ||
 	    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) < 0 ||
-	    (v6 ? bind(fd, (struct sockaddr *)&a6, sizeof a6)
-	        : bind(fd, (struct sockaddr *)&a4, sizeof a4)) < 0 ||
+	    (v6 ? bind(fd, (struct sockaddr *)&a6, sizeof a6) :
+	          bind(fd, (struct sockaddr *)&a4, sizeof a4)) < 0 ||
 	    (type == SOCK_STREAM && listen(fd, BACKLOG) < 0))
 		rc = -errno;
 	if (rc < 0) {

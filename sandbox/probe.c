@@ -60,13 +60,16 @@ void sbx_probe(struct sbx_features *f)
 	memset(f, 0, sizeof *f);
 	f->is_root = geteuid() == 0;
 	f->seccomp = prctl(PR_GET_SECCOMP, 0, 0, 0, 0) >= 0 &&
-	             syscall(SYS_seccomp, SECCOMP_GET_ACTION_AVAIL, 0,
-	                     &(unsigned){ SECCOMP_RET_KILL_PROCESS }) == 0;
+	        syscall(SYS_seccomp, SECCOMP_GET_ACTION_AVAIL, 0,
+	                &(unsigned){ SECCOMP_RET_KILL_PROCESS }) == 0;
 	f->landlock_abi = landlock_abi();
-	static const struct { unsigned ns; unsigned long flag; } map[] = {
-		{ SBX_NS_USER, CLONE_NEWUSER }, { SBX_NS_PID, CLONE_NEWPID },
-		{ SBX_NS_MOUNT, CLONE_NEWNS }, { SBX_NS_IPC, CLONE_NEWIPC },
-		{ SBX_NS_UTS, CLONE_NEWUTS }, { SBX_NS_NET, CLONE_NEWNET },
+	static const struct {
+		unsigned ns;
+		unsigned long flag;
+	} map[] = {
+		{ SBX_NS_USER, CLONE_NEWUSER },     { SBX_NS_PID, CLONE_NEWPID },
+		{ SBX_NS_MOUNT, CLONE_NEWNS },      { SBX_NS_IPC, CLONE_NEWIPC },
+		{ SBX_NS_UTS, CLONE_NEWUTS },       { SBX_NS_NET, CLONE_NEWNET },
 		{ SBX_NS_CGROUP, CLONE_NEWCGROUP },
 	};
 	/* Without root the others need a user namespace alongside. */

@@ -116,25 +116,30 @@ int protect_plan(const struct sbx_spec *spec, struct sbx_jail *j, struct sbx_err
 			continue;
 		plain++;
 		if (check_rel(spec->protected_paths[n]) < 0)
-			return sbx_err(err, EINVAL, "protected path \"%s\" must be relative, made of "
+			return sbx_err(err, EINVAL,
+			               "protected path \"%s\" must be relative, made of "
 			               "plain names (no \"\", \".\" or \"..\"), at most %d deep",
 			               spec->protected_paths[n], PROTECT_DEPTH);
 	}
 	if (plain > PROTECT_MAX)
 		return sbx_err(err, E2BIG, "more than %d protected paths", PROTECT_MAX);
 	if (!plain || !j->rw_paths || !j->rw_paths[0])
-		return 0;      /* nothing to protect, or nothing writable */
+		return 0; /* nothing to protect, or nothing writable */
 	/* Without a mount namespace the child surely has, nothing could make
 	 * them read-only: refuse rather than let a tool write them. */
 	if (j->no_ns) {
 		char why[600];
 		sbx_explain_ns(j->ns_refused, ladder_ns_errno(), why, sizeof why);
-		return sbx_err(err, 0, "profile %s cannot run here: its protected paths need "
-		               "a mount namespace: %s", j->name, why);
+		return sbx_err(err, 0,
+		               "profile %s cannot run here: its protected paths need "
+		               "a mount namespace: %s",
+		               j->name, why);
 	}
 	if (!j->private_tmp || (j->optional_ns & CLONE_NEWNS))
-		return sbx_err(err, EPERM, "protected paths need a mount namespace, and profile %s "
-		               "%s", j->name, j->private_tmp ? "marks it optional" : "has none");
+		return sbx_err(err, EPERM,
+		               "protected paths need a mount namespace, and profile %s "
+		               "%s",
+		               j->name, j->private_tmp ? "marks it optional" : "has none");
 	for (char **root = j->rw_paths; *root; root++)
 		for (size_t i = 0; i < n; i++) {
 			const char *rel = spec->protected_paths[i];
@@ -142,7 +147,8 @@ int protect_plan(const struct sbx_spec *spec, struct sbx_jail *j, struct sbx_err
 			if (is_pattern(rel))
 				continue;
 			for (const char *s = strchr(rel, '/'); s && !rc; s = strchr(s + 1, '/'))
-				rc = push(&j->prot_pins, &j->n_prot_pins, *root, rel, (size_t)(s - rel));
+				rc = push(&j->prot_pins, &j->n_prot_pins, *root, rel,
+				          (size_t)(s - rel));
 			if (!rc)
 				rc = push(&j->prot_ro, &j->n_prot_ro, *root, rel, strlen(rel));
 			if (rc)
@@ -199,8 +205,8 @@ static void identify(const struct sbx_jail *j, const char *path, struct protect_
 		buf[i] = '\0';
 		struct stat st;
 		if (!stop && lstat(buf, &st) == 0) {
-			ids[k] = (struct protect_id){ true, S_ISDIR(st.st_mode), S_ISLNK(st.st_mode),
-			                              st.st_dev, st.st_ino };
+			ids[k] = (struct protect_id){ true, S_ISDIR(st.st_mode),
+				                      S_ISLNK(st.st_mode), st.st_dev, st.st_ino };
 			stop = !S_ISDIR(st.st_mode);
 		} else {
 			stop = true;
@@ -214,8 +220,9 @@ static void identify(const struct sbx_jail *j, const char *path, struct protect_
 
 static bool same_id(const struct protect_id *a, const struct protect_id *b)
 {
-	return a->present == b->present && (!a->present || (a->dev == b->dev &&
-	       a->ino == b->ino && a->dir == b->dir && a->link == b->link));
+	return a->present == b->present &&
+	        (!a->present ||
+	         (a->dev == b->dev && a->ino == b->ino && a->dir == b->dir && a->link == b->link));
 }
 
 int protect_refresh(struct sbx_jail *j)
@@ -241,7 +248,7 @@ int protect_refresh(struct sbx_jail *j)
 static int bind_self(const char *path, bool ro, bool want_dir)
 {
 	struct open_how how = { .flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,
-	                        .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS };
+		                .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS };
 	int fd = (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof how);
 	if (fd < 0)
 		return -errno;
@@ -253,15 +260,18 @@ static int bind_self(const char *path, bool ro, bool want_dir)
 		rc = -ELOOP;
 	else if (want_dir && !S_ISDIR(st.st_mode))
 		rc = -ENOTDIR;
-	if (!rc && (tree = (int)syscall(SYS_open_tree, fd, "", AT_EMPTY_PATH | AT_RECURSIVE |
-	                                OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC)) < 0)
+	if (!rc &&
+	    (tree = (int)syscall(SYS_open_tree, fd, "",
+	                         AT_EMPTY_PATH | AT_RECURSIVE | OPEN_TREE_CLONE |
+	                                 OPEN_TREE_CLOEXEC)) < 0)
 		rc = -errno;
 	struct mount_attr a = { .attr_set = MOUNT_ATTR_RDONLY };
-	if (!rc && ro && syscall(SYS_mount_setattr, tree, "", AT_EMPTY_PATH | AT_RECURSIVE,
-	                         &a, sizeof a) < 0)
+	if (!rc && ro &&
+	    syscall(SYS_mount_setattr, tree, "", AT_EMPTY_PATH | AT_RECURSIVE, &a, sizeof a) < 0)
 		rc = -errno;
-	if (!rc && syscall(SYS_move_mount, tree, "", fd, "", MOVE_MOUNT_F_EMPTY_PATH |
-	                   MOVE_MOUNT_T_EMPTY_PATH) < 0)
+	if (!rc &&
+	    syscall(SYS_move_mount, tree, "", fd, "",
+	            MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
 		rc = -errno;
 	if (tree >= 0)
 		close(tree);
@@ -323,7 +333,7 @@ int protect_apply(const struct sbx_jail *j)
 
 struct sbx_protect_snap {
 	int n;
-	struct protect_id ids[];   /* n * PROTECT_DEPTH */
+	struct protect_id ids[]; /* n * PROTECT_DEPTH */
 };
 
 int sbx_protect_snapshot(const struct sbx_jail *j, struct sbx_protect_snap **out)
@@ -331,8 +341,8 @@ int sbx_protect_snapshot(const struct sbx_jail *j, struct sbx_protect_snap **out
 	*out = NULL;
 	if (!j->n_prot_ro)
 		return 0;
-	struct sbx_protect_snap *s = malloc(sizeof *s + (size_t)j->n_prot_ro * PROTECT_DEPTH *
-	                                    sizeof s->ids[0]);
+	struct sbx_protect_snap *s =
+	        malloc(sizeof *s + (size_t)j->n_prot_ro * PROTECT_DEPTH * sizeof s->ids[0]);
 	if (!s)
 		return -ENOMEM;
 	s->n = j->n_prot_ro;
@@ -360,13 +370,14 @@ static void move_aside(const char *path, size_t rl, char *report, size_t size)
 	int rc = 0;
 	snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
 	struct open_how how = { .flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
-	                        .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS };
+		                .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS };
 	char root[PATH_MAX];
 	snprintf(root, sizeof root, "%.*s", (int)rl, path);
 	int rfd = (int)syscall(SYS_openat2, AT_FDCWD, root, &how, sizeof how);
 	how.resolve |= RESOLVE_BENEATH;
-	int dfd = rfd < 0 ? -1 : strlen(dir) == rl ? dup(rfd) :
-	          (int)syscall(SYS_openat2, rfd, dir + rl + 1, &how, sizeof how);
+	int dfd = rfd < 0         ? -1 :
+	        strlen(dir) == rl ? dup(rfd) :
+	                            (int)syscall(SYS_openat2, rfd, dir + rl + 1, &how, sizeof how);
 	if (dfd < 0)
 		rc = -errno;
 	/* The new name is random, not one the tool could foresee: names made
@@ -390,7 +401,8 @@ static void move_aside(const char *path, size_t rl, char *report, size_t size)
 			break;
 		rc = errno == EEXIST ? 0 : -errno;
 		if ((rc == -EACCES || rc == -EPERM) && !chmodded && fstat(dfd, &st) == 0 &&
-		    st.st_uid == geteuid() && chmod(self, (st.st_mode & 07777) | S_IWUSR | S_IXUSR) == 0) {
+		    st.st_uid == geteuid() &&
+		    chmod(self, (st.st_mode & 07777) | S_IWUSR | S_IXUSR) == 0) {
 			chmodded = true;
 			rc = 0;
 		}

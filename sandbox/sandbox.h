@@ -27,60 +27,60 @@
 
 /* Namespaces a profile may ask for. */
 enum {
-	SBX_NS_USER   = 1u << 0, /* implied when not root and any other is asked */
-	SBX_NS_PID    = 1u << 1, /* the tool is init: its exit ends every descendant */
-	SBX_NS_MOUNT  = 1u << 2, /* private /proc and /tmp */
-	SBX_NS_IPC    = 1u << 3,
-	SBX_NS_UTS    = 1u << 4,
-	SBX_NS_NET    = 1u << 5, /* no interfaces but loopback: no network at all */
+	SBX_NS_USER = 1u << 0,  /* implied when not root and any other is asked */
+	SBX_NS_PID = 1u << 1,   /* the tool is init: its exit ends every descendant */
+	SBX_NS_MOUNT = 1u << 2, /* private /proc and /tmp */
+	SBX_NS_IPC = 1u << 3,
+	SBX_NS_UTS = 1u << 4,
+	SBX_NS_NET = 1u << 5, /* no interfaces but loopback: no network at all */
 	SBX_NS_CGROUP = 1u << 6,
 };
 
 /* Requirements a profile may mark optional ("run without it when the kernel or
  * user cannot have it"). Anything not optional fails closed. */
 enum {
-	SBX_REQ_NS_USER        = 1u << 0,
-	SBX_REQ_NS_PID         = 1u << 1,
-	SBX_REQ_NS_MOUNT       = 1u << 2,
-	SBX_REQ_NS_IPC         = 1u << 3,
-	SBX_REQ_NS_UTS         = 1u << 4,
-	SBX_REQ_NS_NET         = 1u << 5,
-	SBX_REQ_NS_CGROUP      = 1u << 6,
-	SBX_REQ_LANDLOCK       = 1u << 7,  /* filesystem rules (ABI 1) */
-	SBX_REQ_LANDLOCK_NET   = 1u << 8,  /* TCP port rules (ABI 4) */
+	SBX_REQ_NS_USER = 1u << 0,
+	SBX_REQ_NS_PID = 1u << 1,
+	SBX_REQ_NS_MOUNT = 1u << 2,
+	SBX_REQ_NS_IPC = 1u << 3,
+	SBX_REQ_NS_UTS = 1u << 4,
+	SBX_REQ_NS_NET = 1u << 5,
+	SBX_REQ_NS_CGROUP = 1u << 6,
+	SBX_REQ_LANDLOCK = 1u << 7,        /* filesystem rules (ABI 1) */
+	SBX_REQ_LANDLOCK_NET = 1u << 8,    /* TCP port rules (ABI 4) */
 	SBX_REQ_LANDLOCK_SCOPE = 1u << 9,  /* abstract unix + signal scoping (ABI 6) */
 	SBX_REQ_LANDLOCK_IOCTL = 1u << 10, /* device ioctl rights (ABI 5) */
-	SBX_REQ_CGROUP_PIDS    = 1u << 11, /* per-call pids cgroup */
-	SBX_REQ_CGROUP_MEMORY  = 1u << 12, /* per-call memory cgroup */
-	SBX_REQ_IDENTITY       = 1u << 13, /* a fixed uid/gid (needs root) */
-	SBX_REQ_CGROUP_CPU     = 1u << 14, /* per-call cpu cgroup (cpu.max, v2) */
+	SBX_REQ_CGROUP_PIDS = 1u << 11,    /* per-call pids cgroup */
+	SBX_REQ_CGROUP_MEMORY = 1u << 12,  /* per-call memory cgroup */
+	SBX_REQ_IDENTITY = 1u << 13,       /* a fixed uid/gid (needs root) */
+	SBX_REQ_CGROUP_CPU = 1u << 14,     /* per-call cpu cgroup (cpu.max, v2) */
 };
 
 /* Walls a profile accepts built another way than its own when this
  * environment cannot build them so (docs/where-it-runs.md); each one used
  * is reported (struct sbx_confinement) and none is used with strict. */
 enum {
-	SBX_ALT_ROOT_USERNS = 1u << 0, /* root without CAP_SYS_ADMIN makes the
+	SBX_ALT_ROOT_USERNS = 1u << 0,   /* root without CAP_SYS_ADMIN makes the
 	                                * namespaces inside a user namespace */
-	SBX_ALT_PROC_NONE   = 1u << 1, /* no fresh /proc can be mounted: /proc
+	SBX_ALT_PROC_NONE = 1u << 1,     /* no fresh /proc can be mounted: /proc
 	                                * is an empty read-only tmpfs instead */
 	SBX_ALT_NO_NAMESPACES = 1u << 2, /* every namespace refused: a process
 	                                * group the tool cannot leave, Landlock
 	                                * for /proc, hidden paths and signals,
 	                                * no /tmp, no metadata writes */
-	SBX_ALT_MOUNT_TREE  = 1u << 3, /* no Landlock: the filesystem confined
+	SBX_ALT_MOUNT_TREE = 1u << 3,    /* no Landlock: the filesystem confined
 	                                * by a mount tree (a new root of the
 	                                * granted paths) */
-	SBX_ALT_ALL         = (1u << 4) - 1,
+	SBX_ALT_ALL = (1u << 4) - 1,
 };
 
 /* Socket families socket(2) may create (socketpair(AF_UNIX) stream and
  * seqpacket pairs are always allowed: they reach nobody; datagram pairs need
  * SBX_AF_UNIX). Everything else is refused by seccomp. */
 enum {
-	SBX_AF_UNIX    = 1u << 0,
-	SBX_AF_INET    = 1u << 1,
-	SBX_AF_INET6   = 1u << 2,
+	SBX_AF_UNIX = 1u << 0,
+	SBX_AF_INET = 1u << 1,
+	SBX_AF_INET6 = 1u << 2,
 	SBX_AF_NETLINK = 1u << 3, /* NETLINK_ROUTE only (getaddrinfo) */
 };
 
@@ -92,33 +92,33 @@ enum sbx_action { SBX_ACT_ALLOW, SBX_ACT_ERRNO, SBX_ACT_KILL };
  * listening, are the only way out: the supervisor gets them
  * (sbx_child_take_listeners) and serves them. */
 enum sbx_listener {
-	SBX_LISTEN_HTTP_PROXY,   /* TCP SBX_EGRESS_HTTP_PROXY_PORT: an HTTP proxy */
-	SBX_LISTEN_SOCKS,        /* TCP SBX_EGRESS_SOCKS_PORT: a SOCKS5 proxy */
-	SBX_LISTEN_HTTP,         /* TCP 80: plain HTTP to any address */
-	SBX_LISTEN_TLS,          /* TCP 443: TLS to any address */
-	SBX_LISTEN_DNS_UDP,      /* UDP 53: DNS to any address */
-	SBX_LISTEN_DNS_TCP,      /* TCP 53 */
+	SBX_LISTEN_HTTP_PROXY, /* TCP SBX_EGRESS_HTTP_PROXY_PORT: an HTTP proxy */
+	SBX_LISTEN_SOCKS,      /* TCP SBX_EGRESS_SOCKS_PORT: a SOCKS5 proxy */
+	SBX_LISTEN_HTTP,       /* TCP 80: plain HTTP to any address */
+	SBX_LISTEN_TLS,        /* TCP 443: TLS to any address */
+	SBX_LISTEN_DNS_UDP,    /* UDP 53: DNS to any address */
+	SBX_LISTEN_DNS_TCP,    /* TCP 53 */
 	SBX_LISTEN_MAX
 };
 #define SBX_EGRESS_HTTP_PROXY_PORT 3128
-#define SBX_EGRESS_SOCKS_PORT 1080
+#define SBX_EGRESS_SOCKS_PORT      1080
 
 /* What a profile allows: plain data filled by supervisor/profile.c. Pointers
  * are borrowed; sbx_jail_new() copies what it keeps. Lists are NULL-terminated
  * arrays of strings; paths are absolute. Limits of 0 mean "not set". */
 struct sbx_spec {
-	const char *name;                /* for messages */
-	unsigned namespaces;             /* SBX_NS_* */
-	unsigned optional;               /* SBX_REQ_* that may be dropped */
-	unsigned alternatives;           /* SBX_ALT_* accepted */
-	bool strict;                     /* the operator's: refuse every
+	const char *name;      /* for messages */
+	unsigned namespaces;   /* SBX_NS_* */
+	unsigned optional;     /* SBX_REQ_* that may be dropped */
+	unsigned alternatives; /* SBX_ALT_* accepted */
+	bool strict;           /* the operator's: refuse every
 	                                  * alternative and every drop */
 
 	/* filesystem (Landlock); the workspace is added per jail */
-	const char *const *read_paths;   /* read and list */
-	const char *const *write_paths;  /* read, write, create, remove */
-	const char *const *exec_paths;   /* execute (also needs read) */
-	const char *const *hidden_paths; /* fnmatch(3) globs carved out of the above */
+	const char *const *read_paths;      /* read and list */
+	const char *const *write_paths;     /* read, write, create, remove */
+	const char *const *exec_paths;      /* execute (also needs read) */
+	const char *const *hidden_paths;    /* fnmatch(3) globs carved out of the above */
 	const char *const *protected_paths; /* relative paths below the workspace and
 	                                  * each write path kept read-only in the child
 	                                  * (and never created by it: see
@@ -130,10 +130,10 @@ struct sbx_spec {
 	bool workspace_exec;
 
 	/* network */
-	unsigned socket_families;        /* SBX_AF_* */
-	bool allow_udp;                  /* inet datagram sockets (any port: Landlock has
+	unsigned socket_families; /* SBX_AF_* */
+	bool allow_udp;           /* inet datagram sockets (any port: Landlock has
 	                                  * no UDP rules, so off unless a profile asks) */
-	bool egress;                     /* a network namespace of its own (SBX_NS_NET
+	bool egress;              /* a network namespace of its own (SBX_NS_NET
 	                                  * is implied, never dropped) whose only way
 	                                  * out is the supervisor's listeners (enum
 	                                  * sbx_listener, sbx_child_take_listeners) */
@@ -141,24 +141,24 @@ struct sbx_spec {
 	size_t n_tcp_connect_ports;
 
 	/* limits */
-	uint64_t cpu_seconds;            /* RLIMIT_CPU */
-	uint64_t address_space_bytes;    /* RLIMIT_AS */
-	uint64_t file_size_bytes;        /* RLIMIT_FSIZE */
-	uint64_t open_files;             /* RLIMIT_NOFILE */
-	uint64_t processes;              /* RLIMIT_NPROC, and pids.max with a cgroup */
-	uint64_t memory_bytes;           /* memory cgroup limit (and no swap beyond it) */
-	uint64_t cpu_percent;            /* cpu cgroup: % of one CPU (200 = two) */
-	uint64_t tmp_bytes;              /* size of the private /tmp */
+	uint64_t cpu_seconds;         /* RLIMIT_CPU */
+	uint64_t address_space_bytes; /* RLIMIT_AS */
+	uint64_t file_size_bytes;     /* RLIMIT_FSIZE */
+	uint64_t open_files;          /* RLIMIT_NOFILE */
+	uint64_t processes;           /* RLIMIT_NPROC, and pids.max with a cgroup */
+	uint64_t memory_bytes;        /* memory cgroup limit (and no swap beyond it) */
+	uint64_t cpu_percent;         /* cpu cgroup: % of one CPU (200 = two) */
+	uint64_t tmp_bytes;           /* size of the private /tmp */
 
 	/* seccomp: a built-in base list is always applied on top */
 	enum sbx_action seccomp_default; /* for syscalls not listed */
 	const char *const *seccomp_allow;
-	const char *const *seccomp_deny;  /* fail with EPERM */
-	const char *const *seccomp_kill;  /* kill the process */
+	const char *const *seccomp_deny; /* fail with EPERM */
+	const char *const *seccomp_kill; /* kill the process */
 
 	/* environment: nothing from the supervisor unless listed */
-	const char *const *env_set;      /* "NAME=value" */
-	const char *const *env_pass;     /* names copied when set */
+	const char *const *env_set;  /* "NAME=value" */
+	const char *const *env_pass; /* names copied when set */
 
 	/* identity: by default the workspace's owner (see docs/profiles.md) */
 	bool fixed_identity;
@@ -167,13 +167,13 @@ struct sbx_spec {
 
 	/* defaults for jobs */
 	uint32_t timeout_ms;
-	size_t output_keep_bytes;        /* kept per stream: head + tail */
-	uint64_t output_limit_bytes;     /* hard limit per stream: child is killed */
+	size_t output_keep_bytes;    /* kept per stream: head + tail */
+	uint64_t output_limit_bytes; /* hard limit per stream: child is killed */
 };
 
 struct sbx_error {
-	int errnum;           /* positive errno, or 0 */
-	char msg[512];        /* "step: what failed: why" */
+	int errnum;    /* positive errno, or 0 */
+	char msg[512]; /* "step: what failed: why" */
 };
 
 /* A compiled spec bound to a workspace. Reusable and shareable by any number
@@ -184,8 +184,8 @@ struct sbx_jail;
  * feature against this kernel and user; a missing one fails with a message
  * that names it. Returns 0 and a new jail in *out, or -errno. Not
  * async-signal-safe. */
-int sbx_jail_new(const struct sbx_spec *spec, const char *workspace,
-                 struct sbx_jail **out, struct sbx_error *err);
+int sbx_jail_new(const struct sbx_spec *spec, const char *workspace, struct sbx_jail **out,
+                 struct sbx_error *err);
 void sbx_jail_free(struct sbx_jail *jail);
 
 /* Keeps one child of this jail set up ahead (namespaces, mounts, Landlock,
@@ -254,10 +254,10 @@ void *sbx_fn_from_ref(uint64_t ref);
 
 /* One run. Borrowed by sbx_spawn() only for the duration of the call. */
 struct sbx_job {
-	char *const *argv;      /* exec mode: argv[0] is looked up in the jail's PATH */
-	sbx_fn fn;              /* or builtin mode: called in the child, no exec */
-	void *fn_arg;           /* fn's argument: parent memory as of the fork, */
-	const void *fn_data;    /* or, with fn_arg NULL, these bytes: fn gets a
+	char *const *argv;   /* exec mode: argv[0] is looked up in the jail's PATH */
+	sbx_fn fn;           /* or builtin mode: called in the child, no exec */
+	void *fn_arg;        /* fn's argument: parent memory as of the fork, */
+	const void *fn_data; /* or, with fn_arg NULL, these bytes: fn gets a
 	                         * struct sbx_data * over a copy in the child, a
 	                         * clean image of this program (see above): fn
 	                         * sees static data as the program starts, not
@@ -266,14 +266,14 @@ struct sbx_job {
 	const char *cwd;        /* relative to the workspace (beneath it); NULL = workspace */
 	const void *stdin_data; /* copied; NULL = /dev/null (unless stdin_stream) */
 	size_t stdin_len;
-	bool stdin_stream;      /* or: stdin_source's bytes, as the tool reads them */
-	int stdin_source;       /* with stdin_stream: the caller's fd (a pipe, file,
+	bool stdin_stream;   /* or: stdin_source's bytes, as the tool reads them */
+	int stdin_source;    /* with stdin_stream: the caller's fd (a pipe, file,
 	                         * socket), read only while the tool wants more,
 	                         * until its EOF; left open, its flags untouched */
-	uint32_t timeout_ms;    /* 0 = the spec's */
-	bool result_pipe;       /* give the child fd 3 to write a result on */
-	size_t result_limit;    /* bytes kept from fd 3 (0 = 16 MiB); more is an error */
-	bool stream_output;     /* stdout and stderr are not captured but handed to
+	uint32_t timeout_ms; /* 0 = the spec's */
+	bool result_pipe;    /* give the child fd 3 to write a result on */
+	size_t result_limit; /* bytes kept from fd 3 (0 = 16 MiB); more is an error */
+	bool stream_output;  /* stdout and stderr are not captured but handed to
 	                         * the caller as they come (sbx_child_output()):
 	                         * no cap, no output limit, and the child waits in
 	                         * write(2) while the caller has not taken them */
@@ -284,35 +284,35 @@ enum sbx_killed {
 	SBX_KILLED_TIMEOUT,
 	SBX_KILLED_OUTPUT_LIMIT,
 	SBX_KILLED_CANCELLED,
-	SBX_KILLED_SECCOMP,     /* died of SIGSYS */
-	SBX_KILLED_SIGNAL,      /* any other signal */
-	SBX_KILLED_MEMORY,      /* SIGKILLed by its memory cgroup's OOM killer */
+	SBX_KILLED_SECCOMP, /* died of SIGSYS */
+	SBX_KILLED_SIGNAL,  /* any other signal */
+	SBX_KILLED_MEMORY,  /* SIGKILLed by its memory cgroup's OOM killer */
 };
 
 #define SBX_TIMELINE_MAX 20
 
 /* Bounded capture of one stream: the first and last bytes, with the total. */
 struct sbx_capture {
-	char *head;             /* the first keep/2 bytes (NUL-terminated once finished) */
+	char *head; /* the first keep/2 bytes (NUL-terminated once finished) */
 	size_t head_len;
-	char *tail;             /* the last bytes, in order */
+	char *tail; /* the last bytes, in order */
 	size_t tail_len;
-	uint64_t total;         /* bytes the child wrote */
-	bool truncated;         /* total > head_len + tail_len */
+	uint64_t total; /* bytes the child wrote */
+	bool truncated; /* total > head_len + tail_len */
 };
 
 struct sbx_outcome {
-	int setup_failed;         /* 0, or the errno of the failed setup step */
-	const char *setup_step;   /* the step that failed ("landlock", "exec" ...) */
-	int exit_code;            /* when exited normally, else -1 */
-	int signal;               /* when killed by a signal, else 0 */
+	int setup_failed;       /* 0, or the errno of the failed setup step */
+	const char *setup_step; /* the step that failed ("landlock", "exec" ...) */
+	int exit_code;          /* when exited normally, else -1 */
+	int signal;             /* when killed by a signal, else 0 */
 	enum sbx_killed killed_by;
 	struct sbx_capture out, err;
-	char *result;             /* bytes from fd 3 (NUL-terminated), or NULL */
+	char *result; /* bytes from fd 3 (NUL-terminated), or NULL */
 	size_t result_len;
-	bool result_overflow;     /* the child wrote more than result_limit */
+	bool result_overflow; /* the child wrote more than result_limit */
 	uint64_t wall_ms;
-	uint64_t cpu_ms;          /* user + system, the whole tree as reaped */
+	uint64_t cpu_ms; /* user + system, the whole tree as reaped */
 	uint64_t max_rss_kb;
 	/* Benchmarks: with TOOLCAGE_TIMELINE=1 in the environment when the
 	 * jail was made, the microseconds from sbx_spawn() (for a spare, from
@@ -329,8 +329,8 @@ struct sbx_child;
 /* Starts job under jail. Returns 0 and a new child in *out, or -errno with
  * err filled (the child never ran). A failure inside the child after the
  * fork is not an error here: it shows in the outcome (setup_failed). */
-int sbx_spawn(struct sbx_jail *jail, const struct sbx_job *job,
-              struct sbx_child **out, struct sbx_error *err);
+int sbx_spawn(struct sbx_jail *jail, const struct sbx_job *job, struct sbx_child **out,
+              struct sbx_error *err);
 
 /* The one fd to watch for readability (an epoll fd over the child's pipes
  * and pidfd). Valid until sbx_child_free(). */
@@ -404,8 +404,8 @@ void sbx_child_free(struct sbx_child *child);
  * from confine_walls(); call report_add() for each, then report_num() for
  * each number. Keep names stable: they are an interface (docs/profiles.md).
  */
-#define SBX_REPORT_MAX 16     /* entries per kind */
-#define SBX_REPORT_NUMS 4     /* numbers per entry */
+#define SBX_REPORT_MAX  16 /* entries per kind */
+#define SBX_REPORT_NUMS 4  /* numbers per entry */
 struct sbx_report_num {
 	const char *key;
 	uint64_t value;
@@ -414,7 +414,7 @@ struct sbx_report_item {
 	const char *name;
 	const char *by;
 	char dropped[256];
-	bool alternative;     /* a wall built another way than the profile's
+	bool alternative; /* a wall built another way than the profile's
 	                       * own (by names it, dropped says why) */
 	struct sbx_report_num num[SBX_REPORT_NUMS];
 	int n_num;
@@ -440,17 +440,17 @@ const struct sbx_report_item *sbx_confinement_dropped_limit(const struct sbx_con
 struct sbx_features {
 	bool is_root;
 	bool seccomp;
-	int landlock_abi;          /* 0 = none */
-	unsigned namespaces;       /* SBX_NS_* that can be created */
-	bool clone3;               /* clone3 works (else clone(), and no CLONE_INTO_CGROUP) */
-	bool cgroup_pids;          /* a usable pids cgroup */
+	int landlock_abi;    /* 0 = none */
+	unsigned namespaces; /* SBX_NS_* that can be created */
+	bool clone3;         /* clone3 works (else clone(), and no CLONE_INTO_CGROUP) */
+	bool cgroup_pids;    /* a usable pids cgroup */
 	bool cgroup_memory;
 	bool cgroup_cpu;
-	int cgroup_pids_version;   /* 1 or 2 */
+	int cgroup_pids_version; /* 1 or 2 */
 	int cgroup_memory_version;
 	int cgroup_cpu_version;
-	bool pid_max_per_ns;       /* a pid namespace's pid_max bounds a call (6.14+) */
-	const char *cgroup_pids_where;   /* the base directory used, or why not */
+	bool pid_max_per_ns;           /* a pid namespace's pid_max bounds a call (6.14+) */
+	const char *cgroup_pids_where; /* the base directory used, or why not */
 	const char *cgroup_memory_where;
 	const char *cgroup_cpu_where;
 };

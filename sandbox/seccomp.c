@@ -28,29 +28,77 @@
 /* Denied (EPERM) in every profile. */
 static const char *const base_deny[] = {
 	/* reach into other processes */
-	"ptrace", "process_vm_readv", "process_vm_writev", "pidfd_getfd",
-	"process_madvise", "kcmp",
+	"ptrace",
+	"process_vm_readv",
+	"process_vm_writev",
+	"pidfd_getfd",
+	"process_madvise",
+	"kcmp",
 	/* large kernel attack surface a tool does not need */
-	"io_uring_setup", "io_uring_enter", "io_uring_register", "bpf",
-	"perf_event_open", "userfaultfd", "keyctl", "add_key", "request_key",
-	"fanotify_init", "lookup_dcookie",
+	"io_uring_setup",
+	"io_uring_enter",
+	"io_uring_register",
+	"bpf",
+	"perf_event_open",
+	"userfaultfd",
+	"keyctl",
+	"add_key",
+	"request_key",
+	"fanotify_init",
+	"lookup_dcookie",
 	/* native AIO: its contexts count against one host-wide limit
 	 * (fs.aio-max-nr), which a tool could use up for the host's databases
 	 * and VMs; glibc's POSIX AIO uses threads, not these */
-	"io_setup", "io_submit", "io_cancel", "io_destroy", "io_getevents",
+	"io_setup",
+	"io_submit",
+	"io_cancel",
+	"io_destroy",
+	"io_getevents",
 	"io_pgetevents",
 	/* namespaces and mounts: no re-nesting, no view changes */
-	"unshare", "setns", "mount", "umount2", "fsopen", "fsconfig", "fsmount",
-	"fspick", "move_mount", "open_tree", "mount_setattr", "chroot",
+	"unshare",
+	"setns",
+	"mount",
+	"umount2",
+	"fsopen",
+	"fsconfig",
+	"fsmount",
+	"fspick",
+	"move_mount",
+	"open_tree",
+	"mount_setattr",
+	"chroot",
 	"pivot_root",
 	/* file handles bypass path-based rules (the "shocker" escape) */
-	"open_by_handle_at", "name_to_handle_at",
+	"open_by_handle_at",
+	"name_to_handle_at",
 	/* the machine itself */
-	"kexec_load", "kexec_file_load", "init_module", "finit_module",
-	"delete_module", "reboot", "swapon", "swapoff", "acct", "quotactl",
-	"quotactl_fd", "syslog", "vhangup", "iopl", "ioperm", "modify_ldt",
-	"settimeofday", "clock_settime", "clock_adjtime", "adjtimex",
-	"sethostname", "setdomainname", "uselib", "ustat", "sysfs", "_sysctl",
+	"kexec_load",
+	"kexec_file_load",
+	"init_module",
+	"finit_module",
+	"delete_module",
+	"reboot",
+	"swapon",
+	"swapoff",
+	"acct",
+	"quotactl",
+	"quotactl_fd",
+	"syslog",
+	"vhangup",
+	"iopl",
+	"ioperm",
+	"modify_ldt",
+	"settimeofday",
+	"clock_settime",
+	"clock_adjtime",
+	"adjtimex",
+	"sethostname",
+	"setdomainname",
+	"uselib",
+	"ustat",
+	"sysfs",
+	"_sysctl",
 	"nfsservctl",
 	NULL,
 };
@@ -61,9 +109,9 @@ static const char *const base_deny[] = {
  * but creating one costs ~80 us per call here; without one (the shipped
  * profiles), the calls are refused instead. */
 static const char *const sysv_ipc[] = {
-	"shmget", "shmat", "shmctl", "semget", "semop", "semtimedop", "semctl",
-	"msgget", "msgsnd", "msgrcv", "msgctl", "mq_open", "mq_unlink",
-	"mq_timedsend", "mq_timedreceive", "mq_notify", "mq_getsetattr", NULL,
+	"shmget",    "shmat",        "shmctl",          "semget",    "semop",         "semtimedop",
+	"semctl",    "msgget",       "msgsnd",          "msgrcv",    "msgctl",        "mq_open",
+	"mq_unlink", "mq_timedsend", "mq_timedreceive", "mq_notify", "mq_getsetattr", NULL,
 };
 
 /* Only a namespace no kernel refusal can drop (spawn.c drops optional ones
@@ -71,7 +119,7 @@ static const char *const sysv_ipc[] = {
 static bool own_ipc_namespace(const struct sbx_spec *spec)
 {
 	return (spec->namespaces & SBX_NS_IPC) &&
-	       !(spec->optional & (SBX_REQ_NS_IPC | SBX_REQ_NS_USER));
+	        !(spec->optional & (SBX_REQ_NS_IPC | SBX_REQ_NS_USER));
 }
 
 /* Setuid and setgid files matter only where they outlive the call: a
@@ -82,20 +130,25 @@ static bool own_ipc_namespace(const struct sbx_spec *spec)
 static bool host_read_only(const struct sbx_spec *spec)
 {
 	return !spec->workspace_write && !(spec->write_paths && spec->write_paths[0]) &&
-	       (spec->namespaces & SBX_NS_MOUNT) &&
-	       !(spec->optional & (SBX_REQ_NS_MOUNT | SBX_REQ_NS_USER));
+	        (spec->namespaces & SBX_NS_MOUNT) &&
+	        !(spec->optional & (SBX_REQ_NS_MOUNT | SBX_REQ_NS_USER));
 }
 
 /* Newer than libseccomp 2.5's table: added by x86_64 number. */
-static const struct { int nr; const char *name; } base_deny_nr[] = {
-	{ 457, "statmount" }, { 458, "listmount" }, { 467, "open_tree_attr" },
+static const struct {
+	int nr;
+	const char *name;
+} base_deny_nr[] = {
+	{ 457, "statmount" },
+	{ 458, "listmount" },
+	{ 467, "open_tree_attr" },
 };
 
 /* Namespace flags clone(2) must not carry: re-nesting would hand the tool
  * capabilities in a fresh user namespace. */
 static const unsigned long clone_ns_flags[] = {
-	CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC, CLONE_NEWUSER, CLONE_NEWPID,
-	CLONE_NEWNET, CLONE_NEWCGROUP,
+	CLONE_NEWNS,  CLONE_NEWUTS, CLONE_NEWIPC,    CLONE_NEWUSER,
+	CLONE_NEWPID, CLONE_NEWNET, CLONE_NEWCGROUP,
 };
 
 /* A rule the filter already has in a stronger form (a profile denied the
@@ -104,8 +157,9 @@ static const unsigned long clone_ns_flags[] = {
  * for one would be a rule without arguments, and libseccomp lets that beat
  * the argument rules, lifting the base rules. Refused in allow lists. */
 static const char *const base_arg_filtered[] = {
-	"clone", "clone3", "ioctl", "personality", "socket", "socketpair", "bind", "listen",
-	"chmod", "fchmod", "fchmodat", "open", "openat", "creat", "mknod", "mknodat", NULL,
+	"clone",  "clone3", "ioctl", "personality", "socket",   "socketpair",
+	"bind",   "listen", "chmod", "fchmod",      "fchmodat", "open",
+	"openat", "creat",  "mknod", "mknodat",     NULL,
 };
 
 static bool listed(const char *const *list, const char *name)
@@ -131,20 +185,24 @@ static int add(scmp_filter_ctx ctx, uint32_t action, int nr, unsigned n,
  * its mode in memory seccomp cannot read: docs/security.md says so. */
 static int add_setid_rules(scmp_filter_ctx ctx)
 {
-	static const struct { const char *name; unsigned arg; } mode_args[] = {
-		{ "chmod", 1 }, { "fchmod", 1 }, { "fchmodat", 2 }, { "open", 2 },
-		{ "openat", 3 }, { "creat", 1 }, { "mknod", 1 }, { "mknodat", 2 },
+	static const struct {
+		const char *name;
+		unsigned arg;
+	} mode_args[] = {
+		{ "chmod", 1 },  { "fchmod", 1 }, { "fchmodat", 2 }, { "open", 2 },
+		{ "openat", 3 }, { "creat", 1 },  { "mknod", 1 },    { "mknodat", 2 },
 	};
 	static const unsigned long bits[] = { S_ISUID, S_ISGID };
 	int rc = 0;
 	for (size_t i = 0; i < sizeof mode_args / sizeof mode_args[0] && !rc; i++) {
 		int nr = seccomp_syscall_resolve_name(mode_args[i].name);
 		for (size_t b = 0; b < 2 && !rc; b++) {
-			struct scmp_arg_cmp c = { mode_args[i].arg, SCMP_CMP_MASKED_EQ, bits[b], bits[b] };
+			struct scmp_arg_cmp c = { mode_args[i].arg, SCMP_CMP_MASKED_EQ, bits[b],
+				                  bits[b] };
 			rc = add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 1, &c);
 		}
 	}
-	for (size_t b = 0; b < 2 && !rc; b++) {   /* fchmodat2 (452): newer than libseccomp 2.5 */
+	for (size_t b = 0; b < 2 && !rc; b++) { /* fchmodat2 (452): newer than libseccomp 2.5 */
 		struct scmp_arg_cmp c = { 2, SCMP_CMP_MASKED_EQ, bits[b], bits[b] };
 		rc = add(ctx, SCMP_ACT_ERRNO(EPERM), 452, 1, &c);
 	}
@@ -171,8 +229,8 @@ static int deny_except(scmp_filter_ctx ctx, uint32_t action, int nr, unsigned ar
 			while (size > allowed[i] - lo)
 				size >>= 1;
 			struct scmp_arg_cmp c = size == 1 ?
-				(struct scmp_arg_cmp){ arg, SCMP_CMP_EQ, lo, 0 } :
-				(struct scmp_arg_cmp){ arg, SCMP_CMP_MASKED_EQ, ~(size - 1), lo };
+			        (struct scmp_arg_cmp){ arg, SCMP_CMP_EQ, lo, 0 } :
+			        (struct scmp_arg_cmp){ arg, SCMP_CMP_MASKED_EQ, ~(size - 1), lo };
 			rc = add(ctx, action, nr, 1, &c);
 			lo += size;
 		}
@@ -218,12 +276,12 @@ static int add_socket_rules(scmp_filter_ctx ctx, unsigned fams, bool udp)
 	static const int inet[] = { AF_INET, AF_INET6 };
 	for (int i = 0; i < 2 && !rc && !udp; i++) {
 		struct scmp_arg_cmp dg[2] = { SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)inet[i]),
-		                              SCMP_A1(SCMP_CMP_MASKED_EQ, 0xf, SOCK_DGRAM) };
+			                      SCMP_A1(SCMP_CMP_MASKED_EQ, 0xf, SOCK_DGRAM) };
 		rc = add(ctx, deny, nr, 2, dg);
 	}
 	if (!rc && (fams & SBX_AF_NETLINK)) {
 		struct scmp_arg_cmp nl[2] = { SCMP_A0(SCMP_CMP_EQ, AF_NETLINK),
-		                              SCMP_A2(SCMP_CMP_NE, 0 /* NETLINK_ROUTE */) };
+			                      SCMP_A2(SCMP_CMP_NE, 0 /* NETLINK_ROUTE */) };
 		rc = add(ctx, deny, nr, 2, nl);
 	}
 	return rc;
@@ -286,8 +344,13 @@ static int add_bind_listen_rules(scmp_filter_ctx ctx, unsigned fams)
  * (net.ipv4.tcp_fastopen): a TFO client falls back to connect(), which
  * Landlock checks. TCP_FASTOPEN_CONNECT needs no rule: it delays the SYN
  * to the first write, but connect() still passes the hook (EACCES). */
-static const struct { int nr; unsigned flags_arg; } fastopen_calls[] = {
-	{ SCMP_SYS(sendto), 3 }, { SCMP_SYS(sendmsg), 2 }, { SCMP_SYS(sendmmsg), 3 },
+static const struct {
+	int nr;
+	unsigned flags_arg;
+} fastopen_calls[] = {
+	{ SCMP_SYS(sendto), 3 },
+	{ SCMP_SYS(sendmsg), 2 },
+	{ SCMP_SYS(sendmmsg), 3 },
 };
 
 /* The flags argument of nr when the filter refuses MSG_FASTOPEN in it, or
@@ -306,7 +369,8 @@ static int add_fastopen_rules(scmp_filter_ctx ctx, const struct sbx_spec *spec)
 	int rc = 0;
 	for (size_t i = 0; i < sizeof fastopen_calls / sizeof fastopen_calls[0] && !rc; i++) {
 		int arg = fastopen_arg(spec, fastopen_calls[i].nr);
-		struct scmp_arg_cmp c = { (unsigned)arg, SCMP_CMP_MASKED_EQ, MSG_FASTOPEN, MSG_FASTOPEN };
+		struct scmp_arg_cmp c = { (unsigned)arg, SCMP_CMP_MASKED_EQ, MSG_FASTOPEN,
+			                  MSG_FASTOPEN };
 		if (arg >= 0)
 			rc = add(ctx, SCMP_ACT_ERRNO(EOPNOTSUPP), fastopen_calls[i].nr, 1, &c);
 	}
@@ -327,8 +391,8 @@ static int add_base_rules(scmp_filter_ctx ctx, const struct sbx_spec *spec)
 	for (size_t i = 0; sysv_ipc[i] && !own_ipc_namespace(spec) && !rc; i++)
 		rc = add(ctx, eperm, seccomp_syscall_resolve_name(sysv_ipc[i]), 0, NULL);
 	for (size_t i = 0; i < sizeof clone_ns_flags / sizeof clone_ns_flags[0] && !rc; i++) {
-		struct scmp_arg_cmp c = SCMP_A0(SCMP_CMP_MASKED_EQ, clone_ns_flags[i],
-		                                clone_ns_flags[i]);
+		struct scmp_arg_cmp c =
+		        SCMP_A0(SCMP_CMP_MASKED_EQ, clone_ns_flags[i], clone_ns_flags[i]);
 		rc = add(ctx, eperm, SCMP_SYS(clone), 1, &c);
 	}
 	/* clone3 passes its flags in memory seccomp cannot read: ENOSYS makes
@@ -365,7 +429,7 @@ static uint32_t action_of(enum sbx_action a)
 	switch (a) {
 	case SBX_ACT_ALLOW: return SCMP_ACT_ALLOW;
 	case SBX_ACT_ERRNO: return SCMP_ACT_ERRNO(EPERM);
-	case SBX_ACT_KILL:  return SCMP_ACT_KILL_PROCESS;
+	case SBX_ACT_KILL: return SCMP_ACT_KILL_PROCESS;
 	}
 	return SCMP_ACT_KILL_PROCESS;
 }
@@ -373,11 +437,14 @@ static uint32_t action_of(enum sbx_action a)
 /* Newer than libseccomp 2.5's table, doing what an older call does: denied
  * (or killed) along with it, by x86_64 number (the same on every
  * architecture from 424 on). */
-static const struct { const char *name; int nr; } same_as_newer[] = {
-	{ "fchmodat", 452 },     /* fchmodat2 */
-	{ "setxattr", 463 },     /* setxattrat */
-	{ "removexattr", 466 },  /* removexattrat */
-	{ "setxattr", 469 },     /* file_setattr */
+static const struct {
+	const char *name;
+	int nr;
+} same_as_newer[] = {
+	{ "fchmodat", 452 },    /* fchmodat2 */
+	{ "setxattr", 463 },    /* setxattrat */
+	{ "removexattr", 466 }, /* removexattrat */
+	{ "setxattr", 469 },    /* file_setattr */
 };
 
 static int add_list(scmp_filter_ctx ctx, const struct sbx_spec *spec, uint32_t def,
@@ -388,22 +455,29 @@ static int add_list(scmp_filter_ctx ctx, const struct sbx_spec *spec, uint32_t d
 		if (nr == __NR_SCMP_ERROR)
 			return sbx_err(err, EINVAL, "seccomp: unknown syscall '%s'", names[i]);
 		if (action == def)
-			continue;   /* libseccomp refuses rules that repeat the default */
+			continue; /* libseccomp refuses rules that repeat the default */
 		if (action == SCMP_ACT_ALLOW &&
 		    (listed(base_deny, names[i]) || listed(base_arg_filtered, names[i])))
-			return sbx_err(err, EINVAL, "seccomp: '%s' cannot be in an allow list: "
-			               "the base rules %s it in every profile", names[i],
-			               listed(base_deny, names[i]) ? "deny" : "filter the arguments of");
-		if (action == SCMP_ACT_ALLOW && listed(sysv_ipc, names[i]) && !own_ipc_namespace(spec))
-			return sbx_err(err, EINVAL, "seccomp: '%s' can only be allowed with a "
-			               "required ipc namespace (namespaces: [\"ipc\"])", names[i]);
+			return sbx_err(err, EINVAL,
+			               "seccomp: '%s' cannot be in an allow list: "
+			               "the base rules %s it in every profile",
+			               names[i],
+			               listed(base_deny, names[i]) ? "deny" :
+			                                             "filter the arguments of");
+		if (action == SCMP_ACT_ALLOW && listed(sysv_ipc, names[i]) &&
+		    !own_ipc_namespace(spec))
+			return sbx_err(err, EINVAL,
+			               "seccomp: '%s' can only be allowed with a "
+			               "required ipc namespace (namespaces: [\"ipc\"])",
+			               names[i]);
 		/* An allowed send call keeps the base MSG_FASTOPEN rule: the
 		 * allow rule takes only the calls without the flag. */
 		int arg = action == SCMP_ACT_ALLOW ? fastopen_arg(spec, nr) : -1;
 		struct scmp_arg_cmp no_fo = { (unsigned)arg, SCMP_CMP_MASKED_EQ, MSG_FASTOPEN, 0 };
 		int rc = arg >= 0 ? add(ctx, action, nr, 1, &no_fo) : add(ctx, action, nr, 0, NULL);
 		for (size_t k = 0; !rc && action != SCMP_ACT_ALLOW &&
-		     k < sizeof same_as_newer / sizeof same_as_newer[0]; k++)
+		     k < sizeof same_as_newer / sizeof same_as_newer[0];
+		     k++)
 			if (!strcmp(same_as_newer[k].name, names[i]))
 				rc = add(ctx, action, same_as_newer[k].nr, 0, NULL);
 		if (rc < 0)
@@ -413,8 +487,8 @@ static int add_list(scmp_filter_ctx ctx, const struct sbx_spec *spec, uint32_t d
 }
 
 /* The filter as bytes: libseccomp 2.5 exports only to an fd. */
-static int export_bpf(scmp_filter_ctx ctx, struct sock_filter **bpf,
-                      unsigned short *len, struct sbx_error *err)
+static int export_bpf(scmp_filter_ctx ctx, struct sock_filter **bpf, unsigned short *len,
+                      struct sbx_error *err)
 {
 	int fd = memfd_create("seccomp-bpf", MFD_CLOEXEC);
 	if (fd < 0)
@@ -438,8 +512,8 @@ static int export_bpf(scmp_filter_ctx ctx, struct sock_filter **bpf,
 	return 0;
 }
 
-int seccomp_compile(const struct sbx_spec *spec, struct sock_filter **bpf,
-                    unsigned short *len, struct sbx_error *err)
+int seccomp_compile(const struct sbx_spec *spec, struct sock_filter **bpf, unsigned short *len,
+                    struct sbx_error *err)
 {
 	uint32_t def = action_of(spec->seccomp_default);
 	scmp_filter_ctx ctx = seccomp_init(def);
@@ -504,8 +578,8 @@ int seccomp_key(const struct sbx_spec *spec, char *buf, size_t len)
 	return rc;
 }
 
-int seccomp_build(const struct sbx_spec *spec, struct sock_filter **bpf,
-                  unsigned short *len, struct sbx_error *err)
+int seccomp_build(const struct sbx_spec *spec, struct sock_filter **bpf, unsigned short *len,
+                  struct sbx_error *err)
 {
 	char key[1024];
 	if (seccomp_key(spec, key, sizeof key) == 0)

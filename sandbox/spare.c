@@ -80,8 +80,9 @@ bool sbx_jail_spare_ready(struct sbx_jail *j)
 static char *job_message(const struct sbx_job *job, size_t *len)
 {
 	const char *cwd = job->cwd && strcmp(job->cwd, ".") ? job->cwd : "";
-	struct job_header h = { .magic = JOB_MAGIC, .cwd_len = (uint32_t)strlen(cwd) + 1,
-	                        .fn = job->fn ? sbx_fn_ref((const void *)job->fn) : 0 };
+	struct job_header h = { .magic = JOB_MAGIC,
+		                .cwd_len = (uint32_t)strlen(cwd) + 1,
+		                .fn = job->fn ? sbx_fn_ref((const void *)job->fn) : 0 };
 	h.flags = (wants_stdin(job) ? JOB_STDIN : 0) | (job->result_pipe ? JOB_RESULT : 0);
 	uint64_t plen = h.cwd_len + (job->fn ? job->fn_len : 0);
 	for (char *const *a = job->fn ? NULL : job->argv; a && *a && plen <= JOB_MAX_PAYLOAD; a++) {

@@ -57,10 +57,12 @@ void close_pair(int p[2])
 
 unsigned ns_req_bits(unsigned clone_flags)
 {
-	static const struct { unsigned clone, req; } map[] = {
-		{ CLONE_NEWUSER, SBX_REQ_NS_USER }, { CLONE_NEWPID, SBX_REQ_NS_PID },
-		{ CLONE_NEWNS, SBX_REQ_NS_MOUNT }, { CLONE_NEWIPC, SBX_REQ_NS_IPC },
-		{ CLONE_NEWUTS, SBX_REQ_NS_UTS }, { CLONE_NEWNET, SBX_REQ_NS_NET },
+	static const struct {
+		unsigned clone, req;
+	} map[] = {
+		{ CLONE_NEWUSER, SBX_REQ_NS_USER },     { CLONE_NEWPID, SBX_REQ_NS_PID },
+		{ CLONE_NEWNS, SBX_REQ_NS_MOUNT },      { CLONE_NEWIPC, SBX_REQ_NS_IPC },
+		{ CLONE_NEWUTS, SBX_REQ_NS_UTS },       { CLONE_NEWNET, SBX_REQ_NS_NET },
 		{ CLONE_NEWCGROUP, SBX_REQ_NS_CGROUP },
 	};
 	unsigned r = 0;
@@ -85,8 +87,8 @@ static int shared_vm_entry(void *plan)
  * child (child.c keeps to that: no malloc, raw set*id calls). Only where no
  * spare is kept: a supervisor running an event loop must not sleep in a
  * child's setup. */
-static bool clone3_missing;        /* clone3 said ENOSYS (a seccomp policy): clone() */
-static bool into_cgroup_missing;   /* clone3 has no CLONE_INTO_CGROUP (before 5.7) */
+static bool clone3_missing;      /* clone3 said ENOSYS (a seccomp policy): clone() */
+static bool into_cgroup_missing; /* clone3 has no CLONE_INTO_CGROUP (before 5.7) */
 
 bool sbx_clone3_works(void)
 {
@@ -107,8 +109,9 @@ static bool share_vm(const struct sbx_jail *j, const struct sbx_job *job)
 	 * clone() would move a thread group, which costs the kernel an RCU
 	 * grace period (cgroup.c), more than the copy of our page tables. */
 	return job && !job->fn && !j->keep_spare &&
-	       (clone3_missing || (cgroup_version(CG_PIDS) != 2 && cgroup_version(CG_MEMORY) != 2) ||
-	        (!j->use_cgroup_pids && !j->use_cgroup_memory && !j->use_cgroup_cpu));
+	        (clone3_missing ||
+	         (cgroup_version(CG_PIDS) != 2 && cgroup_version(CG_MEMORY) != 2) ||
+	         (!j->use_cgroup_pids && !j->use_cgroup_memory && !j->use_cgroup_cpu));
 #endif
 }
 
@@ -141,7 +144,7 @@ static pid_t clone_once(struct sbx_jail *j, struct child_plan *plan, char *stack
 		sigfillset(&all);
 		sigprocmask(SIG_SETMASK, &all, &old);
 		int cflags = CLONE_PIDFD | exit_signal | (int)j->clone_ns | (int)flags |
-		             (shared ? CLONE_VM | CLONE_VFORK : 0);
+		        (shared ? CLONE_VM | CLONE_VFORK : 0);
 		pid = clone(shared_vm_entry, stack + CLONE_STACK, cflags, (void *)plan, pidfd);
 		int e = errno;
 		sigprocmask(SIG_SETMASK, &old, NULL);
@@ -180,8 +183,9 @@ pid_t spawn_clone(struct sbx_jail *j, struct child_plan *plan, bool shared, unsi
 		into = into && !via_clone;
 		plan->cgroup_fds[SBX_CGROUP_FDS] = into ? -1 : cj->v2_fd;
 		if (via_clone && !stack) {
-			stack = mmap(NULL, CLONE_STACK, PROT_READ | PROT_WRITE, MAP_PRIVATE |
-			             MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
+			stack = mmap(NULL, CLONE_STACK, PROT_READ | PROT_WRITE,
+			             MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1,
+			             0);
 			if (stack == MAP_FAILED)
 				return -1;
 		}
@@ -195,8 +199,8 @@ pid_t spawn_clone(struct sbx_jail *j, struct child_plan *plan, bool shared, unsi
 		}
 		/* CLONE_INTO_CGROUP unknown (E2BIG: 5.3-5.6) or refused: the
 		 * child joins by itself, and says why if that fails too. */
-		if (into && (e == E2BIG || e == EBUSY || e == EOPNOTSUPP || e == EACCES ||
-		             e == ENODEV)) {
+		if (into &&
+		    (e == E2BIG || e == EBUSY || e == EOPNOTSUPP || e == EACCES || e == ENODEV)) {
 			into_cgroup_missing |= e == E2BIG;
 			into = false;
 			continue;
@@ -223,11 +227,13 @@ int check_cwd(const struct sbx_jail *j, const char *cwd, struct sbx_error *err)
 	if (!cwd || !*cwd || !strcmp(cwd, "."))
 		return 0;
 	struct open_how how = { .flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
-	                        .resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS };
+		                .resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS };
 	long fd = syscall(SYS_openat2, j->workspace_fd, cwd, &how, sizeof how);
 	if (fd < 0)
-		return sbx_err(err, errno, "cwd '%s' (must be a directory inside the "
-		               "workspace)", cwd);
+		return sbx_err(err, errno,
+		               "cwd '%s' (must be a directory inside the "
+		               "workspace)",
+		               cwd);
 	close((int)fd);
 	return 0;
 }
@@ -268,8 +274,8 @@ static int make_status(int s[2])
  * pipe, or -1 for /dev/null. job is NULL for a child that reads its job
  * from the job socket (a worker's): it always gets a stdin pipe and a
  * result pipe, closed when its job has no use for them. */
-static int prepare(struct sbx_child *c, const struct sbx_job *job, int p[4][2],
-                   int *child_stdin, struct sbx_error *err)
+static int prepare(struct sbx_child *c, const struct sbx_job *job, int p[4][2], int *child_stdin,
+                   struct sbx_error *err)
 {
 	capture_init(&c->out.out);
 	capture_init(&c->out.err);
@@ -297,10 +303,22 @@ static int watch_all(struct sbx_child *c, int p[4][2], bool await_job)
 	if (c->epfd < 0)
 		return -errno;
 	int rc = c->zygote ? 0 : child_watch(c, W_PID, c->pidfd, EPOLLIN);
-	if (!rc) { rc = child_watch(c, W_STATUS, p[2][0], EPOLLIN); p[2][0] = -1; }
-	if (!rc) { rc = child_watch(c, W_OUT, p[0][0], EPOLLIN); p[0][0] = -1; }
-	if (!rc) { rc = child_watch(c, W_ERR, p[1][0], EPOLLIN); p[1][0] = -1; }
-	if (!rc && p[3][0] >= 0) { rc = child_watch(c, W_RESULT, p[3][0], EPOLLIN); p[3][0] = -1; }
+	if (!rc) {
+		rc = child_watch(c, W_STATUS, p[2][0], EPOLLIN);
+		p[2][0] = -1;
+	}
+	if (!rc) {
+		rc = child_watch(c, W_OUT, p[0][0], EPOLLIN);
+		p[0][0] = -1;
+	}
+	if (!rc) {
+		rc = child_watch(c, W_ERR, p[1][0], EPOLLIN);
+		p[1][0] = -1;
+	}
+	if (!rc && p[3][0] >= 0) {
+		rc = child_watch(c, W_RESULT, p[3][0], EPOLLIN);
+		p[3][0] = -1;
+	}
 	if (!rc && !await_job && c->fd[W_IN] >= 0)
 		rc = child_watch_stdin(c);
 	return rc;
@@ -313,31 +331,33 @@ static void worker_refused(const struct sbx_child *c, int rc, struct sbx_error *
 {
 	const struct child_report *r = &c->report;
 	if (!c->have_report || r->kind != REPORT_STEP || r->err <= 0) {
-		sbx_err(err, -rc, "the sandbox worker did not start the tool's process "
+		sbx_err(err, -rc,
+		        "the sandbox worker did not start the tool's process "
 		        "within 10 s");
 		return;
 	}
 	const char *step = child_step_name((enum child_step)r->step);
 	bool ns = (r->step == STEP_USERNS || r->step == STEP_MOUNT_PRIVATE ||
 	           r->step == STEP_CLONE) &&
-	          (r->err == EPERM || r->err == ENOSPC || r->err == EUSERS || r->err == EINVAL);
+	        (r->err == EPERM || r->err == ENOSPC || r->err == EUSERS || r->err == EINVAL);
 	char why[sizeof err->msg];
 	if (ns) {
 		sbx_explain_ns((unsigned)c->jail->clone_ns, r->err, why, sizeof why);
 		sbx_err(err, 0, "profile %s cannot run here: %s", c->jail->name, why);
 	} else {
 		const char *hint = sbx_explain_step(step, r->err);
-		sbx_err(err, 0, "profile %s cannot run here: the sandbox worker's %s failed "
-		        "(%s)%s%s", c->jail->name, step, strerror(r->err), *hint ? ": " : "",
-		        hint);
+		sbx_err(err, 0,
+		        "profile %s cannot run here: the sandbox worker's %s failed "
+		        "(%s)%s%s",
+		        c->jail->name, step, strerror(r->err), *hint ? ": " : "", hint);
 	}
 	if (err)
 		err->errnum = r->err;
 }
 
 /* Our own clone3 of job. */
-static int fork_here(struct sbx_child *c, const struct sbx_job *job, int p[4][2],
-                     int child_stdin, const struct cgroup_join *cj, struct sbx_error *err)
+static int fork_here(struct sbx_child *c, const struct sbx_job *job, int p[4][2], int child_stdin,
+                     const struct cgroup_join *cj, struct sbx_error *err)
 {
 	struct sbx_jail *j = c->jail;
 	int lrd = -1, lwr = -1, rc = lifeline_get(&lrd, &lwr);
@@ -345,13 +365,20 @@ static int fork_here(struct sbx_child *c, const struct sbx_job *job, int p[4][2]
 		return sbx_err(err, -rc, "lifeline pipe");
 	const char *cwd = job->cwd;
 	struct child_plan plan = {
-		.jail = j, .argv = job->argv, .fn = job->fn, .fn_arg = job->fn_arg,
-		.fn_data = job->fn_data, .fn_len = job->fn_len,
+		.jail = j,
+		.argv = job->argv,
+		.fn = job->fn,
+		.fn_arg = job->fn_arg,
+		.fn_data = job->fn_data,
+		.fn_len = job->fn_len,
 		.stdin_fd = child_stdin >= 0 ? child_stdin : j->devnull_fd,
-		.stdout_fd = p[0][1], .stderr_fd = p[1][1], .result_fd = p[3][1],
+		.stdout_fd = p[0][1],
+		.stderr_fd = p[1][1],
+		.result_fd = p[3][1],
 		.status_fd = p[2][1],
 		.cwd = cwd && *cwd && strcmp(cwd, ".") ? cwd : NULL,
-		.lifeline_fd = lrd, .lifeline_wr = lwr,
+		.lifeline_fd = lrd,
+		.lifeline_wr = lwr,
 		.cgroup_fds = { cj->fds[0], cj->fds[1], cj->fds[2], cj->v2_fd },
 		.job_fd = -1,
 	};
@@ -496,20 +523,24 @@ int sbx_spawn(struct sbx_jail *j, const struct sbx_job *job, struct sbx_child **
 	if (!job->fn && (!job->argv || !job->argv[0]))
 		return sbx_err(err, EINVAL, "job has neither argv nor a function");
 	if (job->fn && !job->fn_arg && !sbx_fn_ref((const void *)job->fn))
-		return sbx_err(err, EINVAL, "builtin outside the program image: it cannot "
+		return sbx_err(err, EINVAL,
+		               "builtin outside the program image: it cannot "
 		               "run in a clean image (give it fn_arg to run it on a copy of "
 		               "this process instead)");
 	if (j->root_userns && (job->fn_arg || !zygote_usable()))
-		return sbx_err(err, EPERM, "profile %s: as root without CAP_SYS_ADMIN only the "
+		return sbx_err(err, EPERM,
+		               "profile %s: as root without CAP_SYS_ADMIN only the "
 		               "sandbox worker can make the namespaces, and this job cannot run "
-		               "in it (%s)", j->name, job->fn_arg ? "a builtin given fn_arg" :
-		               "/proc/self/exe cannot be executed");
+		               "in it (%s)",
+		               j->name,
+		               job->fn_arg ? "a builtin given fn_arg" :
+		                             "/proc/self/exe cannot be executed");
 	int rc = j->mask_hidden ? mask_refresh(j, err) : 0;
 	if (rc < 0)
 		return rc;
-	bool stale = rc > 0;         /* the masks of the spare and the worker */
+	bool stale = rc > 0; /* the masks of the spare and the worker */
 	if (j->n_prot_ro && protect_refresh(j))
-		stale = true;            /* or their protected paths */
+		stale = true; /* or their protected paths */
 	if (stale) {
 		spare_drop(j);
 		zygote_retire(j);

@@ -31,15 +31,27 @@
 #include "internal.h"
 #include "io.h"
 
-int sbx_child_fd(const struct sbx_child *c) { return c->epfd; }
-pid_t sbx_child_pid(const struct sbx_child *c) { return c->pid; }
+int sbx_child_fd(const struct sbx_child *c)
+{
+	return c->epfd;
+}
+pid_t sbx_child_pid(const struct sbx_child *c)
+{
+	return c->pid;
+}
 void sbx_child_confinement(const struct sbx_child *c, struct sbx_confinement *out)
 {
 	confine_report(c->jail, c->done ? &c->cg_stats : NULL, out);
 }
 
-bool sbx_child_done(const struct sbx_child *c) { return c->done; }
-const struct sbx_outcome *sbx_child_outcome(const struct sbx_child *c) { return &c->out; }
+bool sbx_child_done(const struct sbx_child *c)
+{
+	return c->done;
+}
+const struct sbx_outcome *sbx_child_outcome(const struct sbx_child *c)
+{
+	return &c->out;
+}
 
 int64_t sbx_child_deadline(const struct sbx_child *c)
 {
@@ -172,7 +184,7 @@ void sbx_child_output_take(struct sbx_child *c, int stream, size_t n)
 	win->off += n < win->len - win->off ? n : win->len - win->off;
 	if (win->off == win->len) {
 		win->off = win->len = 0;
-	} else if (win->paused) {   /* room at the end for the next read */
+	} else if (win->paused) { /* room at the end for the next read */
 		memmove(win->buf, win->buf + win->off, win->len - win->off);
 		win->len -= win->off;
 		win->off = 0;
@@ -191,7 +203,7 @@ void sbx_child_output_close(struct sbx_child *c, int stream)
 		return;
 	struct out_window *win = &c->win[stream - 1];
 	win->off = win->len = 0;
-	win->paused = false;   /* out of epfd already, or taken out now */
+	win->paused = false; /* out of epfd already, or taken out now */
 	child_close_fd(c, stream == 1 ? W_OUT : W_ERR);
 	grace_resume(c);
 }
@@ -317,8 +329,9 @@ static void started(struct sbx_child *c, const struct child_report *r, int pidfd
 static void lost(struct sbx_child *c)
 {
 	if (!c->have_report) {
-		c->report = (struct child_report){ .kind = REPORT_STEP, .step = STEP_CLONE,
-		                                   .err = ECHILD };
+		c->report = (struct child_report){ .kind = REPORT_STEP,
+			                           .step = STEP_CLONE,
+			                           .err = ECHILD };
 		c->have_report = true;
 	}
 	ended(c, CLD_KILLED, SIGKILL, 0, 0);
@@ -350,7 +363,7 @@ void child_read_status(struct sbx_child *c)
 		int fd = nfd ? fds[0] : -1;
 		if (n == -EAGAIN)
 			return;
-		if (n <= 0 && n != -EMSGSIZE) {   /* EOF: every writer is gone */
+		if (n <= 0 && n != -EMSGSIZE) { /* EOF: every writer is gone */
 			child_close_fd(c, W_STATUS);
 			if (c->zygote && c->pidfd < 0 && !c->reaped)
 				lost(c);
@@ -369,7 +382,7 @@ void child_read_status(struct sbx_child *c)
 			c->listeners_came = true;
 			continue;
 		}
-		if (n != (ssize_t)sizeof r || nfd > 1) {   /* every other report has one at most */
+		if (n != (ssize_t)sizeof r || nfd > 1) { /* every other report has one at most */
 			for (int i = 1; i < nfd; i++)
 				close(fds[i]);
 			if (nfd)
@@ -422,7 +435,7 @@ static ssize_t src_read(struct sbx_child *c)
 		ssize_t n = preadv2(c->src_fd, &v, 1, -1, RWF_NOWAIT);
 		if (n >= 0 || errno != EOPNOTSUPP)
 			return n;
-		c->src_blocking = true;   /* a terminal: no RWF_NOWAIT, plain reads from now on */
+		c->src_blocking = true; /* a terminal: no RWF_NOWAIT, plain reads from now on */
 	}
 	return read(c->src_fd, c->stdin_buf, STDIN_CHUNK);
 }
@@ -456,7 +469,7 @@ static void feed_stdin(struct sbx_child *c)
 				in_watch(c, EPOLLOUT);
 				return;
 			}
-			if (n < 0) {   /* EPIPE: the tool closed its stdin; fine */
+			if (n < 0) { /* EPIPE: the tool closed its stdin; fine */
 				end_stdin(c, true);
 				return;
 			}
@@ -475,7 +488,7 @@ static void feed_stdin(struct sbx_child *c)
 		if (n < 0 && (errno == EINTR || errno == EAGAIN))
 			continue;
 		if (n <= 0)
-			break;   /* the source's end (or error): the tool's EOF */
+			break; /* the source's end (or error): the tool's EOF */
 		c->stdin_len = (size_t)n;
 		c->stdin_off = 0;
 	}
@@ -491,7 +504,7 @@ static void reap(struct sbx_child *c)
 	epoll_ctl(c->epfd, EPOLL_CTL_DEL, c->pidfd, NULL);
 	ended(c, si.si_code, si.si_status,
 	      (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000 +
-	      (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1000,
+	              (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1000,
 	      (uint64_t)ru.ru_maxrss);
 }
 
@@ -503,7 +516,7 @@ static void finish(struct sbx_child *c)
 		child_close_fd(c, w);
 	capture_finish(&c->out.out, c->jail->keep_bytes);
 	capture_finish(&c->out.err, c->jail->keep_bytes);
-	if (c->stream_out)   /* nothing kept, nothing cut: it went to the caller */
+	if (c->stream_out) /* nothing kept, nothing cut: it went to the caller */
 		c->out.out.truncated = c->out.err.truncated = false;
 	if (c->have_report) {
 		c->out.setup_failed = c->report.err ? c->report.err : EIO;
@@ -530,15 +543,11 @@ int sbx_child_step(struct sbx_child *c)
 	for (int i = 0; i < n; i++) {
 		int w = (int)ev[i].data.u32;
 		switch (w) {
-		case W_PID:
-			reap(c);
-			break;
-		case W_STATUS:
-			child_read_status(c);
-			break;
+		case W_PID: reap(c); break;
+		case W_STATUS: child_read_status(c); break;
 		case W_IN:
 			if (ev[i].events & EPOLLERR)
-				end_stdin(c, true);   /* the tool closed its stdin */
+				end_stdin(c, true); /* the tool closed its stdin */
 			else
 				feed_stdin(c);
 			break;
@@ -551,8 +560,8 @@ int sbx_child_step(struct sbx_child *c)
 				child_close_fd(c, w);
 		}
 	}
-	if (c->reaped && c->fd[W_OUT] < 0 && c->fd[W_ERR] < 0 &&
-	    c->fd[W_RESULT] < 0 && c->fd[W_STATUS] < 0)
+	if (c->reaped && c->fd[W_OUT] < 0 && c->fd[W_ERR] < 0 && c->fd[W_RESULT] < 0 &&
+	    c->fd[W_STATUS] < 0)
 		finish(c);
 	return c->done;
 }
@@ -564,7 +573,7 @@ void sbx_child_kill(struct sbx_child *c, enum sbx_killed why)
 {
 	if (c->done)
 		return;
-	if (c->reaped) {            /* only the grace for pipes ran out */
+	if (c->reaped) { /* only the grace for pipes ran out */
 		finish(c);
 		return;
 	}
@@ -605,14 +614,14 @@ int sbx_child_wait(struct sbx_child *c)
 static void stop(struct sbx_child *c)
 {
 	sbx_child_kill(c, SBX_KILLED_CANCELLED);
-	while (c->pidfd < 0 && !c->reaped) {   /* a worker's: its pidfd first */
+	while (c->pidfd < 0 && !c->reaped) { /* a worker's: its pidfd first */
 		struct pollfd pf = { .fd = c->fd[W_STATUS], .events = POLLIN };
 		int64_t left = c->deadline_ms - io_now_ms();
 		int n = left > 0 ? poll(&pf, 1, (int)left) : 0;
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
-			sbx_child_kill(c, SBX_KILLED_CANCELLED);   /* a second time: gives up */
+			sbx_child_kill(c, SBX_KILLED_CANCELLED); /* a second time: gives up */
 		else
 			child_read_status(c);
 	}
@@ -634,7 +643,7 @@ void sbx_child_free(struct sbx_child *c)
 	struct sbx_jail *j = c->done ? c->jail : NULL;
 	if ((c->pid > 0 || c->zygote) && !c->reaped)
 		stop(c);
-	if (c->jail->call_tmp && !c->tmp_removed)   /* a child stopped here never ended() */
+	if (c->jail->call_tmp && !c->tmp_removed) /* a child stopped here never ended() */
 		ladder_call_tmp_remove(c->jail, c->pid);
 	for (int w = 0; w < W_N; w++)
 		if (c->fd[w] >= 0)
@@ -643,7 +652,7 @@ void sbx_child_free(struct sbx_child *c)
 		close(c->job_fd);
 	if (c->mntns_fd >= 0)
 		close(c->mntns_fd);
-	for (int k = 0; k < SBX_LISTEN_MAX; k++)   /* never taken: the namespace goes */
+	for (int k = 0; k < SBX_LISTEN_MAX; k++) /* never taken: the namespace goes */
 		if (c->listeners[k] >= 0)
 			close(c->listeners[k]);
 	if (c->pidfd >= 0)

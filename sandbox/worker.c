@@ -35,9 +35,7 @@
 enum { Z_CTL = 3, Z_BLOB = 4, Z_LIFELINE = 5, Z_JAIL = 6 };
 #define BLOB_MAX (16u << 20)
 
-void worker_anchor(void)
-{
-}
+void worker_anchor(void) {}
 
 /* ---- the jail as bytes ------------------------------------------------ */
 
@@ -172,7 +170,7 @@ static char *take_str(struct unpacker *u)
 		return NULL;
 	}
 	char *s = strndup(u->p, n);
-	if (!s || strlen(s) != n) {   /* no NUL inside */
+	if (!s || strlen(s) != n) { /* no NUL inside */
 		free(s);
 		u->bad = true;
 		return NULL;
@@ -249,7 +247,7 @@ int jail_unpack(const char *buf, size_t len, const int *fds, int nfds, struct sb
 	j->rule_fds = malloc(sizeof(int) * (size_t)(j->n_rules + 1));
 	if (u.bad || !j->name || !j->workspace || !j->bpf || !j->envp || !j->masks ||
 	    !j->rule_fds || !j->mt)
-		return -EPROTO;   /* the worker exits: nothing to free */
+		return -EPROTO; /* the worker exits: nothing to free */
 	j->cap_rules = j->n_rules;
 	j->workspace_fd = fds[0];
 	j->devnull_fd = fds[1];
@@ -263,8 +261,8 @@ int jail_unpack(const char *buf, size_t len, const int *fds, int nfds, struct sb
 
 struct worker {
 	struct sbx_jail *jail;
-	bool view_failed;       /* a step of child_enter_view failed: */
-	struct child_report failure;   /* each child asked for gets it */
+	bool view_failed;            /* a step of child_enter_view failed: */
+	struct child_report failure; /* each child asked for gets it */
 	bool retiring;
 };
 
@@ -280,9 +278,15 @@ static void report(int fd, const struct child_report *r, int pass_fd)
 static void fork_child(struct worker *w, const struct zygote_request *req, int *fds, int n)
 {
 	struct child_plan plan = {
-		.jail = w->jail, .stdin_fd = fds[0], .stdout_fd = fds[1], .stderr_fd = fds[2],
-		.result_fd = fds[3], .status_fd = fds[4], .job_fd = fds[5],
-		.lifeline_fd = Z_LIFELINE, .lifeline_wr = -1,
+		.jail = w->jail,
+		.stdin_fd = fds[0],
+		.stdout_fd = fds[1],
+		.stderr_fd = fds[2],
+		.result_fd = fds[3],
+		.status_fd = fds[4],
+		.job_fd = fds[5],
+		.lifeline_fd = Z_LIFELINE,
+		.lifeline_wr = -1,
 		.cgroup_fds = { -1, -1, -1, -1 },
 	};
 	struct cgroup_join cj = { .clone_fd = -1, .v2_fd = -1, .fds = { -1, -1, -1 } };
@@ -299,11 +303,17 @@ static void fork_child(struct worker *w, const struct zygote_request *req, int *
 	} else {
 		pid_t pid = spawn_clone(w->jail, &plan, false, CLONE_PARENT, &pidfd, &cj);
 		if (pid < 0)
-			report(fds[4], &(struct child_report){ .kind = REPORT_STEP,
-			       .step = STEP_CLONE, .err = errno }, -1);
+			report(fds[4],
+			       &(struct child_report){
+			               .kind = REPORT_STEP, .step = STEP_CLONE, .err = errno },
+			       -1);
 		else
-			report(fds[4], &(struct child_report){ .kind = REPORT_STARTED, .pid = pid,
-			       .clone_ns = w->jail->clone_ns | w->jail->view_ns }, pidfd);
+			report(fds[4],
+			       &(struct child_report){ .kind = REPORT_STARTED,
+			                               .pid = pid,
+			                               .clone_ns = w->jail->clone_ns |
+			                                       w->jail->view_ns },
+			       pidfd);
 	}
 	if (pidfd >= 0)
 		close(pidfd);
@@ -317,13 +327,14 @@ static void take_request(struct worker *w)
 	int fds[ZYGOTE_MAX_FDS], n = 0;
 	ssize_t len = io_recv_fds(Z_CTL, &req, sizeof req, fds, ZYGOTE_MAX_FDS, &n, 0);
 	if (len == 0 || (len < 0 && len != -EMSGSIZE && len != -EINTR)) {
-		w->retiring = true;   /* the supervisor is done with us */
+		w->retiring = true; /* the supervisor is done with us */
 		return;
 	}
 	if (len != (ssize_t)sizeof req || req.magic != ZYGOTE_MAGIC ||
 	    req.n_cgroup_fds > SBX_CGROUP_FDS || (req.cgroup_v2 & ~3u) ||
-	    n != ZYGOTE_FIXED_FDS + (int)req.n_cgroup_fds + !!(req.cgroup_v2 & ZYGOTE_CG_CLONE) +
-	         !!(req.cgroup_v2 & ZYGOTE_CG_PROCS)) {
+	    n !=
+	            ZYGOTE_FIXED_FDS + (int)req.n_cgroup_fds + !!(req.cgroup_v2 & ZYGOTE_CG_CLONE) +
+	                    !!(req.cgroup_v2 & ZYGOTE_CG_PROCS)) {
 		for (int i = 0; i < n; i++)
 			close(fds[i]);
 		return;
@@ -360,7 +371,7 @@ _Noreturn void worker_main(int lifeline)
 	prctl(PR_SET_NAME, (unsigned long)"tc-worker", 0, 0, 0);
 	struct pollfd lp = { .fd = lifeline, .events = POLLIN };
 	if (poll(&lp, 1, 0) > 0 && (lp.revents & (POLLHUP | POLLERR)))
-		_exit(CHILD_EXIT_SETUP);   /* the supervisor died before our PDEATHSIG was armed */
+		_exit(CHILD_EXIT_SETUP); /* the supervisor died before our PDEATHSIG was armed */
 	if (read_blob(&w.jail) < 0)
 		_exit(CHILD_EXIT_SETUP);
 	/* What its children share, made once: see child_enter_view. Not
@@ -382,12 +393,12 @@ _Noreturn void worker_main(int lifeline)
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	struct pollfd pf[2] = { { .fd = Z_CTL, .events = POLLIN },
-	                        { .fd = lifeline, .events = POLLIN } };
+		                { .fd = lifeline, .events = POLLIN } };
 	while (!w.retiring) {
 		if (poll(pf, 2, -1) < 0)
 			continue;
 		if (pf[1].revents)
-			_exit(CHILD_EXIT_SETUP);   /* the supervisor is gone */
+			_exit(CHILD_EXIT_SETUP); /* the supervisor is gone */
 		if (pf[0].revents)
 			take_request(&w);
 	}

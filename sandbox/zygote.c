@@ -45,7 +45,7 @@ struct zygote {
 	int refs;
 	pid_t pid;
 	int pidfd;
-	int ctl;            /* our end of its control socket; -1 once retired */
+	int ctl; /* our end of its control socket; -1 once retired */
 };
 
 /* The worker's first descriptors (worker.c reads them so). */
@@ -219,9 +219,13 @@ static int zygote_start(struct sbx_jail *j, struct sbx_error *err)
 	if (!rc)
 		rc = lifeline_get(&lrd, &lwr);
 	if (!rc) {
-		struct exec_plan plan = { .ctl = ctl[1], .blob = blob, .lifeline = lrd,
-		                          .lifeline_wr = lwr, .jail_fds = fds, .n_jail_fds = nfds,
-		                          .envp = env };
+		struct exec_plan plan = { .ctl = ctl[1],
+			                  .blob = blob,
+			                  .lifeline = lrd,
+			                  .lifeline_wr = lwr,
+			                  .jail_fds = fds,
+			                  .n_jail_fds = nfds,
+			                  .envp = env };
 		z->pidfd = -1;
 		z->pid = start_process(&plan, &z->pidfd);
 		if (z->pid < 0)
@@ -237,7 +241,8 @@ static int zygote_start(struct sbx_jail *j, struct sbx_error *err)
 		if (ctl[0] >= 0)
 			close(ctl[0]);
 		free(z);
-		return sbx_err(err, -rc, "starting the sandbox worker (a clean image of this "
+		return sbx_err(err, -rc,
+		               "starting the sandbox worker (a clean image of this "
 		               "program)");
 	}
 	z->ctl = ctl[0];
@@ -292,11 +297,11 @@ void zygote_kill(struct zygote *z)
 	}
 }
 
-int zygote_fork(struct sbx_jail *j, const struct zygote_request *req, const int *fds,
-                int nfds, struct zygote **held, struct sbx_error *err)
+int zygote_fork(struct sbx_jail *j, const struct zygote_request *req, const int *fds, int nfds,
+                struct zygote **held, struct sbx_error *err)
 {
 	*held = NULL;
-	if (j->zygote && j->zygote->ctl < 0)   /* killed: start another */
+	if (j->zygote && j->zygote->ctl < 0) /* killed: start another */
 		zygote_retire(j);
 	int rc = j->zygote ? 0 : zygote_start(j, err);
 	if (rc < 0)
@@ -304,7 +309,7 @@ int zygote_fork(struct sbx_jail *j, const struct zygote_request *req, const int 
 	if (!j->zygote)
 		return sbx_err(err, ECHILD, "starting the sandbox worker");
 	rc = io_send_fds(j->zygote->ctl, req, sizeof *req, fds, nfds);
-	if (rc < 0) {   /* it died: the next call starts another */
+	if (rc < 0) { /* it died: the next call starts another */
 		zygote_kill(j->zygote);
 		zygote_retire(j);
 		return sbx_err(err, -rc, "asking the sandbox worker for a child");

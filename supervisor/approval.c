@@ -26,23 +26,23 @@ enum channel { CH_DENY, CH_TTY, CH_CMD };
 /* One outstanding request of a channel. */
 struct approval_pending {
 	struct approval_state *st;
-	struct approval_pending **slot;   /* the asker's handle, cleared when p goes */
+	struct approval_pending **slot; /* the asker's handle, cleared when p goes */
 	tc_approval_respond respond;
 	void *ctx;
-	char *prompt;            /* tty */
-	pid_t pid;               /* cmd */
+	char *prompt; /* tty */
+	pid_t pid;    /* cmd */
 	int pidfd;
-	int out_fd;              /* cmd's stdout (a memfd) */
+	int out_fd; /* cmd's stdout (a memfd) */
 	struct approval_pending *next;
 };
 
 struct approval_state {
 	struct tc_supervisor *s;
 	enum channel kind;
-	char *who;               /* "cmd:PROGRAM", as the audit log names the approver */
-	const char *program;     /* within who */
-	int tty_fd;              /* -1 when closed */
-	struct approval_pending *tty_queue;   /* the head is the one being asked */
+	char *who;                          /* "cmd:PROGRAM", as the audit log names the approver */
+	const char *program;                /* within who */
+	int tty_fd;                         /* -1 when closed */
+	struct approval_pending *tty_queue; /* the head is the one being asked */
 	char line[256];
 	size_t line_len;
 };
@@ -65,11 +65,15 @@ int approval_init(struct tc_supervisor *s, const char *channel, struct tc_error 
 			return tc_error_set(err, TC_E_NOMEM, "approval", "out of memory");
 		st->program = st->who + 4;
 		if (access(st->program, X_OK) < 0)
-			return tc_error_set(err, TC_E_INVALID, "approval", "approval program %s is "
-			                    "not executable: %s", st->program, strerror(errno));
+			return tc_error_set(err, TC_E_INVALID, "approval",
+			                    "approval program %s is "
+			                    "not executable: %s",
+			                    st->program, strerror(errno));
 	} else {
-		return tc_error_set(err, TC_E_INVALID, "approval", "unknown approval channel '%s' "
-		                    "(use deny, tty or cmd:PROGRAM)", channel);
+		return tc_error_set(err, TC_E_INVALID, "approval",
+		                    "unknown approval channel '%s' "
+		                    "(use deny, tty or cmd:PROGRAM)",
+		                    channel);
 	}
 	return 0;
 }
@@ -187,10 +191,13 @@ static const char *ask_tty(struct approval_state *st, struct approval_pending *p
 	}
 	char command[320] = "";
 	if (req->command)
-		snprintf(command, sizeof command, " / [c]ommand \"%.256s\" for the session", req->command);
-	if (asprintf(&p->prompt, "\ntoolcage: the model wants to run %s %s\n  why this "
+		snprintf(command, sizeof command, " / [c]ommand \"%.256s\" for the session",
+		         req->command);
+	if (asprintf(&p->prompt,
+	             "\ntoolcage: the model wants to run %s %s\n  why this "
 	             "asks: %s\n  allow? [y]es once / [s]ession, these arguments%s / [t]ool %s "
-	             "for the session / [N]o: ", req->tool, args, req->reason, command, req->tool) < 0)
+	             "for the session / [N]o: ",
+	             req->tool, args, req->reason, command, req->tool) < 0)
 		p->prompt = NULL;
 	free(args);
 	struct approval_pending **pp = &st->tty_queue;
@@ -218,8 +225,10 @@ static void on_cmd_exit(struct loop *l, int fd, uint32_t events, void *data)
 	out[n > 0 ? n : 0] = '\0';
 	enum tc_approval d = TC_APPROVE_DENY;
 	if (si.si_code == CLD_EXITED && si.si_status == 0)
-		d = strstr(out, "session") ? TC_APPROVE_SESSION : strstr(out, "command") ?
-		    TC_APPROVE_COMMAND : strstr(out, "tool") ? TC_APPROVE_TOOL : TC_APPROVE_ONCE;
+		d = strstr(out, "session")     ? TC_APPROVE_SESSION :
+		        strstr(out, "command") ? TC_APPROVE_COMMAND :
+		        strstr(out, "tool")    ? TC_APPROVE_TOOL :
+		                                 TC_APPROVE_ONCE;
 	tc_approval_respond respond = p->respond;
 	void *ctx = p->ctx;
 	const char *who = p->st->who;
@@ -234,16 +243,15 @@ static void on_cmd_exit(struct loop *l, int fd, uint32_t events, void *data)
 static int ask_cmd(struct approval_state *st, struct approval_pending *p,
                    const struct tc_approval_request *req)
 {
-	json_t *j = json_pack("{s:s, s:O, s:s, s:I, s:s?}", "tool", req->tool, "arguments", req->args,
-	                      "reason", req->reason, "call_id", (json_int_t)req->call_id,
+	json_t *j = json_pack("{s:s, s:O, s:s, s:I, s:s?}", "tool", req->tool, "arguments",
+	                      req->args, "reason", req->reason, "call_id", (json_int_t)req->call_id,
 	                      "command", req->command);
 	char *text = j ? json_dumps(j, JSON_COMPACT) : NULL;
 	json_decref(j);
 	int in = memfd_create("approval-request", MFD_CLOEXEC);
 	p->out_fd = memfd_create("approval-answer", MFD_CLOEXEC);
-	if (!text || in < 0 || p->out_fd < 0 ||
-	    io_write_all(in, text, strlen(text)) < 0 || io_write_all(in, "\n", 1) < 0 ||
-	    lseek(in, 0, SEEK_SET) < 0) {
+	if (!text || in < 0 || p->out_fd < 0 || io_write_all(in, text, strlen(text)) < 0 ||
+	    io_write_all(in, "\n", 1) < 0 || lseek(in, 0, SEEK_SET) < 0) {
 		free(text);
 		if (in >= 0)
 			close(in);
@@ -276,8 +284,7 @@ static int ask_cmd(struct approval_state *st, struct approval_pending *p,
 }
 
 void approval_request(struct tc_supervisor *s, struct approval_pending **slot,
-                      const struct tc_approval_request *req,
-                      tc_approval_respond respond, void *ctx)
+                      const struct tc_approval_request *req, tc_approval_respond respond, void *ctx)
 {
 	struct approval_state *st = s->approval_state;
 	if (st->kind == CH_DENY) {
@@ -289,8 +296,9 @@ void approval_request(struct tc_supervisor *s, struct approval_pending **slot,
 		respond(ctx, TC_APPROVE_DENY, "out of memory");
 		return;
 	}
-	*p = (struct approval_pending){ .st = st, .slot = slot, .respond = respond, .ctx = ctx,
-	                                .pidfd = -1, .out_fd = -1 };
+	*p = (struct approval_pending){
+		.st = st, .slot = slot, .respond = respond, .ctx = ctx, .pidfd = -1, .out_fd = -1
+	};
 	*slot = p;
 	if (st->kind == CH_TTY) {
 		const char *denied = ask_tty(st, p, req);
@@ -355,18 +363,53 @@ void approval_release(struct tc_supervisor *s)
 /* Programs that run whatever their arguments say: a grant of the program
  * would be a grant of the whole tool, so none is offered. */
 static const char *const runs_anything[] = {
-	"sh", "bash", "dash", "zsh", "ksh", "fish", "busybox", "env", "sudo", "su", "doas",
-	"xargs", "nohup", "timeout", "nice", "ionice", "setsid", "time", "exec", "eval",
-	"python", "python2", "python3", "node", "nodejs", "deno", "bun", "perl", "ruby", "php",
-	"lua", "tclsh", "awk", "gawk", "find", "ssh", "docker-compose", NULL,
+	"sh",
+	"bash",
+	"dash",
+	"zsh",
+	"ksh",
+	"fish",
+	"busybox",
+	"env",
+	"sudo",
+	"su",
+	"doas",
+	"xargs",
+	"nohup",
+	"timeout",
+	"nice",
+	"ionice",
+	"setsid",
+	"time",
+	"exec",
+	"eval",
+	"python",
+	"python2",
+	"python3",
+	"node",
+	"nodejs",
+	"deno",
+	"bun",
+	"perl",
+	"ruby",
+	"php",
+	"lua",
+	"tclsh",
+	"awk",
+	"gawk",
+	"find",
+	"ssh",
+	"docker-compose",
+	NULL,
 };
 
 /* Programs whose first argument is a subcommand worth telling apart:
  * "git status" and "git push" are not the same thing to allow. */
 static const char *const has_subcommands[] = {
-	"git", "cargo", "npm", "pnpm", "yarn", "go", "docker", "podman", "kubectl", "helm",
-	"pip", "pip3", "uv", "poetry", "dotnet", "gh", "apt", "apt-get", "brew", "rustup",
-	"systemctl", "terraform", "gradle", "mvn", "bundle", "gem", "composer", "conda", NULL,
+	"git",     "cargo",   "npm",      "pnpm",   "yarn",      "go",        "docker", "podman",
+	"kubectl", "helm",    "pip",      "pip3",   "uv",        "poetry",    "dotnet", "gh",
+	"apt",     "apt-get", "brew",     "rustup", "systemctl", "terraform", "gradle", "mvn",
+	"bundle",  "gem",     "composer", "conda",  NULL,
 };
 
 static bool listed(const char *const *list, const char *name)

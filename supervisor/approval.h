@@ -19,8 +19,8 @@ struct approval_pending;
  * returns, unless approval_cancel comes first. While the channel asks,
  * *slot holds the question; the channel clears it when it answers. */
 void approval_request(struct tc_supervisor *s, struct approval_pending **slot,
-                      const struct tc_approval_request *req,
-                      tc_approval_respond respond, void *ctx);
+                      const struct tc_approval_request *req, tc_approval_respond respond,
+                      void *ctx);
 /* Stops asking *slot (kills the program, drops the prompt) and clears it;
  * respond is not called. Returns the ctx it would have been called with
  * (the asker's to free), or NULL when nothing was being asked. */

@@ -49,7 +49,7 @@ static int set_text(json_t *o, const char *key, const char *s)
 	if (!s)
 		return 0;
 	size_t n = strlen(s);
-	char *clean = utf8_sanitize(s, n, true, &n);   /* json_string refuses bad UTF-8 */
+	char *clean = utf8_sanitize(s, n, true, &n); /* json_string refuses bad UTF-8 */
 	if (!clean)
 		return -1;
 	size_t cut = n;
@@ -92,8 +92,7 @@ static json_t *finish(json_t *e, int rc)
 	return e;
 }
 
-json_t *audit_event_call_start(uint64_t call, const char *tool, json_t *args,
-                               const char *risk)
+json_t *audit_event_call_start(uint64_t call, const char *tool, json_t *args, const char *risk)
 {
 	json_t *e = event_new("call-start", call, tool);
 	if (!e)
@@ -110,8 +109,8 @@ json_t *audit_event_approval_request(uint64_t call, const char *tool, json_t *ar
 	return finish(e, set_args(e, args) | set_text(e, "reason", reason));
 }
 
-json_t *audit_event_approval_decision(uint64_t call, const char *tool,
-                                      const char *decision, const char *by)
+json_t *audit_event_approval_decision(uint64_t call, const char *tool, const char *decision,
+                                      const char *by)
 {
 	json_t *e = event_new("approval-decision", call, tool);
 	if (!e)
@@ -131,8 +130,7 @@ json_t *audit_event_session_grant(const char *tool, json_t *args, json_t *grants
 	return finish(e, rc);
 }
 
-json_t *audit_event_tool_result(uint64_t call, const char *tool,
-                                const struct audit_result *r)
+json_t *audit_event_tool_result(uint64_t call, const char *tool, const struct audit_result *r)
 {
 	json_t *e = event_new("tool-result", call, tool);
 	if (!e)
@@ -166,7 +164,7 @@ static json_t *elide_string(json_t *v, size_t max)
 	size_t n = json_string_length(v);
 	size_t chars = utf8_count(s, n);
 	if (chars <= max)
-		return json_incref(v);   /* strings are not changed below: sharing is safe */
+		return json_incref(v); /* strings are not changed below: sharing is safe */
 	struct buf b = BUF_INIT;
 	if (buf_add(&b, s, prefix_bytes(s, n, max)) < 0 ||
 	    buf_printf(&b, " [... %zu characters in all]", chars) < 0) {
@@ -186,7 +184,8 @@ json_t *audit_elide(json_t *v, size_t max)
 		json_t *o = json_object();
 		const char *k;
 		json_t *x;
-		json_object_foreach(v, k, x) {
+		json_object_foreach(v, k, x)
+		{
 			if (!o || json_object_set_new(o, k, audit_elide(x, max)) < 0) {
 				json_decref(o);
 				return NULL;
@@ -198,7 +197,8 @@ json_t *audit_elide(json_t *v, size_t max)
 		json_t *a = json_array();
 		size_t i;
 		json_t *x;
-		json_array_foreach(v, i, x) {
+		json_array_foreach(v, i, x)
+		{
 			if (!a || json_array_append_new(a, audit_elide(x, max)) < 0) {
 				json_decref(a);
 				return NULL;
@@ -206,13 +206,13 @@ json_t *audit_elide(json_t *v, size_t max)
 		}
 		return a;
 	}
-	return json_deep_copy(v);   /* numbers, booleans, null: bounded by nature */
+	return json_deep_copy(v); /* numbers, booleans, null: bounded by nature */
 }
 
 /* ---- the hub ------------------------------------------------------------- */
 
 struct sub {
-	audit_fn fn;            /* NULL once unsubscribed */
+	audit_fn fn; /* NULL once unsubscribed */
 	void *data;
 	struct audit *hub;
 	struct sub *next;
@@ -220,9 +220,9 @@ struct sub {
 
 struct audit {
 	struct sub *subs;
-	unsigned emitting;      /* depth: removal waits until the last emit ends */
-	bool dead;              /* some entry awaits removal */
-	struct audit_sink *sink;   /* made by audit_open */
+	unsigned emitting;       /* depth: removal waits until the last emit ends */
+	bool dead;               /* some entry awaits removal */
+	struct audit_sink *sink; /* made by audit_open */
 };
 
 struct audit *audit_new(void)
@@ -336,7 +336,7 @@ struct audit_sink {
 	bool fsync_each;
 	char *path;
 	char session[17];
-	bool stream;              /* "-": standard output, a pipe most likely */
+	bool stream; /* "-": standard output, a pipe most likely */
 };
 
 int audit_sink_open(const char *path, bool fsync_each, struct audit_sink **out,
@@ -356,8 +356,10 @@ int audit_sink_open(const char *path, bool fsync_each, struct audit_sink **out,
 		if (s->fd < 0) {
 			int e = errno;
 			audit_sink_close(s);
-			return tc_error_set(err, TC_E_SYSTEM, path, "cannot use standard output for "
-			                    "the audit log: %s", strerror(e));
+			return tc_error_set(err, TC_E_SYSTEM, path,
+			                    "cannot use standard output for "
+			                    "the audit log: %s",
+			                    strerror(e));
 		}
 		s->stream = true;
 		goto opened;
@@ -365,12 +367,13 @@ int audit_sink_open(const char *path, bool fsync_each, struct audit_sink **out,
 	/* O_NONBLOCK: a fifo planted at the path (fs.protected_fifos is often
 	 * 0) would block the open until someone reads it, then hand them the
 	 * log; without a reader the open fails (ENXIO), with one fstat sees it. */
-	s->fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY |
-	             O_NONBLOCK, 0600);
+	s->fd = open(path,
+	             O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK,
+	             0600);
 	struct stat st = { 0 };
 	int e = s->fd < 0 ? errno : fstat(s->fd, &st) < 0 ? errno : 0;
 	bool fifo = e == ENXIO || (!e && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)));
-	if (!e && !fifo && fcntl(s->fd, F_SETFL, O_APPEND) < 0)   /* blocking writes again */
+	if (!e && !fifo && fcntl(s->fd, F_SETFL, O_APPEND) < 0) /* blocking writes again */
 		e = errno;
 	if (e || fifo) {
 		audit_sink_close(s);
@@ -415,7 +418,8 @@ static json_t *field_cut(json_t *v)
 		cut--;
 	struct buf b = BUF_INIT;
 	json_t *r = NULL;
-	if (buf_add(&b, text, cut) == 0 && buf_printf(&b, " [... %zu bytes of JSON in all]", n) == 0)
+	if (buf_add(&b, text, cut) == 0 &&
+	    buf_printf(&b, " [... %zu bytes of JSON in all]", n) == 0)
 		r = json_stringn(b.data, b.len);
 	buf_release(&b);
 	free(text);
@@ -433,7 +437,8 @@ static char *format_line(struct audit_sink *s, json_t *event, bool cut)
 	int rc = json_object_set_new(line, "session", json_string(s->session));
 	const char *k;
 	json_t *v;
-	json_object_foreach(event, k, v) {
+	json_object_foreach(event, k, v)
+	{
 		bool elide = !strcmp(k, "args") || !strcmp(k, "grants");
 		json_t *x = elide ? audit_elide(v, AUDIT_ELIDE_CHARS) : json_incref(v);
 		if (cut && x) {
@@ -450,7 +455,7 @@ static char *format_line(struct audit_sink *s, json_t *event, bool cut)
 	}
 	if (rc < 0) {
 		json_decref(line);
-		return NULL;   /* a line missing a field would mislead a reader */
+		return NULL; /* a line missing a field would mislead a reader */
 	}
 	/* Compact output never holds a raw newline: one event, one line. ASCII
 	 * only: U+2028, U+2029 and U+0085 are line ends to many readers
@@ -485,7 +490,7 @@ static bool lock_log(int fd)
 		if (flock(fd, LOCK_EX | LOCK_NB) == 0)
 			return true;
 		if (errno != EWOULDBLOCK && errno != EINTR)
-			return false;   /* no locks here (ENOLCK, EINVAL): go on */
+			return false; /* no locks here (ENOLCK, EINVAL): go on */
 		struct timespec ms = { 0, 1000000 };
 		nanosleep(&ms, NULL);
 	}
@@ -510,8 +515,10 @@ int audit_sink_write(struct audit_sink *s, json_t *event, struct tc_error *err)
 		return tc_error_set(err, TC_E_NOMEM, s->path, "out of memory formatting an event");
 	if (n > AUDIT_LINE_MAX) {
 		free(line);
-		return tc_error_set(err, TC_E_INVALID, s->path, "an audit line of %zu bytes is "
-		                    "over the limit of %u", n, AUDIT_LINE_MAX);
+		return tc_error_set(err, TC_E_INVALID, s->path,
+		                    "an audit line of %zu bytes is "
+		                    "over the limit of %u",
+		                    n, AUDIT_LINE_MAX);
 	}
 	bool locked = lock_log(s->fd);
 	off_t before = lseek(s->fd, 0, SEEK_END);

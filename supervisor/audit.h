@@ -38,10 +38,10 @@
 
 #include "toolcage.h"
 
-#define AUDIT_ELIDE_CHARS 256      /* longer argument strings are cut */
-#define AUDIT_TEXT_MAX 2048        /* reasons and messages are cut to this */
-#define AUDIT_LINE_MAX (1u << 20)  /* a longer line is made again with: */
-#define AUDIT_FIELD_MAX (64u << 10) /* each field's JSON cut to this many bytes */
+#define AUDIT_ELIDE_CHARS 256         /* longer argument strings are cut */
+#define AUDIT_TEXT_MAX    2048        /* reasons and messages are cut to this */
+#define AUDIT_LINE_MAX    (1u << 20)  /* a longer line is made again with: */
+#define AUDIT_FIELD_MAX   (64u << 10) /* each field's JSON cut to this many bytes */
 
 /* ---- events -------------------------------------------------------------
  * Each helper returns a new event (one reference), or NULL when out of
@@ -50,16 +50,15 @@
  * comment says "takes". NULL strings are left out of the event. */
 
 /* {"event":"call-start", "tool", "risk", "args"} */
-json_t *audit_event_call_start(uint64_t call, const char *tool, json_t *args,
-                               const char *risk);
+json_t *audit_event_call_start(uint64_t call, const char *tool, json_t *args, const char *risk);
 /* {"event":"approval-request", "tool", "args", "reason"} */
 json_t *audit_event_approval_request(uint64_t call, const char *tool, json_t *args,
                                      const char *reason);
 /* {"event":"approval-decision", "tool", "decision", "by"}: decision is e.g.
  * "allow_once", "allow_session" or "deny"; by names who decided (the
  * channel: "tty", "cmd:/path", "mcp", "timeout", ...). */
-json_t *audit_event_approval_decision(uint64_t call, const char *tool,
-                                      const char *decision, const char *by);
+json_t *audit_event_approval_decision(uint64_t call, const char *tool, const char *decision,
+                                      const char *by);
 /* {"event":"session-grant", "tool", "args", "grants"}: grants is the whole
  * list after this grant (gate_grants); takes grants (may be NULL). No call
  * id: a grant belongs to the session and outlives the call; the
@@ -68,22 +67,21 @@ json_t *audit_event_session_grant(const char *tool, json_t *args, json_t *grants
 
 /* What a call cost, for the tool-result event. */
 struct audit_result {
-	const char *status;        /* "ok", "denied", "timed_out", ... */
+	const char *status; /* "ok", "denied", "timed_out", ... */
 	uint64_t duration_ms;
-	bool ran;                  /* a child ran: the fields below are real */
-	int exit_code;             /* -1 when killed by a signal */
-	int signal;                /* 0 when it exited */
+	bool ran;      /* a child ran: the fields below are real */
+	int exit_code; /* -1 when killed by a signal */
+	int signal;    /* 0 when it exited */
 	uint64_t cpu_ms;
 	uint64_t max_rss_kb;
-	uint64_t bytes;            /* output bytes captured */
-	bool truncated;            /* output or render was cut */
-	json_t *confinement;       /* borrowed, or NULL: what held (confinement.h) */
+	uint64_t bytes;      /* output bytes captured */
+	bool truncated;      /* output or render was cut */
+	json_t *confinement; /* borrowed, or NULL: what held (confinement.h) */
 };
 /* {"event":"tool-result", "tool", "status", "duration_ms", "truncated",
  *  and when ran: "exit_code", "signal", "cpu_ms", "max_rss_kb", "bytes",
  *  "confinement"} */
-json_t *audit_event_tool_result(uint64_t call, const char *tool,
-                                const struct audit_result *r);
+json_t *audit_event_tool_result(uint64_t call, const char *tool, const struct audit_result *r);
 /* {"event":"error", "tool", "message"}: a defect (a crashed builtin, a
  * broken invariant), never an expected failure. */
 json_t *audit_event_error(uint64_t call, const char *tool, const char *message);

@@ -13,18 +13,18 @@
 #include "pipeline_internal.h"
 
 struct call_channel {
-	int rd, wr;             /* the answers' pipe: the child's stdin, our end */
-	size_t off;             /* bytes of the child's fd 3 looked at */
-	bool skipping;          /* inside a line over CHANNEL_LINE_MAX */
-	unsigned msgs;          /* lines counted against CHANNEL_MSGS_MAX */
+	int rd, wr;    /* the answers' pipe: the child's stdin, our end */
+	size_t off;    /* bytes of the child's fd 3 looked at */
+	bool skipping; /* inside a line over CHANNEL_LINE_MAX */
+	unsigned msgs; /* lines counted against CHANNEL_MSGS_MAX */
 	unsigned dropped;
-	bool told;              /* a CHANNEL_DROPPED went out */
-	double tokens;          /* the rate's bucket */
+	bool told;     /* a CHANNEL_DROPPED went out */
+	double tokens; /* the rate's bucket */
 	int64_t tokens_ms;
 };
 
-static const char *const levels[] = { "debug", "info", "notice", "warning", "error",
-                                      "critical", "alert", "emergency", NULL };
+static const char *const levels[] = { "debug",    "info",  "notice",    "warning", "error",
+	                              "critical", "alert", "emergency", NULL };
 
 void tc_session_set_channel(struct tc_session *ss, channel_fn fn, void *data)
 {
@@ -70,7 +70,8 @@ static void deliver(struct call *c, enum channel_kind kind, const json_t *msg)
 	}
 	/* Nobody to ask: the tool is told at once, not left waiting. */
 	if (kind == CHANNEL_ELICIT) {
-		json_t *a = json_pack("{s:s, s:s}", "type", "elicit", "error", "no client to ask: "
+		json_t *a = json_pack("{s:s, s:s}", "type", "elicit", "error",
+		                      "no client to ask: "
 		                      "this caller takes no questions from tools");
 		tc_call_channel_answer(c->sup, c->id, a);
 		json_decref(a);

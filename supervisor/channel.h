@@ -20,16 +20,16 @@
 
 #include "toolcage.h"
 
-#define CHANNEL_LINE_MAX (16u << 10)
-#define CHANNEL_BYTES_MAX (1u << 20)
-#define CHANNEL_MSGS_MAX 1000
-#define CHANNEL_RATE 50
-#define CHANNEL_ANSWER_MAX (60u << 10)  /* an answer line; the pipe holds 64 KiB */
+#define CHANNEL_LINE_MAX   (16u << 10)
+#define CHANNEL_BYTES_MAX  (1u << 20)
+#define CHANNEL_MSGS_MAX   1000
+#define CHANNEL_RATE       50
+#define CHANNEL_ANSWER_MAX (60u << 10) /* an answer line; the pipe holds 64 KiB */
 
 enum channel_kind {
-	CHANNEL_LOG,       /* {"type": "log", "level": L, "data": any} */
-	CHANNEL_ELICIT,    /* {"type": "elicit", "message": S, "requestedSchema": {...}} */
-	CHANNEL_DROPPED,   /* not from the tool: its messages are being dropped (why) */
+	CHANNEL_LOG,     /* {"type": "log", "level": L, "data": any} */
+	CHANNEL_ELICIT,  /* {"type": "elicit", "message": S, "requestedSchema": {...}} */
+	CHANNEL_DROPPED, /* not from the tool: its messages are being dropped (why) */
 };
 
 /* One message of a call's tool, delivered to its session's channel
@@ -51,7 +51,6 @@ void tc_session_set_channel(struct tc_session *ss, channel_fn fn, void *data);
  * 0, or -1: no such call with a channel, the answer is too long, or the
  * tool has not read earlier answers (its pipe is full). */
 int tc_call_channel_answer(struct tc_supervisor *s, uint64_t call_id, const json_t *answer);
-
 
 /* ---- for pipeline.c --------------------------------------------------- */
 

@@ -20,7 +20,8 @@ static json_t *items_json(const struct sbx_report_item *items, int n)
 		for (int k = 0; k < it->n_num; k++)
 			json_object_set_new(e, it->num[k].key,
 			                    json_integer((json_int_t)(it->num[k].value > INT64_MAX ?
-			                                 INT64_MAX : it->num[k].value)));
+			                                                      INT64_MAX :
+			                                                      it->num[k].value)));
 		if (it->dropped[0])
 			json_object_set_new(e, "dropped", json_string(it->dropped));
 		if (it->alternative)
@@ -60,8 +61,8 @@ void confinement_notice(const char *profile, const struct sbx_confinement *c, FI
 	}
 	for (int i = 0; i < c->n_limits; i++)
 		if (c->limits[i].dropped[0])
-			fprintf(out, "toolcage: profile %s runs without its %s limit: %s\n", profile,
-			        c->limits[i].name, c->limits[i].dropped);
+			fprintf(out, "toolcage: profile %s runs without its %s limit: %s\n",
+			        profile, c->limits[i].name, c->limits[i].dropped);
 	for (int i = 0; i < c->n_walls; i++)
 		if (c->walls[i].dropped[0])
 			fprintf(out, "toolcage: profile %s builds its %s wall %s%s: %s\n", profile,

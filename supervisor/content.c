@@ -45,10 +45,11 @@ static bool is_mime(const char *m, const char *kind)
 static bool is_uri(const char *u)
 {
 	size_t n = u ? strlen(u) : 0;
-	size_t s = u ? strspn(u, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+.-")
-	             : 0;
-	if (!n || n > CONTENT_URI_MAX || !s || u[s] != ':' || !((u[0] | 0x20) >= 'a' &&
-	                                                        (u[0] | 0x20) <= 'z'))
+	size_t s = u ?
+	        strspn(u, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+.-") :
+	        0;
+	if (!n || n > CONTENT_URI_MAX || !s || u[s] != ':' ||
+	    !((u[0] | 0x20) >= 'a' && (u[0] | 0x20) <= 'z'))
 		return false;
 	for (size_t i = 0; i < n; i++)
 		if ((unsigned char)u[i] <= 0x20 || (unsigned char)u[i] >= 0x7f)
@@ -72,7 +73,7 @@ static const char *check_binary(const json_t *b, const char *kind)
 		return "needs \"data\": non-empty, padded standard base64";
 	if (!is_mime(json_string_value(json_object_get(b, "mimeType")), kind))
 		return !strcmp(kind, "image/") ? "needs \"mimeType\": an image/... type" :
-		       "needs \"mimeType\": an audio/... type";
+		                                 "needs \"mimeType\": an audio/... type";
 	return NULL;
 }
 
@@ -93,7 +94,8 @@ static const char *check_resource(const json_t *b)
 		return "needs exactly one of \"resource.text\" and \"resource.blob\"";
 	if (t && !json_is_string(t))
 		return "needs \"resource.text\" to be a string";
-	if (bl && (!json_is_string(bl) || !is_base64(json_string_value(bl), json_string_length(bl))))
+	if (bl &&
+	    (!json_is_string(bl) || !is_base64(json_string_value(bl), json_string_length(bl))))
 		return "needs \"resource.blob\": non-empty, padded standard base64";
 	return NULL;
 }
@@ -105,8 +107,10 @@ int content_check(const json_t *v, char *why, size_t why_len)
 	size_t n = json_array_size(c);
 	if (!json_is_object(v) || !only_keys(v, top) || !json_is_array(c) || !n ||
 	    n > CONTENT_BLOCKS_MAX) {
-		snprintf(why, why_len, "the output must be {\"content\": [1 to %d blocks]} and "
-		         "nothing else", CONTENT_BLOCKS_MAX);
+		snprintf(why, why_len,
+		         "the output must be {\"content\": [1 to %d blocks]} and "
+		         "nothing else",
+		         CONTENT_BLOCKS_MAX);
 		return -1;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -118,7 +122,8 @@ int content_check(const json_t *v, char *why, size_t why_len)
 			bad = "has no \"type\"";
 		else if (!strcmp(type, "text"))
 			bad = !only_keys(b, tkeys) || !json_is_string(json_object_get(b, "text")) ?
-			      "needs \"text\" (a string) and nothing else" : NULL;
+			        "needs \"text\" (a string) and nothing else" :
+			        NULL;
 		else if (!strcmp(type, "image"))
 			bad = check_binary(b, "image/");
 		else if (!strcmp(type, "audio"))
@@ -152,19 +157,20 @@ char *content_render(const json_t *v, size_t *len)
 		} else if (!strcmp(type, "resource")) {
 			const json_t *t = json_object_get(r, "text");
 			const char *m = json_string_value(json_object_get(r, "mimeType"));
-			rc |= buf_printf(&b, "[resource %s%s%s%s]", json_string_value(json_object_get(r, "uri")),
-			           m ? " (" : "", m ? m : "", m ? ")" : "");
+			rc |= buf_printf(&b, "[resource %s%s%s%s]",
+			                 json_string_value(json_object_get(r, "uri")),
+			                 m ? " (" : "", m ? m : "", m ? ")" : "");
 			if (t) {
 				rc |= buf_add(&b, "\n", 1);
 				rc |= buf_add(&b, json_string_value(t), json_string_length(t));
 			} else {
 				rc |= buf_printf(&b, " %zu bytes of base64",
-				           json_string_length(json_object_get(r, "blob")));
+				                 json_string_length(json_object_get(r, "blob")));
 			}
 		} else {
 			rc |= buf_printf(&b, "[%s %s, %zu bytes of base64]", type,
-			           json_string_value(json_object_get(bl, "mimeType")),
-			           json_string_length(json_object_get(bl, "data")));
+			                 json_string_value(json_object_get(bl, "mimeType")),
+			                 json_string_length(json_object_get(bl, "data")));
 		}
 	}
 	if (rc) {
@@ -193,7 +199,8 @@ int content_clean(json_t *v)
 	const json_t *c = json_object_get(v, "content");
 	for (size_t i = 0; i < json_array_size(c); i++) {
 		json_t *bl = json_array_get(c, i);
-		if (clean_member(bl, "text") < 0 || clean_member(json_object_get(bl, "resource"), "text") < 0)
+		if (clean_member(bl, "text") < 0 ||
+		    clean_member(json_object_get(bl, "resource"), "text") < 0)
 			return -1;
 	}
 	return 0;

@@ -13,8 +13,8 @@
 #include <jansson.h>
 
 #define CONTENT_BLOCKS_MAX 64
-#define CONTENT_MIME_MAX 127
-#define CONTENT_URI_MAX 2048
+#define CONTENT_MIME_MAX   127
+#define CONTENT_URI_MAX    2048
 
 /* 0 when v is {"content": [block, ...]} with 1..CONTENT_BLOCKS_MAX valid
  * blocks and nothing else; -1 with the reason in why (for the model:

@@ -32,8 +32,8 @@ bool events_listening(const struct tc_supervisor *s)
 	return audit_has_subscribers(s->audit);
 }
 
-int events_call_start(struct tc_supervisor *s, struct call *c, json_t *args,
-                      const char *raw, size_t raw_len)
+int events_call_start(struct tc_supervisor *s, struct call *c, json_t *args, const char *raw,
+                      size_t raw_len)
 {
 	if (!events_listening(s))
 		return 0;
@@ -42,14 +42,15 @@ int events_call_start(struct tc_supervisor *s, struct call *c, json_t *args,
 		logged = json_incref(args);
 	else if (raw_len > s->cfg->max_message_bytes)
 		logged = json_sprintf("(%zu bytes: over the message limit)", raw_len);
-	else {   /* not JSON: logged as the text it was, repaired (the audit elides it) */
+	else { /* not JSON: logged as the text it was, repaired (the audit elides it) */
 		size_t n;
 		char *clean = utf8_sanitize(raw ? raw : "", raw_len, true, &n);
 		logged = clean ? json_stringn(clean, n) : json_null();
 		free(clean);
 	}
-	int rc = events_emit(s, audit_event_call_start(c->id, c->name, logged,
-	                                        c->tool ? tc_risk_name(c->tool->risk) : NULL));
+	int rc = events_emit(s,
+	                     audit_event_call_start(c->id, c->name, logged,
+	                                            c->tool ? tc_risk_name(c->tool->risk) : NULL));
 	json_decref(logged);
 	return s->cfg->audit_required ? rc : 0;
 }
@@ -60,10 +61,16 @@ void events_call_result(struct tc_supervisor *s, struct call *c, const struct tc
 	if (!events_listening(s))
 		return;
 	struct audit_result ar = {
-		.status = tc_status_name(r->status), .duration_ms = r->duration_ms,
-		.ran = u->ran, .exit_code = u->exit_code, .signal = u->signal,
-		.cpu_ms = u->cpu_ms, .max_rss_kb = u->max_rss_kb, .bytes = u->bytes,
-		.truncated = r->truncated, .confinement = r->confinement,
+		.status = tc_status_name(r->status),
+		.duration_ms = r->duration_ms,
+		.ran = u->ran,
+		.exit_code = u->exit_code,
+		.signal = u->signal,
+		.cpu_ms = u->cpu_ms,
+		.max_rss_kb = u->max_rss_kb,
+		.bytes = u->bytes,
+		.truncated = r->truncated,
+		.confinement = r->confinement,
 	};
 	events_emit(s, audit_event_tool_result(c->id, c->name, &ar));
 }
@@ -109,10 +116,16 @@ void events_approval_decision(struct tc_supervisor *s, struct call *c, enum tc_a
 {
 	if (!events_listening(s))
 		return;
-	events_emit(s, audit_event_approval_decision(c->id, c->name, d == TC_APPROVE_ONCE ?
-	            "allow_once" : d == TC_APPROVE_SESSION ? "allow_session" :
-	            d == TC_APPROVE_COMMAND ? "allow_command" : d == TC_APPROVE_TOOL ?
-	            "allow_tool" : "deny", who));
+	events_emit(s,
+	            audit_event_approval_decision(c->id, c->name,
+	                                          d == TC_APPROVE_ONCE ? "allow_once" :
+	                                                  d == TC_APPROVE_SESSION ?
+	                                                                 "allow_session" :
+	                                                  d == TC_APPROVE_COMMAND ?
+	                                                                 "allow_command" :
+	                                                  d == TC_APPROVE_TOOL ? "allow_tool" :
+	                                                                         "deny",
+	                                          who));
 }
 
 void events_session_grant(struct tc_supervisor *s, struct call *c, json_t *grants)

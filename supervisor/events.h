@@ -20,8 +20,8 @@ int events_emit(struct tc_supervisor *s, json_t *ev);
 
 /* args: the parsed arguments (borrowed), or NULL with raw the text sent.
  * -1 only when the write failed and the config requires the audit. */
-int events_call_start(struct tc_supervisor *s, struct call *c, json_t *args,
-                      const char *raw, size_t raw_len);
+int events_call_start(struct tc_supervisor *s, struct call *c, json_t *args, const char *raw,
+                      size_t raw_len);
 void events_call_result(struct tc_supervisor *s, struct call *c, const struct tc_result *r,
                         const struct call_usage *u);
 void events_call_error(struct tc_supervisor *s, struct call *c, const char *what);

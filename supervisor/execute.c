@@ -67,12 +67,12 @@ static char *result_message(int rc, const struct tc_output *out, size_t *len)
  * that image. Only a tool whose code is not in it (a shared library's)
  * runs on a copy of our memory, and gets its function as a pointer. */
 struct builtin_wire {
-	uint64_t execute_ref;       /* sbx_fn_ref(execute or precheck), or 0: */
-	uint64_t execute_ptr;       /* the pointer, in a copy of our memory */
+	uint64_t execute_ref; /* sbx_fn_ref(execute or precheck), or 0: */
+	uint64_t execute_ptr; /* the pointer, in a copy of our memory */
 	uint64_t max_render;
 	uint32_t timeout_ms;
 	uint32_t n_domains;
-	uint32_t workspace_len;     /* with its NUL */
+	uint32_t workspace_len; /* with its NUL */
 	uint32_t domains_len;
 	char approved_host[URL_HOST_MAX + 1];
 };
@@ -106,7 +106,7 @@ static int run_builtin(void *p)
 	struct builtin_wire b;
 	if (d->len <= sizeof b)
 		return CHILD_EXIT_HARNESS;
-	memcpy(&b, d->data, sizeof b);   /* the bytes need not be aligned */
+	memcpy(&b, d->data, sizeof b); /* the bytes need not be aligned */
 	const char *s = (const char *)d->data + sizeof b, *end = (const char *)d->data + d->len;
 	if (b.workspace_len == 0 || b.workspace_len > (size_t)(end - s) ||
 	    s[b.workspace_len - 1] != '\0' || b.domains_len > (size_t)(end - s) - b.workspace_len)
@@ -114,7 +114,7 @@ static int run_builtin(void *p)
 	const char *workspace = s;
 	const char *dom = s + b.workspace_len, *args_text = dom + b.domains_len;
 	tc_execute_fn execute = b.execute_ref ? (tc_execute_fn)sbx_fn_from_ref(b.execute_ref) :
-	                        (tc_execute_fn)(uintptr_t)b.execute_ptr;
+	                                        (tc_execute_fn)(uintptr_t)b.execute_ptr;
 	/* A fresh image: jansson would seed its hash from /dev/urandom. */
 	size_t seed;
 	if (getrandom(&seed, sizeof seed, GRND_NONBLOCK) == (ssize_t)sizeof seed && seed)
@@ -128,9 +128,12 @@ static int run_builtin(void *p)
 		return CHILD_EXIT_HARNESS;
 	}
 	int wfd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	struct tc_tool_ctx ctx = { .workspace_fd = wfd, .workspace = workspace,
-	                           .timeout_ms = b.timeout_ms, .max_render = b.max_render,
-	                           .allowed_domains = domains, .max_timeout_ms = b.timeout_ms };
+	struct tc_tool_ctx ctx = { .workspace_fd = wfd,
+		                   .workspace = workspace,
+		                   .timeout_ms = b.timeout_ms,
+		                   .max_render = b.max_render,
+		                   .allowed_domains = domains,
+		                   .max_timeout_ms = b.timeout_ms };
 	struct tc_output out = { 0 };
 	int rc = execute(&ctx, args, &out);
 	size_t len = 0;
@@ -153,7 +156,8 @@ static char *builtin_input(tc_execute_fn fn, json_t *args, const struct exec_bui
 {
 	const size_t flags = JSON_COMPACT | JSON_ENCODE_ANY;
 	struct builtin_wire b = { .execute_ref = sbx_fn_ref((const void *)fn),
-	                          .max_render = ctx->max_render, .timeout_ms = ctx->timeout_ms };
+		                  .max_render = ctx->max_render,
+		                  .timeout_ms = ctx->timeout_ms };
 	if (!b.execute_ref)
 		b.execute_ptr = (uint64_t)(uintptr_t)fn;
 	memcpy(b.approved_host, ctx->approved_host, sizeof b.approved_host);
@@ -187,8 +191,7 @@ static char *builtin_input(tc_execute_fn fn, json_t *args, const struct exec_bui
 }
 
 int exec_start(const struct tc_defined *tool, json_t *args, struct sbx_jail *jail,
-               const struct exec_builtin *ctx, struct sbx_child **out,
-               struct tc_error *err)
+               const struct exec_builtin *ctx, struct sbx_child **out, struct tc_error *err)
 {
 	struct sbx_error serr = { 0 };
 	struct sbx_job job = { .timeout_ms = ctx->timeout_ms };
@@ -199,7 +202,8 @@ int exec_start(const struct tc_defined *tool, json_t *args, struct sbx_jail *jai
 		/* A check never falls back to the real thing. */
 		tc_execute_fn fn = ctx->check_only ? tool->precheck : tool->execute;
 		if (!fn)
-			return tc_error_set(err, TC_E_SYSTEM, tool->name, "the tool has no precheck");
+			return tc_error_set(err, TC_E_SYSTEM, tool->name,
+			                    "the tool has no precheck");
 		if (!(input = builtin_input(fn, args, ctx, &job.fn_len)))
 			return tc_error_set(err, TC_E_NOMEM, tool->name, "out of memory");
 		job.fn = run_builtin;
@@ -261,7 +265,7 @@ json_t *exec_capture_json(const struct sbx_capture *c, bool keep_nul)
 }
 
 static void set_text(struct exec_output *out, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+        __attribute__((format(printf, 2, 3)));
 static void set_text(struct exec_output *out, const char *fmt, ...)
 {
 	va_list ap;
@@ -285,16 +289,18 @@ static void collect_builtin(const struct sbx_outcome *o, struct exec_output *out
 	const char *nul = framed ? memchr(m + 1, '\0', n - 1) : NULL;
 	size_t clen = framed ? (size_t)((nul ? nul : m + n) - (m + 1)) : 0;
 	json_error_t je;
-	json_t *canonical = clen ? json_loadb(m + 1, clen, JSON_DECODE_ANY | JSON_ALLOW_NUL, &je)
-	                         : NULL;
+	json_t *canonical =
+	        clen ? json_loadb(m + 1, clen, JSON_DECODE_ANY | JSON_ALLOW_NUL, &je) : NULL;
 	if (!framed || (clen && !canonical)) {
 		out->status = TC_STATUS_FAILED;
 		out->defect = true;
 		out->defect_msg = strdup(o->result_overflow ? "builtin result over the size limit" :
-		                         m ? "builtin sent a malformed result" :
-		                         "builtin ended without a result");
-		set_text(out, "The tool failed internally (%s; exit %d). This is a defect in the "
-		         "tool, not in your arguments; try another way.", out->defect_msg, o->exit_code);
+		                                 m          ? "builtin sent a malformed result" :
+		                                              "builtin ended without a result");
+		set_text(out,
+		         "The tool failed internally (%s; exit %d). This is a defect in the "
+		         "tool, not in your arguments; try another way.",
+		         out->defect_msg, o->exit_code);
 		return;
 	}
 	out->status = m[0] == 'y' ? TC_STATUS_OK : TC_STATUS_FAILED;
@@ -303,7 +309,7 @@ static void collect_builtin(const struct sbx_outcome *o, struct exec_output *out
 		out->text_len = n - (size_t)(nul + 1 - m);
 		out->text = malloc(out->text_len + 1);
 		if (out->text)
-			memcpy(out->text, nul + 1, out->text_len + 1);   /* with the sandbox's NUL */
+			memcpy(out->text, nul + 1, out->text_len + 1); /* with the sandbox's NUL */
 		else
 			out->text_len = 0;
 	} else if (canonical) {
@@ -324,11 +330,14 @@ static void collect_manifest(const struct tc_defined *tool, const struct sbx_out
 	out->status = o->exit_code == 0 ? TC_STATUS_OK : TC_STATUS_FAILED;
 	if (tool->output_mode == REG_OUTPUT_JSON && o->exit_code == 0) {
 		json_error_t je;
-		out->canonical = o->out.truncated ? NULL : json_loadb(stdout_raw, len, JSON_DECODE_ANY, &je);
+		out->canonical =
+		        o->out.truncated ? NULL : json_loadb(stdout_raw, len, JSON_DECODE_ANY, &je);
 		if (!out->canonical) {
 			out->status = TC_STATUS_FAILED;
-			set_text(out, "The tool's output was not valid JSON (%s). Its first bytes: %.200s",
-			         o->out.truncated ? "cut by the output cap" : je.text, stdout_raw);
+			set_text(
+			        out,
+			        "The tool's output was not valid JSON (%s). Its first bytes: %.200s",
+			        o->out.truncated ? "cut by the output cap" : je.text, stdout_raw);
 		} else {
 			out->text = json_pretty(out->canonical, false, &out->text_len);
 			if (!out->text)
@@ -339,14 +348,18 @@ static void collect_manifest(const struct tc_defined *tool, const struct sbx_out
 	}
 	if (tool->output_mode == REG_OUTPUT_CONTENT && o->exit_code == 0) {
 		json_error_t je;
-		char why[200] = "out of memory";  /* content_check's reason replaces it */
+		char why[200] = "out of memory"; /* content_check's reason replaces it */
 		out->canonical = o->out.truncated ? NULL : json_loadb(stdout_raw, len, 0, &je);
 		if (!out->canonical || content_check(out->canonical, why, sizeof why) ||
 		    content_clean(out->canonical)) {
 			out->status = TC_STATUS_FAILED;
-			set_text(out, "The tool's output was not MCP content (%s). Its first bytes: "
-			         "%.200s", o->out.truncated ? "cut by the output cap" :
-			         out->canonical ? why : je.text, stdout_raw);
+			set_text(out,
+			         "The tool's output was not MCP content (%s). Its first bytes: "
+			         "%.200s",
+			         o->out.truncated       ? "cut by the output cap" :
+			                 out->canonical ? why :
+			                                  je.text,
+			         stdout_raw);
 			json_decref(out->canonical);
 			out->canonical = NULL;
 		} else {
@@ -357,16 +370,16 @@ static void collect_manifest(const struct tc_defined *tool, const struct sbx_out
 		free(stdout_raw);
 		return;
 	}
-	out->canonical = json_pack("{s:i, s:o, s:o}", "exit_code", o->exit_code,
-	                           "stdout", exec_capture_json(&o->out, false), "stderr",
+	out->canonical = json_pack("{s:i, s:o, s:o}", "exit_code", o->exit_code, "stdout",
+	                           exec_capture_json(&o->out, false), "stderr",
 	                           exec_capture_json(&o->err, false));
 	struct buf b = BUF_INIT;
 	buf_add(&b, stdout_raw, len);
 	if (o->exit_code != 0) {
 		size_t elen;
 		char *e = exec_capture_text(&o->err, &elen);
-		buf_printf(&b, "%s[exit status %d; stderr:]\n", b.len && b.data[b.len - 1] != '\n' ?
-		           "\n" : "", o->exit_code);
+		buf_printf(&b, "%s[exit status %d; stderr:]\n",
+		           b.len && b.data[b.len - 1] != '\n' ? "\n" : "", o->exit_code);
 		buf_add(&b, e, elen);
 		free(e);
 	}
@@ -375,8 +388,8 @@ static void collect_manifest(const struct tc_defined *tool, const struct sbx_out
 	free(stdout_raw);
 }
 
-void exec_collect(const struct tc_defined *tool, const struct sbx_outcome *o,
-                  uint32_t timeout_ms, struct exec_output *out)
+void exec_collect(const struct tc_defined *tool, const struct sbx_outcome *o, uint32_t timeout_ms,
+                  struct exec_output *out)
 {
 	memset(out, 0, sizeof *out);
 	if (o->setup_failed) {
@@ -385,9 +398,11 @@ void exec_collect(const struct tc_defined *tool, const struct sbx_outcome *o,
 		out->defect = !notfound && strcmp(o->setup_step, "exec") != 0;
 		const char *hint = sbx_explain_step(o->setup_step, o->setup_failed);
 		set_text(out, "The tool could not start: %s failed (%s).%s%s%s", o->setup_step,
-		         strerror(o->setup_failed), out->defect ? " The sandbox could not be set "
-		         "up; this is not caused by your arguments." : "", *hint ? " Here: " : "",
-		         hint);
+		         strerror(o->setup_failed),
+		         out->defect ? " The sandbox could not be set "
+		                       "up; this is not caused by your arguments." :
+		                       "",
+		         *hint ? " Here: " : "", hint);
 		if (out->defect)
 			out->defect_msg = strdup(out->text ? out->text : "setup failed");
 		return;
@@ -395,22 +410,28 @@ void exec_collect(const struct tc_defined *tool, const struct sbx_outcome *o,
 	switch (o->killed_by) {
 	case SBX_KILLED_TIMEOUT:
 		out->status = TC_STATUS_TIMED_OUT;
-		set_text(out, "The tool was stopped after %u ms (its time limit) and everything it "
-		         "started was killed. Try a smaller request.", timeout_ms);
+		set_text(out,
+		         "The tool was stopped after %u ms (its time limit) and everything it "
+		         "started was killed. Try a smaller request.",
+		         timeout_ms);
 		return;
 	case SBX_KILLED_OUTPUT_LIMIT:
 		out->status = TC_STATUS_KILLED;
-		set_text(out, "The tool was stopped: it wrote more output than the limit allows. "
+		set_text(out,
+		         "The tool was stopped: it wrote more output than the limit allows. "
 		         "Ask for less (a narrower path, a pattern, a limit).");
 		return;
 	case SBX_KILLED_SECCOMP:
 		out->status = TC_STATUS_KILLED;
-		set_text(out, "The tool was killed by the sandbox for a forbidden system call "
-		         "(signal %d).", o->signal);
+		set_text(out,
+		         "The tool was killed by the sandbox for a forbidden system call "
+		         "(signal %d).",
+		         o->signal);
 		return;
 	case SBX_KILLED_MEMORY:
 		out->status = TC_STATUS_KILLED;
-		set_text(out, "The tool was killed: it used more memory than its profile allows "
+		set_text(out,
+		         "The tool was killed: it used more memory than its profile allows "
 		         "(the memory limit of its cgroup). Ask for less at once (a smaller "
 		         "input, fewer files, a streaming option).");
 		return;
@@ -419,20 +440,21 @@ void exec_collect(const struct tc_defined *tool, const struct sbx_outcome *o,
 		set_text(out, "The call was cancelled.");
 		return;
 	case SBX_KILLED_SIGNAL:
-		if (tool->execute) {   /* a builtin that crashed: a defect */
+		if (tool->execute) { /* a builtin that crashed: a defect */
 			out->status = TC_STATUS_FAILED;
 			out->defect = true;
 			out->defect_msg = strdup(strsignal(o->signal));
-			set_text(out, "The tool crashed (%s). This is a defect in the tool, not in "
-			         "your arguments.", strsignal(o->signal));
+			set_text(out,
+			         "The tool crashed (%s). This is a defect in the tool, not in "
+			         "your arguments.",
+			         strsignal(o->signal));
 		} else {
 			out->status = TC_STATUS_KILLED;
 			set_text(out, "The tool was killed by signal %d (%s).", o->signal,
 			         strsignal(o->signal));
 		}
 		return;
-	case SBX_KILLED_NONE:
-		break;
+	case SBX_KILLED_NONE: break;
 	}
 	if (tool->execute)
 		collect_builtin(o, out);

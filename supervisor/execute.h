@@ -24,7 +24,7 @@ struct exec_builtin {
 	const char *workspace;
 	uint32_t timeout_ms;
 	size_t max_render;
-	const char *const *domains;   /* the gate's allowlist (borrowed) */
+	const char *const *domains; /* the gate's allowlist (borrowed) */
 	/* A host off that list which an approver allowed for this call (the
 	 * host of its URL argument), "" for none: the tool's own check of the
 	 * host lets it through too. By value, as it is made per call. */
@@ -41,8 +41,7 @@ struct exec_builtin {
  * Returns 0 and the child in *out, or -1 with err (the call then failed
  * before anything ran: argv templating, a spawn failure). */
 int exec_start(const struct tc_defined *tool, json_t *args, struct sbx_jail *jail,
-               const struct exec_builtin *ctx, struct sbx_child **out,
-               struct tc_error *err);
+               const struct exec_builtin *ctx, struct sbx_child **out, struct tc_error *err);
 
 /* What the child produced. text is the bytes to render (untrusted, not yet
  * sanitized; malloc'd). defect is set when the failure is a bug (a builtin
@@ -58,8 +57,8 @@ struct exec_output {
 
 /* Reads the outcome of a finished child. Never fails: every outcome maps
  * to a status with text that says what happened. */
-void exec_collect(const struct tc_defined *tool, const struct sbx_outcome *o,
-                  uint32_t timeout_ms, struct exec_output *out);
+void exec_collect(const struct tc_defined *tool, const struct sbx_outcome *o, uint32_t timeout_ms,
+                  struct exec_output *out);
 void exec_output_release(struct exec_output *out);
 
 /* A capture as one text: head, a note of the bytes left out when cut, tail.

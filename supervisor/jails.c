@@ -25,10 +25,11 @@ static int risk_fits(const struct tc_defined *t, const struct profile *p, struct
 {
 	const struct sbx_spec *sp = &p->spec;
 	bool net = (sp->socket_families & (SBX_AF_INET | SBX_AF_INET6)) &&
-	           (!(sp->namespaces & SBX_NS_NET) || sp->egress);
+	        (!(sp->namespaces & SBX_NS_NET) || sp->egress);
 	if (!net || t->risk >= TC_RISK_NETWORK)
 		return 0;
-	return tc_error_set(err, TC_E_INVALID, t->name, "tool %s is declared %s, but its "
+	return tc_error_set(err, TC_E_INVALID, t->name,
+	                    "tool %s is declared %s, but its "
 	                    "profile %s reaches the network; declare \"risk\": \"network\" "
 	                    "with a url_arg (or use a profile without inet sockets)",
 	                    t->name, tc_risk_name(t->risk), sp->name ? sp->name : "?");
@@ -76,8 +77,8 @@ struct sbx_jail *supervisor_jail(struct tc_supervisor *s, const struct tc_define
 	e->profile->spec.strict = s->strict || s->cfg->strict;
 	struct sbx_error serr = { 0 };
 	if (sbx_jail_new(&e->profile->spec, s->workspace, &e->jail, &serr) < 0) {
-		tc_error_set(err, TC_E_SYSTEM, name, "profile %s cannot be enforced here: %s",
-		             name, serr.msg);
+		tc_error_set(err, TC_E_SYSTEM, name, "profile %s cannot be enforced here: %s", name,
+		             serr.msg);
 		toolchain_release(&e->toolchains);
 		profile_free(e->profile);
 		free(e);
@@ -101,8 +102,8 @@ int supervisor_ready(struct tc_supervisor *s, char *why, size_t n)
 		const struct tc_defined *t = tc_registry_at(s->reg, i);
 		struct tc_error err = { 0 };
 		if (!supervisor_jail(s, t, &err)) {
-			snprintf(why, n, "profile %s (tool %s): %s", t->profile ? t->profile :
-			         tc_risk_name(t->risk), t->name, err.msg);
+			snprintf(why, n, "profile %s (tool %s): %s",
+			         t->profile ? t->profile : tc_risk_name(t->risk), t->name, err.msg);
 			return -1;
 		}
 	}
@@ -118,8 +119,10 @@ int supervisor_egress(struct tc_supervisor *s, int fds[SBX_LISTEN_MAX], struct t
 {
 	if (s->egress)
 		return 0;
-	const struct egress_hooks hooks = { .event = on_network_event, .ask = policy_net_ask,
-	                                    .cancel = policy_net_cancel, .data = s };
+	const struct egress_hooks hooks = { .event = on_network_event,
+		                            .ask = policy_net_ask,
+		                            .cancel = policy_net_cancel,
+		                            .data = s };
 	if (egress_new(s->loop, s->cfg->egress, &hooks, &s->egress, err) == 0)
 		return 0;
 	for (int k = 0; k < SBX_LISTEN_MAX; k++)

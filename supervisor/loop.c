@@ -16,13 +16,13 @@
 struct fd_entry {
 	loop_fd_fn fn;
 	void *data;
-	uint64_t gen;         /* bumped on every add: stale events are dropped */
+	uint64_t gen; /* bumped on every add: stale events are dropped */
 };
 
 struct loop_timer {
 	int64_t when;
-	uint64_t seq;         /* ties fire in insertion order */
-	size_t index;         /* in the heap */
+	uint64_t seq; /* ties fire in insertion order */
+	size_t index; /* in the heap */
 	loop_timer_fn fn;
 	void *data;
 };
@@ -154,8 +154,7 @@ static void sift_down(struct loop *l, size_t i)
 	heap_set(l, i, t);
 }
 
-struct loop_timer *loop_add_timer(struct loop *l, int64_t when_ms, loop_timer_fn fn,
-                                  void *data)
+struct loop_timer *loop_add_timer(struct loop *l, int64_t when_ms, loop_timer_fn fn, void *data)
 {
 	if (l->nheap == l->capheap) {
 		size_t cap = l->capheap ? l->capheap * 2 : 16;
@@ -228,7 +227,7 @@ static int run_timers(struct loop *l)
 		heap_remove(l, t);
 		loop_timer_fn fn = t->fn;
 		void *data = t->data;
-		free(t);          /* before the call: the handle is dead once fired */
+		free(t); /* before the call: the handle is dead once fired */
 		fn(l, data);
 		ran++;
 	}

@@ -34,14 +34,12 @@ void loop_del_fd(struct loop *l, int fd);
 
 /* Calls fn once at CLOCK_MONOTONIC time when_ms. Returns a handle valid
  * until the timer fires or is deleted, or NULL when out of memory. */
-struct loop_timer *loop_add_timer(struct loop *l, int64_t when_ms,
-                                  loop_timer_fn fn, void *data);
+struct loop_timer *loop_add_timer(struct loop *l, int64_t when_ms, loop_timer_fn fn, void *data);
 /* Cancels a timer that has not fired. NULL is a no-op. */
 void loop_del_timer(struct loop *l, struct loop_timer *t);
 
 /* Blocks sigs and delivers them through a signalfd to fn. 0 or -errno. */
-int loop_add_signals(struct loop *l, const int *sigs, int n, loop_signal_fn fn,
-                     void *data);
+int loop_add_signals(struct loop *l, const int *sigs, int n, loop_signal_fn fn, void *data);
 
 /* Waits up to timeout_ms (-1: until the next timer or event) and runs the
  * callbacks that are due. Returns the number of callbacks run, or -errno. */
@@ -57,6 +55,5 @@ int loop_next_timer_ms(const struct loop *l);
 /* Makes loop_stopped() true; loop_run callers check it. */
 void loop_stop(struct loop *l);
 bool loop_stopped(const struct loop *l);
-
 
 #endif

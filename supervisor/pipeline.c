@@ -78,11 +78,10 @@ static void start_next(struct tc_supervisor *s);
 /* Ends a call: renders text (untrusted bytes, may be NULL) into the result,
  * emits tool-result, calls back, frees the call and then its child. Takes
  * canonical. */
-void call_finish(struct call *c, enum tc_status st, json_t *canonical,
-                 const char *text, size_t len)
+void call_finish(struct call *c, enum tc_status st, json_t *canonical, const char *text, size_t len)
 {
 	struct tc_supervisor *s = c->sup;
-	struct tc_result *r = c->result;   /* made at submit, with stand-ins */
+	struct tc_result *r = c->result; /* made at submit, with stand-ins */
 	struct render_result rr = { 0 };
 	struct tc_error err = { 0 };
 	c->result = NULL;
@@ -97,7 +96,7 @@ void call_finish(struct call *c, enum tc_status st, json_t *canonical,
 	 * to wait for. A running one (a cancel) is killed and reaped first, so
 	 * a result never comes before the end of what it reports on. */
 	struct sbx_child *finished = NULL;
-	struct call_channel *chan = c->chan;   /* freed after its child */
+	struct call_channel *chan = c->chan; /* freed after its child */
 	c->chan = NULL;
 	if (c->child) {
 		loop_del_fd(s->loop, sbx_child_fd(c->child));
@@ -122,9 +121,11 @@ void call_finish(struct call *c, enum tc_status st, json_t *canonical,
 		if (json_is_object(canonical))
 			json_object_set_new(canonical, "protected_paths_moved", json_string(moved));
 		if (buf_add(&note, text ? text : "", text ? len : 0) == 0 &&
-		    buf_printf(&note, "%s[toolcage: the call created protected paths, which tools "
+		    buf_printf(&note,
+		               "%s[toolcage: the call created protected paths, which tools "
 		               "may not write (their owner's programs trust them): moved aside: "
-		               "%s]\n", note.len && note.data[note.len - 1] != '\n' ? "\n" : "",
+		               "%s]\n",
+		               note.len && note.data[note.len - 1] != '\n' ? "\n" : "",
 		               moved) == 0) {
 			text = note.data;
 			len = note.len;
@@ -134,7 +135,7 @@ void call_finish(struct call *c, enum tc_status st, json_t *canonical,
 	policy_call_ended(s, c);
 	r->status = st;
 	r->call_id = c->id;
-	if (canonical) {   /* else the stand-in made at submit, {} */
+	if (canonical) { /* else the stand-in made at submit, {} */
 		json_decref(r->canonical);
 		r->canonical = canonical;
 	}
@@ -150,12 +151,14 @@ void call_finish(struct call *c, enum tc_status st, json_t *canonical,
 		c->egress = NULL;
 	}
 	/* Without memory for the render, the stand-in says so. */
-	if (render_text(text ? text : "", text ? len : 0, s->cfg->max_render_chars, s->spill,
-	                &rr, &err) == 0 && rr.text) {
+	if (render_text(text ? text : "", text ? len : 0, s->cfg->max_render_chars, s->spill, &rr,
+	                &err) == 0 &&
+	    rr.text) {
 		char *joined = NULL;
-		if (net_text && asprintf(&joined, "%s%s[network]\n%s", rr.text,
-		                         rr.text[0] && rr.text[strlen(rr.text) - 1] != '\n' ?
-		                         "\n" : "", net_text) >= 0) {
+		if (net_text &&
+		    asprintf(&joined, "%s%s[network]\n%s", rr.text,
+		             rr.text[0] && rr.text[strlen(rr.text) - 1] != '\n' ? "\n" : "",
+		             net_text) >= 0) {
 			free(rr.text);
 			rr.text = joined;
 		}
@@ -229,10 +232,13 @@ static bool output_fits(struct call *c, json_t *canonical)
 		return true;
 	char *why = schema_result_text(&res);
 	schema_result_release(&res);
-	call_finishf(c, TC_STATUS_FAILED, json_pack("{s:s, s:o, s:s?}", "error", "bad_output",
-	             "output", canonical, "reason", why), "%s returned a result that does not "
+	call_finishf(c, TC_STATUS_FAILED,
+	             json_pack("{s:s, s:o, s:s?}", "error", "bad_output", "output", canonical,
+	                       "reason", why),
+	             "%s returned a result that does not "
 	             "match its output_schema (%s). This is a defect of the tool, not of the "
-	             "call: tell the user rather than retrying.", c->name, why ? why : "no detail");
+	             "call: tell the user rather than retrying.",
+	             c->name, why ? why : "no detail");
 	free(why);
 	return false;
 }
@@ -282,7 +288,7 @@ static void collect(struct call *c)
 		events_call_error(c->sup, c, out.defect_msg ? out.defect_msg : "defect");
 	json_t *canonical = out.canonical;
 	out.canonical = NULL;
-	if (!canonical)   /* stopped before it answered: say how */
+	if (!canonical) /* stopped before it answered: say how */
 		canonical = json_pack("{s:s, s:i, s:i}", "error", tc_status_name(out.status),
 		                      "exit_code", o->exit_code, "signal", o->signal);
 	if (out.status == TC_STATUS_OK && c->tool->output && !output_fits(c, canonical)) {
@@ -330,8 +336,8 @@ static void attach_egress(struct call *c)
 		return;
 	struct tc_error err = { 0 };
 	if (supervisor_egress(s, fds, &err) < 0 ||
-	    egress_call_start(s->egress, c->id, c->session ? c->session->id : 0, fds,
-	                      &c->egress, &err) < 0) {
+	    egress_call_start(s->egress, c->id, c->session ? c->session->id : 0, fds, &c->egress,
+	                      &err) < 0) {
 		/* Nothing serves its network: it would wait for nothing. */
 		events_call_error(s, c, err.msg);
 		sbx_child_kill(c->child, SBX_KILLED_CANCELLED);
@@ -364,7 +370,8 @@ static void arm_deadline(struct call *c)
 		loop_del_timer(c->sup->loop, c->timer);
 	c->timer = loop_add_timer(c->sup->loop, sbx_child_deadline(c->child), on_deadline, c);
 	if (!c->timer)
-		call_finishf(c, TC_STATUS_FAILED, NULL, "toolcage ran out of memory for the "
+		call_finishf(c, TC_STATUS_FAILED, NULL,
+		             "toolcage ran out of memory for the "
 		             "tool's time limit, so the tool was stopped; it may have done part "
 		             "of its work.");
 }
@@ -379,7 +386,7 @@ static void on_deadline(struct loop *l, void *data)
 	if (sbx_child_step(c->child) != 0)
 		collect(c);
 	else
-		arm_deadline(c);   /* killed: the exit (or the pipes' grace) comes next */
+		arm_deadline(c); /* killed: the exit (or the pipes' grace) comes next */
 }
 
 static void run(struct call *c)
@@ -391,18 +398,20 @@ static void run(struct call *c)
 	 * just before the fork. */
 	if (jail && policy_before_fork(s, c, &err) < 0)
 		jail = NULL;
-	struct exec_builtin ctx = { .workspace = s->workspace, .timeout_ms = c->timeout_ms,
-	                            .max_render = s->cfg->max_render_chars,
-	                            .domains = (const char *const *)s->domains,
-	                            .check_only = c->checking, .channel_fd = -1 };
+	struct exec_builtin ctx = { .workspace = s->workspace,
+		                    .timeout_ms = c->timeout_ms,
+		                    .max_render = s->cfg->max_render_chars,
+		                    .domains = (const char *const *)s->domains,
+		                    .check_only = c->checking,
+		                    .channel_fd = -1 };
 	/* An approved call may reach the host of its URL argument though the
 	 * allowlist lacks it (policy.levels.network "ask"): the tool checks
 	 * the host again, and must know. Redirects elsewhere stay refused. */
-	json_t *url = c->approved && c->tool->url_arg ?
-	              jsonptr_get(c->args, c->tool->url_arg) : NULL;
+	json_t *url =
+	        c->approved && c->tool->url_arg ? jsonptr_get(c->args, c->tool->url_arg) : NULL;
 	char why[160];
-	if (json_is_string(url) && url_host(json_string_value(url), ctx.approved_host,
-	                                         why, sizeof why) < 0)
+	if (json_is_string(url) &&
+	    url_host(json_string_value(url), ctx.approved_host, why, sizeof why) < 0)
 		ctx.approved_host[0] = '\0';
 	/* Under egress the proxy must let that host through too, for this
 	 * call and the URL's port only. */
@@ -414,12 +423,15 @@ static void run(struct call *c)
 	}
 	c->jail = jail;
 	if (jail && c->tool->channel && !c->chan && channel_open(c, &ctx.channel_fd) < 0) {
-		call_finishf(c, TC_STATUS_FAILED, NULL, "The tool could not be started: no pipe "
-		             "for its channel (%s).", strerror(errno));
+		call_finishf(c, TC_STATUS_FAILED, NULL,
+		             "The tool could not be started: no pipe "
+		             "for its channel (%s).",
+		             strerror(errno));
 		return;
 	}
 	if (!jail || exec_start(c->tool, c->args, jail, &ctx, &c->child, &err) < 0) {
-		call_finishf(c, TC_STATUS_FAILED, NULL, "The tool could not be started: %s", err.msg);
+		call_finishf(c, TC_STATUS_FAILED, NULL, "The tool could not be started: %s",
+		             err.msg);
 		return;
 	}
 	c->state = ST_RUNNING;
@@ -436,8 +448,10 @@ static void on_queue_timeout(struct loop *l, void *data)
 	(void)l;
 	struct call *c = data;
 	c->timer = NULL;
-	call_finishf(c, TC_STATUS_BUSY, NULL, "Busy: every slot stayed taken for %u ms. "
-	             "Try the call again in a moment.", c->sup->cfg->queue_timeout_ms);
+	call_finishf(c, TC_STATUS_BUSY, NULL,
+	             "Busy: every slot stayed taken for %u ms. "
+	             "Try the call again in a moment.",
+	             c->sup->cfg->queue_timeout_ms);
 }
 
 static void start_next(struct tc_supervisor *s)
@@ -458,7 +472,8 @@ void call_execute(struct call *c)
 {
 	struct tc_supervisor *s = c->sup;
 	if (s->shutting_down) {
-		call_finishf(c, TC_STATUS_CANCELLED, NULL, "The supervisor is shutting down; "
+		call_finishf(c, TC_STATUS_CANCELLED, NULL,
+		             "The supervisor is shutting down; "
 		             "the call did not run.");
 		return;
 	}
@@ -467,8 +482,10 @@ void call_execute(struct call *c)
 		return;
 	}
 	if (s->queue_len >= s->cfg->queue_max) {
-		call_finishf(c, TC_STATUS_BUSY, NULL, "Busy: %zu calls are already waiting. Try "
-		             "again later.", s->queue_len);
+		call_finishf(c, TC_STATUS_BUSY, NULL,
+		             "Busy: %zu calls are already waiting. Try "
+		             "again later.",
+		             s->queue_len);
 		return;
 	}
 	c->state = ST_QUEUED;
@@ -479,10 +496,11 @@ void call_execute(struct call *c)
 		s->queue_head = c;
 	s->queue_tail = c;
 	s->queue_len++;
-	c->timer = loop_add_timer(s->loop, io_now_ms() + s->cfg->queue_timeout_ms,
-	                          on_queue_timeout, c);
-	if (!c->timer)   /* no bound on the wait: not queued */
-		call_finishf(c, TC_STATUS_BUSY, NULL, "Busy, and toolcage is short of memory: "
+	c->timer = loop_add_timer(s->loop, io_now_ms() + s->cfg->queue_timeout_ms, on_queue_timeout,
+	                          c);
+	if (!c->timer) /* no bound on the wait: not queued */
+		call_finishf(c, TC_STATUS_BUSY, NULL,
+		             "Busy, and toolcage is short of memory: "
 		             "the call did not run. Try again later.");
 }
 
@@ -492,16 +510,18 @@ static json_t *diag_json(const struct schema_result *res)
 {
 	json_t *arr = json_array();
 	for (size_t i = 0; i < res->count; i++)
-		json_array_append_new(arr, json_pack("{s:s, s:s}", "pointer",
-		                      res->diags[i].pointer[0] ? res->diags[i].pointer : "/",
-		                      "message", res->diags[i].message));
+		json_array_append_new(arr,
+		                      json_pack("{s:s, s:s}", "pointer",
+		                                res->diags[i].pointer[0] ? res->diags[i].pointer :
+		                                                           "/",
+		                                "message", res->diags[i].message));
 	return arr;
 }
 
 /* The arguments as sent, parsed once for the audit and for stage 1. */
 struct parsed_args {
-	size_t len;          /* bytes of the text */
-	json_t *value;       /* NULL: too large, or not JSON (je says why) */
+	size_t len;    /* bytes of the text */
+	json_t *value; /* NULL: too large, or not JSON (je says why) */
 	json_error_t je;
 };
 
@@ -542,14 +562,16 @@ static bool holds_nul(json_t *v, struct buf *where)
 	json_t *x;
 	size_t i;
 	if (json_is_object(v)) {
-		json_object_foreach(v, key, x) {
-			(void)jsonptr_append(where, key, strlen(key));   /* a failure sticks */
+		json_object_foreach(v, key, x)
+		{
+			(void)jsonptr_append(where, key, strlen(key)); /* a failure sticks */
 			if (holds_nul(x, where))
 				return true;
 			where->len = mark;
 		}
 	} else if (json_is_array(v)) {
-		json_array_foreach(v, i, x) {
+		json_array_foreach(v, i, x)
+		{
 			(void)buf_printf(where, "/%zu", i);
 			if (holds_nul(x, where))
 				return true;
@@ -568,8 +590,10 @@ static int validate(struct call *c, struct parsed_args *pa)
 	json_t *args = pa->value;
 	pa->value = NULL;
 	if (pa->len > s->cfg->max_message_bytes) {
-		call_finishf(c, TC_STATUS_INVALID_ARGUMENTS, NULL, "The arguments are %zu bytes, "
-		             "over the limit of %zu. Send less.", pa->len, s->cfg->max_message_bytes);
+		call_finishf(c, TC_STATUS_INVALID_ARGUMENTS, NULL,
+		             "The arguments are %zu bytes, "
+		             "over the limit of %zu. Send less.",
+		             pa->len, s->cfg->max_message_bytes);
 		return -1;
 	}
 	if (!args || !json_is_object(args)) {
@@ -577,7 +601,8 @@ static int validate(struct call *c, struct parsed_args *pa)
 		call_finishf(c, TC_STATUS_INVALID_ARGUMENTS,
 		             json_pack("{s:s}", "error", args ? "not an object" : pa->je.text),
 		             "The arguments for %s must be a JSON object%s%s. Fix them and call "
-		             "again.", c->name, args ? "" : "; parse error: ", args ? "" : pa->je.text);
+		             "again.",
+		             c->name, args ? "" : "; parse error: ", args ? "" : pa->je.text);
 		return -1;
 	}
 	c->args = args;
@@ -588,7 +613,8 @@ static int validate(struct call *c, struct parsed_args *pa)
 		             json_pack("{s:s, s:s}", "error", "NUL character", "pointer", at),
 		             "The argument at %s holds a NUL character (\\u0000), which toolcage "
 		             "does not pass to tools: their strings would end there. Remove it and "
-		             "call again.", at);
+		             "call again.",
+		             at);
 		buf_release(&where);
 		return -1;
 	}
@@ -600,10 +626,12 @@ static int validate(struct call *c, struct parsed_args *pa)
 		return 0;
 	}
 	char *text = schema_result_text(&res);
-	json_t *canonical = json_pack("{s:o, s:I}", "errors", diag_json(&res), "more",
-	                              (json_int_t)res.dropped);
-	call_finishf(c, TC_STATUS_INVALID_ARGUMENTS, canonical, "Invalid arguments for %s: %s. "
-	             "Fix them and call again.", c->name, text ? text : "(no detail)");
+	json_t *canonical =
+	        json_pack("{s:o, s:I}", "errors", diag_json(&res), "more", (json_int_t)res.dropped);
+	call_finishf(c, TC_STATUS_INVALID_ARGUMENTS, canonical,
+	             "Invalid arguments for %s: %s. "
+	             "Fix them and call again.",
+	             c->name, text ? text : "(no detail)");
 	free(text);
 	schema_result_release(&res);
 	return -1;
@@ -619,9 +647,10 @@ static void finish_unknown(struct call *c)
 		buf_printf(&names, "%s%s", i ? ", " : "", n);
 		json_array_append_new(avail, json_string(n));
 	}
-	call_finishf(c, TC_STATUS_UNKNOWN_TOOL, json_pack("{s:s, s:o}", "error", "unknown tool",
-	             "available", avail), "There is no tool named '%s'. Available tools: %s.",
-	             c->name, names.data ? names.data : "(none)");
+	call_finishf(c, TC_STATUS_UNKNOWN_TOOL,
+	             json_pack("{s:s, s:o}", "error", "unknown tool", "available", avail),
+	             "There is no tool named '%s'. Available tools: %s.", c->name,
+	             names.data ? names.data : "(none)");
 	buf_release(&names);
 }
 
@@ -670,7 +699,7 @@ static struct call *call_open(struct tc_supervisor *s, struct tc_session *ss, co
 {
 	struct call *c = call_new(tool);
 	if (!c) {
-		oom_result.canonical = json_null();   /* jansson's, never freed */
+		oom_result.canonical = json_null(); /* jansson's, never freed */
 		fn(&oom_result, data);
 		return NULL;
 	}
@@ -706,7 +735,8 @@ static uint64_t submit(struct tc_supervisor *s, struct tc_session *ss, const cha
 		take_args(args, &pa);
 	if (events_call_start(s, c, pa.value, args_json, pa.len) < 0) {
 		json_decref(pa.value);
-		call_finishf(c, TC_STATUS_FAILED, NULL, "The audit log cannot be written and the "
+		call_finishf(c, TC_STATUS_FAILED, NULL,
+		             "The audit log cannot be written and the "
 		             "configuration requires it: the call was refused, not run unaudited.");
 		return id;
 	}
@@ -719,13 +749,12 @@ static uint64_t submit(struct tc_supervisor *s, struct tc_session *ss, const cha
 	if (validate(c, &pa) < 0)
 		return id;
 	c->state = ST_AUTHORIZE;
-	policy_authorize(c, on_verdict);   /* now, or after an approval */
+	policy_authorize(c, on_verdict); /* now, or after an approval */
 	return id;
 }
 
 static uint64_t refuse(struct tc_supervisor *s, const char *tool, const char *args_json,
-                       json_t *args, enum tc_status st, const char *text, tc_call_fn fn,
-                       void *data)
+                       json_t *args, enum tc_status st, const char *text, tc_call_fn fn, void *data)
 {
 	struct call *c = call_open(s, NULL, tool, fn, data);
 	if (!c)
@@ -751,8 +780,7 @@ uint64_t tc_call_refuse(struct tc_supervisor *s, const char *tool, const char *a
 }
 
 uint64_t supervisor_call_refuse_json(struct tc_supervisor *s, const char *tool, json_t *args,
-                                     enum tc_status st, const char *text, tc_call_fn fn,
-                                     void *data)
+                                     enum tc_status st, const char *text, tc_call_fn fn, void *data)
 {
 	return refuse(s, tool, NULL, args, st, text, fn, data);
 }
@@ -763,8 +791,8 @@ uint64_t tc_call_submit(struct tc_supervisor *s, const char *tool, const char *a
 	return submit(s, NULL, tool, args_json ? args_json : "", NULL, fn, data);
 }
 
-uint64_t tc_session_call_submit(struct tc_session *ss, const char *tool,
-                                const char *args_json, tc_call_fn fn, void *data)
+uint64_t tc_session_call_submit(struct tc_session *ss, const char *tool, const char *args_json,
+                                tc_call_fn fn, void *data)
 {
 	return submit(ss->sup, ss, tool, args_json ? args_json : "", NULL, fn, data);
 }
@@ -802,14 +830,15 @@ void tc_session_free(struct tc_session *ss)
 	struct tc_supervisor *s = ss->sup;
 	/* A finished call may let a queued one of this session start, so
 	 * scan from the top after each. */
-	for (struct call *c = s->calls; c; ) {
+	for (struct call *c = s->calls; c;) {
 		if (c->session != ss || c->state == ST_DONE) {
 			c = c->next;
 			continue;
 		}
 		if (c->state == ST_APPROVAL)
 			policy_cancel_approval(s, c);
-		call_finishf(c, TC_STATUS_CANCELLED, NULL, "The call was cancelled: its session "
+		call_finishf(c, TC_STATUS_CANCELLED, NULL,
+		             "The call was cancelled: its session "
 		             "ended.");
 		c = s->calls;
 	}
@@ -841,7 +870,7 @@ int tc_call_cancel(struct tc_supervisor *s, uint64_t id, bool quiet)
 			c->quiet = quiet;
 			if (c->child) {
 				sbx_child_kill(c->child, SBX_KILLED_CANCELLED);
-				return 0;   /* its exit ends the call as cancelled */
+				return 0; /* its exit ends the call as cancelled */
 			}
 			if (c->state == ST_APPROVAL)
 				policy_cancel_approval(s, c);

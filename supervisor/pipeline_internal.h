@@ -30,10 +30,10 @@ typedef void (*policy_verdict_fn)(struct call *c, const struct policy_verdict *v
 enum call_state {
 	ST_VALIDATE,
 	ST_AUTHORIZE,
-	ST_APPROVAL,      /* waiting for an approver; holds no slot */
+	ST_APPROVAL, /* waiting for an approver; holds no slot */
 	ST_AUTHORIZED,
-	ST_QUEUED,        /* waiting for a slot */
-	ST_RUNNING,       /* holds a slot; child alive */
+	ST_QUEUED,  /* waiting for a slot */
+	ST_RUNNING, /* holds a slot; child alive */
 	ST_DONE,
 };
 
@@ -45,7 +45,7 @@ struct call_usage {
 	uint64_t cpu_ms;
 	uint64_t max_rss_kb;
 	uint64_t bytes;
-	json_t *confinement;   /* owned: what held (confinement.h) */
+	json_t *confinement; /* owned: what held (confinement.h) */
 };
 
 /* A caller's session (toolcage.h): its approval channel and, through its
@@ -53,55 +53,55 @@ struct call_usage {
  * tc_session_free, which first ends every call that points to it. */
 struct tc_session {
 	struct tc_supervisor *sup;
-	uint64_t id;                   /* never 0: 0 is the supervisor's own */
-	tc_approver_fn approver;       /* NULL: the supervisor's */
+	uint64_t id;             /* never 0: 0 is the supervisor's own */
+	tc_approver_fn approver; /* NULL: the supervisor's */
 	void *approver_data;
-	channel_fn channel;            /* its tools' messages (channel.h), or NULL */
+	channel_fn channel; /* its tools' messages (channel.h), or NULL */
 	void *channel_data;
 	struct tc_session *next, *prev;
 };
 
 struct call {
 	struct tc_supervisor *sup;
-	struct tc_session *session;    /* NULL: the supervisor's own */
+	struct tc_session *session; /* NULL: the supervisor's own */
 	uint64_t id;
 	enum call_state state;
 	char *name;
-	struct tc_result *result;      /* made at submit: finishing needs no memory */
-	struct tc_defined *tool;       /* a reference: unregistering cannot pull it */
-	json_t *args;                  /* validated arguments */
+	struct tc_result *result; /* made at submit: finishing needs no memory */
+	struct tc_defined *tool;  /* a reference: unregistering cannot pull it */
+	json_t *args;             /* validated arguments */
 	tc_call_fn fn;
 	void *data;
-	bool quiet;                    /* cancelled: deliver no result */
+	bool quiet; /* cancelled: deliver no result */
 	int64_t start_ms;
 	uint32_t timeout_ms;
-	struct loop_timer *timer;      /* queue timeout, deadline or approval timeout */
+	struct loop_timer *timer; /* queue timeout, deadline or approval timeout */
 	struct sbx_child *child;
-	struct sbx_jail *jail;         /* the child's (borrowed from the supervisor) */
-	struct sbx_protect_snap *protect;  /* protected paths before it ran */
-	struct egress_call *egress;    /* its network (a profile with egress), or NULL */
-	struct net_ask *net_asks;      /* unlisted names put to the approver: the
+	struct sbx_jail *jail;            /* the child's (borrowed from the supervisor) */
+	struct sbx_protect_snap *protect; /* protected paths before it ran */
+	struct egress_call *egress;       /* its network (a profile with egress), or NULL */
+	struct net_ask *net_asks;         /* unlisted names put to the approver: the
 	                                * first is being asked (policy.c) */
 	uint64_t net_ask_seq;
-	char approved_host[URL_HOST_MAX + 1];   /* an approved URL's host, or "" */
-	uint16_t approved_port;        /* and its port */
+	char approved_host[URL_HOST_MAX + 1]; /* an approved URL's host, or "" */
+	uint16_t approved_port;               /* and its port */
 	struct call_usage usage;
-	uint64_t approval_token;       /* a once-approval bound to args (gate) */
-	bool approved;                 /* by an approver or a session grant */
-	struct approval_pending *approval;   /* the channel's question (approval.c) */
-	char *ask_reason;              /* why an approval was asked, or NULL */
-	bool checking;                 /* its child runs the tool's precheck, before asking */
-	char *command;                 /* what a command grant would cover, or NULL */
-	policy_verdict_fn verdict;     /* where stage 2 answers (the pipeline's) */
-	struct call_channel *chan;     /* its tool's channel, or NULL */
-	struct call *next, *prev;      /* every call in flight */
-	struct call *qnext;            /* the slot queue */
+	uint64_t approval_token;           /* a once-approval bound to args (gate) */
+	bool approved;                     /* by an approver or a session grant */
+	struct approval_pending *approval; /* the channel's question (approval.c) */
+	char *ask_reason;                  /* why an approval was asked, or NULL */
+	bool checking;                     /* its child runs the tool's precheck, before asking */
+	char *command;                     /* what a command grant would cover, or NULL */
+	policy_verdict_fn verdict;         /* where stage 2 answers (the pipeline's) */
+	struct call_channel *chan;         /* its tool's channel, or NULL */
+	struct call *next, *prev;          /* every call in flight */
+	struct call *qnext;                /* the slot queue */
 };
 
 struct jail_entry {
 	char *name;
 	struct profile *profile;
-	struct toolchain_spec toolchains;   /* what the profile's spec points at for them */
+	struct toolchain_spec toolchains; /* what the profile's spec points at for them */
 	struct sbx_jail *jail;
 	struct jail_entry *next;
 };
@@ -109,47 +109,47 @@ struct jail_entry {
 struct tc_supervisor {
 	struct config *cfg;
 	char *workspace;
-	int workspace_fd;          /* O_PATH of it: the gate follows links in it */
+	int workspace_fd; /* O_PATH of it: the gate follows links in it */
 	struct loop *loop;
 	struct tc_registry *reg;
 	struct tc_disposer plugins[8];
 	size_t n_plugins;
 	struct tc_disposer manifests[32];
-	char *manifest_paths[32];  /* what manifests[i] was loaded from */
+	char *manifest_paths[32]; /* what manifests[i] was loaded from */
 	size_t n_manifests;
-	int inotify_fd;            /* watch_tool_dirs, else -1 */
+	int inotify_fd; /* watch_tool_dirs, else -1 */
 	struct loop_timer *reload_timer;
 	struct jail_entry *jails;
-	struct trust *trust;       /* what tools may write, what we trust (trust.h) */
+	struct trust *trust; /* what tools may write, what we trust (trust.h) */
 	struct render_spill *spill;
 	struct gate *gate;
 	struct audit *audit;
 	tc_approver_fn approver;
 	void *approver_data;
-	struct approval_state *approval_state;   /* approval.c */
-	struct ticket *tickets;    /* approvals asked and not yet answered (policy.c) */
-	char **domains;            /* the policy's allowlist, NULL-terminated */
-	struct egress *egress;     /* made by the first call with egress */
+	struct approval_state *approval_state; /* approval.c */
+	struct ticket *tickets;                /* approvals asked and not yet answered (policy.c) */
+	char **domains;                        /* the policy's allowlist, NULL-terminated */
+	struct egress *egress;                 /* made by the first call with egress */
 	struct call *calls;
 	size_t n_calls;
 	struct call *queue_head, *queue_tail;
 	size_t queue_len;
 	unsigned slots_used;
 	uint64_t next_id;
-	struct tc_session *sessions;   /* tc_session_new's, not yet freed */
+	struct tc_session *sessions; /* tc_session_new's, not yet freed */
 	uint64_t next_session;
-	bool keep_spares;          /* tc_options.keep_spares */
-	bool notice_dropped;       /* tc_options.notice_dropped */
-	bool strict;               /* tc_options.strict */
+	bool keep_spares;    /* tc_options.keep_spares */
+	bool notice_dropped; /* tc_options.notice_dropped */
+	bool strict;         /* tc_options.strict */
 	bool shutting_down;
-	int stop_signal;                         /* handle_signals: what stopped us */
+	int stop_signal; /* handle_signals: what stopped us */
 };
 
 /* pipeline.c */
-void call_finish(struct call *c, enum tc_status st, json_t *canonical,
-                 const char *text, size_t len);
-void call_finishf(struct call *c, enum tc_status st, json_t *canonical,
-                  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+void call_finish(struct call *c, enum tc_status st, json_t *canonical, const char *text,
+                 size_t len);
+void call_finishf(struct call *c, enum tc_status st, json_t *canonical, const char *fmt, ...)
+        __attribute__((format(printf, 4, 5)));
 void call_execute(struct call *c);
 /* Cancels every call in flight (supervisor.c, at a stop signal or at
  * shutdown): each ends with its result and its tool-result event, so the

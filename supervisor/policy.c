@@ -40,7 +40,7 @@ static void to_buf(void *ctx, const char *p, size_t n)
  * and a message formatted as the pipeline's own (names quoted with their
  * control characters shown). */
 static void refuse(struct call *c, enum tc_status st, json_t *canonical, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+        __attribute__((format(printf, 4, 5)));
 static void refuse(struct call *c, enum tc_status st, json_t *canonical, const char *fmt, ...)
 {
 	struct buf text = BUF_INIT;
@@ -48,8 +48,10 @@ static void refuse(struct call *c, enum tc_status st, json_t *canonical, const c
 	va_start(ap, fmt);
 	shown_vformat(to_buf, &text, fmt, ap);
 	va_end(ap);
-	struct policy_verdict v = { .status = st, .canonical = canonical,
-	                            .text = text.failed ? NULL : text.data, .text_len = text.len };
+	struct policy_verdict v = { .status = st,
+		                    .canonical = canonical,
+		                    .text = text.failed ? NULL : text.data,
+		                    .text_len = text.len };
 	c->verdict(c, &v);
 	buf_release(&text);
 }
@@ -67,9 +69,9 @@ static void allow(struct call *c, bool approved, bool precheck)
  * comes after the call was cancelled (or the supervisor began shutting
  * down) finds nothing and is dropped. */
 struct ticket {
-	struct tc_supervisor *s;     /* NULL once the supervisor is gone */
+	struct tc_supervisor *s; /* NULL once the supervisor is gone */
 	uint64_t id;
-	struct ticket *next, *prev;  /* the supervisor's outstanding tickets */
+	struct ticket *next, *prev; /* the supervisor's outstanding tickets */
 };
 
 static void ticket_unlink(struct ticket *t)
@@ -117,50 +119,58 @@ static void decide(struct call *c, enum tc_approval d, const char *who)
 	if (c->timer)
 		loop_del_timer(s->loop, c->timer);
 	c->timer = NULL;
-	ticket_free(approval_cancel(&c->approval));   /* the channel answered: none */
+	ticket_free(approval_cancel(&c->approval)); /* the channel answered: none */
 	events_approval_decision(s, c, d, who);
 	if (d == TC_APPROVE_DENY && nobody_to_ask(who)) {
 		/* Nobody said no: nobody could be asked. Retrying changes nothing;
 		 * the user can, and the model should tell them how. */
-		refuse(c, TC_STATUS_DENIED, json_pack("{s:s, s:s, s:s?, s:b}", "error", "denied",
-		             "by", who, "reason", c->ask_reason, "no_approver", true), "Denied: this call "
-		             "needs approval (%s), and nobody can approve it here (%s). The call did not "
-		             "run. Tell the user; they can change this: use an MCP client that supports "
-		             "elicitation (toolcage then asks them), or start toolcage with --approve tty or "
-		             "--approve cmd:PROGRAM, or allow it in toolcage's config: a rule "
-		             "{\"action\": \"allow\", \"tool\": \"%s\"} in policy.rules, or "
-		             "policy.levels.%s \"allow\".", c->ask_reason ? c->ask_reason : "policy", who,
-		             c->name, tc_risk_name(c->tool->risk));
+		refuse(c, TC_STATUS_DENIED,
+		       json_pack("{s:s, s:s, s:s?, s:b}", "error", "denied", "by", who, "reason",
+		                 c->ask_reason, "no_approver", true),
+		       "Denied: this call "
+		       "needs approval (%s), and nobody can approve it here (%s). The call did not "
+		       "run. Tell the user; they can change this: use an MCP client that supports "
+		       "elicitation (toolcage then asks them), or start toolcage with --approve tty or "
+		       "--approve cmd:PROGRAM, or allow it in toolcage's config: a rule "
+		       "{\"action\": \"allow\", \"tool\": \"%s\"} in policy.rules, or "
+		       "policy.levels.%s \"allow\".",
+		       c->ask_reason ? c->ask_reason : "policy", who, c->name,
+		       tc_risk_name(c->tool->risk));
 		return;
 	}
 	if (d == TC_APPROVE_DENY) {
-		refuse(c, TC_STATUS_DENIED, json_pack("{s:s, s:s, s:s?}", "error", "denied",
-		             "by", who, "reason", c->ask_reason), "Denied: this call needs "
-		             "approval (%s) and the approver said no (%s). The call did not run. "
-		             "Do not repeat it unchanged; ask the user or try a safer tool.",
-		             c->ask_reason ? c->ask_reason : "policy", who);
+		refuse(c, TC_STATUS_DENIED,
+		       json_pack("{s:s, s:s, s:s?}", "error", "denied", "by", who, "reason",
+		                 c->ask_reason),
+		       "Denied: this call needs "
+		       "approval (%s) and the approver said no (%s). The call did not run. "
+		       "Do not repeat it unchanged; ask the user or try a safer tool.",
+		       c->ask_reason ? c->ask_reason : "policy", who);
 		return;
 	}
 	if (d == TC_APPROVE_COMMAND && !c->command)
-		d = TC_APPROVE_SESSION;   /* nothing wider to grant: the exact arguments */
+		d = TC_APPROVE_SESSION; /* nothing wider to grant: the exact arguments */
 	if (d == TC_APPROVE_SESSION || d == TC_APPROVE_COMMAND || d == TC_APPROVE_TOOL) {
 		uint64_t session = c->session ? c->session->id : 0;
 		int grc = d == TC_APPROVE_SESSION ?
-		          gate_grant_session(s->gate, session, c->name, c->args, &err) :
-		          gate_grant_session_wide(s->gate, session, c->name,
-		                                  d == TC_APPROVE_COMMAND ? c->command : NULL, &err);
+		        gate_grant_session(s->gate, session, c->name, c->args, &err) :
+		        gate_grant_session_wide(s->gate, session, c->name,
+		                                d == TC_APPROVE_COMMAND ? c->command : NULL, &err);
 		if (grc < 0) {
-			refuse(c, TC_STATUS_DENIED, NULL, "The approval could not be recorded "
-			             "(%s); the call did not run.", err.msg);
+			refuse(c, TC_STATUS_DENIED, NULL,
+			       "The approval could not be recorded "
+			       "(%s); the call did not run.",
+			       err.msg);
 			return;
 		}
 		if (events_listening(s))
 			events_session_grant(s, c, gate_grants(s->gate, session));
 	}
 	c->approval_token = gate_grant_once(s->gate, c->name, c->args);
-	if (!c->approval_token) {   /* without a token the pre-fork check would be skipped */
-		refuse(c, TC_STATUS_DENIED, NULL, "The approval could not be recorded (too "
-		             "many outstanding approvals); the call did not run. Try again later.");
+	if (!c->approval_token) { /* without a token the pre-fork check would be skipped */
+		refuse(c, TC_STATUS_DENIED, NULL,
+		       "The approval could not be recorded (too "
+		       "many outstanding approvals); the call did not run. Try again later.");
 		return;
 	}
 	allow(c, true, false);
@@ -213,7 +223,7 @@ static void ask(struct call *c, const char *reason)
 		s->approver(&req, respond, t, s->approver_data);
 	else
 		approval_request(s, &c->approval, &req, respond, t);
-	(void)id;   /* c may be gone now: a synchronous answer finished it */
+	(void)id; /* c may be gone now: a synchronous answer finished it */
 }
 
 void policy_authorize(struct call *c, policy_verdict_fn verdict)
@@ -225,11 +235,14 @@ void policy_authorize(struct call *c, policy_verdict_fn verdict)
 	free(c->command);
 	c->command = approval_command_key(c->tool, c->args);
 	struct gate_call gc = {
-		.tool = c->name, .risk = c->tool->risk, .args = c->args,
+		.tool = c->name,
+		.risk = c->tool->risk,
+		.args = c->args,
 		.url_arg = c->tool->url_arg,
 		.path_args = (const char *const *)c->tool->path_args,
 		.patch_arg = c->tool->patch_arg,
-		.workspace = s->workspace, .workspace_fd = s->workspace_fd,
+		.workspace = s->workspace,
+		.workspace_fd = s->workspace_fd,
 		.protected_paths = (const char *const *)s->cfg->protected_paths,
 		.session = c->session ? c->session->id : 0,
 		.command = c->command,
@@ -237,9 +250,12 @@ void policy_authorize(struct call *c, policy_verdict_fn verdict)
 	struct gate_verdict v;
 	gate_authorize(s->gate, &gc, &v);
 	if (v.action == GATE_DENY) {
-		refuse(c, TC_STATUS_DENIED, json_pack("{s:s, s:s, s:s}", "error", "denied",
-		             "check", v.check, "reason", v.reason), "Denied by policy (%s): %s. The "
-		             "call did not run.", v.check, v.reason);
+		refuse(c, TC_STATUS_DENIED,
+		       json_pack("{s:s, s:s, s:s}", "error", "denied", "check", v.check, "reason",
+		                 v.reason),
+		       "Denied by policy (%s): %s. The "
+		       "call did not run.",
+		       v.check, v.reason);
 		return;
 	}
 	if (v.action == GATE_ASK && c->tool->precheck) {
@@ -249,8 +265,9 @@ void policy_authorize(struct call *c, policy_verdict_fn verdict)
 		free(c->ask_reason);
 		c->ask_reason = strdup(v.reason);
 		if (!c->ask_reason) {
-			refuse(c, TC_STATUS_FAILED, NULL, "toolcage ran out of memory; the call did "
-			             "not run.");
+			refuse(c, TC_STATUS_FAILED, NULL,
+			       "toolcage ran out of memory; the call did "
+			       "not run.");
 			return;
 		}
 		allow(c, false, true);
@@ -278,7 +295,8 @@ int policy_before_fork(struct tc_supervisor *s, struct call *c, struct tc_error 
 	uint64_t t = c->approval_token;
 	c->approval_token = 0;
 	if (gate_consume(s->gate, t, c->name, c->args) < 0)
-		return tc_error_set(err, TC_E_INVALID, c->name, "the approval does not match "
+		return tc_error_set(err, TC_E_INVALID, c->name,
+		                    "the approval does not match "
 		                    "these arguments or was already used");
 	return 0;
 }
@@ -339,15 +357,17 @@ static void net_respond(void *ctx, enum tc_approval d, const char *who)
 	ticket_unlink(&nt->t);
 	free(nt);
 	if (!c || !c->net_asks || c->net_asks->seq != seq)
-		return;   /* withdrawn: the connection went, or the call */
+		return; /* withdrawn: the connection went, or the call */
 	struct net_ask *head = c->net_asks;
 	char name[sizeof head->name];
 	uint16_t port = head->port;
 	memcpy(name, head->name, sizeof name);
 	who = who ? who : "approver";
 	/* Logged as the network question's choices name it (once, session). */
-	events_approval_decision(s, c, d == TC_APPROVE_ONCE || d == TC_APPROVE_SESSION ? d :
-	                         TC_APPROVE_DENY, who);
+	events_approval_decision(s, c,
+	                         d == TC_APPROVE_ONCE || d == TC_APPROVE_SESSION ? d :
+	                                                                           TC_APPROVE_DENY,
+	                         who);
 	/* Every connection of the call waiting on the same destination gets
 	 * this answer; answering may close a connection, which withdraws
 	 * nothing of these (they are unlinked first). */
@@ -379,9 +399,11 @@ static void net_ask_next(struct call *c)
 	if (!a)
 		return;
 	char reason[URL_HOST_MAX + 160];
-	snprintf(reason, sizeof reason, "the tool connects to %s%s%s:%u, which is not on the "
-	         "network allowlist", strchr(a->name, ':') ? "[" : "", a->name,
-	         strchr(a->name, ':') ? "]" : "", a->port);
+	snprintf(reason, sizeof reason,
+	         "the tool connects to %s%s%s:%u, which is not on the "
+	         "network allowlist",
+	         strchr(a->name, ':') ? "[" : "", a->name, strchr(a->name, ':') ? "]" : "",
+	         a->port);
 	json_t *args = json_pack("{s:s, s:i}", "connect_host", a->name, "connect_port", a->port);
 	struct net_ticket *nt = args ? malloc(sizeof *nt) : NULL;
 	if (!nt) {
@@ -397,8 +419,9 @@ static void net_ask_next(struct call *c)
 		s->tickets->prev = &nt->t;
 	s->tickets = &nt->t;
 	events_approval_request(s, c, args, reason);
-	struct tc_approval_request req = { .tool = c->name, .args = args, .reason = reason,
-	                                    .call_id = c->id, .command = NULL };
+	struct tc_approval_request req = {
+		.tool = c->name, .args = args, .reason = reason, .call_id = c->id, .command = NULL
+	};
 	if (c->session && c->session->approver)
 		c->session->approver(&req, net_respond, nt, c->session->approver_data);
 	else if (s->approver)
@@ -429,7 +452,7 @@ void *policy_net_ask(void *data, uint64_t call_id, const char *name, uint16_t po
 	*pp = a;
 	uint64_t seq = a->seq;
 	if (c->net_asks == a)
-		net_ask_next(c);   /* may answer at once: then a is gone */
+		net_ask_next(c); /* may answer at once: then a is gone */
 	for (a = c->net_asks; a; a = a->next)
 		if (a->seq == seq)
 			return a;
@@ -507,18 +530,25 @@ int tc_supervisor_tool_unusable(const struct tc_supervisor *s, const char *tool,
 	bool asks = p->levels[risk] == GATE_ASK || (r && r->action == GATE_ASK);
 	int rc = 1;
 	if (p->quarantine && risk > TC_RISK_READ_ONLY)
-		snprintf(why, size, "policy.quarantine is on and %s is a %s tool; turn quarantine off "
-		         "to use it", tool, tc_risk_name(risk));
+		snprintf(why, size,
+		         "policy.quarantine is on and %s is a %s tool; turn quarantine off "
+		         "to use it",
+		         tool, tc_risk_name(risk));
 	else if (r && r->action == GATE_DENY && !r->nargs)
-		snprintf(why, size, "a deny rule (%s) names it with no argument condition; remove the "
-		         "rule or narrow it", r->origin ? r->origin : "policy.rules");
+		snprintf(why, size,
+		         "a deny rule (%s) names it with no argument condition; remove the "
+		         "rule or narrow it",
+		         r->origin ? r->origin : "policy.rules");
 	else if (p->levels[risk] == GATE_DENY && !rule_may_pass)
-		snprintf(why, size, "policy.levels.%s is \"deny\", so every call of %s is denied; set it "
-		         "to \"allow\" or \"ask\", or add an allow rule for the tool", tc_risk_name(risk),
-		         tool);
+		snprintf(why, size,
+		         "policy.levels.%s is \"deny\", so every call of %s is denied; set it "
+		         "to \"allow\" or \"ask\", or add an allow rule for the tool",
+		         tc_risk_name(risk), tool);
 	else if (t->url_arg && risk == TC_RISK_NETWORK && !p->ndomains && !asks)
-		snprintf(why, size, "policy.domains is empty, so every URL %s is given is denied; add the "
-		         "hosts it may reach to policy.domains", tool);
+		snprintf(why, size,
+		         "policy.domains is empty, so every URL %s is given is denied; add the "
+		         "hosts it may reach to policy.domains",
+		         tool);
 	else
 		rc = 0;
 	tc_defined_unref(t);

@@ -23,13 +23,13 @@ struct render_spill {
 	int dirfd;
 	uint64_t max_bytes;
 	uint64_t used;
-	unsigned next;          /* sequence number of the next file */
-	char **files;           /* names (not paths) this spill wrote */
+	unsigned next; /* sequence number of the next file */
+	char **files;  /* names (not paths) this spill wrote */
 	size_t nfiles;
 };
 
-int render_spill_new(const char *parent, uint64_t max_bytes,
-                     struct render_spill **out, struct tc_error *err)
+int render_spill_new(const char *parent, uint64_t max_bytes, struct render_spill **out,
+                     struct tc_error *err)
 {
 	*out = NULL;
 	if (!parent || !*parent)
@@ -37,8 +37,8 @@ int render_spill_new(const char *parent, uint64_t max_bytes,
 	/* 0700: spilled output may hold anything a tool read; other users of
 	 * the machine must not see it. */
 	if (mkdir(parent, 0700) < 0 && errno != EEXIST)
-		return tc_error_set(err, TC_E_SYSTEM, parent, "cannot create the spill directory: %s",
-		                    strerror(errno));
+		return tc_error_set(err, TC_E_SYSTEM, parent,
+		                    "cannot create the spill directory: %s", strerror(errno));
 	struct render_spill *s = calloc(1, sizeof *s);
 	struct buf path = BUF_INIT;
 	if (!s || buf_printf(&path, "%s/session-XXXXXX", parent) < 0) {
@@ -53,16 +53,16 @@ int render_spill_new(const char *parent, uint64_t max_bytes,
 		int e = errno;
 		buf_release(&path);
 		free(s);
-		return tc_error_set(err, TC_E_SYSTEM, parent, "cannot create a session directory: %s",
-		                    strerror(e));
+		return tc_error_set(err, TC_E_SYSTEM, parent,
+		                    "cannot create a session directory: %s", strerror(e));
 	}
 	s->dir = buf_detach(&path);
 	s->dirfd = open(s->dir, O_PATH | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
 	if (s->dirfd < 0) {
 		int e = errno;
 		render_spill_free(s);
-		return tc_error_set(err, TC_E_SYSTEM, parent, "cannot open the session directory: %s",
-		                    strerror(e));
+		return tc_error_set(err, TC_E_SYSTEM, parent,
+		                    "cannot open the session directory: %s", strerror(e));
 	}
 	s->max_bytes = max_bytes ? max_bytes : RENDER_DEFAULT_SPILL_MAX_BYTES;
 	*out = s;
@@ -82,7 +82,7 @@ void render_spill_free(struct render_spill *s)
 	if (s->dirfd >= 0)
 		close(s->dirfd);
 	if (s->dir)
-		rmdir(s->dir);   /* fails, and keeps it, if someone else added a file */
+		rmdir(s->dir); /* fails, and keeps it, if someone else added a file */
 	free(s->dir);
 	free(s);
 }
@@ -100,20 +100,23 @@ uint64_t render_spill_used(const struct render_spill *s)
 /* Writes text to a new file of s. Returns 0 with *path_out (malloc'd), or
  * -1 with *why (malloc'd) saying why nothing was kept; -2 when out of
  * memory. A partial file is removed. */
-static int spill_write(struct render_spill *s, const char *text, size_t len,
-                       char **path_out, char **why)
+static int spill_write(struct render_spill *s, const char *text, size_t len, char **path_out,
+                       char **why)
 {
 	struct buf b = BUF_INIT;
 	*path_out = *why = NULL;
 	if (len > s->max_bytes - s->used) {
-		if (buf_printf(&b, "the session's spill directory is full (%" PRIu64 " of %"
-		               PRIu64 " bytes used)", s->used, s->max_bytes) < 0)
+		if (buf_printf(&b,
+		               "the session's spill directory is full (%" PRIu64 " of %" PRIu64
+		               " bytes used)",
+		               s->used, s->max_bytes) < 0)
 			return -2;
 		*why = buf_detach(&b);
 		return -1;
 	}
 	if (s->nfiles >= RENDER_SPILL_MAX_FILES) {
-		if (buf_printf(&b, "the session already kept %d outputs", RENDER_SPILL_MAX_FILES) < 0)
+		if (buf_printf(&b, "the session already kept %d outputs", RENDER_SPILL_MAX_FILES) <
+		    0)
 			return -2;
 		*why = buf_detach(&b);
 		return -1;
@@ -185,7 +188,8 @@ char *render_clean(const char *p, size_t n, size_t *len)
 	for (size_t i = 0; i < n;) {
 		size_t k = utf8_seq_len(u + i, n - i);
 		unsigned c = u[i];
-		bool line_end = c == '\t' || c == '\n' || (c == '\r' && i + 1 < n && u[i + 1] == '\n');
+		bool line_end =
+		        c == '\t' || c == '\n' || (c == '\r' && i + 1 < n && u[i + 1] == '\n');
 		if (k == 0 || c == 0 || (k == 2 && c == 0xc2 && u[i + 1] < 0xa0)) {
 			/* invalid, NUL, or a C1 control (U+0080..U+009F, 8-bit CSI) */
 			memcpy(out + o, "\xef\xbf\xbd", 3);
@@ -197,7 +201,7 @@ char *render_clean(const char *p, size_t n, size_t *len)
 			o += UTF8_ESCAPE_LEN;
 			i += k;
 		} else if ((c < 0x20 && !line_end) || c == 0x7f) {
-			utf8_control_picture((unsigned char)c, out + o);   /* ESC shows as ␛ */
+			utf8_control_picture((unsigned char)c, out + o); /* ESC shows as ␛ */
 			o += 3;
 			i++;
 		} else {
@@ -216,10 +220,12 @@ static int add_marker(struct buf *b, const struct render_result *r)
 	if (buf_printf(b, "\n[... %zu characters left out; ", r->chars_omitted) < 0)
 		return -1;
 	if (r->spill_path)
-		return buf_printf(b, "the whole output (%zu characters) is in %s: read it with "
+		return buf_printf(b,
+		                  "the whole output (%zu characters) is in %s: read it with "
 		                  "read_file using offset and limit ...]\n",
 		                  r->chars_total, r->spill_path);
-	if (buf_adds(b, "call again with a narrower request (offset/limit, a pattern) "
+	if (buf_adds(b,
+	             "call again with a narrower request (offset/limit, a pattern) "
 	             "to see them") < 0)
 		return -1;
 	if (r->spill_refused &&
@@ -229,8 +235,8 @@ static int add_marker(struct buf *b, const struct render_result *r)
 }
 
 /* Cuts clean (valid UTF-8, clen bytes) into out->text. */
-static int cut(const char *clean, size_t clen, size_t max_chars,
-               struct render_spill *spill, struct render_result *out)
+static int cut(const char *clean, size_t clen, size_t max_chars, struct render_spill *spill,
+               struct render_result *out)
 {
 	/* 60% and 20% without overflow for any size_t budget. */
 	size_t keep_head = max_chars / 5 * 3 + max_chars % 5 * 3 / 5;
@@ -252,9 +258,8 @@ static int cut(const char *clean, size_t clen, size_t max_chars,
 	return 0;
 }
 
-int render_text(const char *p, size_t n, size_t max_chars,
-                struct render_spill *spill, struct render_result *out,
-                struct tc_error *err)
+int render_text(const char *p, size_t n, size_t max_chars, struct render_spill *spill,
+                struct render_result *out, struct tc_error *err)
 {
 	memset(out, 0, sizeof *out);
 	if (max_chars == 0)
@@ -263,7 +268,7 @@ int render_text(const char *p, size_t n, size_t max_chars,
 	char *clean = render_clean(n ? p : "", n, &clen);
 	if (!clean)
 		return tc_error_set(err, TC_E_NOMEM, "render", "out of memory");
-	out->replaced = clen != n;   /* every replacement is longer than what it replaces */
+	out->replaced = clen != n; /* every replacement is longer than what it replaces */
 	out->chars_total = utf8_count(clean, clen);
 	if (out->chars_total <= max_chars) {
 		out->text = clean;

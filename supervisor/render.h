@@ -45,9 +45,9 @@
 
 #include "toolcage.h"
 
-#define RENDER_DEFAULT_MAX_CHARS 20000
-#define RENDER_DEFAULT_SPILL_MAX_BYTES (64u << 20)   /* 64 MiB per session */
-#define RENDER_SPILL_MAX_FILES 4096                  /* per session */
+#define RENDER_DEFAULT_MAX_CHARS       20000
+#define RENDER_DEFAULT_SPILL_MAX_BYTES (64u << 20) /* 64 MiB per session */
+#define RENDER_SPILL_MAX_FILES         4096        /* per session */
 
 /* A per-session spill directory. Invariants: dir exists (mode 0700) and was
  * created by render_spill_new, so nothing in it belongs to anyone else;
@@ -59,8 +59,8 @@ struct render_spill;
  * level only) whose spill files together may hold at most max_bytes
  * (0 = RENDER_DEFAULT_SPILL_MAX_BYTES). parent is copied. Returns 0 and a
  * new spill in *out, or -1 with err (TC_E_SYSTEM naming the path). */
-int render_spill_new(const char *parent, uint64_t max_bytes,
-                     struct render_spill **out, struct tc_error *err);
+int render_spill_new(const char *parent, uint64_t max_bytes, struct render_spill **out,
+                     struct tc_error *err);
 
 /* Removes every file this spill wrote, then its directory (a file someone
  * else put there keeps the directory, and is left alone). NULL is a no-op. */
@@ -74,15 +74,15 @@ uint64_t render_spill_used(const struct render_spill *s);
 /* A rendered output. Every pointer is owned by the result; release it with
  * render_result_release. */
 struct render_result {
-	char *text;             /* malloc'd, valid UTF-8, NUL-terminated, no NUL inside */
-	size_t len;             /* bytes in text */
-	size_t chars_total;     /* code points of the whole (sanitized) output */
-	size_t chars_omitted;   /* code points left out; 0 when not cut */
-	bool truncated;         /* the render was cut */
-	bool replaced;          /* anything was replaced (step 1 above) */
-	char *spill_path;       /* malloc'd path of the file with the whole
+	char *text;           /* malloc'd, valid UTF-8, NUL-terminated, no NUL inside */
+	size_t len;           /* bytes in text */
+	size_t chars_total;   /* code points of the whole (sanitized) output */
+	size_t chars_omitted; /* code points left out; 0 when not cut */
+	bool truncated;       /* the render was cut */
+	bool replaced;        /* anything was replaced (step 1 above) */
+	char *spill_path;     /* malloc'd path of the file with the whole
 	                         * output, or NULL (not cut, no spill, refused) */
-	char *spill_refused;    /* malloc'd reason the whole output was not
+	char *spill_refused;  /* malloc'd reason the whole output was not
 	                         * kept although a spill was given, or NULL */
 };
 
@@ -98,9 +98,8 @@ char *render_clean(const char *p, size_t n, size_t *len);
  * directory (0600) unless that would pass the spill's byte cap; a refused
  * spill is not an error (the marker and spill_refused say why). Returns 0,
  * or -1 with err only when out of memory (*out is then zeroed). */
-int render_text(const char *p, size_t n, size_t max_chars,
-                struct render_spill *spill, struct render_result *out,
-                struct tc_error *err);
+int render_text(const char *p, size_t n, size_t max_chars, struct render_spill *spill,
+                struct render_result *out, struct tc_error *err);
 
 /* Frees what r owns and zeroes it. NULL is a no-op. */
 void render_result_release(struct render_result *r);

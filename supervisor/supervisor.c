@@ -25,10 +25,22 @@
 #include "util.h"
 #include "io.h"
 
-struct tc_registry *tc_supervisor_registry(struct tc_supervisor *s) { return s->reg; }
-const char *tc_supervisor_workspace(const struct tc_supervisor *s) { return s->workspace; }
-struct loop *supervisor_loop(struct tc_supervisor *s) { return s->loop; }
-const struct config *supervisor_config(const struct tc_supervisor *s) { return s->cfg; }
+struct tc_registry *tc_supervisor_registry(struct tc_supervisor *s)
+{
+	return s->reg;
+}
+const char *tc_supervisor_workspace(const struct tc_supervisor *s)
+{
+	return s->workspace;
+}
+struct loop *supervisor_loop(struct tc_supervisor *s)
+{
+	return s->loop;
+}
+const struct config *supervisor_config(const struct tc_supervisor *s)
+{
+	return s->cfg;
+}
 
 void tc_supervisor_set_approver(struct tc_supervisor *s, tc_approver_fn fn, void *data)
 {
@@ -45,7 +57,7 @@ static int trust_manifests(struct tc_supervisor *s, const char *path, struct tc_
 	if (trust_add_trusted(s->trust, path, "the tool directory", NULL, err) < 0)
 		return -1;
 	if (stat(path, &st) < 0 || !S_ISDIR(st.st_mode))
-		return 0;    /* manifest_register says what is wrong with it */
+		return 0; /* manifest_register says what is wrong with it */
 	char **files = NULL;
 	size_t n = 0;
 	if (manifest_list_dir(path, &files, &n, err) < 0)
@@ -57,20 +69,20 @@ static int trust_manifests(struct tc_supervisor *s, const char *path, struct tc_
 	return rc;
 }
 
-static int load_tools(struct tc_supervisor *s, const struct tc_options *opt,
-                      struct tc_error *err)
+static int load_tools(struct tc_supervisor *s, const struct tc_options *opt, struct tc_error *err)
 {
 	if (!opt->no_builtins)
 		for (size_t i = 0; tc_builtin_plugins[i]; i++)
 			if (s->n_plugins < 8 &&
-			    tc_plugin_load(s->reg, tc_builtin_plugins[i], &s->plugins[s->n_plugins++],
-			                   err) < 0)
+			    tc_plugin_load(s->reg, tc_builtin_plugins[i],
+			                   &s->plugins[s->n_plugins++], err) < 0)
 				return -1;
 	const char *const *dirs[2] = { (const char *const *)s->cfg->tool_dirs, opt->tool_dirs };
 	for (int k = 0; k < 2; k++)
 		for (size_t i = 0; dirs[k] && dirs[k][i]; i++) {
 			if (s->n_manifests >= 32)
-				return tc_error_set(err, TC_E_INVALID, dirs[k][i], "too many tool directories");
+				return tc_error_set(err, TC_E_INVALID, dirs[k][i],
+				                    "too many tool directories");
 			if (trust_manifests(s, dirs[k][i], err) < 0)
 				return -1;
 			s->manifest_paths[s->n_manifests] = strdup(dirs[k][i]);
@@ -94,7 +106,8 @@ static void on_reload(struct loop *l, void *data)
 		if (trust_manifests(s, s->manifest_paths[i], &err) < 0 ||
 		    manifest_register(s->reg, s->manifest_paths[i], SCHEMA_DRAFT_AUTO,
 		                      &s->manifests[i], &err) < 0)
-			fprintf(stderr, "toolcage: reloading %s: %s\n", s->manifest_paths[i], err.msg);
+			fprintf(stderr, "toolcage: reloading %s: %s\n", s->manifest_paths[i],
+			        err.msg);
 	}
 }
 
@@ -117,12 +130,14 @@ static int watch_tool_dirs(struct tc_supervisor *s, struct tc_error *err)
 	if (s->inotify_fd < 0)
 		return tc_error_set(err, TC_E_SYSTEM, "tool dirs", "inotify: %s", strerror(errno));
 	for (size_t i = 0; i < s->n_manifests; i++)
-		if (inotify_add_watch(s->inotify_fd, s->manifest_paths[i], IN_CREATE | IN_DELETE |
-		                      IN_CLOSE_WRITE | IN_MOVED_FROM | IN_MOVED_TO | IN_DELETE_SELF) < 0)
+		if (inotify_add_watch(s->inotify_fd, s->manifest_paths[i],
+		                      IN_CREATE | IN_DELETE | IN_CLOSE_WRITE | IN_MOVED_FROM |
+		                              IN_MOVED_TO | IN_DELETE_SELF) < 0)
 			return tc_error_set(err, TC_E_SYSTEM, s->manifest_paths[i], "inotify: %s",
 			                    strerror(errno));
 	return loop_add_fd(s->loop, s->inotify_fd, EPOLLIN, on_tool_dir_change, s) < 0 ?
-	       tc_error_set(err, TC_E_SYSTEM, "tool dirs", "watch") : 0;
+	        tc_error_set(err, TC_E_SYSTEM, "tool dirs", "watch") :
+	        0;
 }
 
 int tc_supervisor_signal(const struct tc_supervisor *s)
@@ -136,8 +151,10 @@ static void on_signal(struct loop *l, int signo, void *data)
 	if (s->stop_signal)
 		return;
 	s->stop_signal = signo;
-	pipeline_cancel_all(s, signo == SIGINT ? "interrupted (SIGINT)" : signo == SIGTERM ?
-	           "the supervisor was told to stop (SIGTERM)" : "the supervisor was stopped");
+	pipeline_cancel_all(s,
+	                    signo == SIGINT          ? "interrupted (SIGINT)" :
+	                            signo == SIGTERM ? "the supervisor was told to stop (SIGTERM)" :
+	                                               "the supervisor was stopped");
 	loop_stop(l);
 }
 
@@ -156,20 +173,21 @@ static void bind_number_writer(void)
 }
 
 static const char config_hint[] = "toolcage reads --config FILE, else ./" CONFIG_DEFAULT_NAME
-	", else $XDG_CONFIG_HOME/toolcage/" CONFIG_DEFAULT_NAME " (~/.config/toolcage/), else "
-	CONFIG_SYSTEM_PATH ": keep the file in one of those outside the workspace, or pass "
-	"--config with a file outside it.";
+                                  ", else $XDG_CONFIG_HOME/toolcage/" CONFIG_DEFAULT_NAME
+                                  " (~/.config/toolcage/), else " CONFIG_SYSTEM_PATH
+                                  ": keep the file in one of those outside the workspace, or pass "
+                                  "--config with a file outside it.";
 
-static const char cwd_config_hint[] = "A ./" CONFIG_DEFAULT_NAME " is used only where "
-	"this user can write neither it nor its directory. Move it to $XDG_CONFIG_HOME/toolcage/"
-	" (~/.config/toolcage/) or " CONFIG_SYSTEM_PATH ", or pass --config FILE.";
+static const char cwd_config_hint[] =
+        "A ./" CONFIG_DEFAULT_NAME " is used only where "
+        "this user can write neither it nor its directory. Move it to $XDG_CONFIG_HOME/toolcage/"
+        " (~/.config/toolcage/) or " CONFIG_SYSTEM_PATH ", or pass --config FILE.";
 
 /* The directories tools may write (the workspace here; each profile's
  * write paths when it is loaded) and everything we trust from the start:
  * the configuration file, the profile directory, the approver program and
  * the audit log. The tool directories are checked as they are loaded. */
-static int trust_setup(struct tc_supervisor *s, const struct tc_options *opt,
-                       struct tc_error *err)
+static int trust_setup(struct tc_supervisor *s, const struct tc_options *opt, struct tc_error *err)
 {
 	const struct config *cfg = s->cfg;
 	if (!(s->trust = trust_new()))
@@ -182,15 +200,17 @@ static int trust_setup(struct tc_supervisor *s, const struct tc_options *opt,
 	 * would pass). Tools write as we do, so it is trusted only where we
 	 * can write neither it nor this directory. */
 	if (cfg->from_cwd && (access(".", W_OK) == 0 || access(cfg->file, W_OK) == 0) &&
-	    trust_add_writable(s->trust, ".", "the current directory (a run without a "
-	                       "configuration has its workspace there)", err) < 0)
+	    trust_add_writable(s->trust, ".",
+	                       "the current directory (a run without a "
+	                       "configuration has its workspace there)",
+	                       err) < 0)
 		return -1;
-	if (cfg->file && trust_add_trusted(s->trust, cfg->file, "the configuration",
-	                                   cfg->from_cwd ? cwd_config_hint : config_hint,
-	                                   err) < 0)
+	if (cfg->file &&
+	    trust_add_trusted(s->trust, cfg->file, "the configuration",
+	                      cfg->from_cwd ? cwd_config_hint : config_hint, err) < 0)
 		return -1;
-	if (cfg->profile_dir && trust_add_trusted(s->trust, cfg->profile_dir,
-	                                          "the profile directory", NULL, err) < 0)
+	if (cfg->profile_dir &&
+	    trust_add_trusted(s->trust, cfg->profile_dir, "the profile directory", NULL, err) < 0)
 		return -1;
 	const char *approve = opt->approve ? opt->approve : cfg->approval;
 	if (approve && !strncmp(approve, "cmd:", 4) && approve[4] &&
@@ -223,7 +243,8 @@ int tc_supervisor_new(const struct tc_options *opt, struct tc_supervisor **out,
 	if (config_load(opt->config_path, &s->cfg, err) < 0)
 		goto fail;
 	const char *ws = opt->workspace ? opt->workspace :
-	                 s->cfg->workspace ? s->cfg->workspace : ".";
+	        s->cfg->workspace       ? s->cfg->workspace :
+	                                  ".";
 	s->workspace = realpath(ws, NULL);
 	if (!s->workspace) {
 		tc_error_set(err, TC_E_NOT_FOUND, ws, "workspace: %s", strerror(errno));
@@ -255,12 +276,13 @@ int tc_supervisor_new(const struct tc_options *opt, struct tc_supervisor **out,
 		goto fail;
 	}
 	for (size_t i = 0; i < s->cfg->policy.ndomains; i++)
-		s->domains[i] = s->cfg->policy.domains[i];   /* borrowed from cfg */
+		s->domains[i] = s->cfg->policy.domains[i]; /* borrowed from cfg */
 	if (opt->watch_tool_dirs && s->n_manifests && watch_tool_dirs(s, err) < 0)
 		goto fail;
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
 	if (opt->handle_signals && loop_add_signals(s->loop, sigs, 3, on_signal, s) < 0) {
-		tc_error_set(err, TC_E_SYSTEM, "supervisor", "signal handling: %s", strerror(errno));
+		tc_error_set(err, TC_E_SYSTEM, "supervisor", "signal handling: %s",
+		             strerror(errno));
 		goto fail;
 	}
 	*out = s;
@@ -279,7 +301,7 @@ void tc_supervisor_free(struct tc_supervisor *s)
 	for (struct jail_entry *e = s->jails; e; e = e->next)
 		sbx_jail_keep_spare(e->jail, false);
 	pipeline_cancel_all(s, "the supervisor is shutting down");
-	while (s->sessions)   /* the embedder should have; their calls ended above */
+	while (s->sessions) /* the embedder should have; their calls ended above */
 		tc_session_free(s->sessions);
 	egress_free(s->egress);
 	policy_release(s);
@@ -318,4 +340,7 @@ void tc_supervisor_free(struct tc_supervisor *s)
 	sbx_cleanup();
 }
 
-struct audit *supervisor_audit(struct tc_supervisor *s) { return s->audit; }
+struct audit *supervisor_audit(struct tc_supervisor *s)
+{
+	return s->audit;
+}

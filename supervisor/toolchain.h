@@ -11,7 +11,7 @@
 /* What toolchain_apply points a spec at; owned here. */
 struct toolchain_spec {
 	const char **read, **exec, **env;
-	char *path_var;              /* "PATH=..." */
+	char *path_var; /* "PATH=..." */
 };
 
 /* With dirs (NULL-terminated) empty, nothing changes. Otherwise spec's

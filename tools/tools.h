@@ -5,9 +5,9 @@
 
 #include "toolcage.h"
 
-extern const struct tc_plugin tc_fs_plugin;      /* tools/fs: files in the workspace */
-extern const struct tc_plugin tc_shell_plugin;   /* tools/shell: run_command */
-extern const struct tc_plugin tc_net_plugin;     /* tools/net: http_fetch */
+extern const struct tc_plugin tc_fs_plugin;    /* tools/fs: files in the workspace */
+extern const struct tc_plugin tc_shell_plugin; /* tools/shell: run_command */
+extern const struct tc_plugin tc_net_plugin;   /* tools/net: http_fetch */
 
 /* Every plugin above, NULL-terminated (tools/builtins.c): what the
  * supervisor loads by default and what `toolcage lint` checks. */

@@ -4,14 +4,14 @@
 #ifndef TC_CLI_H
 #define TC_CLI_H
 
-int cmd_exec(int argc, char **argv);      /* cli_exec.c */
-int cmd_check(int argc, char **argv);     /* cli_exec.c */
-int cmd_schema(int argc, char **argv);    /* cli_schema.c */
-int cmd_lint(int argc, char **argv);      /* cli_lint.c */
-int cmd_call(int argc, char **argv);      /* cli_call.c */
-int cmd_list(int argc, char **argv);      /* cli_call.c */
-int cmd_replay(int argc, char **argv);    /* cli_replay.c */
-int cmd_serve(int argc, char **argv);     /* cli_serve.c */
+int cmd_exec(int argc, char **argv);   /* cli_exec.c */
+int cmd_check(int argc, char **argv);  /* cli_exec.c */
+int cmd_schema(int argc, char **argv); /* cli_schema.c */
+int cmd_lint(int argc, char **argv);   /* cli_lint.c */
+int cmd_call(int argc, char **argv);   /* cli_call.c */
+int cmd_list(int argc, char **argv);   /* cli_call.c */
+int cmd_replay(int argc, char **argv); /* cli_replay.c */
+int cmd_serve(int argc, char **argv);  /* cli_serve.c */
 
 /* ---- the options every verb that builds a supervisor shares ------------
  * (cli_common.c): --workspace, --config, --tools (repeatable), --approve,
@@ -23,14 +23,15 @@ int cmd_serve(int argc, char **argv);     /* cli_serve.c */
 #include "pipeline.h"
 
 #define CLI_SUP_MAX_TOOL_DIRS 16
-#define CLI_SUP_SHORTOPTS "w:c:t:a:A:"
-#define CLI_SUP_LONGOPTS \
-	{ "workspace", required_argument, NULL, 'w' }, \
-	{ "config", required_argument, NULL, 'c' }, \
-	{ "tools", required_argument, NULL, 't' }, \
-	{ "approve", required_argument, NULL, 'a' }, \
-	{ "audit", required_argument, NULL, 'A' }, \
-	{ "strict", no_argument, NULL, CLI_OPT_STRICT }
+#define CLI_SUP_SHORTOPTS     "w:c:t:a:A:"
+#define CLI_SUP_LONGOPTS                                                                           \
+	{ "workspace", required_argument, NULL, 'w' }, { "config", required_argument, NULL, 'c' }, \
+	        { "tools", required_argument, NULL, 't' },                                         \
+	        { "approve", required_argument, NULL, 'a' },                                       \
+	        { "audit", required_argument, NULL, 'A' },                                         \
+	{                                                                                          \
+		"strict", no_argument, NULL, CLI_OPT_STRICT                                        \
+	}
 /* Long-only options (no short letter). */
 #define CLI_OPT_STRICT 0x1001
 
@@ -39,7 +40,6 @@ struct cli_sup {
 	const char *dirs[CLI_SUP_MAX_TOOL_DIRS + 1];
 	int ndirs;
 };
-
 
 /* Takes option ch with its argument if it is a shared one. Returns 1 when
  * handled, 0 when not a shared option, -1 on a usage error (printed,
@@ -56,9 +56,9 @@ struct tc_supervisor *cli_sup_open(struct cli_sup *c, const char *verb);
 struct cli_help {
 	const char *verb;
 	const char *summary;
-	const char *text;     /* "usage: ..." and the verb's section, '\n'-ended */
+	const char *text; /* "usage: ..." and the verb's section, '\n'-ended */
 };
-extern const char cli_help_main[];            /* `toolcage --help` */
+extern const char cli_help_main[];             /* `toolcage --help` */
 extern const struct cli_help cli_help_pages[]; /* ends with a NULL verb */
 
 /* Prints verb's help to f (stdout for --help, stderr on a usage error). */

@@ -43,12 +43,8 @@ static int parse_common(int argc, char **argv, struct common *c, const char *ver
 		switch (ch) {
 		case 'j': c->json = true; break;
 		case 'f': c->format = optarg; break;
-		case 'h':
-			cli_usage(stdout, verb);
-			return 1;
-		default:
-			cli_usage(stderr, verb);
-			return -1;
+		case 'h': cli_usage(stdout, verb); return 1;
+		default: cli_usage(stderr, verb); return -1;
 		}
 	}
 	c->sup.opt.handle_signals = true;
@@ -63,7 +59,7 @@ static json_t *result_json(const struct tc_result *r)
 	                      tc_status_name(r->status), "canonical", r->canonical, "render",
 	                      r->render, "truncated", r->truncated, "duration_ms",
 	                      (json_int_t)r->duration_ms, "confinement", r->confinement);
-	if (j && r->network)   /* what a tool with egress tried (docs/network.md) */
+	if (j && r->network) /* what a tool with egress tried (docs/network.md) */
 		json_object_set(j, "network", r->network);
 	return j;
 }
@@ -91,8 +87,10 @@ int cmd_call(int argc, char **argv)
 		return rc > 0 ? 0 : 2;
 	if (optind >= argc || argc - optind > 2) {
 		if (optind < argc)
-			fprintf(stderr, "toolcage call: '%s' after the arguments: give TOOL, then one "
-			        "ARGS_JSON (options may come before or after them)\n\n", argv[optind + 2]);
+			fprintf(stderr,
+			        "toolcage call: '%s' after the arguments: give TOOL, then one "
+			        "ARGS_JSON (options may come before or after them)\n\n",
+			        argv[optind + 2]);
 		cli_usage(stderr, "call");
 		return 2;
 	}
@@ -123,7 +121,8 @@ int cmd_call(int argc, char **argv)
 		 * time and memory (json_pretty.h). */
 		json_t *j = result_json(r);
 		char *text = j ? json_pretty(j, false, NULL) : NULL;
-		fputs(text ? text : "{\"status\": \"failed\", \"error\": \"out of memory\"}", stdout);
+		fputs(text ? text : "{\"status\": \"failed\", \"error\": \"out of memory\"}",
+		      stdout);
 		fputc('\n', stdout);
 		free(text);
 		json_decref(j);
@@ -150,7 +149,8 @@ int cmd_list(int argc, char **argv)
 		return rc > 0 ? 0 : 2;
 	enum tc_export_format fmt;
 	if (tc_export_format_parse(c.format, &fmt) < 0) {
-		fprintf(stderr, "toolcage list: unknown format '%s' (text, mcp, openai)\n", c.format);
+		fprintf(stderr, "toolcage list: unknown format '%s' (text, mcp, openai)\n",
+		        c.format);
 		return 2;
 	}
 	struct tc_supervisor *s = cli_sup_open(&c.sup, "list");
@@ -182,7 +182,7 @@ int cmd_list(int argc, char **argv)
 	if (fmt == TC_EXPORT_TEXT && hidden.len)
 		printf("\n%s", hidden.data);
 	else if (hidden.len)
-		fputs(hidden.data, stderr);   /* stdout stays the JSON a host reads */
+		fputs(hidden.data, stderr); /* stdout stays the JSON a host reads */
 	if (fmt != TC_EXPORT_TEXT)
 		json_dumpf(list, stdout, JSON_INDENT(2)), fputc('\n', stdout);
 	json_decref(list);

@@ -33,8 +33,7 @@ int cli_sup_option(struct cli_sup *c, int ch, const char *arg, const char *verb)
 		}
 		c->dirs[c->ndirs++] = arg;
 		return 1;
-	default:
-		return 0;
+	default: return 0;
 	}
 }
 

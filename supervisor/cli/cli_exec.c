@@ -32,8 +32,14 @@
 /* Exit statuses, as env(1) and timeout(1) use them; EX_CUT: output was
  * left out by a cap (--json, --max-output), the one status a reader of a
  * pipe cannot mistake for CMD's whole output. */
-enum { EX_CLI_USAGE = 2, EX_CUT = 123, EX_TIMEOUT = 124, EX_TOOLCAGE = CHILD_EXIT_SETUP,
-       EX_NOEXEC = CHILD_EXIT_NOEXEC, EX_NOTFOUND = CHILD_EXIT_NOTFOUND };
+enum {
+	EX_CLI_USAGE = 2,
+	EX_CUT = 123,
+	EX_TIMEOUT = 124,
+	EX_TOOLCAGE = CHILD_EXIT_SETUP,
+	EX_NOEXEC = CHILD_EXIT_NOEXEC,
+	EX_NOTFOUND = CHILD_EXIT_NOTFOUND
+};
 
 static const char *killed_name(enum sbx_killed k)
 {
@@ -72,8 +78,9 @@ static void print_json(const struct sbx_outcome *o, const char *error, const cha
                        const struct sbx_child *child, json_t *network)
 {
 	json_t *j = json_object();
-	json_object_set_new(j, "exit_code", o->exit_code >= 0 && !o->signal ?
-	                    json_integer(o->exit_code) : json_null());
+	json_object_set_new(j, "exit_code",
+	                    o->exit_code >= 0 && !o->signal ? json_integer(o->exit_code) :
+	                                                      json_null());
 	json_object_set_new(j, "signal", o->signal ? json_integer(o->signal) : json_null());
 	json_object_set_new(j, "timed_out", json_boolean(o->killed_by == SBX_KILLED_TIMEOUT));
 	const char *k = killed_name(o->killed_by);
@@ -115,15 +122,15 @@ static void print_json(const struct sbx_outcome *o, const char *error, const cha
  * reader cannot hold the deadline. */
 struct live {
 	int fd;
-	int stream;    /* 1 stdout, 2 stderr */
+	int stream; /* 1 stdout, 2 stderr */
 	struct sbx_child *child;
-	bool whole;    /* streamed whole (no --max-output) */
-	int wfd;       /* fd, or our own O_NONBLOCK open of it (live_open); -1: not yet */
-	bool sock;     /* a socket: sent with MSG_DONTWAIT */
-	bool nowait;   /* wfd cannot block: written whole, no poll first */
-	size_t sent;   /* head bytes written (--max-output) */
-	bool stalled;  /* poll said room, the write said EAGAIN: retried in 10 ms */
-	bool gone;     /* closed or broken: the rest is dropped */
+	bool whole;   /* streamed whole (no --max-output) */
+	int wfd;      /* fd, or our own O_NONBLOCK open of it (live_open); -1: not yet */
+	bool sock;    /* a socket: sent with MSG_DONTWAIT */
+	bool nowait;  /* wfd cannot block: written whole, no poll first */
+	size_t sent;  /* head bytes written (--max-output) */
+	bool stalled; /* poll said room, the write said EAGAIN: retried in 10 ms */
+	bool gone;    /* closed or broken: the rest is dropped */
 };
 
 /* Room that poll(2) reports is not room for PIPE_BUF bytes on a terminal
@@ -151,7 +158,7 @@ static void live_open(struct live *l)
 	if (fd >= 0)
 		l->wfd = fd;
 	else
-		l->nowait = false;   /* our own blocking fd: poll, then PIPE_BUF at most */
+		l->nowait = false; /* our own blocking fd: poll, then PIPE_BUF at most */
 }
 
 /* The bytes waiting for l's fd: the sandbox's window, or the kept head. */
@@ -228,7 +235,7 @@ static void live_drain(struct live *l)
 			live_took(l, (size_t)w);
 		} else if (w < 0 && errno == EAGAIN) {
 			struct pollfd pf = { .fd = l->fd, .events = POLLOUT };
-			poll(&pf, 1, 10);   /* a stopped terminal says room it has not */
+			poll(&pf, 1, 10); /* a stopped terminal says room it has not */
 		} else if (!(w < 0 && errno == EINTR)) {
 			live_gone(l);
 		}
@@ -244,9 +251,11 @@ static void cut_notice(const struct sbx_outcome *o, size_t keep, bool asked)
 	for (int i = 0; i < 2; i++) {
 		const struct sbx_capture *c = i ? &o->err : &o->out;
 		if (c->truncated)
-			fprintf(stderr, "toolcage: %s cut: %llu bytes written, the first %zu and the "
-			        "last %zu kept (%s %zu)\n", i ? "stderr" : "stdout",
-			        (unsigned long long)c->total, c->head_len, c->tail_len,
+			fprintf(stderr,
+			        "toolcage: %s cut: %llu bytes written, the first %zu and the "
+			        "last %zu kept (%s %zu)\n",
+			        i ? "stderr" : "stdout", (unsigned long long)c->total, c->head_len,
+			        c->tail_len,
 			        asked ? "--max-output" : "the profile's output.keep_bytes", keep);
 	}
 	char own[48] = "killed";
@@ -352,12 +361,12 @@ static bool stdin_passed_on(bool asked)
 }
 
 struct exec_opts {
-	struct netpol *policy;   /* the --allow/--deny flags; NULL when none */
+	struct netpol *policy; /* the --allow/--deny flags; NULL when none */
 	const char *profile;
 	const char *profile_dir;
 	const char *workspace;
 	long timeout_ms;
-	size_t max_output;       /* --max-output; 0: none */
+	size_t max_output; /* --max-output; 0: none */
 	bool json;
 	bool spare;
 	bool stdin;
@@ -419,25 +428,34 @@ static int parse_exec_args(int argc, char **argv, struct exec_opts *o)
 		case 's': o->spare = true; break;
 		case 'i': o->stdin = true; break;
 		case CLI_OPT_STRICT: o->strict = true; break;
-		case 'A': case 'D': case 'R': case 'Q': {
+		case 'A':
+		case 'D':
+		case 'R':
+		case 'Q': {
 			struct tc_error e = { 0 };
 			if (!o->policy && !(o->policy = netpol_new())) {
 				fputs("toolcage exec: out of memory\n", stderr);
 				return -1;
 			}
-			if ((c == 'A' || c == 'D' ? netpol_add_name(o->policy, c == 'D', optarg, &e) :
-			     netpol_add_range(o->policy, c == 'Q', optarg, &e)) < 0) {
-				fprintf(stderr, "toolcage exec: --%s %s: %s\n", c == 'A' ? "allow-domain" :
-				        c == 'D' ? "deny-domain" : c == 'R' ? "allow-address" :
-				        "deny-address", optarg, e.msg);
+			if ((c == 'A' || c == 'D' ?
+			             netpol_add_name(o->policy, c == 'D', optarg, &e) :
+			             netpol_add_range(o->policy, c == 'Q', optarg, &e)) < 0) {
+				fprintf(stderr, "toolcage exec: --%s %s: %s\n",
+				        c == 'A'         ? "allow-domain" :
+				                c == 'D' ? "deny-domain" :
+				                c == 'R' ? "allow-address" :
+				                           "deny-address",
+				        optarg, e.msg);
 				return -1;
 			}
 			break;
 		}
 		case 'm':
 			if (parse_size(optarg, &o->max_output) < 0) {
-				fprintf(stderr, "toolcage exec: --max-output wants %u..%u bytes (K, M: "
-				        "KiB, MiB), got '%s'\n", MAX_OUTPUT_MIN, MAX_OUTPUT_MAX, optarg);
+				fprintf(stderr,
+				        "toolcage exec: --max-output wants %u..%u bytes (K, M: "
+				        "KiB, MiB), got '%s'\n",
+				        MAX_OUTPUT_MIN, MAX_OUTPUT_MAX, optarg);
 				return -1;
 			}
 			break;
@@ -445,17 +463,15 @@ static int parse_exec_args(int argc, char **argv, struct exec_opts *o)
 			errno = 0;
 			o->timeout_ms = strtol(optarg, &end, 10);
 			if (errno || *end || o->timeout_ms < 1 || o->timeout_ms > 86400000L) {
-				fprintf(stderr, "toolcage exec: --timeout-ms wants 1..86400000, "
-				        "got '%s'\n", optarg);
+				fprintf(stderr,
+				        "toolcage exec: --timeout-ms wants 1..86400000, "
+				        "got '%s'\n",
+				        optarg);
 				return -1;
 			}
 			break;
-		case 'h':
-			cli_usage(stdout, "exec");
-			return 1;
-		default:
-			cli_usage(stderr, "exec");
-			return -1;
+		case 'h': cli_usage(stdout, "exec"); return 1;
+		default: cli_usage(stderr, "exec"); return -1;
 		}
 	}
 	if (optind >= argc) {
@@ -482,7 +498,7 @@ static bool runnable_in_workspace(const char *workspace, const char *prog)
 	}
 	size_t n = strlen(ws);
 	return realpath(prog, path) && !strncmp(path, ws, n) && (path[n] == '/' || n == 1) &&
-	       !access(path, X_OK);
+	        !access(path, X_OK);
 }
 
 static int fail_setup(bool json, const char *what)
@@ -501,7 +517,7 @@ int cmd_exec(int argc, char **argv)
 	int rc = parse_exec_args(argc, argv, &o);
 	if (rc) {
 		netpol_free(o.policy);
-		return rc > 0 ? 0 : EX_CLI_USAGE;   /* as every verb; 125 is for what fails after */
+		return rc > 0 ? 0 : EX_CLI_USAGE; /* as every verb; 125 is for what fails after */
 	}
 	signal(SIGPIPE, SIG_IGN);
 
@@ -532,18 +548,20 @@ int cmd_exec(int argc, char **argv)
 	struct sbx_child *child = NULL;
 	struct exec_net net = { .policy = o.policy };
 	if (o.policy && !p->spec.egress) {
-		rc = fail_setup(o.json, "--allow-domain and the like need a profile whose network "
-		                "goes through toolcage (network.egress, as in the network profile)");
+		rc = fail_setup(
+		        o.json,
+		        "--allow-domain and the like need a profile whose network "
+		        "goes through toolcage (network.egress, as in the network profile)");
 		goto out;
 	}
-	if (p->spec.egress && ((!net.policy && !(net.policy = netpol_new())) ||
-	                       !(net.loop = loop_new()) ||
-	                       egress_new(net.loop, net.policy, NULL, &net.egress, &terr) < 0)) {
+	if (p->spec.egress &&
+	    ((!net.policy && !(net.policy = netpol_new())) || !(net.loop = loop_new()) ||
+	     egress_new(net.loop, net.policy, NULL, &net.egress, &terr) < 0)) {
 		snprintf(msg, sizeof msg, "egress: %s", terr.msg[0] ? terr.msg : "out of memory");
 		rc = fail_setup(o.json, msg);
 		goto out;
 	}
-	if (o.max_output) {   /* kept whole up to the cap, never killed below it */
+	if (o.max_output) { /* kept whole up to the cap, never killed below it */
 		p->spec.output_keep_bytes = o.max_output;
 		if ((p->spec.output_limit_bytes ? p->spec.output_limit_bytes : 64ULL << 20) <
 		    o.max_output)
@@ -563,7 +581,7 @@ int cmd_exec(int argc, char **argv)
 	job.stdin_source = STDIN_FILENO;
 	job.stream_output = !o.json && !o.max_output;
 	struct live live[2] = { { .fd = STDOUT_FILENO, .stream = 1, .wfd = -1 },
-	                        { .fd = STDERR_FILENO, .stream = 2, .wfd = -1 } };
+		                { .fd = STDERR_FILENO, .stream = 2, .wfd = -1 } };
 	struct sbx_protect_snap *snap = NULL;
 	if (sbx_protect_snapshot(jail, &snap) < 0) {
 		rc = fail_setup(o.json, "out of memory");
@@ -573,8 +591,9 @@ int cmd_exec(int argc, char **argv)
 		live[i].whole = job.stream_output;
 	if (sbx_spawn(jail, &job, &child, &err) == 0)
 		live[0].child = live[1].child = child;
-	if (!child || (o.json && !net.loop ? sbx_child_wait(child) :
-	               wait_live(child, o.json ? NULL : live, &net)) < 0) {
+	if (!child ||
+	    (o.json && !net.loop ? sbx_child_wait(child) :
+	                           wait_live(child, o.json ? NULL : live, &net)) < 0) {
 		sbx_protect_snap_free(snap);
 		rc = fail_setup(o.json, err.msg[0] ? err.msg : "waiting for the child failed");
 		goto out;
@@ -605,9 +624,12 @@ int cmd_exec(int argc, char **argv)
 		 * which setting of the profile it is. */
 		if (is_exec && out->setup_failed == EACCES && !p->spec.workspace_exec && k > 0 &&
 		    (size_t)k < sizeof msg && runnable_in_workspace(o.workspace, argv[optind]))
-			snprintf(msg + k, sizeof msg - (size_t)k, " (a program in the workspace: the "
-			         "profile %s does not let them run, filesystem.workspace_exec is false; "
-			         "--profile write lets them)", o.profile);
+			snprintf(
+			        msg + k, sizeof msg - (size_t)k,
+			        " (a program in the workspace: the "
+			        "profile %s does not let them run, filesystem.workspace_exec is false; "
+			        "--profile write lets them)",
+			        o.profile);
 		error = msg;
 		fprintf(stderr, "toolcage: %s\n", msg);
 	}
@@ -615,7 +637,9 @@ int cmd_exec(int argc, char **argv)
 	if (net.call) {
 		egress_call_end(net.call);
 		report = o.json ? egress_call_report(net.call) : NULL;
-		char *summary = egress_call_refused(net.call) ? egress_call_summary(net.call, EGRESS_SUMMARY_MAX) : NULL;
+		char *summary = egress_call_refused(net.call) ?
+		        egress_call_summary(net.call, EGRESS_SUMMARY_MAX) :
+		        NULL;
 		for (char *line = summary, *nl; !o.json && line && *line; line = nl + 1) {
 			if (!(nl = strchr(line, '\n')))
 				break;
@@ -634,8 +658,11 @@ int cmd_exec(int argc, char **argv)
 		        o.timeout_ms ? o.timeout_ms : (long)p->spec.timeout_ms);
 	else if (!o.json && out->killed_by == SBX_KILLED_OUTPUT_LIMIT)
 		fprintf(stderr, "toolcage: killed: output limit reached\n");
-	cut_notice(out, o.max_output ? o.max_output : p->spec.output_keep_bytes ?
-	           p->spec.output_keep_bytes : 1 << 20, o.max_output != 0);
+	cut_notice(out,
+	           o.max_output                      ? o.max_output :
+	                   p->spec.output_keep_bytes ? p->spec.output_keep_bytes :
+	                                               1 << 20,
+	           o.max_output != 0);
 	rc = exit_status(out);
 	/* The call is over: the child is reaped, its tree killed and its
 	 * cgroups checked empty (sbx_child_wait). What is left to free goes
@@ -645,7 +672,7 @@ int cmd_exec(int argc, char **argv)
 	_exit(rc);
 out:
 	if (jail)
-		sbx_jail_keep_spare(jail, false);   /* no next one: this was the call */
+		sbx_jail_keep_spare(jail, false); /* no next one: this was the call */
 	sbx_child_free(child);
 	sbx_jail_free(jail);
 	egress_call_free(net.call);
@@ -659,14 +686,24 @@ out:
 
 static void print_dropped(unsigned dropped)
 {
-	static const struct { unsigned bit; const char *name; } names[] = {
-		{ SBX_REQ_NS_USER, "user_ns" }, { SBX_REQ_NS_PID, "pid_ns" },
-		{ SBX_REQ_NS_MOUNT, "mount_ns" }, { SBX_REQ_NS_IPC, "ipc_ns" },
-		{ SBX_REQ_NS_UTS, "uts_ns" }, { SBX_REQ_NS_NET, "net_ns" },
-		{ SBX_REQ_NS_CGROUP, "cgroup_ns" }, { SBX_REQ_LANDLOCK, "landlock" },
-		{ SBX_REQ_LANDLOCK_NET, "landlock_net" }, { SBX_REQ_LANDLOCK_SCOPE, "landlock_scope" },
-		{ SBX_REQ_LANDLOCK_IOCTL, "landlock_ioctl" }, { SBX_REQ_CGROUP_PIDS, "cgroup_pids" },
-		{ SBX_REQ_CGROUP_MEMORY, "cgroup_memory" }, { SBX_REQ_IDENTITY, "identity" },
+	static const struct {
+		unsigned bit;
+		const char *name;
+	} names[] = {
+		{ SBX_REQ_NS_USER, "user_ns" },
+		{ SBX_REQ_NS_PID, "pid_ns" },
+		{ SBX_REQ_NS_MOUNT, "mount_ns" },
+		{ SBX_REQ_NS_IPC, "ipc_ns" },
+		{ SBX_REQ_NS_UTS, "uts_ns" },
+		{ SBX_REQ_NS_NET, "net_ns" },
+		{ SBX_REQ_NS_CGROUP, "cgroup_ns" },
+		{ SBX_REQ_LANDLOCK, "landlock" },
+		{ SBX_REQ_LANDLOCK_NET, "landlock_net" },
+		{ SBX_REQ_LANDLOCK_SCOPE, "landlock_scope" },
+		{ SBX_REQ_LANDLOCK_IOCTL, "landlock_ioctl" },
+		{ SBX_REQ_CGROUP_PIDS, "cgroup_pids" },
+		{ SBX_REQ_CGROUP_MEMORY, "cgroup_memory" },
+		{ SBX_REQ_IDENTITY, "identity" },
 		{ SBX_REQ_CGROUP_CPU, "cgroup_cpu" },
 	};
 	if (!dropped)
@@ -697,7 +734,8 @@ static void print_limits(const struct sbx_jail *jail)
 	printf("\n");
 	for (int i = 0; i < c.n_limits; i++)
 		if (c.limits[i].dropped[0])
-			printf("    without its %s limit: %s\n", c.limits[i].name, c.limits[i].dropped);
+			printf("    without its %s limit: %s\n", c.limits[i].name,
+			       c.limits[i].dropped);
 }
 
 /* The walls and how each is built here; one built another way (an
@@ -746,8 +784,9 @@ static bool check_profile(const char *name, const char *dir, const char *workspa
 	bool ok = false;
 	char *const argv[] = { (char *)"/bin/true", NULL };
 	struct sbx_job job = { .argv = argv, .timeout_ms = 5000 };
-	struct sbx_job builtin = { .fn = check_builtin, .fn_data = "", .fn_len = 1,
-	                           .timeout_ms = 5000 };
+	struct sbx_job builtin = {
+		.fn = check_builtin, .fn_data = "", .fn_len = 1, .timeout_ms = 5000
+	};
 	struct sbx_child *bchild = NULL;
 	if (profile_load(name, dir, &p, &terr) < 0) {
 		printf("  %-12s NO   %s: %s\n", name, terr.where, terr.msg);
@@ -762,10 +801,11 @@ static bool check_profile(const char *name, const char *dir, const char *workspa
 		       strerror(o->setup_failed), *hint ? ": " : "", hint);
 	} else if (sbx_spawn(jail, &builtin, &bchild, &err) < 0 || sbx_child_wait(bchild) < 0) {
 		printf("  %-12s NO   a builtin cannot start: %s\n", name, err.msg);
-	} else if (sbx_child_outcome(bchild)->setup_failed || sbx_child_outcome(bchild)->exit_code) {
+	} else if (sbx_child_outcome(bchild)->setup_failed ||
+	           sbx_child_outcome(bchild)->exit_code) {
 		const struct sbx_outcome *o = sbx_child_outcome(bchild);
-		const char *hint = o->setup_failed ? sbx_explain_step(o->setup_step,
-		                                                      o->setup_failed) : "";
+		const char *hint =
+		        o->setup_failed ? sbx_explain_step(o->setup_step, o->setup_failed) : "";
 		printf("  %-12s NO   a builtin failed: %s%s%s (exit %d, signal %d)%s%s\n", name,
 		       o->setup_failed ? o->setup_step : "", o->setup_failed ? ": " : "",
 		       o->setup_failed ? strerror(o->setup_failed) : "", o->exit_code, o->signal,
@@ -830,28 +870,36 @@ int cmd_check(int argc, char **argv)
 	printf("landlock:    %s", f.landlock_abi ? "ABI " : "NO\n");
 	if (f.landlock_abi)
 		printf("%d\n", f.landlock_abi);
-	static const struct { unsigned ns; const char *name; } ns[] = {
-		{ SBX_NS_USER, "user" }, { SBX_NS_PID, "pid" }, { SBX_NS_MOUNT, "mount" },
-		{ SBX_NS_IPC, "ipc" }, { SBX_NS_UTS, "uts" }, { SBX_NS_NET, "net" },
+	static const struct {
+		unsigned ns;
+		const char *name;
+	} ns[] = {
+		{ SBX_NS_USER, "user" },     { SBX_NS_PID, "pid" }, { SBX_NS_MOUNT, "mount" },
+		{ SBX_NS_IPC, "ipc" },       { SBX_NS_UTS, "uts" }, { SBX_NS_NET, "net" },
 		{ SBX_NS_CGROUP, "cgroup" },
 	};
 	printf("namespaces: ");
 	for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++)
 		printf(" %s:%s", ns[i].name, f.namespaces & ns[i].ns ? "yes" : "no");
-	printf("\nclone3:      %s\n", f.clone3 ? "yes" : "NO (refused with ENOSYS: children "
-	       "are made with clone(), and join v2 cgroups by a write)");
+	printf("\nclone3:      %s\n",
+	       f.clone3 ? "yes" :
+	                  "NO (refused with ENOSYS: children "
+	                  "are made with clone(), and join v2 cgroups by a write)");
 	if (f.cgroup_pids)
 		printf("cgroup pids:   %s\n", f.cgroup_pids_where);
 	else
 		printf("cgroup pids:   not available: %s; processes are bounded by %s\n",
-		       f.cgroup_pids_where, f.pid_max_per_ns ? "the pid namespace's pid_max "
-		       "(at least 301) and RLIMIT_NPROC (per uid, not for root)" :
-		       "RLIMIT_NPROC only (per uid, not for root)");
+		       f.cgroup_pids_where,
+		       f.pid_max_per_ns ?
+		               "the pid namespace's pid_max "
+		               "(at least 301) and RLIMIT_NPROC (per uid, not for root)" :
+		               "RLIMIT_NPROC only (per uid, not for root)");
 	if (f.cgroup_memory)
 		printf("cgroup memory: %s\n", f.cgroup_memory_where);
 	else
 		printf("cgroup memory: not available: %s; memory is bounded by RLIMIT_AS "
-		       "(address space per process)\n", f.cgroup_memory_where);
+		       "(address space per process)\n",
+		       f.cgroup_memory_where);
 	printf("cgroup cpu:    %s%s\n", f.cgroup_cpu ? "" : "not available: ", f.cgroup_cpu_where);
 	printf("cgroup versions: pids v%d, memory v%d, cpu v%d\n", f.cgroup_pids_version,
 	       f.cgroup_memory_version, f.cgroup_cpu_version);

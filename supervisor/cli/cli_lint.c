@@ -18,7 +18,7 @@
 
 struct lint_opts {
 	bool strict;
-	bool no_builtins;       /* only the manifests named */
+	bool no_builtins; /* only the manifests named */
 	enum schema_draft draft;
 	const char *cases;
 	const char *selector_cmd;
@@ -86,7 +86,7 @@ static int parse_args(int argc, char **argv, struct lint_opts *o)
 			return 1;
 		}
 		static const char *const with_value[] = { "--draft", "--cases", "--selector-cmd",
-		                                          "--selector-timeout" };
+			                                  "--selector-timeout" };
 		bool known = false;
 		for (size_t k = 0; k < sizeof with_value / sizeof with_value[0]; k++)
 			known |= !strcmp(a, with_value[k]);
@@ -168,8 +168,8 @@ static int run_cases(const struct tc_registry *reg, const struct lint_opts *o,
 		fprintf(stderr, "toolcage lint: %s\n", e.msg);
 		return -1;
 	}
-	int rc = lint_run_cases(reg, cases, *ncases, o->selector_cmd,
-	                        o->selector_timeout_ms, r, passed, &e);
+	int rc = lint_run_cases(reg, cases, *ncases, o->selector_cmd, o->selector_timeout_ms, r,
+	                        passed, &e);
 	if (rc)
 		fprintf(stderr, "toolcage lint: %s\n", e.msg);
 	lint_cases_free(cases, *ncases);

@@ -16,13 +16,13 @@
 #include "util.h"
 
 struct script {
-	int approve;             /* -1: not scripted, 0 deny, 1 allow once */
+	int approve; /* -1: not scripted, 0 deny, 1 allow once */
 	bool asked;
 	const char *answer;
 };
 
-static void scripted(const struct tc_approval_request *req, tc_approval_respond respond,
-                     void *ctx, void *data)
+static void scripted(const struct tc_approval_request *req, tc_approval_respond respond, void *ctx,
+                     void *data)
 {
 	(void)req;
 	struct script *sc = data;
@@ -42,7 +42,7 @@ static int parse_call(json_t *line, const char **name, char **args, int *approve
 	*approve = json_is_boolean(ap) ? json_is_true(ap) : -1;
 	if (!*name)
 		return -1;
-	if (json_is_string(a))     /* OpenAI: arguments are JSON text */
+	if (json_is_string(a)) /* OpenAI: arguments are JSON text */
 		*args = strdup(json_string_value(a));
 	else
 		*args = a ? json_dumps(a, JSON_COMPACT | JSON_ENCODE_ANY) : strdup("{}");
@@ -59,7 +59,7 @@ struct totals {
  * their calls: a call keeps the number it has in a whole run, so the
  * shares' rows merge into exactly the whole run's. */
 struct shard {
-	unsigned index, count;    /* count 0: not sharded */
+	unsigned index, count; /* count 0: not sharded */
 };
 
 static bool shard_mine(const struct shard *sh, unsigned lineno)
@@ -70,10 +70,11 @@ static bool shard_mine(const struct shard *sh, unsigned lineno)
 static void report(bool as_json, unsigned n, unsigned lineno, const char *name,
                    const struct script *sc, const struct tc_result *r, struct totals *t)
 {
-	const char *decision = sc->asked ? sc->answer :
-	                       r->status == TC_STATUS_DENIED ? "denied" :
-	                       r->status == TC_STATUS_INVALID_ARGUMENTS ||
-	                       r->status == TC_STATUS_UNKNOWN_TOOL ? "-" : "allowed";
+	const char *decision = sc->asked      ? sc->answer :
+	        r->status == TC_STATUS_DENIED ? "denied" :
+	        r->status == TC_STATUS_INVALID_ARGUMENTS || r->status == TC_STATUS_UNKNOWN_TOOL ?
+	                                        "-" :
+	                                        "allowed";
 	t->calls++;
 	t->ms += r->duration_ms;
 	if (r->status == TC_STATUS_OK)
@@ -112,16 +113,16 @@ static void report(bool as_json, unsigned n, unsigned lineno, const char *name,
 /* A line (or one of its tool_calls) that is not a call still gets its own
  * row, so that every recorded call has exactly one result; the replay goes
  * on and ends with exit status 2. */
-static void report_bad(bool as_json, unsigned n, const char *path, unsigned lineno,
-                       const char *why, struct totals *t)
+static void report_bad(bool as_json, unsigned n, const char *path, unsigned lineno, const char *why,
+                       struct totals *t)
 {
 	t->calls++;
 	t->failed++;
 	fprintf(stderr, "toolcage replay: %s:%u: %s\n", path, lineno, why);
 	if (as_json) {
-		json_t *j = json_pack("{s:i, s:n, s:s, s:s, s:i, s:s}", "call", n, "tool",
-		                      "decision", "-", "status", "bad_line", "line", lineno,
-		                      "error", why);
+		json_t *j =
+		        json_pack("{s:i, s:n, s:s, s:s, s:i, s:s}", "call", n, "tool", "decision",
+		                  "-", "status", "bad_line", "line", lineno, "error", why);
 		json_dumpf(j, stdout, JSON_COMPACT);
 		fputc('\n', stdout);
 		json_decref(j);
@@ -142,8 +143,8 @@ static unsigned line_rows(json_t *j)
 }
 
 /* Replays the calls of one parsed line j. Returns how many were bad. */
-static unsigned replay_line(struct tc_supervisor *s, json_t *j, const char *path,
-                            unsigned lineno, bool as_json, unsigned *n, struct totals *t)
+static unsigned replay_line(struct tc_supervisor *s, json_t *j, const char *path, unsigned lineno,
+                            bool as_json, unsigned *n, struct totals *t)
 {
 	json_t *calls = json_object_get(j, "tool_calls");
 	size_t count = json_is_array(calls) ? json_array_size(calls) : 1;
@@ -169,7 +170,8 @@ static unsigned replay_line(struct tc_supervisor *s, json_t *j, const char *path
 		if (r)
 			report(as_json, ++*n, lineno, name, &sc, r, t);
 		else
-			report_bad(as_json, ++*n, path, lineno, "could not be run (out of memory)", t);
+			report_bad(as_json, ++*n, path, lineno, "could not be run (out of memory)",
+			           t);
 		bad += !r;
 		tc_result_free(r);
 		free(args);
@@ -203,8 +205,9 @@ static int replay_file(struct tc_supervisor *s, FILE *f, const char *path, bool 
 			continue;
 		}
 		if (too_long || has_nul) {
-			report_bad(as_json, ++n, path, lineno, too_long ? "line longer than 64 MiB" :
-			           "line holds a NUL byte", &t);
+			report_bad(as_json, ++n, path, lineno,
+			           too_long ? "line longer than 64 MiB" : "line holds a NUL byte",
+			           &t);
 			bad++;
 			continue;
 		}
@@ -214,7 +217,8 @@ static int replay_file(struct tc_supervisor *s, FILE *f, const char *path, bool 
 		json_t *j = json_loads(p, 0, &je);
 		if (!json_is_object(j)) {
 			char why[200];
-			snprintf(why, sizeof why, "not a JSON object%s%s", j ? "" : ": ", j ? "" : je.text);
+			snprintf(why, sizeof why, "not a JSON object%s%s", j ? "" : ": ",
+			         j ? "" : je.text);
 			report_bad(as_json, ++n, path, lineno, why, &t);
 			bad++;
 		} else {
@@ -226,8 +230,9 @@ static int replay_file(struct tc_supervisor *s, FILE *f, const char *path, bool 
 	tc_supervisor_set_approver(s, NULL, NULL);
 	if (as_json && sh->count) {
 		printf("{\"summary\":{\"calls\":%u,\"ok\":%u,\"denied\":%u,\"failed\":%u,\"ms\":%llu,"
-		       "\"shard\":{\"index\":%u,\"count\":%u,\"rows\":%u}}}\n", t.calls, t.ok, t.denied,
-		       t.failed, (unsigned long long)t.ms, sh->index, sh->count, n);
+		       "\"shard\":{\"index\":%u,\"count\":%u,\"rows\":%u}}}\n",
+		       t.calls, t.ok, t.denied, t.failed, (unsigned long long)t.ms, sh->index,
+		       sh->count, n);
 	} else if (as_json) {
 		printf("{\"summary\":{\"calls\":%u,\"ok\":%u,\"denied\":%u,\"failed\":%u,\"ms\":%llu}}\n",
 		       t.calls, t.ok, t.denied, t.failed, (unsigned long long)t.ms);
@@ -258,10 +263,10 @@ struct merge_in {
 	FILE *f;
 	const char *path;
 	unsigned lineno;
-	char *text;               /* the current row as written (new), NULL at EOF */
+	char *text; /* the current row as written (new), NULL at EOF */
 	unsigned call;
 	bool bad_line;
-	json_t *summary;          /* the share's summary object (new) */
+	json_t *summary; /* the share's summary object (new) */
 };
 
 #define MERGE_MAX_INPUTS 4096
@@ -304,12 +309,14 @@ static int merge_next(struct merge_in *in)
 		    json_integer_value(call) > (json_int_t)UINT32_MAX) {
 			json_decref(j);
 			buf_release(&line);
-			return merge_fail(in->path, in->lineno, sum ? "a second summary" :
-			                  "not a row of `toolcage replay --json`, in call order");
+			return merge_fail(
+			        in->path, in->lineno,
+			        sum ? "a second summary" :
+			              "not a row of `toolcage replay --json`, in call order");
 		}
 		in->call = (unsigned)json_integer_value(call);
-		in->bad_line = !strcmp(json_string_value(json_object_get(j, "status")) ?: "",
-		                       "bad_line");
+		in->bad_line =
+		        !strcmp(json_string_value(json_object_get(j, "status")) ?: "", "bad_line");
 		json_decref(j);
 		in->text = buf_detach(&line);
 		return 0;
@@ -338,7 +345,8 @@ static int merge_check_shares(struct merge_in *in, int n, unsigned rows)
 		json_int_t idx = json_integer_value(json_object_get(sh, "index"));
 		json_int_t cnt = json_integer_value(json_object_get(sh, "count"));
 		if (!json_is_object(sh))
-			return merge_fail(in[i].path, in[i].lineno, "no summary of a --shard run "
+			return merge_fail(in[i].path, in[i].lineno,
+			                  "no summary of a --shard run "
 			                  "(the share did not finish, or was not sharded)");
 		if (count >= 0 && cnt != count)
 			return merge_fail(in[i].path, in[i].lineno, "a share of another count");
@@ -369,7 +377,8 @@ static int merge_files(int n, char **paths)
 		in[i].path = paths[i];
 		in[i].f = strcmp(paths[i], "-") ? fopen(paths[i], "re") : stdin;
 		if (!in[i].f) {
-			fprintf(stderr, "toolcage replay --merge: %s: %s\n", paths[i], strerror(errno));
+			fprintf(stderr, "toolcage replay --merge: %s: %s\n", paths[i],
+			        strerror(errno));
 			goto out;
 		}
 		if (merge_next(&in[i]) < 0)
@@ -387,10 +396,12 @@ static int merge_files(int n, char **paths)
 			if (in[best].call < expect)
 				snprintf(why, sizeof why, "call %u twice", in[best].call);
 			else if (in[best].call == expect + 1)
-				snprintf(why, sizeof why, "call %u is missing (a share not given?)", expect);
+				snprintf(why, sizeof why, "call %u is missing (a share not given?)",
+				         expect);
 			else
-				snprintf(why, sizeof why, "calls %u to %u are missing (a share not given?)",
-				         expect, in[best].call - 1);
+				snprintf(why, sizeof why,
+				         "calls %u to %u are missing (a share not given?)", expect,
+				         in[best].call - 1);
 			merge_fail(in[best].path, in[best].lineno, why);
 			goto out;
 		}
@@ -403,9 +414,10 @@ static int merge_files(int n, char **paths)
 	if (merge_check_shares(in, n, expect - 1) < 0)
 		goto out;
 	printf("{\"summary\":{\"calls\":%lld,\"ok\":%lld,\"denied\":%lld,\"failed\":%lld,"
-	       "\"ms\":%lld}}\n", (long long)sum_field(in, n, "calls"),
-	       (long long)sum_field(in, n, "ok"), (long long)sum_field(in, n, "denied"),
-	       (long long)sum_field(in, n, "failed"), (long long)sum_field(in, n, "ms"));
+	       "\"ms\":%lld}}\n",
+	       (long long)sum_field(in, n, "calls"), (long long)sum_field(in, n, "ok"),
+	       (long long)sum_field(in, n, "denied"), (long long)sum_field(in, n, "failed"),
+	       (long long)sum_field(in, n, "ms"));
 	rc = bad ? 2 : 0;
 out:
 	for (i = 0; i < n; i++) {
@@ -461,8 +473,10 @@ int cmd_replay(int argc, char **argv)
 			merge = true;
 		} else if (ch == 's') {
 			if (parse_shard(optarg, &sh) < 0) {
-				fprintf(stderr, "toolcage replay: --shard wants INDEX/COUNT, 0 <= INDEX < "
-				        "COUNT <= %d, not '%s'\n", MERGE_MAX_INPUTS, optarg);
+				fprintf(stderr,
+				        "toolcage replay: --shard wants INDEX/COUNT, 0 <= INDEX < "
+				        "COUNT <= %d, not '%s'\n",
+				        MERGE_MAX_INPUTS, optarg);
 				return 2;
 			}
 		} else if (ch == 'h') {

@@ -33,8 +33,8 @@ static struct schema *load_schema(const char *path, const struct schema_options 
 	json_error_t jerr;
 	json_t *doc = json_load_file(path, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
 	if (!doc) {
-		fprintf(stderr, "toolcage schema: %s:%d:%d: schema is not valid JSON: %s\n",
-		        path, jerr.line, jerr.column, jerr.text);
+		fprintf(stderr, "toolcage schema: %s:%d:%d: schema is not valid JSON: %s\n", path,
+		        jerr.line, jerr.column, jerr.text);
 		return NULL;
 	}
 	struct tc_error err = { 0 };
@@ -62,7 +62,8 @@ static int check_line(const struct schema *s, const char *line, size_t len, size
 		puts("valid");
 	} else {
 		char *text = schema_result_text(&res);
-		printf("invalid: %s\n", text && *text ? text : "/: could not be validated (out of memory)");
+		printf("invalid: %s\n",
+		       text && *text ? text : "/: could not be validated (out of memory)");
 		free(text);
 	}
 	schema_result_release(&res);
@@ -126,14 +127,16 @@ int cmd_schema(int argc, char **argv)
 	size_t max_diags = 0;
 	int c;
 	optind = 1;
-	argc--, argv++;   /* getopt sees "validate" as argv[0], named for its messages */
+	argc--, argv++; /* getopt sees "validate" as argv[0], named for its messages */
 	argv[0] = (char *)"toolcage schema validate";
 	while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
 		char *end;
 		switch (c) {
 		case 'd':
 			if (parse_draft(optarg, &o.draft) < 0) {
-				fprintf(stderr, "toolcage schema: --draft takes 7 or 2020-12, not '%s'\n", optarg);
+				fprintf(stderr,
+				        "toolcage schema: --draft takes 7 or 2020-12, not '%s'\n",
+				        optarg);
 				return 2;
 			}
 			break;

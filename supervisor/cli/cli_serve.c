@@ -40,8 +40,9 @@ int cmd_serve(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct cli_sup sup = { .opt.watch_tool_dirs = true, .opt.keep_spares = true,
-	                       .opt.notice_dropped = true };
+	struct cli_sup sup = { .opt.watch_tool_dirs = true,
+		               .opt.keep_spares = true,
+		               .opt.notice_dropped = true };
 	struct mcp_options mo = { .in_fd = 0, .out_fd = 1 };
 	const char *origins[SERVE_ORIGINS_MAX + 1] = { NULL };
 	size_t norigins = 0;
@@ -60,12 +61,8 @@ int cmd_serve(int argc, char **argv)
 				return 2;
 			mo.page_size = v;
 			break;
-		case 'H':
-			mo.http = optarg;
-			break;
-		case 'T':
-			mo.token_file = optarg;
-			break;
+		case 'H': mo.http = optarg; break;
+		case 'T': mo.token_file = optarg; break;
 		case 'O':
 			if (norigins == SERVE_ORIGINS_MAX) {
 				fprintf(stderr, "toolcage serve: at most %d --allow-origin\n",
@@ -94,19 +91,16 @@ int cmd_serve(int argc, char **argv)
 				return 2;
 			mo.sse_poll_ms = (unsigned)v;
 			break;
-		case 'h':
-			cli_usage(stdout, "serve");
-			return 0;
-		default:
-			cli_usage(stderr, "serve");
-			return 2;
+		case 'h': cli_usage(stdout, "serve"); return 0;
+		default: cli_usage(stderr, "serve"); return 2;
 		}
 	}
 	/* Over HTTP standard output is free: a container's log pipe may take
 	 * the audit. On stdio it carries the protocol. */
 	if (!mo.http && sup.opt.audit_path && !strcmp(sup.opt.audit_path, "-")) {
 		fputs("toolcage serve: --audit -: on stdio, standard output carries the MCP "
-		      "messages; give the audit a file (or serve --http)\n", stderr);
+		      "messages; give the audit a file (or serve --http)\n",
+		      stderr);
 		return 2;
 	}
 	if (optind < argc) {
@@ -114,9 +108,11 @@ int cmd_serve(int argc, char **argv)
 		cli_usage(stderr, "serve");
 		return 2;
 	}
-	if (!mo.http && (mo.token_file || norigins || mo.max_sessions || mo.idle_s || mo.drain_s ||
-	                 mo.sse_poll_ms)) {
-		fprintf(stderr, "toolcage serve: --token-file, --allow-origin, --max-sessions, "
+	if (!mo.http &&
+	    (mo.token_file || norigins || mo.max_sessions || mo.idle_s || mo.drain_s ||
+	     mo.sse_poll_ms)) {
+		fprintf(stderr,
+		        "toolcage serve: --token-file, --allow-origin, --max-sessions, "
 		        "--idle-timeout, --drain and --sse-poll go with --http\n");
 		return 2;
 	}
@@ -129,7 +125,7 @@ int cmd_serve(int argc, char **argv)
 	if (mcp_server_new(s, &mo, &m, &err) < 0) {
 		fprintf(stderr, "toolcage serve: %s%s%s\n", err.where, err.where[0] ? ": " : "",
 		        err.msg);
-		return 2;   /* mcp_server_new took s, even on failure */
+		return 2; /* mcp_server_new took s, even on failure */
 	}
 	int rc = mcp_server_run(m);
 	mcp_server_free(m);

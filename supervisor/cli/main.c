@@ -18,14 +18,9 @@ struct verb {
 };
 
 static const struct verb verbs[] = {
-	{ "serve",  cmd_serve },
-	{ "call",   cmd_call },
-	{ "list",   cmd_list },
-	{ "replay", cmd_replay },
-	{ "exec",   cmd_exec },
-	{ "check",  cmd_check },
-	{ "schema", cmd_schema },
-	{ "lint",   cmd_lint },
+	{ "serve", cmd_serve },   { "call", cmd_call }, { "list", cmd_list },
+	{ "replay", cmd_replay }, { "exec", cmd_exec }, { "check", cmd_check },
+	{ "schema", cmd_schema }, { "lint", cmd_lint },
 };
 
 static void usage(FILE *f)
@@ -61,7 +56,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	const char *v = argv[1];
-	if (!strcmp(v, "help") && argc > 2) {   /* help VERB: the verb's own help */
+	if (!strcmp(v, "help") && argc > 2) { /* help VERB: the verb's own help */
 		for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++) {
 			if (!strcmp(argv[2], verbs[i].name)) {
 				cli_usage(stdout, verbs[i].name);

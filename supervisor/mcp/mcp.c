@@ -23,8 +23,7 @@
 
 /* Newest legacy one first: the first is what we answer a client we cannot
  * match. The stateless revision is chosen per request (mcp_modern.c). */
-const char *const mcp_versions[] = { "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05",
-                                     NULL };
+const char *const mcp_versions[] = { "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05", NULL };
 
 static const char *const level_names[] = {
 	"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency",
@@ -34,13 +33,13 @@ static const char *const level_names[] = {
 #define MCP_LOG_DEFAULT MCP_LOG_WARNING
 
 static const char instructions_text[] =
-	"toolcage runs each tool in a confined sandbox. Every call is checked "
-	"against the tool's input schema and the policy before anything runs. A "
-	"tool-level failure (invalid arguments, denied, timeout, busy, failed) comes "
-	"back as a result with isError true and text that says what to do next: fix "
-	"the arguments and call again, or choose another tool. Risky calls may need "
-	"the user's approval; a denied call did not run, so do not repeat it "
-	"unchanged.";
+        "toolcage runs each tool in a confined sandbox. Every call is checked "
+        "against the tool's input schema and the policy before anything runs. A "
+        "tool-level failure (invalid arguments, denied, timeout, busy, failed) comes "
+        "back as a result with isError true and text that says what to do next: fix "
+        "the arguments and call again, or choose another tool. Risky calls may need "
+        "the user's approval; a denied call did not run, so do not repeat it "
+        "unchanged.";
 
 /* The instructions, with where the workspace is: models that only write
  * absolute paths need to know which ones work. New, or NULL. */
@@ -50,17 +49,19 @@ char *mcp_instructions(const struct mcp_server *srv)
 	char *s;
 	if (!ws)
 		return strdup(instructions_text);
-	if (asprintf(&s, "%s The workspace is %s: every path given to a tool (and run_command's "
+	if (asprintf(&s,
+	             "%s The workspace is %s: every path given to a tool (and run_command's "
 	             "cwd) is relative to it (\"src/main.c\", \".\" for the workspace itself) or "
 	             "absolute inside it (\"%s/src/main.c\"); both work, and paths outside it are "
-	             "refused.", instructions_text, ws, strcmp(ws, "/") ? ws : "") < 0)
+	             "refused.",
+	             instructions_text, ws, strcmp(ws, "/") ? ws : "") < 0)
 		return NULL;
 	return s;
 }
 
 bool mcp_version_at_least(const struct mcp_session *s, const char *v)
 {
-	return strcmp(s->version, v) >= 0;   /* revisions are ISO dates */
+	return strcmp(s->version, v) >= 0; /* revisions are ISO dates */
 }
 
 int mcp_level_parse(const char *name)
@@ -93,7 +94,7 @@ void mcp_send(struct mcp_session *s, json_t *msg, const json_t *rel, enum mcp_ki
 		fprintf(stderr, "toolcage serve: out of memory building a message\n");
 		return;
 	}
-	if (!s->sink) {         /* muted: the session is ending */
+	if (!s->sink) { /* muted: the session is ending */
 		json_decref(msg);
 		return;
 	}
@@ -122,12 +123,11 @@ void mcp_reply(struct mcp_session *s, json_t *id, json_t *result)
 		}
 		json_object_set_new(meta, "io.modelcontextprotocol/serverInfo", mcp_server_info(s));
 	}
-	mcp_send(s, json_pack("{s:s, s:O, s:o}", "jsonrpc", "2.0", "id", id, "result", result),
-	         id, MCP_MSG_RESPONSE);
+	mcp_send(s, json_pack("{s:s, s:O, s:o}", "jsonrpc", "2.0", "id", id, "result", result), id,
+	         MCP_MSG_RESPONSE);
 }
 
-static json_t *error_msg_v(const json_t *id, int code, json_t *data, const char *fmt,
-                           va_list ap)
+static json_t *error_msg_v(const json_t *id, int code, json_t *data, const char *fmt, va_list ap)
 {
 	char text[1024];
 	vsnprintf(text, sizeof text, fmt, ap);
@@ -139,8 +139,8 @@ static json_t *error_msg_v(const json_t *id, int code, json_t *data, const char 
 		json_object_set_new(err, "data", data);
 	else
 		json_decref(data);
-	return json_pack("{s:s, s:O, s:o}", "jsonrpc", "2.0", "id", id ? id : json_null(),
-	                 "error", err);
+	return json_pack("{s:s, s:O, s:o}", "jsonrpc", "2.0", "id", id ? id : json_null(), "error",
+	                 err);
 }
 
 json_t *mcp_error_msg(const json_t *id, int code, json_t *data, const char *fmt, ...)
@@ -171,8 +171,7 @@ void mcp_notify(struct mcp_session *s, const char *method, json_t *params, const
 	mcp_send(s, msg, rel, MCP_MSG_NOTIFICATION);
 }
 
-void mcp_log(struct mcp_session *s, const json_t *rel, enum mcp_level level, const char *fmt,
-             ...)
+void mcp_log(struct mcp_session *s, const json_t *rel, enum mcp_level level, const char *fmt, ...)
 {
 	char text[MCP_LOG_TEXT_MAX];
 	va_list ap;
@@ -187,8 +186,10 @@ void mcp_log(struct mcp_session *s, const json_t *rel, enum mcp_level level, con
 	if (mcp_room(s, rel) != MCP_ROOM_OK)
 		return;
 	char *clean = utf8_sanitize(text, strlen(text), true, NULL);
-	mcp_notify(s, "notifications/message", json_pack("{s:s, s:s, s:s}", "level",
-	           level_names[level], "logger", "toolcage", "data", clean ? clean : "?"), rel);
+	mcp_notify(s, "notifications/message",
+	           json_pack("{s:s, s:s, s:s}", "level", level_names[level], "logger", "toolcage",
+	                     "data", clean ? clean : "?"),
+	           rel);
 	free(clean);
 }
 
@@ -215,14 +216,16 @@ static bool wants_form(const struct mcp_session *s, json_t *caps)
 static void h_initialize(struct mcp_session *s, json_t *id, json_t *params)
 {
 	if (s->state != MCP_NEW) {
-		mcp_error(s, id, RPC_INVALID_REQUEST, NULL, "This session is already initialized; "
+		mcp_error(s, id, RPC_INVALID_REQUEST, NULL,
+		          "This session is already initialized; "
 		          "initialize is accepted once.");
 		return;
 	}
 	json_t *pv = json_object_get(params, "protocolVersion");
 	json_t *caps = json_object_get(params, "capabilities");
 	if (!json_is_string(pv) || (caps && !json_is_object(caps))) {
-		mcp_error(s, id, RPC_INVALID_PARAMS, NULL, "initialize needs params.protocolVersion "
+		mcp_error(s, id, RPC_INVALID_PARAMS, NULL,
+		          "initialize needs params.protocolVersion "
 		          "(a string such as \"%s\") and params.capabilities (an object).",
 		          mcp_versions[0]);
 		return;
@@ -237,10 +240,10 @@ static void h_initialize(struct mcp_session *s, json_t *id, json_t *params)
 	        form ? "; approvals go to the client (elicitation)" : "");
 	s->state = MCP_READY;
 	char *text = mcp_instructions(s->srv);
-	mcp_reply(s, id, json_pack("{s:s, s:{s:{s:b}, s:{}}, s:o, s:s}", "protocolVersion",
-	          s->version, "capabilities", "tools", "listChanged", 1, "logging",
-	          "serverInfo", mcp_server_info(s), "instructions",
-	          text ? text : instructions_text));
+	mcp_reply(s, id,
+	          json_pack("{s:s, s:{s:{s:b}, s:{}}, s:o, s:s}", "protocolVersion", s->version,
+	                    "capabilities", "tools", "listChanged", 1, "logging", "serverInfo",
+	                    mcp_server_info(s), "instructions", text ? text : instructions_text));
 	free(text);
 	s->elicit_form = form;
 	if (form)
@@ -264,8 +267,10 @@ static void h_set_level(struct mcp_session *s, json_t *id, json_t *params)
 {
 	int lv = mcp_level_parse(json_string_value(json_object_get(params, "level")));
 	if (lv < 0) {
-		mcp_error(s, id, RPC_INVALID_PARAMS, NULL, "logging/setLevel needs params.level, "
-		          "one of debug, info, notice, warning, error, critical, alert, emergency.");
+		mcp_error(
+		        s, id, RPC_INVALID_PARAMS, NULL,
+		        "logging/setLevel needs params.level, "
+		        "one of debug, info, notice, warning, error, critical, alert, emergency.");
 		return;
 	}
 	s->log_level = lv;
@@ -275,11 +280,11 @@ static void h_set_level(struct mcp_session *s, json_t *id, json_t *params)
 /* ---- dispatch --------------------------------------------------------- */
 
 enum {
-	M_REQUEST = 1 << 0,         /* needs an id: it is answered */
-	M_NOTIFICATION = 1 << 1,    /* must have no id: never answered */
-	M_BEFORE_INIT = 1 << 2,     /* allowed before initialize was answered */
-	M_LEGACY = 1 << 3,          /* in a session begun with initialize */
-	M_STATELESS = 1 << 4,       /* in a 2026-07-28 request */
+	M_REQUEST = 1 << 0,      /* needs an id: it is answered */
+	M_NOTIFICATION = 1 << 1, /* must have no id: never answered */
+	M_BEFORE_INIT = 1 << 2,  /* allowed before initialize was answered */
+	M_LEGACY = 1 << 3,       /* in a session begun with initialize */
+	M_STATELESS = 1 << 4,    /* in a 2026-07-28 request */
 };
 
 typedef void (*mcp_handler)(struct mcp_session *s, json_t *id, json_t *params);
@@ -291,17 +296,17 @@ static const struct mcp_method {
 	mcp_handler fn;
 	unsigned flags;
 } methods[] = {
-	{ "initialize",                h_initialize,   M_REQUEST | M_BEFORE_INIT | M_LEGACY },
-	{ "ping",                      h_ping,         M_REQUEST | M_BEFORE_INIT | M_LEGACY },
-	{ "notifications/initialized", h_initialized,  M_NOTIFICATION | M_LEGACY },
+	{ "initialize", h_initialize, M_REQUEST | M_BEFORE_INIT | M_LEGACY },
+	{ "ping", h_ping, M_REQUEST | M_BEFORE_INIT | M_LEGACY },
+	{ "notifications/initialized", h_initialized, M_NOTIFICATION | M_LEGACY },
 	/* Before initialize too: a stdio client may cancel a stateless request. */
-	{ "notifications/cancelled",   mcp_cancelled,  M_NOTIFICATION | M_BEFORE_INIT | M_LEGACY |
-	                                               M_STATELESS },
-	{ "logging/setLevel",          h_set_level,    M_REQUEST | M_LEGACY },
-	{ "tools/list",                mcp_tools_list, M_REQUEST | M_LEGACY | M_STATELESS },
-	{ "tools/call",                mcp_tools_call, M_REQUEST | M_LEGACY | M_STATELESS },
-	{ "server/discover",           mcp_discover,   M_REQUEST | M_STATELESS },
-	{ "subscriptions/listen",      mcp_listen,     M_REQUEST | M_STATELESS },
+	{ "notifications/cancelled", mcp_cancelled,
+	  M_NOTIFICATION | M_BEFORE_INIT | M_LEGACY | M_STATELESS },
+	{ "logging/setLevel", h_set_level, M_REQUEST | M_LEGACY },
+	{ "tools/list", mcp_tools_list, M_REQUEST | M_LEGACY | M_STATELESS },
+	{ "tools/call", mcp_tools_call, M_REQUEST | M_LEGACY | M_STATELESS },
+	{ "server/discover", mcp_discover, M_REQUEST | M_STATELESS },
+	{ "subscriptions/listen", mcp_listen, M_REQUEST | M_STATELESS },
 };
 
 static void dispatch(struct mcp_session *s, const char *name, json_t *id, json_t *params)
@@ -314,30 +319,40 @@ static void dispatch(struct mcp_session *s, const char *name, json_t *id, json_t
 	if (!mt) {
 		/* Unknown notifications are ignored, as JSON-RPC asks. */
 		if (id)
-			mcp_error(s, id, RPC_METHOD_NOT_FOUND, NULL, "Method not found: '%.128s'. This "
-			          "server offers %s", name, s->stateless ? "server/discover, tools/list, "
-			          "tools/call and subscriptions/listen." : "initialize, ping, "
-			          "tools/list, tools/call and logging/setLevel.");
+			mcp_error(s, id, RPC_METHOD_NOT_FOUND, NULL,
+			          "Method not found: '%.128s'. This "
+			          "server offers %s",
+			          name,
+			          s->stateless ? "server/discover, tools/list, "
+			                         "tools/call and subscriptions/listen." :
+			                         "initialize, ping, "
+			                         "tools/list, tools/call and logging/setLevel.");
 		return;
 	}
 	if ((mt->flags & M_REQUEST) && !id) {
-		fprintf(stderr, "toolcage serve: dropped '%s' sent as a notification (no id): "
-		        "it could not be answered\n", name);
+		fprintf(stderr,
+		        "toolcage serve: dropped '%s' sent as a notification (no id): "
+		        "it could not be answered\n",
+		        name);
 		return;
 	}
 	if ((mt->flags & M_NOTIFICATION) && id) {
-		mcp_error(s, id, RPC_INVALID_REQUEST, NULL, "'%s' is a notification: send it "
-		          "without an id.", name);
+		mcp_error(s, id, RPC_INVALID_REQUEST, NULL,
+		          "'%s' is a notification: send it "
+		          "without an id.",
+		          name);
 		return;
 	}
 	if (s->state == MCP_NEW && !(mt->flags & M_BEFORE_INIT)) {
 		if (id)
-			mcp_error(s, id, RPC_INVALID_REQUEST, NULL, "The session is not initialized: "
+			mcp_error(s, id, RPC_INVALID_REQUEST, NULL,
+			          "The session is not initialized: "
 			          "send initialize first (only ping may come before it).");
 		return;
 	}
 	if (id && mcp_call_in_flight(s, id)) {
-		mcp_error(s, id, RPC_INVALID_REQUEST, NULL, "This request id is already in use by "
+		mcp_error(s, id, RPC_INVALID_REQUEST, NULL,
+		          "This request id is already in use by "
 		          "a tools/call in flight; use a new id for every request.");
 		return;
 	}
@@ -349,7 +364,8 @@ json_t *mcp_parse(const char *p, size_t n, enum mcp_kind *kind, json_t **error)
 	*kind = MCP_MSG_INVALID;
 	*error = NULL;
 	if (!mcp_depth_ok(p, n, MCP_MAX_DEPTH)) {
-		*error = mcp_error_msg(NULL, RPC_INVALID_REQUEST, NULL, "Invalid request: the "
+		*error = mcp_error_msg(NULL, RPC_INVALID_REQUEST, NULL,
+		                       "Invalid request: the "
 		                       "message nests deeper than %d levels; it was not processed.",
 		                       MCP_MAX_DEPTH);
 		return NULL;
@@ -357,20 +373,24 @@ json_t *mcp_parse(const char *p, size_t n, enum mcp_kind *kind, json_t **error)
 	json_error_t je;
 	/* "\u0000" is valid JSON: the request is answered like any other, and
 	 * a name holding one is a name nobody has (mcp_name). */
-	json_t *msg = json_loadb(p, n, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL,
-	                         &je);
+	json_t *msg =
+	        json_loadb(p, n, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL, &je);
 	if (!msg) {
-		*error = mcp_error_msg(NULL, RPC_PARSE_ERROR, NULL, "Parse error at byte %d: %s. "
-		                       "Send one JSON-RPC message at a time.", je.position, je.text);
+		*error = mcp_error_msg(NULL, RPC_PARSE_ERROR, NULL,
+		                       "Parse error at byte %d: %s. "
+		                       "Send one JSON-RPC message at a time.",
+		                       je.position, je.text);
 		return NULL;
 	}
 	if (!json_is_object(msg)) {
 		*error = json_is_array(msg) ?
-			mcp_error_msg(NULL, RPC_INVALID_REQUEST, NULL, "Invalid request: batches "
-			              "(JSON arrays) are not supported (removed from MCP in "
-			              "2025-06-18); send each message on its own.") :
-			mcp_error_msg(NULL, RPC_INVALID_REQUEST, NULL, "Invalid request: a message "
-			              "must be a JSON object.");
+		        mcp_error_msg(NULL, RPC_INVALID_REQUEST, NULL,
+		                      "Invalid request: batches "
+		                      "(JSON arrays) are not supported (removed from MCP in "
+		                      "2025-06-18); send each message on its own.") :
+		        mcp_error_msg(NULL, RPC_INVALID_REQUEST, NULL,
+		                      "Invalid request: a message "
+		                      "must be a JSON object.");
 		json_decref(msg);
 		return NULL;
 	}
@@ -379,39 +399,47 @@ json_t *mcp_parse(const char *p, size_t n, enum mcp_kind *kind, json_t **error)
 	json_t *reply_id = rpc_id_ok(id) ? id : NULL;
 	const char *ver = json_string_value(json_object_get(msg, "jsonrpc"));
 	if (!ver || strcmp(ver, "2.0")) {
-		*error = mcp_error_msg(reply_id, RPC_INVALID_REQUEST, NULL, "Invalid request: "
+		*error = mcp_error_msg(reply_id, RPC_INVALID_REQUEST, NULL,
+		                       "Invalid request: "
 		                       "\"jsonrpc\" must be \"2.0\".");
 	} else if (id && !reply_id) {
-		*error = mcp_error_msg(NULL, RPC_INVALID_REQUEST, NULL, "Invalid request: \"id\" "
+		*error = mcp_error_msg(NULL, RPC_INVALID_REQUEST, NULL,
+		                       "Invalid request: \"id\" "
 		                       "must be a string or an integer (not null, a number with a "
-		                       "fraction, or %s).", json_is_object(id) ? "an object" :
-		                       json_is_array(id) ? "an array" : "a boolean");
+		                       "fraction, or %s).",
+		                       json_is_object(id)        ? "an object" :
+		                               json_is_array(id) ? "an array" :
+		                                                   "a boolean");
 	} else if (!method) {
 		bool response = json_object_get(msg, "result") || json_object_get(msg, "error");
 		if (reply_id && response) {
 			*kind = MCP_MSG_RESPONSE;
 			return msg;
 		}
-		*error = mcp_error_msg(reply_id, RPC_INVALID_REQUEST, NULL, "Invalid request: a "
+		*error = mcp_error_msg(reply_id, RPC_INVALID_REQUEST, NULL,
+		                       "Invalid request: a "
 		                       "message needs \"method\" (a request or notification) or "
 		                       "\"result\"/\"error\" with an id (a response).");
 	} else if (!json_is_string(method)) {
-		*error = mcp_error_msg(reply_id, RPC_INVALID_REQUEST, NULL, "Invalid request: "
+		*error = mcp_error_msg(reply_id, RPC_INVALID_REQUEST, NULL,
+		                       "Invalid request: "
 		                       "\"method\" must be a string.");
 	} else {
 		json_t *params = json_object_get(msg, "params");
 		if (params && !json_is_object(params)) {
 			/* A notification with bad params is dropped unanswered. */
 			if (reply_id)
-				*error = mcp_error_msg(reply_id, RPC_INVALID_PARAMS, NULL, "Invalid "
-				                       "params for '%.128s': \"params\" must be an object.",
-				                       json_string_value(method));
+				*error = mcp_error_msg(
+				        reply_id, RPC_INVALID_PARAMS, NULL,
+				        "Invalid "
+				        "params for '%.128s': \"params\" must be an object.",
+				        json_string_value(method));
 		} else {
 			*kind = reply_id ? MCP_MSG_REQUEST : MCP_MSG_NOTIFICATION;
 			return msg;
 		}
 	}
-	return msg;   /* MCP_MSG_INVALID: *error (if any) carries what could be read */
+	return msg; /* MCP_MSG_INVALID: *error (if any) carries what could be read */
 }
 
 void mcp_session_message(struct mcp_session *s, json_t *msg, enum mcp_kind kind)
@@ -419,7 +447,8 @@ void mcp_session_message(struct mcp_session *s, json_t *msg, enum mcp_kind kind)
 	json_t *id = json_object_get(msg, "id");
 	if (kind == MCP_MSG_RESPONSE) {
 		if (mcp_elicit_response(s, msg) < 0 && mcp_channel_response(s, msg) < 0)
-			fprintf(stderr, "toolcage serve: ignored a response to an id we never sent\n");
+			fprintf(stderr,
+			        "toolcage serve: ignored a response to an id we never sent\n");
 		return;
 	}
 	if (kind != MCP_MSG_REQUEST && kind != MCP_MSG_NOTIFICATION)
@@ -447,8 +476,7 @@ void mcp_session_text(struct mcp_session *s, const char *p, size_t n)
 
 /* ---- sessions ------------------------------------------------------------ */
 
-struct mcp_session *mcp_session_new(struct mcp_server *srv, const struct mcp_sink *sink,
-                                    void *data)
+struct mcp_session *mcp_session_new(struct mcp_server *srv, const struct mcp_sink *sink, void *data)
 {
 	struct mcp_session *s = calloc(1, sizeof *s);
 	if (!s || !(s->tcs = tc_session_new(srv->sup))) {
@@ -488,9 +516,9 @@ void mcp_session_free(struct mcp_session *s)
 		return;
 	struct mcp_server *srv = s->srv;
 	s->state = MCP_CLOSING;
-	s->sink = NULL;                    /* nothing more goes out */
+	s->sink = NULL; /* nothing more goes out */
 	/* Stateless sessions that came through this one (stdio) go first. */
-	for (struct mcp_session *c; (c = child_of(srv, s)); )
+	for (struct mcp_session *c; (c = child_of(srv, s));)
 		mcp_session_free(c);
 	mcp_elicit_shutdown(s);
 	mcp_tools_shutdown(s);
@@ -534,8 +562,8 @@ static void on_signal(struct loop *l, int signo, void *data)
 		loop_stop(l);
 }
 
-int mcp_server_new(struct tc_supervisor *s, const struct mcp_options *opt,
-                   struct mcp_server **out, struct tc_error *err)
+int mcp_server_new(struct tc_supervisor *s, const struct mcp_options *opt, struct mcp_server **out,
+                   struct tc_error *err)
 {
 	*out = NULL;
 	struct mcp_server *srv = calloc(1, sizeof *srv);

@@ -19,31 +19,31 @@
 #include "pipeline.h"
 
 #define MCP_PAGE_SIZE_DEFAULT 100
-#define MCP_PAGE_SIZE_MAX 1000
-#define MCP_SESSIONS_DEFAULT 64
-#define MCP_SESSIONS_MAX 4096
-#define MCP_IDLE_S_DEFAULT 1800          /* an HTTP session nobody uses */
-#define MCP_DRAIN_S_DEFAULT 10           /* SIGTERM: calls in flight may finish */
+#define MCP_PAGE_SIZE_MAX     1000
+#define MCP_SESSIONS_DEFAULT  64
+#define MCP_SESSIONS_MAX      4096
+#define MCP_IDLE_S_DEFAULT    1800 /* an HTTP session nobody uses */
+#define MCP_DRAIN_S_DEFAULT   10   /* SIGTERM: calls in flight may finish */
 
 struct mcp_server;
 
 struct mcp_options {
-	size_t page_size;       /* tools per tools/list page; 0 = the default */
+	size_t page_size; /* tools per tools/list page; 0 = the default */
 	/* stdio (http NULL) */
-	int in_fd;              /* messages from the client (usually 0) */
-	int out_fd;             /* messages to the client (usually 1) */
+	int in_fd;  /* messages from the client (usually 0) */
+	int out_fd; /* messages to the client (usually 1) */
 	/* Streamable HTTP */
-	const char *http;       /* "ADDR:PORT" ("127.0.0.1:8080", "[::1]:8080",
+	const char *http;           /* "ADDR:PORT" ("127.0.0.1:8080", "[::1]:8080",
 	                         * ":8080" is 127.0.0.1), or NULL for stdio */
-	const char *token_file; /* a bearer token clients must send; required
+	const char *token_file;     /* a bearer token clients must send; required
 	                         * unless ADDR is loopback */
-	const char *const *origins;  /* Origin values allowed besides the
+	const char *const *origins; /* Origin values allowed besides the
 	                              * loopback ones (NULL-terminated, or NULL) */
-	size_t max_sessions;    /* 0 = MCP_SESSIONS_DEFAULT */
-	unsigned idle_s;        /* 0 = MCP_IDLE_S_DEFAULT */
-	unsigned drain_s;       /* 0 = MCP_DRAIN_S_DEFAULT */
-	unsigned sse_poll_ms;   /* end a call's SSE stream after this; 0 = never */
-	bool quiet;             /* no "listening on" line on stderr */
+	size_t max_sessions;        /* 0 = MCP_SESSIONS_DEFAULT */
+	unsigned idle_s;            /* 0 = MCP_IDLE_S_DEFAULT */
+	unsigned drain_s;           /* 0 = MCP_DRAIN_S_DEFAULT */
+	unsigned sse_poll_ms;       /* end a call's SSE stream after this; 0 = never */
+	bool quiet;                 /* no "listening on" line on stderr */
 };
 
 /* Makes a server over s. Takes s (freed by mcp_server_free, or here on
@@ -51,8 +51,8 @@ struct mcp_options {
  * order of teardown. Returns 0, or -1 with err (for HTTP: the address does
  * not parse, a non-loopback address without a token, the token file is
  * unreadable or too short, the port is taken, libmicrohttpd is missing). */
-int mcp_server_new(struct tc_supervisor *s, const struct mcp_options *opt,
-                   struct mcp_server **out, struct tc_error *err);
+int mcp_server_new(struct tc_supervisor *s, const struct mcp_options *opt, struct mcp_server **out,
+                   struct tc_error *err);
 
 /* Serves until the input ends (stdio: returns 0), a SIGTERM/SIGINT/SIGHUP
  * arrives (returns 128 + the signal; over HTTP after draining), or the

@@ -23,15 +23,15 @@
 #include "shown.h"
 #include "utf8.h"
 
-#define QUESTION_ID_PREFIX "tc-tool-question-"
-#define QUESTION_TEXT_MAX 4096      /* bytes of a tool's question */
-#define QUESTION_FIELDS_MAX 32      /* properties of its form */
+#define QUESTION_ID_PREFIX  "tc-tool-question-"
+#define QUESTION_TEXT_MAX   4096 /* bytes of a tool's question */
+#define QUESTION_FIELDS_MAX 32   /* properties of its form */
 
 struct mcp_question {
 	uint64_t seq;
 	uint64_t call_id;
 	char *tool;
-	json_t *rel;                /* the call's request id */
+	json_t *rel; /* the call's request id */
 	struct mcp_question *next;
 };
 
@@ -54,8 +54,9 @@ static void answer_error(struct mcp_session *s, uint64_t call_id, const char *te
  * tool cannot make the client render anything else. */
 static const char *check_form(const json_t *schema)
 {
-	static const char *const types[] = { "string", "number", "integer", "boolean", "array",
-	                                     NULL };
+	static const char *const types[] = {
+		"string", "number", "integer", "boolean", "array", NULL
+	};
 	const json_t *props = json_object_get(schema, "properties");
 	const json_t *req = json_object_get(schema, "required");
 	if (strcmp(json_string_value(json_object_get(schema, "type")) ?: "", "object") ||
@@ -67,7 +68,8 @@ static const char *check_form(const json_t *schema)
 		return "requestedSchema.required must be an array of field names";
 	const char *key;
 	json_t *p;
-	json_object_foreach((json_t *)props, key, p) {
+	json_object_foreach((json_t *)props, key, p)
+	{
 		const char *t = json_string_value(json_object_get(p, "type"));
 		size_t i = 0;
 		while (t && types[i] && strcmp(types[i], t))
@@ -100,13 +102,16 @@ static void ask(struct mcp_session *s, const struct channel_msg *m, const json_t
 	const json_t *schema = json_object_get(m->msg, "requestedSchema");
 	const char *bad;
 	if (!s->elicit_form || s->stateless) {
-		answer_error(s, m->call_id, s->stateless ? "questions are not asked over the "
-		             "stateless protocol revision (2026-07-28)" : "the client did not declare "
-		             "the elicitation capability: it takes no questions");
+		answer_error(s, m->call_id,
+		             s->stateless ? "questions are not asked over the "
+		                            "stateless protocol revision (2026-07-28)" :
+		                            "the client did not declare "
+		                            "the elicitation capability: it takes no questions");
 		return;
 	}
 	if (pending(s, m->call_id)) {
-		answer_error(s, m->call_id, "one question at a time: wait for the answer to the "
+		answer_error(s, m->call_id,
+		             "one question at a time: wait for the answer to the "
 		             "last one");
 		return;
 	}
@@ -127,8 +132,10 @@ static void ask(struct mcp_session *s, const struct channel_msg *m, const json_t
 	char *text = NULL;
 	struct mcp_question *q = calloc(1, sizeof *q);
 	if (!q || !clean || !(q->tool = strdup(m->tool)) ||
-	    asprintf(&text, "The tool '%s' asks (a question from the tool, not a toolcage "
-	             "approval; the answer goes to the tool only): %s", m->tool, clean) < 0) {
+	    asprintf(&text,
+	             "The tool '%s' asks (a question from the tool, not a toolcage "
+	             "approval; the answer goes to the tool only): %s",
+	             m->tool, clean) < 0) {
 		if (q)
 			free(q->tool);
 		free(q);
@@ -166,9 +173,11 @@ static void log_message(struct mcp_session *s, const struct channel_msg *m, cons
 	} else {
 		d = json_deep_copy(data);
 	}
-	mcp_notify(s, "notifications/message", json_pack("{s:s, s:s, s:o}", "level",
-	           json_string_value(json_object_get(m->msg, "level")), "logger", logger,
-	           "data", d), rel);
+	mcp_notify(s, "notifications/message",
+	           json_pack("{s:s, s:s, s:o}", "level",
+	                     json_string_value(json_object_get(m->msg, "level")), "logger", logger,
+	                     "data", d),
+	           rel);
 }
 
 static void on_channel(const struct channel_msg *m, void *data)
@@ -182,16 +191,13 @@ static void on_channel(const struct channel_msg *m, void *data)
 		return;
 	}
 	switch (m->kind) {
-	case CHANNEL_LOG:
-		log_message(s, m, rel);
-		break;
-	case CHANNEL_ELICIT:
-		ask(s, m, rel);
-		break;
+	case CHANNEL_LOG: log_message(s, m, rel); break;
+	case CHANNEL_ELICIT: ask(s, m, rel); break;
 	case CHANNEL_DROPPED:
-		mcp_log(s, rel, MCP_LOG_WARNING, "call %" PRIu64 " (%s): messages on its channel are "
-		        "dropped: %s", m->call_id, m->tool,
-		        json_string_value(json_object_get(m->msg, "why")));
+		mcp_log(s, rel, MCP_LOG_WARNING,
+		        "call %" PRIu64 " (%s): messages on its channel are "
+		        "dropped: %s",
+		        m->call_id, m->tool, json_string_value(json_object_get(m->msg, "why")));
 		break;
 	}
 }
@@ -236,20 +242,26 @@ int mcp_channel_response(struct mcp_session *s, json_t *msg)
 	json_t *content = json_object_get(res, "content");
 	json_t *a;
 	if (json_object_get(msg, "error"))
-		a = json_pack("{s:s, s:s}", "type", "elicit", "error", "the client answered with an "
+		a = json_pack("{s:s, s:s}", "type", "elicit", "error",
+		              "the client answered with an "
 		              "error");
-	else if (!action || (strcmp(action, "accept") && strcmp(action, "decline") &&
-	                     strcmp(action, "cancel")) || (content && !json_is_object(content)))
-		a = json_pack("{s:s, s:s}", "type", "elicit", "error", "the client's answer was "
+	else if (!action ||
+	         (strcmp(action, "accept") && strcmp(action, "decline") &&
+	          strcmp(action, "cancel")) ||
+	         (content && !json_is_object(content)))
+		a = json_pack("{s:s, s:s}", "type", "elicit", "error",
+		              "the client's answer was "
 		              "malformed");
 	else
 		a = json_pack("{s:s, s:s}", "type", "elicit", "action", action);
 	if (a && json_is_object(content) && action && !strcmp(action, "accept"))
 		json_object_set(a, "content", content);
 	if (tc_call_channel_answer(s->srv->sup, q->call_id, a) < 0) {
-		mcp_log(s, q->rel, MCP_LOG_WARNING, "call %" PRIu64 " (%s): the answer to its "
+		mcp_log(s, q->rel, MCP_LOG_WARNING,
+		        "call %" PRIu64 " (%s): the answer to its "
 		        "question could not be given to it (over 60 KiB, or the tool does not read "
-		        "its answers)", q->call_id, q->tool);
+		        "its answers)",
+		        q->call_id, q->tool);
 		answer_error(s, q->call_id, "the answer could not be delivered (over 60 KiB?)");
 	}
 	json_decref(a);
@@ -264,8 +276,10 @@ void mcp_channel_withdraw(struct mcp_session *s, uint64_t call_id)
 		return;
 	unlink_question(s, q);
 	if (s->sink)
-		mcp_notify(s, "notifications/cancelled", json_pack("{s:o, s:s}", "requestId",
-		           question_id(q->seq), "reason", "the call that asked ended"), q->rel);
+		mcp_notify(s, "notifications/cancelled",
+		           json_pack("{s:o, s:s}", "requestId", question_id(q->seq), "reason",
+		                     "the call that asked ended"),
+		           q->rel);
 	question_free(q);
 }
 

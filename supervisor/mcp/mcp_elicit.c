@@ -19,7 +19,7 @@
 #include "mcp_internal.h"
 
 #define ELICIT_ID_PREFIX "tc-approval-"
-#define ELICIT_ARGS_MAX ((size_t)64 * 1024)   /* arguments longer are not asked about */
+#define ELICIT_ARGS_MAX  ((size_t)64 * 1024) /* arguments longer are not asked about */
 
 /* One question to the client. Invariant: linked in s->elicits until the
  * client answers or it is withdrawn; either way respond is called exactly
@@ -28,7 +28,7 @@ struct mcp_elicit {
 	uint64_t seq;
 	uint64_t call_id;
 	char *tool;
-	json_t *rel;                /* the call's request id */
+	json_t *rel; /* the call's request id */
 	tc_approval_respond respond;
 	void *ctx;
 	struct mcp_elicit *next;
@@ -78,18 +78,20 @@ static json_t *choice_schema(const struct mcp_session *s, const struct tc_approv
 	static const char desc1[] = "allow_once runs this call only; deny refuses it (nothing "
 	                            "runs).";
 	if (s->stateless)
-		return json_pack("{s:s, s:{s:{s:s, s:s, s:s, s:[{s:s, s:s}, {s:s, s:s}], s:s}}, s:[s]}",
-		                 "type", "object", "properties", "choice", "type", "string", "title",
-		                 "Decision", "description", desc1, "oneOf", "const", "allow_once",
-		                 "title", "Allow once", "const", "deny", "title", "Deny", "default",
-		                 "deny", "required", "choice");
+		return json_pack(
+		        "{s:s, s:{s:{s:s, s:s, s:s, s:[{s:s, s:s}, {s:s, s:s}], s:s}}, s:[s]}",
+		        "type", "object", "properties", "choice", "type", "string", "title",
+		        "Decision", "description", desc1, "oneOf", "const", "allow_once", "title",
+		        "Allow once", "const", "deny", "title", "Deny", "default", "deny",
+		        "required", "choice");
 	char cmd_title[320], tool_title[128];
 	snprintf(cmd_title, sizeof cmd_title, "Allow \"%.256s\" for this session",
 	         req->command ? req->command : "");
-	snprintf(tool_title, sizeof tool_title, "Allow %.64s for this session, any arguments", req->tool);
+	snprintf(tool_title, sizeof tool_title, "Allow %.64s for this session, any arguments",
+	         req->tool);
 	const char *values[5] = { "allow_once", "allow_session", NULL, "allow_tool", "deny" };
 	const char *titles[5] = { "Allow once", "Allow these arguments for this session", NULL,
-	                          tool_title, "Deny" };
+		                  tool_title, "Deny" };
 	if (req->command) {
 		values[2] = "allow_command";
 		titles[2] = cmd_title;
@@ -100,21 +102,25 @@ static json_t *choice_schema(const struct mcp_session *s, const struct tc_approv
 			continue;
 		json_array_append_new(names, json_string(values[i]));
 		json_array_append_new(titles_arr, json_string(titles[i]));
-		json_array_append_new(one_of, json_pack("{s:s, s:s}", "const", values[i], "title", titles[i]));
+		json_array_append_new(one_of,
+		                      json_pack("{s:s, s:s}", "const", values[i], "title",
+		                                titles[i]));
 	}
 	json_t *choice;
 	if (mcp_version_at_least(s, "2025-11-25")) {
-		choice = json_pack("{s:s, s:s, s:s, s:o, s:s}", "type", "string", "title", "Decision",
-		                   "description", desc, "oneOf", one_of, "default", "deny");
+		choice = json_pack("{s:s, s:s, s:s, s:o, s:s}", "type", "string", "title",
+		                   "Decision", "description", desc, "oneOf", one_of, "default",
+		                   "deny");
 		json_decref(names);
 		json_decref(titles_arr);
 	} else {
-		choice = json_pack("{s:s, s:s, s:s, s:o, s:o}", "type", "string", "title", "Decision",
-		                   "description", desc, "enum", names, "enumNames", titles_arr);
+		choice = json_pack("{s:s, s:s, s:s, s:o, s:o}", "type", "string", "title",
+		                   "Decision", "description", desc, "enum", names, "enumNames",
+		                   titles_arr);
 		json_decref(one_of);
 	}
-	return json_pack("{s:s, s:{s:o}, s:[s]}", "type", "object", "properties", "choice",
-	                 choice, "required", "choice");
+	return json_pack("{s:s, s:{s:o}, s:[s]}", "type", "object", "properties", "choice", choice,
+	                 "required", "choice");
 }
 
 int mcp_approval_question(const struct mcp_session *s, const struct tc_approval_request *req,
@@ -128,9 +134,11 @@ int mcp_approval_question(const struct mcp_session *s, const struct tc_approval_
 		*why_not = "mcp (the arguments are too long to show for approval)";
 		return -1;
 	}
-	if (!args || asprintf(message, "toolcage: the tool '%s' wants to run with arguments %s. "
-	                      "Why approval is needed: %s. Allow it?", req->tool, args,
-	                      req->reason ? req->reason : "policy") < 0) {
+	if (!args ||
+	    asprintf(message,
+	             "toolcage: the tool '%s' wants to run with arguments %s. "
+	             "Why approval is needed: %s. Allow it?",
+	             req->tool, args, req->reason ? req->reason : "policy") < 0) {
 		free(args);
 		*message = NULL;
 		*why_not = "mcp (out of memory)";
@@ -153,8 +161,8 @@ static json_t *elicit_id(uint64_t seq)
 	return json_string(id);
 }
 
-static void approver(const struct tc_approval_request *req, tc_approval_respond respond,
-                     void *ctx, void *data)
+static void approver(const struct tc_approval_request *req, tc_approval_respond respond, void *ctx,
+                     void *data)
 {
 	struct mcp_session *s = data;
 	if (s->state == MCP_CLOSING || !s->sink) {
@@ -184,8 +192,10 @@ static void approver(const struct tc_approval_request *req, tc_approval_respond 
 	e->ctx = ctx;
 	e->next = s->elicits;
 	s->elicits = e;
-	mcp_log(s, e->rel, MCP_LOG_NOTICE, "call %" PRIu64 " (%s) needs approval (%s): asking "
-	        "the user", req->call_id, req->tool, req->reason ? req->reason : "policy");
+	mcp_log(s, e->rel, MCP_LOG_NOTICE,
+	        "call %" PRIu64 " (%s) needs approval (%s): asking "
+	        "the user",
+	        req->call_id, req->tool, req->reason ? req->reason : "policy");
 	mcp_elicit_send(s, elicit_id(e->seq), message, schema, e->rel);
 	free(message);
 	json_decref(schema);
@@ -223,8 +233,8 @@ static struct mcp_elicit *find_seq(struct mcp_session *s, json_t *id)
 enum tc_approval mcp_approval_decide(json_t *res, char *who, size_t n)
 {
 	const char *action = json_string_value(json_object_get(res, "action"));
-	const char *choice = json_string_value(json_object_get(json_object_get(res, "content"),
-	                                                       "choice"));
+	const char *choice =
+	        json_string_value(json_object_get(json_object_get(res, "content"), "choice"));
 	if (action && !strcmp(action, "accept") && choice) {
 		snprintf(who, n, "mcp elicitation (user chose %.32s)", choice);
 		if (!strcmp(choice, "allow_once"))
@@ -263,11 +273,13 @@ int mcp_elicit_response(struct mcp_session *s, json_t *msg)
 	enum tc_approval d = decide(msg, who, sizeof who);
 	mcp_log(s, e->rel, d == TC_APPROVE_DENY ? MCP_LOG_WARNING : MCP_LOG_NOTICE,
 	        "call %" PRIu64 " (%s): %s by %s", e->call_id, e->tool,
-	        d == TC_APPROVE_DENY ? "denied" : d == TC_APPROVE_ONCE ? "allowed once" :
-	        d == TC_APPROVE_COMMAND ? "its command allowed for the session" :
-	        d == TC_APPROVE_TOOL ? "the tool allowed for the session" :
-	        "allowed for the session", who);
-	finish(e, d, who);   /* may run the call and even answer it now */
+	        d == TC_APPROVE_DENY            ? "denied" :
+	                d == TC_APPROVE_ONCE    ? "allowed once" :
+	                d == TC_APPROVE_COMMAND ? "its command allowed for the session" :
+	                d == TC_APPROVE_TOOL    ? "the tool allowed for the session" :
+	                                          "allowed for the session",
+	        who);
+	finish(e, d, who); /* may run the call and even answer it now */
 	return 0;
 }
 
@@ -280,9 +292,11 @@ void mcp_elicit_withdraw(struct mcp_session *s, uint64_t call_id)
 		return;
 	unlink_elicit(s, e);
 	/* The client may still show the question: tell it to drop it. */
-	mcp_notify(s, "notifications/cancelled", json_pack("{s:o, s:s}", "requestId",
-	           elicit_id(e->seq), "reason", "the call this approval was for ended "
-	           "(cancelled, or no answer in time)"), e->rel);
+	mcp_notify(s, "notifications/cancelled",
+	           json_pack("{s:o, s:s}", "requestId", elicit_id(e->seq), "reason",
+	                     "the call this approval was for ended "
+	                     "(cancelled, or no answer in time)"),
+	           e->rel);
 	/* The call is gone already, so this only releases the ticket. */
 	finish(e, TC_APPROVE_DENY, "withdrawn");
 }
@@ -303,12 +317,14 @@ void mcp_elicit_shutdown(struct mcp_session *s)
 	}
 }
 
-void mcp_elicit_send(struct mcp_session *s, json_t *id, const char *message,
-                     const json_t *schema, const json_t *rel)
+void mcp_elicit_send(struct mcp_session *s, json_t *id, const char *message, const json_t *schema,
+                     const json_t *rel)
 {
 	json_t *params = json_pack("{s:s, s:O}", "message", message, "requestedSchema", schema);
 	if (params && mcp_version_at_least(s, "2025-11-25"))
 		json_object_set_new(params, "mode", json_string("form"));
-	mcp_send(s, json_pack("{s:s, s:o, s:s, s:o}", "jsonrpc", "2.0", "id", id, "method",
-	                      "elicitation/create", "params", params), rel, MCP_MSG_REQUEST);
+	mcp_send(s,
+	         json_pack("{s:s, s:o, s:s, s:o}", "jsonrpc", "2.0", "id", id, "method",
+	                   "elicitation/create", "params", params),
+	         rel, MCP_MSG_REQUEST);
 }

@@ -62,13 +62,14 @@ static void consume(struct mcp_framer *f, size_t n)
 		f->start = 0;
 }
 
-enum frame_kind framer_next(struct mcp_framer *f, bool at_eof, const char **line,
-                            size_t *len, uint64_t *skipped)
+enum frame_kind framer_next(struct mcp_framer *f, bool at_eof, const char **line, size_t *len,
+                            uint64_t *skipped)
 {
 	for (;;) {
 		char *base = f->buf + f->start;
 		char *nl = f->len > f->scanned ?
-		           memchr(base + f->scanned, '\n', f->len - f->scanned) : NULL;
+		        memchr(base + f->scanned, '\n', f->len - f->scanned) :
+		        NULL;
 		if (!nl) {
 			f->scanned = f->len;
 			if (f->skipping || f->len > f->max) {
@@ -85,7 +86,7 @@ enum frame_kind framer_next(struct mcp_framer *f, bool at_eof, const char **line
 			}
 			if (!at_eof || !f->len)
 				return FRAME_NONE;
-			nl = base + f->len;      /* the last line, without its newline */
+			nl = base + f->len; /* the last line, without its newline */
 		}
 		size_t n = (size_t)(nl - base);
 		size_t eat = n < f->len ? n + 1 : n;
@@ -119,7 +120,7 @@ bool mcp_depth_ok(const char *p, size_t n, unsigned max)
 		char c = p[i];
 		if (in_string) {
 			if (c == '\\')
-				i++;               /* the escaped character cannot end the string */
+				i++; /* the escaped character cannot end the string */
 			else if (c == '"')
 				in_string = false;
 			continue;

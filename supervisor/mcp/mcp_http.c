@@ -42,10 +42,10 @@
 
 /* One HTTP request, from its headers to its completion. */
 struct http_req {
-	bool started;               /* the headers were checked */
-	bool answered;              /* a response is queued */
+	bool started;  /* the headers were checked */
+	bool answered; /* a response is queued */
 	struct buf body;
-	size_t reserved;            /* counted in h->bodies */
+	size_t reserved; /* counted in h->bodies */
 	bool too_big;
 };
 
@@ -58,12 +58,11 @@ static const char *header(struct http_server *h, struct MHD_Connection *c, const
 
 /* Queues a response with body (copied); extra headers name/value pairs,
  * NULL-terminated. */
-static enum MHD_Result respond(struct http_server *h, struct MHD_Connection *c,
-                               unsigned status, const char *type, const char *body,
-                               size_t len, ...)
+static enum MHD_Result respond(struct http_server *h, struct MHD_Connection *c, unsigned status,
+                               const char *type, const char *body, size_t len, ...)
 {
-	struct MHD_Response *r = h->api->create_response_from_buffer(len, (void *)body,
-	                                                             MHD_RESPMEM_MUST_COPY);
+	struct MHD_Response *r =
+	        h->api->create_response_from_buffer(len, (void *)body, MHD_RESPMEM_MUST_COPY);
 	if (!r)
 		return MHD_NO;
 	if (type)
@@ -71,7 +70,7 @@ static enum MHD_Result respond(struct http_server *h, struct MHD_Connection *c,
 	h->api->add_response_header(r, "Cache-Control", "no-store");
 	va_list ap;
 	va_start(ap, len);
-	for (const char *k; (k = va_arg(ap, const char *)); ) {
+	for (const char *k; (k = va_arg(ap, const char *));) {
 		const char *v = va_arg(ap, const char *);
 		if (v)
 			h->api->add_response_header(r, k, v);
@@ -96,8 +95,8 @@ static char *wire_text(const json_t *msg)
 
 /* An HTTP error with a JSON-RPC error body (id, when known). */
 static enum MHD_Result respond_error(struct http_server *h, struct MHD_Connection *c,
-                                     unsigned status, const json_t *id, int code,
-                                     const char *text, const char *hdr, const char *val)
+                                     unsigned status, const json_t *id, int code, const char *text,
+                                     const char *hdr, const char *val)
 {
 	json_t *m = mcp_error_msg(id, code, NULL, "%s", text);
 	char *s = wire_text(m);
@@ -108,8 +107,8 @@ static enum MHD_Result respond_error(struct http_server *h, struct MHD_Connectio
 	return rc;
 }
 
-static enum MHD_Result respond_msg(struct http_server *h, struct MHD_Connection *c,
-                                   unsigned status, json_t *msg, const char *sid)
+static enum MHD_Result respond_msg(struct http_server *h, struct MHD_Connection *c, unsigned status,
+                                   json_t *msg, const char *sid)
 {
 	char *s = wire_text(msg);
 	json_decref(msg);
@@ -137,14 +136,16 @@ static bool accepts(const char *accept, const char *type)
 	if (!accept)
 		return true;
 	const char *slash = strchr(type, '/');
-	for (const char *p = accept; *p; ) {
+	for (const char *p = accept; *p;) {
 		while (*p == ' ' || *p == ',')
 			p++;
 		size_t n = strcspn(p, ",;");
 		while (n && p[n - 1] == ' ')
 			n--;
-		if ((n == strlen(type) && !strncasecmp(p, type, n)) || (n == 3 && !strncmp(p, "*/*", 3)) ||
-		    (n == (size_t)(slash - type) + 2 && !strncasecmp(p, type, n - 1) && p[n - 1] == '*'))
+		if ((n == strlen(type) && !strncasecmp(p, type, n)) ||
+		    (n == 3 && !strncmp(p, "*/*", 3)) ||
+		    (n == (size_t)(slash - type) + 2 && !strncasecmp(p, type, n - 1) &&
+		     p[n - 1] == '*'))
 			return true;
 		p += strcspn(p, ",");
 	}
@@ -156,7 +157,8 @@ static bool accepts(const char *accept, const char *type)
 static bool loopback_host(const char *host, size_t n)
 {
 	return (n == 9 && !strncasecmp(host, "localhost", 9)) ||
-	       (n == 9 && !strncmp(host, "127.0.0.1", 9)) || (n == 5 && !strncmp(host, "[::1]", 5));
+	        (n == 9 && !strncmp(host, "127.0.0.1", 9)) ||
+	        (n == 5 && !strncmp(host, "[::1]", 5));
 }
 
 /* The host part of "host[:port]" or "[v6][:port]": its length. */
@@ -178,9 +180,10 @@ static bool origin_allowed(const struct http_server *h, const char *origin)
 		return false;
 	/* A page served from this machine (http://localhost:3000, say). */
 	const char *rest = !strncmp(origin, "http://", 7) ? origin + 7 :
-	                   !strncmp(origin, "https://", 8) ? origin + 8 : NULL;
+	        !strncmp(origin, "https://", 8)           ? origin + 8 :
+	                                                    NULL;
 	return rest && loopback_host(rest, host_len(rest)) &&
-	       (rest[host_len(rest)] == '\0' || rest[host_len(rest)] == ':');
+	        (rest[host_len(rest)] == '\0' || rest[host_len(rest)] == ':');
 }
 
 /* Host, Origin and Authorization, before anything is read. 0 when the
@@ -246,8 +249,10 @@ static void pend(struct http_session *hs, json_t *msg)
 	if (!text)
 		return;
 	if (hs->pending.len + strlen(text) + 1 > HTTP_PENDING_MAX) {
-		fprintf(stderr, "toolcage serve: dropped a message for session %.8s: no GET "
-		        "stream takes them and %u bytes already wait\n", hs->id, HTTP_PENDING_MAX);
+		fprintf(stderr,
+		        "toolcage serve: dropped a message for session %.8s: no GET "
+		        "stream takes them and %u bytes already wait\n",
+		        hs->id, HTTP_PENDING_MAX);
 	} else if (buf_adds(&hs->pending, text) == 0 && buf_add(&hs->pending, "\n", 1) == 0) {
 		hs->list_changed |= lc;
 	}
@@ -262,8 +267,10 @@ static void session_send(void *data, json_t *msg, const json_t *rel, enum mcp_ki
 		stream_event(st, msg, kind == MCP_MSG_RESPONSE);
 	} else if (kind == MCP_MSG_RESPONSE) {
 		/* Its stream was closed and not resumed in time. */
-		fprintf(stderr, "toolcage serve: an answer for session %.8s had no stream left to "
-		        "go on; dropped\n", hs->id);
+		fprintf(stderr,
+		        "toolcage serve: an answer for session %.8s had no stream left to "
+		        "go on; dropped\n",
+		        hs->id);
 		json_decref(msg);
 	} else if (hs->get) {
 		stream_event(hs->get, msg, false);
@@ -330,8 +337,9 @@ void http_session_free(struct http_session *hs)
 static void lone_send(void *data, json_t *msg, const json_t *rel, enum mcp_kind kind)
 {
 	struct http_stream *st = data;
-	stream_event(st, msg, kind == MCP_MSG_RESPONSE && rel && st->rel &&
-	                      json_equal((json_t *)rel, st->rel));
+	stream_event(st, msg,
+	             kind == MCP_MSG_RESPONSE && rel && st->rel &&
+	                     json_equal((json_t *)rel, st->rel));
 }
 
 static enum mcp_room lone_room(void *data, const json_t *rel)
@@ -344,7 +352,7 @@ static void lone_ended(void *data, struct mcp_session *s)
 {
 	(void)s;
 	struct http_stream *st = data;
-	st->ms = NULL;      /* answered: the stream ends after it */
+	st->ms = NULL; /* answered: the stream ends after it */
 }
 
 static const struct mcp_sink lone_sink = { lone_send, lone_room, lone_ended };
@@ -371,7 +379,8 @@ static char *header_value(const char *v, size_t *len)
 	size_t n = strlen(v);
 	if (n < 11 || strncmp(v, "=?base64?", 9) || strcmp(v + n - 2, "?="))
 		return (*len = n, strdup(v));
-	static const char tbl[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	static const char tbl[] =
+	        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 	const char *p = v + 9;
 	size_t m = n - 11;
 	char *out = malloc(m / 4 * 3 + 4);
@@ -409,8 +418,9 @@ static int headers_match(struct http_server *h, struct MHD_Connection *c, json_t
 	const char *method = header(h, c, "Mcp-Method");
 	const char *name = header(h, c, "Mcp-Name");
 	json_t *params = json_object_get(msg, "params");
-	const char *body_v = json_string_value(json_object_get(json_object_get(params, "_meta"),
-	                                                       "io.modelcontextprotocol/protocolVersion"));
+	const char *body_v =
+	        json_string_value(json_object_get(json_object_get(params, "_meta"),
+	                                          "io.modelcontextprotocol/protocolVersion"));
 	const char *body_m = json_string_value(json_object_get(msg, "method"));
 	if (!pv || !body_v || strcmp(pv, body_v)) {
 		*why = "Header mismatch: MCP-Protocol-Version must be sent and equal "
@@ -426,7 +436,7 @@ static int headers_match(struct http_server *h, struct MHD_Connection *c, json_t
 		size_t n = 0;
 		char *v = name ? header_value(name, &n) : NULL;
 		bool same = v && json_is_string(bn) && n == json_string_length(bn) &&
-		            !memcmp(v, json_string_value(bn), n);
+		        !memcmp(v, json_string_value(bn), n);
 		free(v);
 		if (!same) {
 			*why = "Header mismatch: Mcp-Name must be sent and equal params.name "
@@ -437,8 +447,8 @@ static int headers_match(struct http_server *h, struct MHD_Connection *c, json_t
 	return 0;
 }
 
-static enum MHD_Result post_stateless(struct http_server *h, struct MHD_Connection *c,
-                                      json_t *msg, enum mcp_kind kind)
+static enum MHD_Result post_stateless(struct http_server *h, struct MHD_Connection *c, json_t *msg,
+                                      enum mcp_kind kind)
 {
 	json_t *id = json_object_get(msg, "id");
 	const char *why;
@@ -451,8 +461,8 @@ static enum MHD_Result post_stateless(struct http_server *h, struct MHD_Connecti
 	if (mcp_modern_check(msg, &error, &status) < 0)
 		return respond_msg(h, c, (unsigned)status, error, NULL);
 	if (headers_match(h, c, msg, &why) < 0)
-		return respond_error(h, c, MHD_HTTP_BAD_REQUEST, id, RPC_HEADER_MISMATCH, why,
-		                     NULL, NULL);
+		return respond_error(h, c, MHD_HTTP_BAD_REQUEST, id, RPC_HEADER_MISMATCH, why, NULL,
+		                     NULL);
 	if (h->draining)
 		return respond_error(h, c, MHD_HTTP_SERVICE_UNAVAILABLE, id, RPC_INTERNAL_ERROR,
 		                     "The server is shutting down; try another instance.",
@@ -469,11 +479,14 @@ static enum MHD_Result post_stateless(struct http_server *h, struct MHD_Connecti
 	stream_free(st);
 	/* Errors the revision gives an HTTP status of their own. */
 	json_t *ans = json_loadb(json, n, 0, NULL);
-	json_int_t code = json_integer_value(json_object_get(json_object_get(ans, "error"), "code"));
+	json_int_t code =
+	        json_integer_value(json_object_get(json_object_get(ans, "error"), "code"));
 	json_decref(ans);
 	unsigned hs = code == RPC_METHOD_NOT_FOUND ? MHD_HTTP_NOT_FOUND :
-	              code == RPC_HEADER_MISMATCH || code == RPC_MISSING_CAPABILITY ||
-	              code == RPC_UNSUPPORTED_VERSION ? MHD_HTTP_BAD_REQUEST : MHD_HTTP_OK;
+	        code == RPC_HEADER_MISMATCH || code == RPC_MISSING_CAPABILITY ||
+	                code == RPC_UNSUPPORTED_VERSION ?
+	                                             MHD_HTTP_BAD_REQUEST :
+	                                             MHD_HTTP_OK;
 	enum MHD_Result rc = respond(h, c, hs, "application/json", json, n, END);
 	free(json);
 	return rc;
@@ -489,8 +502,8 @@ static bool legacy_version(const char *v)
 	return false;
 }
 
-static enum MHD_Result post_session(struct http_server *h, struct MHD_Connection *c,
-                                    json_t *msg, enum mcp_kind kind)
+static enum MHD_Result post_session(struct http_server *h, struct MHD_Connection *c, json_t *msg,
+                                    enum mcp_kind kind)
 {
 	json_t *id = json_object_get(msg, "id");
 	const char *method = json_string_value(json_object_get(msg, "method"));
@@ -502,13 +515,16 @@ static enum MHD_Result post_session(struct http_server *h, struct MHD_Connection
 		if (sid)
 			return respond_error(h, c, MHD_HTTP_BAD_REQUEST, id, RPC_INVALID_REQUEST,
 			                     "Bad Request: initialize starts a session; send it "
-			                     "without Mcp-Session-Id.", NULL, NULL);
+			                     "without Mcp-Session-Id.",
+			                     NULL, NULL);
 		if (h->draining)
-			return respond_error(h, c, MHD_HTTP_SERVICE_UNAVAILABLE, id, RPC_INTERNAL_ERROR,
+			return respond_error(h, c, MHD_HTTP_SERVICE_UNAVAILABLE, id,
+			                     RPC_INTERNAL_ERROR,
 			                     "The server is shutting down: no new sessions.",
 			                     "Retry-After", "5");
 		if (h->n_sessions >= h->opt.max_sessions)
-			return respond_error(h, c, MHD_HTTP_SERVICE_UNAVAILABLE, id, RPC_INTERNAL_ERROR,
+			return respond_error(h, c, MHD_HTTP_SERVICE_UNAVAILABLE, id,
+			                     RPC_INTERNAL_ERROR,
 			                     "Too many sessions: end one (DELETE) or try later.",
 			                     "Retry-After", "30");
 		if (!(hs = session_new(h)))
@@ -519,15 +535,17 @@ static enum MHD_Result post_session(struct http_server *h, struct MHD_Connection
 		if (!sid)
 			return respond_error(h, c, MHD_HTTP_BAD_REQUEST, id, RPC_INVALID_REQUEST,
 			                     "Bad Request: Mcp-Session-Id is required (initialize "
-			                     "first, or send 2026-07-28 _meta).", NULL, NULL);
+			                     "first, or send 2026-07-28 _meta).",
+			                     NULL, NULL);
 		if (!(hs = session_find(h, sid)))
 			return respond_error(h, c, MHD_HTTP_NOT_FOUND, id, RPC_INVALID_REQUEST,
 			                     "Not Found: no such session (it ended or expired); "
-			                     "initialize a new one.", NULL, NULL);
+			                     "initialize a new one.",
+			                     NULL, NULL);
 		if (pv && !legacy_version(pv))
 			return respond_error(h, c, MHD_HTTP_BAD_REQUEST, id, RPC_INVALID_REQUEST,
-			                     "Bad Request: unsupported MCP-Protocol-Version.",
-			                     NULL, NULL);
+			                     "Bad Request: unsupported MCP-Protocol-Version.", NULL,
+			                     NULL);
 	}
 	hs->last_active_ms = io_now_ms();
 	if (kind != MCP_MSG_REQUEST) {
@@ -538,12 +556,13 @@ static enum MHD_Result post_session(struct http_server *h, struct MHD_Connection
 	}
 	if (h->draining)
 		return respond_error(h, c, MHD_HTTP_SERVICE_UNAVAILABLE, id, RPC_INTERNAL_ERROR,
-		                     "The server is shutting down: no new requests.",
-		                     "Retry-After", "5");
+		                     "The server is shutting down: no new requests.", "Retry-After",
+		                     "5");
 	if (hs->n_streams >= HTTP_STREAMS_PER_SESSION)
 		return respond_error(h, c, MHD_HTTP_TOO_MANY_REQUESTS, id, RPC_INTERNAL_ERROR,
 		                     "Too many requests in flight in this session; wait for some "
-		                     "to finish.", "Retry-After", "1");
+		                     "to finish.",
+		                     "Retry-After", "1");
 	/* Event ids (resumption) came with 2025-03-26, the priming event
 	 * with 2025-11-25: older clients read an event without data as an
 	 * empty message. (initialize is answered in JSON.) */
@@ -579,8 +598,10 @@ static enum MHD_Result post_mcp(struct http_server *h, struct MHD_Connection *c,
 {
 	if (rq->too_big) {
 		char text[160];
-		snprintf(text, sizeof text, "Payload Too Large: a message may be at most %zu bytes "
-		         "(max_message_bytes).", h->srv->cfg->max_message_bytes);
+		snprintf(text, sizeof text,
+		         "Payload Too Large: a message may be at most %zu bytes "
+		         "(max_message_bytes).",
+		         h->srv->cfg->max_message_bytes);
 		return respond_error(h, c, MHD_HTTP_CONTENT_TOO_LARGE, NULL, RPC_INVALID_REQUEST,
 		                     text, NULL, NULL);
 	}
@@ -597,9 +618,9 @@ static enum MHD_Result post_mcp(struct http_server *h, struct MHD_Connection *c,
 	}
 	const char *pv = header(h, c, "MCP-Protocol-Version");
 	bool stateless = kind != MCP_MSG_RESPONSE &&
-	                 (mcp_modern_request(msg) || (pv && !strcmp(pv, MCP_VERSION_MODERN)));
-	enum MHD_Result rc = stateless ? post_stateless(h, c, msg, kind)
-	                               : post_session(h, c, msg, kind);
+	        (mcp_modern_request(msg) || (pv && !strcmp(pv, MCP_VERSION_MODERN)));
+	enum MHD_Result rc =
+	        stateless ? post_stateless(h, c, msg, kind) : post_session(h, c, msg, kind);
 	json_decref(msg);
 	return rc;
 }
@@ -622,17 +643,21 @@ static enum MHD_Result get_mcp(struct http_server *h, struct MHD_Connection *c)
 {
 	const char *pv = header(h, c, "MCP-Protocol-Version");
 	if (pv && !strcmp(pv, MCP_VERSION_MODERN))
-		return respond(h, c, MHD_HTTP_METHOD_NOT_ALLOWED, NULL, "", 0, "Allow", "POST", END);
+		return respond(h, c, MHD_HTTP_METHOD_NOT_ALLOWED, NULL, "", 0, "Allow", "POST",
+		               END);
 	if (!accepts(header(h, c, "Accept"), "text/event-stream"))
 		return respond_error(h, c, MHD_HTTP_NOT_ACCEPTABLE, NULL, RPC_INVALID_REQUEST,
 		                     "Not Acceptable: GET opens an event stream: accept "
-		                     "text/event-stream.", NULL, NULL);
+		                     "text/event-stream.",
+		                     NULL, NULL);
 	const char *sid = header(h, c, "Mcp-Session-Id");
 	struct http_session *hs = session_find(h, sid);
 	if (!sid || !hs)
 		return respond_error(h, c, sid ? MHD_HTTP_NOT_FOUND : MHD_HTTP_BAD_REQUEST, NULL,
-		                     RPC_INVALID_REQUEST, sid ? "Not Found: no such session." :
-		                     "Bad Request: Mcp-Session-Id is required.", NULL, NULL);
+		                     RPC_INVALID_REQUEST,
+		                     sid ? "Not Found: no such session." :
+		                           "Bad Request: Mcp-Session-Id is required.",
+		                     NULL, NULL);
 	hs->last_active_ms = io_now_ms();
 	/* Resumption: Last-Event-ID "stream-seq" names a stream of this session. */
 	const char *last = header(h, c, "Last-Event-ID");
@@ -644,11 +669,12 @@ static enum MHD_Result get_mcp(struct http_server *h, struct MHD_Connection *c)
 	}
 	if (hs->get && hs->get->conn)
 		return respond_error(h, c, MHD_HTTP_CONFLICT, NULL, RPC_INVALID_REQUEST,
-		                     "Conflict: this session's GET stream is open already.",
-		                     NULL, NULL);
+		                     "Conflict: this session's GET stream is open already.", NULL,
+		                     NULL);
 	if (!hs->get) {
 		if (hs->n_streams >= HTTP_STREAMS_PER_SESSION)
-			return respond_error(h, c, MHD_HTTP_TOO_MANY_REQUESTS, NULL, RPC_INVALID_REQUEST,
+			return respond_error(h, c, MHD_HTTP_TOO_MANY_REQUESTS, NULL,
+			                     RPC_INVALID_REQUEST,
 			                     "Too many streams open in this session.", NULL, NULL);
 		if (!(hs->get = stream_new(h, hs, NULL, true)))
 			return respond_error(h, c, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL,
@@ -672,8 +698,10 @@ static enum MHD_Result delete_mcp(struct http_server *h, struct MHD_Connection *
 	struct http_session *hs = session_find(h, sid);
 	if (!hs)
 		return respond_error(h, c, sid ? MHD_HTTP_NOT_FOUND : MHD_HTTP_BAD_REQUEST, NULL,
-		                     RPC_INVALID_REQUEST, sid ? "Not Found: no such session." :
-		                     "Bad Request: Mcp-Session-Id is required.", NULL, NULL);
+		                     RPC_INVALID_REQUEST,
+		                     sid ? "Not Found: no such session." :
+		                           "Bad Request: Mcp-Session-Id is required.",
+		                     NULL, NULL);
 	fprintf(stderr, "toolcage serve: session %.8s ended by its client\n", hs->id);
 	http_session_free(hs);
 	return respond(h, c, MHD_HTTP_OK, NULL, "", 0, END);
@@ -688,8 +716,9 @@ static enum MHD_Result health(struct http_server *h, struct MHD_Connection *c, c
 	bool ready = !h->draining && supervisor_ready(h->srv->sup, why, sizeof why) == 0;
 	if (h->draining)
 		snprintf(why, sizeof why, "shutting down");
-	json_t *body = json_pack("{s:s, s:b, s:b}", "status", live_only || ready ? "ok" : "unavailable",
-	                         "live", 1, "ready", ready);
+	json_t *body =
+	        json_pack("{s:s, s:b, s:b}", "status", live_only || ready ? "ok" : "unavailable",
+	                  "live", 1, "ready", ready);
 	if (body && !ready && !live_only)
 		json_object_set_new(body, "reason", json_string(why));
 	unsigned status = live_only || ready ? MHD_HTTP_OK : MHD_HTTP_SERVICE_UNAVAILABLE;
@@ -698,9 +727,8 @@ static enum MHD_Result health(struct http_server *h, struct MHD_Connection *c, c
 
 /* ---- libmicrohttpd's callbacks ------------------------------------------------ */
 
-enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
-                           const char *method, const char *version, const char *data,
-                           size_t *size, void **con_cls)
+enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
+                           const char *version, const char *data, size_t *size, void **con_cls)
 {
 	(void)version;
 	struct http_server *h = cls;
@@ -711,31 +739,34 @@ enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
 		*con_cls = rq;
 	}
 	if (rq->answered) {
-		*size = 0;          /* a refused body is read and dropped */
+		*size = 0; /* a refused body is read and dropped */
 		return MHD_YES;
 	}
 	bool is_mcp = !strcmp(url, "/mcp");
 	if (!rq->started) {
 		rq->started = true;
-		if (!strncmp(url, "/health", 7) && (!url[7] || !strcmp(url + 7, "/live") ||
-		                                     !strcmp(url + 7, "/ready"))) {
+		if (!strncmp(url, "/health", 7) &&
+		    (!url[7] || !strcmp(url + 7, "/live") || !strcmp(url + 7, "/ready"))) {
 			rq->answered = true;
 			if (strcmp(method, "GET") && strcmp(method, "HEAD"))
-				return respond(h, c, MHD_HTTP_METHOD_NOT_ALLOWED, NULL, "", 0, "Allow",
-				               "GET", END);
+				return respond(h, c, MHD_HTTP_METHOD_NOT_ALLOWED, NULL, "", 0,
+				               "Allow", "GET", END);
 			return health(h, c, url);
 		}
 		if (!is_mcp) {
 			rq->answered = true;
-			return respond(h, c, MHD_HTTP_NOT_FOUND, "text/plain", "Not Found: the MCP "
-			               "endpoint is /mcp\n", 33, END);
+			return respond(h, c, MHD_HTTP_NOT_FOUND, "text/plain",
+			               "Not Found: the MCP "
+			               "endpoint is /mcp\n",
+			               33, END);
 		}
 		const char *why;
 		unsigned status = gatekeep(h, c, &why);
 		if (status) {
 			rq->answered = true;
 			return respond_error(h, c, status, NULL, RPC_INVALID_REQUEST, why,
-			                     status == MHD_HTTP_UNAUTHORIZED ? "WWW-Authenticate" : NULL,
+			                     status == MHD_HTTP_UNAUTHORIZED ? "WWW-Authenticate" :
+			                                                       NULL,
 			                     "Bearer");
 		}
 		if (!strcmp(method, "GET")) {
@@ -756,14 +787,18 @@ enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
 		if (!type || strncasecmp(type, "application/json", 16)) {
 			rq->answered = true;
 			return respond_error(h, c, MHD_HTTP_UNSUPPORTED_MEDIA_TYPE, NULL,
-			                     RPC_INVALID_REQUEST, "Unsupported Media Type: send "
-			                     "Content-Type: application/json.", NULL, NULL);
+			                     RPC_INVALID_REQUEST,
+			                     "Unsupported Media Type: send "
+			                     "Content-Type: application/json.",
+			                     NULL, NULL);
 		}
 		if (!accepts(accept, "application/json") || !accepts(accept, "text/event-stream")) {
 			rq->answered = true;
-			return respond_error(h, c, MHD_HTTP_NOT_ACCEPTABLE, NULL, RPC_INVALID_REQUEST,
+			return respond_error(h, c, MHD_HTTP_NOT_ACCEPTABLE, NULL,
+			                     RPC_INVALID_REQUEST,
 			                     "Not Acceptable: accept both application/json and "
-			                     "text/event-stream.", NULL, NULL);
+			                     "text/event-stream.",
+			                     NULL, NULL);
 		}
 		/* Bounded before a byte of the body is read. */
 		const char *cl = header(h, c, "Content-Length");
@@ -776,8 +811,10 @@ enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
 		if (h->bodies + declared > HTTP_BODIES_MAX) {
 			rq->answered = true;
 			return respond_error(h, c, MHD_HTTP_SERVICE_UNAVAILABLE, NULL,
-			                     RPC_INTERNAL_ERROR, "Busy: too many requests are being "
-			                     "uploaded; try again.", "Retry-After", "1");
+			                     RPC_INTERNAL_ERROR,
+			                     "Busy: too many requests are being "
+			                     "uploaded; try again.",
+			                     "Retry-After", "1");
 		}
 		rq->reserved = declared;
 		h->bodies += declared;
@@ -791,7 +828,7 @@ enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
 			buf_release(&rq->body);
 			return MHD_YES;
 		}
-		if (rq->body.len + n > rq->reserved) {   /* no (or a short) Content-Length */
+		if (rq->body.len + n > rq->reserved) { /* no (or a short) Content-Length */
 			if (h->bodies + n > HTTP_BODIES_MAX) {
 				rq->too_big = true;
 				buf_release(&rq->body);

@@ -63,22 +63,22 @@ const struct mhd_api *mhd_api_load(char *why, size_t why_size);
 
 /* ---- limits ----------------------------------------------------------- */
 
-#define HTTP_CONNECTIONS_MAX 256          /* open TCP connections */
-#define HTTP_CONNECTIONS_PER_IP 128
-#define HTTP_CONNECTION_MEMORY (64u << 10)  /* libmicrohttpd's per connection: headers */
-#define HTTP_CONNECTION_TIMEOUT_S 30      /* a connection that moves nothing */
-#define HTTP_BODIES_MAX (32u << 20)       /* request bodies being read, all together */
-#define HTTP_STREAMS_PER_SESSION 16       /* SSE streams a session holds at once */
-#define HTTP_STREAM_SOFT (256u << 10)     /* unread bytes past which progress and logs stop */
-#define HTTP_STREAM_HARD (8u << 20)       /* unread bytes past which a result becomes an error */
-#define HTTP_OUTPUT_MAX (64u << 20)       /* every stream's bytes together */
-#define HTTP_PENDING_MAX (64u << 10)      /* messages waiting for a session's GET stream */
-#define HTTP_ORPHAN_MS ((int64_t)5 * 60 * 1000)  /* a stream nobody resumed */
-#define HTTP_KEEPALIVE_MS 15000           /* an SSE comment on a quiet stream */
-#define HTTP_TICK_MS 1000                 /* the housekeeping timer */
-#define HTTP_RETRY_MS 2000                /* the SSE retry field */
-#define HTTP_TOKEN_MIN 16                 /* bytes of a bearer token */
-#define HTTP_TOKEN_MAX 4096
+#define HTTP_CONNECTIONS_MAX      256 /* open TCP connections */
+#define HTTP_CONNECTIONS_PER_IP   128
+#define HTTP_CONNECTION_MEMORY    (64u << 10)  /* libmicrohttpd's per connection: headers */
+#define HTTP_CONNECTION_TIMEOUT_S 30           /* a connection that moves nothing */
+#define HTTP_BODIES_MAX           (32u << 20)  /* request bodies being read, all together */
+#define HTTP_STREAMS_PER_SESSION  16           /* SSE streams a session holds at once */
+#define HTTP_STREAM_SOFT          (256u << 10) /* unread bytes past which progress and logs stop */
+#define HTTP_STREAM_HARD          (8u << 20) /* unread bytes past which a result becomes an error */
+#define HTTP_OUTPUT_MAX           (64u << 20) /* every stream's bytes together */
+#define HTTP_PENDING_MAX          (64u << 10) /* messages waiting for a session's GET stream */
+#define HTTP_ORPHAN_MS            ((int64_t)5 * 60 * 1000) /* a stream nobody resumed */
+#define HTTP_KEEPALIVE_MS         15000                    /* an SSE comment on a quiet stream */
+#define HTTP_TICK_MS              1000                     /* the housekeeping timer */
+#define HTTP_RETRY_MS             2000                     /* the SSE retry field */
+#define HTTP_TOKEN_MIN            16                       /* bytes of a bearer token */
+#define HTTP_TOKEN_MAX            4096
 
 struct http_server;
 struct http_session;
@@ -89,14 +89,14 @@ struct http_conn;
 struct http_options {
 	struct sockaddr_storage addr;
 	socklen_t addr_len;
-	bool loopback;              /* addr is 127.0.0.0/8 or ::1 */
-	char *token;                /* NULL: no authentication (loopback only) */
+	bool loopback; /* addr is 127.0.0.0/8 or ::1 */
+	char *token;   /* NULL: no authentication (loopback only) */
 	size_t token_len;
-	char **origins;             /* extra allowed Origin values, NULL-terminated */
+	char **origins; /* extra allowed Origin values, NULL-terminated */
 	size_t max_sessions;
 	int64_t session_idle_ms;
 	int64_t drain_ms;
-	int64_t poll_ms;            /* --sse-poll: 0 keeps a call's stream open */
+	int64_t poll_ms; /* --sse-poll: 0 keeps a call's stream open */
 };
 
 /* ---- mcp_http_stream.c ------------------------------------------------- */
@@ -109,31 +109,31 @@ struct http_options {
  * (legacy POST streams), at most HTTP_ORPHAN_MS after its last event. */
 struct http_stream {
 	struct http_server *h;
-	struct http_session *hs;    /* NULL: a stateless (2026-07-28) request */
-	struct mcp_session *ms;     /* stateless: the request's own session */
-	uint64_t no;                /* in event ids "no-seq" */
-	json_t *rel;                /* the request it answers, or NULL (GET) */
-	bool resumable;             /* event ids and Last-Event-ID (legacy) */
-	bool primed;                /* its priming event went out (or is not wanted) */
-	struct loop_timer *poll;    /* --sse-poll: ends its first connection */
+	struct http_session *hs; /* NULL: a stateless (2026-07-28) request */
+	struct mcp_session *ms;  /* stateless: the request's own session */
+	uint64_t no;             /* in event ids "no-seq" */
+	json_t *rel;             /* the request it answers, or NULL (GET) */
+	bool resumable;          /* event ids and Last-Event-ID (legacy) */
+	bool primed;             /* its priming event went out (or is not wanted) */
+	struct loop_timer *poll; /* --sse-poll: ends its first connection */
 	struct buf log;
-	size_t taken;               /* bytes of log the connection has taken */
-	uint64_t seq;               /* events so far */
-	uint64_t log_seq0;          /* the first event still in the log */
-	size_t events;              /* events in the log */
-	bool ended;                 /* the response is in the log: end after it */
-	bool sse;                   /* a connection got SSE headers */
-	struct MHD_Connection *conn;  /* the connection serving it, or NULL */
-	struct http_conn *hc;       /* its reader's state (cleared both ways) */
-	int conn_fd;                /* watched for a hang-up while suspended */
+	size_t taken;                /* bytes of log the connection has taken */
+	uint64_t seq;                /* events so far */
+	uint64_t log_seq0;           /* the first event still in the log */
+	size_t events;               /* events in the log */
+	bool ended;                  /* the response is in the log: end after it */
+	bool sse;                    /* a connection got SSE headers */
+	struct MHD_Connection *conn; /* the connection serving it, or NULL */
+	struct http_conn *hc;        /* its reader's state (cleared both ways) */
+	int conn_fd;                 /* watched for a hang-up while suspended */
 	bool suspended, watching, peer_gone;
 	int64_t last_event_ms;
-	int64_t orphan_since;       /* when its connection went (0: it has one) */
-	struct http_stream *next, *prev;    /* h->streams */
+	int64_t orphan_since;            /* when its connection went (0: it has one) */
+	struct http_stream *next, *prev; /* h->streams */
 };
 
-struct http_stream *stream_new(struct http_server *h, struct http_session *hs,
-                               const json_t *rel, bool resumable);
+struct http_stream *stream_new(struct http_server *h, struct http_session *hs, const json_t *rel,
+                               bool resumable);
 /* Appends one message (takes msg) as an event; final: the response that
  * ends the stream. Wakes the connection. */
 void stream_event(struct http_stream *st, json_t *msg, bool final);
@@ -144,7 +144,7 @@ enum mcp_room stream_room(const struct http_stream *st);
  * event first), for STREAM_CONTINUE from what the last connection did not
  * take. Returns the queue_response result. extra_header/value: one more
  * header or NULL. */
-#define STREAM_FRESH UINT64_MAX
+#define STREAM_FRESH    UINT64_MAX
 #define STREAM_CONTINUE (UINT64_MAX - 1)
 enum MHD_Result stream_attach(struct http_stream *st, struct MHD_Connection *conn,
                               uint64_t after_seq, const char *extra_header,
@@ -166,13 +166,13 @@ size_t streams_backlog_unread(const struct http_server *h);
 struct http_session {
 	struct http_server *h;
 	struct mcp_session *ms;
-	char id[33];                /* 128 random bits, hex */
+	char id[33]; /* 128 random bits, hex */
 	int64_t last_active_ms;
-	struct http_stream *get;    /* the standalone GET stream, or NULL */
-	size_t n_streams;           /* POST and GET streams open */
+	struct http_stream *get; /* the standalone GET stream, or NULL */
+	size_t n_streams;        /* POST and GET streams open */
 	uint64_t next_stream;
-	struct buf pending;         /* unrouted messages, for the next GET stream */
-	bool list_changed;          /* one waits in pending */
+	struct buf pending; /* unrouted messages, for the next GET stream */
+	bool list_changed;  /* one waits in pending */
 	struct http_session *next, *prev;
 };
 
@@ -183,14 +183,14 @@ struct http_server {
 	struct loop *loop;
 	struct http_options opt;
 	int mhd_epoll_fd;
-	struct loop_timer *run_timer;   /* the next MHD_run (timeouts, wake-ups) */
+	struct loop_timer *run_timer; /* the next MHD_run (timeouts, wake-ups) */
 	int64_t run_at;
 	struct loop_timer *tick;
 	struct http_session *sessions;
 	size_t n_sessions;
-	struct http_stream *streams;    /* every stream, of sessions or not */
-	uint64_t next_stream;           /* for stateless requests */
-	size_t bodies;                  /* bytes of request bodies held */
+	struct http_stream *streams; /* every stream, of sessions or not */
+	uint64_t next_stream;        /* for stateless requests */
+	size_t bodies;               /* bytes of request bodies held */
 	bool draining;
 	int64_t drain_until;
 	char port_text[8];
@@ -199,9 +199,8 @@ struct http_server {
 /* Ends a session: its calls are cancelled unanswered, its streams go. */
 void http_session_free(struct http_session *hs);
 /* libmicrohttpd's callbacks (mcp_http.c), given to it by the daemon. */
-enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
-                           const char *method, const char *version, const char *data,
-                           size_t *size, void **con_cls);
+enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
+                           const char *version, const char *data, size_t *size, void **con_cls);
 void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
                   enum MHD_RequestTerminationCode toe);
 void on_mhd_log(void *cls, const char *fmt, va_list ap);

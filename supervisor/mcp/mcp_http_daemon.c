@@ -23,7 +23,7 @@
 
 #include "mcp_http.h"
 
-#define HTTP_FINAL_FLUSH_MS 2000    /* teardown: answers still owed to open streams */
+#define HTTP_FINAL_FLUSH_MS 2000 /* teardown: answers still owed to open streams */
 
 /* ---- the listen address and the token ---------------------------------- */
 
@@ -33,8 +33,10 @@ static int parse_addr(const char *spec, struct http_options *o, struct tc_error 
 	char host[64];
 	const char *colon = strrchr(spec, ':');
 	if (!colon || colon == spec + strlen(spec) - 1)
-		return tc_error_set(err, TC_E_INVALID, "--http", "'%s' is not ADDR:PORT "
-		                    "(e.g. 127.0.0.1:8080, [::1]:8080, :8080)", spec);
+		return tc_error_set(err, TC_E_INVALID, "--http",
+		                    "'%s' is not ADDR:PORT "
+		                    "(e.g. 127.0.0.1:8080, [::1]:8080, :8080)",
+		                    spec);
 	size_t hl = (size_t)(colon - spec);
 	if (hl >= sizeof host)
 		return tc_error_set(err, TC_E_INVALID, "--http", "the address in '%s' is too long",
@@ -44,8 +46,10 @@ static int parse_addr(const char *spec, struct http_options *o, struct tc_error 
 	char *end;
 	unsigned long port = strtoul(colon + 1, &end, 10);
 	if (*end || port > 65535)
-		return tc_error_set(err, TC_E_INVALID, "--http", "'%s' is not a port (0-65535; 0 "
-		                    "picks a free one)", colon + 1);
+		return tc_error_set(err, TC_E_INVALID, "--http",
+		                    "'%s' is not a port (0-65535; 0 "
+		                    "picks a free one)",
+		                    colon + 1);
 	memset(&o->addr, 0, sizeof o->addr);
 	if (!host[0])
 		snprintf(host, sizeof host, "127.0.0.1");
@@ -53,8 +57,8 @@ static int parse_addr(const char *spec, struct http_options *o, struct tc_error 
 		host[hl - 1] = '\0';
 		struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)&o->addr;
 		if (inet_pton(AF_INET6, host + 1, &a6->sin6_addr) != 1)
-			return tc_error_set(err, TC_E_INVALID, "--http", "'%s' is not an IPv6 address",
-			                    host + 1);
+			return tc_error_set(err, TC_E_INVALID, "--http",
+			                    "'%s' is not an IPv6 address", host + 1);
 		a6->sin6_family = AF_INET6;
 		a6->sin6_port = htons((uint16_t)port);
 		o->addr_len = sizeof *a6;
@@ -65,8 +69,10 @@ static int parse_addr(const char *spec, struct http_options *o, struct tc_error 
 	if (!strcmp(host, "localhost"))
 		snprintf(host, sizeof host, "127.0.0.1");
 	if (inet_pton(AF_INET, host, &a4->sin_addr) != 1)
-		return tc_error_set(err, TC_E_INVALID, "--http", "'%s' is not an IPv4 address "
-		                    "(names are not resolved: give the address)", host);
+		return tc_error_set(err, TC_E_INVALID, "--http",
+		                    "'%s' is not an IPv4 address "
+		                    "(names are not resolved: give the address)",
+		                    host);
 	a4->sin_family = AF_INET;
 	a4->sin_port = htons((uint16_t)port);
 	o->addr_len = sizeof *a4;
@@ -87,12 +93,14 @@ static int read_token(const char *path, struct http_options *o, struct tc_error 
 	for (size_t i = 0; i < n; i++)
 		if ((unsigned char)b.data[i] <= 0x20 || (unsigned char)b.data[i] >= 0x7f) {
 			buf_release(&b);
-			return tc_error_set(err, TC_E_INVALID, path, "the token must be one line of "
+			return tc_error_set(err, TC_E_INVALID, path,
+			                    "the token must be one line of "
 			                    "visible ASCII (it goes in an Authorization header)");
 		}
 	if (n < HTTP_TOKEN_MIN) {
 		buf_release(&b);
-		return tc_error_set(err, TC_E_INVALID, path, "the token is %zu bytes; use at "
+		return tc_error_set(err, TC_E_INVALID, path,
+		                    "the token is %zu bytes; use at "
 		                    "least %d random ones (e.g. head -c 32 /dev/urandom | base64)",
 		                    n, HTTP_TOKEN_MIN);
 	}
@@ -175,7 +183,8 @@ static void on_tick(struct loop *l, void *data)
 	for (struct http_session *hs = h->sessions, *next; hs; hs = next) {
 		next = hs->next;
 		if (now - hs->last_active_ms >= h->opt.session_idle_ms && !session_in_use(hs)) {
-			fprintf(stderr, "toolcage serve: session %.8s idle for %" PRId64 " s: ended\n",
+			fprintf(stderr,
+			        "toolcage serve: session %.8s idle for %" PRId64 " s: ended\n",
 			        hs->id, h->opt.session_idle_ms / 1000);
 			http_session_free(hs);
 		}
@@ -183,8 +192,10 @@ static void on_tick(struct loop *l, void *data)
 	streams_tick(h, now);
 	if (h->draining && (calls_in_flight(h) == 0 || now >= h->drain_until)) {
 		if (calls_in_flight(h))
-			fprintf(stderr, "toolcage serve: %zu calls still running after the drain "
-			        "time: cancelled\n", calls_in_flight(h));
+			fprintf(stderr,
+			        "toolcage serve: %zu calls still running after the drain "
+			        "time: cancelled\n",
+			        calls_in_flight(h));
 		loop_stop(l);
 	}
 }
@@ -193,14 +204,15 @@ static void http_signal(void *data, int signo)
 {
 	struct http_server *h = data;
 	if (h->draining || signo == SIGINT) {
-		loop_stop(h->loop);   /* a second signal, or ^C: now */
+		loop_stop(h->loop); /* a second signal, or ^C: now */
 		return;
 	}
 	h->draining = true;
 	h->drain_until = io_now_ms() + h->opt.drain_ms;
-	fprintf(stderr, "toolcage serve: draining: no new sessions or requests; %zu calls in "
-	        "flight get up to %" PRId64 " s to finish\n", calls_in_flight(h),
-	        h->opt.drain_ms / 1000);
+	fprintf(stderr,
+	        "toolcage serve: draining: no new sessions or requests; %zu calls in "
+	        "flight get up to %" PRId64 " s to finish\n",
+	        calls_in_flight(h), h->opt.drain_ms / 1000);
 	if (!calls_in_flight(h))
 		loop_stop(h->loop);
 }
@@ -229,7 +241,7 @@ static void http_free(void *data)
 	if (h->d) {
 		if (h->mhd_epoll_fd >= 0)
 			loop_del_fd(h->loop, h->mhd_epoll_fd);
-		run_now(h);   /* the resumed connections end their replies */
+		run_now(h); /* the resumed connections end their replies */
 		h->api->stop_daemon(h->d);
 	}
 	if (h->run_timer)
@@ -242,8 +254,7 @@ static void http_free(void *data)
 	free(h);
 }
 
-int mcp_http_start(struct mcp_server *srv, const struct mcp_options *opt,
-                   struct tc_error *err)
+int mcp_http_start(struct mcp_server *srv, const struct mcp_options *opt, struct tc_error *err)
 {
 	struct http_server *h = calloc(1, sizeof *h);
 	if (!h)
@@ -264,10 +275,12 @@ int mcp_http_start(struct mcp_server *srv, const struct mcp_options *opt,
 	if (opt->token_file && read_token(opt->token_file, o, err) < 0)
 		return -1;
 	if (!o->loopback && !o->token)
-		return tc_error_set(err, TC_E_INVALID, "--http", "%s is not a loopback address: "
+		return tc_error_set(err, TC_E_INVALID, "--http",
+		                    "%s is not a loopback address: "
 		                    "anyone who reaches it could run tools. Give --token-file FILE "
 		                    "(clients send Authorization: Bearer <its content>), or bind "
-		                    "127.0.0.1", opt->http);
+		                    "127.0.0.1",
+		                    opt->http);
 	size_t n = 0;
 	while (opt->origins && opt->origins[n])
 		n++;
@@ -283,18 +296,20 @@ int mcp_http_start(struct mcp_server *srv, const struct mcp_options *opt,
 	unsigned flags = MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
 	if (o->addr.ss_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
-	h->d = h->api->start_daemon(flags, 0, NULL, NULL, on_request, h,
-		MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, h,   /* first: it covers the rest */
-		MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&o->addr,
-		MHD_OPTION_CONNECTION_LIMIT, (unsigned)HTTP_CONNECTIONS_MAX,
-		MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)HTTP_CONNECTIONS_PER_IP,
-		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)HTTP_CONNECTION_MEMORY,
-		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)HTTP_CONNECTION_TIMEOUT_S,
-		MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
-		MHD_OPTION_STRICT_FOR_CLIENT, 1,
-		MHD_OPTION_END);
+	h->d = h->api->start_daemon(flags, 0, NULL, NULL, on_request, h, MHD_OPTION_EXTERNAL_LOGGER,
+	                            on_mhd_log, h, /* first: it covers the rest */
+	                            MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&o->addr,
+	                            MHD_OPTION_CONNECTION_LIMIT, (unsigned)HTTP_CONNECTIONS_MAX,
+	                            MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+	                            (unsigned)HTTP_CONNECTIONS_PER_IP,
+	                            MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+	                            (size_t)HTTP_CONNECTION_MEMORY, MHD_OPTION_CONNECTION_TIMEOUT,
+	                            (unsigned)HTTP_CONNECTION_TIMEOUT_S,
+	                            MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
+	                            MHD_OPTION_STRICT_FOR_CLIENT, 1, MHD_OPTION_END);
 	if (!h->d)
-		return tc_error_set(err, TC_E_SYSTEM, "--http", "cannot listen on %s: %s", opt->http,
+		return tc_error_set(err, TC_E_SYSTEM, "--http", "cannot listen on %s: %s",
+		                    opt->http,
 		                    errno ? strerror(errno) : "libmicrohttpd refused to start");
 	const union MHD_DaemonInfo *ei = h->api->get_daemon_info(h->d, MHD_DAEMON_INFO_EPOLL_FD);
 	const union MHD_DaemonInfo *pi = h->api->get_daemon_info(h->d, MHD_DAEMON_INFO_BIND_PORT);
@@ -308,13 +323,16 @@ int mcp_http_start(struct mcp_server *srv, const struct mcp_options *opt,
 	h->tick = loop_add_timer(h->loop, io_now_ms() + HTTP_TICK_MS, on_tick, h);
 	char addr[INET6_ADDRSTRLEN] = "?";
 	if (o->addr.ss_family == AF_INET6)
-		inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&o->addr)->sin6_addr, addr, sizeof addr);
+		inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&o->addr)->sin6_addr, addr,
+		          sizeof addr);
 	else
 		inet_ntop(AF_INET, &((struct sockaddr_in *)&o->addr)->sin_addr, addr, sizeof addr);
 	unsigned port = pi ? pi->port : 0;
 	if (!opt->quiet)
-		fprintf(stderr, "toolcage serve: listening on http://%s%s%s:%u/mcp (%s, libmicrohttpd "
-		        "%s)\n", o->addr.ss_family == AF_INET6 ? "[" : "", addr,
+		fprintf(stderr,
+		        "toolcage serve: listening on http://%s%s%s:%u/mcp (%s, libmicrohttpd "
+		        "%s)\n",
+		        o->addr.ss_family == AF_INET6 ? "[" : "", addr,
 		        o->addr.ss_family == AF_INET6 ? "]" : "", port,
 		        o->token ? "bearer token required" : "loopback only, no token",
 		        h->api->get_version());

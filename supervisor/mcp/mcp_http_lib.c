@@ -24,7 +24,10 @@ static const struct {
 	const char *name;
 	size_t offset;
 } symbols[] = {
-#define SYM(field, fn) { #fn, offsetof(struct mhd_api, field) }
+#define SYM(field, fn)                                                                             \
+	{                                                                                          \
+#fn, offsetof(struct mhd_api, field)                                               \
+	}
 	SYM(start_daemon, MHD_start_daemon),
 	SYM(stop_daemon, MHD_stop_daemon),
 	SYM(quiesce_daemon, MHD_quiesce_daemon),
@@ -52,8 +55,10 @@ const struct mhd_api *mhd_api_load(char *why, size_t why_size)
 	void *lib = dlopen(MHD_LIBRARY, RTLD_NOW | RTLD_LOCAL);
 	if (!lib) {
 		const char *e = dlerror();
-		snprintf(why, why_size, "serve --http needs %s (Debian/Ubuntu package %s), which "
-		         "could not be loaded: %s", MHD_LIBRARY, MHD_PACKAGE, e ? e : "unknown error");
+		snprintf(why, why_size,
+		         "serve --http needs %s (Debian/Ubuntu package %s), which "
+		         "could not be loaded: %s",
+		         MHD_LIBRARY, MHD_PACKAGE, e ? e : "unknown error");
 		return NULL;
 	}
 	struct mhd_api *a = calloc(1, sizeof *a);
@@ -65,9 +70,10 @@ const struct mhd_api *mhd_api_load(char *why, size_t why_size)
 	for (size_t i = 0; i < sizeof symbols / sizeof symbols[0]; i++) {
 		void *sym = dlsym(lib, symbols[i].name);
 		if (!sym) {
-			snprintf(why, why_size, "%s has no %s: it is too old (serve --http needs "
-			         "libmicrohttpd 0.9.71 or newer, package %s)", MHD_LIBRARY,
-			         symbols[i].name, MHD_PACKAGE);
+			snprintf(why, why_size,
+			         "%s has no %s: it is too old (serve --http needs "
+			         "libmicrohttpd 0.9.71 or newer, package %s)",
+			         MHD_LIBRARY, symbols[i].name, MHD_PACKAGE);
 			free(a);
 			dlclose(lib);
 			return NULL;

@@ -37,17 +37,17 @@
 
 #include "mcp_http.h"
 
-#define HTTP_REPLAY (64u << 10)     /* bytes already taken, kept for a resumption */
-#define HTTP_BLOCK (16u << 10)      /* what libmicrohttpd asks for at a time */
+#define HTTP_REPLAY (64u << 10) /* bytes already taken, kept for a resumption */
+#define HTTP_BLOCK  (16u << 10) /* what libmicrohttpd asks for at a time */
 
 /* What one connection serving a stream needs. Outlives the stream when the
  * stream is freed first (then st is NULL and the reader ends the reply). */
 struct http_conn {
 	struct http_stream *st;
-	struct buf prefix;          /* written before the log: priming, keep-alive */
+	struct buf prefix; /* written before the log: priming, keep-alive */
 	size_t prefix_off;
-	bool finished;              /* the reader gave the end of the stream */
-	bool poll_end;              /* --sse-poll: end once the log is out */
+	bool finished; /* the reader gave the end of the stream */
+	bool poll_end; /* --sse-poll: end once the log is out */
 };
 
 static size_t out_total(const struct http_server *h)
@@ -72,8 +72,8 @@ size_t streams_backlog_unread(const struct http_server *h)
 	return n;
 }
 
-struct http_stream *stream_new(struct http_server *h, struct http_session *hs,
-                               const json_t *rel, bool resumable)
+struct http_stream *stream_new(struct http_server *h, struct http_session *hs, const json_t *rel,
+                               bool resumable)
 {
 	struct http_stream *st = calloc(1, sizeof *st);
 	if (!st)
@@ -134,7 +134,7 @@ static void on_hangup(struct loop *l, int fd, uint32_t events, void *data)
 static void suspend(struct http_stream *st)
 {
 	const union MHD_ConnectionInfo *ci =
-		st->h->api->get_connection_info(st->conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+	        st->h->api->get_connection_info(st->conn, MHD_CONNECTION_INFO_CONNECTION_FD);
 	st->h->api->suspend_connection(st->conn);
 	st->suspended = true;
 	st->conn_fd = ci ? ci->connect_fd : -1;
@@ -220,7 +220,7 @@ char *stream_take_json(struct http_stream *st, size_t *len)
 	if (!d)
 		return NULL;
 	d += 6;
-	size_t n = st->log.len - (size_t)(d - st->log.data) - 2;   /* the "\n\n" */
+	size_t n = st->log.len - (size_t)(d - st->log.data) - 2; /* the "\n\n" */
 	char *out = malloc(n + 1);
 	if (!out)
 		return NULL;
@@ -236,8 +236,8 @@ char *stream_take_json(struct http_stream *st, size_t *len)
  * got only part of counts as not sent. */
 static size_t event_start(const struct http_stream *st, size_t off)
 {
-	while (off > 0 && !(off >= 2 && st->log.data[off - 1] == '\n' &&
-	                    st->log.data[off - 2] == '\n'))
+	while (off > 0 &&
+	       !(off >= 2 && st->log.data[off - 1] == '\n' && st->log.data[off - 2] == '\n'))
 		off--;
 	return off;
 }
@@ -304,8 +304,9 @@ static size_t replay_offset(struct http_stream *st, uint64_t after_seq)
 {
 	if (after_seq + 1 <= st->log_seq0) {
 		if (after_seq + 1 < st->log_seq0)
-			fprintf(stderr, "toolcage serve: stream %" PRIu64 " resumed after event %"
-			        PRIu64 ", but events before %" PRIu64 " were no longer kept\n",
+			fprintf(stderr,
+			        "toolcage serve: stream %" PRIu64 " resumed after event %" PRIu64
+			        ", but events before %" PRIu64 " were no longer kept\n",
 			        st->no, after_seq, st->log_seq0);
 		return 0;
 	}
@@ -347,8 +348,7 @@ static void cut_conn(struct http_stream *st)
 }
 
 enum MHD_Result stream_attach(struct http_stream *st, struct MHD_Connection *conn,
-                              uint64_t after_seq, const char *extra_header,
-                              const char *extra_value)
+                              uint64_t after_seq, const char *extra_header, const char *extra_value)
 {
 	const struct mhd_api *api = st->h->api;
 	struct http_conn *hc = calloc(1, sizeof *hc);
@@ -377,7 +377,7 @@ enum MHD_Result stream_attach(struct http_stream *st, struct MHD_Connection *con
 	api->add_response_header(r, "X-Accel-Buffering", "no");
 	if (extra_header)
 		api->add_response_header(r, extra_header, extra_value);
-	cut_conn(st);           /* a stream is served by one connection at a time */
+	cut_conn(st); /* a stream is served by one connection at a time */
 	hc->st = st;
 	st->hc = hc;
 	st->conn = conn;
@@ -391,10 +391,10 @@ enum MHD_Result stream_attach(struct http_stream *st, struct MHD_Connection *con
 	 * client's resumption point): the GET that resumes it stays open. */
 	if (fresh && st->rel && st->hs && st->resumable && st->h->opt.poll_ms && !st->ended &&
 	    !st->poll)
-		st->poll = loop_add_timer(st->h->loop, io_now_ms() + st->h->opt.poll_ms, on_poll,
-		                          st);
+		st->poll =
+		        loop_add_timer(st->h->loop, io_now_ms() + st->h->opt.poll_ms, on_poll, st);
 	enum MHD_Result rc = api->queue_response(conn, MHD_HTTP_OK, r);
-	api->destroy_response(r);   /* the connection holds it now */
+	api->destroy_response(r); /* the connection holds it now */
 	return rc;
 }
 
@@ -413,8 +413,10 @@ void streams_tick(struct http_server *h, int64_t now)
 			}
 		} else if (!st->conn && st->orphan_since && st->hs &&
 		           now - st->orphan_since >= HTTP_ORPHAN_MS) {
-			fprintf(stderr, "toolcage serve: stream %" PRIu64 " of a session was not "
-			        "resumed in %" PRId64 " s; dropped\n", st->no, HTTP_ORPHAN_MS / 1000);
+			fprintf(stderr,
+			        "toolcage serve: stream %" PRIu64 " of a session was not "
+			        "resumed in %" PRId64 " s; dropped\n",
+			        st->no, HTTP_ORPHAN_MS / 1000);
 			stream_free(st);
 		}
 	}

@@ -30,15 +30,15 @@
 #include "json_pretty.h"
 #include "util.h"
 
-#define MCP_MAX_DEPTH 64              /* nesting levels in one message */
-#define MCP_READ_CHUNK (64u << 10)    /* bytes read from the client per turn */
+#define MCP_MAX_DEPTH  64          /* nesting levels in one message */
+#define MCP_READ_CHUNK (64u << 10) /* bytes read from the client per turn */
 /* Output waiting for a stdio client that does not read: past MCP_OUT_HIGH,
  * we stop reading its requests until it catches up; past MCP_OUT_MAX, the
  * calls already admitted (up to queue_max + max_concurrent) answer with a
  * short error instead of their result, so the backlog stays near it. */
-#define MCP_OUT_HIGH (16u << 20)
-#define MCP_OUT_MAX (64u << 20)
-#define MCP_LOG_TEXT_MAX 4096         /* bytes of a notifications/message text */
+#define MCP_OUT_HIGH       (16u << 20)
+#define MCP_OUT_MAX        (64u << 20)
+#define MCP_LOG_TEXT_MAX   4096 /* bytes of a notifications/message text */
 #define MCP_VERSION_MODERN "2026-07-28"
 
 /* JSON-RPC 2.0 error codes, and the ones MCP 2026-07-28 defines. */
@@ -55,9 +55,15 @@ enum {
 
 /* RFC 5424 levels as MCP names them, lowest first. */
 enum mcp_level {
-	MCP_LOG_DEBUG, MCP_LOG_INFO, MCP_LOG_NOTICE, MCP_LOG_WARNING,
-	MCP_LOG_ERROR, MCP_LOG_CRITICAL, MCP_LOG_ALERT, MCP_LOG_EMERGENCY,
-	MCP_LOG_OFF,                      /* no notifications/message at all */
+	MCP_LOG_DEBUG,
+	MCP_LOG_INFO,
+	MCP_LOG_NOTICE,
+	MCP_LOG_WARNING,
+	MCP_LOG_ERROR,
+	MCP_LOG_CRITICAL,
+	MCP_LOG_ALERT,
+	MCP_LOG_EMERGENCY,
+	MCP_LOG_OFF, /* no notifications/message at all */
 };
 
 /* ---- mcp_frame.c -------------------------------------------------------- */
@@ -69,11 +75,11 @@ enum mcp_level {
 struct mcp_framer {
 	char *buf;
 	size_t cap;
-	size_t start, len;      /* unconsumed bytes: buf[start, start + len) */
-	size_t scanned;         /* of those, already searched for '\n' */
+	size_t start, len; /* unconsumed bytes: buf[start, start + len) */
+	size_t scanned;    /* of those, already searched for '\n' */
 	size_t max;
 	bool skipping;
-	uint64_t skipped;       /* bytes of the line being skipped so far */
+	uint64_t skipped; /* bytes of the line being skipped so far */
 };
 
 enum frame_kind { FRAME_NONE, FRAME_LINE, FRAME_OVERSIZED };
@@ -88,8 +94,8 @@ void framer_commit(struct mcp_framer *f, size_t n);
  * call; no '\n', a trailing '\r' removed). FRAME_OVERSIZED: *skipped is
  * the line's size. at_eof: the input ended, so a last line without '\n'
  * counts. */
-enum frame_kind framer_next(struct mcp_framer *f, bool at_eof, const char **line,
-                            size_t *len, uint64_t *skipped);
+enum frame_kind framer_next(struct mcp_framer *f, bool at_eof, const char **line, size_t *len,
+                            uint64_t *skipped);
 
 /* True when the JSON text p (n bytes) nests arrays/objects at most max deep.
  * A scan before parsing, so a hostile message never reaches the parser's
@@ -102,10 +108,10 @@ bool rpc_id_ok(const json_t *id);
 /* ---- messages ------------------------------------------------------------ */
 
 enum mcp_kind {
-	MCP_MSG_REQUEST,        /* method and a valid id */
-	MCP_MSG_NOTIFICATION,   /* method, no id */
-	MCP_MSG_RESPONSE,       /* result or error, and an id */
-	MCP_MSG_INVALID,        /* *error says why */
+	MCP_MSG_REQUEST,      /* method and a valid id */
+	MCP_MSG_NOTIFICATION, /* method, no id */
+	MCP_MSG_RESPONSE,     /* result or error, and an id */
+	MCP_MSG_INVALID,      /* *error says why */
 };
 
 /* Parses one message of n bytes (bounded by the caller). Returns a new
@@ -118,15 +124,15 @@ json_t *mcp_parse(const char *p, size_t n, enum mcp_kind *kind, json_t **error);
 /* An error response {"jsonrpc","id","error"}: new. id borrowed, NULL gives
  * "id": null; data taken (may be NULL). */
 json_t *mcp_error_msg(const json_t *id, int code, json_t *data, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+        __attribute__((format(printf, 4, 5)));
 
 /* ---- output: where a session's messages go ------------------------------ */
 
 /* How far behind the client is, on the stream a message would join. */
 enum mcp_room {
-	MCP_ROOM_OK,            /* send anything */
-	MCP_ROOM_TIGHT,         /* skip what it can do without: progress, logs */
-	MCP_ROOM_FULL,          /* far behind: a result becomes a short error */
+	MCP_ROOM_OK,    /* send anything */
+	MCP_ROOM_TIGHT, /* skip what it can do without: progress, logs */
+	MCP_ROOM_FULL,  /* far behind: a result becomes a short error */
 };
 
 struct mcp_session;
@@ -146,29 +152,29 @@ struct mcp_sink {
 
 /* ---- mcp.c: the server and its sessions --------------------------------- */
 
-struct mcp_call;       /* mcp_tools.c */
-struct mcp_elicit;     /* mcp_elicit.c */
-struct mcp_question;   /* mcp_channel.c */
-struct mcp_modern;     /* mcp_modern.c */
+struct mcp_call;     /* mcp_tools.c */
+struct mcp_elicit;   /* mcp_elicit.c */
+struct mcp_question; /* mcp_channel.c */
+struct mcp_modern;   /* mcp_modern.c */
 
 enum mcp_state {
-	MCP_NEW,           /* only initialize and ping */
-	MCP_READY,         /* initialize answered (or a stateless request) */
-	MCP_CLOSING,       /* ending: no new calls */
+	MCP_NEW,     /* only initialize and ping */
+	MCP_READY,   /* initialize answered (or a stateless request) */
+	MCP_CLOSING, /* ending: no new calls */
 };
 
-struct mcp_pending;    /* mcp_modern.c */
+struct mcp_pending; /* mcp_modern.c */
 
 struct mcp_server {
 	struct tc_supervisor *sup;
 	struct loop *loop;
 	const struct config *cfg;
 	size_t page_size;
-	struct mcp_session *sessions;  /* every session, stateless ones too */
+	struct mcp_session *sessions; /* every session, stateless ones too */
 	size_t n_sessions;
-	struct tc_disposer watch;      /* registry change subscription */
-	uint64_t next_state;           /* requestState handles (mcp_modern.c) */
-	struct mcp_pending *pending;   /* input asked of stateless clients */
+	struct tc_disposer watch;    /* registry change subscription */
+	uint64_t next_state;         /* requestState handles (mcp_modern.c) */
+	struct mcp_pending *pending; /* input asked of stateless clients */
 	size_t n_pending;
 	bool closing;
 	int exit_status;
@@ -186,25 +192,25 @@ struct mcp_server {
  * over (stdio), or NULL. */
 struct mcp_session {
 	struct mcp_server *srv;
-	struct tc_session *tcs;        /* its approvals and grants */
+	struct tc_session *tcs; /* its approvals and grants */
 	const struct mcp_sink *sink;
 	void *sink_data;
 	enum mcp_state state;
 	bool stateless;
 	struct mcp_session *parent;
-	char version[16];              /* negotiated protocol revision */
-	bool elicit_form;              /* client accepts form-mode elicitation */
-	int log_level;                 /* notifications/message at or above */
-	json_t *client;                /* clientInfo, for stderr (may be NULL) */
-	struct mcp_call *calls;        /* tools/call requests in flight */
+	char version[16];       /* negotiated protocol revision */
+	bool elicit_form;       /* client accepts form-mode elicitation */
+	int log_level;          /* notifications/message at or above */
+	json_t *client;         /* clientInfo, for stderr (may be NULL) */
+	struct mcp_call *calls; /* tools/call requests in flight */
 	size_t n_calls;
-	struct mcp_elicit *elicits;    /* elicitation/create requests awaiting an answer */
+	struct mcp_elicit *elicits; /* elicitation/create requests awaiting an answer */
 	uint64_t next_elicit;
-	struct mcp_question *questions;  /* tools' questions awaiting an answer */
+	struct mcp_question *questions; /* tools' questions awaiting an answer */
 	uint64_t next_question;
-	struct mcp_modern *modern;     /* stateless: the request's own state */
-	bool answered;                 /* stateless: its response went out */
-	bool busy;                     /* stateless: being dispatched (not freed) */
+	struct mcp_modern *modern; /* stateless: the request's own state */
+	bool answered;             /* stateless: its response went out */
+	bool busy;                 /* stateless: being dispatched (not freed) */
 	struct mcp_session *next, *prev;
 };
 
@@ -229,15 +235,15 @@ void mcp_send(struct mcp_session *s, json_t *msg, const json_t *rel, enum mcp_ki
  * stateless session adds resultType and serverInfo. */
 void mcp_reply(struct mcp_session *s, json_t *id, json_t *result);
 /* An error response; id NULL sends "id": null. data (taken, may be NULL). */
-void mcp_error(struct mcp_session *s, json_t *id, int code, json_t *data,
-               const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+void mcp_error(struct mcp_session *s, json_t *id, int code, json_t *data, const char *fmt, ...)
+        __attribute__((format(printf, 5, 6)));
 /* A notification; takes params (may be NULL). rel: the request it is about. */
 void mcp_notify(struct mcp_session *s, const char *method, json_t *params, const json_t *rel);
 /* notifications/message when level is at or above the client's level (and
  * the session is initialized); also on stderr when level >= warning. rel:
  * the request it is about (a call's id), or NULL. */
-void mcp_log(struct mcp_session *s, const json_t *rel, enum mcp_level level, const char *fmt,
-             ...) __attribute__((format(printf, 4, 5)));
+void mcp_log(struct mcp_session *s, const json_t *rel, enum mcp_level level, const char *fmt, ...)
+        __attribute__((format(printf, 4, 5)));
 /* How far behind the client is on rel's stream. */
 enum mcp_room mcp_room(const struct mcp_session *s, const json_t *rel);
 /* A string's value as a name: one holding a NUL byte (valid JSON, but no
@@ -261,11 +267,9 @@ void mcp_server_list_changed(struct mcp_server *srv);
 /* ---- the transports ------------------------------------------------------ */
 
 /* mcp_stdio.c: serves opt->in_fd/out_fd as one connection. */
-int mcp_stdio_start(struct mcp_server *srv, const struct mcp_options *opt,
-                    struct tc_error *err);
+int mcp_stdio_start(struct mcp_server *srv, const struct mcp_options *opt, struct tc_error *err);
 /* mcp_http.c: listens on opt->http. */
-int mcp_http_start(struct mcp_server *srv, const struct mcp_options *opt,
-                   struct tc_error *err);
+int mcp_http_start(struct mcp_server *srv, const struct mcp_options *opt, struct tc_error *err);
 
 /* ---- mcp_tools.c --------------------------------------------------------- */
 
@@ -290,8 +294,8 @@ const json_t *mcp_call_rel(const struct mcp_call *mc);
 /* Routes the messages of s's tools (channel.h) to the client. */
 /* Sends elicitation/create (a form) with id (stolen), message and schema
  * (borrowed) on rel's stream: approvals and a tool's questions alike. */
-void mcp_elicit_send(struct mcp_session *s, json_t *id, const char *message,
-                     const json_t *schema, const json_t *rel);
+void mcp_elicit_send(struct mcp_session *s, json_t *id, const char *message, const json_t *schema,
+                     const json_t *rel);
 void mcp_channel_enable(struct mcp_session *s);
 /* A response to one of the tools' questions: 0, or -1 when the id is not
  * one of them. */

@@ -30,31 +30,31 @@
 #include "mcp_internal.h"
 
 #define META_VERSION "io.modelcontextprotocol/protocolVersion"
-#define META_CAPS "io.modelcontextprotocol/clientCapabilities"
-#define META_CLIENT "io.modelcontextprotocol/clientInfo"
-#define META_LEVEL "io.modelcontextprotocol/logLevel"
-#define META_SUB "io.modelcontextprotocol/subscriptionId"
-#define PENDING_MAX 1024          /* approvals asked of stateless clients, awaiting a retry */
-#define LIST_TTL_MS 60000         /* how long a client may keep tools/list */
-#define APPROVAL_KEY "approval"   /* its key in inputRequests/inputResponses */
+#define META_CAPS    "io.modelcontextprotocol/clientCapabilities"
+#define META_CLIENT  "io.modelcontextprotocol/clientInfo"
+#define META_LEVEL   "io.modelcontextprotocol/logLevel"
+#define META_SUB     "io.modelcontextprotocol/subscriptionId"
+#define PENDING_MAX  1024       /* approvals asked of stateless clients, awaiting a retry */
+#define LIST_TTL_MS  60000      /* how long a client may keep tools/list */
+#define APPROVAL_KEY "approval" /* its key in inputRequests/inputResponses */
 
 /* One question asked of a stateless client, until its retry comes. */
 struct mcp_pending {
 	char handle[33];
 	char *tool;
-	char *canon;                  /* the arguments' canonical JSON */
+	char *canon; /* the arguments' canonical JSON */
 	int64_t expires_ms;
 	struct mcp_pending *next;
 };
 
 /* A stateless request's own state. */
 struct mcp_modern {
-	json_t *id;                   /* the request's id */
-	json_t *input_responses;      /* borrowed while its tools/call is submitted */
-	const char *request_state;    /* the same */
-	json_t *input_required;       /* the answer, when the call needs input */
-	bool listening;               /* a subscriptions/listen stream */
-	bool tools_list_changed;      /* ... that asked for list_changed */
+	json_t *id;                /* the request's id */
+	json_t *input_responses;   /* borrowed while its tools/call is submitted */
+	const char *request_state; /* the same */
+	json_t *input_required;    /* the answer, when the call needs input */
+	bool listening;            /* a subscriptions/listen stream */
+	bool tools_list_changed;   /* ... that asked for list_changed */
 };
 
 /* ---- checks -------------------------------------------------------------- */
@@ -87,8 +87,9 @@ int mcp_modern_check(json_t *msg, json_t **error, int *http)
 	json_t *level = json_object_get(meta, META_LEVEL);
 	*http = 400;
 	if (!json_is_string(pv)) {
-		*error = mcp_error_msg(id, RPC_INVALID_PARAMS, NULL, "Invalid params: _meta."
-		                       META_VERSION " must be a string such as \"%s\".",
+		*error = mcp_error_msg(id, RPC_INVALID_PARAMS, NULL,
+		                       "Invalid params: _meta." META_VERSION
+		                       " must be a string such as \"%s\".",
 		                       MCP_VERSION_MODERN);
 		return -1;
 	}
@@ -100,14 +101,16 @@ int mcp_modern_check(json_t *msg, json_t **error, int *http)
 		return -1;
 	}
 	if (!json_is_object(caps)) {
-		*error = mcp_error_msg(id, RPC_INVALID_PARAMS, NULL, "Invalid params: _meta."
-		                       META_CAPS " (an object, {} when the client offers "
+		*error = mcp_error_msg(id, RPC_INVALID_PARAMS, NULL,
+		                       "Invalid params: _meta." META_CAPS
+		                       " (an object, {} when the client offers "
 		                       "nothing) is required on every request.");
 		return -1;
 	}
 	if (level && mcp_level_parse(json_string_value(level)) < 0) {
-		*error = mcp_error_msg(id, RPC_INVALID_PARAMS, NULL, "Invalid params: _meta."
-		                       META_LEVEL " must be one of debug, info, notice, warning, "
+		*error = mcp_error_msg(id, RPC_INVALID_PARAMS, NULL,
+		                       "Invalid params: _meta." META_LEVEL
+		                       " must be one of debug, info, notice, warning, "
 		                       "error, critical, alert, emergency.");
 		return -1;
 	}
@@ -136,7 +139,7 @@ static void pending_free(struct mcp_pending *p)
 
 static void pending_purge(struct mcp_server *srv, int64_t now)
 {
-	for (struct mcp_pending **pp = &srv->pending; *pp; ) {
+	for (struct mcp_pending **pp = &srv->pending; *pp;) {
 		if ((*pp)->expires_ms <= now) {
 			struct mcp_pending *p = *pp;
 			*pp = p->next;
@@ -228,12 +231,12 @@ static int retry_answer(struct mcp_session *s, const struct tc_approval_request 
 		return -1;
 	*d = mcp_approval_decide(answer, who, n);
 	if (*d == TC_APPROVE_SESSION || *d == TC_APPROVE_COMMAND || *d == TC_APPROVE_TOOL)
-		*d = TC_APPROVE_ONCE;   /* a stateless client has no session to keep it */
+		*d = TC_APPROVE_ONCE; /* a stateless client has no session to keep it */
 	return 1;
 }
 
-static void approver(const struct tc_approval_request *req, tc_approval_respond respond,
-                     void *ctx, void *data)
+static void approver(const struct tc_approval_request *req, tc_approval_respond respond, void *ctx,
+                     void *data)
 {
 	struct mcp_session *s = data;
 	struct mcp_modern *md = s->modern;
@@ -245,9 +248,11 @@ static void approver(const struct tc_approval_request *req, tc_approval_respond 
 		return;
 	}
 	if (r < 0)
-		fprintf(stderr, "toolcage serve: a retry of %s brought a requestState that is not "
+		fprintf(stderr,
+		        "toolcage serve: a retry of %s brought a requestState that is not "
 		        "valid for it (unknown, expired, used, or for other arguments); asking "
-		        "again\n", req->tool);
+		        "again\n",
+		        req->tool);
 	char *message;
 	json_t *schema;
 	const char *why_not;
@@ -256,12 +261,12 @@ static void approver(const struct tc_approval_request *req, tc_approval_respond 
 		return;
 	}
 	const char *handle = pending_add(s->srv, req->tool, req->args);
-	json_t *res = handle ? json_pack("{s:s, s:{s:{s:s, s:{s:s, s:s, s:o}}}, s:s}",
-	                                 "resultType", "input_required", "inputRequests",
-	                                 APPROVAL_KEY, "method", "elicitation/create", "params",
-	                                 "mode", "form", "message", message, "requestedSchema",
-	                                 schema, "requestState", handle)
-	                     : (json_decref(schema), NULL);
+	json_t *res = handle ?
+	        json_pack("{s:s, s:{s:{s:s, s:{s:s, s:s, s:o}}}, s:s}", "resultType",
+	                  "input_required", "inputRequests", APPROVAL_KEY, "method",
+	                  "elicitation/create", "params", "mode", "form", "message", message,
+	                  "requestedSchema", schema, "requestState", handle) :
+	        (json_decref(schema), NULL);
 	free(message);
 	if (!res) {
 		respond(ctx, TC_APPROVE_DENY, "mcp (too many approvals are waiting for an answer)");
@@ -308,7 +313,8 @@ void mcp_discover(struct mcp_session *s, json_t *id, json_t *params)
 	(void)params;
 	char *text = mcp_instructions(s->srv);
 	json_t *res = text ? json_pack("{s:o, s:o, s:s}", "supportedVersions", supported_list(),
-	                               "capabilities", capabilities(), "instructions", text) : NULL;
+	                               "capabilities", capabilities(), "instructions", text) :
+	                     NULL;
 	free(text);
 	if (res)
 		mcp_modern_cacheable(res);
@@ -319,7 +325,8 @@ void mcp_listen(struct mcp_session *s, json_t *id, json_t *params)
 {
 	json_t *filter = json_object_get(params, "notifications");
 	if (!json_is_object(filter)) {
-		mcp_error(s, id, RPC_INVALID_PARAMS, NULL, "Invalid params: subscriptions/listen "
+		mcp_error(s, id, RPC_INVALID_PARAMS, NULL,
+		          "Invalid params: subscriptions/listen "
 		          "needs params.notifications, e.g. {\"toolsListChanged\": true}.");
 		return;
 	}
@@ -377,9 +384,10 @@ struct mcp_session *mcp_modern_start(struct mcp_server *srv, const struct mcp_si
 	struct mcp_modern *md = s ? calloc(1, sizeof *md) : NULL;
 	if (!md) {
 		mcp_session_free(s);
-		sink->send(data, mcp_error_msg(json_object_get(msg, "id"), RPC_INTERNAL_ERROR, NULL,
-		           "Internal error: out of memory."), json_object_get(msg, "id"),
-		           MCP_MSG_RESPONSE);
+		sink->send(data,
+		           mcp_error_msg(json_object_get(msg, "id"), RPC_INTERNAL_ERROR, NULL,
+		                         "Internal error: out of memory."),
+		           json_object_get(msg, "id"), MCP_MSG_RESPONSE);
 		return NULL;
 	}
 	json_t *meta = meta_of(msg);

@@ -26,14 +26,14 @@
 struct mcp_stdio {
 	struct mcp_server *srv;
 	struct mcp_session *s;
-	struct loop *loop;             /* NULL once tearing down: writes block */
+	struct loop *loop; /* NULL once tearing down: writes block */
 	int in_fd, out_fd;
-	int in_flags, out_flags;       /* to restore: O_NONBLOCK is shared with the parent */
+	int in_flags, out_flags; /* to restore: O_NONBLOCK is shared with the parent */
 	bool in_watched, in_paused, in_eof;
-	struct loop_timer *in_timer;   /* regular-file input: epoll cannot watch it */
+	struct loop_timer *in_timer; /* regular-file input: epoll cannot watch it */
 	bool out_watched, out_broken;
 	struct mcp_framer in;
-	struct buf out;                /* written up to out_off */
+	struct buf out; /* written up to out_off */
 	size_t out_off;
 };
 
@@ -84,7 +84,7 @@ static void out_flush(struct mcp_stdio *io)
 			continue;
 		} else if (w < 0 && errno == EAGAIN) {
 			if (io->loop)
-				break;                    /* EPOLLOUT tells us when */
+				break; /* EPOLLOUT tells us when */
 			if (wait_writable(io, deadline) < 0) {
 				errno = ETIMEDOUT;
 				mark_broken(io);
@@ -153,10 +153,15 @@ static void in_drain(struct mcp_stdio *io)
 	while (!io->in_paused && !(io->s->state == MCP_CLOSING && !io->in_eof) &&
 	       (k = framer_next(&io->in, io->in_eof, &line, &len, &skipped)) != FRAME_NONE) {
 		if (k == FRAME_OVERSIZED)
-			mcp_send(io->s, mcp_error_msg(NULL, RPC_INVALID_REQUEST, NULL, "Invalid "
-			         "request: a message of %llu bytes is over the limit of %zu bytes "
-			         "(max_message_bytes); it was skipped.", (unsigned long long)skipped,
-			         io->in.max), NULL, MCP_MSG_RESPONSE);
+			mcp_send(
+			        io->s,
+			        mcp_error_msg(
+			                NULL, RPC_INVALID_REQUEST, NULL,
+			                "Invalid "
+			                "request: a message of %llu bytes is over the limit of %zu bytes "
+			                "(max_message_bytes); it was skipped.",
+			                (unsigned long long)skipped, io->in.max),
+			        NULL, MCP_MSG_RESPONSE);
 		else
 			mcp_session_text(io->s, line, len);
 	}
@@ -218,7 +223,7 @@ static int fd_watch(struct mcp_stdio *io, int fd, uint32_t events, bool *watched
 		return 0;
 	}
 	int rc = *watched ? loop_mod_fd(io->loop, fd, events) :
-	         loop_add_fd(io->loop, fd, events, on_io, io);
+	                    loop_add_fd(io->loop, fd, events, on_io, io);
 	if (rc == 0)
 		*watched = true;
 	return rc;
@@ -253,7 +258,7 @@ static void watch_update(struct mcp_stdio *io)
 		closing(io);
 	}
 	if (was_paused && !io->in_paused && want_in)
-		in_drain(io);   /* lines read before the pause */
+		in_drain(io); /* lines read before the pause */
 }
 
 /* ---- the transport ------------------------------------------------------- */
@@ -290,8 +295,7 @@ static void stdio_free(void *data)
 	free(io);
 }
 
-int mcp_stdio_start(struct mcp_server *srv, const struct mcp_options *opt,
-                    struct tc_error *err)
+int mcp_stdio_start(struct mcp_server *srv, const struct mcp_options *opt, struct tc_error *err)
 {
 	struct mcp_stdio *io = calloc(1, sizeof *io);
 	if (!io)

@@ -25,15 +25,15 @@
  * is sent or it is cancelled; call_id is valid once submitting is false. */
 struct mcp_call {
 	struct mcp_session *s;
-	json_t *id;                 /* the client's request id (a reference) */
-	uint64_t call_id;           /* the pipeline's */
+	json_t *id;       /* the client's request id (a reference) */
+	uint64_t call_id; /* the pipeline's */
 	char *tool;
-	json_t *progress_token;     /* NULL: the client asked for no progress */
+	json_t *progress_token; /* NULL: the client asked for no progress */
 	struct loop_timer *progress;
-	unsigned ticks;             /* progress notifications sent */
+	unsigned ticks; /* progress notifications sent */
 	int64_t start_ms;
-	bool submitting;            /* inside tc_call_submit */
-	bool done;                  /* the result came while submitting */
+	bool submitting; /* inside tc_call_submit */
+	bool done;       /* the result came while submitting */
 	struct mcp_call *next, *prev;
 };
 
@@ -101,8 +101,8 @@ static int cursor_parse(const char *s, uint64_t gen, size_t count, size_t *off)
 {
 	unsigned long long g, o;
 	int used = 0;
-	if (sscanf(s, "tc1.%llx.%llx%n", &g, &o, &used) != 2 || s[used] || g != gen ||
-	    o == 0 || o >= count)
+	if (sscanf(s, "tc1.%llx.%llx%n", &g, &o, &used) != 2 || s[used] || g != gen || o == 0 ||
+	    o >= count)
 		return -1;
 	*off = (size_t)o;
 	return 0;
@@ -132,9 +132,10 @@ void mcp_tools_list(struct mcp_session *s, json_t *id, json_t *params)
 	size_t count = tc_registry_count(reg), off = 0;
 	uint64_t gen = tc_registry_generation(reg);
 	json_t *cur = json_object_get(params, "cursor");
-	if (cur && (!json_is_string(cur) ||
-	            cursor_parse(json_string_value(cur), gen, count, &off) < 0)) {
-		mcp_error(s, id, RPC_INVALID_PARAMS, NULL, "Invalid params: the cursor is not one "
+	if (cur &&
+	    (!json_is_string(cur) || cursor_parse(json_string_value(cur), gen, count, &off) < 0)) {
+		mcp_error(s, id, RPC_INVALID_PARAMS, NULL,
+		          "Invalid params: the cursor is not one "
 		          "this server gave, or the tool list changed since. Pass nextCursor "
 		          "verbatim, or list again without a cursor.");
 		return;
@@ -157,7 +158,8 @@ void mcp_tools_list(struct mcp_session *s, json_t *id, json_t *params)
 	}
 	json_t *res = tools ? json_pack("{s:o}", "tools", tools) : NULL;
 	if (!res) {
-		mcp_error(s, id, RPC_INTERNAL_ERROR, NULL, "Internal error: out of memory listing "
+		mcp_error(s, id, RPC_INTERNAL_ERROR, NULL,
+		          "Internal error: out of memory listing "
 		          "the tools.");
 		return;
 	}
@@ -238,7 +240,8 @@ static json_t *tool_content(const struct mcp_session *s, const struct tc_result 
 			snprintf(line, sizeof line, "[audio %s, %zu bytes of base64]",
 			         json_string_value(json_object_get(b, "mimeType")),
 			         json_string_length(json_object_get(b, "data")));
-			json_array_set_new(c, i, json_pack("{s:s, s:s}", "type", "text", "text", line));
+			json_array_set_new(c, i,
+			                   json_pack("{s:s, s:s}", "type", "text", "text", line));
 		}
 	}
 	return c;
@@ -260,8 +263,9 @@ static json_t *text_result(const struct mcp_session *s, const struct tc_result *
 	if (res && structured && mcp_version_at_least(s, "2025-06-18")) {
 		/* structuredContent must be an object; other canonical values
 		 * (a manifest printing a JSON array, say) are wrapped. */
-		json_t *sc = json_is_object(r->canonical) ? json_incref(r->canonical) :
-		             json_pack("{s:O}", "value", r->canonical);
+		json_t *sc = json_is_object(r->canonical) ?
+		        json_incref(r->canonical) :
+		        json_pack("{s:O}", "value", r->canonical);
 		/* The image went as content; the structured copy does not repeat
 		 * its megabytes. */
 		if (image && sc) {
@@ -280,18 +284,17 @@ static json_t *call_result(const struct mcp_session *s, const struct tc_result *
 	 * value (a content tool declares no output schema). */
 	json_t *blocks = tool_content(s, r);
 	json_t *res = blocks ? json_pack("{s:o, s:b}", "content", blocks, "isError", 0) :
-	              text_result(s, r);
+	                       text_result(s, r);
 	/* What held while the tool ran: the limits and walls in force, and
 	 * those dropped (the object call --json shows). Absent when nothing
 	 * ran (invalid arguments, denied, busy). */
 	if (res && r->confinement)
-		json_object_set_new(res, "_meta", json_pack("{s:O}", "toolcage/confinement",
-		                                             r->confinement));
+		json_object_set_new(res, "_meta",
+		                    json_pack("{s:O}", "toolcage/confinement", r->confinement));
 	return res;
 }
 
-static void log_result(struct mcp_session *s, const struct mcp_call *mc,
-                       const struct tc_result *r)
+static void log_result(struct mcp_session *s, const struct mcp_call *mc, const struct tc_result *r)
 {
 	enum mcp_level lv;
 	switch (r->status) {
@@ -313,7 +316,8 @@ static void on_result(struct tc_result *r, void *data)
 	struct mcp_session *s = mc->s;
 	call_unlink(s, mc);
 	if (!r) {
-		mcp_error(s, mc->id, RPC_INTERNAL_ERROR, NULL, "Internal error: out of memory "
+		mcp_error(s, mc->id, RPC_INTERNAL_ERROR, NULL,
+		          "Internal error: out of memory "
 		          "running the call.");
 	} else {
 		/* Its approval may still be asked (the approval timed out),
@@ -334,7 +338,8 @@ static void on_result(struct tc_result *r, void *data)
 		else if (mcp_room(s, mc->id) == MCP_ROOM_FULL)
 			/* The client has not read what it was sent: this one would
 			 * only grow our memory. It still gets an answer. */
-			mcp_error(s, mc->id, RPC_INTERNAL_ERROR, NULL, "Internal error: the "
+			mcp_error(s, mc->id, RPC_INTERNAL_ERROR, NULL,
+			          "Internal error: the "
 			          "result was dropped: too many answers are waiting for this "
 			          "client to read them.");
 		else
@@ -342,7 +347,7 @@ static void on_result(struct tc_result *r, void *data)
 		tc_result_free(r);
 	}
 	if (mc->submitting) {
-		mc->done = true;        /* tools_call frees it when submit returns */
+		mc->done = true; /* tools_call frees it when submit returns */
 		return;
 	}
 	call_free(mc);
@@ -367,8 +372,9 @@ static void on_progress(struct loop *l, void *data)
 			json_object_set_new(p, "message", json_string(msg));
 		mcp_notify(mc->s, "notifications/progress", p, mc->id);
 	}
-	mc->progress = loop_add_timer(l, mc->start_ms + (int64_t)(mc->ticks + 1) * PROGRESS_EVERY_MS,
-	                              on_progress, mc);
+	mc->progress =
+	        loop_add_timer(l, mc->start_ms + (int64_t)(mc->ticks + 1) * PROGRESS_EVERY_MS,
+	                       on_progress, mc);
 }
 
 struct busy_reply {
@@ -379,8 +385,9 @@ struct busy_reply {
 static void on_busy(struct tc_result *r, void *data)
 {
 	const struct busy_reply *b = data;
-	mcp_reply(b->s, b->id, json_pack("{s:[{s:s, s:s}], s:b}", "content", "type", "text",
-	          "text", r && r->render ? r->render : "Busy.", "isError", 1));
+	mcp_reply(b->s, b->id,
+	          json_pack("{s:[{s:s, s:s}], s:b}", "content", "type", "text", "text",
+	                    r && r->render ? r->render : "Busy.", "isError", 1));
 	tc_result_free(r);
 }
 
@@ -392,10 +399,13 @@ static void reply_busy(struct mcp_session *s, json_t *id, const char *tool, json
 {
 	char text[200];
 	if (limit)
-		snprintf(text, sizeof text, "Busy: %zu calls are already in flight in this session. "
-		         "Wait for some to finish, then call again.", limit);
+		snprintf(text, sizeof text,
+		         "Busy: %zu calls are already in flight in this session. "
+		         "Wait for some to finish, then call again.",
+		         limit);
 	else
-		snprintf(text, sizeof text, "Busy: the server is shutting down and takes no new "
+		snprintf(text, sizeof text,
+		         "Busy: the server is shutting down and takes no new "
 		         "calls.");
 	struct busy_reply b = { s, id };
 	supervisor_call_refuse_json(s->srv->sup, tool, args, TC_STATUS_BUSY, text, on_busy, &b);
@@ -407,9 +417,11 @@ void mcp_tools_call(struct mcp_session *s, json_t *id, json_t *params)
 	json_t *name = json_object_get(params, "name");
 	json_t *args = json_object_get(params, "arguments");
 	if (!json_is_string(name) || (args && !json_is_object(args))) {
-		mcp_error(s, id, RPC_INVALID_PARAMS, NULL, "Invalid params: tools/call needs "
-		          "params.name (a string, from tools/list) and params.arguments (an object; "
-		          "{} or absent when the tool takes none).");
+		mcp_error(
+		        s, id, RPC_INVALID_PARAMS, NULL,
+		        "Invalid params: tools/call needs "
+		        "params.name (a string, from tools/list) and params.arguments (an object; "
+		        "{} or absent when the tool takes none).");
 		return;
 	}
 	if (s->state == MCP_CLOSING || s->srv->closing) {
@@ -434,8 +446,8 @@ void mcp_tools_call(struct mcp_session *s, json_t *id, json_t *params)
 	mc->id = json_incref(id);
 	/* A progress token is a string or any number (a request id is a
 	 * string or an integer). */
-	mc->progress_token = json_is_string(token) || json_is_number(token) ? json_incref(token)
-	                                                                    : NULL;
+	mc->progress_token =
+	        json_is_string(token) || json_is_number(token) ? json_incref(token) : NULL;
 	mc->start_ms = io_now_ms();
 	mc->next = s->calls;
 	if (s->calls)
@@ -450,7 +462,7 @@ void mcp_tools_call(struct mcp_session *s, json_t *id, json_t *params)
 	uint64_t call_id = supervisor_call_submit_json(s->tcs, mc->tool, args, on_result, mc);
 	mc->submitting = false;
 	mc->call_id = call_id;
-	if (mc->done) {             /* answered already (validation, denial ...) */
+	if (mc->done) { /* answered already (validation, denial ...) */
 		call_free(mc);
 		if (s->stateless)
 			mcp_modern_done(s);
@@ -458,8 +470,10 @@ void mcp_tools_call(struct mcp_session *s, json_t *id, json_t *params)
 	}
 	mcp_log(s, mc->id, MCP_LOG_DEBUG, "call %" PRIu64 " (%s): accepted", call_id, mc->tool);
 	if (!mcp_elicit_pending(s, call_id))
-		mcp_log(s, mc->id, MCP_LOG_DEBUG, "call %" PRIu64 " (%s): authorized; it runs in "
-		        "its sandbox as soon as a slot is free", call_id, mc->tool);
+		mcp_log(s, mc->id, MCP_LOG_DEBUG,
+		        "call %" PRIu64 " (%s): authorized; it runs in "
+		        "its sandbox as soon as a slot is free",
+		        call_id, mc->tool);
 	if (mc->progress_token)
 		mc->progress = loop_add_timer(s->srv->loop, mc->start_ms + PROGRESS_EVERY_MS,
 		                              on_progress, mc);
@@ -497,8 +511,8 @@ void mcp_cancelled(struct mcp_session *s, json_t *id, json_t *params)
 	if (!rid || cancel_in(s, rid, reason) == 0)
 		return;
 	for (struct mcp_session *c = s->srv->sessions; c; c = c->next)
-		if (c->parent == s && c->stateless && (cancel_in(c, rid, reason) == 0 ||
-		                                       mcp_modern_cancel_listen(c, rid) == 0))
+		if (c->parent == s && c->stateless &&
+		    (cancel_in(c, rid, reason) == 0 || mcp_modern_cancel_listen(c, rid) == 0))
 			return;
 	/* finished already, or never a call: nothing to do */
 }

@@ -21,8 +21,11 @@
 const char *egress_via_name(enum egress_via via)
 {
 	static const char *const names[] = {
-		[VIA_HTTP_PROXY] = "http-proxy", [VIA_SOCKS] = "socks5",
-		[VIA_HTTP] = "http", [VIA_TLS] = "tls", [VIA_DNS] = "dns",
+		[VIA_HTTP_PROXY] = "http-proxy",
+		[VIA_SOCKS] = "socks5",
+		[VIA_HTTP] = "http",
+		[VIA_TLS] = "tls",
+		[VIA_DNS] = "dns",
 	};
 	return names[via];
 }
@@ -50,7 +53,7 @@ void egress_free(struct egress *e)
 	if (!e)
 		return;
 	while (e->calls)
-		egress_call_end(e->calls);   /* unlinks it */
+		egress_call_end(e->calls); /* unlinks it */
 	resolver_free(e->resolver);
 	netpol_own_release(&e->own);
 	for (size_t i = 0; i < e->n_grants; i++)
@@ -97,9 +100,9 @@ void egress_session_ended(struct egress *e, uint64_t session)
 bool egress_call_allowed(const struct egress_call *c, const char *name, uint16_t port)
 {
 	for (size_t i = 0; i < c->n_allowed; i++)
-		if (!strcmp(c->allowed[i].name, name) && (port == 0 || c->allowed[i].port == port ||
-		                                          (!c->allowed[i].port &&
-		                                           (port == 80 || port == 443))))
+		if (!strcmp(c->allowed[i].name, name) &&
+		    (port == 0 || c->allowed[i].port == port ||
+		     (!c->allowed[i].port && (port == 80 || port == 443))))
 			return true;
 	return false;
 }
@@ -177,7 +180,8 @@ static void on_listener(struct loop *l, int fd, uint32_t events, void *data)
 		}
 		struct sockaddr_storage peer;
 		socklen_t plen = sizeof peer;
-		int cfd = accept4(fd, (struct sockaddr *)&peer, &plen, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		int cfd =
+		        accept4(fd, (struct sockaddr *)&peer, &plen, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (cfd < 0)
 			return;
 		c->n_live++;
@@ -188,8 +192,8 @@ static void on_listener(struct loop *l, int fd, uint32_t events, void *data)
 	}
 }
 
-int egress_call_start(struct egress *e, uint64_t call_id, uint64_t session,
-                      int fds[SBX_LISTEN_MAX], struct egress_call **out, struct tc_error *err)
+int egress_call_start(struct egress *e, uint64_t call_id, uint64_t session, int fds[SBX_LISTEN_MAX],
+                      struct egress_call **out, struct tc_error *err)
 {
 	*out = NULL;
 	struct egress_call *c = calloc(1, sizeof *c);
@@ -278,10 +282,10 @@ static json_t *event_json(const struct egress_call *c, const char *name, uint16_
 	static const char *const decisions[] = { "allowed", "refused", "failed" };
 	char ts[32];
 	audit_timestamp(ts);
-	json_t *ev = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:I}", "event", "network",
-	                       "ts", ts, "via", egress_via_name(via), "name", name,
-	                       "decision", decisions[decision], "reason", reason,
-	                       "bytes_out", (json_int_t)out, "bytes_in", (json_int_t)in);
+	json_t *ev = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:I}", "event", "network", "ts",
+	                       ts, "via", egress_via_name(via), "name", name, "decision",
+	                       decisions[decision], "reason", reason, "bytes_out", (json_int_t)out,
+	                       "bytes_in", (json_int_t)in);
 	if (!ev)
 		return NULL;
 	if (c->id)
@@ -291,9 +295,9 @@ static json_t *event_json(const struct egress_call *c, const char *name, uint16_
 	return ev;
 }
 
-void egress_record(struct egress_call *c, const char *name, uint16_t port,
-                   enum egress_via via, int decision, const char *reason,
-                   const struct sockaddr *addr, uint64_t out, uint64_t in)
+void egress_record(struct egress_call *c, const char *name, uint16_t port, enum egress_via via,
+                   int decision, const char *reason, const struct sockaddr *addr, uint64_t out,
+                   uint64_t in)
 {
 	char address[INET6_ADDRSTRLEN] = "";
 	if (addr && addr->sa_family == AF_INET)
@@ -317,8 +321,11 @@ void egress_record(struct egress_call *c, const char *name, uint16_t port,
 		if (g) {
 			c->records = g;
 			r = &g[c->n_records];
-			*r = (struct egress_record){ .name = strdup(name), .port = port, .via = via,
-			                             .decision = decision, .reason = reason };
+			*r = (struct egress_record){ .name = strdup(name),
+				                     .port = port,
+				                     .via = via,
+				                     .decision = decision,
+				                     .reason = reason };
 			if (r->name)
 				c->n_records++;
 			else
@@ -349,16 +356,17 @@ json_t *egress_call_report(const struct egress_call *c)
 	json_t *a = json_array();
 	for (size_t i = 0; a && i < c->n_records; i++) {
 		const struct egress_record *r = &c->records[i];
-		json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:I, s:I, s:I}", "name", r->name,
-		                      "via", egress_via_name(r->via), "decision",
-		                      decisions[r->decision], "reason", r->reason, "connections",
-		                      (json_int_t)r->connections, "bytes_out",
-		                      (json_int_t)r->bytes_out, "bytes_in", (json_int_t)r->bytes_in);
+		json_t *o =
+		        json_pack("{s:s, s:s, s:s, s:s, s:I, s:I, s:I}", "name", r->name, "via",
+		                  egress_via_name(r->via), "decision", decisions[r->decision],
+		                  "reason", r->reason, "connections", (json_int_t)r->connections,
+		                  "bytes_out", (json_int_t)r->bytes_out, "bytes_in",
+		                  (json_int_t)r->bytes_in);
 		if (!o)
 			continue;
 		json_object_set_new(o, "port", r->port ? json_integer(r->port) : json_null());
-		json_object_set_new(o, "address", r->address[0] ? json_string(r->address) :
-		                    json_null());
+		json_object_set_new(o, "address",
+		                    r->address[0] ? json_string(r->address) : json_null());
 		json_array_append_new(a, o);
 	}
 	if (a && c->n_more)
@@ -388,7 +396,7 @@ char *egress_call_summary(const struct egress_call *c, size_t max)
 			continue;
 		}
 		if (!cut && b.len > max / 2)
-			cut = b.len;   /* past half: the rest is counted, not listed */
+			cut = b.len; /* past half: the rest is counted, not listed */
 		if (cut) {
 			cut_lines++;
 			continue;
@@ -404,8 +412,10 @@ char *egress_call_summary(const struct egress_call *c, size_t max)
 		buf_printf(&b, "\n");
 	}
 	if (cut_lines)
-		buf_printf(&b, "(%zu more refused or failed destinations: see the result's "
-		           "network list)\n", cut_lines);
+		buf_printf(&b,
+		           "(%zu more refused or failed destinations: see the result's "
+		           "network list)\n",
+		           cut_lines);
 	if (reached) {
 		size_t start = b.len;
 		buf_printf(&b, "reached:");

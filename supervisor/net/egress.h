@@ -56,8 +56,8 @@ void egress_free(struct egress *e);
  * failure) in enum sbx_listener order; call_id names the call in events,
  * session whose grants (an unlisted name allowed for the session) apply.
  * 0, or -1 with err. */
-int egress_call_start(struct egress *e, uint64_t call_id, uint64_t session,
-                      int fds[SBX_LISTEN_MAX], struct egress_call **out, struct tc_error *err);
+int egress_call_start(struct egress *e, uint64_t call_id, uint64_t session, int fds[SBX_LISTEN_MAX],
+                      struct egress_call **out, struct tc_error *err);
 /* A session ended: its grants go. */
 void egress_session_ended(struct egress *e, uint64_t session);
 /* Closes the listeners and every connection (recorded as they stand). The

@@ -40,29 +40,29 @@ struct egress_conn {
 	enum egress_via via;
 	enum conn_state state;
 	int cfd, ufd;
-	int cu[2], uc[2];            /* pipes: client to upstream, upstream to client */
-	size_t cap;                  /* bytes each pipe holds (the smaller) */
+	int cu[2], uc[2]; /* pipes: client to upstream, upstream to client */
+	size_t cap;       /* bytes each pipe holds (the smaller) */
 	size_t fill_cu, fill_uc;
-	bool c_eof, u_eof;           /* a read side ended */
-	bool cu_done, uc_done;       /* its end was passed on (shutdown) */
-	uint32_t c_ev, u_ev;         /* what is watched now */
-	uint8_t *head;               /* CS_HEAD: what the client sent so far */
+	bool c_eof, u_eof;     /* a read side ended */
+	bool cu_done, uc_done; /* its end was passed on (shutdown) */
+	uint32_t c_ev, u_ev;   /* what is watched now */
+	uint8_t *head;         /* CS_HEAD: what the client sent so far */
 	size_t head_len;
-	size_t socks_used;           /* the greeting's bytes, once answered */
-	char mapped[NP_HOST_MAX + 1];   /* the name our DNS gave the address, or "" */
+	size_t socks_used;            /* the greeting's bytes, once answered */
+	char mapped[NP_HOST_MAX + 1]; /* the name our DNS gave the address, or "" */
 	struct np_target t;
-	char *to_upstream;           /* sent first once connected: the head, */
-	size_t to_upstream_len;      /* rewritten for an absolute-URI request */
-	const char *success;         /* and this to the client ("200", SOCKS) */
+	char *to_upstream;      /* sent first once connected: the head, */
+	size_t to_upstream_len; /* rewritten for an absolute-URI request */
+	const char *success;    /* and this to the client ("200", SOCKS) */
 	size_t success_len;
 	struct sockaddr_storage addrs[RESOLVE_ADDRS_MAX];
 	size_t n_addrs, next_addr;
 	int last_errno;
 	struct resolve_query *rq;
-	void *ask;                   /* the approver's handle */
+	void *ask; /* the approver's handle */
 	bool asking, answered, answer_allow;
 	const char *allow_why;
-	const char *end_why;         /* a cap ended it: recorded as refused */
+	const char *end_why; /* a cap ended it: recorded as refused */
 	struct loop_timer *timer;
 	uint64_t out, in;
 	bool recorded;
@@ -118,7 +118,8 @@ static void conn_close(struct egress_conn *k)
 		              k->end_why ? k->end_why : k->allow_why,
 		              (struct sockaddr *)&k->addrs[k->next_addr], k->out, k->in);
 	else if (!k->recorded && k->state != CS_HEAD && k->state != CS_DRAIN)
-		egress_record(c, k->t.host, k->t.port, k->via, 2, "the call ended first", NULL, 0, 0);
+		egress_record(c, k->t.host, k->t.port, k->via, 2, "the call ended first", NULL, 0,
+		              0);
 	loop_del_fd(e->loop, k->cfd);
 	if (k->ufd >= 0)
 		loop_del_fd(e->loop, k->ufd);
@@ -162,8 +163,7 @@ static void drain_and_close(struct egress_conn *k, const void *text, size_t len)
 		close_fd(&k->ufd);
 	}
 	k->state = CS_DRAIN;
-	if (len && len <= k->cap - k->fill_uc &&
-	    write(k->uc[1], text, len) == (ssize_t)len)
+	if (len && len <= k->cap - k->fill_uc && write(k->uc[1], text, len) == (ssize_t)len)
 		k->fill_uc += len;
 	if (!k->fill_uc) {
 		conn_close(k);
@@ -180,23 +180,27 @@ static void reply_refusal(struct egress_conn *k, int status, const char *why)
 	char text[768];
 	int n = 0;
 	if (k->kind == SBX_LISTEN_HTTP_PROXY || k->kind == SBX_LISTEN_HTTP) {
-		const char *title = status == 403 ? "Forbidden" : status == 400 ? "Bad Request" :
-		                    status == 504 ? "Gateway Timeout" : "Bad Gateway";
+		const char *title = status == 403 ? "Forbidden" :
+		        status == 400             ? "Bad Request" :
+		        status == 504             ? "Gateway Timeout" :
+		                                    "Bad Gateway";
 		char body[512];
 		int blen = snprintf(body, sizeof body, "toolcage: %s %s:%u: %s\n",
 		                    status == 403 ? "refused" : "could not reach",
 		                    k->t.host[0] ? k->t.host : "(unknown host)", k->t.port, why);
 		if (blen < 0 || blen >= (int)sizeof body)
 			blen = (int)sizeof body - 1;
-		n = snprintf(text, sizeof text, "HTTP/1.1 %d %s\r\nContent-Type: text/plain\r\n"
-		             "Content-Length: %d\r\nConnection: close\r\n\r\n%.*s", status, title,
-		             blen, blen, body);
+		n = snprintf(text, sizeof text,
+		             "HTTP/1.1 %d %s\r\nContent-Type: text/plain\r\n"
+		             "Content-Length: %d\r\nConnection: close\r\n\r\n%.*s",
+		             status, title, blen, blen, body);
 		if (n < 0 || n >= (int)sizeof text)
 			n = 0;
 	} else if (k->kind == SBX_LISTEN_SOCKS) {
-		uint8_t rep = status == 403 ? NP_SOCKS_NOT_ALLOWED : status == 400 ?
-		              NP_SOCKS_FAILURE : status == 404 ? NP_SOCKS_HOST_UNREACHABLE :
-		              NP_SOCKS_REFUSED;
+		uint8_t rep = status == 403 ? NP_SOCKS_NOT_ALLOWED :
+		        status == 400       ? NP_SOCKS_FAILURE :
+		        status == 404       ? NP_SOCKS_HOST_UNREACHABLE :
+		                              NP_SOCKS_REFUSED;
 		n = (int)np_socks_reply(rep, (uint8_t *)text);
 	}
 	drain_and_close(k, text, (size_t)n);
@@ -288,8 +292,9 @@ static void pump(struct egress_conn *k)
 	if (k->state == CS_DRAIN) {
 		uint64_t none = 0, unused = 0;
 		bool eof = true, done = true;
-		if (k->fill_uc && move(k, -1, k->cfd, k->uc, &k->fill_uc, &eof, &done, &none,
-		                       &unused, UINT64_MAX, NULL) < 0) {
+		if (k->fill_uc &&
+		    move(k, -1, k->cfd, k->uc, &k->fill_uc, &eof, &done, &none, &unused, UINT64_MAX,
+		         NULL) < 0) {
 			conn_close(k);
 			return;
 		}
@@ -318,10 +323,12 @@ static void pump(struct egress_conn *k)
 	}
 	for (int round = 0; round < 16; round++) {
 		int a = move(k, k->cfd, k->ufd, k->cu, &k->fill_cu, &k->c_eof, &k->cu_done, &k->out,
-		             &c->bytes_out, p->max_bytes_out, "the call's cap on bytes sent is reached");
-		int b = a < 0 ? -1 : move(k, k->ufd, k->cfd, k->uc, &k->fill_uc, &k->u_eof,
-		                          &k->uc_done, &k->in, &c->bytes_in, p->max_bytes_in,
-		                          "the call's cap on bytes received is reached");
+		             &c->bytes_out, p->max_bytes_out,
+		             "the call's cap on bytes sent is reached");
+		int b = a < 0 ? -1 :
+		                move(k, k->ufd, k->cfd, k->uc, &k->fill_uc, &k->u_eof, &k->uc_done,
+		                     &k->in, &c->bytes_in, p->max_bytes_in,
+		                     "the call's cap on bytes received is reached");
 		if (a < 0 || b < 0 || (k->cu_done && k->uc_done)) {
 			conn_close(k);
 			return;
@@ -329,10 +336,8 @@ static void pump(struct egress_conn *k)
 		if (!a && !b)
 			break;
 	}
-	watch(k, (!k->c_eof && k->fill_cu < k->cap ? EPOLLIN : 0) |
-	         (k->fill_uc ? EPOLLOUT : 0),
-	      (!k->u_eof && k->fill_uc < k->cap ? EPOLLIN : 0) |
-	         (k->fill_cu ? EPOLLOUT : 0));
+	watch(k, (!k->c_eof && k->fill_cu < k->cap ? EPOLLIN : 0) | (k->fill_uc ? EPOLLOUT : 0),
+	      (!k->u_eof && k->fill_uc < k->cap ? EPOLLIN : 0) | (k->fill_cu ? EPOLLOUT : 0));
 }
 
 static bool put_pipe(int p[2], size_t cap, size_t *fill, const void *data, size_t len)
@@ -385,7 +390,8 @@ static const char *connect_why(int err)
 	switch (err) {
 	case ECONNREFUSED: return "the server refused the connection";
 	case ETIMEDOUT: return "the connection timed out";
-	case ENETUNREACH: case EHOSTUNREACH: return "no route to the server";
+	case ENETUNREACH:
+	case EHOSTUNREACH: return "no route to the server";
 	default: return "the connection failed";
 	}
 }
@@ -409,7 +415,7 @@ static void connect_next(struct egress_conn *k)
 	for (; k->next_addr < k->n_addrs; k->next_addr++) {
 		struct sockaddr_storage *a = &k->addrs[k->next_addr];
 		socklen_t len = a->ss_family == AF_INET ? sizeof(struct sockaddr_in) :
-		                sizeof(struct sockaddr_in6);
+		                                          sizeof(struct sockaddr_in6);
 		k->ufd = socket(a->ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 		if (k->ufd < 0) {
 			k->last_errno = errno;
@@ -425,8 +431,11 @@ static void connect_next(struct egress_conn *k)
 			k->state = CS_CONNECT;
 			/* Another address is tried after a few seconds; the last one
 			 * gets the rest of the policy's connect timeout. */
-			set_timer(k, k->next_addr + 1 < k->n_addrs ? ATTEMPT_MS :
-			          k->call->e->policy->connect_timeout_ms, on_attempt_timeout);
+			set_timer(k,
+			          k->next_addr + 1 < k->n_addrs ?
+			                  ATTEMPT_MS :
+			                  k->call->e->policy->connect_timeout_ms,
+			          on_attempt_timeout);
 			return;
 		}
 		k->last_errno = errno;
@@ -474,8 +483,8 @@ static void on_connect_timeout(struct loop *l, void *data)
 	refuse(k, 2, 504, "the name did not resolve in time", NULL);
 }
 
-static void on_resolved(void *ctx, int status, const struct sockaddr_storage *addrs,
-                        size_t n, const char *why)
+static void on_resolved(void *ctx, int status, const struct sockaddr_storage *addrs, size_t n,
+                        const char *why)
 {
 	struct egress_conn *k = ctx;
 	k->rq = NULL;
@@ -489,8 +498,8 @@ static void on_resolved(void *ctx, int status, const struct sockaddr_storage *ad
 	k->n_addrs = 0;
 	for (size_t i = 0; i < n; i++) {
 		const char *w;
-		if (netpol_check_address(k->call->e->policy, own, (const struct sockaddr *)&addrs[i],
-		                         &w) == 0) {
+		if (netpol_check_address(k->call->e->policy, own,
+		                         (const struct sockaddr *)&addrs[i], &w) == 0) {
 			k->addrs[k->n_addrs] = addrs[i];
 			struct sockaddr_storage *a = &k->addrs[k->n_addrs++];
 			if (a->ss_family == AF_INET)
@@ -540,8 +549,7 @@ static void on_ask_timeout(struct loop *l, void *data)
 	if (k->ask && e->hooks.cancel)
 		e->hooks.cancel(e->hooks.data, k->ask);
 	k->ask = NULL;
-	refuse(k, 1, 403, "not on the allowlist, and the approver did not answer in time",
-	       NULL);
+	refuse(k, 1, 403, "not on the allowlist, and the approver did not answer in time", NULL);
 }
 
 static void on_answer(void *ctx, bool allow, bool session, const char *who)
@@ -554,7 +562,7 @@ static void on_answer(void *ctx, bool allow, bool session, const char *who)
 	if (allow && session)
 		egress_grant(k->call->e, k->call->session, k->t.host, k->t.port);
 	if (k->asking)
-		return;   /* answered before the approver returned: decide() goes on */
+		return; /* answered before the approver returned: decide() goes on */
 	set_timer(k, 0, NULL);
 	if (!allow) {
 		refuse(k, 1, 403, "not on the allowlist, and the approver said no", NULL);
@@ -578,7 +586,8 @@ static void decide(struct egress_conn *k)
 	 * its name. */
 	struct sockaddr_in a4 = { .sin_family = AF_INET };
 	const char *named = inet_pton(AF_INET, k->t.host, &a4.sin_addr) == 1 ?
-	                    egress_name_of(c, (struct sockaddr *)&a4) : NULL;
+	        egress_name_of(c, (struct sockaddr *)&a4) :
+	        NULL;
 	if (named)
 		snprintf(k->t.host, sizeof k->t.host, "%s", named);
 	const char *why;
@@ -644,8 +653,10 @@ static int transparent_name(struct egress_conn *k, const char *said)
 	}
 	snprintf(k->t.host, sizeof k->t.host, "%s", k->mapped[0] ? k->mapped : said);
 	if (!k->t.host[0]) {
-		refuse(k, 1, 403, "no host name (no Host header or TLS server name, and an "
-		       "address our DNS did not give)", NULL);
+		refuse(k, 1, 403,
+		       "no host name (no Host header or TLS server name, and an "
+		       "address our DNS did not give)",
+		       NULL);
 		return -1;
 	}
 	return 0;
@@ -667,7 +678,8 @@ static int parse_head(struct egress_conn *k, const char **why, int *status)
 		if (h.connect) {
 			k->success = connect_ok;
 			k->success_len = sizeof connect_ok - 1;
-			return take_bytes(k, extra, nextra) ? NP_OK : (*why = "out of memory", NP_BAD);
+			return take_bytes(k, extra, nextra) ? NP_OK :
+			                                      (*why = "out of memory", NP_BAD);
 		}
 		char *buf = malloc(NP_HEAD_MAX + 512 + nextra);
 		ssize_t n = buf ? np_http_rewrite((char *)k->head, &h, buf, NP_HEAD_MAX + 512) : -1;
@@ -685,7 +697,8 @@ static int parse_head(struct egress_conn *k, const char **why, int *status)
 		size_t used;
 		if (!k->socks_used) {
 			bool no_auth;
-			if ((rc = np_socks_greeting(k->head, k->head_len, &used, &no_auth, why)) != NP_OK)
+			if ((rc = np_socks_greeting(k->head, k->head_len, &used, &no_auth, why)) !=
+			    NP_OK)
 				return rc;
 			const uint8_t reply[2] = { 5, no_auth ? 0 : 0xff };
 			if (send(k->cfd, reply, 2, MSG_DONTWAIT | MSG_NOSIGNAL) != 2 || !no_auth) {
@@ -706,8 +719,9 @@ static int parse_head(struct egress_conn *k, const char **why, int *status)
 		k->success = (const char *)socks_ok_reply;
 		k->success_len = sizeof socks_ok_reply;
 		size_t off = k->socks_used + used;
-		return take_bytes(k, k->head + off, k->head_len - off) ? NP_OK :
-		       (*why = "out of memory", NP_BAD);
+		return take_bytes(k, k->head + off, k->head_len - off) ?
+		        NP_OK :
+		        (*why = "out of memory", NP_BAD);
 	}
 	case SBX_LISTEN_HTTP: {
 		struct np_http h;
@@ -717,7 +731,8 @@ static int parse_head(struct egress_conn *k, const char **why, int *status)
 		k->t.port = 80;
 		if (transparent_name(k, h.host) < 0)
 			return NP_BAD;
-		return take_bytes(k, k->head, k->head_len) ? NP_OK : (*why = "out of memory", NP_BAD);
+		return take_bytes(k, k->head, k->head_len) ? NP_OK :
+		                                             (*why = "out of memory", NP_BAD);
 	}
 	default: {
 		char sni[NP_HOST_MAX + 1];
@@ -727,7 +742,8 @@ static int parse_head(struct egress_conn *k, const char **why, int *status)
 		k->t.port = 443;
 		if (transparent_name(k, sni) < 0)
 			return NP_BAD;
-		return take_bytes(k, k->head, k->head_len) ? NP_OK : (*why = "out of memory", NP_BAD);
+		return take_bytes(k, k->head, k->head_len) ? NP_OK :
+		                                             (*why = "out of memory", NP_BAD);
 	}
 	}
 }
@@ -737,7 +753,7 @@ static void on_head_timeout(struct loop *l, void *data)
 	(void)l;
 	struct egress_conn *k = data;
 	k->timer = NULL;
-	conn_close(k);   /* it never said where to: nothing to record */
+	conn_close(k); /* it never said where to: nothing to record */
 }
 
 static void read_head(struct egress_conn *k)
@@ -757,7 +773,7 @@ static void read_head(struct egress_conn *k)
 		return;
 	if (rc == NP_BAD) {
 		if (status < 0)
-			return;   /* refused and recorded already */
+			return; /* refused and recorded already */
 		if (status == 0) {
 			conn_close(k);
 			return;
@@ -767,7 +783,7 @@ static void read_head(struct egress_conn *k)
 		reply_refusal(k, status, why);
 		return;
 	}
-	watch(k, 0, 0);   /* nothing more is read until it is decided */
+	watch(k, 0, 0); /* nothing more is read until it is decided */
 	decide(k);
 }
 
@@ -777,9 +793,7 @@ static void on_client(struct loop *l, int fd, uint32_t events, void *data)
 	(void)fd;
 	struct egress_conn *k = data;
 	switch (k->state) {
-	case CS_HEAD:
-		read_head(k);
-		return;
+	case CS_HEAD: read_head(k); return;
 	case CS_ASK:
 	case CS_RESOLVE:
 	case CS_CONNECT:
@@ -788,9 +802,7 @@ static void on_client(struct loop *l, int fd, uint32_t events, void *data)
 			conn_close(k);
 		return;
 	case CS_RELAY:
-	case CS_DRAIN:
-		pump(k);
-		return;
+	case CS_DRAIN: pump(k); return;
 	}
 }
 
@@ -810,8 +822,10 @@ static size_t pipe_room(int a[2], int b[2])
 void egress_conn_start(struct egress_call *c, enum sbx_listener kind, int fd)
 {
 	static const enum egress_via vias[] = {
-		[SBX_LISTEN_HTTP_PROXY] = VIA_HTTP_PROXY, [SBX_LISTEN_SOCKS] = VIA_SOCKS,
-		[SBX_LISTEN_HTTP] = VIA_HTTP, [SBX_LISTEN_TLS] = VIA_TLS,
+		[SBX_LISTEN_HTTP_PROXY] = VIA_HTTP_PROXY,
+		[SBX_LISTEN_SOCKS] = VIA_SOCKS,
+		[SBX_LISTEN_HTTP] = VIA_HTTP,
+		[SBX_LISTEN_TLS] = VIA_TLS,
 	};
 	struct egress_conn *k = calloc(1, sizeof *k);
 	if (k)
@@ -837,7 +851,8 @@ void egress_conn_start(struct egress_call *c, enum sbx_listener kind, int fd)
 		struct sockaddr_storage local;
 		socklen_t len = sizeof local;
 		const char *name = getsockname(fd, (struct sockaddr *)&local, &len) == 0 ?
-		                   egress_name_of(c, (struct sockaddr *)&local) : NULL;
+		        egress_name_of(c, (struct sockaddr *)&local) :
+		        NULL;
 		if (name)
 			snprintf(k->mapped, sizeof k->mapped, "%s", name);
 	}

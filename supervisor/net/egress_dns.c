@@ -133,9 +133,12 @@ void egress_dns_udp(struct egress_call *c, int fd)
 			         CMSG_SPACE(sizeof(struct in_pktinfo))];
 		} ctl;
 		struct iovec iov = { msg, sizeof msg };
-		struct msghdr m = { .msg_name = &from, .msg_namelen = sizeof from, .msg_iov = &iov,
-		                    .msg_iovlen = 1, .msg_control = ctl.buf,
-		                    .msg_controllen = sizeof ctl.buf };
+		struct msghdr m = { .msg_name = &from,
+			            .msg_namelen = sizeof from,
+			            .msg_iov = &iov,
+			            .msg_iovlen = 1,
+			            .msg_control = ctl.buf,
+			            .msg_controllen = sizeof ctl.buf };
 		ssize_t n = recvmsg(fd, &m, MSG_DONTWAIT);
 		if (n < 0)
 			return;
@@ -195,7 +198,7 @@ struct egress_dns_tcp {
 	uint8_t buf[2 + 4096];
 	size_t len;
 	struct loop_timer *timer;
-	struct egress_dns_tcp *next;   /* at most max_concurrent of them */
+	struct egress_dns_tcp *next; /* at most max_concurrent of them */
 };
 enum { DNS_TCP_IDLE_MS = 10000 };
 
@@ -253,8 +256,8 @@ static void on_tcp(struct loop *l, int fd, uint32_t events, void *data)
 		size_t alen = answer(d->call, d->buf + 2, qlen, out + 2, sizeof out - 2);
 		out[0] = (uint8_t)(alen >> 8);
 		out[1] = (uint8_t)alen;
-		if (!alen || send(fd, out, 2 + alen, MSG_DONTWAIT | MSG_NOSIGNAL) !=
-		             (ssize_t)(2 + alen)) {
+		if (!alen ||
+		    send(fd, out, 2 + alen, MSG_DONTWAIT | MSG_NOSIGNAL) != (ssize_t)(2 + alen)) {
 			tcp_close(d);
 			return;
 		}

@@ -11,17 +11,17 @@
 #include "netproto.h"
 #include "resolve.h"
 
-#define EGRESS_NAMES_MAX 4096      /* names one call may get an address for */
-#define EGRESS_GRANTS_MAX 1024     /* name:port allowed for the session */
-#define EGRESS_DNS_TTL 5           /* seconds: the addresses are the call's */
+#define EGRESS_NAMES_MAX  4096 /* names one call may get an address for */
+#define EGRESS_GRANTS_MAX 1024 /* name:port allowed for the session */
+#define EGRESS_DNS_TTL    5    /* seconds: the addresses are the call's */
 #ifndef EGRESS_PIPE_BYTES
-#define EGRESS_PIPE_BYTES (256u << 10)  /* each direction's buffer, at most */
+#define EGRESS_PIPE_BYTES (256u << 10) /* each direction's buffer, at most */
 #endif
-#define EGRESS_PIPE_MIN (32u << 10)     /* a request head (16 KiB) and its answer */
+#define EGRESS_PIPE_MIN (32u << 10) /* a request head (16 KiB) and its answer */
 
 /* The per-name addresses the DNS responder hands out: 127.64.0.0/16, the
  * n-th name of the call at 127.64.0.0 + n (1-based). */
-#define EGRESS_NAME_NET 0x7f400000u
+#define EGRESS_NAME_NET  0x7f400000u
 #define EGRESS_NAME_MASK 0xffff0000u
 
 enum egress_via { VIA_HTTP_PROXY, VIA_SOCKS, VIA_HTTP, VIA_TLS, VIA_DNS };
@@ -29,7 +29,7 @@ enum egress_via { VIA_HTTP_PROXY, VIA_SOCKS, VIA_HTTP, VIA_TLS, VIA_DNS };
 struct egress_grant {
 	char *name;
 	uint16_t port;
-	uint64_t session;  /* whose grant (egress_grant); unused for a call's */
+	uint64_t session; /* whose grant (egress_grant); unused for a call's */
 };
 
 struct egress {
@@ -37,8 +37,8 @@ struct egress {
 	const struct netpol *policy;
 	struct egress_hooks hooks;
 	struct resolver *resolver;
-	struct netpol_own own;       /* the host's addresses, reloaded at most */
-	int64_t own_at;              /* every EGRESS_OWN_MS */
+	struct netpol_own own; /* the host's addresses, reloaded at most */
+	int64_t own_at;        /* every EGRESS_OWN_MS */
 	struct egress_grant *grants;
 	size_t n_grants;
 	struct egress_call *calls;
@@ -50,8 +50,8 @@ struct egress_record {
 	char *name;
 	uint16_t port;
 	enum egress_via via;
-	int decision;                /* 0 allowed, 1 refused, 2 failed */
-	const char *reason;          /* static text */
+	int decision;       /* 0 allowed, 1 refused, 2 failed */
+	const char *reason; /* static text */
 	char address[INET6_ADDRSTRLEN];
 	uint64_t connections, bytes_out, bytes_in;
 };
@@ -62,18 +62,18 @@ struct egress_dns_tcp;
 struct egress_call {
 	struct egress *e;
 	uint64_t id;
-	uint64_t session;            /* whose session grants apply */
-	int fds[SBX_LISTEN_MAX];     /* -1 once closed */
+	uint64_t session;        /* whose session grants apply */
+	int fds[SBX_LISTEN_MAX]; /* -1 once closed */
 	bool ended;
-	bool accept_paused;          /* at max_concurrent: listeners not watched */
+	bool accept_paused; /* at max_concurrent: listeners not watched */
 	struct egress_conn *conns;
 	struct egress_dns_tcp *dns_conns;
-	unsigned n_live;             /* TCP connections open (proxied and DNS) */
-	uint32_t n_total;            /* proxied connections accepted, in all */
+	unsigned n_live;  /* TCP connections open (proxied and DNS) */
+	uint32_t n_total; /* proxied connections accepted, in all */
 	uint64_t bytes_out, bytes_in;
-	char **names;                /* names[i] has address EGRESS_NAME_NET + i + 1 */
+	char **names; /* names[i] has address EGRESS_NAME_NET + i + 1 */
 	size_t n_names;
-	struct egress_grant *allowed;    /* egress_call_allow */
+	struct egress_grant *allowed; /* egress_call_allow */
 	size_t n_allowed;
 	struct egress_record *records;
 	size_t n_records, n_more;
@@ -81,15 +81,15 @@ struct egress_call {
 };
 
 /* egress.c */
-void egress_record(struct egress_call *c, const char *name, uint16_t port,
-                   enum egress_via via, int decision, const char *reason,
-                   const struct sockaddr *addr, uint64_t out, uint64_t in);
+void egress_record(struct egress_call *c, const char *name, uint16_t port, enum egress_via via,
+                   int decision, const char *reason, const struct sockaddr *addr, uint64_t out,
+                   uint64_t in);
 const struct netpol_own *egress_own(struct egress *e);
 bool egress_granted(const struct egress *e, uint64_t session, const char *name, uint16_t port);
 /* port 0: on some port (the DNS responder's question). */
 bool egress_call_allowed(const struct egress_call *c, const char *name, uint16_t port);
 void egress_grant(struct egress *e, uint64_t session, const char *name, uint16_t port);
-void egress_conn_closed(struct egress_call *c);   /* a TCP connection ended */
+void egress_conn_closed(struct egress_call *c); /* a TCP connection ended */
 const char *egress_via_name(enum egress_via via);
 
 /* egress_conn.c: a proxied connection accepted on listener kind. Takes fd. */
@@ -97,8 +97,8 @@ void egress_conn_start(struct egress_call *c, enum sbx_listener kind, int fd);
 void egress_conn_close_all(struct egress_call *c);
 
 /* egress_dns.c */
-void egress_dns_udp(struct egress_call *c, int fd);          /* readable */
-void egress_dns_tcp_start(struct egress_call *c, int fd);    /* takes fd */
+void egress_dns_udp(struct egress_call *c, int fd);       /* readable */
+void egress_dns_tcp_start(struct egress_call *c, int fd); /* takes fd */
 void egress_dns_close_all(struct egress_call *c);
 /* The name the responder gave the address a connection came to, or NULL. */
 const char *egress_name_of(const struct egress_call *c, const struct sockaddr *local);

@@ -14,7 +14,7 @@ static char lower(char c)
 static bool name_char(char c)
 {
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-	       c == '-' || c == '_';
+	        c == '-' || c == '_';
 }
 
 int np_host_norm(const char *s, size_t len, char out[NP_HOST_MAX + 1])
@@ -24,7 +24,7 @@ int np_host_norm(const char *s, size_t len, char out[NP_HOST_MAX + 1])
 		s++;
 		len -= 2;
 		if (!memchr(s, ':', len))
-			return -1;   /* [1.2.3.4] is no IPv6 address */
+			return -1; /* [1.2.3.4] is no IPv6 address */
 	}
 	if (len == 0)
 		return -1;
@@ -62,8 +62,7 @@ int np_host_norm(const char *s, size_t len, char out[NP_HOST_MAX + 1])
 }
 
 /* host[:port] or [v6][:port]; a port, when there, is 1..65535. */
-static int parse_authority(const char *s, size_t len, char host[NP_HOST_MAX + 1],
-                           uint16_t *port)
+static int parse_authority(const char *s, size_t len, char host[NP_HOST_MAX + 1], uint16_t *port)
 {
 	size_t hlen = len;
 	const char *colon = NULL;
@@ -80,7 +79,7 @@ static int parse_authority(const char *s, size_t len, char host[NP_HOST_MAX + 1]
 	} else {
 		colon = memchr(s, ':', len);
 		if (colon && memchr(colon + 1, ':', len - (size_t)(colon + 1 - s)))
-			return -1;   /* a bare IPv6 address needs brackets here */
+			return -1; /* a bare IPv6 address needs brackets here */
 		if (colon)
 			hlen = (size_t)(colon - s);
 	}
@@ -199,8 +198,7 @@ static int request_line(const char *buf, size_t eol, bool proxy, struct np_http 
 	return NP_OK;
 }
 
-int np_http_parse(const char *buf, size_t len, bool proxy, struct np_http *h,
-                  const char **why)
+int np_http_parse(const char *buf, size_t len, bool proxy, struct np_http *h, const char **why)
 {
 	memset(h, 0, sizeof *h);
 	size_t end;
@@ -299,8 +297,8 @@ ssize_t np_http_rewrite(const char *buf, const struct np_http *h, char *outbuf, 
 		const char *le = memchr(line, '\r', (size_t)(buf + h->head_len - line));
 		size_t nlen = (size_t)((const char *)memchr(line, ':', (size_t)(le - line)) - line);
 		bool drop = name_is(line, nlen, "host") || name_is(line, nlen, "connection") ||
-		            name_is(line, nlen, "keep-alive") ||
-		            (nlen >= 6 && !strncasecmp(line, "proxy-", 6));
+		        name_is(line, nlen, "keep-alive") ||
+		        (nlen >= 6 && !strncasecmp(line, "proxy-", 6));
 		if (!drop)
 			put(&o, line, (size_t)(le + 2 - line));
 		line = le + 2;
@@ -311,8 +309,7 @@ ssize_t np_http_rewrite(const char *buf, const struct np_http *h, char *outbuf, 
 
 /* ---- SOCKS5 --------------------------------------------------------------- */
 
-int np_socks_greeting(const uint8_t *buf, size_t len, size_t *used, bool *no_auth,
-                      const char **why)
+int np_socks_greeting(const uint8_t *buf, size_t len, size_t *used, bool *no_auth, const char **why)
 {
 	if (len >= 1 && buf[0] != 5)
 		return *why = "not SOCKS version 5", NP_BAD;
@@ -400,21 +397,20 @@ static int sni_ext(const uint8_t *p, size_t n, char name[NP_HOST_MAX + 1], const
 	return NP_OK;
 }
 
-static int client_hello(const uint8_t *p, size_t n, char name[NP_HOST_MAX + 1],
-                        const char **why)
+static int client_hello(const uint8_t *p, size_t n, char name[NP_HOST_MAX + 1], const char **why)
 {
-	size_t i = 2 + 32;   /* version, random */
+	size_t i = 2 + 32; /* version, random */
 	if (n < i + 1)
 		goto bad;
-	i += 1 + p[i];       /* session id */
+	i += 1 + p[i]; /* session id */
 	if (n < i + 2)
 		goto bad;
-	i += 2 + be16(p + i);   /* cipher suites */
+	i += 2 + be16(p + i); /* cipher suites */
 	if (n < i + 1)
 		goto bad;
-	i += 1 + p[i];          /* compression methods */
+	i += 1 + p[i]; /* compression methods */
 	if (n == i)
-		return NP_OK;       /* no extensions */
+		return NP_OK; /* no extensions */
 	if (n < i + 2 || i + 2 + be16(p + i) != n)
 		goto bad;
 	bool seen = false;
@@ -447,7 +443,8 @@ int np_tls_sni(const uint8_t *buf, size_t len, char name[NP_HOST_MAX + 1], const
 	for (size_t off = 0;;) {
 		if (len - off >= 1 && buf[off] != 22)
 			return *why = off ? "a ClientHello cut by another record type" :
-			              "not a TLS handshake", NP_BAD;
+			                    "not a TLS handshake",
+			       NP_BAD;
 		if (len - off >= 2 && buf[off + 1] != 3)
 			return *why = "not a TLS record", NP_BAD;
 		if (len - off < 5)
@@ -479,8 +476,8 @@ int np_tls_sni(const uint8_t *buf, size_t len, char name[NP_HOST_MAX + 1], const
 
 /* ---- DNS -------------------------------------------------------------------- */
 
-int np_dns_query_parse(const uint8_t *msg, size_t len, struct np_dns_query *q,
-                       bool *id_known, const char **why)
+int np_dns_query_parse(const uint8_t *msg, size_t len, struct np_dns_query *q, bool *id_known,
+                       const char **why)
 {
 	memset(q, 0, sizeof *q);
 	*id_known = len >= 12;
@@ -526,8 +523,8 @@ int np_dns_query_parse(const uint8_t *msg, size_t len, struct np_dns_query *q,
 	q->qclass = (uint16_t)be16(msg + i + 2);
 	q->question_end = i + 4;
 	char norm[NP_HOST_MAX + 1];
-	q->valid_name = valid && out > 0 && np_host_norm(q->name, out, norm) == 0 &&
-	                !strchr(norm, ':');
+	q->valid_name =
+	        valid && out > 0 && np_host_norm(q->name, out, norm) == 0 && !strchr(norm, ':');
 	return NP_OK;
 }
 
@@ -541,16 +538,23 @@ size_t np_dns_answer(const uint8_t *msg, const struct np_dns_query *q, int rcode
 	memset(out, 0, 12);
 	out[0] = (uint8_t)(q->id >> 8);
 	out[1] = (uint8_t)q->id;
-	out[2] = 0x80 | 0x04 | (q->rd ? 1 : 0);   /* response, authoritative */
-	out[3] = 0x80 | (uint8_t)(rcode & 0xf);   /* recursion available */
+	out[2] = 0x80 | 0x04 | (q->rd ? 1 : 0); /* response, authoritative */
+	out[3] = 0x80 | (uint8_t)(rcode & 0xf); /* recursion available */
 	out[5] = 1;
 	out[7] = addr4 ? 1 : 0;
 	memcpy(out + 12, msg + 12, qlen);
 	if (addr4) {
 		uint8_t *a = out + 12 + qlen;
-		const uint8_t rr[10] = { 0xc0, 0x0c, 0, NP_DNS_A, 0, NP_DNS_CLASS_IN,
-		                         (uint8_t)(ttl >> 24), (uint8_t)(ttl >> 16),
-		                         (uint8_t)(ttl >> 8), (uint8_t)ttl };
+		const uint8_t rr[10] = { 0xc0,
+			                 0x0c,
+			                 0,
+			                 NP_DNS_A,
+			                 0,
+			                 NP_DNS_CLASS_IN,
+			                 (uint8_t)(ttl >> 24),
+			                 (uint8_t)(ttl >> 16),
+			                 (uint8_t)(ttl >> 8),
+			                 (uint8_t)ttl };
 		memcpy(a, rr, sizeof rr);
 		a[10] = 0;
 		a[11] = 4;

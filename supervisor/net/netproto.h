@@ -17,8 +17,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define NP_HOST_MAX 253          /* a DNS name, or an address's text */
-#define NP_HEAD_MAX 16384        /* an HTTP head or a ClientHello, at most */
+#define NP_HOST_MAX 253   /* a DNS name, or an address's text */
+#define NP_HEAD_MAX 16384 /* an HTTP head or a ClientHello, at most */
 
 enum { NP_BAD = -1, NP_MORE = 0, NP_OK = 1 };
 
@@ -38,18 +38,18 @@ int np_host_norm(const char *s, size_t len, char out[NP_HOST_MAX + 1]);
 /* ---- HTTP ------------------------------------------------------------- */
 
 struct np_http {
-	size_t head_len;         /* bytes up to and including the blank line */
-	bool connect;            /* CONNECT host:port */
-	bool absolute;           /* METHOD http://host[:port]/path (a proxy request) */
-	struct np_target target; /* CONNECT's or the URI's; else the Host header's */
-	bool has_host;           /* a Host header was there */
-	char host[NP_HOST_MAX + 1];  /* its host, normalized */
-	uint16_t host_port;      /* its port, or 0 when it names none */
+	size_t head_len;            /* bytes up to and including the blank line */
+	bool connect;               /* CONNECT host:port */
+	bool absolute;              /* METHOD http://host[:port]/path (a proxy request) */
+	struct np_target target;    /* CONNECT's or the URI's; else the Host header's */
+	bool has_host;              /* a Host header was there */
+	char host[NP_HOST_MAX + 1]; /* its host, normalized */
+	uint16_t host_port;         /* its port, or 0 when it names none */
 	/* where the parts are, for np_http_rewrite */
 	size_t method_len;
-	size_t path_off, path_len;    /* origin form: "/..." of the URI, or "/" */
-	size_t version_off;           /* "HTTP/1.x" */
-	size_t headers_off;           /* the first header line */
+	size_t path_off, path_len; /* origin form: "/..." of the URI, or "/" */
+	size_t version_off;        /* "HTTP/1.x" */
+	size_t headers_off;        /* the first header line */
 };
 
 /* Parses the head at the start of buf[len]. proxy: the request came to the
@@ -58,8 +58,7 @@ struct np_http {
  * must end within NP_HEAD_MAX bytes. Lines end in CRLF; a bare LF, a
  * control character, an obsolete folded line, or two Host headers are
  * refused. */
-int np_http_parse(const char *buf, size_t len, bool proxy, struct np_http *h,
-                  const char **why);
+int np_http_parse(const char *buf, size_t len, bool proxy, struct np_http *h, const char **why);
 
 /* The head to send upstream for an absolute-URI proxy request: the request
  * line in origin form, the headers without Proxy-*, Connection and
@@ -99,31 +98,36 @@ size_t np_socks_reply(uint8_t rep, uint8_t out[10]);
 /* The server name (SNI host_name) of the TLS ClientHello at the start of
  * buf, which may span several records. NP_OK with name set ("" when the
  * hello names none), NP_MORE, or NP_BAD when it is not a ClientHello. */
-int np_tls_sni(const uint8_t *buf, size_t len, char name[NP_HOST_MAX + 1],
-               const char **why);
+int np_tls_sni(const uint8_t *buf, size_t len, char name[NP_HOST_MAX + 1], const char **why);
 
 /* ---- DNS (RFC 1035) ------------------------------------------------------- */
 
 enum { NP_DNS_A = 1, NP_DNS_AAAA = 28, NP_DNS_CLASS_IN = 1 };
-enum { NP_DNS_NOERROR = 0, NP_DNS_FORMERR = 1, NP_DNS_SERVFAIL = 2, NP_DNS_NXDOMAIN = 3,
-       NP_DNS_NOTIMP = 4, NP_DNS_REFUSED = 5 };
-#define NP_DNS_MSG_MAX 512        /* what we answer with, at most */
+enum {
+	NP_DNS_NOERROR = 0,
+	NP_DNS_FORMERR = 1,
+	NP_DNS_SERVFAIL = 2,
+	NP_DNS_NXDOMAIN = 3,
+	NP_DNS_NOTIMP = 4,
+	NP_DNS_REFUSED = 5
+};
+#define NP_DNS_MSG_MAX 512 /* what we answer with, at most */
 
 struct np_dns_query {
 	uint16_t id;
 	uint16_t qtype, qclass;
-	bool rd;                      /* recursion desired: echoed */
-	bool valid_name;              /* name passed np_host_norm */
-	char name[NP_HOST_MAX + 1];   /* lowercase, no trailing dot */
-	size_t question_end;          /* offset after the question */
+	bool rd;                    /* recursion desired: echoed */
+	bool valid_name;            /* name passed np_host_norm */
+	char name[NP_HOST_MAX + 1]; /* lowercase, no trailing dot */
+	size_t question_end;        /* offset after the question */
 };
 
 /* One standard query with one question (no compression in it). NP_OK, or
  * NP_BAD (not a query, several questions, a truncated name): answer
  * FORMERR if the header could be read (*id_known), else nothing. A name of
  * other characters than np_host_norm allows is NP_OK with !valid_name. */
-int np_dns_query_parse(const uint8_t *msg, size_t len, struct np_dns_query *q,
-                       bool *id_known, const char **why);
+int np_dns_query_parse(const uint8_t *msg, size_t len, struct np_dns_query *q, bool *id_known,
+                       const char **why);
 /* The response to q (msg is the query it came from): rcode, and with addr4
  * one A record for the question's name with ttl. Returns the length
  * written to out (NP_DNS_MSG_MAX is enough), or 0 when it does not fit. */

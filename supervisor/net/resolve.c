@@ -20,13 +20,13 @@ struct resolve_query {
 	resolve_fn fn;
 	void *ctx;
 	bool cancelled;
-	bool started;              /* ares_getaddrinfo has returned */
-	bool finished;             /* its callback ran (maybe within it) */
+	bool started;  /* ares_getaddrinfo has returned */
+	bool finished; /* its callback ran (maybe within it) */
 	int status;
 	struct sockaddr_storage addrs[RESOLVE_ADDRS_MAX];
 	size_t n;
 	const char *why;
-	struct resolve_query *next;   /* finished within ares_getaddrinfo: delivered later */
+	struct resolve_query *next; /* finished within ares_getaddrinfo: delivered later */
 };
 
 struct watched {
@@ -40,7 +40,7 @@ struct resolver {
 	struct loop_timer *timer;
 	struct watched *w;
 	size_t n_w, cap_w;
-	struct resolve_query *early;     /* answered before resolve_lookup returned */
+	struct resolve_query *early; /* answered before resolve_lookup returned */
 	struct loop_timer *early_timer;
 	bool destroying;
 };
@@ -74,8 +74,9 @@ static void resched(struct resolver *r)
 	r->timer = NULL;
 	struct timeval tv, *t = ares_timeout(r->ch, NULL, &tv);
 	if (t)
-		r->timer = loop_add_timer(r->loop, io_now_ms() + t->tv_sec * 1000 +
-		                          t->tv_usec / 1000 + 1, on_timer, r);
+		r->timer = loop_add_timer(r->loop,
+		                          io_now_ms() + t->tv_sec * 1000 + t->tv_usec / 1000 + 1,
+		                          on_timer, r);
 }
 
 static void sock_state(void *data, ares_socket_t fd, int readable, int writable)
@@ -101,7 +102,7 @@ static void sock_state(void *data, ares_socket_t fd, int readable, int writable)
 		size_t cap = r->cap_w ? r->cap_w * 2 : 8;
 		struct watched *g = realloc(r->w, cap * sizeof *g);
 		if (!g)
-			return;   /* unwatched: the query times out */
+			return; /* unwatched: the query times out */
 		r->w = g;
 		r->cap_w = cap;
 	}
@@ -132,10 +133,12 @@ int resolver_new(struct loop *l, struct resolver **out, const char **why)
 	if (!r)
 		return *why = "out of memory", -1;
 	r->loop = l;
-	struct ares_options o = { .sock_state_cb = sock_state, .sock_state_cb_data = r,
-	                          .timeout = 2000, .tries = 2 };
-	if (ares_init_options(&r->ch, &o, ARES_OPT_SOCK_STATE_CB | ARES_OPT_TIMEOUTMS |
-	                      ARES_OPT_TRIES) != ARES_SUCCESS) {
+	struct ares_options o = {
+		.sock_state_cb = sock_state, .sock_state_cb_data = r, .timeout = 2000, .tries = 2
+	};
+	if (ares_init_options(&r->ch, &o,
+	                      ARES_OPT_SOCK_STATE_CB | ARES_OPT_TIMEOUTMS | ARES_OPT_TRIES) !=
+	    ARES_SUCCESS) {
 		free(r);
 		return *why = "c-ares could not read the resolver configuration", -1;
 	}
@@ -166,9 +169,10 @@ static void on_early(struct loop *l, void *data)
 static void take(struct resolve_query *q, const struct ares_addrinfo *ai)
 {
 	for (int fam = 0; fam < 2; fam++)
-		for (const struct ares_addrinfo_node *n = ai ? ai->nodes : NULL; n; n = n->ai_next) {
-			if (n->ai_family != (fam ? AF_INET6 : AF_INET) || q->n == RESOLVE_ADDRS_MAX ||
-			    n->ai_addrlen > sizeof q->addrs[0])
+		for (const struct ares_addrinfo_node *n = ai ? ai->nodes : NULL; n;
+		     n = n->ai_next) {
+			if (n->ai_family != (fam ? AF_INET6 : AF_INET) ||
+			    q->n == RESOLVE_ADDRS_MAX || n->ai_addrlen > sizeof q->addrs[0])
 				continue;
 			bool dup = false;
 			for (size_t i = 0; i < q->n; i++)
@@ -186,17 +190,18 @@ static void on_answer(void *arg, int status, int timeouts, struct ares_addrinfo 
 	if (status == ARES_SUCCESS)
 		take(q, ai);
 	q->status = q->n ? 0 : -1;
-	q->why = status == ARES_SUCCESS ? "no IPv4 or IPv6 address" :
-	         status == ARES_ENOTFOUND || status == ARES_ENODATA ? "no such name" :
-	         status == ARES_ETIMEOUT ? "the DNS server did not answer in time" :
-	         status == ARES_ECONNREFUSED ? "the DNS server refused" : "the lookup failed";
+	q->why = status == ARES_SUCCESS                            ? "no IPv4 or IPv6 address" :
+	        status == ARES_ENOTFOUND || status == ARES_ENODATA ? "no such name" :
+	        status == ARES_ETIMEOUT     ? "the DNS server did not answer in time" :
+	        status == ARES_ECONNREFUSED ? "the DNS server refused" :
+	                                      "the lookup failed";
 	ares_freeaddrinfo(ai);
 	struct resolver *r = q->r;
 	if (status == ARES_EDESTRUCTION || r->destroying) {
 		free(q);
 		return;
 	}
-	if (!q->started) {   /* within ares_getaddrinfo (/etc/hosts): later */
+	if (!q->started) { /* within ares_getaddrinfo (/etc/hosts): later */
 		q->next = r->early;
 		r->early = q;
 		if (!r->early_timer)
@@ -206,15 +211,15 @@ static void on_answer(void *arg, int status, int timeouts, struct ares_addrinfo 
 	deliver(q);
 }
 
-struct resolve_query *resolve_lookup(struct resolver *r, const char *name, resolve_fn fn,
-                                     void *ctx)
+struct resolve_query *resolve_lookup(struct resolver *r, const char *name, resolve_fn fn, void *ctx)
 {
 	struct resolve_query *q = calloc(1, sizeof *q);
 	if (!q)
 		return NULL;
 	*q = (struct resolve_query){ .r = r, .fn = fn, .ctx = ctx };
-	struct ares_addrinfo_hints h = { .ai_flags = ARES_AI_NOSORT, .ai_family = AF_UNSPEC,
-	                                 .ai_socktype = SOCK_STREAM };
+	struct ares_addrinfo_hints h = { .ai_flags = ARES_AI_NOSORT,
+		                         .ai_family = AF_UNSPEC,
+		                         .ai_socktype = SOCK_STREAM };
 	ares_getaddrinfo(r->ch, name, NULL, &h, on_answer, q);
 	q->started = true;
 	resched(r);
@@ -224,7 +229,7 @@ struct resolve_query *resolve_lookup(struct resolver *r, const char *name, resol
 void resolve_cancel(struct resolve_query *q)
 {
 	if (q)
-		q->cancelled = true;   /* freed when c-ares answers (or is destroyed) */
+		q->cancelled = true; /* freed when c-ares answers (or is destroyed) */
 }
 
 void resolver_free(struct resolver *r)
@@ -244,7 +249,7 @@ void resolver_free(struct resolver *r)
 	for (size_t i = 0; i < r->n_w; i++)
 		loop_del_fd(r->loop, r->w[i].fd);
 	r->n_w = 0;
-	ares_destroy(r->ch);   /* each outstanding query's callback: EDESTRUCTION */
+	ares_destroy(r->ch); /* each outstanding query's callback: EDESTRUCTION */
 	free(r->w);
 	free(r);
 }

@@ -23,8 +23,8 @@ struct resolve_query;
 /* Called once per lookup (never from within resolve_lookup): status 0 with
  * n (1..RESOLVE_ADDRS_MAX) addresses, IPv4 first, port 0; or status < 0
  * with why (static text). addrs is borrowed for the call. */
-typedef void (*resolve_fn)(void *ctx, int status, const struct sockaddr_storage *addrs,
-                           size_t n, const char *why);
+typedef void (*resolve_fn)(void *ctx, int status, const struct sockaddr_storage *addrs, size_t n,
+                           const char *why);
 
 /* A new resolver on l. 0, or -1 with *why (static text). */
 int resolver_new(struct loop *l, struct resolver **out, const char **why);

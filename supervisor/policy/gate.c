@@ -1,7 +1,7 @@
 /* gate.c — the authorize stage: the ordered checks (quarantine, rules, risk
  * policy, the embedder's), the bail rule, session grants and single-use
  * approval tokens (see gate.h). */
-#define _GNU_SOURCE   /* asprintf */
+#define _GNU_SOURCE /* asprintf */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,18 +23,18 @@ struct gate_check {
 
 /* A grant or a token: a tool name and the canonical JSON of arguments. */
 struct grant {
-	uint64_t token;    /* 0 for session grants */
-	uint64_t session;  /* the session a grant belongs to (0 for tokens) */
+	uint64_t token;   /* 0 for session grants */
+	uint64_t session; /* the session a grant belongs to (0 for tokens) */
 	char *tool;
 	char *canon;
 };
 
 struct gate {
 	struct gate_policy policy;
-	struct gate_check *checks;       /* the embedder's, in registration order */
-	struct grant *grants;            /* every session's grants, in grant order */
+	struct gate_check *checks; /* the embedder's, in registration order */
+	struct grant *grants;      /* every session's grants, in grant order */
 	size_t ngrants;
-	struct grant *tokens;            /* outstanding one-shot approvals */
+	struct grant *tokens; /* outstanding one-shot approvals */
 	size_t ntokens;
 	uint64_t last_token;
 };
@@ -60,8 +60,10 @@ static enum gate_action check_quarantine(void *data, const struct gate_call *cal
 	const struct gate *g = data;
 	if (!g->policy.quarantine || call->risk == TC_RISK_READ_ONLY)
 		return GATE_ALLOW;
-	gate_verdict_reason(v, "quarantine is on: only read-only tools may run, and %s is a "
-	                    "%s tool", call->tool, tc_risk_name(call->risk));
+	gate_verdict_reason(v,
+	                    "quarantine is on: only read-only tools may run, and %s is a "
+	                    "%s tool",
+	                    call->tool, tc_risk_name(call->risk));
 	return GATE_DENY;
 }
 
@@ -104,9 +106,11 @@ static enum gate_action check_patch(void *data, const struct gate_call *call,
 	}
 	if (!stopped)
 		return GATE_ALLOW;
-	gate_verdict_reason(v, "the patch names \"%s\", which is no path inside the workspace "
+	gate_verdict_reason(v,
+	                    "the patch names \"%s\", which is no path inside the workspace "
 	                    "(absolute outside it, \"..\" above it, or empty): %s writes only "
-	                    "inside the workspace", b.arg, call->tool);
+	                    "inside the workspace",
+	                    b.arg, call->tool);
 	return GATE_DENY;
 }
 
@@ -116,9 +120,9 @@ static enum gate_action check_patch(void *data, const struct gate_call *call,
  * runs, and covers one that does not exist yet. */
 struct protected_hit {
 	const struct gate_call *call;
-	const char *path;          /* the protected path named */
-	char arg[160];             /* the argument, quoted */
-	bool from_patch;           /* named by the patch argument */
+	const char *path; /* the protected path named */
+	char arg[160];    /* the argument, quoted */
+	bool from_patch;  /* named by the patch argument */
 };
 
 /* Whether path is the protected entry p or below it. An entry "**" "/NAME..."
@@ -176,8 +180,10 @@ static enum gate_action check_protected(void *data, const struct gate_call *call
 	if (!h.path)
 		return GATE_ALLOW;
 	const char *how = !strncmp(h.path, "**/", 3) ? "matches, is below or leads to the" :
-	                  strcmp(h.arg, h.path) ? "is or is below the" : "is the";
-	gate_verdict_reason(v, "%s\"%s\"%s %s protected path %s: a file the workspace owner's "
+	        strcmp(h.arg, h.path)                ? "is or is below the" :
+	                                               "is the";
+	gate_verdict_reason(v,
+	                    "%s\"%s\"%s %s protected path %s: a file the workspace owner's "
 	                    "own programs trust (git, an editor, direnv, an agent), so no tool "
 	                    "may change it (protected_paths in the configuration)",
 	                    h.from_patch ? "the patch changes " : "", h.arg,
@@ -191,7 +197,7 @@ static enum gate_action check_protected(void *data, const struct gate_call *call
 struct path_rule {
 	const char *glob;
 	bool allow;
-	bool matched;              /* deny/ask: one matched; allow: one failed */
+	bool matched; /* deny/ask: one matched; allow: one failed */
 };
 
 static bool path_rule_step(void *data, const struct path_view *pv)
@@ -206,7 +212,7 @@ static bool path_rule_matches(const struct gate_rule *r, const struct gate_call 
 {
 	struct path_rule pr = { r->path, r->action == GATE_ALLOW, false };
 	long n = gate_each_path(call, path_rule_step, &pr);
-	if (n < 0)      /* out of memory: only a restriction may hold */
+	if (n < 0) /* out of memory: only a restriction may hold */
 		return !pr.allow;
 	return pr.allow ? n > 0 && !pr.matched : pr.matched;
 }
@@ -231,13 +237,13 @@ static bool args_match(const struct gate_rule *r, const struct gate_call *call)
 	for (size_t i = 0; i < r->nargs; i++) {
 		json_t *v = jsonptr_get(args, r->args[i].pointer);
 		if (!v)
-			return false;       /* a missing argument does not match */
+			return false; /* a missing argument does not match */
 		bool ok;
 		if (json_is_string(v) && gate_is_path_arg(call, r->args[i].pointer)) {
 			ok = path_arg_matches(r, call, r->args[i].glob, v);
 		} else if (json_is_string(v)) {
 			ok = glob_match(r->args[i].glob, json_string_value(v),
-			                     json_string_length(v));
+			                json_string_length(v));
 		} else {
 			char *s = gate_canonical(v);
 			/* Out of memory: a deny rule must still hold, so only deny
@@ -254,13 +260,14 @@ static bool args_match(const struct gate_rule *r, const struct gate_call *call)
 static bool rule_matches(const struct gate_rule *r, const struct gate_call *call)
 {
 	return glob_match(r->tool, call->tool, strlen(call->tool)) &&
-	       (!r->path || path_rule_matches(r, call)) && args_match(r, call);
+	        (!r->path || path_rule_matches(r, call)) && args_match(r, call);
 }
 
 static enum gate_action rule_verdict(const struct gate_rule *r, struct gate_verdict *v)
 {
-	const char *verb = r->action == GATE_DENY ? "denied" : r->action == GATE_ASK ?
-	                   "needs approval" : "allowed";
+	const char *verb = r->action == GATE_DENY ? "denied" :
+	        r->action == GATE_ASK             ? "needs approval" :
+	                                            "allowed";
 	if (r->reason)
 		gate_verdict_reason(v, "%s by the rule at %s: %s", verb, r->origin, r->reason);
 	else
@@ -288,7 +295,8 @@ static enum gate_action check_network(const struct gate_policy *p, enum gate_act
                                       const struct gate_call *call, struct gate_verdict *v)
 {
 	if (!call->url_arg) {
-		gate_verdict_reason(v, "%s is a network tool that declares no URL argument, so "
+		gate_verdict_reason(v,
+		                    "%s is a network tool that declares no URL argument, so "
 		                    "its target cannot be checked against the domain allowlist",
 		                    call->tool);
 		return GATE_DENY;
@@ -307,8 +315,10 @@ static enum gate_action check_network(const struct gate_policy *p, enum gate_act
 	if (domain_allowed(host, p->domains, p->ndomains))
 		return GATE_ALLOW;
 	if (p->ndomains == 0)
-		gate_verdict_reason(v, "host %s is not allowed: the domain allowlist "
-		                    "(policy.domains) is empty", host);
+		gate_verdict_reason(v,
+		                    "host %s is not allowed: the domain allowlist "
+		                    "(policy.domains) is empty",
+		                    host);
 	else
 		gate_verdict_reason(v, "host %s is not on the domain allowlist (policy.domains)",
 		                    host);
@@ -328,7 +338,8 @@ static enum gate_action check_policy(void *data, const struct gate_call *call,
 	enum gate_action level = p->levels[call->risk];
 	const char *rn = tc_risk_name(call->risk);
 	if (level == GATE_DENY) {
-		gate_verdict_reason(v, "%s tools are not allowed (policy.levels.%s is deny)", rn, rn);
+		gate_verdict_reason(v, "%s tools are not allowed (policy.levels.%s is deny)", rn,
+		                    rn);
 		return GATE_DENY;
 	}
 	if (call->risk == TC_RISK_NETWORK)
@@ -338,15 +349,17 @@ static enum gate_action check_policy(void *data, const struct gate_call *call,
 	 * must not leave the allowlist (and policy.levels.network) behind. */
 	enum gate_action net = p->levels[TC_RISK_NETWORK];
 	if (call->url_arg && net == GATE_DENY) {
-		gate_verdict_reason(v, "%s reaches the network (it has a URL argument), and network "
-		                    "tools are not allowed (policy.levels.network is deny)", call->tool);
+		gate_verdict_reason(v,
+		                    "%s reaches the network (it has a URL argument), and network "
+		                    "tools are not allowed (policy.levels.network is deny)",
+		                    call->tool);
 		return GATE_DENY;
 	}
 	if (call->url_arg && (net = check_network(p, net, call, v)) != GATE_ALLOW)
 		return net;
 	if (level == GATE_ASK)
-		gate_verdict_reason(v, "%s is a %s tool (policy.levels.%s is ask)",
-		                    call->tool, rn, rn);
+		gate_verdict_reason(v, "%s is a %s tool (policy.levels.%s is ask)", call->tool, rn,
+		                    rn);
 	return level;
 }
 
@@ -354,10 +367,8 @@ static const struct {
 	const char *name;
 	gate_check_fn fn;
 } builtin_checks[] = {
-	{ "quarantine", check_quarantine },
-	{ "patch", check_patch },
-	{ "protected", check_protected },
-	{ "rules", check_rules },
+	{ "quarantine", check_quarantine }, { "patch", check_patch },
+	{ "protected", check_protected },   { "rules", check_rules },
 	{ "policy", check_policy },
 };
 
@@ -442,9 +453,8 @@ int gate_add_check(struct gate *g, const char *name, gate_check_fn fn, void *dat
 }
 
 /* Runs one check; returns true when it ended the call (a deny). */
-static bool run_check(const char *name, gate_check_fn fn, void *data,
-                      const struct gate_call *call, struct gate_verdict *v,
-                      struct gate_verdict *first_ask)
+static bool run_check(const char *name, gate_check_fn fn, void *data, const struct gate_call *call,
+                      struct gate_verdict *v, struct gate_verdict *first_ask)
 {
 	struct gate_verdict cv = { 0 };
 	enum gate_action a = fn(data, call, &cv);
@@ -510,7 +520,7 @@ struct patch_note {
 	char text[GATE_REASON_MAX / 2];
 	size_t len;
 	bool full;
-	char last[160];            /* the path before: a file's old and new are one */
+	char last[160]; /* the path before: a file's old and new are one */
 };
 
 static bool patch_note_add(void *data, const struct path_view *pv)
@@ -543,8 +553,8 @@ static void note_patch_files(const struct gate_call *call, struct gate_verdict *
 	size_t rl = strlen(v->reason);
 	/* Whole or not at all: a cut could split a character. */
 	if (rl + nt.len + 32 < sizeof v->reason)
-		snprintf(v->reason + rl, sizeof v->reason - rl, " (the patch changes %s%s)", nt.text,
-		         nt.full ? ", ..." : "");
+		snprintf(v->reason + rl, sizeof v->reason - rl, " (the patch changes %s%s)",
+		         nt.text, nt.full ? ", ..." : "");
 }
 
 static void decide(struct gate *g, const struct gate_call *call, struct gate_verdict *v);
@@ -567,10 +577,10 @@ static void decide(struct gate *g, const struct gate_call *call, struct gate_ver
 		if (run_check(c->name, c->fn, c->data, call, v, &ask))
 			return;
 	if (ask.action != GATE_ASK)
-		return;   /* allowed: nothing objected */
+		return; /* allowed: nothing objected */
 	char *canon = g->ngrants ? gate_canonical(call->args) : NULL;
-	if (canon && find_grant(g->grants, g->ngrants, call->session, call->tool, canon,
-	                        call->command)) {
+	if (canon &&
+	    find_grant(g->grants, g->ngrants, call->session, call->tool, canon, call->command)) {
 		v->granted = true;
 		snprintf(v->check, sizeof v->check, "session-grant");
 		snprintf(v->reason, sizeof v->reason, "approved for the session earlier (%.400s)",
@@ -587,8 +597,8 @@ static void decide(struct gate *g, const struct gate_call *call, struct gate_ver
 
 /* Appends to a[n]; cap bounds n (the tokens), or 0 for no cap here (the
  * grants are counted per session by the caller). */
-static int grant_push(struct grant **a, size_t *n, size_t cap, uint64_t token,
-                      uint64_t session, const char *tool, json_t *args, const char *wide)
+static int grant_push(struct grant **a, size_t *n, size_t cap, uint64_t token, uint64_t session,
+                      const char *tool, json_t *args, const char *wide)
 {
 	if (cap && *n >= cap)
 		return -1;
@@ -596,7 +606,8 @@ static int grant_push(struct grant **a, size_t *n, size_t cap, uint64_t token,
 	if (!na)
 		return -1;
 	*a = na;
-	struct grant gr = { token, session, strdup(tool), wide ? strdup(wide) : gate_canonical(args) };
+	struct grant gr = { token, session, strdup(tool),
+		            wide ? strdup(wide) : gate_canonical(args) };
 	if (!gr.tool || !gr.canon) {
 		free(gr.tool);
 		free(gr.canon);
@@ -615,7 +626,7 @@ int gate_grant_session(struct gate *g, uint64_t session, const char *tool, json_
 	bool have = false;
 	for (size_t i = 0; i < g->ngrants && !have; i++)
 		have = g->grants[i].session == session && !strcmp(g->grants[i].tool, tool) &&
-		       !strcmp(g->grants[i].canon, canon);
+		        !strcmp(g->grants[i].canon, canon);
 	free(canon);
 	if (have)
 		return 0;
@@ -627,8 +638,8 @@ int gate_grant_session(struct gate *g, uint64_t session, const char *tool, json_
 	return 0;
 }
 
-int gate_grant_session_wide(struct gate *g, uint64_t session, const char *tool,
-                            const char *command, struct tc_error *err)
+int gate_grant_session_wide(struct gate *g, uint64_t session, const char *tool, const char *command,
+                            struct tc_error *err)
 {
 	char *wide;
 	if (asprintf(&wide, "%s%s", command ? GRANT_CMD : GRANT_ANY, command ? command : "") < 0)
@@ -636,7 +647,7 @@ int gate_grant_session_wide(struct gate *g, uint64_t session, const char *tool,
 	bool have = false;
 	for (size_t i = 0; i < g->ngrants && !have; i++)
 		have = g->grants[i].session == session && !strcmp(g->grants[i].tool, tool) &&
-		       !strcmp(g->grants[i].canon, wide);
+		        !strcmp(g->grants[i].canon, wide);
 	int rc = 0;
 	if (!have && session_grants(g, session) >= GATE_GRANTS_MAX)
 		rc = tc_error_set(err, TC_E_INVALID, tool, "the session already has %d grants",
@@ -655,7 +666,7 @@ void gate_forget_session(struct gate *g, uint64_t session)
 			free(g->grants[i].tool);
 			free(g->grants[i].canon);
 		} else {
-			g->grants[kept++] = g->grants[i];   /* grant order kept */
+			g->grants[kept++] = g->grants[i]; /* grant order kept */
 		}
 	}
 	g->ngrants = kept;
@@ -669,11 +680,12 @@ json_t *gate_grants(const struct gate *g, uint64_t session)
 			continue;
 		const char *canon = g->grants[i].canon;
 		json_t *args = canon[0] == '{' ? json_loads(canon, JSON_DECODE_ANY, NULL) : NULL;
-		json_t *o = args ? json_pack("{s:s, s:o}", "tool", g->grants[i].tool, "args", args)
-		          : !strcmp(canon, GRANT_ANY) ?
-		            json_pack("{s:s, s:b}", "tool", g->grants[i].tool, "any_args", 1)
-		          : json_pack("{s:s, s:s}", "tool", g->grants[i].tool, "command",
-		                      canon + strlen(GRANT_CMD));
+		json_t *o = args ?
+		        json_pack("{s:s, s:o}", "tool", g->grants[i].tool, "args", args) :
+		        !strcmp(canon, GRANT_ANY) ?
+		        json_pack("{s:s, s:b}", "tool", g->grants[i].tool, "any_args", 1) :
+		        json_pack("{s:s, s:s}", "tool", g->grants[i].tool, "command",
+		                  canon + strlen(GRANT_CMD));
 		if (!o || json_array_append_new(arr, o) < 0) {
 			json_decref(arr);
 			return NULL;
@@ -705,7 +717,7 @@ int gate_consume(struct gate *g, uint64_t token, const char *tool, json_t *args)
 	while (i < g->ntokens && g->tokens[i].token != token)
 		i++;
 	if (token == 0 || i == g->ntokens)
-		return -1;    /* unknown, or already used */
+		return -1; /* unknown, or already used */
 	struct grant gr = take_token(g, i);
 	char *canon = gate_canonical(args);
 	bool same = canon && strcmp(gr.tool, tool) == 0 && strcmp(gr.canon, canon) == 0;

@@ -44,11 +44,11 @@
 #include "jsonptr.h"
 #include "url.h"
 
-#define GATE_RULES_MAX 1024
+#define GATE_RULES_MAX     1024
 #define GATE_RULE_ARGS_MAX 32
-#define GATE_DOMAINS_MAX 1024
-#define GATE_GRANTS_MAX 1024     /* session grants, and outstanding tokens */
-#define GATE_REASON_MAX 512
+#define GATE_DOMAINS_MAX   1024
+#define GATE_GRANTS_MAX    1024 /* session grants, and outstanding tokens */
+#define GATE_REASON_MAX    512
 
 enum gate_action {
 	GATE_ALLOW = 0,
@@ -64,7 +64,7 @@ int gate_action_parse(const char *name, enum gate_action *out);
 /* ---- policy as data (config.c fills it) ------------------------------- */
 
 struct gate_arg_match {
-	char *pointer;       /* JSON pointer into the arguments ("" = all of them) */
+	char *pointer; /* JSON pointer into the arguments ("" = all of them) */
 	char *glob;
 };
 
@@ -74,12 +74,12 @@ struct gate_arg_match {
  * not match. */
 struct gate_rule {
 	enum gate_action action;
-	char *tool;          /* glob; "*" when the rule named none */
-	char *path;          /* glob over every path argument of the tool, or NULL */
+	char *tool; /* glob; "*" when the rule named none */
+	char *path; /* glob over every path argument of the tool, or NULL */
 	struct gate_arg_match *args;
 	size_t nargs;
-	char *reason;        /* optional text for the model and the approver, or NULL */
-	char *origin;        /* where it was written, e.g. "toolcage.json: /policy/rules/2" */
+	char *reason; /* optional text for the model and the approver, or NULL */
+	char *origin; /* where it was written, e.g. "toolcage.json: /policy/rules/2" */
 };
 
 /* Invariants: levels[] is indexed by enum tc_risk; domains are lowercase
@@ -109,8 +109,7 @@ int gate_policy_copy(struct gate_policy *dst, const struct gate_policy *src);
  * errors and becomes its origin (e.g. "toolcage.json: /policy/rules/2").
  * Unknown keys, wrong types, bad globs and bad pointers are errors whose
  * err->where is where plus the key's pointer. */
-int gate_rule_parse(json_t *obj, const char *where, struct gate_rule *out,
-                    struct tc_error *err);
+int gate_rule_parse(json_t *obj, const char *where, struct gate_rule *out, struct tc_error *err);
 void gate_rule_release(struct gate_rule *r);
 
 /* ---- the gate ---------------------------------------------------------- */
@@ -119,28 +118,28 @@ void gate_rule_release(struct gate_rule *r);
 struct gate_call {
 	const char *tool;
 	enum tc_risk risk;
-	json_t *args;            /* the validated arguments (an object) */
-	const char *url_arg;     /* the tool's URL argument pointer, or NULL */
-	uint64_t session;        /* whose session grants apply (0: the supervisor's own) */
+	json_t *args;                 /* the validated arguments (an object) */
+	const char *url_arg;          /* the tool's URL argument pointer, or NULL */
+	uint64_t session;             /* whose session grants apply (0: the supervisor's own) */
 	const char *const *path_args; /* its path arguments' pointers, NULL-terminated,
 	                          * or NULL */
-	const char *patch_arg;   /* its unified diff argument's pointer, or NULL: each
+	const char *patch_arg;        /* its unified diff argument's pointer, or NULL: each
 	                          * path the diff's headers name is a path argument */
-	const char *workspace;   /* canonical, for absolute path arguments; or NULL */
-	int workspace_fd;        /* to follow symbolic links in it; -1: none known */
+	const char *workspace;        /* canonical, for absolute path arguments; or NULL */
+	int workspace_fd;             /* to follow symbolic links in it; -1: none known */
 	const char *const *protected_paths; /* relative; NULL-terminated or NULL */
-	const char *command;     /* the call's command for command grants ("git push"), or NULL */
+	const char *command; /* the call's command for command grants ("git push"), or NULL */
 };
 
 struct gate_verdict {
 	enum gate_action action;
-	char check[32];          /* the check that decided: "quarantine", "patch", "protected", "rules",
+	char check[32]; /* the check that decided: "quarantine", "patch", "protected", "rules",
 	                          * "policy", "session-grant", an embedder's name,
 	                          * or "" when nothing objected */
-	char reason[GATE_REASON_MAX];  /* for the model (deny) or the approver (ask) */
-	bool audit;              /* the call changes something (write risk or
+	char reason[GATE_REASON_MAX]; /* for the model (deny) or the approver (ask) */
+	bool audit;                   /* the call changes something (write risk or
 	                          * above): the audit log must record it */
-	bool granted;            /* allowed by a session grant */
+	bool granted;                 /* allowed by a session grant */
 };
 
 /* An embedder's check. Sets v->reason (gate_verdict_reason) when it asks
@@ -150,7 +149,7 @@ typedef enum gate_action (*gate_check_fn)(void *data, const struct gate_call *ca
 
 /* Writes the reason into v (cut to fit). */
 void gate_verdict_reason(struct gate_verdict *v, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+        __attribute__((format(printf, 2, 3)));
 
 struct gate;
 
@@ -190,8 +189,8 @@ int gate_grant_session(struct gate *g, uint64_t session, const char *tool, json_
  * gate_call.command: "git push" covers every "git push ..."); NULL allows
  * the tool with any arguments. Same bounds and errors as
  * gate_grant_session. A grant never lifts a deny. */
-int gate_grant_session_wide(struct gate *g, uint64_t session, const char *tool,
-                            const char *command, struct tc_error *err);
+int gate_grant_session_wide(struct gate *g, uint64_t session, const char *tool, const char *command,
+                            struct tc_error *err);
 /* Drops every grant of session (it ended). */
 void gate_forget_session(struct gate *g, uint64_t session);
 /* A session's grants, for the audit: a new array of {"tool", "args"} (exact

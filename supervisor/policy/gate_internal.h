@@ -11,18 +11,17 @@
 
 /* One path argument, seen three ways (see gate_paths.c). */
 struct path_view {
-	const char *raw;             /* as written (borrowed) */
+	const char *raw; /* as written (borrowed) */
 	size_t raw_len;
-	char norm[PATHNORM_MAX];     /* lexically plain, relative to the workspace */
-	bool has_norm;               /* false: absolute outside it, escaping, empty */
-	char real[PATHNORM_MAX];     /* symbolic links in the workspace followed */
+	char norm[PATHNORM_MAX]; /* lexically plain, relative to the workspace */
+	bool has_norm;           /* false: absolute outside it, escaping, empty */
+	char real[PATHNORM_MAX]; /* symbolic links in the workspace followed */
 	bool has_real;
-	bool exact;                  /* plain as written, no link: allow rules may match */
-	bool from_patch;             /* named by the patch argument's headers */
+	bool exact;      /* plain as written, no link: allow rules may match */
+	bool from_patch; /* named by the patch argument's headers */
 };
 
-void path_view_of(const struct gate_call *call, const char *raw, size_t len,
-                  struct path_view *pv);
+void path_view_of(const struct gate_call *call, const char *raw, size_t len, struct path_view *pv);
 /* Whether glob matches the path: for an allow rule only an exact path, by
  * its plain form; otherwise any of its three forms. */
 bool path_view_match(const struct path_view *pv, const char *glob, bool allow);
@@ -40,8 +39,8 @@ long gate_each_path(const struct gate_call *call,
  * how many it saw, or -1 when out of memory; *headers gets the number of
  * file headers read (at most PATCH_FILES_MAX + 1). 0 without a patch. */
 long gate_patch_paths(const struct gate_call *call,
-                      bool (*fn)(void *data, const struct path_view *pv), void *data,
-                      long *headers, bool *stopped);
+                      bool (*fn)(void *data, const struct path_view *pv), void *data, long *headers,
+                      bool *stopped);
 /* s[0..len) for a message: at most size-1 bytes, control characters shown
  * as their pictures (a name must not start a line of its own). */
 void gate_quote(char *out, size_t size, const char *s, size_t len);

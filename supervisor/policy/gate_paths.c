@@ -20,8 +20,7 @@
 #include "patchpaths.h"
 #include "shown.h"
 
-void path_view_of(const struct gate_call *call, const char *raw, size_t len,
-                  struct path_view *pv)
+void path_view_of(const struct gate_call *call, const char *raw, size_t len, struct path_view *pv)
 {
 	memset(pv, 0, sizeof *pv);
 	pv->raw = raw;
@@ -41,7 +40,7 @@ void path_view_of(const struct gate_call *call, const char *raw, size_t len,
 	enum path_form f = path_normalize(raw, len, pv->norm, sizeof pv->norm);
 	pv->has_norm = f == PATH_PLAIN || f == PATH_DOTDOT;
 	if (!pv->has_norm)
-		return;   /* outside the workspace, or no path: the tool refuses it */
+		return; /* outside the workspace, or no path: the tool refuses it */
 	bool linked = false;
 	if (call->workspace_fd >= 0)
 		pv->has_real = path_resolve_beneath(call->workspace_fd, pv->norm, pv->real,
@@ -55,8 +54,8 @@ bool path_view_match(const struct path_view *pv, const char *glob, bool allow)
 	if (allow)
 		return pv->exact && glob_match(glob, pv->norm, strlen(pv->norm));
 	return glob_match(glob, pv->raw, pv->raw_len) ||
-	       (pv->has_norm && glob_match(glob, pv->norm, strlen(pv->norm))) ||
-	       (pv->has_real && glob_match(glob, pv->real, strlen(pv->real)));
+	        (pv->has_norm && glob_match(glob, pv->norm, strlen(pv->norm))) ||
+	        (pv->has_real && glob_match(glob, pv->real, strlen(pv->real)));
 }
 
 bool gate_is_path_arg(const struct gate_call *call, const char *ptr)
@@ -88,8 +87,8 @@ static bool patch_path_step(void *data, const char *path)
 }
 
 long gate_patch_paths(const struct gate_call *call,
-                      bool (*fn)(void *data, const struct path_view *pv), void *data,
-                      long *headers, bool *stopped)
+                      bool (*fn)(void *data, const struct path_view *pv), void *data, long *headers,
+                      bool *stopped)
 {
 	*headers = 0;
 	*stopped = false;
@@ -99,7 +98,8 @@ long gate_patch_paths(const struct gate_call *call,
 	struct patch_walk w = { call, fn, data, malloc(sizeof *w.pv), 0, false };
 	if (!w.pv)
 		return -1;
-	*headers = patch_each_path(json_string_value(v), json_string_length(v), patch_path_step, &w);
+	*headers =
+	        patch_each_path(json_string_value(v), json_string_length(v), patch_path_step, &w);
 	free(w.pv);
 	*stopped = w.stopped;
 	return *headers < 0 ? -1 : w.n;
@@ -154,12 +154,12 @@ static void to_bounded(void *ctx, const char *s, size_t n)
 		b->full = true;
 		size_t k = n;
 		while (k > 0 && ((unsigned char)s[k - 1] & 0xc0) == 0x80)
-			k--;                   /* back to the last lead byte */
+			k--; /* back to the last lead byte */
 		if (k > 0 && (unsigned char)s[k - 1] >= 0xc0) {
 			unsigned char lead = (unsigned char)s[k - 1];
 			size_t need = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : 2;
 			if (n - (k - 1) < need)
-				n = k - 1;     /* its character does not fit whole */
+				n = k - 1; /* its character does not fit whole */
 		}
 	}
 	memcpy(b->out + b->len, s, n);

@@ -31,7 +31,7 @@ void gate_policy_init(struct gate_policy *p)
 	memset(p, 0, sizeof *p);
 	p->levels[TC_RISK_READ_ONLY] = GATE_ALLOW;
 	p->levels[TC_RISK_WRITE] = GATE_ALLOW;
-	p->levels[TC_RISK_NETWORK] = GATE_ALLOW;     /* within the allowlist */
+	p->levels[TC_RISK_NETWORK] = GATE_ALLOW; /* within the allowlist */
 	p->levels[TC_RISK_DESTRUCTIVE] = GATE_ASK;
 }
 
@@ -126,8 +126,8 @@ static void key_where(char *out, size_t size, const char *where, const char *key
 	buf_release(&b);
 }
 
-__attribute__((format(printf, 4, 5)))
-static int fail(struct tc_error *err, const char *where, const char *key, const char *fmt, ...)
+__attribute__((format(printf, 4, 5))) static int fail(struct tc_error *err, const char *where,
+                                                      const char *key, const char *fmt, ...)
 {
 	char w[sizeof err->where], msg[sizeof err->msg];
 	key_where(w, sizeof w, where, key);
@@ -154,7 +154,8 @@ static int parse_args(json_t *args, const char *where, struct gate_rule *r, stru
 	const char *ptr;
 	json_t *v;
 	struct tc_error e;
-	json_object_foreach(args, ptr, v) {
+	json_object_foreach(args, ptr, v)
+	{
 		if (jsonptr_check(ptr, &e) < 0)
 			return fail(err, w, ptr, "%s", e.msg);
 		if (!json_is_string(v))
@@ -176,8 +177,10 @@ static int parse_rule(json_t *obj, const char *where, struct gate_rule *r, struc
 	struct tc_error e;
 	static const char *const keys[] = { "action", "tool", "path", "args", "reason", NULL };
 	if ((key = json_unknown_key(obj, keys)))
-		return fail(err, where, key, "unknown key '%s' (a rule has action, tool, path, "
-		            "args and reason)", key);
+		return fail(err, where, key,
+		            "unknown key '%s' (a rule has action, tool, path, "
+		            "args and reason)",
+		            key);
 	json_t *action = json_object_get(obj, "action");
 	if (!action)
 		return tc_error_set(err, TC_E_INVALID, where,
@@ -192,8 +195,9 @@ static int parse_rule(json_t *obj, const char *where, struct gate_rule *r, struc
 		return fail(err, where, "tool", "%s", e.msg);
 	json_t *path = json_object_get(obj, "path");
 	if (path && (!json_is_string(path) || glob_check(json_string_value(path), &e) < 0))
-		return fail(err, where, "path", "%s", json_is_string(path) ? e.msg :
-		            "must be a glob string (e.g. \"**/.git/**\")");
+		return fail(err, where, "path", "%s",
+		            json_is_string(path) ? e.msg :
+		                                   "must be a glob string (e.g. \"**/.git/**\")");
 	if (path && !(r->path = strdup(json_string_value(path))))
 		return tc_error_set(err, TC_E_NOMEM, where, "out of memory");
 	json_t *reason = json_object_get(obj, "reason");
@@ -208,8 +212,7 @@ static int parse_rule(json_t *obj, const char *where, struct gate_rule *r, struc
 	return args ? parse_args(args, where, r, err) : 0;
 }
 
-int gate_rule_parse(json_t *obj, const char *where, struct gate_rule *out,
-                    struct tc_error *err)
+int gate_rule_parse(json_t *obj, const char *where, struct gate_rule *out, struct tc_error *err)
 {
 	memset(out, 0, sizeof *out);
 	if (!json_is_object(obj))

@@ -43,8 +43,7 @@ void netpol_free(struct netpol *p)
 
 /* Splits "host", "host:port", "host:*", "[v6]:port" or a bare IPv6
  * address (no port then: its colons are its own). */
-static int split_entry(const char *entry, char *host, size_t size, uint16_t *port,
-                       bool *any)
+static int split_entry(const char *entry, char *host, size_t size, uint16_t *port, bool *any)
 {
 	const char *colon = strrchr(entry, ':');
 	size_t hlen = strlen(entry);
@@ -59,7 +58,7 @@ static int split_entry(const char *entry, char *host, size_t size, uint16_t *por
 			return -1;
 		hlen = (size_t)(close + 1 - entry);
 	} else if (colon && strchr(entry, ':') != colon) {
-		colon = NULL;   /* a bare IPv6 address */
+		colon = NULL; /* a bare IPv6 address */
 	} else if (colon) {
 		hlen = (size_t)(colon - entry);
 	}
@@ -157,7 +156,8 @@ int netpol_add_range(struct netpol *p, bool deny, const char *cidr, struct tc_er
 	size_t *count = deny ? &p->n_addr_deny : &p->n_addr_allow;
 	struct netpol_range **list = deny ? &p->addr_deny : &p->addr_allow;
 	if (*count >= NETPOL_RULES_MAX)
-		return tc_error_set(err, TC_E_INVALID, cidr, "more than %d ranges", NETPOL_RULES_MAX);
+		return tc_error_set(err, TC_E_INVALID, cidr, "more than %d ranges",
+		                    NETPOL_RULES_MAX);
 	struct netpol_range *grown = realloc(*list, (*count + 1) * sizeof **list);
 	if (!grown)
 		return tc_error_set(err, TC_E_NOMEM, cidr, "out of memory");
@@ -170,8 +170,7 @@ bad:
 
 /* ---- parsing ---------------------------------------------------------- */
 
-static int where_fail(struct tc_error *err, const char *where, const char *key,
-                      const char *msg)
+static int where_fail(struct tc_error *err, const char *where, const char *key, const char *msg)
 {
 	char w[sizeof err->where];
 	snprintf(w, sizeof w, "%s/%s", where, key);
@@ -182,18 +181,21 @@ static int parse_list(struct netpol *p, json_t *arr, bool names, bool deny, cons
                       const char *key, struct tc_error *err)
 {
 	if (!json_is_array(arr))
-		return where_fail(err, where, key, names ? "must be an array of \"host[:port]\"" :
-		                  "must be an array of address ranges");
+		return where_fail(err, where, key,
+		                  names ? "must be an array of \"host[:port]\"" :
+		                          "must be an array of address ranges");
 	size_t i;
 	json_t *v;
-	json_array_foreach(arr, i, v) {
+	json_array_foreach(arr, i, v)
+	{
 		struct tc_error e = { 0 };
 		char k[64];
 		snprintf(k, sizeof k, "%s/%zu", key, i);
 		if (!json_is_string(v))
 			return where_fail(err, where, k, "must be a string");
 		const char *s = json_string_value(v);
-		if ((names ? netpol_add_name(p, deny, s, &e) : netpol_add_range(p, deny, s, &e)) < 0)
+		if ((names ? netpol_add_name(p, deny, s, &e) : netpol_add_range(p, deny, s, &e)) <
+		    0)
 			return where_fail(err, where, k, e.msg);
 	}
 	return 0;
@@ -208,18 +210,23 @@ static int parse_number(json_t *v, uint64_t lo, uint64_t hi, uint64_t *out)
 	return 0;
 }
 
-static int parse_addresses(struct netpol *p, json_t *o, const char *where,
-                           struct tc_error *err)
+static int parse_addresses(struct netpol *p, json_t *o, const char *where, struct tc_error *err)
 {
-	static const struct { const char *key; unsigned bit; } classes[] = {
-		{ "loopback", NETPOL_LOOPBACK }, { "link_local", NETPOL_LINK_LOCAL },
-		{ "private", NETPOL_PRIVATE }, { "host", NETPOL_HOST },
+	static const struct {
+		const char *key;
+		unsigned bit;
+	} classes[] = {
+		{ "loopback", NETPOL_LOOPBACK },
+		{ "link_local", NETPOL_LINK_LOCAL },
+		{ "private", NETPOL_PRIVATE },
+		{ "host", NETPOL_HOST },
 	};
 	if (!json_is_object(o))
 		return where_fail(err, where, "addresses", "must be an object");
 	const char *key;
 	json_t *v;
-	json_object_foreach(o, key, v) {
+	json_object_foreach(o, key, v)
+	{
 		char k[96];
 		snprintf(k, sizeof k, "addresses/%s", key);
 		if (!strcmp(key, "allow") || !strcmp(key, "deny")) {
@@ -231,7 +238,8 @@ static int parse_addresses(struct netpol *p, json_t *o, const char *where,
 		while (i < sizeof classes / sizeof classes[0] && strcmp(classes[i].key, key))
 			i++;
 		if (i == sizeof classes / sizeof classes[0])
-			return where_fail(err, where, k, "unknown key (loopback, link_local, private, "
+			return where_fail(err, where, k,
+			                  "unknown key (loopback, link_local, private, "
 			                  "host, allow, deny)");
 		if (!json_is_boolean(v))
 			return where_fail(err, where, k, "must be true or false");
@@ -247,14 +255,16 @@ static int parse_object(struct netpol *p, json_t *o, const char *where, struct t
 		return where_fail(err, where, "", "must be an object");
 	const char *key;
 	json_t *v;
-	json_object_foreach(o, key, v) {
+	json_object_foreach(o, key, v)
+	{
 		uint64_t n;
 		if (!strcmp(key, "allow") || !strcmp(key, "deny")) {
 			if (parse_list(p, v, true, key[0] == 'd', where, key, err) < 0)
 				return -1;
 		} else if (!strcmp(key, "unlisted")) {
-			if (!json_is_string(v) || (strcmp(json_string_value(v), "deny") &&
-			                           strcmp(json_string_value(v), "ask")))
+			if (!json_is_string(v) ||
+			    (strcmp(json_string_value(v), "deny") &&
+			     strcmp(json_string_value(v), "ask")))
 				return where_fail(err, where, key, "must be \"deny\" or \"ask\"");
 			p->ask_unlisted = !strcmp(json_string_value(v), "ask");
 		} else if (!strcmp(key, "addresses")) {
@@ -262,7 +272,8 @@ static int parse_object(struct netpol *p, json_t *o, const char *where, struct t
 				return -1;
 		} else if (!strcmp(key, "max_connections")) {
 			if (parse_number(v, 1, 1000000, &n) < 0)
-				return where_fail(err, where, key, "must be an integer in 1..1000000");
+				return where_fail(err, where, key,
+				                  "must be an integer in 1..1000000");
 			p->max_connections = (uint32_t)n;
 		} else if (!strcmp(key, "max_concurrent")) {
 			if (parse_number(v, 1, 1024, &n) < 0)
@@ -274,12 +285,15 @@ static int parse_object(struct netpol *p, json_t *o, const char *where, struct t
 			*(key[10] == 'o' ? &p->max_bytes_out : &p->max_bytes_in) = n;
 		} else if (!strcmp(key, "connect_timeout_ms")) {
 			if (parse_number(v, 100, 600000, &n) < 0)
-				return where_fail(err, where, key, "must be an integer in 100..600000");
+				return where_fail(err, where, key,
+				                  "must be an integer in 100..600000");
 			p->connect_timeout_ms = (uint32_t)n;
 		} else {
-			return where_fail(err, where, key, "unknown key (allow, deny, unlisted, "
-			                  "addresses, max_connections, max_concurrent, max_bytes_out, "
-			                  "max_bytes_in, connect_timeout_ms)");
+			return where_fail(
+			        err, where, key,
+			        "unknown key (allow, deny, unlisted, "
+			        "addresses, max_connections, max_concurrent, max_bytes_out, "
+			        "max_bytes_in, connect_timeout_ms)");
 		}
 	}
 	return 0;
@@ -313,8 +327,8 @@ static bool name_match(const struct netpol_name *n, const char *host)
 	return domain_allowed(host, &h, 1);
 }
 
-enum netpol_verdict netpol_check_name(const struct netpol *p, const char *host,
-                                      uint16_t port, const char **why)
+enum netpol_verdict netpol_check_name(const struct netpol *p, const char *host, uint16_t port,
+                                      const char **why)
 {
 	for (size_t i = 0; i < p->n_deny; i++) {
 		const struct netpol_name *n = &p->deny[i];
@@ -335,7 +349,7 @@ enum netpol_verdict netpol_check_name(const struct netpol *p, const char *host,
 		other_port = true;
 	}
 	*why = other_port ? "this port is not on the allowlist for the name" :
-	       "not on the allowlist";
+	                    "not on the allowlist";
 	return p->ask_unlisted ? NETPOL_ASK : NETPOL_DENY;
 }
 
@@ -361,8 +375,8 @@ static bool is_mapped(const uint8_t a[16])
 static bool embedded4(const uint8_t a[16], uint8_t out[16])
 {
 	static const uint8_t zero[12], nat64[12] = { 0, 0x64, 0xff, 0x9b };
-	if (!memcmp(a, nat64, 12) || (!memcmp(a, zero, 12) &&
-	                              (a[12] | a[13] | a[14] | (a[15] > 1 ? 1 : 0)))) {
+	if (!memcmp(a, nat64, 12) ||
+	    (!memcmp(a, zero, 12) && (a[12] | a[13] | a[14] | (a[15] > 1 ? 1 : 0)))) {
 		map4(a + 12, out);
 		return true;
 	}
@@ -453,11 +467,12 @@ int netpol_check_address(const struct netpol *p, const struct netpol_own *own,
 	for (int i = 0; i < n; i++)
 		c |= classes_of(a[i], own);
 	c &= ~(p->allow_classes & ~(unsigned)NETPOL_NOT_UNICAST);
-	*why = c & NETPOL_LOOPBACK ? "a loopback address" :
-	       c & NETPOL_LINK_LOCAL ? "a link-local address (the cloud metadata service is one)" :
-	       c & NETPOL_PRIVATE ? "a private address" :
-	       c & NETPOL_HOST ? "one of this host's own addresses" :
-	       c & NETPOL_NOT_UNICAST ? "not a unicast address" : "a public address";
+	*why = c & NETPOL_LOOPBACK    ? "a loopback address" :
+	        c & NETPOL_LINK_LOCAL ? "a link-local address (the cloud metadata service is one)" :
+	        c & NETPOL_PRIVATE    ? "a private address" :
+	        c & NETPOL_HOST       ? "one of this host's own addresses" :
+	        c & NETPOL_NOT_UNICAST ? "not a unicast address" :
+	                                 "a public address";
 	return c ? -1 : 0;
 }
 
@@ -470,8 +485,8 @@ int netpol_own_load(struct netpol_own *own)
 		return -errno;
 	size_t n = 0;
 	for (i = ifa; i; i = i->ifa_next)
-		n += i->ifa_addr && (i->ifa_addr->sa_family == AF_INET ||
-		                     i->ifa_addr->sa_family == AF_INET6);
+		n += i->ifa_addr &&
+		        (i->ifa_addr->sa_family == AF_INET || i->ifa_addr->sa_family == AF_INET6);
 	if (n && !(own->addr = calloc(n, sizeof *own->addr))) {
 		freeifaddrs(ifa);
 		return -ENOMEM;

@@ -37,22 +37,22 @@ enum netpol_verdict { NETPOL_ALLOW, NETPOL_DENY, NETPOL_ASK };
 
 /* Address classes a policy may allow (all refused by default). */
 enum {
-	NETPOL_LOOPBACK   = 1u << 0,
+	NETPOL_LOOPBACK = 1u << 0,
 	NETPOL_LINK_LOCAL = 1u << 1,
-	NETPOL_PRIVATE    = 1u << 2,
-	NETPOL_HOST       = 1u << 3,   /* the host's own addresses */
-	NETPOL_NOT_UNICAST = 1u << 4,  /* never allowed by a class; a range may */
+	NETPOL_PRIVATE = 1u << 2,
+	NETPOL_HOST = 1u << 3,        /* the host's own addresses */
+	NETPOL_NOT_UNICAST = 1u << 4, /* never allowed by a class; a range may */
 };
 
 struct netpol_name {
-	char *host;        /* as domain_allowed takes it */
-	uint16_t port;     /* 0: the default (allow: 80 and 443; deny: any) */
-	bool any_port;     /* "host:*" */
+	char *host;    /* as domain_allowed takes it */
+	uint16_t port; /* 0: the default (allow: 80 and 443; deny: any) */
+	bool any_port; /* "host:*" */
 };
 
 struct netpol_range {
-	uint8_t addr[16];  /* IPv4 as ::ffff:a.b.c.d */
-	unsigned bits;     /* prefix over the 128-bit form */
+	uint8_t addr[16]; /* IPv4 as ::ffff:a.b.c.d */
+	unsigned bits;    /* prefix over the 128-bit form */
 };
 
 struct netpol {
@@ -61,19 +61,19 @@ struct netpol {
 	bool ask_unlisted;
 	struct netpol_range *addr_allow, *addr_deny;
 	size_t n_addr_allow, n_addr_deny;
-	unsigned allow_classes;           /* NETPOL_LOOPBACK ... */
-	uint32_t max_connections;         /* per call, in all */
-	uint32_t max_concurrent;          /* per call, at once */
-	uint64_t max_bytes_out, max_bytes_in;   /* per call, over every connection */
-	uint32_t connect_timeout_ms;      /* resolution and connect */
-	uint32_t ask_timeout_ms;          /* an unlisted name's approval */
+	unsigned allow_classes;               /* NETPOL_LOOPBACK ... */
+	uint32_t max_connections;             /* per call, in all */
+	uint32_t max_concurrent;              /* per call, at once */
+	uint64_t max_bytes_out, max_bytes_in; /* per call, over every connection */
+	uint32_t connect_timeout_ms;          /* resolution and connect */
+	uint32_t ask_timeout_ms;              /* an unlisted name's approval */
 };
 
-#define NETPOL_DEFAULT_MAX_CONNECTIONS 1024
-#define NETPOL_DEFAULT_MAX_CONCURRENT 64
-#define NETPOL_DEFAULT_MAX_BYTES (1ull << 30)
+#define NETPOL_DEFAULT_MAX_CONNECTIONS    1024
+#define NETPOL_DEFAULT_MAX_CONCURRENT     64
+#define NETPOL_DEFAULT_MAX_BYTES          (1ull << 30)
 #define NETPOL_DEFAULT_CONNECT_TIMEOUT_MS 10000
-#define NETPOL_DEFAULT_ASK_TIMEOUT_MS 60000
+#define NETPOL_DEFAULT_ASK_TIMEOUT_MS     60000
 
 /* A new policy: allow holds domains (borrowed strings, copied: the gate's
  * allowlist, which allows ports 80 and 443), then the entries of network
@@ -99,8 +99,8 @@ int netpol_add_range(struct netpol *p, bool deny, const char *cidr, struct tc_er
 
 /* The verdict for host (normalized, as np_host_norm makes it) and port.
  * *why (static text) says which rule decided. */
-enum netpol_verdict netpol_check_name(const struct netpol *p, const char *host,
-                                      uint16_t port, const char **why);
+enum netpol_verdict netpol_check_name(const struct netpol *p, const char *host, uint16_t port,
+                                      const char **why);
 /* Whether any allow entry could match host, on some port (the DNS
  * responder's question: is this name worth an address). */
 bool netpol_name_listed(const struct netpol *p, const char *host);

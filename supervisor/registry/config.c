@@ -17,13 +17,13 @@
 
 struct cctx {
 	const char *origin;
-	char *basedir;              /* anchors relative paths; NULL = as written */
+	char *basedir; /* anchors relative paths; NULL = as written */
 	struct tc_error *err;
 	struct config *cfg;
 };
 
-__attribute__((format(printf, 3, 4)))
-static int fail(struct cctx *c, const char *ptr, const char *fmt, ...)
+__attribute__((format(printf, 3, 4))) static int fail(struct cctx *c, const char *ptr,
+                                                      const char *fmt, ...)
 {
 	char where[sizeof c->err->where], msg[sizeof c->err->msg];
 	va_list ap;
@@ -56,8 +56,7 @@ static void child_ptr(char *out, size_t size, const char *ptr, const char *key)
 
 /* Refuses any key of obj not in allowed: a typo must not silently fall back
  * to a default (a misspelled "quarantine" would leave it off). */
-static int check_keys(struct cctx *c, json_t *obj, const char *ptr,
-                      const char *const *allowed)
+static int check_keys(struct cctx *c, json_t *obj, const char *ptr, const char *const *allowed)
 {
 	if (!json_is_object(obj))
 		return fail(c, ptr, "must be an object");
@@ -100,7 +99,7 @@ static int path_at(struct cctx *c, json_t *v, const char *ptr, char **out)
 		return fail(c, ptr, "is longer than 4095 bytes");
 	struct buf b = BUF_INIT;
 	if (s[0] == '/' || !c->basedir ? buf_adds(&b, s) < 0 :
-	    buf_printf(&b, "%s/%s", c->basedir, s) < 0) {
+	                                 buf_printf(&b, "%s/%s", c->basedir, s) < 0) {
 		buf_release(&b);
 		return oom(c);
 	}
@@ -109,15 +108,15 @@ static int path_at(struct cctx *c, json_t *v, const char *ptr, char **out)
 	return 0;
 }
 
-static int uint_at(struct cctx *c, json_t *v, const char *ptr, uint64_t min,
-                   uint64_t max, uint64_t *out)
+static int uint_at(struct cctx *c, json_t *v, const char *ptr, uint64_t min, uint64_t max,
+                   uint64_t *out)
 {
 	if (!json_is_integer(v))
 		return fail(c, ptr, "must be an integer");
 	json_int_t n = json_integer_value(v);
 	if (n < 0 || (uint64_t)n < min || (uint64_t)n > max)
-		return fail(c, ptr, "must be from %llu to %llu (got %lld)",
-		            (unsigned long long)min, (unsigned long long)max, (long long)n);
+		return fail(c, ptr, "must be from %llu to %llu (got %lld)", (unsigned long long)min,
+		            (unsigned long long)max, (long long)n);
 	*out = (uint64_t)n;
 	return 0;
 }
@@ -165,9 +164,11 @@ static void set_limit(struct config *cfg, int i, uint64_t v)
 
 static int parse_limits(struct cctx *c, json_t *o)
 {
-	static const char *const keys[] = { "max_concurrent", "queue_timeout_ms", "queue_max",
-		"timeout_ms", "max_render_chars", "approval_timeout_ms", "max_message_bytes",
-		"spill_dir", "spill_max_bytes", NULL };
+	static const char *const keys[] = { "max_concurrent",    "queue_timeout_ms",
+		                            "queue_max",         "timeout_ms",
+		                            "max_render_chars",  "approval_timeout_ms",
+		                            "max_message_bytes", "spill_dir",
+		                            "spill_max_bytes",   NULL };
 	if (check_keys(c, o, "/limits", keys) < 0)
 		return -1;
 	for (int i = 0; limit_table[i].key; i++) {
@@ -192,7 +193,8 @@ static int parse_levels(struct cctx *c, json_t *o)
 		return -1;
 	const char *key;
 	json_t *v;
-	json_object_foreach(o, key, v) {
+	json_object_foreach(o, key, v)
+	{
 		enum tc_risk r;
 		char p[64];
 		snprintf(p, sizeof p, "/policy/levels/%s", key);
@@ -269,8 +271,8 @@ static int parse_egress(struct cctx *c, json_t *network)
 
 static int parse_policy(struct cctx *c, json_t *o)
 {
-	static const char *const keys[] = { "quarantine", "levels", "rules", "domains", "network",
-	                                    NULL };
+	static const char *const keys[] = { "quarantine", "levels",  "rules",
+		                            "domains",    "network", NULL };
 	if (check_keys(c, o, "/policy", keys) < 0)
 		return -1;
 	json_t *v;
@@ -298,15 +300,16 @@ static int parse_approval(struct cctx *c, json_t *v)
 		/* The approver program is trusted configuration: run by path,
 		 * never looked up in $PATH, never through a shell. */
 		struct buf b = BUF_INIT;
-		if (s[4] == '/' || !c->basedir ? buf_printf(&b, "%s", s) < 0 :
-		    buf_printf(&b, "cmd:%s/%s", c->basedir, s + 4) < 0) {
+		if (s[4] == '/' || !c->basedir ?
+		            buf_printf(&b, "%s", s) < 0 :
+		            buf_printf(&b, "cmd:%s/%s", c->basedir, s + 4) < 0) {
 			buf_release(&b);
 			return oom(c);
 		}
 		val = buf_detach(&b);
 	} else {
-		return fail(c, "/approval", "must be \"deny\", \"tty\" or \"cmd:PROGRAM\" (got \"%s\")",
-		            s);
+		return fail(c, "/approval",
+		            "must be \"deny\", \"tty\" or \"cmd:PROGRAM\" (got \"%s\")", s);
 	}
 	if (!val)
 		return oom(c);
@@ -321,7 +324,8 @@ static int parse_audit(struct cctx *c, json_t *o)
 	if (check_keys(c, o, "/audit", keys) < 0)
 		return -1;
 	json_t *v;
-	if ((v = json_object_get(o, "path")) && path_at(c, v, "/audit/path", &c->cfg->audit_path) < 0)
+	if ((v = json_object_get(o, "path")) &&
+	    path_at(c, v, "/audit/path", &c->cfg->audit_path) < 0)
 		return -1;
 	if ((v = json_object_get(o, "required")) &&
 	    bool_at(c, v, "/audit/required", &c->cfg->audit_required) < 0)
@@ -408,7 +412,8 @@ static int parse_toolchains(struct cctx *c, json_t *arr)
 			return -1;
 		if (!strncmp(s, "~/", 2)) {
 			if (!home || home[0] != '/')
-				return fail(c, ptr, "starts with ~/ but HOME is not an absolute path");
+				return fail(c, ptr,
+				            "starts with ~/ but HOME is not an absolute path");
 			struct buf b = BUF_INIT;
 			if (buf_printf(&b, "%s/%s", home, s + 2) < 0)
 				return buf_release(&b), oom(c);
@@ -417,7 +422,9 @@ static int parse_toolchains(struct cctx *c, json_t *arr)
 			return -1;
 		}
 		if (!strcmp(dirs[i], "/"))
-			return fail(c, ptr, "grants the whole filesystem; name the toolchain's own directory");
+			return fail(
+			        c, ptr,
+			        "grants the whole filesystem; name the toolchain's own directory");
 		cfg->n_toolchains++;
 	}
 	return 0;
@@ -428,7 +435,8 @@ static int parse_tool_settings(struct cctx *c, json_t *o)
 {
 	struct config *cfg = c->cfg;
 	if (!json_is_object(o))
-		return fail(c, "/tools", "must be an object of tool names, e.g. {\"run_command\": "
+		return fail(c, "/tools",
+		            "must be an object of tool names, e.g. {\"run_command\": "
 		            "{\"timeout_ms\": 600000}}");
 	size_t n = json_object_size(o);
 	if (n > CONFIG_TOOL_SETTINGS_MAX)
@@ -440,7 +448,8 @@ static int parse_tool_settings(struct cctx *c, json_t *o)
 	static const char *const keys[] = { "timeout_ms", NULL };
 	const char *name;
 	json_t *v;
-	json_object_foreach(o, name, v) {
+	json_object_foreach(o, name, v)
+	{
 		char ptr[160];
 		uint64_t ms = 0;
 		snprintf(ptr, sizeof ptr, "/tools/%.100s", name);
@@ -473,15 +482,35 @@ uint32_t config_tool_timeout(const struct config *cfg, const char *tool, uint32_
  * hooks), toolcage's own project file. docs/config.md lists them. */
 const char *const config_protected_defaults[] = {
 	CONFIG_DEFAULT_NAME,
-	".git/config", ".git/config.worktree", ".git/hooks", ".git/modules", ".git/worktrees",
+	".git/config",
+	".git/config.worktree",
+	".git/hooks",
+	".git/modules",
+	".git/worktrees",
 	".envrc",
-	".mcp.json", ".claude", ".codex", ".cursor", ".gemini", ".windsurf",
-	".vscode", ".idea", ".zed", ".devcontainer", ".devcontainer.json",
-	".exrc", ".nvim.lua", ".mise.toml",
+	".mcp.json",
+	".claude",
+	".codex",
+	".cursor",
+	".gemini",
+	".windsurf",
+	".vscode",
+	".idea",
+	".zed",
+	".devcontainer",
+	".devcontainer.json",
+	".exrc",
+	".nvim.lua",
+	".mise.toml",
 	/* At any depth: a nested repository's config and hooks (vendor/x/.git),
 	 * direnv's file in any directory one enters, editors' workspace files. */
-	"**/.git/config", "**/.git/config.worktree", "**/.git/hooks", "**/.git/modules",
-	"**/.git/worktrees", "**/.envrc", "**/*.code-workspace",
+	"**/.git/config",
+	"**/.git/config.worktree",
+	"**/.git/hooks",
+	"**/.git/modules",
+	"**/.git/worktrees",
+	"**/.envrc",
+	"**/*.code-workspace",
 	NULL,
 };
 
@@ -552,9 +581,12 @@ static int parse_protected(struct cctx *c, json_t *o)
 		if (!s)
 			return -1;
 		if (!in_list((char *const *)config_protected_defaults,
-		             sizeof config_protected_defaults / sizeof *config_protected_defaults - 1, s))
-			return fail(c, ptr, "'%s' is not one of the default protected paths (%s, ...)",
-			            s, config_protected_defaults[0]);
+		             sizeof config_protected_defaults / sizeof *config_protected_defaults -
+		                     1,
+		             s))
+			return fail(c, ptr,
+			            "'%s' is not one of the default protected paths (%s, ...)", s,
+			            config_protected_defaults[0]);
 		for (size_t k = 0; k < cfg->n_protected; k++)
 			if (!strcmp(cfg->protected_paths[k], s)) {
 				free(cfg->protected_paths[k]);
@@ -588,9 +620,11 @@ static int parse_protected(struct cctx *c, json_t *o)
 
 static int parse_root(struct cctx *c, json_t *doc)
 {
-	static const char *const keys[] = { "workspace", "tool_dirs", "profile_dir", "limits",
-		"policy", "approval", "audit", "identity", "protected_paths", "toolchains", "tools",
-		"sandbox", NULL };
+	static const char *const keys[] = { "workspace",  "tool_dirs", "profile_dir",
+		                            "limits",     "policy",    "approval",
+		                            "audit",      "identity",  "protected_paths",
+		                            "toolchains", "tools",     "sandbox",
+		                            NULL };
 	if (check_keys(c, doc, "", keys) < 0)
 		return -1;
 	json_t *v;
@@ -686,8 +720,8 @@ void config_release(struct config *cfg)
 	free(cfg);
 }
 
-int config_parse(const char *text, size_t len, const char *origin,
-                 struct config **out, struct tc_error *err)
+int config_parse(const char *text, size_t len, const char *origin, struct config **out,
+                 struct tc_error *err)
 {
 	*out = NULL;
 	/* Duplicate keys are refused: which of two "quarantine" keys wins is
@@ -698,7 +732,8 @@ int config_parse(const char *text, size_t len, const char *origin,
 	struct cctx c = { .origin = origin, .err = err, .cfg = config_defaults() };
 	const char *slash = strrchr(origin, '/');
 	if (slash)
-		c.basedir = slash == origin ? strdup("/") : strndup(origin, (size_t)(slash - origin));
+		c.basedir =
+		        slash == origin ? strdup("/") : strndup(origin, (size_t)(slash - origin));
 	int rc = -1;
 	if (!c.cfg || (slash && !c.basedir)) {
 		oom(&c);

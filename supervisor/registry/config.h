@@ -19,37 +19,37 @@
 #include "netpolicy.h"
 #include "toolcage.h"
 
-#define CONFIG_FILE_MAX (1u << 20)    /* bytes in toolcage.json */
-#define CONFIG_TOOL_DIRS_MAX 32
-#define CONFIG_TOOLCHAINS_MAX 32      /* toolchains entries */
-#define CONFIG_TOOL_SETTINGS_MAX 256  /* entries of "tools" */
-#define CONFIG_PROTECTED_MAX 64       /* protected_paths.add entries */
-#define CONFIG_PROTECTED_DEPTH 8      /* names in one protected path */
-#define CONFIG_DEFAULT_NAME "toolcage.json"
-#define CONFIG_SYSTEM_PATH "/etc/toolcage/" CONFIG_DEFAULT_NAME
+#define CONFIG_FILE_MAX          (1u << 20) /* bytes in toolcage.json */
+#define CONFIG_TOOL_DIRS_MAX     32
+#define CONFIG_TOOLCHAINS_MAX    32  /* toolchains entries */
+#define CONFIG_TOOL_SETTINGS_MAX 256 /* entries of "tools" */
+#define CONFIG_PROTECTED_MAX     64  /* protected_paths.add entries */
+#define CONFIG_PROTECTED_DEPTH   8   /* names in one protected path */
+#define CONFIG_DEFAULT_NAME      "toolcage.json"
+#define CONFIG_SYSTEM_PATH       "/etc/toolcage/" CONFIG_DEFAULT_NAME
 
 /* Defaults, as docs/config.md lists them. */
-#define CONFIG_DEFAULT_MAX_CONCURRENT 4
-#define CONFIG_DEFAULT_QUEUE_TIMEOUT_MS 30000
-#define CONFIG_DEFAULT_QUEUE_MAX 1024
-#define CONFIG_DEFAULT_TIMEOUT_MS 30000
-#define CONFIG_DEFAULT_MAX_RENDER_CHARS 20000
+#define CONFIG_DEFAULT_MAX_CONCURRENT      4
+#define CONFIG_DEFAULT_QUEUE_TIMEOUT_MS    30000
+#define CONFIG_DEFAULT_QUEUE_MAX           1024
+#define CONFIG_DEFAULT_TIMEOUT_MS          30000
+#define CONFIG_DEFAULT_MAX_RENDER_CHARS    20000
 #define CONFIG_DEFAULT_APPROVAL_TIMEOUT_MS 60000
-#define CONFIG_DEFAULT_MAX_MESSAGE_BYTES (4u << 20)
-#define CONFIG_DEFAULT_SPILL_MAX_BYTES (64u << 20)
+#define CONFIG_DEFAULT_MAX_MESSAGE_BYTES   (4u << 20)
+#define CONFIG_DEFAULT_SPILL_MAX_BYTES     (64u << 20)
 
 /* A loaded configuration. Every string and list is owned by it. Invariants
  * after config_load: every limit is within the range docs/config.md gives;
  * approval is "deny", "tty" or "cmd:" followed by a path; policy passed
  * gate_rule_parse and domain_check. */
 struct config {
-	char *origin;               /* the file it came from, or "built-in defaults" */
-	char *file;                 /* the file it was read from (config_load), or NULL */
-	bool from_cwd;              /* file is the ./toolcage.json of the search */
-	char *workspace;            /* NULL: the caller's choice (CLI: the current dir) */
-	char **tool_dirs;           /* NULL-terminated (never NULL itself) */
+	char *origin;     /* the file it came from, or "built-in defaults" */
+	char *file;       /* the file it was read from (config_load), or NULL */
+	bool from_cwd;    /* file is the ./toolcage.json of the search */
+	char *workspace;  /* NULL: the caller's choice (CLI: the current dir) */
+	char **tool_dirs; /* NULL-terminated (never NULL itself) */
 	size_t n_tool_dirs;
-	char *profile_dir;          /* NULL: built-in profiles only */
+	char *profile_dir; /* NULL: built-in profiles only */
 	/* limits */
 	unsigned max_concurrent;
 	uint32_t queue_timeout_ms;
@@ -58,17 +58,17 @@ struct config {
 	size_t max_render_chars;
 	uint32_t approval_timeout_ms;
 	size_t max_message_bytes;
-	char *spill_dir;            /* NULL: cut renders keep no spill */
+	char *spill_dir; /* NULL: cut renders keep no spill */
 	uint64_t spill_max_bytes;
 	/* policy: levels, rules, domains, quarantine */
 	struct gate_policy policy;
 	/* the egress policy: policy.domains and policy.network (never NULL) */
 	struct netpol *egress;
 	/* approval channel */
-	char *approval;             /* "deny" (default), "tty" or "cmd:/path/to/program" */
+	char *approval; /* "deny" (default), "tty" or "cmd:/path/to/program" */
 	/* audit */
-	char *audit_path;           /* NULL: no audit log */
-	bool audit_required;        /* refuse calls when the log cannot be written */
+	char *audit_path;    /* NULL: no audit log */
+	bool audit_required; /* refuse calls when the log cannot be written */
 	/* protected paths: relative, plain names, NULL-terminated (never
 	 * NULL itself); the defaults less .remove plus .add */
 	char **protected_paths;
@@ -78,8 +78,8 @@ struct config {
 	char **toolchains;
 	size_t n_toolchains;
 	/* per-tool settings ("tools": {"NAME": {"timeout_ms": N}}) */
-	char **tool_names;          /* n_tool_settings of them */
-	uint32_t *tool_timeout_ms;  /* 0: the tool's own, else limits.timeout_ms */
+	char **tool_names;         /* n_tool_settings of them */
+	uint32_t *tool_timeout_ms; /* 0: the tool's own, else limits.timeout_ms */
 	size_t n_tool_settings;
 	/* sandbox.strict: no wall built another way, none dropped */
 	bool strict;
@@ -116,8 +116,8 @@ int config_user_path(char *out, size_t size);
 
 /* Parses JSON text into a new *out. origin names the text in errors; its
  * directory (when it has a '/') anchors relative paths. */
-int config_parse(const char *text, size_t len, const char *origin,
-                 struct config **out, struct tc_error *err);
+int config_parse(const char *text, size_t len, const char *origin, struct config **out,
+                 struct tc_error *err);
 
 /* A new configuration holding the built-in defaults, or NULL when out of
  * memory. */

@@ -2,7 +2,7 @@
  * defined tools. Every rule here is a heuristic and a warning: registration
  * errors are caught earlier, by the define step. Each message says what to
  * write instead, since the reader is fixing a description. */
-#define _GNU_SOURCE   /* strcasestr, vasprintf */
+#define _GNU_SOURCE /* strcasestr, vasprintf */
 #include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -16,7 +16,7 @@
 #include "registry.h"
 #include "util.h"
 
-#define WALK_DEPTH_MAX 8   /* nested parameter objects looked into */
+#define WALK_DEPTH_MAX 8 /* nested parameter objects looked into */
 
 int lint_report_add(struct lint_report *r, enum lint_level level, const char *rule,
                     const char *subject, const char *fmt, ...)
@@ -62,7 +62,8 @@ void lint_report_release(struct lint_report *r)
 bool lint_report_has(const struct lint_report *r, const char *rule, const char *subject)
 {
 	for (size_t i = 0; i < r->count; i++)
-		if (!strcmp(r->items[i].rule, rule) && (!subject || !strcmp(r->items[i].subject, subject)))
+		if (!strcmp(r->items[i].rule, rule) &&
+		    (!subject || !strcmp(r->items[i].subject, subject)))
 			return true;
 	return false;
 }
@@ -83,21 +84,23 @@ int lint_add_builtins(struct tc_registry *reg, struct tc_error *err)
 
 /* Imperative verbs a description may start with ("Read ...", also "Reads"). */
 static const char *const verbs[] = {
-	"add", "analyze", "append", "apply", "archive", "ask", "build", "calculate",
-	"call", "cancel", "change", "check", "clone", "close", "commit", "compare",
-	"compile", "compress", "compute", "convert", "copy", "count", "create",
-	"decode", "delete", "deploy", "describe", "detect", "diff", "download",
-	"drop", "edit", "encode", "evaluate", "execute", "explain", "export",
-	"extract", "fetch", "fill", "filter", "find", "format", "generate", "get",
-	"grep", "import", "insert", "inspect", "install", "kill", "launch", "list",
-	"load", "locate", "lookup", "look", "make", "merge", "modify", "move",
-	"open", "parse", "patch", "ping", "post", "print", "publish", "pull",
-	"push", "query", "read", "record", "remove", "rename", "render", "replace",
-	"report", "request", "reset", "resolve", "restart", "restore", "retrieve",
-	"return", "run", "save", "scan", "schedule", "search", "send", "set",
-	"show", "sort", "start", "stat", "stop", "store", "submit", "summarize",
-	"sync", "tail", "test", "transform", "translate", "truncate", "update",
-	"upload", "validate", "verify", "view", "wait", "watch", "write",
+	"add",       "analyze",   "append",  "apply",    "archive",  "ask",       "build",
+	"calculate", "call",      "cancel",  "change",   "check",    "clone",     "close",
+	"commit",    "compare",   "compile", "compress", "compute",  "convert",   "copy",
+	"count",     "create",    "decode",  "delete",   "deploy",   "describe",  "detect",
+	"diff",      "download",  "drop",    "edit",     "encode",   "evaluate",  "execute",
+	"explain",   "export",    "extract", "fetch",    "fill",     "filter",    "find",
+	"format",    "generate",  "get",     "grep",     "import",   "insert",    "inspect",
+	"install",   "kill",      "launch",  "list",     "load",     "locate",    "lookup",
+	"look",      "make",      "merge",   "modify",   "move",     "open",      "parse",
+	"patch",     "ping",      "post",    "print",    "publish",  "pull",      "push",
+	"query",     "read",      "record",  "remove",   "rename",   "render",    "replace",
+	"report",    "request",   "reset",   "resolve",  "restart",  "restore",   "retrieve",
+	"return",    "run",       "save",    "scan",     "schedule", "search",    "send",
+	"set",       "show",      "sort",    "start",    "stat",     "stop",      "store",
+	"submit",    "summarize", "sync",    "tail",     "test",     "transform", "translate",
+	"truncate",  "update",    "upload",  "validate", "verify",   "view",      "wait",
+	"watch",     "write",
 };
 
 static bool is_verb(const char *w, size_t n)
@@ -153,10 +156,11 @@ static int rule_verb(const struct tc_defined *t, struct lint_report *r)
 		n++;
 	if (n && is_verb(d, n))
 		return 0;
-	return lint_report_add(r, LINT_WARNING, LINT_R_VERB, t->name,
-	                       "description starts with \"%.*s\"; start with a verb that says what the tool does "
-	                       "(e.g. \"Read ...\", \"Search ...\", \"Delete ...\")",
-	                       (int)(n ? n : 10), n ? d : t->description);
+	return lint_report_add(
+	        r, LINT_WARNING, LINT_R_VERB, t->name,
+	        "description starts with \"%.*s\"; start with a verb that says what the tool does "
+	        "(e.g. \"Read ...\", \"Search ...\", \"Delete ...\")",
+	        (int)(n ? n : 10), n ? d : t->description);
 }
 
 static int rule_thin(const struct tc_defined *t, struct lint_report *r)
@@ -164,9 +168,11 @@ static int rule_thin(const struct tc_defined *t, struct lint_report *r)
 	size_t words = count_words(t->description);
 	if (words >= 6)
 		return 0;
-	return lint_report_add(r, LINT_WARNING, LINT_R_THIN, t->name,
-	                       "description has %zu words; from name and description alone a model must be able to tell "
-	                       "what the tool does, what it returns and when to use it", words);
+	return lint_report_add(
+	        r, LINT_WARNING, LINT_R_THIN, t->name,
+	        "description has %zu words; from name and description alone a model must be able to tell "
+	        "what the tool does, what it returns and when to use it",
+	        words);
 }
 
 /* Shared name words of at least 3 letters ("read_file", "write_file":
@@ -193,8 +199,8 @@ static bool names_share_word(const char *a, const char *b, char *word, size_t ws
 static bool has_boundary(const struct tc_registry *reg, const struct tc_defined *t)
 {
 	static const char *const cues[] = {
-		"not for", "instead", "don't use", "do not use", "only for", "rather than",
-		"prefer ", "not to be used", "never use", NULL,
+		"not for",     "instead", "don't use",      "do not use", "only for",
+		"rather than", "prefer ", "not to be used", "never use",  NULL,
 	};
 	if (contains_any(t->description, cues))
 		return true;
@@ -220,13 +226,17 @@ static int rule_boundary(const struct tc_registry *reg, const struct lint_select
 		const char *pick;
 		if (names_share_word(t->name, o->name, word, sizeof word))
 			snprintf(why, sizeof why, "both names have '%s'", word);
-		else if (sel && (pick = lint_selector_pick(sel, t->description)) && !strcmp(pick, o->name))
-			snprintf(why, sizeof why, "its own description reads as a task for '%s'", o->name);
+		else if (sel && (pick = lint_selector_pick(sel, t->description)) &&
+		         !strcmp(pick, o->name))
+			snprintf(why, sizeof why, "its own description reads as a task for '%s'",
+			         o->name);
 		else
 			continue;
-		return lint_report_add(r, LINT_WARNING, LINT_R_BOUNDARY, t->name,
-		                       "tool '%s' is near '%s' (%s); say when not to use it or what to use instead "
-		                       "(e.g. \"Not for ...; use %s to ...\")", t->name, o->name, why, o->name);
+		return lint_report_add(
+		        r, LINT_WARNING, LINT_R_BOUNDARY, t->name,
+		        "tool '%s' is near '%s' (%s); say when not to use it or what to use instead "
+		        "(e.g. \"Not for ...; use %s to ...\")",
+		        t->name, o->name, why, o->name);
 	}
 	return 0;
 }
@@ -235,9 +245,10 @@ static int rule_url_arg(const struct tc_defined *t, struct lint_report *r)
 {
 	if (t->risk != TC_RISK_NETWORK || t->url_arg)
 		return 0;
-	return lint_report_add(r, LINT_WARNING, LINT_R_URL_ARG, t->name,
-	                       "network tool without url_arg: the policy cannot check the host it reaches, so the "
-	                       "domain allowlist will deny its calls; set url_arg to the URL argument, e.g. \"/url\"");
+	return lint_report_add(
+	        r, LINT_WARNING, LINT_R_URL_ARG, t->name,
+	        "network tool without url_arg: the policy cannot check the host it reaches, so the "
+	        "domain allowlist will deny its calls; set url_arg to the URL argument, e.g. \"/url\"");
 }
 
 /* A value starting with '-' in a whole-element placeholder reaches the
@@ -255,12 +266,15 @@ static int rule_option_injection(const struct tc_defined *t, struct lint_report 
 		json_t *p = json_object_getn(props, e + 2, strlen(e) - 4);
 		const char *ty = json_string_value(json_object_get(p, "type"));
 		if (json_object_get(p, "enum") || json_object_get(p, "const") ||
-		    (ty && (!strcmp(ty, "boolean") || !strcmp(ty, "integer") || !strcmp(ty, "number"))))
+		    (ty &&
+		     (!strcmp(ty, "boolean") || !strcmp(ty, "integer") || !strcmp(ty, "number"))))
 			continue;
-		if (lint_report_add(r, LINT_WARNING, LINT_R_OPTION_INJECTION, t->name,
-		                    "command[%zu] %s comes before any \"--\": a value starting with '-' would be read as "
-		                    "an option; put \"--\" before positional arguments or join it to its option "
-		                    "(\"--option=%s\")", i, e, e))
+		if (lint_report_add(
+		            r, LINT_WARNING, LINT_R_OPTION_INJECTION, t->name,
+		            "command[%zu] %s comes before any \"--\": a value starting with '-' would be read as "
+		            "an option; put \"--\" before positional arguments or join it to its option "
+		            "(\"--option=%s\")",
+		            i, e, e))
 			return -1;
 	}
 	return 0;
@@ -277,22 +291,21 @@ static bool is_string_typed(json_t *p)
 {
 	json_t *ty = json_object_get(p, "type");
 	if (!ty)
-		return true;   /* untyped: anything, strings included */
+		return true; /* untyped: anything, strings included */
 	if (json_is_string(ty))
 		return !strcmp(json_string_value(ty), "string");
 	size_t i;
 	json_t *v;
-	json_array_foreach(ty, i, v)
-		if (json_is_string(v) && !strcmp(json_string_value(v), "string"))
-			return true;
+	json_array_foreach(ty, i, v) if (json_is_string(v) &&
+	                                 !strcmp(json_string_value(v), "string")) return true;
 	return false;
 }
 
 static bool wants_example(const char *name, const char *desc)
 {
 	static const char *const hints[] = {
-		"path", "file", "dir", "folder", "url", "uri", "link", "pattern", "regex",
-		"glob", "date", "time", "email", "host", "domain", NULL,
+		"path",  "file", "dir",  "folder", "url",   "uri",  "link",   "pattern",
+		"regex", "glob", "date", "time",   "email", "host", "domain", NULL,
 	};
 	return contains_any(name, hints) || contains_any(desc, hints);
 }
@@ -303,8 +316,8 @@ static bool has_example(json_t *p, const char *desc)
 		"e.g", "for example", "example", "such as", "like ", "\"", "'", "`", "/", NULL,
 	};
 	return json_object_get(p, "examples") || json_object_get(p, "enum") ||
-	       json_object_get(p, "const") || json_object_get(p, "format") ||
-	       contains_any(desc, marks);
+	        json_object_get(p, "const") || json_object_get(p, "format") ||
+	        contains_any(desc, marks);
 }
 
 /* "one of a, b", "either a or b", "a|b": fixed choices written as prose. */
@@ -325,9 +338,9 @@ static bool in_required(json_t *schema, const char *key)
 {
 	size_t i;
 	json_t *v;
-	json_array_foreach(json_object_get(schema, "required"), i, v)
-		if (json_is_string(v) && !strcmp(json_string_value(v), key))
-			return true;
+	json_array_foreach(json_object_get(schema, "required"), i,
+	                   v) if (json_is_string(v) &&
+	                          !strcmp(json_string_value(v), key)) return true;
 	return false;
 }
 
@@ -342,26 +355,34 @@ static int check_property(struct walk *w, json_t *schema, const char *key, json_
 	const char *nm = w->t->name;
 	const char *desc = str_prop(p, "description");
 	if (!desc || !desc[0])
-		return lint_report_add(w->r, LINT_WARNING, LINT_R_PARAM_DESC, nm,
-		                       "parameter %s has no description; write it as the stem of a fill-in question "
-		                       "(what goes here, in what format)", ptr);
+		return lint_report_add(
+		        w->r, LINT_WARNING, LINT_R_PARAM_DESC, nm,
+		        "parameter %s has no description; write it as the stem of a fill-in question "
+		        "(what goes here, in what format)",
+		        ptr);
 	if (is_string_typed(p) && wants_example(key, desc) && !has_example(p, desc) &&
-	    lint_report_add(w->r, LINT_WARNING, LINT_R_PARAM_EXAMPLE, nm,
-	                    "parameter %s looks like a path, URL, pattern or date but its description shows no "
-	                    "format example; add one (e.g. \"src/main.c\")", ptr))
+	    lint_report_add(
+	            w->r, LINT_WARNING, LINT_R_PARAM_EXAMPLE, nm,
+	            "parameter %s looks like a path, URL, pattern or date but its description shows no "
+	            "format example; add one (e.g. \"src/main.c\")",
+	            ptr))
 		return -1;
 	/* A regex parameter's example ("ERROR|WARN") is not a list of choices. */
 	static const char *const regexy[] = { "regex", "pattern", "regular expression", NULL };
 	if (is_string_typed(p) && !json_object_get(p, "enum") && !json_object_get(p, "const") &&
 	    !contains_any(key, regexy) && !contains_any(desc, regexy) && lists_choices(desc) &&
-	    lint_report_add(w->r, LINT_WARNING, LINT_R_ENUM, nm,
-	                    "parameter %s lists fixed choices in its description but has no enum; declare them as "
-	                    "\"enum\" so the model cannot invent others", ptr))
+	    lint_report_add(
+	            w->r, LINT_WARNING, LINT_R_ENUM, nm,
+	            "parameter %s lists fixed choices in its description but has no enum; declare them as "
+	            "\"enum\" so the model cannot invent others",
+	            ptr))
 		return -1;
 	if (json_object_get(p, "default") && in_required(schema, key) &&
-	    lint_report_add(w->r, LINT_WARNING, LINT_R_REQUIRED_DEFAULT, nm,
-	                    "parameter %s is required but has a default; drop it from \"required\" so the model "
-	                    "may leave it out", ptr))
+	    lint_report_add(
+	            w->r, LINT_WARNING, LINT_R_REQUIRED_DEFAULT, nm,
+	            "parameter %s is required but has a default; drop it from \"required\" so the model "
+	            "may leave it out",
+	            ptr))
 		return -1;
 	return 0;
 }
@@ -372,7 +393,8 @@ static int walk_object(struct walk *w, json_t *schema, const char *ptr, int dept
 		return 0;
 	const char *key;
 	json_t *p;
-	json_object_foreach(json_object_get(schema, "properties"), key, p) {
+	json_object_foreach(json_object_get(schema, "properties"), key, p)
+	{
 		if (!json_is_object(p))
 			continue;
 		char sub[512];
@@ -389,13 +411,13 @@ static int lint_tool_with(const struct tc_registry *reg, const struct lint_selec
 {
 	struct walk w = { t, r };
 	if (rule_verb(t, r) || rule_thin(t, r) || rule_boundary(reg, sel, t, r) ||
-	    rule_url_arg(t, r) || rule_option_injection(t, r) || walk_object(&w, t->parameters, "", 0))
+	    rule_url_arg(t, r) || rule_option_injection(t, r) ||
+	    walk_object(&w, t->parameters, "", 0))
 		return -1;
 	return 0;
 }
 
-int lint_tool(const struct tc_registry *reg, const struct tc_defined *t,
-              struct lint_report *r)
+int lint_tool(const struct tc_registry *reg, const struct tc_defined *t, struct lint_report *r)
 {
 	struct lint_selector *sel = reg ? lint_selector_new(reg) : NULL;
 	int rc = lint_tool_with(reg, sel, t, r);

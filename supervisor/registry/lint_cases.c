@@ -2,7 +2,7 @@
  * picks that tool") and the external selector command that lets a real
  * model answer them. The command runs with fork/exec, never a shell, under
  * a timeout, with bounded output. */
-#define _GNU_SOURCE   /* pipe2 */
+#define _GNU_SOURCE /* pipe2 */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -20,10 +20,10 @@
 #include "manifest.h"
 #include "util.h"
 
-#define CASES_FILE_MAX (4u << 20)
-#define CASES_MAX 10000
+#define CASES_FILE_MAX    (4u << 20)
+#define CASES_MAX         10000
 #define SELECTOR_ARGV_MAX 64
-#define SELECTOR_OUT_MAX (64u << 10)
+#define SELECTOR_OUT_MAX  (64u << 10)
 
 void lint_cases_free(struct lint_case *cases, size_t n)
 {
@@ -42,18 +42,23 @@ static int load_case(json_t *o, size_t i, const char *path, struct lint_case *c,
 {
 	const char *key;
 	if (!json_is_object(o))
-		return tc_error_set(err, TC_E_INVALID, path, "%s: case %zu is not an object", path, i + 1);
+		return tc_error_set(err, TC_E_INVALID, path, "%s: case %zu is not an object", path,
+		                    i + 1);
 	static const char *const keys[] = { "task", "expect", "not_expect", "$comment", NULL };
 	if ((key = json_unknown_key(o, keys)))
-		return tc_error_set(err, TC_E_INVALID, path, "%s: case %zu: unknown key '%s' "
-		                    "(known: task, expect, not_expect)", path, i + 1, key);
+		return tc_error_set(err, TC_E_INVALID, path,
+		                    "%s: case %zu: unknown key '%s' "
+		                    "(known: task, expect, not_expect)",
+		                    path, i + 1, key);
 	json_t *task = json_object_get(o, "task"), *exp = json_object_get(o, "expect");
 	json_t *nexp = json_object_get(o, "not_expect");
 	if (!json_is_string(task) || (exp && !json_is_string(exp)) ||
 	    (nexp && !json_is_array(nexp) && !json_is_string(nexp)) || (!exp && !nexp))
-		return tc_error_set(err, TC_E_INVALID, path,
-		                    "%s: case %zu needs \"task\" (a string) and \"expect\" (a tool name) and/or "
-		                    "\"not_expect\" (a list of names)", path, i + 1);
+		return tc_error_set(
+		        err, TC_E_INVALID, path,
+		        "%s: case %zu needs \"task\" (a string) and \"expect\" (a tool name) and/or "
+		        "\"not_expect\" (a list of names)",
+		        path, i + 1);
 	size_t nn = json_is_array(nexp) ? json_array_size(nexp) : nexp ? 1 : 0;
 	if (!(c->task = strdup(json_string_value(task))) ||
 	    (exp && !(c->expect = strdup(json_string_value(exp)))) ||
@@ -62,8 +67,9 @@ static int load_case(json_t *o, size_t i, const char *path, struct lint_case *c,
 	for (size_t j = 0; j < nn; j++) {
 		json_t *e = json_is_array(nexp) ? json_array_get(nexp, j) : nexp;
 		if (!json_is_string(e))
-			return tc_error_set(err, TC_E_INVALID, path, "%s: case %zu: not_expect holds a non-string",
-			                    path, i + 1);
+			return tc_error_set(err, TC_E_INVALID, path,
+			                    "%s: case %zu: not_expect holds a non-string", path,
+			                    i + 1);
 		if (!(c->not_expect[j] = strdup(json_string_value(e))))
 			return tc_error_set(err, TC_E_NOMEM, path, "out of memory");
 		c->n_not_expect = j + 1;
@@ -71,8 +77,7 @@ static int load_case(json_t *o, size_t i, const char *path, struct lint_case *c,
 	return 0;
 }
 
-int lint_cases_load(const char *path, struct lint_case **cases, size_t *n,
-                    struct tc_error *err)
+int lint_cases_load(const char *path, struct lint_case **cases, size_t *n, struct tc_error *err)
 {
 	*cases = NULL;
 	*n = 0;
@@ -83,8 +88,9 @@ int lint_cases_load(const char *path, struct lint_case **cases, size_t *n,
 	int rc = 0;
 	if (!json_is_array(doc) || count > CASES_MAX) {
 		json_decref(doc);
-		return tc_error_set(err, TC_E_INVALID, path, "%s: cases are a JSON array of at most %d objects",
-		                    path, CASES_MAX);
+		return tc_error_set(err, TC_E_INVALID, path,
+		                    "%s: cases are a JSON array of at most %d objects", path,
+		                    CASES_MAX);
 	}
 	struct lint_case *v = calloc(count ? count : 1, sizeof *v);
 	if (!v)
@@ -105,8 +111,8 @@ int lint_cases_load(const char *path, struct lint_case **cases, size_t *n,
 
 /* Feeds in to fd_in and collects fd_out until EOF, the deadline or the
  * output cap. Returns 0, or -1 with err. */
-static int exchange(int fd_in, int fd_out, const char *in, size_t in_len,
-                    struct buf *out, long long deadline, const char *cmd, struct tc_error *err)
+static int exchange(int fd_in, int fd_out, const char *in, size_t in_len, struct buf *out,
+                    long long deadline, const char *cmd, struct tc_error *err)
 {
 	size_t off = 0;
 	while (fd_out >= 0) {
@@ -137,8 +143,9 @@ static int exchange(int fd_in, int fd_out, const char *in, size_t in_len,
 			if (n <= 0)
 				break;
 			if (out->len + (size_t)n > SELECTOR_OUT_MAX)
-				return tc_error_set(err, TC_E_INVALID, cmd, "selector '%s' printed more than %u bytes",
-				                    cmd, SELECTOR_OUT_MAX);
+				return tc_error_set(err, TC_E_INVALID, cmd,
+				                    "selector '%s' printed more than %u bytes", cmd,
+				                    SELECTOR_OUT_MAX);
 			if (buf_add(out, chunk, (size_t)n))
 				return tc_error_set(err, TC_E_NOMEM, cmd, "out of memory");
 		}
@@ -219,15 +226,17 @@ static int run_selector(char **argv, const char *cmd, const char *payload, unsig
 			rc = tc_error_set(err, TC_E_SYSTEM, cmd, "selector '%s' %s %d%s", cmd,
 			                  WIFEXITED(st) ? "exited with" : "was killed by signal",
 			                  WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st),
-			                  WIFEXITED(st) && WEXITSTATUS(st) == CHILD_EXIT_NOTFOUND ? " (could not run it?)" : "");
+			                  WIFEXITED(st) && WEXITSTATUS(st) == CHILD_EXIT_NOTFOUND ?
+			                          " (could not run it?)" :
+			                          "");
 	}
 	close(outp[0]);
 	sigaction(SIGPIPE, &old, NULL);
 	return rc;
 }
 
-int lint_select_cmd(const char *cmd, const char *task, json_t *tools,
-                    unsigned timeout_ms, char **choice, struct tc_error *err)
+int lint_select_cmd(const char *cmd, const char *task, json_t *tools, unsigned timeout_ms,
+                    char **choice, struct tc_error *err)
 {
 	*choice = NULL;
 	char *argv[SELECTOR_ARGV_MAX + 1];
@@ -239,8 +248,9 @@ int lint_select_cmd(const char *cmd, const char *task, json_t *tools,
 	if (!copy || !payload)
 		rc = tc_error_set(err, TC_E_NOMEM, cmd, "out of memory");
 	else if (split_argv(copy, argv) <= 0)
-		rc = tc_error_set(err, TC_E_INVALID, cmd, "selector command '%s' is empty or has more than %d words",
-		                  cmd, SELECTOR_ARGV_MAX);
+		rc = tc_error_set(err, TC_E_INVALID, cmd,
+		                  "selector command '%s' is empty or has more than %d words", cmd,
+		                  SELECTOR_ARGV_MAX);
 	else
 		rc = run_selector(argv, cmd, payload, timeout_ms, &out, err);
 	if (!rc) {
@@ -250,7 +260,8 @@ int lint_select_cmd(const char *cmd, const char *task, json_t *tools,
 		while (n && (s[n - 1] == ' ' || s[n - 1] == '\t'))
 			n--;
 		if (!n)
-			rc = tc_error_set(err, TC_E_INVALID, cmd, "selector '%s' printed no tool name", cmd);
+			rc = tc_error_set(err, TC_E_INVALID, cmd,
+			                  "selector '%s' printed no tool name", cmd);
 		else if (!(*choice = strndup(s, n)))
 			rc = tc_error_set(err, TC_E_NOMEM, cmd, "out of memory");
 	}
@@ -279,11 +290,14 @@ static int report_case(const struct lint_selector *sel, const struct lint_case *
 	snprintf(subject, sizeof subject, "case %zu", i + 1);
 	int rc = 0;
 	if (c->expect && (!choice || strcmp(choice, c->expect)))
-		rc = buf_printf(&why, "task \"%.200s\": expected %s, the selector chose %s", c->task,
-		                c->expect, choice ? choice : "no tool (no tool shares a word with the task)");
+		rc = buf_printf(&why, "task \"%.200s\": expected %s, the selector chose %s",
+		                c->task, c->expect,
+		                choice ? choice : "no tool (no tool shares a word with the task)");
 	else
-		rc = buf_printf(&why, "task \"%.200s\": the selector chose %s, which the case lists in not_expect",
-		                c->task, choice);
+		rc = buf_printf(
+		        &why,
+		        "task \"%.200s\": the selector chose %s, which the case lists in not_expect",
+		        c->task, choice);
 	/* The words that decided it, for both tools, when we know them. */
 	if (sel && choice) {
 		rc |= buf_adds(&why, "; ");
@@ -299,9 +313,9 @@ static int report_case(const struct lint_selector *sel, const struct lint_case *
 	return rc;
 }
 
-int lint_run_cases(const struct tc_registry *reg, const struct lint_case *cases,
-                   size_t n, const char *selector_cmd, unsigned timeout_ms,
-                   struct lint_report *r, size_t *passed, struct tc_error *err)
+int lint_run_cases(const struct tc_registry *reg, const struct lint_case *cases, size_t n,
+                   const char *selector_cmd, unsigned timeout_ms, struct lint_report *r,
+                   size_t *passed, struct tc_error *err)
 {
 	*passed = 0;
 	struct lint_selector *sel = selector_cmd ? NULL : lint_selector_new(reg);
@@ -314,13 +328,15 @@ int lint_run_cases(const struct tc_registry *reg, const struct lint_case *cases,
 		char *ext = NULL;
 		const char *choice;
 		if (selector_cmd) {
-			if ((rc = lint_select_cmd(selector_cmd, c->task, tools, timeout_ms, &ext, err)))
+			if ((rc = lint_select_cmd(selector_cmd, c->task, tools, timeout_ms, &ext,
+			                          err)))
 				break;
 			choice = ext;
 		} else {
 			choice = lint_selector_pick(sel, c->task);
 		}
-		bool ok = (!c->expect || (choice && !strcmp(choice, c->expect))) && !is_forbidden(c, choice);
+		bool ok = (!c->expect || (choice && !strcmp(choice, c->expect))) &&
+		        !is_forbidden(c, choice);
 		if (ok)
 			(*passed)++;
 		else if (report_case(sel, c, i, choice, r))

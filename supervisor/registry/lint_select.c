@@ -4,7 +4,7 @@
  * idf-like weights. It is not a model: it only tells you that a description
  * change moved the words a task relies on. An external selector (a real
  * model) can replace it: see lint_cases.c. */
-#define _GNU_SOURCE   /* strndup */
+#define _GNU_SOURCE /* strndup */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,15 +14,15 @@
 #include "registry.h"
 #include "util.h"
 
-#define W_NAME 3.0
-#define W_DESC 1.0
-#define W_PARAM 0.5
-#define WORD_MAX 48      /* longer runs are not words a task would share */
+#define W_NAME        3.0
+#define W_DESC        1.0
+#define W_PARAM       0.5
+#define WORD_MAX      48 /* longer runs are not words a task would share */
 #define EXPLAIN_WORDS 6
 
 struct term {
-	char word[WORD_MAX + 1];   /* the stem */
-	char shown[WORD_MAX + 1];  /* the first surface form seen */
+	char word[WORD_MAX + 1];  /* the stem */
+	char shown[WORD_MAX + 1]; /* the first surface form seen */
 	double w;
 };
 
@@ -42,19 +42,20 @@ struct lint_selector {
 };
 
 static const char *const stopwords[] = {
-	"a", "about", "all", "an", "and", "any", "are", "as", "at", "be", "by", "can",
-	"could", "do", "does", "for", "from", "given", "has", "have", "how", "i", "if",
-	"in", "into", "is", "it", "its", "me", "my", "of", "on", "one", "or", "our",
-	"please", "should", "so", "some", "that", "the", "their", "them", "then",
-	"there", "these", "this", "those", "to", "tool", "up", "us", "use", "using",
-	"want", "was", "we", "what", "when", "which", "who", "will", "with", "would",
-	"you", "your", "eg", "e", "g", "ie", "etc", "s", "t",
+	"a",   "about", "all",   "an",    "and",   "any",    "are",    "as",    "at",   "be",
+	"by",  "can",   "could", "do",    "does",  "for",    "from",   "given", "has",  "have",
+	"how", "i",     "if",    "in",    "into",  "is",     "it",     "its",   "me",   "my",
+	"of",  "on",    "one",   "or",    "our",   "please", "should", "so",    "some", "that",
+	"the", "their", "them",  "then",  "there", "these",  "this",   "those", "to",   "tool",
+	"up",  "us",    "use",   "using", "want",  "was",    "we",     "what",  "when", "which",
+	"who", "will",  "with",  "would", "you",   "your",   "eg",     "e",     "g",    "ie",
+	"etc", "s",     "t",
 };
 
 /* Words that turn a description clause into "what this is NOT for". */
 static const char *const negations[] = {
-	"not", "never", "instead", "don", "doesn", "cannot", "avoid", "except",
-	"isn", "shouldn", "won", "rather",
+	"not",   "never",  "instead", "don",     "doesn", "cannot",
+	"avoid", "except", "isn",     "shouldn", "won",   "rather",
 };
 
 static bool in_list(const char *w, const char *const *list, size_t n)
@@ -87,7 +88,9 @@ static void stem(char *w)
 		n -= 3;
 	else if (ends(w, n, "ed") && n > 4)
 		n -= 2;
-	else if ((ends(w, n, "ches") || ends(w, n, "shes") || ends(w, n, "xes") || ends(w, n, "zes")) && n > 4)
+	else if ((ends(w, n, "ches") || ends(w, n, "shes") || ends(w, n, "xes") ||
+	          ends(w, n, "zes")) &&
+	         n > 4)
 		n -= 2;
 	else if (w[n - 1] == 's' && !ends(w, n, "ss") && !ends(w, n, "us") && !ends(w, n, "is"))
 		n -= 1;
@@ -161,7 +164,7 @@ static bool is_punct_cp(const char *raw)
 {
 	const unsigned char *u = (const unsigned char *)raw;
 	return (u[0] == 0xe3 && u[1] == 0x80) || (u[0] == 0xef && (u[1] == 0xbc || u[1] == 0xbd)) ||
-	       (u[0] == 0xe2 && u[1] == 0x80);
+	        (u[0] == 0xe2 && u[1] == 0x80);
 }
 
 static bool clause_negated(const char *clause)
@@ -206,8 +209,8 @@ static bool clause_names_other(const char *clause, const struct tc_registry *reg
  * own text (self set) a clause holding a negation or naming another tool
  * of reg is left out: "Not for searching; use grep_log instead" must not
  * draw search tasks here. */
-static int add_text(struct termset *ts, const char *text, double w,
-                    const struct tc_registry *reg, const struct tc_defined *self)
+static int add_text(struct termset *ts, const char *text, double w, const struct tc_registry *reg,
+                    const struct tc_defined *self)
 {
 	struct termset once = { 0 };
 	int rc = 0;
@@ -216,7 +219,8 @@ static int add_text(struct termset *ts, const char *text, double w,
 		char *clause = strndup(s, n);
 		if (!clause)
 			rc = -1;
-		else if (!(self && (clause_negated(clause) || clause_names_other(clause, reg, self))))
+		else if (!(self &&
+		           (clause_negated(clause) || clause_names_other(clause, reg, self))))
 			rc = add_clause(&once, clause, w);
 		free(clause);
 		s += n;
@@ -236,13 +240,15 @@ static int index_tool(struct sel_tool *st, const struct tc_registry *reg,
 		return -1;
 	/* The name is split on '_' by the tokenizer: read_file -> read, file. */
 	int rc = add_text(&st->terms, t->name, W_NAME, NULL, NULL) |
-	         add_text(&st->terms, t->title, W_DESC, reg, t) |
-	         add_text(&st->terms, t->description, W_DESC, reg, t);
+	        add_text(&st->terms, t->title, W_DESC, reg, t) |
+	        add_text(&st->terms, t->description, W_DESC, reg, t);
 	const char *key;
 	json_t *p;
-	json_object_foreach(json_object_get(t->parameters, "properties"), key, p) {
+	json_object_foreach(json_object_get(t->parameters, "properties"), key, p)
+	{
 		json_t *d = json_object_get(p, "description");
-		rc |= buf_printf(&params, "%s. %s. ", key, json_is_string(d) ? json_string_value(d) : "");
+		rc |= buf_printf(&params, "%s. %s. ", key,
+		                 json_is_string(d) ? json_string_value(d) : "");
 	}
 	rc |= add_text(&st->terms, params.data, W_PARAM, reg, t);
 	buf_release(&params);
@@ -338,11 +344,13 @@ const char *lint_selector_pick(const struct lint_selector *s, const char *task)
 static int cmp_contrib(const void *a, const void *b)
 {
 	double x = ((const struct term *)a)->w, y = ((const struct term *)b)->w;
-	return x < y ? 1 : x > y ? -1 : strcmp(((const struct term *)a)->word, ((const struct term *)b)->word);
+	return x < y  ? 1 :
+	        x > y ? -1 :
+	                strcmp(((const struct term *)a)->word, ((const struct term *)b)->word);
 }
 
-int lint_selector_explain(const struct lint_selector *s, const char *task,
-                          const char *name, struct buf *why)
+int lint_selector_explain(const struct lint_selector *s, const char *task, const char *name,
+                          struct buf *why)
 {
 	const struct sel_tool *t = NULL;
 	for (size_t i = 0; s && i < s->n; i++)
@@ -368,7 +376,8 @@ int lint_selector_explain(const struct lint_selector *s, const char *task,
 		if (!hits.n)
 			rc |= buf_adds(why, " (shares no word with the task)");
 		for (size_t i = 0; i < hits.n && i < EXPLAIN_WORDS && !rc; i++)
-			rc = buf_printf(why, "%s%s (%.2f)", i ? ", " : " on: ", hits.v[i].shown, hits.v[i].w);
+			rc = buf_printf(why, "%s%s (%.2f)", i ? ", " : " on: ", hits.v[i].shown,
+			                hits.v[i].w);
 	}
 	free(ts.v);
 	free(hits.v);

@@ -13,7 +13,7 @@
 #include "manifest.h"
 #include "util.h"
 
-#define MAX_TIMEOUT_MS 86400000u  /* a day: anything larger is a unit mistake */
+#define MAX_TIMEOUT_MS 86400000u /* a day: anything larger is a unit mistake */
 
 json_t *manifest_read_json(const char *path, size_t max, struct tc_error *err)
 {
@@ -36,16 +36,16 @@ json_t *manifest_read_json(const char *path, size_t max, struct tc_error *err)
 /* The keys a manifest may have, with the JSON type each must be. */
 static const struct {
 	const char *key;
-	int type;   /* json_type, or -1 for "string or array" (risk) */
+	int type; /* json_type, or -1 for "string or array" (risk) */
 } known_keys[] = {
-	{ "name", JSON_STRING },        { "description", JSON_STRING },
-	{ "parameters", JSON_OBJECT },  { "risk", -1 },
-	{ "command", JSON_ARRAY },      { "stdin", JSON_STRING },
-	{ "output", JSON_STRING },      { "profile", JSON_STRING },
-	{ "timeout_ms", JSON_INTEGER }, { "title", JSON_STRING },
-	{ "idempotent", JSON_TRUE },    { "url_arg", JSON_STRING },
+	{ "name", JSON_STRING },          { "description", JSON_STRING },
+	{ "parameters", JSON_OBJECT },    { "risk", -1 },
+	{ "command", JSON_ARRAY },        { "stdin", JSON_STRING },
+	{ "output", JSON_STRING },        { "profile", JSON_STRING },
+	{ "timeout_ms", JSON_INTEGER },   { "title", JSON_STRING },
+	{ "idempotent", JSON_TRUE },      { "url_arg", JSON_STRING },
 	{ "output_schema", JSON_OBJECT }, { "path_args", JSON_ARRAY },
-	{ "$comment", JSON_STRING },     { "channel", JSON_TRUE },
+	{ "$comment", JSON_STRING },      { "channel", JSON_TRUE },
 };
 #define NKNOWN (sizeof known_keys / sizeof known_keys[0])
 
@@ -74,19 +74,21 @@ static int check_keys(json_t *doc, const char *path, struct tc_error *err)
 {
 	const char *key;
 	json_t *v;
-	json_object_foreach(doc, key, v) {
+	json_object_foreach(doc, key, v)
+	{
 		size_t i = 0;
 		while (i < NKNOWN && strcmp(known_keys[i].key, key))
 			i++;
 		if (i == NKNOWN)
-			return tc_error_set(err, TC_E_INVALID, path,
-			                    "%s: unknown key '%s' (known: name, description, parameters, risk, command, "
-			                    "stdin, output, profile, timeout_ms, title, idempotent, url_arg, path_args, "
-			                    "output_schema, channel)",
-			                    path, key);
+			return tc_error_set(
+			        err, TC_E_INVALID, path,
+			        "%s: unknown key '%s' (known: name, description, parameters, risk, command, "
+			        "stdin, output, profile, timeout_ms, title, idempotent, url_arg, path_args, "
+			        "output_schema, channel)",
+			        path, key);
 		if (!type_ok(v, known_keys[i].type))
-			return tc_error_set(err, TC_E_INVALID, path, "%s: '%s' must be %s", path, key,
-			                    type_word(known_keys[i].type));
+			return tc_error_set(err, TC_E_INVALID, path, "%s: '%s' must be %s", path,
+			                    key, type_word(known_keys[i].type));
 	}
 	return 0;
 }
@@ -103,11 +105,13 @@ static int parse_risk(json_t *v, const char *path, enum tc_risk *out, struct tc_
 		json_t *r = json_is_array(v) ? json_array_get(v, i) : v;
 		enum tc_risk level;
 		if (!json_is_string(r) || tc_risk_parse(json_string_value(r), &level))
-			return tc_error_set(err, TC_E_INVALID, path,
-			                    "%s: 'risk' has %s%s%s; levels are read-only, write, network, destructive",
-			                    path, json_is_string(r) ? "'" : "a non-string",
-			                    json_is_string(r) ? json_string_value(r) : "", json_is_string(r) ? "'" : "");
-		if (level > *out)   /* a list means the highest */
+			return tc_error_set(
+			        err, TC_E_INVALID, path,
+			        "%s: 'risk' has %s%s%s; levels are read-only, write, network, destructive",
+			        path, json_is_string(r) ? "'" : "a non-string",
+			        json_is_string(r) ? json_string_value(r) : "",
+			        json_is_string(r) ? "'" : "");
+		if (level > *out) /* a list means the highest */
 			*out = level;
 	}
 	return 0;
@@ -115,8 +119,8 @@ static int parse_risk(json_t *v, const char *path, enum tc_risk *out, struct tc_
 
 /* Every placeholder in tpl must name a property of parameters: a typo
  * would otherwise silently drop an argument from the command. */
-static int check_template(const char *tpl, const char *what, json_t *props,
-                          const char *path, struct tc_error *err)
+static int check_template(const char *tpl, const char *what, json_t *props, const char *path,
+                          struct tc_error *err)
 {
 	const char *s = tpl;
 	struct manifest_piece p;
@@ -125,28 +129,32 @@ static int check_template(const char *tpl, const char *what, json_t *props,
 		if (!p.name)
 			continue;
 		if (!json_object_getn(props, p.name, p.namelen))
-			return tc_error_set(err, TC_E_INVALID, path,
-			                    "%s: %s: placeholder {{%.*s}} has no matching property in parameters.properties",
-			                    path, what, (int)p.namelen, p.name);
+			return tc_error_set(
+			        err, TC_E_INVALID, path,
+			        "%s: %s: placeholder {{%.*s}} has no matching property in parameters.properties",
+			        path, what, (int)p.namelen, p.name);
 	}
 	if (r < 0)
-		return tc_error_set(err, TC_E_INVALID, path,
-		                    "%s: %s: malformed placeholder in \"%.200s\" (write {{name}}, name of letters, digits, '_')",
-		                    path, what, tpl);
+		return tc_error_set(
+		        err, TC_E_INVALID, path,
+		        "%s: %s: malformed placeholder in \"%.200s\" (write {{name}}, name of letters, digits, '_')",
+		        path, what, tpl);
 	return 0;
 }
 
-static int check_command(json_t *cmd, json_t *props, const char *path,
-                         const char **argv, struct tc_error *err)
+static int check_command(json_t *cmd, json_t *props, const char *path, const char **argv,
+                         struct tc_error *err)
 {
 	size_t n = json_array_size(cmd);
 	if (n == 0 || n > MANIFEST_CMD_MAX)
-		return tc_error_set(err, TC_E_INVALID, path, "%s: 'command' must have 1..%d elements",
-		                    path, MANIFEST_CMD_MAX);
+		return tc_error_set(err, TC_E_INVALID, path,
+		                    "%s: 'command' must have 1..%d elements", path,
+		                    MANIFEST_CMD_MAX);
 	for (size_t i = 0; i < n; i++) {
 		json_t *e = json_array_get(cmd, i);
 		if (!json_is_string(e) || json_string_length(e) != strlen(json_string_value(e)))
-			return tc_error_set(err, TC_E_INVALID, path, "%s: command[%zu] must be a string without NUL bytes",
+			return tc_error_set(err, TC_E_INVALID, path,
+			                    "%s: command[%zu] must be a string without NUL bytes",
 			                    path, i);
 		argv[i] = json_string_value(e);
 		char what[32];
@@ -157,9 +165,10 @@ static int check_command(json_t *cmd, json_t *props, const char *path,
 	/* The program is the manifest author's choice, never the model's, and
 	 * is found without PATH so the sandbox's environment cannot swap it. */
 	if (argv[0][0] != '/' || strstr(argv[0], "{{"))
-		return tc_error_set(err, TC_E_INVALID, path,
-		                    "%s: command[0] must be a fixed absolute path (e.g. \"/usr/bin/grep\"), without placeholders",
-		                    path);
+		return tc_error_set(
+		        err, TC_E_INVALID, path,
+		        "%s: command[0] must be a fixed absolute path (e.g. \"/usr/bin/grep\"), without placeholders",
+		        path);
 	return 0;
 }
 
@@ -176,8 +185,10 @@ static int parse_output(json_t *v, const char *path, enum reg_output *out, struc
 		*out = REG_OUTPUT_CONTENT;
 		return 0;
 	}
-	return tc_error_set(err, TC_E_INVALID, path, "%s: 'output' must be \"text\", \"json\" or "
-	                    "\"content\", not \"%.100s\"", path, json_string_value(v));
+	return tc_error_set(err, TC_E_INVALID, path,
+	                    "%s: 'output' must be \"text\", \"json\" or "
+	                    "\"content\", not \"%.100s\"",
+	                    path, json_string_value(v));
 }
 
 /* A shipped profile is named after the risk it confines: "profile":
@@ -191,10 +202,11 @@ static int check_profile_risk(const char *profile, enum tc_risk risk, const char
 	enum tc_risk level;
 	if (!profile || tc_risk_parse(profile, &level) || level <= risk)
 		return 0;
-	return tc_error_set(err, TC_E_INVALID, path,
-	                    "%s: 'profile' \"%s\" is the sandbox of risk %s, above the tool's 'risk' (%s); "
-	                    "declare \"risk\": \"%s\" so that the policy treats the tool as what it can do",
-	                    path, profile, profile, tc_risk_name(risk), profile);
+	return tc_error_set(
+	        err, TC_E_INVALID, path,
+	        "%s: 'profile' \"%s\" is the sandbox of risk %s, above the tool's 'risk' (%s); "
+	        "declare \"risk\": \"%s\" so that the policy treats the tool as what it can do",
+	        path, profile, profile, tc_risk_name(risk), profile);
 }
 
 static const char *str_of(json_t *doc, const char *key)
@@ -230,8 +242,10 @@ static struct tc_defined *define_doc(json_t *doc, const char *path, enum schema_
 	const char *path_args[REG_PATH_ARGS_MAX + 2] = { NULL };
 	for (size_t i = 0; i < json_array_size(pa); i++) {
 		if (i > REG_PATH_ARGS_MAX || !json_is_string(json_array_get(pa, i))) {
-			tc_error_set(err, TC_E_INVALID, path, "%s: 'path_args' must list at most %d "
-			             "JSON pointers, e.g. [\"/file\"]", path, REG_PATH_ARGS_MAX);
+			tc_error_set(err, TC_E_INVALID, path,
+			             "%s: 'path_args' must list at most %d "
+			             "JSON pointers, e.g. [\"/file\"]",
+			             path, REG_PATH_ARGS_MAX);
 			return NULL;
 		}
 		path_args[i] = json_string_value(json_array_get(pa, i));
@@ -239,12 +253,16 @@ static struct tc_defined *define_doc(json_t *doc, const char *path, enum schema_
 	t.path_args = path_args;
 	json_t *cmd = json_object_get(doc, "command");
 	if (!cmd) {
-		tc_error_set(err, TC_E_INVALID, path, "%s: 'command' is missing; a manifest tool runs a command", path);
+		tc_error_set(err, TC_E_INVALID, path,
+		             "%s: 'command' is missing; a manifest tool runs a command", path);
 		return NULL;
 	}
 	json_t *timeout = json_object_get(doc, "timeout_ms");
-	if (timeout && (json_integer_value(timeout) < 0 || json_integer_value(timeout) > (json_int_t)MAX_TIMEOUT_MS)) {
-		tc_error_set(err, TC_E_INVALID, path, "%s: 'timeout_ms' must be 0..%u", path, MAX_TIMEOUT_MS);
+	if (timeout &&
+	    (json_integer_value(timeout) < 0 ||
+	     json_integer_value(timeout) > (json_int_t)MAX_TIMEOUT_MS)) {
+		tc_error_set(err, TC_E_INVALID, path, "%s: 'timeout_ms' must be 0..%u", path,
+		             MAX_TIMEOUT_MS);
 		return NULL;
 	}
 	t.timeout_ms = (uint32_t)json_integer_value(timeout);
@@ -258,7 +276,8 @@ static struct tc_defined *define_doc(json_t *doc, const char *path, enum schema_
 	/* Content blocks are not a value an output schema could describe
 	 * (MCP's structuredContent): a tool says one or the other. */
 	if (o.output_mode == REG_OUTPUT_CONTENT && o.output_schema) {
-		tc_error_set(err, TC_E_INVALID, path, "%s: 'output_schema' describes a JSON value; "
+		tc_error_set(err, TC_E_INVALID, path,
+		             "%s: 'output_schema' describes a JSON value; "
 		             "a tool with \"output\": \"content\" returns content blocks: drop one",
 		             path);
 		return NULL;
@@ -266,9 +285,11 @@ static struct tc_defined *define_doc(json_t *doc, const char *path, enum schema_
 	/* A channel's answers come on stdin: there is no other input there. */
 	o.channel = json_is_true(json_object_get(doc, "channel"));
 	if (o.channel && o.stdin_template) {
-		tc_error_set(err, TC_E_INVALID, path, "%s: a tool with \"channel\": true reads "
+		tc_error_set(err, TC_E_INVALID, path,
+		             "%s: a tool with \"channel\": true reads "
 		             "the answers to its questions on stdin; drop 'stdin' (pass the input "
-		             "as arguments)", path);
+		             "as arguments)",
+		             path);
 		return NULL;
 	}
 	o.ncommand = json_array_size(cmd);
@@ -324,7 +345,8 @@ int manifest_list_dir(const char *dir, char ***paths, size_t *n, struct tc_error
 		if (!is_manifest_name(e->d_name))
 			continue;
 		if (count == MANIFEST_DIR_MAX) {
-			rc = tc_error_set(err, TC_E_INVALID, dir, "%s: more than %d manifests", dir, MANIFEST_DIR_MAX);
+			rc = tc_error_set(err, TC_E_INVALID, dir, "%s: more than %d manifests", dir,
+			                  MANIFEST_DIR_MAX);
 			break;
 		}
 		struct stat st;
@@ -371,7 +393,7 @@ int manifest_register(struct tc_registry *reg, const char *path, enum schema_dra
 			rc = -1;
 	if (!rc) {
 		rc = reg_add_group(reg, defs, n, path, out, err);
-		got = 0;   /* taken */
+		got = 0; /* taken */
 	}
 	for (size_t i = 0; i < got; i++)
 		tc_defined_unref(defs[i]);

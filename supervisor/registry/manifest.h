@@ -20,14 +20,14 @@
 #include "schema.h"
 #include "toolcage.h"
 
-#define MANIFEST_FILE_MAX (1u << 20)      /* bytes of one manifest file */
-#define MANIFEST_DIR_MAX 1024             /* manifests in one directory */
-#define MANIFEST_CMD_MAX 256              /* elements of the command template */
-#define MANIFEST_ARGC_MAX 4096            /* argv elements after expansion */
-#define MANIFEST_ARG_MAX (128u << 10)     /* bytes of one element with its NUL (Linux MAX_ARG_STRLEN) */
-#define MANIFEST_ARGV_TOTAL_MAX (1u << 20)/* bytes of all elements together */
-#define MANIFEST_STDIN_MAX (4u << 20)     /* bytes of the expanded stdin */
-#define MANIFEST_PLACEHOLDER_MAX 64       /* characters of a placeholder name */
+#define MANIFEST_FILE_MAX        (1u << 20) /* bytes of one manifest file */
+#define MANIFEST_DIR_MAX         1024       /* manifests in one directory */
+#define MANIFEST_CMD_MAX         256        /* elements of the command template */
+#define MANIFEST_ARGC_MAX        4096       /* argv elements after expansion */
+#define MANIFEST_ARG_MAX         (128u << 10) /* bytes of one element with its NUL (Linux MAX_ARG_STRLEN) */
+#define MANIFEST_ARGV_TOTAL_MAX  (1u << 20) /* bytes of all elements together */
+#define MANIFEST_STDIN_MAX       (4u << 20) /* bytes of the expanded stdin */
+#define MANIFEST_PLACEHOLDER_MAX 64         /* characters of a placeholder name */
 
 /* Reads a JSON file of at most max bytes (must be a regular file). Returns
  * a new reference or NULL with err (where = path, with line:column for
@@ -75,9 +75,9 @@ bool manifest_tpl_is_whole(const char *elem);
 
 /* A command ready to exec. */
 struct manifest_call {
-	char **argv;        /* NULL-terminated; argv[0] is the program path */
+	char **argv; /* NULL-terminated; argv[0] is the program path */
 	size_t argc;
-	char *stdin_data;   /* NULL when the tool has no stdin template */
+	char *stdin_data; /* NULL when the tool has no stdin template */
 	size_t stdin_len;
 };
 
@@ -91,8 +91,8 @@ struct manifest_call {
  * beyond the MANIFEST_* bounds. On success out is filled (release with
  * manifest_call_release); on failure out is empty and err says which
  * argument and bound. */
-int manifest_expand(const struct tc_defined *t, const json_t *args,
-                    struct manifest_call *out, struct tc_error *err);
+int manifest_expand(const struct tc_defined *t, const json_t *args, struct manifest_call *out,
+                    struct tc_error *err);
 void manifest_call_release(struct manifest_call *c);
 
 #endif

@@ -59,16 +59,11 @@ bool manifest_tpl_is_whole(const char *elem)
 static int append_value(struct buf *b, const json_t *v)
 {
 	switch (json_typeof(v)) {
-	case JSON_STRING:
-		return buf_add(b, json_string_value(v), json_string_length(v));
-	case JSON_NULL:
-		return 0;
-	case JSON_TRUE:
-		return buf_adds(b, "true");
-	case JSON_FALSE:
-		return buf_adds(b, "false");
-	case JSON_INTEGER:
-		return buf_printf(b, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+	case JSON_STRING: return buf_add(b, json_string_value(v), json_string_length(v));
+	case JSON_NULL: return 0;
+	case JSON_TRUE: return buf_adds(b, "true");
+	case JSON_FALSE: return buf_adds(b, "false");
+	case JSON_INTEGER: return buf_printf(b, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
 	default: {
 		/* reals, objects, arrays: jansson's compact JSON text */
 		char *s = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
@@ -82,7 +77,7 @@ static int append_value(struct buf *b, const json_t *v)
 struct argv_out {
 	char **v;
 	size_t n;
-	size_t total;   /* bytes of all elements */
+	size_t total; /* bytes of all elements */
 	const char *tool;
 	struct tc_error *err;
 };
@@ -91,19 +86,22 @@ static int push(struct argv_out *a, struct buf *b, const char *what)
 {
 	size_t len = b->len;
 	if (b->data && strlen(b->data) != len)
-		return tc_error_set(a->err, TC_E_INVALID, what,
-		                    "tool '%s': argument %s contains a NUL byte, which cannot be passed to a command",
-		                    a->tool, what);
+		return tc_error_set(
+		        a->err, TC_E_INVALID, what,
+		        "tool '%s': argument %s contains a NUL byte, which cannot be passed to a command",
+		        a->tool, what);
 	/* MAX_ARG_STRLEN counts the terminating NUL: an element of exactly
 	 * 128 KiB passed here and failed in execve with E2BIG */
 	if (len + 1 > MANIFEST_ARG_MAX)
-		return tc_error_set(a->err, TC_E_INVALID, what,
-		                    "tool '%s': argument %s makes a command element of %zu bytes; the limit is %u",
-		                    a->tool, what, len, MANIFEST_ARG_MAX - 1);
+		return tc_error_set(
+		        a->err, TC_E_INVALID, what,
+		        "tool '%s': argument %s makes a command element of %zu bytes; the limit is %u",
+		        a->tool, what, len, MANIFEST_ARG_MAX - 1);
 	if (a->n == MANIFEST_ARGC_MAX || len + 1 > MANIFEST_ARGV_TOTAL_MAX - a->total)
-		return tc_error_set(a->err, TC_E_INVALID, what,
-		                    "tool '%s': argument %s makes the command longer than %d elements or %u bytes",
-		                    a->tool, what, MANIFEST_ARGC_MAX, MANIFEST_ARGV_TOTAL_MAX);
+		return tc_error_set(
+		        a->err, TC_E_INVALID, what,
+		        "tool '%s': argument %s makes the command longer than %d elements or %u bytes",
+		        a->tool, what, MANIFEST_ARGC_MAX, MANIFEST_ARGV_TOTAL_MAX);
 	char *s = buf_detach(b);
 	if (!s)
 		return tc_error_set(a->err, TC_E_NOMEM, NULL, "out of memory");
@@ -127,7 +125,7 @@ static int fill(struct buf *b, const char *tpl, const json_t *args)
 				return -1;
 		}
 	}
-	return r;   /* templates were checked at load; -1 here is a broken invariant */
+	return r; /* templates were checked at load; -1 here is a broken invariant */
 }
 
 static int expand_element(struct argv_out *a, const char *tpl, const json_t *args)
@@ -140,11 +138,12 @@ static int expand_element(struct argv_out *a, const char *tpl, const json_t *arg
 		const json_t *v = json_object_getn(args, tpl + 2, strlen(tpl) - 4);
 		snprintf(what, sizeof what, "'%.*s'", (int)(strlen(tpl) - 4), tpl + 2);
 		if (!v || json_is_null(v))
-			return 0;           /* a missing optional argument: no element */
+			return 0;       /* a missing optional argument: no element */
 		if (json_is_array(v)) { /* one element per item */
 			size_t i;
 			const json_t *item;
-			json_array_foreach(v, i, item) {
+			json_array_foreach(v, i, item)
+			{
 				if (append_value(&b, item) || push(a, &b, what))
 					goto fail;
 			}
@@ -158,7 +157,8 @@ static int expand_element(struct argv_out *a, const char *tpl, const json_t *arg
 		return 0;
 fail:
 	if (a->err && !a->err->msg[0])
-		tc_error_set(a->err, TC_E_NOMEM, NULL, "tool '%s': out of memory filling the command", a->tool);
+		tc_error_set(a->err, TC_E_NOMEM, NULL,
+		             "tool '%s': out of memory filling the command", a->tool);
 	buf_release(&b);
 	return -1;
 }
@@ -174,34 +174,38 @@ void manifest_call_release(struct manifest_call *c)
 	*c = (struct manifest_call){ 0 };
 }
 
-static int expand_stdin(const struct tc_defined *t, const json_t *args,
-                        struct manifest_call *out, struct tc_error *err)
+static int expand_stdin(const struct tc_defined *t, const json_t *args, struct manifest_call *out,
+                        struct tc_error *err)
 {
 	struct buf b = BUF_INIT;
 	if (fill(&b, t->stdin_template, args)) {
 		buf_release(&b);
-		return tc_error_set(err, TC_E_NOMEM, t->name, "tool '%s': out of memory filling stdin", t->name);
+		return tc_error_set(err, TC_E_NOMEM, t->name,
+		                    "tool '%s': out of memory filling stdin", t->name);
 	}
 	if (b.len > MANIFEST_STDIN_MAX) {
 		buf_release(&b);
-		return tc_error_set(err, TC_E_INVALID, t->name, "tool '%s': stdin would be more than %u bytes",
-		                    t->name, MANIFEST_STDIN_MAX);
+		return tc_error_set(err, TC_E_INVALID, t->name,
+		                    "tool '%s': stdin would be more than %u bytes", t->name,
+		                    MANIFEST_STDIN_MAX);
 	}
 	out->stdin_len = b.len;
 	out->stdin_data = buf_detach(&b);
 	return out->stdin_data ? 0 : tc_error_set(err, TC_E_NOMEM, t->name, "out of memory");
 }
 
-int manifest_expand(const struct tc_defined *t, const json_t *args,
-                    struct manifest_call *out, struct tc_error *err)
+int manifest_expand(const struct tc_defined *t, const json_t *args, struct manifest_call *out,
+                    struct tc_error *err)
 {
 	*out = (struct manifest_call){ 0 };
 	if (err)
 		err->msg[0] = '\0';
 	if (!t->command)
-		return tc_error_set(err, TC_E_INVALID, t->name, "tool '%s' has no command template", t->name);
+		return tc_error_set(err, TC_E_INVALID, t->name, "tool '%s' has no command template",
+		                    t->name);
 	if (args && !json_is_object(args))
-		return tc_error_set(err, TC_E_INVALID, t->name, "tool '%s': arguments must be a JSON object", t->name);
+		return tc_error_set(err, TC_E_INVALID, t->name,
+		                    "tool '%s': arguments must be a JSON object", t->name);
 	struct argv_out a = { .tool = t->name, .err = err };
 	if (!(a.v = calloc(MANIFEST_ARGC_MAX + 1, sizeof *a.v)))
 		return tc_error_set(err, TC_E_NOMEM, t->name, "out of memory");

@@ -17,8 +17,8 @@ struct pctx {
 	struct profile *p;
 };
 
-__attribute__((format(printf, 3, 4)))
-static int fail(struct pctx *c, const char *ptr, const char *fmt, ...)
+__attribute__((format(printf, 3, 4))) static int fail(struct pctx *c, const char *ptr,
+                                                      const char *fmt, ...)
 {
 	char where[512], msg[512];
 	va_list ap;
@@ -31,8 +31,7 @@ static int fail(struct pctx *c, const char *ptr, const char *fmt, ...)
 
 /* Refuses any key of obj not in allowed: a typo must not silently weaken a
  * jail. */
-static int check_keys(struct pctx *c, json_t *obj, const char *ptr,
-                      const char *const *allowed)
+static int check_keys(struct pctx *c, json_t *obj, const char *ptr, const char *const *allowed)
 {
 	if (!json_is_object(obj))
 		return fail(c, ptr, "must be an object");
@@ -48,8 +47,8 @@ static int check_keys(struct pctx *c, json_t *obj, const char *ptr,
 /* A NULL-terminated array of the strings of a JSON array (borrowed from the
  * document, which the profile keeps). check: per-item validation. */
 static int string_list(struct pctx *c, json_t *arr, const char *ptr, int slot,
-                       const char *const **out, int (*check)(struct pctx *, const char *,
-                                                              const char *))
+                       const char *const **out,
+                       int (*check)(struct pctx *, const char *, const char *))
 {
 	*out = NULL;
 	if (!arr)
@@ -108,8 +107,8 @@ struct name_bit {
 	unsigned bit;
 };
 
-static int bits_of(struct pctx *c, json_t *arr, const char *ptr,
-                   const struct name_bit *table, unsigned *out)
+static int bits_of(struct pctx *c, json_t *arr, const char *ptr, const struct name_bit *table,
+                   unsigned *out)
 {
 	*out = 0;
 	if (!arr)
@@ -118,7 +117,8 @@ static int bits_of(struct pctx *c, json_t *arr, const char *ptr,
 		return fail(c, ptr, "must be an array of names");
 	size_t i;
 	json_t *v;
-	json_array_foreach(arr, i, v) {
+	json_array_foreach(arr, i, v)
+	{
 		char p[300];
 		snprintf(p, sizeof p, "%s/%zu", ptr, i);
 		const char *s = json_string_value(v);
@@ -133,8 +133,8 @@ static int bits_of(struct pctx *c, json_t *arr, const char *ptr,
 }
 
 /* An integer in [min, max] times scale, or 0 when absent. */
-static int number(struct pctx *c, json_t *obj, const char *key, const char *ptr,
-                  uint64_t min, uint64_t max, uint64_t scale, uint64_t *out)
+static int number(struct pctx *c, json_t *obj, const char *key, const char *ptr, uint64_t min,
+                  uint64_t max, uint64_t scale, uint64_t *out)
 {
 	json_t *v = json_object_get(obj, key);
 	char p[300];
@@ -143,53 +143,70 @@ static int number(struct pctx *c, json_t *obj, const char *key, const char *ptr,
 		return 0;
 	if (!json_is_integer(v) || json_integer_value(v) < (json_int_t)min ||
 	    (uint64_t)json_integer_value(v) > max)
-		return fail(c, p, "must be an integer in the allowed range (see "
+		return fail(c, p,
+		            "must be an integer in the allowed range (see "
 		            "docs/profiles.md)");
 	*out = (uint64_t)json_integer_value(v) * scale;
 	return 0;
 }
 
 static const struct name_bit ns_names[] = {
-	{ "user", SBX_NS_USER }, { "pid", SBX_NS_PID }, { "mount", SBX_NS_MOUNT },
-	{ "ipc", SBX_NS_IPC }, { "uts", SBX_NS_UTS }, { "net", SBX_NS_NET },
+	{ "user", SBX_NS_USER },     { "pid", SBX_NS_PID }, { "mount", SBX_NS_MOUNT },
+	{ "ipc", SBX_NS_IPC },       { "uts", SBX_NS_UTS }, { "net", SBX_NS_NET },
 	{ "cgroup", SBX_NS_CGROUP }, { NULL, 0 },
 };
 
 static const struct name_bit optional_names[] = {
-	{ "user_ns", SBX_REQ_NS_USER }, { "pid_ns", SBX_REQ_NS_PID },
-	{ "mount_ns", SBX_REQ_NS_MOUNT }, { "ipc_ns", SBX_REQ_NS_IPC },
-	{ "uts_ns", SBX_REQ_NS_UTS }, { "net_ns", SBX_REQ_NS_NET },
-	{ "cgroup_ns", SBX_REQ_NS_CGROUP }, { "landlock", SBX_REQ_LANDLOCK },
-	{ "landlock_net", SBX_REQ_LANDLOCK_NET }, { "landlock_scope", SBX_REQ_LANDLOCK_SCOPE },
-	{ "landlock_ioctl", SBX_REQ_LANDLOCK_IOCTL }, { "cgroup_pids", SBX_REQ_CGROUP_PIDS },
-	{ "cgroup_memory", SBX_REQ_CGROUP_MEMORY }, { "identity", SBX_REQ_IDENTITY },
+	{ "user_ns", SBX_REQ_NS_USER },
+	{ "pid_ns", SBX_REQ_NS_PID },
+	{ "mount_ns", SBX_REQ_NS_MOUNT },
+	{ "ipc_ns", SBX_REQ_NS_IPC },
+	{ "uts_ns", SBX_REQ_NS_UTS },
+	{ "net_ns", SBX_REQ_NS_NET },
+	{ "cgroup_ns", SBX_REQ_NS_CGROUP },
+	{ "landlock", SBX_REQ_LANDLOCK },
+	{ "landlock_net", SBX_REQ_LANDLOCK_NET },
+	{ "landlock_scope", SBX_REQ_LANDLOCK_SCOPE },
+	{ "landlock_ioctl", SBX_REQ_LANDLOCK_IOCTL },
+	{ "cgroup_pids", SBX_REQ_CGROUP_PIDS },
+	{ "cgroup_memory", SBX_REQ_CGROUP_MEMORY },
+	{ "identity", SBX_REQ_IDENTITY },
 	{ "cgroup_cpu", SBX_REQ_CGROUP_CPU },
 	{ NULL, 0 },
 };
 
 static const struct name_bit alternative_names[] = {
-	{ "userns_as_root", SBX_ALT_ROOT_USERNS }, { "proc_none", SBX_ALT_PROC_NONE },
-	{ "no_namespaces", SBX_ALT_NO_NAMESPACES }, { "mount_tree", SBX_ALT_MOUNT_TREE },
+	{ "userns_as_root", SBX_ALT_ROOT_USERNS },
+	{ "proc_none", SBX_ALT_PROC_NONE },
+	{ "no_namespaces", SBX_ALT_NO_NAMESPACES },
+	{ "mount_tree", SBX_ALT_MOUNT_TREE },
 	{ NULL, 0 },
 };
 
 static const struct name_bit family_names[] = {
-	{ "unix", SBX_AF_UNIX }, { "inet", SBX_AF_INET }, { "inet6", SBX_AF_INET6 },
-	{ "netlink", SBX_AF_NETLINK }, { NULL, 0 },
+	{ "unix", SBX_AF_UNIX },
+	{ "inet", SBX_AF_INET },
+	{ "inet6", SBX_AF_INET6 },
+	{ "netlink", SBX_AF_NETLINK },
+	{ NULL, 0 },
 };
 
 static int parse_fs(struct pctx *c, json_t *fs)
 {
-	static const char *const keys[] = { "read", "write", "exec", "hidden", "workspace",
-	                                    "workspace_exec", NULL };
+	static const char *const keys[] = { "read",      "write",          "exec", "hidden",
+		                            "workspace", "workspace_exec", NULL };
 	struct sbx_spec *s = &c->p->spec;
 	if (!fs)
 		return fail(c, "/filesystem", "is required");
 	if (check_keys(c, fs, "/filesystem", keys) < 0 ||
-	    string_list(c, json_object_get(fs, "read"), "/filesystem/read", 0, &s->read_paths, check_abs_path) ||
-	    string_list(c, json_object_get(fs, "write"), "/filesystem/write", 1, &s->write_paths, check_abs_path) ||
-	    string_list(c, json_object_get(fs, "exec"), "/filesystem/exec", 2, &s->exec_paths, check_abs_path) ||
-	    string_list(c, json_object_get(fs, "hidden"), "/filesystem/hidden", 3, &s->hidden_paths, check_abs_path))
+	    string_list(c, json_object_get(fs, "read"), "/filesystem/read", 0, &s->read_paths,
+	                check_abs_path) ||
+	    string_list(c, json_object_get(fs, "write"), "/filesystem/write", 1, &s->write_paths,
+	                check_abs_path) ||
+	    string_list(c, json_object_get(fs, "exec"), "/filesystem/exec", 2, &s->exec_paths,
+	                check_abs_path) ||
+	    string_list(c, json_object_get(fs, "hidden"), "/filesystem/hidden", 3, &s->hidden_paths,
+	                check_abs_path))
 		return -1;
 	json_t *ws = json_object_get(fs, "workspace");
 	const char *w = ws ? json_string_value(ws) : "read";
@@ -208,7 +225,7 @@ static int parse_fs(struct pctx *c, json_t *fs)
  * Landlock connect rules (where the kernel has them) allow these, a second
  * wall behind the namespace, in which nothing else listens. */
 static const uint16_t egress_ports[] = { 53, 80, 443, SBX_EGRESS_SOCKS_PORT,
-                                         SBX_EGRESS_HTTP_PROXY_PORT };
+	                                 SBX_EGRESS_HTTP_PROXY_PORT };
 #define N_EGRESS_PORTS (sizeof egress_ports / sizeof egress_ports[0])
 
 static int parse_network(struct pctx *c, json_t *net)
@@ -231,7 +248,8 @@ static int parse_network(struct pctx *c, json_t *net)
 	if (!egress || (strcmp(egress, "toolcage") && strcmp(egress, "direct")))
 		return fail(c, "/network/egress", "must be \"toolcage\" or \"direct\"");
 	if (eg && !strcmp(egress, "toolcage") && !inet)
-		return fail(c, "/network/egress", "egress through toolcage needs inet or inet6 "
+		return fail(c, "/network/egress",
+		            "egress through toolcage needs inet or inet6 "
 		            "in families");
 	s->egress = inet && !strcmp(egress, "toolcage");
 	json_t *ports = json_object_get(net, "tcp_connect");
@@ -245,8 +263,10 @@ static int parse_network(struct pctx *c, json_t *net)
 		return fail(c, "/network/tcp_connect", "out of memory");
 	size_t i;
 	json_t *v;
-	json_array_foreach(ports, i, v) {
-		if (!json_is_integer(v) || json_integer_value(v) < 1 || json_integer_value(v) > 65535) {
+	json_array_foreach(ports, i, v)
+	{
+		if (!json_is_integer(v) || json_integer_value(v) < 1 ||
+		    json_integer_value(v) > 65535) {
 			char p[64];
 			snprintf(p, sizeof p, "/network/tcp_connect/%zu", i);
 			return fail(c, p, "must be a port number 1-65535");
@@ -263,27 +283,35 @@ static int parse_network(struct pctx *c, json_t *net)
 	s->tcp_connect_ports = c->p->ports;
 	s->n_tcp_connect_ports = n;
 	if (s->n_tcp_connect_ports && !inet)
-		return fail(c, "/network/tcp_connect", "ports are listed but families allow "
+		return fail(c, "/network/tcp_connect",
+		            "ports are listed but families allow "
 		            "neither inet nor inet6");
 	return 0;
 }
 
-#define STR_(x) #x
-#define STR(x) STR_(x)
+#define STR_(x)        #x
+#define STR(x)         STR_(x)
 #define HTTP_PROXY_URL "http://127.0.0.1:" STR(SBX_EGRESS_HTTP_PROXY_PORT)
-#define SOCKS_URL "socks5h://127.0.0.1:" STR(SBX_EGRESS_SOCKS_PORT)
+#define SOCKS_URL      "socks5h://127.0.0.1:" STR(SBX_EGRESS_SOCKS_PORT)
 
 /* With egress, the proxies are announced where clients look for them
  * (docs/network.md lists who reads what), unless the profile sets the
  * variable itself. */
 static const char *const egress_env[] = {
-	"HTTP_PROXY=" HTTP_PROXY_URL, "http_proxy=" HTTP_PROXY_URL,
-	"HTTPS_PROXY=" HTTP_PROXY_URL, "https_proxy=" HTTP_PROXY_URL,
-	"ALL_PROXY=" SOCKS_URL, "all_proxy=" SOCKS_URL,
-	"NO_PROXY=localhost,127.0.0.1,::1", "no_proxy=localhost,127.0.0.1,::1",
-	"npm_config_proxy=" HTTP_PROXY_URL, "npm_config_https_proxy=" HTTP_PROXY_URL,
-	"YARN_HTTP_PROXY=" HTTP_PROXY_URL, "YARN_HTTPS_PROXY=" HTTP_PROXY_URL,
-	"GLOBAL_AGENT_HTTP_PROXY=" HTTP_PROXY_URL, "NODE_USE_ENV_PROXY=1",
+	"HTTP_PROXY=" HTTP_PROXY_URL,
+	"http_proxy=" HTTP_PROXY_URL,
+	"HTTPS_PROXY=" HTTP_PROXY_URL,
+	"https_proxy=" HTTP_PROXY_URL,
+	"ALL_PROXY=" SOCKS_URL,
+	"all_proxy=" SOCKS_URL,
+	"NO_PROXY=localhost,127.0.0.1,::1",
+	"no_proxy=localhost,127.0.0.1,::1",
+	"npm_config_proxy=" HTTP_PROXY_URL,
+	"npm_config_https_proxy=" HTTP_PROXY_URL,
+	"YARN_HTTP_PROXY=" HTTP_PROXY_URL,
+	"YARN_HTTPS_PROXY=" HTTP_PROXY_URL,
+	"GLOBAL_AGENT_HTTP_PROXY=" HTTP_PROXY_URL,
+	"NODE_USE_ENV_PROXY=1",
 };
 #define N_EGRESS_ENV (sizeof egress_env / sizeof egress_env[0])
 
@@ -313,8 +341,8 @@ static int add_egress_env(struct pctx *c)
 static int parse_limits(struct pctx *c, json_t *l)
 {
 	static const char *const keys[] = { "cpu_seconds", "address_space_mb", "file_size_mb",
-	                                    "open_files", "processes", "memory_mb", "tmp_mb",
-	                                    "cpu_percent", NULL };
+		                            "open_files",  "processes",        "memory_mb",
+		                            "tmp_mb",      "cpu_percent",      NULL };
 	struct sbx_spec *s = &c->p->spec;
 	const uint64_t MB = 1 << 20;
 	if (!l)
@@ -353,12 +381,14 @@ static int parse_seccomp(struct pctx *c, json_t *sc)
 		else
 			return fail(c, "/seccomp/default", "must be one of allow, errno, kill");
 	}
-	return string_list(c, json_object_get(sc, "allow"), "/seccomp/allow", 4,
-	                   &s->seccomp_allow, check_syscall) ||
-	       string_list(c, json_object_get(sc, "deny"), "/seccomp/deny", 5,
-	                   &s->seccomp_deny, check_syscall) ||
-	       string_list(c, json_object_get(sc, "kill"), "/seccomp/kill", 6,
-	                   &s->seccomp_kill, check_syscall) ? -1 : 0;
+	return string_list(c, json_object_get(sc, "allow"), "/seccomp/allow", 4, &s->seccomp_allow,
+	                   check_syscall) ||
+	                string_list(c, json_object_get(sc, "deny"), "/seccomp/deny", 5,
+	                            &s->seccomp_deny, check_syscall) ||
+	                string_list(c, json_object_get(sc, "kill"), "/seccomp/kill", 6,
+	                            &s->seccomp_kill, check_syscall) ?
+	        -1 :
+	        0;
 }
 
 static int parse_env(struct pctx *c, json_t *env)
@@ -381,7 +411,8 @@ static int parse_env(struct pctx *c, json_t *env)
 		return fail(c, "/env/set", "out of memory");
 	const char *k;
 	json_t *v;
-	json_object_foreach(set, k, v) {
+	json_object_foreach(set, k, v)
+	{
 		char p[300];
 		snprintf(p, sizeof p, "/env/set/%s", k);
 		if (check_env_name(c, p, k) < 0)
@@ -450,9 +481,11 @@ static int parse_alternatives(struct pctx *c, json_t *arr)
 
 static int parse_doc(struct pctx *c, json_t *doc)
 {
-	static const char *const keys[] = { "name", "description", "namespaces", "optional",
-	                                    "alternatives", "filesystem", "network", "limits", "seccomp", "env",
-	                                    "identity", "timeout_ms", "output", NULL };
+	static const char *const keys[] = {
+		"name",       "description", "namespaces", "optional", "alternatives",
+		"filesystem", "network",     "limits",     "seccomp",  "env",
+		"identity",   "timeout_ms",  "output",     NULL
+	};
 	struct profile *p = c->p;
 	if (check_keys(c, doc, "/", keys) < 0)
 		return -1;
@@ -484,8 +517,8 @@ static int parse_doc(struct pctx *c, json_t *doc)
 	return 0;
 }
 
-int profile_parse(const char *text, size_t len, const char *origin,
-                  struct profile **out, struct tc_error *err)
+int profile_parse(const char *text, size_t len, const char *origin, struct profile **out,
+                  struct tc_error *err)
 {
 	*out = NULL;
 	json_t *doc = json_load_strict(text, len, origin, err);
@@ -525,13 +558,13 @@ static int load_file(const char *path, struct profile **out, struct tc_error *er
 /* A built-in profile without any JSON: a shallow copy of the one printed at
  * build time. Its strings and lists stay in static storage, so the copy is
  * the caller's to change (spec scalars) and profile_free frees only it. */
-static int copy_prebuilt(const struct profile *src, const char *name,
-                         struct profile **out, struct tc_error *err)
+static int copy_prebuilt(const struct profile *src, const char *name, struct profile **out,
+                         struct tc_error *err)
 {
 	struct profile *p = malloc(sizeof *p);
 	if (!p)
 		return tc_error_set(err, TC_E_NOMEM, name, "out of memory");
-	memcpy(p, src, sizeof *p);  /* every byte: the unit test compares them */
+	memcpy(p, src, sizeof *p); /* every byte: the unit test compares them */
 	p->prebuilt = true;
 	*out = p;
 	return 0;

@@ -17,7 +17,7 @@
 struct reg_group {
 	struct tc_registry *reg;
 	struct reg_group *prev, *next;
-	tc_registry_watch_fn watch;   /* watchers only */
+	tc_registry_watch_fn watch; /* watchers only */
 	void *watch_data;
 };
 
@@ -30,7 +30,7 @@ struct tc_registry {
 	struct reg_entry *entries;
 	size_t n, cap;
 	uint64_t generation;
-	struct reg_group *groups;     /* registrations */
+	struct reg_group *groups; /* registrations */
 	struct reg_group *watchers;
 };
 
@@ -138,25 +138,27 @@ static void unref_all(struct tc_defined **tools, size_t n)
 
 /* Name clashes with the registry or within tools[]: checked before
  * anything is added, so a refusal leaves the registry as it was. */
-static int check_names(const struct tc_registry *reg, struct tc_defined **tools,
-                       size_t n, const char *group, struct tc_error *err)
+static int check_names(const struct tc_registry *reg, struct tc_defined **tools, size_t n,
+                       const char *group, struct tc_error *err)
 {
 	for (size_t i = 0; i < n; i++) {
 		const char *nm = tools[i]->name;
 		if (find(reg, nm) >= 0)
-			return tc_error_set(err, TC_E_DUPLICATE, nm,
-			                    "tool '%s' is already registered; dispose the old one first (no silent replace)", nm);
+			return tc_error_set(
+			        err, TC_E_DUPLICATE, nm,
+			        "tool '%s' is already registered; dispose the old one first (no silent replace)",
+			        nm);
 		for (size_t j = 0; j < i; j++)
 			if (!strcmp(tools[j]->name, nm))
-				return tc_error_set(err, TC_E_DUPLICATE, nm, "tool '%s' is defined twice in '%s'",
-				                    nm, group ? group : "?");
+				return tc_error_set(err, TC_E_DUPLICATE, nm,
+				                    "tool '%s' is defined twice in '%s'", nm,
+				                    group ? group : "?");
 	}
 	return 0;
 }
 
-int reg_add_group(struct tc_registry *reg, struct tc_defined **tools, size_t n,
-                  const char *group, struct tc_disposer *out,
-                  struct tc_error *err)
+int reg_add_group(struct tc_registry *reg, struct tc_defined **tools, size_t n, const char *group,
+                  struct tc_disposer *out, struct tc_error *err)
 {
 	struct reg_group *g = NULL;
 	if (out)
@@ -164,7 +166,8 @@ int reg_add_group(struct tc_registry *reg, struct tc_defined **tools, size_t n,
 	for (size_t i = 0; i < n; i++)
 		if (!tools[i]) {
 			unref_all(tools, n);
-			return tc_error_set(err, TC_E_INVALID, group, "'%s': tool %zu is NULL", group ? group : "?", i);
+			return tc_error_set(err, TC_E_INVALID, group, "'%s': tool %zu is NULL",
+			                    group ? group : "?", i);
 		}
 	if (check_names(reg, tools, n, group, err))
 		goto fail;
@@ -195,25 +198,27 @@ fail:
 	return -1;
 }
 
-int tc_registry_add(struct tc_registry *reg, struct tc_defined *t,
-                    struct tc_disposer *out, struct tc_error *err)
+int tc_registry_add(struct tc_registry *reg, struct tc_defined *t, struct tc_disposer *out,
+                    struct tc_error *err)
 {
 	return reg_add_group(reg, &t, 1, NULL, out, err);
 }
 
-int tc_plugin_load(struct tc_registry *reg, const struct tc_plugin *p,
-                   struct tc_disposer *out, struct tc_error *err)
+int tc_plugin_load(struct tc_registry *reg, const struct tc_plugin *p, struct tc_disposer *out,
+                   struct tc_error *err)
 {
 	if (out)
 		*out = (struct tc_disposer){ 0 };
 	if (!p || !p->name || !p->name[0])
 		return tc_error_set(err, TC_E_INVALID, NULL, "a plugin needs a name");
 	if (p->ntools && !p->tools)
-		return tc_error_set(err, TC_E_INVALID, p->name, "plugin '%s': ntools is %zu but tools is NULL",
-		                    p->name, p->ntools);
+		return tc_error_set(err, TC_E_INVALID, p->name,
+		                    "plugin '%s': ntools is %zu but tools is NULL", p->name,
+		                    p->ntools);
 	struct tc_defined **defs = calloc(p->ntools ? p->ntools : 1, sizeof *defs);
 	if (!defs)
-		return tc_error_set(err, TC_E_NOMEM, p->name, "out of memory loading plugin '%s'", p->name);
+		return tc_error_set(err, TC_E_NOMEM, p->name, "out of memory loading plugin '%s'",
+		                    p->name);
 	int rc = -1;
 	size_t n = 0;
 	for (; n < p->ntools; n++) {
@@ -221,20 +226,23 @@ int tc_plugin_load(struct tc_registry *reg, const struct tc_plugin *p,
 		/* The cap is checked on the declared risk before anything else:
 		 * the plugin's cap is the promise, not a hint. */
 		if ((unsigned)t->risk <= TC_RISK_DESTRUCTIVE && t->risk > p->risk_cap) {
-			tc_error_set(err, TC_E_INVALID, t->name ? t->name : p->name,
-			             "plugin '%s' refused: tool '%s' is %s, above the plugin's risk cap %s",
-			             p->name, t->name ? t->name : "?", tc_risk_name(t->risk), tc_risk_name(p->risk_cap));
+			tc_error_set(
+			        err, TC_E_INVALID, t->name ? t->name : p->name,
+			        "plugin '%s' refused: tool '%s' is %s, above the plugin's risk cap %s",
+			        p->name, t->name ? t->name : "?", tc_risk_name(t->risk),
+			        tc_risk_name(p->risk_cap));
 			goto out;
 		}
 		struct tc_error e = { 0 };
 		if (!(defs[n] = tc_tool_define(t, &e))) {
-			tc_error_set(err, e.code, e.where, "plugin '%s' refused: %s", p->name, e.msg);
+			tc_error_set(err, e.code, e.where, "plugin '%s' refused: %s", p->name,
+			             e.msg);
 			goto out;
 		}
 	}
 	struct tc_error e = { 0 };
 	rc = reg_add_group(reg, defs, n, p->name, out, &e);
-	n = 0;   /* taken */
+	n = 0; /* taken */
 	if (rc)
 		tc_error_set(err, e.code, e.where, "plugin '%s' refused: %s", p->name, e.msg);
 out:
@@ -264,8 +272,8 @@ uint64_t tc_registry_generation(const struct tc_registry *reg)
 	return reg->generation;
 }
 
-int tc_registry_watch(struct tc_registry *reg, tc_registry_watch_fn fn,
-                      void *data, struct tc_disposer *out, struct tc_error *err)
+int tc_registry_watch(struct tc_registry *reg, tc_registry_watch_fn fn, void *data,
+                      struct tc_disposer *out, struct tc_error *err)
 {
 	if (out)
 		*out = (struct tc_disposer){ 0 };

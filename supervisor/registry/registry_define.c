@@ -102,47 +102,57 @@ enum tc_risk tc_defined_risk(const struct tc_defined *t)
 	return t->risk;
 }
 
-static int check_text_fields(const struct tc_tool *t, const char *where,
-                             struct tc_error *err)
+static int check_text_fields(const struct tc_tool *t, const char *where, struct tc_error *err)
 {
 	const char *nm = t->name;
 	if (!t->description)
-		return tc_error_set(err, TC_E_INVALID, where,
-		                    "tool '%s': no description; the model needs one to know when to call it", nm);
+		return tc_error_set(
+		        err, TC_E_INVALID, where,
+		        "tool '%s': no description; the model needs one to know when to call it",
+		        nm);
 	size_t dlen = utf8_count_valid(t->description, strlen(t->description));
 	if (dlen == (size_t)-1)
-		return tc_error_set(err, TC_E_INVALID, where, "tool '%s': description is not valid UTF-8", nm);
+		return tc_error_set(err, TC_E_INVALID, where,
+		                    "tool '%s': description is not valid UTF-8", nm);
 	if (dlen < REG_DESC_MIN)
-		return tc_error_set(err, TC_E_INVALID, where,
-		                    "tool '%s': description has %zu characters, at least %d are needed to tell a model what it does",
-		                    nm, dlen, REG_DESC_MIN);
+		return tc_error_set(
+		        err, TC_E_INVALID, where,
+		        "tool '%s': description has %zu characters, at least %d are needed to tell a model what it does",
+		        nm, dlen, REG_DESC_MIN);
 	if (dlen > REG_DESC_MAX)
-		return tc_error_set(err, TC_E_INVALID, where,
-		                    "tool '%s': description has %zu characters, at most %d (hosts cut longer ones)",
-		                    nm, dlen, REG_DESC_MAX);
+		return tc_error_set(
+		        err, TC_E_INVALID, where,
+		        "tool '%s': description has %zu characters, at most %d (hosts cut longer ones)",
+		        nm, dlen, REG_DESC_MAX);
 	if (desc_is_just_name(t->description, nm))
-		return tc_error_set(err, TC_E_INVALID, where,
-		                    "tool '%s': description only repeats the name; say what the tool does and when to use it", nm);
+		return tc_error_set(
+		        err, TC_E_INVALID, where,
+		        "tool '%s': description only repeats the name; say what the tool does and when to use it",
+		        nm);
 	if (t->title) {
 		size_t tlen = utf8_count_valid(t->title, strlen(t->title));
 		if (tlen == (size_t)-1 || tlen == 0 || tlen > REG_TITLE_MAX)
-			return tc_error_set(err, TC_E_INVALID, where,
-			                    "tool '%s': title must be 1..%d characters of valid UTF-8", nm, REG_TITLE_MAX);
+			return tc_error_set(
+			        err, TC_E_INVALID, where,
+			        "tool '%s': title must be 1..%d characters of valid UTF-8", nm,
+			        REG_TITLE_MAX);
 	}
 	if (t->profile && !profile_name_ok(t->profile))
-		return tc_error_set(err, TC_E_INVALID, where,
-		                    "tool '%s': profile '%s' is not a profile name (letters, digits, '-', '_'; at most %d)",
-		                    nm, t->profile, REG_PROFILE_MAX);
+		return tc_error_set(
+		        err, TC_E_INVALID, where,
+		        "tool '%s': profile '%s' is not a profile name (letters, digits, '-', '_'; at most %d)",
+		        nm, t->profile, REG_PROFILE_MAX);
 	if ((unsigned)t->risk > TC_RISK_DESTRUCTIVE)
-		return tc_error_set(err, TC_E_INVALID, where, "tool '%s': risk %d is not a risk level", nm, (int)t->risk);
+		return tc_error_set(err, TC_E_INVALID, where,
+		                    "tool '%s': risk %d is not a risk level", nm, (int)t->risk);
 	return 0;
 }
 
 /* Parses (or copies) one schema, compiles it and checks its root is an
  * object schema. what is "parameters" or "output_schema". */
-static int load_schema(const char *nm, const char *what, const char *text,
-                       json_t *given, enum schema_draft draft, const char *where,
-                       json_t **doc_out, struct schema **out, struct tc_error *err)
+static int load_schema(const char *nm, const char *what, const char *text, json_t *given,
+                       enum schema_draft draft, const char *where, json_t **doc_out,
+                       struct schema **out, struct tc_error *err)
 {
 	json_t *doc;
 	if (given) {
@@ -153,15 +163,18 @@ static int load_schema(const char *nm, const char *what, const char *text,
 		json_error_t je;
 		doc = json_loads(text, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &je);
 		if (!doc)
-			return tc_error_set(err, TC_E_INVALID, where, "tool '%s': %s is not JSON: line %d column %d: %s",
-			                    nm, what, je.line, je.column, je.text);
+			return tc_error_set(err, TC_E_INVALID, where,
+			                    "tool '%s': %s is not JSON: line %d column %d: %s", nm,
+			                    what, je.line, je.column, je.text);
 	}
 	json_t *type = json_is_object(doc) ? json_object_get(doc, "type") : NULL;
 	if (!json_is_string(type) || strcmp(json_string_value(type), "object")) {
 		json_decref(doc);
 		/* Models and hosts expect an object of named arguments. */
-		return tc_error_set(err, TC_E_INVALID, where,
-		                    "tool '%s': %s root must be an object schema with \"type\": \"object\"", nm, what);
+		return tc_error_set(
+		        err, TC_E_INVALID, where,
+		        "tool '%s': %s root must be an object schema with \"type\": \"object\"", nm,
+		        what);
 	}
 	struct tc_error serr = { 0 };
 	struct schema *s = schema_compile(doc, draft, &serr);
@@ -183,13 +196,16 @@ static int check_arg_ptr(const struct tc_defined *d, const char *key, const char
 {
 	struct tc_error perr;
 	if (p[0] != '/' || !p[1] || jsonptr_check(p, &perr) < 0)
-		return tc_error_set(err, TC_E_INVALID, where, "tool '%s': %s '%s' must be a JSON "
-		                    "pointer to an argument, e.g. \"%s\"", d->name, key, p, example);
+		return tc_error_set(err, TC_E_INVALID, where,
+		                    "tool '%s': %s '%s' must be a JSON "
+		                    "pointer to an argument, e.g. \"%s\"",
+		                    d->name, key, p, example);
 	size_t n = strcspn(p + 1, "/");
 	json_t *props = json_object_get(d->parameters, "properties");
 	if (!json_is_object(props) || !json_object_getn(props, p + 1, n))
 		return tc_error_set(err, TC_E_INVALID, where,
-		                    "tool '%s': %s '%s' names no property of parameters", d->name, key, p);
+		                    "tool '%s': %s '%s' names no property of parameters", d->name,
+		                    key, p);
 	return 0;
 }
 
@@ -208,7 +224,8 @@ static int copy_path_args(struct tc_defined *d, const char *const *src, const ch
 		if (check_arg_ptr(d, "path_args entry", src[i], "/path", where, err) < 0)
 			return -1;
 		if (!(d->path_args[i] = strdup(src[i])))
-			return tc_error_set(err, TC_E_NOMEM, where, "tool '%s': out of memory", d->name);
+			return tc_error_set(err, TC_E_NOMEM, where, "tool '%s': out of memory",
+			                    d->name);
 	}
 	return 0;
 }
@@ -239,8 +256,7 @@ static int copy_command(struct tc_defined *d, const struct reg_define_opts *o)
 }
 
 static int define_fill(struct tc_defined *d, const struct tc_tool *t,
-                       const struct reg_define_opts *o, const char *where,
-                       struct tc_error *err)
+                       const struct reg_define_opts *o, const char *where, struct tc_error *err)
 {
 	if (copy_str(&d->name, t->name) || copy_str(&d->title, t->title) ||
 	    copy_str(&d->description, t->description) || copy_str(&d->profile, t->profile) ||
@@ -253,14 +269,16 @@ static int define_fill(struct tc_defined *d, const struct tc_tool *t,
 	d->execute = t->execute;
 	d->precheck = t->execute ? t->precheck : NULL;
 	if (!t->parameters && !o->parameters)
-		return tc_error_set(err, TC_E_INVALID, where,
-		                    "tool '%s': no parameters schema; a tool without arguments uses {\"type\": \"object\"}", t->name);
-	if (load_schema(t->name, "parameters", t->parameters, o->parameters, o->draft,
-	                where, &d->parameters, &d->schema, err))
+		return tc_error_set(
+		        err, TC_E_INVALID, where,
+		        "tool '%s': no parameters schema; a tool without arguments uses {\"type\": \"object\"}",
+		        t->name);
+	if (load_schema(t->name, "parameters", t->parameters, o->parameters, o->draft, where,
+	                &d->parameters, &d->schema, err))
 		return -1;
 	if ((t->output_schema || o->output_schema) &&
-	    load_schema(t->name, "output_schema", t->output_schema, o->output_schema,
-	                o->draft, where, &d->output_schema, &d->output, err))
+	    load_schema(t->name, "output_schema", t->output_schema, o->output_schema, o->draft,
+	                where, &d->output_schema, &d->output, err))
 		return -1;
 	if (d->url_arg && check_arg_ptr(d, "url_arg", d->url_arg, "/url", where, err))
 		return -1;
@@ -275,8 +293,7 @@ static int define_fill(struct tc_defined *d, const struct tc_tool *t,
 	return 0;
 }
 
-struct tc_defined *reg_define(const struct tc_tool *t,
-                              const struct reg_define_opts *opts,
+struct tc_defined *reg_define(const struct tc_tool *t, const struct reg_define_opts *opts,
                               struct tc_error *err)
 {
 	static const struct reg_define_opts none = { 0 };
@@ -291,20 +308,24 @@ struct tc_defined *reg_define(const struct tc_tool *t,
 		return NULL;
 	}
 	if (!reg_name_ok(t->name)) {
-		tc_error_set(err, TC_E_INVALID, where,
-		             "tool '%.*s': name must match ^[a-z][a-z0-9_]*$ and have at most %d characters (snake_case, e.g. read_file)",
-		             100, t->name, REG_NAME_MAX);
+		tc_error_set(
+		        err, TC_E_INVALID, where,
+		        "tool '%.*s': name must match ^[a-z][a-z0-9_]*$ and have at most %d characters (snake_case, e.g. read_file)",
+		        100, t->name, REG_NAME_MAX);
 		return NULL;
 	}
 	if (check_text_fields(t, where, err))
 		return NULL;
 	if (o->command && t->execute) {
-		tc_error_set(err, TC_E_INVALID, where, "tool '%s': has both a C execute function and a command", t->name);
+		tc_error_set(err, TC_E_INVALID, where,
+		             "tool '%s': has both a C execute function and a command", t->name);
 		return NULL;
 	}
 	if (!o->command && !t->execute) {
-		tc_error_set(err, TC_E_INVALID, where,
-		             "tool '%s': nothing runs it: a builtin needs an execute function, a manifest a command", t->name);
+		tc_error_set(
+		        err, TC_E_INVALID, where,
+		        "tool '%s': nothing runs it: a builtin needs an execute function, a manifest a command",
+		        t->name);
 		return NULL;
 	}
 	if (o->command && o->ncommand == 0) {

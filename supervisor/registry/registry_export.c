@@ -25,19 +25,16 @@ static json_t *annotations(const struct tc_defined *t)
 {
 	bool ro = t->risk == TC_RISK_READ_ONLY;
 	bool idem = ro || t->idempotent;
-	return json_pack("{s:b,s:b,s:b,s:b}",
-	                 "readOnlyHint", ro,
-	                 "destructiveHint", t->risk == TC_RISK_DESTRUCTIVE,
-	                 "idempotentHint", idem,
-	                 "openWorldHint", t->risk == TC_RISK_NETWORK);
+	return json_pack("{s:b,s:b,s:b,s:b}", "readOnlyHint", ro, "destructiveHint",
+	                 t->risk == TC_RISK_DESTRUCTIVE, "idempotentHint", idem, "openWorldHint",
+	                 t->risk == TC_RISK_NETWORK);
 }
 
 static json_t *export_mcp(const struct tc_defined *t)
 {
-	json_t *o = json_pack("{s:s,s:s,s:o,s:o}", "name", t->name,
-	                      "description", t->description,
-	                      "inputSchema", json_deep_copy(t->parameters),
-	                      "annotations", annotations(t));
+	json_t *o = json_pack("{s:s,s:s,s:o,s:o}", "name", t->name, "description", t->description,
+	                      "inputSchema", json_deep_copy(t->parameters), "annotations",
+	                      annotations(t));
 	if (!o)
 		return NULL;
 	if ((t->title && json_object_set_new(o, "title", json_string(t->title))) ||
@@ -51,9 +48,9 @@ static json_t *export_mcp(const struct tc_defined *t)
 
 static json_t *export_openai(const struct tc_defined *t)
 {
-	return json_pack("{s:s,s:{s:s,s:s,s:o}}", "type", "function", "function",
-	                 "name", t->name, "description", t->description,
-	                 "parameters", json_deep_copy(t->parameters));
+	return json_pack("{s:s,s:{s:s,s:s,s:o}}", "type", "function", "function", "name", t->name,
+	                 "description", t->description, "parameters",
+	                 json_deep_copy(t->parameters));
 }
 
 static const char *type_text(json_t *prop)
@@ -74,12 +71,13 @@ static int text_one(struct buf *b, const struct tc_defined *t)
 	json_t *req = json_object_get(t->parameters, "required");
 	const char *key;
 	json_t *p;
-	json_object_foreach(props, key, p) {
+	json_object_foreach(props, key, p)
+	{
 		bool required = false;
 		size_t i;
 		json_t *r;
-		json_array_foreach(req, i, r)
-			required |= json_is_string(r) && !strcmp(json_string_value(r), key);
+		json_array_foreach(req, i, r) required |=
+		        json_is_string(r) && !strcmp(json_string_value(r), key);
 		json_t *d = json_object_get(p, "description");
 		rc |= buf_printf(b, "  - %s (%s%s)%s%s\n", key, type_text(p),
 		                 required ? ", required" : "", json_is_string(d) ? ": " : "",
@@ -91,10 +89,8 @@ static int text_one(struct buf *b, const struct tc_defined *t)
 json_t *tc_defined_export(const struct tc_defined *t, enum tc_export_format format)
 {
 	switch (format) {
-	case TC_EXPORT_MCP:
-		return export_mcp(t);
-	case TC_EXPORT_OPENAI:
-		return export_openai(t);
+	case TC_EXPORT_MCP: return export_mcp(t);
+	case TC_EXPORT_OPENAI: return export_openai(t);
 	case TC_EXPORT_TEXT: {
 		struct buf b = BUF_INIT;
 		if (text_one(&b, t)) {

@@ -24,15 +24,15 @@
 enum { TRUST_HOPS_MAX = 40, TRUST_ENTRIES_MAX = 4096 };
 
 struct trusted {
-	char *what;        /* "the configuration" */
-	char *path;        /* as given */
-	char **dirs;       /* canonical: the directories looked up in, the final path last */
+	char *what;  /* "the configuration" */
+	char *path;  /* as given */
+	char **dirs; /* canonical: the directories looked up in, the final path last */
 	size_t ndirs;
 };
 
 struct writable {
-	char *dir;         /* canonical */
-	char *what;        /* "the workspace" */
+	char *dir;  /* canonical */
+	char *what; /* "the workspace" */
 };
 
 struct trust {
@@ -151,7 +151,7 @@ static int resolve(const char *path, struct trusted *x)
 		struct stat st;
 		if (lstat(next, &st) < 0) {
 			rc = errno == ENOENT ? 0 : -errno;
-			if (!rc)     /* made later, in cur: recorded above */
+			if (!rc) /* made later, in cur: recorded above */
 				rc = add_dir(x, next);
 			goto out;
 		}
@@ -183,32 +183,35 @@ out:
 	return rc;
 }
 
-static const char generic_hint[] = "Keep what toolcage trusts (its configuration, profiles, "
-	"tool manifests, the approver program, the audit log) outside the workspace and every "
-	"profile's write paths.";
+static const char generic_hint[] =
+        "Keep what toolcage trusts (its configuration, profiles, "
+        "tool manifests, the approver program, the audit log) outside the workspace and every "
+        "profile's write paths.";
 
 /* The refusal of x because entry i lies beneath writable w. */
-static int refuse(const struct trusted *x, size_t i, const struct writable *w,
-                  const char *hint, struct tc_error *err)
+static int refuse(const struct trusted *x, size_t i, const struct writable *w, const char *hint,
+                  struct tc_error *err)
 {
 	const char *e = x->dirs[i];
 	bool same = !strcmp(e, w->dir);
 	hint = hint ? hint : generic_hint;
-	return tc_error_set(err, TC_E_INVALID, x->path, "%s is refused: %s %s, %s%s%s%s, which "
-	                    "tools can write, so a tool could %s. %s", x->what,
-	                    i + 1 == x->ndirs ? "it is" : i + 2 == x->ndirs ? "it is in" :
-	                    "it is reached through", e,
-	                    same ? "" : "inside ", w->what, same ? "" : " ", same ? "" : w->dir,
+	return tc_error_set(err, TC_E_INVALID, x->path,
+	                    "%s is refused: %s %s, %s%s%s%s, which "
+	                    "tools can write, so a tool could %s. %s",
+	                    x->what,
+	                    i + 1 == x->ndirs         ? "it is" :
+	                            i + 2 == x->ndirs ? "it is in" :
+	                                                "it is reached through",
+	                    e, same ? "" : "inside ", w->what, same ? "" : " ", same ? "" : w->dir,
 	                    i + 1 == x->ndirs ? "have written it" : "replace it", hint);
 }
 
-int trust_add_writable(struct trust *t, const char *dir, const char *what,
-                       struct tc_error *err)
+int trust_add_writable(struct trust *t, const char *dir, const char *what, struct tc_error *err)
 {
 	char *canon = realpath(dir, NULL);
 	if (!canon) {
 		if (errno == ENOENT || errno == ENOTDIR)
-			return 0;    /* grants nothing */
+			return 0; /* grants nothing */
 		return tc_error_set(err, TC_E_SYSTEM, dir, "%s %s: %s", what, dir, strerror(errno));
 	}
 	struct writable w = { canon, strdup(what) };
@@ -235,8 +238,8 @@ int trust_add_writable(struct trust *t, const char *dir, const char *what,
 	return 0;
 }
 
-int trust_add_trusted(struct trust *t, const char *path, const char *what,
-                      const char *hint, struct tc_error *err)
+int trust_add_trusted(struct trust *t, const char *path, const char *what, const char *hint,
+                      struct tc_error *err)
 {
 	struct trusted x = { strdup(what), strdup(path), NULL, 0 };
 	if (!x.what || !x.path) {
@@ -261,10 +264,11 @@ int trust_add_trusted(struct trust *t, const char *path, const char *what,
 	struct stat st;
 	if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink > 1) {
 		trusted_release(&x);
-		return tc_error_set(err, TC_E_INVALID, path, "%s is refused: it has %ju hard links, "
+		return tc_error_set(err, TC_E_INVALID, path,
+		                    "%s is refused: it has %ju hard links, "
 		                    "and a tool could change it through one in a place it can "
-		                    "write. Keep a file of its own there (cp, not ln).", what,
-		                    (uintmax_t)st.st_nlink);
+		                    "write. Keep a file of its own there (cp, not ln).",
+		                    what, (uintmax_t)st.st_nlink);
 	}
 	struct trusted *nt = realloc(t->t, (t->nt + 1) * sizeof *nt);
 	if (!nt) {

@@ -38,8 +38,7 @@ void trust_free(struct trust *t);
  * nothing and is skipped. 0, or -1 with err when a trusted path lies
  * beneath it (err says which and what to do), or when it cannot be
  * resolved. */
-int trust_add_writable(struct trust *t, const char *dir, const char *what,
-                       struct tc_error *err);
+int trust_add_writable(struct trust *t, const char *dir, const char *what, struct tc_error *err);
 
 /* Records path (a file or directory the supervisor trusts; what names it,
  * e.g. "the configuration", copied) as trusted after checking that no
@@ -47,8 +46,8 @@ int trust_add_writable(struct trust *t, const char *dir, const char *what,
  * checked up to its last existing directory. Relative paths are taken
  * from the current directory. 0, or -1 with err saying why it is refused
  * and what to do (hint, or NULL for the general advice). */
-int trust_add_trusted(struct trust *t, const char *path, const char *what,
-                      const char *hint, struct tc_error *err);
+int trust_add_trusted(struct trust *t, const char *path, const char *what, const char *hint,
+                      struct tc_error *err);
 
 /* trust_add_trusted for the file a profile was read from (none for a
  * built-in one), then trust_add_writable for each of its write paths. */

@@ -65,8 +65,9 @@ static int listen_on(int type, uint16_t *port)
 static int connect_to(uint16_t port)
 {
 	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port),
-	                         .sin_addr = { htonl(INADDR_LOOPBACK) } };
+	struct sockaddr_in a = { .sin_family = AF_INET,
+		                 .sin_port = htons(port),
+		                 .sin_addr = { htonl(INADDR_LOOPBACK) } };
 	if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof a) < 0) {
 		perror("connect");
 		_exit(1);
@@ -103,7 +104,8 @@ static void client(uint16_t sink_port, uint16_t proxy_port, int mb, int out)
 	int fd = connect_to(proxy_port ? proxy_port : sink_port);
 	if (proxy_port) {
 		char req[128], ans[256];
-		int n = snprintf(req, sizeof req, "CONNECT 127.0.0.1:%u HTTP/1.1\r\n\r\n", sink_port);
+		int n = snprintf(req, sizeof req, "CONNECT 127.0.0.1:%u HTTP/1.1\r\n\r\n",
+		                 sink_port);
 		(void)!write(fd, req, (size_t)n);
 		ssize_t got = 0, r;
 		while (got < (ssize_t)sizeof ans - 1 &&
@@ -147,7 +149,8 @@ static double cpu_of(pid_t pid)
 	buf[n] = '\0';
 	char *p = strrchr(buf, ')');
 	unsigned long ut = 0, st = 0;
-	if (p && sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st) != 2)
+	if (p &&
+	    sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st) != 2)
 		return 0;
 	return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
 }
@@ -157,7 +160,7 @@ static double cpu_self(void)
 	struct rusage ru;
 	getrusage(RUSAGE_SELF, &ru);
 	return (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
-	       ru.ru_stime.tv_usec / 1e6;
+	        ru.ru_stime.tv_usec / 1e6;
 }
 
 static double cpu_children(void)
@@ -165,7 +168,7 @@ static double cpu_children(void)
 	struct rusage ru;
 	getrusage(RUSAGE_CHILDREN, &ru);
 	return (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
-	       ru.ru_stime.tv_usec / 1e6;
+	        ru.ru_stime.tv_usec / 1e6;
 }
 
 /* Runs one client and, meanwhile, the loop. */
@@ -221,7 +224,8 @@ int main(int argc, char **argv)
 	pol->max_bytes_out = pol->max_bytes_in = 1ull << 50;
 	if (!l || !pol || netpol_add_name(pol, false, "127.0.0.1:*", &err) < 0 ||
 	    netpol_add_range(pol, false, "127.0.0.1/32", &err) < 0 ||
-	    egress_new(l, pol, NULL, &e, &err) < 0 || egress_call_start(e, 1, 0, fds, &call, &err) < 0) {
+	    egress_new(l, pol, NULL, &e, &err) < 0 ||
+	    egress_call_start(e, 1, 0, fds, &call, &err) < 0) {
 		fprintf(stderr, "bench_egress: %s\n", err.msg);
 		return 1;
 	}
@@ -230,7 +234,7 @@ int main(int argc, char **argv)
 	double *c_direct = calloc((size_t)rounds, sizeof *c_direct);
 	double *c_proxied = calloc((size_t)rounds, sizeof *c_proxied);
 	double t[2];
-	run(l, sink_port, 0, 16, t);            /* warm up */
+	run(l, sink_port, 0, 16, t); /* warm up */
 	run(l, sink_port, proxy_port, 16, t);
 	/* CPU: the direct copy's (client and sink) against what the proxy
 	 * adds (this process): a figure the machine's load does not skew. */
@@ -251,8 +255,8 @@ int main(int argc, char **argv)
 	double d = median(direct, rounds), p = median(proxied, rounds);
 	printf("egress proxy: %d MiB per run, %d rounds each, interleaved (medians)\n", mb, rounds);
 	printf("  %-36s %9.0f MiB/s   1.00x\n", "direct loopback copy", d);
-	printf("  %-36s %9.0f MiB/s   %.2fx   (goal >= 0.80x)\n", "through the proxy (CONNECT, splice)",
-	       p, p / d);
+	printf("  %-36s %9.0f MiB/s   %.2fx   (goal >= 0.80x)\n",
+	       "through the proxy (CONNECT, splice)", p, p / d);
 	printf("  %-36s %9.3f s per GiB\n", "CPU of a direct copy (client, sink)", cpu_copy / gib);
 	printf("  %-36s %9.3f s per GiB   %.2fx of the copy's\n", "CPU the proxy adds",
 	       cpu_proxy / gib, cpu_copy > 0 ? cpu_proxy / cpu_copy : 0);

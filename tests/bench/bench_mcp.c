@@ -95,7 +95,7 @@ static char *get(struct peer *p, char *line, size_t cap)
 			return line;
 		}
 		if (p->len == sizeof p->buf)
-			p->len = 0;   /* a huge message: not what we measure */
+			p->len = 0; /* a huge message: not what we measure */
 		ssize_t r = read(p->from, p->buf + p->len, sizeof p->buf - p->len);
 		if (r <= 0) {
 			fprintf(stderr, "bench_mcp: serve closed its output\n");
@@ -118,7 +118,7 @@ static void spawn(struct peer *p, const char *tc, const char *ws, const char *to
 		dup2(out[1], 1);
 		int devnull = open("/dev/null", O_WRONLY);
 		if (devnull >= 0)
-			dup2(devnull, 2);   /* its log lines are not what we measure */
+			dup2(devnull, 2); /* its log lines are not what we measure */
 		execl(tc, tc, "serve", "--workspace", ws, "--tools", tools, (char *)NULL);
 		_exit(127);
 	}
@@ -127,10 +127,11 @@ static void spawn(struct peer *p, const char *tc, const char *ws, const char *to
 	p->to = in[1];
 	p->from = out[0];
 	char line[1 << 16];
-	put(p, "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{"
-	       "\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},"
-	       "\"clientInfo\":{\"name\":\"bench\",\"version\":\"1\"}}}\n"
-	       "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n");
+	put(p,
+	    "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{"
+	    "\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},"
+	    "\"clientInfo\":{\"name\":\"bench\",\"version\":\"1\"}}}\n"
+	    "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n");
 	get(p, line, sizeof line);
 }
 
@@ -144,8 +145,10 @@ static void roundtrip(struct peer *p, const char *req)
 static char *call_line(int id, const char *tool, const char *args)
 {
 	char *s = NULL;
-	if (asprintf(&s, "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/call\",\"params\":"
-	             "{\"name\":\"%s\",\"arguments\":%s}}\n", id, tool, args) < 0)
+	if (asprintf(&s,
+	             "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/call\",\"params\":"
+	             "{\"name\":\"%s\",\"arguments\":%s}}\n",
+	             id, tool, args) < 0)
 		die("asprintf");
 	return s;
 }
@@ -156,7 +159,8 @@ static void report(const char *what, double *a, double *b, double *d, int n)
 	double mb = pct(b, n, .5), pb = pct(b, n, .99);
 	double md = pct(d, n, .5);
 	printf("  %-8s pipeline %8.1f us (p99 %8.1f) | MCP %8.1f us (p99 %8.1f) | added: "
-	       "median %+.1f us, paired median %+.1f us\n", what, ma, pa, mb, pb, mb - ma, md);
+	       "median %+.1f us, paired median %+.1f us\n",
+	       what, ma, pa, mb, pb, mb - ma, md);
 }
 
 static void noop_result(struct tc_result *r, void *data)
@@ -165,8 +169,8 @@ static void noop_result(struct tc_result *r, void *data)
 	tc_result_free(r);
 }
 
-static void throughput(struct tc_supervisor *s, struct peer *p, const char *tool,
-                       const char *args, int total)
+static void throughput(struct tc_supervisor *s, struct peer *p, const char *tool, const char *args,
+                       int total)
 {
 	/* The pipeline alone: keep INFLIGHT submitted until total are done. */
 	int done = 0, sent = 0;
@@ -196,7 +200,8 @@ static void throughput(struct tc_supervisor *s, struct peer *p, const char *tool
 	}
 	double mcp_s = (now_us() - t0) / 1e6;
 	printf("  throughput, %d in flight (%d calls): pipeline %.0f calls/s | MCP %.0f calls/s "
-	       "(%.1f%%)\n", INFLIGHT, total, total / pipe_s, total / mcp_s,
+	       "(%.1f%%)\n",
+	       INFLIGHT, total, total / pipe_s, total / mcp_s,
 	       100.0 * (total / mcp_s) / (total / pipe_s));
 }
 
@@ -240,13 +245,15 @@ int main(int argc, char **argv)
 	double *d = calloc((size_t)n, sizeof *d);
 	char *req_ok = call_line(1, tool, args), *req_bad = call_line(2, tool, bad);
 	printf("tool: %s %s; %d calls each, interleaved\n", tool, args, n);
-	struct { const char *name, *args, *req; } kinds[] = {
+	struct {
+		const char *name, *args, *req;
+	} kinds[] = {
 		{ "read", args, req_ok },
 		{ "no-fork", bad, req_bad },
 		{ "ping", NULL, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"ping\"}\n" },
 	};
 	for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
-		for (int i = -10; i < n; i++) {   /* 10 warm-up rounds */
+		for (int i = -10; i < n; i++) { /* 10 warm-up rounds */
 			double in_process = 0;
 			if (kinds[k].args)
 				tc_result_free(timed_call(s, tool, kinds[k].args, &in_process));

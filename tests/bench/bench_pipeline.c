@@ -121,7 +121,8 @@ static double one_call(struct tc_supervisor *s, bool spares)
 	double us;
 	struct tc_result *r = timed_call(s, "read_file", call_args, &us);
 	if (!r || r->status != TC_STATUS_OK) {
-		fprintf(stderr, "bench_pipeline: read_file failed: %s\n", r ? r->render : "no result");
+		fprintf(stderr, "bench_pipeline: read_file failed: %s\n",
+		        r ? r->render : "no result");
 		exit(1);
 	}
 	tc_result_free(r);
@@ -145,7 +146,8 @@ static void on_done(struct tc_result *r, void *data)
 	fl->done++;
 	if (r->status != TC_STATUS_OK) {
 		if (!fl->failed)
-			fprintf(stderr, "bench_pipeline: %s: %s\n", tc_status_name(r->status), r->render);
+			fprintf(stderr, "bench_pipeline: %s: %s\n", tc_status_name(r->status),
+			        r->render);
 		fl->failed++;
 	}
 	tc_result_free(r);
@@ -204,8 +206,9 @@ static struct tc_supervisor *start(const char *dir, bool spares)
 		perror("bench_pipeline: setup");
 		return NULL;
 	}
-	struct tc_options opt = { .workspace = ws, .config_path = cfg, .no_builtins = false,
-	                          .keep_spares = spares };
+	struct tc_options opt = {
+		.workspace = ws, .config_path = cfg, .no_builtins = false, .keep_spares = spares
+	};
 	struct tc_error err = { 0 };
 	struct tc_supervisor *s = NULL;
 	if (tc_supervisor_new(&opt, &s, &err) < 0) {
@@ -233,8 +236,8 @@ static void report_latency(double *base, double *bare, double *call, double *spa
 	printf("  %-36s %8.3f ms %8.3f ms   %.2fx\n", "read_file, spare kept (serve, replay)",
 	       sm / 1000, sp / 1000, ratio);
 	printf("  target: a built-in call <= 0.50x plain fork+exec ... %s (%.2fx with a spare, "
-	       "as the server runs; %.2fx with a fresh child)\n", ratio <= 0.5 ? "met" : "NOT met",
-	       ratio, cm / bm);
+	       "as the server runs; %.2fx with a fresh child)\n",
+	       ratio <= 0.5 ? "met" : "NOT met", ratio, cm / bm);
 }
 
 static void report_throughput(double tput[NLEVELS][ROUNDS])
@@ -243,7 +246,8 @@ static void report_throughput(double tput[NLEVELS][ROUNDS])
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	printf("throughput, read_file, spares kept (as serve runs), %d rounds of %d calls per "
 	       "level, max_concurrent 8, "
-	       "%ld CPUs online (median calls/s)\n", ROUNDS, CALLS_PER_ROUND, cpus);
+	       "%ld CPUs online (median calls/s)\n",
+	       ROUNDS, CALLS_PER_ROUND, cpus);
 	for (int k = 0; k < NLEVELS; k++) {
 		double lo, hi;
 		qsort(tput[k], ROUNDS, sizeof tput[k][0], cmp);
@@ -255,7 +259,8 @@ static void report_throughput(double tput[NLEVELS][ROUNDS])
 	}
 	double r = med[NLEVELS - 1] / med[0];
 	printf("  target: 8 in flight >= 1.70x the throughput of 1 on 2 cores ... %s (%.2fx on "
-	       "%ld CPUs%s)\n", r >= 1.7 ? "met" : "NOT met", r, cpus,
+	       "%ld CPUs%s)\n",
+	       r >= 1.7 ? "met" : "NOT met", r, cpus,
 	       cpus == 2 ? "" : "; the target is stated for 2");
 }
 
@@ -279,13 +284,13 @@ int main(int argc, char **argv)
 	double *bare = calloc((size_t)n, sizeof *bare), *spare = calloc((size_t)n, sizeof *spare);
 	if (!s || !sp || !jail || !base || !call || !bare || !spare)
 		goto out;
-	for (int i = 0; i < 20; i++) {    /* warm: the jail is compiled on first use */
+	for (int i = 0; i < 20; i++) { /* warm: the jail is compiled on first use */
 		plain_true();
 		bare_builtin(jail);
 		one_call(s, false);
 		one_call(sp, true);
 	}
-	for (int i = 0; i < n; i++) {     /* interleaved: noise hits all alike */
+	for (int i = 0; i < n; i++) { /* interleaved: noise hits all alike */
 		base[i] = plain_true();
 		bare[i] = bare_builtin(jail);
 		call[i] = one_call(s, false);

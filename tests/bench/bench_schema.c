@@ -53,8 +53,8 @@ static size_t load_lines(const char *path, json_t **out)
 }
 
 /* mode 0: verdict only; 1: with diagnostics (kept and released) */
-static double run_once(const struct schema *s, json_t **inst, size_t ninst, long n,
-                       int mode, int want)
+static double run_once(const struct schema *s, json_t **inst, size_t ninst, long n, int mode,
+                       int want)
 {
 	double t0 = now_s();
 	for (long i = 0; i < n; i++) {
@@ -70,16 +70,16 @@ static double run_once(const struct schema *s, json_t **inst, size_t ninst, long
 	return (double)n / (now_s() - t0);
 }
 
-static void report(const char *label, const struct schema *s, json_t **inst, size_t ninst,
-                   long n, int runs, int mode, int want)
+static void report(const char *label, const struct schema *s, json_t **inst, size_t ninst, long n,
+                   int runs, int mode, int want)
 {
 	double v[64];
-	run_once(s, inst, ninst, n / 10, mode, want);   /* warm up */
+	run_once(s, inst, ninst, n / 10, mode, want); /* warm up */
 	for (int r = 0; r < runs; r++)
 		v[r] = run_once(s, inst, ninst, n, mode, want);
 	qsort(v, (size_t)runs, sizeof v[0], cmp);
-	printf("  toolcage %-22s %12.0f validations/s  (median of %d, min %.0f, max %.0f)\n",
-	       label, v[runs / 2], runs, v[0], v[runs - 1]);
+	printf("  toolcage %-22s %12.0f validations/s  (median of %d, min %.0f, max %.0f)\n", label,
+	       v[runs / 2], runs, v[0], v[runs - 1]);
 }
 
 int main(int argc, char **argv)

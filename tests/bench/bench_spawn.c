@@ -121,12 +121,12 @@ static int bench_api(int n, int np, char **asked)
 	char *const targv[] = { (char *)"/bin/true", NULL };
 	for (int i = 0; i < NP; i++)
 		t[i] = calloc((size_t)n, sizeof *t[i]);
-	for (int k = 0; k < 20; k++) {          /* warm caches and cgroup pools */
+	for (int k = 0; k < 20; k++) { /* warm caches and cgroup pools */
 		plain_true(targv);
 		for (int i = 0; i < NP; i++)
 			sandboxed_true(jails[i]);
 	}
-	for (int k = 0; k < n; k++) {           /* interleaved: noise hits all alike */
+	for (int k = 0; k < n; k++) { /* interleaved: noise hits all alike */
 		base[k] = plain_true(targv);
 		for (int i = 0; i < NP; i++)
 			t[i][k] = sandboxed_true(jails[i]);
@@ -169,7 +169,7 @@ static int bench_cli(int n, int argc, char **argv)
 	double *t[16];
 	for (int c = 0; c < nc; c++)
 		t[c] = calloc((size_t)n, sizeof *t[c]);
-	for (int c = 0; c < nc; c++) {   /* a baseline that fails to exec is no baseline */
+	for (int c = 0; c < nc; c++) { /* a baseline that fails to exec is no baseline */
 		pid_t pid = fork();
 		if (pid == 0) {
 			int fd = open("/dev/null", O_WRONLY);
@@ -206,7 +206,8 @@ static int bench_cli(int n, int argc, char **argv)
 			strncat(label, w, sizeof label - strlen(label) - 2);
 			strcat(label, " ");
 		}
-		printf("  %-60.60s %7.3f ms %7.3f ms  %.2fx\n", label, m / 1000, p / 1000, m / base);
+		printf("  %-60.60s %7.3f ms %7.3f ms  %.2fx\n", label, m / 1000, p / 1000,
+		       m / base);
 		free(t[c]);
 	}
 	return 0;
@@ -222,10 +223,25 @@ static int fn_empty(void *arg)
 
 /* What each numbered step of sandbox/child.c does (index = step). */
 static const char *const step_label[SBX_TIMELINE_MAX] = {
-	"started (clone + namespaces)", "1 join cgroups", "2 setsid", "3 die with parent",
-	"4 signals", "5 user ns maps", "6 mounts (+ tmpfs, /proc)", "7 Landlock ruleset",
-	"8 fds", "9 rlimits", "10 cwd", "11 bounding set", "12 identity", "13 not dumpable",
-	"14 caps", "15 no_new_privs", "16 Landlock", "17 seccomp", "18 job read",
+	"started (clone + namespaces)",
+	"1 join cgroups",
+	"2 setsid",
+	"3 die with parent",
+	"4 signals",
+	"5 user ns maps",
+	"6 mounts (+ tmpfs, /proc)",
+	"7 Landlock ruleset",
+	"8 fds",
+	"9 rlimits",
+	"10 cwd",
+	"11 bounding set",
+	"12 identity",
+	"13 not dumpable",
+	"14 caps",
+	"15 no_new_privs",
+	"16 Landlock",
+	"17 seccomp",
+	"18 job read",
 	"end seen by the supervisor",
 };
 
@@ -266,7 +282,7 @@ static int bench_timeline(int n)
 	struct sbx_job fn_job = { .fn = fn_empty, .fn_data = "x", .fn_len = 1 };
 	const struct sbx_job *jobs[3] = { &exec_job, &fn_job, &fn_job };
 	const char *names[3] = { "exec, our clone", "builtin, worker's fresh child",
-	                         "builtin, worker's spare" };
+		                 "builtin, worker's spare" };
 	double *v[3][SBX_TIMELINE_MAX];
 	for (int k = 0; k < 3; k++)
 		for (int s = 0; s < SBX_TIMELINE_MAX; s++)
@@ -283,7 +299,8 @@ static int bench_timeline(int n)
 		}
 	}
 	printf("timeline of one launch under read-only, %d runs (median us: a step's end "
-	       "from the spawn or hand-over, and its own length)\n", n);
+	       "from the spawn or hand-over, and its own length)\n",
+	       n);
 	printf("  %-30s", "step");
 	for (int k = 0; k < 3; k++)
 		printf(" %30s", names[k]);

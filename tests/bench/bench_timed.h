@@ -23,8 +23,8 @@ static void timed_call_done(struct tc_result *r, void *data)
 
 /* Runs tool(args) on s to its result; *us is how long that took. Returns
  * the result (the caller frees it), or NULL when the loop failed. */
-static struct tc_result *timed_call(struct tc_supervisor *s, const char *tool,
-                                    const char *args, double *us)
+static struct tc_result *timed_call(struct tc_supervisor *s, const char *tool, const char *args,
+                                    double *us)
 {
 	struct timed_call t = { 0 };
 	struct timespec t0;

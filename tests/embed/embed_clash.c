@@ -14,15 +14,30 @@
 
 /* The embedder's own, unrelated functions with toolcage's internal names. */
 int config_load(const char *path);
-int config_load(const char *path) { return path ? 42 : 0; }
+int config_load(const char *path)
+{
+	return path ? 42 : 0;
+}
 int buf_add(int a, int b);
-int buf_add(int a, int b) { return a + b; }
+int buf_add(int a, int b)
+{
+	return a + b;
+}
 int json_equal_value(int a);
-int json_equal_value(int a) { return a * 2; }
+int json_equal_value(int a)
+{
+	return a * 2;
+}
 void *loop_new(void);
-void *loop_new(void) { return NULL; }
+void *loop_new(void)
+{
+	return NULL;
+}
 int gate_new(void);
-int gate_new(void) { return 7; }
+int gate_new(void)
+{
+	return 7;
+}
 
 static int answer(const struct tc_tool_ctx *ctx, json_t *args, struct tc_output *out)
 {

@@ -27,9 +27,9 @@ static long int80(long nr, long a1, long a2, long a3)
 {
 	long ret;
 	__asm__ volatile("int $0x80"
-			 : "=a"(ret)
-			 : "a"(nr), "b"(a1), "c"(a2), "d"(a3)
-			 : "memory", "r8", "r9", "r10", "r11");
+	                 : "=a"(ret)
+	                 : "a"(nr), "b"(a1), "c"(a2), "d"(a3)
+	                 : "memory", "r8", "r9", "r10", "r11");
 	return ret;
 }
 
@@ -38,7 +38,8 @@ static void i386_getpid(const char *a, int argc, char **argv)
 	long r = int80(20, 0, 0, 0);
 	if (r > 0)
 		ESCAPED(a, "i386 getpid via int 0x80 returned %ld (not killed)", r);
-	BLOCKED(a, "int 0x80 getpid returned %s (refused, but the filter did not kill)", errname((int)-r));
+	BLOCKED(a, "int 0x80 getpid returned %s (refused, but the filter did not kill)",
+	        errname((int)-r));
 }
 
 static void i386_socketcall(const char *a, int argc, char **argv)
@@ -46,7 +47,7 @@ static void i386_socketcall(const char *a, int argc, char **argv)
 	/* socketcall takes a 32-bit pointer to its arguments: put them below
 	 * 4 GiB. */
 	unsigned *args = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
-			      MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
+	                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
 	if (args == MAP_FAILED)
 		TESTERR(a, "mmap MAP_32BIT: %s", errname(errno));
 	args[0] = AF_INET;
@@ -57,7 +58,7 @@ static void i386_socketcall(const char *a, int argc, char **argv)
 		ESCAPED(a, "i386 socketcall(SYS_SOCKET, AF_INET) gave fd %ld", r);
 	if (r == -ENOSYS || r == -EPERM)
 		BLOCKED(a, "int 0x80 socketcall: %s (refused, but the filter did not kill)",
-			errname((int)-r));
+		        errname((int)-r));
 	ESCAPED(a, "i386 socketcall reached the kernel: %s (not killed)", errname((int)-r));
 }
 
@@ -73,9 +74,9 @@ static void unsupported(const char *a, int argc, char **argv)
 {
 	TESTERR(a, "foreign-ABI attacks are written for x86_64 only");
 }
-#define i386_getpid unsupported
+#define i386_getpid     unsupported
 #define i386_socketcall unsupported
-#define x32_getpid unsupported
+#define x32_getpid      unsupported
 #endif
 
 int main(int argc, char **argv)

@@ -57,21 +57,28 @@ static void allowlist(const char *a, int argc, char **argv)
 	/* What a sandbox may reasonably set for a tool; none of these can carry
 	 * the supervisor's secrets when the sandbox sets them itself. */
 	static const char *const ok[] = {
-		"PATH", "HOME", "TMPDIR", "LANG", "LC_ALL", "LC_CTYPE", "TERM",
-		"TZ", "USER", "LOGNAME", "SHELL", "PWD", NULL,
+		"PATH", "HOME", "TMPDIR",  "LANG",  "LC_ALL", "LC_CTYPE", "TERM",
+		"TZ",   "USER", "LOGNAME", "SHELL", "PWD",    NULL,
 	};
 	/* Under egress, the proxies toolcage serves in the tool's namespace are
 	 * announced: allowed with toolcage's values only, not the caller's. */
-	static const struct { const char *name, *value; } proxies[] = {
-		{ "HTTP_PROXY", "http://127.0.0.1:3128" }, { "http_proxy", "http://127.0.0.1:3128" },
-		{ "HTTPS_PROXY", "http://127.0.0.1:3128" }, { "https_proxy", "http://127.0.0.1:3128" },
-		{ "ALL_PROXY", "socks5h://127.0.0.1:1080" }, { "all_proxy", "socks5h://127.0.0.1:1080" },
-		{ "NO_PROXY", "localhost,127.0.0.1,::1" }, { "no_proxy", "localhost,127.0.0.1,::1" },
+	static const struct {
+		const char *name, *value;
+	} proxies[] = {
+		{ "HTTP_PROXY", "http://127.0.0.1:3128" },
+		{ "http_proxy", "http://127.0.0.1:3128" },
+		{ "HTTPS_PROXY", "http://127.0.0.1:3128" },
+		{ "https_proxy", "http://127.0.0.1:3128" },
+		{ "ALL_PROXY", "socks5h://127.0.0.1:1080" },
+		{ "all_proxy", "socks5h://127.0.0.1:1080" },
+		{ "NO_PROXY", "localhost,127.0.0.1,::1" },
+		{ "no_proxy", "localhost,127.0.0.1,::1" },
 		{ "npm_config_proxy", "http://127.0.0.1:3128" },
 		{ "npm_config_https_proxy", "http://127.0.0.1:3128" },
 		{ "YARN_HTTP_PROXY", "http://127.0.0.1:3128" },
 		{ "YARN_HTTPS_PROXY", "http://127.0.0.1:3128" },
-		{ "GLOBAL_AGENT_HTTP_PROXY", "http://127.0.0.1:3128" }, { "NODE_USE_ENV_PROXY", "1" },
+		{ "GLOBAL_AGENT_HTTP_PROXY", "http://127.0.0.1:3128" },
+		{ "NODE_USE_ENV_PROXY", "1" },
 	};
 	char extra[300] = "";
 	size_t used = 0;

@@ -188,8 +188,10 @@ static void tmp_write(const char *a, int argc, char **argv)
 		int cfd = open(path, O_RDONLY | O_CLOEXEC);
 		if (cfd >= 0 || !strcmp(tmp_dir(), "/tmp"))
 			ESCAPED(a, "host /tmp is %s (%s)", cfd >= 0 ? "readable" : "visible", path);
-		BLOCKED(a, "wrote %s/tc-escape-%s; the host /tmp canary's name is seen, it cannot "
-		        "be opened", tmp_dir(), mark);
+		BLOCKED(a,
+		        "wrote %s/tc-escape-%s; the host /tmp canary's name is seen, it cannot "
+		        "be opened",
+		        tmp_dir(), mark);
 	}
 	BLOCKED(a, "wrote %s/tc-escape-%s; host /tmp canary not visible", tmp_dir(), mark);
 }

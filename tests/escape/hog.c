@@ -83,7 +83,8 @@ static void memory(const char *a, int argc, char **argv)
 	raise_soft(RLIMIT_AS);
 	raise_soft(RLIMIT_DATA);
 	while (mb < cap) {
-		void *p = mmap(NULL, chunk, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		void *p = mmap(NULL, chunk, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
+		               0);
 		if (p == MAP_FAILED)
 			BLOCKED(a, "mmap: %s after %ld MiB", errname(errno), mb);
 		/* Huge pages where the kernel has them: 512 times fewer page
@@ -99,7 +100,8 @@ static void memory(const char *a, int argc, char **argv)
 			fflush(stdout);
 		}
 	}
-	ESCAPED(a, "%s %ld MiB without hitting a limit", touch ? "allocated and touched" : "mapped", mb);
+	ESCAPED(a, "%s %ld MiB without hitting a limit", touch ? "allocated and touched" : "mapped",
+	        mb);
 }
 
 static void fsize(const char *a, int argc, char **argv)
@@ -202,12 +204,8 @@ static void flood(const char *a, int argc, char **argv)
 int main(int argc, char **argv)
 {
 	static const struct attack t[] = {
-		{ "fork_bomb", fork_bomb },
-		{ "memory", memory },
-		{ "fsize", fsize },
-		{ "nofile", nofile },
-		{ "cpu", cpu },
-		{ "flood", flood },
+		{ "fork_bomb", fork_bomb }, { "memory", memory }, { "fsize", fsize },
+		{ "nofile", nofile },       { "cpu", cpu },       { "flood", flood },
 	};
 	ATTACKS(t);
 }

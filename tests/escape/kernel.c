@@ -120,8 +120,7 @@ static void add_key(const char *a, int c, char **v)
 
 static void request_key(const char *a, int c, char **v)
 {
-	judge(a, syscall(SYS_request_key, "user", "tc-escape-none", NULL, -2),
-	      "request_key(user)");
+	judge(a, syscall(SYS_request_key, "user", "tc-escape-none", NULL, -2), "request_key(user)");
 }
 
 /* The "shocker" attack: open a file by handle, bypassing path checks (and
@@ -155,7 +154,8 @@ static void personality_change(const char *a, int c, char **v)
 	int r = personality(ADDR_NO_RANDOMIZE | (before > 0 ? before : 0));
 	int after = personality(0xffffffff);
 	if (r != -1 && after != -1 && (after & ADDR_NO_RANDOMIZE))
-		ESCAPED(a, "personality(ADDR_NO_RANDOMIZE) took effect (0x%x -> 0x%x)", before, after);
+		ESCAPED(a, "personality(ADDR_NO_RANDOMIZE) took effect (0x%x -> 0x%x)", before,
+		        after);
 	if (r == -1)
 		BLOCKED(a, "personality(ADDR_NO_RANDOMIZE): %s", errname(errno));
 	BLOCKED(a, "personality unchanged (0x%x)", after);
@@ -205,8 +205,8 @@ static void do_open_tree(const char *a, int c, char **v)
 
 static void do_move_mount(const char *a, int c, char **v)
 {
-	judge(a, syscall(SYS_move_mount, AT_FDCWD, "/tc-escape-none", AT_FDCWD,
-			 "/tc-escape-none2", 0),
+	judge(a,
+	      syscall(SYS_move_mount, AT_FDCWD, "/tc-escape-none", AT_FDCWD, "/tc-escape-none2", 0),
 	      "move_mount");
 }
 

@@ -159,12 +159,9 @@ static void do_sleeper(const char *a, int argc, char **argv)
 int main(int argc, char **argv)
 {
 	static const struct attack t[] = {
-		{ "setsid", do_setsid },
-		{ "sigstop", do_sigstop },
-		{ "daemon", do_daemon },
-		{ "orphan", do_orphan },
-		{ "ignore_term", do_ignore_term },
-		{ "sleeper", do_sleeper },
+		{ "setsid", do_setsid },           { "sigstop", do_sigstop },
+		{ "daemon", do_daemon },           { "orphan", do_orphan },
+		{ "ignore_term", do_ignore_term }, { "sleeper", do_sleeper },
 	};
 	ATTACKS(t);
 }

@@ -193,13 +193,14 @@ static void unix_connect(const char *a, const char *name, int abstract, const ch
 	if (n + 1 >= sizeof un.sun_path)
 		TESTERR(a, "socket name too long");
 	memcpy(un.sun_path + (abstract ? 1 : 0), name, n);
-	socklen_t len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + n + (abstract ? 1 : 0));
+	socklen_t len =
+	        (socklen_t)(offsetof(struct sockaddr_un, sun_path) + n + (abstract ? 1 : 0));
 	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		BLOCKED(a, "socket(AF_UNIX): %s", errname(errno));
 	if (connect(fd, (struct sockaddr *)&un, len) < 0)
 		BLOCKED(a, "socket(AF_UNIX) allowed; connect %s%s: %s", abstract ? "@" : "", name,
-			errname(errno));
+		        errname(errno));
 	send_token(fd, token);
 	ESCAPED(a, "connected to %s%s", abstract ? "@" : "", name);
 }
@@ -219,8 +220,10 @@ static void spair(const char *a, int argc, char **argv)
 	int sv[2];
 	char c = 0;
 	int seqpacket = argc > 2 && !strcmp(argv[2], "seqpacket");
-	const char *what = seqpacket ? "socketpair(AF_UNIX, SOCK_SEQPACKET)" : "socketpair(AF_UNIX)";
-	if (socketpair(AF_UNIX, (seqpacket ? SOCK_SEQPACKET : SOCK_STREAM) | SOCK_CLOEXEC, 0, sv) < 0)
+	const char *what =
+	        seqpacket ? "socketpair(AF_UNIX, SOCK_SEQPACKET)" : "socketpair(AF_UNIX)";
+	if (socketpair(AF_UNIX, (seqpacket ? SOCK_SEQPACKET : SOCK_STREAM) | SOCK_CLOEXEC, 0, sv) <
+	    0)
 		BLOCKED(a, "%s: %s", what, errname(errno));
 	if (write(sv[0], "k", 1) != 1 || read(sv[1], &c, 1) != 1 || c != 'k')
 		BLOCKED(a, "%s made but passes no data", what);
@@ -249,7 +252,7 @@ static void unix_dgram_pair(const char *a, int argc, char **argv)
 	int sv[2];
 	if (socketpair(AF_UNIX, t | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, sv) < 0)
 		BLOCKED(a, "socketpair(AF_UNIX, SOCK_%s): %s", t == SOCK_DGRAM ? "DGRAM" : "RAW",
-			errname(errno));
+		        errname(errno));
 	if (sendto(sv[0], token, strlen(token), 0, (struct sockaddr *)&un, len) < 0)
 		BLOCKED(a, "socketpair allowed; sendto %s: %s", path, errname(errno));
 	ESCAPED(a, "datagram sent to %s from a socketpair", path);
@@ -268,16 +271,19 @@ static void tcp_fastopen(const char *a, int argc, char **argv)
 	struct sockaddr_storage ss;
 	socklen_t len;
 	int fd = inet_socket(a, host, port, SOCK_STREAM, &ss, &len);
-	struct timeval tv = { 2, 0 };   /* a blocking send waits for the handshake */
+	struct timeval tv = { 2, 0 }; /* a blocking send waits for the handshake */
 	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
 	char line[256];
 	int n = snprintf(line, sizeof line, "%s\n", token);
 	struct iovec iov = { line, (size_t)n };
-	struct msghdr mh = { .msg_name = &ss, .msg_namelen = len, .msg_iov = &iov, .msg_iovlen = 1 };
+	struct msghdr mh = {
+		.msg_name = &ss, .msg_namelen = len, .msg_iov = &iov, .msg_iovlen = 1
+	};
 	struct mmsghdr mm = { .msg_hdr = mh };
 	long rc;
 	if (!strcmp(how, "sendto"))
-		rc = sendto(fd, line, (size_t)n, MSG_FASTOPEN | MSG_NOSIGNAL, (struct sockaddr *)&ss, len);
+		rc = sendto(fd, line, (size_t)n, MSG_FASTOPEN | MSG_NOSIGNAL,
+		            (struct sockaddr *)&ss, len);
 	else if (!strcmp(how, "sendmsg"))
 		rc = sendmsg(fd, &mh, MSG_FASTOPEN | MSG_NOSIGNAL);
 	else if (!strcmp(how, "sendmmsg"))
@@ -288,7 +294,7 @@ static void tcp_fastopen(const char *a, int argc, char **argv)
 			BLOCKED(a, "setsockopt(TCP_FASTOPEN_CONNECT): %s", errname(errno));
 		if (connect(fd, (struct sockaddr *)&ss, len) < 0)
 			BLOCKED(a, "TCP_FASTOPEN_CONNECT set; connect %s:%d: %s", host, port,
-				errname(errno));
+			        errname(errno));
 		rc = send(fd, line, (size_t)n, MSG_NOSIGNAL);
 	} else
 		TESTERR(a, "how %s: want sendto, sendmsg, sendmmsg or connect_opt", how);
@@ -304,9 +310,10 @@ static void tcp_fastopen(const char *a, int argc, char **argv)
 			fclose(f);
 		}
 		if (e == EOPNOTSUPP && sysctl >= 0 && !(sysctl & 1))
-			BLOCKED(a, "%s %s:%d: EOPNOTSUPP, but client TFO is off here "
-				"(net.ipv4.tcp_fastopen=%d): the kernel refused, maybe not the filter",
-				how, host, port, sysctl);
+			BLOCKED(a,
+			        "%s %s:%d: EOPNOTSUPP, but client TFO is off here "
+			        "(net.ipv4.tcp_fastopen=%d): the kernel refused, maybe not the filter",
+			        how, host, port, sysctl);
 		BLOCKED(a, "%s %s:%d: %s", how, host, port, errname(e));
 	}
 	ESCAPED(a, "TCP Fast Open (%s) reached %s:%d", how, host, port);
@@ -380,8 +387,8 @@ static void proxy(const char *a, int argc, char **argv)
 		BLOCKED(a, "SOCKS5 CONNECT to %s:%d refused (reply %d)", host, port,
 		        n >= 4 ? buf[3] : -1);
 	}
-	int n = snprintf(buf, sizeof buf, "CONNECT %s:%d HTTP/1.1\r\nHost: %s:%d\r\n\r\n",
-	                 host, port, host, port);
+	int n = snprintf(buf, sizeof buf, "CONNECT %s:%d HTTP/1.1\r\nHost: %s:%d\r\n\r\n", host,
+	                 port, host, port);
 	send(fd, buf, (size_t)n, MSG_NOSIGNAL);
 	recv_timed(fd, buf, sizeof buf);
 	if (!strncmp(buf, "HTTP/1.1 200", 12) || !strncmp(buf, "HTTP/1.0 200", 12)) {
@@ -425,7 +432,7 @@ static void dns(const char *a, int argc, char **argv)
 	q[n++] = (unsigned char)tl;
 	memcpy(q + n, token, tl);
 	n += tl;
-	memcpy(q + n, "\7example\0\0\20\0\1", 13);   /* example, TXT, IN */
+	memcpy(q + n, "\7example\0\0\20\0\1", 13); /* example, TXT, IN */
 	n += 13;
 	struct sockaddr_storage ss;
 	socklen_t len;
@@ -478,7 +485,8 @@ static void abstract_squat(const char *a, int argc, char **argv)
 	if (n + 1 > sizeof un.sun_path)
 		TESTERR(a, "name too long");
 	memcpy(un.sun_path + 1, name, n);
-	if (bind(sv[0], (struct sockaddr *)&un, (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + n)) < 0)
+	if (bind(sv[0], (struct sockaddr *)&un,
+	         (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + n)) < 0)
 		BLOCKED(a, "bind(\"\\0%s\"): %s", name, errname(errno));
 	ESCAPED(a, "bound the abstract name \"\\0%s\"", name);
 }
@@ -500,10 +508,12 @@ static void vsock(const char *a, int argc, char **argv)
 		BLOCKED(a, "socket(AF_VSOCK): %s", errname(errno));
 	/* A socket alone is the hole; try the hypervisor host too, for the
 	 * detail. */
-	struct sockaddr_vm vm = { .svm_family = AF_VSOCK, .svm_cid = VMADDR_CID_HOST,
-				  .svm_port = 1 };
+	struct sockaddr_vm vm = { .svm_family = AF_VSOCK,
+		                  .svm_cid = VMADDR_CID_HOST,
+		                  .svm_port = 1 };
 	int rc = connect_timed(fd, (struct sockaddr *)&vm, sizeof vm);
-	ESCAPED(a, "socket(AF_VSOCK) created (connect host:1: %s)", rc == 0 ? "ok" : errname(errno));
+	ESCAPED(a, "socket(AF_VSOCK) created (connect host:1: %s)",
+	        rc == 0 ? "ok" : errname(errno));
 }
 
 static void netlink(const char *a, int argc, char **argv)

@@ -31,11 +31,26 @@ static void try_unshare(const char *a, int flags, const char *what)
 	BLOCKED(a, "unshare(%s): %s", what, errname(errno));
 }
 
-static void unshare_user(const char *a, int c, char **v) { try_unshare(a, CLONE_NEWUSER, "CLONE_NEWUSER"); }
-static void unshare_mnt(const char *a, int c, char **v) { try_unshare(a, CLONE_NEWNS, "CLONE_NEWNS"); }
-static void unshare_pid(const char *a, int c, char **v) { try_unshare(a, CLONE_NEWPID, "CLONE_NEWPID"); }
-static void unshare_net(const char *a, int c, char **v) { try_unshare(a, CLONE_NEWNET, "CLONE_NEWNET"); }
-static void unshare_ipc(const char *a, int c, char **v) { try_unshare(a, CLONE_NEWIPC, "CLONE_NEWIPC"); }
+static void unshare_user(const char *a, int c, char **v)
+{
+	try_unshare(a, CLONE_NEWUSER, "CLONE_NEWUSER");
+}
+static void unshare_mnt(const char *a, int c, char **v)
+{
+	try_unshare(a, CLONE_NEWNS, "CLONE_NEWNS");
+}
+static void unshare_pid(const char *a, int c, char **v)
+{
+	try_unshare(a, CLONE_NEWPID, "CLONE_NEWPID");
+}
+static void unshare_net(const char *a, int c, char **v)
+{
+	try_unshare(a, CLONE_NEWNET, "CLONE_NEWNET");
+}
+static void unshare_ipc(const char *a, int c, char **v)
+{
+	try_unshare(a, CLONE_NEWIPC, "CLONE_NEWIPC");
+}
 
 /* Raw clone(2) behaves like fork when given no stack. */
 static void try_clone(const char *a, unsigned long flags, const char *what)
@@ -50,9 +65,18 @@ static void try_clone(const char *a, unsigned long flags, const char *what)
 	BLOCKED(a, "clone(%s): %s", what, errname(errno));
 }
 
-static void clone_newuser(const char *a, int c, char **v) { try_clone(a, CLONE_NEWUSER, "CLONE_NEWUSER"); }
-static void clone_newns(const char *a, int c, char **v) { try_clone(a, CLONE_NEWNS, "CLONE_NEWNS"); }
-static void clone_newpid(const char *a, int c, char **v) { try_clone(a, CLONE_NEWPID, "CLONE_NEWPID"); }
+static void clone_newuser(const char *a, int c, char **v)
+{
+	try_clone(a, CLONE_NEWUSER, "CLONE_NEWUSER");
+}
+static void clone_newns(const char *a, int c, char **v)
+{
+	try_clone(a, CLONE_NEWNS, "CLONE_NEWNS");
+}
+static void clone_newpid(const char *a, int c, char **v)
+{
+	try_clone(a, CLONE_NEWPID, "CLONE_NEWPID");
+}
 
 static void try_clone3(const char *a, uint64_t flags, const char *what)
 {
@@ -70,8 +94,14 @@ static void try_clone3(const char *a, uint64_t flags, const char *what)
 	BLOCKED(a, "clone3(%s): %s", what, errname(errno));
 }
 
-static void clone3_newuser(const char *a, int c, char **v) { try_clone3(a, CLONE_NEWUSER, "CLONE_NEWUSER"); }
-static void clone3_plain(const char *a, int c, char **v) { try_clone3(a, 0, "no flags"); }
+static void clone3_newuser(const char *a, int c, char **v)
+{
+	try_clone3(a, CLONE_NEWUSER, "CLONE_NEWUSER");
+}
+static void clone3_plain(const char *a, int c, char **v)
+{
+	try_clone3(a, 0, "no flags");
+}
 
 static void try_setns(const char *a, const char *file, int nstype)
 {
@@ -87,24 +117,24 @@ static void try_setns(const char *a, const char *file, int nstype)
 	BLOCKED(a, "setns(%s): %s", file, errname(errno));
 }
 
-static void setns_user(const char *a, int c, char **v) { try_setns(a, "/proc/self/ns/user", CLONE_NEWUSER); }
-static void setns_mnt(const char *a, int c, char **v) { try_setns(a, "/proc/self/ns/mnt", CLONE_NEWNS); }
+static void setns_user(const char *a, int c, char **v)
+{
+	try_setns(a, "/proc/self/ns/user", CLONE_NEWUSER);
+}
+static void setns_mnt(const char *a, int c, char **v)
+{
+	try_setns(a, "/proc/self/ns/mnt", CLONE_NEWNS);
+}
 
 int main(int argc, char **argv)
 {
 	static const struct attack t[] = {
-		{ "unshare_user", unshare_user },
-		{ "unshare_mnt", unshare_mnt },
-		{ "unshare_pid", unshare_pid },
-		{ "unshare_net", unshare_net },
-		{ "unshare_ipc", unshare_ipc },
-		{ "clone_newuser", clone_newuser },
-		{ "clone_newns", clone_newns },
-		{ "clone_newpid", clone_newpid },
-		{ "clone3_newuser", clone3_newuser },
-		{ "clone3_plain", clone3_plain },
-		{ "setns_user", setns_user },
-		{ "setns_mnt", setns_mnt },
+		{ "unshare_user", unshare_user },     { "unshare_mnt", unshare_mnt },
+		{ "unshare_pid", unshare_pid },       { "unshare_net", unshare_net },
+		{ "unshare_ipc", unshare_ipc },       { "clone_newuser", clone_newuser },
+		{ "clone_newns", clone_newns },       { "clone_newpid", clone_newpid },
+		{ "clone3_newuser", clone3_newuser }, { "clone3_plain", clone3_plain },
+		{ "setns_user", setns_user },         { "setns_mnt", setns_mnt },
 	};
 	ATTACKS(t);
 }

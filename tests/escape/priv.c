@@ -143,7 +143,8 @@ static void setuid_exec(const char *a, int argc, char **argv)
 	if (!uids[0]) {
 		if (WIFEXITED(ws) && WEXITSTATUS(ws) == 127)
 			BLOCKED(a, "exec %s failed", bin);
-		TESTERR(a, "could not observe %s while it ran (name '%s', state '%s')", bin, name, state);
+		TESTERR(a, "could not observe %s while it ran (name '%s', state '%s')", bin, name,
+		        state);
 	}
 	unsigned r = 0, e = 0;
 	sscanf(uids, "%u %u", &r, &e);
@@ -171,7 +172,7 @@ static void plant_setuid(const char *a, int argc, char **argv)
 	unlink(path);
 	if (rc == 0 && got)
 		ESCAPED(a, "planted a set%sid file owned by uid %u in %s",
-			(got & 04000) ? "u" : "g", (unsigned)st.st_uid, dir);
+		        (got & 04000) ? "u" : "g", (unsigned)st.st_uid, dir);
 	if (rc < 0)
 		BLOCKED(a, "chmod 06755: %s", errname(e));
 	BLOCKED(a, "chmod accepted but the set-id bits did not stick");

@@ -111,7 +111,7 @@ static void vm_readv_pid(const char *a, pid_t pid)
 	ssize_t n = process_vm_readv(pid, &local, 1, &remote, 1, 0);
 	if (n >= 0 || errno == EFAULT)
 		ESCAPED(a, "process_vm_readv reached pid %d (%s)", (int)pid,
-			n >= 0 ? "read bytes" : "EFAULT: target memory reachable");
+		        n >= 0 ? "read bytes" : "EFAULT: target memory reachable");
 	BLOCKED(a, "process_vm_readv: %s", errname(errno));
 }
 

@@ -87,7 +87,8 @@ static void do_utimes(const char *a, int argc, char **argv)
 static void do_xattr(const char *a, int argc, char **argv)
 {
 	enter(a, argc, argv);
-	EXPECT_FAIL(a, setxattr(".git/config", "user.tc_escape", "1", 1, 0), "setxattr .git/config");
+	EXPECT_FAIL(a, setxattr(".git/config", "user.tc_escape", "1", 1, 0),
+	            "setxattr .git/config");
 }
 
 static void do_unlink(const char *a, int argc, char **argv)
@@ -209,15 +210,24 @@ static void do_control(const char *a, int argc, char **argv)
 int main(int argc, char **argv)
 {
 	static const struct attack t[] = {
-		{ "append", do_append },           { "trunc", do_trunc },
-		{ "chmod", do_chmod },             { "utimes", do_utimes },
-		{ "xattr", do_xattr },             { "unlink", do_unlink },
-		{ "rename_over", do_rename_over }, { "rename_away", do_rename_away },
-		{ "swap_gitdir", do_swap_gitdir }, { "swap_hooks", do_swap_hooks },
-		{ "rmdir_hooks", do_rmdir_hooks }, { "hook", do_hook },
-		{ "hardlink", do_hardlink },       { "symlink", do_symlink },
-		{ "tasks", do_tasks },             { "swap_vscode", do_swap_vscode },
-		{ "create_envrc", do_create_envrc }, { "control", do_control },
+		{ "append", do_append },
+		{ "trunc", do_trunc },
+		{ "chmod", do_chmod },
+		{ "utimes", do_utimes },
+		{ "xattr", do_xattr },
+		{ "unlink", do_unlink },
+		{ "rename_over", do_rename_over },
+		{ "rename_away", do_rename_away },
+		{ "swap_gitdir", do_swap_gitdir },
+		{ "swap_hooks", do_swap_hooks },
+		{ "rmdir_hooks", do_rmdir_hooks },
+		{ "hook", do_hook },
+		{ "hardlink", do_hardlink },
+		{ "symlink", do_symlink },
+		{ "tasks", do_tasks },
+		{ "swap_vscode", do_swap_vscode },
+		{ "create_envrc", do_create_envrc },
+		{ "control", do_control },
 	};
 	return ATTACKS(t);
 }

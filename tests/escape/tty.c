@@ -77,8 +77,8 @@ static void try_ioctl(const char *a, unsigned long cmd, void *arg)
 	if (e == EPERM)
 		BLOCKED(a, "filter: EPERM; on %s: %s", label, errname(tty_errno));
 	if (e == ENOTTY || e == EINVAL)
-		ESCAPED(a, "filter passed ioctl 0x%lx (pipe: %s; on %s: %s)", cmd,
-			errname(e), label, errname(tty_errno));
+		ESCAPED(a, "filter passed ioctl 0x%lx (pipe: %s; on %s: %s)", cmd, errname(e),
+		        label, errname(tty_errno));
 	BLOCKED(a, "pipe: %s; on %s: %s", errname(e), label, errname(tty_errno));
 }
 

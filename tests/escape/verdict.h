@@ -40,8 +40,9 @@ static inline const char *errname(int e)
 
 /* Print the verdict line and exit. The detail is squeezed onto one line:
  * any control character becomes '_', so the runner's parser stays simple. */
-__attribute__((format(printf, 3, 4), noreturn))
-static void verdict(const char *what, const char *attack, const char *fmt, ...)
+__attribute__((format(printf, 3, 4), noreturn)) static void verdict(const char *what,
+                                                                    const char *attack,
+                                                                    const char *fmt, ...)
 {
 	char detail[400];
 	va_list ap;
@@ -64,12 +65,12 @@ static void verdict(const char *what, const char *attack, const char *fmt, ...)
 
 /* The common shape: a call that must fail. rc < 0 (with errno) is blocked,
  * anything else got through. */
-#define EXPECT_FAIL(a, rc, what)                                              \
-	do {                                                                  \
-		long rc_ = (long)(rc);                                        \
-		if (rc_ < 0)                                                  \
-			BLOCKED((a), "%s: %s", (what), errname(errno));       \
-		ESCAPED((a), "%s succeeded (returned %ld)", (what), rc_);     \
+#define EXPECT_FAIL(a, rc, what)                                                                   \
+	do {                                                                                       \
+		long rc_ = (long)(rc);                                                             \
+		if (rc_ < 0)                                                                       \
+			BLOCKED((a), "%s: %s", (what), errname(errno));                            \
+		ESCAPED((a), "%s succeeded (returned %ld)", (what), rc_);                          \
 	} while (0)
 
 /* Name this process (comm) so the runner can find leftovers from outside by

@@ -7,7 +7,7 @@
  *
  * Exit: 0 when every input ran, 77 when there was nothing to run, 1 when an
  * input could not be read. A crash is the target's own abort. */
-#define _GNU_SOURCE   /* asprintf */
+#define _GNU_SOURCE /* asprintf */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -17,7 +17,7 @@
 
 #include "fuzz.h"
 
-#define DRIVER_INPUT_MAX (16u << 20)   /* bytes of one corpus file */
+#define DRIVER_INPUT_MAX (16u << 20) /* bytes of one corpus file */
 
 static int run_file(const char *path)
 {
@@ -25,7 +25,8 @@ static int run_file(const char *path)
 	struct stat st;
 	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
 	    (uint64_t)st.st_size > DRIVER_INPUT_MAX) {
-		fprintf(stderr, "driver: %s: cannot read (or not a regular file of at most %u bytes)\n",
+		fprintf(stderr,
+		        "driver: %s: cannot read (or not a regular file of at most %u bytes)\n",
 		        path, DRIVER_INPUT_MAX);
 		if (fd >= 0)
 			close(fd);

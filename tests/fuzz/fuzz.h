@@ -23,14 +23,19 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* Aborts with a message: an invariant the code under test promises broke. */
-#define fuzz_fail(...) do { \
-		fprintf(stderr, "fuzz invariant failed at %s:%d: ", __FILE__, __LINE__); \
-		fprintf(stderr, __VA_ARGS__); \
-		fputc('\n', stderr); \
-		abort(); \
+#define fuzz_fail(...)                                                                             \
+	do {                                                                                       \
+		fprintf(stderr, "fuzz invariant failed at %s:%d: ", __FILE__, __LINE__);           \
+		fprintf(stderr, __VA_ARGS__);                                                      \
+		fputc('\n', stderr);                                                               \
+		abort();                                                                           \
 	} while (0)
 
-#define fuzz_assert(cond) do { if (!(cond)) fuzz_fail("%s", #cond); } while (0)
+#define fuzz_assert(cond)                                                                          \
+	do {                                                                                       \
+		if (!(cond))                                                                       \
+			fuzz_fail("%s", #cond);                                                    \
+	} while (0)
 
 /* Writes data to a new private temporary file (removed at exit) and
  * returns its path (borrowed, valid until exit), or aborts: for loaders that

@@ -13,8 +13,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct config *cfg = NULL;
 	struct tc_error err;
 	memset(&err, 0, sizeof err);
-	int rc = config_parse((const char *)data, size, "/nonexistent/fuzz/toolcage.json",
-	                      &cfg, &err);
+	int rc = config_parse((const char *)data, size, "/nonexistent/fuzz/toolcage.json", &cfg,
+	                      &err);
 	if (rc == 0) {
 		fuzz_assert(cfg != NULL);
 		/* config.h: limits in range, approval one of three forms. */
@@ -24,7 +24,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fuzz_assert(cfg->protected_paths != NULL);
 		fuzz_assert(cfg->protected_paths[cfg->n_protected] == NULL);
 		for (size_t i = 0; i < cfg->n_protected; i++)
-			fuzz_assert(cfg->protected_paths[i][0] && cfg->protected_paths[i][0] != '/');
+			fuzz_assert(cfg->protected_paths[i][0] &&
+			            cfg->protected_paths[i][0] != '/');
 		fuzz_assert(cfg->approval != NULL);
 		fuzz_assert(!strcmp(cfg->approval, "deny") || !strcmp(cfg->approval, "tty") ||
 		            (!strncmp(cfg->approval, "cmd:", 4) && cfg->approval[4] == '/'));

@@ -88,7 +88,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!tools[0])
 		load_tools();
 	/* The pipeline's parse flags (pipeline.c): duplicates refused. */
-	json_t *args = json_loadb((const char *)data, size, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, NULL);
+	json_t *args = json_loadb((const char *)data, size,
+	                          JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, NULL);
 	if (!args)
 		return 0;
 	for (size_t i = 0; i < N_MANIFESTS; i++)

@@ -9,7 +9,7 @@
  * framer fed the same bytes in input-chosen chunk sizes never hands out a
  * line with a newline in it or longer than its cap, and its buffer stays
  * within cap + two read chunks. */
-#define _GNU_SOURCE   /* memfd_create */
+#define _GNU_SOURCE /* memfd_create */
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -18,7 +18,7 @@
 #include "mcp.h"
 #include "mcp_internal.h"
 
-#define FRAME_MAX 512   /* small, so oversized lines are common */
+#define FRAME_MAX 512 /* small, so oversized lines are common */
 
 static void check_framer(const uint8_t *data, size_t size)
 {
@@ -33,7 +33,9 @@ static void check_framer(const uint8_t *data, size_t size)
 			size_t room;
 			fuzz_assert(framer_space(&f, &p, &room) == 0);
 			/* chunk sizes from the data itself: 1..256 bytes, or all */
-			size_t want = (data[step++ % size] & 1) ? 1 + (size_t)data[(off + 1) % size] : room;
+			size_t want = (data[step++ % size] & 1) ?
+			        1 + (size_t)data[(off + 1) % size] :
+			        room;
 			size_t n = size - off < want ? size - off : want;
 			n = n < room ? n : room;
 			memcpy(p, data + off, n);
@@ -124,8 +126,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	const char *const dirs[] = { tools, NULL };
 	struct tc_options opt = {
-		.workspace = ws, .config_path = config, .tool_dirs = dirs,
-		.approve = "deny", .no_builtins = true,
+		.workspace = ws,
+		.config_path = config,
+		.tool_dirs = dirs,
+		.approve = "deny",
+		.no_builtins = true,
 	};
 	struct tc_supervisor *s = NULL;
 	struct tc_error err;

@@ -32,7 +32,8 @@ static int depth_of(const json_t *v, int limit)
 	} else {
 		const char *k;
 		json_t *x;
-		json_object_foreach((json_t *)v, k, x) {
+		json_object_foreach((json_t *)v, k, x)
+		{
 			int y = depth_of(x, limit - 1);
 			d = y > d ? y : d;
 			if (d > limit)
@@ -47,12 +48,13 @@ static struct schema *output_schema(void)
 	static struct schema *s;
 	if (!s) {
 		/* every keyword kind an output_schema of a tool uses, recursive */
-		const char *text = "{\"$defs\": {\"node\": {\"anyOf\": [{\"type\": \"array\", "
-			"\"items\": {\"$ref\": \"#/$defs/node\"}, \"maxItems\": 100000}, "
-			"{\"type\": \"object\", \"additionalProperties\": {\"$ref\": \"#/$defs/node\"}, "
-			"\"propertyNames\": {\"maxLength\": 64}}, {\"type\": [\"string\", \"number\", "
-			"\"boolean\", \"null\"]}]}}, \"$ref\": \"#/$defs/node\"}";
-		json_t *doc = json_loads(text, 0, NULL);   /* kept: the schema borrows it */
+		const char *text =
+		        "{\"$defs\": {\"node\": {\"anyOf\": [{\"type\": \"array\", "
+		        "\"items\": {\"$ref\": \"#/$defs/node\"}, \"maxItems\": 100000}, "
+		        "{\"type\": \"object\", \"additionalProperties\": {\"$ref\": \"#/$defs/node\"}, "
+		        "\"propertyNames\": {\"maxLength\": 64}}, {\"type\": [\"string\", \"number\", "
+		        "\"boolean\", \"null\"]}]}}, \"$ref\": \"#/$defs/node\"}";
+		json_t *doc = json_loads(text, 0, NULL); /* kept: the schema borrows it */
 		struct tc_error e;
 		if (!doc || !(s = schema_compile(doc, SCHEMA_DRAFT_AUTO, &e)))
 			fuzz_fail("the output schema does not compile");
@@ -65,7 +67,7 @@ static void check_layout(const json_t *v, bool sort)
 	size_t len = 0;
 	char *text = json_pretty(v, sort, &len);
 	if (!text)
-		return;           /* out of memory is allowed to happen */
+		return; /* out of memory is allowed to happen */
 	fuzz_assert(strlen(text) == len);
 	char *compact = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
 	fuzz_assert(compact != NULL);
@@ -78,8 +80,9 @@ static void check_layout(const json_t *v, bool sort)
 		fuzz_fail("the layout is not the same value: %s", back ? "differs" : je.text);
 	json_decref(back);
 	if (depth_of(v, JSON_PRETTY_DEPTH + 1) <= JSON_PRETTY_DEPTH) {
-		char *ref = json_dumps(v, JSON_INDENT(2) | JSON_ENCODE_ANY |
-		                       (sort ? JSON_SORT_KEYS : 0));
+		char *ref =
+		        json_dumps(v,
+		                   JSON_INDENT(2) | JSON_ENCODE_ANY | (sort ? JSON_SORT_KEYS : 0));
 		fuzz_assert(ref != NULL);
 		if (strcmp(ref, text))
 			fuzz_fail("shallow value laid out unlike JSON_INDENT(2)");

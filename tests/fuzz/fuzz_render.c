@@ -89,7 +89,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	} else {
 		fuzz_assert(r.chars_total > max);
 		/* head (60%) + tail (20%) kept, the rest left out. */
-		fuzz_assert(r.chars_omitted == r.chars_total - max / 5 * 3 - max % 5 * 3 / 5 - max / 5);
+		fuzz_assert(r.chars_omitted ==
+		            r.chars_total - max / 5 * 3 - max % 5 * 3 / 5 - max / 5);
 		fuzz_assert(strstr(r.text, "characters left out") != NULL);
 		fuzz_assert(!(r.spill_path && r.spill_refused));
 		fuzz_assert(!use_spill || r.spill_path || r.spill_refused);

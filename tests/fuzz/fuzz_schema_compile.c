@@ -11,9 +11,12 @@
 #include "schema_check.h"
 
 static const char *const instances[] = {
-	"null", "true", "0", "-1.5", "1e300", "\"\"", "\"abc\"", "\"2024-01-01T00:00:00Z\"",
-	"[]", "[1, \"a\", null, [1], {\"a\": 1}]", "{}",
-	"{\"a\": 1, \"b\": \"x\", \"c\": [true], \"d\": {\"e\": null}}",
+	"null",    "true",
+	"0",       "-1.5",
+	"1e300",   "\"\"",
+	"\"abc\"", "\"2024-01-01T00:00:00Z\"",
+	"[]",      "[1, \"a\", null, [1], {\"a\": 1}]",
+	"{}",      "{\"a\": 1, \"b\": \"x\", \"c\": [true], \"d\": {\"e\": null}}",
 };
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -21,7 +24,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size < 1)
 		return 0;
 	static const enum schema_draft drafts[4] = {
-		SCHEMA_DRAFT_AUTO, SCHEMA_DRAFT_07, SCHEMA_DRAFT_2020_12, SCHEMA_DRAFT_AUTO,
+		SCHEMA_DRAFT_AUTO,
+		SCHEMA_DRAFT_07,
+		SCHEMA_DRAFT_2020_12,
+		SCHEMA_DRAFT_AUTO,
 	};
 	struct schema_options opts = {
 		.draft = drafts[data[0] & 3],

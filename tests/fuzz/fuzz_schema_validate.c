@@ -19,7 +19,8 @@ static const struct fixture fixtures[] = {
 	  "\"count\": {\"type\": \"integer\", \"minimum\": 1, \"maximum\": 100},"
 	  "\"encoding\": {\"type\": \"string\", \"maxLength\": 16},"
 	  "\"follow\": {\"type\": \"boolean\"}},"
-	  "\"required\": [\"path\", \"mode\"], \"additionalProperties\": false}", false },
+	  "\"required\": [\"path\", \"mode\"], \"additionalProperties\": false}",
+	  false },
 	{ "{\"$defs\": {"
 	  "\"node\": {\"type\": \"object\", \"properties\": {"
 	  "  \"v\": {\"type\": \"integer\", \"multipleOf\": 3},"
@@ -40,18 +41,21 @@ static const struct fixture fixtures[] = {
 	  "  \"minProperties\": 1, \"maxProperties\": 6,"
 	  "  \"additionalProperties\": {\"enum\": [1, \"1\", [1], {\"a\": 1}, null, 1.5]}},"
 	  " {\"if\": {\"type\": \"string\"}, \"then\": {\"not\": {\"pattern\": \"^(a|a)*b$\"}},"
-	  "  \"else\": {\"type\": [\"boolean\", \"null\"]}}]}", false },
+	  "  \"else\": {\"type\": [\"boolean\", \"null\"]}}]}",
+	  false },
 	{ "{\"$schema\": \"http://json-schema.org/draft-07/schema#\","
 	  "\"definitions\": {\"pos\": {\"$id\": \"#pos\", \"type\": \"integer\", \"minimum\": 0}},"
 	  "\"type\": [\"array\", \"object\"],"
 	  "\"items\": [{\"type\": \"string\"}, {\"$ref\": \"#pos\"}, {\"allOf\": [{\"type\": \"object\"}, {\"$ref\": \"#\"}]}],"
 	  "\"additionalItems\": false,"
 	  "\"dependencies\": {\"user\": [\"password\"], \"tls\": {\"properties\": {\"port\": {\"const\": 443}}}},"
-	  "\"properties\": {\"list\": {\"$ref\": \"#\"}, \"n\": {\"maximum\": 10, \"minimum\": -10}}}", false },
+	  "\"properties\": {\"list\": {\"$ref\": \"#\"}, \"n\": {\"maximum\": 10, \"minimum\": -10}}}",
+	  false },
 	{ "{\"anyOf\": [{\"format\": \"date-time\"}, {\"format\": \"date\"}, {\"format\": \"time\"},"
 	  "{\"format\": \"email\"}, {\"format\": \"uri\"}, {\"format\": \"uuid\"},"
 	  "{\"format\": \"ipv4\"}, {\"format\": \"ipv6\"}],"
-	  "\"items\": {\"$ref\": \"#\"}, \"additionalProperties\": {\"$ref\": \"#\"}}", true },
+	  "\"items\": {\"$ref\": \"#\"}, \"additionalProperties\": {\"$ref\": \"#\"}}",
+	  true },
 	{ "{\"$ref\": \"http://json-schema.org/draft-07/schema#\"}", false },
 	{ "{\"$ref\": \"https://json-schema.org/draft/2020-12/schema\"}", false },
 	{ "true", false },
@@ -73,7 +77,7 @@ static void compile_fixtures(void)
 		struct tc_error err;
 		if (!(compiled[i] = schema_compile_opts(doc, &o, &err)))
 			fuzz_fail("fixture %zu: %s: %s", i, err.where, err.msg);
-		json_decref(doc);   /* the schema keeps its own reference */
+		json_decref(doc); /* the schema keeps its own reference */
 	}
 }
 

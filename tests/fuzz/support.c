@@ -1,7 +1,7 @@
 /* support.c — temp-file fixtures for the fuzz targets (loaders that only
  * take a path). Files live in $TMPDIR (default /tmp) and are removed at
  * exit, so a long fuzzing run leaves nothing behind. */
-#define _GNU_SOURCE   /* asprintf, mkstemps */
+#define _GNU_SOURCE /* asprintf, mkstemps */
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>

@@ -66,15 +66,16 @@
 #ifndef CLONE_NEWTIME
 #define CLONE_NEWTIME 0x00000080
 #endif
-#define NS_FLAGS (CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS | CLONE_NEWIPC | \
-                  CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWTIME)
+#define NS_FLAGS                                                                                   \
+	(CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWUSER |             \
+	 CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWTIME)
 
 enum userns_mode { USERNS_REAL, USERNS_EPERM, USERNS_ENOSPC, USERNS_NOCAPS };
 
 struct sim {
-	int landlock;            /* -1 real, 0 none, 1-6 that ABI */
+	int landlock; /* -1 real, 0 none, 1-6 that ABI */
 	enum userns_mode userns;
-	bool all_ns_eperm;       /* every namespace flag refused (container) */
+	bool all_ns_eperm; /* every namespace flag refused (container) */
 	bool clone3_enosys;
 	bool proc_masked;
 	bool container_caps;
@@ -99,10 +100,13 @@ _Noreturn static void die(const char *what, int err)
 /* Landlock: what each ABI knows (the kernel's uapi header, landlock.rst). */
 static uint64_t ll_fs_mask(int abi)
 {
-	uint64_t m = (1ULL << 13) - 1;        /* ABI 1: execute .. make_sym */
-	if (abi >= 2) m |= 1ULL << 13;        /* refer */
-	if (abi >= 3) m |= 1ULL << 14;        /* truncate */
-	if (abi >= 5) m |= 1ULL << 15;        /* ioctl_dev */
+	uint64_t m = (1ULL << 13) - 1; /* ABI 1: execute .. make_sym */
+	if (abi >= 2)
+		m |= 1ULL << 13; /* refer */
+	if (abi >= 3)
+		m |= 1ULL << 14; /* truncate */
+	if (abi >= 5)
+		m |= 1ULL << 15; /* ioctl_dev */
 	return m;
 }
 
@@ -111,8 +115,8 @@ static size_t ll_attr_size(int abi)
 	return abi >= 6 ? 24 : abi >= 4 ? 16 : 8;
 }
 
-#define LL_VERSION 1u
-#define LL_ERRATA  2u   /* ABI 7 */
+#define LL_VERSION       1u
+#define LL_ERRATA        2u /* ABI 7 */
 #define LL_RULE_NET_PORT 2
 
 static int rule(scmp_filter_ctx ctx, uint32_t action, const char *name, unsigned n,
@@ -120,7 +124,7 @@ static int rule(scmp_filter_ctx ctx, uint32_t action, const char *name, unsigned
 {
 	int nr = seccomp_syscall_resolve_name(name);
 	if (nr == __NR_SCMP_ERROR)
-		return 0;   /* not on this architecture */
+		return 0; /* not on this architecture */
 	int rc = seccomp_rule_add_array(ctx, action, nr, n, cmp);
 	if (rc < 0) {
 		fprintf(stderr, "simkernel: rule for %s: %s\n", name, strerror(-rc));
@@ -140,7 +144,7 @@ static void add_landlock(scmp_filter_ctx ctx, const struct sim *s)
 		return;
 	}
 	rule(ctx, SCMP_ACT_NOTIFY, "landlock_create_ruleset", 0, NULL);
-	if (s->landlock < 4) {   /* no network rules before ABI 4 */
+	if (s->landlock < 4) { /* no network rules before ABI 4 */
 		struct scmp_arg_cmp net = SCMP_A1(SCMP_CMP_EQ, LL_RULE_NET_PORT);
 		rule(ctx, SCMP_ACT_ERRNO(EINVAL), "landlock_add_rule", 1, &net);
 	}
@@ -188,8 +192,8 @@ static void add_namespaces(scmp_filter_ctx ctx, const struct sim *s)
 static void add_mounts(scmp_filter_ctx ctx, const struct sim *s)
 {
 	static const char *const calls[] = {
-		"mount", "umount2", "mount_setattr", "open_tree", "move_mount", "fsopen",
-		"fsmount", "fsconfig", "fspick", "pivot_root",
+		"mount",  "umount2", "mount_setattr", "open_tree", "move_mount",
+		"fsopen", "fsmount", "fsconfig",      "fspick",    "pivot_root",
 	};
 	bool nocaps = s->userns == USERNS_NOCAPS;
 	if (s->mount_eperm || nocaps) {
@@ -209,9 +213,10 @@ static void add_mounts(scmp_filter_ctx ctx, const struct sim *s)
 static void drop_to_container_caps(void)
 {
 	static const int keep[] = {
-		CAP_CHOWN, CAP_DAC_OVERRIDE, CAP_FSETID, CAP_FOWNER, CAP_MKNOD, CAP_NET_RAW,
-		CAP_SETGID, CAP_SETUID, CAP_SETFCAP, CAP_SETPCAP, CAP_NET_BIND_SERVICE,
-		CAP_SYS_CHROOT, CAP_KILL, CAP_AUDIT_WRITE,
+		CAP_CHOWN,   CAP_DAC_OVERRIDE, CAP_FSETID,           CAP_FOWNER,
+		CAP_MKNOD,   CAP_NET_RAW,      CAP_SETGID,           CAP_SETUID,
+		CAP_SETFCAP, CAP_SETPCAP,      CAP_NET_BIND_SERVICE, CAP_SYS_CHROOT,
+		CAP_KILL,    CAP_AUDIT_WRITE,
 	};
 	if (geteuid() != 0)
 		die("--caps container needs root", EPERM);
@@ -261,14 +266,14 @@ static struct answer landlock_create(const struct sim *s, const struct seccomp_n
 			return (struct answer){ .err = EINVAL };
 		return (struct answer){ .val = s->landlock };
 	}
-	if (flags)   /* LL_ERRATA and later flags are ABI 7 */
+	if (flags) /* LL_ERRATA and later flags are ABI 7 */
 		return (struct answer){ .err = EINVAL };
 	unsigned char buf[64] = { 0 };
 	if (size < 8)
 		return (struct answer){ .err = EINVAL };
 	size_t take = size < sizeof buf ? (size_t)size : sizeof buf;
 	if (read_mem((pid_t)n->pid, attr, buf, take) < 0)
-		return (struct answer){ .cont = true };   /* cannot look: the kernel judges */
+		return (struct answer){ .cont = true }; /* cannot look: the kernel judges */
 	size_t known = ll_attr_size(s->landlock);
 	for (size_t i = known; i < take; i++)
 		if (buf[i])
@@ -356,7 +361,7 @@ static void serve(int fd, const struct sim *s, const int nr[5])
 		die("seccomp_notify_alloc", ENOMEM);
 	if (seccomp_notify_receive(fd, req) < 0) {
 		seccomp_notify_free(req, resp);
-		return;   /* the caller died meanwhile (ENOENT) */
+		return; /* the caller died meanwhile (ENOENT) */
 	}
 	struct answer a = { .cont = true };
 	if (req->data.nr == nr[0])
@@ -433,7 +438,10 @@ static void send_fd(int sock, int fd)
 {
 	char byte = fd >= 0 ? 'F' : 'N';
 	struct iovec iov = { &byte, 1 };
-	union { struct cmsghdr h; char buf[CMSG_SPACE(sizeof(int))]; } u;
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} u;
 	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
 	if (fd >= 0) {
 		m.msg_control = u.buf;
@@ -452,11 +460,16 @@ static int recv_fd(int sock)
 {
 	char byte = 0;
 	struct iovec iov = { &byte, 1 };
-	union { struct cmsghdr h; char buf[CMSG_SPACE(sizeof(int))]; } u;
-	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
-	                    .msg_controllen = sizeof u.buf };
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} u;
+	struct msghdr m = { .msg_iov = &iov,
+		            .msg_iovlen = 1,
+		            .msg_control = u.buf,
+		            .msg_controllen = sizeof u.buf };
 	if (recvmsg(sock, &m, MSG_CMSG_CLOEXEC) != 1)
-		return -2;   /* the child failed before (it said why) */
+		return -2; /* the child failed before (it said why) */
 	struct cmsghdr *c = CMSG_FIRSTHDR(&m);
 	int fd = -1;
 	if (byte == 'F' && c && c->cmsg_type == SCM_RIGHTS)
@@ -475,7 +488,7 @@ _Noreturn static void child(const struct sim *s, int sock, char **argv)
 	/* no_new_privs only where the filter needs it: root keeps setuid
 	 * programs working as on the simulated system. */
 	bool admin = prctl(PR_CAPBSET_READ, CAP_SYS_ADMIN, 0, 0, 0) == 1 && geteuid() == 0 &&
-	             !s->container_caps;
+	        !s->container_caps;
 	seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, admin ? 0 : 1);
 	add_landlock(ctx, s);
 	add_namespaces(ctx, s);
@@ -483,7 +496,7 @@ _Noreturn static void child(const struct sim *s, int sock, char **argv)
 	int rc = seccomp_load(ctx);
 	if (rc < 0)
 		die("seccomp_load", -rc);
-	send_fd(sock, seccomp_notify_fd(ctx));   /* -1 when no rule notifies */
+	send_fd(sock, seccomp_notify_fd(ctx)); /* -1 when no rule notifies */
 	close(sock);
 	execvp(argv[0], argv);
 	fprintf(stderr, "simkernel: exec %s: %s\n", argv[0], strerror(errno));
@@ -514,13 +527,13 @@ int main(int argc, char **argv)
 		seccomp_syscall_resolve_name("mount"),
 		seccomp_syscall_resolve_name("fsopen"),
 	};
-	signal(SIGINT, SIG_IGN);   /* the program decides; we follow it */
+	signal(SIGINT, SIG_IGN); /* the program decides; we follow it */
 	int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	if (pidfd < 0)
 		die("pidfd_open", errno);
 	for (;;) {
 		struct pollfd p[2] = { { .fd = pidfd, .events = POLLIN },
-		                       { .fd = fd, .events = POLLIN } };
+			               { .fd = fd, .events = POLLIN } };
 		if (poll(p, fd >= 0 ? 2 : 1, -1) < 0) {
 			if (errno == EINTR)
 				continue;

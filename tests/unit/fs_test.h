@@ -25,11 +25,11 @@
 #include "tools.h"
 
 struct ws {
-	char dir[64];                /* the workspace */
-	char outside[64];            /* a sibling directory outside it */
+	char dir[64];     /* the workspace */
+	char outside[64]; /* a sibling directory outside it */
 	int fd;
 	struct tc_tool_ctx ctx;
-	struct tc_output out;        /* the last call's result */
+	struct tc_output out; /* the last call's result */
 };
 
 static inline int ws_setup(void **state)
@@ -45,7 +45,9 @@ static inline int ws_setup(void **state)
 	if (w->fd < 0)
 		return -1;
 	w->ctx = (struct tc_tool_ctx){
-		.workspace_fd = w->fd, .workspace = w->dir, .timeout_ms = 10000,
+		.workspace_fd = w->fd,
+		.workspace = w->dir,
+		.timeout_ms = 10000,
 		.max_render = 100000,
 	};
 	*state = w;
@@ -205,21 +207,25 @@ static inline bool out_true(struct ws *w, const char *key)
 	return json_is_true(json_object_get(w->out.canonical, key));
 }
 
-#define assert_render_has(w, text) do { \
-	if (!strstr((w)->out.render, (text))) \
-		fail_msg("render lacks \"%s\":\n%s", (text), (w)->out.render); \
-} while (0)
+#define assert_render_has(w, text)                                                                 \
+	do {                                                                                       \
+		if (!strstr((w)->out.render, (text)))                                              \
+			fail_msg("render lacks \"%s\":\n%s", (text), (w)->out.render);             \
+	} while (0)
 
-#define assert_error(w, rc, code) do { \
-	assert_int_not_equal((rc), 0); \
-	const char *got_ = out_str((w), "error"); \
-	if (!got_ || strcmp(got_, (code))) \
-		fail_msg("expected error %s, got %s: %s", (code), got_ ? got_ : "(none)", (w)->out.render); \
-} while (0)
+#define assert_error(w, rc, code)                                                                  \
+	do {                                                                                       \
+		assert_int_not_equal((rc), 0);                                                     \
+		const char *got_ = out_str((w), "error");                                          \
+		if (!got_ || strcmp(got_, (code)))                                                 \
+			fail_msg("expected error %s, got %s: %s", (code), got_ ? got_ : "(none)",  \
+			         (w)->out.render);                                                 \
+	} while (0)
 
-#define assert_ok(w, rc) do { \
-	if ((rc) != 0) \
-		fail_msg("call failed: %s", (w)->out.render); \
-} while (0)
+#define assert_ok(w, rc)                                                                           \
+	do {                                                                                       \
+		if ((rc) != 0)                                                                     \
+			fail_msg("call failed: %s", (w)->out.render);                              \
+	} while (0)
 
 #endif

@@ -19,11 +19,17 @@
  * outside struct seccomp_data or misaligned, a jump out of range, falling
  * off the end. Checks the whole program the way the kernel's checker does
  * (bpf_check_classic + seccomp_check_filter) before running it. */
-int bpf_run(const struct sock_filter *prog, size_t len, const struct seccomp_data *d,
-            uint32_t *ret, char *err, size_t errlen);
+int bpf_run(const struct sock_filter *prog, size_t len, const struct seccomp_data *d, uint32_t *ret,
+            char *err, size_t errlen);
 
 /* The action part of a seccomp return value, and its data (errno). */
-static inline uint32_t bpf_action(uint32_t ret) { return ret & SECCOMP_RET_ACTION_FULL; }
-static inline uint32_t bpf_data(uint32_t ret) { return ret & SECCOMP_RET_DATA; }
+static inline uint32_t bpf_action(uint32_t ret)
+{
+	return ret & SECCOMP_RET_ACTION_FULL;
+}
+static inline uint32_t bpf_data(uint32_t ret)
+{
+	return ret & SECCOMP_RET_DATA;
+}
 
 #endif

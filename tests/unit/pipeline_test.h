@@ -82,8 +82,8 @@ static int tool_echo(const struct tc_tool_ctx *ctx, json_t *args, struct tc_outp
 static int tool_touch(const struct tc_tool_ctx *ctx, json_t *args, struct tc_output *out)
 {
 	const char *name = json_string_value(json_object_get(args, "name"));
-	int fd = openat(ctx->workspace_fd, name, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC |
-	                O_NOFOLLOW, 0644);
+	int fd = openat(ctx->workspace_fd, name,
+	                O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (fd < 0 || write(fd, "ran\n", 4) != 4) {
 		out->render = strdup(strerror(errno));
 		return 1;
@@ -101,8 +101,8 @@ static int tool_sleep(const struct tc_tool_ctx *ctx, json_t *args, struct tc_out
 	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000 };
 	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
 		;
-	out->canonical = json_pack("{s:I, s:I}", "start_us", (json_int_t)start,
-	                           "end_us", (json_int_t)mono_us());
+	out->canonical = json_pack("{s:I, s:I}", "start_us", (json_int_t)start, "end_us",
+	                           (json_int_t)mono_us());
 	return 0;
 }
 
@@ -130,8 +130,8 @@ static int tool_big(const struct tc_tool_ctx *ctx, json_t *args, struct tc_outpu
 static int tool_write(const struct tc_tool_ctx *ctx, json_t *args, struct tc_output *out)
 {
 	const char *path = json_string_value(json_object_get(args, "path"));
-	int fd = openat(ctx->workspace_fd, path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC |
-	                O_NOFOLLOW, 0644);
+	int fd = openat(ctx->workspace_fd, path,
+	                O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (fd < 0 || write(fd, "written\n", 8) != 8) {
 		out->render = strdup(strerror(errno));
 		return 1;
@@ -142,35 +142,51 @@ static int tool_write(const struct tc_tool_ctx *ctx, json_t *args, struct tc_out
 }
 
 static const struct tc_tool test_tools[] = {
-	{ .name = "echo_args", .description = "Returns its arguments as the canonical result.",
+	{ .name = "echo_args",
+	  .description = "Returns its arguments as the canonical result.",
 	  .parameters = "{\"type\":\"object\",\"properties\":{\"text\":{\"type\":\"string\"},"
 	                "\"n\":{\"type\":\"integer\"}}}",
-	  .risk = TC_RISK_READ_ONLY, .execute = tool_echo },
-	{ .name = "touch_marker", .description = "Appends a line to a marker file in the "
-	  "workspace: the side effect that proves it ran.",
+	  .risk = TC_RISK_READ_ONLY,
+	  .execute = tool_echo },
+	{ .name = "touch_marker",
+	  .description = "Appends a line to a marker file in the "
+	                 "workspace: the side effect that proves it ran.",
 	  .parameters = "{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"},"
 	                "\"mode\":{\"type\":\"integer\"}},\"required\":[\"name\"]}",
-	  .risk = TC_RISK_DESTRUCTIVE, .execute = tool_touch },
-	{ .name = "sleeper", .description = "Sleeps for ms milliseconds and reports when it "
-	  "started and ended (monotonic microseconds).",
+	  .risk = TC_RISK_DESTRUCTIVE,
+	  .execute = tool_touch },
+	{ .name = "sleeper",
+	  .description = "Sleeps for ms milliseconds and reports when it "
+	                 "started and ended (monotonic microseconds).",
 	  .parameters = "{\"type\":\"object\",\"properties\":{\"ms\":{\"type\":\"integer\","
 	                "\"minimum\":0,\"maximum\":60000}},\"required\":[\"ms\"]}",
-	  .risk = TC_RISK_READ_ONLY, .execute = tool_sleep },
-	{ .name = "crasher", .description = "Writes through a null pointer: a defect on purpose.",
-	  .parameters = "{\"type\":\"object\"}", .risk = TC_RISK_READ_ONLY, .execute = tool_crash },
-	{ .name = "big_output", .description = "Renders chars code points of mixed 1 to 4 "
-	  "byte UTF-8 characters.",
+	  .risk = TC_RISK_READ_ONLY,
+	  .execute = tool_sleep },
+	{ .name = "crasher",
+	  .description = "Writes through a null pointer: a defect on purpose.",
+	  .parameters = "{\"type\":\"object\"}",
+	  .risk = TC_RISK_READ_ONLY,
+	  .execute = tool_crash },
+	{ .name = "big_output",
+	  .description = "Renders chars code points of mixed 1 to 4 "
+	                 "byte UTF-8 characters.",
 	  .parameters = "{\"type\":\"object\",\"properties\":{\"chars\":{\"type\":\"integer\","
 	                "\"minimum\":0,\"maximum\":1000000}},\"required\":[\"chars\"]}",
-	  .risk = TC_RISK_READ_ONLY, .execute = tool_big },
-	{ .name = "writer", .description = "Writes a small file at path in the workspace.",
+	  .risk = TC_RISK_READ_ONLY,
+	  .execute = tool_big },
+	{ .name = "writer",
+	  .description = "Writes a small file at path in the workspace.",
 	  .parameters = "{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\"}},"
 	                "\"required\":[\"path\"]}",
-	  .risk = TC_RISK_WRITE, .execute = tool_write },
+	  .risk = TC_RISK_WRITE,
+	  .execute = tool_write },
 };
 
 static const struct tc_plugin test_plugin = {
-	"pipeline_test", TC_RISK_DESTRUCTIVE, test_tools, sizeof test_tools / sizeof test_tools[0],
+	"pipeline_test",
+	TC_RISK_DESTRUCTIVE,
+	test_tools,
+	sizeof test_tools / sizeof test_tools[0],
 };
 
 /* ---- fixture -------------------------------------------------------------- */
@@ -186,24 +202,24 @@ struct got {
 enum { MAX_GOT = 8, MAX_ANSWERS = 8 };
 
 struct fx {
-	char dir[64];                 /* temp root: config, workspace, spill */
+	char dir[64]; /* temp root: config, workspace, spill */
 	char ws[96];
 	struct tc_supervisor *s;
 	struct got got[MAX_GOT];
-	json_t *events;               /* copies of every event, in order */
+	json_t *events; /* copies of every event, in order */
 	/* the approver */
 	int asked;
-	enum tc_approval answers[MAX_ANSWERS];   /* answer k for the k-th ask; then the last */
+	enum tc_approval answers[MAX_ANSWERS]; /* answer k for the k-th ask; then the last */
 	int nanswers;
 	char reason[256];
-	int defer_ms;                 /* > 0: answer later from a loop timer */
+	int defer_ms; /* > 0: answer later from a loop timer */
 	tc_approval_respond respond;
 	void *respond_ctx;
 	int64_t answered_at;
-	bool spares;                  /* tc_options.keep_spares */
+	bool spares; /* tc_options.keep_spares */
 };
 
-static char why_not[600];       /* set when the sandbox cannot run here */
+static char why_not[600]; /* set when the sandbox cannot run here */
 
 static void need_sandbox(void)
 {
@@ -309,8 +325,10 @@ static int fx_try_start(struct fx *f, const char *config_json, struct tc_error *
 		snprintf(err->msg, sizeof err->msg, "cannot write the test config %s", path);
 		return -1;
 	}
-	struct tc_options opt = { .workspace = f->ws, .config_path = path, .no_builtins = true,
-	                          .keep_spares = f->spares };
+	struct tc_options opt = { .workspace = f->ws,
+		                  .config_path = path,
+		                  .no_builtins = true,
+		                  .keep_spares = f->spares };
 	if (tc_supervisor_new(&opt, &f->s, err) < 0 ||
 	    tc_plugin_load(tc_supervisor_registry(f->s), &test_plugin, NULL, err) < 0 ||
 	    audit_subscribe(supervisor_audit(f->s), on_event, f, NULL, err) < 0)
@@ -406,12 +424,13 @@ static void on_deferred(struct loop *l, void *data)
 	respond(f->respond_ctx, f->answers[0], "test timer");
 }
 
-static void approver(const struct tc_approval_request *req, tc_approval_respond respond,
-                     void *ctx, void *data)
+static void approver(const struct tc_approval_request *req, tc_approval_respond respond, void *ctx,
+                     void *data)
 {
 	struct fx *f = data;
 	enum tc_approval a = f->answers[f->asked < f->nanswers ? f->asked :
-	                                f->nanswers ? f->nanswers - 1 : 0];
+	                                        f->nanswers    ? f->nanswers - 1 :
+	                                                         0];
 	f->asked++;
 	snprintf(f->reason, sizeof f->reason, "%s", req->reason ? req->reason : "");
 	if (f->defer_ms > 0) {
@@ -441,7 +460,8 @@ static void event_types(struct fx *f, uint64_t id, char *out, size_t size)
 	size_t o = 0, i;
 	json_t *ev;
 	out[0] = '\0';
-	json_array_foreach(f->events, i, ev) {
+	json_array_foreach(f->events, i, ev)
+	{
 		if ((uint64_t)json_integer_value(json_object_get(ev, "call")) != id)
 			continue;
 		o += (size_t)snprintf(out + o, size - o, "%s%s", o ? " " : "", cstr(ev, "event"));

@@ -19,14 +19,14 @@ static inline json_t *parse_json(const char *text)
 	return j;
 }
 
-static inline struct schema *compile_opts(const char *text, enum schema_draft d,
-                                          bool formats, struct tc_error *err)
+static inline struct schema *compile_opts(const char *text, enum schema_draft d, bool formats,
+                                          struct tc_error *err)
 {
 	json_t *doc = parse_json(text);
 	struct schema_options o = { d, formats };
 	memset(err, 0, sizeof *err);
 	struct schema *s = schema_compile_opts(doc, &o, err);
-	json_decref(doc);   /* the schema keeps its own reference */
+	json_decref(doc); /* the schema keeps its own reference */
 	return s;
 }
 
@@ -57,7 +57,7 @@ static inline void compile_fails_v(const char *text, enum schema_draft d, bool f
 		if (!strstr(err.msg, *frags))
 			fail_msg("message lacks '%s': %s", *frags, err.msg);
 }
-#define compile_fails(text, d, where, ...) \
+#define compile_fails(text, d, where, ...)                                                         \
 	compile_fails_v(text, d, false, where, (const char *const[]){ __VA_ARGS__, NULL })
 
 /* Validates inst both ways (verdict only, and with diagnostics), asserts
@@ -70,7 +70,8 @@ static inline int check_instance(const struct schema *s, const char *inst_text)
 	int full = schema_validate(s, inst, &res, 0);
 	json_decref(inst);
 	if (quick != full)
-		fail_msg("verdict differs with diagnostics: %d vs %d for %s", quick, full, inst_text);
+		fail_msg("verdict differs with diagnostics: %d vs %d for %s", quick, full,
+		         inst_text);
 	if (full == 1 && res.count)
 		fail_msg("valid but has %zu diagnostics", res.count);
 	if (full == 0 && res.count == 0)
@@ -88,22 +89,30 @@ static inline void expect_v(const char *schema, enum schema_draft d, int valid,
 		int r = check_instance(s, *insts);
 		if (r != valid)
 			fail_msg("%s: expected %s, got %s (draft %d)\n  schema: %s", *insts,
-			         valid ? "valid" : "invalid", r == 1 ? "valid" : r == 0 ? "invalid" : "error",
+			         valid ? "valid" : "invalid",
+			         r == 1         ? "valid" :
+			                 r == 0 ? "invalid" :
+			                          "error",
 			         (int)d, schema);
 	}
 	schema_free(s);
 }
-#define VALID(schema, d, ...) expect_v(schema, d, 1, (const char *const[]){ __VA_ARGS__, NULL })
+#define VALID(schema, d, ...)   expect_v(schema, d, 1, (const char *const[]){ __VA_ARGS__, NULL })
 #define INVALID(schema, d, ...) expect_v(schema, d, 0, (const char *const[]){ __VA_ARGS__, NULL })
 /* Both drafts: the override makes the same text a draft-07 and a 2020-12 schema. */
-#define VALID2(schema, ...) do { VALID(schema, SCHEMA_DRAFT_07, __VA_ARGS__); \
-	VALID(schema, SCHEMA_DRAFT_2020_12, __VA_ARGS__); } while (0)
-#define INVALID2(schema, ...) do { INVALID(schema, SCHEMA_DRAFT_07, __VA_ARGS__); \
-	INVALID(schema, SCHEMA_DRAFT_2020_12, __VA_ARGS__); } while (0)
+#define VALID2(schema, ...)                                                                        \
+	do {                                                                                       \
+		VALID(schema, SCHEMA_DRAFT_07, __VA_ARGS__);                                       \
+		VALID(schema, SCHEMA_DRAFT_2020_12, __VA_ARGS__);                                  \
+	} while (0)
+#define INVALID2(schema, ...)                                                                      \
+	do {                                                                                       \
+		INVALID(schema, SCHEMA_DRAFT_07, __VA_ARGS__);                                     \
+		INVALID(schema, SCHEMA_DRAFT_2020_12, __VA_ARGS__);                                \
+	} while (0)
 
 /* The diagnostics of inst as schema_result_text gives them (caller frees). */
-static inline char *diag_text(const char *schema, const char *inst_text, size_t max_diags,
-                              int *rc)
+static inline char *diag_text(const char *schema, const char *inst_text, size_t max_diags, int *rc)
 {
 	struct schema *s = compile_ok(schema, SCHEMA_DRAFT_AUTO);
 	json_t *inst = parse_json(inst_text);

@@ -15,7 +15,7 @@
 #include "gate.h"
 #include "registry.h"
 
-static tc_execute_fn no_exec;   /* never run: the tools here are only defined */
+static tc_execute_fn no_exec; /* never run: the tools here are only defined */
 
 static int noop(const struct tc_tool_ctx *ctx, json_t *args, struct tc_output *out)
 {
@@ -26,10 +26,14 @@ static int noop(const struct tc_tool_ctx *ctx, json_t *args, struct tc_output *o
 static struct tc_defined *define(const char *command_arg)
 {
 	struct tc_tool t = {
-		.name = "runner", .description = "Runs one program with its arguments, for tests.",
-		.parameters = "{\"type\": \"object\", \"properties\": {\"argv\": {\"type\": \"array\", "
-		              "\"items\": {\"type\": \"string\"}}}}",
-		.risk = TC_RISK_DESTRUCTIVE, .execute = noop, .command_arg = command_arg,
+		.name = "runner",
+		.description = "Runs one program with its arguments, for tests.",
+		.parameters =
+		        "{\"type\": \"object\", \"properties\": {\"argv\": {\"type\": \"array\", "
+		        "\"items\": {\"type\": \"string\"}}}}",
+		.risk = TC_RISK_DESTRUCTIVE,
+		.execute = noop,
+		.command_arg = command_arg,
 	};
 	struct tc_error err = { 0 };
 	struct tc_defined *d = tc_tool_define(&t, &err);
@@ -47,13 +51,15 @@ static char *key_of(struct tc_defined *d, const char *args_json)
 	return k;
 }
 
-#define ASSERT_KEY(d, args, want) do { \
-	char *k_ = key_of((d), (args)); \
-	const char *w_ = (want); \
-	if ((!k_ != !w_) || (k_ && strcmp(k_, w_))) \
-		fail_msg("key of %s: got %s, want %s", (args), k_ ? k_ : "(none)", w_ ? w_ : "(none)"); \
-	free(k_); \
-} while (0)
+#define ASSERT_KEY(d, args, want)                                                                  \
+	do {                                                                                       \
+		char *k_ = key_of((d), (args));                                                    \
+		const char *w_ = (want);                                                           \
+		if ((!k_ != !w_) || (k_ && strcmp(k_, w_)))                                        \
+			fail_msg("key of %s: got %s, want %s", (args), k_ ? k_ : "(none)",         \
+			         w_ ? w_ : "(none)");                                              \
+		free(k_);                                                                          \
+	} while (0)
 
 static void test_command_key_program_and_subcommand(void **state)
 {
@@ -64,7 +70,7 @@ static void test_command_key_program_and_subcommand(void **state)
 	ASSERT_KEY(d, "{\"argv\": [\"pytest\"]}", "pytest");
 	ASSERT_KEY(d, "{\"argv\": [\"git\", \"push\", \"origin\"]}", "git push");
 	ASSERT_KEY(d, "{\"argv\": [\"/usr/bin/git\", \"status\"]}", "/usr/bin/git status");
-	ASSERT_KEY(d, "{\"argv\": [\"git\", \"-C\", \"dir\", \"push\"]}", NULL);   /* exact only */
+	ASSERT_KEY(d, "{\"argv\": [\"git\", \"-C\", \"dir\", \"push\"]}", NULL); /* exact only */
 	ASSERT_KEY(d, "{\"argv\": [\"git\"]}", NULL);
 	/* Programs that run whatever they are told: no key at all. */
 	ASSERT_KEY(d, "{\"argv\": [\"sh\", \"-c\", \"rm -rf /\"]}", NULL);
@@ -76,7 +82,7 @@ static void test_command_key_program_and_subcommand(void **state)
 	ASSERT_KEY(d, "{\"argv\": []}", NULL);
 	tc_defined_unref(d);
 	d = define(NULL);
-	ASSERT_KEY(d, "{\"argv\": [\"make\"]}", NULL);   /* the tool declares no command */
+	ASSERT_KEY(d, "{\"argv\": [\"make\"]}", NULL); /* the tool declares no command */
 	tc_defined_unref(d);
 }
 
@@ -84,8 +90,12 @@ static enum gate_action authorize(struct gate *g, uint64_t session, const char *
                                   const char *args_json)
 {
 	json_t *args = json_loads(args_json, 0, NULL);
-	struct gate_call c = { .tool = "runner", .risk = TC_RISK_DESTRUCTIVE, .args = args,
-	                       .session = session, .workspace_fd = -1, .command = command };
+	struct gate_call c = { .tool = "runner",
+		               .risk = TC_RISK_DESTRUCTIVE,
+		               .args = args,
+		               .session = session,
+		               .workspace_fd = -1,
+		               .command = command };
 	struct gate_verdict v;
 	gate_authorize(g, &c, &v);
 	json_decref(args);
@@ -120,11 +130,14 @@ static void test_gate_command_grant_covers_that_command_only(void **state)
 	assert_int_equal(gate_grant_session_wide(g, 1, "runner", "git push", &err), 0);
 	assert_int_equal(authorize(g, 1, "git push", "{\"argv\": [\"git\", \"push\", \"-f\"]}"),
 	                 GATE_ALLOW);
-	assert_int_equal(authorize(g, 1, "git status", "{\"argv\": [\"git\", \"status\"]}"), GATE_ASK);
-	assert_int_equal(authorize(g, 1, NULL, "{\"argv\": [\"sh\", \"-c\", \"git push\"]}"), GATE_ASK);
+	assert_int_equal(authorize(g, 1, "git status", "{\"argv\": [\"git\", \"status\"]}"),
+	                 GATE_ASK);
+	assert_int_equal(authorize(g, 1, NULL, "{\"argv\": [\"sh\", \"-c\", \"git push\"]}"),
+	                 GATE_ASK);
 	assert_int_equal(authorize(g, 2, "git push", "{\"argv\": [\"git\", \"push\"]}"), GATE_ASK);
 	json_t *grants = gate_grants(g, 1);
-	assert_string_equal(json_string_value(json_object_get(json_array_get(grants, 0), "command")),
+	assert_string_equal(json_string_value(
+	                            json_object_get(json_array_get(grants, 0), "command")),
 	                    "git push");
 	json_decref(grants);
 	gate_free(g);

@@ -112,7 +112,9 @@ static void test_timestamp_is_rfc3339_utc_with_ms(void **state)
 	assert_int_equal(strlen(ts), 24);
 	int y, mo, d, h, mi, s, ms;
 	char z;
-	assert_int_equal(sscanf(ts, "%4d-%2d-%2dT%2d:%2d:%2d.%3d%c", &y, &mo, &d, &h, &mi, &s, &ms, &z), 8);
+	assert_int_equal(sscanf(ts, "%4d-%2d-%2dT%2d:%2d:%2d.%3d%c", &y, &mo, &d, &h, &mi, &s, &ms,
+	                        &z),
+	                 8);
 	assert_int_equal(z, 'Z');
 	assert_true(y >= 2024 && mo >= 1 && mo <= 12 && ms >= 0 && ms <= 999);
 }
@@ -120,13 +122,20 @@ static void test_timestamp_is_rfc3339_utc_with_ms(void **state)
 static void test_event_tool_result_carries_usage_when_ran(void **state)
 {
 	(void)state;
-	struct audit_result r = { .status = "killed", .duration_ms = 30001, .ran = true,
-		.exit_code = -1, .signal = 9, .cpu_ms = 12, .max_rss_kb = 2048, .bytes = 99,
-		.truncated = true };
+	struct audit_result r = { .status = "killed",
+		                  .duration_ms = 30001,
+		                  .ran = true,
+		                  .exit_code = -1,
+		                  .signal = 9,
+		                  .cpu_ms = 12,
+		                  .max_rss_kb = 2048,
+		                  .bytes = 99,
+		                  .truncated = true };
 	json_t *e = audit_event_tool_result(3, "spin", &r);
-	json_t *want = J("{\"event\":\"tool-result\",\"call\":3,\"tool\":\"spin\",\"status\":\"killed\","
-	                 "\"duration_ms\":30001,\"truncated\":true,\"exit_code\":-1,\"signal\":9,"
-	                 "\"cpu_ms\":12,\"max_rss_kb\":2048,\"bytes\":99}");
+	json_t *want =
+	        J("{\"event\":\"tool-result\",\"call\":3,\"tool\":\"spin\",\"status\":\"killed\","
+	          "\"duration_ms\":30001,\"truncated\":true,\"exit_code\":-1,\"signal\":9,"
+	          "\"cpu_ms\":12,\"max_rss_kb\":2048,\"bytes\":99}");
 	json_object_del(e, "ts");
 	assert_true(json_equal(e, want));
 	json_decref(e);
@@ -177,7 +186,7 @@ static void test_event_session_grant_takes_grant_list(void **state)
 	(void)state;
 	json_t *args = J("{\"p\":1}");
 	json_t *grants = J("[{\"tool\":\"rm\",\"args\":{\"p\":1}}]");
-	json_t *e = audit_event_session_grant("rm", args, grants);  /* takes grants */
+	json_t *e = audit_event_session_grant("rm", args, grants); /* takes grants */
 	assert_string_equal(str(e, "event"), "session-grant");
 	assert_ptr_equal(json_object_get(e, "grants"), grants);
 	json_decref(e);
@@ -218,13 +227,16 @@ static void test_elide_reaches_nested_values(void **state)
 	(void)state;
 	json_t *doc = json_pack("{s:{s:[i,o]}, s:b}", "a", "b", 1, string_of(300, "x"), "c", 1);
 	json_t *e = audit_elide(doc, 256);
-	const char *s = json_string_value(json_array_get(json_object_get(json_object_get(e, "a"), "b"), 1));
+	const char *s =
+	        json_string_value(json_array_get(json_object_get(json_object_get(e, "a"), "b"), 1));
 	assert_non_null(strstr(s, " [... 300 characters in all]"));
 	assert_int_equal(strlen(s), 256 + strlen(" [... 300 characters in all]"));
 	assert_true(json_is_true(json_object_get(e, "c")));
 	/* The original is untouched. */
-	assert_int_equal(json_string_length(json_array_get(json_object_get(json_object_get(doc, "a"),
-	                 "b"), 1)), 300);
+	assert_int_equal(json_string_length(
+	                         json_array_get(json_object_get(json_object_get(doc, "a"), "b"),
+	                                        1)),
+	                 300);
 	json_decref(e);
 	json_decref(doc);
 }
@@ -234,14 +246,15 @@ static void test_elide_reaches_nested_values(void **state)
 struct recorder {
 	char log[256];
 	int fail;
-	struct tc_disposer *self;    /* dispose this from inside the callback */
+	struct tc_disposer *self; /* dispose this from inside the callback */
 };
 
 static int record(void *data, json_t *event, struct tc_error *err)
 {
 	struct recorder *r = data;
 	size_t n = strlen(r->log);
-	snprintf(r->log + n, sizeof r->log - n, "%s;", json_string_value(json_object_get(event, "event")));
+	snprintf(r->log + n, sizeof r->log - n, "%s;",
+	         json_string_value(json_object_get(event, "event")));
 	if (r->self)
 		tc_dispose(r->self);
 	if (r->fail)
@@ -356,7 +369,7 @@ static void test_sink_writes_one_json_object_per_line(void **state)
 	json_t *lines = read_lines(t->path);
 	assert_int_equal(json_array_size(lines), 6);
 	static const char *const types[] = { "call-start", "approval-request", "approval-decision",
-		"call-start", "tool-result", "tool-result" };
+		                             "call-start", "tool-result",      "tool-result" };
 	static const int calls[] = { 1, 1, 1, 2, 1, 2 };
 	const char *session = str(json_array_get(lines, 0), "session");
 	for (size_t i = 0; i < 6; i++) {
@@ -366,8 +379,9 @@ static void test_sink_writes_one_json_object_per_line(void **state)
 		assert_string_equal(str(l, "session"), session);
 		assert_int_equal(strlen(str(l, "ts")), 24);
 	}
-	assert_string_equal(json_string_value(json_object_get(json_object_get(
-	                    json_array_get(lines, 0), "args"), "text")), "two\nlines and a \"quote\"");
+	assert_string_equal(json_string_value(json_object_get(
+	                            json_object_get(json_array_get(lines, 0), "args"), "text")),
+	                    "two\nlines and a \"quote\"");
 	json_decref(lines);
 	json_decref(args);
 }
@@ -377,8 +391,8 @@ static void test_sink_elides_long_arguments(void **state)
 	struct tmp *t = *state;
 	struct audit_sink *s;
 	assert_int_equal(audit_sink_open(t->path, true, &s, NULL), 0);
-	json_t *args = json_pack("{s:o, s:o, s:{s:o}}", "ok", string_of(256, "a"),
-	                         "long", string_of(257, "b"), "nested", "deep", string_of(1000, "c"));
+	json_t *args = json_pack("{s:o, s:o, s:{s:o}}", "ok", string_of(256, "a"), "long",
+	                         string_of(257, "b"), "nested", "deep", string_of(1000, "c"));
 	json_t *e = audit_event_call_start(9, "t", args, NULL);
 	assert_int_equal(audit_sink_write(s, e, NULL), 0);
 	audit_sink_close(s);
@@ -389,7 +403,8 @@ static void test_sink_elides_long_arguments(void **state)
 	assert_non_null(strstr(str(json_object_get(got, "nested"), "deep"),
 	                       "[... 1000 characters in all]"));
 	/* The event the pipeline holds is not changed by the sink. */
-	assert_int_equal(json_string_length(json_object_get(json_object_get(e, "args"), "long")), 257);
+	assert_int_equal(json_string_length(json_object_get(json_object_get(e, "args"), "long")),
+	                 257);
 	json_decref(lines);
 	json_decref(e);
 	json_decref(args);
@@ -474,7 +489,11 @@ static void test_sink_lines_are_ascii(void **state)
 	struct tmp *t = *state;
 	struct audit_sink *s;
 	assert_int_equal(audit_sink_open(t->path, false, &s, NULL), 0);
-	const char *v = "a\xe2\x80\xa8{}\xe2\x80\xa9" "b\xc2\x85" "c\xc2\x9b" "d\xe2\x80\xae" "e\xc3\xa9";
+	const char *v = "a\xe2\x80\xa8{}\xe2\x80\xa9"
+	                "b\xc2\x85"
+	                "c\xc2\x9b"
+	                "d\xe2\x80\xae"
+	                "e\xc3\xa9";
 	json_t *args = json_pack("{s:s}", "path", v);
 	json_t *e = audit_event_call_start(3, "read_file", args, "read-only");
 	assert_int_equal(audit_sink_write(s, e, NULL), 0);
@@ -511,8 +530,8 @@ static void test_sink_write_waits_for_another_writers_lock(void **state)
 	uint64_t start = (uint64_t)io_now_ms();
 	assert_int_equal(audit_sink_write(s, e, NULL), 0);
 	uint64_t waited = (uint64_t)io_now_ms() - start;
-	assert_true(waited >= 50);      /* it tried to take the lock */
-	assert_true(waited < 2000);     /* and went on without it */
+	assert_true(waited >= 50);  /* it tried to take the lock */
+	assert_true(waited < 2000); /* and went on without it */
 	assert_int_equal(flock(other, LOCK_UN), 0);
 	start = (uint64_t)io_now_ms();
 	assert_int_equal(audit_sink_write(s, e, NULL), 0);
@@ -541,7 +560,7 @@ static void test_sink_refuses_fifo(void **state)
 	assert_null(s);
 	assert_non_null(strstr(err.msg, "fifo"));
 	close(reader);
-	alarm(10);   /* the old open blocked here */
+	alarm(10); /* the old open blocked here */
 	assert_int_equal(audit_sink_open(t->path, false, &s, &err), -1);
 	alarm(0);
 	assert_non_null(strstr(err.msg, "fifo"));
@@ -611,10 +630,14 @@ int main(void)
 		cmocka_unit_test(test_has_subscribers_follows_subscribe_and_dispose),
 		cmocka_unit_test(test_dispose_during_emit_is_safe),
 		cmocka_unit_test(test_emit_reports_failure_but_calls_everyone),
-		cmocka_unit_test_setup_teardown(test_sink_writes_one_json_object_per_line, tmp_setup, tmp_teardown),
-		cmocka_unit_test_setup_teardown(test_sink_elides_long_arguments, tmp_setup, tmp_teardown),
-		cmocka_unit_test_setup_teardown(test_sink_appends_to_existing_log, tmp_setup, tmp_teardown),
-		cmocka_unit_test_setup_teardown(test_sink_creates_log_0600, tmp_setup, tmp_teardown),
+		cmocka_unit_test_setup_teardown(test_sink_writes_one_json_object_per_line,
+		                                tmp_setup, tmp_teardown),
+		cmocka_unit_test_setup_teardown(test_sink_elides_long_arguments, tmp_setup,
+		                                tmp_teardown),
+		cmocka_unit_test_setup_teardown(test_sink_appends_to_existing_log, tmp_setup,
+		                                tmp_teardown),
+		cmocka_unit_test_setup_teardown(test_sink_creates_log_0600, tmp_setup,
+		                                tmp_teardown),
 		cmocka_unit_test(test_sink_open_unwritable_path_fails),
 		cmocka_unit_test_setup_teardown(test_sink_refuses_symlink, tmp_setup, tmp_teardown),
 		cmocka_unit_test(test_sink_write_failure_is_reported),

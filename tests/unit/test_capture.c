@@ -53,9 +53,9 @@ static void check_stream(size_t keep, uint64_t total, size_t chunk)
 	size_t want_tail = rest < tcap ? (size_t)rest : tcap;
 	if (c.total != total || c.head_len != want_head || c.tail_len != want_tail)
 		fail_msg("keep %zu total %llu chunk %zu: total %llu head %zu (want %zu) "
-		         "tail %zu (want %zu)", keep, (unsigned long long)total, chunk,
-		         (unsigned long long)c.total, c.head_len, want_head, c.tail_len,
-		         want_tail);
+		         "tail %zu (want %zu)",
+		         keep, (unsigned long long)total, chunk, (unsigned long long)c.total,
+		         c.head_len, want_head, c.tail_len, want_tail);
 	char *want = malloc(keep + 1);
 	assert_non_null(want);
 	fill(want, 0, want_head);
@@ -96,10 +96,10 @@ static void test_capture_empty_stream(void **state)
 static void test_capture_fits_exactly(void **state)
 {
 	(void)state;
-	check_stream(64, 32, 5);    /* head only */
-	check_stream(64, 33, 5);    /* one byte of tail */
-	check_stream(64, 64, 7);    /* everything kept, not truncated */
-	check_stream(64, 65, 7);    /* one byte lost */
+	check_stream(64, 32, 5); /* head only */
+	check_stream(64, 33, 5); /* one byte of tail */
+	check_stream(64, 64, 7); /* everything kept, not truncated */
+	check_stream(64, 65, 7); /* one byte lost */
 	check_stream(64, 65, 65);
 }
 
@@ -111,9 +111,17 @@ static void test_capture_matches_model_across_chunk_sizes(void **state)
 	const size_t keeps[] = { 2, 3, 16, 17, 100, 1024, 4095 };
 	for (size_t k = 0; k < sizeof keeps / sizeof keeps[0]; k++) {
 		size_t keep = keeps[k], tcap = keep - keep / 2, hcap = keep / 2;
-		const uint64_t totals[] = { 1, hcap, hcap + 1, keep - 1, keep, keep + 1,
-		                            hcap + 2 * tcap, hcap + 2 * tcap + 1,
-		                            hcap + 7 * tcap - 1, 10 * keep + 3, 20000 };
+		const uint64_t totals[] = { 1,
+			                    hcap,
+			                    hcap + 1,
+			                    keep - 1,
+			                    keep,
+			                    keep + 1,
+			                    hcap + 2 * tcap,
+			                    hcap + 2 * tcap + 1,
+			                    hcap + 7 * tcap - 1,
+			                    10 * keep + 3,
+			                    20000 };
 		for (size_t t = 0; t < sizeof totals / sizeof totals[0]; t++)
 			for (size_t chunk = 1; chunk <= tcap + 3 && chunk <= 300; chunk++)
 				check_stream(keep, totals[t], chunk);
@@ -129,8 +137,8 @@ static void test_capture_big_chunk_after_wrap(void **state)
 	struct sbx_capture c;
 	size_t keep = 10;
 	capture_init(&c);
-	capture_add(&c, keep, "ABCDEFGH", 8);     /* head ABCDE, tail FGH */
-	capture_add(&c, keep, "ijklmnopq", 9);    /* tail wraps: mnopq */
+	capture_add(&c, keep, "ABCDEFGH", 8);  /* head ABCDE, tail FGH */
+	capture_add(&c, keep, "ijklmnopq", 9); /* tail wraps: mnopq */
 	capture_add(&c, keep, "0123456789xyz", 13);
 	capture_finish(&c, keep);
 	assert_string_equal(c.head, "ABCDE");
@@ -211,7 +219,7 @@ static void test_capture_memory_stays_bounded(void **state)
 	char *buf = malloc(chunk);
 	assert_non_null(buf);
 	memset(buf, 'y', chunk);
-	assert_null(c.head);   /* nothing allocated before the first bytes */
+	assert_null(c.head); /* nothing allocated before the first bytes */
 	buf[0] = 'a';
 	capture_add(&c, keep, buf, chunk);
 	char *head = c.head, *tail = c.tail;

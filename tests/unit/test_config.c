@@ -80,13 +80,14 @@ static void test_config_protected_paths(void **state)
 	size_t n = cfg->n_protected;
 	config_release(cfg);
 	cfg = parse("{\"protected_paths\": {\"add\": [\"deploy/prod.env\", \".envrc\"], "
-	            "\"remove\": [\".vscode\", \".idea\"]}}", &err);
+	            "\"remove\": [\".vscode\", \".idea\"]}}",
+	            &err);
 	assert_non_null(cfg);
 	assert_true(has_protected(cfg, "deploy/prod.env"));
 	assert_false(has_protected(cfg, ".vscode"));
 	assert_false(has_protected(cfg, ".idea"));
 	assert_true(has_protected(cfg, ".git/config"));
-	assert_int_equal(cfg->n_protected, n - 1);   /* .envrc was there already */
+	assert_int_equal(cfg->n_protected, n - 1); /* .envrc was there already */
 	assert_null(cfg->protected_paths[cfg->n_protected]);
 	config_release(cfg);
 	/* patterns at any depth: nested repositories and workspace files by
@@ -97,7 +98,8 @@ static void test_config_protected_paths(void **state)
 	assert_true(has_protected(cfg, "**/*.code-workspace"));
 	config_release(cfg);
 	cfg = parse("{\"protected_paths\": {\"add\": [\"**/secrets/*.env\"], "
-	            "\"remove\": [\"**/.envrc\"]}}", &err);
+	            "\"remove\": [\"**/.envrc\"]}}",
+	            &err);
 	assert_non_null(cfg);
 	assert_true(has_protected(cfg, "**/secrets/*.env"));
 	assert_false(has_protected(cfg, "**/.envrc"));
@@ -133,8 +135,8 @@ static void test_config_protected_paths_errors(void **state)
 	                   "/protected_paths/add/0", "too deep");
 	expect_parse_error("{\"protected_paths\": {\"remove\": [\".gti/config\"]}}",
 	                   "/protected_paths/remove/0", "not one of the default");
-	expect_parse_error("{\"protected_paths\": {\"ad\": []}}",
-	                   "/protected_paths/ad", "unknown key");
+	expect_parse_error("{\"protected_paths\": {\"ad\": []}}", "/protected_paths/ad",
+	                   "unknown key");
 	expect_parse_error("{\"protected_paths\": [\".x\"]}", "/protected_paths",
 	                   "must be an object");
 }
@@ -295,7 +297,7 @@ static void test_config_full_example(void **state)
 	snprintf(base, sizeof base, "%s/config", data_dir());
 	char want[600];
 	snprintf(want, sizeof want, "%s/work", base);
-	assert_string_equal(cfg->workspace, want);     /* relative to the file */
+	assert_string_equal(cfg->workspace, want); /* relative to the file */
 	assert_int_equal(cfg->n_tool_dirs, 2);
 	snprintf(want, sizeof want, "%s/tools", base);
 	assert_string_equal(cfg->tool_dirs[0], want);
@@ -313,7 +315,7 @@ static void test_config_full_example(void **state)
 	assert_int_equal(cfg->spill_max_bytes, 10485760);
 	assert_int_equal(cfg->policy.levels[TC_RISK_NETWORK], GATE_ASK);
 	assert_int_equal(cfg->policy.ndomains, 3);
-	assert_string_equal(cfg->policy.domains[2], "docs.python.org");   /* lowercased */
+	assert_string_equal(cfg->policy.domains[2], "docs.python.org"); /* lowercased */
 	assert_string_equal(cfg->approval, "cmd:/usr/local/bin/toolcage-approve");
 	assert_string_equal(cfg->audit_path, "/var/log/toolcage/audit.jsonl");
 	assert_true(cfg->audit_required);
@@ -345,8 +347,11 @@ static void test_config_rules_become_gate_rules(void **state)
 	/* any path argument: move_path's source as well */
 	json_t *args = json_pack("{s:s, s:s}", "source", "src/.git/config", "destination", "x");
 	static const char *const paths[] = { "/source", "/destination", NULL };
-	struct gate_call call = { .tool = "move_path", .risk = TC_RISK_DESTRUCTIVE, .args = args,
-	                          .path_args = paths, .workspace_fd = -1 };
+	struct gate_call call = { .tool = "move_path",
+		                  .risk = TC_RISK_DESTRUCTIVE,
+		                  .args = args,
+		                  .path_args = paths,
+		                  .workspace_fd = -1 };
 	struct gate_verdict v;
 	gate_authorize(g, &call, &v);
 	assert_int_equal(v.action, GATE_DENY);

@@ -31,13 +31,17 @@ static void test_valid_blocks_pass(void **state)
 	(void)state;
 	assert_int_equal(check("{\"content\":[{\"type\":\"text\",\"text\":\"\"}]}"), 0);
 	assert_int_equal(check("{\"content\":[{\"type\":\"image\",\"data\":\"iVBO\","
-	                       "\"mimeType\":\"image/png\"}]}"), 0);
+	                       "\"mimeType\":\"image/png\"}]}"),
+	                 0);
 	assert_int_equal(check("{\"content\":[{\"type\":\"audio\",\"data\":\"UklGRg==\","
-	                       "\"mimeType\":\"audio/wav\"}]}"), 0);
+	                       "\"mimeType\":\"audio/wav\"}]}"),
+	                 0);
 	assert_int_equal(check("{\"content\":[{\"type\":\"resource\",\"resource\":{\"uri\":"
-	                       "\"test://x\",\"mimeType\":\"text/plain\",\"text\":\"hi\"}}]}"), 0);
+	                       "\"test://x\",\"mimeType\":\"text/plain\",\"text\":\"hi\"}}]}"),
+	                 0);
 	assert_int_equal(check("{\"content\":[{\"type\":\"resource\",\"resource\":{\"uri\":"
-	                       "\"file:///a\",\"blob\":\"AAE=\"}}]}"), 0);
+	                       "\"file:///a\",\"blob\":\"AAE=\"}}]}"),
+	                 0);
 }
 
 static void test_bad_shapes_fail(void **state)
@@ -46,11 +50,14 @@ static void test_bad_shapes_fail(void **state)
 	assert_int_not_equal(check("[]"), 0);
 	assert_int_not_equal(check("{\"content\":[]}"), 0);
 	assert_int_not_equal(check("{\"content\":[{\"type\":\"text\",\"text\":\"a\"}],"
-	                           "\"isError\":false}"), 0);
-	assert_int_not_equal(check("{\"content\":[{\"type\":\"resource_link\",\"uri\":\"a:b\"}]}"), 0);
+	                           "\"isError\":false}"),
+	                     0);
+	assert_int_not_equal(check("{\"content\":[{\"type\":\"resource_link\",\"uri\":\"a:b\"}]}"),
+	                     0);
 	assert_int_not_equal(check("{\"content\":[{\"type\":\"text\",\"text\":1}]}"), 0);
 	assert_int_not_equal(check("{\"content\":[{\"type\":\"text\",\"text\":\"a\","
-	                           "\"annotations\":{}}]}"), 0);
+	                           "\"annotations\":{}}]}"),
+	                     0);
 	assert_int_not_equal(check("{\"content\":[\"text\"]}"), 0);
 }
 
@@ -60,8 +67,10 @@ static void test_bad_base64_fails(void **state)
 	const char *bad[] = { "", "iVB", "iVB-", "iV_O", "iV=O", "iVBO\\n", "iVB O" };
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		char text[200];
-		snprintf(text, sizeof text, "{\"content\":[{\"type\":\"image\",\"data\":\"%s\","
-		         "\"mimeType\":\"image/png\"}]}", bad[i]);
+		snprintf(text, sizeof text,
+		         "{\"content\":[{\"type\":\"image\",\"data\":\"%s\","
+		         "\"mimeType\":\"image/png\"}]}",
+		         bad[i]);
 		assert_int_not_equal(check(text), 0);
 	}
 }
@@ -69,12 +78,14 @@ static void test_bad_base64_fails(void **state)
 static void test_bad_mime_fails(void **state)
 {
 	(void)state;
-	const char *bad[] = { "audio/wav", "image/", "image", "image/png; x=1", "image/png\\n",
-	                      "text/html" };
+	const char *bad[] = { "audio/wav",      "image/",       "image",
+		              "image/png; x=1", "image/png\\n", "text/html" };
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		char text[200];
-		snprintf(text, sizeof text, "{\"content\":[{\"type\":\"image\",\"data\":\"iVBO\","
-		         "\"mimeType\":\"%s\"}]}", bad[i]);
+		snprintf(text, sizeof text,
+		         "{\"content\":[{\"type\":\"image\",\"data\":\"iVBO\","
+		         "\"mimeType\":\"%s\"}]}",
+		         bad[i]);
 		assert_int_not_equal(check(text), 0);
 	}
 }
@@ -83,15 +94,20 @@ static void test_bad_resource_fails(void **state)
 {
 	(void)state;
 	assert_int_not_equal(check("{\"content\":[{\"type\":\"resource\",\"resource\":{\"uri\":"
-	                           "\"test://x\\ny\",\"text\":\"a\"}}]}"), 0);
+	                           "\"test://x\\ny\",\"text\":\"a\"}}]}"),
+	                     0);
 	assert_int_not_equal(check("{\"content\":[{\"type\":\"resource\",\"resource\":{\"uri\":"
-	                           "\"no-scheme\",\"text\":\"a\"}}]}"), 0);
+	                           "\"no-scheme\",\"text\":\"a\"}}]}"),
+	                     0);
 	assert_int_not_equal(check("{\"content\":[{\"type\":\"resource\",\"resource\":{\"uri\":"
-	                           "\"a:b\",\"text\":\"a\",\"blob\":\"AAAA\"}}]}"), 0);
+	                           "\"a:b\",\"text\":\"a\",\"blob\":\"AAAA\"}}]}"),
+	                     0);
 	assert_int_not_equal(check("{\"content\":[{\"type\":\"resource\",\"resource\":{\"uri\":"
-	                           "\"a:b\"}}]}"), 0);
+	                           "\"a:b\"}}]}"),
+	                     0);
 	assert_int_not_equal(check("{\"content\":[{\"type\":\"resource\",\"resource\":{\"uri\":"
-	                           "\"a:b\",\"text\":\"a\",\"name\":\"x\"}}]}"), 0);
+	                           "\"a:b\",\"text\":\"a\",\"name\":\"x\"}}]}"),
+	                     0);
 }
 
 static void test_block_count_is_bounded(void **state)
@@ -115,10 +131,12 @@ static void test_render_names_every_block(void **state)
 	json_t *v = json_loads("{\"content\":[{\"type\":\"text\",\"text\":\"Hello\"},"
 	                       "{\"type\":\"image\",\"data\":\"iVBO\",\"mimeType\":\"image/png\"},"
 	                       "{\"type\":\"resource\",\"resource\":{\"uri\":\"test://r\","
-	                       "\"mimeType\":\"text/plain\",\"text\":\"body\"}}]}", 0, NULL);
+	                       "\"mimeType\":\"text/plain\",\"text\":\"body\"}}]}",
+	                       0, NULL);
 	size_t len;
 	char *t = content_render(v, &len);
-	assert_string_equal(t, "Hello\n[image image/png, 4 bytes of base64]\n"
+	assert_string_equal(t,
+	                    "Hello\n[image image/png, 4 bytes of base64]\n"
 	                    "[resource test://r (text/plain)]\nbody");
 	assert_int_equal(len, strlen(t));
 	free(t);
@@ -131,16 +149,19 @@ static void test_render_names_every_block(void **state)
 static void test_texts_are_cleaned_as_renders(void **state)
 {
 	(void)state;
-	json_t *v = json_loads("{\"content\":[{\"type\":\"text\",\"text\":\"a\\u2028[toolcage] b\\u202e\\u001b[2J\\nc\"},"
-	                       "{\"type\":\"resource\",\"resource\":{\"uri\":\"test://r\","
-	                       "\"text\":\"x\\u2029y\"}}]}", 0, NULL);
+	json_t *v = json_loads(
+	        "{\"content\":[{\"type\":\"text\",\"text\":\"a\\u2028[toolcage] b\\u202e\\u001b[2J\\nc\"},"
+	        "{\"type\":\"resource\",\"resource\":{\"uri\":\"test://r\","
+	        "\"text\":\"x\\u2029y\"}}]}",
+	        0, NULL);
 	assert_non_null(v);
 	assert_int_equal(content_clean(v), 0);
 	const json_t *c = json_object_get(v, "content");
 	assert_string_equal(json_string_value(json_object_get(json_array_get(c, 0), "text")),
 	                    "a\\u2028[toolcage] b\\u202E\xe2\x90\x9b[2J\nc");
-	assert_string_equal(json_string_value(json_object_get(
-	                            json_object_get(json_array_get(c, 1), "resource"), "text")),
+	assert_string_equal(json_string_value(json_object_get(json_object_get(json_array_get(c, 1),
+	                                                                      "resource"),
+	                                                      "text")),
 	                    "x\\u2029y");
 	char why[200];
 	assert_int_equal(content_check(v, why, sizeof why), 0);

@@ -40,8 +40,8 @@ struct fx {
 	uint16_t port[SBX_LISTEN_MAX];
 	uint16_t server_port;
 	pid_t server;
-	char progress[64];       /* where the server writes how much it sent */
-	json_t *events;          /* every event the service emitted */
+	char progress[64]; /* where the server writes how much it sent */
+	json_t *events;    /* every event the service emitted */
 };
 
 static int listen_on(int type, uint16_t *port)
@@ -93,7 +93,8 @@ static void serve(int lfd, const char *progress)
 				}
 			}
 		} else {
-			dprintf(c, "HTTP/1.1 200 OK\r\nContent-Length: %zu\r\nConnection: close\r\n\r\n",
+			dprintf(c,
+			        "HTTP/1.1 200 OK\r\nContent-Length: %zu\r\nConnection: close\r\n\r\n",
 			        got);
 			io_write_all(c, buf, got);
 		}
@@ -183,8 +184,9 @@ static char *client(struct fx *f, client_fn fn)
 static int connect_port(uint16_t port)
 {
 	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port),
-	                         .sin_addr = { htonl(INADDR_LOOPBACK) } };
+	struct sockaddr_in a = { .sin_family = AF_INET,
+		                 .sin_port = htons(port),
+		                 .sin_addr = { htonl(INADDR_LOOPBACK) } };
 	if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof a) < 0)
 		_exit(3);
 	return fd;
@@ -208,7 +210,8 @@ static json_t *entry(struct fx *f, const char *name, int port)
 	json_t *r = egress_call_report(f->call), *found = NULL;
 	size_t i;
 	json_t *e;
-	json_array_foreach(r, i, e) {
+	json_array_foreach(r, i, e)
+	{
 		json_t *p = json_object_get(e, "port");
 		if (!strcmp(json_string_value(json_object_get(e, "name")), name) &&
 		    (port ? json_integer_value(p) == port : json_is_null(p)))
@@ -228,7 +231,8 @@ static const char *str_of(json_t *o, const char *key)
 static void get_absolute(struct fx *f, int out)
 {
 	char req[512];
-	int n = snprintf(req, sizeof req, "GET http://127.0.0.1:%u/x?y HTTP/1.1\r\nHost: evil.test\r\n"
+	int n = snprintf(req, sizeof req,
+	                 "GET http://127.0.0.1:%u/x?y HTTP/1.1\r\nHost: evil.test\r\n"
 	                 "Proxy-Authorization: Basic eA==\r\nConnection: keep-alive\r\n\r\n",
 	                 f->server_port);
 	exchange(f->port[SBX_LISTEN_HTTP_PROXY], req, (size_t)n, out);
@@ -276,7 +280,7 @@ static void get_unlisted(struct fx *f, int out)
 static void test_proxy_refuses_an_unlisted_host_with_403(void **state)
 {
 	(void)state;
-	struct fx *f = fx_new("127.0.0.1\0", 1);   /* ports 80 and 443 only */
+	struct fx *f = fx_new("127.0.0.1\0", 1); /* ports 80 and 443 only */
 	char *res = client(f, get_unlisted);
 	assert_non_null(strstr(res, "HTTP/1.1 403 Forbidden"));
 	assert_non_null(strstr(res, "this port is not on the allowlist for the name"));
@@ -336,7 +340,7 @@ static void test_connect_resolves_and_checks_the_address(void **state)
 	assert_int_equal(netpol_add_name(f->pol, false, a, &err), 0);
 	res = client(f, connect_then_echo);
 	assert_non_null(strstr(res, "HTTP/1.1 200 Connection established"));
-	assert_non_null(strstr(res, "GET /tunnel HTTP/1.1"));   /* the tunnel carried it */
+	assert_non_null(strstr(res, "GET /tunnel HTTP/1.1")); /* the tunnel carried it */
 	free(res);
 	fx_free(f);
 }
@@ -362,8 +366,19 @@ static void test_proxy_answers_a_malformed_request_400(void **state)
 static void socks_ipv4(struct fx *f, int out)
 {
 	int fd = connect_port(f->port[SBX_LISTEN_SOCKS]);
-	uint8_t req[] = { 5, 1, 0, 5, 1, 0, 1, 127, 0, 0, 1,
-	                  (uint8_t)(f->server_port >> 8), (uint8_t)f->server_port };
+	uint8_t req[] = { 5,
+		          1,
+		          0,
+		          5,
+		          1,
+		          0,
+		          1,
+		          127,
+		          0,
+		          0,
+		          1,
+		          (uint8_t)(f->server_port >> 8),
+		          (uint8_t)f->server_port };
 	io_write_all(fd, req, 3);
 	uint8_t r[16];
 	if (read(fd, r, 2) != 2)
@@ -397,9 +412,9 @@ static void test_socks_connect_allowed_and_refused(void **state)
 	json_decref(e);
 	fx_free(f);
 
-	f = fx_new("127.0.0.1\0", 1);   /* not this port */
+	f = fx_new("127.0.0.1\0", 1); /* not this port */
 	res = client(f, socks_ipv4);
-	assert_non_null(strstr(res, "reply 2"));   /* not allowed by the ruleset */
+	assert_non_null(strstr(res, "reply 2")); /* not allowed by the ruleset */
 	free(res);
 	fx_free(f);
 }
@@ -431,10 +446,14 @@ static void test_plain_http_is_decided_by_its_host_header(void **state)
 static void dns_questions(struct fx *f, int out)
 {
 	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(f->port[SBX_LISTEN_DNS_UDP]),
-	                         .sin_addr = { htonl(INADDR_LOOPBACK) } };
-	static const struct { const char *name; uint16_t type; } q[] = {
-		{ "example.test", 1 }, { "Example.TEST", 1 }, { "other.test", 1 },
+	struct sockaddr_in a = { .sin_family = AF_INET,
+		                 .sin_port = htons(f->port[SBX_LISTEN_DNS_UDP]),
+		                 .sin_addr = { htonl(INADDR_LOOPBACK) } };
+	static const struct {
+		const char *name;
+		uint16_t type;
+	} q[] = {
+		{ "example.test", 1 },  { "Example.TEST", 1 },     { "other.test", 1 },
 		{ "example.test", 16 }, { "two.example.test", 1 },
 	};
 	for (size_t i = 0; i < sizeof q / sizeof q[0]; i++) {
@@ -462,7 +481,8 @@ static void dns_questions(struct fx *f, int out)
 		}
 		dprintf(out, "%s/%u: rcode %d answers %d", q[i].name, q[i].type, r[3] & 15, r[7]);
 		if (r[7] == 1)
-			dprintf(out, " %u.%u.%u.%u", r[got - 4], r[got - 3], r[got - 2], r[got - 1]);
+			dprintf(out, " %u.%u.%u.%u", r[got - 4], r[got - 3], r[got - 2],
+			        r[got - 1]);
 		dprintf(out, "\n");
 	}
 	close(fd);
@@ -560,7 +580,7 @@ static void stalled_reader(struct fx *f, int out)
 	int n = snprintf(req, sizeof req, "GET http://localhost:%u/big HTTP/1.1\r\n\r\n",
 	                 f->server_port);
 	io_write_all(fd, req, (size_t)n);
-	sleep(2);   /* reads nothing */
+	sleep(2); /* reads nothing */
 	char line[64] = "0";
 	FILE *p = fopen(f->progress, "r");
 	if (p) {

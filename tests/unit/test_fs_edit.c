@@ -30,19 +30,22 @@ static void assert_region(struct ws *w, size_t i, json_int_t start, json_int_t e
 	json_t *r = json_array_get(json_object_get(w->out.canonical, "regions"), i);
 	if (json_integer_value(json_object_get(r, "start_line")) != start ||
 	    json_integer_value(json_object_get(r, "end_line")) != end)
-		fail_msg("region %zu is not %lld-%lld: %s", i, (long long)start, (long long)end, w->out.render);
+		fail_msg("region %zu is not %lld-%lld: %s", i, (long long)start, (long long)end,
+		         w->out.render);
 }
 
 static void test_edit_shows_changed_lines_with_context(void **state)
 {
 	struct ws *w = *state;
 	write_lines(w, "f.txt", 10);
-	int rc = ws_call(w, "edit_file", "{\"path\": \"f.txt\", \"old_text\": \"l5\\n\", "
-	                                 "\"new_text\": \"five\\nFIVE\\n\"}");
+	int rc = ws_call(w, "edit_file",
+	                 "{\"path\": \"f.txt\", \"old_text\": \"l5\\n\", "
+	                 "\"new_text\": \"five\\nFIVE\\n\"}");
 	assert_ok(w, rc);
-	assert_string_equal(w->out.render,
-	                    "Edited \"f.txt\" at line 5: replaced 1 line with 2; the file now has 38 bytes.\n"
-	                    "     3\tl3\n     4\tl4\n     5\tfive\n     6\tFIVE\n     7\tl6\n     8\tl7\n");
+	assert_string_equal(
+	        w->out.render,
+	        "Edited \"f.txt\" at line 5: replaced 1 line with 2; the file now has 38 bytes.\n"
+	        "     3\tl3\n     4\tl4\n     5\tfive\n     6\tFIVE\n     7\tl6\n     8\tl7\n");
 	assert_region(w, 0, 5, 6);
 }
 
@@ -50,8 +53,9 @@ static void test_edit_replace_all_changes_every_occurrence(void **state)
 {
 	struct ws *w = *state;
 	ws_write(w, "f.py", "x = 1\nprint(x)\n\n\n\n\n\nreturn x\n");
-	int rc = ws_call(w, "edit_file", "{\"path\": \"f.py\", \"old_text\": \"x\", \"new_text\": \"count\", "
-	                                 "\"replace_all\": true}");
+	int rc = ws_call(w, "edit_file",
+	                 "{\"path\": \"f.py\", \"old_text\": \"x\", \"new_text\": \"count\", "
+	                 "\"replace_all\": true}");
 	assert_ok(w, rc);
 	assert_file(w, "f.py", "count = 1\nprint(count)\n\n\n\n\n\nreturn count\n");
 	assert_int_equal(out_int(w, "replacements"), 3);
@@ -65,8 +69,9 @@ static void test_edit_replace_all_without_occurrence_is_no_match(void **state)
 {
 	struct ws *w = *state;
 	ws_write(w, "f.txt", "alpha\n");
-	int rc = ws_call(w, "edit_file", "{\"path\": \"f.txt\", \"old_text\": \"zeta\", \"new_text\": \"b\", "
-	                                 "\"replace_all\": true}");
+	int rc = ws_call(w, "edit_file",
+	                 "{\"path\": \"f.txt\", \"old_text\": \"zeta\", \"new_text\": \"b\", "
+	                 "\"replace_all\": true}");
 	assert_error(w, rc, "no_match");
 }
 
@@ -74,7 +79,8 @@ static void test_edit_ambiguous_points_to_replace_all(void **state)
 {
 	struct ws *w = *state;
 	ws_write(w, "f.txt", "a\na\n");
-	int rc = ws_call(w, "edit_file", "{\"path\": \"f.txt\", \"old_text\": \"a\", \"new_text\": \"b\"}");
+	int rc = ws_call(w, "edit_file",
+	                 "{\"path\": \"f.txt\", \"old_text\": \"a\", \"new_text\": \"b\"}");
 	assert_error(w, rc, "ambiguous");
 	assert_render_has(w, "replace_all");
 }
@@ -85,7 +91,8 @@ static void test_edits_apply_in_order(void **state)
 {
 	struct ws *w = *state;
 	write_lines(w, "f.txt", 20);
-	int rc = ws_call(w, "edit_file", "{\"path\": \"f.txt\", \"edits\": ["
+	int rc = ws_call(w, "edit_file",
+	                 "{\"path\": \"f.txt\", \"edits\": ["
 	                 "{\"old_text\": \"l5\\n\", \"new_text\": \"a\\nb\\nc\\n\"},"
 	                 "{\"old_text\": \"l15\\n\", \"new_text\": \"z\\n\"},"
 	                 "{\"old_text\": \"b\\nc\", \"new_text\": \"B\\nC\"}]}");
@@ -108,7 +115,8 @@ static void test_edits_all_or_nothing(void **state)
 {
 	struct ws *w = *state;
 	write_lines(w, "f.txt", 3);
-	int rc = ws_call(w, "edit_file", "{\"path\": \"f.txt\", \"edits\": ["
+	int rc = ws_call(w, "edit_file",
+	                 "{\"path\": \"f.txt\", \"edits\": ["
 	                 "{\"old_text\": \"l1\", \"new_text\": \"one\"},"
 	                 "{\"old_text\": \"l9\", \"new_text\": \"nine\"}]}");
 	assert_error(w, rc, "no_match");
@@ -123,10 +131,12 @@ static void test_edit_refuses_old_text_and_edits_together(void **state)
 {
 	struct ws *w = *state;
 	ws_write(w, "f.txt", "a\n");
-	int rc = ws_call(w, "edit_file", "{\"path\": \"f.txt\", \"old_text\": \"a\", \"new_text\": \"b\", "
+	int rc = ws_call(w, "edit_file",
+	                 "{\"path\": \"f.txt\", \"old_text\": \"a\", \"new_text\": \"b\", "
 	                 "\"edits\": [{\"old_text\": \"a\", \"new_text\": \"c\"}]}");
 	assert_error(w, rc, "invalid_arguments");
-	rc = ws_call(w, "edit_file", "{\"path\": \"f.txt\", \"edits\": [{\"old_text\": \"a\", "
+	rc = ws_call(w, "edit_file",
+	             "{\"path\": \"f.txt\", \"edits\": [{\"old_text\": \"a\", "
 	             "\"new_text\": \"a\"}]}");
 	assert_error(w, rc, "no_change");
 	assert_render_has(w, "edit 1 of 1");
@@ -138,8 +148,9 @@ static void test_edit_near_miss_in_whitespace(void **state)
 {
 	struct ws *w = *state;
 	ws_write(w, "m.py", "class A:\n    def run(self):\n        return 1\n\nx = A()\n");
-	int rc = ws_call(w, "edit_file", "{\"path\": \"m.py\", \"old_text\": \"def run(self):\\n    return 1\", "
-	                                 "\"new_text\": \"def run(self):\\n    return 2\"}");
+	int rc = ws_call(w, "edit_file",
+	                 "{\"path\": \"m.py\", \"old_text\": \"def run(self):\\n    return 1\", "
+	                 "\"new_text\": \"def run(self):\\n    return 2\"}");
 	assert_error(w, rc, "no_match");
 	assert_render_has(w, "Lines 2-3 hold the same text with different whitespace");
 	assert_render_has(w, "     2\t    def run(self):\n     3\t        return 1\n");
@@ -154,8 +165,9 @@ static void test_edit_near_miss_line_endings(void **state)
 {
 	struct ws *w = *state;
 	ws_write(w, "w.txt", "one\r\ntwo\r\nthree\r\n");
-	int rc = ws_call(w, "edit_file", "{\"path\": \"w.txt\", \"old_text\": \"one\\ntwo\", "
-	                                 "\"new_text\": \"1\\n2\"}");
+	int rc = ws_call(w, "edit_file",
+	                 "{\"path\": \"w.txt\", \"old_text\": \"one\\ntwo\", "
+	                 "\"new_text\": \"1\\n2\"}");
 	assert_error(w, rc, "no_match");
 	assert_render_has(w, "Lines 1-2 hold the same text with different whitespace");
 }
@@ -164,11 +176,14 @@ static void test_edit_near_miss_similar_line(void **state)
 {
 	struct ws *w = *state;
 	ws_write(w, "c.c", "int a;\nint retries = 3;\nint b;\n");
-	int rc = ws_call(w, "edit_file", "{\"path\": \"c.c\", \"old_text\": \"int retires = 3;\", "
-	                                 "\"new_text\": \"int retries = 5;\"}");
+	int rc = ws_call(w, "edit_file",
+	                 "{\"path\": \"c.c\", \"old_text\": \"int retires = 3;\", "
+	                 "\"new_text\": \"int retries = 5;\"}");
 	assert_error(w, rc, "no_match");
-	assert_render_has(w, "Line 2 is the closest (2 characters differ from old_text's first line):\n"
-	                  "     2\tint retries = 3;\n");
+	assert_render_has(
+	        w,
+	        "Line 2 is the closest (2 characters differ from old_text's first line):\n"
+	        "     2\tint retries = 3;\n");
 	json_t *nm = json_object_get(w->out.canonical, "near_miss");
 	assert_string_equal(json_string_value(json_object_get(nm, "kind")), "similar");
 }
@@ -177,8 +192,9 @@ static void test_edit_no_near_miss_keeps_plain_advice(void **state)
 {
 	struct ws *w = *state;
 	ws_write(w, "c.c", "int a;\n");
-	int rc = ws_call(w, "edit_file", "{\"path\": \"c.c\", \"old_text\": \"completely different text\", "
-	                                 "\"new_text\": \"x\"}");
+	int rc = ws_call(w, "edit_file",
+	                 "{\"path\": \"c.c\", \"old_text\": \"completely different text\", "
+	                 "\"new_text\": \"x\"}");
 	assert_error(w, rc, "no_match");
 	assert_null(json_object_get(w->out.canonical, "near_miss"));
 	assert_render_has(w, "Call read_file on it and copy the exact text");
@@ -189,8 +205,9 @@ static void test_edit_replace_all_many_stays_bounded(void **state)
 {
 	struct ws *w = *state;
 	write_lines(w, "big.txt", 30000);
-	int rc = ws_call(w, "edit_file", "{\"path\": \"big.txt\", \"old_text\": \"l\", \"new_text\": \"L\", "
-	                                 "\"replace_all\": true}");
+	int rc = ws_call(w, "edit_file",
+	                 "{\"path\": \"big.txt\", \"old_text\": \"l\", \"new_text\": \"L\", "
+	                 "\"replace_all\": true}");
 	assert_ok(w, rc);
 	assert_int_equal(out_int(w, "replacements"), 30000);
 	assert_true(strlen(w->out.render) < 10000);

@@ -28,17 +28,20 @@ static void test_patch_git_diff_two_files(void **state)
 	ws_mkdir(w, "src");
 	ws_write(w, "src/a.c", "int a;\nint b;\nint c;\nint d;\n");
 	ws_write(w, "README.md", "# Demo\n\nold text\n");
-	int rc = patch(w, "diff --git a/src/a.c b/src/a.c\nindex 1..2 100644\n"
-	               "--- a/src/a.c\n+++ b/src/a.c\n@@ -1,4 +1,5 @@\n int a;\n-int b;\n+long b;\n+long b2;\n int c;\n int d;\n"
-	               "diff --git a/README.md b/README.md\n--- a/README.md\n+++ b/README.md\n"
-	               "@@ -2,2 +2,2 @@\n \n-old text\n+new text\n");
+	int rc = patch(
+	        w,
+	        "diff --git a/src/a.c b/src/a.c\nindex 1..2 100644\n"
+	        "--- a/src/a.c\n+++ b/src/a.c\n@@ -1,4 +1,5 @@\n int a;\n-int b;\n+long b;\n+long b2;\n int c;\n int d;\n"
+	        "diff --git a/README.md b/README.md\n--- a/README.md\n+++ b/README.md\n"
+	        "@@ -2,2 +2,2 @@\n \n-old text\n+new text\n");
 	assert_ok(w, rc);
 	assert_file(w, "src/a.c", "int a;\nlong b;\nlong b2;\nint c;\nint d;\n");
 	assert_file(w, "README.md", "# Demo\n\nnew text\n");
 	assert_int_equal(out_int(w, "files_changed"), 2);
 	json_t *f0 = json_array_get(json_object_get(w->out.canonical, "files"), 0);
 	assert_int_equal(json_integer_value(json_object_get(f0, "lines_added")), 2);
-	assert_render_has(w, "Patched \"src/a.c\": 1 hunk, 1 line removed, 2 added.\n     1\tint a;\n"
+	assert_render_has(w,
+	                  "Patched \"src/a.c\": 1 hunk, 1 line removed, 2 added.\n     1\tint a;\n"
 	                  "     2\tlong b;\n     3\tlong b2;\n     4\tint c;\n     5\tint d;\n");
 	assert_render_has(w, "[2 files changed]");
 }
@@ -49,12 +52,18 @@ static void test_patch_lenient_as_models_write(void **state)
 {
 	struct ws *w = *state;
 	ws_write(w, "f.py", "import os\n\ndef run():\n    return 1\n\ndef stop():\n    return 2\n");
-	int rc = patch(w, "--- f.py\n+++ f.py\n@@ -40,9 +40,9 @@\n def stop():\n-    return 2\n+    return 3\n");
+	int rc = patch(
+	        w,
+	        "--- f.py\n+++ f.py\n@@ -40,9 +40,9 @@\n def stop():\n-    return 2\n+    return 3\n");
 	assert_ok(w, rc);
-	assert_file(w, "f.py", "import os\n\ndef run():\n    return 1\n\ndef stop():\n    return 3\n");
-	rc = patch(w, "--- a/f.py\n+++ b/f.py\n@@ -1,3 +1,3 @@\n import os\n\n-def run():\n+def start():\n");
+	assert_file(w, "f.py",
+	            "import os\n\ndef run():\n    return 1\n\ndef stop():\n    return 3\n");
+	rc = patch(
+	        w,
+	        "--- a/f.py\n+++ b/f.py\n@@ -1,3 +1,3 @@\n import os\n\n-def run():\n+def start():\n");
 	assert_ok(w, rc);
-	assert_file(w, "f.py", "import os\n\ndef start():\n    return 1\n\ndef stop():\n    return 3\n");
+	assert_file(w, "f.py",
+	            "import os\n\ndef start():\n    return 1\n\ndef stop():\n    return 3\n");
 }
 
 /* Indentation off in the diff: placed with whitespace ignored, the file's
@@ -63,7 +72,9 @@ static void test_patch_whitespace_differences(void **state)
 {
 	struct ws *w = *state;
 	ws_write(w, "m.py", "class A:\n    def run(self):\n        return 1\n");
-	int rc = patch(w, "--- a/m.py\n+++ b/m.py\n@@ -1,3 +1,3 @@\n class A:\n def run(self):\n-    return 1\n+        return 2\n");
+	int rc = patch(
+	        w,
+	        "--- a/m.py\n+++ b/m.py\n@@ -1,3 +1,3 @@\n class A:\n def run(self):\n-    return 1\n+        return 2\n");
 	assert_ok(w, rc);
 	assert_file(w, "m.py", "class A:\n    def run(self):\n        return 2\n");
 	assert_render_has(w, "whitespace differences ignored");
@@ -74,7 +85,8 @@ static void test_patch_all_or_nothing(void **state)
 	struct ws *w = *state;
 	ws_write(w, "a.txt", "one\ntwo\n");
 	ws_write(w, "b.txt", "three\nfour\n");
-	int rc = patch(w, "--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n-one\n+ONE\n two\n"
+	int rc = patch(w,
+	               "--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n-one\n+ONE\n two\n"
 	               "--- a/b.txt\n+++ b/b.txt\n@@ -1,2 +1,2 @@\n-five\n+FIVE\n four\n");
 	assert_error(w, rc, "hunk_failed");
 	assert_render_has(w, "hunk 1 of 1 for \"b.txt\" (@@ -1,2 +1,2 @@) does not apply");
@@ -106,10 +118,14 @@ static void test_patch_keeps_crlf_and_missing_final_newline(void **state)
 	assert_ok(w, rc);
 	assert_file(w, "w.txt", "a\r\nB\r\nc\r\n");
 	ws_write(w, "n.txt", "x\ny");
-	rc = patch(w, "--- a/n.txt\n+++ b/n.txt\n@@ -1,2 +1,2 @@\n x\n-y\n\\ No newline at end of file\n+z\n");
+	rc = patch(
+	        w,
+	        "--- a/n.txt\n+++ b/n.txt\n@@ -1,2 +1,2 @@\n x\n-y\n\\ No newline at end of file\n+z\n");
 	assert_ok(w, rc);
 	assert_file(w, "n.txt", "x\nz\n");
-	rc = patch(w, "--- a/n.txt\n+++ b/n.txt\n@@ -1,2 +1,2 @@\n x\n-z\n+q\n\\ No newline at end of file\n");
+	rc = patch(
+	        w,
+	        "--- a/n.txt\n+++ b/n.txt\n@@ -1,2 +1,2 @@\n x\n-z\n+q\n\\ No newline at end of file\n");
 	assert_ok(w, rc);
 	assert_file(w, "n.txt", "x\nq");
 }
@@ -128,7 +144,9 @@ static void test_patch_refusals(void **state)
 	assert_error(w, rc, "unsupported_patch");
 	rc = patch(w, "just some text\n");
 	assert_error(w, rc, "invalid_patch");
-	rc = patch(w, "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-one\n+two\n--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-two\n+three\n");
+	rc = patch(
+	        w,
+	        "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-one\n+two\n--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-two\n+three\n");
 	assert_error(w, rc, "invalid_patch");
 	rc = patch(w, "--- a/../../etc/passwd\n+++ b/../../etc/passwd\n@@ -1 +1 @@\n-root\n+x\n");
 	assert_error(w, rc, "outside_workspace");
@@ -144,8 +162,10 @@ static void test_patch_hunks_in_order_and_dashes(void **state)
 {
 	struct ws *w = *state;
 	ws_write(w, "q.sql", "-- a comment\nselect 1;\nx\nx\nx\nx\nx\nx\nselect 1;\n");
-	int rc = patch(w, "--- a/q.sql\n+++ b/q.sql\n@@ -1,2 +1,2 @@\n--- a comment\n+-- the comment\n select 1;\n"
-	               "@@ -9,1 +9,1 @@\n-select 1;\n+select 2;\n");
+	int rc = patch(
+	        w,
+	        "--- a/q.sql\n+++ b/q.sql\n@@ -1,2 +1,2 @@\n--- a comment\n+-- the comment\n select 1;\n"
+	        "@@ -9,1 +9,1 @@\n-select 1;\n+select 2;\n");
 	assert_ok(w, rc);
 	assert_file(w, "q.sql", "-- the comment\nselect 1;\nx\nx\nx\nx\nx\nx\nselect 2;\n");
 }

@@ -48,12 +48,14 @@ static void test_read_many_names_absolute_paths_from_the_workspace(void **state)
 {
 	struct ws *w = *state;
 	ws_write(w, "a.txt", "A\n");
-	int rc = ws_call(w, "read_many_files", with_ws(w, "{\"paths\": [\"@/a.txt\", \"/etc/hostname\"]}"));
+	int rc = ws_call(w, "read_many_files",
+	                 with_ws(w, "{\"paths\": [\"@/a.txt\", \"/etc/hostname\"]}"));
 	assert_ok(w, rc);
 	assert_render_has(w, "==> a.txt <==\n     1\tA\n");
 	assert_render_has(w, "==> /etc/hostname <==\nerror: ");
 	json_t *files = json_object_get(w->out.canonical, "files");
-	assert_string_equal(json_string_value(json_object_get(json_array_get(files, 0), "path")), "a.txt");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(files, 0), "path")),
+	                    "a.txt");
 	assert_string_equal(json_string_value(json_object_get(json_array_get(files, 1), "path")),
 	                    "/etc/hostname");
 }
@@ -61,12 +63,16 @@ static void test_read_many_names_absolute_paths_from_the_workspace(void **state)
 static void test_absolute_path_inside_writes(void **state)
 {
 	struct ws *w = *state;
-	int rc = ws_call(w, "write_file", with_ws(w, "{\"path\": \"@/n.txt\", \"content\": \"one\\n\"}"));
+	int rc = ws_call(w, "write_file",
+	                 with_ws(w, "{\"path\": \"@/n.txt\", \"content\": \"one\\n\"}"));
 	assert_ok(w, rc);
-	rc = ws_call(w, "edit_file", with_ws(w, "{\"path\": \"@/n.txt\", \"old_text\": \"one\", "
-	                                     "\"new_text\": \"two\"}"));
+	rc = ws_call(w, "edit_file",
+	             with_ws(w,
+	                     "{\"path\": \"@/n.txt\", \"old_text\": \"one\", "
+	                     "\"new_text\": \"two\"}"));
 	assert_ok(w, rc);
-	rc = ws_call(w, "move_path", with_ws(w, "{\"source\": \"@/n.txt\", \"destination\": \"@/m.txt\"}"));
+	rc = ws_call(w, "move_path",
+	             with_ws(w, "{\"source\": \"@/n.txt\", \"destination\": \"@/m.txt\"}"));
 	assert_ok(w, rc);
 	char *data = ws_read(w, "m.txt");
 	assert_string_equal(data, "two\n");

@@ -46,7 +46,8 @@ static size_t check_page(struct ws *w, size_t first)
 		if (strncmp(r, want, strlen(want)))
 			fail_msg("line %zu is not whole: %.60s", first + k, r);
 		const char *text = json_string_value(json_array_get(lines, k));
-		if (!text || strncmp(text, want + 7, strlen(want) - 8) || strlen(text) != strlen(want) - 8)
+		if (!text || strncmp(text, want + 7, strlen(want) - 8) ||
+		    strlen(text) != strlen(want) - 8)
 			fail_msg("canonical line %zu differs: %s", k, text ? text : "(none)");
 		r += strlen(want);
 		k++;
@@ -79,8 +80,10 @@ static void test_read_file_page_fits_render_budget(void **state)
 		if (next + k - 1 < 3000) {
 			assert_true(out_true(w, "truncated"));
 			assert_int_equal(out_int(w, "next_offset"), next + k);
-			snprintf(footer, sizeof footer, "[lines %zu-%zu of 3000 shown (the answer's size cap); "
-			         "call read_file with offset %zu to read on]\n", next, next + k - 1, next + k);
+			snprintf(footer, sizeof footer,
+			         "[lines %zu-%zu of 3000 shown (the answer's size cap); "
+			         "call read_file with offset %zu to read on]\n",
+			         next, next + k - 1, next + k);
 			next += k;
 		} else {
 			assert_false(out_true(w, "truncated"));
@@ -93,7 +96,7 @@ static void test_read_file_page_fits_render_budget(void **state)
 		assert_string_equal(f, footer);
 		pages++;
 	}
-	assert_true(pages >= 5);   /* ~47 characters a line: ~420 lines a page */
+	assert_true(pages >= 5); /* ~47 characters a line: ~420 lines a page */
 }
 
 /* limit still binds when it is the smaller: the footer does not mention
@@ -107,8 +110,9 @@ static void test_read_file_limit_under_budget_is_exact(void **state)
 	assert_ok(w, rc);
 	assert_int_equal(check_page(w, 2990), 5);
 	assert_int_equal(out_int(w, "next_offset"), 2995);
-	assert_string_equal(strchr(w->out.render, '['),
-	                    "[lines 2990-2994 of 3000 shown; call read_file with offset 2995 to read on]\n");
+	assert_string_equal(
+	        strchr(w->out.render, '['),
+	        "[lines 2990-2994 of 3000 shown; call read_file with offset 2995 to read on]\n");
 }
 
 /* One line longer than the whole budget: the page is that line,
@@ -145,7 +149,8 @@ static void test_read_file_counts_characters_not_bytes(void **state)
 	assert_non_null(f);
 	for (int i = 0; i < 400; i++)
 		fputs("\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac"
-		      "\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac\n", f);   /* ten euro signs */
+		      "\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac\n",
+		      f); /* ten euro signs */
 	fclose(f);
 	w->ctx.max_render = 2000;
 	int rc = ws_call(w, "read_file", "{\"path\": \"u.txt\"}");
@@ -169,20 +174,24 @@ static void test_read_many_files_fit_render_budget(void **state)
 	assert_ok(w, rc);
 	assert_true(render_chars(w) <= 20000);
 	json_t *files = json_object_get(w->out.canonical, "files");
-	json_t *a = json_array_get(files, 0), *b = json_array_get(files, 1), *c = json_array_get(files, 2);
+	json_t *a = json_array_get(files, 0), *b = json_array_get(files, 1),
+	       *c = json_array_get(files, 2);
 	assert_int_equal(json_array_size(json_object_get(a, "lines")), 300);
 	assert_true(json_is_true(json_object_get(b, "truncated")));
 	json_int_t kb = (json_int_t)json_array_size(json_object_get(b, "lines"));
 	assert_int_equal(json_integer_value(json_object_get(b, "next_offset")), kb + 1);
 	char footer[160];
-	snprintf(footer, sizeof footer, "[lines 1-%lld of 3000 shown (the answer's size cap); call "
-	         "read_file with offset %lld to read on]\n", (long long)kb, (long long)kb + 1);
+	snprintf(footer, sizeof footer,
+	         "[lines 1-%lld of 3000 shown (the answer's size cap); call "
+	         "read_file with offset %lld to read on]\n",
+	         (long long)kb, (long long)kb + 1);
 	assert_render_has(w, footer);
 	assert_string_equal(json_string_value(json_object_get(c, "error")), "not_read");
 	assert_int_equal(out_int(w, "read"), 2);
 	assert_int_equal(out_int(w, "failed"), 0);
 	assert_int_equal(out_int(w, "not_read"), 1);
-	assert_render_has(w, "[the last 1 of 3 files were not read: the answer reached its size cap; "
+	assert_render_has(w,
+	                  "[the last 1 of 3 files were not read: the answer reached its size cap; "
 	                  "call read_file on each]\n");
 }
 
@@ -222,8 +231,10 @@ static void test_read_file_image_over_cap(void **state)
 	ws_write_n(w, "huge.jpg", big, sizeof big);
 	int rc = ws_call(w, "read_file", "{\"path\": \"huge.jpg\"}");
 	assert_error(w, rc, "too_large");
-	assert_render_has(w, "is an image (image/jpeg) of 3145729 bytes; read_file returns images up to "
-	                  "3145728 bytes");
+	assert_render_has(
+	        w,
+	        "is an image (image/jpeg) of 3145729 bytes; read_file returns images up to "
+	        "3145728 bytes");
 }
 
 /* A kernel without openat2 (a seccomp filter answers ENOSYS to it, in a
@@ -244,7 +255,8 @@ static void test_read_many_files_without_openat2(void **state)
 			BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 		};
 		struct sock_fprog fp = { sizeof prog / sizeof prog[0], prog };
-		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) || prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &fp))
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+		    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &fp))
 			_exit(77);
 		ws_clear_out(w);
 		json_t *args = json_pack("{s:[s,s]}", "paths", "a.py", "b.py");
@@ -252,8 +264,11 @@ static void test_read_many_files_without_openat2(void **state)
 		json_decref(args);
 		const char *code = out_str(w, "error");
 		const char *once = w->out.render ? strstr(w->out.render, "no openat2") : NULL;
-		_exit(rc && code && !strcmp(code, "unsupported") && once && !strstr(once + 1, "no openat2") &&
-		      !json_object_get(w->out.canonical, "files") ? 0 : 1);
+		_exit(rc && code && !strcmp(code, "unsupported") && once &&
+		                      !strstr(once + 1, "no openat2") &&
+		                      !json_object_get(w->out.canonical, "files") ?
+		              0 :
+		              1);
 	}
 	int st;
 	assert_int_equal(waitpid(pid, &st, 0), pid);

@@ -34,9 +34,9 @@ static const char *match_paths(struct ws *w)
 	size_t i, o = 0;
 	json_t *m;
 	buf[0] = '\0';
-	json_array_foreach(json_object_get(w->out.canonical, "matches"), i, m)
-		o += (size_t)snprintf(buf + o, sizeof buf - o, "%s%s", o ? " " : "",
-		                      json_string_value(json_object_get(m, "path")));
+	json_array_foreach(json_object_get(w->out.canonical, "matches"), i, m) o +=
+	        (size_t)snprintf(buf + o, sizeof buf - o, "%s%s", o ? " " : "",
+	                         json_string_value(json_object_get(m, "path")));
 	return buf;
 }
 
@@ -50,12 +50,15 @@ static void test_search_glob_forms(void **state)
 {
 	struct ws *w = *state;
 	search(w, "{\"pattern\": \"needle\", \"glob\": \"**/*.py\"}");
-	assert_string_equal(match_paths(w), "tests/test_core.py textstats/core.py textstats/sub/util.py");
-	search(w, "{\"pattern\": \"needle\", \"glob\": \"*.py\"}");
-	assert_string_equal(match_paths(w), "tests/test_core.py textstats/core.py textstats/sub/util.py");
-	search(w, "{\"pattern\": \"needle\", \"glob\": \"*.{py,js}\"}");
 	assert_string_equal(match_paths(w),
-	                    "tests/test_core.py textstats/core.py textstats/sub/util.py web/app.js");
+	                    "tests/test_core.py textstats/core.py textstats/sub/util.py");
+	search(w, "{\"pattern\": \"needle\", \"glob\": \"*.py\"}");
+	assert_string_equal(match_paths(w),
+	                    "tests/test_core.py textstats/core.py textstats/sub/util.py");
+	search(w, "{\"pattern\": \"needle\", \"glob\": \"*.{py,js}\"}");
+	assert_string_equal(
+	        match_paths(w),
+	        "tests/test_core.py textstats/core.py textstats/sub/util.py web/app.js");
 	search(w, "{\"pattern\": \"needle\", \"glob\": \"textstats/*.py\"}");
 	assert_string_equal(match_paths(w), "textstats/core.py");
 	search(w, "{\"pattern\": \"needle\", \"glob\": \"{web,tests}/**\"}");
@@ -68,7 +71,8 @@ static void test_search_glob_relative_to_path(void **state)
 	struct ws *w = *state;
 	search(w, "{\"pattern\": \"needle\", \"path\": \"textstats\", \"glob\": \"sub/*.py\"}");
 	assert_string_equal(match_paths(w), "textstats/sub/util.py");
-	search(w, "{\"pattern\": \"needle\", \"path\": \"textstats\", \"glob\": \"textstats/*.py\"}");
+	search(w,
+	       "{\"pattern\": \"needle\", \"path\": \"textstats\", \"glob\": \"textstats/*.py\"}");
 	assert_string_equal(match_paths(w), "");
 }
 
@@ -78,8 +82,10 @@ static void test_search_glob_matching_nothing_says_so(void **state)
 	search(w, "{\"pattern\": \"needle\", \"glob\": \"*.pyx\"}");
 	assert_int_equal(out_int(w, "files_searched"), 0);
 	assert_string_equal(out_str(w, "hint"), "no file matches the glob");
-	assert_render_has(w, "[no file under \".\" matches the glob \"*.pyx\" (5 files looked at). A glob "
-	                  "without \"/\" matches file names at any depth");
+	assert_render_has(
+	        w,
+	        "[no file under \".\" matches the glob \"*.pyx\" (5 files looked at). A glob "
+	        "without \"/\" matches file names at any depth");
 	/* A glob that matched files without a matching line has no hint. */
 	search(w, "{\"pattern\": \"absent\", \"glob\": \"*.py\"}");
 	assert_null(json_object_get(w->out.canonical, "hint"));
@@ -98,10 +104,13 @@ static void test_search_context_lines_as_grep_prints_them(void **state)
 	struct ws *w = *state;
 	ws_write(w, "c.txt", "l1\nl2\nfoo\nl4\nl5\nl6\nl7\nfoo\nfoo\nl10\n");
 	search(w, "{\"pattern\": \"foo\", \"path\": \"c.txt\", \"context\": 1}");
-	assert_string_equal(w->out.render, "c.txt-2- l2\nc.txt:3: foo\nc.txt-4- l4\n--\nc.txt-7- l7\n"
-	                    "c.txt:8: foo\nc.txt:9: foo\nc.txt-10- l10\n[3 matches shown, in 1 file searched]\n");
+	assert_string_equal(
+	        w->out.render,
+	        "c.txt-2- l2\nc.txt:3: foo\nc.txt-4- l4\n--\nc.txt-7- l7\n"
+	        "c.txt:8: foo\nc.txt:9: foo\nc.txt-10- l10\n[3 matches shown, in 1 file searched]\n");
 	json_t *m = json_array_get(json_object_get(w->out.canonical, "matches"), 1);
-	assert_string_equal(json_string_value(json_array_get(json_object_get(m, "before"), 0)), "l7");
+	assert_string_equal(json_string_value(json_array_get(json_object_get(m, "before"), 0)),
+	                    "l7");
 	/* The after-context stops at the next match. */
 	assert_int_equal(json_array_size(json_object_get(m, "after")), 0);
 	search(w, "{\"pattern\": \"foo\", \"path\": \"c.txt\", \"before\": 2, \"after\": 0}");
@@ -113,15 +122,18 @@ static void test_search_files_and_count_answers(void **state)
 	struct ws *w = *state;
 	ws_write(w, "web/more.js", "needle\nneedle\n");
 	search(w, "{\"pattern\": \"needle\", \"output\": \"files\", \"glob\": \"*.js\"}");
-	assert_string_equal(w->out.render, "web/app.js\nweb/more.js\n[2 files with a match shown, of 2 "
+	assert_string_equal(w->out.render,
+	                    "web/app.js\nweb/more.js\n[2 files with a match shown, of 2 "
 	                    "searched]\n");
 	json_t *files = json_object_get(w->out.canonical, "files");
 	assert_string_equal(json_string_value(json_array_get(files, 1)), "web/more.js");
 	search(w, "{\"pattern\": \"needle\", \"output\": \"count\", \"glob\": \"*.js\"}");
-	assert_string_equal(w->out.render, "web/app.js:1\nweb/more.js:2\n[3 matching lines in 2 files, of 2 "
+	assert_string_equal(w->out.render,
+	                    "web/app.js:1\nweb/more.js:2\n[3 matching lines in 2 files, of 2 "
 	                    "searched]\n");
 	assert_int_equal(out_int(w, "matching_lines"), 3);
-	int rc = ws_call(w, "search_text", "{\"pattern\": \"x\", \"output\": \"files\", \"context\": 2}");
+	int rc = ws_call(w, "search_text",
+	                 "{\"pattern\": \"x\", \"output\": \"files\", \"context\": 2}");
 	assert_error(w, rc, "invalid_arguments");
 }
 
@@ -144,8 +156,10 @@ static void test_search_skips_binary_files(void **state)
 	ws_write_n(w, "blob.bin", "needle\0\1\2", 9);
 	search(w, "{\"pattern\": \"needle\", \"output\": \"files\"}");
 	assert_null(strstr(w->out.render, "blob.bin"));
-	assert_int_equal(json_integer_value(json_object_get(json_object_get(w->out.canonical, "skipped"),
-	                                                    "binary")), 1);
+	assert_int_equal(json_integer_value(
+	                         json_object_get(json_object_get(w->out.canonical, "skipped"),
+	                                         "binary")),
+	                 1);
 	assert_render_has(w, "[skipped: 1 binary file, 0 larger than 10 MiB]");
 }
 
@@ -166,7 +180,8 @@ static void test_search_answer_fits_render_budget(void **state)
 	assert_true(n > 100 && n < 900);
 	assert_true(out_true(w, "truncated"));
 	char last[96];
-	snprintf(last, sizeof last, "many.txt:%lld: needle number %lld ", (long long)n, (long long)n - 1);
+	snprintf(last, sizeof last, "many.txt:%lld: needle number %lld ", (long long)n,
+	         (long long)n - 1);
 	assert_render_has(w, last);
 	assert_render_has(w, "[stopped at the answer's size cap; more matches were left out");
 }

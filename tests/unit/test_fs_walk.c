@@ -13,8 +13,9 @@ static int project_setup(void **state)
 	if (ws_setup(state))
 		return -1;
 	struct ws *w = *state;
-	static const char *const dirs[] = { ".git", "src", "src/pkg", "node_modules", "node_modules/lib",
-	                                    "build", "docs" };
+	static const char *const dirs[] = {
+		".git", "src", "src/pkg", "node_modules", "node_modules/lib", "build", "docs"
+	};
 	for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++)
 		ws_mkdir(w, dirs[i]);
 	ws_write(w, ".git/config", "needle\n");
@@ -39,9 +40,10 @@ static const char *paths_of(struct ws *w, const char *key)
 	size_t i, o = 0;
 	json_t *m;
 	buf[0] = '\0';
-	json_array_foreach(json_object_get(w->out.canonical, key), i, m) {
-		const char *p = json_is_string(m) ? json_string_value(m)
-		                                  : json_string_value(json_object_get(m, "path"));
+	json_array_foreach(json_object_get(w->out.canonical, key), i, m)
+	{
+		const char *p = json_is_string(m) ? json_string_value(m) :
+		                                    json_string_value(json_object_get(m, "path"));
 		o += (size_t)snprintf(buf + o, sizeof buf - o, "%s%s", o ? " " : "", p ? p : "?");
 	}
 	return buf;
@@ -58,13 +60,18 @@ static void test_ignore_rules_as_git_reads_them(void **state)
 {
 	struct ws *w = *state;
 	call_ok(w, "search_text", "{\"pattern\": \"needle\", \"output\": \"files\"}");
-	assert_string_equal(paths_of(w, "files"), "docs/build keep.log src/main.py src/pkg/util.py");
+	assert_string_equal(paths_of(w, "files"),
+	                    "docs/build keep.log src/main.py src/pkg/util.py");
 	assert_int_equal(out_int(w, "ignored"), 4);
-	assert_render_has(w, "[4 entries skipped by .gitignore/.ignore rules, e.g. build/, debug.log, "
+	assert_render_has(w,
+	                  "[4 entries skipped by .gitignore/.ignore rules, e.g. build/, debug.log, "
 	                  "node_modules/; include_ignored true includes them]");
-	call_ok(w, "search_text", "{\"pattern\": \"needle\", \"output\": \"files\", \"include_ignored\": true}");
-	assert_string_equal(paths_of(w, "files"), "build/out.py debug.log docs/build keep.log "
-	                    "node_modules/lib/index.js src/main.py src/pkg/generated.py src/pkg/util.py");
+	call_ok(w, "search_text",
+	        "{\"pattern\": \"needle\", \"output\": \"files\", \"include_ignored\": true}");
+	assert_string_equal(
+	        paths_of(w, "files"),
+	        "build/out.py debug.log docs/build keep.log "
+	        "node_modules/lib/index.js src/main.py src/pkg/generated.py src/pkg/util.py");
 	assert_int_equal(out_int(w, "ignored"), 0);
 }
 
@@ -96,7 +103,8 @@ static void test_list_dir_and_tree_skip_ignored(void **state)
 	assert_string_equal(paths_of(w, "entries"), ".git .gitignore docs keep.log src");
 	assert_int_equal(out_int(w, "ignored"), 3);
 	call_ok(w, "list_dir", "{\"include_ignored\": true}");
-	assert_string_equal(paths_of(w, "entries"), ".git .gitignore build debug.log docs keep.log "
+	assert_string_equal(paths_of(w, "entries"),
+	                    ".git .gitignore build debug.log docs keep.log "
 	                    "node_modules src");
 	call_ok(w, "tree", "{}");
 	assert_render_has(w, "  src/\n    main.py\n    pkg/\n      .gitignore\n      util.py\n");
@@ -131,12 +139,15 @@ static void test_find_files_cap_counts_the_rest(void **state)
 		ws_write(w, name, "x\n");
 	}
 	call_ok(w, "find_files", "{\"pattern\": \"*.md\", \"max_results\": 5}");
-	assert_string_equal(paths_of(w, "results"), "docs/n00.md docs/n01.md docs/n02.md docs/n03.md docs/n04.md");
+	assert_string_equal(paths_of(w, "results"),
+	                    "docs/n00.md docs/n01.md docs/n02.md docs/n03.md docs/n04.md");
 	assert_int_equal(out_int(w, "matched"), 30);
 	assert_true(out_true(w, "truncated"));
-	assert_render_has(w, "[30 files match; 5 shown, by name]\n[25 more were left out: narrow the "
+	assert_render_has(w,
+	                  "[30 files match; 5 shown, by name]\n[25 more were left out: narrow the "
 	                  "pattern or path, or raise max_results]\n");
-	call_ok(w, "find_files", "{\"pattern\": \"*.md\", \"max_results\": 3, \"sort\": \"modified\"}");
+	call_ok(w, "find_files",
+	        "{\"pattern\": \"*.md\", \"max_results\": 3, \"sort\": \"modified\"}");
 	assert_int_equal(json_array_size(json_object_get(w->out.canonical, "results")), 3);
 	assert_int_equal(out_int(w, "matched"), 30);
 }
@@ -163,12 +174,13 @@ static void test_list_dir_fills_breadth_first(void **state)
 		ws_write(w, name, "x\n");
 	}
 	call_ok(w, "list_dir", "{\"depth\": 3, \"max_entries\": 7}");
-	assert_string_equal(paths_of(w, "entries"), ".git .gitignore docs docs/build keep.log src src/main.py");
+	assert_string_equal(paths_of(w, "entries"),
+	                    ".git .gitignore docs docs/build keep.log src src/main.py");
 	assert_true(out_true(w, "truncated"));
-	assert_int_equal(out_int(w, "left_out"), 1);        /* src/pkg */
+	assert_int_equal(out_int(w, "left_out"), 1); /* src/pkg */
 	call_ok(w, "tree", "{\"max_entries\": 5}");
 	assert_render_has(w, "./\n  .git/\n  .gitignore\n  docs/ ...\n  keep.log\n  src/ ...\n");
-	assert_int_equal(out_int(w, "unlisted_dirs"), 2);   /* docs, src */
+	assert_int_equal(out_int(w, "unlisted_dirs"), 2); /* docs, src */
 	assert_render_has(w, "[2 directories above the depth bound were not listed");
 }
 
@@ -179,11 +191,14 @@ static void test_list_dir_paths_are_workspace_relative(void **state)
 {
 	struct ws *w = *state;
 	call_ok(w, "list_dir", "{\"path\": \"src\", \"depth\": 2}");
-	assert_string_equal(paths_of(w, "entries"), "src/main.py src/pkg src/pkg/.gitignore "
+	assert_string_equal(paths_of(w, "entries"),
+	                    "src/main.py src/pkg src/pkg/.gitignore "
 	                    "src/pkg/util.py");
-	assert_string_equal(w->out.render, "src/main.py  11 bytes\nsrc/pkg/\nsrc/pkg/.gitignore  13 bytes\n"
-	                    "src/pkg/util.py  9 bytes\n[1 entry skipped by .gitignore/.ignore rules, e.g. "
-	                    "src/pkg/generated.py; include_ignored true includes them]\n");
+	assert_string_equal(
+	        w->out.render,
+	        "src/main.py  11 bytes\nsrc/pkg/\nsrc/pkg/.gitignore  13 bytes\n"
+	        "src/pkg/util.py  9 bytes\n[1 entry skipped by .gitignore/.ignore rules, e.g. "
+	        "src/pkg/generated.py; include_ignored true includes them]\n");
 	call_ok(w, "read_file", "{\"path\": \"src/pkg/util.py\"}");
 }
 

@@ -60,7 +60,8 @@ static void test_write_file_missing_dir_needs_create_dirs(void **state)
 	assert_error(w, rc, "not_found");
 	assert_render_has(w, "create_dirs true");
 	assert_false(ws_exists(w, "a"));
-	rc = ws_call(w, "write_file", "{\"path\": \"a/b/c.txt\", \"content\": \"x\", \"create_dirs\": true}");
+	rc = ws_call(w, "write_file",
+	             "{\"path\": \"a/b/c.txt\", \"content\": \"x\", \"create_dirs\": true}");
 	assert_ok(w, rc);
 	char *got = ws_read(w, "a/b/c.txt");
 	assert_string_equal(got, "x");
@@ -92,8 +93,9 @@ static void test_write_file_refuses_escapes(void **state)
 	assert_error(w, rc, "outside_workspace");
 	rc = ws_call(w, "write_file", "{\"path\": \"/tmp/pwned.txt\", \"content\": \"x\"}");
 	assert_error(w, rc, "absolute_path");
-	rc = ws_call(w, "write_file", "{\"path\": \"out/sub/pwned.txt\", \"content\": \"x\", "
-	                              "\"create_dirs\": true}");
+	rc = ws_call(w, "write_file",
+	             "{\"path\": \"out/sub/pwned.txt\", \"content\": \"x\", "
+	             "\"create_dirs\": true}");
 	assert_error(w, rc, "outside_workspace");
 	char p[160];
 	snprintf(p, sizeof p, "%s/pwned.txt", w->outside);
@@ -136,8 +138,9 @@ static void test_edit_file_replaces_the_one_occurrence(void **state)
 	struct ws *w = *state;
 	ws_write(w, "main.c", "int a;\nint retries = 3;\nint b;\n");
 	assert_int_equal(chmod(ws_path(w, "main.c"), 0755), 0);
-	int rc = ws_call(w, "edit_file", "{\"path\": \"main.c\", \"old_text\": \"retries = 3\", "
-	                                 "\"new_text\": \"retries = 5\"}");
+	int rc = ws_call(w, "edit_file",
+	                 "{\"path\": \"main.c\", \"old_text\": \"retries = 3\", "
+	                 "\"new_text\": \"retries = 5\"}");
 	assert_ok(w, rc);
 	char *got = ws_read(w, "main.c");
 	assert_string_equal(got, "int a;\nint retries = 5;\nint b;\n");
@@ -152,8 +155,9 @@ static void test_edit_file_multiline_and_delete(void **state)
 {
 	struct ws *w = *state;
 	ws_write(w, "t.txt", "keep\ndrop1\ndrop2\nkeep2\n");
-	int rc = ws_call(w, "edit_file", "{\"path\": \"t.txt\", \"old_text\": \"drop1\\ndrop2\\n\", "
-	                                 "\"new_text\": \"\"}");
+	int rc = ws_call(w, "edit_file",
+	                 "{\"path\": \"t.txt\", \"old_text\": \"drop1\\ndrop2\\n\", "
+	                 "\"new_text\": \"\"}");
 	assert_ok(w, rc);
 	char *got = ws_read(w, "t.txt");
 	assert_string_equal(got, "keep\nkeep2\n");
@@ -165,7 +169,8 @@ static void test_edit_file_zero_occurrences_suggests_read(void **state)
 {
 	struct ws *w = *state;
 	ws_write(w, "f.txt", "alpha\n");
-	int rc = ws_call(w, "edit_file", "{\"path\": \"f.txt\", \"old_text\": \"beta\", \"new_text\": \"x\"}");
+	int rc = ws_call(w, "edit_file",
+	                 "{\"path\": \"f.txt\", \"old_text\": \"beta\", \"new_text\": \"x\"}");
 	assert_error(w, rc, "no_match");
 	assert_render_has(w, "read_file");
 	char *got = ws_read(w, "f.txt");
@@ -177,7 +182,9 @@ static void test_edit_file_two_occurrences_refused(void **state)
 {
 	struct ws *w = *state;
 	ws_write(w, "f.txt", "x = 1;\nother\nx = 1;\n");
-	int rc = ws_call(w, "edit_file", "{\"path\": \"f.txt\", \"old_text\": \"x = 1;\", \"new_text\": \"x = 2;\"}");
+	int rc = ws_call(
+	        w, "edit_file",
+	        "{\"path\": \"f.txt\", \"old_text\": \"x = 1;\", \"new_text\": \"x = 2;\"}");
 	assert_error(w, rc, "ambiguous");
 	assert_int_equal(out_int(w, "occurrences"), 2);
 	json_t *lines = json_object_get(w->out.canonical, "lines");
@@ -195,7 +202,8 @@ static void test_edit_file_counts_overlapping_occurrences(void **state)
 {
 	struct ws *w = *state;
 	ws_write(w, "f.txt", "aaa");
-	int rc = ws_call(w, "edit_file", "{\"path\": \"f.txt\", \"old_text\": \"aa\", \"new_text\": \"b\"}");
+	int rc = ws_call(w, "edit_file",
+	                 "{\"path\": \"f.txt\", \"old_text\": \"aa\", \"new_text\": \"b\"}");
 	assert_error(w, rc, "ambiguous");
 	assert_int_equal(out_int(w, "occurrences"), 2);
 }
@@ -204,7 +212,8 @@ static void test_edit_file_refuses_no_change(void **state)
 {
 	struct ws *w = *state;
 	ws_write(w, "f.txt", "same\n");
-	int rc = ws_call(w, "edit_file", "{\"path\": \"f.txt\", \"old_text\": \"same\", \"new_text\": \"same\"}");
+	int rc = ws_call(w, "edit_file",
+	                 "{\"path\": \"f.txt\", \"old_text\": \"same\", \"new_text\": \"same\"}");
 	assert_error(w, rc, "no_change");
 }
 
@@ -212,12 +221,14 @@ static void test_edit_file_missing_and_binary(void **state)
 {
 	struct ws *w = *state;
 	ws_write(w, "notes.txt", "");
-	int rc = ws_call(w, "edit_file", "{\"path\": \"note.txt\", \"old_text\": \"a\", \"new_text\": \"b\"}");
+	int rc = ws_call(w, "edit_file",
+	                 "{\"path\": \"note.txt\", \"old_text\": \"a\", \"new_text\": \"b\"}");
 	assert_error(w, rc, "not_found");
 	assert_render_has(w, "notes.txt");
 	assert_render_has(w, "write_file");
 	ws_write_n(w, "b.bin", "a\0b", 3);
-	rc = ws_call(w, "edit_file", "{\"path\": \"b.bin\", \"old_text\": \"a\", \"new_text\": \"c\"}");
+	rc = ws_call(w, "edit_file",
+	             "{\"path\": \"b.bin\", \"old_text\": \"a\", \"new_text\": \"c\"}");
 	assert_error(w, rc, "binary");
 }
 
@@ -231,7 +242,9 @@ static void test_edit_file_refuses_symlink_out(void **state)
 	fputs("secret=1\n", f);
 	fclose(f);
 	assert_int_equal(symlink(target, ws_path(w, "v")), 0);
-	int rc = ws_call(w, "edit_file", "{\"path\": \"v\", \"old_text\": \"secret=1\", \"new_text\": \"secret=2\"}");
+	int rc = ws_call(
+	        w, "edit_file",
+	        "{\"path\": \"v\", \"old_text\": \"secret=1\", \"new_text\": \"secret=2\"}");
 	assert_error(w, rc, "is_symlink");
 	f = fopen(target, "r");
 	char buf[32] = "";
@@ -378,7 +391,8 @@ static void test_delete_path_missing_lists_nearby(void **state)
 	ws_mkdir(w, "build");
 	int rc = ws_call(w, "delete_path", "{\"path\": \"biuld\"}");
 	assert_error(w, rc, "not_found");
-	assert_string_equal(json_string_value(json_array_get(json_object_get(w->out.canonical, "nearby"), 0)),
+	assert_string_equal(json_string_value(
+	                            json_array_get(json_object_get(w->out.canonical, "nearby"), 0)),
 	                    "build/");
 }
 
@@ -407,7 +421,8 @@ static void test_move_path_renames(void **state)
 	struct ws *w = *state;
 	ws_write(w, "old.md", "text");
 	ws_mkdir(w, "archive");
-	int rc = ws_call(w, "move_path", "{\"source\": \"old.md\", \"destination\": \"archive/new.md\"}");
+	int rc = ws_call(w, "move_path",
+	                 "{\"source\": \"old.md\", \"destination\": \"archive/new.md\"}");
 	assert_ok(w, rc);
 	assert_false(ws_exists(w, "old.md"));
 	char *got = ws_read(w, "archive/new.md");
@@ -428,7 +443,8 @@ static void test_move_path_refuses_overwrite_unless_asked(void **state)
 	assert_string_equal(got, "B");
 	free(got);
 	assert_true(ws_exists(w, "a"));
-	rc = ws_call(w, "move_path", "{\"source\": \"a\", \"destination\": \"b\", \"overwrite\": true}");
+	rc = ws_call(w, "move_path",
+	             "{\"source\": \"a\", \"destination\": \"b\", \"overwrite\": true}");
 	assert_ok(w, rc);
 	assert_true(out_true(w, "replaced"));
 	got = ws_read(w, "b");
@@ -441,10 +457,12 @@ static void test_move_path_missing_source_and_dest_dir(void **state)
 {
 	struct ws *w = *state;
 	ws_write(w, "report.txt", "");
-	int rc = ws_call(w, "move_path", "{\"source\": \"reprot.txt\", \"destination\": \"r.txt\"}");
+	int rc =
+	        ws_call(w, "move_path", "{\"source\": \"reprot.txt\", \"destination\": \"r.txt\"}");
 	assert_error(w, rc, "not_found");
 	assert_render_has(w, "report.txt");
-	rc = ws_call(w, "move_path", "{\"source\": \"report.txt\", \"destination\": \"no/such/r.txt\"}");
+	rc = ws_call(w, "move_path",
+	             "{\"source\": \"report.txt\", \"destination\": \"no/such/r.txt\"}");
 	assert_error(w, rc, "not_found");
 	assert_render_has(w, "make_dir");
 	assert_true(ws_exists(w, "report.txt"));
@@ -480,7 +498,8 @@ static void test_move_path_refuses_replacing_nonempty_dir(void **state)
 	ws_mkdir(w, "dst");
 	ws_mkdir(w, "dst/src");
 	ws_write(w, "dst/src/keep", "");
-	int rc = ws_call(w, "move_path", "{\"source\": \"src\", \"destination\": \"dst\", \"overwrite\": true}");
+	int rc = ws_call(w, "move_path",
+	                 "{\"source\": \"src\", \"destination\": \"dst\", \"overwrite\": true}");
 	assert_error(w, rc, "not_empty");
 	assert_true(ws_exists(w, "dst/src/keep"));
 	assert_true(ws_exists(w, "src"));
@@ -505,7 +524,8 @@ static void test_move_path_into_a_directory(void **state)
 	rc = ws_call(w, "move_path", "{\"source\": \"c.txt\", \"destination\": \"nodir/\"}");
 	assert_error(w, rc, "not_found");
 	assert_render_has(w, "must be an existing directory");
-	rc = ws_call(w, "move_path", "{\"source\": \"c.txt\", \"destination\": \"archive/a.txt/\"}");
+	rc = ws_call(w, "move_path",
+	             "{\"source\": \"c.txt\", \"destination\": \"archive/a.txt/\"}");
 	assert_error(w, rc, "not_directory");
 	assert_true(ws_exists(w, "c.txt"));
 }
@@ -521,7 +541,8 @@ static void test_move_path_refuses_onto_itself(void **state)
 	assert_error(w, rc, "invalid_move");
 	assert_render_has(w, "are the same file");
 	assert_int_equal(link(ws_path(w, "d/f"), ws_path(w, "g")), 0);
-	rc = ws_call(w, "move_path", "{\"source\": \"g\", \"destination\": \"d/f\", \"overwrite\": true}");
+	rc = ws_call(w, "move_path",
+	             "{\"source\": \"g\", \"destination\": \"d/f\", \"overwrite\": true}");
 	assert_error(w, rc, "invalid_move");
 	assert_true(ws_exists(w, "g"));
 }
@@ -573,7 +594,8 @@ static void test_edit_file_clears_setuid_and_keeps_permissions(void **state)
 	struct ws *w = *state;
 	ws_write(w, "tool.sh", "echo old\n");
 	assert_int_equal(chmod(ws_path(w, "tool.sh"), 04755), 0);
-	int rc = ws_call(w, "edit_file", "{\"path\": \"tool.sh\", \"old_text\": \"old\", \"new_text\": \"new\"}");
+	int rc = ws_call(w, "edit_file",
+	                 "{\"path\": \"tool.sh\", \"old_text\": \"old\", \"new_text\": \"new\"}");
 	assert_ok(w, rc);
 	assert_int_equal(mode_of(w, "tool.sh"), 0755);
 	assert_render_has(w, "setuid/setgid bits were cleared");
@@ -588,7 +610,8 @@ static void test_write_file_refuses_trailing_slash(void **state)
 	assert_error(w, rc, "is_directory");
 	assert_false(ws_exists(w, "notes"));
 	ws_write(w, "a.txt", "old");
-	rc = ws_call(w, "edit_file", "{\"path\": \"a.txt/\", \"old_text\": \"old\", \"new_text\": \"new\"}");
+	rc = ws_call(w, "edit_file",
+	             "{\"path\": \"a.txt/\", \"old_text\": \"old\", \"new_text\": \"new\"}");
 	assert_error(w, rc, "is_directory");
 	char *got = ws_read(w, "a.txt");
 	assert_string_equal(got, "old");

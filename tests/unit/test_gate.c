@@ -65,9 +65,12 @@ static enum gate_action decide(struct gate *g, const char *tool, enum tc_risk ri
                                const char *args, struct gate_verdict *v)
 {
 	json_t *a = J(args);
-	struct gate_call call = { .tool = tool, .risk = risk, .args = a,
-	                          .url_arg = risk == TC_RISK_NETWORK ? "/url" : NULL,
-	                          .session = 0, .workspace_fd = -1 };
+	struct gate_call call = { .tool = tool,
+		                  .risk = risk,
+		                  .args = a,
+		                  .url_arg = risk == TC_RISK_NETWORK ? "/url" : NULL,
+		                  .session = 0,
+		                  .workspace_fd = -1 };
 	gate_authorize(g, &call, v);
 	json_decref(a);
 	return v->action;
@@ -160,7 +163,7 @@ static void test_gate_later_deny_overrides_earlier_ask(void **state)
 {
 	(void)state;
 	struct gate_policy p;
-	gate_policy_init(&p);        /* destructive: ask */
+	gate_policy_init(&p); /* destructive: ask */
 	struct gate *g = gate_of(&p);
 	enum gate_action deny = GATE_DENY;
 	assert_int_equal(gate_add_check(g, "veto", counting_check, &deny, NULL, NULL), 0);
@@ -244,7 +247,9 @@ static void test_rules_deny_checked_before_earlier_allow(void **state)
 	struct gate_policy p;
 	gate_policy_init(&p);
 	add_rule(&p, "{\"action\":\"allow\",\"tool\":\"write_file\"}");
-	add_rule(&p, "{\"action\":\"deny\",\"tool\":\"write_file\",\"args\":{\"/path\":\"**/.git/**\"}}");
+	add_rule(
+	        &p,
+	        "{\"action\":\"deny\",\"tool\":\"write_file\",\"args\":{\"/path\":\"**/.git/**\"}}");
 	struct gate *g = gate_of(&p);
 	struct gate_verdict v;
 	assert_int_equal(decide(g, "write_file", TC_RISK_WRITE, "{\"path\":\"a/.git/config\"}", &v),
@@ -266,8 +271,10 @@ static void test_rules_first_non_deny_match_wins(void **state)
 	add_rule(&p, "{\"action\":\"ask\",\"tool\":\"rm\"}");
 	struct gate *g = gate_of(&p);
 	struct gate_verdict v;
-	assert_int_equal(decide(g, "rm", TC_RISK_DESTRUCTIVE, "{\"path\":\"tmp/x\"}", &v), GATE_ALLOW);
-	assert_int_equal(decide(g, "rm", TC_RISK_DESTRUCTIVE, "{\"path\":\"src/x\"}", &v), GATE_ASK);
+	assert_int_equal(decide(g, "rm", TC_RISK_DESTRUCTIVE, "{\"path\":\"tmp/x\"}", &v),
+	                 GATE_ALLOW);
+	assert_int_equal(decide(g, "rm", TC_RISK_DESTRUCTIVE, "{\"path\":\"src/x\"}", &v),
+	                 GATE_ASK);
 	expect_reason(&v, "/policy/rules/1");
 	gate_free(g);
 }
@@ -293,9 +300,12 @@ static void test_rules_match_numbers_and_bools_as_json_text(void **state)
 	add_rule(&p, "{\"action\":\"deny\",\"args\":{\"/n\":\"1?\",\"/force\":\"true\"}}");
 	struct gate *g = gate_of(&p);
 	struct gate_verdict v;
-	assert_int_equal(decide(g, "t", TC_RISK_READ_ONLY, "{\"n\":12,\"force\":true}", &v), GATE_DENY);
-	assert_int_equal(decide(g, "t", TC_RISK_READ_ONLY, "{\"n\":123,\"force\":true}", &v), GATE_ALLOW);
-	assert_int_equal(decide(g, "t", TC_RISK_READ_ONLY, "{\"n\":12,\"force\":\"yes\"}", &v), GATE_ALLOW);
+	assert_int_equal(decide(g, "t", TC_RISK_READ_ONLY, "{\"n\":12,\"force\":true}", &v),
+	                 GATE_DENY);
+	assert_int_equal(decide(g, "t", TC_RISK_READ_ONLY, "{\"n\":123,\"force\":true}", &v),
+	                 GATE_ALLOW);
+	assert_int_equal(decide(g, "t", TC_RISK_READ_ONLY, "{\"n\":12,\"force\":\"yes\"}", &v),
+	                 GATE_ALLOW);
 	gate_free(g);
 }
 
@@ -346,7 +356,10 @@ static void test_rule_parse_refuses_bad_rules(void **state)
 static void test_glob_table(void **state)
 {
 	(void)state;
-	static const struct { const char *pat, *text; bool want; } cases[] = {
+	static const struct {
+		const char *pat, *text;
+		bool want;
+	} cases[] = {
 		{ "**/.git/**", ".git/config", true },
 		{ "**/.git/**", "a/.git/x", true },
 		{ "**/.git/**", "a/b/c/.git/hooks/pre-commit", true },
@@ -466,7 +479,8 @@ static void test_rules_match_escaped_pointer_arguments(void **state)
 	struct gate_verdict v;
 	assert_int_equal(decide(g, "t", TC_RISK_READ_ONLY, "{\"opts\":{\"a/b\":\"xyz\"}}", &v),
 	                 GATE_DENY);
-	assert_int_equal(decide(g, "t", TC_RISK_READ_ONLY, "{\"opts\":{\"a\":{\"b\":\"xyz\"}}}", &v),
+	assert_int_equal(decide(g, "t", TC_RISK_READ_ONLY, "{\"opts\":{\"a\":{\"b\":\"xyz\"}}}",
+	                        &v),
 	                 GATE_ALLOW);
 	gate_free(g);
 }
@@ -476,15 +490,17 @@ static void test_rules_match_escaped_pointer_arguments(void **state)
 static void test_url_host_table(void **state)
 {
 	(void)state;
-	static const struct { const char *url, *host; } cases[] = {
+	static const struct {
+		const char *url, *host;
+	} cases[] = {
 		{ "https://example.com/x", "example.com" },
 		{ "https://EXAMPLE.com", "example.com" },
 		{ "http://example.com:8080/p?q#f", "example.com" },
 		{ "http://evil.net#@example.com/", "evil.net" },
 		{ "http://evil.net?@example.com/", "evil.net" },
 		{ "http://[::1]:8080/", "::1" },
-		{ "http://example.com/%7Ba,b%7D?x=%5B1%5D", "example.com" },   /* encoded: fine */
-		{ "http://example.com/a@b?c=@d#@e", "example.com" },           /* '@' after the host */
+		{ "http://example.com/%7Ba,b%7D?x=%5B1%5D", "example.com" }, /* encoded: fine */
+		{ "http://example.com/a@b?c=@d#@e", "example.com" }, /* '@' after the host */
 		{ "http://[FE80::1]/", "fe80::1" },
 		{ "https://example.com./", "example.com" },
 		{ "ftp://files.example.org", "files.example.org" },
@@ -518,7 +534,7 @@ static void test_url_host_table(void **state)
 		{ "http://[::1/", NULL },
 		{ "http://[::1]x/", NULL },
 		{ "http://[zz::1]/", NULL },
-		{ "http://[1.2.3.4]/", NULL },          /* not an IPv6 address at all */
+		{ "http://[1.2.3.4]/", NULL }, /* not an IPv6 address at all */
 		{ "http://[:::]/", NULL },
 		{ "file:///etc/passwd", NULL },
 		{ "", NULL },
@@ -539,17 +555,20 @@ static void test_domain_allowlist_table(void **state)
 	(void)state;
 	char d1[] = "example.com", d2[] = "*.corp.example", d3[] = "::1";
 	char *list[] = { d1, d2, d3 };
-	static const struct { const char *host; bool want; } cases[] = {
+	static const struct {
+		const char *host;
+		bool want;
+	} cases[] = {
 		{ "example.com", true },
-		{ "sub.example.com", false },         /* exact entries: no subdomains */
+		{ "sub.example.com", false }, /* exact entries: no subdomains */
 		{ "evil-example.com", false },
 		{ "example.com.evil.net", false },
 		{ "a.corp.example", true },
 		{ "a.b.corp.example", true },
-		{ "corp.example", false },            /* *.suffix: not the bare suffix */
+		{ "corp.example", false }, /* *.suffix: not the bare suffix */
 		{ "evilcorp.example", false },
 		{ "::1", true },
-		{ "0:0:0:0:0:0:0:1", true },          /* IPv6 by value, not by spelling */
+		{ "0:0:0:0:0:0:0:1", true }, /* IPv6 by value, not by spelling */
 		{ "0::1", true },
 		{ "::2", false },
 		{ "", false },
@@ -561,7 +580,8 @@ static void test_domain_allowlist_table(void **state)
 	 * as IPv4). */
 	char w1[] = "*.0.1", w2[] = "*.1", w3[] = "*.example.com";
 	char *wild[] = { w1, w2, w3 };
-	static const char *const addresses[] = { "127.0.0.1", "10.0.0.1", "0x7f.1", "127.1", "1.2.3.4.1" };
+	static const char *const addresses[] = { "127.0.0.1", "10.0.0.1", "0x7f.1", "127.1",
+		                                 "1.2.3.4.1" };
 	for (size_t i = 0; i < sizeof addresses / sizeof addresses[0]; i++)
 		if (domain_allowed(addresses[i], wild, 3))
 			fail_msg("address \"%s\" matched a wildcard", addresses[i]);
@@ -579,8 +599,17 @@ static void test_domain_check_normalizes_and_refuses(void **state)
 	assert_string_equal(b, "::1");
 	assert_int_equal(domain_check(c, NULL), 0);
 	assert_string_equal(c, "*.sub.example.com");
-	const char *bad[] = { "*", "*example.com", "https://example.com", "example.com:443",
-	                      "example.com/x", "a..b", ".example.com", "", "*.", ":::", "1:2" };
+	const char *bad[] = { "*",
+		              "*example.com",
+		              "https://example.com",
+		              "example.com:443",
+		              "example.com/x",
+		              "a..b",
+		              ".example.com",
+		              "",
+		              "*.",
+		              ":::",
+		              "1:2" };
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		char buf[64];
 		snprintf(buf, sizeof buf, "%s", bad[i]);
@@ -598,18 +627,23 @@ static void test_network_policy_uses_allowlist(void **state)
 	add_domain(&p, "example.com");
 	struct gate *g = gate_of(&p);
 	struct gate_verdict v;
-	assert_int_equal(decide(g, "fetch", TC_RISK_NETWORK, "{\"url\":\"https://example.com/a\"}", &v),
+	assert_int_equal(decide(g, "fetch", TC_RISK_NETWORK, "{\"url\":\"https://example.com/a\"}",
+	                        &v),
 	                 GATE_ALLOW);
 	assert_int_equal(decide(g, "fetch", TC_RISK_NETWORK,
-	                        "{\"url\":\"http://evil.net/#@example.com\"}", &v), GATE_DENY);
+	                        "{\"url\":\"http://evil.net/#@example.com\"}", &v),
+	                 GATE_DENY);
 	expect_reason(&v, "host evil.net is not on the domain allowlist");
 	assert_int_equal(decide(g, "fetch", TC_RISK_NETWORK,
-	                        "{\"url\":\"http://example.com@evil.net/\"}", &v), GATE_DENY);
+	                        "{\"url\":\"http://example.com@evil.net/\"}", &v),
+	                 GATE_DENY);
 	expect_reason(&v, "user name or password");
 	assert_int_equal(decide(g, "fetch", TC_RISK_NETWORK,
-	                        "{\"url\":\"http://{x@example.com/,y@evil.net/}\"}", &v), GATE_DENY);
+	                        "{\"url\":\"http://{x@example.com/,y@evil.net/}\"}", &v),
+	                 GATE_DENY);
 	expect_reason(&v, "globbing");
-	assert_int_equal(decide(g, "fetch", TC_RISK_NETWORK, "{\"url\":\"not a url\"}", &v), GATE_DENY);
+	assert_int_equal(decide(g, "fetch", TC_RISK_NETWORK, "{\"url\":\"not a url\"}", &v),
+	                 GATE_DENY);
 	expect_reason(&v, "cannot be used");
 	assert_int_equal(decide(g, "fetch", TC_RISK_NETWORK, "{\"other\":1}", &v), GATE_DENY);
 	expect_reason(&v, "missing");
@@ -623,7 +657,8 @@ static void test_network_policy_empty_allowlist_denies(void **state)
 	gate_policy_init(&p);
 	struct gate *g = gate_of(&p);
 	struct gate_verdict v;
-	assert_int_equal(decide(g, "fetch", TC_RISK_NETWORK, "{\"url\":\"https://example.com\"}", &v),
+	assert_int_equal(decide(g, "fetch", TC_RISK_NETWORK, "{\"url\":\"https://example.com\"}",
+	                        &v),
 	                 GATE_DENY);
 	expect_reason(&v, "allowlist (policy.domains) is empty");
 	gate_free(g);
@@ -653,8 +688,12 @@ static void test_network_tool_without_url_arg_is_denied(void **state)
 	add_domain(&p, "example.com");
 	struct gate *g = gate_of(&p);
 	json_t *a = J("{\"url\":\"https://example.com\"}");
-	struct gate_call call = { .tool = "f", .risk = TC_RISK_NETWORK, .args = a,
-	                          .url_arg = NULL, .session = 0, .workspace_fd = -1 };
+	struct gate_call call = { .tool = "f",
+		                  .risk = TC_RISK_NETWORK,
+		                  .args = a,
+		                  .url_arg = NULL,
+		                  .session = 0,
+		                  .workspace_fd = -1 };
 	struct gate_verdict v;
 	gate_authorize(g, &call, &v);
 	assert_int_equal(v.action, GATE_DENY);
@@ -677,8 +716,12 @@ static void test_destructive_tool_with_url_arg_keeps_the_allowlist(void **state)
 	struct gate_verdict v;
 	json_t *ok = J("{\"url\":\"https://example.com/x\"}");
 	json_t *off = J("{\"url\":\"https://evil.net/x\"}");
-	struct gate_call call = { .tool = "purge", .risk = TC_RISK_DESTRUCTIVE, .args = ok,
-	                          .url_arg = "/url", .session = 0, .workspace_fd = -1 };
+	struct gate_call call = { .tool = "purge",
+		                  .risk = TC_RISK_DESTRUCTIVE,
+		                  .args = ok,
+		                  .url_arg = "/url",
+		                  .session = 0,
+		                  .workspace_fd = -1 };
 	gate_authorize(g, &call, &v);
 	assert_int_equal(v.action, GATE_ALLOW);
 	call.args = off;
@@ -695,7 +738,7 @@ static void test_destructive_tool_with_url_arg_keeps_the_allowlist(void **state)
 	gate_authorize(g, &call, &v);
 	assert_int_equal(v.action, GATE_DENY);
 	expect_reason(&v, "policy.levels.network is deny");
-	call.url_arg = NULL;     /* no URL argument: only its own level */
+	call.url_arg = NULL; /* no URL argument: only its own level */
 	gate_authorize(g, &call, &v);
 	assert_int_equal(v.action, GATE_ASK);
 	json_decref(ok);
@@ -731,16 +774,19 @@ static void test_session_grant_allows_identical_call(void **state)
 	struct gate *g = gate_of(&p);
 	json_t *args = J("{\"path\":\"x\",\"force\":true}");
 	assert_int_equal(gate_grant_session(g, 0, "rm", args, NULL), 0);
-	assert_int_equal(gate_grant_session(g, 0, "rm", args, NULL), 0);  /* no duplicate */
+	assert_int_equal(gate_grant_session(g, 0, "rm", args, NULL), 0); /* no duplicate */
 	struct gate_verdict v;
 	/* Same arguments, other key order: canonical JSON is the same. */
-	assert_int_equal(decide(g, "rm", TC_RISK_DESTRUCTIVE, "{\"force\":true,\"path\":\"x\"}", &v),
+	assert_int_equal(decide(g, "rm", TC_RISK_DESTRUCTIVE, "{\"force\":true,\"path\":\"x\"}",
+	                        &v),
 	                 GATE_ALLOW);
 	assert_true(v.granted);
 	assert_string_equal(v.check, "session-grant");
-	assert_int_equal(decide(g, "rm", TC_RISK_DESTRUCTIVE, "{\"path\":\"y\",\"force\":true}", &v),
+	assert_int_equal(decide(g, "rm", TC_RISK_DESTRUCTIVE, "{\"path\":\"y\",\"force\":true}",
+	                        &v),
 	                 GATE_ASK);
-	assert_int_equal(decide(g, "rmdir", TC_RISK_DESTRUCTIVE, "{\"path\":\"x\",\"force\":true}", &v),
+	assert_int_equal(decide(g, "rmdir", TC_RISK_DESTRUCTIVE, "{\"path\":\"x\",\"force\":true}",
+	                        &v),
 	                 GATE_ASK);
 	json_t *list = gate_grants(g, 0);
 	assert_int_equal(json_array_size(list), 1);
@@ -761,8 +807,12 @@ static void test_session_grant_applies_in_its_own_session_only(void **state)
 	json_t *args = J("{\"path\":\"x\"}");
 	assert_int_equal(gate_grant_session(g, 7, "rm", args, NULL), 0);
 	struct gate_verdict v;
-	struct gate_call call = { .tool = "rm", .risk = TC_RISK_DESTRUCTIVE, .args = args,
-	                          .url_arg = NULL, .session = 7, .workspace_fd = -1 };
+	struct gate_call call = { .tool = "rm",
+		                  .risk = TC_RISK_DESTRUCTIVE,
+		                  .args = args,
+		                  .url_arg = NULL,
+		                  .session = 7,
+		                  .workspace_fd = -1 };
 	gate_authorize(g, &call, &v);
 	assert_int_equal(v.action, GATE_ALLOW);
 	assert_true(v.granted);
@@ -793,7 +843,8 @@ static void test_session_grant_never_lifts_a_deny(void **state)
 	json_t *args = J("{\"path\":\".git/x\"}");
 	assert_int_equal(gate_grant_session(g, 0, "rm", args, NULL), 0);
 	struct gate_verdict v;
-	assert_int_equal(decide(g, "rm", TC_RISK_DESTRUCTIVE, "{\"path\":\".git/x\"}", &v), GATE_DENY);
+	assert_int_equal(decide(g, "rm", TC_RISK_DESTRUCTIVE, "{\"path\":\".git/x\"}", &v),
+	                 GATE_DENY);
 	gate_set_quarantine(g, true);
 	json_t *a2 = J("{\"path\":\"ok\"}");
 	assert_int_equal(gate_grant_session(g, 0, "rm", a2, NULL), 0);
@@ -830,7 +881,7 @@ static void test_token_refuses_changed_arguments_and_is_revoked(void **state)
 	json_t *other = J("{\"path\":\"b\"}");
 	uint64_t t = gate_grant_once(g, "rm", args);
 	assert_int_equal(gate_consume(g, t, "rm", other), -1);
-	assert_int_equal(gate_consume(g, t, "rm", args), -1);   /* revoked by the mismatch */
+	assert_int_equal(gate_consume(g, t, "rm", args), -1); /* revoked by the mismatch */
 	uint64_t t2 = gate_grant_once(g, "rm", args);
 	assert_true(t2 != t);
 	assert_int_equal(gate_consume(g, t2, "rmdir", args), -1);
@@ -860,7 +911,8 @@ static void test_policy_copy_is_deep(void **state)
 	(void)state;
 	struct gate_policy p, q;
 	gate_policy_init(&p);
-	add_rule(&p, "{\"action\":\"deny\",\"tool\":\"x\",\"args\":{\"/a\":\"b\"},\"reason\":\"r\"}");
+	add_rule(&p,
+	         "{\"action\":\"deny\",\"tool\":\"x\",\"args\":{\"/a\":\"b\"},\"reason\":\"r\"}");
 	add_domain(&p, "example.com");
 	assert_int_equal(gate_policy_copy(&q, &p), 0);
 	assert_ptr_not_equal(q.rules[0].tool, p.rules[0].tool);
@@ -886,8 +938,10 @@ static void ws_make(struct ws_fx *w)
 	char cmd[256];
 	snprintf(w->dir, sizeof w->dir, "/tmp/test_gate.XXXXXX");
 	assert_non_null(mkdtemp(w->dir));
-	snprintf(cmd, sizeof cmd, "cd %s && mkdir -p src tmp .git && echo a > src/a && "
-	         "echo > .git/config && ln -s ../src tmp/lnk && ln -s .git gitlink", w->dir);
+	snprintf(cmd, sizeof cmd,
+	         "cd %s && mkdir -p src tmp .git && echo a > src/a && "
+	         "echo > .git/config && ln -s ../src tmp/lnk && ln -s .git gitlink",
+	         w->dir);
 	assert_int_equal(system(cmd), 0);
 	w->fd = open(w->dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	assert_true(w->fd >= 0);
@@ -903,18 +957,23 @@ static void ws_free(struct ws_fx *w)
 
 static const char *const one_path[] = { "/path", NULL };
 static const char *const two_paths[] = { "/source", "/destination", NULL };
-static const char *const protected_list[] = { ".git/config", ".git/hooks", ".envrc",
-                                              "**/.git/config", "**/.git/hooks",
-                                              "**/*.code-workspace", NULL };
+static const char *const protected_list[] = {
+	".git/config",   ".git/hooks",          ".envrc", "**/.git/config",
+	"**/.git/hooks", "**/*.code-workspace", NULL
+};
 
 static enum gate_action decide_paths(struct gate *g, const struct ws_fx *w, const char *tool,
                                      enum tc_risk risk, const char *const *path_args,
                                      const char *args, struct gate_verdict *v)
 {
 	json_t *a = J(args);
-	struct gate_call call = { .tool = tool, .risk = risk, .args = a, .path_args = path_args,
-	                          .workspace = w->dir, .workspace_fd = w->fd,
-	                          .protected_paths = protected_list };
+	struct gate_call call = { .tool = tool,
+		                  .risk = risk,
+		                  .args = a,
+		                  .path_args = path_args,
+		                  .workspace = w->dir,
+		                  .workspace_fd = w->fd,
+		                  .protected_paths = protected_list };
 	gate_authorize(g, &call, v);
 	json_decref(a);
 	return v->action;
@@ -940,15 +999,15 @@ static void test_gate_path_allow_rule_sees_through_dotdot_and_links(void **state
 	struct gate_verdict v;
 	ws_make(&w);
 	struct gate *g = tmp_policy();
-	const char *asks[] = { "{\"path\": \"tmp/../src\"}", "{\"path\": \"tmp/lnk/a\"}",
-	                       "{\"path\": \"tmp/lnk\"}", "{\"path\": \"tmp/../../x\"}",
-	                       "{\"path\": \"/etc/passwd\"}", "{\"path\": \"src\"}" };
+	const char *asks[] = { "{\"path\": \"tmp/../src\"}",  "{\"path\": \"tmp/lnk/a\"}",
+		               "{\"path\": \"tmp/lnk\"}",     "{\"path\": \"tmp/../../x\"}",
+		               "{\"path\": \"/etc/passwd\"}", "{\"path\": \"src\"}" };
 	for (size_t i = 0; i < sizeof asks / sizeof *asks; i++)
 		if (decide_paths(g, &w, "delete_path", TC_RISK_DESTRUCTIVE, one_path, asks[i],
 		                 &v) != GATE_ASK)
 			fail_msg("%s was not asked about: %s", asks[i], v.reason);
 	const char *allows[] = { "{\"path\": \"tmp/x\"}", "{\"path\": \"./tmp//x/\"}",
-	                         "{\"path\": \"tmp/new/deeper\"}" };
+		                 "{\"path\": \"tmp/new/deeper\"}" };
 	for (size_t i = 0; i < sizeof allows / sizeof *allows; i++)
 		if (decide_paths(g, &w, "delete_path", TC_RISK_DESTRUCTIVE, one_path, allows[i],
 		                 &v) != GATE_ALLOW)
@@ -972,9 +1031,11 @@ static void test_gate_path_allow_rule_needs_every_path_argument(void **state)
 	ws_make(&w);
 	struct gate *g = tmp_policy();
 	assert_int_equal(decide_paths(g, &w, "move_path", TC_RISK_DESTRUCTIVE, two_paths,
-	                 "{\"source\": \"src\", \"destination\": \"tmp/x\"}", &v), GATE_ASK);
+	                              "{\"source\": \"src\", \"destination\": \"tmp/x\"}", &v),
+	                 GATE_ASK);
 	assert_int_equal(decide_paths(g, &w, "move_path", TC_RISK_DESTRUCTIVE, two_paths,
-	                 "{\"source\": \"tmp/a\", \"destination\": \"tmp/b\"}", &v), GATE_ALLOW);
+	                              "{\"source\": \"tmp/a\", \"destination\": \"tmp/b\"}", &v),
+	                 GATE_ALLOW);
 	/* no path argument at all: a path rule does not match */
 	assert_int_equal(decide_paths(g, &w, "purge", TC_RISK_DESTRUCTIVE, NULL, "{}", &v),
 	                 GATE_ASK);
@@ -1003,11 +1064,13 @@ static void test_gate_path_deny_rule_any_argument_any_spelling(void **state)
 		"{\"source\": \"gitlink/objects\", \"destination\": \"x\"}",
 	};
 	for (size_t i = 0; i < sizeof denied / sizeof *denied; i++)
-		if (decide_paths(g, &w, "move_path", TC_RISK_DESTRUCTIVE, two_paths, denied[i], &v) !=
-		    GATE_DENY)
+		if (decide_paths(g, &w, "move_path", TC_RISK_DESTRUCTIVE, two_paths, denied[i],
+		                 &v) != GATE_DENY)
 			fail_msg("%s was not denied", denied[i]);
 	assert_int_equal(decide_paths(g, &w, "move_path", TC_RISK_DESTRUCTIVE, two_paths,
-	                 "{\"source\": \"src/a\", \"destination\": \".gitignore\"}", &v), GATE_ALLOW);
+	                              "{\"source\": \"src/a\", \"destination\": \".gitignore\"}",
+	                              &v),
+	                 GATE_ALLOW);
 	gate_free(g);
 	ws_free(&w);
 }
@@ -1026,11 +1089,14 @@ static void test_gate_args_rule_on_path_argument_is_normalized(void **state)
 	add_rule(&p, "{\"action\": \"ask\"}");
 	struct gate *g = gate_of(&p);
 	assert_int_equal(decide_paths(g, &w, "write_file", TC_RISK_WRITE, one_path,
-	                 "{\"path\": \"tmp/../src/a\"}", &v), GATE_DENY);
+	                              "{\"path\": \"tmp/../src/a\"}", &v),
+	                 GATE_DENY);
 	assert_int_equal(decide_paths(g, &w, "write_file", TC_RISK_WRITE, one_path,
-	                 "{\"path\": \"tmp/lnk/a\"}", &v), GATE_DENY);
+	                              "{\"path\": \"tmp/lnk/a\"}", &v),
+	                 GATE_DENY);
 	assert_int_equal(decide_paths(g, &w, "write_file", TC_RISK_WRITE, one_path,
-	                 "{\"path\": \"tmp//b\"}", &v), GATE_ALLOW);
+	                              "{\"path\": \"tmp//b\"}", &v),
+	                 GATE_ALLOW);
 	gate_free(g);
 	ws_free(&w);
 }
@@ -1048,9 +1114,11 @@ static void test_gate_protected_paths_deny_writing_tools(void **state)
 	p.levels[TC_RISK_DESTRUCTIVE] = GATE_ALLOW;
 	add_rule(&p, "{\"action\": \"allow\", \"path\": \"**\"}");
 	struct gate *g = gate_of(&p);
-	const char *denied[] = { "{\"path\": \".git/config\"}", "{\"path\": \".git/hooks/pre-commit\"}",
-	                         "{\"path\": \".envrc\"}", "{\"path\": \"./src/../.envrc\"}",
-	                         "{\"path\": \"gitlink/config\"}", "{\"path\": \".git//hooks/\"}" };
+	const char *denied[] = {
+		"{\"path\": \".git/config\"}",    "{\"path\": \".git/hooks/pre-commit\"}",
+		"{\"path\": \".envrc\"}",         "{\"path\": \"./src/../.envrc\"}",
+		"{\"path\": \"gitlink/config\"}", "{\"path\": \".git//hooks/\"}"
+	};
 	for (size_t i = 0; i < sizeof denied / sizeof *denied; i++) {
 		if (decide_paths(g, &w, "write_file", TC_RISK_WRITE, one_path, denied[i], &v) !=
 		    GATE_DENY)
@@ -1059,16 +1127,21 @@ static void test_gate_protected_paths_deny_writing_tools(void **state)
 	}
 	expect_reason(&v, "protected path .git/hooks");
 	assert_int_equal(decide_paths(g, &w, "read_file", TC_RISK_READ_ONLY, one_path,
-	                 "{\"path\": \".git/config\"}", &v), GATE_ALLOW);
+	                              "{\"path\": \".git/config\"}", &v),
+	                 GATE_ALLOW);
 	assert_int_equal(decide_paths(g, &w, "write_file", TC_RISK_WRITE, one_path,
-	                 "{\"path\": \".git/objects/x\"}", &v), GATE_ALLOW);
+	                              "{\"path\": \".git/objects/x\"}", &v),
+	                 GATE_ALLOW);
 	assert_int_equal(decide_paths(g, &w, "write_file", TC_RISK_WRITE, one_path,
-	                 "{\"path\": \".envrc.example\"}", &v), GATE_ALLOW);
+	                              "{\"path\": \".envrc.example\"}", &v),
+	                 GATE_ALLOW);
 	assert_int_equal(decide_paths(g, &w, "move_path", TC_RISK_DESTRUCTIVE, two_paths,
-	                 "{\"source\": \"src/a\", \"destination\": \".envrc\"}", &v), GATE_DENY);
+	                              "{\"source\": \"src/a\", \"destination\": \".envrc\"}", &v),
+	                 GATE_DENY);
 	/* a control character in the path shows as its picture */
 	assert_int_equal(decide_paths(g, &w, "write_file", TC_RISK_WRITE, one_path,
-	                 "{\"path\": \"src/\\n/../../.envrc\"}", &v), GATE_DENY);
+	                              "{\"path\": \"src/\\n/../../.envrc\"}", &v),
+	                 GATE_DENY);
 	assert_null(strchr(v.reason, '\n'));
 	gate_free(g);
 	ws_free(&w);
@@ -1090,15 +1163,15 @@ static void test_gate_protected_patterns_any_depth(void **state)
 	add_rule(&p, "{\"action\": \"allow\", \"path\": \"**\"}");
 	struct gate *g = gate_of(&p);
 	const char *denied[] = { "{\"path\": \"vendor/x/.git/hooks/pre-commit\"}",
-	                         "{\"path\": \"a/b/c/.git/config\"}",
-	                         "{\"path\": \"vendor/x/.git/hooks\"}",
-	                         "{\"path\": \"./vendor//x/.git/config\"}",
-	                         "{\"path\": \"src/x/../../v/.git/hooks/post-checkout\"}",
-	                         "{\"path\": \"tmp/lnk/.git/config\"}",
-	                         "{\"path\": \"vendor/x/.git\"}",
-	                         "{\"path\": \"a/b/.git/\"}",
-	                         "{\"path\": \"proj.code-workspace\"}",
-	                         "{\"path\": \"a/b/team.code-workspace\"}" };
+		                 "{\"path\": \"a/b/c/.git/config\"}",
+		                 "{\"path\": \"vendor/x/.git/hooks\"}",
+		                 "{\"path\": \"./vendor//x/.git/config\"}",
+		                 "{\"path\": \"src/x/../../v/.git/hooks/post-checkout\"}",
+		                 "{\"path\": \"tmp/lnk/.git/config\"}",
+		                 "{\"path\": \"vendor/x/.git\"}",
+		                 "{\"path\": \"a/b/.git/\"}",
+		                 "{\"path\": \"proj.code-workspace\"}",
+		                 "{\"path\": \"a/b/team.code-workspace\"}" };
 	for (size_t i = 0; i < sizeof denied / sizeof *denied; i++) {
 		if (decide_paths(g, &w, "write_file", TC_RISK_WRITE, one_path, denied[i], &v) !=
 		    GATE_DENY)
@@ -1107,20 +1180,25 @@ static void test_gate_protected_patterns_any_depth(void **state)
 	}
 	expect_reason(&v, "protected path **/*.code-workspace");
 	const char *allowed[] = { "{\"path\": \"vendor/x/.gitignore\"}",
-	                          "{\"path\": \"vendor/x/.git/objects/ab\"}",
-	                          "{\"path\": \"a/git/hooks/x\"}",
-	                          "{\"path\": \"notes.code-workspace.md\"}" };
+		                  "{\"path\": \"vendor/x/.git/objects/ab\"}",
+		                  "{\"path\": \"a/git/hooks/x\"}",
+		                  "{\"path\": \"notes.code-workspace.md\"}" };
 	for (size_t i = 0; i < sizeof allowed / sizeof *allowed; i++)
 		if (decide_paths(g, &w, "write_file", TC_RISK_WRITE, one_path, allowed[i], &v) !=
 		    GATE_ALLOW)
 			fail_msg("%s was not allowed: %s", allowed[i], v.reason);
 	/* a directory moved onto a nested ".git" would bring its hooks along */
-	assert_int_equal(decide_paths(g, &w, "move_path", TC_RISK_DESTRUCTIVE, two_paths,
-	                 "{\"source\": \"vendor/evil\", \"destination\": \"vendor/x/.git\"}", &v),
-	                 GATE_DENY);
+	assert_int_equal(
+	        decide_paths(g, &w, "move_path", TC_RISK_DESTRUCTIVE, two_paths,
+	                     "{\"source\": \"vendor/evil\", \"destination\": \"vendor/x/.git\"}",
+	                     &v),
+	        GATE_DENY);
 	expect_reason(&v, "\"vendor/x/.git\" matches, is below or leads to the protected path");
-	assert_int_equal(decide_patch(g, &w, "--- /dev/null\n+++ b/lib/y/.git/hooks/pre-push\n"
-	                 "@@ -0,0 +1 @@\n+x\n", &v), GATE_DENY);
+	assert_int_equal(decide_patch(g, &w,
+	                              "--- /dev/null\n+++ b/lib/y/.git/hooks/pre-push\n"
+	                              "@@ -0,0 +1 @@\n+x\n",
+	                              &v),
+	                 GATE_DENY);
 	assert_string_equal(v.check, "protected");
 	gate_free(g);
 	ws_free(&w);
@@ -1134,9 +1212,13 @@ static enum gate_action decide_patch(struct gate *g, const struct ws_fx *w, cons
                                      struct gate_verdict *v)
 {
 	json_t *a = json_pack("{s:s}", "patch", patch);
-	struct gate_call call = { .tool = "apply_patch", .risk = TC_RISK_WRITE, .args = a,
-	                          .patch_arg = "/patch", .workspace = w->dir,
-	                          .workspace_fd = w->fd, .protected_paths = protected_list };
+	struct gate_call call = { .tool = "apply_patch",
+		                  .risk = TC_RISK_WRITE,
+		                  .args = a,
+		                  .patch_arg = "/patch",
+		                  .workspace = w->dir,
+		                  .workspace_fd = w->fd,
+		                  .protected_paths = protected_list };
 	gate_authorize(g, &call, v);
 	json_decref(a);
 	return v->action;
@@ -1156,7 +1238,7 @@ static void test_gate_patch_paths_meet_every_path_rule(void **state)
 	char patch[1024];
 	/* a deny rule, on a later section, through "..", through a link */
 	const char *denied[] = { "--- a/src/a\n+++ b/src/a\n", "--- tmp/x\n+++ tmp/../src/a\n",
-	                         "--- /dev/null\n+++ b/tmp/lnk/new\n" };
+		                 "--- /dev/null\n+++ b/tmp/lnk/new\n" };
 	for (size_t i = 0; i < sizeof denied / sizeof *denied; i++) {
 		snprintf(patch, sizeof patch, "--- /dev/null\n+++ ok.txt\n%s%s%s", hunk, denied[i],
 		         hunk);
@@ -1166,11 +1248,12 @@ static void test_gate_patch_paths_meet_every_path_rule(void **state)
 		expect_reason(&v, "not src (the patch changes \"ok.txt\", \"");
 	}
 	/* protected paths, a new hook included */
-	snprintf(patch, sizeof patch, "diff --git a/x b/x\n--- /dev/null\n+++ b/.git/hooks/pre-commit\n%s",
-	         hunk);
+	snprintf(patch, sizeof patch,
+	         "diff --git a/x b/x\n--- /dev/null\n+++ b/.git/hooks/pre-commit\n%s", hunk);
 	assert_int_equal(decide_patch(g, &w, patch, &v), GATE_DENY);
 	assert_string_equal(v.check, "protected");
-	expect_reason(&v, "the patch changes \".git/hooks/pre-commit\", which is or is below the "
+	expect_reason(&v,
+	              "the patch changes \".git/hooks/pre-commit\", which is or is below the "
 	              "protected path .git/hooks");
 	snprintf(patch, sizeof patch, "--- a/gitlink/config\n+++ b/gitlink/config\n%s", hunk);
 	assert_int_equal(decide_patch(g, &w, patch, &v), GATE_DENY);
@@ -1191,8 +1274,11 @@ static void test_gate_patch_paths_meet_every_path_rule(void **state)
 	expect_reason(&v, "more than 100 files");
 	free(big);
 	/* fine: tmp/ and a new file, the headers' git prefixes dropped */
-	assert_int_equal(decide_patch(g, &w, "--- a/tmp/x\n+++ b/tmp/x\n@@ -1 +1 @@\n-a\n+b\n"
-	                 "--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1 @@\n+n\n", &v), GATE_ALLOW);
+	assert_int_equal(decide_patch(g, &w,
+	                              "--- a/tmp/x\n+++ b/tmp/x\n@@ -1 +1 @@\n-a\n+b\n"
+	                              "--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1 @@\n+n\n",
+	                              &v),
+	                 GATE_ALLOW);
 	gate_free(g);
 	/* an ask names the files; an allow rule must hold for every one */
 	gate_policy_init(&p);
@@ -1201,8 +1287,11 @@ static void test_gate_patch_paths_meet_every_path_rule(void **state)
 	g = gate_of(&p);
 	assert_int_equal(decide_patch(g, &w, "--- a/tmp/x\n+++ b/tmp/x\n@@ -1 +1 @@\n-a\n+b\n", &v),
 	                 GATE_ALLOW);
-	assert_int_equal(decide_patch(g, &w, "--- a/tmp/x\n+++ b/tmp/x\n@@ -1 +1 @@\n-a\n+b\n"
-	                 "--- a/src/a\n+++ b/src/a\n@@ -1 +1 @@\n-a\n+b\n", &v), GATE_ASK);
+	assert_int_equal(decide_patch(g, &w,
+	                              "--- a/tmp/x\n+++ b/tmp/x\n@@ -1 +1 @@\n-a\n+b\n"
+	                              "--- a/src/a\n+++ b/src/a\n@@ -1 +1 @@\n-a\n+b\n",
+	                              &v),
+	                 GATE_ASK);
 	expect_reason(&v, "(the patch changes \"tmp/x\", \"src/a\")");
 	gate_free(g);
 	ws_free(&w);
@@ -1225,21 +1314,29 @@ static void test_gate_docs_destructive_example(void **state)
 	add_rule(&p, "{\"action\": \"deny\",  \"path\": \"**/.git/**\"}");
 	struct gate *g = gate_of(&p);
 	assert_int_equal(decide_paths(g, &w, "delete_path", TC_RISK_DESTRUCTIVE, one_path,
-	                 "{\"path\": \"tmp/x\", \"recursive\": true}", &v), GATE_ALLOW);
+	                              "{\"path\": \"tmp/x\", \"recursive\": true}", &v),
+	                 GATE_ALLOW);
 	assert_int_equal(decide_paths(g, &w, "delete_path", TC_RISK_DESTRUCTIVE, one_path,
-	                 "{\"path\": \"tmp/../src\", \"recursive\": true}", &v), GATE_ASK);
+	                              "{\"path\": \"tmp/../src\", \"recursive\": true}", &v),
+	                 GATE_ASK);
 	assert_int_equal(decide_paths(g, &w, "delete_path", TC_RISK_DESTRUCTIVE, one_path,
-	                 "{\"path\": \"tmp/lnk/a\"}", &v), GATE_ASK);
+	                              "{\"path\": \"tmp/lnk/a\"}", &v),
+	                 GATE_ASK);
 	assert_int_equal(decide_paths(g, &w, "delete_path", TC_RISK_DESTRUCTIVE, one_path,
-	                 "{\"path\": \"src\"}", &v), GATE_ASK);
+	                              "{\"path\": \"src\"}", &v),
+	                 GATE_ASK);
 	assert_int_equal(decide_paths(g, &w, "move_path", TC_RISK_DESTRUCTIVE, two_paths,
-	                 "{\"source\": \"tmp/a\", \"destination\": \"tmp/b\"}", &v), GATE_ASK);
+	                              "{\"source\": \"tmp/a\", \"destination\": \"tmp/b\"}", &v),
+	                 GATE_ASK);
 	assert_int_equal(decide_paths(g, &w, "move_path", TC_RISK_DESTRUCTIVE, two_paths,
-	                 "{\"source\": \".git/objects\", \"destination\": \"x\"}", &v), GATE_DENY);
+	                              "{\"source\": \".git/objects\", \"destination\": \"x\"}", &v),
+	                 GATE_DENY);
 	assert_int_equal(decide_paths(g, &w, "write_file", TC_RISK_WRITE, one_path,
-	                 "{\"path\": \"src/../.git/HEAD\"}", &v), GATE_DENY);
+	                              "{\"path\": \"src/../.git/HEAD\"}", &v),
+	                 GATE_DENY);
 	assert_int_equal(decide_paths(g, &w, "make_dir", TC_RISK_WRITE, one_path,
-	                 "{\"path\": \"src/new\"}", &v), GATE_ALLOW);
+	                              "{\"path\": \"src/new\"}", &v),
+	                 GATE_ALLOW);
 	gate_free(g);
 	ws_free(&w);
 }

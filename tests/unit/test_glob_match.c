@@ -21,11 +21,11 @@ struct glob_case {
 static void run_cases(const struct glob_case *c, size_t n, bool path)
 {
 	for (size_t i = 0; i < n; i++) {
-		bool got = path ? glob_match_path(c[i].pat, c[i].text, strlen(c[i].text))
-		                : glob_match(c[i].pat, c[i].text, strlen(c[i].text));
+		bool got = path ? glob_match_path(c[i].pat, c[i].text, strlen(c[i].text)) :
+		                  glob_match(c[i].pat, c[i].text, strlen(c[i].text));
 		if (got != c[i].want)
-			fail_msg("%s \"%s\" vs \"%s\": got %d, want %d", path ? "path glob" : "glob",
-			         c[i].pat, c[i].text, got, c[i].want);
+			fail_msg("%s \"%s\" vs \"%s\": got %d, want %d",
+			         path ? "path glob" : "glob", c[i].pat, c[i].text, got, c[i].want);
 	}
 }
 
@@ -55,10 +55,10 @@ static void test_glob_braces_pick_one_alternative(void **state)
 		{ "**/{a,b}/*.c", "b/x.c", true },
 		{ "**/{a,b}/*.c", "q/a/x.c", true },
 		{ "**/{a,b}/*.c", "q/c/x.c", false },
-		{ "x,y}", "x,y}", true },          /* outside a group: plain */
+		{ "x,y}", "x,y}", true }, /* outside a group: plain */
 		{ "\\{a,b}", "{a,b}", true },
 		{ "\\{a,b}", "a", false },
-		{ "[{,]", ",", true },             /* inside a class: plain */
+		{ "[{,]", ",", true }, /* inside a class: plain */
 		{ "{a,}", "", true },
 		{ "{a,}", "a", true },
 	};
@@ -88,7 +88,7 @@ static void test_glob_braces_stay_linear(void **state)
 	char pat[GLOB_MAX + 1];
 	size_t o = 0;
 	pat[o++] = '{';
-	while (o + 3 < GLOB_MAX) {   /* "{,,,,...}": the most tokens a pattern makes */
+	while (o + 3 < GLOB_MAX) { /* "{,,,,...}": the most tokens a pattern makes */
 		pat[o++] = ',';
 	}
 	pat[o++] = '}';
@@ -104,19 +104,19 @@ static void test_glob_path_name_or_whole_path(void **state)
 	(void)state;
 	static const struct glob_case cases[] = {
 		{ "*.py", "a.py", true },
-		{ "*.py", "pkg/sub/a.py", true },          /* no '/': the name, at any depth */
+		{ "*.py", "pkg/sub/a.py", true }, /* no '/': the name, at any depth */
 		{ "*.{py,js}", "web/app.js", true },
 		{ "test_*", "tests/test_x.py", true },
-		{ "test_*", "test_dir/x.py", false },      /* the name is x.py */
+		{ "test_*", "test_dir/x.py", false }, /* the name is x.py */
 		{ "textstats/*.py", "textstats/core.py", true },
 		{ "textstats/*.py", "textstats/sub/core.py", false },
-		{ "textstats/*.py", "other/textstats/core.py", false },  /* anchored at the root */
+		{ "textstats/*.py", "other/textstats/core.py", false }, /* anchored at the root */
 		{ "**/*.py", "a.py", true },
 		{ "**/*.py", "x/y/a.py", true },
 		{ "./src/*.c", "src/a.c", true },
 		{ "/src/*.c", "src/a.c", true },
 		{ "src/**", "src/a/b", true },
-		{ "a\\/b", "a/b", true },                 /* an escaped '/' still makes it a path */
+		{ "a\\/b", "a/b", true }, /* an escaped '/' still makes it a path */
 	};
 	run_cases(cases, sizeof cases / sizeof cases[0], true);
 }

@@ -22,15 +22,19 @@ static int noop_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_outp
 	return 0;
 }
 
-#define PATH_OK "{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\"," \
-                "\"description\":\"File path relative to the workspace, e.g. \\\"a/b.txt\\\"\"}}}"
+#define PATH_OK                                                                                    \
+	"{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\","                      \
+	"\"description\":\"File path relative to the workspace, e.g. \\\"a/b.txt\\\"\"}}}"
 #define GOOD_DESC "Read a text file from the workspace and return its contents."
 
 static void add(struct tc_registry *reg, const char *name, const char *desc, const char *params,
                 enum tc_risk risk)
 {
-	struct tc_tool t = { .name = name, .description = desc, .parameters = params,
-	                     .risk = risk, .execute = noop_exec };
+	struct tc_tool t = { .name = name,
+		             .description = desc,
+		             .parameters = params,
+		             .risk = risk,
+		             .execute = noop_exec };
 	struct tc_error err = { 0 };
 	struct tc_defined *d = tc_tool_define(&t, &err);
 	if (!d)
@@ -55,7 +59,8 @@ static void expect_rule(const char *rule, bool fires, const char *desc, const ch
 {
 	struct lint_report r = lint_one("some_tool", desc, params, risk);
 	if (lint_report_has(&r, rule, "some_tool") != fires)
-		fail_msg("rule %s %s for \"%s\" %s", rule, fires ? "did not fire" : "fired", desc, params);
+		fail_msg("rule %s %s for \"%s\" %s", rule, fires ? "did not fire" : "fired", desc,
+		         params);
 	lint_report_release(&r);
 }
 
@@ -73,7 +78,8 @@ static void test_lint_verb_rule(void **state)
 	expect_rule(LINT_R_VERB, true, "This tool reads a text file and returns it.", PATH_OK, 0);
 	expect_rule(LINT_R_VERB, true, "A reader for text files in the workspace.", PATH_OK, 0);
 	expect_rule(LINT_R_VERB, false, GOOD_DESC, PATH_OK, 0);
-	expect_rule(LINT_R_VERB, false, "Searches the log files for a pattern and returns lines.", PATH_OK, 0);
+	expect_rule(LINT_R_VERB, false, "Searches the log files for a pattern and returns lines.",
+	            PATH_OK, 0);
 }
 
 static void test_lint_thin_description_rule(void **state)
@@ -89,18 +95,22 @@ static void test_lint_param_description_rule(void **state)
 	expect_rule(LINT_R_PARAM_DESC, true, GOOD_DESC,
 	            "{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\"}}}", 0);
 	/* nested objects are looked into */
-	expect_rule(LINT_R_PARAM_DESC, true, GOOD_DESC,
-	            "{\"type\":\"object\",\"properties\":{\"opt\":{\"type\":\"object\",\"description\":\"Options\","
-	            "\"properties\":{\"depth\":{\"type\":\"integer\"}}}}}", 0);
+	expect_rule(
+	        LINT_R_PARAM_DESC, true, GOOD_DESC,
+	        "{\"type\":\"object\",\"properties\":{\"opt\":{\"type\":\"object\",\"description\":\"Options\","
+	        "\"properties\":{\"depth\":{\"type\":\"integer\"}}}}}",
+	        0);
 	expect_rule(LINT_R_PARAM_DESC, false, GOOD_DESC, PATH_OK, 0);
 }
 
 static void test_lint_param_description_names_pointer(void **state)
 {
 	(void)state;
-	struct lint_report r = lint_one("some_tool", GOOD_DESC,
-	                                "{\"type\":\"object\",\"properties\":{\"opt\":{\"type\":\"object\","
-	                                "\"description\":\"Options\",\"properties\":{\"depth\":{}}}}}", 0);
+	struct lint_report r =
+	        lint_one("some_tool", GOOD_DESC,
+	                 "{\"type\":\"object\",\"properties\":{\"opt\":{\"type\":\"object\","
+	                 "\"description\":\"Options\",\"properties\":{\"depth\":{}}}}}",
+	                 0);
 	assert_int_equal(r.count, 1);
 	assert_non_null(strstr(r.items[0].message, "/opt/depth"));
 	lint_report_release(&r);
@@ -109,55 +119,81 @@ static void test_lint_param_description_names_pointer(void **state)
 static void test_lint_param_example_rule(void **state)
 {
 	(void)state;
-	expect_rule(LINT_R_PARAM_EXAMPLE, true, GOOD_DESC,
-	            "{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\",\"description\":\"The file to read\"}}}", 0);
-	expect_rule(LINT_R_PARAM_EXAMPLE, true, GOOD_DESC,
-	            "{\"type\":\"object\",\"properties\":{\"since\":{\"type\":\"string\",\"description\":\"Start date of the range\"}}}", 0);
+	expect_rule(
+	        LINT_R_PARAM_EXAMPLE, true, GOOD_DESC,
+	        "{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\",\"description\":\"The file to read\"}}}",
+	        0);
+	expect_rule(
+	        LINT_R_PARAM_EXAMPLE, true, GOOD_DESC,
+	        "{\"type\":\"object\",\"properties\":{\"since\":{\"type\":\"string\",\"description\":\"Start date of the range\"}}}",
+	        0);
 	expect_rule(LINT_R_PARAM_EXAMPLE, false, GOOD_DESC, PATH_OK, 0);
-	expect_rule(LINT_R_PARAM_EXAMPLE, false, GOOD_DESC,
-	            "{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\",\"description\":\"The file to read\","
-	            "\"examples\":[\"a.txt\"]}}}", 0);
+	expect_rule(
+	        LINT_R_PARAM_EXAMPLE, false, GOOD_DESC,
+	        "{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\",\"description\":\"The file to read\","
+	        "\"examples\":[\"a.txt\"]}}}",
+	        0);
 	/* not a format-bearing parameter */
-	expect_rule(LINT_R_PARAM_EXAMPLE, false, GOOD_DESC,
-	            "{\"type\":\"object\",\"properties\":{\"count\":{\"type\":\"integer\",\"description\":\"How many lines\"}}}", 0);
+	expect_rule(
+	        LINT_R_PARAM_EXAMPLE, false, GOOD_DESC,
+	        "{\"type\":\"object\",\"properties\":{\"count\":{\"type\":\"integer\",\"description\":\"How many lines\"}}}",
+	        0);
 }
 
 static void test_lint_enum_rule(void **state)
 {
 	(void)state;
-	expect_rule(LINT_R_ENUM, true, GOOD_DESC,
-	            "{\"type\":\"object\",\"properties\":{\"mode\":{\"type\":\"string\",\"description\":\"Open mode, one of read, write\"}}}", 0);
-	expect_rule(LINT_R_ENUM, true, GOOD_DESC,
-	            "{\"type\":\"object\",\"properties\":{\"mode\":{\"type\":\"string\",\"description\":\"Open mode: read|write\"}}}", 0);
-	expect_rule(LINT_R_ENUM, false, GOOD_DESC,
-	            "{\"type\":\"object\",\"properties\":{\"mode\":{\"type\":\"string\",\"enum\":[\"read\",\"write\"],"
-	            "\"description\":\"Open mode, one of read, write\"}}}", 0);
+	expect_rule(
+	        LINT_R_ENUM, true, GOOD_DESC,
+	        "{\"type\":\"object\",\"properties\":{\"mode\":{\"type\":\"string\",\"description\":\"Open mode, one of read, write\"}}}",
+	        0);
+	expect_rule(
+	        LINT_R_ENUM, true, GOOD_DESC,
+	        "{\"type\":\"object\",\"properties\":{\"mode\":{\"type\":\"string\",\"description\":\"Open mode: read|write\"}}}",
+	        0);
+	expect_rule(
+	        LINT_R_ENUM, false, GOOD_DESC,
+	        "{\"type\":\"object\",\"properties\":{\"mode\":{\"type\":\"string\",\"enum\":[\"read\",\"write\"],"
+	        "\"description\":\"Open mode, one of read, write\"}}}",
+	        0);
 	/* a regex example with '|' is not a choice list */
-	expect_rule(LINT_R_ENUM, false, GOOD_DESC,
-	            "{\"type\":\"object\",\"properties\":{\"pattern\":{\"type\":\"string\",\"description\":\"Regex, e.g. ERROR|WARN\"}}}", 0);
+	expect_rule(
+	        LINT_R_ENUM, false, GOOD_DESC,
+	        "{\"type\":\"object\",\"properties\":{\"pattern\":{\"type\":\"string\",\"description\":\"Regex, e.g. ERROR|WARN\"}}}",
+	        0);
 }
 
 static void test_lint_required_default_rule(void **state)
 {
 	(void)state;
-	expect_rule(LINT_R_REQUIRED_DEFAULT, true, GOOD_DESC,
-	            "{\"type\":\"object\",\"properties\":{\"n\":{\"type\":\"integer\",\"default\":10,\"description\":\"Lines to show\"}},"
-	            "\"required\":[\"n\"]}", 0);
-	expect_rule(LINT_R_REQUIRED_DEFAULT, false, GOOD_DESC,
-	            "{\"type\":\"object\",\"properties\":{\"n\":{\"type\":\"integer\",\"default\":10,\"description\":\"Lines to show\"}}}", 0);
+	expect_rule(
+	        LINT_R_REQUIRED_DEFAULT, true, GOOD_DESC,
+	        "{\"type\":\"object\",\"properties\":{\"n\":{\"type\":\"integer\",\"default\":10,\"description\":\"Lines to show\"}},"
+	        "\"required\":[\"n\"]}",
+	        0);
+	expect_rule(
+	        LINT_R_REQUIRED_DEFAULT, false, GOOD_DESC,
+	        "{\"type\":\"object\",\"properties\":{\"n\":{\"type\":\"integer\",\"default\":10,\"description\":\"Lines to show\"}}}",
+	        0);
 }
 
 static void test_lint_url_arg_rule(void **state)
 {
 	(void)state;
-	const char *params = "{\"type\":\"object\",\"properties\":{\"url\":{\"type\":\"string\","
-	                     "\"description\":\"Page to fetch, e.g. \\\"https://example.org/\\\"\"}}}";
-	expect_rule(LINT_R_URL_ARG, true, "Fetch a web page and return its body as text.", params, TC_RISK_NETWORK);
-	expect_rule(LINT_R_URL_ARG, false, "Fetch a web page and return its body as text.", params, TC_RISK_READ_ONLY);
+	const char *params =
+	        "{\"type\":\"object\",\"properties\":{\"url\":{\"type\":\"string\","
+	        "\"description\":\"Page to fetch, e.g. \\\"https://example.org/\\\"\"}}}";
+	expect_rule(LINT_R_URL_ARG, true, "Fetch a web page and return its body as text.", params,
+	            TC_RISK_NETWORK);
+	expect_rule(LINT_R_URL_ARG, false, "Fetch a web page and return its body as text.", params,
+	            TC_RISK_READ_ONLY);
 	struct tc_registry *reg = tc_registry_new();
-	struct tc_tool t = { .name = "fetch_page", .description = "Fetch a web page and return its body as text.",
-	                     .parameters = params, .risk = TC_RISK_NETWORK, .url_arg = "/url",
-	                     .execute = noop_exec };
+	struct tc_tool t = { .name = "fetch_page",
+		             .description = "Fetch a web page and return its body as text.",
+		             .parameters = params,
+		             .risk = TC_RISK_NETWORK,
+		             .url_arg = "/url",
+		             .execute = noop_exec };
 	assert_int_equal(tc_registry_add(reg, tc_tool_define(&t, NULL), NULL, NULL), 0);
 	struct lint_report r = LINT_REPORT_INIT;
 	assert_int_equal(lint_registry(reg, &r), 0);
@@ -171,7 +207,8 @@ static void test_lint_boundary_rule_fires_for_near_tool(void **state)
 	(void)state;
 	struct tc_registry *reg = tc_registry_new();
 	add(reg, "read_file", GOOD_DESC, PATH_OK, 0);
-	add(reg, "write_file", "Write text to a file in the workspace, replacing what it held.", PATH_OK, TC_RISK_WRITE);
+	add(reg, "write_file", "Write text to a file in the workspace, replacing what it held.",
+	    PATH_OK, TC_RISK_WRITE);
 	struct lint_report r = LINT_REPORT_INIT;
 	assert_int_equal(lint_registry(reg, &r), 0);
 	assert_true(lint_report_has(&r, LINT_R_BOUNDARY, "read_file"));
@@ -186,7 +223,8 @@ static void test_lint_boundary_rule_quiet_when_description_says_instead(void **s
 	(void)state;
 	struct tc_registry *reg = tc_registry_new();
 	add(reg, "read_file", GOOD_DESC " Not for changing files.", PATH_OK, 0);
-	add(reg, "write_file", "Write text to a file; to look at one use read_file.", PATH_OK, TC_RISK_WRITE);
+	add(reg, "write_file", "Write text to a file; to look at one use read_file.", PATH_OK,
+	    TC_RISK_WRITE);
 	struct lint_report r = LINT_REPORT_INIT;
 	assert_int_equal(lint_registry(reg, &r), 0);
 	assert_false(lint_report_has(&r, LINT_R_BOUNDARY, NULL));
@@ -211,7 +249,8 @@ static void test_lint_boundary_rule_quiet_without_near_tool(void **state)
 static struct tc_defined *manifest_tool(const char *const *cmd, size_t n, const char *params_text)
 {
 	json_t *params = json_loads(params_text, 0, NULL);
-	struct tc_tool t = { .name = "grep_log", .description = "Search a log for lines matching a pattern." };
+	struct tc_tool t = { .name = "grep_log",
+		             .description = "Search a log for lines matching a pattern." };
 	struct reg_define_opts o = { .parameters = params, .command = cmd, .ncommand = n };
 	struct tc_defined *d = reg_define(&t, &o, NULL);
 	json_decref(params);
@@ -222,20 +261,28 @@ static struct tc_defined *manifest_tool(const char *const *cmd, size_t n, const 
 static void test_lint_option_injection_rule(void **state)
 {
 	(void)state;
-	const char *params = "{\"type\":\"object\",\"properties\":{"
-	                     "\"pattern\":{\"type\":\"string\",\"description\":\"Regex, e.g. \\\"err\\\"\"},"
-	                     "\"mode\":{\"enum\":[\"a\",\"b\"],\"description\":\"Mode\"}}}";
+	const char *params =
+	        "{\"type\":\"object\",\"properties\":{"
+	        "\"pattern\":{\"type\":\"string\",\"description\":\"Regex, e.g. \\\"err\\\"\"},"
+	        "\"mode\":{\"enum\":[\"a\",\"b\"],\"description\":\"Mode\"}}}";
 	const char *before[] = { "/usr/bin/grep", "{{pattern}}" };
 	const char *after[] = { "/usr/bin/grep", "--", "{{pattern}}" };
 	const char *joined[] = { "/usr/bin/grep", "--regexp={{pattern}}", "{{mode}}" };
-	struct { const char *const *cmd; size_t n; bool fires; } cases[] = {
-		{ before, 2, true }, { after, 3, false }, { joined, 3, false },
+	struct {
+		const char *const *cmd;
+		size_t n;
+		bool fires;
+	} cases[] = {
+		{ before, 2, true },
+		{ after, 3, false },
+		{ joined, 3, false },
 	};
 	for (size_t i = 0; i < 3; i++) {
 		struct tc_defined *d = manifest_tool(cases[i].cmd, cases[i].n, params);
 		struct lint_report r = LINT_REPORT_INIT;
 		assert_int_equal(lint_tool(NULL, d, &r), 0);
-		assert_int_equal(lint_report_has(&r, LINT_R_OPTION_INJECTION, "grep_log"), cases[i].fires);
+		assert_int_equal(lint_report_has(&r, LINT_R_OPTION_INJECTION, "grep_log"),
+		                 cases[i].fires);
 		lint_report_release(&r);
 		tc_defined_unref(d);
 	}
@@ -254,7 +301,8 @@ static void test_lint_fixture_tools_are_clean(void **state)
 	struct lint_report r = LINT_REPORT_INIT;
 	assert_int_equal(lint_registry(reg, &r), 0);
 	for (size_t i = 0; i < r.count; i++)
-		print_message("%s: %s: %s\n", r.items[i].subject, r.items[i].rule, r.items[i].message);
+		print_message("%s: %s: %s\n", r.items[i].subject, r.items[i].rule,
+		              r.items[i].message);
 	assert_int_equal(r.count, 0);
 	lint_report_release(&r);
 	tc_registry_free(reg);
@@ -265,8 +313,10 @@ static void test_lint_fixture_tools_are_clean(void **state)
 static struct tc_registry *three_tools(void)
 {
 	struct tc_registry *reg = tc_registry_new();
-	add(reg, "read_file", GOOD_DESC " Not for searching; use grep_log to find lines.", PATH_OK, 0);
-	add(reg, "grep_log", "Search a log file for lines matching a regular expression.", PATH_OK, 0);
+	add(reg, "read_file", GOOD_DESC " Not for searching; use grep_log to find lines.", PATH_OK,
+	    0);
+	add(reg, "grep_log", "Search a log file for lines matching a regular expression.", PATH_OK,
+	    0);
 	add(reg, "list_dir", "List the entries of a directory, one name per line.", PATH_OK, 0);
 	return reg;
 }
@@ -277,8 +327,10 @@ static void test_selector_picks_by_words(void **state)
 	struct tc_registry *reg = three_tools();
 	struct lint_selector *s = lint_selector_new(reg);
 	assert_string_equal(lint_selector_pick(s, "read the file notes.txt"), "read_file");
-	assert_string_equal(lint_selector_pick(s, "search the server logs for timeouts"), "grep_log");
-	assert_string_equal(lint_selector_pick(s, "what entries does the src directory have"), "list_dir");
+	assert_string_equal(lint_selector_pick(s, "search the server logs for timeouts"),
+	                    "grep_log");
+	assert_string_equal(lint_selector_pick(s, "what entries does the src directory have"),
+	                    "list_dir");
 	lint_selector_free(s);
 	tc_registry_free(reg);
 }
@@ -324,8 +376,10 @@ static void test_selector_breaks_ties_by_name(void **state)
 {
 	(void)state;
 	struct tc_registry *reg = tc_registry_new();
-	add(reg, "zeta_tool", "Return the weather forecast for a city.", "{\"type\":\"object\"}", 0);
-	add(reg, "alpha_tool", "Return the weather forecast for a city.", "{\"type\":\"object\"}", 0);
+	add(reg, "zeta_tool", "Return the weather forecast for a city.", "{\"type\":\"object\"}",
+	    0);
+	add(reg, "alpha_tool", "Return the weather forecast for a city.", "{\"type\":\"object\"}",
+	    0);
 	struct lint_selector *s = lint_selector_new(reg);
 	assert_string_equal(lint_selector_pick(s, "weather in Paris"), "alpha_tool");
 	lint_selector_free(s);
@@ -356,7 +410,9 @@ static void test_cases_mismatch_names_both_tools_and_words(void **state)
 	struct lint_case cases[] = {
 		{ .task = (char *)"read the file notes.txt", .expect = (char *)"read_file" },
 		{ .task = (char *)"search the logs for errors", .expect = (char *)"read_file" },
-		{ .task = (char *)"search the logs for errors", .not_expect = ne, .n_not_expect = 1 },
+		{ .task = (char *)"search the logs for errors",
+		  .not_expect = ne,
+		  .n_not_expect = 1 },
 	};
 	struct lint_report r = LINT_REPORT_INIT;
 	size_t passed;
@@ -457,7 +513,9 @@ static void test_selector_cmd_reads_first_line(void **state)
 	(void)state;
 	json_t *tools = json_array();
 	char *choice;
-	assert_int_equal(lint_select_cmd("/bin/echo  read_file   extra", "t", tools, 5000, &choice, NULL), 0);
+	assert_int_equal(lint_select_cmd("/bin/echo  read_file   extra", "t", tools, 5000, &choice,
+	                                 NULL),
+	                 0);
 	/* split on runs of spaces: echo got two arguments */
 	assert_string_equal(choice, "read_file extra");
 	free(choice);
@@ -490,7 +548,8 @@ static void test_selector_cmd_failure_is_an_error(void **state)
 	assert_null(choice);
 	/* exec fails in the child: 127 (any nonzero under valgrind, whose
 	 * leak check of the forked child changes its exit code) */
-	assert_int_equal(lint_select_cmd("/nonexistent/selector", "t", tools, 5000, &choice, &err), -1);
+	assert_int_equal(lint_select_cmd("/nonexistent/selector", "t", tools, 5000, &choice, &err),
+	                 -1);
 	assert_non_null(strstr(err.msg, "exited with"));
 	assert_int_equal(lint_select_cmd("/bin/true", "t", tools, 5000, &choice, &err), -1);
 	assert_non_null(strstr(err.msg, "printed no tool name"));
@@ -522,10 +581,13 @@ static void test_cases_with_selector_cmd(void **state)
 	};
 	struct lint_report r = LINT_REPORT_INIT;
 	size_t passed;
-	assert_int_equal(lint_run_cases(reg, cases, 2, "/bin/echo list_dir", 5000, &r, &passed, NULL), 0);
+	assert_int_equal(lint_run_cases(reg, cases, 2, "/bin/echo list_dir", 5000, &r, &passed,
+	                                NULL),
+	                 0);
 	assert_int_equal(passed, 1);
 	assert_int_equal(r.errors, 1);
-	assert_non_null(strstr(r.items[0].message, "expected read_file, the selector chose list_dir"));
+	assert_non_null(
+	        strstr(r.items[0].message, "expected read_file, the selector chose list_dir"));
 	lint_report_release(&r);
 	tc_registry_free(reg);
 }

@@ -68,7 +68,7 @@ static void test_manifest_risk_list_means_highest(void **state)
 {
 	(void)state;
 	struct tc_defined *d = load_ok("valid/fetch_page.json");
-	assert_int_equal(d->risk, TC_RISK_NETWORK);   /* [read-only, network, write] */
+	assert_int_equal(d->risk, TC_RISK_NETWORK); /* [read-only, network, write] */
 	assert_string_equal(d->url_arg, "/url");
 	tc_defined_unref(d);
 }
@@ -96,13 +96,15 @@ static void test_manifest_refuses_malformed_placeholder(void **state)
 static void test_manifest_refuses_relative_program(void **state)
 {
 	(void)state;
-	expect_load_error("invalid/relative_command.json", "command[0] must be a fixed absolute path");
+	expect_load_error("invalid/relative_command.json",
+	                  "command[0] must be a fixed absolute path");
 }
 
 static void test_manifest_refuses_placeholder_in_program(void **state)
 {
 	(void)state;
-	expect_load_error("invalid/program_placeholder.json", "command[0] must be a fixed absolute path");
+	expect_load_error("invalid/program_placeholder.json",
+	                  "command[0] must be a fixed absolute path");
 }
 
 static void test_manifest_refuses_unknown_risk_level(void **state)
@@ -126,9 +128,11 @@ static int load_risk_profile(const char *risk, const char *profile, struct tc_er
 	assert_true(fd >= 0);
 	FILE *f = fdopen(fd, "w");
 	assert_non_null(f);
-	fprintf(f, "{\"name\":\"risky\",\"description\":\"Fetches a page for the tests.\","
+	fprintf(f,
+	        "{\"name\":\"risky\",\"description\":\"Fetches a page for the tests.\","
 	        "\"parameters\":{\"type\":\"object\"},\"risk\":\"%s\",\"profile\":\"%s\","
-	        "\"command\":[\"/bin/true\"]}", risk, profile);
+	        "\"command\":[\"/bin/true\"]}",
+	        risk, profile);
 	fclose(f);
 	memset(err, 0, sizeof *err);
 	struct tc_defined *d = manifest_load_file(path, SCHEMA_DRAFT_AUTO, err);
@@ -145,10 +149,12 @@ static struct tc_defined *load_path_args(const char *path_args, struct tc_error 
 	assert_true(fd >= 0);
 	FILE *f = fdopen(fd, "w");
 	assert_non_null(f);
-	fprintf(f, "{\"name\":\"grep_in\",\"description\":\"Searches a file for the tests.\","
+	fprintf(f,
+	        "{\"name\":\"grep_in\",\"description\":\"Searches a file for the tests.\","
 	        "\"parameters\":{\"type\":\"object\",\"properties\":{\"file\":{\"type\":\"string\"},"
 	        "\"dirs\":{\"type\":\"array\"}}},\"path_args\":%s,"
-	        "\"command\":[\"/bin/grep\",\"x\",\"{{file}}\"]}", path_args);
+	        "\"command\":[\"/bin/grep\",\"x\",\"{{file}}\"]}",
+	        path_args);
 	fclose(f);
 	memset(err, 0, sizeof *err);
 	struct tc_defined *d = manifest_load_file(path, SCHEMA_DRAFT_AUTO, err);
@@ -200,9 +206,11 @@ static struct tc_defined *load_output(const char *output, const char *extra, str
 	assert_true(fd >= 0);
 	FILE *f = fdopen(fd, "w");
 	assert_non_null(f);
-	fprintf(f, "{\"name\":\"blocks\",\"description\":\"Prints content for the tests.\","
+	fprintf(f,
+	        "{\"name\":\"blocks\",\"description\":\"Prints content for the tests.\","
 	        "\"parameters\":{\"type\":\"object\"},\"output\":\"%s\"%s,"
-	        "\"command\":[\"/bin/true\"]}", output, extra);
+	        "\"command\":[\"/bin/true\"]}",
+	        output, extra);
 	fclose(f);
 	memset(err, 0, sizeof *err);
 	struct tc_defined *d = manifest_load_file(path, SCHEMA_DRAFT_AUTO, err);
@@ -297,7 +305,8 @@ static void test_manifest_register_invalid_dir_registers_nothing(void **state)
 	(void)state;
 	struct tc_registry *reg = tc_registry_new();
 	struct tc_error err = { 0 };
-	assert_int_equal(manifest_register(reg, fixture("invalid"), SCHEMA_DRAFT_AUTO, NULL, &err), -1);
+	assert_int_equal(manifest_register(reg, fixture("invalid"), SCHEMA_DRAFT_AUTO, NULL, &err),
+	                 -1);
 	assert_int_equal(tc_registry_count(reg), 0);
 	assert_true(err.msg[0] != '\0');
 	tc_registry_free(reg);
@@ -308,15 +317,18 @@ static void test_manifest_register_invalid_dir_registers_nothing(void **state)
 /* A manifest tool defined in place: command elements and stdin template. */
 static struct tc_defined *tool_with(const char *const *cmd, size_t n, const char *stdin_tpl)
 {
-	json_t *params = json_loads(
-	        "{\"type\":\"object\",\"properties\":{"
-	        "\"pattern\":{\"type\":\"string\"},\"path\":{\"type\":\"string\"},"
-	        "\"paths\":{\"type\":\"array\"},\"count\":{\"type\":\"number\"},"
-	        "\"flag\":{\"type\":\"boolean\"},\"opts\":{\"type\":\"object\"},"
-	        "\"text\":{\"type\":\"string\"}}}", 0, NULL);
-	struct tc_tool t = { .name = "tpl_tool", .description = "Run a templated command for tests." };
-	struct reg_define_opts o = { .parameters = params, .command = cmd, .ncommand = n,
-	                             .stdin_template = stdin_tpl };
+	json_t *params =
+	        json_loads("{\"type\":\"object\",\"properties\":{"
+	                   "\"pattern\":{\"type\":\"string\"},\"path\":{\"type\":\"string\"},"
+	                   "\"paths\":{\"type\":\"array\"},\"count\":{\"type\":\"number\"},"
+	                   "\"flag\":{\"type\":\"boolean\"},\"opts\":{\"type\":\"object\"},"
+	                   "\"text\":{\"type\":\"string\"}}}",
+	                   0, NULL);
+	struct tc_tool t = { .name = "tpl_tool",
+		             .description = "Run a templated command for tests." };
+	struct reg_define_opts o = {
+		.parameters = params, .command = cmd, .ncommand = n, .stdin_template = stdin_tpl
+	};
 	struct tc_error err = { 0 };
 	struct tc_defined *d = reg_define(&t, &o, &err);
 	json_decref(params);

@@ -58,7 +58,7 @@ static void test_framer_skips_oversized_line_in_bounded_memory(void **state)
 	const char *line;
 	size_t len;
 	uint64_t skipped = 0;
-	for (int i = 0; i < 64; i++) {       /* 4 MiB of one line */
+	for (int i = 0; i < 64; i++) { /* 4 MiB of one line */
 		feed(&f, chunk, MCP_READ_CHUNK);
 		assert_int_equal(framer_next(&f, false, &line, &len, &skipped), FRAME_NONE);
 		assert_true(f.cap <= max + 2 * (size_t)MCP_READ_CHUNK);
@@ -132,7 +132,8 @@ static json_t *read_until(struct tc_supervisor *s, int fd, const char *method)
 			len -= (size_t)(nl + 1 - buf);
 			memmove(buf, nl + 1, len);
 			const char *got = json_string_value(json_object_get(m, "method"));
-			if (!method ? json_object_get(m, "id") != NULL : got && !strcmp(got, method))
+			if (!method ? json_object_get(m, "id") != NULL :
+			              got && !strcmp(got, method))
 				return m;
 			json_decref(m);
 			continue;
@@ -155,22 +156,28 @@ static void test_registry_change_sends_list_changed(void **state)
 	struct mcp_server *m = NULL;
 	struct tc_error err = { 0 };
 	assert_int_equal(tc_supervisor_new(&opt, &s, &err), 0);
-	assert_int_equal(mcp_server_new(s, &(struct mcp_options){ .in_fd = sv[0], .out_fd = sv[0] }, &m, &err), 0);
+	assert_int_equal(mcp_server_new(s, &(struct mcp_options){ .in_fd = sv[0], .out_fd = sv[0] },
+	                                &m, &err),
+	                 0);
 	const char init[] = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":"
 	                    "{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{}}}\n";
 	assert_int_equal(write(sv[1], init, sizeof init - 1), (ssize_t)sizeof init - 1);
 	json_t *r = read_until(s, sv[1], NULL);
 	assert_non_null(r);
 	assert_string_equal(json_string_value(json_object_get(json_object_get(r, "result"),
-	                    "protocolVersion")), "2025-11-25");
+	                                                      "protocolVersion")),
+	                    "2025-11-25");
 	json_decref(r);
 	struct tc_tool t = {
-		.name = "late_tool", .description = "A tool registered after the client connected.",
-		.parameters = "{\"type\":\"object\"}", .execute = noop_exec,
+		.name = "late_tool",
+		.description = "A tool registered after the client connected.",
+		.parameters = "{\"type\":\"object\"}",
+		.execute = noop_exec,
 	};
 	struct tc_disposer d = { 0 };
 	assert_int_equal(tc_registry_add(tc_supervisor_registry(s), tc_tool_define(&t, &err), &d,
-	                                 &err), 0);
+	                                 &err),
+	                 0);
 	r = read_until(s, sv[1], "notifications/tools/list_changed");
 	assert_non_null(r);
 	json_decref(r);
@@ -178,7 +185,7 @@ static void test_registry_change_sends_list_changed(void **state)
 	r = read_until(s, sv[1], "notifications/tools/list_changed");
 	assert_non_null(r);
 	json_decref(r);
-	mcp_server_free(m);   /* frees s too */
+	mcp_server_free(m); /* frees s too */
 	close(sv[0]);
 	close(sv[1]);
 }

@@ -86,8 +86,9 @@ static void nested_exec_path_gets_both_rights(void **state)
 	(void)state;
 	const char *const reads[] = { at("a"), NULL };
 	const char *const execs[] = { at("a/b"), NULL };
-	struct sbx_spec spec = { .name = "t", .read_paths = reads, .exec_paths = execs,
-	                         .workspace_read = true };
+	struct sbx_spec spec = {
+		.name = "t", .read_paths = reads, .exec_paths = execs, .workspace_read = true
+	};
 	struct sbx_jail *j = jail_for(NULL);
 	struct sbx_error err = { 0 };
 	assert_int_equal(mounttree_plan(&spec, j, &err), 0);
@@ -144,8 +145,9 @@ static void workspace_and_write_paths_are_writable(void **state)
 	(void)state;
 	char *rw[] = { at("ws"), at("a/b"), NULL };
 	const char *const reads[] = { at("a"), NULL };
-	struct sbx_spec spec = { .name = "t", .read_paths = reads, .workspace_read = true,
-	                         .workspace_write = true };
+	struct sbx_spec spec = {
+		.name = "t", .read_paths = reads, .workspace_read = true, .workspace_write = true
+	};
 	struct sbx_jail *j = jail_for(rw);
 	j->private_proc = false;
 	struct sbx_error err = { 0 };

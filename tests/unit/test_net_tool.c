@@ -55,32 +55,44 @@ static void respond(int c, int port)
 	sscanf(req, "%*s %255s", path);
 	char resp[8192];
 	if (!strcmp(path, "/text"))
-		snprintf(resp, sizeof resp, "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n"
+		snprintf(resp, sizeof resp,
+		         "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n"
 		         "Content-Length: 6\r\nConnection: close\r\n\r\nhello\n");
 	else if (!strcmp(path, "/big"))
-		snprintf(resp, sizeof resp, "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n"
-		         "Connection: close\r\n\r\n%0*d", 5000, 7);
+		snprintf(resp, sizeof resp,
+		         "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n"
+		         "Connection: close\r\n\r\n%0*d",
+		         5000, 7);
 	else if (!strcmp(path, "/to-allowed"))
-		snprintf(resp, sizeof resp, "HTTP/1.1 302 Found\r\nLocation: /text\r\n"
+		snprintf(resp, sizeof resp,
+		         "HTTP/1.1 302 Found\r\nLocation: /text\r\n"
 		         "Content-Length: 0\r\nConnection: close\r\n\r\n");
-	else if (!strcmp(path, "/echo"))   /* the request, as the body */
-		snprintf(resp, sizeof resp, "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n"
-		         "Content-Length: %zu\r\nConnection: close\r\n\r\n%s", strlen(req), req);
+	else if (!strcmp(path, "/echo")) /* the request, as the body */
+		snprintf(resp, sizeof resp,
+		         "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n"
+		         "Content-Length: %zu\r\nConnection: close\r\n\r\n%s",
+		         strlen(req), req);
 	else if (!strncmp(path, "/to-port/", 9))
-		snprintf(resp, sizeof resp, "HTTP/1.1 302 Found\r\nLocation: http://127.0.0.1:%s/echo"
-		         "\r\nContent-Length: 0\r\nConnection: close\r\n\r\n", path + 9);
-	else if (!strcmp(path, "/to-allowed-endless")) {   /* a redirect whose body never ends */
-		snprintf(resp, sizeof resp, "HTTP/1.1 302 Found\r\nLocation: /text\r\n"
+		snprintf(resp, sizeof resp,
+		         "HTTP/1.1 302 Found\r\nLocation: http://127.0.0.1:%s/echo"
+		         "\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+		         path + 9);
+	else if (!strcmp(path, "/to-allowed-endless")) { /* a redirect whose body never ends */
+		snprintf(resp, sizeof resp,
+		         "HTTP/1.1 302 Found\r\nLocation: /text\r\n"
 		         "Connection: close\r\n\r\n");
 		memset(req, 'x', sizeof req);
 		for (ssize_t w = write(c, resp, strlen(resp)); w > 0; w = write(c, req, sizeof req))
 			;
 		return;
 	} else if (!strcmp(path, "/to-refused"))
-		snprintf(resp, sizeof resp, "HTTP/1.1 302 Found\r\nLocation: http://localhost:%d/text\r\n"
-		         "Content-Length: 0\r\nConnection: close\r\n\r\n", port);
+		snprintf(resp, sizeof resp,
+		         "HTTP/1.1 302 Found\r\nLocation: http://localhost:%d/text\r\n"
+		         "Content-Length: 0\r\nConnection: close\r\n\r\n",
+		         port);
 	else
-		snprintf(resp, sizeof resp, "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n"
+		snprintf(resp, sizeof resp,
+		         "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n"
 		         "Connection: close\r\n\r\n");
 	ssize_t w = write(c, resp, strlen(resp));
 	(void)w;
@@ -98,7 +110,7 @@ static pid_t spawn_server(int *port)
 	*port = ntohs(a.sin_port);
 	pid_t pid = fork();
 	if (pid == 0) {
-		signal(SIGPIPE, SIG_IGN);   /* a client that hangs up ends one answer only */
+		signal(SIGPIPE, SIG_IGN); /* a client that hangs up ends one answer only */
 		for (;;) {
 			int c = accept(s, NULL, NULL);
 			if (c >= 0) {
@@ -117,9 +129,12 @@ static int setup(void **state)
 	if (!f || (f->server = spawn_server(&f->port)) < 0)
 		return -1;
 	snprintf(f->base, sizeof f->base, "http://127.0.0.1:%d", f->port);
-	f->ctx = (struct tc_tool_ctx){ .workspace_fd = -1, .workspace = "/nonexistent",
-	                               .timeout_ms = 10000, .max_timeout_ms = 10000,
-	                               .max_render = 20000, .allowed_domains = allow_local };
+	f->ctx = (struct tc_tool_ctx){ .workspace_fd = -1,
+		                       .workspace = "/nonexistent",
+		                       .timeout_ms = 10000,
+		                       .max_timeout_ms = 10000,
+		                       .max_render = 20000,
+		                       .allowed_domains = allow_local };
 	*state = f;
 	return f->server > 0 ? 0 : -1;
 }
@@ -156,17 +171,20 @@ static const char *out_str(struct fx *f, const char *key)
 	return json_string_value(json_object_get(f->out.canonical, key));
 }
 
-#define assert_error(f, rc, code) do { \
-	assert_int_not_equal((rc), 0); \
-	const char *got_ = out_str((f), "error"); \
-	if (!got_ || strcmp(got_, (code))) \
-		fail_msg("expected error %s, got %s: %s", (code), got_ ? got_ : "(none)", (f)->out.render); \
-} while (0)
+#define assert_error(f, rc, code)                                                                  \
+	do {                                                                                       \
+		assert_int_not_equal((rc), 0);                                                     \
+		const char *got_ = out_str((f), "error");                                          \
+		if (!got_ || strcmp(got_, (code)))                                                 \
+			fail_msg("expected error %s, got %s: %s", (code), got_ ? got_ : "(none)",  \
+			         (f)->out.render);                                                 \
+	} while (0)
 
-#define assert_render_has(f, text) do { \
-	if (!strstr((f)->out.render, (text))) \
-		fail_msg("render lacks \"%s\":\n%s", (text), (f)->out.render); \
-} while (0)
+#define assert_render_has(f, text)                                                                 \
+	do {                                                                                       \
+		if (!strstr((f)->out.render, (text)))                                              \
+			fail_msg("render lacks \"%s\":\n%s", (text), (f)->out.render);             \
+	} while (0)
 
 static char *url(struct fx *f, const char *path)
 {
@@ -246,23 +264,26 @@ static void test_http_fetch_ipv6_matches_by_value(void **state)
 static void test_http_fetch_refuses_host_header(void **state)
 {
 	struct fx *f = *state;
-	int rc = fetch(f, json_pack("{s:s, s:{s:s}}", "url", url(f, "/text"), "headers",
-	                            "Host", "example.com"));
+	int rc = fetch(f,
+	               json_pack("{s:s, s:{s:s}}", "url", url(f, "/text"), "headers", "Host",
+	                         "example.com"));
 	assert_error(f, rc, "bad_headers");
 	assert_render_has(f, "\"Host\" cannot be set");
-	rc = fetch(f, json_pack("{s:s, s:{s:s}}", "url", url(f, "/text"), "headers",
-	                        "Proxy-Anything", "x"));   /* docs/tools.md: every Proxy-* */
+	rc = fetch(f,
+	           json_pack("{s:s, s:{s:s}}", "url", url(f, "/text"), "headers", "Proxy-Anything",
+	                     "x")); /* docs/tools.md: every Proxy-* */
 	assert_error(f, rc, "bad_headers");
 }
 
 static void test_http_fetch_refuses_crlf_in_header(void **state)
 {
 	struct fx *f = *state;
-	int rc = fetch(f, json_pack("{s:s, s:{s:s}}", "url", url(f, "/text"), "headers",
-	                            "X-A", "1\r\nHost: example.com"));
+	int rc = fetch(f,
+	               json_pack("{s:s, s:{s:s}}", "url", url(f, "/text"), "headers", "X-A",
+	                         "1\r\nHost: example.com"));
 	assert_error(f, rc, "bad_headers");
-	rc = fetch(f, json_pack("{s:s, s:{s:s}}", "url", url(f, "/text"), "headers",
-	                        "Bad Name", "1"));
+	rc = fetch(f,
+	           json_pack("{s:s, s:{s:s}}", "url", url(f, "/text"), "headers", "Bad Name", "1"));
 	assert_error(f, rc, "bad_headers");
 }
 
@@ -285,8 +306,11 @@ static void test_text_or_binary(void **state)
 	assert_true(nf_is_text("application/javascript", "x", 1));
 	assert_true(nf_is_text(NULL, "plain words", 11));
 	assert_false(nf_is_text(NULL, "\xff\xfe", 2));
-	assert_true(nf_is_text(NULL, "caf\xc3", 4));          /* cut inside a character */
-	assert_false(nf_is_text(NULL, "caf\xc3" "a", 5));
+	assert_true(nf_is_text(NULL, "caf\xc3", 4)); /* cut inside a character */
+	assert_false(nf_is_text(NULL,
+	                        "caf\xc3"
+	                        "a",
+	                        5));
 	assert_false(nf_is_text("text/plain; charset=iso-8859-1", "abc", 3));
 	assert_false(nf_is_text("image/png", "abc", 3));
 	assert_false(nf_is_text("text/plain", "a\0b", 3));
@@ -340,8 +364,9 @@ static void test_http_fetch_keeps_headers_from_another_port(void **state)
 	assert_true(other > 0);
 	char path[64];
 	snprintf(path, sizeof path, "/to-port/%d", port2);
-	int rc = fetch(f, json_pack("{s:s, s:{s:s}}", "url", url(f, path), "headers",
-	                            "Authorization", "Bearer s3cret"));
+	int rc = fetch(f,
+	               json_pack("{s:s, s:{s:s}}", "url", url(f, path), "headers", "Authorization",
+	                         "Bearer s3cret"));
 	kill(other, SIGKILL);
 	waitpid(other, NULL, 0);
 	if (rc)
@@ -351,8 +376,9 @@ static void test_http_fetch_keeps_headers_from_another_port(void **state)
 	assert_null(strstr(out_str(f, "body"), "s3cret"));
 
 	snprintf(path, sizeof path, "/to-port/%d", f->port);
-	rc = fetch(f, json_pack("{s:s, s:{s:s}}", "url", url(f, path), "headers",
-	                        "Authorization", "Bearer s3cret"));
+	rc = fetch(f,
+	           json_pack("{s:s, s:{s:s}}", "url", url(f, path), "headers", "Authorization",
+	                     "Bearer s3cret"));
 	if (rc)
 		fail_msg("%s", f->out.render);
 	assert_non_null(strstr(out_str(f, "body"), "Authorization: Bearer s3cret"));

@@ -80,7 +80,7 @@ static void test_domains_allow_ports_80_and_443_only(void **state)
 	assert_int_equal(name(p, "example.test", 8443), NETPOL_DENY);
 	assert_int_equal(name(p, "sub.example.test", 443), NETPOL_DENY);
 	assert_int_equal(name(p, "a.pkg.test", 443), NETPOL_ALLOW);
-	assert_int_equal(name(p, "pkg.test", 443), NETPOL_DENY);     /* the bare name */
+	assert_int_equal(name(p, "pkg.test", 443), NETPOL_DENY); /* the bare name */
 	assert_int_equal(name(p, "evilpkg.test", 443), NETPOL_DENY);
 	assert_int_equal(name(p, "other.test", 443), NETPOL_DENY);
 	netpol_free(p);
@@ -94,7 +94,7 @@ static void test_ports_listed_and_any_port(void **state)
 	assert_int_equal(name(p, "git.test", 22), NETPOL_ALLOW);
 	assert_int_equal(name(p, "git.test", 443), NETPOL_DENY);
 	assert_int_equal(name(p, "db.test", 5432), NETPOL_ALLOW);
-	assert_int_equal(name(p, "0:0::1", 8080), NETPOL_ALLOW);    /* by value */
+	assert_int_equal(name(p, "0:0::1", 8080), NETPOL_ALLOW); /* by value */
 	assert_int_equal(name(p, "::1", 80), NETPOL_DENY);
 	assert_int_equal(name(p, "2001:db8::7", 443), NETPOL_ALLOW);
 	const char *why;
@@ -138,23 +138,34 @@ static void test_address_classes_refused_by_default(void **state)
 {
 	(void)state;
 	struct netpol *p = policy(NULL);
-	static const struct { const char *a, *why; } refused[] = {
-		{ "127.0.0.1", "a loopback address" }, { "127.255.0.9", "a loopback address" },
-		{ "0.0.0.0", "a loopback address" }, { "::1", "a loopback address" },
+	static const struct {
+		const char *a, *why;
+	} refused[] = {
+		{ "127.0.0.1", "a loopback address" },
+		{ "127.255.0.9", "a loopback address" },
+		{ "0.0.0.0", "a loopback address" },
+		{ "::1", "a loopback address" },
 		{ "::", "a loopback address" },
 		{ "169.254.169.254", "a link-local address (the cloud metadata service is one)" },
 		{ "fe80::1", "a link-local address (the cloud metadata service is one)" },
-		{ "10.1.2.3", "a private address" }, { "172.16.0.1", "a private address" },
-		{ "172.31.255.255", "a private address" }, { "192.168.1.1", "a private address" },
-		{ "100.64.0.1", "a private address" }, { "fd00:ec2::254", "a private address" },
+		{ "10.1.2.3", "a private address" },
+		{ "172.16.0.1", "a private address" },
+		{ "172.31.255.255", "a private address" },
+		{ "192.168.1.1", "a private address" },
+		{ "100.64.0.1", "a private address" },
+		{ "fd00:ec2::254", "a private address" },
 		{ "fec0::1", "a private address" },
-		{ "224.0.0.1", "not a unicast address" }, { "255.255.255.255", "not a unicast address" },
+		{ "224.0.0.1", "not a unicast address" },
+		{ "255.255.255.255", "not a unicast address" },
 		{ "ff02::1", "not a unicast address" },
 		/* IPv4 inside IPv6: mapped, compatible, NAT64 */
 		{ "::ffff:127.0.0.1", "a loopback address" },
-		{ "::ffff:169.254.169.254", "a link-local address (the cloud metadata service is one)" },
-		{ "::127.0.0.1", "a loopback address" }, { "::10.0.0.1", "a private address" },
-		{ "64:ff9b::a9fe:a9fe", "a link-local address (the cloud metadata service is one)" },
+		{ "::ffff:169.254.169.254",
+		  "a link-local address (the cloud metadata service is one)" },
+		{ "::127.0.0.1", "a loopback address" },
+		{ "::10.0.0.1", "a private address" },
+		{ "64:ff9b::a9fe:a9fe",
+		  "a link-local address (the cloud metadata service is one)" },
 		{ "64:ff9b::7f00:1", "a loopback address" },
 	};
 	for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
@@ -163,9 +174,11 @@ static void test_address_classes_refused_by_default(void **state)
 			fail_msg("%s was allowed", refused[i].a);
 		assert_string_equal(why, refused[i].why);
 	}
-	static const char *const allowed[] = { "198.51.100.7", "172.32.0.1", "172.15.255.255",
-	                                       "100.128.0.1", "2001:db8::1", "::ffff:198.51.100.7",
-	                                       "64:ff9b::c633:6407", "11.0.0.1", NULL };
+	static const char *const allowed[] = {
+		"198.51.100.7",       "172.32.0.1",  "172.15.255.255",
+		"100.128.0.1",        "2001:db8::1", "::ffff:198.51.100.7",
+		"64:ff9b::c633:6407", "11.0.0.1",    NULL
+	};
 	for (const char *const *a = allowed; *a; a++) {
 		const char *why;
 		if (addr(p, NULL, *a, &why) != 0)
@@ -182,7 +195,7 @@ static void test_address_classes_can_be_allowed(void **state)
 	assert_int_equal(addr(p, NULL, "127.0.0.1", &why), 0);
 	assert_int_equal(addr(p, NULL, "10.0.0.1", &why), 0);
 	assert_int_equal(addr(p, NULL, "169.254.169.254", &why), -1);
-	assert_int_equal(addr(p, NULL, "224.0.0.1", &why), -1);   /* no class allows that */
+	assert_int_equal(addr(p, NULL, "224.0.0.1", &why), -1); /* no class allows that */
 	netpol_free(p);
 }
 
@@ -206,7 +219,7 @@ static void test_host_own_addresses_refused(void **state)
 	assert_int_equal(addr(p, &own, "198.51.100.1", &why), 0);
 	netpol_free(p);
 	struct netpol_own real;
-	assert_int_equal(netpol_own_load(&real), 0);   /* at least loopback */
+	assert_int_equal(netpol_own_load(&real), 0); /* at least loopback */
 	assert_true(real.n >= 1);
 	netpol_own_release(&real);
 }
@@ -214,9 +227,10 @@ static void test_host_own_addresses_refused(void **state)
 static void test_ranges_deny_first_then_allow(void **state)
 {
 	(void)state;
-	struct netpol *p = policy("{\"addresses\": {\"allow\": [\"10.9.0.0/16\", \"127.0.0.1\","
-	                          " \"fd12::/16\"], \"deny\": [\"10.9.9.0/24\", \"198.51.100.0/24\","
-	                          " \"2001:db8:bad::/48\"]}}");
+	struct netpol *p =
+	        policy("{\"addresses\": {\"allow\": [\"10.9.0.0/16\", \"127.0.0.1\","
+	               " \"fd12::/16\"], \"deny\": [\"10.9.9.0/24\", \"198.51.100.0/24\","
+	               " \"2001:db8:bad::/48\"]}}");
 	const char *why;
 	assert_int_equal(addr(p, NULL, "10.9.1.1", &why), 0);
 	assert_string_equal(why, "in an allowed address range");
@@ -224,9 +238,9 @@ static void test_ranges_deny_first_then_allow(void **state)
 	assert_string_equal(why, "in a denied address range");
 	assert_int_equal(addr(p, NULL, "127.0.0.1", &why), 0);
 	assert_int_equal(addr(p, NULL, "127.0.0.2", &why), -1);
-	assert_int_equal(addr(p, NULL, "::ffff:10.9.1.1", &why), 0);      /* mapped: same */
+	assert_int_equal(addr(p, NULL, "::ffff:10.9.1.1", &why), 0); /* mapped: same */
 	assert_int_equal(addr(p, NULL, "::ffff:198.51.100.9", &why), -1);
-	assert_int_equal(addr(p, NULL, "64:ff9b::c633:6409", &why), -1);  /* NAT64 of it */
+	assert_int_equal(addr(p, NULL, "64:ff9b::c633:6409", &why), -1); /* NAT64 of it */
 	assert_int_equal(addr(p, NULL, "fd12:3::1", &why), 0);
 	assert_int_equal(addr(p, NULL, "2001:db8:bad::1", &why), -1);
 	assert_int_equal(addr(p, NULL, "2001:db8:bae::1", &why), 0);

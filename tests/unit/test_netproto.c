@@ -35,17 +35,28 @@ static void test_host_norm_refuses_what_no_host_is(void **state)
 {
 	(void)state;
 	char out[NP_HOST_MAX + 1];
-	static const char *const bad[] = { "", ".", "a..b", ".a", "a b", "a/b", "a@b", "a%2eb",
-	                                   "[1.2.3.4]", "1:2", "caf\xc3\xa9.test", "a.b..", NULL };
+	static const char *const bad[] = { "",
+		                           ".",
+		                           "a..b",
+		                           ".a",
+		                           "a b",
+		                           "a/b",
+		                           "a@b",
+		                           "a%2eb",
+		                           "[1.2.3.4]",
+		                           "1:2",
+		                           "caf\xc3\xa9.test",
+		                           "a.b..",
+		                           NULL };
 	for (const char *const *b = bad; *b; b++)
 		if (np_host_norm(*b, strlen(*b), out) == 0)
 			fail_msg("'%s' was taken as a host", *b);
 	char longname[300];
 	memset(longname, 'a', sizeof longname);
-	assert_int_equal(np_host_norm(longname, 64, out), -1);    /* a label over 63 */
+	assert_int_equal(np_host_norm(longname, 64, out), -1); /* a label over 63 */
 	for (int i = 63; i < 254; i += 64)
 		longname[i] = '.';
-	assert_int_equal(np_host_norm(longname, 254, out), -1);   /* a name over 253 */
+	assert_int_equal(np_host_norm(longname, 254, out), -1); /* a name over 253 */
 }
 
 /* ---- HTTP ------------------------------------------------------------------ */
@@ -55,14 +66,18 @@ static void test_http_connect_names_host_and_port(void **state)
 	(void)state;
 	struct np_http h;
 	const char *why;
-	assert_int_equal(http("CONNECT Example.test:443 HTTP/1.1\r\nHost: example.test:443\r\n\r\nXY",
-	                      true, &h, &why), NP_OK);
+	assert_int_equal(
+	        http("CONNECT Example.test:443 HTTP/1.1\r\nHost: example.test:443\r\n\r\nXY", true,
+	             &h, &why),
+	        NP_OK);
 	assert_true(h.connect);
 	assert_string_equal(h.target.host, "example.test");
 	assert_int_equal(h.target.port, 443);
-	assert_int_equal(h.head_len, strlen("CONNECT Example.test:443 HTTP/1.1\r\nHost: "
-	                                    "example.test:443\r\n\r\n"));
-	assert_int_equal(http("CONNECT [2001:db8::1]:8443 HTTP/1.1\r\n\r\n", true, &h, &why), NP_OK);
+	assert_int_equal(h.head_len,
+	                 strlen("CONNECT Example.test:443 HTTP/1.1\r\nHost: "
+	                        "example.test:443\r\n\r\n"));
+	assert_int_equal(http("CONNECT [2001:db8::1]:8443 HTTP/1.1\r\n\r\n", true, &h, &why),
+	                 NP_OK);
 	assert_string_equal(h.target.host, "2001:db8::1");
 	assert_int_equal(h.target.port, 8443);
 }
@@ -74,10 +89,12 @@ static void test_http_connect_refused_without_port_or_to_a_server(void **state)
 	const char *why;
 	assert_int_equal(http("CONNECT example.test HTTP/1.1\r\n\r\n", true, &h, &why), NP_BAD);
 	assert_int_equal(http("CONNECT example.test:0 HTTP/1.1\r\n\r\n", true, &h, &why), NP_BAD);
-	assert_int_equal(http("CONNECT example.test:65536 HTTP/1.1\r\n\r\n", true, &h, &why), NP_BAD);
+	assert_int_equal(http("CONNECT example.test:65536 HTTP/1.1\r\n\r\n", true, &h, &why),
+	                 NP_BAD);
 	assert_int_equal(http("CONNECT 2001:db8::1:443 HTTP/1.1\r\n\r\n", true, &h, &why), NP_BAD);
 	assert_int_equal(http("CONNECT example.test:443 HTTP/1.1\r\nHost: x\r\n\r\n", false, &h,
-	                      &why), NP_BAD);
+	                      &why),
+	                 NP_BAD);
 }
 
 static void test_http_absolute_uri_is_rewritten_to_origin_form(void **state)
@@ -97,8 +114,9 @@ static void test_http_absolute_uri_is_rewritten_to_origin_form(void **state)
 	assert_true(n > 0);
 	out[n] = '\0';
 	/* The host decided on, one request, nothing for the proxy passed on. */
-	assert_string_equal(out, "GET /a/b?c=d HTTP/1.1\r\nHost: example.test:8080\r\n"
-	                         "Accept: */*\r\nConnection: close\r\n\r\n");
+	assert_string_equal(out,
+	                    "GET /a/b?c=d HTTP/1.1\r\nHost: example.test:8080\r\n"
+	                    "Accept: */*\r\nConnection: close\r\n\r\n");
 	assert_int_equal(np_http_rewrite(req, &h, out, 20), -1);
 }
 
@@ -114,7 +132,8 @@ static void test_http_absolute_uri_defaults(void **state)
 	ssize_t n = np_http_rewrite(req, &h, out, sizeof out);
 	assert_true(n > 0);
 	out[n] = '\0';
-	assert_string_equal(out, "HEAD / HTTP/1.0\r\nHost: example.test\r\nConnection: close\r\n\r\n");
+	assert_string_equal(out,
+	                    "HEAD / HTTP/1.0\r\nHost: example.test\r\nConnection: close\r\n\r\n");
 }
 
 static void test_http_proxy_refuses_what_parsers_read_differently(void **state)
@@ -123,17 +142,17 @@ static void test_http_proxy_refuses_what_parsers_read_differently(void **state)
 	struct np_http h;
 	const char *why = NULL;
 	static const char *const bad[] = {
-		"GET /path HTTP/1.1\r\nHost: example.test\r\n\r\n",            /* origin form */
-		"GET https://example.test/ HTTP/1.1\r\n\r\n",                   /* no CONNECT */
+		"GET /path HTTP/1.1\r\nHost: example.test\r\n\r\n", /* origin form */
+		"GET https://example.test/ HTTP/1.1\r\n\r\n",       /* no CONNECT */
 		"GET ftp://example.test/ HTTP/1.1\r\n\r\n",
-		"GET http://user@example.test/ HTTP/1.1\r\n\r\n",               /* userinfo */
+		"GET http://user@example.test/ HTTP/1.1\r\n\r\n", /* userinfo */
 		"GET http://example.test#x HTTP/1.1\r\n\r\n",
 		"GET http://exa mple.test/ HTTP/1.1\r\n\r\n",
 		"GET http://example.test/ HTTP/2.0\r\n\r\n",
-		"GET http://example.test/ HTTP/1.1\nHost: x\n\n",               /* bare LF */
-		"GET http://example.test/ HTTP/1.1\r\nA: b\rc\r\n\r\n",         /* bare CR */
+		"GET http://example.test/ HTTP/1.1\nHost: x\n\n",       /* bare LF */
+		"GET http://example.test/ HTTP/1.1\r\nA: b\rc\r\n\r\n", /* bare CR */
 		"GET http://example.test/ HTTP/1.1\r\nA: b\x01\r\n\r\n",
-		"GET http://example.test/ HTTP/1.1\r\nA: b\r\n c\r\n\r\n",      /* folded */
+		"GET http://example.test/ HTTP/1.1\r\nA: b\r\n c\r\n\r\n", /* folded */
 		"GET http://example.test/ HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n",
 		"GET http://example.test/ HTTP/1.1\r\nBad Name: x\r\n\r\n",
 		"GET http://example.test/ HTTP/1.1\r\nnocolon\r\n\r\n",
@@ -151,7 +170,8 @@ static void test_http_server_request_takes_its_host_header(void **state)
 	struct np_http h;
 	const char *why;
 	assert_int_equal(http("GET /x HTTP/1.1\r\nhost:  Example.test:80 \r\n\r\n", false, &h,
-	                      &why), NP_OK);
+	                      &why),
+	                 NP_OK);
 	assert_string_equal(h.target.host, "example.test");
 	assert_int_equal(h.target.port, 80);
 	assert_int_equal(http("GET /x HTTP/1.1\r\nAccept: */*\r\n\r\n", false, &h, &why), NP_BAD);
@@ -194,8 +214,8 @@ static void test_socks_greeting_and_connect_by_name(void **state)
 	const uint8_t v4[] = { 4, 1, 0, 80 };
 	assert_int_equal(np_socks_greeting(v4, 4, &used, &no_auth, &why), NP_BAD);
 
-	const uint8_t req[] = { 5, 1, 0, 3, 12, 'E', 'x', 'a', 'm', 'p', 'l', 'e', '.', 't', 'e',
-	                        's', 't', 0x01, 0xbb };
+	const uint8_t req[] = { 5,   1,   0,   3,   12,  'E', 'x', 'a',  'm', 'p',
+		                'l', 'e', '.', 't', 'e', 's', 't', 0x01, 0xbb };
 	struct np_target t;
 	uint8_t cmd, reply;
 	assert_int_equal(np_socks_request(req, sizeof req - 1, &used, &cmd, &t, &reply, &why),
@@ -218,7 +238,7 @@ static void test_socks_addresses_and_refusals(void **state)
 	assert_int_equal(np_socks_request(v4, sizeof v4, &used, &cmd, &t, &reply, &why), NP_OK);
 	assert_string_equal(t.host, "169.254.169.254");
 	uint8_t v6[22] = { 5, 1, 0, 4 };
-	v6[19] = 1;   /* ::1 */
+	v6[19] = 1; /* ::1 */
 	v6[21] = 22;
 	assert_int_equal(np_socks_request(v6, sizeof v6, &used, &cmd, &t, &reply, &why), NP_OK);
 	assert_string_equal(t.host, "::1");
@@ -247,35 +267,57 @@ static size_t client_hello(const char *sni, size_t rec, uint8_t *out)
 {
 	uint8_t hs[512], *p = hs;
 	*p++ = 1;
-	p += 3;                          /* length, below */
-	*p++ = 3; *p++ = 3;              /* version */
-	memset(p, 7, 32); p += 32;       /* random */
-	*p++ = 0;                        /* session id */
-	*p++ = 0; *p++ = 2; *p++ = 0x13; *p++ = 0x01;   /* one suite */
-	*p++ = 1; *p++ = 0;              /* compression: null */
+	p += 3; /* length, below */
+	*p++ = 3;
+	*p++ = 3; /* version */
+	memset(p, 7, 32);
+	p += 32;  /* random */
+	*p++ = 0; /* session id */
+	*p++ = 0;
+	*p++ = 2;
+	*p++ = 0x13;
+	*p++ = 0x01; /* one suite */
+	*p++ = 1;
+	*p++ = 0; /* compression: null */
 	uint8_t *ext_len = p;
 	p += 2;
 	/* another extension first (supported_versions) */
-	*p++ = 0; *p++ = 43; *p++ = 0; *p++ = 3; *p++ = 2; *p++ = 3; *p++ = 4;
+	*p++ = 0;
+	*p++ = 43;
+	*p++ = 0;
+	*p++ = 3;
+	*p++ = 2;
+	*p++ = 3;
+	*p++ = 4;
 	if (*sni) {
 		size_t n = strlen(sni);
-		*p++ = 0; *p++ = 0;                                   /* server_name */
-		*p++ = (uint8_t)((n + 5) >> 8); *p++ = (uint8_t)(n + 5);
-		*p++ = (uint8_t)((n + 3) >> 8); *p++ = (uint8_t)(n + 3);
-		*p++ = 0;                                             /* host_name */
-		*p++ = (uint8_t)(n >> 8); *p++ = (uint8_t)n;
-		memcpy(p, sni, n); p += n;
+		*p++ = 0;
+		*p++ = 0; /* server_name */
+		*p++ = (uint8_t)((n + 5) >> 8);
+		*p++ = (uint8_t)(n + 5);
+		*p++ = (uint8_t)((n + 3) >> 8);
+		*p++ = (uint8_t)(n + 3);
+		*p++ = 0; /* host_name */
+		*p++ = (uint8_t)(n >> 8);
+		*p++ = (uint8_t)n;
+		memcpy(p, sni, n);
+		p += n;
 	}
 	size_t elen = (size_t)(p - ext_len - 2);
 	ext_len[0] = (uint8_t)(elen >> 8);
 	ext_len[1] = (uint8_t)elen;
 	size_t hlen = (size_t)(p - hs);
-	hs[1] = 0; hs[2] = (uint8_t)((hlen - 4) >> 8); hs[3] = (uint8_t)(hlen - 4);
+	hs[1] = 0;
+	hs[2] = (uint8_t)((hlen - 4) >> 8);
+	hs[3] = (uint8_t)(hlen - 4);
 	size_t o = 0;
 	for (size_t off = 0; off < hlen; off += rec) {
 		size_t n = hlen - off < rec ? hlen - off : rec;
-		out[o++] = 22; out[o++] = 3; out[o++] = 1;
-		out[o++] = (uint8_t)(n >> 8); out[o++] = (uint8_t)n;
+		out[o++] = 22;
+		out[o++] = 3;
+		out[o++] = 1;
+		out[o++] = (uint8_t)(n >> 8);
+		out[o++] = (uint8_t)n;
 		memcpy(out + o, hs + off, n);
 		o += n;
 	}
@@ -293,7 +335,7 @@ static void test_tls_server_name_in_one_record_or_many(void **state)
 	assert_string_equal(name, "example.test");
 	for (size_t cut = 0; cut < n; cut += 7)
 		assert_int_equal(np_tls_sni(buf, cut, name, &why), NP_MORE);
-	n = client_hello("example.test", 16, buf);   /* the hello across many records */
+	n = client_hello("example.test", 16, buf); /* the hello across many records */
 	assert_int_equal(np_tls_sni(buf, n, name, &why), NP_OK);
 	assert_string_equal(name, "example.test");
 	n = client_hello("", 1000, buf);
@@ -309,15 +351,15 @@ static void test_tls_refuses_what_is_no_client_hello(void **state)
 	const char *why;
 	const char *get = "GET / HTTP/1.1\r\n";
 	assert_int_equal(np_tls_sni((const uint8_t *)get, strlen(get), name, &why), NP_BAD);
-	size_t n = client_hello("1.2.3.4", 1000, buf);    /* an address is no server name */
+	size_t n = client_hello("1.2.3.4", 1000, buf); /* an address is no server name */
 	assert_int_equal(np_tls_sni(buf, n, name, &why), NP_BAD);
 	n = client_hello("a b", 1000, buf);
 	assert_int_equal(np_tls_sni(buf, n, name, &why), NP_BAD);
 	n = client_hello("example.test", 1000, buf);
-	buf[5] = 2;                                        /* a ServerHello */
+	buf[5] = 2; /* a ServerHello */
 	assert_int_equal(np_tls_sni(buf, n, name, &why), NP_BAD);
 	n = client_hello("example.test", 1000, buf);
-	buf[5 + 4 + 2 + 32 + 1 + 4 + 2 + 1] += 1;          /* extensions' length one off */
+	buf[5 + 4 + 2 + 32 + 1 + 4 + 2 + 1] += 1; /* extensions' length one off */
 	assert_int_equal(np_tls_sni(buf, n, name, &why), NP_BAD);
 }
 
@@ -362,9 +404,9 @@ static void test_dns_query_and_a_record_answer(void **state)
 	size_t alen = np_dns_answer(q, &dq, NP_DNS_NOERROR, addr, 5, a, sizeof a);
 	assert_int_equal(alen, n + 16);
 	assert_int_equal(a[0], 0x12);
-	assert_true(a[2] & 0x80);              /* a response */
+	assert_true(a[2] & 0x80); /* a response */
 	assert_int_equal(a[3] & 0xf, 0);
-	assert_int_equal(a[7], 1);             /* one answer */
+	assert_int_equal(a[7], 1); /* one answer */
 	assert_memory_equal(a + alen - 4, addr, 4);
 	alen = np_dns_answer(q, &dq, NP_DNS_NXDOMAIN, NULL, 0, a, sizeof a);
 	assert_int_equal(alen, n);
@@ -385,13 +427,13 @@ static void test_dns_refuses_malformed_queries(void **state)
 	assert_false(id_known);
 	assert_int_equal(np_dns_query_parse(q, n - 1, &dq, &id_known, &why), NP_BAD);
 	assert_true(id_known);
-	q[2] |= 0x80;   /* a response */
+	q[2] |= 0x80; /* a response */
 	assert_int_equal(np_dns_query_parse(q, n, &dq, &id_known, &why), NP_BAD);
 	q[2] &= 0x7f;
-	q[5] = 2;       /* two questions */
+	q[5] = 2; /* two questions */
 	assert_int_equal(np_dns_query_parse(q, n, &dq, &id_known, &why), NP_BAD);
 	q[5] = 1;
-	q[12] = 0xc0;   /* a compression pointer in the question */
+	q[12] = 0xc0; /* a compression pointer in the question */
 	assert_int_equal(np_dns_query_parse(q, n, &dq, &id_known, &why), NP_BAD);
 	uint8_t fe[12];
 	assert_int_equal(np_dns_formerr(q, n, fe), 12);

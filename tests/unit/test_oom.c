@@ -32,9 +32,9 @@ char *__wrap_strndup(const char *s, size_t n);
 int __wrap_vasprintf(char **out, const char *fmt, va_list ap);
 int __wrap_asprintf(char **out, const char *fmt, ...);
 
-static long fail_at;     /* the allocation number that fails; 0: none */
-static long count;       /* allocations since armed */
-static bool hit;         /* the failure happened */
+static long fail_at; /* the allocation number that fails; 0: none */
+static long count;   /* allocations since armed */
+static bool hit;     /* the failure happened */
 static pid_t armed_pid;
 
 /* Whether this allocation is the one that fails. */
@@ -45,7 +45,7 @@ static bool fail_now(void)
 	if (++count != fail_at)
 		return false;
 	hit = true;
-	if (getenv("TC_OOM_TRACE")) {   /* where the failing allocation is made */
+	if (getenv("TC_OOM_TRACE")) { /* where the failing allocation is made */
 		void *frames[24];
 		int n = backtrace(frames, 24);
 		backtrace_symbols_fd(frames, n, 2);
@@ -97,7 +97,10 @@ int __wrap_asprintf(char **out, const char *fmt, ...)
 	return rc;
 }
 
-static void *json_alloc(size_t n) { return __wrap_malloc(n); }
+static void *json_alloc(size_t n)
+{
+	return __wrap_malloc(n);
+}
 
 static void arm(long n)
 {
@@ -107,15 +110,18 @@ static void arm(long n)
 	armed_pid = getpid();
 }
 
-static void disarm(void) { fail_at = 0; }
+static void disarm(void)
+{
+	fail_at = 0;
+}
 
 struct scenario {
 	const char *name;
-	const char *config;        /* NULL: {} */
+	const char *config; /* NULL: {} */
 	const char *tool, *args;
-	enum tc_status want;       /* with no allocation failed */
-	bool approve;              /* the approver says yes */
-	bool spares;               /* keep_spares: the call goes to a child made ahead */
+	enum tc_status want; /* with no allocation failed */
+	bool approve;        /* the approver says yes */
+	bool spares;         /* keep_spares: the call goes to a child made ahead */
 };
 
 /* Runs sc with the nth allocation failing. Returns whether the failure was
@@ -169,11 +175,11 @@ static void walk(void **state, const struct scenario *sc)
 		fail_msg("%s: only %ld allocations: the hook is not in place", sc->name, n - 1);
 }
 
-#define SCENARIO(fn, ...) \
-	static void fn(void **state) \
-	{ \
-		static const struct scenario sc = { __VA_ARGS__ }; \
-		walk(state, &sc); \
+#define SCENARIO(fn, ...)                                                                          \
+	static void fn(void **state)                                                               \
+	{                                                                                          \
+		static const struct scenario sc = { __VA_ARGS__ };                                 \
+		walk(state, &sc);                                                                  \
 	}
 
 SCENARIO(test_oom_valid_call_ends_once, .name = "valid", .tool = "echo_args",
@@ -201,15 +207,24 @@ int main(void)
 {
 	json_set_alloc_funcs(json_alloc, free);
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_oom_valid_call_ends_once, fx_setup, fx_teardown),
-		cmocka_unit_test_setup_teardown(test_oom_call_to_a_spare_ends_once, fx_setup, fx_teardown),
-		cmocka_unit_test_setup_teardown(test_oom_invalid_call_ends_once, fx_setup, fx_teardown),
-		cmocka_unit_test_setup_teardown(test_oom_parse_error_ends_once, fx_setup, fx_teardown),
-		cmocka_unit_test_setup_teardown(test_oom_unknown_tool_ends_once, fx_setup, fx_teardown),
-		cmocka_unit_test_setup_teardown(test_oom_denied_call_ends_once, fx_setup, fx_teardown),
-		cmocka_unit_test_setup_teardown(test_oom_approved_call_ends_once, fx_setup, fx_teardown),
-		cmocka_unit_test_setup_teardown(test_oom_timed_out_call_ends_once, fx_setup, fx_teardown),
-		cmocka_unit_test_setup_teardown(test_oom_big_render_ends_once, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_oom_valid_call_ends_once, fx_setup,
+		                                fx_teardown),
+		cmocka_unit_test_setup_teardown(test_oom_call_to_a_spare_ends_once, fx_setup,
+		                                fx_teardown),
+		cmocka_unit_test_setup_teardown(test_oom_invalid_call_ends_once, fx_setup,
+		                                fx_teardown),
+		cmocka_unit_test_setup_teardown(test_oom_parse_error_ends_once, fx_setup,
+		                                fx_teardown),
+		cmocka_unit_test_setup_teardown(test_oom_unknown_tool_ends_once, fx_setup,
+		                                fx_teardown),
+		cmocka_unit_test_setup_teardown(test_oom_denied_call_ends_once, fx_setup,
+		                                fx_teardown),
+		cmocka_unit_test_setup_teardown(test_oom_approved_call_ends_once, fx_setup,
+		                                fx_teardown),
+		cmocka_unit_test_setup_teardown(test_oom_timed_out_call_ends_once, fx_setup,
+		                                fx_teardown),
+		cmocka_unit_test_setup_teardown(test_oom_big_render_ends_once, fx_setup,
+		                                fx_teardown),
 	};
 	return cmocka_run_group_tests(tests, fx_probe, NULL);
 }

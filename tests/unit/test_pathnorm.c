@@ -65,9 +65,11 @@ static void test_pathnorm_resolve_beneath(void **state)
 	(void)state;
 	char dir[] = "/tmp/test_pathnorm.XXXXXX", cmd[256], out[PATHNORM_MAX];
 	assert_non_null(mkdtemp(dir));
-	snprintf(cmd, sizeof cmd, "cd %s && mkdir -p src/deep tmp && ln -s ../src tmp/in && "
+	snprintf(cmd, sizeof cmd,
+	         "cd %s && mkdir -p src/deep tmp && ln -s ../src tmp/in && "
 	         "ln -s /etc tmp/abs && ln -s ../.. tmp/up && ln -s loop2 loop1 && "
-	         "ln -s loop1 loop2 && ln -s src/deep/.. back", dir);
+	         "ln -s loop1 loop2 && ln -s src/deep/.. back",
+	         dir);
 	assert_int_equal(system(cmd), 0);
 	int fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	assert_true(fd >= 0);

@@ -109,7 +109,7 @@ static void test_parsed_arguments_take_the_same_way_as_text(void **state)
 	wait_for(f, 0, 10000);
 	assert_status(f->got[0].r, TC_STATUS_INVALID_ARGUMENTS);
 	assert_string_equal(cstr(f->got[0].r->canonical, "pointer"), "/text");
-	assert_int_equal(bad->refcount, 1);   /* the call let its reference go */
+	assert_int_equal(bad->refcount, 1); /* the call let its reference go */
 	json_decref(bad);
 	json_t *good = json_pack("{s:s, s:i}", "text", "hi", "n", 3);
 	supervisor_call_submit_json(ss, "echo_args", good, on_result, &f->got[1]);
@@ -167,21 +167,23 @@ static void test_quarantine_denies_write_before_rules_and_policy(void **state)
 {
 	struct fx *f = *state;
 	need_sandbox();
-	fx_start(f, "{\"policy\": {\"quarantine\": true, \"rules\": [{\"action\": \"deny\", "
-	            "\"tool\": \"writer\", \"reason\": \"rule said no\"}]}}");
+	fx_start(f,
+	         "{\"policy\": {\"quarantine\": true, \"rules\": [{\"action\": \"deny\", "
+	         "\"tool\": \"writer\", \"reason\": \"rule said no\"}]}}");
 	struct tc_result *r = call(f, "writer", "{\"path\": \"q.txt\"}");
 	assert_status(r, TC_STATUS_DENIED);
 	assert_string_equal(cstr(r->canonical, "check"), "quarantine");
 	assert_false(ws_exists(f, "q.txt"));
-	r = call(f, "echo_args", "{}");   /* read-only calls still run */
+	r = call(f, "echo_args", "{}"); /* read-only calls still run */
 	assert_status(r, TC_STATUS_OK);
 }
 
 static void test_deny_rule_beats_earlier_allow_rule(void **state)
 {
 	struct fx *f = *state;
-	fx_start(f, "{\"policy\": {\"rules\": [{\"action\": \"allow\", \"tool\": \"writer\"}, "
-	            "{\"action\": \"deny\", \"tool\": \"writer\", \"reason\": \"no writes here\"}]}}");
+	fx_start(f,
+	         "{\"policy\": {\"rules\": [{\"action\": \"allow\", \"tool\": \"writer\"}, "
+	         "{\"action\": \"deny\", \"tool\": \"writer\", \"reason\": \"no writes here\"}]}}");
 	struct tc_result *r = call(f, "writer", "{\"path\": \"d.txt\"}");
 	assert_status(r, TC_STATUS_DENIED);
 	assert_string_equal(cstr(r->canonical, "check"), "rules");
@@ -193,11 +195,12 @@ static void test_deny_rule_matches_argument_glob(void **state)
 {
 	struct fx *f = *state;
 	need_sandbox();
-	fx_start(f, "{\"policy\": {\"rules\": [{\"action\": \"deny\", \"tool\": \"writer\", "
-	            "\"args\": {\"/path\": \"**/.git/**\"}}]}}");
+	fx_start(f,
+	         "{\"policy\": {\"rules\": [{\"action\": \"deny\", \"tool\": \"writer\", "
+	         "\"args\": {\"/path\": \"**/.git/**\"}}]}}");
 	char git[128];
 	snprintf(git, sizeof git, "%s/.git", f->ws);
-	assert_int_equal(mkdir(git, 0755), 0);   /* so the write could succeed */
+	assert_int_equal(mkdir(git, 0755), 0); /* so the write could succeed */
 	struct tc_result *r = call(f, "writer", "{\"path\": \".git/config\"}");
 	assert_status(r, TC_STATUS_DENIED);
 	assert_string_equal(cstr(r->canonical, "check"), "rules");
@@ -221,8 +224,9 @@ static void test_ask_rule_asks_for_a_read_only_tool_with_its_reason(void **state
 {
 	struct fx *f = *state;
 	need_sandbox();
-	fx_start(f, "{\"policy\": {\"rules\": [{\"action\": \"ask\", \"tool\": \"echo_*\", "
-	            "\"reason\": \"echo needs a human\"}]}}");
+	fx_start(f,
+	         "{\"policy\": {\"rules\": [{\"action\": \"ask\", \"tool\": \"echo_*\", "
+	         "\"reason\": \"echo needs a human\"}]}}");
 	approve_with(f, 1, TC_APPROVE_ONCE);
 	struct tc_result *r = call(f, "echo_args", "{}");
 	assert_status(r, TC_STATUS_OK);
@@ -312,8 +316,7 @@ static void test_session_grant_stays_in_its_session(void **state)
 	assert_status(session_call(f, a, 1, "touch_marker", "{\"name\": \"m\"}"), TC_STATUS_OK);
 	assert_int_equal(f->asked, 1);
 	/* the same call in another session is asked about, and refused there */
-	assert_status(session_call(f, b, 2, "touch_marker", "{\"name\": \"m\"}"),
-	              TC_STATUS_DENIED);
+	assert_status(session_call(f, b, 2, "touch_marker", "{\"name\": \"m\"}"), TC_STATUS_DENIED);
 	assert_int_equal(f->asked, 2);
 	/* nor does the supervisor's own session see a's grant (no approver: deny) */
 	assert_status(call(f, "touch_marker", "{\"name\": \"m\"}"), TC_STATUS_DENIED);
@@ -372,7 +375,7 @@ static void test_unanswered_approval_times_out_denied(void **state)
 	struct fx *f = *state;
 	fx_start(f, "{\"limits\": {\"approval_timeout_ms\": 100}}");
 	approve_with(f, 1, TC_APPROVE_ONCE);
-	f->defer_ms = 400;   /* answers after the timeout: the answer is dropped */
+	f->defer_ms = 400; /* answers after the timeout: the answer is dropped */
 	struct tc_result *r = call(f, "touch_marker", "{\"name\": \"m\"}");
 	assert_status(r, TC_STATUS_DENIED);
 	assert_non_null(strstr(r->render, "timeout"));
@@ -391,7 +394,7 @@ static void test_approval_of_a_call_that_never_ran_is_released(void **state)
 	need_sandbox();
 	fx_start(f, "{\"limits\": {\"max_concurrent\": 1, \"queue_max\": 0}}");
 	approve_with(f, 1, TC_APPROVE_ONCE);
-	submit(f, 0, "sleeper", "{\"ms\": 5000}");      /* holds the only slot */
+	submit(f, 0, "sleeper", "{\"ms\": 5000}"); /* holds the only slot */
 	for (int i = 0; i < GATE_GRANTS_MAX; i++) {
 		submit(f, 1, "touch_marker", "{\"name\": \"m\"}");
 		assert_status(f->got[1].r, TC_STATUS_BUSY);
@@ -402,7 +405,8 @@ static void test_approval_of_a_call_that_never_ran_is_released(void **state)
 	assert_int_equal(marker_runs(f, "m"), 0);
 	if (token == 0)
 		fail_msg("after %d approved calls that never ran, the gate has no room for another "
-		         "approval: their tokens were never revoked", GATE_GRANTS_MAX);
+		         "approval: their tokens were never revoked",
+		         GATE_GRANTS_MAX);
 }
 
 /* ---- stage 3: slots, queue, deadline, cancellation ----------------------- */
@@ -449,8 +453,8 @@ static void test_call_beyond_queue_max_is_busy_at_once(void **state)
 	submit(f, 0, "sleeper", "{\"ms\": 300}");
 	submit(f, 1, "echo_args", "{}");
 	submit(f, 2, "echo_args", "{}");
-	assert_int_equal(f->got[0].calls + f->got[1].calls, 0);   /* running, queued */
-	assert_int_equal(f->got[2].calls, 1);                     /* before submit returned */
+	assert_int_equal(f->got[0].calls + f->got[1].calls, 0); /* running, queued */
+	assert_int_equal(f->got[2].calls, 1);                   /* before submit returned */
 	assert_status(f->got[2].r, TC_STATUS_BUSY);
 	assert_non_null(strstr(f->got[2].r->render, "already waiting"));
 	wait_for(f, 1, 5000);
@@ -467,7 +471,7 @@ static void test_queued_call_is_busy_after_queue_timeout(void **state)
 	wait_for(f, 1, 2000);
 	assert_status(f->got[1].r, TC_STATUS_BUSY);
 	assert_true(f->got[1].r->duration_ms >= 140 && f->got[1].r->duration_ms < 1500);
-	assert_int_equal(f->got[0].calls, 0);   /* the slot's holder still runs */
+	assert_int_equal(f->got[0].calls, 0); /* the slot's holder still runs */
 }
 
 static void test_call_waiting_for_approval_holds_no_slot(void **state)
@@ -476,13 +480,13 @@ static void test_call_waiting_for_approval_holds_no_slot(void **state)
 	need_sandbox();
 	fx_start(f, "{\"limits\": {\"max_concurrent\": 1}}");
 	approve_with(f, 1, TC_APPROVE_ONCE);
-	f->defer_ms = 3000;   /* long enough for call 1 on a loaded machine */
-	submit(f, 0, "touch_marker", "{\"name\": \"m\"}");   /* waits for its answer */
+	f->defer_ms = 3000; /* long enough for call 1 on a loaded machine */
+	submit(f, 0, "touch_marker", "{\"name\": \"m\"}"); /* waits for its answer */
 	submit(f, 1, "sleeper", "{\"ms\": 50}");
 	wait_for(f, 1, 10000);
 	assert_status(f->got[1].r, TC_STATUS_OK);
 	assert_int_equal(f->got[0].calls, 0);
-	assert_non_null(f->respond);                         /* not answered yet */
+	assert_non_null(f->respond); /* not answered yet */
 	wait_for(f, 0, 10000);
 	assert_status(f->got[0].r, TC_STATUS_OK);
 	assert_true(f->got[1].at_ms < f->answered_at);
@@ -548,13 +552,13 @@ static void test_cancel_kills_a_running_call(void **state)
 	 * bound in time, for a loaded machine, not in turns of the loop. */
 	for (int64_t end = io_now_ms() + 20000; my_children() == 0 && io_now_ms() < end;)
 		tc_supervisor_run_once(f->s, 50);
-	assert_true(my_children() > 0);   /* the measure can see the child */
+	assert_true(my_children() > 0); /* the measure can see the child */
 	assert_int_equal(tc_call_cancel(f->s, id, false), 0);
 	wait_for(f, 0, 3000);
 	assert_status(f->got[0].r, TC_STATUS_CANCELLED);
 	assert_true(f->got[0].r->duration_ms < 3000);
 	assert_int_equal(my_children(), 0);
-	assert_int_equal(tc_call_cancel(f->s, id, false), -1);   /* gone */
+	assert_int_equal(tc_call_cancel(f->s, id, false), -1); /* gone */
 }
 
 static void test_quiet_cancel_delivers_no_result_but_is_audited(void **state)
@@ -587,7 +591,7 @@ static void test_cancel_while_waiting_for_approval_never_runs(void **state)
 	uint64_t id = submit(f, 0, "touch_marker", "{\"name\": \"m\"}");
 	assert_int_equal(tc_call_cancel(f->s, id, false), 0);
 	assert_status(f->got[0].r, TC_STATUS_CANCELLED);
-	while (f->respond)   /* the late approval finds no call */
+	while (f->respond) /* the late approval finds no call */
 		tc_supervisor_run_once(f->s, 50);
 	tc_supervisor_run_once(f->s, 100);
 	assert_int_equal(marker_runs(f, "m"), 0);
@@ -600,8 +604,11 @@ static bool utf8_valid(const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	while (*p) {
-		int n = *p < 0x80 ? 1 : (*p >> 5) == 6 ? 2 : (*p >> 4) == 14 ? 3 :
-		        (*p >> 3) == 30 ? 4 : 0;
+		int n = *p < 0x80       ? 1 :
+		        (*p >> 5) == 6  ? 2 :
+		        (*p >> 4) == 14 ? 3 :
+		        (*p >> 3) == 30 ? 4 :
+		                          0;
 		if (!n)
 			return false;
 		for (int k = 1; k < n; k++)
@@ -647,8 +654,10 @@ static void test_cut_render_spills_the_whole_output_for_the_session(void **state
 	struct fx *f = *state;
 	need_sandbox();
 	char cfg[256];
-	snprintf(cfg, sizeof cfg, "{\"limits\": {\"max_render_chars\": 100, \"spill_dir\": "
-	         "\"%s/spill\"}}", f->dir);
+	snprintf(cfg, sizeof cfg,
+	         "{\"limits\": {\"max_render_chars\": 100, \"spill_dir\": "
+	         "\"%s/spill\"}}",
+	         f->dir);
 	fx_start(f, cfg);
 	struct tc_result *r = call(f, "big_output", "{\"chars\": 1000}");
 	assert_true(r->truncated);
@@ -667,7 +676,7 @@ static void test_cut_render_spills_the_whole_output_for_the_session(void **state
 	assert_string_equal(whole, want);
 	free(whole);
 	free(want);
-	tc_supervisor_free(f->s);   /* the spill goes with the session */
+	tc_supervisor_free(f->s); /* the spill goes with the session */
 	f->s = NULL;
 	assert_int_equal(access(path, F_OK), -1);
 }
@@ -691,9 +700,8 @@ static void test_events_of_one_call_come_in_order_with_its_id(void **state)
 	assert_string_equal(types, "call-start tool-result");
 	json_t *ev;
 	size_t i;
-	json_array_foreach(f->events, i, ev)
-		if (!strcmp(cstr(ev, "event"), "approval-decision"))
-			assert_string_equal(cstr(ev, "decision"), "allow_once");
+	json_array_foreach(f->events, i, ev) if (!strcmp(cstr(ev, "event"), "approval-decision"))
+	        assert_string_equal(cstr(ev, "decision"), "allow_once");
 }
 
 static void test_crashed_builtin_fails_and_emits_an_error_event(void **state)
@@ -717,7 +725,7 @@ static void test_crashed_builtin_fails_and_emits_an_error_event(void **state)
 
 /* ---- the builtin's result on fd 3 ------------------------------------------ */
 
-enum { BIG_CANON = 200000, BIG_RENDER = 100000 };   /* both well over a pipe's 64 KiB */
+enum { BIG_CANON = 200000, BIG_RENDER = 100000 }; /* both well over a pipe's 64 KiB */
 
 /* A canonical string that JSON must escape all along (quotes, backslashes,
  * control characters). */
@@ -754,19 +762,24 @@ static int tool_shapes(const struct tc_tool_ctx *ctx, json_t *args, struct tc_ou
 		/* A NUL inside a string: JSON carries it (\u0000). */
 		out->canonical = json_pack("{s:s#}", "text", "a\0b", (size_t)3);
 	}
-	return 0;   /* "none": neither canonical nor render */
+	return 0; /* "none": neither canonical nor render */
 }
 
 static const struct tc_tool shape_tools[] = {
-	{ .name = "result_shapes", .description = "Answers in the shape asked for: big, raw, "
-	  "fail, forged, nul or none.",
+	{ .name = "result_shapes",
+	  .description = "Answers in the shape asked for: big, raw, "
+	                 "fail, forged, nul or none.",
 	  .parameters = "{\"type\":\"object\",\"properties\":{\"shape\":{\"enum\":[\"big\","
 	                "\"raw\",\"fail\",\"forged\",\"nul\",\"none\"]}},\"required\":[\"shape\"]}",
-	  .risk = TC_RISK_READ_ONLY, .execute = tool_shapes },
+	  .risk = TC_RISK_READ_ONLY,
+	  .execute = tool_shapes },
 };
 
 static const struct tc_plugin shape_plugin = {
-	"result_shapes", TC_RISK_READ_ONLY, shape_tools, 1,
+	"result_shapes",
+	TC_RISK_READ_ONLY,
+	shape_tools,
+	1,
 };
 
 static void start_with_shapes(struct fx *f, const char *config_json)
@@ -794,7 +807,6 @@ static void test_builtin_result_larger_than_a_pipe_arrives_whole(void **state)
 	assert_string_equal(r->render, want);
 	free(want);
 }
-
 
 /* Our live children that run tools (spares, running jobs; those the
  * jails' workers fork are ours: CLONE_PARENT), not the workers (0 when
@@ -866,7 +878,9 @@ static void test_builtin_render_bytes_are_repaired_not_passed_on(void **state)
 	start_with_shapes(f, NULL);
 	struct tc_result *r = call(f, "result_shapes", "{\"shape\": \"raw\"}");
 	assert_status(r, TC_STATUS_OK);
-	assert_string_equal(r->render, "ok \xef\xbf\xbd\xef\xbf\xbd end\xe2\x90\x81");   /* U+0001 shown as U+2401 */
+	assert_string_equal(
+	        r->render,
+	        "ok \xef\xbf\xbd\xef\xbf\xbd end\xe2\x90\x81"); /* U+0001 shown as U+2401 */
 	assert_string_equal(cstr(r->canonical, "k"), "v");
 }
 

@@ -88,8 +88,8 @@ static void check_common(const struct profile *p)
 	assert_false(in_list(s->read_paths, "/"));
 	assert_int_equal(list_len(s->write_paths), 0);
 	assert_false(in_list(s->exec_paths, "/etc"));
-	const char *secrets[] = { "/etc/shadow", "/etc/gshadow", "/etc/sudoers",
-	                          "/etc/sudoers.d", "/etc/ssh/ssh_host_*_key" };
+	const char *secrets[] = { "/etc/shadow", "/etc/gshadow", "/etc/sudoers", "/etc/sudoers.d",
+		                  "/etc/ssh/ssh_host_*_key" };
 	for (size_t i = 0; i < sizeof secrets / sizeof secrets[0]; i++)
 		if (!in_list(s->hidden_paths, secrets[i]))
 			fail_msg("%s does not hide %s", s->name, secrets[i]);
@@ -104,8 +104,9 @@ static void check_common(const struct profile *p)
 	assert_int_equal(s->output_keep_bytes, 1 << 20);
 	assert_int_equal(s->output_limit_bytes, 64ULL << 20);
 	/* Fail closed: Landlock itself and the namespaces are required. */
-	assert_false(s->optional & (SBX_REQ_LANDLOCK | SBX_REQ_NS_USER | SBX_REQ_NS_PID |
-	                            SBX_REQ_NS_MOUNT | SBX_REQ_IDENTITY));
+	assert_false(s->optional &
+	             (SBX_REQ_LANDLOCK | SBX_REQ_NS_USER | SBX_REQ_NS_PID | SBX_REQ_NS_MOUNT |
+	              SBX_REQ_IDENTITY));
 	assert_true(s->optional & SBX_REQ_CGROUP_PIDS);
 	/* Every alternative way of building a wall accepted (each reported);
 	 * strict is the operator's, never a profile's. */
@@ -182,7 +183,7 @@ static void test_inet_profile_defaults_to_egress_through_toolcage(void **state)
 	if (profile_parse(text, strlen(text), "inline", &p, &err) < 0)
 		fail_msg("%s: %s", err.where, err.msg);
 	assert_true(p->spec.egress);
-	assert_int_equal(p->spec.n_tcp_connect_ports, 6);   /* 443, 8080, then 53 80 1080 3128 */
+	assert_int_equal(p->spec.n_tcp_connect_ports, 6); /* 443, 8080, then 53 80 1080 3128 */
 	assert_int_equal(p->spec.tcp_connect_ports[1], 8080);
 	assert_int_equal(p->spec.tcp_connect_ports[5], SBX_EGRESS_HTTP_PROXY_PORT);
 	assert_true(in_list(p->spec.env_set, "HTTPS_PROXY=mine"));
@@ -252,7 +253,7 @@ static void test_profile_dir_overrides_builtin(void **state)
 	assert_string_equal(p->spec.name, "mine");
 	assert_int_equal(p->spec.timeout_ms, 7);
 	assert_string_equal(p->origin, path);
-	assert_string_equal(p->file, path);    /* what trust.c checks */
+	assert_string_equal(p->file, path); /* what trust.c checks */
 	assert_false(p->prebuilt);
 	assert_non_null(p->doc);
 	profile_free(p);
@@ -266,8 +267,7 @@ static void test_profile_dir_overrides_builtin(void **state)
 
 /* ---- prebuilt built-ins (mk/gen_profiles.c) ----------------------------- */
 
-static void same_str(const char *prof, const char *field, const char *pre,
-                     const char *parsed)
+static void same_str(const char *prof, const char *field, const char *pre, const char *parsed)
 {
 	if (!pre != !parsed || (pre && strcmp(pre, parsed)))
 		fail_msg("%s: %s differs: prebuilt \"%s\", parsed \"%s\"", prof, field,
@@ -291,11 +291,11 @@ static void same_list(const char *prof, const char *field, const char *const *pr
 	}
 }
 
-#define SAME_SCALAR(prof, a, b, f)                                                   \
-	do {                                                                         \
-		if ((a)->f != (b)->f)                                                \
-			fail_msg("%s: " #f " differs: prebuilt %llu, parsed %llu", prof, \
-			         (unsigned long long)(a)->f, (unsigned long long)(b)->f); \
+#define SAME_SCALAR(prof, a, b, f)                                                                 \
+	do {                                                                                       \
+		if ((a)->f != (b)->f)                                                              \
+			fail_msg("%s: " #f " differs: prebuilt %llu, parsed %llu", prof,           \
+			         (unsigned long long)(a)->f, (unsigned long long)(b)->f);          \
 	} while (0)
 
 /* Every field of the spec by name, then the whole struct as bytes with the
@@ -322,8 +322,8 @@ static void same_spec(const char *prof, const struct sbx_spec *a, const struct s
 	if (!a->tcp_connect_ports != !b->tcp_connect_ports)
 		fail_msg("%s: tcp_connect_ports: one is NULL, the other not", prof);
 	SAME_SCALAR(prof, a, b, n_tcp_connect_ports);
-	for (size_t i = 0; a->tcp_connect_ports && b->tcp_connect_ports &&
-	                   i < a->n_tcp_connect_ports; i++)
+	for (size_t i = 0;
+	     a->tcp_connect_ports && b->tcp_connect_ports && i < a->n_tcp_connect_ports; i++)
 		SAME_SCALAR(prof, a, b, tcp_connect_ports[i]);
 	SAME_SCALAR(prof, a, b, cpu_seconds);
 	SAME_SCALAR(prof, a, b, address_space_bytes);
@@ -362,7 +362,8 @@ static void same_spec(const char *prof, const struct sbx_spec *a, const struct s
 	for (size_t i = 0; i < sizeof x; i++)
 		if (bx[i] != by[i])
 			fail_msg("%s: struct sbx_spec differs at byte %zu (a field not compared "
-			         "above, or not printed by mk/gen_profiles.c?)", prof, i);
+			         "above, or not printed by mk/gen_profiles.c?)",
+			         prof, i);
 }
 
 /* Each built-in loads prebuilt and equals profile_parse() of its embedded
@@ -474,7 +475,7 @@ static void test_minimal_profile_gets_safe_defaults(void **state)
 	assert_string_equal(s->name, "minimal");
 	assert_string_equal(p->description, "");
 	assert_int_equal(s->namespaces, 0);
-	assert_int_equal(s->optional, 0);    /* nothing may be dropped */
+	assert_int_equal(s->optional, 0); /* nothing may be dropped */
 	assert_true(s->workspace_read);
 	assert_false(s->workspace_write);
 	assert_false(s->workspace_exec);
@@ -484,7 +485,8 @@ static void test_minimal_profile_gets_safe_defaults(void **state)
 	assert_int_equal(s->n_tcp_connect_ports, 0);
 	assert_int_equal(s->seccomp_default, SBX_ACT_ALLOW);
 	assert_int_equal(s->cpu_seconds + s->address_space_bytes + s->file_size_bytes +
-	                 s->open_files + s->processes + s->memory_bytes + s->tmp_bytes, 0);
+	                         s->open_files + s->processes + s->memory_bytes + s->tmp_bytes,
+	                 0);
 	assert_null(s->env_set);
 	assert_null(s->env_pass);
 	assert_false(s->fixed_identity);
@@ -509,9 +511,10 @@ static void test_full_profile_every_key(void **state)
 	assert_string_equal(s->exec_paths[0], "/usr");
 	assert_string_equal(s->hidden_paths[1], "/etc/ssh/ssh_host_*_key");
 	assert_true(s->workspace_read && s->workspace_write && s->workspace_exec);
-	assert_int_equal(s->socket_families, SBX_AF_UNIX | SBX_AF_INET | SBX_AF_INET6 | SBX_AF_NETLINK);
+	assert_int_equal(s->socket_families,
+	                 SBX_AF_UNIX | SBX_AF_INET | SBX_AF_INET6 | SBX_AF_NETLINK);
 	assert_true(s->allow_udp);
-	assert_false(s->egress);   /* "egress": "direct": the ports as listed */
+	assert_false(s->egress); /* "egress": "direct": the ports as listed */
 	assert_int_equal(s->n_tcp_connect_ports, 4);
 	assert_int_equal(s->tcp_connect_ports[0], 22);
 	assert_int_equal(s->tcp_connect_ports[1], 8080);
@@ -614,7 +617,8 @@ static void test_invalid_fixtures_name_file_and_pointer(void **state)
 		if (line[0] == '#' || line[0] == '\n')
 			continue;
 		line[strcspn(line, "\n")] = '\0';
-		char *name = strtok(line, "\t"), *ptr = strtok(NULL, "\t"), *words = strtok(NULL, "\t");
+		char *name = strtok(line, "\t"), *ptr = strtok(NULL, "\t"),
+		     *words = strtok(NULL, "\t");
 		assert_non_null(words);
 		char rel[300], want_where[1400];
 		snprintf(rel, sizeof rel, "invalid/%s.json", name);
@@ -623,8 +627,8 @@ static void test_invalid_fixtures_name_file_and_pointer(void **state)
 		if (strcmp(err.where, want_where) || !strstr(err.msg, words) ||
 		    err.code != TC_E_INVALID) {
 			print_error("%s:\n  got  where \"%s\" msg \"%s\" code %d\n"
-			            "  want where \"%s\" msg with \"%s\"\n", name, err.where,
-			            err.msg, err.code, want_where, words);
+			            "  want where \"%s\" msg with \"%s\"\n",
+			            name, err.where, err.msg, err.code, want_where, words);
 			bad++;
 		}
 		rows++;
@@ -675,15 +679,16 @@ static void expect_syntax(const char *rel, const char *pos, const char *words)
 	snprintf(want, sizeof want, "%s:%s", fixture(rel), pos);
 	if (strcmp(err.where, want) || !strstr(err.msg, "not valid JSON") ||
 	    !strstr(err.msg, words))
-		fail_msg("%s: where \"%s\" msg \"%s\"; want where \"%s\", msg with \"%s\"",
-		         rel, err.where, err.msg, want, words);
+		fail_msg("%s: where \"%s\" msg \"%s\"; want where \"%s\", msg with \"%s\"", rel,
+		         err.where, err.msg, want, words);
 	assert_int_equal(err.code, TC_E_INVALID);
 }
 
 static void test_invalid_json_reports_line_and_column(void **state)
 {
 	(void)state;
-	expect_syntax("invalid/syntax_missing_comma.json", "4:10", "'}' expected near '\"limits\"'");
+	expect_syntax("invalid/syntax_missing_comma.json", "4:10",
+	              "'}' expected near '\"limits\"'");
 	expect_syntax("invalid/syntax_trailing.json", "1:40", "end of file expected");
 	expect_syntax("invalid/syntax_trailing_comma.json", "1:33", "string or '}' expected");
 	expect_syntax("invalid/syntax_empty.json", "1:0", "'[' or '{' expected");

@@ -17,8 +17,9 @@ static int noop_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_outp
 	return 0;
 }
 
-#define PARAMS "{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\"," \
-               "\"description\":\"File path, e.g. \\\"a/b.txt\\\"\"}},\"required\":[\"path\"]}"
+#define PARAMS                                                                                     \
+	"{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\","                      \
+	"\"description\":\"File path, e.g. \\\"a/b.txt\\\"\"}},\"required\":[\"path\"]}"
 
 static struct tc_tool good_tool(const char *name)
 {
@@ -300,7 +301,7 @@ static void test_registry_add_takes_tool_even_on_failure(void **state)
 	tc_defined_ref(dup);
 	assert_int_equal(dup->refs, 2);
 	assert_int_equal(tc_registry_add(reg, dup, NULL, NULL), -1);
-	assert_int_equal(dup->refs, 1);   /* the registry dropped the one it took */
+	assert_int_equal(dup->refs, 1); /* the registry dropped the one it took */
 	tc_defined_unref(dup);
 	tc_registry_free(reg);
 }
@@ -331,7 +332,8 @@ static void test_disposer_unregisters_tool(void **state)
 	assert_string_equal(tc_defined_name(tc_registry_at(reg, 0)), "list_dir");
 	json_t *list = tc_registry_export(reg, TC_EXPORT_MCP);
 	assert_int_equal(json_array_size(list), 1);
-	assert_string_equal(json_string_value(json_object_get(json_array_get(list, 0), "name")), "list_dir");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(list, 0), "name")),
+	                    "list_dir");
 	json_decref(list);
 	/* the name is free again */
 	assert_int_equal(tc_registry_add(reg, def("read_file", 0), NULL, NULL), 0);
@@ -392,12 +394,20 @@ static void test_registry_get_unknown_is_null(void **state)
 }
 
 static const struct tc_tool fs_tools[] = {
-	{ .name = "read_file", .description = "Read a text file and return its contents.",
-	  .parameters = PARAMS, .execute = noop_exec },
-	{ .name = "write_file", .description = "Write text to a file, replacing its contents.",
-	  .parameters = PARAMS, .risk = TC_RISK_WRITE, .execute = noop_exec },
-	{ .name = "delete_path", .description = "Delete a file or an empty directory.",
-	  .parameters = PARAMS, .risk = TC_RISK_DESTRUCTIVE, .execute = noop_exec },
+	{ .name = "read_file",
+	  .description = "Read a text file and return its contents.",
+	  .parameters = PARAMS,
+	  .execute = noop_exec },
+	{ .name = "write_file",
+	  .description = "Write text to a file, replacing its contents.",
+	  .parameters = PARAMS,
+	  .risk = TC_RISK_WRITE,
+	  .execute = noop_exec },
+	{ .name = "delete_path",
+	  .description = "Delete a file or an empty directory.",
+	  .parameters = PARAMS,
+	  .risk = TC_RISK_DESTRUCTIVE,
+	  .execute = noop_exec },
 };
 
 static void test_plugin_dispose_removes_all(void **state)
@@ -492,7 +502,7 @@ static void test_generation_counts_changes(void **state)
 	assert_int_equal(tc_registry_add(reg, def("read_file", 0), &d, NULL), 0);
 	assert_int_equal(tc_registry_generation(reg), 1);
 	assert_int_equal(tc_registry_add(reg, def("read_file", 0), NULL, NULL), -1);
-	assert_int_equal(tc_registry_generation(reg), 1);   /* a refusal changes nothing */
+	assert_int_equal(tc_registry_generation(reg), 1); /* a refusal changes nothing */
 	tc_dispose(&d);
 	assert_int_equal(tc_registry_generation(reg), 2);
 	tc_registry_free(reg);
@@ -513,7 +523,7 @@ static void test_watch_sees_changes_until_disposed(void **state)
 	assert_int_equal(tc_registry_watch(reg, count_calls, &calls, &w, NULL), 0);
 	struct tc_plugin p = { "fs", TC_RISK_DESTRUCTIVE, fs_tools, 3 };
 	assert_int_equal(tc_plugin_load(reg, &p, &d, NULL), 0);
-	assert_int_equal(calls, 1);   /* a plugin is one change */
+	assert_int_equal(calls, 1); /* a plugin is one change */
 	tc_dispose(&d);
 	assert_int_equal(calls, 2);
 	tc_dispose(&w);
@@ -544,12 +554,14 @@ static void test_export_mcp_shape(void **state)
 	struct tc_defined *d = tc_tool_define(&t, NULL);
 	assert_non_null(d);
 	json_t *o = tc_defined_export(d, TC_EXPORT_MCP);
-	assert_json(o, "{\"name\":\"read_file\",\"title\":\"Read file\","
-	               "\"description\":\"Read a text file from the workspace and return its contents.\","
-	               "\"inputSchema\":" PARAMS ","
-	               "\"outputSchema\":{\"type\":\"object\",\"properties\":{\"text\":{\"type\":\"string\"}}},"
-	               "\"annotations\":{\"readOnlyHint\":true,\"destructiveHint\":false,"
-	               "\"idempotentHint\":true,\"openWorldHint\":false}}");
+	assert_json(
+	        o,
+	        "{\"name\":\"read_file\",\"title\":\"Read file\","
+	        "\"description\":\"Read a text file from the workspace and return its contents.\","
+	        "\"inputSchema\":" PARAMS ","
+	        "\"outputSchema\":{\"type\":\"object\",\"properties\":{\"text\":{\"type\":\"string\"}}},"
+	        "\"annotations\":{\"readOnlyHint\":true,\"destructiveHint\":false,"
+	        "\"idempotentHint\":true,\"openWorldHint\":false}}");
 	json_decref(o);
 	tc_defined_unref(d);
 }
@@ -582,18 +594,24 @@ static void check_annotations(enum tc_risk risk, bool idem, const char *want)
 static void test_export_mcp_annotations_for_each_risk(void **state)
 {
 	(void)state;
-	check_annotations(TC_RISK_READ_ONLY, false,
-	                  "{\"readOnlyHint\":true,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}");
-	check_annotations(TC_RISK_WRITE, false,
-	                  "{\"readOnlyHint\":false,\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":false}");
-	check_annotations(TC_RISK_WRITE, true,
-	                  "{\"readOnlyHint\":false,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}");
-	check_annotations(TC_RISK_NETWORK, false,
-	                  "{\"readOnlyHint\":false,\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":true}");
-	check_annotations(TC_RISK_DESTRUCTIVE, true,
-	                  "{\"readOnlyHint\":false,\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}");
-	check_annotations(TC_RISK_DESTRUCTIVE, false,
-	                  "{\"readOnlyHint\":false,\"destructiveHint\":true,\"idempotentHint\":false,\"openWorldHint\":false}");
+	check_annotations(
+	        TC_RISK_READ_ONLY, false,
+	        "{\"readOnlyHint\":true,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}");
+	check_annotations(
+	        TC_RISK_WRITE, false,
+	        "{\"readOnlyHint\":false,\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":false}");
+	check_annotations(
+	        TC_RISK_WRITE, true,
+	        "{\"readOnlyHint\":false,\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false}");
+	check_annotations(
+	        TC_RISK_NETWORK, false,
+	        "{\"readOnlyHint\":false,\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":true}");
+	check_annotations(
+	        TC_RISK_DESTRUCTIVE, true,
+	        "{\"readOnlyHint\":false,\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false}");
+	check_annotations(
+	        TC_RISK_DESTRUCTIVE, false,
+	        "{\"readOnlyHint\":false,\"destructiveHint\":true,\"idempotentHint\":false,\"openWorldHint\":false}");
 }
 
 static void test_export_openai_shape(void **state)
@@ -602,9 +620,11 @@ static void test_export_openai_shape(void **state)
 	struct tc_registry *reg = tc_registry_new();
 	assert_int_equal(tc_registry_add(reg, def("read_file", 0), NULL, NULL), 0);
 	json_t *a = tc_registry_export(reg, TC_EXPORT_OPENAI);
-	assert_json(a, "[{\"type\":\"function\",\"function\":{\"name\":\"read_file\","
-	               "\"description\":\"Read a text file from the workspace and return its contents.\","
-	               "\"parameters\":" PARAMS "}}]");
+	assert_json(
+	        a,
+	        "[{\"type\":\"function\",\"function\":{\"name\":\"read_file\","
+	        "\"description\":\"Read a text file from the workspace and return its contents.\","
+	        "\"parameters\":" PARAMS "}}]");
 	json_decref(a);
 	tc_registry_free(reg);
 }

@@ -101,19 +101,19 @@ static void check_multibyte_cut(const char *ch, size_t width)
 static void test_render_cuts_between_two_byte_characters(void **state)
 {
 	(void)state;
-	check_multibyte_cut("\xc3\xa9", 2);          /* é */
+	check_multibyte_cut("\xc3\xa9", 2); /* é */
 }
 
 static void test_render_cuts_between_three_byte_characters(void **state)
 {
 	(void)state;
-	check_multibyte_cut("\xe2\x82\xac", 3);      /* € */
+	check_multibyte_cut("\xe2\x82\xac", 3); /* € */
 }
 
 static void test_render_cuts_between_four_byte_characters(void **state)
 {
 	(void)state;
-	check_multibyte_cut("\xf0\x9f\x98\x80", 4);  /* 😀 */
+	check_multibyte_cut("\xf0\x9f\x98\x80", 4); /* 😀 */
 }
 
 static void test_render_counts_code_points_not_bytes(void **state)
@@ -144,7 +144,7 @@ static void test_render_handles_empty_output(void **state)
 static void test_render_replaces_invalid_utf8(void **state)
 {
 	(void)state;
-	const char in[] = "ok \xff\xfe end \xc3";   /* stray bytes, truncated sequence */
+	const char in[] = "ok \xff\xfe end \xc3"; /* stray bytes, truncated sequence */
 	struct render_result r;
 	render_ok(in, sizeof in - 1, 100, NULL, &r);
 	assert_true(r.replaced);
@@ -161,7 +161,9 @@ static void test_render_replaces_nul_bytes(void **state)
 	render_ok(in, 3, 100, NULL, &r);
 	assert_true(r.replaced);
 	assert_int_equal(r.len, 5);
-	assert_string_equal(r.text, "a\xef\xbf\xbd" "b");
+	assert_string_equal(r.text,
+	                    "a\xef\xbf\xbd"
+	                    "b");
 	render_result_release(&r);
 }
 
@@ -172,10 +174,13 @@ static void test_render_replaces_nul_bytes(void **state)
 static void test_render_shows_control_characters(void **state)
 {
 	(void)state;
-	const char in[] = "a\x1b]52;c;eA==\x07" "b\x1b[2Kc\rd\r\ne\tf\x7fg\xc2\x9bh\r";
+	const char in[] = "a\x1b]52;c;eA==\x07"
+	                  "b\x1b[2Kc\rd\r\ne\tf\x7fg\xc2\x9bh\r";
 	struct render_result r;
 	render_ok(in, sizeof in - 1, 100, NULL, &r);
-	assert_string_equal(r.text, "a\u241b]52;c;eA==\u2407" "b\u241b[2Kc\u240dd\r\ne\tf\u2421g"
+	assert_string_equal(r.text,
+	                    "a\u241b]52;c;eA==\u2407"
+	                    "b\u241b[2Kc\u240dd\r\ne\tf\u2421g"
 	                    "\xef\xbf\xbdh\u240d");
 	assert_int_equal(r.chars_total, 31);
 	for (const char *p = r.text; *p; p++)
@@ -196,7 +201,8 @@ static void test_render_escapes_line_separators_and_bidi(void **state)
 	struct render_result r;
 	render_ok(in, sizeof in - 1, 1000, NULL, &r);
 	assert_true(r.replaced);
-	assert_string_equal(r.text, "a\\u2028[toolcage] b\\u2029c\\u202Ed\\u202A\\u202B\\u202C"
+	assert_string_equal(r.text,
+	                    "a\\u2028[toolcage] b\\u2029c\\u202Ed\\u202A\\u202B\\u202C"
 	                    "\\u202De\\u2066\\u2067\\u2068\\u2069f\\u200E\\u200F\\u061Cg\u2027h");
 	assert_int_equal(r.chars_total, utf8_count(r.text, r.len));
 	render_result_release(&r);
@@ -210,15 +216,19 @@ static void test_render_escapes_line_separators_and_bidi(void **state)
 	json_decref(v);
 	render_result_release(&r);
 	/* NEL, a C1 control, is replaced as the others are. */
-	render_ok("a\xc2\x85" "b", 4, 100, NULL, &r);
-	assert_string_equal(r.text, "a\xef\xbf\xbd" "b");
+	render_ok("a\xc2\x85"
+	          "b",
+	          4, 100, NULL, &r);
+	assert_string_equal(r.text,
+	                    "a\xef\xbf\xbd"
+	                    "b");
 	render_result_release(&r);
 }
 
 static void test_render_rejects_overlong_encoding(void **state)
 {
 	(void)state;
-	const char in[] = "\xc0\xaf";   /* overlong '/' */
+	const char in[] = "\xc0\xaf"; /* overlong '/' */
 	struct render_result r;
 	render_ok(in, 2, 100, NULL, &r);
 	assert_true(r.replaced);
@@ -233,7 +243,8 @@ static void test_render_budget_of_one_keeps_only_marker(void **state)
 	render_ok("abc", 3, 1, NULL, &r);
 	assert_true(r.truncated);
 	assert_int_equal(r.chars_omitted, 3);
-	assert_string_equal(r.text, "\n[... 3 characters left out; call again with a narrower "
+	assert_string_equal(r.text,
+	                    "\n[... 3 characters left out; call again with a narrower "
 	                    "request (offset/limit, a pattern) to see them ...]\n");
 	render_result_release(&r);
 }
@@ -349,8 +360,10 @@ static void test_spill_file_holds_whole_output(void **state)
 	assert_int_equal(st.st_mode & 0777, 0600);
 	assert_int_equal(render_spill_used(s), n);
 	char want[512];
-	snprintf(want, sizeof want, "the whole output (%zu characters) is in %s: read it with "
-	         "read_file using offset and limit ...]", r.chars_total, r.spill_path);
+	snprintf(want, sizeof want,
+	         "the whole output (%zu characters) is in %s: read it with "
+	         "read_file using offset and limit ...]",
+	         r.chars_total, r.spill_path);
 	assert_non_null(strstr(r.text, want));
 	free(kept);
 	render_result_release(&r);
@@ -379,11 +392,12 @@ static void test_spill_over_cap_is_skipped_and_said(void **state)
 	struct render_result r1, r2;
 	render_ok(big, 40, 10, s, &r1);
 	assert_non_null(r1.spill_path);
-	render_ok(big, 40, 10, s, &r2);   /* 80 bytes would pass the cap of 50 */
+	render_ok(big, 40, 10, s, &r2); /* 80 bytes would pass the cap of 50 */
 	assert_null(r2.spill_path);
 	assert_non_null(r2.spill_refused);
 	assert_non_null(strstr(r2.text, "call again with a narrower request"));
-	assert_non_null(strstr(r2.text, "(the whole output was not kept: the session's spill "
+	assert_non_null(strstr(r2.text,
+	                       "(the whole output was not kept: the session's spill "
 	                       "directory is full (40 of 50 bytes used))"));
 	assert_int_equal(render_spill_used(s), 40);
 	render_result_release(&r1);
@@ -452,12 +466,18 @@ int main(void)
 		cmocka_unit_test(test_render_budget_of_five_keeps_three_and_one),
 		cmocka_unit_test(test_render_zero_budget_means_default),
 		cmocka_unit_test(test_render_marker_counts_sanitized_characters),
-		cmocka_unit_test_setup_teardown(test_spill_directory_is_private, tmp_setup, tmp_teardown),
-		cmocka_unit_test_setup_teardown(test_spill_file_holds_whole_output, tmp_setup, tmp_teardown),
-		cmocka_unit_test_setup_teardown(test_spill_not_written_when_render_fits, tmp_setup, tmp_teardown),
-		cmocka_unit_test_setup_teardown(test_spill_over_cap_is_skipped_and_said, tmp_setup, tmp_teardown),
-		cmocka_unit_test_setup_teardown(test_spill_free_removes_files_and_directory, tmp_setup, tmp_teardown),
-		cmocka_unit_test_setup_teardown(test_spill_sessions_get_separate_directories, tmp_setup, tmp_teardown),
+		cmocka_unit_test_setup_teardown(test_spill_directory_is_private, tmp_setup,
+		                                tmp_teardown),
+		cmocka_unit_test_setup_teardown(test_spill_file_holds_whole_output, tmp_setup,
+		                                tmp_teardown),
+		cmocka_unit_test_setup_teardown(test_spill_not_written_when_render_fits, tmp_setup,
+		                                tmp_teardown),
+		cmocka_unit_test_setup_teardown(test_spill_over_cap_is_skipped_and_said, tmp_setup,
+		                                tmp_teardown),
+		cmocka_unit_test_setup_teardown(test_spill_free_removes_files_and_directory,
+		                                tmp_setup, tmp_teardown),
+		cmocka_unit_test_setup_teardown(test_spill_sessions_get_separate_directories,
+		                                tmp_setup, tmp_teardown),
 		cmocka_unit_test(test_spill_new_fails_for_unusable_parent),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -43,8 +43,8 @@
 static struct {
 	char ws[64];
 	struct profile *prof;
-	struct sbx_jail *jail;      /* read-only, as shipped */
-	char why_not[600];          /* set when the sandbox cannot run here */
+	struct sbx_jail *jail; /* read-only, as shipped */
+	char why_not[600];     /* set when the sandbox cannot run here */
 } fx;
 
 static void need_sandbox(void)
@@ -98,7 +98,7 @@ static int count_fds(void)
 	while (readdir(d))
 		n++;
 	closedir(d);
-	return n - 3;   /* ".", ".." and the DIR's own fd */
+	return n - 3; /* ".", ".." and the DIR's own fd */
 }
 
 static long rss_kb(void)
@@ -115,7 +115,7 @@ static long rss_kb(void)
 static int setup(void **state)
 {
 	(void)state;
-	signal(SIGPIPE, SIG_IGN);   /* sbx_child_step's contract */
+	signal(SIGPIPE, SIG_IGN); /* sbx_child_step's contract */
 	snprintf(fx.ws, sizeof fx.ws, "/tmp/tc-sandbox-XXXXXX");
 	if (!mkdtemp(fx.ws))
 		return -1;
@@ -198,8 +198,8 @@ static void test_stdout_and_stderr_are_captured_apart(void **state)
 {
 	(void)state;
 	need_sandbox();
-	char *const argv[] = { (char *)"sh", (char *)"-c",
-	                       (char *)"printf out; printf err >&2", NULL };
+	char *const argv[] = { (char *)"sh", (char *)"-c", (char *)"printf out; printf err >&2",
+		               NULL };
 	struct sbx_child *c = run_argv(fx.jail, argv);
 	const struct sbx_outcome *o = sbx_child_outcome(c);
 	assert_int_equal(o->exit_code, 0);
@@ -223,7 +223,7 @@ static void test_stdin_data_is_delivered(void **state)
 	char *const argv[] = { (char *)"cat", NULL };
 	struct sbx_job job = { .argv = argv, .stdin_data = in, .stdin_len = len };
 	struct sbx_child *c = spawn(fx.jail, &job);
-	free(in);   /* copied by sbx_spawn */
+	free(in); /* copied by sbx_spawn */
 	assert_int_equal(sbx_child_wait(c), 0);
 	const struct sbx_outcome *o = sbx_child_outcome(c);
 	assert_int_equal(o->exit_code, 0);
@@ -247,10 +247,11 @@ static void test_stdin_stream(void **state)
 	assert_int_equal(pipe(p), 0);
 	int flags = fcntl(p[0], F_GETFL);
 	assert_int_equal(write(p[1], "streamed\n", 9), 9);
-	char *const cat[] = { (char *)"sh", (char *)"-c", (char *)"head -n 1; exec 0<&-; echo end", NULL };
+	char *const cat[] = { (char *)"sh", (char *)"-c", (char *)"head -n 1; exec 0<&-; echo end",
+		              NULL };
 	struct sbx_job job = { .argv = cat, .stdin_stream = true, .stdin_source = p[0] };
 	struct sbx_child *c = spawn(fx.jail, &job);
-	assert_int_equal(sbx_child_wait(c), 0);   /* p[1] still open: no EOF */
+	assert_int_equal(sbx_child_wait(c), 0); /* p[1] still open: no EOF */
 	const struct sbx_outcome *o = sbx_child_outcome(c);
 	assert_int_equal(o->exit_code, 0);
 	assert_string_equal(o->out.head, "streamed\nend\n");
@@ -265,7 +266,7 @@ static void test_stdin_stream(void **state)
 	char *const wc[] = { (char *)"wc", (char *)"-c", NULL };
 	struct sbx_job job2 = { .argv = wc, .stdin_stream = true, .stdin_source = p[0] };
 	c = spawn(fx.jail, &job2);
-	assert_int_equal(fcntl(p[1], F_SETFL, O_NONBLOCK), 0);   /* the writer's end only */
+	assert_int_equal(fcntl(p[1], F_SETFL, O_NONBLOCK), 0); /* the writer's end only */
 	for (size_t off = 0; off < len;) {
 		assert_int_equal(sbx_child_step(c), 0);
 		ssize_t n = write(p[1], in + off, len - off > 4096 ? 4096 : len - off);
@@ -279,7 +280,7 @@ static void test_stdin_stream(void **state)
 	assert_string_equal(sbx_child_outcome(c)->out.head, "307200\n");
 	sbx_child_free(c);
 	free(in);
-	assert_int_equal(fcntl(p[0], F_GETFD), 0);   /* still ours, open */
+	assert_int_equal(fcntl(p[0], F_GETFD), 0); /* still ours, open */
 	close(p[0]);
 }
 
@@ -307,7 +308,7 @@ static void test_output_flood_is_bounded(void **state)
 	need_sandbox();
 	struct sbx_jail *j = jail_with(edit_flood);
 	char *const argv[] = { (char *)"sh", (char *)"-c",
-	                       (char *)"head -c 104857600 /dev/zero | tr '\\0' y", NULL };
+		               (char *)"head -c 104857600 /dev/zero | tr '\\0' y", NULL };
 	long before = rss_kb();
 	struct sbx_child *c = run_argv(j, argv);
 	long after = rss_kb();
@@ -387,9 +388,10 @@ static void test_stream_output_waits_for_the_caller(void **state)
 {
 	(void)state;
 	need_sandbox();
-	struct sbx_jail *j = jail_with(edit_limit);   /* a 1 MiB limit: not applied */
+	struct sbx_jail *j = jail_with(edit_limit); /* a 1 MiB limit: not applied */
 	char *const argv[] = { (char *)"sh", (char *)"-c",
-	                       (char *)"head -c 3000000 /dev/zero | tr '\\0' y; echo done >&2", NULL };
+		               (char *)"head -c 3000000 /dev/zero | tr '\\0' y; echo done >&2",
+		               NULL };
 	struct sbx_job job = { .argv = argv, .stream_output = true };
 	struct sbx_child *c = spawn(j, &job);
 	/* Not taking anything: the child fills the window (128 KiB) and its
@@ -418,14 +420,14 @@ static void test_stream_output_outlives_the_grace(void **state)
 	(void)state;
 	need_sandbox();
 	char *const argv[] = { (char *)"sh", (char *)"-c",
-	                       (char *)"head -c 600000 /dev/zero | tr '\\0' y", NULL };
+		               (char *)"head -c 600000 /dev/zero | tr '\\0' y", NULL };
 	struct sbx_job job = { .argv = argv, .stream_output = true };
 	struct sbx_child *c = spawn(fx.jail, &job);
 	const char *p;
 	for (int64_t end = io_now_ms() + 30000;
 	     io_now_ms() < end && sbx_child_output(c, 1, &p) < 128 * 1024; usleep(10000))
 		sbx_child_step(c);
-	assert_int_equal(drain_stream(c, 1000), 600000);   /* it exited long before */
+	assert_int_equal(drain_stream(c, 1000), 600000); /* it exited long before */
 	assert_int_equal(sbx_child_outcome(c)->exit_code, 0);
 	sbx_child_free(c);
 }
@@ -564,7 +566,7 @@ static void test_cwd_outside_workspace_is_refused(void **state)
 		if (!strstr(err.msg, want) || !strstr(err.msg, "inside the workspace"))
 			fail_msg("cwd '%s': unclear message \"%s\"", bad[i], err.msg);
 	}
-	assert_int_equal(count_fds(), before);   /* nothing leaked on failure */
+	assert_int_equal(count_fds(), before); /* nothing leaked on failure */
 }
 
 /* ---- hidden paths ------------------------------------------------------- */
@@ -646,7 +648,7 @@ static void test_hidden_paths_stay_hidden(void **state)
 	assert_int_equal(sh(j, script, out, sizeof out), 0);
 	assert_string_equal(out, "public\n");
 	const char *denied[] = { "cat key-1", "cat private/inner", "ls private",
-	                         "chmod 644 key-1; cat key-1", "cat ./key-1/../key-1" };
+		                 "chmod 644 key-1; cat key-1", "cat ./key-1/../key-1" };
 	for (size_t i = 0; i < sizeof denied / sizeof denied[0]; i++) {
 		snprintf(script, sizeof script, "cd %s && %s", secrets_dir, denied[i]);
 		if (sh(j, script, out, sizeof out) == 0 || strstr(out, "secret"))
@@ -684,7 +686,7 @@ static void test_hidden_rescan_failure_fails_spawns(void **state)
 	sbx_jail_keep_spare(j, true);
 	char script[256], out[256];
 	assert_int_equal(sh(j, "true", out, sizeof out), 0);
-	for (int i = 0; i < 1100; i++) {   /* more than the 1024 masks */
+	for (int i = 0; i < 1100; i++) { /* more than the 1024 masks */
 		char name[32];
 		snprintf(name, sizeof name, "key-x%04d", i);
 		write_text(secrets_dir, name, "secret many\n");
@@ -766,7 +768,7 @@ static void test_host_readonly_mount_in_workspace_stays_readonly(void **state)
 	snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s' '%s/top'", ro, rw, fx.ws);
 	assert_int_equal(system(cmd), 0);
 	assert_int_not_equal(ro_rc, 0);
-	assert_false(more);   /* the host file holds its one line */
+	assert_false(more); /* the host file holds its one line */
 	assert_int_equal(rw_rc, 0);
 }
 
@@ -874,7 +876,7 @@ static void test_write_path_tmp_keeps_tmp_private_and_masks(void **state)
 	spec.write_paths = tmp_write;
 	struct sbx_error err = { 0 };
 	struct sbx_jail *j = NULL;
-	char ws[64] = "/var/tmp/tc-ws-XXXXXX";   /* not in /tmp: that moves the tmpfs anyway */
+	char ws[64] = "/var/tmp/tc-ws-XXXXXX"; /* not in /tmp: that moves the tmpfs anyway */
 	assert_non_null(mkdtemp(ws));
 	if (sbx_jail_new(&spec, ws, &j, &err) < 0)
 		fail_msg("jail: %s", err.msg);
@@ -958,7 +960,7 @@ static void test_spare_runs_jobs_like_a_fresh_child(void **state)
 {
 	(void)state;
 	need_sandbox();
-	sbx_cleanup();   /* cgroup slots: counted from none, back to none */
+	sbx_cleanup(); /* cgroup slots: counted from none, back to none */
 	int fds_before = count_fds();
 	struct sbx_jail *j = jail_with(no_edit);
 	sbx_jail_keep_spare(j, true);
@@ -996,13 +998,13 @@ static void test_spare_runs_jobs_like_a_fresh_child(void **state)
 	assert_string_equal(out, cold);
 	assert_string_equal(out, "4194304\n256\n0\n");
 	assert_int_equal(sh(j, "ls /proc/self/fd | tr '\\n' ' '", out, sizeof out), 0);
-	assert_string_equal(out, "0 1 2 3 ");   /* 3: ls's own listing */
+	assert_string_equal(out, "0 1 2 3 "); /* 3: ls's own listing */
 	char *const missing[] = { (char *)"tc-no-such-command", NULL };
 	c = run_argv(j, missing);
 	assert_int_equal(sbx_child_outcome(c)->exit_code, CHILD_EXIT_NOTFOUND);
 	assert_string_equal(sbx_child_outcome(c)->setup_step, "exec");
 	sbx_child_free(c);
-	usleep(300 * 1000);   /* the spare waits; its deadline must not count */
+	usleep(300 * 1000); /* the spare waits; its deadline must not count */
 	char *const slow[] = { (char *)"sleep", (char *)"5", NULL };
 	struct sbx_job timed = { .argv = slow, .timeout_ms = 400 };
 	c = spawn(j, &timed);
@@ -1013,13 +1015,12 @@ static void test_spare_runs_jobs_like_a_fresh_child(void **state)
 	sbx_child_free(c);
 	pid_t kids[16];
 	assert_true(wait_spare_ready(j));
-	assert_int_equal(children(kids, 16), 1);      /* the spare */
+	assert_int_equal(children(kids, 16), 1); /* the spare */
 	sbx_jail_free(j);
-	assert_int_equal(children(kids, 16), 0);      /* gone with its jail */
-	sbx_cleanup();   /* the pool kept a second cgroup slot: spare and job overlap */
+	assert_int_equal(children(kids, 16), 0); /* gone with its jail */
+	sbx_cleanup(); /* the pool kept a second cgroup slot: spare and job overlap */
 	assert_int_equal(count_fds(), fds_before);
 }
-
 
 static void test_spare_is_used_and_a_dead_one_passed_over(void **state)
 {
@@ -1040,7 +1041,7 @@ static void test_spare_is_used_and_a_dead_one_passed_over(void **state)
 	char *const argv[] = { (char *)"/bin/true", NULL };
 	struct sbx_job job = { .argv = argv };
 	struct sbx_child *c = spawn(j, &job);
-	assert_false(sbx_jail_spare_ready(j));   /* the next comes with the free */
+	assert_false(sbx_jail_spare_ready(j)); /* the next comes with the free */
 	assert_int_equal(sbx_child_wait(c), 0);
 	assert_int_equal(sbx_child_pid(c), spare);
 	assert_int_equal(sbx_child_outcome(c)->exit_code, 0);
@@ -1075,7 +1076,7 @@ static void test_no_job_to_a_child_we_do_not_hold(void **state)
 	sbx_jail_keep_spare(j, true);
 	assert_true(wait_spare_ready(j));
 	int na = children_of(getpid(), all, 64);
-	for (int i = 0; i < na; i++) {   /* this jail's worker: the new one */
+	for (int i = 0; i < na; i++) { /* this jail's worker: the new one */
 		bool old = false;
 		for (int k = 0; k < nb; k++)
 			old |= before[k] == all[i];
@@ -1150,8 +1151,7 @@ static int fn_only_stdio(void *arg)
 	return 0;
 }
 
-__attribute__((no_sanitize("address", "undefined")))
-static int fn_faults(void *arg)
+__attribute__((no_sanitize("address", "undefined"))) static int fn_faults(void *arg)
 {
 	(void)arg;
 	/* A page that was mapped and is not any more: a real fault, which
@@ -1213,7 +1213,7 @@ static void test_builtin_gets_the_profile_environment(void **state)
 	struct sbx_jail *j = jail_with(no_edit);
 	sbx_jail_keep_spare(j, true);
 	char out[8];
-	assert_int_equal(sh(j, "true", out, sizeof out), 0);   /* a spare is made */
+	assert_int_equal(sh(j, "true", out, sizeof out), 0); /* a spare is made */
 	struct sbx_job job = { .fn = fn_checks_environment, .fn_data = "x", .fn_len = 1 };
 	c = spawn(j, &job);
 	assert_int_equal(sbx_child_wait(c), 0);
@@ -1261,9 +1261,10 @@ static void test_builtin_with_data_runs_in_a_spare(void **state)
 	pid_t kids[16];
 	assert_true(wait_spare_ready(j));
 	assert_int_equal(children(kids, 16), 1);
-	static const char data[] = "{\"path\":\"a\0b\"}";   /* a NUL inside too */
-	struct sbx_job job = { .fn = fn_echoes_data, .fn_data = data, .fn_len = sizeof data,
-	                       .result_pipe = true };
+	static const char data[] = "{\"path\":\"a\0b\"}"; /* a NUL inside too */
+	struct sbx_job job = {
+		.fn = fn_echoes_data, .fn_data = data, .fn_len = sizeof data, .result_pipe = true
+	};
 	struct sbx_child *c = spawn(j, &job);
 	assert_int_equal(sbx_child_wait(c), 0);
 	assert_int_equal(sbx_child_pid(c), kids[0]);
@@ -1282,7 +1283,9 @@ static void test_builtin_with_data_runs_in_a_spare(void **state)
 	 * the worker as we go on. */
 	assert_true(wait_spare_ready(j));
 	assert_int_equal(children(kids, 16), 1);
-	struct sbx_job ptr = { .fn = fn_writes_result, .fn_arg = (void *)"{}", .result_pipe = true };
+	struct sbx_job ptr = { .fn = fn_writes_result,
+		               .fn_arg = (void *)"{}",
+		               .result_pipe = true };
 	c = spawn(j, &ptr);
 	assert_int_not_equal(sbx_child_pid(c), kids[0]);
 	assert_int_equal(sbx_child_wait(c), 0);
@@ -1301,8 +1304,8 @@ static void test_builtin_inherits_only_stdio(void **state)
 	need_sandbox();
 	int opened3 = -1;
 	if (fcntl(3, F_GETFD) < 0)
-		opened3 = open("/dev/null", O_RDONLY);   /* lands on 3 */
-	int tmp = open("/dev/null", O_RDONLY);   /* not O_CLOEXEC, on purpose */
+		opened3 = open("/dev/null", O_RDONLY); /* lands on 3 */
+	int tmp = open("/dev/null", O_RDONLY);         /* not O_CLOEXEC, on purpose */
 	int high = fcntl(tmp, F_DUPFD, 200);
 	close(tmp);
 	assert_true(fcntl(3, F_GETFD) >= 0);
@@ -1329,8 +1332,9 @@ static void test_result_over_limit_is_flagged(void **state)
 	char big[9000];
 	memset(big, 'r', sizeof big - 1);
 	big[sizeof big - 1] = '\0';
-	struct sbx_job job = { .fn = fn_writes_result, .fn_arg = big, .result_pipe = true,
-	                       .result_limit = 4096 };
+	struct sbx_job job = {
+		.fn = fn_writes_result, .fn_arg = big, .result_pipe = true, .result_limit = 4096
+	};
 	struct sbx_child *c = spawn(fx.jail, &job);
 	assert_int_equal(sbx_child_wait(c), 0);
 	const struct sbx_outcome *o = sbx_child_outcome(c);
@@ -1347,7 +1351,7 @@ static void test_signal_death(void **state)
 	(void)state;
 	need_sandbox();
 	char *const argv[] = { (char *)"perl", (char *)"-e",
-	                       (char *)"unpack(\"p\", pack(\"J\", 8))", NULL };
+		               (char *)"unpack(\"p\", pack(\"J\", 8))", NULL };
 	if (access("/usr/bin/perl", X_OK) < 0) {
 		print_message("skip: no /usr/bin/perl to fault in\n");
 		skip();
@@ -1436,12 +1440,12 @@ static void test_many_children_at_once_leak_no_fds(void **state)
 {
 	(void)state;
 	need_sandbox();
-	sbx_cleanup();                /* start from an empty cgroup pool */
+	sbx_cleanup(); /* start from an empty cgroup pool */
 	int before = count_fds();
 	spawn_and_wait_16();
-	int pooled = count_fds();     /* per-call cgroups are kept for reuse */
+	int pooled = count_fds(); /* per-call cgroups are kept for reuse */
 	spawn_and_wait_16();
-	assert_int_equal(count_fds(), pooled);   /* reused, not grown */
+	assert_int_equal(count_fds(), pooled); /* reused, not grown */
 	sbx_cleanup();
 	assert_int_equal(count_fds(), before);
 }
@@ -1471,7 +1475,7 @@ static void test_free_running_child_kills_and_reaps(void **state)
 	snprintf(proc, sizeof proc, "/proc/%d", (int)pid);
 	assert_int_equal(access(proc, F_OK), -1);
 	sbx_cleanup();
-	assert_int_equal(count_fds(), before);   /* pidfd, epoll, pipes closed */
+	assert_int_equal(count_fds(), before); /* pidfd, epoll, pipes closed */
 	sbx_child_free(NULL);
 }
 
@@ -1524,21 +1528,24 @@ static ino_t egress_child(struct sbx_jail *j, const struct sbx_job *job, int *ke
 	int fds[SBX_LISTEN_MAX];
 	assert_int_equal(sbx_child_take_listeners(c, fds), 1);
 	int again[SBX_LISTEN_MAX];
-	assert_int_equal(sbx_child_take_listeners(c, again), 0);   /* once */
+	assert_int_equal(sbx_child_take_listeners(c, again), 0); /* once */
 	sbx_child_free(c);
 	ino_t ns = netns_of_socket(fds[0]);
 	if (job->argv)
 		assert_int_equal((unsigned long)ns, printed);
 	static const uint16_t port[SBX_LISTEN_MAX] = {
 		[SBX_LISTEN_HTTP_PROXY] = SBX_EGRESS_HTTP_PROXY_PORT,
-		[SBX_LISTEN_SOCKS] = SBX_EGRESS_SOCKS_PORT, [SBX_LISTEN_HTTP] = 80,
-		[SBX_LISTEN_TLS] = 443, [SBX_LISTEN_DNS_UDP] = 53, [SBX_LISTEN_DNS_TCP] = 53,
+		[SBX_LISTEN_SOCKS] = SBX_EGRESS_SOCKS_PORT,
+		[SBX_LISTEN_HTTP] = 80,
+		[SBX_LISTEN_TLS] = 443,
+		[SBX_LISTEN_DNS_UDP] = 53,
+		[SBX_LISTEN_DNS_TCP] = 53,
 	};
 	for (int k = 0; k < SBX_LISTEN_MAX; k++) {
 		struct sockaddr_in6 a;
 		socklen_t len = sizeof a;
 		assert_int_equal(getsockname(fds[k], (struct sockaddr *)&a, &len), 0);
-		assert_int_equal(ntohs(a.sin6_port), port[k]);   /* same place in _in and _in6 */
+		assert_int_equal(ntohs(a.sin6_port), port[k]); /* same place in _in and _in6 */
 		assert_true(netns_of_socket(fds[k]) == ns);
 		if (k)
 			close(fds[k]);
@@ -1588,27 +1595,28 @@ static void test_egress_namespace_and_listeners_per_child(void **state)
 	struct sbx_job builtin = { .fn = fn_quiet, .fn_data = data, .fn_len = sizeof data };
 	ino_t seen[6];
 	int keep[4], n = 0;
-	seen[n] = egress_child(j, &exec, &keep[n]);        /* our clone */
+	seen[n] = egress_child(j, &exec, &keep[n]); /* our clone */
 	n++;
-	seen[n] = egress_child(j, &builtin, &keep[n]);     /* a fresh worker's child */
+	seen[n] = egress_child(j, &builtin, &keep[n]); /* a fresh worker's child */
 	n++;
 	sbx_jail_keep_spare(j, true);
 	assert_true(wait_spare_ready(j));
-	seen[n] = egress_child(j, &exec, &keep[n]);        /* the spare, made ahead */
+	seen[n] = egress_child(j, &exec, &keep[n]); /* the spare, made ahead */
 	n++;
 	assert_true(wait_spare_ready(j));
-	seen[n] = egress_child(j, &builtin, &keep[n]);     /* the next spare */
+	seen[n] = egress_child(j, &builtin, &keep[n]); /* the next spare */
 	n++;
 	pid_t kids[16], worker = 0;
 	int nk = children_of(getpid(), kids, 16);
 	for (int i = 0; i < nk; i++)
-		if (getsid(kids[i]) == kids[i])   /* a worker leads its session */
+		if (getsid(kids[i]) == kids[i]) /* a worker leads its session */
 			worker = kids[i];
 	assert_true(worker > 0);
 	seen[n++] = netns_of_pid(worker);
 	seen[n++] = netns_of_pid(getpid());
 	assert_true(seen[5] != 0);
-	assert_true(seen[4] == seen[5] || (seen[4] == 0 && geteuid() != 0));   /* the worker made none */
+	assert_true(seen[4] == seen[5] ||
+	            (seen[4] == 0 && geteuid() != 0)); /* the worker made none */
 	for (int a = 0; a < 5; a++)
 		for (int b = a + 1; b < 6; b++)
 			if (b != 5 || a != 4)
@@ -1633,7 +1641,7 @@ static void test_egress_leaves_nothing_open(void **state)
 	struct sbx_jail *j = jail_with(with_egress);
 	char *const sleeper[] = { (char *)"sleep", (char *)"30", NULL };
 	struct sbx_job slow = { .argv = sleeper };
-	for (int i = 0; i < 3; i++) {   /* freed at once: during or after its setup */
+	for (int i = 0; i < 3; i++) { /* freed at once: during or after its setup */
 		struct sbx_child *c = spawn(j, &slow);
 		if (i)
 			usleep((useconds_t)i * 20000);
@@ -1641,7 +1649,7 @@ static void test_egress_leaves_nothing_open(void **state)
 	}
 	char *const t[] = { (char *)"/bin/true", NULL };
 	struct sbx_job quick = { .argv = t };
-	struct sbx_child *c = spawn(j, &quick);   /* listeners never taken */
+	struct sbx_child *c = spawn(j, &quick); /* listeners never taken */
 	assert_int_equal(sbx_child_wait(c), 0);
 	sbx_child_free(c);
 	sbx_jail_keep_spare(j, true);
@@ -1649,9 +1657,9 @@ static void test_egress_leaves_nothing_open(void **state)
 	pid_t kids[16];
 	int nk = children_of(getpid(), kids, 16);
 	for (int i = 0; i < nk; i++)
-		if (getsid(kids[i]) == kids[i])   /* a worker leads its session */
+		if (getsid(kids[i]) == kids[i]) /* a worker leads its session */
 			assert_int_equal(kill(kids[i], SIGKILL), 0);
-	sbx_jail_keep_spare(j, false);   /* the spare, made by the dead worker */
+	sbx_jail_keep_spare(j, false); /* the spare, made by the dead worker */
 	static const char data[] = "{}";
 	struct sbx_job builtin = { .fn = fn_quiet, .fn_data = data, .fn_len = sizeof data };
 	ino_t ns = 0;
@@ -1675,7 +1683,7 @@ static void test_egress_leaves_nothing_open(void **state)
 	sbx_jail_free(j);
 	sbx_cleanup();
 	assert_int_equal(count_fds(), fds_before);
-	for (int i = 0; i < 200 && live_children(); i++)   /* a worker on its way out */
+	for (int i = 0; i < 200 && live_children(); i++) /* a worker on its way out */
 		usleep(10000);
 	assert_int_equal(live_children(), 0);
 }

@@ -13,18 +13,17 @@
 
 #include "schema_test.h"
 
-#define D7 SCHEMA_DRAFT_07
-#define D20 SCHEMA_DRAFT_2020_12
+#define D7   SCHEMA_DRAFT_07
+#define D20  SCHEMA_DRAFT_2020_12
 #define AUTO SCHEMA_DRAFT_AUTO
 
-static const char *tool_schema =
-	"{\"type\":\"object\",\"properties\":{"
-	"\"path\":{\"type\":\"string\",\"pattern\":\"^/\"},"
-	"\"mode\":{\"enum\":[\"read\",\"write\"]},"
-	"\"count\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":10},"
-	"\"tags\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},"
-	"\"force\":{\"type\":\"boolean\"}},"
-	"\"required\":[\"path\",\"mode\"],\"additionalProperties\":false}";
+static const char *tool_schema = "{\"type\":\"object\",\"properties\":{"
+                                 "\"path\":{\"type\":\"string\",\"pattern\":\"^/\"},"
+                                 "\"mode\":{\"enum\":[\"read\",\"write\"]},"
+                                 "\"count\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":10},"
+                                 "\"tags\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},"
+                                 "\"force\":{\"type\":\"boolean\"}},"
+                                 "\"required\":[\"path\",\"mode\"],\"additionalProperties\":false}";
 
 static double now_s(void)
 {
@@ -46,7 +45,8 @@ static void test_draft_defaults_to_2020_12(void **st)
 static void test_draft_from_schema_keyword(void **st)
 {
 	(void)st;
-	struct schema *s = compile_ok("{\"$schema\":\"http://json-schema.org/draft-07/schema#\"}", AUTO);
+	struct schema *s =
+	        compile_ok("{\"$schema\":\"http://json-schema.org/draft-07/schema#\"}", AUTO);
 	assert_int_equal(schema_draft_of(s), D7);
 	schema_free(s);
 	s = compile_ok("{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\"}", AUTO);
@@ -57,8 +57,9 @@ static void test_draft_from_schema_keyword(void **st)
 static void test_draft_override_beats_schema_keyword(void **st)
 {
 	(void)st;
-	const char *t = "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"items\":[{}]}";
-	struct schema *s = compile_ok(t, D7);   /* tuple items: draft-07 only */
+	const char *t =
+	        "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"items\":[{}]}";
+	struct schema *s = compile_ok(t, D7); /* tuple items: draft-07 only */
 	assert_int_equal(schema_draft_of(s), D7);
 	schema_free(s);
 	compile_fails(t, AUTO, "/items", "prefixItems");
@@ -79,7 +80,7 @@ static void test_document_is_kept_by_reference(void **st)
 	struct schema *s = schema_compile(doc, AUTO, &err);
 	assert_non_null(s);
 	assert_ptr_equal(schema_document(s), doc);
-	json_decref(doc);   /* the schema's own reference keeps it alive */
+	json_decref(doc); /* the schema's own reference keeps it alive */
 	assert_true(json_is_object(schema_document(s)));
 	json_t *inst = json_string("x");
 	assert_int_equal(schema_validate(s, inst, NULL, 0), 1);
@@ -94,7 +95,8 @@ static void test_unevaluated_properties_refused_with_location(void **st)
 {
 	(void)st;
 	compile_fails("{\"properties\":{\"a\":{\"unevaluatedProperties\":false}}}", AUTO,
-	              "/properties/a/unevaluatedProperties", "unevaluatedProperties", "not supported");
+	              "/properties/a/unevaluatedProperties", "unevaluatedProperties",
+	              "not supported");
 	compile_fails("{\"unevaluatedItems\":false}", D7, "/unevaluatedItems", "unevaluatedItems");
 }
 
@@ -133,7 +135,8 @@ static void test_other_drafts_keywords_refused(void **st)
 static void test_draft04_boolean_exclusive_maximum_refused(void **st)
 {
 	(void)st;
-	compile_fails("{\"maximum\":5,\"exclusiveMaximum\":true}", D7, "/exclusiveMaximum", "draft-04");
+	compile_fails("{\"maximum\":5,\"exclusiveMaximum\":true}", D7, "/exclusiveMaximum",
+	              "draft-04");
 	compile_fails("{\"exclusiveMinimum\":false}", D20, "/exclusiveMinimum", "draft-04");
 }
 
@@ -147,11 +150,13 @@ static void test_keyword_case_typo_refused(void **st)
 static void test_draft07_assertions_beside_ref_refused(void **st)
 {
 	(void)st;
-	compile_fails("{\"definitions\":{\"a\":{}},\"$ref\":\"#/definitions/a\",\"type\":\"string\"}", D7,
-	              "/type", "beside '$ref'");
+	compile_fails(
+	        "{\"definitions\":{\"a\":{}},\"$ref\":\"#/definitions/a\",\"type\":\"string\"}", D7,
+	        "/type", "beside '$ref'");
 	/* annotations and definitions beside $ref are fine */
 	struct schema *s = compile_ok("{\"definitions\":{\"a\":{\"type\":\"string\"}},"
-	                              "\"$ref\":\"#/definitions/a\",\"description\":\"d\"}", D7);
+	                              "\"$ref\":\"#/definitions/a\",\"description\":\"d\"}",
+	                              D7);
 	assert_int_equal(check_instance(s, "1"), 0);
 	schema_free(s);
 }
@@ -174,8 +179,10 @@ static void test_bad_keyword_values_refused_with_location(void **st)
 static void test_metaschema_violations_refused(void **st)
 {
 	(void)st;
-	compile_fails("{\"title\":5}", D20, "/title", "not a valid 2020-12 schema", "/title: expected string");
-	compile_fails("{\"required\":[\"a\",\"a\"]}", D7, "/required", "not a valid draft-07 schema");
+	compile_fails("{\"title\":5}", D20, "/title", "not a valid 2020-12 schema",
+	              "/title: expected string");
+	compile_fails("{\"required\":[\"a\",\"a\"]}", D7, "/required",
+	              "not a valid draft-07 schema");
 	compile_fails("{\"enum\":[]}", D7, "/enum", "draft-07");
 	compile_fails("{\"properties\":{\"a\":{\"examples\":{}}}}", D20, "/properties/a/examples",
 	              "expected array");
@@ -192,7 +199,8 @@ static void test_diag_missing_required_at_root(void **st)
 static void test_diag_type_mismatch_with_pointer(void **st)
 {
 	(void)st;
-	expect_text(tool_schema, "{\"path\":5,\"mode\":\"read\"}", "/path: expected string, got number");
+	expect_text(tool_schema, "{\"path\":5,\"mode\":\"read\"}",
+	            "/path: expected string, got number");
 	expect_text(tool_schema, "{\"path\":\"/a\",\"mode\":\"read\",\"count\":1.5}",
 	            "/count: expected integer, got number");
 }
@@ -200,7 +208,8 @@ static void test_diag_type_mismatch_with_pointer(void **st)
 static void test_diag_enum_lists_choices(void **st)
 {
 	(void)st;
-	expect_text(tool_schema, "{\"path\":\"/a\",\"mode\":\"delete\"}", "/mode: must be one of read, write");
+	expect_text(tool_schema, "{\"path\":\"/a\",\"mode\":\"delete\"}",
+	            "/mode: must be one of read, write");
 }
 
 /* in the instance's key order, after the object's own checks */
@@ -227,22 +236,25 @@ static void test_diag_cap_counts_dropped(void **st)
 	int rc;
 	char *text = diag_text("{\"items\":{\"type\":\"string\"}}", "[1,2,3,4,5]", 2, &rc);
 	assert_int_equal(rc, 0);
-	assert_string_equal(text, "/0: expected string, got number; /1: expected string, got number; (3 more)");
+	assert_string_equal(
+	        text, "/0: expected string, got number; /1: expected string, got number; (3 more)");
 	free(text);
 }
 
 static void test_diag_any_of_type_mismatch_is_one_message(void **st)
 {
 	(void)st;
-	expect_text("{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"integer\"},{\"type\":\"null\"}]}", "true",
-	            "/: expected string, integer or null, got boolean");
+	expect_text(
+	        "{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"integer\"},{\"type\":\"null\"}]}",
+	        "true", "/: expected string, integer or null, got boolean");
 }
 
 static void test_diag_any_of_reports_the_branch_of_the_right_type(void **st)
 {
 	(void)st;
-	expect_text("{\"properties\":{\"p\":{\"anyOf\":[{\"type\":\"string\",\"minLength\":3},{\"type\":\"null\"}]}}}",
-	            "{\"p\":\"ab\"}", "/p: must be at least 3 characters long, got 2");
+	expect_text(
+	        "{\"properties\":{\"p\":{\"anyOf\":[{\"type\":\"string\",\"minLength\":3},{\"type\":\"null\"}]}}}",
+	        "{\"p\":\"ab\"}", "/p: must be at least 3 characters long, got 2");
 }
 
 static void test_diag_one_of_summarizes_branches(void **st)
@@ -251,8 +263,9 @@ static void test_diag_one_of_summarizes_branches(void **st)
 	expect_text("{\"oneOf\":[{\"required\":[\"a\"]},{\"required\":[\"b\"]}]}", "{}",
 	            "/: must match exactly one of the 2 alternatives in oneOf; closest failures: "
 	            "#0: /: missing required property 'a'; #1: /: missing required property 'b'");
-	expect_text("{\"oneOf\":[{\"required\":[\"a\"]},{\"required\":[\"b\"]}]}", "{\"a\":1,\"b\":2}",
-	            "/: must match exactly one of the 2 alternatives in oneOf, but matches #0 and #1");
+	expect_text(
+	        "{\"oneOf\":[{\"required\":[\"a\"]},{\"required\":[\"b\"]}]}", "{\"a\":1,\"b\":2}",
+	        "/: must match exactly one of the 2 alternatives in oneOf, but matches #0 and #1");
 }
 
 static void test_diag_numbers_and_sizes(void **st)
@@ -261,8 +274,10 @@ static void test_diag_numbers_and_sizes(void **st)
 	expect_text("{\"exclusiveMaximum\":3}", "3", "/: must be < 3, got 3");
 	expect_text("{\"multipleOf\":0.5}", "1.3", "/: must be a multiple of 0.5, got 1.3");
 	expect_text("{\"minItems\":2}", "[1]", "/: must have at least 2 items, got 1");
-	expect_text("{\"maxProperties\":1}", "{\"a\":1,\"b\":2}", "/: must have at most 1 property, got 2");
-	expect_text("{\"uniqueItems\":true}", "[1,2,1.0]", "/: must not contain duplicates (items 0 and 2 are equal)");
+	expect_text("{\"maxProperties\":1}", "{\"a\":1,\"b\":2}",
+	            "/: must have at most 1 property, got 2");
+	expect_text("{\"uniqueItems\":true}", "[1,2,1.0]",
+	            "/: must not contain duplicates (items 0 and 2 are equal)");
 	expect_text("{\"const\":\"on\"}", "\"off\"", "/: must be exactly \"on\"");
 }
 
@@ -273,7 +288,8 @@ static void test_diag_dependencies_and_names(void **st)
 	            "/: missing property 'password' (required when 'user' is present)");
 	expect_text("{\"propertyNames\":{\"maxLength\":2}}", "{\"abc\":1}",
 	            "/: property name 'abc': must be at most 2 characters long, got 3");
-	expect_text("{\"properties\":{\"rm\":false}}", "{\"rm\":1}", "/: property 'rm' is not allowed");
+	expect_text("{\"properties\":{\"rm\":false}}", "{\"rm\":1}",
+	            "/: property 'rm' is not allowed");
 }
 
 static void test_diag_hostile_key_stays_on_one_line(void **st)
@@ -308,14 +324,18 @@ static void test_ref_cycle_at_root_refused(void **st)
 static void test_ref_cycle_through_defs_and_allof_refused(void **st)
 {
 	(void)st;
-	compile_fails("{\"$defs\":{\"a\":{\"$ref\":\"#/$defs/b\"},\"b\":{\"allOf\":[{\"$ref\":\"#/$defs/a\"}]}},"
-	              "\"$ref\":\"#/$defs/a\"}", AUTO, NULL, "cycle", "/$defs/a", "/$defs/b");
+	compile_fails(
+	        "{\"$defs\":{\"a\":{\"$ref\":\"#/$defs/b\"},\"b\":{\"allOf\":[{\"$ref\":\"#/$defs/a\"}]}},"
+	        "\"$ref\":\"#/$defs/a\"}",
+	        AUTO, NULL, "cycle", "/$defs/a", "/$defs/b");
 }
 
 static void test_recursion_through_properties_is_allowed(void **st)
 {
 	(void)st;
-	struct schema *s = compile_ok("{\"properties\":{\"next\":{\"$ref\":\"#\"}},\"type\":\"object\"}", AUTO);
+	struct schema *s =
+	        compile_ok("{\"properties\":{\"next\":{\"$ref\":\"#\"}},\"type\":\"object\"}",
+	                   AUTO);
 	assert_int_equal(check_instance(s, "{\"next\":{\"next\":{}}}"), 1);
 	assert_int_equal(check_instance(s, "{\"next\":{\"next\":1}}"), 0);
 	schema_free(s);
@@ -444,7 +464,7 @@ static uint64_t old_mix(uint64_t h)
 
 static uint64_t old_unmix(uint64_t h)
 {
-	uint64_t inv = 0xff51afd7ed558ccdULL;   /* Newton: inverse mod 2^64 */
+	uint64_t inv = 0xff51afd7ed558ccdULL; /* Newton: inverse mod 2^64 */
 	for (int i = 0; i < 6; i++)
 		inv *= 2 - 0xff51afd7ed558ccdULL * inv;
 	h ^= h >> 33;
@@ -503,8 +523,11 @@ static void test_nested_one_of_over_shared_defs_is_linear(void **st)
 	struct buf b = BUF_INIT;
 	buf_adds(&b, "{\"$defs\":{\"l0\":{\"type\":\"integer\"}");
 	for (int i = 1; i <= 60; i++)
-		buf_printf(&b, ",\"l%d\":{\"oneOf\":[{\"allOf\":[{\"$ref\":\"#/$defs/l%d\"},{\"minimum\":0}]},"
-		           "{\"allOf\":[{\"$ref\":\"#/$defs/l%d\"},{\"maximum\":-100}]}]}", i, i - 1, i - 1);
+		buf_printf(
+		        &b,
+		        ",\"l%d\":{\"oneOf\":[{\"allOf\":[{\"$ref\":\"#/$defs/l%d\"},{\"minimum\":0}]},"
+		        "{\"allOf\":[{\"$ref\":\"#/$defs/l%d\"},{\"maximum\":-100}]}]}",
+		        i, i - 1, i - 1);
 	buf_adds(&b, "},\"$ref\":\"#/$defs/l60\"}");
 	struct schema *s = compile_ok(b.data, AUTO);
 	double t0 = now_s();
@@ -534,13 +557,16 @@ static void test_numeric_equality_across_int_and_real(void **st)
 static void test_formats_asserted_on_request(void **st)
 {
 	(void)st;
-	static const struct { const char *fmt, *good, *bad; } cases[] = {
+	static const struct {
+		const char *fmt, *good, *bad;
+	} cases[] = {
 		{ "date-time", "\"2024-02-29T13:45:00.5+01:00\"", "\"2023-02-29T13:45:00Z\"" },
 		{ "date", "\"2024-12-31\"", "\"2024-13-01\"" },
 		{ "time", "\"23:59:60Z\"", "\"12:00:60Z\"" },
 		{ "email", "\"a.b+c@example.com\"", "\"a..b@example.com\"" },
 		{ "uri", "\"https://example.com/a?b=c#d\"", "\"/relative/path\"" },
-		{ "uuid", "\"123e4567-e89b-12d3-a456-426614174000\"", "\"123e4567e89b12d3a456426614174000\"" },
+		{ "uuid", "\"123e4567-e89b-12d3-a456-426614174000\"",
+		  "\"123e4567e89b12d3a456426614174000\"" },
 		{ "ipv4", "\"192.0.2.1\"", "\"192.0.2.01\"" },
 		{ "ipv6", "\"2001:db8::1\"", "\"2001:db8:::1\"" },
 	};
@@ -554,7 +580,7 @@ static void test_formats_asserted_on_request(void **st)
 			fail_msg("%s should accept %s", cases[i].fmt, cases[i].good);
 		if (check_instance(s, cases[i].bad) != 0)
 			fail_msg("%s should reject %s", cases[i].fmt, cases[i].bad);
-		assert_int_equal(check_instance(s, "5"), 1);   /* formats apply to strings only */
+		assert_int_equal(check_instance(s, "5"), 1); /* formats apply to strings only */
 		schema_free(s);
 	}
 }
@@ -565,14 +591,20 @@ static void test_format_uri_follows_rfc3986_grammar(void **st)
 {
 	(void)st;
 	static const char *const good[] = {
-		"\"http://[::1]:8080/a?b=c&d#e?/\"", "\"urn:isbn:1\"", "\"mailto:a@b.c\"",
-		"\"http://u:p@x:80/p?q#f\"", "\"http://[v1.x]/\"", "\"file:///etc/passwd\"",
-		"\"http://x/%41\"", "\"tag:a@b,2020:x\"",
+		"\"http://[::1]:8080/a?b=c&d#e?/\"",
+		"\"urn:isbn:1\"",
+		"\"mailto:a@b.c\"",
+		"\"http://u:p@x:80/p?q#f\"",
+		"\"http://[v1.x]/\"",
+		"\"file:///etc/passwd\"",
+		"\"http://x/%41\"",
+		"\"tag:a@b,2020:x\"",
 	};
 	static const char *const bad[] = {
-		"\"http://[::1\"", "\"http://[1::2::3]/\"", "\"http://x/#a#b\"",
-		"\"http://x:ab/\"", "\"http://x/a[b]\"", "\"http://x]y/\"", "\"http://[::1]x/\"",
-		"\"http://x/%4\"", "\"a:%\"", "\"http://x/ ?\"",
+		"\"http://[::1\"",    "\"http://[1::2::3]/\"", "\"http://x/#a#b\"",
+		"\"http://x:ab/\"",   "\"http://x/a[b]\"",     "\"http://x]y/\"",
+		"\"http://[::1]x/\"", "\"http://x/%4\"",       "\"a:%\"",
+		"\"http://x/ ?\"",
 	};
 	struct tc_error err;
 	struct schema *s = compile_opts("{\"format\":\"uri\"}", AUTO, true, &err);

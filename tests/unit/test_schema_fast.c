@@ -35,12 +35,14 @@ static int pcre2_verdict(const char *pattern, const char *subj, size_t len)
 {
 	int ec;
 	PCRE2_SIZE off;
-	pcre2_code *code = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED,
-	                                 PCRE2_UTF | PCRE2_MATCH_INVALID_UTF | PCRE2_DOLLAR_ENDONLY |
-	                                 PCRE2_ALT_BSUX | PCRE2_ALLOW_EMPTY_CLASS, &ec, &off, NULL);
+	pcre2_code *code =
+	        pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED,
+	                      PCRE2_UTF | PCRE2_MATCH_INVALID_UTF | PCRE2_DOLLAR_ENDONLY |
+	                              PCRE2_ALT_BSUX | PCRE2_ALLOW_EMPTY_CLASS,
+	                      &ec, &off, NULL);
 	if (!code)
 		fail_msg("PCRE2 refuses test pattern %s", pattern);
-	(void)pcre2_jit_compile(code, PCRE2_JIT_COMPLETE);   /* pcre2_match uses it */
+	(void)pcre2_jit_compile(code, PCRE2_JIT_COMPLETE); /* pcre2_match uses it */
 	pcre2_match_data *md = pcre2_match_data_create(1, NULL);
 	int rc = pcre2_match(code, (PCRE2_SPTR)subj, len, 0, 0, md, NULL);
 	pcre2_match_data_free(md);
@@ -49,27 +51,87 @@ static int pcre2_verdict(const char *pattern, const char *subj, size_t len)
 }
 
 static const char *const simple_patterns[] = {
-	"^/[A-Za-z0-9._/-]*$", "^[a-z][a-z0-9_]*$", "^[a-z][a-z0-9_]{0,7}$", "abc", "b+c?$",
-	"^\\d{3}-\\d{4}$", "^\\w+$", "x*", "", "^$", "^", "$", "[-a]", "[a-]", "[\\]\\-]+",
-	"^a{2,3}$", "a{0}b", "^[ -~]*$", "colou?r", "^\\.\\*\\+$", "[$^]", "^a+b+$", "a{2,}$",
-	"^[A-Z]{2}[0-9]{2,4}", "^\\/tmp\\/", "[\\d_]x", "^[a-f0-9]{8}-[a-f0-9]{4}$",
+	"^/[A-Za-z0-9._/-]*$",
+	"^[a-z][a-z0-9_]*$",
+	"^[a-z][a-z0-9_]{0,7}$",
+	"abc",
+	"b+c?$",
+	"^\\d{3}-\\d{4}$",
+	"^\\w+$",
+	"x*",
+	"",
+	"^$",
+	"^",
+	"$",
+	"[-a]",
+	"[a-]",
+	"[\\]\\-]+",
+	"^a{2,3}$",
+	"a{0}b",
+	"^[ -~]*$",
+	"colou?r",
+	"^\\.\\*\\+$",
+	"[$^]",
+	"^a+b+$",
+	"a{2,}$",
+	"^[A-Z]{2}[0-9]{2,4}",
+	"^\\/tmp\\/",
+	"[\\d_]x",
+	"^[a-f0-9]{8}-[a-f0-9]{4}$",
 };
 
 static const char *const declined_patterns[] = {
-	"^(?:x)$", "a|b", ".", "^.*$", "[^a]", "\\s", "a*?", "a++", "\xc3\xa9", "[a-c-e]", "a{,3}",
-	"a{65}", "\\bfoo", "[[:alpha:]]", "(a)\\1", "[]", "[\\d-z]", "\\u0041", "a{3,2}x{",
+	"^(?:x)$", "a|b",      ".",       "^.*$",    "[^a]",     "\\s",    "a*?",
+	"a++",     "\xc3\xa9", "[a-c-e]", "a{,3}",   "a{65}",    "\\bfoo", "[[:alpha:]]",
+	"(a)\\1",  "[]",       "[\\d-z]", "\\u0041", "a{3,2}x{",
 };
 
 /* Subjects, with their lengths: some hold NUL, one is not UTF-8. */
-static const struct { const char *s; size_t len; } subjects[] = {
-	{ "", 0 }, { "a", 1 }, { "abc", 3 }, { "/var/log/syslog", 15 }, { "/var log", 8 },
-	{ "relative/path", 13 }, { "\xc3\xa9", 2 }, { "/\xc3\xa9", 3 }, { "a\nb", 3 },
-	{ "ab\0c", 4 }, { "123-4567", 8 }, { "12-4567", 7 }, { "aa", 2 }, { "aaa", 3 },
-	{ "aaaa", 4 }, { "color", 5 }, { "colour", 6 }, { "b", 1 }, { "bc", 2 }, { "xbc", 3 },
-	{ "aabb", 4 }, { "ab\n", 3 }, { "/\xff", 2 }, { "-", 1 }, { "]-]", 3 }, { "$", 1 },
-	{ "^", 1 }, { ".*+", 3 }, { "AB123", 5 }, { "AB1", 3 }, { "/tmp/x", 6 }, { "7x", 2 },
-	{ "_x", 2 }, { "deadbeef-0a1b", 13 }, { "deadbeef-0A1B", 13 }, { "x_1", 3 },
-	{ "abcdefgh", 8 }, { "abcdefghi", 9 }, { "a1_b2", 5 }, { "Abc", 3 }, { "\x7f", 1 },
+static const struct {
+	const char *s;
+	size_t len;
+} subjects[] = {
+	{ "", 0 },
+	{ "a", 1 },
+	{ "abc", 3 },
+	{ "/var/log/syslog", 15 },
+	{ "/var log", 8 },
+	{ "relative/path", 13 },
+	{ "\xc3\xa9", 2 },
+	{ "/\xc3\xa9", 3 },
+	{ "a\nb", 3 },
+	{ "ab\0c", 4 },
+	{ "123-4567", 8 },
+	{ "12-4567", 7 },
+	{ "aa", 2 },
+	{ "aaa", 3 },
+	{ "aaaa", 4 },
+	{ "color", 5 },
+	{ "colour", 6 },
+	{ "b", 1 },
+	{ "bc", 2 },
+	{ "xbc", 3 },
+	{ "aabb", 4 },
+	{ "ab\n", 3 },
+	{ "/\xff", 2 },
+	{ "-", 1 },
+	{ "]-]", 3 },
+	{ "$", 1 },
+	{ "^", 1 },
+	{ ".*+", 3 },
+	{ "AB123", 5 },
+	{ "AB1", 3 },
+	{ "/tmp/x", 6 },
+	{ "7x", 2 },
+	{ "_x", 2 },
+	{ "deadbeef-0a1b", 13 },
+	{ "deadbeef-0A1B", 13 },
+	{ "x_1", 3 },
+	{ "abcdefgh", 8 },
+	{ "abcdefghi", 9 },
+	{ "a1_b2", 5 },
+	{ "Abc", 3 },
+	{ "\x7f", 1 },
 };
 
 static void check_pattern(const char *pattern, bool simple)
@@ -111,7 +173,7 @@ static void test_other_patterns_stay_with_pcre2(void **st)
 		struct schema *s = schema_compile(doc, AUTO, &err);
 		json_decref(doc);
 		if (!s)
-			continue;   /* PCRE2 refuses it: nothing to match */
+			continue; /* PCRE2 refuses it: nothing to match */
 		schema_free(s);
 		check_pattern(declined_patterns[i], false);
 	}
@@ -129,7 +191,7 @@ static void test_pattern_properties_with_simple_patterns(void **st)
 	assert_int_equal(check_instance(s, "{\"x_ab\":\"no\"}"), 0);
 	assert_int_equal(check_instance(s, "{\"x_AB\":1}"), 0);
 	assert_int_equal(check_instance(s, "{\"x_\u00e9\":1}"), 0);
-	assert_int_equal(check_instance(s, "{\"x_id\":1}"), 0);   /* both match: string fails */
+	assert_int_equal(check_instance(s, "{\"x_id\":1}"), 0); /* both match: string fails */
 	schema_free(s);
 }
 
@@ -140,13 +202,13 @@ static void test_pattern_properties_with_simple_patterns(void **st)
 static void test_dfa_runs_of_every_length_match_like_pcre2(void **st)
 {
 	(void)st;
-	static const struct { const char *pattern, *fill; char first, last; } cases[] = {
-		{ "^/[a-z0-9._/-]*$", "ab.c/9", '/', 'z' },
-		{ "^[a-z]*$", "abcd", 'a', 'z' },
-		{ "[a-z]*x$", "abcd", 'a', 'x' },
-		{ "^a[b-d]*e$", "bcd", 'a', 'e' },
-		{ "^[a-z]{2,}[0-9]*$", "bc", 'a', '9' },
-		{ "b*", "b", 'b', 'b' },
+	static const struct {
+		const char *pattern, *fill;
+		char first, last;
+	} cases[] = {
+		{ "^/[a-z0-9._/-]*$", "ab.c/9", '/', 'z' }, { "^[a-z]*$", "abcd", 'a', 'z' },
+		{ "[a-z]*x$", "abcd", 'a', 'x' },           { "^a[b-d]*e$", "bcd", 'a', 'e' },
+		{ "^[a-z]{2,}[0-9]*$", "bc", 'a', '9' },    { "b*", "b", 'b', 'b' },
 	};
 	static const char bad[] = { 'A', ' ', '/', 'x', '\x80', '\0' };
 	char subj[48];
@@ -159,7 +221,7 @@ static void test_dfa_runs_of_every_length_match_like_pcre2(void **st)
 			fail_msg("pattern %s: not compiled to a DFA", cases[i].pattern);
 		size_t nfill = strlen(cases[i].fill);
 		for (size_t len = 0; len <= 40; len++) {
-			for (size_t k = 0; k <= len; k++) {   /* k == len: no bad byte */
+			for (size_t k = 0; k <= len; k++) { /* k == len: no bad byte */
 				for (size_t b = 0; b < sizeof bad; b++) {
 					for (size_t j = 0; j < len; j++)
 						subj[j] = cases[i].fill[j % nfill];
@@ -174,8 +236,10 @@ static void test_dfa_runs_of_every_length_match_like_pcre2(void **st)
 					json_decref(inst);
 					int want = pcre2_verdict(cases[i].pattern, subj, len);
 					if (got != want)
-						fail_msg("pattern %s, %zu bytes, byte %zu = 0x%02x: validator %d, PCRE2 %d",
-						         cases[i].pattern, len, k, (unsigned char)bad[b], got, want);
+						fail_msg(
+						        "pattern %s, %zu bytes, byte %zu = 0x%02x: validator %d, PCRE2 %d",
+						        cases[i].pattern, len, k,
+						        (unsigned char)bad[b], got, want);
 					if (k == len)
 						break;
 				}
@@ -209,7 +273,8 @@ static char *numbered_instance(size_t n, long skip, long bad, const char *extra)
 	for (size_t i = 0; i < n; i++) {
 		if ((long)i == skip)
 			continue;
-		buf_printf(&b, "%s\"p%zu\":%s", b.len > 1 ? "," : "", i, (long)i == bad ? "\"x\"" : "1");
+		buf_printf(&b, "%s\"p%zu\":%s", b.len > 1 ? "," : "", i,
+		           (long)i == bad ? "\"x\"" : "1");
 	}
 	if (extra)
 		buf_printf(&b, "%s%s", b.len > 1 ? "," : "", extra);
@@ -234,9 +299,9 @@ static void test_many_properties_use_the_probed_key_table(void **st)
 	assert_int_equal(root_node(s)->pseed, 0);
 	assert_non_null(root_node(s)->ktab);
 	assert_int_equal(check_numbered(s, 200, -1, -1, NULL), 1);
-	assert_int_equal(check_numbered(s, 200, 150, -1, NULL), 1);   /* not required */
-	assert_int_equal(check_numbered(s, 200, 2, -1, NULL), 0);     /* required */
-	assert_int_equal(check_numbered(s, 200, -1, 199, NULL), 0);   /* last one typed */
+	assert_int_equal(check_numbered(s, 200, 150, -1, NULL), 1); /* not required */
+	assert_int_equal(check_numbered(s, 200, 2, -1, NULL), 0);   /* required */
+	assert_int_equal(check_numbered(s, 200, -1, 199, NULL), 0); /* last one typed */
 	assert_int_equal(check_numbered(s, 200, -1, 77, NULL), 0);
 	assert_int_equal(check_numbered(s, 200, -1, -1, "\"p200\":1"), 0);
 	assert_int_equal(check_numbered(s, 200, -1, -1, "\"p\":1"), 0);
@@ -247,17 +312,21 @@ static void test_many_properties_use_the_probed_key_table(void **st)
 static void test_small_property_set_uses_a_perfect_table(void **st)
 {
 	(void)st;
-	struct schema *s = compile_ok("{\"properties\":{\"path\":{\"type\":\"string\"},"
-	                              "\"mode\":{\"enum\":[\"r\",\"w\"]},\"limit\":{\"type\":\"integer\"},"
-	                              "\"follow_links\":{\"type\":\"boolean\"},\"\":{\"type\":\"null\"}},"
-	                              "\"additionalProperties\":false}", AUTO);
+	struct schema *s =
+	        compile_ok("{\"properties\":{\"path\":{\"type\":\"string\"},"
+	                   "\"mode\":{\"enum\":[\"r\",\"w\"]},\"limit\":{\"type\":\"integer\"},"
+	                   "\"follow_links\":{\"type\":\"boolean\"},\"\":{\"type\":\"null\"}},"
+	                   "\"additionalProperties\":false}",
+	                   AUTO);
 	assert_int_not_equal(root_node(s)->pseed, 0);
-	assert_int_equal(check_instance(s, "{\"path\":\"/x\",\"mode\":\"r\",\"limit\":3,"
-	                                   "\"follow_links\":true,\"\":null}"), 1);
+	assert_int_equal(check_instance(s,
+	                                "{\"path\":\"/x\",\"mode\":\"r\",\"limit\":3,"
+	                                "\"follow_links\":true,\"\":null}"),
+	                 1);
 	assert_int_equal(check_instance(s, "{\"\":0}"), 0);
 	assert_int_equal(check_instance(s, "{\"pat\":\"/x\"}"), 0);
 	assert_int_equal(check_instance(s, "{\"paths\":\"/x\"}"), 0);
-	assert_int_equal(check_instance(s, "{\"ptah\":\"/x\"}"), 0);   /* same signature as path */
+	assert_int_equal(check_instance(s, "{\"ptah\":\"/x\"}"), 0); /* same signature as path */
 	assert_int_equal(check_instance(s, "{\"follow_linkz\":true}"), 0);
 	assert_int_equal(check_instance(s, "{\"limit\":\"3\"}"), 0);
 	schema_free(s);
@@ -269,7 +338,8 @@ static void test_names_with_one_signature_fall_back_to_the_probed_table(void **s
 	/* same length, first, middle and last byte: no perfect hash on those */
 	struct schema *s = compile_ok("{\"properties\":{\"aZ1Wd\":{\"type\":\"integer\"},"
 	                              "\"aQ1Rd\":{\"type\":\"string\"}},\"required\":[\"aQ1Rd\"],"
-	                              "\"additionalProperties\":false}", AUTO);
+	                              "\"additionalProperties\":false}",
+	                              AUTO);
 	assert_int_equal(root_node(s)->pseed, 0);
 	assert_non_null(root_node(s)->ktab);
 	assert_int_equal(check_instance(s, "{\"aZ1Wd\":1,\"aQ1Rd\":\"s\"}"), 1);
@@ -285,9 +355,10 @@ static void test_members_in_any_order_find_their_properties(void **st)
 	/* the validator first tries the property declared after the last one
 	 * found; members out of that order, repeated guesses and non-members
 	 * must still land on the right property */
-	const char *schema = "{\"properties\":{\"b\":{\"type\":\"string\"},\"a\":{\"type\":\"integer\"},"
-	                     "\"bb\":{\"type\":\"boolean\"},\"c\":{\"type\":\"null\"}},"
-	                     "\"required\":[\"a\",\"c\"],\"additionalProperties\":{\"type\":\"array\"}}";
+	const char *schema =
+	        "{\"properties\":{\"b\":{\"type\":\"string\"},\"a\":{\"type\":\"integer\"},"
+	        "\"bb\":{\"type\":\"boolean\"},\"c\":{\"type\":\"null\"}},"
+	        "\"required\":[\"a\",\"c\"],\"additionalProperties\":{\"type\":\"array\"}}";
 	VALID(schema, AUTO, "{\"b\":\"s\",\"a\":1,\"bb\":true,\"c\":null}",
 	      "{\"c\":null,\"bb\":false,\"a\":2,\"b\":\"\"}", "{\"a\":1,\"c\":null}",
 	      "{\"x\":[],\"c\":null,\"y\":[1],\"a\":3}", "{\"c\":null,\"a\":0,\"b\":\"z\"}");
@@ -322,10 +393,10 @@ static json_t *object_of(const char *const *keys, const size_t *lens)
 		json_object_setn_new_nocheck(o, keys[i], lens[i], json_integer(1));
 	return o;
 }
-#define OBJ(...) object_of((const char *const[]){ __VA_ARGS__, NULL }, \
-	(const size_t[]){ LENS(__VA_ARGS__) })
+#define OBJ(...)                                                                                   \
+	object_of((const char *const[]){ __VA_ARGS__, NULL }, (const size_t[]){ LENS(__VA_ARGS__) })
 /* lengths by sizeof: every key is a string literal (which may hold NUL) */
-#define LENS(...) LENS_(__VA_ARGS__, "", "", "", "")
+#define LENS(...)              LENS_(__VA_ARGS__, "", "", "", "")
 #define LENS_(a, b, c, d, ...) sizeof(a) - 1, sizeof(b) - 1, sizeof(c) - 1, sizeof(d) - 1
 
 static void test_required_look_alike_keys_are_distinct(void **st)
@@ -337,7 +408,8 @@ static void test_required_look_alike_keys_are_distinct(void **st)
 	json_object_setn_new_nocheck(props, "a", 1, json_object());
 	json_object_setn_new_nocheck(props, "a\0b", 3, json_object());
 	json_object_setn_new_nocheck(props, "A", 1, json_object());
-	json_t *doc = json_pack("{s:o, s:[s, s#]}", "properties", props, "required", "a", "a\0b", (size_t)3);
+	json_t *doc = json_pack("{s:o, s:[s, s#]}", "properties", props, "required", "a", "a\0b",
+	                        (size_t)3);
 	struct tc_error err;
 	struct schema *s = schema_compile(doc, AUTO, &err);
 	json_decref(doc);
@@ -360,13 +432,16 @@ static void test_required_unicode_keys_compare_by_bytes(void **st)
 {
 	(void)st;
 	/* precomposed e-acute and e + combining acute are different names */
-	const char *schema = "{\"properties\":{\"\\u043a\\u043b\\u044e\\u0447\":{\"type\":\"string\"},"
-	                     "\"\\u00e9\":{\"type\":\"boolean\"},\"e\\u0301\":{\"type\":\"null\"},"
-	                     "\"\\ud83d\\ude00\":{}},"
-	                     "\"required\":[\"\\u043a\\u043b\\u044e\\u0447\",\"\\u00e9\",\"\\ud83d\\ude00\"]}";
-	VALID(schema, AUTO, "{\"\\u043a\\u043b\\u044e\\u0447\":\"v\",\"\\u00e9\":true,\"\\ud83d\\ude00\":0}",
+	const char *schema =
+	        "{\"properties\":{\"\\u043a\\u043b\\u044e\\u0447\":{\"type\":\"string\"},"
+	        "\"\\u00e9\":{\"type\":\"boolean\"},\"e\\u0301\":{\"type\":\"null\"},"
+	        "\"\\ud83d\\ude00\":{}},"
+	        "\"required\":[\"\\u043a\\u043b\\u044e\\u0447\",\"\\u00e9\",\"\\ud83d\\ude00\"]}";
+	VALID(schema, AUTO,
+	      "{\"\\u043a\\u043b\\u044e\\u0447\":\"v\",\"\\u00e9\":true,\"\\ud83d\\ude00\":0}",
 	      "{\"\\ud83d\\ude00\":0,\"e\\u0301\":null,\"\\u00e9\":false,\"\\u043a\\u043b\\u044e\\u0447\":\"\"}");
-	INVALID(schema, AUTO, "{\"\\u043a\\u043b\\u044e\\u0447\":\"v\",\"e\\u0301\":null,\"\\ud83d\\ude00\":0}",
+	INVALID(schema, AUTO,
+	        "{\"\\u043a\\u043b\\u044e\\u0447\":\"v\",\"e\\u0301\":null,\"\\ud83d\\ude00\":0}",
 	        "{\"\\u043a\\u043b\\u044e\\u0447\":\"v\",\"\\u00e9\":true}",
 	        "{\"\\u043a\\u043b\\u044e\\u0447\":1,\"\\u00e9\":true,\"\\ud83d\\ude00\":0}");
 }
@@ -374,7 +449,8 @@ static void test_required_unicode_keys_compare_by_bytes(void **st)
 static void test_required_names_that_are_not_properties_are_looked_up(void **st)
 {
 	(void)st;
-	const char *schema = "{\"properties\":{\"a\":{\"type\":\"integer\"}},\"required\":[\"zzz\",\"a\"]}";
+	const char *schema =
+	        "{\"properties\":{\"a\":{\"type\":\"integer\"}},\"required\":[\"zzz\",\"a\"]}";
 	VALID(schema, AUTO, "{\"a\":1,\"zzz\":null}", "{\"zzz\":0,\"a\":2,\"b\":3}");
 	INVALID(schema, AUTO, "{\"a\":1}", "{\"zzz\":1}", "{\"zzz\":1,\"a\":\"x\"}");
 	/* no properties at all: nothing is ticked off, everything looked up */
@@ -388,7 +464,7 @@ static void test_required_beyond_64_properties(void **st)
 	char *schema = numbered_schema(70, 70, false);
 	struct schema *s = compile_ok(schema, AUTO);
 	free(schema);
-	assert_int_equal(root_node(s)->nreq_rest, 6);   /* 64 as bits, 6 looked up */
+	assert_int_equal(root_node(s)->nreq_rest, 6); /* 64 as bits, 6 looked up */
 	assert_int_equal(check_numbered(s, 70, -1, -1, NULL), 1);
 	assert_int_equal(check_numbered(s, 70, 0, -1, NULL), 0);
 	assert_int_equal(check_numbered(s, 70, 63, -1, NULL), 0);
@@ -402,12 +478,14 @@ static void test_required_in_branches_and_nested_objects(void **st)
 	(void)st;
 	/* quiet evaluation of branches (anyOf, not, if) uses the key pass even
 	 * while the outer run collects diagnostics */
-	const char *schema = "{\"anyOf\":[{\"properties\":{\"a\":{}},\"required\":[\"a\"]},"
-	                     "{\"properties\":{\"b\":{}},\"required\":[\"b\"]}],"
-	                     "\"not\":{\"properties\":{\"c\":{}},\"required\":[\"c\"]},"
-	                     "\"properties\":{\"o\":{\"properties\":{\"k\":{}},\"required\":[\"k\"]}}}";
+	const char *schema =
+	        "{\"anyOf\":[{\"properties\":{\"a\":{}},\"required\":[\"a\"]},"
+	        "{\"properties\":{\"b\":{}},\"required\":[\"b\"]}],"
+	        "\"not\":{\"properties\":{\"c\":{}},\"required\":[\"c\"]},"
+	        "\"properties\":{\"o\":{\"properties\":{\"k\":{}},\"required\":[\"k\"]}}}";
 	VALID(schema, AUTO, "{\"a\":1}", "{\"b\":1,\"o\":{\"k\":0}}");
-	INVALID(schema, AUTO, "{}", "{\"a\":1,\"c\":1}", "{\"a\":1,\"o\":{}}", "{\"a\":1,\"o\":{\"K\":1}}");
+	INVALID(schema, AUTO, "{}", "{\"a\":1,\"c\":1}", "{\"a\":1,\"o\":{}}",
+	        "{\"a\":1,\"o\":{\"K\":1}}");
 }
 
 /* ---- leaf properties, checked in place --------------------------------------- */
@@ -424,16 +502,17 @@ static const struct sprop *root_prop(const struct schema *s, const char *name)
 static void test_leaf_properties_are_checked_in_place_with_the_same_verdicts(void **st)
 {
 	(void)st;
-	const char *schema = "{\"type\":\"object\",\"properties\":{"
-		"\"path\":{\"type\":\"string\",\"pattern\":\"^/[a-z./]*$\",\"maxLength\":12},"
-		"\"mode\":{\"enum\":[\"read\",\"writ\",\"appe\"]},"
-		"\"n\":{\"type\":\"integer\",\"minimum\":1,\"exclusiveMaximum\":100},"
-		"\"r\":{\"type\":\"number\",\"multipleOf\":0.5},\"b\":{\"type\":\"boolean\"},"
-		"\"c\":{\"const\":{\"k\":[1,2]}},\"t\":true,\"f\":false,"
-		"\"o\":{\"properties\":{\"x\":{\"type\":\"integer\"}},\"required\":[\"x\"]},"
-		"\"a\":{\"items\":{\"type\":\"string\"}},\"ref\":{\"$ref\":\"#/properties/n\"},"
-		"\"alt\":{\"anyOf\":[{\"type\":\"string\"},{\"minimum\":0}]}},"
-		"\"required\":[\"path\"],\"additionalProperties\":{\"$ref\":\"#/properties/b\"}}";
+	const char *schema =
+	        "{\"type\":\"object\",\"properties\":{"
+	        "\"path\":{\"type\":\"string\",\"pattern\":\"^/[a-z./]*$\",\"maxLength\":12},"
+	        "\"mode\":{\"enum\":[\"read\",\"writ\",\"appe\"]},"
+	        "\"n\":{\"type\":\"integer\",\"minimum\":1,\"exclusiveMaximum\":100},"
+	        "\"r\":{\"type\":\"number\",\"multipleOf\":0.5},\"b\":{\"type\":\"boolean\"},"
+	        "\"c\":{\"const\":{\"k\":[1,2]}},\"t\":true,\"f\":false,"
+	        "\"o\":{\"properties\":{\"x\":{\"type\":\"integer\"}},\"required\":[\"x\"]},"
+	        "\"a\":{\"items\":{\"type\":\"string\"}},\"ref\":{\"$ref\":\"#/properties/n\"},"
+	        "\"alt\":{\"anyOf\":[{\"type\":\"string\"},{\"minimum\":0}]}},"
+	        "\"required\":[\"path\"],\"additionalProperties\":{\"$ref\":\"#/properties/b\"}}";
 	struct schema *s = compile_ok(schema, AUTO);
 	/* leaves: their keywords look at the value alone */
 	static const char *const leaves[] = { "path", "mode", "r", "c" };
@@ -455,8 +534,9 @@ static void test_leaf_properties_are_checked_in_place_with_the_same_verdicts(voi
 	        "{\"path\":\"/a\",\"mode\":\"write\"}", "{\"path\":\"/a\",\"mode\":\"wri\"}",
 	        "{\"path\":\"/a\",\"n\":100}", "{\"path\":\"/a\",\"n\":1.5}",
 	        "{\"path\":\"/a\",\"r\":0.25}", "{\"path\":\"/a\",\"c\":{\"k\":[2,1]}}",
-	        "{\"path\":\"/a\",\"f\":0}", "{\"path\":\"/a\",\"o\":{}}", "{\"path\":\"/a\",\"a\":[1]}",
-	        "{\"path\":\"/a\",\"ref\":0}", "{\"path\":\"/a\",\"alt\":-1}", "{\"path\":\"/a\",\"zz\":1}",
+	        "{\"path\":\"/a\",\"f\":0}", "{\"path\":\"/a\",\"o\":{}}",
+	        "{\"path\":\"/a\",\"a\":[1]}", "{\"path\":\"/a\",\"ref\":0}",
+	        "{\"path\":\"/a\",\"alt\":-1}", "{\"path\":\"/a\",\"zz\":1}",
 	        "{\"path\":\"/a\",\"b\":1}", "{\"path\":1}");
 	/* with diagnostics a leaf is entered as before: its pointer is named */
 	expect_text(schema, "{\"path\":\"/a\",\"n\":0,\"mode\":\"x\",\"zz\":1}",
@@ -481,7 +561,8 @@ static void test_leaf_beyond_the_depth_limit_is_refused_like_any_member(void **s
 	 * would: v at depth 128 is the last one validated, at 129 refused */
 	struct schema *s = compile_ok("{\"properties\":{\"n\":{\"$ref\":\"#\"},"
 	                              "\"v\":{\"type\":\"integer\",\"maximum\":3}},"
-	                              "\"additionalProperties\":false}", AUTO);
+	                              "\"additionalProperties\":false}",
+	                              AUTO);
 	assert_true(root_prop(s, "v")->leaf);
 	assert_int_equal(check_value(s, nested_leaf(SCHEMA_MAX_INSTANCE_DEPTH - 1)), 1);
 	assert_int_equal(check_value(s, nested_leaf(SCHEMA_MAX_INSTANCE_DEPTH)), -1);
@@ -504,22 +585,29 @@ static void test_lengths_near_the_bounds_count_code_points_when_bytes_cannot_tel
 	 * between n / 4 and n code points, so only strings in between are
 	 * counted; the verdict must be the count's either way */
 	const char *mx = "{\"maxLength\":3}";
-	VALID(mx, AUTO, "\"abc\"", "\"\\u00e9\\u00e9\\u00e9\"", "\"\\ud83d\\ude00\\ud83d\\ude00\\ud83d\\ude00\"",
-	      "\"a\\u00e9\\ud83d\\ude00\"", "\"\"", "5");
-	INVALID(mx, AUTO, "\"abcd\"", "\"\\u00e9\\u00e9\\u00e9\\u00e9\"", "\"\\ud83d\\ude00\\ud83d\\ude00\\ud83d\\ude00a\"");
+	VALID(mx, AUTO, "\"abc\"", "\"\\u00e9\\u00e9\\u00e9\"",
+	      "\"\\ud83d\\ude00\\ud83d\\ude00\\ud83d\\ude00\"", "\"a\\u00e9\\ud83d\\ude00\"",
+	      "\"\"", "5");
+	INVALID(mx, AUTO, "\"abcd\"", "\"\\u00e9\\u00e9\\u00e9\\u00e9\"",
+	        "\"\\ud83d\\ude00\\ud83d\\ude00\\ud83d\\ude00a\"");
 	const char *mn = "{\"minLength\":3}";
-	VALID(mn, AUTO, "\"abc\"", "\"\\u00e9\\u00e9\\u00e9\"", "\"\\ud83d\\ude00\\ud83d\\ude00\\ud83d\\ude00\"",
-	      "\"abcdefghijkl\"", "null");
-	INVALID(mn, AUTO, "\"ab\"", "\"\\u00e9\\u00e9\"", "\"\\ud83d\\ude00\\ud83d\\ude00\"", "\"\"");
-	expect_text(mx, "\"\\u00e9\\u00e9\\u00e9\\u00e9\"", "/: must be at most 3 characters long, got 4");
-	expect_text(mn, "\"\\ud83d\\ude00\\ud83d\\ude00\"", "/: must be at least 3 characters long, got 2");
+	VALID(mn, AUTO, "\"abc\"", "\"\\u00e9\\u00e9\\u00e9\"",
+	      "\"\\ud83d\\ude00\\ud83d\\ude00\\ud83d\\ude00\"", "\"abcdefghijkl\"", "null");
+	INVALID(mn, AUTO, "\"ab\"", "\"\\u00e9\\u00e9\"", "\"\\ud83d\\ude00\\ud83d\\ude00\"",
+	        "\"\"");
+	expect_text(mx, "\"\\u00e9\\u00e9\\u00e9\\u00e9\"",
+	            "/: must be at most 3 characters long, got 4");
+	expect_text(mn, "\"\\ud83d\\ude00\\ud83d\\ude00\"",
+	            "/: must be at least 3 characters long, got 2");
 	/* lengths, then the pattern (DFA, or PCRE2 for a non-ASCII subject) */
 	const char *both = "{\"minLength\":2,\"maxLength\":4,\"pattern\":\"^[a-z]+$\"}";
 	VALID(both, AUTO, "\"ab\"", "\"abcd\"");
 	INVALID(both, AUTO, "\"abcde\"", "\"ab1\"", "\"\\u00e9\\u00e9\"", "\"a\"");
-	expect_text(both, "\"abcd1\"", "/: must be at most 4 characters long, got 5; "
+	expect_text(both, "\"abcd1\"",
+	            "/: must be at most 4 characters long, got 5; "
 	            "/: must match the pattern '^[a-z]+$'");
-	expect_text(both, "\"\\u00e9\"", "/: must be at least 2 characters long, got 1; "
+	expect_text(both, "\"\\u00e9\"",
+	            "/: must be at least 2 characters long, got 1; "
 	            "/: must match the pattern '^[a-z]+$'");
 }
 
@@ -545,8 +633,9 @@ static void test_enum_strings_of_one_length_compare_every_byte(void **st)
 	(void)st;
 	/* lengths 0, 1, 4 (one word), 7 (two overlapping words), 10 (a
 	 * word loop): equal lengths leave the bytes to decide */
-	const char *schema = "{\"enum\":[\"abcd\",\"abce\",\"bbcd\",\"\",\"x\",\"abcdefg\",\"abcdefh\","
-	                     "\"abcdefghij\",\"abcdefghik\"]}";
+	const char *schema =
+	        "{\"enum\":[\"abcd\",\"abce\",\"bbcd\",\"\",\"x\",\"abcdefg\",\"abcdefh\","
+	        "\"abcdefghij\",\"abcdefghik\"]}";
 	VALID(schema, AUTO, "\"abcd\"", "\"abce\"", "\"bbcd\"", "\"\"", "\"x\"", "\"abcdefg\"",
 	      "\"abcdefh\"", "\"abcdefghij\"", "\"abcdefghik\"");
 	INVALID(schema, AUTO, "\"abcf\"", "\"abc\"", "\"abcde\"", "\"Abcd\"", "\"abcdefi\"",
@@ -577,7 +666,10 @@ static void test_values_settled_by_their_type_alone(void **st)
 	/* a value whose jansson type the node settles is not looked at: only
 	 * types all of whose values pass (an integral real is an integer,
 	 * others are not; enum and const look at every value) */
-	static const struct { const char *schema; unsigned settled; } cases[] = {
+	static const struct {
+		const char *schema;
+		unsigned settled;
+	} cases[] = {
 		{ "{\"type\":\"number\"}", 1u << JSON_INTEGER | 1u << JSON_REAL },
 		{ "{\"type\":\"integer\"}", 1u << JSON_INTEGER },
 		{ "{\"type\":\"integer\",\"minimum\":0}", 0 },
@@ -605,7 +697,8 @@ static void test_no_type_keyword_admits_every_type(void **st)
 {
 	(void)st;
 	/* without "type", the keywords of other kinds of values do not apply */
-	const char *schema = "{\"properties\":{\"v\":{\"minimum\":3,\"maxLength\":2,\"minItems\":1}}}";
+	const char *schema =
+	        "{\"properties\":{\"v\":{\"minimum\":3,\"maxLength\":2,\"minItems\":1}}}";
 	VALID(schema, AUTO, "{\"v\":3}", "{\"v\":\"ab\"}", "{\"v\":[0]}", "{\"v\":null}",
 	      "{\"v\":true}", "{\"v\":{}}", "{}");
 	INVALID(schema, AUTO, "{\"v\":2}", "{\"v\":2.5}", "{\"v\":\"abc\"}", "{\"v\":[]}");
@@ -618,7 +711,8 @@ static void test_bounds_compare_integers_and_reals_exactly(void **st)
 	(void)st;
 	VALID("{\"minimum\":1,\"exclusiveMaximum\":2.5}", AUTO, "1", "1.0", "2", "2.4999");
 	INVALID("{\"minimum\":1,\"exclusiveMaximum\":2.5}", AUTO, "0.999", "2.5", "3", "-1");
-	VALID("{\"maximum\":9007199254740993}", AUTO, "9007199254740993", "9007199254740992.0", "-5");
+	VALID("{\"maximum\":9007199254740993}", AUTO, "9007199254740993", "9007199254740992.0",
+	      "-5");
 	INVALID("{\"maximum\":9007199254740993}", AUTO, "9007199254740994", "1e300");
 	VALID("{\"exclusiveMinimum\":0}", AUTO, "1e-300", "1");
 	INVALID("{\"exclusiveMinimum\":0}", AUTO, "0", "0.0", "-0.0", "-1e-300");
@@ -647,7 +741,8 @@ int main(void)
 		cmocka_unit_test(test_required_in_branches_and_nested_objects),
 		cmocka_unit_test(test_leaf_properties_are_checked_in_place_with_the_same_verdicts),
 		cmocka_unit_test(test_leaf_beyond_the_depth_limit_is_refused_like_any_member),
-		cmocka_unit_test(test_lengths_near_the_bounds_count_code_points_when_bytes_cannot_tell),
+		cmocka_unit_test(
+		        test_lengths_near_the_bounds_count_code_points_when_bytes_cannot_tell),
 		cmocka_unit_test(test_asserted_format_is_checked_after_a_matching_pattern),
 		cmocka_unit_test(test_enum_strings_of_one_length_compare_every_byte),
 		cmocka_unit_test(test_values_settled_by_their_type_alone),

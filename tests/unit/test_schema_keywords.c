@@ -10,7 +10,7 @@
 
 #include "schema_test.h"
 
-#define D7 SCHEMA_DRAFT_07
+#define D7  SCHEMA_DRAFT_07
 #define D20 SCHEMA_DRAFT_2020_12
 
 static void test_type_single_names_each_json_type(void **st)
@@ -49,10 +49,10 @@ static void test_type_array_accepts_any_listed_type(void **st)
 static void test_enum_uses_json_equality(void **st)
 {
 	(void)st;
-	VALID2("{\"enum\":[\"read\",\"write\",1,{\"a\":[1,2]},null]}",
-	       "\"read\"", "1.0", "{\"a\":[1.0,2]}", "null");
-	INVALID2("{\"enum\":[\"read\",\"write\",1,{\"a\":[1,2]},null]}",
-	         "\"Read\"", "2", "{\"a\":[2,1]}", "false", "[1]");
+	VALID2("{\"enum\":[\"read\",\"write\",1,{\"a\":[1,2]},null]}", "\"read\"", "1.0",
+	       "{\"a\":[1.0,2]}", "null");
+	INVALID2("{\"enum\":[\"read\",\"write\",1,{\"a\":[1,2]},null]}", "\"Read\"", "2",
+	         "{\"a\":[2,1]}", "false", "[1]");
 	INVALID2("{\"enum\":[false]}", "0", "null");
 	INVALID2("{\"enum\":[0]}", "false");
 }
@@ -61,8 +61,8 @@ static void test_const_ignores_key_order_and_number_form(void **st)
 {
 	(void)st;
 	VALID2("{\"const\":{\"a\":1,\"b\":[true,null]}}", "{\"b\":[true,null],\"a\":1.0}");
-	INVALID2("{\"const\":{\"a\":1,\"b\":[true,null]}}", "{\"a\":1}", "{\"a\":1,\"b\":[null,true]}",
-	         "{\"a\":1,\"b\":[true,null],\"c\":0}");
+	INVALID2("{\"const\":{\"a\":1,\"b\":[true,null]}}", "{\"a\":1}",
+	         "{\"a\":1,\"b\":[null,true]}", "{\"a\":1,\"b\":[true,null],\"c\":0}");
 	VALID2("{\"const\":null}", "null");
 	INVALID2("{\"const\":null}", "0", "\"\"");
 }
@@ -140,16 +140,18 @@ static void test_items_schema_applies_to_every_item(void **st)
 static void test_prefix_items_2020_and_items_array_draft07(void **st)
 {
 	(void)st;
-	const char *d20 = "{\"prefixItems\":[{\"type\":\"string\"},{\"type\":\"integer\"}],\"items\":false}";
+	const char *d20 =
+	        "{\"prefixItems\":[{\"type\":\"string\"},{\"type\":\"integer\"}],\"items\":false}";
 	VALID(d20, D20, "[]", "[\"a\"]", "[\"a\",1]");
 	INVALID(d20, D20, "[1]", "[\"a\",\"b\"]", "[\"a\",1,null]");
-	const char *d7 = "{\"items\":[{\"type\":\"string\"},{\"type\":\"integer\"}],\"additionalItems\":false}";
+	const char *d7 =
+	        "{\"items\":[{\"type\":\"string\"},{\"type\":\"integer\"}],\"additionalItems\":false}";
 	VALID(d7, D7, "[]", "[\"a\",1]");
 	INVALID(d7, D7, "[1]", "[\"a\",1,null]");
 	VALID("{\"items\":[{\"type\":\"string\"}],\"additionalItems\":{\"type\":\"integer\"}}", D7,
 	      "[\"a\",1,2]");
-	INVALID("{\"items\":[{\"type\":\"string\"}],\"additionalItems\":{\"type\":\"integer\"}}", D7,
-	        "[\"a\",1,\"b\"]");
+	INVALID("{\"items\":[{\"type\":\"string\"}],\"additionalItems\":{\"type\":\"integer\"}}",
+	        D7, "[\"a\",1,\"b\"]");
 	/* additionalItems does nothing when items is one schema */
 	VALID("{\"items\":{\"type\":\"string\"},\"additionalItems\":false}", D7, "[\"a\",\"b\"]");
 }
@@ -164,8 +166,8 @@ static void test_min_and_max_items(void **st)
 static void test_unique_items_uses_json_equality(void **st)
 {
 	(void)st;
-	VALID2("{\"uniqueItems\":true}", "[]", "[1,2,\"1\"]", "[{\"a\":1},{\"a\":2}]", "[[1],[1,1]]",
-	       "[0,false]", "[null,0]");
+	VALID2("{\"uniqueItems\":true}", "[]", "[1,2,\"1\"]", "[{\"a\":1},{\"a\":2}]",
+	       "[[1],[1,1]]", "[0,false]", "[null,0]");
 	INVALID2("{\"uniqueItems\":true}", "[1,1.0]", "[{\"a\":1,\"b\":2},{\"b\":2,\"a\":1}]",
 	         "[[1,2],[1,2]]", "[\"x\",\"y\",\"x\"]");
 	VALID2("{\"uniqueItems\":false}", "[1,1]");
@@ -189,22 +191,40 @@ static void test_unique_items_on_long_arrays(void **st)
 static void test_unique_items_long_path_agrees_with_pairwise(void **st)
 {
 	(void)st;
-	static const struct { const char *a, *b; int equal; } pairs[] = {
-		{ "1", "1.0", 1 }, { "0", "-0.0", 1 }, { "1e2", "100", 1 }, { "0.1", "0.10", 1 },
-		{ "9007199254740993", "9007199254740992", 0 }, { "9223372036854775807", "9.3e18", 0 },
-		{ "-9223372036854775808", "-9223372036854775808.0", 1 }, { "1e300", "1e300", 1 },
-		{ "0.1", "0.2", 0 }, { "1", "\"1\"", 0 }, { "0", "false", 0 }, { "null", "false", 0 },
-		{ "\"s1:a\"", "\"a\"", 0 }, { "\"#1;\"", "1", 0 }, { "\"ab\"", "\"a\"", 0 },
+	static const struct {
+		const char *a, *b;
+		int equal;
+	} pairs[] = {
+		{ "1", "1.0", 1 },
+		{ "0", "-0.0", 1 },
+		{ "1e2", "100", 1 },
+		{ "0.1", "0.10", 1 },
+		{ "9007199254740993", "9007199254740992", 0 },
+		{ "9223372036854775807", "9.3e18", 0 },
+		{ "-9223372036854775808", "-9223372036854775808.0", 1 },
+		{ "1e300", "1e300", 1 },
+		{ "0.1", "0.2", 0 },
+		{ "1", "\"1\"", 0 },
+		{ "0", "false", 0 },
+		{ "null", "false", 0 },
+		{ "\"s1:a\"", "\"a\"", 0 },
+		{ "\"#1;\"", "1", 0 },
+		{ "\"ab\"", "\"a\"", 0 },
 		{ "{\"a\":1,\"b\":[1,{\"c\":2}]}", "{\"b\":[1.0,{\"c\":2.0}],\"a\":1}", 1 },
-		{ "{\"a\":1,\"b\":2}", "{\"a\":2,\"b\":1}", 0 }, { "{\"ab\":1}", "{\"a\":1,\"b\":1}", 0 },
-		{ "[\"a\",\"b\"]", "[\"ab\"]", 0 }, { "[[1],[2]]", "[[1,2]]", 0 }, { "[1,2]", "[2,1]", 0 },
-		{ "{}", "[]", 0 }, { "\"\"", "[]", 0 },
+		{ "{\"a\":1,\"b\":2}", "{\"a\":2,\"b\":1}", 0 },
+		{ "{\"ab\":1}", "{\"a\":1,\"b\":1}", 0 },
+		{ "[\"a\",\"b\"]", "[\"ab\"]", 0 },
+		{ "[[1],[2]]", "[[1,2]]", 0 },
+		{ "[1,2]", "[2,1]", 0 },
+		{ "{}", "[]", 0 },
+		{ "\"\"", "[]", 0 },
 	};
 	struct schema *sc = compile_ok("{\"uniqueItems\":true}", D20);
 	for (size_t i = 0; i < sizeof pairs / sizeof *pairs; i++) {
 		char shortarr[256], longarr[512];
 		snprintf(shortarr, sizeof shortarr, "[%s,%s]", pairs[i].a, pairs[i].b);
-		snprintf(longarr, sizeof longarr, "[\"f1\",\"f2\",\"f3\",\"f4\",\"f5\",\"f6\",\"f7\",\"f8\","
+		snprintf(longarr, sizeof longarr,
+		         "[\"f1\",\"f2\",\"f3\",\"f4\",\"f5\",\"f6\",\"f7\",\"f8\","
 		         "\"f9\",\"f10\",%s,\"f11\",\"f12\",\"f13\",\"f14\",\"f15\",\"f16\",%s]",
 		         pairs[i].a, pairs[i].b);
 		int want = !pairs[i].equal;
@@ -229,7 +249,7 @@ static void test_min_and_max_contains_count_matches(void **st)
 	VALID(s, D20, "[1,1]", "[1,2,1,1]");
 	INVALID(s, D20, "[1]", "[1,1,1,1]", "[2,2]");
 	VALID("{\"contains\":{\"const\":1},\"minContains\":0}", D20, "[]", "[2]");
-	VALID("{\"maxContains\":1}", D20, "[1,1]");   /* ignored without contains */
+	VALID("{\"maxContains\":1}", D20, "[1,1]"); /* ignored without contains */
 }
 
 static void test_min_and_max_properties(void **st)
@@ -249,8 +269,9 @@ static void test_required_lists_present_keys(void **st)
 static void test_dependent_required_and_schemas_2020(void **st)
 {
 	(void)st;
-	const char *s = "{\"dependentRequired\":{\"a\":[\"b\"]},"
-	                "\"dependentSchemas\":{\"c\":{\"properties\":{\"d\":{\"type\":\"string\"}}}}}";
+	const char *s =
+	        "{\"dependentRequired\":{\"a\":[\"b\"]},"
+	        "\"dependentSchemas\":{\"c\":{\"properties\":{\"d\":{\"type\":\"string\"}}}}}";
 	VALID(s, D20, "{}", "{\"a\":1,\"b\":2}", "{\"b\":1}", "{\"c\":1,\"d\":\"x\"}", "{\"c\":1}");
 	INVALID(s, D20, "{\"a\":1}", "{\"c\":1,\"d\":2}");
 }
@@ -266,7 +287,8 @@ static void test_dependencies_draft07_both_forms(void **st)
 static void test_properties_apply_to_present_keys(void **st)
 {
 	(void)st;
-	const char *s = "{\"properties\":{\"a\":{\"type\":\"integer\"},\"b/c\":{\"type\":\"string\"}}}";
+	const char *s =
+	        "{\"properties\":{\"a\":{\"type\":\"integer\"},\"b/c\":{\"type\":\"string\"}}}";
 	VALID2(s, "{}", "{\"a\":1,\"b/c\":\"x\",\"z\":null}", "5");
 	INVALID2(s, "{\"a\":\"1\"}", "{\"b/c\":1}");
 }
@@ -274,7 +296,8 @@ static void test_properties_apply_to_present_keys(void **st)
 static void test_pattern_properties_match_names(void **st)
 {
 	(void)st;
-	const char *s = "{\"patternProperties\":{\"^x-\":{\"type\":\"string\"},\"id$\":{\"type\":\"integer\"}}}";
+	const char *s =
+	        "{\"patternProperties\":{\"^x-\":{\"type\":\"string\"},\"id$\":{\"type\":\"integer\"}}}";
 	VALID2(s, "{\"x-a\":\"s\",\"userid\":3,\"other\":[]}");
 	INVALID2(s, "{\"x-a\":1}", "{\"xid\":\"s\"}", "{\"x-id\":\"s\"}");
 }
@@ -293,8 +316,10 @@ static void test_additional_properties_cover_the_rest(void **st)
 static void test_property_names_validate_keys(void **st)
 {
 	(void)st;
-	VALID2("{\"propertyNames\":{\"pattern\":\"^[a-z]+$\",\"maxLength\":3}}", "{\"abc\":1}", "{}");
-	INVALID2("{\"propertyNames\":{\"pattern\":\"^[a-z]+$\",\"maxLength\":3}}", "{\"aB\":1}", "{\"abcd\":1}");
+	VALID2("{\"propertyNames\":{\"pattern\":\"^[a-z]+$\",\"maxLength\":3}}", "{\"abc\":1}",
+	       "{}");
+	INVALID2("{\"propertyNames\":{\"pattern\":\"^[a-z]+$\",\"maxLength\":3}}", "{\"aB\":1}",
+	         "{\"abcd\":1}");
 	INVALID2("{\"propertyNames\":false}", "{\"a\":1}");
 }
 
@@ -365,9 +390,10 @@ static void test_ref_to_definitions_and_defs(void **st)
 static void test_ref_pointer_escapes_tilde_slash_and_percent(void **st)
 {
 	(void)st;
-	const char *s = "{\"$defs\":{\"a~b/c%d\":{\"type\":\"string\"},\"e f\":{\"type\":\"integer\"}},"
-	                "\"properties\":{\"x\":{\"$ref\":\"#/$defs/a~0b~1c%25d\"},"
-	                "\"y\":{\"$ref\":\"#/$defs/e%20f\"}}}";
+	const char *s =
+	        "{\"$defs\":{\"a~b/c%d\":{\"type\":\"string\"},\"e f\":{\"type\":\"integer\"}},"
+	        "\"properties\":{\"x\":{\"$ref\":\"#/$defs/a~0b~1c%25d\"},"
+	        "\"y\":{\"$ref\":\"#/$defs/e%20f\"}}}";
 	VALID(s, D20, "{\"x\":\"s\",\"y\":1}");
 	INVALID(s, D20, "{\"x\":1}", "{\"y\":\"s\"}");
 }
@@ -379,14 +405,18 @@ static void test_ref_to_array_element_and_root_recursion(void **st)
 	                   "\"items\":{\"$ref\":\"#\"}},\"n\":{\"type\":\"integer\"}}}";
 	VALID2(tree, "{\"n\":1,\"kids\":[{\"n\":2,\"kids\":[]},{}]}");
 	INVALID2(tree, "{\"kids\":[{\"kids\":[{\"n\":\"x\"}]}]}");
-	VALID2("{\"properties\":{\"b\":{\"type\":\"string\"},\"a\":{\"$ref\":\"#/properties/b\"}}}", "{\"a\":\"s\"}");
-	INVALID2("{\"properties\":{\"b\":{\"type\":\"string\"},\"a\":{\"$ref\":\"#/properties/b\"}}}", "{\"a\":1}");
+	VALID2("{\"properties\":{\"b\":{\"type\":\"string\"},\"a\":{\"$ref\":\"#/properties/b\"}}}",
+	       "{\"a\":\"s\"}");
+	INVALID2(
+	        "{\"properties\":{\"b\":{\"type\":\"string\"},\"a\":{\"$ref\":\"#/properties/b\"}}}",
+	        "{\"a\":1}");
 }
 
 static void test_ref_with_siblings_applies_both_in_2020(void **st)
 {
 	(void)st;
-	const char *s = "{\"$defs\":{\"s\":{\"type\":\"string\"}},\"$ref\":\"#/$defs/s\",\"minLength\":2}";
+	const char *s =
+	        "{\"$defs\":{\"s\":{\"type\":\"string\"}},\"$ref\":\"#/$defs/s\",\"minLength\":2}";
 	VALID(s, D20, "\"ab\"");
 	INVALID(s, D20, "\"a\"", "12");
 }
@@ -394,11 +424,12 @@ static void test_ref_with_siblings_applies_both_in_2020(void **st)
 static void test_id_resolution_inside_one_document(void **st)
 {
 	(void)st;
-	const char *s = "{\"$id\":\"http://example.com/root.json\",\"$defs\":{"
-	                "\"i\":{\"$id\":\"item.json\",\"type\":\"integer\"},"
-	                "\"j\":{\"$id\":\"http://other.example/j\",\"$defs\":{\"k\":{\"type\":\"string\"}}}},"
-	                "\"properties\":{\"a\":{\"items\":{\"$ref\":\"item.json\"}},"
-	                "\"b\":{\"$ref\":\"http://other.example/j#/$defs/k\"}}}";
+	const char *s =
+	        "{\"$id\":\"http://example.com/root.json\",\"$defs\":{"
+	        "\"i\":{\"$id\":\"item.json\",\"type\":\"integer\"},"
+	        "\"j\":{\"$id\":\"http://other.example/j\",\"$defs\":{\"k\":{\"type\":\"string\"}}}},"
+	        "\"properties\":{\"a\":{\"items\":{\"$ref\":\"item.json\"}},"
+	        "\"b\":{\"$ref\":\"http://other.example/j#/$defs/k\"}}}";
 	VALID(s, D20, "{\"a\":[1,2],\"b\":\"x\"}");
 	INVALID(s, D20, "{\"a\":[\"x\"]}", "{\"b\":1}");
 	VALID(s, D7, "{\"a\":[1,2],\"b\":\"x\"}");
@@ -408,10 +439,14 @@ static void test_id_resolution_inside_one_document(void **st)
 static void test_anchor_2020_and_plain_name_id_draft07(void **st)
 {
 	(void)st;
-	VALID("{\"$defs\":{\"x\":{\"$anchor\":\"num\",\"type\":\"number\"}},\"$ref\":\"#num\"}", D20, "1");
-	INVALID("{\"$defs\":{\"x\":{\"$anchor\":\"num\",\"type\":\"number\"}},\"$ref\":\"#num\"}", D20, "\"1\"");
-	VALID("{\"definitions\":{\"x\":{\"$id\":\"#num\",\"type\":\"number\"}},\"allOf\":[{\"$ref\":\"#num\"}]}", D7, "1");
-	INVALID("{\"definitions\":{\"x\":{\"$id\":\"#num\",\"type\":\"number\"}},\"allOf\":[{\"$ref\":\"#num\"}]}", D7, "\"1\"");
+	VALID("{\"$defs\":{\"x\":{\"$anchor\":\"num\",\"type\":\"number\"}},\"$ref\":\"#num\"}",
+	      D20, "1");
+	INVALID("{\"$defs\":{\"x\":{\"$anchor\":\"num\",\"type\":\"number\"}},\"$ref\":\"#num\"}",
+	        D20, "\"1\"");
+	VALID("{\"definitions\":{\"x\":{\"$id\":\"#num\",\"type\":\"number\"}},\"allOf\":[{\"$ref\":\"#num\"}]}",
+	      D7, "1");
+	INVALID("{\"definitions\":{\"x\":{\"$id\":\"#num\",\"type\":\"number\"}},\"allOf\":[{\"$ref\":\"#num\"}]}",
+	        D7, "\"1\"");
 }
 
 static void test_ref_to_builtin_metaschemas(void **st)
@@ -419,11 +454,11 @@ static void test_ref_to_builtin_metaschemas(void **st)
 	(void)st;
 	VALID("{\"$ref\":\"https://json-schema.org/draft/2020-12/schema\"}", D20,
 	      "{\"type\":\"string\"}", "true", "{\"properties\":{\"a\":{\"minLength\":1}}}");
-	INVALID("{\"$ref\":\"https://json-schema.org/draft/2020-12/schema\"}", D20,
-	        "{\"type\":5}", "{\"properties\":{\"a\":{\"minLength\":-1}}}", "3");
+	INVALID("{\"$ref\":\"https://json-schema.org/draft/2020-12/schema\"}", D20, "{\"type\":5}",
+	        "{\"properties\":{\"a\":{\"minLength\":-1}}}", "3");
 	VALID("{\"$ref\":\"http://json-schema.org/draft-07/schema#\"}", D20, "{\"items\":[{}]}");
-	INVALID("{\"$ref\":\"http://json-schema.org/draft-07/schema#\"}", D20,
-	        "{\"items\":[1]}", "{\"required\":[\"a\",\"a\"]}");
+	INVALID("{\"$ref\":\"http://json-schema.org/draft-07/schema#\"}", D20, "{\"items\":[1]}",
+	        "{\"required\":[\"a\",\"a\"]}");
 }
 
 static void test_annotations_and_extensions_are_accepted(void **st)

@@ -35,25 +35,25 @@
 #include "internal.h"
 #include "profile.h"
 
-#define ALLOW       SECCOMP_RET_ALLOW
-#define KILL        SECCOMP_RET_KILL_PROCESS
-#define ERR(e)      (SECCOMP_RET_ERRNO | (e))
-#define X32_BIT     0x40000000
+#define ALLOW   SECCOMP_RET_ALLOW
+#define KILL    SECCOMP_RET_KILL_PROCESS
+#define ERR(e)  (SECCOMP_RET_ERRNO | (e))
+#define X32_BIT 0x40000000
 
 /* What the tables mean by "errno": refused without killing, with this
  * errno. Socket rules answer EACCES (like a Landlock or LSM refusal),
  * other denials EPERM. */
-#define SOCK_DENY   ERR(EACCES)
+#define SOCK_DENY ERR(EACCES)
 /* MSG_FASTOPEN where inet sockets exist: what a kernel with client TFO
  * turned off answers, so a TFO client falls back to connect(). */
-#define FO_DENY     ERR(EOPNOTSUPP)
+#define FO_DENY ERR(EOPNOTSUPP)
 
 enum { P_READ_ONLY, P_WRITE, P_NETWORK, P_DESTRUCTIVE, P_N };
 static const char *const names[P_N] = { "read-only", "write", "network", "destructive" };
 
 struct fixture {
 	char ws[64];
-	char why_not[600];      /* set when no jail can be compiled here */
+	char why_not[600]; /* set when no jail can be compiled here */
 	struct profile *prof[P_N];
 	struct sbx_jail *jail[P_N];
 };
@@ -168,7 +168,8 @@ static void check_jail(struct sbx_jail *j, const char *name, const struct row *r
 		if (got != rows[i].want) {
 			char b1[64], b2[64];
 			print_error("%s: %s: got %s, want %s\n", name, rows[i].what,
-			            action_name(got, b1, sizeof b1), action_name(rows[i].want, b2, sizeof b2));
+			            action_name(got, b1, sizeof b1),
+			            action_name(rows[i].want, b2, sizeof b2));
 			bad++;
 		}
 	}
@@ -182,7 +183,7 @@ static void check_rows(int p, const struct row *rows, size_t n)
 
 #ifdef __x86_64__
 #define SKIP_UNLESS_X86_64() ((void)0)
-#define X86 AUDIT_ARCH_X86_64
+#define X86                  AUDIT_ARCH_X86_64
 
 /* Holds in every shipped profile. */
 static const struct row every_profile[] = {
@@ -204,15 +205,27 @@ static const struct row every_profile[] = {
 	{ "clone CLONE_NEWUTS", X86, __NR_clone, { CLONE_NEWUTS }, ERR(EPERM) },
 	{ "clone CLONE_NEWIPC", X86, __NR_clone, { CLONE_NEWIPC }, ERR(EPERM) },
 	{ "clone CLONE_NEWCGROUP", X86, __NR_clone, { CLONE_NEWCGROUP }, ERR(EPERM) },
-	{ "clone fork flags + NEWUSER", X86, __NR_clone,
-	  { CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID | SIGCHLD | CLONE_NEWUSER }, ERR(EPERM) },
-	{ "clone NEWUSER with high bits", X86, __NR_clone,
-	  { 0xffffffff00000000ULL | CLONE_NEWUSER }, ERR(EPERM) },
-	{ "clone fork flags", X86, __NR_clone,
-	  { CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID | SIGCHLD }, ALLOW },
-	{ "clone thread flags", X86, __NR_clone,
-	  { CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD |
-	    CLONE_SYSVSEM | CLONE_SETTLS | CLONE_PARENT_SETTID | CLONE_CHILD_CLEARTID }, ALLOW },
+	{ "clone fork flags + NEWUSER",
+	  X86,
+	  __NR_clone,
+	  { CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID | SIGCHLD | CLONE_NEWUSER },
+	  ERR(EPERM) },
+	{ "clone NEWUSER with high bits",
+	  X86,
+	  __NR_clone,
+	  { 0xffffffff00000000ULL | CLONE_NEWUSER },
+	  ERR(EPERM) },
+	{ "clone fork flags",
+	  X86,
+	  __NR_clone,
+	  { CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID | SIGCHLD },
+	  ALLOW },
+	{ "clone thread flags",
+	  X86,
+	  __NR_clone,
+	  { CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD | CLONE_SYSVSEM |
+	    CLONE_SETTLS | CLONE_PARENT_SETTID | CLONE_CHILD_CLEARTID },
+	  ALLOW },
 	{ "clone vfork flags", X86, __NR_clone, { CLONE_VM | CLONE_VFORK | SIGCHLD }, ALLOW },
 	{ "clone3", X86, __NR_clone3, { 0x1000, 88 }, ERR(ENOSYS) },
 	{ "unshare", X86, __NR_unshare, { CLONE_NEWUSER }, ERR(EPERM) },
@@ -220,52 +233,101 @@ static const struct row every_profile[] = {
 	{ "setns", X86, __NR_setns, { 3, 0 }, ERR(EPERM) },
 	{ "ioctl TIOCSTI", X86, __NR_ioctl, { 0, TIOCSTI }, ERR(EPERM) },
 	{ "ioctl TIOCSTI high bits", X86, __NR_ioctl, { 0, 0xffffffff00005412ULL }, ERR(EPERM) },
-	{ "ioctl TIOCSTI other high bits", X86, __NR_ioctl, { 0, 0x0000000100005412ULL }, ERR(EPERM) },
+	{ "ioctl TIOCSTI other high bits",
+	  X86,
+	  __NR_ioctl,
+	  { 0, 0x0000000100005412ULL },
+	  ERR(EPERM) },
 	{ "ioctl TIOCLINUX", X86, __NR_ioctl, { 0, TIOCLINUX }, ERR(EPERM) },
 	{ "ioctl TIOCLINUX high bits", X86, __NR_ioctl, { 0, 0xdeadbeef0000541cULL }, ERR(EPERM) },
 	{ "ioctl TCGETS", X86, __NR_ioctl, { 0, TCGETS }, ALLOW },
 	{ "ioctl FIONREAD", X86, __NR_ioctl, { 0, FIONREAD }, ALLOW },
 	{ "personality(0)", X86, __NR_personality, { 0 }, ALLOW },
 	{ "personality(ADDR_NO_RANDOMIZE)", X86, __NR_personality, { 0x0040000 }, ERR(EPERM) },
-	{ "personality(READ_IMPLIES_EXEC)", X86, __NR_personality, { READ_IMPLIES_EXEC }, ERR(EPERM) },
+	{ "personality(READ_IMPLIES_EXEC)",
+	  X86,
+	  __NR_personality,
+	  { READ_IMPLIES_EXEC },
+	  ERR(EPERM) },
 	{ "personality(PER_LINUX32)", X86, __NR_personality, { PER_LINUX32 }, ERR(EPERM) },
 	{ "personality high bits", X86, __NR_personality, { 0x100000000ULL }, ERR(EPERM) },
 	{ "socket AF_UNIX", X86, __NR_socket, { AF_UNIX, SOCK_STREAM, 0 }, SOCK_DENY },
-	{ "socket AF_UNIX dgram", X86, __NR_socket, { AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0 }, SOCK_DENY },
+	{ "socket AF_UNIX dgram",
+	  X86,
+	  __NR_socket,
+	  { AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0 },
+	  SOCK_DENY },
 	{ "socket AF_PACKET", X86, __NR_socket, { AF_PACKET, SOCK_RAW, 0 }, SOCK_DENY },
 	{ "socket AF_VSOCK", X86, __NR_socket, { AF_VSOCK, SOCK_STREAM, 0 }, SOCK_DENY },
 	{ "socket AF_BLUETOOTH", X86, __NR_socket, { AF_BLUETOOTH, SOCK_STREAM, 0 }, SOCK_DENY },
 	{ "socket AF_ALG", X86, __NR_socket, { AF_ALG, SOCK_SEQPACKET, 0 }, SOCK_DENY },
 	{ "socket domain AF_MAX", X86, __NR_socket, { AF_MAX, SOCK_STREAM, 0 }, SOCK_DENY },
 	{ "socket domain 0xffffffff", X86, __NR_socket, { 0xffffffff, SOCK_STREAM, 0 }, SOCK_DENY },
-	{ "socket domain high bits + AF_INET", X86, __NR_socket,
-	  { 0x100000002ULL, SOCK_STREAM, 0 }, SOCK_DENY },
-	{ "socket domain high bits + AF_UNIX", X86, __NR_socket,
-	  { 0x8000000000000001ULL, SOCK_STREAM, 0 }, SOCK_DENY },
+	{ "socket domain high bits + AF_INET",
+	  X86,
+	  __NR_socket,
+	  { 0x100000002ULL, SOCK_STREAM, 0 },
+	  SOCK_DENY },
+	{ "socket domain high bits + AF_UNIX",
+	  X86,
+	  __NR_socket,
+	  { 0x8000000000000001ULL, SOCK_STREAM, 0 },
+	  SOCK_DENY },
 	{ "socketpair AF_UNIX", X86, __NR_socketpair, { AF_UNIX, SOCK_STREAM, 0, 0x1000 }, ALLOW },
-	{ "socketpair AF_INET", X86, __NR_socketpair, { AF_INET, SOCK_STREAM, 0, 0x1000 }, SOCK_DENY },
-	{ "socketpair AF_UNIX high bits", X86, __NR_socketpair,
-	  { 0x100000001ULL, SOCK_STREAM, 0, 0x1000 }, SOCK_DENY },
+	{ "socketpair AF_INET",
+	  X86,
+	  __NR_socketpair,
+	  { AF_INET, SOCK_STREAM, 0, 0x1000 },
+	  SOCK_DENY },
+	{ "socketpair AF_UNIX high bits",
+	  X86,
+	  __NR_socketpair,
+	  { 0x100000001ULL, SOCK_STREAM, 0, 0x1000 },
+	  SOCK_DENY },
 	/* A datagram pair can sendto() any path-named unix socket of the host
 	 * (Landlock has no rule for those): refused without the "unix" family,
 	 * whatever the flags. AF_UNIX turns SOCK_RAW into SOCK_DGRAM. Stream
 	 * and seqpacket pairs stay bound to their peer. */
-	{ "socketpair AF_UNIX dgram", X86, __NR_socketpair,
-	  { AF_UNIX, SOCK_DGRAM, 0, 0x1000 }, SOCK_DENY },
-	{ "socketpair AF_UNIX dgram nonblock cloexec", X86, __NR_socketpair,
-	  { AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, 0x1000 }, SOCK_DENY },
-	{ "socketpair AF_UNIX dgram, type high bits", X86, __NR_socketpair,
-	  { AF_UNIX, 0xffffffff00000000ULL | SOCK_DGRAM, 0, 0x1000 }, SOCK_DENY },
-	{ "socketpair AF_UNIX raw (a dgram socket)", X86, __NR_socketpair,
-	  { AF_UNIX, SOCK_RAW, 0, 0x1000 }, SOCK_DENY },
-	{ "socketpair AF_UNIX raw cloexec", X86, __NR_socketpair,
-	  { AF_UNIX, SOCK_RAW | SOCK_CLOEXEC, 0, 0x1000 }, SOCK_DENY },
-	{ "socketpair AF_UNIX stream nonblock cloexec", X86, __NR_socketpair,
-	  { AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, 0x1000 }, ALLOW },
-	{ "socketpair AF_UNIX seqpacket", X86, __NR_socketpair,
-	  { AF_UNIX, SOCK_SEQPACKET, 0, 0x1000 }, ALLOW },
-	{ "socketpair AF_UNIX seqpacket cloexec", X86, __NR_socketpair,
-	  { AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, 0x1000 }, ALLOW },
+	{ "socketpair AF_UNIX dgram",
+	  X86,
+	  __NR_socketpair,
+	  { AF_UNIX, SOCK_DGRAM, 0, 0x1000 },
+	  SOCK_DENY },
+	{ "socketpair AF_UNIX dgram nonblock cloexec",
+	  X86,
+	  __NR_socketpair,
+	  { AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, 0x1000 },
+	  SOCK_DENY },
+	{ "socketpair AF_UNIX dgram, type high bits",
+	  X86,
+	  __NR_socketpair,
+	  { AF_UNIX, 0xffffffff00000000ULL | SOCK_DGRAM, 0, 0x1000 },
+	  SOCK_DENY },
+	{ "socketpair AF_UNIX raw (a dgram socket)",
+	  X86,
+	  __NR_socketpair,
+	  { AF_UNIX, SOCK_RAW, 0, 0x1000 },
+	  SOCK_DENY },
+	{ "socketpair AF_UNIX raw cloexec",
+	  X86,
+	  __NR_socketpair,
+	  { AF_UNIX, SOCK_RAW | SOCK_CLOEXEC, 0, 0x1000 },
+	  SOCK_DENY },
+	{ "socketpair AF_UNIX stream nonblock cloexec",
+	  X86,
+	  __NR_socketpair,
+	  { AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, 0x1000 },
+	  ALLOW },
+	{ "socketpair AF_UNIX seqpacket",
+	  X86,
+	  __NR_socketpair,
+	  { AF_UNIX, SOCK_SEQPACKET, 0, 0x1000 },
+	  ALLOW },
+	{ "socketpair AF_UNIX seqpacket cloexec",
+	  X86,
+	  __NR_socketpair,
+	  { AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, 0x1000 },
+	  ALLOW },
 	{ "sendto flags 0", X86, __NR_sendto, { 3, 0x1000, 10, 0, 0, 0 }, ALLOW },
 	{ "sendto MSG_NOSIGNAL", X86, __NR_sendto, { 3, 0x1000, 10, MSG_NOSIGNAL, 0, 0 }, ALLOW },
 	{ "sendmsg MSG_DONTWAIT", X86, __NR_sendmsg, { 3, 0x1000, MSG_DONTWAIT }, ALLOW },
@@ -346,23 +408,44 @@ static const struct row every_profile[] = {
  * destructive). read-only and network write none and require their mount
  * namespace (every host mount read-only), so they go without these rules
  * (seccomp.c, host_read_only) and the mode is the kernel's to refuse. */
-#define SETID_ROWS(D) \
-	{ "chmod 04755", X86, __NR_chmod, { 0x1000, 04755 }, D }, \
-	{ "chmod 02755", X86, __NR_chmod, { 0x1000, 02755 }, D }, \
-	{ "chmod 0755", X86, __NR_chmod, { 0x1000, 0755 }, ALLOW }, \
-	{ "chmod 01777 (sticky)", X86, __NR_chmod, { 0x1000, 01777 }, ALLOW }, \
-	{ "fchmod 04700", X86, __NR_fchmod, { 3, 04700 }, D }, \
-	{ "fchmodat 06755", X86, __NR_fchmodat, { (uint64_t)AT_FDCWD, 0x1000, 06755 }, D }, \
-	{ "fchmodat 0644", X86, __NR_fchmodat, { (uint64_t)AT_FDCWD, 0x1000, 0644 }, ALLOW }, \
-	{ "fchmodat2 (452) 04755", X86, 452, { (uint64_t)AT_FDCWD, 0x1000, 04755, 0 }, D }, \
-	{ "openat O_CREAT 04755", X86, __NR_openat, \
-	  { (uint64_t)AT_FDCWD, 0x1000, O_CREAT | O_WRONLY, 04755 }, D }, \
-	{ "openat O_CREAT 0644", X86, __NR_openat, \
-	  { (uint64_t)AT_FDCWD, 0x1000, O_CREAT | O_WRONLY, 0644 }, ALLOW }, \
-	{ "open O_CREAT 02755", X86, __NR_open, { 0x1000, O_CREAT, 02755 }, D }, \
-	{ "creat 04755", X86, __NR_creat, { 0x1000, 04755 }, D }, \
-	{ "mknodat S_ISUID", X86, __NR_mknodat, \
-	  { (uint64_t)AT_FDCWD, 0x1000, S_IFREG | 04755, 0 }, D }, \
+#define SETID_ROWS(D)                                                                              \
+	{ "chmod 04755", X86, __NR_chmod, { 0x1000, 04755 }, D },                                  \
+	        { "chmod 02755", X86, __NR_chmod, { 0x1000, 02755 }, D },                          \
+	        { "chmod 0755", X86, __NR_chmod, { 0x1000, 0755 }, ALLOW },                        \
+	        { "chmod 01777 (sticky)", X86, __NR_chmod, { 0x1000, 01777 }, ALLOW },             \
+	        { "fchmod 04700", X86, __NR_fchmod, { 3, 04700 }, D },                             \
+	        { "fchmodat 06755",                                                                \
+		  X86,                                                                             \
+		  __NR_fchmodat,                                                                   \
+		  { (uint64_t)AT_FDCWD, 0x1000, 06755 },                                           \
+		  D },                                                                             \
+	        { "fchmodat 0644",                                                                 \
+		  X86,                                                                             \
+		  __NR_fchmodat,                                                                   \
+		  { (uint64_t)AT_FDCWD, 0x1000, 0644 },                                            \
+		  ALLOW },                                                                         \
+	        { "fchmodat2 (452) 04755",                                                         \
+		  X86,                                                                             \
+		  452,                                                                             \
+		  { (uint64_t)AT_FDCWD, 0x1000, 04755, 0 },                                        \
+		  D },                                                                             \
+	        { "openat O_CREAT 04755",                                                          \
+		  X86,                                                                             \
+		  __NR_openat,                                                                     \
+		  { (uint64_t)AT_FDCWD, 0x1000, O_CREAT | O_WRONLY, 04755 },                       \
+		  D },                                                                             \
+	        { "openat O_CREAT 0644",                                                           \
+		  X86,                                                                             \
+		  __NR_openat,                                                                     \
+		  { (uint64_t)AT_FDCWD, 0x1000, O_CREAT | O_WRONLY, 0644 },                        \
+		  ALLOW },                                                                         \
+	        { "open O_CREAT 02755", X86, __NR_open, { 0x1000, O_CREAT, 02755 }, D },           \
+	        { "creat 04755", X86, __NR_creat, { 0x1000, 04755 }, D },                          \
+	        { "mknodat S_ISUID",                                                               \
+		  X86,                                                                             \
+		  __NR_mknodat,                                                                    \
+		  { (uint64_t)AT_FDCWD, 0x1000, S_IFREG | 04755, 0 },                              \
+		  D },
 
 static const struct row setid_refused[] = { SETID_ROWS(ERR(EPERM)) };
 static const struct row setid_left_to_mounts[] = { SETID_ROWS(ALLOW) };
@@ -372,68 +455,143 @@ static const struct row non_network[] = {
 	{ "socket AF_INET", X86, __NR_socket, { AF_INET, SOCK_STREAM, 0 }, SOCK_DENY },
 	{ "socket AF_INET dgram", X86, __NR_socket, { AF_INET, SOCK_DGRAM, 0 }, SOCK_DENY },
 	{ "socket AF_INET6", X86, __NR_socket, { AF_INET6, SOCK_STREAM, 0 }, SOCK_DENY },
-	{ "socket AF_NETLINK ROUTE", X86, __NR_socket,
-	  { AF_NETLINK, SOCK_RAW, NETLINK_ROUTE }, SOCK_DENY },
-	{ "socket AF_NETLINK dgram ROUTE", X86, __NR_socket,
-	  { AF_NETLINK, SOCK_DGRAM, NETLINK_ROUTE }, SOCK_DENY },
+	{ "socket AF_NETLINK ROUTE",
+	  X86,
+	  __NR_socket,
+	  { AF_NETLINK, SOCK_RAW, NETLINK_ROUTE },
+	  SOCK_DENY },
+	{ "socket AF_NETLINK dgram ROUTE",
+	  X86,
+	  __NR_socket,
+	  { AF_NETLINK, SOCK_DGRAM, NETLINK_ROUTE },
+	  SOCK_DENY },
 	/* No inet socket to listen on (a socketpair's cannot): no rule. */
 	{ "listen", X86, __NR_listen, { 3, 1 }, ALLOW },
 	/* No inet socket for MSG_FASTOPEN to act on: no rule, a shorter filter. */
-	{ "sendto MSG_FASTOPEN (no inet socket)", X86, __NR_sendto,
-	  { 3, 0x1000, 10, MSG_FASTOPEN, 0x2000, 16 }, ALLOW },
-	{ "sendmsg MSG_FASTOPEN (no inet socket)", X86, __NR_sendmsg,
-	  { 3, 0x1000, MSG_FASTOPEN }, ALLOW },
+	{ "sendto MSG_FASTOPEN (no inet socket)",
+	  X86,
+	  __NR_sendto,
+	  { 3, 0x1000, 10, MSG_FASTOPEN, 0x2000, 16 },
+	  ALLOW },
+	{ "sendmsg MSG_FASTOPEN (no inet socket)",
+	  X86,
+	  __NR_sendmsg,
+	  { 3, 0x1000, MSG_FASTOPEN },
+	  ALLOW },
 };
 
 static const struct row network_only[] = {
 	{ "socket AF_INET stream", X86, __NR_socket, { AF_INET, SOCK_STREAM, 0 }, ALLOW },
-	{ "socket AF_INET stream cloexec", X86, __NR_socket,
-	  { AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0 }, ALLOW },
+	{ "socket AF_INET stream cloexec",
+	  X86,
+	  __NR_socket,
+	  { AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0 },
+	  ALLOW },
 	{ "socket AF_INET6 stream", X86, __NR_socket, { AF_INET6, SOCK_STREAM, 0 }, ALLOW },
 	/* listen() on an unbound socket binds a port past Landlock's rule */
 	{ "listen", X86, __NR_listen, { 3, 1 }, SOCK_DENY },
-	{ "socket AF_INET stream TCP", X86, __NR_socket, { AF_INET, SOCK_STREAM, IPPROTO_TCP }, ALLOW },
+	{ "socket AF_INET stream TCP",
+	  X86,
+	  __NR_socket,
+	  { AF_INET, SOCK_STREAM, IPPROTO_TCP },
+	  ALLOW },
 	/* UDP: in the profile's network namespace a datagram reaches nothing
 	 * but toolcage's DNS responder (docs/network.md), so network says
 	 * "udp": true. */
 	{ "socket AF_INET dgram", X86, __NR_socket, { AF_INET, SOCK_DGRAM, 0 }, ALLOW },
-	{ "socket AF_INET dgram UDP", X86, __NR_socket, { AF_INET, SOCK_DGRAM, IPPROTO_UDP }, ALLOW },
-	{ "socket AF_INET6 dgram", X86, __NR_socket, { AF_INET6, SOCK_DGRAM | SOCK_CLOEXEC, 0 }, ALLOW },
-	{ "socket AF_NETLINK ROUTE (family not listed)", X86, __NR_socket,
-	  { AF_NETLINK, SOCK_DGRAM, NETLINK_ROUTE }, SOCK_DENY },
-	{ "socket AF_INET ping (dgram ICMP)", X86, __NR_socket,
-	  { AF_INET, SOCK_DGRAM, IPPROTO_ICMP }, SOCK_DENY },
-	{ "socket AF_INET SCTP", X86, __NR_socket, { AF_INET, SOCK_STREAM, IPPROTO_SCTP }, SOCK_DENY },
+	{ "socket AF_INET dgram UDP",
+	  X86,
+	  __NR_socket,
+	  { AF_INET, SOCK_DGRAM, IPPROTO_UDP },
+	  ALLOW },
+	{ "socket AF_INET6 dgram",
+	  X86,
+	  __NR_socket,
+	  { AF_INET6, SOCK_DGRAM | SOCK_CLOEXEC, 0 },
+	  ALLOW },
+	{ "socket AF_NETLINK ROUTE (family not listed)",
+	  X86,
+	  __NR_socket,
+	  { AF_NETLINK, SOCK_DGRAM, NETLINK_ROUTE },
+	  SOCK_DENY },
+	{ "socket AF_INET ping (dgram ICMP)",
+	  X86,
+	  __NR_socket,
+	  { AF_INET, SOCK_DGRAM, IPPROTO_ICMP },
+	  SOCK_DENY },
+	{ "socket AF_INET SCTP",
+	  X86,
+	  __NR_socket,
+	  { AF_INET, SOCK_STREAM, IPPROTO_SCTP },
+	  SOCK_DENY },
 	{ "socket AF_INET MPTCP", X86, __NR_socket, { AF_INET, SOCK_STREAM, 262 }, SOCK_DENY },
-	{ "socket AF_INET TCP, protocol high bits", X86, __NR_socket,
-	  { AF_INET, SOCK_STREAM, 0x100000006ULL }, SOCK_DENY },
-	{ "socket AF_INET SOCK_RAW", X86, __NR_socket, { AF_INET, SOCK_RAW, IPPROTO_ICMP }, SOCK_DENY },
-	{ "socket AF_INET SOCK_RAW|CLOEXEC", X86, __NR_socket,
-	  { AF_INET, SOCK_RAW | SOCK_CLOEXEC, 1 }, SOCK_DENY },
+	{ "socket AF_INET TCP, protocol high bits",
+	  X86,
+	  __NR_socket,
+	  { AF_INET, SOCK_STREAM, 0x100000006ULL },
+	  SOCK_DENY },
+	{ "socket AF_INET SOCK_RAW",
+	  X86,
+	  __NR_socket,
+	  { AF_INET, SOCK_RAW, IPPROTO_ICMP },
+	  SOCK_DENY },
+	{ "socket AF_INET SOCK_RAW|CLOEXEC",
+	  X86,
+	  __NR_socket,
+	  { AF_INET, SOCK_RAW | SOCK_CLOEXEC, 1 },
+	  SOCK_DENY },
 	{ "socket AF_INET6 SOCK_RAW", X86, __NR_socket, { AF_INET6, SOCK_RAW, 58 }, SOCK_DENY },
 	{ "socket AF_INET SOCK_PACKET", X86, __NR_socket, { AF_INET, SOCK_PACKET, 0 }, SOCK_DENY },
-	{ "socket AF_INET SOCK_RAW, type high bits", X86, __NR_socket,
-	  { AF_INET, 0x100000000ULL | SOCK_RAW, 0 }, SOCK_DENY },
+	{ "socket AF_INET SOCK_RAW, type high bits",
+	  X86,
+	  __NR_socket,
+	  { AF_INET, 0x100000000ULL | SOCK_RAW, 0 },
+	  SOCK_DENY },
 	{ "socket AF_PACKET", X86, __NR_socket, { AF_PACKET, SOCK_DGRAM, 0 }, SOCK_DENY },
 	/* TCP Fast Open connects without Landlock's connect hook: the port
 	 * rules would not hold (landlock-lsm/linux issue #41). */
-	{ "sendto MSG_FASTOPEN", X86, __NR_sendto,
-	  { 3, 0x1000, 10, MSG_FASTOPEN, 0x2000, 16 }, FO_DENY },
-	{ "sendto MSG_FASTOPEN|MSG_NOSIGNAL|MSG_DONTWAIT", X86, __NR_sendto,
-	  { 3, 0x1000, 10, MSG_FASTOPEN | MSG_NOSIGNAL | MSG_DONTWAIT, 0x2000, 16 }, FO_DENY },
-	{ "sendto MSG_FASTOPEN, flags high bits", X86, __NR_sendto,
-	  { 3, 0x1000, 10, 0xffffffff00000000ULL | MSG_FASTOPEN, 0x2000, 16 }, FO_DENY },
-	{ "sendto all flags", X86, __NR_sendto, { 3, 0x1000, 10, 0xffffffff, 0x2000, 16 }, FO_DENY },
+	{ "sendto MSG_FASTOPEN",
+	  X86,
+	  __NR_sendto,
+	  { 3, 0x1000, 10, MSG_FASTOPEN, 0x2000, 16 },
+	  FO_DENY },
+	{ "sendto MSG_FASTOPEN|MSG_NOSIGNAL|MSG_DONTWAIT",
+	  X86,
+	  __NR_sendto,
+	  { 3, 0x1000, 10, MSG_FASTOPEN | MSG_NOSIGNAL | MSG_DONTWAIT, 0x2000, 16 },
+	  FO_DENY },
+	{ "sendto MSG_FASTOPEN, flags high bits",
+	  X86,
+	  __NR_sendto,
+	  { 3, 0x1000, 10, 0xffffffff00000000ULL | MSG_FASTOPEN, 0x2000, 16 },
+	  FO_DENY },
+	{ "sendto all flags",
+	  X86,
+	  __NR_sendto,
+	  { 3, 0x1000, 10, 0xffffffff, 0x2000, 16 },
+	  FO_DENY },
 	{ "sendmsg MSG_FASTOPEN", X86, __NR_sendmsg, { 3, 0x1000, MSG_FASTOPEN }, FO_DENY },
-	{ "sendmsg MSG_FASTOPEN|MSG_NOSIGNAL", X86, __NR_sendmsg,
-	  { 3, 0x1000, MSG_FASTOPEN | MSG_NOSIGNAL }, FO_DENY },
+	{ "sendmsg MSG_FASTOPEN|MSG_NOSIGNAL",
+	  X86,
+	  __NR_sendmsg,
+	  { 3, 0x1000, MSG_FASTOPEN | MSG_NOSIGNAL },
+	  FO_DENY },
 	{ "sendmmsg MSG_FASTOPEN", X86, __NR_sendmmsg, { 3, 0x1000, 1, MSG_FASTOPEN }, FO_DENY },
-	{ "sendto flags high bits, no MSG_FASTOPEN", X86, __NR_sendto,
-	  { 3, 0x1000, 10, 0xffffffff00000000ULL | MSG_NOSIGNAL, 0, 0 }, ALLOW },
-	{ "sendto MSG_FASTOPEN in the length, not the flags", X86, __NR_sendto,
-	  { 3, 0x1000, MSG_FASTOPEN, 0, 0, 0 }, ALLOW },
-	{ "sendmsg MSG_FASTOPEN in arg 3 (unused)", X86, __NR_sendmsg,
-	  { 3, 0x1000, 0, MSG_FASTOPEN }, ALLOW },
+	{ "sendto flags high bits, no MSG_FASTOPEN",
+	  X86,
+	  __NR_sendto,
+	  { 3, 0x1000, 10, 0xffffffff00000000ULL | MSG_NOSIGNAL, 0, 0 },
+	  ALLOW },
+	{ "sendto MSG_FASTOPEN in the length, not the flags",
+	  X86,
+	  __NR_sendto,
+	  { 3, 0x1000, MSG_FASTOPEN, 0, 0, 0 },
+	  ALLOW },
+	{ "sendmsg MSG_FASTOPEN in arg 3 (unused)",
+	  X86,
+	  __NR_sendmsg,
+	  { 3, 0x1000, 0, MSG_FASTOPEN },
+	  ALLOW },
 };
 
 static void test_every_profile_denies_the_base_list(void **state)
@@ -487,11 +645,13 @@ static void test_socket_values_off_the_lists_are_refused(void **state)
 			bool fam_ok = !high && (v == AF_INET || v == AF_INET6);
 			uint64_t proto[6] = { AF_INET, SOCK_STREAM, x };
 			bool proto_ok = !high && (v == 0 || v == IPPROTO_TCP || v == IPPROTO_UDP);
-			if (run(fx.jail[P_NETWORK], X86, __NR_socket, fam) != (fam_ok ? ALLOW : SOCK_DENY) ||
+			if (run(fx.jail[P_NETWORK], X86, __NR_socket, fam) !=
+			            (fam_ok ? ALLOW : SOCK_DENY) ||
 			    run(fx.jail[P_NETWORK], X86, __NR_socket, proto) !=
-			    (proto_ok ? ALLOW : SOCK_DENY) ||
+			            (proto_ok ? ALLOW : SOCK_DENY) ||
 			    run(fx.jail[P_READ_ONLY], X86, __NR_socket, fam) != SOCK_DENY) {
-				print_error("socket value 0x%llx: wrong action\n", (unsigned long long)x);
+				print_error("socket value 0x%llx: wrong action\n",
+				            (unsigned long long)x);
 				bad++;
 			}
 		}
@@ -546,7 +706,8 @@ static void test_prebuilt_filters_match_a_fresh_compile(void **state)
 	/* Anything else is compiled: a key differing in one list entry. */
 	struct profile *pr = NULL;
 	struct sbx_jail *j = jail_of("{\"name\":\"k\",\"filesystem\":{},\"optional\":"
-	                             "[\"landlock_scope\"],\"seccomp\":{\"deny\":[\"uname\"]}}", &pr);
+	                             "[\"landlock_scope\"],\"seccomp\":{\"deny\":[\"uname\"]}}",
+	                             &pr);
 	uint64_t none[6] = { 0 };
 	assert_int_equal(run(j, X86, __NR_uname, none), ERR(EPERM));
 	assert_int_equal(run(j, X86, __NR_getpid, none), ALLOW);
@@ -602,24 +763,56 @@ static void test_udp_and_netlink_profile(void **state)
 	struct sbx_jail *j = jail_of("{\"name\":\"dns\",\"filesystem\":{},\"optional\":"
 	                             "[\"landlock_scope\"],\"network\":{\"families\":"
 	                             "[\"inet\",\"inet6\",\"netlink\"],\"udp\":true,"
-	                             "\"tcp_connect\":[53]}}", &p);
+	                             "\"tcp_connect\":[53]}}",
+	                             &p);
 	const struct row rows[] = {
 		{ "socket AF_INET dgram", X86, __NR_socket, { AF_INET, SOCK_DGRAM, 0 }, ALLOW },
-		{ "socket AF_INET dgram UDP", X86, __NR_socket, { AF_INET, SOCK_DGRAM, IPPROTO_UDP }, ALLOW },
-		{ "socket AF_INET6 dgram UDP", X86, __NR_socket, { AF_INET6, SOCK_DGRAM, 17 }, ALLOW },
+		{ "socket AF_INET dgram UDP",
+		  X86,
+		  __NR_socket,
+		  { AF_INET, SOCK_DGRAM, IPPROTO_UDP },
+		  ALLOW },
+		{ "socket AF_INET6 dgram UDP",
+		  X86,
+		  __NR_socket,
+		  { AF_INET6, SOCK_DGRAM, 17 },
+		  ALLOW },
 		{ "socket AF_INET stream", X86, __NR_socket, { AF_INET, SOCK_STREAM, 0 }, ALLOW },
-		{ "socket AF_INET ping", X86, __NR_socket, { AF_INET, SOCK_DGRAM, IPPROTO_ICMP }, SOCK_DENY },
-		{ "socket AF_INET SOCK_RAW", X86, __NR_socket, { AF_INET, SOCK_RAW, 0 }, SOCK_DENY },
-		{ "socket AF_NETLINK ROUTE", X86, __NR_socket,
-		  { AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_ROUTE }, ALLOW },
-		{ "socket AF_NETLINK AUDIT", X86, __NR_socket,
-		  { AF_NETLINK, SOCK_DGRAM, NETLINK_AUDIT }, SOCK_DENY },
-		{ "socket AF_NETLINK KOBJECT_UEVENT", X86, __NR_socket,
-		  { AF_NETLINK, SOCK_DGRAM, NETLINK_KOBJECT_UEVENT }, SOCK_DENY },
-		{ "socket AF_NETLINK protocol high bits", X86, __NR_socket,
-		  { AF_NETLINK, SOCK_DGRAM, 0x100000000ULL }, SOCK_DENY },
-		{ "socket AF_NETLINK SOCK_RAW", X86, __NR_socket,
-		  { AF_NETLINK, SOCK_RAW, NETLINK_ROUTE }, SOCK_DENY },
+		{ "socket AF_INET ping",
+		  X86,
+		  __NR_socket,
+		  { AF_INET, SOCK_DGRAM, IPPROTO_ICMP },
+		  SOCK_DENY },
+		{ "socket AF_INET SOCK_RAW",
+		  X86,
+		  __NR_socket,
+		  { AF_INET, SOCK_RAW, 0 },
+		  SOCK_DENY },
+		{ "socket AF_NETLINK ROUTE",
+		  X86,
+		  __NR_socket,
+		  { AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_ROUTE },
+		  ALLOW },
+		{ "socket AF_NETLINK AUDIT",
+		  X86,
+		  __NR_socket,
+		  { AF_NETLINK, SOCK_DGRAM, NETLINK_AUDIT },
+		  SOCK_DENY },
+		{ "socket AF_NETLINK KOBJECT_UEVENT",
+		  X86,
+		  __NR_socket,
+		  { AF_NETLINK, SOCK_DGRAM, NETLINK_KOBJECT_UEVENT },
+		  SOCK_DENY },
+		{ "socket AF_NETLINK protocol high bits",
+		  X86,
+		  __NR_socket,
+		  { AF_NETLINK, SOCK_DGRAM, 0x100000000ULL },
+		  SOCK_DENY },
+		{ "socket AF_NETLINK SOCK_RAW",
+		  X86,
+		  __NR_socket,
+		  { AF_NETLINK, SOCK_RAW, NETLINK_ROUTE },
+		  SOCK_DENY },
 		{ "socket AF_UNIX", X86, __NR_socket, { AF_UNIX, SOCK_STREAM, 0 }, SOCK_DENY },
 		/* glibc binds its NETLINK_ROUTE socket (getaddrinfo) */
 		{ "bind, netlink's length", X86, __NR_bind, { 3, 0x1000, 12 }, ALLOW },
@@ -642,15 +835,30 @@ static void test_unix_family_and_allowed_send_calls(void **state)
 	struct profile *p = NULL;
 	struct sbx_jail *j = jail_of("{\"name\":\"unix\",\"filesystem\":{},\"optional\":"
 	                             "[\"landlock_scope\"],\"network\":{\"families\":"
-	                             "[\"unix\",\"inet\"],\"tcp_connect\":[443]}}", &p);
+	                             "[\"unix\",\"inet\"],\"tcp_connect\":[443]}}",
+	                             &p);
 	const struct row unix_rows[] = {
-		{ "socketpair AF_UNIX dgram", X86, __NR_socketpair,
-		  { AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, 0x1000 }, ALLOW },
-		{ "socketpair AF_UNIX raw", X86, __NR_socketpair, { AF_UNIX, SOCK_RAW, 0, 0x1000 }, ALLOW },
-		{ "socketpair AF_INET dgram", X86, __NR_socketpair,
-		  { AF_INET, SOCK_DGRAM, 0, 0x1000 }, SOCK_DENY },
+		{ "socketpair AF_UNIX dgram",
+		  X86,
+		  __NR_socketpair,
+		  { AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, 0x1000 },
+		  ALLOW },
+		{ "socketpair AF_UNIX raw",
+		  X86,
+		  __NR_socketpair,
+		  { AF_UNIX, SOCK_RAW, 0, 0x1000 },
+		  ALLOW },
+		{ "socketpair AF_INET dgram",
+		  X86,
+		  __NR_socketpair,
+		  { AF_INET, SOCK_DGRAM, 0, 0x1000 },
+		  SOCK_DENY },
 		{ "socket AF_UNIX dgram", X86, __NR_socket, { AF_UNIX, SOCK_DGRAM, 0 }, ALLOW },
-		{ "sendto MSG_FASTOPEN", X86, __NR_sendto, { 3, 0x1000, 10, MSG_FASTOPEN }, FO_DENY },
+		{ "sendto MSG_FASTOPEN",
+		  X86,
+		  __NR_sendto,
+		  { 3, 0x1000, 10, MSG_FASTOPEN },
+		  FO_DENY },
 		/* the unix family may serve on a socket file: bind stays; inet
 		 * makes listen go (it cannot tell the two sockets apart) */
 		{ "bind", X86, __NR_bind, { 3, 0x1000, 20 }, ALLOW },
@@ -663,13 +871,22 @@ static void test_unix_family_and_allowed_send_calls(void **state)
 	/* A profile's deny or kill entry covers the whole call, flag or not. */
 	j = jail_of("{\"name\":\"lists-net\",\"filesystem\":{},\"optional\":[\"landlock_scope\"],"
 	            "\"network\":{\"families\":[\"inet\"],\"tcp_connect\":[443]},"
-	            "\"seccomp\":{\"deny\":[\"sendto\"],\"kill\":[\"sendmsg\"]}}", &p);
+	            "\"seccomp\":{\"deny\":[\"sendto\"],\"kill\":[\"sendmsg\"]}}",
+	            &p);
 	const struct row list_rows[] = {
 		{ "sendto", X86, __NR_sendto, { 3, 0x1000, 10, 0 }, ERR(EPERM) },
-		{ "sendto MSG_FASTOPEN", X86, __NR_sendto, { 3, 0x1000, 10, MSG_FASTOPEN }, ERR(EPERM) },
+		{ "sendto MSG_FASTOPEN",
+		  X86,
+		  __NR_sendto,
+		  { 3, 0x1000, 10, MSG_FASTOPEN },
+		  ERR(EPERM) },
 		{ "sendmsg", X86, __NR_sendmsg, { 3, 0x1000, 0 }, KILL },
 		{ "sendmsg MSG_FASTOPEN", X86, __NR_sendmsg, { 3, 0x1000, MSG_FASTOPEN }, KILL },
-		{ "sendmmsg MSG_FASTOPEN", X86, __NR_sendmmsg, { 3, 0x1000, 1, MSG_FASTOPEN }, FO_DENY },
+		{ "sendmmsg MSG_FASTOPEN",
+		  X86,
+		  __NR_sendmmsg,
+		  { 3, 0x1000, 1, MSG_FASTOPEN },
+		  FO_DENY },
 	};
 	check_jail(j, "lists-net", list_rows, sizeof list_rows / sizeof list_rows[0]);
 	sbx_jail_free(j);
@@ -689,14 +906,27 @@ static void test_unix_family_and_allowed_send_calls(void **state)
 		j = jail_of(texts[i], &p);
 		const struct row rows[] = {
 			{ "sendto", X86, __NR_sendto, { 3, 0x1000, 10, MSG_NOSIGNAL }, ALLOW },
-			{ "sendto MSG_FASTOPEN", X86, __NR_sendto,
-			  { 3, 0x1000, 10, MSG_FASTOPEN | MSG_NOSIGNAL }, fo_want[i] },
+			{ "sendto MSG_FASTOPEN",
+			  X86,
+			  __NR_sendto,
+			  { 3, 0x1000, 10, MSG_FASTOPEN | MSG_NOSIGNAL },
+			  fo_want[i] },
 			{ "sendmsg", X86, __NR_sendmsg, { 3, 0x1000, 0 }, ALLOW },
-			{ "sendmsg MSG_FASTOPEN", X86, __NR_sendmsg, { 3, 0x1000, MSG_FASTOPEN }, fo_want[i] },
+			{ "sendmsg MSG_FASTOPEN",
+			  X86,
+			  __NR_sendmsg,
+			  { 3, 0x1000, MSG_FASTOPEN },
+			  fo_want[i] },
 			{ "sendmmsg", X86, __NR_sendmmsg, { 3, 0x1000, 1, 0 }, ALLOW },
-			{ "sendmmsg MSG_FASTOPEN", X86, __NR_sendmmsg,
-			  { 3, 0x1000, 1, MSG_FASTOPEN }, fo_want[i] },
-			{ "write (not listed)", X86, __NR_write, { 1, 0x1000, 1 },
+			{ "sendmmsg MSG_FASTOPEN",
+			  X86,
+			  __NR_sendmmsg,
+			  { 3, 0x1000, 1, MSG_FASTOPEN },
+			  fo_want[i] },
+			{ "write (not listed)",
+			  X86,
+			  __NR_write,
+			  { 1, 0x1000, 1 },
 			  i == 0 ? KILL : ERR(EPERM) },
 		};
 		check_jail(j, p->spec.name, rows, sizeof rows / sizeof rows[0]);
@@ -714,7 +944,8 @@ static void test_profile_kill_and_deny_lists(void **state)
 	struct profile *p = NULL;
 	struct sbx_jail *j = jail_of("{\"name\":\"lists\",\"filesystem\":{},"
 	                             "\"seccomp\":{\"kill\":[\"chmod\",\"ptrace\"],"
-	                             "\"deny\":[\"uname\"],\"allow\":[\"bpf\"]}}", &p);
+	                             "\"deny\":[\"uname\"],\"allow\":[\"bpf\"]}}",
+	                             &p);
 	assert_int_equal(run(j, X86, __NR_chmod, NULL), KILL);
 	assert_int_equal(run(j, X86, __NR_ptrace, NULL), KILL);
 	assert_int_equal(run(j, X86, __NR_uname, NULL), ERR(EPERM));
@@ -734,7 +965,8 @@ static void test_default_kill_profile(void **state)
 	struct profile *p = NULL;
 	struct sbx_jail *j = jail_of("{\"name\":\"strict\",\"filesystem\":{},"
 	                             "\"seccomp\":{\"default\":\"kill\",\"allow\":[\"read\","
-	                             "\"write\",\"exit_group\"]}}", &p);
+	                             "\"write\",\"exit_group\"]}}",
+	                             &p);
 	uint64_t fork_flags[6] = { CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID | SIGCHLD };
 	uint64_t newuser[6] = { CLONE_NEWUSER | SIGCHLD };
 	uint64_t tiocsti[6] = { 0, TIOCSTI };
@@ -759,12 +991,13 @@ static void test_allow_list_cannot_lift_base_rules(void **state)
 {
 	(void)state;
 	need_filters();
-	static const char *const lifted[] = { "ptrace", "socket", "clone", "ioctl",
-	                                      "personality", "socketpair", "chmod", "bind",
-	                                      "listen", "io_setup" };
+	static const char *const lifted[] = { "ptrace",      "socket",     "clone", "ioctl",
+		                              "personality", "socketpair", "chmod", "bind",
+		                              "listen",      "io_setup" };
 	for (size_t i = 0; i < sizeof lifted / sizeof lifted[0]; i++) {
 		char text[256];
-		snprintf(text, sizeof text, "{\"name\":\"lift\",\"filesystem\":{},"
+		snprintf(text, sizeof text,
+		         "{\"name\":\"lift\",\"filesystem\":{},"
 		         "\"seccomp\":{\"default\":\"kill\",\"allow\":[\"read\",\"%s\"]}}",
 		         lifted[i]);
 		struct profile *p = NULL;
@@ -823,7 +1056,8 @@ static const struct probe probes[] = {
 	{ "socket AF_UNIX", __NR_socket, { AF_UNIX, SOCK_STREAM, 0 } },
 	{ "socketpair AF_UNIX", __NR_socketpair, { AF_UNIX, SOCK_STREAM, 0, 0 } },
 	{ "socketpair AF_UNIX seqpacket", __NR_socketpair, { AF_UNIX, SOCK_SEQPACKET, 0, 0 } },
-	{ "socketpair AF_UNIX dgram", __NR_socketpair,
+	{ "socketpair AF_UNIX dgram",
+	  __NR_socketpair,
 	  { AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, 0 } },
 	{ "socketpair AF_UNIX raw", __NR_socketpair, { AF_UNIX, SOCK_RAW, 0, 0 } },
 	{ "sendto MSG_FASTOPEN", __NR_sendto, { -1, 0, 0, MSG_FASTOPEN, 0, 0 } },
@@ -878,15 +1112,15 @@ static void agrees_with_kernel(int p)
 		/* An allowed call may still fail in the kernel, but never with
 		 * the filter's errno for a refused one... */
 		if (bpf_action(r) == SECCOMP_RET_ERRNO && errs[i] != (int)bpf_data(r)) {
-			print_error("%s: %s: filter says errno %u, kernel gave %d\n",
-			            names[p], probes[i].what, bpf_data(r), errs[i]);
+			print_error("%s: %s: filter says errno %u, kernel gave %d\n", names[p],
+			            probes[i].what, bpf_data(r), errs[i]);
 			bad++;
 		}
 		/* ...and the ones we know succeed unfiltered must succeed. */
 		if (bpf_action(r) == SECCOMP_RET_ALLOW &&
 		    (probes[i].nr == __NR_getpid || probes[i].nr == __NR_socketpair ||
-		     probes[i].nr == __NR_personality) && errs[i] != 0 &&
-		    !(probes[i].nr == __NR_socketpair && errs[i] == EFAULT)) {
+		     probes[i].nr == __NR_personality) &&
+		    errs[i] != 0 && !(probes[i].nr == __NR_socketpair && errs[i] == EFAULT)) {
 			print_error("%s: %s: filter allows, kernel gave %d\n", names[p],
 			            probes[i].what, errs[i]);
 			bad++;
@@ -911,16 +1145,16 @@ static void test_interpreter_rejects_bad_programs(void **state)
 	uint32_t ret;
 	char err[128];
 	struct sock_filter oob[] = { BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 64),
-	                             BPF_STMT(BPF_RET | BPF_K, ALLOW) };
+		                     BPF_STMT(BPF_RET | BPF_K, ALLOW) };
 	struct sock_filter far[] = { BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 5, 0),
-	                             BPF_STMT(BPF_RET | BPF_K, ALLOW) };
+		                     BPF_STMT(BPF_RET | BPF_K, ALLOW) };
 	struct sock_filter div[] = { BPF_STMT(BPF_ALU | BPF_DIV | BPF_K, 2),
-	                             BPF_STMT(BPF_RET | BPF_K, ALLOW) };
+		                     BPF_STMT(BPF_RET | BPF_K, ALLOW) };
 	struct sock_filter noret[] = { BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 0) };
 	struct sock_filter ok[] = { BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 4),
-	                            BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, X86, 1, 0),
-	                            BPF_STMT(BPF_RET | BPF_K, KILL),
-	                            BPF_STMT(BPF_RET | BPF_K, ERR(7)) };
+		                    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, X86, 1, 0),
+		                    BPF_STMT(BPF_RET | BPF_K, KILL),
+		                    BPF_STMT(BPF_RET | BPF_K, ERR(7)) };
 	assert_int_equal(bpf_run(oob, 2, &d, &ret, err, sizeof err), -1);
 	assert_int_equal(bpf_run(far, 2, &d, &ret, err, sizeof err), -1);
 	assert_int_equal(bpf_run(div, 2, &d, &ret, err, sizeof err), -1);

@@ -28,7 +28,8 @@ static void test_config_reads_toolchains_and_tool_timeouts(void **state)
 	struct tc_error err = { 0 };
 	setenv("HOME", "/home/u", 1);
 	struct config *cfg = parse("{\"toolchains\": [\"~/.pyenv\", \"/opt/venv\"], "
-	                           "\"tools\": {\"run_command\": {\"timeout_ms\": 900000}}}", &err);
+	                           "\"tools\": {\"run_command\": {\"timeout_ms\": 900000}}}",
+	                           &err);
 	if (!cfg)
 		fail_msg("%s: %s", err.where, err.msg);
 	assert_int_equal(cfg->n_toolchains, 2);

@@ -19,7 +19,7 @@
 #include "trust.h"
 
 struct fx {
-	char root[64];   /* /tmp/test_trust.XXXXXX: ws/ (writable), etc/ (not) */
+	char root[64]; /* /tmp/test_trust.XXXXXX: ws/ (writable), etc/ (not) */
 	char ws[128], etc[128];
 	struct trust *t;
 };
@@ -218,7 +218,7 @@ static void test_trust_profile_file_and_write_paths(void **state)
 	assert_non_null(strstr(err.msg, "the profile"));
 	touch(f->etc, "toolcage.json");
 	assert_int_equal(trusted(f, f->etc, "toolcage.json", &err), 0);
-	p.file = NULL;    /* built in */
+	p.file = NULL; /* built in */
 	assert_int_equal(trust_add_profile(f->t, &p, &err), -1);
 	assert_non_null(strstr(err.msg, "a write path of the profile wide"));
 }

@@ -29,18 +29,18 @@
 #include "toolcage.h"
 #include "util.h"
 
-#define FS_READ_MAX (10u << 20)      /* bytes read_file/edit_file/search read per file */
-#define FS_BINARY_PROBE 8192u        /* bytes looked at for a NUL (binary) */
-#define FS_NEARBY_MAX 10             /* names suggested for a missing path */
-#define FS_NEARBY_SCAN 4096          /* directory entries looked at for them */
-#define FS_DIR_SCAN_MAX 100000       /* names of one directory a walk holds */
-#define FS_DIR_READ_MAX 1000000      /* entries read (counted) from one directory */
+#define FS_READ_MAX     (10u << 20) /* bytes read_file/edit_file/search read per file */
+#define FS_BINARY_PROBE 8192u       /* bytes looked at for a NUL (binary) */
+#define FS_NEARBY_MAX   10          /* names suggested for a missing path */
+#define FS_NEARBY_SCAN  4096        /* directory entries looked at for them */
+#define FS_DIR_SCAN_MAX 100000      /* names of one directory a walk holds */
+#define FS_DIR_READ_MAX 1000000     /* entries read (counted) from one directory */
 /* Bytes of file text or names one read_file, read_many_files, list_dir or
  * tree answer carries, counted as JSON-escaped in canonical plus raw in
  * render: the pipeline kills a builtin whose result passes 16 MiB
  * (CHILD_RESULT_MAX in lib/child_abi.h), which would lose the answer. */
-#define FS_RESULT_BUDGET (6u << 20)
-#define FS_LINE_RENDER_MAX 2000      /* bytes of one line shown in render */
+#define FS_RESULT_BUDGET   (6u << 20)
+#define FS_LINE_RENDER_MAX 2000 /* bytes of one line shown in render */
 /* Characters of render when the context gives no budget (the config's
  * default max_render_chars). Answers that page (read_file) fit the budget
  * whole, so the render stage never cuts them in the middle of a line. */
@@ -60,7 +60,7 @@ void fs_buf_name(struct buf *b, const char *name);
  * Content that keeps its tabs goes with buf_add. */
 void fs_buf_printf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void fs_buf_vprintf(struct buf *b, const char *fmt, va_list ap)
-	__attribute__((format(printf, 2, 0)));
+        __attribute__((format(printf, 2, 0)));
 
 /* Bytes s[0..n) takes as a JSON string (quotes and escapes included):
  * control bytes become \u00XX, six times their size. */
@@ -96,7 +96,7 @@ bool fs_arg_bool(json_t *args, const char *key, bool dflt);
  * final component, or last is NULL when the path names the workspace
  * itself ("." or "a/.."). Strings are owned by the struct. */
 struct fs_path {
-	char *rel;     /* the path as given, trailing slashes dropped */
+	char *rel; /* the path as given, trailing slashes dropped */
 	char *dir;
 	char *last;
 };
@@ -269,8 +269,8 @@ void fs_ignore_release(struct fs_ignore_set *set);
 
 /* ---- walking a tree (fs_walk.c) ---------------------------------------- */
 
-#define FS_WALK_DEPTH_MAX 32         /* directory levels walked */
-#define FS_IGNORED_NAMED 3           /* ignored entries named in an answer */
+#define FS_WALK_DEPTH_MAX 32 /* directory levels walked */
+#define FS_IGNORED_NAMED  3  /* ignored entries named in an answer */
 
 /* A depth-first walk in name order that never follows a symlink, skips
  * .git and, unless include_ignored, what the ignore rules exclude. The
@@ -283,9 +283,9 @@ struct fs_walk {
 	              const struct stat *st);
 	void *data;
 	bool include_ignored;
-	uint64_t stop_at_ms;             /* monotonic ms; 0: no time budget */
-	size_t ignored;                  /* entries skipped by ignore rules (not walked into) */
-	char *ignored_names[FS_IGNORED_NAMED];   /* the first few, malloc'd */
+	uint64_t stop_at_ms; /* monotonic ms; 0: no time budget */
+	size_t ignored;      /* entries skipped by ignore rules (not walked into) */
+	char *ignored_names[FS_IGNORED_NAMED]; /* the first few, malloc'd */
 	bool cap_dir, cap_depth, cap_time, stopped, oom;
 	struct fs_ignore_set rules;
 };

@@ -13,15 +13,15 @@
 
 #include "fs.h"
 
-#define RM_ENTRIES_MAX 100000   /* entries one delete_path call removes */
-#define RM_DEPTH_MAX 64         /* directory levels it descends */
-#define RM_NAMES_SHOWN 5        /* names of a non-empty directory listed */
+#define RM_ENTRIES_MAX 100000 /* entries one delete_path call removes */
+#define RM_DEPTH_MAX   64     /* directory levels it descends */
+#define RM_NAMES_SHOWN 5      /* names of a non-empty directory listed */
 
 struct rm {
 	size_t removed;
-	bool capped;                /* stopped at RM_ENTRIES_MAX */
-	bool too_deep;              /* a directory below RM_DEPTH_MAX was left */
-	int err;                    /* first errno that left something behind */
+	bool capped;   /* stopped at RM_ENTRIES_MAX */
+	bool too_deep; /* a directory below RM_DEPTH_MAX was left */
+	int err;       /* first errno that left something behind */
 	char err_path[PATH_MAX];
 };
 
@@ -59,7 +59,8 @@ static void rm_contents(int dirfd, const char *prefix, int depth, struct rm *s)
 				s->too_deep = true;
 				continue;
 			}
-			int sub = openat(dirfd, names[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			int sub = openat(dirfd, names[i],
+			                 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 			if (sub < 0) {
 				rm_note_error(s, path, errno);
 				continue;
@@ -99,10 +100,13 @@ static json_t *not_empty_error(int parentfd, const struct fs_path *p)
 	for (size_t i = 0; i < n; i++)
 		fs_buf_printf(&b, "%s%s", i ? ", " : "", names[i]);
 	char *shown = buf_detach(&b);
-	json_t *err = fs_error("not_empty", "\"%s\" is a directory that is not empty (%s%zu entr%s, e.g. "
-	                       "%s); to delete it and everything in it, call delete_path again with "
-	                       "recursive true", p->rel, total >= FS_DIR_READ_MAX ? "at least " : "", total,
-	                       total == 1 ? "y" : "ies", shown ? shown : "?");
+	json_t *err =
+	        fs_error("not_empty",
+	                 "\"%s\" is a directory that is not empty (%s%zu entr%s, e.g. "
+	                 "%s); to delete it and everything in it, call delete_path again with "
+	                 "recursive true",
+	                 p->rel, total >= FS_DIR_READ_MAX ? "at least " : "", total,
+	                 total == 1 ? "y" : "ies", shown ? shown : "?");
 	json_object_set_new(err, "entries", json_integer((json_int_t)total));
 	free(shown);
 	fs_names_free(names, n);
@@ -124,7 +128,8 @@ static int delete_dir(int parentfd, const struct fs_path *p, bool recursive, str
 	}
 	int fd = openat(parentfd, p->last, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
-		*err = fs_error("io", "cannot open \"%s\" to delete its contents: %s", p->rel, strerror(errno));
+		*err = fs_error("io", "cannot open \"%s\" to delete its contents: %s", p->rel,
+		                strerror(errno));
 		return -1;
 	}
 	rm_contents(fd, p->rel, 1, s);
@@ -132,15 +137,19 @@ static int delete_dir(int parentfd, const struct fs_path *p, bool recursive, str
 	if (!s->capped && !s->too_deep && !s->err && unlinkat(parentfd, p->last, AT_REMOVEDIR) < 0)
 		rm_note_error(s, p->rel, errno);
 	if (s->capped)
-		*err = fs_error("partial", "removed %zu entries from \"%s\" and stopped at the cap of %d per "
-		                "call; call delete_path again to remove the rest", s->removed, p->rel,
-		                RM_ENTRIES_MAX);
+		*err = fs_error("partial",
+		                "removed %zu entries from \"%s\" and stopped at the cap of %d per "
+		                "call; call delete_path again to remove the rest",
+		                s->removed, p->rel, RM_ENTRIES_MAX);
 	else if (s->too_deep)
-		*err = fs_error("partial", "removed %zu entries from \"%s\" but left directories nested deeper "
-		                "than %d levels; delete those deeper paths first", s->removed, p->rel,
-		                RM_DEPTH_MAX);
+		*err = fs_error(
+		        "partial",
+		        "removed %zu entries from \"%s\" but left directories nested deeper "
+		        "than %d levels; delete those deeper paths first",
+		        s->removed, p->rel, RM_DEPTH_MAX);
 	else if (s->err)
-		*err = fs_error("partial", "removed %zu entries from \"%s\" but could not remove \"%s\": %s",
+		*err = fs_error("partial",
+		                "removed %zu entries from \"%s\" but could not remove \"%s\": %s",
 		                s->removed, p->rel, s->err_path, strerror(s->err));
 	else
 		return 0;
@@ -157,14 +166,18 @@ static int check_passed(struct tc_output *out)
 	return out->canonical && out->render ? 0 : fs_fail(out, NULL);
 }
 
-static int delete_path(const struct tc_tool_ctx *ctx, json_t *args, struct tc_output *out, bool check)
+static int delete_path(const struct tc_tool_ctx *ctx, json_t *args, struct tc_output *out,
+                       bool check)
 {
 	struct fs_path p;
 	json_t *err = NULL;
 	if (fs_path_arg_entry(ctx, args, "path", &p, &err)) {
-		if (err && !strcmp(json_string_value(json_object_get(err, "error")), "workspace_root"))
-			fs_error_hint(err, "delete_path refuses to delete the workspace root; delete the entries "
-			              "inside it one by one instead.");
+		if (err &&
+		    !strcmp(json_string_value(json_object_get(err, "error")), "workspace_root"))
+			fs_error_hint(
+			        err,
+			        "delete_path refuses to delete the workspace root; delete the entries "
+			        "inside it one by one instead.");
 		return fs_fail(out, err);
 	}
 	int dirfd = fs_open_parent(ctx, &p, &err);
@@ -183,7 +196,8 @@ static int delete_path(const struct tc_tool_ctx *ctx, json_t *args, struct tc_ou
 		size_t n = 0, total = 0;
 		char **names = NULL;
 		int fd = S_ISDIR(st.st_mode) && !fs_arg_bool(args, "recursive", false) ?
-		         openat(dirfd, p.last, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
+		        openat(dirfd, p.last, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) :
+		        -1;
 		if (fd >= 0 && !fs_list_names(fd, 0, &names, &n, &total) && total)
 			rc = fs_fail(out, not_empty_error(dirfd, &p));
 		else
@@ -205,12 +219,14 @@ static int delete_path(const struct tc_tool_ctx *ctx, json_t *args, struct tc_ou
 	struct buf r = BUF_INIT;
 	const char *type = fs_type_name(st.st_mode);
 	if (S_ISDIR(st.st_mode))
-		fs_buf_printf(&r, "Deleted directory \"%s\" and %zu entr%s inside it.\n", p.rel, s.removed,
-		              s.removed == 1 ? "y" : "ies");
+		fs_buf_printf(&r, "Deleted directory \"%s\" and %zu entr%s inside it.\n", p.rel,
+		              s.removed, s.removed == 1 ? "y" : "ies");
 	else
 		fs_buf_printf(&r, "Deleted %s \"%s\".\n", type, p.rel);
-	rc = fs_done(out, json_pack("{s:s, s:s, s:I}", "path", p.rel, "type", type, "entries_removed",
-	                            (json_int_t)s.removed), &r);
+	rc = fs_done(out,
+	             json_pack("{s:s, s:s, s:I}", "path", p.rel, "type", type, "entries_removed",
+	                       (json_int_t)s.removed),
+	             &r);
 out:
 	if (dirfd >= 0)
 		close(dirfd);
@@ -235,24 +251,35 @@ static json_t *rename_error(const struct tc_tool_ctx *ctx, const struct fs_path 
 {
 	switch (errnum) {
 	case EEXIST:
-		return fs_error("exists", "\"%s\" already exists; call move_path again with overwrite true to "
-		                "replace it, or choose another destination", dst->rel);
+		return fs_error(
+		        "exists",
+		        "\"%s\" already exists; call move_path again with overwrite true to "
+		        "replace it, or choose another destination",
+		        dst->rel);
 	case ENOTEMPTY:
-		return fs_error("not_empty", "\"%s\" is a directory that is not empty and cannot be replaced; "
-		                "delete it first with delete_path, or choose another destination", dst->rel);
+		return fs_error("not_empty",
+		                "\"%s\" is a directory that is not empty and cannot be replaced; "
+		                "delete it first with delete_path, or choose another destination",
+		                dst->rel);
 	case EINVAL:
-		return fs_error("invalid_move", "cannot move \"%s\" into itself (\"%s\")", src->rel, dst->rel);
+		return fs_error("invalid_move", "cannot move \"%s\" into itself (\"%s\")", src->rel,
+		                dst->rel);
 	case EISDIR:
-		return fs_error("is_directory", "\"%s\" is a directory and \"%s\" is not; a file cannot replace "
-		                "a directory", dst->rel, src->rel);
+		return fs_error("is_directory",
+		                "\"%s\" is a directory and \"%s\" is not; a file cannot replace "
+		                "a directory",
+		                dst->rel, src->rel);
 	case ENOTDIR:
-		return fs_error("not_directory", "\"%s\" is a directory and \"%s\" is not; a directory cannot "
-		                "replace a file", src->rel, dst->rel);
+		return fs_error("not_directory",
+		                "\"%s\" is a directory and \"%s\" is not; a directory cannot "
+		                "replace a file",
+		                src->rel, dst->rel);
 	case EXDEV:
-		return fs_error("cross_device", "\"%s\" and \"%s\" are on different filesystems; copy with "
-		                "read_file and write_file, then delete_path the source", src->rel, dst->rel);
-	default:
-		return fs_errno_error(ctx, dst->rel, errnum, "path");
+		return fs_error("cross_device",
+		                "\"%s\" and \"%s\" are on different filesystems; copy with "
+		                "read_file and write_file, then delete_path the source",
+		                src->rel, dst->rel);
+	default: return fs_errno_error(ctx, dst->rel, errnum, "path");
 	}
 }
 
@@ -283,12 +310,17 @@ static int move_target(const struct tc_tool_ctx *ctx, json_t *args, const struct
 	if (fd >= 0)
 		close(fd);
 	if (fd < 0 && slash) {
-		*err = fd == -ENOENT ? fs_not_found(ctx, dst->rel, "directory")
-		                     : fs_error("not_directory", "\"%s\" ends in \"/\" but is not a directory; "
-		                                "give a directory to move into, or the full new path", raw);
+		*err = fd == -ENOENT ?
+		        fs_not_found(ctx, dst->rel, "directory") :
+		        fs_error("not_directory",
+		                 "\"%s\" ends in \"/\" but is not a directory; "
+		                 "give a directory to move into, or the full new path",
+		                 raw);
 		if (fd == -ENOENT)
-			fs_error_hint(*err, "A destination ending in \"/\" must be an existing directory; create "
-			              "it with make_dir first.");
+			fs_error_hint(
+			        *err,
+			        "A destination ending in \"/\" must be an existing directory; create "
+			        "it with make_dir first.");
 		return -1;
 	}
 	if (fd < 0)
@@ -309,8 +341,9 @@ static int move_target(const struct tc_tool_ctx *ctx, json_t *args, const struct
 static bool same_entry(int sdir, const char *slast, int ddir, const char *dlast)
 {
 	struct stat a, b;
-	return !fstatat(sdir, slast, &a, AT_SYMLINK_NOFOLLOW) && !fstatat(ddir, dlast, &b, AT_SYMLINK_NOFOLLOW) &&
-	       a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+	return !fstatat(sdir, slast, &a, AT_SYMLINK_NOFOLLOW) &&
+	        !fstatat(ddir, dlast, &b, AT_SYMLINK_NOFOLLOW) && a.st_dev == b.st_dev &&
+	        a.st_ino == b.st_ino;
 }
 
 static int move_path(const struct tc_tool_ctx *ctx, json_t *args, struct tc_output *out, bool check)
@@ -336,19 +369,24 @@ static int move_path(const struct tc_tool_ctx *ctx, json_t *args, struct tc_outp
 	}
 	if ((ddir = fs_open_parent(ctx, &dst, &err)) < 0) {
 		if (err && !strcmp(json_string_value(json_object_get(err, "error")), "not_found"))
-			fs_error_hint(err, "The destination's directory must exist; create it with make_dir first.");
+			fs_error_hint(
+			        err,
+			        "The destination's directory must exist; create it with make_dir first.");
 		rc = fs_fail(out, err);
 		goto out;
 	}
 	if (same_entry(sdir, src.last, ddir, dst.last)) {
-		rc = fs_fail(out, fs_error("invalid_move", "\"%s\" and \"%s\" are the same file; nothing to "
-		                           "move", src.rel, dst.rel));
+		rc = fs_fail(out,
+		             fs_error("invalid_move",
+		                      "\"%s\" and \"%s\" are the same file; nothing to "
+		                      "move",
+		                      src.rel, dst.rel));
 		goto out;
 	}
 	bool replaced = !fstatat(ddir, dst.last, &dst_st, AT_SYMLINK_NOFOLLOW);
 	if (check) {
-		rc = replaced && !overwrite ? fs_fail(out, rename_error(ctx, &src, &dst, EEXIST))
-		                            : check_passed(out);
+		rc = replaced && !overwrite ? fs_fail(out, rename_error(ctx, &src, &dst, EEXIST)) :
+		                              check_passed(out);
 		goto out;
 	}
 	int mrc = do_rename(sdir, src.last, ddir, dst.last, overwrite);
@@ -357,10 +395,12 @@ static int move_path(const struct tc_tool_ctx *ctx, json_t *args, struct tc_outp
 		goto out;
 	}
 	struct buf r = BUF_INIT;
-	fs_buf_printf(&r, "Moved %s \"%s\" to \"%s\"%s.\n", fs_type_name(st.st_mode), src.rel, dst.rel,
-	              replaced ? ", replacing what was there" : "");
-	rc = fs_done(out, json_pack("{s:s, s:s, s:s, s:b}", "source", src.rel, "destination", dst.rel,
-	                            "type", fs_type_name(st.st_mode), "replaced", replaced), &r);
+	fs_buf_printf(&r, "Moved %s \"%s\" to \"%s\"%s.\n", fs_type_name(st.st_mode), src.rel,
+	              dst.rel, replaced ? ", replacing what was there" : "");
+	rc = fs_done(out,
+	             json_pack("{s:s, s:s, s:s, s:b}", "source", src.rel, "destination", dst.rel,
+	                       "type", fs_type_name(st.st_mode), "replaced", replaced),
+	             &r);
 out:
 	if (sdir >= 0)
 		close(sdir);

@@ -11,11 +11,11 @@
 
 #include "fs.h"
 
-#define EDITS_MAX 100            /* edits in one call */
-#define EDIT_LINES_SHOWN 10      /* line numbers listed for an ambiguous edit */
-#define SPANS_MAX 10000          /* changed spans tracked exactly; later ones join the last */
-#define SHOW_CONTEXT 2           /* unchanged lines shown around a changed region */
-#define SHOW_CHARS_MAX 8000      /* characters of changed regions in an answer */
+#define EDITS_MAX        100   /* edits in one call */
+#define EDIT_LINES_SHOWN 10    /* line numbers listed for an ambiguous edit */
+#define SPANS_MAX        10000 /* changed spans tracked exactly; later ones join the last */
+#define SHOW_CONTEXT     2     /* unchanged lines shown around a changed region */
+#define SHOW_CHARS_MAX   8000  /* characters of changed regions in an answer */
 
 struct edit {
 	const char *old, *new;
@@ -49,16 +49,20 @@ static int edit_from(json_t *o, struct edit *e, const char *where, json_t **err)
 	json_t *all = json_object_get(o, "replace_all");
 	if (!json_is_string(oldv) || !json_string_length(oldv) || !json_is_string(newv) ||
 	    (all && !json_is_boolean(all))) {
-		*err = fs_error("invalid_arguments", "%sold_text (non-empty) and new_text are required "
-		                "strings, replace_all a boolean; copy old_text from read_file's output", where);
+		*err = fs_error(
+		        "invalid_arguments",
+		        "%sold_text (non-empty) and new_text are required "
+		        "strings, replace_all a boolean; copy old_text from read_file's output",
+		        where);
 		return -1;
 	}
 	if (json_equal(oldv, newv)) {
-		*err = fs_error("no_change", "%sold_text and new_text are the same; nothing to edit", where);
+		*err = fs_error("no_change",
+		                "%sold_text and new_text are the same; nothing to edit", where);
 		return -1;
 	}
-	*e = (struct edit){ json_string_value(oldv), json_string_value(newv), json_string_length(oldv),
-	                    json_string_length(newv), json_is_true(all) };
+	*e = (struct edit){ json_string_value(oldv), json_string_value(newv),
+		            json_string_length(oldv), json_string_length(newv), json_is_true(all) };
 	return 0;
 }
 
@@ -77,13 +81,16 @@ static int parse_edits(json_t *args, struct edit **out, size_t *n, json_t **err)
 	}
 	if (json_object_get(args, "old_text") || json_object_get(args, "new_text") ||
 	    json_object_get(args, "replace_all")) {
-		*err = fs_error("invalid_arguments", "give either old_text and new_text (one edit) or edits "
+		*err = fs_error("invalid_arguments",
+		                "give either old_text and new_text (one edit) or edits "
 		                "(several), not both");
 		return -1;
 	}
 	if (!json_is_array(list) || !json_array_size(list) || json_array_size(list) > EDITS_MAX) {
-		*err = fs_error("invalid_arguments", "edits must list 1 to %d edits, each {\"old_text\": ..., "
-		                "\"new_text\": ...}", EDITS_MAX);
+		*err = fs_error("invalid_arguments",
+		                "edits must list 1 to %d edits, each {\"old_text\": ..., "
+		                "\"new_text\": ...}",
+		                EDITS_MAX);
 		return -1;
 	}
 	*n = json_array_size(list);
@@ -108,7 +115,7 @@ static size_t find_all(const char *text, size_t len, const char *old, size_t ole
                        const char **first, json_t *lines)
 {
 	size_t count = 0, line = 1;
-	const char *counted = text;   /* newlines before this are in line */
+	const char *counted = text; /* newlines before this are in line */
 	*first = NULL;
 	for (const char *q = memmem(text, len, old, olen); q;
 	     q = memmem(q + 1, len - (size_t)(q + 1 - text), old, olen)) {
@@ -132,12 +139,15 @@ static json_t *match_error(const struct work *w, const struct edit *e, const cha
 	if (n > 1)
 		snprintf(where, sizeof where, "edit %zu of %zu: ", idx + 1, n);
 	if (!count) {
-		json_t *err = fs_error("no_match", "%sold_text was not found in \"%s\"%s.", where, rel,
-		                       idx ? " (as the edits before it left it)" : "");
-		if (err && !fs_near_miss(err, w->text, w->len, e->old, e->olen,
-		                         "Copy old_text exactly from the file (read_file shows these lines) "
-		                         "and call again."))
-			fs_error_hint(err, "Call read_file on it and copy the exact text to replace, "
+		json_t *err = fs_error("no_match", "%sold_text was not found in \"%s\"%s.", where,
+		                       rel, idx ? " (as the edits before it left it)" : "");
+		if (err &&
+		    !fs_near_miss(
+		            err, w->text, w->len, e->old, e->olen,
+		            "Copy old_text exactly from the file (read_file shows these lines) "
+		            "and call again."))
+			fs_error_hint(err,
+			              "Call read_file on it and copy the exact text to replace, "
 			              "whitespace, indentation and line breaks included.");
 		return err;
 	}
@@ -145,12 +155,15 @@ static json_t *match_error(const struct work *w, const struct edit *e, const cha
 	size_t i;
 	json_t *v;
 	json_array_foreach(lines, i, v)
-		fs_buf_printf(&b, "%s%lld", i ? ", " : "", (long long)json_integer_value(v));
+	        fs_buf_printf(&b, "%s%lld", i ? ", " : "", (long long)json_integer_value(v));
 	char *at = buf_detach(&b);
-	json_t *err = fs_error("ambiguous", "%sold_text occurs %zu times in \"%s\" (at line%s %s%s); add "
-	                       "surrounding lines to old_text so that it matches exactly once, or set "
-	                       "replace_all to change every occurrence", where, count, rel,
-	                       count == 1 ? "" : "s", at ? at : "?", count > EDIT_LINES_SHOWN ? ", ..." : "");
+	json_t *err =
+	        fs_error("ambiguous",
+	                 "%sold_text occurs %zu times in \"%s\" (at line%s %s%s); add "
+	                 "surrounding lines to old_text so that it matches exactly once, or set "
+	                 "replace_all to change every occurrence",
+	                 where, count, rel, count == 1 ? "" : "s", at ? at : "?",
+	                 count > EDIT_LINES_SHOWN ? ", ..." : "");
 	free(at);
 	json_object_set_new(err, "occurrences", json_integer((json_int_t)count));
 	json_object_set(err, "lines", lines);
@@ -178,16 +191,20 @@ static void span_push(struct fs_span *v, size_t *n, size_t start, size_t end)
 static int replace(struct work *w, const struct edit *e, const char *first, json_t **err)
 {
 	size_t count = 0;
-	for (const char *q = first; q; q = e->all ? memmem(q + e->olen, w->len - (size_t)(q + e->olen - w->text),
-	                                                  e->old, e->olen) : NULL) {
+	for (const char *q = first; q; q = e->all ?
+	             memmem(q + e->olen, w->len - (size_t)(q + e->olen - w->text), e->old,
+	                    e->olen) :
+	             NULL) {
 		count++;
 		if (q + e->olen >= w->text + w->len)
 			break;
 	}
 	size_t total = w->len - count * e->olen + count * e->nlen;
 	if (count && total > FS_READ_MAX) {
-		*err = fs_error("too_large", "the edited file would be %zu bytes, more than %u; edit less at "
-		                "once", total, FS_READ_MAX);
+		*err = fs_error("too_large",
+		                "the edited file would be %zu bytes, more than %u; edit less at "
+		                "once",
+		                total, FS_READ_MAX);
 		return -1;
 	}
 	char *out = malloc(total + 1);
@@ -225,7 +242,8 @@ static int replace(struct work *w, const struct edit *e, const char *first, json
 		w->replacements++;
 		w->removed += count_lines(e->old, e->olen);
 		w->added += count_lines(e->new, e->nlen);
-		q = e->all && pos < w->len ? memmem(w->text + pos, w->len - pos, e->old, e->olen) : NULL;
+		q = e->all && pos < w->len ? memmem(w->text + pos, w->len - pos, e->old, e->olen) :
+		                             NULL;
 	}
 	for (; si < w->nspans; si++)
 		span_push(spans, &ns, old[si].start + o - pos, old[si].end + o - pos);
@@ -251,12 +269,15 @@ static int apply_all(struct work *w, const struct edit *edits, size_t n, const c
 		json_t *lines = json_array();
 		if (!lines)
 			return *err = NULL, -1;
-		size_t count = find_all(w->text, w->len, edits[i].old, edits[i].olen, &first, lines);
+		size_t count =
+		        find_all(w->text, w->len, edits[i].old, edits[i].olen, &first, lines);
 		if (!count || (count > 1 && !edits[i].all)) {
 			*err = match_error(w, &edits[i], rel, count, lines, i, n);
 			if (*err && n > 1) {
 				json_object_set_new(*err, "edit", json_integer((json_int_t)i + 1));
-				fs_error_hint(*err, "Nothing was written: the edits apply all or nothing.");
+				fs_error_hint(
+				        *err,
+				        "Nothing was written: the edits apply all or nothing.");
 			}
 			json_decref(lines);
 			return -1;
@@ -266,8 +287,10 @@ static int apply_all(struct work *w, const struct edit *edits, size_t n, const c
 		json_decref(lines);
 		if (replace(w, &edits[i], first, err))
 			return -1;
-		json_array_append_new(per_edit, json_pack("{s:I, s:I}", "line", (json_int_t)line,
-		                                          "replacements", (json_int_t)(w->replacements - before)));
+		json_array_append_new(per_edit,
+		                      json_pack("{s:I, s:I}", "line", (json_int_t)line,
+		                                "replacements",
+		                                (json_int_t)(w->replacements - before)));
 	}
 	return 0;
 }
@@ -286,24 +309,32 @@ static int report(const struct tc_tool_ctx *ctx, const struct fs_path *p, struct
 	size_t line = json_integer_value(json_object_get(json_array_get(per_edit, 0), "line"));
 	if (w->nspans)
 		line = fs_line_of(w->text, w->len, w->spans[0].start);
-	json_t *res = json_pack("{s:s, s:I, s:I, s:I, s:I, s:I}", "path", p->rel, "line", (json_int_t)line,
-	                        "lines_removed", (json_int_t)w->removed, "lines_added", (json_int_t)w->added,
-	                        "bytes", (json_int_t)w->len, "replacements", (json_int_t)w->replacements);
+	json_t *res = json_pack("{s:s, s:I, s:I, s:I, s:I, s:I}", "path", p->rel, "line",
+	                        (json_int_t)line, "lines_removed", (json_int_t)w->removed,
+	                        "lines_added", (json_int_t)w->added, "bytes", (json_int_t)w->len,
+	                        "replacements", (json_int_t)w->replacements);
 	if (!res)
 		return fs_fail(out, NULL);
 	if (n > 1)
 		json_object_set(res, "edits", per_edit);
 	struct buf r = BUF_INIT;
 	if (n == 1 && w->replacements == 1)
-		fs_buf_printf(&r, "Edited \"%s\" at line %zu: replaced %zu line%s with %zu; the file now has "
-		              "%zu bytes.%s\n", p->rel, line, w->removed, w->removed == 1 ? "" : "s", w->added,
-		              w->len, cleared ? FS_CLEARED_NOTE : "");
+		fs_buf_printf(
+		        &r,
+		        "Edited \"%s\" at line %zu: replaced %zu line%s with %zu; the file now has "
+		        "%zu bytes.%s\n",
+		        p->rel, line, w->removed, w->removed == 1 ? "" : "s", w->added, w->len,
+		        cleared ? FS_CLEARED_NOTE : "");
 	else
-		fs_buf_printf(&r, "Edited \"%s\": %zu edit%s, %zu replacement%s, %zu line%s replaced with %zu; "
-		              "the file now has %zu bytes.%s\n", p->rel, n, n == 1 ? "" : "s",
-		              w->replacements, w->replacements == 1 ? "" : "s", w->removed,
-		              w->removed == 1 ? "" : "s", w->added, w->len, cleared ? FS_CLEARED_NOTE : "");
-	fs_show_regions(&r, res, w->text, w->len, w->spans, w->nspans, SHOW_CONTEXT, show_chars(ctx));
+		fs_buf_printf(
+		        &r,
+		        "Edited \"%s\": %zu edit%s, %zu replacement%s, %zu line%s replaced with %zu; "
+		        "the file now has %zu bytes.%s\n",
+		        p->rel, n, n == 1 ? "" : "s", w->replacements,
+		        w->replacements == 1 ? "" : "s", w->removed, w->removed == 1 ? "" : "s",
+		        w->added, w->len, cleared ? FS_CLEARED_NOTE : "");
+	fs_show_regions(&r, res, w->text, w->len, w->spans, w->nspans, SHOW_CONTEXT,
+	                show_chars(ctx));
 	return fs_done(out, res, &r);
 }
 
@@ -323,7 +354,7 @@ int fs_edit_file_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_out
 		rc = fs_fail(out, err);
 		goto out;
 	}
-	w.text = f.data;   /* the work owns the text from here */
+	w.text = f.data; /* the work owns the text from here */
 	w.len = f.len;
 	f.data = NULL;
 	if (apply_all(&w, edits, n, p.rel, per_edit, &err) ||

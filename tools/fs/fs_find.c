@@ -13,8 +13,8 @@
 #include "utf8.h"
 
 #define FIND_RESULTS_DEFAULT 200
-#define FIND_RESULTS_MAX 5000
-#define FOOTER_RESERVE ((size_t)1200) /* render characters kept for the notes */
+#define FIND_RESULTS_MAX     5000
+#define FOOTER_RESERVE       ((size_t)1200) /* render characters kept for the notes */
 
 enum find_type { FIND_FILE, FIND_DIR, FIND_ANY };
 
@@ -30,9 +30,9 @@ struct find {
 	bool by_mtime;
 	size_t max;
 	size_t root_skip;
-	size_t seen;                     /* entries of the wanted type walked */
-	size_t matched;                  /* entries that match: the exact total */
-	struct hit *hits;                /* by name: the first max; by mtime: at most 2*max, the newest */
+	size_t seen;      /* entries of the wanted type walked */
+	size_t matched;   /* entries that match: the exact total */
+	struct hit *hits; /* by name: the first max; by mtime: at most 2*max, the newest */
 	size_t nhits;
 	bool oom;
 	struct fs_walk walk;
@@ -69,7 +69,7 @@ static bool visit(struct fs_walk *w, int dirfd, const char *name, const char *pa
 		return true;
 	f->matched++;
 	if (!f->by_mtime && f->nhits == f->max)
-		return true;   /* counted, not kept: the first max by name are */
+		return true; /* counted, not kept: the first max by name are */
 	if (f->by_mtime && f->nhits == 2 * f->max)
 		keep_newest(f);
 	struct hit *h = &f->hits[f->nhits];
@@ -87,8 +87,9 @@ static bool visit(struct fs_walk *w, int dirfd, const char *name, const char *pa
 /* "file"/"files", "directory"/"directories", "entry"/"entries". */
 static const char *type_name(enum find_type t, size_t n)
 {
-	static const char *const names[][2] = { { "file", "files" }, { "directory", "directories" },
-	                                        { "entry", "entries" } };
+	static const char *const names[][2] = { { "file", "files" },
+		                                { "directory", "directories" },
+		                                { "entry", "entries" } };
 	return names[t][n != 1];
 }
 
@@ -97,11 +98,14 @@ static int parse(const struct tc_tool_ctx *ctx, json_t *args, struct find *f, js
 	f->glob = fs_arg_str(args, "pattern", NULL);
 	struct tc_error gerr;
 	if (!f->glob || !*f->glob || glob_check(f->glob, &gerr) < 0) {
-		*err = fs_error("invalid_glob", "%s; give a glob such as \"**/*.py\", \"*.{c,h}\" or "
-		                "\"src/**/test_*.ts\"", f->glob && *f->glob ? gerr.msg : "pattern is empty");
+		*err = fs_error("invalid_glob",
+		                "%s; give a glob such as \"**/*.py\", \"*.{c,h}\" or "
+		                "\"src/**/test_*.ts\"",
+		                f->glob && *f->glob ? gerr.msg : "pattern is empty");
 		return -1;
 	}
-	const char *type = fs_arg_str(args, "type", "file"), *sort = fs_arg_str(args, "sort", "name");
+	const char *type = fs_arg_str(args, "type", "file"),
+	           *sort = fs_arg_str(args, "sort", "name");
 	if (!strcmp(type, "file"))
 		f->type = FIND_FILE;
 	else if (!strcmp(type, "dir"))
@@ -109,9 +113,13 @@ static int parse(const struct tc_tool_ctx *ctx, json_t *args, struct find *f, js
 	else if (!strcmp(type, "any"))
 		f->type = FIND_ANY;
 	else
-		return *err = fs_error("invalid_arguments", "type must be \"file\", \"dir\" or \"any\""), -1;
+		return *err = fs_error("invalid_arguments",
+		                       "type must be \"file\", \"dir\" or \"any\""),
+		       -1;
 	if (strcmp(sort, "name") && strcmp(sort, "modified"))
-		return *err = fs_error("invalid_arguments", "sort must be \"name\" or \"modified\""), -1;
+		return *err = fs_error("invalid_arguments",
+		                       "sort must be \"name\" or \"modified\""),
+		       -1;
 	f->by_mtime = !strcmp(sort, "modified");
 	f->max = (size_t)fs_arg_int(args, "max_results", FIND_RESULTS_DEFAULT, 1, FIND_RESULTS_MAX);
 	f->hits = calloc(2 * f->max + 1, sizeof *f->hits);
@@ -148,7 +156,8 @@ static size_t list_hits(const struct tc_tool_ctx *ctx, const struct find *f, jso
 		if (e && f->by_mtime)
 			json_object_set_new(e, "modified", json_string(when));
 		if (e && f->type == FIND_ANY)
-			json_object_set_new(e, "type", json_string(f->hits[i].dir ? "dir" : "file"));
+			json_object_set_new(e, "type",
+			                    json_string(f->hits[i].dir ? "dir" : "file"));
 		bool fits = line.data && !line.failed && cost <= chars;
 		if (fits && e && !json_array_append(arr, e)) {
 			buf_add(r, line.data, line.len);
@@ -167,14 +176,18 @@ static size_t list_hits(const struct tc_tool_ctx *ctx, const struct find *f, jso
 static void notes(const struct find *f, const char *root, size_t shown, struct buf *r)
 {
 	if (!f->matched) {
-		fs_buf_printf(r, "no %s under \"%s\" matches \"%s\" (%zu %s looked at). A glob without "
-		              "\"/\" matches names at any depth (\"*.py\", \"*.{c,h}\"); one with \"/\" matches "
-		              "the path from \"%s\" (\"pkg/*.py\", \"**/test_*.py\")\n", type_name(f->type, 1), root,
-		              f->glob, f->seen, type_name(f->type, f->seen), root);
+		fs_buf_printf(
+		        r,
+		        "no %s under \"%s\" matches \"%s\" (%zu %s looked at). A glob without "
+		        "\"/\" matches names at any depth (\"*.py\", \"*.{c,h}\"); one with \"/\" matches "
+		        "the path from \"%s\" (\"pkg/*.py\", \"**/test_*.py\")\n",
+		        type_name(f->type, 1), root, f->glob, f->seen, type_name(f->type, f->seen),
+		        root);
 		return;
 	}
-	fs_buf_printf(r, "[%zu %s match; %zu shown, %s]\n", f->matched, type_name(f->type, f->matched),
-	              shown, f->by_mtime ? "newest first" : "by name");
+	fs_buf_printf(r, "[%zu %s match; %zu shown, %s]\n", f->matched,
+	              type_name(f->type, f->matched), shown,
+	              f->by_mtime ? "newest first" : "by name");
 	if (shown < f->matched)
 		fs_buf_printf(r, "[%zu more were left out%s: narrow the pattern or path%s]\n",
 		              f->matched - shown, shown < f->max ? " at the answer's size cap" : "",
@@ -206,23 +219,28 @@ int fs_find_files_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_ou
 	json_t *caps = json_array();
 	if (f.walk.cap_dir) {
 		json_array_append_new(caps, json_string("dir_entries"));
-		fs_buf_printf(&r, "[a directory has more than %d entries; only the first %d by name were "
-		              "looked at]\n", FS_DIR_SCAN_MAX, FS_DIR_SCAN_MAX);
+		fs_buf_printf(
+		        &r,
+		        "[a directory has more than %d entries; only the first %d by name were "
+		        "looked at]\n",
+		        FS_DIR_SCAN_MAX, FS_DIR_SCAN_MAX);
 	}
 	if (f.walk.cap_depth) {
 		json_array_append_new(caps, json_string("depth"));
-		fs_buf_printf(&r, "[directories deeper than %d levels were not looked at]\n", FS_WALK_DEPTH_MAX);
+		fs_buf_printf(&r, "[directories deeper than %d levels were not looked at]\n",
+		              FS_WALK_DEPTH_MAX);
 	}
 	if (f.walk.cap_time) {
 		json_array_append_new(caps, json_string("time"));
-		buf_adds(&r, "[stopped near the call's time limit: the counts are of what was walked; "
-		            "narrow path]\n");
+		buf_adds(&r,
+		         "[stopped near the call's time limit: the counts are of what was walked; "
+		         "narrow path]\n");
 	}
 	json_t *res = json_pack("{s:s, s:s, s:s, s:s, s:o, s:I, s:I, s:b, s:o}", "pattern", f.glob,
 	                        "path", root, "sort", f.by_mtime ? "modified" : "name", "type",
-	                        fs_arg_str(args, "type", "file"), "results", arr,
-	                        "count", (json_int_t)shown, "matched", (json_int_t)f.matched,
-	                        "truncated", shown < f.matched || json_array_size(caps) > 0, "caps_hit", caps);
+	                        fs_arg_str(args, "type", "file"), "results", arr, "count",
+	                        (json_int_t)shown, "matched", (json_int_t)f.matched, "truncated",
+	                        shown < f.matched || json_array_size(caps) > 0, "caps_hit", caps);
 	arr = NULL;
 	if (res)
 		fs_walk_report_ignored(&f.walk, res, &r);

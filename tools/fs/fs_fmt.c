@@ -15,7 +15,7 @@ static void add(void *ctx, const char *s, size_t n)
 void fs_buf_vprintf(struct buf *b, const char *fmt, va_list ap)
 {
 	if (shown_vformat(add, b, fmt, ap) < 0)
-		b->failed = true;    /* an unknown conversion: a defect, not a half text */
+		b->failed = true; /* an unknown conversion: a defect, not a half text */
 }
 
 void fs_buf_printf(struct buf *b, const char *fmt, ...)

@@ -21,21 +21,21 @@
 #include "fs.h"
 #include "glob_match.h"
 
-#define IGNORE_FILE_MAX (256u << 10)
+#define IGNORE_FILE_MAX  (256u << 10)
 #define IGNORE_RULES_MAX 20000
 
 enum rule_kind { R_GLOB, R_LITERAL, R_SUFFIX };
 
 struct rule {
 	char *glob;
-	unsigned char kind;        /* R_LITERAL: glob is the name; R_SUFFIX: "*" + glob[1..] */
+	unsigned char kind; /* R_LITERAL: glob is the name; R_SUFFIX: "*" + glob[1..] */
 	bool negate, dir_only, anchored;
 };
 
 struct fs_ignore {
 	struct fs_ignore *parent;
-	struct fs_ignore *next_owned;  /* the set's list, for release */
-	char *base;                    /* the directory of the files, relative to the workspace ("" the root) */
+	struct fs_ignore *next_owned; /* the set's list, for release */
+	char *base; /* the directory of the files, relative to the workspace ("" the root) */
 	struct rule *rules;
 	size_t n;
 };
@@ -51,8 +51,9 @@ static bool has_meta(const char *p)
 static bool parse_rule(char *line, size_t n, struct rule *r)
 {
 	*r = (struct rule){ 0 };
-	while (n && (line[n - 1] == '\r' || ((line[n - 1] == ' ' || line[n - 1] == '\t') &&
-	                                     !(n > 1 && line[n - 2] == '\\'))))
+	while (n &&
+	       (line[n - 1] == '\r' ||
+	        ((line[n - 1] == ' ' || line[n - 1] == '\t') && !(n > 1 && line[n - 2] == '\\'))))
 		n--;
 	line[n] = '\0';
 	if (!n || line[0] == '#')
@@ -112,7 +113,7 @@ static void read_rules(struct fs_ignore_set *set, struct fs_ignore *node, int fd
 	close(fd);
 	json_decref(err);
 	if (rc) {
-		set->unread++;   /* too large or unreadable: said in the answer */
+		set->unread++; /* too large or unreadable: said in the answer */
 		return;
 	}
 	for (char *line = data; line && line < data + len;) {
@@ -238,14 +239,12 @@ static bool rule_matches(const struct rule *r, const char *sub, size_t len, bool
 		}
 	}
 	switch (r->kind) {
-	case R_LITERAL:
-		return strlen(r->glob) == nlen && !memcmp(r->glob, name, nlen);
+	case R_LITERAL: return strlen(r->glob) == nlen && !memcmp(r->glob, name, nlen);
 	case R_SUFFIX: {
 		size_t sl = strlen(r->glob) - 1;
 		return nlen >= sl && !memcmp(r->glob + 1, name + nlen - sl, sl);
 	}
-	default:
-		return glob_match(r->glob, name, nlen);
+	default: return glob_match(r->glob, name, nlen);
 	}
 }
 

@@ -20,17 +20,17 @@
  * directory, so the rendered listing reads as a tree whatever the order
  * they were taken in. */
 struct walk {
-	size_t count;       /* entries taken */
-	size_t cap;         /* most entries to take */
-	size_t left_out;    /* entries seen but not taken (a lower bound) */
-	size_t unlisted;    /* directories due to be listed that were not */
-	int max_depth;      /* 1 = the directory's own entries only */
-	bool tree;          /* render costs as tree's (indented names) */
-	size_t bytes;       /* what the entries taken add to the answer */
-	size_t chars;       /* render characters left */
-	bool full;          /* stopped at the answer's size cap */
+	size_t count;    /* entries taken */
+	size_t cap;      /* most entries to take */
+	size_t left_out; /* entries seen but not taken (a lower bound) */
+	size_t unlisted; /* directories due to be listed that were not */
+	int max_depth;   /* 1 = the directory's own entries only */
+	bool tree;       /* render costs as tree's (indented names) */
+	size_t bytes;    /* what the entries taken add to the answer */
+	size_t chars;    /* render characters left */
+	bool full;       /* stopped at the answer's size cap */
 	bool oom;
-	struct fs_walk ig;  /* the ignore rules and what they skipped */
+	struct fs_walk ig; /* the ignore rules and what they skipped */
 };
 
 /* A directory waiting for its turn: its JSON entry (borrowed from the
@@ -97,8 +97,9 @@ static void take_entry(struct walk *w, struct queue *q, int dirfd, const struct 
 	if (!e || !sub || !rel || json_object_set_new(e, "name", name_json(name)))
 		goto oom;
 	w->bytes += 2 * (at->prefix_cost + name_cost) + 64;
-	w->chars -= render_cost(w, rel, name, at->depth) < w->chars ? render_cost(w, rel, name, at->depth)
-	                                                                : w->chars;
+	w->chars -= render_cost(w, rel, name, at->depth) < w->chars ?
+	        render_cost(w, rel, name, at->depth) :
+	        w->chars;
 	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 		json_object_set_new(e, "type", json_string("other"));
 		json_object_set_new(e, "error", json_string(strerror(errno)));
@@ -124,7 +125,8 @@ static void take_entry(struct walk *w, struct queue *q, int dirfd, const struct 
 	/* .git holds thousands of objects nobody wants listed; it is shown but
 	 * not walked into, so it cannot eat the entry budget. */
 	if (S_ISDIR(st.st_mode) && at->depth < w->max_depth && strcmp(name, ".git")) {
-		struct pending p = { e, sub, rel, at->depth + 1, at->prefix_cost + name_cost, at->rules };
+		struct pending p = { e,        sub, rel, at->depth + 1, at->prefix_cost + name_cost,
+			             at->rules };
 		if (push(q, p))
 			goto oom;
 		sub = rel = NULL;
@@ -148,7 +150,8 @@ static bool budget_left(struct walk *w)
 
 /* Whether the rules skip name (in the directory at); note names the
  * first few skipped in the walk's report. */
-static bool ignored(struct walk *w, int dirfd, const struct pending *at, const char *name, bool note)
+static bool ignored(struct walk *w, int dirfd, const struct pending *at, const char *name,
+                    bool note)
 {
 	if (w->ig.include_ignored || !strcmp(name, ".git"))
 		return false;
@@ -163,7 +166,8 @@ static bool ignored(struct walk *w, int dirfd, const struct pending *at, const c
 }
 
 /* Lists one directory into arr (at is its place in the walk). */
-static void list_one(struct walk *w, struct queue *q, int dirfd, const struct pending *at, json_t *arr)
+static void list_one(struct walk *w, struct queue *q, int dirfd, const struct pending *at,
+                     json_t *arr)
 {
 	char **names;
 	size_t n, total;
@@ -173,7 +177,7 @@ static void list_one(struct walk *w, struct queue *q, int dirfd, const struct pe
 	 * scan cap). */
 	size_t want = w->full ? 0 : w->ig.include_ignored ? w->cap - w->count : FS_DIR_SCAN_MAX;
 	if (fs_list_names(dirfd, want, &names, &n, &total) < 0)
-		return;   /* unreadable: shown as empty; the entry has no error to add */
+		return; /* unreadable: shown as empty; the entry has no error to add */
 	w->left_out += total - n;
 	size_t i = 0;
 	for (; i < n && !w->oom && budget_left(w); i++)
@@ -211,7 +215,8 @@ static json_t *walk_tree(const struct tc_tool_ctx *ctx, struct walk *w, int root
 		int fd = fs_open_below(rootfd, p->sub, O_RDONLY | O_DIRECTORY);
 		json_t *children = json_array();
 		if (fd < 0 || !children) {
-			json_object_set_new(p->entry, "error", json_string(strerror(fd < 0 ? -fd : ENOMEM)));
+			json_object_set_new(p->entry, "error",
+			                    json_string(strerror(fd < 0 ? -fd : ENOMEM)));
 			json_decref(children);
 			if (fd >= 0)
 				close(fd);
@@ -244,8 +249,10 @@ static int open_dir(const struct tc_tool_ctx *ctx, const char *rel, json_t **err
 	if (fd < 0)
 		return -1;
 	if (fstat(fd, &st) < 0 || !S_ISDIR(st.st_mode)) {
-		*err = fs_error("not_directory", "\"%s\" is a %s, not a directory; use read_file or file_info "
-		                "for it", rel, fs_type_name(st.st_mode));
+		*err = fs_error("not_directory",
+		                "\"%s\" is a %s, not a directory; use read_file or file_info "
+		                "for it",
+		                rel, fs_type_name(st.st_mode));
 		close(fd);
 		return -1;
 	}
@@ -255,15 +262,24 @@ static int open_dir(const struct tc_tool_ctx *ctx, const char *rel, json_t **err
 static void note_left_out(struct buf *r, const struct walk *w, const char *raise)
 {
 	if (w->left_out && w->full)
-		fs_buf_printf(r, "[%zu entries shown; at least %zu more were left out at the answer's size cap: "
-		              "list a subdirectory]\n", w->count, w->left_out);
+		fs_buf_printf(
+		        r,
+		        "[%zu entries shown; at least %zu more were left out at the answer's size cap: "
+		        "list a subdirectory]\n",
+		        w->count, w->left_out);
 	else if (w->left_out)
-		fs_buf_printf(r, "[%zu entries shown; at least %zu more were left out: list a subdirectory, "
-		              "or raise %s]\n", w->count, w->left_out, raise);
+		fs_buf_printf(
+		        r,
+		        "[%zu entries shown; at least %zu more were left out: list a subdirectory, "
+		        "or raise %s]\n",
+		        w->count, w->left_out, raise);
 	if (w->unlisted)
-		fs_buf_printf(r, "[%zu director%s above the depth bound %s not listed (the cap was reached "
-		              "first): list %s]\n", w->unlisted, w->unlisted == 1 ? "y" : "ies",
-		              w->unlisted == 1 ? "was" : "were", w->unlisted == 1 ? "it" : "them");
+		fs_buf_printf(
+		        r,
+		        "[%zu director%s above the depth bound %s not listed (the cap was reached "
+		        "first): list %s]\n",
+		        w->unlisted, w->unlisted == 1 ? "y" : "ies",
+		        w->unlisted == 1 ? "was" : "were", w->unlisted == 1 ? "it" : "them");
 }
 
 /* Starts a walk from the arguments; tree renders names indented. */
@@ -301,7 +317,8 @@ static int flatten(json_t *entries, const char *prefix, json_t *flat, struct buf
 {
 	size_t i;
 	json_t *e;
-	json_array_foreach(entries, i, e) {
+	json_array_foreach(entries, i, e)
+	{
 		const char *name = json_string_value(json_object_get(e, "name"));
 		const char *type = json_string_value(json_object_get(e, "type"));
 		char path[PATH_MAX];
@@ -309,9 +326,9 @@ static int flatten(json_t *entries, const char *prefix, json_t *flat, struct buf
 		json_t *f = json_pack("{s:s}", "path", path);
 		const char *key;
 		json_t *val;
-		json_object_foreach(e, key, val)
-			if (strcmp(key, "name") && strcmp(key, "children") && f)
-				json_object_set(f, key, val);
+		json_object_foreach(e, key,
+		                    val) if (strcmp(key, "name") && strcmp(key, "children") && f)
+		        json_object_set(f, key, val);
 		if (!f || json_array_append_new(flat, f))
 			return -1;
 		json_t *size = json_object_get(e, "size");
@@ -358,7 +375,8 @@ int fs_list_dir_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_outp
 	if (nested && flat && !flatten(nested, strcmp(root, ".") ? root : "", flat, &r)) {
 		if (!w.count)
 			fs_buf_printf(&r, "(\"%s\" is empty)\n", root);
-		res = json_pack("{s:s, s:i, s:O}", "path", root, "depth", w.max_depth, "entries", flat);
+		res = json_pack("{s:s, s:i, s:O}", "path", root, "depth", w.max_depth, "entries",
+		                flat);
 		if (res)
 			add_counts(res, &w, &r);
 	}
@@ -380,7 +398,8 @@ static void render_tree(json_t *entries, int indent, struct buf *r)
 {
 	size_t i;
 	json_t *e;
-	json_array_foreach(entries, i, e) {
+	json_array_foreach(entries, i, e)
+	{
 		const char *name = json_string_value(json_object_get(e, "name"));
 		const char *type = json_string_value(json_object_get(e, "type"));
 		const char *target = json_string_value(json_object_get(e, "link_target"));
@@ -423,10 +442,12 @@ int fs_tree_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_output *
 	if (children) {
 		fs_buf_printf(&r, "%s/\n", root);
 		render_tree(children, 1, &r);
-		fs_buf_printf(&r, "[%zu entries; \"name/ ...\" marks a directory whose entries are not "
-		              "shown (below the depth bound, or past the cap)]\n", w.count);
-		res = json_pack("{s:s, s:s, s:O, s:i}", "path", root, "type", "dir", "children", children,
-		                "depth", w.max_depth);
+		fs_buf_printf(&r,
+		              "[%zu entries; \"name/ ...\" marks a directory whose entries are not "
+		              "shown (below the depth bound, or past the cap)]\n",
+		              w.count);
+		res = json_pack("{s:s, s:s, s:O, s:i}", "path", root, "type", "dir", "children",
+		                children, "depth", w.max_depth);
 		if (res)
 			add_counts(res, &w, &r);
 	}

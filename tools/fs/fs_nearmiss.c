@@ -14,12 +14,12 @@
 
 #include "fs.h"
 
-#define NORM_MAX 4096            /* bytes of a line looked at */
-#define WINDOW_MAX 200           /* lines of old_text matched as a window */
-#define COMPARE_MAX 20000000u    /* line comparisons in one search */
-#define DIST_LEN_MAX 256         /* bytes of a line the edit distance looks at */
+#define NORM_MAX       4096      /* bytes of a line looked at */
+#define WINDOW_MAX     200       /* lines of old_text matched as a window */
+#define COMPARE_MAX    20000000u /* line comparisons in one search */
+#define DIST_LEN_MAX   256       /* bytes of a line the edit distance looks at */
 #define DIST_CELLS_MAX 50000000u /* edit-distance cells in one search */
-#define SHOW_LINES 12            /* lines of a near miss shown */
+#define SHOW_LINES     12        /* lines of a near miss shown */
 #define TEXT_LINES_MAX 2000000u  /* lines of the file looked at (8 bytes each) */
 
 static bool is_space(char c)
@@ -113,9 +113,9 @@ static size_t distance(const char *a, size_t an, const char *b, size_t bn)
 }
 
 struct found {
-	size_t line, nlines;       /* 1-based first line, count */
-	size_t score;              /* old_text lines that match */
-	size_t dist;               /* a single similar line: characters that differ */
+	size_t line, nlines; /* 1-based first line, count */
+	size_t score;        /* old_text lines that match */
+	size_t dist;         /* a single similar line: characters that differ */
 	bool whitespace, single;
 };
 
@@ -123,7 +123,8 @@ struct found {
  * line may be the end of a file line, the last its start, and a one-line
  * old_text may be anywhere in it. */
 static bool line_matches(const char *text, const struct lines *fl, size_t i, const char *old,
-                         const struct lines *ol, size_t j, const uint64_t *oh, size_t k, char *a, char *b)
+                         const struct lines *ol, size_t j, const uint64_t *oh, size_t k, char *a,
+                         char *b)
 {
 	size_t an = normalize(text + fl->start[i], fl->len[i], a);
 	if (j > 0 && j + 1 < k)
@@ -156,8 +157,9 @@ static void best_window(const char *text, const struct lines *fl, const char *ol
 		for (size_t j = 0; j < k; j++, work++)
 			score += line_matches(text, fl, i + j, old, ol, j, oh, k, a, b);
 		if (score > f->score) {
-			*f = (struct found){ .line = i + 1, .nlines = k, .score = score,
-			                     .whitespace = score == k };
+			*f = (struct found){
+				.line = i + 1, .nlines = k, .score = score, .whitespace = score == k
+			};
 			if (f->whitespace)
 				break;
 		}
@@ -186,7 +188,9 @@ static void best_line(const char *text, const struct lines *fl, const char *old,
 		size_t d = distance(a, an, b, bn);
 		if (d < best) {
 			best = d;
-			*f = (struct found){ .line = i + 1, .nlines = 1, .dist = d, .single = true };
+			*f = (struct found){
+				.line = i + 1, .nlines = 1, .dist = d, .single = true
+			};
 		}
 	}
 	/* More than a third changed is another line, not a near miss. */
@@ -218,25 +222,31 @@ bool fs_near_miss(json_t *err, const char *text, size_t len, const char *old, si
 	else
 		fs_buf_printf(&m, "Line %zu", f.line);
 	if (f.whitespace)
-		fs_buf_printf(&m, " hold%s the same text with different whitespace (indentation, spaces, "
-		              "tabs or line endings):\n", f.nlines > 1 ? "" : "s");
+		fs_buf_printf(
+		        &m,
+		        " hold%s the same text with different whitespace (indentation, spaces, "
+		        "tabs or line endings):\n",
+		        f.nlines > 1 ? "" : "s");
 	else if (f.single)
-		fs_buf_printf(&m, " is the closest (%zu character%s differ%s from old_text's first line):\n",
-		              f.dist, f.dist == 1 ? "" : "s", f.dist == 1 ? "s" : "");
+		fs_buf_printf(
+		        &m,
+		        " is the closest (%zu character%s differ%s from old_text's first line):\n",
+		        f.dist, f.dist == 1 ? "" : "s", f.dist == 1 ? "s" : "");
 	else
-		fs_buf_printf(&m, " come closest (%zu of %zu lines match, whitespace aside):\n", f.score,
-		              f.nlines);
-	fs_show_lines(&m, text, len, f.line, last < f.line + SHOW_LINES - 1 ? last : f.line + SHOW_LINES - 1,
-	              200);
+		fs_buf_printf(&m, " come closest (%zu of %zu lines match, whitespace aside):\n",
+		              f.score, f.nlines);
+	fs_show_lines(&m, text, len, f.line,
+	              last < f.line + SHOW_LINES - 1 ? last : f.line + SHOW_LINES - 1, 200);
 	if (f.nlines > SHOW_LINES)
 		fs_buf_printf(&m, "   ... (%zu more lines)\n", f.nlines - SHOW_LINES);
 	buf_adds(&m, advice);
 	char *joined = buf_detach(&m);
 	if (joined) {
 		json_object_set_new(err, "message", json_string(joined));
-		json_object_set_new(err, "near_miss", json_pack("{s:s, s:I, s:I}", "kind",
-		                    f.whitespace ? "whitespace" : "similar", "start_line", (json_int_t)f.line,
-		                    "end_line", (json_int_t)last));
+		json_object_set_new(err, "near_miss",
+		                    json_pack("{s:s, s:I, s:I}", "kind",
+		                              f.whitespace ? "whitespace" : "similar", "start_line",
+		                              (json_int_t)f.line, "end_line", (json_int_t)last));
 		added = true;
 	}
 	free(joined);

@@ -23,15 +23,15 @@
 #include "patchpaths.h"
 #include "utf8.h"
 
-#define PATCH_HUNKS_MAX 1000     /* hunks in one patch */
-#define SHOW_CONTEXT 2
-#define SHOW_CHARS_MAX 8000
+#define PATCH_HUNKS_MAX 1000 /* hunks in one patch */
+#define SHOW_CONTEXT    2
+#define SHOW_CHARS_MAX  8000
 
 /* One line of a hunk, borrowed from the patch text. */
 struct pline {
 	const char *p;
 	size_t n;
-	char kind;                  /* ' ', '-' or '+' */
+	char kind; /* ' ', '-' or '+' */
 };
 
 struct hunk {
@@ -39,12 +39,12 @@ struct hunk {
 	struct pline *lines;
 	size_t n;
 	bool old_no_eol, new_no_eol;
-	const char *header;         /* the "@@ ... @@" line, for messages */
+	const char *header; /* the "@@ ... @@" line, for messages */
 	size_t header_len;
 };
 
 struct fpatch {
-	char *path;                 /* as the diff names it, prefixes stripped */
+	char *path; /* as the diff names it, prefixes stripped */
 	bool create;
 	struct hunk *hunks;
 	size_t nh;
@@ -56,7 +56,7 @@ struct fpatch {
 	struct fs_span *spans;
 	size_t nspans;
 	size_t removed, added;
-	bool loose;                 /* a hunk matched only with whitespace ignored */
+	bool loose; /* a hunk matched only with whitespace ignored */
 };
 
 struct patch {
@@ -102,7 +102,8 @@ static bool at_file_header(const struct reader *r)
 	size_t n;
 	const char *l2;
 	size_t n2;
-	return next_line(&copy, &l, &n) && next_line(&copy, &l2, &n2) && patch_is_header(l, n, l2, n2);
+	return next_line(&copy, &l, &n) && next_line(&copy, &l2, &n2) &&
+	        patch_is_header(l, n, l2, n2);
 }
 
 static bool parse_range(const char **p, size_t *start, size_t *count)
@@ -158,7 +159,7 @@ static int parse_hunk_body(struct reader *r, struct hunk *h, json_t **err)
 		bool counted = old_left || new_left;
 		if (starts(l, n, "@@") || starts(l, n, "diff ") || at_file_header(r))
 			break;
-		if (n && l[0] == '\\') {             /* "\ No newline at end of file" */
+		if (n && l[0] == '\\') { /* "\ No newline at end of file" */
 			next_line(r, &l, &n);
 			if (h->n && h->lines[h->n - 1].kind != '+')
 				h->old_no_eol = true;
@@ -187,7 +188,7 @@ static int parse_hunk_body(struct reader *r, struct hunk *h, json_t **err)
 		 * editor or a model dropped. */
 		size_t len = n ? n - 1 : 0;
 		if (len && l[n - 1] == '\r' && (kind == ' ' || kind == '-'))
-			len--;   /* the file's CR is matched loosely anyway */
+			len--; /* the file's CR is matched loosely anyway */
 		h->lines[h->n++] = (struct pline){ n ? l + 1 : l, len, kind };
 		if (kind != '+' && old_left)
 			old_left--;
@@ -195,8 +196,10 @@ static int parse_hunk_body(struct reader *r, struct hunk *h, json_t **err)
 			new_left--;
 	}
 	if (!h->n) {
-		*err = fs_error("invalid_patch", "the hunk \"%.*s\" has no lines; each hunk lists its context "
-		                "(\" \"), removed (\"-\") and added (\"+\") lines", (int)h->header_len, h->header);
+		*err = fs_error("invalid_patch",
+		                "the hunk \"%.*s\" has no lines; each hunk lists its context "
+		                "(\" \"), removed (\"-\") and added (\"+\") lines",
+		                (int)h->header_len, h->header);
 		return -1;
 	}
 	return 0;
@@ -209,24 +212,30 @@ static int parse_file(struct reader *r, struct patch *pt, json_t **err)
 	size_t n, on, nn;
 	/* Called at a file header: both lines are there, each at least 4 long. */
 	if (!next_line(r, &ol, &on) || !next_line(r, &nl, &nn) || on < 4 || nn < 4) {
-		*err = fs_error("invalid_patch", "a file's section starts with a \"--- \" line and a \"+++ \" line");
+		*err = fs_error("invalid_patch",
+		                "a file's section starts with a \"--- \" line and a \"+++ \" line");
 		return -1;
 	}
 	/* The paths as the policy read them (patchpaths.h): the same parser. */
 	struct patch_header hd;
 	if (patch_header_parse(ol, on, nl, nn, &hd))
-		return *err = NULL, -1;   /* out of memory */
+		return *err = NULL, -1; /* out of memory */
 	char *oldp = hd.old_path, *newp = hd.new_path;
 	bool old_null = hd.old_null, new_null = hd.new_null;
 	int rc = -1;
 	if (new_null) {
-		*err = fs_error("unsupported_patch", "the patch deletes \"%s\"; apply_patch only creates and "
-		                "changes files: use delete_path for that file", oldp ? oldp : "?");
+		*err = fs_error("unsupported_patch",
+		                "the patch deletes \"%s\"; apply_patch only creates and "
+		                "changes files: use delete_path for that file",
+		                oldp ? oldp : "?");
 	} else if (!old_null && oldp && newp && strcmp(oldp, newp)) {
-		*err = fs_error("unsupported_patch", "the patch renames \"%s\" to \"%s\"; use move_path for the "
-		                "rename, then a patch that changes \"%s\"", oldp, newp, newp);
+		*err = fs_error("unsupported_patch",
+		                "the patch renames \"%s\" to \"%s\"; use move_path for the "
+		                "rename, then a patch that changes \"%s\"",
+		                oldp, newp, newp);
 	} else if (pt->nf == PATCH_FILES_MAX) {
-		*err = fs_error("invalid_patch", "the patch changes more than %d files; split it", PATCH_FILES_MAX);
+		*err = fs_error("invalid_patch", "the patch changes more than %d files; split it",
+		                PATCH_FILES_MAX);
 	} else {
 		struct fpatch *f = &pt->files[pt->nf++];
 		*f = (struct fpatch){ .path = newp, .create = old_null };
@@ -238,11 +247,15 @@ static int parse_file(struct reader *r, struct patch *pt, json_t **err)
 			struct hunk h = { 0 };
 			next_line(r, &l, &n);
 			if (!parse_hunk_header(l, n, &h)) {
-				*err = fs_error("invalid_patch", "\"%.*s\" is not a hunk header; it reads \"@@ -10,7 +10,8 "
-				                "@@\" (old start and count, new start and count)", (int)(n < 80 ? n : 80), l);
+				*err = fs_error(
+				        "invalid_patch",
+				        "\"%.*s\" is not a hunk header; it reads \"@@ -10,7 +10,8 "
+				        "@@\" (old start and count, new start and count)",
+				        (int)(n < 80 ? n : 80), l);
 				rc = -1;
 			} else if (++pt->total_hunks > PATCH_HUNKS_MAX) {
-				*err = fs_error("invalid_patch", "the patch has more than %d hunks; split it",
+				*err = fs_error("invalid_patch",
+				                "the patch has more than %d hunks; split it",
 				                PATCH_HUNKS_MAX);
 				rc = -1;
 			} else if (f->nh == cap) {
@@ -259,8 +272,10 @@ static int parse_file(struct reader *r, struct patch *pt, json_t **err)
 			}
 		}
 		if (!rc && !f->nh) {
-			*err = fs_error("invalid_patch", "the section for \"%s\" has no hunk (\"@@ -a,b +c,d @@\" "
-			                "and its lines)", f->path);
+			*err = fs_error("invalid_patch",
+			                "the section for \"%s\" has no hunk (\"@@ -a,b +c,d @@\" "
+			                "and its lines)",
+			                f->path);
 			rc = -1;
 		}
 	}
@@ -279,12 +294,14 @@ static int parse_patch(const char *text, size_t len, struct patch *pt, json_t **
 		return *err = NULL, -1;
 	while (peek_line(&r, &l, &n)) {
 		if (starts(l, n, "Binary files ") || starts(l, n, "GIT binary patch")) {
-			*err = fs_error("unsupported_patch", "the patch holds a binary change; apply_patch changes "
+			*err = fs_error("unsupported_patch",
+			                "the patch holds a binary change; apply_patch changes "
 			                "text files only");
 			return -1;
 		}
 		if (starts(l, n, "rename from ") || starts(l, n, "copy from ")) {
-			*err = fs_error("unsupported_patch", "the patch renames or copies a file; use move_path (or "
+			*err = fs_error("unsupported_patch",
+			                "the patch renames or copies a file; use move_path (or "
 			                "read_file and write_file), then a patch of the changes");
 			return -1;
 		}
@@ -294,22 +311,28 @@ static int parse_patch(const char *text, size_t len, struct patch *pt, json_t **
 			continue;
 		}
 		if (starts(l, n, "@@")) {
-			*err = fs_error("invalid_patch", "a hunk comes before any file header; each file's hunks "
+			*err = fs_error("invalid_patch",
+			                "a hunk comes before any file header; each file's hunks "
 			                "follow \"--- a/path\" and \"+++ b/path\" lines");
 			return -1;
 		}
-		next_line(&r, &l, &n);   /* "diff --git", "index ...", prose: not ours */
+		next_line(&r, &l, &n); /* "diff --git", "index ...", prose: not ours */
 	}
 	if (!pt->nf) {
-		*err = fs_error("invalid_patch", "no file section found: a unified diff has \"--- a/path\", "
-		                "\"+++ b/path\", then hunks \"@@ -1,3 +1,4 @@\" with \" \", \"-\" and \"+\" lines");
+		*err = fs_error(
+		        "invalid_patch",
+		        "no file section found: a unified diff has \"--- a/path\", "
+		        "\"+++ b/path\", then hunks \"@@ -1,3 +1,4 @@\" with \" \", \"-\" and \"+\" lines");
 		return -1;
 	}
 	for (size_t i = 0; i < pt->nf; i++)
 		for (size_t j = 0; j < i; j++)
 			if (!strcmp(pt->files[i].path, pt->files[j].path)) {
-				*err = fs_error("invalid_patch", "the patch has two sections for \"%s\"; give its hunks "
-				                "in one section", pt->files[i].path);
+				*err = fs_error(
+				        "invalid_patch",
+				        "the patch has two sections for \"%s\"; give its hunks "
+				        "in one section",
+				        pt->files[i].path);
 				return -1;
 			}
 	return 0;
@@ -337,7 +360,7 @@ static void patch_release(struct patch *pt)
 struct tlines {
 	size_t *start, *len;
 	size_t n;
-	bool last_eol;              /* the text ends with '\n' (or is empty) */
+	bool last_eol; /* the text ends with '\n' (or is empty) */
 };
 
 static int split_text(const char *t, size_t len, struct tlines *tl)
@@ -400,13 +423,15 @@ static bool line_eq(const char *a, size_t an, const char *b, size_t bn, int leve
 }
 
 /* Whether the hunk's old lines match the text's lines from at. */
-static bool matches_at(const char *t, const struct tlines *tl, const struct hunk *h, size_t at, int level)
+static bool matches_at(const char *t, const struct tlines *tl, const struct hunk *h, size_t at,
+                       int level)
 {
 	size_t k = at;
 	for (size_t i = 0; i < h->n; i++) {
 		if (h->lines[i].kind == '+')
 			continue;
-		if (k >= tl->n || !line_eq(t + tl->start[k], tl->len[k], h->lines[i].p, h->lines[i].n, level))
+		if (k >= tl->n ||
+		    !line_eq(t + tl->start[k], tl->len[k], h->lines[i].p, h->lines[i].n, level))
 			return false;
 		k++;
 	}
@@ -430,10 +455,10 @@ static size_t place(const char *t, const struct tlines *tl, const struct hunk *h
 	size_t k = old_lines(h);
 	if (tl->n < k)
 		return SIZE_MAX;
-	size_t last = tl->n - k;           /* the last start that fits */
+	size_t last = tl->n - k; /* the last start that fits */
 	long want = (long)(h->old_count ? h->old_start - 1 : h->old_start) + delta;
 	size_t at = want < (long)from ? from : (size_t)want > last ? last : (size_t)want;
-	if (!k)                              /* an insertion: where it says */
+	if (!k) /* an insertion: where it says */
 		return at;
 	for (*level = 0; *level <= 2; (*level)++)
 		for (size_t d = 0; at + d <= last || at >= from + d; d++) {
@@ -463,15 +488,18 @@ static char *old_text(const struct hunk *h, size_t *len)
 static json_t *hunk_error(const struct fpatch *f, size_t hi, const char *t, size_t len)
 {
 	const struct hunk *h = &f->hunks[hi];
-	json_t *err = fs_error("hunk_failed", "hunk %zu of %zu for \"%s\" (%.*s) does not apply: its %zu "
-	                       "context and removed line%s are not in the file, even with whitespace "
-	                       "ignored. Nothing was written: the patch applies all or nothing.", hi + 1,
-	                       f->nh, f->fp.rel, (int)h->header_len, h->header, old_lines(h),
-	                       old_lines(h) == 1 ? "" : "s");
+	json_t *err =
+	        fs_error("hunk_failed",
+	                 "hunk %zu of %zu for \"%s\" (%.*s) does not apply: its %zu "
+	                 "context and removed line%s are not in the file, even with whitespace "
+	                 "ignored. Nothing was written: the patch applies all or nothing.",
+	                 hi + 1, f->nh, f->fp.rel, (int)h->header_len, h->header, old_lines(h),
+	                 old_lines(h) == 1 ? "" : "s");
 	size_t olen;
 	char *old = err ? old_text(h, &olen) : NULL;
 	if (old && olen)
-		fs_near_miss(err, t, len, old, olen, "Make the hunk's context and removed lines match the "
+		fs_near_miss(err, t, len, old, olen,
+		             "Make the hunk's context and removed lines match the "
 		             "file (read_file shows them) and call again.");
 	free(old);
 	if (err) {
@@ -514,13 +542,13 @@ static int apply_file(struct fpatch *f, const char *t, size_t len, json_t **err)
 		size_t copy_from = from < tl.n ? tl.start[from] : len;
 		buf_add(&out, t + copy_from, copy_to - copy_from);
 		if (copy_to == len && len && t[len - 1] != '\n' && at > 0)
-			buf_adds(&out, "\n");   /* appending after a last line without one */
+			buf_adds(&out, "\n"); /* appending after a last line without one */
 		size_t k = at;
-		bool in_run = false;   /* a run of changed lines: one span */
+		bool in_run = false; /* a run of changed lines: one span */
 		for (size_t j = 0; j < h->n; j++) {
 			const struct pline *pl = &h->lines[j];
-			if (pl->kind == ' ') {       /* the file's own line, whitespace and all */
-				if (k >= tl.n) {         /* place() matched it: never past the end */
+			if (pl->kind == ' ') {   /* the file's own line, whitespace and all */
+				if (k >= tl.n) { /* place() matched it: never past the end */
 					*err = hunk_error(f, i, t, len);
 					goto out;
 				}
@@ -538,7 +566,9 @@ static int apply_file(struct fpatch *f, const char *t, size_t len, json_t **err)
 				f->removed++;
 			} else {
 				buf_add(&out, pl->p, pl->n);
-				buf_adds(&out, crlf && !(pl->n && pl->p[pl->n - 1] == '\r') ? "\r\n" : "\n");
+				buf_adds(&out,
+				         crlf && !(pl->n && pl->p[pl->n - 1] == '\r') ? "\r\n" :
+				                                                        "\n");
 				f->added++;
 			}
 			f->spans[nspans - 1].end = out.len;
@@ -590,12 +620,16 @@ static int prepare(const struct tc_tool_ctx *ctx, struct patch *pt, json_t **err
 		if (f->create) {
 			struct stat st;
 			int dirfd = fs_open_beneath(ctx, f->fp.dir, O_PATH | O_DIRECTORY, 0);
-			bool exists = dirfd >= 0 && !fstatat(dirfd, f->fp.last, &st, AT_SYMLINK_NOFOLLOW);
+			bool exists =
+			        dirfd >= 0 && !fstatat(dirfd, f->fp.last, &st, AT_SYMLINK_NOFOLLOW);
 			if (dirfd >= 0)
 				close(dirfd);
 			if (exists) {
-				*err = fs_error("exists", "the patch creates \"%s\" (\"--- /dev/null\"), which already "
-				                "exists; write a patch that changes it, or delete it first", f->fp.rel);
+				*err = fs_error(
+				        "exists",
+				        "the patch creates \"%s\" (\"--- /dev/null\"), which already "
+				        "exists; write a patch that changes it, or delete it first",
+				        f->fp.rel);
 				return -1;
 			}
 			if (apply_file(f, "", 0, err))
@@ -607,7 +641,8 @@ static int prepare(const struct tc_tool_ctx *ctx, struct patch *pt, json_t **err
 				return -1;
 		}
 		if (f->out_len > FS_READ_MAX) {
-			*err = fs_error("too_large", "\"%s\" would be %zu bytes after the patch, more than %u",
+			*err = fs_error("too_large",
+			                "\"%s\" would be %zu bytes after the patch, more than %u",
 			                f->fp.rel, f->out_len, FS_READ_MAX);
 			return -1;
 		}
@@ -633,22 +668,28 @@ static int write_one(const struct tc_tool_ctx *ctx, struct fpatch *f, bool *clea
 	return 0;
 }
 
-static json_t *file_result(const struct tc_tool_ctx *ctx, struct fpatch *f, bool cleared, size_t share,
-                           struct buf *r)
+static json_t *file_result(const struct tc_tool_ctx *ctx, struct fpatch *f, bool cleared,
+                           size_t share, struct buf *r)
 {
 	json_t *o = json_pack("{s:s, s:s, s:I, s:I, s:I}", "path", f->fp.rel, "action",
 	                      f->create ? "created" : "modified", "hunks", (json_int_t)f->nh,
-	                      "lines_removed", (json_int_t)f->removed, "lines_added", (json_int_t)f->added);
+	                      "lines_removed", (json_int_t)f->removed, "lines_added",
+	                      (json_int_t)f->added);
 	if (!o)
 		return NULL;
 	if (f->create)
-		fs_buf_printf(r, "Created \"%s\": %zu line%s.\n", f->fp.rel, f->added, f->added == 1 ? "" : "s");
+		fs_buf_printf(r, "Created \"%s\": %zu line%s.\n", f->fp.rel, f->added,
+		              f->added == 1 ? "" : "s");
 	else
-		fs_buf_printf(r, "Patched \"%s\": %zu hunk%s, %zu line%s removed, %zu added%s.%s\n", f->fp.rel,
-		              f->nh, f->nh == 1 ? "" : "s", f->removed, f->removed == 1 ? "" : "s", f->added,
-		              f->loose ? " (a hunk was placed with whitespace differences ignored; the file's "
-		                         "own context lines were kept)" : "",
-		              cleared ? FS_CLEARED_NOTE : "");
+		fs_buf_printf(
+		        r, "Patched \"%s\": %zu hunk%s, %zu line%s removed, %zu added%s.%s\n",
+		        f->fp.rel, f->nh, f->nh == 1 ? "" : "s", f->removed,
+		        f->removed == 1 ? "" : "s", f->added,
+		        f->loose ?
+		                " (a hunk was placed with whitespace differences ignored; the file's "
+		                "own context lines were kept)" :
+		                "",
+		        cleared ? FS_CLEARED_NOTE : "");
 	if (f->loose)
 		json_object_set_new(o, "whitespace_ignored", json_true());
 	(void)ctx;
@@ -664,7 +705,8 @@ int fs_apply_patch_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_o
 	struct buf r = BUF_INIT;
 	int rc;
 	if (!json_is_string(text) || !json_string_length(text)) {
-		rc = fs_fail(out, fs_error("invalid_patch", "patch must be the text of a unified diff"));
+		rc = fs_fail(out,
+		             fs_error("invalid_patch", "patch must be the text of a unified diff"));
 		goto out;
 	}
 	if (!files || parse_patch(json_string_value(text), json_string_length(text), &pt, &err) ||
@@ -684,9 +726,11 @@ int fs_apply_patch_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_o
 			/* Each file is written atomically, but not all of them at once:
 			 * say exactly which were. */
 			struct buf m = BUF_INIT;
-			fs_buf_printf(&m, "%s The patch was applied to %zu of %zu files before this one:",
-			              err ? json_string_value(json_object_get(err, "message")) : "out of memory.", i,
-			              pt.nf);
+			fs_buf_printf(
+			        &m, "%s The patch was applied to %zu of %zu files before this one:",
+			        err ? json_string_value(json_object_get(err, "message")) :
+			              "out of memory.",
+			        i, pt.nf);
 			for (size_t j = 0; j < i; j++)
 				fs_buf_printf(&m, " \"%s\"", pt.files[j].fp.rel);
 			char *msg = buf_detach(&m);
@@ -704,7 +748,9 @@ int fs_apply_patch_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_o
 	}
 	if (pt.nf > 1)
 		fs_buf_printf(&r, "[%zu files changed]\n", pt.nf);
-	rc = fs_done(out, json_pack("{s:O, s:I}", "files", files, "files_changed", (json_int_t)pt.nf), &r);
+	rc = fs_done(out,
+	             json_pack("{s:O, s:I}", "files", files, "files_changed", (json_int_t)pt.nf),
+	             &r);
 out:
 	json_decref(files);
 	buf_release(&r);

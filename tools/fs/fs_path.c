@@ -18,8 +18,8 @@
 #include "pathrel.h"
 #include "utf8.h"
 
-#define PATH_LEN_MAX 4095            /* PATH_MAX less the NUL */
-#define NAME_CMP_MAX 64              /* bytes of a name the edit distance looks at */
+#define PATH_LEN_MAX 4095 /* PATH_MAX less the NUL */
+#define NAME_CMP_MAX 64   /* bytes of a name the edit distance looks at */
 
 /* ---- lexical check ------------------------------------------------------ */
 
@@ -56,12 +56,14 @@ int fs_path_parse(const struct tc_tool_ctx *ctx, const char *p, size_t len, stru
 {
 	*out = (struct fs_path){ 0 };
 	if (!p || !len) {
-		*err = fs_error("invalid_path", "the path is empty; give a path relative to the workspace, "
+		*err = fs_error("invalid_path",
+		                "the path is empty; give a path relative to the workspace, "
 		                "e.g. \"src/main.c\", or \".\" for the workspace itself");
 		return -1;
 	}
 	if (memchr(p, '\0', len) || len > PATH_LEN_MAX) {
-		*err = fs_error("invalid_path", "the path %s; give a shorter path relative to the workspace",
+		*err = fs_error("invalid_path",
+		                "the path %s; give a shorter path relative to the workspace",
 		                len > PATH_LEN_MAX ? "is too long" : "contains a NUL byte");
 		return -1;
 	}
@@ -74,18 +76,26 @@ int fs_path_parse(const struct tc_tool_ctx *ctx, const char *p, size_t len, stru
 		len = skip < len ? len - skip : 1;
 	} else if (p[0] == '/') {
 		const char *ws = ctx && ctx->workspace ? ctx->workspace : NULL;
-		*err = ws ? fs_error("absolute_path", "\"%.200s\" is outside the workspace (%s); give a path "
-		                     "inside it, relative to it (\"src/main.c\") or absolute (\"%s/src/main.c\")",
-		                     p, ws, strcmp(ws, "/") ? ws : "")
-		          : fs_error("absolute_path", "absolute paths are refused (\"%.200s\"): give a path "
-		                     "relative to the workspace, e.g. \"src/main.c\"; call list_roots to see "
-		                     "where the workspace is", p);
+		*err = ws ?
+		        fs_error(
+		                "absolute_path",
+		                "\"%.200s\" is outside the workspace (%s); give a path "
+		                "inside it, relative to it (\"src/main.c\") or absolute (\"%s/src/main.c\")",
+		                p, ws, strcmp(ws, "/") ? ws : "") :
+		        fs_error(
+		                "absolute_path",
+		                "absolute paths are refused (\"%.200s\"): give a path "
+		                "relative to the workspace, e.g. \"src/main.c\"; call list_roots to see "
+		                "where the workspace is",
+		                p);
 		return -1;
 	}
 	int depth = lexical_depth(p);
 	if (depth < 0) {
-		*err = fs_error("outside_workspace", "\"%.200s\" leaves the workspace through \"..\"; only paths "
-		                "inside the workspace can be used", p);
+		*err = fs_error("outside_workspace",
+		                "\"%.200s\" leaves the workspace through \"..\"; only paths "
+		                "inside the workspace can be used",
+		                p);
 		return -1;
 	}
 	size_t n = len;
@@ -101,7 +111,7 @@ int fs_path_parse(const struct tc_tool_ctx *ctx, const char *p, size_t len, stru
 	out->last = depth ? strndup(last, (size_t)(p + n - last)) : NULL;
 	if (!out->rel || !out->dir || (depth && !out->last)) {
 		fs_path_release(out);
-		*err = NULL;   /* out of memory: fs_fail answers that */
+		*err = NULL; /* out of memory: fs_fail answers that */
 		return -1;
 	}
 	return 0;
@@ -116,8 +126,10 @@ int fs_path_arg(const struct tc_tool_ctx *ctx, json_t *args, const char *key, co
 	if (!v && dflt)
 		return fs_path_parse(ctx, dflt, strlen(dflt), out, err);
 	*out = (struct fs_path){ 0 };
-	*err = fs_error("invalid_path", "argument \"%s\" must be a path string relative to the "
-	                "workspace, e.g. \"src/main.c\"", key);
+	*err = fs_error("invalid_path",
+	                "argument \"%s\" must be a path string relative to the "
+	                "workspace, e.g. \"src/main.c\"",
+	                key);
 	return -1;
 }
 
@@ -127,11 +139,15 @@ int fs_path_arg_entry(const struct tc_tool_ctx *ctx, json_t *args, const char *k
 	if (fs_path_arg(ctx, args, key, NULL, out, err))
 		return -1;
 	if (!out->last) {
-		*err = fs_error("workspace_root", "\"%s\" is the workspace root itself; this tool works on "
-		                "entries inside it, e.g. \"build/\" or \"notes.txt\"", out->rel);
+		*err = fs_error("workspace_root",
+		                "\"%s\" is the workspace root itself; this tool works on "
+		                "entries inside it, e.g. \"build/\" or \"notes.txt\"",
+		                out->rel);
 	} else if (!strcmp(out->last, ".") || !strcmp(out->last, "..")) {
-		*err = fs_error("invalid_path", "\"%s\" ends in \"%s\"; name the entry itself, e.g. \"src/old\" "
-		                "rather than \"src/old/.\"", out->rel, out->last);
+		*err = fs_error("invalid_path",
+		                "\"%s\" ends in \"%s\"; name the entry itself, e.g. \"src/old\" "
+		                "rather than \"src/old/.\"",
+		                out->rel, out->last);
 	} else {
 		return 0;
 	}
@@ -208,7 +224,7 @@ static bool find_link(const struct tc_tool_ctx *ctx, const char *rel, char prefi
 			return true;
 		}
 		if (errno != EINVAL && n)
-			return false;   /* missing, or not to be looked at */
+			return false; /* missing, or not to be looked at */
 		p += n;
 		while (*p == '/')
 			p++;
@@ -216,8 +232,7 @@ static bool find_link(const struct tc_tool_ctx *ctx, const char *rel, char prefi
 	return false;
 }
 
-json_t *fs_errno_error(const struct tc_tool_ctx *ctx, const char *rel, int errnum,
-                       const char *what)
+json_t *fs_errno_error(const struct tc_tool_ctx *ctx, const char *rel, int errnum, const char *what)
 {
 	char link[PATH_LEN_MAX + 1], target[PATH_LEN_MAX + 1];
 	if (errnum == ELOOP && find_link(ctx, rel, link, target)) {
@@ -225,49 +240,67 @@ json_t *fs_errno_error(const struct tc_tool_ctx *ctx, const char *rel, int errnu
 		if (fd >= 0)
 			close(fd);
 		if (fd == -EXDEV)
-			return fs_error("outside_workspace", "\"%s\" leads outside the workspace through the "
-			                "symbolic link \"%s\" (to \"%s\"); only paths inside the workspace "
-			                "can be used", rel, link, target);
+			return fs_error(
+			        "outside_workspace",
+			        "\"%s\" leads outside the workspace through the "
+			        "symbolic link \"%s\" (to \"%s\"); only paths inside the workspace "
+			        "can be used",
+			        rel, link, target);
 		/* A link inside: the policy may have seen a directory there. */
 		if (strcmp(link, rel))
-			return fs_error("symlink", "\"%s\" goes through the symbolic link \"%s\" (to "
-			                "\"%s\"); the fs tools follow no links, so that the path they use "
-			                "is the path the policy checked: name the path it points to", rel,
-			                link, target);
-		return fs_error("symlink", "\"%s\" is a symbolic link (to \"%s\"); the fs tools follow "
-		                "no links, so that the path they use is the path the policy checked: "
-		                "name the path it points to", rel, target);
+			return fs_error(
+			        "symlink",
+			        "\"%s\" goes through the symbolic link \"%s\" (to "
+			        "\"%s\"); the fs tools follow no links, so that the path they use "
+			        "is the path the policy checked: name the path it points to",
+			        rel, link, target);
+		return fs_error(
+		        "symlink",
+		        "\"%s\" is a symbolic link (to \"%s\"); the fs tools follow "
+		        "no links, so that the path they use is the path the policy checked: "
+		        "name the path it points to",
+		        rel, target);
 	}
 	switch (errnum) {
-	case ENOENT:
-		return fs_not_found(ctx, rel, what);
+	case ENOENT: return fs_not_found(ctx, rel, what);
 	case EXDEV:
-		return fs_error("outside_workspace", "\"%s\" leads outside the workspace (through a symlink or "
-		                "\"..\"); only paths inside the workspace can be used", rel);
-	case ELOOP:
-		return fs_error("symlink_loop", "\"%s\" goes through a symlink loop or a magic link; use the "
-		                "path of the real %s", rel, what);
-	case ENOTDIR:
-		return fs_error("not_directory", "a component of \"%s\" is not a directory; call list_dir on "
-		                "its parent to see what is there", rel);
-	case EISDIR:
-		return fs_error("is_directory", "\"%s\" is a directory; use list_dir or tree for directories",
+		return fs_error("outside_workspace",
+		                "\"%s\" leads outside the workspace (through a symlink or "
+		                "\"..\"); only paths inside the workspace can be used",
 		                rel);
+	case ELOOP:
+		return fs_error("symlink_loop",
+		                "\"%s\" goes through a symlink loop or a magic link; use the "
+		                "path of the real %s",
+		                rel, what);
+	case ENOTDIR:
+		return fs_error("not_directory",
+		                "a component of \"%s\" is not a directory; call list_dir on "
+		                "its parent to see what is there",
+		                rel);
+	case EISDIR:
+		return fs_error("is_directory",
+		                "\"%s\" is a directory; use list_dir or tree for directories", rel);
 	case EACCES:
 	case EPERM:
-		return fs_error("permission", "permission denied for \"%s\": the file's mode or the sandbox "
-		                "does not allow this", rel);
+		return fs_error("permission",
+		                "permission denied for \"%s\": the file's mode or the sandbox "
+		                "does not allow this",
+		                rel);
 	case ENXIO:
 		/* open() of a unix socket, or of a device with no driver. */
-		return fs_error("not_regular", "\"%s\" is a socket or a device, not a regular file; only "
-		                "files and directories can be used", rel);
+		return fs_error("not_regular",
+		                "\"%s\" is a socket or a device, not a regular file; only "
+		                "files and directories can be used",
+		                rel);
 	case ENAMETOOLONG:
-		return fs_error("invalid_path", "\"%.200s...\" is too long; use a shorter path", rel);
+		return fs_error("invalid_path", "\"%.200s...\" is too long; use a shorter path",
+		                rel);
 	case ENOSYS:
-		return fs_error("unsupported", "this kernel has no openat2 (Linux 5.6 or later); the fs tools "
+		return fs_error("unsupported",
+		                "this kernel has no openat2 (Linux 5.6 or later); the fs tools "
 		                "refuse to resolve paths without it");
-	default:
-		return fs_error("io", "cannot use \"%s\": %s", rel, strerror(errnum));
+	default: return fs_error("io", "cannot use \"%s\": %s", rel, strerror(errnum));
 	}
 }
 
@@ -312,7 +345,7 @@ int fs_mkdirs(const struct tc_tool_ctx *ctx, const char *rel, json_t **err)
 	for (const char *p = rel; dirfd >= 0 && *p;) {
 		size_t n = strcspn(p, "/");
 		if (plen + n + 2 > sizeof prefix)
-			break;   /* fs_path_parse capped the length; cannot happen */
+			break; /* fs_path_parse capped the length; cannot happen */
 		plen += (size_t)snprintf(prefix + plen, sizeof prefix - plen, "%s%.*s",
 		                         plen ? "/" : "", (int)n, p);
 		char comp[NAME_MAX + 1];
@@ -352,7 +385,8 @@ static unsigned edit_distance(const char *a, const char *b)
 		row[0] = (unsigned)i;
 		for (size_t j = 1; j <= lb; j++) {
 			unsigned up = row[j];
-			unsigned cost = tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]);
+			unsigned cost = tolower((unsigned char)a[i - 1]) !=
+			        tolower((unsigned char)b[j - 1]);
 			unsigned best = diag + cost;
 			if (up + 1 < best)
 				best = up + 1;
@@ -393,8 +427,8 @@ static int cmp_scored(const void *x, const void *y)
  * ("." for the root) and *missing the first component that is not there.
  * Returns 0, or -1 when the walk met something else (then the plain
  * message serves). */
-static int find_missing(const struct tc_tool_ctx *ctx, const char *rel, char *parent,
-                        size_t psize, char *missing, size_t msize)
+static int find_missing(const struct tc_tool_ctx *ctx, const char *rel, char *parent, size_t psize,
+                        char *missing, size_t msize)
 {
 	char prefix[PATH_LEN_MAX + 1] = "";
 	size_t plen = 0;
@@ -440,12 +474,13 @@ static int nearby_names(int dirfd, const char *missing, json_t *arr, size_t *tot
 	}
 	for (size_t i = 0; i < n; i++)
 		s[i] = (struct scored){ names[i], edit_distance(missing, names[i]),
-		                        common_prefix(missing, names[i]) };
+			                common_prefix(missing, names[i]) };
 	if (n)
 		qsort(s, n, sizeof *s, cmp_scored);
 	for (size_t i = 0; i < n && i < FS_NEARBY_MAX; i++) {
 		struct stat st;
-		bool dir = !fstatat(dirfd, s[i].name, &st, AT_SYMLINK_NOFOLLOW) && S_ISDIR(st.st_mode);
+		bool dir =
+		        !fstatat(dirfd, s[i].name, &st, AT_SYMLINK_NOFOLLOW) && S_ISDIR(st.st_mode);
 		char shown[NAME_MAX + 2];
 		snprintf(shown, sizeof shown, "%s%s", s[i].name, dir ? "/" : "");
 		/* Names are bytes; a Latin-1 one would make json_string fail. */
@@ -462,7 +497,8 @@ static void join_names(struct buf *b, json_t *arr)
 {
 	size_t i;
 	json_t *v;
-	json_array_foreach(arr, i, v) {
+	json_array_foreach(arr, i, v)
+	{
 		buf_adds(b, i ? ", " : "");
 		fs_buf_name(b, json_string_value(v));
 	}
@@ -472,7 +508,8 @@ json_t *fs_not_found(const struct tc_tool_ctx *ctx, const char *rel, const char 
 {
 	char parent[PATH_LEN_MAX + 1], missing[NAME_MAX + 1];
 	if (find_missing(ctx, rel, parent, sizeof parent, missing, sizeof missing) < 0)
-		return fs_error("not_found", "no such %s: \"%s\"; call list_dir to see what exists", what, rel);
+		return fs_error("not_found", "no such %s: \"%s\"; call list_dir to see what exists",
+		                what, rel);
 	const char *where = strcmp(parent, ".") ? parent : "the workspace root";
 	json_t *nearby = json_array();
 	size_t total = 0;
@@ -485,18 +522,22 @@ json_t *fs_not_found(const struct tc_tool_ctx *ctx, const char *rel, const char 
 	struct buf b = BUF_INIT;
 	fs_buf_printf(&b, "no such %s: \"%s\" (\"%s\" is not in %s). ", what, rel, missing, where);
 	if (!json_array_size(nearby)) {
-		fs_buf_printf(&b, "%s is empty; check the path, or call list_dir to look elsewhere.", where);
+		fs_buf_printf(&b,
+		              "%s is empty; check the path, or call list_dir to look elsewhere.",
+		              where);
 	} else {
 		fs_buf_printf(&b, "Closest names in %s: ", where);
 		join_names(&b, nearby);
-		fs_buf_printf(&b, " (%s%zu entries in all). Check the spelling and call again, or call "
-		              "list_dir on \"%s\" to see every entry.", more ? "more than " : "", total, parent);
+		fs_buf_printf(&b,
+		              " (%s%zu entries in all). Check the spelling and call again, or call "
+		              "list_dir on \"%s\" to see every entry.",
+		              more ? "more than " : "", total, parent);
 	}
 	char *msg = buf_detach(&b);
-	json_t *err = msg ? json_pack("{s:s, s:s, s:s, s:s, s:s, s:o}", "error", "not_found",
-	                              "message", msg, "path", rel, "missing", missing,
-	                              "parent", parent, "nearby", nearby)
-	                  : NULL;
+	json_t *err = msg ?
+	        json_pack("{s:s, s:s, s:s, s:s, s:s, s:o}", "error", "not_found", "message", msg,
+	                  "path", rel, "missing", missing, "parent", parent, "nearby", nearby) :
+	        NULL;
 	if (!msg)
 		json_decref(nearby);
 	free(msg);

@@ -15,6 +15,8 @@ static const char *const path_arg[] = { "/path", NULL };
 static const char *const paths_arg[] = { "/paths", NULL };
 static const char *const move_args[] = { "/source", "/destination", NULL };
 
+/* The schemas are JSON, laid out as JSON. */
+/* clang-format off */
 static const struct tc_tool fs_tools[] = {
 	{
 		.name = "read_file",
@@ -386,7 +388,11 @@ static const struct tc_tool fs_tools[] = {
 		.execute = fs_list_roots_exec,
 	},
 };
+/* clang-format on */
 
 const struct tc_plugin tc_fs_plugin = {
-	"fs", TC_RISK_DESTRUCTIVE, fs_tools, sizeof fs_tools / sizeof fs_tools[0],
+	"fs",
+	TC_RISK_DESTRUCTIVE,
+	fs_tools,
+	sizeof fs_tools / sizeof fs_tools[0],
 };

@@ -12,9 +12,9 @@
 #include "fs.h"
 #include "utf8.h"
 
-#define READ_LIMIT_DEFAULT 2000      /* lines read_file returns unless told */
-#define READ_LIMIT_MAX 20000
-#define MANY_FILE_MAX (1u << 20)     /* bytes per file in read_many_files */
+#define READ_LIMIT_DEFAULT 2000 /* lines read_file returns unless told */
+#define READ_LIMIT_MAX     20000
+#define MANY_FILE_MAX      (1u << 20) /* bytes per file in read_many_files */
 
 /* ---- reading text by lines --------------------------------------------- */
 
@@ -25,12 +25,12 @@
 #define FOOTER_RESERVE ((size_t)240)
 
 struct text_req {
-	size_t offset;      /* first line wanted, 1-based */
-	size_t limit;       /* lines wanted */
-	size_t max_bytes;   /* file size cap */
-	size_t *budget;     /* bytes of answer left (FS_RESULT_BUDGET), shared by files */
-	size_t *chars;      /* characters of render left for lines, shared by files */
-	bool images;        /* return png, jpeg, gif and webp files as images */
+	size_t offset;    /* first line wanted, 1-based */
+	size_t limit;     /* lines wanted */
+	size_t max_bytes; /* file size cap */
+	size_t *budget;   /* bytes of answer left (FS_RESULT_BUDGET), shared by files */
+	size_t *chars;    /* characters of render left for lines, shared by files */
+	bool images;      /* return png, jpeg, gif and webp files as images */
 };
 
 /* Checks fd is a regular file the tools may read; -1 with *err. */
@@ -42,13 +42,16 @@ static int check_regular(int fd, const char *rel, json_t **err)
 		return -1;
 	}
 	if (S_ISDIR(st.st_mode)) {
-		*err = fs_error("is_directory", "\"%s\" is a directory; use list_dir or tree to see what is in it",
+		*err = fs_error("is_directory",
+		                "\"%s\" is a directory; use list_dir or tree to see what is in it",
 		                rel);
 		return -1;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		*err = fs_error("not_regular", "\"%s\" is not a regular file (a device, fifo or socket); only "
-		                "regular files can be read", rel);
+		*err = fs_error("not_regular",
+		                "\"%s\" is not a regular file (a device, fifo or socket); only "
+		                "regular files can be read",
+		                rel);
 		return -1;
 	}
 	return 0;
@@ -70,10 +73,10 @@ static size_t prefix_bytes(const char *s, size_t n, size_t k)
  * FS_LINE_RENDER_MAX bytes on a character boundary, and cut further to
  * fit room characters of render when room is given (nonzero). */
 struct page_line {
-	char *text;         /* malloc'd */
-	size_t len;         /* bytes kept */
-	size_t chars;       /* code points kept */
-	size_t all_chars;   /* code points of the whole line */
+	char *text;       /* malloc'd */
+	size_t len;       /* bytes kept */
+	size_t chars;     /* code points kept */
+	size_t all_chars; /* code points of the whole line */
 	bool cut;
 };
 
@@ -169,7 +172,8 @@ static int take_lines(const char *data, size_t len, const struct text_req *rq, j
 			json_t *j = NULL;
 			if (kept && (chars > *rq->chars || cost > *rq->budget)) {
 				full = true;
-			} else if (!(j = json_stringn(l.text, l.len)) || json_array_append_new(lines, j)) {
+			} else if (!(j = json_stringn(l.text, l.len)) ||
+			           json_array_append_new(lines, j)) {
 				free(l.text);
 				json_decref(lines);
 				return -1;
@@ -204,8 +208,10 @@ static int take_lines(const char *data, size_t len, const struct text_req *rq, j
 	if (!lineno)
 		buf_adds(r, "(empty file)\n");
 	else if (truncated)
-		fs_buf_printf(r, "[lines %zu-%zu of %zu shown%s; call read_file with offset %zu to read on]\n",
-		              rq->offset, last, lineno, full ? " (the answer's size cap)" : "", last + 1);
+		fs_buf_printf(
+		        r,
+		        "[lines %zu-%zu of %zu shown%s; call read_file with offset %zu to read on]\n",
+		        rq->offset, last, lineno, full ? " (the answer's size cap)" : "", last + 1);
 	else if (rq->offset > 1)
 		fs_buf_printf(r, "[lines %zu-%zu of %zu shown]\n", rq->offset, last, lineno);
 	if (cut_count)
@@ -216,7 +222,7 @@ static int take_lines(const char *data, size_t len, const struct text_req *rq, j
 
 /* ---- images -------------------------------------------------------------- */
 
-#define IMAGE_MAX (3u << 20)   /* bytes of an image returned (4 MiB once base64) */
+#define IMAGE_MAX (3u << 20) /* bytes of an image returned (4 MiB once base64) */
 
 /* The image type of data by its first bytes, or NULL. */
 static const char *image_type(const char *d, size_t n)
@@ -236,13 +242,14 @@ static const char *image_type(const char *d, size_t n)
 static char *base64(const unsigned char *p, size_t n)
 {
 	/* The 64 digits, then the padding at 64. */
-	static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=";
+	static const char tab[] =
+	        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=";
 	char *out = malloc((n + 2) / 3 * 4 + 1), *o = out;
 	if (!out)
 		return NULL;
 	for (size_t i = 0; i < n; i += 3) {
 		unsigned v = (unsigned)p[i] << 16 | (i + 1 < n ? (unsigned)p[i + 1] << 8 : 0) |
-		             (i + 2 < n ? p[i + 2] : 0);
+		        (i + 2 < n ? p[i + 2] : 0);
 		*o++ = tab[v >> 18 & 63];
 		*o++ = tab[v >> 12 & 63];
 		*o++ = tab[i + 1 < n ? v >> 6 & 63 : 64];
@@ -259,19 +266,23 @@ static int image_result(const char *rel, const char *mime, const char *data, siz
                         json_t **res, struct buf *r, json_t **err)
 {
 	if (len > IMAGE_MAX) {
-		*err = fs_error("too_large", "\"%s\" is an image (%s) of %zu bytes; read_file returns images "
-		                "up to %u bytes. Use file_info for its size and times", rel, mime, len,
-		                IMAGE_MAX);
+		*err = fs_error("too_large",
+		                "\"%s\" is an image (%s) of %zu bytes; read_file returns images "
+		                "up to %u bytes. Use file_info for its size and times",
+		                rel, mime, len, IMAGE_MAX);
 		return -1;
 	}
 	char *b64 = base64((const unsigned char *)data, len);
 	*res = b64 ? json_pack("{s:s, s:{s:s, s:I, s:s}}", "path", rel, "image", "mime_type", mime,
-	                       "bytes", (json_int_t)len, "data_base64", b64) : NULL;
+	                       "bytes", (json_int_t)len, "data_base64", b64) :
+	             NULL;
 	free(b64);
 	if (!*res)
 		return *err = NULL, -1;
-	fs_buf_printf(r, "[image: \"%s\", %s, %zu bytes; an MCP client gets it as image content, the "
-	              "structured result carries it base64 under image.data_base64]\n", rel, mime, len);
+	fs_buf_printf(r,
+	              "[image: \"%s\", %s, %zu bytes; an MCP client gets it as image content, the "
+	              "structured result carries it base64 under image.data_base64]\n",
+	              rel, mime, len);
 	return 0;
 }
 
@@ -295,9 +306,10 @@ static int read_text(const struct tc_tool_ctx *ctx, const char *rel, const struc
 		goto out;
 	}
 	if (fs_is_binary(data, len)) {
-		*err = fs_error("binary", "\"%s\" is a binary file (%zu bytes); this tool only reads text%s. "
-		                "Use file_info for its size and times", rel, len,
-		                rq->images ? " and images (png, jpeg, gif, webp)" : "");
+		*err = fs_error("binary",
+		                "\"%s\" is a binary file (%zu bytes); this tool only reads text%s. "
+		                "Use file_info for its size and times",
+		                rel, len, rq->images ? " and images (png, jpeg, gif, webp)" : "");
 		goto out;
 	}
 	size_t total = 0;
@@ -305,9 +317,10 @@ static int read_text(const struct tc_tool_ctx *ctx, const char *rel, const struc
 		total++;
 	total += len && data[len - 1] != '\n';
 	if (rq->offset > 1 && rq->offset > total) {
-		*err = fs_error("offset_past_end", "offset %zu is past the end of \"%s\", which has %zu "
-		                "line%s; call again with an offset from 1 to %zu", rq->offset, rel, total,
-		                total == 1 ? "" : "s", total ? total : 1);
+		*err = fs_error("offset_past_end",
+		                "offset %zu is past the end of \"%s\", which has %zu "
+		                "line%s; call again with an offset from 1 to %zu",
+		                rq->offset, rel, total, total == 1 ? "" : "s", total ? total : 1);
 		goto out;
 	}
 	*res = json_pack("{s:s}", "path", rel);
@@ -361,7 +374,7 @@ int fs_read_file_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_out
 /* Characters of render one file of read_many_files keeps free for its
  * footer, and the least room worth starting a file with. */
 #define MANY_FILE_FOOTER 160
-#define MANY_FILE_MIN 64
+#define MANY_FILE_MIN    64
 
 /* One entry of read_many_files: the file's result, or its error, both
  * with "path" so the model can tell them apart. *chars is the render left
@@ -373,7 +386,7 @@ static json_t *read_one_of_many(const struct tc_tool_ctx *ctx, json_t *pathv, st
 	struct fs_path p;
 	json_t *err = NULL, *res = NULL;
 	bool parsed = json_is_string(pathv) &&
-	              !fs_path_parse(ctx, json_string_value(pathv), json_string_length(pathv), &p, &err);
+	        !fs_path_parse(ctx, json_string_value(pathv), json_string_length(pathv), &p, &err);
 	/* Named as the result names it (an absolute path inside the workspace
 	 * from the workspace, as every tool names it), or as given when it is
 	 * refused. */
@@ -386,7 +399,8 @@ static json_t *read_one_of_many(const struct tc_tool_ctx *ctx, json_t *pathv, st
 		buf_release(&one);
 		(*not_read)++;
 		json_decref(err);
-		err = fs_error("not_read", "not read: the answer reached its size cap before this file; "
+		err = fs_error("not_read",
+		               "not read: the answer reached its size cap before this file; "
 		               "call read_file on it");
 		if (err)
 			json_object_set_new(err, "path", json_string(shown));
@@ -399,13 +413,16 @@ static json_t *read_one_of_many(const struct tc_tool_ctx *ctx, json_t *pathv, st
 	if (parsed) {
 		if (!read_text(ctx, p.rel, &rq, &res, &one, &err))
 			*ok = true;
-		else if (err && !strcmp(json_string_value(json_object_get(err, "error")), "too_large"))
+		else if (err &&
+		         !strcmp(json_string_value(json_object_get(err, "error")), "too_large"))
 			fs_error_hint(err, "read_file reads files up to 10 MiB, in pages.");
 	} else if (!json_is_string(pathv)) {
-		err = fs_error("invalid_path", "each entry of paths must be a string, e.g. \"src/main.c\"");
+		err = fs_error("invalid_path",
+		               "each entry of paths must be a string, e.g. \"src/main.c\"");
 	}
 	if (!*ok && err)
-		fs_buf_printf(&one, "error: %s\n", json_string_value(json_object_get(err, "message")));
+		fs_buf_printf(&one, "error: %s\n",
+		              json_string_value(json_object_get(err, "message")));
 	size_t used = one.data ? utf8_count(one.data, one.len) : 0;
 	*chars -= used < *chars ? used : *chars;
 	buf_add(r, one.data ? one.data : "", one.len);
@@ -421,13 +438,16 @@ int fs_read_many_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_out
 {
 	json_t *paths = json_object_get(args, "paths");
 	if (!json_is_array(paths) || !json_array_size(paths) || json_array_size(paths) > 20)
-		return fs_fail(out, fs_error("invalid_arguments", "paths must list 1 to 20 file paths, e.g. "
-		                             "[\"README.md\", \"src/main.c\"]"));
+		return fs_fail(out,
+		               fs_error("invalid_arguments",
+		                        "paths must list 1 to 20 file paths, e.g. "
+		                        "[\"README.md\", \"src/main.c\"]"));
 	json_t *files = json_array();
 	struct buf r = BUF_INIT;
 	size_t nread = 0, not_read = 0, i, budget = FS_RESULT_BUDGET, chars = page_chars(ctx);
 	json_t *v;
-	json_array_foreach(paths, i, v) {
+	json_array_foreach(paths, i, v)
+	{
 		bool ok;
 		if (i && !not_read) {
 			buf_adds(&r, "\n");
@@ -453,11 +473,14 @@ int fs_read_many_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_out
 	json_t *res = json_pack("{s:o, s:I, s:I, s:I}", "files", files, "read", (json_int_t)nread,
 	                        "failed", (json_int_t)failed, "not_read", (json_int_t)not_read);
 	if (not_read)
-		fs_buf_printf(&r, "\n[the last %zu of %zu files were not read: the answer reached its size "
-		              "cap; call read_file on each]\n", not_read, json_array_size(paths));
+		fs_buf_printf(
+		        &r,
+		        "\n[the last %zu of %zu files were not read: the answer reached its size "
+		        "cap; call read_file on each]\n",
+		        not_read, json_array_size(paths));
 	if (failed)
-		fs_buf_printf(&r, "\n[%zu of %zu files could not be read; see the errors above]\n", failed,
-		              json_array_size(paths));
+		fs_buf_printf(&r, "\n[%zu of %zu files could not be read; see the errors above]\n",
+		              failed, json_array_size(paths));
 	int rc = fs_done(out, res, &r);
 	/* Some files read is a useful answer; none is a failure to act on. */
 	return rc ? rc : nread ? 0 : 1;
@@ -491,7 +514,9 @@ static void add_link_info(const struct tc_tool_ctx *ctx, int dirfd, const struct
 		json_object_set_new(o, "target_type", json_string(fs_type_name(st.st_mode)));
 		fs_buf_printf(r, "target type: %s\n", fs_type_name(st.st_mode));
 	} else {
-		const char *why = fd == -EXDEV ? "outside the workspace" : fd == -ENOENT ? "missing" : "unusable";
+		const char *why = fd == -EXDEV ? "outside the workspace" :
+		        fd == -ENOENT          ? "missing" :
+		                                 "unusable";
 		json_object_set_new(o, "target_type", json_string(why));
 		fs_buf_printf(r, "target: %s (the fs tools cannot follow this link)\n", why);
 	}
@@ -507,14 +532,15 @@ int fs_file_info_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_out
 		return fs_fail(out, err);
 	/* The last component is looked at without following it, so a symlink
 	 * describes itself (and where it points) rather than its target. */
-	int dirfd = p.last ? fs_open_parent(ctx, &p, &err)
-	                   : fs_open(ctx, ".", O_PATH | O_DIRECTORY, "directory", &err);
+	int dirfd = p.last ? fs_open_parent(ctx, &p, &err) :
+	                     fs_open(ctx, ".", O_PATH | O_DIRECTORY, "directory", &err);
 	struct stat st;
 	if (dirfd < 0) {
 		fs_path_release(&p);
 		return fs_fail(out, err);
 	}
-	if (fstatat(dirfd, p.last ? p.last : "", &st, p.last ? AT_SYMLINK_NOFOLLOW : AT_EMPTY_PATH) < 0) {
+	if (fstatat(dirfd, p.last ? p.last : "", &st,
+	            p.last ? AT_SYMLINK_NOFOLLOW : AT_EMPTY_PATH) < 0) {
 		err = fs_errno_error(ctx, p.rel, errno, "file or directory");
 		close(dirfd);
 		fs_path_release(&p);
@@ -523,8 +549,8 @@ int fs_file_info_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_out
 	char mode[8];
 	snprintf(mode, sizeof mode, "%04o", (unsigned)(st.st_mode & 07777));
 	json_t *o = json_pack("{s:s, s:s, s:I, s:s, s:I, s:I, s:I}", "path", p.rel, "type",
-	                      fs_type_name(st.st_mode), "size", (json_int_t)st.st_size, "mode", mode,
-	                      "nlink", (json_int_t)st.st_nlink, "uid", (json_int_t)st.st_uid,
+	                      fs_type_name(st.st_mode), "size", (json_int_t)st.st_size, "mode",
+	                      mode, "nlink", (json_int_t)st.st_nlink, "uid", (json_int_t)st.st_uid,
 	                      "gid", (json_int_t)st.st_gid);
 	add_time(o, "mtime", &st.st_mtim);
 	add_time(o, "atime", &st.st_atim);
@@ -554,9 +580,9 @@ int fs_list_roots_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_ou
 	if (!ws)
 		return fs_fail(out, NULL);
 	static const char note[] =
-		"Paths given to the tools are relative to the workspace (\".\" is the workspace itself) or "
-		"absolute inside it. Paths outside it, \"..\" that leaves it and symlinks that lead out of "
-		"it are refused.";
+	        "Paths given to the tools are relative to the workspace (\".\" is the workspace itself) or "
+	        "absolute inside it. Paths outside it, \"..\" that leaves it and symlinks that lead out of "
+	        "it are refused.";
 	json_t *o = json_pack("{s:[{s:s, s:s}], s:s}", "roots", "name", "workspace", "path", ws,
 	                      "note", note);
 	struct buf r = BUF_INIT;

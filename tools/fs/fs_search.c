@@ -21,13 +21,13 @@
 #include "glob_match.h"
 #include "utf8.h"
 
-#define SEARCH_BYTES_MAX (64u << 20)   /* bytes scanned per call */
-#define SEARCH_FILES_MAX 20000         /* files opened per call */
-#define MATCH_TEXT_MAX 500             /* bytes of a matching line kept */
-#define CONTEXT_MAX 10                 /* lines of context either side */
-#define REGEX_MATCH_LIMIT 1000000u     /* PCRE2 backtracking steps per line */
-#define REGEX_HEAP_LIMIT 20000u        /* KiB of PCRE2 backtracking memory */
-#define FOOTER_RESERVE ((size_t)1200) /* render characters kept for the notes */
+#define SEARCH_BYTES_MAX  (64u << 20)    /* bytes scanned per call */
+#define SEARCH_FILES_MAX  20000          /* files opened per call */
+#define MATCH_TEXT_MAX    500            /* bytes of a matching line kept */
+#define CONTEXT_MAX       10             /* lines of context either side */
+#define REGEX_MATCH_LIMIT 1000000u       /* PCRE2 backtracking steps per line */
+#define REGEX_HEAP_LIMIT  20000u         /* KiB of PCRE2 backtracking memory */
+#define FOOTER_RESERVE    ((size_t)1200) /* render characters kept for the notes */
 
 enum mode { MODE_LINES, MODE_FILES, MODE_COUNT };
 
@@ -35,29 +35,29 @@ struct search {
 	pcre2_code *re;
 	pcre2_match_data *md;
 	pcre2_match_context *mctx;
-	const char *glob;                /* NULL: every file */
+	const char *glob; /* NULL: every file */
 	enum mode mode;
-	size_t before, after;            /* context lines */
-	size_t max_matches;              /* entries returned: lines, files or counts */
-	json_t *matches;                 /* lines: the matches; files/count: the files */
+	size_t before, after; /* context lines */
+	size_t max_matches;   /* entries returned: lines, files or counts */
+	json_t *matches;      /* lines: the matches; files/count: the files */
 	struct buf *r;
-	size_t chars;                    /* render characters left */
-	size_t root_skip;                /* bytes of a path before the part relative to the root */
-	size_t seen;                     /* regular files walked, matching the glob or not */
+	size_t chars;     /* render characters left */
+	size_t root_skip; /* bytes of a path before the part relative to the root */
+	size_t seen;      /* regular files walked, matching the glob or not */
 	size_t nmatches, files, bytes, files_matched, total_lines;
 	size_t skipped_binary, skipped_large, regex_limit_lines;
 	uint32_t budget_ms;
 	bool cap_matches, cap_bytes, cap_files, cap_size, oom;
 	struct fs_walk walk;
 	/* lines mode: where the render stands */
-	size_t cur_file;                 /* s->files of the file last rendered (0: none yet) */
-	size_t shown_upto;               /* last line of that file rendered */
+	size_t cur_file;   /* s->files of the file last rendered (0: none yet) */
+	size_t shown_upto; /* last line of that file rendered */
 };
 
 static bool stopped(const struct search *s)
 {
 	return s->cap_matches || s->cap_bytes || s->cap_files || s->cap_size || s->oom ||
-	       s->walk.cap_time;
+	        s->walk.cap_time;
 }
 
 /* Appends text to the render when it fits the characters left; else
@@ -86,7 +86,7 @@ static void add_render_line(struct buf *b, const char *spath, size_t lineno, cha
 {
 	fs_buf_name(b, spath);
 	fs_buf_printf(b, "%c%zu%c ", sep, lineno, sep);
-	buf_adds(b, text);      /* content: its tabs stay */
+	buf_adds(b, text); /* content: its tabs stay */
 	buf_adds(b, cut ? " [cut]\n" : "\n");
 }
 
@@ -106,11 +106,11 @@ static json_t *context_json(const char *p, size_t n)
  * rendered of its context and itself in the render. ring holds the starts
  * of lines lineno-before..lineno (some may be missing at the file's
  * start). */
-static void add_match(struct search *s, const char *spath, const char *data,
-                      size_t len, size_t lineno, const size_t *starts, size_t have_before)
+static void add_match(struct search *s, const char *spath, const char *data, size_t len,
+                      size_t lineno, const size_t *starts, size_t have_before)
 {
 	if (s->nmatches == s->max_matches) {
-		s->cap_matches = true;   /* one more match exists: say so */
+		s->cap_matches = true; /* one more match exists: say so */
 		return;
 	}
 	size_t pos = starts[have_before];
@@ -118,8 +118,9 @@ static void add_match(struct search *s, const char *spath, const char *data,
 	size_t n = nl ? (size_t)(nl - data) - pos : len - pos;
 	size_t tlen;
 	char *text = line_text(data + pos, n, &tlen);
-	json_t *m = text ? json_pack("{s:s, s:I, s:s%}", "path", spath, "line", (json_int_t)lineno, "text",
-	                             text, tlen) : NULL;
+	json_t *m = text ? json_pack("{s:s, s:I, s:s%}", "path", spath, "line", (json_int_t)lineno,
+	                             "text", text, tlen) :
+	                   NULL;
 	json_t *before = s->before ? json_array() : NULL, *after = s->after ? json_array() : NULL;
 	struct buf line = BUF_INIT;
 	if (!m) {
@@ -197,8 +198,9 @@ static void add_file_entry(struct search *s, const char *spath, size_t count)
 		fs_buf_printf(&line, ":%zu\n", count);
 	else
 		buf_adds(&line, "\n");
-	json_t *e = s->mode == MODE_COUNT ? json_pack("{s:s, s:I}", "path", spath, "count", (json_int_t)count)
-	                                  : json_string(spath);
+	json_t *e = s->mode == MODE_COUNT ?
+	        json_pack("{s:s, s:I}", "path", spath, "count", (json_int_t)count) :
+	        json_string(spath);
 	if (!line.failed && e && render_fits(s, &line)) {
 		if (json_array_append(s->matches, e))
 			s->oom = true;
@@ -243,7 +245,8 @@ static void search_data(struct search *s, const char *path, const char *data, si
 		}
 		/* A line costs at most the match limit (~10 ms); the clock is read
 		 * every 64 lines, and after each line that hit the limit. */
-		if ((rc < -1 || !(lineno & 63)) && s->walk.stop_at_ms && (uint64_t)io_now_ms() >= s->walk.stop_at_ms)
+		if ((rc < -1 || !(lineno & 63)) && s->walk.stop_at_ms &&
+		    (uint64_t)io_now_ms() >= s->walk.stop_at_ms)
 			s->walk.cap_time = true;
 		pos += n + 1;
 	}
@@ -278,7 +281,7 @@ static void search_fd(struct search *s, int fd, const char *path)
 	size_t len;
 	json_t *err = NULL;
 	if (fs_read_all(fd, path, FS_READ_MAX, &data, &len, &err)) {
-		json_decref(err);   /* an unreadable file is skipped, like grep -s */
+		json_decref(err); /* an unreadable file is skipped, like grep -s */
 		goto out;
 	}
 	s->files++;
@@ -314,10 +317,12 @@ static json_t *compile_error(int code, size_t offset)
 {
 	PCRE2_UCHAR msg[256];
 	pcre2_get_error_message(code, msg, sizeof msg);
-	return fs_error("invalid_pattern", "the pattern is not a valid regular expression: %s at offset "
-	                "%zu; fix it (PCRE2 syntax, e.g. \"TODO|FIXME\"; escape literal characters like "
-	                "\\\\. and \\\\( ), or set literal true to search for the text as it is",
-	                (const char *)msg, offset);
+	return fs_error(
+	        "invalid_pattern",
+	        "the pattern is not a valid regular expression: %s at offset "
+	        "%zu; fix it (PCRE2 syntax, e.g. \"TODO|FIXME\"; escape literal characters like "
+	        "\\\\. and \\\\( ), or set literal true to search for the text as it is",
+	        (const char *)msg, offset);
 }
 
 static int parse_mode(json_t *args, struct search *s, json_t **err)
@@ -330,14 +335,17 @@ static int parse_mode(json_t *args, struct search *s, json_t **err)
 	else if (!strcmp(mode, "count"))
 		s->mode = MODE_COUNT;
 	else
-		return *err = fs_error("invalid_arguments", "output must be \"lines\", \"files\" or \"count\""),
+		return *err = fs_error("invalid_arguments",
+		                       "output must be \"lines\", \"files\" or \"count\""),
 		       -1;
 	size_t ctx = (size_t)fs_arg_int(args, "context", 0, 0, CONTEXT_MAX);
 	s->before = (size_t)fs_arg_int(args, "before", (long long)ctx, 0, CONTEXT_MAX);
 	s->after = (size_t)fs_arg_int(args, "after", (long long)ctx, 0, CONTEXT_MAX);
 	if (s->mode != MODE_LINES && (s->before || s->after))
-		return *err = fs_error("invalid_arguments", "context, before and after apply to output "
-		                       "\"lines\" only"), -1;
+		return *err = fs_error("invalid_arguments",
+		                       "context, before and after apply to output "
+		                       "\"lines\" only"),
+		       -1;
 	return 0;
 }
 
@@ -345,7 +353,8 @@ static int setup(struct search *s, const struct tc_tool_ctx *ctx, json_t *args, 
 {
 	json_t *pat = json_object_get(args, "pattern");
 	if (!json_is_string(pat) || !json_string_length(pat)) {
-		*err = fs_error("invalid_pattern", "pattern must be a non-empty regular expression, e.g. "
+		*err = fs_error("invalid_pattern",
+		                "pattern must be a non-empty regular expression, e.g. "
 		                "\"timeout after [0-9]+ ms\"");
 		return -1;
 	}
@@ -358,8 +367,8 @@ static int setup(struct search *s, const struct tc_tool_ctx *ctx, json_t *args, 
 		opts |= PCRE2_LITERAL;
 	int code;
 	PCRE2_SIZE off;
-	s->re = pcre2_compile((PCRE2_SPTR)json_string_value(pat), json_string_length(pat), opts, &code,
-	                      &off, NULL);
+	s->re = pcre2_compile((PCRE2_SPTR)json_string_value(pat), json_string_length(pat), opts,
+	                      &code, &off, NULL);
 	if (!s->re) {
 		*err = compile_error(code, off);
 		return -1;
@@ -377,7 +386,8 @@ static int setup(struct search *s, const struct tc_tool_ctx *ctx, json_t *args, 
 	s->glob = fs_arg_str(args, "glob", NULL);
 	struct tc_error gerr;
 	if (s->glob && glob_check(s->glob, &gerr) < 0) {
-		*err = fs_error("invalid_glob", "%s; fix it, e.g. \"*.py\", \"*.{c,h}\" or \"src/**/*.ts\"",
+		*err = fs_error("invalid_glob",
+		                "%s; fix it, e.g. \"*.py\", \"*.{c,h}\" or \"src/**/*.ts\"",
 		                gerr.msg);
 		return -1;
 	}
@@ -409,42 +419,61 @@ static json_t *caps_hit(const struct search *s, struct buf *r)
 	json_t *caps = json_array();
 	if (s->cap_matches) {
 		json_array_append_new(caps, json_string("max_matches"));
-		fs_buf_printf(r, "[stopped at max_matches=%zu; more %s were left out: narrow the pattern, "
-		              "path or glob, or raise max_matches]\n", s->max_matches, what[s->mode]);
+		fs_buf_printf(
+		        r,
+		        "[stopped at max_matches=%zu; more %s were left out: narrow the pattern, "
+		        "path or glob, or raise max_matches]\n",
+		        s->max_matches, what[s->mode]);
 	}
 	if (s->cap_size) {
 		json_array_append_new(caps, json_string("answer_size"));
-		fs_buf_printf(r, "[stopped at the answer's size cap; more %s were left out: narrow the "
-		              "pattern, path or glob%s]\n", what[s->mode],
-		              s->mode == MODE_LINES ? ", or use output \"files\" or \"count\"" : "");
+		fs_buf_printf(
+		        r,
+		        "[stopped at the answer's size cap; more %s were left out: narrow the "
+		        "pattern, path or glob%s]\n",
+		        what[s->mode],
+		        s->mode == MODE_LINES ? ", or use output \"files\" or \"count\"" : "");
 	}
 	if (s->cap_bytes) {
 		json_array_append_new(caps, json_string("bytes_scanned"));
-		fs_buf_printf(r, "[stopped after scanning %u MiB; files were left unsearched: narrow path or "
-		              "glob]\n", SEARCH_BYTES_MAX >> 20);
+		fs_buf_printf(
+		        r,
+		        "[stopped after scanning %u MiB; files were left unsearched: narrow path or "
+		        "glob]\n",
+		        SEARCH_BYTES_MAX >> 20);
 	}
 	if (s->cap_files) {
 		json_array_append_new(caps, json_string("files"));
-		fs_buf_printf(r, "[stopped after %d files; narrow path or glob]\n", SEARCH_FILES_MAX);
+		fs_buf_printf(r, "[stopped after %d files; narrow path or glob]\n",
+		              SEARCH_FILES_MAX);
 	}
 	if (s->walk.cap_dir) {
 		json_array_append_new(caps, json_string("dir_entries"));
-		fs_buf_printf(r, "[a directory has more than %d entries; only the first %d by name were "
-		              "searched: narrow path]\n", FS_DIR_SCAN_MAX, FS_DIR_SCAN_MAX);
+		fs_buf_printf(
+		        r,
+		        "[a directory has more than %d entries; only the first %d by name were "
+		        "searched: narrow path]\n",
+		        FS_DIR_SCAN_MAX, FS_DIR_SCAN_MAX);
 	}
 	if (s->walk.cap_time) {
 		json_array_append_new(caps, json_string("time"));
-		fs_buf_printf(r, "[stopped after %u ms, near the call's time limit; files were left "
-		              "unsearched: narrow path or glob, or simplify the pattern]\n", s->budget_ms);
+		fs_buf_printf(r,
+		              "[stopped after %u ms, near the call's time limit; files were left "
+		              "unsearched: narrow path or glob, or simplify the pattern]\n",
+		              s->budget_ms);
 	}
 	if (s->walk.cap_depth) {
 		json_array_append_new(caps, json_string("depth"));
-		fs_buf_printf(r, "[directories deeper than %d levels were not searched]\n", FS_WALK_DEPTH_MAX);
+		fs_buf_printf(r, "[directories deeper than %d levels were not searched]\n",
+		              FS_WALK_DEPTH_MAX);
 	}
 	if (s->regex_limit_lines) {
 		json_array_append_new(caps, json_string("regex_limit"));
-		fs_buf_printf(r, "[%zu line%s needed too much regex backtracking and were skipped; simplify "
-		              "the pattern]\n", s->regex_limit_lines, s->regex_limit_lines == 1 ? "" : "s");
+		fs_buf_printf(
+		        r,
+		        "[%zu line%s needed too much regex backtracking and were skipped; simplify "
+		        "the pattern]\n",
+		        s->regex_limit_lines, s->regex_limit_lines == 1 ? "" : "s");
 	}
 	return caps;
 }
@@ -454,18 +483,20 @@ static json_t *caps_hit(const struct search *s, struct buf *r)
  * read, rather than a bare "0 files searched". */
 static void glob_hint(const struct search *s, const char *root, struct buf *r)
 {
-	fs_buf_printf(r, "[no file under \"%s\" matches the glob \"%s\" (%zu file%s looked at). A glob "
-	              "without \"/\" matches file names at any depth (\"*.py\", \"*.{c,h}\"); one with "
-	              "\"/\" matches the path from \"%s\" (\"pkg/*.py\", \"**/test_*.py\")]\n", root, s->glob,
-	              s->seen, s->seen == 1 ? "" : "s", root);
+	fs_buf_printf(
+	        r,
+	        "[no file under \"%s\" matches the glob \"%s\" (%zu file%s looked at). A glob "
+	        "without \"/\" matches file names at any depth (\"*.py\", \"*.{c,h}\"); one with "
+	        "\"/\" matches the path from \"%s\" (\"pkg/*.py\", \"**/test_*.py\")]\n",
+	        root, s->glob, s->seen, s->seen == 1 ? "" : "s", root);
 }
 
 static void summary(const struct search *s, json_t *args, const char *root, struct buf *r)
 {
 	const char *pat = fs_arg_str(args, "pattern", "");
 	if (!s->files_matched)
-		fs_buf_printf(r, "no line matches /%s/ in \"%s\" (%zu file%s searched)\n", pat, root, s->files,
-		              s->files == 1 ? "" : "s");
+		fs_buf_printf(r, "no line matches /%s/ in \"%s\" (%zu file%s searched)\n", pat,
+		              root, s->files, s->files == 1 ? "" : "s");
 	else if (s->mode == MODE_LINES)
 		fs_buf_printf(r, "[%zu match%s shown, in %zu file%s searched]\n", s->nmatches,
 		              s->nmatches == 1 ? "" : "es", s->files, s->files == 1 ? "" : "s");
@@ -473,9 +504,9 @@ static void summary(const struct search *s, json_t *args, const char *root, stru
 		fs_buf_printf(r, "[%zu file%s with a match shown, of %zu searched]\n", s->nmatches,
 		              s->nmatches == 1 ? "" : "s", s->files);
 	else
-		fs_buf_printf(r, "[%zu matching line%s in %zu file%s, of %zu searched]\n", s->total_lines,
-		              s->total_lines == 1 ? "" : "s", s->files_matched, s->files_matched == 1 ? "" : "s",
-		              s->files);
+		fs_buf_printf(r, "[%zu matching line%s in %zu file%s, of %zu searched]\n",
+		              s->total_lines, s->total_lines == 1 ? "" : "s", s->files_matched,
+		              s->files_matched == 1 ? "" : "s", s->files);
 }
 
 static int search_path(const struct tc_tool_ctx *ctx, struct search *s, const char *rel,
@@ -496,15 +527,17 @@ static int search_path(const struct tc_tool_ctx *ctx, struct search *s, const ch
 		return fs_walk_run(ctx, &s->walk, rel, err);
 	}
 	if (S_ISREG(st.st_mode)) {
-		s->root_skip = SIZE_MAX;   /* one file: the glob does not apply */
+		s->root_skip = SIZE_MAX; /* one file: the glob does not apply */
 		search_fd(s, fd, rel);
 		return 0;
 	}
 	/* A fifo or device named by the model was skipped in silence, and the
 	 * answer read "no line matches ... (0 files searched)". */
 	close(fd);
-	*err = fs_error("not_regular", "\"%s\" is not a regular file or a directory (a device, fifo "
-	                "or socket); search_text searches files and directories", rel);
+	*err = fs_error("not_regular",
+	                "\"%s\" is not a regular file or a directory (a device, fifo "
+	                "or socket); search_text searches files and directories",
+	                rel);
 	return -1;
 }
 
@@ -529,20 +562,21 @@ int fs_search_text_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_o
 	if (hint)
 		glob_hint(&s, root, &r);
 	if (s.skipped_binary || s.skipped_large)
-		fs_buf_printf(&r, "[skipped: %zu binary file%s, %zu larger than %u MiB]\n", s.skipped_binary,
-		              s.skipped_binary == 1 ? "" : "s", s.skipped_large, FS_READ_MAX >> 20);
+		fs_buf_printf(&r, "[skipped: %zu binary file%s, %zu larger than %u MiB]\n",
+		              s.skipped_binary, s.skipped_binary == 1 ? "" : "s", s.skipped_large,
+		              FS_READ_MAX >> 20);
 	json_t *caps = caps_hit(&s, &r);
 	static const char *const modes[] = { "lines", "files", "count" };
 	json_t *res = json_pack("{s:s, s:s, s:s, s:O, s:I, s:b, s:I, s:I, s:I, s:{s:I, s:I}, s:o}",
-	                        "pattern", fs_arg_str(args, "pattern", ""), "path", root,
-	                        "output", modes[s.mode], s.mode == MODE_LINES ? "matches" : "files",
-	                        s.matches, "count", (json_int_t)s.nmatches,
-	                        "truncated", s.cap_matches || s.cap_bytes || s.cap_files || s.cap_size ||
-	                        s.walk.cap_dir || s.walk.cap_time,
+	                        "pattern", fs_arg_str(args, "pattern", ""), "path", root, "output",
+	                        modes[s.mode], s.mode == MODE_LINES ? "matches" : "files",
+	                        s.matches, "count", (json_int_t)s.nmatches, "truncated",
+	                        s.cap_matches || s.cap_bytes || s.cap_files || s.cap_size ||
+	                                s.walk.cap_dir || s.walk.cap_time,
 	                        "files_searched", (json_int_t)s.files, "files_matched",
 	                        (json_int_t)s.files_matched, "bytes_searched", (json_int_t)s.bytes,
-	                        "skipped", "binary", (json_int_t)s.skipped_binary,
-	                        "too_large", (json_int_t)s.skipped_large, "caps_hit", caps);
+	                        "skipped", "binary", (json_int_t)s.skipped_binary, "too_large",
+	                        (json_int_t)s.skipped_large, "caps_hit", caps);
 	if (res && s.mode == MODE_COUNT)
 		json_object_set_new(res, "matching_lines", json_integer((json_int_t)s.total_lines));
 	if (res && s.root_skip != SIZE_MAX)

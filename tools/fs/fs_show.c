@@ -11,7 +11,7 @@
 #include "fs.h"
 #include "utf8.h"
 
-#define REGIONS_LISTED 100     /* entries of "regions" in a result */
+#define REGIONS_LISTED 100 /* entries of "regions" in a result */
 
 /* A forward walk over the lines of a text: pos is where line starts. */
 struct cursor {
@@ -85,7 +85,8 @@ static size_t show_from(struct buf *r, struct cursor *c, size_t last, size_t wid
 			keep = 0;
 			for (size_t k = 0; k < width; k++) {
 				keep++;
-				while (keep < clean_len && ((unsigned char)clean[keep] & 0xC0) == 0x80)
+				while (keep < clean_len &&
+				       ((unsigned char)clean[keep] & 0xC0) == 0x80)
 					keep++;
 			}
 			shown = width + 3;
@@ -131,7 +132,7 @@ static size_t span_lines(const char *text, size_t len, struct fs_span *s, size_t
 		if (s[i].end > s[i].start) {
 			struct cursor e = c;
 			cursor_to_offset(&e, s[i].end - 1);
-			c = e;   /* spans are sorted and do not overlap: the next starts after */
+			c = e; /* spans are sorted and do not overlap: the next starts after */
 		}
 		size_t last = c.line;
 		if (k && first <= lines[2 * k - 1] + 1) {
@@ -161,8 +162,10 @@ void fs_show_regions(struct buf *r, json_t *res, const char *text, size_t len,
 	size_t k = n ? span_lines(text, len, s, n, lines) : 0;
 	size_t total_lines = line_count(text, len);
 	for (size_t i = 0; i < k && i < REGIONS_LISTED; i++)
-		json_array_append_new(regions, json_pack("{s:I, s:I}", "start_line", (json_int_t)lines[2 * i],
-		                                         "end_line", (json_int_t)lines[2 * i + 1]));
+		json_array_append_new(regions,
+		                      json_pack("{s:I, s:I}", "start_line",
+		                                (json_int_t)lines[2 * i], "end_line",
+		                                (json_int_t)lines[2 * i + 1]));
 	json_object_set_new(res, "regions", regions);
 	regions = NULL;
 	if (k > REGIONS_LISTED)
@@ -191,7 +194,8 @@ void fs_show_regions(struct buf *r, json_t *res, const char *text, size_t len,
 		used += show_from(r, &c, to, 160, chars > used ? chars - used : 1) + 7;
 		if (c.line <= to && c.pos < c.len) {
 			/* One block longer than the budget: its start only. */
-			fs_buf_printf(r, "[... lines %zu-%zu not shown; read_file shows them]\n", c.line, to);
+			fs_buf_printf(r, "[... lines %zu-%zu not shown; read_file shows them]\n",
+			              c.line, to);
 			i = j;
 			break;
 		}
@@ -201,8 +205,11 @@ void fs_show_regions(struct buf *r, json_t *res, const char *text, size_t len,
 			break;
 	}
 	if (i < k)
-		fs_buf_printf(r, "[%zu more changed region%s not shown; read_file shows them (\"regions\" "
-		              "lists their lines)]\n", k - i, k - i == 1 ? "" : "s");
+		fs_buf_printf(
+		        r,
+		        "[%zu more changed region%s not shown; read_file shows them (\"regions\" "
+		        "lists their lines)]\n",
+		        k - i, k - i == 1 ? "" : "s");
 out:
 	json_decref(regions);
 	free(s);

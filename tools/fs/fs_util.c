@@ -35,7 +35,8 @@ size_t fs_json_cost(const char *s, size_t n)
 	size_t cost = n + 2;
 	for (size_t i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)s[i];
-		if (c == '"' || c == '\\' || c == '\n' || c == '\t' || c == '\r' || c == '\b' || c == '\f')
+		if (c == '"' || c == '\\' || c == '\n' || c == '\t' || c == '\r' || c == '\b' ||
+		    c == '\f')
 			cost += 1;
 		else if (c < 0x20)
 			cost += 5;
@@ -50,7 +51,7 @@ json_t *fs_error(const char *code, const char *fmt, ...)
 	struct buf m = BUF_INIT;
 	va_list ap;
 	va_start(ap, fmt);
-	fs_buf_vprintf(&m, fmt, ap);    /* names quoted in it shown safely */
+	fs_buf_vprintf(&m, fmt, ap); /* names quoted in it shown safely */
 	va_end(ap);
 	/* The message quotes names read from disk (any bytes) and may be cut
 	 * inside a character, and jansson refuses text that is not UTF-8: the
@@ -130,9 +131,10 @@ int fs_read_all(int fd, const char *rel, size_t max, char **data, size_t *len, j
 		return -1;
 	}
 	if ((uint64_t)st.st_size > max) {
-		*err = fs_error("too_large", "%s is %lld bytes, more than the %zu bytes this tool reads; "
-		                "use search_text to find the lines you need", rel,
-		                (long long)st.st_size, max);
+		*err = fs_error("too_large",
+		                "%s is %lld bytes, more than the %zu bytes this tool reads; "
+		                "use search_text to find the lines you need",
+		                rel, (long long)st.st_size, max);
 		return -1;
 	}
 	/* One byte more than the size said: a file that grew meanwhile is cut
@@ -167,7 +169,8 @@ static void temp_name(char *buf, size_t size, const char *name, unsigned attempt
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	unsigned long tag = ((unsigned long)ts.tv_nsec ^ ((unsigned long)getpid() << 16)) + attempt * 7919u;
+	unsigned long tag =
+	        ((unsigned long)ts.tv_nsec ^ ((unsigned long)getpid() << 16)) + attempt * 7919u;
 	snprintf(buf, size, ".%.200s.tc-%06lx.tmp", name, tag & 0xffffffUL);
 }
 

@@ -43,7 +43,7 @@ char *fs_path_normal(const char *rel)
 			while (o && out[o - 1] != '/')
 				o--;
 			if (o)
-				o--;   /* the '/' before the dropped component */
+				o--; /* the '/' before the dropped component */
 		} else if (k && !(k == 1 && *p == '.')) {
 			if (o)
 				out[o++] = '/';
@@ -71,7 +71,8 @@ void fs_walk_note_ignored(struct fs_walk *w, const char *path, bool is_dir)
 {
 	if (w->ignored < FS_IGNORED_NAMED) {
 		char *s;
-		w->ignored_names[w->ignored] = asprintf(&s, "%s%s", path, is_dir ? "/" : "") < 0 ? NULL : s;
+		w->ignored_names[w->ignored] =
+		        asprintf(&s, "%s%s", path, is_dir ? "/" : "") < 0 ? NULL : s;
 	}
 	w->ignored++;
 }
@@ -84,11 +85,12 @@ static void walk_dir(struct fs_walk *w, int dirfd, const char *prefix, int depth
 	if (fs_list_names(dirfd, FS_DIR_SCAN_MAX, &names, &n, &total) < 0)
 		return;
 	if (total > n)
-		w->cap_dir = true;   /* the names after the first n were never looked at */
+		w->cap_dir = true; /* the names after the first n were never looked at */
 	for (size_t i = 0; i < n && !w->stopped && !w->oom && !out_of_time(w); i++) {
 		const char *name = names[i];
 		char path[PATH_MAX];
-		if (snprintf(path, sizeof path, "%s%s%s", prefix, *prefix ? "/" : "", name) >= (int)sizeof path)
+		if (snprintf(path, sizeof path, "%s%s%s", prefix, *prefix ? "/" : "", name) >=
+		    (int)sizeof path)
 			continue;
 		struct stat st;
 		/* Symlinks are not followed: they could loop or lead outside. */
@@ -113,8 +115,9 @@ static void walk_dir(struct fs_walk *w, int dirfd, const char *prefix, int depth
 		}
 		int sub = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (sub >= 0) {
-			struct fs_ignore *inner = w->include_ignored ? NULL
-			                          : fs_ignore_enter(&w->rules, rules, sub, path);
+			struct fs_ignore *inner = w->include_ignored ?
+			        NULL :
+			        fs_ignore_enter(&w->rules, rules, sub, path);
 			walk_dir(w, sub, path, depth + 1, inner);
 			close(sub);
 		}
@@ -148,9 +151,11 @@ void fs_walk_report_ignored(const struct fs_walk *w, json_t *res, struct buf *r)
 {
 	json_object_set_new(res, "ignored", json_integer((json_int_t)w->ignored));
 	if (w->rules.unread)
-		fs_buf_printf(r, "[%zu ignore file%s not read whole (over 256 KiB, unreadable, or past "
-		              "20000 rules): what they name may be included]\n", w->rules.unread,
-		              w->rules.unread == 1 ? "" : "s");
+		fs_buf_printf(
+		        r,
+		        "[%zu ignore file%s not read whole (over 256 KiB, unreadable, or past "
+		        "20000 rules): what they name may be included]\n",
+		        w->rules.unread, w->rules.unread == 1 ? "" : "s");
 	if (!w->ignored)
 		return;
 	json_t *names = json_array();

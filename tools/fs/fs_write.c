@@ -30,25 +30,34 @@ static int check_target(const struct tc_tool_ctx *ctx, int dirfd, const struct f
 	if (S_ISREG(st->st_mode))
 		return 0;
 	if (S_ISDIR(st->st_mode))
-		*err = fs_error("is_directory", "\"%s\" is a directory; give the path of a file, e.g. "
-		                "\"%s/notes.txt\"", p->rel, p->rel);
+		*err = fs_error("is_directory",
+		                "\"%s\" is a directory; give the path of a file, e.g. "
+		                "\"%s/notes.txt\"",
+		                p->rel, p->rel);
 	else if (S_ISLNK(st->st_mode))
-		*err = fs_error("is_symlink", "\"%s\" is a symlink; write to the file it points to instead "
-		                "(file_info shows the target)", p->rel);
+		*err = fs_error("is_symlink",
+		                "\"%s\" is a symlink; write to the file it points to instead "
+		                "(file_info shows the target)",
+		                p->rel);
 	else
-		*err = fs_error("not_regular", "\"%s\" is not a regular file (a device, fifo or socket); it "
-		                "cannot be written", p->rel);
+		*err = fs_error("not_regular",
+		                "\"%s\" is not a regular file (a device, fifo or socket); it "
+		                "cannot be written",
+		                p->rel);
 	return -1;
 }
 
 static json_t *write_errno(const char *rel, int errnum)
 {
 	if (errnum == ENOSPC || errnum == EDQUOT || errnum == EFBIG)
-		return fs_error("no_space", "cannot write \"%s\": %s; write less, or free space first", rel,
+		return fs_error("no_space",
+		                "cannot write \"%s\": %s; write less, or free space first", rel,
 		                strerror(errnum));
 	if (errnum == EACCES || errnum == EPERM || errnum == EROFS)
-		return fs_error("permission", "cannot write \"%s\": %s; the sandbox or the directory's mode "
-		                "does not allow writing here", rel, strerror(errnum));
+		return fs_error("permission",
+		                "cannot write \"%s\": %s; the sandbox or the directory's mode "
+		                "does not allow writing here",
+		                rel, strerror(errnum));
 	return fs_error("io", "cannot write \"%s\": %s", rel, strerror(errnum));
 }
 
@@ -73,8 +82,10 @@ int fs_file_path_arg(const struct tc_tool_ctx *ctx, json_t *args, const char *ke
 	size_t n = json_string_length(v);
 	if (json_string_value(v)[n - 1] != '/')
 		return 0;
-	*err = fs_error("is_directory", "\"%s/\" ends in \"/\", so it names a directory; give the path of "
-	                "a file, without the trailing slash", p->rel);
+	*err = fs_error("is_directory",
+	                "\"%s/\" ends in \"/\", so it names a directory; give the path of "
+	                "a file, without the trailing slash",
+	                p->rel);
 	fs_path_release(p);
 	return -1;
 }
@@ -104,12 +115,17 @@ int fs_write_file_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_ou
 	size_t len = json_string_length(content);
 	if (!json_is_string(content) || len > FS_READ_MAX) {
 		fs_path_release(&p);
-		return fs_fail(out, fs_error("too_large", "content must be text of at most %u bytes (it is %zu); "
-		                             "write a large file in parts with edit_file", FS_READ_MAX, len));
+		return fs_fail(out,
+		               fs_error("too_large",
+		                        "content must be text of at most %u bytes (it is %zu); "
+		                        "write a large file in parts with edit_file",
+		                        FS_READ_MAX, len));
 	}
-	int dirfd = parent_for_write(ctx, &p, fs_arg_bool(args, "create_dirs", false),
-	                             "To create the missing directories, call write_file again with "
-	                             "create_dirs true.", &err);
+	int dirfd =
+	        parent_for_write(ctx, &p, fs_arg_bool(args, "create_dirs", false),
+	                         "To create the missing directories, call write_file again with "
+	                         "create_dirs true.",
+	                         &err);
 	struct stat st;
 	bool exists, cleared = false;
 	int rc;
@@ -125,12 +141,14 @@ int fs_write_file_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_ou
 	}
 	struct buf r = BUF_INIT;
 	if (exists)
-		fs_buf_printf(&r, "Replaced \"%s\": %zu bytes written (it had %lld).%s\n", p.rel, len,
-		              (long long)st.st_size, cleared ? FS_CLEARED_NOTE : "");
+		fs_buf_printf(&r, "Replaced \"%s\": %zu bytes written (it had %lld).%s\n", p.rel,
+		              len, (long long)st.st_size, cleared ? FS_CLEARED_NOTE : "");
 	else
 		fs_buf_printf(&r, "Created \"%s\": %zu bytes written.\n", p.rel, len);
-	rc = fs_done(out, json_pack("{s:s, s:I, s:b, s:s}", "path", p.rel, "bytes", (json_int_t)len,
-	                            "created", !exists, "action", exists ? "replaced" : "created"), &r);
+	rc = fs_done(out,
+	             json_pack("{s:s, s:I, s:b, s:s}", "path", p.rel, "bytes", (json_int_t)len,
+	                       "created", !exists, "action", exists ? "replaced" : "created"),
+	             &r);
 out:
 	if (dirfd >= 0)
 		close(dirfd);
@@ -150,7 +168,8 @@ int fs_text_file_open(const struct tc_tool_ctx *ctx, const struct fs_path *p, co
 		goto fail;
 	if (!exists) {
 		*err = fs_not_found(ctx, p->rel, "file");
-		fs_error_hint(*err, "This tool changes existing files; use write_file to create one.");
+		fs_error_hint(*err,
+		              "This tool changes existing files; use write_file to create one.");
 		goto fail;
 	}
 	int fd = openat(f->dirfd, p->last, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
@@ -163,8 +182,9 @@ int fs_text_file_open(const struct tc_tool_ctx *ctx, const struct fs_path *p, co
 	if (rc)
 		goto fail;
 	if (fs_is_binary(f->data, f->len)) {
-		*err = fs_error("binary", "\"%s\" is a binary file (%zu bytes); %s only changes text",
-		                p->rel, f->len, tool);
+		*err = fs_error("binary",
+		                "\"%s\" is a binary file (%zu bytes); %s only changes text", p->rel,
+		                f->len, tool);
 		goto fail;
 	}
 	return 0;
@@ -185,8 +205,10 @@ int fs_text_file_replace(const struct fs_text_file *f, const struct fs_path *p, 
                          size_t len, bool *cleared, json_t **err)
 {
 	if (len > FS_READ_MAX) {
-		*err = fs_error("too_large", "the changed file would be %zu bytes, more than %u; change less "
-		                "at once", len, FS_READ_MAX);
+		*err = fs_error("too_large",
+		                "the changed file would be %zu bytes, more than %u; change less "
+		                "at once",
+		                len, FS_READ_MAX);
 		return -1;
 	}
 	int wrc = fs_atomic_write(f->dirfd, p->last, text, len, kept_mode(&f->st, cleared));
@@ -217,8 +239,10 @@ int fs_make_dir_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_outp
 	if (fs_path_arg_entry(ctx, args, "path", &p, &err))
 		return fs_fail(out, err);
 	bool parents = fs_arg_bool(args, "parents", false);
-	int dirfd = parent_for_write(ctx, &p, parents, "To create the missing parent directories too, "
-	                             "call make_dir again with parents true.", &err);
+	int dirfd = parent_for_write(ctx, &p, parents,
+	                             "To create the missing parent directories too, "
+	                             "call make_dir again with parents true.",
+	                             &err);
 	int rc;
 	if (dirfd < 0) {
 		rc = fs_fail(out, err);
@@ -228,18 +252,25 @@ int fs_make_dir_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_outp
 	int e = errno;
 	if (!created && e == EEXIST && is_dir_beneath(ctx, p.rel)) {
 		if (!parents) {
-			rc = fs_fail(out, fs_error("exists", "\"%s\" already exists as a directory; nothing to do",
-			                           p.rel));
+			rc = fs_fail(out,
+			             fs_error("exists",
+			                      "\"%s\" already exists as a directory; nothing to do",
+			                      p.rel));
 			goto out;
 		}
 	} else if (!created) {
-		rc = fs_fail(out, e == EEXIST ? fs_error("exists", "\"%s\" already exists and is not a "
-		                                         "directory; choose another name", p.rel)
-		                              : fs_errno_error(ctx, p.rel, e, "directory"));
+		rc = fs_fail(out,
+		             e == EEXIST ? fs_error("exists",
+		                                    "\"%s\" already exists and is not a "
+		                                    "directory; choose another name",
+		                                    p.rel) :
+		                           fs_errno_error(ctx, p.rel, e, "directory"));
 		goto out;
 	}
 	struct buf r = BUF_INIT;
-	fs_buf_printf(&r, created ? "Created directory \"%s\".\n" : "\"%s\" already exists as a directory.\n",
+	fs_buf_printf(&r,
+	              created ? "Created directory \"%s\".\n" :
+	                        "\"%s\" already exists as a directory.\n",
 	              p.rel);
 	rc = fs_done(out, json_pack("{s:s, s:b}", "path", p.rel, "created", created), &r);
 out:

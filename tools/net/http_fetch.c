@@ -35,16 +35,37 @@
 /* Headers the model may not set: they would change where or how the
  * request goes (Host: another site behind the same address), or frame
  * the message (curl owns those). */
-static const char *const forbidden_headers[] = {
-	"host", "content-length", "transfer-encoding", "connection", "upgrade", "te",
-	"trailer", "keep-alive", "expect",   /* and every Proxy-* (parse_headers) */
-};
+static const char
+        *const
+                forbidden_headers
+                        [] = {
+	                        "host",
+	                        "content-length",
+	                        "transfer-encoding",
+	                        "connection",
+	                        "upgrade",
+	                        "te",
+	                        "trailer",
+	                        "keep-alive",
+	                        "expect", /* and every Proxy-* (parse_headers) */
+                        };
 
 /* Response headers kept in the result. */
 static const char *const selected_headers[] = {
-	"content-type", "content-length", "location", "last-modified", "etag", "date",
-	"server", "cache-control", "content-encoding", "content-language",
-	"content-disposition", "retry-after", "expires", "www-authenticate",
+	"content-type",
+	"content-length",
+	"location",
+	"last-modified",
+	"etag",
+	"date",
+	"server",
+	"cache-control",
+	"content-encoding",
+	"content-language",
+	"content-disposition",
+	"retry-after",
+	"expires",
+	"www-authenticate",
 };
 
 /* ---- errors -------------------------------------------------------------- */
@@ -60,13 +81,13 @@ struct origin {
 struct fetch {
 	const struct tc_tool_ctx *ctx;
 	const struct nf_api *api;
-	const char *url;             /* as given */
+	const char *url; /* as given */
 	bool head;
 	size_t max_bytes;
-	struct curl_slist *headers;  /* the model's request headers */
-	struct origin first;         /* of the first URL: where the model's headers go */
-	char *current;               /* the URL being fetched (malloc'd) */
-	json_t *redirects;           /* [{status, url, location}] */
+	struct curl_slist *headers; /* the model's request headers */
+	struct origin first;        /* of the first URL: where the model's headers go */
+	char *current;              /* the URL being fetched (malloc'd) */
+	json_t *redirects;          /* [{status, url, location}] */
 	uint64_t deadline_ms;
 	CURL *easy;
 	struct nf_response resp;
@@ -76,7 +97,7 @@ struct fetch {
 /* An expected failure: canonical {"error", "message", "url", "redirects"?},
  * render the message. Returns 1. */
 static int fail(struct fetch *f, struct tc_output *out, const char *code, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+        __attribute__((format(printf, 4, 5)));
 static int fail(struct fetch *f, struct tc_output *out, const char *code, const char *fmt, ...)
 {
 	va_list ap;
@@ -88,8 +109,8 @@ static int fail(struct fetch *f, struct tc_output *out, const char *code, const 
 	size_t clen;
 	char *clean = msg ? utf8_sanitize(msg, strlen(msg), true, &clen) : NULL;
 	free(msg);
-	out->canonical = json_pack("{s:s, s:s}", "error", code,
-	                           "message", clean ? clean : "out of memory");
+	out->canonical =
+	        json_pack("{s:s, s:s}", "error", code, "message", clean ? clean : "out of memory");
 	if (out->canonical && f->url)
 		json_object_set_new(out->canonical, "url", json_string(f->url));
 	if (out->canonical && json_array_size(f->redirects))
@@ -104,7 +125,7 @@ static bool header_name_ok(const char *s, size_t n)
 {
 	if (n == 0 || n > NF_HEADER_NAME_MAX)
 		return false;
-	for (size_t i = 0; i < n; i++)   /* RFC 9110 token characters */
+	for (size_t i = 0; i < n; i++) /* RFC 9110 token characters */
 		if (!isalnum((unsigned char)s[i]) && !strchr("!#$%&'*+-.^_`|~", s[i]))
 			return false;
 	return true;
@@ -114,7 +135,7 @@ static bool header_value_ok(const char *s, size_t n)
 {
 	if (n > NF_HEADER_VALUE_MAX)
 		return false;
-	for (size_t i = 0; i < n; i++)   /* CR/LF would smuggle another header */
+	for (size_t i = 0; i < n; i++) /* CR/LF would smuggle another header */
 		if (s[i] == '\r' || s[i] == '\n' || s[i] == '\0')
 			return false;
 	return true;
@@ -127,25 +148,32 @@ static int parse_headers(struct fetch *f, json_t *obj, struct tc_output *out)
 	if (!obj)
 		return 0;
 	if (!json_is_object(obj) || json_object_size(obj) > NF_HEADERS_MAX)
-		return fail(f, out, "bad_headers", "headers must be an object of at most %d "
-		            "name-value strings, e.g. {\"Accept\": \"application/json\"}.", NF_HEADERS_MAX);
+		return fail(f, out, "bad_headers",
+		            "headers must be an object of at most %d "
+		            "name-value strings, e.g. {\"Accept\": \"application/json\"}.",
+		            NF_HEADERS_MAX);
 	const char *name;
 	json_t *v;
-	json_object_foreach(obj, name, v) {
+	json_object_foreach(obj, name, v)
+	{
 		const char *val = json_string_value(v);
 		if (!header_name_ok(name, strlen(name)) || !val ||
 		    !header_value_ok(val, json_string_length(v)))
-			return fail(f, out, "bad_headers", "header \"%.128s\" is not usable: names are "
-			            "letters, digits and -_.!#$%%&'*+^`|~ (at most %d), values strings of at "
-			            "most %d bytes without line breaks.", name, NF_HEADER_NAME_MAX,
-			            NF_HEADER_VALUE_MAX);
-		bool forbidden = !strncasecmp(name, "proxy-", 6);   /* every Proxy-* */
+			return fail(
+			        f, out, "bad_headers",
+			        "header \"%.128s\" is not usable: names are "
+			        "letters, digits and -_.!#$%%&'*+^`|~ (at most %d), values strings of at "
+			        "most %d bytes without line breaks.",
+			        name, NF_HEADER_NAME_MAX, NF_HEADER_VALUE_MAX);
+		bool forbidden = !strncasecmp(name, "proxy-", 6); /* every Proxy-* */
 		for (size_t i = 0; i < sizeof forbidden_headers / sizeof forbidden_headers[0]; i++)
 			forbidden = forbidden || !strcasecmp(name, forbidden_headers[i]);
 		if (forbidden)
-			return fail(f, out, "bad_headers", "header \"%s\" cannot be set: http_fetch "
-			            "sets it from the URL, or it would change where the request goes.",
-			            name);
+			return fail(
+			        f, out, "bad_headers",
+			        "header \"%s\" cannot be set: http_fetch "
+			        "sets it from the URL, or it would change where the request goes.",
+			        name);
 		/* "Name;" is curl's way to send an empty value ("Name:" removes it). */
 		char line[NF_HEADER_NAME_MAX + NF_HEADER_VALUE_MAX + 4];
 		snprintf(line, sizeof line, *val ? "%s: %s" : "%s;", name, val);
@@ -231,7 +259,7 @@ static bool headers_may_follow(const struct origin *first, const struct origin *
 	if (!strcmp(first->scheme, o->scheme) && !strcmp(first->port, o->port))
 		return true;
 	return !strcmp(first->scheme, "http") && !strcmp(first->port, "80") &&
-	       !strcmp(o->scheme, "https") && !strcmp(o->port, "443");
+	        !strcmp(o->scheme, "https") && !strcmp(o->port, "443");
 }
 
 /* The gate's half of the check: scheme, a host url_host accepts, on
@@ -243,22 +271,29 @@ static int check_host(struct fetch *f, const char *url, const char *via,
 	char why[256];
 	bool http = !strncasecmp(url, "http://", 7) || !strncasecmp(url, "https://", 8);
 	if (!http && via)
-		return fail(f, out, "denied_redirect", "%.200s redirected to \"%.200s\": only http:// "
-		            "and https:// URLs can be fetched, so the redirect was not followed.", via,
-		            url);
+		return fail(f, out, "denied_redirect",
+		            "%.200s redirected to \"%.200s\": only http:// "
+		            "and https:// URLs can be fetched, so the redirect was not followed.",
+		            via, url);
 	if (!http)
-		return fail(f, out, "bad_scheme", "only http:// and https:// URLs can be fetched, not "
-		            "\"%.200s\".", url);
+		return fail(f, out, "bad_scheme",
+		            "only http:// and https:// URLs can be fetched, not "
+		            "\"%.200s\".",
+		            url);
 	if (url_host(url, host, why, sizeof why) < 0)
 		return fail(f, out, "bad_url", "the URL \"%.200s\" is not usable: %s.", url, why);
 	if (!host_allowed(f->ctx, host) && via)
-		return fail(f, out, "denied_redirect", "%.200s redirected to %.200s, whose host %s is "
-		            "not on the domain allowlist: the redirect was not followed.", via, url,
-		            host);
+		return fail(f, out, "denied_redirect",
+		            "%.200s redirected to %.200s, whose host %s is "
+		            "not on the domain allowlist: the redirect was not followed.",
+		            via, url, host);
 	if (!host_allowed(f->ctx, host))
-		return fail(f, out, "denied_host", "host %s is not on the domain allowlist, so it "
-		            "cannot be fetched. Ask the operator to add it to policy.domains, or use "
-		            "an allowed host.", host);
+		return fail(
+		        f, out, "denied_host",
+		        "host %s is not on the domain allowlist, so it "
+		        "cannot be fetched. Ask the operator to add it to policy.domains, or use "
+		        "an allowed host.",
+		        host);
 	return 0;
 }
 
@@ -282,9 +317,12 @@ static CURLU *check_url(struct fetch *f, const char *url, const char *via,
 			f->api->free(scheme);
 		if (u)
 			f->api->url_cleanup(u);
-		return fail(f, out, "bad_url", "the URL \"%.200s\" is read differently by libcurl "
+		return fail(f, out, "bad_url",
+		            "the URL \"%.200s\" is read differently by libcurl "
 		            "than by the allowlist check, so it is refused; write the host plainly, "
-		            "e.g. https://example.com/path.", url), NULL;
+		            "e.g. https://example.com/path.",
+		            url),
+		       NULL;
 	}
 	f->api->free(scheme);
 	return u;
@@ -298,7 +336,7 @@ static size_t on_header(char *p, size_t size, size_t nitems, void *data)
 	size_t len = size * nitems, n = len;
 	while (n && (p[n - 1] == '\r' || p[n - 1] == '\n'))
 		n--;
-	if (n >= 5 && !strncmp(p, "HTTP/", 5)) {   /* a new response (after 1xx too) */
+	if (n >= 5 && !strncmp(p, "HTTP/", 5)) { /* a new response (after 1xx too) */
 		json_object_clear(rs->headers);
 		rs->has_location = false;
 		size_t k = n < sizeof rs->status_line - 1 ? n : sizeof rs->status_line - 1;
@@ -321,7 +359,8 @@ static size_t on_header(char *p, size_t size, size_t nitems, void *data)
 		const char *v = colon + 1, *end = p + n;
 		while (v < end && (*v == ' ' || *v == '\t'))
 			v++;
-		size_t vl = (size_t)(end - v) > NF_RESP_VALUE_MAX ? NF_RESP_VALUE_MAX : (size_t)(end - v);
+		size_t vl = (size_t)(end - v) > NF_RESP_VALUE_MAX ? NF_RESP_VALUE_MAX :
+		                                                    (size_t)(end - v);
 		size_t cl;
 		char *clean = utf8_sanitize(v, vl, true, &cl);
 		if (clean)
@@ -369,7 +408,7 @@ static size_t on_body(char *p, size_t size, size_t nitems, void *data)
 	memcpy(rs->body + rs->body_len, p, take);
 	rs->body_len += take;
 	rs->body[rs->body_len] = '\0';
-	if (take < len) {   /* over max_bytes: stop here (curl ends with a write error) */
+	if (take < len) { /* over max_bytes: stop here (curl ends with a write error) */
 		rs->truncated = true;
 		return 0;
 	}
@@ -402,7 +441,7 @@ static CURLcode set_fixed_options(struct fetch *f)
 	CURL *e = f->easy;
 	CURLcode rc = CURLE_OK;
 	rc |= a->easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
-	rc |= a->easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L);   /* redirects are checked here */
+	rc |= a->easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L); /* redirects are checked here */
 	rc |= a->easy_setopt(e, CURLOPT_PROXY, egress_proxy() ? egress_proxy() : "");
 	rc |= a->easy_setopt(e, CURLOPT_NOPROXY, egress_proxy() ? "" : "*");
 	rc |= a->easy_setopt(e, CURLOPT_NETRC, (long)CURL_NETRC_IGNORED);
@@ -417,7 +456,8 @@ static CURLcode set_fixed_options(struct fetch *f)
 	if (rc != CURLE_OK)
 		return rc;
 	if (a->easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https") != CURLE_OK)
-		return a->easy_setopt(e, NF_OPT_PROTOCOLS_OLD, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
+		return a->easy_setopt(e, NF_OPT_PROTOCOLS_OLD,
+		                      (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
 	return CURLE_OK;
 }
 
@@ -426,19 +466,25 @@ static int curl_failure(struct fetch *f, struct tc_output *out, CURLcode rc, con
 	const char *detail = f->errbuf[0] ? f->errbuf : f->api->easy_strerror(rc);
 	switch (rc) {
 	case CURLE_OPERATION_TIMEDOUT:
-		return fail(f, out, "timed_out", "fetching %s timed out (%s). Try again later or ask "
-		            "for less.", f->current, detail);
+		return fail(f, out, "timed_out",
+		            "fetching %s timed out (%s). Try again later or ask "
+		            "for less.",
+		            f->current, detail);
 	case CURLE_COULDNT_RESOLVE_HOST:
-		return fail(f, out, "resolve_failed", "could not resolve host %s (%s). Check the "
-		            "spelling of the URL.", host, detail);
+		return fail(f, out, "resolve_failed",
+		            "could not resolve host %s (%s). Check the "
+		            "spelling of the URL.",
+		            host, detail);
 	case CURLE_COULDNT_CONNECT:
-		return fail(f, out, "connect_failed", "could not connect to %s (%s). The server may "
-		            "be down, or its port is not one the sandbox allows (80, 443).", host, detail);
+		return fail(f, out, "connect_failed",
+		            "could not connect to %s (%s). The server may "
+		            "be down, or its port is not one the sandbox allows (80, 443).",
+		            host, detail);
 	case CURLE_PEER_FAILED_VERIFICATION:
 	case CURLE_SSL_CONNECT_ERROR:
-		return fail(f, out, "tls_failed", "the TLS connection to %s failed (%s).", host, detail);
-	default:
-		return fail(f, out, "fetch_failed", "fetching %s failed: %s.", f->current, detail);
+		return fail(f, out, "tls_failed", "the TLS connection to %s failed (%s).", host,
+		            detail);
+	default: return fail(f, out, "fetch_failed", "fetching %s failed: %s.", f->current, detail);
 	}
 }
 
@@ -450,8 +496,8 @@ static int do_hop(struct fetch *f, CURLU *u, const char *host, bool with_headers
 	const struct nf_api *a = f->api;
 	uint64_t now = (uint64_t)io_now_ms();
 	if (now >= f->deadline_ms)
-		return fail(f, out, "timed_out", "no time left to fetch %s (the call's time limit).",
-		            f->current);
+		return fail(f, out, "timed_out",
+		            "no time left to fetch %s (the call's time limit).", f->current);
 	long left = (long)(f->deadline_ms - now);
 	response_reset(&f->resp, f->max_bytes);
 	f->errbuf[0] = '\0';
@@ -467,10 +513,12 @@ static int do_hop(struct fetch *f, CURLU *u, const char *host, bool with_headers
 	if (f->resp.oom)
 		return fail(f, out, "no_memory", "http_fetch ran out of memory reading the body.");
 	if (rc == CURLE_WRITE_ERROR && f->resp.truncated)
-		rc = CURLE_OK;   /* stopped at max_bytes on purpose */
+		rc = CURLE_OK; /* stopped at max_bytes on purpose */
 	if (rc == CURLE_WRITE_ERROR && f->resp.redirect_body > NF_REDIRECT_BODY_MAX)
-		return fail(f, out, "bad_redirect", "%s answered with a redirect whose body went on "
-		            "past %u bytes, so it was not followed.", f->current, NF_REDIRECT_BODY_MAX);
+		return fail(f, out, "bad_redirect",
+		            "%s answered with a redirect whose body went on "
+		            "past %u bytes, so it was not followed.",
+		            f->current, NF_REDIRECT_BODY_MAX);
 	if (rc != CURLE_OK)
 		return curl_failure(f, out, rc, host);
 	a->easy_getinfo(f->easy, CURLINFO_RESPONSE_CODE, &f->resp.status);
@@ -527,19 +575,23 @@ static int follow(struct fetch *f, struct tc_output *out)
 		if (!next)
 			return 0;
 		if (!redirect_usable(next)) {
-			fail(f, out, "bad_redirect", "%s redirected to a URL that cannot be used (over "
-			     "%d bytes, or with spaces or raw non-ASCII bytes): %.200s", f->current,
-			     NF_URL_MAX, next);
+			fail(f, out, "bad_redirect",
+			     "%s redirected to a URL that cannot be used (over "
+			     "%d bytes, or with spaces or raw non-ASCII bytes): %.200s",
+			     f->current, NF_URL_MAX, next);
 			free(next);
 			return 1;
 		}
 		if (hop == NF_MAX_REDIRECTS) {
 			free(next);
-			return fail(f, out, "too_many_redirects", "%s redirected more than %d times; "
-			            "the last hop went to %s.", f->url, NF_MAX_REDIRECTS, f->current);
+			return fail(f, out, "too_many_redirects",
+			            "%s redirected more than %d times; "
+			            "the last hop went to %s.",
+			            f->url, NF_MAX_REDIRECTS, f->current);
 		}
-		json_array_append_new(f->redirects, json_pack("{s:i, s:s, s:s}", "status",
-		                      (int)f->resp.status, "url", f->current, "location", next));
+		json_array_append_new(f->redirects,
+		                      json_pack("{s:i, s:s, s:s}", "status", (int)f->resp.status,
+		                                "url", f->current, "location", next));
 		prev = f->current;
 		f->current = next;
 	}
@@ -567,8 +619,9 @@ static void render_body(struct buf *b, const struct fetch *f, const char *ct, co
 		return;
 	}
 	if (!text) {
-		buf_printf(b, "[body not shown as text: %s, %zu bytes%s]\n", ct ? ct : "no content type",
-		           rs->body_len, rs->truncated ? " received before max_bytes stopped it" : "");
+		buf_printf(b, "[body not shown as text: %s, %zu bytes%s]\n",
+		           ct ? ct : "no content type", rs->body_len,
+		           rs->truncated ? " received before max_bytes stopped it" : "");
 		return;
 	}
 	size_t cut = prefix_bytes(text, tlen, budget);
@@ -578,26 +631,30 @@ static void render_body(struct buf *b, const struct fetch *f, const char *ct, co
 	if (cut < tlen)
 		buf_printf(b, "[... %zu more bytes of the body not shown here ...]\n", tlen - cut);
 	if (rs->truncated)
-		buf_printf(b, "[the body was cut at max_bytes (%zu bytes); ask with a larger max_bytes "
-		           "for more]\n", f->max_bytes);
+		buf_printf(
+		        b,
+		        "[the body was cut at max_bytes (%zu bytes); ask with a larger max_bytes "
+		        "for more]\n",
+		        f->max_bytes);
 }
 
 static char *render(const struct fetch *f, const char *ct, const char *text, size_t tlen)
 {
 	struct buf b = BUF_INIT;
-	buf_printf(&b, "%s\n%s %s\n", f->resp.status_line[0] ? f->resp.status_line : "(no status line)",
+	buf_printf(&b, "%s\n%s %s\n",
+	           f->resp.status_line[0] ? f->resp.status_line : "(no status line)",
 	           f->head ? "HEAD" : "GET", f->current);
 	size_t i;
 	json_t *r;
 	json_array_foreach(f->redirects, i, r)
-		buf_printf(&b, "redirected: %lld %s -> %s\n",
-		           (long long)json_integer_value(json_object_get(r, "status")),
-		           json_string_value(json_object_get(r, "url")),
-		           json_string_value(json_object_get(r, "location")));
+	        buf_printf(&b, "redirected: %lld %s -> %s\n",
+	                   (long long)json_integer_value(json_object_get(r, "status")),
+	                   json_string_value(json_object_get(r, "url")),
+	                   json_string_value(json_object_get(r, "location")));
 	const char *name;
 	json_t *v;
 	json_object_foreach(f->resp.headers, name, v)
-		buf_printf(&b, "%s: %s\n", name, json_string_value(v));
+	        buf_printf(&b, "%s: %s\n", name, json_string_value(v));
 	buf_adds(&b, "\n");
 	size_t budget = f->ctx->max_render ? f->ctx->max_render : 20000;
 	size_t used = utf8_count(b.data, b.len) + 200;
@@ -612,16 +669,17 @@ static int result(struct fetch *f, struct tc_output *out)
 	bool is_text = !f->head && nf_is_text(ct, rs->body, rs->body_len);
 	size_t keep = rs->body_len > NF_CANON_BODY_MAX ? NF_CANON_BODY_MAX : rs->body_len, tlen = 0;
 	char *text = is_text ? utf8_sanitize(rs->body ? rs->body : "", keep, true, &tlen) : NULL;
-	out->canonical = json_pack("{s:s, s:s, s:s, s:i, s:O, s:o, s:I, s:b, s:O}",
-		"url", f->url, "final_url", f->current, "method", f->head ? "HEAD" : "GET",
-		"status", (int)rs->status, "headers", rs->headers,
-		"content_type", ct ? json_string(ct) : json_null(),
-		"body_bytes", (json_int_t)rs->body_len, "truncated", rs->truncated,
-		"redirects", f->redirects);
+	out->canonical = json_pack("{s:s, s:s, s:s, s:i, s:O, s:o, s:I, s:b, s:O}", "url", f->url,
+	                           "final_url", f->current, "method", f->head ? "HEAD" : "GET",
+	                           "status", (int)rs->status, "headers", rs->headers,
+	                           "content_type", ct ? json_string(ct) : json_null(), "body_bytes",
+	                           (json_int_t)rs->body_len, "truncated", rs->truncated,
+	                           "redirects", f->redirects);
 	if (out->canonical && text) {
 		json_object_set_new(out->canonical, "body", json_stringn(text, tlen));
 		if (keep < rs->body_len)
-			json_object_set_new(out->canonical, "body_cut_at", json_integer((json_int_t)keep));
+			json_object_set_new(out->canonical, "body_cut_at",
+			                    json_integer((json_int_t)keep));
 	}
 	out->render = render(f, ct, text, tlen);
 	free(text);
@@ -645,22 +703,28 @@ static int run(struct fetch *f, json_t *args, struct tc_output *out)
 	f->max_bytes = NF_MAX_BYTES_DEFAULT;
 	if (mb) {
 		double v = json_number_value(mb);
-		if (!json_is_number(mb) || !(v >= 1 && v <= NF_MAX_BYTES_CAP) || v != (double)(size_t)v)
-			return fail(f, out, "bad_max_bytes", "max_bytes must be a whole number from 1 "
-			            "to %u.", NF_MAX_BYTES_CAP);
+		if (!json_is_number(mb) || !(v >= 1 && v <= NF_MAX_BYTES_CAP) ||
+		    v != (double)(size_t)v)
+			return fail(f, out, "bad_max_bytes",
+			            "max_bytes must be a whole number from 1 "
+			            "to %u.",
+			            NF_MAX_BYTES_CAP);
 		f->max_bytes = (size_t)v;
 	}
 	const char *method = json_string_value(json_object_get(args, "method"));
 	if (method && strcmp(method, "GET") && strcmp(method, "HEAD"))
-		return fail(f, out, "bad_method", "method must be \"GET\" or \"HEAD\", not \"%.20s\".",
-		            method);
+		return fail(f, out, "bad_method",
+		            "method must be \"GET\" or \"HEAD\", not \"%.20s\".", method);
 	f->head = method && !strcmp(method, "HEAD");
 	json_t *ju = json_object_get(args, "url");
-	if (!f->url || json_string_length(ju) > NF_URL_MAX || strlen(f->url) != json_string_length(ju))
-		return fail(f, out, "bad_url", "url must be an http:// or https:// URL of at most %d "
-		            "bytes, e.g. \"https://example.com/\".", NF_URL_MAX);
+	if (!f->url || json_string_length(ju) > NF_URL_MAX ||
+	    strlen(f->url) != json_string_length(ju))
+		return fail(f, out, "bad_url",
+		            "url must be an http:// or https:// URL of at most %d "
+		            "bytes, e.g. \"https://example.com/\".",
+		            NF_URL_MAX);
 	char host[URL_HOST_MAX + 1];
-	if (check_host(f, f->url, NULL, host, out))   /* before libcurl is even loaded */
+	if (check_host(f, f->url, NULL, host, out)) /* before libcurl is even loaded */
 		return 1;
 	char why[512];
 	f->api = nf_api_load(why, sizeof why);
@@ -671,7 +735,8 @@ static int run(struct fetch *f, json_t *args, struct tc_output *out)
 	f->current = strdup(f->url);
 	f->easy = f->api->easy_init();
 	if (!f->current || !f->easy)
-		return fail(f, out, "no_memory", "http_fetch could not start libcurl (out of memory).");
+		return fail(f, out, "no_memory",
+		            "http_fetch could not start libcurl (out of memory).");
 	CURLcode rc = set_fixed_options(f);
 	if (rc != CURLE_OK)
 		return fail(f, out, "fetch_failed", "libcurl refused an option (%s).",
@@ -684,8 +749,9 @@ static int run(struct fetch *f, json_t *args, struct tc_output *out)
 
 int nf_http_fetch_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_output *out)
 {
-	struct fetch f = { .ctx = ctx, .url = json_string_value(json_object_get(args, "url")),
-	                   .redirects = json_array() };
+	struct fetch f = { .ctx = ctx,
+		           .url = json_string_value(json_object_get(args, "url")),
+		           .redirects = json_array() };
 	int rc = run(&f, args, out);
 	if (f.easy)
 		f.api->easy_cleanup(f.easy);

@@ -21,18 +21,19 @@
 #include "toolcage.h"
 
 #define NF_LIBRARY "libcurl.so.4"
-#define NF_PACKAGE "libcurl4"          /* Debian/Ubuntu package that provides it */
+#define NF_PACKAGE "libcurl4" /* Debian/Ubuntu package that provides it */
 
 #define NF_MAX_BYTES_DEFAULT (1u << 20)
-#define NF_MAX_BYTES_CAP (16u << 20)
-#define NF_MAX_REDIRECTS 5
-#define NF_HEADERS_MAX 32              /* request headers given by the model */
-#define NF_HEADER_NAME_MAX 128
-#define NF_HEADER_VALUE_MAX 4096
-#define NF_URL_MAX 8192
-#define NF_RESP_VALUE_MAX 1024         /* bytes kept of one response header */
+#define NF_MAX_BYTES_CAP     (16u << 20)
+#define NF_MAX_REDIRECTS     5
+#define NF_HEADERS_MAX       32 /* request headers given by the model */
+#define NF_HEADER_NAME_MAX   128
+#define NF_HEADER_VALUE_MAX  4096
+#define NF_URL_MAX           8192
+#define NF_RESP_VALUE_MAX    1024        /* bytes kept of one response header */
 #define NF_REDIRECT_BODY_MAX (64u << 10) /* bytes of a redirect's body read (and dropped) */
-#define NF_CANON_BODY_MAX (2u << 20)   /* text body bytes in canonical: the
+#define NF_CANON_BODY_MAX                                                                          \
+	(2u << 20) /* text body bytes in canonical: the
                                         * result pipe holds 16 MiB, and JSON
                                         * escaping can grow text 6-fold */
 
@@ -75,8 +76,8 @@ struct nf_response {
 	bool has_location;
 	char *body;
 	size_t body_len, body_cap, max;
-	bool truncated;                /* the body went over max: the transfer was stopped */
-	size_t redirect_body;          /* bytes of a redirect's body, read and dropped */
+	bool truncated;       /* the body went over max: the transfer was stopped */
+	size_t redirect_body; /* bytes of a redirect's body, read and dropped */
 	bool oom;
 };
 

@@ -14,7 +14,10 @@ static const struct {
 	const char *name;
 	size_t offset;
 } symbols[] = {
-#define SYM(field, fn) { #fn, offsetof(struct nf_api, field) }
+#define SYM(field, fn)                                                                             \
+	{                                                                                          \
+#fn, offsetof(struct nf_api, field)                                                \
+	}
 	SYM(global_init, curl_global_init),
 	SYM(version_info, curl_version_info),
 	SYM(easy_init, curl_easy_init),
@@ -38,9 +41,10 @@ struct nf_api *nf_api_open(const char *library, char *why, size_t why_size)
 	void *lib = dlopen(library, RTLD_NOW | RTLD_LOCAL);
 	if (!lib) {
 		const char *e = dlerror();
-		snprintf(why, why_size, "http_fetch needs %s (Debian/Ubuntu package %s), which could "
-		         "not be loaded: %s. Ask the operator to install it.", library, NF_PACKAGE,
-		         e ? e : "unknown error");
+		snprintf(why, why_size,
+		         "http_fetch needs %s (Debian/Ubuntu package %s), which could "
+		         "not be loaded: %s. Ask the operator to install it.",
+		         library, NF_PACKAGE, e ? e : "unknown error");
 		return NULL;
 	}
 	struct nf_api *api = calloc(1, sizeof *api);
@@ -53,8 +57,10 @@ struct nf_api *nf_api_open(const char *library, char *why, size_t why_size)
 	for (size_t i = 0; i < sizeof symbols / sizeof symbols[0]; i++) {
 		void *sym = dlsym(lib, symbols[i].name);
 		if (!sym) {
-			snprintf(why, why_size, "%s has no %s: it is too old (http_fetch needs libcurl "
-			         "7.62 or newer, package %s).", library, symbols[i].name, NF_PACKAGE);
+			snprintf(why, why_size,
+			         "%s has no %s: it is too old (http_fetch needs libcurl "
+			         "7.62 or newer, package %s).",
+			         library, symbols[i].name, NF_PACKAGE);
 			free(api);
 			dlclose(lib);
 			return NULL;
@@ -89,10 +95,12 @@ const struct nf_api *nf_api_load(char *why, size_t why_size)
 static bool text_mime(const char *m, size_t n)
 {
 	static const char *const exact[] = {
-		"application/json", "application/xml", "application/javascript",
-		"application/x-javascript", "application/ecmascript", "application/x-ndjson",
-		"application/yaml", "application/x-yaml", "application/toml",
-		"application/x-www-form-urlencoded", "application/xhtml+xml", "image/svg+xml",
+		"application/json",       "application/xml",
+		"application/javascript", "application/x-javascript",
+		"application/ecmascript", "application/x-ndjson",
+		"application/yaml",       "application/x-yaml",
+		"application/toml",       "application/x-www-form-urlencoded",
+		"application/xhtml+xml",  "image/svg+xml",
 	};
 	if (n > 5 && !strncasecmp(m, "text/", 5))
 		return true;
@@ -101,7 +109,7 @@ static bool text_mime(const char *m, size_t n)
 			return true;
 	/* Structured syntax suffixes (RFC 6839): application/ld+json, atom+xml... */
 	return (n > 5 && !strncasecmp(m + n - 5, "+json", 5)) ||
-	       (n > 4 && !strncasecmp(m + n - 4, "+xml", 4));
+	        (n > 4 && !strncasecmp(m + n - 4, "+xml", 4));
 }
 
 /* The charset parameter of ct: utf-8, us-ascii or none pass. */
@@ -125,8 +133,10 @@ static bool text_charset(const char *ct)
  * lead byte and fewer continuation bytes than it announces. */
 static bool cut_at_end(const unsigned char *p, size_t n)
 {
-	size_t need = p[0] >= 0xC2 && p[0] <= 0xDF ? 2 : p[0] >= 0xE0 && p[0] <= 0xEF ? 3 :
-	              p[0] >= 0xF0 && p[0] <= 0xF4 ? 4 : 0;
+	size_t need = p[0] >= 0xC2 && p[0] <= 0xDF ? 2 :
+	        p[0] >= 0xE0 && p[0] <= 0xEF       ? 3 :
+	        p[0] >= 0xF0 && p[0] <= 0xF4       ? 4 :
+	                                             0;
 	if (!need || n >= need)
 		return false;
 	for (size_t i = 1; i < n; i++)

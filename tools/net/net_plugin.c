@@ -8,6 +8,8 @@
 /* Schemas are plain JSON stringized by the preprocessor. */
 #define JSON(...) #__VA_ARGS__
 
+/* The schemas are JSON, laid out as JSON. */
+/* clang-format off */
 static const struct tc_tool net_tools[] = {
 	{
 		.name = "http_fetch",
@@ -44,6 +46,7 @@ static const struct tc_tool net_tools[] = {
 		.execute = nf_http_fetch_exec,
 	},
 };
+/* clang-format on */
 
 const struct tc_plugin tc_net_plugin = {
 	.name = "net",

@@ -22,15 +22,15 @@
 #include "utf8.h"
 #include "util.h"
 
-#define SH_RENDER_DEFAULT 20000     /* code points, when the context gives none */
-#define SH_RENDER_CMDLINE 1000      /* bytes of the command line echoed */
+#define SH_RENDER_DEFAULT 20000 /* code points, when the context gives none */
+#define SH_RENDER_CMDLINE 1000  /* bytes of the command line echoed */
 
 /* ---- errors -------------------------------------------------------------- */
 
 /* An expected failure: canonical {"error": code, "message": text}, render
  * the text. Returns 1 (the nonzero of an expected failure). */
 static int fail(struct tc_output *out, const char *code, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+        __attribute__((format(printf, 3, 4)));
 static void to_buf(void *ctx, const char *s, size_t n)
 {
 	buf_add(ctx, s, n);
@@ -46,7 +46,8 @@ static int fail(struct tc_output *out, const char *code, const char *fmt, ...)
 	va_end(ap);
 	char *msg = rc == 0 ? buf_detach(&m) : NULL;
 	buf_release(&m);
-	out->canonical = json_pack("{s:s, s:s}", "error", code, "message", msg ? msg : "out of memory");
+	out->canonical =
+	        json_pack("{s:s, s:s}", "error", code, "message", msg ? msg : "out of memory");
 	out->render = msg ? msg : strdup("run_command failed: out of memory");
 	return 1;
 }
@@ -60,8 +61,10 @@ static char **argv_from(json_t *arr, struct tc_output *out)
 {
 	size_t n = json_array_size(arr), total = 0;
 	if (!json_is_array(arr) || n == 0 || n > SH_ARGV_MAX) {
-		fail(out, "bad_argv", "argv must be a list of 1 to %d strings, the program first, "
-		     "e.g. [\"ls\", \"-la\"].", SH_ARGV_MAX);
+		fail(out, "bad_argv",
+		     "argv must be a list of 1 to %d strings, the program first, "
+		     "e.g. [\"ls\", \"-la\"].",
+		     SH_ARGV_MAX);
 		return NULL;
 	}
 	char **argv = calloc(n + 1, sizeof *argv);
@@ -76,9 +79,11 @@ static char **argv_from(json_t *arr, struct tc_output *out)
 		total += len + 1;
 		if (!v || strlen(v) != len || len >= SH_ARG_MAX || total > SH_ARGV_TOTAL ||
 		    (i == 0 && len == 0)) {
-			fail(out, "bad_argv", "argv[%zu] is not usable: each element must be a string "
+			fail(out, "bad_argv",
+			     "argv[%zu] is not usable: each element must be a string "
 			     "without NUL bytes, under %u bytes (%u in all), and the program name must not "
-			     "be empty.", i, SH_ARG_MAX, SH_ARGV_TOTAL);
+			     "be empty.",
+			     i, SH_ARG_MAX, SH_ARGV_TOTAL);
 			free(argv);
 			return NULL;
 		}
@@ -94,8 +99,8 @@ static bool env_name_ok(const char *k)
 	if (!*k || (*k >= '0' && *k <= '9'))
 		return false;
 	for (; *k; k++)
-		if (!((*k >= 'A' && *k <= 'Z') || (*k >= 'a' && *k <= 'z') || (*k >= '0' && *k <= '9') ||
-		      *k == '_'))
+		if (!((*k >= 'A' && *k <= 'Z') || (*k >= 'a' && *k <= 'z') ||
+		      (*k >= '0' && *k <= '9') || *k == '_'))
 			return false;
 	return true;
 }
@@ -127,8 +132,11 @@ static int build_env(json_t *env, char ***envp, size_t *own_from, json_t **kept,
 		base++;
 	*own_from = base;
 	if (!json_is_object(env) || json_object_size(env) > SH_ENV_MAX)
-		return fail(out, "bad_env", "env must be an object of at most %d variables, e.g. "
-		            "{\"RUST_BACKTRACE\": \"1\"}.", SH_ENV_MAX), -1;
+		return fail(out, "bad_env",
+		            "env must be an object of at most %d variables, e.g. "
+		            "{\"RUST_BACKTRACE\": \"1\"}.",
+		            SH_ENV_MAX),
+		       -1;
 	char **v = calloc(base + json_object_size(env) + 1, sizeof *v);
 	*kept = json_array();
 	*dropped = json_array();
@@ -137,12 +145,16 @@ static int build_env(json_t *env, char ***envp, size_t *own_from, json_t **kept,
 	memcpy(v, environ, base * sizeof *v);
 	const char *k;
 	json_t *val;
-	json_object_foreach(env, k, val) {
+	json_object_foreach(env, k, val)
+	{
 		const char *s = json_string_value(val);
 		bytes += strlen(k) + json_string_length(val) + 2;
-		if (!s || strlen(s) != json_string_length(val) || !env_name_ok(k) || bytes > SH_ENV_BYTES) {
-			fail(out, "bad_env", "env[\"%.100s\"] is not usable: names are letters, digits and _ (not "
-			     "first a digit), values strings without NUL bytes, %u bytes in all.", k, SH_ENV_BYTES);
+		if (!s || strlen(s) != json_string_length(val) || !env_name_ok(k) ||
+		    bytes > SH_ENV_BYTES) {
+			fail(out, "bad_env",
+			     "env[\"%.100s\"] is not usable: names are letters, digits and _ (not "
+			     "first a digit), values strings without NUL bytes, %u bytes in all.",
+			     k, SH_ENV_BYTES);
 			goto fail;
 		}
 		if (in_environ(k)) {
@@ -222,7 +234,7 @@ static int open_cwd_walk(int dirfd, const char *cwd)
 static int open_beneath(int dirfd, const char *cwd)
 {
 	struct open_how how = { .flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
-	                        .resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS };
+		                .resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS };
 	long fd;
 	do
 		fd = syscall(SYS_openat2, dirfd, cwd, &how, sizeof how);
@@ -242,11 +254,14 @@ static int open_cwd(const struct tc_tool_ctx *ctx, const char *cwd, struct tc_ou
 	if (cwd[0] == '/' && path_below(ctx->workspace, cwd, strlen(cwd), &skip))
 		cwd = cwd[skip] ? cwd + skip : ".";
 	else if (cwd[0] == '/')
-		return fail(out, "outside_workspace", "cwd \"%s\" is outside the workspace (%s); give a "
-		            "directory inside it, relative (\"src\") or absolute (\"%s/src\").", cwd,
-		            ctx->workspace ? ctx->workspace : "?", ctx->workspace ? ctx->workspace : ""), -1;
+		return fail(out, "outside_workspace",
+		            "cwd \"%s\" is outside the workspace (%s); give a "
+		            "directory inside it, relative (\"src\") or absolute (\"%s/src\").",
+		            cwd, ctx->workspace ? ctx->workspace : "?",
+		            ctx->workspace ? ctx->workspace : ""),
+		       -1;
 	int fd, e;
-	if (!strcmp(cwd, ".")) {   /* the workspace itself: nothing to resolve */
+	if (!strcmp(cwd, ".")) { /* the workspace itself: nothing to resolve */
 		fd = fcntl(ctx->workspace_fd, F_DUPFD_CLOEXEC, 3);
 		e = errno;
 	} else {
@@ -258,18 +273,19 @@ static int open_cwd(const struct tc_tool_ctx *ctx, const char *cwd, struct tc_ou
 	switch (e) {
 	case EXDEV:
 	case ELOOP:
-		fail(out, "outside_workspace", "cwd \"%s\" leads outside the workspace (through "
-		     "\"..\" or a symlink); give a directory inside it, e.g. \".\".", cwd);
+		fail(out, "outside_workspace",
+		     "cwd \"%s\" leads outside the workspace (through "
+		     "\"..\" or a symlink); give a directory inside it, e.g. \".\".",
+		     cwd);
 		break;
 	case ENOENT:
-		fail(out, "not_found", "cwd \"%s\" does not exist in the workspace; list_dir shows "
-		     "what does.", cwd);
+		fail(out, "not_found",
+		     "cwd \"%s\" does not exist in the workspace; list_dir shows "
+		     "what does.",
+		     cwd);
 		break;
-	case ENOTDIR:
-		fail(out, "not_a_directory", "cwd \"%s\" is not a directory.", cwd);
-		break;
-	default:
-		fail(out, "cwd_error", "cannot use cwd \"%s\": %s.", cwd, strerror(e));
+	case ENOTDIR: fail(out, "not_a_directory", "cwd \"%s\" is not a directory.", cwd); break;
+	default: fail(out, "cwd_error", "cannot use cwd \"%s\": %s.", cwd, strerror(e));
 	}
 	return -1;
 }
@@ -309,7 +325,8 @@ static bool plain_word(const char *s)
 	if (!*s)
 		return false;
 	for (; *s; s++)
-		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./=:,+-@%", *s))
+		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./=:,+-@%",
+		            *s))
 			return false;
 	return true;
 }
@@ -325,10 +342,11 @@ static void render_cmdline(struct buf *b, char *const *argv)
 		bool plain = plain_word(argv[i]);
 		buf_adds(b, plain ? " " : " '");
 		for (const char *p = argv[i]; *p; p++) {
-			if (b->len - start >= SH_RENDER_CMDLINE && ((unsigned char)*p & 0xC0) != 0x80)
+			if (b->len - start >= SH_RENDER_CMDLINE &&
+			    ((unsigned char)*p & 0xC0) != 0x80)
 				break;
 			if ((unsigned char)*p < 0x20 || *p == 0x7f)
-				shown_add(to_buf, b, p, 1);   /* a newline must not end the line */
+				shown_add(to_buf, b, p, 1); /* a newline must not end the line */
 			else
 				buf_adds(b, *p == '\'' && !plain ? "'\\''" : (char[]){ *p, 0 });
 		}
@@ -377,8 +395,8 @@ static void add_clean(struct buf *b, const char *p, size_t n)
  * capture kept (sh_capture_raw); the capture's own gap (bytes not kept)
  * sits at c->head_len and is counted in the note, so the note and the
  * header's total agree. */
-static void render_stream(struct buf *b, const struct sh_capture *c, const char *raw,
-                          size_t len, size_t budget)
+static void render_stream(struct buf *b, const struct sh_capture *c, const char *raw, size_t len,
+                          size_t budget)
 {
 	bool gap = sh_capture_cut(c);
 	if (!gap && raw_chars(raw, len) <= budget) {
@@ -403,14 +421,19 @@ static void render_status(struct buf *b, const struct sh_result *r, uint32_t tim
                           uint32_t limit)
 {
 	if (r->timed_out && timeout_ms >= limit)
-		buf_printf(b, "timed out after %u ms, this tool's time limit (the most a command may run; "
-		           "the configuration sets it): the command and everything it started were "
-		           "killed. Make the task smaller (fewer tests, one build target) rather than "
-		           "asking for more time.\n", timeout_ms);
+		buf_printf(
+		        b,
+		        "timed out after %u ms, this tool's time limit (the most a command may run; "
+		        "the configuration sets it): the command and everything it started were "
+		        "killed. Make the task smaller (fewer tests, one build target) rather than "
+		        "asking for more time.\n",
+		        timeout_ms);
 	else if (r->timed_out)
-		buf_printf(b, "timed out after %u ms, the timeout_ms given: the command and everything it "
-		           "started were killed. Give a larger timeout_ms (at most %u) or a smaller task.\n",
-		           timeout_ms, limit);
+		buf_printf(
+		        b,
+		        "timed out after %u ms, the timeout_ms given: the command and everything it "
+		        "started were killed. Give a larger timeout_ms (at most %u) or a smaller task.\n",
+		        timeout_ms, limit);
 	else if (r->signal)
 		buf_printf(b, "killed by signal %d (%s)\n", r->signal, strsignal(r->signal));
 	else
@@ -422,15 +445,14 @@ struct render_opts {
 	const char *cwd;
 	uint32_t timeout_ms, limit;
 	bool capped, merged;
-	json_t *env_set, *env_ignored;   /* names, or NULL */
+	json_t *env_set, *env_ignored; /* names, or NULL */
 };
 
 static void render_names(struct buf *b, json_t *names)
 {
 	size_t i;
 	json_t *v;
-	json_array_foreach(names, i, v)
-		buf_printf(b, "%s%s", i ? ", " : "", json_string_value(v));
+	json_array_foreach(names, i, v) buf_printf(b, "%s%s", i ? ", " : "", json_string_value(v));
 }
 
 static char *render(char *const *argv, const struct sh_result *r, const char *o, size_t olen,
@@ -505,21 +527,25 @@ static int report(const struct tc_tool_ctx *ctx, char **argv, const struct sh_re
 	if (!o || !e) {
 		free(o);
 		free(e);
-		return fail(out, "no_memory", "run_command ran out of memory collecting the output.");
+		return fail(out, "no_memory",
+		            "run_command ran out of memory collecting the output.");
 	}
 	bool truncated = sh_capture_cut(&r->out) || sh_capture_cut(&r->err);
-	out->canonical = json_pack("{s:o, s:s, s:o, s:o, s:b, s:s%, s:s%, s:I, s:I, s:b, s:I, s:I}",
-		"argv", argv_json(argv), "cwd", cwd,
-		"exit_code", r->signal || r->timed_out ? json_null() : json_integer(r->exit_code),
-		"signal", r->signal ? json_integer(r->signal) : json_null(),
-		"timed_out", r->timed_out, "stdout", o, olen, "stderr", e, elen,
-		"stdout_bytes", (json_int_t)r->out.total, "stderr_bytes", (json_int_t)r->err.total,
-		"truncated", truncated, "timeout_ms", (json_int_t)timeout_ms,
-		"duration_ms", (json_int_t)r->duration_ms);
+	out->canonical =
+	        json_pack("{s:o, s:s, s:o, s:o, s:b, s:s%, s:s%, s:I, s:I, s:b, s:I, s:I}", "argv",
+	                  argv_json(argv), "cwd", cwd, "exit_code",
+	                  r->signal || r->timed_out ? json_null() : json_integer(r->exit_code),
+	                  "signal", r->signal ? json_integer(r->signal) : json_null(), "timed_out",
+	                  r->timed_out, "stdout", o, olen, "stderr", e, elen, "stdout_bytes",
+	                  (json_int_t)r->out.total, "stderr_bytes", (json_int_t)r->err.total,
+	                  "truncated", truncated, "timeout_ms", (json_int_t)timeout_ms,
+	                  "duration_ms", (json_int_t)r->duration_ms);
 	if (out->canonical && ro->merged) {
 		/* One stream: named for what it is, not as stdout. */
-		json_object_set(out->canonical, "output", json_object_get(out->canonical, "stdout"));
-		json_object_set(out->canonical, "output_bytes", json_object_get(out->canonical, "stdout_bytes"));
+		json_object_set(out->canonical, "output",
+		                json_object_get(out->canonical, "stdout"));
+		json_object_set(out->canonical, "output_bytes",
+		                json_object_get(out->canonical, "stdout_bytes"));
 		json_object_del(out->canonical, "stdout");
 		json_object_del(out->canonical, "stderr");
 		json_object_del(out->canonical, "stdout_bytes");
@@ -557,17 +583,23 @@ static int report_exec_error(char **argv, const struct sh_result *r, struct tc_o
 	int rc;
 	if (r->exec_errno == ENOENT && !strchr(prog, '/') && strpbrk(prog, " \t"))
 		/* A whole command line in argv[0], as a shell tool would take it. */
-		rc = fail(out, "command_not_found", "command not found: \"%s\". argv[0] is the "
-		          "program's name alone and there is no shell: give each argument as its own "
-		          "element, e.g. [\"ls\", \"-la\"] (for pipes or redirects, [\"sh\", \"-c\", "
-		          "\"ls -la | wc -l\"]).", prog);
+		rc = fail(
+		        out, "command_not_found",
+		        "command not found: \"%s\". argv[0] is the "
+		        "program's name alone and there is no shell: give each argument as its own "
+		        "element, e.g. [\"ls\", \"-la\"] (for pipes or redirects, [\"sh\", \"-c\", "
+		        "\"ls -la | wc -l\"]).",
+		        prog);
 	else if (r->exec_errno == ENOENT && !strchr(prog, '/'))
-		rc = fail(out, "command_not_found", "command not found: %s (not in PATH). Check the "
-		          "name, or give the program's path, e.g. \"./build.sh\".", prog);
+		rc = fail(out, "command_not_found",
+		          "command not found: %s (not in PATH). Check the "
+		          "name, or give the program's path, e.g. \"./build.sh\".",
+		          prog);
 	else if (r->exec_errno == ENOENT)
 		rc = fail(out, "command_not_found", "command not found: %s (no such file).", prog);
 	else
-		rc = fail(out, "cannot_execute", "cannot execute %s: %s.", prog, strerror(r->exec_errno));
+		rc = fail(out, "cannot_execute", "cannot execute %s: %s.", prog,
+		          strerror(r->exec_errno));
 	json_object_set_new(out->canonical, "argv", argv_json(argv));
 	json_object_set_new(out->canonical, "exit_code", json_integer(CHILD_EXIT_NOTFOUND));
 	return rc;
@@ -581,14 +613,15 @@ static int find_program(int cwd_fd, const char *prog)
 	if (strchr(prog, '/')) {
 		if (fstatat(cwd_fd, prog, &st, 0) < 0)
 			return errno == ENOENT || errno == ENOTDIR ? ENOENT : 0;
-		return S_ISREG(st.st_mode) && !faccessat(cwd_fd, prog, X_OK, AT_EACCESS) ? 0 : EACCES;
+		return S_ISREG(st.st_mode) && !faccessat(cwd_fd, prog, X_OK, AT_EACCESS) ? 0 :
+		                                                                           EACCES;
 	}
 	const char *path = getenv("PATH");
 	bool denied = false;
 	for (const char *p = path && *path ? path : "/usr/local/bin:/usr/bin:/bin"; *p;) {
 		size_t n = strcspn(p, ":");
 		if (!n || p[0] != '/')
-			return 0;   /* looked up from the cwd: let it try */
+			return 0; /* looked up from the cwd: let it try */
 		char full[4096];
 		if (snprintf(full, sizeof full, "%.*s/%s", (int)n, p, prog) < (int)sizeof full &&
 		    !stat(full, &st) && S_ISREG(st.st_mode)) {
@@ -659,7 +692,9 @@ int sh_run_command_check(const struct tc_tool_ctx *ctx, json_t *args, struct tc_
 		} else {
 			out->canonical = json_object();
 			out->render = strdup("the command can start");
-			rc = out->canonical && out->render ? 0 : fail(out, "no_memory", "out of memory.");
+			rc = out->canonical && out->render ?
+			        0 :
+			        fail(out, "no_memory", "out of memory.");
 		}
 	}
 	prepared_release(&pr);
@@ -675,18 +710,23 @@ int sh_run_command_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_o
 	}
 	json_t *jin = json_object_get(args, "stdin");
 	struct sh_command cmd = {
-		.argv = pr.argv, .cwd_fd = pr.cwd_fd,
-		.stdin_data = json_string_value(jin), .stdin_len = jin ? json_string_length(jin) : 0,
+		.argv = pr.argv,
+		.cwd_fd = pr.cwd_fd,
+		.stdin_data = json_string_value(jin),
+		.stdin_len = jin ? json_string_length(jin) : 0,
 		.timeout_ms = pick_timeout(ctx, json_object_get(args, "timeout_ms"), &pr.ro.capped,
 		                           &pr.ro.limit),
-		.envp = pr.envp, .merged = pr.ro.merged,
+		.envp = pr.envp,
+		.merged = pr.ro.merged,
 	};
 	pr.ro.timeout_ms = cmd.timeout_ms;
 	struct sh_result r;
 	int rc = sh_run(&cmd, &r);
 	if (rc < 0)
-		rc = fail(out, "spawn_failed", "could not start the command: %s. This is not caused "
-		          "by your arguments; try again.", strerror(-rc));
+		rc = fail(out, "spawn_failed",
+		          "could not start the command: %s. This is not caused "
+		          "by your arguments; try again.",
+		          strerror(-rc));
 	else if (r.exec_errno)
 		rc = report_exec_error(pr.argv, &r, out);
 	else

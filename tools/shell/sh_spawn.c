@@ -23,7 +23,7 @@
 #include "util.h"
 
 #ifndef SYS_pidfd_open
-#define SYS_pidfd_open 434           /* the same number on every architecture */
+#define SYS_pidfd_open 434 /* the same number on every architecture */
 #endif
 #ifndef CLOSE_RANGE_CLOEXEC
 #define CLOSE_RANGE_CLOEXEC (1U << 2)
@@ -62,7 +62,7 @@ void sh_capture_add(struct sh_capture *c, const char *p, size_t n)
 	c->head_len += h;
 	p += h;
 	n -= h;
-	if (n >= SH_KEEP_TAIL) {   /* the ring is overwritten whole */
+	if (n >= SH_KEEP_TAIL) { /* the ring is overwritten whole */
 		memcpy(c->tail, p + n - SH_KEEP_TAIL, SH_KEEP_TAIL);
 		c->tail_start = 0;
 		c->tail_len = SH_KEEP_TAIL;
@@ -74,8 +74,9 @@ void sh_capture_add(struct sh_capture *c, const char *p, size_t n)
 		if (k > n)
 			k = n;
 		memcpy(c->tail + end, p, k);
-		if (c->tail_len + k > SH_KEEP_TAIL) {   /* the oldest bytes were overwritten */
-			c->tail_start = (c->tail_start + c->tail_len + k - SH_KEEP_TAIL) % SH_KEEP_TAIL;
+		if (c->tail_len + k > SH_KEEP_TAIL) { /* the oldest bytes were overwritten */
+			c->tail_start =
+			        (c->tail_start + c->tail_len + k - SH_KEEP_TAIL) % SH_KEEP_TAIL;
 			c->tail_len = SH_KEEP_TAIL;
 		} else {
 			c->tail_len += k;
@@ -150,20 +151,21 @@ static void cloexec_from_3(void)
 	if (syscall(SYS_close_range, (unsigned)CHILD_FD_RESULT, ~0U, CLOSE_RANGE_CLOEXEC) == 0)
 		return;
 	struct rlimit rl;
-	int max = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < 65536 ? (int)rl.rlim_cur : 65536;
+	int max = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < 65536 ? (int)rl.rlim_cur :
+	                                                                      65536;
 	for (int fd = CHILD_FD_RESULT; fd < max; fd++)
 		fcntl(fd, F_SETFD, FD_CLOEXEC);
 }
 
 struct child_fds {
 	int in_r, out_w, err_w, report_w;
-	const struct sigaction *pipe_action;   /* SIGPIPE as it was before the tool */
+	const struct sigaction *pipe_action; /* SIGPIPE as it was before the tool */
 };
 
 /* In the forked command process: only async-signal-safe calls. Reports the
  * errno of a failed step on report_w (close-on-exec: EOF means exec worked). */
 static __attribute__((noreturn)) void child_exec(const struct sh_command *cmd,
-                                                  const struct child_fds *f)
+                                                 const struct child_fds *f)
 {
 	/* Own process group first, so a timeout can kill whatever it starts. */
 	setpgid(0, 0);
@@ -238,7 +240,7 @@ static void feed(struct loop *l, const struct sh_command *cmd)
 			continue;
 		if (n < 0 && errno == EAGAIN)
 			return;
-		break;   /* EPIPE: the command closed its stdin; the rest is dropped */
+		break; /* EPIPE: the command closed its stdin; the rest is dropped */
 	}
 	close_fd(&l->in_w);
 }
@@ -255,8 +257,8 @@ static bool exited(pid_t pid)
  * deadline. Once it exits, whatever it left running in its group is
  * killed, and the pipes are read for at most SH_DRAIN_MS more (a process
  * that left the group with setsid could hold them open). */
-static void wait_loop(pid_t pid, const struct sh_command *cmd, struct loop *l,
-                      struct sh_result *r, uint64_t start)
+static void wait_loop(pid_t pid, const struct sh_command *cmd, struct loop *l, struct sh_result *r,
+                      uint64_t start)
 {
 	uint64_t deadline = start + cmd->timeout_ms, drain_until = 0;
 	bool done = false;
@@ -269,7 +271,8 @@ static void wait_loop(pid_t pid, const struct sh_command *cmd, struct loop *l,
 		}
 		if (done && l->out_r < 0 && l->err_r < 0)
 			return;
-		uint64_t now = (uint64_t)io_now_ms(), until = done && drain_until < deadline ? drain_until : deadline;
+		uint64_t now = (uint64_t)io_now_ms(),
+		         until = done && drain_until < deadline ? drain_until : deadline;
 		if (now >= until) {
 			if (!done) {
 				r->timed_out = true;
@@ -279,8 +282,10 @@ static void wait_loop(pid_t pid, const struct sh_command *cmd, struct loop *l,
 			return;
 		}
 		struct pollfd p[4] = {
-			{ .fd = l->out_r, .events = POLLIN }, { .fd = l->err_r, .events = POLLIN },
-			{ .fd = l->in_w, .events = POLLOUT }, { .fd = done ? -1 : l->pidfd, .events = POLLIN },
+			{ .fd = l->out_r, .events = POLLIN },
+			{ .fd = l->err_r, .events = POLLIN },
+			{ .fd = l->in_w, .events = POLLOUT },
+			{ .fd = done ? -1 : l->pidfd, .events = POLLIN },
 		};
 		/* Without a pidfd (Linux < 5.3) the exit is noticed by ticking. */
 		uint64_t wait = until - now;
@@ -334,8 +339,7 @@ static int make_pipes(int p[4][2])
 	return 0;
 }
 
-static int spawn(const struct sh_command *cmd, int p[4][2], struct sh_result *r,
-                 struct loop *l)
+static int spawn(const struct sh_command *cmd, int p[4][2], struct sh_result *r, struct loop *l)
 {
 	/* A command that closes its stdin early must not kill the tool with
 	 * SIGPIPE; the command itself gets the disposition back. */
@@ -351,15 +355,17 @@ static int spawn(const struct sh_command *cmd, int p[4][2], struct sh_result *r,
 	}
 	if (pid == 0)
 		child_exec(cmd, &f);
-	setpgid(pid, pid);   /* also here: no window where a kill misses the group */
+	setpgid(pid, pid); /* also here: no window where a kill misses the group */
 	for (int i = 0; i < 4; i++)
 		close_fd(i == 0 ? &p[i][0] : &p[i][1]);
 	r->exec_errno = read_report(p[3][0]);
-	*l = (struct loop){ .out_r = p[1][0], .err_r = p[2][0], .in_w = p[0][1],
-	                    .pidfd = (int)syscall(SYS_pidfd_open, pid, 0) };
+	*l = (struct loop){ .out_r = p[1][0],
+		            .err_r = p[2][0],
+		            .in_w = p[0][1],
+		            .pidfd = (int)syscall(SYS_pidfd_open, pid, 0) };
 	p[1][0] = p[2][0] = p[0][1] = -1;
 	if (cmd->merged)
-		close_fd(&l->err_r);   /* nothing writes it: its write end was not passed on */
+		close_fd(&l->err_r); /* nothing writes it: its write end was not passed on */
 	if (!cmd->stdin_len || r->exec_errno)
 		close_fd(&l->in_w);
 	wait_loop(pid, cmd, l, r, start);

@@ -19,16 +19,16 @@
 
 #include "toolcage.h"
 
-#define SH_KEEP_HEAD (128u << 10)    /* first bytes kept of each stream */
-#define SH_KEEP_TAIL (128u << 10)    /* last bytes kept of each stream */
-#define SH_ARGV_MAX 4096             /* argv elements */
-#define SH_ARG_MAX (128u << 10)      /* bytes in one element (MAX_ARG_STRLEN) */
-#define SH_ARGV_TOTAL (1u << 20)     /* bytes in all of argv */
-#define SH_STDIN_MAX (4u << 20)      /* bytes of stdin */
-#define SH_TIMEOUT_DEFAULT 30000u    /* ms, when the context gives no deadline */
-#define SH_DRAIN_MS 500              /* output read after the command exits */
-#define SH_ENV_MAX 64                /* variables the model may set */
-#define SH_ENV_BYTES (64u << 10)     /* bytes of them in all */
+#define SH_KEEP_HEAD       (128u << 10) /* first bytes kept of each stream */
+#define SH_KEEP_TAIL       (128u << 10) /* last bytes kept of each stream */
+#define SH_ARGV_MAX        4096         /* argv elements */
+#define SH_ARG_MAX         (128u << 10) /* bytes in one element (MAX_ARG_STRLEN) */
+#define SH_ARGV_TOTAL      (1u << 20)   /* bytes in all of argv */
+#define SH_STDIN_MAX       (4u << 20)   /* bytes of stdin */
+#define SH_TIMEOUT_DEFAULT 30000u       /* ms, when the context gives no deadline */
+#define SH_DRAIN_MS        500          /* output read after the command exits */
+#define SH_ENV_MAX         64           /* variables the model may set */
+#define SH_ENV_BYTES       (64u << 10)  /* bytes of them in all */
 
 /* One output stream, bounded: the first SH_KEEP_HEAD bytes, and a ring of
  * the last SH_KEEP_TAIL bytes after those. total counts every byte. Both
@@ -42,7 +42,7 @@ struct sh_capture {
 	uint64_t total;
 };
 
-int sh_capture_init(struct sh_capture *c);      /* 0, or -1 out of memory */
+int sh_capture_init(struct sh_capture *c); /* 0, or -1 out of memory */
 void sh_capture_release(struct sh_capture *c);
 void sh_capture_add(struct sh_capture *c, const char *p, size_t n);
 /* Whether bytes were left out between head and tail. */
@@ -65,15 +65,15 @@ struct sh_command {
 	const char *stdin_data;
 	size_t stdin_len;
 	uint32_t timeout_ms;
-	char *const *envp;           /* the command's environment; NULL: the tool's own */
-	bool merged;                 /* stderr into the stdout pipe: one stream, in order */
+	char *const *envp; /* the command's environment; NULL: the tool's own */
+	bool merged;       /* stderr into the stdout pipe: one stream, in order */
 };
 
 /* How it ended. exec_errno != 0: the program could not be started
  * (exit_code is then 127, as a shell reports it). */
 struct sh_result {
-	int exit_code;               /* -1 when killed by a signal */
-	int signal;                  /* 0 when it exited */
+	int exit_code; /* -1 when killed by a signal */
+	int signal;    /* 0 when it exited */
 	bool timed_out;
 	int exec_errno;
 	uint64_t duration_ms;

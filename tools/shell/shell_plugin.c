@@ -10,6 +10,8 @@
 /* Where the command runs: a path in the workspace, for policy rules. */
 static const char *const cwd_arg[] = { "/cwd", NULL };
 
+/* The schemas are JSON, laid out as JSON. */
+/* clang-format off */
 static const struct tc_tool shell_tools[] = {
 	{
 		.name = "run_command",
@@ -55,6 +57,7 @@ static const struct tc_tool shell_tools[] = {
 		.command_arg = "/argv",
 	},
 };
+/* clang-format on */
 
 const struct tc_plugin tc_shell_plugin = {
 	.name = "shell",
