@@ -411,7 +411,12 @@ fuzz:
 	done
 
 # ---- static analysis (docs/lint.md) -----------------------------------------
-#   make lint       cppcheck + clang-tidy, both must be clean (mk/lint.sh)
-.PHONY: lint
+#   make lint       clang-format, cppcheck, clang-tidy: all must be clean (mk/lint.sh)
+#   make format     lays the C files out as .clang-format says
+.PHONY: lint format
 lint:
 	$(Q)sh mk/lint.sh
+
+# Lay every C file out as .clang-format says (make lint checks it).
+format:
+	$(Q)git ls-files '*.c' '*.h' | xargs $${CLANG_FORMAT:-clang-format} -i

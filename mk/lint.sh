@@ -9,15 +9,26 @@
 set -u
 CPPCHECK=${CPPCHECK:-cppcheck}
 CLANG_TIDY=${CLANG_TIDY:-clang-tidy}
+CLANG_FORMAT=${CLANG_FORMAT:-clang-format}
 LINT_JOBS=${LINT_JOBS:-$(nproc 2>/dev/null || echo 2)}
 files=${LINT_FILES:-$(ls lib/*.c jsonschema/*.c sandbox/*.c supervisor/*.c supervisor/*/*.c tools/*.c tools/*/*.c 2>/dev/null)}
 # Every folder's headers (the build gives each folder fewer: make check-deps).
 incs="-I. -Iinclude -Ilib -Ijsonschema -Isandbox -Itools -Isupervisor -Isupervisor/net -Isupervisor/policy -Isupervisor/registry -Isupervisor/mcp -Isupervisor/cli"
 status=0
 
-for prog in "$CPPCHECK" "$CLANG_TIDY" python3; do
+for prog in "$CPPCHECK" "$CLANG_TIDY" "$CLANG_FORMAT" python3; do
 	command -v "$prog" >/dev/null 2>&1 || { echo "lint: $prog is not installed"; exit 2; }
 done
+
+# clang-format: every C file of the tree, tests included, in the layout of
+# .clang-format (`make format` applies it). First, as it is the cheapest.
+all_c=${LINT_FILES:-$(git ls-files '*.c' '*.h' 2>/dev/null || find lib jsonschema sandbox supervisor tools tests include mk -name '*.[ch]')}
+echo "== clang-format ($(echo "$all_c" | wc -w) files)"
+# shellcheck disable=SC2086
+if ! "$CLANG_FORMAT" --dry-run -Werror $all_c; then
+	echo "lint: files not in the house layout (above): run make format"
+	status=1
+fi
 
 # cppcheck: warnings, performance and portability (not style: -Wall
 # -Wextra and clang-tidy cover it with fewer false positives). One
