@@ -42,8 +42,7 @@ static int meta_check(json_t *doc, enum schema_draft draft, struct tc_error *err
 	if (rc == 1)
 		return 0;
 	char *text = schema_result_text(&res);
-	tc_error_set(err, rc < 0 ? TC_E_INVALID : TC_E_INVALID,
-	             res.count ? res.diags[0].pointer : "",
+	tc_error_set(err, TC_E_INVALID, res.count ? res.diags[0].pointer : "",
 	             "not a valid %s schema (checked against its metaschema): %s",
 	             draft == SCHEMA_DRAFT_07 ? "draft-07" : "2020-12",
 	             text ? text : "out of memory");
