@@ -1,0 +1,256 @@
+#!/bin/sh
+# egress_hostile.sh — a program under the network profile that speaks to
+# toolcage's listeners in bad faith: proxy requests and CONNECT targets
+# written so that two parsers would read two hosts (userinfo, a
+# backslash, a fragment, a NUL, a second Host header), address literals
+# and loopback names given to SOCKS5, a Host header on port 80 that is
+# not the host the DNS answer stood for, DNS questions that would carry
+# data out (two questions in one packet, class CHAOS, a PTR, a name under
+# an allowed wildcard that nothing connects to), and UDP, raw, packet and
+# netlink sockets. Each case is judged inside by the answer the client
+# gets and outside by the world's own logs: the web server saw only
+# example.test, the DNS server only the names toolcage had to look up.
+#
+# The world (root only: it makes network namespaces): a DNS server on
+# this namespace's 127.0.0.1:53 that /etc/resolv.conf names, and a web
+# server at 198.51.100.7 behind a veth pair (tests/data/net/egress_world.py).
+# Exit 0 pass, 77 skip (with the reason), anything else fail.
+set -u
+TC=${TOOLCAGE:?}
+top=$(pwd)
+[ "$(id -u)" = 0 ] || { echo "skip: needs root to make the test's network namespaces"; exit 77; }
+for c in ip unshare nsenter python3; do
+	command -v $c >/dev/null 2>&1 || { echo "skip: $c is needed"; exit 77; }
+done
+if [ -z "${EGRESS_HOSTILE_INSIDE:-}" ]; then
+	EGRESS_HOSTILE_INSIDE=1 exec unshare --net --mount --propagation private sh "$0" "$@"
+fi
+tmp=$(mktemp -d)
+pids=
+cleanup() { for p in $pids; do kill "$p" 2>/dev/null; done; wait 2>/dev/null; rm -rf "$tmp"; }
+trap cleanup EXIT
+trap 'exit 1' INT TERM HUP
+fails=0
+ok() { echo "ok   $*"; }
+bad() { echo "FAIL $*"; fails=$((fails + 1)); }
+
+ip link set lo up
+printf 'nameserver 127.0.0.1\noptions timeout:1 attempts:1\n' > "$tmp/resolv.conf"
+mount --bind "$tmp/resolv.conf" /etc/resolv.conf
+unshare --net sleep 3600 &
+world=$!
+pids="$pids $world"
+i=0
+while [ "$(readlink /proc/$world/ns/net)" = "$(readlink /proc/self/ns/net)" ] && [ $i -lt 100 ]; do
+	sleep 0.02; i=$((i + 1)); done
+ip link add vh type veth peer name vw netns "$world"
+ip addr add 198.51.100.1/24 dev vh
+ip link set vh up
+W="nsenter -t $world -n"
+$W ip link set lo up
+$W ip addr add 198.51.100.7/24 dev vw
+$W ip link set vw up
+cat > "$tmp/dns.map" <<EOF
+example.test A 198.51.100.7
+other.test A 198.51.100.7
+loop.test A 127.0.0.1
+meta.test A 169.254.169.254
+EOF
+mkdir -p "$tmp/root" "$tmp/tls" "$tmp/ws"
+echo "hello" > "$tmp/root/hello"
+start() {   # NAME CMD...: a server, waited for until it says "ready"
+	name=$1; shift
+	"$@" > "$tmp/$name.out" 2> "$tmp/$name.err" &
+	pids="$pids $!"
+	i=0
+	while ! grep -q ready "$tmp/$name.out" 2>/dev/null && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+	grep -q ready "$tmp/$name.out" || { cat "$tmp/$name.err"; echo "$name did not start"; exit 1; }
+}
+# The web server wants a certificate for its TLS ports; none is used here.
+command -v openssl >/dev/null 2>&1 || { echo "skip: openssl is needed"; exit 77; }
+openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=example.test" \
+	-keyout "$tmp/tls/server.key" -out "$tmp/tls/server.pem" 2>/dev/null ||
+	{ echo "openssl could not make a certificate"; exit 1; }
+start dns python3 "$top/tests/data/net/egress_world.py" dns "$tmp/dns.map" "$tmp/dns.log"
+start web $W python3 "$top/tests/data/net/egress_world.py" web "$tmp/root" "$tmp/tls" "$tmp/web.log"
+touch "$tmp/dns.log" "$tmp/web.log"
+# UDP sinks, one in the world and one on the "host" side, logging what
+# reaches them: nothing may.
+sink='import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind((sys.argv[1], int(sys.argv[2])))
+print("ready", flush=True)
+while True:
+    d, a = s.recvfrom(512)
+    open(sys.argv[3], "a").write("%s %r\n" % (a[0], d))'
+start udpw $W python3 -c "$sink" 198.51.100.7 9999 "$tmp/udp.log"
+start udph python3 -c "$sink" 198.51.100.1 123 "$tmp/udp.log"
+touch "$tmp/udp.log"
+# The sinks hear what reaches them (else their silence would prove nothing).
+python3 -c 'import socket; socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b"probe", ("198.51.100.7", 9999))'
+i=0
+while [ ! -s "$tmp/udp.log" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+[ -s "$tmp/udp.log" ] || { echo "the UDP sink heard nothing from outside the sandbox"; exit 1; }
+: > "$tmp/udp.log"
+
+cat > "$tmp/ws/hostile.py" <<'EOF'
+import socket, struct, sys
+
+fails = 0
+def judge(what, got, want):
+    global fails
+    good = got.startswith(want)
+    if not good:
+        fails += 1
+    print("%s %s: %r" % ("ok  " if good else "FAIL", what, got[:90]))
+
+def tcp(host, port, data):
+    try:
+        s = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
+        s.settimeout(5)
+        s.connect((host, port))
+        s.sendall(data)
+        out = b""
+        while len(out) < 512:
+            b = s.recv(512)
+            if not b:
+                break
+            out += b
+        return out.decode("latin-1")
+    except OSError as e:
+        return "error %s" % e
+
+R400, R403 = "HTTP/1.1 400", "HTTP/1.1 403"
+def proxy_get(url, host="example.test"):
+    return tcp("127.0.0.1", 3128, ("GET %s HTTP/1.1\r\nHost: %s\r\n\r\n" % (url, host)).encode("latin-1"))
+
+# The HTTP proxy, absolute form: one host or none.
+for url, want in [("http://example.test@other.test/x", R400),
+                  ("http://other.test\\@example.test/x", R400),
+                  ("http://other.test#@example.test/x", R400),
+                  ("http://example.test%00.other.test/x", R400),
+                  ("http://example.test:8080/x", R403),
+                  ("http://loop.test/x", R403), ("http://meta.test/x", R403),
+                  ("http://0.0.0.0/x", R403), ("http://0/x", R403),
+                  ("http://2130706433/x", R403), ("http://[::1]/x", R403),
+                  ("http://127.0.0.1:3128/x", R403),
+                  ("http://EXAMPLE.TEST./hello", "HTTP/1.1 200")]:
+    judge("proxy GET " + url, proxy_get(url), want)
+# CONNECT targets.
+for target, want in [("example.test:443@other.test:443", R400),
+                     ("other.test:443#example.test", R400),
+                     ("example.test:443\x00.other.test", R400),
+                     ("example.test", R400), ("example.test:8080", R403),
+                     ("198.51.100.7:443", R403), ("[::ffff:198.51.100.7]:443", R403),
+                     ("loop.test:443", R403), ("localhost:443", R403),
+                     ("127.0.0.1:1080", R403)]:
+    judge("CONNECT %r" % target,
+          tcp("127.0.0.1", 3128, ("CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n" % (target, target)).encode("latin-1")),
+          want)
+
+# SOCKS5: reply code 2 (not allowed) or 1 (malformed), never 0.
+def socks(atyp, addr, port):
+    try:
+        s = socket.create_connection(("127.0.0.1", 1080), timeout=5)
+        s.sendall(b"\x05\x01\x00")
+        s.recv(2)
+        s.sendall(b"\x05\x01\x00" + bytes([atyp]) + addr + struct.pack("!H", port))
+        r = s.recv(10)
+        return "reply %d" % r[1] if len(r) > 1 else "closed"
+    except OSError as e:
+        return "error %s" % e
+for name, atyp, addr in [("127.0.0.1", 1, socket.inet_aton("127.0.0.1")),
+                         ("198.51.100.7", 1, socket.inet_aton("198.51.100.7")),
+                         ("::1", 4, socket.inet_pton(socket.AF_INET6, "::1")),
+                         ("::ffff:198.51.100.7", 4, socket.inet_pton(socket.AF_INET6, "::ffff:198.51.100.7"))]:
+    judge("SOCKS5 address " + name, socks(atyp, addr, 80), "reply 2")
+for name in [b"localhost", b"127.0.0.1", b"0x7f.1", b"[::1]", b"loop.test", b"meta.test"]:
+    judge("SOCKS5 name %r" % name, socks(3, bytes([len(name)]) + name, 80), "reply 2")
+for name in [b"example.test\x00.other.test", b""]:
+    judge("SOCKS5 name %r" % name, socks(3, bytes([len(name)]) + name, 80), "reply 1")
+judge("SOCKS5 an allowed name on another port", socks(3, b"\x0cexample.test", 8080), "reply 2")
+
+# Port 80: the Host header decides, and must agree with the DNS answer.
+ip = socket.gethostbyname("example.test")
+def get80(addr, head):
+    return tcp(addr, 80, ("GET /hello HTTP/1.1\r\n%s\r\nConnection: close\r\n\r\n" % head).encode("latin-1"))
+for addr, head, want in [(ip, "Host: other.test", R403),
+                         (ip, "Host: example.test\r\nHost: other.test", R400),
+                         (ip, "Host: example.test@other.test", R400),
+                         (ip, "Host: ", R400), (ip, "X-No-Host: 1", R400),
+                         ("127.0.0.1", "Host: loop.test", R403),
+                         ("127.0.0.1", "Host: 169.254.169.254", R403),
+                         ("127.0.0.1", "Host: 198.51.100.1", R403),
+                         ("::1", "Host: meta.test", R403)]:
+    judge("port 80 at %s, %r" % (addr, head), get80(addr, head), want)
+judge("port 80, an absolute URI naming another host",
+      tcp(ip, 80, b"GET http://other.test/x HTTP/1.1\r\nHost: example.test\r\n\r\n"), R400)
+
+# DNS: nothing that is not an A or AAAA answer for an allowed name leaves.
+def dns(names, qtype=1, qclass=1, server="127.0.0.1"):
+    q = struct.pack("!HHHHHH", 7, 0x100, len(names), 0, 0, 0)
+    for n in names:
+        q += b"".join(bytes([len(l)]) + l for l in n.split(b".")) + b"\0" + struct.pack("!HH", qtype, qclass)
+    u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    u.settimeout(3)
+    u.sendto(q, (server, 53))
+    try:
+        a = u.recv(512)
+        return "rcode %d answers %d" % (a[3] & 15, struct.unpack("!H", a[6:8])[0])
+    except OSError as e:
+        return "error %s" % e
+judge("DNS, two questions in one packet", dns([b"example.test", b"twoq-leak.other.test"]), "rcode")
+judge("DNS, class CHAOS", dns([b"chaos-leak.example.test"], 16, 3), "rcode")
+judge("DNS, a PTR question", dns([b"7.100.51.198.in-addr.arpa"], 12), "rcode 3")
+judge("DNS, an unlisted name to another resolver", dns([b"resolver-leak.other.test"], 1, 1, "198.51.100.1"), "rcode 3")
+judge("DNS, a name under an allowed wildcard", dns([b"wild-leak.example.test"]), "rcode 0")
+
+# Sockets that would go around the listeners.
+for fam, ty, proto, what in [(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP, "raw ICMP"),
+                             (socket.AF_INET6, socket.SOCK_RAW, 58, "raw ICMPv6"),
+                             (socket.AF_INET, socket.SOCK_DGRAM, socket.IPPROTO_ICMP, "ping"),
+                             (socket.AF_PACKET, socket.SOCK_RAW, 0, "packet"),
+                             (socket.AF_NETLINK, socket.SOCK_RAW, 0, "netlink"),
+                             (socket.AF_UNIX, socket.SOCK_STREAM, 0, "unix")]:
+    try:
+        socket.socket(fam, ty, proto).close()
+        judge(what + " socket", "opened", "refused")
+    except OSError as e:
+        judge(what + " socket", "refused (%s)" % e, "refused")
+u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+u.settimeout(1)
+for dst in [("198.51.100.7", 9999), ("198.51.100.1", 123)]:
+    try:
+        u.sendto(b"udp-leak", dst)
+        judge("UDP to %s:%d" % dst, "answered %r" % u.recv(64), "no answer")
+    except OSError as e:
+        judge("UDP to %s:%d" % dst, "no answer (%s)" % e, "no answer")
+sys.exit(1 if fails else 0)
+EOF
+
+"$TC" exec --profile network --workspace "$tmp/ws" --timeout-ms 120000 \
+	--allow-domain example.test --allow-domain '*.example.test' \
+	-- /usr/bin/python3 hostile.py > "$tmp/out" 2> "$tmp/err"
+rc=$?
+cat "$tmp/out"
+[ $rc -eq 0 ] && ok "every hostile request was refused or held to its one host (inside)" ||
+	{ bad "inside: exit $rc"; sed 's/^/     /' "$tmp/err" | head -20; }
+
+# From outside: the web server saw example.test only, and the DNS server
+# only example.test's own questions.
+others=$(awk '{ h = tolower($2); sub(/:[0-9]+$/, "", h); sub(/\.$/, "", h)
+	if (h != "example.test") print }' "$tmp/web.log")
+if [ -n "$others" ]; then
+	bad "the web server saw another host:"; echo "$others" | sed 's/^/     web: /'
+else ok "the web server saw no other host ($(wc -l < "$tmp/web.log") requests, all example.test)"; fi
+if grep -qv "^example\.test \(A\|AAAA\)$" "$tmp/dns.log"; then
+	bad "a question left for a name toolcage did not need:"; sed 's/^/     dns: /' "$tmp/dns.log"
+else ok "the DNS server saw only example.test ($(wc -l < "$tmp/dns.log") questions)"; fi
+if [ -s "$tmp/udp.log" ]; then
+	bad "a datagram left:"; sed 's/^/     udp: /' "$tmp/udp.log"
+else ok "no datagram reached the UDP sinks"; fi
+[ -s "$tmp/web.log" ] || bad "the allowed request never reached the web server (the test saw nothing)"
+[ -s "$tmp/dns.log" ] || bad "the allowed name was never looked up (the DNS log proves nothing)"
+
+[ $fails -eq 0 ] || { echo "$fails failures"; exit 1; }
+echo "all hostile egress cases held"
