@@ -266,8 +266,8 @@ static void confine_walls(const struct sbx_jail *j, struct sbx_confinement *out)
 	else if (j->no_ns)
 		alternative(WALL("metadata", "seccomp"),
 		            "no mount namespace here to make the "
-		            "host's mounts read-only: chmod, chown, utimes and xattr changes are "
-		            "refused by seccomp, in the writable paths too");
+		            "host's mounts read-only: chmod, chown, utimes, xattr and inode flag "
+		            "changes are refused by seccomp, in the writable paths too");
 	else
 		report_drop(WALL("metadata", NULL),
 		            "no mount namespace (optional in the "

@@ -10,6 +10,8 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <linux/fs.h>
+#include <linux/fsverity.h>
 #include <linux/sched.h>
 #include <seccomp.h>
 #include <stdio.h>
@@ -177,6 +179,33 @@ static int add(scmp_filter_ctx ctx, uint32_t action, int nr, unsigned n,
 	/* -EACCES: the action is the filter's default (a "default: errno"
 	 * profile), so the rule is already in force. */
 	return rc == -EEXIST || rc == -EACCES ? 0 : rc;
+}
+
+/* Without a mount namespace no read-only mount stands between a tool and
+ * the metadata of the files its uid owns, and Landlock governs opening,
+ * not ioctl on an open file: from a read-only descriptor, chattr's inode
+ * flags, xfs's extended attributes (project id included), the generation,
+ * fs-verity (which freezes a file for good) and an encryption policy could
+ * be set, and extents deduplicated into a file it may only read. Refused
+ * by command (the low 32 bits, as the kernel compares them). */
+static int add_inode_ioctl_rules(scmp_filter_ctx ctx)
+{
+	static const unsigned long cmds[] = {
+		FS_IOC_SETFLAGS,
+		FS_IOC32_SETFLAGS,
+		FS_IOC_FSSETXATTR,
+		FS_IOC_SETVERSION,
+		FS_IOC32_SETVERSION,
+		FS_IOC_ENABLE_VERITY,
+		FS_IOC_SET_ENCRYPTION_POLICY,
+		FIDEDUPERANGE,
+	};
+	int rc = 0;
+	for (size_t i = 0; i < sizeof cmds / sizeof cmds[0] && !rc; i++) {
+		struct scmp_arg_cmp c = SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffUL, cmds[i]);
+		rc = add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(ioctl), 1, &c);
+	}
+	return rc;
 }
 
 /* A setuid or setgid file made in the workspace outlives the call: run on
@@ -421,6 +450,8 @@ static int add_base_rules(scmp_filter_ctx ctx, const struct sbx_spec *spec)
 		rc = add_bind_listen_rules(ctx, spec->socket_families);
 	if (!rc && !host_read_only(spec))
 		rc = add_setid_rules(ctx);
+	if (!rc && (!(spec->namespaces & SBX_NS_MOUNT) || (spec->optional & SBX_REQ_NS_MOUNT)))
+		rc = add_inode_ioctl_rules(ctx);
 	return rc;
 }
 
