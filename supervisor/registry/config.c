@@ -502,13 +502,19 @@ const char *const config_protected_defaults[] = {
 	".exrc",
 	".nvim.lua",
 	".mise.toml",
+	/* git takes a directory holding HEAD, objects/ and refs/ for a (bare)
+	 * repository and obeys its "config" (core.fsmonitor runs on git
+	 * status): without a HEAD there is none. */
+	"HEAD",
 	/* At any depth: a nested repository's config and hooks (vendor/x/.git),
-	 * direnv's file in any directory one enters, editors' workspace files. */
+	 * a bare repository's HEAD in any directory one runs git in, direnv's
+	 * file in any directory one enters, editors' workspace files. */
 	"**/.git/config",
 	"**/.git/config.worktree",
 	"**/.git/hooks",
 	"**/.git/modules",
 	"**/.git/worktrees",
+	"**/HEAD",
 	"**/.envrc",
 	"**/*.code-workspace",
 	NULL,

@@ -96,6 +96,9 @@ static void test_config_protected_paths(void **state)
 	assert_true(has_protected(cfg, "**/.git/hooks"));
 	assert_true(has_protected(cfg, "**/.git/config"));
 	assert_true(has_protected(cfg, "**/*.code-workspace"));
+	/* a bare repository's HEAD, at the root (held) and at any depth */
+	assert_true(has_protected(cfg, "HEAD"));
+	assert_true(has_protected(cfg, "**/HEAD"));
 	config_release(cfg);
 	cfg = parse("{\"protected_paths\": {\"add\": [\"**/secrets/*.env\"], "
 	            "\"remove\": [\"**/.envrc\"]}}",
