@@ -506,6 +506,14 @@ const char *const config_protected_defaults[] = {
 	 * repository and obeys its "config" (core.fsmonitor runs on git
 	 * status): without a HEAD there is none. */
 	"HEAD",
+	/* Hooks that live in the worktree: core.hooksPath set to a directory
+	 * of it (husky's .husky, the .githooks convention), and the hook
+	 * managers whose worktree file says what the installed hook runs. */
+	".husky",
+	".githooks",
+	".pre-commit-config.yaml",
+	"lefthook.yml",
+	".lefthook.yml",
 	/* At any depth: a nested repository's config and hooks (vendor/x/.git),
 	 * a bare repository's HEAD in any directory one runs git in, direnv's
 	 * file in any directory one enters, editors' workspace files. */
