@@ -484,6 +484,7 @@ const char *const config_protected_defaults[] = {
 	CONFIG_DEFAULT_NAME,
 	".git/config",
 	".git/config.worktree",
+	".git/commondir",
 	".git/hooks",
 	".git/modules",
 	".git/worktrees",
@@ -519,6 +520,7 @@ const char *const config_protected_defaults[] = {
 	 * file in any directory one enters, editors' workspace files. */
 	"**/.git/config",
 	"**/.git/config.worktree",
+	"**/.git/commondir",
 	"**/.git/hooks",
 	"**/.git/modules",
 	"**/.git/worktrees",

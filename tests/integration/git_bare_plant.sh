@@ -9,7 +9,9 @@
 # would run the model's command. Here each way of planting it is tried
 # through the pipeline (write_file, apply_patch, move_path, run_command),
 # and then git is run in each place as the owner would, from outside: the
-# command must never run. Exit 0 pass, 77 skip (the reason), 1 fail.
+# command must never run. The same for the repository's own .git pointed
+# at such a directory by .git/commondir, whose config git then reads
+# instead of .git/config. Exit 0 pass, 77 skip (the reason), 1 fail.
 set -u
 TC=${TOOLCAGE:?}
 command -v git >/dev/null 2>&1 || { echo "skip: git is needed"; exit 77; }
@@ -94,6 +96,27 @@ call run_command "{\"argv\": [\"sh\", \"-c\", $(json "mkdir -p objects refs/head
 owner_git "$ws" && ok "git status at the root after run_command: nothing ran" ||
 	bad "git status at the root ran the tool's fsmonitor"
 reset
+
+# The repository's own .git pointed elsewhere: .git/commondir names the
+# directory whose config git then reads instead of .git/config.
+(cd "$tmp/repo" && git status >/dev/null 2>&1)
+for via in write_file run_command; do
+	call write_file '{"path": "evil/objects/keep", "content": "", "create_dirs": true}'
+	call write_file '{"path": "evil/refs/heads/keep", "content": "", "create_dirs": true}'
+	call write_file "{\"path\": \"evil/config\", \"content\": $(json "$CONFIG")}"
+	if [ $via = write_file ]; then
+		(cd "$tmp/repo" && "$TC" call --json --config "$tmp/etc/c.json" write_file \
+			'{"path": ".git/commondir", "content": "../pkg/evil\n"}') > "$tmp/out" 2>&1
+	else
+		(cd "$tmp/repo" && "$TC" call --json --config "$tmp/etc/c.json" run_command \
+			'{"argv": ["sh", "-c", "echo ../pkg/evil > .git/commondir"]}') > "$tmp/out" 2>&1
+	fi
+	[ ! -e "$tmp/repo/.git/commondir" ] && ok "$via: no .git/commondir stays" ||
+		bad "$via: .git/commondir stays: $(head -c 300 "$tmp/out")"
+	owner_git "$tmp/repo" && ok "$via: git status in the repository ran nothing of the tool's" ||
+		bad "$via: git status ran the tool's fsmonitor through .git/commondir"
+	rm -rf "$ws/evil" "$tmp/repo/.git/commondir" "$tmp/repo"/.git/commondir.*
+done
 
 [ $fails -eq 0 ] || { echo "$fails failures"; exit 1; }
 echo "no bare repository of a tool's was obeyed"
