@@ -502,7 +502,26 @@ const char *const config_protected_defaults[] = {
 	".devcontainer.json",
 	".exrc",
 	".nvim.lua",
+	".nvimrc",
+	".vimrc",
 	".mise.toml",
+	".mise.local.toml",
+	"mise.toml",
+	"mise.local.toml",
+	".mise",
+	/* Agents whose project files start commands: MCP servers, plugins,
+	 * hooks, lint and test commands run after each edit. */
+	"opencode.json",
+	"opencode.jsonc",
+	".opencode",
+	"crush.json",
+	".crush.json",
+	".aider.conf.yml",
+	".continue",
+	".qwen",
+	".kiro",
+	".roo",
+	".amazonq",
 	/* git takes a directory holding HEAD, objects/ and refs/ for a (bare)
 	 * repository and obeys its "config" (core.fsmonitor runs on git
 	 * status): without a HEAD there is none. */
