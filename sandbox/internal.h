@@ -261,6 +261,7 @@ struct child_plan {
 	int cgroup_fds[SBX_CGROUP_FDS + 1]; /* files to write "0" to (v1 "tasks", a v2
 	                     * cgroup.procs when not joined at clone), -1 when none */
 	int job_fd;                         /* a spare's end of the job socket, else -1 */
+	bool signals_default;               /* all SIG_DFL but SIGPIPE (a worker's child) */
 };
 
 /* A spare's job, sent by the parent on the job socket: this header, then
@@ -443,6 +444,8 @@ bool pid_max_per_namespace(void);
 
 /* child.c: runs in the child after clone3; never returns. */
 _Noreturn void child_main(const struct child_plan *plan);
+/* child.c: every signal's disposition back to SIG_DFL, the mask empty. */
+void child_reset_signals(void);
 /* child.c, in the worker: what all its children share, made once. */
 int child_enter_view(struct sbx_jail *j, struct child_report *failed);
 
