@@ -321,6 +321,8 @@ struct sbx_child {
 	int epfd;
 	int fd[W_N];                   /* parent ends; -1 once closed */
 	int job_fd;                    /* a spare's job socket, until the job is sent */
+	char *job_msg;                 /* the job, held until its worker sends the pidfd */
+	size_t job_len;                /* (hand_over: sent from child_read_status) */
 	bool ready;                    /* the spare said it waits for its job */
 	bool kill_pending;             /* killed before its worker sent the pidfd */
 	int mntns_fd;                  /* holds the child's mount namespace (see start) */
@@ -375,6 +377,8 @@ unsigned ns_req_bits(unsigned clone_flags);
 /* spare.c: sends job to a child waiting for it (a spare, or a worker's
  * fresh child). *sent: see there. */
 int hand_over(struct sbx_child *c, const struct sbx_job *job, bool *sent);
+/* Sends a job hand_over held for the pidfd, which has come. */
+void send_held_job(struct sbx_child *c);
 void spare_drop(struct sbx_jail *j);
 void spare_refill(struct sbx_jail *j);
 
@@ -405,6 +409,10 @@ void zygote_retire(struct sbx_jail *j);
 /* Kills the worker and every child it made (a worker that stopped
  * answering). */
 void zygote_kill(struct zygote *z);
+/* Whether the worker has started a child (its pidfd came): from then on a
+ * job waits for its child's pidfd off the caller's path (hand_over). */
+bool zygote_proven(const struct zygote *z);
+void zygote_mark_proven(struct zygote *z);
 bool zygote_usable(void);
 
 /* A request to the worker (SOCK_SEQPACKET on its control socket), with

@@ -24,8 +24,9 @@
  * it right after the clone): until then we could neither kill it at the
  * deadline nor reap it. No job goes to a child we do not hold, so a worker
  * dying between the clone and the send leaves a child that never runs
- * anything: it reads the end of its job socket and exits. Waits for the
- * pidfd for PIDFD_GRACE_MS at most: starting the worker is setup, not the
+ * anything: it reads the end of its job socket and exits. The first child
+ * of a worker is waited for (hand_over), for PIDFD_GRACE_MS at most:
+ * starting the worker is setup, not the
  * tool's time (the call's deadline counts from the hand-over), and a
  * worker that does not answer by then is taken as stuck. */
 enum { PIDFD_GRACE_MS = 10000 };
@@ -45,17 +46,20 @@ static void await_pidfd(struct sbx_child *c)
 	}
 }
 
-/* Whether the child still waits for its job: ours (its pidfd in hand,
- * waited for if wait), alive, no setup failure reported, its job socket
- * ours. */
-static bool spare_waiting(struct sbx_child *c, bool wait)
+/* Whether the child still waits for its job: alive, no setup failure
+ * reported, its job socket ours, and ours (its pidfd in hand, waited for
+ * if wait). With held true a worker's child whose pidfd has not come yet
+ * counts as waiting: its job is held until the pidfd comes. */
+static bool spare_waiting(struct sbx_child *c, bool wait, bool held)
 {
 	if (c->zygote && wait)
 		await_pidfd(c);
 	else
 		child_read_status(c);
-	if (c->job_fd < 0 || c->have_report || c->reaped || c->fd[W_STATUS] < 0 || c->pidfd < 0)
+	if (c->job_fd < 0 || c->have_report || c->reaped || c->fd[W_STATUS] < 0)
 		return false;
+	if (c->pidfd < 0)
+		return held && c->zygote;
 	struct pollfd pf = { .fd = c->pidfd, .events = POLLIN };
 	return poll(&pf, 1, 0) == 0;
 }
@@ -68,7 +72,7 @@ bool sbx_jail_keeps_spare(const struct sbx_jail *j)
 bool sbx_jail_spare_ready(struct sbx_jail *j)
 {
 	struct sbx_child *c = j->spare;
-	if (!c || !spare_waiting(c, false))
+	if (!c || !spare_waiting(c, false, false))
 		return false;
 	char b;
 	if (!c->ready && recv(c->job_fd, &b, 1, MSG_DONTWAIT) == 1)
@@ -112,19 +116,8 @@ static char *job_message(const struct sbx_job *job, size_t *len)
 	return msg;
 }
 
-/* Sends job to c, which waits for it. 0, or -errno when it cannot take
- * it: *sent false, the caller may fall back to a fresh child; *sent true,
- * the child may have started the job (it is killed), and running it again
- * could do a destructive tool's work twice. */
-int hand_over(struct sbx_child *c, const struct sbx_job *job, bool *sent)
+static int send_job(struct sbx_child *c, const char *msg, size_t len)
 {
-	*sent = false;
-	if (!spare_waiting(c, true))
-		return -ESRCH;
-	size_t len = 0;
-	char *msg = job_message(job, &len);
-	if (!msg)
-		return -errno;
 	int rc = 0;
 	for (size_t off = 0; off < len && !rc;) {
 		ssize_t n = send(c->job_fd, msg + off, len - off, MSG_NOSIGNAL);
@@ -133,12 +126,63 @@ int hand_over(struct sbx_child *c, const struct sbx_job *job, bool *sent)
 		else if (n > 0)
 			off += (size_t)n;
 	}
-	free(msg);
+	close(c->job_fd);
+	c->job_fd = -1;
+	return rc;
+}
+
+/* The job held for a worker's child whose pidfd has now come. A child
+ * that cannot take it is stopped, with the step that failed. */
+void send_held_job(struct sbx_child *c)
+{
+	if (!c->job_msg)
+		return;
+	int rc = c->job_fd >= 0 ? send_job(c, c->job_msg, c->job_len) : -EPIPE;
+	free(c->job_msg);
+	c->job_msg = NULL;
+	if (rc < 0) {
+		if (!c->have_report) {
+			c->report = (struct child_report){ .kind = REPORT_STEP,
+				                           .step = STEP_JOB,
+				                           .err = -rc };
+			c->have_report = true;
+		}
+		sbx_child_kill(c, SBX_KILLED_CANCELLED);
+	}
+}
+
+/* Sends job to c, which waits for it. 0, or -errno when it cannot take
+ * it: *sent false, the caller may fall back to a fresh child; *sent true,
+ * the child may have started the job (it is killed), and running it again
+ * could do a destructive tool's work twice.
+ *
+ * No job goes to a worker's child before its pidfd is ours: until then
+ * it could be neither killed at the deadline nor reaped. The first child
+ * of a worker is waited for here (were the worker refused, its report is
+ * the caller's error); after that, the job is held and sent when the
+ * pidfd comes (child_read_status, from the caller's event loop), so that
+ * the loop never sleeps through the worker's clone. */
+int hand_over(struct sbx_child *c, const struct sbx_job *job, bool *sent)
+{
+	*sent = false;
+	bool held = c->zygote && zygote_proven(c->zygote);
+	if (!spare_waiting(c, !held, held))
+		return -ESRCH;
+	size_t len = 0;
+	char *msg = job_message(job, &len);
+	if (!msg)
+		return -errno;
+	int rc = 0;
+	if (c->pidfd < 0) {
+		c->job_msg = msg;
+		c->job_len = len;
+	} else {
+		rc = send_job(c, msg, len);
+		free(msg);
+	}
 	if (rc)
 		return rc;
 	*sent = true;
-	close(c->job_fd);
-	c->job_fd = -1;
 	if (!job->result_pipe)
 		child_close_fd(c, W_RESULT);
 	c->result_limit = job->result_limit ? job->result_limit : CHILD_RESULT_MAX;

@@ -318,9 +318,12 @@ static void started(struct sbx_child *c, const struct child_report *r, int pidfd
 	c->jail->dropped |= ns_req_bits(c->jail->clone_ns & ~r->clone_ns);
 	/* Our child (the worker clones with CLONE_PARENT): reaped here. */
 	child_watch(c, W_PID, pidfd, EPOLLIN);
+	zygote_mark_proven(c->zygote);
 	if (c->kill_pending) {
 		io_pidfd_kill(c->pidfd, SIGKILL);
 		kill_stragglers(c);
+	} else {
+		send_held_job(c);
 	}
 }
 
@@ -650,6 +653,7 @@ void sbx_child_free(struct sbx_child *c)
 			close(c->fd[w]);
 	if (c->job_fd >= 0)
 		close(c->job_fd);
+	free(c->job_msg);
 	if (c->mntns_fd >= 0)
 		close(c->mntns_fd);
 	for (int k = 0; k < SBX_LISTEN_MAX; k++) /* never taken: the namespace goes */

@@ -45,7 +45,8 @@ struct zygote {
 	int refs;
 	pid_t pid;
 	int pidfd;
-	int ctl; /* our end of its control socket; -1 once retired */
+	int ctl;     /* our end of its control socket; -1 once retired */
+	bool proven; /* a child of its sent its pidfd */
 };
 
 /* The worker's first descriptors (worker.c reads them so). */
@@ -284,6 +285,17 @@ void zygote_retire(struct sbx_jail *j)
 		z->ctl = -1;
 	}
 	zygote_release(z);
+}
+
+bool zygote_proven(const struct zygote *z)
+{
+	return z && z->proven;
+}
+
+void zygote_mark_proven(struct zygote *z)
+{
+	if (z)
+		z->proven = true;
 }
 
 void zygote_kill(struct zygote *z)
