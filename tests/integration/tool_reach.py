@@ -8,8 +8,8 @@ as a manifest tool's, with `toolcage call` (a fresh child) and in
 (a canary variable) and memory (a canary file an earlier call read), to
 reopen another process's descriptors and forge the builtin's result, and
 to ptrace. Checked from outside: no canary found, no forged result, the
-command's exit status reported as it was. Then two calls in flight at once
-must not see each other's processes, /tmp files or memory.
+command's exit status reported as it was. Then four calls in flight at once
+must not see each other's processes, /tmp files or memory (environment).
 
 usage: tool_reach.py TOOLCAGE ESCAPE_DIR   (exit 0 pass, 1 fail, 77 skip)
 """
@@ -176,51 +176,57 @@ for tool in ("run_command", "reach_tool"):
 s.close()
 
 
-# ---- two calls in flight: no sight of each other --------------------------
-# Each call writes a marker into its /tmp, names itself, waits, then looks
-# for the other's marker file, process and memory.
-def pair_script(me, other):
-    """Marks its /tmp and names itself with its token, waits, then looks for
-    the other's: the other's token goes reversed, so that its own command
-    line never holds it."""
-    return ("echo x > $TMPDIR/mark-%s; other=$(echo %s | rev); sleep 0.8; "
-            "[ -e $TMPDIR/mark-$other ] && echo SAW-$(echo TMP); "
-            "for f in /proc/[0-9]*/cmdline; do grep -q $other $f 2>/dev/null && echo SAW-$(echo PROC); done; "
-            "ls $TMPDIR/mark-%s >/dev/null && echo OWN-$(echo TMP); true" % (me, other[::-1], me))
+# ---- calls in flight: no sight of each other -------------------------------
+# Four calls at once (the first in the spare, the others in children the
+# worker makes while the spare's call runs): each marks its /tmp, holds a
+# secret in a process's memory (the environment of a process it starts,
+# which one that can see it reads through /proc/PID/environ), names itself
+# on its command line, waits,
+# then looks for every other call's marker file, process and secret.
+def flight_script(me, others):
+    """The others' tokens go reversed, so that this call's own command line
+    and environment never hold them."""
+    rev = " ".join(o[::-1] for o in others)
+    return ("TC_SECRET=mem-%s sleep 5 & echo x > $TMPDIR/mark-%s; sleep 0.8; "
+            "for o in $(for r in %s; do echo $r | rev; done); do "
+            "[ -e $TMPDIR/mark-$o ] && echo SAW-$(echo TMP); "
+            "for f in /proc/[0-9]*/cmdline; do grep -q $o $f 2>/dev/null && echo SAW-$(echo PROC); done; "
+            "for f in /proc/[0-9]*/environ; do grep -q mem-$o $f 2>/dev/null && echo SAW-$(echo MEM); done; "
+            "done; ls $TMPDIR/mark-%s >/dev/null && echo OWN-$(echo TMP); "
+            "for f in /proc/[0-9]*/environ; do grep -q mem-%s $f 2>/dev/null && echo OWN-$(echo MEM) && break; done; true"
+            % (me, me, rev, me, me))
 
 
 s = Serve()
-a, b = "alpha" + secrets.token_hex(3), "bravo" + secrets.token_hex(3)
+names = [n + secrets.token_hex(3) for n in ("alpha", "bravo", "charlie", "delta")]
+ids = {}
+for k, me in enumerate(names):
+    ids[200 + k] = me
+    s.send({"jsonrpc": "2.0", "id": 200 + k, "method": "tools/call", "params": {
+        "name": "run_command", "arguments": {"argv": ["sh", "-c", flight_script(
+            me, [o for o in names if o != me])]}}})
 results = {}
-
-
-i_a, i_b = 100, 101
-s.send({"jsonrpc": "2.0", "id": i_a, "method": "tools/call", "params": {
-    "name": "run_command", "arguments": {"argv": ["sh", "-c", pair_script(a, b)]}}})
-s.send({"jsonrpc": "2.0", "id": i_b, "method": "tools/call", "params": {
-    "name": "run_command", "arguments": {"argv": ["sh", "-c", pair_script(b, a)]}}})
 t0 = time.time()
-while len(results) < 2 and time.time() - t0 < 30:
+while len(results) < len(ids) and time.time() - t0 < 60:
     m = s.read()
     if not m:
         break
-    if m.get("id") in (i_a, i_b):
+    if m.get("id") in ids:
         results[m["id"]] = json.dumps(m)
 s.close()
-if len(results) != 2:
-    bad("two calls in flight: %d answers" % len(results))
+if len(results) != len(ids):
+    bad("calls in flight: %d answers of %d" % (len(results), len(ids)))
 else:
-    both = results[i_a] + results[i_b]
-    if "SAW-TMP" in both:
-        bad("two calls in flight: one saw the other's /tmp file")
-    else:
-        ok("two calls in flight: neither saw the other's /tmp file")
-    if "SAW-PROC" in both:
-        bad("two calls in flight: one saw the other's process")
-    else:
-        ok("two calls in flight: neither saw the other's process")
-    if not all("OWN-TMP" in r for r in results.values()):
-        bad("two calls in flight: a call did not see its own /tmp file (the check cannot work)")
+    every = "".join(results.values())
+    for what, mark in (("/tmp file", "SAW-TMP"), ("process", "SAW-PROC"),
+                       ("memory (environment)", "SAW-MEM")):
+        if mark in every:
+            bad("calls in flight: one saw another's %s" % what)
+        else:
+            ok("calls in flight: none of %d saw another's %s" % (len(ids), what))
+    for what, mark in (("/tmp file", "OWN-TMP"), ("memory", "OWN-MEM")):
+        if not all(mark in r for r in results.values()):
+            bad("calls in flight: a call did not see its own %s (the check cannot work)" % what)
 
 shutil.rmtree(tmp, ignore_errors=True)
 print("%s" % ("tool_reach: all held" if not fails else "tool_reach: %d failed" % fails))
