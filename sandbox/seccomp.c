@@ -208,6 +208,13 @@ static int add_inode_ioctl_rules(scmp_filter_ctx ctx)
 	return rc;
 }
 
+/* Whether the jail may run without its own mount namespace, so without
+ * the read-only binds that refuse metadata changes on the host's files. */
+static bool no_read_only_mounts(const struct sbx_spec *spec)
+{
+	return !(spec->namespaces & SBX_NS_MOUNT) || (spec->optional & SBX_REQ_NS_MOUNT);
+}
+
 /* A setuid or setgid file made in the workspace outlives the call: run on
  * the host later, it runs as its owner (root, when root owns the
  * workspace). Refused wherever seccomp can see the mode. openat2() carries
@@ -450,7 +457,7 @@ static int add_base_rules(scmp_filter_ctx ctx, const struct sbx_spec *spec)
 		rc = add_bind_listen_rules(ctx, spec->socket_families);
 	if (!rc && !host_read_only(spec))
 		rc = add_setid_rules(ctx);
-	if (!rc && (!(spec->namespaces & SBX_NS_MOUNT) || (spec->optional & SBX_REQ_NS_MOUNT)))
+	if (!rc && no_read_only_mounts(spec))
 		rc = add_inode_ioctl_rules(ctx);
 	return rc;
 }
@@ -595,9 +602,9 @@ static int key_list(char *buf, size_t len, size_t *at, char tag, const char *con
 
 int seccomp_key(const struct sbx_spec *spec, char *buf, size_t len)
 {
-	int n = snprintf(buf, len, "v1|d%d|f%u|u%d|i%d|r%d", (int)spec->seccomp_default,
+	int n = snprintf(buf, len, "v2|d%d|f%u|u%d|i%d|r%d|m%d", (int)spec->seccomp_default,
 	                 spec->socket_families, spec->allow_udp, own_ipc_namespace(spec),
-	                 host_read_only(spec));
+	                 host_read_only(spec), no_read_only_mounts(spec));
 	if (n < 0 || (size_t)n >= len)
 		return -E2BIG;
 	size_t at = (size_t)n;
