@@ -481,6 +481,34 @@ static int plan_ladder(struct sbx_spec *spec, struct sbx_jail *j, struct sbx_err
 	return 0;
 }
 
+/* A home directory (canonical) that lies in or is the workspace ws
+ * (canonical), or NULL: its owner's keys and credentials would be the
+ * tools' to read, and the files their shell and session run at login
+ * (.bashrc, .profile, .ssh/authorized_keys, ~/.config/systemd) theirs to
+ * write. The caller's $HOME and home, and the workspace owner's. */
+static char *home_in_workspace(const char *ws, uid_t owner)
+{
+	const char *cand[3] = { getenv("HOME"), NULL, NULL };
+	char buf[2][4096];
+	uid_t uids[2] = { getuid(), owner };
+	for (int i = 0; i < 2; i++) {
+		struct passwd pw, *pwp = NULL;
+		if (getpwuid_r(uids[i], &pw, buf[i], sizeof buf[i], &pwp) == 0 && pwp)
+			cand[1 + i] = pwp->pw_dir;
+	}
+	size_t wl = strlen(ws);
+	for (int i = 0; i < 3; i++) {
+		if (!cand[i] || cand[i][0] != '/')
+			continue;
+		char *home = realpath(cand[i], NULL);
+		if (home && strcmp(home, "/") && !strncmp(home, ws, wl) &&
+		    (home[wl] == '\0' || home[wl] == '/'))
+			return home;
+		free(home);
+	}
+	return NULL;
+}
+
 static int open_workspace(const char *workspace, struct sbx_jail *j, struct stat *st,
                           struct sbx_error *err)
 {
@@ -492,6 +520,18 @@ static int open_workspace(const char *workspace, struct sbx_jail *j, struct stat
 	j->workspace_fd = open(j->workspace, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (j->workspace_fd < 0 || fstat(j->workspace_fd, st) < 0)
 		return sbx_err(err, errno, "workspace %s", j->workspace);
+	char *home = home_in_workspace(j->workspace, st->st_uid);
+	if (home) {
+		int rc = sbx_err(err, EINVAL,
+		                 "workspace cannot be %s: %s the home directory %s, whose keys "
+		                 "and credentials tools could read and whose login files "
+		                 "(.bashrc, .profile, .ssh/authorized_keys) they could write; "
+		                 "give a project directory (--workspace DIR, or start in it)",
+		                 j->workspace, strcmp(home, j->workspace) ? "it holds" : "it is",
+		                 home);
+		free(home);
+		return rc;
+	}
 	return 0;
 }
 

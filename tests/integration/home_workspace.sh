@@ -1,0 +1,42 @@
+#!/bin/sh
+# home_workspace.sh — the default workspace is the current directory, and
+# an MCP client may well start `toolcage serve` in the user's home. There
+# the write tools would need no approval to put a command in .bashrc or a
+# key in .ssh/authorized_keys, and read_file would read the user's keys.
+# A workspace that is a home directory, or holds one, is refused for every
+# tool as the root directory is; a project directory inside it works.
+# Checked from outside: nothing written, no key read.
+# Exit 0 pass, 1 fail.
+set -u
+TC=${TOOLCAGE:?}
+tmp=$(mktemp -d /tmp/tc-home.XXXXXX) || exit 1
+trap 'rm -rf "$tmp"' EXIT INT TERM
+home=$tmp/home
+mkdir -p "$home/.ssh" "$home/proj"
+echo "PRIVATE-KEY-CANARY" > "$home/.ssh/id_ed25519"
+HOME=$home
+XDG_CONFIG_HOME=$tmp/xdg
+export HOME XDG_CONFIG_HOME
+fails=0
+ok() { echo "ok   $*"; }
+bad() { echo "FAIL $*"; fails=$((fails + 1)); }
+
+(cd "$home" && "$TC" call write_file '{"path": ".bashrc", "content": "echo planted\n"}') > "$tmp/out" 2>&1
+rc=$?
+[ $rc -ne 0 ] && [ ! -e "$home/.bashrc" ] && grep -q "home directory" "$tmp/out" &&
+	ok "started in the home directory: write_file .bashrc is refused, nothing written" ||
+	{ bad "write_file .bashrc in the home (exit $rc)"; sed 's/^/     /' "$tmp/out"; }
+(cd "$home" && "$TC" call read_file '{"path": ".ssh/id_ed25519"}') > "$tmp/out" 2>&1
+! grep -q CANARY "$tmp/out" && ok "read_file of a key in the home directory is refused" ||
+	bad "read_file read the home's key"
+(cd "$tmp" && "$TC" exec --workspace "$tmp" -- /bin/cat home/.ssh/id_ed25519) > "$tmp/out" 2>&1
+rc=$?
+[ $rc -eq 125 ] && ! grep -q CANARY "$tmp/out" &&
+	ok "exec with a workspace above the home directory: refused (125)" ||
+	{ bad "exec above the home (exit $rc)"; sed 's/^/     /' "$tmp/out"; }
+(cd "$home/proj" && "$TC" call write_file '{"path": "a.txt", "content": "x"}') > "$tmp/out" 2>&1
+rc=$?
+[ $rc -eq 0 ] && [ -f "$home/proj/a.txt" ] &&
+	ok "a project directory inside the home works" || { bad "project dir (exit $rc)"; sed 's/^/     /' "$tmp/out"; }
+[ $fails -eq 0 ] || { echo "$fails failures"; exit 1; }
+echo "no home directory was a workspace"
