@@ -39,6 +39,22 @@ RULES = {
 # ones before them through callbacks, never by calling back up.
 ONE_WAY = ["supervisor/supervisor", "supervisor/pipeline", "supervisor/jails",
            "supervisor/policy", "supervisor/approval", "supervisor/events"]
+# Inside sandbox/ calls go down these tiers (HACKING.md, "Layers"): a file
+# may take symbols from its own tier and the ones after it, never from one
+# before; and no files of sandbox/ call each other in a circle, listed here
+# or not.
+SANDBOX_TIERS = [
+    ["probe", "jail"],                    # what the supervisor builds and asks
+    ["spawn"],                            # starting a child, keeping the spare filled
+    ["spare"],                            # handing a job to a waiting child
+    ["watch"],                            # a child watched to its end
+    ["zygote", "worker"],                 # the clean worker
+    ["clone", "child"],                   # the child's process and its steps
+    ["capture", "cgroup", "confine", "explain", "ladder", "landlock", "mask",
+     "mounttree", "netns", "protect", "seccomp"],   # the walls and their parts
+    ["common"],                           # errors, the lifeline, fd passing
+]
+TIER = {f"sandbox/{n}": i for i, names in enumerate(SANDBOX_TIERS) for n in names}
 # Longest prefix first, so that supervisor/policy/x.c is not "supervisor".
 FOLDERS = sorted(RULES, key=len, reverse=True)
 INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"')
@@ -115,6 +131,7 @@ def check_symbols(objroot, out):
             if len(parts) == 3:
                 defined[parts[2]] = f
                 defined_in[parts[2]] = rel[:-2]
+    calls = {}   # sandbox/ file -> {sandbox/ file: first symbol taken}
     for rel, f in sorted(objs):
         for line in nm(["-u"], os.path.join(objroot, rel)):
             sym = line.split()[-1]
@@ -125,6 +142,66 @@ def check_symbols(objroot, out):
             if src in ONE_WAY and to in ONE_WAY and ONE_WAY.index(to) < ONE_WAY.index(src):
                 out.append(f"{src}.c: uses {sym} from {to}.c: control goes one way in "
                            f"supervisor/ ({' > '.join(os.path.basename(o) for o in ONE_WAY)})")
+            if f == "sandbox" and to and to != src and to.startswith("sandbox/"):
+                calls.setdefault(src, {}).setdefault(to, sym)
+                if src in TIER and to in TIER and TIER[to] < TIER[src]:
+                    out.append(f"{src}.c: uses {sym} from {to}.c: sandbox/ calls down its "
+                               f"tiers ({' > '.join('/'.join(t) for t in SANDBOX_TIERS)})")
+    for circle in circles(calls):
+        way = ", ".join(f"{a}.c uses {calls[a][b]} from {b}.c"
+                        for a, b in zip(circle, circle[1:] + circle[:1]))
+        out.append(f"{circle[0]}.c: calls back to itself through {way}: the files of "
+                   "sandbox/ call each other in no circle")
+
+
+def circles(calls):
+    """One circle through each strongly connected set of files (Tarjan)."""
+    index, low, stack, on, found = {}, {}, [], set(), []
+
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in sorted(calls.get(v, {})):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = set()
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                group.add(w)
+                if w == v:
+                    break
+            if len(group) > 1:
+                found.append(path_back(calls, v, group))
+
+    for v in sorted(calls):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def path_back(calls, start, group):
+    """The shortest way from start back to start inside group."""
+    prev, todo = {}, [start]
+    while todo:
+        nxt = []
+        for v in todo:
+            for w in sorted(calls.get(v, {})):
+                if w == start:
+                    way = [v]
+                    while way[-1] != start:
+                        way.append(prev[way[-1]])
+                    return way[::-1]
+                if w in group and w not in prev:
+                    prev[w] = v
+                    nxt.append(w)
+        todo = nxt
+    return [start]
 
 
 def main():

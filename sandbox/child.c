@@ -2,7 +2,7 @@
  * the builtin). Post-fork only: no malloc, no stdio, no locks; only
  * async-signal-safe system calls on data the parent prepared (struct
  * child_plan, struct sbx_jail). A one-shot exec runs here on the parent's
- * memory (CLONE_VM, spawn.c), the parent asleep until the exec: nothing
+ * memory (CLONE_VM, clone.c), the parent asleep until the exec: nothing
  * here may change what the parent relies on, and uid/gid changes are raw
  * system calls (libc's wrappers would signal the parent's threads to
  * change theirs too). A child of a jail's worker (worker.c) runs here on a
@@ -25,7 +25,7 @@
  *                                 case the parent died before the prctl
  *  4. signals                     default handlers, nothing blocked (a
  *                                 child sharing our memory starts with
- *                                 every signal blocked: spawn.c)
+ *                                 every signal blocked: clone.c)
  *  5. user namespace maps         before mounts: they need its capabilities
  *     network namespace (egress)  loopback, local routes, the listeners sent
  *                                 on the status socket (netns.c): needs the
@@ -73,6 +73,7 @@
  * execs (or calls the builtin).
  */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/capability.h>
@@ -99,42 +100,29 @@
 #include "internal.h"
 #include "io.h"
 
-static const char *const step_names[STEP_MAX] = {
-	[STEP_NONE] = "none",
-	[STEP_CGROUP] = "join cgroup",
-	[STEP_SESSION] = "new session or process group",
-	[STEP_PDEATHSIG] = "die with parent",
-	[STEP_FDS] = "set up file descriptors",
-	[STEP_SIGNALS] = "reset signals",
-	[STEP_USERNS] = "user namespace maps",
-	[STEP_NETNS] = "set up the network namespace",
-	[STEP_MOUNT_PRIVATE] = "make mounts private",
-	[STEP_MOUNT_READONLY] = "make mounts read-only",
-	[STEP_MOUNT_PROC] = "mount /proc",
-	[STEP_MOUNT_TMP] = "mount private /tmp",
-	[STEP_MOUNT_MASK] = "mask hidden paths",
-	[STEP_MOUNT_PROTECT] = "make protected paths read-only",
-	[STEP_MOUNT_TREE] = "build the mount tree",
-	[STEP_PID_MAX] = "cap the pid namespace's pid_max",
-	[STEP_LANDLOCK_RULES] = "build Landlock ruleset",
-	[STEP_RLIMITS] = "set rlimits",
-	[STEP_CWD] = "change directory",
-	[STEP_BOUNDING] = "drop capability bounding set",
-	[STEP_IDENTITY] = "change uid/gid",
-	[STEP_CAPS] = "drop capabilities",
-	[STEP_NO_NEW_PRIVS] = "set no_new_privs",
-	[STEP_LANDLOCK] = "enter Landlock",
-	[STEP_SECCOMP] = "load seccomp filter",
-	[STEP_JOB] = "receive the job",
-	[STEP_EXEC] = "exec",
-	[STEP_EXEC_NOT_FOUND] = "exec",
-	[STEP_DUMPABLE] = "make the builtin non-dumpable",
-	[STEP_CLONE] = "fork in the sandbox worker",
-};
+/* The anchor sbx_fn_ref() measures code addresses from: any function of
+ * the program image, the same in the worker (the image executed again). */
+static void fn_anchor(void) {}
 
-const char *child_step_name(enum child_step s)
+uint64_t sbx_fn_ref(const void *fn)
 {
-	return s > STEP_NONE && s < STEP_MAX ? step_names[s] : "unknown step";
+	static const void *last_fn;
+	static uint64_t last_ref;
+	if (!fn)
+		return 0;
+	if (fn == last_fn)
+		return last_ref;
+	Dl_info a, b;
+	if (!dladdr(fn, &a) || !dladdr((const void *)fn_anchor, &b) || a.dli_fbase != b.dli_fbase)
+		return 0;
+	last_fn = fn;
+	last_ref = (uint64_t)((uintptr_t)fn - (uintptr_t)fn_anchor) + 1;
+	return last_ref;
+}
+
+void *sbx_fn_from_ref(uint64_t ref)
+{
+	return ref ? (void *)((uintptr_t)fn_anchor + (uintptr_t)(ref - 1)) : NULL;
 }
 
 /* Where the sandbox's own channels went (after the CHILD_FD_* slots). */

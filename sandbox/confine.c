@@ -12,7 +12,7 @@
  * confine_walls(). Each entry is report_add(list, name, by) (by NULL:
  * nothing holds), then report_drop() when it was dropped and
  * report_num() for each number. Take what is decided from the jail (set
- * by jail.c, and by spawn.c when a namespace is refused at the first
+ * by jail.c, and by clone.c when a namespace is refused at the first
  * clone); the per-child part (counters) comes in through confine_report's
  * stats. No allocation, no I/O beyond what cgroup.c caches.
  */

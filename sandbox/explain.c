@@ -16,6 +16,44 @@
 
 #include "internal.h"
 
+static const char *const step_names[STEP_MAX] = {
+	[STEP_NONE] = "none",
+	[STEP_CGROUP] = "join cgroup",
+	[STEP_SESSION] = "new session or process group",
+	[STEP_PDEATHSIG] = "die with parent",
+	[STEP_FDS] = "set up file descriptors",
+	[STEP_SIGNALS] = "reset signals",
+	[STEP_USERNS] = "user namespace maps",
+	[STEP_NETNS] = "set up the network namespace",
+	[STEP_MOUNT_PRIVATE] = "make mounts private",
+	[STEP_MOUNT_READONLY] = "make mounts read-only",
+	[STEP_MOUNT_PROC] = "mount /proc",
+	[STEP_MOUNT_TMP] = "mount private /tmp",
+	[STEP_MOUNT_MASK] = "mask hidden paths",
+	[STEP_MOUNT_PROTECT] = "make protected paths read-only",
+	[STEP_MOUNT_TREE] = "build the mount tree",
+	[STEP_PID_MAX] = "cap the pid namespace's pid_max",
+	[STEP_LANDLOCK_RULES] = "build Landlock ruleset",
+	[STEP_RLIMITS] = "set rlimits",
+	[STEP_CWD] = "change directory",
+	[STEP_BOUNDING] = "drop capability bounding set",
+	[STEP_IDENTITY] = "change uid/gid",
+	[STEP_CAPS] = "drop capabilities",
+	[STEP_NO_NEW_PRIVS] = "set no_new_privs",
+	[STEP_LANDLOCK] = "enter Landlock",
+	[STEP_SECCOMP] = "load seccomp filter",
+	[STEP_JOB] = "receive the job",
+	[STEP_EXEC] = "exec",
+	[STEP_EXEC_NOT_FOUND] = "exec",
+	[STEP_DUMPABLE] = "make the builtin non-dumpable",
+	[STEP_CLONE] = "fork in the sandbox worker",
+};
+
+const char *child_step_name(enum child_step s)
+{
+	return s > STEP_NONE && s < STEP_MAX ? step_names[s] : "unknown step";
+}
+
 /* The first byte of a sysctl file, or 0 when it cannot be read. */
 static char sysctl_first(const char *path)
 {

@@ -218,6 +218,7 @@ enum child_step {
 	STEP_CLONE, /* reported by the worker: the clone itself failed */
 	STEP_MAX,
 };
+/* explain.c: a step in words ("mount /proc"). */
 const char *child_step_name(enum child_step s);
 
 /* What comes on a child's status socket (SOCK_SEQPACKET, one report per
@@ -281,10 +282,6 @@ struct job_header {
 #define JOB_RESULT      2u          /* keep fd 3, the result pipe (else closed) */
 #define JOB_MAX_PAYLOAD (8u << 20)
 
-/* spawn.c: false once clone3 answered ENOSYS (children are then made with
- * clone(), and v2 cgroups joined by a write). */
-bool sbx_clone3_works(void);
-
 /* The child's timeline (sbx_outcome.timeline_us), CLOCK_MONOTONIC ns. */
 struct timeline_report {
 	int32_t kind;
@@ -309,7 +306,7 @@ struct cgroup_stats {
 
 struct zygote; /* zygote.c: a jail's clean worker, which forks its children */
 
-/* One child, from its start (spawn.c, spare.c) to its end (watch.c). */
+/* One child, from its start (spawn.c, clone.c, spare.c) to its end (watch.c). */
 struct sbx_child {
 	struct sbx_jail *jail;
 	struct zygote *zygote; /* the worker that forked it (held), or NULL
@@ -360,29 +357,30 @@ struct sbx_child {
 };
 
 /* spawn.c */
-bool wants_stdin(const struct sbx_job *job);
-int copy_stdin(struct sbx_child *c, const struct sbx_job *job);
+/* A spare failing to start is no error: the next spawn starts cold. */
+void spare_refill(struct sbx_jail *j);
 int check_cwd(const struct sbx_jail *j, const char *cwd, struct sbx_error *err);
 /* A child for job, or a spare (job NULL), forked by us or by the jail's
  * worker (via_zygote: a spare, or a builtin that can run in a clean image). */
 int spawn_start(struct sbx_jail *j, const struct sbx_job *job, bool via_zygote,
                 struct sbx_child **out, struct sbx_error *err);
 int make_pipe(int p[2], bool parent_reads, size_t size);
-struct cgroup_join;
-pid_t spawn_clone(struct sbx_jail *j, struct child_plan *plan, bool shared, unsigned flags,
-                  int *pidfd, const struct cgroup_join *cj);
 void close_pair(int p[2]);
-unsigned ns_req_bits(unsigned clone_flags);
 
 /* spare.c: sends job to a child waiting for it (a spare, or a worker's
  * fresh child). *sent: see there. */
 int hand_over(struct sbx_child *c, const struct sbx_job *job, bool *sent);
-/* Sends a job hand_over held for the pidfd, which has come. */
-void send_held_job(struct sbx_child *c);
 void spare_drop(struct sbx_jail *j);
-void spare_refill(struct sbx_jail *j);
 
 /* watch.c */
+/* Sends a job hand_over held for the pidfd, which has come. */
+void send_held_job(struct sbx_child *c);
+int child_send_job(struct sbx_child *c, const char *msg, size_t len);
+bool wants_stdin(const struct sbx_job *job);
+int copy_stdin(struct sbx_child *c, const struct sbx_job *job);
+/* Stops (kills and reaps) and frees c; sbx_child_free also refills the
+ * jail's spare. */
+void child_free(struct sbx_child *c);
 void child_close_fd(struct sbx_child *c, int w);
 void child_set_output(struct sbx_child *c, const struct sbx_job *job);
 int child_watch(struct sbx_child *c, int w, int fd, uint32_t events);
@@ -438,8 +436,6 @@ int jail_unpack(const char *buf, size_t len, const int *fds, int nfds, struct sb
 /* Runs the worker (its descriptors at the numbers zygote.c put them);
  * never returns. */
 _Noreturn void worker_main(int lifeline);
-/* The anchor that sbx_fn_ref() measures code addresses from. */
-void worker_anchor(void);
 #define WORKER_ARG "--toolcage-sandbox-worker"
 
 /* common.c */
@@ -449,6 +445,16 @@ ssize_t io_recv_fds(int sock, void *buf, size_t len, int *fds, int max, int *n, 
 
 /* jail.c: whether this kernel keeps pid_max per pid namespace (6.14+). */
 bool pid_max_per_namespace(void);
+
+/* clone.c: the child's process (see there); returns in the parent only, -1
+ * and errno on failure. */
+struct cgroup_join;
+pid_t spawn_clone(struct sbx_jail *j, struct child_plan *plan, bool shared, unsigned flags,
+                  int *pidfd, const struct cgroup_join *cj);
+unsigned ns_req_bits(unsigned clone_flags);
+/* False once clone3 answered ENOSYS (children are then made with clone(),
+ * and v2 cgroups joined by a write). */
+bool sbx_clone3_works(void);
 
 /* child.c: runs in the child after clone3; never returns. */
 _Noreturn void child_main(const struct child_plan *plan);

@@ -588,7 +588,7 @@ int sbx_jail_new(const struct sbx_spec *spec, const char *workspace, struct sbx_
 	    (spec->alternatives & SBX_ALT_MOUNT_TREE))
 		mounttree_select(j);
 	/* Masks need a mount namespace the child cannot go without: not one a
-	 * kernel refusal may drop at the first clone (spawn.c). */
+	 * kernel refusal may drop at the first clone (clone.c). */
 	j->mask_hidden = j->private_tmp && !(j->optional_ns & CLONE_NEWNS);
 	const char *tl = getenv("TOOLCAGE_TIMELINE");
 	j->timeline = tl && !strcmp(tl, "1");

@@ -23,7 +23,7 @@ static int probe_child(void *arg)
 	_exit(0);
 }
 
-/* A child with flags, made as spawn.c makes them: clone3, or clone() where
+/* A child with flags, made as clone.c makes them: clone3, or clone() where
  * clone3 answers ENOSYS (a seccomp policy may refuse it). *clone3 says
  * which worked. */
 static bool try_clone(unsigned long flags, bool *clone3)

@@ -116,7 +116,7 @@ static const char *const sysv_ipc[] = {
 	"mq_unlink", "mq_timedsend", "mq_timedreceive", "mq_notify", "mq_getsetattr", NULL,
 };
 
-/* Only a namespace no kernel refusal can drop (spawn.c drops optional ones
+/* Only a namespace no kernel refusal can drop (clone.c drops optional ones
  * when clone3 fails) lets the tool have IPC. */
 static bool own_ipc_namespace(const struct sbx_spec *spec)
 {

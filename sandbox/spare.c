@@ -116,41 +116,6 @@ static char *job_message(const struct sbx_job *job, size_t *len)
 	return msg;
 }
 
-static int send_job(struct sbx_child *c, const char *msg, size_t len)
-{
-	int rc = 0;
-	for (size_t off = 0; off < len && !rc;) {
-		ssize_t n = send(c->job_fd, msg + off, len - off, MSG_NOSIGNAL);
-		if (n < 0 && errno != EINTR)
-			rc = -errno;
-		else if (n > 0)
-			off += (size_t)n;
-	}
-	close(c->job_fd);
-	c->job_fd = -1;
-	return rc;
-}
-
-/* The job held for a worker's child whose pidfd has now come. A child
- * that cannot take it is stopped, with the step that failed. */
-void send_held_job(struct sbx_child *c)
-{
-	if (!c->job_msg)
-		return;
-	int rc = c->job_fd >= 0 ? send_job(c, c->job_msg, c->job_len) : -EPIPE;
-	free(c->job_msg);
-	c->job_msg = NULL;
-	if (rc < 0) {
-		if (!c->have_report) {
-			c->report = (struct child_report){ .kind = REPORT_STEP,
-				                           .step = STEP_JOB,
-				                           .err = -rc };
-			c->have_report = true;
-		}
-		sbx_child_kill(c, SBX_KILLED_CANCELLED);
-	}
-}
-
 /* Sends job to c, which waits for it. 0, or -errno when it cannot take
  * it: *sent false, the caller may fall back to a fresh child; *sent true,
  * the child may have started the job (it is killed), and running it again
@@ -177,7 +142,7 @@ int hand_over(struct sbx_child *c, const struct sbx_job *job, bool *sent)
 		c->job_msg = msg;
 		c->job_len = len;
 	} else {
-		rc = send_job(c, msg, len);
+		rc = child_send_job(c, msg, len);
 		free(msg);
 	}
 	if (rc)
@@ -203,22 +168,6 @@ int hand_over(struct sbx_child *c, const struct sbx_job *job, bool *sent)
 
 void spare_drop(struct sbx_jail *j)
 {
-	sbx_child_free(j->spare);
+	child_free(j->spare);
 	j->spare = NULL;
-}
-
-/* A spare failing to start is no error: the next spawn starts cold. */
-void spare_refill(struct sbx_jail *j)
-{
-	if (j->keep_spare && !j->spare && zygote_usable())
-		(void)spawn_start(j, NULL, true, &j->spare, NULL);
-}
-
-void sbx_jail_keep_spare(struct sbx_jail *j, bool on)
-{
-	j->keep_spare = on;
-	if (on)
-		spare_refill(j);
-	else
-		spare_drop(j);
 }

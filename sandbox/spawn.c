@@ -2,8 +2,9 @@
  * our own clone3 (namespaces and a pidfd in one call, no second fork; a
  * one-shot exec shares our memory until it execs, see share_vm()) or a
  * request to the jail's clean worker (zygote.c), which forks the child from
- * an image that holds nothing of ours. Watching the child to its end is
- * watch.c's; spares are spare.c's.
+ * an image that holds nothing of ours. The clone itself is clone.c's,
+ * watching the child to its end watch.c's, handing a job to a waiting
+ * child spare.c's; keeping a jail's spare filled is here.
  *
  * Which way a job goes:
  *   a builtin given as bytes (fn_data)   the worker: a clean image, always
@@ -55,28 +56,6 @@ void close_pair(int p[2])
 		}
 }
 
-unsigned ns_req_bits(unsigned clone_flags)
-{
-	static const struct {
-		unsigned clone, req;
-	} map[] = {
-		{ CLONE_NEWUSER, SBX_REQ_NS_USER },     { CLONE_NEWPID, SBX_REQ_NS_PID },
-		{ CLONE_NEWNS, SBX_REQ_NS_MOUNT },      { CLONE_NEWIPC, SBX_REQ_NS_IPC },
-		{ CLONE_NEWUTS, SBX_REQ_NS_UTS },       { CLONE_NEWNET, SBX_REQ_NS_NET },
-		{ CLONE_NEWCGROUP, SBX_REQ_NS_CGROUP },
-	};
-	unsigned r = 0;
-	for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
-		if (clone_flags & map[i].clone)
-			r |= map[i].req;
-	return r;
-}
-
-static int shared_vm_entry(void *plan)
-{
-	child_main(plan);
-}
-
 /* A one-shot exec (not a builtin: it runs on the parent's memory image; not
  * a spare: it waits for its job, and would hold the parent) shares the
  * parent's memory until its exec, as posix_spawn's child does: CLONE_VM |
@@ -87,14 +66,6 @@ static int shared_vm_entry(void *plan)
  * child (child.c keeps to that: no malloc, raw set*id calls). Only where no
  * spare is kept: a supervisor running an event loop must not sleep in a
  * child's setup. */
-static bool clone3_missing;      /* clone3 said ENOSYS (a seccomp policy): clone() */
-static bool into_cgroup_missing; /* clone3 has no CLONE_INTO_CGROUP (before 5.7) */
-
-bool sbx_clone3_works(void)
-{
-	return !clone3_missing;
-}
-
 static bool share_vm(const struct sbx_jail *j, const struct sbx_job *job)
 {
 #ifdef __SANITIZE_ADDRESS__
@@ -109,115 +80,10 @@ static bool share_vm(const struct sbx_jail *j, const struct sbx_job *job)
 	 * clone() would move a thread group, which costs the kernel an RCU
 	 * grace period (cgroup.c), more than the copy of our page tables. */
 	return job && !job->fn && !j->keep_spare &&
-	        (clone3_missing ||
+	        (!sbx_clone3_works() ||
 	         (cgroup_version(CG_PIDS) != 2 && cgroup_version(CG_MEMORY) != 2) ||
 	         (!j->use_cgroup_pids && !j->use_cgroup_memory && !j->use_cgroup_cpu));
 #endif
-}
-
-/* The child's stack when made with clone(): reserved, not committed (a
- * few pages are used by child.c; a builtin may use more). */
-enum { CLONE_STACK = 8 << 20 };
-
-/* Drops the namespaces the kernel refused that the profile marks optional. */
-static void drop_namespaces(struct sbx_jail *j, unsigned drop)
-{
-	j->clone_ns &= ~drop;
-	j->dropped |= ns_req_bits(drop);
-	j->userns = (j->clone_ns & CLONE_NEWUSER) != 0;
-	j->private_proc = (j->clone_ns & CLONE_NEWPID) && (j->clone_ns & CLONE_NEWNS);
-	j->private_tmp = (j->clone_ns & CLONE_NEWNS) != 0;
-}
-
-static pid_t clone_once(struct sbx_jail *j, struct child_plan *plan, char *stack, bool shared,
-                        unsigned flags, int *pidfd, int cgroup_fd)
-{
-	pid_t pid;
-	/* With CLONE_PARENT the exit signal is our parent's choice (SIGCHLD,
-	 * zygote.c): clone3 wants 0 here, clone() ignores it. */
-	int exit_signal = flags & CLONE_PARENT ? 0 : SIGCHLD;
-	if (shared || clone3_missing) {
-		/* Sharing our memory, a handler of ours run in the child would
-		 * run on our memory: every signal waits until the child has
-		 * reset the handlers (child.c, step 4), as posix_spawn does. */
-		sigset_t all, old;
-		sigfillset(&all);
-		sigprocmask(SIG_SETMASK, &all, &old);
-		int cflags = CLONE_PIDFD | exit_signal | (int)j->clone_ns | (int)flags |
-		        (shared ? CLONE_VM | CLONE_VFORK : 0);
-		pid = clone(shared_vm_entry, stack + CLONE_STACK, cflags, (void *)plan, pidfd);
-		int e = errno;
-		sigprocmask(SIG_SETMASK, &old, NULL);
-		errno = e;
-		return pid;
-	}
-	struct clone_args ca;
-	memset(&ca, 0, sizeof ca);
-	ca.flags = CLONE_PIDFD | j->clone_ns | flags;
-	ca.pidfd = (uint64_t)(uintptr_t)pidfd;
-	ca.exit_signal = (uint64_t)exit_signal;
-	if (cgroup_fd >= 0) {
-		ca.flags |= CLONE_INTO_CGROUP;
-		ca.cgroup = (uint64_t)cgroup_fd;
-	}
-	pid = (pid_t)syscall(SYS_clone3, &ca, cgroup_fd >= 0 ? sizeof ca : CLONE_ARGS_SIZE_VER0);
-	if (pid == 0)
-		child_main(plan);
-	return pid;
-}
-
-/* Runs clone3 (or clone, with a stack of its own, when sharing memory or
- * where clone3 is refused with ENOSYS, as some seccomp policies do); a
- * child with a v2 cgroup slot is born in it (CLONE_INTO_CGROUP), or else
- * writes itself into it first thing. On a namespace the kernel refuses,
- * retries without the optional ones (once, and remembers). Returns in the
- * parent only. Used by the worker too, with CLONE_PARENT in flags. */
-pid_t spawn_clone(struct sbx_jail *j, struct child_plan *plan, bool shared, unsigned flags,
-                  int *pidfd, const struct cgroup_join *cj)
-{
-	char *stack = NULL;
-	pid_t pid = -1;
-	bool into = cj->clone_fd >= 0 && !into_cgroup_missing;
-	for (int attempt = 0, tries = 0; attempt < 2 && tries < 4; tries++) {
-		bool via_clone = shared || clone3_missing;
-		into = into && !via_clone;
-		plan->cgroup_fds[SBX_CGROUP_FDS] = into ? -1 : cj->v2_fd;
-		if (via_clone && !stack) {
-			stack = mmap(NULL, CLONE_STACK, PROT_READ | PROT_WRITE,
-			             MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1,
-			             0);
-			if (stack == MAP_FAILED)
-				return -1;
-		}
-		pid = clone_once(j, plan, stack, shared, flags, pidfd, into ? cj->clone_fd : -1);
-		if (pid >= 0)
-			break;
-		int e = errno;
-		if (!via_clone && e == ENOSYS) {
-			clone3_missing = true;
-			continue;
-		}
-		/* CLONE_INTO_CGROUP unknown (E2BIG: 5.3-5.6) or refused: the
-		 * child joins by itself, and says why if that fails too. */
-		if (into &&
-		    (e == E2BIG || e == EBUSY || e == EOPNOTSUPP || e == EACCES || e == ENODEV)) {
-			into_cgroup_missing |= e == E2BIG;
-			into = false;
-			continue;
-		}
-		bool ns_refused = e == EPERM || e == EINVAL || e == ENOSPC || e == EUSERS;
-		if (attempt++ || !ns_refused || !(j->clone_ns & j->optional_ns)) {
-			errno = e;
-			break;
-		}
-		drop_namespaces(j, j->clone_ns & j->optional_ns);
-	}
-	if (stack) {
-		int e = errno;
-		munmap(stack, CLONE_STACK);
-		errno = e;
-	}
-	return pid;
 }
 
 /* Checks the job's cwd: relative, beneath the workspace, a directory. The
@@ -235,27 +101,6 @@ int check_cwd(const struct sbx_jail *j, const char *cwd, struct sbx_error *err)
 		               "workspace)",
 		               cwd);
 	close((int)fd);
-	return 0;
-}
-
-bool wants_stdin(const struct sbx_job *job)
-{
-	return job->stdin_data || job->stdin_stream;
-}
-
-/* The job's stdin bytes copied, or a streamed stdin's empty buffer. */
-int copy_stdin(struct sbx_child *c, const struct sbx_job *job)
-{
-	size_t cap = job->stdin_stream ? STDIN_CHUNK : job->stdin_len ? job->stdin_len : 1;
-	c->stdin_buf = malloc(cap);
-	if (!c->stdin_buf)
-		return -ENOMEM;
-	if (job->stdin_stream) {
-		c->src_fd = job->stdin_source;
-		return 0;
-	}
-	memcpy(c->stdin_buf, job->stdin_data, job->stdin_len);
-	c->stdin_len = job->stdin_len;
 	return 0;
 }
 
@@ -559,4 +404,31 @@ int sbx_spawn(struct sbx_jail *j, const struct sbx_job *job, struct sbx_child **
 			return sbx_err(err, -rc, "handing the job to the spare");
 	}
 	return spawn_start(j, job, goes_to_worker(j, job), out, err);
+}
+
+/* A spare failing to start is no error: the next spawn starts cold. */
+void spare_refill(struct sbx_jail *j)
+{
+	if (j->keep_spare && !j->spare && zygote_usable())
+		(void)spawn_start(j, NULL, true, &j->spare, NULL);
+}
+
+void sbx_jail_keep_spare(struct sbx_jail *j, bool on)
+{
+	j->keep_spare = on;
+	if (on)
+		spare_refill(j);
+	else
+		spare_drop(j);
+}
+
+/* A finished child's jail gets its next spare here, after the caller has
+ * the result: made earlier, its setup would compete for the CPU with the
+ * tool still running (or its clone3 delay this child's wakeup). */
+void sbx_child_free(struct sbx_child *c)
+{
+	struct sbx_jail *j = c && c->done ? c->jail : NULL;
+	child_free(c);
+	if (j)
+		spare_refill(j);
 }

@@ -304,6 +304,42 @@ static void ended(struct sbx_child *c, int code, int status, uint64_t cpu_ms, ui
 	grace_pause(c);
 }
 
+/* Sends a job message to c, whose pidfd we hold, and closes the job socket. */
+int child_send_job(struct sbx_child *c, const char *msg, size_t len)
+{
+	int rc = 0;
+	for (size_t off = 0; off < len && !rc;) {
+		ssize_t n = send(c->job_fd, msg + off, len - off, MSG_NOSIGNAL);
+		if (n < 0 && errno != EINTR)
+			rc = -errno;
+		else if (n > 0)
+			off += (size_t)n;
+	}
+	close(c->job_fd);
+	c->job_fd = -1;
+	return rc;
+}
+
+/* The job held for a worker's child whose pidfd has now come. A child
+ * that cannot take it is stopped, with the step that failed. */
+void send_held_job(struct sbx_child *c)
+{
+	if (!c->job_msg)
+		return;
+	int rc = c->job_fd >= 0 ? child_send_job(c, c->job_msg, c->job_len) : -EPIPE;
+	free(c->job_msg);
+	c->job_msg = NULL;
+	if (rc < 0) {
+		if (!c->have_report) {
+			c->report = (struct child_report){ .kind = REPORT_STEP,
+				                           .step = STEP_JOB,
+				                           .err = -rc };
+			c->have_report = true;
+		}
+		sbx_child_kill(c, SBX_KILLED_CANCELLED);
+	}
+}
+
 /* The worker's child started: its pid and pidfd, the namespaces it got (a
  * profile's optional ones the kernel refused are dropped there too). */
 static void started(struct sbx_child *c, const struct child_report *r, int pidfd)
@@ -696,14 +732,10 @@ static void close_later(int fd)
 		close(fd);
 }
 
-/* A finished child's jail gets its next spare here, after the caller has
- * the result: made earlier, its setup would compete for the CPU with the
- * tool still running (or its clone3 delay this child's wakeup). */
-void sbx_child_free(struct sbx_child *c)
+void child_free(struct sbx_child *c)
 {
 	if (!c)
 		return;
-	struct sbx_jail *j = c->done ? c->jail : NULL;
 	if ((c->pid > 0 || c->zygote) && !c->reaped)
 		stop(c);
 	if (c->jail->call_tmp && !c->tmp_removed) /* a child stopped here never ended() */
@@ -734,8 +766,6 @@ void sbx_child_free(struct sbx_child *c)
 	free(c->win[0].buf);
 	free(c->win[1].buf);
 	free(c);
-	if (j)
-		spare_refill(j);
 }
 
 int sbx_child_take_listeners(struct sbx_child *c, int fds[SBX_LISTEN_MAX])
@@ -746,4 +776,25 @@ int sbx_child_take_listeners(struct sbx_child *c, int fds[SBX_LISTEN_MAX])
 	for (int k = 0; k < SBX_LISTEN_MAX; k++)
 		c->listeners[k] = -1;
 	return 1;
+}
+
+bool wants_stdin(const struct sbx_job *job)
+{
+	return job->stdin_data || job->stdin_stream;
+}
+
+/* The job's stdin bytes copied, or a streamed stdin's empty buffer. */
+int copy_stdin(struct sbx_child *c, const struct sbx_job *job)
+{
+	size_t cap = job->stdin_stream ? STDIN_CHUNK : job->stdin_len ? job->stdin_len : 1;
+	c->stdin_buf = malloc(cap);
+	if (!c->stdin_buf)
+		return -ENOMEM;
+	if (job->stdin_stream) {
+		c->src_fd = job->stdin_source;
+		return 0;
+	}
+	memcpy(c->stdin_buf, job->stdin_data, job->stdin_len);
+	c->stdin_len = job->stdin_len;
+	return 0;
 }

@@ -35,8 +35,6 @@
 enum { Z_CTL = 3, Z_BLOB = 4, Z_LIFELINE = 5, Z_JAIL = 6 };
 #define BLOB_MAX (16u << 20)
 
-void worker_anchor(void) {}
-
 /* ---- the jail as bytes ------------------------------------------------ */
 
 struct packer {

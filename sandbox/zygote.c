@@ -23,7 +23,6 @@
  * its start).
  */
 #define _GNU_SOURCE
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/sched.h>
@@ -51,28 +50,6 @@ struct zygote {
 
 /* The worker's first descriptors (worker.c reads them so). */
 enum { Z_CTL = 3, Z_BLOB = 4, Z_LIFELINE = 5, Z_JAIL = 6 };
-
-uint64_t sbx_fn_ref(const void *fn)
-{
-	static const void *last_fn;
-	static uint64_t last_ref;
-	if (!fn)
-		return 0;
-	if (fn == last_fn)
-		return last_ref;
-	Dl_info a, b;
-	if (!dladdr(fn, &a) || !dladdr((const void *)worker_anchor, &b) ||
-	    a.dli_fbase != b.dli_fbase)
-		return 0;
-	last_fn = fn;
-	last_ref = (uint64_t)((uintptr_t)fn - (uintptr_t)worker_anchor) + 1;
-	return last_ref;
-}
-
-void *sbx_fn_from_ref(uint64_t ref)
-{
-	return ref ? (void *)((uintptr_t)worker_anchor + (uintptr_t)(ref - 1)) : NULL;
-}
 
 bool zygote_usable(void)
 {

@@ -2,7 +2,8 @@
 # tests/integration/layers.sh — the build's doors (HACKING.md): the tree
 # passes `mk/check_deps.py` and `mk/check_exports.py`, and each refuses a
 # violation planted in a copy (an include across a layer, a symbol taken
-# from a layer above, a call back up inside supervisor/, a header name
+# from a layer above, a call back up inside supervisor/ or sandbox/, a
+# circle of sandbox/ files, a header name
 # used twice, an internal symbol left global in the library), naming the
 # file and the rule. Then the embedding program with toolcage's internal
 # names (tests/embed/embed_clash.c) runs a built-in and its own tool. Exit 0 pass, 77 skip, anything else fail.
@@ -85,6 +86,25 @@ cc -c -o "$tmp/up/supervisor/policy.o" "$tmp/policy.c" || fails=$((fails + 1))
 expect "check-deps refuses stage 2 calling back up into the pipeline" 1 \
 	'supervisor/policy.c: uses call_finish from supervisor/pipeline.c: control goes one way' -- \
 	python3 mk/check_deps.py . "$tmp/up"
+
+# Inside sandbox/: a walls' file calling up into spawning, and two files
+# calling each other (as spawn.c and spare.c once did).
+mkdir -p "$tmp/sbx/sandbox"
+printf 'int spawn_start(void);\nint spawn_start(void) { return 0; }\n' > "$tmp/spawn.c"
+printf 'int spawn_start(void);\nint landlock_abi(void);\nint landlock_abi(void) { return spawn_start(); }\n' > "$tmp/landlock.c"
+cc -c -o "$tmp/sbx/sandbox/spawn.o" "$tmp/spawn.c" || fails=$((fails + 1))
+cc -c -o "$tmp/sbx/sandbox/landlock.o" "$tmp/landlock.c" || fails=$((fails + 1))
+expect "check-deps refuses a sandbox wall calling up into spawning" 1 \
+	'sandbox/landlock.c: uses spawn_start from sandbox/spawn.c: sandbox/ calls down its tiers' -- \
+	python3 mk/check_deps.py . "$tmp/sbx"
+rm "$tmp/sbx/sandbox/"*.o
+printf 'int planted_b(void);\nint planted_a(void);\nint planted_a(void) { return planted_b(); }\n' > "$tmp/a.c"
+printf 'int planted_a(void);\nint planted_b(void);\nint planted_b(void) { return planted_a(); }\n' > "$tmp/b.c"
+cc -c -o "$tmp/sbx/sandbox/planted_a.o" "$tmp/a.c" || fails=$((fails + 1))
+cc -c -o "$tmp/sbx/sandbox/planted_b.o" "$tmp/b.c" || fails=$((fails + 1))
+expect "check-deps refuses two sandbox files calling each other" 1 \
+	'sandbox/planted_a.c: calls back to itself through sandbox/planted_a.c uses planted_b from sandbox/planted_b.c, sandbox/planted_b.c uses planted_a from sandbox/planted_a.c' -- \
+	python3 mk/check_deps.py . "$tmp/sbx"
 
 # An internal function left global in the library.
 printf 'int planted_helper(void);\nint planted_helper(void) { return 1; }\n' > "$tmp/leak.c"
