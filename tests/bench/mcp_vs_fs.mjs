@@ -3,7 +3,10 @@
 // in-process, no confinement), side by side in one run with the official
 // SDK client: read_file of a small file, sequential calls interleaved one
 // by one (median round trip), then rounds of N calls in flight (calls/s),
-// alternating servers. Ratios only; the machine is shared.
+// alternating servers. Ratios only; the machine is shared. With the rounds
+// in flight it also reads the CPU time of each server's process tree (the
+// server, its threads and every process under it, reaped or not) from
+// /proc: CPU per call is the figure a loaded machine still compares.
 //
 // usage: node mcp_vs_fs.mjs TOOLCAGE FS_SERVER_JS [SEQ] [INFLIGHT] [ROUNDS]
 import fs from 'node:fs';
@@ -44,6 +47,23 @@ async function once(s) {
   if (r.isError) throw new Error(`${s.name}: ${JSON.stringify(r.content).slice(0, 200)}`);
 }
 
+// The CPU time (clock ticks) of a process, its threads and the children it
+// reaped (utime, stime, cutime, cstime), plus those of its live children.
+function treeTicks(pid) {
+  let f;
+  try {
+    const st = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    f = st.slice(st.lastIndexOf(')') + 2).split(' ');
+  } catch { return 0; }
+  let t = Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
+  let kids = [];
+  try {
+    kids = fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/);
+  } catch { /* gone, or no such file: its own time only */ }
+  for (const k of kids) if (k) t += treeTicks(k);
+  return t;
+}
+
 const median = (v) => { const a = [...v].sort((x, y) => x - y); return a[Math.floor(a.length / 2)]; };
 const p99 = (v) => { const a = [...v].sort((x, y) => x - y); return a[Math.floor(a.length * 0.99)]; };
 
@@ -63,21 +83,29 @@ for (let i = 0; i < SEQ; i++) {
 }
 
 const rate = servers.map(() => []);
+const ticks = servers.map(() => 0);
 for (let round = 0; round < ROUNDS; round++) {
   for (let k = 0; k < servers.length; k++) {
     const s = servers[(round + k) % servers.length];
+    const c0 = treeTicks(s.client.transport.pid);
     const t0 = process.hrtime.bigint();
     await Promise.all(Array.from({ length: INFLIGHT }, () => once(s)));
     const sec = Number(process.hrtime.bigint() - t0) / 1e9;
     rate[servers.indexOf(s)].push(INFLIGHT / sec);
+    ticks[servers.indexOf(s)] += treeTicks(s.client.transport.pid) - c0;
   }
 }
+const HZ = 100;   // USER_HZ on Linux
+const cpu = ticks.map((t) => (t / HZ) * 1000 / (INFLIGHT * ROUNDS));
 
 const fmt = (x) => x.toFixed(3);
 for (let k = 0; k < servers.length; k++)
   console.log(`  ${servers[k].name.padEnd(18)} round trip median ${fmt(median(lat[k]))} ms ` +
               `p99 ${fmt(p99(lat[k]))} ms   ${INFLIGHT} in flight: ${median(rate[k]).toFixed(0)} calls/s`);
+console.log(`  CPU per call in flight (the server's whole process tree): toolcage ${fmt(cpu[0])} ms, ` +
+            `official ${fmt(cpu[1])} ms`);
 console.log(`  ratio toolcage/official: round trip ${(median(lat[0]) / median(lat[1])).toFixed(2)}x ` +
-            `(target <= 1.0x), throughput ${(median(rate[0]) / median(rate[1])).toFixed(2)}x (target >= 1.0x)`);
+            `(target <= 1.0x), throughput ${(median(rate[0]) / median(rate[1])).toFixed(2)}x (target >= 1.0x), ` +
+            `CPU per call ${(cpu[0] / cpu[1]).toFixed(2)}x`);
 for (const s of servers) await s.client.close();
 fs.rmSync(ws, { recursive: true, force: true });
