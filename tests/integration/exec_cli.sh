@@ -544,5 +544,26 @@ got=$({ "$TOOLCAGE" exec --workspace "$ws" -i -- head -c 10 >/dev/null; head -c 
 [ "$got" = "$(printf '6\n7\n8')" ] && ok "stdin: a file's unread bytes are given back" ||
 	bad "stdin: after the tool read 10 bytes the caller read '$got'"
 
+# How many processes a launch makes, counted in a pid namespace of our
+# own, where pids are handed out in turn: unshare's shell is 1, toolcage
+# 2, what it forks next, then cat. As root holding CAP_SYS_ADMIN in the
+# initial user namespace under no seccomp filter, the kernel's rules give
+# the ladder its answers: one child, the tool's (cat is 4). Anywhere
+# else the ladder asks the kernel with a probe child first (cat is 5).
+if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null &&
+	last=$(unshare --pid --fork --mount-proc sh -c "'$TOOLCAGE' exec --workspace '$ws' \
+		-- /bin/true >/dev/null 2>&1 && cat /proc/sys/kernel/ns_last_pid" 2>/dev/null); then
+	capeff=$(sed -n 's/^CapEff:[[:space:]]*//p' /proc/self/status)
+	if grep -q '^Seccomp:[[:space:]]*0$' /proc/self/status &&
+		[ "$(readlink /proc/self/ns/user)" = "user:[4026531837]" ] &&
+		[ $((0x$capeff >> 21 & 1)) = 1 ]; then
+		want=4 what="root with CAP_SYS_ADMIN: one child, no probe of the ladder"
+	else
+		want=5 what="a filter or another user namespace: the ladder's probe, then the tool"
+	fi
+	[ "$last" = "$want" ] && ok "launch: $what" ||
+		bad "launch: $what: the last pid was $last, wanted $want"
+fi
+
 [ "$fails" = 0 ] || { echo "$fails check(s) failed"; exit 1; }
 exit 0
