@@ -8,7 +8,7 @@
  *
  * Every connection is decided by the egress policy (netpolicy.h) on its
  * name and port, then on the addresses the name resolves to, then counted
- * against the call's caps; it is relayed through two pipes of at most 64
+ * against the call's caps; it is relayed through two pipes of at most 256
  * KiB each (splice: the bytes never enter our memory, and a slow reader
  * holds its writer), and recorded: an event per connection for the audit
  * log, and the call's report of what it tried and what was refused.

@@ -63,6 +63,14 @@ struct egress_conn {
 	bool asking, answered, answer_allow;
 	const char *allow_why;
 	const char *end_why; /* a cap ended it: recorded as refused */
+	/* Plain HTTP (an absolute-URI proxy request, port 80): one request per
+	 * connection, its body passed as its head frames it (body_left bytes,
+	 * or a chunked body to its last chunk); what the client sends after it
+	 * is read and dropped, for a second request on a kept-alive
+	 * connection could name another host the same server serves. */
+	bool one_request, req_done, chunked;
+	uint64_t body_left;
+	struct np_chunked ch;
 	struct loop_timer *timer;
 	uint64_t out, in;
 	bool recorded;
@@ -226,6 +234,66 @@ static uint64_t left(uint64_t cap, uint64_t used)
 	return used >= cap ? 0 : cap - used;
 }
 
+/* How many of the client's next n bytes (at p) belong to its one request,
+ * req_done set when it ends within them; -1 when its chunked body is
+ * malformed. */
+static ssize_t request_part(struct egress_conn *k, const uint8_t *p, size_t n)
+{
+	if (k->req_done)
+		return 0;
+	if (k->chunked) {
+		bool done;
+		ssize_t used = np_chunked_scan(&k->ch, p, n, &done);
+		k->req_done = used >= 0 && done;
+		return used;
+	}
+	size_t take = n < k->body_left ? n : (size_t)k->body_left;
+	k->body_left -= take;
+	k->req_done = !k->body_left;
+	return (ssize_t)take;
+}
+
+/* The client's bytes of its one request into the pipe, at most want:
+ * spliced for a counted body, copied through a scan of a chunked one.
+ * What splice returns: > 0 bytes moved, 0 the client's end, -1 and errno. */
+static ssize_t feed_request(struct egress_conn *k, int src, int dst, size_t want)
+{
+	if (!k->chunked) {
+		if (want > k->body_left)
+			want = (size_t)k->body_left;
+		ssize_t n = splice(src, NULL, dst, NULL, want, SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
+		if (n > 0)
+			request_part(k, NULL, (size_t)n);
+		return n;
+	}
+	uint8_t buf[4096];
+	if (want > sizeof buf)
+		want = sizeof buf;
+	ssize_t n = recv(src, buf, want, MSG_PEEK | MSG_DONTWAIT);
+	if (n <= 0)
+		return n;
+	struct np_chunked ahead = k->ch;
+	bool done;
+	ssize_t used = np_chunked_scan(&ahead, buf, (size_t)n, &done);
+	if (used < 0) {
+		k->end_why = "a malformed chunked request body";
+		errno = EPROTO;
+		return -1;
+	}
+	ssize_t w = used ? write(dst, buf, (size_t)used) : 0;
+	if (w < 0)
+		return -1;
+	/* What went into the pipe is taken from the socket and the scan. */
+	request_part(k, buf, (size_t)w);
+	if (w && recv(src, buf, (size_t)w, MSG_DONTWAIT) != w)
+		return -1;
+	if (!w) {
+		errno = EAGAIN;
+		return -1;
+	}
+	return w;
+}
+
 /* Moves what can move without blocking, one direction: src -> pipe -> dst.
  * Returns 1 on progress, 0 on none, -1 when the connection must end. */
 static int move(struct egress_conn *k, int src, int dst, int p[2], size_t *fill, bool *eof,
@@ -233,6 +301,21 @@ static int move(struct egress_conn *k, int src, int dst, int p[2], size_t *fill,
                 const char *cap_why)
 {
 	int progress = 0;
+	bool framed = k->one_request && p == k->cu;
+	if (!*eof && src >= 0 && framed && k->req_done) {
+		/* Its one request is out: what follows is read and dropped. */
+		char sink[4096];
+		ssize_t n = recv(src, sink, sizeof sink, MSG_DONTWAIT);
+		if (n > 0) {
+			progress = 1;
+		} else if (n == 0) {
+			*eof = true;
+			progress = 1;
+		} else if (errno != EAGAIN && errno != EINTR) {
+			return -1;
+		}
+		goto out;
+	}
 	if (!*eof && src >= 0 && *fill < k->cap) {
 		uint64_t room = left(cap, *call_count);
 		size_t want = k->cap - *fill;
@@ -254,7 +337,9 @@ static int move(struct egress_conn *k, int src, int dst, int p[2], size_t *fill,
 		}
 		if (want > room)
 			want = (size_t)room;
-		ssize_t n = splice(src, NULL, p[1], NULL, want, SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
+		ssize_t n = framed ?
+		        feed_request(k, src, p[1], want) :
+		        splice(src, NULL, p[1], NULL, want, SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
 		if (n > 0) {
 			*fill += (size_t)n;
 			*count += (uint64_t)n;
@@ -662,6 +747,36 @@ static int transparent_name(struct egress_conn *k, const char *said)
 	return 0;
 }
 
+/* A plain-HTTP request (h, parsed from the head): what goes upstream is
+ * its head rewritten (origin form, Host the name decided on, Connection:
+ * close) and what came after the head of its body; the rest is dropped. */
+static int plain_request(struct egress_conn *k, struct np_http *h, const char **why)
+{
+	const uint8_t *extra = k->head + h->head_len;
+	k->one_request = true;
+	k->chunked = h->chunked;
+	k->body_left = h->content_length;
+	ssize_t body = request_part(k, extra, k->head_len - h->head_len);
+	if (body < 0)
+		return *why = "a malformed chunked request body", NP_BAD;
+	h->target = k->t;
+	/* The head grows by a Host and a Connection line at most; with the
+	 * body that came along, within the head's bound. */
+	size_t size = NP_HEAD_MAX + 512;
+	char *buf = malloc(size);
+	ssize_t n = buf ? np_http_rewrite((char *)k->head, h, buf, size - (size_t)body) : -1;
+	if (n < 0) {
+		*why = buf ? "the request head is too long" : "out of memory";
+		free(buf);
+		return NP_BAD;
+	}
+	memcpy(buf + n, extra, (size_t)body);
+	free(k->to_upstream);
+	k->to_upstream = buf;
+	k->to_upstream_len = (size_t)n + (size_t)body;
+	return NP_OK;
+}
+
 /* NP_OK: the destination is known and the bytes to send are set. */
 static int parse_head(struct egress_conn *k, const char **why, int *status)
 {
@@ -681,17 +796,7 @@ static int parse_head(struct egress_conn *k, const char **why, int *status)
 			return take_bytes(k, extra, nextra) ? NP_OK :
 			                                      (*why = "out of memory", NP_BAD);
 		}
-		char *buf = malloc(NP_HEAD_MAX + 512 + nextra);
-		ssize_t n = buf ? np_http_rewrite((char *)k->head, &h, buf, NP_HEAD_MAX + 512) : -1;
-		if (n < 0) {
-			free(buf);
-			return *why = "the request head is too long", NP_BAD;
-		}
-		memcpy(buf + n, extra, nextra);
-		free(k->to_upstream);
-		k->to_upstream = buf;
-		k->to_upstream_len = (size_t)n + nextra;
-		return NP_OK;
+		return plain_request(k, &h, why);
 	}
 	case SBX_LISTEN_SOCKS: {
 		size_t used;
@@ -731,8 +836,8 @@ static int parse_head(struct egress_conn *k, const char **why, int *status)
 		k->t.port = 80;
 		if (transparent_name(k, h.host) < 0)
 			return NP_BAD;
-		return take_bytes(k, k->head, k->head_len) ? NP_OK :
-		                                             (*why = "out of memory", NP_BAD);
+		*status = 400;
+		return plain_request(k, &h, why);
 	}
 	default: {
 		char sni[NP_HOST_MAX + 1];

@@ -210,6 +210,7 @@ int np_http_parse(const char *buf, size_t len, bool proxy, struct np_http *h, co
 	if ((rc = request_line(buf, (size_t)(eol - buf), proxy, h, why)) != NP_OK)
 		return rc;
 	h->headers_off = (size_t)(eol + 2 - buf);
+	bool has_length = false;
 	for (const char *line = eol + 2; line < buf + end - 2;) {
 		const char *le = memchr(line, '\r', (size_t)(buf + end - line));
 		if (*line == ' ' || *line == '\t')
@@ -220,20 +221,41 @@ int np_http_parse(const char *buf, size_t len, bool proxy, struct np_http *h, co
 		for (const char *p = line; p < colon; p++)
 			if (!tchar(*p))
 				return *why = "a malformed header name", NP_BAD;
-		if (name_is(line, (size_t)(colon - line), "host")) {
+		size_t nlen = (size_t)(colon - line);
+		const char *v = colon + 1, *ve = le;
+		while (v < ve && (*v == ' ' || *v == '\t'))
+			v++;
+		while (ve > v && (ve[-1] == ' ' || ve[-1] == '\t'))
+			ve--;
+		if (name_is(line, nlen, "host")) {
 			if (h->has_host)
 				return *why = "two Host headers", NP_BAD;
 			h->has_host = true;
-			const char *v = colon + 1, *ve = le;
-			while (v < ve && (*v == ' ' || *v == '\t'))
-				v++;
-			while (ve > v && (ve[-1] == ' ' || ve[-1] == '\t'))
-				ve--;
 			if (parse_authority(v, (size_t)(ve - v), h->host, &h->host_port) < 0)
 				return *why = "the Host header is not a host", NP_BAD;
+		} else if (name_is(line, nlen, "content-length")) {
+			if (has_length)
+				return *why = "two Content-Length headers", NP_BAD;
+			has_length = true;
+			if (v == ve || ve - v > 18)
+				return *why = "a malformed Content-Length", NP_BAD;
+			for (; v < ve; v++) {
+				if (*v < '0' || *v > '9')
+					return *why = "a malformed Content-Length", NP_BAD;
+				h->content_length = h->content_length * 10 + (uint64_t)(*v - '0');
+			}
+		} else if (name_is(line, nlen, "transfer-encoding")) {
+			if (h->chunked)
+				return *why = "two Transfer-Encoding headers", NP_BAD;
+			if (ve - v != 7 || strncasecmp(v, "chunked", 7))
+				return *why = "a transfer coding other than chunked", NP_BAD;
+			h->chunked = true;
 		}
 		line = le + 2;
 	}
+	/* Which one ends the body is where parsers disagree (smuggling). */
+	if (has_length && h->chunked)
+		return *why = "both Content-Length and Transfer-Encoding", NP_BAD;
 	if (!proxy) {
 		if (!h->has_host)
 			return *why = "no Host header", NP_BAD;
@@ -305,6 +327,102 @@ ssize_t np_http_rewrite(const char *buf, const struct np_http *h, char *outbuf, 
 	}
 	puts_(&o, "Connection: close\r\n\r\n");
 	return o.full ? -1 : (ssize_t)o.len;
+}
+
+/* ---- a chunked body ------------------------------------------------------- */
+
+enum {
+	CH_SIZE,
+	CH_EXT,
+	CH_SIZE_LF,
+	CH_DATA,
+	CH_DATA_CR,
+	CH_DATA_LF,
+	CH_FIELD_START,
+	CH_FIELD,
+	CH_FIELD_LF,
+	CH_END_LF,
+	CH_DONE
+};
+
+ssize_t np_chunked_scan(struct np_chunked *c, const uint8_t *buf, size_t len, bool *done)
+{
+	size_t i = 0;
+	*done = c->state == CH_DONE;
+	while (i < len && c->state != CH_DONE) {
+		uint8_t b = buf[i];
+		switch (c->state) {
+		case CH_DATA: {
+			size_t take = len - i < c->left ? len - i : (size_t)c->left;
+			c->left -= take;
+			i += take;
+			if (!c->left)
+				c->state = CH_DATA_CR;
+			continue;
+		}
+		case CH_SIZE:
+			if (isxdigit(b)) {
+				if (++c->digits > 15)
+					return -1; /* 2^60 bytes: no chunk is that long */
+				c->left = c->left << 4 |
+				        (uint64_t)(isdigit(b) ? b - '0' : (b | 0x20) - 'a' + 10);
+			} else if (c->digits && (b == ';' || b == ' ' || b == '\t')) {
+				c->state = CH_EXT;
+			} else if (c->digits && b == '\r') {
+				c->state = CH_SIZE_LF;
+			} else {
+				return -1; /* no size, or a byte no size line has */
+			}
+			break;
+		case CH_EXT:
+		case CH_FIELD:
+			if (b == '\r')
+				c->state = c->state == CH_EXT ? CH_SIZE_LF : CH_FIELD_LF;
+			else if ((b < 0x20 && b != '\t') || b == 0x7f || ++c->line > NP_HEAD_MAX)
+				return -1;
+			break;
+		case CH_SIZE_LF:
+			if (b != '\n')
+				return -1;
+			c->state = c->left ? CH_DATA : CH_FIELD_START;
+			c->digits = 0;
+			c->line = 0;
+			break;
+		case CH_DATA_CR:
+			if (b != '\r')
+				return -1;
+			c->state = CH_DATA_LF;
+			break;
+		case CH_DATA_LF:
+			if (b != '\n')
+				return -1;
+			c->state = CH_SIZE;
+			break;
+		case CH_FIELD_START:
+			if (b == '\r') {
+				c->state = CH_END_LF;
+			} else if (b < 0x20 || b == 0x7f || ++c->fields > 64) {
+				return -1;
+			} else {
+				c->state = CH_FIELD;
+				c->line = 1;
+			}
+			break;
+		case CH_FIELD_LF:
+			if (b != '\n')
+				return -1;
+			c->state = CH_FIELD_START;
+			break;
+		case CH_END_LF:
+			if (b != '\n')
+				return -1;
+			c->state = CH_DONE;
+			break;
+		}
+		i++;
+	}
+	*done = c->state == CH_DONE;
+	return (ssize_t)i;
 }
 
 /* ---- SOCKS5 --------------------------------------------------------------- */

@@ -45,6 +45,8 @@ struct np_http {
 	bool has_host;              /* a Host header was there */
 	char host[NP_HOST_MAX + 1]; /* its host, normalized */
 	uint16_t host_port;         /* its port, or 0 when it names none */
+	bool chunked;               /* Transfer-Encoding: chunked */
+	uint64_t content_length;    /* Content-Length, or 0 */
 	/* where the parts are, for np_http_rewrite */
 	size_t method_len;
 	size_t path_off, path_len; /* origin form: "/..." of the URI, or "/" */
@@ -57,16 +59,32 @@ struct np_http {
  * is refused), else to port 80 (origin form with a Host header). The head
  * must end within NP_HEAD_MAX bytes. Lines end in CRLF; a bare LF, a
  * control character, an obsolete folded line, or two Host headers are
- * refused. */
+ * refused; so is a body framed two ways or in a way read differently by
+ * two parsers (Content-Length with Transfer-Encoding, two of either, a
+ * transfer coding other than "chunked", a length not in digits). */
 int np_http_parse(const char *buf, size_t len, bool proxy, struct np_http *h, const char **why);
 
-/* The head to send upstream for an absolute-URI proxy request: the request
- * line in origin form, the headers without Proxy-*, Connection and
- * Keep-Alive, a Host header when the request had none, and "Connection:
- * close" (one request per connection: a second one on the same connection
+/* The head to send upstream for a plain-HTTP request (an absolute URI to
+ * the proxy, or an origin-form one to port 80): the request line in
+ * origin form, Host naming h->target, the headers without Proxy-*, Connection and
+ * Keep-Alive, and "Connection: close" (one request per connection: a second one on the same connection
  * could name another host). Returns the length written to out, or -1 when
  * it does not fit in size bytes. */
 ssize_t np_http_rewrite(const char *buf, const struct np_http *h, char *out, size_t size);
+
+/* A chunked body (RFC 9112 7.1) as it streams by: zeroed at its start. */
+struct np_chunked {
+	int state;
+	uint64_t left;   /* the current chunk's data still to come */
+	unsigned digits; /* of its size, read so far */
+	size_t line;     /* bytes of the current extension or trailer line */
+	unsigned fields; /* trailer lines */
+};
+
+/* Scans the body's next bytes buf[len]: returns how many belong to it
+ * (len, or fewer when it ends within them, *done then set), or -1 when
+ * they are no chunked body. Lines and trailers are bounded. */
+ssize_t np_chunked_scan(struct np_chunked *c, const uint8_t *buf, size_t len, bool *done);
 
 /* ---- SOCKS5 (RFC 1928) ---------------------------------------------------- */
 

@@ -238,6 +238,31 @@ expect_refused "refused: 198.51.100.7:80, not on the allowlist" "an address lite
 cage $A -- $PY raw.py example.test 80 other.test
 expect_refused "names another host" "a Host header that contradicts the looked-up name"
 
+# One request per plain-HTTP connection: a second one pipelined on a kept-
+# alive connection could name another host the same server serves.
+cat > "$tmp/ws/pipeline.py" <<'EOF'
+import socket, sys
+# pipeline.py ADDR PORT FIRST_TARGET SECOND_TARGET
+s = socket.create_connection((sys.argv[1], int(sys.argv[2])), timeout=5)
+s.sendall(("GET %s HTTP/1.1\r\nHost: example.test\r\n\r\n"
+           "GET %s HTTP/1.1\r\nHost: other.test\r\n\r\n" % (sys.argv[3], sys.argv[4])).encode())
+got = b""
+while True:
+    part = s.recv(4096)
+    if not part:
+        break
+    got += part
+print(got.decode(errors="replace"))
+EOF
+for way in "example.test 80 /hello /second" \
+           "127.0.0.1 3128 http://example.test/hello http://other.test/second"; do
+	cage $A -- $PY pipeline.py $way
+	if [ $rc = 0 ] && grep -q "hello from example.test" "$tmp/out" &&
+	   web_since | grep -q "^http example.test /hello" && ! web_since | grep -q "other.test"; then
+		ok "a second request pipelined to another Host is not sent (${way%% *}:$(echo $way | cut -d' ' -f2))"
+	else bad "pipelining to another Host (${way%% *})"; show; web_since | sed 's/^/     web: /'; fi
+done
+
 # ---- what has no way out at all ------------------------------------------------
 cage $A -- $PY raw.py 198.51.100.7 8080 example.test
 # Refused by Landlock (EACCES) where the kernel has TCP rules, else by the

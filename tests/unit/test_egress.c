@@ -610,6 +610,71 @@ static void test_a_reader_that_stops_holds_its_writer(void **state)
 	fx_free(f);
 }
 
+/* ---- one request per plain-HTTP connection ---------------------------------- */
+
+/* Each request, then a second one pipelined after it to another host; the
+ * server echoes what reached it. */
+static void pipelined(struct fx *f, int out)
+{
+	static const char *const first[] = {
+		"/one HTTP/1.1\r\n\r\n",
+		"/two HTTP/1.1\r\nContent-Length: 7\r\n\r\nbody-cl",
+		"/three HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n7\r\nchunked\r\n0\r\n\r\n",
+	};
+	static const char second[] = "GET /second HTTP/1.1\r\nHost: evil.test\r\n\r\n";
+	for (size_t i = 0; i < sizeof first / sizeof first[0]; i++) {
+		char req[512];
+		int n = snprintf(req, sizeof req, "%s http://127.0.0.1:%u%s%s", i ? "POST" : "GET",
+		                 f->server_port, first[i], second);
+		dprintf(out, "\n=== %zu\n", i);
+		exchange(f->port[SBX_LISTEN_HTTP_PROXY], req, (size_t)n, out);
+	}
+}
+
+static void test_plain_http_sends_one_request_per_connection(void **state)
+{
+	(void)state;
+	struct fx *f = fx_new(NULL, 1);
+	struct tc_error err = { 0 };
+	char a[32];
+	snprintf(a, sizeof a, "127.0.0.1:%u", f->server_port);
+	assert_int_equal(netpol_add_name(f->pol, false, a, &err), 0);
+	char *res = client(f, pipelined);
+	/* Each request reached the server with its body, and nothing after it. */
+	assert_non_null(strstr(res, "GET /one HTTP/1.1\r\n"));
+	assert_non_null(strstr(res, "Connection: close\r\n\r\nbody-cl"));
+	assert_non_null(strstr(res, "Connection: close\r\n\r\n7\r\nchunked\r\n0\r\n\r\n"));
+	assert_null(strstr(res, "evil.test"));
+	assert_null(strstr(res, "/second"));
+	free(res);
+	fx_free(f);
+}
+
+static void ambiguous_body(struct fx *f, int out)
+{
+	char req[256];
+	int n = snprintf(req, sizeof req,
+	                 "POST http://127.0.0.1:%u/ HTTP/1.1\r\nContent-Length: 3\r\n"
+	                 "Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+	                 f->server_port);
+	exchange(f->port[SBX_LISTEN_HTTP_PROXY], req, (size_t)n, out);
+}
+
+static void test_a_body_two_ways_framed_is_refused(void **state)
+{
+	(void)state;
+	struct fx *f = fx_new(NULL, 1);
+	struct tc_error err = { 0 };
+	char a[32];
+	snprintf(a, sizeof a, "127.0.0.1:%u", f->server_port);
+	assert_int_equal(netpol_add_name(f->pol, false, a, &err), 0);
+	char *res = client(f, ambiguous_body);
+	assert_non_null(strstr(res, "HTTP/1.1 400 Bad Request"));
+	assert_non_null(strstr(res, "both Content-Length and Transfer-Encoding"));
+	free(res);
+	fx_free(f);
+}
+
 int main(void)
 {
 	signal(SIGPIPE, SIG_IGN);
@@ -624,6 +689,8 @@ int main(void)
 		cmocka_unit_test(test_connection_cap_refuses_the_next),
 		cmocka_unit_test(test_byte_cap_ends_the_connection),
 		cmocka_unit_test(test_a_reader_that_stops_holds_its_writer),
+		cmocka_unit_test(test_plain_http_sends_one_request_per_connection),
+		cmocka_unit_test(test_a_body_two_ways_framed_is_refused),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -194,6 +194,80 @@ static void test_http_incomplete_head_wants_more_then_a_bound(void **state)
 	free(big);
 }
 
+static void test_http_body_framing_is_read_and_ambiguity_refused(void **state)
+{
+	(void)state;
+	struct np_http h;
+	const char *why = NULL;
+	assert_int_equal(http("POST http://example.test/ HTTP/1.1\r\nContent-Length:  12 \r\n\r\n",
+	                      true, &h, &why),
+	                 NP_OK);
+	assert_int_equal(h.content_length, 12);
+	assert_false(h.chunked);
+	assert_int_equal(http("POST /x HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: Chunked\r\n\r\n",
+	                      false, &h, &why),
+	                 NP_OK);
+	assert_true(h.chunked);
+	assert_int_equal(http("GET http://example.test/ HTTP/1.1\r\n\r\n", true, &h, &why), NP_OK);
+	assert_int_equal(h.content_length, 0);
+	assert_false(h.chunked);
+	/* Where two parsers could see two different ends of the body. */
+	static const char *const bad[] = {
+		"POST http://a/ HTTP/1.1\r\nContent-Length: 5\r\nContent-Length: 5\r\n\r\n",
+		"POST http://a/ HTTP/1.1\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n",
+		"POST http://a/ HTTP/1.1\r\nTransfer-Encoding: gzip, chunked\r\n\r\n",
+		"POST http://a/ HTTP/1.1\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n",
+		"POST http://a/ HTTP/1.1\r\nContent-Length: 5x\r\n\r\n",
+		"POST http://a/ HTTP/1.1\r\nContent-Length: -5\r\n\r\n",
+		"POST http://a/ HTTP/1.1\r\nContent-Length: \r\n\r\n",
+		"POST http://a/ HTTP/1.1\r\nContent-Length: 99999999999999999999\r\n\r\n",
+		NULL,
+	};
+	for (const char *const *b = bad; *b; b++)
+		if (http(*b, true, &h, &why) != NP_BAD)
+			fail_msg("accepted: %s", *b);
+}
+
+static void test_chunked_body_ends_where_its_last_chunk_says(void **state)
+{
+	(void)state;
+	static const char body[] = "5;ext=1\r\nhello\r\n1A\r\nabcdefghijklmnopqrstuvwxyz\r\n"
+	                           "0\r\nTrailer: x\r\n\r\n";
+	static const char after[] = "GET /second HTTP/1.1\r\nHost: evil.test\r\n\r\n";
+	char all[256];
+	size_t blen = sizeof body - 1;
+	snprintf(all, sizeof all, "%s%s", body, after);
+	struct np_chunked c = { 0 };
+	bool done;
+	/* At once: the body's length, not a byte of what follows. */
+	assert_int_equal(np_chunked_scan(&c, (const uint8_t *)all, strlen(all), &done), blen);
+	assert_true(done);
+	assert_int_equal(np_chunked_scan(&c, (const uint8_t *)after, 5, &done), 0);
+	/* A byte at a time: the same end. */
+	memset(&c, 0, sizeof c);
+	size_t i;
+	done = false;
+	for (i = 0; i < strlen(all) && !done; i++)
+		assert_int_equal(np_chunked_scan(&c, (const uint8_t *)all + i, 1, &done), 1);
+	assert_int_equal(i, blen);
+	/* What is no chunked body. */
+	static const char *const bad[] = {
+		"x\r\n",
+		"\r\n",
+		"5\r\nhelloX\r\n",
+		"5\nhello\r\n",
+		"12345678901234567\r\n",
+		"0\r\nA: b\x01\r\n\r\n",
+		"0\r\n\r\r",
+		NULL,
+	};
+	for (const char *const *b = bad; *b; b++) {
+		memset(&c, 0, sizeof c);
+		if (np_chunked_scan(&c, (const uint8_t *)*b, strlen(*b), &done) >= 0)
+			fail_msg("taken as a chunked body: %s", *b);
+	}
+}
+
 /* ---- SOCKS5 ------------------------------------------------------------------ */
 
 static void test_socks_greeting_and_connect_by_name(void **state)
@@ -467,6 +541,8 @@ int main(void)
 		cmocka_unit_test(test_http_proxy_refuses_what_parsers_read_differently),
 		cmocka_unit_test(test_http_server_request_takes_its_host_header),
 		cmocka_unit_test(test_http_incomplete_head_wants_more_then_a_bound),
+		cmocka_unit_test(test_http_body_framing_is_read_and_ambiguity_refused),
+		cmocka_unit_test(test_chunked_body_ends_where_its_last_chunk_says),
 		cmocka_unit_test(test_socks_greeting_and_connect_by_name),
 		cmocka_unit_test(test_socks_addresses_and_refusals),
 		cmocka_unit_test(test_tls_server_name_in_one_record_or_many),
