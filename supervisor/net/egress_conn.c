@@ -32,7 +32,7 @@
 #include "loop.h"
 
 enum conn_state { CS_HEAD, CS_ASK, CS_RESOLVE, CS_CONNECT, CS_RELAY, CS_DRAIN };
-enum { HEAD_TIMEOUT_MS = 10000, DRAIN_TIMEOUT_MS = 5000, ATTEMPT_MS = 3000 };
+enum { DRAIN_TIMEOUT_MS = 5000, ATTEMPT_MS = 3000 };
 
 struct egress_conn {
 	struct egress_call *call;
@@ -970,5 +970,5 @@ void egress_conn_start(struct egress_call *c, enum sbx_listener kind, int fd)
 		return;
 	}
 	k->c_ev = EPOLLIN;
-	set_timer(k, HEAD_TIMEOUT_MS, on_head_timeout);
+	set_timer(k, c->e->policy->head_timeout_ms, on_head_timeout);
 }

@@ -23,6 +23,7 @@ struct netpol *netpol_new(void)
 	p->max_bytes_in = NETPOL_DEFAULT_MAX_BYTES;
 	p->connect_timeout_ms = NETPOL_DEFAULT_CONNECT_TIMEOUT_MS;
 	p->ask_timeout_ms = NETPOL_DEFAULT_ASK_TIMEOUT_MS;
+	p->head_timeout_ms = NETPOL_DEFAULT_HEAD_TIMEOUT_MS;
 	return p;
 }
 

@@ -67,6 +67,7 @@ struct netpol {
 	uint64_t max_bytes_out, max_bytes_in; /* per call, over every connection */
 	uint32_t connect_timeout_ms;          /* resolution and connect */
 	uint32_t ask_timeout_ms;              /* an unlisted name's approval */
+	uint32_t head_timeout_ms;             /* a connection's first bytes (where to) */
 };
 
 #define NETPOL_DEFAULT_MAX_CONNECTIONS    1024
@@ -74,6 +75,7 @@ struct netpol {
 #define NETPOL_DEFAULT_MAX_BYTES          (1ull << 30)
 #define NETPOL_DEFAULT_CONNECT_TIMEOUT_MS 10000
 #define NETPOL_DEFAULT_ASK_TIMEOUT_MS     60000
+#define NETPOL_DEFAULT_HEAD_TIMEOUT_MS    10000
 
 /* A new policy: allow holds domains (borrowed strings, copied: the gate's
  * allowlist, which allows ports 80 and 443), then the entries of network

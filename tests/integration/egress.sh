@@ -238,6 +238,40 @@ expect_refused "refused: 198.51.100.7:80, not on the allowlist" "an address lite
 cage $A -- $PY raw.py example.test 80 other.test
 expect_refused "names another host" "a Host header that contradicts the looked-up name"
 
+# ---- hostile variations ----------------------------------------------------------
+# A name is compared as DNS compares it: any case, one trailing dot.
+cage $A -- curl -sS http://EXAMPLE.Test./hello
+expect_out "hello from example.test over http" "an allowed name in capitals with a trailing dot"
+D="--allow-domain *.example.test --deny-domain bad.example.test"
+cage $D -- curl -sS http://BAD.Example.TEST./hello
+expect_refused "refused: bad.example.test:80, on the deny list" \
+	"the deny list is not escaped by capitals and a trailing dot (proxy)"
+cage $D -- curl -sS --noproxy '*' http://BAD.EXAMPLE.TEST./hello
+expect_refused "refused: bad.example.test (DNS), on the deny list" \
+	"nor through our DNS"
+no_dns bad.example.test "and no question for it left"
+# Deny entries with a port: that port only; the name's others stay open.
+cage --allow-domain 'example.test:*' --deny-domain example.test:8443 -- \
+	curl -sS --cacert ca.pem https://example.test:8443/hello
+expect_refused "refused: example.test:8443, on the deny list" "a denied host:port"
+cage --allow-domain 'example.test:*' --deny-domain example.test:8443 -- \
+	curl -sS --cacert ca.pem https://example.test/hello
+expect_out "over https" "the same name on a port not denied"
+long=$(printf 'a%.0s' $(seq 1 60)); long="$long.$long.$long.$long.$long.test"
+cage --allow-domain '*.test' -- curl -sS "http://$long/"
+expect_refused "refused: (malformed request)" "a host name longer than 253 characters"
+# Every client's refused case: nothing reaches the world, toolcage says why.
+cage $A -- $PY -c "import urllib.request; urllib.request.urlopen('http://other.test/hello')"
+expect_refused "refused: other.test:80, not on the allowlist" "python urllib to a name off the list"
+cage $A -- env NODE_EXTRA_CA_CERTS=ca.pem node fetch.js https://other.test/hello
+expect_refused "refused: other.test (DNS), not on the allowlist" "node fetch to a name off the list"
+no_dns other.test "and its question did not leave"
+cage $A -- sh -c 'git clone -q http://other.test/repo.git "$TMPDIR/r"'
+expect_refused "refused: other.test:80, not on the allowlist" "git clone from a name off the list"
+cage $A -- $PY raw.py 198.51.100.7 80 198.51.100.7
+expect_refused "refused: 198.51.100.7:80, not on the allowlist" \
+	"a raw socket to an address, naming it in Host"
+
 # One request per plain-HTTP connection: a second one pipelined on a kept-
 # alive connection could name another host the same server serves.
 cat > "$tmp/ws/pipeline.py" <<'EOF'
@@ -262,6 +296,67 @@ for way in "example.test 80 /hello /second" \
 		ok "a second request pipelined to another Host is not sent (${way%% *}:$(echo $way | cut -d' ' -f2))"
 	else bad "pipelining to another Host (${way%% *})"; show; web_since | sed 's/^/     web: /'; fi
 done
+
+# TLS by server name: a ClientHello cut into small TCP writes or split over
+# two TLS records is read whole; a server name other than the looked-up one
+# is refused, however the hello is cut.
+cat > "$tmp/ws/tls.py" <<'EOF'
+import socket, ssl, sys, time
+# tls.py ADDR SNI MODE: HTTPS GET /hello to ADDR:443 naming SNI; MODE whole,
+# pieces (the ClientHello in 50-byte writes) or records (in two TLS records)
+addr, sni, mode = sys.argv[1], sys.argv[2], sys.argv[3]
+ctx = ssl.create_default_context(cafile="ca.pem")
+inc, out = ssl.MemoryBIO(), ssl.MemoryBIO()
+tls = ctx.wrap_bio(inc, out, server_hostname=sni)
+s = socket.create_connection((addr, 443), timeout=5)
+def flush(first=False):
+    data = out.read()
+    if first and mode == "records":
+        body = data[5:]
+        data = b"".join(data[:3] + len(p).to_bytes(2, "big") + p for p in (body[:40], body[40:]))
+    if first and mode == "pieces":
+        for i in range(0, len(data), 50):
+            s.sendall(data[i:i + 50])
+            time.sleep(0.01)
+        return
+    s.sendall(data)
+first = True
+while True:
+    try:
+        tls.do_handshake()
+        break
+    except ssl.SSLWantReadError:
+        flush(first)
+        first = False
+        d = s.recv(65536)
+        if not d:
+            sys.exit("the connection closed during the handshake")
+        inc.write(d)
+flush()
+tls.write(b"GET /hello HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n" % sni.encode())
+flush()
+got = b""
+while True:
+    d = s.recv(65536)
+    if not d:
+        break
+    inc.write(d)
+    try:
+        while True:
+            got += tls.read(65536)
+    except (ssl.SSLWantReadError, ssl.SSLZeroReturnError):
+        pass
+print(got.decode(errors="replace"))
+EOF
+for mode in pieces records; do
+	cage $A -- $PY tls.py example.test example.test $mode
+	expect_out "hello from example.test over https" "a ClientHello in $mode reaches an allowed name"
+	cage $A -- $PY tls.py 198.51.100.7 other.test $mode
+	expect_refused "refused: other.test:443, not on the allowlist" \
+		"a ClientHello in $mode naming a name off the list is refused"
+done
+cage $A -- $PY tls.py example.test other.test whole
+expect_refused "names another host" "a server name that contradicts the looked-up name"
 
 # ---- what has no way out at all ------------------------------------------------
 cage $A -- $PY raw.py 198.51.100.7 8080 example.test

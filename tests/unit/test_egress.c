@@ -102,6 +102,10 @@ static void serve(int lfd, const char *progress)
 	}
 }
 
+/* An approver for the next fx_new, when set. */
+static void *(*fx_ask)(void *, uint64_t, const char *, uint16_t, egress_answer_fn, void *);
+static void (*fx_cancel)(void *, void *);
+
 static void on_event(void *data, json_t *event)
 {
 	json_array_append(data, event);
@@ -127,7 +131,9 @@ static struct fx *fx_new(const char *allow, unsigned caps)
 		assert_int_equal(netpol_add_name(f->pol, false, a, &err), 0);
 	if (caps & 1)
 		assert_int_equal(netpol_add_range(f->pol, false, "127.0.0.1/32", &err), 0);
-	const struct egress_hooks hooks = { .event = on_event, .data = f->events };
+	const struct egress_hooks hooks = {
+		.event = on_event, .ask = fx_ask, .cancel = fx_cancel, .data = f->events
+	};
 	assert_int_equal(egress_new(f->loop, f->pol, &hooks, &f->e, &err), 0);
 	assert_int_equal(egress_call_start(f->e, 42, 0, fds, &f->call, &err), 0);
 	return f;
@@ -675,6 +681,145 @@ static void test_a_body_two_ways_framed_is_refused(void **state)
 	fx_free(f);
 }
 
+/* ---- names as hostile clients write them ---------------------------------------- */
+
+static void hostile_names(struct fx *f, int out)
+{
+	static const char *const reqs[] = {
+		"CONNECT BAD.Example.TEST.:443 HTTP/1.1\r\n\r\n",
+		"CONNECT XN--BCHER-KVA.example.test.:443 HTTP/1.1\r\n\r\n",
+		"CONNECT b\xc3\xbc"
+		"cher.example.test:443 HTTP/1.1\r\n\r\n",
+		"CONNECT [::1]:443 HTTP/1.1\r\n\r\n",
+		"CONNECT [::ffff:127.0.0.1]:443 HTTP/1.1\r\n\r\n",
+		"CONNECT www.example.test:22 HTTP/1.1\r\n\r\n",
+	};
+	for (size_t i = 0; i < sizeof reqs / sizeof reqs[0]; i++) {
+		dprintf(out, "\n=== %zu\n", i);
+		exchange(f->port[SBX_LISTEN_HTTP_PROXY], reqs[i], strlen(reqs[i]), out);
+	}
+	char req[400];
+	int n = snprintf(req, sizeof req, "CONNECT %0300d.example.test:443 HTTP/1.1\r\n\r\n", 0);
+	dprintf(out, "\n=== long\n");
+	exchange(f->port[SBX_LISTEN_HTTP_PROXY], req, (size_t)n, out);
+}
+
+static void test_names_are_matched_as_dns_compares_them(void **state)
+{
+	(void)state;
+	struct fx *f = fx_new("*.example.test\0", 0);
+	struct tc_error err = { 0 };
+	assert_int_equal(netpol_add_name(f->pol, true, "bad.example.test", &err), 0);
+	assert_int_equal(netpol_add_name(f->pol, true, "xn--bcher-kva.example.test", &err), 0);
+	char *res = client(f, hostile_names);
+	/* Capitals and a trailing dot do not get past the deny list. */
+	assert_non_null(strstr(res, "refused bad.example.test:443: on the deny list"));
+	assert_non_null(strstr(res, "refused xn--bcher-kva.example.test:443: on the deny list"));
+	/* A name in UTF-8 is no host name (IDNs are written in punycode). */
+	char *utf8 = strstr(res, "=== 2\n");
+	assert_non_null(utf8);
+	assert_int_equal(strncmp(utf8 + 6, "HTTP/1.1 400", 12), 0);
+	/* An address literal is not matched by a wildcard. */
+	assert_non_null(strstr(res, "refused ::1:443: not on the allowlist"));
+	assert_non_null(strstr(res, "refused ::ffff:127.0.0.1:443: not on the allowlist"));
+	/* An allowed name on a port it is not allowed on. */
+	assert_non_null(
+	        strstr(res, "refused www.example.test:22: this port is not on the allowlist"));
+	char *longer = strstr(res, "=== long\n");
+	assert_non_null(longer);
+	assert_int_equal(strncmp(longer + 9, "HTTP/1.1 400", 12), 0);
+	json_t *e = entry(f, "bad.example.test", 443);
+	assert_non_null(e);
+	json_decref(e);
+	free(res);
+	fx_free(f);
+}
+
+/* ---- bounded waits ---------------------------------------------------------------- */
+
+static void trickle(struct fx *f, int out)
+{
+	int fd = connect_port(f->port[SBX_LISTEN_HTTP_PROXY]);
+	static const char req[] = "GET http://example.test/ HTTP/1.1\r\nX-Slow: ";
+	int64_t t0 = io_now_ms();
+	char b;
+	/* A byte every 50 ms, never ending the head: the proxy hangs up at
+	 * its deadline however often bytes come. */
+	for (size_t i = 0; i < 200; i++) {
+		if (send(fd, i < sizeof req - 1 ? &req[i] : "a", 1, MSG_NOSIGNAL) != 1)
+			break;
+		struct pollfd p = { fd, POLLIN, 0 };
+		if (poll(&p, 1, 50) == 1 && recv(fd, &b, 1, MSG_DONTWAIT) <= 0)
+			break;
+	}
+	dprintf(out, "closed after %lld ms\n", (long long)(io_now_ms() - t0));
+	close(fd);
+}
+
+static void test_a_slow_head_is_cut_at_its_deadline(void **state)
+{
+	(void)state;
+	struct fx *f = fx_new("example.test\0", 1);
+	f->pol->head_timeout_ms = 500;
+	char *res = client(f, trickle);
+	long long ms = -1;
+	assert_int_equal(sscanf(res, "closed after %lld ms", &ms), 1);
+	assert_true(ms >= 400 && ms < 5000);
+	free(res);
+	fx_free(f);
+}
+
+static int asked, cancelled;
+
+static void *never_answer(void *data, uint64_t call_id, const char *name, uint16_t port,
+                          egress_answer_fn answer, void *ctx)
+{
+	(void)data, (void)call_id, (void)name, (void)port, (void)answer, (void)ctx;
+	asked++;
+	return &asked;
+}
+
+static void cancel_ask(void *data, void *handle)
+{
+	(void)data;
+	assert_ptr_equal(handle, &asked);
+	cancelled++;
+}
+
+static void get_unlisted_name(struct fx *f, int out)
+{
+	(void)f;
+	static const char req[] = "GET http://unlisted.test/ HTTP/1.1\r\n\r\n";
+	int64_t t0 = io_now_ms();
+	exchange(f->port[SBX_LISTEN_HTTP_PROXY], req, sizeof req - 1, out);
+	dprintf(out, "\nanswered after %lld ms\n", (long long)(io_now_ms() - t0));
+}
+
+static void test_an_approver_that_never_answers_is_waited_for_boundedly(void **state)
+{
+	(void)state;
+	fx_ask = never_answer;
+	fx_cancel = cancel_ask;
+	struct fx *f = fx_new("example.test\0", 1);
+	fx_ask = NULL;
+	fx_cancel = NULL;
+	f->pol->ask_unlisted = true;
+	f->pol->ask_timeout_ms = 300;
+	asked = cancelled = 0;
+	char *res = client(f, get_unlisted_name);
+	assert_int_equal(asked, 1);
+	assert_int_equal(cancelled, 1);
+	assert_non_null(strstr(res, "HTTP/1.1 403"));
+	assert_non_null(strstr(res, "the approver did not answer in time"));
+	long long ms = -1;
+	char *at = strstr(res, "answered after");
+	assert_non_null(at);
+	assert_int_equal(sscanf(at, "answered after %lld ms", &ms), 1);
+	assert_true(ms >= 250 && ms < 5000);
+	free(res);
+	fx_free(f);
+}
+
 int main(void)
 {
 	signal(SIGPIPE, SIG_IGN);
@@ -691,6 +836,9 @@ int main(void)
 		cmocka_unit_test(test_a_reader_that_stops_holds_its_writer),
 		cmocka_unit_test(test_plain_http_sends_one_request_per_connection),
 		cmocka_unit_test(test_a_body_two_ways_framed_is_refused),
+		cmocka_unit_test(test_names_are_matched_as_dns_compares_them),
+		cmocka_unit_test(test_a_slow_head_is_cut_at_its_deadline),
+		cmocka_unit_test(test_an_approver_that_never_answers_is_waited_for_boundedly),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
