@@ -481,32 +481,47 @@ static int plan_ladder(struct sbx_spec *spec, struct sbx_jail *j, struct sbx_err
 	return 0;
 }
 
+/* dir, canonical, when it is a home directory (not "/") lying in or being
+ * the workspace ws (canonical, wl long); else NULL. */
+static char *home_beneath(const char *dir, const char *ws, size_t wl)
+{
+	if (!dir || dir[0] != '/')
+		return NULL;
+	char *home = realpath(dir, NULL);
+	if (home && strcmp(home, "/") && !strncmp(home, ws, wl) &&
+	    (home[wl] == '\0' || home[wl] == '/'))
+		return home;
+	free(home);
+	return NULL;
+}
+
 /* A home directory (canonical) that lies in or is the workspace ws
  * (canonical), or NULL: its owner's keys and credentials would be the
  * tools' to read, and the files their shell and session run at login
  * (.bashrc, .profile, .ssh/authorized_keys, ~/.config/systemd) theirs to
- * write. The caller's $HOME and home, and the workspace owner's. */
+ * write (root's tools may write any user's). The caller's $HOME and
+ * home, the workspace owner's, and the homes of the local accounts of
+ * people (root and uids from 1000, nobody aside) in /etc/passwd. */
 static char *home_in_workspace(const char *ws, uid_t owner)
 {
-	const char *cand[3] = { getenv("HOME"), NULL, NULL };
-	char buf[2][4096];
-	uid_t uids[2] = { getuid(), owner };
-	for (int i = 0; i < 2; i++) {
-		struct passwd pw, *pwp = NULL;
-		if (getpwuid_r(uids[i], &pw, buf[i], sizeof buf[i], &pwp) == 0 && pwp)
-			cand[1 + i] = pwp->pw_dir;
-	}
 	size_t wl = strlen(ws);
-	for (int i = 0; i < 3; i++) {
-		if (!cand[i] || cand[i][0] != '/')
-			continue;
-		char *home = realpath(cand[i], NULL);
-		if (home && strcmp(home, "/") && !strncmp(home, ws, wl) &&
-		    (home[wl] == '\0' || home[wl] == '/'))
-			return home;
-		free(home);
+	char *home = home_beneath(getenv("HOME"), ws, wl);
+	char buf[4096];
+	uid_t uids[2] = { getuid(), owner };
+	for (int i = 0; i < 2 && !home; i++) {
+		struct passwd pw, *pwp = NULL;
+		if (getpwuid_r(uids[i], &pw, buf, sizeof buf, &pwp) == 0 && pwp)
+			home = home_beneath(pwp->pw_dir, ws, wl);
 	}
-	return NULL;
+	FILE *f = home ? NULL : fopen("/etc/passwd", "re");
+	struct passwd pw = { 0 }, *pwp = NULL;
+	for (int n = 0; f && !home && n < 100000 && fgetpwent_r(f, &pw, buf, sizeof buf, &pwp) == 0;
+	     n++)
+		if (pwp->pw_uid == 0 || (pwp->pw_uid >= 1000 && pwp->pw_uid != 65534))
+			home = home_beneath(pwp->pw_dir, ws, wl);
+	if (f)
+		fclose(f);
+	return home;
 }
 
 static int open_workspace(const char *workspace, struct sbx_jail *j, struct stat *st,

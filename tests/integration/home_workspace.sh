@@ -3,8 +3,9 @@
 # an MCP client may well start `toolcage serve` in the user's home. There
 # the write tools would need no approval to put a command in .bashrc or a
 # key in .ssh/authorized_keys, and read_file would read the user's keys.
-# A workspace that is a home directory, or holds one, is refused for every
-# tool as the root directory is; a project directory inside it works.
+# A workspace that is a home directory, or holds one (the user's, or any
+# person's account in /etc/passwd), is refused for every tool as the root
+# directory is; a project directory inside it works.
 # Checked from outside: nothing written, no key read.
 # Exit 0 pass, 1 fail.
 set -u
@@ -38,5 +39,18 @@ rc=$?
 rc=$?
 [ $rc -eq 0 ] && [ -f "$home/proj/a.txt" ] &&
 	ok "a project directory inside the home works" || { bad "project dir (exit $rc)"; sed 's/^/     /' "$tmp/out"; }
+# Another account's home, from /etc/passwd (root's tools could write it):
+# the directory above the first existing one of a person's account.
+other=$(awk -F: '$3 >= 1000 && $3 != 65534 && $6 ~ /^\/.+\/./ { print $6 }' /etc/passwd |
+	while read -r h; do [ -d "$h" ] && { echo "$h"; break; }; done)
+if [ -n "$other" ]; then
+	"$TC" exec --workspace "$(dirname "$other")" -- /bin/true > "$tmp/out" 2>&1
+	rc=$?
+	[ $rc -eq 125 ] && grep -q "home directory $other" "$tmp/out" &&
+		ok "a workspace holding another account's home ($other): refused" ||
+		{ bad "workspace $(dirname "$other") (exit $rc)"; sed 's/^/     /' "$tmp/out"; }
+else
+	echo "     (no other account's home in /etc/passwd here: that case not tried)"
+fi
 [ $fails -eq 0 ] || { echo "$fails failures"; exit 1; }
 echo "no home directory was a workspace"
