@@ -32,23 +32,22 @@ void tc_session_set_channel(struct tc_session *ss, channel_fn fn, void *data)
 	ss->channel_data = data;
 }
 
-int channel_open(struct call *c, int *stdin_fd)
+struct call_channel *channel_open(int *stdin_fd)
 {
 	struct call_channel *ch = calloc(1, sizeof *ch);
 	int p[2];
 	if (!ch)
-		return -1;
+		return NULL;
 	if (pipe2(p, O_CLOEXEC) < 0 || fcntl(p[1], F_SETFL, O_NONBLOCK) < 0) {
 		free(ch);
-		return -1;
+		return NULL;
 	}
 	ch->rd = p[0];
 	ch->wr = p[1];
 	ch->tokens = CHANNEL_RATE;
 	ch->tokens_ms = io_now_ms();
-	c->chan = ch;
 	*stdin_fd = ch->rd;
-	return 0;
+	return ch;
 }
 
 void channel_free(struct call_channel *ch)

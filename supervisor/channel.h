@@ -57,10 +57,10 @@ int tc_call_channel_answer(struct tc_supervisor *s, uint64_t call_id, const json
 struct call;
 struct call_channel;
 
-/* A channel for c (its tool has one): c->chan, and the read end of its
- * answers' pipe in *stdin_fd (the child's stdin; ours, closed by
- * channel_free). 0, or -1 (errno). */
-int channel_open(struct call *c, int *stdin_fd);
+/* A new channel for a call whose tool has one (the pipeline keeps it in
+ * c->chan), and the read end of its answers' pipe in *stdin_fd (the
+ * child's stdin; ours, closed by channel_free). NULL (errno) on failure. */
+struct call_channel *channel_open(int *stdin_fd);
 /* Delivers what c's child wrote on fd 3 since the last time: whole lines,
  * within the bounds above. */
 void channel_poll(struct call *c);

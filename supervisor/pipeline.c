@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/epoll.h>
 
 #include "confinement.h"
@@ -186,8 +185,6 @@ void call_finish(struct call *c, enum tc_status st, json_t *canonical, const cha
 	tc_defined_unref(c->tool);
 	json_decref(c->args);
 	json_decref(c->usage.confinement);
-	free(c->ask_reason);
-	free(c->command);
 	free(c->name);
 	free(c);
 	sbx_child_free(finished);
@@ -299,33 +296,6 @@ static void collect(struct call *c)
 	exec_output_release(&out);
 }
 
-/* The port of a URL that url_host accepted (so its authority is not
- * ambiguous): the one it names, else its scheme's (80, 443), else 0. */
-static uint16_t url_port(const char *url)
-{
-	const char *a = strstr(url, "://");
-	if (!a)
-		return 0;
-	bool https = a - url == 5 && !strncasecmp(url, "https", 5);
-	bool http = a - url == 4 && !strncasecmp(url, "http", 4);
-	a += 3;
-	size_t n = strcspn(a, "/?#");
-	const char *at = memrchr(a, '@', n);
-	if (at) {
-		n -= (size_t)(at + 1 - a);
-		a = at + 1;
-	}
-	const char *colon = NULL;
-	if (*a == '[') {
-		const char *close = memchr(a, ']', n);
-		colon = close && close + 1 < a + n && close[1] == ':' ? close + 1 : NULL;
-	} else {
-		colon = memrchr(a, ':', n);
-	}
-	long p = colon && colon + 1 < a + n ? strtol(colon + 1, NULL, 10) : 0;
-	return p > 0 && p < 65536 ? (uint16_t)p : https ? 443 : http ? 80 : 0;
-}
-
 /* A child whose profile has egress sends its listeners during its setup:
  * from then on this supervisor is its one way out (docs/network.md). */
 static void attach_egress(struct call *c)
@@ -394,9 +364,10 @@ static void run(struct call *c)
 	struct tc_supervisor *s = c->sup;
 	struct tc_error err = { 0 };
 	struct sbx_jail *jail = supervisor_jail(s, c->tool, &err);
-	/* A once-approval is bound to these exact arguments and used here,
-	 * just before the fork. */
-	if (jail && policy_before_fork(s, c, &err) < 0)
+	/* Stage 2 uses the call's once-approval here, just before the fork,
+	 * and says what the call may reach beyond the allowlist. */
+	struct policy_reach reach = { 0 };
+	if (jail && policy_before_fork(s, c, &reach, &err) < 0)
 		jail = NULL;
 	struct exec_builtin ctx = { .workspace = s->workspace,
 		                    .timeout_ms = c->timeout_ms,
@@ -404,25 +375,15 @@ static void run(struct call *c)
 		                    .domains = (const char *const *)s->domains,
 		                    .check_only = c->checking,
 		                    .channel_fd = -1 };
-	/* An approved call may reach the host of its URL argument though the
-	 * allowlist lacks it (policy.levels.network "ask"): the tool checks
-	 * the host again, and must know. Redirects elsewhere stay refused. */
-	json_t *url =
-	        c->approved && c->tool->url_arg ? jsonptr_get(c->args, c->tool->url_arg) : NULL;
-	char why[160];
-	if (json_is_string(url) &&
-	    url_host(json_string_value(url), ctx.approved_host, why, sizeof why) < 0)
-		ctx.approved_host[0] = '\0';
-	/* Under egress the proxy must let that host through too, for this
-	 * call and the URL's port only. */
-	memcpy(c->approved_host, ctx.approved_host, sizeof c->approved_host);
-	c->approved_port = c->approved_host[0] ? url_port(json_string_value(url)) : 0;
+	memcpy(ctx.approved_host, reach.host, sizeof ctx.approved_host);
+	memcpy(c->approved_host, reach.host, sizeof c->approved_host);
+	c->approved_port = reach.port;
 	if (jail && sbx_protect_snapshot(jail, &c->protect) < 0) {
 		tc_error_set(&err, TC_E_NOMEM, c->name, "out of memory");
 		jail = NULL;
 	}
 	c->jail = jail;
-	if (jail && c->tool->channel && !c->chan && channel_open(c, &ctx.channel_fd) < 0) {
+	if (jail && c->tool->channel && !c->chan && !(c->chan = channel_open(&ctx.channel_fd))) {
 		call_finishf(c, TC_STATUS_FAILED, NULL,
 		             "The tool could not be started: no pipe "
 		             "for its channel (%s).",
@@ -835,8 +796,6 @@ void tc_session_free(struct tc_session *ss)
 			c = c->next;
 			continue;
 		}
-		if (c->state == ST_APPROVAL)
-			policy_cancel_approval(s, c);
 		call_finishf(c, TC_STATUS_CANCELLED, NULL,
 		             "The call was cancelled: its session "
 		             "ended.");
@@ -857,8 +816,6 @@ void pipeline_cancel_all(struct tc_supervisor *s, const char *why)
 	s->shutting_down = true;
 	while (s->calls) {
 		struct call *c = s->calls;
-		if (c->state == ST_APPROVAL)
-			policy_cancel_approval(s, c);
 		call_finishf(c, TC_STATUS_CANCELLED, NULL, "The call was cancelled: %s.", why);
 	}
 }
@@ -872,8 +829,6 @@ int tc_call_cancel(struct tc_supervisor *s, uint64_t id, bool quiet)
 				sbx_child_kill(c->child, SBX_KILLED_CANCELLED);
 				return 0; /* its exit ends the call as cancelled */
 			}
-			if (c->state == ST_APPROVAL)
-				policy_cancel_approval(s, c);
 			call_finishf(c, TC_STATUS_CANCELLED, NULL, "The call was cancelled.");
 			return 0;
 		}

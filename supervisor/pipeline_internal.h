@@ -27,10 +27,24 @@ struct call;
 struct policy_verdict;
 typedef void (*policy_verdict_fn)(struct call *c, const struct policy_verdict *v);
 
+/* Stage 2's part of a call: policy.c writes it, the pipeline never does
+ * (it is zero when the call is made, and released by policy_call_ended). */
+struct call_policy {
+	policy_verdict_fn verdict;         /* where stage 2 answers (the pipeline's) */
+	bool asking;                       /* an approval is asked: respond() finds it */
+	struct loop_timer *timer;          /* the approval's timeout */
+	struct approval_pending *approval; /* the channel's question (approval.c) */
+	char *ask_reason;                  /* why an approval was asked, or NULL */
+	char *command;                     /* what a command grant would cover, or NULL */
+	uint64_t approval_token;           /* a once-approval bound to args (gate) */
+	struct net_ask *net_asks;          /* unlisted names put to the approver: the
+	                                    * first is being asked */
+	uint64_t net_ask_seq;
+};
+
 enum call_state {
 	ST_VALIDATE,
-	ST_AUTHORIZE,
-	ST_APPROVAL, /* waiting for an approver; holds no slot */
+	ST_AUTHORIZE, /* stage 2 decides, maybe asking a person: holds no slot */
 	ST_AUTHORIZED,
 	ST_QUEUED,  /* waiting for a slot */
 	ST_RUNNING, /* holds a slot; child alive */
@@ -75,27 +89,20 @@ struct call {
 	bool quiet; /* cancelled: deliver no result */
 	int64_t start_ms;
 	uint32_t timeout_ms;
-	struct loop_timer *timer; /* queue timeout, deadline or approval timeout */
+	struct loop_timer *timer; /* queue timeout or deadline */
 	struct sbx_child *child;
-	struct sbx_jail *jail;            /* the child's (borrowed from the supervisor) */
-	struct sbx_protect_snap *protect; /* protected paths before it ran */
-	struct egress_call *egress;       /* its network (a profile with egress), or NULL */
-	struct net_ask *net_asks;         /* unlisted names put to the approver: the
-	                                * first is being asked (policy.c) */
-	uint64_t net_ask_seq;
+	struct sbx_jail *jail;                /* the child's (borrowed from the supervisor) */
+	struct sbx_protect_snap *protect;     /* protected paths before it ran */
+	struct egress_call *egress;           /* its network (a profile with egress), or NULL */
 	char approved_host[URL_HOST_MAX + 1]; /* an approved URL's host, or "" */
 	uint16_t approved_port;               /* and its port */
 	struct call_usage usage;
-	uint64_t approval_token;           /* a once-approval bound to args (gate) */
-	bool approved;                     /* by an approver or a session grant */
-	struct approval_pending *approval; /* the channel's question (approval.c) */
-	char *ask_reason;                  /* why an approval was asked, or NULL */
-	bool checking;                     /* its child runs the tool's precheck, before asking */
-	char *command;                     /* what a command grant would cover, or NULL */
-	policy_verdict_fn verdict;         /* where stage 2 answers (the pipeline's) */
-	struct call_channel *chan;         /* its tool's channel, or NULL */
-	struct call *next, *prev;          /* every call in flight */
-	struct call *qnext;                /* the slot queue */
+	struct call_policy policy; /* stage 2's: written by policy.c only */
+	bool approved;             /* by an approver or a session grant */
+	bool checking;             /* its child runs the tool's precheck, before asking */
+	struct call_channel *chan; /* its tool's channel, or NULL */
+	struct call *next, *prev;  /* every call in flight */
+	struct call *qnext;        /* the slot queue */
 };
 
 struct jail_entry {
@@ -181,13 +188,24 @@ struct policy_verdict {
 /* policy.c: stage 2. The verdict comes through verdict (kept for an
  * approval's answer). */
 void policy_authorize(struct call *c, policy_verdict_fn verdict);
-int policy_before_fork(struct tc_supervisor *s, struct call *c, struct tc_error *err);
+/* What an approved call may reach though the allowlist lacks it: the host
+ * of its URL argument (policy.levels.network "ask"), and that URL's port;
+ * "" and 0 for none. */
+struct policy_reach {
+	char host[URL_HOST_MAX + 1];
+	uint16_t port;
+};
+/* Just before the fork: uses the call's once-approval (bound to these
+ * exact arguments) and says what it may reach. 0, or -1 with err. */
+int policy_before_fork(struct tc_supervisor *s, struct call *c, struct policy_reach *reach,
+                       struct tc_error *err);
 /* The call's precheck passed: now ask the approval the gate wanted (it
  * may finish c at once). */
 void policy_checked(struct call *c);
-void policy_cancel_approval(struct tc_supervisor *s, struct call *c);
 /* A session ended: its grants go. */
 void policy_session_ended(struct tc_supervisor *s, uint64_t session);
+/* c ends (at any stage): its approval question, timer and once-approval
+ * go, and everything of c->policy is released. */
 void policy_call_ended(struct tc_supervisor *s, struct call *c);
 /* The egress service's questions about unlisted names (struct
  * egress_hooks: data is the supervisor). One at a time per call, through

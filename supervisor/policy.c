@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/epoll.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -23,6 +24,7 @@
 #include "egress.h"
 #include "events.h"
 #include "gate.h"
+#include "jsonptr.h"
 #include "pipeline_internal.h"
 #include "shown.h"
 #include "utf8.h"
@@ -52,7 +54,7 @@ static void refuse(struct call *c, enum tc_status st, json_t *canonical, const c
 		                    .canonical = canonical,
 		                    .text = text.failed ? NULL : text.data,
 		                    .text_len = text.len };
-	c->verdict(c, &v);
+	c->policy.verdict(c, &v);
 	buf_release(&text);
 }
 
@@ -60,7 +62,7 @@ static void refuse(struct call *c, enum tc_status st, json_t *canonical, const c
 static void allow(struct call *c, bool approved, bool precheck)
 {
 	struct policy_verdict v = { .run = true, .approved = approved, .precheck = precheck };
-	c->verdict(c, &v);
+	c->policy.verdict(c, &v);
 }
 
 /* ---- approvals -------------------------------------------------------- */
@@ -99,7 +101,7 @@ static void ticket_free(void *ctx)
 static struct call *find_call(struct tc_supervisor *s, uint64_t id)
 {
 	for (struct call *c = s->calls; c; c = c->next)
-		if (c->id == id && c->state == ST_APPROVAL)
+		if (c->id == id && c->policy.asking)
 			return c;
 	return NULL;
 }
@@ -116,17 +118,18 @@ static void decide(struct call *c, enum tc_approval d, const char *who)
 {
 	struct tc_supervisor *s = c->sup;
 	struct tc_error err = { 0 };
-	if (c->timer)
-		loop_del_timer(s->loop, c->timer);
-	c->timer = NULL;
-	ticket_free(approval_cancel(&c->approval)); /* the channel answered: none */
+	if (c->policy.timer)
+		loop_del_timer(s->loop, c->policy.timer);
+	c->policy.timer = NULL;
+	c->policy.asking = false;
+	ticket_free(approval_cancel(&c->policy.approval)); /* the channel answered: none */
 	events_approval_decision(s, c, d, who);
 	if (d == TC_APPROVE_DENY && nobody_to_ask(who)) {
 		/* Nobody said no: nobody could be asked. Retrying changes nothing;
 		 * the user can, and the model should tell them how. */
 		refuse(c, TC_STATUS_DENIED,
 		       json_pack("{s:s, s:s, s:s?, s:b}", "error", "denied", "by", who, "reason",
-		                 c->ask_reason, "no_approver", true),
+		                 c->policy.ask_reason, "no_approver", true),
 		       "Denied: this call "
 		       "needs approval (%s), and nobody can approve it here (%s). The call did not "
 		       "run. Tell the user; they can change this: use an MCP client that supports "
@@ -134,28 +137,29 @@ static void decide(struct call *c, enum tc_approval d, const char *who)
 		       "--approve cmd:PROGRAM, or allow it in toolcage's config: a rule "
 		       "{\"action\": \"allow\", \"tool\": \"%s\"} in policy.rules, or "
 		       "policy.levels.%s \"allow\".",
-		       c->ask_reason ? c->ask_reason : "policy", who, c->name,
+		       c->policy.ask_reason ? c->policy.ask_reason : "policy", who, c->name,
 		       tc_risk_name(c->tool->risk));
 		return;
 	}
 	if (d == TC_APPROVE_DENY) {
 		refuse(c, TC_STATUS_DENIED,
 		       json_pack("{s:s, s:s, s:s?}", "error", "denied", "by", who, "reason",
-		                 c->ask_reason),
+		                 c->policy.ask_reason),
 		       "Denied: this call needs "
 		       "approval (%s) and the approver said no (%s). The call did not run. "
 		       "Do not repeat it unchanged; ask the user or try a safer tool.",
-		       c->ask_reason ? c->ask_reason : "policy", who);
+		       c->policy.ask_reason ? c->policy.ask_reason : "policy", who);
 		return;
 	}
-	if (d == TC_APPROVE_COMMAND && !c->command)
+	if (d == TC_APPROVE_COMMAND && !c->policy.command)
 		d = TC_APPROVE_SESSION; /* nothing wider to grant: the exact arguments */
 	if (d == TC_APPROVE_SESSION || d == TC_APPROVE_COMMAND || d == TC_APPROVE_TOOL) {
 		uint64_t session = c->session ? c->session->id : 0;
 		int grc = d == TC_APPROVE_SESSION ?
 		        gate_grant_session(s->gate, session, c->name, c->args, &err) :
 		        gate_grant_session_wide(s->gate, session, c->name,
-		                                d == TC_APPROVE_COMMAND ? c->command : NULL, &err);
+		                                d == TC_APPROVE_COMMAND ? c->policy.command : NULL,
+		                                &err);
 		if (grc < 0) {
 			refuse(c, TC_STATUS_DENIED, NULL,
 			       "The approval could not be recorded "
@@ -166,8 +170,8 @@ static void decide(struct call *c, enum tc_approval d, const char *who)
 		if (events_listening(s))
 			events_session_grant(s, c, gate_grants(s->gate, session));
 	}
-	c->approval_token = gate_grant_once(s->gate, c->name, c->args);
-	if (!c->approval_token) { /* without a token the pre-fork check would be skipped */
+	c->policy.approval_token = gate_grant_once(s->gate, c->name, c->args);
+	if (!c->policy.approval_token) { /* without a token the pre-fork check would be skipped */
 		refuse(c, TC_STATUS_DENIED, NULL,
 		       "The approval could not be recorded (too "
 		       "many outstanding approvals); the call did not run. Try again later.");
@@ -190,23 +194,23 @@ static void on_approval_timeout(struct loop *l, void *data)
 {
 	(void)l;
 	struct call *c = data;
-	c->timer = NULL;
-	ticket_free(approval_cancel(&c->approval));
+	c->policy.timer = NULL;
+	ticket_free(approval_cancel(&c->policy.approval));
 	decide(c, TC_APPROVE_DENY, "timeout (no answer in time)");
 }
 
 static void ask(struct call *c, const char *reason)
 {
 	struct tc_supervisor *s = c->sup;
-	c->state = ST_APPROVAL;
-	free(c->ask_reason);
-	c->ask_reason = strdup(reason);
+	c->policy.asking = true;
+	free(c->policy.ask_reason);
+	c->policy.ask_reason = strdup(reason);
 	events_approval_request(s, c, c->args, reason);
 	/* An approval is bounded in time: without a timer (or a ticket) no
 	 * question is asked and the call is denied. */
-	c->timer = loop_add_timer(s->loop, io_now_ms() + s->cfg->approval_timeout_ms,
-	                          on_approval_timeout, c);
-	struct ticket *t = c->timer ? malloc(sizeof *t) : NULL;
+	c->policy.timer = loop_add_timer(s->loop, io_now_ms() + s->cfg->approval_timeout_ms,
+	                                 on_approval_timeout, c);
+	struct ticket *t = c->policy.timer ? malloc(sizeof *t) : NULL;
 	if (!t) {
 		decide(c, TC_APPROVE_DENY, "out of memory");
 		return;
@@ -215,25 +219,25 @@ static void ask(struct call *c, const char *reason)
 	if (s->tickets)
 		s->tickets->prev = t;
 	s->tickets = t;
-	struct tc_approval_request req = { c->name, c->args, reason, c->id, c->command };
+	struct tc_approval_request req = { c->name, c->args, reason, c->id, c->policy.command };
 	uint64_t id = c->id;
 	if (c->session && c->session->approver)
 		c->session->approver(&req, respond, t, c->session->approver_data);
 	else if (s->approver)
 		s->approver(&req, respond, t, s->approver_data);
 	else
-		approval_request(s, &c->approval, &req, respond, t);
+		approval_request(s, &c->policy.approval, &req, respond, t);
 	(void)id; /* c may be gone now: a synchronous answer finished it */
 }
 
 void policy_authorize(struct call *c, policy_verdict_fn verdict)
 {
-	c->verdict = verdict;
+	c->policy.verdict = verdict;
 	struct tc_supervisor *s = c->sup;
 	/* A command grant ("git push" for the session) is looked up by the
 	 * call's command; out of memory, there is none and exact grants stand. */
-	free(c->command);
-	c->command = approval_command_key(c->tool, c->args);
+	free(c->policy.command);
+	c->policy.command = approval_command_key(c->tool, c->args);
 	struct gate_call gc = {
 		.tool = c->name,
 		.risk = c->tool->risk,
@@ -245,7 +249,7 @@ void policy_authorize(struct call *c, policy_verdict_fn verdict)
 		.workspace_fd = s->workspace_fd,
 		.protected_paths = (const char *const *)s->cfg->protected_paths,
 		.session = c->session ? c->session->id : 0,
-		.command = c->command,
+		.command = c->policy.command,
 	};
 	struct gate_verdict v;
 	gate_authorize(s->gate, &gc, &v);
@@ -262,9 +266,9 @@ void policy_authorize(struct call *c, policy_verdict_fn verdict)
 		/* A call bound to fail (a missing file, a program not found) is
 		 * not put to a person: the tool's precheck runs first, and only
 		 * a call that passes it is asked about (policy_checked). */
-		free(c->ask_reason);
-		c->ask_reason = strdup(v.reason);
-		if (!c->ask_reason) {
+		free(c->policy.ask_reason);
+		c->policy.ask_reason = strdup(v.reason);
+		if (!c->policy.ask_reason) {
 			refuse(c, TC_STATUS_FAILED, NULL,
 			       "toolcage ran out of memory; the call did "
 			       "not run.");
@@ -282,18 +286,61 @@ void policy_authorize(struct call *c, policy_verdict_fn verdict)
 
 void policy_checked(struct call *c)
 {
-	char *reason = c->ask_reason;
-	c->ask_reason = NULL;
+	char *reason = c->policy.ask_reason;
+	c->policy.ask_reason = NULL;
 	ask(c, reason ? reason : "the policy asks");
 	free(reason);
 }
 
-int policy_before_fork(struct tc_supervisor *s, struct call *c, struct tc_error *err)
+/* The port of a URL that url_host accepted (so its authority is not
+ * ambiguous): the one it names, else its scheme's (80, 443), else 0. */
+static uint16_t url_port(const char *url)
 {
-	if (!c->approval_token)
+	const char *a = strstr(url, "://");
+	if (!a)
 		return 0;
-	uint64_t t = c->approval_token;
-	c->approval_token = 0;
+	bool https = a - url == 5 && !strncasecmp(url, "https", 5);
+	bool http = a - url == 4 && !strncasecmp(url, "http", 4);
+	a += 3;
+	size_t n = strcspn(a, "/?#");
+	const char *at = memrchr(a, '@', n);
+	if (at) {
+		n -= (size_t)(at + 1 - a);
+		a = at + 1;
+	}
+	const char *colon = NULL;
+	if (*a == '[') {
+		const char *close = memchr(a, ']', n);
+		colon = close && close + 1 < a + n && close[1] == ':' ? close + 1 : NULL;
+	} else {
+		colon = memrchr(a, ':', n);
+	}
+	long p = colon && colon + 1 < a + n ? strtol(colon + 1, NULL, 10) : 0;
+	return p > 0 && p < 65536 ? (uint16_t)p : https ? 443 : http ? 80 : 0;
+}
+
+int policy_before_fork(struct tc_supervisor *s, struct call *c, struct policy_reach *reach,
+                       struct tc_error *err)
+{
+	/* An approved call may reach the host of its URL argument though the
+	 * allowlist lacks it (policy.levels.network "ask"): the tool checks
+	 * the host again, and must know; under egress the proxy lets it
+	 * through too, for this call and the URL's port only. Redirects
+	 * elsewhere stay refused. */
+	json_t *url =
+	        c->approved && c->tool->url_arg ? jsonptr_get(c->args, c->tool->url_arg) : NULL;
+	char why[160];
+	reach->host[0] = '\0';
+	reach->port = 0;
+	if (json_is_string(url) &&
+	    url_host(json_string_value(url), reach->host, why, sizeof why) == 0)
+		reach->port = url_port(json_string_value(url));
+	else
+		reach->host[0] = '\0';
+	if (!c->policy.approval_token)
+		return 0;
+	uint64_t t = c->policy.approval_token;
+	c->policy.approval_token = 0;
 	if (gate_consume(s->gate, t, c->name, c->args) < 0)
 		return tc_error_set(err, TC_E_INVALID, c->name,
 		                    "the approval does not match "
@@ -305,10 +352,19 @@ int policy_before_fork(struct tc_supervisor *s, struct call *c, struct tc_error 
  * back its once-approval: the gate holds a bounded number of them. */
 void policy_call_ended(struct tc_supervisor *s, struct call *c)
 {
-	if (c->approval_token) {
-		gate_revoke(s->gate, c->approval_token);
-		c->approval_token = 0;
+	if (c->policy.timer)
+		loop_del_timer(s->loop, c->policy.timer);
+	c->policy.timer = NULL;
+	c->policy.asking = false;
+	ticket_free(approval_cancel(&c->policy.approval));
+	if (c->policy.approval_token) {
+		gate_revoke(s->gate, c->policy.approval_token);
+		c->policy.approval_token = 0;
 	}
+	free(c->policy.ask_reason);
+	c->policy.ask_reason = NULL;
+	free(c->policy.command);
+	c->policy.command = NULL;
 }
 
 void policy_session_ended(struct tc_supervisor *s, uint64_t session)
@@ -356,9 +412,9 @@ static void net_respond(void *ctx, enum tc_approval d, const char *who)
 	uint64_t seq = nt->seq;
 	ticket_unlink(&nt->t);
 	free(nt);
-	if (!c || !c->net_asks || c->net_asks->seq != seq)
+	if (!c || !c->policy.net_asks || c->policy.net_asks->seq != seq)
 		return; /* withdrawn: the connection went, or the call */
-	struct net_ask *head = c->net_asks;
+	struct net_ask *head = c->policy.net_asks;
 	char name[sizeof head->name];
 	uint16_t port = head->port;
 	memcpy(name, head->name, sizeof name);
@@ -371,7 +427,7 @@ static void net_respond(void *ctx, enum tc_approval d, const char *who)
 	/* Every connection of the call waiting on the same destination gets
 	 * this answer; answering may close a connection, which withdraws
 	 * nothing of these (they are unlinked first). */
-	struct net_ask *done = NULL, **pp = &c->net_asks;
+	struct net_ask *done = NULL, **pp = &c->policy.net_asks;
 	while (*pp) {
 		struct net_ask *a = *pp;
 		if (a->port == port && !strcmp(a->name, name)) {
@@ -395,7 +451,7 @@ static void net_respond(void *ctx, enum tc_approval d, const char *who)
 static void net_ask_next(struct call *c)
 {
 	struct tc_supervisor *s = c->sup;
-	struct net_ask *a = c->net_asks;
+	struct net_ask *a = c->policy.net_asks;
 	if (!a)
 		return;
 	char reason[URL_HOST_MAX + 160];
@@ -408,7 +464,7 @@ static void net_ask_next(struct call *c)
 	struct net_ticket *nt = args ? malloc(sizeof *nt) : NULL;
 	if (!nt) {
 		json_decref(args);
-		c->net_asks = a->next;
+		c->policy.net_asks = a->next;
 		a->answer(a->ctx, false, false, "out of memory");
 		free(a);
 		net_ask_next(c);
@@ -427,7 +483,7 @@ static void net_ask_next(struct call *c)
 	else if (s->approver)
 		s->approver(&req, net_respond, nt, s->approver_data);
 	else
-		approval_request(s, &c->approval, &req, net_respond, nt);
+		approval_request(s, &c->policy.approval, &req, net_respond, nt);
 	json_decref(args);
 }
 
@@ -441,19 +497,19 @@ void *policy_net_ask(void *data, uint64_t call_id, const char *name, uint16_t po
 		answer(ctx, false, false, c ? "out of memory" : "the call is over");
 		return NULL;
 	}
-	a->seq = ++c->net_ask_seq;
+	a->seq = ++c->policy.net_ask_seq;
 	snprintf(a->name, sizeof a->name, "%s", name);
 	a->port = port;
 	a->answer = answer;
 	a->ctx = ctx;
-	struct net_ask **pp = &c->net_asks;
+	struct net_ask **pp = &c->policy.net_asks;
 	while (*pp)
 		pp = &(*pp)->next;
 	*pp = a;
 	uint64_t seq = a->seq;
-	if (c->net_asks == a)
+	if (c->policy.net_asks == a)
 		net_ask_next(c); /* may answer at once: then a is gone */
-	for (a = c->net_asks; a; a = a->next)
+	for (a = c->policy.net_asks; a; a = a->next)
 		if (a->seq == seq)
 			return a;
 	return NULL;
@@ -463,27 +519,21 @@ void policy_net_cancel(void *data, void *handle)
 {
 	struct tc_supervisor *s = data;
 	for (struct call *c = s->calls; c; c = c->next)
-		for (struct net_ask **pp = &c->net_asks; *pp; pp = &(*pp)->next) {
+		for (struct net_ask **pp = &c->policy.net_asks; *pp; pp = &(*pp)->next) {
 			if (*pp != handle)
 				continue;
-			bool asked = pp == &c->net_asks;
+			bool asked = pp == &c->policy.net_asks;
 			*pp = (*pp)->next;
 			free(handle);
 			if (asked) {
 				/* The channel's question goes (its ticket with it); an
 				 * embedder's answer that still comes finds another
 				 * question, or none, and is dropped. */
-				ticket_free(approval_cancel(&c->approval));
+				ticket_free(approval_cancel(&c->policy.approval));
 				net_ask_next(c);
 			}
 			return;
 		}
-}
-
-void policy_cancel_approval(struct tc_supervisor *s, struct call *c)
-{
-	(void)s;
-	ticket_free(approval_cancel(&c->approval));
 }
 
 int policy_init(struct tc_supervisor *s, const struct tc_options *opt, struct tc_error *err)
