@@ -69,6 +69,9 @@ struct egress_conn {
 	 * is read and dropped, for a second request on a kept-alive
 	 * connection could name another host the same server serves. */
 	bool one_request, req_done, chunked;
+	/* A tunnel (CONNECT, SOCKS): its first bytes are held in head until
+	 * they are known not to be a TLS ClientHello naming another host. */
+	bool hello_check;
 	uint64_t body_left;
 	struct np_chunked ch;
 	struct loop_timer *timer;
@@ -294,6 +297,70 @@ static ssize_t feed_request(struct egress_conn *k, int src, int dst, size_t want
 	return w;
 }
 
+static bool put_pipe(int p[2], size_t cap, size_t *fill, const void *data, size_t len)
+{
+	if (len > cap - *fill)
+		return false;
+	if (len && write(p[1], data, len) != (ssize_t)len)
+		return false;
+	*fill += len;
+	return true;
+}
+
+/* A tunnel's first bytes from the client, into head: when they are a TLS
+ * ClientHello, its server name must be the tunnel's host (or none), else
+ * a server that routes by the name (a CDN) would take the tunnel to a
+ * site the policy never saw. Then they go into the pipe and the rest is
+ * relayed as it comes. 1 progress, 0 none, -1 the end. */
+static int feed_hello(struct egress_conn *k, int src, bool *eof)
+{
+	struct egress_call *c = k->call;
+	int progress = 0;
+	if (k->head_len < NP_HEAD_MAX) {
+		ssize_t n =
+		        recv(src, k->head + k->head_len, NP_HEAD_MAX - k->head_len, MSG_DONTWAIT);
+		if (n > 0) {
+			k->head_len += (size_t)n;
+			progress = 1;
+		} else if (n == 0) {
+			*eof = true;
+			progress = 1;
+		} else if (errno != EAGAIN && errno != EINTR) {
+			return -1;
+		}
+	}
+	if (!k->head_len && !*eof)
+		return progress;
+	if (k->head_len && k->head[0] == 22) { /* a TLS handshake record */
+		char sni[NP_HOST_MAX + 1];
+		const char *why;
+		int rc = np_tls_sni(k->head, k->head_len, sni, &why);
+		if (rc == NP_MORE && !*eof)
+			return progress;
+		if (rc != NP_OK) {
+			k->end_why = "a TLS hello in the tunnel that could not be read";
+			return -1;
+		}
+		if (sni[0] && strcmp(sni, k->t.host)) {
+			k->end_why = "the TLS server name in the tunnel names another host";
+			return -1;
+		}
+	}
+	if (k->head_len > left(c->e->policy->max_bytes_out, c->bytes_out)) {
+		k->end_why = "the call's cap on bytes sent is reached";
+		return -1;
+	}
+	if (!put_pipe(k->cu, k->cap, &k->fill_cu, k->head, k->head_len))
+		return -1;
+	k->out += k->head_len;
+	c->bytes_out += k->head_len;
+	k->hello_check = false;
+	free(k->head);
+	k->head = NULL;
+	k->head_len = 0;
+	return 1;
+}
+
 /* Moves what can move without blocking, one direction: src -> pipe -> dst.
  * Returns 1 on progress, 0 on none, -1 when the connection must end. */
 static int move(struct egress_conn *k, int src, int dst, int p[2], size_t *fill, bool *eof,
@@ -302,6 +369,12 @@ static int move(struct egress_conn *k, int src, int dst, int p[2], size_t *fill,
 {
 	int progress = 0;
 	bool framed = k->one_request && p == k->cu;
+	if (!*eof && src >= 0 && p == k->cu && k->hello_check) {
+		progress = feed_hello(k, src, eof);
+		if (progress < 0)
+			return -1;
+		goto out;
+	}
 	if (!*eof && src >= 0 && framed && k->req_done) {
 		/* Its one request is out: what follows is read and dropped. */
 		char sink[4096];
@@ -425,22 +498,18 @@ static void pump(struct egress_conn *k)
 	      (!k->u_eof && k->fill_uc < k->cap ? EPOLLIN : 0) | (k->fill_cu ? EPOLLOUT : 0));
 }
 
-static bool put_pipe(int p[2], size_t cap, size_t *fill, const void *data, size_t len)
-{
-	if (len > cap - *fill)
-		return false;
-	if (len && write(p[1], data, len) != (ssize_t)len)
-		return false;
-	*fill += len;
-	return true;
-}
-
 static void connected(struct egress_conn *k)
 {
 	set_timer(k, 0, NULL);
 	int one = 1;
 	setsockopt(k->ufd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
 	struct egress_call *c = k->call;
+	if (k->hello_check) {
+		/* Held until feed_hello has read the hello. */
+		memmove(k->head, k->to_upstream, k->to_upstream_len);
+		k->head_len = k->to_upstream_len;
+		k->to_upstream_len = 0;
+	}
 	/* What the client sent before we connected counts against its cap. */
 	if (k->to_upstream_len > left(c->e->policy->max_bytes_out, c->bytes_out)) {
 		k->state = CS_RELAY;
@@ -457,8 +526,10 @@ static void connected(struct egress_conn *k)
 	c->bytes_out += k->to_upstream_len;
 	free(k->to_upstream);
 	k->to_upstream = NULL;
-	free(k->head);
-	k->head = NULL;
+	if (!k->hello_check) {
+		free(k->head);
+		k->head = NULL;
+	}
 	k->state = CS_RELAY;
 	if (loop_add_fd(loop_of(k), k->ufd, 0, on_upstream, k) < 0) {
 		conn_close(k);
@@ -792,6 +863,7 @@ static int parse_head(struct egress_conn *k, const char **why, int *status)
 		size_t nextra = k->head_len - h.head_len;
 		if (h.connect) {
 			k->success = connect_ok;
+			k->hello_check = true;
 			k->success_len = sizeof connect_ok - 1;
 			return take_bytes(k, extra, nextra) ? NP_OK :
 			                                      (*why = "out of memory", NP_BAD);
@@ -822,6 +894,7 @@ static int parse_head(struct egress_conn *k, const char **why, int *status)
 			return NP_BAD;
 		}
 		k->success = (const char *)socks_ok_reply;
+		k->hello_check = true;
 		k->success_len = sizeof socks_ok_reply;
 		size_t off = k->socks_used + used;
 		return take_bytes(k, k->head + off, k->head_len - off) ?

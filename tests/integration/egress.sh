@@ -302,13 +302,26 @@ done
 # is refused, however the hello is cut.
 cat > "$tmp/ws/tls.py" <<'EOF'
 import socket, ssl, sys, time
-# tls.py ADDR SNI MODE: HTTPS GET /hello to ADDR:443 naming SNI; MODE whole,
-# pieces (the ClientHello in 50-byte writes) or records (in two TLS records)
+# tls.py ADDR SNI MODE [tunnel]: HTTPS GET /hello to ADDR:443 naming SNI;
+# MODE whole, pieces (the ClientHello in 50-byte writes) or records (in two
+# TLS records); with "tunnel", through a CONNECT to ADDR:443 on the proxy
 addr, sni, mode = sys.argv[1], sys.argv[2], sys.argv[3]
 ctx = ssl.create_default_context(cafile="ca.pem")
 inc, out = ssl.MemoryBIO(), ssl.MemoryBIO()
 tls = ctx.wrap_bio(inc, out, server_hostname=sni)
-s = socket.create_connection((addr, 443), timeout=5)
+if sys.argv[4:] == ["tunnel"]:
+    s = socket.create_connection(("127.0.0.1", 3128), timeout=5)
+    s.sendall(b"CONNECT %s:443 HTTP/1.1\r\n\r\n" % addr.encode())
+    answer = b""
+    while not answer.endswith(b"\r\n\r\n"):
+        part = s.recv(1)
+        if not part:
+            sys.exit("the proxy closed the connection")
+        answer += part
+    if not answer.startswith(b"HTTP/1.1 200"):
+        sys.exit(answer.decode(errors="replace"))
+else:
+    s = socket.create_connection((addr, 443), timeout=5)
 def flush(first=False):
     data = out.read()
     if first and mode == "records":
@@ -357,6 +370,13 @@ for mode in pieces records; do
 done
 cage $A -- $PY tls.py example.test other.test whole
 expect_refused "names another host" "a server name that contradicts the looked-up name"
+# In a CONNECT tunnel the same: a server that routes by the server name (a
+# CDN) would otherwise take a tunnel opened to one name to another site.
+cage $A -- $PY tls.py example.test example.test records tunnel
+expect_out "hello from example.test over https" "a tunnel's ClientHello naming its host"
+cage $A -- $PY tls.py example.test other.test whole tunnel
+expect_refused "refused: example.test:443, the TLS server name in the tunnel names another host" \
+	"a tunnel's ClientHello naming another host is refused"
 
 # ---- what has no way out at all ------------------------------------------------
 cage $A -- $PY raw.py 198.51.100.7 8080 example.test
