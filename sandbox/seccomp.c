@@ -373,13 +373,14 @@ static int add_bind_listen_rules(scmp_filter_ctx ctx, unsigned fams)
 
 /* TCP Fast Open: sendto, sendmsg or sendmmsg with MSG_FASTOPEN connects an
  * unconnected TCP socket without passing Landlock's connect hook
- * (landlock-lsm/linux issue #41), so the port rules would not hold. The
- * flag is refused wherever the profile can make inet sockets; elsewhere it
- * has no socket to act on, and rules would only lengthen the filter. The
- * answer is EOPNOTSUPP, what a kernel with client TFO turned off gives
- * (net.ipv4.tcp_fastopen): a TFO client falls back to connect(), which
- * Landlock checks. TCP_FASTOPEN_CONNECT needs no rule: it delays the SYN
- * to the first write, but connect() still passes the hook (EACCES). */
+ * (https://github.com/landlock-lsm/linux/issues/41), so the port rules
+ * would not hold. The flag is refused wherever the profile can make inet
+ * sockets; elsewhere it has no socket to act on, and rules would only
+ * lengthen the filter. The answer is EOPNOTSUPP, what a kernel with client
+ * TFO turned off gives (net.ipv4.tcp_fastopen): a TFO client falls back to
+ * connect(), which Landlock checks. TCP_FASTOPEN_CONNECT needs no rule: it
+ * delays the SYN to the first write, but connect() still passes the hook
+ * (EACCES). */
 static const struct {
 	int nr;
 	unsigned flags_arg;

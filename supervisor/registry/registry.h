@@ -25,7 +25,7 @@
 #define REG_PROFILE_MAX   64
 #define REG_PATH_ARGS_MAX 16
 
-/* How a manifest tool's stdout becomes its result (see issue 4). */
+/* How a manifest tool's stdout becomes its result (docs/tools-api.md). */
 enum reg_output {
 	REG_OUTPUT_TEXT = 0, /* render = stdout; canonical = {exit_code, stdout, stderr} */
 	REG_OUTPUT_JSON,     /* stdout must be JSON and becomes canonical */

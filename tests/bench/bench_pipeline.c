@@ -1,4 +1,4 @@
-/* bench_pipeline.c — the four-stage pipeline end to end (issue 4): latency
+/* bench_pipeline.c — the four-stage pipeline end to end: latency
  * of one built-in call (read_file of a small file: validate, authorize,
  * execute in the confined child, render) against plain fork+exec of
  * /bin/true measured in the same process, interleaved (with the bare
@@ -8,7 +8,7 @@
  * `toolcage serve` and `replay` run); and throughput at 1,
  * 2, 4 and 8 calls in flight (max_concurrent 8), rounds interleaved across
  * the levels. Medians and p99 of repeated runs: the machine is shared and
- * noisy. Prints the issue's targets next to the numbers and whether they
+ * noisy. Prints the targets (docs/performance.md) next to the numbers and whether they
  * are met; exits 0 either way (a benchmark, not a test), 1 when a call
  * fails.
  *

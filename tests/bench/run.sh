@@ -56,7 +56,7 @@ echo
 echo "== what the walls cost: read-only from a file, then without one wall (ratio to env)"
 # A profile from a file is parsed at each launch (a built-in one is
 # compiled in), so the variants are compared with read-only from a file.
-# Each variant leaves out one thing the issue asks for; none ships.
+# Each variant leaves out one thing a launch must do; none ships.
 pd=$(mktemp -d)
 ro=profiles/read-only.json
 no_cgroups() { sed -e '/"processes":/d' -e '/"memory_mb":/d'; }

@@ -1,7 +1,7 @@
 #!/bin/sh
 # schema_ajv.sh — JSON Schema validation throughput, toolcage against ajv
 # (npm) on the same schema and instances (tests/data/schema/bench.*).
-# Target (issue 3): at least ajv's rate, valid instances and invalid
+# Target: at least ajv's rate, valid instances and invalid
 # verdicts.
 #
 # The machine is shared and noisy, so the two are interleaved: each of
@@ -23,7 +23,7 @@ ROUNDS=${BENCH_SCHEMA_ROUNDS:-5}
 D=tests/data/schema
 set -- "$D/bench.schema.json" "$D/bench.valid.jsonl" "$D/bench.invalid.jsonl" "$N" "$RUNS"
 
-echo "== JSON Schema validation (issue 3): validations per second; $ROUNDS interleaved rounds," \
+echo "== JSON Schema validation: validations per second; $ROUNDS interleaved rounds," \
      "each the median of $RUNS runs of $N"
 
 AJV=""

@@ -259,9 +259,10 @@ static void unix_dgram_pair(const char *a, int argc, char **argv)
 }
 
 /* TCP Fast Open connects from sendto/sendmsg/sendmmsg without passing
- * Landlock's connect hook (landlock-lsm/linux issue #41): a port the
- * profile does not allow would be reached. TCP_FASTOPEN_CONNECT delays the
- * SYN to the first write, but connect() itself still passes the hook. */
+ * Landlock's connect hook (https://github.com/landlock-lsm/linux/issues/41):
+ * a port the profile does not allow would be reached. TCP_FASTOPEN_CONNECT
+ * delays the SYN to the first write, but connect() itself still passes the
+ * hook. */
 static void tcp_fastopen(const char *a, int argc, char **argv)
 {
 	const char *how = arg_str(a, argc, argv, 2);

@@ -2,8 +2,8 @@
  *
  * The runner starts a victim outside (a sleep whose argv carries a marker) and
  * passes its host pid; each attack tries one way to touch it. A few attacks
- * use a child of our own instead: they check that the seccomp rules the issue
- * requires (ptrace, process_vm_*, pidfd_getfd denied) are there even where
+ * use a child of our own instead: they check that the seccomp rules the profiles
+ * promise (ptrace, process_vm_*, pidfd_getfd denied) are there even where
  * the kernel would allow the call, since those calls are what turn a leaked
  * pid or fd into a foothold.
  *

@@ -1,6 +1,6 @@
 #!/bin/sh
 # faults.sh — the supervisor's lifecycle under faults, driven through the
-# real binary as a user would (issue 7): signals with calls in flight (replay
+# real binary as a user would: signals with calls in flight (replay
 # and serve), stdin closed mid-call, children that close their pipes early
 # or never write, output that is not text, an audit log that cannot be
 # written (required or not), and 10,000 queued calls with bounded memory.

@@ -73,7 +73,7 @@ static void test_builtin_names_are_the_four_profiles(void **state)
 	assert_true(in_list(n, "destructive"));
 }
 
-/* What every shipped profile promises (issue 2): namespaces, seccomp on,
+/* What every shipped profile promises (docs/profiles.md): namespaces, seccomp on,
  * bounded resources, secrets hidden, no fixed identity, no unix sockets. */
 static void check_common(const struct profile *p)
 {

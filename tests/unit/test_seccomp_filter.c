@@ -549,7 +549,7 @@ static const struct row network_only[] = {
 	  SOCK_DENY },
 	{ "socket AF_PACKET", X86, __NR_socket, { AF_PACKET, SOCK_DGRAM, 0 }, SOCK_DENY },
 	/* TCP Fast Open connects without Landlock's connect hook: the port
-	 * rules would not hold (landlock-lsm/linux issue #41). */
+	 * rules would not hold (https://github.com/landlock-lsm/linux/issues/41). */
 	{ "sendto MSG_FASTOPEN",
 	  X86,
 	  __NR_sendto,
