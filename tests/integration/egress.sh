@@ -12,6 +12,9 @@
 #     (the host's side is 198.51.100.1), with HTTP on 80, HTTPS on 443 and
 #     8443 (a certificate from a test CA made here), logging each request
 #
+# Hostile clients try what a policy could be read past (names spelled
+# otherwise, pipelined requests, split or contradicting ClientHellos), and
+# the profile runs on simulated kernels without Landlock's TCP rules.
 # Each rule of the egress policy has an allowed and a refused case; the
 # refusals are checked from outside (the server's log, the DNS server's
 # log) as well as in toolcage's report. Root only (the namespaces); CI runs
@@ -409,6 +412,34 @@ no_dns example.test "and it did not leave"
 cage $A -- $PY udp.py 198.51.100.1 exfil-data.other.test 1
 expect_out "answer rcode 3" "DNS straight to another resolver: answered by toolcage (NXDOMAIN)"
 no_dns exfil-data.other.test "and it did not leave"
+
+# ---- kernels without Landlock's TCP rules (simulated: ABI 1 and 3) -------------
+# There the namespace is the only wall: the profile runs, reaches an allowed
+# name by proxy and by our DNS, and nothing else.
+b=${BUILD:-build}
+case $b in /*) ;; *) b=$top/$b ;; esac
+if [ -x "$b/sim/simkernel" ]; then
+	real=$TC
+	for abi in 1 3; do
+		printf '#!/bin/sh\nexec %s --landlock %s -- %s "$@"\n' "$b/sim/simkernel" $abi "$real" \
+			> "$tmp/tc-abi$abi"
+		chmod 755 "$tmp/tc-abi$abi"
+		TC=$tmp/tc-abi$abi
+		cage $A -- curl -sS http://example.test/hello
+		expect_out "hello from example.test over http" "Landlock ABI $abi: curl through the proxy"
+		cage $A -- curl -sS --noproxy '*' --cacert ca.pem https://example.test/hello
+		expect_out "over https" "Landlock ABI $abi: curl by our DNS and port 443"
+		cage $A -- curl -sS http://other.test/hello
+		expect_refused "refused: other.test:80, not on the allowlist" "Landlock ABI $abi: a name off the list"
+		cage $A -- $PY raw.py 198.51.100.7 8080 example.test
+		if [ $rc != 0 ] && grep -q "Connection refused" "$tmp/err" && [ -z "$(web_since)" ]; then
+			ok "Landlock ABI $abi: raw TCP to another port finds nothing"
+		else bad "Landlock ABI $abi: raw TCP to port 8080"; show; fi
+	done
+	TC=$real
+else
+	bad "no $b/sim/simkernel (make builds it)"
+fi
 
 # ---- the record ----------------------------------------------------------------
 cage --json $A -- sh -c 'curl -s http://example.test/hello; curl -s http://other.test/x'
