@@ -506,7 +506,8 @@ static void connected(struct egress_conn *k)
 	struct egress_call *c = k->call;
 	if (k->hello_check) {
 		/* Held until feed_hello has read the hello. */
-		memmove(k->head, k->to_upstream, k->to_upstream_len);
+		if (k->to_upstream_len)
+			memmove(k->head, k->to_upstream, k->to_upstream_len);
 		k->head_len = k->to_upstream_len;
 		k->to_upstream_len = 0;
 	}
