@@ -3,7 +3,7 @@
 # official TypeScript SDK drives `toolcage serve` on a small project with a
 # .gitignore'd node_modules and a 3000-line file, with relative and
 # absolute paths, and checks every answer whole. The SDK is installed into
-# $BUILD/npm on first use, as tests/integration/mcp_sdk.sh does.
+# $BUILD/npm on first use (tests/mcp/npm.sh).
 # Exit 0 pass, 77 skip (no node/npm, git or python3, or the package cannot
 # be installed: the message says which), anything else fail.
 set -u
@@ -15,22 +15,9 @@ for prog in node npm git python3; do
 	command -v "$prog" >/dev/null 2>&1 ||
 		{ echo "skip: $prog is needed for the agent session (node, npm: the SDK; git, python3: the project)"; exit 77; }
 done
-major=$(node -p 'process.versions.node.split(".")[0]')
-if [ "$major" -lt 18 ]; then
-	echo "skip: node $major is too old for @modelcontextprotocol/sdk (needs 18+)"
-	exit 77
-fi
-case $BUILD in /*) prefix=$BUILD/npm ;; *) prefix=$top/$BUILD/npm ;; esac
-if [ ! -f "$prefix/node_modules/@modelcontextprotocol/sdk/package.json" ]; then
-	mkdir -p "$prefix"
-	[ -f "$prefix/package.json" ] || echo '{"private": true, "type": "module"}' > "$prefix/package.json"
-	if ! npm install --prefix "$prefix" --no-audit --no-fund --silent \
-	     @modelcontextprotocol/sdk >"$prefix/install.log" 2>&1; then
-		tail -5 "$prefix/install.log"
-		echo "skip: npm could not install @modelcontextprotocol/sdk (offline?); see $prefix/install.log"
-		exit 77
-	fi
-fi
+. tests/mcp/npm.sh
+need_node "the agent session"
+sdk_install
 # ESM resolves packages from the script's own directory: run a copy there.
 cp tests/mcp/agent_session.mjs "$prefix/agent_session.mjs"
 node "$prefix/agent_session.mjs" "$TC"

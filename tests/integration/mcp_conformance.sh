@@ -14,15 +14,8 @@ BUILD=${BUILD:-build}
 top=$(pwd)
 case $TOOLCAGE in /*) ;; *) TOOLCAGE=$top/$TOOLCAGE ;; esac
 [ -x "$TOOLCAGE" ] || { echo "skip: no toolcage binary at $TOOLCAGE"; exit 77; }
-if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
-	echo "skip: node and npm are needed for the MCP conformance suite (apt-get install nodejs npm)"
-	exit 77
-fi
-major=$(node -p 'process.versions.node.split(".")[0]')
-if [ "$major" -lt 18 ]; then
-	echo "skip: node $major is too old for the MCP conformance suite (needs 18+)"
-	exit 77
-fi
+. tests/mcp/npm.sh
+need_node "the MCP conformance suite"
 
 # Pinned: 0.1.13 is the newest release that runs on Node 18 (Debian 12's),
 # given undici 6 and commander 13 in place of the versions that need Node
