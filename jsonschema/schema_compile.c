@@ -24,12 +24,10 @@ int comp_fail(struct compiler *c, uint32_t idx, const char *kw, const char *fmt,
 	const char *w = idx < c->s->nnodes ? c->s->nodes[idx].where : "";
 	if (buf_adds(&where, w) == 0 && kw)
 		jsonptr_append(&where, kw, strlen(kw));
-	char msg[sizeof c->err->msg];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
+	tc_error_vset(c->err, TC_E_INVALID, where.data ? where.data : "", fmt, ap);
 	va_end(ap);
-	tc_error_set(c->err, TC_E_INVALID, where.data ? where.data : "", "%s", msg);
 	buf_release(&where);
 	return -1;
 }

@@ -225,12 +225,10 @@ __attribute__((format(printf, 6, 7))) static int kfail(struct compiler *c, uint3
 		jsonptr_append(&where, key, strlen(key));
 	else if (index >= 0)
 		buf_printf(&where, "/%ld", index);
-	char msg[sizeof c->err->msg];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
+	tc_error_vset(c->err, TC_E_INVALID, where.data ? where.data : "", fmt, ap);
 	va_end(ap);
-	tc_error_set(c->err, TC_E_INVALID, where.data ? where.data : "", "%s", msg);
 	buf_release(&where);
 	return -1;
 }

@@ -84,15 +84,21 @@ void buf_release(struct buf *b)
 	*b = (struct buf)BUF_INIT;
 }
 
-int tc_error_set(struct tc_error *err, int code, const char *where, const char *fmt, ...)
+int tc_error_vset(struct tc_error *err, int code, const char *where, const char *fmt, va_list ap)
 {
 	if (!err)
 		return -1;
 	err->code = code;
 	snprintf(err->where, sizeof err->where, "%s", where ? where : "");
+	vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+	return -1;
+}
+
+int tc_error_set(struct tc_error *err, int code, const char *where, const char *fmt, ...)
+{
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+	tc_error_vset(err, code, where, fmt, ap);
 	va_end(ap);
 	return -1;
 }

@@ -58,5 +58,8 @@ const char *json_unknown_key(json_t *obj, const char *const *allowed);
 /* Fills err (if not NULL) and returns -1. */
 int tc_error_set(struct tc_error *err, int code, const char *where, const char *fmt, ...)
         __attribute__((format(printf, 4, 5)));
+/* The same with the message's arguments in ap (which it uses up). */
+int tc_error_vset(struct tc_error *err, int code, const char *where, const char *fmt, va_list ap)
+        __attribute__((format(printf, 4, 0)));
 
 #endif

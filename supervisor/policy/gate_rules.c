@@ -129,13 +129,13 @@ static void key_where(char *out, size_t size, const char *where, const char *key
 __attribute__((format(printf, 4, 5))) static int fail(struct tc_error *err, const char *where,
                                                       const char *key, const char *fmt, ...)
 {
-	char w[sizeof err->where], msg[sizeof err->msg];
+	char w[sizeof err->where];
 	key_where(w, sizeof w, where, key);
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
+	tc_error_vset(err, TC_E_INVALID, w, fmt, ap);
 	va_end(ap);
-	return tc_error_set(err, TC_E_INVALID, w, "%s", msg);
+	return -1;
 }
 
 static int parse_args(json_t *args, const char *where, struct gate_rule *r, struct tc_error *err)

@@ -20,13 +20,13 @@ struct pctx {
 __attribute__((format(printf, 3, 4))) static int fail(struct pctx *c, const char *ptr,
                                                       const char *fmt, ...)
 {
-	char where[512], msg[512];
+	char where[sizeof c->err->where];
+	snprintf(where, sizeof where, "%s: %s", c->origin, *ptr ? ptr : "/");
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
+	tc_error_vset(c->err, TC_E_INVALID, where, fmt, ap);
 	va_end(ap);
-	snprintf(where, sizeof where, "%s: %s", c->origin, *ptr ? ptr : "/");
-	return tc_error_set(c->err, TC_E_INVALID, where, "%s", msg);
+	return -1;
 }
 
 /* Refuses any key of obj not in allowed: a typo must not silently weaken a
