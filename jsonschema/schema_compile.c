@@ -16,19 +16,32 @@
  * relative "other.json" resolves to a URI nobody registered (refused). */
 #define ROOT_BASE "tc:/root.json"
 
-int comp_fail(struct compiler *c, uint32_t idx, const char *kw, const char *fmt, ...)
+int comp_vfail(struct compiler *c, uint32_t idx, const char *kw, const char *key, long index,
+               const char *fmt, va_list ap)
 {
 	if (!c->err || c->err->code != TC_E_OK)
 		return -1; /* keep the first error: it is the cause */
 	struct buf where = BUF_INIT;
 	const char *w = idx < c->s->nnodes ? c->s->nodes[idx].where : "";
-	if (buf_adds(&where, w) == 0 && kw)
-		jsonptr_append(&where, kw, strlen(kw));
+	if (buf_adds(&where, w) == 0) {
+		if (kw)
+			jsonptr_append(&where, kw, strlen(kw));
+		if (key)
+			jsonptr_append(&where, key, strlen(key));
+		else if (index >= 0)
+			buf_printf(&where, "/%ld", index);
+	}
+	tc_error_vset(c->err, TC_E_INVALID, where.data ? where.data : "", fmt, ap);
+	buf_release(&where);
+	return -1;
+}
+
+int comp_fail(struct compiler *c, uint32_t idx, const char *kw, const char *fmt, ...)
+{
 	va_list ap;
 	va_start(ap, fmt);
-	tc_error_vset(c->err, TC_E_INVALID, where.data ? where.data : "", fmt, ap);
+	comp_vfail(c, idx, kw, NULL, -1, fmt, ap);
 	va_end(ap);
-	buf_release(&where);
 	return -1;
 }
 

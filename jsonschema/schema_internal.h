@@ -14,6 +14,7 @@
 #ifndef TC_SCHEMA_INTERNAL_H
 #define TC_SCHEMA_INTERNAL_H
 
+#include <stdarg.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -293,6 +294,10 @@ uint32_t comp_node_for(struct compiler *c, json_t *j, int doc, const char *base,
 uint32_t comp_resolve_ref(struct compiler *c, uint32_t idx, const char *ref, const char *kw);
 /* The node of the 2020-12 metaschema root ($dynamicRef in metaschemas). */
 uint32_t comp_meta_root_2020(struct compiler *c, uint32_t idx);
+/* Fails (keeping the first error) with where = node idx's location + /kw
+ * [+ /key, or /index when key is NULL and index >= 0]. Returns -1. */
+int comp_vfail(struct compiler *c, uint32_t idx, const char *kw, const char *key, long index,
+               const char *fmt, va_list ap) __attribute__((format(printf, 6, 0)));
 int comp_fail(struct compiler *c, uint32_t idx, const char *kw, const char *fmt, ...)
         __attribute__((format(printf, 4, 5)));
 

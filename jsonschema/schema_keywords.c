@@ -215,21 +215,10 @@ __attribute__((format(printf, 6, 7))) static int kfail(struct compiler *c, uint3
                                                        const char *kw, const char *key, long index,
                                                        const char *fmt, ...)
 {
-	if (!c->err || c->err->code != TC_E_OK)
-		return -1;
-	struct buf where = BUF_INIT;
-	buf_adds(&where, c->s->nodes[idx].where);
-	if (kw)
-		jsonptr_append(&where, kw, strlen(kw));
-	if (key)
-		jsonptr_append(&where, key, strlen(key));
-	else if (index >= 0)
-		buf_printf(&where, "/%ld", index);
 	va_list ap;
 	va_start(ap, fmt);
-	tc_error_vset(c->err, TC_E_INVALID, where.data ? where.data : "", fmt, ap);
+	comp_vfail(c, idx, kw, key, index, fmt, ap);
 	va_end(ap);
-	buf_release(&where);
 	return -1;
 }
 
