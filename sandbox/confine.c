@@ -273,6 +273,12 @@ static void confine_walls(const struct sbx_jail *j, struct sbx_confinement *out)
 		            "no mount namespace (optional in the "
 		            "profile): the host's mounts are not made read-only, so chmod, chown "
 		            "and utimes reach what the user may change");
+	if (j->n_prot_ro && j->prot_restore)
+		alternative(WALL("protected", "copy put back"),
+		            "no mount namespace here to hold "
+		            "them read-only: copied before each call, what it changed put back "
+		            "once it is over (its own kept aside) and reported; while it runs, "
+		            "what it writes there is there; one call at a time");
 	WALL("network", ns & CLONE_NEWNET ? "network namespace" : "seccomp");
 	WALL("seccomp", "seccomp");
 	WALL("no_new_privs", "prctl");

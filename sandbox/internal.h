@@ -121,6 +121,11 @@ struct sbx_jail {
 	char **prot_ro;
 	int n_prot_ro;
 	struct protect_id *prot_seen; /* n_prot_ro * depth: at the last refresh */
+	/* No mount namespace: held by a copy put back after each call instead
+	 * (restore.c); group_unsure: a call's process could not be seen to end
+	 * (watch.c), so one may still write them. */
+	bool prot_restore;
+	bool group_unsure;
 	/* No Landlock: the filesystem wall is a new root holding the granted
 	 * paths alone (mounttree.c), built in the mount namespace at step 6. */
 	bool mount_tree;
@@ -524,6 +529,22 @@ void mask_release(struct sbx_jail *jail);
 int protect_plan(const struct sbx_spec *spec, struct sbx_jail *jail, struct sbx_error *err);
 int protect_refresh(struct sbx_jail *jail);
 int protect_apply(const struct sbx_jail *jail);
+
+/* restore.c: protected paths where no mount namespace holds them
+ * read-only: restore_take copies them before a call (0, or -EBUSY, -EPERM
+ * or -ENOMEM with why filled; *out is new, freed by restore_free);
+ * restore_put_back, once every process of the call is gone, puts back
+ * what the call changed and appends what it did to report (size bytes). */
+struct restore_copy;
+size_t restore_root_len(const struct sbx_jail *jail, const char *path);
+void restore_move_aside(const char *path, size_t root_len, char *report, size_t size);
+int restore_take(const struct sbx_jail *jail, struct restore_copy **out, char *why, size_t size);
+void restore_put_back(const struct sbx_jail *jail, const struct restore_copy *copy, char *report,
+                      size_t size);
+void restore_free(struct restore_copy *copy);
+/* Whether every process of group pgid has ended (SIGKILLed again while
+ * not), waiting at most bound_ms. */
+bool restore_group_gone(pid_t pgid, int bound_ms);
 
 /* mounttree.c: the filesystem wall without Landlock. mounttree_select
  * (jail.c, before the masks are planned) chooses it for a jail with a mount

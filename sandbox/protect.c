@@ -125,17 +125,22 @@ int protect_plan(const struct sbx_spec *spec, struct sbx_jail *j, struct sbx_err
 		return sbx_err(err, E2BIG, "more than %d protected paths", PROTECT_MAX);
 	if (!plain || !j->rw_paths || !j->rw_paths[0])
 		return 0; /* nothing to protect, or nothing writable */
-	/* Without a mount namespace the child surely has, nothing could make
-	 * them read-only: refuse rather than let a tool write them. */
-	if (j->no_ns) {
+	/* Without a mount namespace, nothing can make them read-only: a copy
+	 * put back after each call holds them instead, where the profile
+	 * accepts that way (restore.c); else refused rather than let a tool
+	 * write them. */
+	if (j->no_ns && !(spec->alternatives & SBX_ALT_PROTECT_COPY)) {
 		char why[600];
 		sbx_explain_ns(j->ns_refused, ladder_ns_errno(), why, sizeof why);
 		return sbx_err(err, 0,
 		               "profile %s cannot run here: its protected paths need "
-		               "a mount namespace: %s",
-		               j->name, why);
+		               "a mount namespace, and %s a copy put back after each call: %s",
+		               j->name,
+		               spec->strict ? "strict walls refuse" : "the profile does not accept",
+		               why);
 	}
-	if (!j->private_tmp || (j->optional_ns & CLONE_NEWNS))
+	j->prot_restore = j->no_ns;
+	if (!j->no_ns && (!j->private_tmp || (j->optional_ns & CLONE_NEWNS)))
 		return sbx_err(err, EPERM,
 		               "protected paths need a mount namespace, and profile %s "
 		               "%s",
@@ -175,26 +180,13 @@ void protect_release(struct sbx_jail *j)
 	j->n_prot_pins = j->n_prot_ro = 0;
 }
 
-/* The root a candidate lies under (the longest writable root that is a
- * prefix of it): the sweep must not look above it. */
-static size_t root_len(const struct sbx_jail *j, const char *path)
-{
-	size_t best = 0;
-	for (char **r = j->rw_paths; r && *r; r++) {
-		size_t n = strlen(*r);
-		if (n > best && !strncmp(path, *r, n) && path[n] == '/')
-			best = n;
-	}
-	return best;
-}
-
 /* The identity of every component of path below its root, into
  * ids[PROTECT_DEPTH], by lstat through each directory: a component after
  * an absent, non-directory or symlink one is absent. */
 static void identify(const struct sbx_jail *j, const char *path, struct protect_id *ids)
 {
 	char buf[PATH_MAX];
-	size_t rl = root_len(j, path), k = 0;
+	size_t rl = restore_root_len(j, path), k = 0;
 	bool stop = false;
 	memset(ids, 0, PROTECT_DEPTH * sizeof *ids);
 	snprintf(buf, sizeof buf, "%s", path);
@@ -293,7 +285,7 @@ static int protect_stand_in(const struct sbx_jail *j, const char *path)
 	if (len >= sizeof buf)
 		return 0;
 	memcpy(buf, path, len + 1);
-	for (size_t i = root_len(j, path) + 1; i < len; i++) {
+	for (size_t i = restore_root_len(j, path) + 1; i < len; i++) {
 		if (buf[i] != '/')
 			continue;
 		buf[i] = '\0';
@@ -332,95 +324,42 @@ int protect_apply(const struct sbx_jail *j)
 /* ---- parent: after a call --------------------------------------------- */
 
 struct sbx_protect_snap {
+	struct restore_copy *copy; /* prot_restore: what is put back */
 	int n;
 	struct protect_id ids[]; /* n * PROTECT_DEPTH */
 };
 
-int sbx_protect_snapshot(const struct sbx_jail *j, struct sbx_protect_snap **out)
+int sbx_protect_snapshot(const struct sbx_jail *j, struct sbx_protect_snap **out,
+                         struct sbx_error *err)
 {
 	*out = NULL;
 	if (!j->n_prot_ro)
 		return 0;
 	struct sbx_protect_snap *s =
-	        malloc(sizeof *s + (size_t)j->n_prot_ro * PROTECT_DEPTH * sizeof s->ids[0]);
+	        calloc(1, sizeof *s + (size_t)j->n_prot_ro * PROTECT_DEPTH * sizeof s->ids[0]);
 	if (!s)
-		return -ENOMEM;
+		return sbx_err(err, ENOMEM, "protected paths: out of memory");
 	s->n = j->n_prot_ro;
 	for (int i = 0; i < s->n; i++)
 		identify(j, j->prot_ro[i], s->ids + (size_t)i * PROTECT_DEPTH);
+	if (j->prot_restore) {
+		char why[sizeof err->msg - 64] = "";
+		int rc = restore_take(j, &s->copy, why, sizeof why);
+		if (rc < 0) {
+			free(s);
+			return sbx_err(err, -rc, "profile %s cannot run this call: %s", j->name,
+			               why);
+		}
+	}
 	*out = s;
 	return 0;
 }
 
 void sbx_protect_snap_free(struct sbx_protect_snap *s)
 {
+	if (s)
+		restore_free(s->copy);
 	free(s);
-}
-
-/* Renames dir/name aside (same directory, a name nothing trusts) without
- * following anything: dir is opened component by component below the
- * root. Appends "path -> new name" or "path (could not be moved: why)" to
- * the report. */
-static void move_aside(const char *path, size_t rl, char *report, size_t size)
-{
-	char dir[PATH_MAX], aside[NAME_MAX + 1];
-	const char *slash = strrchr(path, '/');
-	size_t used = strlen(report);
-	const char *name = slash + 1;
-	int rc = 0;
-	snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
-	struct open_how how = { .flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
-		                .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS };
-	char root[PATH_MAX];
-	snprintf(root, sizeof root, "%.*s", (int)rl, path);
-	int rfd = (int)syscall(SYS_openat2, AT_FDCWD, root, &how, sizeof how);
-	how.resolve |= RESOLVE_BENEATH;
-	int dfd = rfd < 0         ? -1 :
-	        strlen(dir) == rl ? dup(rfd) :
-	                            (int)syscall(SYS_openat2, rfd, dir + rl + 1, &how, sizeof how);
-	if (dfd < 0)
-		rc = -errno;
-	/* The new name is random, not one the tool could foresee: names made
-	 * ahead (from the clock) for every try would leave the file where it
-	 * is, with only a line in the report. */
-	/* A tool may have taken our write permission on the directory (chmod
-	 * 555 as the same user): we own it as the tool did, so it gets u+wx
-	 * back for the rename and its mode after. */
-	struct stat st;
-	bool chmodded = false;
-	char self[64];
-	snprintf(self, sizeof self, "/proc/self/fd/%d", dfd);
-	for (unsigned k = 0; !rc && k < 100; k++) {
-		unsigned long long r;
-		if (getrandom(&r, sizeof r, 0) != (ssize_t)sizeof r) {
-			rc = -EIO;
-			break;
-		}
-		snprintf(aside, sizeof aside, "%.200s.toolcage-blocked-%016llx", name, r);
-		if (syscall(SYS_renameat2, dfd, name, dfd, aside, RENAME_NOREPLACE) == 0)
-			break;
-		rc = errno == EEXIST ? 0 : -errno;
-		if ((rc == -EACCES || rc == -EPERM) && !chmodded && fstat(dfd, &st) == 0 &&
-		    st.st_uid == geteuid() &&
-		    chmod(self, (st.st_mode & 07777) | S_IWUSR | S_IXUSR) == 0) {
-			chmodded = true;
-			rc = 0;
-		}
-		if (k == 99)
-			rc = -EEXIST;
-	}
-	if (chmodded)
-		(void)chmod(self, st.st_mode & 07777);
-	if (rc)
-		snprintf(report + used, size - used, "%s%s (could not be moved aside: %s)",
-		         used ? "; " : "", path + rl + 1, strerror(-rc));
-	else
-		snprintf(report + used, size - used, "%s%s (moved to %s)", used ? "; " : "",
-		         path + rl + 1, aside);
-	if (dfd >= 0)
-		close(dfd);
-	if (rfd >= 0)
-		close(rfd);
 }
 
 char *sbx_protect_sweep(const struct sbx_jail *j, const struct sbx_protect_snap *s)
@@ -431,12 +370,22 @@ char *sbx_protect_sweep(const struct sbx_jail *j, const struct sbx_protect_snap 
 	char *report = calloc(1, size);
 	if (!report)
 		return NULL;
+	/* Without a mount namespace the call could change what existed: the
+	 * copy goes back first (and a directory on the way comes back, so it
+	 * is not new below). Then, as with one, what appeared is moved. */
+	if (s->copy)
+		restore_put_back(j, s->copy, report, size);
+	if (j->group_unsure)
+		snprintf(report + strlen(report), size - strlen(report),
+		         "%sa process of the "
+		         "call could not be seen to end: it may write them again",
+		         report[0] ? "; " : "");
 	for (int i = 0; i < s->n && i < j->n_prot_ro; i++) {
 		const struct protect_id *before = s->ids + (size_t)i * PROTECT_DEPTH;
 		struct protect_id now[PROTECT_DEPTH];
 		identify(j, j->prot_ro[i], now);
 		const char *path = j->prot_ro[i];
-		size_t rl = root_len(j, path);
+		size_t rl = restore_root_len(j, path);
 		/* The first component that is new (or another file than
 		 * before): everything below it is the tool's. */
 		size_t end = rl;
@@ -444,10 +393,13 @@ char *sbx_protect_sweep(const struct sbx_jail *j, const struct sbx_protect_snap 
 			end = strcspn(path + end + 1, "/") + end + 1;
 			if (!now[k].present)
 				break;
-			if (!same_id(&before[k], &now[k])) {
+			/* With the copy, what existed is put back already (a
+			 * directory made anew where the original was lost is
+			 * not the tool's): only what appeared is moved. */
+			if (s->copy ? !before[k].present : !same_id(&before[k], &now[k])) {
 				char part[PATH_MAX];
 				snprintf(part, sizeof part, "%.*s", (int)end, path);
-				move_aside(part, rl, report, size);
+				restore_move_aside(part, rl, report, size);
 				break;
 			}
 			if (!path[end])

@@ -71,7 +71,10 @@ enum {
 	SBX_ALT_MOUNT_TREE = 1u << 3,    /* no Landlock: the filesystem confined
 	                                * by a mount tree (a new root of the
 	                                * granted paths) */
-	SBX_ALT_ALL = (1u << 4) - 1,
+	/* no mount namespace to hold the protected paths read-only: a copy
+	 * taken before each call and put back after it */
+	SBX_ALT_PROTECT_COPY = 1u << 4,
+	SBX_ALT_ALL = (1u << 5) - 1,
 };
 
 /* Socket families socket(2) may create (socketpair(AF_UNIX) stream and
@@ -122,7 +125,8 @@ struct sbx_spec {
 	const char *const *protected_paths; /* relative paths below the workspace and
 	                                  * each write path kept read-only in the child
 	                                  * (and never created by it: see
-	                                  * sbx_protect_sweep); need a mount namespace.
+	                                  * sbx_protect_sweep); need a mount namespace,
+	                                  * or SBX_ALT_PROTECT_COPY.
 	                                  * Entries starting with "**" "/" (patterns
 	                                  * at any depth) are the policy's: skipped */
 	bool workspace_read;
@@ -208,13 +212,19 @@ bool sbx_jail_spare_ready(struct sbx_jail *jail);
  * spawn and, once the child is done (its whole tree gone), sweeps: a
  * protected path that did not exist then and does now (or the first new
  * directory on the way, or a symbolic link swapped in) is renamed aside in
- * its own directory to NAME.toolcage-blocked-N. The snapshot is NULL (0
- * returned) when the jail protects nothing; -ENOMEM otherwise. The sweep
- * returns NULL when nothing appeared, else a malloc'd text listing what
- * was moved and where ("a/b (moved to b.toolcage-blocked-...)"), or why it
- * could not be. Not async-signal-safe. */
+ * its own directory to NAME.toolcage-blocked-N. Where no mount namespace
+ * holds them read-only (SBX_ALT_PROTECT_COPY), the snapshot also copies
+ * each that exists and the sweep puts back what the call changed, what it
+ * made kept under such a name; one call at a time per writable root then.
+ * The snapshot is NULL (0 returned) when the jail protects nothing; else
+ * 0 or -errno with *err saying why (the call must not run: -EBUSY another
+ * call holds the copy, -EPERM a path cannot be copied). The sweep returns
+ * NULL when nothing changed, else a malloc'd text listing what was moved
+ * or put back and where ("a/b (moved to b.toolcage-blocked-...)"), or why
+ * it could not be. Not async-signal-safe. */
 struct sbx_protect_snap;
-int sbx_protect_snapshot(const struct sbx_jail *jail, struct sbx_protect_snap **out);
+int sbx_protect_snapshot(const struct sbx_jail *jail, struct sbx_protect_snap **out,
+                         struct sbx_error *err);
 char *sbx_protect_sweep(const struct sbx_jail *jail, const struct sbx_protect_snap *snap);
 void sbx_protect_snap_free(struct sbx_protect_snap *snap);
 

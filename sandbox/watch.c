@@ -279,6 +279,12 @@ static void kill_stragglers(struct sbx_child *c)
 		return;
 	kill(-c->pid, SIGKILL);
 	cgroup_kill(c->cg);
+	/* A SIGKILLed process ends when it next runs: the copy of the
+	 * protected paths (restore.c) goes back once none is left to write
+	 * after it. Milliseconds; bounded for one stuck in the kernel, which
+	 * the sweep then reports. */
+	if (c->jail->prot_restore && !restore_group_gone(c->pid, 2000))
+		c->jail->group_unsure = true;
 }
 
 /* The child is over: its status, rusage, and the grace for pipes that

@@ -121,9 +121,9 @@ void call_finish(struct call *c, enum tc_status st, json_t *canonical, const cha
 			json_object_set_new(canonical, "protected_paths_moved", json_string(moved));
 		if (buf_add(&note, text ? text : "", text ? len : 0) == 0 &&
 		    buf_printf(&note,
-		               "%s[toolcage: the call created protected paths, which tools "
-		               "may not write (their owner's programs trust them): moved aside: "
-		               "%s]\n",
+		               "%s[toolcage: the call created or changed protected paths, "
+		               "which tools may not write (their owner's programs trust them): "
+		               "moved aside or put back: %s]\n",
 		               note.len && note.data[note.len - 1] != '\n' ? "\n" : "",
 		               moved) == 0) {
 			text = note.data;
@@ -378,9 +378,13 @@ static void run(struct call *c)
 	memcpy(ctx.approved_host, reach.host, sizeof ctx.approved_host);
 	memcpy(c->approved_host, reach.host, sizeof c->approved_host);
 	c->approved_port = reach.port;
-	if (jail && sbx_protect_snapshot(jail, &c->protect) < 0) {
-		tc_error_set(&err, TC_E_NOMEM, c->name, "out of memory");
-		jail = NULL;
+	/* Where no mount namespace holds the protected paths, they are copied
+	 * now, one call at a time: another one writing is "busy". */
+	struct sbx_error perr = { 0 };
+	if (jail && sbx_protect_snapshot(jail, &c->protect, &perr) < 0) {
+		call_finishf(c, perr.errnum == EBUSY ? TC_STATUS_BUSY : TC_STATUS_FAILED, NULL,
+		             "The tool could not be started: %s", perr.msg);
+		return;
 	}
 	c->jail = jail;
 	if (jail && c->tool->channel && !c->chan && !(c->chan = channel_open(&ctx.channel_fd))) {

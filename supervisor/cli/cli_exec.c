@@ -583,8 +583,8 @@ int cmd_exec(int argc, char **argv)
 	struct live live[2] = { { .fd = STDOUT_FILENO, .stream = 1, .wfd = -1 },
 		                { .fd = STDERR_FILENO, .stream = 2, .wfd = -1 } };
 	struct sbx_protect_snap *snap = NULL;
-	if (sbx_protect_snapshot(jail, &snap) < 0) {
-		rc = fail_setup(o.json, "out of memory");
+	if (sbx_protect_snapshot(jail, &snap, &err) < 0) {
+		rc = fail_setup(o.json, err.msg);
 		goto out;
 	}
 	for (int i = 0; i < 2; i++)
@@ -600,12 +600,15 @@ int cmd_exec(int argc, char **argv)
 	}
 	for (int i = 0; job.stream_output && i < 2; i++)
 		live_drain(&live[i]);
-	/* Protected paths the command created (none could be written) are
-	 * moved aside now that all of it is gone. */
+	/* Protected paths the command created are moved aside now that all
+	 * of it is gone (and, where no mount namespace held them read-only,
+	 * what it changed is put back). */
 	char *moved = sbx_protect_sweep(jail, snap);
 	sbx_protect_snap_free(snap);
 	if (moved)
-		fprintf(stderr, "toolcage: the command created protected paths, moved aside: %s\n",
+		fprintf(stderr,
+		        "toolcage: the command created or changed protected paths, moved aside or "
+		        "put back: %s\n",
 		        moved);
 	const struct sbx_outcome *out = sbx_child_outcome(child);
 	char *error = NULL;

@@ -26,12 +26,25 @@
  *                              a name that does not exist, so this gets
  *                              through; the runner checks from outside
  *                              that toolcage moved it aside afterwards)
+ *   protect gitdir_link WS     rename .git aside, make .git a symlink to a
+ *                              directory holding a hostile config
+ *   protect away_back WS       rename .git away, add a hook, rename it back
+ *   protect fill WS            fill .git/hooks with 300 files and 9 MiB,
+ *                              beyond what toolcage copies aside
+ *   protect late WS            leave a child behind that adds a hook
+ *                              after the call has returned
+ *   (where no mount namespace holds them, these get through while the call
+ *   runs; the runner checks from outside that all is as before after it,
+ *   and that toolcage said what it put back)
  *   protect control WS         write an ordinary file: must work under
  *                              the writing profiles (a control)
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
 #include "verdict.h"
@@ -197,6 +210,65 @@ static void do_create_envrc(const char *a, int argc, char **argv)
 	            "create .envrc");
 }
 
+static void do_gitdir_link(const char *a, int argc, char **argv)
+{
+	enter(a, argc, argv);
+	if (mkdir("evil-git", 0755) < 0 && errno != EEXIST)
+		BLOCKED(a, "cannot even make a directory in the workspace: %s", errname(errno));
+	if (put("evil-git/config", "[core]\n\tfsmonitor = touch /tmp/pwned\n", O_CREAT) < 0)
+		BLOCKED(a, "write evil-git/config: %s", errname(errno));
+	if (rename(".git", ".git-old") < 0)
+		BLOCKED(a, "rename .git aside: %s", errname(errno));
+	EXPECT_FAIL(a, symlink("evil-git", ".git"), "make .git a symlink to evil-git");
+}
+
+static void do_away_back(const char *a, int argc, char **argv)
+{
+	enter(a, argc, argv);
+	if (rename(".git", ".git-old") < 0)
+		BLOCKED(a, "rename .git away: %s", errname(errno));
+	int rc = put(".git-old/hooks/pre-commit", "#!/bin/sh\ntouch /tmp/pwned\n", O_CREAT);
+	int e = errno;
+	if (rename(".git-old", ".git") < 0)
+		TESTERR(a, "rename .git back: %s", errname(errno));
+	errno = e;
+	EXPECT_FAIL(a, rc, "add a hook while .git was elsewhere");
+}
+
+static void do_fill(const char *a, int argc, char **argv)
+{
+	enter(a, argc, argv);
+	static char big[1 << 20];
+	memset(big, 'x', sizeof big);
+	int made = 0;
+	for (int i = 0; i < 300; i++) {
+		char name[64];
+		snprintf(name, sizeof name, ".git/hooks/f%d", i);
+		if (put(name, i < 9 ? big : "x", O_CREAT) == 0)
+			made++;
+	}
+	errno = EROFS;
+	EXPECT_FAIL(a, made ? 0 : -1, "fill .git/hooks");
+}
+
+static void do_late(const char *a, int argc, char **argv)
+{
+	enter(a, argc, argv);
+	const char *mark = arg_str(a, argc, argv, 3);
+	pid_t pid = fork();
+	if (pid < 0)
+		TESTERR(a, "fork: %s", errname(errno));
+	if (pid == 0) {
+		(void)prctl(PR_SET_NAME, (unsigned long)mark, 0, 0, 0);
+		for (int i = 0; i < 40; i++) { /* past the call's end */
+			usleep(50000);
+			put(".git/hooks/pre-commit", "#!/bin/sh\ntouch /tmp/pwned\n", O_CREAT);
+		}
+		_exit(0);
+	}
+	BLOCKED(a, "a child left behind to add a hook after the call (judged from outside)");
+}
+
 static void do_control(const char *a, int argc, char **argv)
 {
 	enter(a, argc, argv);
@@ -228,6 +300,10 @@ int main(int argc, char **argv)
 		{ "swap_vscode", do_swap_vscode },
 		{ "create_envrc", do_create_envrc },
 		{ "control", do_control },
+		{ "gitdir_link", do_gitdir_link },
+		{ "away_back", do_away_back },
+		{ "fill", do_fill },
+		{ "late", do_late },
 	};
 	return ATTACKS(t);
 }

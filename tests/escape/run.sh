@@ -221,6 +221,10 @@ protect_symlink     B  B  B   B   intact       protect symlink @WS
 protect_tasks       B  B  B   B   intact       protect tasks @WS
 protect_swap_vscode B  B  B   B   intact       protect swap_vscode @WS
 protect_envrc       -  -  -   -   swept=.envrc protect create_envrc @WS
+protect_gitdir_link B  B  B   B   intact       protect gitdir_link @WS
+protect_away_back   B  B  B   B   intact       protect away_back @WS
+protect_fill        B  B  B   B   intact       protect fill @WS
+protect_late        B  B  B   B   intact,t,to=200 protect late @WS @MARK
 protect_control     B  A  B   A   intact       protect control @WS
 ## private /tmp
 tmp_write           B  B  B   B   tmp          fs tmp_write tmp_write @MARK @HOSTCANARY
@@ -374,13 +378,16 @@ setup_identity() { # id
 # the runner plants them (what "intact" compares against).
 PROTECTED_SUM=
 protected_sum() { # ws -> a digest of the planted protected paths
+	# (their contents and the protected directories' entries: .git's
+	# other entries are not protected, nor what toolcage moved aside)
 	(cd "$1" && { cat .git/config .git/hooks/pre-push.sample .vscode/tasks.json;
-		ls -a .git .git/hooks .vscode; } 2>&1 | md5sum)
+		ls -a .git/hooks .vscode | grep -v '\.toolcage-blocked-'; } 2>&1 | md5sum)
 }
 reset_protected() { # id
 	local d=$T/$1/ws
-	rm -rf "$d/.git" "$d/.git-old" "$d/.vscode" "$d/.vscode-old" "$d"/.envrc* \
-		"$d"/*.toolcage-blocked-* "$d"/.*.toolcage-blocked-* "$d/cfg-link" "$d/cfg-sym"
+	rm -rf "$d/.git" "$d/.git-old" "$d"/.git.toolcage-blocked-* "$d/.vscode" "$d/.vscode-old" "$d"/.envrc* \
+		"$d"/*.toolcage-blocked-* "$d"/.*.toolcage-blocked-* "$d/cfg-link" "$d/cfg-sym" \
+		"$d/evil-git"
 	mkdir -p "$d/.git/hooks" "$d/.vscode"
 	printf '[core]\n\trepositoryformatversion = 0\n' > "$d/.git/config"
 	printf '#!/bin/sh\nexit 0\n' > "$d/.git/hooks/pre-push.sample"
@@ -805,6 +812,19 @@ for line in open(records):
     if (attack == "tmp_write" and verdict == "error" and "tmp" in walls and
             "by" not in walls["tmp"] and "cannot write the private /tmp" in detail):
         verdict, detail = "blocked", "no /tmp in this jail: " + walls["tmp"].get("dropped", "")
+    # Where no mount namespace holds the protected paths, a copy is put
+    # back after the call: what the attack wrote while it ran got through
+    # inside; it is blocked when all is as before from outside (the
+    # "intact" check) and toolcage said what it put back.
+    prot = walls.get("protected") or {}
+    if (attack.startswith("protect_") and verdict == "escaped" and "intact" in flags and
+            prot.get("by") == "copy put back" and not outside):
+        errf = os.path.join(rdir, n + ".err")
+        err = open(errf).read() if os.path.exists(errf) else ""
+        if "created or changed protected paths" in err:
+            verdict, detail = "blocked", "put back after the call: " + err.strip()[-160:]
+        else:
+            outside = "fail:changed during the call, and toolcage did not say it put it back"
     if "_bad" in j:
         got, detail = "error", j["_bad"]
     elif j.get("error"):

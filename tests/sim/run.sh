@@ -76,6 +76,9 @@ chmod -R a+rX "$T" && chmod 1777 "$T/home"
 # why, one every refusal there must match (the cause, in words). Every
 # refusal also names a fix, and none speaks in clone flags.
 ALL="read-only write network destructive"
+# Without namespaces: all but network (its wall is a network namespace);
+# the writers' protected paths held by a copy put back after each call.
+WRITERS="read-only write destructive"
 ROOT_NS="root without CAP_SYS_ADMIN, as a container's root.*user namespace.*refused.*fix: .*seccomp.json.*CAP_SYS_ADMIN"
 USER_NS="refused to make the user, pid, mount, uts(, network)? namespaces.*fix: .*user namespaces"
 NO_NS="^    processes: process group \\(another way\\): the kernel refuses namespaces here"
@@ -84,13 +87,13 @@ spec() {
 	case $1 in
 	no-landlock) echo "--landlock none|both|$ALL|$ALL|^landlock: +NO|without landlock in lsm=; fix: add landlock to lsm=||$MOUNT_TREE|$MOUNT_TREE" ;;
 	landlock-[123456]) echo "--landlock ${1#landlock-}|both|$ALL|$ALL|^landlock: +ABI ${1#landlock-}\$|" ;;
-	userns-eperm) echo "--userns eperm|both|$ALL|read-only|^|$USER_NS|||$NO_NS" ;;
-	userns-enospc) echo "--userns enospc|both|$ALL|read-only|^|user.max_user_namespaces is 0 or used up; fix: raise it|||$NO_NS" ;;
-	userns-nocaps) echo "--userns nocaps|user||read-only|^|$USER_NS|||$NO_NS" ;;
+	userns-eperm) echo "--userns eperm|both|$ALL|$WRITERS|^|$USER_NS|||$NO_NS" ;;
+	userns-enospc) echo "--userns enospc|both|$ALL|$WRITERS|^|user.max_user_namespaces is 0 or used up; fix: raise it|||$NO_NS" ;;
+	userns-nocaps) echo "--userns nocaps|user||$WRITERS|^|$USER_NS|||$NO_NS" ;;
 	no-clone3) echo "--clone3 enosys|both|$ALL|$ALL|^clone3: +NO|" ;;
 	proc-masked) echo "--proc masked|root|$ALL||^|mount /proc failed.*a fresh /proc cannot be mounted.*fix: unmask it||^    proc: none \\(masked by the container\\) \\(another way\\)" ;;
 	container-caps) echo "--caps container|root|$ALL||^|$ROOT_NS||^    user: user namespace \\(another way\\): toolcage runs as root without CAP_SYS_ADMIN" ;;
-	container-default) echo "--container-default|both|read-only|read-only|^clone3: +NO|$ROOT_NS|$USER_NS|$NO_NS|$NO_NS" ;;
+	container-default) echo "--container-default|both|$WRITERS|$WRITERS|^clone3: +NO|$ROOT_NS|$USER_NS|$NO_NS|$NO_NS" ;;
 	*) return 1 ;;
 	esac
 }
@@ -185,6 +188,8 @@ one() {
 		# Where the mount tree is the filesystem wall, the ways around a
 		# new root as well.
 		[ "$env" = no-landlock ] && quick="$quick|read_control_etc|read_control_ws|read_home|read_var|read_dotdot_abs|read_link_outside|create_via_link|open_write_etc|walk_up_outside|walk_up_host_tmp|list_beside_ws|create_root|chmod_root|link_out_tmp|exec_workspace|open_by_handle_at|umount|pivot_root|protect_hook|fsize_ws|proc_sys_write"
+		# Where protected paths are a copy put back, every attack on them.
+		case $alt in *"process group"*) quick="$quick|protect_[a-z_]+" ;; esac
 		[ "$ESCAPE" = quick ] && only=(--only "^($quick)\$")
 		local ids=root
 		[ "$who" = user ] && ids=nobody
