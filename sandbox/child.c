@@ -393,7 +393,9 @@ static void set_up_mounts(const struct sbx_jail *j)
  * directory) a copy of its pointers with TMPDIR, TMP and TEMP naming the
  * call's directory. Static: no allocation after the fork. */
 static char *const *child_envp;
-static char *call_env[300];
+/* The jail's (at most SBX_ENV_MAX + 3: jail.c refuses more), then
+ * TMPDIR, TMP, TEMP and the end: room for all, nothing cut. */
+static char *call_env[SBX_ENV_MAX + 3 + 4];
 static char call_env_vars[3][sizeof((struct sbx_jail *)0)->call_tmp_base + 32];
 
 static size_t put_uint(char *s, unsigned v)

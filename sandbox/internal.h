@@ -18,6 +18,7 @@
 #define SBX_MAX_GROUPS   64
 #define SBX_MAX_RW_PATHS 64  /* the workspace and write paths (child.c) */
 #define SBX_WHY_MAX      256 /* a reason a wall or limit is not in force */
+#define SBX_ENV_MAX      250 /* variables a profile sets and passes */
 #define SBX_CGROUP_FDS   3   /* v1 "tasks" files a child writes itself into */
 #define SBX_DEFAULT_PATH "/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin"
 
@@ -135,6 +136,7 @@ struct sbx_jail {
 	struct sbx_rlimit rlimits[SBX_MAX_RLIMITS];
 	int n_rlimits;
 
+	/* envp: at most SBX_ENV_MAX + 3 entries (PATH, TMPDIR, HOME) */
 	char **envp;      /* one allocation: pointers then strings */
 	const char *path; /* PATH for the exec lookup, inside envp */
 
@@ -496,6 +498,8 @@ bool ladder_have_sys_admin(void);
 int ladder_proc_mountable(bool userns);
 int ladder_ns_errno(void); /* after ladder_proc_mountable said -1 */
 int ladder_call_tmp_plan(struct sbx_jail *j, struct sbx_error *err);
+int ladder_base_dir(const struct sbx_jail *j, const char *what, mode_t mode, char *out, size_t size,
+                    struct sbx_error *err);
 void ladder_call_tmp_remove(const struct sbx_jail *j, pid_t pid);
 
 /* landlock.c */

@@ -154,25 +154,14 @@ static int plan_tmp_dir(struct sbx_jail *j, struct sbx_error *err)
 		beside |= in_tmp(*p);
 	if (!j->private_tmp || !beside)
 		return 0;
-	const char *rt = getenv("XDG_RUNTIME_DIR");
 	char base[200];
-	if (geteuid() == 0)
-		snprintf(base, sizeof base, "/run/toolcage");
-	else if (rt && rt[0] == '/' && strlen(rt) < 150)
-		snprintf(base, sizeof base, "%s/toolcage", rt);
-	else
-		snprintf(base, sizeof base, "/var/tmp/toolcage-%u", (unsigned)geteuid());
+	int rc = ladder_base_dir(j, "private tmp mount point", 0700, base, sizeof base, err);
+	if (rc)
+		return rc;
 	snprintf(j->tmp_dir, sizeof j->tmp_dir, "%s/tmp", base);
-	/* A tool that could rename what holds the mount point could send the
-	 * next call's tmpfs anywhere, an exec-allowed tree say. */
-	for (char **p = j->rw_paths; p && *p; p++) {
-		size_t n = strlen(*p);
-		if (!strncmp(base, *p, n) && (base[n] == '/' || base[n] == '\0'))
-			return sbx_err(err, EPERM,
-			               "write path %s holds toolcage's private tmp "
-			               "mount point %s",
-			               *p, j->tmp_dir);
-	}
+	/* (ladder_base_dir refuses a base that a write path holds: a tool
+	 * that could rename it could send the next call's tmpfs anywhere, an
+	 * exec-allowed tree say.) */
 	for (int i = 0; i < 2; i++) {
 		const char *d = i ? j->tmp_dir : base;
 		struct stat st;
@@ -244,11 +233,18 @@ static bool env_has(char *const *envp, size_t n, const char *name, size_t nlen)
  * then passed-through ones not already set, then defaults. */
 static int build_env(const struct sbx_spec *spec, struct sbx_jail *j)
 {
-	const char *items[256];
+	const char *items[SBX_ENV_MAX + 3];
 	size_t n = 0;
-	for (size_t i = 0; spec->env_set && spec->env_set[i] && n < 250; i++)
+	/* Past the bound the profile is refused, not cut short: a variable
+	 * dropped unsaid would change what the tool does. */
+	for (size_t i = 0; spec->env_set && spec->env_set[i]; i++) {
+		if (n == SBX_ENV_MAX)
+			return -E2BIG;
 		items[n++] = spec->env_set[i];
-	for (size_t i = 0; spec->env_pass && spec->env_pass[i] && n < 250; i++) {
+	}
+	for (size_t i = 0; spec->env_pass && spec->env_pass[i]; i++) {
+		if (n == SBX_ENV_MAX)
+			return -E2BIG;
 		size_t len = strlen(spec->env_pass[i]);
 		if (env_has((char *const *)items, n, spec->env_pass[i], len))
 			continue;
@@ -591,8 +587,12 @@ int sbx_jail_new(const struct sbx_spec *spec, const char *workspace, struct sbx_
 		rc = plan_tmp_dir(j, err);
 	if (!rc && j->call_tmp)
 		rc = ladder_call_tmp_plan(j, err);
-	if (!rc && build_env(spec, j) < 0)
-		rc = sbx_err(err, ENOMEM, "environment");
+	if (!rc && (rc = build_env(spec, j)) < 0)
+		rc = sbx_err(err, -rc,
+		             rc == -E2BIG ? "profile %s sets and passes more than %d "
+		                            "environment variables" :
+		                            "profile %s: environment: out of memory",
+		             j->name, SBX_ENV_MAX);
 	if (!rc)
 		rc = plan_cgroups(spec, j, err);
 	if (!rc)

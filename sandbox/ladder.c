@@ -151,30 +151,63 @@ int ladder_proc_mountable(bool userns)
  * closed to others (mode 0711: the tools' user may pass through to its
  * own). */
 
-/* Removes name in dfd and everything beneath, never following a link;
- * a directory the tool left unreadable is opened up first (ours). Depth
- * bounded: what lies deeper stays (and is said by nobody: it is the
- * tool's own junk in a directory only it and we can reach). */
-static void remove_tree_at(int dfd, const char *name, int depth)
+/* Removes name in dfd and everything beneath, never following a link:
+ * each directory is opened O_NOFOLLOW and, where the tool left it closed
+ * to us, opened up through its own descriptor (a name could be a link
+ * by then: a process of the call may still be dying). At most *budget
+ * entries; depth bounded. 0 when it is gone, -1 when some is left. */
+static int remove_tree_at(int dfd, const char *name, int depth, long *budget)
 {
-	if (unlinkat(dfd, name, 0) == 0 || errno == ENOENT || depth > 64)
-		return;
+	if (*budget <= 0 || depth > 64)
+		return -1;
+	--*budget;
+	if (unlinkat(dfd, name, 0) == 0 || errno == ENOENT)
+		return 0;
 	int fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0 && errno == EACCES && fchmodat(dfd, name, 0700, 0) == 0)
-		fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 && errno == EACCES) {
+		int p = openat(dfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		char self[64];
+		snprintf(self, sizeof self, "/proc/self/fd/%d", p);
+		if (p >= 0 && chmod(self, 0700) == 0)
+			fd = openat(p, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (p >= 0)
+			close(p);
+	}
 	if (fd < 0)
-		return;
+		return -1;
 	(void)fchmod(fd, 0700); /* entries can only be removed from a writable dir */
 	DIR *d = fdopendir(fd);
 	if (!d) {
 		close(fd);
-		return;
+		return -1;
 	}
-	for (struct dirent *e; (e = readdir(d));)
+	int rc = 0;
+	for (struct dirent *e; rc == 0 && (e = readdir(d));)
 		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-			remove_tree_at(dirfd(d), e->d_name, depth + 1);
+			rc = remove_tree_at(dirfd(d), e->d_name, depth + 1, budget);
 	closedir(d);
-	(void)unlinkat(dfd, name, AT_REMOVEDIR);
+	return rc == 0 && unlinkat(dfd, name, AT_REMOVEDIR) == 0 ? 0 : -1;
+}
+
+/* A call's directory is renamed out of the way at once (its name may be
+ * the next call's), then removed here up to CALL_TMP_BUDGET entries; a
+ * larger tree is left to a process of its own, so that the event loop
+ * never walks what a tool filled. */
+enum { CALL_TMP_BUDGET = 4096 };
+
+static void remove_off_loop(int base, const char *name)
+{
+	pid_t pid = fork();
+	if (pid == 0) {
+		if (fork() == 0) { /* not ours to reap: init's */
+			long budget = 1L << 30;
+			(void)remove_tree_at(base, name, 0, &budget);
+		}
+		_exit(0);
+	}
+	if (pid > 0)
+		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+			;
 }
 
 void ladder_call_tmp_remove(const struct sbx_jail *j, pid_t pid)
@@ -184,16 +217,24 @@ void ladder_call_tmp_remove(const struct sbx_jail *j, pid_t pid)
 	int d = open(j->call_tmp_base, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (d < 0)
 		return;
-	char name[32];
+	char name[32], gone[48];
 	snprintf(name, sizeof name, "%d-%d", (int)getpid(), (int)pid);
-	remove_tree_at(d, name, 0);
+	snprintf(gone, sizeof gone, ".gone-%s", name);
+	const char *what = renameat(d, name, d, gone) == 0 ? gone : name;
+	long budget = CALL_TMP_BUDGET;
+	if (remove_tree_at(d, what, 0, &budget) < 0 && budget <= 0 && what == gone)
+		remove_off_loop(d, gone);
 	close(d);
 }
 
-/* Makes the jail's base (see above). Tools may not write the parent: a
- * tool that could rename it would send the next call's directory
- * anywhere. 0 or -errno. */
-int ladder_call_tmp_plan(struct sbx_jail *j, struct sbx_error *err)
+/* The supervisor's own directory for what the jail keeps outside the
+ * tools' reach (a private tmp's mount point, the per-call directories):
+ * /run/toolcage for root, else $XDG_RUNTIME_DIR/toolcage, else
+ * /var/tmp/toolcage-UID; made with mode and ours, closed to others'
+ * writes. Tools may not write what holds it: a tool that could rename it
+ * would send the next call's directory anywhere. 0 or -errno with *err. */
+int ladder_base_dir(const struct sbx_jail *j, const char *what, mode_t mode, char *out, size_t size,
+                    struct sbx_error *err)
 {
 	const char *rt = getenv("XDG_RUNTIME_DIR");
 	char bases[3][160];
@@ -205,7 +246,7 @@ int ladder_call_tmp_plan(struct sbx_jail *j, struct sbx_error *err)
 	snprintf(bases[n++], sizeof bases[0], "/var/tmp/toolcage-%u", (unsigned)geteuid());
 	for (int i = 0; i < n; i++) {
 		struct stat st;
-		if (mkdir(bases[i], 0711) < 0 && errno != EEXIST)
+		if (mkdir(bases[i], mode) < 0 && errno != EEXIST)
 			continue;
 		if (lstat(bases[i], &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
 		    (st.st_mode & 022))
@@ -213,17 +254,24 @@ int ladder_call_tmp_plan(struct sbx_jail *j, struct sbx_error *err)
 		for (char **p = j->rw_paths; p && *p; p++) {
 			size_t len = strlen(*p);
 			if (!strncmp(bases[i], *p, len) && (bases[i][len] == '/' || !bases[i][len]))
-				return sbx_err(err, EPERM,
-				               "write path %s holds toolcage's per-call "
-				               "temporary directories %s",
-				               *p, bases[i]);
+				return sbx_err(err, EPERM, "write path %s holds toolcage's %s %s",
+				               *p, what, bases[i]);
 		}
-		(void)chmod(bases[i], 0711);
-		snprintf(j->call_tmp_base, sizeof j->call_tmp_base, "%s", bases[i]);
+		snprintf(out, size, "%s", bases[i]);
 		return 0;
 	}
 	return sbx_err(err, EACCES,
-	               "no directory for per-call temporary directories: "
-	               "%s is not ours or cannot be made",
+	               "no directory for toolcage's %s: %s is not ours or cannot be made", what,
 	               bases[n - 1]);
+}
+
+/* The per-call directories' base (see above): mode 0711, so that the
+ * tools' user may pass through to its own. */
+int ladder_call_tmp_plan(struct sbx_jail *j, struct sbx_error *err)
+{
+	int rc = ladder_base_dir(j, "per-call temporary directories", 0711, j->call_tmp_base,
+	                         sizeof j->call_tmp_base, err);
+	if (rc == 0)
+		(void)chmod(j->call_tmp_base, 0711);
+	return rc;
 }
