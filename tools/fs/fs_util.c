@@ -178,17 +178,23 @@ int fs_atomic_write(int dirfd, const char *name, const void *data, size_t len, m
 {
 	char tmp[256];
 	int fd = -1;
+	/* Made with its mode, the umask cleared: the umask must not change
+	 * the mode the old file had (or 0644 for a new one), and no fchmod
+	 * after, which a jail without a mount namespace refuses (seccomp: it
+	 * would change files outside the writable paths too). */
+	mode_t umask_was = umask(0);
 	for (unsigned attempt = 0; attempt < 64 && fd < 0; attempt++) {
 		temp_name(tmp, sizeof tmp, name, attempt);
-		fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		            mode & 07777);
 		if (fd < 0 && errno != EEXIST)
-			return -errno;
+			break;
 	}
+	int open_errno = errno;
+	umask(umask_was);
 	if (fd < 0)
-		return -EEXIST;
-	/* fchmod after create: the umask must not change the mode the old
-	 * file had (or 0644 for a new one). */
-	int rc = fchmod(fd, mode & 07777) < 0 ? -errno : 0;
+		return open_errno == EEXIST ? -EEXIST : -open_errno;
+	int rc = 0;
 	ssize_t put = rc ? 0 : io_write_all(fd, data, len);
 	if (put < 0)
 		rc = (int)put;
