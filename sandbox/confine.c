@@ -214,9 +214,13 @@ static void confine_walls(const struct sbx_jail *j, struct sbx_confinement *out)
 		            "(optional in the profile): the hidden paths are not covered");
 	if (j->root_userns)
 		alternative(WALL("user", "user namespace"),
-		            "toolcage runs as root without "
-		            "CAP_SYS_ADMIN (a container's root): the namespaces are made inside a "
-		            "user namespace, as the tools' user");
+		            !j->root_userns_net ?
+		                    "toolcage runs as root without CAP_SYS_ADMIN (a container's "
+		                    "root): the namespaces are made inside a user namespace, as "
+		                    "the tools' user" :
+		                    "toolcage runs as root without CAP_NET_ADMIN, which the "
+		                    "network namespace's loopback needs: the namespaces are made "
+		                    "inside a user namespace, as the tools' user");
 	else if (ns & CLONE_NEWUSER)
 		WALL("user", "user namespace");
 	else if (geteuid() == 0)

@@ -69,6 +69,9 @@ struct sbx_jail {
 	bool egress;          /* spec.egress: CLONE_NEWNET, listeners (netns.c) */
 	/* The ladder (ladder.c): walls built another way than the profile's
 	 * own, each reported (confine.c) and refused with spec.strict. */
+	/* root_userns_net: root has CAP_SYS_ADMIN but lacks CAP_NET_ADMIN,
+	 * which a network namespace's loopback needs */
+	bool root_userns_net;
 	bool root_userns;        /* root without CAP_SYS_ADMIN: the worker
 	                             * becomes the tools' user, then makes a
 	                             * user namespace (child_enter_view) */
@@ -495,6 +498,7 @@ extern const size_t n_prebuilt_filters;
 
 /* ladder.c */
 bool ladder_have_sys_admin(void);
+bool ladder_have_cap(int cap);
 int ladder_proc_mountable(bool userns);
 int ladder_ns_errno(void); /* after ladder_proc_mountable said -1 */
 int ladder_call_tmp_plan(struct sbx_jail *j, struct sbx_error *err);

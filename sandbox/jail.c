@@ -4,6 +4,7 @@
  * profile this kernel cannot enforce fails before anything runs. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <linux/capability.h>
 #include <fcntl.h>
 #include <grp.h>
 #include <linux/openat2.h>
@@ -107,10 +108,20 @@ static void plan_namespaces(const struct sbx_spec *spec, struct sbx_jail *j)
 	 * tools' user first (child_enter_view), so that the namespace maps
 	 * that user alone, as a user's own supervisor would. Only where the
 	 * mount namespace is required: the worker makes the view then. */
-	if (geteuid() == 0 && (ns & SBX_NS_MOUNT) &&
-	    !(optional & (SBX_NS_MOUNT | SBX_NS_USER | SBX_NS_UTS)) && !ladder_have_sys_admin()) {
+	/* So too without CAP_NET_ADMIN where a network namespace is required
+	 * (podman's --cap-add SYS_ADMIN): root makes it but cannot bring its
+	 * loopback up; the tools' user can, in a namespace of its own. */
+	const char *lacking = NULL;
+	if (geteuid() == 0 && !ladder_have_sys_admin())
+		lacking = "CAP_SYS_ADMIN";
+	else if (geteuid() == 0 && (ns & SBX_NS_NET) && !(optional & SBX_NS_NET) &&
+	         !ladder_have_cap(CAP_NET_ADMIN))
+		lacking = "CAP_NET_ADMIN";
+	if (lacking && (ns & SBX_NS_MOUNT) &&
+	    !(optional & (SBX_NS_MOUNT | SBX_NS_USER | SBX_NS_UTS))) {
 		ns |= SBX_NS_USER;
 		j->root_userns = true;
+		j->root_userns_net = !strcmp(lacking, "CAP_NET_ADMIN");
 	}
 	j->clone_ns = clone_flags_of(ns);
 	j->optional_ns = clone_flags_of(optional);
@@ -455,13 +466,13 @@ static int plan_ladder(struct sbx_spec *spec, struct sbx_jail *j, struct sbx_err
 	if (j->root_userns && !(spec->alternatives & SBX_ALT_ROOT_USERNS))
 		return sbx_err(err, EPERM,
 		               "profile %s cannot run here: toolcage runs as root "
-		               "without CAP_SYS_ADMIN, as a container's root does by default, and "
-		               "its pid and mount namespaces could only be made inside a user "
-		               "namespace, which %s; fix: give the container CAP_SYS_ADMIN, or "
+		               "without %s, as a container's root does by default, and "
+		               "its namespaces could only be made inside a user "
+		               "namespace, which %s; fix: give the container %s, or "
 		               "accept that way",
-		               spec->name,
-		               spec->strict ? "strict walls refuse" :
-		                              "the profile does not accept");
+		               spec->name, j->root_userns_net ? "CAP_NET_ADMIN" : "CAP_SYS_ADMIN",
+		               spec->strict ? "strict walls refuse" : "the profile does not accept",
+		               j->root_userns_net ? "CAP_NET_ADMIN" : "CAP_SYS_ADMIN");
 	if (!j->private_proc || ladder_proc_mountable(j->userns) != 0)
 		return 0;
 	if (!(spec->alternatives & SBX_ALT_PROC_NONE))

@@ -34,13 +34,18 @@
 
 #include "internal.h"
 
-bool ladder_have_sys_admin(void)
+bool ladder_have_cap(int cap)
 {
 	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
 	struct __user_cap_data_struct d[2];
-	if (syscall(SYS_capget, &hdr, d) < 0)
+	if (cap < 0 || cap >= 64 || syscall(SYS_capget, &hdr, d) < 0)
 		return false;
-	return (d[CAP_SYS_ADMIN / 32].effective & (1u << (CAP_SYS_ADMIN % 32))) != 0;
+	return (d[cap / 32].effective & (1u << (cap % 32))) != 0;
+}
+
+bool ladder_have_sys_admin(void)
+{
+	return ladder_have_cap(CAP_SYS_ADMIN);
 }
 
 static int write_str(const char *path, const char *s)
