@@ -145,7 +145,7 @@ esac
 # attack of each kind a wall built another way changes (other processes,
 # /proc, reads and writes in and out, /tmp, outliving the call, sockets
 # out), and the two controls that prove the sandbox does not refuse all.
-QUICK='^(ptrace_attach|kill_victim|proc_scan|proc_environ|read_control_etc|read_control_ws|read_shadow|read_outside|read_link_root|create_outside|create_etc|create_workspace|create_var_tmp|chmod_outside|rename_outside|truncate_outside|tmp_write|tmp_persist|read_host_tmp|linger_setsid_exit|linger_daemon|unix_host|tcp_local)$'
+QUICK='^(ptrace_attach|kill_victim|proc_scan|proc_environ|read_control_etc|read_control_ws|read_shadow|read_outside|read_link_root|create_outside|create_etc|create_workspace|create_var_tmp|chmod_outside|rename_outside|truncate_outside|tmp_write|tmp_persist|read_host_tmp|linger_setsid_exit|linger_daemon|unix_host|tcp_local|protect_hook|protect_append|protect_gitdir_link|protect_away_back|protect_fill|protect_late|protect_control)$'
 if [ -n "$runs" ] && [ "$ESCAPE" != none ]; then
 	ids=user; [ "$(id -u)" = 0 ] && ids=root
 	only=(--only "$QUICK"); [ "$ESCAPE" = all ] && only=()

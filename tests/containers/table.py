@@ -17,6 +17,7 @@ import sys
 PROFILES = ("read-only", "write", "destructive", "network")
 ENV_LABEL = {
     "default": "podman's defaults",
+    "docker": "podman with Docker's namespace rules (tests/containers/docker-seccomp.json)",
     "sysadmin": "podman `--cap-add SYS_ADMIN`",
     "privileged": "podman `--privileged`",
     "shipped": "podman with `deploy/container/seccomp.json` and `/proc` unmasked",
