@@ -769,6 +769,49 @@ static void test_a_slow_head_is_cut_at_its_deadline(void **state)
 	fx_free(f);
 }
 
+static void stalled_then_served(struct fx *f, int out)
+{
+	/* Two connections that never say where to go take the call's two
+	 * slots; a third waits in the listen queue until the deadline frees
+	 * them, then is served. */
+	int a = connect_port(f->port[SBX_LISTEN_SOCKS]);
+	int b = connect_port(f->port[SBX_LISTEN_SOCKS]);
+	uint8_t r[2];
+	/* Each is taken (its greeting answered), then says nothing more. */
+	if (write(a, "\5\1\0", 3) != 3 || read(a, r, 2) != 2 || write(b, "\5\1\0", 3) != 3 ||
+	    read(b, r, 2) != 2)
+		_exit(4);
+	int64_t t0 = io_now_ms();
+	char req[256];
+	int n = snprintf(req, sizeof req, "GET http://127.0.0.1:%u/third HTTP/1.1\r\n\r\n",
+	                 f->server_port);
+	exchange(f->port[SBX_LISTEN_HTTP_PROXY], req, (size_t)n, out);
+	dprintf(out, "\nserved after %lld ms\n", (long long)(io_now_ms() - t0));
+	close(a);
+	close(b);
+}
+
+static void test_stalled_connections_hold_the_call_for_their_deadline_only(void **state)
+{
+	(void)state;
+	struct fx *f = fx_new(NULL, 1);
+	struct tc_error err = { 0 };
+	char a[32];
+	snprintf(a, sizeof a, "127.0.0.1:%u", f->server_port);
+	assert_int_equal(netpol_add_name(f->pol, false, a, &err), 0);
+	f->pol->max_concurrent = 2;
+	f->pol->head_timeout_ms = 400;
+	char *res = client(f, stalled_then_served);
+	assert_non_null(strstr(res, "GET /third HTTP/1.1"));
+	long long ms = -1;
+	char *at = strstr(res, "served after");
+	assert_non_null(at);
+	assert_int_equal(sscanf(at, "served after %lld ms", &ms), 1);
+	assert_true(ms >= 300 && ms < 5000);
+	free(res);
+	fx_free(f);
+}
+
 static int asked, cancelled;
 
 static void *never_answer(void *data, uint64_t call_id, const char *name, uint16_t port,
@@ -838,6 +881,7 @@ int main(void)
 		cmocka_unit_test(test_a_body_two_ways_framed_is_refused),
 		cmocka_unit_test(test_names_are_matched_as_dns_compares_them),
 		cmocka_unit_test(test_a_slow_head_is_cut_at_its_deadline),
+		cmocka_unit_test(test_stalled_connections_hold_the_call_for_their_deadline_only),
 		cmocka_unit_test(test_an_approver_that_never_answers_is_waited_for_boundedly),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
