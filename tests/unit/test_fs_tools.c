@@ -482,6 +482,19 @@ static void test_missing_file_lists_nearby_closest_first(void **state)
 	assert_render_has(w, "Closest names in src: main.c, man.c");
 }
 
+/* A name in the other case is nearest of all: MAIN.C before mains.c. */
+static void test_missing_file_nearby_ignores_case(void **state)
+{
+	struct ws *w = *state;
+	ws_write(w, "MAIN.C", "");
+	ws_write(w, "mains.c", "");
+	int rc = ws_call(w, "read_file", "{\"path\": \"main.c\"}");
+	assert_error(w, rc, "not_found");
+	json_t *nearby = json_object_get(w->out.canonical, "nearby");
+	assert_string_equal(json_string_value(json_array_get(nearby, 0)), "MAIN.C");
+	assert_string_equal(json_string_value(json_array_get(nearby, 1)), "mains.c");
+}
+
 static void test_missing_dir_component_lists_root(void **state)
 {
 	struct ws *w = *state;
@@ -1132,6 +1145,7 @@ int main(void)
 		T(test_path_refuses_symlink_inside),
 		T(test_path_refuses_empty_and_nul),
 		T(test_missing_file_lists_nearby_closest_first),
+		T(test_missing_file_nearby_ignores_case),
 		T(test_missing_dir_component_lists_root),
 		T(test_missing_nearby_capped_at_ten),
 		T(test_read_many_files_reports_each),

@@ -376,27 +376,8 @@ int fs_mkdirs(const struct tc_tool_ctx *ctx, const char *rel, json_t **err)
  * and wrong case both count as near. */
 static unsigned edit_distance(const char *a, const char *b)
 {
-	size_t la = strnlen(a, NAME_CMP_MAX), lb = strnlen(b, NAME_CMP_MAX);
-	unsigned row[NAME_CMP_MAX + 1];
-	for (size_t j = 0; j <= lb; j++)
-		row[j] = (unsigned)j;
-	for (size_t i = 1; i <= la; i++) {
-		unsigned diag = row[0];
-		row[0] = (unsigned)i;
-		for (size_t j = 1; j <= lb; j++) {
-			unsigned up = row[j];
-			unsigned cost = tolower((unsigned char)a[i - 1]) !=
-			        tolower((unsigned char)b[j - 1]);
-			unsigned best = diag + cost;
-			if (up + 1 < best)
-				best = up + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			row[j] = best;
-			diag = up;
-		}
-	}
-	return row[lb];
+	return (unsigned)fs_edit_distance(a, strnlen(a, NAME_CMP_MAX), b, strnlen(b, NAME_CMP_MAX),
+	                                  true);
 }
 
 static size_t common_prefix(const char *a, const char *b)
