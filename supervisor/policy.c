@@ -245,6 +245,8 @@ void policy_authorize(struct call *c, policy_verdict_fn verdict)
 		.url_arg = c->tool->url_arg,
 		.path_args = (const char *const *)c->tool->path_args,
 		.patch_arg = c->tool->patch_arg,
+		.patch_program = c->tool->command != NULL,
+		.patch_strip = c->tool->patch_strip,
 		.workspace = s->workspace,
 		.workspace_fd = s->workspace_fd,
 		.protected_paths = (const char *const *)s->cfg->protected_paths,

@@ -94,7 +94,18 @@ static enum gate_action check_patch(void *data, const struct gate_call *call,
 	struct patch_bad b = { "" };
 	long headers;
 	bool stopped;
-	if (gate_patch_paths(call, patch_path_outside, &b, &headers, &stopped) < 0) {
+	struct patch_refusal r;
+	long n = gate_patch_paths(call, patch_path_outside, &b, &headers, &stopped, &r);
+	if (n == -2) {
+		gate_verdict_reason(
+		        v,
+		        "%s's patch is refused at its line %ld: %s. %s runs a patch "
+		        "program, so toolcage takes only a unified diff it reads as GNU "
+		        "patch and git apply do (tools-api.md, patch_arg)",
+		        call->tool, r.line, r.why, call->tool);
+		return GATE_DENY;
+	}
+	if (n < 0) {
 		gate_verdict_reason(v, "out of memory while reading the paths of %s's patch",
 		                    call->tool);
 		return GATE_DENY;
@@ -548,7 +559,7 @@ static void note_patch_files(const struct gate_call *call, struct gate_verdict *
 	long headers;
 	bool stopped;
 	if (!call->patch_arg || v->action == GATE_ALLOW ||
-	    gate_patch_paths(call, patch_note_add, &nt, &headers, &stopped) <= 0)
+	    gate_patch_paths(call, patch_note_add, &nt, &headers, &stopped, NULL) <= 0)
 		return;
 	size_t rl = strlen(v->reason);
 	/* Whole or not at all: a cut could split a character. */

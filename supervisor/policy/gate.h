@@ -125,6 +125,11 @@ struct gate_call {
 	                          * or NULL */
 	const char *patch_arg;        /* its unified diff argument's pointer, or NULL: each
 	                          * path the diff's headers name is a path argument */
+	bool patch_program;           /* a program outside toolcage applies the patch (a
+	                          * manifest tool): the diff is read strictly
+	                          * (patch_strict_each_path), refused unless every
+	                          * line is one the programs read as it does */
+	int patch_strip;              /* that program's -p, or PATCH_STRIP_ANY */
 	const char *workspace;        /* canonical, for absolute path arguments; or NULL */
 	int workspace_fd;             /* to follow symbolic links in it; -1: none known */
 	const char *const *protected_paths; /* relative; NULL-terminated or NULL */

@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "gate.h"
+#include "patchpaths.h"
 #include "pathnorm.h"
 
 /* One path argument, seen three ways (see gate_paths.c). */
@@ -31,16 +32,19 @@ bool gate_is_path_arg(const struct gate_call *call, const char *ptr);
 /* Calls fn for each path argument of the call (a string, or each string
  * of an array; first the paths of its patch argument) until fn returns
  * true. Returns how many it saw, or -1 when
- * out of memory. */
+ * out of memory (-2: a program's patch the gate refuses). */
 long gate_each_path(const struct gate_call *call,
                     bool (*fn)(void *data, const struct path_view *pv), void *data);
 /* Calls fn for each path the call's patch argument names (the old and the
- * new path of each file header) until fn returns true (*stopped). Returns
- * how many it saw, or -1 when out of memory; *headers gets the number of
- * file headers read (at most PATCH_FILES_MAX + 1). 0 without a patch. */
+ * new path of each file header; for a program's patch, every path the
+ * program may write for them) until fn returns true (*stopped). Returns
+ * how many it saw, -1 when out of memory, or -2 when a program's patch is
+ * refused (*refused says where and why; refused may be NULL); *headers
+ * gets the number of file headers read (at most PATCH_FILES_MAX + 1). 0
+ * without a patch. */
 long gate_patch_paths(const struct gate_call *call,
                       bool (*fn)(void *data, const struct path_view *pv), void *data, long *headers,
-                      bool *stopped);
+                      bool *stopped, struct patch_refusal *refused);
 /* s[0..len) for a message: at most size-1 bytes, control characters shown
  * as their pictures (a name must not start a line of its own). */
 void gate_quote(char *out, size_t size, const char *s, size_t len);

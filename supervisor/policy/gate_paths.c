@@ -88,7 +88,7 @@ static bool patch_path_step(void *data, const char *path)
 
 long gate_patch_paths(const struct gate_call *call,
                       bool (*fn)(void *data, const struct path_view *pv), void *data, long *headers,
-                      bool *stopped)
+                      bool *stopped, struct patch_refusal *refused)
 {
 	*headers = 0;
 	*stopped = false;
@@ -98,11 +98,18 @@ long gate_patch_paths(const struct gate_call *call,
 	struct patch_walk w = { call, fn, data, malloc(sizeof *w.pv), 0, false };
 	if (!w.pv)
 		return -1;
-	*headers =
-	        patch_each_path(json_string_value(v), json_string_length(v), patch_path_step, &w);
+	struct patch_refusal r;
+	if (call->patch_program)
+		*headers = patch_strict_each_path(json_string_value(v), json_string_length(v),
+		                                  call->patch_strip, patch_path_step, &w, &r);
+	else
+		*headers = patch_each_path(json_string_value(v), json_string_length(v),
+		                           patch_path_step, &w);
 	free(w.pv);
 	*stopped = w.stopped;
-	return *headers < 0 ? -1 : w.n;
+	if (*headers == -2 && refused)
+		*refused = r;
+	return *headers < 0 ? *headers : w.n;
 }
 
 long gate_each_path(const struct gate_call *call,
@@ -111,7 +118,7 @@ long gate_each_path(const struct gate_call *call,
 	/* A patch's paths first: the policy sees every file it would write. */
 	long headers;
 	bool stopped;
-	long n = gate_patch_paths(call, fn, data, &headers, &stopped);
+	long n = gate_patch_paths(call, fn, data, &headers, &stopped, NULL);
 	if (n < 0 || stopped)
 		return n;
 	struct path_view *pv = malloc(sizeof *pv);

