@@ -1,4 +1,5 @@
 /* content.c — MCP content blocks from a manifest tool (content.h). */
+#define _GNU_SOURCE
 #include "content.h"
 
 #include <stdio.h>
@@ -202,6 +203,67 @@ int content_clean(json_t *v)
 		if (clean_member(bl, "text") < 0 ||
 		    clean_member(json_object_get(bl, "resource"), "text") < 0)
 			return -1;
+	}
+	return 0;
+}
+
+static size_t code_points(const char *s, size_t n)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		k += ((unsigned char)s[i] & 0xc0) != 0x80;
+	return k;
+}
+
+/* The text member of each text-bearing block, in order (NULL past them). */
+static json_t *text_member(json_t *bl, json_t **owner)
+{
+	*owner = json_is_object(json_object_get(bl, "resource")) ? json_object_get(bl, "resource") :
+	                                                           bl;
+	return json_object_get(*owner, "text");
+}
+
+int content_bound(json_t *v, size_t max_chars)
+{
+	if (!max_chars)
+		max_chars = RENDER_DEFAULT_MAX_CHARS;
+	const json_t *c = json_object_get(v, "content");
+	size_t total = 0, used = 0;
+	for (size_t i = 0; i < json_array_size(c); i++) {
+		json_t *owner, *t = text_member(json_array_get(c, i), &owner);
+		total += code_points(json_string_value(t), json_string_length(t));
+	}
+	if (total <= max_chars)
+		return 0;
+	for (size_t i = 0; i < json_array_size(c); i++) {
+		json_t *owner, *t = text_member(json_array_get(c, i), &owner);
+		if (!json_is_string(t))
+			continue;
+		const char *s = json_string_value(t);
+		size_t n = json_string_length(t), k = code_points(s, n);
+		if (used + k <= max_chars && used < max_chars) {
+			used += k;
+			continue;
+		}
+		/* The cut: as many whole characters as the budget has left. */
+		size_t room = used < max_chars ? max_chars - used : 0, bytes = 0;
+		for (size_t seen = 0; bytes < n; bytes++)
+			if (((unsigned char)s[bytes] & 0xc0) != 0x80 && seen++ == room)
+				break;
+		char *cut = NULL;
+		if (used < max_chars) {
+			if (asprintf(
+			            &cut,
+			            "%.*s\n[... the tool's text is cut here: %zu of its %zu characters "
+			            "are left out (max_render_chars) ...]",
+			            (int)bytes, s, total - max_chars, total) < 0)
+				return -1;
+		}
+		int rc = json_object_set_new(owner, "text", json_string(cut ? cut : ""));
+		free(cut);
+		if (rc)
+			return -1;
+		used = max_chars;
 	}
 	return 0;
 }

@@ -34,4 +34,13 @@ char *content_render(const json_t *v, size_t *len);
  * output. 0, or -1 when out of memory. */
 int content_clean(json_t *v);
 
+/* The texts of the checked value v (text blocks, embedded text resources,
+ * in order) cut, in place, to max_chars code points together (0 =
+ * RENDER_DEFAULT_MAX_CHARS), as the render is: the model reads a content
+ * tool's blocks as they are, so they are held to the same budget. The
+ * block where the budget ends keeps its head and a line saying how many
+ * characters are left out; the texts after it are emptied. 0, or -1 when
+ * out of memory. */
+int content_bound(json_t *v, size_t max_chars);
+
 #endif

@@ -10,6 +10,7 @@
 #include <sys/epoll.h>
 
 #include "confinement.h"
+#include "content.h"
 #include "events.h"
 #include "execute.h"
 #include "pipeline_internal.h"
@@ -285,6 +286,14 @@ static void collect(struct call *c)
 		events_call_error(c->sup, c, out.defect_msg ? out.defect_msg : "defect");
 	json_t *canonical = out.canonical;
 	out.canonical = NULL;
+	/* A content tool's blocks reach an MCP client as they are: their text
+	 * is held to the render's budget as the render is. */
+	if (canonical && c->tool->output_mode == REG_OUTPUT_CONTENT &&
+	    content_bound(canonical, c->sup->cfg->max_render_chars) < 0) {
+		json_decref(canonical);
+		canonical = NULL;
+		out.status = TC_STATUS_FAILED;
+	}
 	if (!canonical) /* stopped before it answered: say how */
 		canonical = json_pack("{s:s, s:i, s:i}", "error", tc_status_name(out.status),
 		                      "exit_code", o->exit_code, "signal", o->signal);

@@ -168,6 +168,45 @@ static void test_texts_are_cleaned_as_renders(void **state)
 	json_decref(v);
 }
 
+/* A content tool's texts reach an MCP client as blocks, not through the
+ * render: they are held to max_render_chars together, cut on a character,
+ * with a line that says so; the texts after the cut are emptied. */
+static void test_texts_are_bounded_as_renders(void **state)
+{
+	(void)state;
+	char big[3001];
+	memset(big, 'a', 3000);
+	big[3000] = '\0';
+	for (int i = 0; i < 3000; i += 300)
+		big[i] = '\n';
+	json_t *v = json_pack("{s:[{s:s, s:s}, {s:s, s:{s:s, s:s}}, {s:s, s:s}, {s:s, s:s, s:s}]}",
+	                      "content", "type", "text", "text", "\xc3\xa9\xc3\xa9\xc3\xa9", "type",
+	                      "resource", "resource", "uri", "test://r", "text", big, "type",
+	                      "text", "text", "after the cut", "type", "image", "mimeType",
+	                      "image/png", "data", "iVBORw0KGgo=");
+	assert_non_null(v);
+	assert_int_equal(content_bound(v, 1000), 0);
+	const json_t *c = json_object_get(v, "content");
+	const char *t0 = json_string_value(json_object_get(json_array_get(c, 0), "text"));
+	const char *t1 = json_string_value(
+	        json_object_get(json_object_get(json_array_get(c, 1), "resource"), "text"));
+	const char *t2 = json_string_value(json_object_get(json_array_get(c, 2), "text"));
+	assert_string_equal(t0, "\xc3\xa9\xc3\xa9\xc3\xa9");
+	assert_int_equal(strncmp(t1, big, 997), 0);
+	assert_non_null(strstr(t1, "the tool's text is cut here: 2016 of its 3016 characters"));
+	assert_string_equal(t2, "");
+	char why[200];
+	assert_int_equal(content_check(v, why, sizeof why), 0);
+	/* under the budget: untouched */
+	json_t *small = json_pack("{s:[{s:s, s:s}]}", "content", "type", "text", "text", "short");
+	assert_int_equal(content_bound(small, 1000), 0);
+	assert_string_equal(json_string_value(json_object_get(
+	                            json_array_get(json_object_get(small, "content"), 0), "text")),
+	                    "short");
+	json_decref(small);
+	json_decref(v);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -179,6 +218,7 @@ int main(void)
 		cmocka_unit_test(test_block_count_is_bounded),
 		cmocka_unit_test(test_render_names_every_block),
 		cmocka_unit_test(test_texts_are_cleaned_as_renders),
+		cmocka_unit_test(test_texts_are_bounded_as_renders),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
