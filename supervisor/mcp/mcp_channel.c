@@ -51,36 +51,274 @@ static void answer_error(struct mcp_session *s, uint64_t call_id, const char *te
 
 /* The form MCP lets a server ask for: a flat object of primitive fields
  * (string, number, integer, boolean; an array only of enum choices). A
- * tool cannot make the client render anything else. */
-static const char *check_form(const json_t *schema)
+ * tool cannot make the client render anything else. The form that goes
+ * out is built here from the keys MCP defines, never passed on: each text
+ * a person reads (a title, a description, a choice's label) bounded and
+ * shown as names are (shown.h), each field titled with the tool's name
+ * first, so that no field of it can pass for toolcage's own; a value the
+ * answer carries back (a choice, a default) is refused rather than
+ * changed when it would need escaping. */
+#define FORM_LABEL_MAX   200  /* bytes of a title, a label or a value */
+#define FORM_TEXT_MAX    1000 /* bytes of a description */
+#define FORM_CHOICES_MAX 64   /* choices of one field */
+#define FORM_KEY_MAX     64   /* bytes of a field's name */
+
+struct form {
+	const char *tool;
+	const char *bad; /* why the form is refused */
+};
+
+static void add_shown(void *ctx, const char *p, size_t n)
 {
-	static const char *const types[] = {
-		"string", "number", "integer", "boolean", "array", NULL
-	};
+	buf_add(ctx, p, n);
+}
+
+/* A text for a person: bounded, shown; prefix (or NULL) before it. */
+static json_t *shown_text(struct form *f, const json_t *v, size_t max, const char *prefix)
+{
+	if (!json_is_string(v) || json_string_length(v) > max) {
+		f->bad =
+		        "a title, description or label is not a string, or is too long (titles and "
+		        "labels 200 bytes, descriptions 1000)";
+		return NULL;
+	}
+	struct buf b = BUF_INIT;
+	if (prefix)
+		buf_add(&b, prefix, strlen(prefix));
+	shown_add(add_shown, &b, json_string_value(v), json_string_length(v));
+	char *t = buf_detach(&b);
+	json_t *out = t ? json_string(t) : NULL;
+	free(t);
+	if (!out)
+		f->bad = "out of memory";
+	return out;
+}
+
+/* A value that goes back to the tool: a string as it is, if showing it
+ * would not change it; a number or a boolean of the field's type. */
+static bool value_ok(const json_t *v, const char *type)
+{
+	if (json_is_string(v)) {
+		if (strcmp(type, "string") && strcmp(type, "array"))
+			return false;
+		struct buf b = BUF_INIT;
+		shown_add(add_shown, &b, json_string_value(v), json_string_length(v));
+		bool same = json_string_length(v) <= FORM_LABEL_MAX && b.data &&
+		        b.len == json_string_length(v) &&
+		        !memcmp(b.data, json_string_value(v), b.len);
+		buf_release(&b);
+		return same;
+	}
+	if (!strcmp(type, "boolean"))
+		return json_is_boolean(v);
+	if (!strcmp(type, "integer"))
+		return json_is_integer(v);
+	if (!strcmp(type, "number"))
+		return json_is_number(v);
+	return false;
+}
+
+/* An array of values (enum), or of {const, title} (oneOf, anyOf). */
+static json_t *choices(struct form *f, const json_t *v, bool titled)
+{
+	if (!json_is_array(v) || !json_array_size(v) || json_array_size(v) > FORM_CHOICES_MAX) {
+		f->bad = "a field's choices must be a list of 1 to 64";
+		return NULL;
+	}
+	json_t *out = json_array();
+	for (size_t i = 0; out && i < json_array_size(v); i++) {
+		const json_t *e = json_array_get(v, i);
+		json_t *one;
+		if (!titled) {
+			one = value_ok(e, "string") ? json_incref((json_t *)e) : NULL;
+		} else {
+			const json_t *cv = json_object_get(e, "const");
+			json_t *title = value_ok(cv, "string") && json_object_size(e) == 2 ?
+			        shown_text(f, json_object_get(e, "title"), FORM_LABEL_MAX, NULL) :
+			        NULL;
+			one = title ? json_pack("{s:O, s:o}", "const", cv, "title", title) : NULL;
+		}
+		if (!one || json_array_append_new(out, one)) {
+			f->bad = f->bad ?:
+			                  "a choice must be a plain string of at most 200 bytes (or "
+			                  "{\"const\", \"title\"}) that needs no escaping";
+			json_decref(out);
+			return NULL;
+		}
+	}
+	return out;
+}
+
+static bool copy_number(json_t *out, const json_t *p, const char *key)
+{
+	const json_t *v = json_object_get(p, key);
+	return !v || (json_is_number(v) && !json_object_set(out, key, (json_t *)v));
+}
+
+/* One field, rebuilt from the keys MCP defines for its type. */
+static json_t *form_field(struct form *f, const char *key, const json_t *p)
+{
+	static const char *const keys[] = { "type",      "title",     "description", "default",
+		                            "enum",      "enumNames", "oneOf",       "items",
+		                            "minLength", "maxLength", "format",      "minimum",
+		                            "maximum",   "minItems",  "maxItems",    NULL };
+	const char *type = json_string_value(json_object_get(p, "type"));
+	const char *k;
+	json_t *v;
+	if (!json_is_object(p) || !type ||
+	    (strcmp(type, "string") && strcmp(type, "number") && strcmp(type, "integer") &&
+	     strcmp(type, "boolean") && strcmp(type, "array"))) {
+		f->bad = "each field must be a string, number, integer, boolean or array (of "
+		         "choices), not nested";
+		return NULL;
+	}
+	json_object_foreach((json_t *)p, k, v)
+	{
+		size_t i = 0;
+		while (keys[i] && strcmp(keys[i], k))
+			i++;
+		if (!keys[i]) {
+			f->bad = "a field has a key MCP's forms do not have (known: type, title, "
+			         "description, default, enum, enumNames, oneOf, items, minLength, "
+			         "maxLength, format, minimum, maximum, minItems, maxItems)";
+			return NULL;
+		}
+	}
+	char prefix[96];
+	snprintf(prefix, sizeof prefix, "%.64s: ", f->tool);
+	const json_t *title = json_object_get(p, "title");
+	json_t *kt = title ? NULL : json_string(key);
+	json_t *out = json_pack("{s:s, s:o}", "type", type, "title",
+	                        shown_text(f, title ? title : kt, FORM_LABEL_MAX, prefix));
+	json_decref(kt);
+	const json_t *d = json_object_get(p, "description"), *def = json_object_get(p, "default");
+	const json_t *items = json_object_get(p, "items"), *fmt = json_object_get(p, "format");
+	if (out && d &&
+	    json_object_set_new(out, "description", shown_text(f, d, FORM_TEXT_MAX, NULL)))
+		goto bad;
+	bool def_ok = def && value_ok(def, type);
+	if (def && json_is_array(def) && !strcmp(type, "array") &&
+	    json_array_size(def) <= FORM_CHOICES_MAX) {
+		def_ok = true;
+		for (size_t i = 0; i < json_array_size(def); i++)
+			def_ok = def_ok && value_ok(json_array_get(def, i), "string");
+	}
+	if (out && def && (!def_ok || json_object_set(out, "default", (json_t *)def)))
+		goto bad;
+	if (out && fmt) {
+		const char *s = json_string_value(fmt);
+		if (!s ||
+		    (strcmp(s, "email") && strcmp(s, "uri") && strcmp(s, "date") &&
+		     strcmp(s, "date-time")) ||
+		    json_object_set(out, "format", (json_t *)fmt))
+			goto bad;
+	}
+	static const char *const numbers[] = { "minLength", "maxLength", "minimum",
+		                               "maximum",   "minItems",  "maxItems" };
+	for (size_t i = 0; out && i < sizeof numbers / sizeof *numbers; i++)
+		if (!copy_number(out, p, numbers[i]))
+			goto bad;
+	if (out && json_object_get(p, "enum") &&
+	    json_object_set_new(out, "enum", choices(f, json_object_get(p, "enum"), false)))
+		goto bad;
+	if (out && json_object_get(p, "oneOf") &&
+	    json_object_set_new(out, "oneOf", choices(f, json_object_get(p, "oneOf"), true)))
+		goto bad;
+	const json_t *names = json_object_get(p, "enumNames");
+	if (out && names) {
+		json_t *n = json_array();
+		for (size_t i = 0; n && json_is_array(names) && i < json_array_size(names) &&
+		     i < FORM_CHOICES_MAX;
+		     i++)
+			json_array_append_new(n,
+			                      shown_text(f, json_array_get(names, i),
+			                                 FORM_LABEL_MAX, NULL));
+		if (!n || f->bad || !json_is_array(names) ||
+		    json_array_size(n) != json_array_size(names) ||
+		    json_object_set_new(out, "enumNames", n))
+			goto bad;
+	}
+	if (out && !strcmp(type, "array")) {
+		const json_t *ie = json_object_get(items, "enum"),
+		             *ia = json_object_get(items, "anyOf");
+		const char *it = json_string_value(json_object_get(items, "type"));
+		json_t *ni = NULL;
+		if (ie && !ia && it && !strcmp(it, "string") && json_object_size(items) == 2)
+			ni = json_pack("{s:s, s:o}", "type", "string", "enum",
+			               choices(f, ie, false));
+		else if (ia && !ie && json_object_size(items) == (it ? 2 : 1) &&
+		         (!it || !strcmp(it, "string")))
+			ni = json_pack("{s:o}", "anyOf", choices(f, ia, true));
+		if (!ni || json_object_set_new(out, "items", ni))
+			goto bad;
+	} else if (out && items) {
+		goto bad;
+	}
+	if (out && !f->bad)
+		return out;
+bad:
+	json_decref(out);
+	f->bad = f->bad ?: "a field's default, format, bounds or choices are not MCP's form";
+	return NULL;
+}
+
+/* The form to send, or NULL with f->bad. */
+static json_t *form_build(struct form *f, const json_t *schema)
+{
 	const json_t *props = json_object_get(schema, "properties");
 	const json_t *req = json_object_get(schema, "required");
+	const char *key;
+	json_t *v;
+	json_object_foreach((json_t *)schema, key, v)
+	{
+		if (strcmp(key, "type") && strcmp(key, "properties") && strcmp(key, "required")) {
+			f->bad =
+			        "requestedSchema has only \"type\", \"properties\" and \"required\"";
+			return NULL;
+		}
+	}
 	if (strcmp(json_string_value(json_object_get(schema, "type")) ?: "", "object") ||
 	    !json_is_object(props) || !json_object_size(props) ||
-	    json_object_size(props) > QUESTION_FIELDS_MAX)
-		return "requestedSchema must be {\"type\": \"object\", \"properties\": {1 to 32 "
-		       "fields}}";
-	if (req && !json_is_array(req))
-		return "requestedSchema.required must be an array of field names";
-	const char *key;
-	json_t *p;
-	json_object_foreach((json_t *)props, key, p)
-	{
-		const char *t = json_string_value(json_object_get(p, "type"));
-		size_t i = 0;
-		while (t && types[i] && strcmp(types[i], t))
-			i++;
-		if (!json_is_object(p) || !t || !types[i] || json_object_get(p, "properties"))
-			return "each field must be a string, number, integer, boolean or array (of "
-			       "choices), not nested";
-		if (!strcmp(t, "array") && !json_is_object(json_object_get(p, "items")))
-			return "an array field needs \"items\" (its choices)";
+	    json_object_size(props) > QUESTION_FIELDS_MAX) {
+		f->bad = "requestedSchema must be {\"type\": \"object\", \"properties\": {1 to 32 "
+		         "fields}}";
+		return NULL;
 	}
-	return NULL;
+	json_t *out_props = json_object();
+	json_object_foreach((json_t *)props, key, v)
+	{
+		size_t n = strlen(key);
+		json_t *field = NULL;
+		if (!n || n > FORM_KEY_MAX ||
+		    strspn(key,
+		           "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-") !=
+		            n)
+			f->bad = "a field's name must be 1 to 64 letters, digits, '_', '.' or '-'";
+		else
+			field = form_field(f, key, v);
+		if (!field || json_object_set_new(out_props, key, field)) {
+			json_decref(out_props);
+			return NULL;
+		}
+	}
+	json_t *out_req = json_array();
+	for (size_t i = 0; out_req && i < json_array_size(req); i++) {
+		const json_t *r = json_array_get(req, i);
+		if (!json_is_string(r) || !json_object_get(props, json_string_value(r))) {
+			json_decref(out_req);
+			out_req = NULL;
+		} else {
+			json_array_append(out_req, (json_t *)r);
+		}
+	}
+	if (!out_req || (req && !json_is_array(req))) {
+		f->bad = "requestedSchema.required must be an array of its field names";
+		json_decref(out_req);
+		json_decref(out_props);
+		return NULL;
+	}
+	return json_pack("{s:s, s:o, s:o}", "type", "object", "properties", out_props, "required",
+	                 out_req);
 }
 
 static struct mcp_question *pending(const struct mcp_session *s, uint64_t call_id)
@@ -91,16 +329,10 @@ static struct mcp_question *pending(const struct mcp_session *s, uint64_t call_i
 	return NULL;
 }
 
-static void add_shown(void *ctx, const char *p, size_t n)
-{
-	buf_add(ctx, p, n);
-}
-
 static void ask(struct mcp_session *s, const struct channel_msg *m, const json_t *rel)
 {
 	const json_t *msg = json_object_get(m->msg, "message");
 	const json_t *schema = json_object_get(m->msg, "requestedSchema");
-	const char *bad;
 	if (!s->elicit_form || s->stateless) {
 		answer_error(s, m->call_id,
 		             s->stateless ? "questions are not asked over the "
@@ -119,8 +351,10 @@ static void ask(struct mcp_session *s, const struct channel_msg *m, const json_t
 		answer_error(s, m->call_id, "the message is over 4096 bytes");
 		return;
 	}
-	if ((bad = check_form(schema))) {
-		answer_error(s, m->call_id, bad);
+	struct form f = { m->tool, NULL };
+	json_t *form = form_build(&f, schema);
+	if (!form) {
+		answer_error(s, m->call_id, f.bad ? f.bad : "out of memory");
 		return;
 	}
 	/* Shown as names are (shown.h): no line break, escape sequence or bidi
@@ -140,6 +374,7 @@ static void ask(struct mcp_session *s, const struct channel_msg *m, const json_t
 			free(q->tool);
 		free(q);
 		free(clean);
+		json_decref(form);
 		answer_error(s, m->call_id, "out of memory");
 		return;
 	}
@@ -149,7 +384,8 @@ static void ask(struct mcp_session *s, const struct channel_msg *m, const json_t
 	q->rel = rel ? json_incref((json_t *)rel) : NULL;
 	q->next = s->questions;
 	s->questions = q;
-	mcp_elicit_send(s, question_id(q->seq), text, schema, q->rel);
+	mcp_elicit_send(s, question_id(q->seq), text, form, q->rel);
+	json_decref(form);
 	free(text);
 }
 

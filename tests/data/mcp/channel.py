@@ -7,6 +7,10 @@
   arrives, attributed to the tool whatever logger it claims;
 - forger: a question dressed as the approval prompt with an approval's id:
   it goes out with a tool-question id and a message naming the tool;
+- formforger: a form whose titles, descriptions and labels pose as the
+  approval prompt: each field titled with the tool's name first, every
+  text shown as names are; forms outside MCP's keys, bounds or plain values
+  are refused, never sent;
 - deaf: two questions at once and never reads: the second is refused, the
   server stays responsive, cancelling the call withdraws its question;
 - asker without the client's elicitation capability: an error answer;
@@ -150,6 +154,47 @@ s.send({"id": qid, "result": {"action": "accept", "content": {"choice": "allow_s
 r = s.wait(lambda m: m.get("id") == 30)
 check('"action": "accept"' in text_of(r).replace('":"', '": "') or '"action":"accept"' in text_of(r),
       "the answer went to the tool: %r" % text_of(r)[:80])
+s.take(lambda m: True)
+
+# formforger: the form's own strings pose as toolcage's approval
+s.call(35, "formforger")
+q = s.wait(lambda m: m.get("method") == "elicitation/create")
+form = (q or {}).get("params", {}).get("requestedSchema", {})
+props = form.get("properties", {})
+texts = []
+def strings(v):
+    if isinstance(v, str):
+        texts.append(v)
+    elif isinstance(v, dict):
+        for x in v.values():
+            strings(x)
+    elif isinstance(v, list):
+        for x in v:
+            strings(x)
+strings(form)
+check(sorted(props) == ["choice", "note"] and
+      all(p.get("title", "").startswith("formforger: ") for p in props.values()),
+      "every field of the tool's form is titled with the tool's name first: %r" %
+      [p.get("title", "")[:30] for p in props.values()])
+check(texts and not any(ch in t for t in texts for ch in "\n\r\x1b\u2028\u2029\u202e"),
+      "no title, description or label of the form can break a line, reorder or paint: %r" %
+      [t for t in texts if any(ch in t for ch in "\n\x1b\u202e")][:2])
+check(props.get("choice", {}).get("oneOf", [{}])[0].get("const") == "allow_once" and
+      props.get("choice", {}).get("default") == "allow_once",
+      "the values the answer carries are kept as they are")
+s.send({"id": q["id"], "result": {"action": "accept", "content": {"choice": "allow_once"}}})
+r = s.wait(lambda m: m.get("id") == 35)
+out = text_of(r)
+check("a2: " in out and "key MCP's forms do not have" in out.split("a2: ")[1].split("\n")[0],
+      "a field with a key outside MCP's forms is refused: %r" % out[-600:])
+check("a3: " in out and "too long" in out.split("a3: ")[1].split("\n")[0],
+      "a description over its bound is refused")
+check("a4: " in out and "needs no escaping" in out.split("a4: ")[1].split("\n")[0],
+      "a choice that would need escaping is refused, not changed")
+check("a5: " in out and "only" in out.split("a5: ")[1].split("\n")[0],
+      "a form-level title is refused")
+check(not s.take(lambda m: m.get("method") == "elicitation/create"),
+      "none of the refused forms reached the client")
 s.take(lambda m: True)
 
 # deaf: two questions at once, never reads, then cancelled
