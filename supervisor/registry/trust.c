@@ -7,14 +7,19 @@
  * is looked up in is recorded, and the final path: a tool that can write
  * any of them can replace what the supervisor reads (the file itself, or a
  * symlink or directory on the way to it). Then none of them may be, or lie
- * beneath, a directory tools may write. */
+ * beneath, a directory tools may write: by its path, or by its place in
+ * its filesystem, since a bind mount shows a directory at a second path
+ * (a container's volume at /workspaces and at the host's path) that no
+ * spelling of the first reveals. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "profile.h"
@@ -35,11 +40,19 @@ struct writable {
 	char *what; /* "the workspace" */
 };
 
+struct mount {
+	dev_t dev;
+	char *root, *point; /* the filesystem's directory mounted, and where */
+};
+
 struct trust {
 	struct writable *w;
 	size_t nw;
 	struct trusted *t;
 	size_t nt;
+	struct mount *mounts; /* /proc/self/mountinfo, read when first needed */
+	size_t nmounts;
+	bool mounts_read;
 };
 
 struct trust *trust_new(void)
@@ -66,6 +79,11 @@ void trust_free(struct trust *t)
 	}
 	for (size_t i = 0; i < t->nt; i++)
 		trusted_release(&t->t[i]);
+	for (size_t i = 0; i < t->nmounts; i++) {
+		free(t->mounts[i].root);
+		free(t->mounts[i].point);
+	}
+	free(t->mounts);
 	free(t->w);
 	free(t->t);
 	free(t);
@@ -78,6 +96,105 @@ static bool beneath(const char *path, const char *dir)
 	if (n == 1 && dir[0] == '/')
 		return true;
 	return !strncmp(path, dir, n) && (path[n] == '\0' || path[n] == '/');
+}
+
+/* Where a canonical path lies in its filesystem: the device of the mount
+ * it is on (the longest mount point above it, the last listed of equal
+ * ones, which is on top) and its path from that filesystem's root. */
+struct fsloc {
+	dev_t dev;
+	char path[PATH_MAX];
+};
+
+/* A mountinfo field with its octal escapes (\040) decoded, in place. */
+static char *mount_field(char *s)
+{
+	char *o = s;
+	for (char *i = s; *i; i++) {
+		if (i[0] == '\\' && i[1] >= '0' && i[1] <= '3' && i[2] >= '0' && i[2] <= '7' &&
+		    i[3] >= '0' && i[3] <= '7') {
+			*o++ = (char)((i[1] - '0') * 64 + (i[2] - '0') * 8 + (i[3] - '0'));
+			i += 3;
+		} else {
+			*o++ = *i;
+		}
+	}
+	*o = '\0';
+	return s;
+}
+
+static bool beneath(const char *path, const char *dir);
+
+/* /proc/self/mountinfo, read once per trust (NULL entries: unreadable). */
+static void mounts_load(struct trust *t)
+{
+	if (t->mounts_read)
+		return;
+	t->mounts_read = true;
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	if (!f)
+		return;
+	char *line = NULL;
+	size_t cap = 0;
+	while (getline(&line, &cap, f) > 0 && t->nmounts < TRUST_ENTRIES_MAX) {
+		char *save = NULL, *fld[5];
+		int n = 0;
+		for (char *s = strtok_r(line, " ", &save); s && n < 5;
+		     s = strtok_r(NULL, " ", &save))
+			fld[n++] = s;
+		unsigned maj, min;
+		if (n < 5 || sscanf(fld[2], "%u:%u", &maj, &min) != 2)
+			continue;
+		struct mount *m = realloc(t->mounts, (t->nmounts + 1) * sizeof *m);
+		if (!m)
+			break;
+		t->mounts = m;
+		m[t->nmounts] = (struct mount){ makedev(maj, min), strdup(mount_field(fld[3])),
+			                        strdup(mount_field(fld[4])) };
+		if (!m[t->nmounts].root || !m[t->nmounts].point) {
+			free(m[t->nmounts].root);
+			free(m[t->nmounts].point);
+			break;
+		}
+		t->nmounts++;
+	}
+	free(line);
+	fclose(f);
+}
+
+/* 0 with *out, or -1 when no mount is known above path. */
+static int fs_locate(const struct trust *t, const char *path, struct fsloc *out)
+{
+	size_t best = 0;
+	bool found = false;
+	for (size_t i = 0; i < t->nmounts; i++) {
+		const struct mount *m = &t->mounts[i];
+		size_t ml = strlen(m->point);
+		if (!beneath(path, m->point) || ml < best)
+			continue;
+		const char *rest = path + (ml == 1 ? 0 : ml);
+		bool root = !strcmp(m->root, "/");
+		if (snprintf(out->path, sizeof out->path, "%s%s", root ? "" : m->root,
+		             *rest ? rest : (root ? "/" : "")) >= (int)sizeof out->path)
+			continue;
+		out->dev = m->dev;
+		best = ml;
+		found = true;
+	}
+	return found ? 0 : -1;
+}
+
+/* Whether canonical path lies beneath the canonical directory dir in the
+ * same filesystem, through any mount of it. */
+static bool beneath_mounted(struct trust *t, const char *path, const char *dir)
+{
+	mounts_load(t);
+	struct fsloc *a = malloc(sizeof *a), *b = malloc(sizeof *b);
+	bool yes = a && b && !fs_locate(t, path, a) && !fs_locate(t, dir, b) && a->dev == b->dev &&
+	        beneath(a->path, b->path);
+	free(a);
+	free(b);
+	return yes;
 }
 
 static int add_dir(struct trusted *x, const char *dir)
@@ -221,7 +338,8 @@ int trust_add_writable(struct trust *t, const char *dir, const char *what, struc
 	}
 	for (size_t i = 0; i < t->nt; i++)
 		for (size_t k = 0; k < t->t[i].ndirs; k++)
-			if (beneath(t->t[i].dirs[k], canon)) {
+			if (beneath(t->t[i].dirs[k], canon) ||
+			    beneath_mounted(t, t->t[i].dirs[k], canon)) {
 				refuse(&t->t[i], k, &w, NULL, err);
 				free(w.dir);
 				free(w.what);
@@ -254,7 +372,8 @@ int trust_add_trusted(struct trust *t, const char *path, const char *what, const
 	}
 	for (size_t k = 0; k < x.ndirs; k++)
 		for (size_t i = 0; i < t->nw; i++)
-			if (beneath(x.dirs[k], t->w[i].dir)) {
+			if (beneath(x.dirs[k], t->w[i].dir) ||
+			    beneath_mounted(t, x.dirs[k], t->w[i].dir)) {
 				refuse(&x, k, &t->w[i], hint, err);
 				trusted_release(&x);
 				return -1;

@@ -7,7 +7,8 @@
 # default or named with --config), a profile directory, a profile file (by
 # symlink, or named as a path by a manifest), tool directories and
 # manifests, an approver program, an audit log, a symlink on the way to
-# any of them, and a profile whose write paths reach the configuration.
+# any of them, a profile whose write paths reach the configuration, and
+# the workspace seen through a bind mount at another path.
 # Also the search order: ./toolcage.json, $XDG_CONFIG_HOME, /etc.
 # Exit 0 pass, 77 skip (the reason is the last line), 1 fail.
 set -u
@@ -247,6 +248,26 @@ run env XDG_CONFIG_HOME="$tmp/xdg2" "$TC" call delete_path '{"path": "victim", "
 rm -f "$ws/linked.json"
 run env XDG_CONFIG_HOME=relative/dir HOME="$tmp/home" "$TC" call read_file '{"path": "victim/f"}'
 [ $rc -eq 0 ] && ok "a relative XDG_CONFIG_HOME is ignored" || bad "relative XDG_CONFIG_HOME: exit $rc"
+
+# The workspace, or a directory in it, mounted at a second path (a
+# container's volume at /workspaces and at the host's path): no spelling
+# of the workspace shows the alias, its place in the filesystem does.
+# Needs a mount namespace of our own (root; CI runs this as root).
+if [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null; then
+	victim
+	mkdir -p "$ws/sub" "$tmp/alias" "$tmp/subalias"
+	printf '%s\n' "$LOOSE" > "$ws/aliased.json"
+	printf '%s\n' "$LOOSE" > "$ws/sub/aliased.json"
+	for c in alias/aliased.json subalias/aliased.json; do
+		run unshare -m sh -c 'mount --make-rprivate / && mount --bind "$1" "$2" &&
+			mount --bind "$1/sub" "$3" && cd "$1" && exec "$4" call --config "$5" \
+			delete_path "{\"path\": \"victim\", \"recursive\": true}"' \
+			sh "$ws" "$tmp/alias" "$tmp/subalias" "$TC" "$tmp/$c"
+		refused "a configuration in a bind mount of the workspace ($c)" "configuration"
+	done
+else
+	echo "ok   (not run: a bind-mounted alias of the workspace needs root and unshare -m)"
+fi
 
 [ $fails -eq 0 ] || { echo "$fails failures"; exit 1; }
 echo "all trust checks passed"
