@@ -416,8 +416,8 @@ long patch_strict_each_path(const char *text, size_t len, int strip,
                             bool (*fn)(void *data, const char *path), void *data,
                             struct patch_refusal *r)
 {
-	struct strict s = { text, text + len, 0, strip, false, false, fn, data, r, 0, false };
 	memset(r, 0, sizeof *r);
+	struct strict s = { text, text + len, 0, strip, false, false, fn, data, r, 0, false };
 	if (strip != PATCH_STRIP_ANY && (strip < 0 || strip > PATCH_NAME_DEPTH_MAX))
 		return refuse(&s, "a strip level out of range");
 	if (memchr(text, '\0', len))

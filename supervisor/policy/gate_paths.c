@@ -98,7 +98,7 @@ long gate_patch_paths(const struct gate_call *call,
 	struct patch_walk w = { call, fn, data, malloc(sizeof *w.pv), 0, false };
 	if (!w.pv)
 		return -1;
-	struct patch_refusal r;
+	struct patch_refusal r = { 0 };
 	if (call->patch_program)
 		*headers = patch_strict_each_path(json_string_value(v), json_string_length(v),
 		                                  call->patch_strip, patch_path_step, &w, &r);
