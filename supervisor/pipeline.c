@@ -257,6 +257,7 @@ static void check_passed(struct call *c)
 	sbx_protect_snap_free(c->protect);
 	c->protect = NULL;
 	s->slots_used--;
+	c->state = ST_AUTHORIZE; /* stage 2 again, without a slot */
 	c->checking = false;
 	policy_checked(c);
 	start_next(s);
