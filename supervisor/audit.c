@@ -118,6 +118,17 @@ json_t *audit_event_approval_decision(uint64_t call, const char *tool, const cha
 	return finish(e, set_text(e, "decision", decision) | set_text(e, "by", by));
 }
 
+json_t *audit_event_policy_decision(uint64_t call, const char *tool, const char *decision,
+                                    const char *by, const char *reason)
+{
+	json_t *e = event_new("policy-decision", call, tool);
+	if (!e)
+		return NULL;
+	return finish(e,
+	              set_text(e, "decision", decision) | set_text(e, "by", by) |
+	                      set_text(e, "reason", reason));
+}
+
 json_t *audit_event_session_grant(const char *tool, json_t *args, json_t *grants)
 {
 	json_t *e = event_new("session-grant", 0, tool);

@@ -51,6 +51,12 @@
 
 /* {"event":"call-start", "tool", "risk", "args"} */
 json_t *audit_event_call_start(uint64_t call, const char *tool, json_t *args, const char *risk);
+/* {"event":"policy-decision", "tool", "decision", "by", "reason"}:
+ * the gate's verdict on a call, for every call that reached it: decision
+ * "allow", "ask" or "deny"; by: the check that decided ("rules",
+ * "policy", "session-grant", "protected" ...); reason: its words. */
+json_t *audit_event_policy_decision(uint64_t call, const char *tool, const char *decision,
+                                    const char *by, const char *reason);
 /* {"event":"approval-request", "tool", "args", "reason"} */
 json_t *audit_event_approval_request(uint64_t call, const char *tool, json_t *args,
                                      const char *reason);

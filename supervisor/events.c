@@ -128,6 +128,13 @@ void events_approval_decision(struct tc_supervisor *s, struct call *c, enum tc_a
 	                                          who));
 }
 
+void events_policy_decision(struct tc_supervisor *s, struct call *c, const char *decision,
+                            const char *by, const char *reason)
+{
+	if (events_listening(s))
+		events_emit(s, audit_event_policy_decision(c->id, c->name, decision, by, reason));
+}
+
 void events_session_grant(struct tc_supervisor *s, struct call *c, json_t *grants)
 {
 	if (events_listening(s))

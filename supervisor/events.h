@@ -34,6 +34,9 @@ void events_approval_request(struct tc_supervisor *s, struct call *c, json_t *ar
                              const char *reason);
 void events_approval_decision(struct tc_supervisor *s, struct call *c, enum tc_approval d,
                               const char *who);
+/* The gate's verdict on c (allow, ask or deny), who decided and why. */
+void events_policy_decision(struct tc_supervisor *s, struct call *c, const char *decision,
+                            const char *by, const char *reason);
 void events_session_grant(struct tc_supervisor *s, struct call *c, json_t *grants);
 
 #endif

@@ -255,6 +255,7 @@ void policy_authorize(struct call *c, policy_verdict_fn verdict)
 	};
 	struct gate_verdict v;
 	gate_authorize(s->gate, &gc, &v);
+	events_policy_decision(s, c, gate_action_name(v.action), v.check, v.reason);
 	if (v.action == GATE_DENY) {
 		refuse(c, TC_STATUS_DENIED,
 		       json_pack("{s:s, s:s, s:s}", "error", "denied", "check", v.check, "reason",

@@ -474,8 +474,15 @@ static bool run_check(const char *name, gate_check_fn fn, void *data, const stru
 		a = GATE_DENY;
 		gate_verdict_reason(&cv, "the gate check %s gave an invalid answer", name);
 	}
-	if (a == GATE_ALLOW)
+	if (a == GATE_ALLOW) {
+		/* An allow that names itself (an allow rule) is who allowed the
+		 * call, unless a later check objects. */
+		if (cv.reason[0] && !v->check[0]) {
+			snprintf(v->check, sizeof v->check, "%s", name);
+			memcpy(v->reason, cv.reason, sizeof v->reason);
+		}
 		return false;
+	}
 	if (!cv.reason[0])
 		gate_verdict_reason(&cv, "the gate check %s said %s", name, gate_action_name(a));
 	snprintf(cv.check, sizeof cv.check, "%s", name);
@@ -587,8 +594,15 @@ static void decide(struct gate *g, const struct gate_call *call, struct gate_ver
 	for (struct gate_check *c = g->checks; c; c = c->next)
 		if (run_check(c->name, c->fn, c->data, call, v, &ask))
 			return;
-	if (ask.action != GATE_ASK)
-		return; /* allowed: nothing objected */
+	if (ask.action != GATE_ASK) { /* allowed: nothing objected */
+		if (!v->check[0]) {
+			const char *rn = tc_risk_name(call->risk);
+			snprintf(v->check, sizeof v->check, "policy");
+			gate_verdict_reason(v, "%s is a %s tool (policy.levels.%s is allow)",
+			                    call->tool, rn, rn);
+		}
+		return;
+	}
 	char *canon = g->ngrants ? gate_canonical(call->args) : NULL;
 	if (canon &&
 	    find_grant(g->grants, g->ngrants, call->session, call->tool, canon, call->command)) {

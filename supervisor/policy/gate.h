@@ -139,9 +139,11 @@ struct gate_call {
 struct gate_verdict {
 	enum gate_action action;
 	char check[32]; /* the check that decided: "quarantine", "patch", "protected", "rules",
-	                          * "policy", "session-grant", an embedder's name,
-	                          * or "" when nothing objected */
-	char reason[GATE_REASON_MAX]; /* for the model (deny) or the approver (ask) */
+	                          * "policy", "session-grant" or an embedder's name;
+	                          * an allowed call names the allow rule, the grant
+	                          * or "policy" (its level) */
+	char reason[GATE_REASON_MAX]; /* for the model (deny), the approver (ask), the
+	                               * audit (every verdict) */
 	bool audit;                   /* the call changes something (write risk or
 	                          * above): the audit log must record it */
 	bool granted;                 /* allowed by a session grant */

@@ -576,7 +576,7 @@ static void test_quiet_cancel_delivers_no_result_but_is_audited(void **state)
 	assert_int_equal(my_children(), 0);
 	char types[256];
 	event_types(f, id, types, sizeof types);
-	assert_string_equal(types, "call-start tool-result");
+	assert_string_equal(types, "call-start policy-decision tool-result");
 	json_t *last = json_array_get(f->events, json_array_size(f->events) - 1);
 	assert_string_equal(cstr(last, "status"), "cancelled");
 }
@@ -695,13 +695,57 @@ static void test_events_of_one_call_come_in_order_with_its_id(void **state)
 	wait_for(f, 1, 5000);
 	char types[256];
 	event_types(f, id, types, sizeof types);
-	assert_string_equal(types, "call-start approval-request approval-decision tool-result");
+	assert_string_equal(
+	        types, "call-start policy-decision approval-request approval-decision tool-result");
 	event_types(f, id2, types, sizeof types);
-	assert_string_equal(types, "call-start tool-result");
+	assert_string_equal(types, "call-start policy-decision tool-result");
 	json_t *ev;
 	size_t i;
 	json_array_foreach(f->events, i, ev) if (!strcmp(cstr(ev, "event"), "approval-decision"))
 	        assert_string_equal(cstr(ev, "decision"), "allow_once");
+}
+
+/* The policy-decision events of the calls so far, as "decision:by" words. */
+static void decisions(struct fx *f, char *out, size_t size)
+{
+	json_t *ev;
+	size_t i, n = 0;
+	out[0] = 0;
+	json_array_foreach(f->events, i, ev) if (!strcmp(cstr(ev, "event"), "policy-decision"))
+	{
+		n += (size_t)snprintf(out + n, size - n, "%s%s:%s", n ? " " : "",
+		                      cstr(ev, "decision"), cstr(ev, "by"));
+		assert_true(n < size);
+		assert_true(cstr(ev, "reason")[0] != 0);
+	}
+}
+
+static void test_every_verdict_is_audited_with_who_decided(void **state)
+{
+	struct fx *f = *state;
+	need_sandbox();
+	fx_start(f,
+	         "{\"policy\": {\"rules\": [{\"action\": \"allow\", \"tool\": \"writer\"}, "
+	         "{\"action\": \"deny\", \"tool\": \"writer\", \"args\": {\"/path\": \"no*\"}}]}}");
+	approve_with(f, 1, TC_APPROVE_SESSION);
+	assert_status(call(f, "writer", "{\"path\": \"a.txt\"}"), TC_STATUS_OK);
+	assert_status(call(f, "echo_args", "{}"), TC_STATUS_OK);
+	assert_status(call(f, "touch_marker", "{\"name\": \"m\"}"), TC_STATUS_OK);
+	assert_status(call(f, "touch_marker", "{\"name\": \"m\"}"), TC_STATUS_OK);
+	assert_status(call(f, "writer", "{\"path\": \"no.txt\"}"), TC_STATUS_DENIED);
+	assert_int_equal(f->asked, 1);
+	char got[512];
+	decisions(f, got, sizeof got);
+	assert_string_equal(got,
+	                    "allow:rules allow:policy ask:policy allow:session-grant "
+	                    "deny:rules");
+	json_t *ev;
+	size_t i;
+	json_array_foreach(f->events, i, ev) if (!strcmp(cstr(ev, "event"), "policy-decision"))
+	{
+		assert_non_null(strstr(cstr(ev, "reason"), "allowed by the rule at "));
+		break; /* the first: the allow rule names itself */
+	}
 }
 
 static void test_crashed_builtin_fails_and_emits_an_error_event(void **state)
@@ -720,7 +764,7 @@ static void test_crashed_builtin_fails_and_emits_an_error_event(void **state)
 #endif
 	char types[256];
 	event_types(f, id, types, sizeof types);
-	assert_string_equal(types, "call-start error tool-result");
+	assert_string_equal(types, "call-start policy-decision error tool-result");
 }
 
 /* ---- the builtin's result on fd 3 ------------------------------------------ */
@@ -918,7 +962,7 @@ static void test_builtin_writing_its_own_bytes_on_fd_3_is_a_defect(void **state)
 	assert_non_null(strstr(f->got[0].r->render, "malformed result"));
 	char types[256];
 	event_types(f, id, types, sizeof types);
-	assert_string_equal(types, "call-start error tool-result");
+	assert_string_equal(types, "call-start policy-decision error tool-result");
 }
 
 /* ---- main ----------------------------------------------------------------- */
@@ -939,6 +983,7 @@ int main(void)
 		T(test_deny_rule_beats_earlier_allow_rule),
 		T(test_deny_rule_matches_argument_glob),
 		T(test_policy_level_deny_refuses_the_risk),
+		T(test_every_verdict_is_audited_with_who_decided),
 		T(test_ask_rule_asks_for_a_read_only_tool_with_its_reason),
 		T(test_destructive_call_denied_by_config_never_runs),
 		T(test_destructive_call_denied_by_approver_never_runs),
