@@ -8,7 +8,8 @@
 //            so "**/.git/**" matches ".git/config" and "a/b/.git/x"
 //   /**      at the end: the path itself or anything below it, so
 //            "**/.git/**" matches ".git" and "a/.git" too (a deny rule on a
-//            directory also covers the directory)
+//            directory also covers the directory; an allow rule's path
+//            glob is held to below the directory by the gate)
 //   [abc] [a-z] [!a-z] [^a-z]  one character (not '/') in (or not in) the class
 //   {a,b}    one of the alternatives, each a glob of its own ("*.{c,h}",
 //            "{src,test}/**", "{,.}x" matches "x" and ".x"); groups nest up

@@ -49,10 +49,25 @@ void path_view_of(const struct gate_call *call, const char *raw, size_t len, str
 	pv->exact = f == PATH_PLAIN && !linked && (call->workspace_fd < 0 || pv->has_real);
 }
 
+// Whether glob ends in "/**" and its part before that matches path: the
+// directory a "dir/**" names, which glob_match counts as matched (so that
+// a deny rule covers it) but an allow rule must not let through.
+static bool names_the_dir_itself(const char *glob, const char *path)
+{
+	size_t n = strlen(glob);
+	if (n < 4 || strcmp(glob + n - 3, "/**") != 0)
+		return false;
+	char dir[GLOB_MAX + 1];
+	memcpy(dir, glob, n - 3);
+	dir[n - 3] = '\0';
+	return glob_match(dir, path, strlen(path));
+}
+
 bool path_view_match(const struct path_view *pv, const char *glob, bool allow)
 {
 	if (allow)
-		return pv->exact && glob_match(glob, pv->norm, strlen(pv->norm));
+		return pv->exact && glob_match(glob, pv->norm, strlen(pv->norm)) &&
+		        !names_the_dir_itself(glob, pv->norm);
 	return glob_match(glob, pv->raw, pv->raw_len) ||
 	        (pv->has_norm && glob_match(glob, pv->norm, strlen(pv->norm))) ||
 	        (pv->has_real && glob_match(glob, pv->real, strlen(pv->real)));

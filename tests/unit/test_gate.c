@@ -1405,6 +1405,19 @@ static void test_gate_docs_destructive_example(void **state)
 	assert_int_equal(decide_paths(g, &w, "delete_path", TC_RISK_DESTRUCTIVE, one_path,
 	                              "{\"path\": \"tmp/../src\", \"recursive\": true}", &v),
 	                 GATE_ASK);
+	// tmp/** allows what is under tmp, not tmp itself, however spelled
+	const char *tmp_itself[] = { "tmp", "tmp/", "./tmp", "tmp//", "tmp/." };
+	for (size_t i = 0; i < sizeof tmp_itself / sizeof tmp_itself[0]; i++) {
+		char a[64];
+		snprintf(a, sizeof a, "{\"path\": \"%s\", \"recursive\": true}", tmp_itself[i]);
+		assert_int_equal(decide_paths(g, &w, "delete_path", TC_RISK_DESTRUCTIVE, one_path,
+		                              a, &v),
+		                 GATE_ASK);
+	}
+	// while a deny rule on **/.git/** still covers .git itself
+	assert_int_equal(decide_paths(g, &w, "delete_path", TC_RISK_DESTRUCTIVE, one_path,
+	                              "{\"path\": \".git\", \"recursive\": true}", &v),
+	                 GATE_DENY);
 	assert_int_equal(decide_paths(g, &w, "delete_path", TC_RISK_DESTRUCTIVE, one_path,
 	                              "{\"path\": \"tmp/lnk/a\"}", &v),
 	                 GATE_ASK);
