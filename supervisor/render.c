@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -39,25 +40,63 @@ int render_spill_new(const char *parent, uint64_t max_bytes, struct render_spill
 	if (mkdir(parent, 0700) < 0 && errno != EEXIST)
 		return tc_error_set(err, TC_E_SYSTEM, parent,
 		                    "cannot create the spill directory: %s", strerror(errno));
+	/* The spill directory may sit where a tool writes (the workspace): a
+	 * link put in its place, or a directory others can write to, would
+	 * have the supervisor make its files wherever they chose. */
+	int pfd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	if (pfd < 0) {
+		int e = errno;
+		return tc_error_set(err, TC_E_SYSTEM, parent,
+		                    e == ELOOP || e == ENOTDIR ?
+		                            "the spill directory is not a directory (a symbolic "
+		                            "link is not followed): %s" :
+		                            "cannot open the spill directory: %s",
+		                    strerror(e));
+	}
+	struct stat st;
+	if (fstat(pfd, &st) < 0 || st.st_uid != geteuid() || (st.st_mode & 022)) {
+		close(pfd);
+		return tc_error_set(err, TC_E_INVALID, parent,
+		                    "the spill directory must be owned by toolcage's user and "
+		                    "writable by no one else (chmod go-w)");
+	}
 	struct render_spill *s = calloc(1, sizeof *s);
 	struct buf path = BUF_INIT;
 	if (!s || buf_printf(&path, "%s/session-XXXXXX", parent) < 0) {
+		close(pfd);
 		free(s);
 		buf_release(&path);
 		return tc_error_set(err, TC_E_NOMEM, parent, "out of memory");
 	}
 	s->dirfd = -1;
-	/* mkdtemp makes a new directory (0700) that did not exist before, so
-	 * every file in it is ours and another session's spill is never hit. */
-	if (!mkdtemp(path.data)) {
+	/* A new directory (0700) that did not exist before, made through the
+	 * checked fd: every file in it is ours and another session's spill is
+	 * never hit. */
+	char *name = path.data + path.len - 6;
+	int rc = -1;
+	for (int tries = 0; rc < 0 && tries < 100; tries++) {
+		static const char az[] =
+		        "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+		unsigned char r[6];
+		if (getrandom(r, sizeof r, 0) != (ssize_t)sizeof r)
+			break;
+		for (int i = 0; i < 6; i++)
+			name[i] = az[r[i] % (sizeof az - 1)];
+		rc = mkdirat(pfd, name - 8, 0700);
+		if (rc < 0 && errno != EEXIST)
+			break;
+	}
+	if (rc < 0) {
 		int e = errno;
+		close(pfd);
 		buf_release(&path);
 		free(s);
 		return tc_error_set(err, TC_E_SYSTEM, parent,
 		                    "cannot create a session directory: %s", strerror(e));
 	}
 	s->dir = buf_detach(&path);
-	s->dirfd = open(s->dir, O_PATH | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	s->dirfd = openat(pfd, name - 8, O_PATH | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	close(pfd);
 	if (s->dirfd < 0) {
 		int e = errno;
 		render_spill_free(s);

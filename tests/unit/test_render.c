@@ -340,6 +340,39 @@ static void test_spill_directory_is_private(void **state)
 	render_spill_free(s);
 }
 
+/* A spill directory a tool replaced by a link, or one others may write
+ * to, is refused: nothing is made where the link points. */
+static void test_spill_directory_link_or_shared_is_refused(void **state)
+{
+	struct tmp *t = *state;
+	char target[300], link[300], before[300];
+	snprintf(target, sizeof target, "%s/elsewhere", t->parent);
+	snprintf(link, sizeof link, "%s/spill", t->parent);
+	assert_int_equal(mkdir(target, 0700), 0);
+	assert_int_equal(symlink(target, link), 0);
+	struct render_spill *s = NULL;
+	struct tc_error err = { 0 };
+	assert_int_equal(render_spill_new(link, 0, &s, &err), -1);
+	assert_null(s);
+	assert_non_null(strstr(err.msg, "symbolic link"));
+	DIR *d = opendir(target);
+	assert_non_null(d);
+	struct dirent *e;
+	int n = 0;
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	assert_int_equal(n, 0); /* no session directory made through the link */
+	snprintf(before, sizeof before, "%s/shared", t->parent);
+	assert_int_equal(mkdir(before, 0700), 0);
+	assert_int_equal(chmod(before, 0777), 0);
+	assert_int_equal(render_spill_new(before, 0, &s, &err), -1);
+	assert_non_null(strstr(err.msg, "writable by no one else"));
+	assert_int_equal(chmod(before, 0755), 0);
+	assert_int_equal(render_spill_new(before, 0, &s, &err), 0);
+	render_spill_free(s);
+}
+
 static void test_spill_file_holds_whole_output(void **state)
 {
 	struct tmp *t = *state;
@@ -468,6 +501,8 @@ int main(void)
 		cmocka_unit_test(test_render_marker_counts_sanitized_characters),
 		cmocka_unit_test_setup_teardown(test_spill_directory_is_private, tmp_setup,
 		                                tmp_teardown),
+		cmocka_unit_test_setup_teardown(test_spill_directory_link_or_shared_is_refused,
+		                                tmp_setup, tmp_teardown),
 		cmocka_unit_test_setup_teardown(test_spill_file_holds_whole_output, tmp_setup,
 		                                tmp_teardown),
 		cmocka_unit_test_setup_teardown(test_spill_not_written_when_render_fits, tmp_setup,
