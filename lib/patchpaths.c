@@ -294,7 +294,9 @@ static long hunks(struct strict *s)
 				        s,
 				        "the patch ends inside a hunk (fewer lines than its header "
 				        "counts)");
-			char kind = n ? l[0] : ' '; /* an empty line: an empty context line */
+			char kind = ' '; /* an empty line: an empty context line */
+			if (n)
+				kind = l[0];
 			if (kind == '\\' && content && n >= 12 && l[1] == ' ')
 				continue;
 			if (kind == ' ' && old && new)

@@ -197,7 +197,7 @@ static json_t *form_field(struct form *f, const char *key, const json_t *p)
 	    json_object_set_new(out, "description", shown_text(f, d, FORM_TEXT_MAX, NULL)))
 		goto bad;
 	bool def_ok = def && value_ok(def, type);
-	if (def && json_is_array(def) && !strcmp(type, "array") &&
+	if (json_is_array(def) && !strcmp(type, "array") &&
 	    json_array_size(def) <= FORM_CHOICES_MAX) {
 		def_ok = true;
 		for (size_t i = 0; i < json_array_size(def); i++)

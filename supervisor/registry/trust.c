@@ -142,8 +142,15 @@ static void mounts_load(struct trust *t)
 		for (char *s = strtok_r(line, " ", &save); s && n < 5;
 		     s = strtok_r(NULL, " ", &save))
 			fld[n++] = s;
-		unsigned maj, min;
-		if (n < 5 || sscanf(fld[2], "%u:%u", &maj, &min) != 2)
+		if (n < 5)
+			continue;
+		char *colon, *end; /* MAJOR:MINOR, both decimal */
+		errno = 0;
+		unsigned long maj = strtoul(fld[2], &colon, 10);
+		if (colon == fld[2] || *colon != ':')
+			continue;
+		unsigned long min = strtoul(colon + 1, &end, 10);
+		if (end == colon + 1 || *end || errno || maj > UINT_MAX || min > UINT_MAX)
 			continue;
 		struct mount *m = realloc(t->mounts, (t->nmounts + 1) * sizeof *m);
 		if (!m)
