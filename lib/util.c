@@ -103,6 +103,31 @@ int tc_error_set(struct tc_error *err, int code, const char *where, const char *
 	return -1;
 }
 
+size_t json_text_depth(const char *p, size_t n)
+{
+	size_t depth = 0, deepest = 0;
+	bool in_string = false;
+	for (size_t i = 0; i < n; i++) {
+		char c = p[i];
+		if (in_string) {
+			if (c == '\\')
+				i++; /* the escaped character cannot end the string */
+			else if (c == '"')
+				in_string = false;
+			continue;
+		}
+		if (c == '"') {
+			in_string = true;
+		} else if (c == '[' || c == '{') {
+			if (++depth > deepest)
+				deepest = depth;
+		} else if ((c == ']' || c == '}') && depth) {
+			depth--;
+		}
+	}
+	return deepest;
+}
+
 const char *json_unknown_key(json_t *obj, const char *const *allowed)
 {
 	const char *key;

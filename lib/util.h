@@ -50,6 +50,20 @@ int read_file_bounded(const char *path, size_t max, struct buf *out, struct tc_e
  * NULL with err where = "origin:line:column". */
 json_t *json_load_strict(const char *text, size_t len, const char *origin, struct tc_error *err);
 
+/* The one bound on how deeply JSON the supervisor reads or passes on may
+ * nest arrays and objects: a client's message (MCP), and a tool's output
+ * (a builtin's or a manifest tool's canonical, MCP content, a channel
+ * message) before it reaches an MCP client, the audit log or a render.
+ * jansson alone takes 2048 levels, and a client's own parser may recurse
+ * once per level. */
+#define JSON_DEPTH_MAX 64
+
+/* The deepest nesting of arrays and objects in JSON text p[0..n) (0 for a
+ * scalar), brackets inside strings not counted; text that is not JSON gets
+ * a number too (its parser refuses it). One pass, no memory: run it before
+ * a parser that would recurse. */
+size_t json_text_depth(const char *p, size_t n);
+
 /* The first key of obj that is not in allowed (NULL-terminated), borrowed
  * from obj; NULL when every key is allowed. Strict parsers use it so that a
  * typo cannot silently fall back to a default. */

@@ -11,6 +11,7 @@
 
 #include "io.h"
 #include "pipeline_internal.h"
+#include "util.h"
 
 struct call_channel {
 	int rd, wr;    /* the answers' pipe: the child's stdin, our end */
@@ -122,6 +123,11 @@ static void one_line(struct call *c, const char *p, size_t n)
 	}
 	if (!take_token(ch)) {
 		drop(c, "more than 50 messages a second");
+		return;
+	}
+	if (json_text_depth(p, n) > JSON_DEPTH_MAX) {
+		/* a log's data goes on to MCP clients as it is */
+		drop(c, "a message nested deeper than 64 levels");
 		return;
 	}
 	json_error_t je;

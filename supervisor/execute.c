@@ -279,6 +279,28 @@ static void set_text(struct exec_output *out, const char *fmt, ...)
 	out->text_len = s ? strlen(s) : 0;
 }
 
+/* True, with out a failed result that says so, when the JSON text p[0..n)
+ * nests deeper than JSON_DEPTH_MAX: the canonical goes on to MCP clients
+ * (structuredContent), the audit log and the render, whose parsers may
+ * recurse once per level, and input is held to the same bound. One pass
+ * over the bytes before jansson builds anything. */
+static bool too_deep(const char *p, size_t n, struct exec_output *out)
+{
+	size_t depth = json_text_depth(p, n);
+	if (depth <= JSON_DEPTH_MAX)
+		return false;
+	out->status = TC_STATUS_FAILED;
+	out->defect = true;
+	if (asprintf(&out->defect_msg, "the tool's output is nested %zu deep; at most %d", depth,
+	             JSON_DEPTH_MAX) < 0)
+		out->defect_msg = NULL;
+	set_text(out,
+	         "The tool failed: its output is nested %zu deep; at most %d levels are passed "
+	         "on. This is a defect in the tool, not in your arguments; try another way.",
+	         depth, JSON_DEPTH_MAX);
+	return true;
+}
+
 /* The builtin's message from fd 3 (see result_message). Untrusted bytes:
  * a message that does not parse is the builtin's defect. */
 static void collect_builtin(const struct sbx_outcome *o, struct exec_output *out)
@@ -288,6 +310,8 @@ static void collect_builtin(const struct sbx_outcome *o, struct exec_output *out
 	bool framed = m && n && (m[0] == 'y' || m[0] == 'n');
 	const char *nul = framed ? memchr(m + 1, '\0', n - 1) : NULL;
 	size_t clen = framed ? (size_t)((nul ? nul : m + n) - (m + 1)) : 0;
+	if (framed && too_deep(m + 1, clen, out))
+		return;
 	json_error_t je;
 	json_t *canonical =
 	        clen ? json_loadb(m + 1, clen, JSON_DECODE_ANY | JSON_ALLOW_NUL, &je) : NULL;
@@ -328,6 +352,11 @@ static void collect_manifest(const struct tc_defined *tool, const struct sbx_out
 	size_t len;
 	char *stdout_raw = exec_capture_text(&o->out, &len);
 	out->status = o->exit_code == 0 ? TC_STATUS_OK : TC_STATUS_FAILED;
+	if ((tool->output_mode == REG_OUTPUT_JSON || tool->output_mode == REG_OUTPUT_CONTENT) &&
+	    o->exit_code == 0 && !o->out.truncated && too_deep(stdout_raw, len, out)) {
+		free(stdout_raw);
+		return;
+	}
 	if (tool->output_mode == REG_OUTPUT_JSON && o->exit_code == 0) {
 		json_error_t je;
 		out->canonical =

@@ -363,11 +363,11 @@ json_t *mcp_parse(const char *p, size_t n, enum mcp_kind *kind, json_t **error)
 {
 	*kind = MCP_MSG_INVALID;
 	*error = NULL;
-	if (!mcp_depth_ok(p, n, MCP_MAX_DEPTH)) {
+	if (json_text_depth(p, n) > JSON_DEPTH_MAX) {
 		*error = mcp_error_msg(NULL, RPC_INVALID_REQUEST, NULL,
 		                       "Invalid request: the "
 		                       "message nests deeper than %d levels; it was not processed.",
-		                       MCP_MAX_DEPTH);
+		                       JSON_DEPTH_MAX);
 		return NULL;
 	}
 	json_error_t je;

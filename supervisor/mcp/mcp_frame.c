@@ -1,6 +1,6 @@
 /* mcp_frame.c — the MCP stdio transport's framing: newline-delimited
- * messages with a hard size cap, and the checks a message gets before
- * jansson sees it (nesting depth). Memory stays bounded for any input: an
+ * messages with a hard size cap (mcp_parse checks the nesting depth before
+ * jansson sees a message: json_text_depth). Memory stays bounded for any input: an
  * oversized line is dropped chunk by chunk, never accumulated. */
 #include <stdlib.h>
 #include <string.h>
@@ -110,31 +110,6 @@ enum frame_kind framer_next(struct mcp_framer *f, bool at_eof, const char **line
 		*len = n;
 		return FRAME_LINE;
 	}
-}
-
-bool mcp_depth_ok(const char *p, size_t n, unsigned max)
-{
-	unsigned depth = 0;
-	bool in_string = false;
-	for (size_t i = 0; i < n; i++) {
-		char c = p[i];
-		if (in_string) {
-			if (c == '\\')
-				i++; /* the escaped character cannot end the string */
-			else if (c == '"')
-				in_string = false;
-			continue;
-		}
-		if (c == '"') {
-			in_string = true;
-		} else if (c == '[' || c == '{') {
-			if (++depth > max)
-				return false;
-		} else if ((c == ']' || c == '}') && depth) {
-			depth--;
-		}
-	}
-	return true;
 }
 
 bool rpc_id_ok(const json_t *id)

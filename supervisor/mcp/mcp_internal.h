@@ -30,7 +30,6 @@
 #include "json_pretty.h"
 #include "util.h"
 
-#define MCP_MAX_DEPTH  64          /* nesting levels in one message */
 #define MCP_READ_CHUNK (64u << 10) /* bytes read from the client per turn */
 /* Output waiting for a stdio client that does not read: past MCP_OUT_HIGH,
  * we stop reading its requests until it catches up; past MCP_OUT_MAX, the
@@ -96,11 +95,6 @@ void framer_commit(struct mcp_framer *f, size_t n);
  * counts. */
 enum frame_kind framer_next(struct mcp_framer *f, bool at_eof, const char **line, size_t *len,
                             uint64_t *skipped);
-
-/* True when the JSON text p (n bytes) nests arrays/objects at most max deep.
- * A scan before parsing, so a hostile message never reaches the parser's
- * recursion. */
-bool mcp_depth_ok(const char *p, size_t n, unsigned max);
 
 /* A JSON-RPC id is valid for MCP: a string or an integer (never null). */
 bool rpc_id_ok(const json_t *id);

@@ -7,7 +7,9 @@
  *    64 KiB of nested arrays became ~250 MiB);
  *  - it is the same value: it parses back equal;
  *  - down to JSON_PRETTY_DEPTH it is exactly jansson's JSON_INDENT(2);
- *  - the render is bounded by its budget's characters plus the marker.
+ *  - the render is bounded by its budget's characters plus the marker;
+ *  - nothing nested deeper than JSON_DEPTH_MAX passes the depth scan
+ *    (json_text_depth) that stands before the parser.
  * A slow input shows as a libFuzzer timeout (make fuzz), a large one as
  * its RSS limit. */
 #include <string.h>
@@ -16,6 +18,7 @@
 #include "json_pretty.h"
 #include "render.h"
 #include "schema.h"
+#include "util.h"
 
 /* Depth of v (scalars 0), for the comparison with JSON_INDENT; stops
  * counting past limit. */
@@ -101,10 +104,15 @@ static void check_layout(const json_t *v, bool sort)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	json_error_t je;
-	/* As collect_manifest parses a tool's stdout. */
+	/* As collect_manifest parses a tool's stdout: nothing nested deeper
+	 * than JSON_DEPTH_MAX reaches jansson or anything after it. */
+	if (json_text_depth((const char *)data, size) > JSON_DEPTH_MAX)
+		return 0;
 	json_t *v = json_loadb((const char *)data, size, JSON_DECODE_ANY, &je);
 	if (!v)
 		return 0;
+	if (depth_of(v, JSON_DEPTH_MAX + 1) > JSON_DEPTH_MAX)
+		fuzz_fail("a value nested deeper than %d passed the depth scan", JSON_DEPTH_MAX);
 	check_layout(v, false);
 	check_layout(v, true);
 	struct schema_result res = { 0 };

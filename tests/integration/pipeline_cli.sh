@@ -73,6 +73,34 @@ grep -q "reaches the network" "$ws/.out" && ! grep -q "^ran" "$ws/.out" &&
 expect_rc 0 $C --json echo_json '{"text": "{\"a\": [1, 2]}"}'
 python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["status"]=="ok" and r["canonical"]=={"a":[1,2]}, r' "$ws/.out" \
 	&& ok "json output becomes canonical" || bad "json output mode"
+# An output nested deeper than input may be (64 levels) is a failed call
+# that says so, never passed on, and audited; 3000 levels (jansson alone
+# takes 2048) likewise, in bounded time and memory.
+for d in 64 65 3000; do
+	deep=$(python3 -c "import sys; d=int(sys.argv[1]); print('['*d + ']'*d)" $d)
+	rm -f "$E/deep.jsonl"
+	/usr/bin/time -f '%M %e' -o "$E/deep.time" \
+		$C --json --audit "$E/deep.jsonl" echo_json "{\"text\": \"$deep\"}" >"$ws/.out" 2>"$ws/.err"
+	rc=$?
+	if [ $d = 64 ]; then
+		[ $rc = 0 ] && ok "an output 64 deep is passed on" || bad "64 deep: exit $rc $(head -c 300 "$ws/.out")"
+		continue
+	fi
+	python3 - "$ws/.out" "$E/deep.jsonl" $d <<'PY' && ok "an output $d deep is a failed call, audited" || bad "output $d deep: $(head -c 300 "$ws/.out")"
+import json, sys
+r = json.load(open(sys.argv[1]))
+d = sys.argv[3]
+assert r["status"] == "failed" and not r["canonical"], r
+assert "nested %s deep; at most 64" % d in r["render"], r["render"]
+ev = [json.loads(l) for l in open(sys.argv[2])]
+assert any(e["event"] == "error" and "nested %s deep" % d in e["message"] for e in ev), ev
+PY
+	[ $rc = 1 ] || bad "output $d deep: exit $rc"
+	read kb secs <<-EOF
+	$(tail -n 1 "$E/deep.time")
+	EOF
+	[ "$kb" -lt 65536 ] && ok "output $d deep: ${kb} KiB, ${secs}s" || bad "output $d deep took ${kb} KiB"
+done
 expect_rc 1 $C --json slow '{"seconds": "37"}'
 python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["status"]=="timed_out", r' "$ws/.out" \
 	&& ok "deadline gives timed_out" || bad "timeout status"

@@ -105,13 +105,12 @@ static void test_depth_scan_ignores_brackets_in_strings(void **state)
 {
 	(void)state;
 	const char *ok = "{\"a\":\"[[[[[[\\\"{{{{\",\"b\":[[1]]}";
-	assert_true(mcp_depth_ok(ok, strlen(ok), 3));
-	assert_false(mcp_depth_ok(ok, strlen(ok), 2));
+	assert_int_equal(json_text_depth(ok, strlen(ok)), 3);
 	char deep[200];
 	memset(deep, '[', 100);
 	memset(deep + 100, ']', 100);
-	assert_true(mcp_depth_ok(deep, 200, 100));
-	assert_false(mcp_depth_ok(deep, 200, 99));
+	assert_int_equal(json_text_depth(deep, 200), 100);
+	assert_int_equal(json_text_depth("\"[[\"", 4), 0);
 }
 
 static int noop_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_output *out)
