@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,7 +22,9 @@
 
 struct render_spill {
 	char *dir;
-	int dirfd;
+	int parentfd; /* the spill directory, as opened by spill_open */
+	int dirfd;    /* the session's directory in it */
+	char *name;   /* the session directory's name in parentfd */
 	uint64_t max_bytes;
 	uint64_t used;
 	unsigned next; /* sequence number of the next file */
@@ -29,46 +32,162 @@ struct render_spill {
 	size_t nfiles;
 };
 
+/* Whether the directory at fd (its path so far in at[0..n)), on the way
+ * to the spill directory, could be changed by someone else: then a link
+ * or another directory could be put in place of what comes after it.
+ * Owned by toolcage's user or root, and writable by no one else unless
+ * sticky (as /tmp is: there others cannot rename or remove what is
+ * ours). 0, or -1 with err. */
+static int spill_check_way(int fd, const char *at, size_t n, bool last, struct tc_error *err)
+{
+	struct stat st;
+	if (fstat(fd, &st) < 0)
+		return tc_error_set(err, TC_E_SYSTEM, at, "cannot stat %.*s: %s", (int)n, at,
+		                    strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		return tc_error_set(err, TC_E_SYSTEM, at,
+		                    "%.*s on the way to the spill directory is not a directory (a "
+		                    "symbolic link is not followed)",
+		                    (int)n, at);
+	if (last) {
+		/* The spill directory itself: toolcage's own, and no one else's
+		 * to write in, sticky or not. */
+		if (st.st_uid != geteuid() || (st.st_mode & 022))
+			return tc_error_set(
+			        err, TC_E_INVALID, at,
+			        "the spill directory must be owned by toolcage's user and "
+			        "writable by no one else (chmod go-w)");
+		return 0;
+	}
+	if (st.st_uid != geteuid() && st.st_uid != 0)
+		return tc_error_set(
+		        err, TC_E_INVALID, at,
+		        "the spill directory's path goes through %.*s, which belongs to "
+		        "another user (uid %u), who could put a link in its place: "
+		        "choose a spill directory below toolcage's user's or root's "
+		        "directories only",
+		        (int)n, at, (unsigned)st.st_uid);
+	if ((st.st_mode & 022) && !(st.st_mode & S_ISVTX))
+		return tc_error_set(
+		        err, TC_E_INVALID, at,
+		        "the spill directory's path goes through %.*s, which others may "
+		        "write to (mode %03o, not sticky), so they could put a link in "
+		        "its place: chmod go-w it, or choose another spill directory",
+		        (int)n, at, (unsigned)(st.st_mode & 07777));
+	return 0;
+}
+
+/* Opens the spill directory path (O_PATH) from "/" one component at a
+ * time, none followed if it is a symbolic link (O_NOFOLLOW on each, where
+ * openat with O_NOFOLLOW alone refuses the last component only), each
+ * checked by spill_check_way, and the last one made 0700 when it is
+ * missing. A tool that can write somewhere on the way (the workspace)
+ * could otherwise swap a directory for a link between the check and the
+ * use and have the supervisor write its spill files where it chose. A
+ * relative path is taken from the working directory's real path. The fd,
+ * or -1 with err. */
+static int spill_open(const char *path, struct tc_error *err)
+{
+	struct buf abs = BUF_INIT;
+	if (path[0] != '/') {
+		char *cwd = getcwd(NULL, 0);
+		if (!cwd)
+			return tc_error_set(err, TC_E_SYSTEM, path,
+			                    "cannot find the working directory: %s",
+			                    strerror(errno));
+		buf_printf(&abs, "%s/%s", cwd, path);
+		free(cwd);
+	} else {
+		buf_adds(&abs, path);
+	}
+	if (abs.failed)
+		return tc_error_set(err, TC_E_NOMEM, path, "out of memory");
+	char *p = abs.data;
+	int fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	int rc = fd < 0 ?
+	        tc_error_set(err, TC_E_SYSTEM, "/", "cannot open /: %s", strerror(errno)) :
+	        spill_check_way(fd, "/", 1, false, err);
+	size_t i = 0;
+	while (rc == 0) {
+		while (p[i] == '/')
+			i++;
+		if (!p[i])
+			break;
+		size_t start = i;
+		while (p[i] && p[i] != '/')
+			i++;
+		char save = p[i];
+		p[i] = '\0';
+		const char *comp = p + start;
+		size_t more = i;
+		while (save == '/' && p[more + 1] == '/')
+			more++;
+		bool last = save == '\0' || p[more + 1] == '\0';
+		if (!strcmp(comp, "..")) {
+			rc = tc_error_set(err, TC_E_INVALID, path,
+			                  "the spill directory's path must not go up with '..'");
+		} else if (strcmp(comp, ".") || last) {
+			int nfd = openat(fd, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			/* 0700: spilled output may hold anything a tool read; other
+			 * users of the machine must not see it. One level only. */
+			bool refused = false; /* mkdirat failed */
+			if (nfd < 0 && errno == ENOENT && last) {
+				refused = mkdirat(fd, comp, 0700) < 0 && errno != EEXIST;
+				if (!refused)
+					nfd = openat(fd, comp,
+					             O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			}
+			if (nfd < 0) {
+				int e = errno;
+				rc = tc_error_set(
+				        err, TC_E_SYSTEM, path,
+				        e == ELOOP || e == ENOTDIR ?
+				                "%s on the way to the spill directory is not a directory "
+				                "(a symbolic link is not followed): %s" :
+				                refused ?
+				                "cannot create the spill directory %s: %s" :
+				                "cannot open %s on the way to the spill directory: %s",
+				        p, strerror(e));
+			} else {
+				close(fd);
+				fd = nfd;
+				rc = spill_check_way(fd, p, i, last, err);
+			}
+		}
+		p[i] = save;
+	}
+	buf_release(&abs);
+	if (rc < 0 && fd >= 0)
+		close(fd);
+	return rc < 0 ? -1 : fd;
+}
+
 int render_spill_new(const char *parent, uint64_t max_bytes, struct render_spill **out,
                      struct tc_error *err)
 {
 	*out = NULL;
 	if (!parent || !*parent)
 		return tc_error_set(err, TC_E_INVALID, "spill_dir", "the spill directory is empty");
-	/* 0700: spilled output may hold anything a tool read; other users of
-	 * the machine must not see it. */
-	if (mkdir(parent, 0700) < 0 && errno != EEXIST)
-		return tc_error_set(err, TC_E_SYSTEM, parent,
-		                    "cannot create the spill directory: %s", strerror(errno));
 	/* The spill directory may sit where a tool writes (the workspace): a
-	 * link put in its place, or a directory others can write to, would
-	 * have the supervisor make its files wherever they chose. */
-	int pfd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-	if (pfd < 0) {
-		int e = errno;
-		return tc_error_set(err, TC_E_SYSTEM, parent,
-		                    e == ELOOP || e == ENOTDIR ?
-		                            "the spill directory is not a directory (a symbolic "
-		                            "link is not followed): %s" :
-		                            "cannot open the spill directory: %s",
-		                    strerror(e));
-	}
-	struct stat st;
-	if (fstat(pfd, &st) < 0 || st.st_uid != geteuid() || (st.st_mode & 022)) {
-		close(pfd);
-		return tc_error_set(err, TC_E_INVALID, parent,
-		                    "the spill directory must be owned by toolcage's user and "
-		                    "writable by no one else (chmod go-w)");
-	}
+	 * link put in its place or anywhere on its way, or a directory others
+	 * can write to, would have the supervisor make its files wherever they
+	 * chose. */
+	int pfd = spill_open(parent, err);
+	if (pfd < 0)
+		return -1;
 	struct render_spill *s = calloc(1, sizeof *s);
 	struct buf path = BUF_INIT;
-	if (!s || buf_printf(&path, "%s/session-XXXXXX", parent) < 0) {
+	if (!s || buf_printf(&path, "%s/session-XXXXXX", parent) < 0 ||
+	    !(s->name = strdup(path.data + path.len - 14))) {
 		close(pfd);
+		if (s)
+			free(s->name);
 		free(s);
 		buf_release(&path);
 		return tc_error_set(err, TC_E_NOMEM, parent, "out of memory");
 	}
 	s->dirfd = -1;
+	s->parentfd = pfd;
 	/* A new directory (0700) that did not exist before, made through the
 	 * checked fd: every file in it is ours and another session's spill is
 	 * never hit. */
@@ -88,15 +207,16 @@ int render_spill_new(const char *parent, uint64_t max_bytes, struct render_spill
 	}
 	if (rc < 0) {
 		int e = errno;
-		close(pfd);
 		buf_release(&path);
-		free(s);
+		free(s->name);
+		s->name = NULL;
+		render_spill_free(s);
 		return tc_error_set(err, TC_E_SYSTEM, parent,
 		                    "cannot create a session directory: %s", strerror(e));
 	}
+	memcpy(s->name, name - 8, 14);
 	s->dir = buf_detach(&path);
-	s->dirfd = openat(pfd, name - 8, O_PATH | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-	close(pfd);
+	s->dirfd = openat(pfd, s->name, O_PATH | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
 	if (s->dirfd < 0) {
 		int e = errno;
 		render_spill_free(s);
@@ -120,8 +240,12 @@ void render_spill_free(struct render_spill *s)
 	free(s->files);
 	if (s->dirfd >= 0)
 		close(s->dirfd);
-	if (s->dir)
-		rmdir(s->dir); /* fails, and keeps it, if someone else added a file */
+	/* Through the directory opened at the start, never the path again:
+	 * fails, and keeps it, if someone else added a file. */
+	if (s->name)
+		unlinkat(s->parentfd, s->name, AT_REMOVEDIR);
+	close(s->parentfd);
+	free(s->name);
 	free(s->dir);
 	free(s);
 }

@@ -373,6 +373,118 @@ static void test_spill_directory_link_or_shared_is_refused(void **state)
 	render_spill_free(s);
 }
 
+/* Entries of directory path that are not "." or "..". */
+static int entries(const char *path)
+{
+	DIR *d = opendir(path);
+	assert_non_null(d);
+	struct dirent *e;
+	int n = 0;
+	while ((e = readdir(d)))
+		n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+	closedir(d);
+	return n;
+}
+
+/* A link anywhere on the spill directory's path is not followed: one put
+ * in the middle from the start, and a directory on the way swapped for a
+ * link to another tree that has the same names. Nothing is made where the
+ * links point. */
+static void test_spill_path_link_in_the_middle_is_refused(void **state)
+{
+	struct tmp *t = *state;
+	char real[128], mid[128], spill[128], other[128], cmd[1024];
+	snprintf(real, sizeof real, "%s/real", t->parent);
+	snprintf(mid, sizeof mid, "%s/mid", t->parent);
+	snprintf(spill, sizeof spill, "%s/mid/a/spill", t->parent);
+	snprintf(other, sizeof other, "%s/real/a", t->parent);
+	assert_int_equal(mkdir(real, 0700), 0);
+	assert_int_equal(mkdir(other, 0700), 0);
+	assert_int_equal(symlink(real, mid), 0);
+	struct render_spill *s = NULL;
+	struct tc_error err = { 0 };
+	assert_int_equal(render_spill_new(spill, 0, &s, &err), -1);
+	assert_null(s);
+	assert_non_null(strstr(err.msg, "symbolic link is not followed"));
+	assert_non_null(strstr(err.msg, "/mid"));
+	assert_int_equal(entries(other), 0); /* no spill directory made through it */
+
+	/* A real path first, accepted; then its middle directory swapped for
+	 * a link to a look-alike tree. */
+	assert_int_equal(unlink(mid), 0);
+	snprintf(cmd, sizeof cmd, "%s/mid/a", t->parent);
+	assert_int_equal(mkdir(mid, 0700), 0);
+	assert_int_equal(mkdir(cmd, 0700), 0);
+	assert_int_equal(render_spill_new(spill, 0, &s, &err), 0);
+	render_spill_free(s);
+	s = NULL;
+	snprintf(cmd, sizeof cmd, "mv '%s' '%s.moved' && ln -s '%s' '%s'", mid, mid, real, mid);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(render_spill_new(spill, 0, &s, &err), -1);
+	assert_null(s);
+	assert_non_null(strstr(err.msg, "symbolic link is not followed"));
+	assert_int_equal(entries(other), 0);
+}
+
+/* A session made before a directory on the way is swapped for a link
+ * keeps writing and removing where it was made, never through the link. */
+static void test_spill_session_outlives_a_swap(void **state)
+{
+	struct tmp *t = *state;
+	char mid[128], spill[128], decoy[128], cmd[1024];
+	snprintf(mid, sizeof mid, "%s/mid", t->parent);
+	snprintf(spill, sizeof spill, "%s/mid/spill", t->parent);
+	snprintf(decoy, sizeof decoy, "%s/decoy", t->parent);
+	assert_int_equal(mkdir(mid, 0700), 0);
+	assert_int_equal(mkdir(decoy, 0700), 0);
+	struct render_spill *s = NULL;
+	assert_int_equal(render_spill_new(spill, 0, &s, NULL), 0);
+	/* the same names in the decoy tree */
+	snprintf(cmd, sizeof cmd, "mkdir -p '%s/spill/%s' && mv '%s' '%s.moved' && ln -s '%s' '%s'",
+	         decoy, strrchr(render_spill_dir(s), '/') + 1, mid, mid, decoy, mid);
+	assert_int_equal(system(cmd), 0);
+	char big[3000];
+	memset(big, 'x', sizeof big);
+	struct render_result r;
+	render_ok(big, sizeof big, 100, s, &r);
+	assert_non_null(r.spill_path);
+	render_result_release(&r);
+	char sess[300];
+	snprintf(sess, sizeof sess, "%s/spill/%s", decoy, strrchr(render_spill_dir(s), '/') + 1);
+	assert_int_equal(entries(sess), 0); /* the file went where the session was made */
+	render_spill_free(s);
+	assert_int_equal(access(sess, F_OK), 0); /* the decoy is not removed */
+	snprintf(sess, sizeof sess, "%s.moved/spill", mid);
+	assert_int_equal(entries(sess), 0); /* the real session directory is */
+}
+
+/* A directory on the way that others may write to (not sticky), or that
+ * belongs to another user, is refused; a sticky one (as /tmp) is not. */
+static void test_spill_path_shared_or_foreign_is_refused(void **state)
+{
+	struct tmp *t = *state;
+	char mid[128], spill[128];
+	snprintf(mid, sizeof mid, "%s/mid", t->parent);
+	snprintf(spill, sizeof spill, "%s/mid/spill", t->parent);
+	assert_int_equal(mkdir(mid, 0700), 0);
+	assert_int_equal(chmod(mid, 0777), 0);
+	struct render_spill *s = NULL;
+	struct tc_error err = { 0 };
+	assert_int_equal(render_spill_new(spill, 0, &s, &err), -1);
+	assert_non_null(strstr(err.msg, "others may write to (mode 777, not sticky)"));
+	assert_int_equal(chmod(mid, 01777), 0);
+	assert_int_equal(render_spill_new(spill, 0, &s, &err), 0);
+	render_spill_free(s);
+	if (geteuid() != 0) {
+		print_message("[ SKIP     ] the foreign owner case needs root (chown)\n");
+		return;
+	}
+	assert_int_equal(chmod(mid, 0755), 0);
+	assert_int_equal(chown(mid, 65534, 65534), 0);
+	assert_int_equal(render_spill_new(spill, 0, &s, &err), -1);
+	assert_non_null(strstr(err.msg, "belongs to another user (uid 65534)"));
+}
+
 static void test_spill_file_holds_whole_output(void **state)
 {
 	struct tmp *t = *state;
@@ -477,7 +589,7 @@ static void test_spill_new_fails_for_unusable_parent(void **state)
 	assert_int_equal(render_spill_new("/proc/no/such/dir", 0, &s, &err), -1);
 	assert_null(s);
 	assert_int_equal(err.code, TC_E_SYSTEM);
-	assert_non_null(strstr(err.msg, "cannot create"));
+	assert_non_null(strstr(err.msg, "cannot open /proc/no on the way"));
 }
 
 int main(void)
@@ -502,6 +614,12 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_spill_directory_is_private, tmp_setup,
 		                                tmp_teardown),
 		cmocka_unit_test_setup_teardown(test_spill_directory_link_or_shared_is_refused,
+		                                tmp_setup, tmp_teardown),
+		cmocka_unit_test_setup_teardown(test_spill_path_link_in_the_middle_is_refused,
+		                                tmp_setup, tmp_teardown),
+		cmocka_unit_test_setup_teardown(test_spill_session_outlives_a_swap, tmp_setup,
+		                                tmp_teardown),
+		cmocka_unit_test_setup_teardown(test_spill_path_shared_or_foreign_is_refused,
 		                                tmp_setup, tmp_teardown),
 		cmocka_unit_test_setup_teardown(test_spill_file_holds_whole_output, tmp_setup,
 		                                tmp_teardown),
