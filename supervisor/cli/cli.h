@@ -61,7 +61,8 @@ struct cli_help {
 extern const char cli_help_main[];             /* `toolcage --help` */
 extern const struct cli_help cli_help_pages[]; /* ends with a NULL verb */
 
-/* Prints verb's help to f (stdout for --help, stderr on a usage error). */
+/* Prints verb's help to f: the whole page on stdout (--help); on any other
+ * stream (a usage error) the synopsis only, and where the page is. */
 void cli_usage(FILE *f, const char *verb);
 
 #endif

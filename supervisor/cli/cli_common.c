@@ -9,10 +9,18 @@
 void cli_usage(FILE *f, const char *verb)
 {
 	for (const struct cli_help *h = cli_help_pages; h->verb; h++) {
-		if (!strcmp(h->verb, verb)) {
+		if (strcmp(h->verb, verb))
+			continue;
+		if (f == stdout) {
 			fputs(h->text, f);
 			return;
 		}
+		/* A usage error: the synopsis under the message that says what was
+		 * wrong, not a page of help that scrolls the message away. */
+		const char *end = strstr(h->text, "\n\n");
+		fwrite(h->text, 1, end ? (size_t)(end - h->text) + 1 : strlen(h->text), f);
+		fprintf(f, "`toolcage %s --help` tells more.\n", verb);
+		return;
 	}
 	fputs(cli_help_main, f);
 }

@@ -33,6 +33,12 @@ for v in $verbs; do
 	"2:toolcage $v${sub:+ $sub}: un"*" option '--no-such-option'") ;;
 	*) fail "toolcage $v --no-such-option: exit $rc: $(echo "$out" | head -1)" ;;
 	esac
+	# ... followed by the synopsis and where the page is, not by the page,
+	# which would scroll the line that says what was wrong off the screen.
+	syn=$("$TOOLCAGE" "$v" --help | sed '/^$/q' | grep -c .)
+	[ "$(echo "$out" | grep -c .)" -eq $((syn + 2)) ] &&
+		[ "$(echo "$out" | tail -1)" = "\`toolcage $v --help\` tells more." ] ||
+		fail "toolcage $v --no-such-option: not the message, the synopsis and a pointer to --help ($(echo "$out" | wc -l) lines)"
 done
 "$TOOLCAGE" help nosuchverb > /dev/null 2>&1
 [ $? -eq 2 ] || fail "toolcage help nosuchverb does not exit 2"
