@@ -85,6 +85,21 @@ for o in $(grep -ho '{ "[a-z][a-z-]*", [a-z_]*argument' supervisor/cli/*.c | cut
 done
 echo "ok   the parsed options are documented"
 
+# README's list of the built-in tools is the binary's (in any order), and
+# docs/tools.md has a section for each.
+# (`toolcage list` leaves out a tool no call could pass, http_fetch with no
+# domains, and names it on stderr.)
+want=$(cd "$tmp" && "$OLDPWD/$TOOLCAGE" list 2>&1 |
+	sed -n 's/^\([a-z_][a-z_]*\) \[.*/\1/p; s/^not listed: \([a-z_]*\):.*/\1/p' | tr '\n' ' ' | sed 's/ $//')
+readme=$(python3 -c 'import re; t = open("README.md").read(); m = re.search(r"Built-in tools: (.*?)\n\(", t, re.S); print(" ".join(re.findall(r"`([a-z_]+)`", m.group(1))) if m else "")')
+sorted() { echo "$1" | tr ' ' '\n' | sort | tr '\n' ' '; }
+[ -n "$want" ] && [ "$(sorted "$readme")" = "$(sorted "$want")" ] ||
+	fail "README's built-in tools are '$readme', the binary's '$want'"
+for t in $want; do
+	grep -q "^### $t\$" docs/tools.md || fail "docs/tools.md has no section for $t"
+done
+echo "ok   README and docs/tools.md name the built-in tools ($(echo "$want" | wc -w))"
+
 # The man pages render without warnings (groff's and man's).
 pages=$(ls "$BUILD"/man/*.[15] 2>/dev/null)
 [ -n "$pages" ] || fail "no man pages in $BUILD/man"
