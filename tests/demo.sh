@@ -20,7 +20,7 @@ if ! command -v python3 >/dev/null 2>&1; then   # a bare machine: the plain tabl
 else
 "$TC" replay --json --tools "$top/tests/demo/tools" "$top/tests/demo/scenario.jsonl" |
 python3 -c '
-import json, sys
+import json, sys, textwrap
 for line in sys.stdin:
     r = json.loads(line)
     if "summary" in r:
@@ -31,14 +31,20 @@ for line in sys.stdin:
           r["ms"], "  (render cut)" if r["truncated"] else ""))
     lines = r["render"].splitlines()
     show = lines if len(lines) <= 6 else lines[:3] + [l for l in lines if l.startswith("[...")] + lines[-2:]
-    for l in show:
-        print("    " + l[:150])
+    for l in show:   # wrapped, not cut: a denial says at its end what to do
+        print(textwrap.fill(l, 100, initial_indent="    ", subsequent_indent="    ",
+                            break_on_hyphens=False, replace_whitespace=False) if l else "")
 '
 fi
 echo; echo "plan.md after the approved delete: $( [ -e plan.md ] && echo still there || echo gone)"
 
 echo; echo "== the sandbox alone: toolcage exec"
-run() { printf '\n$ toolcage exec %s\n' "$*"; "$TC" exec "$@"; echo "  -> exit $?"; }
+# Each command is shown quoted as a shell needs it, so that it can be pasted.
+quote() { for a; do case $a in
+	'' | *[!A-Za-z0-9_./:=@%+,-]*) printf " '%s'" "$(printf '%s' "$a" | sed "s/'/'\\\\''/g")" ;;
+	*) printf ' %s' "$a" ;;
+	esac; done; }
+run() { printf '\n$ toolcage exec%s\n' "$(quote "$@")"; "$TC" exec "$@"; echo "  -> exit $?"; }
 run -- sh -c 'id; grep -E "^(CapEff|NoNewPrivs|Seccomp):" /proc/self/status; echo "$(ls /proc | grep -c "^[0-9]") processes visible"'
 run -- cat /etc/shadow
 run -- sh -c 'echo pwned > notes.txt'
