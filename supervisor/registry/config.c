@@ -532,8 +532,51 @@ const char *const config_protected_defaults[] = {
 	".husky",
 	".githooks",
 	".pre-commit-config.yaml",
+	/* lefthook takes its main configuration from any of these names and
+	 * merges a "-local" one beside it (the installed hook runs what they
+	 * say, even with no main file), and runs the scripts of .lefthook/
+	 * and .lefthook-local/. */
 	"lefthook.yml",
 	".lefthook.yml",
+	"lefthook.yaml",
+	".lefthook.yaml",
+	"lefthook.toml",
+	".lefthook.toml",
+	"lefthook.json",
+	".lefthook.json",
+	"lefthook.jsonc",
+	".lefthook.jsonc",
+	".config/lefthook.yml",
+	".config/lefthook.yaml",
+	".config/lefthook.toml",
+	".config/lefthook.json",
+	".config/lefthook.jsonc",
+	"lefthook-local.yml",
+	".lefthook-local.yml",
+	"lefthook-local.yaml",
+	".lefthook-local.yaml",
+	"lefthook-local.toml",
+	".lefthook-local.toml",
+	"lefthook-local.json",
+	".lefthook-local.json",
+	"lefthook-local.jsonc",
+	".lefthook-local.jsonc",
+	".config/lefthook-local.yml",
+	".config/lefthook-local.yaml",
+	".config/lefthook-local.toml",
+	".config/lefthook-local.json",
+	".config/lefthook-local.jsonc",
+	".lefthook",
+	".lefthook-local",
+	/* Mercurial: the repository's hgrc names hooks run on any command
+	 * (pre-status on hg status) and extensions it loads; with share-safe
+	 * a shared repository's settings come from hgrc-not-shared and from
+	 * the repository sharedpath names. jj (before its configuration left
+	 * the repository): aliases, the pager and fix tools it runs. */
+	".hg/hgrc",
+	".hg/hgrc-not-shared",
+	".hg/sharedpath",
+	".jj/repo/config.toml",
 	/* At any depth: a nested repository's config and hooks (vendor/x/.git),
 	 * a bare repository's HEAD in any directory one runs git in, direnv's
 	 * file in any directory one enters, editors' workspace files. */

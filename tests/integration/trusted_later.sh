@@ -1,7 +1,8 @@
 #!/bin/sh
 # trusted_later.sh — every file the default protected list names at the
 # workspace's root (what the owner's programs run later: git, direnv,
-# mise, editors, coding agents) planted the two ways a model can: by
+# mise, editors, coding agents, lefthook's every spelling, Mercurial's
+# and jj's repository settings) planted the two ways a model can: by
 # write_file (refused by the gate, nothing written) and by a command
 # (run_command: what it made is moved aside when the call ends). Checked
 # from outside: none of the names holds the tool's bytes afterwards.
@@ -13,7 +14,7 @@ tmp=$(mktemp -d /tmp/tc-later.XXXXXX) || exit 1
 trap 'rm -rf "$tmp"' EXIT INT TERM
 XDG_CONFIG_HOME=$tmp/xdg
 export XDG_CONFIG_HOME
-mkdir -p "$tmp/etc" "$tmp/ws/.git"
+mkdir -p "$tmp/etc" "$tmp/ws/.git" "$tmp/ws/.hg/store" "$tmp/ws/.jj/repo"
 printf '[core]\n' > "$tmp/ws/.git/config"
 printf '{"policy": {"levels": {"destructive": "allow"}}}\n' > "$tmp/etc/c.json"
 fails=0
@@ -23,9 +24,19 @@ bad() { echo "FAIL $*"; fails=$((fails + 1)); }
 FILES=".envrc .mcp.json .devcontainer.json .exrc .nvim.lua .nvimrc .vimrc
 .mise.toml .mise.local.toml mise.toml mise.local.toml opencode.json opencode.jsonc
 crush.json .crush.json .aider.conf.yml .pre-commit-config.yaml lefthook.yml
-.lefthook.yml HEAD .git/commondir .git/config.worktree"
+.lefthook.yml HEAD .git/commondir .git/config.worktree
+lefthook.yaml .lefthook.yaml lefthook.toml .lefthook.toml lefthook.json .lefthook.json
+lefthook.jsonc .lefthook.jsonc .config/lefthook.yml .config/lefthook.yaml
+.config/lefthook.toml .config/lefthook.json .config/lefthook.jsonc
+lefthook-local.yml .lefthook-local.yml lefthook-local.yaml .lefthook-local.yaml
+lefthook-local.toml .lefthook-local.toml lefthook-local.json .lefthook-local.json
+lefthook-local.jsonc .lefthook-local.jsonc .config/lefthook-local.yml
+.config/lefthook-local.yaml .config/lefthook-local.toml .config/lefthook-local.json
+.config/lefthook-local.jsonc .hg/hgrc .hg/hgrc-not-shared .hg/sharedpath
+.jj/repo/config.toml"
 DIRS=".claude .codex .cursor .gemini .windsurf .vscode .idea .zed .devcontainer
-.mise .opencode .continue .qwen .kiro .roo .amazonq .husky .githooks .git/hooks"
+.mise .opencode .continue .qwen .kiro .roo .amazonq .husky .githooks .git/hooks
+.lefthook .lefthook-local"
 call() { (cd "$tmp/ws" && "$TC" call --json --config "$tmp/etc/c.json" "$1" "$2") > "$tmp/out" 2>&1; }
 
 for f in $FILES; do
@@ -41,7 +52,7 @@ done
 [ $fails -eq 0 ] && ok "write_file is refused every one of them ($(echo $FILES $DIRS | wc -w) names)"
 
 script=
-for f in $FILES; do script="$script echo planted > $f;"; done
+for f in $FILES; do script="$script mkdir -p \$(dirname $f) && echo planted > $f;"; done
 for d in $DIRS; do script="$script mkdir -p $d && echo planted > $d/x;"; done
 call run_command "{\"argv\": [\"sh\", \"-c\", $(python3 -c 'import json,sys; print(json.dumps(sys.argv[1]))' "$script")]}"
 left=
