@@ -44,7 +44,7 @@
 
 #include "internal.h"
 
-enum { PROTECT_MAX = 160, PROTECT_DEPTH = 8, PROTECT_NAME_MAX = 255 };
+enum { PROTECT_MAX = 192, PROTECT_DEPTH = 8, PROTECT_NAME_MAX = 255 };
 
 /* The identity of one component of a candidate: absent, or (dev, ino,
  * type). */

@@ -509,6 +509,11 @@ const char *const config_protected_defaults[] = {
 	"mise.toml",
 	"mise.local.toml",
 	".mise",
+	".config/mise.toml",
+	".config/mise.local.toml",
+	".config/mise",
+	"mise/config.toml",
+	"mise/config.local.toml",
 	/* Agents whose project files start commands: MCP servers, plugins,
 	 * hooks, lint and test commands run after each edit. */
 	"opencode.json",
@@ -522,6 +527,23 @@ const char *const config_protected_defaults[] = {
 	".kiro",
 	".roo",
 	".amazonq",
+	/* More agents' project files that start commands: GitHub Copilot's
+	 * hooks, Cline's hooks, Kilo Code's configuration (MCP servers),
+	 * Antigravity's, Junie's and Pi's MCP servers, CodeBuddy's, iFlow's,
+	 * Tabnine's and Amp's settings (hooks, MCP servers). */
+	".github/hooks",
+	".clinerules/hooks",
+	"kilo.json",
+	"kilo.jsonc",
+	".kilo",
+	".kilocode",
+	".agent/mcp_config.json",
+	".junie/mcp",
+	".pi/mcp.json",
+	".codebuddy",
+	".iflow",
+	".tabnine/agent",
+	".amp/settings.json",
 	/* git takes a directory holding HEAD, objects/ and refs/ for a (bare)
 	 * repository and obeys its "config" (core.fsmonitor runs on git
 	 * status): without a HEAD there is none. */

@@ -1,7 +1,7 @@
 #!/bin/sh
 # trusted_later.sh — every file the default protected list names at the
 # workspace's root (what the owner's programs run later: git, direnv,
-# mise, editors, coding agents, lefthook's every spelling, Mercurial's
+# mise in each of its places, editors, coding agents, lefthook's every spelling, Mercurial's
 # and jj's repository settings) planted the two ways a model can: by
 # write_file (refused by the gate, nothing written) and by a command
 # (run_command: what it made is moved aside when the call ends). Checked
@@ -33,10 +33,13 @@ lefthook-local.toml .lefthook-local.toml lefthook-local.json .lefthook-local.jso
 lefthook-local.jsonc .lefthook-local.jsonc .config/lefthook-local.yml
 .config/lefthook-local.yaml .config/lefthook-local.toml .config/lefthook-local.json
 .config/lefthook-local.jsonc .hg/hgrc .hg/hgrc-not-shared .hg/sharedpath
-.jj/repo/config.toml"
+.jj/repo/config.toml .config/mise.toml .config/mise.local.toml mise/config.toml
+mise/config.local.toml kilo.json kilo.jsonc .agent/mcp_config.json .pi/mcp.json
+.amp/settings.json"
 DIRS=".claude .codex .cursor .gemini .windsurf .vscode .idea .zed .devcontainer
 .mise .opencode .continue .qwen .kiro .roo .amazonq .husky .githooks .git/hooks
-.lefthook .lefthook-local"
+.lefthook .lefthook-local .config/mise .github/hooks .clinerules/hooks .kilo .kilocode
+.junie/mcp .codebuddy .iflow .tabnine/agent"
 call() { (cd "$tmp/ws" && "$TC" call --json --config "$tmp/etc/c.json" "$1" "$2") > "$tmp/out" 2>&1; }
 
 for f in $FILES; do
