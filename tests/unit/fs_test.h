@@ -1,85 +1,19 @@
-/* fs_test.h — fixtures for the fs tool tests: a fresh temp workspace per
- * test (opened O_PATH like the pipeline does), file helpers, and a call
- * that goes through the plugin's table by tool name. Included by
- * test_fs_*.c only; everything is static. */
+/* fs_test.h — fixtures for the fs tool tests: tool_test.h's workspace per
+ * test and assertions, file helpers, and a call that goes through the
+ * plugin's table by tool name. Included by test_fs_*.c only; everything is
+ * static. */
 #ifndef TC_FS_TEST_H
 #define TC_FS_TEST_H
 
-#define _GNU_SOURCE
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <cmocka.h>
+#include "tool_test.h" /* first: it defines _GNU_SOURCE */
+
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <ftw.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include "toolcage.h"
-#include "tools.h"
-
-struct ws {
-	char dir[64];     /* the workspace */
-	char outside[64]; /* a sibling directory outside it */
-	int fd;
-	struct tc_tool_ctx ctx;
-	struct tc_output out; /* the last call's result */
-};
 
 static inline int ws_setup(void **state)
 {
-	struct ws *w = calloc(1, sizeof *w);
-	if (!w)
-		return -1;
-	snprintf(w->dir, sizeof w->dir, "/tmp/tc-fs-ws-XXXXXX");
-	snprintf(w->outside, sizeof w->outside, "/tmp/tc-fs-out-XXXXXX");
-	if (!mkdtemp(w->dir) || !mkdtemp(w->outside))
-		return -1;
-	w->fd = open(w->dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (w->fd < 0)
-		return -1;
-	w->ctx = (struct tc_tool_ctx){
-		.workspace_fd = w->fd,
-		.workspace = w->dir,
-		.timeout_ms = 10000,
-		.max_render = 100000,
-	};
-	*state = w;
-	return 0;
-}
-
-static inline int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st, (void)ftw;
-	/* A test may have made a directory unwritable. Never through a link:
-	 * chmod follows it (a test's link to /etc made /etc 0700). */
-	if (flag != FTW_SL && flag != FTW_SLN)
-		chmod(path, 0700);
-	return remove(path);
-}
-
-static inline void ws_clear_out(struct ws *w)
-{
-	json_decref(w->out.canonical);
-	free(w->out.render);
-	w->out = (struct tc_output){ 0 };
-}
-
-static inline int ws_teardown(void **state)
-{
-	struct ws *w = *state;
-	ws_clear_out(w);
-	close(w->fd);
-	nftw(w->dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-	nftw(w->outside, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-	free(w);
-	return 0;
+	return ws_setup_ctx(state, "fs",
+	                    (struct tc_tool_ctx){ .timeout_ms = 10000, .max_render = 100000 });
 }
 
 /* Absolute path of rel inside the workspace (static buffer, one at a time). */
@@ -187,45 +121,5 @@ static inline int ws_call(struct ws *w, const char *tool, const char *args_json)
 		fail_msg("bad test args %s: %s", args_json, jerr.text);
 	return ws_call_args(w, tool, args);
 }
-
-/* Field helpers on the last result. */
-static inline const char *out_str(struct ws *w, const char *key)
-{
-	return json_string_value(json_object_get(w->out.canonical, key));
-}
-
-static inline json_int_t out_int(struct ws *w, const char *key)
-{
-	json_t *v = json_object_get(w->out.canonical, key);
-	if (!json_is_integer(v))
-		fail_msg("canonical has no integer %s: %s", key, w->out.render);
-	return json_integer_value(v);
-}
-
-static inline bool out_true(struct ws *w, const char *key)
-{
-	return json_is_true(json_object_get(w->out.canonical, key));
-}
-
-#define assert_render_has(w, text)                                                                 \
-	do {                                                                                       \
-		if (!strstr((w)->out.render, (text)))                                              \
-			fail_msg("render lacks \"%s\":\n%s", (text), (w)->out.render);             \
-	} while (0)
-
-#define assert_error(w, rc, code)                                                                  \
-	do {                                                                                       \
-		assert_int_not_equal((rc), 0);                                                     \
-		const char *got_ = out_str((w), "error");                                          \
-		if (!got_ || strcmp(got_, (code)))                                                 \
-			fail_msg("expected error %s, got %s: %s", (code), got_ ? got_ : "(none)",  \
-			         (w)->out.render);                                                 \
-	} while (0)
-
-#define assert_ok(w, rc)                                                                           \
-	do {                                                                                       \
-		if ((rc) != 0)                                                                     \
-			fail_msg("call failed: %s", (w)->out.render);                              \
-	} while (0)
 
 #endif

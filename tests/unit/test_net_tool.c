@@ -5,22 +5,14 @@
  * HTTP server forked on 127.0.0.1 (body, redirect to an allowed and to a
  * refused host, max_bytes). The end-to-end run through the sandbox is
  * tests/integration/net_tool.sh. */
-#define _GNU_SOURCE
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <cmocka.h>
+#include "tool_test.h" /* first: it defines _GNU_SOURCE */
+
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <signal.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "builtin_lint.h"
 #include "toolcage.h"
@@ -144,8 +136,7 @@ static int teardown(void **state)
 	struct fx *f = *state;
 	kill(f->server, SIGKILL);
 	waitpid(f->server, NULL, 0);
-	json_decref(f->out.canonical);
-	free(f->out.render);
+	tool_out_clear(&f->out);
 	free(f);
 	return 0;
 }
@@ -155,9 +146,7 @@ static int teardown(void **state)
 static int fetch(struct fx *f, json_t *args)
 {
 	assert_non_null(args);
-	json_decref(f->out.canonical);
-	free(f->out.render);
-	f->out = (struct tc_output){ 0 };
+	tool_out_clear(&f->out);
 	assert_int_equal(tc_net_plugin.ntools, 1);
 	int rc = tc_net_plugin.tools[0].execute(&f->ctx, args, &f->out);
 	json_decref(args);
@@ -165,26 +154,6 @@ static int fetch(struct fx *f, json_t *args)
 	assert_non_null(f->out.render);
 	return rc;
 }
-
-static const char *out_str(struct fx *f, const char *key)
-{
-	return json_string_value(json_object_get(f->out.canonical, key));
-}
-
-#define assert_error(f, rc, code)                                                                  \
-	do {                                                                                       \
-		assert_int_not_equal((rc), 0);                                                     \
-		const char *got_ = out_str((f), "error");                                          \
-		if (!got_ || strcmp(got_, (code)))                                                 \
-			fail_msg("expected error %s, got %s: %s", (code), got_ ? got_ : "(none)",  \
-			         (f)->out.render);                                                 \
-	} while (0)
-
-#define assert_render_has(f, text)                                                                 \
-	do {                                                                                       \
-		if (!strstr((f)->out.render, (text)))                                              \
-			fail_msg("render lacks \"%s\":\n%s", (text), (f)->out.render);             \
-	} while (0)
 
 static char *url(struct fx *f, const char *path)
 {

@@ -5,86 +5,28 @@
  * bounded (the render's notes counting the stream's bytes, the command line
  * echo cut), a missing program, descriptors not leaked to the command, and
  * the plugin's registration and lint. */
-#define _GNU_SOURCE
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <cmocka.h>
+#include "tool_test.h" /* first: it defines _GNU_SOURCE */
+
 #include <errno.h>
-#include <fcntl.h>
-#include <ftw.h>
 #include <signal.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "builtin_lint.h"
 #include "child_abi.h"
 #include "io.h"
-#include "toolcage.h"
-#include "tools.h"
-
-struct ws {
-	char dir[64];
-	char outside[64];
-	int fd;
-	struct tc_tool_ctx ctx;
-	struct tc_output out;
-};
 
 static const char *const no_domains[] = { NULL };
 
-static int ws_setup(void **state)
+static int setup(void **state)
 {
-	struct ws *w = calloc(1, sizeof *w);
-	if (!w)
-		return -1;
-	snprintf(w->dir, sizeof w->dir, "/tmp/tc-sh-ws-XXXXXX");
-	snprintf(w->outside, sizeof w->outside, "/tmp/tc-sh-out-XXXXXX");
-	if (!mkdtemp(w->dir) || !mkdtemp(w->outside))
-		return -1;
-	w->fd = open(w->dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (w->fd < 0)
-		return -1;
-	w->ctx = (struct tc_tool_ctx){ .workspace_fd = w->fd,
-		                       .workspace = w->dir,
-		                       .timeout_ms = 20000,
-		                       .max_timeout_ms = 20000,
-		                       .max_render = 20000,
-		                       .allowed_domains = no_domains };
-	*state = w;
-	return 0;
+	return ws_setup_ctx(state, "sh",
+	                    (struct tc_tool_ctx){ .timeout_ms = 20000,
+	                                          .max_timeout_ms = 20000,
+	                                          .max_render = 20000,
+	                                          .allowed_domains = no_domains });
 }
 
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st, (void)flag, (void)ftw;
-	return remove(path);
-}
-
-static void clear_out(struct ws *w)
-{
-	json_decref(w->out.canonical);
-	free(w->out.render);
-	w->out = (struct tc_output){ 0 };
-}
-
-static int ws_teardown(void **state)
-{
-	struct ws *w = *state;
-	clear_out(w);
-	close(w->fd);
-	nftw(w->dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-	nftw(w->outside, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-	free(w);
-	return 0;
-}
-
-#define T(name) cmocka_unit_test_setup_teardown(name, ws_setup, ws_teardown)
+#define T(name) cmocka_unit_test_setup_teardown(name, setup, ws_teardown)
 
 static const struct tc_tool *run_command_tool(void)
 {
@@ -97,41 +39,13 @@ static const struct tc_tool *run_command_tool(void)
 static int call(struct ws *w, json_t *args)
 {
 	assert_non_null(args);
-	clear_out(w);
+	ws_clear_out(w);
 	int rc = run_command_tool()->execute(&w->ctx, args, &w->out);
 	json_decref(args);
 	assert_non_null(w->out.canonical);
 	assert_non_null(w->out.render);
 	return rc;
 }
-
-static const char *out_str(struct ws *w, const char *key)
-{
-	return json_string_value(json_object_get(w->out.canonical, key));
-}
-
-static json_int_t out_int(struct ws *w, const char *key)
-{
-	json_t *v = json_object_get(w->out.canonical, key);
-	if (!json_is_integer(v))
-		fail_msg("canonical has no integer %s: %s", key, w->out.render);
-	return json_integer_value(v);
-}
-
-#define assert_render_has(w, text)                                                                 \
-	do {                                                                                       \
-		if (!strstr((w)->out.render, (text)))                                              \
-			fail_msg("render lacks \"%s\":\n%s", (text), (w)->out.render);             \
-	} while (0)
-
-#define assert_error(w, rc, code)                                                                  \
-	do {                                                                                       \
-		assert_int_not_equal((rc), 0);                                                     \
-		const char *got_ = out_str((w), "error");                                          \
-		if (!got_ || strcmp(got_, (code)))                                                 \
-			fail_msg("expected error %s, got %s: %s", (code), got_ ? got_ : "(none)",  \
-			         (w)->out.render);                                                 \
-	} while (0)
 
 /* Whether pid is gone within wait_ms (a killed orphan is reaped by init). */
 static bool gone_within(pid_t pid, int wait_ms)
