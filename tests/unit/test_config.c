@@ -382,81 +382,34 @@ static void test_config_tty_approval(void **state)
 	config_release(cfg);
 }
 
-static void test_config_error_unknown_top_level_key(void **state)
+/* Each invalid file is refused with the key's JSON pointer and a message
+ * that says what it must be. */
+static void test_config_errors_name_the_key(void **state)
 {
 	(void)state;
-	expect_error("invalid/unknown_top.json", ": /polcy", "unknown key 'polcy'");
-}
-
-static void test_config_error_unknown_nested_key(void **state)
-{
-	(void)state;
-	expect_error("invalid/unknown_limit.json", ": /limits/max_concurent",
-	             "unknown key 'max_concurent' (known here: max_concurrent,");
-}
-
-static void test_config_error_bad_level(void **state)
-{
-	(void)state;
-	expect_error("invalid/bad_level.json", ": /policy/levels/destructive",
-	             "must be \"allow\", \"ask\" or \"deny\"");
-}
-
-static void test_config_error_wrong_type(void **state)
-{
-	(void)state;
-	expect_error("invalid/wrong_type.json", ": /limits/timeout_ms", "must be an integer");
-}
-
-static void test_config_error_impossible_value(void **state)
-{
-	(void)state;
-	expect_error("invalid/zero_slots.json", ": /limits/max_concurrent",
-	             "must be from 1 to 256 (got 0)");
-}
-
-static void test_config_error_bad_rule_pointer(void **state)
-{
-	(void)state;
-	expect_error("invalid/bad_pointer.json", ": /policy/rules/0/args/path",
-	             "must start with '/'");
-}
-
-static void test_config_error_bad_domain(void **state)
-{
-	(void)state;
-	expect_error("invalid/bad_domain.json", ": /policy/domains/0", "not a host name");
-}
-
-static void test_config_error_bad_approval(void **state)
-{
-	(void)state;
-	expect_error("invalid/bad_approval.json", ": /approval",
-	             "must be \"deny\", \"tty\" or \"cmd:PROGRAM\"");
-}
-
-static void test_config_error_bad_bool(void **state)
-{
-	(void)state;
-	expect_error("invalid/bad_required.json", ": /audit/required", "must be true or false");
-}
-
-static void test_config_error_root_identity(void **state)
-{
-	(void)state;
-	expect_error("invalid/root_identity.json", ": /identity/uid", "must be from 1 to");
-}
-
-static void test_config_error_duplicate_key(void **state)
-{
-	(void)state;
-	expect_error("invalid/duplicate_key.json", ":1:30", "duplicate object key");
-}
-
-static void test_config_error_syntax_names_line(void **state)
-{
-	(void)state;
-	expect_error("invalid/syntax.json", ":3:1", "not valid JSON");
+	static const struct {
+		const char *file, *where_suffix, *msg;
+	} cases[] = {
+		{ "invalid/unknown_top.json", ": /polcy", "unknown key 'polcy'" },
+		{ "invalid/unknown_limit.json", ": /limits/max_concurent",
+		  "unknown key 'max_concurent' (known here: max_concurrent," },
+		{ "invalid/bad_level.json", ": /policy/levels/destructive",
+		  "must be \"allow\", \"ask\" or \"deny\"" },
+		{ "invalid/wrong_type.json", ": /limits/timeout_ms", "must be an integer" },
+		{ "invalid/zero_slots.json", ": /limits/max_concurrent",
+		  "must be from 1 to 256 (got 0)" },
+		{ "invalid/bad_pointer.json", ": /policy/rules/0/args/path",
+		  "must start with '/'" },
+		{ "invalid/bad_domain.json", ": /policy/domains/0", "not a host name" },
+		{ "invalid/bad_approval.json", ": /approval",
+		  "must be \"deny\", \"tty\" or \"cmd:PROGRAM\"" },
+		{ "invalid/bad_required.json", ": /audit/required", "must be true or false" },
+		{ "invalid/root_identity.json", ": /identity/uid", "must be from 1 to" },
+		{ "invalid/duplicate_key.json", ":1:30", "duplicate object key" },
+		{ "invalid/syntax.json", ":3:1", "not valid JSON" },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+		expect_error(cases[i].file, cases[i].where_suffix, cases[i].msg);
 }
 
 static void test_config_error_root_not_object(void **state)
@@ -507,18 +460,7 @@ int main(void)
 		cmocka_unit_test(test_config_rules_become_gate_rules),
 		cmocka_unit_test(test_config_relative_cmd_approver_is_anchored),
 		cmocka_unit_test(test_config_tty_approval),
-		cmocka_unit_test(test_config_error_unknown_top_level_key),
-		cmocka_unit_test(test_config_error_unknown_nested_key),
-		cmocka_unit_test(test_config_error_bad_level),
-		cmocka_unit_test(test_config_error_wrong_type),
-		cmocka_unit_test(test_config_error_impossible_value),
-		cmocka_unit_test(test_config_error_bad_rule_pointer),
-		cmocka_unit_test(test_config_error_bad_domain),
-		cmocka_unit_test(test_config_error_bad_approval),
-		cmocka_unit_test(test_config_error_bad_bool),
-		cmocka_unit_test(test_config_error_root_identity),
-		cmocka_unit_test(test_config_error_duplicate_key),
-		cmocka_unit_test(test_config_error_syntax_names_line),
+		cmocka_unit_test(test_config_errors_name_the_key),
 		cmocka_unit_test(test_config_error_root_not_object),
 		cmocka_unit_test(test_config_error_escapes_odd_key_in_pointer),
 		cmocka_unit_test(test_config_error_empty_string_path),
