@@ -160,9 +160,8 @@ int json_dump_shown(const json_t *v, size_t flags, struct buf *out)
 			run++;
 		buf_add(out, t + j, run);
 		if (k) {
-			char e[UTF8_ESCAPE_LEN + 1];
-			utf8_escape(t + j + run, k, e);
-			buf_add(out, e, UTF8_ESCAPE_LEN);
+			char e[UTF8_ESCAPE_MAX + 1];
+			buf_add(out, e, utf8_escape(t + j + run, k, e));
 			run += k;
 		}
 	}

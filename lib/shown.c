@@ -1,9 +1,10 @@
 /* shown.c — printf for text a model or a terminal reads line by line, with
  * every %s argument's control characters shown as their Unicode pictures
- * (utf8_control_picture), and the line separators and bidirectional
- * controls of Unicode as "\uXXXX": a name or a path (any bytes on disk, or
- * what a model wrote) can never start a line of its own, nor reorder the
- * text around it, wherever it is quoted.
+ * (utf8_control_picture), and the line separators, bidirectional
+ * controls and invisible (format, default-ignorable) characters of Unicode
+ * as "\uXXXX" (utf8_name_char): a name or a path (any bytes on disk, or
+ * what a model wrote) can never start a line of its own, reorder the text
+ * around it, or hide a part of itself, wherever it is quoted.
  * The format's own text and numbers go as they are. See shown.h. */
 #define _GNU_SOURCE
 #include <stdarg.h>
@@ -11,11 +12,13 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
 
 #include "shown.h"
 #include "utf8.h"
+#include "util.h"
 
 struct sink {
 	shown_add_fn add;
@@ -23,7 +26,8 @@ struct sink {
 };
 
 /* s[0..n) with its control characters as pictures, and the characters
- * utf8_layout_char finds as "\uXXXX". */
+ * utf8_name_char finds (line separators, bidirectional controls, and the
+ * invisible ones) as "\uXXXX". */
 static void add_shown(const struct sink *k, const char *s, size_t n)
 {
 	const unsigned char *u8 = (const unsigned char *)s;
@@ -31,16 +35,15 @@ static void add_shown(const struct sink *k, const char *s, size_t n)
 	while (i < n) {
 		size_t run = 0, lc = 0;
 		while (i + run < n && u8[i + run] >= 0x20 && u8[i + run] != 0x7f &&
-		       !(u8[i + run] >= 0xc2 && (lc = utf8_layout_char(u8 + i + run, n - i - run))))
+		       !(u8[i + run] >= 0xc2 && (lc = utf8_name_char(u8 + i + run, n - i - run))))
 			run++;
 		k->add(k->ctx, s + i, run);
 		i += run;
 		if (i >= n)
 			break;
 		if (lc) {
-			char e[UTF8_ESCAPE_LEN + 1];
-			utf8_escape(u8 + i, lc, e);
-			k->add(k->ctx, e, UTF8_ESCAPE_LEN);
+			char e[UTF8_ESCAPE_MAX + 1];
+			k->add(k->ctx, e, utf8_escape(u8 + i, lc, e));
 			i += lc;
 		} else {
 			char u[3];
@@ -242,4 +245,21 @@ void shown_add(shown_add_fn add, void *ctx, const char *s, size_t n)
 {
 	const struct sink k = { add, ctx };
 	add_shown(&k, s, n);
+}
+
+static void to_buf(void *ctx, const char *s, size_t n)
+{
+	buf_add(ctx, s, n);
+}
+
+char *shown_dup(const char *s)
+{
+	struct buf b = BUF_INIT;
+	shown_add(to_buf, &b, s, strlen(s));
+	char *t = buf_detach(&b);
+	/* a byte that is no UTF-8 as U+FFFD: a terminal set to another
+	 * encoding could take one for an escape */
+	char *clean = t ? utf8_sanitize(t, strlen(t), true, NULL) : NULL;
+	free(t);
+	return clean;
 }

@@ -22,5 +22,9 @@ int shown_vformat(shown_add_fn add, void *ctx, const char *fmt, va_list ap)
         __attribute__((format(printf, 3, 0)));
 /* s[0..n) shown. */
 void shown_add(shown_add_fn add, void *ctx, const char *s, size_t n);
+/* s (a C string) shown, and any byte that is not UTF-8 replaced by
+ * U+FFFD: new (malloc'd, NUL-terminated), NULL when out of memory. For a
+ * name printed on its own (a terminal's line). */
+char *shown_dup(const char *s);
 
 #endif

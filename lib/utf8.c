@@ -105,14 +105,77 @@ size_t utf8_layout_char(const unsigned char *s, size_t left)
 	return 0;
 }
 
-void utf8_escape(const unsigned char *s, size_t k, char out[UTF8_ESCAPE_LEN + 1])
+/* Code points utf8_name_char names beyond utf8_layout_char's, as sorted
+ * ranges: the C1 controls (8-bit CSI and the like, to a terminal), Unicode's
+ * general category Cf and the Default_Ignorable_Code_Point
+ * property (Unicode 15.1), the unassigned ones of both included so that a
+ * later Unicode's new format character is already shown. */
+static const struct {
+	unsigned lo, hi;
+} name_hidden[] = {
+	{ 0x0080, 0x009f },   { 0x00ad, 0x00ad },   { 0x034f, 0x034f },   { 0x0600, 0x0605 },
+	{ 0x061c, 0x061c },   { 0x06dd, 0x06dd },   { 0x070f, 0x070f },   { 0x0890, 0x0891 },
+	{ 0x08e2, 0x08e2 },   { 0x115f, 0x1160 },   { 0x17b4, 0x17b5 },   { 0x180b, 0x180f },
+	{ 0x200b, 0x200f },   { 0x202a, 0x202e },   { 0x2060, 0x206f },   { 0x3164, 0x3164 },
+	{ 0xfe00, 0xfe0f },   { 0xfeff, 0xfeff },   { 0xffa0, 0xffa0 },   { 0xfff0, 0xfffb },
+	{ 0x110bd, 0x110bd }, { 0x110cd, 0x110cd }, { 0x13430, 0x1343f }, { 0x1bca0, 0x1bca3 },
+	{ 0x1d173, 0x1d17a }, { 0xe0000, 0xe0fff },
+};
+
+/* The code point of the valid k-byte sequence s (k 2-4). */
+static unsigned decode(const unsigned char *s, size_t k)
 {
-	unsigned cp = k == 2 ? (s[0] & 0x1fu) << 6 | (s[1] & 0x3fu) :
-	                       (s[0] & 0x0fu) << 12 | (s[1] & 0x3fu) << 6 | (s[2] & 0x3fu);
+	if (k == 2)
+		return (s[0] & 0x1fu) << 6 | (s[1] & 0x3fu);
+	if (k == 3)
+		return (s[0] & 0x0fu) << 12 | (s[1] & 0x3fu) << 6 | (s[2] & 0x3fu);
+	return (s[0] & 0x07u) << 18 | (s[1] & 0x3fu) << 12 | (s[2] & 0x3fu) << 6 | (s[3] & 0x3fu);
+}
+
+size_t utf8_name_char(const unsigned char *s, size_t left)
+{
+	size_t k = utf8_layout_char(s, left);
+	if (k)
+		return k;
+	if (!left || s[0] < 0xc2) /* ASCII, a continuation byte, an overlong */
+		return 0;
+	k = utf8_seq_len(s, left);
+	if (k < 2)
+		return 0;
+	unsigned cp = decode(s, k);
+	size_t lo = 0, hi = sizeof name_hidden / sizeof name_hidden[0];
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (cp > name_hidden[mid].hi)
+			lo = mid + 1;
+		else if (cp < name_hidden[mid].lo)
+			hi = mid;
+		else
+			return k;
+	}
+	return 0;
+}
+
+static void hex4(unsigned v, char *out)
+{
 	static const char hex[] = "0123456789ABCDEF";
 	out[0] = '\\';
 	out[1] = 'u';
 	for (int i = 0; i < 4; i++)
-		out[2 + i] = hex[cp >> (12 - 4 * i) & 0xf];
-	out[6] = '\0';
+		out[2 + i] = hex[v >> (12 - 4 * i) & 0xf];
+}
+
+size_t utf8_escape(const unsigned char *s, size_t k, char out[UTF8_ESCAPE_MAX + 1])
+{
+	unsigned cp = decode(s, k);
+	if (cp < 0x10000) {
+		hex4(cp, out);
+		out[UTF8_ESCAPE_LEN] = '\0';
+		return UTF8_ESCAPE_LEN;
+	}
+	cp -= 0x10000;
+	hex4(0xd800 | cp >> 10, out);
+	hex4(0xdc00 | (cp & 0x3ff), out + UTF8_ESCAPE_LEN);
+	out[UTF8_ESCAPE_MAX] = '\0';
+	return UTF8_ESCAPE_MAX;
 }

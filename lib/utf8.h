@@ -32,10 +32,31 @@ void utf8_control_picture(unsigned char c, char out[3]);
  * Returns the length (2 or 3) of the UTF-8 sequence at s[0..left) when it
  * is one of them, else 0. */
 size_t utf8_layout_char(const unsigned char *s, size_t left);
-#define UTF8_ESCAPE_LEN 6
-/* Writes the "\uXXXX" of the character s[0..k) (k from utf8_layout_char)
- * and a NUL into out. */
-void utf8_escape(const unsigned char *s, size_t k, char out[UTF8_ESCAPE_LEN + 1]);
+
+/* The rule for names (file names, link targets, paths, anything quoted
+ * as one): utf8_layout_char's characters, the C1 controls (U+0080-U+009F,
+ * which a terminal may take for an escape), and every character that shows
+ * as nothing or can hide the ones around it: Unicode's format characters
+ * (Cf: U+00AD, U+0600-U+0605, U+061C, U+06DD, U+070F, U+180E,
+ * U+200B-U+200F, U+202A-U+202E, U+2060-U+2064, U+2066-U+206F, U+FEFF,
+ * U+FFF9-U+FFFB, the tags U+E0001 and U+E0020-U+E007F ...) and the rest of
+ * the default-ignorable code points (U+034F, the Hangul fillers, the
+ * variation selectors, U+E0000-U+E0FFF ...). "a\u200Bb" and "ab" would
+ * read the same to a person approving a call; a name made of tags
+ * carries a message nobody sees. Only names: in a file's contents such a
+ * character is text (a soft hyphen, an emoji's joiner) and stays as it is.
+ * Returns the length (2-4) of the UTF-8 sequence at s[0..left) when it is
+ * one of them, else 0. */
+size_t utf8_name_char(const unsigned char *s, size_t left);
+
+#define UTF8_ESCAPE_LEN 6  /* "\uXXXX" */
+#define UTF8_ESCAPE_MAX 12 /* "\uXXXX\uXXXX", a character past U+FFFF */
+/* Writes the escape of the character s[0..k) (k from utf8_layout_char or
+ * utf8_name_char) and a NUL into out: "\uXXXX", or for a character past
+ * U+FFFF its UTF-16 surrogate pair "\uD8XX\uDCXX", as JSON writes it, so
+ * that JSON text reads back the same character. Returns its length
+ * (UTF8_ESCAPE_LEN, or UTF8_ESCAPE_MAX for 4 bytes). */
+size_t utf8_escape(const unsigned char *s, size_t k, char out[UTF8_ESCAPE_MAX + 1]);
 
 /* Number of code points in valid UTF-8 text s[0..n). */
 size_t utf8_count(const char *s, size_t n);

@@ -45,6 +45,11 @@ void tc_result_free(struct tc_result *r)
 
 /* ---- finishing -------------------------------------------------------- */
 
+static void to_buf(void *ctx, const char *s, size_t n)
+{
+	buf_add(ctx, s, n);
+}
+
 static void unlink_call(struct tc_supervisor *s, struct call *c)
 {
 	if (c->prev)
@@ -120,13 +125,17 @@ void call_finish(struct call *c, enum tc_status st, json_t *canonical, const cha
 			canonical = json_object();
 		if (json_is_object(canonical))
 			json_object_set_new(canonical, "protected_paths_moved", json_string(moved));
-		if (buf_add(&note, text ? text : "", text ? len : 0) == 0 &&
-		    buf_printf(&note,
-		               "%s[toolcage: the call created or changed protected paths, "
-		               "which tools may not write (their owner's programs trust them): "
-		               "moved aside or put back: %s]\n",
-		               note.len && note.data[note.len - 1] != '\n' ? "\n" : "",
-		               moved) == 0) {
+		/* The paths are names a tool chose (a nested repository's):
+		 * shown as names are. */
+		buf_add(&note, text ? text : "", text ? len : 0);
+		if (note.len && note.data[note.len - 1] != '\n')
+			buf_adds(&note, "\n");
+		buf_adds(&note,
+		         "[toolcage: the call created or changed protected paths, which "
+		         "tools may not write (their owner's programs trust them): moved "
+		         "aside or put back: ");
+		shown_add(to_buf, &note, moved, strlen(moved));
+		if (buf_adds(&note, "]\n") == 0) {
 			text = note.data;
 			len = note.len;
 		}
@@ -192,11 +201,6 @@ void call_finish(struct call *c, enum tc_status st, json_t *canonical, const cha
 	channel_free(chan);
 	if (had_slot)
 		start_next(s);
-}
-
-static void to_buf(void *ctx, const char *s, size_t n)
-{
-	buf_add(ctx, s, n);
 }
 
 /* The message's %s arguments (a tool name, a path, a schema diagnostic

@@ -360,8 +360,7 @@ char *render_clean(const char *p, size_t n, size_t *len)
 			i += k ? k : 1;
 		} else if (c >= 0xc2 && utf8_layout_char(u + i, n - i)) {
 			/* a line separator or a bidirectional control: "\u2028" */
-			utf8_escape(u + i, k, out + o);
-			o += UTF8_ESCAPE_LEN;
+			o += utf8_escape(u + i, k, out + o);
 			i += k;
 		} else if ((c < 0x20 && !line_end) || c == 0x7f) {
 			utf8_control_picture((unsigned char)c, out + o); /* ESC shows as ␛ */

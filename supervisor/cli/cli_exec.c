@@ -23,8 +23,8 @@
 #include "loop.h"
 #include "netpolicy.h"
 #include "profile.h"
-#include "render.h"
 #include "sandbox.h"
+#include "shown.h"
 #include "trust.h"
 #include "util.h"
 #include "io.h"
@@ -605,18 +605,20 @@ int cmd_exec(int argc, char **argv)
 	 * what it changed is put back). */
 	char *moved = sbx_protect_sweep(jail, snap);
 	sbx_protect_snap_free(snap);
-	if (moved)
+	if (moved) {
+		char *m = shown_dup(moved); /* names the command chose */
 		fprintf(stderr,
 		        "toolcage: the command created or changed protected paths, moved aside or "
 		        "put back: %s\n",
-		        moved);
+		        m ? m : "(out of memory)");
+		free(m);
+	}
 	const struct sbx_outcome *out = sbx_child_outcome(child);
 	char *error = NULL;
 	if (out->setup_failed) {
-		/* The command's name as pictures of its control characters: it
-		 * may come from a hostile payload, and this goes to a terminal. */
-		size_t nlen;
-		char *name = render_clean(argv[optind], strlen(argv[optind]), &nlen);
+		/* The command's name shown as names are: it may come from a
+		 * hostile payload, and this goes to a terminal. */
+		char *name = shown_dup(argv[optind]);
 		const char *hint = sbx_explain_step(out->setup_step, out->setup_failed);
 		bool is_exec = !strcmp(out->setup_step, "exec");
 		int k = snprintf(msg, sizeof msg, "%s failed: %s%s%s%s%s", out->setup_step,

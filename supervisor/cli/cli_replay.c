@@ -12,7 +12,7 @@
 
 #include "cli.h"
 #include "pipeline.h"
-#include "render.h"
+#include "shown.h"
 #include "util.h"
 
 struct script {
@@ -98,9 +98,8 @@ static void report(bool as_json, unsigned n, unsigned lineno, const char *name,
 	snprintf(first, sizeof first, "%s", r->render);
 	first[strcspn(first, "\n")] = '\0';
 	/* The name comes from the file as written (an unknown tool's too): it
-	 * must not put an escape sequence on the terminal. */
-	size_t len;
-	char *clean = render_clean(name, strlen(name), &len);
+	 * must not put an escape sequence on the terminal, nor hide a part. */
+	char *clean = shown_dup(name);
 	printf("%4u  %-16.16s %-9s %-17s %6llu  %s\n", n, clean ? clean : "?", decision,
 	       tc_status_name(r->status), (unsigned long long)r->duration_ms, first);
 	free(clean);

@@ -107,6 +107,26 @@ python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["status"]=
 sleep 0.2
 if pgrep -f "sleep 37" >/dev/null; then bad "a process of the timed-out call survived"; pkill -f "sleep 37"; else ok "nothing of the timed-out call survived"; fi
 
+# Names with characters that show as nothing or turn text around are
+# shown escaped in what `toolcage call` prints; contents keep them.
+mkdir -p "$ws/inv"
+python3 - "$ws/inv" <<'PY'
+import os, sys
+for n in ["evil\u202etxt.exe", "pay\u200bpal", "b\ufeffom\u00ad", "t\U000e0041g"]:
+    open(os.path.join(sys.argv[1], n), "w", encoding="utf-8").write("zero\u200bwidth\n")
+PY
+expect_rc 0 $TC call list_dir '{"path": "inv"}'
+python3 - "$ws/.out" <<'PY' && ok "call shows invisible characters in names escaped" || bad "names with invisible characters: $(cat "$ws/.out")"
+import sys
+t = open(sys.argv[1], encoding="utf-8").read()
+for want in ["evil\\u202Etxt.exe", "pay\\u200Bpal", "b\\uFEFFom\\u00AD", "t\\uDB40\\uDC41g"]:
+    assert want in t, want
+assert not any(c in t for c in "\u202e\u200b\ufeff\u00ad\U000e0041"), repr(t)
+PY
+expect_rc 0 $TC call read_file '{"path": "inv/pay\u200bpal"}'
+grep -q "zero$(printf '\342\200\213')width" "$ws/.out" && ok "contents keep a zero-width space" || bad "contents changed: $(cat "$ws/.out")"
+rm -rf "$ws/inv"
+
 # list
 expect_rc 0 $TC list --tools $TOOLS --format openai
 python3 -c 'import json,sys; l=json.load(open(sys.argv[1])); assert any(t["function"]["name"]=="make_marker" for t in l)' "$ws/.out" \

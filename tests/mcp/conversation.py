@@ -381,6 +381,51 @@ def test_layout_characters_never_reach_the_wire_raw(tc):
     check("\\u2028" in r["content"][0]["text"], f"render: {r['content']}")
 
 
+# Characters that show as nothing or hide a part of a name: a name is
+# shown with each as \\uXXXX (past U+FFFF as its UTF-16 pair) in the text
+# a model reads; a file's contents keep them.
+INVISIBLE = ["\u200b", "\u200d", "\u00ad", "\u2060", "\u2064", "\ufeff", "\u180e",
+             "\u061c", "\u2067", "\ufe0f", "\U000e0041", "\U000e007f", "\u202e"]
+
+
+def shown_name(name):
+    out = ""
+    for ch in name:
+        if ch in INVISIBLE:
+            b = ch.encode("utf-16-be")
+            out += "".join("\\u%02X%02X" % (b[i], b[i + 1]) for i in range(0, len(b), 2))
+        else:
+            out += ch
+    return out
+
+
+def test_invisible_characters_in_names_are_shown(tc):
+    s = Server(tc)
+    s.initialize()
+    names = ["evil\u202etxt.exe", "pay\u200bpal\u00ad", "w\u2060j\u2064i\ufeffb\u180em",
+             "a\u061cb\u2067c", "t\U000e0041\U000e007f\ufe0fx", "j\u200dk"]
+    for n in names:
+        with open(os.path.join(s.ws, n), "w", encoding="utf-8") as f:
+            f.write("zero\u200bwidth\n")
+    r = s.call("list_dir", {"path": "."})["result"]
+    text = r["content"][0]["text"]
+    for n in names:
+        check(shown_name(n) in text, f"list_dir shows {shown_name(n)!r}: {text!r}")
+    check(not any(ch in text for ch in INVISIBLE), f"raw invisible character: {text!r}")
+    got = {e["path"] for e in r["structuredContent"]["entries"]}
+    check(set(names) <= got, f"structuredContent keeps the real names: {got}")
+    r = s.call("search_text", {"pattern": "zero", "path": "."})["result"]
+    text = r["content"][0]["text"]
+    check(shown_name(names[1]) in text and "zero\u200bwidth" in text,
+          f"search_text: names shown, contents kept: {text!r}")
+    r = s.call("read_file", {"path": names[0]})["result"]
+    check("zero\u200bwidth" in r["content"][0]["text"], f"read_file keeps contents: {r}")
+    r = s.call("delete_path", {"path": "nope\u200b/x"})["result"]
+    text = r["content"][0]["text"]
+    check(r["isError"] and "nope\\u200B" in text and "\u200b" not in text,
+          f"an error names the path shown: {text!r}")
+
+
 @stdio_only
 def test_requests_before_initialize_are_refused(tc):
     s = Server(tc)

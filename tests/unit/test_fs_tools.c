@@ -128,6 +128,78 @@ static void test_names_with_unicode_breaks_and_bidi_are_shown(void **state)
 	}
 }
 
+/* Characters that show as nothing (zero-width, soft hyphen, word joiner,
+ * BOM, Mongolian vowel separator, the tags that spell an invisible
+ * message, a C1 control) hide a part of a name from the model or the
+ * person approving: in every name shown as "\\uXXXX" (a tag as its UTF-16
+ * pair), while the same characters in a file's contents stay as they are. */
+static void test_names_with_invisible_characters_are_shown(void **state)
+{
+	struct ws *w = *state;
+	ws_mkdir(w, "v");
+	static const char zwsp[] = { (char)0xe2, (char)0x80, (char)0x8b, 0 },  /* U+200B */
+	        shy[] = { (char)0xc2, (char)0xad, 0 },                         /* U+00AD */
+	        wj[] = { (char)0xe2, (char)0x81, (char)0xa0, 0 },              /* U+2060 */
+	        bom[] = { (char)0xef, (char)0xbb, (char)0xbf, 0 },             /* U+FEFF */
+	        mvs[] = { (char)0xe1, (char)0xa0, (char)0x8e, 0 },             /* U+180E */
+	        vs16[] = { (char)0xef, (char)0xb8, (char)0x8f, 0 },            /* U+FE0F */
+	        csi[] = { (char)0xc2, (char)0x9b, 0 },                         /* U+009B */
+	        tag[] = { (char)0xf3, (char)0xa0, (char)0x81, (char)0x81, 0 }; /* U+E0041 */
+	static const char *const raw[] = { zwsp, shy, wj, bom, mvs, vs16, csi, tag };
+	char name[96], target[32];
+	snprintf(name, sizeof name, "v/pay%spal%s.txt", zwsp, shy);
+	ws_write(w, name, "needle\n");
+	snprintf(name, sizeof name, "v/w%sj%sb%sm", wj, bom, mvs);
+	ws_write(w, name, "needle\n");
+	snprintf(name, sizeof name, "v/t%s%sx%s", tag, vs16, csi);
+	ws_write(w, name, "needle\n");
+	snprintf(name, sizeof name, "v/link");
+	snprintf(target, sizeof target, "to%sthere", zwsp);
+	assert_int_equal(symlink(target, ws_path(w, name)), 0);
+	static const char *const calls[][3] = {
+		{ "list_dir", "{\"path\": \"v\"}", "pay\\u200Bpal\\u00AD.txt" },
+		{ "list_dir", "{\"path\": \"v\"}", "w\\u2060j\\uFEFFb\\u180Em" },
+		{ "list_dir", "{\"path\": \"v\"}", "t\\uDB40\\uDC41\\uFE0Fx\\u009B" },
+		{ "list_dir", "{\"path\": \"v\"}", "to\\u200Bthere" },
+		{ "tree", "{\"path\": \"v\"}", "pay\\u200Bpal\\u00AD.txt" },
+		{ "search_text", "{\"pattern\": \"needle\", \"path\": \"v\"}",
+		  "pay\\u200Bpal\\u00AD.txt" },
+		{ "find_files", "{\"pattern\": \"**\", \"path\": \"v\"}",
+		  "w\\u2060j\\uFEFFb\\u180Em" },
+		{ "file_info", "{\"path\": \"v/link\"}", "to\\u200Bthere" },
+		{ "read_file", "{\"path\": \"v/nope\\u200b\"}", "nope\\u200B" },
+		{ "delete_path", "{\"path\": \"v\"}", "pay\\u200Bpal\\u00AD.txt" },
+	};
+	for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++) {
+		ws_clear_out(w);
+		ws_call(w, calls[i][0], calls[i][1]);
+		const char *r = w->out.render;
+		assert_non_null(r);
+		for (size_t k = 0; k < sizeof raw / sizeof raw[0]; k++)
+			if (strstr(r, raw[k]))
+				fail_msg("%s: an invisible character raw in the render: %s",
+				         calls[i][0], r);
+		if (!strstr(r, calls[i][2]))
+			fail_msg("%s %s: the name is not shown: %s", calls[i][0], calls[i][1], r);
+	}
+	/* Contents are text: the zero-width space in the file stays. */
+	ws_mkdir(w, "c");
+	ws_write(w, "c/zw.txt",
+	         "needle a\xe2\x80\x8b"
+	         "b\n");
+	ws_clear_out(w);
+	ws_call(w, "read_file", "{\"path\": \"c/zw.txt\"}");
+	assert_non_null(w->out.render);
+	assert_non_null(strstr(w->out.render,
+	                       "needle a\xe2\x80\x8b"
+	                       "b"));
+	ws_clear_out(w);
+	ws_call(w, "search_text", "{\"pattern\": \"needle a\", \"path\": \"c\"}");
+	assert_non_null(strstr(w->out.render,
+	                       "needle a\xe2\x80\x8b"
+	                       "b"));
+}
+
 /* The fs tools' printf: numbers, widths and precisions as printf's, every
  * %s shown with its control characters as pictures. */
 static void test_fs_buf_printf_formats_and_shows_names(void **state)
@@ -1178,6 +1250,7 @@ int main(void)
 		T(test_list_roots_reports_workspace),
 		T(test_names_with_newlines_stay_on_their_line),
 		T(test_names_with_unicode_breaks_and_bidi_are_shown),
+		T(test_names_with_invisible_characters_are_shown),
 		cmocka_unit_test(test_fs_buf_printf_formats_and_shows_names),
 		cmocka_unit_test(test_buf_failure_sticks_until_detach),
 		T(test_list_roots_repairs_non_utf8_workspace_path),
