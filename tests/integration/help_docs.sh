@@ -114,6 +114,11 @@ if command -v man >/dev/null; then
 		fail "toolcage-replay(1) lacks --shard"
 	MANWIDTH=80 LC_ALL=C.UTF-8 man -l "$BUILD/man/toolcage-manifest.5" 2>&1 | grep -q 'command' ||
 		fail "toolcage-manifest(5) lacks the manifest keys"
+	# The pages speak to their readers: notes for the docs' editors stay out.
+	for p in $pages; do
+		MANWIDTH=80 LC_ALL=C.UTF-8 man -l "$p" 2>&1 | grep -q 'gen_help' &&
+			fail "$p tells its reader how it is generated"
+	done
 fi
 echo "ok   the man pages render ($(echo "$pages" | wc -w) pages)"
 
