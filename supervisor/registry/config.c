@@ -874,10 +874,14 @@ int config_user_path(char *out, size_t size)
 	return n > 0 && (size_t)n < size ? 0 : -1;
 }
 
-static int load_one(const char *file, struct config **out, struct tc_error *err)
+/* Reads and parses file; *unread (may be NULL) tells whether it failed
+ * before the file's text was had. */
+static int load_one(const char *file, struct config **out, bool *unread, struct tc_error *err)
 {
 	struct buf b = BUF_INIT;
 	int rc = read_file_bounded(file, CONFIG_FILE_MAX, &b, err);
+	if (unread)
+		*unread = rc != 0;
 	if (rc == 0)
 		rc = config_parse(b.data, b.len, file, out, err);
 	if (rc == 0 && !((*out)->file = strdup(file))) {
@@ -893,7 +897,7 @@ int config_load(const char *path, struct config **out, struct tc_error *err)
 {
 	*out = NULL;
 	if (path)
-		return load_one(path, out, err);
+		return load_one(path, out, NULL, err);
 	char user[4096];
 	const char *candidates[] = {
 		"./" CONFIG_DEFAULT_NAME,
@@ -905,13 +909,24 @@ int config_load(const char *path, struct config **out, struct tc_error *err)
 		if (!candidates[i])
 			continue;
 		struct config *c = NULL;
-		if (load_one(candidates[i], &c, &e) == 0 && c) {
+		bool unread = false;
+		if (load_one(candidates[i], &c, &unread, &e) == 0 && c) {
 			c->from_cwd = i == 0;
 			*out = c;
 			return 0;
 		}
 		if (e.code != TC_E_NOT_FOUND) {
-			if (err)
+			/* Not knowing what a file there says, refuse; and say that
+			 * no --config was given, so this is where toolcage looked. */
+			if (err && unread)
+				tc_error_set(
+				        err, e.code, e.where,
+				        "%s (no --config was given, so toolcage looked for its "
+				        "configuration here%s; make it readable, or pass --config "
+				        "FILE)",
+				        e.msg,
+				        i == 1 ? ", in $XDG_CONFIG_HOME, else ~/.config" : "");
+			else if (err)
 				*err = e;
 			return -1;
 		}

@@ -207,6 +207,46 @@ static void write_text(const char *path, const char *text)
 	fclose(f);
 }
 
+/* A file where the search looks that cannot be read is refused (what it
+ * says is not known), and the message says why toolcage looked there and
+ * what to do. */
+static void test_config_load_unreadable_default_says_what_to_do(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/test_config.XXXXXX", old[4096], sub[600], path[700];
+	assert_non_null(mkdtemp(dir));
+	assert_non_null(getcwd(old, sizeof old));
+	snprintf(sub, sizeof sub, "%s/toolcage", dir);
+	snprintf(path, sizeof path, "%s/toolcage.json", sub);
+	assert_int_equal(mkdir(sub, 0700), 0);
+	assert_int_equal(mkdir(path, 0700), 0); /* a directory: no file can be read */
+	assert_int_equal(chdir(dir), 0);
+	setenv("XDG_CONFIG_HOME", dir, 1);
+	struct config *cfg = NULL;
+	struct tc_error err = { 0 }, bad = { 0 };
+	int rc = config_load(NULL, &cfg, &err);
+	/* a file that was read and is wrong is not told to be made readable */
+	write_text("toolcage.json", "{bad");
+	int rc_bad = config_load(NULL, &cfg, &bad);
+	unlink("toolcage.json");
+	unsetenv("XDG_CONFIG_HOME");
+	assert_int_equal(chdir(old), 0);
+	rmdir(path);
+	rmdir(sub);
+	rmdir(dir);
+	assert_int_equal(rc, -1);
+	assert_null(cfg);
+	if (!strstr(err.where, "/toolcage/toolcage.json") ||
+	    !strstr(err.msg,
+	            "no --config was given, so toolcage looked for its configuration "
+	            "here, in $XDG_CONFIG_HOME") ||
+	    !strstr(err.msg, "pass --config FILE"))
+		fail_msg("%s: %s", err.where, err.msg);
+	assert_int_equal(rc_bad, -1);
+	if (!strstr(bad.msg, "not valid JSON") || strstr(bad.msg, "readable"))
+		fail_msg("%s: %s", bad.where, bad.msg);
+}
+
 /* Without ./toolcage.json: $XDG_CONFIG_HOME/toolcage/toolcage.json; with
  * it, the project file first. */
 static void test_config_load_search_order(void **state)
@@ -453,6 +493,7 @@ int main(void)
 		cmocka_unit_test(test_config_load_without_file_gives_defaults),
 		cmocka_unit_test(test_config_load_finds_toolcage_json_in_cwd),
 		cmocka_unit_test(test_config_load_search_order),
+		cmocka_unit_test(test_config_load_unreadable_default_says_what_to_do),
 		cmocka_unit_test(test_config_protected_paths),
 		cmocka_unit_test(test_config_protected_paths_errors),
 		cmocka_unit_test(test_config_load_missing_named_file_fails),
