@@ -161,6 +161,17 @@ json_t *audit_event_tool_result(uint64_t call, const char *tool, const struct au
 	return finish(e, rc);
 }
 
+json_t *audit_event_connection_refused(const char *peer, long long uid, const char *reason)
+{
+	json_t *e = event_new("connection-refused", 0, NULL);
+	if (!e)
+		return NULL;
+	int rc = set_text(e, "peer", peer) | set_text(e, "reason", reason);
+	if (uid >= 0)
+		rc |= json_object_set_new(e, "uid", json_integer((json_int_t)uid));
+	return finish(e, rc);
+}
+
 json_t *audit_event_error(uint64_t call, const char *tool, const char *message)
 {
 	json_t *e = event_new("error", call, tool);

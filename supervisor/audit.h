@@ -91,6 +91,10 @@ json_t *audit_event_tool_result(uint64_t call, const char *tool, const struct au
 /* {"event":"error", "tool", "message"}: a defect (a crashed builtin, a
  * broken invariant), never an expected failure. */
 json_t *audit_event_error(uint64_t call, const char *tool, const char *message);
+/* {"event":"connection-refused", "peer", "uid"?, "reason"}: a connection
+ * to `serve --http` turned away for whose it is (peer: "ADDR:PORT"; uid:
+ * its owner as the kernel names it, < 0 when it could not). */
+json_t *audit_event_connection_refused(const char *peer, long long uid, const char *reason);
 
 /* A copy of v in which every string longer than max characters (at any
  * depth) is cut to max characters followed by " [... N characters in

@@ -33,8 +33,10 @@
 #include <sys/epoll.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "mcp_http.h"
+#include "audit.h"
 #include "pipeline.h"
 
 /* The end of respond()'s header list (a typed null for the variadic call). */
@@ -186,8 +188,60 @@ static bool origin_allowed(const struct http_server *h, const char *origin)
 	        (rest[host_len(rest)] == '\0' || rest[host_len(rest)] == ':');
 }
 
-/* Host, Origin and Authorization, before anything is read. 0 when the
- * request may go on, else the HTTP status and *why. */
+/* Without a token, the connection's owner as the kernel names it must be
+ * the server's user or root (mcp_http_peer.c): loopback is every local
+ * user's. A refusal is audited. 0, or MHD_HTTP_FORBIDDEN with *why. */
+static unsigned peer_check(struct http_server *h, struct MHD_Connection *c, const char **why)
+{
+	const union MHD_ConnectionInfo *ci =
+	        h->api->get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+	uid_t uid = (uid_t)-1;
+	int rc = ci ? http_peer_uid(h->peer_diag, ci->connect_fd, &uid) : -EBADF;
+	if (!rc && (uid == geteuid() || uid == 0))
+		return 0;
+	static char text[320];
+	if (rc)
+		snprintf(text, sizeof text,
+		         "Forbidden: this server (serve --http on loopback without --token-file) "
+		         "admits only its own user's connections, and whose this one is could not "
+		         "be found (%s).",
+		         strerror(-rc));
+	else
+		snprintf(text, sizeof text,
+		         "Forbidden: this server (serve --http on loopback without --token-file) "
+		         "admits only its own user's connections (uid %u); this one is uid %u's. "
+		         "Its owner can give --token-file to let others in.",
+		         (unsigned)geteuid(), (unsigned)uid);
+	*why = text;
+	struct audit *a = supervisor_audit(h->srv->sup);
+	if (audit_has_subscribers(a)) {
+		char peer[INET6_ADDRSTRLEN + 8] = "?";
+		struct sockaddr_storage sa;
+		socklen_t sl = sizeof sa;
+		if (ci && getpeername(ci->connect_fd, (struct sockaddr *)&sa, &sl) == 0) {
+			char addr[INET6_ADDRSTRLEN] = "?";
+			bool v6 = sa.ss_family == AF_INET6;
+			const void *ap = v6 ?
+			        (const void *)&((struct sockaddr_in6 *)&sa)->sin6_addr :
+			        (const void *)&((struct sockaddr_in *)&sa)->sin_addr;
+			inet_ntop(sa.ss_family, ap, addr, sizeof addr);
+			unsigned port = ntohs(v6 ? ((struct sockaddr_in6 *)&sa)->sin6_port :
+			                           ((struct sockaddr_in *)&sa)->sin_port);
+			snprintf(peer, sizeof peer, "%s%s%s:%u", v6 ? "[" : "", addr, v6 ? "]" : "",
+			         port);
+		}
+		json_t *ev = audit_event_connection_refused(peer, rc ? -1 : (long long)uid, text);
+		struct tc_error err = { 0 };
+		if (!ev || audit_emit(a, ev, &err) < 0)
+			fprintf(stderr, "toolcage: audit: %s\n", ev ? err.msg : "out of memory");
+		json_decref(ev);
+	}
+	return MHD_HTTP_FORBIDDEN;
+}
+
+/* Host, Origin and Authorization (or, without a token, the connection's
+ * owner), before anything is read. 0 when the request may go on, else the
+ * HTTP status and *why. */
 static unsigned gatekeep(struct http_server *h, struct MHD_Connection *c, const char **why)
 {
 	/* DNS rebinding: a page on evil.example whose name now resolves to
@@ -204,7 +258,11 @@ static unsigned gatekeep(struct http_server *h, struct MHD_Connection *c, const 
 		       "adds one).";
 		return MHD_HTTP_FORBIDDEN;
 	}
-	if (h->opt.token) {
+	if (!h->opt.token) {
+		unsigned st = peer_check(h, c, why);
+		if (st)
+			return st;
+	} else {
 		const char *auth = header(h, c, "Authorization");
 		const char *tok = auth && !strncasecmp(auth, "Bearer ", 7) ? auth + 7 : "";
 		if (!same_secret(tok, strlen(tok), h->opt.token, h->opt.token_len)) {

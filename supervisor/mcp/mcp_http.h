@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include <stdarg.h>
 #include <sys/socket.h>
+#include <sys/types.h>
 #include <microhttpd.h>
 
 #include "mcp_internal.h"
@@ -90,7 +91,8 @@ struct http_options {
 	struct sockaddr_storage addr;
 	socklen_t addr_len;
 	bool loopback; /* addr is 127.0.0.0/8 or ::1 */
-	char *token;   /* NULL: no authentication (loopback only) */
+	char *token;   /* NULL: no authentication (loopback only), and then
+	                * only connections of the server's user or root */
 	size_t token_len;
 	char **origins; /* extra allowed Origin values, NULL-terminated */
 	size_t max_sessions;
@@ -194,7 +196,21 @@ struct http_server {
 	bool draining;
 	int64_t drain_until;
 	char port_text[8];
+	int peer_diag; /* the sock_diag socket when peers are checked (no
+	                * token), else -1 */
 };
+
+/* ---- mcp_http_peer.c --------------------------------------------------- */
+
+/* A NETLINK_SOCK_DIAG socket (new fd), or -errno. */
+int http_peer_open(void);
+/* The uid of the process that made the socket at the other end of the
+ * connected TCP socket conn, from the kernel (inet_diag, through diag):
+ * 0 with *uid, or -errno when the kernel cannot say. Never blocks. */
+int http_peer_uid(int diag, int conn, uid_t *uid);
+/* 0 when http_peer_uid works here for family (AF_INET, AF_INET6): a
+ * loopback connection of our own is named as ours; else -errno. */
+int http_peer_probe(int diag, int family);
 
 /* Ends a session: its calls are cancelled unanswered, its streams go. */
 void http_session_free(struct http_session *hs);

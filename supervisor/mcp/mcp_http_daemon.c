@@ -247,6 +247,8 @@ static void http_free(void *data)
 	if (h->run_timer)
 		loop_del_timer(h->loop, h->run_timer);
 	free(h->opt.token);
+	if (h->peer_diag >= 0)
+		close(h->peer_diag);
 	if (h->opt.origins)
 		for (char **o = h->opt.origins; *o; o++)
 			free(*o);
@@ -262,6 +264,7 @@ int mcp_http_start(struct mcp_server *srv, const struct mcp_options *opt, struct
 	h->srv = srv;
 	h->loop = srv->loop;
 	h->mhd_epoll_fd = -1;
+	h->peer_diag = -1;
 	srv->transport = h;
 	srv->transport_signal = http_signal;
 	srv->transport_free = http_free;
@@ -281,6 +284,24 @@ int mcp_http_start(struct mcp_server *srv, const struct mcp_options *opt, struct
 		                    "(clients send Authorization: Bearer <its content>), or bind "
 		                    "127.0.0.1",
 		                    opt->http);
+	/* Without a token, loopback admits the server's user (and root) only,
+	 * as the kernel names a connection's owner: another local user could
+	 * otherwise run every tool as this one. Where the kernel cannot say,
+	 * no server without a token. */
+	if (!o->token) {
+		int e = h->peer_diag = http_peer_open();
+		if (e >= 0)
+			e = http_peer_probe(h->peer_diag, o->addr.ss_family);
+		if (e < 0)
+			return tc_error_set(
+			        err, TC_E_SYSTEM, "--http",
+			        "%s without --token-file admits only connections of "
+			        "toolcage's own user, and the kernel cannot say whose a "
+			        "connection is here (sock_diag: %s): any local user could "
+			        "run tools as you. Give --token-file FILE (clients send "
+			        "Authorization: Bearer <its content>)",
+			        opt->http, strerror(-e));
+	}
 	size_t n = 0;
 	while (opt->origins && opt->origins[n])
 		n++;
@@ -334,7 +355,8 @@ int mcp_http_start(struct mcp_server *srv, const struct mcp_options *opt, struct
 		        "%s)\n",
 		        o->addr.ss_family == AF_INET6 ? "[" : "", addr,
 		        o->addr.ss_family == AF_INET6 ? "]" : "", port,
-		        o->token ? "bearer token required" : "loopback only, no token",
+		        o->token ? "bearer token required" :
+		                   "loopback only, no token: this user's connections only",
 		        h->api->get_version());
 	run_now(h);
 	return 0;

@@ -1204,6 +1204,70 @@ def test_http_bearer_token_and_remote_bind(tc):
         shutil.rmtree(d, ignore_errors=True)
 
 
+OTHER_UID = 65534
+
+
+def post_as(s, uid, body, headers):
+    """POSTs body to s's /mcp from a process of another user (setpriv):
+    (status, body)."""
+    code = ("import http.client, json, sys\n"
+            "c = http.client.HTTPConnection(sys.argv[1], int(sys.argv[2]), timeout=30)\n"
+            "c.request('POST', '/mcp', body=sys.argv[3].encode(), headers=json.loads(sys.argv[4]))\n"
+            "r = c.getresponse()\n"
+            "sys.stdout.write(str(r.status) + '\\n' + r.read().decode())\n")
+    out = subprocess.run(["setpriv", "--reuid", str(uid), "--regid", str(uid), "--clear-groups",
+                          "--", sys.executable, "-c", code, s.host.strip("[]"), str(s.port()),
+                          body.decode(), json.dumps(headers)],
+                         capture_output=True, text=True, timeout=60, cwd="/")
+    status, _, rest = out.stdout.partition("\n")
+    check(status.isdigit(), f"the other user's request did not run: {out.stderr}")
+    return int(status), rest
+
+
+@http_only
+def test_http_loopback_without_token_admits_its_user_only(tc):
+    """Loopback is every local user's: without --token-file, a connection
+    the kernel names as another user's is refused (403, audited) and the
+    server's own user's is admitted; with a token, the token decides."""
+    if os.geteuid() != 0 or not shutil.which("setpriv"):
+        print("     (skipped: another user's connection needs root and setpriv)")
+        return None
+    audit = audit_outside()
+    s = Server(tc, "--audit", audit)
+    st, body = post_as(s, OTHER_UID, INIT, JSONH)
+    msg = rpc_error(body).get("message", "")
+    check(st == 403 and f"uid {OTHER_UID}'s" in msg and "--token-file" in msg,
+          f"another user without a token: {st} {body}")
+    s.initialize()
+    check(s.call("echo_json", {"text": "[1]"})["result"]["isError"] is False,
+          "the server's own user is admitted")
+    s.close()
+    with open(audit) as f:
+        ev = [json.loads(l) for l in f]
+    refused = [e for e in ev if e["event"] == "connection-refused"]
+    check(len(refused) == 1 and refused[0]["uid"] == OTHER_UID and
+          refused[0]["peer"].startswith("127.0.0.1:") and "uid 65534" in refused[0]["reason"],
+          f"the refusal is audited: {ev}")
+    d = tempfile.mkdtemp(prefix="tc-token-")
+    try:
+        tok = os.path.join(d, "token")
+        with open(tok, "w") as f:
+            f.write("0ther-0ther-0ther-0123456789\n")
+        s = Server(tc, "--token-file", tok)
+        auth = dict(JSONH, Authorization="Bearer 0ther-0ther-0ther-0123456789")
+        st, body = post_as(s, OTHER_UID, INIT, auth)
+        check(st == 200, f"another user with the token: {st} {body}")
+        st, _ = post_as(s, OTHER_UID, INIT, JSONH)
+        check(st == 401, f"another user without the token: {st}")
+        st, _, _ = http_call(s, "POST", body=INIT, headers=auth)
+        check(st == 200, f"the owner with the token: {st}")
+        st, _, _ = http_call(s, "POST", body=INIT, headers=JSONH)
+        check(st == 401, f"the owner without the token: {st}")
+        return s
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
 @http_only
 def test_http_requests_are_bounded_and_checked(tc):
     s = Server(tc, "--config", SHORT_CFG)

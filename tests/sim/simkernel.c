@@ -33,6 +33,9 @@
  *                             fsopen, pivot_root and umount fail with EPERM
  *                             (a container seccomp profile without
  *                             CAP_SYS_ADMIN)
+ *     --sock-diag none        no NETLINK_SOCK_DIAG socket (a kernel or a
+ *                             seccomp profile without it): the kernel cannot
+ *                             say whose a TCP connection is
  *     --container-default     what a Docker or Kubernetes (RuntimeDefault)
  *                             container gives: --caps container (as root),
  *                             namespaces refused (EPERM), --clone3 enosys,
@@ -58,6 +61,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <linux/netlink.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
@@ -80,13 +84,15 @@ struct sim {
 	bool proc_masked;
 	bool container_caps;
 	bool mount_eperm;
+	bool no_sock_diag;
 };
 
 static void usage(void)
 {
 	fputs("usage: simkernel [--landlock none|1-6] [--userns eperm|enospc|nocaps]\n"
 	      "                 [--clone3 enosys] [--proc masked] [--caps container]\n"
-	      "                 [--mount eperm] [--container-default] -- PROGRAM [ARG...]\n",
+	      "                 [--mount eperm] [--sock-diag none] [--container-default]\n"
+	      "                 -- PROGRAM [ARG...]\n",
 	      stderr);
 	exit(125);
 }
@@ -421,6 +427,9 @@ static int parse(int argc, char **argv, struct sim *s)
 		} else if (!strcmp(o, "--mount") && !strcmp(v, "eperm")) {
 			s->mount_eperm = true;
 			i++;
+		} else if (!strcmp(o, "--sock-diag") && !strcmp(v, "none")) {
+			s->no_sock_diag = true;
+			i++;
 		} else if (!strcmp(o, "--container-default")) {
 			s->container_caps = geteuid() == 0;
 			s->all_ns_eperm = s->clone3_enosys = s->mount_eperm = s->proc_masked = true;
@@ -493,6 +502,11 @@ _Noreturn static void child(const struct sim *s, int sock, char **argv)
 	add_landlock(ctx, s);
 	add_namespaces(ctx, s);
 	add_mounts(ctx, s);
+	if (s->no_sock_diag) {
+		struct scmp_arg_cmp c[] = { SCMP_A0(SCMP_CMP_EQ, AF_NETLINK),
+			                    SCMP_A2(SCMP_CMP_EQ, NETLINK_SOCK_DIAG) };
+		rule(ctx, SCMP_ACT_ERRNO(EPROTONOSUPPORT), "socket", 2, c);
+	}
 	int rc = seccomp_load(ctx);
 	if (rc < 0)
 		die("seccomp_load", -rc);

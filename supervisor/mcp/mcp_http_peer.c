@@ -1,0 +1,154 @@
+/* mcp_http_peer.c — who is at the other end of a loopback connection, as
+ * the kernel says (sock_diag), for `serve --http` on loopback without a
+ * token.
+ *
+ * Loopback is not one user: every local account (a shared build machine,
+ * nobody's daemons, another user's session) can connect to 127.0.0.1, and
+ * a server without a token would run its owner's tools in its owner's
+ * workspace for any of them. TCP carries no credentials (SO_PEERCRED is
+ * for Unix sockets), but the kernel knows which user made the socket at
+ * the other end: an inet_diag request for that exact socket, named by its
+ * four-tuple (the peer's address and port as its source, ours as its
+ * destination), answers with its idiag_uid. No /proc parsing, one
+ * netlink round trip per request, answered while the request is sent.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <linux/inet_diag.h>
+#include <linux/netlink.h>
+#include <linux/sock_diag.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "mcp_http.h"
+
+int http_peer_open(void)
+{
+	int fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+	return fd < 0 ? -errno : fd;
+}
+
+/* Copies the address of sa (AF_INET or AF_INET6) into the four words of
+ * an inet_diag id, its port into *port (network order). */
+static void to_id(const struct sockaddr_storage *sa, __be32 addr[4], __be16 *port)
+{
+	memset(addr, 0, 4 * sizeof addr[0]);
+	if (sa->ss_family == AF_INET6) {
+		const struct sockaddr_in6 *a6 = (const struct sockaddr_in6 *)sa;
+		memcpy(addr, &a6->sin6_addr, 16);
+		*port = a6->sin6_port;
+	} else {
+		const struct sockaddr_in *a4 = (const struct sockaddr_in *)sa;
+		addr[0] = a4->sin_addr.s_addr;
+		*port = a4->sin_port;
+	}
+}
+
+int http_peer_uid(int diag, int conn, uid_t *uid)
+{
+	struct sockaddr_storage local, peer;
+	socklen_t ll = sizeof local, pl = sizeof peer;
+	if (getsockname(conn, (struct sockaddr *)&local, &ll) < 0 ||
+	    getpeername(conn, (struct sockaddr *)&peer, &pl) < 0)
+		return -errno;
+	if (local.ss_family != peer.ss_family ||
+	    (local.ss_family != AF_INET && local.ss_family != AF_INET6))
+		return -EAFNOSUPPORT;
+	struct {
+		struct nlmsghdr nlh;
+		struct inet_diag_req_v2 r;
+	} req = {
+		.nlh = { .nlmsg_len = sizeof req,
+		         .nlmsg_type = SOCK_DIAG_BY_FAMILY,
+		         .nlmsg_flags = NLM_F_REQUEST,
+		         .nlmsg_seq = 1 },
+		.r = { .sdiag_family = (__u8)local.ss_family,
+		       .sdiag_protocol = IPPROTO_TCP,
+		       .idiag_states = ~0u },
+	};
+	/* The peer's socket: its source is the peer, its destination us. */
+	to_id(&peer, req.r.id.idiag_src, &req.r.id.idiag_sport);
+	to_id(&local, req.r.id.idiag_dst, &req.r.id.idiag_dport);
+	req.r.id.idiag_cookie[0] = req.r.id.idiag_cookie[1] = INET_DIAG_NOCOOKIE;
+	struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
+	ssize_t n;
+	do
+		n = sendto(diag, &req, sizeof req, 0, (struct sockaddr *)&kernel, sizeof kernel);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	/* The kernel answers while the request is sent: the reply is queued
+	 * by now, and never waited for on the server's one loop. */
+	union {
+		struct nlmsghdr h;
+		char bytes[1024];
+	} ans;
+	do
+		n = recv(diag, &ans, sizeof ans, MSG_DONTWAIT);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return errno == EAGAIN ? -ETIMEDOUT : -errno;
+	for (struct nlmsghdr *h = &ans.h; NLMSG_OK(h, (size_t)n); h = NLMSG_NEXT(h, n)) {
+		if (h->nlmsg_seq != 1)
+			continue; /* an old answer to a request given up on */
+		if (h->nlmsg_type == NLMSG_ERROR) {
+			const struct nlmsgerr *e = NLMSG_DATA(h);
+			return h->nlmsg_len >= NLMSG_LENGTH(sizeof *e) && e->error ? e->error :
+			                                                           -EPROTO;
+		}
+		if (h->nlmsg_type != SOCK_DIAG_BY_FAMILY ||
+		    h->nlmsg_len < NLMSG_LENGTH(sizeof(struct inet_diag_msg)))
+			continue;
+		const struct inet_diag_msg *m = NLMSG_DATA(h);
+		/* The very socket asked about, never another one's uid. */
+		if (m->idiag_family != req.r.sdiag_family ||
+		    m->id.idiag_sport != req.r.id.idiag_sport ||
+		    m->id.idiag_dport != req.r.id.idiag_dport ||
+		    memcmp(m->id.idiag_src, req.r.id.idiag_src, sizeof m->id.idiag_src) ||
+		    memcmp(m->id.idiag_dst, req.r.id.idiag_dst, sizeof m->id.idiag_dst))
+			return -ESRCH;
+		*uid = m->idiag_uid;
+		return 0;
+	}
+	return -EPROTO;
+}
+
+int http_peer_probe(int diag, int family)
+{
+	/* A connection of our own over loopback, asked about as any client's
+	 * is: the kernel must name our uid for it, or it cannot be relied on
+	 * (no inet_diag, a filter that refuses netlink, a user namespace that
+	 * maps nothing). */
+	struct sockaddr_storage a = { .ss_family = (sa_family_t)family };
+	socklen_t al;
+	if (family == AF_INET6) {
+		((struct sockaddr_in6 *)&a)->sin6_addr = in6addr_loopback;
+		al = sizeof(struct sockaddr_in6);
+	} else {
+		((struct sockaddr_in *)&a)->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		al = sizeof(struct sockaddr_in);
+	}
+	int l = socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	int c = socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	int s = -1, rc = 0;
+	uid_t uid = (uid_t)-1;
+	if (l < 0 || c < 0 || bind(l, (struct sockaddr *)&a, al) < 0 || listen(l, 1) < 0 ||
+	    getsockname(l, (struct sockaddr *)&a, &al) < 0 ||
+	    connect(c, (struct sockaddr *)&a, al) < 0 || (s = accept4(l, NULL, NULL, SOCK_CLOEXEC)) < 0)
+		rc = -errno;
+	else
+		rc = http_peer_uid(diag, s, &uid);
+	if (!rc && uid != geteuid())
+		rc = -EPERM;
+	if (s >= 0)
+		close(s);
+	if (c >= 0)
+		close(c);
+	if (l >= 0)
+		close(l);
+	return rc;
+}

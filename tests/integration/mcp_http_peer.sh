@@ -1,0 +1,59 @@
+#!/bin/sh
+# `serve --http` on loopback without --token-file admits only its own
+# user's connections, as the kernel names their owner (sock_diag; the
+# conversation harness proves another user's request refused and audited:
+# tests/mcp/conversation.py). Here: where the kernel cannot say (no
+# NETLINK_SOCK_DIAG, simulated by tests/sim/simkernel), such a server
+# refuses to start and says to use --token-file; with a token it starts.
+# Exit 0 pass, 77 skip (no simkernel or libmicrohttpd), anything else fail.
+set -u
+TC=${TOOLCAGE:?}
+B=${BUILD:-build}
+case $B in /*) ;; *) B=$(pwd)/$B ;; esac
+SIM=$B/sim/simkernel
+if [ ! -x "$SIM" ]; then
+	echo "skip: $SIM is not built (make test builds it)"
+	exit 77
+fi
+d=$(mktemp -d)
+pid=
+trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$d"' EXIT
+cd "$d" || exit 1
+mkdir ws
+fails=0
+ok() { echo "ok   $*"; }
+bad() { echo "FAIL $*"; fails=$((fails + 1)); }
+
+"$TC" serve --workspace ws --http 127.0.0.1:0 </dev/null >out 2>err &
+pid=$!
+for _ in $(seq 50); do grep -q "listening on" err && break; sleep 0.1; done
+if grep -q "libmicrohttpd12\|could not be loaded" err; then
+	echo "skip: $(tail -1 err)"
+	exit 77
+fi
+grep -q "listening on .*this user's connections only" err &&
+	ok "loopback without a token serves this user's connections" ||
+	bad "loopback without a token: $(cat err)"
+kill "$pid"; wait "$pid" 2>/dev/null; pid=
+
+"$SIM" --sock-diag none -- "$TC" serve --workspace ws --http 127.0.0.1:0 </dev/null >out 2>err
+rc=$?
+if [ $rc = 125 ]; then
+	echo "skip: simkernel cannot run here: $(tail -1 err)"
+	exit 77
+fi
+[ $rc = 2 ] && grep -q "kernel cannot say whose a connection is" err && grep -q -- "--token-file" err &&
+	ok "no sock_diag: refused to start, --token-file named" ||
+	bad "no sock_diag without a token: exit $rc: $(cat err)"
+
+printf 'peer-peer-peer-0123456789\n' >token
+"$SIM" --sock-diag none -- "$TC" serve --workspace ws --http 127.0.0.1:0 --token-file token \
+	</dev/null >out 2>err &
+pid=$!
+for _ in $(seq 50); do grep -q "listening on" err && break; sleep 0.1; done
+grep -q "listening on .*bearer token required" err &&
+	ok "no sock_diag with a token: serves" || bad "no sock_diag with a token: $(cat err)"
+kill "$pid"; wait "$pid" 2>/dev/null; pid=
+
+[ $fails = 0 ] && echo "all peer checks passed"
+[ $fails = 0 ]
