@@ -211,8 +211,7 @@ static int plan_rw_paths(const struct sbx_spec *spec, struct sbx_jail *j, struct
 	for (size_t i = 0; spec->write_paths && spec->write_paths[i]; i++) {
 		const char *w = spec->write_paths[i];
 		if (!strcmp(w, "/"))
-			return sbx_err(err, EINVAL,
-			               "write path / would make the whole host writable");
+			return sbx_err(err, 0, "write path / would make the whole host writable");
 		struct open_how how = { .flags = O_PATH | O_CLOEXEC,
 			                .resolve = RESOLVE_NO_SYMLINKS };
 		long fd = syscall(SYS_openat2, AT_FDCWD, w, &how, sizeof how);
@@ -538,13 +537,13 @@ static int open_workspace(const char *workspace, struct sbx_jail *j, struct stat
 	if (!j->workspace)
 		return sbx_err(err, errno, "workspace %s", workspace);
 	if (!strcmp(j->workspace, "/"))
-		return sbx_err(err, EINVAL, "workspace cannot be / (it would hold every secret)");
+		return sbx_err(err, 0, "workspace cannot be / (it would hold every secret)");
 	j->workspace_fd = open(j->workspace, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (j->workspace_fd < 0 || fstat(j->workspace_fd, st) < 0)
 		return sbx_err(err, errno, "workspace %s", j->workspace);
 	char *home = home_in_workspace(j->workspace, st->st_uid);
 	if (home) {
-		int rc = sbx_err(err, EINVAL,
+		int rc = sbx_err(err, 0, /* a refusal, not a failed call: no errno */
 		                 "workspace cannot be %s: %s the home directory %s, whose keys "
 		                 "and credentials tools could read and whose login files "
 		                 "(.bashrc, .profile, .ssh/authorized_keys) they could write; "

@@ -32,7 +32,10 @@ rc=$?
 	bad "read_file read the home's key"
 (cd "$tmp" && "$TC" exec --workspace "$tmp" -- /bin/cat home/.ssh/id_ed25519) > "$tmp/out" 2>&1
 rc=$?
+# The refusal says why and what to do, and ends there: no errno's words
+# ("Invalid argument") after the advice, as if a system call had failed.
 [ $rc -eq 125 ] && ! grep -q CANARY "$tmp/out" &&
+	grep -q 'give a project directory (--workspace DIR, or start in it)$' "$tmp/out" &&
 	ok "exec with a workspace above the home directory: refused (125)" ||
 	{ bad "exec above the home (exit $rc)"; sed 's/^/     /' "$tmp/out"; }
 (cd "$home/proj" && "$TC" call write_file '{"path": "a.txt", "content": "x"}') > "$tmp/out" 2>&1
