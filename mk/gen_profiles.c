@@ -18,10 +18,10 @@
  * The sizes are those of LP64 (x86-64, aarch64). A new field small enough
  * to sit in padding does not change them: the test's byte comparison of the
  * whole spec catches that one. */
-_Static_assert(sizeof(void *) != 8 || sizeof(struct sbx_spec) == 240,
+_Static_assert(sizeof(void *) != 8 || sizeof(struct sbx_spec) == 248,
                "struct sbx_spec changed: print the new field in mk/gen_profiles.c "
                "and compare it in tests/unit/test_profile.c, then update this size");
-_Static_assert(sizeof(void *) != 8 || sizeof(struct profile) == 376,
+_Static_assert(sizeof(void *) != 8 || sizeof(struct profile) == 384,
                "struct profile changed: print the new field in mk/gen_profiles.c "
                "and compare it in tests/unit/test_profile.c, then update this size");
 
@@ -121,8 +121,8 @@ static int put_profile(int i, const struct profile *p)
 	put_list_ref(i, "write_paths", s->write_paths);
 	put_list_ref(i, "exec_paths", s->exec_paths);
 	put_list_ref(i, "hidden_paths", s->hidden_paths);
-	/* .protected_paths stays NULL: the configuration gives them
-	 * (supervisor.c), no profile does. */
+	/* .protected_paths and .protect_walk_* stay unset: the configuration
+	 * gives them (supervisor.c), no profile does. */
 	printf("\t\t.workspace_read = %s,\n\t\t.workspace_write = %s,\n"
 	       "\t\t.workspace_exec = %s,\n",
 	       bool_str(s->workspace_read), bool_str(s->workspace_write),

@@ -5,11 +5,13 @@
 #ifndef TC_SANDBOX_INTERNAL_H
 #define TC_SANDBOX_INTERNAL_H
 
+#include <limits.h>
 #include <linux/filter.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/resource.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include "child_abi.h"
 #include "sandbox.h"
@@ -27,9 +29,10 @@ struct sbx_rlimit {
 	struct rlimit lim;
 };
 
-struct cgroup_slot; /* cgroup.c: one per-call cgroup, reused */
-struct mask_watch;  /* mask.c: a directory whose change means a new scan */
-struct protect_id;  /* protect.c: the identity of a path's components */
+struct cgroup_slot;      /* cgroup.c: one per-call cgroup, reused */
+struct mask_watch;       /* mask.c: a directory whose change means a new scan */
+struct protect_id;       /* protect.c: the identity of a path's components */
+struct protect_match_id; /* protect.c: the identity of a pattern's match */
 
 /* A hidden path that exists, covered in the child by an empty bind mount. */
 struct sbx_mask {
@@ -125,6 +128,17 @@ struct sbx_jail {
 	char **prot_ro;
 	int n_prot_ro;
 	struct protect_id *prot_seen; /* n_prot_ro * depth: at the last refresh */
+	/* Patterns (protwalk.c): their names after the leading "**" "/",
+	 * NULL-terminated; the matches found before the last call follow the
+	 * plain entries in prot_ro (prot_ro[n_prot_plain..]), their identities
+	 * in prot_match_ids; prot_stale: that list changed since a spare was
+	 * made. */
+	char **prot_patterns;
+	int n_prot_plain;
+	struct protect_match_id *prot_match_ids;
+	unsigned prot_walk_entries, prot_walk_depth;
+	bool prot_stale;
+	bool prot_strict;
 	/* No mount namespace: held by a copy put back after each call instead
 	 * (restore.c); group_unsure: a call's process could not be seen to end
 	 * (watch.c), so one may still write them. */
@@ -538,6 +552,29 @@ int protect_plan(const struct sbx_spec *spec, struct sbx_jail *jail, struct sbx_
 int protect_refresh(struct sbx_jail *jail);
 int protect_apply(const struct sbx_jail *jail);
 
+/* protwalk.c: the matches of the jail's protected patterns in its
+ * writable trees (a bounded walk: prot_walk_entries entries,
+ * prot_walk_depth directories deep, PROTWALK_MATCHES matches); where a
+ * bound stopped it is in stopped ("" when it looked everywhere).
+ * protwalk_run: 0 or -ENOMEM (out then empty); out is released with
+ * protwalk_release. protwalk_find: the match at path, borrowed, or NULL. */
+enum { PROTWALK_MATCHES = 256, PROTWALK_DEPTH_MAX = 256, PROTWALK_PATTERNS = 64 };
+#define PROTWALK_MATCHES_TEXT "256"
+struct protwalk_match {
+	char *path; /* absolute */
+	dev_t dev;
+	ino_t ino;
+	struct timespec ctime;
+};
+struct protwalk {
+	struct protwalk_match *m;
+	int n;
+	char stopped[PATH_MAX + 128];
+};
+int protwalk_run(const struct sbx_jail *jail, struct protwalk *out);
+void protwalk_release(struct protwalk *walk);
+const struct protwalk_match *protwalk_find(const struct protwalk *walk, const char *path);
+
 /* restore.c: protected paths where no mount namespace holds them
  * read-only: restore_take copies them before a call (0, or -EBUSY, -EPERM
  * or -ENOMEM with why filled; *out is new, freed by restore_free);
@@ -546,7 +583,8 @@ int protect_apply(const struct sbx_jail *jail);
 struct restore_copy;
 size_t restore_root_len(const struct sbx_jail *jail, const char *path);
 void restore_move_aside(const char *path, size_t root_len, char *report, size_t size);
-int restore_take(const struct sbx_jail *jail, struct restore_copy **out, char *why, size_t size);
+int restore_take(const struct sbx_jail *jail, const char *const *paths, int n_paths,
+                 struct restore_copy **out, char *why, size_t size);
 void restore_put_back(const struct sbx_jail *jail, const struct restore_copy *copy, char *report,
                       size_t size);
 void restore_free(struct restore_copy *copy);

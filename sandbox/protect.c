@@ -23,6 +23,14 @@
  * (sbx_protect_snapshot, sbx_protect_sweep). A symbolic link on the way
  * cannot be bound over: the link is left, and the sweep sees it replaced.
  *
+ * A pattern ("**" "/" and names, at any depth) is found by a bounded walk
+ * of the writable trees before each call (protwalk.c): each match that
+ * exists is held as a plain path (read-only; copied where the copy holds
+ * them), and after the call the walk again finds the matches that are new
+ * or changed, which are moved aside as above. Where a walk met a bound,
+ * the call is told where (sbx_protect_incomplete); strict walls refuse the
+ * call instead.
+ *
  * A spare child bound what existed when it was set up: before each spawn
  * the parent looks again and drops a spare that is out of date
  * (protect_refresh), as mask.c does for hidden paths.
@@ -45,6 +53,13 @@
 #include "internal.h"
 
 enum { PROTECT_MAX = 192, PROTECT_DEPTH = 8, PROTECT_NAME_MAX = 255 };
+/* The walk's bounds where the profile sets none (docs/config.md). */
+enum { PROTECT_WALK_ENTRIES = 200000, PROTECT_WALK_DEPTH = 64 };
+
+struct protect_match_id {
+	dev_t dev;
+	ino_t ino;
+};
 
 /* The identity of one component of a candidate: absent, or (dev, ino,
  * type). */
@@ -99,21 +114,40 @@ static int push(char ***list, int *n, const char *root, const char *rel, size_t 
 	return 0;
 }
 
-/* A pattern ("**" + "/name", at any depth) is the policy's: a mount needs
- * a path that exists, and finding every match would walk the whole tree
- * before each call. The gate refuses the write tools any path that
- * matches one; the jail holds the plain paths. */
+/* A pattern: "**" + "/" and names, at any depth (protwalk.c finds its
+ * matches). */
 static bool is_pattern(const char *p)
 {
 	return !strncmp(p, "**/", 3);
 }
 
+/* The names after "**" "/": plain, at most PROTECT_DEPTH, '*' '?' in the
+ * last one only (the configuration says so too). */
+static int check_pattern(const char *p)
+{
+	const char *tail = p + 3, *last = strrchr(tail, '/');
+	if (check_rel(tail) < 0)
+		return -1;
+	for (const char *c = tail; last && c < last; c++)
+		if (*c == '*' || *c == '?' || *c == '[' || *c == '\\')
+			return -1;
+	return 0;
+}
+
 int protect_plan(const struct sbx_spec *spec, struct sbx_jail *j, struct sbx_error *err)
 {
-	size_t n = 0, plain = 0;
+	size_t n = 0, plain = 0, patterns = 0;
 	for (; spec->protected_paths && spec->protected_paths[n]; n++) {
-		if (is_pattern(spec->protected_paths[n]))
+		if (is_pattern(spec->protected_paths[n])) {
+			if (check_pattern(spec->protected_paths[n]) < 0)
+				return sbx_err(err, EINVAL,
+				               "protected pattern \"%s\" must be \"**/\" and "
+				               "plain names, at most %d, '*' and '?' in the last "
+				               "one only",
+				               spec->protected_paths[n], PROTECT_DEPTH);
+			patterns++;
 			continue;
+		}
 		plain++;
 		if (check_rel(spec->protected_paths[n]) < 0)
 			return sbx_err(err, EINVAL,
@@ -121,9 +155,9 @@ int protect_plan(const struct sbx_spec *spec, struct sbx_jail *j, struct sbx_err
 			               "plain names (no \"\", \".\" or \"..\"), at most %d deep",
 			               spec->protected_paths[n], PROTECT_DEPTH);
 	}
-	if (plain > PROTECT_MAX)
+	if (plain > PROTECT_MAX || patterns > PROTECT_MAX)
 		return sbx_err(err, E2BIG, "more than %d protected paths", PROTECT_MAX);
-	if (!plain || !j->rw_paths || !j->rw_paths[0])
+	if ((!plain && !patterns) || !j->rw_paths || !j->rw_paths[0])
 		return 0; /* nothing to protect, or nothing writable */
 	/* Without a mount namespace, nothing can make them read-only: a copy
 	 * put back after each call holds them instead, where the profile
@@ -159,7 +193,21 @@ int protect_plan(const struct sbx_spec *spec, struct sbx_jail *j, struct sbx_err
 			if (rc)
 				return sbx_err(err, -rc, "protected path %s/%s", *root, rel);
 		}
-	j->prot_seen = calloc((size_t)j->n_prot_ro * PROTECT_DEPTH, sizeof *j->prot_seen);
+	j->n_prot_plain = j->n_prot_ro;
+	j->prot_strict = spec->strict;
+	j->prot_walk_entries =
+	        spec->protect_walk_entries ? spec->protect_walk_entries : PROTECT_WALK_ENTRIES;
+	j->prot_walk_depth =
+	        spec->protect_walk_depth ? spec->protect_walk_depth : PROTECT_WALK_DEPTH;
+	if (j->prot_walk_depth > PROTWALK_DEPTH_MAX)
+		j->prot_walk_depth = PROTWALK_DEPTH_MAX;
+	if (patterns && !(j->prot_patterns = calloc(patterns + 1, sizeof *j->prot_patterns)))
+		return sbx_err(err, ENOMEM, "protected paths");
+	for (size_t i = 0, k = 0; patterns && i < n; i++)
+		if (is_pattern(spec->protected_paths[i]) &&
+		    !(j->prot_patterns[k++] = strdup(spec->protected_paths[i] + 3)))
+			return sbx_err(err, ENOMEM, "protected paths");
+	j->prot_seen = calloc((size_t)j->n_prot_ro * PROTECT_DEPTH + 1, sizeof *j->prot_seen);
 	if (!j->prot_seen)
 		return sbx_err(err, ENOMEM, "protected paths");
 	protect_refresh(j);
@@ -172,9 +220,15 @@ void protect_release(struct sbx_jail *j)
 		free(j->prot_pins[i]);
 	for (int i = 0; i < j->n_prot_ro; i++)
 		free(j->prot_ro[i]);
+	for (char **p = j->prot_patterns; p && *p; p++)
+		free(*p);
+	free(j->prot_patterns);
+	free(j->prot_match_ids);
 	free(j->prot_pins);
 	free(j->prot_ro);
 	free(j->prot_seen);
+	j->prot_patterns = NULL;
+	j->prot_match_ids = NULL;
 	j->prot_pins = j->prot_ro = NULL;
 	j->prot_seen = NULL;
 	j->n_prot_pins = j->n_prot_ro = 0;
@@ -219,7 +273,8 @@ static bool same_id(const struct protect_id *a, const struct protect_id *b)
 
 int protect_refresh(struct sbx_jail *j)
 {
-	int changed = 0;
+	int changed = j->prot_stale;
+	j->prot_stale = false;
 	for (int i = 0; i < j->n_prot_ro; i++) {
 		struct protect_id now[PROTECT_DEPTH];
 		identify(j, j->prot_ro[i], now);
@@ -321,32 +376,126 @@ int protect_apply(const struct sbx_jail *j)
 	return 0;
 }
 
+/* ---- parent: the patterns' matches ----------------------------------- */
+
+/* The matches found before this call become the held list's tail
+ * (prot_ro[n_prot_plain..]; one a plain entry names already is not
+ * listed twice). When that list or a match's identity changed, a spare
+ * made for the old one is out of date (protect_refresh says so). */
+static int hold_matches(struct sbx_jail *j, const struct protwalk *w)
+{
+	int n = 0;
+	bool same = true;
+	char **keep = calloc((size_t)w->n + 1, sizeof *keep);
+	struct protect_match_id *ids = calloc((size_t)w->n + 1, sizeof *ids);
+	if (!keep || !ids) {
+		free(keep);
+		free(ids);
+		return -ENOMEM;
+	}
+	for (int i = 0; i < w->n; i++) {
+		bool plain = false;
+		for (int k = 0; k < j->n_prot_plain && !plain; k++)
+			plain = !strcmp(j->prot_ro[k], w->m[i].path);
+		if (plain)
+			continue;
+		int at = j->n_prot_plain + n;
+		same = same && at < j->n_prot_ro && !strcmp(j->prot_ro[at], w->m[i].path) &&
+		        j->prot_match_ids[n].dev == w->m[i].dev &&
+		        j->prot_match_ids[n].ino == w->m[i].ino;
+		keep[n] = w->m[i].path;
+		ids[n++] = (struct protect_match_id){ w->m[i].dev, w->m[i].ino };
+	}
+	if (same && j->n_prot_plain + n == j->n_prot_ro) {
+		free(keep);
+		free(ids);
+		return 0;
+	}
+	int total = j->n_prot_plain + n;
+	char **ro = calloc((size_t)total + 1, sizeof *ro);
+	struct protect_id *seen = calloc((size_t)total * PROTECT_DEPTH + 1, sizeof *seen);
+	int rc = ro && seen ? 0 : -ENOMEM;
+	for (int i = 0; !rc && i < n; i++)
+		if (!(ro[j->n_prot_plain + i] = strdup(keep[i])))
+			rc = -ENOMEM;
+	if (rc) {
+		for (int i = 0; ro && i < n; i++)
+			free(ro[j->n_prot_plain + i]);
+		free(ro);
+		free(seen);
+		free(keep);
+		free(ids);
+		return rc;
+	}
+	memcpy(ro, j->prot_ro, (size_t)j->n_prot_plain * sizeof *ro);
+	memcpy(seen, j->prot_seen, (size_t)j->n_prot_plain * PROTECT_DEPTH * sizeof *seen);
+	for (int i = j->n_prot_plain; i < j->n_prot_ro; i++)
+		free(j->prot_ro[i]);
+	free(j->prot_ro);
+	free(j->prot_seen);
+	free(j->prot_match_ids);
+	free(keep);
+	j->prot_ro = ro;
+	j->prot_seen = seen;
+	j->prot_match_ids = ids;
+	j->n_prot_ro = total;
+	for (int i = j->n_prot_plain; i < total; i++)
+		identify(j, ro[i], seen + (size_t)i * PROTECT_DEPTH);
+	j->prot_stale = true;
+	return 0;
+}
+
 /* ---- parent: after a call --------------------------------------------- */
 
 struct sbx_protect_snap {
 	struct restore_copy *copy; /* prot_restore: what is put back */
-	int n;
-	struct protect_id ids[]; /* n * PROTECT_DEPTH */
+	bool walked;               /* the patterns were looked for */
+	struct protwalk before;    /* their matches before the call */
+	struct timespec start;     /* CLOCK_REALTIME_COARSE, as ctime is kept */
+	char *incomplete;          /* where a walk stopped, after the sweep */
+	int n;                     /* plain entries */
+	struct protect_id ids[];   /* n * PROTECT_DEPTH */
 };
 
-int sbx_protect_snapshot(const struct sbx_jail *j, struct sbx_protect_snap **out,
+int sbx_protect_snapshot(struct sbx_jail *j, bool commands, struct sbx_protect_snap **out,
                          struct sbx_error *err)
 {
 	*out = NULL;
-	if (!j->n_prot_ro)
+	if (!j->n_prot_ro && !(commands && j->prot_patterns))
 		return 0;
 	struct sbx_protect_snap *s =
-	        calloc(1, sizeof *s + (size_t)j->n_prot_ro * PROTECT_DEPTH * sizeof s->ids[0]);
+	        calloc(1, sizeof *s + (size_t)j->n_prot_plain * PROTECT_DEPTH * sizeof s->ids[0]);
 	if (!s)
 		return sbx_err(err, ENOMEM, "protected paths: out of memory");
-	s->n = j->n_prot_ro;
+	s->n = j->n_prot_plain;
+	/* Before the walk: a match made while it runs is new to the sweep. */
+	clock_gettime(CLOCK_REALTIME_COARSE, &s->start);
+	if (commands && j->prot_patterns) {
+		int rc = protwalk_run(j, &s->before);
+		if (!rc)
+			rc = hold_matches(j, &s->before);
+		if (rc < 0) {
+			sbx_protect_snap_free(s);
+			return sbx_err(err, -rc, "protected paths: out of memory");
+		}
+		s->walked = true;
+		if (s->before.stopped[0] && j->prot_strict) {
+			sbx_err(err, EPERM,
+			        "profile %s cannot run this call (strict walls): the protected "
+			        "patterns were not all looked for in its writable paths: %s",
+			        j->name, s->before.stopped);
+			sbx_protect_snap_free(s);
+			return -EPERM;
+		}
+	}
 	for (int i = 0; i < s->n; i++)
 		identify(j, j->prot_ro[i], s->ids + (size_t)i * PROTECT_DEPTH);
 	if (j->prot_restore) {
 		char why[sizeof err->msg - 64] = "";
-		int rc = restore_take(j, &s->copy, why, sizeof why);
+		int rc = restore_take(j, (const char *const *)j->prot_ro, j->n_prot_ro, &s->copy,
+		                      why, sizeof why);
 		if (rc < 0) {
-			free(s);
+			sbx_protect_snap_free(s);
 			return sbx_err(err, -rc, "profile %s cannot run this call: %s", j->name,
 			               why);
 		}
@@ -357,16 +506,66 @@ int sbx_protect_snapshot(const struct sbx_jail *j, struct sbx_protect_snap **out
 
 void sbx_protect_snap_free(struct sbx_protect_snap *s)
 {
-	if (s)
-		restore_free(s->copy);
+	if (!s)
+		return;
+	restore_free(s->copy);
+	protwalk_release(&s->before);
+	free(s->incomplete);
 	free(s);
 }
 
-char *sbx_protect_sweep(const struct sbx_jail *j, const struct sbx_protect_snap *s)
+const char *sbx_protect_incomplete(const struct sbx_protect_snap *s)
+{
+	return s ? s->incomplete : NULL;
+}
+
+static bool before(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
+}
+
+/* The patterns' matches now: each that is new (no match had its inode
+ * before, or the path held another) or changed (ctime at or after the
+ * start) is moved aside. Where the copy held the old ones, it has put
+ * them back already. */
+static void sweep_patterns(const struct sbx_jail *j, struct sbx_protect_snap *s, char *report,
+                           size_t size)
+{
+	struct protwalk after;
+	char text[2 * sizeof after.stopped + 64] = "";
+	if (protwalk_run(j, &after) < 0)
+		snprintf(after.stopped, sizeof after.stopped,
+		         "out of memory: the patterns were not looked for after the call");
+	for (int i = 0; i < after.n; i++) {
+		const struct protwalk_match *m = &after.m[i];
+		const struct protwalk_match *was = protwalk_find(&s->before, m->path);
+		if (was &&
+		    (s->copy ||
+		     (was->dev == m->dev && was->ino == m->ino && before(&m->ctime, &s->start))))
+			continue;
+		restore_move_aside(m->path, restore_root_len(j, m->path), report, size);
+	}
+	if (s->before.stopped[0])
+		snprintf(text, sizeof text, "before the call: %s", s->before.stopped);
+	if (after.stopped[0])
+		snprintf(text + strlen(text), sizeof text - strlen(text), "%safter it: %s",
+		         text[0] ? "; " : "", after.stopped);
+	protwalk_release(&after);
+	if (!text[0])
+		return;
+	s->incomplete = strdup(text);
+	/* Strict walls: a sweep that did not look everywhere fails the call. */
+	if (j->prot_strict)
+		snprintf(report + strlen(report), size - strlen(report),
+		         "%sthe protected patterns were not all looked for (%s)",
+		         report[0] ? "; " : "", text);
+}
+
+char *sbx_protect_sweep(const struct sbx_jail *j, struct sbx_protect_snap *s)
 {
 	if (!s)
 		return NULL;
-	size_t size = 4096;
+	size_t size = 8192;
 	char *report = calloc(1, size);
 	if (!report)
 		return NULL;
@@ -380,8 +579,8 @@ char *sbx_protect_sweep(const struct sbx_jail *j, const struct sbx_protect_snap 
 		         "%sa process of the "
 		         "call could not be seen to end: it may write them again",
 		         report[0] ? "; " : "");
-	for (int i = 0; i < s->n && i < j->n_prot_ro; i++) {
-		const struct protect_id *before = s->ids + (size_t)i * PROTECT_DEPTH;
+	for (int i = 0; i < s->n && i < j->n_prot_plain; i++) {
+		const struct protect_id *was = s->ids + (size_t)i * PROTECT_DEPTH;
 		struct protect_id now[PROTECT_DEPTH];
 		identify(j, j->prot_ro[i], now);
 		const char *path = j->prot_ro[i];
@@ -396,7 +595,7 @@ char *sbx_protect_sweep(const struct sbx_jail *j, const struct sbx_protect_snap 
 			/* With the copy, what existed is put back already (a
 			 * directory made anew where the original was lost is
 			 * not the tool's): only what appeared is moved. */
-			if (s->copy ? !before[k].present : !same_id(&before[k], &now[k])) {
+			if (s->copy ? !was[k].present : !same_id(&was[k], &now[k])) {
 				char part[PATH_MAX];
 				snprintf(part, sizeof part, "%.*s", (int)end, path);
 				restore_move_aside(part, rl, report, size);
@@ -406,6 +605,8 @@ char *sbx_protect_sweep(const struct sbx_jail *j, const struct sbx_protect_snap 
 				break;
 		}
 	}
+	if (s->walked)
+		sweep_patterns(j, s, report, size);
 	if (!report[0]) {
 		free(report);
 		return NULL;

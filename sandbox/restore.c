@@ -65,6 +65,7 @@ struct node {
 /* One protected path: the components that existed (held open), and the
  * copy of the path itself when it existed. */
 struct held {
+	char *path;                 /* absolute, as the jail listed it */
 	int n;                      /* components that existed */
 	int fd[RESTORE_COMPONENTS]; /* O_PATH */
 	struct stat st[RESTORE_COMPONENTS];
@@ -335,6 +336,7 @@ void restore_free(struct restore_copy *c)
 	for (int i = 0; i < c->n; i++) {
 		for (int k = 0; k < c->h[i].n; k++)
 			close(c->h[i].fd[k]);
+		free(c->h[i].path);
 		node_release(&c->h[i].copy);
 	}
 	for (int i = 0; i < c->n_locks; i++)
@@ -342,10 +344,11 @@ void restore_free(struct restore_copy *c)
 	free(c);
 }
 
-int restore_take(const struct sbx_jail *j, struct restore_copy **out, char *why, size_t size)
+int restore_take(const struct sbx_jail *j, const char *const *paths, int n_paths,
+                 struct restore_copy **out, char *why, size_t size)
 {
 	*out = NULL;
-	struct restore_copy *c = calloc(1, sizeof *c + (size_t)j->n_prot_ro * sizeof c->h[0]);
+	struct restore_copy *c = calloc(1, sizeof *c + (size_t)n_paths * sizeof c->h[0]);
 	if (!c)
 		return -ENOMEM;
 	int rc = 0;
@@ -366,8 +369,12 @@ int restore_take(const struct sbx_jail *j, struct restore_copy **out, char *why,
 			         *r);
 		}
 	}
-	for (int i = 0; !rc && i < j->n_prot_ro; i++, c->n++) {
-		const char *path = j->prot_ro[i];
+	for (int i = 0; !rc && i < n_paths; i++, c->n++) {
+		const char *path = paths[i];
+		if (!(c->h[i].path = strdup(path))) {
+			rc = -ENOMEM;
+			break;
+		}
 		size_t rl = restore_root_len(j, path);
 		char root[PATH_MAX];
 		snprintf(root, sizeof root, "%.*s", (int)rl, path);
@@ -649,9 +656,11 @@ void restore_put_back(const struct sbx_jail *j, const struct restore_copy *c, ch
 {
 	struct stat made[RESTORE_MADE + 1];
 	int n_made = 0;
-	for (int i = 0; i < c->n && i < j->n_prot_ro; i++) {
+	for (int i = 0; i < c->n; i++) {
 		const struct held *h = &c->h[i];
-		const char *path = j->prot_ro[i];
+		const char *path = h->path;
+		if (!path)
+			continue;
 		size_t rl = restore_root_len(j, path);
 		char root[PATH_MAX], part[PATH_MAX];
 		snprintf(root, sizeof root, "%.*s", (int)rl, path);

@@ -127,8 +127,12 @@ struct sbx_spec {
 	                                  * (and never created by it: see
 	                                  * sbx_protect_sweep); need a mount namespace,
 	                                  * or SBX_ALT_PROTECT_COPY.
-	                                  * Entries starting with "**" "/" (patterns
-	                                  * at any depth) are the policy's: skipped */
+	                                  * Entries starting with "**" "/" are
+	                                  * patterns at any depth: their matches are
+	                                  * found by a bounded walk before and after
+	                                  * each call (protect_walk_*, 0: defaults) */
+	unsigned protect_walk_entries;
+	unsigned protect_walk_depth;
 	bool workspace_read;
 	bool workspace_write;
 	bool workspace_exec;
@@ -223,10 +227,22 @@ bool sbx_jail_spare_ready(struct sbx_jail *jail);
  * or put back and where ("a/b (moved to b.toolcage-blocked-...)"), or why
  * it could not be. Not async-signal-safe. */
 struct sbx_protect_snap;
-int sbx_protect_snapshot(const struct sbx_jail *jail, struct sbx_protect_snap **out,
+int sbx_protect_snapshot(struct sbx_jail *jail, bool commands, struct sbx_protect_snap **out,
                          struct sbx_error *err);
-char *sbx_protect_sweep(const struct sbx_jail *jail, const struct sbx_protect_snap *snap);
+char *sbx_protect_sweep(const struct sbx_jail *jail, struct sbx_protect_snap *snap);
 void sbx_protect_snap_free(struct sbx_protect_snap *snap);
+/* commands: the call runs a command (a manifest's, run_command's), so the
+ * patterns among the protected paths (spec.protected_paths "**" "/...")
+ * are looked for too: their matches found by a bounded walk of the
+ * writable trees are held as the paths are for this call and the ones
+ * after it, and the sweep moves aside the matches that are new or changed
+ * (a new inode, a ctime at or after the snapshot). A builtin that writes
+ * only the paths the policy checked need not pay for the walk.
+ * After the sweep: NULL when the protected patterns were looked for
+ * everywhere before and after the call, else where a bound stopped the
+ * walk (what lies past it was neither held nor checked). Borrowed until
+ * sbx_protect_snap_free. */
+const char *sbx_protect_incomplete(const struct sbx_protect_snap *snap);
 
 /* Requirements the jail had to drop because they were optional (SBX_REQ_*). */
 unsigned sbx_jail_dropped(const struct sbx_jail *jail);

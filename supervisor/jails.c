@@ -61,6 +61,8 @@ struct sbx_jail *supervisor_jail(struct tc_supervisor *s, const struct tc_define
 	/* Read-only in every jail (the sandbox refuses a jail that writes
 	 * and cannot enforce them). */
 	e->profile->spec.protected_paths = (const char *const *)s->cfg->protected_paths;
+	e->profile->spec.protect_walk_entries = s->cfg->protected_walk_entries;
+	e->profile->spec.protect_walk_depth = s->cfg->protected_walk_depth;
 	if (s->cfg->fixed_identity) {
 		e->profile->spec.fixed_identity = true;
 		e->profile->spec.uid = s->cfg->uid;

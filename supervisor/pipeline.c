@@ -115,6 +115,8 @@ void call_finish(struct call *c, enum tc_status st, json_t *canonical, const cha
 	/* Every process of the call is gone: what it created where a
 	 * protected path was missing is moved aside, and the caller told. */
 	char *moved = c->protect ? sbx_protect_sweep(c->jail, c->protect) : NULL;
+	const char *inc = sbx_protect_incomplete(c->protect);
+	char *incomplete = inc ? strdup(inc) : NULL;
 	struct buf note = BUF_INIT;
 	sbx_protect_snap_free(c->protect);
 	c->protect = NULL;
@@ -140,6 +142,27 @@ void call_finish(struct call *c, enum tc_status st, json_t *canonical, const cha
 			len = note.len;
 		}
 		free(moved);
+	}
+	if (incomplete) {
+		/* A bound stopped the walk for the patterns: said, not hidden. */
+		if (!canonical)
+			canonical = json_object();
+		if (json_is_object(canonical))
+			json_object_set_new(canonical, "protected_paths_incomplete",
+			                    json_string(incomplete));
+		if (!(text && text == note.data))
+			buf_add(&note, text ? text : "", text ? len : 0);
+		if (note.len && note.data[note.len - 1] != '\n')
+			buf_adds(&note, "\n");
+		buf_adds(&note,
+		         "[toolcage: protected paths at any depth were not all looked for, "
+		         "past there they were neither held nor checked: ");
+		shown_add(to_buf, &note, incomplete, strlen(incomplete)); /* the tool's names */
+		if (buf_adds(&note, "]\n") == 0) {
+			text = note.data;
+			len = note.len;
+		}
+		free(incomplete);
 	}
 	policy_call_ended(s, c);
 	r->status = st;
@@ -395,7 +418,11 @@ static void run(struct call *c)
 	/* Where no mount namespace holds the protected paths, they are copied
 	 * now, one call at a time: another one writing is "busy". */
 	struct sbx_error perr = { 0 };
-	if (jail && sbx_protect_snapshot(jail, &c->protect, &perr) < 0) {
+	/* A command may write anything the jail lets it: the patterns among
+	 * the protected paths are looked for then; a builtin writes only the
+	 * paths the gate checked against them. */
+	bool commands = !c->tool->execute || c->tool->command_arg;
+	if (jail && sbx_protect_snapshot(jail, commands, &c->protect, &perr) < 0) {
 		call_finishf(c, perr.errnum == EBUSY ? TC_STATUS_BUSY : TC_STATUS_FAILED, NULL,
 		             "The tool could not be started: %s", perr.msg);
 		return;

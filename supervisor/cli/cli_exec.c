@@ -75,7 +75,7 @@ static int exit_status(const struct sbx_outcome *o)
 }
 
 static void print_json(const struct sbx_outcome *o, const char *error, const char *moved,
-                       const struct sbx_child *child, json_t *network)
+                       const char *incomplete, const struct sbx_child *child, json_t *network)
 {
 	json_t *j = json_object();
 	json_object_set_new(j, "exit_code",
@@ -103,6 +103,8 @@ static void print_json(const struct sbx_outcome *o, const char *error, const cha
 		json_object_set_new(j, "error", json_string(error));
 	if (moved)
 		json_object_set_new(j, "protected_moved", json_string(moved));
+	if (incomplete)
+		json_object_set_new(j, "protected_incomplete", json_string(incomplete));
 	if (network)
 		json_object_set_new(j, "network", network);
 	json_dumpf(j, stdout, JSON_COMPACT);
@@ -505,7 +507,7 @@ static int fail_setup(bool json, const char *what)
 {
 	if (json) {
 		struct sbx_outcome none = { .exit_code = -1 };
-		print_json(&none, what, NULL, NULL, NULL);
+		print_json(&none, what, NULL, NULL, NULL, NULL);
 	}
 	fprintf(stderr, "toolcage: %s\n", what);
 	return EX_TOOLCAGE;
@@ -583,7 +585,7 @@ int cmd_exec(int argc, char **argv)
 	struct live live[2] = { { .fd = STDOUT_FILENO, .stream = 1, .wfd = -1 },
 		                { .fd = STDERR_FILENO, .stream = 2, .wfd = -1 } };
 	struct sbx_protect_snap *snap = NULL;
-	if (sbx_protect_snapshot(jail, &snap, &err) < 0) {
+	if (sbx_protect_snapshot(jail, true, &snap, &err) < 0) {
 		rc = fail_setup(o.json, err.msg);
 		goto out;
 	}
@@ -604,12 +606,22 @@ int cmd_exec(int argc, char **argv)
 	 * of it is gone (and, where no mount namespace held them read-only,
 	 * what it changed is put back). */
 	char *moved = sbx_protect_sweep(jail, snap);
+	char *incomplete =
+	        sbx_protect_incomplete(snap) ? strdup(sbx_protect_incomplete(snap)) : NULL;
 	sbx_protect_snap_free(snap);
 	if (moved) {
 		char *m = shown_dup(moved); /* names the command chose */
 		fprintf(stderr,
 		        "toolcage: the command created or changed protected paths, moved aside or "
 		        "put back: %s\n",
+		        m ? m : "(out of memory)");
+		free(m);
+	}
+	if (incomplete) {
+		char *m = shown_dup(incomplete); /* where: names the command chose */
+		fprintf(stderr,
+		        "toolcage: protected paths at any depth were not all looked for, "
+		        "past there they were neither held nor checked: %s\n",
 		        m ? m : "(out of memory)");
 		free(m);
 	}
@@ -654,7 +666,7 @@ int cmd_exec(int argc, char **argv)
 		free(summary);
 	}
 	if (o.json)
-		print_json(out, error, moved, child, report);
+		print_json(out, error, moved, incomplete, child, report);
 	else if (!job.stream_output)
 		for (int i = 0; i < 2; i++)
 			live_finish(&live[i], i ? &out->err : &out->out);

@@ -659,10 +659,18 @@ static bool in_list(char *const *list, size_t n, const char *s)
  * operator meant to free, or the reverse), plus add. */
 static int parse_protected(struct cctx *c, json_t *o)
 {
-	static const char *const keys[] = { "add", "remove", NULL };
+	static const char *const keys[] = { "add", "remove", "walk_entries", "walk_depth", NULL };
 	struct config *cfg = c->cfg;
 	if (check_keys(c, o, "/protected_paths", keys) < 0)
 		return -1;
+	json_t *we = json_object_get(o, "walk_entries"), *wd = json_object_get(o, "walk_depth");
+	uint64_t n;
+	if (we && uint_at(c, we, "/protected_paths/walk_entries", 100, 10000000, &n) < 0)
+		return -1;
+	cfg->protected_walk_entries = we ? (unsigned)n : 0;
+	if (wd && uint_at(c, wd, "/protected_paths/walk_depth", 1, 256, &n) < 0)
+		return -1;
+	cfg->protected_walk_depth = wd ? (unsigned)n : 0;
 	json_t *add = json_object_get(o, "add"), *rm = json_object_get(o, "remove");
 	for (int k = 0; k < 2; k++) {
 		json_t *arr = k ? add : rm;

@@ -73,6 +73,9 @@ struct config {
 	 * NULL itself); the defaults less .remove plus .add */
 	char **protected_paths;
 	size_t n_protected;
+	/* the walk for the patterns among them: entries and depth (0: the
+	 * sandbox's defaults) */
+	unsigned protected_walk_entries, protected_walk_depth;
 	/* toolchains: absolute directories every jail may read and run
 	 * programs from, NULL-terminated (never NULL itself) */
 	char **toolchains;

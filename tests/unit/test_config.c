@@ -115,6 +115,17 @@ static void test_config_protected_paths(void **state)
 		if (!strstr(err.where, "/protected_paths/add/0"))
 			fail_msg("%s: got %s: %s", bad[i], err.where, err.msg);
 	}
+	/* the walk for the patterns: bounds set, or 0 for the defaults */
+	cfg = parse("{\"protected_paths\": {\"walk_entries\": 5000, \"walk_depth\": 12}}", &err);
+	assert_non_null(cfg);
+	assert_int_equal(cfg->protected_walk_entries, 5000);
+	assert_int_equal(cfg->protected_walk_depth, 12);
+	config_release(cfg);
+	cfg = config_defaults();
+	assert_int_equal(cfg->protected_walk_entries, 0);
+	config_release(cfg);
+	assert_null(parse("{\"protected_paths\": {\"walk_depth\": 0}}", &err));
+	assert_non_null(strstr(err.where, "/protected_paths/walk_depth"));
 }
 
 static void expect_parse_error(const char *text, const char *where, const char *msg)
