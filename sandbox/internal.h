@@ -286,7 +286,7 @@ struct child_plan {
 	int cgroup_fds[SBX_CGROUP_FDS + 1]; /* files to write "0" to (v1 "tasks", a v2
 	                     * cgroup.procs when not joined at clone), -1 when none */
 	int job_fd;                         /* a spare's end of the job socket, else -1 */
-	bool signals_default;               /* all SIG_DFL but SIGPIPE (a worker's child) */
+	bool signals_default;               /* all SIG_DFL, none blocked (a worker's child) */
 };
 
 /* A spare's job, sent by the parent on the job socket: this header, then
@@ -302,7 +302,7 @@ struct job_header {
 	uint64_t fn; /* the builtin as sbx_fn_ref() gave it, or 0 */
 };
 #define JOB_MAGIC       0x746a6f62u /* "tjob" */
-#define JOB_STDIN       1u          /* keep the stdin pipe (else /dev/null) */
+#define JOB_STDIN       1u          /* keep fd 0: the stdin pipe, or /dev/null already */
 #define JOB_RESULT      2u          /* keep fd 3, the result pipe (else closed) */
 #define JOB_MAX_PAYLOAD (8u << 20)
 

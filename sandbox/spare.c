@@ -80,14 +80,17 @@ bool sbx_jail_spare_ready(struct sbx_jail *j)
 	return c->ready;
 }
 
-/* The job as one message (see struct job_header), malloc'd. */
-static char *job_message(const struct sbx_job *job, size_t *len)
+/* The job as one message (see struct job_header), malloc'd. null_stdin:
+ * the child's fd 0 is /dev/null already (a fresh child whose job was known
+ * when it was asked for: spawn.c), so it need not open it again. */
+static char *job_message(const struct sbx_job *job, bool null_stdin, size_t *len)
 {
 	const char *cwd = job->cwd && strcmp(job->cwd, ".") ? job->cwd : "";
 	struct job_header h = { .magic = JOB_MAGIC,
 		                .cwd_len = (uint32_t)strlen(cwd) + 1,
 		                .fn = job->fn ? sbx_fn_ref((const void *)job->fn) : 0 };
-	h.flags = (wants_stdin(job) ? JOB_STDIN : 0) | (job->result_pipe ? JOB_RESULT : 0);
+	h.flags = (wants_stdin(job) || null_stdin ? JOB_STDIN : 0) |
+	        (job->result_pipe ? JOB_RESULT : 0);
 	uint64_t plen = h.cwd_len + (job->fn ? job->fn_len : 0);
 	for (char *const *a = job->fn ? NULL : job->argv; a && *a && plen <= JOB_MAX_PAYLOAD; a++) {
 		plen += strlen(*a) + 1;
@@ -134,7 +137,9 @@ int hand_over(struct sbx_child *c, const struct sbx_job *job, bool *sent)
 	if (!spare_waiting(c, !held, held))
 		return -ESRCH;
 	size_t len = 0;
-	char *msg = job_message(job, &len);
+	if (wants_stdin(job) && c->fd[W_IN] < 0)
+		return -EINVAL; /* asked for without a stdin pipe: spawn_start's error */
+	char *msg = job_message(job, c->fd[W_IN] < 0, &len);
 	if (!msg)
 		return -errno;
 	int rc = 0;
@@ -157,7 +162,7 @@ int hand_over(struct sbx_child *c, const struct sbx_job *job, bool *sent)
 			sbx_child_kill(c, SBX_KILLED_CANCELLED);
 			return rc ? rc : -ENOMEM;
 		}
-	} else {
+	} else if (c->fd[W_IN] >= 0) {
 		close(c->fd[W_IN]);
 		c->fd[W_IN] = -1;
 	}

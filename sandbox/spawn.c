@@ -116,20 +116,22 @@ static int make_status(int s[2])
 /* Everything made before the fork: capture buffers, pipes, the status
  * socket. p[i][0] is the read end, p[i][1] the write end (p[2] is the
  * status socket: [0] ours); *child_stdin is the read end of the stdin
- * pipe, or -1 for /dev/null. job is NULL for a child that reads its job
- * from the job socket (a worker's): it always gets a stdin pipe and a
- * result pipe, closed when its job has no use for them. */
-static int prepare(struct sbx_child *c, const struct sbx_job *job, int p[4][2], int *child_stdin,
-                   struct sbx_error *err)
+ * pipe, or -1 for /dev/null. later: the child reads its job from the job
+ * socket (a worker's): it always gets a result pipe, closed when its job
+ * has no use for it, and a stdin pipe unless its job is known here and
+ * needs none (a spare's job is not: job NULL), whose stdin hand_over
+ * copies. */
+static int prepare(struct sbx_child *c, const struct sbx_job *job, bool later, int p[4][2],
+                   int *child_stdin, struct sbx_error *err)
 {
 	capture_init(&c->out.out);
 	capture_init(&c->out.err);
 	if (make_pipe(p[0], true, 1 << 20) || make_pipe(p[1], true, 0) || make_status(p[2]) ||
-	    ((!job || job->result_pipe) && make_pipe(p[3], true, 0)))
+	    ((!job || later || job->result_pipe) && make_pipe(p[3], true, 0)))
 		return sbx_err(err, errno, "pipes");
 	if (job && !wants_stdin(job))
 		return 0;
-	if (job && copy_stdin(c, job) < 0)
+	if (job && !later && copy_stdin(c, job) < 0)
 		return sbx_err(err, ENOMEM, "stdin copy");
 	int sp[2];
 	if (make_pipe(sp, false, 0))
@@ -260,7 +262,12 @@ static int fork_in_worker(struct sbx_child *c, int p[4][2], int child_stdin,
 	int js[2];
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, js) < 0)
 		return sbx_err(err, errno, "job socket");
-	int fds[ZYGOTE_MAX_FDS] = { child_stdin, p[0][1], p[1][1], p[3][1], p[2][1], js[1] };
+	int fds[ZYGOTE_MAX_FDS] = { child_stdin >= 0 ? child_stdin : c->jail->devnull_fd,
+		                    p[0][1],
+		                    p[1][1],
+		                    p[3][1],
+		                    p[2][1],
+		                    js[1] };
 	struct zygote_request req = { .magic = ZYGOTE_MAGIC };
 	int n = ZYGOTE_FIXED_FDS;
 	for (int i = 0; i < SBX_CGROUP_FDS; i++)
@@ -309,9 +316,7 @@ int spawn_start(struct sbx_jail *j, const struct sbx_job *job, bool via_zygote,
 	if (job)
 		child_set_output(c, job);
 	c->out.exit_code = -1;
-	const struct sbx_job *now = via_zygote ? NULL : job;
-
-	int rc = prepare(c, now, p, &child_stdin, err);
+	int rc = prepare(c, job, via_zygote, p, &child_stdin, err);
 	if (!rc && job)
 		rc = check_cwd(j, job->cwd, err);
 	if (!rc && (rc = cgroup_acquire(j, &c->cg, &cj)) < 0)

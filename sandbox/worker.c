@@ -27,6 +27,7 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -269,6 +270,29 @@ static void report(int fd, const struct child_report *r, int pass_fd)
 	(void)io_send_fds(fd, r, sizeof *r, &pass_fd, pass_fd >= 0 ? 1 : 0);
 }
 
+/* The request's descriptors (and the child's pidfd) once the child has
+ * its own: recvmsg gave them the lowest free numbers, so they are mostly
+ * runs of consecutive numbers, each closed by one close_range (~6 system
+ * calls fewer per child). Sorts fds. */
+static void close_fds(int *fds, int n)
+{
+	for (int i = 1; i < n; i++)
+		for (int k = i; k > 0 && fds[k - 1] > fds[k]; k--) {
+			int t = fds[k];
+			fds[k] = fds[k - 1];
+			fds[k - 1] = t;
+		}
+	for (int i = 0; i < n;) {
+		int k = i + 1;
+		while (k < n && fds[k] == fds[k - 1] + 1)
+			k++;
+		if (k - i == 1 || syscall(SYS_close_range, fds[i], fds[k - 1], 0) < 0)
+			for (int m = i; m < k; m++)
+				close(fds[m]);
+		i = k;
+	}
+}
+
 /* fds: as struct zygote_request says (n in all). The child is the
  * supervisor's (CLONE_PARENT): it dies with the supervisor (PDEATHSIG, and
  * the supervisor's lifeline, which we hold for it), and the supervisor
@@ -315,15 +339,14 @@ static void fork_child(struct worker *w, const struct zygote_request *req, int *
 			       pidfd);
 	}
 	if (pidfd >= 0)
-		close(pidfd);
-	for (int i = 0; i < n; i++)
-		close(fds[i]);
+		fds[n++] = pidfd; /* room: take_request's array has one more */
+	close_fds(fds, n);
 }
 
 static void take_request(struct worker *w)
 {
 	struct zygote_request req;
-	int fds[ZYGOTE_MAX_FDS], n = 0;
+	int fds[ZYGOTE_MAX_FDS + 1], n = 0; /* + the child's pidfd (fork_child) */
 	ssize_t len = io_recv_fds(Z_CTL, &req, sizeof req, fds, ZYGOTE_MAX_FDS, &n, 0);
 	if (len == 0 || (len < 0 && len != -EMSGSIZE && len != -EINTR)) {
 		w->retiring = true; /* the supervisor is done with us */
@@ -388,10 +411,11 @@ _Noreturn void worker_main(int lifeline)
 			_exit(CHILD_EXIT_SETUP);
 	}
 	/* What the supervisor ignored is ignored after the exec too: every
-	 * disposition goes back to the default once, here, so that a child
-	 * has only SIGPIPE's to reset (~60 sigactions fewer per child). */
+	 * disposition goes back to the default once, here, with an empty
+	 * mask, so that a child has nothing to reset (~60 sigactions fewer
+	 * per child). SIGPIPE too: everything the worker sends goes with
+	 * MSG_NOSIGNAL (io_send_fds). */
 	child_reset_signals();
-	signal(SIGPIPE, SIG_IGN);
 	struct pollfd pf[2] = { { .fd = Z_CTL, .events = POLLIN },
 		                { .fd = lifeline, .events = POLLIN } };
 	while (!w.retiring) {
