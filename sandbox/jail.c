@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <linux/openat2.h>
+#include <pthread.h>
 #include <pwd.h>
 #include <sched.h>
 #include <stdio.h>
@@ -487,47 +488,141 @@ static int plan_ladder(struct sbx_spec *spec, struct sbx_jail *j, struct sbx_err
 	return 0;
 }
 
-/* dir, canonical, when it is a home directory (not "/") lying in or being
- * the workspace ws (canonical, wl long); else NULL. */
-static char *home_beneath(const char *dir, const char *ws, size_t wl)
+/* The home directories a workspace must not hold, canonical: the
+ * caller's $HOME and home, and the homes of the local accounts of people
+ * (root and uids from 1000, nobody aside) in /etc/passwd. They are the
+ * same for every jail of a process (a server makes one per profile and
+ * workspace), so they are found once: again only when $HOME changes or
+ * /etc/passwd does (its inode, size or times), not at each jail. The
+ * workspace owner's home is looked up apart, when the owner is not us. */
+struct home_cache {
+	bool valid;
+	char *env_home;     /* $HOME as last seen */
+	struct stat passwd; /* /etc/passwd as last read */
+	char **homes;       /* canonical, NULL-terminated */
+	int n, cap;
+};
+static struct home_cache homes_seen;
+
+static bool same_file(const struct stat *a, const struct stat *b)
 {
-	if (!dir || dir[0] != '/')
-		return NULL;
-	char *home = realpath(dir, NULL);
-	if (home && strcmp(home, "/") && !strncmp(home, ws, wl) &&
-	    (home[wl] == '\0' || home[wl] == '/'))
-		return home;
-	free(home);
-	return NULL;
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
+	        a->st_mtim.tv_sec == b->st_mtim.tv_sec &&
+	        a->st_mtim.tv_nsec == b->st_mtim.tv_nsec &&
+	        a->st_ctim.tv_sec == b->st_ctim.tv_sec && a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
 }
 
-/* A home directory (canonical) that lies in or is the workspace ws
+static void homes_clear(struct home_cache *c)
+{
+	for (int i = 0; i < c->n; i++)
+		free(c->homes[i]);
+	free(c->homes);
+	free(c->env_home);
+	*c = (struct home_cache){ 0 };
+}
+
+/* dir's canonical path added to c, once; false when out of memory. */
+static bool homes_add(struct home_cache *c, const char *dir)
+{
+	if (!dir || dir[0] != '/')
+		return true;
+	for (int i = 0; i < c->n; i++) /* a home seen already (root's, ours) */
+		if (!strcmp(c->homes[i], dir))
+			return true;
+	char *home = realpath(dir, NULL);
+	if (!home)
+		return errno != ENOMEM;
+	for (int i = 0; i < c->n; i++)
+		if (!strcmp(c->homes[i], home)) {
+			free(home);
+			return true;
+		}
+	if (c->n + 1 >= c->cap) {
+		int cap = c->cap ? c->cap * 2 : 8;
+		char **h = realloc(c->homes, (size_t)cap * sizeof *h);
+		if (!h) {
+			free(home);
+			return false;
+		}
+		c->homes = h;
+		c->cap = cap;
+	}
+	c->homes[c->n++] = home;
+	c->homes[c->n] = NULL;
+	return true;
+}
+
+/* The cache filled for now; false when it could not be (out of memory: the
+ * caller refuses the workspace rather than skip the check). */
+static bool homes_fill(struct home_cache *c)
+{
+	const char *env = getenv("HOME");
+	struct stat pst = { 0 };
+	bool have_passwd = stat("/etc/passwd", &pst) == 0;
+	if (c->valid && (env ? c->env_home && !strcmp(env, c->env_home) : !c->env_home) &&
+	    (have_passwd ? same_file(&pst, &c->passwd) : c->passwd.st_ino == 0))
+		return true;
+	homes_clear(c);
+	c->passwd = pst;
+	bool ok = !env || (c->env_home = strdup(env));
+	ok = ok && homes_add(c, env);
+	char buf[4096];
+	struct passwd pw, *pwp = NULL;
+	if (ok && getpwuid_r(getuid(), &pw, buf, sizeof buf, &pwp) == 0 && pwp)
+		ok = homes_add(c, pwp->pw_dir);
+	FILE *f = ok && have_passwd ? fopen("/etc/passwd", "re") : NULL;
+	pwp = NULL;
+	for (int n = 0; f && ok && n < 100000 && fgetpwent_r(f, &pw, buf, sizeof buf, &pwp) == 0;
+	     n++)
+		if (pwp->pw_uid == 0 || (pwp->pw_uid >= 1000 && pwp->pw_uid != 65534))
+			ok = homes_add(c, pwp->pw_dir);
+	if (f)
+		fclose(f);
+	if (!ok) {
+		homes_clear(c);
+		return false;
+	}
+	c->valid = true;
+	return true;
+}
+
+/* Whether the canonical home lies in or is the workspace ws (canonical,
+ * wl long); not "/". */
+static bool home_in(const char *home, const char *ws, size_t wl)
+{
+	return strcmp(home, "/") && !strncmp(home, ws, wl) && (home[wl] == '\0' || home[wl] == '/');
+}
+
+/* A home directory (canonical, new) that lies in or is the workspace ws
  * (canonical), or NULL: its owner's keys and credentials would be the
  * tools' to read, and the files their shell and session run at login
  * (.bashrc, .profile, .ssh/authorized_keys, ~/.config/systemd) theirs to
- * write (root's tools may write any user's). The caller's $HOME and
- * home, the workspace owner's, and the homes of the local accounts of
- * people (root and uids from 1000, nobody aside) in /etc/passwd. */
-static char *home_in_workspace(const char *ws, uid_t owner)
+ * write (root's tools may write any user's). The homes of homes_fill, and
+ * the workspace owner's. *failed: it could not be checked (no memory). */
+static char *home_in_workspace(const char *ws, uid_t owner, bool *failed)
 {
 	size_t wl = strlen(ws);
-	char *home = home_beneath(getenv("HOME"), ws, wl);
+	char *found = NULL;
+	/* One cache for the process: an embedding program may make jails
+	 * from several threads. */
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	pthread_mutex_lock(&lock);
+	*failed = !homes_fill(&homes_seen);
+	for (int i = 0; !*failed && !found && i < homes_seen.n; i++)
+		if (home_in(homes_seen.homes[i], ws, wl) && !(found = strdup(homes_seen.homes[i])))
+			*failed = true;
+	pthread_mutex_unlock(&lock);
+	if (found || *failed || owner == getuid())
+		return found;
 	char buf[4096];
-	uid_t uids[2] = { getuid(), owner };
-	for (int i = 0; i < 2 && !home; i++) {
-		struct passwd pw, *pwp = NULL;
-		if (getpwuid_r(uids[i], &pw, buf, sizeof buf, &pwp) == 0 && pwp)
-			home = home_beneath(pwp->pw_dir, ws, wl);
-	}
-	FILE *f = home ? NULL : fopen("/etc/passwd", "re");
-	struct passwd pw = { 0 }, *pwp = NULL;
-	for (int n = 0; f && !home && n < 100000 && fgetpwent_r(f, &pw, buf, sizeof buf, &pwp) == 0;
-	     n++)
-		if (pwp->pw_uid == 0 || (pwp->pw_uid >= 1000 && pwp->pw_uid != 65534))
-			home = home_beneath(pwp->pw_dir, ws, wl);
-	if (f)
-		fclose(f);
-	return home;
+	struct passwd pw, *pwp = NULL;
+	if (getpwuid_r(owner, &pw, buf, sizeof buf, &pwp) != 0 || !pwp || pwp->pw_dir[0] != '/')
+		return NULL;
+	char *home = realpath(pwp->pw_dir, NULL);
+	if (home && home_in(home, ws, wl))
+		return home;
+	free(home);
+	return NULL;
 }
 
 static int open_workspace(const char *workspace, struct sbx_jail *j, struct stat *st,
@@ -541,7 +636,11 @@ static int open_workspace(const char *workspace, struct sbx_jail *j, struct stat
 	j->workspace_fd = open(j->workspace, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (j->workspace_fd < 0 || fstat(j->workspace_fd, st) < 0)
 		return sbx_err(err, errno, "workspace %s", j->workspace);
-	char *home = home_in_workspace(j->workspace, st->st_uid);
+	bool failed;
+	char *home = home_in_workspace(j->workspace, st->st_uid, &failed);
+	if (failed)
+		return sbx_err(err, ENOMEM, "workspace %s: checking the home directories",
+		               j->workspace);
 	if (home) {
 		int rc = sbx_err(err, 0, /* a refusal, not a failed call: no errno */
 		                 "workspace cannot be %s: %s the home directory %s, whose keys "

@@ -631,6 +631,40 @@ static int sh(struct sbx_jail *j, const char *script, char *out, size_t len)
  * owner (uid 0 without capabilities, when root runs the tests), also ones
  * that appear after the jail was made, also through chmod; their
  * neighbours stay readable. */
+/* The home directories a workspace may not hold are found once per
+ * process and kept: a later $HOME must still be seen, in the same process,
+ * by the next jail (a server makes one per profile and workspace). */
+static void test_home_check_sees_a_new_home(void **state)
+{
+	(void)state;
+	need_sandbox();
+	char ws[] = "/tmp/tc-homews.XXXXXX";
+	assert_non_null(mkdtemp(ws));
+	char home[sizeof ws + 8];
+	snprintf(home, sizeof home, "%s/h", ws);
+	assert_int_equal(mkdir(home, 0700), 0);
+	const char *was = getenv("HOME");
+	char *saved = was ? strdup(was) : NULL;
+	setenv("HOME", "/nonexistent-home", 1);
+	struct sbx_error err = { 0 };
+	struct sbx_jail *j = NULL;
+	assert_int_equal(sbx_jail_new(&fx.prof->spec, ws, &j, &err), 0);
+	sbx_jail_free(j);
+	j = NULL;
+	setenv("HOME", home, 1); /* now the workspace holds a home */
+	int rc = sbx_jail_new(&fx.prof->spec, ws, &j, &err);
+	if (saved)
+		setenv("HOME", saved, 1);
+	else
+		unsetenv("HOME");
+	free(saved);
+	rmdir(home);
+	rmdir(ws);
+	assert_true(rc < 0);
+	assert_null(j);
+	assert_non_null(strstr(err.msg, "home directory"));
+}
+
 static void test_hidden_paths_stay_hidden(void **state)
 {
 	(void)state;
@@ -1723,6 +1757,7 @@ int main(void)
 		cmocka_unit_test(test_cwd_beneath_workspace),
 		cmocka_unit_test(test_cwd_outside_workspace_is_refused),
 		cmocka_unit_test(test_job_without_argv_or_fn_is_refused),
+		cmocka_unit_test(test_home_check_sees_a_new_home),
 		cmocka_unit_test(test_hidden_paths_stay_hidden),
 		cmocka_unit_test(test_hidden_rescan_failure_fails_spawns),
 		cmocka_unit_test(test_hidden_glob_matching_too_much_is_refused),
