@@ -216,17 +216,22 @@ static unsigned peer_check(struct http_server *h, struct MHD_Connection *c, cons
 	struct audit *a = supervisor_audit(h->srv->sup);
 	if (audit_has_subscribers(a)) {
 		char peer[INET6_ADDRSTRLEN + 8] = "?";
-		struct sockaddr_storage sa;
+		union {
+			struct sockaddr any;
+			struct sockaddr_in in4;
+			struct sockaddr_in6 in6;
+			struct sockaddr_storage all;
+		} sa;
+		memset(&sa, 0, sizeof sa);
 		socklen_t sl = sizeof sa;
-		if (ci && getpeername(ci->connect_fd, (struct sockaddr *)&sa, &sl) == 0) {
+		if (ci && getpeername(ci->connect_fd, &sa.any, &sl) == 0) {
 			char addr[INET6_ADDRSTRLEN] = "?";
-			bool v6 = sa.ss_family == AF_INET6;
-			const void *ap = v6 ?
-			        (const void *)&((struct sockaddr_in6 *)&sa)->sin6_addr :
-			        (const void *)&((struct sockaddr_in *)&sa)->sin_addr;
-			inet_ntop(sa.ss_family, ap, addr, sizeof addr);
-			unsigned port = ntohs(v6 ? ((struct sockaddr_in6 *)&sa)->sin6_port :
-			                           ((struct sockaddr_in *)&sa)->sin_port);
+			bool v6 = sa.any.sa_family == AF_INET6;
+			inet_ntop(sa.any.sa_family,
+			          v6 ? (const void *)&sa.in6.sin6_addr :
+			               (const void *)&sa.in4.sin_addr,
+			          addr, sizeof addr);
+			unsigned port = ntohs(v6 ? sa.in6.sin6_port : sa.in4.sin_port);
 			snprintf(peer, sizeof peer, "%s%s%s:%u", v6 ? "[" : "", addr, v6 ? "]" : "",
 			         port);
 		}

@@ -29,7 +29,9 @@
 int http_peer_open(void)
 {
 	int fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
-	return fd < 0 ? -errno : fd;
+	if (fd < 0)
+		return -errno;
+	return fd;
 }
 
 /* Copies the address of sa (AF_INET or AF_INET6) into the four words of
@@ -50,7 +52,7 @@ static void to_id(const struct sockaddr_storage *sa, __be32 addr[4], __be16 *por
 
 int http_peer_uid(int diag, int conn, uid_t *uid)
 {
-	struct sockaddr_storage local, peer;
+	struct sockaddr_storage local = { 0 }, peer = { 0 };
 	socklen_t ll = sizeof local, pl = sizeof peer;
 	if (getsockname(conn, (struct sockaddr *)&local, &ll) < 0 ||
 	    getpeername(conn, (struct sockaddr *)&peer, &pl) < 0)
@@ -98,7 +100,7 @@ int http_peer_uid(int diag, int conn, uid_t *uid)
 		if (h->nlmsg_type == NLMSG_ERROR) {
 			const struct nlmsgerr *e = NLMSG_DATA(h);
 			return h->nlmsg_len >= NLMSG_LENGTH(sizeof *e) && e->error ? e->error :
-			                                                           -EPROTO;
+			                                                             -EPROTO;
 		}
 		if (h->nlmsg_type != SOCK_DIAG_BY_FAMILY ||
 		    h->nlmsg_len < NLMSG_LENGTH(sizeof(struct inet_diag_msg)))
@@ -136,9 +138,12 @@ int http_peer_probe(int diag, int family)
 	int c = socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	int s = -1, rc = 0;
 	uid_t uid = (uid_t)-1;
+	struct sockaddr_storage from = { 0 };
+	socklen_t fl = sizeof from;
 	if (l < 0 || c < 0 || bind(l, (struct sockaddr *)&a, al) < 0 || listen(l, 1) < 0 ||
 	    getsockname(l, (struct sockaddr *)&a, &al) < 0 ||
-	    connect(c, (struct sockaddr *)&a, al) < 0 || (s = accept4(l, NULL, NULL, SOCK_CLOEXEC)) < 0)
+	    connect(c, (struct sockaddr *)&a, al) < 0 ||
+	    (s = accept4(l, (struct sockaddr *)&from, &fl, SOCK_CLOEXEC)) < 0)
 		rc = -errno;
 	else
 		rc = http_peer_uid(diag, s, &uid);
