@@ -70,6 +70,11 @@ struct tc_tool_ctx {
 	 * connection (a redirect) to it. NULL-terminated; never NULL. */
 	const char *const *allowed_domains;
 	uint32_t max_timeout_ms; /* the cap a tool's own timeout argument must obey */
+	/* Path globs (relative to the workspace, glob_match's syntax) that
+	 * the policy's deny and ask rules name: a tool that walks a directory
+	 * leaves out every entry one matches, as the gate refuses them as
+	 * path arguments. NULL-terminated; never NULL. */
+	const char *const *hidden_paths;
 };
 
 /* A builtin's answer. canonical: the structured truth (machine-readable,

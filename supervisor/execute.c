@@ -74,27 +74,56 @@ struct builtin_wire {
 	uint32_t n_domains;
 	uint32_t workspace_len; /* with its NUL */
 	uint32_t domains_len;
+	uint32_t n_hidden;
+	uint32_t hidden_len;
 	char approved_host[URL_HOST_MAX + 1];
 };
+
+/* n NUL-terminated strings at s (before end) as a NULL-terminated array
+ * into those bytes (malloc'd, room for extra more), or NULL. */
+static const char **wire_strings(const char *s, const char *end, uint32_t n, size_t extra)
+{
+	const char **v = calloc((size_t)n + 1 + extra, sizeof *v);
+	for (uint32_t i = 0; v && i < n; i++) {
+		const char *nul = memchr(s, '\0', (size_t)(end - s));
+		if (!nul) {
+			free(v);
+			return NULL;
+		}
+		v[i] = s;
+		s = nul + 1;
+	}
+	return v;
+}
+
+/* Counts a NULL-terminated list into *n and *len (its bytes with NULs). */
+static void wire_count(const char *const *v, uint32_t *n, uint32_t *len)
+{
+	for (; v && *v; v++) {
+		++*n;
+		*len += (uint32_t)strlen(*v) + 1;
+	}
+}
+
+/* Copies a NULL-terminated list to s, each with its NUL; returns the end. */
+static char *wire_put(char *s, const char *const *v)
+{
+	for (; v && *v; v++) {
+		size_t n = strlen(*v) + 1;
+		memcpy(s, *v, n);
+		s += n;
+	}
+	return s;
+}
 
 /* The domains out of the input, plus the approved host: a NULL-terminated
  * array into d's bytes (malloc'd), or NULL. */
 static const char **wire_domains(struct builtin_wire *b, const char *s, const char *end)
 {
 	b->approved_host[sizeof b->approved_host - 1] = '\0';
-	const char **v = calloc((size_t)b->n_domains + 2, sizeof *v);
-	size_t n = 0;
-	for (uint32_t i = 0; v && i < b->n_domains; i++) {
-		const char *nul = memchr(s, '\0', (size_t)(end - s));
-		if (!nul) {
-			free(v);
-			return NULL;
-		}
-		v[n++] = s;
-		s = nul + 1;
-	}
+	const char **v = wire_strings(s, end, b->n_domains, 1);
 	if (v && b->approved_host[0])
-		v[n] = b->approved_host;
+		v[b->n_domains] = b->approved_host;
 	return v;
 }
 
@@ -109,22 +138,26 @@ static int run_builtin(void *p)
 	memcpy(&b, d->data, sizeof b); /* the bytes need not be aligned */
 	const char *s = (const char *)d->data + sizeof b, *end = (const char *)d->data + d->len;
 	if (b.workspace_len == 0 || b.workspace_len > (size_t)(end - s) ||
-	    s[b.workspace_len - 1] != '\0' || b.domains_len > (size_t)(end - s) - b.workspace_len)
+	    s[b.workspace_len - 1] != '\0' || b.domains_len > (size_t)(end - s) - b.workspace_len ||
+	    b.hidden_len > (size_t)(end - s) - b.workspace_len - b.domains_len)
 		return CHILD_EXIT_HARNESS;
 	const char *workspace = s;
-	const char *dom = s + b.workspace_len, *args_text = dom + b.domains_len;
+	const char *dom = s + b.workspace_len, *hid = dom + b.domains_len;
+	const char *args_text = hid + b.hidden_len;
 	tc_execute_fn execute = b.execute_ref ? (tc_execute_fn)sbx_fn_from_ref(b.execute_ref) :
 	                                        (tc_execute_fn)(uintptr_t)b.execute_ptr;
 	/* A fresh image: jansson would seed its hash from /dev/urandom. */
 	size_t seed;
 	if (getrandom(&seed, sizeof seed, GRND_NONBLOCK) == (ssize_t)sizeof seed && seed)
 		json_object_seed(seed);
-	const char **domains = wire_domains(&b, dom, args_text);
+	const char **domains = wire_domains(&b, dom, hid);
+	const char **hidden = wire_strings(hid, args_text, b.n_hidden, 0);
 	json_error_t je;
 	json_t *args = json_loadb(args_text, (size_t)(end - args_text), JSON_ALLOW_NUL, &je);
-	if (!args || !domains || !execute) {
+	if (!args || !domains || !hidden || !execute) {
 		json_decref(args);
 		free(domains);
+		free(hidden);
 		return CHILD_EXIT_HARNESS;
 	}
 	int wfd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -133,7 +166,8 @@ static int run_builtin(void *p)
 		                   .timeout_ms = b.timeout_ms,
 		                   .max_render = b.max_render,
 		                   .allowed_domains = domains,
-		                   .max_timeout_ms = b.timeout_ms };
+		                   .max_timeout_ms = b.timeout_ms,
+		                   .hidden_paths = hidden };
 	struct tc_output out = { 0 };
 	int rc = execute(&ctx, args, &out);
 	size_t len = 0;
@@ -146,6 +180,7 @@ static int run_builtin(void *p)
 	json_decref(args);
 	free(out.render);
 	free(domains);
+	free(hidden);
 	return wrc == 0 ? 0 : CHILD_EXIT_HARNESS;
 }
 
@@ -163,12 +198,10 @@ static char *builtin_input(tc_execute_fn fn, json_t *args, const struct exec_bui
 	memcpy(b.approved_host, ctx->approved_host, sizeof b.approved_host);
 	const char *ws = ctx->workspace ? ctx->workspace : "";
 	b.workspace_len = (uint32_t)strlen(ws) + 1;
-	for (const char *const *dm = ctx->domains; dm && *dm; dm++) {
-		b.n_domains++;
-		b.domains_len += (uint32_t)strlen(*dm) + 1;
-	}
+	wire_count(ctx->domains, &b.n_domains, &b.domains_len);
+	wire_count(ctx->hidden, &b.n_hidden, &b.hidden_len);
 	size_t alen = json_dumpb(args, NULL, 0, flags);
-	size_t total = sizeof b + b.workspace_len + b.domains_len + alen;
+	size_t total = sizeof b + b.workspace_len + b.domains_len + b.hidden_len + alen;
 	char *m = alen ? malloc(total) : NULL;
 	if (!m)
 		return NULL;
@@ -177,11 +210,8 @@ static char *builtin_input(tc_execute_fn fn, json_t *args, const struct exec_bui
 	s += sizeof b;
 	memcpy(s, ws, b.workspace_len);
 	s += b.workspace_len;
-	for (const char *const *dm = ctx->domains; dm && *dm; dm++) {
-		size_t n = strlen(*dm) + 1;
-		memcpy(s, *dm, n);
-		s += n;
-	}
+	s = wire_put(s, ctx->domains);
+	s = wire_put(s, ctx->hidden);
 	if (json_dumpb(args, s, alen, flags) != alen) {
 		free(m);
 		return NULL;

@@ -25,6 +25,9 @@ struct exec_builtin {
 	uint32_t timeout_ms;
 	size_t max_render;
 	const char *const *domains; /* the gate's allowlist (borrowed) */
+	/* The path globs a builtin's walk leaves out (the rules', borrowed,
+	 * NULL-terminated), or NULL. */
+	const char *const *hidden;
 	/* A host off that list which an approver allowed for this call (the
 	 * host of its URL argument), "" for none: the tool's own check of the
 	 * host lets it through too. By value, as it is made per call. */

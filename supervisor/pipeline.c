@@ -396,6 +396,13 @@ static void on_deadline(struct loop *l, void *data)
 		arm_deadline(c); /* killed: the exit (or the pipes' grace) comes next */
 }
 
+static void free_hidden(char **v)
+{
+	for (size_t i = 0; v && v[i]; i++)
+		free(v[i]);
+	free(v);
+}
+
 static void run(struct call *c)
 {
 	struct tc_supervisor *s = c->sup;
@@ -410,6 +417,7 @@ static void run(struct call *c)
 		                    .timeout_ms = c->timeout_ms,
 		                    .max_render = s->cfg->max_render_chars,
 		                    .domains = (const char *const *)s->domains,
+		                    .hidden = (const char *const *)reach.hidden,
 		                    .check_only = c->checking,
 		                    .channel_fd = -1 };
 	memcpy(ctx.approved_host, reach.host, sizeof ctx.approved_host);
@@ -423,19 +431,23 @@ static void run(struct call *c)
 	 * paths the gate checked against them. */
 	bool commands = !c->tool->execute || c->tool->command_arg;
 	if (jail && sbx_protect_snapshot(jail, commands, &c->protect, &perr) < 0) {
+		free_hidden(reach.hidden);
 		call_finishf(c, perr.errnum == EBUSY ? TC_STATUS_BUSY : TC_STATUS_FAILED, NULL,
 		             "The tool could not be started: %s", perr.msg);
 		return;
 	}
 	c->jail = jail;
 	if (jail && c->tool->channel && !c->chan && !(c->chan = channel_open(&ctx.channel_fd))) {
+		free_hidden(reach.hidden);
 		call_finishf(c, TC_STATUS_FAILED, NULL,
 		             "The tool could not be started: no pipe "
 		             "for its channel (%s).",
 		             strerror(errno));
 		return;
 	}
-	if (!jail || exec_start(c->tool, c->args, jail, &ctx, &c->child, &err) < 0) {
+	int started = jail ? exec_start(c->tool, c->args, jail, &ctx, &c->child, &err) : -1;
+	free_hidden(reach.hidden);
+	if (started < 0) {
 		call_finishf(c, TC_STATUS_FAILED, NULL, "The tool could not be started: %s",
 		             err.msg);
 		return;

@@ -194,6 +194,9 @@ void policy_authorize(struct call *c, policy_verdict_fn verdict);
 struct policy_reach {
 	char host[URL_HOST_MAX + 1];
 	uint16_t port;
+	/* The path globs of the rules a builtin's walk leaves out (new,
+	 * NULL-terminated: gate_hidden_paths), or NULL. */
+	char **hidden;
 };
 /* Just before the fork: uses the call's once-approval (bound to these
  * exact arguments) and says what it may reach. 0, or -1 with err. */

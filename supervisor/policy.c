@@ -230,15 +230,10 @@ static void ask(struct call *c, const char *reason)
 	(void)id; /* c may be gone now: a synchronous answer finished it */
 }
 
-void policy_authorize(struct call *c, policy_verdict_fn verdict)
+/* The gate's view of c. */
+static void gate_call_of(struct tc_supervisor *s, struct call *c, struct gate_call *gc)
 {
-	c->policy.verdict = verdict;
-	struct tc_supervisor *s = c->sup;
-	/* A command grant ("git push" for the session) is looked up by the
-	 * call's command; out of memory, there is none and exact grants stand. */
-	free(c->policy.command);
-	c->policy.command = approval_command_key(c->tool, c->args);
-	struct gate_call gc = {
+	*gc = (struct gate_call){
 		.tool = c->name,
 		.risk = c->tool->risk,
 		.args = c->args,
@@ -253,6 +248,18 @@ void policy_authorize(struct call *c, policy_verdict_fn verdict)
 		.session = c->session ? c->session->id : 0,
 		.command = c->policy.command,
 	};
+}
+
+void policy_authorize(struct call *c, policy_verdict_fn verdict)
+{
+	c->policy.verdict = verdict;
+	struct tc_supervisor *s = c->sup;
+	/* A command grant ("git push" for the session) is looked up by the
+	 * call's command; out of memory, there is none and exact grants stand. */
+	free(c->policy.command);
+	c->policy.command = approval_command_key(c->tool, c->args);
+	struct gate_call gc;
+	gate_call_of(s, c, &gc);
 	struct gate_verdict v;
 	gate_authorize(s->gate, &gc, &v);
 	events_policy_decision(s, c, gate_action_name(v.action), v.check, v.reason);
@@ -335,6 +342,12 @@ int policy_before_fork(struct tc_supervisor *s, struct call *c, struct policy_re
 	char why[160];
 	reach->host[0] = '\0';
 	reach->port = 0;
+	/* What the rules name, for a builtin that walks a directory to leave
+	 * out (out of memory: the call does not run). */
+	struct gate_call gc;
+	gate_call_of(s, c, &gc);
+	if (!(reach->hidden = gate_hidden_paths(s->gate, &gc)))
+		return tc_error_set(err, TC_E_NOMEM, c->name, "out of memory");
 	if (json_is_string(url) &&
 	    url_host(json_string_value(url), reach->host, why, sizeof why) == 0)
 		reach->port = url_port(json_string_value(url));

@@ -274,6 +274,30 @@ static bool rule_matches(const struct gate_rule *r, const struct gate_call *call
 	        (!r->path || path_rule_matches(r, call)) && args_match(r, call);
 }
 
+char **gate_hidden_paths(const struct gate *g, const struct gate_call *call)
+{
+	const struct gate_policy *p = &g->policy;
+	char **v = calloc(p->nrules + 1, sizeof *v);
+	size_t n = 0;
+	for (size_t i = 0; v && i < p->nrules; i++) {
+		const struct gate_rule *r = &p->rules[i];
+		if (r->action == GATE_ALLOW || !r->path ||
+		    !glob_match(r->tool, call->tool, strlen(call->tool)))
+			continue;
+		/* An ask rule the call's own paths met was put to a person
+		 * (or granted): what they allowed is not hidden from it. */
+		if (r->action == GATE_ASK && path_rule_matches(r, call) && args_match(r, call))
+			continue;
+		if (!(v[n++] = strdup(r->path))) {
+			for (size_t k = 0; k + 1 < n; k++)
+				free(v[k]);
+			free(v);
+			v = NULL;
+		}
+	}
+	return v;
+}
+
 static enum gate_action rule_verdict(const struct gate_rule *r, struct gate_verdict *v)
 {
 	const char *verb = r->action == GATE_DENY ? "denied" :

@@ -181,6 +181,15 @@ int gate_add_check(struct gate *g, const char *name, gate_check_fn fn, void *dat
  * grant is simply not applied. */
 void gate_authorize(struct gate *g, const struct gate_call *call, struct gate_verdict *v);
 
+// The path globs of the deny and ask rules that apply to call's tool,
+// copied: what a tool that walks a directory (search_text, find_files,
+// list_dir, tree) must leave out, since a deny rule on "secrets/**" holds
+// the call's path arguments only and a search of "." would read what it
+// names. An ask rule the call's own paths matched (asked, or granted) is
+// left off. New, NULL-terminated (free each and the array), or NULL when
+// out of memory. (Line comments: a block comment cannot hold that glob.)
+char **gate_hidden_paths(const struct gate *g, const struct gate_call *call);
+
 /* Session grants: "approve for the session" stores (session, tool, the
  * exact validated arguments as canonical JSON: sorted keys, compact). A
  * later ask in the same session for the same tool with identical arguments

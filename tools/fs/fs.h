@@ -294,17 +294,27 @@ struct fs_walk {
 	char *ignored_names[FS_IGNORED_NAMED]; /* the first few, malloc'd */
 	bool cap_dir, cap_depth, cap_time, stopped, oom;
 	struct fs_ignore_set rules;
+	/* The policy's path globs (ctx->hidden_paths, borrowed): entries
+	 * they match are left out whatever include_ignored says. */
+	const char *const *hidden;
+	size_t hidden_count; /* entries left out for them */
 };
 
 /* Walks the directory rel (normalised, see fs_path_normal). 0, or -1 with
  * *err when rel cannot be opened as a directory. Release w after. */
 int fs_walk_run(const struct tc_tool_ctx *ctx, struct fs_walk *w, const char *rel, json_t **err);
 void fs_walk_release(struct fs_walk *w);
+/* Whether path (relative to the workspace) is one the policy's rules
+ * name: a deny or ask rule holds a path argument, and a walk from above
+ * must not show what it could not name (the caller counts it in
+ * hidden_count). */
+bool fs_walk_hidden(const struct fs_walk *w, const char *path);
 /* Counts path (a directory: is_dir) as skipped by the rules; the first
  * few are named in the report. */
 void fs_walk_note_ignored(struct fs_walk *w, const char *path, bool is_dir);
 /* Adds "ignored" (and "ignored_names") to res and a line to the render
- * saying what the rules left out and how to see it. */
+ * saying what the rules left out and how to see it; and "hidden" with its
+ * line when the policy's rules left entries out. */
 void fs_walk_report_ignored(const struct fs_walk *w, json_t *res, struct buf *r);
 /* The call's deadline less a margin (10 %, 100 ms..2 s) as a stop time
  * for a walk, on io_now_ms's clock (0 when there is no deadline);

@@ -153,9 +153,16 @@ static bool budget_left(struct walk *w)
 static bool ignored(struct walk *w, int dirfd, const struct pending *at, const char *name,
                     bool note)
 {
-	if (w->ig.include_ignored || !strcmp(name, ".git"))
-		return false;
 	char *rel = join(at->rel, name);
+	if (rel && fs_walk_hidden(&w->ig, rel)) {
+		w->ig.hidden_count += note; /* counted once, on the pass that notes */
+		free(rel);
+		return true;
+	}
+	if (w->ig.include_ignored || !strcmp(name, ".git")) {
+		free(rel);
+		return false;
+	}
 	struct stat st;
 	bool dir = !fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) && S_ISDIR(st.st_mode);
 	bool skip = rel && fs_ignored(at->rules, rel, dir);
@@ -294,6 +301,7 @@ static void walk_init(const struct tc_tool_ctx *ctx, json_t *args, struct walk *
 		.chars = max > 1000 ? max - 600 : max / 2,
 	};
 	w->ig.include_ignored = fs_arg_bool(args, "include_ignored", false);
+	w->ig.hidden = ctx->hidden_paths;
 }
 
 /* The counts every listing carries, and the notes on what was left out. */

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "fs.h"
+#include "glob_match.h"
 #include "io.h"
 #include "utf8.h"
 
@@ -77,6 +78,25 @@ void fs_walk_note_ignored(struct fs_walk *w, const char *path, bool is_dir)
 	w->ignored++;
 }
 
+bool fs_walk_hidden(const struct fs_walk *w, const char *path)
+{
+	for (const char *const *g = w->hidden; g && *g; g++)
+		if (glob_match(*g, path, strlen(path)))
+			return true;
+	return false;
+}
+
+static void report_hidden(const struct fs_walk *w, json_t *res, struct buf *r)
+{
+	if (!w->hidden_count)
+		return;
+	json_object_set_new(res, "hidden", json_integer((json_int_t)w->hidden_count));
+	fs_buf_printf(r,
+	              "[%zu entr%s left out: the policy's rules deny them or ask before "
+	              "they are read; naming them is refused too]\n",
+	              w->hidden_count, w->hidden_count == 1 ? "y" : "ies");
+}
+
 static void walk_dir(struct fs_walk *w, int dirfd, const char *prefix, int depth,
                      struct fs_ignore *rules)
 {
@@ -99,6 +119,10 @@ static void walk_dir(struct fs_walk *w, int dirfd, const char *prefix, int depth
 		bool is_dir = S_ISDIR(st.st_mode);
 		if (is_dir && !strcmp(name, ".git"))
 			continue;
+		if (fs_walk_hidden(w, path)) {
+			w->hidden_count++;
+			continue;
+		}
 		if (!w->include_ignored && fs_ignored(rules, path, is_dir)) {
 			fs_walk_note_ignored(w, path, is_dir);
 			continue;
@@ -131,6 +155,7 @@ int fs_walk_run(const struct tc_tool_ctx *ctx, struct fs_walk *w, const char *re
 	if (fd < 0)
 		return -1;
 	struct fs_ignore *rules = NULL;
+	w->hidden = ctx->hidden_paths;
 	if (fs_ignore_init(&w->rules, ctx, rel, !w->include_ignored, &rules) < 0)
 		w->oom = true;
 	walk_dir(w, fd, strcmp(rel, ".") ? rel : "", 1, rules);
@@ -149,6 +174,7 @@ void fs_walk_release(struct fs_walk *w)
 
 void fs_walk_report_ignored(const struct fs_walk *w, json_t *res, struct buf *r)
 {
+	report_hidden(w, res, r);
 	json_object_set_new(res, "ignored", json_integer((json_int_t)w->ignored));
 	if (w->rules.unread)
 		fs_buf_printf(
