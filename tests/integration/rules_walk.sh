@@ -3,8 +3,10 @@
 # built-in tools that walk from above it: search_text, find_files,
 # list_dir and tree of "." (and of every other spelling of a parent)
 # neither read nor name what the rule covers, whatever include_ignored
-# says; the rest of the tree is still walked. Checked on the real binary's
-# whole answer (render and canonical).
+# says; the rest of the tree is still walked. move_path of a directory
+# above (or onto) a rule's files and delete_path of their parent leave
+# them where and as they were. Checked on the real binary's whole answer
+# (render and canonical) and on the files from outside.
 # Exit 0 pass, 77 skip (the reason is the last line), 1 fail.
 set -u
 TC=${TOOLCAGE:?}
@@ -56,5 +58,40 @@ done
 call search_text '{"pattern": "visible"}'
 grep -q 'src/a.env' "$tmp/out" && ok "what no rule covers is still searched" ||
 	bad "search_text lost the unruled file"
+
+# The destructive tools: a rule's files are not carried off by moving a
+# directory above them (then edited under the new name and moved back),
+# nor put in place by moving one there, nor deleted with their parent.
+printf '%s\n' '{"policy": {"levels": {"destructive": "allow"}, "rules": [' \
+	'{"action": "deny", "path": "config/prod/**"}]}}' > "$tmp/etc/c.json"
+mkdir -p "$tmp/ws/config/prod" "$tmp/ws/config/dev" "$tmp/ws/staging/prod"
+echo "db=prod" > "$tmp/ws/config/prod/db.ini"
+echo "dev" > "$tmp/ws/config/dev/x"
+echo "db=evil" > "$tmp/ws/staging/prod/db.ini"
+for args in '{"source": "config", "destination": "cfg2"}' \
+	'{"source": "./config/", "destination": "cfg3"}' \
+	'{"source": "staging/prod", "destination": "config/"}'
+do
+	call move_path "$args"
+	grep -q '"status": *"failed"' "$tmp/out" && grep -q 'config/prod' "$tmp/out" &&
+		ok "move_path $args refused" || bad "move_path $args"
+done
+mv "$tmp/ws/config" "$tmp/ws/config.away"
+call move_path '{"source": "staging", "destination": "config"}'
+grep -q '"status": *"failed"' "$tmp/out" && [ ! -e "$tmp/ws/config" ] &&
+	ok "a directory is not moved to where a rule's files would be" ||
+	bad "staging moved onto config/prod"
+mv "$tmp/ws/config.away" "$tmp/ws/config"
+call move_path '{"source": "config/dev", "destination": "devx"}'
+grep -q '"status": *"ok"' "$tmp/out" && ok "a directory no rule reaches moves" ||
+	bad "config/dev did not move"
+call delete_path '{"path": "config", "recursive": true}'
+[ "$(cat "$tmp/ws/config/prod/db.ini" 2>/dev/null)" = "db=prod" ] &&
+	grep -q '"status": *"failed"' "$tmp/out" && grep -q 'kept 1' "$tmp/out" &&
+	ok "delete_path of the parent keeps the rule's files and says so" ||
+	bad "delete_path of config"
+[ "$(cat "$tmp/ws/config/prod/db.ini" 2>/dev/null)" = "db=prod" ] &&
+	[ ! -e "$tmp/ws/cfg2" ] && [ ! -e "$tmp/ws/cfg3" ] || bad "config/prod/db.ini was changed or moved"
+
 [ $fails -eq 0 ] || { echo "$fails failures"; exit 1; }
-echo "no walk showed what a rule covers"
+echo "no walk showed, moved or deleted what a rule covers"

@@ -309,6 +309,8 @@ void fs_walk_release(struct fs_walk *w);
  * must not show what it could not name (the caller counts it in
  * hidden_count). */
 bool fs_walk_hidden(const struct fs_walk *w, const char *path);
+/* The same for a list of such globs (NULL-terminated, or NULL). */
+bool fs_hidden(const char *const *hidden, const char *path);
 /* Counts path (a directory: is_dir) as skipped by the rules; the first
  * few are named in the report. */
 void fs_walk_note_ignored(struct fs_walk *w, const char *path, bool is_dir);

@@ -23,6 +23,11 @@ struct rm {
 	bool too_deep; /* a directory below RM_DEPTH_MAX was left */
 	int err;       /* first errno that left something behind */
 	char err_path[PATH_MAX];
+	/* The policy's path globs (ctx->hidden_paths): what they match is
+	 * kept, as the gate refuses deleting it by name. */
+	const char *const *hidden;
+	size_t kept;
+	char kept_path[PATH_MAX]; /* the first one */
 };
 
 static void rm_note_error(struct rm *s, const char *path, int errnum)
@@ -49,6 +54,11 @@ static void rm_contents(int dirfd, const char *prefix, int depth, struct rm *s)
 	for (size_t i = 0; i < n && !s->capped; i++) {
 		char path[PATH_MAX];
 		snprintf(path, sizeof path, "%s/%s", prefix, names[i]);
+		if (fs_hidden(s->hidden, path)) {
+			if (!s->kept++)
+				snprintf(s->kept_path, sizeof s->kept_path, "%s", path);
+			continue;
+		}
 		struct stat st;
 		if (fstatat(dirfd, names[i], &st, AT_SYMLINK_NOFOLLOW) < 0) {
 			rm_note_error(s, path, errno);
@@ -132,11 +142,21 @@ static int delete_dir(int parentfd, const struct fs_path *p, bool recursive, str
 		                strerror(errno));
 		return -1;
 	}
-	rm_contents(fd, p->rel, 1, s);
+	/* The tree's paths as the rules read them: from the workspace, plain. */
+	char *plain = fs_path_normal(p->rel);
+	rm_contents(fd, plain ? plain : p->rel, 1, s);
+	free(plain);
 	close(fd);
-	if (!s->capped && !s->too_deep && !s->err && unlinkat(parentfd, p->last, AT_REMOVEDIR) < 0)
+	if (!s->capped && !s->too_deep && !s->err && !s->kept &&
+	    unlinkat(parentfd, p->last, AT_REMOVEDIR) < 0)
 		rm_note_error(s, p->rel, errno);
-	if (s->capped)
+	if (s->kept)
+		*err = fs_error("partial",
+		                "removed %zu entries from \"%s\" but kept %zu that the policy's "
+		                "rules deny or ask about (e.g. \"%s\"), and the directories "
+		                "holding them",
+		                s->removed, p->rel, s->kept, s->kept_path);
+	else if (s->capped)
 		*err = fs_error("partial",
 		                "removed %zu entries from \"%s\" and stopped at the cap of %d per "
 		                "call; call delete_path again to remove the rest",
@@ -182,7 +202,7 @@ static int delete_path(const struct tc_tool_ctx *ctx, json_t *args, struct tc_ou
 	}
 	int dirfd = fs_open_parent(ctx, &p, &err);
 	struct stat st;
-	struct rm s = { 0 };
+	struct rm s = { .hidden = ctx->hidden_paths };
 	int rc;
 	if (dirfd < 0) {
 		rc = fs_fail(out, err);
@@ -346,6 +366,91 @@ static bool same_entry(int sdir, const char *slast, int ddir, const char *dlast)
 	        a.st_ino == b.st_ino;
 }
 
+#define MOVE_SCAN_MAX 100000 /* entries of a moved directory held to the rules */
+
+/* Whether an entry of the tree in dirfd (borrowed) is one the policy's
+ * rules name, at its path now (from, flen long) or where the move puts it
+ * (to): a rule holds path arguments, and moving the directory above would
+ * carry it out of the rule's reach (or into it). 1 with *found naming it,
+ * 0, or -1 when the tree is past the scan's bounds. from and to are
+ * PATH_MAX buffers, extended in place and put back. */
+static int move_scan(int dirfd, char *from, size_t flen, char *to, size_t tlen,
+                     const char *const *hidden, int depth, size_t *budget, char *found)
+{
+	char **names;
+	size_t n, total;
+	if (fs_list_names(dirfd, FS_DIR_SCAN_MAX, &names, &n, &total) < 0)
+		return -1;
+	int rc = total > n ? -1 : 0;
+	for (size_t i = 0; i < n && !rc; i++) {
+		size_t k = strlen(names[i]);
+		if (!(*budget)-- || flen + k + 2 > PATH_MAX || tlen + k + 2 > PATH_MAX) {
+			rc = -1;
+			break;
+		}
+		from[flen] = to[tlen] = '/';
+		memcpy(from + flen + 1, names[i], k + 1);
+		memcpy(to + tlen + 1, names[i], k + 1);
+		if (fs_hidden(hidden, from) || fs_hidden(hidden, to)) {
+			snprintf(found, PATH_MAX, "%s", fs_hidden(hidden, from) ? from : to);
+			rc = 1;
+			break;
+		}
+		struct stat st;
+		if (fstatat(dirfd, names[i], &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode))
+			continue;
+		int sub = depth < RM_DEPTH_MAX ?
+		        openat(dirfd, names[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) :
+		        -1;
+		rc = sub < 0 ? -1 :
+		               move_scan(sub, from, flen + k + 1, to, tlen + k + 1, hidden,
+		                         depth + 1, budget, found);
+		if (sub >= 0)
+			close(sub);
+	}
+	from[flen] = to[tlen] = '\0';
+	fs_names_free(names, n);
+	return rc;
+}
+
+/* A directory moved must not carry what the rules name out of their
+ * reach, nor into it. 0, or -1 with *err. */
+static int move_held(const struct tc_tool_ctx *ctx, int sdir, const struct fs_path *src,
+                     const struct fs_path *dst, json_t **err)
+{
+	if (!ctx->hidden_paths || !ctx->hidden_paths[0])
+		return 0;
+	char *a = fs_path_normal(src->rel), *b = fs_path_normal(dst->rel);
+	char from[PATH_MAX], to[PATH_MAX], found[PATH_MAX] = "";
+	int fd = openat(sdir, src->last, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	size_t budget = MOVE_SCAN_MAX;
+	int rc = -1;
+	if (a && b && strlen(a) < PATH_MAX && strlen(b) < PATH_MAX && fd >= 0) {
+		snprintf(from, sizeof from, "%s", a);
+		snprintf(to, sizeof to, "%s", b);
+		rc = move_scan(fd, from, strlen(from), to, strlen(to), ctx->hidden_paths, 1,
+		               &budget, found);
+	}
+	if (fd >= 0)
+		close(fd);
+	if (rc == 1)
+		*err = fs_error("denied_inside",
+		                "\"%s\" holds what would be \"%s\", which the policy's rules "
+		                "deny or ask about by name: moving the directory would carry it "
+		                "out of the rules' reach or into it; move the other entries one "
+		                "by one",
+		                src->rel, found);
+	else if (rc < 0)
+		*err = fs_error("too_large",
+		                "cannot check all of \"%s\" against the policy's rules (more "
+		                "than %d entries or %d levels, or unreadable); move its parts "
+		                "one by one",
+		                src->rel, MOVE_SCAN_MAX, RM_DEPTH_MAX);
+	free(a);
+	free(b);
+	return rc == 0 ? 0 : -1;
+}
+
 static int move_path(const struct tc_tool_ctx *ctx, json_t *args, struct tc_output *out, bool check)
 {
 	struct fs_path src = { 0 }, dst = { 0 };
@@ -381,6 +486,10 @@ static int move_path(const struct tc_tool_ctx *ctx, json_t *args, struct tc_outp
 		                      "\"%s\" and \"%s\" are the same file; nothing to "
 		                      "move",
 		                      src.rel, dst.rel));
+		goto out;
+	}
+	if (S_ISDIR(st.st_mode) && move_held(ctx, sdir, &src, &dst, &err)) {
+		rc = fs_fail(out, err);
 		goto out;
 	}
 	bool replaced = !fstatat(ddir, dst.last, &dst_st, AT_SYMLINK_NOFOLLOW);

@@ -78,12 +78,17 @@ void fs_walk_note_ignored(struct fs_walk *w, const char *path, bool is_dir)
 	w->ignored++;
 }
 
-bool fs_walk_hidden(const struct fs_walk *w, const char *path)
+bool fs_hidden(const char *const *hidden, const char *path)
 {
-	for (const char *const *g = w->hidden; g && *g; g++)
+	for (const char *const *g = hidden; g && *g; g++)
 		if (glob_match(*g, path, strlen(path)))
 			return true;
 	return false;
+}
+
+bool fs_walk_hidden(const struct fs_walk *w, const char *path)
+{
+	return fs_hidden(w->hidden, path);
 }
 
 static void report_hidden(const struct fs_walk *w, json_t *res, struct buf *r)
