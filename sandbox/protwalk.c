@@ -59,6 +59,15 @@ static void stopped(struct walk *w, const char *what, const char *path)
 		snprintf(w->out->stopped, sizeof w->out->stopped, "%s %s", what, path);
 }
 
+/* The bound on entries met in the directory w->path: said with the bound
+ * (its own frame: walk_dir recurses, and keeps no path-sized buffer). */
+static void stopped_entries(struct walk *w)
+{
+	if (!w->out->stopped[0])
+		snprintf(w->out->stopped, sizeof w->out->stopped,
+		         "the bound on entries (%u) was met in %s", w->max_entries, w->path);
+}
+
 /* The mode a look changed, back (failing that, the directory stays as
  * readable as the look made it: nothing the tool can use). */
 static void mode_back(int dfd, const char *name, mode_t mode)
@@ -182,10 +191,7 @@ static void walk_dir(struct walk *w, int fd, size_t plen, int d, int cont)
 		size_t n = strlen(name);
 		if (++w->entries > w->max_entries) {
 			w->path[plen] = '\0';
-			char at[PATH_MAX + 64];
-			snprintf(at, sizeof at, "%.*s (after %u entries)", PATH_MAX, w->path,
-			         w->max_entries);
-			stopped(w, "the bound on entries was met in", at);
+			stopped_entries(w);
 			break;
 		}
 		if (plen + 1 + n >= sizeof w->path) {

@@ -183,5 +183,15 @@ run run_command "echo x > deep/a/.envrc2" "$E/strict.json"
 [ "$(field "$tmp/out" status)" != ok ] && grep -q 'not all looked for' "$tmp/out" && [ ! -e "$ws/deep/a/.envrc2" ] &&
 	ok "strict walls: a call whose walk met its bound is refused" || bad "strict deep tree"
 
+# 10. more entries than protected_paths.walk_entries: said, with the bound
+printf '{"policy": {"levels": {"destructive": "allow"}}, "protected_paths": {"walk_entries": 100}}\n' > "$E/small.json"
+setup
+mkdir -p "$ws/many" && (cd "$ws/many" && for i in $(seq 150); do : > "f$i"; done)
+run run_command "true" "$E/small.json"
+field "$tmp/out" c.protected_paths_incomplete | grep -q 'the bound on entries (100) was met in' &&
+	[ "$(field "$tmp/out" status)" = ok ] &&
+	ok "more entries than walk_entries: the call runs, its result says where the walk stopped" ||
+	bad "walk_entries bound"
+
 [ $fails -eq 0 ] || { echo "$fails failures"; exit 1; }
 echo "protected patterns held for commands"
