@@ -12,7 +12,8 @@
  *            own namespace
  *   relay    both ways through two pipes (splice: the bytes never enter
  *            our memory; a full pipe stops reading its writer), within
- *            the call's byte caps
+ *            the call's byte caps; where the kernel gives no big pipes,
+ *            through two bounded buffers of ours (recv and send)
  *
  * A refusal is answered in the client's protocol (403, a SOCKS code, a
  * closed TLS connection) and recorded with its reason. */
@@ -34,15 +35,26 @@
 enum conn_state { CS_HEAD, CS_ASK, CS_RESOLVE, CS_CONNECT, CS_RELAY, CS_DRAIN };
 enum { DRAIN_TIMEOUT_MS = 5000, ATTEMPT_MS = 3000 };
 
+/* One direction's buffer: a pipe the bytes are spliced through, or, where
+ * the kernel gives no pipe of EGRESS_PIPE_GOOD (a user past
+ * fs.pipe-user-pages-soft gets 8 KiB ones, and none past the hard limit),
+ * a buffer of ours of EGRESS_COPY_BYTES they are copied through. Either
+ * holds at most the connection's cap, counted in fill. */
+struct chan {
+	int p[2];     /* the pipe, or -1 */
+	uint8_t *buf; /* or the buffer: its bytes at off, fill of them */
+	size_t off;
+	size_t fill;
+};
+
 struct egress_conn {
 	struct egress_call *call;
 	enum sbx_listener kind;
 	enum egress_via via;
 	enum conn_state state;
 	int cfd, ufd;
-	int cu[2], uc[2]; /* pipes: client to upstream, upstream to client */
-	size_t cap;       /* bytes each pipe holds (the smaller) */
-	size_t fill_cu, fill_uc;
+	struct chan cu, uc;    /* client to upstream, upstream to client */
+	size_t cap;            /* bytes each holds (the smaller) */
 	bool c_eof, u_eof;     /* a read side ended */
 	bool cu_done, uc_done; /* its end was passed on (shutdown) */
 	uint32_t c_ev, u_ev;   /* what is watched now */
@@ -62,7 +74,8 @@ struct egress_conn {
 	void *ask; /* the approver's handle */
 	bool asking, answered, answer_allow;
 	const char *allow_why;
-	const char *end_why; /* a cap ended it: recorded as refused */
+	const char *end_why;  /* a cap ended it: recorded as refused */
+	uint16_t listen_port; /* the port it came to */
 	/* Plain HTTP (an absolute-URI proxy request, port 80): one request per
 	 * connection, its body passed as its head frames it (body_left bytes,
 	 * or a chunked body to its last chunk); what the client sends after it
@@ -114,6 +127,108 @@ static void close_fd(int *fd)
 	*fd = -1;
 }
 
+/* ---- a direction's buffer ----------------------------------------------------- */
+
+static void chan_close(struct chan *ch)
+{
+	close_fd(&ch->p[0]);
+	close_fd(&ch->p[1]);
+	free(ch->buf);
+	ch->buf = NULL;
+	ch->off = ch->fill = 0;
+}
+
+/* Where the buffer's next bytes go, its bytes moved to its start when the
+ * room after them is less than want. */
+static uint8_t *chan_tail(struct chan *ch, size_t cap, size_t want)
+{
+	if (ch->off && cap - ch->off - ch->fill < want) {
+		memmove(ch->buf, ch->buf + ch->off, ch->fill);
+		ch->off = 0;
+	}
+	return ch->buf + ch->off + ch->fill;
+}
+
+/* At most len bytes of data in (what there is room for): how many went,
+ * -1 and errno. */
+static ssize_t chan_write(struct chan *ch, size_t cap, const void *data, size_t len)
+{
+	if (len > cap - ch->fill)
+		len = cap - ch->fill;
+	if (!len)
+		return 0;
+	ssize_t n;
+	if (ch->buf) {
+		memcpy(chan_tail(ch, cap, len), data, len);
+		n = (ssize_t)len;
+	} else if ((n = write(ch->p[1], data, len)) < 0) {
+		return -1;
+	}
+	ch->fill += (size_t)n;
+	return n;
+}
+
+/* All of data in, or nothing. */
+static bool chan_put(struct chan *ch, size_t cap, const void *data, size_t len)
+{
+	if (len > cap - ch->fill)
+		return false;
+	return chan_write(ch, cap, data, len) == (ssize_t)len;
+}
+
+/* At most want bytes from the socket src in, as splice answers: > 0
+ * moved, 0 its end, -1 and errno. */
+static ssize_t chan_in(struct chan *ch, size_t cap, int src, size_t want)
+{
+	if (want > cap - ch->fill)
+		want = cap - ch->fill;
+	ssize_t n = ch->buf ?
+	        recv(src, chan_tail(ch, cap, want), want, MSG_DONTWAIT) :
+	        splice(src, NULL, ch->p[1], NULL, want, SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
+	if (n > 0)
+		ch->fill += (size_t)n;
+	return n;
+}
+
+/* What it holds out to the socket dst, as much as goes: bytes moved, -1
+ * and errno. */
+static ssize_t chan_out(struct chan *ch, int dst)
+{
+	ssize_t n = ch->buf ?
+	        send(dst, ch->buf + ch->off, ch->fill, MSG_DONTWAIT | MSG_NOSIGNAL) :
+	        splice(ch->p[0], NULL, dst, NULL, ch->fill, SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
+	if (n > 0) {
+		ch->fill -= (size_t)n;
+		ch->off = ch->fill ? ch->off + (size_t)n : 0;
+	}
+	return n;
+}
+
+/* Both directions: pipes of EGRESS_PIPE_BYTES where the kernel gives at
+ * least EGRESS_PIPE_GOOD, else buffers (a pipe of 8 KiB would relay at a
+ * crawl, a splice per page). What each holds, 0 when neither could be
+ * had. */
+static size_t chan_open(struct chan *a, struct chan *b)
+{
+	if (pipe2(a->p, O_NONBLOCK | O_CLOEXEC) == 0 && pipe2(b->p, O_NONBLOCK | O_CLOEXEC) == 0) {
+		(void)fcntl(a->p[1], F_SETPIPE_SZ, EGRESS_PIPE_BYTES);
+		(void)fcntl(b->p[1], F_SETPIPE_SZ, EGRESS_PIPE_BYTES);
+		int x = fcntl(a->p[1], F_GETPIPE_SZ), y = fcntl(b->p[1], F_GETPIPE_SZ);
+		size_t room = (size_t)(x < y ? x : y);
+		if (x > 0 && y > 0 && room >= EGRESS_PIPE_GOOD)
+			return room;
+	}
+	chan_close(a);
+	chan_close(b);
+	a->buf = malloc(EGRESS_COPY_BYTES);
+	b->buf = malloc(EGRESS_COPY_BYTES);
+	if (a->buf && b->buf)
+		return EGRESS_COPY_BYTES;
+	chan_close(a);
+	chan_close(b);
+	return 0;
+}
+
 static void conn_close(struct egress_conn *k)
 {
 	struct egress_call *c = k->call;
@@ -129,17 +244,19 @@ static void conn_close(struct egress_conn *k)
 		              k->end_why ? k->end_why : k->allow_why,
 		              (struct sockaddr *)&k->addrs[k->next_addr], k->out, k->in);
 	else if (!k->recorded && k->state != CS_HEAD && k->state != CS_DRAIN)
-		egress_record(c, k->t.host, k->t.port, k->via, 2, "the call ended first", NULL, 0,
-		              0);
+		egress_record(c, k->t.host, k->t.port, k->via, 2,
+		              k->end_why ? k->end_why : "the call ended first", NULL, 0, 0);
+	else if (!k->recorded && k->state == CS_HEAD)
+		egress_record(c, "(no request)", k->listen_port, k->via, 2,
+		              k->end_why ? k->end_why : "the connection ended before its request",
+		              NULL, 0, 0);
 	loop_del_fd(e->loop, k->cfd);
 	if (k->ufd >= 0)
 		loop_del_fd(e->loop, k->ufd);
 	close_fd(&k->cfd);
 	close_fd(&k->ufd);
-	close_fd(&k->cu[0]);
-	close_fd(&k->cu[1]);
-	close_fd(&k->uc[0]);
-	close_fd(&k->uc[1]);
+	chan_close(&k->cu);
+	chan_close(&k->uc);
 	if (k->prev)
 		k->prev->next = k->next;
 	else
@@ -174,9 +291,9 @@ static void drain_and_close(struct egress_conn *k, const void *text, size_t len)
 		close_fd(&k->ufd);
 	}
 	k->state = CS_DRAIN;
-	if (len && len <= k->cap - k->fill_uc && write(k->uc[1], text, len) == (ssize_t)len)
-		k->fill_uc += len;
-	if (!k->fill_uc) {
+	if (len)
+		(void)chan_put(&k->uc, k->cap, text, len);
+	if (!k->uc.fill) {
 		conn_close(k);
 		return;
 	}
@@ -259,12 +376,12 @@ static ssize_t request_part(struct egress_conn *k, const uint8_t *p, size_t n)
 /* The client's bytes of its one request into the pipe, at most want:
  * spliced for a counted body, copied through a scan of a chunked one.
  * What splice returns: > 0 bytes moved, 0 the client's end, -1 and errno. */
-static ssize_t feed_request(struct egress_conn *k, int src, int dst, size_t want)
+static ssize_t feed_request(struct egress_conn *k, int src, struct chan *dst, size_t want)
 {
 	if (!k->chunked) {
 		if (want > k->body_left)
 			want = (size_t)k->body_left;
-		ssize_t n = splice(src, NULL, dst, NULL, want, SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
+		ssize_t n = chan_in(dst, k->cap, src, want);
 		if (n > 0)
 			request_part(k, NULL, (size_t)n);
 		return n;
@@ -283,7 +400,7 @@ static ssize_t feed_request(struct egress_conn *k, int src, int dst, size_t want
 		errno = EPROTO;
 		return -1;
 	}
-	ssize_t w = used ? write(dst, buf, (size_t)used) : 0;
+	ssize_t w = used ? chan_write(dst, k->cap, buf, (size_t)used) : 0;
 	if (w < 0)
 		return -1;
 	/* What went into the pipe is taken from the socket and the scan. */
@@ -295,16 +412,6 @@ static ssize_t feed_request(struct egress_conn *k, int src, int dst, size_t want
 		return -1;
 	}
 	return w;
-}
-
-static bool put_pipe(int p[2], size_t cap, size_t *fill, const void *data, size_t len)
-{
-	if (len > cap - *fill)
-		return false;
-	if (len && write(p[1], data, len) != (ssize_t)len)
-		return false;
-	*fill += len;
-	return true;
 }
 
 /* A tunnel's first bytes from the client, into head: when they are a TLS
@@ -350,7 +457,7 @@ static int feed_hello(struct egress_conn *k, int src, bool *eof)
 		k->end_why = "the call's cap on bytes sent is reached";
 		return -1;
 	}
-	if (!put_pipe(k->cu, k->cap, &k->fill_cu, k->head, k->head_len))
+	if (!chan_put(&k->cu, k->cap, k->head, k->head_len))
 		return -1;
 	k->out += k->head_len;
 	c->bytes_out += k->head_len;
@@ -361,15 +468,14 @@ static int feed_hello(struct egress_conn *k, int src, bool *eof)
 	return 1;
 }
 
-/* Moves what can move without blocking, one direction: src -> pipe -> dst.
+/* Moves what can move without blocking, one direction: src -> ch -> dst.
  * Returns 1 on progress, 0 on none, -1 when the connection must end. */
-static int move(struct egress_conn *k, int src, int dst, int p[2], size_t *fill, bool *eof,
-                bool *done, uint64_t *count, uint64_t *call_count, uint64_t cap,
-                const char *cap_why)
+static int move(struct egress_conn *k, int src, int dst, struct chan *ch, bool *eof, bool *done,
+                uint64_t *count, uint64_t *call_count, uint64_t cap, const char *cap_why)
 {
 	int progress = 0;
-	bool framed = k->one_request && p == k->cu;
-	if (!*eof && src >= 0 && p == k->cu && k->hello_check) {
+	bool framed = k->one_request && ch == &k->cu;
+	if (!*eof && src >= 0 && ch == &k->cu && k->hello_check) {
 		progress = feed_hello(k, src, eof);
 		if (progress < 0)
 			return -1;
@@ -389,9 +495,9 @@ static int move(struct egress_conn *k, int src, int dst, int p[2], size_t *fill,
 		}
 		goto out;
 	}
-	if (!*eof && src >= 0 && *fill < k->cap) {
+	if (!*eof && src >= 0 && ch->fill < k->cap) {
 		uint64_t room = left(cap, *call_count);
-		size_t want = k->cap - *fill;
+		size_t want = k->cap - ch->fill;
 		if (room == 0) {
 			/* At the cap: an end is still an end, more is the cap. */
 			char b;
@@ -410,11 +516,9 @@ static int move(struct egress_conn *k, int src, int dst, int p[2], size_t *fill,
 		}
 		if (want > room)
 			want = (size_t)room;
-		ssize_t n = framed ?
-		        feed_request(k, src, p[1], want) :
-		        splice(src, NULL, p[1], NULL, want, SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
+		ssize_t n =
+		        framed ? feed_request(k, src, ch, want) : chan_in(ch, k->cap, src, want);
 		if (n > 0) {
-			*fill += (size_t)n;
 			*count += (uint64_t)n;
 			*call_count += (uint64_t)n;
 			progress = 1;
@@ -426,16 +530,15 @@ static int move(struct egress_conn *k, int src, int dst, int p[2], size_t *fill,
 		}
 	}
 out:
-	if (*fill && dst >= 0) {
-		ssize_t n = splice(p[0], NULL, dst, NULL, *fill, SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
+	if (ch->fill && dst >= 0) {
+		ssize_t n = chan_out(ch, dst);
 		if (n > 0) {
-			*fill -= (size_t)n;
 			progress = 1;
 		} else if (n < 0 && errno != EAGAIN && errno != EINTR) {
 			return -1;
 		}
 	}
-	if (*eof && !*fill && !*done && dst >= 0) {
+	if (*eof && !ch->fill && !*done && dst >= 0) {
 		shutdown(dst, SHUT_WR);
 		*done = true;
 		progress = 1;
@@ -450,13 +553,13 @@ static void pump(struct egress_conn *k)
 	if (k->state == CS_DRAIN) {
 		uint64_t none = 0, unused = 0;
 		bool eof = true, done = true;
-		if (k->fill_uc &&
-		    move(k, -1, k->cfd, k->uc, &k->fill_uc, &eof, &done, &none, &unused, UINT64_MAX,
-		         NULL) < 0) {
+		if (k->uc.fill &&
+		    move(k, -1, k->cfd, &k->uc, &eof, &done, &none, &unused, UINT64_MAX, NULL) <
+		            0) {
 			conn_close(k);
 			return;
 		}
-		if (k->fill_uc)
+		if (k->uc.fill)
 			return;
 		/* The answer is out: end our side, and read what the client
 		 * still sends (a request body) until it closes or the drain's
@@ -480,12 +583,12 @@ static void pump(struct egress_conn *k)
 		return;
 	}
 	for (int round = 0; round < 16; round++) {
-		int a = move(k, k->cfd, k->ufd, k->cu, &k->fill_cu, &k->c_eof, &k->cu_done, &k->out,
+		int a = move(k, k->cfd, k->ufd, &k->cu, &k->c_eof, &k->cu_done, &k->out,
 		             &c->bytes_out, p->max_bytes_out,
 		             "the call's cap on bytes sent is reached");
 		int b = a < 0 ? -1 :
-		                move(k, k->ufd, k->cfd, k->uc, &k->fill_uc, &k->u_eof, &k->uc_done,
-		                     &k->in, &c->bytes_in, p->max_bytes_in,
+		                move(k, k->ufd, k->cfd, &k->uc, &k->u_eof, &k->uc_done, &k->in,
+		                     &c->bytes_in, p->max_bytes_in,
 		                     "the call's cap on bytes received is reached");
 		if (a < 0 || b < 0 || (k->cu_done && k->uc_done)) {
 			conn_close(k);
@@ -494,8 +597,8 @@ static void pump(struct egress_conn *k)
 		if (!a && !b)
 			break;
 	}
-	watch(k, (!k->c_eof && k->fill_cu < k->cap ? EPOLLIN : 0) | (k->fill_uc ? EPOLLOUT : 0),
-	      (!k->u_eof && k->fill_uc < k->cap ? EPOLLIN : 0) | (k->fill_cu ? EPOLLOUT : 0));
+	watch(k, (!k->c_eof && k->cu.fill < k->cap ? EPOLLIN : 0) | (k->uc.fill ? EPOLLOUT : 0),
+	      (!k->u_eof && k->uc.fill < k->cap ? EPOLLIN : 0) | (k->cu.fill ? EPOLLOUT : 0));
 }
 
 static void connected(struct egress_conn *k)
@@ -518,8 +621,8 @@ static void connected(struct egress_conn *k)
 		conn_close(k);
 		return;
 	}
-	if (!put_pipe(k->uc, k->cap, &k->fill_uc, k->success, k->success_len) ||
-	    !put_pipe(k->cu, k->cap, &k->fill_cu, k->to_upstream, k->to_upstream_len)) {
+	if (!chan_put(&k->uc, k->cap, k->success, k->success_len) ||
+	    !chan_put(&k->cu, k->cap, k->to_upstream, k->to_upstream_len)) {
 		refuse(k, 2, 502, "out of buffer space", NULL);
 		return;
 	}
@@ -932,7 +1035,8 @@ static void on_head_timeout(struct loop *l, void *data)
 	(void)l;
 	struct egress_conn *k = data;
 	k->timer = NULL;
-	conn_close(k); /* it never said where to: nothing to record */
+	k->end_why = "no request within the head's deadline";
+	conn_close(k);
 }
 
 static void read_head(struct egress_conn *k)
@@ -954,6 +1058,7 @@ static void read_head(struct egress_conn *k)
 		if (status < 0)
 			return; /* refused and recorded already */
 		if (status == 0) {
+			k->end_why = why;
 			conn_close(k);
 			return;
 		}
@@ -985,19 +1090,6 @@ static void on_client(struct loop *l, int fd, uint32_t events, void *data)
 	}
 }
 
-/* Sizes both pipes to EGRESS_PIPE_BYTES where the kernel lets us (a user
- * past fs.pipe-user-pages-soft gets small pipes) and returns what they
- * hold, or 0 when that is too little for a request head and its answer:
- * the fill is counted against it, never assumed. */
-static size_t pipe_room(int a[2], int b[2])
-{
-	(void)fcntl(a[1], F_SETPIPE_SZ, EGRESS_PIPE_BYTES);
-	(void)fcntl(b[1], F_SETPIPE_SZ, EGRESS_PIPE_BYTES);
-	int x = fcntl(a[1], F_GETPIPE_SZ), y = fcntl(b[1], F_GETPIPE_SZ);
-	size_t room = (size_t)(x < y ? x : y);
-	return x > 0 && y > 0 && room >= EGRESS_PIPE_MIN ? room : 0;
-}
-
 void egress_conn_start(struct egress_call *c, enum sbx_listener kind, int fd)
 {
 	static const enum egress_via vias[] = {
@@ -1021,25 +1113,33 @@ void egress_conn_start(struct egress_call *c, enum sbx_listener kind, int fd)
 	k->via = vias[kind];
 	k->cfd = fd;
 	k->ufd = -1;
-	k->cu[0] = k->cu[1] = k->uc[0] = k->uc[1] = -1;
+	k->cu.p[0] = k->cu.p[1] = k->uc.p[0] = k->uc.p[1] = -1;
 	k->next = c->conns;
 	if (c->conns)
 		c->conns->prev = k;
 	c->conns = k;
-	if (kind == SBX_LISTEN_HTTP || kind == SBX_LISTEN_TLS) {
-		struct sockaddr_storage local;
-		socklen_t len = sizeof local;
-		const char *name = getsockname(fd, (struct sockaddr *)&local, &len) == 0 ?
-		        egress_name_of(c, (struct sockaddr *)&local) :
+	struct sockaddr_storage local;
+	socklen_t len = sizeof local;
+	if (getsockname(fd, (struct sockaddr *)&local, &len) == 0) {
+		const struct sockaddr *sa = (const struct sockaddr *)&local;
+		k->listen_port = ntohs(sa->sa_family == AF_INET6 ?
+		                               ((const struct sockaddr_in6 *)sa)->sin6_port :
+		                               ((const struct sockaddr_in *)sa)->sin_port);
+		const char *name = kind == SBX_LISTEN_HTTP || kind == SBX_LISTEN_TLS ?
+		        egress_name_of(c, sa) :
 		        NULL;
 		if (name)
 			snprintf(k->mapped, sizeof k->mapped, "%s", name);
 	}
 	int one = 1;
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-	if (pipe2(k->cu, O_NONBLOCK | O_CLOEXEC) < 0 || pipe2(k->uc, O_NONBLOCK | O_CLOEXEC) < 0 ||
-	    !(k->cap = pipe_room(k->cu, k->uc)) ||
-	    loop_add_fd(c->e->loop, fd, EPOLLIN, on_client, k) < 0) {
+	if (!(k->cap = chan_open(&k->cu, &k->uc))) {
+		k->end_why = "out of memory";
+		conn_close(k);
+		return;
+	}
+	if (loop_add_fd(c->e->loop, fd, EPOLLIN, on_client, k) < 0) {
+		k->end_why = "the event loop could not watch it";
 		conn_close(k);
 		return;
 	}

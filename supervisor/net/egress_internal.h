@@ -17,7 +17,11 @@
 #ifndef EGRESS_PIPE_BYTES
 #define EGRESS_PIPE_BYTES (256u << 10) /* each direction's buffer, at most */
 #endif
-#define EGRESS_PIPE_MIN (32u << 10) /* a request head (16 KiB) and its answer */
+/* Less than this (a user past fs.pipe-user-pages-soft gets 8 KiB pipes)
+ * and a connection is copied through buffers of EGRESS_COPY_BYTES instead:
+ * either holds a request head (16 KiB) and its answer. */
+#define EGRESS_PIPE_GOOD  (64u << 10)
+#define EGRESS_COPY_BYTES (64u << 10)
 
 /* The per-name addresses the DNS responder hands out: 127.64.0.0/16, the
  * n-th name of the call at 127.64.0.0 + n (1-based). */

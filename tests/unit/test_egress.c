@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <grp.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -863,6 +864,120 @@ static void test_an_approver_that_never_answers_is_waited_for_boundedly(void **s
 	fx_free(f);
 }
 
+/* ---- past the user's pipe budget ---------------------------------------------- */
+
+/* Takes pipe pages until the kernel gives this user no more big pipes
+ * (fs.pipe-user-pages-soft): 1 when a new pipe is now small, 0 when the
+ * budget could not be used up (no soft limit). The pipes stay open. */
+static int use_up_pipe_budget(void)
+{
+	for (int i = 0; i < 512; i++) {
+		int p[2];
+		if (pipe2(p, O_CLOEXEC) < 0)
+			return 0;
+		if (fcntl(p[1], F_SETPIPE_SZ, 1 << 20) < 0)
+			break;
+	}
+	int p[2];
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return 1; /* past the hard limit: no pipe at all */
+	int sz = fcntl(p[1], F_GETPIPE_SZ);
+	return sz > 0 && sz < 64 << 10;
+}
+
+/* Four connections: a 64 MiB download, two tunnels whose bytes the
+ * server echoes, one that closes before saying anything. */
+static void four_connections(struct fx *f, int out)
+{
+	big_reader(f, out);
+	connect_then_echo(f, out);
+	connect_then_echo(f, out);
+	close(connect_port(f->port[SBX_LISTEN_HTTP_PROXY]));
+}
+
+/* In a child as an unprivileged user (uid) whose pipe budget is used up:
+ * the connections are relayed whole and each is one audit event. Exit 0
+ * pass, 77 no soft limit here, else what failed (on stderr). */
+static int past_pipe_budget(uid_t uid)
+{
+	if (setgroups(0, NULL) < 0 || setresgid(uid, uid, uid) < 0 || setresuid(uid, uid, uid) < 0)
+		return 2;
+	if (!use_up_pipe_budget())
+		return 77;
+	alarm(60);
+	struct fx *f = fx_new(NULL, 1);
+	struct tc_error err = { 0 };
+	char a[32];
+	snprintf(a, sizeof a, "localhost:%u", f->server_port);
+	if (netpol_add_name(f->pol, false, a, &err) < 0)
+		return 3;
+	char *res = client(f, four_connections);
+	int bad = 0;
+	unsigned long long got = 0;
+	if (sscanf(res, "got %llu", &got) != 1 || got < 64ull << 20) {
+		fprintf(stderr, "the download was cut: %llu bytes\n", got);
+		bad = 4;
+	}
+	const char *tunnel = res;
+	for (int i = 0; i < 2; i++) {
+		tunnel = tunnel ? strstr(tunnel, "GET /tunnel HTTP/1.1") : NULL;
+		if (tunnel)
+			tunnel++;
+	}
+	if (!tunnel) {
+		fprintf(stderr, "a tunnel did not carry its bytes back\n");
+		bad = 5;
+	}
+	size_t i, events = 0, big = 0, tunnels = 0, none = 0;
+	json_t *ev;
+	json_array_foreach(f->events, i, ev)
+	{
+		if (strcmp(str_of(ev, "event"), "network"))
+			continue;
+		events++;
+		json_int_t in = json_integer_value(json_object_get(ev, "bytes_in"));
+		json_int_t port = json_integer_value(json_object_get(ev, "port"));
+		bool ours = json_integer_value(json_object_get(ev, "call")) == 42;
+		if (ours && !strcmp(str_of(ev, "name"), "localhost") && port == f->server_port &&
+		    !strcmp(str_of(ev, "decision"), "allowed") &&
+		    !strcmp(str_of(ev, "address"), "127.0.0.1"))
+			*(in >= 64 << 20 ? &big : &tunnels) += in > 0;
+		if (ours && !strcmp(str_of(ev, "name"), "(no request)") &&
+		    port == f->port[SBX_LISTEN_HTTP_PROXY] &&
+		    !strcmp(str_of(ev, "decision"), "failed"))
+			none++;
+	}
+	if (events != 4 || big != 1 || tunnels != 2 || none != 1) {
+		char *dump = json_dumps(f->events, 0);
+		fprintf(stderr, "events %zu (download %zu, tunnels %zu, no request %zu): %s\n",
+		        events, big, tunnels, none, dump ? dump : "");
+		free(dump);
+		bad = 6;
+	}
+	free(res);
+	fx_free(f);
+	return bad;
+}
+
+static void test_past_the_pipe_budget_every_connection_is_relayed_and_recorded(void **state)
+{
+	(void)state;
+	/* The soft limit binds only a user without CAP_SYS_RESOURCE: a child
+	 * becomes a user of its own, so no one else's budget is touched. */
+	if (geteuid() != 0)
+		skip();
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0)
+		_exit(past_pipe_budget((uid_t)(3000000 + getpid() % 100000)));
+	int st = 0;
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	if (WEXITSTATUS(st) == 77)
+		skip();
+	assert_int_equal(WEXITSTATUS(st), 0);
+}
+
 int main(void)
 {
 	signal(SIGPIPE, SIG_IGN);
@@ -883,6 +998,8 @@ int main(void)
 		cmocka_unit_test(test_a_slow_head_is_cut_at_its_deadline),
 		cmocka_unit_test(test_stalled_connections_hold_the_call_for_their_deadline_only),
 		cmocka_unit_test(test_an_approver_that_never_answers_is_waited_for_boundedly),
+		cmocka_unit_test(
+		        test_past_the_pipe_budget_every_connection_is_relayed_and_recorded),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
