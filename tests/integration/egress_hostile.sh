@@ -13,67 +13,13 @@
 #
 # The world (root only: it makes network namespaces): a DNS server on
 # this namespace's 127.0.0.1:53 that /etc/resolv.conf names, and a web
-# server at 198.51.100.7 behind a veth pair (tests/data/net/egress_world.py).
+# server at 198.51.100.7 behind a veth pair (tests/data/net/egress_world.sh,
+# shared with egress.sh).
 # Exit 0 pass, 77 skip (with the reason), anything else fail.
 set -u
 TC=${TOOLCAGE:?}
-top=$(pwd)
-[ "$(id -u)" = 0 ] || { echo "skip: needs root to make the test's network namespaces"; exit 77; }
-for c in ip unshare nsenter python3; do
-	command -v $c >/dev/null 2>&1 || { echo "skip: $c is needed"; exit 77; }
-done
-if [ -z "${EGRESS_HOSTILE_INSIDE:-}" ]; then
-	EGRESS_HOSTILE_INSIDE=1 exec unshare --net --mount --propagation private sh "$0" "$@"
-fi
-tmp=$(mktemp -d)
-pids=
-cleanup() { for p in $pids; do kill "$p" 2>/dev/null; done; wait 2>/dev/null; rm -rf "$tmp"; }
-trap cleanup EXIT
-trap 'exit 1' INT TERM HUP
-fails=0
-ok() { echo "ok   $*"; }
-bad() { echo "FAIL $*"; fails=$((fails + 1)); }
-
-ip link set lo up
-printf 'nameserver 127.0.0.1\noptions timeout:1 attempts:1\n' > "$tmp/resolv.conf"
-mount --bind "$tmp/resolv.conf" /etc/resolv.conf
-unshare --net sleep 3600 &
-world=$!
-pids="$pids $world"
-i=0
-while [ "$(readlink /proc/$world/ns/net)" = "$(readlink /proc/self/ns/net)" ] && [ $i -lt 100 ]; do
-	sleep 0.02; i=$((i + 1)); done
-ip link add vh type veth peer name vw netns "$world"
-ip addr add 198.51.100.1/24 dev vh
-ip link set vh up
-W="nsenter -t $world -n"
-$W ip link set lo up
-$W ip addr add 198.51.100.7/24 dev vw
-$W ip link set vw up
-cat > "$tmp/dns.map" <<EOF
-example.test A 198.51.100.7
-other.test A 198.51.100.7
-loop.test A 127.0.0.1
-meta.test A 169.254.169.254
-EOF
-mkdir -p "$tmp/root" "$tmp/tls" "$tmp/ws"
+. tests/data/net/egress_world.sh
 echo "hello" > "$tmp/root/hello"
-start() {   # NAME CMD...: a server, waited for until it says "ready"
-	name=$1; shift
-	"$@" > "$tmp/$name.out" 2> "$tmp/$name.err" &
-	pids="$pids $!"
-	i=0
-	while ! grep -q ready "$tmp/$name.out" 2>/dev/null && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
-	grep -q ready "$tmp/$name.out" || { cat "$tmp/$name.err"; echo "$name did not start"; exit 1; }
-}
-# The web server wants a certificate for its TLS ports; none is used here.
-command -v openssl >/dev/null 2>&1 || { echo "skip: openssl is needed"; exit 77; }
-openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=example.test" \
-	-keyout "$tmp/tls/server.key" -out "$tmp/tls/server.pem" 2>/dev/null ||
-	{ echo "openssl could not make a certificate"; exit 1; }
-start dns python3 "$top/tests/data/net/egress_world.py" dns "$tmp/dns.map" "$tmp/dns.log"
-start web $W python3 "$top/tests/data/net/egress_world.py" web "$tmp/root" "$tmp/tls" "$tmp/web.log"
-touch "$tmp/dns.log" "$tmp/web.log"
 # UDP sinks, one in the world and one on the "host" side, logging what
 # reaches them: nothing may.
 sink='import socket, sys

@@ -140,6 +140,17 @@ static struct fx *fx_new(const char *allow, unsigned caps)
 	return f;
 }
 
+/* fx_new with the server allowed, as host and its port. */
+static struct fx *fx_reaching(const char *host, unsigned caps)
+{
+	struct fx *f = fx_new(NULL, caps);
+	struct tc_error err = { 0 };
+	char a[NP_HOST_MAX + 8];
+	snprintf(a, sizeof a, "%s:%u", host, f->server_port);
+	assert_int_equal(netpol_add_name(f->pol, false, a, &err), 0);
+	return f;
+}
+
 static void fx_free(struct fx *f)
 {
 	egress_call_free(f->call);
@@ -211,6 +222,19 @@ static void exchange(uint16_t port, const void *req, size_t len, int out)
 	close(fd);
 }
 
+/* exchange with the HTTP proxy: the request is fmt's. */
+__attribute__((format(printf, 3, 4))) static void proxy_exchange(struct fx *f, int out,
+                                                                 const char *fmt, ...)
+{
+	char req[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(req, sizeof req, fmt, ap);
+	va_end(ap);
+	assert_true(n > 0 && n < (int)sizeof req);
+	exchange(f->port[SBX_LISTEN_HTTP_PROXY], req, (size_t)n, out);
+}
+
 /* The record's entry for name and port, or NULL. */
 static json_t *entry(struct fx *f, const char *name, int port)
 {
@@ -237,22 +261,16 @@ static const char *str_of(json_t *o, const char *key)
 
 static void get_absolute(struct fx *f, int out)
 {
-	char req[512];
-	int n = snprintf(req, sizeof req,
-	                 "GET http://127.0.0.1:%u/x?y HTTP/1.1\r\nHost: evil.test\r\n"
-	                 "Proxy-Authorization: Basic eA==\r\nConnection: keep-alive\r\n\r\n",
-	                 f->server_port);
-	exchange(f->port[SBX_LISTEN_HTTP_PROXY], req, (size_t)n, out);
+	proxy_exchange(f, out,
+	               "GET http://127.0.0.1:%u/x?y HTTP/1.1\r\nHost: evil.test\r\n"
+	               "Proxy-Authorization: Basic eA==\r\nConnection: keep-alive\r\n\r\n",
+	               f->server_port);
 }
 
 static void test_proxy_absolute_uri_reaches_an_allowed_host(void **state)
 {
 	(void)state;
-	struct fx *f = fx_new(NULL, 1);
-	struct tc_error err = { 0 };
-	char a[32];
-	snprintf(a, sizeof a, "127.0.0.1:%u", f->server_port);
-	assert_int_equal(netpol_add_name(f->pol, false, a, &err), 0);
+	struct fx *f = fx_reaching("127.0.0.1", 1);
 	char *res = client(f, get_absolute);
 	/* The server got the origin form, the host decided on, one request,
 	 * and nothing meant for the proxy. */
@@ -278,10 +296,7 @@ static void test_proxy_absolute_uri_reaches_an_allowed_host(void **state)
 
 static void get_unlisted(struct fx *f, int out)
 {
-	char req[256];
-	int n = snprintf(req, sizeof req, "GET http://127.0.0.1:%u/ HTTP/1.1\r\n\r\n",
-	                 f->server_port);
-	exchange(f->port[SBX_LISTEN_HTTP_PROXY], req, (size_t)n, out);
+	proxy_exchange(f, out, "GET http://127.0.0.1:%u/ HTTP/1.1\r\n\r\n", f->server_port);
 }
 
 static void test_proxy_refuses_an_unlisted_host_with_403(void **state)
@@ -327,11 +342,7 @@ static void test_connect_resolves_and_checks_the_address(void **state)
 	(void)state;
 	/* localhost resolves (/etc/hosts, through the resolver) to loopback:
 	 * refused unless a range allows it. */
-	struct fx *f = fx_new(NULL, 0);
-	struct tc_error err = { 0 };
-	char a[32];
-	snprintf(a, sizeof a, "localhost:%u", f->server_port);
-	assert_int_equal(netpol_add_name(f->pol, false, a, &err), 0);
+	struct fx *f = fx_reaching("localhost", 0);
 	char *res = client(f, connect_then_echo);
 	assert_non_null(strstr(res, "403"));
 	assert_non_null(strstr(res, "a loopback address"));
@@ -342,9 +353,7 @@ static void test_connect_resolves_and_checks_the_address(void **state)
 	json_decref(e);
 	fx_free(f);
 
-	f = fx_new(NULL, 1);
-	snprintf(a, sizeof a, "localhost:%u", f->server_port);
-	assert_int_equal(netpol_add_name(f->pol, false, a, &err), 0);
+	f = fx_reaching("localhost", 1);
 	res = client(f, connect_then_echo);
 	assert_non_null(strstr(res, "HTTP/1.1 200 Connection established"));
 	assert_non_null(strstr(res, "GET /tunnel HTTP/1.1")); /* the tunnel carried it */
@@ -405,11 +414,7 @@ static void socks_ipv4(struct fx *f, int out)
 static void test_socks_connect_allowed_and_refused(void **state)
 {
 	(void)state;
-	struct fx *f = fx_new(NULL, 1);
-	struct tc_error err = { 0 };
-	char a[32];
-	snprintf(a, sizeof a, "127.0.0.1:%u", f->server_port);
-	assert_int_equal(netpol_add_name(f->pol, false, a, &err), 0);
+	struct fx *f = fx_reaching("127.0.0.1", 1);
 	char *res = client(f, socks_ipv4);
 	assert_non_null(strstr(res, "greeting 5 0 reply 0"));
 	assert_non_null(strstr(res, "GET /socks HTTP/1.1"));
@@ -525,11 +530,7 @@ static void three_connects(struct fx *f, int out)
 static void test_connection_cap_refuses_the_next(void **state)
 {
 	(void)state;
-	struct fx *f = fx_new(NULL, 1);
-	struct tc_error err = { 0 };
-	char a[32];
-	snprintf(a, sizeof a, "localhost:%u", f->server_port);
-	assert_int_equal(netpol_add_name(f->pol, false, a, &err), 0);
+	struct fx *f = fx_reaching("localhost", 1);
 	f->pol->max_connections = 2;
 	char *res = client(f, three_connects);
 	char *first = strstr(res, "Connection established");
@@ -559,11 +560,7 @@ static void big_reader(struct fx *f, int out)
 static void test_byte_cap_ends_the_connection(void **state)
 {
 	(void)state;
-	struct fx *f = fx_new(NULL, 1);
-	struct tc_error err = { 0 };
-	char a[32];
-	snprintf(a, sizeof a, "localhost:%u", f->server_port);
-	assert_int_equal(netpol_add_name(f->pol, false, a, &err), 0);
+	struct fx *f = fx_reaching("localhost", 1);
 	f->pol->max_bytes_in = 100000;
 	char *res = client(f, big_reader);
 	unsigned long long got = 0;
@@ -602,11 +599,7 @@ static void stalled_reader(struct fx *f, int out)
 static void test_a_reader_that_stops_holds_its_writer(void **state)
 {
 	(void)state;
-	struct fx *f = fx_new(NULL, 1);
-	struct tc_error err = { 0 };
-	char a[32];
-	snprintf(a, sizeof a, "localhost:%u", f->server_port);
-	assert_int_equal(netpol_add_name(f->pol, false, a, &err), 0);
+	struct fx *f = fx_reaching("localhost", 1);
 	char *res = client(f, stalled_reader);
 	unsigned long long sent = 0;
 	assert_int_equal(sscanf(res, "server sent %llu", &sent), 1);
@@ -641,11 +634,7 @@ static void pipelined(struct fx *f, int out)
 static void test_plain_http_sends_one_request_per_connection(void **state)
 {
 	(void)state;
-	struct fx *f = fx_new(NULL, 1);
-	struct tc_error err = { 0 };
-	char a[32];
-	snprintf(a, sizeof a, "127.0.0.1:%u", f->server_port);
-	assert_int_equal(netpol_add_name(f->pol, false, a, &err), 0);
+	struct fx *f = fx_reaching("127.0.0.1", 1);
 	char *res = client(f, pipelined);
 	/* Each request reached the server with its body, and nothing after it. */
 	assert_non_null(strstr(res, "GET /one HTTP/1.1\r\n"));
@@ -659,22 +648,16 @@ static void test_plain_http_sends_one_request_per_connection(void **state)
 
 static void ambiguous_body(struct fx *f, int out)
 {
-	char req[256];
-	int n = snprintf(req, sizeof req,
-	                 "POST http://127.0.0.1:%u/ HTTP/1.1\r\nContent-Length: 3\r\n"
-	                 "Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
-	                 f->server_port);
-	exchange(f->port[SBX_LISTEN_HTTP_PROXY], req, (size_t)n, out);
+	proxy_exchange(f, out,
+	               "POST http://127.0.0.1:%u/ HTTP/1.1\r\nContent-Length: 3\r\n"
+	               "Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+	               f->server_port);
 }
 
 static void test_a_body_two_ways_framed_is_refused(void **state)
 {
 	(void)state;
-	struct fx *f = fx_new(NULL, 1);
-	struct tc_error err = { 0 };
-	char a[32];
-	snprintf(a, sizeof a, "127.0.0.1:%u", f->server_port);
-	assert_int_equal(netpol_add_name(f->pol, false, a, &err), 0);
+	struct fx *f = fx_reaching("127.0.0.1", 1);
 	char *res = client(f, ambiguous_body);
 	assert_non_null(strstr(res, "HTTP/1.1 400 Bad Request"));
 	assert_non_null(strstr(res, "both Content-Length and Transfer-Encoding"));
@@ -783,10 +766,7 @@ static void stalled_then_served(struct fx *f, int out)
 	    read(b, r, 2) != 2)
 		_exit(4);
 	int64_t t0 = io_now_ms();
-	char req[256];
-	int n = snprintf(req, sizeof req, "GET http://127.0.0.1:%u/third HTTP/1.1\r\n\r\n",
-	                 f->server_port);
-	exchange(f->port[SBX_LISTEN_HTTP_PROXY], req, (size_t)n, out);
+	proxy_exchange(f, out, "GET http://127.0.0.1:%u/third HTTP/1.1\r\n\r\n", f->server_port);
 	dprintf(out, "\nserved after %lld ms\n", (long long)(io_now_ms() - t0));
 	close(a);
 	close(b);
@@ -795,11 +775,7 @@ static void stalled_then_served(struct fx *f, int out)
 static void test_stalled_connections_hold_the_call_for_their_deadline_only(void **state)
 {
 	(void)state;
-	struct fx *f = fx_new(NULL, 1);
-	struct tc_error err = { 0 };
-	char a[32];
-	snprintf(a, sizeof a, "127.0.0.1:%u", f->server_port);
-	assert_int_equal(netpol_add_name(f->pol, false, a, &err), 0);
+	struct fx *f = fx_reaching("127.0.0.1", 1);
 	f->pol->max_concurrent = 2;
 	f->pol->head_timeout_ms = 400;
 	char *res = client(f, stalled_then_served);
@@ -905,12 +881,7 @@ static int past_pipe_budget(uid_t uid)
 	if (!use_up_pipe_budget())
 		return 77;
 	alarm(60);
-	struct fx *f = fx_new(NULL, 1);
-	struct tc_error err = { 0 };
-	char a[32];
-	snprintf(a, sizeof a, "localhost:%u", f->server_port);
-	if (netpol_add_name(f->pol, false, a, &err) < 0)
-		return 3;
+	struct fx *f = fx_reaching("localhost", 1);
 	char *res = client(f, four_connections);
 	int bad = 0;
 	unsigned long long got = 0;
