@@ -45,6 +45,8 @@ struct chan {
 	uint8_t *buf; /* or the buffer: its bytes at off, fill of them */
 	size_t off;
 	size_t fill;
+	size_t cap; /* what it holds */
+	bool grown; /* chan_grow tried */
 };
 
 struct egress_conn {
@@ -54,7 +56,6 @@ struct egress_conn {
 	enum conn_state state;
 	int cfd, ufd;
 	struct chan cu, uc;    /* client to upstream, upstream to client */
-	size_t cap;            /* bytes each holds (the smaller) */
 	bool c_eof, u_eof;     /* a read side ended */
 	bool cu_done, uc_done; /* its end was passed on (shutdown) */
 	uint32_t c_ev, u_ev;   /* what is watched now */
@@ -140,9 +141,9 @@ static void chan_close(struct chan *ch)
 
 /* Where the buffer's next bytes go, its bytes moved to its start when the
  * room after them is less than want. */
-static uint8_t *chan_tail(struct chan *ch, size_t cap, size_t want)
+static uint8_t *chan_tail(struct chan *ch, size_t want)
 {
-	if (ch->off && cap - ch->off - ch->fill < want) {
+	if (ch->off && ch->cap - ch->off - ch->fill < want) {
 		memmove(ch->buf, ch->buf + ch->off, ch->fill);
 		ch->off = 0;
 	}
@@ -151,15 +152,15 @@ static uint8_t *chan_tail(struct chan *ch, size_t cap, size_t want)
 
 /* At most len bytes of data in (what there is room for): how many went,
  * -1 and errno. */
-static ssize_t chan_write(struct chan *ch, size_t cap, const void *data, size_t len)
+static ssize_t chan_write(struct chan *ch, const void *data, size_t len)
 {
-	if (len > cap - ch->fill)
-		len = cap - ch->fill;
+	if (len > ch->cap - ch->fill)
+		len = ch->cap - ch->fill;
 	if (!len)
 		return 0;
 	ssize_t n;
 	if (ch->buf) {
-		memcpy(chan_tail(ch, cap, len), data, len);
+		memcpy(chan_tail(ch, len), data, len);
 		n = (ssize_t)len;
 	} else if ((n = write(ch->p[1], data, len)) < 0) {
 		return -1;
@@ -169,21 +170,21 @@ static ssize_t chan_write(struct chan *ch, size_t cap, const void *data, size_t 
 }
 
 /* All of data in, or nothing. */
-static bool chan_put(struct chan *ch, size_t cap, const void *data, size_t len)
+static bool chan_put(struct chan *ch, const void *data, size_t len)
 {
-	if (len > cap - ch->fill)
+	if (len > ch->cap - ch->fill)
 		return false;
-	return chan_write(ch, cap, data, len) == (ssize_t)len;
+	return chan_write(ch, data, len) == (ssize_t)len;
 }
 
 /* At most want bytes from the socket src in, as splice answers: > 0
  * moved, 0 its end, -1 and errno. */
-static ssize_t chan_in(struct chan *ch, size_t cap, int src, size_t want)
+static ssize_t chan_in(struct chan *ch, int src, size_t want)
 {
-	if (want > cap - ch->fill)
-		want = cap - ch->fill;
+	if (want > ch->cap - ch->fill)
+		want = ch->cap - ch->fill;
 	ssize_t n = ch->buf ?
-	        recv(src, chan_tail(ch, cap, want), want, MSG_DONTWAIT) :
+	        recv(src, chan_tail(ch, want), want, MSG_DONTWAIT) :
 	        splice(src, NULL, ch->p[1], NULL, want, SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
 	if (n > 0)
 		ch->fill += (size_t)n;
@@ -204,29 +205,43 @@ static ssize_t chan_out(struct chan *ch, int dst)
 	return n;
 }
 
-/* Both directions: pipes of EGRESS_PIPE_BYTES where the kernel gives at
- * least EGRESS_PIPE_GOOD, else buffers (a pipe of 8 KiB would relay at a
- * crawl, a splice per page). What each holds, 0 when neither could be
- * had. */
-static size_t chan_open(struct chan *a, struct chan *b)
+/* Both directions: pipes where the kernel gives at least EGRESS_PIPE_GOOD
+ * (its default is 64 KiB), else buffers (a pipe of 8 KiB would relay at a
+ * crawl, a splice per page). false when neither could be had. */
+static bool chan_open(struct chan *a, struct chan *b)
 {
 	if (pipe2(a->p, O_NONBLOCK | O_CLOEXEC) == 0 && pipe2(b->p, O_NONBLOCK | O_CLOEXEC) == 0) {
-		(void)fcntl(a->p[1], F_SETPIPE_SZ, EGRESS_PIPE_BYTES);
-		(void)fcntl(b->p[1], F_SETPIPE_SZ, EGRESS_PIPE_BYTES);
 		int x = fcntl(a->p[1], F_GETPIPE_SZ), y = fcntl(b->p[1], F_GETPIPE_SZ);
-		size_t room = (size_t)(x < y ? x : y);
-		if (x > 0 && y > 0 && room >= EGRESS_PIPE_GOOD)
-			return room;
+		if (x >= (int)EGRESS_PIPE_GOOD && y >= (int)EGRESS_PIPE_GOOD) {
+			a->cap = (size_t)x;
+			b->cap = (size_t)y;
+			return true;
+		}
 	}
 	chan_close(a);
 	chan_close(b);
 	a->buf = malloc(EGRESS_COPY_BYTES);
 	b->buf = malloc(EGRESS_COPY_BYTES);
+	a->cap = b->cap = EGRESS_COPY_BYTES;
 	if (a->buf && b->buf)
-		return EGRESS_COPY_BYTES;
+		return true;
 	chan_close(a);
 	chan_close(b);
-	return 0;
+	return false;
+}
+
+/* A pipe that a read filled is carrying a stream: it grows to
+ * EGRESS_PIPE_BYTES (where the user's pipe budget allows), so that each
+ * splice takes what the socket holds, in fewer calls and wakeups. A
+ * connection that never fills its pipe keeps the default's pages. */
+static void chan_grow(struct chan *ch)
+{
+	if (ch->buf || ch->grown || ch->fill < ch->cap)
+		return;
+	ch->grown = true;
+	int n = fcntl(ch->p[1], F_SETPIPE_SZ, EGRESS_PIPE_BYTES);
+	if (n > 0 && (size_t)n > ch->cap)
+		ch->cap = (size_t)n;
 }
 
 static void conn_close(struct egress_conn *k)
@@ -292,7 +307,7 @@ static void drain_and_close(struct egress_conn *k, const void *text, size_t len)
 	}
 	k->state = CS_DRAIN;
 	if (len)
-		(void)chan_put(&k->uc, k->cap, text, len);
+		(void)chan_put(&k->uc, text, len);
 	if (!k->uc.fill) {
 		conn_close(k);
 		return;
@@ -381,7 +396,7 @@ static ssize_t feed_request(struct egress_conn *k, int src, struct chan *dst, si
 	if (!k->chunked) {
 		if (want > k->body_left)
 			want = (size_t)k->body_left;
-		ssize_t n = chan_in(dst, k->cap, src, want);
+		ssize_t n = chan_in(dst, src, want);
 		if (n > 0)
 			request_part(k, NULL, (size_t)n);
 		return n;
@@ -400,7 +415,7 @@ static ssize_t feed_request(struct egress_conn *k, int src, struct chan *dst, si
 		errno = EPROTO;
 		return -1;
 	}
-	ssize_t w = used ? chan_write(dst, k->cap, buf, (size_t)used) : 0;
+	ssize_t w = used ? chan_write(dst, buf, (size_t)used) : 0;
 	if (w < 0)
 		return -1;
 	/* What went into the pipe is taken from the socket and the scan. */
@@ -457,7 +472,7 @@ static int feed_hello(struct egress_conn *k, int src, bool *eof)
 		k->end_why = "the call's cap on bytes sent is reached";
 		return -1;
 	}
-	if (!chan_put(&k->cu, k->cap, k->head, k->head_len))
+	if (!chan_put(&k->cu, k->head, k->head_len))
 		return -1;
 	k->out += k->head_len;
 	c->bytes_out += k->head_len;
@@ -495,9 +510,9 @@ static int move(struct egress_conn *k, int src, int dst, struct chan *ch, bool *
 		}
 		goto out;
 	}
-	if (!*eof && src >= 0 && ch->fill < k->cap) {
+	if (!*eof && src >= 0 && ch->fill < ch->cap) {
 		uint64_t room = left(cap, *call_count);
-		size_t want = k->cap - ch->fill;
+		size_t want = ch->cap - ch->fill;
 		if (room == 0) {
 			/* At the cap: an end is still an end, more is the cap. */
 			char b;
@@ -516,9 +531,9 @@ static int move(struct egress_conn *k, int src, int dst, struct chan *ch, bool *
 		}
 		if (want > room)
 			want = (size_t)room;
-		ssize_t n =
-		        framed ? feed_request(k, src, ch, want) : chan_in(ch, k->cap, src, want);
+		ssize_t n = framed ? feed_request(k, src, ch, want) : chan_in(ch, src, want);
 		if (n > 0) {
+			chan_grow(ch);
 			*count += (uint64_t)n;
 			*call_count += (uint64_t)n;
 			progress = 1;
@@ -597,8 +612,8 @@ static void pump(struct egress_conn *k)
 		if (!a && !b)
 			break;
 	}
-	watch(k, (!k->c_eof && k->cu.fill < k->cap ? EPOLLIN : 0) | (k->uc.fill ? EPOLLOUT : 0),
-	      (!k->u_eof && k->uc.fill < k->cap ? EPOLLIN : 0) | (k->cu.fill ? EPOLLOUT : 0));
+	watch(k, (!k->c_eof && k->cu.fill < k->cu.cap ? EPOLLIN : 0) | (k->uc.fill ? EPOLLOUT : 0),
+	      (!k->u_eof && k->uc.fill < k->uc.cap ? EPOLLIN : 0) | (k->cu.fill ? EPOLLOUT : 0));
 }
 
 static void connected(struct egress_conn *k)
@@ -621,8 +636,8 @@ static void connected(struct egress_conn *k)
 		conn_close(k);
 		return;
 	}
-	if (!chan_put(&k->uc, k->cap, k->success, k->success_len) ||
-	    !chan_put(&k->cu, k->cap, k->to_upstream, k->to_upstream_len)) {
+	if (!chan_put(&k->uc, k->success, k->success_len) ||
+	    !chan_put(&k->cu, k->to_upstream, k->to_upstream_len)) {
 		refuse(k, 2, 502, "out of buffer space", NULL);
 		return;
 	}
@@ -1133,7 +1148,7 @@ void egress_conn_start(struct egress_call *c, enum sbx_listener kind, int fd)
 	}
 	int one = 1;
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-	if (!(k->cap = chan_open(&k->cu, &k->uc))) {
+	if (!chan_open(&k->cu, &k->uc)) {
 		k->end_why = "out of memory";
 		conn_close(k);
 		return;

@@ -15,7 +15,7 @@
 #define EGRESS_GRANTS_MAX 1024 /* name:port allowed for the session */
 #define EGRESS_DNS_TTL    5    /* seconds: the addresses are the call's */
 #ifndef EGRESS_PIPE_BYTES
-#define EGRESS_PIPE_BYTES (256u << 10) /* each direction's buffer, at most */
+#define EGRESS_PIPE_BYTES (1u << 20) /* a stream's pipe grows to this (pipe-max-size) */
 #endif
 /* Less than this (a user past fs.pipe-user-pages-soft gets 8 KiB pipes)
  * and a connection is copied through buffers of EGRESS_COPY_BYTES instead:
