@@ -89,7 +89,8 @@ echo "ok   the parsed options are documented"
 # docs/tools.md has a section for each.
 # (`toolcage list` leaves out a tool no call could pass, http_fetch with no
 # domains, and names it on stderr.)
-want=$(cd "$tmp" && "$OLDPWD/$TOOLCAGE" list 2>&1 |
+case $TOOLCAGE in /*) tc_abs=$TOOLCAGE ;; *) tc_abs=$PWD/$TOOLCAGE ;; esac
+want=$(cd "$tmp" && "$tc_abs" list 2>&1 |
 	sed -n 's/^\([a-z_][a-z_]*\) \[.*/\1/p; s/^not listed: \([a-z_]*\):.*/\1/p' | tr '\n' ' ' | sed 's/ $//')
 readme=$(python3 -c 'import re; t = open("README.md").read(); m = re.search(r"Built-in tools: (.*?)\n\(", t, re.S); print(" ".join(re.findall(r"`([a-z_]+)`", m.group(1))) if m else "")')
 sorted() { echo "$1" | tr ' ' '\n' | sort | tr '\n' ' '; }
