@@ -1133,15 +1133,19 @@ void egress_conn_start(struct egress_call *c, enum sbx_listener kind, int fd)
 	if (c->conns)
 		c->conns->prev = k;
 	c->conns = k;
-	struct sockaddr_storage local;
+	union {
+		struct sockaddr sa;
+		struct sockaddr_in in;
+		struct sockaddr_in6 in6;
+		struct sockaddr_storage ss;
+	} local;
+	memset(&local, 0, sizeof local);
 	socklen_t len = sizeof local;
-	if (getsockname(fd, (struct sockaddr *)&local, &len) == 0) {
-		const struct sockaddr *sa = (const struct sockaddr *)&local;
-		k->listen_port = ntohs(sa->sa_family == AF_INET6 ?
-		                               ((const struct sockaddr_in6 *)sa)->sin6_port :
-		                               ((const struct sockaddr_in *)sa)->sin_port);
+	if (getsockname(fd, &local.sa, &len) == 0) {
+		k->listen_port = ntohs(local.sa.sa_family == AF_INET6 ? local.in6.sin6_port :
+		                                                        local.in.sin_port);
 		const char *name = kind == SBX_LISTEN_HTTP || kind == SBX_LISTEN_TLS ?
-		        egress_name_of(c, sa) :
+		        egress_name_of(c, &local.sa) :
 		        NULL;
 		if (name)
 			snprintf(k->mapped, sizeof k->mapped, "%s", name);
