@@ -112,7 +112,7 @@ UNIT_HELPERS := $(sort $(wildcard tests/unit/helper_*.c))
 UNIT_HELPER_OBJS := $(UNIT_HELPERS:%.c=$(BUILD)/obj/%.o)
 ESC_SRCS  := $(sort $(wildcard tests/escape/*.c))
 ESC_BINS  := $(ESC_SRCS:tests/escape/%.c=$(BUILD)/escape/%)
-SIM_BIN   := $(BUILD)/sim/simkernel
+SIM_BIN   := $(BUILD)/sim/simkernel $(BUILD)/sim/simlandlock.so
 BENCH_SRCS := $(sort $(wildcard tests/bench/*.c))
 BENCH_BINS := $(BENCH_SRCS:tests/bench/%.c=$(BUILD)/bench/%)
 
@@ -245,10 +245,15 @@ $(BUILD)/escape/%: tests/escape/%.c tests/escape/verdict.h
 
 # The simulated-kernel launcher (tests/sim/): plain build, like the
 # hostile programs; libseccomp for its filter and user notifications.
-$(SIM_BIN): tests/sim/simkernel.c $(CONFIG_MK)
+$(BUILD)/sim/simkernel: tests/sim/simkernel.c $(CONFIG_MK)
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)cc -std=gnu11 -O1 -g $(WARN) -o $@ $< $(PKG_CFLAGS) $(PKG_LIBS)
+
+$(BUILD)/sim/simlandlock.so: tests/sim/simlandlock.c
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)cc -std=gnu11 -O1 -g $(WARN) -shared -fPIC -o $@ $<
 
 $(BUILD)/bench/%: $(BUILD)/obj/tests/bench/%.o $(BUILD)/libtoolcage-internal.a
 	@mkdir -p $(@D)

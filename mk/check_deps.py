@@ -51,7 +51,7 @@ SANDBOX_TIERS = [
     ["zygote", "worker"],                 # the clean worker
     ["clone", "child"],                   # the child's process and its steps
     ["capture", "cgroup", "confine", "explain", "ladder", "landlock", "mask",
-     "mounttree", "netns", "protect", "protwalk", "restore", "seccomp"],   # the walls and their parts
+     "mounttree", "netns", "protect", "protwalk", "restore", "seccomp", "sigwall"],   # the walls and their parts
     ["common"],                           # errors, the lifeline, fd passing
 ]
 TIER = {f"sandbox/{n}": i for i, names in enumerate(SANDBOX_TIERS) for n in names}

@@ -543,6 +543,27 @@ static void drop_caps(void)
 
 static void load_seccomp(const struct sbx_jail *j)
 {
+	/* Without a pid namespace, the signal wall's filter first (it
+	 * knows the group: ours, we lead it), its listener to the
+	 * supervisor before any of the tool's code runs (sigwall.c). */
+	if (j->sigwall) {
+		struct sock_filter f[160];
+		int n = sigwall_filter(f, sizeof f / sizeof f[0], getpid(), j->sig_notify);
+		if (n < 0)
+			fail(STEP_SECCOMP, -n);
+		struct sock_fprog sp = { .len = (unsigned short)n, .filter = f };
+		long fd;
+		CHECK(STEP_SECCOMP,
+		      fd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+		                   j->sig_notify ? SECCOMP_FILTER_FLAG_NEW_LISTENER : 0, &sp));
+		if (j->sig_notify) {
+			struct child_report r = { .kind = REPORT_SIGNALS, .pid = getpid() };
+			int lfd = (int)fd, rc = io_send_fds(status_fd, &r, sizeof r, &lfd, 1);
+			close(lfd);
+			if (rc < 0)
+				fail(STEP_SECCOMP, -rc);
+		}
+	}
 	struct sock_fprog prog = { .len = j->bpf_len, .filter = j->bpf };
 	CHECK(STEP_SECCOMP, syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog));
 }

@@ -230,12 +230,20 @@ static void confine_walls(const struct sbx_jail *j, struct sbx_confinement *out)
 		alternative(it,
 		            "the kernel refuses namespaces here: the call's process group, "
 		            "which the tool cannot leave (setsid and setpgid refused), and its "
-		            "cgroup are killed at its end; Landlock keeps its signals and ptrace "
-		            "to its own processes and never grants /proc");
+		            "cgroup are killed at its end; signals reach its own processes alone, "
+		            "Landlock keeps ptrace to them and never grants /proc");
 	else if (!(ns & CLONE_NEWPID))
 		report_drop(it,
 		            "no pid namespace (optional in the profile): the process group "
 		            "and the call's cgroup are killed at its end");
+	if (j->no_ns && j->sig_notify)
+		alternative(WALL("signals", "seccomp (checked by toolcage)"),
+		            "no pid namespace and no Landlock signal scoping (ABI 6) here: "
+		            "toolcage sends a signal to a pid once it has seen it in the call's "
+		            "process group; kill(-1), pidfd_open, F_SETOWN, prlimit and sched_set* "
+		            "on other processes are refused by seccomp");
+	else if (j->no_ns)
+		WALL("signals", "landlock scope");
 	if (j->private_proc && j->proc_empty)
 		alternative(WALL("proc", "none (masked by the container)"),
 		            "the kernel refuses "

@@ -87,6 +87,10 @@ struct sbx_jail {
 	bool call_tmp;           /* no_ns with a private /tmp promised: a
 	                             * directory per call instead (ladder.c) */
 	char call_tmp_base[300]; /* where the calls' directories are made */
+	bool sigwall;            /* no_ns: the child loads sigwall.c's filter */
+	bool sig_notify;         /* and without Landlock's signal scoping
+	                             * (ABI 6), its kill()s to pids go to the
+	                             * supervisor (sigwall_serve) */
 
 	/* seccomp: compiled once in the parent, only loaded in the child */
 	struct sock_filter *bpf;
@@ -256,7 +260,8 @@ enum report_kind {
 	REPORT_STARTED,
 	REPORT_MNTNS,
 	REPORT_TIMELINE,
-	REPORT_LISTENERS
+	REPORT_LISTENERS,
+	REPORT_SIGNALS /* the signal filter's listener; pid: the group (sigwall.c) */
 };
 struct child_report {
 	int32_t kind;
@@ -316,7 +321,7 @@ struct timeline_report {
 /* epoll tags of a child's descriptors: the parent's ends in fd[], and
  * W_SRC for a streamed stdin's source, which is the caller's (not in
  * fd[]: never closed here). */
-enum { W_PID, W_STATUS, W_OUT, W_ERR, W_RESULT, W_IN, W_N, W_SRC = W_N };
+enum { W_PID, W_STATUS, W_OUT, W_ERR, W_RESULT, W_IN, W_SIG, W_N, W_SRC = W_N };
 
 #define STDIN_CHUNK (64u << 10)  /* a streamed stdin's buffer */
 #define OUT_WINDOW  (128u << 10) /* a streamed stdout's or stderr's window */
@@ -350,6 +355,8 @@ struct sbx_child {
 	int listeners[SBX_LISTEN_MAX]; /* egress: received on the status socket,
 	                             * not yet taken; else -1 */
 	bool listeners_came;           /* they did (once per child, never again) */
+	pid_t sig_pgid;                /* the group fd[W_SIG]'s signals may reach */
+	int sig_served;                /* signals the supervisor judged (sigwall) */
 	struct cgroup_slot *cg;
 	struct cgroup_stats cg_stats; /* read when the child is done */
 	char *stdin_buf;              /* copy of the job's stdin, or the stream's buffer */
@@ -522,6 +529,18 @@ void ladder_call_tmp_remove(const struct sbx_jail *j, pid_t pid);
 
 /* landlock.c */
 int landlock_abi(void);
+
+/* sigwall.c: the signal wall without a pid namespace. sigwall_filter
+ * writes the child's filter for its group pgid into f (cap entries): its
+ * length, or -E2BIG. Async-signal-safe. notify: kill() and the thread
+ * signals go to a listener (no Landlock signal scoping here).
+ * sigwall_usable: whether such a listener can be had and served here.
+ * sigwall_serve: answers up to budget of the listener's notifications
+ * that are waiting (never blocks): 1 when every process under it is gone,
+ * 0, or -errno; *served counts them. */
+int sigwall_filter(struct sock_filter *f, size_t cap, pid_t pgid, bool notify);
+bool sigwall_usable(void);
+int sigwall_serve(int fd, pid_t pgid, int budget, int *served);
 /* Prepares the jail's rules (j->landlock false when Landlock is not
  * available and optional). */
 int landlock_build(const struct sbx_spec *spec, struct sbx_jail *jail, struct sbx_error *err);

@@ -416,15 +416,16 @@ static const char *const no_ns_deny[] = {
  * mount or uts namespace. What they built is built another way: the
  * process group (which the tool cannot leave) and the call's cgroup are
  * killed at its end; Landlock never grants /proc, the hidden paths or
- * /tmp (a directory of the call's own instead: ladder.c) and scopes
- * signals to the tool's own
- * processes (ABI 6: without it any process of the uid could be signalled,
- * so the alternative is not taken); ptrace out of the domain is refused
- * by Landlock itself. Not with egress: its network namespace is the wall. */
+ * /tmp (a directory of the call's own instead: ladder.c); signals reach
+ * the tool's own processes alone, by Landlock's scoping (ABI 6) or, on
+ * older kernels, by a filter whose kill()s the supervisor checks
+ * (sigwall.c: where it cannot serve one, the alternative is not taken);
+ * ptrace out of the domain is refused by Landlock itself. Not with
+ * egress: its network namespace is the wall. */
 static int plan_no_namespaces(struct sbx_spec *spec, struct sbx_jail *j, struct sbx_error *err)
 {
-	if (!(j->clone_ns & ~j->optional_ns) || j->egress || landlock_abi() < 6 ||
-	    ladder_proc_mountable(j->userns) != -1)
+	if (!(j->clone_ns & ~j->optional_ns) || j->egress || landlock_abi() < 1 ||
+	    (landlock_abi() < 6 && !sigwall_usable()) || ladder_proc_mountable(j->userns) != -1)
 		return 0;
 	if (!(spec->alternatives & SBX_ALT_NO_NAMESPACES)) {
 		if (!spec->strict)
@@ -453,6 +454,8 @@ static int plan_no_namespaces(struct sbx_spec *spec, struct sbx_jail *j, struct 
 	j->clone_ns = j->optional_ns = 0;
 	j->userns = j->root_userns = j->private_proc = j->private_tmp = false;
 	j->no_ns = true;
+	j->sigwall = true;
+	j->sig_notify = landlock_abi() < 6;
 	return 0;
 }
 

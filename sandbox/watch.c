@@ -443,6 +443,15 @@ void child_read_status(struct sbx_child *c)
 			c->mntns_fd = fd;
 			continue;
 		}
+		/* The signal filter's listener: the first one only, sent
+		 * before any of the tool's code ran (child.c). */
+		if (r.kind == REPORT_SIGNALS && nfd && c->jail->sig_notify && c->fd[W_SIG] < 0 &&
+		    r.pid > 0) {
+			c->sig_pgid = r.pid;
+			if (child_watch(c, W_SIG, fd, EPOLLIN) < 0)
+				child_close_fd(c, W_SIG);
+			continue;
+		}
 		if (nfd)
 			close(fd);
 		if (r.kind == REPORT_STEP && !c->have_report) {
@@ -600,6 +609,13 @@ int sbx_child_step(struct sbx_child *c)
 		case W_SRC:
 			c->src_readable = true;
 			feed_stdin(c);
+			break;
+		case W_SIG:
+			/* A bounded number per step, in order: the loop goes
+			 * round the other calls before it comes back. */
+			if (c->fd[W_SIG] >= 0 &&
+			    sigwall_serve(c->fd[W_SIG], c->sig_pgid, 64, &c->sig_served) != 0)
+				child_close_fd(c, W_SIG);
 			break;
 		default:
 			if (c->fd[w] >= 0 && drain(c, w))

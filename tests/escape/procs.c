@@ -19,6 +19,24 @@
  *   procs proc_scan MARKER       any /proc/N/cmdline holding the victim marker
  *   procs kill_victim PID        kill(victim, SIGKILL)
  *   procs kill_all               kill(-1, SIGKILL), after a kill(-1, 0) probe
+ *   procs stop_victim PID        kill(victim, SIGSTOP): the owner's shell
+ *                                stopped
+ *   procs tkill_victim PID       tkill(victim, SIGKILL)
+ *   procs tgkill_victim PID      tgkill(victim, victim, SIGKILL)
+ *   procs sigqueue_victim PID    sigqueue(victim, SIGKILL)
+ *   procs setown_victim PID      SIGIO's owner set to the victim, with
+ *                                F_SETSIG SIGKILL: the kernel would send it
+ *                                (the victim's state judges)
+ *   procs proc_pidfd PID         /proc/PID opened O_PATH, then
+ *                                pidfd_send_signal(fd, 0)
+ *   procs prlimit_victim PID     prlimit on the victim (its own limit put
+ *                                back: a change would be the escape)
+ *   procs setpriority_victim PID setpriority(PRIO_PROCESS, victim, 19)
+ *   procs affinity_victim PID    sched_setaffinity(victim, its own mask)
+ *   procs ioprio_victim PID      ioprio_set on the victim (its own class)
+ *   procs kill_own_child         controls: signals to the tool's own
+ *   procs tgkill_own             processes work (kill, tgkill from a
+ *   procs sigqueue_own_child     child of ours, sigqueue with its value)
  *   procs sysv_shm SHMID         attach and read a System V shared memory
  *                                segment the runner made on the host (mode
  *                                0666: only the sandbox stands in the way)
@@ -34,6 +52,8 @@
 #include <signal.h>
 #include <mqueue.h>
 #include <sys/ptrace.h>
+#include <sys/resource.h>
+#include <sched.h>
 #include <sys/shm.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -259,6 +279,188 @@ static void kill_all(const char *a, int argc, char **argv)
 	BLOCKED(a, "kill(-1): %s / %s", errname(e), errname(errno));
 }
 
+static void stop_victim(const char *a, int argc, char **argv)
+{
+	pid_t pid = arg_pid(a, argc, argv);
+	if (kill(pid, SIGSTOP) == 0)
+		ESCAPED(a, "kill(%d, SIGSTOP) succeeded", (int)pid);
+	BLOCKED(a, "kill(host pid, SIGSTOP): %s", errname(errno));
+}
+
+static void tkill_victim(const char *a, int argc, char **argv)
+{
+	pid_t pid = arg_pid(a, argc, argv);
+	if (syscall(SYS_tkill, pid, SIGKILL) == 0)
+		ESCAPED(a, "tkill(%d, SIGKILL) succeeded", (int)pid);
+	BLOCKED(a, "tkill(host pid): %s", errname(errno));
+}
+
+static void tgkill_victim(const char *a, int argc, char **argv)
+{
+	pid_t pid = arg_pid(a, argc, argv);
+	if (syscall(SYS_tgkill, pid, pid, SIGKILL) == 0)
+		ESCAPED(a, "tgkill(%d, %d, SIGKILL) succeeded", (int)pid, (int)pid);
+	BLOCKED(a, "tgkill(host pid): %s", errname(errno));
+}
+
+static void sigqueue_victim(const char *a, int argc, char **argv)
+{
+	pid_t pid = arg_pid(a, argc, argv);
+	if (sigqueue(pid, SIGKILL, (union sigval){ .sival_int = 1 }) == 0)
+		ESCAPED(a, "sigqueue(%d, SIGKILL) succeeded", (int)pid);
+	BLOCKED(a, "sigqueue(host pid): %s", errname(errno));
+}
+
+/* The kernel sends SIGIO (here SIGKILL, by F_SETSIG) to the owner when
+ * the pipe becomes readable: whether it may is judged at the send, so
+ * only the victim's state tells (the runner's victim check). */
+static void setown_victim(const char *a, int argc, char **argv)
+{
+	pid_t pid = arg_pid(a, argc, argv);
+	int p[2];
+	if (pipe(p) < 0)
+		TESTERR(a, "pipe: %s", errname(errno));
+	if (fcntl(p[0], F_SETOWN, pid) < 0)
+		BLOCKED(a, "fcntl(F_SETOWN, host pid): %s", errname(errno));
+	if (fcntl(p[0], F_SETSIG, SIGKILL) < 0 ||
+	    fcntl(p[0], F_SETFL, fcntl(p[0], F_GETFL) | O_ASYNC) < 0)
+		TESTERR(a, "F_SETSIG/O_ASYNC: %s", errname(errno));
+	(void)!write(p[1], "x", 1);
+	usleep(100000);
+	BLOCKED(a,
+	        "F_SETOWN to the host pid was taken; the signal is the kernel's to "
+	        "refuse (the victim's state judges)");
+}
+
+/* pidfd_send_signal takes a /proc/PID directory's fd as a pidfd: an O_PATH
+ * open is not checked by Landlock, but such an fd is no pidfd. */
+static void proc_pidfd(const char *a, int argc, char **argv)
+{
+	pid_t pid = arg_pid(a, argc, argv);
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d", (int)pid);
+	int e1 = 0, e2 = 0;
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0 && syscall(SYS_pidfd_send_signal, fd, 0, NULL, 0) == 0)
+		ESCAPED(a, "pidfd_send_signal through %s (O_RDONLY) reached the victim", path);
+	e1 = errno;
+	fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0 && syscall(SYS_pidfd_send_signal, fd, 0, NULL, 0) == 0)
+		ESCAPED(a, "pidfd_send_signal through %s (O_PATH) reached the victim", path);
+	e2 = errno;
+	BLOCKED(a, "%s: %s / O_PATH: %s", path, errname(e1), errname(e2));
+}
+
+static void prlimit_victim(const char *a, int argc, char **argv)
+{
+	pid_t pid = arg_pid(a, argc, argv);
+	struct rlimit old;
+	if (prlimit(pid, RLIMIT_CORE, NULL, &old) < 0)
+		BLOCKED(a, "prlimit(host pid) read: %s", errname(errno));
+	if (prlimit(pid, RLIMIT_CORE, &old, NULL) == 0)
+		ESCAPED(a, "prlimit(%d, RLIMIT_CORE) set (to its own value)", (int)pid);
+	BLOCKED(a, "prlimit(host pid) set: %s", errname(errno));
+}
+
+static void setpriority_victim(const char *a, int argc, char **argv)
+{
+	pid_t pid = arg_pid(a, argc, argv);
+	if (setpriority(PRIO_PROCESS, (id_t)pid, 19) == 0)
+		ESCAPED(a, "setpriority(PRIO_PROCESS, %d, 19) succeeded", (int)pid);
+	BLOCKED(a, "setpriority(host pid): %s", errname(errno));
+}
+
+static void affinity_victim(const char *a, int argc, char **argv)
+{
+	pid_t pid = arg_pid(a, argc, argv);
+	cpu_set_t set;
+	if (sched_getaffinity(pid, sizeof set, &set) < 0)
+		BLOCKED(a, "sched_getaffinity(host pid): %s", errname(errno));
+	if (sched_setaffinity(pid, sizeof set, &set) == 0)
+		ESCAPED(a, "sched_setaffinity(%d) succeeded (its own mask)", (int)pid);
+	BLOCKED(a, "sched_setaffinity(host pid): %s", errname(errno));
+}
+
+static void ioprio_victim(const char *a, int argc, char **argv)
+{
+	pid_t pid = arg_pid(a, argc, argv);
+	long prio = syscall(SYS_ioprio_get, 1 /* IOPRIO_WHO_PROCESS */, pid);
+	if (prio < 0)
+		BLOCKED(a, "ioprio_get(host pid): %s", errname(errno));
+	if (syscall(SYS_ioprio_set, 1, pid, prio) == 0)
+		ESCAPED(a, "ioprio_set(%d) succeeded (its own class)", (int)pid);
+	BLOCKED(a, "ioprio_set(host pid): %s", errname(errno));
+}
+
+/* Controls: what a tool does to its own processes must keep working. A
+ * "blocked" verdict here is a failure (the table's A). */
+static void kill_own_child(const char *a, int argc, char **argv)
+{
+	(void)argc, (void)argv;
+	pid_t c = own_child(a);
+	if (kill(c, SIGTERM) < 0)
+		BLOCKED(a, "kill(own child, SIGTERM): %s", errname(errno));
+	int st;
+	if (waitpid(c, &st, 0) != c || !WIFSIGNALED(st) || WTERMSIG(st) != SIGTERM)
+		BLOCKED(a, "own child not ended by SIGTERM");
+	ESCAPED(a, "kill(own child, SIGTERM) worked");
+}
+
+static volatile sig_atomic_t got_sig, got_value;
+
+static void on_sig(int sig, siginfo_t *si, void *ctx)
+{
+	(void)ctx;
+	got_sig = sig;
+	got_value = si->si_value.sival_int;
+}
+
+static void catch_usr1(void)
+{
+	struct sigaction sa = { .sa_sigaction = on_sig, .sa_flags = SA_SIGINFO };
+	sigaction(SIGUSR1, &sa, NULL);
+}
+
+/* tgkill to a thread of our own, from a child (not the group's leader). */
+static void tgkill_own(const char *a, int argc, char **argv)
+{
+	(void)argc, (void)argv;
+	catch_usr1();
+	pid_t c = fork();
+	if (c == 0) {
+		long rc = syscall(SYS_tgkill, getpid(), syscall(SYS_gettid), SIGUSR1);
+		_exit(rc == 0 && got_sig == SIGUSR1 ? 0 : 1);
+	}
+	int st;
+	if (c < 0 || waitpid(c, &st, 0) != c || !WIFEXITED(st) || WEXITSTATUS(st))
+		BLOCKED(a, "tgkill to our own thread did not deliver SIGUSR1");
+	ESCAPED(a, "tgkill(own, own thread, SIGUSR1) worked");
+}
+
+static void sigqueue_own_child(const char *a, int argc, char **argv)
+{
+	(void)argc, (void)argv;
+	catch_usr1();
+	sigset_t block, old;
+	sigemptyset(&block);
+	sigaddset(&block, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &block, &old);
+	pid_t c = fork();
+	if (c == 0) {
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		for (int i = 0; i < 500 && !got_sig; i++)
+			usleep(10000);
+		_exit(got_sig == SIGUSR1 && got_value == 42 ? 0 : 1);
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	if (c < 0 || sigqueue(c, SIGUSR1, (union sigval){ .sival_int = 42 }) < 0)
+		BLOCKED(a, "sigqueue(own child): %s", errname(errno));
+	int st;
+	if (waitpid(c, &st, 0) != c || !WIFEXITED(st) || WEXITSTATUS(st))
+		BLOCKED(a, "own child did not get SIGUSR1 with its value");
+	ESCAPED(a, "sigqueue(own child, SIGUSR1, 42) worked");
+}
+
 static void sysv_shm(const char *a, int argc, char **argv)
 {
 	int id = (int)arg_long(a, arg_str(a, argc, argv, 2));
@@ -309,6 +511,19 @@ int main(int argc, char **argv)
 		{ "proc_scan", proc_scan },
 		{ "kill_victim", kill_victim },
 		{ "kill_all", kill_all },
+		{ "stop_victim", stop_victim },
+		{ "tkill_victim", tkill_victim },
+		{ "tgkill_victim", tgkill_victim },
+		{ "sigqueue_victim", sigqueue_victim },
+		{ "setown_victim", setown_victim },
+		{ "proc_pidfd", proc_pidfd },
+		{ "prlimit_victim", prlimit_victim },
+		{ "setpriority_victim", setpriority_victim },
+		{ "affinity_victim", affinity_victim },
+		{ "ioprio_victim", ioprio_victim },
+		{ "kill_own_child", kill_own_child },
+		{ "tgkill_own", tgkill_own },
+		{ "sigqueue_own_child", sigqueue_own_child },
 		{ "sysv_shm", sysv_shm },
 		{ "posix_mq", posix_mq },
 		{ "shm_make", shm_make },

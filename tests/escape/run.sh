@@ -105,6 +105,19 @@ proc_environ        B  B  B   B   victim       procs proc_environ @VICTIM
 proc_scan           B  B  B   B   -            procs proc_scan @VMARK
 kill_victim         B  B  B   B   k,victim     procs kill_victim @VICTIM
 kill_all            B  B  B   B   k,victim     procs kill_all
+stop_victim         B  B  B   B   k,victim     procs stop_victim @VICTIM
+tkill_victim        B  B  B   B   k,victim     procs tkill_victim @VICTIM
+tgkill_victim       B  B  B   B   k,victim     procs tgkill_victim @VICTIM
+sigqueue_victim     B  B  B   B   k,victim     procs sigqueue_victim @VICTIM
+setown_victim       B  B  B   B   k,victim     procs setown_victim @VICTIM
+proc_pidfd          B  B  B   B   k,victim     procs proc_pidfd @VICTIM
+prlimit_victim      B  B  B   B   k,victim     procs prlimit_victim @VICTIM
+setpriority_victim  B  B  B   B   k,victim     procs setpriority_victim @VICTIM
+affinity_victim     B  B  B   B   k,victim     procs affinity_victim @VICTIM
+ioprio_victim       B  B  B   B   k,victim     procs ioprio_victim @VICTIM
+kill_own_child      A  A  A   A   -            procs kill_own_child
+tgkill_own          A  A  A   A   -            procs tgkill_own
+sigqueue_own_child  A  A  A   A   -            procs sigqueue_own_child
 sysv_shm            B  B  B   B   -            procs sysv_shm @SHMID
 posix_mq            B  B  B   B   -            procs posix_mq /tc-escape-@MARK
 ## terminal injection

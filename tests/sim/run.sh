@@ -29,6 +29,13 @@
 #                                              in its user namespace does not allow)
 #   container-caps      --caps container      (root without CAP_SYS_ADMIN; root only)
 #   container-default   --container-default   (Docker, Kubernetes RuntimeDefault)
+#   container-default-landlock-1 .. -5
+#                       --container-default --landlock-abi N (the same on
+#                                             Ubuntu 22.04, Debian 12, RHEL 9,
+#                                             Ubuntu 24.04: no Landlock signal
+#                                             scoping; the version answered by
+#                                             simlandlock.so, not a listener:
+#                                             toolcage's signal wall needs its own)
 #
 #   bash tests/sim/run.sh [--envs "no-landlock landlock-3"] [--escape none|quick|all]
 # Exit 0 when every environment behaved as expected, 1 when one did not,
@@ -41,7 +48,8 @@ BUILD=${BUILD:-build}
 case $BUILD in /*) ;; *) BUILD=$REPO/$BUILD ;; esac
 ENVS="no-landlock landlock-1 landlock-2 landlock-3 landlock-4 landlock-5 landlock-6
       userns-eperm userns-enospc userns-nocaps no-clone3 proc-masked container-caps
-      container-default"
+      container-default container-default-landlock-1 container-default-landlock-2
+      container-default-landlock-3 container-default-landlock-4 container-default-landlock-5"
 ESCAPE=none
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -63,7 +71,7 @@ is_root=0; [ "$(id -u)" = 0 ] && is_root=1
 # readable by all).
 T=$(mktemp -d /var/tmp/tc-sim.XXXXXX) || exit 1
 trap 'rm -rf "$T"' EXIT
-cp "$BUILD/sim/simkernel" "$T/simkernel"
+cp "$BUILD/sim/simkernel" "$BUILD/sim/simlandlock.so" "$T/"
 mkdir -p "$T/real" "$T/ws/src" "$T/home"
 cp "$BUILD/toolcage" "$T/real/toolcage"
 printf 'hello sim\n' > "$T/ws/src/a.txt"
@@ -82,6 +90,9 @@ WRITERS="read-only write destructive"
 ROOT_NS="root without CAP_SYS_ADMIN, as a container's root.*user namespace.*refused.*fix: .*seccomp.json.*CAP_SYS_ADMIN"
 USER_NS="refused to make the user, pid, mount, uts(, network)? namespaces.*fix: .*user namespaces"
 NO_NS="^    processes: process group \\(another way\\): the kernel refuses namespaces here"
+# Without Landlock's signal scoping, the signal wall is a filter whose
+# kill()s toolcage checks: another way, under every profile that runs.
+SIGWALL="^    signals: seccomp \\(checked by toolcage\\) \\(another way\\): no pid namespace and no Landlock signal scoping"
 MOUNT_TREE="^    filesystem: mount tree \\(another way\\): no Landlock here"
 spec() {
 	case $1 in
@@ -94,6 +105,7 @@ spec() {
 	proc-masked) echo "--proc masked|root|$ALL||^|mount /proc failed.*a fresh /proc cannot be mounted.*fix: unmask it||^    proc: none \\(masked by the container\\) \\(another way\\)" ;;
 	container-caps) echo "--caps container|root|$ALL||^|$ROOT_NS||^    user: user namespace \\(another way\\): toolcage runs as root without CAP_SYS_ADMIN" ;;
 	container-default) echo "--container-default|both|$WRITERS|$WRITERS|^clone3: +NO|$ROOT_NS|$USER_NS|$NO_NS|$NO_NS" ;;
+	container-default-landlock-[12345]) echo "--container-default --landlock-abi ${1##*-}|both|$WRITERS|$WRITERS|^landlock: +ABI ${1##*-}\$|$ROOT_NS|$USER_NS|$SIGWALL|$SIGWALL" ;;
 	*) return 1 ;;
 	esac
 }
@@ -189,7 +201,9 @@ one() {
 		# new root as well.
 		[ "$env" = no-landlock ] && quick="$quick|read_control_etc|read_control_ws|read_home|read_var|read_dotdot_abs|read_link_outside|create_via_link|open_write_etc|walk_up_outside|walk_up_host_tmp|list_beside_ws|create_root|chmod_root|link_out_tmp|exec_workspace|open_by_handle_at|umount|pivot_root|protect_hook|fsize_ws|proc_sys_write"
 		# Where protected paths are a copy put back, every attack on them.
-		case $alt in *"process group"*) quick="$quick|protect_[a-z_]+" ;; esac
+		# Without namespaces, every way to another process, and the
+		# controls: signals to the tool's own work.
+		case $alt in *"process group"* | *signals*) quick="$quick|protect_[a-z_]+|stop_victim|tkill_victim|tgkill_victim|sigqueue_victim|setown_victim|proc_pidfd|proc_mem|vm_readv|pidfd_open|prlimit_victim|setpriority_victim|affinity_victim|ioprio_victim|kill_own_child|tgkill_own|sigqueue_own_child" ;; esac
 		[ "$ESCAPE" = quick ] && only=(--only "^($quick)\$")
 		local ids=root
 		[ "$who" = user ] && ids=nobody

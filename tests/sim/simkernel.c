@@ -15,6 +15,11 @@
  *     --landlock N            Landlock ABI N (1-6): the version query says
  *                             N, rights and flags of later ABIs are refused
  *                             as that kernel refuses them (EINVAL, E2BIG)
+ *     --landlock-abi N        the same, the version answered by simlandlock.so
+ *                             (preloaded, beside this program) rather than
+ *                             a listener: a process can sit under one
+ *                             listener only, and toolcage's signal wall on
+ *                             kernels before Landlock ABI 6 needs its own
  *     --userns eperm|enospc   no user namespaces: clone, clone3 and unshare
  *                             with CLONE_NEWUSER fail (EPERM: a sysctl or a
  *                             seccomp profile; ENOSPC: user.max_user_namespaces=0)
@@ -77,7 +82,8 @@
 enum userns_mode { USERNS_REAL, USERNS_EPERM, USERNS_ENOSPC, USERNS_NOCAPS };
 
 struct sim {
-	int landlock; /* -1 real, 0 none, 1-6 that ABI */
+	int landlock;          /* -1 real, 0 none, 1-6 that ABI */
+	bool landlock_preload; /* the version answered by simlandlock.so */
 	enum userns_mode userns;
 	bool all_ns_eperm; /* every namespace flag refused (container) */
 	bool clone3_enosys;
@@ -89,7 +95,8 @@ struct sim {
 
 static void usage(void)
 {
-	fputs("usage: simkernel [--landlock none|1-6] [--userns eperm|enospc|nocaps]\n"
+	fputs("usage: simkernel [--landlock none|1-6] [--landlock-abi 1-6]\n"
+	      "                 [--userns eperm|enospc|nocaps]\n"
 	      "                 [--clone3 enosys] [--proc masked] [--caps container]\n"
 	      "                 [--mount eperm] [--sock-diag none] [--container-default]\n"
 	      "                 -- PROGRAM [ARG...]\n",
@@ -149,7 +156,8 @@ static void add_landlock(scmp_filter_ctx ctx, const struct sim *s)
 		rule(ctx, SCMP_ACT_ERRNO(ENOSYS), "landlock_restrict_self", 0, NULL);
 		return;
 	}
-	rule(ctx, SCMP_ACT_NOTIFY, "landlock_create_ruleset", 0, NULL);
+	if (!s->landlock_preload)
+		rule(ctx, SCMP_ACT_NOTIFY, "landlock_create_ruleset", 0, NULL);
 	if (s->landlock < 4) { /* no network rules before ABI 4 */
 		struct scmp_arg_cmp net = SCMP_A1(SCMP_CMP_EQ, LL_RULE_NET_PORT);
 		rule(ctx, SCMP_ACT_ERRNO(EINVAL), "landlock_add_rule", 1, &net);
@@ -405,6 +413,14 @@ static int parse(int argc, char **argv, struct sim *s)
 			else
 				s->landlock = (int)n;
 			i++;
+		} else if (!strcmp(o, "--landlock-abi")) {
+			char *end;
+			long n = strtol(v, &end, 10);
+			if (*end || n < 1 || n > 6)
+				usage();
+			s->landlock = (int)n;
+			s->landlock_preload = true;
+			i++;
 		} else if (!strcmp(o, "--userns")) {
 			if (!strcmp(v, "eperm"))
 				s->userns = USERNS_EPERM;
@@ -486,6 +502,34 @@ static int recv_fd(int sock)
 	return fd;
 }
 
+/* --landlock-abi: simlandlock.so, beside this program, answers the
+ * version query in the program itself (no listener: the program may need
+ * one of its own). Not in an ASan build's way: it would refuse a library
+ * loaded before its runtime. */
+static void preload_landlock(int abi)
+{
+	char self[4096], lib[4200], env[8400], n[8];
+	ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+	if (len <= 0)
+		die("readlink /proc/self/exe", errno);
+	self[len] = '\0';
+	char *slash = strrchr(self, '/');
+	*slash = '\0';
+	snprintf(lib, sizeof lib, "%s/simlandlock.so", self);
+	if (access(lib, R_OK) < 0)
+		die(lib, errno);
+	const char *old = getenv("LD_PRELOAD");
+	snprintf(env, sizeof env, "%s%s%s", lib, old ? ":" : "", old ? old : "");
+	snprintf(n, sizeof n, "%d", abi);
+	const char *asan = getenv("ASAN_OPTIONS");
+	char asan_env[2048];
+	snprintf(asan_env, sizeof asan_env, "%s%sverify_asan_link_order=0", asan ? asan : "",
+	         asan && *asan ? ":" : "");
+	if (setenv("LD_PRELOAD", env, 1) < 0 || setenv("SIMKERNEL_LANDLOCK_ABI", n, 1) < 0 ||
+	    setenv("ASAN_OPTIONS", asan_env, 1) < 0)
+		die("setenv", errno);
+}
+
 /* In the child: the capabilities, the filter, then the program. */
 _Noreturn static void child(const struct sim *s, int sock, char **argv)
 {
@@ -512,6 +556,8 @@ _Noreturn static void child(const struct sim *s, int sock, char **argv)
 		die("seccomp_load", -rc);
 	send_fd(sock, seccomp_notify_fd(ctx)); /* -1 when no rule notifies */
 	close(sock);
+	if (s->landlock_preload)
+		preload_landlock(s->landlock);
 	execvp(argv[0], argv);
 	fprintf(stderr, "simkernel: exec %s: %s\n", argv[0], strerror(errno));
 	_exit(127);
