@@ -100,10 +100,12 @@ static void put(struct prog *p, struct sock_filter ins)
 		p->overflow = true;
 }
 
-#define LD(off)       ((struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, (off)))
-#define RET(v)        ((struct sock_filter)BPF_STMT(BPF_RET | BPF_K, (v)))
-#define JEQ(k, t, f)  ((struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)(k), (t), (f)))
-#define JSET(k, t, f) ((struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, (uint32_t)(k), (t), (f)))
+#define LD(off) ((struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, (off)))
+#define RET(v)  ((struct sock_filter)BPF_STMT(BPF_RET | BPF_K, (v)))
+#define JEQ(k, t, f)                                                                               \
+	((struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)(k), (t), (f)))
+#define JSET(k, t, f)                                                                              \
+	((struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, (uint32_t)(k), (t), (f)))
 
 /* One rule: if nr is the call, block (which ends in a return on every
  * path); else on to the next rule. */
@@ -173,8 +175,8 @@ int sigwall_filter(struct sock_filter *f, size_t cap, pid_t pgid, bool notify)
 	rule(&p, SYS_kill, b, kill_like(b, P, notify ? RET_NOTIFY : RET_ALLOW));
 	rule(&p, SYS_rt_sigqueueinfo, b, kill_like(b, P, notify ? RET_NOTIFY : RET_ALLOW));
 	static const int resource[] = {
-		SYS_prlimit64,     SYS_sched_setaffinity, SYS_sched_setscheduler,
-		SYS_sched_setparam, SYS_sched_setattr,    SYS_migrate_pages,
+		SYS_prlimit64,      SYS_sched_setaffinity, SYS_sched_setscheduler,
+		SYS_sched_setparam, SYS_sched_setattr,     SYS_migrate_pages,
 		SYS_move_pages,
 	};
 	for (size_t i = 0; i < sizeof resource / sizeof resource[0]; i++)
@@ -253,7 +255,7 @@ bool sigwall_usable(void)
 		 * ioctl exists (its number changed in 5.5). */
 		uint64_t id = 1;
 		_exit(ioctl((int)fd, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) < 0 && errno == ENOENT ? 0 :
-		                                                                                  1);
+		                                                                                 1);
 	}
 	int st = 1;
 	while (pid > 0 && waitpid(pid, &st, 0) < 0 && errno == EINTR)
@@ -312,8 +314,8 @@ static pid_t tgid_of(pid_t tid)
 /* The caller's siginfo (rt_*sigqueueinfo), read from its memory. */
 static int read_info(pid_t pid, uint64_t addr, siginfo_t *info)
 {
-	struct iovec local = { info, sizeof *info }, remote = { (void *)(uintptr_t)addr,
-		                                                sizeof *info };
+	struct iovec local = { info, sizeof *info },
+	             remote = { (void *)(uintptr_t)addr, sizeof *info };
 	return process_vm_readv(pid, &local, 1, &remote, 1, 0) == (ssize_t)sizeof *info ? 0 :
 	                                                                                  -EFAULT;
 }
@@ -333,8 +335,16 @@ static int send_to_process(const struct seccomp_notif *r, pid_t pgid)
 		ip = &info;
 	}
 	int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-	if (pidfd < 0)
-		return errno == EINVAL ? -ESRCH : -errno;
+	/* kill() of a thread's id signals its process; pidfd_open takes a
+	 * process's id alone (EINVAL; ENOENT from Linux 6.9 on). */
+	pid_t tgid;
+	if (pidfd < 0 && (errno == EINVAL || errno == ENOENT) && (tgid = tgid_of(pid)) > 0 &&
+	    tgid != pid) {
+		pid = tgid;
+		pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	}
+	if (pidfd < 0) /* gone, or no descriptor left to check it: not sent */
+		return -ESRCH;
 	int rc = pgrp_of(pid) == pgid ? 0 : -EPERM;
 	if (!rc && syscall(SYS_pidfd_send_signal, pidfd, sig, ip, 0) < 0)
 		rc = -errno;

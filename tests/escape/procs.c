@@ -36,7 +36,8 @@
  *   procs ioprio_victim PID      ioprio_set on the victim (its own class)
  *   procs kill_own_child         controls: signals to the tool's own
  *   procs tgkill_own             processes work (kill, tgkill from a
- *   procs sigqueue_own_child     child of ours, sigqueue with its value)
+ *   procs kill_own_thread        child of ours, kill of a thread's id,
+ *   procs sigqueue_own_child     sigqueue with its value)
  *   procs sysv_shm SHMID         attach and read a System V shared memory
  *                                segment the runner made on the host (mode
  *                                0666: only the sandbox stands in the way)
@@ -52,6 +53,7 @@
 #include <signal.h>
 #include <mqueue.h>
 #include <sys/ptrace.h>
+#include <pthread.h>
 #include <sys/resource.h>
 #include <sched.h>
 #include <sys/shm.h>
@@ -437,6 +439,34 @@ static void tgkill_own(const char *a, int argc, char **argv)
 	ESCAPED(a, "tgkill(own, own thread, SIGUSR1) worked");
 }
 
+static volatile pid_t thread_tid;
+
+static void *idle_thread(void *arg)
+{
+	thread_tid = (pid_t)syscall(SYS_gettid);
+	for (int i = 0; i < 500 && !got_sig; i++)
+		usleep(10000);
+	return arg;
+}
+
+/* kill() of one of our own threads' ids: the kernel signals the process. */
+static void kill_own_thread(const char *a, int argc, char **argv)
+{
+	(void)argc, (void)argv;
+	catch_usr1();
+	pthread_t t;
+	if (pthread_create(&t, NULL, idle_thread, NULL))
+		TESTERR(a, "pthread_create");
+	while (!thread_tid)
+		usleep(1000);
+	if (kill(thread_tid, SIGUSR1) < 0)
+		BLOCKED(a, "kill(own thread id, SIGUSR1): %s", errname(errno));
+	pthread_join(t, NULL);
+	if (got_sig != SIGUSR1)
+		BLOCKED(a, "SIGUSR1 to our own thread's id never came");
+	ESCAPED(a, "kill(own thread id, SIGUSR1) worked");
+}
+
 static void sigqueue_own_child(const char *a, int argc, char **argv)
 {
 	(void)argc, (void)argv;
@@ -523,6 +553,7 @@ int main(int argc, char **argv)
 		{ "ioprio_victim", ioprio_victim },
 		{ "kill_own_child", kill_own_child },
 		{ "tgkill_own", tgkill_own },
+		{ "kill_own_thread", kill_own_thread },
 		{ "sigqueue_own_child", sigqueue_own_child },
 		{ "sysv_shm", sysv_shm },
 		{ "posix_mq", posix_mq },

@@ -117,6 +117,7 @@ affinity_victim     B  B  B   B   k,victim     procs affinity_victim @VICTIM
 ioprio_victim       B  B  B   B   k,victim     procs ioprio_victim @VICTIM
 kill_own_child      A  A  A   A   -            procs kill_own_child
 tgkill_own          A  A  A   A   -            procs tgkill_own
+kill_own_thread     A  A  A   A   -            procs kill_own_thread
 sigqueue_own_child  A  A  A   A   -            procs sigqueue_own_child
 sysv_shm            B  B  B   B   -            procs sysv_shm @SHMID
 posix_mq            B  B  B   B   -            procs posix_mq /tc-escape-@MARK
