@@ -1,0 +1,225 @@
+/* test_sigwall.c — the signal wall without a pid namespace (sandbox/sigwall.c):
+ * its filter's answers as tables, run through the classic-BPF interpreter
+ * (helper_bpf.c), and its listener served for real: a child under the
+ * filter signals a process of its own group (sent by the supervisor's side)
+ * and one outside (refused), and the victim outside is untouched. */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/audit.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "helper_bpf.h"
+#include "internal.h"
+
+#if defined(__x86_64__)
+
+#define ALLOW  SECCOMP_RET_ALLOW
+#define NOTIFY SECCOMP_RET_USER_NOTIF
+#define ERR(e) (SECCOMP_RET_ERRNO | (e))
+#define P      4242
+
+static uint32_t run(bool notify, int nr, int64_t a0, int64_t a1, int64_t a2)
+{
+	struct sock_filter f[160];
+	int n = sigwall_filter(f, sizeof f / sizeof f[0], P, notify);
+	assert_true(n > 0);
+	struct seccomp_data d;
+	memset(&d, 0, sizeof d);
+	d.nr = nr;
+	d.arch = AUDIT_ARCH_X86_64;
+	d.args[0] = (uint64_t)a0;
+	d.args[1] = (uint64_t)a1;
+	d.args[2] = (uint64_t)a2;
+	uint32_t ret = 0;
+	char err[160];
+	if (bpf_run(f, (size_t)n, &d, &ret, err, sizeof err) < 0)
+		fail_msg("filter does not run: %s", err);
+	return ret;
+}
+
+static void test_kill_stays_in_the_group(void **state)
+{
+	(void)state;
+	for (int notify = 0; notify < 2; notify++) {
+		assert_int_equal(run(notify, SYS_kill, 0, SIGTERM, 0), ALLOW);
+		assert_int_equal(run(notify, SYS_kill, P, SIGTERM, 0), ALLOW);
+		assert_int_equal(run(notify, SYS_kill, -P, SIGTERM, 0), ALLOW);
+		assert_int_equal(run(notify, SYS_kill, -1, SIGKILL, 0), ERR(EPERM));
+		assert_int_equal(run(notify, SYS_kill, -(P + 1), SIGKILL, 0), ERR(EPERM));
+		/* the kernel reads the pid's low 32 bits alone */
+		assert_int_equal(run(notify, SYS_kill, (int64_t)0x100000000LL | 0xffffffffLL, 9, 0),
+		                 ERR(EPERM));
+		assert_int_equal(run(notify, SYS_kill, 1, SIGKILL, 0), notify ? NOTIFY : ALLOW);
+		assert_int_equal(run(notify, SYS_rt_sigqueueinfo, -1, SIGKILL, 0), ERR(EPERM));
+	}
+	assert_int_equal(run(true, SYS_tgkill, 1, 1, SIGKILL), NOTIFY);
+	assert_int_equal(run(true, SYS_tkill, 1, SIGKILL, 0), NOTIFY);
+	assert_int_equal(run(true, SYS_rt_tgsigqueueinfo, 1, 1, SIGKILL), NOTIFY);
+	assert_int_equal(run(false, SYS_tgkill, 1, 1, SIGKILL), ALLOW);
+}
+
+static void test_other_processes_resources_refused(void **state)
+{
+	(void)state;
+	static const int nrs[] = { SYS_prlimit64,       SYS_sched_setaffinity, SYS_sched_setscheduler,
+		                   SYS_sched_setparam,  SYS_sched_setattr,     SYS_migrate_pages,
+		                   SYS_move_pages };
+	for (int notify = 0; notify < 2; notify++) {
+		for (size_t i = 0; i < sizeof nrs / sizeof nrs[0]; i++) {
+			assert_int_equal(run(notify, nrs[i], 0, 0, 0), ALLOW);
+			assert_int_equal(run(notify, nrs[i], P, 0, 0), ALLOW);
+			assert_int_equal(run(notify, nrs[i], 1, 0, 0), ERR(EPERM));
+		}
+		assert_int_equal(run(notify, SYS_setpriority, PRIO_PROCESS, 0, 19), ALLOW);
+		assert_int_equal(run(notify, SYS_setpriority, PRIO_PGRP, P, 19), ALLOW);
+		assert_int_equal(run(notify, SYS_setpriority, PRIO_PROCESS, 1, 19), ERR(EPERM));
+		assert_int_equal(run(notify, SYS_setpriority, PRIO_USER, 0, 19), ERR(EPERM));
+		assert_int_equal(run(notify, SYS_ioprio_set, 3 /* user */, 0, 0), ERR(EPERM));
+		assert_int_equal(run(notify, SYS_ioprio_set, 1, 1, 0), ERR(EPERM));
+		assert_int_equal(run(notify, SYS_ioprio_set, 1, 0, 0), ALLOW);
+	}
+}
+
+static void test_pidfds_and_sigio_owners_without_scoping(void **state)
+{
+	(void)state;
+	assert_int_equal(run(true, SYS_pidfd_open, 1, 0, 0), ERR(ENOSYS));
+	assert_int_equal(run(false, SYS_pidfd_open, 1, 0, 0), ALLOW);
+	assert_int_equal(run(true, SYS_fcntl, 3, F_SETOWN, 1), ERR(EPERM));
+	assert_int_equal(run(true, SYS_fcntl, 3, F_SETOWN, -P), ALLOW);
+	assert_int_equal(run(true, SYS_fcntl, 3, F_SETOWN, 0), ALLOW);
+	assert_int_equal(run(true, SYS_fcntl, 3, F_SETOWN_EX, 0), ERR(EPERM));
+	assert_int_equal(run(true, SYS_fcntl, 3, F_GETFL, 0), ALLOW);
+	assert_int_equal(run(true, SYS_ioctl, 3, 0x8901 /* FIOSETOWN */, 0), ERR(EPERM));
+	assert_int_equal(run(true, SYS_ioctl, 3, 0x8902 /* SIOCSPGRP */, 0), ERR(EPERM));
+	assert_int_equal(run(true, SYS_getsockopt, 3, SOL_SOCKET, 77 /* SO_PEERPIDFD */), ERR(EPERM));
+	assert_int_equal(run(true, SYS_setsockopt, 3, SOL_SOCKET, 76 /* SO_PASSPIDFD */), ERR(EPERM));
+	assert_int_equal(run(true, SYS_getsockopt, 3, SOL_SOCKET, SO_PEERCRED), ALLOW);
+	assert_int_equal(run(true, SYS_getpid, 0, 0, 0), ALLOW);
+}
+
+/* A child leading its group loads the filter, hands its listener over
+ * and tries: kill of a child of its own (must end it), kill, tgkill and
+ * SIGSTOP of a process outside its group (refused), pidfd_open (ENOSYS).
+ * Exit code: the first check that failed, 0 when all held. */
+static int under_filter(int sock, pid_t outside)
+{
+	if (setpgid(0, 0) < 0 || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		return 90;
+	struct sock_filter f[160];
+	int n = sigwall_filter(f, 160, getpid(), true);
+	struct sock_fprog prog = { (unsigned short)n, f };
+	long fd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER,
+	                  &prog);
+	int lfd = (int)fd;
+	if (fd < 0 || io_send_fds(sock, "L", 1, &lfd, 1) < 0)
+		return 91;
+	close(lfd);
+	pid_t own = fork();
+	if (own == 0) {
+		pause();
+		_exit(0);
+	}
+	int st;
+	if (kill(own, SIGTERM) != 0 || waitpid(own, &st, 0) != own || !WIFSIGNALED(st))
+		return 1;
+	if (kill(outside, SIGKILL) == 0 || errno != EPERM)
+		return 2;
+	if (kill(outside, SIGSTOP) == 0 || errno != EPERM)
+		return 3;
+	if (syscall(SYS_tgkill, outside, outside, SIGKILL) == 0 || errno != EPERM)
+		return 4;
+	if (kill(-1, 0) == 0 || errno != EPERM)
+		return 5;
+	if (syscall(SYS_pidfd_open, outside, 0) >= 0 || errno != ENOSYS)
+		return 6;
+	if (kill(999999999, 0) == 0)
+		return 7;
+	return 0;
+}
+
+static void test_listener_sends_in_the_group_alone(void **state)
+{
+	(void)state;
+	if (!sigwall_usable())
+		skip();
+	pid_t victim = fork();
+	if (victim == 0) {
+		pause();
+		_exit(0);
+	}
+	int sv[2];
+	assert_int_equal(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
+	pid_t c = fork();
+	if (c == 0) {
+		close(sv[0]);
+		_exit(under_filter(sv[1], victim));
+	}
+	close(sv[1]);
+	char b;
+	int lfd = -1, nfd = 0;
+	assert_int_equal(io_recv_fds(sv[0], &b, 1, &lfd, 1, &nfd, 0), 1);
+	assert_int_equal(nfd, 1);
+	close(sv[0]);
+	int served = 0, st = 0;
+	for (int i = 0; i < 5000; i++) {
+		struct pollfd p = { .fd = lfd, .events = POLLIN };
+		(void)poll(&p, 1, 10);
+		if (sigwall_serve(lfd, c, 64, &served) != 0)
+			break;
+		if (waitpid(c, &st, WNOHANG) == c)
+			break;
+	}
+	close(lfd);
+	if (!WIFEXITED(st))
+		(void)waitpid(c, &st, 0);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+	assert_true(served >= 5);
+	/* The victim outside is neither gone nor stopped. */
+	assert_int_equal(waitpid(victim, &st, WNOHANG | WUNTRACED), 0);
+	kill(victim, SIGKILL);
+	waitpid(victim, &st, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_kill_stays_in_the_group),
+		cmocka_unit_test(test_other_processes_resources_refused),
+		cmocka_unit_test(test_pidfds_and_sigio_owners_without_scoping),
+		cmocka_unit_test(test_listener_sends_in_the_group_alone),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
+
+#else
+static void test_skipped_not_x86_64(void **state)
+{
+	(void)state;
+	skip();
+}
+
+int main(void)
+{
+	fprintf(stderr, "test_sigwall: the tables use x86_64 syscall numbers\n");
+	const struct CMUnitTest tests[] = { cmocka_unit_test(test_skipped_not_x86_64) };
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
+#endif
