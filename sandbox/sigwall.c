@@ -131,18 +131,13 @@ static size_t self_only(struct sock_filter *b, int arg, uint32_t pgid)
 }
 
 /* setpriority(which, who) and ioprio_set(which, who): never a user's
- * every process (which == user), else who as self_only. */
+ * every process (which == user: on to self_only's refusal), else who as
+ * self_only. */
 static size_t which_who(struct sock_filter *b, uint32_t user, uint32_t pgid)
 {
-	size_t n = 0;
-	b[n++] = LD(ARG_LO(0));
-	b[n++] = JEQ(user, 4, 0);
-	b[n++] = LD(ARG_LO(1));
-	b[n++] = JEQ(0, 1, 0);
-	b[n++] = JEQ(pgid, 0, 1);
-	b[n++] = RET(RET_ALLOW);
-	b[n++] = RET(RET_EPERM);
-	return n;
+	b[0] = LD(ARG_LO(0));
+	b[1] = JEQ(user, 4, 0);
+	return 2 + self_only(b + 2, 1, pgid);
 }
 
 /* kill(pid, sig) and rt_sigqueueinfo(pid, ...): 0, P and -P pass; any
@@ -264,20 +259,29 @@ bool sigwall_usable(void)
 	return usable;
 }
 
-/* The process group of the process or thread id, from /proc/ID/stat
- * (field 5, after the command's closing parenthesis), or -1. */
-static pid_t pgrp_of(pid_t id)
+/* /proc/ID/name's first bytes (a NUL-terminated string), or -1. */
+static int read_proc(pid_t id, const char *name, char *buf, size_t size)
 {
-	char path[48], buf[512];
-	snprintf(path, sizeof path, "/proc/%d/stat", (int)id);
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/%s", (int)id, name);
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
-	ssize_t n = read(fd, buf, sizeof buf - 1);
+	ssize_t n = read(fd, buf, size - 1);
 	close(fd);
 	if (n <= 0)
 		return -1;
 	buf[n] = '\0';
+	return 0;
+}
+
+/* The process group of the process or thread id, from /proc/ID/stat
+ * (field 5, after the command's closing parenthesis), or -1. */
+static pid_t pgrp_of(pid_t id)
+{
+	char buf[512];
+	if (read_proc(id, "stat", buf, sizeof buf) < 0)
+		return -1;
 	char *p = strrchr(buf, ')');
 	int ppid, pgrp;
 	char state;
@@ -297,16 +301,9 @@ static bool thread_of(pid_t tgid, pid_t tid)
 /* The thread group (process) of thread id, or -1. */
 static pid_t tgid_of(pid_t tid)
 {
-	char path[48], buf[1024];
-	snprintf(path, sizeof path, "/proc/%d/status", (int)tid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	char buf[1024];
+	if (read_proc(tid, "status", buf, sizeof buf) < 0)
 		return -1;
-	ssize_t n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
 	char *t = strstr(buf, "\nTgid:");
 	return t ? (pid_t)strtol(t + 6, NULL, 10) : -1;
 }

@@ -77,8 +77,9 @@ static void test_kill_stays_in_the_group(void **state)
 static void test_other_processes_resources_refused(void **state)
 {
 	(void)state;
-	static const int nrs[] = { SYS_prlimit64,       SYS_sched_setaffinity, SYS_sched_setscheduler,
-		                   SYS_sched_setparam,  SYS_sched_setattr,     SYS_migrate_pages,
+	static const int nrs[] = { SYS_prlimit64,          SYS_sched_setaffinity,
+		                   SYS_sched_setscheduler, SYS_sched_setparam,
+		                   SYS_sched_setattr,      SYS_migrate_pages,
 		                   SYS_move_pages };
 	for (int notify = 0; notify < 2; notify++) {
 		for (size_t i = 0; i < sizeof nrs / sizeof nrs[0]; i++) {
@@ -108,8 +109,10 @@ static void test_pidfds_and_sigio_owners_without_scoping(void **state)
 	assert_int_equal(run(true, SYS_fcntl, 3, F_GETFL, 0), ALLOW);
 	assert_int_equal(run(true, SYS_ioctl, 3, 0x8901 /* FIOSETOWN */, 0), ERR(EPERM));
 	assert_int_equal(run(true, SYS_ioctl, 3, 0x8902 /* SIOCSPGRP */, 0), ERR(EPERM));
-	assert_int_equal(run(true, SYS_getsockopt, 3, SOL_SOCKET, 77 /* SO_PEERPIDFD */), ERR(EPERM));
-	assert_int_equal(run(true, SYS_setsockopt, 3, SOL_SOCKET, 76 /* SO_PASSPIDFD */), ERR(EPERM));
+	assert_int_equal(run(true, SYS_getsockopt, 3, SOL_SOCKET, 77 /* SO_PEERPIDFD */),
+	                 ERR(EPERM));
+	assert_int_equal(run(true, SYS_setsockopt, 3, SOL_SOCKET, 76 /* SO_PASSPIDFD */),
+	                 ERR(EPERM));
 	assert_int_equal(run(true, SYS_getsockopt, 3, SOL_SOCKET, SO_PEERCRED), ALLOW);
 	assert_int_equal(run(true, SYS_getpid, 0, 0, 0), ALLOW);
 }
