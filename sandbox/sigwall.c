@@ -79,7 +79,7 @@
 /* Offsets in struct seccomp_data of an argument's low 32 bits (little
  * endian): pids, which and flags are ints, and the kernel reads those
  * bits alone. */
-#define ARG_LO(i) (offsetof(struct seccomp_data, args) + 8 * (i))
+#define ARG_LO(i) (offsetof(struct seccomp_data, args) + (size_t)8 * (size_t)(i))
 
 #define RET_ALLOW  SECCOMP_RET_ALLOW
 #define RET_EPERM  (SECCOMP_RET_ERRNO | EPERM)
@@ -282,12 +282,16 @@ static pid_t pgrp_of(pid_t id)
 	char buf[512];
 	if (read_proc(id, "stat", buf, sizeof buf) < 0)
 		return -1;
-	char *p = strrchr(buf, ')');
-	int ppid, pgrp;
-	char state;
-	if (!p || sscanf(p + 1, " %c %d %d", &state, &ppid, &pgrp) != 3)
+	/* ") S PPID PGRP ...": the state, the parent, the group */
+	char *p = strrchr(buf, ')'), *end;
+	if (!p || p[1] != ' ' || !p[2] || p[3] != ' ')
 		return -1;
-	return pgrp;
+	(void)strtol(p + 4, &end, 10);
+	if (end == p + 4 || *end != ' ')
+		return -1;
+	p = end + 1;
+	long pgrp = strtol(p, &end, 10);
+	return end == p || *end != ' ' || pgrp <= 0 ? -1 : (pid_t)pgrp;
 }
 
 /* Whether tid is a thread of tgid. */

@@ -109,6 +109,11 @@ phase_tests() { # phase
 	# As root, only as root: uid 65534 is the delegated phase's.
 	local ids=; [ "$1" = root ] && ids="--ids root"
 	wants escape && run_test "$1" escape bash tests/escape/run.sh $ids --profiles "$profiles" $ESCAPE
+	# Every namespace refused, as in a default Docker container: on a
+	# kernel without Landlock's signal scoping, the signal wall is
+	# toolcage's own (sandbox/sigwall.c), with this kernel's seccomp
+	# listener and pidfds; the escape suite's quick set under it.
+	wants nons && run_test "$1" nons bash tests/sim/run.sh --envs container-default --escape quick
 }
 
 for phase in $PHASES; do

@@ -18,7 +18,9 @@
 # /var/cache/toolcage-kernels) and unpacked there; nothing is installed.
 #
 #   bash tests/kernels/run.sh [--kernels "stock newest"] [--phases "root delegated"]
-#                             [--only "check escape cgroup"] [--escape-args "..."]
+#                             [--only "check escape cgroup nons"] [--escape-args "..."]
+#   (nons, not run by default: tests/sim/run.sh's container-default, every
+#   namespace refused, on the guest's own kernel and Landlock)
 #                             [--quick]   (the escape suite's kernel-dependent rows only)
 #
 # No KVM here: qemu emulates the CPU (TCG), which is slow (docs/security.md
