@@ -552,10 +552,15 @@ static void load_seccomp(const struct sbx_jail *j)
 		if (n < 0)
 			fail(STEP_SECCOMP, -n);
 		struct sock_fprog sp = { .len = (unsigned short)n, .filter = f };
-		long fd;
-		CHECK(STEP_SECCOMP,
-		      fd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
-		                   j->sig_notify ? SECCOMP_FILTER_FLAG_NEW_LISTENER : 0, &sp));
+		/* Once the supervisor has the notification, only a kill
+		 * interrupts the wait for its answer (Linux 5.19): a signal
+		 * from a process of the call would make the call again. */
+		unsigned long fl = j->sig_notify ? SECCOMP_FILTER_FLAG_NEW_LISTENER : 0;
+		long fd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+		                  fl | (fl ? SIGWALL_WAIT_KILLABLE : 0), &sp);
+		if (fd < 0 && errno == EINVAL && fl)
+			fd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, fl, &sp);
+		CHECK(STEP_SECCOMP, fd);
 		if (j->sig_notify) {
 			struct child_report r = { .kind = REPORT_SIGNALS, .pid = getpid() };
 			int lfd = (int)fd, rc = io_send_fds(status_fd, &r, sizeof r, &lfd, 1);

@@ -539,6 +539,7 @@ int landlock_abi(void);
  * that are waiting (never blocks): 1 when every process under it is gone,
  * 0, or -errno; *served counts them. */
 int sigwall_filter(struct sock_filter *f, size_t cap, pid_t pgid, bool notify);
+#define SIGWALL_WAIT_KILLABLE (1UL << 5) /* SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV, 5.19 */
 bool sigwall_usable(void);
 int sigwall_serve(int fd, pid_t pgid, int budget, int *served);
 /* Prepares the jail's rules (j->landlock false when Landlock is not

@@ -440,13 +440,19 @@ static int plan_no_namespaces(struct sbx_spec *spec, struct sbx_jail *j, struct 
 	size_t n = 0, k = 0;
 	while (spec->seccomp_deny && spec->seccomp_deny[n])
 		n++;
-	j->no_ns_deny = calloc(n + sizeof no_ns_deny / sizeof no_ns_deny[0], sizeof(char *));
+	j->no_ns_deny = calloc(n + sizeof no_ns_deny / sizeof no_ns_deny[0] + 1, sizeof(char *));
 	if (!j->no_ns_deny)
 		return sbx_err(err, ENOMEM, "jail");
 	for (size_t i = 0; i < n; i++)
 		j->no_ns_deny[k++] = spec->seccomp_deny[i];
 	for (size_t i = 0; no_ns_deny[i]; i++)
 		j->no_ns_deny[k++] = no_ns_deny[i];
+	/* Landlock governs truncate() from ABI 3 (Linux 6.2) on: before it,
+	 * a path outside the writable ones, which read-only mounts would
+	 * hold, could be cut to nothing. ftruncate() needs a descriptor
+	 * opened for writing, which Landlock checked. */
+	if (landlock_abi() < 3)
+		j->no_ns_deny[k++] = "truncate";
 	spec->seccomp_deny = j->no_ns_deny;
 	spec->namespaces = 0; /* no read-only host mounts: seccomp's setid rules too */
 	j->ns_refused = j->clone_ns;

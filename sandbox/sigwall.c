@@ -382,6 +382,29 @@ static int send_to_thread(const struct seccomp_notif *r, pid_t pgid)
 	return rc < 0 ? -errno : 0;
 }
 
+/* Whether the call signals its caller: its own thread (tkill, tgkill,
+ * rt_tgsigqueueinfo of its thread id) or its own process (kill,
+ * rt_sigqueueinfo of its process's id: raise() in a child, a thread
+ * signalling its process). Such a signal is no decision about another
+ * process, and sent from here it would interrupt the caller's own wait
+ * for this answer (EINTR, or under SA_RESTART the call made again and the
+ * signal twice): the kernel carries it out itself (CONTINUE). The
+ * caller's process is read from /proc, then the notification checked
+ * still pending, so that id was the caller's. */
+static bool to_itself(int fd, const struct seccomp_notif *r)
+{
+	pid_t caller = (pid_t)r->pid;
+	bool thread = r->data.nr == SYS_tkill || r->data.nr == SYS_tgkill ||
+	        r->data.nr == SYS_rt_tgsigqueueinfo;
+	pid_t target = (pid_t)r->data.args[thread && r->data.nr != SYS_tkill ? 1 : 0];
+	if (caller <= 0 || target <= 0)
+		return false;
+	if (target != caller && (thread || tgid_of(caller) != target))
+		return false;
+	uint64_t id = r->id;
+	return ioctl(fd, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
+}
+
 static int decide(const struct seccomp_notif *r, pid_t pgid)
 {
 	switch (r->data.nr) {
@@ -410,7 +433,10 @@ int sigwall_serve(int fd, pid_t pgid, int budget, int *served)
 			return -errno;
 		}
 		struct seccomp_notif_resp resp = { .id = req.id };
-		resp.error = decide(&req, pgid);
+		if (to_itself(fd, &req))
+			resp.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+		else
+			resp.error = decide(&req, pgid);
 		if (served)
 			++*served;
 		(void)ioctl(fd, SECCOMP_IOCTL_NOTIF_SEND, &resp); /* ENOENT: gone */
