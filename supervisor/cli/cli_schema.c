@@ -28,16 +28,27 @@ static int parse_draft(const char *s, enum schema_draft *out)
 	return 0;
 }
 
+#define SCHEMA_FILE_MAX (64u << 20) /* bytes of a schema file */
+
 static struct schema *load_schema(const char *path, const struct schema_options *o)
 {
+	/* Read first, then parse: a file that cannot be read is not "not
+	 * valid JSON" at line -1. */
+	struct tc_error err = { 0 };
+	struct buf b = BUF_INIT;
+	if (read_file_bounded(path, SCHEMA_FILE_MAX, &b, &err) < 0) {
+		fprintf(stderr, "toolcage schema: %s: %s\n", err.where, err.msg);
+		buf_release(&b);
+		return NULL;
+	}
 	json_error_t jerr;
-	json_t *doc = json_load_file(path, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
+	json_t *doc = json_loadb(b.data, b.len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
+	buf_release(&b);
 	if (!doc) {
 		fprintf(stderr, "toolcage schema: %s:%d:%d: schema is not valid JSON: %s\n", path,
 		        jerr.line, jerr.column, jerr.text);
 		return NULL;
 	}
-	struct tc_error err = { 0 };
 	struct schema *s = schema_compile_opts(doc, o, &err);
 	json_decref(doc);
 	if (!s)

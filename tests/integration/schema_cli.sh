@@ -34,6 +34,10 @@ head -4 "$tmp/out" > "$tmp/head"
 cmp -s "$tmp/head" "$D/tool.invalid.expected" || { echo "FAIL invalid-stdin lines:"; diff "$D/tool.invalid.expected" "$tmp/head"; fails=$((fails + 1)); }
 has invalid-not-json "$tmp/out" "invalid: /: not valid JSON"
 [ "$(wc -l < "$tmp/out")" -eq 5 ] || { echo "FAIL one line per instance"; fails=$((fails + 1)); }
+# A schema file that is not there is said to be missing, not "not valid JSON".
+expect missing-schema 2 "$TOOLCAGE" schema validate "$tmp/no-such-schema.json" /dev/null
+has missing-schema "$tmp/err" "no-such-schema.json: cannot open: No such file or directory"
+grep -q 'not valid JSON\|-1' "$tmp/err" && { echo "FAIL missing-schema: $(cat "$tmp/err")"; fails=$((fails + 1)); }
 
 expect draft07 1 sh -c "printf '%s\n' '[\"a\",1]' '[\"a\",1,2]' | \"$TOOLCAGE\" schema validate \"$D/draft07-tuple.json\""
 [ "$(head -1 "$tmp/out")" = valid ] || { echo "FAIL draft07 first"; fails=$((fails + 1)); }
