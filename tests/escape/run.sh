@@ -933,7 +933,13 @@ self_test() {
 	for a in tiocsti tiocsti_hibits tioclinux; do check escaped root $a $E/tty $a; done
 	for a in unshare_user clone_newuser clone3_newuser clone3_plain setns_user; do check escaped root $a $E/ns $a; done
 	for a in unshare_user clone_newuser; do check escaped nobody "$a(65534)" $E/ns $a; done
-	for a in i386_getpid i386_socketcall; do check escaped root $a $E/abi $a; done
+	# A kernel with ia32 emulation switched off has no int 0x80 entry: there
+	# the attack cannot get through even unconfined, so it proves nothing.
+	if "$E/abi" i386_getpid 2>/dev/null </dev/null | grep -q '^VERDICT blocked .*no i386 syscall entry'; then
+		echo "  skip i386_getpid, i386_socketcall: this kernel has no i386 syscall entry (ia32 emulation off)"
+	else
+		for a in i386_getpid i386_socketcall; do check escaped root $a $E/abi $a; done
+	fi
 	# kernel surface (left out: kexec_load, init_module, finit_module and x32
 	# answer ENOSYS on kernels built without them, as the test VM is)
 	for a in io_uring aio bpf perf userfaultfd userfaultfd_dev keyctl add_key request_key \
