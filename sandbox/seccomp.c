@@ -432,6 +432,15 @@ static int add_base_rules(scmp_filter_ctx ctx, const struct sbx_spec *spec)
 		        SCMP_A0(SCMP_CMP_MASKED_EQ, clone_ns_flags[i], clone_ns_flags[i]);
 		rc = add(ctx, eperm, SCMP_SYS(clone), 1, &c);
 	}
+	/* CLONE_PARENT makes the new process a child of the caller's parent:
+	 * without a pid namespace (or from a command below a builtin) that
+	 * is the supervisor, whose SIGCHLD it raises and which never reaps a
+	 * child it did not start: every such process stays a zombie of a
+	 * long-lived server, holding a pid (32768 on many hosts) and a place
+	 * in the uid's RLIMIT_NPROC after the call. No tool needs it. */
+	struct scmp_arg_cmp parent = SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_PARENT, CLONE_PARENT);
+	if (!rc)
+		rc = add(ctx, eperm, SCMP_SYS(clone), 1, &parent);
 	/* clone3 passes its flags in memory seccomp cannot read: ENOSYS makes
 	 * glibc fall back to clone(2), whose flags the rules above do see. */
 	if (!rc)

@@ -38,6 +38,10 @@
  *   procs tgkill_own             processes work (kill, tgkill from a
  *   procs kill_own_thread        child of ours, kill of a thread's id,
  *   procs sigqueue_own_child     sigqueue with its value)
+ *   procs clone_parent           clone(CLONE_PARENT): a process of the tool
+ *                                made the child of the tool's parent (the
+ *                                supervisor, where no pid namespace holds
+ *                                the tool), which never reaps it
  *   procs sysv_shm SHMID         attach and read a System V shared memory
  *                                segment the runner made on the host (mode
  *                                0666: only the sandbox stands in the way)
@@ -502,6 +506,30 @@ static void sysv_shm(const char *a, int argc, char **argv)
 	BLOCKED(a, "attached segment %d, but not the host's (no marker)", id);
 }
 
+/* A child made as our parent's: it says who its parent is. */
+static void clone_parent(const char *a, int argc, char **argv)
+{
+	(void)argc, (void)argv;
+	int p[2];
+	if (pipe(p) < 0)
+		TESTERR(a, "pipe: %s", errname(errno));
+	long c = syscall(SYS_clone, CLONE_PARENT | SIGCHLD, 0, 0, 0, 0);
+	if (c < 0)
+		BLOCKED(a, "clone(CLONE_PARENT): %s", errname(errno));
+	if (c == 0) {
+		pid_t pp = getppid();
+		_exit(write(p[1], &pp, sizeof pp) == (ssize_t)sizeof pp ? 0 : 1);
+	}
+	close(p[1]);
+	pid_t pp = 0;
+	if (read(p[0], &pp, sizeof pp) != (ssize_t)sizeof pp)
+		TESTERR(a, "the child said nothing");
+	if (pp == getpid())
+		BLOCKED(a, "the child is ours (CLONE_PARENT ignored)");
+	ESCAPED(a, "pid %ld made as a child of pid %d (our parent: %d), not ours", c, (int)pp,
+	        (int)getppid());
+}
+
 static void shm_make(const char *a, int argc, char **argv)
 {
 	(void)argc;
@@ -555,6 +583,7 @@ int main(int argc, char **argv)
 		{ "tgkill_own", tgkill_own },
 		{ "kill_own_thread", kill_own_thread },
 		{ "sigqueue_own_child", sigqueue_own_child },
+		{ "clone_parent", clone_parent },
 		{ "sysv_shm", sysv_shm },
 		{ "posix_mq", posix_mq },
 		{ "shm_make", shm_make },

@@ -119,6 +119,7 @@ kill_own_child      A  A  A   A   -            procs kill_own_child
 tgkill_own          A  A  A   A   -            procs tgkill_own
 kill_own_thread     A  A  A   A   -            procs kill_own_thread
 sigqueue_own_child  A  A  A   A   -            procs sigqueue_own_child
+clone_parent        B  B  B   B   k            procs clone_parent
 sysv_shm            B  B  B   B   -            procs sysv_shm @SHMID
 posix_mq            B  B  B   B   -            procs posix_mq /tc-escape-@MARK
 ## terminal injection
