@@ -117,6 +117,26 @@ static void test_pidfds_and_sigio_owners_without_scoping(void **state)
 	assert_int_equal(run(true, SYS_getpid, 0, 0, 0), ALLOW);
 }
 
+/* Serves the listener lfd of child c (leading its group) until c has
+ * exited, then closes it: c's wait status. The status is c's own even
+ * when the listener hangs up first (every process under it gone). */
+static int serve_until_exit(int lfd, pid_t c, int *served)
+{
+	int st = 0;
+	pid_t done = 0;
+	for (int i = 0; i < 5000 && done != c; i++) {
+		struct pollfd p = { .fd = lfd, .events = POLLIN };
+		(void)poll(&p, 1, 10);
+		if (sigwall_serve(lfd, c, 64, served) != 0)
+			break;
+		done = waitpid(c, &st, WNOHANG);
+	}
+	close(lfd);
+	if (done != c)
+		assert_int_equal(waitpid(c, &st, 0), c);
+	return st;
+}
+
 /* A child leading its group loads the filter, hands its listener over
  * and tries: kill of a child of its own (must end it), kill, tgkill and
  * SIGSTOP of a process outside its group (refused), pidfd_open (ENOSYS).
@@ -180,18 +200,8 @@ static void test_listener_sends_in_the_group_alone(void **state)
 	assert_int_equal(io_recv_fds(sv[0], &b, 1, &lfd, 1, &nfd, 0), 1);
 	assert_int_equal(nfd, 1);
 	close(sv[0]);
-	int served = 0, st = 0;
-	for (int i = 0; i < 5000; i++) {
-		struct pollfd p = { .fd = lfd, .events = POLLIN };
-		(void)poll(&p, 1, 10);
-		if (sigwall_serve(lfd, c, 64, &served) != 0)
-			break;
-		if (waitpid(c, &st, WNOHANG) == c)
-			break;
-	}
-	close(lfd);
-	if (!WIFEXITED(st))
-		(void)waitpid(c, &st, 0);
+	int served = 0;
+	int st = serve_until_exit(lfd, c, &served);
 	assert_true(WIFEXITED(st));
 	assert_int_equal(WEXITSTATUS(st), 0);
 	assert_true(served >= 5);
