@@ -312,27 +312,33 @@ static pid_t tgid_of(pid_t tid)
 	return t ? (pid_t)strtol(t + 6, NULL, 10) : -1;
 }
 
-/* The caller's siginfo (rt_*sigqueueinfo), read from its memory. */
-static int read_info(pid_t pid, uint64_t addr, siginfo_t *info)
+/* The caller's siginfo (rt_*sigqueueinfo), read from its memory. Its pid
+ * names the caller only while the notification is pending: checked after
+ * the read, so that a caller killed meanwhile, its pid reused, cannot
+ * have another process's memory sent on as a signal's data. */
+static int read_info(int fd, const struct seccomp_notif *r, uint64_t addr, siginfo_t *info)
 {
 	struct iovec local = { info, sizeof *info },
 	             remote = { (void *)(uintptr_t)addr, sizeof *info };
-	return process_vm_readv(pid, &local, 1, &remote, 1, 0) == (ssize_t)sizeof *info ? 0 :
-	                                                                                  -EFAULT;
+	uint64_t id = r->id;
+	if (process_vm_readv((pid_t)r->pid, &local, 1, &remote, 1, 0) != (ssize_t)sizeof *info)
+		return -EFAULT;
+	return ioctl(fd, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0 ? 0 : -ESRCH;
 }
 
 /* kill(pid, sig) or rt_sigqueueinfo: the target is opened as a pidfd
  * first, so the signal can only reach the process that was checked: were
  * it gone and its pid reused between the check and the send, the pidfd
  * names the old one and the send fails (ESRCH). */
-static int send_to_process(const struct seccomp_notif *r, pid_t pgid)
+static int send_to_process(int fd, const struct seccomp_notif *r, pid_t pgid)
 {
 	pid_t pid = (pid_t)r->data.args[0];
 	int sig = (int)r->data.args[1];
 	siginfo_t info, *ip = NULL;
 	if (r->data.nr == SYS_rt_sigqueueinfo) {
-		if (read_info((pid_t)r->pid, r->data.args[2], &info) < 0)
-			return -EFAULT;
+		int rc = read_info(fd, r, r->data.args[2], &info);
+		if (rc < 0)
+			return rc;
 		ip = &info;
 	}
 	int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
@@ -354,9 +360,17 @@ static int send_to_process(const struct seccomp_notif *r, pid_t pgid)
 }
 
 /* tkill(tid, sig), tgkill(tgid, tid, sig), rt_tgsigqueueinfo(tgid, tid,
- * sig, info): the thread's process must be in the group; the signal goes
- * by tgkill, which checks the thread is the process's. */
-static int send_to_thread(const struct seccomp_notif *r, pid_t pgid)
+ * sig, info) to a thread of another process than the caller's (its own
+ * process's go to the kernel: to_itself), or tkill to a thread of its
+ * own: the thread's process must be in the group. A tgkill from here
+ * would name the process by its pid alone, which may be reused between
+ * the check and the send: the process is opened as a pidfd first and the
+ * signal sent through it, to the process (any of its threads that does
+ * not block it), as kill() would; the send fails (ESRCH) when the pid no
+ * longer names the process checked. Only tkill to a thread of the
+ * caller's own process keeps its thread: that process lives while the
+ * notification is pending (checked just before), so tgkill names it. */
+static int send_to_thread(int fd, const struct seccomp_notif *r, pid_t pgid)
 {
 	bool has_tgid = r->data.nr != SYS_tkill;
 	pid_t tgid = has_tgid ? (pid_t)r->data.args[0] : -1;
@@ -366,53 +380,62 @@ static int send_to_thread(const struct seccomp_notif *r, pid_t pgid)
 		return -EINVAL;
 	if (!has_tgid && (tgid = tgid_of(tid)) < 0)
 		return -ESRCH;
-	if (!thread_of(tgid, tid))
-		return -ESRCH;
-	if (pgrp_of(tgid) != pgid)
-		return -EPERM;
-	long rc;
+	siginfo_t info, *ip = NULL;
 	if (r->data.nr == SYS_rt_tgsigqueueinfo) {
-		siginfo_t info;
-		if (read_info((pid_t)r->pid, r->data.args[3], &info) < 0)
-			return -EFAULT;
-		rc = syscall(SYS_rt_tgsigqueueinfo, tgid, tid, sig, &info);
-	} else {
-		rc = syscall(SYS_tgkill, tgid, tid, sig);
+		int rc = read_info(fd, r, r->data.args[3], &info);
+		if (rc < 0)
+			return rc;
+		ip = &info;
 	}
-	return rc < 0 ? -errno : 0;
+	uint64_t id = r->id;
+	if (!has_tgid && tgid == tgid_of((pid_t)r->pid) &&
+	    ioctl(fd, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0)
+		return syscall(SYS_tgkill, tgid, tid, sig) < 0 ? -errno : 0;
+	int pidfd = (int)syscall(SYS_pidfd_open, tgid, 0);
+	if (pidfd < 0)
+		return -ESRCH;
+	int rc = !thread_of(tgid, tid)                                ? -ESRCH :
+	        pgrp_of(tgid) != pgid                                 ? -EPERM :
+	        syscall(SYS_pidfd_send_signal, pidfd, sig, ip, 0) < 0 ? -errno :
+	                                                                0;
+	close(pidfd);
+	return rc;
 }
 
 /* Whether the call signals its caller: its own thread (tkill, tgkill,
- * rt_tgsigqueueinfo of its thread id) or its own process (kill,
+ * rt_tgsigqueueinfo of its thread id), a thread of its own process
+ * (tgkill, rt_tgsigqueueinfo with its process's id: pthread_kill, a
+ * runtime's preemption signal), or its own process (kill,
  * rt_sigqueueinfo of its process's id: raise() in a child, a thread
  * signalling its process). Such a signal is no decision about another
  * process, and sent from here it would interrupt the caller's own wait
  * for this answer (EINTR, or under SA_RESTART the call made again and the
- * signal twice): the kernel carries it out itself (CONTINUE). The
- * caller's process is read from /proc, then the notification checked
- * still pending, so that id was the caller's. */
+ * signal twice): the kernel carries it out itself (CONTINUE), and tgkill
+ * there checks the thread is its process's. The caller's process is read
+ * from /proc, then the notification checked still pending, so that id
+ * was the caller's. */
 static bool to_itself(int fd, const struct seccomp_notif *r)
 {
 	pid_t caller = (pid_t)r->pid;
-	bool thread = r->data.nr == SYS_tkill || r->data.nr == SYS_tgkill ||
-	        r->data.nr == SYS_rt_tgsigqueueinfo;
-	pid_t target = (pid_t)r->data.args[thread && r->data.nr != SYS_tkill ? 1 : 0];
+	/* kill's pid, tkill's tid, tgkill's tgid */
+	pid_t target = (pid_t)r->data.args[0];
 	if (caller <= 0 || target <= 0)
 		return false;
-	if (target != caller && (thread || tgid_of(caller) != target))
+	if (r->data.nr == SYS_tkill ? target != caller :
+	                              target != caller && tgid_of(caller) != target)
 		return false;
 	uint64_t id = r->id;
 	return ioctl(fd, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
 }
 
-static int decide(const struct seccomp_notif *r, pid_t pgid)
+static int decide(int fd, const struct seccomp_notif *r, pid_t pgid)
 {
 	switch (r->data.nr) {
 	case SYS_kill:
-	case SYS_rt_sigqueueinfo: return send_to_process(r, pgid);
+	case SYS_rt_sigqueueinfo: return send_to_process(fd, r, pgid);
 	case SYS_tkill:
 	case SYS_tgkill:
-	case SYS_rt_tgsigqueueinfo: return send_to_thread(r, pgid);
+	case SYS_rt_tgsigqueueinfo: return send_to_thread(fd, r, pgid);
 	}
 	return -EPERM;
 }
@@ -436,7 +459,7 @@ int sigwall_serve(int fd, pid_t pgid, int budget, int *served)
 		if (to_itself(fd, &req))
 			resp.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
 		else
-			resp.error = decide(&req, pgid);
+			resp.error = decide(fd, &req, pgid);
 		if (served)
 			++*served;
 		(void)ioctl(fd, SECCOMP_IOCTL_NOTIF_SEND, &resp); /* ENOENT: gone */

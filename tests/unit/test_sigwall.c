@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <linux/audit.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -211,6 +212,91 @@ static void test_listener_sends_in_the_group_alone(void **state)
 	waitpid(victim, &st, 0);
 }
 
+/* A sibling thread's signal from a process under the filter (child of
+ * the test, leading its group): SIGUSR1 by tgkill(own process, sibling),
+ * as pthread_kill sends it. The sibling must take it, sent by the kernel
+ * on the caller's behalf (si_pid the caller's), not by the supervisor
+ * (the test's pid), which a reused pid could misdirect. */
+static volatile sig_atomic_t got_tid, got_pid;
+
+static void on_usr1(int sig, siginfo_t *si, void *uc)
+{
+	(void)sig;
+	(void)uc;
+	got_pid = si->si_pid;
+	got_tid = (sig_atomic_t)syscall(SYS_gettid);
+}
+
+static void *sibling(void *arg)
+{
+	*(volatile pid_t *)arg = (pid_t)syscall(SYS_gettid);
+	while (!got_tid)
+		usleep(1000);
+	return NULL;
+}
+
+static int tgkill_sibling(int sock)
+{
+	if (setpgid(0, 0) < 0 || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		return 90;
+	struct sigaction sa = { .sa_sigaction = on_usr1, .sa_flags = SA_SIGINFO };
+	sigset_t usr1;
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	if (sigaction(SIGUSR1, &sa, NULL) < 0)
+		return 91;
+	struct sock_filter f[160];
+	int n = sigwall_filter(f, 160, getpid(), true);
+	struct sock_fprog prog = { (unsigned short)n, f };
+	long fd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER,
+	                  &prog);
+	int lfd = (int)fd;
+	if (fd < 0 || io_send_fds(sock, "L", 1, &lfd, 1) < 0)
+		return 92;
+	close(lfd);
+	volatile pid_t tid = 0;
+	pthread_t t;
+	if (pthread_create(&t, NULL, sibling, (void *)&tid) != 0)
+		return 93;
+	/* This thread never takes it: only the sibling can. */
+	pthread_sigmask(SIG_BLOCK, &usr1, NULL);
+	while (!tid)
+		usleep(1000);
+	if (syscall(SYS_tgkill, getpid(), tid, SIGUSR1) != 0)
+		return 1;
+	pthread_join(t, NULL);
+	if (got_tid != tid)
+		return 2;
+	if (got_pid != getpid())
+		return 3;
+	return 0;
+}
+
+static void test_tgkill_in_own_process_is_the_kernels(void **state)
+{
+	(void)state;
+	if (!sigwall_usable())
+		skip();
+	int sv[2];
+	assert_int_equal(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
+	pid_t c = fork();
+	if (c == 0) {
+		close(sv[0]);
+		_exit(tgkill_sibling(sv[1]));
+	}
+	close(sv[1]);
+	char b;
+	int lfd = -1, nfd = 0;
+	assert_int_equal(io_recv_fds(sv[0], &b, 1, &lfd, 1, &nfd, 0), 1);
+	assert_int_equal(nfd, 1);
+	close(sv[0]);
+	int served = 0;
+	int st = serve_until_exit(lfd, c, &served);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+	assert_int_equal(served, 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -218,6 +304,7 @@ int main(void)
 		cmocka_unit_test(test_other_processes_resources_refused),
 		cmocka_unit_test(test_pidfds_and_sigio_owners_without_scoping),
 		cmocka_unit_test(test_listener_sends_in_the_group_alone),
+		cmocka_unit_test(test_tgkill_in_own_process_is_the_kernels),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
