@@ -1,6 +1,7 @@
 /* common.c — what every file of sandbox/ shares: error messages, the
  * supervisor's lifeline, and descriptors passed over a unix socket
- * (SCM_RIGHTS). Nothing here knows of jails or children. (Whole reads and
+ * (SCM_RIGHTS), a mode changed through a descriptor. Nothing here knows
+ * of jails or children. (Whole reads and
  * writes and the clock are lib/io.c's.) */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -9,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -115,4 +117,36 @@ ssize_t io_recv_fds(int sock, void *buf, size_t len, int *fds, int max, int *n, 
 		return -EMSGSIZE;
 	}
 	return r;
+}
+
+int fd_chmod(int fd, mode_t mode)
+{
+	char self[64];
+	snprintf(self, sizeof self, "/proc/self/fd/%d", fd);
+	return chmod(self, mode & 07777) < 0 ? -errno : 0;
+}
+
+int open_dir_unreadable(int dfd, const char *name, mode_t add, int *held, mode_t *mode)
+{
+	*held = -1;
+	*mode = 0;
+	int p = openat(dfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (p < 0)
+		return -errno;
+	struct stat st;
+	int rc = fstat(p, &st) < 0 ? -errno : st.st_uid != geteuid() ? -EACCES : 0;
+	if (!rc)
+		rc = fd_chmod(p, st.st_mode | add);
+	int fd = rc ? -1 : openat(p, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (!rc && fd < 0) {
+		rc = -errno;
+		(void)fd_chmod(p, st.st_mode);
+	}
+	if (rc) {
+		close(p);
+		return rc;
+	}
+	*held = p;
+	*mode = st.st_mode & 07777;
+	return fd;
 }

@@ -473,6 +473,17 @@ _Noreturn void worker_main(int lifeline);
 #define IO_MAX_FDS 16
 int io_send_fds(int sock, const void *msg, size_t len, const int *fds, int n);
 ssize_t io_recv_fds(int sock, void *buf, size_t len, int *fds, int max, int *n, int flags);
+/* The mode of what fd names (an O_PATH one too) set to mode, through
+ * /proc/self/fd: never a symbolic link's target, never what a name may
+ * have become since it was opened. 0 or -errno. */
+int fd_chmod(int fd, mode_t mode);
+/* The directory name in dfd, which its owner (we: a tool as the same
+ * user took our permission with chmod) cannot read, opened to read with
+ * the bits add given back: a new fd, or -errno. *held: the directory as
+ * an O_PATH fd (new), *mode: its mode before, for fd_chmod(*held, *mode)
+ * once done. No symbolic link is followed, and the mode changed is that
+ * of the directory checked, whatever its name becomes. */
+int open_dir_unreadable(int dfd, const char *name, mode_t add, int *held, mode_t *mode);
 
 /* jail.c: whether this kernel keeps pid_max per pid namespace (6.14+). */
 bool pid_max_per_namespace(void);

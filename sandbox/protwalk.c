@@ -68,14 +68,6 @@ static void stopped_entries(struct walk *w)
 		         "the bound on entries (%u) was met in %s", w->max_entries, w->path);
 }
 
-/* The mode a look changed, back (failing that, the directory stays as
- * readable as the look made it: nothing the tool can use). */
-static void mode_back(int dfd, const char *name, mode_t mode)
-{
-	if (fchmodat(dfd, name, mode & 07777, 0) < 0)
-		return;
-}
-
 /* Whether name k of the path is the name n bytes at c. */
 static bool name_is(const struct walk *w, int k, const char *c, size_t n)
 {
@@ -155,22 +147,19 @@ static void keep(struct walk *w, int dfd, const char *name)
 }
 
 /* Opens name in dfd as a directory to read; one the tool made unreadable
- * (its owner's: ours) is given u+rx for the look (*mode set to restore). */
-static int open_dir(int dfd, const char *name, mode_t *mode)
+ * (its owner's: ours) is given u+rx for the look (*held then the
+ * directory, to give its mode back: the look's change, failing that,
+ * leaves it no more readable than the tool can make it itself). */
+static int open_dir(int dfd, const char *name, int *held, mode_t *mode)
 {
-	*mode = 0;
+	*held = -1;
 	int fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	struct stat st;
-	if (fd >= 0 || errno != EACCES || fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
-	    !S_ISDIR(st.st_mode) || st.st_uid != geteuid())
+	if (fd >= 0 || errno != EACCES)
 		return fd;
-	if (fchmodat(dfd, name, (st.st_mode & 07777) | S_IRUSR | S_IXUSR, 0) < 0)
-		return -1;
-	*mode = (st.st_mode & 07777) | S_IFDIR;
-	fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	fd = open_dir_unreadable(dfd, name, S_IRUSR | S_IXUSR, held, mode);
 	if (fd < 0)
-		mode_back(dfd, name, *mode);
-	return fd;
+		errno = -fd;
+	return fd < 0 ? -1 : fd;
 }
 
 /* Walks the directory open as fd (consumed) whose path is w->path (its
@@ -220,8 +209,9 @@ static void walk_dir(struct walk *w, int fd, size_t plen, int d, int cont)
 			stopped(w, "a directory deeper than the bound was not entered:", w->path);
 			continue;
 		}
-		mode_t mode;
-		int sub = open_dir(dirfd(dir), name, &mode);
+		mode_t mode = 0;
+		int held;
+		int sub = open_dir(dirfd(dir), name, &held, &mode);
 		if (sub < 0) {
 			if (errno != ENOENT && errno != ENOTDIR && errno != ELOOP)
 				stopped(w, "a directory could not be read:", w->path);
@@ -229,8 +219,10 @@ static void walk_dir(struct walk *w, int fd, size_t plen, int d, int cont)
 		}
 		int c = cont >= 0 ? cont : is_container(w, d) ? d : -1;
 		walk_dir(w, sub, plen + 1 + n, d + 1, c);
-		if (mode)
-			mode_back(dirfd(dir), name, mode);
+		if (held >= 0) {
+			(void)fd_chmod(held, mode);
+			close(held);
+		}
 		if (w->entries > w->max_entries)
 			break;
 	}
