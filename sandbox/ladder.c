@@ -171,9 +171,7 @@ static int remove_tree_at(int dfd, const char *name, int depth, long *budget)
 	int fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0 && errno == EACCES) {
 		int p = openat(dfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		char self[64];
-		snprintf(self, sizeof self, "/proc/self/fd/%d", p);
-		if (p >= 0 && chmod(self, 0700) == 0)
+		if (p >= 0 && fd_chmod(p, 0700) == 0)
 			fd = openat(p, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (p >= 0)
 			close(p);

@@ -138,8 +138,6 @@ void restore_move_aside(const char *path, size_t rl, char *report, size_t size)
 	 * back for the rename and its mode after. */
 	struct stat st;
 	bool chmodded = false;
-	char self[64];
-	snprintf(self, sizeof self, "/proc/self/fd/%d", dfd);
 	for (unsigned k = 0; !rc && k < 100; k++) {
 		unsigned long long r;
 		if (getrandom(&r, sizeof r, 0) != (ssize_t)sizeof r) {
@@ -151,8 +149,7 @@ void restore_move_aside(const char *path, size_t rl, char *report, size_t size)
 			break;
 		rc = errno == EEXIST ? 0 : -errno;
 		if ((rc == -EACCES || rc == -EPERM) && !chmodded && fstat(dfd, &st) == 0 &&
-		    st.st_uid == geteuid() &&
-		    chmod(self, (st.st_mode & 07777) | S_IWUSR | S_IXUSR) == 0) {
+		    st.st_uid == geteuid() && fd_chmod(dfd, st.st_mode | S_IWUSR | S_IXUSR) == 0) {
 			chmodded = true;
 			rc = 0;
 		}
@@ -160,7 +157,7 @@ void restore_move_aside(const char *path, size_t rl, char *report, size_t size)
 			rc = -EEXIST;
 	}
 	if (chmodded)
-		(void)chmod(self, st.st_mode & 07777);
+		(void)fd_chmod(dfd, st.st_mode);
 	if (rc)
 		snprintf(report + used, size - used, "%s%s (could not be moved aside: %s)",
 		         used ? "; " : "", path + rl + 1, strerror(-rc));
