@@ -233,3 +233,27 @@ int domain_check(char *entry, struct tc_error *err)
 	strcpy(name, host); /* never longer: copy_name only drops a trailing dot */
 	return 0;
 }
+
+uint16_t sockaddr_port(const struct sockaddr *sa)
+{
+	if (sa->sa_family == AF_INET6)
+		return ntohs(((const struct sockaddr_in6 *)(const void *)sa)->sin6_port);
+	if (sa->sa_family == AF_INET)
+		return ntohs(((const struct sockaddr_in *)(const void *)sa)->sin_port);
+	return 0;
+}
+
+void sockaddr_text(const struct sockaddr *sa, uint16_t port, char out[SOCKADDR_TEXT_MAX])
+{
+	char addr[INET6_ADDRSTRLEN];
+	bool v6 = sa->sa_family == AF_INET6;
+	const void *a = v6 ?
+	        (const void *)&((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr :
+	        (const void *)&((const struct sockaddr_in *)(const void *)sa)->sin_addr;
+	if ((!v6 && sa->sa_family != AF_INET) || !inet_ntop(sa->sa_family, a, addr, sizeof addr)) {
+		snprintf(out, SOCKADDR_TEXT_MAX, "?");
+		return;
+	}
+	snprintf(out, SOCKADDR_TEXT_MAX, "%s%s%s:%u", v6 ? "[" : "", addr, v6 ? "]" : "",
+	         (unsigned)port);
+}

@@ -1,10 +1,13 @@
 /* url.h — the host of a URL, as every parser toolcage hands it to reads it,
- * and the domain allowlist. */
+ * the domain allowlist, and a socket's address as text. */
 #ifndef TC_URL_H
 #define TC_URL_H
 
+#include <arpa/inet.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
 
 #include "toolcage.h"
 
@@ -31,5 +34,14 @@ bool same_ipv6(const char *a, const char *b);
 /* Checks and normalizes one allowlist entry in place (lowercase, brackets
  * of an IPv6 literal removed). 0, or -1 with err saying what is wrong. */
 int domain_check(char *entry, struct tc_error *err);
+
+/* The port of an AF_INET or AF_INET6 address, in host order; 0 for any
+ * other family. */
+uint16_t sockaddr_port(const struct sockaddr *sa);
+#define SOCKADDR_TEXT_MAX (INET6_ADDRSTRLEN + 8) /* "[addr]:65535" and its NUL */
+/* sa's address and port as "ADDR:PORT", or "[ADDR]:PORT" for IPv6, into
+ * out[SOCKADDR_TEXT_MAX]; "?" for another family. port: the port to
+ * write (sockaddr_port(sa), or one learnt elsewhere). */
+void sockaddr_text(const struct sockaddr *sa, uint16_t port, char out[SOCKADDR_TEXT_MAX]);
 
 #endif

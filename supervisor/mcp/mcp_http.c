@@ -38,6 +38,7 @@
 #include "mcp_http.h"
 #include "audit.h"
 #include "pipeline.h"
+#include "url.h"
 
 /* The end of respond()'s header list (a typed null for the variadic call). */
 #define END ((const char *)NULL)
@@ -215,26 +216,12 @@ static unsigned peer_check(struct http_server *h, struct MHD_Connection *c, cons
 	*why = text;
 	struct audit *a = supervisor_audit(h->srv->sup);
 	if (audit_has_subscribers(a)) {
-		char peer[INET6_ADDRSTRLEN + 8] = "?";
-		union {
-			struct sockaddr any;
-			struct sockaddr_in in4;
-			struct sockaddr_in6 in6;
-			struct sockaddr_storage all;
-		} sa;
-		memset(&sa, 0, sizeof sa);
+		char peer[SOCKADDR_TEXT_MAX] = "?";
+		struct sockaddr_storage sa = { 0 };
 		socklen_t sl = sizeof sa;
-		if (ci && getpeername(ci->connect_fd, &sa.any, &sl) == 0) {
-			char addr[INET6_ADDRSTRLEN] = "?";
-			bool v6 = sa.any.sa_family == AF_INET6;
-			inet_ntop(sa.any.sa_family,
-			          v6 ? (const void *)&sa.in6.sin6_addr :
-			               (const void *)&sa.in4.sin_addr,
-			          addr, sizeof addr);
-			unsigned port = ntohs(v6 ? sa.in6.sin6_port : sa.in4.sin_port);
-			snprintf(peer, sizeof peer, "%s%s%s:%u", v6 ? "[" : "", addr, v6 ? "]" : "",
-			         port);
-		}
+		if (ci && getpeername(ci->connect_fd, (struct sockaddr *)&sa, &sl) == 0)
+			sockaddr_text((struct sockaddr *)&sa, sockaddr_port((struct sockaddr *)&sa),
+			              peer);
 		json_t *ev = audit_event_connection_refused(peer, rc ? -1 : (long long)uid, text);
 		struct tc_error err = { 0 };
 		if (!ev || audit_emit(a, ev, &err) < 0)

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "mcp_http.h"
+#include "url.h"
 
 #define HTTP_FINAL_FLUSH_MS 2000 /* teardown: answers still owed to open streams */
 
@@ -342,19 +343,12 @@ int mcp_http_start(struct mcp_server *srv, const struct mcp_options *opt, struct
 		return tc_error_set(err, TC_E_SYSTEM, "--http", "cannot watch the daemon: %s",
 		                    strerror(-rc));
 	h->tick = loop_add_timer(h->loop, io_now_ms() + HTTP_TICK_MS, on_tick, h);
-	char addr[INET6_ADDRSTRLEN] = "?";
-	if (o->addr.ss_family == AF_INET6)
-		inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&o->addr)->sin6_addr, addr,
-		          sizeof addr);
-	else
-		inet_ntop(AF_INET, &((struct sockaddr_in *)&o->addr)->sin_addr, addr, sizeof addr);
-	unsigned port = pi ? pi->port : 0;
+	char where[SOCKADDR_TEXT_MAX];
+	sockaddr_text((const struct sockaddr *)&o->addr, pi ? pi->port : 0, where);
 	if (!opt->quiet)
 		fprintf(stderr,
-		        "toolcage serve: listening on http://%s%s%s:%u/mcp (%s, libmicrohttpd "
-		        "%s)\n",
-		        o->addr.ss_family == AF_INET6 ? "[" : "", addr,
-		        o->addr.ss_family == AF_INET6 ? "]" : "", port,
+		        "toolcage serve: listening on http://%s/mcp (%s, libmicrohttpd %s)\n",
+		        where,
 		        o->token ? "bearer token required" :
 		                   "loopback only, no token: this user's connections only",
 		        h->api->get_version());

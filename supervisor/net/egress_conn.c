@@ -31,6 +31,7 @@
 #include "egress_internal.h"
 #include "io.h"
 #include "loop.h"
+#include "url.h"
 
 enum conn_state { CS_HEAD, CS_ASK, CS_RESOLVE, CS_CONNECT, CS_RELAY, CS_DRAIN };
 enum { DRAIN_TIMEOUT_MS = 5000, ATTEMPT_MS = 3000 };
@@ -1133,19 +1134,12 @@ void egress_conn_start(struct egress_call *c, enum sbx_listener kind, int fd)
 	if (c->conns)
 		c->conns->prev = k;
 	c->conns = k;
-	union {
-		struct sockaddr sa;
-		struct sockaddr_in in;
-		struct sockaddr_in6 in6;
-		struct sockaddr_storage ss;
-	} local;
-	memset(&local, 0, sizeof local);
+	struct sockaddr_storage local = { 0 };
 	socklen_t len = sizeof local;
-	if (getsockname(fd, &local.sa, &len) == 0) {
-		k->listen_port = ntohs(local.sa.sa_family == AF_INET6 ? local.in6.sin6_port :
-		                                                        local.in.sin_port);
+	if (getsockname(fd, (struct sockaddr *)&local, &len) == 0) {
+		k->listen_port = sockaddr_port((struct sockaddr *)&local);
 		const char *name = kind == SBX_LISTEN_HTTP || kind == SBX_LISTEN_TLS ?
-		        egress_name_of(c, &local.sa) :
+		        egress_name_of(c, (struct sockaddr *)&local) :
 		        NULL;
 		if (name)
 			snprintf(k->mapped, sizeof k->mapped, "%s", name);

@@ -546,6 +546,27 @@ static void test_rules_match_escaped_pointer_arguments(void **state)
 
 /* ---- URL hosts and domains ---------------------------------------------- */
 
+/* A socket's address as the server's lines and audit events write it. */
+static void test_sockaddr_text_brackets_ipv6(void **state)
+{
+	(void)state;
+	char t[SOCKADDR_TEXT_MAX];
+	struct sockaddr_in a4 = { .sin_family = AF_INET, .sin_port = htons(8080) };
+	a4.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_int_equal(sockaddr_port((struct sockaddr *)&a4), 8080);
+	sockaddr_text((struct sockaddr *)&a4, 8080, t);
+	assert_string_equal(t, "127.0.0.1:8080");
+	struct sockaddr_in6 a6 = { .sin6_family = AF_INET6, .sin6_port = htons(65535) };
+	a6.sin6_addr = in6addr_loopback;
+	assert_int_equal(sockaddr_port((struct sockaddr *)&a6), 65535);
+	sockaddr_text((struct sockaddr *)&a6, sockaddr_port((struct sockaddr *)&a6), t);
+	assert_string_equal(t, "[::1]:65535");
+	struct sockaddr un = { .sa_family = AF_UNIX };
+	assert_int_equal(sockaddr_port(&un), 0);
+	sockaddr_text(&un, 1, t);
+	assert_string_equal(t, "?");
+}
+
 static void test_url_host_table(void **state)
 {
 	(void)state;
@@ -1382,6 +1403,7 @@ int main(void)
 		T(test_glob_check_refuses_bad_patterns),
 		T(test_pointer_finds_nested_and_escaped_keys),
 		T(test_rules_match_escaped_pointer_arguments),
+		T(test_sockaddr_text_brackets_ipv6),
 		T(test_url_host_table),
 		T(test_domain_allowlist_table),
 		T(test_domain_check_normalizes_and_refuses),
