@@ -196,6 +196,14 @@ static char *client(struct fx *f, client_fn fn)
 	}
 	close(p[0]);
 	waitpid(pid, NULL, 0);
+	/* The client is done, but what it did last (a connection opened and
+	 * closed) may still wait in the loop: served until it is quiet. */
+	for (int i = 0; i < 100; i++) {
+		struct pollfd pf = { loop_fd(f->loop), POLLIN, 0 };
+		if (poll(&pf, 1, 50) <= 0)
+			break;
+		loop_run_once(f->loop, 0);
+	}
 	return res;
 }
 
