@@ -627,10 +627,6 @@ static int sh(struct sbx_jail *j, const char *script, char *out, size_t len)
 	return rc;
 }
 
-/* The profile's hidden paths stay unreadable to a child that runs as their
- * owner (uid 0 without capabilities, when root runs the tests), also ones
- * that appear after the jail was made, also through chmod; their
- * neighbours stay readable. */
 /* The home directories a workspace may not hold are found once per
  * process and kept: a later $HOME must still be seen, in the same process,
  * by the next jail (a server makes one per profile and workspace). */
@@ -665,6 +661,10 @@ static void test_home_check_sees_a_new_home(void **state)
 	assert_non_null(strstr(err.msg, "home directory"));
 }
 
+/* The profile's hidden paths stay unreadable to a child that runs as their
+ * owner (uid 0 without capabilities, when root runs the tests), also ones
+ * that appear after the jail was made, also through chmod; their
+ * neighbours stay readable. */
 static void test_hidden_paths_stay_hidden(void **state)
 {
 	(void)state;
