@@ -501,8 +501,9 @@ static int plan_ladder(struct sbx_spec *spec, struct sbx_jail *j, struct sbx_err
  * caller's $HOME and home, and the homes of the local accounts of people
  * (root and uids from 1000, nobody aside) in /etc/passwd. They are the
  * same for every jail of a process (a server makes one per profile and
- * workspace), so they are found once: again only when $HOME changes or
- * /etc/passwd does (its inode, size or times), not at each jail. The
+ * workspace), so they are found once: again only when $HOME changes,
+ * /etc/passwd does (its inode, size or times) or a home it names that did
+ * not exist has appeared, not at each jail. The
  * workspace owner's home is looked up apart, when the owner is not us. */
 struct home_cache {
 	bool valid;
@@ -510,6 +511,10 @@ struct home_cache {
 	struct stat passwd; /* /etc/passwd as last read */
 	char **homes;       /* canonical, NULL-terminated */
 	int n, cap;
+	char **absent; /* homes that did not exist then (a home made at the
+	                * first login, pam_mkhomedir): one that appears since
+	                * means a new look */
+	int n_absent, cap_absent;
 };
 static struct home_cache homes_seen;
 
@@ -526,8 +531,41 @@ static void homes_clear(struct home_cache *c)
 	for (int i = 0; i < c->n; i++)
 		free(c->homes[i]);
 	free(c->homes);
+	for (int i = 0; i < c->n_absent; i++)
+		free(c->absent[i]);
+	free(c->absent);
 	free(c->env_home);
 	*c = (struct home_cache){ 0 };
+}
+
+/* s (taken: freed on failure too) appended to the NULL-terminated list
+ * *v; false when out of memory. */
+static bool list_take(char ***v, int *n, int *cap, char *s)
+{
+	if (!s)
+		return false;
+	if (*n + 1 >= *cap) {
+		int c = *cap ? *cap * 2 : 8;
+		char **h = realloc(*v, (size_t)c * sizeof *h);
+		if (!h) {
+			free(s);
+			return false;
+		}
+		*v = h;
+		*cap = c;
+	}
+	(*v)[(*n)++] = s;
+	(*v)[*n] = NULL;
+	return true;
+}
+
+/* Whether a home that did not exist when the cache was filled does now. */
+static bool homes_appeared(const struct home_cache *c)
+{
+	for (int i = 0; i < c->n_absent; i++)
+		if (access(c->absent[i], F_OK) == 0)
+			return true;
+	return false;
 }
 
 /* dir's canonical path added to c, once; false when out of memory. */
@@ -539,26 +577,18 @@ static bool homes_add(struct home_cache *c, const char *dir)
 		if (!strcmp(c->homes[i], dir))
 			return true;
 	char *home = realpath(dir, NULL);
+	if (!home && errno == ENOMEM)
+		return false;
+	if (!home && errno != ENOENT)
+		return true; /* not to be resolved (a loop, no permission): as before */
 	if (!home)
-		return errno != ENOMEM;
+		return list_take(&c->absent, &c->n_absent, &c->cap_absent, strdup(dir));
 	for (int i = 0; i < c->n; i++)
 		if (!strcmp(c->homes[i], home)) {
 			free(home);
 			return true;
 		}
-	if (c->n + 1 >= c->cap) {
-		int cap = c->cap ? c->cap * 2 : 8;
-		char **h = realloc(c->homes, (size_t)cap * sizeof *h);
-		if (!h) {
-			free(home);
-			return false;
-		}
-		c->homes = h;
-		c->cap = cap;
-	}
-	c->homes[c->n++] = home;
-	c->homes[c->n] = NULL;
-	return true;
+	return list_take(&c->homes, &c->n, &c->cap, home);
 }
 
 /* The cache filled for now; false when it could not be (out of memory: the
@@ -569,7 +599,8 @@ static bool homes_fill(struct home_cache *c)
 	struct stat pst = { 0 };
 	bool have_passwd = stat("/etc/passwd", &pst) == 0;
 	if (c->valid && (env ? c->env_home && !strcmp(env, c->env_home) : !c->env_home) &&
-	    (have_passwd ? same_file(&pst, &c->passwd) : c->passwd.st_ino == 0))
+	    (have_passwd ? same_file(&pst, &c->passwd) : c->passwd.st_ino == 0) &&
+	    !homes_appeared(c))
 		return true;
 	homes_clear(c);
 	c->passwd = pst;

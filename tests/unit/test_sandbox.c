@@ -661,6 +661,39 @@ static void test_home_check_sees_a_new_home(void **state)
 	assert_non_null(strstr(err.msg, "home directory"));
 }
 
+/* A home that did not exist when the homes were last looked for (made at
+ * its owner's first login, /etc/passwd unchanged) is seen once it does. */
+static void test_home_check_sees_a_home_made_later(void **state)
+{
+	(void)state;
+	need_sandbox();
+	char ws[] = "/tmp/tc-homews.XXXXXX";
+	assert_non_null(mkdtemp(ws));
+	char home[sizeof ws + 8];
+	snprintf(home, sizeof home, "%s/h", ws);
+	const char *was = getenv("HOME");
+	char *saved = was ? strdup(was) : NULL;
+	setenv("HOME", home, 1); /* not there yet */
+	struct sbx_error err = { 0 };
+	struct sbx_jail *j = NULL;
+	int first = sbx_jail_new(&fx.prof->spec, ws, &j, &err);
+	sbx_jail_free(j);
+	j = NULL;
+	assert_int_equal(mkdir(home, 0700), 0);
+	int rc = sbx_jail_new(&fx.prof->spec, ws, &j, &err);
+	sbx_jail_free(j);
+	if (saved)
+		setenv("HOME", saved, 1);
+	else
+		unsetenv("HOME");
+	free(saved);
+	rmdir(home);
+	rmdir(ws);
+	assert_int_equal(first, 0);
+	assert_true(rc < 0);
+	assert_non_null(strstr(err.msg, "home directory"));
+}
+
 /* The profile's hidden paths stay unreadable to a child that runs as their
  * owner (uid 0 without capabilities, when root runs the tests), also ones
  * that appear after the jail was made, also through chmod; their
@@ -1758,6 +1791,7 @@ int main(void)
 		cmocka_unit_test(test_cwd_outside_workspace_is_refused),
 		cmocka_unit_test(test_job_without_argv_or_fn_is_refused),
 		cmocka_unit_test(test_home_check_sees_a_new_home),
+		cmocka_unit_test(test_home_check_sees_a_home_made_later),
 		cmocka_unit_test(test_hidden_paths_stay_hidden),
 		cmocka_unit_test(test_hidden_rescan_failure_fails_spawns),
 		cmocka_unit_test(test_hidden_glob_matching_too_much_is_refused),
