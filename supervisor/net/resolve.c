@@ -122,28 +122,38 @@ static int sock_created(ares_socket_t fd, int type, void *data)
 
 int resolver_new(struct loop *l, struct resolver **out, const char **why)
 {
-	*out = NULL;
+	*out = calloc(1, sizeof **out);
+	if (!*out)
+		return *why = "out of memory", -1;
+	(*out)->loop = l;
+	return 0;
+}
+
+/* The c-ares channel, made at the first lookup: reading the resolver's
+ * configuration (resolv.conf, nsswitch.conf, the host name, a random
+ * seed) was ~90% of the instructions a network launch adds in the
+ * supervisor, and most calls resolve nothing (a tool that makes no
+ * connection, or connects to an address). */
+static int channel(struct resolver *r, const char **why)
+{
 	static bool lib_ready;
+	if (r->ch)
+		return 0;
 	if (!lib_ready) {
 		if (ares_library_init(ARES_LIB_INIT_ALL) != ARES_SUCCESS)
 			return *why = "c-ares could not be initialized", -1;
 		lib_ready = true;
 	}
-	struct resolver *r = calloc(1, sizeof *r);
-	if (!r)
-		return *why = "out of memory", -1;
-	r->loop = l;
 	struct ares_options o = {
 		.sock_state_cb = sock_state, .sock_state_cb_data = r, .timeout = 2000, .tries = 2
 	};
 	if (ares_init_options(&r->ch, &o,
 	                      ARES_OPT_SOCK_STATE_CB | ARES_OPT_TIMEOUTMS | ARES_OPT_TRIES) !=
 	    ARES_SUCCESS) {
-		free(r);
+		r->ch = NULL;
 		return *why = "c-ares could not read the resolver configuration", -1;
 	}
 	ares_set_socket_callback(r->ch, sock_created, NULL);
-	*out = r;
 	return 0;
 }
 
@@ -164,6 +174,17 @@ static void on_early(struct loop *l, void *data)
 		r->early = q->next;
 		deliver(q);
 	}
+}
+
+/* A query answered before resolve_lookup returned: its callback runs from
+ * the loop, as every other's. */
+static void defer(struct resolve_query *q)
+{
+	struct resolver *r = q->r;
+	q->next = r->early;
+	r->early = q;
+	if (!r->early_timer)
+		r->early_timer = loop_add_timer(r->loop, 0, on_early, r);
 }
 
 static void take(struct resolve_query *q, const struct ares_addrinfo *ai)
@@ -202,10 +223,7 @@ static void on_answer(void *arg, int status, int timeouts, struct ares_addrinfo 
 		return;
 	}
 	if (!q->started) { /* within ares_getaddrinfo (/etc/hosts): later */
-		q->next = r->early;
-		r->early = q;
-		if (!r->early_timer)
-			r->early_timer = loop_add_timer(r->loop, 0, on_early, r);
+		defer(q);
 		return;
 	}
 	deliver(q);
@@ -217,6 +235,14 @@ struct resolve_query *resolve_lookup(struct resolver *r, const char *name, resol
 	if (!q)
 		return NULL;
 	*q = (struct resolve_query){ .r = r, .fn = fn, .ctx = ctx };
+	const char *why = NULL;
+	if (channel(r, &why) < 0) { /* answered from the loop, as any other */
+		q->finished = true;
+		q->status = -1;
+		q->why = why;
+		defer(q);
+		return q;
+	}
 	struct ares_addrinfo_hints h = { .ai_flags = ARES_AI_NOSORT,
 		                         .ai_family = AF_UNSPEC,
 		                         .ai_socktype = SOCK_STREAM };
@@ -249,7 +275,8 @@ void resolver_free(struct resolver *r)
 	for (size_t i = 0; i < r->n_w; i++)
 		loop_del_fd(r->loop, r->w[i].fd);
 	r->n_w = 0;
-	ares_destroy(r->ch); /* each outstanding query's callback: EDESTRUCTION */
+	if (r->ch)
+		ares_destroy(r->ch); /* each outstanding query's callback: EDESTRUCTION */
 	free(r->w);
 	free(r);
 }

@@ -26,7 +26,9 @@ struct resolve_query;
 typedef void (*resolve_fn)(void *ctx, int status, const struct sockaddr_storage *addrs, size_t n,
                            const char *why);
 
-/* A new resolver on l. 0, or -1 with *why (static text). */
+/* A new resolver on l. 0, or -1 with *why (static text). The resolver's
+ * configuration is read at the first lookup, not here: a lookup made
+ * when it cannot be read fails with that reason. */
 int resolver_new(struct loop *l, struct resolver **out, const char **why);
 /* Frees the resolver; outstanding lookups are dropped (their fn is not
  * called). NULL is a no-op. */
