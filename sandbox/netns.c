@@ -29,7 +29,6 @@
 #include <net/if.h>
 #include <netinet/in.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -52,106 +51,133 @@ static const struct {
  * LOOPBACK_IFINDEX): if_nametoindex is not async-signal-safe. */
 enum { LO_IFINDEX = 1, BACKLOG = 128 };
 
-static int loopback_up(void)
-{
-	int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (s < 0)
-		return -errno;
-	struct ifreq r;
-	memset(&r, 0, sizeof r);
-	memcpy(r.ifr_name, "lo", 3);
-	int rc = ioctl(s, SIOCGIFFLAGS, &r);
-	if (rc == 0) {
-		r.ifr_flags |= IFF_UP;
-		rc = ioctl(s, SIOCSIFFLAGS, &r);
-	}
-	rc = rc < 0 ? -errno : 0;
-	close(s);
-	return rc;
-}
+/* The three requests of "ip link set lo up; ip route add local 0.0.0.0/0
+ * dev lo; ip route add local ::/0 dev lo", sent to rtnetlink in one
+ * message: the kernel handles them in order (the device is up before the
+ * routes, which need it), and answers each with its error, or the last
+ * with its acknowledgement. One socket and one send instead of an ioctl
+ * socket, two ioctls, and a round trip per route. */
+struct route_req {
+	struct nlmsghdr nh;
+	struct rtmsg rt;
+	struct rtattr oif_attr;
+	uint32_t oif;
+};
 
-/* "ip route add local 0.0.0.0/0 dev lo" (or ::/0) through rtnetlink, and
- * the kernel's answer. */
-static int local_route(int nl, int family, uint32_t seq)
-{
+struct lo_reqs {
 	struct {
 		struct nlmsghdr nh;
-		struct rtmsg rt;
-		struct rtattr oif_attr;
-		uint32_t oif;
-	} req;
-	memset(&req, 0, sizeof req);
-	req.nh.nlmsg_len = sizeof req;
-	req.nh.nlmsg_type = RTM_NEWROUTE;
-	req.nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_CREATE | NLM_F_EXCL | NLM_F_ACK;
-	req.nh.nlmsg_seq = seq;
-	req.rt.rtm_family = (unsigned char)family;
-	req.rt.rtm_dst_len = 0;
-	req.rt.rtm_table = RT_TABLE_LOCAL;
-	req.rt.rtm_protocol = RTPROT_BOOT;
-	req.rt.rtm_scope = RT_SCOPE_HOST;
-	req.rt.rtm_type = RTN_LOCAL;
-	req.oif_attr.rta_len = RTA_LENGTH(sizeof req.oif);
-	req.oif_attr.rta_type = RTA_OIF;
-	req.oif = LO_IFINDEX;
-	if (send(nl, &req, sizeof req, 0) != (ssize_t)sizeof req)
-		return -errno;
-	union {
-		struct nlmsghdr nh;
-		char buf[256];
-	} ans;
-	ssize_t n;
-	do
-		n = recv(nl, &ans, sizeof ans, 0);
-	while (n < 0 && errno == EINTR);
-	if (n < 0)
-		return -errno;
-	if ((size_t)n < NLMSG_LENGTH(sizeof(struct nlmsgerr)) || ans.nh.nlmsg_type != NLMSG_ERROR)
-		return -EPROTO;
-	const struct nlmsgerr *e = NLMSG_DATA(&ans.nh);
-	return e->error; /* 0, or -errno */
+		struct ifinfomsg ifi;
+	} link;
+	struct route_req v4, v6;
+};
+
+/* Messages follow each other at NLMSG_ALIGN boundaries, no padding. */
+_Static_assert(sizeof(struct lo_reqs) % NLMSG_ALIGNTO == 0 &&
+                       sizeof(struct route_req) == NLMSG_ALIGN(sizeof(struct route_req)),
+               "rtnetlink requests are packed");
+
+enum { SEQ_LINK = 1, SEQ_V4, SEQ_V6 };
+
+static void route_req(struct route_req *r, int family, uint32_t seq, uint16_t flags)
+{
+	r->nh.nlmsg_len = sizeof *r;
+	r->nh.nlmsg_type = RTM_NEWROUTE;
+	r->nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_CREATE | NLM_F_EXCL | flags;
+	r->nh.nlmsg_seq = seq;
+	r->rt.rtm_family = (unsigned char)family;
+	r->rt.rtm_dst_len = 0;
+	r->rt.rtm_table = RT_TABLE_LOCAL;
+	r->rt.rtm_protocol = RTPROT_BOOT;
+	r->rt.rtm_scope = RT_SCOPE_HOST;
+	r->rt.rtm_type = RTN_LOCAL;
+	r->oif_attr.rta_len = RTA_LENGTH(sizeof r->oif);
+	r->oif_attr.rta_type = RTA_OIF;
+	r->oif = LO_IFINDEX;
 }
 
-static int local_routes(bool *v6)
+/* Reads the answers up to the acknowledgement of the last request: an
+ * error of an earlier one comes before it. 0 with *v6, or -errno. */
+static int lo_answers(int nl, bool *v6)
 {
+	int rc = 0;
+	for (;;) {
+		union {
+			struct nlmsghdr nh;
+			char buf[512];
+		} ans;
+		ssize_t n;
+		do
+			n = recv(nl, &ans, sizeof ans, 0);
+		while (n < 0 && errno == EINTR);
+		if (n < 0)
+			return -errno;
+		if ((size_t)n < NLMSG_LENGTH(sizeof(struct nlmsgerr)) ||
+		    ans.nh.nlmsg_type != NLMSG_ERROR)
+			return -EPROTO;
+		const struct nlmsgerr *e = NLMSG_DATA(&ans.nh);
+		uint32_t seq = ans.nh.nlmsg_seq;
+		/* IPv6 may be off (ipv6.disable=1, or the sysctl in this
+		 * namespace): then there is nothing to route, and the
+		 * listeners are IPv4. */
+		if (seq == SEQ_V6) {
+			*v6 = e->error == 0;
+			if (e->error < 0 && e->error != -EAFNOSUPPORT && e->error != -EACCES &&
+			    e->error != -EOPNOTSUPP && rc == 0)
+				rc = e->error;
+			return rc;
+		}
+		if (rc == 0 && (seq == SEQ_LINK || seq == SEQ_V4))
+			rc = e->error < 0 ? e->error : -EPROTO;
+	}
+}
+
+static int loopback_and_routes(bool *v6)
+{
+	*v6 = false;
 	int nl = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
 	if (nl < 0)
 		return -errno;
-	int rc = local_route(nl, AF_INET, 1);
-	/* IPv6 may be off (ipv6.disable=1, or the sysctl in this namespace):
-	 * then there is nothing to route, and the listeners are IPv4. */
-	*v6 = false;
-	if (rc == 0) {
-		int r6 = local_route(nl, AF_INET6, 2);
-		*v6 = r6 == 0;
-		if (r6 < 0 && r6 != -EAFNOSUPPORT && r6 != -EACCES && r6 != -EOPNOTSUPP)
-			rc = r6;
-	}
+	struct lo_reqs req;
+	memset(&req, 0, sizeof req);
+	req.link.nh.nlmsg_len = sizeof req.link;
+	req.link.nh.nlmsg_type = RTM_NEWLINK;
+	req.link.nh.nlmsg_flags = NLM_F_REQUEST;
+	req.link.nh.nlmsg_seq = SEQ_LINK;
+	req.link.ifi.ifi_family = AF_UNSPEC;
+	req.link.ifi.ifi_index = LO_IFINDEX;
+	req.link.ifi.ifi_flags = IFF_UP;
+	req.link.ifi.ifi_change = IFF_UP;
+	route_req(&req.v4, AF_INET, SEQ_V4, 0);
+	route_req(&req.v6, AF_INET6, SEQ_V6, NLM_F_ACK);
+	ssize_t sent = send(nl, &req, sizeof req, 0);
+	int rc = sent == (ssize_t)sizeof req ? lo_answers(nl, v6) : sent < 0 ? -errno : -EPROTO;
 	close(nl);
 	return rc;
 }
 
 /* A listener on the wildcard address: dual-stack when IPv6 is there, so
- * that a connection to ::1 or any IPv6 address is ours too. */
+ * that a connection to ::1 or any IPv6 address is ours too. No socket
+ * options: the namespace is new, so its net.ipv6.bindv6only is the
+ * kernel's 0 (an IPv6 wildcard socket takes IPv4 too) and no earlier
+ * socket has held these ports (SO_REUSEADDR would change nothing). A
+ * listener that took IPv6 only would fail closed: IPv4 connections
+ * refused. */
 static int listen_on(uint16_t port, int type, bool v6)
 {
 	int fd = socket(v6 ? AF_INET6 : AF_INET, type | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
 		return -errno;
-	int one = 1, zero = 0, rc = 0;
 	struct sockaddr_in6 a6 = { .sin6_family = AF_INET6,
 		                   .sin6_port = htons(port),
 		                   .sin6_addr = IN6ADDR_ANY_INIT };
 	struct sockaddr_in a4 = { .sin_family = AF_INET,
 		                  .sin_port = htons(port),
 		                  .sin_addr = { htonl(INADDR_ANY) } };
-	if ((v6 && setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof zero) < 0) ||
-	    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) < 0 ||
-	    (v6 ? bind(fd, (struct sockaddr *)&a6, sizeof a6) :
+	if ((v6 ? bind(fd, (struct sockaddr *)&a6, sizeof a6) :
 	          bind(fd, (struct sockaddr *)&a4, sizeof a4)) < 0 ||
-	    (type == SOCK_STREAM && listen(fd, BACKLOG) < 0))
-		rc = -errno;
-	if (rc < 0) {
+	    (type == SOCK_STREAM && listen(fd, BACKLOG) < 0)) {
+		int rc = -errno;
 		close(fd);
 		return rc;
 	}
@@ -163,7 +189,7 @@ int netns_child_setup(int status_fd)
 	int fds[SBX_LISTEN_MAX];
 	int rc, n = 0;
 	bool v6 = false;
-	if ((rc = loopback_up()) < 0 || (rc = local_routes(&v6)) < 0)
+	if ((rc = loopback_and_routes(&v6)) < 0)
 		return rc;
 	for (; n < SBX_LISTEN_MAX; n++) {
 		fds[n] = listen_on(listeners[n].port, listeners[n].type, v6);
