@@ -50,6 +50,25 @@ int cli_sup_option(struct cli_sup *c, int ch, const char *arg, const char *verb)
  * and returns NULL on failure. */
 struct tc_supervisor *cli_sup_open(struct cli_sup *c, const char *verb);
 
+/* ---- paths named on the command line ---------------------------------
+ * A path an option names is checked before anything is built from it, so
+ * that a refusal names the option and the path, says what is wrong in the
+ * system's words (errno's text), and what to do. The real open comes later
+ * and still fails cleanly when the path changed in between. */
+enum cli_path_use {
+	CLI_PATH_READ,   /* a regular file this user can read */
+	CLI_PATH_DIR,    /* a directory this user can enter and list */
+	CLI_PATH_APPEND, /* a file this user can append to, or create */
+	CLI_PATH_EXEC,   /* a program this user can run */
+};
+
+/* 0 when path (given with option, e.g. "--config") serves use; else -1 with
+ * err: where is "OPTION PATH", msg what is wrong and what to do.
+ * fix_missing, when not NULL, is what to do when path does not exist
+ * (borrowed, copied into err). */
+int cli_path_check(const char *option, const char *path, enum cli_path_use use,
+                   const char *fix_missing, struct tc_error *err);
+
 /* ---- help texts -----------------------------------------------------
  * Generated from docs/cli.md by mk/gen_help.py ($(BUILD)/gen/help.c), as
  * are the man pages: the help of a verb is written there, not here. */

@@ -1,10 +1,20 @@
 /* cli_common.c — the supervisor options shared by call, list, replay and
  * serve, and the help texts' lookup (see cli.h). */
+#include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
+#include "util.h"
+
+/* path_fail's own codes where no errno says it: above every errno value. */
+#define EFTYPE_NOT_REGULAR 100000 /* exists, but a fifo, socket or device */
+#define EFTYPE_NOT_DIR     100001 /* exists, but not a directory */
 
 void cli_usage(FILE *f, const char *verb)
 {
@@ -45,16 +55,171 @@ int cli_sup_option(struct cli_sup *c, int ch, const char *arg, const char *verb)
 	}
 }
 
+/* The paths the shared options name, checked before the supervisor is
+ * built from them. */
+static int sup_paths_check(const struct cli_sup *c, struct tc_error *err)
+{
+	const struct tc_options *o = &c->opt;
+	if (o->workspace &&
+	    cli_path_check("--workspace", o->workspace, CLI_PATH_DIR, NULL, err) < 0)
+		return -1;
+	if (o->config_path &&
+	    cli_path_check("--config", o->config_path, CLI_PATH_READ,
+	                   "Give the path of a toolcage.json (toolcage.json(5)), or leave "
+	                   "--config out for the usual places and the built-in defaults.",
+	                   err) < 0)
+		return -1;
+	for (int i = 0; i < c->ndirs; i++)
+		if (cli_path_check("--tools", c->dirs[i], CLI_PATH_DIR,
+		                   "Give a directory of tool manifests (toolcage-manifest(5)).",
+		                   err) < 0)
+			return -1;
+	if (o->audit_path && strcmp(o->audit_path, "-") &&
+	    cli_path_check("--audit", o->audit_path, CLI_PATH_APPEND, NULL, err) < 0)
+		return -1;
+	if (o->approve && !strncmp(o->approve, "cmd:", 4) && o->approve[4] &&
+	    cli_path_check("--approve cmd:", o->approve + 4, CLI_PATH_EXEC,
+	                   "Give the path of the approval program (cmd:/path/to/program).",
+	                   err) < 0)
+		return -1;
+	return 0;
+}
+
 struct tc_supervisor *cli_sup_open(struct cli_sup *c, const char *verb)
 {
 	c->dirs[c->ndirs] = NULL;
 	c->opt.tool_dirs = c->dirs;
 	struct tc_supervisor *s = NULL;
 	struct tc_error err = { 0 };
-	if (tc_supervisor_new(&c->opt, &s, &err) < 0) {
+	if (sup_paths_check(c, &err) < 0 || tc_supervisor_new(&c->opt, &s, &err) < 0) {
 		fprintf(stderr, "toolcage %s: %s%s%s\n", verb, err.where, err.where[0] ? ": " : "",
 		        err.msg);
 		return NULL;
 	}
 	return s;
+}
+
+/* ---- paths named on the command line ----------------------------------- */
+
+/* What is wrong with path, in the system's words, and what to do.
+ * Returns -1 with err set. */
+static int path_fail(struct tc_error *err, const char *option, const char *path, int e,
+                     enum cli_path_use use, const char *fix_missing)
+{
+	static const char *const wants[] = {
+		[CLI_PATH_READ] = "a file it can read",
+		[CLI_PATH_DIR] = "a directory",
+		[CLI_PATH_APPEND] = "a file it can append to",
+		[CLI_PATH_EXEC] = "a program it can run",
+	};
+	static const char *const verbs[] = {
+		[CLI_PATH_READ] = "read",
+		[CLI_PATH_DIR] = "enter",
+		[CLI_PATH_APPEND] = "write",
+		[CLI_PATH_EXEC] = "run",
+	};
+	unsigned uid = (unsigned)geteuid();
+	char where[sizeof err->where];
+	size_t on = strlen(option);
+	/* "--approve cmd:" and its program make one word */
+	snprintf(where, sizeof where, "%s%s%s", option, on && option[on - 1] == ':' ? "" : " ",
+	         path);
+	switch (e) {
+	case ENOENT:
+		return tc_error_set(err, TC_E_NOT_FOUND, where, "does not exist (%s). %s",
+		                    strerror(e),
+		                    fix_missing ? fix_missing :
+		                            use == CLI_PATH_DIR ?
+		                                  "Create it (mkdir -p) or give an "
+		                                  "existing directory." :
+		                                  "Give the path of an existing one.");
+	case EACCES:
+	case EPERM:
+		return tc_error_set(
+		        err, TC_E_SYSTEM, where,
+		        "this user (uid %u) may not %s it (%s). Let uid %u %s it (chown "
+		        "or chmod it, or its directories), or run as a user who may.",
+		        uid, verbs[use], strerror(e), uid, verbs[use]);
+	case EISDIR:
+		return tc_error_set(err, TC_E_INVALID, where,
+		                    "is a directory; the option wants %s. Give the path of the "
+		                    "file itself.",
+		                    wants[use]);
+	case ENOTDIR:
+		return tc_error_set(err, TC_E_INVALID, where,
+		                    "is not a directory, or a part of the path before its last is "
+		                    "not (%s); the option wants %s.",
+		                    strerror(e), wants[use]);
+	case EFTYPE_NOT_DIR:
+		return tc_error_set(err, TC_E_INVALID, where,
+		                    "is a file, not a directory; the option wants %s. Give the "
+		                    "directory's path.",
+		                    wants[use]);
+	case EFTYPE_NOT_REGULAR:
+		return tc_error_set(err, TC_E_INVALID, where,
+		                    "is not a regular file (a fifo, socket or device); the option "
+		                    "wants %s. Give the path of a file.",
+		                    wants[use]);
+	default:
+		return tc_error_set(err, TC_E_SYSTEM, where,
+		                    "cannot be used (%s); the option wants %s.", strerror(e),
+		                    wants[use]);
+	}
+}
+
+int cli_path_check(const char *option, const char *path, enum cli_path_use use,
+                   const char *fix_missing, struct tc_error *err)
+{
+	struct stat st;
+	if (use == CLI_PATH_APPEND && stat(path, &st) < 0 && errno == ENOENT) {
+		/* Not there yet: its directory must take a new file. */
+		char dir[PATH_MAX];
+		const char *slash = strrchr(path, '/');
+		size_t n = !slash ? 1 : slash == path ? 1 : (size_t)(slash - path);
+		if (n >= sizeof dir)
+			return path_fail(err, option, path, ENAMETOOLONG, use, NULL);
+		memcpy(dir, slash ? path : ".", n);
+		dir[n] = '\0';
+		if (stat(dir, &st) < 0 && errno == ENOENT) {
+			char where[sizeof err->where];
+			snprintf(where, sizeof where, "%s %s", option, path);
+			return tc_error_set(err, TC_E_NOT_FOUND, where,
+			                    "its directory %s does not exist (%s). Create it "
+			                    "(mkdir -p %s), or give a path in an existing one.",
+			                    dir, strerror(ENOENT), dir);
+		}
+		if (stat(dir, &st) < 0)
+			return path_fail(err, option, path, errno, use, NULL);
+		if (!S_ISDIR(st.st_mode))
+			return path_fail(err, option, path, ENOTDIR, use, NULL);
+		if (faccessat(AT_FDCWD, dir, W_OK | X_OK, AT_EACCESS) < 0)
+			return path_fail(err, option, dir, errno, use, NULL);
+		return 0;
+	}
+	if (use == CLI_PATH_READ) {
+		/* Opened as its reader will (O_NONBLOCK: a fifo does not wait). */
+		int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+		if (fd < 0)
+			return path_fail(err, option, path, errno, use, fix_missing);
+		int rc = fstat(fd, &st);
+		int e = errno;
+		close(fd);
+		if (rc < 0)
+			return path_fail(err, option, path, e, use, fix_missing);
+		if (!S_ISREG(st.st_mode))
+			return path_fail(err, option, path,
+			                 S_ISDIR(st.st_mode) ? EISDIR : EFTYPE_NOT_REGULAR, use,
+			                 NULL);
+		return 0;
+	}
+	if (stat(path, &st) < 0)
+		return path_fail(err, option, path, errno, use, fix_missing);
+	if (use == CLI_PATH_DIR && !S_ISDIR(st.st_mode))
+		return path_fail(err, option, path, EFTYPE_NOT_DIR, use, NULL);
+	if (use != CLI_PATH_DIR && S_ISDIR(st.st_mode))
+		return path_fail(err, option, path, EISDIR, use, NULL);
+	int mode = use == CLI_PATH_DIR ? R_OK | X_OK : use == CLI_PATH_APPEND ? W_OK : X_OK;
+	if (faccessat(AT_FDCWD, path, mode, AT_EACCESS) < 0)
+		return path_fail(err, option, path, errno, use, NULL);
+	return 0;
 }

@@ -503,6 +503,27 @@ static bool runnable_in_workspace(const char *workspace, const char *prog)
 	        !access(path, X_OK);
 }
 
+/* The paths exec and check are given, before anything is built from them. */
+static int exec_paths_check(const char *profile, const char *profile_dir, const char *workspace,
+                            struct tc_error *err)
+{
+	size_t n = strlen(profile);
+	bool is_file = strchr(profile, '/') || (n > 5 && !strcmp(profile + n - 5, ".json"));
+	if (is_file &&
+	    cli_path_check("--profile", profile, CLI_PATH_READ,
+	                   "Give a profile file (toolcage-profile(5)), or the name of "
+	                   "a built-in one: read-only, write, network, destructive.",
+	                   err) < 0)
+		return -1;
+	if (profile_dir &&
+	    cli_path_check("--profile-dir", profile_dir, CLI_PATH_DIR,
+	                   "Give a directory of profiles (NAME.json), or leave "
+	                   "--profile-dir out for the built-in ones.",
+	                   err) < 0)
+		return -1;
+	return cli_path_check("--workspace", workspace, CLI_PATH_DIR, NULL, err);
+}
+
 static int fail_setup(bool json, const char *what)
 {
 	if (json) {
@@ -526,6 +547,11 @@ int cmd_exec(int argc, char **argv)
 	struct tc_error terr = { 0 };
 	struct profile *p = NULL;
 	char msg[1200];
+	if (exec_paths_check(o.profile, o.profile_dir, o.workspace, &terr) < 0) {
+		snprintf(msg, sizeof msg, "%s: %s", terr.where, terr.msg);
+		netpol_free(o.policy);
+		return fail_setup(o.json, msg);
+	}
 	if (profile_load(o.profile, o.profile_dir, &p, &terr) < 0) {
 		snprintf(msg, sizeof msg, "profile %s: %s", terr.where, terr.msg);
 		netpol_free(o.policy);
@@ -878,6 +904,15 @@ int cmd_check(int argc, char **argv)
 	}
 	for (int i = optind; i < argc; i++)
 		names[nnames++] = argv[i];
+	struct tc_error perr = { 0 };
+	/* "read-only" names no file: the directory and the workspace alone. */
+	for (size_t i = 0; i <= nnames; i++)
+		if (exec_paths_check(i < nnames ? names[i] : "read-only", dir, workspace, &perr) <
+		    0) {
+			fprintf(stderr, "toolcage check: %s: %s\n", perr.where, perr.msg);
+			free(names);
+			return 2;
+		}
 	signal(SIGPIPE, SIG_IGN);
 	struct sbx_features f;
 	sbx_probe(&f);

@@ -374,6 +374,15 @@ static int merge_files(int n, char **paths)
 		return fputs("toolcage replay --merge: out of memory\n", stderr), 2;
 	for (i = 0; i < n; i++) {
 		in[i].path = paths[i];
+		struct tc_error err = { 0 };
+		if (strcmp(paths[i], "-") &&
+		    cli_path_check("--merge", paths[i], CLI_PATH_READ,
+		                   "Give the --json output of each share "
+		                   "(toolcage replay --json --shard I/N FILE > share-I.jsonl).",
+		                   &err) < 0) {
+			fprintf(stderr, "toolcage replay: %s: %s\n", err.where, err.msg);
+			goto out;
+		}
 		in[i].f = strcmp(paths[i], "-") ? fopen(paths[i], "re") : stdin;
 		if (!in[i].f) {
 			fprintf(stderr, "toolcage replay --merge: %s: %s\n", paths[i],
@@ -495,6 +504,14 @@ int cmd_replay(int argc, char **argv)
 	}
 	if (optind + 1 != argc) {
 		cli_usage(stderr, "replay");
+		return 2;
+	}
+	struct tc_error err = { 0 };
+	if (strcmp(argv[optind], "-") &&
+	    cli_path_check("FILE", argv[optind], CLI_PATH_READ,
+	                   "Give a JSONL file of recorded calls, or - for standard input.",
+	                   &err) < 0) {
+		fprintf(stderr, "toolcage replay: %s: %s\n", err.where, err.msg);
 		return 2;
 	}
 	FILE *f = strcmp(argv[optind], "-") ? fopen(argv[optind], "re") : stdin;

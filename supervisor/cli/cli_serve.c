@@ -3,6 +3,7 @@
  * --page-size and the HTTP ones; on stdio, stdout carries protocol messages
  * only, so every log line goes to stderr. */
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -117,9 +118,21 @@ int cmd_serve(int argc, char **argv)
 		return 2;
 	}
 	mo.origins = origins;
+	struct tc_error err = { 0 };
+	if (mo.token_file) {
+		/* The usual slip: the file was never made. Say how to make one. */
+		char fix[PATH_MAX * 2 + 160];
+		snprintf(fix, sizeof fix,
+		         "Create it: head -c 32 /dev/urandom | base64 > %s; chmod 600 %s "
+		         "(clients send its line as Authorization: Bearer ...).",
+		         mo.token_file, mo.token_file);
+		if (cli_path_check("--token-file", mo.token_file, CLI_PATH_READ, fix, &err) < 0) {
+			fprintf(stderr, "toolcage serve: %s: %s\n", err.where, err.msg);
+			return 2;
+		}
+	}
 	struct tc_supervisor *s = cli_sup_open(&sup, "serve");
 	struct mcp_server *m = NULL;
-	struct tc_error err = { 0 };
 	if (!s)
 		return 2;
 	if (mcp_server_new(s, &mo, &m, &err) < 0) {

@@ -84,9 +84,15 @@ static int parse_addr(const char *spec, struct http_options *o, struct tc_error 
 static int read_token(const char *path, struct http_options *o, struct tc_error *err)
 {
 	struct buf b = BUF_INIT;
+	char where[sizeof err->where];
+	snprintf(where, sizeof where, "--token-file %s", path);
 	if (read_file_bounded(path, HTTP_TOKEN_MAX, &b, err) < 0) {
 		buf_release(&b);
-		return -1;
+		/* The option first: the path alone does not say what it was for. */
+		char msg[sizeof err->msg];
+		snprintf(msg, sizeof msg, "%s", err->msg);
+		return tc_error_set(err, err->code, where, "%s (a token: one line, %d to %d bytes)",
+		                    msg, HTTP_TOKEN_MIN, HTTP_TOKEN_MAX);
 	}
 	size_t n = b.len;
 	while (n && (b.data[n - 1] == '\n' || b.data[n - 1] == '\r' || b.data[n - 1] == ' '))
@@ -94,13 +100,13 @@ static int read_token(const char *path, struct http_options *o, struct tc_error 
 	for (size_t i = 0; i < n; i++)
 		if ((unsigned char)b.data[i] <= 0x20 || (unsigned char)b.data[i] >= 0x7f) {
 			buf_release(&b);
-			return tc_error_set(err, TC_E_INVALID, path,
+			return tc_error_set(err, TC_E_INVALID, where,
 			                    "the token must be one line of "
 			                    "visible ASCII (it goes in an Authorization header)");
 		}
 	if (n < HTTP_TOKEN_MIN) {
 		buf_release(&b);
-		return tc_error_set(err, TC_E_INVALID, path,
+		return tc_error_set(err, TC_E_INVALID, where,
 		                    "the token is %zu bytes; use at "
 		                    "least %d random ones (e.g. head -c 32 /dev/urandom | base64)",
 		                    n, HTTP_TOKEN_MIN);

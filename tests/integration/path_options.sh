@@ -1,0 +1,138 @@
+#!/bin/sh
+# tests/integration/path_options.sh — every option of serve, call, replay,
+# exec and check that names a file or a directory, given a path that is
+# missing, of the wrong kind, or (as uid 65534) not readable: the refusal
+# names the option and the path, says what is wrong in errno's words, and
+# what to do; and it comes before anything runs (usage exit 2, exec 125).
+# Exit 0 pass, 77 skip, anything else fail.
+set -u
+TOOLCAGE=${TOOLCAGE:-build/toolcage}
+case $TOOLCAGE in /*) ;; *) TOOLCAGE=$(pwd)/$TOOLCAGE ;; esac
+[ -x "$TOOLCAGE" ] || { echo "skip: no toolcage binary at $TOOLCAGE"; exit 77; }
+tmp=$(mktemp -d /tmp/tc-path-options.XXXXXX) || exit 1
+chmod 755 "$tmp"
+trap 'rm -rf "$tmp"' EXIT INT TERM
+fails=0
+ok() { echo "ok   $1"; }
+bad() { echo "FAIL $1"; sed 's/^/  err| /' "$tmp/err" | head -5; fails=$((fails + 1)); }
+mkdir "$tmp/ws" "$tmp/dir" "$tmp/secret"
+echo x > "$tmp/file"
+head -c 32 /dev/urandom | base64 > "$tmp/secret/token"
+chmod 700 "$tmp/secret"
+chmod 600 "$tmp/secret/token"
+missing=$tmp/no/such
+
+# refused NAME STATUS WHAT... -- ARGS: `toolcage ARGS` (as $AS) exits STATUS
+# and its one line on stderr holds each WHAT.
+AS=
+refused() {
+	name=$1 want=$2; shift 2
+	set -f
+	whats=
+	while [ "$1" != -- ]; do whats="$whats$1
+"; shift; done
+	shift
+	(cd "$tmp/ws" && $AS "$TOOLCAGE" "$@" >/dev/null 2>"$tmp/err" </dev/null)
+	rc=$?
+	[ "$rc" = "$want" ] || { bad "$name: exit $rc, wanted $want"; set +f; return; }
+	[ "$(wc -l < "$tmp/err")" -eq 1 ] || { bad "$name: not one line"; set +f; return; }
+	echo "$whats" | while IFS= read -r w; do
+		[ -z "$w" ] || grep -qF -- "$w" "$tmp/err" || echo "$w"
+	done > "$tmp/lacks"
+	if [ -s "$tmp/lacks" ]; then bad "$name: lacks '$(head -1 "$tmp/lacks")'"; else ok "$name"; fi
+	set +f
+}
+enoent="(No such file or directory)"
+
+# The token file of serve --http: the one asked about most.
+refused "serve --token-file missing" 2 "toolcage serve: --token-file $missing: does not exist" \
+	"$enoent" "Create it: head -c 32 /dev/urandom | base64 > $missing; chmod 600 $missing" -- \
+	serve --http 127.0.0.1:0 --token-file "$missing"
+refused "serve --token-file a directory" 2 "--token-file $tmp/dir: is a directory" \
+	"Give the path of the file itself." -- serve --http 127.0.0.1:0 --token-file "$tmp/dir"
+if command -v mkfifo >/dev/null && mkfifo "$tmp/fifo"; then
+	AS="timeout 10"
+	refused "serve --token-file a fifo (no wait for a writer)" 2 \
+		"--token-file $tmp/fifo: is not a regular file" -- \
+		serve --http 127.0.0.1:0 --token-file "$tmp/fifo"
+	AS=
+fi
+printf 'short\n' > "$tmp/short"
+refused "serve --token-file too short" 2 "--token-file $tmp/short: the token is 5 bytes" \
+	"head -c 32 /dev/urandom | base64" -- serve --http 127.0.0.1:0 --token-file "$tmp/short"
+
+# The options every supervisor verb shares, for each verb.
+for v in serve call list replay; do
+	case $v in
+	call) tail="read_file {}" ;; replay) tail=- ;; *) tail= ;;
+	esac
+	# shellcheck disable=SC2086
+	{
+	refused "$v --config missing" 2 "toolcage $v: --config $missing: does not exist" "$enoent" \
+		"leave --config out" -- $v --config "$missing" $tail
+	refused "$v --config a directory" 2 "--config $tmp/dir: is a directory" -- \
+		$v --config "$tmp/dir" $tail
+	refused "$v --tools missing" 2 "--tools $missing: does not exist" "$enoent" \
+		"Give a directory of tool manifests" -- $v --tools "$missing" $tail
+	refused "$v --tools a file" 2 "--tools $tmp/file: is a file, not a directory" -- \
+		$v --tools "$tmp/file" $tail
+	refused "$v --workspace missing" 2 "--workspace $missing: does not exist" "$enoent" \
+		"Create it (mkdir -p)" -- $v --workspace "$missing" $tail
+	refused "$v --audit in a missing directory" 2 \
+		"--audit $missing/audit.jsonl: its directory $missing does not exist" "$enoent" \
+		"mkdir -p $missing" -- $v --audit "$missing/audit.jsonl" $tail
+	refused "$v --audit a directory" 2 "--audit $tmp/dir: is a directory" -- \
+		$v --audit "$tmp/dir" $tail
+	refused "$v --approve cmd: missing" 2 "--approve cmd:$missing: does not exist" "$enoent" \
+		"Give the path of the approval program" -- $v --approve "cmd:$missing" $tail
+	}
+done
+refused "replay FILE missing" 2 "toolcage replay: FILE $missing: does not exist" "$enoent" \
+	"Give a JSONL file of recorded calls" -- replay "$missing"
+refused "replay --merge share missing" 2 "toolcage replay: --merge $missing: does not exist" \
+	"$enoent" "--json --shard" -- replay --merge "$missing"
+
+# exec (125: toolcage failed before CMD) and check.
+refused "exec --profile FILE missing" 125 "toolcage: --profile $missing.json: does not exist" \
+	"$enoent" "read-only, write, network, destructive" -- exec --profile "$missing.json" -- true
+refused "exec --profile-dir missing" 125 "--profile-dir $missing: does not exist" "$enoent" \
+	"leave --profile-dir out" -- exec --profile-dir "$missing" -- true
+refused "exec --workspace a file" 125 "--workspace $tmp/file: is a file, not a directory" -- \
+	exec --workspace "$tmp/file" -- true
+refused "check --profile FILE missing" 2 "toolcage check: --profile $missing.json: does not exist" \
+	"$enoent" -- check --profile "$missing.json"
+refused "check PROFILE FILE missing" 2 "toolcage check: --profile $missing.json: does not exist" \
+	-- check "$missing.json"
+refused "check --workspace missing" 2 "toolcage check: --workspace $missing: does not exist" \
+	-- check --workspace "$missing"
+
+# Unreadable, as another user: errno's words, the uid, what to do.
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+	AS="setpriv --reuid 65534 --regid 65534 --clear-groups --"
+	perm="may not read it (Permission denied). Let uid 65534 read it"
+	refused "serve --token-file unreadable (uid 65534)" 2 \
+		"toolcage serve: --token-file $tmp/secret/token: this user (uid 65534) $perm" -- \
+		serve --http 127.0.0.1:0 --token-file "$tmp/secret/token"
+	refused "call --config unreadable (uid 65534)" 2 \
+		"toolcage call: --config $tmp/secret/token: this user (uid 65534) $perm" -- \
+		call --config "$tmp/secret/token" read_file "{}"
+	refused "replay FILE unreadable (uid 65534)" 2 "FILE $tmp/secret/token: this user (uid 65534) $perm" \
+		-- replay "$tmp/secret/token"
+	refused "exec --profile FILE unreadable (uid 65534)" 125 \
+		"--profile $tmp/secret/token: this user (uid 65534) $perm" -- \
+		exec --profile "$tmp/secret/token" -- true
+	refused "serve --audit not writable (uid 65534)" 2 \
+		"--audit $tmp/secret/audit.jsonl: this user (uid 65534) may not write it (Permission denied)" \
+		-- serve --audit "$tmp/secret/audit.jsonl"
+	refused "serve --workspace not enterable (uid 65534)" 2 \
+		"--workspace $tmp/secret: this user (uid 65534) may not enter it (Permission denied)" \
+		-- serve --workspace "$tmp/secret"
+	AS=
+else
+	echo "note: not root (or no setpriv): the unreadable cases did not run"
+fi
+
+# The good paths still serve: nothing above refused a usable one.
+if (cd "$tmp/ws" && "$TOOLCAGE" list --workspace "$tmp/ws" --audit "$tmp/dir/a.jsonl" \
+	>/dev/null 2>"$tmp/err"); then ok "usable paths are taken"; else bad "usable paths refused"; fi
+[ $fails -eq 0 ] || { echo "$fails failed"; exit 1; }
