@@ -172,6 +172,22 @@ json_t *audit_event_connection_refused(const char *peer, long long uid, const ch
 	return finish(e, rc);
 }
 
+json_t *audit_event_connections_refused(uint64_t suppressed, json_t *by_uid, uint64_t others,
+                                        int64_t window_ms, bool final)
+{
+	json_t *e = event_new("connections-refused", 0, NULL);
+	if (!e)
+		return NULL;
+	int rc = json_object_set_new(e, "suppressed", json_integer((json_int_t)suppressed));
+	rc |= json_object_set(e, "by_uid", by_uid);
+	if (others)
+		rc |= json_object_set_new(e, "others", json_integer((json_int_t)others));
+	rc |= json_object_set_new(e, "window_ms", json_integer((json_int_t)window_ms));
+	if (final)
+		rc |= json_object_set_new(e, "final", json_true());
+	return finish(e, rc);
+}
+
 json_t *audit_event_error(uint64_t call, const char *tool, const char *message)
 {
 	json_t *e = event_new("error", call, tool);

@@ -95,6 +95,13 @@ json_t *audit_event_error(uint64_t call, const char *tool, const char *message);
  * to `serve --http` turned away for whose it is (peer: "ADDR:PORT"; uid:
  * its owner as the kernel names it, < 0 when it could not). */
 json_t *audit_event_connection_refused(const char *peer, long long uid, const char *reason);
+/* {"event":"connections-refused", "suppressed", "by_uid", "others"?,
+ *  "window_ms", "final"?}: the refusals of one window not written alone
+ * (suppressed: all of them; by_uid: [{"uid"?, "suppressed"}], borrowed;
+ * others: those of uids not counted apart, left out when 0; final: the
+ * last summary, at shutdown). */
+json_t *audit_event_connections_refused(uint64_t suppressed, json_t *by_uid, uint64_t others,
+                                        int64_t window_ms, bool final);
 
 /* A copy of v in which every string longer than max characters (at any
  * depth) is cut to max characters followed by " [... N characters in

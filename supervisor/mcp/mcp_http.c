@@ -36,9 +36,7 @@
 #include <unistd.h>
 
 #include "mcp_http.h"
-#include "audit.h"
 #include "pipeline.h"
-#include "url.h"
 
 /* The end of respond()'s header list (a typed null for the variadic call). */
 #define END ((const char *)NULL)
@@ -191,7 +189,8 @@ static bool origin_allowed(const struct http_server *h, const char *origin)
 
 /* Without a token, the connection's owner as the kernel names it must be
  * the server's user or root (mcp_http_peer.c): loopback is every local
- * user's. A refusal is audited. 0, or MHD_HTTP_FORBIDDEN with *why. */
+ * user's. A refusal is audited (in full, or counted: http_peer_refused).
+ * 0, or MHD_HTTP_FORBIDDEN with *why. */
 static unsigned peer_check(struct http_server *h, struct MHD_Connection *c, const char **why)
 {
 	const union MHD_ConnectionInfo *ci =
@@ -214,20 +213,7 @@ static unsigned peer_check(struct http_server *h, struct MHD_Connection *c, cons
 		         "Its owner can give --token-file to let others in.",
 		         (unsigned)geteuid(), (unsigned)uid);
 	*why = text;
-	struct audit *a = supervisor_audit(h->srv->sup);
-	if (audit_has_subscribers(a)) {
-		char peer[SOCKADDR_TEXT_MAX] = "?";
-		struct sockaddr_storage sa = { 0 };
-		socklen_t sl = sizeof sa;
-		if (ci && getpeername(ci->connect_fd, (struct sockaddr *)&sa, &sl) == 0)
-			sockaddr_text((struct sockaddr *)&sa, sockaddr_port((struct sockaddr *)&sa),
-			              peer);
-		json_t *ev = audit_event_connection_refused(peer, rc ? -1 : (long long)uid, text);
-		struct tc_error err = { 0 };
-		if (!ev || audit_emit(a, ev, &err) < 0)
-			fprintf(stderr, "toolcage: audit: %s\n", ev ? err.msg : "out of memory");
-		json_decref(ev);
-	}
+	http_peer_refused(h, ci ? ci->connect_fd : -1, rc ? -1 : (long long)uid, text);
 	return MHD_HTTP_FORBIDDEN;
 }
 

@@ -80,6 +80,8 @@ const struct mhd_api *mhd_api_load(char *why, size_t why_size);
 #define HTTP_RETRY_MS             2000                     /* the SSE retry field */
 #define HTTP_TOKEN_MIN            16                       /* bytes of a bearer token */
 #define HTTP_TOKEN_MAX            4096
+#define HTTP_REFUSAL_UIDS         32    /* peer uids whose refusals are counted apart */
+#define HTTP_REFUSAL_SUMMARY_MS   10000 /* at most one refusal summary in the audit per */
 
 struct http_server;
 struct http_session;
@@ -178,6 +180,24 @@ struct http_session {
 	struct http_session *next, *prev;
 };
 
+/* Other users' connections refused (loopback, no token), as the audit log
+ * gets them: the first of a uid alone, the rest counted for one summary per
+ * window, so a local flood costs the log a bounded number of lines and the
+ * server a fixed table. Invariants: uids[0, n) are distinct; an entry whose
+ * uid was refused in none of a whole window leaves at its end, so its next
+ * refusal is written alone again; others counts the refusals of uids the
+ * table had no room for. */
+struct http_refusals {
+	struct {
+		long long uid;       /* < 0: the kernel could not say whose */
+		uint64_t suppressed; /* this window's refusals not written alone */
+		bool seen;           /* refused in this window */
+	} uids[HTTP_REFUSAL_UIDS];
+	size_t n;
+	uint64_t others;
+	int64_t window_start_ms;
+};
+
 struct http_server {
 	const struct mhd_api *api;
 	struct MHD_Daemon *d;
@@ -198,6 +218,7 @@ struct http_server {
 	char port_text[8];
 	int peer_diag; /* the sock_diag socket when peers are checked (no
 	                * token), else -1 */
+	struct http_refusals refusals;
 };
 
 /* ---- mcp_http_peer.c --------------------------------------------------- */
@@ -211,6 +232,15 @@ int http_peer_uid(int diag, int conn, uid_t *uid);
 /* 0 when http_peer_uid works here for family (AF_INET, AF_INET6): a
  * loopback connection of our own is named as ours; else -errno. */
 int http_peer_probe(int diag, int family);
+/* A request on connection conn (its fd; -1: unknown) refused for whose it
+ * is (uid < 0: the kernel could not say), reason the text the client got:
+ * written to the audit alone when its uid is new to h->refusals, else
+ * counted for the window's summary. */
+void http_peer_refused(struct http_server *h, int conn, long long uid, const char *reason);
+/* Ends the refusals' window when HTTP_REFUSAL_SUMMARY_MS have passed since
+ * it began, or now when final (shutdown): one summary line when any
+ * refusal was counted, then the next window. */
+void http_peer_refusals_tick(struct http_server *h, int64_t now, bool final);
 
 /* Ends a session: its calls are cancelled unanswered, its streams go. */
 void http_session_free(struct http_session *hs);

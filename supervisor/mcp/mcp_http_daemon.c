@@ -197,6 +197,7 @@ static void on_tick(struct loop *l, void *data)
 		}
 	}
 	streams_tick(h, now);
+	http_peer_refusals_tick(h, now, false);
 	if (h->draining && (calls_in_flight(h) == 0 || now >= h->drain_until)) {
 		if (calls_in_flight(h))
 			fprintf(stderr,
@@ -232,6 +233,9 @@ static void http_free(void *data)
 	if (h->tick)
 		loop_del_timer(h->loop, h->tick);
 	h->tick = NULL;
+	/* What the last window counted, while the audit is still open. */
+	if (h->peer_diag >= 0)
+		http_peer_refusals_tick(h, io_now_ms(), true);
 	if (h->d) {
 		/* The calls were cancelled: their answers are in the streams.
 		 * Give the clients a moment to take them, no more. */
@@ -272,6 +276,7 @@ int mcp_http_start(struct mcp_server *srv, const struct mcp_options *opt, struct
 	h->loop = srv->loop;
 	h->mhd_epoll_fd = -1;
 	h->peer_diag = -1;
+	h->refusals.window_start_ms = io_now_ms();
 	srv->transport = h;
 	srv->transport_signal = http_signal;
 	srv->transport_free = http_free;

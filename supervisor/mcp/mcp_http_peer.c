@@ -11,6 +11,10 @@
  * four-tuple (the peer's address and port as its source, ours as its
  * destination), answers with its idiag_uid. No /proc parsing, one
  * netlink round trip per request, answered while the request is sent.
+ *
+ * And how refusals reach the audit log: the first of each uid alone, the
+ * rest counted and summed up once per window (struct http_refusals), so a
+ * local user who floods the port cannot grow the log without bound.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -20,11 +24,14 @@
 #include <linux/sock_diag.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "audit.h"
 #include "mcp_http.h"
+#include "url.h"
 
 int http_peer_open(void)
 {
@@ -156,4 +163,88 @@ int http_peer_probe(int diag, int family)
 	if (l >= 0)
 		close(l);
 	return rc;
+}
+
+/* ---- refusals in the audit log ------------------------------------------ */
+
+static void emit(struct audit *a, json_t *ev)
+{
+	struct tc_error err = { 0 };
+	if (!ev || audit_emit(a, ev, &err) < 0)
+		fprintf(stderr, "toolcage: audit: %s\n", ev ? err.msg : "out of memory");
+	json_decref(ev);
+}
+
+void http_peer_refused(struct http_server *h, int conn, long long uid, const char *reason)
+{
+	struct http_refusals *r = &h->refusals;
+	if (uid < 0)
+		uid = -1; /* every "could not say" is one key */
+	for (size_t i = 0; i < r->n; i++)
+		if (r->uids[i].uid == uid) {
+			r->uids[i].suppressed++;
+			r->uids[i].seen = true;
+			return;
+		}
+	if (r->n == HTTP_REFUSAL_UIDS) {
+		r->others++;
+		return;
+	}
+	r->uids[r->n].uid = uid;
+	r->uids[r->n].suppressed = 0;
+	r->uids[r->n].seen = true;
+	r->n++;
+	struct audit *a = supervisor_audit(h->srv->sup);
+	if (!audit_has_subscribers(a))
+		return;
+	char peer[SOCKADDR_TEXT_MAX] = "?";
+	struct sockaddr_storage sa = { 0 };
+	socklen_t sl = sizeof sa;
+	if (conn >= 0 && getpeername(conn, (struct sockaddr *)&sa, &sl) == 0)
+		sockaddr_text((struct sockaddr *)&sa, sockaddr_port((struct sockaddr *)&sa), peer);
+	emit(a, audit_event_connection_refused(peer, uid, reason));
+}
+
+void http_peer_refusals_tick(struct http_server *h, int64_t now, bool final)
+{
+	struct http_refusals *r = &h->refusals;
+	if (!final && now - r->window_start_ms < HTTP_REFUSAL_SUMMARY_MS)
+		return;
+	uint64_t total = r->others;
+	for (size_t i = 0; i < r->n; i++)
+		total += r->uids[i].suppressed;
+	struct audit *a = supervisor_audit(h->srv->sup);
+	if (total && audit_has_subscribers(a)) {
+		json_t *by_uid = json_array();
+		for (size_t i = 0; by_uid && i < r->n; i++) {
+			if (!r->uids[i].suppressed)
+				continue;
+			json_t *u =
+			        json_pack("{s:I}", "suppressed", (json_int_t)r->uids[i].suppressed);
+			if (u && r->uids[i].uid >= 0)
+				json_object_set_new(u, "uid",
+				                    json_integer((json_int_t)r->uids[i].uid));
+			if (!u || json_array_append_new(by_uid, u) < 0) {
+				json_decref(by_uid);
+				by_uid = NULL;
+			}
+		}
+		emit(a,
+		     by_uid ? audit_event_connections_refused(total, by_uid, r->others,
+		                                              now - r->window_start_ms, final) :
+		              NULL);
+		json_decref(by_uid);
+	}
+	/* The next window: a uid refused in none of this one leaves. */
+	size_t kept = 0;
+	for (size_t i = 0; i < r->n; i++)
+		if (r->uids[i].seen) {
+			r->uids[kept] = r->uids[i];
+			r->uids[kept].suppressed = 0;
+			r->uids[kept].seen = false;
+			kept++;
+		}
+	r->n = kept;
+	r->others = 0;
+	r->window_start_ms = now;
 }

@@ -156,6 +156,28 @@ static void test_event_error_without_call_omits_call(void **state)
 	json_decref(e);
 }
 
+static void test_event_connections_refused_counts_by_uid(void **state)
+{
+	(void)state;
+	json_t *by_uid =
+	        json_pack("[{s:i, s:i}, {s:i}]", "uid", 65534, "suppressed", 41, "suppressed", 2);
+	json_t *e = audit_event_connections_refused(50, by_uid, 7, 10003, false);
+	assert_string_equal(str(e, "event"), "connections-refused");
+	assert_int_equal(json_integer_value(json_object_get(e, "suppressed")), 50);
+	assert_ptr_equal(json_object_get(e, "by_uid"), by_uid); /* borrowed: a reference taken */
+	assert_int_equal(json_integer_value(json_object_get(e, "others")), 7);
+	assert_int_equal(json_integer_value(json_object_get(e, "window_ms")), 10003);
+	assert_null(json_object_get(e, "final"));
+	assert_null(json_object_get(e, "tool"));
+	json_decref(e);
+	/* no others: left out; at shutdown: final */
+	e = audit_event_connections_refused(43, by_uid, 0, 5, true);
+	assert_null(json_object_get(e, "others"));
+	assert_true(json_is_true(json_object_get(e, "final")));
+	json_decref(e);
+	json_decref(by_uid);
+}
+
 static void test_event_text_is_sanitized_and_bounded(void **state)
 {
 	(void)state;
@@ -620,6 +642,7 @@ int main(void)
 		cmocka_unit_test(test_timestamp_is_rfc3339_utc_with_ms),
 		cmocka_unit_test(test_event_tool_result_carries_usage_when_ran),
 		cmocka_unit_test(test_event_error_without_call_omits_call),
+		cmocka_unit_test(test_event_connections_refused_counts_by_uid),
 		cmocka_unit_test(test_event_text_is_sanitized_and_bounded),
 		cmocka_unit_test(test_event_approval_decision_names_decider),
 		cmocka_unit_test(test_event_session_grant_takes_grant_list),
