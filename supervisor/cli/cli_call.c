@@ -19,22 +19,31 @@ struct common {
 	const char *format;
 };
 
-/* Parses the shared options plus --json and --format; returns 0, 1 (help
- * printed) or -1 (usage). */
+/* Parses the shared options plus call's --json or list's --format (each
+ * verb only its own: an option that would do nothing is refused, not
+ * ignored); returns 0, 1 (help printed) or -1 (usage). */
 static int parse_common(int argc, char **argv, struct common *c, const char *verb)
 {
-	static const struct option longopts[] = {
+	static const struct option call_opts[] = {
 		CLI_SUP_LONGOPTS,
 		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static const struct option list_opts[] = {
+		CLI_SUP_LONGOPTS,
 		{ "format", required_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	bool is_list = !strcmp(verb, "list");
+	const struct option *longopts = is_list ? list_opts : call_opts;
+	const char *shortopts = is_list ? CLI_SUP_SHORTOPTS "f:h" : CLI_SUP_SHORTOPTS "jh";
 	int ch;
 	optind = 1;
 	/* Options are taken after TOOL too (call TOOL --json ARGS): a JSON
 	 * object never starts with '-', and "-" alone is stdin. */
-	while ((ch = getopt_long(argc, argv, CLI_SUP_SHORTOPTS "jf:h", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		int took = cli_sup_option(&c->sup, ch, optarg, verb);
 		if (took < 0)
 			return -1;

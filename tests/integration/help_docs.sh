@@ -3,7 +3,10 @@
 # completion come from docs/cli.md (mk/gen_help.py) and agree with the
 # binary: every verb `toolcage --help` lists has its help and man page;
 # every option the docs give a verb, the verb accepts; every long option
-# the C code parses, the docs name; the man pages render without a groff
+# the C code parses, the docs name; verb by verb, every synopsis (the
+# help's, the man page's, and those of README.md, HACKING.md and docs/)
+# and every options list names exactly what the parser accepts, and every
+# example only what it accepts (help_options.py); the man pages render without a groff
 # warning, toolcage.json(5) and the other format pages included; and the
 # bash completion offers verbs, options, profile and tool names.
 # Exit 0 pass, 77 skip, anything else fail.
@@ -84,6 +87,11 @@ for o in $(grep -ho '{ "[a-z][a-z-]*", [a-z_]*argument' supervisor/cli/*.c | cut
 	grep -q -- "\`--$o[\` ]" docs/cli.md || fail "--$o is parsed but not in docs/cli.md"
 done
 echo "ok   the parsed options are documented"
+
+# Verb by verb, both ways: the synopses, the options lists and the
+# examples against what the parser accepts.
+python3 tests/integration/help_options.py "$TOOLCAGE" "$BUILD" ||
+	fail "a synopsis, options list or example disagrees with the parser (above)"
 
 # README's list of the built-in tools is the binary's (in any order), and
 # docs/tools.md has a section for each.
