@@ -231,17 +231,19 @@ static void arrange_fds(const struct child_plan *p, int *ruleset_fd)
 		close(CHILD_FD_RESULT);
 }
 
-/* Step 4: every disposition back to SIG_DFL and an empty mask; nothing
- * where they are so already (a worker's child: worker.c resets them once,
- * ~60 sigactions and a sigprocmask fewer per child). */
+/* Step 4: every disposition back to SIG_DFL and an empty mask. The
+ * dispositions are so already in a worker's child (worker.c resets them
+ * once, ~60 sigactions fewer per child); its mask is not: where clone3 is
+ * refused (Docker's default seccomp profile) the worker forks with every
+ * signal blocked (clone.c), and the child is born so. Left blocked, the
+ * tool could not be signalled by its own processes (SIGTERM, SIGINT,
+ * SIGCHLD, SIGALRM all pending for good). */
 static void reset_signals(bool already)
 {
-	if (already)
-		return;
 	struct sigaction sa;
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = SIG_DFL;
-	for (int sig = 1; sig < NSIG; sig++)
+	for (int sig = 1; sig < NSIG && !already; sig++)
 		if (sig != SIGKILL && sig != SIGSTOP)
 			(void)sigaction(sig, &sa, NULL); /* EINVAL for RT internals: fine */
 	sigset_t none;

@@ -291,7 +291,7 @@ struct child_plan {
 	int cgroup_fds[SBX_CGROUP_FDS + 1]; /* files to write "0" to (v1 "tasks", a v2
 	                     * cgroup.procs when not joined at clone), -1 when none */
 	int job_fd;                         /* a spare's end of the job socket, else -1 */
-	bool signals_default;               /* all SIG_DFL, none blocked (a worker's child) */
+	bool signals_default;               /* all SIG_DFL (a worker's child) */
 };
 
 /* A spare's job, sent by the parent on the job socket: this header, then

@@ -12,7 +12,10 @@
 #  3. with --escape quick|all, the escape suite runs under the profiles
 #     that run there (make test-sim); in no-landlock, where the filesystem
 #     wall is the mount tree (check says so under every profile: its ALT),
-#     the quick set adds the ways around a new root (the tree rows and more).
+#     the quick set adds the ways around a new root (the tree rows and more);
+#     where clone3 is refused (no-clone3, container-default*), the signal
+#     controls also run through spares (the worker forks with every signal
+#     blocked there: its children must not keep them blocked).
 #
 # Environments (--envs; the simkernel options each stands for):
 #   no-landlock         --landlock none       (before 5.13, or not in lsm=)
@@ -215,6 +218,21 @@ one() {
 			sed -n '/^not ok:/,/^$/p' "$T/escape" | head -30
 			bad "$name: the escape suite exited $xrc"
 		fi
+		# Where clone3 is refused, the jail's worker forks with every
+		# signal blocked: its children (spares, builtins) must still be
+		# signalled by their own processes (the controls, through spares).
+		case " $opts " in *" --container-default "* | *" --clone3 enosys "*)
+			BUILD=$BUILD TOOLCAGE=$tc bash "$REPO/tests/escape/run.sh" --spare \
+				--only '^(kill_own_child|tgkill_own|kill_own_thread|sigqueue_own_child)$' \
+				--profiles read-only --ids "$ids" > "$T/escape" 2>&1
+			xrc=$?
+			tail -1 "$T/escape" | sed 's/^/  escape --spare| /'
+			if [ $xrc != 0 ]; then
+				sed -n '/^not ok:/,/^$/p' "$T/escape" | head -30
+				bad "$name: the signal controls through spares exited $xrc"
+			fi
+			;;
+		esac
 	fi
 	local r=ok; [ $envfail = 0 ] || r=FAILED
 	echo "sim $name: runs ${runs:-nothing}: $r"
