@@ -24,6 +24,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -272,7 +273,11 @@ static bool in_pid_ns(const struct sbx_child *c)
 }
 
 /* Without a pid namespace the tree may outlive its root: kill the process
- * group (setsid made the child its leader) and everything in its cgroup. */
+ * group (setsid made the child its leader) and everything in its cgroup.
+ * Only while the leader is not reaped (alive, or a zombie): until then its
+ * pid is its group's and no other process can have it; reaped, with the
+ * group empty, the pid is free, and a process made since that leads its
+ * own group under it (another call's child, a daemon's) would be killed. */
 static void kill_stragglers(struct sbx_child *c)
 {
 	if (in_pid_ns(c) || c->pid <= 0)
@@ -287,20 +292,21 @@ static void kill_stragglers(struct sbx_child *c)
 		c->jail->group_unsure = true;
 }
 
-/* The child is over: its status, rusage, and the grace for pipes that
- * escaped descendants still hold. */
-static void ended(struct sbx_child *c, int code, int status, uint64_t cpu_ms, uint64_t rss_kb)
+/* The child is over (its end seen at end_ns, end_ms; its group killed
+ * already): its status, rusage, and the grace for pipes that escaped
+ * descendants still hold. */
+static void ended(struct sbx_child *c, int code, int status, uint64_t cpu_ms, uint64_t rss_kb,
+                  uint64_t end_ns, int64_t end_ms)
 {
 	c->reaped = true;
-	c->out.timeline_us[SBX_TIMELINE_MAX - 1] = since_t0(c, now_ns());
+	c->out.timeline_us[SBX_TIMELINE_MAX - 1] = since_t0(c, end_ns);
 	if (code == CLD_EXITED)
 		c->out.exit_code = status;
 	else
 		c->out.signal = status;
-	c->out.wall_ms = (uint64_t)(io_now_ms() - c->start_ms);
+	c->out.wall_ms = (uint64_t)(end_ms - c->start_ms);
 	c->out.cpu_ms = cpu_ms;
 	c->out.max_rss_kb = rss_kb;
-	kill_stragglers(c);
 	/* Its directory, before its pid can be another call's (ladder.c). */
 	if (c->jail->call_tmp && !c->tmp_removed) {
 		ladder_call_tmp_remove(c->jail, c->pid);
@@ -380,7 +386,7 @@ static void lost(struct sbx_child *c)
 			                           .err = ECHILD };
 		c->have_report = true;
 	}
-	ended(c, CLD_KILLED, SIGKILL, 0, 0);
+	ended(c, CLD_KILLED, SIGKILL, 0, 0, now_ns(), io_now_ms());
 }
 
 static void timeline(struct sbx_child *c, const uint64_t *ns)
@@ -550,17 +556,37 @@ static void feed_stdin(struct sbx_child *c)
 	end_stdin(c, false);
 }
 
+/* Whether the child has ended, left a zombie (not reaped: WNOWAIT). */
+static bool exited(const struct sbx_child *c)
+{
+	siginfo_t si;
+	memset(&si, 0, sizeof si);
+	long rc;
+	while ((rc = syscall(SYS_waitid, P_PIDFD, c->pidfd, &si, WEXITED | WNOHANG | WNOWAIT,
+	                     NULL)) < 0 &&
+	       errno == EINTR)
+		;
+	return rc == 0 && si.si_pid != 0;
+}
+
 static void reap(struct sbx_child *c)
 {
 	siginfo_t si;
 	struct rusage ru;
+	bool group = !in_pid_ns(c) && c->pid > 0;
+	if (group && !exited(c))
+		return;
+	uint64_t end_ns = now_ns();
+	int64_t end_ms = io_now_ms();
+	if (group) /* before the reap: its pid still names the group */
+		kill_stragglers(c);
 	if (io_pidfd_reap(c->pidfd, false, &si, &ru) != 1)
 		return;
 	epoll_ctl(c->epfd, EPOLL_CTL_DEL, c->pidfd, NULL);
 	ended(c, si.si_code, si.si_status,
 	      (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000 +
 	              (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1000,
-	      (uint64_t)ru.ru_maxrss);
+	      (uint64_t)ru.ru_maxrss, end_ns, end_ms);
 }
 
 static void finish(struct sbx_child *c)
@@ -689,10 +715,10 @@ static void stop(struct sbx_child *c)
 	}
 	if (c->reaped)
 		return;
+	/* Its group was killed by sbx_child_kill, before this reap. */
 	siginfo_t si;
 	(void)io_pidfd_reap(c->pidfd, true, &si, NULL);
 	c->reaped = true;
-	kill_stragglers(c);
 }
 
 /* Closing the last hold of a child's mount namespace tears it down: every
