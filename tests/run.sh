@@ -3,6 +3,7 @@
 # integration script, then the escape suite. A script exits 0 (pass), 77
 # (skip: it prints why) or anything else (fail). With TC_MUST_WORK=1 (CI) a
 # skip is a failure: a live test that cannot run must not pass silently.
+# A test that leaves a process of this build's toolcage running fails.
 set -u
 BUILD=${BUILD:-build}
 export BUILD
@@ -11,9 +12,27 @@ export TOOLCAGE
 top=$(pwd)
 pass=0 fail=0 skip=0 failed=""
 
+# Processes of this build's toolcage still running: a test must leave
+# nothing behind (a server it started, an orphaned spare or worker).
+left_running() {
+	find /proc -mindepth 2 -maxdepth 2 -name exe -lname "$(readlink -f "$TOOLCAGE")" 2>/dev/null |
+		sed 's#^/proc/\([0-9]*\)/exe$#\1#' | tr '\n' ' '
+}
+
 run() { # name cmd...
 	name=$1; shift
 	out=$("$@" 2>&1); rc=$?
+	# what the test killed may take a moment to go
+	n=0 left=$(left_running)
+	while [ -n "$left" ] && [ $n -lt 30 ]; do
+		sleep 0.1; n=$((n + 1)); left=$(left_running)
+	done
+	if [ -n "$left" ]; then
+		out="$out
+left running after the test: $(for p in $left; do printf '%s: %s; ' "$p" "$(tr '\0' ' ' < "/proc/$p/cmdline" 2>/dev/null)"; done)"
+		kill -9 $left 2>/dev/null
+		[ $rc = 0 ] || [ $rc = 77 ] && rc=1
+	fi
 	case $rc in
 	0) pass=$((pass + 1)); echo "PASS $name" ;;
 	77) if [ "${TC_MUST_WORK:-0}" = 1 ]; then

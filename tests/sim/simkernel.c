@@ -563,6 +563,17 @@ _Noreturn static void child(const struct sim *s, int sock, char **argv)
 	_exit(127);
 }
 
+static volatile pid_t program;
+static pid_t launcher;
+
+/* The signals a launcher is sent are meant for its program (a test that
+ * runs `simkernel ... -- toolcage serve &` and kills $!). */
+static void pass_on(int sig)
+{
+	if (program > 0)
+		kill(program, sig);
+}
+
 int main(int argc, char **argv)
 {
 	struct sim s;
@@ -570,10 +581,14 @@ int main(int argc, char **argv)
 	int sv[2];
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
 		die("socketpair", errno);
+	launcher = getpid();
 	pid_t pid = fork();
 	if (pid < 0)
 		die("fork", errno);
 	if (pid == 0) {
+		/* A launcher killed outright takes its program with it. */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != launcher)
+			_exit(125);
 		close(sv[0]);
 		child(&s, sv[1], argv + first);
 	}
@@ -588,6 +603,11 @@ int main(int argc, char **argv)
 		seccomp_syscall_resolve_name("fsopen"),
 	};
 	signal(SIGINT, SIG_IGN); /* the program decides; we follow it */
+	program = pid;
+	struct sigaction sa = { .sa_handler = pass_on };
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	sigaction(SIGQUIT, &sa, NULL);
 	int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	if (pidfd < 0)
 		die("pidfd_open", errno);
