@@ -3,7 +3,11 @@
 # integration script, then the escape suite. A script exits 0 (pass), 77
 # (skip: it prints why) or anything else (fail). With TC_MUST_WORK=1 (CI) a
 # skip is a failure: a live test that cannot run must not pass silently.
-# A test that leaves a process of this build's toolcage running fails.
+# A test that leaves a process of this build's toolcage running fails, and
+# so does one that runs longer than TC_TEST_TIMEOUT seconds (1200 unless
+# set; the longest, the escape suite under ASan, takes a few minutes): its
+# whole process group is killed and the rest still run, so one hang costs
+# CI a test, not its time budget. Each result says how long it took.
 set -u
 BUILD=${BUILD:-build}
 export BUILD
@@ -11,6 +15,7 @@ TOOLCAGE=$(cd "$BUILD" && pwd)/toolcage
 export TOOLCAGE
 top=$(pwd)
 pass=0 fail=0 skip=0 failed=""
+limit=${TC_TEST_TIMEOUT:-1200}
 
 # Processes of this build's toolcage still running: a test must leave
 # nothing behind (a server it started, an orphaned spare or worker).
@@ -21,7 +26,14 @@ left_running() {
 
 run() { # name cmd...
 	name=$1; shift
-	out=$("$@" 2>&1); rc=$?
+	t0=$(date +%s)
+	out=$(timeout -k 10 "$limit" "$@" 2>&1); rc=$?
+	took=$(($(date +%s) - t0))
+	if [ $rc = 124 ] || { [ $rc = 137 ] && [ $took -ge "$limit" ]; }; then
+		out="$out
+timed out: still running after $limit s (TC_TEST_TIMEOUT), killed"
+		rc=124
+	fi
 	# what the test killed may take a moment to go
 	n=0 left=$(left_running)
 	while [ -n "$left" ] && [ $n -lt 30 ]; do
@@ -34,15 +46,15 @@ left running after the test: $(for p in $left; do printf '%s: %s; ' "$p" "$(tr '
 		[ $rc = 0 ] || [ $rc = 77 ] && rc=1
 	fi
 	case $rc in
-	0) pass=$((pass + 1)); echo "PASS $name" ;;
+	0) pass=$((pass + 1)); echo "PASS $name (${took} s)" ;;
 	77) if [ "${TC_MUST_WORK:-0}" = 1 ]; then
 		fail=$((fail + 1)); failed="$failed $name"
-		echo "FAIL $name (skipped, but TC_MUST_WORK=1)"; echo "$out" | tail -20
+		echo "FAIL $name (skipped, but TC_MUST_WORK=1; ${took} s)"; echo "$out" | tail -20
 	    else
 		skip=$((skip + 1)); echo "SKIP $name: $(echo "$out" | tail -1)"
 	    fi ;;
 	*) fail=$((fail + 1)); failed="$failed $name"
-	   echo "FAIL $name (exit $rc)"; echo "$out" | tail -40 ;;
+	   echo "FAIL $name (exit $rc, ${took} s)"; echo "$out" | tail -40 ;;
 	esac
 }
 
