@@ -7,7 +7,9 @@
 # so does one that runs longer than TC_TEST_TIMEOUT seconds (1200 unless
 # set; the longest, the escape suite under ASan, takes a few minutes): its
 # whole process group is killed and the rest still run, so one hang costs
-# CI a test, not its time budget. Each result says how long it took.
+# CI a test, not its time budget. Each result says how long it took. A
+# test's standard input is /dev/null, as in CI: run from a terminal, a
+# test in timeout's own process group would otherwise stop on reading it.
 set -u
 BUILD=${BUILD:-build}
 export BUILD
@@ -27,7 +29,7 @@ left_running() {
 run() { # name cmd...
 	name=$1; shift
 	t0=$(date +%s)
-	out=$(timeout -k 10 "$limit" "$@" 2>&1); rc=$?
+	out=$(timeout -k 10 "$limit" "$@" 2>&1 </dev/null); rc=$?
 	took=$(($(date +%s) - t0))
 	if [ $rc = 124 ] || { [ $rc = 137 ] && [ $took -ge "$limit" ]; }; then
 		out="$out
