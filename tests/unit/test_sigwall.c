@@ -138,11 +138,10 @@ static int serve_until_exit(int lfd, pid_t c, int *served)
 	return st;
 }
 
-/* A child leading its group loads the filter, hands its listener over
- * and tries: kill of a child of its own (must end it), kill, tgkill and
- * SIGSTOP of a process outside its group (refused), pidfd_open (ENOSYS).
- * Exit code: the first check that failed, 0 when all held. */
-static int under_filter(int sock, pid_t outside)
+/* In a forked child: leads its own group, loads the filter with a
+ * listener and hands the listener over sock. 0, or 90/91: the step that
+ * failed. */
+static int load_filter_send_listener(int sock)
 {
 	if (setpgid(0, 0) < 0 || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		return 90;
@@ -155,6 +154,38 @@ static int under_filter(int sock, pid_t outside)
 	if (fd < 0 || io_send_fds(sock, "L", 1, &lfd, 1) < 0)
 		return 91;
 	close(lfd);
+	return 0;
+}
+
+/* Forks a child that loads the filter (load_filter_send_listener), then
+ * exits with body(arg); serves its listener until it has exited. Returns
+ * the child's wait status; the notifications served in *served. */
+static int run_under_filter(int (*body)(pid_t arg), pid_t arg, int *served)
+{
+	int sv[2];
+	assert_int_equal(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
+	pid_t c = fork();
+	if (c == 0) {
+		close(sv[0]);
+		int rc = load_filter_send_listener(sv[1]);
+		_exit(rc ? rc : body(arg));
+	}
+	assert_true(c > 0);
+	close(sv[1]);
+	char b;
+	int lfd = -1, nfd = 0;
+	assert_int_equal(io_recv_fds(sv[0], &b, 1, &lfd, 1, &nfd, 0), 1);
+	assert_int_equal(nfd, 1);
+	close(sv[0]);
+	*served = 0;
+	return serve_until_exit(lfd, c, served);
+}
+
+/* Under the filter: kill of a child of its own (must end it), kill,
+ * tgkill and SIGSTOP of a process outside its group (refused), pidfd_open
+ * (ENOSYS). Exit code: the first check that failed, 0 when all held. */
+static int signal_outside(pid_t outside)
+{
 	pid_t own = fork();
 	if (own == 0) {
 		pause();
@@ -188,21 +219,8 @@ static void test_listener_sends_in_the_group_alone(void **state)
 		pause();
 		_exit(0);
 	}
-	int sv[2];
-	assert_int_equal(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
-	pid_t c = fork();
-	if (c == 0) {
-		close(sv[0]);
-		_exit(under_filter(sv[1], victim));
-	}
-	close(sv[1]);
-	char b;
-	int lfd = -1, nfd = 0;
-	assert_int_equal(io_recv_fds(sv[0], &b, 1, &lfd, 1, &nfd, 0), 1);
-	assert_int_equal(nfd, 1);
-	close(sv[0]);
 	int served = 0;
-	int st = serve_until_exit(lfd, c, &served);
+	int st = run_under_filter(signal_outside, victim, &served);
 	assert_true(WIFEXITED(st));
 	assert_int_equal(WEXITSTATUS(st), 0);
 	assert_true(served >= 5);
@@ -235,25 +253,17 @@ static void *sibling(void *arg)
 	return NULL;
 }
 
-static int tgkill_sibling(int sock)
+/* Runs under the filter (run_under_filter); sigaction is not a call the
+ * filter watches, so the handler goes in here. */
+static int tgkill_sibling(pid_t unused)
 {
-	if (setpgid(0, 0) < 0 || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
-		return 90;
+	(void)unused;
 	struct sigaction sa = { .sa_sigaction = on_usr1, .sa_flags = SA_SIGINFO };
 	sigset_t usr1;
 	sigemptyset(&usr1);
 	sigaddset(&usr1, SIGUSR1);
 	if (sigaction(SIGUSR1, &sa, NULL) < 0)
-		return 91;
-	struct sock_filter f[160];
-	int n = sigwall_filter(f, 160, getpid(), true);
-	struct sock_fprog prog = { (unsigned short)n, f };
-	long fd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER,
-	                  &prog);
-	int lfd = (int)fd;
-	if (fd < 0 || io_send_fds(sock, "L", 1, &lfd, 1) < 0)
 		return 92;
-	close(lfd);
 	volatile pid_t tid = 0;
 	pthread_t t;
 	if (pthread_create(&t, NULL, sibling, (void *)&tid) != 0)
@@ -277,21 +287,8 @@ static void test_tgkill_in_own_process_is_the_kernels(void **state)
 	(void)state;
 	if (!sigwall_usable())
 		skip();
-	int sv[2];
-	assert_int_equal(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
-	pid_t c = fork();
-	if (c == 0) {
-		close(sv[0]);
-		_exit(tgkill_sibling(sv[1]));
-	}
-	close(sv[1]);
-	char b;
-	int lfd = -1, nfd = 0;
-	assert_int_equal(io_recv_fds(sv[0], &b, 1, &lfd, 1, &nfd, 0), 1);
-	assert_int_equal(nfd, 1);
-	close(sv[0]);
 	int served = 0;
-	int st = serve_until_exit(lfd, c, &served);
+	int st = run_under_filter(tgkill_sibling, 0, &served);
 	assert_true(WIFEXITED(st));
 	assert_int_equal(WEXITSTATUS(st), 0);
 	assert_int_equal(served, 1);
