@@ -627,6 +627,48 @@ static int sh(struct sbx_jail *j, const char *script, char *out, size_t len)
 	return rc;
 }
 
+/* A fresh workspace, the path of a home inside it (not made), and the
+ * $HOME to put back. */
+struct home_ws {
+	char ws[sizeof "/tmp/tc-homews.XXXXXX"];
+	char home[sizeof "/tmp/tc-homews.XXXXXX/h"];
+	char *saved_home; /* new; NULL when $HOME was unset */
+};
+
+static void home_ws_init(struct home_ws *h)
+{
+	snprintf(h->ws, sizeof h->ws, "/tmp/tc-homews.XXXXXX");
+	assert_non_null(mkdtemp(h->ws));
+	snprintf(h->home, sizeof h->home, "%s/h", h->ws);
+	const char *was = getenv("HOME");
+	h->saved_home = was ? strdup(was) : NULL;
+}
+
+/* Makes and frees a jail for h's workspace with $HOME set to home: its
+ * return; whether a jail came back in *made. */
+static int home_ws_jail(struct home_ws *h, const char *home, bool *made, struct sbx_error *err)
+{
+	setenv("HOME", home, 1);
+	struct sbx_jail *j = NULL;
+	int rc = sbx_jail_new(&fx.prof->spec, h->ws, &j, err);
+	*made = j != NULL;
+	sbx_jail_free(j);
+	return rc;
+}
+
+/* Puts $HOME back and removes the home and the workspace. */
+static void home_ws_release(struct home_ws *h)
+{
+	if (h->saved_home)
+		setenv("HOME", h->saved_home, 1);
+	else
+		unsetenv("HOME");
+	free(h->saved_home);
+	h->saved_home = NULL;
+	rmdir(h->home);
+	rmdir(h->ws);
+}
+
 /* The home directories a workspace may not hold are found once per
  * process and kept: a later $HOME must still be seen, in the same process,
  * by the next jail (a server makes one per profile and workspace). */
@@ -634,30 +676,19 @@ static void test_home_check_sees_a_new_home(void **state)
 {
 	(void)state;
 	need_sandbox();
-	char ws[] = "/tmp/tc-homews.XXXXXX";
-	assert_non_null(mkdtemp(ws));
-	char home[sizeof ws + 8];
-	snprintf(home, sizeof home, "%s/h", ws);
-	assert_int_equal(mkdir(home, 0700), 0);
-	const char *was = getenv("HOME");
-	char *saved = was ? strdup(was) : NULL;
-	setenv("HOME", "/nonexistent-home", 1);
+	struct home_ws h;
+	home_ws_init(&h);
+	int made_home = mkdir(h.home, 0700);
 	struct sbx_error err = { 0 };
-	struct sbx_jail *j = NULL;
-	assert_int_equal(sbx_jail_new(&fx.prof->spec, ws, &j, &err), 0);
-	sbx_jail_free(j);
-	j = NULL;
-	setenv("HOME", home, 1); /* now the workspace holds a home */
-	int rc = sbx_jail_new(&fx.prof->spec, ws, &j, &err);
-	if (saved)
-		setenv("HOME", saved, 1);
-	else
-		unsetenv("HOME");
-	free(saved);
-	rmdir(home);
-	rmdir(ws);
+	bool made = false;
+	int first = home_ws_jail(&h, "/nonexistent-home", &made, &err);
+	/* now the workspace holds a home */
+	int rc = home_ws_jail(&h, h.home, &made, &err);
+	home_ws_release(&h);
+	assert_int_equal(made_home, 0);
+	assert_int_equal(first, 0);
 	assert_true(rc < 0);
-	assert_null(j);
+	assert_false(made);
 	assert_non_null(strstr(err.msg, "home directory"));
 }
 
@@ -667,29 +698,16 @@ static void test_home_check_sees_a_home_made_later(void **state)
 {
 	(void)state;
 	need_sandbox();
-	char ws[] = "/tmp/tc-homews.XXXXXX";
-	assert_non_null(mkdtemp(ws));
-	char home[sizeof ws + 8];
-	snprintf(home, sizeof home, "%s/h", ws);
-	const char *was = getenv("HOME");
-	char *saved = was ? strdup(was) : NULL;
-	setenv("HOME", home, 1); /* not there yet */
+	struct home_ws h;
+	home_ws_init(&h);
 	struct sbx_error err = { 0 };
-	struct sbx_jail *j = NULL;
-	int first = sbx_jail_new(&fx.prof->spec, ws, &j, &err);
-	sbx_jail_free(j);
-	j = NULL;
-	assert_int_equal(mkdir(home, 0700), 0);
-	int rc = sbx_jail_new(&fx.prof->spec, ws, &j, &err);
-	sbx_jail_free(j);
-	if (saved)
-		setenv("HOME", saved, 1);
-	else
-		unsetenv("HOME");
-	free(saved);
-	rmdir(home);
-	rmdir(ws);
+	bool made = false;
+	int first = home_ws_jail(&h, h.home, &made, &err); /* not there yet */
+	int made_home = mkdir(h.home, 0700);
+	int rc = home_ws_jail(&h, h.home, &made, &err);
+	home_ws_release(&h);
 	assert_int_equal(first, 0);
+	assert_int_equal(made_home, 0);
 	assert_true(rc < 0);
 	assert_non_null(strstr(err.msg, "home directory"));
 }
