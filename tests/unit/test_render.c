@@ -340,6 +340,19 @@ static void test_spill_directory_is_private(void **state)
 	render_spill_free(s);
 }
 
+/* Entries of directory path that are not "." or "..". */
+static int entries(const char *path)
+{
+	DIR *d = opendir(path);
+	assert_non_null(d);
+	struct dirent *e;
+	int n = 0;
+	while ((e = readdir(d)))
+		n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+	closedir(d);
+	return n;
+}
+
 /* A spill directory a tool replaced by a link, or one others may write
  * to, is refused: nothing is made where the link points. */
 static void test_spill_directory_link_or_shared_is_refused(void **state)
@@ -355,14 +368,7 @@ static void test_spill_directory_link_or_shared_is_refused(void **state)
 	assert_int_equal(render_spill_new(link, 0, &s, &err), -1);
 	assert_null(s);
 	assert_non_null(strstr(err.msg, "symbolic link"));
-	DIR *d = opendir(target);
-	assert_non_null(d);
-	struct dirent *e;
-	int n = 0;
-	while ((e = readdir(d)))
-		n += e->d_name[0] != '.';
-	closedir(d);
-	assert_int_equal(n, 0); /* no session directory made through the link */
+	assert_int_equal(entries(target), 0); /* no session directory made through the link */
 	snprintf(before, sizeof before, "%s/shared", t->parent);
 	assert_int_equal(mkdir(before, 0700), 0);
 	assert_int_equal(chmod(before, 0777), 0);
@@ -371,19 +377,6 @@ static void test_spill_directory_link_or_shared_is_refused(void **state)
 	assert_int_equal(chmod(before, 0755), 0);
 	assert_int_equal(render_spill_new(before, 0, &s, &err), 0);
 	render_spill_free(s);
-}
-
-/* Entries of directory path that are not "." or "..". */
-static int entries(const char *path)
-{
-	DIR *d = opendir(path);
-	assert_non_null(d);
-	struct dirent *e;
-	int n = 0;
-	while ((e = readdir(d)))
-		n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
-	closedir(d);
-	return n;
 }
 
 /* A link anywhere on the spill directory's path is not followed: one put
