@@ -72,6 +72,29 @@ static void test_names_with_newlines_stay_on_their_line(void **state)
 	}
 }
 
+/* Makes each call {tool, arguments, the name as it must show} in w: the
+ * render shows the name and holds none of the n_raw strings raw (what
+ * says what they are), nor does the canonical's message. */
+static void names_shown_escaped(struct ws *w, const char *const (*calls)[3], size_t n_calls,
+                                const char *const *raw, size_t n_raw, const char *what)
+{
+	for (size_t i = 0; i < n_calls; i++) {
+		ws_clear_out(w);
+		ws_call(w, calls[i][0], calls[i][1]);
+		const char *r = w->out.render;
+		assert_non_null(r);
+		const char *m = json_string_value(json_object_get(w->out.canonical, "message"));
+		for (size_t k = 0; k < n_raw; k++) {
+			if (strstr(r, raw[k]))
+				fail_msg("%s: a raw %s in the render: %s", calls[i][0], what, r);
+			if (m && strstr(m, raw[k]))
+				fail_msg("%s: a raw %s in the message: %s", calls[i][0], what, m);
+		}
+		if (!strstr(r, calls[i][2]))
+			fail_msg("%s %s: the name is not shown: %s", calls[i][0], calls[i][1], r);
+	}
+}
+
 /* Unicode's own line breaks (NEL, U+2028, U+2029) and bidirectional
  * controls (U+202E ...) are no control bytes, but break a line or turn a
  * name around ("a<U+202E>txt.exe" reads "aexe.txt") for a model or the
@@ -109,23 +132,8 @@ static void test_names_with_unicode_breaks_and_bidi_are_shown(void **state)
 		{ "write_file", "{\"path\": \"u/b\\u202etxt.exe\", \"content\": \"n\\n\"}",
 		  "u/b\\u202Etxt.exe" },
 	};
-	for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++) {
-		ws_clear_out(w);
-		ws_call(w, calls[i][0], calls[i][1]);
-		const char *r = w->out.render;
-		assert_non_null(r);
-		const char *m = json_string_value(json_object_get(w->out.canonical, "message"));
-		for (size_t k = 0; k < sizeof raw / sizeof raw[0]; k++) {
-			if (strstr(r, raw[k]))
-				fail_msg("%s: a raw line break or bidi control in the render: %s",
-				         calls[i][0], r);
-			if (m && strstr(m, raw[k]))
-				fail_msg("%s: a raw line break or bidi control in the message: %s",
-				         calls[i][0], m);
-		}
-		if (!strstr(r, calls[i][2]))
-			fail_msg("%s %s: the name is not shown: %s", calls[i][0], calls[i][1], r);
-	}
+	names_shown_escaped(w, calls, sizeof calls / sizeof calls[0], raw,
+	                    sizeof raw / sizeof raw[0], "line break or bidi control");
 }
 
 /* Characters that show as nothing (zero-width, soft hyphen, word joiner,
@@ -170,18 +178,8 @@ static void test_names_with_invisible_characters_are_shown(void **state)
 		{ "read_file", "{\"path\": \"v/nope\\u200b\"}", "nope\\u200B" },
 		{ "delete_path", "{\"path\": \"v\"}", "pay\\u200Bpal\\u00AD.txt" },
 	};
-	for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++) {
-		ws_clear_out(w);
-		ws_call(w, calls[i][0], calls[i][1]);
-		const char *r = w->out.render;
-		assert_non_null(r);
-		for (size_t k = 0; k < sizeof raw / sizeof raw[0]; k++)
-			if (strstr(r, raw[k]))
-				fail_msg("%s: an invisible character raw in the render: %s",
-				         calls[i][0], r);
-		if (!strstr(r, calls[i][2]))
-			fail_msg("%s %s: the name is not shown: %s", calls[i][0], calls[i][1], r);
-	}
+	names_shown_escaped(w, calls, sizeof calls / sizeof calls[0], raw,
+	                    sizeof raw / sizeof raw[0], "invisible character");
 	/* Contents are text: the zero-width space in the file stays. */
 	ws_mkdir(w, "c");
 	ws_write(w, "c/zw.txt",
