@@ -23,10 +23,19 @@ mkdir ws
 fails=0
 ok() { echo "ok   $*"; }
 bad() { echo "FAIL $*"; fails=$((fails + 1)); }
+# listening: until the server ($pid) says it listens or ends; a loaded
+# machine may take seconds to start it, so the bound is generous (60 s).
+listening() {
+	t=$(($(date +%s) + 60))
+	until grep -q "listening on" err || ! kill -0 "$pid" 2>/dev/null ||
+		[ "$(date +%s)" -ge $t ]; do
+		sleep 0.1
+	done
+}
 
 "$TC" serve --workspace ws --http 127.0.0.1:0 </dev/null >out 2>err &
 pid=$!
-for _ in $(seq 50); do grep -q "listening on" err && break; sleep 0.1; done
+listening
 if grep -q "libmicrohttpd12\|could not be loaded" err; then
 	echo "skip: $(tail -1 err)"
 	exit 77
@@ -50,7 +59,7 @@ printf 'peer-peer-peer-0123456789\n' >token
 "$SIM" --sock-diag none -- "$TC" serve --workspace ws --http 127.0.0.1:0 --token-file token \
 	</dev/null >out 2>err &
 pid=$!
-for _ in $(seq 50); do grep -q "listening on" err && break; sleep 0.1; done
+listening
 grep -q "listening on .*bearer token required" err &&
 	ok "no sock_diag with a token: serves" || bad "no sock_diag with a token: $(cat err)"
 kill "$pid"; wait "$pid" 2>/dev/null; pid=

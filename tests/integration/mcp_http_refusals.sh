@@ -39,7 +39,13 @@ start() { # AUDIT: a server on a free loopback port; sets pid and port
 	"$TC" serve --workspace "$d/ws" --http 127.0.0.1:0 --audit "$1" </dev/null \
 		>"$d/out" 2>"$d/err" &
 	pid=$!
-	for _ in $(seq 50); do grep -q "listening on" "$d/err" && break; sleep 0.1; done
+	# Until it says it listens or ends: a loaded machine may take
+	# seconds to start it, so the bound is generous (60 s).
+	t=$(($(date +%s) + 60))
+	until grep -q "listening on" "$d/err" || ! kill -0 "$pid" 2>/dev/null ||
+		[ "$(date +%s)" -ge $t ]; do
+		sleep 0.1
+	done
 	if grep -q "libmicrohttpd12\|could not be loaded" "$d/err"; then
 		echo "skip: $(tail -1 "$d/err")"
 		exit 77
