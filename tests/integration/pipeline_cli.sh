@@ -104,7 +104,10 @@ done
 expect_rc 1 $C --json slow '{"seconds": "37"}'
 python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["status"]=="timed_out", r' "$ws/.out" \
 	&& ok "deadline gives timed_out" || bad "timeout status"
-sleep 0.2
+# What the deadline killed may take a moment to go on a loaded machine:
+# waited for (20 s at most, far below the 37 s a survivor sleeps).
+t=$(($(date +%s) + 20))
+while pgrep -f "sleep 37" >/dev/null && [ "$(date +%s)" -lt $t ]; do sleep 0.1; done
 if pgrep -f "sleep 37" >/dev/null; then bad "a process of the timed-out call survived"; pkill -f "sleep 37"; else ok "nothing of the timed-out call survived"; fi
 
 # Names with characters that show as nothing or turn text around are

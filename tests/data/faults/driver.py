@@ -46,7 +46,7 @@ def marker_running(marker):
     return False
 
 
-def wait_marker(marker, timeout=10.0):
+def wait_marker(marker, timeout=60.0):  # generous: a loaded machine
     end = time.time() + timeout
     while time.time() < end:
         if marker_running(marker):
