@@ -48,12 +48,20 @@ grep -v '"processes"' "$top/profiles/write.json" |
 	sed 's/"name": *"write"/"name": "memory-only"/' >"$tmp/memory-only.json"
 grep -q '"memory_mb"' "$tmp/memory-only.json" || { echo "FAIL: no memory_mb in write.json"; exit 1; }
 
-# wait_for FILE: up to 10 s.
+# wait_for FILE: until FILE has something, 60 s at most (a call may take
+# seconds to start on a loaded machine: the bound is in time, not turns).
 wait_for() {
-	i=0
+	t=$(($(date +%s) + 60))
 	while [ ! -s "$1" ]; do
-		i=$((i + 1))
-		[ $i -gt 200 ] && return 1
+		[ "$(date +%s)" -ge $t ] && return 1
+		sleep 0.05
+	done
+}
+# appears PATTERN: the pid of the first process whose command line starts
+# with PATTERN, once there is one (60 s at most); nothing when none came.
+appears() {
+	t=$(($(date +%s) + 60))
+	until pgrep -f "^$1" | head -n 1 | grep . || [ "$(date +%s)" -ge $t ]; do
 		sleep 0.05
 	done
 }
@@ -134,8 +142,7 @@ mark="sleep 31.$$"   # a duration no other process has
 	>"$tmp/c.log" 2>&1 </dev/null &
 sup=$!
 wait_for "$ws/c" || { echo "FAIL: the call without a pid namespace did not start"; cat "$tmp/c.log"; exit 1; }
-i=0
-while ! left=$(pgrep -f "^$mark") && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+appears "$mark" >/dev/null
 kill -9 "$sup"
 wait "$sup" 2>/dev/null
 sleep 0.2
@@ -149,8 +156,7 @@ next="sleep 32.$$"
 "$TOOLCAGE" exec --workspace "$ws" --profile "$tmp/no-pidns.json" --timeout-ms 10000 -- \
 	$next >"$tmp/d.log" 2>&1 </dev/null &
 sup=$!
-i=0
-while ! d=$(pgrep -f "^$next") && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+d=$(appears "$next")
 d_mem=$(sed -n 's/^[0-9]*:memory://p' "/proc/$d/cgroup" 2>/dev/null)
 kill -9 "$left" "$sup" 2>/dev/null
 wait "$sup" 2>/dev/null
