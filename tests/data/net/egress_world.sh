@@ -42,9 +42,12 @@ mount --bind "$tmp/resolv.conf" /etc/resolv.conf
 unshare --net sleep 3600 &
 world=$!
 pids="$pids $world"
-i=0
-while [ "$(readlink /proc/$world/ns/net)" = "$(readlink /proc/self/ns/net)" ] && [ $i -lt 100 ]; do
-	sleep 0.02; i=$((i + 1)); done
+# Until it is in its own namespace (60 s at most, by the clock: a loaded
+# machine may take seconds; the veth's far end must not land in ours).
+t=$(($(date +%s) + 60))
+while [ "$(readlink /proc/$world/ns/net)" = "$(readlink /proc/self/ns/net)" ] &&
+	[ "$(date +%s)" -lt $t ]; do
+	sleep 0.02; done
 ip link add vh type veth peer name vw netns "$world"
 ip addr add 198.51.100.1/24 dev vh
 ip link set vh up
@@ -85,8 +88,9 @@ start() {   # NAME CMD...: starts a server, waits for its "ready"
 	name=$1; shift
 	"$@" > "$tmp/$name.out" 2> "$tmp/$name.err" &
 	pids="$pids $!"
-	i=0
-	while ! grep -q ready "$tmp/$name.out" 2>/dev/null && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+	t=$(($(date +%s) + 60))   # a loaded machine may take seconds
+	while ! grep -q ready "$tmp/$name.out" 2>/dev/null && [ "$(date +%s)" -lt $t ]; do
+		sleep 0.05; done
 	grep -q ready "$tmp/$name.out" || { cat "$tmp/$name.err"; echo "$name did not start"; exit 1; }
 }
 start dns python3 "$top/tests/data/net/egress_world.py" dns "$tmp/dns.map" "$tmp/dns.log"
