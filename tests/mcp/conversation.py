@@ -213,8 +213,10 @@ class HttpServer(StdioServer):
         self.err_thread = threading.Thread(target=self._err, daemon=True)
         self.err_thread.start()
         if wait:
-            check(wait_until(lambda: self.port() is not None, 10),
-                  "no listening line: " + "".join(self.stderr))
+            # Generous: a loaded machine may take seconds to start it;
+            # a server that ended will not listen later.
+            check(wait_until(lambda: self.port() is not None or self.p.poll() is not None, 60)
+                  and self.port() is not None, "no listening line: " + "".join(self.stderr))
 
     def port(self):
         for l in self.stderr:

@@ -49,7 +49,7 @@ if (mode === 'http') {
 	server = spawn(tc, [...serveArgs, '--http', '127.0.0.1:0'], { stdio: ['ignore', 'ignore', 'pipe'] });
 	server.stderr.on('data', (d) => { stderr += d; });
 	const url = await new Promise((resolve, reject) => {
-		const t = setTimeout(() => reject(new Error(`no listening line: ${stderr}`)), 10000);
+		const t = setTimeout(() => reject(new Error(`no listening line: ${stderr}`)), 60000); // a loaded machine
 		server.stderr.on('data', () => {
 			const m = /listening on (http:\/\/\S+)/.exec(stderr);
 			if (m) { clearTimeout(t); resolve(m[1]); }
