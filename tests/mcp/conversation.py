@@ -793,7 +793,7 @@ def test_cancellation_kills_the_child_and_sends_nothing(tc):
     s.initialize()
     s.send({"jsonrpc": "2.0", "id": 20, "method": "tools/call",
             "params": {"name": "sleep_for", "arguments": {"seconds": "9.371"}}})
-    check(wait_until(lambda: procs_matching("sleep 9.371"), 5), "the call's child started")
+    check(wait_until(lambda: procs_matching("sleep 9.371"), 30), "the call's child started")
     s.notify("notifications/cancelled", {"requestId": 20, "reason": "user pressed stop"})
     check(wait_until(lambda: not procs_matching("sleep 9.371"), 3), "the child was killed")
     s.seen = []
@@ -816,7 +816,7 @@ def test_eof_mid_call_exits_zero_and_kills_children(tc):
     s.initialize()
     s.send({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
             "params": {"name": "sleep_for", "arguments": {"seconds": "8.773"}}})
-    check(wait_until(lambda: procs_matching("sleep 8.773"), 5), "the call's child started")
+    check(wait_until(lambda: procs_matching("sleep 8.773"), 30), "the call's child started")
     t0 = time.monotonic()
     check(s.close() == 0, f"exit status {s.p.returncode}")
     check(time.monotonic() - t0 < 3 * SLOW, "exit was prompt")
@@ -841,7 +841,7 @@ def test_busy_over_the_connection_cap_is_audited(tc):
     s.initialize()
     s.send({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
             "params": {"name": "sleep_for", "arguments": {"seconds": "6.431"}}})
-    check(wait_until(lambda: procs_matching("sleep 6.431"), 5), "the first call's child started")
+    check(wait_until(lambda: procs_matching("sleep 6.431"), 30), "the first call's child started")
     r = s.call("sleep_for", {"seconds": "0.5"}, rid=2)
     res = r.get("result", {})
     check(res.get("isError") is True and "Busy" in res["content"][0]["text"], f"busy: {r}")
@@ -861,7 +861,7 @@ def test_sigterm_exits_143_and_kills_children(tc):
     s.initialize()
     s.send({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
             "params": {"name": "sleep_for", "arguments": {"seconds": "7.919"}}})
-    check(wait_until(lambda: procs_matching("sleep 7.919"), 5), "the call's child started")
+    check(wait_until(lambda: procs_matching("sleep 7.919"), 30), "the call's child started")
     s.p.send_signal(signal.SIGTERM)
     try:
         rc = s.p.wait(5 * SLOW)
@@ -1365,7 +1365,7 @@ def test_http_sigterm_drains_then_cancels(tc):
             "params": {"name": "sleep_for", "arguments": {"seconds": "0.8"}}})
     s.send({"jsonrpc": "2.0", "id": "long", "method": "tools/call",
             "params": {"name": "sleep_for", "arguments": {"seconds": "7.919"}}})
-    check(wait_until(lambda: procs_matching("sleep 7.919"), 5), "the long call started")
+    check(wait_until(lambda: procs_matching("sleep 7.919"), 30), "the long call started")
     t0 = time.monotonic()
     s.p.send_signal(signal.SIGTERM)
     time.sleep(0.2)

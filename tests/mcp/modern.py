@@ -294,7 +294,7 @@ def test_cancelled_call_is_stopped(tc):
     s = Server(tc)
     s.send({"jsonrpc": "2.0", "id": 77, "method": "tools/call",
             "params": {"name": "sleep_for", "arguments": {"seconds": "8.717"}, "_meta": meta()}})
-    check(wait_until(lambda: procs_matching("sleep 8.717"), 5), "the call started")
+    check(wait_until(lambda: procs_matching("sleep 8.717"), 30), "the call started")
     s.notify("notifications/cancelled", {"requestId": 77, "reason": "test"})
     check(wait_until(lambda: not procs_matching("sleep 8.717"), 5), "its child died")
     time.sleep(0.3)
@@ -369,7 +369,7 @@ def test_http_closing_the_stream_cancels(tc):
               headers=std_headers("tools/call", "sleep_for"))
     r = c.getresponse()
     check(r.status == 200 and "text/event-stream" in r.getheader("Content-Type"), "a stream")
-    check(wait_until(lambda: procs_matching("sleep 8.383"), 5), "the call started")
+    check(wait_until(lambda: procs_matching("sleep 8.383"), 30), "the call started")
     c.close()
     check(wait_until(lambda: not procs_matching("sleep 8.383"), 5),
           "closing its stream cancelled the call (its child died)")
