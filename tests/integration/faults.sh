@@ -126,9 +126,11 @@ rc=$?
 
 # ---- 6. a flood of queued calls: all answered, memory bounded -------------
 # serve takes calls concurrently, so with 2 slots nearly all of them wait in
-# the queue (queue_max raised so none is refused). replay would run them
-# one after another and never queue. 64 MiB: the supervisor's own budget.
-printf '{"limits": {"max_concurrent": 2, "queue_max": %s, "queue_timeout_ms": 600000}}\n' "$FLOOD" > "$E"/flood.json
+# the queue (queue_max raised so none is refused, and the queue timeout at
+# its maximum, a day: the last call waits for all the others, minutes on a
+# slow machine, and must not be answered busy). replay would run them one
+# after another and never queue. 64 MiB: the supervisor's own budget.
+printf '{"limits": {"max_concurrent": 2, "queue_max": %s, "queue_timeout_ms": 86400000}}\n' "$FLOOD" > "$E"/flood.json
 out=$(python3 "$D" serve-flood "$FLOOD" "$TC" serve --tools "$T" --config "$E"/flood.json 2>/dev/null)
 echo "$out" | python3 -c 'import json,sys
 r=json.load(sys.stdin); n=int(sys.argv[1])
