@@ -23,6 +23,7 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "helper_bpf.h"
@@ -245,11 +246,17 @@ static void on_usr1(int sig, siginfo_t *si, void *uc)
 	got_tid = (sig_atomic_t)syscall(SYS_gettid);
 }
 
+/* Waits for the signal, 10 s at most by the clock: a signal that never
+ * comes fails the test (got_tid stays 0), it does not hang it. */
 static void *sibling(void *arg)
 {
 	*(volatile pid_t *)arg = (pid_t)syscall(SYS_gettid);
-	while (!got_tid)
+	struct timespec t0, now;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
 		usleep(1000);
+		clock_gettime(CLOCK_MONOTONIC, &now);
+	} while (!got_tid && now.tv_sec - t0.tv_sec < 10);
 	return NULL;
 }
 
