@@ -20,12 +20,15 @@
  *    and rt_tgsigqueueinfo go to the supervisor as a seccomp user
  *    notification (the listener comes back on the status socket), which
  *    checks the target is in the call's process group and sends the
- *    signal itself (sigwall_serve); pidfd_open is refused (ENOSYS: glibc,
+ *    signal itself (sigwall_serve); F_SETOWN to another process (SIGIO
+ *    and F_SETSIG signals are sent by the kernel on the owner's behalf),
+ *    F_SETOWN_EX, FIOSETOWN and SIOCSPGRP (their target is in memory the
+ *    filter cannot read);
+ *  - with or without scoping: pidfd_open is refused (ENOSYS: glibc,
  *    Python, Go and systemd fall back to pids), and with it the ways to a
  *    pidfd of a process outside: SO_PEERPIDFD and SO_PASSPIDFD (Linux
- *    6.5); F_SETOWN to another process (SIGIO and F_SETSIG signals are
- *    sent by the kernel on the owner's behalf), F_SETOWN_EX, FIOSETOWN
- *    and SIOCSPGRP (their target is in memory the filter cannot read).
+ *    6.5). Scoping keeps signals and ptrace from such a pidfd, not the
+ *    pidfd itself: a process's liveness, its exit seen by poll().
  * ptrace, process_vm_*, pidfd_getfd, kcmp and process_madvise are refused
  * by the base rules (seccomp.c); /proc/PID is not granted by Landlock, and
  * Landlock (ABI 1 on) refuses ptrace access out of its domain, which
@@ -178,15 +181,29 @@ int sigwall_filter(struct sock_filter *f, size_t cap, pid_t pgid, bool notify)
 		rule(&p, resource[i], b, self_only(b, 0, P));
 	rule(&p, SYS_setpriority, b, which_who(b, 2 /* PRIO_USER */, P));
 	rule(&p, SYS_ioprio_set, b, which_who(b, 3 /* IOPRIO_WHO_USER */, P));
+	/* A pidfd of a process outside: Landlock's scoping keeps signals and
+	 * ptrace from it, but not the pidfd itself (its liveness, its exit
+	 * seen by poll, what fdinfo tells), so none is handed out at all. */
+	b[0] = RET(RET_ENOSYS);
+	rule(&p, SYS_pidfd_open, b, 1);
+	static const int sockopt[] = { SYS_getsockopt, SYS_setsockopt };
+	size_t n = 0;
+	b[n++] = LD(ARG_LO(1));
+	b[n++] = JEQ(SOL_SOCKET, 0, 4);
+	b[n++] = LD(ARG_LO(2));
+	b[n++] = JEQ(SO_PEERPIDFD, 1, 0);
+	b[n++] = JEQ(SO_PASSPIDFD, 0, 1);
+	b[n++] = RET(RET_EPERM);
+	b[n++] = RET(RET_ALLOW);
+	for (size_t i = 0; i < 2; i++)
+		rule(&p, sockopt[i], b, n);
 	if (notify) {
 		static const int threads[] = { SYS_tkill, SYS_tgkill, SYS_rt_tgsigqueueinfo };
 		b[0] = RET(RET_NOTIFY);
 		for (size_t i = 0; i < sizeof threads / sizeof threads[0]; i++)
 			rule(&p, threads[i], b, 1);
-		b[0] = RET(RET_ENOSYS);
-		rule(&p, SYS_pidfd_open, b, 1);
 		/* fcntl(fd, F_SETOWN, 0 | P | -P) only; F_SETOWN_EX never. */
-		size_t n = 0;
+		n = 0;
 		b[n++] = LD(ARG_LO(1));
 		b[n++] = JEQ(F_SETOWN_EX, 6, 0);
 		b[n++] = JEQ(F_SETOWN, 0, 4);
@@ -204,17 +221,6 @@ int sigwall_filter(struct sock_filter *f, size_t cap, pid_t pgid, bool notify)
 		b[n++] = RET(RET_EPERM);
 		b[n++] = RET(RET_ALLOW);
 		rule(&p, SYS_ioctl, b, n);
-		static const int sockopt[] = { SYS_getsockopt, SYS_setsockopt };
-		n = 0;
-		b[n++] = LD(ARG_LO(1));
-		b[n++] = JEQ(SOL_SOCKET, 0, 4);
-		b[n++] = LD(ARG_LO(2));
-		b[n++] = JEQ(SO_PEERPIDFD, 1, 0);
-		b[n++] = JEQ(SO_PASSPIDFD, 0, 1);
-		b[n++] = RET(RET_EPERM);
-		b[n++] = RET(RET_ALLOW);
-		for (size_t i = 0; i < 2; i++)
-			rule(&p, sockopt[i], b, n);
 	}
 	put(&p, RET(RET_ALLOW));
 	return p.overflow ? -E2BIG : (int)p.n;
