@@ -18,6 +18,7 @@
 # has. Exit 0 pass, 77 skip (no usable cgroup: the reason is the last line),
 # anything else fail.
 set -u
+. tests/lib/wait.sh
 TOOLCAGE=${TOOLCAGE:-build/toolcage}
 BUILD=${BUILD:-build}
 case $TOOLCAGE in /*) ;; *) TOOLCAGE=$(pwd)/$TOOLCAGE ;; esac
@@ -120,8 +121,7 @@ case $pids_by in
 		fail "the fork bomb's refused forks were not counted"
 	# What the deadline killed may take a moment to go on a loaded
 	# machine: waited for (20 s at most; a survivor would sleep 1000 s).
-	t=$(($(date +%s) + 20))
-	while pgrep -f "^$mark" >/dev/null && [ "$(date +%s)" -lt $t ]; do sleep 0.1; done
+	wait_until 20 gone "^$mark"
 	left=$(pgrep -f "^$mark" | wc -l)
 	[ "$left" = 0 ] || fail "$left processes of the fork bomb are still running"
 	echo "ok   fork bomb: killed_by $k, at most $peak processes seen, $r forks refused, nothing left" ;;

@@ -15,6 +15,7 @@
 # have been given memory slot K if slots were claimed per controller.
 # Exit 0 pass, 77 skip (the reason is the last line), anything else fail.
 set -u
+. tests/lib/wait.sh
 TOOLCAGE=${TOOLCAGE:-build/toolcage}
 case $TOOLCAGE in /*) ;; *) TOOLCAGE=$(pwd)/$TOOLCAGE ;; esac
 [ -x "$TOOLCAGE" ] || { echo "skip: no toolcage binary at $TOOLCAGE"; exit 77; }
@@ -49,21 +50,12 @@ grep -v '"processes"' "$top/profiles/write.json" |
 grep -q '"memory_mb"' "$tmp/memory-only.json" || { echo "FAIL: no memory_mb in write.json"; exit 1; }
 
 # wait_for FILE: until FILE has something, 60 s at most (a call may take
-# seconds to start on a loaded machine: the bound is in time, not turns).
-wait_for() {
-	t=$(($(date +%s) + 60))
-	while [ ! -s "$1" ]; do
-		[ "$(date +%s)" -ge $t ] && return 1
-		sleep 0.05
-	done
-}
+# seconds to start on a loaded machine).
+wait_for() { wait_until 60 nonempty "$1"; }
 # appears PATTERN: the pid of the first process whose command line starts
 # with PATTERN, once there is one (60 s at most); nothing when none came.
 appears() {
-	t=$(($(date +%s) + 60))
-	until pgrep -f "^$1" | head -n 1 | grep . || [ "$(date +%s)" -ge $t ]; do
-		sleep 0.05
-	done
+	wait_until 60 running "^$1" && pgrep -f "^$1" | head -n 1
 }
 
 # Each call writes its cgroup lines to a file of the workspace, then stays

@@ -17,6 +17,7 @@
 # shared with egress.sh).
 # Exit 0 pass, 77 skip (with the reason), anything else fail.
 set -u
+. tests/lib/wait.sh
 TC=${TOOLCAGE:?}
 . tests/data/net/egress_world.sh
 echo "hello" > "$tmp/root/hello"
@@ -34,9 +35,7 @@ start udph python3 -c "$sink" 198.51.100.1 123 "$tmp/udp.log"
 touch "$tmp/udp.log"
 # The sinks hear what reaches them (else their silence would prove nothing).
 python3 -c 'import socket; socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b"probe", ("198.51.100.7", 9999))'
-t=$(($(date +%s) + 60))   # by the clock: a loaded machine may be slow
-while [ ! -s "$tmp/udp.log" ] && [ "$(date +%s)" -lt $t ]; do sleep 0.05; done
-[ -s "$tmp/udp.log" ] || { echo "the UDP sink heard nothing from outside the sandbox"; exit 1; }
+wait_until 60 nonempty "$tmp/udp.log" || { echo "the UDP sink heard nothing from outside the sandbox"; exit 1; }
 : > "$tmp/udp.log"
 
 cat > "$tmp/ws/hostile.py" <<'EOF'

@@ -5,6 +5,7 @@
 # profiles from files, then the key cases again as uid 65534.
 # Exit 0 pass, 77 skip (the reason is the last line), anything else fail.
 set -u
+. tests/lib/wait.sh
 TOOLCAGE=${TOOLCAGE:-build/toolcage}
 case $TOOLCAGE in /*) ;; *) TOOLCAGE=$(pwd)/$TOOLCAGE ;; esac
 [ -x "$TOOLCAGE" ] || { echo "skip: no toolcage binary at $TOOLCAGE"; exit 77; }
@@ -165,12 +166,8 @@ json "--json output is capped and counted" 'j["stdout_bytes"] == 3000000 and j["
 marker=$(printf '600.%05d' $$)
 "$TOOLCAGE" exec --workspace "$ws" -- sleep "$marker" >"$tmp/out" 2>"$tmp/err" &
 tc=$!
-victim=
-for _ in $(seq 1 600); do
-	victim=$(pgrep -x -f "sleep $marker" | head -n 1)
-	[ -n "$victim" ] && break
-	sleep 0.1
-done
+wait_until 60 running "^sleep $marker\$"
+victim=$(pgrep -x -f "sleep $marker" | head -n 1)
 if [ -n "$victim" ]; then
 	kill -KILL "$victim"
 	wait "$tc"; rc=$?

@@ -9,6 +9,7 @@
 # for, so nothing else on the machine can be mistaken for a survivor.
 # Exit 0 pass, 77 skip (the sandbox cannot run here), 1 fail.
 set -u
+. tests/lib/wait.sh
 TC=${TOOLCAGE:?}
 top=$(pwd)
 T=$top/tests/data/faults/tools
@@ -39,14 +40,7 @@ marker() { echo "6$(od -An -N3 -tu4 /dev/urandom | tr -d ' ').$$"; }
 # survivors MARK [SECS]: a process of that sleep still runs after SECS
 # (20). What was killed may take a moment to go on a loaded machine: waited
 # for, not guessed; the bound is below what a survivor would sleep.
-survivors() {
-	t=$(($(date +%s) + ${2:-20}))
-	while pgrep -f "sleep $1" >/dev/null; do
-		[ "$(date +%s)" -ge $t ] && return 0
-		sleep 0.1
-	done
-	return 1
-}
+survivors() { ! wait_until "${2:-20}" gone "sleep $1"; }
 audit_status() { # file tool -> the status of that tool's last tool-result
 	python3 -c 'import json,sys
 s=[json.loads(l) for l in open(sys.argv[1])]

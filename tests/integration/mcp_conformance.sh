@@ -9,6 +9,7 @@
 # Exit 0 pass, 77 skip (no node/npm, or the suite cannot be installed: the
 # message says which), anything else fail.
 set -u
+. tests/lib/wait.sh
 TOOLCAGE=${TOOLCAGE:-build/toolcage}
 BUILD=${BUILD:-build}
 top=$(pwd)
@@ -88,13 +89,8 @@ start_server() {
 	"$TOOLCAGE" serve --http 127.0.0.1:0 --workspace "$tmp/ws" \
 		--tools "$top/tests/data/mcp/conformance" "$@" 2> "$err" &
 	spid=$!
-	sport=""
-	for _ in $(seq 100); do
-		sport=$(sed -n 's|.*listening on http://127\.0\.0\.1:\([0-9]*\)/mcp.*|\1|p' "$err" 2>/dev/null)
-		[ -n "$sport" ] && break
-		kill -0 "$spid" 2>/dev/null || break
-		sleep 0.2
-	done
+	wait_until 60 said_or_ended "$err" "$spid"
+	sport=$(sed -n 's|.*listening on http://127\.0\.0\.1:\([0-9]*\)/mcp.*|\1|p' "$err" 2>/dev/null)
 	[ -n "$sport" ] || { cat "$err"; echo "FAIL serve --http $* did not listen"; exit 1; }
 }
 start_server "$tmp/err"

@@ -7,6 +7,7 @@
 # refuses to start and says to use --token-file; with a token it starts.
 # Exit 0 pass, 77 skip (no simkernel or libmicrohttpd), anything else fail.
 set -u
+. tests/lib/wait.sh
 TC=${TOOLCAGE:?}
 B=${BUILD:-build}
 case $B in /*) ;; *) B=$(pwd)/$B ;; esac
@@ -25,13 +26,7 @@ ok() { echo "ok   $*"; }
 bad() { echo "FAIL $*"; fails=$((fails + 1)); }
 # listening: until the server ($pid) says it listens or ends; a loaded
 # machine may take seconds to start it, so the bound is generous (60 s).
-listening() {
-	t=$(($(date +%s) + 60))
-	until grep -q "listening on" err || ! kill -0 "$pid" 2>/dev/null ||
-		[ "$(date +%s)" -ge $t ]; do
-		sleep 0.1
-	done
-}
+listening() { wait_until 60 said_or_ended err "$pid"; }
 
 "$TC" serve --workspace ws --http 127.0.0.1:0 </dev/null >out 2>err &
 pid=$!

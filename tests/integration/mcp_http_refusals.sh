@@ -9,6 +9,7 @@
 # "others". Requests come from uids 65534 and 60000-60039 (setpriv).
 # Exit 0 pass, 77 skip (not root, no setpriv, curl or libmicrohttpd), else fail.
 set -u
+. tests/lib/wait.sh
 TC=${TOOLCAGE:-build/toolcage}
 case $TC in /*) ;; *) TC=$(pwd)/$TC ;; esac
 [ "$(id -u)" = 0 ] || { echo "skip: requests of other uids need root"; exit 77; }
@@ -41,11 +42,7 @@ start() { # AUDIT: a server on a free loopback port; sets pid and port
 	pid=$!
 	# Until it says it listens or ends: a loaded machine may take
 	# seconds to start it, so the bound is generous (60 s).
-	t=$(($(date +%s) + 60))
-	until grep -q "listening on" "$d/err" || ! kill -0 "$pid" 2>/dev/null ||
-		[ "$(date +%s)" -ge $t ]; do
-		sleep 0.1
-	done
+	wait_until 60 said_or_ended "$d/err" "$pid"
 	if grep -q "libmicrohttpd12\|could not be loaded" "$d/err"; then
 		echo "skip: $(tail -1 "$d/err")"
 		exit 77
@@ -106,11 +103,9 @@ n=200
 t0=$(date +%s)
 out=$(refused 65534 $n)
 [ "$out" = $n ] && ok "$n requests of uid 65534: 403 each" || bad "not refused: $out"
-for _ in $(seq $((WINDOW_S * 4 + 20))); do
-	set -- $(tally "$audit")
-	[ "$2" -ge $((n - 1)) ] && break
-	sleep 0.5
-done
+# The summaries come as windows close: all of the burst's, 60 s at most.
+tallied() { set -- $(tally "$audit"); [ "$2" -ge $((n - 1)) ]; }
+wait_until 60 tallied
 windows=$((($(date +%s) - t0) / WINDOW_S + 1))
 set -- $(tally "$audit")
 [ "$1 $2 $4" = "1 $((n - 1)) 0" ] && [ "$3" -ge 1 ] && [ "$3" -le "$windows" ] &&

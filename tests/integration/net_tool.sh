@@ -11,6 +11,7 @@
 # Also: the toolcage binary must not depend on libcurl (it is dlopen'ed).
 # Exit 0 pass, 77 skip (with the reason), anything else fail.
 set -u
+. tests/lib/wait.sh
 TC=${TOOLCAGE:?}
 top=$(pwd)
 command -v python3 >/dev/null 2>&1 || { echo "skip: python3 is needed for the test server"; exit 77; }
@@ -29,9 +30,7 @@ else ok "toolcage does not link libcurl"; fi
 
 python3 "$top/tests/data/net/server.py" 0 "$tmp/port" "$tmp/log" 2>"$tmp/server.err" &
 srv_pid=$!
-t=$(($(date +%s) + 60))   # a loaded machine may take seconds to start it
-while [ ! -s "$tmp/port" ] && [ "$(date +%s)" -lt $t ]; do sleep 0.05; done
-[ -s "$tmp/port" ] || { cat "$tmp/server.err"; echo "test server did not start"; exit 1; }
+wait_until 60 nonempty "$tmp/port" || { cat "$tmp/server.err"; echo "test server did not start"; exit 1; }
 port=$(cat "$tmp/port")
 base="http://127.0.0.1:$port"
 

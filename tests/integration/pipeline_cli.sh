@@ -3,6 +3,7 @@
 # stages end to end, the exit statuses, and the seed's key assertion — a
 # destructive call the approver refuses is never executed.
 set -u
+. tests/lib/wait.sh
 TC=${TOOLCAGE:?}
 top=$(pwd)
 TOOLS=$top/tests/data/pipeline/tools
@@ -106,9 +107,7 @@ python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["status"]=
 	&& ok "deadline gives timed_out" || bad "timeout status"
 # What the deadline killed may take a moment to go on a loaded machine:
 # waited for (20 s at most, far below the 37 s a survivor sleeps).
-t=$(($(date +%s) + 20))
-while pgrep -f "sleep 37" >/dev/null && [ "$(date +%s)" -lt $t ]; do sleep 0.1; done
-if pgrep -f "sleep 37" >/dev/null; then bad "a process of the timed-out call survived"; pkill -f "sleep 37"; else ok "nothing of the timed-out call survived"; fi
+if ! wait_until 20 gone "sleep 37"; then bad "a process of the timed-out call survived"; pkill -f "sleep 37"; else ok "nothing of the timed-out call survived"; fi
 
 # Names with characters that show as nothing or turn text around are
 # shown escaped in what `toolcage call` prints; contents keep them.
