@@ -10,6 +10,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/fs.h>
 #include <linux/fsverity.h>
 #include <linux/sched.h>
@@ -495,6 +496,32 @@ static const struct {
 	{ "setxattr", 469 },    /* file_setattr */
 };
 
+/* truncate(2) denied (jail.c, before Landlock ABI 3) is denied by path in
+ * every form seccomp can see: open(2) and openat(2) with O_TRUNC cut the
+ * file whatever the access mode, but Landlock before ABI 3 checks the
+ * mode alone: O_RDONLY (read access) or 3 (none) with O_TRUNC would empty
+ * a file the tool may only read. With O_WRONLY or O_RDWR Landlock checks
+ * write access, as for ftruncate(2). openat2() carries its flags in memory
+ * seccomp cannot read: docs/security.md says so. */
+static int add_truncating_opens(scmp_filter_ctx ctx, uint32_t action)
+{
+	static const struct {
+		const char *name;
+		unsigned arg;
+	} opens[] = { { "open", 1 }, { "openat", 2 } };
+	static const unsigned long modes[] = { O_RDONLY, O_ACCMODE };
+	int rc = 0;
+	for (size_t i = 0; i < sizeof opens / sizeof opens[0] && !rc; i++) {
+		int nr = seccomp_syscall_resolve_name(opens[i].name);
+		for (size_t m = 0; m < 2 && !rc && nr != __NR_SCMP_ERROR; m++) {
+			struct scmp_arg_cmp c = { opens[i].arg, SCMP_CMP_MASKED_EQ,
+				                  O_TRUNC | O_ACCMODE, O_TRUNC | modes[m] };
+			rc = add(ctx, action, nr, 1, &c);
+		}
+	}
+	return rc;
+}
+
 static int add_list(scmp_filter_ctx ctx, const struct sbx_spec *spec, uint32_t def,
                     const char *const *names, uint32_t action, struct sbx_error *err)
 {
@@ -528,6 +555,8 @@ static int add_list(scmp_filter_ctx ctx, const struct sbx_spec *spec, uint32_t d
 		     k++)
 			if (!strcmp(same_as_newer[k].name, names[i]))
 				rc = add(ctx, action, same_as_newer[k].nr, 0, NULL);
+		if (!rc && action != SCMP_ACT_ALLOW && !strcmp(names[i], "truncate"))
+			rc = add_truncating_opens(ctx, action);
 		if (rc < 0)
 			return sbx_err(err, -rc, "seccomp: rule for '%s'", names[i]);
 	}

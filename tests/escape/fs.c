@@ -13,6 +13,9 @@
  *   fs create LABEL DIR MARK   create DIR/tc-escape-MARK (removed again)
  *   fs open_write LABEL FILE   open an existing file for writing (no write)
  *   fs truncate LABEL FILE     truncate(FILE, its own size): no change
+ *   fs truncate_open LABEL FILE   open(FILE, O_RDONLY | O_TRUNC): empties
+ *                              a canary where it works (a read grant is
+ *                              no write grant)
  *   fs unlink LABEL FILE       unlink a canary the runner planted
  *   fs rename LABEL FILE       rename a canary to FILE.moved
  *   fs chmod LABEL FILE        chmod a canary 0644 -> 0600
@@ -102,6 +105,20 @@ static void do_truncate(const char *a, int argc, char **argv)
 	if (truncate(path, size) < 0)
 		BLOCKED(a, "truncate %s: %s", path, errname(errno));
 	ESCAPED(a, "truncate(%s) allowed (size kept)", path);
+}
+
+static void do_truncate_open(const char *a, int argc, char **argv)
+{
+	const char *path = arg_str(a, argc, argv, 2);
+	int fd = open(path, O_RDONLY | O_TRUNC | O_CLOEXEC);
+	if (fd < 0)
+		BLOCKED(a, "open %s O_RDONLY|O_TRUNC: %s", path, errname(errno));
+	struct stat st;
+	int emptied = fstat(fd, &st) == 0 && st.st_size == 0;
+	close(fd);
+	if (!emptied)
+		BLOCKED(a, "open %s O_RDONLY|O_TRUNC: opened, not emptied", path);
+	ESCAPED(a, "open(%s, O_RDONLY|O_TRUNC) emptied it", path);
 }
 
 static void do_unlink(const char *a, int argc, char **argv)
@@ -227,6 +244,7 @@ int main(int argc, char **argv)
 		{ "create", do_create },
 		{ "open_write", do_open_write },
 		{ "truncate", do_truncate },
+		{ "truncate_open", do_truncate_open },
 		{ "unlink", do_unlink },
 		{ "rename", do_rename },
 		{ "chmod", do_chmod },

@@ -205,6 +205,7 @@ create_dotdot       B  B  B   B   -            fs create create_dotdot .. @MARK
 create_via_link     B  B  B   B   -            fs create create_via_link @WS/link-outdir @MARK
 open_write_etc      B  B  B   B   -            fs open_write open_write_etc /etc/hostname
 truncate_outside    B  B  B   B   -            fs truncate truncate_outside @OUT/canary
+truncate_open_ws    B  -  B   -   -            fs truncate_open truncate_open_ws @WS/canary-ws
 unlink_outside      B  B  B   B   -            fs unlink unlink_outside @OUT/canary
 rename_outside      B  B  B   B   -            fs rename rename_outside @OUT/canary
 chmod_outside       B  B  B   B   -            fs chmod chmod_outside @OUT/canary

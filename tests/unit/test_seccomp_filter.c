@@ -962,6 +962,36 @@ static void test_profile_kill_and_deny_lists(void **state)
 	profile_free(p);
 }
 
+/* A denied truncate is denied through open and openat too: O_TRUNC with a
+ * mode Landlock before ABI 3 takes for reading (O_RDONLY) or for nothing
+ * (3) would empty a file the tool may only read. Writing modes stay
+ * Landlock's to judge. */
+static void test_denied_truncate_refuses_truncating_opens(void **state)
+{
+	(void)state;
+	need_filters();
+	struct profile *p = NULL;
+	struct sbx_jail *j = jail_of("{\"name\":\"trunc\",\"filesystem\":{},"
+	                             "\"seccomp\":{\"deny\":[\"truncate\"]}}",
+	                             &p);
+	const uint64_t t = O_TRUNC;
+	const struct row rows[] = {
+		{ "truncate", X86, __NR_truncate, { 0 }, ERR(EPERM) },
+		{ "open O_RDONLY|O_TRUNC", X86, __NR_open, { 0, t | O_RDONLY }, ERR(EPERM) },
+		{ "open 3|O_TRUNC", X86, __NR_open, { 0, t | O_ACCMODE }, ERR(EPERM) },
+		{ "openat O_RDONLY|O_TRUNC", X86, __NR_openat, { 0, 0, t }, ERR(EPERM) },
+		{ "openat 3|O_TRUNC", X86, __NR_openat, { 0, 0, t | O_ACCMODE }, ERR(EPERM) },
+		{ "open O_WRONLY|O_TRUNC", X86, __NR_open, { 0, t | O_WRONLY }, ALLOW },
+		{ "openat O_RDWR|O_TRUNC", X86, __NR_openat, { 0, 0, t | O_RDWR }, ALLOW },
+		{ "openat creat", X86, __NR_openat, { 0, 0, t | O_CREAT | O_WRONLY }, ALLOW },
+		{ "openat O_RDONLY", X86, __NR_openat, { 0, 0, O_RDONLY | O_CLOEXEC }, ALLOW },
+		{ "ftruncate", X86, __NR_ftruncate, { 0 }, ALLOW },
+	};
+	check_jail(j, "trunc", rows, sizeof rows / sizeof rows[0]);
+	sbx_jail_free(j);
+	profile_free(p);
+}
+
 /* default "kill": only the allow list (and what the base rules answer
  * themselves) runs; a base denial still says EPERM, not KILL. */
 static void test_default_kill_profile(void **state)
@@ -1187,6 +1217,7 @@ int main(void)
 		cmocka_unit_test(test_unix_family_and_allowed_send_calls),
 		cmocka_unit_test(test_prebuilt_filters_match_a_fresh_compile),
 		cmocka_unit_test(test_profile_kill_and_deny_lists),
+		cmocka_unit_test(test_denied_truncate_refuses_truncating_opens),
 		cmocka_unit_test(test_default_kill_profile),
 		cmocka_unit_test(test_allow_list_cannot_lift_base_rules),
 		cmocka_unit_test(test_default_errno_profile),
