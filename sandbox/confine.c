@@ -205,7 +205,7 @@ static void confine_walls(const struct sbx_jail *j, struct sbx_confinement *out)
 		alternative(WALL("hidden", "landlock"),
 		            "no mount namespace here to cover them: "
 		            "Landlock refuses opening them, their names and metadata (stat) stay "
-		            "visible");
+		            "visible; inotify is refused");
 	else if (j->landlock)
 		WALL("hidden", "landlock");
 	else
@@ -267,7 +267,7 @@ static void confine_walls(const struct sbx_jail *j, struct sbx_confinement *out)
 		            "no mount namespace here: a "
 		            "directory of the call's own (TMPDIR, TMP, TEMP), the only one "
 		            "Landlock grants, removed after the call; the host's /tmp is not "
-		            "granted (its names stay visible)");
+		            "granted (its names stay visible, not watched: inotify refused)");
 	else
 		report_drop(WALL("tmp", NULL), "%s",
 		            j->no_ns ? "no mount namespace here: no /tmp "

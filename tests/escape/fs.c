@@ -30,10 +30,18 @@
  *                              checks the host /tmp from outside)
  *   fs tmp_persist LABEL MARK  escaped if /tmp/tc-escape-MARK, written by
  *                              the previous call, is still there
+ *   fs inotify LABEL PATH      escaped if an inotify watch can be put on
+ *                              PATH (the host /tmp's canary: outside the
+ *                              grants, every open and change of it by any
+ *                              process would be seen, and a directory's
+ *                              watch names what is made in it), or on the
+ *                              parent of a per-call /tmp (other calls'
+ *                              directories and their files, by name)
  */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/inotify.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
 #include "verdict.h"
@@ -237,6 +245,28 @@ static void tmp_persist(const char *a, int argc, char **argv)
 	BLOCKED(a, "previous call's /tmp file is gone");
 }
 
+/* A watch is no open: Landlock does not check it, so without a mount
+ * namespace (the host's /tmp, not a tmpfs of the call's) it reaches what
+ * the tool may not list or read. */
+static void do_inotify(const char *a, int argc, char **argv)
+{
+	const char *path = arg_str(a, argc, argv, 2);
+	int fd = inotify_init1(IN_CLOEXEC);
+	if (fd < 0)
+		BLOCKED(a, "inotify_init1: %s", errname(errno));
+	uint32_t mask = IN_OPEN | IN_MODIFY | IN_CREATE | IN_ATTRIB;
+	if (inotify_add_watch(fd, path, mask) >= 0)
+		ESCAPED(a, "watching %s", path);
+	int e = errno;
+	if (strcmp(tmp_dir(), "/tmp")) {
+		char parent[512];
+		snprintf(parent, sizeof parent, "%s/..", tmp_dir());
+		if (inotify_add_watch(fd, parent, mask) >= 0)
+			ESCAPED(a, "watching the calls' directories (%s)", parent);
+	}
+	BLOCKED(a, "inotify_add_watch %s: %s", path, errname(e));
+}
+
 int main(int argc, char **argv)
 {
 	static const struct attack t[] = {
@@ -253,6 +283,7 @@ int main(int argc, char **argv)
 		{ "setxattr", do_setxattr },
 		{ "tmp_write", tmp_write },
 		{ "tmp_persist", tmp_persist },
+		{ "inotify", do_inotify },
 	};
 	LABELED(t);
 }

@@ -245,6 +245,7 @@ protect_control     B  A  B   A   intact       protect control @WS
 ## private /tmp
 tmp_write           B  B  B   B   tmp          fs tmp_write tmp_write @MARK @HOSTCANARY
 tmp_persist         B  B  B   B   -            fs tmp_persist tmp_persist @PREVMARK
+inotify_host_tmp    B  B  B   B   -            fs inotify inotify_host_tmp /tmp/@HOSTCANARY
 ## ways around the view (the ../ above a new root, leaked directory fds and
 ## /proc's magic links, what lies beside a grant, the view's own root)
 walk_up_outside     B  B  B   B   -            tree walk_up walk_up_outside @OUT/secret.txt
