@@ -204,8 +204,8 @@ static void confine_walls(const struct sbx_jail *j, struct sbx_confinement *out)
 	else if (j->landlock && j->no_ns)
 		alternative(WALL("hidden", "landlock"),
 		            "no mount namespace here to cover them: "
-		            "Landlock refuses opening them, their names and metadata (stat) stay "
-		            "visible; inotify is refused");
+		            "Landlock refuses opening them, their names, metadata (stat, xattrs) "
+		            "and links' targets stay visible; inotify is refused");
 	else if (j->landlock)
 		WALL("hidden", "landlock");
 	else
@@ -255,7 +255,9 @@ static void confine_walls(const struct sbx_jail *j, struct sbx_confinement *out)
 		alternative(WALL("proc", "landlock (not granted)"),
 		            "no pid and mount namespaces "
 		            "here: nothing in the host's /proc can be opened or listed, but a "
-		            "process's entry can be stat()ed by its pid");
+		            "process's entry can be stat()ed by its pid, and its group, session, "
+		            "priority, affinity and capabilities read (getpgid, getsid, "
+		            "sched_get*, capget)");
 	else if (j->landlock)
 		WALL("proc", "landlock (not granted)");
 	else
