@@ -549,7 +549,7 @@ static void load_seccomp(const struct sbx_jail *j)
 	 * knows the group: ours, we lead it), its listener to the
 	 * supervisor before any of the tool's code runs (sigwall.c). */
 	if (j->sigwall) {
-		struct sock_filter f[160];
+		struct sock_filter f[192];
 		int n = sigwall_filter(f, sizeof f / sizeof f[0], getpid(), j->sig_notify);
 		if (n < 0)
 			fail(STEP_SECCOMP, -n);

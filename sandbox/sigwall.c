@@ -24,6 +24,9 @@
  *    and F_SETSIG signals are sent by the kernel on the owner's behalf),
  *    F_SETOWN_EX, FIOSETOWN and SIOCSPGRP (their target is in memory the
  *    filter cannot read);
+ *  - with or without scoping: the CPU-time clock of a process other
+ *    than itself or P (clock_gettime, clock_getres, clock_nanosleep,
+ *    timer_create: the kernel reads any pid's for anyone) is refused;
  *  - with or without scoping: pidfd_open is refused (ENOSYS: glibc,
  *    Python, Go and systemd fall back to pids), and with it the ways to a
  *    pidfd of a process outside: SO_PEERPIDFD and SO_PASSPIDFD (Linux
@@ -107,6 +110,7 @@ static void put(struct prog *p, struct sock_filter ins)
 #define RET(v)  ((struct sock_filter)BPF_STMT(BPF_RET | BPF_K, (v)))
 #define JEQ(k, t, f)                                                                               \
 	((struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)(k), (t), (f)))
+#define AND(k) ((struct sock_filter)BPF_STMT(BPF_ALU | BPF_AND | BPF_K, (uint32_t)(k)))
 #define JSET(k, t, f)                                                                              \
 	((struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, (uint32_t)(k), (t), (f)))
 
@@ -186,6 +190,30 @@ int sigwall_filter(struct sock_filter *f, size_t cap, pid_t pgid, bool notify)
 	 * seen by poll, what fdinfo tells), so none is handed out at all. */
 	b[0] = RET(RET_ENOSYS);
 	rule(&p, SYS_pidfd_open, b, 1);
+	/* A process's CPU-time clock, named by its pid in the clock id
+	 * (clock_getcpuclockid: ~pid << 3, low bits the clock, bit 2 clear),
+	 * is the kernel's to read for any pid, with no permission check: an
+	 * outside process's CPU time, and a timer on it that signals the tool
+	 * as that process runs. Only the caller's (pid 0) and P's pass; the
+	 * system's clocks (>= 0), a thread's (bit 2: the kernel keeps it to
+	 * the caller's own threads) and a device's (low bits 3) are not
+	 * processes. */
+	put(&p, LD(offsetof(struct seccomp_data, nr)));
+	put(&p, JEQ(SYS_clock_gettime, 3, 0));
+	put(&p, JEQ(SYS_clock_getres, 2, 0));
+	put(&p, JEQ(SYS_clock_nanosleep, 1, 0));
+	put(&p, JEQ(SYS_timer_create, 0, 11));
+	put(&p, LD(ARG_LO(0)));
+	put(&p, JSET(0x80000000u, 0, 8));
+	put(&p, JSET(4, 7, 0));
+	put(&p, AND(3));
+	put(&p, JEQ(3, 5, 0));
+	put(&p, LD(ARG_LO(0)));
+	put(&p, AND(~7u));
+	put(&p, JEQ(~7u, 2, 0));
+	put(&p, JEQ(~P << 3, 1, 0));
+	put(&p, RET(RET_EPERM));
+	put(&p, RET(RET_ALLOW));
 	static const int sockopt[] = { SYS_getsockopt, SYS_setsockopt };
 	size_t n = 0;
 	b[n++] = LD(ARG_LO(1));

@@ -34,6 +34,12 @@
  *   procs setpriority_victim PID setpriority(PRIO_PROCESS, victim, 19)
  *   procs affinity_victim PID    sched_setaffinity(victim, its own mask)
  *   procs ioprio_victim PID      ioprio_set on the victim (its own class)
+ *   procs cpuclock_victim PID    the victim's CPU-time clock read, or a
+ *                                timer made on it (the kernel checks no
+ *                                permission: its CPU use, as it runs)
+ *   procs cpuclock_own           control: the tool's own process and
+ *                                thread clocks (clock_getcpuclockid(0),
+ *                                pthread_getcpuclockid) still work
  *   procs kill_own_child         controls: signals to the tool's own
  *   procs tgkill_own             processes work (kill, tgkill from a
  *   procs kill_own_thread        child of ours, kill of a thread's id,
@@ -64,6 +70,7 @@
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
+#include <time.h>
 #include "verdict.h"
 
 static pid_t arg_pid(const char *a, int argc, char **argv)
@@ -554,6 +561,46 @@ static void posix_mq(const char *a, int argc, char **argv)
 	ESCAPED(a, "created message queue %s", name);
 }
 
+/* clock_getcpuclockid's id for pid (CPUCLOCK_SCHED): glibc's own
+ * computes it so, then checks it with clock_getres. */
+static clockid_t process_clock(pid_t pid)
+{
+	return (clockid_t)(((unsigned)~pid << 3) | 2);
+}
+
+static void cpuclock_victim(const char *a, int argc, char **argv)
+{
+	pid_t pid = arg_pid(a, argc, argv);
+	struct timespec ts;
+	if (clock_gettime(process_clock(pid), &ts) == 0)
+		ESCAPED(a, "the victim's CPU time read: %lld.%09ld s", (long long)ts.tv_sec,
+		        ts.tv_nsec);
+	int e1 = errno;
+	struct sigevent ev = { .sigev_notify = SIGEV_NONE };
+	timer_t t;
+	if (syscall(SYS_timer_create, process_clock(pid), &ev, &t) == 0)
+		ESCAPED(a, "a timer made on the victim's CPU clock");
+	BLOCKED(a, "clock_gettime: %s / timer_create: %s", errname(e1), errname(errno));
+}
+
+static void cpuclock_own(const char *a, int argc, char **argv)
+{
+	(void)argc, (void)argv;
+	clockid_t own, thread;
+	struct timespec ts;
+	int rc = clock_getcpuclockid(0, &own);
+	if (rc)
+		BLOCKED(a, "clock_getcpuclockid(0): %s", errname(rc));
+	if (clock_gettime(own, &ts) < 0)
+		BLOCKED(a, "clock_gettime(own process clock): %s", errname(errno));
+	rc = pthread_getcpuclockid(pthread_self(), &thread);
+	if (rc)
+		BLOCKED(a, "pthread_getcpuclockid: %s", errname(rc));
+	if (clock_gettime(thread, &ts) < 0)
+		BLOCKED(a, "clock_gettime(own thread clock): %s", errname(errno));
+	ESCAPED(a, "own process and thread CPU clocks read");
+}
+
 int main(int argc, char **argv)
 {
 	static const struct attack t[] = {
@@ -579,6 +626,8 @@ int main(int argc, char **argv)
 		{ "setpriority_victim", setpriority_victim },
 		{ "affinity_victim", affinity_victim },
 		{ "ioprio_victim", ioprio_victim },
+		{ "cpuclock_victim", cpuclock_victim },
+		{ "cpuclock_own", cpuclock_own },
 		{ "kill_own_child", kill_own_child },
 		{ "tgkill_own", tgkill_own },
 		{ "kill_own_thread", kill_own_thread },

@@ -115,6 +115,8 @@ prlimit_victim      B  B  B   B   k,victim     procs prlimit_victim @VICTIM
 setpriority_victim  B  B  B   B   k,victim     procs setpriority_victim @VICTIM
 affinity_victim     B  B  B   B   k,victim     procs affinity_victim @VICTIM
 ioprio_victim       B  B  B   B   k,victim     procs ioprio_victim @VICTIM
+cpuclock_victim     B  B  B   B   k,victim     procs cpuclock_victim @VICTIM
+cpuclock_own        A  A  A   A   -            procs cpuclock_own
 kill_own_child      A  A  A   A   -            procs kill_own_child
 tgkill_own          A  A  A   A   -            procs tgkill_own
 kill_own_thread     A  A  A   A   -            procs kill_own_thread

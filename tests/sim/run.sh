@@ -206,7 +206,7 @@ one() {
 		# Where protected paths are a copy put back, every attack on them.
 		# Without namespaces, every way to another process, and the
 		# controls: signals to the tool's own work.
-		case $alt in *"process group"* | *signals*) quick="$quick|protect_[a-z_]+|stop_victim|tkill_victim|tgkill_victim|sigqueue_victim|setown_victim|proc_pidfd|proc_mem|vm_readv|pidfd_open|prlimit_victim|setpriority_victim|affinity_victim|ioprio_victim|kill_own_child|tgkill_own|kill_own_thread|sigqueue_own_child|clone_parent|inotify_host_tmp" ;; esac
+		case $alt in *"process group"* | *signals*) quick="$quick|protect_[a-z_]+|stop_victim|tkill_victim|tgkill_victim|sigqueue_victim|setown_victim|proc_pidfd|proc_mem|vm_readv|pidfd_open|prlimit_victim|setpriority_victim|affinity_victim|ioprio_victim|kill_own_child|tgkill_own|kill_own_thread|sigqueue_own_child|clone_parent|inotify_host_tmp|cpuclock_victim|cpuclock_own" ;; esac
 		[ "$ESCAPE" = quick ] && only=(--only "^($quick)\$")
 		local ids=root
 		[ "$who" = user ] && ids=nobody

@@ -38,7 +38,7 @@
 
 static uint32_t run(bool notify, int nr, int64_t a0, int64_t a1, int64_t a2)
 {
-	struct sock_filter f[160];
+	struct sock_filter f[192];
 	int n = sigwall_filter(f, sizeof f / sizeof f[0], P, notify);
 	assert_true(n > 0);
 	struct seccomp_data d;
@@ -123,6 +123,62 @@ static void test_pidfds_and_sigio_owners_without_scoping(void **state)
 	assert_int_equal(run(true, SYS_getpid, 0, 0, 0), ALLOW);
 }
 
+/* clock_getcpuclockid's id of pid's process clock c (0 prof, 1 virt,
+ * 2 sched), and pthread_getcpuclockid's of thread tid. */
+#define PROCESS_CLOCK(pid, c) ((int64_t)(int32_t)(((uint32_t) ~(pid) << 3) | (c)))
+#define THREAD_CLOCK(tid)     ((int64_t)(int32_t)(((uint32_t) ~(tid) << 3) | 4 | 2))
+
+static void test_cpu_clocks_of_other_processes_refused(void **state)
+{
+	(void)state;
+	static const int nrs[] = { SYS_clock_gettime, SYS_clock_getres, SYS_clock_nanosleep,
+		                   SYS_timer_create };
+	for (int notify = 0; notify < 2; notify++)
+		for (size_t i = 0; i < sizeof nrs / sizeof nrs[0]; i++) {
+			int nr = nrs[i];
+			assert_int_equal(run(notify, nr, CLOCK_MONOTONIC, 0, 0), ALLOW);
+			assert_int_equal(run(notify, nr, CLOCK_PROCESS_CPUTIME_ID, 0, 0), ALLOW);
+			for (int c = 0; c < 3; c++) {
+				assert_int_equal(run(notify, nr, PROCESS_CLOCK(0, c), 0, 0), ALLOW);
+				assert_int_equal(run(notify, nr, PROCESS_CLOCK(P, c), 0, 0), ALLOW);
+				assert_int_equal(run(notify, nr, PROCESS_CLOCK(1, c), 0, 0),
+				                 ERR(EPERM));
+				assert_int_equal(run(notify, nr, PROCESS_CLOCK(P + 1, c), 0, 0),
+				                 ERR(EPERM));
+			}
+			/* the kernel reads the id's low 32 bits alone */
+			assert_int_equal(run(notify, nr, PROCESS_CLOCK(1, 2) & 0xffffffffLL, 0, 0),
+			                 ERR(EPERM));
+			/* a thread's clock: the kernel keeps it to the caller's threads */
+			assert_int_equal(run(notify, nr, THREAD_CLOCK(1), 0, 0), ALLOW);
+			/* a dynamic clock's fd (PTP devices): no process */
+			assert_int_equal(run(notify, nr, PROCESS_CLOCK(5, 3), 0, 0), ALLOW);
+		}
+	/* for real: under the filter, the caller's own clock answers and pid
+	 * 1's is refused */
+	struct sock_filter f[192];
+	int n = sigwall_filter(f, 192, getpid(), false);
+	assert_true(n > 0);
+	pid_t c = fork();
+	assert_true(c >= 0);
+	if (c == 0) {
+		struct sock_fprog prog = { (unsigned short)n, f };
+		struct timespec ts;
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
+		    syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) < 0)
+			_exit(90);
+		if (clock_gettime((clockid_t)PROCESS_CLOCK(0, 2), &ts) < 0)
+			_exit(91);
+		_exit(clock_gettime((clockid_t)PROCESS_CLOCK(1, 2), &ts) < 0 && errno == EPERM ?
+		              0 :
+		              92);
+	}
+	int st = 0;
+	assert_int_equal(waitpid(c, &st, 0), c);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+}
+
 /* Serves the listener lfd of child c (leading its group) until c has
  * exited, then closes it: c's wait status. The status is c's own even
  * when the listener hangs up first (every process under it gone). */
@@ -150,8 +206,8 @@ static int load_filter_send_listener(int sock)
 {
 	if (setpgid(0, 0) < 0 || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		return 90;
-	struct sock_filter f[160];
-	int n = sigwall_filter(f, 160, getpid(), true);
+	struct sock_filter f[192];
+	int n = sigwall_filter(f, 192, getpid(), true);
 	struct sock_fprog prog = { (unsigned short)n, f };
 	long fd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER,
 	                  &prog);
@@ -311,6 +367,7 @@ int main(void)
 		cmocka_unit_test(test_kill_stays_in_the_group),
 		cmocka_unit_test(test_other_processes_resources_refused),
 		cmocka_unit_test(test_pidfds_and_sigio_owners_without_scoping),
+		cmocka_unit_test(test_cpu_clocks_of_other_processes_refused),
 		cmocka_unit_test(test_listener_sends_in_the_group_alone),
 		cmocka_unit_test(test_tgkill_in_own_process_is_the_kernels),
 	};
