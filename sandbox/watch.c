@@ -556,6 +556,35 @@ static void feed_stdin(struct sbx_child *c)
 	end_stdin(c, false);
 }
 
+/* Without a pid namespace a process the tool left behind (a double
+ * fork's) is made the child of the nearest subreaper or of pid 1: the
+ * supervisor itself where it is a container's init (an image whose
+ * ENTRYPOINT is toolcage, run without --init), which reaps only the
+ * children it started. Killed with the group, each would stay its zombie
+ * for good: a pid and a place in the uid's RLIMIT_NPROC, every call, until
+ * nothing can fork. So once the leader is reaped, the supervisor's
+ * children in the call's group are reaped too, waiting (at most 200 ms,
+ * for one still dying of its SIGKILL) until the group is empty: no
+ * process of it left, a zombie of another reaper's included. Only the
+ * call's own can be in it (the tool cannot setpgid, no one else can join
+ * a group of another session), and P stays taken while one of them is
+ * left, so no process made since can be met under it. */
+static void reap_orphans(pid_t pgid)
+{
+	for (int waited = 0;; waited++) {
+		siginfo_t si;
+		int rc;
+		do {
+			memset(&si, 0, sizeof si);
+			rc = waitid(P_PGID, (id_t)pgid, &si, WEXITED | WNOHANG);
+		} while ((rc == 0 && si.si_pid != 0) || (rc < 0 && errno == EINTR));
+		if (waited >= 200 || (kill(-pgid, 0) < 0 && errno == ESRCH))
+			return;
+		struct timespec ms = { 0, 1000000 };
+		nanosleep(&ms, NULL);
+	}
+}
+
 /* Whether the child has ended, left a zombie (not reaped: WNOWAIT). */
 static bool exited(const struct sbx_child *c)
 {
@@ -583,6 +612,8 @@ static void reap(struct sbx_child *c)
 	if (io_pidfd_reap(c->pidfd, false, &si, &ru) != 1)
 		return;
 	epoll_ctl(c->epfd, EPOLL_CTL_DEL, c->pidfd, NULL);
+	if (group)
+		reap_orphans(c->pid);
 	ended(c, si.si_code, si.si_status,
 	      (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000 +
 	              (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1000,
@@ -718,6 +749,8 @@ static void stop(struct sbx_child *c)
 	/* Its group was killed by sbx_child_kill, before this reap. */
 	siginfo_t si;
 	(void)io_pidfd_reap(c->pidfd, true, &si, NULL);
+	if (!in_pid_ns(c) && c->pid > 0)
+		reap_orphans(c->pid);
 	c->reaped = true;
 }
 

@@ -20,6 +20,7 @@
 #include <sys/mman.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
@@ -1579,6 +1580,46 @@ static void test_free_running_child_kills_and_reaps(void **state)
 	sbx_child_free(NULL);
 }
 
+static void without_pid_ns(struct sbx_spec *s)
+{
+	s->namespaces &= ~SBX_NS_PID;
+}
+
+/* Without a pid namespace a process the tool leaves behind (a double
+ * fork's) is made the child of the nearest subreaper, or of pid 1: the
+ * supervisor itself where it is a container's init (the image's
+ * ENTRYPOINT). Killed with the call's group, it must be reaped with the
+ * call, not left that process's zombie for good. This test process
+ * stands for that init. */
+static void test_orphans_without_pid_ns_are_reaped(void **state)
+{
+	(void)state;
+	need_sandbox();
+	assert_int_equal(prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0), 0);
+	struct sbx_jail *j = jail_with(without_pid_ns);
+	char *const argv[] = { (char *)"/bin/sh", (char *)"-c",
+		               (char *)"for i in 1 2 3 4 5; do (sleep 30 &); done; exit 0", NULL };
+	struct sbx_child *c = run_argv(j, argv);
+	pid_t pgid = sbx_child_pid(c);
+	assert_int_equal(sbx_child_outcome(c)->exit_code, 0);
+	/* no process of the call left, not even a zombie of ours */
+	siginfo_t si;
+	memset(&si, 0, sizeof si);
+	errno = 0;
+	int rc = waitid(P_PGID, (id_t)pgid, &si, WEXITED | WNOHANG);
+	int e = errno;
+	errno = 0;
+	int alive = kill(-pgid, 0);
+	int alive_errno = errno;
+	assert_int_equal(prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0), 0);
+	sbx_child_free(c);
+	sbx_jail_free(j);
+	assert_int_equal(rc, -1);
+	assert_int_equal(e, ECHILD);
+	assert_int_equal(alive, -1);
+	assert_int_equal(alive_errno, ESRCH);
+}
+
 /* ---- egress: a network namespace per child ------------------------------ */
 
 static void with_egress(struct sbx_spec *s)
@@ -1830,6 +1871,7 @@ int main(void)
 		cmocka_unit_test(test_seccomp_kill_is_reported),
 		cmocka_unit_test(test_many_children_at_once_leak_no_fds),
 		cmocka_unit_test(test_free_running_child_kills_and_reaps),
+		cmocka_unit_test(test_orphans_without_pid_ns_are_reaped),
 		cmocka_unit_test(test_egress_namespace_and_listeners_per_child),
 		cmocka_unit_test(test_egress_leaves_nothing_open),
 	};
