@@ -24,6 +24,7 @@
 #include <linux/sock_diag.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -67,6 +68,11 @@ int http_peer_uid(int diag, int conn, uid_t *uid)
 	if (local.ss_family != peer.ss_family ||
 	    (local.ss_family != AF_INET && local.ss_family != AF_INET6))
 		return -EAFNOSUPPORT;
+	/* Each request its own number: an answer left unread by an earlier
+	 * request (one given up on) is told apart and skipped, never taken
+	 * for this one's. */
+	static uint32_t last_seq;
+	uint32_t seq = ++last_seq;
 	struct {
 		struct nlmsghdr nlh;
 		struct inet_diag_req_v2 r;
@@ -74,7 +80,7 @@ int http_peer_uid(int diag, int conn, uid_t *uid)
 		.nlh = { .nlmsg_len = sizeof req,
 		         .nlmsg_type = SOCK_DIAG_BY_FAMILY,
 		         .nlmsg_flags = NLM_F_REQUEST,
-		         .nlmsg_seq = 1 },
+		         .nlmsg_seq = seq },
 		.r = { .sdiag_family = (__u8)local.ss_family,
 		       .sdiag_protocol = IPPROTO_TCP,
 		       .idiag_states = ~0u },
@@ -96,14 +102,21 @@ int http_peer_uid(int diag, int conn, uid_t *uid)
 		struct nlmsghdr h;
 		char bytes[1024];
 	} ans;
-	do
-		n = recv(diag, &ans, sizeof ans, MSG_DONTWAIT);
-	while (n < 0 && errno == EINTR);
-	if (n < 0)
-		return errno == EAGAIN ? -ETIMEDOUT : -errno;
+	bool ours = false;
+	while (!ours) {
+		do
+			n = recv(diag, &ans, sizeof ans, MSG_DONTWAIT);
+		while (n < 0 && errno == EINTR);
+		if (n < 0)
+			return errno == EAGAIN ? -ETIMEDOUT : -errno;
+		int left = (int)n; /* NLMSG_NEXT counts it down */
+		for (struct nlmsghdr *h = &ans.h; NLMSG_OK(h, left); h = NLMSG_NEXT(h, left))
+			ours = ours || h->nlmsg_seq == seq;
+		/* else an old answer to a request given up on: the next one */
+	}
 	for (struct nlmsghdr *h = &ans.h; NLMSG_OK(h, (size_t)n); h = NLMSG_NEXT(h, n)) {
-		if (h->nlmsg_seq != 1)
-			continue; /* an old answer to a request given up on */
+		if (h->nlmsg_seq != seq)
+			continue;
 		if (h->nlmsg_type == NLMSG_ERROR) {
 			const struct nlmsgerr *e = NLMSG_DATA(h);
 			return h->nlmsg_len >= NLMSG_LENGTH(sizeof *e) && e->error ? e->error :
