@@ -108,7 +108,10 @@ spec() {
 	proc-masked) echo "--proc masked|root|$ALL||^|mount /proc failed.*a fresh /proc cannot be mounted.*fix: unmask it||^    proc: none \\(masked by the container\\) \\(another way\\)" ;;
 	container-caps) echo "--caps container|root|$ALL||^|$ROOT_NS||^    user: user namespace \\(another way\\): toolcage runs as root without CAP_SYS_ADMIN" ;;
 	container-default) echo "--container-default|both|$WRITERS|$WRITERS|^clone3: +NO|$ROOT_NS|$USER_NS|$NO_NS|$NO_NS" ;;
-	container-default-landlock-[12345]) echo "--container-default --landlock-abi ${1##*-}|both|$WRITERS|$WRITERS|^landlock: +ABI ${1##*-}\$|$ROOT_NS|$USER_NS|$SIGWALL|$SIGWALL" ;;
+	# Before ABI 3 Landlock does not govern truncation: no way without
+	# namespaces, every profile refused.
+	container-default-landlock-[12]) echo "--container-default --landlock-abi ${1##*-}|both|||^landlock: +ABI ${1##*-}\$|$ROOT_NS|$USER_NS" ;;
+	container-default-landlock-[345]) echo "--container-default --landlock-abi ${1##*-}|both|$WRITERS|$WRITERS|^landlock: +ABI ${1##*-}\$|$ROOT_NS|$USER_NS|$SIGWALL|$SIGWALL" ;;
 	*) return 1 ;;
 	esac
 }
