@@ -131,8 +131,14 @@ one() {
 		> "$T/toolcage-$env" && chmod 755 "$T/toolcage-$env"
 	local tc=$T/toolcage-$env
 	envfail=0
-	(cd "$T/ws" && HOME=$T/home "${as[@]}" "$tc" check --workspace "$T/ws") > "$T/check" 2>&1
+	# check's report is its standard output; its standard error kept
+	# apart, where a sanitized build's child may warn midway through a
+	# line (ASan's note on a stack it does not know), and read for the
+	# sanitizers' errors alone.
+	(cd "$T/ws" && HOME=$T/home "${as[@]}" "$tc" check --workspace "$T/ws") > "$T/check" 2>"$T/check.err"
 	local crc=$? runs="" p
+	grep -E "ERROR: (Address|Leak)Sanitizer|runtime error:" "$T/check.err" &&
+		bad "$name: check under a sanitizer: $(grep -m1 -E 'ERROR|runtime error' "$T/check.err")"
 	[ -z "$line" ] || grep -Eq -- "$line" "$T/check" ||
 		bad "$name: check does not see the simulated kernel ('$line')"
 	for p in $ALL; do
