@@ -176,6 +176,10 @@ static void test_cpu_clocks_of_other_processes_refused(void **state)
 	int st = 0;
 	assert_int_equal(waitpid(c, &st, 0), c);
 	assert_true(WIFEXITED(st));
+	/* No filter can be loaded here (valgrind does not know seccomp(2)):
+	 * the tables above are what is left to check. */
+	if (WEXITSTATUS(st) == 90)
+		skip();
 	assert_int_equal(WEXITSTATUS(st), 0);
 }
 
