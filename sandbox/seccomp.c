@@ -496,13 +496,14 @@ static const struct {
 	{ "setxattr", 469 },    /* file_setattr */
 };
 
-/* truncate(2) denied (jail.c, before Landlock ABI 3) is denied by path in
+/* truncate(2) denied (a profile's seccomp.deny) is denied by path in
  * every form seccomp can see: open(2) and openat(2) with O_TRUNC cut the
  * file whatever the access mode, but Landlock before ABI 3 checks the
  * mode alone: O_RDONLY (read access) or 3 (none) with O_TRUNC would empty
  * a file the tool may only read. With O_WRONLY or O_RDWR Landlock checks
  * write access, as for ftruncate(2). openat2() carries its flags in memory
- * seccomp cannot read: docs/security.md says so. */
+ * seccomp cannot read, which is why no call runs without namespaces
+ * before Landlock ABI 3 (jail.c). */
 static int add_truncating_opens(scmp_filter_ctx ctx, uint32_t action)
 {
 	static const struct {
