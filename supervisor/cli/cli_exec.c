@@ -481,6 +481,13 @@ static int parse_exec_args(int argc, char **argv, struct exec_opts *o)
 		cli_usage(stderr, "exec");
 		return -1;
 	}
+	/* execve("") fails with a bare errno that names nothing: say it here. */
+	if (!argv[optind][0]) {
+		fputs("toolcage exec: the command after -- is an empty string; give the program "
+		      "to run, e.g. toolcage exec -- ls\n",
+		      stderr);
+		return -1;
+	}
 	return 0;
 }
 
@@ -501,6 +508,40 @@ static bool runnable_in_workspace(const char *workspace, const char *prog)
 	size_t n = strlen(ws);
 	return realpath(prog, path) && !strncmp(path, ws, n) && (path[n] == '/' || n == 1) &&
 	        !access(path, X_OK);
+}
+
+/* What a failed exec of prog (as CMD names it, run from the workspace)
+ * means to the user and what to do, beyond the errno's words; "" when there
+ * is nothing to add. Looked at from here: the jail shows the same host
+ * paths, bar the hidden ones. */
+static const char *exec_failure_hint(int e, const char *workspace, const char *prog)
+{
+	bool has_slash = strchr(prog, '/') != NULL;
+	if (e == ENOENT)
+		return has_slash ? "no such file: check the path (relative to the workspace)" :
+		                   "no program of that name in the profile's PATH (env.set.PATH, "
+		                   "/usr/local/bin:/usr/bin:/bin in the shipped profiles); check "
+		                   "its spelling, or give its full path";
+	if (e == ENOEXEC)
+		return "not a program this system can run (a script without a '#!' line, or a "
+		       "binary for another machine); run it through its interpreter (sh FILE)";
+	if (e != EACCES || !has_slash)
+		return "";
+	char at[PATH_MAX];
+	if (prog[0] != '/') {
+		if (snprintf(at, sizeof at, "%s/%s", workspace, prog) >= (int)sizeof at)
+			return "";
+		prog = at;
+	}
+	struct stat st;
+	if (stat(prog, &st) < 0)
+		return "";
+	if (S_ISDIR(st.st_mode))
+		return "it is a directory, not a program";
+	if (S_ISREG(st.st_mode) && !(st.st_mode & 0111))
+		return "the file is not executable: chmod +x it, or run it through its "
+		       "interpreter (sh FILE, python3 FILE)";
+	return "";
 }
 
 /* The paths exec and check are given, before anything is built from them. */
@@ -657,8 +698,10 @@ int cmd_exec(int argc, char **argv)
 		/* The command's name shown as names are: it may come from a
 		 * hostile payload, and this goes to a terminal. */
 		char *name = shown_dup(argv[optind]);
-		const char *hint = sbx_explain_step(out->setup_step, out->setup_failed);
 		bool is_exec = !strcmp(out->setup_step, "exec");
+		const char *hint = is_exec ?
+		        exec_failure_hint(out->setup_failed, o.workspace, argv[optind]) :
+		        sbx_explain_step(out->setup_step, out->setup_failed);
 		int k = snprintf(msg, sizeof msg, "%s failed: %s%s%s%s%s", out->setup_step,
 		                 strerror(out->setup_failed), is_exec ? ": " : "",
 		                 is_exec ? name ? name : "?" : "", *hint ? ": " : "", hint);

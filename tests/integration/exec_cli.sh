@@ -66,6 +66,9 @@ basic_statuses() { # $1: label; $2: workspace
 	has "$1: timeout is said" err "killed after 200 ms (timeout)"
 	status "$1: not found is 127" 127 -- --workspace "$w" -- no-such-command-tc
 	has "$1: not found names the command" err "exec failed: No such file or directory: no-such-command-tc"
+	has "$1: not found says where it was looked for" err "no-such-command-tc: no program of that name in the profile's PATH"
+	status "$1: a directory is 126" 126 -- --workspace "$w" -- /etc
+	has "$1: a directory is said" err "/etc: it is a directory, not a program"
 	status "$1: unknown profile is 125" 125 -- --workspace "$w" --profile nope -- /bin/true
 	has "$1: unknown profile lists the built-ins" err "built-in ones: destructive, network, read-only, write"
 	status "$1: missing workspace is 125" 125 -- --workspace "$w/missing" -- /bin/true
@@ -95,6 +98,8 @@ if [ "$(cat "$tmp/out")" = "--json --profile x" ]; then ok "-- arguments reach t
 else bad "-- arguments reach the command"; fi
 status "no command is a usage error (2)" 2 -- --workspace "$ws" --
 has "no command says so" err "no command given"
+status "an empty command is a usage error (2)" 2 -- --workspace "$ws" -- ''
+has "an empty command says so" err "the command after -- is an empty string"
 status "unknown option is a usage error (2)" 2 -- --bogus -- /bin/true
 status "bad --timeout-ms is a usage error (2)" 2 -- --timeout-ms 0 -- /bin/true
 has "bad --timeout-ms says so" err "timeout-ms wants 1..86400000"
@@ -109,6 +114,7 @@ has "--help documents 123" out "123 *output was cut"
 printf '#!/bin/sh\necho ran\n' >"$ws/noexec.sh"
 chmod 644 "$ws/noexec.sh"
 status "not executable is 126" 126 -- --workspace "$ws" --profile write -- "$ws/noexec.sh"
+has "not executable says chmod +x" err "noexec.sh: the file is not executable: chmod +x it"
 if grep -q "workspace_exec" "$tmp/err"; then bad "a file without x bits blamed on workspace_exec"
 else ok "a file without x bits is not blamed on workspace_exec"; fi
 # ...and read-only may not run programs from the workspace at all.
@@ -117,6 +123,10 @@ status "read-only cannot exec from the workspace" 126 -- --workspace "$ws" -- "$
 has "read-only names workspace_exec as the reason" err "profile read-only does not let them run, filesystem.workspace_exec is false"
 status "write can exec from the workspace" 0 -- --workspace "$ws" --profile write -- "$ws/noexec.sh"
 has "the workspace script ran" out "^ran$"
+printf 'echo ran\n' >"$ws/nohashbang.sh"
+chmod 755 "$ws/nohashbang.sh"
+status "a script without #! is 126" 126 -- --workspace "$ws" --profile write -- "$ws/nohashbang.sh"
+has "a script without #! says so" err "nohashbang.sh: not a program this system can run"
 
 # The profile's kill list: SIGSYS, 128+31, killed_by seccomp.
 cat >"$tmp/kill-uname.json" <<'PEOF'
