@@ -403,16 +403,13 @@ static int plan_cgroups(const struct sbx_spec *s, struct sbx_jail *j, struct sbx
  * group (the whole-tree kill), and changing the metadata of files outside
  * the writable paths, which read-only mounts refuse and Landlock does not
  * govern (the tool's uid may own them: root's system files, a user's
- * home). And inotify: a watch is no open, Landlock never checks it, and
- * here the host's /tmp, the hidden paths and the other calls' /tmp
- * directories are not covered by mounts: a watch on a directory there
- * names every file any process makes or opens in it, one on a file tells
- * each read and write of it (fanotify is refused in every profile). */
+ * home). inotify, which here would reach the host's /tmp and the hidden
+ * paths too, is refused in every profile (seccomp.c). */
 static const char *const no_ns_deny[] = {
-	"setsid",       "setpgid",      "chmod",         "fchmod",    "fchmodat",    "chown",
-	"fchown",       "lchown",       "fchownat",      "utime",     "utimes",      "utimensat",
-	"futimesat",    "setxattr",     "lsetxattr",     "fsetxattr", "removexattr", "lremovexattr",
-	"fremovexattr", "inotify_init", "inotify_init1", NULL,
+	"setsid",    "setpgid",     "chmod",        "fchmod",       "fchmodat",
+	"chown",     "fchown",      "lchown",       "fchownat",     "utime",
+	"utimes",    "utimensat",   "futimesat",    "setxattr",     "lsetxattr",
+	"fsetxattr", "removexattr", "lremovexattr", "fremovexattr", NULL,
 };
 
 /* The kernel refuses every namespace here (Docker's and Kubernetes'

@@ -47,8 +47,16 @@ static const char *const base_deny[] = {
 	"keyctl",
 	"add_key",
 	"request_key",
-	"fanotify_init",
 	"lookup_dcookie",
+	/* file watches: a watch is no open, and Landlock never checks it.
+	 * The mount namespace shares what Landlock does not grant (home
+	 * directories, the workspace's siblings; without one, the host's /tmp
+	 * and the hidden paths too): a watch on a directory there names every
+	 * file any process makes or opens in it, one on a file tells each read
+	 * and write of it. Watchers (tail -f, a build's watch mode) poll. */
+	"inotify_init",
+	"inotify_init1",
+	"fanotify_init",
 	/* native AIO: its contexts count against one host-wide limit
 	 * (fs.aio-max-nr), which a tool could use up for the host's databases
 	 * and VMs; glibc's POSIX AIO uses threads, not these */

@@ -37,10 +37,20 @@
  *                              watch names what is made in it), or on the
  *                              parent of a per-call /tmp (other calls'
  *                              directories and their files, by name)
+ *   fs watch LABEL DIR MS      watch DIR (outside the grants, where the
+ *                              mount namespace shares the host's files) by
+ *                              inotify, else by fanotify (unprivileged from
+ *                              Linux 5.13, names by FAN_REPORT_DFID_NAME),
+ *                              for MS ms or until a name is learned; prints
+ *                              "learned NAME" for each: the runner makes
+ *                              files there meanwhile, with names the tool is
+ *                              not told, and looks for them in its output
  */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <sys/fanotify.h>
 #include <sys/inotify.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
@@ -267,6 +277,82 @@ static void do_inotify(const char *a, int argc, char **argv)
 	BLOCKED(a, "inotify_add_watch %s: %s", path, errname(e));
 }
 
+/* Prints each name an inotify event carries; 1 when one was learned. */
+static int inotify_names(const char *buf, ssize_t n)
+{
+	int learned = 0;
+	for (const char *q = buf; n > 0 && q + sizeof(struct inotify_event) <= buf + n;) {
+		const struct inotify_event *e = (const void *)q;
+		if (e->len && e->name[0]) {
+			printf("learned %s\n", e->name);
+			learned = 1;
+		}
+		q += sizeof *e + e->len;
+	}
+	return learned;
+}
+
+/* Prints each name a fanotify FAN_REPORT_DFID_NAME event carries: the
+ * info record after the metadata holds the directory's handle, then the
+ * name. */
+static int fanotify_names(const char *buf, ssize_t n)
+{
+	int learned = 0;
+	const struct fanotify_event_metadata *m = (const void *)buf;
+	for (; FAN_EVENT_OK(m, n); m = FAN_EVENT_NEXT(m, n)) {
+		const char *info = (const char *)m + m->metadata_len;
+		const struct fanotify_event_info_fid *fid = (const void *)info;
+		if (m->event_len <= m->metadata_len + sizeof *fid ||
+		    fid->hdr.info_type != FAN_EVENT_INFO_TYPE_DFID_NAME)
+			continue;
+		const struct file_handle *h = (const void *)fid->handle;
+		const char *name = (const char *)h->f_handle + h->handle_bytes;
+		if (name < (const char *)m + m->event_len && *name) {
+			printf("learned %s\n", name);
+			learned = 1;
+		}
+	}
+	return learned;
+}
+
+static void do_watch(const char *a, int argc, char **argv)
+{
+	const char *dir = arg_str(a, argc, argv, 2);
+	long ms = arg_long(a, arg_str(a, argc, argv, 3));
+	int fan = 0, fd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
+	int ie = errno, fe = 0, we = 0;
+	if (fd >= 0 && inotify_add_watch(fd, dir, IN_CREATE | IN_OPEN | IN_MOVED_TO) < 0) {
+		we = errno;
+		close(fd);
+		fd = -1;
+	}
+	if (fd < 0) {
+		fan = 1;
+		fd = fanotify_init(FAN_CLASS_NOTIF | FAN_REPORT_DFID_NAME | FAN_CLOEXEC |
+		                           FAN_NONBLOCK,
+		                   O_RDONLY);
+		fe = errno;
+		if (fd >= 0 &&
+		    fanotify_mark(fd, FAN_MARK_ADD, FAN_CREATE | FAN_MOVED_TO, AT_FDCWD, dir) < 0) {
+			fe = errno;
+			close(fd);
+			fd = -1;
+		}
+	}
+	if (fd < 0)
+		BLOCKED(a, "inotify: %s; fanotify: %s", errname(we ? we : ie), errname(fe));
+	struct pollfd p = { fd, POLLIN, 0 };
+	for (long left = ms; left > 0 && poll(&p, 1, 100) >= 0; left -= 100) {
+		char buf[4096] __attribute__((aligned(8)));
+		ssize_t n = read(fd, buf, sizeof buf);
+		if (n > 0 && (fan ? fanotify_names(buf, n) : inotify_names(buf, n)))
+			ESCAPED(a, "%s on %s names what others make there",
+			        fan ? "fanotify" : "inotify", dir);
+	}
+	ESCAPED(a, "%s watch on %s placed (no file was made there meanwhile)",
+	        fan ? "fanotify" : "inotify", dir);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct attack t[] = {
@@ -284,6 +370,7 @@ int main(int argc, char **argv)
 		{ "tmp_write", tmp_write },
 		{ "tmp_persist", tmp_persist },
 		{ "inotify", do_inotify },
+		{ "watch", do_watch },
 	};
 	LABELED(t);
 }

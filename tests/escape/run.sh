@@ -75,6 +75,9 @@ if [ "$(id -u)" = 0 ]; then IDS=${IDS:-"root nobody"}; else IDS=${IDS:-"user"}; 
 #   flood   toolcage must end with killed_by output_limit or truncated
 #           output, its max RSS under $FLOOD_RSS_KB
 #   killsup toolcage itself is SIGKILLed mid-run; the tool must die too
+#   made    while the tool runs, a host process makes files in @OUT every
+#           100 ms, named with a token the tool is not told; afterwards the
+#           token must not be in the tool's output (a watch names them)
 #   ping    widen net.ipv4.ping_group_range for this run only (as root), as
 #           many distributions ship it, so that only the sandbox can refuse
 #           a ping socket; restored right after
@@ -248,6 +251,7 @@ protect_control     B  A  B   A   intact       protect control @WS
 tmp_write           B  B  B   B   tmp          fs tmp_write tmp_write @MARK @HOSTCANARY
 tmp_persist         B  B  B   B   -            fs tmp_persist tmp_persist @PREVMARK
 inotify_host_tmp    B  B  B   B   -            fs inotify inotify_host_tmp /tmp/@HOSTCANARY
+watch_outside       B  B  B   B   made         fs watch watch_outside @OUT 3000
 ## ways around the view (the ../ above a new root, leaked directory fds and
 ## /proc's magic links, what lies beside a grant, the view's own root)
 walk_up_outside     B  B  B   B   -            tree walk_up walk_up_outside @OUT/secret.txt
@@ -700,6 +704,16 @@ run_attack() { # id profile attack expect flags cmd...
 		fi ;;
 	esac
 	case ",$flags," in *,tfo,*) tfosave=$(tfo_on) ;; esac
+	local maker="" made=""
+	case ",$flags," in *,made,*)
+		# Bounded by the clock too, should the kill below be missed.
+		made=tcmade$RANDOM$RANDOM$RANDOM
+		(end=$(($(date +%s) + HANG_S)); i=0
+		 while [ "$(date +%s)" -lt $end ]; do
+			i=$((i + 1)); : > "$T/$id/outside/$made-$i"; sleep 0.1; rm -f "$T/$id/outside/$made-$i"
+		 done) &
+		maker=$! ;;
+	esac
 	t0=$(now_ms)
 	if [ "${flags/killsup/}" != "$flags" ]; then
 		(cd "$ws" && as_id "$id" "$TOOLCAGE" exec $SPARE --profile "$prof" --workspace "$ws" \
@@ -751,6 +765,12 @@ run_attack() { # id profile attack expect flags cmd...
 		[ $((t1 - t0)) -ge $((HANG_S * 1000 - 1000)) ] && outside="fail:toolcage did not return within $HANG_S s"
 	fi
 
+	if [ -n "$maker" ]; then
+		kill "$maker" 2>/dev/null; wait "$maker" 2>/dev/null
+		rm -f "$T/$id/outside/$made"-*
+		grep -q -- "$made" "$out.json" &&
+			outside="fail:the tool learned the name of a file the host made in $T/$id/outside ($made-N)"
+	fi
 	[ -n "$pingsave" ] && echo "$pingsave" > /proc/sys/net/ipv4/ping_group_range
 	[ -n "$tfosave" ] && echo "$tfosave" > /proc/sys/net/ipv4/tcp_fastopen
 
@@ -972,6 +992,7 @@ self_test() {
 	check escaped root "open_write /proc/sys" $E/fs open_write x /proc/sys/kernel/printk_ratelimit
 	check escaped root tmp_write $E/fs tmp_write x "st$RUN_TAG" "$HOSTCANARY"
 	check escaped root tmp_persist $E/fs tmp_persist x "st$RUN_TAG"
+	check escaped root watch_outside $E/fs watch x "$T/root/outside" 300
 	rm -f "/tmp/tc-escape-st$RUN_TAG"
 	# ways around the view
 	check escaped root walk_up_outside $E/tree walk_up x "$T/root/outside/secret.txt"

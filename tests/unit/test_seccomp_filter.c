@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <sys/ioctl.h>
 #include <sys/personality.h>
 #include <sys/prctl.h>
@@ -365,6 +366,10 @@ static const struct row every_profile[] = {
 	{ "perf_event_open", X86, __NR_perf_event_open, { 0 }, ERR(EPERM) },
 	{ "userfaultfd", X86, __NR_userfaultfd, { 0 }, ERR(EPERM) },
 	{ "keyctl", X86, __NR_keyctl, { 0 }, ERR(EPERM) },
+	/* a watch names what others make or open where Landlock grants nothing */
+	{ "inotify_init", X86, __NR_inotify_init, { 0 }, ERR(EPERM) },
+	{ "inotify_init1", X86, __NR_inotify_init1, { IN_CLOEXEC }, ERR(EPERM) },
+	{ "fanotify_init", X86, __NR_fanotify_init, { 0xc00, 0 }, ERR(EPERM) },
 	{ "add_key", X86, __NR_add_key, { 0 }, ERR(EPERM) },
 	{ "request_key", X86, __NR_request_key, { 0 }, ERR(EPERM) },
 	{ "open_by_handle_at", X86, __NR_open_by_handle_at, { 0 }, ERR(EPERM) },
@@ -1106,6 +1111,7 @@ static const struct probe probes[] = {
 	{ "ioctl TIOCSTI high bits", __NR_ioctl, { -1, (long)0xffffffff00005412ULL } },
 	{ "ioctl TCGETS", __NR_ioctl, { -1, TCGETS } },
 	{ "keyctl", __NR_keyctl, { 0 } },
+	{ "inotify_init1", __NR_inotify_init1, { IN_CLOEXEC } },
 };
 
 static void agrees_with_kernel(int p)
