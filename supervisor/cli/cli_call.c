@@ -95,7 +95,12 @@ int cmd_call(int argc, char **argv)
 	if (rc)
 		return rc > 0 ? 0 : 2;
 	if (optind >= argc || argc - optind > 2) {
-		if (optind < argc)
+		if (optind >= argc)
+			fputs("toolcage call: no TOOL given: name the tool to call (toolcage list "
+			      "shows them), then its arguments as one JSON object, e.g. toolcage "
+			      "call read_file '{\"path\": \"README.md\"}'\n\n",
+			      stderr);
+		else
 			fprintf(stderr,
 			        "toolcage call: '%s' after the arguments: give TOOL, then one "
 			        "ARGS_JSON (options may come before or after them)\n\n",
@@ -156,6 +161,15 @@ int cmd_list(int argc, char **argv)
 	int rc = parse_common(argc, argv, &c, "list");
 	if (rc)
 		return rc > 0 ? 0 : 2;
+	/* The list is always every tool: a name after it was silently ignored. */
+	if (optind < argc) {
+		fprintf(stderr,
+		        "toolcage list: unexpected argument '%s': list takes no tool names, it "
+		        "lists every tool (toolcage list | grep -A5 NAME for one)\n\n",
+		        argv[optind]);
+		cli_usage(stderr, "list");
+		return 2;
+	}
 	enum tc_export_format fmt;
 	if (tc_export_format_parse(c.format, &fmt) < 0) {
 		fprintf(stderr, "toolcage list: unknown format '%s' (text, mcp, openai)\n",

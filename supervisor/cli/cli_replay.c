@@ -497,12 +497,34 @@ int cmd_replay(int argc, char **argv)
 	}
 	if (merge) {
 		if (optind >= argc || argc - optind > MERGE_MAX_INPUTS || sh.count) {
+			if (sh.count)
+				fputs("toolcage replay: --merge joins the shards' outputs; it takes "
+				      "no --shard\n\n",
+				      stderr);
+			else if (optind >= argc)
+				fputs("toolcage replay: --merge needs the SHARE.jsonl files the "
+				      "shards wrote (replay --json --shard I/N each)\n\n",
+				      stderr);
+			else
+				fprintf(stderr,
+				        "toolcage replay: --merge takes at most %d files\n\n",
+				        MERGE_MAX_INPUTS);
 			cli_usage(stderr, "replay");
 			return 2;
 		}
 		return merge_files(argc - optind, argv + optind);
 	}
 	if (optind + 1 != argc) {
+		if (optind >= argc)
+			fputs("toolcage replay: no FILE given: a JSONL file of recorded calls "
+			      "(one {\"name\": ..., \"arguments\": {...}} a line), or - for "
+			      "standard input\n\n",
+			      stderr);
+		else
+			fprintf(stderr,
+			        "toolcage replay: unexpected argument '%s': replay takes one FILE "
+			        "(--merge joins several shares)\n\n",
+			        argv[optind + 1]);
 		cli_usage(stderr, "replay");
 		return 2;
 	}

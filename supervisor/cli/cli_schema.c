@@ -119,6 +119,10 @@ static int run(const struct schema *s, FILE *in, const char *name, size_t max_di
 int cmd_schema(int argc, char **argv)
 {
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		if (argc < 2)
+			fputs("toolcage schema: no subcommand given: the one there is is "
+			      "validate\n\n",
+			      stderr);
 		cli_usage(argc < 2 ? stderr : stdout, "schema");
 		return argc < 2 ? 2 : 0;
 	}
@@ -165,6 +169,16 @@ int cmd_schema(int argc, char **argv)
 		}
 	}
 	if (argc - optind < 1 || argc - optind > 2) {
+		if (argc - optind < 1)
+			fputs("toolcage schema validate: no SCHEMA_FILE given: the JSON Schema "
+			      "file, then the instances (one JSON document a line; standard input "
+			      "without a file)\n\n",
+			      stderr);
+		else
+			fprintf(stderr,
+			        "toolcage schema validate: unexpected argument '%s': give one "
+			        "SCHEMA_FILE and at most one INSTANCE_FILE\n\n",
+			        argv[optind + 2]);
 		cli_usage(stderr, "schema");
 		return 2;
 	}

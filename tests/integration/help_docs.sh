@@ -43,6 +43,29 @@ for v in $verbs; do
 		[ "$(echo "$out" | tail -1)" = "\`toolcage $v --help\` tells more." ] ||
 		fail "toolcage $v --no-such-option: not the message, the synopsis and a pointer to --help ($(echo "$out" | wc -l) lines)"
 done
+# A missing or extra argument is a usage error too: its first line says
+# which, never the synopsis alone (which leaves the user to guess).
+operand() { # WANT_FIRST_LINE_PREFIX ARGS...
+	want=$1; shift
+	out=$("$TOOLCAGE" "$@" 2>&1 </dev/null); rc=$?
+	case $rc:$(echo "$out" | head -1) in
+	"2:$want"*) echo "ok   toolcage $* says what is wrong" ;;
+	*) fail "toolcage $*: exit $rc: $(echo "$out" | head -1)" ;;
+	esac
+}
+operand "toolcage call: no TOOL given" call
+operand "toolcage call: 'c' after the arguments" call a '{}' c
+operand "toolcage list: unexpected argument 'read_file'" list read_file
+operand "toolcage replay: no FILE given" replay
+operand "toolcage replay: unexpected argument 'b'" replay a b
+operand "toolcage replay: --merge needs the SHARE.jsonl files" replay --merge
+operand "toolcage replay: --merge joins the shards' outputs; it takes no --shard" \
+	replay --merge --shard 0/2 a
+operand "toolcage schema: no subcommand given" schema
+operand "toolcage schema validate: no SCHEMA_FILE given" schema validate
+operand "toolcage schema validate: unexpected argument 'c'" schema validate a b c
+operand "toolcage serve: unexpected argument 'x'" serve x
+operand "toolcage exec: no command given" exec --
 "$TOOLCAGE" help nosuchverb > /dev/null 2>&1
 [ $? -eq 2 ] || fail "toolcage help nosuchverb does not exit 2"
 # A verb the binary has but the docs do not: its help would be the main one.
