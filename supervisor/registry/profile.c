@@ -36,12 +36,18 @@ static int check_keys(struct pctx *c, json_t *obj, const char *ptr, const char *
 	if (!json_is_object(obj))
 		return fail(c, ptr, "must be an object");
 	const char *key = json_unknown_key(obj, allowed);
-	if (key) {
-		char p[300];
-		snprintf(p, sizeof p, "%s/%s", strcmp(ptr, "/") ? ptr : "", key);
-		return fail(c, p, "unknown key '%s'", key);
-	}
-	return 0;
+	if (!key)
+		return 0;
+	char p[300];
+	snprintf(p, sizeof p, "%s/%s", strcmp(ptr, "/") ? ptr : "", key);
+	/* The keys this object takes, as the configuration's errors give
+	 * them: a misspelling is then fixed without the manual. */
+	struct buf known = BUF_INIT;
+	for (size_t i = 0; allowed[i]; i++)
+		buf_printf(&known, "%s%s", i ? ", " : "", allowed[i]);
+	int rc = fail(c, p, "unknown key '%s' (known here: %s)", key, known.data ? known.data : "");
+	buf_release(&known);
+	return rc;
 }
 
 /* A NULL-terminated array of the strings of a JSON array (borrowed from the
