@@ -92,8 +92,12 @@ struct tc_supervisor *cli_sup_open(struct cli_sup *c, const char *verb)
 	struct tc_supervisor *s = NULL;
 	struct tc_error err = { 0 };
 	if (sup_paths_check(c, &err) < 0 || tc_supervisor_new(&c->opt, &s, &err) < 0) {
-		fprintf(stderr, "toolcage %s: %s%s%s\n", verb, err.where, err.where[0] ? ": " : "",
-		        err.msg);
+		/* A manifest's message carries its file:line:column already
+		 * (lint prints the message alone): the file once, not twice. */
+		size_t n = strlen(err.where);
+		bool said = n && !strncmp(err.msg, err.where, n) && err.msg[n] == ':';
+		fprintf(stderr, "toolcage %s: %s%s%s\n", verb, said ? "" : err.where,
+		        err.where[0] && !said ? ": " : "", err.msg);
 		return NULL;
 	}
 	return s;

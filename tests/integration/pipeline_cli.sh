@@ -134,6 +134,11 @@ expect_rc 0 $TC list --tools $TOOLS --format openai
 python3 -c 'import json,sys; l=json.load(open(sys.argv[1])); assert any(t["function"]["name"]=="make_marker" for t in l)' "$ws/.out" \
 	&& ok "list --format openai" || bad "list openai"
 expect_rc 2 $TC list --format nope
+# A manifest that is not JSON: its file:line:column, the file named once.
+mkdir "$E/broken" && printf '{"name":\n' > "$E/broken/t.json"
+expect_rc 2 $TC list --tools "$E/broken"
+[ "$(cat "$ws/.err")" = "toolcage list: $E/broken/t.json:2:0: not valid JSON: unexpected token near end of file" ] &&
+	ok "a broken manifest is named once, with its line" || bad "broken manifest: $(cat "$ws/.err")"
 
 # replay: scripted approver, OpenAI shape, table and --json
 rm -f ran.marker
