@@ -662,7 +662,13 @@ static void finish_unknown(struct call *c)
 	json_t *avail = json_array();
 	for (size_t i = 0; i < tc_registry_count(s->reg); i++) {
 		const char *n = tc_defined_name(tc_registry_at(s->reg, i));
-		buf_printf(&names, "%s%s", i ? ", " : "", n);
+		/* The tools tools/list offers: one no call can pass (http_fetch
+		 * with no allowed domain) would only send the model on to a
+		 * denial. */
+		char why[8];
+		if (tc_supervisor_tool_unusable(s, n, why, sizeof why))
+			continue;
+		buf_printf(&names, "%s%s", names.len ? ", " : "", n);
 		json_array_append_new(avail, json_string(n));
 	}
 	call_finishf(c, TC_STATUS_UNKNOWN_TOOL,

@@ -29,6 +29,9 @@ C="$TC call --tools $TOOLS"
 # stage 1: unknown tool lists the available ones; invalid arguments explained
 expect_rc 1 $C no_such_tool '{}'
 grep -q "Available tools:.*make_marker" "$ws/.out" && ok "unknown tool lists tools" || bad "unknown tool message"
+# ... those a call can pass, as tools/list: not http_fetch with no allowed domain.
+grep -q "read_file" "$ws/.out" && ! grep -q "http_fetch" "$ws/.out" &&
+	ok "unknown tool lists what tools/list offers" || bad "unknown tool lists unlisted: $(cat "$ws/.out")"
 expect_rc 1 $C make_marker '{"path": 5}'
 grep -q "/path" "$ws/.out" && grep -q "expected string" "$ws/.out" && ok "schema diagnostic names /path" || bad "schema diagnostic"
 expect_rc 1 $C make_marker 'not json'
