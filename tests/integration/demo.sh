@@ -1,8 +1,9 @@
 #!/bin/sh
 # tests/integration/demo.sh — `make demo` (tests/demo.sh), README's first
-# command, shows what it says: each scripted call's decision and status,
-# every render whole (wrapped, never cut mid-sentence), and each `toolcage
-# exec` line quoted so that pasting it into a shell runs what the demo ran.
+# command, shows what it says: what each call and command is there to show,
+# each scripted call's decision and status, every render whole (wrapped,
+# never cut mid-sentence), each `toolcage exec` line quoted so that pasting
+# it into a shell runs what the demo ran, and where to go next.
 # Exit 0 pass, 77 skip, anything else fail.
 set -u
 BUILD=${BUILD:-build}
@@ -34,6 +35,11 @@ want = {1: ("read_file", "ok"), 2: ("read_file", "invalid_arguments"),
 for n, (tool, status) in want.items():
     got = calls.get(n, ("-", "-", ""))[:2]
     check(got == (tool, status), "call %d is %s %s (%s %s)" % (n, tool, status, *got))
+# Each call says first what it shows: the scenario's comment above it.
+said = re.findall(r"^# (.+)\n\[(\d+)\] ", out, re.M)
+check([int(n) for _, n in said] == list(range(1, 10)),
+      "every call is introduced by what it shows (%s)" % [n for _, n in said])
+check(any("JSON Schema" in w for w, n in said if n == "2"), "call 2 says the schema refused it")
 # The denial says what to do at its end: a cut line would lose it.
 render = calls.get(4, ("", "", ""))[2]
 check(render.endswith(".") and "The call did not run." in render,
@@ -52,6 +58,9 @@ want = [["sh", "-c", 'id; grep -E "^(CapEff|NoNewPrivs|Seccomp):" /proc/self/sta
         ["unshare", "-U", "true"], ["sh", "-c", "setsid sleep 60 & sleep 60"]]
 cmds = [a[a.index("--") + 1:] if "--" in a else a for a in shown]
 check(cmds == want, "the exec lines paste as the commands run: %s" % cmds)
+check(len(re.findall(r"^# .+\n\$ toolcage exec", out, re.M)) == len(shown),
+      "every exec line is introduced by what it shows")
+check("toolcage check" in out.splitlines()[-1], "the demo ends by saying where to go next")
 exits = re.findall(r"^  -> exit (\d+)$", out, re.M)
 check(exits == ["0", "1", "2", "1", "1", "124"], "the exec exits are 0 1 2 1 1 124 (%s)" % " ".join(exits))
 check("NoNewPrivs:\t1" in out and "CapEff:\t0000000000000000" in out,
