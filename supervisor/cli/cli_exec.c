@@ -571,7 +571,7 @@ static int fail_setup(bool json, const char *what)
 		struct sbx_outcome none = { .exit_code = -1 };
 		print_json(&none, what, NULL, NULL, NULL, NULL);
 	}
-	fprintf(stderr, "toolcage: %s\n", what);
+	fprintf(stderr, "toolcage exec: %s\n", what);
 	return EX_TOOLCAGE;
 }
 

@@ -93,7 +93,7 @@ refused "replay --merge share missing" 2 "toolcage replay: --merge $missing: doe
 	"$enoent" "--json --shard" -- replay --merge "$missing"
 
 # exec (125: toolcage failed before CMD) and check.
-refused "exec --profile FILE missing" 125 "toolcage: --profile $missing.json: does not exist" \
+refused "exec --profile FILE missing" 125 "toolcage exec: --profile $missing.json: does not exist" \
 	"$enoent" "read-only, write, network, destructive" -- exec --profile "$missing.json" -- true
 refused "exec --profile-dir missing" 125 "--profile-dir $missing: does not exist" "$enoent" \
 	"leave --profile-dir out" -- exec --profile-dir "$missing" -- true
