@@ -37,7 +37,10 @@ static struct schema *load_schema(const char *path, const struct schema_options 
 	struct tc_error err = { 0 };
 	struct buf b = BUF_INIT;
 	if (read_file_bounded(path, SCHEMA_FILE_MAX, &b, &err) < 0) {
-		fprintf(stderr, "toolcage schema: %s: %s\n", err.where, err.msg);
+		fprintf(stderr,
+		        "toolcage schema: %s: %s. Give the path of a JSON Schema file "
+		        "(SCHEMA_FILE, before the instances).\n",
+		        err.where, err.msg);
 		buf_release(&b);
 		return NULL;
 	}
@@ -188,7 +191,11 @@ int cmd_schema(int argc, char **argv)
 	const char *iname = argc - optind == 2 ? argv[optind + 1] : "-";
 	FILE *in = strcmp(iname, "-") ? fopen(iname, "re") : stdin;
 	if (!in) {
-		fprintf(stderr, "toolcage schema: %s: %s\n", iname, strerror(errno));
+		fprintf(stderr,
+		        "toolcage schema: %s: cannot open: %s. Give the file of instances "
+		        "(INSTANCE_FILE, one JSON document a line), or leave it out to read "
+		        "standard input.\n",
+		        iname, strerror(errno));
 		schema_free(s);
 		return 2;
 	}

@@ -36,7 +36,9 @@ has invalid-not-json "$tmp/out" "invalid: /: not valid JSON"
 [ "$(wc -l < "$tmp/out")" -eq 5 ] || { echo "FAIL one line per instance"; fails=$((fails + 1)); }
 # A schema file that is not there is said to be missing, not "not valid JSON".
 expect missing-schema 2 "$TOOLCAGE" schema validate "$tmp/no-such-schema.json" /dev/null
-has missing-schema "$tmp/err" "no-such-schema.json: cannot open: No such file or directory"
+has missing-schema "$tmp/err" "no-such-schema.json: cannot open: No such file or directory. Give the path of a JSON Schema file"
+expect missing-instances 2 "$TOOLCAGE" schema validate "$D/tool.json" "$tmp/no-such.jsonl"
+has missing-instances "$tmp/err" "no-such.jsonl: cannot open: No such file or directory. Give the file of instances"
 grep -q 'not valid JSON\|-1' "$tmp/err" && { echo "FAIL missing-schema: $(cat "$tmp/err")"; fails=$((fails + 1)); }
 
 expect draft07 1 sh -c "printf '%s\n' '[\"a\",1]' '[\"a\",1,2]' | \"$TOOLCAGE\" schema validate \"$D/draft07-tuple.json\""
