@@ -196,11 +196,27 @@ static void die_with_parent(int lifeline)
  * and the copies with it. */
 static void arrange_fds(const struct child_plan *p, int *ruleset_fd)
 {
+	/* A stdin the job does not feed is /dev/null opened here, on our own
+	 * read-only mount of it: the supervisor's, opened on the host's
+	 * mount, would let a tool running as root (the owner of /dev/null)
+	 * fchmod, fchown or futimens the host's /dev/null past every mount of
+	 * ours, and Landlock does not govern those (a mode of 0600 locks out
+	 * every other user). Where no mount namespace is made, seccomp
+	 * refuses those calls instead (jail.c). */
+	int null_fd = -1;
+	if (p->stdin_fd < 0)
+		CHECK(STEP_FDS, null_fd = open("/dev/null", O_RDWR | O_CLOEXEC));
 	/* The sources in the order they are placed: the first four at their
 	 * CHILD_FD_* numbers, the rest from the next free one up. */
 	enum { S_RESULT = CHILD_FD_RESULT, S_STATUS, S_JOB, S_RULESET, S_LIFELINE, S_N };
-	int src[S_N] = { p->stdin_fd,  p->stdout_fd, p->stderr_fd, p->result_fd,
-		         p->status_fd, p->job_fd,    *ruleset_fd,  p->lifeline_fd };
+	int src[S_N] = { p->stdin_fd >= 0 ? p->stdin_fd : null_fd,
+		         p->stdout_fd,
+		         p->stderr_fd,
+		         p->result_fd,
+		         p->status_fd,
+		         p->job_fd,
+		         *ruleset_fd,
+		         p->lifeline_fd };
 	int tmp[S_N];
 	for (int i = 0; i < S_N; i++) {
 		tmp[i] = src[i];

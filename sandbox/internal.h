@@ -280,7 +280,8 @@ struct child_plan {
 	void *fn_arg;
 	const void *fn_data;
 	size_t fn_len;
-	int stdin_fd;  /* read end, or the jail's /dev/null */
+	int stdin_fd;  /* read end, or -1: /dev/null, which the child opens
+	                * itself once its mounts are made (arrange_fds) */
 	int stdout_fd; /* write ends */
 	int stderr_fd;
 	int result_fd;                      /* -1 when no result pipe */
@@ -307,7 +308,7 @@ struct job_header {
 	uint64_t fn; /* the builtin as sbx_fn_ref() gave it, or 0 */
 };
 #define JOB_MAGIC       0x746a6f62u /* "tjob" */
-#define JOB_STDIN       1u          /* keep fd 0: the stdin pipe, or /dev/null already */
+#define JOB_STDIN       1u          /* keep fd 0: the stdin pipe (else /dev/null) */
 #define JOB_RESULT      2u          /* keep fd 3, the result pipe (else closed) */
 #define JOB_MAX_PAYLOAD (8u << 20)
 

@@ -80,17 +80,18 @@ bool sbx_jail_spare_ready(struct sbx_jail *j)
 	return c->ready;
 }
 
-/* The job as one message (see struct job_header), malloc'd. null_stdin:
- * the child's fd 0 is /dev/null already (a fresh child whose job was known
- * when it was asked for: spawn.c), so it need not open it again. */
-static char *job_message(const struct sbx_job *job, bool null_stdin, size_t *len)
+/* The job as one message (see struct job_header), malloc'd. A job that
+ * feeds no stdin gets /dev/null opened by the child in its own mount
+ * namespace (await_job), never the supervisor's, which the worker passes
+ * in fd 0's place: on the host's mount it would let a root tool change
+ * the host's /dev/null (child.c, arrange_fds). */
+static char *job_message(const struct sbx_job *job, size_t *len)
 {
 	const char *cwd = job->cwd && strcmp(job->cwd, ".") ? job->cwd : "";
 	struct job_header h = { .magic = JOB_MAGIC,
 		                .cwd_len = (uint32_t)strlen(cwd) + 1,
 		                .fn = job->fn ? sbx_fn_ref((const void *)job->fn) : 0 };
-	h.flags = (wants_stdin(job) || null_stdin ? JOB_STDIN : 0) |
-	        (job->result_pipe ? JOB_RESULT : 0);
+	h.flags = (wants_stdin(job) ? JOB_STDIN : 0) | (job->result_pipe ? JOB_RESULT : 0);
 	uint64_t plen = h.cwd_len + (job->fn ? job->fn_len : 0);
 	for (char *const *a = job->fn ? NULL : job->argv; a && *a && plen <= JOB_MAX_PAYLOAD; a++) {
 		plen += strlen(*a) + 1;
@@ -139,7 +140,7 @@ int hand_over(struct sbx_child *c, const struct sbx_job *job, bool *sent)
 	size_t len = 0;
 	if (wants_stdin(job) && c->fd[W_IN] < 0)
 		return -EINVAL; /* asked for without a stdin pipe: spawn_start's error */
-	char *msg = job_message(job, c->fd[W_IN] < 0, &len);
+	char *msg = job_message(job, &len);
 	if (!msg)
 		return -errno;
 	int rc = 0;

@@ -218,7 +218,7 @@ static int fork_here(struct sbx_child *c, const struct sbx_job *job, int p[4][2]
 		.fn_arg = job->fn_arg,
 		.fn_data = job->fn_data,
 		.fn_len = job->fn_len,
-		.stdin_fd = child_stdin >= 0 ? child_stdin : j->devnull_fd,
+		.stdin_fd = child_stdin,
 		.stdout_fd = p[0][1],
 		.stderr_fd = p[1][1],
 		.result_fd = p[3][1],

@@ -6,10 +6,19 @@
  * calls toolcage, so an fd leak has something to leak.
  *
  *   fds scan     /proc/self/fd, then fcntl(F_GETFD) on 3..4096
+ *   fds std_meta fchmod of what fds 0-2 are, to the mode each has: a
+ *                descriptor opened outside the call's mount namespace
+ *                (the host's /dev/null, which the tool's uid owns when it
+ *                is root) reaches the host's inode past every read-only
+ *                mount; Landlock does not govern chmod. Pipes and sockets
+ *                (an inode of no file system a path names) are skipped;
+ *                the runner also compares /dev/null's ctime from outside
  */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include "verdict.h"
 
 static void scan(const char *a, int argc, char **argv)
@@ -52,8 +61,31 @@ static void scan(const char *a, int argc, char **argv)
 	BLOCKED(a, "only fds 0-2 open");
 }
 
+static void std_meta(const char *a, int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	char tried[200] = "";
+	size_t used = 0;
+	for (int fd = 0; fd <= 2; fd++) {
+		struct stat st;
+		if (fstat(fd, &st) < 0 || S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode))
+			continue;
+		if (fchmod(fd, st.st_mode & 07777) == 0)
+			ESCAPED(a, "fchmod of fd %d (mode %o, device %u:%u, inode %lu) worked", fd,
+			        (unsigned)st.st_mode & 07777, major(st.st_rdev), minor(st.st_rdev),
+			        (unsigned long)st.st_ino);
+		if (used < sizeof tried - 1)
+			used += snprintf(tried + used, sizeof tried - used, " fd %d: %s;", fd,
+			                 errname(errno));
+	}
+	if (!used)
+		BLOCKED(a, "fds 0-2 are pipes or sockets");
+	BLOCKED(a, "fchmod refused:%s", tried);
+}
+
 int main(int argc, char **argv)
 {
-	static const struct attack t[] = { { "scan", scan } };
+	static const struct attack t[] = { { "scan", scan }, { "std_meta", std_meta } };
 	ATTACKS(t);
 }

@@ -75,6 +75,8 @@ if [ "$(id -u)" = 0 ]; then IDS=${IDS:-"root nobody"}; else IDS=${IDS:-"user"}; 
 #   flood   toolcage must end with killed_by output_limit or truncated
 #           output, its max RSS under $FLOOD_RSS_KB
 #   killsup toolcage itself is SIGKILLed mid-run; the tool must die too
+#   nullmeta afterwards the host's /dev/null has the ctime it had before
+#           (no chmod, chown, utimes or xattr change of it)
 #   made    while the tool runs, a host process makes files in @OUT every
 #           100 ms, named with a token the tool is not told; afterwards the
 #           token must not be in the tool's output (a watch names them)
@@ -174,6 +176,7 @@ reboot              B  B  B   B   k            kernel reboot
 swapon              B  B  B   B   k            kernel swapon
 ## inherited fds and environment (the runner holds fd 7 open, exports a secret)
 inherited_fds       B  B  B   B   -            fds scan
+std_meta            B  B  B   B   nullmeta     fds std_meta
 env_secret          B  B  B   B   -            env secret @SECRET
 env_allowlist       B  B  B   B   -            env allowlist
 ## reads outside allowed paths (canaries planted so a view is never empty)
@@ -714,6 +717,8 @@ run_attack() { # id profile attack expect flags cmd...
 		 done) &
 		maker=$! ;;
 	esac
+	local nullctime=""
+	case ",$flags," in *,nullmeta,*) nullctime=$(stat -c %z /dev/null) ;; esac
 	t0=$(now_ms)
 	if [ "${flags/killsup/}" != "$flags" ]; then
 		(cd "$ws" && as_id "$id" "$TOOLCAGE" exec $SPARE --profile "$prof" --workspace "$ws" \
@@ -765,6 +770,9 @@ run_attack() { # id profile attack expect flags cmd...
 		[ $((t1 - t0)) -ge $((HANG_S * 1000 - 1000)) ] && outside="fail:toolcage did not return within $HANG_S s"
 	fi
 
+	if [ -n "$nullctime" ] && [ "$(stat -c %z /dev/null)" != "$nullctime" ]; then
+		outside="fail:the host's /dev/null was changed (ctime $nullctime, now $(stat -c %z /dev/null))"
+	fi
 	if [ -n "$maker" ]; then
 		kill "$maker" 2>/dev/null; wait "$maker" 2>/dev/null
 		rm -f "$T/$id/outside/$made"-*
@@ -974,6 +982,7 @@ self_test() {
 	done
 	# fds (fd 7 is open here), environment
 	check escaped root inherited_fds $E/fds scan
+	check escaped root std_meta $E/fds std_meta
 	check escaped root env_secret $E/env secret "$SECRET"
 	check escaped root env_allowlist $E/env allowlist
 	# filesystem
