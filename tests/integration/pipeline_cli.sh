@@ -40,6 +40,15 @@ expect_rc 1 $C make_marker '[1]'
 # options after the tool name are taken; a third word is refused, named
 expect_rc 1 $C make_marker --json '{"path": 5}'
 grep -q '"status": *"invalid_arguments"' "$ws/.out" && ok "--json after TOOL is taken" || bad "--json after TOOL: $(head -c 200 "$ws/.out")"
+# --json carries the fields docs/cli.md names, and confinement only once a tool ran.
+python3 - "$ws/.out" <<'PY' && ok "call --json: the documented fields" || bad "call --json fields: $(head -c 300 "$ws/.out")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+sys.exit(sorted(d) != sorted(["call_id", "tool", "status", "canonical", "render", "truncated", "duration_ms"]))
+PY
+expect_rc 0 $TC call --json read_file '{"path": "notes.txt"}'
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(not ("walls" in d["confinement"] and d["truncated"] is False and isinstance(d["duration_ms"], int)))' "$ws/.out" &&
+	ok "call --json of a tool that ran: confinement, truncated, duration_ms" || bad "call --json ran: $(head -c 300 "$ws/.out")"
 expect_rc 2 $C make_marker '{}' stray
 grep -q "'stray' after the arguments" "$ws/.err" && ok "a stray word is named" || bad "stray word message"
 
