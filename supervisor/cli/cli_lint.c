@@ -129,7 +129,11 @@ static int load_paths(struct tc_registry *reg, const struct lint_opts *o, struct
 		const char *p = o->paths[i];
 		struct stat st;
 		if (stat(p, &st) < 0) {
-			fprintf(stderr, "toolcage lint: %s: %s\n", p, strerror(errno));
+			fprintf(stderr,
+			        "toolcage lint: %s: cannot be read (%s). Give tool manifest "
+			        "files (NAME.json) or directories of them; with none, lint "
+			        "checks the built-in tools.\n",
+			        p, strerror(errno));
 			return -1;
 		}
 		if (!S_ISDIR(st.st_mode)) {

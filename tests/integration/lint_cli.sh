@@ -53,6 +53,8 @@ check "external selector failure is exit 2" 2 "exited with 1" -- \
 	"$data/lint/tools" --cases "$data/lint/cases.json" --selector-cmd /bin/false
 check "unknown option is exit 2" 2 "unknown option '--bogus'" -- --bogus
 check "missing path is exit 2" 2 "No such file" -- "$tmp/nonexistent"
+check "missing path says what to give" 2 \
+	"nonexistent: cannot be read (No such file or directory). Give tool manifest files" -- "$tmp/nonexistent"
 check "bad --draft is exit 2" 2 "--draft is 7 or 2020-12" -- --draft 4 "$data/lint/tools"
 check "draft 7 accepted" 0 "4 tools" -- --draft 7 "$data/lint/tools"
 
