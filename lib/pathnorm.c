@@ -159,3 +159,73 @@ out:
 	free(rest);
 	return rc;
 }
+
+/* A symbolic link where a directory or the last component was asked for
+ * answers ENOTDIR (O_DIRECTORY), or opens the link itself (O_PATH): both
+ * become the ELOOP that openat2 gives for RESOLVE_NO_SYMLINKS. */
+static int refuse_link(int dirfd, const char *name, int flags, int fd, int err)
+{
+	struct stat st;
+	if (fd >= 0) {
+		if ((flags & (O_PATH | O_DIRECTORY)) != O_PATH ||
+		    (fstat(fd, &st) == 0 && !S_ISLNK(st.st_mode)))
+			return fd;
+		close(fd);
+		return -ELOOP;
+	}
+	if (err == ENOTDIR && fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    S_ISLNK(st.st_mode))
+		return -ELOOP;
+	return -err;
+}
+
+static int open_nofollow(int dirfd, const char *name, int flags, mode_t mode)
+{
+	int fd;
+	do
+		fd = openat(dirfd, name, flags | O_NOFOLLOW | O_CLOEXEC, mode);
+	while (fd < 0 && errno == EINTR);
+	return refuse_link(dirfd, name, flags, fd, errno);
+}
+
+int path_open_beneath(int dirfd, const char *rel, int flags, mode_t mode)
+{
+	char norm[PATHNORM_MAX];
+	size_t len = rel ? strlen(rel) : 0;
+	enum path_form form = path_normalize(rel, len, norm, sizeof norm);
+	if (form == PATH_ABSOLUTE || form == PATH_ESCAPES)
+		return -EXDEV;
+	if (form == PATH_INVALID)
+		return len >= PATHNORM_MAX ? -ENAMETOOLONG : -ENOENT;
+	if (rel[len - 1] == '/') {
+		if (flags & O_CREAT)
+			return -EISDIR;
+		flags |= O_DIRECTORY;
+	}
+	if (!strcmp(norm, "."))
+		return open_nofollow(dirfd, ".", flags, mode);
+	int fd = dirfd;
+	char *name = norm;
+	for (char *slash; (slash = strchr(name, '/')); name = slash + 1) {
+		*slash = '\0';
+		int next = open_nofollow(fd, name, O_PATH | O_DIRECTORY, 0);
+		if (fd != dirfd)
+			close(fd);
+		if (next < 0)
+			return next;
+		fd = next;
+	}
+	int last = open_nofollow(fd, name, flags, mode);
+	if (fd != dirfd)
+		close(fd);
+	return last;
+}
+
+int path_open_links_beneath(int dirfd, const char *rel, int flags)
+{
+	char real[PATHNORM_MAX];
+	bool linked;
+	if (path_resolve_beneath(dirfd, rel, real, sizeof real, &linked) < 0)
+		return -errno;
+	return path_open_beneath(dirfd, real, flags, 0);
+}

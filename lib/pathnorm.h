@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #define PATHNORM_MAX 4096 /* bytes of a path, the NUL included */
 
@@ -34,6 +35,23 @@ enum path_form path_normalize(const char *in, size_t len, char *out, size_t size
  * followed. 0, or -1 when the path leads out of the directory (an absolute
  * link, ".." above it), loops, or cannot be looked at (errno set). */
 int path_resolve_beneath(int dirfd, const char *rel, char *out, size_t size, bool *linked);
+
+/* openat(dirfd, rel, flags, mode) as openat2 with RESOLVE_BENEATH |
+ * RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS would open it, for where
+ * openat2 is missing (Linux < 5.6, valgrind, or a seccomp filter that
+ * answers ENOSYS to it): rel normalized lexically (".." above dirfd,
+ * or an absolute path: -EXDEV), then walked one component at a time
+ * with O_NOFOLLOW, each directory opened from the one before, so no
+ * symbolic link (magic ones included) is ever followed, wherever it is
+ * or appears meanwhile: -ELOOP. A trailing '/' asks for a directory.
+ * Returns the fd (O_CLOEXEC) or -errno. */
+int path_open_beneath(int dirfd, const char *rel, int flags, mode_t mode);
+
+/* The same as RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS alone would open it:
+ * links beneath dirfd followed (path_resolve_beneath), then what they
+ * lead to opened by path_open_beneath, so a link swapped in between is
+ * refused, never followed out. Returns the fd or -errno. */
+int path_open_links_beneath(int dirfd, const char *rel, int flags);
 
 /* Whether path equals dir or lies beneath it (both normalized, relative;
  * "." is every path's ancestor). */

@@ -84,19 +84,6 @@ static inline const struct tc_tool *fs_tool(const char *name)
 	return NULL;
 }
 
-/* Calls tool with the JSON args text; the result stays in w->out. */
-/* No openat2 (a kernel before 5.6, or valgrind 3.19 which does not know
- * syscall 437): the tools fail closed with "unsupported", and the test
- * cannot show anything. Say so as a skip, unless CI demands every test run. */
-static inline void skip_if_unsupported(const char *code)
-{
-	const char *must = getenv("TC_MUST_WORK");
-	if (code && !strcmp(code, "unsupported") && !(must && !strcmp(must, "1"))) {
-		print_message("skipped: openat2 is not available here\n");
-		skip();
-	}
-}
-
 /* Calls tool with args (taken: freed here, before any skip or failure
  * jumps out of the test, so a skipped test leaks nothing). */
 static inline int ws_call_args(struct ws *w, const char *tool, json_t *args)
@@ -108,8 +95,6 @@ static inline int ws_call_args(struct ws *w, const char *tool, json_t *args)
 	json_decref(args);
 	assert_non_null(w->out.canonical);
 	assert_non_null(w->out.render);
-	if (rc)
-		skip_if_unsupported(json_string_value(json_object_get(w->out.canonical, "error")));
 	return rc;
 }
 

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -98,12 +99,73 @@ static void test_pathnorm_resolve_beneath(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* openat2's RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS without openat2: no link
+ * is followed anywhere on the way, nothing above the directory is reached,
+ * and what opens is what the path names. */
+static void test_pathnorm_open_beneath(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/test_pathnorm.XXXXXX", cmd[320], buf[16];
+	assert_non_null(mkdtemp(dir));
+	snprintf(cmd, sizeof cmd,
+	         "cd %s && mkdir -p a/b && echo hi > a/b/f && ln -s a in && "
+	         "ln -s f a/b/lf && ln -s /etc out && ln -s nowhere a/dangling",
+	         dir);
+	assert_int_equal(system(cmd), 0);
+	int dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	assert_true(dfd >= 0);
+	int fd = path_open_beneath(dfd, "a/b/f", O_RDONLY, 0);
+	assert_true(fd >= 0);
+	assert_int_equal(read(fd, buf, sizeof buf), 3);
+	assert_memory_equal(buf, "hi\n", 3);
+	assert_true(fcntl(fd, F_GETFD) & FD_CLOEXEC);
+	close(fd);
+	/* ".." that stays beneath is taken back by name */
+	assert_true((fd = path_open_beneath(dfd, "a/../a/./b//f", O_RDONLY, 0)) >= 0);
+	close(fd);
+	assert_true((fd = path_open_beneath(dfd, ".", O_RDONLY | O_DIRECTORY, 0)) >= 0);
+	close(fd);
+	assert_true((fd = path_open_beneath(dfd, "a/b/", O_PATH, 0)) >= 0);
+	close(fd);
+	/* out of the directory */
+	assert_int_equal(path_open_beneath(dfd, "../x", O_RDONLY, 0), -EXDEV);
+	assert_int_equal(path_open_beneath(dfd, "a/../../x", O_RDONLY, 0), -EXDEV);
+	assert_int_equal(path_open_beneath(dfd, "/etc/passwd", O_RDONLY, 0), -EXDEV);
+	/* a link anywhere, even one that stays inside, even with O_PATH */
+	assert_int_equal(path_open_beneath(dfd, "in/b/f", O_RDONLY, 0), -ELOOP);
+	assert_int_equal(path_open_beneath(dfd, "out/passwd", O_RDONLY, 0), -ELOOP);
+	assert_int_equal(path_open_beneath(dfd, "a/b/lf", O_RDONLY, 0), -ELOOP);
+	assert_int_equal(path_open_beneath(dfd, "a/b/lf", O_PATH, 0), -ELOOP);
+	assert_int_equal(path_open_beneath(dfd, "in", O_PATH | O_DIRECTORY, 0), -ELOOP);
+	assert_int_equal(path_open_beneath(dfd, "a/dangling", O_WRONLY | O_CREAT, 0600), -ELOOP);
+	/* what a plain openat says otherwise */
+	assert_int_equal(path_open_beneath(dfd, "a/b/f/", O_RDONLY, 0), -ENOTDIR);
+	assert_int_equal(path_open_beneath(dfd, "a/b/f/x", O_RDONLY, 0), -ENOTDIR);
+	assert_int_equal(path_open_beneath(dfd, "a/nope/f", O_RDONLY, 0), -ENOENT);
+	assert_int_equal(path_open_beneath(dfd, "", O_RDONLY, 0), -ENOENT);
+	assert_int_equal(path_open_beneath(dfd, "a/new/", O_WRONLY | O_CREAT, 0600), -EISDIR);
+	assert_true((fd = path_open_beneath(dfd, "a/b/new", O_WRONLY | O_CREAT | O_EXCL, 0600)) >=
+	            0);
+	close(fd);
+	assert_int_equal(path_open_beneath(dfd, "a/b/new", O_WRONLY | O_CREAT | O_EXCL, 0600),
+	                 -EEXIST);
+	/* links beneath followed by name first: the lookup of a link target */
+	assert_true((fd = path_open_links_beneath(dfd, "in/b/lf", O_RDONLY)) >= 0);
+	assert_int_equal(read(fd, buf, sizeof buf), 3);
+	close(fd);
+	assert_int_equal(path_open_links_beneath(dfd, "out/passwd", O_RDONLY), -EXDEV);
+	close(dfd);
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pathnorm_lexical_table),
 		cmocka_unit_test(test_pathnorm_within),
 		cmocka_unit_test(test_pathnorm_resolve_beneath),
+		cmocka_unit_test(test_pathnorm_open_beneath),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

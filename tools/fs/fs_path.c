@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "fs.h"
+#include "pathnorm.h"
 #include "pathrel.h"
 #include "utf8.h"
 
@@ -157,7 +158,12 @@ int fs_path_arg_entry(const struct tc_tool_ctx *ctx, json_t *args, const char *k
 
 /* ---- opening beneath the workspace ------------------------------------- */
 
-int fs_open_beneath(const struct tc_tool_ctx *ctx, const char *rel, int flags, mode_t mode)
+/* Where openat2 answers ENOSYS (Linux < 5.6, valgrind, or a filter that
+ * refuses it because it cannot read its flags: a denied truncate), the
+ * same resolution one component at a time (path_open_beneath). */
+static bool no_openat2;
+
+static int open_no_links(int dirfd, const char *rel, int flags, mode_t mode)
 {
 	struct open_how how = {
 		.flags = (unsigned long long)(flags | O_CLOEXEC),
@@ -175,14 +181,21 @@ int fs_open_beneath(const struct tc_tool_ctx *ctx, const char *rel, int flags, m
 	};
 	/* EAGAIN: a concurrent rename raced the ".." check; the kernel asks
 	 * for a retry. A few are enough; more would let a hostile loop spin us. */
-	for (int tries = 0; tries < 16; tries++) {
-		long fd = syscall(SYS_openat2, ctx->workspace_fd, rel, &how, sizeof how);
+	for (int tries = 0; tries < 16 && !no_openat2; tries++) {
+		long fd = syscall(SYS_openat2, dirfd, rel, &how, sizeof how);
 		if (fd >= 0)
 			return (int)fd;
-		if (errno != EINTR && errno != EAGAIN)
-			break;
+		if (errno == ENOSYS)
+			no_openat2 = true;
+		else if (errno != EINTR && errno != EAGAIN)
+			return -errno;
 	}
-	return -errno;
+	return no_openat2 ? path_open_beneath(dirfd, rel, flags, mode) : -errno;
+}
+
+int fs_open_beneath(const struct tc_tool_ctx *ctx, const char *rel, int flags, mode_t mode)
+{
+	return open_no_links(ctx->workspace_fd, rel, flags, mode);
 }
 
 int fs_open_link_target(const struct tc_tool_ctx *ctx, const char *rel)
@@ -193,8 +206,10 @@ int fs_open_link_target(const struct tc_tool_ctx *ctx, const char *rel)
 		 * leads to. An O_PATH fd reads and changes nothing. */
 		.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS,
 	};
-	long fd = syscall(SYS_openat2, ctx->workspace_fd, rel, &how, sizeof how);
-	return fd >= 0 ? (int)fd : -errno;
+	long fd = no_openat2 ? -1 : syscall(SYS_openat2, ctx->workspace_fd, rel, &how, sizeof how);
+	if (fd >= 0 || (!no_openat2 && errno != ENOSYS))
+		return fd >= 0 ? (int)fd : -errno;
+	return path_open_links_beneath(ctx->workspace_fd, rel, O_PATH);
 }
 
 /* The first component of rel that is a symbolic link, for the message
@@ -296,29 +311,14 @@ json_t *fs_errno_error(const struct tc_tool_ctx *ctx, const char *rel, int errnu
 	case ENAMETOOLONG:
 		return fs_error("invalid_path", "\"%.200s...\" is too long; use a shorter path",
 		                rel);
-	case ENOSYS:
-		return fs_error("unsupported",
-		                "this kernel has no openat2 (Linux 5.6 or later); the fs tools "
-		                "refuse to resolve paths without it");
 	default: return fs_error("io", "cannot use \"%s\": %s", rel, strerror(errnum));
 	}
 }
 
 int fs_open_below(int dirfd, const char *rel, int flags)
 {
-	struct open_how how = {
-		.flags = (unsigned long long)(flags | O_CLOEXEC),
-		/* No symlink anywhere on the way: a walk never follows one. */
-		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
-	};
-	for (int tries = 0; tries < 16; tries++) {
-		long fd = syscall(SYS_openat2, dirfd, rel, &how, sizeof how);
-		if (fd >= 0)
-			return (int)fd;
-		if (errno != EINTR && errno != EAGAIN)
-			break;
-	}
-	return -errno;
+	/* No symlink anywhere on the way: a walk never follows one. */
+	return open_no_links(dirfd, rel, flags, 0);
 }
 
 int fs_open(const struct tc_tool_ctx *ctx, const char *rel, int flags, const char *what,

@@ -454,14 +454,6 @@ int fs_read_many_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_out
 			chars -= chars ? 1 : 0;
 		}
 		json_t *one = read_one_of_many(ctx, v, &r, &budget, &chars, &not_read, &ok);
-		const char *code = one ? json_string_value(json_object_get(one, "error")) : NULL;
-		if (code && !strcmp(code, "unsupported")) {
-			/* The kernel, not the file: no file can be read; say it once. */
-			json_decref(files);
-			buf_release(&r);
-			json_object_del(one, "path");
-			return fs_fail(out, one);
-		}
 		if (!one || json_array_append_new(files, one)) {
 			json_decref(files);
 			buf_release(&r);

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "child_abi.h"
+#include "pathnorm.h"
 #include "pathrel.h"
 #include "shell.h"
 #include "shown.h"
@@ -187,47 +188,6 @@ static void env_free(char **envp, size_t own_from)
 	free(envp);
 }
 
-/* Without openat2 (Linux < 5.6, or valgrind): one component at a time,
- * refusing ".." and every symlink (O_NOFOLLOW|O_PATH opens the link
- * itself, which O_DIRECTORY then refuses with ENOTDIR). Stricter than
- * RESOLVE_BENEATH, never looser. Returns an fd or -errno (EXDEV for "..",
- * ELOOP for a symlink). */
-static int open_cwd_walk(int dirfd, const char *cwd)
-{
-	int fd = fcntl(dirfd, F_DUPFD_CLOEXEC, 3);
-	if (fd < 0)
-		return -errno;
-	for (const char *p = cwd; *p;) {
-		size_t n = strcspn(p, "/");
-		char name[256];
-		if (n >= sizeof name) {
-			close(fd);
-			return -ENAMETOOLONG;
-		}
-		memcpy(name, p, n);
-		name[n] = '\0';
-		p += n + (p[n] == '/');
-		if (n == 0 || !strcmp(name, "."))
-			continue;
-		if (!strcmp(name, "..")) {
-			close(fd);
-			return -EXDEV;
-		}
-		struct stat st;
-		if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode)) {
-			close(fd);
-			return -ELOOP;
-		}
-		int next = openat(fd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		int e = errno;
-		close(fd);
-		if (next < 0)
-			return -e;
-		fd = next;
-	}
-	return fd;
-}
-
 /* The cwd beneath the workspace: RESOLVE_BENEATH makes the kernel refuse
  * "..", absolute paths and symlinks that lead out, whatever the spelling;
  * no magic links (/proc/self/...) either. Returns an fd or -errno. */
@@ -240,7 +200,7 @@ static int open_beneath(int dirfd, const char *cwd)
 		fd = syscall(SYS_openat2, dirfd, cwd, &how, sizeof how);
 	while (fd < 0 && (errno == EINTR || errno == EAGAIN));
 	if (fd < 0 && errno == ENOSYS)
-		return open_cwd_walk(dirfd, cwd);
+		return path_open_links_beneath(dirfd, cwd, O_PATH | O_DIRECTORY);
 	return fd < 0 ? -errno : (int)fd;
 }
 
