@@ -422,14 +422,15 @@ static const char *const no_ns_deny[] = {
  * older kernels, by a filter whose kill()s the supervisor checks
  * (sigwall.c: where it cannot serve one, the alternative is not taken);
  * ptrace out of the domain is refused by Landlock itself. Not with
- * egress: its network namespace is the wall. Not before Landlock ABI 3
- * (Linux 6.2): Landlock did not govern truncation then, which read-only
- * mounts would hold, and an open with O_TRUNC in the access mode 3 (no
- * Landlock right asked) empties any file the uid may write; seccomp sees
- * open's flags but not openat2's, which the fs tools need. */
+ * egress: its network namespace is the wall. Before Landlock ABI 3
+ * (Linux 6.2) Landlock did not govern truncation, which read-only mounts
+ * would hold: an open with O_TRUNC in the access mode O_RDONLY or 3 asks
+ * for no write right and empties any file the uid may write. truncate is
+ * refused then, and with it every open that can truncate (seccomp.c:
+ * openat2 answers ENOSYS, its flags unreadable to a filter). */
 static int plan_no_namespaces(struct sbx_spec *spec, struct sbx_jail *j, struct sbx_error *err)
 {
-	if (!(j->clone_ns & ~j->optional_ns) || j->egress || landlock_abi() < 3 ||
+	if (!(j->clone_ns & ~j->optional_ns) || j->egress || landlock_abi() < 1 ||
 	    (landlock_abi() < 6 && !sigwall_usable()) || ladder_proc_mountable(j->userns) != -1)
 		return 0;
 	if (!(spec->alternatives & SBX_ALT_NO_NAMESPACES)) {
@@ -445,13 +446,15 @@ static int plan_no_namespaces(struct sbx_spec *spec, struct sbx_jail *j, struct 
 	size_t n = 0, k = 0;
 	while (spec->seccomp_deny && spec->seccomp_deny[n])
 		n++;
-	j->no_ns_deny = calloc(n + sizeof no_ns_deny / sizeof no_ns_deny[0], sizeof(char *));
+	j->no_ns_deny = calloc(n + sizeof no_ns_deny / sizeof no_ns_deny[0] + 1, sizeof(char *));
 	if (!j->no_ns_deny)
 		return sbx_err(err, ENOMEM, "jail");
 	for (size_t i = 0; i < n; i++)
 		j->no_ns_deny[k++] = spec->seccomp_deny[i];
 	for (size_t i = 0; no_ns_deny[i]; i++)
 		j->no_ns_deny[k++] = no_ns_deny[i];
+	if (landlock_abi() < 3)
+		j->no_ns_deny[k++] = "truncate";
 	spec->seccomp_deny = j->no_ns_deny;
 	spec->namespaces = 0; /* no read-only host mounts: seccomp's setid rules too */
 	j->ns_refused = j->clone_ns;

@@ -510,8 +510,9 @@ static const struct {
  * mode alone: O_RDONLY (read access) or 3 (none) with O_TRUNC would empty
  * a file the tool may only read. With O_WRONLY or O_RDWR Landlock checks
  * write access, as for ftruncate(2). openat2() carries its flags in memory
- * seccomp cannot read, which is why no call runs without namespaces
- * before Landlock ABI 3 (jail.c). */
+ * seccomp cannot read: it answers ENOSYS, as on a kernel before it (5.6),
+ * and callers fall back to openat (the fs tools resolve paths one
+ * component at a time then: path_open_beneath). */
 static int add_truncating_opens(scmp_filter_ctx ctx, uint32_t action)
 {
 	static const struct {
@@ -528,6 +529,8 @@ static int add_truncating_opens(scmp_filter_ctx ctx, uint32_t action)
 			rc = add(ctx, action, nr, 1, &c);
 		}
 	}
+	if (!rc)
+		rc = add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(openat2), 0, NULL);
 	return rc;
 }
 

@@ -13,9 +13,14 @@
  *   fs create LABEL DIR MARK   create DIR/tc-escape-MARK (removed again)
  *   fs open_write LABEL FILE   open an existing file for writing (no write)
  *   fs truncate LABEL FILE     truncate(FILE, its own size): no change
- *   fs truncate_open LABEL FILE   open(FILE, O_RDONLY | O_TRUNC): empties
- *                              a canary where it works (a read grant is
- *                              no write grant)
+ *   fs truncate_open LABEL FILE [MODE [CALL]]
+ *                              open(FILE, MODE | O_TRUNC): empties a
+ *                              canary where it works (a read grant is no
+ *                              write grant; the access mode 3 asks
+ *                              Landlock before ABI 3 for no right at
+ *                              all). MODE: rdonly (default) or 3; CALL:
+ *                              openat (default) or openat2, whose flags a
+ *                              seccomp filter cannot read
  *   fs unlink LABEL FILE       unlink a canary the runner planted
  *   fs rename LABEL FILE       rename a canary to FILE.moved
  *   fs chmod LABEL FILE        chmod a canary 0644 -> 0600
@@ -51,8 +56,10 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/fanotify.h>
+#include <linux/openat2.h>
 #include <sys/inotify.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/xattr.h>
 #include "verdict.h"
 
@@ -128,15 +135,24 @@ static void do_truncate(const char *a, int argc, char **argv)
 static void do_truncate_open(const char *a, int argc, char **argv)
 {
 	const char *path = arg_str(a, argc, argv, 2);
-	int fd = open(path, O_RDONLY | O_TRUNC | O_CLOEXEC);
+	const char *mode = argc > 3 ? argv[3] : "rdonly";
+	const char *call = argc > 4 ? argv[4] : "openat";
+	int flags = (strcmp(mode, "3") ? O_RDONLY : O_ACCMODE) | O_TRUNC | O_CLOEXEC;
+	int fd;
+	if (!strcmp(call, "openat2")) {
+		struct open_how how = { .flags = (unsigned long long)flags };
+		fd = (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof how);
+	} else {
+		fd = openat(AT_FDCWD, path, flags);
+	}
 	if (fd < 0)
-		BLOCKED(a, "open %s O_RDONLY|O_TRUNC: %s", path, errname(errno));
+		BLOCKED(a, "%s %s %s|O_TRUNC: %s", call, path, mode, errname(errno));
 	struct stat st;
 	int emptied = fstat(fd, &st) == 0 && st.st_size == 0;
 	close(fd);
 	if (!emptied)
-		BLOCKED(a, "open %s O_RDONLY|O_TRUNC: opened, not emptied", path);
-	ESCAPED(a, "open(%s, O_RDONLY|O_TRUNC) emptied it", path);
+		BLOCKED(a, "%s %s %s|O_TRUNC: opened, not emptied", call, path, mode);
+	ESCAPED(a, "%s(%s, %s|O_TRUNC) emptied it", call, path, mode);
 }
 
 static void do_unlink(const char *a, int argc, char **argv)

@@ -214,6 +214,9 @@ create_via_link     B  B  B   B   -            fs create create_via_link @WS/lin
 open_write_etc      B  B  B   B   -            fs open_write open_write_etc /etc/hostname
 truncate_outside    B  B  B   B   -            fs truncate truncate_outside @OUT/canary
 truncate_open_ws    B  -  B   -   -            fs truncate_open truncate_open_ws @WS/canary-ws
+truncate_open_out   B  B  B   B   -            fs truncate_open truncate_open_out @OUT/canary 3
+truncate_oat2_ws    B  -  B   -   -            fs truncate_open truncate_oat2_ws @WS/canary-ws rdonly openat2
+truncate_oat2_out   B  B  B   B   -            fs truncate_open truncate_oat2_out @OUT/canary 3 openat2
 unlink_outside      B  B  B   B   -            fs unlink unlink_outside @OUT/canary
 rename_outside      B  B  B   B   -            fs rename rename_outside @OUT/canary
 chmod_outside       B  B  B   B   -            fs chmod chmod_outside @OUT/canary

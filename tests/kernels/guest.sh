@@ -113,12 +113,7 @@ phase_tests() { # phase
 	# kernel without Landlock's signal scoping, the signal wall is
 	# toolcage's own (sandbox/sigwall.c), with this kernel's seccomp
 	# listener and pidfds; the escape suite's quick set under it.
-	# Before Landlock ABI 3 (6.1's is 2) no profile runs without
-	# namespaces: the environment that says so, at this kernel's ABI.
-	local abi nons=container-default
-	abi=$("$TOOLCAGE" check --workspace /tmp 2>/dev/null | sed -n 's/^landlock: *ABI \([0-9]*\)$/\1/p')
-	case $abi in 1 | 2) nons=container-default-landlock-$abi ;; esac
-	wants nons && run_test "$1" nons bash tests/sim/run.sh --envs "$nons" --escape quick
+	wants nons && run_test "$1" nons bash tests/sim/run.sh --envs container-default --escape quick
 }
 
 for phase in $PHASES; do

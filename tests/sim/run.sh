@@ -108,10 +108,7 @@ spec() {
 	proc-masked) echo "--proc masked|root|$ALL||^|mount /proc failed.*a fresh /proc cannot be mounted.*fix: unmask it||^    proc: none \\(masked by the container\\) \\(another way\\)" ;;
 	container-caps) echo "--caps container|root|$ALL||^|$ROOT_NS||^    user: user namespace \\(another way\\): toolcage runs as root without CAP_SYS_ADMIN" ;;
 	container-default) echo "--container-default|both|$WRITERS|$WRITERS|^clone3: +NO|$ROOT_NS|$USER_NS|$NO_NS|$NO_NS" ;;
-	# Before ABI 3 Landlock does not govern truncation: no way without
-	# namespaces, every profile refused.
-	container-default-landlock-[12]) echo "--container-default --landlock-abi ${1##*-}|both|||^landlock: +ABI ${1##*-}\$|$ROOT_NS|$USER_NS" ;;
-	container-default-landlock-[345]) echo "--container-default --landlock-abi ${1##*-}|both|$WRITERS|$WRITERS|^landlock: +ABI ${1##*-}\$|$ROOT_NS|$USER_NS|$SIGWALL|$SIGWALL" ;;
+	container-default-landlock-[12345]) echo "--container-default --landlock-abi ${1##*-}|both|$WRITERS|$WRITERS|^landlock: +ABI ${1##*-}\$|$ROOT_NS|$USER_NS|$SIGWALL|$SIGWALL" ;;
 	*) return 1 ;;
 	esac
 }
@@ -208,7 +205,7 @@ one() {
 	esac
 	if [ -n "$expect" ] && [ "$ESCAPE" != none ]; then
 		local -a only=()
-		local quick='ptrace_attach|kill_victim|proc_scan|proc_environ|read_shadow|read_outside|create_outside|create_etc|create_workspace|chmod_outside|rename_outside|truncate_outside|truncate_open_ws|tmp_write|tmp_persist|read_host_tmp|watch_outside|std_meta|linger_setsid_exit|linger_daemon|linger_orphan|unix_host|tcp_local|tcp6_local|tcp_port80'
+		local quick='ptrace_attach|kill_victim|proc_scan|proc_environ|read_shadow|read_outside|create_outside|create_etc|create_workspace|chmod_outside|rename_outside|truncate_outside|truncate_open_ws|truncate_open_out|truncate_oat2_ws|truncate_oat2_out|tmp_write|tmp_persist|read_host_tmp|watch_outside|std_meta|linger_setsid_exit|linger_daemon|linger_orphan|unix_host|tcp_local|tcp6_local|tcp_port80'
 		# Where the mount tree is the filesystem wall, the ways around a
 		# new root as well.
 		[ "$env" = no-landlock ] && quick="$quick|read_control_etc|read_control_ws|read_home|read_var|read_dotdot_abs|read_link_outside|create_via_link|open_write_etc|walk_up_outside|walk_up_host_tmp|list_beside_ws|create_root|chmod_root|link_out_tmp|exec_workspace|open_by_handle_at|umount|pivot_root|protect_hook|fsize_ws|proc_sys_write"
