@@ -155,6 +155,13 @@ size_t sbx_explain_ns(unsigned clone_ns, int e, char *buf, size_t len)
 
 const char *sbx_explain_step(const char *step, int e)
 {
+	/* gVisor (runsc) has no /proc/PID/setgroups: the maps cannot be made
+	 * without first denying setgroups, which keeps a tool from dropping
+	 * the groups that a file's permissions may deny it. */
+	if (step && e == ENOENT && !strcmp(step, child_step_name(STEP_USERNS)))
+		return "this kernel has no /proc/self/setgroups, which toolcage denies before "
+		       "it maps a user namespace's ids (gVisor's runsc lacks it, as did Linux "
+		       "before 3.19); fix: run the container with runc (or crun), not gVisor";
 	if (!step || !(e == EPERM || e == EACCES || e == EINVAL))
 		return "";
 	if (!strcmp(step, child_step_name(STEP_MOUNT_PROC)))

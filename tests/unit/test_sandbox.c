@@ -1829,6 +1829,20 @@ static void test_egress_leaves_nothing_open(void **state)
 	assert_int_equal(live_children(), 0);
 }
 
+/* gVisor's runsc has no /proc/self/setgroups: the maps step fails with
+ * ENOENT, and the refusal must say so and name the fix, not leave a bare
+ * errno. */
+static void test_explain_userns_maps_without_setgroups(void **state)
+{
+	(void)state;
+	const char *w = sbx_explain_step("user namespace maps", ENOENT);
+	assert_non_null(strstr(w, "/proc/self/setgroups"));
+	assert_non_null(strstr(w, "gVisor"));
+	assert_non_null(strstr(w, "fix: run the container with runc"));
+	/* Another step's ENOENT says nothing more. */
+	assert_string_equal(sbx_explain_step("mount /proc", ENOENT), "");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1874,6 +1888,7 @@ int main(void)
 		cmocka_unit_test(test_orphans_without_pid_ns_are_reaped),
 		cmocka_unit_test(test_egress_namespace_and_listeners_per_child),
 		cmocka_unit_test(test_egress_leaves_nothing_open),
+		cmocka_unit_test(test_explain_userns_maps_without_setgroups),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
