@@ -101,6 +101,13 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 
+# runsc chowns the container's stdio to its user, and podman without -i
+# hands it the host's /dev/null (--user 65534 left it nobody's): its
+# containers get -i and an empty file of the run's own. The run checks
+# /dev/null's owner at its end.
+: > "$T/stdin"
+null_owner=$(stat -c %u:%g /dev/null)
+
 # The stage: what the containers read, a copy (any uid may read it).
 S=$T/stage
 mkdir -p "$S/escape" "$S/src/tests/escape" "$S/src/tests/containers" "$S/src/profiles"
@@ -122,7 +129,7 @@ run_env() { # env id -> the container's output on stdout, its exit status
 	local env=$1 id=$2 opts=() user=() runtime=(--runtime runc)
 	case $env in
 	default) ;;
-	gvisor) runtime=("${GVISOR[@]}") ;;
+	gvisor) runtime=("${GVISOR[@]}") opts=(-i) ;;
 	sysadmin) opts=(--cap-add SYS_ADMIN) ;;
 	privileged) opts=(--privileged) ;;
 	docker) opts=(--security-opt "seccomp=$HERE/docker-seccomp.json") ;;
@@ -141,7 +148,7 @@ run_env() { # env id -> the container's output on stdout, its exit status
 		--ulimit "nofile=$nofile:$nofile" --ulimit "nproc=$nproc:$nproc" \
 		"${opts[@]}" "${user[@]}" -e HOME=/tmp -e TC_STAGE=/stage -w /tmp \
 		-v "$S:/stage:ro" --rootfs "$ROOTFS:O" \
-		bash /stage/src/tests/containers/inside.sh "$ESCAPE" < /dev/null
+		bash /stage/src/tests/containers/inside.sh "$ESCAPE" < "$T/stdin"
 }
 
 # gVisor: runsc with its ptrace platform (no KVM needed) and no network of
@@ -153,8 +160,8 @@ case " $ENVS " in *" gvisor "*)
 	why=""
 	if ! command -v runsc > /dev/null 2>&1; then
 		why="runsc is not installed (apt-get install runsc)"
-	elif ! timeout -s KILL 120 podman "${GVISOR[@]}" run --rm --name "$NAME-gvisor-probe" \
-		--network none --pull never --rootfs "$ROOTFS:O" /bin/true > "$T/gvisor" 2>&1; then
+	elif ! timeout -s KILL 120 podman "${GVISOR[@]}" run -i --rm --name "$NAME-gvisor-probe" \
+		--network none --pull never --rootfs "$ROOTFS:O" /bin/true < "$T/stdin" > "$T/gvisor" 2>&1; then
 		why="runsc cannot start a container here: $(grep -v '^$' "$T/gvisor" | tail -1 | cut -c1-300)"
 	fi
 	if [ -n "$why" ]; then
@@ -205,6 +212,8 @@ if [ $WRITE_TABLE = 1 ]; then
 	TC_TABLE_SKIPPED=$SKIPPED python3 "$HERE/table.py" write "$REPO/docs/where-it-runs.md" "$T/observed" || fails=$((fails + 1))
 fi
 TC_TABLE_SKIPPED=$SKIPPED python3 "$HERE/table.py" check "$REPO/docs/where-it-runs.md" "$T/observed" || fails=$((fails + 1))
+[ "$(stat -c %u:%g /dev/null)" = "$null_owner" ] ||
+	{ echo "FAIL the host's /dev/null is now owned by $(stat -c %u:%g /dev/null), not $null_owner"; fails=$((fails + 1)); }
 took=$(( $(date +%s) - start ))
 echo "make test-containers took $took s (budget $BUDGET_S s)"
 [ $took -le $BUDGET_S ] || echo "note: over its budget: CI's other steps lose that time"
