@@ -54,6 +54,14 @@ int buf_adds(struct buf *b, const char *s)
 	return buf_add(b, s, strlen(s));
 }
 
+int buf_join(struct buf *b, const char *const *items, const char *sep)
+{
+	int rc = 0;
+	for (size_t i = 0; items && items[i] && !rc; i++)
+		rc = buf_printf(b, "%s%s", i ? sep : "", items[i]);
+	return rc;
+}
+
 int buf_printf(struct buf *b, const char *fmt, ...)
 {
 	va_list ap;

@@ -28,6 +28,8 @@ int buf_grow(struct buf *b, size_t extra); /* 0 or -1 (ENOMEM) */
 int buf_add(struct buf *b, const void *p, size_t n);
 int buf_adds(struct buf *b, const char *s);
 int buf_printf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The NULL-terminated list items, sep between each two. */
+int buf_join(struct buf *b, const char *const *items, const char *sep);
 /* Returns the data (new: malloc'd, NUL-terminated, "" if empty) and resets
  * b; NULL when an add failed (b is released either way) or out of memory. */
 char *buf_detach(struct buf *b);

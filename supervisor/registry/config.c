@@ -66,8 +66,7 @@ static int check_keys(struct cctx *c, json_t *obj, const char *ptr, const char *
 	char p[256];
 	child_ptr(p, sizeof p, ptr, key);
 	struct buf known = BUF_INIT;
-	for (size_t i = 0; allowed[i]; i++)
-		buf_printf(&known, "%s%s", i ? ", " : "", allowed[i]);
+	buf_join(&known, allowed, ", ");
 	int rc = fail(c, p, "unknown key '%s' (known here: %s)", key, known.data ? known.data : "");
 	buf_release(&known);
 	return rc;

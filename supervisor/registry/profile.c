@@ -43,8 +43,7 @@ static int check_keys(struct pctx *c, json_t *obj, const char *ptr, const char *
 	/* The keys this object takes, as the configuration's errors give
 	 * them: a misspelling is then fixed without the manual. */
 	struct buf known = BUF_INIT;
-	for (size_t i = 0; allowed[i]; i++)
-		buf_printf(&known, "%s%s", i ? ", " : "", allowed[i]);
+	buf_join(&known, allowed, ", ");
 	int rc = fail(c, p, "unknown key '%s' (known here: %s)", key, known.data ? known.data : "");
 	buf_release(&known);
 	return rc;
