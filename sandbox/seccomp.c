@@ -461,6 +461,19 @@ static int add_base_rules(scmp_filter_ctx ctx, const struct sbx_spec *spec)
 		struct scmp_arg_cmp c = SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffUL, tty_cmds[i]);
 		rc = add(ctx, eperm, SCMP_SYS(ioctl), 1, &c);
 	}
+	/* fcntl, by command (the low 32 bits, as the kernel compares them).
+	 * F_SETLEASE: a read lease needs only a read-only descriptor of a
+	 * file the tool's uid owns (root's files under /etc when root owns the
+	 * workspace; the workspace's, which the agent edits from the host),
+	 * read-only mounts or not, and every host process that opens the file
+	 * for writing or truncates it then waits for the tool, up to
+	 * lease-break-time (45 s) each time. F_NOTIFY (dnotify) is a file
+	 * watch as inotify is (above): no open, which Landlock never checks. */
+	static const unsigned long fcntl_cmds[] = { F_SETLEASE, F_NOTIFY };
+	for (size_t i = 0; i < 2 && !rc; i++) {
+		struct scmp_arg_cmp c = SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffUL, fcntl_cmds[i]);
+		rc = add(ctx, eperm, SCMP_SYS(fcntl), 1, &c);
+	}
 	/* personality: only PER_LINUX. Other personas re-enable old ABIs,
 	 * READ_IMPLIES_EXEC or ADDR_NO_RANDOMIZE. */
 	struct scmp_arg_cmp pers = SCMP_A0(SCMP_CMP_NE, 0);

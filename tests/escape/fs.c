@@ -50,6 +50,12 @@
  *                              "learned NAME" for each: the runner makes
  *                              files there meanwhile, with names the tool is
  *                              not told, and looks for them in its output
+ *   fs lease LABEL FILE        take a read lease on FILE (one the tool's
+ *                              uid owns: only a read-only descriptor is
+ *                              needed): every host process opening it for
+ *                              writing would wait for the tool
+ *   fs dnotify LABEL DIR       ask for dnotify events on DIR (fcntl
+ *                              F_NOTIFY): a file watch, as inotify's
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -369,6 +375,34 @@ static void do_watch(const char *a, int argc, char **argv)
 	        fan ? "fanotify" : "inotify", dir);
 }
 
+static void do_lease(const char *a, int argc, char **argv)
+{
+	const char *path = arg_str(a, argc, argv, 2);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		TESTERR(a, "%s cannot be opened to read: %s", path, errname(errno));
+	if (fcntl(fd, F_SETLEASE, F_RDLCK) == 0)
+		ESCAPED(a, "read lease on %s: host writers of it wait for the tool", path);
+	/* Only the filter's EPERM proves the wall: EACCES (not the owner) or
+	 * EAGAIN (open for writing elsewhere) would hide a missing rule. */
+	if (errno != EPERM)
+		TESTERR(a, "F_SETLEASE on %s: %s, not the filter's EPERM", path, errname(errno));
+	BLOCKED(a, "F_SETLEASE on %s: %s", path, errname(errno));
+}
+
+static void do_dnotify(const char *a, int argc, char **argv)
+{
+	const char *dir = arg_str(a, argc, argv, 2);
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		TESTERR(a, "%s cannot be opened to list: %s", dir, errname(errno));
+	if (fcntl(fd, F_NOTIFY, DN_CREATE | DN_MODIFY | DN_MULTISHOT) == 0)
+		ESCAPED(a, "dnotify watch on %s placed", dir);
+	if (errno != EPERM)
+		TESTERR(a, "F_NOTIFY on %s: %s, not the filter's EPERM", dir, errname(errno));
+	BLOCKED(a, "F_NOTIFY on %s: %s", dir, errname(errno));
+}
+
 int main(int argc, char **argv)
 {
 	static const struct attack t[] = {
@@ -387,6 +421,8 @@ int main(int argc, char **argv)
 		{ "tmp_persist", tmp_persist },
 		{ "inotify", do_inotify },
 		{ "watch", do_watch },
+		{ "lease", do_lease },
+		{ "dnotify", do_dnotify },
 	};
 	LABELED(t);
 }

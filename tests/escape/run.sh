@@ -258,6 +258,8 @@ tmp_write           B  B  B   B   tmp          fs tmp_write tmp_write @MARK @HOS
 tmp_persist         B  B  B   B   -            fs tmp_persist tmp_persist @PREVMARK
 inotify_host_tmp    B  B  B   B   -            fs inotify inotify_host_tmp /tmp/@HOSTCANARY
 watch_outside       B  B  B   B   made         fs watch watch_outside @OUT 3000
+lease_ws            B  B  B   B   -            fs lease lease_ws @WS/canary-ws
+dnotify_etc         B  B  B   B   -            fs dnotify dnotify_etc /etc
 ## ways around the view (the ../ above a new root, leaked directory fds and
 ## /proc's magic links, what lies beside a grant, the view's own root)
 walk_up_outside     B  B  B   B   -            tree walk_up walk_up_outside @OUT/secret.txt
@@ -1005,6 +1007,8 @@ self_test() {
 	check escaped root tmp_write $E/fs tmp_write x "st$RUN_TAG" "$HOSTCANARY"
 	check escaped root tmp_persist $E/fs tmp_persist x "st$RUN_TAG"
 	check escaped root watch_outside $E/fs watch x "$T/root/outside" 300
+	check escaped root lease_ws $E/fs lease x "$T/root/ws/canary-ws"
+	check escaped root dnotify_etc $E/fs dnotify x /etc
 	rm -f "/tmp/tc-escape-st$RUN_TAG"
 	# ways around the view
 	check escaped root walk_up_outside $E/tree walk_up x "$T/root/outside/secret.txt"

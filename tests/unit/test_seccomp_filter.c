@@ -248,6 +248,12 @@ static const struct row every_profile[] = {
 	{ "ioctl TIOCLINUX", X86, __NR_ioctl, { 0, TIOCLINUX }, ERR(EPERM) },
 	{ "ioctl TIOCLINUX high bits", X86, __NR_ioctl, { 0, 0xdeadbeef0000541cULL }, ERR(EPERM) },
 	{ "ioctl TCGETS", X86, __NR_ioctl, { 0, TCGETS }, ALLOW },
+	{ "fcntl F_SETLEASE", X86, __NR_fcntl, { 3, F_SETLEASE, F_RDLCK }, ERR(EPERM) },
+	{ "fcntl F_SETLEASE high bits", X86, __NR_fcntl, { 3, 0xffffffff00000400ULL }, ERR(EPERM) },
+	{ "fcntl F_NOTIFY", X86, __NR_fcntl, { 3, F_NOTIFY, DN_CREATE }, ERR(EPERM) },
+	{ "fcntl F_GETLEASE", X86, __NR_fcntl, { 3, F_GETLEASE }, ALLOW },
+	{ "fcntl F_SETLK", X86, __NR_fcntl, { 3, F_SETLK, 0 }, ALLOW },
+	{ "fcntl F_SETFD", X86, __NR_fcntl, { 3, F_SETFD, FD_CLOEXEC }, ALLOW },
 	{ "ioctl FIONREAD", X86, __NR_ioctl, { 0, FIONREAD }, ALLOW },
 	{ "personality(0)", X86, __NR_personality, { 0 }, ALLOW },
 	{ "personality(ADDR_NO_RANDOMIZE)", X86, __NR_personality, { 0x0040000 }, ERR(EPERM) },
@@ -1115,6 +1121,9 @@ static const struct probe probes[] = {
 	{ "ioctl TCGETS", __NR_ioctl, { -1, TCGETS } },
 	{ "keyctl", __NR_keyctl, { 0 } },
 	{ "inotify_init1", __NR_inotify_init1, { IN_CLOEXEC } },
+	{ "fcntl F_NOTIFY", __NR_fcntl, { 0, F_NOTIFY, DN_CREATE } },
+	{ "fcntl F_SETLEASE high bits", __NR_fcntl, { 0, (long)0xffffffff00000400ULL, F_RDLCK } },
+	{ "fcntl F_GETFD", __NR_fcntl, { 0, F_GETFD } },
 };
 
 static void agrees_with_kernel(int p)
