@@ -4,9 +4,11 @@
  * sysctl can say yes while a security module says no. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <linux/filter.h>
 #include <linux/sched.h>
 #include <linux/seccomp.h>
 #include <sched.h>
+#include <stddef.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -55,13 +57,46 @@ static bool try_clone(unsigned long flags, bool *clone3)
 	return WIFEXITED(st) && WEXITSTATUS(st) == 0;
 }
 
+/* Whether a call's filter would hold here, tried in a child: a filter
+ * loads after no_new_privs, its ERRNO answers and its KILL_PROCESS kills,
+ * the actions every compiled profile uses. Asking the kernel
+ * (SECCOMP_GET_ACTION_AVAIL) is not the same: gVisor implements filters
+ * but answers that with EINVAL. The program is written out here rather
+ * than by libseccomp, which asks the kernel that same question first. */
+static bool seccomp_filters_hold(void)
+{
+	pid_t pid = fork();
+	if (pid < 0)
+		return false;
+	if (pid == 0) {
+		struct sock_filter code[] = {
+			BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+			BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_getppid, 0, 1),
+			BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EHWPOISON),
+			BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_getpgid, 0, 1),
+			BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+			BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		};
+		struct sock_fprog prog = { .len = sizeof code / sizeof code[0], .filter = code };
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
+		    syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) < 0)
+			_exit(1);
+		if (syscall(SYS_getppid) != -1 || errno != EHWPOISON)
+			_exit(2);
+		syscall(SYS_getpgid, 0);
+		_exit(3); /* not killed */
+	}
+	int st = 0;
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	return WIFSIGNALED(st) && WTERMSIG(st) == SIGSYS;
+}
+
 void sbx_probe(struct sbx_features *f)
 {
 	memset(f, 0, sizeof *f);
 	f->is_root = geteuid() == 0;
-	f->seccomp = prctl(PR_GET_SECCOMP, 0, 0, 0, 0) >= 0 &&
-	        syscall(SYS_seccomp, SECCOMP_GET_ACTION_AVAIL, 0,
-	                &(unsigned){ SECCOMP_RET_KILL_PROCESS }) == 0;
+	f->seccomp = seccomp_filters_hold();
 	f->landlock_abi = landlock_abi();
 	static const struct {
 		unsigned ns;

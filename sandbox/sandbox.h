@@ -465,7 +465,7 @@ const struct sbx_report_item *sbx_confinement_dropped_limit(const struct sbx_con
 /* What this kernel and user offer (toolcage check). */
 struct sbx_features {
 	bool is_root;
-	bool seccomp;
+	bool seccomp;        /* a filter loads, its ERRNO and KILL_PROCESS work (tried) */
 	int landlock_abi;    /* 0 = none */
 	unsigned namespaces; /* SBX_NS_* that can be created */
 	bool clone3;         /* clone3 works (else clone(), and no CLONE_INTO_CGROUP) */

@@ -40,6 +40,9 @@ bad() { echo "FAIL $*"; fails=$((fails + 1)); }
 crc=$?
 sed 's/^/  check| /' "$T/check"
 echo "RESULT check-exit $crc"
+# Every environment here filters syscalls (gVisor too, which answers the
+# kernel's question about its actions with EINVAL): check must say so.
+grep -Eq '^seccomp: +yes' "$T/check" || bad "check says seccomp is missing: $(grep '^seccomp:' "$T/check")"
 
 # 2. each profile's verdict, as a call sees it
 runs="" nrun=0 strict=0
