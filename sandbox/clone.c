@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -45,6 +46,48 @@ static bool into_cgroup_missing; /* clone3 has no CLONE_INTO_CGROUP (before 5.7)
 bool sbx_clone3_works(void)
 {
 	return !clone3_missing;
+}
+
+static int pidfd_probe_child(void *arg)
+{
+	(void)arg;
+	_exit(0);
+}
+
+/* Every child is watched, killed and reaped by its pidfd: where the
+ * kernel gives none, nothing may start. Asked once per process, before
+ * the first clone: pidfd_open of ourselves (Linux 5.3) says yes at the
+ * cost of two syscalls. Its ENOSYS is not a no: Linux 5.2 has
+ * CLONE_PIDFD alone, valgrind (3.19) knows the flag but not pidfd_open,
+ * a seccomp policy may refuse the call. Then the flag itself is tried
+ * on a child that exits at once: gVisor's runsc makes it and ignores the
+ * flag (as Linux before 5.2 did), a filter may refuse it. */
+bool clone_gives_pidfd(void)
+{
+	static int known; /* 0: not asked yet; 1 yes; -1 no */
+	if (known)
+		return known > 0;
+	int fd = (int)syscall(SYS_pidfd_open, getpid(), 0);
+	if (fd >= 0) {
+		close(fd);
+		known = 1;
+		return true;
+	}
+	enum { STACK = 64 << 10 };
+	char *stack = mmap(NULL, STACK, PROT_READ | PROT_WRITE,
+	                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	if (stack == MAP_FAILED)
+		return false; /* asked again next time */
+	int pidfd = -1;
+	pid_t pid = clone(pidfd_probe_child, stack + STACK, CLONE_PIDFD | SIGCHLD, NULL, &pidfd);
+	if (pid > 0)
+		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	munmap(stack, STACK);
+	known = pid > 0 && pidfd >= 0 ? 1 : -1;
+	if (pidfd >= 0)
+		close(pidfd);
+	return known > 0;
 }
 
 /* The child's stack when made with clone(): reserved, not committed (a

@@ -495,6 +495,9 @@ struct cgroup_join;
 pid_t spawn_clone(struct sbx_jail *j, struct child_plan *plan, bool shared, unsigned flags,
                   int *pidfd, const struct cgroup_join *cj);
 unsigned ns_req_bits(unsigned clone_flags);
+/* Whether the kernel gives a child's pidfd (clone.c): asked once per
+ * process, before the first clone. */
+bool clone_gives_pidfd(void);
 /* False once clone3 answered ENOSYS (children are then made with clone(),
  * and v2 cgroups joined by a write). */
 bool sbx_clone3_works(void);

@@ -242,8 +242,9 @@ static int fork_here(struct sbx_child *c, const struct sbx_job *job, int p[4][2]
 			err->errnum = e;
 		return -e;
 	}
-	/* gVisor (runsc) makes the child but ignores CLONE_PIDFD: without the
-	 * pidfd nothing would watch the call's process. */
+	/* A kernel that ignores CLONE_PIDFD (gVisor's runsc) is refused by
+	 * sbx_jail_new before any clone; should one still come without its
+	 * pidfd, nothing would watch it. */
 	if (c->pidfd < 0) {
 		kill(c->pid, SIGKILL);
 		while (waitpid(c->pid, NULL, 0) < 0 && errno == EINTR)

@@ -31,6 +31,11 @@
 #                                              which a user's non-dumpable worker
 #                                              in its user namespace does not allow)
 #   container-caps      --caps container      (root without CAP_SYS_ADMIN; root only)
+#   no-pidfd            --pidfd none          (gVisor's runsc, Linux before 5.2:
+#                                              every profile refused before a
+#                                              process is made)
+#   pidfd-open-enosys   --pidfd open-enosys   (Linux 5.2, valgrind, a seccomp
+#                                              profile: CLONE_PIDFD alone)
 #   container-default   --container-default   (Docker, Kubernetes RuntimeDefault)
 #   container-default-landlock-1 .. -5
 #                       --container-default --landlock-abi N (the same on
@@ -50,7 +55,8 @@ REPO=$(cd "$HERE/../.." && pwd)
 BUILD=${BUILD:-build}
 case $BUILD in /*) ;; *) BUILD=$REPO/$BUILD ;; esac
 ENVS="no-landlock landlock-1 landlock-2 landlock-3 landlock-4 landlock-5 landlock-6
-      userns-eperm userns-enospc userns-nocaps no-clone3 proc-masked container-caps
+      userns-eperm userns-enospc userns-nocaps no-clone3 no-pidfd pidfd-open-enosys proc-masked
+      container-caps
       container-default container-default-landlock-1 container-default-landlock-2
       container-default-landlock-3 container-default-landlock-4 container-default-landlock-5"
 ESCAPE=none
@@ -105,6 +111,8 @@ spec() {
 	userns-enospc) echo "--userns enospc|both|$ALL|$WRITERS|^|user.max_user_namespaces is 0 or used up; fix: raise it|||$NO_NS" ;;
 	userns-nocaps) echo "--userns nocaps|user||$WRITERS|^|$USER_NS|||$NO_NS" ;;
 	no-clone3) echo "--clone3 enosys|both|$ALL|$ALL|^clone3: +NO|" ;;
+	no-pidfd) echo "--pidfd none|both|||^seccomp: +yes|gives no pidfd.*gVisor.*fix: run the container with runc" ;;
+	pidfd-open-enosys) echo "--pidfd open-enosys|both|$ALL|$ALL|^seccomp: +yes|" ;;
 	proc-masked) echo "--proc masked|root|$ALL||^|mount /proc failed.*a fresh /proc cannot be mounted.*fix: unmask it||^    proc: none \\(masked by the container\\) \\(another way\\)" ;;
 	container-caps) echo "--caps container|root|$ALL||^|$ROOT_NS||^    user: user namespace \\(another way\\): toolcage runs as root without CAP_SYS_ADMIN" ;;
 	container-default) echo "--container-default|both|$WRITERS|$WRITERS|^clone3: +NO|$ROOT_NS|$USER_NS|$NO_NS|$NO_NS" ;;

@@ -38,6 +38,12 @@
  *                             fsopen, pivot_root and umount fail with EPERM
  *                             (a container seccomp profile without
  *                             CAP_SYS_ADMIN)
+ *     --pidfd none            no pidfds: pidfd_open fails with ENOSYS, clone
+ *                             with CLONE_PIDFD with EINVAL, clone3 with
+ *                             ENOSYS (gVisor's runsc, which ignores the flag,
+ *                             and Linux before 5.2)
+ *     --pidfd open-enosys     pidfd_open fails with ENOSYS, CLONE_PIDFD works
+ *                             (Linux 5.2, valgrind, a seccomp profile)
  *     --sock-diag none        no NETLINK_SOCK_DIAG socket (a kernel or a
  *                             seccomp profile without it): the kernel cannot
  *                             say whose a TCP connection is
@@ -91,6 +97,8 @@ struct sim {
 	bool container_caps;
 	bool mount_eperm;
 	bool no_sock_diag;
+	bool no_pidfd;
+	bool pidfd_open_enosys;
 };
 
 static void usage(void)
@@ -99,6 +107,7 @@ static void usage(void)
 	      "                 [--userns eperm|enospc|nocaps]\n"
 	      "                 [--clone3 enosys] [--proc masked] [--caps container]\n"
 	      "                 [--mount eperm] [--sock-diag none] [--container-default]\n"
+	      "                 [--pidfd none|open-enosys]\n"
 	      "                 -- PROGRAM [ARG...]\n",
 	      stderr);
 	exit(125);
@@ -197,7 +206,13 @@ static void add_namespaces(scmp_filter_ctx ctx, const struct sim *s)
 		rule(ctx, SCMP_ACT_ERRNO(EPERM), "sethostname", 0, NULL);
 		rule(ctx, SCMP_ACT_ERRNO(EPERM), "setdomainname", 0, NULL);
 	}
-	if (s->clone3_enosys)
+	if (s->no_pidfd) {
+		struct scmp_arg_cmp c = SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_PIDFD, CLONE_PIDFD);
+		rule(ctx, SCMP_ACT_ERRNO(EINVAL), "clone", 1, &c);
+	}
+	if (s->no_pidfd || s->pidfd_open_enosys)
+		rule(ctx, SCMP_ACT_ERRNO(ENOSYS), "pidfd_open", 0, NULL);
+	if (s->clone3_enosys || s->no_pidfd)
 		rule(ctx, SCMP_ACT_ERRNO(ENOSYS), "clone3", 0, NULL);
 	else if (refused || s->userns == USERNS_NOCAPS)
 		rule(ctx, SCMP_ACT_NOTIFY, "clone3", 0, NULL);
@@ -442,6 +457,12 @@ static int parse(int argc, char **argv, struct sim *s)
 			i++;
 		} else if (!strcmp(o, "--mount") && !strcmp(v, "eperm")) {
 			s->mount_eperm = true;
+			i++;
+		} else if (!strcmp(o, "--pidfd") && !strcmp(v, "none")) {
+			s->no_pidfd = true;
+			i++;
+		} else if (!strcmp(o, "--pidfd") && !strcmp(v, "open-enosys")) {
+			s->pidfd_open_enosys = true;
 			i++;
 		} else if (!strcmp(o, "--sock-diag") && !strcmp(v, "none")) {
 			s->no_sock_diag = true;
