@@ -877,7 +877,7 @@ int child_enter_view(struct sbx_jail *j, struct child_report *failed)
 		/* The worker is not dumpable, as before the maps. */
 		CHECK(STEP_USERNS, prctl(PR_SET_DUMPABLE, 0, 0, 0, 0));
 	}
-	CHECK(STEP_MOUNT_PRIVATE, unshare(own & ~CLONE_NEWUSER));
+	CHECK(STEP_NAMESPACES, unshare(own & ~CLONE_NEWUSER));
 	set_up_view(j);
 	drop_bounding_set(j);
 	view_jump = NULL;

@@ -47,6 +47,7 @@ static const char *const step_names[STEP_MAX] = {
 	[STEP_EXEC_NOT_FOUND] = "exec",
 	[STEP_DUMPABLE] = "make the builtin non-dumpable",
 	[STEP_CLONE] = "fork in the sandbox worker",
+	[STEP_NAMESPACES] = "make the sandbox worker's namespaces",
 };
 
 const char *child_step_name(enum child_step s)
@@ -162,6 +163,16 @@ const char *sbx_explain_step(const char *step, int e)
 		return "this kernel has no /proc/self/setgroups, which toolcage denies before "
 		       "it maps a user namespace's ids (gVisor's runsc lacks it, as did Linux "
 		       "before 3.19); fix: run the container with runc (or crun), not gVisor";
+	/* gVisor's runsc (20221219) refuses a recursive change of propagation
+	 * (MS_REC | MS_PRIVATE) with EINVAL, having none to change; Linux says
+	 * EINVAL there only where / is not a mount's root (a chroot). The
+	 * namespaces were made: nothing refused them. */
+	if (step && e == EINVAL && !strcmp(step, child_step_name(STEP_MOUNT_PRIVATE)))
+		return "the kernel refused to make every mount private at once (MS_REC | "
+		       "MS_PRIVATE on /, which keeps a mount of the sandbox from reaching the "
+		       "host): gVisor's runsc refuses it, and Linux does where / is not a "
+		       "mount's root (a chroot); fix: run the container with runc (or crun), not "
+		       "gVisor, and toolcage outside a chroot";
 	if (!step || !(e == EPERM || e == EACCES || e == EINVAL))
 		return "";
 	if (!strcmp(step, child_step_name(STEP_MOUNT_PROC)))

@@ -243,7 +243,8 @@ enum child_step {
 	STEP_EXEC,
 	STEP_EXEC_NOT_FOUND,
 	STEP_DUMPABLE,
-	STEP_CLONE, /* reported by the worker: the clone itself failed */
+	STEP_CLONE,      /* reported by the worker: the clone itself failed */
+	STEP_NAMESPACES, /* the worker's own namespaces (child_enter_view) */
 	STEP_MAX,
 };
 /* explain.c: a step in words ("mount /proc"). */

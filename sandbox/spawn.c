@@ -185,8 +185,9 @@ static void worker_refused(const struct sbx_child *c, int rc, struct sbx_error *
 		return;
 	}
 	const char *step = child_step_name((enum child_step)r->step);
-	bool ns = (r->step == STEP_USERNS || r->step == STEP_MOUNT_PRIVATE ||
-	           r->step == STEP_CLONE) &&
+	/* The namespaces, not a mount made in them: a refused mount is the
+	 * kernel's answer to that mount, never to a namespace. */
+	bool ns = (r->step == STEP_USERNS || r->step == STEP_NAMESPACES || r->step == STEP_CLONE) &&
 	        (r->err == EPERM || r->err == ENOSPC || r->err == EUSERS || r->err == EINVAL);
 	char why[sizeof err->msg];
 	if (ns) {

@@ -45,7 +45,7 @@ echo "RESULT check-exit $crc"
 grep -Eq '^seccomp: +yes' "$T/check" || bad "check says seccomp is missing: $(grep '^seccomp:' "$T/check")"
 
 # 2. each profile's verdict, as a call sees it
-runs="" nrun=0 strict=0
+runs="" nrun=0 strict=0 ro_cause=""
 "$TC" exec --help 2>&1 | grep -q -- '--strict' && strict=1
 for p in $ALL; do
 	word=$(awk -v p="$p" '$1 == p { print $2; exit }' "$T/check")
@@ -110,6 +110,7 @@ PYEOF
 		esac
 		echo "$msg" | grep -Eq '0x[0-9a-f]+|see toolcage check' &&
 			bad "$p: the refusal speaks in clone flags or refers to check: $msg"
+		[ "$p" = read-only ] && ro_cause=$cause
 		echo "RESULT profile $p refused cause=$(echo "$cause" | sed 's/^profile [a-z-]* cannot run here: //' | cut -c1-160)" ;;
 	*)	saw="exit-$rc"
 		bad "$p: exec -- /bin/true exited $rc: $(tail -2 "$T/x.err" | tr '\n' ' ')"
@@ -142,6 +143,15 @@ print("ok   call --json read_file: status ok, walls %s" % (
     or "none listed"))
 PYEOF
 	;;
+*)	# Refused: the call, a builtin run by the jail's worker, must name the
+	# cause exec named, not blame another wall (a seccomp profile).
+	"$TC" call --config "$T/toolcage.json" --workspace "$ws" read_file \
+		'{"path": "seed.txt"}' > "$T/call.out" 2>&1
+	if [ -n "$ro_cause" ] && grep -qF -- "${ro_cause#profile read-only cannot run here: }" "$T/call.out"; then
+		echo "ok   call read_file (read-only refused): the cause exec names"
+	else
+		bad "call read_file does not name exec's cause ($ro_cause): $(tail -1 "$T/call.out")"
+	fi ;;
 esac
 
 # 4. the escape suite's quick set under every profile that runs: one

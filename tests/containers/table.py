@@ -23,6 +23,7 @@ ENV_LABEL = {
     "privileged": "podman `--privileged`",
     "shipped": "podman with `deploy/container/seccomp.json` and `/proc` unmasked",
     "gvisor": "podman with gVisor (`runsc`, platform ptrace, Debian 12's 20221219)",
+    "gvisor-sysadmin": "podman with gVisor `--cap-add SYS_ADMIN`",
 }
 # Environments run.sh skipped (gvisor where runsc cannot run): their rows
 # are neither checked nor dropped.

@@ -36,6 +36,10 @@
 #                                              process is made)
 #   pidfd-open-enosys   --pidfd open-enosys   (Linux 5.2, valgrind, a seccomp
 #                                              profile: CLONE_PIDFD alone)
+#   mount-rprivate-einval --mount-rprivate einval (gVisor's runsc: no
+#                                              namespaces, as where they are
+#                                              refused; network's refusal names
+#                                              that mount, not the namespaces)
 #   container-default   --container-default   (Docker, Kubernetes RuntimeDefault)
 #   container-default-landlock-1 .. -5
 #                       --container-default --landlock-abi N (the same on
@@ -55,8 +59,8 @@ REPO=$(cd "$HERE/../.." && pwd)
 BUILD=${BUILD:-build}
 case $BUILD in /*) ;; *) BUILD=$REPO/$BUILD ;; esac
 ENVS="no-landlock landlock-1 landlock-2 landlock-3 landlock-4 landlock-5 landlock-6
-      userns-eperm userns-enospc userns-nocaps no-clone3 no-pidfd pidfd-open-enosys proc-masked
-      container-caps
+      userns-eperm userns-enospc userns-nocaps no-clone3 no-pidfd pidfd-open-enosys
+      mount-rprivate-einval proc-masked container-caps
       container-default container-default-landlock-1 container-default-landlock-2
       container-default-landlock-3 container-default-landlock-4 container-default-landlock-5"
 ESCAPE=none
@@ -113,6 +117,7 @@ spec() {
 	no-clone3) echo "--clone3 enosys|both|$ALL|$ALL|^clone3: +NO|" ;;
 	no-pidfd) echo "--pidfd none|both|||^seccomp: +yes|gives no pidfd.*gVisor.*fix: run the container with runc" ;;
 	pidfd-open-enosys) echo "--pidfd open-enosys|both|$ALL|$ALL|^seccomp: +yes|" ;;
+	mount-rprivate-einval) echo "--mount-rprivate einval|both|$WRITERS|$WRITERS|^|make mounts private failed.*Invalid argument.*make every mount private at once.*gVisor.*fix: run the container with runc||$NO_NS|$NO_NS" ;;
 	proc-masked) echo "--proc masked|root|$ALL||^|mount /proc failed.*a fresh /proc cannot be mounted.*fix: unmask it||^    proc: none \\(masked by the container\\) \\(another way\\)" ;;
 	container-caps) echo "--caps container|root|$ALL||^|$ROOT_NS||^    user: user namespace \\(another way\\): toolcage runs as root without CAP_SYS_ADMIN" ;;
 	container-default) echo "--container-default|both|$WRITERS|$WRITERS|^clone3: +NO|$ROOT_NS|$USER_NS|$NO_NS|$NO_NS" ;;

@@ -44,6 +44,8 @@
  *                             and Linux before 5.2)
  *     --pidfd open-enosys     pidfd_open fails with ENOSYS, CLONE_PIDFD works
  *                             (Linux 5.2, valgrind, a seccomp profile)
+ *     --mount-rprivate einval mount(MS_REC | MS_PRIVATE) fails with EINVAL
+ *                             (gVisor's runsc, Linux in a chroot)
  *     --sock-diag none        no NETLINK_SOCK_DIAG socket (a kernel or a
  *                             seccomp profile without it): the kernel cannot
  *                             say whose a TCP connection is
@@ -64,6 +66,7 @@
 #include <linux/seccomp.h>
 #include <poll.h>
 #include <seccomp.h>
+#include <sys/mount.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -99,6 +102,7 @@ struct sim {
 	bool no_sock_diag;
 	bool no_pidfd;
 	bool pidfd_open_enosys;
+	bool mount_rprivate_einval;
 };
 
 static void usage(void)
@@ -107,7 +111,7 @@ static void usage(void)
 	      "                 [--userns eperm|enospc|nocaps]\n"
 	      "                 [--clone3 enosys] [--proc masked] [--caps container]\n"
 	      "                 [--mount eperm] [--sock-diag none] [--container-default]\n"
-	      "                 [--pidfd none|open-enosys]\n"
+	      "                 [--pidfd none|open-enosys] [--mount-rprivate einval]\n"
 	      "                 -- PROGRAM [ARG...]\n",
 	      stderr);
 	exit(125);
@@ -229,6 +233,11 @@ static void add_mounts(scmp_filter_ctx ctx, const struct sim *s)
 		for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++)
 			rule(ctx, SCMP_ACT_ERRNO(EPERM), calls[i], 0, NULL);
 		return;
+	}
+	if (s->mount_rprivate_einval) {
+		/* The flags alone, as toolcage asks (no type, no source). */
+		struct scmp_arg_cmp c = SCMP_A3(SCMP_CMP_EQ, MS_REC | MS_PRIVATE);
+		rule(ctx, SCMP_ACT_ERRNO(EINVAL), "mount", 1, &c);
 	}
 	if (s->proc_masked) {
 		rule(ctx, SCMP_ACT_NOTIFY, "mount", 0, NULL);
@@ -463,6 +472,9 @@ static int parse(int argc, char **argv, struct sim *s)
 			i++;
 		} else if (!strcmp(o, "--pidfd") && !strcmp(v, "open-enosys")) {
 			s->pidfd_open_enosys = true;
+			i++;
+		} else if (!strcmp(o, "--mount-rprivate") && !strcmp(v, "einval")) {
+			s->mount_rprivate_einval = true;
 			i++;
 		} else if (!strcmp(o, "--sock-diag") && !strcmp(v, "none")) {
 			s->no_sock_diag = true;

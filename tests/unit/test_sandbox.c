@@ -1843,6 +1843,21 @@ static void test_explain_userns_maps_without_setgroups(void **state)
 	assert_string_equal(sbx_explain_step("mount /proc", ENOENT), "");
 }
 
+/* gVisor's runsc refuses MS_REC | MS_PRIVATE with EINVAL: the refusal
+ * names that mount and the fix, not a seccomp profile or AppArmor. */
+static void test_explain_rprivate_einval_names_the_mount(void **state)
+{
+	(void)state;
+	const char *w = sbx_explain_step("make mounts private", EINVAL);
+	assert_non_null(strstr(w, "MS_REC | MS_PRIVATE"));
+	assert_non_null(strstr(w, "gVisor"));
+	assert_non_null(strstr(w, "fix: run the container with runc"));
+	assert_null(strstr(w, "seccomp"));
+	assert_null(strstr(w, "AppArmor"));
+	/* The worker's own namespaces are a step of their own. */
+	assert_string_equal(sbx_explain_step("make the sandbox worker's namespaces", EINVAL), "");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1889,6 +1904,7 @@ int main(void)
 		cmocka_unit_test(test_egress_namespace_and_listeners_per_child),
 		cmocka_unit_test(test_egress_leaves_nothing_open),
 		cmocka_unit_test(test_explain_userns_maps_without_setgroups),
+		cmocka_unit_test(test_explain_rprivate_einval_names_the_mount),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
