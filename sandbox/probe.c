@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -57,14 +58,23 @@ static bool try_clone(unsigned long flags, bool *clone3)
 	return WIFEXITED(st) && WEXITSTATUS(st) == 0;
 }
 
-/* Whether a call's filter would hold here, tried in a child: a filter
- * loads after no_new_privs, its ERRNO answers and its KILL_PROCESS kills,
- * the actions every compiled profile uses. Asking the kernel
- * (SECCOMP_GET_ACTION_AVAIL) is not the same: gVisor implements filters
- * but answers that with EINVAL. The program is written out here rather
- * than by libseccomp, which asks the kernel that same question first. */
+/* Whether a call's filter would hold here: a filter loads after
+ * no_new_privs, its ERRNO answers and its KILL_PROCESS kills, the actions
+ * every compiled profile uses. Linux says so when asked
+ * (SECCOMP_GET_ACTION_AVAIL, 4.14). gVisor implements filters but answers
+ * that with EINVAL: only then is it tried, in a child, whose kill would
+ * otherwise be a crash of toolcage to a crash reporter (apport, systemd-
+ * coredump) at every check. The program is written out here rather than
+ * by libseccomp, which asks the kernel that same question first. */
 static bool seccomp_filters_hold(void)
 {
+	if (prctl(PR_GET_SECCOMP, 0, 0, 0, 0) < 0)
+		return false;
+	if (syscall(SYS_seccomp, SECCOMP_GET_ACTION_AVAIL, 0,
+	            &(unsigned){ SECCOMP_RET_KILL_PROCESS }) == 0)
+		return true;
+	if (errno != EINVAL && errno != ENOSYS)
+		return false;
 	pid_t pid = fork();
 	if (pid < 0)
 		return false;
@@ -78,6 +88,8 @@ static bool seccomp_filters_hold(void)
 			BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 		};
 		struct sock_fprog prog = { .len = sizeof code / sizeof code[0], .filter = code };
+		setrlimit(RLIMIT_CORE, &(struct rlimit){ 0, 0 });
+		prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
 		    syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) < 0)
 			_exit(1);

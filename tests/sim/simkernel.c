@@ -41,7 +41,8 @@
  *     --pidfd none            no pidfds: pidfd_open fails with ENOSYS, clone
  *                             with CLONE_PIDFD with EINVAL, clone3 with
  *                             ENOSYS (gVisor's runsc, which ignores the flag,
- *                             and Linux before 5.2)
+ *                             and Linux before 5.2); and, as runsc does,
+ *                             SECCOMP_GET_ACTION_AVAIL fails with EINVAL
  *     --pidfd open-enosys     pidfd_open fails with ENOSYS, CLONE_PIDFD works
  *                             (Linux 5.2, valgrind, a seccomp profile)
  *     --mount-rprivate einval mount(MS_REC | MS_PRIVATE) fails with EINVAL
@@ -216,6 +217,10 @@ static void add_namespaces(scmp_filter_ctx ctx, const struct sim *s)
 	}
 	if (s->no_pidfd || s->pidfd_open_enosys)
 		rule(ctx, SCMP_ACT_ERRNO(ENOSYS), "pidfd_open", 0, NULL);
+	if (s->no_pidfd) { /* runsc runs filters but will not say which actions */
+		struct scmp_arg_cmp c = SCMP_A0(SCMP_CMP_EQ, SECCOMP_GET_ACTION_AVAIL);
+		rule(ctx, SCMP_ACT_ERRNO(EINVAL), "seccomp", 1, &c);
+	}
 	if (s->clone3_enosys || s->no_pidfd)
 		rule(ctx, SCMP_ACT_ERRNO(ENOSYS), "clone3", 0, NULL);
 	else if (refused || s->userns == USERNS_NOCAPS)
