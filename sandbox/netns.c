@@ -1,6 +1,7 @@
 /* netns.c — the network namespace of a child whose profile sends its
  * traffic through toolcage (spec.egress): loopback up, every address made
- * local to loopback, and the listening sockets the supervisor serves.
+ * local to loopback, its TCP unpaced, and the listening sockets the
+ * supervisor serves.
  *
  * Every child with egress makes a namespace of its own at its clone
  * (CLONE_NEWNET: ours, the jail's worker's, or a spare's, made ahead),
@@ -51,49 +52,115 @@ static const struct {
  * LOOPBACK_IFINDEX): if_nametoindex is not async-signal-safe. */
 enum { LO_IFINDEX = 1, BACKLOG = 128 };
 
-/* The three requests of "ip link set lo up; ip route add local 0.0.0.0/0
- * dev lo; ip route add local ::/0 dev lo", sent to rtnetlink in one
- * message: the kernel handles them in order (the device is up before the
- * routes, which need it), and answers each with its error, or the last
- * with its acknowledgement. One socket and one send instead of an ioctl
- * socket, two ioctls, and a round trip per route. */
-struct route_req {
-	struct nlmsghdr nh;
-	struct rtmsg rt;
-	struct rtattr oif_attr;
-	uint32_t oif;
-};
+/* The requests of "ip link set lo up; ip route add local 0.0.0.0/0 dev
+ * lo; ip route add local ::/0 dev lo", sent to rtnetlink in one message:
+ * the kernel handles them in order (the device is up before the routes,
+ * which need it), and answers each with its error, or the last with its
+ * acknowledgement. One socket and one send instead of an ioctl socket,
+ * two ioctls, and a round trip per route.
+ *
+ * Every route here carries "congctl reno": every connection in this
+ * namespace is to our listeners over loopback, where there is no link to
+ * pace for, and a new namespace takes the host's default congestion
+ * control, which, where it is bbr, paces each socket's sends with a timer
+ * of its own. Through the proxy a tool's bytes cross TCP twice (here, then
+ * the proxy's connection out, which keeps the host's choice); with this
+ * hop paced too the proxy carried half of what a direct copy does, with
+ * it unpaced ~0.8x (docs/performance.md). A route's congestion control is
+ * taken by the connections made over it, both ends: the tool's own sockets
+ * (a sysctl of the namespace would need a writable /proc/sys, which a
+ * child of the clean worker does not have) and the ones the supervisor
+ * accepts. So the kernel's own loopback routes, which a connection to
+ * 127.0.0.1 or 127.0.0.0/8 (the names our DNS hands out) takes, are
+ * replaced by the same routes with it, and its route to ::1 is deleted
+ * (::1 then takes ours to ::/0). Reno is the one algorithm a
+ * namespace other than the host's may always choose. A replacement the
+ * kernel refuses (IPv6 off) leaves that route as it was: paced, no less
+ * confined. */
+enum { SEQ_LINK = 1, SEQ_V4, SEQ_LO4_NET, SEQ_LO4_HOST, SEQ_LO6, SEQ_V6 };
 
-struct lo_reqs {
-	struct {
+struct nl_batch {
+	union {
 		struct nlmsghdr nh;
-		struct ifinfomsg ifi;
-	} link;
-	struct route_req v4, v6;
+		char buf[1024];
+	} u;
+	size_t len;
 };
 
-/* Messages follow each other at NLMSG_ALIGN boundaries, no padding. */
-_Static_assert(sizeof(struct lo_reqs) % NLMSG_ALIGNTO == 0 &&
-                       sizeof(struct route_req) == NLMSG_ALIGN(sizeof(struct route_req)),
-               "rtnetlink requests are packed");
-
-enum { SEQ_LINK = 1, SEQ_V4, SEQ_V6 };
-
-static void route_req(struct route_req *r, int family, uint32_t seq, uint16_t flags)
+/* Appends a message of type with body (len bytes); returns its header. */
+static struct nlmsghdr *nl_msg(struct nl_batch *b, uint16_t type, uint16_t flags, uint32_t seq,
+                               const void *body, size_t len)
 {
-	r->nh.nlmsg_len = sizeof *r;
-	r->nh.nlmsg_type = RTM_NEWROUTE;
-	r->nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_CREATE | NLM_F_EXCL | flags;
-	r->nh.nlmsg_seq = seq;
-	r->rt.rtm_family = (unsigned char)family;
-	r->rt.rtm_dst_len = 0;
-	r->rt.rtm_table = RT_TABLE_LOCAL;
-	r->rt.rtm_protocol = RTPROT_BOOT;
-	r->rt.rtm_scope = RT_SCOPE_HOST;
-	r->rt.rtm_type = RTN_LOCAL;
-	r->oif_attr.rta_len = RTA_LENGTH(sizeof r->oif);
-	r->oif_attr.rta_type = RTA_OIF;
-	r->oif = LO_IFINDEX;
+	struct nlmsghdr *nh = (struct nlmsghdr *)(b->u.buf + b->len);
+	memset(nh, 0, NLMSG_SPACE(len));
+	nh->nlmsg_len = (uint32_t)NLMSG_LENGTH(len);
+	nh->nlmsg_type = type;
+	nh->nlmsg_flags = (uint16_t)(NLM_F_REQUEST | flags);
+	nh->nlmsg_seq = seq;
+	memcpy(NLMSG_DATA(nh), body, len);
+	b->len += NLMSG_SPACE(len);
+	return nh;
+}
+
+/* Appends an attribute to nh, the batch's last message. */
+static void nl_attr(struct nl_batch *b, struct nlmsghdr *nh, uint16_t type, const void *data,
+                    size_t len)
+{
+	struct rtattr *a = (struct rtattr *)(b->u.buf + b->len);
+	memset(a, 0, RTA_SPACE(len));
+	a->rta_len = (unsigned short)RTA_LENGTH(len);
+	a->rta_type = type;
+	memcpy(RTA_DATA(a), data, len);
+	b->len += RTA_SPACE(len);
+	nh->nlmsg_len = (uint32_t)b->len - (uint32_t)((char *)nh - b->u.buf);
+}
+
+/* A local route on loopback to dst/prefix (addr_len bytes of address),
+ * unpaced; src: its preferred source (the kernel's IPv4 routes have
+ * one), or NULL. flags: create it, or replace the kernel's. */
+static void lo_route(struct nl_batch *b, int family, uint32_t seq, uint16_t flags,
+                     unsigned char protocol, const void *dst, size_t addr_len, unsigned char prefix,
+                     const void *src)
+{
+	static const struct {
+		struct rtattr a;
+		char name[4];
+	} reno = { { RTA_LENGTH(4), RTAX_CC_ALGO }, { 'r', 'e', 'n', 'o' } };
+	const struct rtmsg rt = {
+		.rtm_family = (unsigned char)family,
+		.rtm_dst_len = prefix,
+		.rtm_table = RT_TABLE_LOCAL,
+		.rtm_protocol = protocol,
+		.rtm_scope = RT_SCOPE_HOST,
+		.rtm_type = RTN_LOCAL,
+	};
+	const uint32_t oif = LO_IFINDEX;
+	struct nlmsghdr *nh = nl_msg(b, RTM_NEWROUTE, NLM_F_CREATE | flags, seq, &rt, sizeof rt);
+	if (prefix)
+		nl_attr(b, nh, RTA_DST, dst, addr_len);
+	nl_attr(b, nh, RTA_OIF, &oif, sizeof oif);
+	if (src)
+		nl_attr(b, nh, RTA_PREFSRC, src, addr_len);
+	nl_attr(b, nh, RTA_METRICS, &reno, sizeof reno);
+}
+
+/* Deletes the kernel's local route to ::1, which has metric 0: one of
+ * ours could not replace it (IPv6 gives a route added with metric 0 the
+ * default, 1024, and keeps both), and without it ::1 takes local ::/0. */
+static void lo6_host_unroute(struct nl_batch *b, uint32_t seq)
+{
+	static const uint8_t lo6[16] = { [15] = 1 };
+	const struct rtmsg rt = {
+		.rtm_family = AF_INET6,
+		.rtm_dst_len = 128,
+		.rtm_table = RT_TABLE_LOCAL,
+		.rtm_scope = RT_SCOPE_HOST,
+		.rtm_type = RTN_LOCAL,
+	};
+	const uint32_t oif = LO_IFINDEX;
+	struct nlmsghdr *nh = nl_msg(b, RTM_DELROUTE, 0, seq, &rt, sizeof rt);
+	nl_attr(b, nh, RTA_DST, lo6, sizeof lo6);
+	nl_attr(b, nh, RTA_OIF, &oif, sizeof oif);
 }
 
 /* Reads the answers up to the acknowledgement of the last request: an
@@ -134,24 +201,27 @@ static int lo_answers(int nl, bool *v6)
 
 static int loopback_and_routes(bool *v6)
 {
+	static const uint8_t any[16], lo4_net[4] = { 127, 0, 0, 0 }, lo4[4] = { 127, 0, 0, 1 };
 	*v6 = false;
 	int nl = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
 	if (nl < 0)
 		return -errno;
-	struct lo_reqs req;
-	memset(&req, 0, sizeof req);
-	req.link.nh.nlmsg_len = sizeof req.link;
-	req.link.nh.nlmsg_type = RTM_NEWLINK;
-	req.link.nh.nlmsg_flags = NLM_F_REQUEST;
-	req.link.nh.nlmsg_seq = SEQ_LINK;
-	req.link.ifi.ifi_family = AF_UNSPEC;
-	req.link.ifi.ifi_index = LO_IFINDEX;
-	req.link.ifi.ifi_flags = IFF_UP;
-	req.link.ifi.ifi_change = IFF_UP;
-	route_req(&req.v4, AF_INET, SEQ_V4, 0);
-	route_req(&req.v6, AF_INET6, SEQ_V6, NLM_F_ACK);
-	ssize_t sent = send(nl, &req, sizeof req, 0);
-	int rc = sent == (ssize_t)sizeof req ? lo_answers(nl, v6) : sent < 0 ? -errno : -EPROTO;
+	struct nl_batch b;
+	b.len = 0;
+	const struct ifinfomsg ifi = {
+		.ifi_family = AF_UNSPEC,
+		.ifi_index = LO_IFINDEX,
+		.ifi_flags = IFF_UP,
+		.ifi_change = IFF_UP,
+	};
+	nl_msg(&b, RTM_NEWLINK, 0, SEQ_LINK, &ifi, sizeof ifi);
+	lo_route(&b, AF_INET, SEQ_V4, NLM_F_EXCL, RTPROT_BOOT, any, 4, 0, NULL);
+	lo_route(&b, AF_INET, SEQ_LO4_NET, NLM_F_REPLACE, RTPROT_KERNEL, lo4_net, 4, 8, lo4);
+	lo_route(&b, AF_INET, SEQ_LO4_HOST, NLM_F_REPLACE, RTPROT_KERNEL, lo4, 4, 32, lo4);
+	lo6_host_unroute(&b, SEQ_LO6);
+	lo_route(&b, AF_INET6, SEQ_V6, NLM_F_EXCL | NLM_F_ACK, RTPROT_BOOT, any, 16, 0, NULL);
+	ssize_t sent = send(nl, b.u.buf, b.len, 0);
+	int rc = sent == (ssize_t)b.len ? lo_answers(nl, v6) : sent < 0 ? -errno : -EPROTO;
 	close(nl);
 	return rc;
 }

@@ -27,6 +27,8 @@
 #include <sys/wait.h>
 #include <linux/sockios.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <arpa/inet.h>
 #include <unistd.h>
 
 #include "child_abi.h"
@@ -1829,6 +1831,91 @@ static void test_egress_leaves_nothing_open(void **state)
 	assert_int_equal(live_children(), 0);
 }
 
+/* In the child: connects to the HTTP proxy's listener at 127.0.0.1, an
+ * address of 127.0.0.0/8 (one our DNS would hand out), any other address
+ * and ::1 (where there is IPv6), and answers 0 when each connection's TCP
+ * is reno, else 10 + the first that is not, 20 + the first that did not
+ * connect. */
+static int fn_tcp_is_reno(void *arg)
+{
+	(void)arg;
+	static const char *const to[] = { "127.0.0.1", "127.64.0.9", "192.0.2.1", "::1" };
+	for (int i = 0; i < 4; i++) {
+		struct sockaddr_in a4 = { .sin_family = AF_INET,
+			                  .sin_port = htons(SBX_EGRESS_HTTP_PROXY_PORT) };
+		struct sockaddr_in6 a6 = { .sin6_family = AF_INET6,
+			                   .sin6_port = htons(SBX_EGRESS_HTTP_PROXY_PORT) };
+		bool v6 = i == 3;
+		int fd = socket(v6 ? AF_INET6 : AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (fd < 0 && v6)
+			break; /* no IPv6 */
+		if (v6 ? inet_pton(AF_INET6, to[i], &a6.sin6_addr) != 1 :
+		         inet_pton(AF_INET, to[i], &a4.sin_addr) != 1)
+			return 30 + i;
+		if (fd < 0)
+			return 40 + i;
+		if ((v6 ? connect(fd, (struct sockaddr *)&a6, sizeof a6) :
+		          connect(fd, (struct sockaddr *)&a4, sizeof a4)) < 0)
+			return 20 + i;
+		char cc[16] = "";
+		socklen_t len = sizeof cc;
+		if (getsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, cc, &len) < 0 || strcmp(cc, "reno"))
+			return 10 + i;
+		close(fd);
+	}
+	return 0;
+}
+
+/* Every connection in a child's namespace is to our listeners over
+ * loopback, and its TCP is reno there, unpaced (a pacing default such as
+ * bbr would add a timer per burst to a tool's every byte through the
+ * proxy): the tool's own sockets, to any address, and the ones the
+ * supervisor accepts from them; in a child we clone (an exec) and a
+ * worker's (a builtin). */
+static void test_egress_namespace_paces_nothing(void **state)
+{
+	(void)state;
+	need_sandbox();
+	struct profile *net = NULL; /* its filter lets a tool make sockets */
+	struct tc_error terr;
+	struct sbx_error err = { 0 };
+	struct sbx_jail *j = NULL;
+	if (profile_load("network", NULL, &net, &terr) < 0)
+		fail_msg("network: %s", terr.msg);
+	if (sbx_jail_new(&net->spec, fx.ws, &j, &err) < 0)
+		fail_msg("jail: %s", err.msg);
+	assert_true(net->spec.egress);
+	static const char data[] = "{}";
+	struct sbx_job builtin = { .fn = fn_tcp_is_reno, .fn_data = data, .fn_len = sizeof data };
+	for (int i = 0; i < 2; i++) {
+		struct sbx_child *c = spawn(j, &builtin);
+		assert_int_equal(sbx_child_wait(c), 0);
+		const struct sbx_outcome *o = sbx_child_outcome(c);
+		assert_null(o->setup_step);
+		assert_int_equal(o->exit_code, 0);
+		int fds[SBX_LISTEN_MAX];
+		assert_int_equal(sbx_child_take_listeners(c, fds), 1);
+		sbx_child_free(c);
+		int n = 0, k;
+		while ((k = accept4(fds[SBX_LISTEN_HTTP_PROXY], NULL, NULL, SOCK_CLOEXEC)) >= 0) {
+			char cc[16] = "";
+			socklen_t len = sizeof cc;
+			assert_int_equal(getsockopt(k, IPPROTO_TCP, TCP_CONGESTION, cc, &len), 0);
+			assert_string_equal(cc, "reno");
+			close(k);
+			n++;
+		}
+		assert_true(n >= 3);
+		for (k = 0; k < SBX_LISTEN_MAX; k++)
+			close(fds[k]);
+		sbx_jail_keep_spare(j, i == 0); /* the second from a spare */
+		if (i == 0)
+			assert_true(wait_spare_ready(j));
+	}
+	sbx_jail_free(j);
+	profile_free(net);
+}
+
 /* gVisor's runsc has no /proc/self/setgroups: the maps step fails with
  * ENOENT, and the refusal must say so and name the fix, not leave a bare
  * errno. */
@@ -1903,6 +1990,7 @@ int main(void)
 		cmocka_unit_test(test_orphans_without_pid_ns_are_reaped),
 		cmocka_unit_test(test_egress_namespace_and_listeners_per_child),
 		cmocka_unit_test(test_egress_leaves_nothing_open),
+		cmocka_unit_test(test_egress_namespace_paces_nothing),
 		cmocka_unit_test(test_explain_userns_maps_without_setgroups),
 		cmocka_unit_test(test_explain_rprivate_einval_names_the_mount),
 	};
