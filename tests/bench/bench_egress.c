@@ -5,6 +5,13 @@
  * interleaved (the machine is shared); medians of each. Also the time to a
  * CONNECT's "200" (decide, connect upstream) against a direct connect.
  *
+ * The proxied client is where a tool is: in the network namespace the
+ * sandbox makes for a `network` child, connecting to that child's
+ * listeners, which the proxy serves as the supervisor does; the direct
+ * one is a program of this host's, in its namespace. Both run the same
+ * code. Where no such child can be made and joined (not root), both are
+ * in this namespace and the proxy listens here; the first line says which.
+ *
  *   bench_egress [MB [ROUNDS]]
  */
 #define _GNU_SOURCE
@@ -17,15 +24,23 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/sockios.h>
 
 #include "egress.h"
 #include "loop.h"
 #include "netpolicy.h"
+#include "profile.h"
+#include "sandbox.h"
+
+/* The network namespace of the proxied client, or -1: this one. */
+static int client_ns = -1;
 
 static double now_s(void)
 {
@@ -100,6 +115,10 @@ static void sink(int lfd)
 static void client(uint16_t sink_port, uint16_t proxy_port, int mb, int out)
 {
 	static char buf[1 << 16];
+	if (proxy_port && client_ns >= 0 && setns(client_ns, CLONE_NEWNET) < 0) {
+		perror("setns");
+		_exit(1);
+	}
 	double t0 = now_s();
 	int fd = connect_to(proxy_port ? proxy_port : sink_port);
 	if (proxy_port) {
@@ -171,6 +190,40 @@ static double cpu_children(void)
 	        ru.ru_stime.tv_usec / 1e6;
 }
 
+/* The listeners of a `network` child, in the namespace the sandbox made
+ * for it (client_ns set to it), as the supervisor takes them. 0, or -1
+ * where that cannot be had or joined (not root): fds untouched. */
+static int tool_listeners(int fds[SBX_LISTEN_MAX])
+{
+	char ws[] = "/tmp/tc-bench-XXXXXX";
+	struct profile *prof = NULL;
+	struct sbx_jail *j = NULL;
+	struct sbx_child *c = NULL;
+	struct tc_error terr;
+	struct sbx_error err;
+	char *const argv[] = { (char *)"/bin/true", NULL };
+	struct sbx_job job = { .argv = argv };
+	int rc = -1;
+	if (geteuid() != 0 || !mkdtemp(ws))
+		return -1;
+	if (profile_load("network", NULL, &prof, &terr) < 0 ||
+	    sbx_jail_new(&prof->spec, ws, &j, &err) < 0 || sbx_spawn(j, &job, &c, &err) < 0 ||
+	    sbx_child_wait(c) < 0 || sbx_child_take_listeners(c, fds) != 1)
+		goto out;
+	if ((client_ns = ioctl(fds[SBX_LISTEN_HTTP_PROXY], SIOCGSKNS)) < 0) {
+		for (int k = 0; k < SBX_LISTEN_MAX; k++)
+			close(fds[k]);
+		goto out;
+	}
+	rc = 0;
+out:
+	sbx_child_free(c);
+	sbx_jail_free(j);
+	profile_free(prof);
+	rmdir(ws);
+	return rc;
+}
+
 /* Runs one client and, meanwhile, the loop. */
 static void run(struct loop *l, uint16_t sink_port, uint16_t proxy_port, int mb, double t[2])
 {
@@ -217,9 +270,13 @@ int main(int argc, char **argv)
 	struct egress *e = NULL;
 	struct egress_call *call = NULL;
 	int fds[SBX_LISTEN_MAX];
-	for (int k = 0; k < SBX_LISTEN_MAX; k++)
-		fds[k] = listen_on(k == SBX_LISTEN_DNS_UDP ? SOCK_DGRAM : SOCK_STREAM,
-		                   k == SBX_LISTEN_HTTP_PROXY ? &proxy_port : NULL);
+	bool as_tool = tool_listeners(fds) == 0;
+	if (as_tool)
+		proxy_port = SBX_EGRESS_HTTP_PROXY_PORT;
+	else
+		for (int k = 0; k < SBX_LISTEN_MAX; k++)
+			fds[k] = listen_on(k == SBX_LISTEN_DNS_UDP ? SOCK_DGRAM : SOCK_STREAM,
+			                   k == SBX_LISTEN_HTTP_PROXY ? &proxy_port : NULL);
 	pol->max_connections = 1000000;
 	pol->max_bytes_out = pol->max_bytes_in = 1ull << 50;
 	if (!l || !pol || netpol_add_name(pol, false, "127.0.0.1:*", &err) < 0 ||
@@ -256,6 +313,9 @@ int main(int argc, char **argv)
 	double gib = (double)mb * rounds / 1024;
 	double d = median(direct, rounds), p = median(proxied, rounds);
 	printf("egress proxy: %d MiB per run, %d rounds each, interleaved (medians)\n", mb, rounds);
+	printf("  the proxied client: %s\n",
+	       as_tool ? "in a network child's namespace, as a tool is" :
+	                 "in this namespace (no network child could be joined)");
 	printf("  %-36s %9.0f MiB/s   1.00x\n", "direct loopback copy", d);
 	printf("  %-36s %9.0f MiB/s   %.2fx\n", "through the proxy (CONNECT, splice)", p, p / d);
 	printf("  %-36s %9s         %.2fx   (goal >= 0.80x)\n",
