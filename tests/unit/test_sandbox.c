@@ -24,6 +24,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <linux/sockios.h>
 #include <netinet/in.h>
@@ -1468,6 +1469,64 @@ static void test_signal_death(void **state)
 	sbx_child_free(c);
 }
 
+static void count_signal(int sig)
+{
+	(void)sig;
+}
+
+/* The tool starts with no signal ignored and nothing blocked, whatever
+ * the caller ignores, catches or blocks (what the tool catches is its
+ * own: grep catches SIGSEGV): a fresh child (which resets only what is
+ * not the default) and a spare (whose worker reset everything once). */
+static void test_tool_starts_with_default_signals(void **state)
+{
+	(void)state;
+	need_sandbox();
+	static const int ignored[] = { SIGHUP, SIGUSR1, SIGTERM, 40, 64 };
+	static const int caught[] = { SIGUSR2, SIGINT, SIGWINCH, 50 };
+	struct sigaction ign = { .sa_handler = SIG_IGN }, cgt = { .sa_handler = count_signal };
+	struct sigaction old_ign[5], old_cgt[4];
+	for (int i = 0; i < 5; i++)
+		assert_int_equal(sigaction(ignored[i], &ign, &old_ign[i]), 0);
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(sigaction(caught[i], &cgt, &old_cgt[i]), 0);
+	sigset_t block, old_mask;
+	sigemptyset(&block);
+	sigaddset(&block, SIGQUIT);
+	sigaddset(&block, SIGALRM);
+	sigprocmask(SIG_BLOCK, &block, &old_mask);
+	/* glibc's own signal 32, which its sigaction refuses: ignored by
+	 * whoever started us, it would survive the exec too. */
+	struct {
+		void (*handler)(int);
+		unsigned long flags;
+		void (*restorer)(void);
+		uint64_t mask;
+	} k32 = { .handler = SIG_IGN }, old32;
+	assert_int_equal(syscall(SYS_rt_sigaction, 32, &k32, &old32, sizeof k32.mask), 0);
+	struct sbx_jail *spare = jail_with(no_edit);
+	sbx_jail_keep_spare(spare, true);
+	char *const argv[] = { (char *)"grep", (char *)"^Sig[BI]", (char *)"/proc/self/status",
+		               NULL };
+	struct sbx_jail *jails[] = { fx.jail, spare, spare };
+	for (int k = 0; k < 3; k++) {
+		struct sbx_child *c = run_argv(jails[k], argv);
+		const struct sbx_outcome *o = sbx_child_outcome(c);
+		assert_int_equal(o->exit_code, 0);
+		assert_string_equal(o->out.head,
+		                    "SigBlk:\t0000000000000000\n"
+		                    "SigIgn:\t0000000000000000\n");
+		sbx_child_free(c);
+	}
+	sbx_jail_free(spare);
+	sigprocmask(SIG_SETMASK, &old_mask, NULL);
+	syscall(SYS_rt_sigaction, 32, &old32, NULL, sizeof k32.mask);
+	for (int i = 0; i < 5; i++)
+		sigaction(ignored[i], &old_ign[i], NULL);
+	for (int i = 0; i < 4; i++)
+		sigaction(caught[i], &old_cgt[i], NULL);
+}
+
 /* The same from a builtin (the function faults in the confined child). */
 static void test_builtin_signal_death(void **state)
 {
@@ -1983,6 +2042,7 @@ int main(void)
 		cmocka_unit_test(test_builtin_inherits_only_stdio),
 		cmocka_unit_test(test_result_over_limit_is_flagged),
 		cmocka_unit_test(test_signal_death),
+		cmocka_unit_test(test_tool_starts_with_default_signals),
 		cmocka_unit_test(test_builtin_signal_death),
 		cmocka_unit_test(test_seccomp_kill_is_reported),
 		cmocka_unit_test(test_many_children_at_once_leak_no_fds),
