@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "io.h"
 
 extern char **environ;
 
@@ -593,8 +594,143 @@ static bool homes_add(struct home_cache *c, const char *dir)
 	return list_take(&c->homes, &c->n, &c->cap, home);
 }
 
+/* A whole file (new, NUL-terminated, at most 64 MiB), or NULL with
+ * errno. One read or two, where stdio's fgetpwent_r asked the file's
+ * offset once per entry (an lseek each). */
+static char *read_text(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	size_t cap = 4096, len = 0;
+	char *t = NULL;
+	for (;;) {
+		if (len + 1 >= cap || !t) {
+			cap = t ? cap * 2 : cap;
+			char *g = cap <= (64u << 20) ? realloc(t, cap) : NULL;
+			if (!g) {
+				free(t);
+				t = NULL;
+				errno = cap <= (64u << 20) ? ENOMEM : EFBIG;
+				break;
+			}
+			t = g;
+		}
+		ssize_t n = io_read_all(fd, t + len, cap - 1 - len);
+		if (n < 0) {
+			free(t);
+			t = NULL;
+			errno = (int)-n;
+			break;
+		}
+		len += (size_t)n;
+		if (len + 1 < cap) {
+			t[len] = '\0';
+			break;
+		}
+	}
+	int e = errno;
+	close(fd);
+	errno = e;
+	return t;
+}
+
+/* One line of /etc/passwd: name:password:uid:gid:gecos:dir:shell. */
+struct pw_line {
+	const char *name, *dir;
+	size_t name_len, dir_len;
+	uid_t uid;
+	bool has_uid; /* the uid field is digits: the line names a home */
+	bool strict;  /* every field as glibc's files module reads it alike */
+};
+
+static bool all_digits(const char *s, size_t n)
+{
+	if (!n || n > 10)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+	return true;
+}
+
+/* The line at *p, which then moves to the next; false at the end. Blank
+ * lines and comments are skipped, as glibc does. */
+static bool pw_next(const char **p, struct pw_line *l)
+{
+	const char *s = *p;
+	while (*s == ' ' || *s == '\t' || *s == '\n')
+		s++;
+	while (*s == '#') {
+		s += strcspn(s, "\n");
+		while (*s == ' ' || *s == '\t' || *s == '\n')
+			s++;
+	}
+	if (!*s)
+		return false;
+	size_t len = strcspn(s, "\n");
+	*p = s + len;
+	const char *f[7];
+	size_t fl[7], nf = 0;
+	for (const char *q = s, *e = s + len; nf < 7; nf++) {
+		const char *c = memchr(q, ':', (size_t)(e - q));
+		f[nf] = q;
+		fl[nf] = (size_t)((c ? c : e) - q);
+		if (!c) {
+			nf++;
+			break;
+		}
+		q = c + 1;
+	}
+	*l = (struct pw_line){ .name = f[0], .name_len = fl[0] };
+	if (nf >= 6) {
+		l->dir = f[5];
+		l->dir_len = fl[5];
+		l->has_uid = all_digits(f[2], fl[2]);
+		if (l->has_uid)
+			l->uid = (uid_t)strtoul(f[2], NULL, 10);
+	}
+	l->strict = nf == 7 && l->has_uid && all_digits(f[3], fl[3]) && fl[0] && f[0][0] != '+' &&
+	        f[0][0] != '-' && strtoul(f[2], NULL, 10) <= (uid_t)-1;
+	return true;
+}
+
+/* Whether NSS answers a lookup of a user by uid from /etc/passwd first:
+ * the passwd line of /etc/nsswitch.conf (one) names "files" first, with
+ * no action after it. Then, where /etc/passwd is all well formed, its
+ * first entry of the uid is NSS's answer (glibc's files module reads it
+ * alike), and the lookup costs no NSS start: ~0.15-0.25 ms here for
+ * getpwuid_r, a cold process's first. Otherwise NSS is asked. */
+static bool passwd_files_first(void)
+{
+	char *t = read_text("/etc/nsswitch.conf");
+	if (!t)
+		return false;
+	int lines = 0;
+	bool files = false;
+	for (char *s = t; *s; s += strcspn(s, "\n"), s += *s == '\n') {
+		s += strspn(s, " \t");
+		if (strncmp(s, "passwd", 6) || (s[6] != ':' && s[6] != ' ' && s[6] != '\t'))
+			continue;
+		lines++;
+		char *v = s + 6 + strspn(s + 6, " \t");
+		if (*v++ != ':')
+			continue;
+		v += strspn(v, " \t");
+		size_t w = strcspn(v, " \t\n#");
+		char *next = v + w + strspn(v + w, " \t");
+		files = w == 5 && !strncmp(v, "files", 5) && *next != '[';
+	}
+	free(t);
+	return lines == 1 && files;
+}
+
 /* The cache filled for now; false when it could not be (out of memory: the
- * caller refuses the workspace rather than skip the check). */
+ * caller refuses the workspace rather than skip the check). The homes of
+ * people come from /etc/passwd read whole (not through NSS: accounts of
+ * other sources are not listed, and enumerating them may be refused or
+ * slow); our own account's from the same text where NSS would answer
+ * from it (passwd_files_first), else from NSS. */
 static bool homes_fill(struct home_cache *c)
 {
 	const char *env = getenv("HOME");
@@ -608,18 +744,37 @@ static bool homes_fill(struct home_cache *c)
 	c->passwd = pst;
 	bool ok = !env || (c->env_home = strdup(env));
 	ok = ok && homes_add(c, env);
-	char buf[4096];
-	struct passwd pw, *pwp = NULL;
-	if (ok && getpwuid_r(getuid(), &pw, buf, sizeof buf, &pwp) == 0 && pwp)
-		ok = homes_add(c, pwp->pw_dir);
-	FILE *f = ok && have_passwd ? fopen("/etc/passwd", "re") : NULL;
-	pwp = NULL;
-	for (int n = 0; f && ok && n < 100000 && fgetpwent_r(f, &pw, buf, sizeof buf, &pwp) == 0;
-	     n++)
-		if (pwp->pw_uid == 0 || (pwp->pw_uid >= 1000 && pwp->pw_uid != 65534))
+	char *text = ok && have_passwd ? read_text("/etc/passwd") : NULL;
+	if (have_passwd && !text && (errno == ENOMEM || errno == EFBIG))
+		ok = false; /* refused, not left unchecked */
+	uid_t me = getuid();
+	bool strict = text != NULL, mine_seen = false;
+	char *mine = NULL;
+	struct pw_line l;
+	for (const char *p = text; ok && p && pw_next(&p, &l);) {
+		strict = strict && l.strict;
+		if (!l.has_uid)
+			continue;
+		if (l.uid == me && !mine_seen && l.strict) { /* NSS's first, as it is */
+			mine_seen = true;
+			ok = (mine = strndup(l.dir, l.dir_len)) != NULL;
+		}
+		if (!ok || !l.dir_len || !(l.uid == 0 || (l.uid >= 1000 && l.uid != 65534)))
+			continue;
+		char *dir = strndup(l.dir, l.dir_len);
+		ok = dir && homes_add(c, dir);
+		free(dir);
+	}
+	free(text);
+	if (ok && mine_seen && strict && passwd_files_first()) {
+		ok = homes_add(c, mine);
+	} else if (ok) {
+		char buf[4096];
+		struct passwd pw, *pwp = NULL;
+		if (getpwuid_r(me, &pw, buf, sizeof buf, &pwp) == 0 && pwp)
 			ok = homes_add(c, pwp->pw_dir);
-	if (f)
-		fclose(f);
+	}
+	free(mine);
 	if (!ok) {
 		homes_clear(c);
 		return false;

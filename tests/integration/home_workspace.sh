@@ -55,5 +55,43 @@ if [ -n "$other" ]; then
 else
 	echo "     (no other account's home in /etc/passwd here: that case not tried)"
 fi
+# Our own account's home, for a uid below 1000 (not a person's account):
+# read from /etc/passwd where NSS would answer from it first, else asked
+# of NSS. Both ways, with a passwd of our own in a mount namespace of our
+# own, as uid 1 (root only: the bind mount and the uid change).
+if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null && command -v setpriv >/dev/null &&
+	grep -q '^daemon:x:1:' /etc/passwd; then
+	own=$tmp/own
+	mkdir -p "$own/dhome" "$own/ws"
+	chmod 755 "$tmp" "$own"
+	chown -R 1:1 "$own"
+	sed "s|^daemon:x:1:1:\([^:]*\):[^:]*:|daemon:x:1:1:\1:$own/dhome:|" /etc/passwd > "$tmp/passwd"
+	printf 'passwd: files [NOTFOUND=return] systemd\ngroup: files\n' > "$tmp/nss-action"
+	{ echo '+@netgroup::::::'; cat "$tmp/passwd"; } > "$tmp/passwd-compat"
+	chmod 644 "$tmp/passwd" "$tmp/nss-action" "$tmp/passwd-compat"
+	for way in files nss-action passwd-compat; do
+		case $way in
+		files) binds="$tmp/passwd:/etc/passwd" ;;
+		nss-action) binds="$tmp/passwd:/etc/passwd $tmp/nss-action:/etc/nsswitch.conf" ;;
+		passwd-compat) binds="$tmp/passwd-compat:/etc/passwd" ;;
+		esac
+		# shellcheck disable=SC2016 # expanded by the inner shell
+		unshare -m sh -c 'for b in $1; do mount --bind "${b%%:*}" "${b#*:}" || exit 99; done
+			shift; HOME=/nonexistent exec setpriv --reuid=1 --regid=1 --clear-groups "$@"' \
+			sh "$binds" "$TC" exec --workspace "$own" -- /bin/true > "$tmp/out" 2>&1
+		rc=$?
+		[ $rc -eq 125 ] && grep -q "home directory $own/dhome" "$tmp/out" &&
+			ok "uid 1's own home from /etc/passwd ($way): its parent refused" ||
+			{ bad "uid 1's home ($way, exit $rc)"; sed 's/^/     /' "$tmp/out"; }
+	done
+	unshare -m sh -c 'mount --bind "$1" /etc/passwd || exit 99; shift
+		HOME=/nonexistent exec setpriv --reuid=1 --regid=1 --clear-groups "$@"' \
+		sh "$tmp/passwd" "$TC" exec --workspace "$own/ws" -- /bin/true > "$tmp/out" 2>&1
+	rc=$?
+	[ $rc -eq 0 ] && ok "uid 1: a workspace beside its home works" ||
+		{ bad "uid 1 beside its home (exit $rc)"; sed 's/^/     /' "$tmp/out"; }
+else
+	echo "     (not root, or no unshare/setpriv/daemon account: own account below 1000 not tried)"
+fi
 [ $fails -eq 0 ] || { echo "$fails failures"; exit 1; }
 echo "no home directory was a workspace"
