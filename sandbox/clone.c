@@ -90,6 +90,23 @@ bool clone_gives_pidfd(void)
 	return known > 0;
 }
 
+/* gVisor (runsc) ignores CLONE_PIDFD and has no pidfd_open: without a
+ * pidfd nothing would watch, kill or reap a call's process. Said before
+ * anything is made (jail.c), and should a clone still come back without
+ * one (spawn.c). */
+int clone_refuse_no_pidfd(const char *profile, struct sbx_error *err)
+{
+	sbx_err(err, 0,
+	        "profile %s cannot run here: the kernel gives no pidfd, by which toolcage "
+	        "watches the tool's process (gVisor's runsc ignores CLONE_PIDFD and has no "
+	        "pidfd_open; Linux has them since 5.3); fix: run the container with runc "
+	        "(or crun), not gVisor",
+	        profile);
+	if (err)
+		err->errnum = ENOSYS;
+	return -ENOSYS;
+}
+
 /* The child's stack when made with clone(): reserved, not committed (a
  * few pages are used by child.c; a builtin may use more). */
 enum { CLONE_STACK = 8 << 20 };

@@ -499,6 +499,8 @@ unsigned ns_req_bits(unsigned clone_flags);
 /* Whether the kernel gives a child's pidfd (clone.c): asked once per
  * process, before the first clone. */
 bool clone_gives_pidfd(void);
+/* The refusal where it gives none: -ENOSYS, err naming gVisor and the fix. */
+int clone_refuse_no_pidfd(const char *profile, struct sbx_error *err);
 /* False once clone3 answered ENOSYS (children are then made with clone(),
  * and v2 cgroups joined by a write). */
 bool sbx_clone3_works(void);

@@ -852,22 +852,6 @@ static int open_workspace(const char *workspace, struct sbx_jail *j, struct stat
 	return 0;
 }
 
-/* gVisor (runsc) ignores CLONE_PIDFD and has no pidfd_open: without a
- * pidfd nothing would watch, kill or reap a call's process. Said before
- * anything is made, so that no tool starts, not even for an instant. */
-static int refuse_without_pidfd(const struct sbx_jail *j, struct sbx_error *err)
-{
-	sbx_err(err, 0,
-	        "profile %s cannot run here: the kernel gives no pidfd, by which toolcage "
-	        "watches the tool's process (gVisor's runsc ignores CLONE_PIDFD and has no "
-	        "pidfd_open; Linux has them since 5.3); fix: run the container with runc "
-	        "(or crun), not gVisor",
-	        j->name);
-	if (err)
-		err->errnum = ENOSYS;
-	return -ENOSYS;
-}
-
 int sbx_jail_new(const struct sbx_spec *spec, const char *workspace, struct sbx_jail **out,
                  struct sbx_error *err)
 {
@@ -888,7 +872,7 @@ int sbx_jail_new(const struct sbx_spec *spec, const char *workspace, struct sbx_
 	struct stat ws;
 	int rc = j->name ? 0 : sbx_err(err, ENOMEM, "jail");
 	if (!rc && !clone_gives_pidfd())
-		rc = refuse_without_pidfd(j, err);
+		rc = clone_refuse_no_pidfd(j->name, err);
 	if (!rc)
 		rc = open_workspace(workspace, j, &ws, err);
 	if (!rc)

@@ -251,15 +251,7 @@ static int fork_here(struct sbx_child *c, const struct sbx_job *job, int p[4][2]
 		while (waitpid(c->pid, NULL, 0) < 0 && errno == EINTR)
 			;
 		c->pid = -1;
-		sbx_err(err, 0,
-		        "profile %s cannot run here: the kernel made the tool's process "
-		        "without the pidfd toolcage watches it by (CLONE_PIDFD is ignored by "
-		        "gVisor's runsc; Linux has it since 5.2); fix: run the container with "
-		        "runc (or crun), not gVisor",
-		        j->name);
-		if (err)
-			err->errnum = ENOSYS;
-		return -ENOSYS;
+		return clone_refuse_no_pidfd(j->name, err);
 	}
 	c->clone_ns = j->clone_ns;
 	/* Tearing down a mount namespace (its tmpfs, /proc, masks) is the
