@@ -177,12 +177,17 @@ static void confine_limits(const struct sbx_jail *j, const struct cgroup_stats *
 
 /* A wall built another way than the profile's own (the ladder: ladder.c,
  * jail.c): by names that way, dropped says why, and it is flagged. */
-static void alternative(struct sbx_report_item *it, const char *why)
+static void alternative(struct sbx_report_item *it, const char *fmt, ...)
+        __attribute__((format(printf, 2, 3)));
+static void alternative(struct sbx_report_item *it, const char *fmt, ...)
 {
 	if (!it)
 		return;
 	it->alternative = true;
-	report_drop(it, "%s", why);
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(it->dropped, sizeof it->dropped, fmt, ap);
+	va_end(ap);
 }
 
 /* The walls, each with the mechanism that builds it here. */
@@ -203,9 +208,10 @@ static void confine_walls(const struct sbx_jail *j, struct sbx_confinement *out)
 		WALL("hidden", "mounts");
 	else if (j->landlock && j->no_ns)
 		alternative(WALL("hidden", "landlock"),
-		            "no mount namespace here to cover them: "
+		            "%s, so no mount namespace covers them: "
 		            "Landlock refuses opening them, their names, metadata (stat, xattrs) "
-		            "and links' targets stay visible; inotify is refused");
+		            "and links' targets stay visible; inotify is refused",
+		            explain_no_ns_short(j));
 	else if (j->landlock)
 		WALL("hidden", "landlock");
 	else
@@ -213,7 +219,7 @@ static void confine_walls(const struct sbx_jail *j, struct sbx_confinement *out)
 		            "no mount namespace and no Landlock here "
 		            "(optional in the profile): the hidden paths are not covered");
 	if (j->root_userns)
-		alternative(WALL("user", "user namespace"),
+		alternative(WALL("user", "user namespace"), "%s",
 		            !j->root_userns_net ?
 		                    "toolcage runs as root without CAP_SYS_ADMIN (a container's "
 		                    "root): the namespaces are made inside a user namespace, as "
@@ -226,16 +232,20 @@ static void confine_walls(const struct sbx_jail *j, struct sbx_confinement *out)
 	else if (geteuid() == 0)
 		WALL("user", "root");
 	it = WALL("processes", ns & CLONE_NEWPID ? "pid namespace" : "process group");
-	if (j->no_ns)
+	if (j->no_ns) {
+		char why[sizeof it->dropped];
+		explain_no_ns(j, why, sizeof why);
 		alternative(it,
-		            "the kernel refuses namespaces here: the call's process group, "
+		            "no namespaces: %s. Without them, the call's process group, "
 		            "which the tool cannot leave (setsid and setpgid refused), and its "
 		            "cgroup are killed at its end; signals reach its own processes alone, "
-		            "Landlock keeps ptrace to them and never grants /proc");
-	else if (!(ns & CLONE_NEWPID))
+		            "Landlock keeps ptrace to them and never grants /proc",
+		            why);
+	} else if (!(ns & CLONE_NEWPID)) {
 		report_drop(it,
 		            "no pid namespace (optional in the profile): the process group "
 		            "and the call's cgroup are killed at its end");
+	}
 	if (j->no_ns && j->sig_notify)
 		alternative(WALL("signals", "seccomp (checked by toolcage)"),
 		            "no pid namespace and no Landlock signal scoping (ABI 6) here: "
@@ -253,11 +263,11 @@ static void confine_walls(const struct sbx_jail *j, struct sbx_confinement *out)
 		WALL("proc", "fresh /proc");
 	else if (j->landlock && j->no_ns)
 		alternative(WALL("proc", "landlock (not granted)"),
-		            "no pid and mount namespaces "
-		            "here: nothing in the host's /proc can be opened or listed, but a "
-		            "process's entry can be stat()ed by its pid, and its group, session, "
-		            "priority, affinity and capabilities read (getpgid, getsid, "
-		            "sched_get*, capget)");
+		            "%s, so no pid and mount namespaces: nothing in the host's /proc "
+		            "can be opened or listed, but a process's entry can be stat()ed by "
+		            "its pid, and its group, session, priority, affinity and "
+		            "capabilities read (getpgid, getsid, sched_get*, capget)",
+		            explain_no_ns_short(j));
 	else if (j->landlock)
 		WALL("proc", "landlock (not granted)");
 	else
@@ -266,22 +276,26 @@ static void confine_walls(const struct sbx_jail *j, struct sbx_confinement *out)
 		WALL("tmp", "tmpfs");
 	else if (j->call_tmp)
 		alternative(WALL("tmp", "per-call directory"),
-		            "no mount namespace here: a "
+		            "%s, so no mount namespace: a "
 		            "directory of the call's own (TMPDIR, TMP, TEMP), the only one "
 		            "Landlock grants, removed after the call; the host's /tmp is not "
-		            "granted (its names stay visible, not watched: inotify refused)");
+		            "granted (its names stay visible, not watched: inotify refused)",
+		            explain_no_ns_short(j));
+	else if (j->no_ns)
+		report_drop(WALL("tmp", NULL),
+		            "%s, so no mount namespace: no /tmp at all (Landlock grants "
+		            "none), TMPDIR unset",
+		            explain_no_ns_short(j));
 	else
-		report_drop(WALL("tmp", NULL), "%s",
-		            j->no_ns ? "no mount namespace here: no /tmp "
-		                       "at all (Landlock grants none), TMPDIR unset" :
-		                       "no mount namespace (optional in the profile)");
+		report_drop(WALL("tmp", NULL), "no mount namespace (optional in the profile)");
 	if (ns & CLONE_NEWNS)
 		WALL("metadata", "read-only mounts");
 	else if (j->no_ns)
 		alternative(WALL("metadata", "seccomp"),
-		            "no mount namespace here to make the "
+		            "%s, so no mount namespace makes the "
 		            "host's mounts read-only: chmod, chown, utimes, xattr and inode flag "
-		            "changes are refused by seccomp, in the writable paths too");
+		            "changes are refused by seccomp, in the writable paths too",
+		            explain_no_ns_short(j));
 	else
 		report_drop(WALL("metadata", NULL),
 		            "no mount namespace (optional in the "
@@ -289,10 +303,11 @@ static void confine_walls(const struct sbx_jail *j, struct sbx_confinement *out)
 		            "and utimes reach what the user may change");
 	if (j->n_prot_ro && j->prot_restore)
 		alternative(WALL("protected", "copy put back"),
-		            "no mount namespace here to hold "
+		            "%s, so no mount namespace holds "
 		            "them read-only: copied before each call, what it changed put back "
 		            "once it is over (its own kept aside) and reported; while it runs, "
-		            "what it writes there is there; one call at a time");
+		            "what it writes there is there; one call at a time",
+		            explain_no_ns_short(j));
 	WALL("network", ns & CLONE_NEWNET ? "network namespace" : "seccomp");
 	WALL("seccomp", "seccomp");
 	WALL("no_new_privs", "prctl");

@@ -203,3 +203,31 @@ const char *sbx_explain_step(const char *step, int e)
 			       "its AppArmor profile deploy/container/apparmor (docs/deploy.md)";
 	return "";
 }
+
+/* The no_namespaces rung (jail.c) is taken where the ladder's probe could
+ * not use the namespaces (ladder.c): the clone refused them, or a step
+ * in them was refused (gVisor's runsc refuses MS_REC | MS_PRIVATE on /:
+ * the namespaces are made, the mounts cannot be kept from the host). Every
+ * message about the rung (the walls it builds another way, a refusal of
+ * it, confine.c, jail.c, protect.c) takes its cause from here, in the
+ * words a call refused at that step would have. */
+size_t explain_no_ns(const struct sbx_jail *j, char *buf, size_t len)
+{
+	if (j->ns_step == STEP_NONE)
+		return sbx_explain_ns(j->ns_refused, j->ns_err, buf, len);
+	const char *step = child_step_name((enum child_step)j->ns_step);
+	const char *why = sbx_explain_step(step, j->ns_err);
+	int w = snprintf(buf, len, "%s failed: %s%s%s", step, strerror(j->ns_err), *why ? ": " : "",
+	                 why);
+	return w < 0 ? 0 : (size_t)w;
+}
+
+const char *explain_no_ns_short(const struct sbx_jail *j)
+{
+	switch (j->ns_step) {
+	case STEP_MOUNT_PRIVATE:
+		return "the kernel refuses to make mounts private here (MS_REC | MS_PRIVATE)";
+	case STEP_USERNS: return "the kernel refuses a user namespace's id maps here";
+	default: return "the kernel refuses namespaces here";
+	}
+}

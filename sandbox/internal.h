@@ -83,6 +83,9 @@ struct sbx_jail {
 	bool no_ns;              /* every namespace refused here: none, the
 	                             * walls built without them (jail.c) */
 	unsigned ns_refused;     /* no_ns: the clone flags refused */
+	int ns_step, ns_err;     /* no_ns: what refused them (ladder.c's
+	                             * probe): a child step, STEP_NONE for the
+	                             * clone itself, and its errno */
 	const char **no_ns_deny; /* no_ns: the seccomp deny list compiled */
 	bool call_tmp;           /* no_ns with a private /tmp promised: a
 	                             * directory per call instead (ladder.c) */
@@ -249,6 +252,11 @@ enum child_step {
 };
 /* explain.c: a step in words ("mount /proc"). */
 const char *child_step_name(enum child_step s);
+/* Why jail j runs without namespaces (j->no_ns): what the kernel refused,
+ * the likely cause and the fix, into buf (returns what snprintf does);
+ * _short: the cause in a few words, static. */
+size_t explain_no_ns(const struct sbx_jail *j, char *buf, size_t len);
+const char *explain_no_ns_short(const struct sbx_jail *j);
 
 /* What comes on a child's status socket (SOCK_SEQPACKET, one report per
  * message): from the child, the setup step that failed (and, from a
@@ -539,7 +547,9 @@ extern const size_t n_prebuilt_filters;
 bool ladder_have_sys_admin(void);
 bool ladder_have_cap(int cap);
 int ladder_proc_mountable(bool userns);
-int ladder_ns_errno(void); /* after ladder_proc_mountable said -1 */
+/* After ladder_proc_mountable said -1: the step that refused (STEP_NONE:
+ * the clone) and its errno. */
+void ladder_ns_refusal(bool userns, int *step, int *err);
 int ladder_call_tmp_plan(struct sbx_jail *j, struct sbx_error *err);
 int ladder_base_dir(const struct sbx_jail *j, const char *what, mode_t mode, char *out, size_t size,
                     struct sbx_error *err);

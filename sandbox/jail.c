@@ -434,11 +434,13 @@ static int plan_no_namespaces(struct sbx_spec *spec, struct sbx_jail *j, struct 
 	if (!(j->clone_ns & ~j->optional_ns) || j->egress || landlock_abi() < 1 ||
 	    (landlock_abi() < 6 && !sigwall_usable()) || ladder_proc_mountable(j->userns) != -1)
 		return 0;
+	j->ns_refused = j->clone_ns;
+	ladder_ns_refusal(j->userns, &j->ns_step, &j->ns_err);
 	if (!(spec->alternatives & SBX_ALT_NO_NAMESPACES)) {
 		if (!spec->strict)
 			return 0; /* refused at the first spawn, in the kernel's words */
-		char why[600];
-		sbx_explain_ns(j->clone_ns, ladder_ns_errno(), why, sizeof why);
+		char why[1024];
+		explain_no_ns(j, why, sizeof why);
 		return sbx_err(err, 0,
 		               "profile %s cannot run here (strict walls: not without "
 		               "namespaces): %s",
@@ -457,8 +459,7 @@ static int plan_no_namespaces(struct sbx_spec *spec, struct sbx_jail *j, struct 
 	if (landlock_abi() < 3)
 		j->no_ns_deny[k++] = "truncate";
 	spec->seccomp_deny = j->no_ns_deny;
-	spec->namespaces = 0; /* no read-only host mounts: seccomp's setid rules too */
-	j->ns_refused = j->clone_ns;
+	spec->namespaces = 0;         /* no read-only host mounts: seccomp's setid rules too */
 	j->call_tmp = j->private_tmp; /* a private /tmp promised: per call */
 	j->clone_ns = j->optional_ns = 0;
 	j->userns = j->root_userns = j->private_proc = j->private_tmp = false;

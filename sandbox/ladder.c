@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -58,13 +59,16 @@ static int write_str(const char *path, const char *s)
 	return n == (ssize_t)strlen(s) ? 0 : -1;
 }
 
-/* Why the probe's namespaces were refused: clone's errno, else EPERM (a
- * map or mount refused inside). */
-static int ns_errno = EPERM;
+/* What refused the probe's namespaces, per userns: the step (STEP_NONE:
+ * the clone itself) and its errno. */
+static struct ns_refusal {
+	int step, err;
+} refusal[2] = { { STEP_NONE, EPERM }, { STEP_NONE, EPERM } };
 
-int ladder_ns_errno(void)
+void ladder_ns_refusal(bool userns, int *step, int *err)
 {
-	return ns_errno;
+	*step = refusal[userns].step;
+	*err = refusal[userns].err;
 }
 
 /* Exit codes of the probe child. */
@@ -72,16 +76,30 @@ enum { PROBE_OK = 0, PROBE_NS = 1, PROBE_PROC = 2 };
 
 /* A child of its own user (when userns), pid and mount namespaces that
  * mounts proc where calls mount theirs. The maps name the child's own ids
- * only, which needs no privilege. */
+ * only, which needs no privilege. Where the namespaces are made but a
+ * step in them is refused (gVisor's runsc: no /proc/self/setgroups, no
+ * recursive MS_PRIVATE), the child writes that step and its errno to a
+ * page shared with us: they, not the namespaces, are what the kernel
+ * refused, and messages name them (explain.c). */
 static int probe_proc(bool userns)
 {
+	struct ns_refusal *r = &refusal[userns];
 	char uid_map[32], gid_map[32];
 	snprintf(uid_map, sizeof uid_map, "%u %u 1\n", (unsigned)geteuid(), (unsigned)geteuid());
 	snprintf(gid_map, sizeof gid_map, "%u %u 1\n", (unsigned)getegid(), (unsigned)getegid());
+	/* Without the page the answer stands, its cause less precise. */
+	struct ns_refusal own;
+	struct ns_refusal *seen =
+	        mmap(NULL, sizeof *seen, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (seen == MAP_FAILED)
+		seen = &own;
+	*seen = (struct ns_refusal){ STEP_NONE, EPERM };
 	unsigned long flags = CLONE_NEWPID | CLONE_NEWNS | (userns ? CLONE_NEWUSER : 0);
 	long pid = syscall(SYS_clone, flags | SIGCHLD, NULL, NULL, NULL, 0);
 	if (pid < 0) {
-		ns_errno = errno;
+		*r = (struct ns_refusal){ STEP_NONE, errno };
+		if (seen != &own)
+			munmap(seen, sizeof *seen);
 		return PROBE_NS;
 	}
 	if (pid == 0) {
@@ -89,10 +107,14 @@ static int probe_proc(bool userns)
 		if (userns &&
 		    (write_str("/proc/self/setgroups", "deny") < 0 ||
 		     write_str("/proc/self/uid_map", uid_map) < 0 ||
-		     write_str("/proc/self/gid_map", gid_map) < 0))
+		     write_str("/proc/self/gid_map", gid_map) < 0)) {
+			*seen = (struct ns_refusal){ STEP_USERNS, errno };
 			_exit(PROBE_NS);
-		if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		}
+		if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0) {
+			*seen = (struct ns_refusal){ STEP_MOUNT_PRIVATE, errno };
 			_exit(PROBE_NS);
+		}
 		if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
 			_exit(PROBE_PROC);
 		_exit(PROBE_OK);
@@ -102,7 +124,12 @@ static int probe_proc(bool userns)
 	while ((w = waitpid((pid_t)pid, &st, 0)) < 0 && errno == EINTR)
 		;
 	/* An embedder ignoring SIGCHLD reaps it first (ECHILD): no answer. */
-	return w == (pid_t)pid && WIFEXITED(st) ? WEXITSTATUS(st) : PROBE_NS;
+	int rc = w == (pid_t)pid && WIFEXITED(st) ? WEXITSTATUS(st) : PROBE_NS;
+	if (rc == PROBE_NS)
+		*r = *seen;
+	if (seen != &own)
+		munmap(seen, sizeof *seen);
+	return rc;
 }
 
 /* The inode of /proc/self/ns/user in the initial user namespace (the

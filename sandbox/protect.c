@@ -164,8 +164,8 @@ int protect_plan(const struct sbx_spec *spec, struct sbx_jail *j, struct sbx_err
 	 * accepts that way (restore.c); else refused rather than let a tool
 	 * write them. */
 	if (j->no_ns && !(spec->alternatives & SBX_ALT_PROTECT_COPY)) {
-		char why[600];
-		sbx_explain_ns(j->ns_refused, ladder_ns_errno(), why, sizeof why);
+		char why[1024];
+		explain_no_ns(j, why, sizeof why);
 		return sbx_err(err, 0,
 		               "profile %s cannot run here: its protected paths need "
 		               "a mount namespace, and %s a copy put back after each call: %s",

@@ -439,7 +439,7 @@ struct sbx_report_num {
 struct sbx_report_item {
 	const char *name;
 	const char *by;
-	char dropped[256];
+	char dropped[1024];
 	bool alternative; /* a wall built another way than the profile's
 	                       * own (by names it, dropped says why) */
 	struct sbx_report_num num[SBX_REPORT_NUMS];

@@ -102,7 +102,11 @@ ALL="read-only write network destructive"
 WRITERS="read-only write destructive"
 ROOT_NS="root without CAP_SYS_ADMIN, as a container's root.*user namespace.*refused.*fix: .*seccomp.json.*CAP_SYS_ADMIN"
 USER_NS="refused to make the user, pid, mount, uts(, network)? namespaces.*fix: .*user namespaces"
-NO_NS="^    processes: process group \\(another way\\): the kernel refuses namespaces here"
+NO_NS="^    processes: process group \\(another way\\): no namespaces: "
+# gVisor's runsc makes the namespaces but refuses mount(MS_REC |
+# MS_PRIVATE): the rung without them names that mount and the fix. (No
+# bar in a pattern here: spec's fields are split on it.)
+RPRIVATE="make mounts private failed: Invalid argument: the kernel refused to make every mount private at once \\(MS_REC . MS_PRIVATE on /.*gVisor.*fix: run the container with runc"
 # Without Landlock's signal scoping, the signal wall is a filter whose
 # kill()s toolcage checks: another way, under every profile that runs.
 SIGWALL="^    signals: seccomp \\(checked by toolcage\\) \\(another way\\): no pid namespace and no Landlock signal scoping"
@@ -117,7 +121,7 @@ spec() {
 	no-clone3) echo "--clone3 enosys|both|$ALL|$ALL|^clone3: +NO|" ;;
 	no-pidfd) echo "--pidfd none|both|||^seccomp: +yes|gives no pidfd.*gVisor.*fix: run the container with runc" ;;
 	pidfd-open-enosys) echo "--pidfd open-enosys|both|$ALL|$ALL|^seccomp: +yes|" ;;
-	mount-rprivate-einval) echo "--mount-rprivate einval|both|$WRITERS|$WRITERS|^|make mounts private failed.*Invalid argument.*make every mount private at once.*gVisor.*fix: run the container with runc||$NO_NS|$NO_NS" ;;
+	mount-rprivate-einval) echo "--mount-rprivate einval|both|$WRITERS|$WRITERS|^|$RPRIVATE||$NO_NS$RPRIVATE|$NO_NS$RPRIVATE" ;;
 	proc-masked) echo "--proc masked|root|$ALL||^|mount /proc failed.*a fresh /proc cannot be mounted.*fix: unmask it||^    proc: none \\(masked by the container\\) \\(another way\\)" ;;
 	container-caps) echo "--caps container|root|$ALL||^|$ROOT_NS||^    user: user namespace \\(another way\\): toolcage runs as root without CAP_SYS_ADMIN" ;;
 	container-default) echo "--container-default|both|$WRITERS|$WRITERS|^clone3: +NO|$ROOT_NS|$USER_NS|$NO_NS|$NO_NS" ;;
@@ -187,6 +191,38 @@ one() {
 		local serc=$?
 		{ [ $serc = 125 ] && ! grep -q '^RAN' "$T/exec" && grep -q 'strict walls' "$T/exec"; } ||
 			bad "$name: exec --strict should refuse: exit $serc: $(tail -1 "$T/exec")"
+	fi
+	# Where profiles run without namespaces, every word about it names
+	# what the kernel refused here, as a refused call does ($why), and
+	# the fix: check's lines, exec's notice on stderr and its --json.
+	local cause
+	cause=$(sed -n 's/^    processes: process group (another way): no namespaces: \(.*\)\. Without them, .*/\1/p' "$T/check" | sort -u)
+	if [ -n "$cause" ]; then
+		[ "$(echo "$cause" | wc -l)" = 1 ] || bad "$name: the profiles name different causes: $cause"
+		echo "$cause" | grep -q 'fix: ' || bad "$name: no namespaces, and no fix: $cause"
+		[ -z "$why" ] || echo "$cause" | grep -Eq -- "$why" ||
+			bad "$name: no namespaces, not for the cause a refusal names ('$why'): $cause"
+		# The other walls built without them say it in a few words: the
+		# mount where it was the mount, never namespaces refused.
+		local rest
+		rest=$(grep -E '^    (hidden|proc|tmp|metadata|protected): .*\(another way\)' "$T/check")
+		case $cause in
+		"make mounts private failed"*)
+			echo "$rest" | grep -v 'refuses to make mounts private here (MS_REC | MS_PRIVATE)' | grep . &&
+				bad "$name: a wall without namespaces does not name the mount" ;;
+		*)	echo "$rest" | grep -v 'the kernel refuses namespaces here' | grep . &&
+				bad "$name: a wall without namespaces does not say they are refused" ;;
+		esac
+		local p1=${expect%% *}
+		(cd "$T/ws" && HOME=$T/home "${as[@]}" "$tc" exec --json --profile "$p1" \
+			--workspace "$T/ws" -- /bin/true) > "$T/json" 2> "$T/json.err"
+		grep -qF "builds its processes wall by process group: no namespaces: $cause. " "$T/json.err" ||
+			bad "$name: exec's notice does not name the cause: $(grep -m1 'processes wall' "$T/json.err")"
+		CAUSE=$cause python3 -c '
+import json, os, sys
+w = json.load(open(sys.argv[1]))["confinement"]["walls"]["processes"]
+sys.exit(0 if w.get("alternative") and w["dropped"].startswith("no namespaces: " + os.environ["CAUSE"] + ". ") else 1)' "$T/json" ||
+			bad "$name: exec --json's processes wall does not name the cause: $(head -c 300 "$T/json")"
 	fi
 	[ $envfail = 0 ] || sed 's/^/  check| /' "$T/check" | tail -12
 	# A refused profile starts nothing; one that runs reads a file.
