@@ -12,17 +12,9 @@
 #ifndef P_PIDFD
 #define P_PIDFD 3
 #endif
-#ifndef SYS_pidfd_open
-#define SYS_pidfd_open 434 /* the same number on every architecture */
-#endif
 #ifndef SYS_pidfd_send_signal
 #define SYS_pidfd_send_signal 424
 #endif
-
-int io_pidfd_open(pid_t pid)
-{
-	return (int)syscall(SYS_pidfd_open, pid, 0);
-}
 
 int io_pidfd_kill(int pidfd, int sig)
 {

@@ -18,9 +18,8 @@ ssize_t io_write_all(int fd, const void *buf, size_t len);
 /* CLOCK_MONOTONIC in milliseconds. Async-signal-safe. */
 int64_t io_now_ms(void);
 
-/* A pidfd for our child pid (-1 and errno on failure); a signal through
- * one (0 or -errno). */
-int io_pidfd_open(pid_t pid);
+/* A signal through a pidfd (0 or -errno). A child's pidfd comes from its
+ * clone (sbx_fork_pidfd): pidfd_open is missing where CLONE_PIDFD is not. */
 int io_pidfd_kill(int pidfd, int sig);
 
 /* Reaps the child behind pidfd: 1 when it has ended (*si, and *ru unless

@@ -107,6 +107,26 @@ int clone_refuse_no_pidfd(const char *profile, struct sbx_error *err)
 	return -ENOSYS;
 }
 
+pid_t sbx_fork_pidfd(int *pidfd)
+{
+	/* fork() and then pidfd_open() would need pidfd_open, which is
+	 * missing where CLONE_PIDFD is not (Linux 5.2, valgrind 3.19, a
+	 * seccomp policy): the clone hands the pidfd over itself, as every
+	 * child of ours is given its own. Raw, so without fork's handlers. */
+	*pidfd = -1;
+	pid_t pid = (pid_t)syscall(SYS_clone, CLONE_PIDFD | SIGCHLD, NULL, pidfd, NULL, 0);
+	if (pid > 0 && *pidfd < 0) {
+		/* The flag ignored (gVisor's runsc, Linux before 5.2): nothing
+		 * could watch it; clone_gives_pidfd refuses every call there. */
+		kill(pid, SIGKILL);
+		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+			;
+		errno = ENOSYS;
+		return -1;
+	}
+	return pid;
+}
+
 /* The child's stack when made with clone(): reserved, not committed (a
  * few pages are used by child.c; a builtin may use more). */
 enum { CLONE_STACK = 8 << 20 };

@@ -489,6 +489,14 @@ bool sbx_syscall_known(const char *name);
 /* Removes the per-call cgroups this process made. Call once at exit. */
 void sbx_cleanup(void);
 
+/* A copy of this process, as fork() makes, with its pidfd (O_CLOEXEC) in
+ * *pidfd, given by the clone itself: where pidfd_open is refused but
+ * CLONE_PIDFD works, a child can still be watched by its pidfd. No fork
+ * handlers run: before its exec the child makes only async-signal-safe
+ * calls and allocates nothing. Returns as fork() does; -1 with ENOSYS
+ * where the kernel gave no pidfd (the child killed and reaped). */
+pid_t sbx_fork_pidfd(int *pidfd);
+
 /* A refused wall in words, for messages: why the kernel refused it here
  * and the fix. sbx_explain_ns: the namespaces in CLONE_NS (clone flags)
  * refused with errno E, into buf (returns what snprintf does).

@@ -112,10 +112,9 @@ static pid_t start_process(struct exec_plan *plan, int *pidfd)
 #ifdef __SANITIZE_ADDRESS__
 	/* ASan cannot follow a second task on our memory (spawn.c): a copy,
 	 * as fork makes, which also runs where clone3 is refused, given its
-	 * pidfd by the clone itself (pidfd_open is missing where CLONE_PIDFD
-	 * is not: Linux 5.2, valgrind). The child allocates nothing before
-	 * its exec, so it needs none of fork's handlers. */
-	pid = (pid_t)syscall(SYS_clone, CLONE_PIDFD | SIGCHLD, NULL, pidfd, NULL, 0);
+	 * pidfd by the clone itself (clone.c). The child allocates nothing
+	 * before its exec, so it needs none of fork's handlers. */
+	pid = sbx_fork_pidfd(pidfd);
 	if (pid == 0)
 		exec_worker(plan);
 #else

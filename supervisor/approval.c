@@ -20,6 +20,7 @@
 #include "jsonptr.h"
 #include "util.h"
 #include "io.h"
+#include "sandbox.h"
 
 enum channel { CH_DENY, CH_TTY, CH_CMD };
 
@@ -258,7 +259,11 @@ static int ask_cmd(struct approval_state *st, struct approval_pending *p,
 		return -1;
 	}
 	free(text);
-	pid_t pid = fork();
+	/* Watched by its pidfd, which the clone gives: pidfd_open is missing
+	 * where CLONE_PIDFD is not (Linux 5.2, valgrind). Until its exec the
+	 * child makes system calls only. */
+	int pidfd = -1;
+	pid_t pid = sbx_fork_pidfd(&pidfd);
 	if (pid == 0) {
 		dup2(in, 0);
 		dup2(p->out_fd, 1);
@@ -274,8 +279,8 @@ static int ask_cmd(struct approval_state *st, struct approval_pending *p,
 	if (pid < 0)
 		return -1;
 	p->pid = pid;
-	p->pidfd = io_pidfd_open(pid);
-	if (p->pidfd < 0 || loop_add_fd(st->s->loop, p->pidfd, EPOLLIN, on_cmd_exit, p) < 0) {
+	p->pidfd = pidfd;
+	if (loop_add_fd(st->s->loop, p->pidfd, EPOLLIN, on_cmd_exit, p) < 0) {
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
 		return -1;

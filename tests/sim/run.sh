@@ -8,7 +8,8 @@
 #     and clone3 lines), the profiles expected to run do, the others are
 #     refused, and the exit says whether all run (0) or not (1);
 #  2. a refused profile's call fails at setup (exit 125, nothing run); a
-#     profile that runs reads a file through `toolcage call`;
+#     profile that runs reads a file through `toolcage call`; where
+#     destructive runs, a cmd: approver's yes deletes a file, its no not;
 #  3. with --escape quick|all, the escape suite runs under the profiles
 #     that run there (make test-sim); in no-landlock, where the filesystem
 #     wall is the mount tree (check says so under every profile: its ALT),
@@ -35,7 +36,8 @@
 #                                              every profile refused before a
 #                                              process is made)
 #   pidfd-open-enosys   --pidfd open-enosys   (Linux 5.2, valgrind, a seccomp
-#                                              profile: CLONE_PIDFD alone)
+#                                              profile: CLONE_PIDFD alone; the
+#                                              cmd: approver runs too)
 #   mount-rprivate-einval --mount-rprivate einval (gVisor's runsc: no
 #                                              namespaces, as where they are
 #                                              refused; network's refusal names
@@ -89,6 +91,10 @@ mkdir -p "$T/real" "$T/ws/src" "$T/home"
 cp "$BUILD/toolcage" "$T/real/toolcage"
 printf 'hello sim\n' > "$T/ws/src/a.txt"
 printf '{}\n' > "$T/toolcage.json"
+# Approvers: each writes what it was asked in the workspace it runs in.
+printf '#!/bin/sh\ncat > asked\nexit 0\n' > "$T/approve-yes"
+printf '#!/bin/sh\ncat > asked\nexit 1\n' > "$T/approve-no"
+chmod 755 "$T/approve-yes" "$T/approve-no"
 chmod -R a+rX "$T" && chmod 1777 "$T/home"
 
 # env -> "simkernel options|who|profiles that run as root|as a user|check's
@@ -251,6 +257,24 @@ sys.exit(0 if w.get("alternative") and w["dropped"].startswith("no namespaces: "
 	*) { ! grep -q 'hello sim' "$T/call" && grep -q 'fix: ' "$T/call" &&
 		{ [ -z "$why" ] || grep -Eq -- "$why" "$T/call"; }; } ||
 		bad "$name: read_file should be refused, saying why and the fix: $(tail -1 "$T/call")" ;;
+	esac
+	# The approval channel's program (cmd:) is watched by its pidfd, which
+	# its clone gives where pidfd_open is refused (pidfd-open-enosys): a
+	# destructive call it approves runs, one it refuses does not.
+	case " $expect " in *" destructive "*)
+		local aw=$T/home/approve-$env-$who
+		"${as[@]}" mkdir "$aw" && "${as[@]}" sh -c 'echo x > "$1/yes.txt"; echo x > "$1/no.txt"' sh "$aw"
+		(cd "$aw" && HOME=$T/home "${as[@]}" "$tc" call --config "$T/toolcage.json" \
+			--approve "cmd:$T/approve-yes" --workspace "$aw" delete_path '{"path": "yes.txt"}') \
+			> "$T/approve" 2>&1
+		{ [ ! -e "$aw/yes.txt" ] && grep -q '"tool":"delete_path"' "$aw/asked"; } ||
+			bad "$name: a call its cmd: approver approves: $(tail -1 "$T/approve")"
+		(cd "$aw" && HOME=$T/home "${as[@]}" "$tc" call --config "$T/toolcage.json" \
+			--approve "cmd:$T/approve-no" --workspace "$aw" delete_path '{"path": "no.txt"}') \
+			> "$T/approve" 2>&1
+		{ [ -e "$aw/no.txt" ] && grep -qF 'the approver said no (cmd:' "$T/approve"; } ||
+			bad "$name: a call its cmd: approver refuses: $(tail -1 "$T/approve")"
+		;;
 	esac
 	if [ -n "$expect" ] && [ "$ESCAPE" != none ]; then
 		local -a only=()
