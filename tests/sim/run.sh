@@ -42,6 +42,9 @@
 #                                              namespaces, as where they are
 #                                              refused; network's refusal names
 #                                              that mount, not the namespaces)
+#   mount-rprivate-no-landlock --landlock none --mount-rprivate einval (gVisor
+#                                              were it to give pidfds: no rung
+#                                              left, every refusal names the mount)
 #   container-default   --container-default   (Docker, Kubernetes RuntimeDefault)
 #   container-default-landlock-1 .. -5
 #                       --container-default --landlock-abi N (the same on
@@ -62,7 +65,7 @@ BUILD=${BUILD:-build}
 case $BUILD in /*) ;; *) BUILD=$REPO/$BUILD ;; esac
 ENVS="no-landlock landlock-1 landlock-2 landlock-3 landlock-4 landlock-5 landlock-6
       userns-eperm userns-enospc userns-nocaps no-clone3 no-pidfd pidfd-open-enosys
-      mount-rprivate-einval proc-masked container-caps
+      mount-rprivate-einval mount-rprivate-no-landlock proc-masked container-caps
       container-default container-default-landlock-1 container-default-landlock-2
       container-default-landlock-3 container-default-landlock-4 container-default-landlock-5"
 ESCAPE=none
@@ -113,6 +116,8 @@ NO_NS="^    processes: process group \\(another way\\): no namespaces: "
 # MS_PRIVATE): the rung without them names that mount and the fix. (No
 # bar in a pattern here: spec's fields are split on it.)
 RPRIVATE="make mounts private failed: Invalid argument: the kernel refused to make every mount private at once \\(MS_REC . MS_PRIVATE on /.*gVisor.*fix: run the container with runc"
+# The same, as check or as a call through the jail's worker says it.
+RPRIVATE_ANY="make mounts private failed:? \\(?Invalid argument\\)?: the kernel refused to make every mount private at once \\(MS_REC . MS_PRIVATE on /.*gVisor.*fix: run the container with runc"
 # Without Landlock's signal scoping, the signal wall is a filter whose
 # kill()s toolcage checks: another way, under every profile that runs.
 SIGWALL="^    signals: seccomp \\(checked by toolcage\\) \\(another way\\): no pid namespace and no Landlock signal scoping"
@@ -128,6 +133,7 @@ spec() {
 	no-pidfd) echo "--pidfd none|both|||^seccomp: +yes|gives no pidfd.*gVisor.*fix: run the container with runc" ;;
 	pidfd-open-enosys) echo "--pidfd open-enosys|both|$ALL|$ALL|^seccomp: +yes|" ;;
 	mount-rprivate-einval) echo "--mount-rprivate einval|both|$WRITERS|$WRITERS|^|$RPRIVATE||$NO_NS$RPRIVATE|$NO_NS$RPRIVATE" ;;
+	mount-rprivate-no-landlock) echo "--landlock none --mount-rprivate einval|both|||^landlock: +NO|${RPRIVATE_ANY}" ;;
 	proc-masked) echo "--proc masked|root|$ALL||^|mount /proc failed.*a fresh /proc cannot be mounted.*fix: unmask it||^    proc: none \\(masked by the container\\) \\(another way\\)" ;;
 	container-caps) echo "--caps container|root|$ALL||^|$ROOT_NS||^    user: user namespace \\(another way\\): toolcage runs as root without CAP_SYS_ADMIN" ;;
 	container-default) echo "--container-default|both|$WRITERS|$WRITERS|^clone3: +NO|$ROOT_NS|$USER_NS|$NO_NS|$NO_NS" ;;
