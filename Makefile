@@ -288,8 +288,12 @@ check-exports: $(BUILD)/libtoolcage.a $(BUILD)/$(SO_FILE)
 test-sim: all $(ESC_BINS) $(SIM_BIN)
 	$(Q)BUILD=$(BUILD) bash tests/sim/run.sh --escape quick
 
+# The escape suite's spare pass runs as root only here: the supervisor's
+# spare path is the same code for every identity, and the ASan build's
+# conversation tests run spares as uid 65534 (~2.5 minutes less in CI).
 asan:
-	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)-asan SANITIZE=address,undefined test
+	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)-asan SANITIZE=address,undefined \
+		TC_ESCAPE_SPARE_IDS=root test
 
 # The kernel matrix: Debian's kernels booted in qemu, the tests run inside
 # on cgroup v2 (tests/kernels/run.sh; KERNELS="stock newest", or one;
