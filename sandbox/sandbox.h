@@ -396,6 +396,9 @@ pid_t sbx_child_pid(const struct sbx_child *child);
 
 /* Borrowed; valid until sbx_child_free(). Complete once sbx_child_done(). */
 const struct sbx_outcome *sbx_child_outcome(const struct sbx_child *child);
+/* Whether the child's walls were all built (its setup failed at no step
+ * before the exec; a failed exec still had them). */
+bool sbx_outcome_set_up(const struct sbx_outcome *o);
 
 /* A child with egress: its listening sockets, in enum sbx_listener order,
  * once its setup has sent them (sbx_child_step receives them). Moves them

@@ -55,6 +55,11 @@ const struct sbx_outcome *sbx_child_outcome(const struct sbx_child *c)
 	return &c->out;
 }
 
+bool sbx_outcome_set_up(const struct sbx_outcome *o)
+{
+	return !o->setup_failed || (o->setup_step && !strcmp(o->setup_step, "exec"));
+}
+
 int64_t sbx_child_deadline(const struct sbx_child *c)
 {
 	return c->deadline_ms;

@@ -89,13 +89,28 @@ struct sbx_jail *supervisor_jail(struct tc_supervisor *s, const struct tc_define
 	e->name = strdup(name);
 	e->next = s->jails;
 	s->jails = e;
-	if (s->notice_dropped) {
-		struct sbx_confinement conf;
-		sbx_jail_confinement(e->jail, &conf);
-		confinement_notice(name, &conf, stderr);
-	}
 	sbx_jail_keep_spare(e->jail, s->keep_spares);
 	return e->jail;
+}
+
+/* The notice of walls built another way or limits dropped is given once a
+ * child of the jail was set up: the plan is made without trying the
+ * kernel, which may still refuse it in the first child (then only the
+ * refusal is said, never a plan that did not run). */
+void supervisor_jail_ran(struct tc_supervisor *s, const struct tc_defined *t)
+{
+	const char *name = t->profile ? t->profile : tc_risk_name(t->risk);
+	for (struct jail_entry *e = s->jails; e; e = e->next) {
+		if (strcmp(e->name, name))
+			continue;
+		if (s->notice_dropped && !e->noticed) {
+			struct sbx_confinement conf;
+			sbx_jail_confinement(e->jail, &conf);
+			confinement_notice(e->name, &conf, stderr);
+		}
+		e->noticed = true;
+		return;
+	}
 }
 
 int supervisor_ready(struct tc_supervisor *s, char *why, size_t n)

@@ -293,6 +293,8 @@ static void check_passed(struct call *c)
 static void collect(struct call *c)
 {
 	const struct sbx_outcome *o = sbx_child_outcome(c->child);
+	if (sbx_outcome_set_up(o))
+		supervisor_jail_ran(c->sup, c->tool);
 	struct exec_output out;
 	exec_collect(c->tool, o, c->timeout_ms, &out);
 	if (c->checking && out.status == TC_STATUS_OK && !out.defect) {

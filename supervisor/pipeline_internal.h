@@ -110,6 +110,7 @@ struct jail_entry {
 	struct profile *profile;
 	struct toolchain_spec toolchains; /* what the profile's spec points at for them */
 	struct sbx_jail *jail;
+	bool noticed; /* its confinement notice given (jails.c) */
 	struct jail_entry *next;
 };
 
@@ -170,6 +171,9 @@ int supervisor_egress(struct tc_supervisor *s, int fds[SBX_LISTEN_MAX], struct t
 /* jails.c: the jail for a tool's profile (compiled once, cached). */
 struct sbx_jail *supervisor_jail(struct tc_supervisor *s, const struct tc_defined *t,
                                  struct tc_error *err);
+/* jails.c: a child of t's jail was set up: the jail's confinement notice,
+ * the first time (tc_options.notice_dropped). */
+void supervisor_jail_ran(struct tc_supervisor *s, const struct tc_defined *t);
 
 /* Stage 2's answer for a call, given back through the pipeline's
  * policy_verdict_fn (at most once per policy_authorize or policy_checked,

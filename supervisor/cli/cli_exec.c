@@ -641,9 +641,6 @@ int cmd_exec(int argc, char **argv)
 		rc = fail_setup(o.json, err.msg);
 		goto out;
 	}
-	struct sbx_confinement conf;
-	sbx_jail_confinement(jail, &conf);
-	confinement_notice(p->spec.name, &conf, stderr);
 	sbx_jail_keep_spare(jail, o.spare);
 	struct sbx_job job = { .argv = argv + optind, .timeout_ms = (uint32_t)o.timeout_ms };
 	job.stdin_stream = stdin_passed_on(o.stdin);
@@ -693,6 +690,13 @@ int cmd_exec(int argc, char **argv)
 		free(m);
 	}
 	const struct sbx_outcome *out = sbx_child_outcome(child);
+	/* Walls built another way are said once the child was set up: the
+	 * kernel may refuse the plan in the child, and then only that is. */
+	if (sbx_outcome_set_up(out)) {
+		struct sbx_confinement conf;
+		sbx_jail_confinement(jail, &conf);
+		confinement_notice(p->spec.name, &conf, stderr);
+	}
 	char *error = NULL;
 	if (out->setup_failed) {
 		/* The command's name shown as names are: it may come from a

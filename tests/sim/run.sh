@@ -260,6 +260,9 @@ sys.exit(0 if w.get("alternative") and w["dropped"].startswith("no namespaces: "
 			local erc=$?
 			{ [ $erc = 125 ] && ! grep -q '^RAN' "$T/exec" && grep -q 'fix: ' "$T/exec"; } ||
 				bad "$name: $p should be refused with a fix: exit $erc: $(tail -2 "$T/exec" | tr '\n' ' ')"
+			# ... and never says how it would have built its walls.
+			! grep -q "profile $p builds its\|profile $p runs without its" "$T/exec" ||
+				bad "$name: $p: refused, yet a notice says how it runs: $(grep "profile $p" "$T/exec" | head -1)"
 			;;
 		esac
 	done
