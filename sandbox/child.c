@@ -85,7 +85,6 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/capability.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
@@ -247,46 +246,64 @@ static void arrange_fds(const struct child_plan *p, int *ruleset_fd)
 		close(CHILD_FD_RESULT);
 }
 
-/* The signals whose disposition is not SIG_DFL, bit sig-1 set: SigIgn and
- * SigCgt of our own /proc/self/status (in hex, real-time signals
- * included), or every signal where that cannot be read (no /proc, a
- * masked one): 0 on success, -1 for "all". Our own status is exact: no
- * other process shares our dispositions (no CLONE_SIGHAND: clone.c), and
- * only this code could change them. One open, read and close instead of
- * ~62 sigactions (~8 us against ~80 us here). */
-static int nondefault_signals(uint64_t *set)
+/* What the child reads of its own /proc/self/status, once: the signals
+ * whose disposition is not SIG_DFL (SigIgn | SigCgt, bit sig-1) and its
+ * effective and bounding capability sets. Our own status is exact: no
+ * other process shares our dispositions (no CLONE_SIGHAND: clone.c), only
+ * this code could change them, and nothing between the read (step 4) and
+ * the bounding set (step 11) changes our credentials. */
+struct own_status {
+	uint64_t signals, cap_eff, cap_bnd;
+};
+
+static struct own_status own_st;
+static bool own_valid;
+
+/* The 16 hex digits after key, ending the line. */
+static int status_hex(const char *buf, const char *key, uint64_t *out)
+{
+	const char *s = strstr(buf, key);
+	if (!s)
+		return -1;
+	s += strlen(key);
+	int digits = 0;
+	uint64_t v = 0;
+	for (; digits < 16; digits++, s++) {
+		int d = *s >= '0' && *s <= '9' ? *s - '0' :
+		        *s >= 'a' && *s <= 'f' ? *s - 'a' + 10 :
+		                                 -1;
+		if (d < 0)
+			break;
+		v = v << 4 | (uint64_t)d;
+	}
+	if (digits != 16 || *s != '\n')
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* One open, read and close instead of ~62 sigactions (~8 us against
+ * ~80 us here) and a capget; sets own_valid, or leaves it false where the
+ * file cannot be read (no /proc, a masked one). */
+static void read_own_status(void)
 {
 	char buf[4096];
+	own_valid = false;
 	int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return -1;
+		return;
 	ssize_t n = read(fd, buf, sizeof buf - 1);
 	close(fd);
 	if (n <= 0)
-		return -1;
+		return;
 	buf[n] = '\0';
-	static const char *const keys[2] = { "\nSigIgn:\t", "\nSigCgt:\t" };
-	*set = 0;
-	for (int k = 0; k < 2; k++) {
-		const char *s = strstr(buf, keys[k]);
-		if (!s)
-			return -1;
-		s += strlen(keys[k]);
-		int digits = 0;
-		uint64_t v = 0;
-		for (; digits < 16; digits++, s++) {
-			int d = *s >= '0' && *s <= '9' ? *s - '0' :
-			        *s >= 'a' && *s <= 'f' ? *s - 'a' + 10 :
-			                                 -1;
-			if (d < 0)
-				break;
-			v = v << 4 | (uint64_t)d;
-		}
-		if (digits != 16 || *s != '\n')
-			return -1;
-		*set |= v;
-	}
-	return 0;
+	uint64_t ign, cgt;
+	if (status_hex(buf, "\nSigIgn:\t", &ign) < 0 || status_hex(buf, "\nSigCgt:\t", &cgt) < 0 ||
+	    status_hex(buf, "\nCapEff:\t", &own_st.cap_eff) < 0 ||
+	    status_hex(buf, "\nCapBnd:\t", &own_st.cap_bnd) < 0)
+		return;
+	own_st.signals = ign | cgt;
+	own_valid = true;
 }
 
 /* sig back to SIG_DFL. glibc refuses its own signals (32 and 33, its
@@ -309,7 +326,7 @@ static void reset_one(int sig, const struct sigaction *sa)
 }
 
 /* Step 4: every disposition back to SIG_DFL and an empty mask. Only the
- * signals ignored or caught are reset (nondefault_signals: usually
+ * signals ignored or caught are reset (read_own_status: usually
  * SIGPIPE alone); the dispositions are the parent's, copied at the clone,
  * and a child sharing our memory is born with every signal blocked
  * (clone.c), so no handler of the parent can run here before its reset.
@@ -325,8 +342,11 @@ static void reset_signals(bool already)
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = SIG_DFL;
 	uint64_t set = ~(uint64_t)0;
-	if (!already && nondefault_signals(&set) < 0)
-		set = ~(uint64_t)0;
+	if (!already) {
+		read_own_status();
+		if (own_valid)
+			set = own_st.signals;
+	}
 	for (int sig = 1; sig < NSIG && sig <= 64 && !already; sig++)
 		if (sig != SIGKILL && sig != SIGSTOP && ((set >> (sig - 1)) & 1))
 			reset_one(sig, &sa);
@@ -338,6 +358,7 @@ static void reset_signals(bool already)
 void child_reset_signals(void)
 {
 	reset_signals(false);
+	own_valid = false; /* the worker's credentials change before its drop */
 }
 
 /* Step 5: an unprivileged clone3(CLONE_NEWUSER) child may map exactly its
@@ -584,25 +605,50 @@ static void change_dir(const struct sbx_jail *j, const char *cwd)
 	enter_beneath(cwd, STEP_CWD);
 }
 
+/* Step 11. One PR_CAPBSET_DROP per capability still in the set (each a
+ * new cred: ~2.5 us here), the set read from our status at step 4 (or
+ * now, in the worker): under a container's or a unit's bounding set most
+ * are gone already. Where the status cannot be read, every capability up
+ * to the kernel's last, which refuses the first number past it (EINVAL).
+ * The result is the same: an empty set. */
 static void drop_bounding_set(const struct sbx_jail *j)
 {
 	if (j->view_ready) /* the worker dropped it: inherited */
 		return;
+	if (!own_valid)
+		read_own_status();
 	/* Without CAP_SETPCAP (an unprivileged supervisor without a user
 	 * namespace) the set cannot shrink; no_new_privs still means nothing
 	 * in it can ever be gained. */
-	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
-	struct __user_cap_data_struct d[2];
-	if (syscall(SYS_capget, &hdr, d) < 0 || !(d[0].effective & (1u << CAP_SETPCAP)))
+	uint64_t eff = own_st.cap_eff, bnd = own_st.cap_bnd;
+	if (!own_valid) {
+		struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
+		struct __user_cap_data_struct d[2];
+		if (syscall(SYS_capget, &hdr, d) < 0)
+			return;
+		eff = d[0].effective | (uint64_t)d[1].effective << 32;
+		bnd = ~(uint64_t)0;
+	}
+	if (!(eff & (1u << CAP_SETPCAP)))
 		return;
-	for (int c = 0; c <= j->cap_last; c++)
-		CHECK(STEP_BOUNDING, cap_drop_bound((cap_value_t)c));
+	for (int c = 0; c < 64; c++) {
+		if (!((bnd >> c) & 1))
+			continue;
+		if (prctl(PR_CAPBSET_DROP, c, 0, 0, 0) < 0) {
+			if (errno == EINVAL && !own_valid) /* past the kernel's last */
+				break;
+			fail(STEP_BOUNDING, errno);
+		}
+	}
+	own_valid = false; /* what was read is no longer our set */
 	/* Root keeps no special powers across exec or uid changes, and the
 	 * tool cannot undo that. */
 	CHECK(STEP_BOUNDING,
-	      cap_set_secbits(SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_NO_SETUID_FIXUP |
-	                      SECBIT_NO_SETUID_FIXUP_LOCKED | SECBIT_KEEP_CAPS_LOCKED |
-	                      SECBIT_NO_CAP_AMBIENT_RAISE | SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED));
+	      prctl(PR_SET_SECUREBITS,
+	            SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_NO_SETUID_FIXUP |
+	                    SECBIT_NO_SETUID_FIXUP_LOCKED | SECBIT_KEEP_CAPS_LOCKED |
+	                    SECBIT_NO_CAP_AMBIENT_RAISE | SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED,
+	            0, 0, 0));
 }
 
 static void change_identity(const struct sbx_jail *j)
@@ -827,6 +873,7 @@ _Noreturn void child_main(const struct child_plan *p)
 	status_fd = p->status_fd;
 	job_fd = lifeline_fd =
 	        -1; /* statics may hold what an earlier child sharing our memory left */
+	own_valid = false;
 	MARK(0);
 	if (p->job_fd >= 0) /* a worker's child: not named as the worker */
 		(void)prctl(PR_SET_NAME, (unsigned long)"tc-call", 0, 0, 0);
@@ -947,6 +994,7 @@ int child_enter_view(struct sbx_jail *j, struct child_report *failed)
 	}
 	CHECK(STEP_NAMESPACES, unshare(own & ~CLONE_NEWUSER));
 	set_up_view(j);
+	own_valid = false; /* read the set of the credentials we have now */
 	drop_bounding_set(j);
 	view_jump = NULL;
 	/* Each child still gets a mount namespace of its own (a copy of this

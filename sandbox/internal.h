@@ -175,8 +175,6 @@ struct sbx_jail {
 	char tmpfs_opts[128];
 	uint64_t tmp_bytes; /* the private /tmp's size */
 
-	int cap_last; /* highest capability number of this kernel */
-
 	/* cgroups (cgroup.c): the controllers used, and their limits */
 	bool use_cgroup_pids;
 	bool use_cgroup_memory;

@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/capability.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
@@ -882,7 +881,6 @@ int sbx_jail_new(const struct sbx_spec *spec, const char *workspace, struct sbx_
 		plan_namespaces(spec, j);
 		rc = plan_ladder(&local, j, err);
 		plan_rlimits(spec, j);
-		j->cap_last = (int)cap_max_bits() - 1;
 		j->timeout_ms = spec->timeout_ms ? spec->timeout_ms : 30000;
 		j->keep_bytes = spec->output_keep_bytes ? spec->output_keep_bytes : 1 << 20;
 		j->limit_bytes = spec->output_limit_bytes ? spec->output_limit_bytes : 64ULL << 20;
