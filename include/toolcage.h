@@ -6,7 +6,7 @@
  *
  * Embedding: create a supervisor (tc_supervisor_new), add tools or plugins
  * to its registry, then tc_call (blocking) or tc_call_submit + your own
- * turns of tc_supervisor_run_once. Link with -ltoolcage -lseccomp -lcap
+ * turns of tc_supervisor_run_once. Link with -ltoolcage -lseccomp
  * -ljansson -lpcre2-8.
  *
  * Ownership: functions named _new return a new object the caller frees with
