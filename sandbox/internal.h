@@ -61,6 +61,9 @@ struct mt_entry {
 struct sbx_jail {
 	char *name;
 	char *workspace;      /* canonical absolute path */
+	uid_t self_uid;       /* our effective ids while the jail is built: */
+	gid_t self_gid;       /* asked once (each a system call) */
+	bool self_sys_admin;  /* root with CAP_SYS_ADMIN (asked of root only) */
 	int workspace_fd;     /* O_PATH | O_DIRECTORY */
 	int devnull_fd;       /* O_RDWR, for stdin */
 	unsigned clone_ns;    /* CLONE_NEW* flags to ask for */
@@ -544,7 +547,7 @@ extern const size_t n_prebuilt_filters;
 /* ladder.c */
 bool ladder_have_sys_admin(void);
 bool ladder_have_cap(int cap);
-int ladder_proc_mountable(bool userns);
+int ladder_proc_mountable(const struct sbx_jail *j);
 /* After ladder_proc_mountable said -1: the step that refused (STEP_NONE:
  * the clone) and its errno. */
 void ladder_ns_refusal(bool userns, int *step, int *err);

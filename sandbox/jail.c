@@ -30,12 +30,12 @@ extern char **environ;
 static int resolve_identity(const struct sbx_spec *spec, struct sbx_jail *j, const struct stat *ws,
                             struct sbx_error *err)
 {
-	bool root = geteuid() == 0;
-	j->uid = geteuid();
-	j->gid = getegid();
+	bool root = j->self_uid == 0;
+	j->uid = j->self_uid;
+	j->gid = j->self_gid;
 	if (spec->fixed_identity) {
 		if (!root) {
-			if (spec->uid == geteuid() && spec->gid == getegid())
+			if (spec->uid == j->self_uid && spec->gid == j->self_gid)
 				return 0;
 			if (spec->optional & SBX_REQ_IDENTITY) {
 				j->dropped |= SBX_REQ_IDENTITY;
@@ -99,9 +99,10 @@ static void plan_namespaces(const struct sbx_spec *spec, struct sbx_jail *j)
 	if (spec->egress)
 		ns |= SBX_NS_NET;
 	/* Without root, every other namespace needs a user namespace. */
-	if (geteuid() != 0 && (ns & ~SBX_NS_USER))
+	bool root = j->self_uid == 0;
+	if (!root && (ns & ~SBX_NS_USER))
 		ns |= SBX_NS_USER;
-	if (geteuid() == 0)
+	if (root)
 		ns &= ~SBX_NS_USER;                /* root needs none, and keeps real uids */
 	unsigned optional = spec->optional & 0x7f; /* SBX_REQ_NS_* == SBX_NS_* */
 	/* Root without CAP_SYS_ADMIN (a container's root) makes none of them
@@ -113,9 +114,10 @@ static void plan_namespaces(const struct sbx_spec *spec, struct sbx_jail *j)
 	 * (podman's --cap-add SYS_ADMIN): root makes it but cannot bring its
 	 * loopback up; the tools' user can, in a namespace of its own. */
 	const char *lacking = NULL;
-	if (geteuid() == 0 && !ladder_have_sys_admin())
+	j->self_sys_admin = root && ladder_have_sys_admin();
+	if (root && !j->self_sys_admin)
 		lacking = "CAP_SYS_ADMIN";
-	else if (geteuid() == 0 && (ns & SBX_NS_NET) && !(optional & SBX_NS_NET) &&
+	else if (root && (ns & SBX_NS_NET) && !(optional & SBX_NS_NET) &&
 	         !ladder_have_cap(CAP_NET_ADMIN))
 		lacking = "CAP_NET_ADMIN";
 	if (lacking && (ns & SBX_NS_MOUNT) &&
@@ -137,8 +139,8 @@ static void plan_namespaces(const struct sbx_spec *spec, struct sbx_jail *j)
 	j->private_tmp = (j->clone_ns & CLONE_NEWNS) != 0;
 	/* The ids the namespace's creator has: ours, or (root_userns) the
 	 * tools' own, which the worker takes before making it. */
-	unsigned uid = j->root_userns ? (unsigned)j->uid : (unsigned)geteuid();
-	unsigned gid = j->root_userns ? (unsigned)j->gid : (unsigned)getegid();
+	unsigned uid = (unsigned)(j->root_userns ? j->uid : j->self_uid);
+	unsigned gid = (unsigned)(j->root_userns ? j->gid : j->self_gid);
 	snprintf(j->uid_map, sizeof j->uid_map, "%u %u 1\n", uid, uid);
 	snprintf(j->gid_map, sizeof j->gid_map, "%u %u 1\n", gid, gid);
 	strcpy(j->tmp_dir, "/tmp");
@@ -173,21 +175,20 @@ static int plan_tmp_dir(struct sbx_jail *j, struct sbx_error *err)
 	snprintf(j->tmp_dir, sizeof j->tmp_dir, "%s/tmp", base);
 	/* (ladder_base_dir refuses a base that a write path holds: a tool
 	 * that could rename it could send the next call's tmpfs anywhere, an
-	 * exec-allowed tree say.) */
-	for (int i = 0; i < 2; i++) {
-		const char *d = i ? j->tmp_dir : base;
-		struct stat st;
-		if (mkdir(d, 0700) < 0 && errno != EEXIST)
-			return sbx_err(err, errno, "private tmp mount point %s", d);
-		/* Someone else's dir or a planted link must not become our mount
-		 * point. */
-		if (lstat(d, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
-		    (st.st_mode & 022))
-			return sbx_err(err, EPERM,
-			               "private tmp mount point %s is not a "
-			               "directory owned by us and closed to others",
-			               d);
-	}
+	 * exec-allowed tree say; and one that is not a directory of ours
+	 * closed to others, which it made with mode 0700 or found so.) */
+	const char *d = j->tmp_dir;
+	struct stat st;
+	if (mkdir(d, 0700) < 0 && errno != EEXIST)
+		return sbx_err(err, errno, "private tmp mount point %s", d);
+	/* Someone else's dir or a planted link must not become our mount
+	 * point. */
+	if (lstat(d, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != j->self_uid ||
+	    (st.st_mode & 022))
+		return sbx_err(err, EPERM,
+		               "private tmp mount point %s is not a "
+		               "directory owned by us and closed to others",
+		               d);
 	return 0;
 }
 
@@ -431,7 +432,7 @@ static const char *const no_ns_deny[] = {
 static int plan_no_namespaces(struct sbx_spec *spec, struct sbx_jail *j, struct sbx_error *err)
 {
 	if (!(j->clone_ns & ~j->optional_ns) || j->egress || landlock_abi() < 1 ||
-	    (landlock_abi() < 6 && !sigwall_usable()) || ladder_proc_mountable(j->userns) != -1)
+	    (landlock_abi() < 6 && !sigwall_usable()) || ladder_proc_mountable(j) != -1)
 		return 0;
 	j->ns_refused = j->clone_ns;
 	ladder_ns_refusal(j->userns, &j->ns_step, &j->ns_err);
@@ -485,7 +486,7 @@ static int plan_ladder(struct sbx_spec *spec, struct sbx_jail *j, struct sbx_err
 		               spec->name, j->root_userns_net ? "CAP_NET_ADMIN" : "CAP_SYS_ADMIN",
 		               spec->strict ? "strict walls refuse" : "the profile does not accept",
 		               j->root_userns_net ? "CAP_NET_ADMIN" : "CAP_SYS_ADMIN");
-	if (!j->private_proc || ladder_proc_mountable(j->userns) != 0)
+	if (!j->private_proc || ladder_proc_mountable(j) != 0)
 		return 0;
 	if (!(spec->alternatives & SBX_ALT_PROC_NONE))
 		return sbx_err(err, EPERM,
@@ -868,6 +869,8 @@ int sbx_jail_new(const struct sbx_spec *spec, const char *workspace, struct sbx_
 	if (!j)
 		return sbx_err(err, ENOMEM, "jail");
 	j->workspace_fd = j->devnull_fd = -1;
+	j->self_uid = geteuid();
+	j->self_gid = getegid();
 	j->name = strdup(spec->name ? spec->name : "unnamed");
 	struct stat ws;
 	int rc = j->name ? 0 : sbx_err(err, ENOMEM, "jail");

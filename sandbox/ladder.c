@@ -146,11 +146,11 @@ static int probe_proc(bool userns)
  * the kernel's words: never a weaker wall. A probe costs a launch a
  * child of its own with both namespaces, their teardown and a wait: about
  * a third of a whole launch. */
-static bool granted_by_capability(bool userns)
+static bool granted_by_capability(const struct sbx_jail *j)
 {
 	struct stat st;
-	return !userns && geteuid() == 0 && prctl(PR_GET_SECCOMP, 0, 0, 0, 0) == 0 &&
-	        ladder_have_sys_admin() && stat("/proc/self/ns/user", &st) == 0 &&
+	return !j->userns && j->self_uid == 0 && j->self_sys_admin &&
+	        prctl(PR_GET_SECCOMP, 0, 0, 0, 0) == 0 && stat("/proc/self/ns/user", &st) == 0 &&
 	        st.st_ino == USER_NS_INIT_INO;
 }
 
@@ -158,14 +158,14 @@ static bool granted_by_capability(bool userns)
  * the namespaces themselves are made; -1: the namespaces are refused (the
  * spawn will say so in its own words). Cached per (userns); asked of the
  * kernel only where not known (above). */
-int ladder_proc_mountable(bool userns)
+int ladder_proc_mountable(const struct sbx_jail *j)
 {
 	static int cached[2] = { -2, -2 };
-	int *c = &cached[userns];
-	if (*c == -2 && granted_by_capability(userns))
+	int *c = &cached[j->userns];
+	if (*c == -2 && granted_by_capability(j))
 		*c = 1;
 	if (*c == -2) {
-		int r = probe_proc(userns);
+		int r = probe_proc(j->userns);
 		*c = r == PROBE_OK ? 1 : r == PROBE_PROC ? 0 : -1;
 	}
 	return *c;
@@ -269,16 +269,16 @@ int ladder_base_dir(const struct sbx_jail *j, const char *what, mode_t mode, cha
 	const char *rt = getenv("XDG_RUNTIME_DIR");
 	char bases[3][160];
 	int n = 0;
-	if (geteuid() == 0)
+	if (j->self_uid == 0)
 		snprintf(bases[n++], sizeof bases[0], "/run/toolcage");
 	else if (rt && rt[0] == '/' && strlen(rt) < 120)
 		snprintf(bases[n++], sizeof bases[0], "%s/toolcage", rt);
-	snprintf(bases[n++], sizeof bases[0], "/var/tmp/toolcage-%u", (unsigned)geteuid());
+	snprintf(bases[n++], sizeof bases[0], "/var/tmp/toolcage-%u", (unsigned)j->self_uid);
 	for (int i = 0; i < n; i++) {
 		struct stat st;
 		if (mkdir(bases[i], mode) < 0 && errno != EEXIST)
 			continue;
-		if (lstat(bases[i], &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
+		if (lstat(bases[i], &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != j->self_uid ||
 		    (st.st_mode & 022))
 			continue;
 		for (char **p = j->rw_paths; p && *p; p++) {
