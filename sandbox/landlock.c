@@ -98,12 +98,15 @@ struct ll_ctx {
 };
 
 /* Keeps fd (taken) as a rule for the children to add. is_dir: 1 yes, 0 no,
- * -1 unknown (then fstat tells). */
+ * -1 unknown (then fstat tells, unless the rights are all files' rights,
+ * which a file and a directory keep alike). */
 static int add_fd_rule_typed(struct ll_ctx *c, int fd, int is_dir, uint64_t access,
                              const char *path)
 {
 	struct sbx_jail *j = c->j;
 	struct stat st;
+	if (is_dir < 0 && !(access & ~FS_FILE_ONLY))
+		is_dir = 0;
 	if (is_dir < 0) {
 		if (fstat(fd, &st) < 0) {
 			close(fd);
@@ -141,10 +144,19 @@ static int add_fd_rule(struct ll_ctx *c, int fd, uint64_t access, const char *pa
 	return add_fd_rule_typed(c, fd, -1, access, path);
 }
 
-/* A path that does not exist (no /lib32 here) grants nothing. */
+/* A path that does not exist (no /lib32 here) grants nothing. Rights that
+ * are all files' rights need no type (the devices); otherwise most paths
+ * are directories: opened as one, the open says so and no fstat is needed
+ * (one system call fewer each); anything else is opened again and its
+ * type read from the descriptor, as before. */
 static int add_path(struct ll_ctx *c, const char *path, uint64_t access)
 {
-	int fd = open(path, O_PATH | O_CLOEXEC);
+	bool any_type = !(access & ~FS_FILE_ONLY);
+	int fd = open(path, O_PATH | O_CLOEXEC | (any_type ? 0 : O_DIRECTORY));
+	if (fd >= 0 && !any_type)
+		return add_fd_rule_typed(c, fd, 1, access, path);
+	if (fd < 0 && errno == ENOTDIR && !any_type)
+		fd = open(path, O_PATH | O_CLOEXEC);
 	if (fd < 0)
 		return errno == ENOENT || errno == ENOTDIR ?
 		        0 :
@@ -342,7 +354,7 @@ static int add_fixed_rules(struct ll_ctx *c, const struct sbx_spec *spec, struct
 	if (ws) {
 		int fd = fcntl(j->workspace_fd, F_DUPFD_CLOEXEC, 3);
 		rc = fd < 0 ? sbx_err(c->err, errno, "dup workspace") :
-		              add_fd_rule(c, fd, ws, j->workspace);
+		              add_fd_rule_typed(c, fd, 1, ws, j->workspace); /* O_DIRECTORY */
 	}
 	for (size_t i = 0; !rc && dev_files[i]; i++)
 		rc = add_path(c, dev_files[i], FS_READ_FILE | FS_WRITE_FILE);

@@ -763,6 +763,51 @@ static void test_hidden_paths_stay_hidden(void **state)
 	assert_int_equal(system(script), 0);
 }
 
+/* A read path that names one file grants that file alone: its rule keeps
+ * files' rights (opened as a directory first, it is found not to be one),
+ * neither its directory's listing nor its siblings. */
+static char one_file_dir[64], one_file[96];
+
+static void with_one_file(struct sbx_spec *s)
+{
+	static const char *read[16];
+	size_t n = 0;
+	for (size_t i = 0; s->read_paths && s->read_paths[i] && n < 14; i++)
+		read[n++] = s->read_paths[i];
+	read[n++] = one_file;
+	read[n] = NULL;
+	s->read_paths = read;
+}
+
+static void test_read_path_of_a_file_grants_that_file_alone(void **state)
+{
+	(void)state;
+	need_sandbox();
+	snprintf(one_file_dir, sizeof one_file_dir, "/var/tmp/tc-onefile-XXXXXX");
+	assert_non_null(mkdtemp(one_file_dir));
+	chmod(one_file_dir, 0755);
+	write_text(one_file_dir, "granted.txt", "granted\n");
+	write_text(one_file_dir, "sibling.txt", "sibling\n");
+	snprintf(one_file, sizeof one_file, "%s/granted.txt", one_file_dir);
+	struct sbx_jail *j = jail_with(with_one_file);
+
+	char script[256], out[256];
+	snprintf(script, sizeof script, "cat %s", one_file);
+	assert_int_equal(sh(j, script, out, sizeof out), 0);
+	assert_string_equal(out, "granted\n");
+	for (int i = 0; i < 2; i++) {
+		if (i)
+			snprintf(script, sizeof script, "ls %s", one_file_dir);
+		else
+			snprintf(script, sizeof script, "cat %s/sibling.txt", one_file_dir);
+		if (sh(j, script, out, sizeof out) == 0 || strstr(out, "sibling"))
+			fail_msg("'%s' got through: %s", script, out);
+	}
+	sbx_jail_free(j);
+	snprintf(script, sizeof script, "rm -rf '%s'", one_file_dir);
+	assert_int_equal(system(script), 0);
+}
+
 /* A rescan before a spawn that fails (here: a new match too many) fails
  * that spawn and every next one until it succeeds: never a child, fresh or
  * a spare, with the masks of before or a partial set. */
@@ -2027,6 +2072,7 @@ int main(void)
 		cmocka_unit_test(test_home_check_sees_a_new_home),
 		cmocka_unit_test(test_home_check_sees_a_home_made_later),
 		cmocka_unit_test(test_hidden_paths_stay_hidden),
+		cmocka_unit_test(test_read_path_of_a_file_grants_that_file_alone),
 		cmocka_unit_test(test_hidden_rescan_failure_fails_spawns),
 		cmocka_unit_test(test_hidden_glob_matching_too_much_is_refused),
 		cmocka_unit_test(test_host_readonly_mount_in_workspace_stays_readonly),
