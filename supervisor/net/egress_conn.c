@@ -430,10 +430,54 @@ static ssize_t feed_request(struct egress_conn *k, int src, struct chan *dst, si
 	return w;
 }
 
+static int plain_request(struct egress_conn *k, struct np_http *h, const char **why);
+
+enum { TUNNEL_MORE, TUNNEL_RAW, TUNNEL_REQUEST, TUNNEL_REFUSED };
+
+/* A tunnel's first bytes that are an HTTP/1 request (a SOCKS client's
+ * http:// URL, or a CONNECT to port 80): a server that serves several
+ * sites routes it by its Host header as it routes a request to port 80, so
+ * it is held to what a plain request is held to. Its Host, when it names
+ * one, must be the tunnel's host, and it is the tunnel's one request: sent
+ * as a plain request is (Host the tunnel's, Connection: close), what the
+ * client sends after it dropped, since a second request could name
+ * another host. TUNNEL_REQUEST: to_upstream holds it. */
+static int tunnel_request(struct egress_conn *k, bool eof)
+{
+	size_t skip;
+	int rc = np_http_sniff(k->head, k->head_len, &skip);
+	if (rc == NP_MORE && !eof)
+		return TUNNEL_MORE;
+	if (rc != NP_OK)
+		return TUNNEL_RAW;
+	/* The empty lines before it are a server's to skip, and ours. */
+	memmove(k->head, k->head + skip, k->head_len - skip);
+	k->head_len -= skip;
+	struct np_http h;
+	const char *why;
+	rc = np_http_parse_tunneled((const char *)k->head, k->head_len, &h, &why);
+	if (rc == NP_MORE && !eof)
+		return TUNNEL_MORE;
+	if (rc != NP_OK) {
+		k->end_why = "a malformed HTTP request in the tunnel";
+		return TUNNEL_REFUSED;
+	}
+	if (h.has_host && strcmp(h.host, k->t.host)) {
+		k->end_why = "the HTTP request in the tunnel names another host";
+		return TUNNEL_REFUSED;
+	}
+	if (plain_request(k, &h, &why) != NP_OK) {
+		k->end_why = "a malformed HTTP request in the tunnel";
+		return TUNNEL_REFUSED;
+	}
+	return TUNNEL_REQUEST;
+}
+
 /* A tunnel's first bytes from the client, into head: when they are a TLS
  * ClientHello, its server name must be the tunnel's host (or none), else
  * a server that routes by the name (a CDN) would take the tunnel to a
- * site the policy never saw. Then they go into the pipe and the rest is
+ * site the policy never saw; when they are an HTTP request, its Host
+ * likewise (tunnel_request). Then they go into the pipe and the rest is
  * relayed as it comes. 1 progress, 0 none, -1 the end. */
 static int feed_hello(struct egress_conn *k, int src, bool *eof)
 {
@@ -469,14 +513,30 @@ static int feed_hello(struct egress_conn *k, int src, bool *eof)
 			return -1;
 		}
 	}
-	if (k->head_len > left(c->e->policy->max_bytes_out, c->bytes_out)) {
+	const uint8_t *first = k->head;
+	size_t len = k->head_len;
+	if (k->head_len && k->head[0] != 22) {
+		switch (tunnel_request(k, *eof)) {
+		case TUNNEL_MORE: return progress;
+		case TUNNEL_REFUSED: return -1;
+		case TUNNEL_REQUEST:
+			first = (const uint8_t *)k->to_upstream;
+			len = k->to_upstream_len;
+			break;
+		default: break;
+		}
+	}
+	if (len > left(c->e->policy->max_bytes_out, c->bytes_out)) {
 		k->end_why = "the call's cap on bytes sent is reached";
 		return -1;
 	}
-	if (!chan_put(&k->cu, k->head, k->head_len))
+	if (!chan_put(&k->cu, first, len))
 		return -1;
-	k->out += k->head_len;
-	c->bytes_out += k->head_len;
+	k->out += len;
+	c->bytes_out += len;
+	free(k->to_upstream);
+	k->to_upstream = NULL;
+	k->to_upstream_len = 0;
 	k->hello_check = false;
 	free(k->head);
 	k->head = NULL;

@@ -1,4 +1,5 @@
 /* netproto.c — see netproto.h. */
+#define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <ctype.h>
 #include <string.h>
@@ -198,7 +199,8 @@ static int request_line(const char *buf, size_t eol, bool proxy, struct np_http 
 	return NP_OK;
 }
 
-int np_http_parse(const char *buf, size_t len, bool proxy, struct np_http *h, const char **why)
+static int http_parse(const char *buf, size_t len, bool proxy, bool need_host, struct np_http *h,
+                      const char **why)
 {
 	memset(h, 0, sizeof *h);
 	size_t end;
@@ -257,12 +259,55 @@ int np_http_parse(const char *buf, size_t len, bool proxy, struct np_http *h, co
 	if (has_length && h->chunked)
 		return *why = "both Content-Length and Transfer-Encoding", NP_BAD;
 	if (!proxy) {
-		if (!h->has_host)
+		if (!h->has_host && need_host)
 			return *why = "no Host header", NP_BAD;
 		memcpy(h->target.host, h->host, sizeof h->host);
 		h->target.port = 80;
 	}
 	return NP_OK;
+}
+
+int np_http_parse(const char *buf, size_t len, bool proxy, struct np_http *h, const char **why)
+{
+	return http_parse(buf, len, proxy, !proxy, h, why);
+}
+
+int np_http_parse_tunneled(const char *buf, size_t len, struct np_http *h, const char **why)
+{
+	return http_parse(buf, len, false, false, h, why);
+}
+
+/* What some server takes for white space around a request line's words:
+ * Python's http.server splits it with str.split(), which counts these too. */
+static bool sniff_space(uint8_t c)
+{
+	return c == ' ' || (c >= '\t' && c <= '\r') || (c >= 0x1c && c <= 0x1f) || c == 0x85 ||
+	        c == 0xa0;
+}
+
+int np_http_sniff(const uint8_t *buf, size_t len, size_t *skip)
+{
+	size_t i = 0;
+	/* A server skips empty lines before a request line (RFC 9112 2.2), a
+	 * lenient one white space too. */
+	while (i < len && sniff_space(buf[i]))
+		i++;
+	*skip = i;
+	if (i == len)
+		return len >= NP_HEAD_MAX ? NP_OK : NP_MORE;
+	if (!tchar((char)buf[i]))
+		return NP_BAD;
+	const uint8_t *lf = memchr(buf + i, '\n', len - i);
+	if (!lf) {
+		/* A byte no request line holds: another protocol's, which may
+		 * wait for the server now. */
+		for (size_t k = i; k < len; k++)
+			if ((buf[k] < 0x20 && !sniff_space(buf[k])) || buf[k] == 0x7f)
+				return NP_BAD;
+		return len >= NP_HEAD_MAX ? NP_OK : NP_MORE;
+	}
+	/* The line names a version: the parser is strict, a server may not be. */
+	return memmem(buf + i, (size_t)(lf - (buf + i)), "HTTP/", 5) ? NP_OK : NP_BAD;
 }
 
 struct out {

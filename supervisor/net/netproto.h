@@ -64,6 +64,20 @@ struct np_http {
  * transfer coding other than "chunked", a length not in digits). */
 int np_http_parse(const char *buf, size_t len, bool proxy, struct np_http *h, const char **why);
 
+/* The same for a request sent into a tunnel (CONNECT, SOCKS) as a
+ * server would read it: origin form, its Host header optional (h->target
+ * then has an empty host). */
+int np_http_parse_tunneled(const char *buf, size_t len, struct np_http *h, const char **why);
+
+/* Whether a tunnel's first bytes buf[len] may be an HTTP request, as the
+ * most lenient server would take them: NP_OK when, after *skip bytes of
+ * white space and empty lines, a line that starts with a method's
+ * character holds "HTTP/" (or 16 KiB come without a line's end: the
+ * parser refuses them), NP_MORE while they may still be one, NP_BAD when
+ * they are not (another protocol: no "HTTP/" in the line, or a control
+ * byte no request line has). */
+int np_http_sniff(const uint8_t *buf, size_t len, size_t *skip);
+
 /* The head to send upstream for a plain-HTTP request (an absolute URI to
  * the proxy, or an origin-form one to port 80): the request line in
  * origin form, Host naming h->target, the headers without Proxy-*, Connection and

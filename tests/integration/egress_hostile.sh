@@ -2,7 +2,8 @@
 # egress_hostile.sh — a program under the network profile that speaks to
 # toolcage's listeners in bad faith: proxy requests and CONNECT targets
 # written so that two parsers would read two hosts (userinfo, a
-# backslash, a fragment, a NUL, a second Host header), address literals
+# backslash, a fragment, a NUL, a second Host header), plain HTTP in a
+# tunnel to an allowed name's port 80 naming another host, address literals
 # and loopback names given to SOCKS5, a Host header on port 80 that is
 # not the host the DNS answer stood for, DNS questions that would carry
 # data out (two questions in one packet, class CHAOS, a PTR, a name under
@@ -94,16 +95,53 @@ for target, want in [("example.test:443@other.test:443", R400),
           want)
 
 # SOCKS5: reply code 2 (not allowed) or 1 (malformed), never 0.
-def socks(atyp, addr, port):
+def socks(atyp, addr, port, then=None):
     try:
         s = socket.create_connection(("127.0.0.1", 1080), timeout=5)
         s.sendall(b"\x05\x01\x00")
         s.recv(2)
         s.sendall(b"\x05\x01\x00" + bytes([atyp]) + addr + struct.pack("!H", port))
         r = s.recv(10)
-        return "reply %d" % r[1] if len(r) > 1 else "closed"
+        if then is None or len(r) < 2 or r[1]:
+            return "reply %d" % r[1] if len(r) > 1 else "closed"
+        s.sendall(then)
+        out = b""
+        while len(out) < 512:
+            b = s.recv(512)
+            if not b:
+                break
+            out += b
+        return out.decode("latin-1")
     except OSError as e:
         return "error %s" % e
+
+# Plain HTTP inside a tunnel to an allowed name's port 80 (CONNECT, SOCKS):
+# a server routes it by its Host header as it routes a request to port 80,
+# so the Host must be the tunnel's, and a second request is dropped.
+def judge_not(what, got, unwanted):
+    global fails
+    good = unwanted not in got
+    if not good:
+        fails += 1
+    print("%s %s: %r" % ("ok  " if good else "FAIL", what, got[:90]))
+def tunnel(payload):
+    return tcp("127.0.0.1", 3128, b"CONNECT example.test:80 HTTP/1.1\r\n\r\n" + payload)
+for what, payload in [
+        ("Host other.test", b"GET /hello HTTP/1.1\r\nHost: other.test\r\nConnection: close\r\n\r\n"),
+        ("empty lines, then Host other.test", b"\r\n\r\n\nGET /hello HTTP/1.1\r\nHost: other.test\r\n\r\n"),
+        ("bare LFs and Host other.test", b"GET /hello HTTP/1.1\nHost: other.test\n\n"),
+        ("tabs for spaces and Host other.test", b"GET\t/hello\tHTTP/1.1\r\nHost: other.test\r\n\r\n"),
+        ("a space first and Host other.test", b" GET /hello HTTP/1.1\r\nHost: other.test\r\n\r\n"),
+        ("a vertical tab first and Host other.test", b"\x0bGET /hello\x0cHTTP/1.1\r\nHost: other.test\r\n\r\n"),
+        ("HTTP/1.0 and Host other.test", b"GET /hello HTTP/1.0\r\nHost: OTHER.test.\r\n\r\n"),
+        ("a second request naming other.test", b"GET /hello HTTP/1.1\r\nHost: example.test\r\n\r\n"
+         b"GET /hello HTTP/1.1\r\nHost: other.test\r\nConnection: close\r\n\r\n")]:
+    judge_not("CONNECT example.test:80, then " + what, tunnel(payload), "other.test")
+judge_not("SOCKS5 example.test:80, then Host other.test",
+          socks(3, b"\x0cexample.test", 80, b"GET /hello HTTP/1.1\r\nHost: other.test\r\n\r\n"), "other.test")
+judge("CONNECT example.test:80, then its own Host (the control)",
+      tunnel(b"GET /hello HTTP/1.1\r\nHost: example.test\r\n\r\n").split("\r\n\r\n", 1)[-1],
+      "HTTP/1.1 200 OK")
 for name, atyp, addr in [("127.0.0.1", 1, socket.inet_aton("127.0.0.1")),
                          ("198.51.100.7", 1, socket.inet_aton("198.51.100.7")),
                          ("::1", 4, socket.inet_pton(socket.AF_INET6, "::1")),

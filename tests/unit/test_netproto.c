@@ -178,6 +178,58 @@ static void test_http_server_request_takes_its_host_header(void **state)
 	assert_string_equal(why, "no Host header");
 }
 
+static int sniff(const char *bytes, size_t *skip)
+{
+	return np_http_sniff((const uint8_t *)bytes, strlen(bytes), skip);
+}
+
+static void test_http_sniff_finds_a_request_in_a_tunnel(void **state)
+{
+	(void)state;
+	size_t skip;
+	assert_int_equal(sniff("GET / HTTP/1.1\r\n", &skip), NP_OK);
+	assert_int_equal(skip, 0);
+	/* A server skips empty lines first, bare LFs end a line for some. */
+	assert_int_equal(sniff("\r\n\nFOO /x HTTP/1.0\n", &skip), NP_OK);
+	assert_int_equal(skip, 3);
+	assert_int_equal(sniff("PRI * HTTP/2.0\r\n", &skip), NP_OK);
+	/* What a lenient server splits on (Python's str.split()). */
+	assert_int_equal(sniff("GET\t/\tHTTP/1.1\r\n", &skip), NP_OK);
+	assert_int_equal(sniff(" \x0bGET /\x0cHTTP/1.1\r\n", &skip), NP_OK);
+	assert_int_equal(skip, 2);
+	/* A prefix of one waits for its line's end. */
+	assert_int_equal(sniff("\r\n", &skip), NP_MORE);
+	assert_int_equal(sniff("GE", &skip), NP_MORE);
+	assert_int_equal(sniff("GET /hello HTTP/1.", &skip), NP_MORE);
+	/* Other protocols: a line without the version, a byte no method has. */
+	assert_int_equal(sniff("SSH-2.0-OpenSSH_9.2p1 Debian\r\n", &skip), NP_BAD);
+	assert_int_equal(sniff("SET key value\r\n", &skip), NP_BAD);
+	assert_int_equal(sniff("*1\r\n$4\r\nPING\r\n", &skip), NP_BAD);
+	assert_int_equal(np_http_sniff((const uint8_t *)"\x00\x00\x00\x08", 4, &skip), NP_BAD);
+	/* A binary message that starts with a letter is not held. */
+	assert_int_equal(np_http_sniff((const uint8_t *)"A\x00\x00\x00\xdd\x07", 6, &skip), NP_BAD);
+	/* 16 KiB without a line's end: one for the parser to refuse. */
+	char *big = malloc(NP_HEAD_MAX + 1);
+	memset(big, 'a', NP_HEAD_MAX);
+	big[NP_HEAD_MAX] = '\0';
+	memcpy(big, "GET /", 5);
+	assert_int_equal(sniff(big, &skip), NP_OK);
+	memset(big, '\n', NP_HEAD_MAX);
+	assert_int_equal(sniff(big, &skip), NP_OK);
+	free(big);
+	/* Parsed as a server would: origin form, the Host optional. */
+	struct np_http h;
+	const char *why;
+	const char *req = "GET /x HTTP/1.0\r\nAccept: */*\r\n\r\n";
+	assert_int_equal(np_http_parse_tunneled(req, strlen(req), &h, &why), NP_OK);
+	assert_false(h.has_host);
+	req = "GET /x HTTP/1.1\r\nHost: Other.TEST.\r\n\r\n";
+	assert_int_equal(np_http_parse_tunneled(req, strlen(req), &h, &why), NP_OK);
+	assert_string_equal(h.host, "other.test");
+	req = "GET http://other.test/ HTTP/1.1\r\n\r\n";
+	assert_int_equal(np_http_parse_tunneled(req, strlen(req), &h, &why), NP_BAD);
+}
+
 static void test_http_incomplete_head_wants_more_then_a_bound(void **state)
 {
 	(void)state;
@@ -540,6 +592,7 @@ int main(void)
 		cmocka_unit_test(test_http_absolute_uri_defaults),
 		cmocka_unit_test(test_http_proxy_refuses_what_parsers_read_differently),
 		cmocka_unit_test(test_http_server_request_takes_its_host_header),
+		cmocka_unit_test(test_http_sniff_finds_a_request_in_a_tunnel),
 		cmocka_unit_test(test_http_incomplete_head_wants_more_then_a_bound),
 		cmocka_unit_test(test_http_body_framing_is_read_and_ambiguity_refused),
 		cmocka_unit_test(test_chunked_body_ends_where_its_last_chunk_says),
