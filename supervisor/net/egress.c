@@ -233,6 +233,30 @@ int egress_call_start(struct egress *e, uint64_t call_id, uint64_t session, int 
 	return 0;
 }
 
+static json_t *event_json(const struct egress_call *c, const char *name, uint16_t port,
+                          enum egress_via via, int decision, const char *reason,
+                          const char *address, uint64_t out, uint64_t in);
+
+/* The refusals and failures past EGRESS_REFUSAL_EVENTS_MAX, counted: one
+ * event, when the call ends. */
+static void unlogged_event(struct egress_call *c)
+{
+	struct egress *e = c->e;
+	if (!c->unlogged || !e->hooks.event)
+		return;
+	json_t *ev = event_json(c, "(not logged one by one)", 0, VIA_DNS, 1,
+	                        "more refused or failed connections and DNS questions than a "
+	                        "call's events tell one by one",
+	                        "", 0, 0);
+	if (ev) {
+		json_object_set_new(ev, "via", json_null());
+		json_object_set_new(ev, "suppressed", json_integer((json_int_t)c->unlogged));
+		e->hooks.event(e->hooks.data, ev);
+	}
+	json_decref(ev);
+	c->unlogged = 0;
+}
+
 void egress_call_end(struct egress_call *c)
 {
 	if (!c || c->ended)
@@ -247,6 +271,7 @@ void egress_call_end(struct egress_call *c)
 	egress_conn_close_all(c);
 	egress_dns_close_all(c);
 	struct egress *e = c->e;
+	unlogged_event(c);
 	if (c->prev)
 		c->prev->next = c->next;
 	else if (e->calls == c)
@@ -342,6 +367,11 @@ void egress_record(struct egress_call *c, const char *name, uint16_t port, enum 
 			memcpy(r->address, address, sizeof address);
 	}
 	struct egress *e = c->e;
+	if (e->hooks.event && !repeat && decision != 0 &&
+	    c->refusal_events++ >= EGRESS_REFUSAL_EVENTS_MAX) {
+		c->unlogged++;
+		return;
+	}
 	if (e->hooks.event && !repeat) {
 		json_t *ev = event_json(c, name, port, via, decision, reason, address, out, in);
 		if (ev)

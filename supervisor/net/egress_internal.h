@@ -14,6 +14,13 @@
 #define EGRESS_NAMES_MAX  4096 /* names one call may get an address for */
 #define EGRESS_GRANTS_MAX 1024 /* name:port allowed for the session */
 #define EGRESS_DNS_TTL    5    /* seconds: the addresses are the call's */
+/* Refusals and failures a call's events tell one by one; past it they are
+ * counted and told in one event when the call ends. A connection the
+ * policy allowed is always an event of its own (max_connections bounds
+ * them); what is refused is not bounded by it: a tool that asks the DNS
+ * responder for a new name per packet, or opens and closes connections
+ * without a request, would write the audit log a line each. */
+#define EGRESS_REFUSAL_EVENTS_MAX 256
 #ifndef EGRESS_PIPE_BYTES
 #define EGRESS_PIPE_BYTES (1u << 20) /* a stream's pipe grows to this (pipe-max-size) */
 #endif
@@ -81,6 +88,8 @@ struct egress_call {
 	size_t n_allowed;
 	struct egress_record *records;
 	size_t n_records, n_more;
+	uint64_t refusal_events; /* refused or failed, told one by one */
+	uint64_t unlogged;       /* past EGRESS_REFUSAL_EVENTS_MAX: counted */
 	struct egress_call *next, *prev;
 };
 

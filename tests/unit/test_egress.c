@@ -527,6 +527,68 @@ static void test_dns_answers_from_the_policy_and_forwards_nothing(void **state)
 	fx_free(f);
 }
 
+/* 1000 DNS questions for names of their own, each refused, then 300
+ * connections closed before their request: each answered, each counted. */
+static void refusal_flood(struct fx *f, int out)
+{
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	struct sockaddr_in a = { .sin_family = AF_INET,
+		                 .sin_port = htons(f->port[SBX_LISTEN_DNS_UDP]),
+		                 .sin_addr = { htonl(INADDR_LOOPBACK) } };
+	int answered = 0;
+	for (int i = 0; i < 1000; i++) {
+		uint8_t m[64] = { (uint8_t)(i >> 8), (uint8_t)i, 1, 0, 0, 1 }, r[512];
+		int n = 12;
+		n += snprintf((char *)m + n + 1, 16, "q%d", i);
+		m[12] = (uint8_t)(n - 12);
+		n++;
+		memcpy(m + n, "\5other\4test\0\0\1\0\1", 16);
+		n += 16;
+		sendto(fd, m, (size_t)n, 0, (struct sockaddr *)&a, sizeof a);
+		struct pollfd p = { fd, POLLIN, 0 };
+		if (poll(&p, 1, 3000) == 1 && recv(fd, r, sizeof r, 0) >= 12 && (r[3] & 15) == 3)
+			answered++;
+	}
+	close(fd);
+	for (int i = 0; i < 300; i++) {
+		int c = connect_port(f->port[SBX_LISTEN_HTTP_PROXY]);
+		close(c);
+	}
+	dprintf(out, "nxdomain %d\n", answered);
+}
+
+static void test_a_flood_of_refusals_writes_a_bounded_number_of_events(void **state)
+{
+	(void)state;
+	struct fx *f = fx_new("example.test\0", 0);
+	char *res = client(f, refusal_flood);
+	assert_non_null(strstr(res, "nxdomain 1000\n"));
+	free(res);
+	/* The connections closed before their request all end in the loop. */
+	for (int i = 0; i < 100 && f->call; i++) {
+		struct pollfd pf = { loop_fd(f->loop), POLLIN, 0 };
+		if (poll(&pf, 1, 50) <= 0)
+			break;
+		loop_run_once(f->loop, 0);
+	}
+	egress_call_end(f->call);
+	size_t i, events = 0;
+	json_int_t suppressed = 0;
+	json_t *ev;
+	json_array_foreach(f->events, i, ev)
+	{
+		if (strcmp(str_of(ev, "event"), "network"))
+			continue;
+		events++;
+		suppressed += json_integer_value(json_object_get(ev, "suppressed"));
+	}
+	/* One event each up to the bound, then one that counts the rest:
+	 * every refusal is told, the log grows by a bounded number of lines. */
+	assert_true(events <= 257);
+	assert_int_equal((json_int_t)events - 1 + suppressed, 1300);
+	fx_free(f);
+}
+
 /* ---- caps and the relay's bound ------------------------------------------------ */
 
 static void three_connects(struct fx *f, int out)
@@ -968,6 +1030,7 @@ int main(void)
 		cmocka_unit_test(test_socks_connect_allowed_and_refused),
 		cmocka_unit_test(test_plain_http_is_decided_by_its_host_header),
 		cmocka_unit_test(test_dns_answers_from_the_policy_and_forwards_nothing),
+		cmocka_unit_test(test_a_flood_of_refusals_writes_a_bounded_number_of_events),
 		cmocka_unit_test(test_connection_cap_refuses_the_next),
 		cmocka_unit_test(test_byte_cap_ends_the_connection),
 		cmocka_unit_test(test_a_reader_that_stops_holds_its_writer),
