@@ -432,6 +432,19 @@ static ssize_t feed_request(struct egress_conn *k, int src, struct chan *dst, si
 
 static int plain_request(struct egress_conn *k, struct np_http *h, const char **why);
 
+/* An address our DNS gave (a client that resolved the name itself, then
+ * named the address: socks5 without h, a URL or a Host header holding
+ * it) stands for its name: host becomes the name. */
+static void name_given_address(const struct egress_call *c, char host[NP_HOST_MAX + 1])
+{
+	struct sockaddr_in a4 = { .sin_family = AF_INET };
+	const char *named = inet_pton(AF_INET, host, &a4.sin_addr) == 1 ?
+	        egress_name_of(c, (struct sockaddr *)&a4) :
+	        NULL;
+	if (named)
+		snprintf(host, NP_HOST_MAX + 1, "%s", named);
+}
+
 enum { TUNNEL_MORE, TUNNEL_RAW, TUNNEL_REQUEST, TUNNEL_REFUSED };
 
 /* A tunnel's first bytes that are an HTTP/1 request (a SOCKS client's
@@ -462,6 +475,7 @@ static int tunnel_request(struct egress_conn *k, bool eof)
 		k->end_why = "a malformed HTTP request in the tunnel";
 		return TUNNEL_REFUSED;
 	}
+	name_given_address(k->call, h.host);
 	if (h.has_host && strcmp(h.host, k->t.host)) {
 		k->end_why = "the HTTP request in the tunnel names another host";
 		return TUNNEL_REFUSED;
@@ -917,15 +931,7 @@ static void decide(struct egress_conn *k)
 		return;
 	}
 	c->n_total++;
-	/* An address our DNS gave (a client that resolved the name itself,
-	 * then asked the proxy for the address: socks5 without h) stands for
-	 * its name. */
-	struct sockaddr_in a4 = { .sin_family = AF_INET };
-	const char *named = inet_pton(AF_INET, k->t.host, &a4.sin_addr) == 1 ?
-	        egress_name_of(c, (struct sockaddr *)&a4) :
-	        NULL;
-	if (named)
-		snprintf(k->t.host, sizeof k->t.host, "%s", named);
+	name_given_address(c, k->t.host);
 	const char *why;
 	enum netpol_verdict v = netpol_check_name(e->policy, k->t.host, k->t.port, &why);
 	if (egress_call_allowed(c, k->t.host, k->t.port)) {
@@ -1004,6 +1010,8 @@ static int transparent_name(struct egress_conn *k, const char *said)
 static int plain_request(struct egress_conn *k, struct np_http *h, const char **why)
 {
 	const uint8_t *extra = k->head + h->head_len;
+	/* Sent upstream as the name: the address is ours, no server's. */
+	name_given_address(k->call, k->t.host);
 	k->one_request = true;
 	k->chunked = h->chunked;
 	k->body_left = h->content_length;

@@ -164,8 +164,12 @@ for addr, head, want in [(ip, "Host: other.test", R403),
                          ("127.0.0.1", "Host: loop.test", R403),
                          ("127.0.0.1", "Host: 169.254.169.254", R403),
                          ("127.0.0.1", "Host: 198.51.100.1", R403),
-                         ("::1", "Host: meta.test", R403)]:
+                         ("::1", "Host: meta.test", R403),
+                         # the address our DNS gave stands for its name, upstream too
+                         ("127.0.0.1", "Host: " + ip, "HTTP/1.1 200")]:
     judge("port 80 at %s, %r" % (addr, head), get80(addr, head), want)
+judge("the proxy, an absolute URI naming the address our DNS gave",
+      proxy_get("http://%s/hello" % ip), "HTTP/1.1 200")
 judge("port 80, an absolute URI naming another host",
       tcp(ip, 80, b"GET http://other.test/x HTTP/1.1\r\nHost: example.test\r\n\r\n"), R400)
 
