@@ -53,6 +53,146 @@ void framer_commit(struct mcp_framer *f, size_t n)
 	f->len += n;
 }
 
+/* ---- the top level of a skipped line --------------------------------- */
+
+enum { SCAN_KEY_ID = 1, SCAN_KEY_METHOD = 2 };
+static const char *const scan_keys[] = { "id", "method" };
+
+static void scan_capture(struct frame_scan *s, char c)
+{
+	if (s->id_len < sizeof s->id)
+		s->id[s->id_len++] = c;
+	else
+		s->id_bad = true;
+}
+
+static void scan_key_char(struct frame_scan *s, char c)
+{
+	for (unsigned i = 0; i < 2; i++)
+		if ((s->key & (1u << i)) &&
+		    (s->key_pos >= strlen(scan_keys[i]) || scan_keys[i][s->key_pos] != c))
+			s->key &= (uint8_t) ~(1u << i);
+	s->key_pos++;
+}
+
+static void scan_key_end(struct frame_scan *s)
+{
+	s->reading_key = false;
+	for (unsigned i = 0; i < 2; i++)
+		if ((s->key & (1u << i)) && s->key_pos == strlen(scan_keys[i]))
+			s->value_of = (uint8_t)(1u << i);
+	if (s->value_of == SCAN_KEY_METHOD)
+		s->has_method = true;
+	else if (s->value_of == SCAN_KEY_ID && s->has_id)
+		s->id_bad = true; /* a second "id": which one was meant? */
+}
+
+/* One byte of the line, outside or inside strings; nesting below the top
+ * level is only counted. */
+static void scan_byte(struct frame_scan *s, char c)
+{
+	bool top = s->depth == 1;
+	if (s->in_str) {
+		if (s->capturing)
+			scan_capture(s, c);
+		if (s->esc) {
+			s->esc = false;
+		} else if (c == '\\') {
+			s->esc = true;
+			s->key = 0; /* an escaped key is none of ours */
+		} else if (c == '"') {
+			s->in_str = false;
+			if (s->reading_key)
+				scan_key_end(s);
+			if (s->capturing) {
+				s->capturing = false;
+				s->has_id = true;
+			}
+		} else if (s->reading_key) {
+			scan_key_char(s, c);
+		}
+		return;
+	}
+	if (s->capturing && (c == ',' || c == '}' || c == ' ' || c == '\t' || c == '\r')) {
+		s->capturing = false; /* the end of a number */
+		s->has_id = true;
+	}
+	switch (c) {
+	case ' ':
+	case '\t':
+	case '\r': return;
+	case '"':
+		s->in_str = true;
+		if (top && s->want_key) {
+			s->reading_key = true;
+			s->key = SCAN_KEY_ID | SCAN_KEY_METHOD;
+			s->key_pos = 0;
+		} else if (top && s->value_of == SCAN_KEY_ID) {
+			s->capturing = true;
+			s->id_len = 0;
+			scan_capture(s, c);
+		}
+		if (top)
+			s->value_of = 0;
+		return;
+	case '{':
+	case '[':
+		if (s->depth == 0 && c == '[')
+			s->done = true; /* a batch, or not a request */
+		s->depth++;
+		s->want_key = s->depth == 1;
+		s->value_of = top ? 0 : s->value_of;
+		return;
+	case '}':
+	case ']':
+		if (s->depth && --s->depth == 0)
+			s->done = true;
+		return;
+	case ':': s->want_key = top ? false : s->want_key; return;
+	case ',':
+		if (top) {
+			s->want_key = true;
+			s->value_of = 0;
+		}
+		return;
+	default:
+		if (s->depth == 0) {
+			s->done = true; /* not an object */
+		} else if (top && s->value_of == SCAN_KEY_ID) {
+			s->capturing = true;
+			s->id_len = 0;
+			s->value_of = 0;
+			scan_capture(s, c);
+		} else if (s->capturing) {
+			scan_capture(s, c);
+		}
+	}
+}
+
+static void scan_feed(struct frame_scan *s, const char *p, size_t n)
+{
+	/* To the end of the object, not to the first id: a second one makes
+	 * the id unknown. */
+	for (size_t i = 0; i < n && !s->done; i++)
+		scan_byte(s, p[i]);
+}
+
+/* Starts a skipped line with its first n bytes. */
+static void scan_start(struct frame_scan *s, const char *p, size_t n)
+{
+	memset(s, 0, sizeof *s);
+	scan_feed(s, p, n);
+}
+
+const char *framer_skipped_id(const struct mcp_framer *f, size_t *len)
+{
+	const struct frame_scan *s = &f->scan;
+	if (!s->has_id || s->id_bad || !s->has_method)
+		return NULL;
+	*len = s->id_len;
+	return s->id;
+}
+
 static void consume(struct mcp_framer *f, size_t n)
 {
 	f->start += n;
@@ -74,6 +214,10 @@ enum frame_kind framer_next(struct mcp_framer *f, bool at_eof, const char **line
 			f->scanned = f->len;
 			if (f->skipping || f->len > f->max) {
 				/* Too long already: drop what we have, remember its size. */
+				if (f->skipping)
+					scan_feed(&f->scan, base, f->len);
+				else
+					scan_start(&f->scan, base, f->len);
 				f->skipping = true;
 				f->skipped += f->len;
 				consume(f, f->len);
@@ -91,6 +235,10 @@ enum frame_kind framer_next(struct mcp_framer *f, bool at_eof, const char **line
 		size_t n = (size_t)(nl - base);
 		size_t eat = n < f->len ? n + 1 : n;
 		if (f->skipping || n > f->max) {
+			if (f->skipping)
+				scan_feed(&f->scan, base, n);
+			else
+				scan_start(&f->scan, base, n);
 			*skipped = f->skipped + n;
 			f->skipping = false;
 			f->skipped = 0;

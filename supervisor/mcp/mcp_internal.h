@@ -79,6 +79,21 @@ struct mcp_framer {
 	size_t max;
 	bool skipping;
 	uint64_t skipped; /* bytes of the line being skipped so far */
+	/* The top level of the line being skipped, read as it streams by: a
+	 * client waits for the answer to its request's id, and a stdio client
+	 * that never gets one waits out its whole timeout. Only a request's id
+	 * (the object also has "method") is kept: a client's response carries
+	 * our id, which the client could take for one of its own. */
+	struct frame_scan {
+		uint32_t depth;
+		bool done, in_str, esc, want_key, reading_key, capturing;
+		bool has_method, has_id, id_bad;
+		uint8_t key;      /* candidates still matching the key being read */
+		uint8_t value_of; /* the key whose value comes next */
+		uint32_t key_pos;
+		size_t id_len;
+		char id[64]; /* the id's JSON text: a string or an integer */
+	} scan;
 };
 
 enum frame_kind { FRAME_NONE, FRAME_LINE, FRAME_OVERSIZED };
@@ -95,6 +110,10 @@ void framer_commit(struct mcp_framer *f, size_t n);
  * counts. */
 enum frame_kind framer_next(struct mcp_framer *f, bool at_eof, const char **line, size_t *len,
                             uint64_t *skipped);
+/* After FRAME_OVERSIZED: the JSON text of the skipped request's id and its
+ * length (borrowed until the next framer call), or NULL when the line was
+ * not a request whose id could be read (then the answer's id is null). */
+const char *framer_skipped_id(const struct mcp_framer *f, size_t *len);
 
 /* A JSON-RPC id is valid for MCP: a string or an integer (never null). */
 bool rpc_id_ok(const json_t *id);

@@ -142,6 +142,28 @@ static const struct mcp_sink stdio_sink = { sink_send, sink_room, NULL };
 
 /* ---- input ------------------------------------------------------------ */
 
+/* Answers a line too long to read, with the request's id when its top
+ * level showed one (else null): the client is waiting for that id. */
+static void oversized(struct mcp_stdio *io, uint64_t skipped)
+{
+	size_t n;
+	const char *text = framer_skipped_id(&io->in, &n);
+	json_t *id = text ? json_loadb(text, n, JSON_DECODE_ANY, NULL) : NULL;
+	if (id && !rpc_id_ok(id)) {
+		json_decref(id);
+		id = NULL;
+	}
+	mcp_send(io->s,
+	         mcp_error_msg(id, RPC_INVALID_REQUEST, NULL,
+	                       "Invalid request: a message of %llu bytes is over the limit of "
+	                       "%zu bytes (limits.max_message_bytes in toolcage.json); it was "
+	                       "skipped. Send less in one call (split the work), or raise the "
+	                       "limit.",
+	                       (unsigned long long)skipped, io->in.max),
+	         NULL, MCP_MSG_RESPONSE);
+	json_decref(id);
+}
+
 /* Handles every complete line buffered, unless the client is not reading
  * our output (then later, from out_flush) or we are closing. */
 static void in_drain(struct mcp_stdio *io)
@@ -153,15 +175,7 @@ static void in_drain(struct mcp_stdio *io)
 	while (!io->in_paused && !(io->s->state == MCP_CLOSING && !io->in_eof) &&
 	       (k = framer_next(&io->in, io->in_eof, &line, &len, &skipped)) != FRAME_NONE) {
 		if (k == FRAME_OVERSIZED)
-			mcp_send(
-			        io->s,
-			        mcp_error_msg(
-			                NULL, RPC_INVALID_REQUEST, NULL,
-			                "Invalid "
-			                "request: a message of %llu bytes is over the limit of %zu bytes "
-			                "(max_message_bytes); it was skipped.",
-			                (unsigned long long)skipped, io->in.max),
-			        NULL, MCP_MSG_RESPONSE);
+			oversized(io, skipped);
 		else
 			mcp_session_text(io->s, line, len);
 	}

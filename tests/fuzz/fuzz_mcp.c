@@ -7,8 +7,9 @@
  * a tools/call is refused before anything would be spawned. Invariants:
  * every output line is one JSON-RPC 2.0 object; and, separately, the
  * framer fed the same bytes in input-chosen chunk sizes never hands out a
- * line with a newline in it or longer than its cap, and its buffer stays
- * within cap + two read chunks. */
+ * line with a newline in it or longer than its cap, its buffer stays
+ * within cap + two read chunks, and the id it reads from a skipped line
+ * stays within its own buffer. */
 #define _GNU_SOURCE /* memfd_create */
 #include <string.h>
 #include <sys/mman.h>
@@ -53,6 +54,13 @@ static void check_framer(const uint8_t *data, size_t size)
 				fuzz_assert(!memchr(line, '\n', len));
 			} else {
 				fuzz_assert(skipped > FRAME_MAX);
+				/* the id read from the skipped line: a short JSON
+				 * string or number, never more than its buffer */
+				size_t idn = 0;
+				const char *id = framer_skipped_id(&f, &idn);
+				fuzz_assert(!id ||
+				            (idn > 0 && idn <= sizeof f.scan.id &&
+				             (id[0] != '"' || id[idn - 1] == '"')));
 			}
 		}
 		if (eof)

@@ -546,7 +546,15 @@ def test_huge_line_is_skipped_and_answered(tc):
     s.raw(b'"}}\n')
     r = s.recv(timeout=20)
     check(err_code(r) == -32600 and "over the limit" in r["error"]["message"], f"huge: {r}")
-    check(r["id"] is None, "the id of a skipped message is unknown")
+    check(r["id"] == 1, f"a skipped request is answered with its id, read as it streamed: {r}")
+    # The id last, as the TypeScript SDK writes it: its client waits for it.
+    s.raw(b'{"method":"ping","params":{"pad":"' + b"y" * (5 << 20) + b'"},"jsonrpc":"2.0","id":"last"}\n')
+    r = s.recv(timeout=20)
+    check(err_code(r) == -32600 and r["id"] == "last", f"huge, id last: {r}")
+    # A notification has no id to answer with.
+    s.raw(b'{"jsonrpc":"2.0","method":"x","params":{"id":3,"pad":"' + b"z" * (5 << 20) + b'"}}\n')
+    r = s.recv(timeout=20)
+    check(err_code(r) == -32600 and r["id"] is None, f"huge notification: {r}")
     check(s.request("ping").get("result") == {}, "alive after a huge line")
     # Bounded memory: the line was discarded as it streamed, never held.
     # (Sanitizer builds carry shadow memory and quarantine: a looser bound.)

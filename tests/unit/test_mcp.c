@@ -107,6 +107,68 @@ static void test_framer_takes_last_line_at_eof(void **state)
 	framer_release(&f);
 }
 
+/* One line of max + 1 bytes or more: head, padding in a string, tail. */
+static const char *skipped_id(struct mcp_framer *f, const char *head, const char *tail, size_t *n)
+{
+	const char *line;
+	size_t len;
+	uint64_t skipped;
+	feed(f, head, strlen(head));
+	for (int i = 0; i < 3; i++) { /* three chunks: the line spans several reads */
+		char pad[MCP_READ_CHUNK];
+		memset(pad, i == 1 ? '\\' : 'x', sizeof pad); /* escapes: still inside the string */
+		feed(f, pad, sizeof pad);
+		assert_int_equal(framer_next(f, false, &line, &len, &skipped), FRAME_NONE);
+	}
+	feed(f, tail, strlen(tail));
+	assert_int_equal(framer_next(f, false, &line, &len, &skipped), FRAME_OVERSIZED);
+	return framer_skipped_id(f, n);
+}
+
+static void test_framer_reads_the_id_of_a_skipped_request(void **state)
+{
+	(void)state;
+	struct mcp_framer f;
+	framer_init(&f, 1000);
+	size_t n = 0;
+	const char *id;
+	/* the id first, as most clients write it */
+	id = skipped_id(
+	        &f, "{\"jsonrpc\":\"2.0\",\"id\":17,\"method\":\"tools/call\",\"params\":{\"a\":\"",
+	        "\"}}\n", &n);
+	assert_non_null(id);
+	assert_int_equal(n, 2);
+	assert_memory_equal(id, "17", 2);
+	/* the id last, as the TypeScript SDK writes it; an "id" in params is not it */
+	id = skipped_id(&f, "{\"method\":\"tools/call\",\"params\":{\"id\":5,\"a\":\"",
+	                "\"},\"jsonrpc\":\"2.0\", \"id\" : \"r-\\\"9\"}\n", &n);
+	assert_non_null(id);
+	assert_int_equal(n, 7);
+	assert_memory_equal(id, "\"r-\\\"9\"", 7);
+	framer_release(&f);
+}
+
+static void test_framer_gives_no_id_for_a_skipped_non_request(void **state)
+{
+	(void)state;
+	struct mcp_framer f;
+	framer_init(&f, 1000);
+	size_t n;
+	/* a response to our own request: its id is ours, not the client's */
+	assert_null(
+	        skipped_id(&f, "{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"a\":\"", "\"}}\n", &n));
+	/* a notification: nothing to answer to */
+	assert_null(
+	        skipped_id(&f, "{\"method\":\"x\",\"params\":{\"id\":4,\"a\":\"", "\"}}\n", &n));
+	/* two ids: which one was meant is not known */
+	assert_null(skipped_id(&f, "{\"id\":1,\"method\":\"x\",\"params\":{\"a\":\"",
+	                       "\"},\"id\":2}\n", &n));
+	/* a batch */
+	assert_null(
+	        skipped_id(&f, "[{\"id\":1,\"method\":\"x\",\"params\":{\"a\":\"", "\"}}]\n", &n));
+	framer_release(&f);
+}
+
 static void test_depth_scan_ignores_brackets_in_strings(void **state)
 {
 	(void)state;
@@ -257,6 +319,8 @@ int main(void)
 		cmocka_unit_test(test_framer_splits_lines_and_strips_cr),
 		cmocka_unit_test(test_framer_skips_oversized_line_in_bounded_memory),
 		cmocka_unit_test(test_framer_takes_last_line_at_eof),
+		cmocka_unit_test(test_framer_reads_the_id_of_a_skipped_request),
+		cmocka_unit_test(test_framer_gives_no_id_for_a_skipped_non_request),
 		cmocka_unit_test(test_depth_scan_ignores_brackets_in_strings),
 		cmocka_unit_test(test_registry_change_sends_list_changed),
 		cmocka_unit_test(test_peer_uid_skips_an_old_answer),
