@@ -349,14 +349,19 @@ static enum gate_action check_network(const struct gate_policy *p, enum gate_act
 	}
 	if (domain_allowed(host, p->domains, p->ndomains))
 		return GATE_ALLOW;
+	/* The fix is the user's, in a file no tool may write: say which. */
 	if (p->ndomains == 0)
 		gate_verdict_reason(v,
 		                    "host %s is not allowed: the domain allowlist "
-		                    "(policy.domains) is empty",
-		                    host);
+		                    "(policy.domains) is empty; the user can allow it by adding "
+		                    "\"%s\" to policy.domains in toolcage.json",
+		                    host, host);
 	else
-		gate_verdict_reason(v, "host %s is not on the domain allowlist (policy.domains)",
-		                    host);
+		gate_verdict_reason(v,
+		                    "host %s is not on the domain allowlist (policy.domains); "
+		                    "the user can allow it by adding \"%s\" to policy.domains in "
+		                    "toolcage.json",
+		                    host, host);
 	/* ask: a person may allow a host the list lacks; allow: the list is
 	 * the whole answer. */
 	return level == GATE_ASK ? GATE_ASK : GATE_DENY;

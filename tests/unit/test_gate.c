@@ -712,6 +712,7 @@ static void test_network_policy_uses_allowlist(void **state)
 	                        "{\"url\":\"http://evil.net/#@example.com\"}", &v),
 	                 GATE_DENY);
 	expect_reason(&v, "host evil.net is not on the domain allowlist");
+	expect_reason(&v, "adding \"evil.net\" to policy.domains in toolcage.json");
 	assert_int_equal(decide(g, "fetch", TC_RISK_NETWORK,
 	                        "{\"url\":\"http://example.com@evil.net/\"}", &v),
 	                 GATE_DENY);
@@ -736,6 +737,7 @@ static void test_network_policy_empty_allowlist_denies(void **state)
 	                        &v),
 	                 GATE_DENY);
 	expect_reason(&v, "allowlist (policy.domains) is empty");
+	expect_reason(&v, "adding \"example.com\" to policy.domains in toolcage.json");
 }
 
 static void test_network_policy_ask_level_asks_for_unlisted_hosts(void **state)
