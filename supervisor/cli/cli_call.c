@@ -172,8 +172,9 @@ int cmd_list(int argc, char **argv)
 	}
 	enum tc_export_format fmt;
 	if (tc_export_format_parse(c.format, &fmt) < 0) {
-		fprintf(stderr, "toolcage list: unknown format '%s' (text, mcp, openai)\n",
+		fprintf(stderr, "toolcage list: --format wants text, mcp or openai, not '%s'\n\n",
 		        c.format);
+		cli_usage(stderr, "list");
 		return 2;
 	}
 	struct tc_supervisor *s = cli_sup_open(&c.sup, "list");

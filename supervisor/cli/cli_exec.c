@@ -442,12 +442,13 @@ static int parse_exec_args(int argc, char **argv, struct exec_opts *o)
 			if ((c == 'A' || c == 'D' ?
 			             netpol_add_name(o->policy, c == 'D', optarg, &e) :
 			             netpol_add_range(o->policy, c == 'Q', optarg, &e)) < 0) {
-				fprintf(stderr, "toolcage exec: --%s %s: %s\n",
+				fprintf(stderr, "toolcage exec: --%s %s: %s\n\n",
 				        c == 'A'         ? "allow-domain" :
 				                c == 'D' ? "deny-domain" :
 				                c == 'R' ? "allow-address" :
 				                           "deny-address",
 				        optarg, e.msg);
+				cli_usage(stderr, "exec");
 				return -1;
 			}
 			break;
@@ -456,8 +457,9 @@ static int parse_exec_args(int argc, char **argv, struct exec_opts *o)
 			if (parse_size(optarg, &o->max_output) < 0) {
 				fprintf(stderr,
 				        "toolcage exec: --max-output wants %u..%u bytes (K, M: "
-				        "KiB, MiB), got '%s'\n",
+				        "KiB, MiB), got '%s'\n\n",
 				        MAX_OUTPUT_MIN, MAX_OUTPUT_MAX, optarg);
+				cli_usage(stderr, "exec");
 				return -1;
 			}
 			break;
@@ -467,8 +469,9 @@ static int parse_exec_args(int argc, char **argv, struct exec_opts *o)
 			if (errno || *end || o->timeout_ms < 1 || o->timeout_ms > 86400000L) {
 				fprintf(stderr,
 				        "toolcage exec: --timeout-ms wants 1..86400000, "
-				        "got '%s'\n",
+				        "got '%s'\n\n",
 				        optarg);
+				cli_usage(stderr, "exec");
 				return -1;
 			}
 			break;

@@ -46,7 +46,9 @@ static int parse_option(const char *a, const char *val, struct lint_opts *o)
 		char *end;
 		unsigned long ms = strtoul(val, &end, 10);
 		if (*end || !ms || ms > 3600000) {
-			fprintf(stderr, "toolcage lint: --selector-timeout is 1..3600000 ms\n");
+			fprintf(stderr,
+			        "toolcage lint: --selector-timeout is 1..3600000 ms, not '%s'\n",
+			        val);
 			return -1;
 		}
 		o->selector_timeout_ms = (unsigned)ms;

@@ -483,8 +483,9 @@ int cmd_replay(int argc, char **argv)
 			if (parse_shard(optarg, &sh) < 0) {
 				fprintf(stderr,
 				        "toolcage replay: --shard wants INDEX/COUNT, 0 <= INDEX < "
-				        "COUNT <= %d, not '%s'\n",
+				        "COUNT <= %d, not '%s'\n\n",
 				        MERGE_MAX_INPUTS, optarg);
+				cli_usage(stderr, "replay");
 				return 2;
 			}
 		} else if (ch == 'h') {

@@ -153,8 +153,10 @@ int cmd_schema(int argc, char **argv)
 		case 'd':
 			if (parse_draft(optarg, &o.draft) < 0) {
 				fprintf(stderr,
-				        "toolcage schema: --draft takes 7 or 2020-12, not '%s'\n",
+				        "toolcage schema validate: --draft takes 7 or 2020-12, not "
+				        "'%s'\n\n",
 				        optarg);
+				cli_usage(stderr, "schema");
 				return 2;
 			}
 			break;
@@ -163,7 +165,11 @@ int cmd_schema(int argc, char **argv)
 			errno = 0;
 			max_diags = strtoul(optarg, &end, 10);
 			if (errno || *end || !*optarg || max_diags == 0 || max_diags > 10000) {
-				fprintf(stderr, "toolcage schema: --max-diags takes 1..10000\n");
+				fprintf(stderr,
+				        "toolcage schema validate: --max-diags takes 1..10000, not "
+				        "'%s'\n\n",
+				        optarg);
+				cli_usage(stderr, "schema");
 				return 2;
 			}
 			break;

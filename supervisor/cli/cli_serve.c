@@ -19,7 +19,8 @@ static int number(const char *arg, const char *what, unsigned long max, unsigned
 	char *end;
 	unsigned long v = strtoul(arg, &end, 10);
 	if (!*arg || *end || v < 1 || v > max) {
-		fprintf(stderr, "toolcage serve: %s must be 1-%lu\n", what, max);
+		fprintf(stderr, "toolcage serve: %s wants 1..%lu, got '%s'\n\n", what, max, arg);
+		cli_usage(stderr, "serve");
 		return -1;
 	}
 	*out = v;
@@ -66,8 +67,9 @@ int cmd_serve(int argc, char **argv)
 		case 'T': mo.token_file = optarg; break;
 		case 'O':
 			if (norigins == SERVE_ORIGINS_MAX) {
-				fprintf(stderr, "toolcage serve: at most %d --allow-origin\n",
+				fprintf(stderr, "toolcage serve: at most %d --allow-origin\n\n",
 				        SERVE_ORIGINS_MAX);
+				cli_usage(stderr, "serve");
 				return 2;
 			}
 			origins[norigins++] = optarg;
@@ -114,7 +116,8 @@ int cmd_serve(int argc, char **argv)
 	     mo.sse_poll_ms)) {
 		fprintf(stderr,
 		        "toolcage serve: --token-file, --allow-origin, --max-sessions, "
-		        "--idle-timeout, --drain and --sse-poll go with --http\n");
+		        "--idle-timeout, --drain and --sse-poll go with --http\n\n");
+		cli_usage(stderr, "serve");
 		return 2;
 	}
 	mo.origins = origins;

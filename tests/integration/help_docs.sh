@@ -66,6 +66,35 @@ operand "toolcage schema validate: no SCHEMA_FILE given" schema validate
 operand "toolcage schema validate: unexpected argument 'c'" schema validate a b c
 operand "toolcage serve: unexpected argument 'x'" serve x
 operand "toolcage exec: no command given" exec --
+# A bad value is a usage error as docs/cli.md says: its first line names
+# the option and the value given, then the verb's synopsis and where its
+# page is.
+badvalue() { # VERB OPTION VALUE [ARGS...]
+	v=$1 opt=$2 val=$3; shift 3
+	sub=; [ "$v" = schema ] && sub=validate
+	out=$("$TOOLCAGE" "$v" $sub "$opt" "$val" "$@" 2>&1 </dev/null); rc=$?
+	first=$(echo "$out" | head -1)
+	case $rc:$first in
+	"2:toolcage $v${sub:+ $sub}: "*"$opt"*"$val"*) ;;
+	*) fail "toolcage $v $opt $val: exit $rc: $first"; return ;;
+	esac
+	echo "$out" | grep -q "^usage: toolcage $v" &&
+		[ "$(echo "$out" | tail -1)" = "\`toolcage $v --help\` tells more." ] &&
+		echo "ok   toolcage $v $opt $val: the value, the synopsis, the page" ||
+		fail "toolcage $v $opt $val: no synopsis and pointer to --help after: $first"
+}
+badvalue serve --page-size lots
+badvalue serve --max-sessions many --http 127.0.0.1:0
+badvalue serve --sse-poll soon --http 127.0.0.1:0
+badvalue list --format xml
+badvalue replay --shard 3/2 a.jsonl
+badvalue exec --timeout-ms abc -- true
+badvalue exec --max-output tiny -- true
+badvalue exec --allow-address 1.2.3.4/99 -- true
+badvalue schema --draft 5 a
+badvalue schema --max-diags few a
+badvalue lint --draft 9
+badvalue lint --selector-timeout fast
 "$TOOLCAGE" help nosuchverb > /dev/null 2>&1
 [ $? -eq 2 ] || fail "toolcage help nosuchverb does not exit 2"
 # A verb the binary has but the docs do not: its help would be the main one.
