@@ -790,11 +790,10 @@ enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
 			return health(h, c, url);
 		}
 		if (!is_mcp) {
+			static const char not_mcp[] = "Not Found: the MCP endpoint is /mcp\n";
 			rq->answered = true;
-			return respond(h, c, MHD_HTTP_NOT_FOUND, "text/plain",
-			               "Not Found: the MCP "
-			               "endpoint is /mcp\n",
-			               33, END);
+			return respond(h, c, MHD_HTTP_NOT_FOUND, "text/plain", not_mcp,
+			               sizeof not_mcp - 1, END);
 		}
 		const char *why;
 		unsigned status = gatekeep(h, c, &why);

@@ -1310,8 +1310,9 @@ def test_http_requests_are_bounded_and_checked(tc):
         check(st == want, f"{hdr}: {st}, want {want}")
     st, hdr, _ = http_call(s, "PUT", body=INIT, headers=JSONH)
     check(st == 405 and "POST" in hdr.get("allow", ""), f"PUT: {st}")
-    st, _, _ = http_call(s, "POST", path="/other", body=INIT, headers=JSONH)
-    check(st == 404, f"another path: {st}")
+    st, _, body = http_call(s, "POST", path="/other", body=INIT, headers=JSONH)
+    check(st == 404 and body == b"Not Found: the MCP endpoint is /mcp\n",
+          f"another path: {st} {body!r}")
     st, _, body = http_call(s, "POST", body=b"not json", headers=JSONH)
     check(st == 400 and rpc_error(body).get("code") == -32700, f"not JSON: {st}")
     rss = peak_rss_kb(s.p.pid)
