@@ -158,7 +158,12 @@ static unsigned replay_line(struct tc_supervisor *s, json_t *j, const char *path
 		char *args = NULL;
 		struct script sc = { 0 };
 		if (!json_is_object(call) || parse_call(call, &name, &args, &sc.approve) < 0) {
-			report_bad(as_json, ++*n, path, lineno, "no tool name", t);
+			report_bad(
+			        as_json, ++*n, path, lineno,
+			        "no tool name: a call is {\"name\": TOOL, \"arguments\": {...}}, "
+			        "or OpenAI's {\"function\": {\"name\": TOOL, \"arguments\": "
+			        "\"...\"}}",
+			        t);
 			bad++;
 			continue;
 		}

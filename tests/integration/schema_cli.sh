@@ -86,6 +86,8 @@ want = [("ok", 1), ("bad_line", 2), ("bad_line", 3), ("ok", 4), ("bad_line", 4),
         ("ok", 5), ("bad_line", 6), ("ok", 7)]
 got = [(r["status"], r.get("line")) for r in rows[:-1]]
 assert got == want, got
+# a row that is not a call says what one looks like
+assert 'a call is {"name": TOOL, "arguments": {...}}' in rows[4]["error"], rows[4]
 assert rows[-1]["summary"]["calls"] == 8 and rows[-1]["summary"]["failed"] == 4, rows[-1]
 PY
 python3 -c "import sys; sys.stdout.write('{\"name\":\"list_dir\",\"x\":\"' + 'a' * (65 << 20) + '\"}\n{\"name\":\"list_dir\"}\n')" > "$tmp/big.jsonl"
