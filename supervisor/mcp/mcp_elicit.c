@@ -247,7 +247,10 @@ enum tc_approval mcp_approval_decide(json_t *res, char *who, size_t n)
 			return TC_APPROVE_TOOL;
 		return TC_APPROVE_DENY;
 	}
-	snprintf(who, n, "mcp elicitation (%.32s)", action ? action : "malformed answer");
+	/* An accept with no choice is no consent to anything: say so, not
+	 * "the approver said no (accept)". */
+	snprintf(who, n, "mcp elicitation (%.32s%s)", action ? action : "malformed answer",
+	         action && !strcmp(action, "accept") ? " without a choice" : "");
 	return TC_APPROVE_DENY;
 }
 

@@ -169,6 +169,23 @@ static void test_framer_gives_no_id_for_a_skipped_non_request(void **state)
 	framer_release(&f);
 }
 
+static void test_elicitation_accept_without_choice_denies_and_says_so(void **state)
+{
+	(void)state;
+	char who[256];
+	json_t *res = json_pack("{s:s, s:{}}", "action", "accept", "content");
+	assert_int_equal(mcp_approval_decide(res, who, sizeof who), TC_APPROVE_DENY);
+	assert_string_equal(who, "mcp elicitation (accept without a choice)");
+	json_decref(res);
+	res = json_pack("{s:s, s:{s:s}}", "action", "accept", "content", "choice", "allow_once");
+	assert_int_equal(mcp_approval_decide(res, who, sizeof who), TC_APPROVE_ONCE);
+	json_decref(res);
+	res = json_pack("{s:s}", "action", "decline");
+	assert_int_equal(mcp_approval_decide(res, who, sizeof who), TC_APPROVE_DENY);
+	assert_string_equal(who, "mcp elicitation (decline)");
+	json_decref(res);
+}
+
 static void test_depth_scan_ignores_brackets_in_strings(void **state)
 {
 	(void)state;
@@ -321,6 +338,7 @@ int main(void)
 		cmocka_unit_test(test_framer_takes_last_line_at_eof),
 		cmocka_unit_test(test_framer_reads_the_id_of_a_skipped_request),
 		cmocka_unit_test(test_framer_gives_no_id_for_a_skipped_non_request),
+		cmocka_unit_test(test_elicitation_accept_without_choice_denies_and_says_so),
 		cmocka_unit_test(test_depth_scan_ignores_brackets_in_strings),
 		cmocka_unit_test(test_registry_change_sends_list_changed),
 		cmocka_unit_test(test_peer_uid_skips_an_old_answer),
