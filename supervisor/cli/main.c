@@ -52,6 +52,7 @@ int main(int argc, char **argv)
 	ensure_std_fds();
 	seed_json();
 	if (argc < 2) {
+		fputs("toolcage: no verb given\n\n", stderr);
 		usage(stderr);
 		return 2;
 	}
@@ -84,7 +85,14 @@ int main(int argc, char **argv)
 			argv[1] = name;
 			return verbs[i].fn(argc - 1, argv + 1);
 		}
-	fprintf(stderr, "toolcage: unknown verb '%s'\n\n", v);
+	/* `toolcage -w DIR serve`: the options of a verb come after it. */
+	if (v[0] == '-')
+		fprintf(stderr,
+		        "toolcage: unknown option '%s' before the verb: options come after it "
+		        "(toolcage VERB [OPTIONS])\n\n",
+		        v);
+	else
+		fprintf(stderr, "toolcage: unknown verb '%s'\n\n", v);
 	usage(stderr);
 	return 2;
 }
