@@ -450,8 +450,13 @@ static void run(struct call *c)
 	int started = jail ? exec_start(c->tool, c->args, jail, &ctx, &c->child, &err) : -1;
 	free_hidden(reach.hidden);
 	if (started < 0) {
-		call_finishf(c, TC_STATUS_FAILED, NULL, "The tool could not be started: %s",
-		             err.msg);
+		/* A profile's mistake names its file and key there (where): the
+		 * user must find it. The tool's own name adds nothing, nor a
+		 * place the message names already. */
+		bool where =
+		        err.where[0] && strcmp(err.where, c->name) && !strstr(err.msg, err.where);
+		call_finishf(c, TC_STATUS_FAILED, NULL, "The tool could not be started: %s%s%s",
+		             where ? err.where : "", where ? ": " : "", err.msg);
 		return;
 	}
 	c->state = ST_RUNNING;

@@ -82,6 +82,14 @@ grep -q "reaches the network" "$ws/.out" && ! grep -q "^ran" "$ws/.out" &&
 	ok "a read-only tool under a profile reaching the network is refused" ||
 	bad "read-only tool with a network profile: $(head -3 "$ws/.out")"
 
+# A profile_dir profile with a mistake: the call fails naming the file and
+# the key, so the user can find and fix it.
+printf '{\n "name": "read-only",\n "filesystem": 5\n}\n' > "$E/pd/read-only.json"
+expect_rc 1 $TC call --config "$E/pd.json" read_file '{"path": "notes.txt"}'
+grep -q "$E/pd/read-only.json: /filesystem: must be an object" "$ws/.out" &&
+	ok "a bad profile_dir profile is named, file and key" || bad "bad profile: $(head -3 "$ws/.out")"
+rm -f "$E/pd/read-only.json"
+
 # stage 3/4: json output mode, timeout kills the tree, exit statuses
 expect_rc 0 $C --json echo_json '{"text": "{\"a\": [1, 2]}"}'
 python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["status"]=="ok" and r["canonical"]=={"a":[1,2]}, r' "$ws/.out" \
