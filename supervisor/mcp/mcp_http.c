@@ -633,10 +633,11 @@ static enum MHD_Result post_mcp(struct http_server *h, struct MHD_Connection *c,
                                 struct http_req *rq)
 {
 	if (rq->too_big) {
-		char text[160];
+		char text[256];
 		snprintf(text, sizeof text,
 		         "Payload Too Large: a message may be at most %zu bytes "
-		         "(max_message_bytes).",
+		         "(limits.max_message_bytes in toolcage.json). Send less in one call "
+		         "(split the work), or raise the limit.",
 		         h->srv->cfg->max_message_bytes);
 		return respond_error(h, c, MHD_HTTP_CONTENT_TOO_LARGE, NULL, RPC_INVALID_REQUEST,
 		                     text, NULL, NULL);

@@ -545,7 +545,8 @@ def test_huge_line_is_skipped_and_answered(tc):
         s.raw(chunk)
     s.raw(b'"}}\n')
     r = s.recv(timeout=20)
-    check(err_code(r) == -32600 and "over the limit" in r["error"]["message"], f"huge: {r}")
+    check(err_code(r) == -32600 and "over the limit" in r["error"]["message"] and
+          "limits.max_message_bytes" in r["error"]["message"], f"huge: {r}")
     check(r["id"] == 1, f"a skipped request is answered with its id, read as it streamed: {r}")
     # The id last, as the TypeScript SDK writes it: its client waits for it.
     s.raw(b'{"method":"ping","params":{"pad":"' + b"y" * (5 << 20) + b'"},"jsonrpc":"2.0","id":"last"}\n')
@@ -1289,8 +1290,9 @@ def test_http_requests_are_bounded_and_checked(tc):
     c.putheader("Content-Length", str(1 << 30))
     c.endheaders()
     r = c.getresponse()
-    check(r.status == 413 and "65536" in rpc_error(r.read()).get("message", ""),
-          f"a 1 GiB body: {r.status}")
+    why = rpc_error(r.read()).get("message", "")
+    check(r.status == 413 and "65536" in why and "limits.max_message_bytes" in why,
+          f"a 1 GiB body: {r.status} {why}")
     c.close()
     # chunked, no length: cut at the limit
     def chunks():
