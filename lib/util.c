@@ -1,4 +1,5 @@
 /* util.c — growable buffer and error helpers (see util.h). */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -229,4 +230,33 @@ json_t *json_load_strict(const char *text, size_t len, const char *origin, struc
 		tc_error_set(err, TC_E_INVALID, where, "not valid JSON: %s", je.text);
 	}
 	return doc;
+}
+
+size_t edit_distance(const char *a, size_t an, const char *b, size_t bn, bool fold_case)
+{
+	size_t row[EDIT_DISTANCE_MAX + 1];
+	an = an < EDIT_DISTANCE_MAX ? an : EDIT_DISTANCE_MAX;
+	bn = bn < EDIT_DISTANCE_MAX ? bn : EDIT_DISTANCE_MAX;
+	for (size_t j = 0; j <= bn; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= an; i++) {
+		size_t diag = row[0];
+		row[0] = i;
+		for (size_t j = 1; j <= bn; j++) {
+			size_t up = row[j];
+			unsigned char x = (unsigned char)a[i - 1], y = (unsigned char)b[j - 1];
+			if (fold_case) {
+				x = (unsigned char)tolower(x);
+				y = (unsigned char)tolower(y);
+			}
+			size_t best = diag + (x != y);
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			row[j] = best;
+			diag = up;
+		}
+	}
+	return row[bn];
 }

@@ -71,6 +71,12 @@ size_t json_text_depth(const char *p, size_t n);
  * typo cannot silently fall back to a default. */
 const char *json_unknown_key(json_t *obj, const char *const *allowed);
 
+/* The Levenshtein distance of a and b, each cut to EDIT_DISTANCE_MAX
+ * bytes; fold_case counts a letter in the other case as the same (ASCII).
+ * Time a product of the lengths, no memory but the stack. */
+#define EDIT_DISTANCE_MAX 256
+size_t edit_distance(const char *a, size_t an, const char *b, size_t bn, bool fold_case);
+
 /* Fills err (if not NULL) and returns -1. */
 int tc_error_set(struct tc_error *err, int code, const char *where, const char *fmt, ...)
         __attribute__((format(printf, 4, 5)));

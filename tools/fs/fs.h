@@ -225,11 +225,6 @@ struct fs_span {
 void fs_show_regions(struct buf *r, json_t *res, const char *text, size_t len,
                      const struct fs_span *spans, size_t n, size_t ctx_lines, size_t chars);
 
-/* fs_nearmiss.c: the Levenshtein distance of a and b, each cut to
- * FS_DISTANCE_MAX bytes; fold_case counts a letter in the other case as
- * the same (ASCII). */
-#define FS_DISTANCE_MAX 256
-size_t fs_edit_distance(const char *a, size_t an, const char *b, size_t bn, bool fold_case);
 
 /* Adds to err (an edit's no_match, a hunk that does not apply) where old
  * almost is in text: the lines that hold it with other whitespace, or the

@@ -14,14 +14,15 @@
 #include <string.h>
 
 #include "fs.h"
+#include "util.h"
 
-#define NORM_MAX       4096            /* bytes of a line looked at */
-#define WINDOW_MAX     200             /* lines of old_text matched as a window */
-#define COMPARE_MAX    20000000u       /* line comparisons in one search */
-#define DIST_LEN_MAX   FS_DISTANCE_MAX /* bytes of a line the edit distance looks at */
-#define DIST_CELLS_MAX 50000000u       /* edit-distance cells in one search */
-#define SHOW_LINES     12              /* lines of a near miss shown */
-#define TEXT_LINES_MAX 2000000u        /* lines of the file looked at (8 bytes each) */
+#define NORM_MAX       4096              /* bytes of a line looked at */
+#define WINDOW_MAX     200               /* lines of old_text matched as a window */
+#define COMPARE_MAX    20000000u         /* line comparisons in one search */
+#define DIST_LEN_MAX   EDIT_DISTANCE_MAX /* bytes of a line the edit distance looks at */
+#define DIST_CELLS_MAX 50000000u         /* edit-distance cells in one search */
+#define SHOW_LINES     12                /* lines of a near miss shown */
+#define TEXT_LINES_MAX 2000000u          /* lines of the file looked at (8 bytes each) */
 
 static bool is_space(char c)
 {
@@ -88,35 +89,6 @@ static void lines_free(struct lines *l)
 {
 	free(l->start);
 	free(l->len);
-}
-
-size_t fs_edit_distance(const char *a, size_t an, const char *b, size_t bn, bool fold_case)
-{
-	size_t row[FS_DISTANCE_MAX + 1];
-	an = an < FS_DISTANCE_MAX ? an : FS_DISTANCE_MAX;
-	bn = bn < FS_DISTANCE_MAX ? bn : FS_DISTANCE_MAX;
-	for (size_t j = 0; j <= bn; j++)
-		row[j] = j;
-	for (size_t i = 1; i <= an; i++) {
-		size_t diag = row[0];
-		row[0] = i;
-		for (size_t j = 1; j <= bn; j++) {
-			size_t up = row[j];
-			unsigned char x = (unsigned char)a[i - 1], y = (unsigned char)b[j - 1];
-			if (fold_case) {
-				x = (unsigned char)tolower(x);
-				y = (unsigned char)tolower(y);
-			}
-			size_t best = diag + (x != y);
-			if (up + 1 < best)
-				best = up + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			row[j] = best;
-			diag = up;
-		}
-	}
-	return row[bn];
 }
 
 struct found {
@@ -192,7 +164,7 @@ static void best_line(const char *text, const struct lines *fl, const char *old,
 		if ((an > bn ? an - bn : bn - an) >= best || !an)
 			continue;
 		cells += an * bn;
-		size_t d = fs_edit_distance(a, an, b, bn, false);
+		size_t d = edit_distance(a, an, b, bn, false);
 		if (d < best) {
 			best = d;
 			*f = (struct found){

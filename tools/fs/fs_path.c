@@ -374,10 +374,10 @@ int fs_mkdirs(const struct tc_tool_ctx *ctx, const char *rel, json_t **err)
 
 /* Case-insensitive edit distance on the first NAME_CMP_MAX bytes: typos
  * and wrong case both count as near. */
-static unsigned edit_distance(const char *a, const char *b)
+static unsigned name_distance(const char *a, const char *b)
 {
-	return (unsigned)fs_edit_distance(a, strnlen(a, NAME_CMP_MAX), b, strnlen(b, NAME_CMP_MAX),
-	                                  true);
+	return (unsigned)edit_distance(a, strnlen(a, NAME_CMP_MAX), b, strnlen(b, NAME_CMP_MAX),
+	                               true);
 }
 
 static size_t common_prefix(const char *a, const char *b)
@@ -454,7 +454,7 @@ static int nearby_names(int dirfd, const char *missing, json_t *arr, size_t *tot
 		return -1;
 	}
 	for (size_t i = 0; i < n; i++)
-		s[i] = (struct scored){ names[i], edit_distance(missing, names[i]),
+		s[i] = (struct scored){ names[i], name_distance(missing, names[i]),
 			                common_prefix(missing, names[i]) };
 	if (n)
 		qsort(s, n, sizeof *s, cmp_scored);
