@@ -4,12 +4,14 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
+#include "config.h"
 #include "util.h"
 
 /* path_fail's own codes where no errno says it: above every errno value. */
@@ -85,6 +87,39 @@ static int sup_paths_check(const struct cli_sup *c, struct tc_error *err)
 	return 0;
 }
 
+/* A tools.NAME setting that names no loaded tool: a typo there would
+ * leave the tool on its own deadline with nothing said. Said, not refused:
+ * a manifest directory may bring the tool later (serve reloads them). */
+static void warn_unknown_tool_settings(struct tc_supervisor *s, const char *verb)
+{
+	const struct config *cfg = supervisor_config(s);
+	const struct tc_registry *reg = tc_supervisor_registry(s);
+	for (size_t i = 0; i < cfg->n_tool_settings; i++) {
+		const char *want = cfg->tool_names[i];
+		size_t wn = strlen(want), best_d = SIZE_MAX;
+		const char *best = NULL;
+		bool found = false;
+		for (size_t k = 0; k < tc_registry_count(reg) && !found; k++) {
+			const char *n = tc_defined_name(tc_registry_at(reg, k));
+			found = !strcmp(n, want);
+			size_t d = edit_distance(want, wn, n, strlen(n), true);
+			if (d < best_d) {
+				best_d = d;
+				best = n;
+			}
+		}
+		if (found)
+			continue;
+		/* A near name is a likely typo: a third of it at most differs. */
+		bool near = best && best_d <= 3 && best_d * 3 <= wn;
+		fprintf(stderr,
+		        "toolcage %s: warning: %s: /tools/%s: no tool of that name is loaded, so "
+		        "its settings apply to none%s%s%s\n",
+		        verb, cfg->origin, want, near ? " (did you mean " : "", near ? best : "",
+		        near ? "?)" : "");
+	}
+}
+
 struct tc_supervisor *cli_sup_open(struct cli_sup *c, const char *verb)
 {
 	c->dirs[c->ndirs] = NULL;
@@ -100,6 +135,7 @@ struct tc_supervisor *cli_sup_open(struct cli_sup *c, const char *verb)
 		        err.where[0] && !said ? ": " : "", err.msg);
 		return NULL;
 	}
+	warn_unknown_tool_settings(s, verb);
 	return s;
 }
 

@@ -26,6 +26,12 @@ expect_rc() { # want cmd...
 echo "hello" > notes.txt
 C="$TC call --tools $TOOLS"
 
+# a tools.NAME setting for no loaded tool is said, with the near name
+printf '{"tools": {"run_comand": {"timeout_ms": 1000}, "read_file": {"timeout_ms": 5000}}}\n' >"$E/typo.json"
+expect_rc 0 $C --config "$E/typo.json" read_file '{"path": "notes.txt"}'
+grep -q "typo.json: /tools/run_comand: no tool of that name is loaded.*did you mean run_command?" "$ws/.err" &&
+	! grep -q "/tools/read_file" "$ws/.err" && ok "tools.NAME typo named" || bad "tools.NAME typo: $(cat "$ws/.err")"
+
 # stage 1: unknown tool lists the available ones; invalid arguments explained
 expect_rc 1 $C no_such_tool '{}'
 grep -q "Available tools:.*make_marker" "$ws/.out" && ok "unknown tool lists tools" || bad "unknown tool message"
