@@ -204,6 +204,25 @@ const char *sbx_explain_step(const char *step, int e)
 	return "";
 }
 
+/* STEP refused with E, in the words of every message that names a step:
+ * "STEP failed: ERROR: why; fix: ...". */
+static size_t step_failed(const char *step, int e, char *buf, size_t len)
+{
+	const char *why = sbx_explain_step(step, e);
+	int w = snprintf(buf, len, "%s failed: %s%s%s", step, strerror(e), *why ? ": " : "", why);
+	return w < 0 ? 0 : (size_t)w;
+}
+
+size_t sbx_explain_refused(const char *profile, const char *step, int e, char *buf, size_t len)
+{
+	int w = snprintf(buf, len, "profile %s cannot run here: ", profile);
+	if (w < 0)
+		return 0;
+	if ((size_t)w >= len)
+		return (size_t)w;
+	return (size_t)w + step_failed(step, e, buf + w, len - (size_t)w);
+}
+
 /* The no_namespaces rung (jail.c) is taken where the ladder's probe could
  * not use the namespaces (ladder.c): the clone refused them, or a step
  * in them was refused (gVisor's runsc refuses MS_REC | MS_PRIVATE on /:
@@ -215,11 +234,7 @@ size_t explain_no_ns(const struct sbx_jail *j, char *buf, size_t len)
 {
 	if (j->ns_step == STEP_NONE)
 		return sbx_explain_ns(j->ns_refused, j->ns_err, buf, len);
-	const char *step = child_step_name((enum child_step)j->ns_step);
-	const char *why = sbx_explain_step(step, j->ns_err);
-	int w = snprintf(buf, len, "%s failed: %s%s%s", step, strerror(j->ns_err), *why ? ": " : "",
-	                 why);
-	return w < 0 ? 0 : (size_t)w;
+	return step_failed(child_step_name((enum child_step)j->ns_step), j->ns_err, buf, len);
 }
 
 const char *explain_no_ns_short(const struct sbx_jail *j)

@@ -504,8 +504,14 @@ pid_t sbx_fork_pidfd(int *pidfd);
  * and the fix. sbx_explain_ns: the namespaces in CLONE_NS (clone flags)
  * refused with errno E, into buf (returns what snprintf does).
  * sbx_explain_step: a setup step (sbx_outcome.setup_step) refused with
- * errno E; "" when there is nothing more to say. */
+ * errno E; "" when there is nothing more to say (static).
+ * sbx_explain_refused: profile PROFILE refused because its child's setup
+ * step STEP failed with errno E, in the one wording every refusal of a
+ * profile has, "profile P cannot run here: STEP failed: ERROR: why; fix:
+ * ...", whoever saw it (check, exec, a call through the jail's worker);
+ * into buf, returns what snprintf does. */
 size_t sbx_explain_ns(unsigned clone_ns, int e, char *buf, size_t len);
 const char *sbx_explain_step(const char *step, int e);
+size_t sbx_explain_refused(const char *profile, const char *step, int e, char *buf, size_t len);
 
 #endif

@@ -194,11 +194,8 @@ static void worker_refused(const struct sbx_child *c, int rc, struct sbx_error *
 		sbx_explain_ns((unsigned)c->jail->clone_ns, r->err, why, sizeof why);
 		sbx_err(err, 0, "profile %s cannot run here: %s", c->jail->name, why);
 	} else {
-		const char *hint = sbx_explain_step(step, r->err);
-		sbx_err(err, 0,
-		        "profile %s cannot run here: the sandbox worker's %s failed "
-		        "(%s)%s%s",
-		        c->jail->name, step, strerror(r->err), *hint ? ": " : "", hint);
+		sbx_explain_refused(c->jail->name, step, r->err, why, sizeof why);
+		sbx_err(err, 0, "%s", why);
 	}
 	if (err)
 		err->errnum = r->err;

@@ -706,12 +706,19 @@ int cmd_exec(int argc, char **argv)
 		 * hostile payload, and this goes to a terminal. */
 		char *name = shown_dup(argv[optind]);
 		bool is_exec = !strcmp(out->setup_step, "exec");
-		const char *hint = is_exec ?
-		        exec_failure_hint(out->setup_failed, o.workspace, argv[optind]) :
-		        sbx_explain_step(out->setup_step, out->setup_failed);
-		int k = snprintf(msg, sizeof msg, "%s failed: %s%s%s%s%s", out->setup_step,
-		                 strerror(out->setup_failed), is_exec ? ": " : "",
-		                 is_exec ? name ? name : "?" : "", *hint ? ": " : "", hint);
+		int k;
+		/* A step before the exec refused the profile here, as check
+		 * and a call through the jail's worker say it. */
+		if (!is_exec)
+			k = (int)sbx_explain_refused(o.profile, out->setup_step, out->setup_failed,
+			                             msg, sizeof msg);
+		else {
+			const char *hint =
+			        exec_failure_hint(out->setup_failed, o.workspace, argv[optind]);
+			k = snprintf(msg, sizeof msg, "exec failed: %s: %s%s%s",
+			             strerror(out->setup_failed), name ? name : "?",
+			             *hint ? ": " : "", hint);
+		}
 		free(name);
 		/* Landlock's refusal reads as a bare "Permission denied": say
 		 * which setting of the profile it is. */
@@ -881,6 +888,7 @@ static bool check_profile(const char *name, const char *dir, const char *workspa
 		.fn = check_builtin, .fn_data = "", .fn_len = 1, .timeout_ms = 5000
 	};
 	struct sbx_child *bchild = NULL;
+	char why[sizeof err.msg];
 	if (profile_load(name, dir, &p, &terr) < 0) {
 		printf("  %-12s NO   %s: %s\n", name, terr.where, terr.msg);
 	} else if (check_jail_new(p, workspace, &jail, &err) < 0) {
@@ -889,20 +897,19 @@ static bool check_profile(const char *name, const char *dir, const char *workspa
 		printf("  %-12s NO   %s\n", name, err.msg);
 	} else if (sbx_child_outcome(child)->setup_failed) {
 		const struct sbx_outcome *o = sbx_child_outcome(child);
-		const char *hint = sbx_explain_step(o->setup_step, o->setup_failed);
-		printf("  %-12s NO   %s failed: %s%s%s\n", name, o->setup_step,
-		       strerror(o->setup_failed), *hint ? ": " : "", hint);
+		sbx_explain_refused(name, o->setup_step, o->setup_failed, why, sizeof why);
+		printf("  %-12s NO   %s\n", name, why);
 	} else if (sbx_spawn(jail, &builtin, &bchild, &err) < 0 || sbx_child_wait(bchild) < 0) {
 		printf("  %-12s NO   a builtin cannot start: %s\n", name, err.msg);
-	} else if (sbx_child_outcome(bchild)->setup_failed ||
-	           sbx_child_outcome(bchild)->exit_code) {
+	} else if (sbx_child_outcome(bchild)->setup_failed) {
 		const struct sbx_outcome *o = sbx_child_outcome(bchild);
-		const char *hint =
-		        o->setup_failed ? sbx_explain_step(o->setup_step, o->setup_failed) : "";
-		printf("  %-12s NO   a builtin failed: %s%s%s (exit %d, signal %d)%s%s\n", name,
-		       o->setup_failed ? o->setup_step : "", o->setup_failed ? ": " : "",
-		       o->setup_failed ? strerror(o->setup_failed) : "", o->exit_code, o->signal,
-		       *hint ? ": " : "", hint);
+		sbx_explain_refused(name, o->setup_step, o->setup_failed, why, sizeof why);
+		printf("  %-12s NO   %s\n", name, why);
+	} else if (sbx_child_outcome(bchild)->exit_code) {
+		const struct sbx_outcome *o = sbx_child_outcome(bchild);
+		printf("  %-12s NO   profile %s cannot run here: a builtin failed (exit %d, "
+		       "signal %d)\n",
+		       name, name, o->exit_code, o->signal);
 	} else {
 		printf("  %-12s yes\n", name);
 		print_dropped(sbx_jail_dropped(jail));

@@ -2049,6 +2049,25 @@ static void test_explain_rprivate_einval_names_the_mount(void **state)
 	assert_string_equal(sbx_explain_step("make the sandbox worker's namespaces", EINVAL), "");
 }
 
+/* A profile refused at a setup step: one wording, with the prefix every
+ * refusal has, the step, the error and why; cut, never overrun. */
+static void test_explain_refused_words_a_step_one_way(void **state)
+{
+	(void)state;
+	char buf[1024], small[24];
+	sbx_explain_refused("read-only", "mount /proc", EPERM, buf, sizeof buf);
+	assert_non_null(strstr(buf,
+	                       "profile read-only cannot run here: mount /proc failed: "
+	                       "Operation not permitted: a fresh /proc cannot be mounted"));
+	assert_non_null(strstr(buf, "; fix: unmask it"));
+	sbx_explain_refused("write", "set rlimits", EINVAL, buf, sizeof buf);
+	assert_string_equal(buf,
+	                    "profile write cannot run here: set rlimits failed: Invalid argument");
+	size_t n = sbx_explain_refused("read-only", "mount /proc", EPERM, small, sizeof small);
+	assert_true(n >= sizeof small);
+	assert_int_equal(strlen(small), sizeof small - 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2099,6 +2118,7 @@ int main(void)
 		cmocka_unit_test(test_egress_namespace_paces_nothing),
 		cmocka_unit_test(test_explain_userns_maps_without_setgroups),
 		cmocka_unit_test(test_explain_rprivate_einval_names_the_mount),
+		cmocka_unit_test(test_explain_refused_words_a_step_one_way),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
