@@ -66,7 +66,10 @@ if w is None:
 elif not w:
     print("none-listed")
 else:
-    print(",".join("%s=%s" % (n, (v.get("by") or "DROPPED").replace(" ", "_"))
+    # name=by for a wall built its first way, name~by for one built
+    # another way (table.py checks those against the docs' words).
+    print(",".join("%s%s%s" % (n, "~" if v.get("alternative") else "=",
+                               (v.get("by") or "DROPPED").replace(" ", "_"))
                    for n, v in sorted(w.items())))
 PYEOF
 )

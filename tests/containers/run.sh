@@ -34,9 +34,12 @@
 # built-in tools through `toolcage serve` over stdio (exact answers, or a
 # refusal with its fix), and the escape suite's quick set under every
 # profile that runs, each attack judged against the walls its own result
-# claims (judge.py). Then the observed run/refused per profile is compared
-# with the podman rows of docs/where-it-runs.md (table.py): a difference
-# fails, and --write-table rewrites those rows from what was seen.
+# claims (judge.py). Then the observed run/refused per profile, and the
+# walls the results said were built another way, are compared with the
+# podman rows of docs/where-it-runs.md (table.py; those walls with what
+# the "what is refused" cell names as "`NAME`: `BY`, another way"): a
+# difference fails, and --write-table rewrites those rows from what was
+# seen.
 #
 #   make test-containers         (root; podman, runc, debootstrap; runsc)
 #   bash tests/containers/run.sh [--envs "default shipped"] [--ids root]
@@ -190,7 +193,7 @@ for env in $ENVS; do
 			read -r _ _ _ v rest <<< "$l"
 			v=${v:-missing}
 			case $v in
-			runs) echo "$env $id $p runs" >> "$T/observed"
+			runs) echo "$env $id $p runs ${rest#walls=}" >> "$T/observed"
 			      walls="$walls $p:${rest#walls=}" ;;
 			refused) echo "$env $id $p refused ${rest#cause=}" >> "$T/observed" ;;
 			*) echo "$env $id $p $v" >> "$T/observed" ;;

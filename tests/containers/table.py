@@ -5,14 +5,24 @@
 The rows whose first cell starts with "podman" are the test's: one per
 environment and identity it runs, its profile cells ("runs" or "refused",
 columns found by their header) what a call there did, its "seen by" cell
-`make test-containers`. Other columns are kept as they are.
+`make test-containers`. Its "what is refused" cell, written by hand, names
+each wall built another way as "`NAME`: `BY`, another way": those must be
+the walls the results of the profiles that run there said were built
+another way, and how, no more and no fewer. Other columns are kept as they
+are.
 
 usage: table.py check|write DOC OBSERVED
-OBSERVED: lines "ENV ID PROFILE runs|refused [cause]" (run.sh writes it).
+OBSERVED: lines "ENV ID PROFILE runs [WALLS]" or "ENV ID PROFILE refused
+[cause]" (run.sh writes it); WALLS as inside.sh gives them: "NAME=BY" for
+a wall built its first way, "NAME~BY" for one built another way, commas
+between, spaces in BY as "_".
 check: exit 1 (saying which cells) when a row differs from what was seen
-or is missing; write: rewrite those rows (the rest of the page untouched).
+or is missing; write: rewrite those rows (the rest of the page untouched;
+of a "what is refused" cell whose walls differ, the parenthesised part
+that names them is written anew).
 """
 import os
+import re
 import sys
 
 PROFILES = ("read-only", "write", "destructive", "network")
@@ -30,6 +40,8 @@ ENV_LABEL = {
 SKIPPED = set(os.environ.get("TC_TABLE_SKIPPED", "").split())
 ID_LABEL = {"root": "root", "user": "a user (uid 65534)"}
 SEEN = "`make test-containers`"
+# A wall built another way, as the docs name it.
+CLAIM = re.compile(r"`([a-z_]+)`: `([^`]+)`, another way")
 
 
 def label(env, ident):
@@ -44,10 +56,39 @@ def row(values):
     return "|" + "|".join(" %s " % v if v else " " for v in values) + "|"
 
 
+def claimed(cell):
+    """The walls a "what is refused" cell says are built another way, as
+    OBSERVED spells them (spaces as "_")."""
+    return {(n, b.replace(" ", "_")) for n, b in CLAIM.findall(cell)}
+
+
+def claims_text(walls):
+    return "; ".join("`%s`: `%s`, another way" % (n, b.replace("_", " "))
+                     for n, b in sorted(walls))
+
+
+def rewrite_claims(cell, walls):
+    """cell with the parenthesised part that names walls built another
+    way (or, without one, a new one at its end) naming walls."""
+    for m in re.finditer(r"\(", cell):
+        depth, k = 0, m.start()
+        for k in range(m.start(), len(cell)):
+            depth += {"(": 1, ")": -1}.get(cell[k], 0)
+            if not depth:
+                break
+        if CLAIM.search(cell[m.start():k + 1]):
+            new = "(%s)" % claims_text(walls) if walls else ""
+            return (cell[:m.start()] + new + cell[k + 1:]).strip()
+    if not walls:
+        return cell
+    return ("%s (%s)" % (cell, claims_text(walls))).strip()
+
+
 def main():
     mode, doc, observed = sys.argv[1:4]
     seen = {}      # label -> {profile: verdict}
     causes = {}    # label -> [cause]
+    other = {}     # label -> {(wall, by)} built another way where a profile runs
     order = []
     for line in open(observed):
         f = line.rstrip("\n").split(" ", 4)
@@ -57,8 +98,14 @@ def main():
         if lab not in seen:
             seen[lab] = {}
             causes[lab] = []
+            other[lab] = set()
             order.append(lab)
         seen[lab][f[2]] = f[3]
+        if f[3] == "runs" and len(f) > 4:
+            for w in f[4].split(","):
+                if "~" in w:
+                    n, b = w.split("~", 1)
+                    other[lab].add((n, b))
         if f[3] == "refused" and len(f) > 4 and f[4] not in causes[lab]:
             causes[lab].append(f[4])
     text = open(doc).read().split("\n")
@@ -104,6 +151,13 @@ def main():
                 if not any_refused and rc and not rc.startswith("("):
                     bad.append("'%s': every profile runs but 'what is refused' says '%s'"
                                % (lab, rc))
+                for w in sorted(claimed(rc) - other[lab]):
+                    bad.append("'%s': says %s; the results said %s"
+                               % (lab, claims_text([w]), claims_text(other[lab]) or
+                                  "no wall is built another way"))
+                for w in sorted(other[lab] - claimed(rc)):
+                    bad.append("'%s': the results said %s, the row does not"
+                               % (lab, claims_text([w])))
         if len(order) == (len(ENV_LABEL) - len(SKIPPED)) * len(ID_LABEL):
             skipped = {label(e, i) for e in SKIPPED for i in ID_LABEL}
             for lab in rows:
@@ -139,6 +193,8 @@ def main():
                 # What the refusal names first (edit it into words by hand).
                 c[refused_col] = "; ".join(dict.fromkeys(
                     x.split(":")[0] for x in causes[lab]))
+            if claimed(c[refused_col]) != other[lab]:
+                c[refused_col] = rewrite_claims(c[refused_col], other[lab])
         new.append(row(c))
     drop = [k for k in podman_at
             if (full and cells(text[k])[0] not in skipped) or cells(text[k])[0] in seen]

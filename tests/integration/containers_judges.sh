@@ -80,6 +80,35 @@ grep -q "^| podman's defaults, root | runs | runs | runs | runs | | \`make test-
 grep -q '^text after$' "$T/doc.md" && grep -q '^| host | runs' "$T/doc.md" || bad "table: write changed other lines"
 diff "$T/doc0.md" "$T/doc.md" | grep -q '^[<>] | host' && bad "table: write touched a row not its own"
 
+# table.py: the walls a row says are built another way ("`NAME`: `BY`,
+# another way", by hand in its "what is refused" cell) are those the
+# results said, no more and no fewer; write puts the seen ones in.
+cat > "$T/walls.md" <<'EOF'
+## Environments
+
+| environment | read-only | write | destructive | network | what is refused | seen by |
+|---|---|---|---|---|---|---|
+| podman `--privileged`, root | runs | runs | runs | runs | (`proc`: `none (masked by the container)`, another way) | `make test-containers` |
+
+EOF
+walls() { for p in read-only write destructive network; do echo "privileged root $p runs $1"; done; }
+walls 'filesystem=landlock,proc~none_(masked_by_the_container)' > "$T/w1"
+python3 $TB check "$T/walls.md" "$T/w1" > "$T/t" 2>&1 || bad "table: walls as seen failed: $(cat "$T/t")"
+walls 'filesystem=landlock,proc=proc_namespace' > "$T/w2"
+python3 $TB check "$T/walls.md" "$T/w2" > "$T/t" 2>&1 && bad "table: a wall said to be built another way, not so, passed"
+grep -qF 'says `proc`: `none (masked by the container)`, another way; the results said no wall' "$T/t" ||
+	bad "table: the wall claimed is not named: $(cat "$T/t")"
+walls 'proc~none_(masked_by_the_container),user~user_namespace' > "$T/w3"
+python3 $TB check "$T/walls.md" "$T/w3" > "$T/t" 2>&1 && bad "table: a wall built another way, not in the row, passed"
+grep -qF 'the results said `user`: `user namespace`, another way, the row does not' "$T/t" ||
+	bad "table: the wall left out is not named: $(cat "$T/t")"
+walls 'proc~process_group' > "$T/w4"
+python3 $TB check "$T/walls.md" "$T/w4" > "$T/t" 2>&1 && bad "table: a wall built another way than the row says passed"
+python3 $TB write "$T/walls.md" "$T/w3" > "$T/t" 2>&1 || bad "table: write failed: $(cat "$T/t")"
+python3 $TB check "$T/walls.md" "$T/w3" > "$T/t" 2>&1 || bad "table: walls not as seen after write: $(cat "$T/t")"
+grep -qF '| (`proc`: `none (masked by the container)`, another way; `user`: `user namespace`, another way) |' "$T/walls.md" ||
+	bad "table: the written walls: $(grep privileged "$T/walls.md")"
+
 # The committed page: every podman row is one the test runs, and each
 # says it is seen by make test-containers.
 # Two rows (root, a user) for each environment tests/containers/run.sh runs.
