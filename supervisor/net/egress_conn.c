@@ -985,9 +985,13 @@ static bool take_bytes(struct egress_conn *k, const void *p, size_t n)
 
 /* The name of a transparent connection: the one our DNS gave its address,
  * which the Host header or the TLS server name must not contradict; else
- * theirs. */
-static int transparent_name(struct egress_conn *k, const char *said)
+ * theirs. A Host that is an address our DNS gave stands for its name (a
+ * client that names the address it connected to says the same host). */
+static int transparent_name(struct egress_conn *k, const char *said_in)
 {
+	char said[NP_HOST_MAX + 1];
+	snprintf(said, sizeof said, "%s", said_in);
+	name_given_address(k->call, said);
 	if (k->mapped[0] && said[0] && strcmp(k->mapped, said)) {
 		snprintf(k->t.host, sizeof k->t.host, "%s", said);
 		refuse(k, 1, 403, "the request names another host than the one it looked up", NULL);

@@ -45,10 +45,15 @@ struct fx {
 	json_t *events;    /* every event the service emitted */
 };
 
-static int listen_on(int type, uint16_t *port)
+/* The address the next fx_new binds its plain-HTTP listener to (host
+ * order), when set: one of 127.64/16, as the per-name addresses our DNS
+ * gives are the transparent listeners' own in a tool's namespace. */
+static uint32_t fx_http_addr;
+
+static int listen_at(int type, uint32_t addr, uint16_t *port)
 {
 	int fd = socket(AF_INET, type | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr = { htonl(INADDR_LOOPBACK) } };
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr = { htonl(addr) } };
 	socklen_t len = sizeof a;
 	assert_true(fd >= 0);
 	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
@@ -57,6 +62,11 @@ static int listen_on(int type, uint16_t *port)
 	assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &len), 0);
 	*port = ntohs(a.sin_port);
 	return fd;
+}
+
+static int listen_on(int type, uint16_t *port)
+{
+	return listen_at(type, INADDR_LOOPBACK, port);
 }
 
 /* The server: each connection's head, read whole, is answered as a body
@@ -127,7 +137,10 @@ static struct fx *fx_new(const char *allow, unsigned caps)
 	f->events = json_array();
 	int fds[SBX_LISTEN_MAX];
 	for (int k = 0; k < SBX_LISTEN_MAX; k++)
-		fds[k] = listen_on(k == SBX_LISTEN_DNS_UDP ? SOCK_DGRAM : SOCK_STREAM, &f->port[k]);
+		fds[k] = listen_at(k == SBX_LISTEN_DNS_UDP ? SOCK_DGRAM : SOCK_STREAM,
+		                   k == SBX_LISTEN_HTTP && fx_http_addr ? fx_http_addr :
+		                                                          INADDR_LOOPBACK,
+		                   &f->port[k]);
 	for (const char *a = allow; a && *a; a += strlen(a) + 1)
 		assert_int_equal(netpol_add_name(f->pol, false, a, &err), 0);
 	if (caps & 1)
@@ -458,6 +471,62 @@ static void test_plain_http_is_decided_by_its_host_header(void **state)
 	json_t *e = entry(f, "unlisted.test", 80);
 	assert_string_equal(str_of(e, "via"), "http");
 	json_decref(e);
+	fx_free(f);
+}
+
+/* A transparent request to the address our DNS gave a name, whose Host
+ * is that address: the same host, decided as the name (not refused as
+ * naming another), and no record of the address. */
+static void plain_http_host_is_the_given_address(struct fx *f, int out)
+{
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	struct sockaddr_in d = { .sin_family = AF_INET,
+		                 .sin_port = htons(f->port[SBX_LISTEN_DNS_UDP]),
+		                 .sin_addr = { htonl(INADDR_LOOPBACK) } };
+	/* "localhost", type A: the first name asked, 127.64.0.1. */
+	static const uint8_t q[] = { 0,   1,   1,   0,   0,   1,   0,   0,   0, 0, 0, 0, 9, 'l',
+		                     'o', 'c', 'a', 'l', 'h', 'o', 's', 't', 0, 0, 1, 0, 1 };
+	uint8_t r[512];
+	sendto(fd, q, sizeof q, 0, (struct sockaddr *)&d, sizeof d);
+	struct pollfd p = { fd, POLLIN, 0 };
+	ssize_t got = poll(&p, 1, 3000) == 1 ? recv(fd, r, sizeof r, 0) : -1;
+	close(fd);
+	if (got < 16 || r[7] != 1 || memcmp(r + got - 4, "\x7f\x40\x00\x01", 4)) {
+		dprintf(out, "no answer 127.64.0.1 for localhost\n");
+		return;
+	}
+	static const char req[] = "GET / HTTP/1.1\r\nHost: 127.64.0.1\r\n\r\n";
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	struct sockaddr_in a = { .sin_family = AF_INET,
+		                 .sin_port = htons(f->port[SBX_LISTEN_HTTP]),
+		                 .sin_addr = { htonl(0x7f400001) } };
+	if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof a) < 0)
+		_exit(3);
+	io_write_all(fd, req, sizeof req - 1);
+	char buf[4096];
+	ssize_t n;
+	while ((n = read(fd, buf, sizeof buf)) > 0)
+		io_write_all(out, buf, (size_t)n);
+	close(fd);
+}
+
+static void test_plain_http_host_naming_the_given_address_is_that_name(void **state)
+{
+	(void)state;
+	fx_http_addr = 0x7f400001; /* 127.64.0.1 */
+	struct fx *f = fx_new("localhost\0", 1);
+	fx_http_addr = 0;
+	char *res = client(f, plain_http_host_is_the_given_address);
+	assert_null(strstr(res, "no answer"));
+	assert_null(strstr(res, "names another host"));
+	free(res);
+	/* Decided as localhost, port 80: nothing listens there, so it failed
+	 * upstream, or it was reached; never refused. */
+	json_t *e = entry(f, "localhost", 80);
+	assert_non_null(e);
+	assert_string_not_equal(str_of(e, "decision"), "refused");
+	json_decref(e);
+	assert_null(entry(f, "127.64.0.1", 80));
 	fx_free(f);
 }
 
@@ -1029,6 +1098,7 @@ int main(void)
 		cmocka_unit_test(test_proxy_answers_a_malformed_request_400),
 		cmocka_unit_test(test_socks_connect_allowed_and_refused),
 		cmocka_unit_test(test_plain_http_is_decided_by_its_host_header),
+		cmocka_unit_test(test_plain_http_host_naming_the_given_address_is_that_name),
 		cmocka_unit_test(test_dns_answers_from_the_policy_and_forwards_nothing),
 		cmocka_unit_test(test_a_flood_of_refusals_writes_a_bounded_number_of_events),
 		cmocka_unit_test(test_connection_cap_refuses_the_next),
