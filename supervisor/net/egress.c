@@ -18,16 +18,21 @@
 #include "loop.h"
 #include "util.h"
 
+/* Each way in: its name in the log and the results, and as a summary
+ * line says it. */
+static const struct {
+	const char *name, *label;
+} vias[] = {
+	[VIA_HTTP_PROXY] = { "http-proxy", "HTTP proxy" },
+	[VIA_SOCKS] = { "socks5", "SOCKS5 proxy" },
+	[VIA_HTTP] = { "http", "plain HTTP" },
+	[VIA_TLS] = { "tls", "TLS" },
+	[VIA_DNS] = { "dns", "DNS" },
+};
+
 const char *egress_via_name(enum egress_via via)
 {
-	static const char *const names[] = {
-		[VIA_HTTP_PROXY] = "http-proxy",
-		[VIA_SOCKS] = "socks5",
-		[VIA_HTTP] = "http",
-		[VIA_TLS] = "tls",
-		[VIA_DNS] = "dns",
-	};
-	return names[via];
+	return vias[via].name;
 }
 
 int egress_new(struct loop *l, const struct netpol *policy, const struct egress_hooks *hooks,
@@ -432,10 +437,12 @@ char *egress_call_summary(const struct egress_call *c, size_t max)
 			continue;
 		}
 		buf_printf(&b, "%s: %s", r->decision == 1 ? "refused" : "failed", r->name);
+		/* Without a port: a name asked of our DNS, or a request no
+		 * destination could be read from, said with the way it came. */
 		if (r->port)
 			buf_printf(&b, ":%u", r->port);
 		else
-			buf_printf(&b, " (DNS)");
+			buf_printf(&b, " (%s)", vias[r->via].label);
 		buf_printf(&b, ", %s", r->reason);
 		if (r->connections > 1)
 			buf_printf(&b, " (%llu times)", (unsigned long long)r->connections);

@@ -398,6 +398,21 @@ static void test_proxy_answers_a_malformed_request_400(void **state)
 	fx_free(f);
 }
 
+/* The call's summary says a malformed request came to the proxy, not that
+ * a name was asked of our DNS (neither has a port). */
+static void test_a_malformed_proxy_request_is_summed_up_as_the_proxys(void **state)
+{
+	(void)state;
+	struct fx *f = fx_new("a:*\0", 1);
+	free(client(f, malformed));
+	char *sum = egress_call_summary(f->call, EGRESS_SUMMARY_MAX);
+	assert_non_null(sum);
+	assert_non_null(strstr(sum, "refused: (malformed request) (HTTP proxy), "));
+	assert_null(strstr(sum, "(DNS)"));
+	free(sum);
+	fx_free(f);
+}
+
 /* ---- SOCKS5 --------------------------------------------------------------------- */
 
 static void socks_ipv4(struct fx *f, int out)
@@ -1096,6 +1111,7 @@ int main(void)
 		cmocka_unit_test(test_proxy_refuses_an_unlisted_host_with_403),
 		cmocka_unit_test(test_connect_resolves_and_checks_the_address),
 		cmocka_unit_test(test_proxy_answers_a_malformed_request_400),
+		cmocka_unit_test(test_a_malformed_proxy_request_is_summed_up_as_the_proxys),
 		cmocka_unit_test(test_socks_connect_allowed_and_refused),
 		cmocka_unit_test(test_plain_http_is_decided_by_its_host_header),
 		cmocka_unit_test(test_plain_http_host_naming_the_given_address_is_that_name),
