@@ -50,19 +50,24 @@ def judge(what, got, want):
         fails += 1
     print("%s %s: %r" % ("ok  " if good else "FAIL", what, got[:90]))
 
+# What a connected socket answers, up to 512 bytes or its end (an OSError
+# goes to the caller).
+def answer(s):
+    out = b""
+    while len(out) < 512:
+        b = s.recv(512)
+        if not b:
+            break
+        out += b
+    return out.decode("latin-1")
+
 def tcp(host, port, data):
     try:
         s = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
         s.settimeout(5)
         s.connect((host, port))
         s.sendall(data)
-        out = b""
-        while len(out) < 512:
-            b = s.recv(512)
-            if not b:
-                break
-            out += b
-        return out.decode("latin-1")
+        return answer(s)
     except OSError as e:
         return "error %s" % e
 
@@ -105,13 +110,7 @@ def socks(atyp, addr, port, then=None):
         if then is None or len(r) < 2 or r[1]:
             return "reply %d" % r[1] if len(r) > 1 else "closed"
         s.sendall(then)
-        out = b""
-        while len(out) < 512:
-            b = s.recv(512)
-            if not b:
-                break
-            out += b
-        return out.decode("latin-1")
+        return answer(s)
     except OSError as e:
         return "error %s" % e
 
