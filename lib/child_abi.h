@@ -21,7 +21,19 @@ enum {
 	CHILD_FD_RESULT = 3, /* a builtin's result (close-on-exec there), or a
 	                        * manifest tool's channel (its program's fd 3) */
 	CHILD_FD_FIRST_FREE = 4,
+	/* Handed connections: where a builtin's profile sends its network
+	 * through toolcage but no network namespace can be made, the child
+	 * gets CHILD_HANDED_MAX connected stream sockets at CHILD_FD_HANDED
+	 * and up (close-on-exec), each the client end of a connection to
+	 * toolcage's HTTP proxy, and can make no socket of its own. */
+	CHILD_FD_HANDED = 4,
 };
+
+/* Connections handed to one call: the most http_fetch opens (its first
+ * hop and each redirect it follows, one connection each). */
+#define CHILD_HANDED_MAX 6
+/* Set (to "1") in the environment of a child given handed connections. */
+#define CHILD_HANDED_ENV "TOOLCAGE_HANDED_CONNECTIONS"
 
 /* Bytes of a result the supervisor keeps from CHILD_FD_RESULT: more is an
  * error, and the child is killed (16 MiB). */

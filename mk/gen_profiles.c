@@ -130,6 +130,7 @@ static int put_profile(int i, const struct profile *p)
 	printf("\t\t.socket_families = 0x%xu,\n\t\t.allow_udp = %s,\n", s->socket_families,
 	       bool_str(s->allow_udp));
 	printf("\t\t.egress = %s,\n", bool_str(s->egress));
+	printf("\t\t.no_sockets = %s,\n", bool_str(s->no_sockets));
 	if (s->tcp_connect_ports)
 		printf("\t\t.tcp_connect_ports = p%d_tcp_connect_ports,\n", i);
 	else

@@ -206,16 +206,27 @@ static void arrange_fds(const struct child_plan *p, int *ruleset_fd)
 	if (p->stdin_fd < 0)
 		CHECK(STEP_FDS, null_fd = open("/dev/null", O_RDWR | O_CLOEXEC));
 	/* The sources in the order they are placed: the first four at their
-	 * CHILD_FD_* numbers, the rest from the next free one up. */
-	enum { S_RESULT = CHILD_FD_RESULT, S_STATUS, S_JOB, S_RULESET, S_LIFELINE, S_N };
-	int src[S_N] = { p->stdin_fd >= 0 ? p->stdin_fd : null_fd,
-		         p->stdout_fd,
-		         p->stderr_fd,
-		         p->result_fd,
-		         p->status_fd,
-		         p->job_fd,
-		         *ruleset_fd,
-		         p->lifeline_fd };
+	 * CHILD_FD_* numbers, the handed connections (when given) at
+	 * CHILD_FD_HANDED and up, the rest from the next free one up. */
+	enum {
+		S_RESULT = CHILD_FD_RESULT,
+		S_HANDED,
+		S_STATUS = S_HANDED + CHILD_HANDED_MAX,
+		S_JOB,
+		S_RULESET,
+		S_LIFELINE,
+		S_N
+	};
+	_Static_assert((int)S_HANDED == (int)CHILD_FD_HANDED,
+	               "handed connections follow the result");
+	int src[S_N] = { p->stdin_fd >= 0 ? p->stdin_fd : null_fd, p->stdout_fd, p->stderr_fd,
+		         p->result_fd };
+	for (int i = 0; i < CHILD_HANDED_MAX; i++)
+		src[S_HANDED + i] = p->handed_fds ? p->handed_fds[i] : -1;
+	src[S_STATUS] = p->status_fd;
+	src[S_JOB] = p->job_fd;
+	src[S_RULESET] = *ruleset_fd;
+	src[S_LIFELINE] = p->lifeline_fd;
 	int tmp[S_N];
 	for (int i = 0; i < S_N; i++) {
 		tmp[i] = src[i];

@@ -308,7 +308,17 @@ static void confine_walls(const struct sbx_jail *j, struct sbx_confinement *out)
 		            "once it is over (its own kept aside) and reported; while it runs, "
 		            "what it writes there is there; one call at a time",
 		            explain_no_ns_short(j));
-	WALL("network", ns & CLONE_NEWNET ? "network namespace" : "seccomp");
+	if (j->handed)
+		alternative(WALL("network", "handed connections"),
+		            "%s, so no network namespace: built-in tools alone run, each "
+		            "call given %d connections to toolcage's HTTP proxy, made by the "
+		            "supervisor before it starts and served under the egress policy "
+		            "as the proxy's are; every socket of its own (socket, socketpair, "
+		            "any family) is refused by seccomp, so they are its only way out; "
+		            "commands under the profile are refused",
+		            explain_no_ns_short(j), CHILD_HANDED_MAX);
+	else
+		WALL("network", ns & CLONE_NEWNET ? "network namespace" : "seccomp");
 	WALL("seccomp", "seccomp");
 	WALL("no_new_privs", "prctl");
 }

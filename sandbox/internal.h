@@ -73,6 +73,9 @@ struct sbx_jail {
 	bool private_proc;    /* mount a fresh /proc (pid + mount ns) */
 	bool private_tmp;     /* mount a tmpfs on /tmp (mount ns) */
 	bool egress;          /* spec.egress: CLONE_NEWNET, listeners (netns.c) */
+	bool handed;          /* spec.egress where no namespace can be made
+	                       * (no_ns): builtins only, given connections
+	                       * (spawn.c), every socket refused (seccomp.c) */
 	/* The ladder (ladder.c): walls built another way than the profile's
 	 * own, each reported (confine.c) and refused with spec.strict. */
 	/* root_userns_net: root has CAP_SYS_ADMIN but lacks CAP_NET_ADMIN,
@@ -302,6 +305,8 @@ struct child_plan {
 	int cgroup_fds[SBX_CGROUP_FDS + 1]; /* files to write "0" to (v1 "tasks", a v2
 	                     * cgroup.procs when not joined at clone), -1 when none */
 	int job_fd;                         /* a spare's end of the job socket, else -1 */
+	const int *handed_fds;              /* handed connections: CHILD_HANDED_MAX ends
+	                        * placed at CHILD_FD_HANDED, or NULL */
 	bool signals_default;               /* all SIG_DFL (a worker's child) */
 };
 
@@ -366,6 +371,8 @@ struct sbx_child {
 	int listeners[SBX_LISTEN_MAX]; /* egress: received on the status socket,
 	                             * not yet taken; else -1 */
 	bool listeners_came;           /* they did (once per child, never again) */
+	int handed[CHILD_HANDED_MAX];  /* handed connections: our ends, not
+	                                * yet taken; else -1 */
 	pid_t sig_pgid;                /* the group fd[W_SIG]'s signals may reach */
 	int sig_served;                /* signals the supervisor judged (sigwall) */
 	struct cgroup_slot *cg;
@@ -459,18 +466,21 @@ bool zygote_usable(void);
  * these descriptors in this order: stdin, stdout, stderr, result, status,
  * job, then the cgroup v1 "tasks" files it says it has, then (cgroup_v2)
  * the v2 slot's directory to clone the child into and its cgroup.procs
- * for the child to write itself into where that cannot be. The worker
+ * for the child to write itself into where that cannot be, then (handed)
+ * the child's handed connections. The worker
  * never sees a job: the child reads it from the job socket itself. */
 struct zygote_request {
 	uint32_t magic;
 	uint32_t n_cgroup_fds;
 	uint32_t cgroup_v2;
+	uint32_t handed; /* the child's CHILD_HANDED_MAX handed connections
+	                  * follow the rest */
 };
 #define ZYGOTE_MAGIC     0x747a7967u /* "tzyg" */
 #define ZYGOTE_FIXED_FDS 6
 #define ZYGOTE_CG_CLONE  1u /* the v2 directory follows */
 #define ZYGOTE_CG_PROCS  2u /* the v2 cgroup.procs follows */
-#define ZYGOTE_MAX_FDS   (ZYGOTE_FIXED_FDS + SBX_CGROUP_FDS + 2)
+#define ZYGOTE_MAX_FDS   (ZYGOTE_FIXED_FDS + SBX_CGROUP_FDS + 2 + CHILD_HANDED_MAX)
 
 /* worker.c: a jail as bytes and descriptors, for the worker (and back). */
 int jail_pack(const struct sbx_jail *j, char **buf, size_t *len, int **fds, int *nfds);

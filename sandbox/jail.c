@@ -245,7 +245,7 @@ static bool env_has(char *const *envp, size_t n, const char *name, size_t nlen)
  * then passed-through ones not already set, then defaults. */
 static int build_env(const struct sbx_spec *spec, struct sbx_jail *j)
 {
-	const char *items[SBX_ENV_MAX + 3];
+	const char *items[SBX_ENV_MAX + 4];
 	size_t n = 0;
 	/* Past the bound the profile is refused, not cut short: a variable
 	 * dropped unsaid would change what the tool does. */
@@ -275,6 +275,8 @@ static int build_env(const struct sbx_spec *spec, struct sbx_jail *j)
 		items[n++] = tmpdir;
 	if (!env_has((char *const *)items, n, "HOME", 4))
 		items[n++] = home;
+	if (j->handed) /* http_fetch: its connections are given */
+		items[n++] = CHILD_HANDED_ENV "=1";
 	size_t bytes = (n + 1) * sizeof(char *);
 	for (size_t i = 0; i < n; i++)
 		bytes += strlen(items[i]) + 1;
@@ -422,8 +424,11 @@ static const char *const no_ns_deny[] = {
  * the tool's own processes alone, by Landlock's scoping (ABI 6) or, on
  * older kernels, by a filter whose kill()s the supervisor checks
  * (sigwall.c: where it cannot serve one, the alternative is not taken);
- * ptrace out of the domain is refused by Landlock itself. Not with
- * egress: its network namespace is the wall. Before Landlock ABI 3
+ * ptrace out of the domain is refused by Landlock itself. With egress,
+ * whose wall is a network namespace, only where the profile accepts
+ * handed connections too: its builtins get connections to toolcage's
+ * proxy made before they start (spawn.c), every socket of their own is
+ * refused by seccomp, and commands are refused. Before Landlock ABI 3
  * (Linux 6.2) Landlock did not govern truncation, which read-only mounts
  * would hold: an open with O_TRUNC in the access mode O_RDONLY or 3 asks
  * for no write right and empties any file the uid may write. truncate is
@@ -431,12 +436,13 @@ static const char *const no_ns_deny[] = {
  * openat2 answers ENOSYS, its flags unreadable to a filter). */
 static int plan_no_namespaces(struct sbx_spec *spec, struct sbx_jail *j, struct sbx_error *err)
 {
-	if (!(j->clone_ns & ~j->optional_ns) || j->egress || landlock_abi() < 1 ||
+	if (!(j->clone_ns & ~j->optional_ns) || landlock_abi() < 1 ||
 	    (landlock_abi() < 6 && !sigwall_usable()) || ladder_proc_mountable(j) != -1)
 		return 0;
 	j->ns_refused = j->clone_ns;
 	ladder_ns_refusal(j->userns, &j->ns_step, &j->ns_err);
-	if (!(spec->alternatives & SBX_ALT_NO_NAMESPACES)) {
+	if (!(spec->alternatives & SBX_ALT_NO_NAMESPACES) ||
+	    (j->egress && !(spec->alternatives & SBX_ALT_HANDED_CONNECTIONS))) {
 		if (!spec->strict)
 			return 0; /* refused at the first spawn, in the kernel's words */
 		char why[1024];
@@ -459,7 +465,19 @@ static int plan_no_namespaces(struct sbx_spec *spec, struct sbx_jail *j, struct 
 	if (landlock_abi() < 3)
 		j->no_ns_deny[k++] = "truncate";
 	spec->seccomp_deny = j->no_ns_deny;
-	spec->namespaces = 0;         /* no read-only host mounts: seccomp's setid rules too */
+	spec->namespaces = 0; /* no read-only host mounts: seccomp's setid rules too */
+	if (j->egress) {
+		/* No socket of its own: the handed connections are its only
+		 * way out (and the proxy, never a port, is its destination). */
+		spec->egress = false;
+		spec->no_sockets = true;
+		spec->socket_families = 0;
+		spec->allow_udp = false;
+		spec->tcp_connect_ports = NULL;
+		spec->n_tcp_connect_ports = 0;
+		j->egress = false;
+		j->handed = true;
+	}
 	j->call_tmp = j->private_tmp; /* a private /tmp promised: per call */
 	j->clone_ns = j->optional_ns = 0;
 	j->userns = j->root_userns = j->private_proc = j->private_tmp = false;
@@ -936,6 +954,11 @@ int sbx_jail_new(const struct sbx_spec *spec, const char *workspace, struct sbx_
 	}
 	*out = j;
 	return 0;
+}
+
+bool sbx_jail_handed(const struct sbx_jail *j)
+{
+	return j->handed;
 }
 
 void sbx_jail_free(struct sbx_jail *j)

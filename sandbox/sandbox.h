@@ -25,6 +25,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "child_abi.h"
+
 /* Namespaces a profile may ask for. */
 enum {
 	SBX_NS_USER = 1u << 0,  /* implied when not root and any other is asked */
@@ -74,7 +76,13 @@ enum {
 	/* no mount namespace to hold the protected paths read-only: a copy
 	 * taken before each call and put back after it */
 	SBX_ALT_PROTECT_COPY = 1u << 4,
-	SBX_ALT_ALL = (1u << 5) - 1,
+	/* egress without a network namespace (every namespace refused, with
+	 * SBX_ALT_NO_NAMESPACES): builtins only, each given CHILD_HANDED_MAX
+	 * connections to toolcage's HTTP proxy made before it starts
+	 * (sbx_child_take_handed), every socket of its own refused by
+	 * seccomp; a command under the profile is refused */
+	SBX_ALT_HANDED_CONNECTIONS = 1u << 5,
+	SBX_ALT_ALL = (1u << 6) - 1,
 };
 
 /* Socket families socket(2) may create (socketpair(AF_UNIX) stream and
@@ -145,6 +153,9 @@ struct sbx_spec {
 	                                  * is implied, never dropped) whose only way
 	                                  * out is the supervisor's listeners (enum
 	                                  * sbx_listener, sbx_child_take_listeners) */
+	bool no_sockets;          /* socket(2) and socketpair(2) refused for
+	                                  * every family (set by the jail for handed
+	                                  * connections: SBX_ALT_HANDED_CONNECTIONS) */
 	const uint16_t *tcp_connect_ports;
 	size_t n_tcp_connect_ports;
 
@@ -406,6 +417,18 @@ bool sbx_outcome_set_up(const struct sbx_outcome *o);
  * reaches anything). Returns 1 when moved, 0 when not there (yet, or
  * already taken, or no egress). */
 int sbx_child_take_listeners(struct sbx_child *child, int fds[SBX_LISTEN_MAX]);
+
+/* Whether the jail's children reach the network by handed connections
+ * (SBX_ALT_HANDED_CONNECTIONS): it runs builtins only. */
+bool sbx_jail_handed(const struct sbx_jail *jail);
+
+/* A builtin's child in a jail of handed connections: our ends of its
+ * CHILD_HANDED_MAX connections (the child's are at CHILD_FD_HANDED and
+ * up), made at sbx_spawn. Moves them to fds (the caller serves and closes
+ * them: each an already-accepted client of toolcage's HTTP proxy).
+ * Returns 1 when moved, 0 when there are none (no handed connections, or
+ * already taken); not taken, they are closed by sbx_child_free. */
+int sbx_child_take_handed(struct sbx_child *child, int fds[CHILD_HANDED_MAX]);
 
 /* Blocks until the child is done, enforcing its deadline. 0 or -errno. */
 int sbx_child_wait(struct sbx_child *child);

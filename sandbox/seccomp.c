@@ -344,9 +344,21 @@ static int add_socket_rules(scmp_filter_ctx ctx, unsigned fams, bool udp)
  * both, type & 0xe == 2 (types 2 and 3): SOCK_NONBLOCK and SOCK_CLOEXEC lie
  * outside the mask, and the kernel reads the type as an int, so high bits
  * do not matter either. */
-static int add_socketpair_rules(scmp_filter_ctx ctx, unsigned fams)
+static int add_socketpair_rules(scmp_filter_ctx ctx, unsigned fams, bool none)
 {
 	uint32_t deny = SCMP_ACT_ERRNO(EACCES);
+	/* Handed connections (spec.no_sockets): the tool's only sockets are
+	 * the ones it was given; a pair of its own reaches nobody, but
+	 * nothing it runs needs one. */
+	if (none) {
+		int rc = add(ctx, deny, SCMP_SYS(socketpair), 0, NULL);
+		/* And connect(2) has nothing to act on: the sockets it was
+		 * given are connected already. It answers EINPROGRESS, which a
+		 * client that connects anyway (libcurl before 8, whatever its
+		 * CURL_SOCKOPT_ALREADY_CONNECTED says) takes as under way and
+		 * then finds done (SO_ERROR 0). */
+		return rc ? rc : add(ctx, SCMP_ACT_ERRNO(EINPROGRESS), SCMP_SYS(connect), 0, NULL);
+	}
 	struct scmp_arg_cmp sp = SCMP_A0(SCMP_CMP_NE, AF_UNIX);
 	struct scmp_arg_cmp dgram = SCMP_A1(SCMP_CMP_MASKED_EQ, 0xe, SOCK_DGRAM);
 	int rc = add(ctx, deny, SCMP_SYS(socketpair), 1, &sp);
@@ -480,9 +492,10 @@ static int add_base_rules(scmp_filter_ctx ctx, const struct sbx_spec *spec)
 	if (!rc)
 		rc = add(ctx, eperm, SCMP_SYS(personality), 1, &pers);
 	if (!rc)
-		rc = add_socket_rules(ctx, spec->socket_families, spec->allow_udp);
+		rc = add_socket_rules(ctx, spec->no_sockets ? 0 : spec->socket_families,
+		                      spec->allow_udp);
 	if (!rc)
-		rc = add_socketpair_rules(ctx, spec->socket_families);
+		rc = add_socketpair_rules(ctx, spec->socket_families, spec->no_sockets);
 	if (!rc)
 		rc = add_fastopen_rules(ctx, spec);
 	if (!rc)
@@ -666,9 +679,9 @@ static int key_list(char *buf, size_t len, size_t *at, char tag, const char *con
 
 int seccomp_key(const struct sbx_spec *spec, char *buf, size_t len)
 {
-	int n = snprintf(buf, len, "v2|d%d|f%u|u%d|i%d|r%d|m%d", (int)spec->seccomp_default,
-	                 spec->socket_families, spec->allow_udp, own_ipc_namespace(spec),
-	                 host_read_only(spec), no_read_only_mounts(spec));
+	int n = snprintf(buf, len, "v2|d%d|f%u%s|u%d|i%d|r%d|m%d", (int)spec->seccomp_default,
+	                 spec->socket_families, spec->no_sockets ? "n" : "", spec->allow_udp,
+	                 own_ipc_namespace(spec), host_read_only(spec), no_read_only_mounts(spec));
 	if (n < 0 || (size_t)n >= len)
 		return -E2BIG;
 	size_t at = (size_t)n;

@@ -201,9 +201,41 @@ static void worker_refused(const struct sbx_child *c, int rc, struct sbx_error *
 		err->errnum = r->err;
 }
 
+/* A builtin's handed connections (jail.handed): CHILD_HANDED_MAX stream
+ * pairs, ours kept in c->handed (non-blocking: the egress service's), the
+ * child's in mine until the fork. Both ends are close-on-exec: the child
+ * places its own at CHILD_FD_HANDED (child.c). */
+static int make_handed(struct sbx_child *c, int mine[CHILD_HANDED_MAX], struct sbx_error *err)
+{
+	for (int i = 0; i < CHILD_HANDED_MAX; i++) {
+		int sp[2];
+		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp) < 0)
+			return sbx_err(err, errno, "handed connections");
+		int fl = fcntl(sp[0], F_GETFL);
+		if (fl < 0 || fcntl(sp[0], F_SETFL, fl | O_NONBLOCK) < 0) {
+			int e = errno;
+			close(sp[0]);
+			close(sp[1]);
+			return sbx_err(err, e, "handed connections");
+		}
+		c->handed[i] = sp[0];
+		mine[i] = sp[1];
+	}
+	return 0;
+}
+
+static void close_handed(int fds[CHILD_HANDED_MAX])
+{
+	for (int i = 0; i < CHILD_HANDED_MAX; i++)
+		if (fds[i] >= 0) {
+			close(fds[i]);
+			fds[i] = -1;
+		}
+}
+
 /* Our own clone3 of job. */
 static int fork_here(struct sbx_child *c, const struct sbx_job *job, int p[4][2], int child_stdin,
-                     const struct cgroup_join *cj, struct sbx_error *err)
+                     const int *handed, const struct cgroup_join *cj, struct sbx_error *err)
 {
 	struct sbx_jail *j = c->jail;
 	int lrd = -1, lwr = -1, rc = lifeline_get(&lrd, &lwr);
@@ -227,6 +259,7 @@ static int fork_here(struct sbx_child *c, const struct sbx_job *job, int p[4][2]
 		.lifeline_wr = lwr,
 		.cgroup_fds = { cj->fds[0], cj->fds[1], cj->fds[2], cj->v2_fd },
 		.job_fd = -1,
+		.handed_fds = handed,
 	};
 	c->pid = spawn_clone(j, &plan, share_vm(j, job), 0, &c->pidfd, cj);
 	if (c->pid < 0) {
@@ -265,7 +298,7 @@ static int fork_here(struct sbx_child *c, const struct sbx_job *job, int p[4][2]
 /* Asks the jail's worker for a child that will read its job from the job
  * socket (our end in c->job_fd), and joins the call's cgroups as ours
  * would (the worker is given the slot's descriptors with the child's). */
-static int fork_in_worker(struct sbx_child *c, int p[4][2], int child_stdin,
+static int fork_in_worker(struct sbx_child *c, int p[4][2], int child_stdin, const int *handed,
                           const struct cgroup_join *cj, struct sbx_error *err)
 {
 	int js[2];
@@ -292,6 +325,9 @@ static int fork_in_worker(struct sbx_child *c, int p[4][2], int child_stdin,
 		fds[n++] = cj->v2_fd;
 		req.cgroup_v2 |= ZYGOTE_CG_PROCS;
 	}
+	for (int i = 0; handed && i < CHILD_HANDED_MAX; i++)
+		fds[n++] = handed[i];
+	req.handed = handed != NULL;
 	int rc = zygote_fork(c->jail, &req, fds, n, &c->zygote, err);
 	close(js[1]);
 	if (rc < 0) {
@@ -318,6 +354,9 @@ int spawn_start(struct sbx_jail *j, const struct sbx_job *job, bool via_zygote,
 		c->fd[w] = -1;
 	for (int k = 0; k < SBX_LISTEN_MAX; k++)
 		c->listeners[k] = -1;
+	int handed[CHILD_HANDED_MAX];
+	for (int k = 0; k < CHILD_HANDED_MAX; k++)
+		c->handed[k] = handed[k] = -1;
 	c->pidfd = c->epfd = c->job_fd = c->mntns_fd = c->src_fd = -1;
 	c->grace_left_ms = -1;
 	c->jail = j;
@@ -328,14 +367,20 @@ int spawn_start(struct sbx_jail *j, const struct sbx_job *job, bool via_zygote,
 	int rc = prepare(c, job, via_zygote, p, &child_stdin, err);
 	if (!rc && job)
 		rc = check_cwd(j, job->cwd, err);
+	/* (a spare has no job yet: a jail of handed connections keeps none) */
+	bool hands = j->handed && job && job->fn;
+	if (!rc && hands)
+		rc = make_handed(c, handed, err);
 	if (!rc && (rc = cgroup_acquire(j, &c->cg, &cj)) < 0)
 		sbx_err(err, -rc, "cgroup");
 	c->start_ms = io_now_ms();
 	c->deadline_ms = c->start_ms + (job && job->timeout_ms ? job->timeout_ms : j->timeout_ms);
 	child_mark_t0(c);
 	if (!rc)
-		rc = via_zygote ? fork_in_worker(c, p, child_stdin, &cj, err) :
-		                  fork_here(c, job, p, child_stdin, &cj, err);
+		rc = via_zygote ?
+		        fork_in_worker(c, p, child_stdin, hands ? handed : NULL, &cj, err) :
+		        fork_here(c, job, p, child_stdin, hands ? handed : NULL, &cj, err);
+	close_handed(handed); /* the child's ends: it has them, or never will */
 	if (!rc && (rc = watch_all(c, p, via_zygote)) < 0) {
 		sbx_err(err, -rc, "epoll");
 		sbx_child_kill(c, SBX_KILLED_CANCELLED);
@@ -381,6 +426,18 @@ int sbx_spawn(struct sbx_jail *j, const struct sbx_job *job, struct sbx_child **
 	*out = NULL;
 	if (!job->fn && (!job->argv || !job->argv[0]))
 		return sbx_err(err, EINVAL, "job has neither argv nor a function");
+	/* Handed connections are for our own code (http_fetch), which knows
+	 * to use them: a command expects sockets of its own, and is refused
+	 * as it is where the profile cannot run at all (the built-in tools'
+	 * way is said by check and the confinement report). */
+	if (j->handed && !job->fn) {
+		char why[sizeof err->msg];
+		explain_no_ns(j, why, sizeof why);
+		sbx_err(err, 0, "profile %s cannot run here: %s", j->name, why);
+		if (err)
+			err->errnum = j->ns_err;
+		return -(j->ns_err ? j->ns_err : EPERM);
+	}
 	if (job->fn && !job->fn_arg && !sbx_fn_ref((const void *)job->fn))
 		return sbx_err(err, EINVAL,
 		               "builtin outside the program image: it cannot "
@@ -423,7 +480,9 @@ int sbx_spawn(struct sbx_jail *j, const struct sbx_job *job, struct sbx_child **
 /* A spare failing to start is no error: the next spawn starts cold. */
 void spare_refill(struct sbx_jail *j)
 {
-	if (j->keep_spare && !j->spare && zygote_usable())
+	/* A jail of handed connections keeps no spare: a child's connections
+	 * are made with its job (spawn_start). */
+	if (j->keep_spare && !j->spare && !j->handed && zygote_usable())
 		(void)spawn_start(j, NULL, true, &j->spare, NULL);
 }
 

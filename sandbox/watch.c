@@ -839,6 +839,9 @@ void child_free(struct sbx_child *c)
 	for (int k = 0; k < SBX_LISTEN_MAX; k++) /* never taken: the namespace goes */
 		if (c->listeners[k] >= 0)
 			close(c->listeners[k]);
+	for (int k = 0; k < CHILD_HANDED_MAX; k++) /* never taken: nobody serves them */
+		if (c->handed[k] >= 0)
+			close(c->handed[k]);
 	if (c->pidfd >= 0)
 		close(c->pidfd);
 	if (c->epfd >= 0)
@@ -861,6 +864,16 @@ int sbx_child_take_listeners(struct sbx_child *c, int fds[SBX_LISTEN_MAX])
 	memcpy(fds, c->listeners, sizeof c->listeners);
 	for (int k = 0; k < SBX_LISTEN_MAX; k++)
 		c->listeners[k] = -1;
+	return 1;
+}
+
+int sbx_child_take_handed(struct sbx_child *c, int fds[CHILD_HANDED_MAX])
+{
+	if (c->handed[0] < 0)
+		return 0;
+	memcpy(fds, c->handed, sizeof c->handed);
+	for (int k = 0; k < CHILD_HANDED_MAX; k++)
+		c->handed[k] = -1;
 	return 1;
 }
 

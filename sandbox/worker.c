@@ -320,6 +320,8 @@ static void fork_child(struct worker *w, const struct zygote_request *req, int *
 		cj.clone_fd = fds[at++];
 	if (req->cgroup_v2 & ZYGOTE_CG_PROCS)
 		cj.v2_fd = fds[at++];
+	if (req->handed)
+		plan.handed_fds = fds + at;
 	int pidfd = -1;
 	if (w->view_failed) {
 		report(fds[4], &w->failure, -1);
@@ -353,10 +355,11 @@ static void take_request(struct worker *w)
 		return;
 	}
 	if (len != (ssize_t)sizeof req || req.magic != ZYGOTE_MAGIC ||
-	    req.n_cgroup_fds > SBX_CGROUP_FDS || (req.cgroup_v2 & ~3u) ||
+	    req.n_cgroup_fds > SBX_CGROUP_FDS || (req.cgroup_v2 & ~3u) || req.handed > 1 ||
 	    n !=
 	            ZYGOTE_FIXED_FDS + (int)req.n_cgroup_fds + !!(req.cgroup_v2 & ZYGOTE_CG_CLONE) +
-	                    !!(req.cgroup_v2 & ZYGOTE_CG_PROCS)) {
+	                    !!(req.cgroup_v2 & ZYGOTE_CG_PROCS) +
+	                    (req.handed ? CHILD_HANDED_MAX : 0)) {
 		for (int i = 0; i < n; i++)
 			close(fds[i]);
 		return;

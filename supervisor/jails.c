@@ -142,7 +142,7 @@ int supervisor_egress(struct tc_supervisor *s, int fds[SBX_LISTEN_MAX], struct t
 		                            .data = s };
 	if (egress_new(s->loop, s->cfg->egress, &hooks, &s->egress, err) == 0)
 		return 0;
-	for (int k = 0; k < SBX_LISTEN_MAX; k++)
+	for (int k = 0; fds && k < SBX_LISTEN_MAX; k++)
 		close(fds[k]);
 	return -1;
 }

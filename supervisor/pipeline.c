@@ -335,18 +335,35 @@ static void collect(struct call *c)
 	exec_output_release(&out);
 }
 
-/* A child whose profile has egress sends its listeners during its setup:
- * from then on this supervisor is its one way out (docs/network.md). */
+/* A child whose profile has egress sends its listeners during its setup,
+ * or, without a network namespace, was given connections at its start
+ * (handed connections): from then on this supervisor is its one way out
+ * (docs/network.md). */
 static void attach_egress(struct call *c)
 {
 	struct tc_supervisor *s = c->sup;
-	int fds[SBX_LISTEN_MAX];
-	if (c->egress || sbx_child_take_listeners(c->child, fds) != 1)
+	int fds[SBX_LISTEN_MAX], handed[CHILD_HANDED_MAX];
+	if (c->egress)
 		return;
+	uint64_t session = c->session ? c->session->id : 0;
 	struct tc_error err = { 0 };
-	if (supervisor_egress(s, fds, &err) < 0 ||
-	    egress_call_start(s->egress, c->id, c->session ? c->session->id : 0, fds, &c->egress,
-	                      &err) < 0) {
+	int rc;
+	if (sbx_child_take_handed(c->child, handed) == 1) {
+		rc = supervisor_egress(s, NULL, &err);
+		if (rc < 0)
+			for (int k = 0; k < CHILD_HANDED_MAX; k++)
+				close(handed[k]);
+		else
+			rc = egress_call_start_handed(s->egress, c->id, session, handed, &c->egress,
+			                              &err);
+	} else if (sbx_child_take_listeners(c->child, fds) == 1) {
+		rc = supervisor_egress(s, fds, &err);
+		if (rc == 0)
+			rc = egress_call_start(s->egress, c->id, session, fds, &c->egress, &err);
+	} else {
+		return;
+	}
+	if (rc < 0) {
 		/* Nothing serves its network: it would wait for nothing. */
 		events_call_error(s, c, err.msg);
 		sbx_child_kill(c->child, SBX_KILLED_CANCELLED);
@@ -466,6 +483,7 @@ static void run(struct call *c)
 		return;
 	}
 	arm_deadline(c);
+	attach_egress(c); /* handed connections: served from the start */
 }
 
 static void on_queue_timeout(struct loop *l, void *data)

@@ -870,6 +870,30 @@ static int check_jail_new(struct profile *p, const char *workspace, struct sbx_j
 	return sbx_jail_new(&p->spec, workspace, jail, err);
 }
 
+/* A profile whose commands cannot run here but whose built-in tools do,
+ * given connections (handed connections): said under its refusal, with
+ * how its network wall is built for them. */
+static void check_handed(struct sbx_jail *jail, const struct sbx_job *builtin)
+{
+	struct sbx_child *child = NULL;
+	struct sbx_error err = { 0 };
+	if (sbx_spawn(jail, builtin, &child, &err) < 0 || sbx_child_wait(child) < 0) {
+		printf("    built-in tools: NO   %s\n", err.msg);
+	} else if (sbx_child_outcome(child)->setup_failed || sbx_child_outcome(child)->exit_code) {
+		const struct sbx_outcome *o = sbx_child_outcome(child);
+		printf("    built-in tools: NO   a builtin failed: %s (exit %d, signal %d)\n",
+		       o->setup_failed ? o->setup_step : "", o->exit_code, o->signal);
+	} else {
+		struct sbx_confinement c;
+		sbx_jail_confinement(jail, &c);
+		for (int i = 0; i < c.n_walls; i++)
+			if (!strcmp(c.walls[i].name, "network"))
+				printf("    built-in tools: yes, network by %s (another way): %s\n",
+				       c.walls[i].by, c.walls[i].dropped);
+	}
+	sbx_child_free(child);
+}
+
 /* A jail is compiled and children really started, the way calls start
  * theirs: a command (which may share our memory until its exec) and a
  * builtin (a child of the jail's clean worker, made with clone3 or its
@@ -895,6 +919,8 @@ static bool check_profile(const char *name, const char *dir, const char *workspa
 		printf("  %-12s NO   %s\n", name, err.msg);
 	} else if (sbx_spawn(jail, &job, &child, &err) < 0 || sbx_child_wait(child) < 0) {
 		printf("  %-12s NO   %s\n", name, err.msg);
+		if (sbx_jail_handed(jail))
+			check_handed(jail, &builtin);
 	} else if (sbx_child_outcome(child)->setup_failed) {
 		const struct sbx_outcome *o = sbx_child_outcome(child);
 		sbx_explain_refused(name, o->setup_step, o->setup_failed, why, sizeof why);

@@ -152,6 +152,9 @@ static void watch_listeners(struct egress_call *c, bool on)
 	for (int k = 0; k < SBX_LISTEN_MAX; k++)
 		if (is_tcp_listener(k) && c->fds[k] >= 0)
 			loop_mod_fd(c->e->loop, c->fds[k], on ? EPOLLIN : 0);
+	for (int k = 0; k < CHILD_HANDED_MAX; k++)
+		if (c->handed[k] >= 0)
+			loop_mod_fd(c->e->loop, c->handed[k], on ? EPOLLIN : 0);
 	c->accept_paused = !on;
 }
 
@@ -197,6 +200,79 @@ static void on_listener(struct loop *l, int fd, uint32_t events, void *data)
 	}
 }
 
+/* A handed connection the tool wrote to (or closed): from now on one the
+ * HTTP proxy accepted, counted against the same caps. Until then it is
+ * no connection of the call's: the tool may never use it. */
+static void on_handed(struct loop *l, int fd, uint32_t events, void *data)
+{
+	(void)events;
+	struct egress_call *c = data;
+	int k = 0;
+	while (k < CHILD_HANDED_MAX && c->handed[k] != fd)
+		k++;
+	if (k == CHILD_HANDED_MAX || c->ended)
+		return;
+	/* Closed unused (the tool is done with it, or gone): no connection. */
+	char b;
+	if (recv(fd, &b, 1, MSG_PEEK | MSG_DONTWAIT) == 0) {
+		loop_del_fd(l, fd);
+		close(fd);
+		c->handed[k] = -1;
+		return;
+	}
+	if (c->n_live >= c->e->policy->max_concurrent) {
+		watch_listeners(c, false);
+		return;
+	}
+	loop_del_fd(l, fd);
+	c->handed[k] = -1;
+	c->n_live++;
+	egress_conn_start(c, SBX_LISTEN_HTTP_PROXY, fd);
+}
+
+static struct egress_call *call_new(struct egress *e, uint64_t call_id, uint64_t session)
+{
+	struct egress_call *c = calloc(1, sizeof *c);
+	if (!c)
+		return NULL;
+	c->e = e;
+	c->id = call_id;
+	c->session = session;
+	memset(c->fds, -1, sizeof c->fds);
+	memset(c->handed, -1, sizeof c->handed);
+	c->next = e->calls;
+	if (e->calls)
+		e->calls->prev = c;
+	e->calls = c;
+	return c;
+}
+
+int egress_call_start_handed(struct egress *e, uint64_t call_id, uint64_t session,
+                             int fds[CHILD_HANDED_MAX], struct egress_call **out,
+                             struct tc_error *err)
+{
+	*out = NULL;
+	struct egress_call *c = call_new(e, call_id, session);
+	if (!c) {
+		for (int k = 0; k < CHILD_HANDED_MAX; k++)
+			close(fds[k]);
+		return tc_error_set(err, TC_E_NOMEM, "egress", "out of memory");
+	}
+	for (int k = 0; k < CHILD_HANDED_MAX; k++) {
+		int rc = loop_add_fd(e->loop, fds[k], EPOLLIN, on_handed, c);
+		if (rc < 0) {
+			for (int j = k; j < CHILD_HANDED_MAX; j++)
+				close(fds[j]);
+			egress_call_free(c); /* closes those it watches */
+			return tc_error_set(err, TC_E_SYSTEM, "egress",
+			                    "watching a handed connection: %s", strerror(-rc));
+		}
+		c->handed[k] = fds[k];
+	}
+	*out = c;
+	return 0;
+}
+
 int egress_call_start(struct egress *e, uint64_t call_id, uint64_t session, int fds[SBX_LISTEN_MAX],
                       struct egress_call **out, struct tc_error *err)
 {
@@ -207,6 +283,7 @@ int egress_call_start(struct egress *e, uint64_t call_id, uint64_t session, int 
 			close(fds[k]);
 		return tc_error_set(err, TC_E_NOMEM, "egress", "out of memory");
 	}
+	memset(c->handed, -1, sizeof c->handed);
 	c->e = e;
 	c->id = call_id;
 	c->session = session;
@@ -272,6 +349,12 @@ void egress_call_end(struct egress_call *c)
 			loop_del_fd(c->e->loop, c->fds[k]);
 			close(c->fds[k]);
 			c->fds[k] = -1;
+		}
+	for (int k = 0; k < CHILD_HANDED_MAX; k++)
+		if (c->handed[k] >= 0) {
+			loop_del_fd(c->e->loop, c->handed[k]);
+			close(c->handed[k]);
+			c->handed[k] = -1;
 		}
 	egress_conn_close_all(c);
 	egress_dns_close_all(c);

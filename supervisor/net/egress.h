@@ -58,6 +58,14 @@ void egress_free(struct egress *e);
  * 0, or -1 with err. */
 int egress_call_start(struct egress *e, uint64_t call_id, uint64_t session, int fds[SBX_LISTEN_MAX],
                       struct egress_call **out, struct tc_error *err);
+/* A call without a network namespace (sandbox.h: sbx_child_take_handed):
+ * the same service with no listeners, each of fds (CHILD_HANDED_MAX,
+ * taken, closed here even on failure) served as a connection the HTTP
+ * proxy accepted once the tool first writes to it or closes it: the same
+ * policy, caps, events and report. 0, or -1 with err. */
+int egress_call_start_handed(struct egress *e, uint64_t call_id, uint64_t session,
+                             int fds[CHILD_HANDED_MAX], struct egress_call **out,
+                             struct tc_error *err);
 /* A session ended: its grants go. */
 void egress_session_ended(struct egress *e, uint64_t session);
 /* Closes the listeners and every connection (recorded as they stand). The

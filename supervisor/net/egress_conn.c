@@ -1216,6 +1216,8 @@ void egress_conn_start(struct egress_call *c, enum sbx_listener kind, int fd)
 		if (name)
 			snprintf(k->mapped, sizeof k->mapped, "%s", name);
 	}
+	if (!k->listen_port && kind == SBX_LISTEN_HTTP_PROXY) /* a handed connection */
+		k->listen_port = SBX_EGRESS_HTTP_PROXY_PORT;
 	int one = 1;
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
 	if (!chan_open(&k->cu, &k->uc)) {

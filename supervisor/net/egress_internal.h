@@ -73,8 +73,10 @@ struct egress_dns_tcp;
 struct egress_call {
 	struct egress *e;
 	uint64_t id;
-	uint64_t session;        /* whose session grants apply */
-	int fds[SBX_LISTEN_MAX]; /* -1 once closed */
+	uint64_t session;             /* whose session grants apply */
+	int fds[SBX_LISTEN_MAX];      /* -1 once closed (or none: handed) */
+	int handed[CHILD_HANDED_MAX]; /* handed connections not yet used;
+	                               * -1 once served or closed */
 	bool ended;
 	bool accept_paused; /* at max_concurrent: listeners not watched */
 	struct egress_conn *conns;

@@ -181,9 +181,13 @@ static const struct name_bit optional_names[] = {
 };
 
 static const struct name_bit alternative_names[] = {
-	{ "userns_as_root", SBX_ALT_ROOT_USERNS },  { "proc_none", SBX_ALT_PROC_NONE },
-	{ "no_namespaces", SBX_ALT_NO_NAMESPACES }, { "mount_tree", SBX_ALT_MOUNT_TREE },
-	{ "protected_copy", SBX_ALT_PROTECT_COPY }, { NULL, 0 },
+	{ "userns_as_root", SBX_ALT_ROOT_USERNS },
+	{ "proc_none", SBX_ALT_PROC_NONE },
+	{ "no_namespaces", SBX_ALT_NO_NAMESPACES },
+	{ "mount_tree", SBX_ALT_MOUNT_TREE },
+	{ "protected_copy", SBX_ALT_PROTECT_COPY },
+	{ "handed_connections", SBX_ALT_HANDED_CONNECTIONS },
+	{ NULL, 0 },
 };
 
 static const struct name_bit family_names[] = {

@@ -319,6 +319,7 @@ static void same_spec(const char *prof, const struct sbx_spec *a, const struct s
 	SAME_SCALAR(prof, a, b, socket_families);
 	SAME_SCALAR(prof, a, b, allow_udp);
 	SAME_SCALAR(prof, a, b, egress);
+	SAME_SCALAR(prof, a, b, no_sockets);
 	if (!a->tcp_connect_ports != !b->tcp_connect_ports)
 		fail_msg("%s: tcp_connect_ports: one is NULL, the other not", prof);
 	SAME_SCALAR(prof, a, b, n_tcp_connect_ports);

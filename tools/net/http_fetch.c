@@ -10,7 +10,10 @@
  * redirect by itself. No proxy is used but toolcage's own: under a profile
  * with egress (network) the only way out of the child is toolcage's HTTP
  * proxy, which decides again under the egress policy. Request headers cannot name
- * another Host (that would reach another site on a shared address).
+ * another Host (that would reach another site on a shared address). Where
+ * no network namespace can be made, the child cannot make a socket at all:
+ * it is given connections to that proxy (handed connections, child_abi.h),
+ * and each hop takes the next one, never reused.
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -19,8 +22,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/socket.h>
 #include <time.h>
 
+#include "child_abi.h"
 #include "io.h"
 #include "url.h"
 #include "net.h"
@@ -92,7 +97,13 @@ struct fetch {
 	CURL *easy;
 	struct nf_response resp;
 	char errbuf[CURL_ERROR_SIZE];
+	bool handed;     /* connections are given (CHILD_HANDED_ENV) */
+	int handed_next; /* the next one not used yet */
+	bool handed_out; /* a hop asked for one more than were given */
 };
+
+_Static_assert(NF_MAX_REDIRECTS + 1 <= CHILD_HANDED_MAX,
+               "each hop takes a handed connection: give as many as there are hops");
 
 /* An expected failure: canonical {"error", "message", "url", "redirects"?},
  * render the message. Returns 1. */
@@ -434,6 +445,55 @@ static const char *egress_proxy(void)
 	return p && !strcmp(p, ours) ? ours : NULL;
 }
 
+/* ---- handed connections ------------------------------------------------
+ * Each is a connected stream socket whose peer is toolcage's HTTP proxy,
+ * at CHILD_FD_HANDED and up. curl is given the next one where it would
+ * make its socket to the proxy, told it is connected, and closes it after
+ * the hop (no reuse: FORBID_REUSE). */
+
+static bool handed_given(void)
+{
+	const char *v = getenv(CHILD_HANDED_ENV);
+	return v && !strcmp(v, "1");
+}
+
+static curl_socket_t handed_open(void *clientp, curlsocktype purpose, struct curl_sockaddr *addr)
+{
+	(void)addr;
+	struct fetch *f = clientp;
+	if (purpose != CURLSOCKTYPE_IPCXN)
+		return CURL_SOCKET_BAD;
+	while (f->handed_next < CHILD_HANDED_MAX) {
+		int fd = CHILD_FD_HANDED + f->handed_next++;
+		int type = 0;
+		socklen_t len = sizeof type;
+		if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) == 0 && type == SOCK_STREAM)
+			return fd;
+	}
+	f->handed_out = true;
+	return CURL_SOCKET_BAD;
+}
+
+static int handed_sockopt(void *clientp, curl_socket_t fd, curlsocktype purpose)
+{
+	(void)clientp;
+	(void)fd;
+	(void)purpose;
+	return CURL_SOCKOPT_ALREADY_CONNECTED;
+}
+
+static CURLcode set_handed_options(struct fetch *f)
+{
+	const struct nf_api *a = f->api;
+	CURLcode rc = CURLE_OK;
+	rc |= a->easy_setopt(f->easy, CURLOPT_OPENSOCKETFUNCTION, handed_open);
+	rc |= a->easy_setopt(f->easy, CURLOPT_OPENSOCKETDATA, f);
+	rc |= a->easy_setopt(f->easy, CURLOPT_SOCKOPTFUNCTION, handed_sockopt);
+	rc |= a->easy_setopt(f->easy, CURLOPT_FORBID_REUSE, 1L);
+	rc |= a->easy_setopt(f->easy, CURLOPT_FRESH_CONNECT, 1L);
+	return rc;
+}
+
 /* Options that hold on every hop. Returns 0, or the CURLcode that failed. */
 static CURLcode set_fixed_options(struct fetch *f)
 {
@@ -453,6 +513,8 @@ static CURLcode set_fixed_options(struct fetch *f)
 	rc |= a->easy_setopt(e, CURLOPT_WRITEDATA, &f->resp);
 	if (f->head)
 		rc |= a->easy_setopt(e, CURLOPT_NOBODY, 1L);
+	if (f->handed && egress_proxy())
+		rc |= set_handed_options(f);
 	if (rc != CURLE_OK)
 		return rc;
 	if (a->easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https") != CURLE_OK)
@@ -510,6 +572,12 @@ static int do_hop(struct fetch *f, CURLU *u, const char *host, bool with_headers
 		return fail(f, out, "fetch_failed", "libcurl refused an option (%s).",
 		            a->easy_strerror(rc));
 	rc = a->easy_perform(f->easy);
+	if (f->handed_out)
+		return fail(f, out, "no_connection_left",
+		            "fetching %s needed another connection, and the %d this call "
+		            "was given (one per hop, without a network namespace here) are "
+		            "used up.",
+		            f->current, CHILD_HANDED_MAX);
 	if (f->resp.oom)
 		return fail(f, out, "no_memory", "http_fetch ran out of memory reading the body.");
 	if (rc == CURLE_WRITE_ERROR && f->resp.truncated)
@@ -751,7 +819,8 @@ int nf_http_fetch_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_ou
 {
 	struct fetch f = { .ctx = ctx,
 		           .url = json_string_value(json_object_get(args, "url")),
-		           .redirects = json_array() };
+		           .redirects = json_array(),
+		           .handed = handed_given() };
 	int rc = run(&f, args, out);
 	if (f.easy)
 		f.api->easy_cleanup(f.easy);
