@@ -112,7 +112,7 @@ UNIT_HELPERS := $(sort $(wildcard tests/unit/helper_*.c))
 UNIT_HELPER_OBJS := $(UNIT_HELPERS:%.c=$(BUILD)/obj/%.o)
 ESC_SRCS  := $(sort $(wildcard tests/escape/*.c))
 ESC_BINS  := $(ESC_SRCS:tests/escape/%.c=$(BUILD)/escape/%)
-SIM_BIN   := $(BUILD)/sim/simkernel $(BUILD)/sim/simlandlock.so
+SIM_BIN   := $(BUILD)/sim/simkernel $(BUILD)/sim/simlandlock.so $(BUILD)/sim/handed
 BENCH_SRCS := $(sort $(wildcard tests/bench/*.c))
 BENCH_BINS := $(BENCH_SRCS:tests/bench/%.c=$(BUILD)/bench/%)
 
@@ -249,6 +249,11 @@ $(BUILD)/sim/simkernel: tests/sim/simkernel.c $(CONFIG_MK)
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)cc -std=gnu11 -O1 -g $(WARN) -o $@ $< $(PKG_CFLAGS) $(PKG_LIBS)
+
+# The handed connections' hostile builtin and its watcher, on the library.
+$(BUILD)/sim/handed: $(BUILD)/obj/tests/sim/handed.o $(BUILD)/libtoolcage-internal.a
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $< $(BUILD)/libtoolcage-internal.a $(LIBS)
 
 $(BUILD)/sim/simlandlock.so: tests/sim/simlandlock.c
 	@mkdir -p $(@D)

@@ -10,7 +10,14 @@
 #  2. a refused profile's call fails at setup (exit 125, nothing run); a
 #     profile that runs reads a file through `toolcage call`; where
 #     destructive runs, a cmd: approver's yes deletes a file, its no not;
-#  3. with --escape quick|all, the escape suite runs under the profiles
+#  3. where no namespace can be made, the network profile runs its
+#     built-in tools by handed connections (docs/network.md): check says so
+#     under network's refusal of commands; tests/sim/handed attacks them
+#     from a builtin and watches from outside; http_fetch through `toolcage
+#     call` reaches a listed name on the test server, is refused an
+#     unlisted one (in its result and the audit log), and with --strict
+#     does not run;
+#  4. with --escape quick|all, the escape suite runs under the profiles
 #     that run there (make test-sim); in no-landlock, where the filesystem
 #     wall is the mount tree (check says so under every profile: its ALT),
 #     the quick set adds the ways around a new root (the tree rows and more);
@@ -89,7 +96,7 @@ is_root=0; [ "$(id -u)" = 0 ] && is_root=1
 # readable by all).
 T=$(mktemp -d /var/tmp/tc-sim.XXXXXX) || exit 1
 trap 'rm -rf "$T"' EXIT
-cp "$BUILD/sim/simkernel" "$BUILD/sim/simlandlock.so" "$T/"
+cp "$BUILD/sim/simkernel" "$BUILD/sim/simlandlock.so" "$BUILD/sim/handed" "$T/"
 mkdir -p "$T/real" "$T/ws/src" "$T/home"
 cp "$BUILD/toolcage" "$T/real/toolcage"
 printf 'hello sim\n' > "$T/ws/src/a.txt"
@@ -99,6 +106,20 @@ printf '#!/bin/sh\ncat > asked\nexit 0\n' > "$T/approve-yes"
 printf '#!/bin/sh\ncat > asked\nexit 1\n' > "$T/approve-no"
 chmod 755 "$T/approve-yes" "$T/approve-no"
 chmod -R a+rX "$T" && chmod 1777 "$T/home"
+# http_fetch's server (tests/data/net/server.py): 127.0.0.1 listed with
+# its port; localhost on the domain allowlist (the gate lets it by) but
+# not with that port (toolcage's proxy refuses it).
+srv_pid=
+command -v python3 >/dev/null 2>&1 || { echo "skip: python3 is needed for the test server"; exit 77; }
+python3 "$REPO/tests/data/net/server.py" 0 "$T/srv.port" "$T/srv.log" 2>"$T/srv.err" &
+srv_pid=$!
+trap 'kill $srv_pid 2>/dev/null; rm -rf "$T"' EXIT
+for _ in $(seq 100); do [ -s "$T/srv.port" ] && break; sleep 0.1; done
+[ -s "$T/srv.port" ] || { cat "$T/srv.err"; echo "the test server did not start"; exit 1; }
+SRV_PORT=$(cat "$T/srv.port")
+printf '{"policy": {"domains": ["127.0.0.1", "localhost"], "network": {"allow": ["127.0.0.1:%s"], "addresses": {"allow": ["127.0.0.1/32"]}}}}\n' \
+	"$SRV_PORT" > "$T/net.json"
+chmod a+r "$T/net.json"
 
 # env -> "simkernel options|who|profiles that run as root|as a user|check's
 # lines|why|why as a user|alternative as root|as a user". who: both, root, user. The check lines are a pattern
@@ -246,6 +267,50 @@ w = json.load(open(sys.argv[1]))["confinement"]["walls"]["processes"]
 sys.exit(0 if w.get("alternative") and w["dropped"].startswith("no namespaces: " + os.environ["CAUSE"] + ". ") else 1)' "$T/json" ||
 			bad "$name: exec --json's processes wall does not name the cause: $(head -c 300 "$T/json")"
 	fi
+	# Without namespaces the network profile's built-in tools run, by
+	# handed connections; its commands stay refused (above).
+	local handed=0
+	case " $expect " in *" network "*) ;; *)
+		[ -n "$expect" ] && case $alt in *"process group"* | *signals*) handed=1 ;; esac ;;
+	esac
+	if [ $handed = 1 ]; then
+		grep -Eq '^    built-in tools: yes, network by handed connections \(another way\): .*refused by seccomp' "$T/check" ||
+			bad "$name: check does not say network's built-in tools run by handed connections"
+		(cd "$T/ws" && "${as[@]}" "$T/simkernel" $opts -- "$T/handed" "$T/ws") > "$T/handed.out" 2>&1 ||
+			bad "$name: handed connections: $(grep -v '^ok' "$T/handed.out" | head -3 | tr '\n' ' ')"
+		local audit=$T/home/audit-$env-$who.jsonl
+		(cd "$T/ws" && HOME=$T/home "${as[@]}" "$tc" call --config "$T/net.json" --audit "$audit" \
+			--json --workspace "$T/ws" http_fetch "{\"url\": \"http://127.0.0.1:$SRV_PORT/text\"}") \
+			> "$T/fetch" 2>"$T/fetch.err"
+		python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+n = r["network"][0]
+sys.exit(0 if r["status"] == "ok" and r["canonical"]["body"] == "hello from the test server\n"
+         and n["decision"] == "allowed" and n["via"] == "http-proxy" else 1)' "$T/fetch" 2>/dev/null ||
+			bad "$name: http_fetch of a listed name: $(head -c 400 "$T/fetch") $(tail -2 "$T/fetch.err")"
+		(cd "$T/ws" && HOME=$T/home "${as[@]}" "$tc" call --config "$T/net.json" --audit "$audit" \
+			--json --workspace "$T/ws" http_fetch "{\"url\": \"http://localhost:$SRV_PORT/text\"}") \
+			> "$T/fetch" 2>"$T/fetch.err"
+		python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+n = r["network"][0]
+sys.exit(0 if r["canonical"]["status"] == 403 and n["name"] == "localhost"
+         and n["decision"] == "refused" else 1)' "$T/fetch" 2>/dev/null ||
+			bad "$name: http_fetch of an unlisted name is not refused in its result: $(head -c 400 "$T/fetch")"
+		grep '"event":"network"' "$audit" 2>/dev/null | grep '"name":"localhost"' | grep -q '"decision":"refused"' ||
+			bad "$name: the refusal is not in the audit log"
+		grep -q "GET localhost" "$T/srv.log" && bad "$name: the unlisted name reached the server"
+		(cd "$T/ws" && HOME=$T/home "${as[@]}" "$tc" call --strict --config "$T/net.json" \
+			--workspace "$T/ws" http_fetch "{\"url\": \"http://127.0.0.1:$SRV_PORT/strict\"}") \
+			> "$T/fetch" 2>&1
+		{ ! grep -q 'hello from the test server' "$T/fetch" && grep -q 'strict walls' "$T/fetch"; } ||
+			bad "$name: http_fetch --strict should be refused: $(tail -1 "$T/fetch")"
+		grep -q "/strict" "$T/srv.log" && bad "$name: http_fetch --strict reached the server"
+	elif grep -q '^    built-in tools:' "$T/check"; then
+		bad "$name: check says built-in tools run by handed connections where it should not"
+	fi
 	[ $envfail = 0 ] || sed 's/^/  check| /' "$T/check" | tail -12
 	# A refused profile starts nothing; one that runs reads a file, with
 	# an empty bounding set however much of it the environment left
@@ -349,6 +414,7 @@ sys.exit(0 if w.get("alternative") and w["dropped"].startswith("no namespaces: "
 		esac
 	fi
 	local r=ok; [ $envfail = 0 ] || r=FAILED
+	[ $handed = 1 ] && runs="$runs, network's built-in tools"
 	echo "sim $name: runs ${runs:-nothing}: $r"
 	summary="$summary $env/$who:$r"
 }
