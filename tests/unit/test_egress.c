@@ -315,6 +315,69 @@ static void test_proxy_absolute_uri_reaches_an_allowed_host(void **state)
 	fx_free(f);
 }
 
+/* A call without a network namespace: its connections are handed to it
+ * (egress_call_start_handed), the tool's ends here. */
+static int handed_child_ends[CHILD_HANDED_MAX], handed_ours[CHILD_HANDED_MAX];
+
+/* The tool: one request on its first connection, the rest closed unused. */
+static void handed_get(struct fx *f, int out)
+{
+	for (int i = 0; i < CHILD_HANDED_MAX; i++) /* the service's, copied by the fork */
+		close(handed_ours[i]);
+	int fd = handed_child_ends[0];
+	char req[256];
+	int n = snprintf(req, sizeof req, "GET http://127.0.0.1:%u/h HTTP/1.1\r\n\r\n",
+	                 f->server_port);
+	io_write_all(fd, req, (size_t)n);
+	char buf[8192];
+	ssize_t got;
+	while ((got = read(fd, buf, sizeof buf)) > 0)
+		io_write_all(out, buf, (size_t)got);
+}
+
+static void test_handed_connections_are_the_http_proxys_clients(void **state)
+{
+	(void)state;
+	struct fx *f = fx_reaching("127.0.0.1", 1);
+	egress_call_free(f->call); /* the listeners' call: this one has none */
+	f->call = NULL;
+	int ours[CHILD_HANDED_MAX];
+	for (int i = 0; i < CHILD_HANDED_MAX; i++) {
+		int sp[2];
+		assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp), 0);
+		ours[i] = handed_ours[i] = sp[0];
+		handed_child_ends[i] = sp[1];
+	}
+	struct tc_error err = { 0 };
+	assert_int_equal(egress_call_start_handed(f->e, 43, 0, ours, &f->call, &err), 0);
+	char *res = client(f, handed_get);
+	for (int i = 0; i < CHILD_HANDED_MAX; i++)
+		close(handed_child_ends[i]); /* the tool is gone: the rest end unused */
+	for (int i = 0; i < 20; i++) {
+		struct pollfd pf = { loop_fd(f->loop), POLLIN, 0 };
+		if (poll(&pf, 1, 50) <= 0)
+			break;
+		loop_run_once(f->loop, 0);
+	}
+	assert_non_null(strstr(res, "HTTP/1.1 200 OK"));
+	assert_non_null(strstr(res, "GET /h HTTP/1.1\r\nHost: 127.0.0.1:"));
+	/* Served as the proxy's: the same record and event; the connections
+	 * closed unused are none at all. */
+	json_t *e = entry(f, "127.0.0.1", f->server_port);
+	assert_non_null(e);
+	assert_string_equal(str_of(e, "decision"), "allowed");
+	assert_string_equal(str_of(e, "via"), "http-proxy");
+	json_decref(e);
+	json_t *r = egress_call_report(f->call);
+	assert_int_equal(json_array_size(r), 1);
+	json_decref(r);
+	json_t *ev = json_array_get(f->events, json_array_size(f->events) - 1);
+	assert_string_equal(str_of(ev, "event"), "network");
+	assert_int_equal(json_integer_value(json_object_get(ev, "call")), 43);
+	free(res);
+	fx_free(f);
+}
+
 static void get_unlisted(struct fx *f, int out)
 {
 	proxy_exchange(f, out, "GET http://127.0.0.1:%u/ HTTP/1.1\r\n\r\n", f->server_port);
@@ -1108,6 +1171,7 @@ int main(void)
 	signal(SIGPIPE, SIG_IGN);
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_proxy_absolute_uri_reaches_an_allowed_host),
+		cmocka_unit_test(test_handed_connections_are_the_http_proxys_clients),
 		cmocka_unit_test(test_proxy_refuses_an_unlisted_host_with_403),
 		cmocka_unit_test(test_connect_resolves_and_checks_the_address),
 		cmocka_unit_test(test_proxy_answers_a_malformed_request_400),
