@@ -12,7 +12,9 @@
 #     dropped is refused, any other runs;
 #  3. the built-in tools through `toolcage serve` on stdio (mcp_session.py):
 #     exact answers where the tool's profile runs, a refusal with its fix
-#     where it does not; and `toolcage call --json` lists the walls;
+#     where it does not; and `toolcage call --json` lists the walls; where
+#     network's commands are refused but its built-in tools run by handed
+#     connections, http_fetch of a listed and an unlisted name;
 #  4. the escape suite's quick set under every profile that runs, each
 #     attack judged by judge.py against the walls its own result claims.
 #
@@ -156,6 +158,45 @@ PYEOF
 		bad "call read_file does not name exec's cause ($ro_cause): $(tail -1 "$T/call.out")"
 	fi ;;
 esac
+
+# 3b. Where network's commands are refused but check says its built-in
+# tools run by handed connections (no namespaces: docs/network.md),
+# http_fetch reaches a server this script starts, on a name the policy
+# lists, and is refused, in its result, for one it does not.
+if ! case " $runs " in *" network "*) true ;; *) false ;; esac &&
+	grep -q '^    built-in tools: yes, network by handed connections' "$T/check"; then
+	python3 "$SRC/tests/data/net/server.py" 0 "$T/srv.port" "$T/srv.log" 2>"$T/srv.err" &
+	srv=$!
+	for _ in $(seq 100); do [ -s "$T/srv.port" ] && break; sleep 0.1; done
+	port=$(cat "$T/srv.port" 2>/dev/null)
+	[ -n "$port" ] || bad "http_fetch's test server did not start: $(tail -1 "$T/srv.err")"
+	printf '{"policy": {"domains": ["127.0.0.1", "localhost"], "network": {"allow": ["127.0.0.1:%s"], "addresses": {"allow": ["127.0.0.1/32"]}}}}\n' \
+		"$port" > "$T/net.json"
+	"$TC" call --json --config "$T/net.json" --workspace "$ws" http_fetch \
+		"{\"url\": \"http://127.0.0.1:$port/text\"}" > "$T/f1.json" 2> "$T/f1.err"
+	"$TC" call --json --config "$T/net.json" --workspace "$ws" http_fetch \
+		"{\"url\": \"http://localhost:$port/text\"}" > "$T/f2.json" 2> "$T/f2.err"
+	kill "$srv" 2>/dev/null
+	if [ -n "$port" ] && python3 - "$T/f1.json" "$T/f2.json" "$T/srv.log" 2>"$T/f.err" <<'PYEOF'; then
+import json, sys
+ok = json.load(open(sys.argv[1]))
+no = json.load(open(sys.argv[2]))
+w = ok["confinement"]["walls"]["network"]
+assert ok["status"] == "ok", ok.get("status")
+assert ok["canonical"]["body"] == "hello from the test server\n", ok["canonical"]
+assert ok["network"][0]["decision"] == "allowed", ok["network"]
+assert w["by"] == "handed connections" and w.get("alternative"), w
+assert no["canonical"]["status"] == 403, no["canonical"]
+assert no["network"][0]["name"] == "localhost", no["network"]
+assert no["network"][0]["decision"] == "refused", no["network"]
+assert "GET localhost" not in open(sys.argv[3]).read(), "the unlisted name reached the server"
+print("ok   http_fetch by handed connections: the listed name fetched, the other refused")
+PYEOF
+		echo "RESULT builtins network runs"
+	else
+		bad "http_fetch by handed connections: $(tail -1 "$T/f.err") $(head -c 300 "$T/f1.json") $(tail -1 "$T/f1.err")"
+	fi
+fi
 
 # 4. the escape suite's quick set under every profile that runs: one
 # attack of each kind a wall built another way changes (other processes,

@@ -3,8 +3,9 @@
 "Environments" table against what make test-containers saw.
 
 The rows whose first cell starts with "podman" are the test's: one per
-environment and identity it runs, its profile cells ("runs" or "refused",
-columns found by their header) what a call there did, its "seen by" cell
+environment and identity it runs, its profile cells ("runs", "refused",
+or "built-in tools" where a profile's commands are refused but its
+built-in tools run; columns found by their header) what a call there did, its "seen by" cell
 `make test-containers`. Its "what is refused" cell, written by hand, names
 each wall built another way as "`NAME`: `BY`, another way": those must be
 the walls the results of the profiles that run there said were built
@@ -13,7 +14,7 @@ are.
 
 usage: table.py check|write DOC OBSERVED
 OBSERVED: lines "ENV ID PROFILE runs [WALLS]" or "ENV ID PROFILE refused
-[cause]" (run.sh writes it); WALLS as inside.sh gives them: "NAME=BY" for
+[cause]" or "ENV ID PROFILE builtins [cause]" (run.sh writes it); WALLS as inside.sh gives them: "NAME=BY" for
 a wall built its first way, "NAME~BY" for one built another way, commas
 between, spaces in BY as "_".
 check: exit 1 (saying which cells) when a row differs from what was seen
@@ -26,6 +27,9 @@ import re
 import sys
 
 PROFILES = ("read-only", "write", "destructive", "network")
+# An observed verdict as the table's cell says it.
+CELL = {"builtins": "built-in tools"}
+REFUSED = ("refused", "builtins")  # commands refused: the cause is named
 ENV_LABEL = {
     "default": "podman's defaults",
     "docker": "podman with Docker's namespace rules (tests/containers/docker-seccomp.json)",
@@ -100,13 +104,13 @@ def main():
             causes[lab] = []
             other[lab] = set()
             order.append(lab)
-        seen[lab][f[2]] = f[3]
+        seen[lab][f[2]] = CELL.get(f[3], f[3])
         if f[3] == "runs" and len(f) > 4:
             for w in f[4].split(","):
                 if "~" in w:
                     n, b = w.split("~", 1)
                     other[lab].add((n, b))
-        if f[3] == "refused" and len(f) > 4 and f[4] not in causes[lab]:
+        if f[3] in REFUSED and len(f) > 4 and f[4] not in causes[lab]:
             causes[lab].append(f[4])
     text = open(doc).read().split("\n")
     start = text.index("## Environments")
@@ -143,7 +147,8 @@ def main():
             if c[col["seen by"]] != SEEN:
                 bad.append("'%s': seen by '%s', not %s" % (lab, c[col["seen by"]], SEEN))
             if refused_col is not None:
-                any_refused = any(v == "refused" for v in seen[lab].values())
+                any_refused = any(v in REFUSED + tuple(CELL.values())
+                                  for v in seen[lab].values())
                 rc = c[refused_col]
                 if any_refused and (not rc or rc.startswith("(")):
                     bad.append("'%s': profiles are refused but 'what is refused' says '%s'"
@@ -186,7 +191,7 @@ def main():
             c[col[p]] = seen[lab].get(p, "?")
         c[col["seen by"]] = SEEN
         if refused_col is not None:
-            if not any(v == "refused" for v in seen[lab].values()):
+            if not any(v in REFUSED + tuple(CELL.values()) for v in seen[lab].values()):
                 if c[refused_col] and not c[refused_col].startswith("("):
                     c[refused_col] = ""
             elif not c[refused_col] or c[refused_col].startswith("("):
