@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <grp.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -128,9 +129,16 @@ static struct fx *fx_new(const char *allow, unsigned caps)
 	struct tc_error err = { 0 };
 	int sfd = listen_on(SOCK_STREAM, &f->server_port);
 	snprintf(f->progress, sizeof f->progress, "/tmp/tc-egress-test-%d", (int)getpid());
+	pid_t parent = getpid();
 	f->server = fork();
-	if (f->server == 0)
+	if (f->server == 0) {
+		/* Gone with the test, even one that failed before fx_free: a
+		 * server left behind would hold the test runner's output pipe. */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(0);
 		serve(sfd, f->progress);
+	}
 	close(sfd);
 	f->loop = loop_new();
 	f->pol = netpol_new();
@@ -813,6 +821,20 @@ static void stalled_reader(struct fx *f, int out)
 	close(fd);
 }
 
+/* The third figure of a tcp_rmem or tcp_wmem sysctl: how far the kernel
+ * may grow a socket's buffer by itself (autotuning). */
+static uint64_t tcp_mem_max(const char *path)
+{
+	unsigned long long lo = 0, def = 0, max = 0;
+	FILE *f = fopen(path, "r");
+	if (f) {
+		if (fscanf(f, "%llu %llu %llu", &lo, &def, &max) != 3)
+			max = 0;
+		fclose(f);
+	}
+	return max ? max : 6u << 20;
+}
+
 static void test_a_reader_that_stops_holds_its_writer(void **state)
 {
 	(void)state;
@@ -820,9 +842,16 @@ static void test_a_reader_that_stops_holds_its_writer(void **state)
 	char *res = client(f, stalled_reader);
 	unsigned long long sent = 0;
 	assert_int_equal(sscanf(res, "server sent %llu", &sent), 1);
-	/* What sits in the pipe (256 KiB) and the sockets' buffers, not the
-	 * 64 MiB the server wanted to send: nothing grows without bound. */
-	assert_true(sent < (24ull << 20));
+	/* What sits in the kernel's buffers, not the 64 MiB the server wanted
+	 * to send: the proxy's upstream socket may grow its receive buffer to
+	 * tcp_rmem's most, the server's and the proxy's send buffers to
+	 * tcp_wmem's, and the proxy holds its two pipes (1 MiB each) and a
+	 * little more. Nothing grows in the proxy without bound. */
+	uint64_t bound = tcp_mem_max("/proc/sys/net/ipv4/tcp_rmem") +
+	        2 * tcp_mem_max("/proc/sys/net/ipv4/tcp_wmem") + (4u << 20);
+	if (bound >= (60ull << 20))
+		skip(); /* the kernel's own buffers could take nearly it all */
+	assert_true(sent < bound);
 	free(res);
 	fx_free(f);
 }
