@@ -390,16 +390,19 @@ static void on_child(struct loop *l, int fd, uint32_t events, void *data)
 
 /* A child without a deadline must not run on: without memory for the
  * timer, the call ends here (call_finish kills what runs). */
-static void arm_deadline(struct call *c)
+/* Returns false when it ended the call (and c is gone). */
+static bool arm_deadline(struct call *c)
 {
 	if (c->timer)
 		loop_del_timer(c->sup->loop, c->timer);
 	c->timer = loop_add_timer(c->sup->loop, sbx_child_deadline(c->child), on_deadline, c);
-	if (!c->timer)
-		call_finishf(c, TC_STATUS_FAILED, NULL,
-		             "toolcage ran out of memory for the "
-		             "tool's time limit, so the tool was stopped; it may have done part "
-		             "of its work.");
+	if (c->timer)
+		return true;
+	call_finishf(c, TC_STATUS_FAILED, NULL,
+	             "toolcage ran out of memory for the "
+	             "tool's time limit, so the tool was stopped; it may have done part "
+	             "of its work.");
+	return false;
 }
 
 static void on_deadline(struct loop *l, void *data)
@@ -482,8 +485,8 @@ static void run(struct call *c)
 		call_finishf(c, TC_STATUS_FAILED, NULL, "The tool could not be watched.");
 		return;
 	}
-	arm_deadline(c);
-	attach_egress(c); /* handed connections: served from the start */
+	if (arm_deadline(c))
+		attach_egress(c); /* handed connections: served from the start */
 }
 
 static void on_queue_timeout(struct loop *l, void *data)
