@@ -225,7 +225,6 @@ struct fs_span {
 void fs_show_regions(struct buf *r, json_t *res, const char *text, size_t len,
                      const struct fs_span *spans, size_t n, size_t ctx_lines, size_t chars);
 
-
 /* Adds to err (an edit's no_match, a hunk that does not apply) where old
  * almost is in text: the lines that hold it with other whitespace, or the
  * most similar ones, numbered, in the message, then advice (a sentence),
