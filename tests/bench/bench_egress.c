@@ -26,6 +26,7 @@
 #include <string.h>
 #include <sched.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -140,10 +141,15 @@ static void client(uint16_t sink_port, uint16_t proxy_port, int mb, int out)
 		}
 	}
 	double t1 = now_s();
-	memset(buf, 'x', sizeof buf);
+	/* Bytes no HTTP request holds: the proxy looks at a tunnel's first
+	 * bytes, and a long run of a request line's characters would be held
+	 * to what a request is held to (docs/network.md). */
+	memset(buf, 0, sizeof buf);
 	for (int i = 0; i < mb * 16; i++)
-		if (write(fd, buf, sizeof buf) != (ssize_t)sizeof buf)
+		if (write(fd, buf, sizeof buf) != (ssize_t)sizeof buf) {
+			perror("bench_egress: the client's write");
 			_exit(1);
+		}
 	shutdown(fd, SHUT_WR);
 	uint64_t n = 0;
 	if (read(fd, &n, sizeof n) != (ssize_t)sizeof n || n != (uint64_t)mb << 20) {
@@ -260,8 +266,13 @@ int main(int argc, char **argv)
 	uint16_t sink_port, proxy_port;
 	int sfd = listen_on(SOCK_STREAM, &sink_port);
 	pid_t sink_pid = fork();
-	if (sink_pid == 0)
+	if (sink_pid == 0) {
+		/* Gone with us, however we end: a sink left behind would hold
+		 * the caller's output open. */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() == 1)
+			_exit(1);
 		sink(sfd);
+	}
 	close(sfd);
 
 	struct loop *l = loop_new();
