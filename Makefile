@@ -275,7 +275,7 @@ EMBED_BINS := $(patsubst tests/embed/%.c,$(BUILD)/embed/%,$(wildcard tests/embed
 unit: $(UNIT_BINS)
 	$(Q)set -e; for t in $(UNIT_BINS); do echo "== $$t"; $$t; done
 
-test: all $(UNIT_BINS) $(ESC_BINS) $(EMBED_BINS) $(SIM_BIN)
+test: all $(UNIT_BINS) $(ESC_BINS) $(EMBED_BINS) $(SIM_BIN) $(BENCH_BINS)
 	$(Q)BUILD=$(BUILD) sh tests/run.sh
 
 # The layers (HACKING.md) and the library's exports; both run in make test.

@@ -49,11 +49,16 @@ static void stats(double *v, int n, double *med, double *p99)
 /* One run of argv: its wall time, and in *cpu (when given) the CPU time
  * of it and of every descendant it waited for (user + system, from
  * wait4), which the load of a shared machine disturbs much less. */
-static double run_cmd(char *const *argv, double *cpu)
+static double run_cmd(char *const *argv, double *cpu, bool quiet)
 {
 	double t0 = now_us();
 	pid_t pid = fork();
 	if (pid == 0) {
+		if (quiet) { /* as at its check (bench_cli); the same for every row */
+			int fd = open("/dev/null", O_WRONLY);
+			dup2(fd, 1);
+			dup2(fd, 2);
+		}
 		execvp(argv[0], argv);
 		_exit(127);
 	}
@@ -61,6 +66,16 @@ static double run_cmd(char *const *argv, double *cpu)
 	struct rusage ru;
 	wait4(pid, &st, 0, &ru);
 	double t = now_us() - t0;
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+		/* A run that failed measured something else than the command. */
+		fprintf(stderr, "bench: a run failed (%s %d), run it by hand to see why:",
+		        WIFEXITED(st) ? "status" : "signal",
+		        WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
+		for (char *const *a = argv; *a; a++)
+			fprintf(stderr, " %s", *a);
+		fputc('\n', stderr);
+		exit(1);
+	}
 	if (cpu)
 		*cpu = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e6 +
 		        (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
@@ -69,7 +84,7 @@ static double run_cmd(char *const *argv, double *cpu)
 
 static double plain_true(char *const *argv)
 {
-	return run_cmd(argv, NULL);
+	return run_cmd(argv, NULL, false);
 }
 
 static double sandboxed_true(struct sbx_jail *j)
@@ -204,10 +219,10 @@ static int bench_cli(int n, int argc, char **argv)
 	}
 	for (int k = 0; k < 5; k++)
 		for (int c = 0; c < nc; c++)
-			plain_true(cmds[c]);
+			run_cmd(cmds[c], NULL, true);
 	for (int k = 0; k < n; k++)
 		for (int c = 0; c < nc; c++)
-			t[c][k] = run_cmd(cmds[c], &cpu[c][k]);
+			t[c][k] = run_cmd(cmds[c], &cpu[c][k], true);
 	double base = 0, cbase = 0;
 	printf("  %-52s %10s %10s %6s %11s %6s\n", "", "median", "p99", "ratio", "CPU median",
 	       "ratio");

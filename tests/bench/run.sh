@@ -7,13 +7,24 @@ BUILD=${BUILD:-build}
 TC=$(cd "$BUILD" && pwd)/toolcage
 B=$BUILD/bench
 N=${BENCH_N:-300}
+# A benchmark that fails is named at the end and makes the run fail: a
+# broken benchmark must not pass for a slow one
+# (tests/integration/bench_runs.sh runs this script at its smallest sizes).
+failed=""
+bench() {
+	"$@" && return
+	rc=$?
+	echo "  FAILED (exit $rc): $*"
+	failed="$failed
+  $*"
+}
 
 echo "== sandbox launch"
-"$B/bench_spawn" api "$N"
+bench "$B/bench_spawn" api "$N"
 
 echo
 echo "== the timeline of a launch: when the child ends each step of its setup"
-"$B/bench_spawn" timeline "$((N / 3))"
+bench "$B/bench_spawn" timeline "$((N / 3))"
 
 echo
 echo "== CLI launch: toolcage exec vs env(1) and other jails (median / p99, ratio to env)"
@@ -32,7 +43,7 @@ fi
 if command -v firejail >/dev/null 2>&1; then
 	set -- "$@" :: firejail --quiet --noprofile /bin/true
 fi
-"$B/bench_spawn" cli "$((N / 3))" "$@"
+bench "$B/bench_spawn" cli "$((N / 3))" "$@"
 echo "  targets: read-only <= 1.35x env; <= 0.5x bwrap"
 echo
 echo "== CLI launch by profile (each after env(1); ratio to env)"
@@ -40,17 +51,17 @@ set --
 for p in read-only write network destructive; do
 	set -- "$@" :: env /bin/true :: "$TC" exec --profile "$p" --workspace "$ws" -- /bin/true
 done
-"$B/bench_spawn" cli "$((N / 3))" "$@"
+bench "$B/bench_spawn" cli "$((N / 3))" "$@"
 
 echo
 echo "== the network profile against read-only (ratio to read-only; target <= 1.3x)"
-"$B/bench_spawn" cli "$((N / 3))" :: "$TC" exec --profile read-only --workspace "$ws" -- /bin/true \
+bench "$B/bench_spawn" cli "$((N / 3))" :: "$TC" exec --profile read-only --workspace "$ws" -- /bin/true \
 	:: "$TC" exec --profile network --workspace "$ws" -- /bin/true
 # The network profile adds a network namespace of the call's own, its
 # routes and listeners, sent to the supervisor (docs/network.md); a spare
 # (serve, replay) makes them ahead of the call.
-"$B/bench_spawn" api "$N" read-only network
-"$B/bench_spawn" api "$N" network
+bench "$B/bench_spawn" api "$N" read-only network
+bench "$B/bench_spawn" api "$N" network
 
 echo
 echo "== what the walls cost: read-only from a file, then without one wall (ratio to env)"
@@ -74,20 +85,25 @@ for f in read-only no-cgroups no-hidden-paths no-pid-namespace none-of-the-three
 			set -- "$@" :: "$TC" exec --profile "$pd/$f.json" --workspace "$ws" -- /bin/true
 	fi
 done
-"$B/bench_spawn" cli "$((N / 3))" "$@"
+bench "$B/bench_spawn" cli "$((N / 3))" "$@"
 rm -r "$pd"
 rmdir "$ws"
 
 echo
 echo "== egress: proxy throughput against a direct loopback copy"
-"$B/bench_egress" 256 7
+bench "$B/bench_egress" "${BENCH_EGRESS_MB:-256}" "${BENCH_EGRESS_ROUNDS:-7}"
 
 echo
 echo "== pipeline: a built-in call end to end, and throughput"
-"$B/bench_pipeline" "$N"
+bench "$B/bench_pipeline" "$N"
 
 for extra in tests/bench/*.sh; do
 	[ "$extra" = tests/bench/run.sh ] && continue
 	echo
-	sh "$extra"
+	bench sh "$extra"
 done
+if [ -n "$failed" ]; then
+	echo
+	echo "benchmarks that failed:$failed"
+	exit 1
+fi
