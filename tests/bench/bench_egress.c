@@ -341,6 +341,11 @@ int main(int argc, char **argv)
 	egress_free(e);
 	netpol_free(pol);
 	loop_free(l);
+	free(direct);
+	free(proxied);
+	free(c_direct);
+	free(c_proxied);
+	free(ratio);
 	kill(sink_pid, SIGKILL);
 	waitpid(sink_pid, NULL, 0);
 	return 0;

@@ -359,6 +359,9 @@ static int bench_timeline(int n)
 	}
 	for (int i = 0; i < 3; i++)
 		sbx_jail_free(j[i]);
+	for (int k = 0; k < 3; k++)
+		for (int s = 0; s < SBX_TIMELINE_MAX; s++)
+			free(v[k][s]);
 	profile_free(prof);
 	sbx_cleanup();
 	rmdir(ws);
