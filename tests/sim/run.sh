@@ -166,6 +166,20 @@ spec() {
 fails=0 summary=""
 bad() { echo "FAIL $*"; fails=$((fails + 1)); envfail=1; }
 
+# fetch_is URL COND: http_fetch URL through `toolcage call --json` as the
+# environment one() is in (its $as, $tc and $audit), the result left in
+# $T/fetch (stderr in $T/fetch.err); true when COND holds, a Python
+# expression of r (the result) and n (its first network event).
+fetch_is() {
+	(cd "$T/ws" && HOME=$T/home "${as[@]}" "$tc" call --config "$T/net.json" --audit "$audit" \
+		--json --workspace "$T/ws" http_fetch "{\"url\": \"$1\"}") > "$T/fetch" 2>"$T/fetch.err"
+	python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+n = r["network"][0]
+sys.exit(0 if eval("(" + sys.argv[2] + ")") else 1)' "$T/fetch" "$2" 2>/dev/null
+}
+
 # one ENV WHO OPTS EXPECT CHECKLINE WHY [ALT]
 # ALT: where profiles run with a wall built another way, the line `check`
 # prints for it under every profile; --strict then refuses each profile,
@@ -279,25 +293,12 @@ sys.exit(0 if w.get("alternative") and w["dropped"].startswith("no namespaces: "
 		(cd "$T/ws" && "${as[@]}" "$T/simkernel" $opts -- "$T/handed" "$T/ws") > "$T/handed.out" 2>&1 ||
 			bad "$name: handed connections: $(grep -v '^ok' "$T/handed.out" | head -3 | tr '\n' ' ')"
 		local audit=$T/home/audit-$env-$who.jsonl
-		(cd "$T/ws" && HOME=$T/home "${as[@]}" "$tc" call --config "$T/net.json" --audit "$audit" \
-			--json --workspace "$T/ws" http_fetch "{\"url\": \"http://127.0.0.1:$SRV_PORT/text\"}") \
-			> "$T/fetch" 2>"$T/fetch.err"
-		python3 -c '
-import json, sys
-r = json.load(open(sys.argv[1]))
-n = r["network"][0]
-sys.exit(0 if r["status"] == "ok" and r["canonical"]["body"] == "hello from the test server\n"
-         and n["decision"] == "allowed" and n["via"] == "http-proxy" else 1)' "$T/fetch" 2>/dev/null ||
+		fetch_is "http://127.0.0.1:$SRV_PORT/text" 'r["status"] == "ok"
+			and r["canonical"]["body"] == "hello from the test server\n"
+			and n["decision"] == "allowed" and n["via"] == "http-proxy"' ||
 			bad "$name: http_fetch of a listed name: $(head -c 400 "$T/fetch") $(tail -2 "$T/fetch.err")"
-		(cd "$T/ws" && HOME=$T/home "${as[@]}" "$tc" call --config "$T/net.json" --audit "$audit" \
-			--json --workspace "$T/ws" http_fetch "{\"url\": \"http://localhost:$SRV_PORT/text\"}") \
-			> "$T/fetch" 2>"$T/fetch.err"
-		python3 -c '
-import json, sys
-r = json.load(open(sys.argv[1]))
-n = r["network"][0]
-sys.exit(0 if r["canonical"]["status"] == 403 and n["name"] == "localhost"
-         and n["decision"] == "refused" else 1)' "$T/fetch" 2>/dev/null ||
+		fetch_is "http://localhost:$SRV_PORT/text" 'r["canonical"]["status"] == 403
+			and n["name"] == "localhost" and n["decision"] == "refused"' ||
 			bad "$name: http_fetch of an unlisted name is not refused in its result: $(head -c 400 "$T/fetch")"
 		grep '"event":"network"' "$audit" 2>/dev/null | grep '"name":"localhost"' | grep -q '"decision":"refused"' ||
 			bad "$name: the refusal is not in the audit log"
