@@ -230,6 +230,9 @@ static void on_handed(struct loop *l, int fd, uint32_t events, void *data)
 	egress_conn_start(c, SBX_LISTEN_HTTP_PROXY, fd);
 }
 
+/* A call with no fds yet, first on e's list: the one place a call is
+ * built, for listeners and handed connections alike. Returns new (freed
+ * by egress_call_free), NULL when out of memory. */
 static struct egress_call *call_new(struct egress *e, uint64_t call_id, uint64_t session)
 {
 	struct egress_call *c = calloc(1, sizeof *c);
@@ -277,21 +280,13 @@ int egress_call_start(struct egress *e, uint64_t call_id, uint64_t session, int 
                       struct egress_call **out, struct tc_error *err)
 {
 	*out = NULL;
-	struct egress_call *c = calloc(1, sizeof *c);
+	struct egress_call *c = call_new(e, call_id, session);
 	if (!c) {
 		for (int k = 0; k < SBX_LISTEN_MAX; k++)
 			close(fds[k]);
 		return tc_error_set(err, TC_E_NOMEM, "egress", "out of memory");
 	}
-	memset(c->handed, -1, sizeof c->handed);
-	c->e = e;
-	c->id = call_id;
-	c->session = session;
 	memcpy(c->fds, fds, sizeof c->fds);
-	c->next = e->calls;
-	if (e->calls)
-		e->calls->prev = c;
-	e->calls = c;
 	/* The DNS responder answers from the address it was asked at (every
 	 * address is local in the namespace): a connected client socket
 	 * takes answers from that one address only. */
