@@ -35,14 +35,31 @@ static int risk_fits(const struct tc_defined *t, const struct profile *p, struct
 	                    t->name, tc_risk_name(t->risk), sp->name ? sp->name : "?");
 }
 
+/* The profile a tool runs under: the one it names, else its risk's.
+ * Returns borrowed (the tool's, or a constant). */
+static const char *profile_name(const struct tc_defined *t)
+{
+	return t->profile ? t->profile : tc_risk_name(t->risk);
+}
+
+/* The jail made for profile name, NULL while none is. Returns borrowed
+ * (valid while s is). */
+static struct jail_entry *jail_find(struct tc_supervisor *s, const char *name)
+{
+	for (struct jail_entry *e = s->jails; e; e = e->next)
+		if (!strcmp(e->name, name))
+			return e;
+	return NULL;
+}
+
 struct sbx_jail *supervisor_jail(struct tc_supervisor *s, const struct tc_defined *t,
                                  struct tc_error *err)
 {
-	const char *name = t->profile ? t->profile : tc_risk_name(t->risk);
-	for (struct jail_entry *e = s->jails; e; e = e->next)
-		if (!strcmp(e->name, name))
-			return risk_fits(t, e->profile, err) < 0 ? NULL : e->jail;
-	struct jail_entry *e = calloc(1, sizeof *e);
+	const char *name = profile_name(t);
+	struct jail_entry *e = jail_find(s, name);
+	if (e)
+		return risk_fits(t, e->profile, err) < 0 ? NULL : e->jail;
+	e = calloc(1, sizeof *e);
 	if (!e) {
 		tc_error_set(err, TC_E_NOMEM, name, "out of memory");
 		return NULL;
@@ -99,18 +116,15 @@ struct sbx_jail *supervisor_jail(struct tc_supervisor *s, const struct tc_define
  * refusal is said, never a plan that did not run). */
 void supervisor_jail_ran(struct tc_supervisor *s, const struct tc_defined *t)
 {
-	const char *name = t->profile ? t->profile : tc_risk_name(t->risk);
-	for (struct jail_entry *e = s->jails; e; e = e->next) {
-		if (strcmp(e->name, name))
-			continue;
-		if (s->notice_dropped && !e->noticed) {
-			struct sbx_confinement conf;
-			sbx_jail_confinement(e->jail, &conf);
-			confinement_notice(e->name, &conf, stderr);
-		}
-		e->noticed = true;
+	struct jail_entry *e = jail_find(s, profile_name(t));
+	if (!e)
 		return;
+	if (s->notice_dropped && !e->noticed) {
+		struct sbx_confinement conf;
+		sbx_jail_confinement(e->jail, &conf);
+		confinement_notice(e->name, &conf, stderr);
 	}
+	e->noticed = true;
 }
 
 int supervisor_ready(struct tc_supervisor *s, char *why, size_t n)
@@ -119,8 +133,8 @@ int supervisor_ready(struct tc_supervisor *s, char *why, size_t n)
 		const struct tc_defined *t = tc_registry_at(s->reg, i);
 		struct tc_error err = { 0 };
 		if (!supervisor_jail(s, t, &err)) {
-			snprintf(why, n, "profile %s (tool %s): %s",
-			         t->profile ? t->profile : tc_risk_name(t->risk), t->name, err.msg);
+			snprintf(why, n, "profile %s (tool %s): %s", profile_name(t), t->name,
+			         err.msg);
 			return -1;
 		}
 	}
