@@ -17,6 +17,7 @@ LIBDIR   ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
 DATADIR  ?= $(PREFIX)/share
 MANDIR   ?= $(DATADIR)/man
+DOCDIR   ?= $(DATADIR)/doc/toolcage
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 BASHCOMPDIR ?= $(DATADIR)/bash-completion/completions
 SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
@@ -342,7 +343,7 @@ install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) \
 	  $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(DATADIR)/toolcage/profiles \
 	  $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(BASHCOMPDIR) \
-	  $(DESTDIR)$(SYSTEMDUNITDIR) $(DESTDIR)$(SYSCONFDIR)/apparmor.d
+	  $(DESTDIR)$(SYSTEMDUNITDIR) $(DESTDIR)$(SYSCONFDIR)/apparmor.d $(DESTDIR)$(DOCDIR)
 	install -m 0755 $(BUILD)/toolcage $(DESTDIR)$(BINDIR)/toolcage
 	install -m 0644 $(BUILD)/libtoolcage.a $(DESTDIR)$(LIBDIR)/libtoolcage.a
 	install -m 0644 $(BUILD)/$(SO_FILE) $(DESTDIR)$(LIBDIR)/$(SO_FILE)
@@ -352,8 +353,12 @@ install: all
 	sed -e 's|@PREFIX@|$(PREFIX)|; s|@LIBDIR@|$(LIBDIR)|; s|@INCLUDEDIR@|$(INCLUDEDIR)|' \
 	  -e 's|@VERSION@|$(VERSION)|' mk/toolcage.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/toolcage.pc
 	install -m 0644 profiles/*.json $(DESTDIR)$(DATADIR)/toolcage/profiles/
-	install -m 0644 $(filter %.1,$(MAN_PAGES)) $(DESTDIR)$(MANDIR)/man1/
-	install -m 0644 $(filter %.5,$(MAN_PAGES)) $(DESTDIR)$(MANDIR)/man5/
+	for m in $(MAN_PAGES); do case $$m in *.1) d=man1 ;; *) d=man5 ;; esac; \
+	  sed -e 's|/usr/share/doc/toolcage/|$(DOCDIR)/|g' \
+	    -e 's|/usr/share/toolcage/profiles/|$(DATADIR)/toolcage/profiles/|g' \
+	    $$m > $(DESTDIR)$(MANDIR)/$$d/$${m##*/} && chmod 0644 $(DESTDIR)$(MANDIR)/$$d/$${m##*/} || exit 1; \
+	done
+	install -m 0644 README.md docs/*.md $(DESTDIR)$(DOCDIR)/
 	install -m 0644 $(COMPLETION) $(DESTDIR)$(BASHCOMPDIR)/toolcage
 	sed 's|@BINDIR@|$(BINDIR)|g' deploy/systemd/toolcage-http@.service \
 	  > $(DESTDIR)$(SYSTEMDUNITDIR)/toolcage-http@.service

@@ -3,8 +3,9 @@
 # (DESTDIR, PREFIX, LIBDIR) puts every piece where it belongs, and what it
 # installs works from there: an embedding program builds with `pkg-config
 # --cflags --libs toolcage` against the shared library (and runs calls
-# through it), `man toolcage` finds the pages, the unit template and the
-# AppArmor profile name the installed binary.
+# through it), `man toolcage` finds the pages, every document a page or a
+# --help names is installed, the unit template and the AppArmor profile
+# name the installed binary.
 # Exit 0 pass, 77 skip, anything else fail.
 set -u
 BUILD=${BUILD:-build}
@@ -41,6 +42,26 @@ grep -q '@' "$root/etc/apparmor.d/toolcage" "$root/usr/lib/systemd/system/toolca
 	grep -v 'http@' && fail "a placeholder is left in an installed file"
 echo "ok   make install DESTDIR PREFIX=/usr LIBDIR=$multi"
 
+# Every document a man page or a --help names (docs/NAME.md, or NAME.md in
+# the format pages) is installed where the pages say the docs are: a user
+# with the package and no repository can open what they are pointed at.
+docdir=/usr/share/doc/toolcage
+doc_names() {
+	sed 's/\\-/-/g; s/\\f[BIRP]//g' "$@" | grep -oE '(docs/)?[A-Za-z][A-Za-z0-9_-]*\.md' |
+		sed 's|^docs/||' | sort -u
+}
+bin=$root/usr/bin/toolcage
+{ "$bin" --help; for v in $("$bin" --help | sed -n 's/^  \([a-z]*\)  .*/\1/p'); do
+	"$bin" "$v" --help; done; } > "$tmp/help" 2>&1
+named=$(doc_names "$tmp/help" "$root"/usr/share/man/man?/*)
+[ -n "$named" ] || fail "no document named by the man pages or --help (the check reads nothing)"
+missing=""
+for d in $named; do [ -f "$root$docdir/$d" ] || missing="$missing $d"; done
+[ -z "$missing" ] && echo "ok   the $(echo "$named" | wc -l) documents the man pages and --help name are in $docdir" ||
+	fail "named by a man page or --help but not installed in $docdir:$missing"
+grep -q "installed in $docdir/)" "$root/usr/share/man/man1/toolcage.1" ||
+	fail "toolcage(1) does not say the documents are in $docdir/"
+
 # The unit template as systemd reads it (its binary pointed at the staged
 # one): no error, and systemd's own exposure score says it is hardened.
 if command -v systemd-analyze > /dev/null; then
@@ -67,8 +88,10 @@ p=$tmp/prefix
 make -s --no-print-directory BUILD="$BUILD" PREFIX="$p" install > "$tmp/log" 2>&1 ||
 	{ cat "$tmp/log"; fail "make install PREFIX=$p"; }
 grep -qx "libdir=$p/lib" "$p/lib/pkgconfig/toolcage.pc" && [ -f "$p/share/man/man1/toolcage.1" ] &&
-	[ -f "$p/etc/apparmor.d/toolcage" ] && echo "ok   make install PREFIX=$p" ||
-	fail "PREFIX=$p is not followed"
+	[ -f "$p/etc/apparmor.d/toolcage" ] && [ -f "$p/share/doc/toolcage/network.md" ] &&
+	grep -q "installed in $p/share/doc/toolcage/)" "$p/share/man/man1/toolcage-exec.1" &&
+	grep -q "$p/share/toolcage/profiles/" "$p/share/man/man1/toolcage.1" &&
+	echo "ok   make install PREFIX=$p" || fail "PREFIX=$p is not followed"
 flags=$(PKG_CONFIG_PATH="$p/lib/pkgconfig" pkg-config --cflags --libs toolcage) ||
 	fail "pkg-config does not know toolcage"
 case $flags in *"-I$p/include"*"-L$p/lib"*"-ltoolcage"*) ;;

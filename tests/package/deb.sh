@@ -52,6 +52,11 @@ for f in usr/bin/toolcage usr/share/man/man1/toolcage.1.gz usr/share/man/man5/to
 	usr/lib/systemd/system/toolcage-http@.service usr/share/toolcage/profiles/read-only.json; do
 	grep -q " \./$f\$" "$tmp/contents" || fail "toolcage does not ship /$f"
 done
+# The documents the man pages point at (dh_compress gzips the larger ones).
+for d in cli network profiles where-it-runs; do
+	grep -qE " \./usr/share/doc/toolcage/$d\.md(\.gz)?\$" "$tmp/contents" ||
+		fail "toolcage does not ship /usr/share/doc/toolcage/$d.md"
+done
 
 # Installed in a clean root, with apt (which resolves the dependencies the
 # packages declare; the compiler and man are there for the checks).
