@@ -216,4 +216,11 @@ offers 2020-12 "$TOOLCAGE" schema validate --draft 2
 offers validate "$TOOLCAGE" schema v
 mkdir "$tmp/pd" && echo '{}' > "$tmp/pd/mine.json"
 offers mine "$TOOLCAGE" exec --profile-dir "$tmp/pd" --profile m
+# docs/cli.md writes no emphasis with stars: each of its stars is literal
+# (`*.example.com`, `HOST:*`, `**/*.c`) and reaches the pages, where two
+# stray ones would turn the prose between them into italics and be lost.
+want=$(tr -cd '*' < docs/cli.md | wc -c)
+got=$(cat "$BUILD"/man/toolcage.1 "$BUILD"/man/toolcage-*.1 | tr -cd '*' | wc -c)
+[ "$want" = "$got" ] && echo "ok   the $want stars of docs/cli.md are all in the man pages" ||
+	fail "docs/cli.md has $want stars, its man pages $got: a pair was read as emphasis (write it in backquotes)"
 [ $fails -eq 0 ] || { echo "$fails failed"; exit 1; }
