@@ -254,7 +254,7 @@ static void cut_notice(const struct sbx_outcome *o, size_t keep, bool asked)
 		const struct sbx_capture *c = i ? &o->err : &o->out;
 		if (c->truncated)
 			fprintf(stderr,
-			        "toolcage: %s cut: %llu bytes written, the first %zu and the "
+			        "toolcage exec: %s cut: %llu bytes written, the first %zu and the "
 			        "last %zu kept (%s %zu)\n",
 			        i ? "stderr" : "stdout", (unsigned long long)c->total, c->head_len,
 			        c->tail_len,
@@ -265,7 +265,8 @@ static void cut_notice(const struct sbx_outcome *o, size_t keep, bool asked)
 		snprintf(own, sizeof own, "killed by signal %d", o->signal);
 	else if (o->exit_code >= 0)
 		snprintf(own, sizeof own, "exited %d", o->exit_code);
-	fprintf(stderr, "toolcage: output was cut: exit status %d (the command %s)\n", EX_CUT, own);
+	fprintf(stderr, "toolcage exec: output was cut: exit status %d (the command %s)\n", EX_CUT,
+	        own);
 }
 
 /* The egress service of a profile with egress: this process serves the
@@ -284,7 +285,7 @@ static void net_attach(struct exec_net *net, struct sbx_child *child)
 	struct tc_error err = { 0 };
 	if (net->egress && !net->call && sbx_child_take_listeners(child, fds) == 1 &&
 	    egress_call_start(net->egress, 0, 0, fds, &net->call, &err) < 0) {
-		fprintf(stderr, "toolcage: %s: %s\n", err.where, err.msg);
+		fprintf(stderr, "toolcage exec: %s: %s\n", err.where, err.msg);
 		sbx_child_kill(child, SBX_KILLED_CANCELLED);
 	}
 }
@@ -679,7 +680,7 @@ int cmd_exec(int argc, char **argv)
 	if (moved) {
 		char *m = shown_dup(moved); /* names the command chose */
 		fprintf(stderr,
-		        "toolcage: the command created or changed protected paths, moved aside or "
+		        "toolcage exec: the command created or changed protected paths, moved aside or "
 		        "put back: %s\n",
 		        m ? m : "(out of memory)");
 		free(m);
@@ -687,7 +688,7 @@ int cmd_exec(int argc, char **argv)
 	if (incomplete) {
 		char *m = shown_dup(incomplete); /* where: names the command chose */
 		fprintf(stderr,
-		        "toolcage: protected paths at any depth were not all looked for, "
+		        "toolcage exec: protected paths at any depth were not all looked for, "
 		        "past there they were neither held nor checked: %s\n",
 		        m ? m : "(out of memory)");
 		free(m);
@@ -715,9 +716,8 @@ int cmd_exec(int argc, char **argv)
 		else {
 			const char *hint =
 			        exec_failure_hint(out->setup_failed, o.workspace, argv[optind]);
-			k = snprintf(msg, sizeof msg, "exec failed: %s: %s%s%s",
-			             strerror(out->setup_failed), name ? name : "?",
-			             *hint ? ": " : "", hint);
+			k = snprintf(msg, sizeof msg, "%s: %s%s%s", name ? name : "?",
+			             strerror(out->setup_failed), *hint ? ": " : "", hint);
 		}
 		free(name);
 		/* Landlock's refusal reads as a bare "Permission denied": say
@@ -731,7 +731,7 @@ int cmd_exec(int argc, char **argv)
 			        "--profile write lets them)",
 			        o.profile);
 		error = msg;
-		fprintf(stderr, "toolcage: %s\n", msg);
+		fprintf(stderr, "toolcage exec: %s\n", msg);
 	}
 	json_t *report = NULL;
 	if (net.call) {
@@ -744,7 +744,7 @@ int cmd_exec(int argc, char **argv)
 			if (!(nl = strchr(line, '\n')))
 				break;
 			if (!strncmp(line, "refused", 7) || !strncmp(line, "failed", 6))
-				fprintf(stderr, "toolcage: %.*s\n", (int)(nl - line), line);
+				fprintf(stderr, "toolcage exec: %.*s\n", (int)(nl - line), line);
 		}
 		free(summary);
 	}
@@ -754,10 +754,21 @@ int cmd_exec(int argc, char **argv)
 		for (int i = 0; i < 2; i++)
 			live_finish(&live[i], i ? &out->err : &out->out);
 	if (!o.json && out->killed_by == SBX_KILLED_TIMEOUT)
-		fprintf(stderr, "toolcage: killed after %ld ms (timeout)\n",
+		fprintf(stderr, "toolcage exec: killed after %ld ms (timeout)\n",
 		        o.timeout_ms ? o.timeout_ms : (long)p->spec.timeout_ms);
 	else if (!o.json && out->killed_by == SBX_KILLED_OUTPUT_LIMIT)
-		fprintf(stderr, "toolcage: killed: output limit reached\n");
+		fprintf(stderr, "toolcage exec: killed: output limit reached\n");
+	else if (!o.json && out->killed_by == SBX_KILLED_MEMORY)
+		/* Else a bare 137: the kernel's OOM killer says nothing to CMD. */
+		fprintf(stderr,
+		        "toolcage exec: killed by the memory limit: %llu MiB (limits.memory_mb of "
+		        "the profile %s); use less at once, or a profile file with a larger one\n",
+		        (unsigned long long)(p->spec.memory_bytes >> 20), o.profile);
+	else if (!o.json && out->killed_by == SBX_KILLED_SECCOMP)
+		fprintf(stderr,
+		        "toolcage exec: killed by seccomp: a system call the profile %s forbids "
+		        "(signal %d)\n",
+		        o.profile, out->signal);
 	cut_notice(out,
 	           o.max_output                      ? o.max_output :
 	                   p->spec.output_keep_bytes ? p->spec.output_keep_bytes :

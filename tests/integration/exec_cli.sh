@@ -63,12 +63,13 @@ basic_statuses() { # $1: label; $2: workspace
 	status "$1: SIGSEGV is 139" 139 -- --workspace "$w" -- \
 		perl -e 'unpack("p", pack("J", 8))'
 	status "$1: timeout is 124" 124 -- --workspace "$w" --timeout-ms 200 -- sleep 5
-	has "$1: timeout is said" err "killed after 200 ms (timeout)"
+	has "$1: timeout is said" err "^toolcage exec: killed after 200 ms (timeout)$"
 	status "$1: not found is 127" 127 -- --workspace "$w" -- no-such-command-tc
-	has "$1: not found names the command" err "exec failed: No such file or directory: no-such-command-tc"
-	has "$1: not found says where it was looked for" err "no-such-command-tc: no program of that name in the profile's PATH"
+	has "$1: not found names the command, as the verb's messages begin" err \
+		"^toolcage exec: no-such-command-tc: No such file or directory: "
+	has "$1: not found says where it was looked for" err "No such file or directory: no program of that name in the profile's PATH"
 	status "$1: a directory is 126" 126 -- --workspace "$w" -- /etc
-	has "$1: a directory is said" err "/etc: it is a directory, not a program"
+	has "$1: a directory is said" err "^toolcage exec: /etc: Permission denied: it is a directory, not a program"
 	status "$1: unknown profile is 125" 125 -- --workspace "$w" --profile nope -- /bin/true
 	has "$1: unknown profile lists the built-ins" err "built-in ones: destructive, network, read-only, write"
 	status "$1: missing workspace is 125" 125 -- --workspace "$w/missing" -- /bin/true
@@ -114,7 +115,7 @@ has "--help documents 123" out "123 *output was cut"
 printf '#!/bin/sh\necho ran\n' >"$ws/noexec.sh"
 chmod 644 "$ws/noexec.sh"
 status "not executable is 126" 126 -- --workspace "$ws" --profile write -- "$ws/noexec.sh"
-has "not executable says chmod +x" err "noexec.sh: the file is not executable: chmod +x it"
+has "not executable says chmod +x" err "noexec.sh: Permission denied: the file is not executable: chmod +x it"
 if grep -q "workspace_exec" "$tmp/err"; then bad "a file without x bits blamed on workspace_exec"
 else ok "a file without x bits is not blamed on workspace_exec"; fi
 # ...and read-only may not run programs from the workspace at all.
@@ -126,7 +127,7 @@ has "the workspace script ran" out "^ran$"
 printf 'echo ran\n' >"$ws/nohashbang.sh"
 chmod 755 "$ws/nohashbang.sh"
 status "a script without #! is 126" 126 -- --workspace "$ws" --profile write -- "$ws/nohashbang.sh"
-has "a script without #! says so" err "nohashbang.sh: not a program this system can run"
+has "a script without #! says so" err "nohashbang.sh: Exec format error: not a program this system can run"
 
 # The profile's kill list: SIGSYS, 128+31, killed_by seccomp.
 cat >"$tmp/kill-uname.json" <<'PEOF'
@@ -137,8 +138,28 @@ cat >"$tmp/kill-uname.json" <<'PEOF'
 PEOF
 status "profile from a file runs" 0 -- --workspace "$ws" --profile "$tmp/kill-uname.json" -- /bin/true
 status "seccomp kill is 159" 159 -- --workspace "$ws" --profile "$tmp/kill-uname.json" -- uname
+has "seccomp kill is said" err "^toolcage exec: killed by seccomp: a system call the profile $tmp/kill-uname.json forbids (signal 31)$"
 status "seccomp kill in --json" 159 -- --json --workspace "$ws" --profile "$tmp/kill-uname.json" -- uname
 json "--json says seccomp" 'j["signal"] == 31 and j["killed_by"] == "seccomp" and j["exit_code"] is None'
+
+# The memory cgroup's kill: 137 and a line that says which limit, not a
+# bare status (the OOM killer tells the command nothing).
+cat >"$tmp/mem-64.json" <<'PEOF'
+{"name": "mem-64", "filesystem": {"read": ["/usr", "/lib", "/lib64", "/bin", "/etc"],
+ "exec": ["/usr", "/lib", "/lib64", "/bin"]},
+ "namespaces": ["pid", "mount"], "optional": ["landlock_net", "landlock_scope", "landlock_ioctl"],
+ "limits": {"memory_mb": 64}, "timeout_ms": 20000}
+PEOF
+"$TOOLCAGE" exec --workspace "$ws" --profile "$tmp/mem-64.json" -- \
+	python3 -c 'b = bytearray(256 << 20)' >"$tmp/out" 2>"$tmp/err" </dev/null
+rc=$?
+if [ $rc = 125 ]; then
+	echo "note: no memory cgroup here, the memory kill's line is not tried: $(head -1 "$tmp/err")"
+else
+	[ $rc = 137 ] && ok "memory kill is 137" || bad "memory kill: exit $rc, wanted 137: $(cat "$tmp/err")"
+	has "memory kill is said, with the limit" err \
+		"^toolcage exec: killed by the memory limit: 64 MiB (limits.memory_mb of the profile $tmp/mem-64.json); "
+fi
 
 # A bad profile file: 125, and the message names the file and the key.
 printf '{"name": "x", "filesystem": {}, "limits": {"cpu": 1}}\n' >"$tmp/bad.json"
@@ -165,7 +186,7 @@ json "--json exit_code 7" 'j["exit_code"] == 7 and j["signal"] is None'
 status "--json timeout" 124 -- --json --workspace "$ws" --timeout-ms 300 -- sleep 30
 json "--json timeout fields" 'j["timed_out"] is True and j["killed_by"] == "timeout" and j["signal"] == 9 and 300 <= j["wall_ms"] < 20000'
 status "--json not found" 127 -- --json --workspace "$ws" -- no-such-command-tc
-json "--json setup failure names exec" '"exec failed" in j["error"] and j["exit_code"] == 127'
+json "--json setup failure names the command" 'j["error"].startswith("no-such-command-tc: No such file or directory: ") and j["exit_code"] == 127'
 status "--json big output is cut: 123" 123 -- --json --workspace "$ws" -- sh -c 'head -c 3000000 /dev/zero | tr "\0" a'
 json "--json output is capped and counted" 'j["stdout_bytes"] == 3000000 and j["stdout_truncated"] is True and len(j["stdout"]) < 1100000 and "bytes left out" in j["stdout"]'
 
@@ -345,7 +366,7 @@ got=$(prlimit --memlock=65536 "$TOOLCAGE" exec --workspace "$ws" -- bash -c "$li
 	bad "rlimits: with memlock 64 KiB the tool got '$got'"
 
 # A command name from a hostile payload must not put an escape sequence on
-# the terminal through the "exec failed" message.
+# the terminal through the message that names it.
 "$TOOLCAGE" exec --workspace "$ws" -- "$(printf 'nope\033]0;x\007')" >"$tmp/out" 2>"$tmp/err"
 if LC_ALL=C grep -q "$(printf '[\033\007]')" "$tmp/err"; then bad "exec failure: control characters reached stderr"
 else ok "exec failure: the command name is shown without its control characters"; fi
@@ -389,8 +410,8 @@ rc=$?
 n=$(wc -c <"$tmp/flood")
 if [ "$rc" = 123 ] && [ "$n" -gt 1000000 ] && [ "$n" -lt 1100000 ] &&
    grep -q 'bytes left out by the output cap' "$tmp/flood" && [ "$(tail -n 1 "$tmp/flood")" = END ] &&
-   grep -q '^toolcage: stdout cut: 3000005 bytes written, the first 524288 and the last 524288 kept (--max-output 1048576)$' "$tmp/err" &&
-   grep -q '^toolcage: output was cut: exit status 123 (the command exited 0)$' "$tmp/err"; then
+   grep -q '^toolcage exec: stdout cut: 3000005 bytes written, the first 524288 and the last 524288 kept (--max-output 1048576)$' "$tmp/err" &&
+   grep -q '^toolcage exec: output was cut: exit status 123 (the command exited 0)$' "$tmp/err"; then
 	ok "output: --max-output passes the head live, the marker and the tail; exit 123, said on stderr"
 else
 	bad "output: --max-output gave $n bytes, exit $rc"
@@ -404,7 +425,7 @@ status "output: --max-output 0 is a usage error" 2 -- --max-output 0 -- true
 status "output: --max-output 1T is a usage error" 2 -- --max-output 1T -- true
 "$TOOLCAGE" exec --workspace "$ws" --json -- sh -c 'head -c 3000000 /dev/zero; exit 5' >"$tmp/out" 2>"$tmp/err" </dev/null
 rc=$?
-[ "$rc" = 123 ] && grep -q '^toolcage: output was cut: exit status 123 (the command exited 5)$' "$tmp/err" &&
+[ "$rc" = 123 ] && grep -q '^toolcage exec: output was cut: exit status 123 (the command exited 5)$' "$tmp/err" &&
 	json "output: --json keeps the command's own status" 'j["exit_code"] == 5' &&
 	ok "output: a cut under --json exits 123 and says so on stderr" ||
 	{ : >"$tmp/out"; bad "output: a cut under --json: exit $rc"; }

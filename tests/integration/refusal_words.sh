@@ -32,7 +32,7 @@ done
 "$SK" $SIM -- "$TC" exec --profile read-only --workspace "$T/ws" -- /bin/true > "$T/exec" 2>&1
 rc=$?
 [ $rc = 125 ] || bad "exec exited $rc, not 125: $(tail -1 "$T/exec")"
-grep -qF "toolcage: profile read-only cannot run here: $WHY" "$T/exec" ||
+grep -qF "toolcage exec: profile read-only cannot run here: $WHY" "$T/exec" ||
 	bad "exec's refusal: $(tail -1 "$T/exec")"
 
 # read_file runs in read-only's jail, made by the jail's worker.
