@@ -321,23 +321,43 @@ static void drain_and_close(struct egress_conn *k, const void *text, size_t len)
 /* The client's protocol's way of saying no. */
 static void reply_refusal(struct egress_conn *k, int status, const char *why)
 {
-	char text[768];
+	char text[1280]; /* status line, 4 headers, body: under 1200 */
 	int n = 0;
 	if (k->kind == SBX_LISTEN_HTTP_PROXY || k->kind == SBX_LISTEN_HTTP) {
-		const char *title = status == 403 ? "Forbidden" :
-		        status == 400             ? "Bad Request" :
-		        status == 504             ? "Gateway Timeout" :
-		                                    "Bad Gateway";
-		char body[512];
+		/* 404 is the resolver's "no such name". A proxy answers that
+		 * 502, as a failure of its own and not the origin's "not
+		 * found"; Proxy-Status (RFC 9209) says which failure and why,
+		 * where a client reads it even when it drops a failed
+		 * CONNECT's body (curl does, and http_fetch reads it there). */
+		int code = status == 404 ? 502 : status;
+		const char *title = code == 403 ? "Forbidden" :
+		        code == 400             ? "Bad Request" :
+		        code == 504             ? "Gateway Timeout" :
+		                                  "Bad Gateway";
+		const char *error = status == 403 ? "http_request_denied" :
+		        status == 400             ? "http_request_error" :
+		        status == 404             ? "dns_error" :
+		        status == 504             ? "connection_timeout" :
+		                                    "destination_unavailable";
+		char body[512], details[256];
 		int blen = snprintf(body, sizeof body, "toolcage: %s %s:%u: %s\n",
 		                    status == 403 ? "refused" : "could not reach",
 		                    k->t.host[0] ? k->t.host : "(unknown host)", k->t.port, why);
 		if (blen < 0 || blen >= (int)sizeof body)
 			blen = (int)sizeof body - 1;
+		size_t d = 0; /* why as an sf-string: printable ASCII, \ and " escaped */
+		for (const char *c = why; *c && d + 3 < sizeof details; c++)
+			if (*c >= 0x20 && *c < 0x7f) {
+				if (*c == '"' || *c == '\\')
+					details[d++] = '\\';
+				details[d++] = *c;
+			}
+		details[d] = '\0';
 		n = snprintf(text, sizeof text,
 		             "HTTP/1.1 %d %s\r\nContent-Type: text/plain\r\n"
+		             "Proxy-Status: toolcage; error=%s; details=\"%s\"\r\n"
 		             "Content-Length: %d\r\nConnection: close\r\n\r\n%.*s",
-		             status, title, blen, blen, body);
+		             code, title, error, details, blen, blen, body);
 		if (n < 0 || n >= (int)sizeof text)
 			n = 0;
 	} else if (k->kind == SBX_LISTEN_SOCKS) {

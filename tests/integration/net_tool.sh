@@ -150,5 +150,18 @@ $TC call --config "$tmp/ask.json" --json http_fetch "{\"url\": \"http://localhos
 	>"$tmp/out" 2>"$tmp/err"
 check "c.get('error') == 'denied_redirect' and '127.0.0.2' in r['render']" "network ask: the approval is for its host only, not a redirect's"
 
+# A name with no address, over http and https: the result says so first,
+# once, and not curl's "CONNECT tunnel failed, response 404" nor a 404 as
+# if a server had answered (the egress's Proxy-Status is read).
+cat > "$tmp/nowhere.json" <<JSON
+{"workspace": "ws", "profile_dir": "profiles", "policy": {"domains": ["no-such-name.invalid"]}}
+JSON
+for scheme in http https; do
+	$TC call --config "$tmp/nowhere.json" --json http_fetch \
+		"{\"url\": \"$scheme://no-such-name.invalid/\"}" >"$tmp/out" 2>"$tmp/err"
+	check "c.get('error') == 'resolve_failed' and r['render'].startswith('could not resolve host no-such-name.invalid: ') and 'CONNECT' not in r['render'] and '404' not in r['render'] and r['render'].split('[network]')[0].count('no-such-name.invalid') == 1" \
+		"$scheme: a name without an address is said first, as a failed resolve"
+done
+
 [ $fails = 0 ] || { echo "$fails check(s) failed"; exit 1; }
 echo "all net_tool checks passed"

@@ -398,6 +398,9 @@ static void test_proxy_refuses_an_unlisted_host_with_403(void **state)
 	char *res = client(f, get_unlisted);
 	assert_non_null(strstr(res, "HTTP/1.1 403 Forbidden"));
 	assert_non_null(strstr(res, "this port is not on the allowlist for the name"));
+	assert_non_null(strstr(res,
+	                       "\r\nProxy-Status: toolcage; error=http_request_denied; "
+	                       "details=\"this port is not on the allowlist for the name\"\r\n"));
 	json_t *e = entry(f, "127.0.0.1", f->server_port);
 	assert_string_equal(str_of(e, "decision"), "refused");
 	json_decref(e);
@@ -449,6 +452,30 @@ static void test_connect_resolves_and_checks_the_address(void **state)
 	res = client(f, connect_then_echo);
 	assert_non_null(strstr(res, "HTTP/1.1 200 Connection established"));
 	assert_non_null(strstr(res, "GET /tunnel HTTP/1.1")); /* the tunnel carried it */
+	free(res);
+	fx_free(f);
+}
+
+static void connect_nowhere(struct fx *f, int out)
+{
+	char req[256];
+	int n = snprintf(req, sizeof req, "CONNECT no-such-name.invalid:%u HTTP/1.1\r\n\r\n",
+	                 f->server_port);
+	exchange(f->port[SBX_LISTEN_HTTP_PROXY], req, (size_t)n, out);
+}
+
+/* A name with no address is the proxy's failure, not the origin's "not
+ * found": 502, and a Proxy-Status a client reads even where it drops a
+ * failed CONNECT's body (curl does), so http_fetch can say "no such name"
+ * instead of "CONNECT tunnel failed, response 404". */
+static void test_a_name_without_address_is_a_502_that_says_dns_error(void **state)
+{
+	(void)state;
+	struct fx *f = fx_reaching("no-such-name.invalid", 0);
+	char *res = client(f, connect_nowhere);
+	assert_non_null(strstr(res, "HTTP/1.1 502 Bad Gateway\r\n"));
+	assert_non_null(strstr(res, "\r\nProxy-Status: toolcage; error=dns_error; details=\""));
+	assert_non_null(strstr(res, "toolcage: could not reach no-such-name.invalid:"));
 	free(res);
 	fx_free(f);
 }
@@ -1203,6 +1230,7 @@ int main(void)
 		cmocka_unit_test(test_handed_connections_are_the_http_proxys_clients),
 		cmocka_unit_test(test_proxy_refuses_an_unlisted_host_with_403),
 		cmocka_unit_test(test_connect_resolves_and_checks_the_address),
+		cmocka_unit_test(test_a_name_without_address_is_a_502_that_says_dns_error),
 		cmocka_unit_test(test_proxy_answers_a_malformed_request_400),
 		cmocka_unit_test(test_a_malformed_proxy_request_is_summed_up_as_the_proxys),
 		cmocka_unit_test(test_socks_connect_allowed_and_refused),

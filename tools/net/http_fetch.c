@@ -350,6 +350,7 @@ static size_t on_header(char *p, size_t size, size_t nitems, void *data)
 	if (n >= 5 && !strncmp(p, "HTTP/", 5)) { /* a new response (after 1xx too) */
 		json_object_clear(rs->headers);
 		rs->has_location = false;
+		rs->proxy_status[0] = '\0';
 		size_t k = n < sizeof rs->status_line - 1 ? n : sizeof rs->status_line - 1;
 		char *clean = utf8_sanitize(p, k, true, NULL);
 		snprintf(rs->status_line, sizeof rs->status_line, "%s", clean ? clean : "");
@@ -364,6 +365,12 @@ static size_t on_header(char *p, size_t size, size_t nitems, void *data)
 	for (size_t i = 0; i < nl; i++)
 		name[i] = (char)tolower((unsigned char)p[i]);
 	name[nl] = '\0';
+	if (!strcmp(name, "proxy-status")) {
+		size_t vl = n - nl - 1;
+		char *clean = utf8_sanitize(colon + 1, vl, true, NULL);
+		snprintf(rs->proxy_status, sizeof rs->proxy_status, "%s", clean ? clean : "");
+		free(clean);
+	}
 	for (size_t i = 0; i < sizeof selected_headers / sizeof selected_headers[0]; i++) {
 		if (strcmp(name, selected_headers[i]))
 			continue;
@@ -550,6 +557,54 @@ static int curl_failure(struct fetch *f, struct tc_output *out, CURLcode rc, con
 	}
 }
 
+static int egress_said(struct fetch *f, struct tc_output *out, const char *host);
+
+/* A failure toolcage's egress answered for (its Proxy-Status, RFC 9209:
+ * "toolcage; error=TYPE; details=\"WHY\""), said as the failure it is: a
+ * failed CONNECT is only "CONNECT tunnel failed, response 502" to curl, and
+ * a plain request's answer would read as the server's. canonical.status
+ * keeps the proxy's status (403 for a refusal). Returns 1 with out filled,
+ * or 0 when the response is not the egress's. */
+static int egress_failure(struct fetch *f, struct tc_output *out, const char *host, long status)
+{
+	if (!egress_said(f, out, host))
+		return 0;
+	if (out->canonical)
+		json_object_set_new(out->canonical, "status", json_integer(status));
+	return 1;
+}
+
+static int egress_said(struct fetch *f, struct tc_output *out, const char *host)
+{
+	const char *ps = f->resp.proxy_status;
+	while (*ps == ' ')
+		ps++;
+	if (strncmp(ps, "toolcage;", 9))
+		return 0;
+	const char *e = strstr(ps, "error="), *d = strstr(ps, "details=\"");
+	size_t el = e ? strcspn(e + 6, "; ") : 0;
+	char why[200] = "";
+	size_t i = 0;
+	for (const char *c = d ? d + 9 : ""; *c && *c != '"' && i + 1 < sizeof why; c++) {
+		if (*c == '\\' && c[1])
+			c++;
+		why[i++] = *c;
+	}
+	why[i] = '\0';
+	if (e && el == 9 && !strncmp(e + 6, "dns_error", 9))
+		return fail(f, out, "resolve_failed",
+		            "could not resolve host %s: %s (toolcage's egress found no address "
+		            "for it). Check the spelling of the URL.",
+		            host, why);
+	if (e && el == 19 && !strncmp(e + 6, "http_request_denied", 19))
+		return fail(f, out, "connect_failed",
+		            "toolcage's egress refused the connection to %s: %s.", host, why);
+	return fail(f, out, "connect_failed",
+	            "could not connect to %s: %s (toolcage's egress). The server may be down, "
+	            "or its port is not one the sandbox allows (80, 443).",
+	            host, why);
+}
+
 /* Fetches the URL u (checked) into f->resp, with the model's headers when
  * with_headers (headers_may_follow). Returns 0, or 1 with out filled. */
 static int do_hop(struct fetch *f, CURLU *u, const char *host, bool with_headers,
@@ -587,9 +642,17 @@ static int do_hop(struct fetch *f, CURLU *u, const char *host, bool with_headers
 		            "%s answered with a redirect whose body went on "
 		            "past %u bytes, so it was not followed.",
 		            f->current, NF_REDIRECT_BODY_MAX);
+	long connect_code = 0;
+	a->easy_getinfo(f->easy, CURLINFO_HTTP_CONNECTCODE, &connect_code);
+	if (rc != CURLE_OK && connect_code >= 400 && egress_failure(f, out, host, connect_code))
+		return 1;
 	if (rc != CURLE_OK)
 		return curl_failure(f, out, rc, host);
 	a->easy_getinfo(f->easy, CURLINFO_RESPONSE_CODE, &f->resp.status);
+	/* A plain request the egress could not send on: its answer, not the
+	 * server's (the proxy's own answers carry its Proxy-Status). */
+	if (f->resp.status >= 400 && egress_proxy() && egress_failure(f, out, host, f->resp.status))
+		return 1;
 	return 0;
 }
 

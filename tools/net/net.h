@@ -74,6 +74,7 @@ struct nf_response {
 	char status_line[256];
 	json_t *headers;
 	bool has_location;
+	char proxy_status[256]; /* the response's Proxy-Status, when it has one */
 	char *body;
 	size_t body_len, body_cap, max;
 	bool truncated;       /* the body went over max: the transfer was stopped */
