@@ -282,6 +282,26 @@ static void test_make_dir_parents(void **state)
 	assert_true(ws_exists(w, "x/y/z"));
 }
 
+/* ENOTDIR names the entry in the way, not "a component of" the path. */
+static void test_a_file_in_the_path_is_named_as_the_reason(void **state)
+{
+	struct ws *w = *state;
+	ws_mkdir(w, "src");
+	ws_write(w, "src/m.c", "int x;\n");
+	int rc = ws_call(w, "make_dir", "{\"path\": \"src/m.c/x\"}");
+	assert_error(w, rc, "not_directory");
+	assert_render_has(w,
+	                  "\"src/m.c\" is a file, not a directory, so nothing can be put or "
+	                  "found under it; use another path (list_dir on \"src\" shows what is "
+	                  "there)");
+	rc = ws_call(w, "write_file", "{\"path\": \"src/m.c/x/y.txt\", \"content\": \"y\"}");
+	assert_error(w, rc, "not_directory");
+	assert_render_has(w,
+	                  "\"src/m.c/x\" goes through \"src/m.c\", which is a file, not a "
+	                  "directory");
+	assert_false(ws_exists(w, "src/m.c/x"));
+}
+
 static void test_make_dir_refuses_through_symlink_out(void **state)
 {
 	struct ws *w = *state;
@@ -638,6 +658,7 @@ int main(void)
 		T(test_edit_file_refuses_symlink_out),
 		T(test_make_dir_creates_and_refuses_existing),
 		T(test_make_dir_parents),
+		T(test_a_file_in_the_path_is_named_as_the_reason),
 		T(test_make_dir_refuses_through_symlink_out),
 		T(test_make_dir_refuses_existing_file),
 		T(test_delete_path_file_and_symlink_itself),

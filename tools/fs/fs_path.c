@@ -247,6 +247,59 @@ static bool find_link(const struct tc_tool_ctx *ctx, const char *rel, char prefi
 	return false;
 }
 
+/* The first prefix of rel that is there and not a directory (ENOTDIR's
+ * cause) into *at, and its kind ("a file") into *kind. Returns 0, or -1
+ * when none is found (then the plain message serves). */
+static int find_not_dir(const struct tc_tool_ctx *ctx, const char *rel, char *at, size_t asize,
+                        const char **kind)
+{
+	for (const char *p = rel; *p;) {
+		p += strcspn(p, "/");
+		int w = snprintf(at, asize, "%.*s", (int)(p - rel), rel);
+		if (w < 0 || (size_t)w >= asize)
+			return -1;
+		int fd = fs_open_beneath(ctx, at, O_PATH, 0);
+		if (fd < 0)
+			return -1;
+		struct stat st;
+		int rc = fstat(fd, &st);
+		close(fd);
+		if (rc < 0)
+			return -1;
+		if (!S_ISDIR(st.st_mode)) {
+			*kind = S_ISREG(st.st_mode) ? "a file" : "not a directory";
+			return 0;
+		}
+		while (*p == '/')
+			p++;
+	}
+	return -1;
+}
+
+static json_t *not_dir_error(const struct tc_tool_ctx *ctx, const char *rel)
+{
+	char at[PATH_LEN_MAX + 1];
+	const char *kind;
+	if (find_not_dir(ctx, rel, at, sizeof at, &kind) < 0)
+		return fs_error("not_directory",
+		                "a component of \"%s\" is not a directory; call list_dir on "
+		                "its parent to see what is there",
+		                rel);
+	const char *slash = strrchr(at, '/');
+	int plen = slash ? (int)(slash - at) : 1;
+	const char *parent = slash ? at : ".";
+	if (!strcmp(at, rel))
+		return fs_error("not_directory",
+		                "\"%s\" is %s, not a directory, so nothing can be put or found "
+		                "under it; use another path (list_dir on \"%.*s\" shows what is "
+		                "there)",
+		                rel, kind, plen, parent);
+	return fs_error("not_directory",
+	                "\"%s\" goes through \"%s\", which is %s, not a directory; use "
+	                "another path (list_dir on \"%.*s\" shows what is there)",
+	                rel, at, kind, plen, parent);
+}
+
 json_t *fs_errno_error(const struct tc_tool_ctx *ctx, const char *rel, int errnum, const char *what)
 {
 	char link[PATH_LEN_MAX + 1], target[PATH_LEN_MAX + 1];
@@ -288,11 +341,7 @@ json_t *fs_errno_error(const struct tc_tool_ctx *ctx, const char *rel, int errnu
 		                "\"%s\" goes through a symlink loop or a magic link; use the "
 		                "path of the real %s",
 		                rel, what);
-	case ENOTDIR:
-		return fs_error("not_directory",
-		                "a component of \"%s\" is not a directory; call list_dir on "
-		                "its parent to see what is there",
-		                rel);
+	case ENOTDIR: return not_dir_error(ctx, rel);
 	case EISDIR:
 		return fs_error("is_directory",
 		                "\"%s\" is a directory; use list_dir or tree for directories", rel);
