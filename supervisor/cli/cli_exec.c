@@ -521,6 +521,15 @@ static bool runnable_in_workspace(const char *workspace, const char *prog)
 static const char *exec_failure_hint(int e, const char *workspace, const char *prog)
 {
 	bool has_slash = strchr(prog, '/') != NULL;
+	char at[PATH_MAX];
+	struct stat st;
+	/* A bare name is looked up in PATH only, as a shell does: a program
+	 * of that name in the workspace is run as ./NAME. */
+	if (e == ENOENT && !has_slash &&
+	    snprintf(at, sizeof at, "%s/%s", workspace, prog) < (int)sizeof at &&
+	    stat(at, &st) == 0 && S_ISREG(st.st_mode))
+		return "no program of that name in the profile's PATH, which does not hold the "
+		       "workspace; to run the workspace's file of that name, give ./ before it";
 	if (e == ENOENT)
 		return has_slash ? "no such file: check the path (relative to the workspace)" :
 		                   "no program of that name in the profile's PATH (env.set.PATH, "
@@ -531,13 +540,11 @@ static const char *exec_failure_hint(int e, const char *workspace, const char *p
 		       "binary for another machine); run it through its interpreter (sh FILE)";
 	if (e != EACCES || !has_slash)
 		return "";
-	char at[PATH_MAX];
 	if (prog[0] != '/') {
 		if (snprintf(at, sizeof at, "%s/%s", workspace, prog) >= (int)sizeof at)
 			return "";
 		prog = at;
 	}
-	struct stat st;
 	if (stat(prog, &st) < 0)
 		return "";
 	if (S_ISDIR(st.st_mode))

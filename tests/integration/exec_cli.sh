@@ -124,6 +124,11 @@ status "read-only cannot exec from the workspace" 126 -- --workspace "$ws" -- "$
 has "read-only names workspace_exec as the reason" err "profile read-only does not let them run, filesystem.workspace_exec is false"
 status "write can exec from the workspace" 0 -- --workspace "$ws" --profile write -- "$ws/noexec.sh"
 has "the workspace script ran" out "^ran$"
+# A bare name is looked up in PATH only: the workspace's file of that name
+# is pointed at (./NAME), a name nowhere is not.
+status "a workspace script named without ./ is 127" 127 -- --workspace "$ws" --profile write -- noexec.sh
+has "a workspace script named without ./ is pointed at" err \
+	"^toolcage exec: noexec.sh: No such file or directory: no program of that name in the profile's PATH, which does not hold the workspace; to run the workspace's file of that name, give ./ before it$"
 printf 'echo ran\n' >"$ws/nohashbang.sh"
 chmod 755 "$ws/nohashbang.sh"
 status "a script without #! is 126" 126 -- --workspace "$ws" --profile write -- "$ws/nohashbang.sh"
