@@ -10,11 +10,14 @@
  * twice, in a child of the jail's worker (as calls run theirs) and in a
  * fork of this process (fn_arg). The builtin tries every way out it can:
  * socket(2) of each family, socketpair(2), connect(2) and sendto(2) to our
- * sockets through a descriptor it was given, io_uring; then writes a
- * marker on each handed connection. Passes when every try was refused,
- * our sockets saw nothing, and exactly the markers arrived, each on its
- * own connection, at the ends sbx_child_take_handed gave us. Then a
- * command under the profile must be refused.
+ * sockets through a descriptor it was given, io_uring, bind(2) of a given
+ * connection to a name in the host's abstract namespace; then writes a
+ * marker on each handed connection, the first carrying the last
+ * connection (SCM_RIGHTS) to our end. Passes when every try was refused,
+ * our sockets saw nothing, the abstract name stayed free after the child
+ * was gone, and exactly the markers arrived, each on its own connection,
+ * at the ends sbx_child_take_handed gave us. Then a command under the
+ * profile must be refused.
  *
  * Prints one line per finding ("ok ..." or "FAIL ..."), exit 0 when all
  * are ok, 1 when one is not.
@@ -27,12 +30,14 @@
 #include <linux/netlink.h>
 #include <netinet/in.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -43,6 +48,7 @@
 struct targets {
 	uint16_t tcp_port, udp_port;
 	char unix_path[100];
+	char abstract[64]; /* a name in the abstract namespace, without its NUL */
 };
 
 static int fails;
@@ -114,11 +120,38 @@ static int hostile(void *arg)
 	      sendto(fd, "leak", 4, 0, (struct sockaddr *)&un, sizeof un));
 	struct io_uring_params p = { 0 };
 	tried("io_uring_setup", syscall(SYS_io_uring_setup, 4, &p));
-	/* The markers: one per handed connection, on its own. */
+	/* A name in the abstract namespace, which is the host's here (no
+	 * network namespace): bound on a given connection, it is taken from
+	 * the host service that owns it. */
+	int last = CHILD_FD_HANDED + CHILD_HANDED_MAX - 1;
+	struct sockaddr_un ab = { .sun_family = AF_UNIX };
+	size_t alen = strlen(t.abstract);
+	memcpy(ab.sun_path + 1, t.abstract, alen);
+	tried("bind(handed, an abstract name)",
+	      bind(last, (struct sockaddr *)&ab,
+	           (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + alen)));
+	/* The markers: one per handed connection, on its own. The first
+	 * carries the last connection (SCM_RIGHTS) to the supervisor's end:
+	 * there, unread, it would outlive the child, with whatever it bound. */
 	for (int i = 0; i < CHILD_HANDED_MAX; i++) {
 		char m[32];
 		int n = snprintf(m, sizeof m, "HANDED %d\n", i);
-		if (write(CHILD_FD_HANDED + i, m, (size_t)n) != n)
+		struct iovec iov = { m, (size_t)n };
+		union {
+			struct cmsghdr h;
+			char b[CMSG_SPACE(sizeof(int))];
+		} ctl = { 0 };
+		struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+		if (i == 0) {
+			msg.msg_control = ctl.b;
+			msg.msg_controllen = sizeof ctl.b;
+			struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
+			cm->cmsg_level = SOL_SOCKET;
+			cm->cmsg_type = SCM_RIGHTS;
+			cm->cmsg_len = CMSG_LEN(sizeof(int));
+			memcpy(CMSG_DATA(cm), &last, sizeof last);
+		}
+		if (sendmsg(CHILD_FD_HANDED + i, &msg, 0) != n)
 			tried("a marker on a handed connection (not written)", -1);
 	}
 	return write(CHILD_FD_RESULT, report, report_len) == (ssize_t)report_len ? 0 : 3;
@@ -203,6 +236,18 @@ static void run(struct sbx_jail *j, const char *how, bool fork_of_ours, int tcp,
 	verdict(took, "%s: %d handed connections taken", how, CHILD_HANDED_MAX);
 	verdict(!took || sbx_child_take_handed(c, again) == 0, "%s: taken once only", how);
 	int rc = sbx_child_wait(c);
+	/* The child is gone, its connections unread: the abstract name it
+	 * tried to bind is free (a bound socket in flight would hold it). */
+	int ab = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	struct sockaddr_un aa = { .sun_family = AF_UNIX };
+	size_t alen = strlen(t->abstract);
+	memcpy(aa.sun_path + 1, t->abstract, alen);
+	int brc = bind(ab, (struct sockaddr *)&aa,
+	               (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + alen));
+	verdict(ab >= 0 && brc == 0, "%s: the abstract name @%s is still free (bind: %s)", how,
+	        t->abstract, brc == 0 ? "ours" : strerror(errno));
+	if (ab >= 0)
+		close(ab);
 	const struct sbx_outcome *o = sbx_child_outcome(c);
 	verdict(rc == 0 && !o->setup_failed && o->exit_code == 0 && o->result,
 	        "%s: the builtin ran to its end (exit %d, setup %s)", how, o->exit_code,
@@ -257,6 +302,7 @@ int main(int argc, char **argv)
 	        "its network wall is reported as handed connections, another way");
 	struct targets t = { 0 };
 	snprintf(t.unix_path, sizeof t.unix_path, "/tmp/tc-handed-%d.sock", (int)getpid());
+	snprintf(t.abstract, sizeof t.abstract, "tc-handed-%d", (int)getpid());
 	int tcp = listen_tcp(&t.tcp_port), udp = bind_udp(&t.udp_port),
 	    ux = listen_unix(t.unix_path);
 	if (tcp < 0 || udp < 0 || ux < 0) {
