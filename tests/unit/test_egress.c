@@ -23,6 +23,7 @@
 #include <grp.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -382,6 +383,103 @@ static void test_handed_connections_are_the_http_proxys_clients(void **state)
 	json_t *ev = json_array_get(f->events, json_array_size(f->events) - 1);
 	assert_string_equal(str_of(ev, "event"), "network");
 	assert_int_equal(json_integer_value(json_object_get(ev, "call")), 43);
+	free(res);
+	fx_free(f);
+}
+
+/* A hostile tool on its handed connections: a CONNECT to a port not
+ * listed, carrying descriptors (SCM_RIGHTS: a pipe's read end, another
+ * handed connection) to the service's end; then, on another connection,
+ * an allowed request kept alive with that CONNECT pipelined after it. */
+static uint16_t handed_sink_port;
+
+static void handed_read_all(int fd, int out, const char *tag)
+{
+	char buf[8192];
+	ssize_t got;
+	io_write_all(out, tag, strlen(tag));
+	while ((got = read(fd, buf, sizeof buf)) > 0)
+		io_write_all(out, buf, (size_t)got);
+}
+
+static void handed_hostile(struct fx *f, int out)
+{
+	for (int i = 0; i < CHILD_HANDED_MAX; i++)
+		close(handed_ours[i]);
+	int p[2];
+	if (pipe2(p, O_CLOEXEC) < 0)
+		_exit(5);
+	char req[512];
+	int n = snprintf(req, sizeof req, "CONNECT 127.0.0.1:%u HTTP/1.1\r\n\r\n",
+	                 handed_sink_port);
+	struct iovec iov = { req, (size_t)n };
+	int given[2] = { p[0], handed_child_ends[CHILD_HANDED_MAX - 1] };
+	union {
+		struct cmsghdr h;
+		char b[CMSG_SPACE(sizeof given)];
+	} ctl = { 0 };
+	struct msghdr m = { .msg_iov = &iov,
+		            .msg_iovlen = 1,
+		            .msg_control = ctl.b,
+		            .msg_controllen = sizeof ctl.b };
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof given);
+	memcpy(CMSG_DATA(cm), given, sizeof given);
+	if (sendmsg(handed_child_ends[0], &m, 0) != n)
+		_exit(6);
+	close(p[0]);
+	close(handed_child_ends[CHILD_HANDED_MAX - 1]);
+	handed_read_all(handed_child_ends[0], out, "[0]");
+	/* Answered and closed: the pipe's read end went with the connection
+	 * (a write finds no reader), not into the service. */
+	signal(SIGPIPE, SIG_IGN);
+	bool held = true;
+	for (int i = 0; i < 100 && held; i++) {
+		held = write(p[1], "x", 1) == 1;
+		if (held)
+			usleep(10000);
+	}
+	io_write_all(out, held ? "[pipe held]" : "[pipe released]", held ? 11 : 15);
+	n = snprintf(req, sizeof req,
+	             "GET http://127.0.0.1:%u/a HTTP/1.1\r\nConnection: keep-alive\r\n\r\n"
+	             "CONNECT 127.0.0.1:%u HTTP/1.1\r\n\r\n",
+	             f->server_port, handed_sink_port);
+	io_write_all(handed_child_ends[1], req, (size_t)n);
+	handed_read_all(handed_child_ends[1], out, "[1]");
+}
+
+static void test_handed_connections_hold_against_a_hostile_tool(void **state)
+{
+	(void)state;
+	struct fx *f = fx_reaching("127.0.0.1", 1);
+	egress_call_free(f->call);
+	f->call = NULL;
+	int sink = listen_on(SOCK_STREAM, &handed_sink_port);
+	int ours[CHILD_HANDED_MAX];
+	for (int i = 0; i < CHILD_HANDED_MAX; i++) {
+		int sp[2];
+		assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp), 0);
+		ours[i] = handed_ours[i] = sp[0];
+		handed_child_ends[i] = sp[1];
+	}
+	struct tc_error err = { 0 };
+	assert_int_equal(egress_call_start_handed(f->e, 44, 0, ours, &f->call, &err), 0);
+	char *res = client(f, handed_hostile);
+	for (int i = 0; i < CHILD_HANDED_MAX; i++)
+		close(handed_child_ends[i]);
+	assert_non_null(strstr(res, "[0]HTTP/1.1 403 Forbidden"));
+	assert_non_null(strstr(res, "[pipe released]"));
+	/* The allowed request answered, the CONNECT after it dropped. */
+	char *one = strstr(res, "[1]HTTP/1.1 200 OK");
+	assert_non_null(one);
+	assert_null(strstr(one, "CONNECT"));
+	assert_null(strstr(one + 3, "HTTP/1.1 200 Connection established"));
+	/* From outside: the port not listed saw no connection. */
+	int got = accept4(sink, NULL, NULL, SOCK_CLOEXEC);
+	assert_true(got < 0 && errno == EAGAIN);
+	close(sink);
 	free(res);
 	fx_free(f);
 }
@@ -1228,6 +1326,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_proxy_absolute_uri_reaches_an_allowed_host),
 		cmocka_unit_test(test_handed_connections_are_the_http_proxys_clients),
+		cmocka_unit_test(test_handed_connections_hold_against_a_hostile_tool),
 		cmocka_unit_test(test_proxy_refuses_an_unlisted_host_with_403),
 		cmocka_unit_test(test_connect_resolves_and_checks_the_address),
 		cmocka_unit_test(test_a_name_without_address_is_a_502_that_says_dns_error),
