@@ -15,7 +15,8 @@
 # Judged outside by what the world saw: the web server (HTTP, HTTPS) only
 # example.test, the DNS server only example.test's own A/AAAA questions,
 # and TCP listeners on the host's loopback and its world-facing address
-# (port 80, which the allowlist gives example.test) no connection at all.
+# (ports 80 and 8080, which the allowlist gives mixed.test, a name whose
+# answer holds both beside the world's) no connection at all.
 # The world: tests/data/net/egress_world.sh (root only).
 # Exit 0 pass, 77 skip (with the reason), anything else fail.
 set -u
@@ -27,18 +28,25 @@ echo "hello" > "$tmp/root/hello"
 sink='import socket, sys, threading
 s = socket.socket()
 s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-s.bind((sys.argv[1], 80))
+s.bind((sys.argv[1], int(sys.argv[2])))
 s.listen(16)
 print("ready", flush=True)
 while True:
     c, a = s.accept()
-    open(sys.argv[2], "a").write("%s reached %s:80\n" % (a[0], sys.argv[1]))
+    open(sys.argv[3], "a").write("%s reached %s:%s\n" % (a[0], sys.argv[1], sys.argv[2]))
     c.close()'
-start sinklo python3 -c "$sink" 127.0.0.1 "$tmp/sink.log"
-start sinkhost python3 -c "$sink" 198.51.100.1 "$tmp/sink.log"
+for port in 80 8080; do
+	start sinklo$port python3 -c "$sink" 127.0.0.1 $port "$tmp/sink.log"
+	start sinkhost$port python3 -c "$sink" 198.51.100.1 $port "$tmp/sink.log"
+done
 touch "$tmp/sink.log"
-python3 -c 'import socket; socket.create_connection(("127.0.0.1", 80), timeout=5).close()'
-wait_until 60 nonempty "$tmp/sink.log" || { echo "the TCP sink heard nothing from outside the sandbox"; exit 1; }
+# The sinks hear what reaches them (else their silence would prove nothing).
+python3 -c 'import socket
+for a in ("127.0.0.1", "198.51.100.1"):
+    for p in (80, 8080):
+        socket.create_connection((a, p), timeout=5).close()'
+four() { [ "$(wc -l < "$tmp/sink.log")" -ge 4 ]; }
+wait_until 60 four || { echo "a TCP sink heard nothing from outside the sandbox"; cat "$tmp/sink.log"; exit 1; }
 : > "$tmp/sink.log"
 
 cat > "$tmp/ws/smuggle.py" <<'EOF'
@@ -225,6 +233,31 @@ r = tls_get(socket.create_connection((ip, 443), timeout=5), "example.test", "rec
 judge("port 443, a ClientHello for example.test in two records (the control)",
       "hello from example.test" in r, r)
 
+# A name whose answer mixes the world's address with the host's loopback
+# and its own (a rebinding server's answer): whichever way it is asked,
+# no connection may reach the host's listeners.
+mixed = []
+for i in range(4):
+    mixed.append(tcp(*P, b"GET http://mixed.test/hello HTTP/1.1\r\nHost: mixed.test\r\n\r\n"))
+    mixed.append(tcp(*P, b"CONNECT mixed.test:80 HTTP/1.1\r\n\r\nGET /hello HTTP/1.1\r\nHost: mixed.test\r\n\r\n"))
+    mixed.append("reply %d" % socks(3, b"\x0amixed.test"))
+    try:
+        mixed.append(tcp(socket.gethostbyname("mixed.test"), 80,
+                         b"GET /hello HTTP/1.1\r\nHost: mixed.test\r\nConnection: close\r\n\r\n"))
+    except OSError as e:
+        mixed.append("error %s" % e)
+judge("mixed.test, whose answer holds loopback and the host's address, 16 ways", True,
+      " | ".join(sorted(set(m[:40] for m in mixed))))
+# The same where the world's address refuses the port (8080: nothing
+# listens there): no falling back to the next address, the host's.
+mixed = []
+for i in range(4):
+    mixed.append(tcp(*P, b"GET http://mixed.test:8080/hello HTTP/1.1\r\nHost: mixed.test:8080\r\n\r\n"))
+    mixed.append(tcp(*P, b"CONNECT mixed.test:8080 HTTP/1.1\r\n\r\n"))
+    mixed.append("reply %d" % socks(3, b"\x0amixed.test", 8080))
+judge("mixed.test:8080, refused at the world's address, 12 ways", True,
+      " | ".join(sorted(set(m[:40] for m in mixed))))
+
 # DNS: other types, TCP, spellings.
 def q(name, qtype=1):
     m = struct.pack("!HHHHHH", 9, 0x100, 1, 0, 0, 0)
@@ -265,7 +298,7 @@ sys.exit(1 if fails else 0)
 EOF
 
 "$TC" exec --profile network --workspace "$tmp/ws" --timeout-ms 180000 \
-	--allow-domain example.test \
+	--allow-domain example.test --allow-domain mixed.test --allow-domain mixed.test:8080 \
 	-- /usr/bin/python3 smuggle.py > "$tmp/out" 2> "$tmp/err"
 rc=$?
 cat "$tmp/out"
@@ -273,14 +306,14 @@ cat "$tmp/out"
 	{ bad "inside: exit $rc"; sed 's/^/     /' "$tmp/err" | head -20; }
 
 others=$(awk '{ h = tolower($2); sub(/:[0-9]+$/, "", h); sub(/\.$/, "", h)
-	if (h != "example.test") print }' "$tmp/web.log")
+	if (h != "example.test" && h != "mixed.test") print }' "$tmp/web.log")
 if [ -n "$others" ]; then
 	bad "the web server saw another host:"; echo "$others" | sed 's/^/     web: /'
-else ok "the web server saw no other host ($(wc -l < "$tmp/web.log") requests, all example.test)"; fi
+else ok "the web server saw no other host ($(wc -l < "$tmp/web.log") requests, example.test and mixed.test)"; fi
 grep -q '^https example.test' "$tmp/web.log" || bad "the TLS control never reached the web server"
-if grep -qiv "^example\.test \(A\|AAAA\)$" "$tmp/dns.log"; then
+if grep -qiv "^\(example\|mixed\)\.test \(A\|AAAA\)$" "$tmp/dns.log"; then
 	bad "a question left for a name toolcage did not need:"; sed 's/^/     dns: /' "$tmp/dns.log"
-else ok "the DNS server saw only example.test ($(wc -l < "$tmp/dns.log") questions)"; fi
+else ok "the DNS server saw only example.test and mixed.test ($(wc -l < "$tmp/dns.log") questions)"; fi
 if [ -s "$tmp/sink.log" ]; then
 	bad "a connection reached the host's listeners:"; sed 's/^/     sink: /' "$tmp/sink.log"
 else ok "no connection reached the host's loopback or its address"; fi

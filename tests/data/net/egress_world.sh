@@ -69,6 +69,9 @@ hostaddr.test A 198.51.100.1
 loop6.test AAAA ::1
 mapped.test AAAA ::ffff:127.0.0.1
 nat64.test AAAA 64:ff9b::a9fe:a9fe
+mixed.test A 198.51.100.7
+mixed.test A 127.0.0.1
+mixed.test A 198.51.100.1
 EOF
 
 mkdir -p "$tmp/tls" "$tmp/ws" "$tmp/root"
