@@ -102,6 +102,18 @@ for what, head in [
     r = tcp(*P, b"POST http://example.test/hello HTTP/1.1\r\nHost: example.test\r\n" + head +
             b"\r\n0\r\n\r\n" + smuggled)
     judge("proxy POST, " + what, refused(r) or "other.test" not in r, r)
+# A request to another host after one that asks to be upgraded, to
+# continue, or in a chunked body's trailer.
+for what, head, body in [
+        ("an h2c upgrade", b"Upgrade: h2c\r\nHTTP2-Settings: AAMAAABkAAQAoAAAAAIAAAAA\r\n"
+         b"Connection: Upgrade, HTTP2-Settings\r\n", b""),
+        ("a WebSocket upgrade", b"Upgrade: websocket\r\nConnection: Upgrade\r\n", b""),
+        ("Expect: 100-continue", b"Expect: 100-continue\r\nContent-Length: 0\r\n", b""),
+        ("a chunked trailer naming other.test", b"Transfer-Encoding: chunked\r\n",
+         b"0\r\nHost: other.test\r\n\r\n")]:
+    r = tcp(*P, b"POST http://example.test/hello HTTP/1.1\r\nHost: example.test\r\n" + head +
+            b"\r\n" + body + smuggled)
+    judge("proxy POST, " + what + ", then a request to other.test", "other.test" not in r, r)
 # The Host header folded, split by a bare CR, or another than the URI's.
 for what, head in [("Host folded", b"Host: example.test\r\n other.test\r\n"),
                    ("Host after a bare CR", b"Host: example.test\rHost: other.test\r\n"),
@@ -144,6 +156,21 @@ def socks(atyp, addr, port=80):
         return r[1] if len(r) > 1 else -1
     except OSError:
         return -1
+def socks_cmd(cmd, greet=b"\x05\x01\x00"):
+    try:
+        s = socket.create_connection(("127.0.0.1", 1080), timeout=5)
+        s.sendall(greet)
+        s.recv(2)
+        s.sendall(b"\x05" + bytes([cmd]) + b"\x00\x03\x0cexample.test\x00\x50")
+        r = s.recv(10)
+        return r[1] if len(r) > 1 else -1
+    except OSError:
+        return -1
+for cmd, what in [(2, "BIND"), (3, "UDP ASSOCIATE")]:
+    rc = socks_cmd(cmd)
+    judge("SOCKS5 " + what, rc != 0, "reply %d" % rc)
+r = tcp("127.0.0.1", 1080, b"\x04\x01\x00\x50\x00\x00\x00\x01\x00other.test\x00")
+judge("SOCKS4a other.test", not r.startswith("\x00\x5a"), r)
 for a in ["0.0.0.0", "127.0.0.2", "198.51.100.1", "169.254.169.254"]:
     rc = socks(1, socket.inet_aton(a))
     judge("SOCKS5 IPv4 " + a, rc != 0, "reply %d" % rc)
