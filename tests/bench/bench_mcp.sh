@@ -6,5 +6,6 @@
 set -u
 BUILD=${BUILD:-build}
 echo "== MCP serve over stdio vs the pipeline alone"
-"$BUILD/bench/bench_mcp" "$(cd "$BUILD" && pwd)/toolcage" "$(pwd)/tests/data/pipeline/tools" "${BENCH_N:-300}"
+"$BUILD/bench/bench_mcp" "$(cd "$BUILD" && pwd)/toolcage" "$(pwd)/tests/data/pipeline/tools" "${BENCH_N:-300}" ||
+	exit
 echo "  target: added median < 100 us (see the no-fork and read rows)"

@@ -48,6 +48,7 @@ trap 'rm -f "$out"' EXIT
 
 # lines "ROUND NAME VALUE" into $out
 run_tc() {
+	[ -x "$BUILD/bench/bench_schema" ] || { echo "no $BUILD/bench/bench_schema: make bench builds it"; exit 1; }
 	"$BUILD/bench/bench_schema" "$@" | awk -v r="$round" '
 		/compile/ { print r, "tc_compile_us", $(NF-1) }
 		/ valid /  { print r, "tc_valid", $3 }
