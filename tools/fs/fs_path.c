@@ -248,7 +248,7 @@ static bool find_link(const struct tc_tool_ctx *ctx, const char *rel, char prefi
 }
 
 /* The first prefix of rel that is there and not a directory (ENOTDIR's
- * cause) into *at, and its kind ("a file") into *kind. Returns 0, or -1
+ * cause) into *at, and what it is ("a file") into *kind. Returns 0, or -1
  * when none is found (then the plain message serves). */
 static int find_not_dir(const struct tc_tool_ctx *ctx, const char *rel, char *at, size_t asize,
                         const char **kind)
@@ -267,7 +267,7 @@ static int find_not_dir(const struct tc_tool_ctx *ctx, const char *rel, char *at
 		if (rc < 0)
 			return -1;
 		if (!S_ISDIR(st.st_mode)) {
-			*kind = S_ISREG(st.st_mode) ? "a file" : "not a directory";
+			*kind = S_ISREG(st.st_mode) ? "a file" : "a device, socket or pipe";
 			return 0;
 		}
 		while (*p == '/')
