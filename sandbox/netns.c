@@ -64,7 +64,8 @@ enum { LO_IFINDEX = 1, BACKLOG = 128 };
  * pace for, and a new namespace takes the host's default congestion
  * control, which, where it is bbr, paces each socket's sends with a timer
  * of its own. Through the proxy a tool's bytes cross TCP twice (here, then
- * the proxy's connection out, which keeps the host's choice); with this
+ * the proxy's connection out, which keeps the host's choice unless it
+ * stays on the host: supervisor/net/egress_conn.c); with this
  * hop paced too the proxy carried half of what a direct copy does, with
  * it unpaced ~0.8x (docs/performance.md). A route's congestion control is
  * taken by the connections made over it, both ends: the tool's own sockets

@@ -9,7 +9,7 @@
  *            call's connection cap; an unlisted name may be asked about
  *   resolve  the name, by our resolver (a refused name is never looked up)
  *   connect  to the first address the policy allows, from the supervisor's
- *            own namespace
+ *            own namespace (unpaced where it stays on this host: below)
  *   relay    both ways through two pipes (splice: the bytes never enter
  *            our memory; a full pipe stops reading its writer), within
  *            the call's byte caps; where the kernel gives no big pipes,
@@ -768,6 +768,23 @@ static const char *connect_why(int err)
 
 static void connect_next(struct egress_conn *k);
 
+/* A connection that stays on this host (to a loopback address or one of
+ * the host's own, which the kernel routes over the loopback device, a
+ * policy having allowed it) takes the congestion control reno, as every
+ * connection in a tool's namespace does (sandbox/netns.c): a loopback has
+ * no link to pace for, and a host whose default paces (bbr, without an
+ * fq qdisc) would time each of the proxy's sends with a timer of the
+ * socket's own, which halved what the proxy carried on a paravirtualized
+ * guest (docs/performance.md). A connection that leaves the host keeps
+ * the host's choice. reno is the one choice every socket may make; where
+ * it is refused all the same, the connection is as it was, paced. */
+static void unpace_if_local(struct egress_conn *k, const struct sockaddr *a)
+{
+	static const char reno[] = "reno";
+	if (netpol_on_this_host(egress_own(k->call->e), a))
+		(void)setsockopt(k->ufd, IPPROTO_TCP, TCP_CONGESTION, reno, sizeof reno - 1);
+}
+
 static void on_attempt_timeout(struct loop *l, void *data)
 {
 	(void)l;
@@ -791,6 +808,7 @@ static void connect_next(struct egress_conn *k)
 			k->last_errno = errno;
 			continue;
 		}
+		unpace_if_local(k, (const struct sockaddr *)a);
 		if (connect(k->ufd, (struct sockaddr *)a, len) == 0) {
 			connected(k);
 			return;

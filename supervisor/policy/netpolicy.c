@@ -477,6 +477,12 @@ int netpol_check_address(const struct netpol *p, const struct netpol_own *own,
 	return c ? -1 : 0;
 }
 
+bool netpol_on_this_host(const struct netpol_own *own, const struct sockaddr *sa)
+{
+	uint8_t a[16];
+	return to16(sa, a) == 0 && (classes_of(a, own) & (NETPOL_LOOPBACK | NETPOL_HOST));
+}
+
 int netpol_own_load(struct netpol_own *own)
 {
 	struct ifaddrs *ifa, *i;

@@ -122,4 +122,8 @@ void netpol_own_release(struct netpol_own *own);
 int netpol_check_address(const struct netpol *p, const struct netpol_own *own,
                          const struct sockaddr *sa, const char **why);
 
+/* Whether a connection to sa stays on this host: a loopback address or
+ * one of own's (the kernel routes both over the loopback device). */
+bool netpol_on_this_host(const struct netpol_own *own, const struct sockaddr *sa);
+
 #endif

@@ -92,10 +92,11 @@ rmdir "$ws"
 echo
 echo "== egress: proxy throughput against a direct loopback copy"
 bench "$B/bench_egress" "${BENCH_EGRESS_MB:-256}" "${BENCH_EGRESS_ROUNDS:-7}"
-# A host whose congestion control paces (bbr) makes the proxy's own
-# connection out dear (docs/performance.md, pacing): the same bench again
-# in a network namespace of its own at reno, which never paces, as cubic
-# (the kernel's default) does not, so both figures are in one run.
+# A host whose congestion control paces (bbr) paces the direct copy, a
+# program of the host's, while the proxy's hops over loopback are unpaced
+# (docs/performance.md, pacing): the same bench again in a network
+# namespace of its own at reno, where nothing paces, as under cubic (the
+# kernel's default), so the relay against an unpaced copy is in the run.
 cc=$(sysctl -n net.ipv4.tcp_congestion_control 2>/dev/null)
 if [ -n "$cc" ] && [ "$cc" != reno ] && [ "$cc" != cubic ] && [ "$(id -u)" = 0 ] &&
 	command -v unshare >/dev/null 2>&1 && command -v ip >/dev/null 2>&1; then

@@ -20,7 +20,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <grp.h>
+#include <netinet/tcp.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
@@ -981,6 +983,66 @@ static void test_a_reader_that_stops_holds_its_writer(void **state)
 	fx_free(f);
 }
 
+/* ---- congestion control of the connection out ------------------------------ */
+
+/* The fd of this process's socket whose peer is 127.0.0.1:port, or -1. */
+static int socket_to(uint16_t port)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *de;
+	int found = -1;
+	while (d && found < 0 && (de = readdir(d))) {
+		struct sockaddr_in a;
+		socklen_t len = sizeof a;
+		int fd = atoi(de->d_name);
+		if (de->d_name[0] != '.' && fd != dirfd(d) &&
+		    getpeername(fd, (struct sockaddr *)&a, &len) == 0 && a.sin_family == AF_INET &&
+		    ntohs(a.sin_port) == port)
+			found = fd;
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+/* A connection to a server on this host's loopback, which the policy
+ * allows, is unpaced whatever the host's default congestion control: the
+ * proxy's socket to the server is reno while the tool holds it open. */
+static void test_a_connection_that_stays_on_this_host_is_unpaced(void **state)
+{
+	(void)state;
+	struct fx *f = fx_reaching("127.0.0.1", 1);
+	pid_t pid = fork();
+	if (pid == 0) {
+		alarm(20);
+		int fd = connect_port(f->port[SBX_LISTEN_HTTP_PROXY]);
+		dprintf(fd, "GET http://127.0.0.1:%u/big HTTP/1.1\r\n\r\n", f->server_port);
+		pause(); /* holds the connection, reads nothing */
+		_exit(0);
+	}
+	int up = -1;
+	for (int i = 0; i < 200 && up < 0; i++) {
+		struct pollfd pf = { loop_fd(f->loop), POLLIN, 0 };
+		poll(&pf, 1, 25);
+		loop_run_once(f->loop, 0);
+		up = socket_to(f->server_port);
+	}
+	assert_true(up >= 0);
+	char cc[16] = "";
+	socklen_t len = sizeof cc - 1;
+	assert_int_equal(getsockopt(up, IPPROTO_TCP, TCP_CONGESTION, cc, &len), 0);
+	assert_string_equal(cc, "reno");
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	for (int i = 0; i < 100; i++) {
+		struct pollfd pf = { loop_fd(f->loop), POLLIN, 0 };
+		if (poll(&pf, 1, 50) <= 0)
+			break;
+		loop_run_once(f->loop, 0);
+	}
+	fx_free(f);
+}
+
 /* ---- one request per plain-HTTP connection ---------------------------------- */
 
 /* Each request, then a second one pipelined after it to another host; the
@@ -1340,6 +1402,7 @@ int main(void)
 		cmocka_unit_test(test_connection_cap_refuses_the_next),
 		cmocka_unit_test(test_byte_cap_ends_the_connection),
 		cmocka_unit_test(test_a_reader_that_stops_holds_its_writer),
+		cmocka_unit_test(test_a_connection_that_stays_on_this_host_is_unpaced),
 		cmocka_unit_test(test_plain_http_sends_one_request_per_connection),
 		cmocka_unit_test(test_a_body_two_ways_framed_is_refused),
 		cmocka_unit_test(test_names_are_matched_as_dns_compares_them),

@@ -69,6 +69,21 @@ static int addr(const struct netpol *p, const struct netpol_own *own, const char
 	return netpol_check_address(p, own, (struct sockaddr *)&ss, why);
 }
 
+static bool on_host(const struct netpol_own *own, const char *text)
+{
+	struct sockaddr_storage ss;
+	memset(&ss, 0, sizeof ss);
+	struct sockaddr_in *a4 = (struct sockaddr_in *)&ss;
+	struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)&ss;
+	if (inet_pton(AF_INET, text, &a4->sin_addr) == 1)
+		a4->sin_family = AF_INET;
+	else if (inet_pton(AF_INET6, text, &a6->sin6_addr) == 1)
+		a6->sin6_family = AF_INET6;
+	else
+		fail_msg("bad test address %s", text);
+	return netpol_on_this_host(own, (struct sockaddr *)&ss);
+}
+
 /* ---- names ---------------------------------------------------------------- */
 
 static void test_domains_allow_ports_80_and_443_only(void **state)
@@ -218,6 +233,17 @@ static void test_host_own_addresses_refused(void **state)
 	p = policy("{\"addresses\": {\"host\": true}}");
 	assert_int_equal(addr(p, &own, "198.51.100.1", &why), 0);
 	netpol_free(p);
+	/* Which of them stay on this host (whatever the policy allows). */
+	assert_true(on_host(&own, "198.51.100.1"));
+	assert_true(on_host(&own, "::ffff:198.51.100.1"));
+	assert_true(on_host(&own, "2001:db8::5"));
+	assert_true(on_host(&own, "127.0.0.2"));
+	assert_true(on_host(&own, "::1"));
+	assert_true(on_host(NULL, "::ffff:127.0.0.1"));
+	assert_false(on_host(&own, "198.51.100.2"));
+	assert_false(on_host(&own, "10.0.0.1"));
+	assert_false(on_host(&own, "64:ff9b::7f00:1")); /* NAT64 leaves the host */
+	assert_false(on_host(NULL, "2001:db8::5"));
 	struct netpol_own real;
 	assert_int_equal(netpol_own_load(&real), 0); /* at least loopback */
 	assert_true(real.n >= 1);
