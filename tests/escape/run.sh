@@ -351,9 +351,77 @@ cleanup() {
 	for p in $PLANTED; do rm -rf "$p"; done
 	[ -n "$SHMID" ] && ipcrm -m "$SHMID" 2>/dev/null
 	if [ "${TC_ESCAPE_KEEP:-0}" = 1 ]; then echo "kept $T"; else rm -rf "$T"; fi
+	if [ "$(id -u)" = 0 ] && [ -f "$LEDGER" ]; then sed -i "/^$RUN_ID /d" "$LEDGER"; fi
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM
+
+# What a run plants as root outside its scratch space (/etc/sudoers where
+# there is none, canaries in /root ...) and the processes it starts (the
+# victims, the listeners) are also written to a ledger, one
+# "PID:START what" a line, so that a run killed before its cleanup (SIGKILL: a
+# timeout, a harness) does not leave them for good: the next run removes
+# those of runs no longer alive, each only if it is still what was
+# planted (a canary's text, a scratch directory, the segment made then,
+# the process started then).
+# The ledger is root's, in /run; a run as another user plants nothing
+# outside /tmp and its scratch space.
+LEDGER=/run/tc-escape-planted
+# A live process's start time (clock ticks after boot): with its pid, what
+# tells it from a later process given the same pid. Fails for a zombie.
+started() { # pid
+	local st
+	st=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+	set -- ${st##*) }
+	[ "$1" != Z ] || return 1
+	echo "${20}"
+}
+RUN_ID=$$:$(started $$)
+ledger_add() { # what...
+	[ "$(id -u)" = 0 ] && echo "$RUN_ID $*" >> "$LEDGER"
+}
+ledger_proc() { # pid — a process of ours that would outlive a killed run
+	ledger_add proc "$1" "$(started "$1")"
+}
+is_canary() { # path
+	case $(cat "$1" 2>/dev/null) in "tc-escape canary" | "tc-escape host canary") return 0 ;; esac
+	return 1
+}
+sweep_ledger() {
+	[ "$(id -u)" = 0 ] && [ -f "$LEDGER" ] && [ ! -L "$LEDGER" ] || return 0
+	local keep run what rest n=0
+	keep=$(mktemp "$LEDGER.XXXXXX") || return 0
+	while read -r run what rest; do
+		if [ "${run%%:*}:$(started "${run%%:*}")" = "$run" ]; then
+			echo "$run $what $rest" >> "$keep"
+			continue
+		fi
+		case $what in
+		proc) # rest: its pid and start time
+			set -- $rest
+			[ -n "${2:-}" ] && [ "$(started "$1")" = "$2" ] && kill -9 "$1" 2>/dev/null &&
+				n=$((n + 1)) ;;
+		shm) # rest: the segment's id and the pid that made it
+			set -- $rest
+			awk -v id="$1" -v cpid="$2" '$2 == id && $5 == cpid { f = 1 } END { exit !f }' \
+				/proc/sysvipc/shm && ipcrm -m "$1" 2>/dev/null && n=$((n + 1)) ;;
+		/var/tmp/tc-escape.*)
+			[ -d "$what" ] && [ ! -L "$what" ] && rm -rf "$what" && n=$((n + 1)) ;;
+		*)
+			if [ -d "$what" ] && [ ! -L "$what" ] && is_canary "$what/tc-escape-canary" &&
+				[ "$(ls -A "$what")" = tc-escape-canary ]; then
+				rm -rf "$what" && n=$((n + 1))
+			elif [ -f "$what" ] && [ ! -L "$what" ] && is_canary "$what"; then
+				rm -f "$what" && n=$((n + 1))
+			fi ;;
+		esac
+	done < "$LEDGER"
+	mv "$keep" "$LEDGER"
+	[ $n -gt 0 ] && echo "escape: removed $n leftovers (canaries, processes) of runs killed before their cleanup"
+	return 0
+}
+sweep_ledger
+ledger_add "$T"
 
 plant() { # path [dir] — create a canary if nothing is there; removed at exit
 	[ -e "$1" ] && return 0
@@ -361,6 +429,7 @@ plant() { # path [dir] — create a canary if nothing is there; removed at exit
 	else echo "tc-escape canary" > "$1"; fi
 	chmod 0640 "$1" 2>/dev/null
 	PLANTED="$PLANTED $1"
+	ledger_add "$1"
 }
 
 RUN_TAG=$$
@@ -374,7 +443,9 @@ ABS=tc-escape-abs-$RUN_TAG
 setup_host() {
 	echo "tc-escape host canary" > "/tmp/$HOSTCANARY"
 	SHMID=$("$ESC/procs" shm_make) || { echo "escape: cannot make the shared memory canary" >&2; exit 1; }
+	ledger_add shm "$SHMID" "$(awk -v id="$SHMID" '$2 == id { print $5 }' /proc/sysvipc/shm)"
 	PLANTED="$PLANTED /tmp/$HOSTCANARY"
+	ledger_add "/tmp/$HOSTCANARY"
 	if [ "$(id -u)" = 0 ]; then
 		for d in /root /home /opt /srv /var; do
 			plant "$d/tc-escape-canary-$RUN_TAG"
@@ -459,6 +530,7 @@ start_victim() { # id — a sleep of that uid, with a marker in argv. It sleeps
 	local pid=$!
 	disown "$pid" 2>/dev/null
 	VICTIMS="$VICTIMS $pid"
+	ledger_proc "$pid"
 	eval "VICTIM_$id=$pid"
 	eval "VMARK_$id=$mark"
 }
@@ -538,6 +610,7 @@ PYEOF
 	"$PY" "$T/listen.py" "$T/listen.log" "$ABS" "$T/outside-dgram.sock" $socks \
 		> "$T/listen.fifo" 2>"$T/listen.err" &
 	LISTENER=$!
+	ledger_proc "$LISTENER"
 	read -r TCPPORT UDPPORT PORT80 < "$T/listen.fifo"
 	[ -n "${TCPPORT:-}" ] || { echo "listeners failed: $(cat "$T/listen.err")"; exit 1; }
 }
