@@ -351,7 +351,7 @@ cleanup() {
 	for p in $PLANTED; do rm -rf "$p"; done
 	[ -n "$SHMID" ] && ipcrm -m "$SHMID" 2>/dev/null
 	if [ "${TC_ESCAPE_KEEP:-0}" = 1 ]; then echo "kept $T"; else rm -rf "$T"; fi
-	if [ "$(id -u)" = 0 ] && [ -f "$LEDGER" ]; then sed -i "/^$RUN_ID /d" "$LEDGER"; fi
+	if [ "$(id -u)" = 0 ] && [ -f "$LEDGER" ]; then sed -i "/^$RUN_ID /d" "$LEDGER" 2>/dev/null; fi
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM
@@ -378,7 +378,8 @@ started() { # pid
 }
 RUN_ID=$$:$(started $$)
 ledger_add() { # what...
-	[ "$(id -u)" = 0 ] && echo "$RUN_ID $*" >> "$LEDGER"
+	# (where /run cannot be written, a container's read-only root, none)
+	[ "$(id -u)" = 0 ] && { echo "$RUN_ID $*" >> "$LEDGER"; } 2>/dev/null
 }
 ledger_proc() { # pid — a process of ours that would outlive a killed run
 	ledger_add proc "$1" "$(started "$1")"
@@ -390,7 +391,7 @@ is_canary() { # path
 sweep_ledger() {
 	[ "$(id -u)" = 0 ] && [ -f "$LEDGER" ] && [ ! -L "$LEDGER" ] || return 0
 	local keep run what rest n=0
-	keep=$(mktemp "$LEDGER.XXXXXX") || return 0
+	keep=$(mktemp "$LEDGER.XXXXXX" 2>/dev/null) || return 0
 	while read -r run what rest; do
 		if [ "${run%%:*}:$(started "${run%%:*}")" = "$run" ]; then
 			echo "$run $what $rest" >> "$keep"
