@@ -79,9 +79,12 @@ run_test() {
 # toolcage check: pids and memory cgroups usable, and the profiles that do
 # not need more Landlock than the kernel has can be enforced. (Its exit
 # status says whether all can.)
+# Both ask about a project directory of the phase's own (CHECK_WS, made by
+# phase_tests): toolcage refuses a workspace that is or holds a home
+# directory, and the delegated phase's HOME is /tmp.
 check_cgroups() {
 	local out
-	out=$("$TOOLCAGE" check --workspace /tmp 2>&1)
+	out=$("$TOOLCAGE" check --workspace "$CHECK_WS" 2>&1)
 	echo "$out"
 	echo "$out" | grep -q '^cgroup pids: */' || { echo "no pids cgroup"; return 1; }
 	echo "$out" | grep -q '^cgroup memory: */' || { echo "no memory cgroup"; return 1; }
@@ -95,12 +98,13 @@ check_cgroups() {
 # left out of the escape suite. (network needs no Landlock TCP rules: its
 # namespace is the wall, so it runs on 6.1 too.)
 enforceable() {
-	"$TOOLCAGE" check --workspace /tmp 2>/dev/null | sed -n 's/^  \([a-z-]*\) *yes$/\1/p' | tr '\n' ' '
+	"$TOOLCAGE" check --workspace "$CHECK_WS" 2>/dev/null | sed -n 's/^  \([a-z-]*\) *yes$/\1/p' | tr '\n' ' '
 }
 
 phase_tests() { # phase
 	cd "$REPO" || exit 1
-	local profiles
+	local profiles CHECK_WS
+	CHECK_WS=$(mktemp -d "/tmp/matrix-$1-ws.XXXXXX") || exit 1
 	profiles=$(enforceable)
 	echo "MATRIX-INFO $KERNEL $1: profiles enforceable here: ${profiles:-none}"
 	wants check && run_test "$1" check check_cgroups
