@@ -54,6 +54,9 @@ while [ $# -gt 0 ]; do
 	shift
 done
 if [ "$(id -u)" = 0 ]; then IDS=${IDS:-"root nobody"}; else IDS=${IDS:-"user"}; fi
+# No profile (the kernel matrix passes those `toolcage check` says it can
+# enforce, which may be none) is a failure said as one, not zero runs.
+[ -n "${PROFILES// /}" ] || { echo "no profiles to run (--profiles is empty)"; exit 1; }
 [ $MODE = self ] && IDS=root
 
 # ---------------------------------------------------------------------------
