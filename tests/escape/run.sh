@@ -1197,7 +1197,7 @@ for id in $IDS; do
 		while read -r attack e1 e2 e3 e4 flags cmd; do
 			case $attack in ''|'#'*) continue ;; esac
 			[ -n "$ONLY" ] && ! [[ $attack =~ $ONLY ]] && continue
-			[ "$attack" = tcp_port80 ] && [ "$PORT80" = 0 ] && continue
+			[ "$attack" = tcp_port80 ] && [ "$PORT80" = 0 ] && { SKIPPED80=1; continue; }
 			eval "expect=\$e$col"
 			[ "$expect" = n ] && continue
 			# shellcheck disable=SC2086
@@ -1206,6 +1206,6 @@ for id in $IDS; do
 	done
 done
 elapsed=$(( $(now_ms) - start ))
-[ "$PORT80" = 0 ] && echo "note: port 80 was busy here: tcp_port80 (a host service on port 80) was skipped"
+[ -n "${SKIPPED80:-}" ] && echo "note: port 80 could not be bound here (in use, or the runner is not root): tcp_port80 (a host service on port 80) was skipped"
 echo "escape suite${SPARE:+ (through spares)}: ids [$IDS], profiles [$PROFILES], $SEQ runs in $((elapsed / 1000)).$((elapsed % 1000 / 100)) s"
 evaluate
