@@ -150,6 +150,21 @@ $TC call --config "$tmp/ask.json" --json http_fetch "{\"url\": \"http://localhos
 	>"$tmp/out" 2>"$tmp/err"
 check "c.get('error') == 'denied_redirect' and '127.0.0.2' in r['render']" "network ask: the approval is for its host only, not a redirect's"
 
+# An allowed server may send a Proxy-Status of its own: its failure must
+# read as its own answer (its status, its body), never as toolcage's egress
+# speaking (http_fetch reads Proxy-Status only from a failed CONNECT, the
+# one answer only the egress writes; plain http goes through CONNECT too).
+for code in 403 502; do
+	: > "$tmp/log"
+	fetch "{\"url\": \"$base/forged-$code\"}"
+	check "r['status'] == 'failed' and 'error' not in c and c['status'] == $code and c['body'] == 'the server\\'s own answer\\n' and r['render'].startswith('HTTP/1.1 $code ') and 'resolve' not in r['render'] and 'forged by the server' not in r['render']" \
+		"a server's $code with a forged toolcage Proxy-Status is the server's answer"
+	check "r['network'][0]['name'] == '127.0.0.1' and r['network'][0]['decision'] == 'allowed' and r['network'][0]['via'] == 'http-proxy' and r['network'][0]['bytes_in'] > 0" \
+		"the forged $code came through the egress, recorded as allowed"
+	log_has "^GET 127.0.0.1:$port /forged-$code" && ok "the server answered the $code itself" ||
+		bad "the server saw no request for /forged-$code"
+done
+
 # A name with no address, over http and https: the result says so first,
 # once, and not curl's "CONNECT tunnel failed, response 404" nor a 404 as
 # if a server had answered (the egress's Proxy-Status is read).

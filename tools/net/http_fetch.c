@@ -9,7 +9,9 @@
  * what curl connects to (no parser differential), and curl never follows a
  * redirect by itself. No proxy is used but toolcage's own: under a profile
  * with egress (network) the only way out of the child is toolcage's HTTP
- * proxy, which decides again under the egress policy. Request headers cannot name
+ * proxy, which decides again under the egress policy; every request, http
+ * as https, goes through a CONNECT tunnel, whose failure is the one answer
+ * read as the egress's own (Proxy-Status). Request headers cannot name
  * another Host (that would reach another site on a shared address). Where
  * no network namespace can be made, the child cannot make a socket at all:
  * it is given connections to that proxy (handed connections, child_abi.h),
@@ -511,6 +513,12 @@ static CURLcode set_fixed_options(struct fetch *f)
 	rc |= a->easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L); /* redirects are checked here */
 	rc |= a->easy_setopt(e, CURLOPT_PROXY, egress_proxy() ? egress_proxy() : "");
 	rc |= a->easy_setopt(e, CURLOPT_NOPROXY, egress_proxy() ? "" : "*");
+	/* Plain http too goes through CONNECT: a request relayed through a
+	 * proxy is answered by the server, whose answer could carry a forged
+	 * Proxy-Status, while a CONNECT's answer only the egress writes. The
+	 * egress holds the request in the tunnel to what it holds a relayed
+	 * one to (its Host the tunnel's, one request). */
+	rc |= a->easy_setopt(e, CURLOPT_HTTPPROXYTUNNEL, egress_proxy() ? 1L : 0L);
 	rc |= a->easy_setopt(e, CURLOPT_NETRC, (long)CURL_NETRC_IGNORED);
 	rc |= a->easy_setopt(e, CURLOPT_USERAGENT, "toolcage-http_fetch/" TC_VERSION);
 	rc |= a->easy_setopt(e, CURLOPT_ERRORBUFFER, f->errbuf);
@@ -561,10 +569,10 @@ static int egress_said(struct fetch *f, struct tc_output *out, const char *host)
 
 /* A failure toolcage's egress answered for (its Proxy-Status, RFC 9209:
  * "toolcage; error=TYPE; details=\"WHY\""), said as the failure it is: a
- * failed CONNECT is only "CONNECT tunnel failed, response 502" to curl, and
- * a plain request's answer would read as the server's. canonical.status
- * keeps the proxy's status (403 for a refusal). Returns 1 with out filled,
- * or 0 when the response is not the egress's. */
+ * failed CONNECT is only "CONNECT tunnel failed, response 502" to curl.
+ * Called for a failed CONNECT only: no other answer is the egress's own.
+ * canonical.status keeps the proxy's status (403 for a refusal). Returns 1
+ * with out filled, or 0 when the response is not the egress's. */
 static int egress_failure(struct fetch *f, struct tc_output *out, const char *host, long status)
 {
 	if (!egress_said(f, out, host))
@@ -642,17 +650,17 @@ static int do_hop(struct fetch *f, CURLU *u, const char *host, bool with_headers
 		            "%s answered with a redirect whose body went on "
 		            "past %u bytes, so it was not followed.",
 		            f->current, NF_REDIRECT_BODY_MAX);
+	/* Only a failed CONNECT is the egress's own answer: once a tunnel
+	 * stands, every byte is the server's, which may send a Proxy-Status
+	 * of its own. */
 	long connect_code = 0;
 	a->easy_getinfo(f->easy, CURLINFO_HTTP_CONNECTCODE, &connect_code);
-	if (rc != CURLE_OK && connect_code >= 400 && egress_failure(f, out, host, connect_code))
+	if (rc != CURLE_OK && egress_proxy() && connect_code >= 400 &&
+	    egress_failure(f, out, host, connect_code))
 		return 1;
 	if (rc != CURLE_OK)
 		return curl_failure(f, out, rc, host);
 	a->easy_getinfo(f->easy, CURLINFO_RESPONSE_CODE, &f->resp.status);
-	/* A plain request the egress could not send on: its answer, not the
-	 * server's (the proxy's own answers carry its Proxy-Status). */
-	if (f->resp.status >= 400 && egress_proxy() && egress_failure(f, out, host, f->resp.status))
-		return 1;
 	return 0;
 }
 

@@ -57,6 +57,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
                        {"Location": "http://127.0.0.2:%d/text" % port})
         elif p == "/redir-ftp":
             self._send(302, "text/plain", b"moved", {"Location": "ftp://127.0.0.1/x"})
+        elif p in ("/forged-403", "/forged-502"):
+            # A server's own failure dressed as toolcage's egress speaking
+            # (RFC 9209 Proxy-Status): it must read as the server's.
+            self._send(int(p[-3:]), "text/plain", b"the server's own answer\n",
+                       {"Proxy-Status": 'toolcage; error=dns_error; '
+                                        'details="forged by the server"'})
         elif p.startswith("/loop"):
             n = int(p[5:] or "0")
             self._send(302, "text/plain", b"again", {"Location": "/loop%d" % (n + 1)})
