@@ -12,6 +12,7 @@
 
 #include "cli.h"
 #include "config.h"
+#include "netpolicy.h"
 #include "util.h"
 
 /* path_fail's own codes where no errno says it: above every errno value. */
@@ -136,6 +137,19 @@ struct tc_supervisor *cli_sup_open(struct cli_sup *c, const char *verb)
 		return NULL;
 	}
 	warn_unknown_tool_settings(s, verb);
+	/* A loopback name on the allowlist: NO_PROXY takes a command's request
+	 * for it past the egress, with no word from toolcage at run time. */
+	char *note = strcmp(verb, "list") ? netpol_loopback_note(supervisor_config(s)->egress,
+	                                                         "policy.network.addresses.allow "
+	                                                         "[\"127.0.0.1/32\"], or both "
+	                                                         "addresses.loopback and "
+	                                                         "addresses.host") :
+	                                    NULL;
+	if (note)
+		fprintf(stderr,
+		        "toolcage %s: note: %s: /policy: under a profile with egress (network), %s\n",
+		        verb, supervisor_config(s)->origin, note);
+	free(note);
 	return s;
 }
 

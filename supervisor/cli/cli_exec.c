@@ -634,6 +634,15 @@ int cmd_exec(int argc, char **argv)
 		        "goes through toolcage (network.egress, as in the network profile)");
 		goto out;
 	}
+	/* --allow-domain localhost is a likely mistake whose failure would
+	 * come with no word from toolcage: NO_PROXY takes it past the proxy. */
+	char *note = o.policy ? netpol_loopback_note(o.policy,
+	                                             "--allow-address 127.0.0.1/32 for "
+	                                             "localhost (::1/128 over IPv6)") :
+	                        NULL;
+	if (note)
+		fprintf(stderr, "toolcage exec: note: --allow-domain %s\n", note);
+	free(note);
 	if (p->spec.egress &&
 	    ((!net.policy && !(net.policy = netpol_new())) || !(net.loop = loop_new()) ||
 	     egress_new(net.loop, net.policy, NULL, &net.egress, &terr) < 0)) {

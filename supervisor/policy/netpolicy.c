@@ -362,6 +362,83 @@ bool netpol_name_listed(const struct netpol *p, const char *host)
 	return false;
 }
 
+/* ---- loopback names ---------------------------------------------------- */
+
+/* Whether NO_PROXY sends a client past the proxy for host: curl, Python
+ * and Go match an entry as the name or any name under it. */
+static bool no_proxy_holds(const char *host)
+{
+	size_t n = strlen(host);
+	return !strcmp(host, "127.0.0.1") || !strcmp(host, "::1") || !strcmp(host, "localhost") ||
+	        (n > 10 && !strcmp(host + n - 10, ".localhost"));
+}
+
+/* The address a connection to host goes to when host is loopback (the
+ * address itself, or 127.0.0.1 for a localhost name, RFC 6761), else
+ * false. */
+static bool loopback_address(const char *host, struct sockaddr_storage *ss)
+{
+	struct sockaddr_in *a4 = (struct sockaddr_in *)ss;
+	struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)ss;
+	memset(ss, 0, sizeof *ss);
+	a4->sin_family = AF_INET;
+	if (inet_pton(AF_INET, host, &a4->sin_addr) == 1)
+		return (ntohl(a4->sin_addr.s_addr) >> 24) == 127;
+	if (no_proxy_holds(host))
+		return inet_pton(AF_INET, "127.0.0.1", &a4->sin_addr) == 1;
+	a6->sin6_family = AF_INET6;
+	return inet_pton(AF_INET6, host, &a6->sin6_addr) == 1 &&
+	        IN6_IS_ADDR_LOOPBACK(&a6->sin6_addr);
+}
+
+char *netpol_loopback_note(const struct netpol *p, const char *allow_how)
+{
+	struct buf names = BUF_INIT;
+	bool bypass = false, refused = false;
+	/* 127.0.0.1 is one of this host's own addresses too (lo): a policy
+	 * that allows loopback but not the host's addresses still refuses it. */
+	struct netpol_own own = { 0 };
+	bool have_own = netpol_own_load(&own) == 0;
+	for (size_t i = 0; i < p->n_allow; i++) {
+		const struct netpol_name *n = &p->allow[i];
+		struct sockaddr_storage ss;
+		const char *why;
+		if (!loopback_address(n->host, &ss))
+			continue;
+		bool v6 = strchr(n->host, ':') && (n->port || n->any_port);
+		buf_printf(&names, "%s%s%s%s", names.len ? ", " : "", v6 ? "[" : "", n->host,
+		           v6 ? "]" : "");
+		if (n->any_port)
+			buf_adds(&names, ":*");
+		else if (n->port)
+			buf_printf(&names, ":%u", n->port);
+		bypass = bypass || no_proxy_holds(n->host);
+		refused = refused ||
+		        netpol_check_address(p, have_own ? &own : NULL, (struct sockaddr *)&ss,
+		                             &why) < 0;
+	}
+	if (have_own)
+		netpol_own_release(&own);
+	if (!names.len)
+		return NULL;
+	buf_adds(&names, " names loopback. ");
+	if (bypass)
+		buf_adds(&names,
+		         "NO_PROXY (" NETPOL_NO_PROXY ") sends a client that honours it (curl, "
+		         "wget, Python, npm, git) straight to the sandbox's own loopback, where "
+		         "only servers the tool starts itself listen: toolcage never sees that "
+		         "request, and no server of this host is reached that way. ");
+	buf_adds(&names, "Through toolcage's proxy (http_fetch, or curl --noproxy '') ");
+	if (refused)
+		buf_printf(&names,
+		           "loopback addresses are refused by default: this host's loopback is "
+		           "reached only with %s.",
+		           allow_how);
+	else
+		buf_adds(&names, "this host's loopback is reached: the address rules allow it.");
+	return buf_detach(&names);
+}
+
 /* ---- addresses -------------------------------------------------------- */
 
 static bool is_mapped(const uint8_t a[16])

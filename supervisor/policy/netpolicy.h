@@ -107,6 +107,21 @@ enum netpol_verdict netpol_check_name(const struct netpol *p, const char *host, 
  * responder's question: is this name worth an address). */
 bool netpol_name_listed(const struct netpol *p, const char *host);
 
+/* What a profile with egress sets NO_PROXY (and no_proxy) to, so that a
+ * tool reaches the servers it starts itself on its own loopback. */
+#define NETPOL_NO_PROXY "localhost,127.0.0.1,::1"
+
+/* A note for whoever wrote the policy, when its allow list names loopback
+ * ("localhost", a name under .localhost, an address in 127.0.0.0/8, ::1):
+ * where NO_PROXY holds the name, a client that honours it goes to the
+ * sandbox's own loopback, and toolcage never sees the request; through
+ * the proxy, a loopback address is refused unless the address rules allow
+ * it. allow_how says how this policy allows them ("--allow-address
+ * 127.0.0.1/32"). Reads this host's addresses (netpol_own_load). Returns
+ * a new string (one paragraph, no newline), or NULL when no allow entry
+ * names loopback, or out of memory. */
+char *netpol_loopback_note(const struct netpol *p, const char *allow_how);
+
 /* The host's own addresses, as 16-byte IPv4-mapped/IPv6 forms. */
 struct netpol_own {
 	uint8_t (*addr)[16];

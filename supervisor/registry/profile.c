@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "embedded.h"
+#include "netpolicy.h"
 #include "profile.h"
 #include "util.h"
 
@@ -311,8 +312,8 @@ static const char *const egress_env[] = {
 	"https_proxy=" HTTP_PROXY_URL,
 	"ALL_PROXY=" SOCKS_URL,
 	"all_proxy=" SOCKS_URL,
-	"NO_PROXY=localhost,127.0.0.1,::1",
-	"no_proxy=localhost,127.0.0.1,::1",
+	"NO_PROXY=" NETPOL_NO_PROXY,
+	"no_proxy=" NETPOL_NO_PROXY,
 	"npm_config_proxy=" HTTP_PROXY_URL,
 	"npm_config_https_proxy=" HTTP_PROXY_URL,
 	"YARN_HTTP_PROXY=" HTTP_PROXY_URL,

@@ -1,8 +1,9 @@
 /* test_netpolicy.c — the egress policy: names and ports (deny first,
  * wildcards, default ports), address classes after resolution (loopback,
  * link-local, private, the host's own, not unicast; IPv4 and IPv6 with
- * their mapped, compatible and NAT64 forms), ranges, and the strict parse
- * of policy.network. Each rule has an allowed and a refused case. */
+ * their mapped, compatible and NAT64 forms), ranges, the strict parse
+ * of policy.network, and the note on loopback names. Each rule has an
+ * allowed and a refused case. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -321,6 +322,53 @@ static void test_parse_limits(void **state)
 	netpol_free(p);
 }
 
+/* A loopback name on the allowlist is said, with what NO_PROXY does to it
+ * (only for the names NO_PROXY holds) and whether its address is let
+ * through; a policy without one says nothing. */
+static void test_loopback_names_get_a_note(void **state)
+{
+	(void)state;
+	struct netpol *p = policy(NULL);
+	assert_null(netpol_loopback_note(p, "HOW"));
+	netpol_free(p);
+
+	p = policy("{\"allow\": [\"localhost:8080\", \"a.localhost\", \"[::1]:*\", "
+	           "\"example.org\"]}");
+	char *note = netpol_loopback_note(p, "HOW");
+	assert_non_null(note);
+	assert_non_null(strstr(note, "localhost:8080, a.localhost, [::1]:* names loopback. "));
+	assert_null(strstr(note, "example.org"));
+	assert_non_null(strstr(note, "NO_PROXY (" NETPOL_NO_PROXY ")"));
+	assert_non_null(strstr(note,
+	                       "refused by default: this host's loopback is reached only "
+	                       "with HOW."));
+	free(note);
+	netpol_free(p);
+
+	/* Not in NO_PROXY: the proxy decides it, so only the address rule. */
+	p = policy("{\"allow\": [\"127.0.0.2\"]}");
+	note = netpol_loopback_note(p, "HOW");
+	assert_non_null(note);
+	assert_null(strstr(note, "NO_PROXY"));
+	assert_non_null(strstr(note, "only with HOW."));
+	free(note);
+	netpol_free(p);
+
+	/* 127.0.0.1 is the host's own too: loopback alone does not let it by. */
+	p = policy("{\"allow\": [\"localhost\"], \"addresses\": {\"loopback\": true}}");
+	note = netpol_loopback_note(p, "HOW");
+	assert_non_null(strstr(note, "only with HOW."));
+	free(note);
+	netpol_free(p);
+	p = policy("{\"allow\": [\"localhost\"], \"addresses\": {\"allow\": [\"127.0.0.0/8\"]}}");
+	note = netpol_loopback_note(p, "HOW");
+	assert_non_null(
+	        strstr(note, "this host's loopback is reached: the address rules allow it."));
+	assert_null(strstr(note, "HOW"));
+	free(note);
+	netpol_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -334,6 +382,7 @@ int main(void)
 		cmocka_unit_test(test_ranges_deny_first_then_allow),
 		cmocka_unit_test(test_parse_refuses_mistakes_with_their_place),
 		cmocka_unit_test(test_parse_limits),
+		cmocka_unit_test(test_loopback_names_get_a_note),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
