@@ -141,9 +141,8 @@ struct tc_supervisor *cli_sup_open(struct cli_sup *c, const char *verb)
 	 * for it past the egress, with no word from toolcage at run time. */
 	char *note = strcmp(verb, "list") ? netpol_loopback_note(supervisor_config(s)->egress,
 	                                                         "policy.network.addresses.allow "
-	                                                         "[\"127.0.0.1/32\"], or both "
-	                                                         "addresses.loopback and "
-	                                                         "addresses.host") :
+	                                                         "[\"127.0.0.1/32\"] or "
+	                                                         "addresses.loopback") :
 	                                    NULL;
 	if (note)
 		fprintf(stderr,

@@ -395,8 +395,6 @@ char *netpol_loopback_note(const struct netpol *p, const char *allow_how)
 {
 	struct buf names = BUF_INIT;
 	bool bypass = false, refused = false;
-	/* 127.0.0.1 is one of this host's own addresses too (lo): a policy
-	 * that allows loopback but not the host's addresses still refuses it. */
 	struct netpol_own own = { 0 };
 	bool have_own = netpol_own_load(&own) == 0;
 	for (size_t i = 0; i < p->n_allow; i++) {
@@ -503,7 +501,9 @@ static unsigned classes_of(const uint8_t a[16], const struct netpol_own *own)
 		else if (a[0] == 0xff)
 			c |= NETPOL_NOT_UNICAST;
 	}
-	for (size_t i = 0; own && i < own->n; i++)
+	/* The host's own addresses include its loopback's (lo): those are
+	 * loopback, which a policy allows as such. */
+	for (size_t i = 0; own && !(c & NETPOL_LOOPBACK) && i < own->n; i++)
 		if (!memcmp(own->addr[i], a, 16))
 			c |= NETPOL_HOST;
 	return c;

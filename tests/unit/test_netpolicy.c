@@ -231,6 +231,19 @@ static void test_host_own_addresses_refused(void **state)
 	assert_int_equal(addr(p, &own, "2001:db8::5", &why), -1);
 	assert_int_equal(addr(p, &own, "198.51.100.2", &why), 0);
 	netpol_free(p);
+	/* lo's addresses are the host's own too, and loopback: allowed as
+	 * loopback, refused as loopback, whatever "host" says. */
+	uint8_t lo_addr[1][16] = { { 0 } };
+	lo_addr[0][10] = lo_addr[0][11] = 0xff;
+	inet_pton(AF_INET, "127.0.0.1", lo_addr[0] + 12);
+	struct netpol_own lo = { lo_addr, 1 };
+	p = policy("{\"addresses\": {\"loopback\": true}}");
+	assert_int_equal(addr(p, &lo, "127.0.0.1", &why), 0);
+	netpol_free(p);
+	p = policy("{\"addresses\": {\"host\": true}}");
+	assert_int_equal(addr(p, &lo, "127.0.0.1", &why), -1);
+	assert_string_equal(why, "a loopback address");
+	netpol_free(p);
 	p = policy("{\"addresses\": {\"host\": true}}");
 	assert_int_equal(addr(p, &own, "198.51.100.1", &why), 0);
 	netpol_free(p);
@@ -354,10 +367,12 @@ static void test_loopback_names_get_a_note(void **state)
 	free(note);
 	netpol_free(p);
 
-	/* 127.0.0.1 is the host's own too: loopback alone does not let it by. */
+	/* 127.0.0.1 is lo's, one of this host's own addresses: loopback, which
+	 * addresses.loopback allows without addresses.host. */
 	p = policy("{\"allow\": [\"localhost\"], \"addresses\": {\"loopback\": true}}");
 	note = netpol_loopback_note(p, "HOW");
-	assert_non_null(strstr(note, "only with HOW."));
+	assert_non_null(
+	        strstr(note, "this host's loopback is reached: the address rules allow it."));
 	free(note);
 	netpol_free(p);
 	p = policy("{\"allow\": [\"localhost\"], \"addresses\": {\"allow\": [\"127.0.0.0/8\"]}}");
