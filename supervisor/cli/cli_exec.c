@@ -1,11 +1,13 @@
 /* cli_exec.c — `toolcage exec` (the sandbox alone, as a jail launcher) and
  * `toolcage check` (what this kernel and user can enforce). */
+#define _GNU_SOURCE /* vasprintf */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +42,22 @@ enum {
 	EX_NOEXEC = CHILD_EXIT_NOEXEC,
 	EX_NOTFOUND = CHILD_EXIT_NOTFOUND
 };
+
+/* A line of exec's own on stderr, after "toolcage exec: " (fmt ends it with
+ * its '\n'), so that a reader tells it from CMD's output. Formatted first
+ * and written by one fprintf: one write to the unbuffered stderr, as each
+ * line was before, so no other writer's bytes land inside it. */
+static void exec_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void exec_say(const char *fmt, ...)
+{
+	char *text = NULL;
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vasprintf(&text, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "toolcage exec: %s", n < 0 ? "out of memory\n" : text);
+	free(text);
+}
 
 static const char *killed_name(enum sbx_killed k)
 {
@@ -253,20 +271,18 @@ static void cut_notice(const struct sbx_outcome *o, size_t keep, bool asked)
 	for (int i = 0; i < 2; i++) {
 		const struct sbx_capture *c = i ? &o->err : &o->out;
 		if (c->truncated)
-			fprintf(stderr,
-			        "toolcage exec: %s cut: %llu bytes written, the first %zu and the "
-			        "last %zu kept (%s %zu)\n",
-			        i ? "stderr" : "stdout", (unsigned long long)c->total, c->head_len,
-			        c->tail_len,
-			        asked ? "--max-output" : "the profile's output.keep_bytes", keep);
+			exec_say("%s cut: %llu bytes written, the first %zu and the "
+			         "last %zu kept (%s %zu)\n",
+			         i ? "stderr" : "stdout", (unsigned long long)c->total, c->head_len,
+			         c->tail_len,
+			         asked ? "--max-output" : "the profile's output.keep_bytes", keep);
 	}
 	char own[48] = "killed";
 	if (o->signal)
 		snprintf(own, sizeof own, "killed by signal %d", o->signal);
 	else if (o->exit_code >= 0)
 		snprintf(own, sizeof own, "exited %d", o->exit_code);
-	fprintf(stderr, "toolcage exec: output was cut: exit status %d (the command %s)\n", EX_CUT,
-	        own);
+	exec_say("output was cut: exit status %d (the command %s)\n", EX_CUT, own);
 }
 
 /* The egress service of a profile with egress: this process serves the
@@ -285,7 +301,7 @@ static void net_attach(struct exec_net *net, struct sbx_child *child)
 	struct tc_error err = { 0 };
 	if (net->egress && !net->call && sbx_child_take_listeners(child, fds) == 1 &&
 	    egress_call_start(net->egress, 0, 0, fds, &net->call, &err) < 0) {
-		fprintf(stderr, "toolcage exec: %s: %s\n", err.where, err.msg);
+		exec_say("%s: %s\n", err.where, err.msg);
 		sbx_child_kill(child, SBX_KILLED_CANCELLED);
 	}
 }
@@ -437,18 +453,18 @@ static int parse_exec_args(int argc, char **argv, struct exec_opts *o)
 		case 'Q': {
 			struct tc_error e = { 0 };
 			if (!o->policy && !(o->policy = netpol_new())) {
-				fputs("toolcage exec: out of memory\n", stderr);
+				exec_say("out of memory\n");
 				return -1;
 			}
 			if ((c == 'A' || c == 'D' ?
 			             netpol_add_name(o->policy, c == 'D', optarg, &e) :
 			             netpol_add_range(o->policy, c == 'Q', optarg, &e)) < 0) {
-				fprintf(stderr, "toolcage exec: --%s %s: %s\n\n",
-				        c == 'A'         ? "allow-domain" :
-				                c == 'D' ? "deny-domain" :
-				                c == 'R' ? "allow-address" :
-				                           "deny-address",
-				        optarg, e.msg);
+				exec_say("--%s %s: %s\n\n",
+				         c == 'A'         ? "allow-domain" :
+				                 c == 'D' ? "deny-domain" :
+				                 c == 'R' ? "allow-address" :
+				                            "deny-address",
+				         optarg, e.msg);
 				cli_usage(stderr, "exec");
 				return -1;
 			}
@@ -456,10 +472,9 @@ static int parse_exec_args(int argc, char **argv, struct exec_opts *o)
 		}
 		case 'm':
 			if (parse_size(optarg, &o->max_output) < 0) {
-				fprintf(stderr,
-				        "toolcage exec: --max-output wants %u..%u bytes (K, M: "
-				        "KiB, MiB), got '%s'\n\n",
-				        MAX_OUTPUT_MIN, MAX_OUTPUT_MAX, optarg);
+				exec_say("--max-output wants %u..%u bytes (K, M: "
+				         "KiB, MiB), got '%s'\n\n",
+				         MAX_OUTPUT_MIN, MAX_OUTPUT_MAX, optarg);
 				cli_usage(stderr, "exec");
 				return -1;
 			}
@@ -468,10 +483,9 @@ static int parse_exec_args(int argc, char **argv, struct exec_opts *o)
 			errno = 0;
 			o->timeout_ms = strtol(optarg, &end, 10);
 			if (errno || *end || o->timeout_ms < 1 || o->timeout_ms > 86400000L) {
-				fprintf(stderr,
-				        "toolcage exec: --timeout-ms wants 1..86400000, "
-				        "got '%s'\n\n",
-				        optarg);
+				exec_say("--timeout-ms wants 1..86400000, "
+				         "got '%s'\n\n",
+				         optarg);
 				cli_usage(stderr, "exec");
 				return -1;
 			}
@@ -481,15 +495,14 @@ static int parse_exec_args(int argc, char **argv, struct exec_opts *o)
 		}
 	}
 	if (optind >= argc) {
-		fputs("toolcage exec: no command given\n\n", stderr);
+		exec_say("no command given\n\n");
 		cli_usage(stderr, "exec");
 		return -1;
 	}
 	/* execve("") fails with a bare errno that names nothing: say it here. */
 	if (!argv[optind][0]) {
-		fputs("toolcage exec: the command after -- is an empty string; give the program "
-		      "to run, e.g. toolcage exec -- ls\n",
-		      stderr);
+		exec_say("the command after -- is an empty string; give the program "
+		         "to run, e.g. toolcage exec -- ls\n");
 		return -1;
 	}
 	return 0;
@@ -582,7 +595,7 @@ static int fail_setup(bool json, const char *what)
 		struct sbx_outcome none = { .exit_code = -1 };
 		print_json(&none, what, NULL, NULL, NULL, NULL);
 	}
-	fprintf(stderr, "toolcage exec: %s\n", what);
+	exec_say("%s\n", what);
 	return EX_TOOLCAGE;
 }
 
@@ -695,18 +708,16 @@ int cmd_exec(int argc, char **argv)
 	sbx_protect_snap_free(snap);
 	if (moved) {
 		char *m = shown_dup(moved); /* names the command chose */
-		fprintf(stderr,
-		        "toolcage exec: the command created or changed protected paths, moved aside or "
-		        "put back: %s\n",
-		        m ? m : "(out of memory)");
+		exec_say("the command created or changed protected paths, moved aside or "
+		         "put back: %s\n",
+		         m ? m : "(out of memory)");
 		free(m);
 	}
 	if (incomplete) {
 		char *m = shown_dup(incomplete); /* where: names the command chose */
-		fprintf(stderr,
-		        "toolcage exec: protected paths at any depth were not all looked for, "
-		        "past there they were neither held nor checked: %s\n",
-		        m ? m : "(out of memory)");
+		exec_say("protected paths at any depth were not all looked for, "
+		         "past there they were neither held nor checked: %s\n",
+		         m ? m : "(out of memory)");
 		free(m);
 	}
 	const struct sbx_outcome *out = sbx_child_outcome(child);
@@ -747,7 +758,7 @@ int cmd_exec(int argc, char **argv)
 			        "--profile write lets them)",
 			        o.profile);
 		error = msg;
-		fprintf(stderr, "toolcage exec: %s\n", msg);
+		exec_say("%s\n", msg);
 	}
 	json_t *report = NULL;
 	if (net.call) {
@@ -760,7 +771,7 @@ int cmd_exec(int argc, char **argv)
 			if (!(nl = strchr(line, '\n')))
 				break;
 			if (!strncmp(line, "refused", 7) || !strncmp(line, "failed", 6))
-				fprintf(stderr, "toolcage exec: %.*s\n", (int)(nl - line), line);
+				exec_say("%.*s\n", (int)(nl - line), line);
 		}
 		free(summary);
 	}
@@ -770,21 +781,19 @@ int cmd_exec(int argc, char **argv)
 		for (int i = 0; i < 2; i++)
 			live_finish(&live[i], i ? &out->err : &out->out);
 	if (!o.json && out->killed_by == SBX_KILLED_TIMEOUT)
-		fprintf(stderr, "toolcage exec: killed after %ld ms (timeout)\n",
-		        o.timeout_ms ? o.timeout_ms : (long)p->spec.timeout_ms);
+		exec_say("killed after %ld ms (timeout)\n",
+		         o.timeout_ms ? o.timeout_ms : (long)p->spec.timeout_ms);
 	else if (!o.json && out->killed_by == SBX_KILLED_OUTPUT_LIMIT)
-		fprintf(stderr, "toolcage exec: killed: output limit reached\n");
+		exec_say("killed: output limit reached\n");
 	else if (!o.json && out->killed_by == SBX_KILLED_MEMORY)
 		/* Else a bare 137: the kernel's OOM killer says nothing to CMD. */
-		fprintf(stderr,
-		        "toolcage exec: killed by the memory limit: %llu MiB (limits.memory_mb of "
-		        "the profile %s); use less at once, or a profile file with a larger one\n",
-		        (unsigned long long)(p->spec.memory_bytes >> 20), o.profile);
+		exec_say("killed by the memory limit: %llu MiB (limits.memory_mb of "
+		         "the profile %s); use less at once, or a profile file with a larger one\n",
+		         (unsigned long long)(p->spec.memory_bytes >> 20), o.profile);
 	else if (!o.json && out->killed_by == SBX_KILLED_SECCOMP)
-		fprintf(stderr,
-		        "toolcage exec: killed by seccomp: a system call the profile %s forbids "
-		        "(signal %d)\n",
-		        o.profile, out->signal);
+		exec_say("killed by seccomp: a system call the profile %s forbids "
+		         "(signal %d)\n",
+		         o.profile, out->signal);
 	cut_notice(out,
 	           o.max_output                      ? o.max_output :
 	                   p->spec.output_keep_bytes ? p->spec.output_keep_bytes :
