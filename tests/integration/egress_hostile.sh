@@ -40,36 +40,8 @@ wait_until 60 nonempty "$tmp/udp.log" || { echo "the UDP sink heard nothing from
 : > "$tmp/udp.log"
 
 cat > "$tmp/ws/hostile.py" <<'EOF'
-import socket, struct, sys
-
-fails = 0
-def judge(what, got, want):
-    global fails
-    good = got.startswith(want)
-    if not good:
-        fails += 1
-    print("%s %s: %r" % ("ok  " if good else "FAIL", what, got[:90]))
-
-# What a connected socket answers, up to 512 bytes or its end (an OSError
-# goes to the caller).
-def answer(s):
-    out = b""
-    while len(out) < 512:
-        b = s.recv(512)
-        if not b:
-            break
-        out += b
-    return out.decode("latin-1")
-
-def tcp(host, port, data):
-    try:
-        s = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
-        s.settimeout(5)
-        s.connect((host, port))
-        s.sendall(data)
-        return answer(s)
-    except OSError as e:
-        return "error %s" % e
+import socket
+from egress_client import judge_starts, judge_not, finish, tcp, socks, dns
 
 R400, R403 = "HTTP/1.1 400", "HTTP/1.1 403"
 def proxy_get(url, host="example.test"):
@@ -86,7 +58,7 @@ for url, want in [("http://example.test@other.test/x", R400),
                   ("http://2130706433/x", R403), ("http://[::1]/x", R403),
                   ("http://127.0.0.1:3128/x", R403),
                   ("http://EXAMPLE.TEST./hello", "HTTP/1.1 200")]:
-    judge("proxy GET " + url, proxy_get(url), want)
+    judge_starts("proxy GET " + url, proxy_get(url), want)
 # CONNECT targets.
 for target, want in [("example.test:443@other.test:443", R400),
                      ("other.test:443#example.test", R400),
@@ -95,34 +67,13 @@ for target, want in [("example.test:443@other.test:443", R400),
                      ("198.51.100.7:443", R403), ("[::ffff:198.51.100.7]:443", R403),
                      ("loop.test:443", R403), ("localhost:443", R403),
                      ("127.0.0.1:1080", R403)]:
-    judge("CONNECT %r" % target,
-          tcp("127.0.0.1", 3128, ("CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n" % (target, target)).encode("latin-1")),
-          want)
-
-# SOCKS5: reply code 2 (not allowed) or 1 (malformed), never 0.
-def socks(atyp, addr, port, then=None):
-    try:
-        s = socket.create_connection(("127.0.0.1", 1080), timeout=5)
-        s.sendall(b"\x05\x01\x00")
-        s.recv(2)
-        s.sendall(b"\x05\x01\x00" + bytes([atyp]) + addr + struct.pack("!H", port))
-        r = s.recv(10)
-        if then is None or len(r) < 2 or r[1]:
-            return "reply %d" % r[1] if len(r) > 1 else "closed"
-        s.sendall(then)
-        return answer(s)
-    except OSError as e:
-        return "error %s" % e
+    judge_starts("CONNECT %r" % target,
+                 tcp("127.0.0.1", 3128, ("CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n" % (target, target)).encode("latin-1")),
+                 want)
 
 # Plain HTTP inside a tunnel to an allowed name's port 80 (CONNECT, SOCKS):
 # a server routes it by its Host header as it routes a request to port 80,
 # so the Host must be the tunnel's, and a second request is dropped.
-def judge_not(what, got, unwanted):
-    global fails
-    good = unwanted not in got
-    if not good:
-        fails += 1
-    print("%s %s: %r" % ("ok  " if good else "FAIL", what, got[:90]))
 def tunnel(payload):
     return tcp("127.0.0.1", 3128, b"CONNECT example.test:80 HTTP/1.1\r\n\r\n" + payload)
 for what, payload in [
@@ -138,19 +89,20 @@ for what, payload in [
     judge_not("CONNECT example.test:80, then " + what, tunnel(payload), "other.test")
 judge_not("SOCKS5 example.test:80, then Host other.test",
           socks(3, b"\x0cexample.test", 80, b"GET /hello HTTP/1.1\r\nHost: other.test\r\n\r\n"), "other.test")
-judge("CONNECT example.test:80, then its own Host (the control)",
-      tunnel(b"GET /hello HTTP/1.1\r\nHost: example.test\r\n\r\n").split("\r\n\r\n", 1)[-1],
-      "HTTP/1.1 200 OK")
+judge_starts("CONNECT example.test:80, then its own Host (the control)",
+             tunnel(b"GET /hello HTTP/1.1\r\nHost: example.test\r\n\r\n").split("\r\n\r\n", 1)[-1],
+             "HTTP/1.1 200 OK")
+# SOCKS5: reply code 2 (not allowed) or 1 (malformed), never 0.
 for name, atyp, addr in [("127.0.0.1", 1, socket.inet_aton("127.0.0.1")),
                          ("198.51.100.7", 1, socket.inet_aton("198.51.100.7")),
                          ("::1", 4, socket.inet_pton(socket.AF_INET6, "::1")),
                          ("::ffff:198.51.100.7", 4, socket.inet_pton(socket.AF_INET6, "::ffff:198.51.100.7"))]:
-    judge("SOCKS5 address " + name, socks(atyp, addr, 80), "reply 2")
+    judge_starts("SOCKS5 address " + name, socks(atyp, addr, 80), "reply 2")
 for name in [b"localhost", b"127.0.0.1", b"0x7f.1", b"[::1]", b"loop.test", b"meta.test"]:
-    judge("SOCKS5 name %r" % name, socks(3, bytes([len(name)]) + name, 80), "reply 2")
+    judge_starts("SOCKS5 name %r" % name, socks(3, bytes([len(name)]) + name, 80), "reply 2")
 for name in [b"example.test\x00.other.test", b""]:
-    judge("SOCKS5 name %r" % name, socks(3, bytes([len(name)]) + name, 80), "reply 1")
-judge("SOCKS5 an allowed name on another port", socks(3, b"\x0cexample.test", 8080), "reply 2")
+    judge_starts("SOCKS5 name %r" % name, socks(3, bytes([len(name)]) + name, 80), "reply 1")
+judge_starts("SOCKS5 an allowed name on another port", socks(3, b"\x0cexample.test", 8080), "reply 2")
 
 # Port 80: the Host header decides, and must agree with the DNS answer.
 ip = socket.gethostbyname("example.test")
@@ -166,30 +118,18 @@ for addr, head, want in [(ip, "Host: other.test", R403),
                          ("::1", "Host: meta.test", R403),
                          # the address our DNS gave stands for its name, upstream too
                          ("127.0.0.1", "Host: " + ip, "HTTP/1.1 200")]:
-    judge("port 80 at %s, %r" % (addr, head), get80(addr, head), want)
-judge("the proxy, an absolute URI naming the address our DNS gave",
-      proxy_get("http://%s/hello" % ip), "HTTP/1.1 200")
-judge("port 80, an absolute URI naming another host",
-      tcp(ip, 80, b"GET http://other.test/x HTTP/1.1\r\nHost: example.test\r\n\r\n"), R400)
+    judge_starts("port 80 at %s, %r" % (addr, head), get80(addr, head), want)
+judge_starts("the proxy, an absolute URI naming the address our DNS gave",
+             proxy_get("http://%s/hello" % ip), "HTTP/1.1 200")
+judge_starts("port 80, an absolute URI naming another host",
+             tcp(ip, 80, b"GET http://other.test/x HTTP/1.1\r\nHost: example.test\r\n\r\n"), R400)
 
 # DNS: nothing that is not an A or AAAA answer for an allowed name leaves.
-def dns(names, qtype=1, qclass=1, server="127.0.0.1"):
-    q = struct.pack("!HHHHHH", 7, 0x100, len(names), 0, 0, 0)
-    for n in names:
-        q += b"".join(bytes([len(l)]) + l for l in n.split(b".")) + b"\0" + struct.pack("!HH", qtype, qclass)
-    u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    u.settimeout(3)
-    u.sendto(q, (server, 53))
-    try:
-        a = u.recv(512)
-        return "rcode %d answers %d" % (a[3] & 15, struct.unpack("!H", a[6:8])[0])
-    except OSError as e:
-        return "error %s" % e
-judge("DNS, two questions in one packet", dns([b"example.test", b"twoq-leak.other.test"]), "rcode")
-judge("DNS, class CHAOS", dns([b"chaos-leak.example.test"], 16, 3), "rcode")
-judge("DNS, a PTR question", dns([b"7.100.51.198.in-addr.arpa"], 12), "rcode 3")
-judge("DNS, an unlisted name to another resolver", dns([b"resolver-leak.other.test"], 1, 1, "198.51.100.1"), "rcode 3")
-judge("DNS, a name under an allowed wildcard", dns([b"wild-leak.example.test"]), "rcode 0")
+judge_starts("DNS, two questions in one packet", dns([b"example.test", b"twoq-leak.other.test"]), "rcode")
+judge_starts("DNS, class CHAOS", dns([b"chaos-leak.example.test"], 16, 3), "rcode")
+judge_starts("DNS, a PTR question", dns([b"7.100.51.198.in-addr.arpa"], 12), "rcode 3")
+judge_starts("DNS, an unlisted name to another resolver", dns([b"resolver-leak.other.test"], 1, 1, "198.51.100.1"), "rcode 3")
+judge_starts("DNS, a name under an allowed wildcard", dns([b"wild-leak.example.test"]), "rcode 0")
 
 # Sockets that would go around the listeners.
 for fam, ty, proto, what in [(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP, "raw ICMP"),
@@ -200,18 +140,18 @@ for fam, ty, proto, what in [(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_IC
                              (socket.AF_UNIX, socket.SOCK_STREAM, 0, "unix")]:
     try:
         socket.socket(fam, ty, proto).close()
-        judge(what + " socket", "opened", "refused")
+        judge_starts(what + " socket", "opened", "refused")
     except OSError as e:
-        judge(what + " socket", "refused (%s)" % e, "refused")
+        judge_starts(what + " socket", "refused (%s)" % e, "refused")
 u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 u.settimeout(1)
 for dst in [("198.51.100.7", 9999), ("198.51.100.1", 123)]:
     try:
         u.sendto(b"udp-leak", dst)
-        judge("UDP to %s:%d" % dst, "answered %r" % u.recv(64), "no answer")
+        judge_starts("UDP to %s:%d" % dst, "answered %r" % u.recv(64), "no answer")
     except OSError as e:
-        judge("UDP to %s:%d" % dst, "no answer (%s)" % e, "no answer")
-sys.exit(1 if fails else 0)
+        judge_starts("UDP to %s:%d" % dst, "no answer (%s)" % e, "no answer")
+finish()
 EOF
 
 "$TC" exec --profile network --workspace "$tmp/ws" --timeout-ms 120000 \

@@ -50,38 +50,8 @@ wait_until 60 four || { echo "a TCP sink heard nothing from outside the sandbox"
 : > "$tmp/sink.log"
 
 cat > "$tmp/ws/smuggle.py" <<'EOF'
-import socket, ssl, struct, sys, time
-
-fails = 0
-def judge(what, good, got):
-    global fails
-    if not good:
-        fails += 1
-    print("%s %s: %r" % ("ok  " if good else "FAIL", what, got[:100]))
-
-def answer(s):
-    out = b""
-    while len(out) < 4096:
-        try:
-            b = s.recv(4096)
-        except OSError:
-            break
-        if not b:
-            break
-        out += b
-    return out.decode("latin-1")
-
-def tcp(host, port, data, pause=0):
-    try:
-        s = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
-        s.settimeout(5)
-        s.connect((host, port))
-        for part in (data if isinstance(data, list) else [data]):
-            s.sendall(part)
-            time.sleep(pause)
-        return answer(s)
-    except OSError as e:
-        return "error %s" % e
+import socket, ssl, struct, time
+from egress_client import judge, finish, tcp, socks, dns, dns_answers
 
 def refused(r):     # a 4xx, or closed without a 2xx
     return not r.startswith("HTTP/1.1 2") and "other.test" not in r.split("\r\n\r\n", 1)[-1]
@@ -146,42 +116,23 @@ for h in local:
 r = tcp(*P, b"connect other.test:80 HTTP/1.1\r\n\r\n")
 judge("connect (lower case) other.test:80", not r.startswith("HTTP/1.1 2"), r)
 
-def socks(atyp, addr, port=80):
-    try:
-        s = socket.create_connection(("127.0.0.1", 1080), timeout=5)
-        s.sendall(b"\x05\x01\x00")
-        s.recv(2)
-        s.sendall(b"\x05\x01\x00" + bytes([atyp]) + addr + struct.pack("!H", port))
-        r = s.recv(10)
-        return r[1] if len(r) > 1 else -1
-    except OSError:
-        return -1
-def socks_cmd(cmd, greet=b"\x05\x01\x00"):
-    try:
-        s = socket.create_connection(("127.0.0.1", 1080), timeout=5)
-        s.sendall(greet)
-        s.recv(2)
-        s.sendall(b"\x05" + bytes([cmd]) + b"\x00\x03\x0cexample.test\x00\x50")
-        r = s.recv(10)
-        return r[1] if len(r) > 1 else -1
-    except OSError:
-        return -1
+# SOCKS5: never reply 0 (granted).
 for cmd, what in [(2, "BIND"), (3, "UDP ASSOCIATE")]:
-    rc = socks_cmd(cmd)
-    judge("SOCKS5 " + what, rc != 0, "reply %d" % rc)
+    rc = socks(3, b"\x0cexample.test", 80, cmd=cmd)
+    judge("SOCKS5 " + what, rc != "reply 0", rc)
 r = tcp("127.0.0.1", 1080, b"\x04\x01\x00\x50\x00\x00\x00\x01\x00other.test\x00")
 judge("SOCKS4a other.test", not r.startswith("\x00\x5a"), r)
 for a in ["0.0.0.0", "127.0.0.2", "198.51.100.1", "169.254.169.254"]:
     rc = socks(1, socket.inet_aton(a))
-    judge("SOCKS5 IPv4 " + a, rc != 0, "reply %d" % rc)
+    judge("SOCKS5 IPv4 " + a, rc != "reply 0", rc)
 for a in ["::", "::1", "::ffff:127.0.0.1", "::127.0.0.1", "::ffff:198.51.100.1",
           "64:ff9b::7f00:1", "::ffff:169.254.169.254", "fe80::1"]:
     rc = socks(4, socket.inet_pton(socket.AF_INET6, a))
-    judge("SOCKS5 IPv6 " + a, rc != 0, "reply %d" % rc)
+    judge("SOCKS5 IPv6 " + a, rc != "reply 0", rc)
 for h in local + ["[::1]", "::1", "::ffff:127.0.0.1", "127.0.0.1.", "example.test:80@other.test"]:
     n = h.encode()
     rc = socks(3, bytes([len(n)]) + n)
-    judge("SOCKS5 name %s" % h, rc != 0, "reply %d" % rc)
+    judge("SOCKS5 name %s" % h, rc != "reply 0", rc)
 
 # A ClientHello naming other.test, whole and split, in a CONNECT tunnel to
 # example.test:443 and on port 443 at example.test's address. The server's
@@ -267,7 +218,7 @@ mixed = []
 for i in range(4):
     mixed.append(tcp(*P, b"GET http://mixed.test/hello HTTP/1.1\r\nHost: mixed.test\r\n\r\n"))
     mixed.append(tcp(*P, b"CONNECT mixed.test:80 HTTP/1.1\r\n\r\nGET /hello HTTP/1.1\r\nHost: mixed.test\r\n\r\n"))
-    mixed.append("reply %d" % socks(3, b"\x0amixed.test"))
+    mixed.append(socks(3, b"\x0amixed.test"))
     try:
         mixed.append(tcp(socket.gethostbyname("mixed.test"), 80,
                          b"GET /hello HTTP/1.1\r\nHost: mixed.test\r\nConnection: close\r\n\r\n"))
@@ -281,47 +232,24 @@ mixed = []
 for i in range(4):
     mixed.append(tcp(*P, b"GET http://mixed.test:8080/hello HTTP/1.1\r\nHost: mixed.test:8080\r\n\r\n"))
     mixed.append(tcp(*P, b"CONNECT mixed.test:8080 HTTP/1.1\r\n\r\n"))
-    mixed.append("reply %d" % socks(3, b"\x0amixed.test", 8080))
+    mixed.append(socks(3, b"\x0amixed.test", 8080))
 judge("mixed.test:8080, refused at the world's address, 12 ways", True,
       " | ".join(sorted(set(m[:40] for m in mixed))))
 
 # DNS: other types, TCP, spellings.
-def q(name, qtype=1):
-    m = struct.pack("!HHHHHH", 9, 0x100, 1, 0, 0, 0)
-    m += b"".join(bytes([len(l)]) + l for l in name.split(b".") if l) + b"\0"
-    return m + struct.pack("!HH", qtype, 1)
-def dns_udp(name, qtype=1):
-    u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    u.settimeout(3)
-    u.sendto(q(name, qtype), ("127.0.0.1", 53))
-    try:
-        a = u.recv(512)
-        return a[3] & 15, struct.unpack("!H", a[6:8])[0]
-    except OSError:
-        return -1, 0
-def dns_tcp(name, qtype=1):
-    try:
-        s = socket.create_connection(("127.0.0.1", 53), timeout=3)
-        m = q(name, qtype)
-        s.sendall(struct.pack("!H", len(m)) + m)
-        a = s.recv(2)
-        a = s.recv(struct.unpack("!H", a)[0])
-        return a[3] & 15, struct.unpack("!H", a[6:8])[0]
-    except (OSError, struct.error, IndexError):
-        return -1, 0
 for name, qtype in [(b"other.test", 16), (b"txt-leak.other.test", 16), (b"other.test", 15),
                     (b"other.test", 255), (b"other.test", 33), (b"other.test", 65),
                     (b"OTHER.TEST", 1), (b"other.test.", 1), (b"xn--other-leak.test", 1)]:
-    for how, f in [("UDP", dns_udp), ("TCP", dns_tcp)]:
-        rc, n = f(name, qtype)
-        judge("DNS over %s, %s type %d" % (how, name.decode(), qtype), n == 0, "rcode %d answers %d" % (rc, n))
+    for how in ["UDP", "TCP"]:
+        r = dns([name], qtype, over=how.lower())
+        judge("DNS over %s, %s type %d" % (how, name.decode(), qtype), dns_answers(r) == 0, r)
 for name, qtype in [(b"example.test", 16), (b"example.test", 255)]:
-    rc, n = dns_tcp(name, qtype)
-    judge("DNS over TCP, %s type %d (empty, nothing looked up)" % (name.decode(), qtype), n == 0,
-          "rcode %d answers %d" % (rc, n))
-rc, n = dns_tcp(b"EXAMPLE.TEST.", 1)
-judge("DNS over TCP, EXAMPLE.TEST. (the control)", rc == 0 and n >= 1, "rcode %d answers %d" % (rc, n))
-sys.exit(1 if fails else 0)
+    r = dns([name], qtype, over="tcp")
+    judge("DNS over TCP, %s type %d (empty, nothing looked up)" % (name.decode(), qtype),
+          dns_answers(r) == 0, r)
+r = dns([b"EXAMPLE.TEST."], over="tcp")
+judge("DNS over TCP, EXAMPLE.TEST. (the control)", r.startswith("rcode 0 ") and dns_answers(r) >= 1, r)
+finish()
 EOF
 
 "$TC" exec --profile network --workspace "$tmp/ws" --timeout-ms 180000 \

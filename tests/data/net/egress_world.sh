@@ -1,5 +1,5 @@
 # egress_world.sh — the world the egress tests (tests/integration/egress.sh,
-# egress_hostile.sh) run toolcage's network profile against, sourced by
+# egress_hostile.sh, egress_smuggle.sh) run toolcage's network profile against, sourced by
 # each after `set -u` and TC=. It re-runs the sourcing script in a network
 # and mount namespace of its own (EGRESS_WORLD_NEEDS names the commands it
 # needs besides these), where:
@@ -13,6 +13,8 @@
 #     example.test, *.example.test and other.test from a test CA, whose
 #     certificate is $tmp/ws/ca.pem) serving $tmp/root and logging each
 #     request
+#   the workspace $tmp/ws holds egress_client.py (this folder's), the
+#     checks a program there imports
 #
 # It sets top, tmp (removed at exit), pids (killed at exit), fails, and
 # defines ok, bad and start. Root only; exits 77 (skip) with the reason.
@@ -86,6 +88,8 @@ mkdir -p "$tmp/tls" "$tmp/ws" "$tmp/root"
 		-extfile ext -out server.pem 2>/dev/null
 ) || { echo "openssl could not make the test certificates"; exit 1; }
 cp "$tmp/tls/ca.pem" "$tmp/ws/ca.pem"
+# What the programs the tests run under the network profile import.
+cp "$top/tests/data/net/egress_client.py" "$tmp/ws/"
 
 start() {   # NAME CMD...: starts a server, waits for its "ready"
 	name=$1; shift
