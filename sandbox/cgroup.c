@@ -143,6 +143,7 @@ struct cg_hier {
 	int version;           /* 1 or 2 */
 	char base[PATH_MAX];   /* .../toolcage */
 	char why[SBX_WHY_MAX]; /* when not usable */
+	bool not_ours;         /* not usable for want of delegation to our uid */
 };
 
 struct cg_dir {
@@ -359,6 +360,7 @@ static void detect_v1(int c, const struct cg_mount *m, const char *own)
 		return;
 	}
 	if (!make_dir(hier[c].base)) {
+		hier[c].not_ours = errno == EACCES || errno == EPERM;
 		why(c, "cgroup v1 %s: %s is not writable by uid %u (%s)", ctl_name[c], dir,
 		    (unsigned)geteuid(), strerror(errno));
 		return;
@@ -495,6 +497,7 @@ static int move_to_leaf(const char *d)
 static void detect_v2(const struct cg_mount *m, const char *own, unsigned want)
 {
 	char d[PATH_MAX], a[PATH_MAX] = "", reason[SBX_WHY_MAX] = "";
+	bool not_ours = false;
 	for (int c = 0; c < CG_N; c++)
 		if (want & (1u << c))
 			hier[c].version = 2;
@@ -504,12 +507,14 @@ static void detect_v2(const struct cg_mount *m, const char *own, unsigned want)
 	}
 	bool root = geteuid() == 0;
 	if (is_root_cgroup(d)) { /* 1 */
-		if (root)
+		if (root) {
 			snprintf(a, sizeof a, "%s", d);
-		else
+		} else {
+			not_ours = true;
 			setf(reason, sizeof reason,
 			     "we are in the root cgroup, which only "
 			     "root may manage");
+		}
 	} else if (owned(d) && only_us(d)) { /* 2 */
 		int rc = move_to_leaf(d);
 		if (rc == 0)
@@ -527,13 +532,15 @@ static void detect_v2(const struct cg_mount *m, const char *own, unsigned want)
 				snprintf(a, sizeof a, "%s", up);
 			*strrchr(up, '/') = '\0';
 		}
-		if (!a[0])
+		if (!a[0]) {
+			not_ours = true;
 			setf(reason, sizeof reason,
 			     "no delegated cgroup v2 subtree: %s %s "
 			     "(run toolcage in a cgroup of its own delegated to uid %u, e.g. "
 			     "systemd-run --user --scope -p Delegate=yes toolcage serve)",
 			     d, owned(d) ? "holds other processes too" : "is not ours",
 			     (unsigned)geteuid());
+		}
 	} else if (is_root_cgroup(m->mnt)) { /* 4 */
 		snprintf(a, sizeof a, "%s", m->mnt);
 	} else {
@@ -571,8 +578,10 @@ static void detect_v2(const struct cg_mount *m, const char *own, unsigned want)
 	return;
 out:
 	for (int c = 0; c < CG_N; c++)
-		if (want & (1u << c))
+		if (want & (1u << c)) {
+			hier[c].not_ours = not_ours;
 			why(c, "cgroup v2: %s", reason);
+		}
 }
 
 /* ---- detection ------------------------------------------------------------ */
@@ -637,6 +646,46 @@ const char *cgroup_why(int c)
 {
 	detect(c);
 	return hier[c].state > 0 ? "" : hier[c].why[0] ? hier[c].why : "not available";
+}
+
+const char *cgroup_fix(void)
+{
+	static char fix[SBX_WHY_MAX + 2 * PATH_MAX];
+	char dirs[2 * PATH_MAX + 2] = "";
+	size_t used = 0;
+	bool v2 = false;
+	if (geteuid() == 0)
+		return "";
+	for (int c = CG_PIDS; c <= CG_MEMORY; c++) {
+		if (detect(c) || !hier[c].not_ours)
+			continue;
+		if (hier[c].version == 2)
+			v2 = true;
+		else if (used < sizeof dirs)
+			used += (size_t)snprintf(dirs + used, sizeof dirs - used, " %s",
+			                         hier[c].base);
+	}
+	if (v2)
+		/* What systemd's Delegate=yes does, or its owner by hand: the
+		 * directory and the two files that move processes and enable
+		 * controllers chowned to us (owned() above). */
+		setf(fix, sizeof fix,
+		     "run toolcage in a cgroup v2 subtree delegated to uid %u: under "
+		     "systemd-run --user --scope -p Delegate=yes, in a Delegate=yes service, or "
+		     "in a cgroup root made for it and chowned to the uid (the directory, its "
+		     "cgroup.procs and cgroup.subtree_control) with the pids and memory "
+		     "controllers enabled above it",
+		     (unsigned)geteuid());
+	else if (dirs[0])
+		/* v1 has no delegation files: a directory the uid may write to is
+		 * where toolcage makes its slots, each its own. */
+		setf(fix, sizeof fix,
+		     "cgroup v1 is delegated by ownership: as root, mkdir -p%s && chown -R %u%s "
+		     "(below this process's own cgroup; one started in another needs its own)",
+		     dirs, (unsigned)geteuid(), dirs);
+	else
+		return "";
+	return fix;
 }
 
 int cgroup_version(int c)

@@ -669,6 +669,10 @@ int cgroup_usable(int ctl);        /* 1 usable, 0 not */
 const char *cgroup_where(int ctl); /* the base directory, or "not available" */
 const char *cgroup_why(int ctl);   /* why not usable ("" when usable) */
 int cgroup_version(int ctl);       /* 1 or 2: where it is, usable or not */
+/* What this user can do to have the pids and memory cgroups it lacks for
+ * want of delegation (toolcage check): static, "" when it has them, is root
+ * (its reasons say what is wrong then) or no delegation would help. */
+const char *cgroup_fix(void);
 /* How a child gets into its slot: born there (clone3 CLONE_INTO_CGROUP
  * with clone_fd, v2), else by writing "0" to v2_fd; and to each of fds
  * (v1). -1 where none. Borrowed from the slot. */

@@ -140,4 +140,5 @@ void sbx_probe(struct sbx_features *f)
 	f->cgroup_pids_where = f->cgroup_pids ? cgroup_where(CG_PIDS) : cgroup_why(CG_PIDS);
 	f->cgroup_memory_where = f->cgroup_memory ? cgroup_where(CG_MEMORY) : cgroup_why(CG_MEMORY);
 	f->cgroup_cpu_where = f->cgroup_cpu ? cgroup_where(CG_CPU) : cgroup_why(CG_CPU);
+	f->cgroup_fix = cgroup_fix();
 }

@@ -505,6 +505,9 @@ struct sbx_features {
 	const char *cgroup_pids_where; /* the base directory used, or why not */
 	const char *cgroup_memory_where;
 	const char *cgroup_cpu_where;
+	const char *cgroup_fix; /* how to get the pids and memory cgroups
+	                         * delegated, or "" (root, or nothing missing
+	                         * that delegation would give) */
 };
 /* Probes (forks a few short-lived children). Not for hot paths. */
 void sbx_probe(struct sbx_features *f);

@@ -857,6 +857,33 @@ static int check_builtin(void *arg)
 	return 0;
 }
 
+/* What check said of this host's cgroups, once, above the profiles. */
+static const struct sbx_features *check_host;
+
+/* A limit a profile runs without, with why; where that is the host's
+ * missing cgroup ("no pids cgroup: WHY; ..." with the WHY check said
+ * above), it points there rather than saying it again per profile. */
+static void print_dropped_limit(const char *name, const char *dropped)
+{
+	const char *why = NULL;
+	if (!check_host)
+		;
+	else if (!strcmp(name, "pids") && !check_host->cgroup_pids)
+		why = check_host->cgroup_pids_where;
+	else if (!strcmp(name, "memory") && !check_host->cgroup_memory)
+		why = check_host->cgroup_memory_where;
+	else if (!strcmp(name, "cpu") && !check_host->cgroup_cpu)
+		why = check_host->cgroup_cpu_where;
+	char head[32];
+	size_t hl = (size_t)snprintf(head, sizeof head, "no %s cgroup: ", name);
+	if (why && hl < sizeof head && !strncmp(dropped, head, hl) &&
+	    !strncmp(dropped + hl, why, strlen(why)))
+		printf("    without its %s limit: no %s cgroup (see cgroup %s above)%s\n", name,
+		       name, name, dropped + hl + strlen(why));
+	else
+		printf("    without its %s limit: %s\n", name, dropped);
+}
+
 /* The limits a profile's children get, and how ("pids 128 by cgroup v2"),
  * and each one it runs without, with why. */
 static void print_limits(const struct sbx_jail *jail)
@@ -870,8 +897,7 @@ static void print_limits(const struct sbx_jail *jail)
 	printf("\n");
 	for (int i = 0; i < c.n_limits; i++)
 		if (c.limits[i].dropped[0])
-			printf("    without its %s limit: %s\n", c.limits[i].name,
-			       c.limits[i].dropped);
+			print_dropped_limit(c.limits[i].name, c.limits[i].dropped);
 }
 
 /* The walls and how each is built here; one built another way (an
@@ -1065,15 +1091,30 @@ int cmd_check(int argc, char **argv)
 		               "the pid namespace's pid_max "
 		               "(at least 301) and RLIMIT_NPROC (per uid, not for root)" :
 		               "RLIMIT_NPROC only (per uid, not for root)");
+	/* A reason the controllers share (one v2 hierarchy) is said once. */
+	bool memory_as_pids = !f.cgroup_pids && !f.cgroup_memory &&
+	        !strcmp(f.cgroup_memory_where, f.cgroup_pids_where);
 	if (f.cgroup_memory)
 		printf("cgroup memory: %s\n", f.cgroup_memory_where);
 	else
 		printf("cgroup memory: not available: %s; memory is bounded by RLIMIT_AS "
 		       "(address space per process)\n",
-		       f.cgroup_memory_where);
-	printf("cgroup cpu:    %s%s\n", f.cgroup_cpu ? "" : "not available: ", f.cgroup_cpu_where);
+		       memory_as_pids ? "as for pids" : f.cgroup_memory_where);
+	if (f.cgroup_cpu)
+		printf("cgroup cpu:    %s\n", f.cgroup_cpu_where);
+	else
+		printf("cgroup cpu:    not available: %s\n",
+		       !f.cgroup_pids && !strcmp(f.cgroup_cpu_where, f.cgroup_pids_where) ?
+		               "as for pids" :
+		               !f.cgroup_memory &&
+		                       !strcmp(f.cgroup_cpu_where, f.cgroup_memory_where) ?
+		               "as for memory" :
+		               f.cgroup_cpu_where);
 	printf("cgroup versions: pids v%d, memory v%d, cpu v%d\n", f.cgroup_pids_version,
 	       f.cgroup_memory_version, f.cgroup_cpu_version);
+	if (f.cgroup_fix[0])
+		printf("cgroup fix:    %s\n", f.cgroup_fix);
+	check_host = &f;
 	printf("profiles (workspace %s):\n", workspace);
 	bool all = true;
 	for (const char *const *n = nnames ? names : profile_builtin_names(); *n; n++)
