@@ -192,6 +192,17 @@ static void fx_free(struct fx *f)
  * (malloc'd, NUL-ended). */
 typedef void (*client_fn)(struct fx *f, int out);
 
+/* Serves the loop until nothing has happened for 50 ms (5 s at most). */
+static void serve_until_quiet(struct fx *f)
+{
+	for (int i = 0; i < 100; i++) {
+		struct pollfd pf = { loop_fd(f->loop), POLLIN, 0 };
+		if (poll(&pf, 1, 50) <= 0)
+			break;
+		loop_run_once(f->loop, 0);
+	}
+}
+
 static char *client(struct fx *f, client_fn fn)
 {
 	int p[2];
@@ -221,13 +232,8 @@ static char *client(struct fx *f, client_fn fn)
 	close(p[0]);
 	waitpid(pid, NULL, 0);
 	/* The client is done, but what it did last (a connection opened and
-	 * closed) may still wait in the loop: served until it is quiet. */
-	for (int i = 0; i < 100; i++) {
-		struct pollfd pf = { loop_fd(f->loop), POLLIN, 0 };
-		if (poll(&pf, 1, 50) <= 0)
-			break;
-		loop_run_once(f->loop, 0);
-	}
+	 * closed) may still wait in the loop. */
+	serve_until_quiet(f);
 	return res;
 }
 
@@ -1034,12 +1040,7 @@ static void test_a_connection_that_stays_on_this_host_is_unpaced(void **state)
 	assert_string_equal(cc, "reno");
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
-	for (int i = 0; i < 100; i++) {
-		struct pollfd pf = { loop_fd(f->loop), POLLIN, 0 };
-		if (poll(&pf, 1, 50) <= 0)
-			break;
-		loop_run_once(f->loop, 0);
-	}
+	serve_until_quiet(f);
 	fx_free(f);
 }
 

@@ -53,9 +53,8 @@ static enum netpol_verdict name(const struct netpol *p, const char *host, uint16
 	return netpol_check_name(p, host, port, &why);
 }
 
-/* 0 allowed, -1 refused, with *why. */
-static int addr(const struct netpol *p, const struct netpol_own *own, const char *text,
-                const char **why)
+/* text as a socket address (IPv4 or IPv6). */
+static struct sockaddr_storage sockaddr_of(const char *text)
 {
 	struct sockaddr_storage ss;
 	memset(&ss, 0, sizeof ss);
@@ -67,21 +66,20 @@ static int addr(const struct netpol *p, const struct netpol_own *own, const char
 		a6->sin6_family = AF_INET6;
 	else
 		fail_msg("bad test address %s", text);
+	return ss;
+}
+
+/* 0 allowed, -1 refused, with *why. */
+static int addr(const struct netpol *p, const struct netpol_own *own, const char *text,
+                const char **why)
+{
+	struct sockaddr_storage ss = sockaddr_of(text);
 	return netpol_check_address(p, own, (struct sockaddr *)&ss, why);
 }
 
 static bool on_host(const struct netpol_own *own, const char *text)
 {
-	struct sockaddr_storage ss;
-	memset(&ss, 0, sizeof ss);
-	struct sockaddr_in *a4 = (struct sockaddr_in *)&ss;
-	struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)&ss;
-	if (inet_pton(AF_INET, text, &a4->sin_addr) == 1)
-		a4->sin_family = AF_INET;
-	else if (inet_pton(AF_INET6, text, &a6->sin6_addr) == 1)
-		a6->sin6_family = AF_INET6;
-	else
-		fail_msg("bad test address %s", text);
+	struct sockaddr_storage ss = sockaddr_of(text);
 	return netpol_on_this_host(own, (struct sockaddr *)&ss);
 }
 
