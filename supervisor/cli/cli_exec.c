@@ -56,7 +56,8 @@ static void exec_say(const char *fmt, ...)
 	int n = vasprintf(&text, fmt, ap);
 	va_end(ap);
 	fprintf(stderr, "toolcage exec: %s", n < 0 ? "out of memory\n" : text);
-	free(text);
+	if (n >= 0) /* else text is undefined (vasprintf(3)) */
+		free(text);
 }
 
 static const char *killed_name(enum sbx_killed k)
