@@ -395,8 +395,8 @@ char *netpol_loopback_note(const struct netpol *p, const char *allow_how)
 {
 	struct buf names = BUF_INIT;
 	bool bypass = false, refused = false;
-	struct netpol_own own = { 0 };
-	bool have_own = netpol_own_load(&own) == 0;
+	/* The host's own addresses are not needed: a loopback address is in
+	 * the loopback class only. */
 	for (size_t i = 0; i < p->n_allow; i++) {
 		const struct netpol_name *n = &p->allow[i];
 		struct sockaddr_storage ss;
@@ -411,12 +411,9 @@ char *netpol_loopback_note(const struct netpol *p, const char *allow_how)
 		else if (n->port)
 			buf_printf(&names, ":%u", n->port);
 		bypass = bypass || no_proxy_holds(n->host);
-		refused = refused ||
-		        netpol_check_address(p, have_own ? &own : NULL, (struct sockaddr *)&ss,
-		                             &why) < 0;
+		refused =
+		        refused || netpol_check_address(p, NULL, (struct sockaddr *)&ss, &why) < 0;
 	}
-	if (have_own)
-		netpol_own_release(&own);
 	if (!names.len)
 		return NULL;
 	buf_adds(&names, " names loopback. ");
