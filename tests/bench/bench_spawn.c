@@ -11,6 +11,10 @@
  *   bench_spawn timeline [N]       when a child ends each step of its setup,
  *                                  for an exec, a worker's fresh child and a
  *                                  spare (TOOLCAGE_TIMELINE=1)
+ *   bench_spawn floor [N]          the CPU of the least a process per call
+ *                                  costs on this machine: fork and exit of
+ *                                  a child that does nothing, from this
+ *                                  small program (nothing confined)
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -368,6 +372,54 @@ static int bench_timeline(int n)
 	return 0;
 }
 
+static double cpu_us(void)
+{
+	struct rusage self, kids;
+	getrusage(RUSAGE_SELF, &self);
+	getrusage(RUSAGE_CHILDREN, &kids);
+	return (double)(self.ru_utime.tv_sec + self.ru_stime.tv_sec + kids.ru_utime.tv_sec +
+	                kids.ru_stime.tv_sec) *
+	        1e6 +
+	        (double)(self.ru_utime.tv_usec + self.ru_stime.tv_usec + kids.ru_utime.tv_usec +
+	                 kids.ru_stime.tv_usec);
+}
+
+/* The floor of any design that gives each call a process of its own: what
+ * the kernel takes to fork a child that exits at once and to reap it, here,
+ * measured as CPU (ours and the child's) over batches of 20, whose median
+ * is printed in milliseconds on a line of its own for scripts
+ * (tests/bench/mcp_vs_fs.sh). Nothing is confined: the sandbox's children
+ * cost this and more. */
+static int bench_floor(int n)
+{
+	enum { BATCH = 20 };
+	int rounds = n / BATCH > 0 ? n / BATCH : 1;
+	double *v = calloc((size_t)rounds, sizeof *v);
+	if (!v)
+		return 1;
+	for (int r = 0; r < rounds; r++) {
+		double c0 = cpu_us();
+		for (int i = 0; i < BATCH; i++) {
+			pid_t pid = fork();
+			if (pid < 0) {
+				perror("fork");
+				return 1;
+			}
+			if (pid == 0)
+				_exit(0);
+			waitpid(pid, NULL, 0);
+		}
+		v[r] = (cpu_us() - c0) / BATCH;
+	}
+	double med, p99;
+	stats(v, rounds, &med, &p99);
+	printf("  a bare process (fork, exit, reap), CPU median of %d batches of %d: %.3f ms\n",
+	       rounds, BATCH, med / 1e3);
+	printf("floor_ms %.3f\n", med / 1e3);
+	free(v);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	signal(SIGPIPE, SIG_IGN);
@@ -377,6 +429,10 @@ int main(int argc, char **argv)
 		return bench_timeline(argc > 2 ? atoi(argv[2]) : 300);
 	if (argc >= 4 && !strcmp(argv[1], "cli"))
 		return bench_cli(atoi(argv[2]), argc - 3, argv + 3);
-	fprintf(stderr, "usage: bench_spawn api [N [PROFILE...]] | cli N :: CMD... [:: CMD...]\n");
+	if (argc >= 2 && !strcmp(argv[1], "floor"))
+		return bench_floor(argc > 2 ? atoi(argv[2]) : 400);
+	fprintf(stderr,
+	        "usage: bench_spawn api [N [PROFILE...]] | cli N :: CMD... [:: CMD...] | "
+	        "timeline [N] | floor [N]\n");
 	return 2;
 }

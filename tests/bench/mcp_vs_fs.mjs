@@ -7,8 +7,12 @@
 // in flight it also reads the CPU time of each server's process tree (the
 // server, its threads and every process under it, reaped or not) from
 // /proc: CPU per call is the figure a loaded machine still compares.
+// After each round it runs FLOOR_BENCH (bench_spawn, when set) for the
+// CPU of a bare fork and exit: no design that gives each call a process
+// of its own costs less per call.
 //
 // usage: node mcp_vs_fs.mjs TOOLCAGE FS_SERVER_JS [SEQ] [INFLIGHT] [ROUNDS]
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -84,6 +88,7 @@ for (let i = 0; i < SEQ; i++) {
 
 const rate = servers.map(() => []);
 const ticks = servers.map(() => 0);
+const floors = [];
 for (let round = 0; round < ROUNDS; round++) {
   for (let k = 0; k < servers.length; k++) {
     const s = servers[(round + k) % servers.length];
@@ -93,6 +98,10 @@ for (let round = 0; round < ROUNDS; round++) {
     const sec = Number(process.hrtime.bigint() - t0) / 1e9;
     rate[servers.indexOf(s)].push(INFLIGHT / sec);
     ticks[servers.indexOf(s)] += treeTicks(s.client.transport.pid) - c0;
+  }
+  if (process.env.FLOOR_BENCH) {
+    const out = execFileSync(process.env.FLOOR_BENCH, ['floor', '200'], { encoding: 'utf8' });
+    floors.push(Number(/^floor_ms (\S+)$/m.exec(out)[1]));
   }
 }
 const HZ = 100;   // USER_HZ on Linux
@@ -107,5 +116,11 @@ console.log(`  CPU per call in flight (the server's whole process tree): toolcag
 console.log(`  ratio toolcage/official: round trip ${(median(lat[0]) / median(lat[1])).toFixed(2)}x ` +
             `(target <= 1.0x), throughput ${(median(rate[0]) / median(rate[1])).toFixed(2)}x (target >= 1.0x), ` +
             `CPU per call ${(cpu[0] / cpu[1]).toFixed(2)}x`);
+if (floors.length) {
+  const floor = median(floors);
+  console.log(`  a bare process per call (fork, exit, reap; nothing confined): ${fmt(floor)} ms of CPU, ` +
+              `${(floor / cpu[1]).toFixed(2)}x the official server's whole call` +
+              (floor >= cpu[1] ? ': a process per call cannot reach its throughput here' : ''));
+}
 for (const s of servers) await s.client.close();
 fs.rmSync(ws, { recursive: true, force: true });
