@@ -76,12 +76,23 @@ CFLAGS_ALL = -std=gnu11 $(OPT) $(WARN) $(HARDEN) -fvisibility=hidden -MMD -MP \
              $(INC) $(PKG_CFLAGS) $(CFLAGS)
 LDFLAGS_ALL := -pie -Wl,-z,relro,-z,now -Wl,--as-needed $(SAN_LD) $(LDFLAGS)
 LIBS := $(PKG_LIBS) $(PCRE_LIBS)
-# The CLI links its libraries statically (STATIC=0 to not): the dynamic
-# loader's work for four libraries cost ~0.2 ms on every `toolcage exec`,
-# a quarter of a whole sandboxed launch.
+# The CLI is linked whole, the C library too, as a static PIE (STATIC=0:
+# dynamically, as the Debian package is). Every `toolcage exec` is a new
+# process, and the dynamic loader's share of it (mapping libc, resolving
+# ~230 symbols, relocating two objects) was ~0.6 ms here, a seventh of a
+# sandboxed launch (docs/performance.md). The price (docs/deploy.md): a
+# security update of glibc or of a library reaches the CLI only when it is
+# built again, and glibc loads libmicrohttpd (serve --http) and NSS modules
+# other than `files` into a static program only from the glibc version it
+# was linked with, which it warns of at the link: those lines are the
+# expected ones and are left out. Sanitizer runtimes are shared objects:
+# never static there.
 STATIC ?= 1
-STATIC_LIBS = -Wl,-Bstatic $(LIBS) -Wl,-Bdynamic
-CLI_LIBS = $(if $(filter 1,$(STATIC)),$(STATIC_LIBS),$(LIBS))
+ifneq ($(SANITIZE),)
+override STATIC := 0
+endif
+CLI_LDFLAGS = $(if $(filter 1,$(STATIC)),-static-pie)
+STATIC_LINK_NOTE = statically linked applications requires at runtime the shared libraries
 
 CLI_MAIN  := supervisor/cli/main.c
 SRC_DIRS  := lib jsonschema sandbox tools tools/* supervisor supervisor/*
@@ -113,7 +124,8 @@ UNIT_HELPERS := $(sort $(wildcard tests/unit/helper_*.c))
 UNIT_HELPER_OBJS := $(UNIT_HELPERS:%.c=$(BUILD)/obj/%.o)
 ESC_SRCS  := $(sort $(wildcard tests/escape/*.c))
 ESC_BINS  := $(ESC_SRCS:tests/escape/%.c=$(BUILD)/escape/%)
-SIM_BIN   := $(BUILD)/sim/simkernel $(BUILD)/sim/simlandlock.so $(BUILD)/sim/handed
+SIM_BIN   := $(BUILD)/sim/simkernel $(BUILD)/sim/simlandlock.so $(BUILD)/sim/handed \
+             $(BUILD)/sim/toolcage-dynamic
 BENCH_SRCS := $(sort $(wildcard tests/bench/*.c))
 BENCH_BINS := $(BENCH_SRCS:tests/bench/%.c=$(BUILD)/bench/%)
 
@@ -226,7 +238,9 @@ $(BUILD)/$(SO_FILE): $(PUB_OBJS) mk/libtoolcage.map
 
 $(BUILD)/toolcage: $(BUILD)/obj/$(CLI_MAIN:.c=.o) $(BUILD)/libtoolcage-internal.a
 	@$(if $(Q),echo "  LD      $@")
-	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $< $(BUILD)/libtoolcage-internal.a $(CLI_LIBS)
+	$(Q)$(CC) $(LDFLAGS_ALL) $(CLI_LDFLAGS) -o $@ $< $(BUILD)/libtoolcage-internal.a $(LIBS) \
+		2>$@.ld; rc=$$?; grep -v -e "$(STATIC_LINK_NOTE)" -e ": in function \`" $@.ld >&2; \
+		rm -f $@.ld; exit $$rc
 
 $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(UNIT_HELPER_OBJS) $(BUILD)/libtoolcage-internal.a
 	@mkdir -p $(@D)
@@ -254,6 +268,13 @@ $(BUILD)/sim/simkernel: tests/sim/simkernel.c $(CONFIG_MK)
 # The handed connections' hostile builtin and its watcher, on the library.
 $(BUILD)/sim/handed: $(BUILD)/obj/tests/sim/handed.o $(BUILD)/libtoolcage-internal.a
 	@mkdir -p $(@D)
+	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $< $(BUILD)/libtoolcage-internal.a $(LIBS)
+
+# simlandlock.so is preloaded, which a static program ignores: the
+# simulated kernels that need it run the CLI's objects linked dynamically.
+$(BUILD)/sim/toolcage-dynamic: $(BUILD)/obj/$(CLI_MAIN:.c=.o) $(BUILD)/libtoolcage-internal.a
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $< $(BUILD)/libtoolcage-internal.a $(LIBS)
 
 $(BUILD)/sim/simlandlock.so: tests/sim/simlandlock.c

@@ -73,7 +73,7 @@
  * execs (or calls the builtin).
  */
 #define _GNU_SOURCE
-#include <dlfcn.h>
+#include <link.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/capability.h>
@@ -103,6 +103,31 @@
  * the program image, the same in the worker (the image executed again). */
 static void fn_anchor(void) {}
 
+struct same_object {
+	uintptr_t fn, anchor;
+	bool same;
+};
+
+/* dl_iterate_phdr's callback: stops at the object whose loaded segments
+ * hold the anchor, saying whether they hold fn too. dladdr() would say
+ * the same of a dynamic program, but knows nothing in a static one. */
+static int find_anchor(struct dl_phdr_info *o, size_t size, void *data)
+{
+	(void)size;
+	struct same_object *s = data;
+	bool fn = false, anchor = false;
+	for (int i = 0; i < o->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &o->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD)
+			continue;
+		uintptr_t lo = o->dlpi_addr + ph->p_vaddr;
+		fn |= s->fn >= lo && s->fn - lo < ph->p_memsz;
+		anchor |= s->anchor >= lo && s->anchor - lo < ph->p_memsz;
+	}
+	s->same = anchor && fn;
+	return anchor;
+}
+
 uint64_t sbx_fn_ref(const void *fn)
 {
 	static const void *last_fn;
@@ -111,8 +136,9 @@ uint64_t sbx_fn_ref(const void *fn)
 		return 0;
 	if (fn == last_fn)
 		return last_ref;
-	Dl_info a, b;
-	if (!dladdr(fn, &a) || !dladdr((const void *)fn_anchor, &b) || a.dli_fbase != b.dli_fbase)
+	struct same_object s = { (uintptr_t)fn, (uintptr_t)fn_anchor, false };
+	dl_iterate_phdr(find_anchor, &s);
+	if (!s.same)
 		return 0;
 	last_fn = fn;
 	last_ref = (uint64_t)((uintptr_t)fn - (uintptr_t)fn_anchor) + 1;

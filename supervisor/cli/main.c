@@ -1,8 +1,10 @@
 /* main.c — toolcage's entry point: a table of verbs. */
 #include <fcntl.h>
 #include <jansson.h>
+#include <nss.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/random.h>
 #include <unistd.h>
 
@@ -47,10 +49,27 @@ static void seed_json(void)
 		json_object_seed(seed);
 }
 
+/* A static build (the Makefile's STATIC=1) has no dynamic loader: AT_BASE,
+ * where the loader was mapped, is 0. There glibc would load an NSS module
+ * named in nsswitch.conf (libnss_systemd for an account not in
+ * /etc/passwd) with a second copy of libc, and crash in it. Accounts,
+ * groups and services come from the files alone in such a build: an
+ * account known only to another source is unknown, and runs as its uid
+ * and gid with no supplementary groups (docs/deploy.md). */
+static void static_nss(void)
+{
+	if (getauxval(AT_BASE) != 0)
+		return;
+	static const char *const dbs[] = { "passwd", "group", "services" };
+	for (size_t i = 0; i < sizeof dbs / sizeof dbs[0]; i++)
+		__nss_configure_lookup(dbs[i], "files");
+}
+
 int main(int argc, char **argv)
 {
 	ensure_std_fds();
 	seed_json();
+	static_nss();
 	if (argc < 2) {
 		fputs("toolcage: no verb given\n\n", stderr);
 		usage(stderr);

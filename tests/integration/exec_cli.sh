@@ -274,6 +274,15 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
 	# Root acting for a workspace owned by 65534 runs the tool as 65534.
 	status "root for a 65534 workspace runs as 65534" 0 -- --workspace "$nws" -- id -u
 	has "owner identity is 65534" out "^65534$"
+	# An owner no account names (a volume's uid in a container): looked up
+	# through every NSS source nsswitch.conf lists, and run as its uid.
+	ghost=4242
+	while getent passwd "$ghost" >/dev/null 2>&1; do ghost=$((ghost + 1)); done
+	gws=$tmp/ghost-ws
+	mkdir -p "$gws"
+	chown "$ghost:$ghost" "$gws"
+	status "root for the workspace of uid $ghost, no account" 0 -- --workspace "$gws" -- id -u
+	has "no account: the tool runs as $ghost" out "^$ghost$"
 	# The uid change clears PDEATHSIG (prctl(2)): the tool must still die
 	# with a supervisor killed by SIGKILL (the escape suite's killsup rows
 	# change no uid).

@@ -24,8 +24,11 @@ fails=0
 ok() { echo "ok   $*"; }
 bad() { echo "FAIL $*"; fails=$((fails + 1)); }
 
-# The binary must not pay for libcurl at start-up.
+# The binary must not pay for libcurl at start-up: not among its shared
+# libraries (STATIC=0), not linked in (a static build: its code would be
+# there, defined; the names of what it loads are only strings).
 if ldd "$TC" 2>/dev/null | grep -q curl; then bad "toolcage links libcurl: $(ldd "$TC" | grep curl)"
+elif nm "$TC" 2>/dev/null | grep -q ' [Tt] curl_easy_perform$'; then bad "libcurl is linked into toolcage"
 else ok "toolcage does not link libcurl"; fi
 
 python3 "$top/tests/data/net/server.py" 0 "$tmp/port" "$tmp/log" 2>"$tmp/server.err" &

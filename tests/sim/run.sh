@@ -99,6 +99,10 @@ trap 'rm -rf "$T"' EXIT
 cp "$BUILD/sim/simkernel" "$BUILD/sim/simlandlock.so" "$BUILD/sim/handed" "$T/"
 mkdir -p "$T/real" "$T/ws/src" "$T/home"
 cp "$BUILD/toolcage" "$T/real/toolcage"
+# --landlock-abi's answer is preloaded (simlandlock.so), which a static
+# program (the default build) ignores: those environments run the same
+# objects linked dynamically.
+cp "$BUILD/sim/toolcage-dynamic" "$T/real/"
 printf 'hello sim\n' > "$T/ws/src/a.txt"
 printf '{}\n' > "$T/toolcage.json"
 # Approvers: each writes what it was asked in the workspace it runs in.
@@ -188,7 +192,9 @@ one() {
 	local env=$1 who=$2 opts=$3 expect=$4 line=$5 why=$6 alt=${7:-} name="$1 as $2"
 	local -a as=()
 	[ "$who" = user ] && [ $is_root = 1 ] && as=(setpriv --reuid 65534 --regid 65534 --clear-groups --)
-	printf '#!/bin/sh\nexec %s %s -- %s "$@"\n' "$T/simkernel" "$opts" "$T/real/toolcage" \
+	local real=$T/real/toolcage
+	case $opts in *--landlock-abi*) real=$T/real/toolcage-dynamic ;; esac
+	printf '#!/bin/sh\nexec %s %s -- %s "$@"\n' "$T/simkernel" "$opts" "$real" \
 		> "$T/toolcage-$env" && chmod 755 "$T/toolcage-$env"
 	local tc=$T/toolcage-$env
 	envfail=0

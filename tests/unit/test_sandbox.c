@@ -161,6 +161,24 @@ static int teardown(void **state)
 	return system(cmd) == 0 ? 0 : -1;
 }
 
+/* ---- builtins by reference ---------------------------------------------- */
+
+/* A function of the program image goes to a clean image as a reference
+ * that finds it again; one of another object (libc is shared here) has
+ * none, and such a builtin runs only on a copy of our memory. */
+static void test_fn_ref_names_the_program_image_only(void **state)
+{
+	(void)state;
+	uint64_t ref = sbx_fn_ref((const void *)test_fn_ref_names_the_program_image_only);
+	assert_true(ref != 0);
+	assert_ptr_equal(sbx_fn_from_ref(ref), (void *)test_fn_ref_names_the_program_image_only);
+	uint64_t other = sbx_fn_ref((const void *)run_argv);
+	assert_true(other != 0 && other != ref);
+	assert_ptr_equal(sbx_fn_from_ref(other), (void *)run_argv);
+	assert_int_equal(sbx_fn_ref((const void *)strlen), 0);
+	assert_int_equal(sbx_fn_ref(NULL), 0);
+}
+
 /* ---- exec jobs ---------------------------------------------------------- */
 
 static void test_true_exits_zero(void **state)
@@ -2071,6 +2089,7 @@ static void test_explain_refused_words_a_step_one_way(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fn_ref_names_the_program_image_only),
 		cmocka_unit_test(test_true_exits_zero),
 		cmocka_unit_test(test_exit_codes_pass_through),
 		cmocka_unit_test(test_stdout_and_stderr_are_captured_apart),
