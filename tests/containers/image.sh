@@ -4,7 +4,7 @@
 # debootstrap base): it runs as a non-root user by default, `toolcage
 # check` passes in it under toolcage's shipped seccomp profile
 # (deploy/container/seccomp.json) with /proc unmasked, it confines a
-# command, and a replay corpus split across N containers (one per share,
+# command, its own command (serve --http) answers, and a replay corpus split across N containers (one per share,
 # each with its own copy of the workspace, as pods are) and merged equals
 # one container's run of the whole corpus.
 #   make test-image            (root; needs podman, runc, debootstrap)
@@ -58,6 +58,28 @@ fi
 out=$(run "$tag" exec --profile read-only -- /bin/sh -c 'id -u; echo x > /etc/x 2>&1 || echo refused' 2>&1)
 case $out in *refused*) echo "ok   toolcage exec confines a command in the image" ;;
 	*) fail "toolcage exec in the image: $out" ;; esac
+# The image's own command, serve --http, with its token where it looks:
+# it must start and answer /health (asked from inside the container: bash's
+# /dev/tcp, the image has no HTTP client).
+head -c 32 /dev/urandom | base64 > "$tmp/token"
+chown 10001:10001 "$tmp/token" && chmod 0400 "$tmp/token"
+# shellcheck disable=SC2086
+cid=$(podman --runtime runc run -d --pull never --network none $limits \
+	--security-opt "$seccomp_opt" --security-opt 'unmask=/proc/*' \
+	-v "$tmp/token:/run/secrets/toolcage/token:ro" "$tag" 2>"$tmp/serve.err")
+i=0 health=""
+while [ -n "$cid" ] && [ $i -lt 50 ]; do
+	health=$(podman exec "$cid" bash -c 'exec 3<>/dev/tcp/127.0.0.1/8080 &&
+		printf "GET /health HTTP/1.0\r\n\r\n" >&3 && head -1 <&3' 2>/dev/null)
+	case $health in *" 200"*) break ;; esac
+	sleep 0.2; i=$((i + 1))
+done
+case $health in
+*" 200"*) echo "ok   the image's command (serve --http) starts and answers /health" ;;
+*) fail "the image's command (serve --http) does not answer /health: ${health:-no answer}"
+	{ cat "$tmp/serve.err"; [ -n "$cid" ] && podman logs "$cid"; } 2>&1 | tail -10 | sed 's/^/  | /' ;;
+esac
+[ -n "$cid" ] && podman rm -f -t 2 "$cid" > /dev/null 2>&1
 # For the record: what the runtime's default profile gives (not a pass/fail).
 # shellcheck disable=SC2086
 podman --runtime runc run --rm --pull never --network none $limits \
