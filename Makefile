@@ -82,11 +82,11 @@ LIBS := $(PKG_LIBS) $(PCRE_LIBS)
 # ~230 symbols, relocating two objects) was ~0.6 ms here, a seventh of a
 # sandboxed launch (docs/performance.md). The price (docs/deploy.md): a
 # security update of glibc or of a library reaches the CLI only when it is
-# built again, and glibc loads libmicrohttpd (serve --http) and NSS modules
-# other than `files` into a static program only from the glibc version it
-# was linked with, which it warns of at the link: those lines are the
-# expected ones and are left out. Sanitizer runtimes are shared objects:
-# never static there.
+# built again, and glibc loads libmicrohttpd (serve --http) and libcurl
+# (http_fetch) into a static program only from the glibc version it was
+# linked with (NSS modules not at all: supervisor/cli/main.c), which it
+# warns of at the link: those lines are the expected ones and are left
+# out. Sanitizer runtimes are shared objects: never static there.
 STATIC ?= 1
 ifneq ($(SANITIZE),)
 override STATIC := 0

@@ -26,5 +26,6 @@ echo "  server-filesystem $(node -p "require('$prefix/node_modules/@modelcontext
 cp tests/bench/mcp_vs_fs.mjs "$prefix/mcp_vs_fs.mjs"
 # Between the rounds in flight, the least a process per call costs here
 # (bench_spawn floor), for the CPU-per-call line.
-FLOOR_BENCH=$(cd "$BUILD" && pwd)/bench/bench_spawn node "$prefix/mcp_vs_fs.mjs" "$(cd "$BUILD" && pwd)/toolcage" "$fsjs" \
+build=$(cd "$BUILD" && pwd)
+FLOOR_BENCH=$build/bench/bench_spawn node "$prefix/mcp_vs_fs.mjs" "$build/toolcage" "$fsjs" \
 	"${BENCH_MCP_SEQ:-500}" "${BENCH_MCP_INFLIGHT:-400}" "${BENCH_MCP_ROUNDS:-5}"
