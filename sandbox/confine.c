@@ -18,6 +18,7 @@
  */
 #define _GNU_SOURCE
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,10 +33,21 @@ static struct sbx_report_item *report_add(struct sbx_report_item *list, int *n, 
 	if (*n >= SBX_REPORT_MAX)
 		return NULL;
 	struct sbx_report_item *it = &list[(*n)++];
-	memset(it, 0, sizeof *it);
-	it->name = name;
-	it->by = by;
+	*it = (struct sbx_report_item){ .name = name, .by = by, .dropped = "" };
 	return it;
+}
+
+/* Writes the reason of entry it in its place in out->why (apart from the
+ * entries: a report that drops nothing writes no reason's bytes). */
+static void report_why(struct sbx_confinement *out, struct sbx_report_item *it, const char *fmt,
+                       va_list ap)
+{
+	uintptr_t at = (uintptr_t)it, limits = (uintptr_t)out->limits;
+	size_t i = at - limits < sizeof out->limits ?
+	        (at - limits) / sizeof *it :
+	        SBX_REPORT_MAX + (at - (uintptr_t)out->walls) / sizeof *it;
+	vsnprintf(out->why[i], sizeof out->why[i], fmt, ap);
+	it->dropped = out->why[i];
 }
 
 static void report_num(struct sbx_report_item *it, const char *key, uint64_t value)
@@ -44,15 +56,16 @@ static void report_num(struct sbx_report_item *it, const char *key, uint64_t val
 		it->num[it->n_num++] = (struct sbx_report_num){ key, value };
 }
 
-static void report_drop(struct sbx_report_item *it, const char *fmt, ...)
-        __attribute__((format(printf, 2, 3)));
-static void report_drop(struct sbx_report_item *it, const char *fmt, ...)
+static void report_drop(struct sbx_confinement *out, struct sbx_report_item *it, const char *fmt,
+                        ...) __attribute__((format(printf, 3, 4)));
+static void report_drop(struct sbx_confinement *out, struct sbx_report_item *it, const char *fmt,
+                        ...)
 {
 	if (!it)
 		return;
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(it->dropped, sizeof it->dropped, fmt, ap);
+	report_why(out, it, fmt, ap);
 	va_end(ap);
 }
 
@@ -97,7 +110,7 @@ static void limit_pids(const struct sbx_jail *j, const struct cgroup_stats *st,
 	} else {
 		it = LIMIT("pids", NULL);
 	}
-	report_drop(it, "no pids cgroup: %s%s", j->cgroup_why[CG_PIDS],
+	report_drop(out, it, "no pids cgroup: %s%s", j->cgroup_why[CG_PIDS],
 	            j->pid_max[0] ?
 	                    "; the pid namespace's pid_max bounds it instead" :
 	                    j->uid != 0 ?
@@ -124,7 +137,7 @@ static void limit_memory(const struct sbx_jail *j, const struct cgroup_stats *st
 	it = LIMIT("memory", as ? "rlimit" : NULL);
 	if (as)
 		report_num(it, "max_bytes", as->lim.rlim_max);
-	report_drop(it, "no memory cgroup: %s%s", j->cgroup_why[CG_MEMORY],
+	report_drop(out, it, "no memory cgroup: %s%s", j->cgroup_why[CG_MEMORY],
 	            as ? "; RLIMIT_AS bounds each process's address space instead" : "");
 }
 
@@ -135,7 +148,7 @@ static void limit_cpu(const struct sbx_jail *j, struct sbx_confinement *out)
 	struct sbx_report_item *it = LIMIT("cpu", j->use_cgroup_cpu ? cgroup_by(CG_CPU) : NULL);
 	report_num(it, "percent", j->cpu_quota_us / 1000);
 	if (!j->use_cgroup_cpu)
-		report_drop(it, "no cpu cgroup: %s", j->cgroup_why[CG_CPU]);
+		report_drop(out, it, "no cpu cgroup: %s", j->cgroup_why[CG_CPU]);
 }
 
 static void limit_rlimits(const struct sbx_jail *j, struct sbx_confinement *out)
@@ -158,7 +171,7 @@ static void limit_rlimits(const struct sbx_jail *j, struct sbx_confinement *out)
 	if (j->private_tmp)
 		report_num(LIMIT("tmp", "tmpfs"), "max_bytes", j->tmp_bytes);
 	else if (j->call_tmp)
-		report_drop(LIMIT("tmp", rlimit_of(j, RLIMIT_FSIZE) ? "rlimit" : NULL),
+		report_drop(out, LIMIT("tmp", rlimit_of(j, RLIMIT_FSIZE) ? "rlimit" : NULL),
 		            "no tmpfs: "
 		            "the call's directory is on the host's disk%s",
 		            rlimit_of(j, RLIMIT_FSIZE) ? "; RLIMIT_FSIZE bounds each file" : "");
@@ -177,16 +190,17 @@ static void confine_limits(const struct sbx_jail *j, const struct cgroup_stats *
 
 /* A wall built another way than the profile's own (the ladder: ladder.c,
  * jail.c): by names that way, dropped says why, and it is flagged. */
-static void alternative(struct sbx_report_item *it, const char *fmt, ...)
-        __attribute__((format(printf, 2, 3)));
-static void alternative(struct sbx_report_item *it, const char *fmt, ...)
+static void alternative(struct sbx_confinement *out, struct sbx_report_item *it, const char *fmt,
+                        ...) __attribute__((format(printf, 3, 4)));
+static void alternative(struct sbx_confinement *out, struct sbx_report_item *it, const char *fmt,
+                        ...)
 {
 	if (!it)
 		return;
 	it->alternative = true;
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(it->dropped, sizeof it->dropped, fmt, ap);
+	report_why(out, it, fmt, ap);
 	va_end(ap);
 }
 
@@ -196,18 +210,18 @@ static void confine_walls(const struct sbx_jail *j, struct sbx_confinement *out)
 	struct sbx_report_item *it;
 	unsigned ns = j->clone_ns | j->view_ns;
 	if (j->mount_tree) {
-		alternative(WALL("filesystem", "mount tree"),
+		alternative(out, WALL("filesystem", "mount tree"),
 		            "no Landlock here: a new root "
 		            "holding the granted paths alone (read-only but the writable ones)");
 	} else {
 		it = WALL("filesystem", j->landlock ? "landlock" : NULL);
 		if (!j->landlock)
-			report_drop(it, "no Landlock here (optional in the profile)");
+			report_drop(out, it, "no Landlock here (optional in the profile)");
 	}
 	if (j->mask_hidden)
 		WALL("hidden", "mounts");
 	else if (j->landlock && j->no_ns)
-		alternative(WALL("hidden", "landlock"),
+		alternative(out, WALL("hidden", "landlock"),
 		            "%s, so no mount namespace covers them: "
 		            "Landlock refuses opening them, their names, metadata (stat, xattrs) "
 		            "and links' targets stay visible; inotify is refused",
@@ -215,11 +229,11 @@ static void confine_walls(const struct sbx_jail *j, struct sbx_confinement *out)
 	else if (j->landlock)
 		WALL("hidden", "landlock");
 	else
-		report_drop(WALL("hidden", NULL),
+		report_drop(out, WALL("hidden", NULL),
 		            "no mount namespace and no Landlock here "
 		            "(optional in the profile): the hidden paths are not covered");
 	if (j->root_userns)
-		alternative(WALL("user", "user namespace"), "%s",
+		alternative(out, WALL("user", "user namespace"), "%s",
 		            !j->root_userns_net ?
 		                    "toolcage runs as root without CAP_SYS_ADMIN (a container's "
 		                    "root): the namespaces are made inside a user namespace, as "
@@ -233,21 +247,21 @@ static void confine_walls(const struct sbx_jail *j, struct sbx_confinement *out)
 		WALL("user", "root");
 	it = WALL("processes", ns & CLONE_NEWPID ? "pid namespace" : "process group");
 	if (j->no_ns) {
-		char why[sizeof it->dropped];
+		char why[SBX_REPORT_WHY];
 		explain_no_ns(j, why, sizeof why);
-		alternative(it,
+		alternative(out, it,
 		            "no namespaces: %s. Without them, the call's process group, "
 		            "which the tool cannot leave (setsid and setpgid refused), and its "
 		            "cgroup are killed at its end; signals reach its own processes alone, "
 		            "Landlock keeps ptrace to them and never grants /proc",
 		            why);
 	} else if (!(ns & CLONE_NEWPID)) {
-		report_drop(it,
+		report_drop(out, it,
 		            "no pid namespace (optional in the profile): the process group "
 		            "and the call's cgroup are killed at its end");
 	}
 	if (j->no_ns && j->sig_notify)
-		alternative(WALL("signals", "seccomp (checked by toolcage)"),
+		alternative(out, WALL("signals", "seccomp (checked by toolcage)"),
 		            "no pid namespace and no Landlock signal scoping (ABI 6) here: "
 		            "toolcage sends a signal to a pid once it has seen it in the call's "
 		            "process group; kill(-1), pidfd_open, F_SETOWN, prlimit and sched_set* "
@@ -255,14 +269,14 @@ static void confine_walls(const struct sbx_jail *j, struct sbx_confinement *out)
 	else if (j->no_ns)
 		WALL("signals", "landlock scope");
 	if (j->private_proc && j->proc_empty)
-		alternative(WALL("proc", "none (masked by the container)"),
+		alternative(out, WALL("proc", "none (masked by the container)"),
 		            "the kernel refuses "
 		            "a fresh /proc where the container covers parts of its own: an empty "
 		            "read-only tmpfs covers /proc, no process is visible");
 	else if (j->private_proc)
 		WALL("proc", "fresh /proc");
 	else if (j->landlock && j->no_ns)
-		alternative(WALL("proc", "landlock (not granted)"),
+		alternative(out, WALL("proc", "landlock (not granted)"),
 		            "%s, so no pid and mount namespaces: nothing in the host's /proc "
 		            "can be opened or listed, but a process's entry can be stat()ed by "
 		            "its pid, and its group, session, priority, affinity and "
@@ -271,45 +285,45 @@ static void confine_walls(const struct sbx_jail *j, struct sbx_confinement *out)
 	else if (j->landlock)
 		WALL("proc", "landlock (not granted)");
 	else
-		report_drop(WALL("proc", NULL), "no pid and mount namespaces, no Landlock");
+		report_drop(out, WALL("proc", NULL), "no pid and mount namespaces, no Landlock");
 	if (j->private_tmp)
 		WALL("tmp", "tmpfs");
 	else if (j->call_tmp)
-		alternative(WALL("tmp", "per-call directory"),
+		alternative(out, WALL("tmp", "per-call directory"),
 		            "%s, so no mount namespace: a "
 		            "directory of the call's own (TMPDIR, TMP, TEMP), the only one "
 		            "Landlock grants, removed after the call; the host's /tmp is not "
 		            "granted (its names stay visible, not watched: inotify refused)",
 		            explain_no_ns_short(j));
 	else if (j->no_ns)
-		report_drop(WALL("tmp", NULL),
+		report_drop(out, WALL("tmp", NULL),
 		            "%s, so no mount namespace: no /tmp at all (Landlock grants "
 		            "none), TMPDIR unset",
 		            explain_no_ns_short(j));
 	else
-		report_drop(WALL("tmp", NULL), "no mount namespace (optional in the profile)");
+		report_drop(out, WALL("tmp", NULL), "no mount namespace (optional in the profile)");
 	if (ns & CLONE_NEWNS)
 		WALL("metadata", "read-only mounts");
 	else if (j->no_ns)
-		alternative(WALL("metadata", "seccomp"),
+		alternative(out, WALL("metadata", "seccomp"),
 		            "%s, so no mount namespace makes the "
 		            "host's mounts read-only: chmod, chown, utimes, xattr and inode flag "
 		            "changes are refused by seccomp, in the writable paths too",
 		            explain_no_ns_short(j));
 	else
-		report_drop(WALL("metadata", NULL),
+		report_drop(out, WALL("metadata", NULL),
 		            "no mount namespace (optional in the "
 		            "profile): the host's mounts are not made read-only, so chmod, chown "
 		            "and utimes reach what the user may change");
 	if (j->n_prot_ro && j->prot_restore)
-		alternative(WALL("protected", "copy put back"),
+		alternative(out, WALL("protected", "copy put back"),
 		            "%s, so no mount namespace holds "
 		            "them read-only: copied before each call, what it changed put back "
 		            "once it is over (its own kept aside) and reported; while it runs, "
 		            "what it writes there is there; one call at a time",
 		            explain_no_ns_short(j));
 	if (j->handed)
-		alternative(WALL("network", "handed connections"),
+		alternative(out, WALL("network", "handed connections"),
 		            "%s, so no network namespace: built-in tools alone run, each "
 		            "call given %d connections to toolcage's HTTP proxy, made by the "
 		            "supervisor before it starts and served under the egress policy "
@@ -326,7 +340,10 @@ static void confine_walls(const struct sbx_jail *j, struct sbx_confinement *out)
 void confine_report(const struct sbx_jail *j, const struct cgroup_stats *st,
                     struct sbx_confinement *out)
 {
-	memset(out, 0, sizeof *out);
+	/* Only the counts: each entry is written whole as it is added, each
+	 * reason as it is given (the reasons' 32 KiB are most of the report,
+	 * and zeroing them cost a launch nine fresh pages of stack). */
+	out->n_limits = out->n_walls = 0;
 	confine_limits(j, st, out);
 	confine_walls(j, out);
 }

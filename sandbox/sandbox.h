@@ -456,8 +456,9 @@ void sbx_child_free(struct sbx_child *child);
  * from confine_walls(); call report_add() for each, then report_num() for
  * each number. Keep names stable: they are an interface (docs/profiles.md).
  */
-#define SBX_REPORT_MAX  16 /* entries per kind */
-#define SBX_REPORT_NUMS 4  /* numbers per entry */
+#define SBX_REPORT_MAX  16   /* entries per kind */
+#define SBX_REPORT_NUMS 4    /* numbers per entry */
+#define SBX_REPORT_WHY  1024 /* the longest reason (dropped), NUL included */
 struct sbx_report_num {
 	const char *key;
 	uint64_t value;
@@ -465,17 +466,22 @@ struct sbx_report_num {
 struct sbx_report_item {
 	const char *name;
 	const char *by;
-	char dropped[1024];
-	bool alternative; /* a wall built another way than the profile's
-	                       * own (by names it, dropped says why) */
+	const char *dropped; /* "" or the reason, in the report's why[] */
+	bool alternative;    /* a wall built another way than the profile's
+	                      * own (by names it, dropped says why) */
 	struct sbx_report_num num[SBX_REPORT_NUMS];
 	int n_num;
 };
+/* The entries point into the report's own why[]: pass it by pointer,
+ * never copy it. The reasons lie apart from the entries so that a report
+ * touches only the memory it writes (a launch's report drops nothing: the
+ * 32 KiB of reasons were, zeroed, nine fresh pages of its stack). */
 struct sbx_confinement {
 	struct sbx_report_item limits[SBX_REPORT_MAX];
 	int n_limits;
 	struct sbx_report_item walls[SBX_REPORT_MAX];
 	int n_walls;
+	char why[2 * SBX_REPORT_MAX][SBX_REPORT_WHY]; /* limits', then walls' */
 };
 /* Fills *out for what children of jail get (as of now: a namespace the
  * kernel refuses is dropped at the first spawn). Never fails. */
