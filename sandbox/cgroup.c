@@ -208,41 +208,82 @@ static void unescape(char *s)
 	*w = '\0';
 }
 
-/* Our own cgroup path in each v1 controller's hierarchy and in v2 ("0::"),
- * from /proc/self/cgroup. */
-static void own_paths(char own[CG_N][PATH_MAX], char *own2)
+#define OWN_TEXT_MAX (1u << 20) /* /proc/self/cgroup: a line per hierarchy */
+
+/* The whole text of the file at path, NUL-terminated (new; NULL when it
+ * cannot be read whole in max bytes), read on the heap as it comes. */
+static char *read_text(const char *path, size_t max)
 {
-	FILE *f = fopen("/proc/self/cgroup", "re");
-	if (!f)
-		return;
-	char line[PATH_MAX + 64];
-	while (fgets(line, sizeof line, f)) {
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	size_t cap = 2048, len = 0;
+	char *t = malloc(cap);
+	for (ssize_t n = 1; t && n > 0;) {
+		if (len + 1 == cap) {
+			char *more = cap < max ? realloc(t, cap * 2) : NULL;
+			if (!more) {
+				free(t);
+				t = NULL;
+				break;
+			}
+			t = more;
+			cap *= 2;
+		}
+		n = read(fd, t + len, cap - 1 - len);
+		if (n < 0 && errno == EINTR) {
+			n = 1;
+		} else if (n < 0) {
+			free(t);
+			t = NULL;
+		} else {
+			len += (size_t)n;
+		}
+	}
+	close(fd);
+	if (t)
+		t[len] = '\0';
+	return t;
+}
+
+/* Our own cgroup path in each v1 controller's hierarchy (own[c]) and in v2
+ * ("0::", *own2), from /proc/self/cgroup; "" where none. Returns the
+ * file's text (new: the caller frees it, after its last use of them),
+ * which they point into. */
+static char *own_paths(const char *own[CG_N], const char **own2)
+{
+	for (int c = 0; c < CG_N; c++)
+		own[c] = "";
+	*own2 = "";
+	char *text = read_text("/proc/self/cgroup", OWN_TEXT_MAX);
+	for (char *line = text, *next; line && *line; line = next) {
+		next = line + strcspn(line, "\n");
+		if (*next)
+			*next++ = '\0';
 		char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
 		if (!c2)
 			continue;
 		*c2 = '\0';
-		char *path = c2 + 1;
-		path[strcspn(path, "\n")] = '\0';
-		size_t n = strlen(path);
-		if (n >= PATH_MAX)
+		const char *path = c2 + 1;
+		if (strlen(path) >= PATH_MAX)
 			continue;
 		if (c1 == line + 1 && line[0] == '0' && c2 == c1 + 1) { /* "0::PATH" */
-			memcpy(own2, path, n + 1);
+			*own2 = path;
 			continue;
 		}
 		unsigned m = controllers_in(c1 + 1);
 		for (int c = 0; c < CG_N; c++)
 			if (m & (1u << c))
-				memcpy(own[c], path, n + 1);
+				own[c] = path;
 	}
-	fclose(f);
+	return text;
 }
 
 /* The mount of each v1 controller and of v2 whose root is our own cgroup or
  * above it (several mounts of one hierarchy may show different subtrees),
  * from /proc/self/mountinfo (read once for all: the kernel renders the
  * whole mount table for each read). */
-static void find_mounts(const char own[CG_N][PATH_MAX], const char *own2, struct cg_mount m1[CG_N],
+static void find_mounts(const char *const own[CG_N], const char *own2, struct cg_mount m1[CG_N],
                         struct cg_mount *m2)
 {
 	FILE *f = fopen("/proc/self/mountinfo", "re");
@@ -280,14 +321,14 @@ static void find_mounts(const char own[CG_N][PATH_MAX], const char *own2, struct
 	fclose(f);
 }
 
-/* dir = the mount point + our path below the mount's root. */
-static bool cgroup_dir(char *dir, size_t len, const struct cg_mount *m, const char *own)
+/* dir = the mount point mnt + our path below the mount's root. */
+static bool cgroup_dir(char *dir, size_t len, const char *mnt, const char *root, const char *own)
 {
-	size_t rl = strcmp(m->root, "/") ? strlen(m->root) : 0;
+	size_t rl = strcmp(root, "/") ? strlen(root) : 0;
 	const char *rel = own + rl;
 	if (!strcmp(rel, "/"))
 		rel = "";
-	return m->mnt[0] && own[0] && (size_t)snprintf(dir, len, "%s%s", m->mnt, rel) < len;
+	return mnt[0] && own[0] && (size_t)snprintf(dir, len, "%s%s", mnt, rel) < len;
 }
 
 /* snprintf that may cut (reasons for people: a path cut short is fine). */
@@ -327,12 +368,11 @@ static bool make_dir(const char *dir)
  * launch; once our directory exists, a few system calls decide. */
 static bool conventional_v1(int c, const char *own)
 {
-	char dir[PATH_MAX], f[PATH_MAX + 32];
+	char dir[PATH_MAX], f[PATH_MAX + 32], mnt[32];
 	struct statfs sf;
-	struct cg_mount m = { .root = "/" };
-	snprintf(m.mnt, sizeof m.mnt, "/sys/fs/cgroup/%s", ctl_name[c]);
-	if (!own[0] || statfs(m.mnt, &sf) < 0 || sf.f_type != CGROUP_SUPER_MAGIC ||
-	    !cgroup_dir(dir, sizeof dir, &m, own) ||
+	snprintf(mnt, sizeof mnt, "/sys/fs/cgroup/%s", ctl_name[c]);
+	if (!own[0] || statfs(mnt, &sf) < 0 || sf.f_type != CGROUP_SUPER_MAGIC ||
+	    !cgroup_dir(dir, sizeof dir, mnt, "/", own) ||
 	    (size_t)snprintf(hier[c].base, sizeof hier[c].base, "%s/toolcage", dir) >=
 	            sizeof hier[c].base)
 		return false;
@@ -353,7 +393,7 @@ static void detect_v1(int c, const struct cg_mount *m, const char *own)
 		why(c, "the cpu controller is on cgroup v1 here; toolcage limits cpu on v2 only");
 		return;
 	}
-	if (!cgroup_dir(dir, sizeof dir, m, own) ||
+	if (!cgroup_dir(dir, sizeof dir, m->mnt, m->root, own) ||
 	    (size_t)snprintf(hier[c].base, sizeof hier[c].base, "%s/toolcage", dir) >=
 	            sizeof hier[c].base) {
 		why(c, "our %s cgroup's path is too long", ctl_name[c]);
@@ -501,7 +541,7 @@ static void detect_v2(const struct cg_mount *m, const char *own, unsigned want)
 	for (int c = 0; c < CG_N; c++)
 		if (want & (1u << c))
 			hier[c].version = 2;
-	if (!cgroup_dir(d, sizeof d, m, own)) {
+	if (!cgroup_dir(d, sizeof d, m->mnt, m->root, own)) {
 		setf(reason, sizeof reason, "no cgroup v2 hierarchy is mounted");
 		goto out;
 	}
@@ -586,25 +626,10 @@ out:
 
 /* ---- detection ------------------------------------------------------------ */
 
-/* Decides where each controller is. pids and memory are looked for first
- * on their conventional v1 mounts (no mountinfo parse); anything else (v2,
- * a container's mounts) from mountinfo, every controller not yet decided
- * at once: v2's setup moves us into a leaf, which must happen only once.
- * cpu is looked for only when a profile asks for it. */
-static void detect_all(int want)
+/* Decides the controllers not in looked from the mounts mountinfo lists. */
+static __attribute__((noinline)) void detect_mounted(const char *const own[CG_N], const char *own2,
+                                                     unsigned looked)
 {
-	static unsigned looked;
-	if (looked & (1u << want))
-		return;
-	char own[CG_N][PATH_MAX] = { { 0 } }, own2[PATH_MAX] = "";
-	own_paths(own, own2);
-	if (!looked && want != CG_CPU && conventional_v1(CG_PIDS, own[CG_PIDS]) &&
-	    conventional_v1(CG_MEMORY, own[CG_MEMORY])) {
-		hier[CG_PIDS].state = hier[CG_MEMORY].state = 1;
-		hier[CG_PIDS].version = hier[CG_MEMORY].version = 1;
-		looked = 1u << CG_PIDS | 1u << CG_MEMORY;
-		return;
-	}
 	struct cg_mount m1[CG_N], m2;
 	memset(m1, 0, sizeof m1);
 	memset(&m2, 0, sizeof m2);
@@ -623,7 +648,34 @@ static void detect_all(int want)
 	}
 	if (v2)
 		detect_v2(&m2, own2, v2);
-	looked = (1u << CG_N) - 1;
+}
+
+/* Decides where each controller is. pids and memory are looked for first
+ * on their conventional v1 mounts (no mountinfo parse); anything else (v2,
+ * a container's mounts) from mountinfo, every controller not yet decided
+ * at once: v2's setup moves us into a leaf, which must happen only once.
+ * cpu is looked for only when a profile asks for it. */
+static void detect_all(int want)
+{
+	static unsigned looked;
+	if (looked & (1u << want))
+		return;
+	/* Our paths on the heap, and the mounts' 32 KiB (used only when the
+	 * conventional mounts do not do) in a frame of their own: a launch
+	 * touched five fresh pages of stack here, four of them zeroing our
+	 * paths. */
+	const char *own[CG_N], *own2;
+	char *text = own_paths(own, &own2);
+	if (!looked && want != CG_CPU && conventional_v1(CG_PIDS, own[CG_PIDS]) &&
+	    conventional_v1(CG_MEMORY, own[CG_MEMORY])) {
+		hier[CG_PIDS].state = hier[CG_MEMORY].state = 1;
+		hier[CG_PIDS].version = hier[CG_MEMORY].version = 1;
+		looked = 1u << CG_PIDS | 1u << CG_MEMORY;
+	} else {
+		detect_mounted(own, own2, looked);
+		looked = (1u << CG_N) - 1;
+	}
+	free(text);
 }
 
 static bool detect(int c)
