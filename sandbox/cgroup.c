@@ -152,7 +152,7 @@ struct cg_dir {
 	unsigned ctls; /* controllers whose files are open (1 << CG_*) */
 	int fd[F_N];
 	uint64_t val[F_N]; /* the value last written to a limit file */
-	char path[PATH_MAX];
+	char *path;        /* new: the directory's, while dir_fd is open */
 };
 
 struct cgroup_slot {
@@ -778,6 +778,7 @@ static void close_dir(struct cg_dir *d)
 			close(d->fd[f]);
 	if (d->dir_fd >= 0)
 		close(d->dir_fd); /* the lock goes with it */
+	free(d->path);
 	clear_dir(d);
 }
 
@@ -796,8 +797,14 @@ static int file_fd(struct cg_dir *d, enum cg_file f)
  * directory cannot be had. On failure the caller close_dir()s d. */
 static int open_dir(struct cg_dir *d, const char *base, int version, unsigned ctls, unsigned n)
 {
-	/* Cut short, slot-12 would name slot-1. */
-	if ((size_t)snprintf(d->path, sizeof d->path, "%s/slot-%u", base, n) >= sizeof d->path)
+	/* The path on the heap, not in the slot: PATH_MAX bytes in each of
+	 * its four directories made a slot 17 KiB, four fresh pages zeroed at
+	 * every launch. */
+	if (asprintf(&d->path, "%s/slot-%u", base, n) < 0) {
+		d->path = NULL;
+		return -ENOMEM;
+	}
+	if (strlen(d->path) >= PATH_MAX)
 		return -ENAMETOOLONG;
 	d->version = version;
 	d->ctls = ctls;
