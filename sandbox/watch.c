@@ -141,11 +141,19 @@ static void grace_resume(struct sbx_child *c)
 
 /* A streamed stdout or stderr: read into its window while it has room;
  * a full window takes the pipe out of epfd (EPOLLHUP would still wake a
- * mere EPOLL_CTL_MOD) until the caller takes bytes. Returns 1 at EOF. */
-static int drain_window(struct sbx_child *c, int w)
+ * mere EPOLL_CTL_MOD) until the caller takes bytes. events: what epoll
+ * said of the pipe. Returns 1 at EOF. */
+static int drain_window(struct sbx_child *c, int w, uint32_t events)
 {
 	struct out_window *win = &c->win[w == W_OUT ? 0 : 1];
 	struct sbx_capture *cap = w == W_OUT ? &c->out.out : &c->out.err;
+	/* A pipe hung up without EPOLLIN is empty and has no writer left: its
+	 * end, and no window is made for it (a silent tool's two cost two
+	 * mmaps of 128 KiB and their pages at every launch). */
+	if (!win->buf && !(events & EPOLLIN)) {
+		grace_pause(c);
+		return 1;
+	}
 	if (!win->buf && !(win->buf = malloc(OUT_WINDOW))) {
 		sbx_child_kill(c, SBX_KILLED_CANCELLED);
 		return 1;
@@ -216,11 +224,11 @@ void sbx_child_output_close(struct sbx_child *c, int stream)
 }
 
 /* Reads what a pipe holds now (bounded per call so one flood cannot starve
- * the loop; the fd stays ready). Returns 1 at EOF. */
-static int drain(struct sbx_child *c, int w)
+ * the loop; the fd stays ready). Returns 1 at EOF. Not for a streamed
+ * stdout or stderr (drain_window): its 64 KiB buffer would put what the
+ * window calls on fresh pages of stack. */
+static __attribute__((noinline)) int drain(struct sbx_child *c, int w)
 {
-	if (c->stream_out && (w == W_OUT || w == W_ERR))
-		return drain_window(c, w);
 	char buf[65536];
 	for (int round = 0; round < 16; round++) {
 		ssize_t n = read(c->fd[w], buf, sizeof buf);
@@ -258,6 +266,14 @@ static int drain(struct sbx_child *c, int w)
 			sbx_child_kill(c, SBX_KILLED_OUTPUT_LIMIT);
 	}
 	return 0;
+}
+
+/* A pipe epoll named (events): read it. Returns 1 at EOF. */
+static int pipe_ready(struct sbx_child *c, int w, uint32_t events)
+{
+	if (c->stream_out && (w == W_OUT || w == W_ERR))
+		return drain_window(c, w, events);
+	return drain(c, w);
 }
 
 static uint64_t now_ns(void)
@@ -680,7 +696,7 @@ int sbx_child_step(struct sbx_child *c)
 				child_close_fd(c, W_SIG);
 			break;
 		default:
-			if (c->fd[w] >= 0 && drain(c, w))
+			if (c->fd[w] >= 0 && pipe_ready(c, w, ev[i].events))
 				child_close_fd(c, w);
 		}
 	}
