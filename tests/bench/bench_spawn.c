@@ -403,6 +403,7 @@ static int bench_floor(int n)
 			pid_t pid = fork();
 			if (pid < 0) {
 				perror("fork");
+				free(v);
 				return 1;
 			}
 			if (pid == 0)
