@@ -1175,6 +1175,79 @@ static void test_spare_runs_jobs_like_a_fresh_child(void **state)
 	assert_int_equal(count_fds(), fds_before);
 }
 
+/* The worker copies its code into each child (worker.c, struct
+ * image_code) without a mapping ever writable and executable: its code
+ * is still the program's file, read-only, with one anonymous page per
+ * segment (where a process may write its own code through /proc/self/mem,
+ * as we try on ours), and (where the kernel maps ahead: Linux 5.14) all
+ * of it resident once it has forked twice. */
+static void test_worker_code_stays_read_only_and_is_mapped_ahead(void **state)
+{
+	(void)state;
+	need_sandbox();
+	struct sbx_jail *j = jail_with(no_edit);
+	sbx_jail_keep_spare(j, true);
+	char out[64];
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(sh(j, "true", out, sizeof out), 0);
+	assert_true(wait_spare_ready(j));
+	pid_t all[64], worker = -1;
+	int n = children_of(getpid(), all, 64);
+	for (int i = 0; i < n; i++)
+		if (is_worker(all[i]))
+			worker = all[i];
+	assert_true(worker > 0);
+	char exe[4096], path[64], line[4352];
+	ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	assert_true(len > 0);
+	exe[len] = '\0';
+	snprintf(path, sizeof path, "/proc/%d/smaps", (int)worker);
+	FILE *f = fopen(path, "re");
+	if (!f) { /* not dumpable: its smaps are root's */
+		sbx_jail_free(j);
+		skip();
+	}
+	bool text = false, in_text = false;
+	long size_kb = -1, rss_kb = -1, anon_kb = -1;
+	while (fgets(line, sizeof line, f)) {
+		unsigned long lo, hi;
+		char perms[8] = "", file[4096] = "";
+		if (sscanf(line, "%lx-%lx %7s %*s %*s %*s %4095s", &lo, &hi, perms, file) >= 3 &&
+		    strchr(line, '-') < strchr(line, ' ')) {
+			assert_false(strchr(perms, 'w') && strchr(perms, 'x'));
+			in_text = !strcmp(perms, "r-xp") && !strcmp(file, exe);
+			text |= in_text;
+			continue;
+		}
+		if (in_text) {
+			sscanf(line, "Size: %ld kB", &size_kb);
+			sscanf(line, "Rss: %ld kB", &rss_kb);
+			sscanf(line, "Anonymous: %ld kB", &anon_kb);
+		}
+	}
+	fclose(f);
+	assert_true(text);
+	assert_true(size_kb > 0 && anon_kb >= 0);
+	assert_true(anon_kb <= 4 * 8); /* a page a segment, nothing more */
+	int mem = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
+	char b = *(volatile const char *)test_worker_code_stays_read_only_and_is_mapped_ahead;
+	bool own_code_writable = mem >= 0 &&
+	        pwrite(mem, &b, 1,
+	               (off_t)(uintptr_t)test_worker_code_stays_read_only_and_is_mapped_ahead) == 1;
+	if (mem >= 0)
+		close(mem);
+	if (own_code_writable)
+		assert_true(anon_kb > 0);
+	/* The kernel maps ahead where it knows MADV_POPULATE_READ. */
+	char *probe = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(probe != MAP_FAILED);
+	bool ahead = madvise(probe, 4096, MADV_POPULATE_READ) == 0;
+	munmap(probe, 4096);
+	if (ahead && anon_kb > 0)
+		assert_int_equal(rss_kb, size_kb);
+	sbx_jail_free(j);
+}
+
 static void test_spare_is_used_and_a_dead_one_passed_over(void **state)
 {
 	(void)state;
@@ -2118,6 +2191,7 @@ int main(void)
 		cmocka_unit_test(test_write_path_tmp_keeps_tmp_private_and_masks),
 		cmocka_unit_test(test_spare_runs_jobs_like_a_fresh_child),
 		cmocka_unit_test(test_spare_is_used_and_a_dead_one_passed_over),
+		cmocka_unit_test(test_worker_code_stays_read_only_and_is_mapped_ahead),
 		cmocka_unit_test(test_no_job_to_a_child_we_do_not_hold),
 		cmocka_unit_test(test_builtin_return_is_exit_status),
 		cmocka_unit_test(test_builtin_result_pipe),
