@@ -16,7 +16,15 @@
  *   kernel io_uring | bpf | perf | userfaultfd | userfaultfd_dev | keyctl |
  *          add_key | request_key | open_by_handle | personality | mount |
  *          umount | fsopen | open_tree | move_mount | chroot | pivot_root |
- *          kexec_load | init_module | finit_module | reboot | swapon | aio
+ *          kexec_load | init_module | finit_module | reboot | swapon | aio |
+ *          listmount | statmount | open_tree_attr
+ *
+ * The last three are newer than libseccomp 2.5's syscall table (Linux 6.8,
+ * 6.15), which cannot name them: a filter lists them by number or lets
+ * them through. listmount and statmount read the mount tree (every path
+ * mounted, each source and its options) with no permission check in the
+ * caller's own mount namespace; open_tree_attr clones a tree as open_tree
+ * does.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -252,6 +260,49 @@ static void do_swapon(const char *a, int c, char **v)
 	judge(a, swapon("/tc-escape-no-such-swap", 0), "swapon");
 }
 
+/* Newer than the C library's headers on an older system: by x86_64 number
+ * (the same on every architecture from 424 on), the request as Linux 6.8
+ * defines it (version 0: 24 bytes). */
+#define NR_statmount      457
+#define NR_listmount      458
+#define NR_open_tree_attr 467
+struct mnt_req {
+	uint32_t size, spare;
+	uint64_t mnt_id, param;
+};
+#define LSMT_ROOT_ID     0xffffffffffffffffULL /* the namespace's root mount */
+#define STATMOUNT_BASIC  0x1ULL                /* STATMOUNT_SB_BASIC */
+#define STATX_MNT_UNIQUE 0x4000U               /* STATX_MNT_ID_UNIQUE, Linux 6.8 */
+
+static void do_listmount(const char *a, int c, char **v)
+{
+	struct mnt_req r = { .size = sizeof r, .mnt_id = LSMT_ROOT_ID };
+	uint64_t ids[16];
+	judge(a, syscall(NR_listmount, &r, ids, 16UL, 0UL), "listmount(root)");
+}
+
+static void do_statmount(const char *a, int c, char **v)
+{
+	struct statx sx;
+	memset(&sx, 0, sizeof sx);
+	/* The root's unique mount id when statx gives it; else 1, which the
+	 * kernel answers ENOENT for once the call is let through. */
+	uint64_t id = 1;
+	if (statx(AT_FDCWD, "/", 0, STATX_MNT_UNIQUE, &sx) == 0 && (sx.stx_mask & STATX_MNT_UNIQUE))
+		id = sx.stx_mnt_id;
+	struct mnt_req r = { .size = sizeof r, .mnt_id = id, .param = STATMOUNT_BASIC };
+	static uint64_t out[512];
+	judge(a, syscall(NR_statmount, &r, out, sizeof out, 0UL), "statmount(/)");
+}
+
+static void do_open_tree_attr(const char *a, int c, char **v)
+{
+	judge(a,
+	      syscall(NR_open_tree_attr, AT_FDCWD, "/etc", 1 /* OPEN_TREE_CLONE */ | O_CLOEXEC,
+	              NULL, 0UL),
+	      "open_tree_attr(/etc, OPEN_TREE_CLONE)");
+}
+
 int main(int argc, char **argv)
 {
 	static const struct attack t[] = {
@@ -278,6 +329,9 @@ int main(int argc, char **argv)
 		{ "finit_module", do_finit_module },
 		{ "reboot", do_reboot },
 		{ "swapon", do_swapon },
+		{ "listmount", do_listmount },
+		{ "statmount", do_statmount },
+		{ "open_tree_attr", do_open_tree_attr },
 	};
 	ATTACKS(t);
 }

@@ -13,16 +13,23 @@
  *                         gained; read its /proc/PID/status: a euid other
  *                         than our uid, or any effective capability, is an
  *                         escape (no_new_privs must make setuid a no-op)
- *   priv plant_setuid DIR MARK
- *                         create DIR/tc-escape-suid-MARK and chmod it 04755:
+ *   priv plant_setuid DIR MARK [HOW]
+ *                         create DIR/tc-escape-suid-MARK and chmod it 06755:
  *                         a setuid file left in a workspace the host can
  *                         see is a privilege gain for whoever runs it there
- *                         (removed again at once)
+ *                         (removed again at once). HOW is the way the bits
+ *                         are asked for: chmod (the default); fchmodat2
+ *                         (syscall 452, Linux 6.6, newer than libseccomp
+ *                         2.5's table, so a filter naming chmod calls alone
+ *                         misses it); create (the bits in open's O_CREAT
+ *                         mode, no chmod at all)
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <linux/securebits.h>
 #include "verdict.h"
@@ -155,27 +162,39 @@ static void setuid_exec(const char *a, int argc, char **argv)
 	BLOCKED(a, "%s kept euid %u, CapEff 0", bin, e);
 }
 
+#ifndef SYS_fchmodat2
+#define SYS_fchmodat2 452 /* the same number on every architecture */
+#endif
+
 static void plant_setuid(const char *a, int argc, char **argv)
 {
 	const char *dir = arg_str(a, argc, argv, 2);
 	const char *mark = arg_str(a, argc, argv, 3);
+	const char *how = argc > 4 ? argv[4] : "chmod";
+	bool create = !strcmp(how, "create"), at2 = !strcmp(how, "fchmodat2");
+	if (!create && !at2 && strcmp(how, "chmod"))
+		TESTERR(a, "unknown way '%s' (chmod, fchmodat2, create)", how);
 	char path[512];
 	struct stat st;
 	snprintf(path, sizeof path, "%s/tc-escape-suid-%s", dir, mark);
-	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0755);
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, create ? 06755 : 0755);
 	if (fd < 0)
 		BLOCKED(a, "create %s: %s", path, errname(errno));
 	close(fd);
-	int rc = chmod(path, 04755 | 02000);
+	int rc = create ? 0 :
+	        at2     ? (int)syscall(SYS_fchmodat2, AT_FDCWD, path, 06755, 0) :
+	                  chmod(path, 06755);
 	int e = errno;
 	int got = stat(path, &st) == 0 ? (int)(st.st_mode & 06000) : 0;
 	unlink(path);
 	if (rc == 0 && got)
-		ESCAPED(a, "planted a set%sid file owned by uid %u in %s",
-		        (got & 04000) ? "u" : "g", (unsigned)st.st_uid, dir);
+		ESCAPED(a, "planted a set%sid file owned by uid %u in %s (%s)",
+		        (got & 04000) ? "u" : "g", (unsigned)st.st_uid, dir, how);
+	if (create)
+		BLOCKED(a, "open(O_CREAT, 06755) made the file without its set-id bits");
 	if (rc < 0)
-		BLOCKED(a, "chmod 06755: %s", errname(e));
-	BLOCKED(a, "chmod accepted but the set-id bits did not stick");
+		BLOCKED(a, "%s 06755: %s", how, errname(e));
+	BLOCKED(a, "%s accepted but the set-id bits did not stick", how);
 }
 
 int main(int argc, char **argv)

@@ -177,6 +177,9 @@ init_module         B  B  B   B   k            kernel init_module
 finit_module        B  B  B   B   k            kernel finit_module
 reboot              B  B  B   B   k            kernel reboot
 swapon              B  B  B   B   k            kernel swapon
+listmount           B  B  B   B   k            kernel listmount
+statmount           B  B  B   B   k            kernel statmount
+open_tree_attr      B  B  B   B   k            kernel open_tree_attr
 ## inherited fds and environment (the runner holds fd 7 open, exports a secret)
 inherited_fds       B  B  B   B   -            fds scan
 std_meta            B  B  B   B   nullmeta     fds std_meta
@@ -227,6 +230,8 @@ utimes_outside      B  B  B   B   -            fs utimes utimes_outside @OUT/can
 setxattr_outside    B  B  B   B   -            fs setxattr setxattr_outside @OUT/canary
 chmod_etc_passwd    B  B  B   B   -            fs chmod_same chmod_etc_passwd /etc/passwd
 plant_setuid_ws     B  B  B   B   -            priv plant_setuid @WS @MARK
+plant_setuid_at2    B  B  B   B   -            priv plant_setuid @WS @MARK fchmodat2
+plant_setuid_create B  B  B   B   -            priv plant_setuid @WS @MARK create
 proc_sys_write      B  B  B   B   -            fs open_write proc_sys_write /proc/sys/kernel/printk_ratelimit
 sysrq_trigger       B  B  B   B   -            fs open_write sysrq_trigger /proc/sysrq-trigger
 sysfs_write         B  B  B   B   -            fs open_write sysfs_write /sys/block/@DISKNAME/queue/read_ahead_kb
@@ -1059,7 +1064,7 @@ self_test() {
 	# answer ENOSYS on kernels built without them, as the test VM is)
 	for a in io_uring aio bpf perf userfaultfd userfaultfd_dev keyctl add_key request_key \
 		 open_by_handle personality mount umount fsopen open_tree move_mount chroot \
-		 pivot_root reboot swapon; do
+		 pivot_root reboot swapon listmount statmount open_tree_attr; do
 		check escaped root $a $E/kernel $a
 	done
 	# fds (fd 7 is open here), environment
@@ -1122,6 +1127,8 @@ self_test() {
 	check escaped root securebits $E/priv securebits
 	check escaped nobody "setuid_exec(65534)" $E/priv setuid_exec /bin/mount
 	check escaped root plant_setuid $E/priv plant_setuid "$ws" "st$RUN_TAG"
+	check escaped root plant_setuid_at2 $E/priv plant_setuid "$ws" "st2$RUN_TAG" fchmodat2
+	check escaped root plant_setuid_create $E/priv plant_setuid "$ws" "st3$RUN_TAG" create
 	# resources, with small caps (no limit applies unconfined, so each
 	# reaches its cap: that is the "escaped" the sandbox must prevent)
 	check escaped root fork_bomb $E/hog fork_bomb "tcst$RUN_TAG" 32
