@@ -66,10 +66,11 @@ const struct mhd_api *mhd_api_load(char *why, size_t why_size);
 
 #define HTTP_CONNECTIONS_MAX      256 /* open TCP connections */
 #define HTTP_CONNECTIONS_PER_IP   128
-#define HTTP_CONNECTION_MEMORY    (64u << 10)  /* libmicrohttpd's per connection: headers */
-#define HTTP_CONNECTION_TIMEOUT_S 30           /* a connection that moves nothing */
-#define HTTP_BODIES_MAX           (32u << 20)  /* request bodies being read, all together */
-#define HTTP_STREAMS_PER_SESSION  16           /* SSE streams a session holds at once */
+#define HTTP_FOREIGN_CONNECTIONS  8           /* other users' at once, where only ours are served */
+#define HTTP_CONNECTION_MEMORY    (64u << 10) /* libmicrohttpd's per connection: headers */
+#define HTTP_CONNECTION_TIMEOUT_S 30          /* a connection that moves nothing */
+#define HTTP_BODIES_MAX           (32u << 20) /* request bodies being read, all together */
+#define HTTP_STREAMS_PER_SESSION  16          /* SSE streams a session holds at once */
 #define HTTP_STREAM_SOFT          (256u << 10) /* unread bytes past which progress and logs stop */
 #define HTTP_STREAM_HARD          (8u << 20) /* unread bytes past which a result becomes an error */
 #define HTTP_OUTPUT_MAX           (64u << 20) /* every stream's bytes together */
@@ -219,6 +220,7 @@ struct http_server {
 	int peer_diag; /* the sock_diag socket when peers are checked (no
 	                * token), else -1 */
 	struct http_refusals refusals;
+	size_t foreign_conns; /* open connections of other users (peer_diag) */
 };
 
 /* ---- mcp_http_peer.c --------------------------------------------------- */
@@ -237,6 +239,13 @@ int http_peer_probe(int diag, int family);
  * written to the audit alone when its uid is new to h->refusals, else
  * counted for the window's summary. */
 void http_peer_refused(struct http_server *h, int conn, long long uid, const char *reason);
+/* libmicrohttpd's MHD_OPTION_NOTIFY_CONNECTION, cls the server: where
+ * peers are checked, counts other users' connections as they open and
+ * close, and ends at once one over HTTP_FOREIGN_CONNECTIONS (audited as a
+ * refusal), so that they cannot hold the connection slots loopback shares
+ * (every local user connects from 127.0.0.1) and keep the owner out. */
+void http_peer_on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
+                             enum MHD_ConnectionNotificationCode toe);
 /* Ends the refusals' window when HTTP_REFUSAL_SUMMARY_MS have passed since
  * it began, or now when final (shutdown): one summary line when any
  * refusal was counted, then the next window. */

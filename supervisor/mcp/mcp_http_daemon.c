@@ -339,6 +339,7 @@ int mcp_http_start(struct mcp_server *srv, const struct mcp_options *opt, struct
 	                            (size_t)HTTP_CONNECTION_MEMORY, MHD_OPTION_CONNECTION_TIMEOUT,
 	                            (unsigned)HTTP_CONNECTION_TIMEOUT_S,
 	                            MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
+	                            MHD_OPTION_NOTIFY_CONNECTION, http_peer_on_connection, h,
 	                            MHD_OPTION_STRICT_FOR_CLIENT, 1, MHD_OPTION_END);
 	if (!h->d)
 		return tc_error_set(err, TC_E_SYSTEM, "--http", "cannot listen on %s: %s",
