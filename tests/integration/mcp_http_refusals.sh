@@ -10,6 +10,7 @@
 # Exit 0 pass, 77 skip (not root, no setpriv, curl or libmicrohttpd), else fail.
 set -u
 . tests/lib/wait.sh
+. tests/lib/http.sh
 TC=${TOOLCAGE:-build/toolcage}
 case $TC in /*) ;; *) TC=$(pwd)/$TC ;; esac
 [ "$(id -u)" = 0 ] || { echo "skip: requests of other uids need root"; exit 77; }
@@ -40,15 +41,7 @@ start() { # AUDIT: a server on a free loopback port; sets pid and port
 	"$TC" serve --workspace "$d/ws" --http 127.0.0.1:0 --audit "$1" </dev/null \
 		>"$d/out" 2>"$d/err" &
 	pid=$!
-	# Until it says it listens or ends: a loaded machine may take
-	# seconds to start it, so the bound is generous (60 s).
-	wait_until 60 said_or_ended "$d/err" "$pid"
-	if grep -q "libmicrohttpd12\|could not be loaded" "$d/err"; then
-		echo "skip: $(tail -1 "$d/err")"
-		exit 77
-	fi
-	port=$(sed -n 's|.*listening on http://127.0.0.1:\([0-9]*\)/.*|\1|p' "$d/err")
-	[ -n "$port" ] || { echo "FAIL the server did not start: $(cat "$d/err")"; exit 1; }
+	http_port "$d/err" "$pid"
 }
 stop() {
 	kill -TERM "$pid"

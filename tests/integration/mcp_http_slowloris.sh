@@ -9,6 +9,7 @@
 # Exit 0 pass, 77 skip (not root, no setpriv or libmicrohttpd), else fail.
 set -u
 . tests/lib/wait.sh
+. tests/lib/http.sh
 TC=${TOOLCAGE:-build/toolcage}
 case $TC in /*) ;; *) TC=$(pwd)/$TC ;; esac
 [ "$(id -u)" = 0 ] || { echo "skip: connections of another uid need root"; exit 77; }
@@ -37,13 +38,7 @@ bad() { echo "FAIL $*"; fails=$((fails + 1)); }
 
 "$TC" serve --workspace "$d/ws" --http 127.0.0.1:0 </dev/null >"$d/out" 2>"$d/err" &
 pid=$!
-wait_until 60 said_or_ended "$d/err" "$pid"
-if grep -q "could not be loaded" "$d/err"; then
-	echo "skip: $(tail -1 "$d/err")"
-	exit 77
-fi
-port=$(sed -n 's|.*listening on http://127.0.0.1:\([0-9]*\)/.*|\1|p' "$d/err")
-[ -n "$port" ] || { echo "FAIL the server did not start: $(cat "$d/err")"; exit 1; }
+http_port "$d/err" "$pid"
 
 # The other user: HELD connections, each with half a request line, held
 # open; then, after a moment, how many the server has not ended.
