@@ -64,13 +64,15 @@ const struct mhd_api *mhd_api_load(char *why, size_t why_size);
 
 /* ---- limits ----------------------------------------------------------- */
 
-#define HTTP_CONNECTIONS_MAX      256 /* open TCP connections */
-#define HTTP_CONNECTIONS_PER_IP   128
-#define HTTP_FOREIGN_CONNECTIONS  8           /* other users' at once, where only ours are served */
-#define HTTP_CONNECTION_MEMORY    (64u << 10) /* libmicrohttpd's per connection: headers */
-#define HTTP_CONNECTION_TIMEOUT_S 30          /* a connection that moves nothing */
-#define HTTP_BODIES_MAX           (32u << 20) /* request bodies being read, all together */
-#define HTTP_STREAMS_PER_SESSION  16          /* SSE streams a session holds at once */
+#define HTTP_CONNECTIONS_MAX    256 /* open TCP connections */
+#define HTTP_CONNECTIONS_PER_IP 128
+/* Other users' connections at once, all together, where only ours are
+ * served: half the address's, so that ours always have the other half. */
+#define HTTP_FOREIGN_CONNECTIONS  (HTTP_CONNECTIONS_PER_IP / 2)
+#define HTTP_CONNECTION_MEMORY    (64u << 10)  /* libmicrohttpd's per connection: headers */
+#define HTTP_CONNECTION_TIMEOUT_S 30           /* a connection that moves nothing */
+#define HTTP_BODIES_MAX           (32u << 20)  /* request bodies being read, all together */
+#define HTTP_STREAMS_PER_SESSION  16           /* SSE streams a session holds at once */
 #define HTTP_STREAM_SOFT          (256u << 10) /* unread bytes past which progress and logs stop */
 #define HTTP_STREAM_HARD          (8u << 20) /* unread bytes past which a result becomes an error */
 #define HTTP_OUTPUT_MAX           (64u << 20) /* every stream's bytes together */

@@ -17,7 +17,7 @@
  * user who opens many and trickles their headers (slowloris) would hold
  * every slot of the one loopback address (HTTP_CONNECTIONS_PER_IP) and
  * keep the server's owner out: other users' connections are counted as
- * they open, and those over a few are ended at once.
+ * they open, and those past half the address's slots are ended at once.
  *
  * And how refusals reach the audit log: the first of each uid alone, the
  * rest counted and summed up once per window (struct http_refusals), so a
@@ -302,7 +302,7 @@ void http_peer_on_connection(void *cls, struct MHD_Connection *c, void **socket_
 	char text[200];
 	snprintf(text, sizeof text,
 	         "Connection ended: this server admits only its own user's connections (uid "
-	         "%u), and uid %u already holds %d open.",
-	         (unsigned)geteuid(), (unsigned)uid, HTTP_FOREIGN_CONNECTIONS);
+	         "%u), and other users already hold %d open.",
+	         (unsigned)geteuid(), HTTP_FOREIGN_CONNECTIONS);
 	http_peer_refused(h, ci->connect_fd, (long long)uid, text);
 }

@@ -132,8 +132,10 @@ start "$audit"
 k=$((UIDS_MAX + 8))
 # All in one window (a uid leaves the table after a window it was not
 # refused in): one process forks a child per uid, as a python start per
-# uid took longer than a window on a loaded machine. Prints the uids not
-# refused twice.
+# uid took longer than a window on a loaded machine. Its 40 uids at once
+# stay within the connections other users may hold together (64,
+# HTTP_FOREIGN_CONNECTIONS), past which one is ended without its 403.
+# Prints the uids not refused twice.
 out=$("$PY" - "$port" "$k" "$INIT" <<'PY'
 import http.client, os, sys
 port, k, body = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3].encode()

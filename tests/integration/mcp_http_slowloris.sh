@@ -24,7 +24,7 @@ for c in /usr/bin/python3 "$(python3 -c 'import sys; print(sys.executable)' 2>/d
 done
 [ -n "$PY" ] || { echo "skip: no python3 that uid 65534 can run"; exit 77; }
 HELD=128   # HTTP_CONNECTIONS_PER_IP: what one address may hold
-FOREIGN=8  # HTTP_FOREIGN_CONNECTIONS
+FOREIGN=64 # HTTP_FOREIGN_CONNECTIONS: half of it
 d=$(mktemp -d /tmp/tc-slowloris.XXXXXX) || exit 1
 chmod 755 "$d"
 pid= holder=
