@@ -791,7 +791,10 @@ static struct job_in await_job(const struct sbx_jail *j)
 	char *data = (char *)argv + vec, *end = data + h.payload_len;
 	if (io_read_all(job_fd, data, h.payload_len) != (ssize_t)h.payload_len)
 		fail(STEP_JOB, EPROTO);
-	close(job_fd);
+	if (!(h.fn && (h.flags & JOB_END))) { /* else kept for tell_end (close-on-exec) */
+		close(job_fd);
+		job_fd = -1;
+	}
 	const char *cwd = data;
 	if (cwd[h.cwd_len - 1] != '\0')
 		fail(STEP_JOB, EPROTO);
@@ -822,6 +825,32 @@ static struct job_in await_job(const struct sbx_jail *j)
 
 extern char **environ;
 
+/* The builtin returned rc: its outputs end now rather than at the exit,
+ * and what the exit would say goes on the job socket, so that the
+ * supervisor can answer while the exit (the address space, the
+ * namespaces) is torn down. Once told, the supervisor kills the process
+ * (watch.c, take_end): nothing of the call runs past its answer. */
+static uint64_t cpu_us(const struct rusage *ru)
+{
+	return (uint64_t)(ru->ru_utime.tv_sec + ru->ru_stime.tv_sec) * 1000000u +
+	        (uint64_t)(ru->ru_utime.tv_usec + ru->ru_stime.tv_usec);
+}
+
+static void tell_end(int rc)
+{
+	struct end_report e = { .magic = END_MAGIC, .rc = rc & 0xff };
+	struct rusage self, kids;
+	if (getrusage(RUSAGE_SELF, &self) == 0 && getrusage(RUSAGE_CHILDREN, &kids) == 0) {
+		e.cpu_us = cpu_us(&self) + cpu_us(&kids);
+		e.max_rss_kb = (uint64_t)(self.ru_maxrss > kids.ru_maxrss ? self.ru_maxrss :
+		                                                            kids.ru_maxrss);
+	}
+	close(STDOUT_FILENO);
+	close(STDERR_FILENO);
+	close(CHILD_FD_RESULT);
+	(void)!send(job_fd, &e, sizeof e, MSG_NOSIGNAL);
+}
+
 /* A builtin runs on a copy of our memory, environment included: what it
  * reads (getenv) or starts (run_command's execvp) must see the profile's
  * environment, as an exec'd tool does, not the supervisor's. */
@@ -836,6 +865,8 @@ _Noreturn static void run_fn(const struct sbx_jail *j, sbx_fn fn, void *arg)
 	(void)fcntl(CHILD_FD_RESULT, F_SETFD, FD_CLOEXEC);
 	int rc = fn(arg);
 	fflush(NULL); /* a builtin's stdio output is part of its answer */
+	if (job_fd >= 0)
+		tell_end(rc);
 	_exit(rc & 0xff);
 }
 

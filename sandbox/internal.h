@@ -100,6 +100,10 @@ struct sbx_jail {
 	bool sig_notify;         /* and without Landlock's signal scoping
 	                             * (ABI 6), its kill()s to pids go to the
 	                             * supervisor (sigwall_serve) */
+	bool tells_end;          /* a builtin may tell its end on its job
+	                             * socket (struct end_report): the
+	                             * profile's filter cannot kill it for the
+	                             * calls that takes */
 
 	/* seccomp: compiled once in the parent, only loaded in the child */
 	struct sock_filter *bpf;
@@ -325,7 +329,20 @@ struct job_header {
 #define JOB_MAGIC       0x746a6f62u /* "tjob" */
 #define JOB_STDIN       1u          /* keep fd 0: the stdin pipe (else /dev/null) */
 #define JOB_RESULT      2u          /* keep fd 3, the result pipe (else closed) */
+#define JOB_END         4u          /* a builtin: tell its end on the job socket */
 #define JOB_MAX_PAYLOAD (8u << 20)
+
+/* A builtin's end, told on its job socket when the job asked (JOB_END)
+ * once it returned and its outputs are closed: what its exit would say,
+ * before the exit (its address space and namespaces torn down, most of a
+ * call's end here) has run. Its own word, as its exit status is. */
+struct end_report {
+	uint32_t magic;
+	int32_t rc;          /* what it exits with */
+	uint64_t cpu_us;     /* user + system, itself and its reaped children */
+	uint64_t max_rss_kb; /* the larger of the two */
+};
+#define END_MAGIC 0x74656e64u /* "tend" */
 
 /* The child's timeline (sbx_outcome.timeline_us), CLOCK_MONOTONIC ns. */
 struct timeline_report {
@@ -334,10 +351,11 @@ struct timeline_report {
 	uint64_t ns[SBX_TIMELINE_MAX];
 };
 
-/* epoll tags of a child's descriptors: the parent's ends in fd[], and
- * W_SRC for a streamed stdin's source, which is the caller's (not in
- * fd[]: never closed here). */
-enum { W_PID, W_STATUS, W_OUT, W_ERR, W_RESULT, W_IN, W_SIG, W_N, W_SRC = W_N };
+/* epoll tags of a child's descriptors: the parent's ends in fd[] (W_END:
+ * the job socket kept for a builtin's end), and W_SRC for a streamed
+ * stdin's source, which is the caller's (not in fd[]: never closed
+ * here). */
+enum { W_PID, W_STATUS, W_OUT, W_ERR, W_RESULT, W_IN, W_SIG, W_END, W_N, W_SRC = W_N };
 
 #define STDIN_CHUNK (64u << 10)  /* a streamed stdin's buffer */
 #define OUT_WINDOW  (128u << 10) /* a streamed stdout's or stderr's window */
@@ -398,6 +416,13 @@ struct sbx_child {
 	int64_t start_ms;
 	int64_t deadline_ms;
 	uint64_t t0_ns; /* the spawn, or a spare's hand-over (timeline) */
+	bool tells_end; /* its job asked it to tell its end (W_END) */
+	bool end_came;  /* it did, in end (read on W_END) */
+	size_t end_got; /* bytes of end read so far */
+	struct end_report end;
+	/* Its outcome is made: by its end told, or at the reap; the reap
+	 * changes it no more. */
+	bool settled;
 	bool reaped;
 	bool done;
 	bool have_report;

@@ -809,6 +809,21 @@ static bool home_in(const char *home, const char *ws, size_t wl)
 	return strcmp(home, "/") && !strncmp(home, ws, wl) && (home[wl] == '\0' || home[wl] == '/');
 }
 
+/* Whether a builtin under spec may tell its end (child.c, tell_end): the
+ * profile's filter does not kill it for the calls that takes (a refusal
+ * only loses what it tells: its end is then its exit). */
+static bool filter_lets_tell_end(const struct sbx_spec *spec)
+{
+	static const char *const used[] = { "close", "getrusage", "sendto" };
+	if (spec->seccomp_default == SBX_ACT_KILL)
+		return false;
+	for (const char *const *k = spec->seccomp_kill; k && *k; k++)
+		for (size_t i = 0; i < sizeof used / sizeof *used; i++)
+			if (!strcmp(*k, used[i]))
+				return false;
+	return true;
+}
+
 /* A home directory (canonical, new) that lies in or is the workspace ws
  * (canonical), or NULL: its owner's keys and credentials would be the
  * tools' to read, and the files their shell and session run at login
@@ -925,6 +940,7 @@ int sbx_jail_new(const struct sbx_spec *spec, const char *workspace, struct sbx_
 		rc = plan_cgroups(spec, j, err);
 	if (!rc)
 		rc = seccomp_build(spec, &j->bpf, &j->bpf_len, err);
+	j->tells_end = filter_lets_tell_end(spec);
 	/* mounttree.c: without Landlock, the filesystem wall is a new root
 	 * of the granted paths alone, in the mount namespace (then required). */
 	if (!rc && landlock_abi() < 1 && (j->clone_ns & CLONE_NEWNS) &&

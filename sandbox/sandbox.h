@@ -314,6 +314,13 @@ struct sbx_job {
 	                         * the caller as they come (sbx_child_output()):
 	                         * no cap, no output limit, and the child waits in
 	                         * write(2) while the caller has not taken them */
+	bool end_early;      /* a builtin: its outcome may be done before its
+	                         * exit is reaped (sbx_child_reaped()), once it
+	                         * told its end, its outputs are closed and
+	                         * nothing but it is left in its pid namespace;
+	                         * it is killed then. For a caller that needs no
+	                         * more than that (not one that sweeps what
+	                         * every process of the call wrote) */
 };
 
 enum sbx_killed {
@@ -401,6 +408,17 @@ void sbx_child_output_close(struct sbx_child *child, int stream);
 void sbx_child_kill(struct sbx_child *child, enum sbx_killed why);
 
 bool sbx_child_done(const struct sbx_child *child);
+/* Whether its exit is reaped. A child done early (sbx_job.end_early) may
+ * not be: its process is killed and ending. The caller then tells it has
+ * the outcome (sbx_child_taken), keeps watching sbx_child_fd() and calls
+ * sbx_child_reap_step() when it is readable, until that returns 1 (the
+ * exit reaped), then sbx_child_free(), which would otherwise wait for the
+ * exit itself. */
+bool sbx_child_reaped(const struct sbx_child *child);
+int sbx_child_reap_step(struct sbx_child *child);
+/* The caller has the outcome of a child done and not yet reaped: the
+ * jail's next spare is made now, while the exit runs. */
+void sbx_child_taken(struct sbx_child *child);
 /* The child's pid, or 0 until a worker's child reports its start (it is
  * known by the time the child is done). */
 pid_t sbx_child_pid(const struct sbx_child *child);

@@ -85,13 +85,14 @@ bool sbx_jail_spare_ready(struct sbx_jail *j)
  * namespace (await_job), never the supervisor's, which the worker passes
  * in fd 0's place: on the host's mount it would let a root tool change
  * the host's /dev/null (child.c, arrange_fds). */
-static char *job_message(const struct sbx_job *job, size_t *len)
+static char *job_message(const struct sbx_job *job, bool tell_end, size_t *len)
 {
 	const char *cwd = job->cwd && strcmp(job->cwd, ".") ? job->cwd : "";
 	struct job_header h = { .magic = JOB_MAGIC,
 		                .cwd_len = (uint32_t)strlen(cwd) + 1,
 		                .fn = job->fn ? sbx_fn_ref((const void *)job->fn) : 0 };
-	h.flags = (wants_stdin(job) ? JOB_STDIN : 0) | (job->result_pipe ? JOB_RESULT : 0);
+	h.flags = (wants_stdin(job) ? JOB_STDIN : 0) | (job->result_pipe ? JOB_RESULT : 0) |
+	        (tell_end ? JOB_END : 0);
 	uint64_t plen = h.cwd_len + (job->fn ? job->fn_len : 0);
 	for (char *const *a = job->fn ? NULL : job->argv; a && *a && plen <= JOB_MAX_PAYLOAD; a++) {
 		plen += strlen(*a) + 1;
@@ -140,7 +141,12 @@ int hand_over(struct sbx_child *c, const struct sbx_job *job, bool *sent)
 	size_t len = 0;
 	if (wants_stdin(job) && c->fd[W_IN] < 0)
 		return -EINVAL; /* asked for without a stdin pipe: spawn_start's error */
-	char *msg = job_message(job, &len);
+	/* A builtin whose outcome the caller may have before its exit is
+	 * reaped tells its end (watch.c, take_end); not one with egress,
+	 * whose connections the supervisor relays until the exit. */
+	c->tells_end = job->end_early && job->fn && c->jail->tells_end && !c->jail->egress &&
+	        !c->jail->handed;
+	char *msg = job_message(job, c->tells_end, &len);
 	if (!msg)
 		return -errno;
 	int rc = 0;

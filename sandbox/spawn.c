@@ -495,6 +495,12 @@ void sbx_jail_keep_spare(struct sbx_jail *j, bool on)
 		spare_drop(j);
 }
 
+void sbx_child_taken(struct sbx_child *c)
+{
+	if (c && c->done)
+		spare_refill(c->jail);
+}
+
 /* A finished child's jail gets its next spare here, after the caller has
  * the result: made earlier, its setup would compete for the CPU with the
  * tool still running (or its clone3 delay this child's wakeup). */

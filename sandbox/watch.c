@@ -17,6 +17,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -320,6 +321,13 @@ static void ended(struct sbx_child *c, int code, int status, uint64_t cpu_ms, ui
                   uint64_t end_ns, int64_t end_ms)
 {
 	c->reaped = true;
+	/* Its directory, before its pid can be another call's (ladder.c). */
+	if (c->jail->call_tmp && !c->tmp_removed) {
+		ladder_call_tmp_remove(c->jail, c->pid);
+		c->tmp_removed = true;
+	}
+	if (c->settled) /* by the end it told: the SIGKILL we sent is no news */
+		return;
 	c->out.timeline_us[SBX_TIMELINE_MAX - 1] = since_t0(c, end_ns);
 	if (code == CLD_EXITED)
 		c->out.exit_code = status;
@@ -328,11 +336,6 @@ static void ended(struct sbx_child *c, int code, int status, uint64_t cpu_ms, ui
 	c->out.wall_ms = (uint64_t)(end_ms - c->start_ms);
 	c->out.cpu_ms = cpu_ms;
 	c->out.max_rss_kb = rss_kb;
-	/* Its directory, before its pid can be another call's (ladder.c). */
-	if (c->jail->call_tmp && !c->tmp_removed) {
-		ladder_call_tmp_remove(c->jail, c->pid);
-		c->tmp_removed = true;
-	}
 	c->deadline_ms = io_now_ms() + 200;
 	grace_pause(c);
 }
@@ -348,9 +351,45 @@ int child_send_job(struct sbx_child *c, const char *msg, size_t len)
 		else if (n > 0)
 			off += (size_t)n;
 	}
+	/* A child that tells its end does so on this socket: the spare's
+	 * ready byte may still be in it (read_end skips it). */
+	if (!rc && c->tells_end && child_watch(c, W_END, c->job_fd, EPOLLIN) == 0) {
+		c->job_fd = -1;
+		return 0;
+	}
+	if (c->fd[W_END] == c->job_fd) /* watched, then refused by epoll */
+		c->fd[W_END] = -1;
+	c->tells_end = false;
 	close(c->job_fd);
 	c->job_fd = -1;
 	return rc;
+}
+
+/* The job socket of a child that tells its end: the spare's ready byte if
+ * unread, then one struct end_report. Anything else, or the socket's end
+ * first, and its end is its exit, as for any child. */
+static void read_end(struct sbx_child *c)
+{
+	unsigned char b[sizeof c->end + 2];
+	ssize_t n;
+	while ((n = recv(c->fd[W_END], b, sizeof b, MSG_DONTWAIT)) < 0 && errno == EINTR)
+		;
+	if (n < 0 && errno == EAGAIN)
+		return;
+	size_t off = 0;
+	if (n > 0 && !c->ready && b[0] == 'R') {
+		c->ready = true;
+		off = 1;
+	}
+	size_t take = n > 0 ? (size_t)n - off : 0;
+	if (n > 0 && c->end_got + take <= sizeof c->end) {
+		memcpy((char *)&c->end + c->end_got, b + off, take);
+		c->end_got += take;
+		if (c->end_got < sizeof c->end)
+			return;
+		c->end_came = c->end.magic == END_MAGIC;
+	}
+	child_close_fd(c, W_END);
 }
 
 /* The job held for a worker's child whose pidfd has now come. A child
@@ -641,8 +680,11 @@ static void reap(struct sbx_child *c)
 	      (uint64_t)ru.ru_maxrss, end_ns, end_ms);
 }
 
-static void finish(struct sbx_child *c)
+/* Its outcome made (but for what the reap says): its channels closed,
+ * the captures finished, the counters of its cgroup read. */
+static void settle(struct sbx_child *c)
 {
+	c->settled = true;
 	give_back(c);
 	src_watch(c, false);
 	for (int w = W_STATUS; w < W_N; w++)
@@ -662,9 +704,64 @@ static void finish(struct sbx_child *c)
 		c->out.killed_by = SBX_KILLED_MEMORY;
 	if (c->out.signal && c->out.killed_by == SBX_KILLED_NONE)
 		c->out.killed_by = c->out.signal == SIGSYS ? SBX_KILLED_SECCOMP : SBX_KILLED_SIGNAL;
+}
+
+static void finish(struct sbx_child *c)
+{
+	if (!c->settled)
+		settle(c);
 	cgroup_release(c->cg);
 	c->cg = NULL;
 	c->done = true;
+}
+
+static bool outputs_closed(const struct sbx_child *c)
+{
+	return c->fd[W_OUT] < 0 && c->fd[W_ERR] < 0 && c->fd[W_RESULT] < 0 && c->fd[W_STATUS] < 0;
+}
+
+/* Whether the child is alone in its pid namespace, where an orphan is
+ * adopted by the namespace's first process (the child): no thread of it
+ * but one (a task directory's link count is 2 and its threads), and that
+ * one without a child, as /proc says. Not known: not alone. */
+static bool ns_alone(const struct sbx_child *c)
+{
+	char path[64], b[1];
+	struct stat st;
+	snprintf(path, sizeof path, "/proc/%d/task", (int)c->pid);
+	if (stat(path, &st) < 0 || st.st_nlink != 3)
+		return false;
+	snprintf(path, sizeof path, "/proc/%d/task/%d/children", (int)c->pid, (int)c->pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	ssize_t n = read(fd, b, sizeof b);
+	close(fd);
+	return n == 0;
+}
+
+/* The child told its end and its outputs are closed: its outcome is what
+ * it told, and it is killed now (once the kill is sent it can neither run
+ * on nor fork), so that nothing of the call runs past its answer. Done at
+ * once when nothing else is left in its pid namespace (which ends with
+ * it); else when reaped, as any child. The end of a child reaped or
+ * killed already, or outside a pid namespace of its own, is not taken. */
+static void take_end(struct sbx_child *c)
+{
+	if (c->reaped || !in_pid_ns(c) || c->pidfd < 0 || c->out.killed_by != SBX_KILLED_NONE ||
+	    c->stream_out || io_pidfd_kill(c->pidfd, SIGKILL) < 0) {
+		c->end_came = false;
+		return;
+	}
+	bool alone = ns_alone(c);
+	c->out.timeline_us[SBX_TIMELINE_MAX - 1] = since_t0(c, now_ns());
+	c->out.exit_code = c->end.rc & 0xff;
+	c->out.wall_ms = (uint64_t)(io_now_ms() - c->start_ms);
+	c->out.cpu_ms = c->end.cpu_us / 1000;
+	c->out.max_rss_kb = c->end.max_rss_kb;
+	settle(c);
+	c->deadline_ms = io_now_ms() + 5000; /* the exit follows */
+	c->done = alone;
 }
 
 int sbx_child_step(struct sbx_child *c)
@@ -678,6 +775,7 @@ int sbx_child_step(struct sbx_child *c)
 		switch (w) {
 		case W_PID: reap(c); break;
 		case W_STATUS: child_read_status(c); break;
+		case W_END: read_end(c); break;
 		case W_IN:
 			if (ev[i].events & EPOLLERR)
 				end_stdin(c, true); /* the tool closed its stdin */
@@ -700,10 +798,23 @@ int sbx_child_step(struct sbx_child *c)
 				child_close_fd(c, w);
 		}
 	}
-	if (c->reaped && c->fd[W_OUT] < 0 && c->fd[W_ERR] < 0 && c->fd[W_RESULT] < 0 &&
-	    c->fd[W_STATUS] < 0)
+	if (c->end_came && !c->settled && outputs_closed(c))
+		take_end(c);
+	if (c->reaped && outputs_closed(c))
 		finish(c);
 	return c->done;
+}
+
+bool sbx_child_reaped(const struct sbx_child *c)
+{
+	return c->reaped;
+}
+
+int sbx_child_reap_step(struct sbx_child *c)
+{
+	if (!c->reaped && c->pidfd >= 0)
+		reap(c);
+	return c->reaped;
 }
 
 /* A worker's child whose pidfd has not come yet is killed when it comes;
@@ -715,6 +826,10 @@ void sbx_child_kill(struct sbx_child *c, enum sbx_killed why)
 		return;
 	if (c->reaped) { /* only the grace for pipes ran out */
 		finish(c);
+		return;
+	}
+	if (c->settled) { /* killed as it told its end: the exit follows */
+		c->deadline_ms = io_now_ms() + 5000;
 		return;
 	}
 	if (c->out.killed_by == SBX_KILLED_NONE)

@@ -238,6 +238,7 @@ int exec_start(const struct tc_defined *tool, json_t *args, struct sbx_jail *jai
 			return tc_error_set(err, TC_E_NOMEM, tool->name, "out of memory");
 		job.fn = run_builtin;
 		job.fn_data = input;
+		job.end_early = ctx->end_early;
 		job.result_pipe = true;
 		job.result_limit = CHILD_RESULT_MAX;
 		/* A tool outside the program image runs on a copy of ours

@@ -38,6 +38,10 @@ struct exec_builtin {
 	/* A manifest tool with a channel: the read end of its answers'
 	 * pipe, its stdin (borrowed); -1 otherwise. */
 	int channel_fd;
+	/* A builtin's outcome may come before its exit is reaped
+	 * (sbx_job.end_early): nothing of the call waits for every process
+	 * of it to be gone. */
+	bool end_early;
 };
 
 /* Starts tool with args under jail (ctx->tool is ignored: tool is used).

@@ -80,6 +80,73 @@ static void queue_remove(struct tc_supervisor *s, struct call *c)
 
 static void start_next(struct tc_supervisor *s);
 
+/* A child whose outcome came before its exit was reaped (its builtin told
+ * its end, and it was killed then: sbx_job.end_early): the call is
+ * answered, and the child is parked here until its exit is reaped,
+ * keeping its slot, so that max_concurrent still bounds the processes. */
+struct parked {
+	struct tc_supervisor *sup;
+	struct sbx_child *child;
+	struct parked *next;
+};
+
+/* p, off the list: its child freed (waiting for the exit if it has not
+ * come), its slot given back. */
+static void release_parked(struct parked *p)
+{
+	struct tc_supervisor *s = p->sup;
+	loop_del_fd(s->loop, sbx_child_fd(p->child));
+	sbx_child_free(p->child);
+	free(p);
+	s->slots_used--;
+}
+
+static void on_parked(struct loop *l, int fd, uint32_t events, void *data)
+{
+	(void)l;
+	(void)fd;
+	(void)events;
+	struct parked *p = data;
+	struct tc_supervisor *s = p->sup;
+	if (sbx_child_reap_step(p->child) != 1)
+		return;
+	/* A short list: max_concurrent at most. */
+	for (struct parked **pp = &s->parked; *pp; pp = &(*pp)->next)
+		if (*pp == p) {
+			*pp = p->next;
+			break;
+		}
+	release_parked(p);
+	start_next(s);
+}
+
+/* Parks child (done, not reaped), whose slot the caller held; false when
+ * it cannot be watched (the caller frees it: that waits for the exit). */
+static bool park(struct tc_supervisor *s, struct sbx_child *child)
+{
+	struct parked *p = malloc(sizeof *p);
+	if (!p)
+		return false;
+	*p = (struct parked){ .sup = s, .child = child, .next = s->parked };
+	if (loop_add_fd(s->loop, sbx_child_fd(child), EPOLLIN, on_parked, p) < 0) {
+		free(p);
+		return false;
+	}
+	s->parked = p;
+	sbx_child_taken(child);
+	return true;
+}
+
+/* Every parked child's exit, waited for (shutting down). */
+static void unpark_all(struct tc_supervisor *s)
+{
+	while (s->parked) {
+		struct parked *p = s->parked;
+		s->parked = p->next;
+		release_parked(p);
+	}
+}
+
 /* Ends a call: renders text (untrusted bytes, may be NULL) into the result,
  * emits tool-result, calls back, frees the call and then its child. Takes
  * canonical. */
@@ -209,7 +276,9 @@ void call_finish(struct call *c, enum tc_status st, json_t *canonical, const cha
 	render_result_release(&rr);
 	buf_release(&note);
 	unlink_call(s, c);
-	if (had_slot)
+	/* A child done before its exit was reaped keeps the slot, parked. */
+	bool parking = finished && had_slot && !sbx_child_reaped(finished);
+	if (had_slot && !parking)
 		s->slots_used--;
 	if (!c->quiet)
 		c->fn(r, c->data);
@@ -220,9 +289,15 @@ void call_finish(struct call *c, enum tc_status st, json_t *canonical, const cha
 	json_decref(c->usage.confinement);
 	free(c->name);
 	free(c);
-	sbx_child_free(finished);
+	if (parking && !park(s, finished)) {
+		sbx_child_free(finished);
+		s->slots_used--;
+		parking = false;
+	} else if (!parking) {
+		sbx_child_free(finished);
+	}
 	channel_free(chan);
-	if (had_slot)
+	if (had_slot && !parking)
 		start_next(s);
 }
 
@@ -459,6 +534,10 @@ static void run(struct call *c)
 		return;
 	}
 	c->jail = jail;
+	/* The answer may go before the exit is reaped (parked): unless a
+	 * sweep of what every process of the call wrote comes first, or the
+	 * call is a check, whose end asks the approval next. */
+	ctx.end_early = !c->protect && !c->checking;
 	if (jail && c->tool->channel && !c->chan && !(c->chan = channel_open(&ctx.channel_fd))) {
 		free_hidden(reach.hidden);
 		call_finishf(c, TC_STATUS_FAILED, NULL,
@@ -909,6 +988,7 @@ void pipeline_cancel_all(struct tc_supervisor *s, const char *why)
 		struct call *c = s->calls;
 		call_finishf(c, TC_STATUS_CANCELLED, NULL, "The call was cancelled: %s.", why);
 	}
+	unpark_all(s);
 }
 
 int tc_call_cancel(struct tc_supervisor *s, uint64_t id, bool quiet)

@@ -142,7 +142,8 @@ struct tc_supervisor {
 	size_t n_calls;
 	struct call *queue_head, *queue_tail;
 	size_t queue_len;
-	unsigned slots_used;
+	unsigned slots_used;   /* running calls' and parked children's */
+	struct parked *parked; /* children of answered calls, exiting (pipeline.c) */
 	uint64_t next_id;
 	struct tc_session *sessions; /* tc_session_new's, not yet freed */
 	uint64_t next_session;

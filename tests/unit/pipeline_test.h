@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "audit.h"
@@ -118,6 +119,22 @@ static int tool_crash(const struct tc_tool_ctx *ctx, json_t *args, struct tc_out
 	return 0;
 }
 
+/* Touches mb MiB: its exit, with that address space to tear down, takes
+ * a while after its answer. */
+static int tool_hog(const struct tc_tool_ctx *ctx, json_t *args, struct tc_output *out)
+{
+	(void)ctx;
+	size_t n = (size_t)json_integer_value(json_object_get(args, "mb")) << 20;
+	char *p = n ? mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) :
+	              NULL;
+	if (p == MAP_FAILED)
+		return 1;
+	if (p)
+		memset(p, 1, n);
+	out->canonical = json_pack("{s:I}", "mb", (json_int_t)(n >> 20));
+	return 0;
+}
+
 static int tool_big(const struct tc_tool_ctx *ctx, json_t *args, struct tc_output *out)
 {
 	(void)ctx;
@@ -174,6 +191,12 @@ static const struct tc_tool test_tools[] = {
 	                "\"minimum\":0,\"maximum\":1000000}},\"required\":[\"chars\"]}",
 	  .risk = TC_RISK_READ_ONLY,
 	  .execute = tool_big },
+	{ .name = "hog",
+	  .description = "Touches mb MiB of memory, and answers.",
+	  .parameters = "{\"type\":\"object\",\"properties\":{\"mb\":{\"type\":\"integer\","
+	                "\"minimum\":0,\"maximum\":512}},\"required\":[\"mb\"]}",
+	  .risk = TC_RISK_READ_ONLY,
+	  .execute = tool_hog },
 	{ .name = "writer",
 	  .description = "Writes a small file at path in the workspace.",
 	  .parameters = "{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\"}},"

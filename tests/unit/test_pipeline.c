@@ -547,6 +547,39 @@ static int my_children(void)
 	return n;
 }
 
+/* A call is answered once its builtin told its end, before its exit is
+ * reaped; the child then keeps the call's slot until it is reaped, so
+ * that max_concurrent bounds the processes, not only the calls: with one
+ * slot, never two tool processes at once. Nothing is left after. */
+static void test_answered_call_keeps_its_slot_until_its_exit(void **state)
+{
+	struct fx *f = *state;
+	need_sandbox();
+	fx_start(f, "{\"limits\": {\"max_concurrent\": 1}}");
+	enum { N = 4 };
+	for (int i = 0; i < N; i++)
+		submit(f, i, "hog", "{\"mb\": 128}");
+	int most = 0, answered_alive = 0, got = 0;
+	for (int64_t end = io_now_ms() + 60000; got < N && io_now_ms() < end;) {
+		tc_supervisor_run_once(f->s, 1);
+		int live = my_children(), now = 0;
+		for (int i = 0; i < N; i++)
+			now += f->got[i].r != NULL;
+		if (now > got && live > 0)
+			answered_alive++; /* a result came while a child was alive */
+		got = now;
+		most = live > most ? live : most;
+	}
+	assert_int_equal(got, N);
+	for (int i = 0; i < N; i++)
+		assert_status(f->got[i].r, TC_STATUS_OK);
+	assert_int_equal(most, 1);
+	assert_true(answered_alive >= 1);
+	for (int64_t end = io_now_ms() + 10000; my_children() && io_now_ms() < end;)
+		tc_supervisor_run_once(f->s, 10);
+	assert_int_equal(my_children(), 0);
+}
+
 static void test_cancel_kills_a_running_call(void **state)
 {
 	struct fx *f = *state;
@@ -887,9 +920,12 @@ static void test_spares_run_builtins_and_follow_registry_changes(void **state)
 		assert_int_equal(json_integer_value(json_object_get(r->canonical, "n")), i);
 	}
 	/* The read-only profile's spare: its worker forks it as we go on
-	 * (a bound in time, for a loaded machine, not in turns). */
-	for (int64_t end = io_now_ms() + 20000; live_children() != 1 && io_now_ms() < end;)
-		usleep(10 * 1000);
+	 * (a bound in time, for a loaded machine, not in turns), and the
+	 * last call's child, answered before its exit, is reaped as the
+	 * loop goes on. */
+	for (int64_t end = io_now_ms() + 20000;
+	     (f->s->parked || live_children() != 1) && io_now_ms() < end;)
+		tc_supervisor_run_once(f->s, 10);
 	assert_int_equal(live_children(), 1);
 	struct tc_error err = { 0 };
 	if (tc_plugin_load(tc_supervisor_registry(f->s), &shape_plugin, NULL, &err) < 0)
@@ -909,6 +945,10 @@ static void test_no_spares_unless_asked(void **state)
 	fx_start(f, NULL);
 	struct tc_result *r = call(f, "echo_args", "{\"text\": \"x\", \"n\": 1}");
 	assert_status(r, TC_STATUS_OK);
+	/* Its child, answered before its exit, is reaped as the loop goes
+	 * on; a spare would stay. */
+	for (int64_t end = io_now_ms() + 2000; live_children() && io_now_ms() < end;)
+		tc_supervisor_run_once(f->s, 10);
 	assert_int_equal(live_children(), 0);
 }
 
@@ -1011,6 +1051,7 @@ int main(void)
 		T(test_queued_call_is_busy_after_queue_timeout),
 		T(test_call_waiting_for_approval_holds_no_slot),
 		T(test_call_over_its_deadline_times_out),
+		T(test_answered_call_keeps_its_slot_until_its_exit),
 		T(test_cancel_kills_a_running_call),
 		T(test_quiet_cancel_delivers_no_result_but_is_audited),
 		T(test_cancel_while_waiting_for_approval_never_runs),

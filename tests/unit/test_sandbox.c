@@ -33,6 +33,8 @@
 #include <unistd.h>
 
 #include "child_abi.h"
+#include "internal.h" /* struct end_report, as a builtin tells its end */
+#include "io.h"
 #include "profile.h"
 #include "sandbox.h"
 #include "io.h"
@@ -1420,6 +1422,229 @@ static int fn_checks_environment(void *arg)
 	return path && strcmp(path, "/usr/local/bin:/usr/bin:/bin") == 0 ? 0 : 2;
 }
 
+/* ---- a builtin that tells its end (sbx_job.end_early) ------------------- */
+
+/* Steps c until done (10 s at most); returns whether it was done before
+ * its exit was reaped. */
+static bool step_until_done(struct sbx_child *c)
+{
+	int64_t end = io_now_ms() + 10000;
+	while (!sbx_child_step(c)) {
+		assert_true(io_now_ms() < end);
+		struct pollfd p = { .fd = sbx_child_fd(c), .events = POLLIN };
+		poll(&p, 1, 100);
+	}
+	return !sbx_child_reaped(c);
+}
+
+/* Reaps a child done before its exit (5 s at most), as a caller does. */
+static void reap_until_reaped(struct sbx_child *c)
+{
+	int64_t end = io_now_ms() + 5000;
+	while (sbx_child_reap_step(c) != 1) {
+		assert_true(io_now_ms() < end);
+		struct pollfd p = { .fd = sbx_child_fd(c), .events = POLLIN };
+		poll(&p, 1, 100);
+	}
+}
+
+static bool ws_has(const char *name)
+{
+	char path[128];
+	snprintf(path, sizeof path, "%s/%s", fx.ws, name);
+	return access(path, F_OK) == 0;
+}
+
+/* Touches 64 MiB (an exit with an address space to tear down), answers on
+ * the result pipe and returns 5. */
+static int fn_exits_slowly(void *arg)
+{
+	(void)arg;
+	size_t n = 64u << 20;
+	char *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return 30;
+	memset(p, 1, n);
+	return write(3, "{\"n\":1}", 7) == 7 ? 5 : 31;
+}
+
+/* The job socket: the one socket a builtin holds. */
+static int job_socket(void)
+{
+	for (int fd = 0; fd < 64; fd++) {
+		struct stat st;
+		if (fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode))
+			return fd;
+	}
+	return -1;
+}
+
+/* Hostile: tells an end of its own making (rc 0) as soon as it starts,
+ * closes its outputs and goes on; 300 ms later it writes a file in the
+ * workspace, which would be work done after its answer. */
+static int fn_tells_end_and_runs_on(void *arg)
+{
+	(void)arg;
+	int sock = job_socket();
+	if (sock < 0)
+		return 20;
+	struct end_report e = { .magic = END_MAGIC };
+	close(1);
+	close(2);
+	close(3);
+	if (send(sock, &e, sizeof e, MSG_NOSIGNAL) != (ssize_t)sizeof e)
+		return 21;
+	struct timespec t = { 0, 300 * 1000000L };
+	nanosleep(&t, NULL);
+	int fd = open("after-answer", O_WRONLY | O_CREAT, 0644);
+	return fd < 0 ? 22 : 0;
+}
+
+/* Leaves a process behind, returns 6 (its end told as usual). The process
+ * holds 128 MiB, so that its exit, once killed, takes a while (an exit
+ * that quick could be over by the time the supervisor looks); it would
+ * write a file 300 ms later. */
+static int fn_leaves_a_process(void *arg)
+{
+	(void)arg;
+	int p[2];
+	if (pipe(p) < 0)
+		return 41;
+	pid_t pid = fork();
+	if (pid < 0)
+		return 40;
+	if (pid == 0) {
+		close(1);
+		close(2);
+		close(3);
+		size_t n = 128u << 20;
+		char *m = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (m != MAP_FAILED)
+			memset(m, 1, n);
+		(void)!write(p[1], "", 1);
+		struct timespec t = { 0, 300 * 1000000L };
+		nanosleep(&t, NULL);
+		int fd = open("left-behind", O_WRONLY | O_CREAT, 0644);
+		_exit(fd < 0);
+	}
+	char b;
+	return read(p[0], &b, 1) == 1 ? 6 : 42;
+}
+
+/* Sends what is not an end on the job socket (a wrong magic, or more
+ * bytes than an end), then returns 0. */
+static int fn_tells_garbage(void *arg)
+{
+	const struct sbx_data *d = arg;
+	int sock = job_socket();
+	if (sock < 0)
+		return 20;
+	char junk[3 * sizeof(struct end_report)];
+	memset(junk, 'x', sizeof junk);
+	size_t n = d->len && ((const char *)d->data)[0] == 'l' ? sizeof junk :
+	                                                         sizeof(struct end_report);
+	return send(sock, junk, n, MSG_NOSIGNAL) == (ssize_t)n ? 0 : 21;
+}
+
+/* A builtin's outcome comes from the end it tells, before the exit is
+ * reaped (an address space of 64 MiB takes a while to go), and is what
+ * the exit says otherwise: its status, its result, no kill reported. */
+static void test_builtin_end_told_is_done_before_the_exit(void **state)
+{
+	(void)state;
+	need_sandbox();
+	struct sbx_jail *j = jail_with(no_edit);
+	int early = 0;
+	for (int i = 0; i < 5; i++) {
+		struct sbx_job job = { .fn = fn_exits_slowly,
+			               .fn_data = "x",
+			               .fn_len = 1,
+			               .result_pipe = true,
+			               .end_early = true };
+		struct sbx_child *c = spawn(j, &job);
+		early += step_until_done(c);
+		const struct sbx_outcome *o = sbx_child_outcome(c);
+		assert_int_equal(o->exit_code, 5);
+		assert_int_equal(o->signal, 0);
+		assert_int_equal(o->killed_by, SBX_KILLED_NONE);
+		assert_int_equal(o->result_len, 7);
+		assert_memory_equal(o->result, "{\"n\":1}", 7);
+		reap_until_reaped(c);
+		sbx_child_free(c);
+	}
+	assert_true(early >= 1);
+	/* Without end_early the same builtin is done when reaped. */
+	struct sbx_job job = {
+		.fn = fn_exits_slowly, .fn_data = "x", .fn_len = 1, .result_pipe = true
+	};
+	struct sbx_child *c = spawn(j, &job);
+	assert_false(step_until_done(c));
+	assert_int_equal(sbx_child_outcome(c)->exit_code, 5);
+	sbx_child_free(c);
+	sbx_jail_free(j);
+}
+
+/* An end told early by a builtin that goes on: the call is answered, and
+ * the builtin is killed then; nothing it would do later happens. */
+static void test_builtin_end_told_then_running_on_is_killed(void **state)
+{
+	(void)state;
+	need_sandbox();
+	struct sbx_jail *j = jail_with(writable_workspace);
+	struct sbx_job job = {
+		.fn = fn_tells_end_and_runs_on, .fn_data = "x", .fn_len = 1, .end_early = true
+	};
+	struct sbx_child *c = spawn(j, &job);
+	assert_true(step_until_done(c)); /* it sleeps until killed: not reaped yet */
+	assert_int_equal(sbx_child_outcome(c)->exit_code, 0);
+	reap_until_reaped(c);
+	usleep(600 * 1000);
+	assert_false(ws_has("after-answer"));
+	sbx_child_free(c);
+	sbx_jail_free(j);
+}
+
+/* An end told while another process of the call lives: done only once
+ * the exit is reaped, which ends that process too (its pid namespace
+ * goes); the outcome is still the end told. */
+static void test_builtin_end_told_with_a_process_left_waits(void **state)
+{
+	(void)state;
+	need_sandbox();
+	struct sbx_jail *j = jail_with(writable_workspace);
+	struct sbx_job job = {
+		.fn = fn_leaves_a_process, .fn_data = "x", .fn_len = 1, .end_early = true
+	};
+	struct sbx_child *c = spawn(j, &job);
+	assert_false(step_until_done(c));
+	assert_int_equal(sbx_child_outcome(c)->exit_code, 6);
+	assert_int_equal(sbx_child_outcome(c)->killed_by, SBX_KILLED_NONE);
+	usleep(600 * 1000);
+	assert_false(ws_has("left-behind"));
+	sbx_child_free(c);
+	sbx_jail_free(j);
+}
+
+/* What is not an end is not taken for one: the child is done when its
+ * exit is reaped, with the status the exit says. */
+static void test_builtin_end_garbage_is_ignored(void **state)
+{
+	(void)state;
+	need_sandbox();
+	struct sbx_jail *j = jail_with(no_edit);
+	for (int i = 0; i < 2; i++) {
+		struct sbx_job job = { .fn = fn_tells_garbage,
+			               .fn_data = i ? "long" : "short",
+			               .fn_len = i ? 4 : 5,
+			               .end_early = true };
+		struct sbx_child *c = spawn(j, &job);
+		assert_false(step_until_done(c));
+		assert_int_equal(sbx_child_outcome(c)->exit_code, 0);
+		sbx_child_free(c);
+	}
+	sbx_jail_free(j);
+}
+
 static struct sbx_child *run_fn(struct sbx_jail *j, sbx_fn fn, void *arg, bool result)
 {
 	struct sbx_job job = { .fn = fn, .fn_arg = arg, .result_pipe = result };
@@ -2197,6 +2422,10 @@ int main(void)
 		cmocka_unit_test(test_builtin_result_pipe),
 		cmocka_unit_test(test_builtin_gets_the_profile_environment),
 		cmocka_unit_test(test_builtin_with_data_runs_in_a_spare),
+		cmocka_unit_test(test_builtin_end_told_is_done_before_the_exit),
+		cmocka_unit_test(test_builtin_end_told_then_running_on_is_killed),
+		cmocka_unit_test(test_builtin_end_told_with_a_process_left_waits),
+		cmocka_unit_test(test_builtin_end_garbage_is_ignored),
 		cmocka_unit_test(test_builtin_inherits_only_stdio),
 		cmocka_unit_test(test_result_over_limit_is_flagged),
 		cmocka_unit_test(test_signal_death),
