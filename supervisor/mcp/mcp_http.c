@@ -771,6 +771,7 @@ enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
 	struct http_server *h = cls;
 	struct http_req *rq = *con_cls;
 	if (!rq) {
+		http_socket_request(h, c); /* its headers are in */
 		if (!(rq = calloc(1, sizeof *rq)))
 			return MHD_NO;
 		*con_cls = rq;
@@ -884,9 +885,8 @@ enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
 void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
                   enum MHD_RequestTerminationCode toe)
 {
-	(void)c;
-	(void)toe;
 	struct http_server *h = cls;
+	http_socket_completed(h, c, toe == MHD_REQUEST_TERMINATED_COMPLETED_OK);
 	struct http_req *rq = *con_cls;
 	if (!rq)
 		return;

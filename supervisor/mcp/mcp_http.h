@@ -71,6 +71,7 @@ const struct mhd_api *mhd_api_load(char *why, size_t why_size);
 #define HTTP_FOREIGN_CONNECTIONS  (HTTP_CONNECTIONS_PER_IP / 2)
 #define HTTP_CONNECTION_MEMORY    (64u << 10)  /* libmicrohttpd's per connection: headers */
 #define HTTP_CONNECTION_TIMEOUT_S 30           /* a connection that moves nothing */
+#define HTTP_HEADERS_DEADLINE_S   10           /* a request's headers (mcp_http_socket.c) */
 #define HTTP_BODIES_MAX           (32u << 20)  /* request bodies being read, all together */
 #define HTTP_STREAMS_PER_SESSION  16           /* SSE streams a session holds at once */
 #define HTTP_STREAM_SOFT          (256u << 10) /* unread bytes past which progress and logs stop */
@@ -90,6 +91,7 @@ struct http_server;
 struct http_session;
 struct http_stream;
 struct http_conn;
+struct http_socket;
 
 /* What `serve --http` was told. */
 struct http_options {
@@ -201,6 +203,20 @@ struct http_refusals {
 	int64_t window_start_ms;
 };
 
+/* The connections whose request headers are still to come, and those
+ * kept alive between requests (struct http_socket, mcp_http_socket.c).
+ * Invariants: awaiting is in the order of its deadlines (each is set to
+ * now + HTTP_HEADERS_DEADLINE_S as it joins at the tail); a connection is
+ * in at most one of the lists; ended counts the connections the deadline
+ * ended in this window, of which the first was written alone. */
+struct http_sockets {
+	struct http_socket *awaiting, *awaiting_tail;
+	struct http_socket *idle;
+	uint64_t ended;          /* this window's, the first one included */
+	uint64_t ended_total;    /* since the server started */
+	int64_t window_start_ms; /* when this window began (ended > 0) */
+};
+
 struct http_server {
 	const struct mhd_api *api;
 	struct MHD_Daemon *d;
@@ -223,6 +239,7 @@ struct http_server {
 	                * token), else -1 */
 	struct http_refusals refusals;
 	size_t foreign_conns; /* open connections of other users (peer_diag) */
+	struct http_sockets sockets;
 };
 
 /* ---- mcp_http_peer.c --------------------------------------------------- */
@@ -241,17 +258,38 @@ int http_peer_probe(int diag, int family);
  * written to the audit alone when its uid is new to h->refusals, else
  * counted for the window's summary. */
 void http_peer_refused(struct http_server *h, int conn, long long uid, const char *reason);
-/* libmicrohttpd's MHD_OPTION_NOTIFY_CONNECTION, cls the server: where
- * peers are checked, counts other users' connections as they open and
- * close, and ends at once one over HTTP_FOREIGN_CONNECTIONS (audited as a
- * refusal), so that they cannot hold the connection slots loopback shares
- * (every local user connects from 127.0.0.1) and keep the owner out. */
-void http_peer_on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
-                             enum MHD_ConnectionNotificationCode toe);
+/* A connection (fd) opened where peers are checked: 1 when it is another
+ * user's and was counted in h->foreign_conns, 0 when it was not counted
+ * (ours, or the kernel could not say: the request's check says why), -1
+ * when other users already hold HTTP_FOREIGN_CONNECTIONS and it was ended
+ * (shut down, audited as a refusal), so that they cannot hold the slots
+ * loopback shares (every local user connects from 127.0.0.1) and keep the
+ * owner out. */
+int http_peer_opened(struct http_server *h, int fd);
+/* A connection http_peer_opened counted closed. */
+void http_peer_closed(struct http_server *h);
 /* Ends the refusals' window when HTTP_REFUSAL_SUMMARY_MS have passed since
  * it began, or now when final (shutdown): one summary line when any
  * refusal was counted, then the next window. */
 void http_peer_refusals_tick(struct http_server *h, int64_t now, bool final);
+
+/* ---- mcp_http_socket.c ------------------------------------------------- */
+
+/* libmicrohttpd's MHD_OPTION_NOTIFY_CONNECTION, cls the server: each
+ * connection's state from its opening (whose it is: http_peer_opened; its
+ * header deadline) to its close. */
+void http_on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
+                        enum MHD_ConnectionNotificationCode toe);
+/* A request's headers are all in (on_request's first call for it): its
+ * connection is past the deadline's reach until the request completes. */
+void http_socket_request(struct http_server *h, struct MHD_Connection *c);
+/* A request on c completed (on_completed); ok: its response was sent
+ * whole, so the connection may wait, kept alive, for the next one. */
+void http_socket_completed(struct http_server *h, struct MHD_Connection *c, bool ok);
+/* Housekeeping: ends the connections whose headers are late, notes the
+ * kept-alive ones whose next request began, writes the window's summary
+ * (or now, when final). */
+void http_sockets_tick(struct http_server *h, int64_t now, bool final);
 
 /* Ends a session: its calls are cancelled unanswered, its streams go. */
 void http_session_free(struct http_session *hs);

@@ -2,10 +2,11 @@
  * the listen address and the bearer token (refused when they would leave
  * the server open to the network), libmicrohttpd in external-polling epoll
  * mode under our loop, housekeeping (idle sessions, keep-alives, streams
- * nobody resumed), and draining on SIGTERM: no new sessions or requests,
- * the calls in flight get up to --drain seconds to finish, then the rest
- * are cancelled (their answers still written, within a bound) and the
- * children killed, the audit written.
+ * nobody resumed, request headers past their deadline), and draining on
+ * SIGTERM: no new sessions or requests, the calls in flight get up to
+ * --drain seconds to finish, then the rest are cancelled (their answers
+ * still written, within a bound) and the children killed, the audit
+ * written.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -197,6 +198,7 @@ static void on_tick(struct loop *l, void *data)
 		}
 	}
 	streams_tick(h, now);
+	http_sockets_tick(h, now, false);
 	http_peer_refusals_tick(h, now, false);
 	if (h->draining && (calls_in_flight(h) == 0 || now >= h->drain_until)) {
 		if (calls_in_flight(h))
@@ -236,6 +238,7 @@ static void http_free(void *data)
 	/* What the last window counted, while the audit is still open. */
 	if (h->peer_diag >= 0)
 		http_peer_refusals_tick(h, io_now_ms(), true);
+	http_sockets_tick(h, io_now_ms(), true);
 	if (h->d) {
 		/* The calls were cancelled: their answers are in the streams.
 		 * Give the clients a moment to take them, no more. */
@@ -339,7 +342,7 @@ int mcp_http_start(struct mcp_server *srv, const struct mcp_options *opt, struct
 	                            (size_t)HTTP_CONNECTION_MEMORY, MHD_OPTION_CONNECTION_TIMEOUT,
 	                            (unsigned)HTTP_CONNECTION_TIMEOUT_S,
 	                            MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
-	                            MHD_OPTION_NOTIFY_CONNECTION, http_peer_on_connection, h,
+	                            MHD_OPTION_NOTIFY_CONNECTION, http_on_connection, h,
 	                            MHD_OPTION_STRICT_FOR_CLIENT, 1, MHD_OPTION_END);
 	if (!h->d)
 		return tc_error_set(err, TC_E_SYSTEM, "--http", "cannot listen on %s: %s",

@@ -14,10 +14,12 @@
  *
  * A request is refused once its headers are in, with a 403 that says why;
  * until then another user's connection is open like ours, and a local
- * user who opens many and trickles their headers (slowloris) would hold
- * every slot of the one loopback address (HTTP_CONNECTIONS_PER_IP) and
- * keep the server's owner out: other users' connections are counted as
- * they open, and those past half the address's slots are ended at once.
+ * user who opens many and sends half a request on each (slowloris) would
+ * hold every slot of the one loopback address (HTTP_CONNECTIONS_PER_IP)
+ * for the header deadline (HTTP_HEADERS_DEADLINE_S, mcp_http_socket.c),
+ * and open them again as they are ended, keeping the server's owner out:
+ * other users' connections are counted as they open, and those past half
+ * the address's slots are ended at once.
  *
  * And how refusals reach the audit log: the first of each uid alone, the
  * rest counted and summed up once per window (struct http_refusals), so a
@@ -269,40 +271,31 @@ void http_peer_refusals_tick(struct http_server *h, int64_t now, bool final)
 	r->window_start_ms = now;
 }
 
-/* A marker in a connection's socket_context: an other user's, counted. */
-static char foreign_mark;
-
-void http_peer_on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
-                             enum MHD_ConnectionNotificationCode toe)
+int http_peer_opened(struct http_server *h, int fd)
 {
-	struct http_server *h = cls;
-	if (toe == MHD_CONNECTION_NOTIFY_CLOSED) {
-		if (*socket_context == &foreign_mark && h->foreign_conns)
-			h->foreign_conns--;
-		*socket_context = NULL;
-		return;
-	}
-	if (toe != MHD_CONNECTION_NOTIFY_STARTED || h->peer_diag < 0)
-		return;
-	const union MHD_ConnectionInfo *ci =
-	        h->api->get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
 	uid_t uid = (uid_t)-1;
 	/* Unknown owners are left to the request's check, which says why. */
-	if (!ci || http_peer_uid(h->peer_diag, ci->connect_fd, &uid) < 0 || uid == geteuid() ||
+	if (h->peer_diag < 0 || http_peer_uid(h->peer_diag, fd, &uid) < 0 || uid == geteuid() ||
 	    uid == 0)
-		return;
+		return 0;
 	if (h->foreign_conns < HTTP_FOREIGN_CONNECTIONS) {
 		h->foreign_conns++;
-		*socket_context = &foreign_mark;
-		return;
+		return 1;
 	}
 	/* libmicrohttpd reads the end and closes it; the descriptor stays
 	 * its own until then, so no number is freed behind its back. */
-	shutdown(ci->connect_fd, SHUT_RDWR);
+	shutdown(fd, SHUT_RDWR);
 	char text[200];
 	snprintf(text, sizeof text,
 	         "Connection ended: this server admits only its own user's connections (uid "
 	         "%u), and other users already hold %d open.",
 	         (unsigned)geteuid(), HTTP_FOREIGN_CONNECTIONS);
-	http_peer_refused(h, ci->connect_fd, (long long)uid, text);
+	http_peer_refused(h, fd, (long long)uid, text);
+	return -1;
+}
+
+void http_peer_closed(struct http_server *h)
+{
+	if (h->foreign_conns)
+		h->foreign_conns--;
 }
