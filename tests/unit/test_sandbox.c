@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1645,6 +1646,190 @@ static void test_builtin_end_garbage_is_ignored(void **state)
 	sbx_jail_free(j);
 }
 
+/* Hostile: writes half its result, tells an end of its own making while
+ * its result pipe is still open, then (100 ms later) the rest of its
+ * result, and returns 0. Its answer is all it wrote, never the half. */
+static int fn_tells_end_before_its_result_ends(void *arg)
+{
+	(void)arg;
+	int sock = job_socket();
+	if (sock < 0)
+		return 20;
+	struct end_report e = { .magic = END_MAGIC, .rc = 9 };
+	if (write(3, "{\"half\":", 8) != 8 || send(sock, &e, sizeof e, MSG_NOSIGNAL) != sizeof e)
+		return 21;
+	struct timespec t = { 0, 100 * 1000000L };
+	nanosleep(&t, NULL);
+	return write(3, "\"whole\"}", 8) == 8 ? 0 : 22;
+}
+
+/* Hostile: tells its end a byte at a time (the supervisor sees partial
+ * reads), with values no exit would say (rc -1, usage near 2^64), then
+ * tries a second end, and sleeps until killed. */
+static int fn_tells_end_dribbled_twice(void *arg)
+{
+	(void)arg;
+	int sock = job_socket();
+	if (sock < 0)
+		return 20;
+	struct end_report e = {
+		.magic = END_MAGIC, .rc = -1, .cpu_us = UINT64_MAX, .max_rss_kb = UINT64_MAX - 1
+	};
+	if (write(3, "{}", 2) != 2)
+		return 21;
+	close(1);
+	close(2);
+	close(3);
+	for (size_t i = 0; i < sizeof e; i++) {
+		if (send(sock, (const char *)&e + i, 1, MSG_NOSIGNAL) != 1)
+			return 22;
+		struct timespec t = { 0, 2 * 1000000L };
+		nanosleep(&t, NULL);
+	}
+	/* Once a whole end is read the supervisor reads no more: its end of
+	 * the socket closes (a second end sent with the tail of the first
+	 * would make both not an end). */
+	struct pollfd p = { .fd = sock, .events = POLLIN };
+	char b;
+	if (poll(&p, 1, 5000) != 1 || recv(sock, &b, 1, MSG_DONTWAIT) != 0)
+		return 24;
+	struct end_report again = { .magic = END_MAGIC, .rc = 3 };
+	if (send(sock, &again, sizeof again, MSG_NOSIGNAL) >= 0)
+		return 25;
+	pause();
+	return 23;
+}
+
+/* The process a second thread forks: it closes what it holds of the call
+ * and appends to "grows" every 0.2 ms until killed. */
+static void *thread_forks_a_writer(void *arg)
+{
+	int *ready = arg;
+	pid_t pid = fork();
+	if (pid == 0) {
+		close(1);
+		close(2);
+		close(3);
+		int fd = open("grows", O_WRONLY | O_CREAT | O_APPEND, 0644);
+		(void)!write(fd, "x", 1);
+		(void)!write(ready[1], "", 1);
+		for (;;) {
+			(void)!write(fd, "x", 1);
+			struct timespec t = { 0, 200 * 1000L };
+			nanosleep(&t, NULL);
+		}
+	}
+	if (pid < 0)
+		(void)!write(ready[1], "", 1);
+	pause(); /* the writer stays this thread's child, not the first's */
+	return NULL;
+}
+
+/* Hostile: a second thread forks a process that writes on and keeps it
+ * as its own child (the first thread has none); the first returns 8, its
+ * end told as usual, over 128 MiB (an exit that takes a while). */
+static int fn_thread_keeps_a_writer(void *arg)
+{
+	(void)arg;
+	int ready[2];
+	if (pipe(ready) < 0)
+		return 40;
+	size_t n = 128u << 20;
+	char *m = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m != MAP_FAILED)
+		memset(m, 1, n);
+	pthread_t t;
+	if (pthread_create(&t, NULL, thread_forks_a_writer, ready) != 0)
+		return 41;
+	char b;
+	return read(ready[0], &b, 1) == 1 ? 8 : 42;
+}
+
+static off_t ws_size(const char *name)
+{
+	char path[128];
+	struct stat st;
+	snprintf(path, sizeof path, "%s/%s", fx.ws, name);
+	return stat(path, &st) == 0 ? st.st_size : -1;
+}
+
+/* An end told while the result is still being written is taken only once
+ * the result pipe is closed: the answer is the whole result, and the
+ * status is the one told, with the end's kill (done before the reap). */
+static void test_builtin_end_told_before_its_result_ends(void **state)
+{
+	(void)state;
+	need_sandbox();
+	struct sbx_jail *j = jail_with(no_edit);
+	struct sbx_job job = { .fn = fn_tells_end_before_its_result_ends,
+		               .fn_data = "x",
+		               .fn_len = 1,
+		               .result_pipe = true,
+		               .end_early = true };
+	struct sbx_child *c = spawn(j, &job);
+	(void)step_until_done(c);
+	const struct sbx_outcome *o = sbx_child_outcome(c);
+	assert_int_equal(o->result_len, 16);
+	assert_memory_equal(o->result, "{\"half\":\"whole\"}", 16);
+	assert_int_equal(o->killed_by, SBX_KILLED_NONE);
+	reap_until_reaped(c);
+	sbx_child_free(c);
+	sbx_jail_free(j);
+}
+
+/* An end that comes a byte at a time is taken whole, and nothing after
+ * it is read; its values are the builtin's word, passed on as told (the
+ * status as an exit's byte). */
+static void test_builtin_end_dribbled_then_told_again(void **state)
+{
+	(void)state;
+	need_sandbox();
+	struct sbx_jail *j = jail_with(no_edit);
+	struct sbx_job job = { .fn = fn_tells_end_dribbled_twice,
+		               .fn_data = "x",
+		               .fn_len = 1,
+		               .result_pipe = true,
+		               .end_early = true };
+	struct sbx_child *c = spawn(j, &job);
+	assert_true(step_until_done(c)); /* it pauses until killed */
+	const struct sbx_outcome *o = sbx_child_outcome(c);
+	assert_int_equal(o->exit_code, 255);
+	assert_int_equal(o->signal, 0);
+	assert_int_equal(o->killed_by, SBX_KILLED_NONE);
+	assert_true(o->cpu_ms == UINT64_MAX / 1000);
+	assert_true(o->max_rss_kb == UINT64_MAX - 1);
+	assert_int_equal(o->result_len, 2);
+	reap_until_reaped(c);
+	assert_int_equal(sbx_child_outcome(c)->exit_code, 255); /* the reap changes it no more */
+	sbx_child_free(c);
+	sbx_jail_free(j);
+}
+
+/* A process that is the child of a second thread (not of the first, whose
+ * children /proc lists) is a process left: the child is done only when
+ * reaped, and nothing is written after that. */
+static void test_builtin_end_told_with_a_threads_child_waits(void **state)
+{
+	(void)state;
+	need_sandbox();
+	struct sbx_jail *j = jail_with(writable_workspace);
+	struct sbx_job job = {
+		.fn = fn_thread_keeps_a_writer, .fn_data = "x", .fn_len = 1, .end_early = true
+	};
+	struct sbx_child *c = spawn(j, &job);
+	bool early = step_until_done(c);
+	off_t at_done = ws_size("grows");
+	assert_int_equal(sbx_child_outcome(c)->exit_code, 8);
+	if (early)
+		reap_until_reaped(c);
+	usleep(100 * 1000);
+	assert_true(at_done > 0);
+	assert_int_equal(ws_size("grows"), at_done); /* nothing written after the answer */
+	assert_false(early);
+	sbx_child_free(c);
+	sbx_jail_free(j);
+}
+
 static struct sbx_child *run_fn(struct sbx_jail *j, sbx_fn fn, void *arg, bool result)
 {
 	struct sbx_job job = { .fn = fn, .fn_arg = arg, .result_pipe = result };
@@ -2425,6 +2610,9 @@ int main(void)
 		cmocka_unit_test(test_builtin_end_told_is_done_before_the_exit),
 		cmocka_unit_test(test_builtin_end_told_then_running_on_is_killed),
 		cmocka_unit_test(test_builtin_end_told_with_a_process_left_waits),
+		cmocka_unit_test(test_builtin_end_told_before_its_result_ends),
+		cmocka_unit_test(test_builtin_end_dribbled_then_told_again),
+		cmocka_unit_test(test_builtin_end_told_with_a_threads_child_waits),
 		cmocka_unit_test(test_builtin_end_garbage_is_ignored),
 		cmocka_unit_test(test_builtin_inherits_only_stdio),
 		cmocka_unit_test(test_result_over_limit_is_flagged),
