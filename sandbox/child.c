@@ -825,17 +825,18 @@ static struct job_in await_job(const struct sbx_jail *j)
 
 extern char **environ;
 
-/* The builtin returned rc: its outputs end now rather than at the exit,
- * and what the exit would say goes on the job socket, so that the
- * supervisor can answer while the exit (the address space, the
- * namespaces) is torn down. Once told, the supervisor kills the process
- * (watch.c, take_end): nothing of the call runs past its answer. */
+/* User and system time of ru, in microseconds. */
 static uint64_t cpu_us(const struct rusage *ru)
 {
 	return (uint64_t)(ru->ru_utime.tv_sec + ru->ru_stime.tv_sec) * 1000000u +
 	        (uint64_t)(ru->ru_utime.tv_usec + ru->ru_stime.tv_usec);
 }
 
+/* The builtin returned rc: its outputs end now rather than at the exit,
+ * and what the exit would say goes on the job socket, so that the
+ * supervisor can answer while the exit (the address space, the
+ * namespaces) is torn down. Once told, the supervisor kills the process
+ * (watch.c, take_end): nothing of the call runs past its answer. */
 static void tell_end(int rc)
 {
 	struct end_report e = { .magic = END_MAGIC, .rc = rc & 0xff };

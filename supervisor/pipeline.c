@@ -289,13 +289,12 @@ void call_finish(struct call *c, enum tc_status st, json_t *canonical, const cha
 	json_decref(c->usage.confinement);
 	free(c->name);
 	free(c);
-	if (parking && !park(s, finished)) {
-		sbx_child_free(finished);
-		s->slots_used--;
+	if (parking && !park(s, finished)) { /* unwatched: freed here, after its exit */
 		parking = false;
-	} else if (!parking) {
-		sbx_child_free(finished);
+		s->slots_used--;
 	}
+	if (!parking)
+		sbx_child_free(finished);
 	channel_free(chan);
 	if (had_slot && !parking)
 		start_next(s);
