@@ -1177,6 +1177,12 @@ void cgroup_release(struct cgroup_slot *s)
 
 void sbx_cleanup(void)
 {
-	while (slots)
-		unlink_slot(slots); /* unlocked: free for the next process */
+	/* The slots no child holds (unlocked: free for the next process). A
+	 * held one stays: another supervisor of this process may still have
+	 * a child in it, running or answered and exiting. */
+	for (struct cgroup_slot *s = slots, *next; s; s = next) {
+		next = s->next;
+		if (!s->busy)
+			unlink_slot(s);
+	}
 }

@@ -539,7 +539,8 @@ void sbx_probe(struct sbx_features *f);
 /* Whether name is a syscall libseccomp knows (profile validation). */
 bool sbx_syscall_known(const char *name);
 
-/* Removes the per-call cgroups this process made. Call once at exit. */
+/* Lets go of the per-call cgroups this process made, but those a child
+ * still holds (another jail's user may have one running). At exit. */
 void sbx_cleanup(void);
 
 /* A copy of this process, as fork() makes, with its pidfd (O_CLOEXEC) in
