@@ -1,0 +1,133 @@
+#!/bin/sh
+# tests/integration/worker_huge_code.sh — a static toolcage, linked with its
+# segments on 2 MiB boundaries, has its worker copy its code and read-only
+# data into anonymous huge pages once it forks a second child, and each
+# child shares them (sandbox/worker.c, code_to_huge_pages). Checked from
+# outside, in /proc/PID/smaps of the worker and of its waiting spare, while
+# `toolcage serve` answers read_file calls that must still come out right.
+# A build whose code is not so aligned (the dynamic and sanitizer builds)
+# must keep the program's file mapping: nothing is copied there.
+# Exit 0 pass, 77 skip, 1 fail.
+set -u
+TOOLCAGE=${TOOLCAGE:-build/toolcage}
+case $TOOLCAGE in /*) ;; *) TOOLCAGE=$(pwd)/$TOOLCAGE ;; esac
+[ -x "$TOOLCAGE" ] || { echo "skip: no toolcage binary at $TOOLCAGE"; exit 77; }
+command -v python3 >/dev/null 2>&1 || { echo "skip: python3 is needed"; exit 77; }
+command -v readelf >/dev/null 2>&1 || { echo "skip: readelf (binutils) is needed"; exit 77; }
+# What the kernel can give: huge pages on madvise, or always.
+thp=never
+[ -r /sys/kernel/mm/transparent_hugepage/enabled ] &&
+	thp=$(sed 's/.*\[\(.*\)\].*/\1/' /sys/kernel/mm/transparent_hugepage/enabled)
+# Whether the code segment starts on a 2 MiB boundary of the file.
+aligned=0
+readelf -lW "$TOOLCAGE" | grep -q '^ *LOAD .* R E 0x200000$' &&
+	aligned=1
+tmp=$(mktemp -d /tmp/tc-huge-code.XXXXXX) || exit 1
+trap 'rm -rf "$tmp"' EXIT INT TERM
+printf 'line one\nline two\n' > "$tmp/a.txt"
+python3 - "$TOOLCAGE" "$tmp" "$aligned" "$thp" <<'EOF'
+import json, os, subprocess, sys, time
+
+tc, ws, aligned, thp = sys.argv[1], sys.argv[2], sys.argv[3] == "1", sys.argv[4]
+srv = subprocess.Popen([tc, "serve", "--workspace", ws], stdin=subprocess.PIPE,
+                       stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+fails = []
+
+def send(m):
+    srv.stdin.write((json.dumps(m) + "\n").encode())
+    srv.stdin.flush()
+
+def answer():
+    line = srv.stdout.readline()
+    if not line:
+        sys.exit("FAIL: toolcage serve closed its output")
+    return json.loads(line)
+
+def smaps(pid):
+    """[(start, end, perms, path, AnonHugePages kB)] of pid."""
+    maps, cur = [], None
+    with open(f"/proc/{pid}/smaps") as f:
+        for line in f:
+            head = line.split()
+            if "-" in head[0] and len(head) >= 5 and ":" not in head[0]:
+                lo, hi = (int(x, 16) for x in head[0].split("-"))
+                cur = [lo, hi, head[1], " ".join(head[5:]), 0]
+                maps.append(cur)
+            elif head[0] == "AnonHugePages:":
+                cur[4] = int(head[1])
+    return maps
+
+def code(pid):
+    """The executable mappings of pid, but for the kernel's ([vdso] ...)."""
+    return [m for m in smaps(pid) if "x" in m[2] and not m[3].startswith("[")]
+
+def named(pid, name):
+    """The children of pid named name."""
+    out = []
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open(f"/proc/{d}/stat") as f:
+                st = f.read()
+            comm = st[st.index("(") + 1:st.rindex(")")]
+            ppid = int(st[st.rindex(")") + 2:].split()[1])
+        except (OSError, ValueError):
+            continue
+        if comm == name and ppid == pid:
+            out.append(int(d))
+    return out
+
+try:
+    send({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+          "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                     "clientInfo": {"name": "huge-code", "version": "1"}}})
+    answer()
+    send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    for i in range(1, 5):
+        send({"jsonrpc": "2.0", "id": i, "method": "tools/call",
+              "params": {"name": "read_file", "arguments": {"path": "a.txt"}}})
+        r = answer()
+        sc = r.get("result", {}).get("structuredContent", {})
+        if sc.get("lines") != ["line one", "line two"]:
+            fails.append(f"call {i}: {json.dumps(r)[:300]}")
+    # The next spare: made after the last call, waiting for its job.
+    deadline = time.time() + 10
+    workers, spares = [], []
+    while time.time() < deadline:
+        workers = named(srv.pid, "tc-worker")
+        spares = named(srv.pid, "tc-call")
+        if workers and spares:
+            break
+        time.sleep(0.05)
+    if not workers or not spares:
+        sys.exit(f"FAIL: no worker ({workers}) or no waiting spare ({spares}) under the server")
+    for who, pid in (("worker", workers[0]), ("spare", spares[0])):
+        try:
+            cm = code(pid)
+        except PermissionError:
+            print(f"skip: the {who}'s /proc/{pid}/smaps is root's to read (not dumpable)")
+            sys.exit(77)
+        anon = [m for m in cm if not m[3].startswith("/")]
+        files = [m for m in cm if m[3].startswith("/")]
+        if aligned:
+            big = [m for m in anon if m[1] - m[0] >= 2 << 20 and m[0] % (2 << 20) == 0]
+            if not big:
+                fails.append(f"{who} {pid}: no anonymous code mapping on a 2 MiB boundary: {cm}")
+            elif thp != "never" and big[0][4] < 2048:
+                fails.append(f"{who} {pid}: its code is in no huge page (THP {thp}): {big}")
+            if files:
+                fails.append(f"{who} {pid}: code still mapped from the file: {files}")
+            print(f"{who} {pid}: code {', '.join(f'{(m[1]-m[0])>>10} KiB, {m[4]} KiB in huge pages' for m in big)}")
+        else:
+            if anon or not files:
+                fails.append(f"{who} {pid}: an unaligned build's code not its file's: {cm}")
+            print(f"{who} {pid}: code from the file, as the build is not aligned")
+finally:
+    srv.stdin.close()
+    srv.wait(timeout=30)
+if fails:
+    print("FAIL:\n  " + "\n  ".join(fails))
+    sys.exit(1)
+print(f"ok: aligned={int(aligned)} THP={thp}")
+EOF
