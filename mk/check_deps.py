@@ -50,7 +50,7 @@ SANDBOX_TIERS = [
     ["watch"],                            # a child watched to its end
     ["zygote", "worker"],                 # the clean worker
     ["clone", "child"],                   # the child's process and its steps
-    ["capture", "cgroup", "confine", "explain", "ladder", "landlock", "mask",
+    ["capture", "cgroup", "confine", "explain", "home", "ladder", "landlock", "mask",
      "mounttree", "netns", "protect", "protwalk", "restore", "seccomp", "sigwall"],   # the walls and their parts
     ["common"],                           # errors, the lifeline, fd passing
 ]

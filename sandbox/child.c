@@ -1013,6 +1013,7 @@ _Noreturn void child_main(const struct child_plan *p)
 	MARK(17);
 	if (job_fd >= 0) { /* 18 */
 		struct job_in in = await_job(j);
+		home_leave(j);
 		MARK(18);
 		timeline_send(j);
 		if (in.fn)

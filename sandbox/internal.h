@@ -6,6 +6,7 @@
 #define TC_SANDBOX_INTERNAL_H
 
 #include <limits.h>
+#include <sched.h>
 #include <linux/filter.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -104,6 +105,11 @@ struct sbx_jail {
 	                             * socket (struct end_report): the
 	                             * profile's filter cannot kill it for the
 	                             * calls that takes */
+	bool may_leave_home;     /* the profile's filter lets a child set its
+	                             * CPUs (sched_setaffinity): see home.c */
+	int home_cpu;            /* the CPU its worker and the setup of its
+	                             * children keep to, or -1 (home.c) */
+	cpu_set_t home_all;      /* the CPUs a child goes back to with its job */
 
 	/* seccomp: compiled once in the parent, only loaded in the child */
 	struct sock_filter *bpf;
@@ -445,6 +451,12 @@ void close_pair(int p[2]);
  * fresh child). *sent: see there. */
 int hand_over(struct sbx_child *c, const struct sbx_job *job, bool *sent);
 void spare_drop(struct sbx_jail *j);
+void home_choose(struct sbx_jail *j);
+void home_keep(const struct sbx_jail *j);
+void home_leave(const struct sbx_jail *j);
+bool home_wanted(void);
+void home_any(void);
+void home_follow(const struct sbx_jail *j, bool home);
 
 /* watch.c */
 /* Sends a job hand_over held for the pidfd, which has come. */
@@ -500,6 +512,8 @@ struct zygote_request {
 	uint32_t cgroup_v2;
 	uint32_t handed; /* the child's CHILD_HANDED_MAX handed connections
 	                  * follow the rest */
+	uint32_t home;   /* 1: fork it on the jail's home CPU; 0: on any of
+	                  * them (calls run side by side: home.c) */
 };
 #define ZYGOTE_MAGIC     0x747a7967u /* "tzyg" */
 #define ZYGOTE_FIXED_FDS 6

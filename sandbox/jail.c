@@ -824,6 +824,23 @@ static bool filter_lets_tell_end(const struct sbx_spec *spec)
 	return true;
 }
 
+static bool names_hold(const char *const *names, const char *name)
+{
+	for (; names && *names; names++)
+		if (!strcmp(*names, name))
+			return true;
+	return false;
+}
+
+/* Whether a child under spec may give itself its CPUs back (home.c): the
+ * profile's filter lets sched_setaffinity through. */
+static bool filter_lets_set_cpus(const struct sbx_spec *spec)
+{
+	const char *call = "sched_setaffinity";
+	return !names_hold(spec->seccomp_kill, call) && !names_hold(spec->seccomp_deny, call) &&
+	        (spec->seccomp_default == SBX_ACT_ALLOW || names_hold(spec->seccomp_allow, call));
+}
+
 /* A home directory (canonical, new) that lies in or is the workspace ws
  * (canonical), or NULL: its owner's keys and credentials would be the
  * tools' to read, and the files their shell and session run at login
@@ -941,6 +958,8 @@ int sbx_jail_new(const struct sbx_spec *spec, const char *workspace, struct sbx_
 	if (!rc)
 		rc = seccomp_build(spec, &j->bpf, &j->bpf_len, err);
 	j->tells_end = filter_lets_tell_end(spec);
+	j->may_leave_home = filter_lets_set_cpus(spec);
+	j->home_cpu = -1;
 	/* mounttree.c: without Landlock, the filesystem wall is a new root
 	 * of the granted paths alone, in the mount namespace (then required). */
 	if (!rc && landlock_abi() < 1 && (j->clone_ns & CLONE_NEWNS) &&

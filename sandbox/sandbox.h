@@ -215,12 +215,19 @@ void sbx_jail_free(struct sbx_jail *jail);
  * for the rest of its setup. Costs one idle process (and a cgroup slot)
  * per jail and the same CPU per call as without. Spares are forked by the
  * jail's clean worker: a builtin job goes to one only without fn_arg (see
- * struct sbx_job). Off by default; off frees the spare. */
+ * struct sbx_job). The worker keeps to one CPU while the caller stays
+ * there (sbx_stay_home). Off by default; off frees the spare. */
 void sbx_jail_keep_spare(struct sbx_jail *jail, bool on);
 /* Whether the jail keeps a spare; whether it is set up and waiting now
  * (never blocks). */
 bool sbx_jail_keeps_spare(const struct sbx_jail *jail);
 bool sbx_jail_spare_ready(struct sbx_jail *jail);
+/* Keeps the calling thread on the CPU that the workers of this process's
+ * spare-keeping jails keep to, and where their children wait for their
+ * jobs (on: while it has no other call running, so that a call's round
+ * trip stays on one CPU), or gives it back every CPU it had (off: calls
+ * run side by side). Does nothing where no jail has such a CPU (home.c). */
+void sbx_stay_home(bool on);
 
 /* Protected paths (spec.protected_paths) a call created. A mount can only
  * make read-only what exists; so the caller takes a snapshot before a

@@ -328,6 +328,7 @@ static int fork_in_worker(struct sbx_child *c, int p[4][2], int child_stdin, con
 	for (int i = 0; handed && i < CHILD_HANDED_MAX; i++)
 		fds[n++] = handed[i];
 	req.handed = handed != NULL;
+	req.home = home_wanted();
 	int rc = zygote_fork(c->jail, &req, fds, n, &c->zygote, err);
 	close(js[1]);
 	if (rc < 0) {
@@ -489,9 +490,10 @@ void spare_refill(struct sbx_jail *j)
 void sbx_jail_keep_spare(struct sbx_jail *j, bool on)
 {
 	j->keep_spare = on;
-	if (on)
+	if (on) {
+		home_choose(j); /* for its worker, started by the refill (home.c) */
 		spare_refill(j);
-	else
+	} else
 		spare_drop(j);
 }
 

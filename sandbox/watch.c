@@ -903,6 +903,7 @@ static bool closer_failed;
 static void *closer_main(void *arg)
 {
 	int rd = (int)(intptr_t)arg, fds[64];
+	home_any(); /* not the home of the thread that made it (home.c) */
 	for (;;) {
 		ssize_t n = read(rd, fds, sizeof fds);
 		if (n < 0 && errno == EINTR)

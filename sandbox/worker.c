@@ -508,6 +508,7 @@ static void take_request(struct worker *w)
 	}
 	if (len != (ssize_t)sizeof req || req.magic != ZYGOTE_MAGIC ||
 	    req.n_cgroup_fds > SBX_CGROUP_FDS || (req.cgroup_v2 & ~3u) || req.handed > 1 ||
+	    req.home > 1 ||
 	    n !=
 	            ZYGOTE_FIXED_FDS + (int)req.n_cgroup_fds + !!(req.cgroup_v2 & ZYGOTE_CG_CLONE) +
 	                    !!(req.cgroup_v2 & ZYGOTE_CG_PROCS) +
@@ -516,6 +517,7 @@ static void take_request(struct worker *w)
 			close(fds[i]);
 		return;
 	}
+	home_follow(w->jail, req.home);
 	fork_child(w, &req, fds, n);
 }
 
@@ -552,6 +554,7 @@ _Noreturn void worker_main(int lifeline)
 		_exit(CHILD_EXIT_SETUP); /* the supervisor died before our PDEATHSIG was armed */
 	if (read_blob(&w.jail) < 0)
 		_exit(CHILD_EXIT_SETUP);
+	home_keep(w.jail); /* its children inherit it (home.c) */
 	/* What its children share, made once: see child_enter_view. Not
 	 * where a namespace it would enter is optional (a refusal would be
 	 * the kernel's answer for each child, handled at each clone). */

@@ -99,6 +99,7 @@ static void release_parked(struct parked *p)
 	sbx_child_free(p->child);
 	free(p);
 	s->slots_used--;
+	s->n_parked--;
 }
 
 static void on_parked(struct loop *l, int fd, uint32_t events, void *data)
@@ -133,6 +134,7 @@ static bool park(struct tc_supervisor *s, struct sbx_child *child)
 		return false;
 	}
 	s->parked = p;
+	s->n_parked++;
 	sbx_child_taken(child);
 	return true;
 }
@@ -545,6 +547,9 @@ static void run(struct call *c)
 		             strerror(errno));
 		return;
 	}
+	/* Alone, the call's round trip stays on one CPU (sandbox/home.c). */
+	if (s->keep_spares)
+		sbx_stay_home(s->slots_used == s->n_parked);
 	int started = jail ? exec_start(c->tool, c->args, jail, &ctx, &c->child, &err) : -1;
 	free_hidden(reach.hidden);
 	if (started < 0) {

@@ -938,6 +938,36 @@ static void test_spares_run_builtins_and_follow_registry_changes(void **state)
 	assert_string_equal(cstr(r->canonical, "text"), "after");
 }
 
+/* With spares, a call that runs alone keeps the loop's thread on the
+ * home CPU of the jails' workers (sandbox/home.c); calls that run side by
+ * side give it back every CPU. */
+static void test_spares_keep_a_lone_call_on_one_cpu(void **state)
+{
+	struct fx *f = *state;
+	need_sandbox();
+	cpu_set_t set;
+	assert_int_equal(sched_getaffinity(0, sizeof set, &set), 0);
+	int all = CPU_COUNT(&set);
+	if (all < 2)
+		skip();
+	f->spares = true;
+	fx_start(f, NULL);
+	for (int i = 0; i < 2; i++) {
+		struct tc_result *r = call(f, "echo_args", "{\"text\": \"x\", \"n\": 1}");
+		assert_status(r, TC_STATUS_OK);
+		assert_int_equal(sched_getaffinity(0, sizeof set, &set), 0);
+		assert_int_equal(CPU_COUNT(&set), 1);
+	}
+	submit(f, 0, "sleeper", "{\"ms\": 200}");
+	submit(f, 1, "sleeper", "{\"ms\": 200}");
+	wait_for(f, 0, 20000);
+	wait_for(f, 1, 20000);
+	assert_status(f->got[0].r, TC_STATUS_OK);
+	assert_status(f->got[1].r, TC_STATUS_OK);
+	assert_int_equal(sched_getaffinity(0, sizeof set, &set), 0);
+	assert_int_equal(CPU_COUNT(&set), all);
+}
+
 static void test_no_spares_unless_asked(void **state)
 {
 	struct fx *f = *state;
@@ -1062,6 +1092,7 @@ int main(void)
 		T(test_crashed_builtin_fails_and_emits_an_error_event),
 		T(test_builtin_result_larger_than_a_pipe_arrives_whole),
 		T(test_spares_run_builtins_and_follow_registry_changes),
+		T(test_spares_keep_a_lone_call_on_one_cpu),
 		T(test_no_spares_unless_asked),
 		T(test_builtin_canonical_may_hold_a_nul),
 		T(test_builtin_render_bytes_are_repaired_not_passed_on),

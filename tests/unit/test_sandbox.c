@@ -1251,6 +1251,83 @@ static void test_worker_code_stays_read_only_and_is_mapped_ahead(void **state)
 	sbx_jail_free(j);
 }
 
+/* Cpus_allowed_list of pid's status (0: ours), newline and all. */
+static void cpus_of(pid_t pid, char *out, size_t len)
+{
+	char path[64], line[256];
+	snprintf(path, sizeof path, pid ? "/proc/%d/status" : "/proc/self/status", (int)pid);
+	FILE *f = fopen(path, "re");
+	assert_non_null(f);
+	out[0] = '\0';
+	while (fgets(line, sizeof line, f))
+		if (!strncmp(line, "Cpus_allowed_list:", 18))
+			snprintf(out, len, "%s", line);
+	fclose(f);
+	assert_true(out[0]);
+}
+
+/* Each of our children (the worker and the spare) has cpus. */
+static void children_have_cpus(const char *cpus)
+{
+	pid_t all[64];
+	char got[256];
+	int n = children_of(getpid(), all, 64);
+	assert_int_equal(n, 2);
+	for (int i = 0; i < n; i++) {
+		cpus_of(all[i], got, sizeof got);
+		assert_string_equal(got, cpus);
+	}
+}
+
+static void deny_setting_cpus(struct sbx_spec *s)
+{
+	static const char *const deny[] = { "sched_setaffinity", NULL };
+	s->seccomp_deny = deny;
+}
+
+/* A jail that keeps spares has a home CPU (home.c). With the caller
+ * staying home, its worker and a waiting spare keep to that one CPU, and
+ * so does the caller; a job's process has every CPU we had. Not staying
+ * home, the worker's next child is forked on all of them. A profile whose
+ * filter would refuse a child its CPUs back gets no home. */
+static void test_home_cpu_for_a_round_trip(void **state)
+{
+	(void)state;
+	need_sandbox();
+	cpu_set_t set;
+	assert_int_equal(sched_getaffinity(0, sizeof set, &set), 0);
+	if (CPU_COUNT(&set) < 2)
+		skip();
+	char all[256], home[256], out[256];
+	cpus_of(0, all, sizeof all);
+	struct sbx_jail *j = jail_with(no_edit);
+	sbx_jail_keep_spare(j, true);
+	sbx_stay_home(true);
+	cpus_of(0, home, sizeof home);
+	assert_string_not_equal(home, all);
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(sh(j, "grep Cpus_allowed_list /proc/self/status", out, sizeof out), 0);
+		assert_string_equal(out, all);
+	}
+	assert_true(wait_spare_ready(j));
+	children_have_cpus(home);
+	sbx_stay_home(false);
+	cpus_of(0, out, sizeof out);
+	assert_string_equal(out, all);
+	assert_int_equal(sh(j, "true", out, sizeof out), 0);
+	assert_true(wait_spare_ready(j));
+	children_have_cpus(all);
+	sbx_jail_free(j);
+	j = jail_with(deny_setting_cpus);
+	sbx_jail_keep_spare(j, true);
+	sbx_stay_home(true);
+	assert_int_equal(sh(j, "true", out, sizeof out), 0);
+	assert_true(wait_spare_ready(j));
+	children_have_cpus(all);
+	sbx_stay_home(false);
+	sbx_jail_free(j);
+}
+
 static void test_spare_is_used_and_a_dead_one_passed_over(void **state)
 {
 	(void)state;
@@ -2600,6 +2677,7 @@ int main(void)
 		cmocka_unit_test(test_write_path_through_a_link_is_refused),
 		cmocka_unit_test(test_write_path_tmp_keeps_tmp_private_and_masks),
 		cmocka_unit_test(test_spare_runs_jobs_like_a_fresh_child),
+		cmocka_unit_test(test_home_cpu_for_a_round_trip),
 		cmocka_unit_test(test_spare_is_used_and_a_dead_one_passed_over),
 		cmocka_unit_test(test_worker_code_stays_read_only_and_is_mapped_ahead),
 		cmocka_unit_test(test_no_job_to_a_child_we_do_not_hold),
