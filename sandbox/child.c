@@ -944,6 +944,7 @@ _Noreturn void child_main(const struct child_plan *p)
 	        -1; /* statics may hold what an earlier child sharing our memory left */
 	own_valid = false;
 	MARK(0);
+	home_any();         /* not the CPU our parent's thread may keep to (home.c) */
 	if (p->job_fd >= 0) /* a worker's child: not named as the worker */
 		(void)prctl(PR_SET_NAME, (unsigned long)"tc-call", 0, 0, 0);
 	for (int i = 0; i <= SBX_CGROUP_FDS; i++) /* 1 */

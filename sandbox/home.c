@@ -52,16 +52,22 @@ static void only_home(cpu_set_t *s, int cpu)
 	CPU_SET(cpu, s);
 }
 
+/* Every jail, when made: no home yet, and the CPUs its processes are to
+ * have (home_keep, home_leave), taken before any thread of ours kept to
+ * the home. */
+void home_fill(struct sbx_jail *j)
+{
+	pthread_once(&once, pick);
+	j->home_cpu = -1;
+	j->home_all = all;
+}
+
 void home_choose(struct sbx_jail *j)
 {
-	j->home_cpu = -1;
-	if (!j->may_leave_home)
+	if (!j->may_leave_home || chosen < 0)
 		return;
-	pthread_once(&once, pick);
 	j->home_cpu = chosen;
-	j->home_all = all;
-	if (chosen >= 0)
-		__atomic_store_n(&in_use, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&in_use, 1, __ATOMIC_RELEASE);
 }
 
 /* Whether the supervisor keeps to the home now (sbx_stay_home): its
@@ -82,11 +88,12 @@ static void set_cpus(const struct sbx_jail *j, bool home)
 }
 
 /* The worker, before its first child (worker.c): its children inherit
- * it. */
+ * it. A worker of a jail with no home was started by a thread that may
+ * have kept to one: it takes every CPU back. */
 void home_keep(const struct sbx_jail *j)
 {
-	if (j->home_cpu >= 0)
-		set_cpus(j, true);
+	if (j->home_cpu >= 0 || CPU_COUNT(&j->home_all))
+		set_cpus(j, j->home_cpu >= 0);
 }
 
 /* The worker, before a child: at home or not, as the request says. */
@@ -107,8 +114,10 @@ void home_leave(const struct sbx_jail *j)
 		set_cpus(j, false);
 }
 
-/* A thread of ours that should run anywhere, whatever the thread that
- * made it kept to. */
+/* A thread or a child process of ours (clone.c's, sharing or copying
+ * our memory) that should run anywhere, whatever the thread that made it
+ * kept to. A worker's child, whose memory has none of this, keeps its
+ * worker's CPUs (home_leave). */
 void home_any(void)
 {
 	if (__atomic_load_n(&in_use, __ATOMIC_ACQUIRE))

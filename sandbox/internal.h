@@ -451,6 +451,7 @@ void close_pair(int p[2]);
  * fresh child). *sent: see there. */
 int hand_over(struct sbx_child *c, const struct sbx_job *job, bool *sent);
 void spare_drop(struct sbx_jail *j);
+void home_fill(struct sbx_jail *j);
 void home_choose(struct sbx_jail *j);
 void home_keep(const struct sbx_jail *j);
 void home_leave(const struct sbx_jail *j);

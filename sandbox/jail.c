@@ -959,7 +959,7 @@ int sbx_jail_new(const struct sbx_spec *spec, const char *workspace, struct sbx_
 		rc = seccomp_build(spec, &j->bpf, &j->bpf_len, err);
 	j->tells_end = filter_lets_tell_end(spec);
 	j->may_leave_home = filter_lets_set_cpus(spec);
-	j->home_cpu = -1;
+	home_fill(j);
 	/* mounttree.c: without Landlock, the filesystem wall is a new root
 	 * of the granted paths alone, in the mount namespace (then required). */
 	if (!rc && landlock_abi() < 1 && (j->clone_ns & CLONE_NEWNS) &&

@@ -1306,11 +1306,17 @@ static void test_home_cpu_for_a_round_trip(void **state)
 	cpus_of(0, home, sizeof home);
 	assert_string_not_equal(home, all);
 	for (int i = 0; i < 3; i++) {
-		assert_int_equal(sh(j, "grep Cpus_allowed_list /proc/self/status", out, sizeof out), 0);
+		assert_int_equal(sh(j, "grep Cpus_allowed_list /proc/self/status", out, sizeof out),
+		                 0);
 		assert_string_equal(out, all);
 	}
 	assert_true(wait_spare_ready(j));
 	children_have_cpus(home);
+	/* A child of our own clone (a jail without spares) does not inherit
+	 * our thread's one CPU. */
+	assert_int_equal(sh(fx.jail, "grep Cpus_allowed_list /proc/self/status", out, sizeof out),
+	                 0);
+	assert_string_equal(out, all);
 	sbx_stay_home(false);
 	cpus_of(0, out, sizeof out);
 	assert_string_equal(out, all);
@@ -1318,9 +1324,10 @@ static void test_home_cpu_for_a_round_trip(void **state)
 	assert_true(wait_spare_ready(j));
 	children_have_cpus(all);
 	sbx_jail_free(j);
+	/* Nor does the worker of a jail with no home, started by it. */
+	sbx_stay_home(true);
 	j = jail_with(deny_setting_cpus);
 	sbx_jail_keep_spare(j, true);
-	sbx_stay_home(true);
 	assert_int_equal(sh(j, "true", out, sizeof out), 0);
 	assert_true(wait_spare_ready(j));
 	children_have_cpus(all);
