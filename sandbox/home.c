@@ -96,21 +96,25 @@ void home_keep(const struct sbx_jail *j)
 		set_cpus(j, j->home_cpu >= 0);
 }
 
+/* Whether a worker keeps to the home now (home_keep's, then the last
+ * request's); its child has its copy. */
+static bool worker_at_home = true;
+
 /* The worker, before a child: at home or not, as the request says. */
 void home_follow(const struct sbx_jail *j, bool home)
 {
-	static int at = 1; /* home_keep's */
-	if (j->home_cpu >= 0 && at != home) {
+	if (j->home_cpu >= 0 && worker_at_home != home) {
 		set_cpus(j, home);
-		at = home;
+		worker_at_home = home;
 	}
 }
 
 /* A child with its job (child.c): no system call but this one, which the
- * jail's filter lets through (may_leave_home). */
+ * jail's filter lets through (may_leave_home), and none where its worker
+ * forked it on every CPU. */
 void home_leave(const struct sbx_jail *j)
 {
-	if (j->home_cpu >= 0)
+	if (j->home_cpu >= 0 && worker_at_home)
 		set_cpus(j, false);
 }
 

@@ -809,6 +809,15 @@ static bool home_in(const char *home, const char *ws, size_t wl)
 	return strcmp(home, "/") && !strncmp(home, ws, wl) && (home[wl] == '\0' || home[wl] == '/');
 }
 
+/* Whether name is in the NULL-terminated list names (NULL: none). */
+static bool names_hold(const char *const *names, const char *name)
+{
+	for (; names && *names; names++)
+		if (!strcmp(*names, name))
+			return true;
+	return false;
+}
+
 /* Whether a builtin under spec may tell its end (child.c, tell_end): the
  * profile's filter does not kill it for the calls that takes (a refusal
  * only loses what it tells: its end is then its exit). */
@@ -817,19 +826,10 @@ static bool filter_lets_tell_end(const struct sbx_spec *spec)
 	static const char *const used[] = { "close", "getrusage", "sendto" };
 	if (spec->seccomp_default == SBX_ACT_KILL)
 		return false;
-	for (const char *const *k = spec->seccomp_kill; k && *k; k++)
-		for (size_t i = 0; i < sizeof used / sizeof *used; i++)
-			if (!strcmp(*k, used[i]))
-				return false;
+	for (size_t i = 0; i < sizeof used / sizeof *used; i++)
+		if (names_hold(spec->seccomp_kill, used[i]))
+			return false;
 	return true;
-}
-
-static bool names_hold(const char *const *names, const char *name)
-{
-	for (; names && *names; names++)
-		if (!strcmp(*names, name))
-			return true;
-	return false;
 }
 
 /* Whether a child under spec may give itself its CPUs back (home.c): the

@@ -144,7 +144,7 @@ struct tc_supervisor {
 	size_t queue_len;
 	unsigned slots_used;   /* running calls' and parked children's */
 	struct parked *parked; /* children of answered calls, exiting (pipeline.c) */
-	unsigned n_parked;
+	unsigned n_parked;     /* of slots_used, the parked children's */
 	uint64_t next_id;
 	struct tc_session *sessions; /* tc_session_new's, not yet freed */
 	uint64_t next_session;

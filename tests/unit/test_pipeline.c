@@ -416,17 +416,24 @@ static int64_t num(const struct tc_result *r, const char *key)
 	return json_integer_value(json_object_get(r->canonical, key));
 }
 
-static void test_single_slot_runs_calls_one_after_another(void **state)
+/* Two sleeper calls of 200 ms submitted together (slots 0 and 1), both
+ * waited for and succeeded. */
+static void two_sleepers(struct fx *f)
 {
-	struct fx *f = *state;
-	need_sandbox();
-	fx_start(f, "{\"limits\": {\"max_concurrent\": 1}}");
 	submit(f, 0, "sleeper", "{\"ms\": 200}");
 	submit(f, 1, "sleeper", "{\"ms\": 200}");
 	wait_for(f, 0, 20000);
 	wait_for(f, 1, 20000);
 	assert_status(f->got[0].r, TC_STATUS_OK);
 	assert_status(f->got[1].r, TC_STATUS_OK);
+}
+
+static void test_single_slot_runs_calls_one_after_another(void **state)
+{
+	struct fx *f = *state;
+	need_sandbox();
+	fx_start(f, "{\"limits\": {\"max_concurrent\": 1}}");
+	two_sleepers(f);
 	assert_true(num(f->got[1].r, "start_us") >= num(f->got[0].r, "end_us"));
 	assert_true(f->got[1].r->duration_ms >= 390);
 }
@@ -958,12 +965,7 @@ static void test_spares_keep_a_lone_call_on_one_cpu(void **state)
 		assert_int_equal(sched_getaffinity(0, sizeof set, &set), 0);
 		assert_int_equal(CPU_COUNT(&set), 1);
 	}
-	submit(f, 0, "sleeper", "{\"ms\": 200}");
-	submit(f, 1, "sleeper", "{\"ms\": 200}");
-	wait_for(f, 0, 20000);
-	wait_for(f, 1, 20000);
-	assert_status(f->got[0].r, TC_STATUS_OK);
-	assert_status(f->got[1].r, TC_STATUS_OK);
+	two_sleepers(f);
 	assert_int_equal(sched_getaffinity(0, sizeof set, &set), 0);
 	assert_int_equal(CPU_COUNT(&set), all);
 }

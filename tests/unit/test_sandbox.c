@@ -1279,6 +1279,21 @@ static void children_have_cpus(const char *cpus)
 	}
 }
 
+/* The CPUs a job of j's process has, as cpus_of gives them. */
+static void job_cpus(struct sbx_jail *j, char *out, size_t len)
+{
+	assert_int_equal(sh(j, "grep Cpus_allowed_list /proc/self/status", out, len), 0);
+}
+
+/* After a job of j, its next spare (and the worker) have cpus. */
+static void next_spare_has_cpus(struct sbx_jail *j, const char *cpus)
+{
+	char out[64];
+	assert_int_equal(sh(j, "true", out, sizeof out), 0);
+	assert_true(wait_spare_ready(j));
+	children_have_cpus(cpus);
+}
+
 static void deny_setting_cpus(struct sbx_spec *s)
 {
 	static const char *const deny[] = { "sched_setaffinity", NULL };
@@ -1306,31 +1321,25 @@ static void test_home_cpu_for_a_round_trip(void **state)
 	cpus_of(0, home, sizeof home);
 	assert_string_not_equal(home, all);
 	for (int i = 0; i < 3; i++) {
-		assert_int_equal(sh(j, "grep Cpus_allowed_list /proc/self/status", out, sizeof out),
-		                 0);
+		job_cpus(j, out, sizeof out);
 		assert_string_equal(out, all);
 	}
 	assert_true(wait_spare_ready(j));
 	children_have_cpus(home);
 	/* A child of our own clone (a jail without spares) does not inherit
 	 * our thread's one CPU. */
-	assert_int_equal(sh(fx.jail, "grep Cpus_allowed_list /proc/self/status", out, sizeof out),
-	                 0);
+	job_cpus(fx.jail, out, sizeof out);
 	assert_string_equal(out, all);
 	sbx_stay_home(false);
 	cpus_of(0, out, sizeof out);
 	assert_string_equal(out, all);
-	assert_int_equal(sh(j, "true", out, sizeof out), 0);
-	assert_true(wait_spare_ready(j));
-	children_have_cpus(all);
+	next_spare_has_cpus(j, all);
 	sbx_jail_free(j);
 	/* Nor does the worker of a jail with no home, started by it. */
 	sbx_stay_home(true);
 	j = jail_with(deny_setting_cpus);
 	sbx_jail_keep_spare(j, true);
-	assert_int_equal(sh(j, "true", out, sizeof out), 0);
-	assert_true(wait_spare_ready(j));
-	children_have_cpus(all);
+	next_spare_has_cpus(j, all);
 	sbx_stay_home(false);
 	sbx_jail_free(j);
 }
