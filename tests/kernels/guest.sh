@@ -118,6 +118,11 @@ phase_tests() { # phase
 	# toolcage's own (sandbox/sigwall.c), with this kernel's seccomp
 	# listener and pidfds; the escape suite's quick set under it.
 	wants nons && run_test "$1" nons bash tests/sim/run.sh --envs container-default --escape quick
+	# How the kernel loads the static program (on a 2 MiB boundary or
+	# not) and whether its huge pages take the worker's copy of the code:
+	# checked from outside, in the worker's and a spare's smaps. As root
+	# only (a worker is not dumpable to another user).
+	wants workers && [ "$1" = root ] && run_test "$1" workers sh tests/integration/worker_huge_code.sh
 }
 
 for phase in $PHASES; do
