@@ -846,9 +846,12 @@ static void tell_end(int rc)
 		e.max_rss_kb = (uint64_t)(self.ru_maxrss > kids.ru_maxrss ? self.ru_maxrss :
 		                                                            kids.ru_maxrss);
 	}
-	close(STDOUT_FILENO);
-	close(STDERR_FILENO);
-	close(CHILD_FD_RESULT);
+	/* The three in one system call: each close wakes the supervisor,
+	 * which, on the CPU we share while calls come one at a time (home.c),
+	 * runs before we go on. */
+	if (syscall(SYS_close_range, CHILD_FD_STDOUT, CHILD_FD_RESULT, 0) < 0)
+		for (int fd = CHILD_FD_STDOUT; fd <= CHILD_FD_RESULT; fd++)
+			close(fd);
 	(void)!send(job_fd, &e, sizeof e, MSG_NOSIGNAL);
 }
 

@@ -823,7 +823,7 @@ static bool names_hold(const char *const *names, const char *name)
  * only loses what it tells: its end is then its exit). */
 static bool filter_lets_tell_end(const struct sbx_spec *spec)
 {
-	static const char *const used[] = { "close", "getrusage", "sendto" };
+	static const char *const used[] = { "close", "close_range", "getrusage", "sendto" };
 	if (spec->seccomp_default == SBX_ACT_KILL)
 		return false;
 	for (size_t i = 0; i < sizeof used / sizeof *used; i++)

@@ -1678,6 +1678,41 @@ static void test_builtin_end_told_is_done_before_the_exit(void **state)
 	sbx_jail_free(j);
 }
 
+/* A profile whose filter kills a system call the end is told with (but
+ * sendto, which every worker's child needs to take its job): the
+ * builtin does not tell it (it would die of SIGSYS after its work, its
+ * outcome a seccomp kill); its end is its exit, as for any child. */
+static const char *end_call_killed[2];
+static void edit_kill_end_call(struct sbx_spec *s)
+{
+	s->seccomp_kill = end_call_killed;
+}
+
+static void test_builtin_end_not_told_where_the_filter_kills_its_calls(void **state)
+{
+	(void)state;
+	need_sandbox();
+	static const char *const calls[] = { "close_range", "getrusage" };
+	for (size_t i = 0; i < sizeof calls / sizeof *calls; i++) {
+		end_call_killed[0] = calls[i];
+		struct sbx_jail *j = jail_with(edit_kill_end_call);
+		struct sbx_job job = { .fn = fn_exits_slowly,
+			               .fn_data = "x",
+			               .fn_len = 1,
+			               .result_pipe = true,
+			               .end_early = true };
+		struct sbx_child *c = spawn(j, &job);
+		step_until_done(c);
+		const struct sbx_outcome *o = sbx_child_outcome(c);
+		assert_int_equal(o->signal, 0);
+		assert_int_equal(o->killed_by, SBX_KILLED_NONE);
+		assert_int_equal(o->exit_code, 5);
+		assert_int_equal(o->result_len, 7);
+		sbx_child_free(c);
+		sbx_jail_free(j);
+	}
+}
+
 /* An end told early by a builtin that goes on: the call is answered, and
  * the builtin is killed then; nothing it would do later happens. */
 static void test_builtin_end_told_then_running_on_is_killed(void **state)
@@ -2702,6 +2737,7 @@ int main(void)
 		cmocka_unit_test(test_builtin_gets_the_profile_environment),
 		cmocka_unit_test(test_builtin_with_data_runs_in_a_spare),
 		cmocka_unit_test(test_builtin_end_told_is_done_before_the_exit),
+		cmocka_unit_test(test_builtin_end_not_told_where_the_filter_kills_its_calls),
 		cmocka_unit_test(test_builtin_end_told_then_running_on_is_killed),
 		cmocka_unit_test(test_builtin_end_told_with_a_process_left_waits),
 		cmocka_unit_test(test_builtin_end_told_before_its_result_ends),
