@@ -1640,6 +1640,14 @@ static int fn_tells_garbage(void *arg)
 	return send(sock, junk, n, MSG_NOSIGNAL) == (ssize_t)n ? 0 : 21;
 }
 
+/* A builtin's job with a result pipe, which may tell its end. */
+static struct sbx_job told_job(sbx_fn fn)
+{
+	return (struct sbx_job){
+		.fn = fn, .fn_data = "x", .fn_len = 1, .result_pipe = true, .end_early = true
+	};
+}
+
 /* A builtin's outcome comes from the end it tells, before the exit is
  * reaped (an address space of 64 MiB takes a while to go), and is what
  * the exit says otherwise: its status, its result, no kill reported. */
@@ -1650,11 +1658,7 @@ static void test_builtin_end_told_is_done_before_the_exit(void **state)
 	struct sbx_jail *j = jail_with(no_edit);
 	int early = 0;
 	for (int i = 0; i < 5; i++) {
-		struct sbx_job job = { .fn = fn_exits_slowly,
-			               .fn_data = "x",
-			               .fn_len = 1,
-			               .result_pipe = true,
-			               .end_early = true };
+		struct sbx_job job = told_job(fn_exits_slowly);
 		struct sbx_child *c = spawn(j, &job);
 		early += step_until_done(c);
 		const struct sbx_outcome *o = sbx_child_outcome(c);
@@ -1696,11 +1700,7 @@ static void test_builtin_end_not_told_where_the_filter_kills_its_calls(void **st
 	for (size_t i = 0; i < sizeof calls / sizeof *calls; i++) {
 		end_call_killed[0] = calls[i];
 		struct sbx_jail *j = jail_with(edit_kill_end_call);
-		struct sbx_job job = { .fn = fn_exits_slowly,
-			               .fn_data = "x",
-			               .fn_len = 1,
-			               .result_pipe = true,
-			               .end_early = true };
+		struct sbx_job job = told_job(fn_exits_slowly);
 		struct sbx_child *c = spawn(j, &job);
 		step_until_done(c);
 		const struct sbx_outcome *o = sbx_child_outcome(c);
@@ -1889,11 +1889,7 @@ static void test_builtin_end_told_before_its_result_ends(void **state)
 	(void)state;
 	need_sandbox();
 	struct sbx_jail *j = jail_with(no_edit);
-	struct sbx_job job = { .fn = fn_tells_end_before_its_result_ends,
-		               .fn_data = "x",
-		               .fn_len = 1,
-		               .result_pipe = true,
-		               .end_early = true };
+	struct sbx_job job = told_job(fn_tells_end_before_its_result_ends);
 	struct sbx_child *c = spawn(j, &job);
 	(void)step_until_done(c);
 	const struct sbx_outcome *o = sbx_child_outcome(c);
@@ -1913,11 +1909,7 @@ static void test_builtin_end_dribbled_then_told_again(void **state)
 	(void)state;
 	need_sandbox();
 	struct sbx_jail *j = jail_with(no_edit);
-	struct sbx_job job = { .fn = fn_tells_end_dribbled_twice,
-		               .fn_data = "x",
-		               .fn_len = 1,
-		               .result_pipe = true,
-		               .end_early = true };
+	struct sbx_job job = told_job(fn_tells_end_dribbled_twice);
 	struct sbx_child *c = spawn(j, &job);
 	assert_true(step_until_done(c)); /* it pauses until killed */
 	const struct sbx_outcome *o = sbx_child_outcome(c);
