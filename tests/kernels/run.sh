@@ -20,9 +20,9 @@
 #   bash tests/kernels/run.sh [--kernels "stock newest"] [--phases "root delegated"]
 #                             [--only "check escape cgroup nons workers"] [--escape-args "..."]
 #   (nons, not run by default: tests/sim/run.sh's container-default, every
-#   namespace refused, on the guest's own kernel and Landlock; workers,
-#   as root only: where the kernel loads the static program and whether a
-#   worker's code goes into huge pages there)
+#   namespace refused, on the guest's own kernel and Landlock. workers, run
+#   by default, as root only: where the kernel loads the static program
+#   and whether a worker's code goes into huge pages there)
 #                             [--quick]   (the escape suite's kernel-dependent rows only)
 #
 # No KVM here: qemu emulates the CPU (TCG), which is slow (docs/security.md
