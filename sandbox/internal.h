@@ -133,9 +133,18 @@ struct sbx_jail {
 	/* With a mount namespace every mount is made read-only (Landlock has
 	 * no right for chmod, utimes or xattrs); these stay writable. */
 	char **rw_paths; /* NULL-terminated: the workspace, write paths */
-	/* Hidden paths: masked by mounts when the child surely has its own
-	 * mount namespace (mask.c), else left out of the Landlock rules. */
+	/* Hidden paths: left out of the Landlock rules, and masked by mounts
+	 * too when the child surely has its own mount namespace (mask.c). */
 	bool mask_hidden;
+	/* With masks too, the directories that hold hidden paths are granted
+	 * entry by entry, as without them: Landlock's rules name inodes, so a
+	 * secret the host replaces while a call runs (which takes the mask
+	 * off it in every namespace) has no rule. Their rules come last,
+	 * from ll_expand_from on, made again when the masks are (landlock.c). */
+	char **ll_roots; /* those directories, NULL-terminated */
+	uint64_t *ll_root_access;
+	int n_ll_roots, ll_expand_from;
+	bool ll_stale;          /* a refresh failed: try again at the next spawn */
 	char **hidden;          /* the profile's globs, NULL-terminated */
 	struct sbx_mask *masks; /* what they match now */
 	int n_masks;
@@ -624,6 +633,7 @@ int sigwall_serve(int fd, pid_t pgid, int budget, int *served);
 /* Prepares the jail's rules (j->landlock false when Landlock is not
  * available and optional). */
 int landlock_build(const struct sbx_spec *spec, struct sbx_jail *jail, struct sbx_error *err);
+int landlock_refresh(struct sbx_jail *jail, struct sbx_error *err);
 void landlock_release(struct sbx_jail *jail);
 /* In the child: the ruleset from the prepared rules plus the fresh mounts.
  * Returns its fd or -errno. Async-signal-safe. */

@@ -8,9 +8,12 @@
  * Landlock only adds access, it cannot carve a hole out of a granted tree.
  * To hide a secret inside a readable system dir (/etc/shadow is readable by
  * its owner, root, even without capabilities) a child with a mount
- * namespace gets the secret covered by a mount (mask.c); without one, the
- * dir is granted entry by entry instead, skipping the hidden ones (see
- * add_tree).
+ * namespace gets the secret covered by a mount (mask.c), and the dir is
+ * granted entry by entry as well, skipping the hidden ones (see add_tree):
+ * a mount covers a name, and the host can take it off (renaming a new
+ * /etc/shadow over the old one, as passwd does, detaches every mount on
+ * the old one, in every namespace), while a rule names an inode, so the
+ * new file has none. Without a mount namespace, the rules alone.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -95,6 +98,10 @@ struct ll_ctx {
 	uint64_t handled;
 	const char *const *hidden;
 	struct sbx_error *err;
+	/* Masks cover the hidden paths too: a dir granted entry by entry may
+	 * be listed (a hidden dir inherits the listing, and its mask lists
+	 * empty); and defer: dirs to grant so are kept for the end (roots). */
+	bool masked, defer;
 };
 
 /* Keeps fd (taken) as a rule for the children to add. is_dir: 1 yes, 0 no,
@@ -208,6 +215,27 @@ static bool link_leads_to_hidden(struct ll_ctx *c, const char *path)
 	return !realpath(path, real) || hidden_relation(c, real) != 0;
 }
 
+/* A dir holding hidden paths, to be granted entry by entry at the end. */
+static int add_root(struct ll_ctx *c, const char *path, uint64_t access)
+{
+	struct sbx_jail *j = c->j;
+	char **roots = realloc(j->ll_roots, (size_t)(j->n_ll_roots + 2) * sizeof *roots);
+	if (roots)
+		j->ll_roots = roots;
+	uint64_t *acc = roots ?
+	        realloc(j->ll_root_access, (size_t)(j->n_ll_roots + 1) * sizeof *acc) :
+	        NULL;
+	if (acc)
+		j->ll_root_access = acc;
+	char *p = acc ? strdup(path) : NULL;
+	if (!p)
+		return sbx_err(c->err, ENOMEM, "landlock rules");
+	j->ll_root_access[j->n_ll_roots] = access;
+	j->ll_roots[j->n_ll_roots++] = p;
+	j->ll_roots[j->n_ll_roots] = NULL;
+	return 0;
+}
+
 /* Grants a directory holding hidden paths entry by entry. Entries are
  * opened relative to the directory and typed by d_type: this runs for every
  * jail (every `toolcage exec`), over ~150 entries of /etc. */
@@ -216,9 +244,11 @@ static int add_dir_entries(struct ll_ctx *c, const char *path, uint64_t access, 
 	/* The dir itself gets no rule: any right on it would be inherited by
 	 * the hidden entries too (even listing would name what a hidden
 	 * directory holds). So it cannot be listed; its other entries can be
-	 * opened by name. */
-	int rc = 0;
-	int dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	 * opened by name. Where masks cover the hidden paths, it may be
+	 * listed: a masked directory lists empty, a masked file lists as a
+	 * name, and no rule lets either be read. */
+	int rc = c->masked && (access & FS_READ_DIR) ? add_path(c, path, FS_READ_DIR) : 0;
+	int dfd = rc ? -1 : open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
 	if (!d) {
 		if (dfd >= 0)
@@ -268,9 +298,23 @@ static int add_tree(struct ll_ctx *c, const char *path, uint64_t access, int dep
 	if (c->hidden && lstat(path, &st) == 0 && S_ISLNK(st.st_mode) &&
 	    link_leads_to_hidden(c, path))
 		return 0;
+	if (rel == 2 && c->defer && depth == 0)
+		return add_root(c, path, access);
 	if (rel == 2)
 		return add_dir_entries(c, path, access, depth);
 	return add_path(c, path, access);
+}
+
+/* Grants the deferred dirs entry by entry, their rules from
+ * ll_expand_from on. */
+static int expand_roots(struct ll_ctx *c)
+{
+	struct sbx_jail *j = c->j;
+	j->ll_expand_from = j->n_rules;
+	int rc = 0;
+	for (int i = 0; i < j->n_ll_roots && !rc; i++)
+		rc = add_dir_entries(c, j->ll_roots[i], j->ll_root_access[i], 0);
+	return rc;
 }
 
 static int add_list(struct ll_ctx *c, const char *const *paths, uint64_t access,
@@ -434,8 +478,7 @@ int landlock_build(const struct sbx_spec *spec, struct sbx_jail *j, struct sbx_e
 			               spec->write_paths[i], spec->name);
 	if (abi < 1)
 		return without_landlock(spec, j, err);
-	if (j->mask_hidden)
-		c.hidden = NULL; /* mounts cover them (mask.c) */
+	c.masked = c.defer = j->mask_hidden; /* mounts cover them too (mask.c) */
 	struct ll_ruleset_attr attr = { 0 };
 	size_t size;
 	int rc = negotiate(spec, abi, &attr, &size, j, err);
@@ -455,10 +498,35 @@ int landlock_build(const struct sbx_spec *spec, struct sbx_jail *j, struct sbx_e
 			rc = add_tree(&c, exec[i], FS_READ | FS_EXECUTE, 0);
 	if (!rc)
 		rc = add_fixed_rules(&c, spec, j);
+	c.defer = false;
+	if (!rc)
+		rc = expand_roots(&c);
 	if (rc)
 		return rc;
 	j->landlock = true;
 	return 0;
+}
+
+/* After the masks were made again (mask_refresh: a directory they were
+ * matched in changed), the rules of the dirs granted entry by entry are
+ * too: a file the host replaced there is a new inode, which the old rules
+ * do not name (so a call could not read a new /etc/passwd), and a new
+ * secret must not get one. */
+int landlock_refresh(struct sbx_jail *j, struct sbx_error *err)
+{
+	if (!j->landlock || !j->n_ll_roots)
+		return 0;
+	for (int i = j->ll_expand_from; i < j->n_rules; i++)
+		close(j->rule_fds[i]);
+	j->n_rules = j->ll_expand_from;
+	struct ll_ctx c = { .j = j,
+		            .handled = j->ll_attr[0],
+		            .hidden = (const char *const *)j->hidden,
+		            .err = err,
+		            .masked = true };
+	int rc = expand_roots(&c);
+	j->ll_stale = rc < 0; /* fewer rules meanwhile: nothing more granted */
+	return rc;
 }
 
 void landlock_release(struct sbx_jail *j)
@@ -468,6 +536,13 @@ void landlock_release(struct sbx_jail *j)
 	free(j->rule_fds);
 	free(j->rule_access);
 	free(j->ports);
+	for (int i = 0; i < j->n_ll_roots; i++)
+		free(j->ll_roots[i]);
+	free(j->ll_roots);
+	free(j->ll_root_access);
+	j->ll_roots = NULL;
+	j->ll_root_access = NULL;
+	j->n_ll_roots = 0;
 	j->rule_fds = NULL;
 	j->rule_access = NULL;
 	j->ports = NULL;

@@ -6,10 +6,11 @@
  * child has a mount namespace of its own, each hidden path that exists is
  * covered by an empty, mode-0000, read-only bind mount: the name stays, the
  * content is gone for every uid without CAP_DAC_OVERRIDE, and nothing the
- * tool can do (no capabilities, no mount system calls) uncovers it. Landlock
- * then grants the system dirs whole, a handful of rules instead of one per
- * entry of /etc (landlock.c still expands entry by entry for jails without
- * a mount namespace).
+ * tool can do (no capabilities, no mount system calls) uncovers it. The
+ * host can: a new file renamed over a hidden path (passwd replacing
+ * /etc/shadow) takes the mounts on the old one off in every namespace. So
+ * Landlock leaves the hidden paths out too, granting the dirs that hold
+ * them entry by entry (landlock.c), made again whenever the masks are.
  *
  * The parent expands the globs once per jail and records every directory it
  * had to look into; before each spawn it stats those again and expands

@@ -455,13 +455,18 @@ int sbx_spawn(struct sbx_jail *j, const struct sbx_job *job, struct sbx_child **
 	int rc = j->mask_hidden ? mask_refresh(j, err) : 0;
 	if (rc < 0)
 		return rc;
-	bool stale = rc > 0; /* the masks of the spare and the worker */
+	/* The masks of the spare and the worker, and the Landlock rules of
+	 * the dirs that hold hidden paths (made again with them, or again
+	 * after a refresh that failed). */
+	bool stale = rc > 0 || j->ll_stale;
 	if (j->n_prot_ro && protect_refresh(j))
 		stale = true; /* or their protected paths */
 	if (stale) {
 		spare_drop(j);
 		zygote_retire(j);
 	}
+	if ((rc > 0 || j->ll_stale) && (rc = landlock_refresh(j, err)) < 0)
+		return rc;
 	if (j->spare && !job->fn_arg && check_cwd(j, job->cwd, err) == 0) {
 		struct sbx_child *c = j->spare;
 		j->spare = NULL;

@@ -242,6 +242,9 @@ int jail_unpack(const char *buf, size_t len, const int *fds, int nfds, struct sb
 		if (!strncmp(*e, "PATH=", 5))
 			j->path = *e + 5;
 	j->hidden = NULL;
+	j->ll_roots = NULL;
+	j->ll_root_access = NULL;
+	j->n_ll_roots = 0;
 	j->watch = NULL;
 	j->n_watch = 0;
 	j->spare = NULL;

@@ -10,6 +10,8 @@
  *
  *   fs read LABEL PATH         read a file, or list a directory (any entry
  *                              but . and .. counts: the runner plants one)
+ *   fs read_swapped LABEL FILE MS  read FILE again and again for MS ms while
+ *                              the runner renames a new copy over it
  *   fs create LABEL DIR MARK   create DIR/tc-escape-MARK (removed again)
  *   fs open_write LABEL FILE   open an existing file for writing (no write)
  *   fs truncate LABEL FILE     truncate(FILE, its own size): no change
@@ -67,6 +69,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/xattr.h>
+#include <time.h>
 #include "verdict.h"
 
 static void do_read(const char *a, int argc, char **argv)
@@ -102,6 +105,34 @@ static void do_read(const char *a, int argc, char **argv)
 		BLOCKED(a, "opened %s, read: %s", path, errname(errno));
 	/* An empty file could be an empty placeholder view: fine. */
 	BLOCKED(a, "opened %s but it reads empty", path);
+}
+
+/* A hidden path the host replaces while the tool runs (the runner renames
+ * a new copy over it every 100 ms, as passwd replaces /etc/shadow): a
+ * rename over a mount point takes the mounts on it off in every
+ * namespace, so a mask alone would leave the new file open. Tries for ms
+ * milliseconds; one read of any byte is the escape. */
+static void do_read_swapped(const char *a, int argc, char **argv)
+{
+	const char *path = arg_str(a, argc, argv, 2);
+	int ms = (int)arg_long(a, arg_str(a, argc, argv, 3)), tries = 0, last = 0;
+	char buf[64];
+	struct timespec t0, t;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		tries++;
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf) : -1;
+		last = fd < 0 || n < 0 ? errno : 0;
+		if (fd >= 0)
+			close(fd);
+		if (n > 0)
+			ESCAPED(a, "read %zd bytes of %s on try %d", n, path, tries);
+		usleep(20000);
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 < ms);
+	BLOCKED(a, "%d tries in %d ms, the last: %s", tries, ms,
+	        last ? errname(last) : "opened, read empty");
 }
 
 static void do_create(const char *a, int argc, char **argv)
@@ -423,6 +454,7 @@ int main(int argc, char **argv)
 		{ "watch", do_watch },
 		{ "lease", do_lease },
 		{ "dnotify", do_dnotify },
+		{ "read_swapped", do_read_swapped },
 	};
 	LABELED(t);
 }

@@ -83,6 +83,9 @@ if [ "$(id -u)" = 0 ]; then IDS=${IDS:-"root nobody"}; else IDS=${IDS:-"user"}; 
 #   made    while the tool runs, a host process makes files in @OUT every
 #           100 ms, named with a token the tool is not told; afterwards the
 #           token must not be in the tool's output (a watch names them)
+#   swap    while the tool runs, a host process renames a new copy of the
+#           planted SSH host key over it every 100 ms (as passwd replaces
+#           /etc/shadow; as root, where the runner planted the key)
 #   ping    widen net.ipv4.ping_group_range for this run only (as root), as
 #           many distributions ship it, so that only the sandbox can refuse
 #           a ping socket; restored right after
@@ -198,6 +201,7 @@ read_gshadow        B  B  B   B   -            fs read read_gshadow /etc/gshadow
 read_sudoers        B  B  B   B   -            fs read read_sudoers /etc/sudoers
 read_sudoers_d      B  B  B   B   -            fs read read_sudoers_d /etc/sudoers.d
 read_ssh_host_key   B  B  B   B   -            fs read read_ssh_host_key /etc/ssh/ssh_host_tcescape_key
+read_swapped_key    B  B  B   B   swap         fs read_swapped read_swapped_key /etc/ssh/ssh_host_tcescape_key 1500
 read_host_tmp       B  B  B   B   -            fs read read_host_tmp /tmp/@HOSTCANARY
 read_outside        B  B  B   B   -            fs read read_outside @OUT/secret.txt
 read_dotdot         B  B  B   B   -            fs read read_dotdot ../outside/secret.txt
@@ -443,6 +447,7 @@ plant() { # path [dir] — create a canary if nothing is there; removed at exit
 
 RUN_TAG=$$
 HOSTCANARY=tc-escape-host-$RUN_TAG
+SWAPKEY=""
 SECRET=tcsecret$RUN_TAG$RANDOM$RANDOM
 DISK=$(awk '$2 == "/" { print $1 }' /proc/mounts | head -1)
 case $DISK in /dev/*) ;; *) DISK=/dev/vda ;; esac
@@ -462,6 +467,12 @@ setup_host() {
 		plant /etc/sudoers
 		plant /etc/sudoers.d dir
 		plant /etc/ssh/ssh_host_tcescape_key
+		# The key the swap flag replaces, and its copy on the way.
+		case " $PLANTED " in *" /etc/ssh/ssh_host_tcescape_key "*)
+			SWAPKEY=/etc/ssh/ssh_host_tcescape_key
+			PLANTED="$PLANTED $SWAPKEY.tcswap"
+			ledger_add "$SWAPKEY.tcswap" ;;
+		esac
 	fi
 }
 
@@ -804,6 +815,15 @@ run_attack() { # id profile attack expect flags cmd...
 		 done) &
 		maker=$! ;;
 	esac
+	local swapper=""
+	case ",$flags," in *,swap,*)
+		[ -n "$SWAPKEY" ] && { (end=$(($(date +%s) + HANG_S))
+		 while [ "$(date +%s)" -lt $end ]; do
+			echo "tc-escape canary" > "$SWAPKEY.tcswap" && chmod 0640 "$SWAPKEY.tcswap" &&
+				mv -f "$SWAPKEY.tcswap" "$SWAPKEY"; sleep 0.1
+		 done) &
+		swapper=$!; } ;;
+	esac
 	local nullctime=""
 	case ",$flags," in *,nullmeta,*) nullctime=$(stat -c %z /dev/null) ;; esac
 	t0=$(now_ms)
@@ -859,6 +879,10 @@ run_attack() { # id profile attack expect flags cmd...
 
 	if [ -n "$nullctime" ] && [ "$(stat -c %z /dev/null)" != "$nullctime" ]; then
 		outside="fail:the host's /dev/null was changed (ctime $nullctime, now $(stat -c %z /dev/null))"
+	fi
+	if [ -n "$swapper" ]; then
+		kill "$swapper" 2>/dev/null; wait "$swapper" 2>/dev/null
+		rm -f "$SWAPKEY.tcswap"
 	fi
 	if [ -n "$maker" ]; then
 		kill "$maker" 2>/dev/null; wait "$maker" 2>/dev/null
@@ -1078,6 +1102,7 @@ self_test() {
 		check escaped root "read $p" $E/fs read r "$p"
 	done
 	check blocked root "read /nonexistent (the negative)" $E/fs read r /tc-escape-nonexistent
+	[ -n "$SWAPKEY" ] && check escaped root read_swapped_key $E/fs read_swapped x "$SWAPKEY" 200
 	reset_canaries root
 	for op in truncate chmod utimes setxattr rename unlink; do
 		check escaped root "$op outside" $E/fs $op x "$T/root/outside/canary"

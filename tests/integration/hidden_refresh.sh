@@ -1,0 +1,49 @@
+#!/bin/sh
+# hidden_refresh.sh — the directories that hold hidden paths (/etc) are
+# granted to Landlock entry by entry, rules that name inodes. One
+# supervisor (replay) runs two calls while the host renames a new copy
+# over a file of /etc between them, as resolvconf and useradd do: the
+# first call reads the old copy and then, once it is replaced, nothing
+# (the new inode has no rule in a jail made before it); the second reads
+# the new copy, since the rules are made again when /etc changed.
+# As root only (it writes /etc). Exit 0 pass, 77 skip (the reason is the
+# last line), 1 fail.
+set -u
+TC=${TOOLCAGE:?}
+[ "$(id -u)" = 0 ] || { echo "skip: root is needed to plant a file in /etc"; exit 77; }
+command -v python3 >/dev/null 2>&1 || { echo "skip: python3 is needed"; exit 77; }
+"$TC" exec --profile read-only -- /bin/true 2>/dev/null ||
+	{ echo "skip: the sandbox cannot be set up here"; exit 77; }
+tmp=$(mktemp -d /tmp/tc-hrefresh.XXXXXX) || exit 1
+f=/etc/tc-hidden-refresh-$$
+trap 'rm -rf "$tmp" "$f" "$f.new"' EXIT INT TERM
+XDG_CONFIG_HOME=$tmp/xdg
+export XDG_CONFIG_HOME
+mkdir -p "$tmp/ws"
+printf 'OLD-COPY\n' > "$f"
+chmod 0644 "$f"
+cat > "$tmp/calls.jsonl" <<EOF
+{"name":"run_command","arguments":{"argv":["/bin/sh","-c","cat $f; sleep 2; cat $f; echo end"]},"approve":true}
+{"name":"run_command","arguments":{"argv":["/bin/sh","-c","cat $f"]},"approve":true}
+EOF
+(sleep 1; printf 'NEW-COPY\n' > "$f.new"; chmod 0644 "$f.new"; mv -f "$f.new" "$f") &
+(cd "$tmp/ws" && "$TC" replay --json "$tmp/calls.jsonl") > "$tmp/out.jsonl" 2> "$tmp/err"
+wait
+python3 - "$tmp/out.jsonl" <<'EOF'
+import json, sys
+calls = [json.loads(l) for l in open(sys.argv[1]) if l.startswith('{"call"')]
+if len(calls) != 2:
+    print("FAIL two calls answered, got %d" % len(calls)); sys.exit(1)
+fails = 0
+def check(what, ok, got):
+    global fails
+    print(("ok   " if ok else "FAIL ") + what + ("" if ok else ": " + got))
+    fails += not ok
+c1 = calls[0]["canonical"]; c2 = calls[1]["canonical"]
+check("call 1 read the copy there when it started", c1["stdout"] == "OLD-COPY\nend\n", repr(c1["stdout"]))
+check("call 1 could not read the copy the host renamed in while it ran",
+      "Permission denied" in c1["stderr"], repr(c1["stderr"]))
+check("call 2 reads the new copy (the rules made again)", c2["stdout"] == "NEW-COPY\n",
+      repr(c2["stdout"]) + " " + repr(c2["stderr"]))
+sys.exit(1 if fails else 0)
+EOF
