@@ -35,6 +35,8 @@ struct call_policy {
 	struct loop_timer *timer;          /* the approval's timeout */
 	struct approval_pending *approval; /* the channel's question (approval.c) */
 	char *ask_reason;                  /* why an approval was asked, or NULL */
+	char ask_check[32];                /* the gate check that asked ("rules",
+	                                    * "policy" ...), or "" */
 	char *command;                     /* what a command grant would cover, or NULL */
 	uint64_t approval_token;           /* a once-approval bound to args (gate) */
 	struct net_ask *net_asks;          /* unlisted names put to the approver: the

@@ -114,6 +114,33 @@ static bool nobody_to_ask(const char *who)
 	return !strncmp(who, "no approver", 11) || !strncmp(who, "no terminal", 11);
 }
 
+/* What in toolcage.json would let c through without a question, into
+ * buf: the first check that asked is the one to change. An allow rule is
+ * no answer to a level that asks (docs/config.md, "How a call is
+ * authorized"), so it is never the advice for one. */
+static void config_fix(const struct call *c, char *buf, size_t size)
+{
+	const char *rn = tc_risk_name(c->tool->risk);
+	bool level_asks = c->sup->cfg->policy.levels[c->tool->risk] == GATE_ASK;
+	if (!strcmp(c->policy.ask_check, "rules") && level_asks)
+		snprintf(buf, size,
+		         "or, in toolcage.json, remove or narrow the ask rule named above and "
+		         "set policy.levels.%s to \"allow\"",
+		         rn);
+	else if (!strcmp(c->policy.ask_check, "rules"))
+		snprintf(buf, size,
+		         "or, in toolcage.json, remove or narrow the ask rule named above");
+	else if (!strcmp(c->policy.ask_check, "policy") && level_asks &&
+	         c->tool->risk != TC_RISK_NETWORK && !c->tool->url_arg)
+		snprintf(buf, size,
+		         "or, in toolcage.json, set policy.levels.%s to \"allow\", with ask "
+		         "rules for the %s calls that should still be asked about (an allow "
+		         "rule alone does not stop the question)",
+		         rn, rn);
+	else
+		snprintf(buf, size, "or change toolcage.json as the reason above says");
+}
+
 static void decide(struct call *c, enum tc_approval d, const char *who)
 {
 	struct tc_supervisor *s = c->sup;
@@ -127,6 +154,8 @@ static void decide(struct call *c, enum tc_approval d, const char *who)
 	if (d == TC_APPROVE_DENY && nobody_to_ask(who)) {
 		/* Nobody said no: nobody could be asked. Retrying changes nothing;
 		 * the user can, and the model should tell them how. */
+		char fix[256];
+		config_fix(c, fix, sizeof fix);
 		refuse(c, TC_STATUS_DENIED,
 		       json_pack("{s:s, s:s, s:s?, s:b}", "error", "denied", "by", who, "reason",
 		                 c->policy.ask_reason, "no_approver", true),
@@ -134,11 +163,8 @@ static void decide(struct call *c, enum tc_approval d, const char *who)
 		       "needs approval (%s), and nobody can approve it here (%s). The call did not "
 		       "run. Tell the user; they can change this: use an MCP client that supports "
 		       "elicitation (toolcage then asks them), or start toolcage with --approve tty or "
-		       "--approve cmd:PROGRAM, or allow it in toolcage's config: a rule "
-		       "{\"action\": \"allow\", \"tool\": \"%s\"} in policy.rules, or "
-		       "policy.levels.%s \"allow\".",
-		       c->policy.ask_reason ? c->policy.ask_reason : "policy", who, c->name,
-		       tc_risk_name(c->tool->risk));
+		       "--approve cmd:PROGRAM, %s.",
+		       c->policy.ask_reason ? c->policy.ask_reason : "policy", who, fix);
 		return;
 	}
 	if (d == TC_APPROVE_DENY) {
@@ -272,6 +298,8 @@ void policy_authorize(struct call *c, policy_verdict_fn verdict)
 		       v.check, v.reason);
 		return;
 	}
+	if (v.action == GATE_ASK)
+		snprintf(c->policy.ask_check, sizeof c->policy.ask_check, "%s", v.check);
 	if (v.action == GATE_ASK && c->tool->precheck) {
 		/* A call bound to fail (a missing file, a program not found) is
 		 * not put to a person: the tool's precheck runs first, and only

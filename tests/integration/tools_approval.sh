@@ -50,9 +50,22 @@ run 1 'the approver said no' $TC call $A delete_path '{"path": "d", "recursive":
 
 # Nobody to ask: the denial names what the user can change.
 run 1 'use an MCP client that supports elicitation' $TC call run_command '{"argv": ["ls"]}'
-grep -qF -- '--approve tty' "$E/out" && grep -qF '{"action": "allow", "tool": "run_command"}' "$E/out" \
-	&& grep -qF 'policy.levels.destructive "allow"' "$E/out" \
-	&& ok "the denial names --approve, a rule and policy.levels" || bad "denial text: $(cat "$E/out")"
+grep -qF -- '--approve tty' "$E/out" && grep -qF 'set policy.levels.destructive to "allow"' "$E/out" \
+	&& ok "the denial names --approve and policy.levels" || bad "denial text: $(cat "$E/out")"
+# What it tells the user to change is what lets the call through: an
+# allow rule does not lift the level's "ask" (docs/config.md), so it is
+# not offered as a fix.
+grep -qF '"action": "allow"' "$E/out" && bad "the denial offers an allow rule, which does not stop the question" \
+	|| ok "no allow rule offered"
+printf '{"workspace": "%s", "policy": {"rules": [{"action": "allow", "tool": "run_command"}]}}\n' "$ws" > "$E/allowrule.json"
+run 1 'policy.levels.destructive is ask' $TC call --config "$E/allowrule.json" run_command '{"argv": ["true"]}'
+printf '{"workspace": "%s", "policy": {"levels": {"destructive": "allow"}}}\n' "$ws" > "$E/level.json"
+run 0 'exit status 0' $TC call --config "$E/level.json" run_command '{"argv": ["true"]}'
+# Asked by a rule: the fix is that rule (and the level, when it asks too).
+printf '{"workspace": "%s", "policy": {"rules": [{"action": "ask", "tool": "write_file"}]}}\n' "$ws" > "$E/askrule.json"
+run 1 'remove or narrow the ask rule named above' $TC call --config "$E/askrule.json" write_file '{"path": "n.txt", "content": ""}'
+grep -qF 'policy.levels.write' "$E/out" && bad "a level that allows is named as the fix" || ok "only the rule is named"
+[ -e n.txt ] && bad "REFUSED CALL RAN" || ok "refused: not run"
 
 # A tool no call can pass under the configuration is not offered, and the
 # list says why and what to change.
