@@ -344,9 +344,10 @@ struct tc_registry *tc_supervisor_registry(struct tc_supervisor *s);
  * until tc_supervisor_free). */
 const char *tc_supervisor_workspace(const struct tc_supervisor *s);
 /* Whether no call of tool can succeed under the configuration: its risk
- * level is "deny", quarantine is on and the tool is not read-only, a deny
- * rule names it with no argument condition, or it is a network tool and
- * the domain allowlist is empty (with no "ask" to approve a host). 1 with
+ * level is "deny" (whatever allow rules say), quarantine is on and the
+ * tool is not read-only, a deny rule names it with no path or argument
+ * condition, or it has a URL argument and network tools are denied or the
+ * domain allowlist is empty (with no "ask" to approve a host). 1 with
  * why (a sentence saying what to change) filled, or 0. Such a tool is left
  * out of MCP tools/list and `toolcage list`, which say why. */
 int tc_supervisor_tool_unusable(const struct tc_supervisor *s, const char *tool, char *why,

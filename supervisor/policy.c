@@ -601,13 +601,18 @@ void policy_release(struct tc_supervisor *s)
 	s->gate = NULL;
 }
 
-/* The first rule naming tool: deny with no argument condition (every call
- * denied), another (some call may pass), or none. */
-static const struct gate_rule *first_rule(const struct gate_policy *p, const char *tool)
+/* A deny rule naming tool with no path and no argument condition, or
+ * NULL. Deny rules are checked before all others, wherever they are in
+ * the list, so no allow rule before it lets a call through; one with a
+ * path denies only the calls whose paths it matches. */
+static const struct gate_rule *deny_rule_for_all(const struct gate_policy *p, const char *tool)
 {
-	for (size_t i = 0; i < p->nrules; i++)
-		if (glob_match(p->rules[i].tool, tool, strlen(tool)))
-			return &p->rules[i];
+	for (size_t i = 0; i < p->nrules; i++) {
+		const struct gate_rule *r = &p->rules[i];
+		if (r->action == GATE_DENY && !r->path && !r->nargs &&
+		    glob_match(r->tool, tool, strlen(tool)))
+			return r;
+	}
 	return NULL;
 }
 
@@ -619,26 +624,32 @@ int tc_supervisor_tool_unusable(const struct tc_supervisor *s, const char *tool,
 		return 0;
 	const struct gate_policy *p = &s->cfg->policy;
 	enum tc_risk risk = t->risk;
-	const struct gate_rule *r = first_rule(p, tool);
-	bool rule_may_pass = r && (r->action != GATE_DENY || r->nargs);
-	bool asks = p->levels[risk] == GATE_ASK || (r && r->action == GATE_ASK);
+	const struct gate_rule *r = deny_rule_for_all(p, tool);
+	enum gate_action net = p->levels[TC_RISK_NETWORK];
 	int rc = 1;
+	/* The gate's checks, in its order (docs/config.md): a deny from any
+	 * of them ends the call, and an allow rule overrides none. */
 	if (p->quarantine && risk > TC_RISK_READ_ONLY)
 		snprintf(why, size,
 		         "policy.quarantine is on and %s is a %s tool; turn quarantine off "
 		         "to use it",
 		         tool, tc_risk_name(risk));
-	else if (r && r->action == GATE_DENY && !r->nargs)
+	else if (r)
 		snprintf(why, size,
-		         "a deny rule (%s) names it with no argument condition; remove the "
-		         "rule or narrow it",
+		         "a deny rule (%s) names it with no path or argument condition; remove "
+		         "the rule or narrow it",
 		         r->origin ? r->origin : "policy.rules");
-	else if (p->levels[risk] == GATE_DENY && !rule_may_pass)
+	else if (p->levels[risk] == GATE_DENY)
 		snprintf(why, size,
-		         "policy.levels.%s is \"deny\", so every call of %s is denied; set it "
-		         "to \"allow\" or \"ask\", or add an allow rule for the tool",
+		         "policy.levels.%s is \"deny\", so every call of %s is denied (an allow "
+		         "rule does not lift it); set it to \"allow\" or \"ask\"",
 		         tc_risk_name(risk), tool);
-	else if (t->url_arg && risk == TC_RISK_NETWORK && !p->ndomains && !asks)
+	else if (t->url_arg && net == GATE_DENY)
+		snprintf(why, size,
+		         "%s reaches the network (it has a URL argument) and "
+		         "policy.levels.network is \"deny\"; set it to \"allow\" or \"ask\"",
+		         tool);
+	else if (t->url_arg && !p->ndomains && net != GATE_ASK)
 		snprintf(why, size,
 		         "policy.domains is empty, so every URL %s is given is denied; add the "
 		         "hosts it may reach to policy.domains",

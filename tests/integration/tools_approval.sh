@@ -5,7 +5,9 @@
 # without recursive) fails at once with the tool's own advice and the
 # approver is never asked (a cmd: approver that records every question
 # proves it); a call that can run is asked about; with nobody to ask, the
-# denial says what the user can change. Exit 0 pass, anything else fail.
+# denial says what the user can change, and that change works; a tool is
+# listed exactly when some call of it can pass. Exit 0 pass, anything
+# else fail.
 set -u
 TC=${TOOLCAGE:?}
 ws=$(mktemp -d)
@@ -77,6 +79,22 @@ printf '{"workspace": "%s", "policy": {"levels": {"destructive": "deny"}}}\n' "$
 run 0 'not listed: run_command: policy.levels.destructive is "deny"' $TC list --config "$E/nodestroy.json"
 $TC list --config "$E/nodestroy.json" --format mcp 2>/dev/null | grep -q '"delete_path"' \
 	&& bad "denied tool in the MCP list" || ok "denied tools left out of --format mcp"
+
+# Listed means some call can pass, as the gate decides it: an allow rule
+# lifts no level's deny, a deny rule is checked before every allow rule,
+# and one with a path denies only the paths it names.
+printf '{"workspace": "%s", "policy": {"levels": {"write": "deny"}, "rules": [{"action": "allow", "tool": "write_file"}]}}\n' "$ws" > "$E/wdeny.json"
+run 1 'policy.levels.write is deny' $TC call --config "$E/wdeny.json" write_file '{"path": "w.txt", "content": ""}'
+run 0 'not listed: write_file: policy.levels.write is "deny"' $TC list --config "$E/wdeny.json"
+grep -qF 'add an allow rule' "$E/out" && bad "the list offers an allow rule against a level's deny" || ok "no allow rule offered"
+printf '{"workspace": "%s", "policy": {"rules": [{"action": "allow", "tool": "write_file", "path": "tmp/**"}, {"action": "deny", "tool": "write_file"}]}}\n' "$ws" > "$E/denylast.json"
+run 1 'denied by the rule at' $TC call --config "$E/denylast.json" write_file '{"path": "tmp/w.txt", "content": ""}'
+run 0 'not listed: write_file: a deny rule' $TC list --config "$E/denylast.json"
+printf '{"workspace": "%s", "policy": {"rules": [{"action": "deny", "tool": "write_file", "path": "secret/**"}]}}\n' "$ws" > "$E/denypath.json"
+run 0 'Created "w.txt"' $TC call --config "$E/denypath.json" write_file '{"path": "w.txt", "content": ""}'
+run 0 'write_file [write]' $TC list --config "$E/denypath.json"
+$TC list --config "$E/denypath.json" --format mcp 2>/dev/null | grep -q '"write_file"' \
+	&& ok "a tool denied on some paths is offered over MCP" || bad "write_file left out of --format mcp"
 
 [ "$fails" = 0 ] && echo "all passed" || echo "$fails failed"
 [ "$fails" = 0 ]
