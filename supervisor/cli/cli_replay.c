@@ -31,17 +31,39 @@ static void scripted(const struct tc_approval_request *req, tc_approval_respond 
 	respond(ctx, sc->approve ? TC_APPROVE_ONCE : TC_APPROVE_DENY, "replay script");
 }
 
-/* One recorded call: name, arguments as JSON text (new), approve flag. */
-static int parse_call(json_t *line, const char **name, char **args, int *approve)
+#define NO_NAME                                                                                    \
+	"no tool name: a call is {\"name\": TOOL, \"arguments\": {...}}, or OpenAI's "             \
+	"{\"function\": {\"name\": TOOL, \"arguments\": \"...\"}}"
+#define BAD_APPROVE                                                                                \
+	"\"approve\" is neither true nor false: give true (the call is approved) or false (it "    \
+	"is refused), or leave it out for the configured approval channel"
+
+/* A line's "approve" into *approve: -1 when absent, else 0 or 1. -1 when
+ * it is there but not a boolean: "yes" or "true" read as absent would put
+ * the call to the configured channel (deny by default), and a harness
+ * would score a refusal it never asked for. */
+static int parse_approve(json_t *line, int *approve)
+{
+	json_t *ap = json_object_get(line, "approve");
+	*approve = json_is_boolean(ap) ? json_is_true(ap) : -1;
+	return ap && !json_is_boolean(ap) ? -1 : 0;
+}
+
+/* One recorded call: name, arguments as JSON text (new), approve flag.
+ * -1 with *why (static) when it is not one. */
+static int parse_call(json_t *line, const char **name, char **args, int *approve, const char **why)
 {
 	json_t *fn = json_object_get(line, "function");
 	json_t *src = json_is_object(fn) ? fn : line;
 	*name = json_string_value(json_object_get(src, "name"));
 	json_t *a = json_object_get(src, "arguments");
-	json_t *ap = json_object_get(line, "approve");
-	*approve = json_is_boolean(ap) ? json_is_true(ap) : -1;
+	*why = NO_NAME;
 	if (!*name)
 		return -1;
+	*why = BAD_APPROVE;
+	if (parse_approve(line, approve) < 0)
+		return -1;
+	*why = "could not be read (out of memory)";
 	if (json_is_string(a)) /* OpenAI: arguments are JSON text */
 		*args = strdup(json_string_value(a));
 	else
@@ -152,23 +174,26 @@ static unsigned replay_line(struct tc_supervisor *s, json_t *j, const char *path
 		report_bad(as_json, ++*n, path, lineno, "tool_calls is empty", t);
 		return 1;
 	}
+	int line_approve; /* the line's, for each of its tool_calls without one */
+	if (parse_approve(j, &line_approve) < 0) {
+		for (size_t i = 0; i < count; i++)
+			report_bad(as_json, ++*n, path, lineno, BAD_APPROVE, t);
+		return (unsigned)count;
+	}
 	for (size_t i = 0; i < count && !tc_supervisor_signal(s); i++) {
 		json_t *call = json_is_array(calls) ? json_array_get(calls, i) : j;
 		const char *name;
 		char *args = NULL;
 		struct script sc = { 0 };
-		if (!json_is_object(call) || parse_call(call, &name, &args, &sc.approve) < 0) {
-			report_bad(
-			        as_json, ++*n, path, lineno,
-			        "no tool name: a call is {\"name\": TOOL, \"arguments\": {...}}, "
-			        "or OpenAI's {\"function\": {\"name\": TOOL, \"arguments\": "
-			        "\"...\"}}",
-			        t);
+		const char *why = NO_NAME;
+		if (!json_is_object(call) ||
+		    parse_call(call, &name, &args, &sc.approve, &why) < 0) {
+			report_bad(as_json, ++*n, path, lineno, why, t);
 			bad++;
 			continue;
 		}
-		if (sc.approve < 0 && json_is_boolean(json_object_get(j, "approve")))
-			sc.approve = json_is_true(json_object_get(j, "approve"));
+		if (sc.approve < 0)
+			sc.approve = line_approve;
 		tc_supervisor_set_approver(s, sc.approve >= 0 ? scripted : NULL, &sc);
 		struct tc_result *r = tc_call(s, name, args);
 		if (r)

@@ -187,6 +187,21 @@ PY
 expect_rc 0 $TC replay --tools $TOOLS "$ws/calls.jsonl"
 grep -q "^totals: 4 calls" "$ws/.out" && ok "replay table totals" || bad "replay table"
 expect_rc 2 $TC replay /nonexistent.jsonl
+# "approve" that is not a boolean is a line that is not a call, not an
+# answer left to the channel: "true" as text must not score a refusal.
+rm -f r3.marker
+printf '%s\n' '{"name": "make_marker", "arguments": {"path": "r3.marker"}, "approve": "true"}' \
+	'{"tool_calls": [{"function": {"name": "make_marker", "arguments": "{\"path\": \"r3.marker\"}"}}], "approve": 1}' \
+	> "$ws/approve.jsonl"
+expect_rc 2 $TC replay --tools $TOOLS --json "$ws/approve.jsonl"
+python3 - "$ws/.out" "$ws/.err" <<'PY' && ok "replay: a non-boolean approve is a bad line, named" || bad "replay non-boolean approve"
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+assert [r["status"] for r in rows[:-1]] == ["bad_line", "bad_line"], rows
+assert all("approve" in r["error"] and "true" in r["error"] for r in rows[:-1]), rows
+assert ':1: "approve" is neither true nor false' in open(sys.argv[2]).read()
+PY
+[ ! -e r3.marker ] && ok "replay: not run" || bad "a bad line ran"
 
 # audit: one JSON object per line, call ids tie events together
 expect_rc 1 $C --audit "$E/audit.jsonl" make_marker '{"path": "a.marker"}'
