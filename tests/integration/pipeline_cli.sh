@@ -186,6 +186,9 @@ assert rows[-1]["summary"]["calls"] == 4, rows[-1]
 PY
 expect_rc 0 $TC replay --tools $TOOLS "$ws/calls.jsonl"
 grep -q "^totals: 4 calls" "$ws/.out" && ok "replay table totals" || bad "replay table"
+# FILE - is standard input, as docs/cli.md says.
+$TC replay --tools $TOOLS - < "$ws/calls.jsonl" > "$ws/.out" 2>&1 &&
+	grep -q "^totals: 4 calls" "$ws/.out" && ok "replay - reads stdin" || bad "replay -: $(cat "$ws/.out")"
 expect_rc 2 $TC replay /nonexistent.jsonl
 # "approve" that is not a boolean is a line that is not a call, not an
 # answer left to the channel: "true" as text must not score a refusal.
