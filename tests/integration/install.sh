@@ -5,7 +5,8 @@
 # --cflags --libs toolcage` against the shared library (and runs calls
 # through it), `man toolcage` finds the pages, every document a page or a
 # --help names is installed, the unit template and the AppArmor profile
-# name the installed binary.
+# name the installed binary, and docs/deploy.md's token line for the unit
+# works where /etc/toolcage does not exist yet.
 # Exit 0 pass, 77 skip, anything else fail.
 set -u
 BUILD=${BUILD:-build}
@@ -113,6 +114,24 @@ if [ -x "$tmp/embed" ]; then
 		fail "the embedding program against the .so: $out"
 	LD_LIBRARY_PATH="$p/lib" ldd "$tmp/embed" | grep -q "libtoolcage.so.0 => $p/lib/" ||
 		fail "the embedding program did not load the installed libtoolcage.so.0"
+fi
+
+# docs/deploy.md's token for the unit, run as written (sudo and /etc
+# aside) on a host where /etc/toolcage does not exist yet, as after
+# make install: the file is made, mode 0600, a line serve --http takes.
+line=$(sed -n 's|^    \(head -c 32 .*/dev/stdin /etc/toolcage/http-8080.token\)$|\1|p' docs/deploy.md)
+if [ -z "$line" ]; then
+	fail "docs/deploy.md has no token line for toolcage-http@8080"
+else
+	etc=$tmp/etc-host
+	mkdir "$etc"
+	(eval "$(echo "$line" | sed "s|sudo ||; s| /etc/| $etc/|")") 2> "$tmp/token.err"
+	tok=$etc/toolcage/http-8080.token
+	if [ -f "$tok" ] && [ "$(stat -c %a "$tok")" = 600 ] && [ "$(head -1 "$tok" | wc -c)" -gt 16 ]; then
+		echo "ok   docs/deploy.md's token line makes /etc/toolcage/http-8080.token"
+	else
+		fail "docs/deploy.md's token line, on a host without /etc/toolcage: $(cat "$tmp/token.err")"
+	fi
 fi
 
 # man finds the installed pages by name.
