@@ -197,6 +197,16 @@ int cmd_lint(int argc, char **argv)
 	struct tc_error e = { 0 };
 	int status = 2;
 	size_t ncases = 0, passed = 0;
+	/* Looked at before the tools are loaded and linted, as every verb's
+	 * file options are: the refusal names the option and what to do. */
+	if (o.cases &&
+	    cli_path_check("--cases", o.cases, CLI_PATH_READ,
+	                   "Give a JSON file of description cases, [{\"task\": ..., "
+	                   "\"expect\": TOOL}] (docs/tools-api.md).",
+	                   &e) < 0) {
+		fprintf(stderr, "toolcage lint: %s: %s\n", e.where, e.msg);
+		goto out;
+	}
 	if (!reg) {
 		fprintf(stderr, "toolcage lint: out of memory\n");
 		goto out;

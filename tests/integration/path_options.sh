@@ -1,6 +1,6 @@
 #!/bin/sh
 # tests/integration/path_options.sh — every option of serve, call, replay,
-# exec and check that names a file or a directory, given a path that is
+# exec, check and lint that names a file or a directory, given a path that is
 # missing, of the wrong kind, or (as uid 65534) not readable: the refusal
 # names the option and the path, says what is wrong in errno's words, and
 # what to do; and it comes before anything runs (usage exit 2, exec 125).
@@ -105,6 +105,11 @@ refused "check PROFILE FILE missing" 2 "toolcage check: --profile $missing.json:
 	-- check "$missing.json"
 refused "check --workspace missing" 2 "toolcage check: --workspace $missing: does not exist" \
 	-- check --workspace "$missing"
+# lint's cases file, before any tool is loaded.
+refused "lint --cases missing" 2 "toolcage lint: --cases $missing.json: does not exist" "$enoent" \
+	"Give a JSON file of description cases" -- lint --cases "$missing.json"
+refused "lint --cases a directory" 2 "toolcage lint: --cases $tmp/dir: is a directory" \
+	"Give the path of the file itself." -- lint --cases "$tmp/dir"
 
 # Unreadable, as another user: errno's words, the uid, what to do.
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
