@@ -3,6 +3,7 @@
  * --page-size and the HTTP ones; on stdio, stdout carries protocol messages
  * only, so every log line goes to stderr. */
 #include <getopt.h>
+#include <stdbool.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +26,26 @@ static int number(const char *arg, const char *what, unsigned long max, unsigned
 	}
 	*out = v;
 	return 0;
+}
+
+/* Whether o is an origin as a browser sends it in Origin (RFC 6454's
+ * serialization: a lowercase scheme and host, a port, nothing after), or
+ * "null". The match is exact, so anything else (a trailing /, a path,
+ * capitals, no scheme) would never admit a request, without a word. */
+static bool origin_form(const char *o)
+{
+	if (!strcmp(o, "null"))
+		return true;
+	const char *sep = strstr(o, "://");
+	if (!sep || sep == o || !sep[3] || !(*o >= 'a' && *o <= 'z'))
+		return false;
+	for (const char *c = o; c < sep; c++)
+		if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || strchr("+.-", *c)))
+			return false;
+	for (const char *c = sep + 3; *c; c++)
+		if ((*c >= 'A' && *c <= 'Z') || *c <= ' ' || *c == 0x7f || strchr("/?#@\\", *c))
+			return false;
+	return true;
 }
 
 int cmd_serve(int argc, char **argv)
@@ -69,6 +90,17 @@ int cmd_serve(int argc, char **argv)
 			if (norigins == SERVE_ORIGINS_MAX) {
 				fprintf(stderr, "toolcage serve: at most %d --allow-origin\n\n",
 				        SERVE_ORIGINS_MAX);
+				cli_usage(stderr, "serve");
+				return 2;
+			}
+			if (!origin_form(optarg)) {
+				fprintf(stderr,
+				        "toolcage serve: --allow-origin '%s' is not an origin as a "
+				        "browser sends it, so it would admit nothing: give "
+				        "SCHEME://HOST[:PORT], lowercase, with no path and no "
+				        "trailing /, e.g. https://app.example or "
+				        "http://localhost:3000\n\n",
+				        optarg);
 				cli_usage(stderr, "serve");
 				return 2;
 			}
