@@ -149,6 +149,18 @@ static int load_paths(struct tc_registry *reg, const struct lint_opts *o, struct
 			fprintf(stderr, "toolcage lint: %s\n", e.msg);
 			return -1;
 		}
+		/* A directory named to be checked with nothing to check in it
+		 * is the wrong one (the C sources, a parent): passing it clean
+		 * would let a lint step in CI pass on nothing. */
+		if (n == 0) {
+			manifest_paths_free(files, n);
+			fprintf(stderr,
+			        "toolcage lint: %s: no tool manifests (*.json) in it. Give the "
+			        "directory that holds them, or the manifest files; with none, lint "
+			        "checks the built-in tools.\n",
+			        p);
+			return -1;
+		}
 		for (size_t j = 0; j < n; j++)
 			load_one(reg, files[j], o->draft, r);
 		manifest_paths_free(files, n);

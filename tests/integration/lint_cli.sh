@@ -2,7 +2,7 @@
 # tests/integration/lint_cli.sh — drives `toolcage lint` as a user would:
 # clean manifests, warnings (with and without --strict), registration
 # errors, description regression cases (built-in and external selector),
-# and usage errors. Exit 0 pass, 77 skip, anything else fail.
+# and usage errors (a directory with no manifest in it among them). Exit 0 pass, 77 skip, anything else fail.
 set -u
 TOOLCAGE=${TOOLCAGE:-build/toolcage}
 [ -x "$TOOLCAGE" ] || { echo "skip: no toolcage binary at $TOOLCAGE"; exit 77; }
@@ -55,6 +55,10 @@ check "unknown option is exit 2" 2 "unknown option '--bogus'" -- --bogus
 check "missing path is exit 2" 2 "No such file" -- "$tmp/nonexistent"
 check "missing path says what to give" 2 \
 	"nonexistent: cannot be read (No such file or directory). Give tool manifest files" -- "$tmp/nonexistent"
+mkdir "$tmp/none" && : > "$tmp/none/README"
+check "a directory without manifests is exit 2" 2 "$tmp/none: no tool manifests (\*.json) in it" -- \
+	--strict "$tmp/none"
+LINT_BUILTINS=1 check "... with the built-in tools too" 2 "no tool manifests" -- --strict "$tmp/none"
 check "bad --draft is exit 2" 2 "--draft is 7 or 2020-12" -- --draft 4 "$data/lint/tools"
 check "draft 7 accepted" 0 "4 tools" -- --draft 7 "$data/lint/tools"
 
