@@ -43,7 +43,20 @@ int cli_sup_option(struct cli_sup *c, int ch, const char *arg, const char *verb)
 	switch (ch) {
 	case 'w': c->opt.workspace = arg; return 1;
 	case 'c': c->opt.config_path = arg; return 1;
-	case 'a': c->opt.approve = arg; return 1;
+	case 'a':
+		/* A usage error, said as one: the supervisor would only name the
+		 * config's key ("approval: unknown approval channel"). */
+		if (strcmp(arg, "deny") && strcmp(arg, "tty") &&
+		    (strncmp(arg, "cmd:", 4) || !arg[4])) {
+			fprintf(stderr,
+			        "toolcage %s: --approve wants deny, tty or cmd:PROGRAM (the "
+			        "program's path), not '%s'\n\n",
+			        verb, arg);
+			cli_usage(stderr, verb);
+			return -1;
+		}
+		c->opt.approve = arg;
+		return 1;
 	case 'A': c->opt.audit_path = arg; return 1;
 	case CLI_OPT_STRICT: c->opt.strict = true; return 1;
 	case 't':

@@ -123,7 +123,7 @@ for line in open(sys.argv[1]):
 PY
 sample() { case $1 in N) echo 5 ;; BYTES) echo 1M ;; MS) echo 100 ;; "7|2020-12") echo 7 ;; FILE) echo /dev/null ;;
 	DIR) echo . ;; INDEX/COUNT) echo 0/1 ;; CIDR) echo 10.0.0.0/8 ;; ORIGIN) echo https://app.example ;;
-	*) echo x ;; esac; }
+	CHANNEL) echo deny ;; *) echo x ;; esac; }
 while read -r verb opt arg; do
 	if [ "$verb" = common ]; then set -- call list replay serve; else set -- "$verb"; fi
 	for v in "$@"; do

@@ -160,6 +160,11 @@ expect_rc 0 $TC list --tools $TOOLS --format openai
 python3 -c 'import json,sys; l=json.load(open(sys.argv[1])); assert any(t["function"]["name"]=="make_marker" for t in l)' "$ws/.out" \
 	&& ok "list --format openai" || bad "list openai"
 expect_rc 2 $TC list --format nope
+# A bad --approve is a usage error that names the option, as any bad value.
+expect_rc 2 $C --approve bogus make_marker '{"path": "x.marker"}'
+grep -qF "toolcage call: --approve wants deny, tty or cmd:PROGRAM (the program's path), not 'bogus'" "$ws/.err" &&
+	grep -q "^usage: toolcage call" "$ws/.err" && ok "--approve bogus: named, with the synopsis" ||
+	bad "--approve bogus: $(cat "$ws/.err")"
 # A manifest that is not JSON: its file:line:column, the file named once.
 mkdir "$E/broken" && printf '{"name":\n' > "$E/broken/t.json"
 expect_rc 2 $TC list --tools "$E/broken"
