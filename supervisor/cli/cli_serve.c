@@ -173,6 +173,12 @@ int cmd_serve(int argc, char **argv)
 	if (mcp_server_new(s, &mo, &m, &err) < 0) {
 		fprintf(stderr, "toolcage serve: %s%s%s\n", err.where, err.where[0] ? ": " : "",
 		        err.msg);
+		/* A bad --http value is a usage error, said as every verb says
+		 * one: then the synopsis (a failure to listen is not). */
+		if (err.code == TC_E_INVALID && !strcmp(err.where, "--http")) {
+			fputc('\n', stderr);
+			cli_usage(stderr, "serve");
+		}
 		return 2; /* mcp_server_new took s, even on failure */
 	}
 	int rc = mcp_server_run(m);

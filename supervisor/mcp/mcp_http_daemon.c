@@ -49,9 +49,9 @@ static int parse_addr(const char *spec, struct http_options *o, struct tc_error 
 	unsigned long port = strtoul(colon + 1, &end, 10);
 	if (*end || port > 65535)
 		return tc_error_set(err, TC_E_INVALID, "--http",
-		                    "'%s' is not a port (0-65535; 0 "
+		                    "'%s' in '%s' is not a port (0-65535; 0 "
 		                    "picks a free one)",
-		                    colon + 1);
+		                    colon + 1, spec);
 	memset(&o->addr, 0, sizeof o->addr);
 	if (!host[0])
 		snprintf(host, sizeof host, "127.0.0.1");

@@ -89,6 +89,10 @@ badvalue() { # VERB OPTION VALUE [ARGS...]
 badvalue serve --page-size lots
 badvalue serve --max-sessions many --http 127.0.0.1:0
 badvalue serve --sse-poll soon --http 127.0.0.1:0
+badvalue serve --http nowhere
+badvalue serve --http 127.0.0.1:99999
+badvalue serve --allow-origin https://app.example/ --http 127.0.0.1:0
+badvalue call --approve yes read_file
 badvalue list --format xml
 badvalue replay --shard 3/2 a.jsonl
 badvalue exec --timeout-ms abc -- true
