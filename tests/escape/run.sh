@@ -198,6 +198,9 @@ read_srv            B  B  B   B   -            fs read read_srv /srv
 read_var            B  B  B   B   -            fs read read_var /var
 read_shadow         B  B  B   B   -            fs read read_shadow /etc/shadow
 read_gshadow        B  B  B   B   -            fs read read_gshadow /etc/gshadow
+read_nshadow        B  B  B   B   -            fs read read_nshadow /etc/nshadow
+read_shadow_plus    B  B  B   B   -            fs read read_shadow_plus /etc/shadow+
+read_nopasswd       B  B  B   B   -            fs read read_nopasswd /etc/security/nopasswd
 read_sudoers        B  B  B   B   -            fs read read_sudoers /etc/sudoers
 read_sudoers_d      B  B  B   B   -            fs read read_sudoers_d /etc/sudoers.d
 read_ssh_host_key   B  B  B   B   -            fs read read_ssh_host_key /etc/ssh/ssh_host_tcescape_key
@@ -464,6 +467,12 @@ setup_host() {
 		for d in /root /home /opt /srv /var; do
 			plant "$d/tc-escape-canary-$RUN_TAG"
 		done
+		# The copies passwd and pam_unix write before renaming them over
+		# /etc/shadow and opasswd: a rule made while one exists would name
+		# the secret's next inode.
+		plant /etc/nshadow
+		plant /etc/shadow+
+		[ -d /etc/security ] && plant /etc/security/nopasswd
 		plant /etc/sudoers
 		plant /etc/sudoers.d dir
 		plant /etc/ssh/ssh_host_tcescape_key
