@@ -634,6 +634,11 @@ int sigwall_serve(int fd, pid_t pgid, int budget, int *served);
  * available and optional). */
 int landlock_build(const struct sbx_spec *spec, struct sbx_jail *jail, struct sbx_error *err);
 int landlock_refresh(struct sbx_jail *jail, struct sbx_error *err);
+/* In a worker's view, once: each dir granted entry by entry
+ * (jail->ll_roots) replaced by a replica without its hidden paths, and
+ * granted whole; where one cannot be made, none, and the rules stay as
+ * they were. 0, or -errno when the replicas' rules could not be made. */
+int landlock_replicate(struct sbx_jail *jail);
 void landlock_release(struct sbx_jail *jail);
 /* In the child: the ruleset from the prepared rules plus the fresh mounts.
  * Returns its fd or -errno. Async-signal-safe. */

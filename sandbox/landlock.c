@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -526,6 +527,198 @@ int landlock_refresh(struct sbx_jail *j, struct sbx_error *err)
 		            .masked = true };
 	int rc = expand_roots(&c);
 	j->ll_stale = rc < 0; /* fewer rules meanwhile: nothing more granted */
+	return rc;
+}
+
+/* ---- replicas: the worker's view ------------------------------------ */
+
+/* A worker makes its view once for all its children, and there each dir
+ * that would be granted entry by entry (j->ll_roots: /etc) is replaced by
+ * a replica instead: a tmpfs of its own holding, for each entry, a bind of
+ * it (a clone, with the mounts beneath it as they are); for a hidden one,
+ * an empty mode-0000 file or directory; for a directory that holds hidden
+ * paths (/etc/ssh), the same made within; a symbolic link, copied. What
+ * the host renames in the real directory then never reaches the view: a
+ * name it replaces keeps the inode that was bound, a secret has no bind,
+ * and an entry made since is not there at all (the supervisor sees the
+ * directory change and has a new worker made, as for the masks). Landlock
+ * then grants each replica whole, one rule where each child would make
+ * one per entry (~170 here); a child pays for the binds instead, copied
+ * with its mount namespace and torn down with it (about a third of the
+ * rules' cost here: docs/performance.md). */
+
+enum { REPLICA_MAX = 4096 }; /* entries per jail: mounts in every child */
+
+/* One entry of src as it is: bound, copied, or left out if it vanished. */
+static int replicate_entry(int src, int dst, const char *name, const struct stat *st)
+{
+	if (S_ISLNK(st->st_mode)) {
+		char target[PATH_MAX];
+		ssize_t n = readlinkat(src, name, target, sizeof target - 1);
+		if (n < 0)
+			return errno == ENOENT ? 0 : -errno;
+		target[n] = '\0';
+		return symlinkat(target, dst, name) < 0 ? -errno : 0;
+	}
+	bool dir = S_ISDIR(st->st_mode);
+	int fd = dir ? mkdirat(dst, name, 0755) :
+	               openat(dst, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0 || (!dir && close(fd) < 0))
+		return -errno;
+	int tree = (int)syscall(SYS_open_tree, src, name,
+	                        OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE |
+	                                AT_SYMLINK_NOFOLLOW);
+	if (tree < 0) {
+		int e = errno;
+		unlinkat(dst, name, dir ? AT_REMOVEDIR : 0);
+		return e == ENOENT ? 0 : -e;
+	}
+	int rc = (int)syscall(SYS_move_mount, tree, "", dst, name, MOVE_MOUNT_F_EMPTY_PATH);
+	int e = errno;
+	close(tree);
+	return rc < 0 ? -e : 0;
+}
+
+static int fill(struct ll_ctx *c, int src, int dst, char *path, size_t plen, int *n, int depth);
+
+/* A directory that holds hidden paths (/etc/ssh): made in the replica
+ * with its mode, and filled as its parent is. */
+static int fill_dir(struct ll_ctx *c, int src, int dst, const char *name, mode_t mode, char *path,
+                    size_t plen, int *n, int depth)
+{
+	int flags = O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+	if (mkdirat(dst, name, 0700) < 0 || fchmodat(dst, name, mode & 0777, 0) < 0)
+		return -errno;
+	int s = openat(src, name, flags), t = s < 0 ? -1 : openat(dst, name, flags);
+	int rc = s < 0 || t < 0 ? -errno : fill(c, s, t, path, plen, n, depth + 1);
+	if (s >= 0)
+		close(s);
+	if (t >= 0)
+		close(t);
+	return rc;
+}
+
+/* Fills dst, a directory of the replica, from src, the directory at path
+ * (plen bytes in a PATH_MAX buffer). *n counts the entries made. */
+static int fill(struct ll_ctx *c, int src, int dst, char *path, size_t plen, int *n, int depth)
+{
+	if (depth > 32)
+		return -ELOOP;
+	int dfd = openat(src, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
+	if (!d) {
+		int e = errno;
+		if (dfd >= 0)
+			close(dfd);
+		return -e;
+	}
+	int rc = 0;
+	struct dirent *e;
+	errno = 0;
+	while (!rc && (e = readdir(d))) {
+		const char *name = e->d_name;
+		size_t nlen = strlen(name);
+		struct stat st;
+		if (!strcmp(name, ".") || !strcmp(name, ".."))
+			continue;
+		if (plen + 1 + nlen >= PATH_MAX)
+			rc = -ENAMETOOLONG;
+		else if (++*n > REPLICA_MAX)
+			rc = -E2BIG;
+		if (rc)
+			break;
+		path[plen] = '/';
+		memcpy(path + plen + 1, name, nlen + 1);
+		int rel = hidden_relation(c, path);
+		if (fstatat(src, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+			rc = errno == ENOENT ? 0 : -errno; /* gone since the listing */
+		} else if (rel == 1) {
+			bool dir = S_ISDIR(st.st_mode);
+			int fd = dir ?
+			        mkdirat(dst, name, 0) :
+			        openat(dst, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0);
+			rc = fd < 0 || (!dir && close(fd) < 0) ? -errno : 0;
+		} else if (rel == 2 && S_ISDIR(st.st_mode)) {
+			rc = fill_dir(c, src, dst, name, st.st_mode, path, plen + 1 + nlen, n,
+			              depth);
+		} else {
+			rc = replicate_entry(src, dst, name, &st);
+		}
+		path[plen] = '\0';
+		errno = 0;
+	}
+	if (!rc && errno) /* readdir failed: the replica would lack entries */
+		rc = -errno;
+	closedir(d);
+	return rc;
+}
+
+static int replicate(struct ll_ctx *c, const char *root, int *n, bool *mounted)
+{
+	char path[PATH_MAX];
+	size_t plen = strlen(root);
+	struct stat st;
+	if (plen >= sizeof path)
+		return -ENAMETOOLONG;
+	int src = open(root, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (src < 0 || fstat(src, &st) < 0) {
+		int e = errno;
+		if (src >= 0)
+			close(src);
+		return e == ENOENT ? 0 : -e; /* none: no rule names it either */
+	}
+	char opts[64];
+	snprintf(opts, sizeof opts, "mode=%04o,size=16m,nr_inodes=%d",
+	         (unsigned)(st.st_mode & 0777), 2 * REPLICA_MAX);
+	int dst = -1;
+	int rc = mount("tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV, opts) < 0 ? -errno : 0;
+	*mounted = !rc;
+	if (!rc && (dst = open(root, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+		rc = -errno;
+	if (!rc) {
+		memcpy(path, root, plen + 1);
+		rc = fill(c, src, dst, path, plen, n, 0);
+	}
+	if (!rc) {
+		struct mount_attr a = { .attr_set = MOUNT_ATTR_RDONLY };
+		if (syscall(SYS_mount_setattr, dst, "", AT_EMPTY_PATH, &a, sizeof a) < 0)
+			rc = -errno;
+	}
+	close(src);
+	if (dst >= 0)
+		close(dst);
+	return rc;
+}
+
+int landlock_replicate(struct sbx_jail *j)
+{
+	if (!j->landlock || !j->n_ll_roots)
+		return 0;
+	struct sbx_error err;
+	struct ll_ctx c = { .j = j,
+		            .handled = j->ll_attr[0],
+		            .hidden = (const char *const *)j->hidden,
+		            .err = &err };
+	int n = 0, rc = 0, i = 0;
+	bool *mounted = calloc((size_t)j->n_ll_roots, sizeof *mounted);
+	for (rc = mounted ? 0 : -ENOMEM; i < j->n_ll_roots && !rc; i++)
+		rc = replicate(&c, j->ll_roots[i], &n, &mounted[i]);
+	/* None made (a kernel or container that refuses a step, a dir too
+	 * big): the children keep the rules made entry by entry, as a child
+	 * that makes its own view has them. */
+	while (rc && mounted && i-- > 0)
+		if (mounted[i])
+			umount2(j->ll_roots[i], MNT_DETACH);
+	free(mounted);
+	if (rc)
+		return 0;
+	/* The rules of the dirs granted entry by entry come last (from
+	 * ll_expand_from): one rule per replica instead. */
+	for (i = j->ll_expand_from; i < j->n_rules; i++)
+		close(j->rule_fds[i]);
+	j->n_rules = j->ll_expand_from;
+	for (i = 0; i < j->n_ll_roots && !rc; i++)
+		rc = add_path(&c, j->ll_roots[i], j->ll_root_access[i]);
 	return rc;
 }
 

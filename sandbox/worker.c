@@ -93,7 +93,7 @@ static void put_strv(struct packer *p, char *const *v)
 
 /* The jail by value, then what its pointers reach; its descriptors go in
  * *fds (workspace, /dev/null, then the Landlock rules), borrowed. What only
- * the supervisor uses (the hidden globs and their watches, what it saw of
+ * the supervisor uses (the hidden globs' watches, what it saw of
  * the protected paths, the spare, the worker) is left out. */
 int jail_pack(const struct sbx_jail *j, char **buf, size_t *len, int **fds, int *nfds)
 {
@@ -110,6 +110,9 @@ int jail_pack(const struct sbx_jail *j, char **buf, size_t *len, int **fds, int 
 		put(&p, &j->masks[i].dir, sizeof j->masks[i].dir);
 	}
 	put_strv(&p, j->envp);
+	put_strv(&p, j->hidden);
+	put_strv(&p, j->ll_roots);
+	put(&p, j->ll_root_access, (size_t)j->n_ll_roots * sizeof *j->ll_root_access);
 	put_strv(&p, j->prot_pins);
 	put_strv(&p, j->prot_ro);
 	for (int i = 0; i < j->n_mt; i++) {
@@ -205,6 +208,7 @@ int jail_unpack(const char *buf, size_t len, const int *fds, int nfds, struct sb
 	if (!j)
 		return -EPROTO;
 	if (j->n_rules < 0 || j->n_masks < 0 || j->n_rules + 2 != nfds || j->n_ports > 65536 ||
+	    j->n_ll_roots < 0 || j->n_ll_roots > 4096 ||
 	    j->n_mt < 0 || j->n_mt > SBX_MAX_MOUNT_TREE) {
 		free(j);
 		return -EPROTO;
@@ -224,6 +228,16 @@ int jail_unpack(const char *buf, size_t len, const int *fds, int nfds, struct sb
 	}
 	char **env = take_strv(&u);
 	j->envp = env;
+	/* The globs and the dirs granted entry by entry: its view holds
+	 * replicas of those (landlock_replicate). */
+	j->hidden = take_strv(&u);
+	j->ll_roots = take_strv(&u);
+	j->ll_root_access = take(&u, (size_t)j->n_ll_roots * sizeof *j->ll_root_access);
+	size_t nr = 0;
+	while (j->ll_roots && j->ll_roots[nr])
+		nr++;
+	if (nr != (size_t)j->n_ll_roots || (j->n_ll_roots && !j->ll_root_access))
+		u.bad = true;
 	j->prot_pins = take_strv(&u);
 	j->prot_ro = take_strv(&u);
 	j->prot_seen = NULL;
@@ -241,10 +255,6 @@ int jail_unpack(const char *buf, size_t len, const int *fds, int nfds, struct sb
 	for (char **e = env; e && *e; e++)
 		if (!strncmp(*e, "PATH=", 5))
 			j->path = *e + 5;
-	j->hidden = NULL;
-	j->ll_roots = NULL;
-	j->ll_root_access = NULL;
-	j->n_ll_roots = 0;
 	j->watch = NULL;
 	j->n_watch = 0;
 	j->spare = NULL;
