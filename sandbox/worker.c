@@ -208,8 +208,8 @@ int jail_unpack(const char *buf, size_t len, const int *fds, int nfds, struct sb
 	if (!j)
 		return -EPROTO;
 	if (j->n_rules < 0 || j->n_masks < 0 || j->n_rules + 2 != nfds || j->n_ports > 65536 ||
-	    j->n_ll_roots < 0 || j->n_ll_roots > 4096 ||
-	    j->n_mt < 0 || j->n_mt > SBX_MAX_MOUNT_TREE) {
+	    j->n_ll_roots < 0 || j->n_ll_roots > 4096 || j->n_mt < 0 ||
+	    j->n_mt > SBX_MAX_MOUNT_TREE) {
 		free(j);
 		return -EPROTO;
 	}
