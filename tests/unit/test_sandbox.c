@@ -784,6 +784,55 @@ static void test_hidden_paths_stay_hidden(void **state)
 	assert_int_equal(system(script), 0);
 }
 
+/* Without a mount namespace no mask covers a hidden path: Landlock alone
+ * keeps it out, its dir granted entry by entry, and a link there is
+ * granted as what it leads to. One that leads to a hidden path, by a
+ * relative or an absolute target, or to a dir holding one, grants
+ * nothing; one to a neighbour grants it. */
+static void with_secrets_no_mounts(struct sbx_spec *s)
+{
+	with_secrets(s);
+	s->namespaces &= ~(SBX_NS_MOUNT | SBX_NS_PID);
+}
+
+static void test_link_to_a_hidden_path_grants_nothing(void **state)
+{
+	(void)state;
+	need_sandbox();
+	make_secrets_dir();
+	write_text(secrets_dir, "public.txt", "public\n");
+	write_text(secrets_dir, "key-1", "secret one\n");
+	char sub[128], target[160], link[160];
+	snprintf(sub, sizeof sub, "%s/private", secrets_dir);
+	assert_int_equal(mkdir(sub, 0755), 0);
+	write_text(sub, "inner", "secret inner\n");
+	snprintf(link, sizeof link, "%s/alias", secrets_dir);
+	assert_int_equal(symlink("key-1", link), 0);
+	snprintf(link, sizeof link, "%s/deep-alias", secrets_dir);
+	snprintf(target, sizeof target, "%s/inner", sub);
+	assert_int_equal(symlink(target, link), 0);
+	snprintf(link, sizeof link, "%s/dir-alias", secrets_dir);
+	assert_int_equal(symlink(".", link), 0);
+	snprintf(link, sizeof link, "%s/pub-link", secrets_dir);
+	assert_int_equal(symlink("public.txt", link), 0);
+	struct sbx_jail *j = jail_with(with_secrets_no_mounts);
+
+	char script[1024], out[256];
+	snprintf(script, sizeof script, "cat %s/pub-link", secrets_dir);
+	assert_int_equal(sh(j, script, out, sizeof out), 0);
+	assert_string_equal(out, "public\n");
+	const char *denied[] = { "cat alias", "cat deep-alias", "cat dir-alias/key-1",
+		                 "cat key-1" };
+	for (size_t i = 0; i < sizeof denied / sizeof denied[0]; i++) {
+		snprintf(script, sizeof script, "cd %s && %s", secrets_dir, denied[i]);
+		if (sh(j, script, out, sizeof out) == 0 || strstr(out, "secret"))
+			fail_msg("'%s' got through: %s", script, out);
+	}
+	sbx_jail_free(j);
+	snprintf(script, sizeof script, "rm -rf '%s'", secrets_dir);
+	assert_int_equal(system(script), 0);
+}
+
 /* A read path that names one file grants that file alone: its rule keeps
  * files' rights (opened as a directory first, it is found not to be one),
  * neither its directory's listing nor its siblings. */
@@ -2713,6 +2762,7 @@ int main(void)
 		cmocka_unit_test(test_home_check_sees_a_new_home),
 		cmocka_unit_test(test_home_check_sees_a_home_made_later),
 		cmocka_unit_test(test_hidden_paths_stay_hidden),
+		cmocka_unit_test(test_link_to_a_hidden_path_grants_nothing),
 		cmocka_unit_test(test_read_path_of_a_file_grants_that_file_alone),
 		cmocka_unit_test(test_hidden_rescan_failure_fails_spawns),
 		cmocka_unit_test(test_hidden_glob_matching_too_much_is_refused),
