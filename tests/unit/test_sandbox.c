@@ -737,6 +737,34 @@ static void test_home_check_sees_a_home_made_later(void **state)
 	assert_non_null(strstr(err.msg, "home directory"));
 }
 
+/* A fresh secrets_dir holding public.txt, the secret key-1 and the secret
+ * private/inner; sub gets private's path. */
+static void fill_secrets_dir(char *sub, size_t len)
+{
+	make_secrets_dir();
+	write_text(secrets_dir, "public.txt", "public\n");
+	write_text(secrets_dir, "key-1", "secret one\n");
+	snprintf(sub, len, "%s/private", secrets_dir);
+	assert_int_equal(mkdir(sub, 0755), 0);
+	write_text(sub, "inner", "secret inner\n");
+}
+
+/* Under j, in secrets_dir: `cat readable` prints public.txt's line, and
+ * each of the n scripts in denied fails without printing a secret. */
+static void expect_secrets_kept(struct sbx_jail *j, const char *readable, const char *const *denied,
+                                size_t n)
+{
+	char script[1024], out[256];
+	snprintf(script, sizeof script, "cat %s/%s", secrets_dir, readable);
+	assert_int_equal(sh(j, script, out, sizeof out), 0);
+	assert_string_equal(out, "public\n");
+	for (size_t i = 0; i < n; i++) {
+		snprintf(script, sizeof script, "cd %s && %s", secrets_dir, denied[i]);
+		if (sh(j, script, out, sizeof out) == 0 || strstr(out, "secret"))
+			fail_msg("'%s' got through: %s", script, out);
+	}
+}
+
 /* The profile's hidden paths stay unreadable to a child that runs as their
  * owner (uid 0 without capabilities, when root runs the tests), also ones
  * that appear after the jail was made, also through chmod; their
@@ -745,26 +773,14 @@ static void test_hidden_paths_stay_hidden(void **state)
 {
 	(void)state;
 	need_sandbox();
-	make_secrets_dir();
-	write_text(secrets_dir, "public.txt", "public\n");
-	write_text(secrets_dir, "key-1", "secret one\n");
 	char sub[128];
-	snprintf(sub, sizeof sub, "%s/private", secrets_dir);
-	assert_int_equal(mkdir(sub, 0755), 0);
-	write_text(sub, "inner", "secret inner\n");
+	fill_secrets_dir(sub, sizeof sub);
 	struct sbx_jail *j = jail_with(with_secrets);
 
 	char script[1024], out[256];
-	snprintf(script, sizeof script, "cat %s/public.txt", secrets_dir);
-	assert_int_equal(sh(j, script, out, sizeof out), 0);
-	assert_string_equal(out, "public\n");
-	const char *denied[] = { "cat key-1", "cat private/inner", "ls private",
-		                 "chmod 644 key-1; cat key-1", "cat ./key-1/../key-1" };
-	for (size_t i = 0; i < sizeof denied / sizeof denied[0]; i++) {
-		snprintf(script, sizeof script, "cd %s && %s", secrets_dir, denied[i]);
-		if (sh(j, script, out, sizeof out) == 0 || strstr(out, "secret"))
-			fail_msg("'%s' got through: %s", script, out);
-	}
+	const char *const denied[] = { "cat key-1", "cat private/inner", "ls private",
+		                       "chmod 644 key-1; cat key-1", "cat ./key-1/../key-1" };
+	expect_secrets_kept(j, "public.txt", denied, sizeof denied / sizeof denied[0]);
 	/* A secret that appears after the jail was made, and after a spare
 	 * was set up with the masks of before (it must not be used). */
 	sbx_jail_keep_spare(j, true);
@@ -799,13 +815,8 @@ static void test_link_to_a_hidden_path_grants_nothing(void **state)
 {
 	(void)state;
 	need_sandbox();
-	make_secrets_dir();
-	write_text(secrets_dir, "public.txt", "public\n");
-	write_text(secrets_dir, "key-1", "secret one\n");
 	char sub[128], target[160], link[160];
-	snprintf(sub, sizeof sub, "%s/private", secrets_dir);
-	assert_int_equal(mkdir(sub, 0755), 0);
-	write_text(sub, "inner", "secret inner\n");
+	fill_secrets_dir(sub, sizeof sub);
 	snprintf(link, sizeof link, "%s/alias", secrets_dir);
 	assert_int_equal(symlink("key-1", link), 0);
 	snprintf(link, sizeof link, "%s/deep-alias", secrets_dir);
@@ -817,18 +828,11 @@ static void test_link_to_a_hidden_path_grants_nothing(void **state)
 	assert_int_equal(symlink("public.txt", link), 0);
 	struct sbx_jail *j = jail_with(with_secrets_no_mounts);
 
-	char script[1024], out[256];
-	snprintf(script, sizeof script, "cat %s/pub-link", secrets_dir);
-	assert_int_equal(sh(j, script, out, sizeof out), 0);
-	assert_string_equal(out, "public\n");
-	const char *denied[] = { "cat alias", "cat deep-alias", "cat dir-alias/key-1",
-		                 "cat key-1" };
-	for (size_t i = 0; i < sizeof denied / sizeof denied[0]; i++) {
-		snprintf(script, sizeof script, "cd %s && %s", secrets_dir, denied[i]);
-		if (sh(j, script, out, sizeof out) == 0 || strstr(out, "secret"))
-			fail_msg("'%s' got through: %s", script, out);
-	}
+	const char *const denied[] = { "cat alias", "cat deep-alias", "cat dir-alias/key-1",
+		                       "cat key-1" };
+	expect_secrets_kept(j, "pub-link", denied, sizeof denied / sizeof denied[0]);
 	sbx_jail_free(j);
+	char script[160];
 	snprintf(script, sizeof script, "rm -rf '%s'", secrets_dir);
 	assert_int_equal(system(script), 0);
 }
