@@ -46,7 +46,8 @@ json_t *confinement_json(const struct sbx_confinement *c)
 static char **told;
 static size_t n_told;
 
-void confinement_notice(const char *profile, const struct sbx_confinement *c, FILE *out)
+void confinement_notice(const char *who, const char *profile, const struct sbx_confinement *c,
+                        FILE *out)
 {
 	if (!sbx_confinement_dropped_limit(c) && !sbx_confinement_weaker_wall(c))
 		return;
@@ -61,11 +62,11 @@ void confinement_notice(const char *profile, const struct sbx_confinement *c, FI
 	}
 	for (int i = 0; i < c->n_limits; i++)
 		if (c->limits[i].dropped[0])
-			fprintf(out, "toolcage: profile %s runs without its %s limit: %s\n",
-			        profile, c->limits[i].name, c->limits[i].dropped);
+			fprintf(out, "%s: profile %s runs without its %s limit: %s\n", who, profile,
+			        c->limits[i].name, c->limits[i].dropped);
 	for (int i = 0; i < c->n_walls; i++)
 		if (c->walls[i].dropped[0])
-			fprintf(out, "toolcage: profile %s builds its %s wall %s%s: %s\n", profile,
+			fprintf(out, "%s: profile %s builds its %s wall %s%s: %s\n", who, profile,
 			        c->walls[i].name, c->walls[i].by ? "by " : "without it",
 			        c->walls[i].by ? c->walls[i].by : "", c->walls[i].dropped);
 }

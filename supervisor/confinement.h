@@ -19,8 +19,10 @@
 json_t *confinement_json(const struct sbx_confinement *c);
 
 /* Says on out, once per profile name in this process, which limits the
- * profile's children run without and why ("toolcage: profile P runs
- * without its memory limit: ..."). Not thread-safe. */
-void confinement_notice(const char *profile, const struct sbx_confinement *c, FILE *out);
+ * profile's children run without and why, each line starting with who
+ * ("toolcage exec: profile P runs without its memory limit: ..."). Not
+ * thread-safe. */
+void confinement_notice(const char *who, const char *profile, const struct sbx_confinement *c,
+                        FILE *out);
 
 #endif

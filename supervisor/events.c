@@ -17,7 +17,7 @@ int events_emit(struct tc_supervisor *s, json_t *ev)
 	struct tc_error err = { 0 };
 	int rc = 0;
 	if (!ev || audit_emit(s->audit, ev, &err) < 0) {
-		fprintf(stderr, "toolcage: audit: %s\n", ev ? err.msg : "out of memory");
+		fprintf(stderr, "%s: audit: %s\n", s->msg_prefix, ev ? err.msg : "out of memory");
 		rc = -1;
 	}
 	json_decref(ev);

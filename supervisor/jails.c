@@ -122,7 +122,7 @@ void supervisor_jail_ran(struct tc_supervisor *s, const struct tc_defined *t)
 	if (s->notice_dropped && !e->noticed) {
 		struct sbx_confinement conf;
 		sbx_jail_confinement(e->jail, &conf);
-		confinement_notice(e->name, &conf, stderr);
+		confinement_notice(s->msg_prefix, e->name, &conf, stderr);
 	}
 	e->noticed = true;
 }

@@ -31,6 +31,11 @@ const struct config *supervisor_config(const struct tc_supervisor *s);
  * naming the first that cannot ("profile P (tool T): ..."). For readiness
  * probes (serve --http's /health). */
 int supervisor_ready(struct tc_supervisor *s, char *why, size_t n);
+/* What the supervisor's own lines on stderr (a profile's dropped limits,
+ * a failed audit write, a manifest that no longer loads) start with:
+ * "toolcage" unless set; the CLI sets "toolcage VERB", as every line of
+ * a verb starts (docs/cli.md). Copies who (cut at 31 bytes). */
+void supervisor_set_msg_prefix(struct tc_supervisor *s, const char *who);
 /* The event hub every call's events go through (audit.h: subscribe to it
  * with audit_subscribe). */
 struct audit *supervisor_audit(struct tc_supervisor *s);

@@ -152,6 +152,8 @@ struct tc_supervisor {
 	uint64_t next_session;
 	bool keep_spares;    /* tc_options.keep_spares */
 	bool notice_dropped; /* tc_options.notice_dropped */
+	char msg_prefix[32]; /* what its lines on stderr start with: "toolcage",
+	                      * or the CLI's "toolcage VERB" */
 	bool strict;         /* tc_options.strict */
 	bool shutting_down;
 	int stop_signal; /* handle_signals: what stopped us */

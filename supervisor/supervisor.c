@@ -106,8 +106,8 @@ static void on_reload(struct loop *l, void *data)
 		if (trust_manifests(s, s->manifest_paths[i], &err) < 0 ||
 		    manifest_register(s->reg, s->manifest_paths[i], SCHEMA_DRAFT_AUTO,
 		                      &s->manifests[i], &err) < 0)
-			fprintf(stderr, "toolcage: reloading %s: %s\n", s->manifest_paths[i],
-			        err.msg);
+			fprintf(stderr, "%s: reloading %s: %s\n", s->msg_prefix,
+			        s->manifest_paths[i], err.msg);
 	}
 }
 
@@ -239,6 +239,7 @@ int tc_supervisor_new(const struct tc_options *opt, struct tc_supervisor **out,
 	bind_number_writer();
 	s->keep_spares = opt->keep_spares;
 	s->notice_dropped = opt->notice_dropped;
+	supervisor_set_msg_prefix(s, "toolcage");
 	s->strict = opt->strict;
 	if (config_load(opt->config_path, &s->cfg, err) < 0)
 		goto fail;
@@ -343,4 +344,9 @@ void tc_supervisor_free(struct tc_supervisor *s)
 struct audit *supervisor_audit(struct tc_supervisor *s)
 {
 	return s->audit;
+}
+
+void supervisor_set_msg_prefix(struct tc_supervisor *s, const char *who)
+{
+	snprintf(s->msg_prefix, sizeof s->msg_prefix, "%s", who);
 }

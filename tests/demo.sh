@@ -53,7 +53,7 @@ echo; echo "plan.md after the approved delete: $( [ -e plan.md ] && echo still t
 
 echo; echo "== the sandbox alone: toolcage exec"
 echo "Each command runs in a fresh child under the read-only profile (the default)."
-echo "Lines starting \"toolcage:\" are toolcage's own: a timeout, or a limit this host"
+echo "Lines starting \"toolcage exec:\" are toolcage's own: a timeout, or a limit this host"
 echo "cannot give this user and what bounds it instead (toolcage check tells more)."
 # Each command is shown quoted as a shell needs it, so that it can be pasted.
 quote() { for a; do case $a in

@@ -113,7 +113,9 @@ int cmd_call(int argc, char **argv)
 	if (optind + 1 < argc && !strcmp(argv[optind + 1], "-")) {
 		args = read_stream(stdin, 64 << 20);
 		if (!args) {
-			fprintf(stderr, "toolcage: arguments on stdin are too large\n");
+			fprintf(stderr,
+			        "toolcage call: the arguments on stdin are over 64 MiB; "
+			        "give a smaller JSON object\n");
 			return 2;
 		}
 	} else {
@@ -145,7 +147,7 @@ int cmd_call(int argc, char **argv)
 		if (r->render[0] && r->render[strlen(r->render) - 1] != '\n')
 			fputc('\n', stdout);
 		if (r->status != TC_STATUS_OK)
-			fprintf(stderr, "toolcage: %s: %s\n", tool, tc_status_name(r->status));
+			fprintf(stderr, "toolcage call: %s: %s\n", tool, tc_status_name(r->status));
 	}
 	rc = r->status == TC_STATUS_OK ? 0 : 1;
 	if (tc_supervisor_signal(s))

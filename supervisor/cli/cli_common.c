@@ -149,6 +149,9 @@ struct tc_supervisor *cli_sup_open(struct cli_sup *c, const char *verb)
 		        err.where[0] && !said ? ": " : "", err.msg);
 		return NULL;
 	}
+	char who[32];
+	snprintf(who, sizeof who, "toolcage %s", verb);
+	supervisor_set_msg_prefix(s, who);
 	warn_unknown_tool_settings(s, verb);
 	/* A loopback name on the allowlist: NO_PROXY takes a command's request
 	 * for it past the egress, with no word from toolcage at run time. */

@@ -727,7 +727,7 @@ int cmd_exec(int argc, char **argv)
 	if (sbx_outcome_set_up(out)) {
 		struct sbx_confinement conf;
 		sbx_jail_confinement(jail, &conf);
-		confinement_notice(p->spec.name, &conf, stderr);
+		confinement_notice("toolcage exec", p->spec.name, &conf, stderr);
 	}
 	char *error = NULL;
 	if (out->setup_failed) {

@@ -193,7 +193,7 @@ static void emit(struct audit *a, json_t *ev)
 {
 	struct tc_error err = { 0 };
 	if (!ev || audit_emit(a, ev, &err) < 0)
-		fprintf(stderr, "toolcage: audit: %s\n", ev ? err.msg : "out of memory");
+		fprintf(stderr, "toolcage serve: audit: %s\n", ev ? err.msg : "out of memory");
 	json_decref(ev);
 }
 

@@ -260,6 +260,18 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
 	has "uid 65534: id says 65534" out "^65534$"
 	status "uid 65534: --json" 0 -- --json --workspace "$nws" -- sh -c 'echo hi'
 	json "uid 65534: --json stdout" 'j["stdout"] == "hi\n" and j["exit_code"] == 0'
+	# What toolcage says on stderr starts with the verb (docs/cli.md), its
+	# notice of a profile's dropped limits too (uid 65534 has no cgroup of
+	# its own on most hosts); so does call's, from the supervisor.
+	status "uid 65534: a silent command" 0 -- --workspace "$nws" -- /bin/true
+	if grep -v '^toolcage exec: ' "$tmp/err" | grep -q .; then
+		bad "uid 65534: a line on stderr does not start with 'toolcage exec: '"
+	else ok "uid 65534: exec's lines start with 'toolcage exec: ' ($(wc -l <"$tmp/err") lines)"; fi
+	$EXEC_AS env HOME=/nonexistent "$TOOLCAGE" call --workspace "$nws" list_dir '{"path": "."}' \
+		>"$tmp/out" 2>"$tmp/err" </dev/null
+	if grep -v '^toolcage call: ' "$tmp/err" | grep -q .; then
+		bad "uid 65534: a line of call's on stderr does not start with 'toolcage call: '"
+	else ok "uid 65534: call's lines start with 'toolcage call: ' ($(wc -l <"$tmp/err") lines)"; fi
 	status "uid 65534: write profile writes" 0 -- --workspace "$nws" --profile write -- \
 		sh -c 'echo x > made && cat made'
 	has "uid 65534: the file was made" out "^x$"

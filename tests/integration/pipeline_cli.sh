@@ -35,6 +35,9 @@ grep -q "typo.json: /tools/run_comand: no tool of that name is loaded.*did you m
 # stage 1: unknown tool lists the available ones; invalid arguments explained
 expect_rc 1 $C no_such_tool '{}'
 grep -q "Available tools:.*make_marker" "$ws/.out" && ok "unknown tool lists tools" || bad "unknown tool message"
+# toolcage's own line on stderr starts with the verb, as every verb's do
+grep -qx "toolcage call: no_such_tool: unknown_tool" "$ws/.err" && ok "the status line names the verb" ||
+	bad "status line on stderr: $(cat "$ws/.err")"
 # ... those a call can pass, as tools/list: not http_fetch with no allowed domain.
 grep -q "read_file" "$ws/.out" && ! grep -q "http_fetch" "$ws/.out" &&
 	ok "unknown tool lists what tools/list offers" || bad "unknown tool lists unlisted: $(cat "$ws/.out")"
