@@ -898,11 +898,19 @@ void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 
 void on_mhd_log(void *cls, const char *fmt, va_list ap)
 {
-	(void)cls;
+	struct http_server *h = cls;
 	char text[512];
 	vsnprintf(text, sizeof text, fmt, ap);
 	size_t n = strlen(text);
 	while (n && text[n - 1] == '\n')
 		text[--n] = '\0';
+	/* A stream whose client went away (or that another connection took
+	 * over) is ended by its reader: not an error to tell the operator at
+	 * every client that closes its GET stream. */
+	static const char app_error[] = "Closing connection (application error";
+	if (h->reader_ended && !strncmp(text, app_error, sizeof app_error - 1)) {
+		h->reader_ended = false;
+		return;
+	}
 	fprintf(stderr, "toolcage serve: http: %s\n", text);
 }

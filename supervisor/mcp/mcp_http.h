@@ -232,6 +232,8 @@ struct http_server {
 	struct http_stream *streams; /* every stream, of sessions or not */
 	uint64_t next_stream;        /* for stateless requests */
 	size_t bodies;               /* bytes of request bodies held */
+	bool reader_ended;           /* a stream's reader ended its reply on
+	                              * purpose (on_mhd_log) */
 	bool draining;
 	int64_t drain_until;
 	char port_text[8];

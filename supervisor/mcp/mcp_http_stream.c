@@ -43,6 +43,7 @@
 /* What one connection serving a stream needs. Outlives the stream when the
  * stream is freed first (then st is NULL and the reader ends the reply). */
 struct http_conn {
+	struct http_server *h;
 	struct http_stream *st;
 	struct buf prefix; /* written before the log: priming, keep-alive */
 	size_t prefix_off;
@@ -260,8 +261,12 @@ static ssize_t reader(void *cls, uint64_t pos, char *buf, size_t max)
 	(void)pos;
 	struct http_conn *hc = cls;
 	struct http_stream *st = hc->st;
-	if (!st || st->peer_gone)
+	if (!st || st->peer_gone) {
+		/* The only way to end a chunked reply unfinished; libmicrohttpd
+		 * logs it as an "application error", which it is not. */
+		hc->h->reader_ended = true;
 		return MHD_CONTENT_READER_END_WITH_ERROR;
+	}
 	if (hc->prefix_off < hc->prefix.len) {
 		size_t n = hc->prefix.len - hc->prefix_off;
 		n = n < max ? n : max;
@@ -354,6 +359,7 @@ enum MHD_Result stream_attach(struct http_stream *st, struct MHD_Connection *con
 	struct http_conn *hc = calloc(1, sizeof *hc);
 	if (!hc)
 		return MHD_NO;
+	hc->h = st->h;
 	bool fresh = after_seq == STREAM_FRESH;
 	/* A legacy stream starts with an event that has an id and no data,
 	 * so a client can resume even before the first message (and is told
