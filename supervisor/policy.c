@@ -156,15 +156,21 @@ static void decide(struct call *c, enum tc_approval d, const char *who)
 		 * the user can, and the model should tell them how. */
 		char fix[256];
 		config_fix(c, fix, sizeof fix);
+		/* --approve tty was given already: without a terminal the way
+		 * out is one, or another channel. */
+		const char *channel = !strncmp(who, "no terminal", 11) ?
+		        "run toolcage where it has a terminal to ask on (--approve tty "
+		        "asks on /dev/tty), start it with --approve cmd:PROGRAM, use an MCP "
+		        "client that supports elicitation (toolcage then asks them)" :
+		        "use an MCP client that supports elicitation (toolcage then asks "
+		        "them), or start toolcage with --approve tty or --approve cmd:PROGRAM";
 		refuse(c, TC_STATUS_DENIED,
 		       json_pack("{s:s, s:s, s:s?, s:b}", "error", "denied", "by", who, "reason",
 		                 c->policy.ask_reason, "no_approver", true),
 		       "Denied: this call "
 		       "needs approval (%s), and nobody can approve it here (%s). The call did not "
-		       "run. Tell the user; they can change this: use an MCP client that supports "
-		       "elicitation (toolcage then asks them), or start toolcage with --approve tty or "
-		       "--approve cmd:PROGRAM, %s.",
-		       c->policy.ask_reason ? c->policy.ask_reason : "policy", who, fix);
+		       "run. Tell the user; they can change this: %s, %s.",
+		       c->policy.ask_reason ? c->policy.ask_reason : "policy", who, channel, fix);
 		return;
 	}
 	if (d == TC_APPROVE_DENY) {

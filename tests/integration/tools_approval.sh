@@ -57,6 +57,13 @@ grep -qF -- '--approve tty' "$E/out" && grep -qF 'set policy.levels.destructive 
 # What it tells the user to change is what lets the call through: an
 # allow rule does not lift the level's "ask" (docs/config.md), so it is
 # not offered as a fix.
+# --approve tty without a terminal (setsid: no controlling one): the way
+# out is a terminal or another channel, never the --approve tty it has.
+if command -v setsid >/dev/null; then
+	run 1 'no terminal to ask on' setsid -w $TC call --approve tty run_command '{"argv": ["ls"]}'
+	grep -qF 'where it has a terminal' "$E/out" && ! grep -qF 'with --approve tty' "$E/out" \
+		&& ok "without a terminal, the denial offers one" || bad "no-terminal denial: $(cat "$E/out")"
+fi
 grep -qF '"action": "allow"' "$E/out" && bad "the denial offers an allow rule, which does not stop the question" \
 	|| ok "no allow rule offered"
 printf '{"workspace": "%s", "policy": {"rules": [{"action": "allow", "tool": "run_command"}]}}\n' "$ws" > "$E/allowrule.json"
