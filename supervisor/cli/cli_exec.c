@@ -60,6 +60,41 @@ static void exec_say(const char *fmt, ...)
 		free(text);
 }
 
+/* After a refusal line ("refused: HOST:PORT, why"), once per kind: the
+ * option that lets such a destination through, since nothing but the
+ * options given is allowed and the reason alone does not say which. */
+static void refusal_hint(const char *line, unsigned *hinted)
+{
+	static const char *const classes[] = { "a loopback address", "a link-local address",
+		                               "a private address",
+		                               "one of this host's own addresses" };
+	const char *why = strstr(line, ", ");
+	if (strncmp(line, "refused: ", 9) || !why)
+		return;
+	int dest = (int)(why - line - 9);
+	why += 2;
+	if (strstr(why, "not on the allowlist") && !(*hinted & 1)) {
+		*hinted |= 1;
+		int host = (int)strcspn(line + 9, " ,"); /* "name (DNS)": the name */
+		if (host == dest &&
+		    memchr(line + 9, ':', (size_t)dest) == memrchr(line + 9, ':', (size_t)dest))
+			exec_say("--allow-domain %.*s lets it through\n", dest, line + 9);
+		else if (host < dest)
+			exec_say("--allow-domain %.*s lets it through (on ports 80 and 443; "
+			         "HOST:PORT for another)\n",
+			         host, line + 9);
+		else
+			exec_say("--allow-domain HOST:PORT lets a destination through\n");
+	}
+	for (size_t i = 0; i < sizeof classes / sizeof classes[0]; i++)
+		if (!strncmp(why, classes[i], strlen(classes[i])) && !(*hinted & 2)) {
+			*hinted |= 2;
+			exec_say("%s is refused unless --allow-address CIDR covers it%s\n",
+			         classes[i],
+			         i == 0 ? " (127.0.0.1/32 for this host's loopback)" : "");
+		}
+}
+
 static const char *killed_name(enum sbx_killed k)
 {
 	switch (k) {
@@ -768,11 +803,14 @@ int cmd_exec(int argc, char **argv)
 		char *summary = egress_call_refused(net.call) ?
 		        egress_call_summary(net.call, EGRESS_SUMMARY_MAX) :
 		        NULL;
+		unsigned hinted = 0;
 		for (char *line = summary, *nl; !o.json && line && *line; line = nl + 1) {
 			if (!(nl = strchr(line, '\n')))
 				break;
 			if (!strncmp(line, "refused", 7) || !strncmp(line, "failed", 6))
 				exec_say("%.*s\n", (int)(nl - line), line);
+			*nl = '\0';
+			refusal_hint(line, &hinted);
 		}
 		free(summary);
 	}

@@ -61,6 +61,16 @@ if [ "$rc" != 0 ] && said "refused: localhost:$port" && said "loopback address" 
 	ok "exec: through the proxy, the loopback address is refused and said"
 else bad "exec: proxy without --allow-address (rc $rc)"; show; fi
 
+said "unless --allow-address CIDR covers it (127.0.0.1/32 for this host's loopback)" &&
+	ok "exec: the refusal names --allow-address" || { bad "exec: no --allow-address after the refusal"; show; }
+# The address allowed, the name not: refused as not on the allowlist, and
+# the option that lets it through said, with the destination.
+cage --allow-address 127.0.0.1/32 -- curl -fsS -m 10 --noproxy '' "http://127.0.0.1:$port/text"
+if [ "$rc" != 0 ] && said "refused: 127.0.0.1:$port, not on the allowlist" &&
+   said "toolcage exec: --allow-domain 127.0.0.1:$port lets it through" && ! reached; then
+	ok "exec: a name not on the allowlist is refused, and --allow-domain named"
+else bad "exec: --allow-address alone (rc $rc)"; show; fi
+
 # ...and reached with --allow-address 127.0.0.1/32, which the notice then says.
 cage --allow-domain "localhost:$port" --allow-address 127.0.0.1/32 -- \
 	curl -fsS -m 10 --noproxy '' "http://localhost:$port/text"
