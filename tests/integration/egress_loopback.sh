@@ -124,12 +124,29 @@ JSON
 			grep -q "refused: localhost:$port, " "$tmp/out" && ! reached &&
 			ok "call (addresses $addresses): http_fetch to localhost is refused by the address rules, as said" ||
 			{ bad "call (addresses $addresses): refused case"; show; }
+		# ...and the model is given the setting that lets it through.
+		grep -qF 'with policy.network.addresses: \"allow\": [\"CIDR\"]' "$tmp/out" &&
+			grep -qF 'or \"loopback\": true' "$tmp/out" &&
+			ok "call: the refusal names policy.network.addresses" ||
+			{ bad "call: the address refusal does not say what to change"; show; }
 	else
 		said "the address rules allow it" && grep -q "hello from the test server" "$tmp/out" && reached &&
 			ok "call (addresses $addresses): http_fetch reaches this host's server, as said" ||
 			{ bad "call (addresses $addresses): allowed case"; show; }
 	fi
 done
+
+# A name on policy.domains, another port: refused, and the entry that
+# allows it named, with the port.
+cat >"$tmp/toolcage.json" <<JSON
+{"workspace": "ws", "profile_dir": "profiles", "policy": {"domains": ["127.0.0.1"]}}
+JSON
+: > "$tmp/log"
+"$TC" call --config "$tmp/toolcage.json" http_fetch "{\"url\": \"http://127.0.0.1:$port/text\"}" \
+	>"$tmp/out" 2>"$tmp/err"
+grep -qF "adding \"127.0.0.1:$port\" to policy.network.allow" "$tmp/out" && ! reached &&
+	ok "call: a port policy.domains does not cover is refused, and policy.network.allow named" ||
+	{ bad "call: port refusal"; show; }
 
 [ $fails = 0 ] || { echo "$fails check(s) failed"; exit 1; }
 echo "all egress_loopback checks passed"

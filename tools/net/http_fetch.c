@@ -93,6 +93,7 @@ struct fetch {
 	size_t max_bytes;
 	struct curl_slist *headers; /* the model's request headers */
 	struct origin first;        /* of the first URL: where the model's headers go */
+	struct origin here;         /* of the hop being fetched */
 	char *current;              /* the URL being fetched (malloc'd) */
 	json_t *redirects;          /* [{status, url, location}] */
 	uint64_t deadline_ms;
@@ -567,6 +568,40 @@ static int curl_failure(struct fetch *f, struct tc_output *out, CURLcode rc, con
 
 static int egress_said(struct fetch *f, struct tc_output *out, const char *host);
 
+/* What the user changes in toolcage.json for a destination the egress
+ * refused (docs/network.md), into fix: the model cannot, and a refusal
+ * without it sends the user through one rule at a time. "" for a
+ * refusal no setting should lift (the deny list). */
+static void refusal_fix(const struct origin *o, const char *host, const char *why, char *fix,
+                        size_t size)
+{
+	static const struct {
+		const char *why, *key;
+	} classes[] = { { "a loopback address", "loopback" },
+		        { "a link-local address", "link_local" },
+		        { "a private address", "private" },
+		        { "one of this host's own addresses", "host" } };
+	struct in6_addr a6;
+	struct in_addr a4;
+	fix[0] = '\0';
+	if (strstr(why, "not on the allowlist") && o->port[0])
+		snprintf(fix, size,
+		         " The user can allow it by adding \"%s%s%s:%s\" to policy.network.allow "
+		         "in toolcage.json (policy.domains covers ports 80 and 443 only).",
+		         strchr(host, ':') ? "[" : "", host, strchr(host, ':') ? "]" : "", o->port);
+	for (size_t i = 0; i < sizeof classes / sizeof classes[0]; i++) {
+		if (strncmp(why, classes[i].why, strlen(classes[i].why)))
+			continue;
+		bool v4 = inet_pton(AF_INET, host, &a4) == 1;
+		bool literal = v4 || inet_pton(AF_INET6, host, &a6) == 1;
+		snprintf(fix, size,
+		         " The user can allow it in toolcage.json with policy.network.addresses: "
+		         "\"allow\": [\"%s%s\"]%s, or \"%s\": true for every such address.",
+		         literal ? host : "CIDR", literal ? (v4 ? "/32" : "/128") : "",
+		         literal ? "" : " (a range holding its address)", classes[i].key);
+	}
+}
+
 /* A failure toolcage's egress answered for (its Proxy-Status, RFC 9209:
  * "toolcage; error=TYPE; details=\"WHY\""), said as the failure it is: a
  * failed CONNECT is only "CONNECT tunnel failed, response 502" to curl.
@@ -604,9 +639,13 @@ static int egress_said(struct fetch *f, struct tc_output *out, const char *host)
 		            "could not resolve host %s: %s (toolcage's egress found no address "
 		            "for it). Check the spelling of the URL.",
 		            host, why);
-	if (e && el == 19 && !strncmp(e + 6, "http_request_denied", 19))
+	if (e && el == 19 && !strncmp(e + 6, "http_request_denied", 19)) {
+		char fix[URL_HOST_MAX + 256];
+		refusal_fix(&f->here, host, why, fix, sizeof fix);
 		return fail(f, out, "connect_failed",
-		            "toolcage's egress refused the connection to %s: %s.", host, why);
+		            "toolcage's egress refused the connection to %s: %s.%s", host, why,
+		            fix);
+	}
 	return fail(f, out, "connect_failed",
 	            "could not connect to %s: %s (toolcage's egress). The server may be down, "
 	            "or its port is not one the sandbox allows (80, 443).",
@@ -700,11 +739,10 @@ static int follow(struct fetch *f, struct tc_output *out)
 		prev = NULL;
 		if (!u)
 			return 1;
-		struct origin here;
-		url_origin(f->api, u, host, &here);
+		url_origin(f->api, u, host, &f->here);
 		if (hop == 0)
-			f->first = here;
-		int rc = do_hop(f, u, host, headers_may_follow(&f->first, &here), out);
+			f->first = f->here;
+		int rc = do_hop(f, u, host, headers_may_follow(&f->first, &f->here), out);
 		/* curl keeps using the CURLU until the option is replaced. */
 		f->api->easy_setopt(f->easy, CURLOPT_CURLU, NULL);
 		f->api->url_cleanup(u);
