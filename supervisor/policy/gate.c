@@ -325,6 +325,19 @@ static enum gate_action check_rules(void *data, const struct gate_call *call,
 	return GATE_ALLOW;
 }
 
+/* The port url (checked by url_host) names, or 0 when it names none. */
+static unsigned url_given_port(const char *url)
+{
+	const char *a = strstr(url, "://");
+	if (!a)
+		return 0;
+	a += 3;
+	size_t n = strcspn(a, "/?#");
+	const char *h = n && a[0] == '[' ? memchr(a, ']', n) : a; /* past an IPv6 address */
+	const char *colon = h ? memchr(h, ':', n - (size_t)(h - a)) : NULL;
+	return colon ? (unsigned)strtoul(colon + 1, NULL, 10) : 0;
+}
+
 /* The network level: the target host must be on the allowlist. */
 static enum gate_action check_network(const struct gate_policy *p, enum gate_action level,
                                       const struct gate_call *call, struct gate_verdict *v)
@@ -349,19 +362,28 @@ static enum gate_action check_network(const struct gate_policy *p, enum gate_act
 	}
 	if (domain_allowed(host, p->domains, p->ndomains))
 		return GATE_ALLOW;
-	/* The fix is the user's, in a file no tool may write: say which. */
+	/* The fix is the user's, in a file no tool may write: say which, all
+	 * of it, port included (the egress allows policy.domains on 80 and
+	 * 443 only: docs/network.md). */
+	char port_fix[URL_HOST_MAX + 96] = "";
+	unsigned port = url_given_port(json_string_value(url));
+	if (port && port != 80 && port != 443)
+		snprintf(port_fix, sizeof port_fix,
+		         ", and \"%s%s%s:%u\" to policy.network.allow for its port %u",
+		         strchr(host, ':') ? "[" : "", host, strchr(host, ':') ? "]" : "", port,
+		         port);
 	if (p->ndomains == 0)
 		gate_verdict_reason(v,
 		                    "host %s is not allowed: the domain allowlist "
 		                    "(policy.domains) is empty; the user can allow it by adding "
-		                    "\"%s\" to policy.domains in toolcage.json",
-		                    host, host);
+		                    "\"%s\" to policy.domains%s in toolcage.json",
+		                    host, host, port_fix);
 	else
 		gate_verdict_reason(v,
 		                    "host %s is not on the domain allowlist (policy.domains); "
-		                    "the user can allow it by adding \"%s\" to policy.domains in "
+		                    "the user can allow it by adding \"%s\" to policy.domains%s in "
 		                    "toolcage.json",
-		                    host, host);
+		                    host, host, port_fix);
 	/* ask: a person may allow a host the list lacks; allow: the list is
 	 * the whole answer. */
 	return level == GATE_ASK ? GATE_ASK : GATE_DENY;

@@ -740,6 +740,29 @@ static void test_network_policy_empty_allowlist_denies(void **state)
 	expect_reason(&v, "adding \"example.com\" to policy.domains in toolcage.json");
 }
 
+/* policy.domains lets the egress reach ports 80 and 443 only: for a URL on
+ * another port the advice names the policy.network.allow entry too, or
+ * the user would follow it to the next refusal. */
+static void test_network_policy_denial_names_the_port_entry(void **state)
+{
+	struct fx *f = *state;
+	struct gate *g = gate(f);
+	struct gate_verdict v;
+	assert_int_equal(decide(g, "fetch", TC_RISK_NETWORK,
+	                        "{\"url\":\"http://127.0.0.1:8000/a:9\"}", &v),
+	                 GATE_DENY);
+	expect_reason(&v,
+	              "adding \"127.0.0.1\" to policy.domains, and \"127.0.0.1:8000\" to "
+	              "policy.network.allow for its port 8000 in toolcage.json");
+	assert_int_equal(decide(g, "fetch", TC_RISK_NETWORK, "{\"url\":\"http://[::1]:8080\"}", &v),
+	                 GATE_DENY);
+	expect_reason(&v, "\"[::1]:8080\" to policy.network.allow");
+	assert_int_equal(decide(g, "fetch", TC_RISK_NETWORK,
+	                        "{\"url\":\"https://example.com:443/x:9\"}", &v),
+	                 GATE_DENY);
+	assert_null(strstr(v.reason, "policy.network.allow"));
+}
+
 static void test_network_policy_ask_level_asks_for_unlisted_hosts(void **state)
 {
 	struct fx *f = *state;
@@ -1411,6 +1434,7 @@ int main(void)
 		T(test_domain_check_normalizes_and_refuses),
 		T(test_network_policy_uses_allowlist),
 		T(test_network_policy_empty_allowlist_denies),
+		T(test_network_policy_denial_names_the_port_entry),
 		T(test_network_policy_ask_level_asks_for_unlisted_hosts),
 		T(test_network_tool_without_url_arg_is_denied),
 		T(test_destructive_tool_with_url_arg_keeps_the_allowlist),
