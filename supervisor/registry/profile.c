@@ -600,11 +600,26 @@ int profile_load(const char *name, const char *profile_dir, struct profile **out
 	/* Not prebuilt: only in the generators, which link an empty table. */
 	const struct embedded_file *e = embedded_find(embedded_profiles, name);
 	if (!e) {
+		/* Every place looked in, the nearest name (a typo: "wirte"), and
+		 * the other way to give one. */
 		struct buf names = BUF_INIT;
-		for (const struct embedded_file *x = embedded_profiles; x->name; x++)
+		const char *near = NULL;
+		size_t best = 3; /* at most two edits away */
+		for (const struct embedded_file *x = embedded_profiles; x->name; x++) {
 			buf_printf(&names, "%s%s", names.len ? ", " : "", x->name);
-		tc_error_set(err, TC_E_NOT_FOUND, name, "no such profile; built-in ones: %s",
-		             names.data ? names.data : "none");
+			size_t d = edit_distance(name, len, x->name, strlen(x->name), true);
+			if (d < best)
+				best = d, near = x->name;
+		}
+		char dir_part[4200] = "";
+		if (profile_dir)
+			snprintf(dir_part, sizeof dir_part,
+			         "no %s/%s.json in the profile directory, and ", profile_dir, name);
+		tc_error_set(err, TC_E_NOT_FOUND, name,
+		             "no such profile: %sno built-in one of that name (%s). Give one of "
+		             "those, or the path of a profile file (toolcage-profile(5))%s%s%s",
+		             dir_part, names.data ? names.data : "none",
+		             near ? "; did you mean " : "", near ? near : "", near ? "?" : "");
 		buf_release(&names);
 		return -1;
 	}

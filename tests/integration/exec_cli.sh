@@ -71,7 +71,13 @@ basic_statuses() { # $1: label; $2: workspace
 	status "$1: a directory is 126" 126 -- --workspace "$w" -- /etc
 	has "$1: a directory is said" err "^toolcage exec: /etc: Permission denied: it is a directory, not a program"
 	status "$1: unknown profile is 125" 125 -- --workspace "$w" --profile nope -- /bin/true
-	has "$1: unknown profile lists the built-ins" err "built-in ones: destructive, network, read-only, write"
+	has "$1: unknown profile lists the built-ins" err "no built-in one of that name (destructive, network, read-only, write)"
+	has "$1: unknown profile says what else to give" err "or the path of a profile file (toolcage-profile(5))"
+	status "$1: a misspelt profile is 125" 125 -- --workspace "$w" --profile wirte -- /bin/true
+	has "$1: a misspelt profile gets the near name" err "did you mean write?"
+	status "$1: a profile not in --profile-dir is 125" 125 -- --workspace "$w" --profile-dir "$w" \
+		--profile nope -- /bin/true
+	has "$1: the profile directory looked in is named" err "no $w/nope.json in the profile directory"
 	status "$1: missing workspace is 125" 125 -- --workspace "$w/missing" -- /bin/true
 	has "$1: bad workspace is named" err "workspace $w/missing"
 }
