@@ -211,28 +211,27 @@ static int path_fail(struct tc_error *err, const char *option, const char *path,
 		        uid, verbs[use], strerror(e), uid, verbs[use]);
 	case EISDIR:
 		return tc_error_set(err, TC_E_INVALID, where,
-		                    "is a directory; the option wants %s. Give the path of the "
+		                    "is a directory; %s wants %s. Give the path of the "
 		                    "file itself.",
-		                    wants[use]);
+		                    option, wants[use]);
 	case ENOTDIR:
 		return tc_error_set(err, TC_E_INVALID, where,
 		                    "is not a directory, or a part of the path before its last is "
-		                    "not (%s); the option wants %s.",
-		                    strerror(e), wants[use]);
+		                    "not (%s); %s wants %s.",
+		                    strerror(e), option, wants[use]);
 	case EFTYPE_NOT_DIR:
 		return tc_error_set(err, TC_E_INVALID, where,
-		                    "is a file, not a directory; the option wants %s. Give the "
+		                    "is a file, not a directory; %s wants %s. Give the "
 		                    "directory's path.",
-		                    wants[use]);
+		                    option, wants[use]);
 	case EFTYPE_NOT_REGULAR:
 		return tc_error_set(err, TC_E_INVALID, where,
-		                    "is not a regular file (a fifo, socket or device); the option "
+		                    "is not a regular file (a fifo, socket or device); %s "
 		                    "wants %s. Give the path of a file.",
-		                    wants[use]);
+		                    option, wants[use]);
 	default:
-		return tc_error_set(err, TC_E_SYSTEM, where,
-		                    "cannot be used (%s); the option wants %s.", strerror(e),
-		                    wants[use]);
+		return tc_error_set(err, TC_E_SYSTEM, where, "cannot be used (%s); %s wants %s.",
+		                    strerror(e), option, wants[use]);
 	}
 }
 

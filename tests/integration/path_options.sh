@@ -89,6 +89,9 @@ for v in serve call list replay; do
 done
 refused "replay FILE missing" 2 "toolcage replay: FILE $missing: does not exist" "$enoent" \
 	"Give a JSONL file of recorded calls" -- replay "$missing"
+# An operand is not an option: the line names what it is.
+refused "replay FILE a directory" 2 "toolcage replay: FILE $tmp/dir: is a directory; FILE wants a file" \
+	-- replay "$tmp/dir"
 refused "replay --merge share missing" 2 "toolcage replay: --merge $missing: does not exist" \
 	"$enoent" "--json --shard" -- replay --merge "$missing"
 
