@@ -303,16 +303,20 @@ def roff_option(names):
 
 def roff_table(rows):
     """A table as a list: each row's first cell is the tag, the others
-    follow as "header: text" lines. Tables of the docs have long cells
-    (paths, JSON) that tbl cannot fit in 80 columns."""
+    follow as "header: text" lines (the text alone in a table of two
+    columns, where the header would only repeat itself on every row:
+    "124  the deadline passed", not "124  when: the deadline passed").
+    Tables of the docs have long cells (paths, JSON) that tbl cannot fit
+    in 80 columns."""
     head, body = rows[0], rows[1:]
+    labelled = len(head) > 2
     out = []
     for r in body:
         lines = []
         for k, c in enumerate(r[1:], 1):
             if not c.strip():
                 continue
-            label = plain(head[k]) if k < len(head) and head[k].strip() else ""
+            label = plain(head[k]) if labelled and k < len(head) and head[k].strip() else ""
             lines.append(roff_line(("\\fI" + roff_escape(label) + "\\fR: " if label else "")
                                    + roff_inline(c)))
         out.append(".TP\n" + roff_line(roff_inline(r[0]) or "\\(em") + "\n" +

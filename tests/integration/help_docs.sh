@@ -179,6 +179,11 @@ done
 if command -v man >/dev/null; then
 	MANWIDTH=80 LC_ALL=C.UTF-8 man -l "$BUILD/man/toolcage.json.5" 2>&1 | grep -q 'limits.max_concurrent' ||
 		fail "toolcage.json(5) lacks the table of keys"
+	# A table of two columns: each row its tag and its text, no header
+	# repeated on every row.
+	MANWIDTH=80 LC_ALL=C.UTF-8 man -l "$BUILD/man/toolcage-exec.1" 2>&1 |
+		grep -qE '^ +124 +the deadline passed' ||
+		fail "toolcage-exec(1): the exit status table does not read '124  the deadline passed'"
 	MANWIDTH=80 LC_ALL=C.UTF-8 man -l "$BUILD/man/toolcage-replay.1" 2>&1 | grep -q -- '--shard INDEX/COUNT' ||
 		fail "toolcage-replay(1) lacks --shard"
 	MANWIDTH=80 LC_ALL=C.UTF-8 man -l "$BUILD/man/toolcage-manifest.5" 2>&1 | grep -q 'command' ||
