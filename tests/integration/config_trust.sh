@@ -114,7 +114,11 @@ refused "profile_dir in the workspace" "profile directory"
 # A profile directory outside, with one entry a symlink into the workspace.
 mkdir -p "$E/profiles"
 ln -s "$ws/profiles/wide.json" "$E/profiles/destructive.json"
-printf '{"profile_dir": "%s", "approval": "cmd:/bin/true"}\n' "$E/profiles" > "$E/pd2.json"
+# An approver that says yes: a copy of true, since /bin/true itself may
+# have a second name (perf's build-id cache hard-links the binaries it
+# saw) and toolcage refuses an approver with more than one.
+cp /bin/true "$E/yes"
+printf '{"profile_dir": "%s", "approval": "cmd:%s/yes"}\n' "$E/profiles" "$E" > "$E/pd2.json"
 victim
 run "$TC" call --config "$E/pd2.json" delete_path '{"path": "victim", "recursive": true}'
 [ $rc -ne 0 ] && kept && grep -q "refused" "$tmp/out" && grep -q "which tools can write" "$tmp/out" &&
