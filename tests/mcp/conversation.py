@@ -1011,13 +1011,19 @@ def test_elicitation_timeout_denies_and_withdraws(tc):
 
 
 def test_without_elicitation_the_channel_applies(tc):
-    s = Server(tc, "--approve", "cmd:/bin/true")
+    # A copy of true: /bin/true may have a second name (perf's build-id
+    # cache hard-links the binaries it saw), and an approver with two is
+    # refused.
+    yes = os.path.join(tempfile.mkdtemp(prefix="tc-mcp-yes-"), "yes")
+    shutil.copy("/bin/true", yes)
+    s = Server(tc, "--approve", "cmd:" + yes)
     s.initialize()   # no elicitation capability
     s.seen = []
     r = s.call("make_marker", {"path": "c.marker"})
     check(r["result"]["isError"] is False and os.path.exists(os.path.join(s.ws, "c.marker")),
           f"cmd approver: {r}")
     check(not [m for m in s.seen if m.get("method") == "elicitation/create"], "no elicitation")
+    shutil.rmtree(os.path.dirname(yes), ignore_errors=True)
     return s
 
 
