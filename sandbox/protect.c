@@ -21,7 +21,9 @@
  * whatever appeared there (or the first new directory on the way) is
  * renamed aside to NAME.toolcage-blocked-N (N random) and the caller is told
  * (sbx_protect_snapshot, sbx_protect_sweep). A symbolic link on the way
- * cannot be bound over: the link is left, and the sweep sees it replaced.
+ * cannot be bound over: a link made during a call is seen replaced by the
+ * sweep; one there before a call that points into a writable root (what
+ * it names is as writable as the rest) refuses the call.
  *
  * A pattern ("**" "/" and names, at any depth) is found by a bounded walk
  * of the writable trees before each call (protwalk.c): each match that
@@ -447,6 +449,64 @@ static int hold_matches(struct sbx_jail *j, const struct protwalk *w)
 
 /* ---- parent: after a call --------------------------------------------- */
 
+/* Whether path lies in a writable root (or is one): the tool may make or
+ * change what is there. */
+static bool in_writable(const struct sbx_jail *j, const char *path)
+{
+	for (char **r = j->rw_paths; r && *r; r++) {
+		char real[PATH_MAX];
+		const char *root = realpath(*r, real) ? real : *r;
+		size_t n = strlen(root);
+		if (!strncmp(path, root, n) && (path[n] == '/' || !path[n]))
+			return true;
+	}
+	return false;
+}
+
+/* A symbolic link below its root on the way to a held path (the path
+ * itself one too): a mount holds a name, never what a link names, and
+ * the mounts are made with no link followed (bind_self), so what the
+ * link points to stays as writable as the rest of the tree. Where that
+ * lies in a writable root, or cannot be found (the tool could make it),
+ * a tool would write the protected file through the link: .git a link to
+ * sub/realgit lets it write .git/config and .git/hooks as
+ * sub/realgit/config. Says so in why (one line) and returns true; a link
+ * that points out of every writable root holds nothing the tool can
+ * change (Landlock). */
+static bool link_on_the_way(const struct sbx_jail *j, const char *path, char *why, size_t size)
+{
+	char buf[PATH_MAX];
+	size_t rl = restore_root_len(j, path);
+	if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf || !rl)
+		return false;
+	for (size_t i = rl + 1;; i++) {
+		if (buf[i] != '/' && buf[i] != '\0')
+			continue;
+		char c = buf[i];
+		buf[i] = '\0';
+		struct stat st;
+		if (lstat(buf, &st) < 0 || !(S_ISDIR(st.st_mode) || S_ISLNK(st.st_mode)))
+			return false; /* absent or a file: the sweep's and stand-in's */
+		if (S_ISLNK(st.st_mode)) {
+			char real[PATH_MAX];
+			bool found = realpath(buf, real) != NULL;
+			if (found && !in_writable(j, real))
+				return false;
+			/* (a path cut short still names the link) */
+			return snprintf(
+			               why, size,
+			               "the protected path %s is reached through the symbolic link %s, "
+			               "which points %s%s: tools could write through it what the "
+			               "link stands for; replace the link with what it points to",
+			               path, buf, found ? "into a writable path, " : "to nothing",
+			               found ? real : "") >= 0;
+		}
+		if (!c)
+			return false;
+		buf[i] = c;
+	}
+}
+
 struct sbx_protect_snap {
 	struct restore_copy *copy; /* prot_restore: what is put back */
 	bool walked;               /* the patterns were looked for */
@@ -484,6 +544,14 @@ int sbx_protect_snapshot(struct sbx_jail *j, bool commands, struct sbx_protect_s
 			        "profile %s cannot run this call (strict walls): the protected "
 			        "patterns were not all looked for in its writable paths: %s",
 			        j->name, s->before.stopped);
+			sbx_protect_snap_free(s);
+			return -EPERM;
+		}
+	}
+	for (int i = 0; i < j->n_prot_ro; i++) {
+		char why[1200];
+		if (link_on_the_way(j, j->prot_ro[i], why, sizeof why)) {
+			sbx_err(err, EPERM, "profile %s cannot run this call: %s", j->name, why);
 			sbx_protect_snap_free(s);
 			return -EPERM;
 		}

@@ -36,6 +36,13 @@
  *   (where no mount namespace holds them, these get through while the call
  *   runs; the runner checks from outside that all is as before after it,
  *   and that toolcage said what it put back)
+ *   protect linked_gitdir WS   append to .git/config and add a hook where
+ *                              .git is a symbolic link (the runner makes
+ *                              it so before the call: flag gitlink) to a
+ *                              directory of the workspace: a mount holds
+ *                              no name through a link, so toolcage must
+ *                              refuse the call (flag refused) rather than
+ *                              run it with the link's target writable
  *   protect control WS         write an ordinary file: must work under
  *                              the writing profiles (a control)
  */
@@ -269,6 +276,18 @@ static void do_late(const char *a, int argc, char **argv)
 	BLOCKED(a, "a child left behind to add a hook after the call (judged from outside)");
 }
 
+static void do_linked_gitdir(const char *a, int argc, char **argv)
+{
+	enter(a, argc, argv);
+	struct stat st;
+	if (lstat(".git", &st) < 0 || !S_ISLNK(st.st_mode))
+		TESTERR(a, "the runner did not make .git a symbolic link");
+	if (put(".git/config", "[core]\n\tfsmonitor = touch /tmp/pwned\n", O_APPEND) == 0)
+		ESCAPED(a, "appended to .git/config through the .git link");
+	EXPECT_FAIL(a, put(".git/hooks/pre-commit", "#!/bin/sh\n", O_CREAT | O_EXCL),
+	            "a hook in .git/hooks through the .git link");
+}
+
 static void do_control(const char *a, int argc, char **argv)
 {
 	enter(a, argc, argv);
@@ -300,6 +319,7 @@ int main(int argc, char **argv)
 		{ "swap_vscode", do_swap_vscode },
 		{ "create_envrc", do_create_envrc },
 		{ "control", do_control },
+		{ "linked_gitdir", do_linked_gitdir },
 		{ "gitdir_link", do_gitdir_link },
 		{ "away_back", do_away_back },
 		{ "fill", do_fill },

@@ -245,7 +245,10 @@ sysfs_write         B  B  B   B   -            fs open_write sysfs_write /sys/bl
 cgroup_release      B  B  B   B   -            fs open_write cgroup_release /sys/fs/cgroup/memory/release_agent
 ## protected paths in a writable workspace (the runner plants .git/config,
 ## .git/hooks/ and .vscode/tasks.json; "intact": afterwards all three are
-## unchanged; "swept=NAME": afterwards NAME is gone from the workspace)
+## unchanged; "swept=NAME": afterwards NAME is gone from the workspace;
+## "gitlink": before the call .git is made a symbolic link to linked-git,
+## the directory that holds them; "refused": toolcage refusing the call,
+## naming the link, counts as blocked)
 protect_append      B  B  B   B   intact       protect append @WS
 protect_trunc       B  B  B   B   intact       protect trunc @WS
 protect_chmod       B  B  B   B   intact       protect chmod @WS
@@ -267,6 +270,7 @@ protect_gitdir_link B  B  B   B   intact       protect gitdir_link @WS
 protect_away_back   B  B  B   B   intact       protect away_back @WS
 protect_fill        B  B  B   B   intact       protect fill @WS
 protect_late        B  B  B   B   intact,t,to=200 protect late @WS @MARK
+protect_linked_gitdir B B B   B   intact,gitlink,refused protect linked_gitdir @WS
 protect_control     B  A  B   A   intact       protect control @WS
 ## private /tmp
 tmp_write           B  B  B   B   tmp          fs tmp_write tmp_write @MARK @HOSTCANARY
@@ -518,7 +522,7 @@ reset_protected() { # id
 	local d=$T/$1/ws
 	rm -rf "$d/.git" "$d/.git-old" "$d"/.git.toolcage-blocked-* "$d/.vscode" "$d/.vscode-old" "$d"/.envrc* \
 		"$d"/*.toolcage-blocked-* "$d"/.*.toolcage-blocked-* "$d/cfg-link" "$d/cfg-sym" \
-		"$d/evil-git"
+		"$d/evil-git" "$d/linked-git"
 	mkdir -p "$d/.git/hooks" "$d/.vscode"
 	printf '[core]\n\trepositoryformatversion = 0\n' > "$d/.git/config"
 	printf '#!/bin/sh\nexit 0\n' > "$d/.git/hooks/pre-push.sample"
@@ -805,6 +809,9 @@ run_attack() { # id profile attack expect flags cmd...
 	PREVMARK=$mark
 	case $attack in unlink_*|rename_*|chmod_*|utimes_*|setxattr_*|truncate_*) reset_canaries "$id" ;; esac
 	case $attack in protect_*) reset_protected "$id" ;; esac
+	case ",$flags," in *,gitlink,*)
+		mv "$ws/.git" "$ws/linked-git" && ln -s linked-git "$ws/.git" ;;
+	esac
 
 	local out=$T/r/$n t0 t1 rc pingsave="" tfosave=""
 	case ",$flags," in *,ping,*)
@@ -994,6 +1001,8 @@ for line in open(records):
             outside = "fail:changed during the call, and toolcage did not say it put it back"
     if "_bad" in j:
         got, detail = "error", j["_bad"]
+    elif j.get("error") and "refused" in flags and "symbolic link" in j["error"]:
+        got, detail = "blocked", "refused: " + j["error"][-160:]
     elif j.get("error"):
         got, detail = "error", "toolcage setup failed: %s" % j["error"]
     elif verdict in ("blocked", "escaped", "error"):
