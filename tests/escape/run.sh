@@ -1037,6 +1037,11 @@ for line in open(records):
         res = "ok" if got == "escaped" else "DENIED"
     else:
         res = "ok" if got == "blocked" else "ESCAPED"
+    # A check from outside that failed is an escape whatever the row
+    # expects of the program: a control (A) or a row either way (-) that
+    # may write still must not leave a protected path changed or kept.
+    if outside.startswith("fail:"):
+        res = "ESCAPED"
     counts[res] += 1
     word = {"ok": ("allowed" if got == "escaped" else "blocked"), "ESCAPED": "ESCAPED",
             "DENIED": "DENIED", "error": "error"}[res]
