@@ -14,7 +14,8 @@
  * first of a pattern's names (".git" for "**" "/.git/hooks") looks only at
  * the names the patterns spell through it: the rest there (objects,
  * refs, a HEAD, logs) is that program's own data, written by it at every
- * commit. A directory the tool made unreadable (chmod 000, as the same
+ * commit. A file or link under such a name (a "gitdir:" file) is a match
+ * itself: it says where the repository is. A directory the tool made unreadable (chmod 000, as the same
  * user) gets its owner's read permission back for the look, and its mode
  * after. */
 #define _GNU_SOURCE
@@ -202,6 +203,16 @@ static void walk_dir(struct walk *w, int fd, size_t plen, int d, int cont)
 			struct stat st;
 			if (fstatat(dirfd(dir), name, &st, AT_SYMLINK_NOFOLLOW) == 0)
 				t = S_ISDIR(st.st_mode) ? DT_DIR : DT_REG;
+		}
+		/* A file or link where a pattern's first name stands (.git as a
+		 * "gitdir:" file, or a link): git follows it to a repository it
+		 * names, wherever that is, and runs its config and hooks. So it
+		 * is held and swept as a match, as protect.c holds a plain
+		 * path's stand-in: else a tool could point sub/.git at a layout
+		 * it built where the walk does not look (inside .git). */
+		if (t != DT_DIR && cont < 0 && is_container(w, d)) {
+			keep(w, dirfd(dir), name);
+			continue;
 		}
 		if (t != DT_DIR)
 			continue;

@@ -26,6 +26,13 @@
  *                              a name that does not exist, so this gets
  *                              through; the runner checks from outside
  *                              that toolcage moved it aside afterwards)
+ *   protect gitfile WS         build a repository inside .git (.git/x, where
+ *                              the walk looks only at the protected names)
+ *                              and point a new gitfile-sub/.git ("gitdir:")
+ *                              at it: git in gitfile-sub would run its
+ *                              config (gets through in the writing
+ *                              profiles; the runner checks that toolcage
+ *                              moved the gitfile aside afterwards)
  *   protect gitdir_link WS     rename .git aside, make .git a symlink to a
  *                              directory holding a hostile config
  *   protect away_back WS       rename .git away, add a hook, rename it back
@@ -217,6 +224,20 @@ static void do_create_envrc(const char *a, int argc, char **argv)
 	            "create .envrc");
 }
 
+static void do_gitfile(const char *a, int argc, char **argv)
+{
+	enter(a, argc, argv);
+	if (mkdir(".git/x", 0755) < 0 || mkdir(".git/x/objects", 0755) < 0 ||
+	    mkdir(".git/x/refs", 0755) < 0 ||
+	    put(".git/x/HEAD", "ref: refs/heads/main\n", O_CREAT | O_EXCL) < 0 ||
+	    put(".git/x/config", "[core]\n\tfsmonitor = touch /tmp/pwned\n", O_CREAT | O_EXCL) < 0)
+		BLOCKED(a, "build a repository in .git/x: %s", errname(errno));
+	if (mkdir("gitfile-sub", 0755) < 0)
+		BLOCKED(a, "make gitfile-sub: %s", errname(errno));
+	EXPECT_FAIL(a, put("gitfile-sub/.git", "gitdir: ../.git/x\n", O_CREAT | O_EXCL),
+	            "a gitfile pointing at .git/x");
+}
+
 static void do_gitdir_link(const char *a, int argc, char **argv)
 {
 	enter(a, argc, argv);
@@ -321,6 +342,7 @@ int main(int argc, char **argv)
 		{ "control", do_control },
 		{ "linked_gitdir", do_linked_gitdir },
 		{ "gitdir_link", do_gitdir_link },
+		{ "gitfile", do_gitfile },
 		{ "away_back", do_away_back },
 		{ "fill", do_fill },
 		{ "late", do_late },

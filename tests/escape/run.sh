@@ -267,6 +267,7 @@ protect_tasks       B  B  B   B   intact       protect tasks @WS
 protect_swap_vscode B  B  B   B   intact       protect swap_vscode @WS
 protect_envrc       -  -  -   -   swept=.envrc protect create_envrc @WS
 protect_gitdir_link B  B  B   B   intact       protect gitdir_link @WS
+protect_gitfile     B  -  B   -   swept=gitfile-sub/.git protect gitfile @WS
 protect_away_back   B  B  B   B   intact       protect away_back @WS
 protect_fill        B  B  B   B   intact       protect fill @WS
 protect_late        B  B  B   B   intact,t,to=200 protect late @WS @MARK
@@ -522,7 +523,7 @@ reset_protected() { # id
 	local d=$T/$1/ws
 	rm -rf "$d/.git" "$d/.git-old" "$d"/.git.toolcage-blocked-* "$d/.vscode" "$d/.vscode-old" "$d"/.envrc* \
 		"$d"/*.toolcage-blocked-* "$d"/.*.toolcage-blocked-* "$d/cfg-link" "$d/cfg-sym" \
-		"$d/evil-git" "$d/linked-git"
+		"$d/evil-git" "$d/linked-git" "$d/gitfile-sub"
 	mkdir -p "$d/.git/hooks" "$d/.vscode"
 	printf '[core]\n\trepositoryformatversion = 0\n' > "$d/.git/config"
 	printf '#!/bin/sh\nexit 0\n' > "$d/.git/hooks/pre-push.sample"
