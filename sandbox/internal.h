@@ -614,6 +614,11 @@ int ladder_call_tmp_plan(struct sbx_jail *j, struct sbx_error *err);
 int ladder_base_dir(const struct sbx_jail *j, const char *what, mode_t mode, char *out, size_t size,
                     struct sbx_error *err);
 void ladder_call_tmp_remove(const struct sbx_jail *j, pid_t pid);
+/* Removes name in dfd and everything beneath it, never following a link;
+ * past a few thousand entries the rest is left to a process of its own
+ * (the event loop never walks what a tool filled). 0: gone; 1: handed to
+ * that process; -1: some could not be removed. */
+int ladder_remove_tree(int dfd, const char *name);
 
 /* landlock.c */
 int landlock_abi(void);

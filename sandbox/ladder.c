@@ -240,6 +240,17 @@ static void remove_off_loop(int base, const char *name)
 			;
 }
 
+int ladder_remove_tree(int dfd, const char *name)
+{
+	long budget = CALL_TMP_BUDGET;
+	if (remove_tree_at(dfd, name, 0, &budget) == 0)
+		return 0;
+	if (budget > 0)
+		return -1;
+	remove_off_loop(dfd, name);
+	return 1;
+}
+
 void ladder_call_tmp_remove(const struct sbx_jail *j, pid_t pid)
 {
 	if (!j->call_tmp_base[0] || pid <= 0)

@@ -109,8 +109,9 @@ size_t restore_root_len(const struct sbx_jail *j, const char *path)
 
 /* Renames dir/name aside (same directory, a name nothing trusts) without
  * following anything: dir is opened component by component below the
- * root. Appends "path -> new name" or "path (could not be moved: why)" to
- * the report. */
+ * root; where the rename fails (no room for the new name), removes it.
+ * Appends "path (moved to new name)", "path (removed: ...)" or "path
+ * (could not be moved aside: why)" to the report. */
 void restore_move_aside(const char *path, size_t rl, char *report, size_t size)
 {
 	char dir[PATH_MAX], aside[NAME_MAX + 1];
@@ -156,9 +157,22 @@ void restore_move_aside(const char *path, size_t rl, char *report, size_t size)
 		if (k == 99)
 			rc = -EEXIST;
 	}
+	/* The rename needs room for a longer name in the directory (a new
+	 * block of it): a tool that filled the file system, or the quota of
+	 * the uid it shares with us, leaves none, and what it made would stay
+	 * where the owner's programs trust it (a sub/.git pointing git at a
+	 * repository of its own, run by the next git status). Removing it
+	 * needs no room: it goes instead. */
+	int removed = -1;
+	if (rc && rc != -ENOENT && dfd >= 0)
+		removed = ladder_remove_tree(dfd, name);
 	if (chmodded)
 		(void)fd_chmod(dfd, st.st_mode);
-	if (rc)
+	if (rc && removed >= 0)
+		snprintf(report + used, size - used, "%s%s (%s: could not be moved aside: %s)",
+		         used ? "; " : "", path + rl + 1, removed ? "being removed" : "removed",
+		         strerror(-rc));
+	else if (rc)
 		snprintf(report + used, size - used, "%s%s (could not be moved aside: %s)",
 		         used ? "; " : "", path + rl + 1, strerror(-rc));
 	else
