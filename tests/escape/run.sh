@@ -990,10 +990,11 @@ for line in open(records):
     # Where no mount namespace holds the protected paths, a copy is put
     # back after the call: what the attack wrote while it ran got through
     # inside; it is blocked when all is as before from outside (the
-    # "intact" check) and toolcage said what it put back.
+    # "intact" check) and toolcage said what it put back. A control (A)
+    # writes nothing protected: there is nothing to put back, nor to say.
     prot = walls.get("protected") or {}
     if (attack.startswith("protect_") and verdict == "escaped" and "intact" in flags and
-            prot.get("by") == "copy put back" and not outside):
+            expect != "A" and prot.get("by") == "copy put back" and not outside):
         errf = os.path.join(rdir, n + ".err")
         err = open(errf).read() if os.path.exists(errf) else ""
         if "created or changed protected paths" in err:
