@@ -179,8 +179,8 @@ static int glob_relation(const char *glob, const char *path)
 {
 	/* Most hidden paths name one path (no pattern, no empty component):
 	 * a comparison of strings says the same, ~150 times per jail. */
-	if (!strpbrk(glob, "*?[\\") && !strstr(glob, "//") && glob[strlen(glob) - 1] != '/' &&
-	    path[0] == '/' && !strstr(path, "//")) {
+	if (glob[0] == '/' && !strpbrk(glob, "*?[\\") && !strstr(glob, "//") &&
+	    glob[strlen(glob) - 1] != '/' && path[0] == '/' && !strstr(path, "//")) {
 		size_t gl = strlen(glob), pl = strlen(path);
 		if (pl > 1 && path[pl - 1] == '/')
 			pl--;
