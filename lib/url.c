@@ -46,7 +46,7 @@ static int copy_name(const char *h, size_t n, char *host, char *why, size_t wsz)
 	return 0;
 }
 
-static int parse_port(const char *s, size_t n, char *why, size_t wsz)
+static int parse_port(const char *s, size_t n, uint16_t *port, char *why, size_t wsz)
 {
 	unsigned long v = 0;
 	if (n == 0 || n > 5)
@@ -56,16 +56,19 @@ static int parse_port(const char *s, size_t n, char *why, size_t wsz)
 			goto bad;
 		v = v * 10 + (unsigned long)(s[i] - '0');
 	}
-	if (v >= 1 && v <= 65535)
+	if (v >= 1 && v <= 65535) {
+		*port = (uint16_t)v;
 		return 0;
+	}
 bad:
 	snprintf(why, wsz, "the URL's port is not a number from 1 to 65535");
 	return -1;
 }
 
 /* Splits the authority a[0..n) (userinfo already removed) into host and
- * port and checks both. */
-static int parse_hostport(const char *a, size_t n, char *host, char *why, size_t wsz)
+ * port (0 when it names none) and checks both. */
+static int parse_hostport(const char *a, size_t n, char *host, uint16_t *port, char *why,
+                          size_t wsz)
 {
 	if (n && a[0] == '[') {
 		const char *close = memchr(a, ']', n);
@@ -93,18 +96,21 @@ static int parse_hostport(const char *a, size_t n, char *host, char *why, size_t
 			snprintf(why, wsz, "the URL has text after its IPv6 address");
 			return -1;
 		}
-		return parse_port(close + 2, rest - 1, why, wsz);
+		return parse_port(close + 2, rest - 1, port, why, wsz);
 	}
 	const char *colon = memchr(a, ':', n);
 	size_t hn = colon ? (size_t)(colon - a) : n;
 	if (copy_name(a, hn, host, why, wsz) < 0)
 		return -1;
-	return colon ? parse_port(colon + 1, n - hn - 1, why, wsz) : 0;
+	return colon ? parse_port(colon + 1, n - hn - 1, port, why, wsz) : 0;
 }
 
-int url_host(const char *url, char host[URL_HOST_MAX + 1], char *why, size_t wsz)
+int url_host(const char *url, char host[URL_HOST_MAX + 1], uint16_t *port, char *why, size_t wsz)
 {
+	uint16_t given = 0;
 	host[0] = '\0';
+	if (port)
+		*port = 0;
 	for (const char *c = url; *c; c++) {
 		/* Parsers disagree on what whitespace and controls mean (WHATWG
 		 * strips some, curl rejects some): refuse them all. */
@@ -154,7 +160,18 @@ int url_host(const char *url, char host[URL_HOST_MAX + 1], char *why, size_t wsz
 		         "(user@host); give credentials another way");
 		return -1;
 	}
-	return parse_hostport(a, n, host, why, wsz);
+	if (parse_hostport(a, n, host, &given, why, wsz) < 0)
+		return -1;
+	if (port)
+		*port = given;
+	return 0;
+}
+
+const char *url_host_bracketed(const char *host, char out[URL_HOST_BRACKETED_MAX])
+{
+	bool v6 = strchr(host, ':') != NULL;
+	snprintf(out, URL_HOST_BRACKETED_MAX, "%s%s%s", v6 ? "[" : "", host, v6 ? "]" : "");
+	return out;
 }
 
 bool same_ipv6(const char *a, const char *b)

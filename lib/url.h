@@ -14,15 +14,22 @@
 #define URL_HOST_MAX 253 /* DNS name limit */
 
 /* Extracts the host of url into host[URL_HOST_MAX + 1]: lowercase, one
- * trailing dot dropped, IPv6 without brackets. Accepts only
- * scheme://host[:port][/path|?query|#fragment], a syntax every parser a
- * command may hand the URL to reads the same way. Refuses (-1, with why[]
- * saying what is wrong) anything else: control characters or spaces
- * anywhere, userinfo ('@' in the authority), a '\' in the authority, the
- * glob characters '{' '}' anywhere and '[' ']' anywhere but around an IPv6
- * address, '%' or non-ASCII in the host, an empty host, a port that is not
- * 1..65535. */
-int url_host(const char *url, char host[URL_HOST_MAX + 1], char *why, size_t why_size);
+ * trailing dot dropped, IPv6 without brackets; and, when port is not NULL,
+ * the port it names into *port (1..65535, or 0 when it names none: the
+ * scheme's applies). Accepts only scheme://host[:port][/path|?query|
+ * #fragment], a syntax every parser a command may hand the URL to reads
+ * the same way. Refuses (-1, with why[] saying what is wrong, *port 0)
+ * anything else: control characters or spaces anywhere, userinfo ('@' in
+ * the authority), a '\' in the authority, the glob characters '{' '}'
+ * anywhere and '[' ']' anywhere but around an IPv6 address, '%' or
+ * non-ASCII in the host, an empty host, a port that is not 1..65535. */
+int url_host(const char *url, char host[URL_HOST_MAX + 1], uint16_t *port, char *why,
+             size_t why_size);
+#define URL_HOST_BRACKETED_MAX (URL_HOST_MAX + 3) /* "[host]" and its NUL */
+/* host (as url_host returns it) as a URL writes it before ":PORT": an IPv6
+ * address in brackets ("[::1]"), any other host as it is; into
+ * out[URL_HOST_BRACKETED_MAX] (cut to fit). Returns out. */
+const char *url_host_bracketed(const char *host, char out[URL_HOST_BRACKETED_MAX]);
 /* Whether host (as url_host returns it) is on the allowlist. An entry
  * "example.com" matches that host only; "*.example.com" matches any host
  * ending in ".example.com" (a.example.com, a.b.example.com) but NOT the bare

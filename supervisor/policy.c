@@ -336,31 +336,10 @@ void policy_checked(struct call *c)
 	free(reason);
 }
 
-/* The port of a URL that url_host accepted (so its authority is not
- * ambiguous): the one it names, else its scheme's (80, 443), else 0. */
-static uint16_t url_port(const char *url)
+/* The port of url's scheme (80, 443), or 0 for another scheme. */
+static uint16_t scheme_port(const char *url)
 {
-	const char *a = strstr(url, "://");
-	if (!a)
-		return 0;
-	bool https = a - url == 5 && !strncasecmp(url, "https", 5);
-	bool http = a - url == 4 && !strncasecmp(url, "http", 4);
-	a += 3;
-	size_t n = strcspn(a, "/?#");
-	const char *at = memrchr(a, '@', n);
-	if (at) {
-		n -= (size_t)(at + 1 - a);
-		a = at + 1;
-	}
-	const char *colon = NULL;
-	if (*a == '[') {
-		const char *close = memchr(a, ']', n);
-		colon = close && close + 1 < a + n && close[1] == ':' ? close + 1 : NULL;
-	} else {
-		colon = memrchr(a, ':', n);
-	}
-	long p = colon && colon + 1 < a + n ? strtol(colon + 1, NULL, 10) : 0;
-	return p > 0 && p < 65536 ? (uint16_t)p : https ? 443 : http ? 80 : 0;
+	return !strncasecmp(url, "https://", 8) ? 443 : !strncasecmp(url, "http://", 7) ? 80 : 0;
 }
 
 int policy_before_fork(struct tc_supervisor *s, struct call *c, struct policy_reach *reach,
@@ -383,9 +362,10 @@ int policy_before_fork(struct tc_supervisor *s, struct call *c, struct policy_re
 	if (!(reach->hidden = gate_hidden_paths(s->gate, &gc)))
 		return tc_error_set(err, TC_E_NOMEM, c->name, "out of memory");
 	if (json_is_string(url) &&
-	    url_host(json_string_value(url), reach->host, why, sizeof why) == 0)
-		reach->port = url_port(json_string_value(url));
-	else
+	    url_host(json_string_value(url), reach->host, &reach->port, why, sizeof why) == 0) {
+		if (!reach->port)
+			reach->port = scheme_port(json_string_value(url));
+	} else
 		reach->host[0] = '\0';
 	if (!c->policy.approval_token)
 		return 0;
@@ -504,12 +484,11 @@ static void net_ask_next(struct call *c)
 	struct net_ask *a = c->policy.net_asks;
 	if (!a)
 		return;
-	char reason[URL_HOST_MAX + 160];
+	char reason[URL_HOST_MAX + 160], bracketed[URL_HOST_BRACKETED_MAX];
 	snprintf(reason, sizeof reason,
-	         "the tool connects to %s%s%s:%u, which is not on the "
+	         "the tool connects to %s:%u, which is not on the "
 	         "network allowlist",
-	         strchr(a->name, ':') ? "[" : "", a->name, strchr(a->name, ':') ? "]" : "",
-	         a->port);
+	         url_host_bracketed(a->name, bracketed), a->port);
 	json_t *args = json_pack("{s:s, s:i}", "connect_host", a->name, "connect_port", a->port);
 	struct net_ticket *nt = args ? malloc(sizeof *nt) : NULL;
 	if (!nt) {

@@ -325,19 +325,6 @@ static enum gate_action check_rules(void *data, const struct gate_call *call,
 	return GATE_ALLOW;
 }
 
-/* The port url (checked by url_host) names, or 0 when it names none. */
-static unsigned url_given_port(const char *url)
-{
-	const char *a = strstr(url, "://");
-	if (!a)
-		return 0;
-	a += 3;
-	size_t n = strcspn(a, "/?#");
-	const char *h = n && a[0] == '[' ? memchr(a, ']', n) : a; /* past an IPv6 address */
-	const char *colon = h ? memchr(h, ':', n - (size_t)(h - a)) : NULL;
-	return colon ? (unsigned)strtoul(colon + 1, NULL, 10) : 0;
-}
-
 /* The network level: the target host must be on the allowlist. */
 static enum gate_action check_network(const struct gate_policy *p, enum gate_action level,
                                       const struct gate_call *call, struct gate_verdict *v)
@@ -351,12 +338,13 @@ static enum gate_action check_network(const struct gate_policy *p, enum gate_act
 	}
 	json_t *url = jsonptr_get(call->args, call->url_arg);
 	char host[URL_HOST_MAX + 1], why[160];
+	uint16_t port;
 	if (!json_is_string(url)) {
 		gate_verdict_reason(v, "the URL argument %s is missing or not a string",
 		                    call->url_arg);
 		return GATE_DENY;
 	}
-	if (url_host(json_string_value(url), host, why, sizeof why) < 0) {
+	if (url_host(json_string_value(url), host, &port, why, sizeof why) < 0) {
 		gate_verdict_reason(v, "the URL in %s cannot be used: %s", call->url_arg, why);
 		return GATE_DENY;
 	}
@@ -365,13 +353,11 @@ static enum gate_action check_network(const struct gate_policy *p, enum gate_act
 	/* The fix is the user's, in a file no tool may write: say which, all
 	 * of it, port included (the egress allows policy.domains on 80 and
 	 * 443 only: docs/network.md). */
-	char port_fix[URL_HOST_MAX + 96] = "";
-	unsigned port = url_given_port(json_string_value(url));
+	char port_fix[URL_HOST_MAX + 96] = "", bracketed[URL_HOST_BRACKETED_MAX];
 	if (port && port != 80 && port != 443)
 		snprintf(port_fix, sizeof port_fix,
-		         ", and \"%s%s%s:%u\" to policy.network.allow for its port %u",
-		         strchr(host, ':') ? "[" : "", host, strchr(host, ':') ? "]" : "", port,
-		         port);
+		         ", and \"%s:%u\" to policy.network.allow for its port %u",
+		         url_host_bracketed(host, bracketed), port, port);
 	if (p->ndomains == 0)
 		gate_verdict_reason(v,
 		                    "host %s is not allowed: the domain allowlist "

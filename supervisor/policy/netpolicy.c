@@ -401,11 +401,12 @@ char *netpol_loopback_note(const struct netpol *p, const char *allow_how)
 		const struct netpol_name *n = &p->allow[i];
 		struct sockaddr_storage ss;
 		const char *why;
+		char bracketed[URL_HOST_BRACKETED_MAX];
 		if (!loopback_address(n->host, &ss))
 			continue;
-		bool v6 = strchr(n->host, ':') && (n->port || n->any_port);
-		buf_printf(&names, "%s%s%s%s", names.len ? ", " : "", v6 ? "[" : "", n->host,
-		           v6 ? "]" : "");
+		buf_printf(&names, "%s%s", names.len ? ", " : "",
+		           n->port || n->any_port ? url_host_bracketed(n->host, bracketed) :
+		                                    n->host);
 		if (n->any_port)
 			buf_adds(&names, ":*");
 		else if (n->port)

@@ -621,13 +621,83 @@ static void test_url_host_table(void **state)
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		char host[URL_HOST_MAX + 1], why[160] = "";
-		int rc = url_host(cases[i].url, host, why, sizeof why);
+		int rc = url_host(cases[i].url, host, NULL, why, sizeof why);
 		if (cases[i].host && (rc != 0 || strcmp(host, cases[i].host)))
 			fail_msg("%s: got rc %d host \"%s\" (%s), want \"%s\"", cases[i].url, rc,
 			         host, why, cases[i].host);
 		if (!cases[i].host && (rc != -1 || !why[0]))
 			fail_msg("%s: accepted as \"%s\", want a refusal", cases[i].url, host);
 	}
+}
+
+/* The port a URL names, read by the parser that reads its host: what the
+ * gate's advice and an approved call's reach name. */
+static void test_url_host_gives_the_port(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *url, *host;
+		uint16_t port; /* 0: none named */
+	} cases[] = {
+		{ "http://example.com:8080/p?q#f", "example.com", 8080 },
+		{ "https://example.com/x", "example.com", 0 },
+		{ "https://example.com", "example.com", 0 },
+		{ "http://example.com:1", "example.com", 1 },
+		{ "http://example.com:65535?x", "example.com", 65535 },
+		{ "http://example.com:00080#f", "example.com", 80 },
+		{ "http://example.com/a:9", "example.com", 0 }, /* a colon in the path */
+		{ "http://example.com?a:9", "example.com", 0 },
+		{ "http://[::1]:8080/", "::1", 8080 },
+		{ "http://[::1]/", "::1", 0 },
+		{ "http://[2001:db8::7]:443", "2001:db8::7", 443 },
+		{ "http://127.0.0.1:8000/a:9", "127.0.0.1", 8000 },
+		/* refused: no host, and the port 0 */
+		{ "http://user@example.com:8080/", NULL, 0 },
+		{ "http://user:8080@example.com/", NULL, 0 },
+		{ "http://example.com:8080@evil.net:9090/", NULL, 0 },
+		{ "http://[::1]:8080@evil.net/", NULL, 0 },
+		{ "http://example.com:65536/", NULL, 0 },
+		{ "http://example.com:99999/", NULL, 0 },
+		{ "http://example.com:123456/", NULL, 0 },
+		{ "http://[::1]:70000/", NULL, 0 },
+		{ "http://example.com:0/", NULL, 0 },
+		{ "http://example.com:/", NULL, 0 },
+		{ "http://example.com:80x/", NULL, 0 },
+		{ "http://example.com:80:81/", NULL, 0 },
+		{ "http://example.com:-80/", NULL, 0 },
+		{ "http://example.com:+80/", NULL, 0 },
+		{ "http://[::1]x/", NULL, 0 },
+		{ "http://[::1]:80x/", NULL, 0 },
+		{ "http://[::1]]:80/", NULL, 0 },
+		{ "http://::1:80/", NULL, 0 }, /* IPv6 without brackets */
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char host[URL_HOST_MAX + 1], why[160] = "";
+		uint16_t port = 12345;
+		int rc = url_host(cases[i].url, host, &port, why, sizeof why);
+		if (cases[i].host &&
+		    (rc != 0 || strcmp(host, cases[i].host) || port != cases[i].port))
+			fail_msg("%s: got rc %d host \"%s\" port %u (%s), want \"%s\" port %u",
+			         cases[i].url, rc, host, port, why, cases[i].host, cases[i].port);
+		if (!cases[i].host && (rc != -1 || !why[0] || port != 0))
+			fail_msg("%s: accepted as \"%s\" port %u, want a refusal", cases[i].url,
+			         host, port);
+	}
+}
+
+/* A host as a URL writes it before ":PORT". */
+static void test_url_host_bracketed_brackets_ipv6_only(void **state)
+{
+	(void)state;
+	char b[URL_HOST_BRACKETED_MAX];
+	assert_string_equal(url_host_bracketed("::1", b), "[::1]");
+	assert_string_equal(url_host_bracketed("2001:db8::7", b), "[2001:db8::7]");
+	assert_string_equal(url_host_bracketed("example.com", b), "example.com");
+	assert_string_equal(url_host_bracketed("127.0.0.1", b), "127.0.0.1");
+	char longest[URL_HOST_MAX + 1];
+	memset(longest, 'a', URL_HOST_MAX);
+	longest[URL_HOST_MAX] = '\0';
+	assert_string_equal(url_host_bracketed(longest, b), longest);
 }
 
 static void test_domain_allowlist_table(void **state)
@@ -1430,6 +1500,8 @@ int main(void)
 		T(test_rules_match_escaped_pointer_arguments),
 		T(test_sockaddr_text_brackets_ipv6),
 		T(test_url_host_table),
+		T(test_url_host_gives_the_port),
+		T(test_url_host_bracketed_brackets_ipv6_only),
 		T(test_domain_allowlist_table),
 		T(test_domain_check_normalizes_and_refuses),
 		T(test_network_policy_uses_allowlist),

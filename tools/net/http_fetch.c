@@ -294,7 +294,7 @@ static int check_host(struct fetch *f, const char *url, const char *via,
 		            "only http:// and https:// URLs can be fetched, not "
 		            "\"%.200s\".",
 		            url);
-	if (url_host(url, host, why, sizeof why) < 0)
+	if (url_host(url, host, NULL, why, sizeof why) < 0)
 		return fail(f, out, "bad_url", "the URL \"%.200s\" is not usable: %s.", url, why);
 	if (!host_allowed(f->ctx, host) && via)
 		return fail(f, out, "denied_redirect",
@@ -583,12 +583,13 @@ static void refusal_fix(const struct origin *o, const char *host, const char *wh
 		        { "one of this host's own addresses", "host" } };
 	struct in6_addr a6;
 	struct in_addr a4;
+	char bracketed[URL_HOST_BRACKETED_MAX];
 	fix[0] = '\0';
 	if (strstr(why, "not on the allowlist") && o->port[0])
 		snprintf(fix, size,
-		         " The user can allow it by adding \"%s%s%s:%s\" to policy.network.allow "
+		         " The user can allow it by adding \"%s:%s\" to policy.network.allow "
 		         "in toolcage.json (policy.domains covers ports 80 and 443 only).",
-		         strchr(host, ':') ? "[" : "", host, strchr(host, ':') ? "]" : "", o->port);
+		         url_host_bracketed(host, bracketed), o->port);
 	for (size_t i = 0; i < sizeof classes / sizeof classes[0]; i++) {
 		if (strncmp(why, classes[i].why, strlen(classes[i].why)))
 			continue;
