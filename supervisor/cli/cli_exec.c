@@ -60,39 +60,40 @@ static void exec_say(const char *fmt, ...)
 		free(text);
 }
 
-/* After a refusal line ("refused: HOST:PORT, why"), once per kind: the
- * option that lets such a destination through, since nothing but the
- * options given is allowed and the reason alone does not say which. */
-static void refusal_hint(const char *line, unsigned *hinted)
+/* The hints given so far: each once. */
+struct refusal_hints {
+	bool domain, address;
+};
+
+/* A refused or failed destination's line ("refused: HOST:PORT, why"),
+ * then, once per kind, the option that lets such a destination through,
+ * since nothing but the options given is allowed and the reason alone
+ * does not say which. */
+static void say_refusal(void *data, const struct egress_refusal *r, const char *line)
 {
-	static const char *const classes[] = { "a loopback address", "a link-local address",
-		                               "a private address",
-		                               "one of this host's own addresses" };
-	const char *why = strstr(line, ", ");
-	if (strncmp(line, "refused: ", 9) || !why)
+	struct refusal_hints *h = data;
+	exec_say("%s\n", line);
+	if (r->failed)
 		return;
-	int dest = (int)(why - line - 9);
-	why += 2;
-	if (strstr(why, "not on the allowlist") && !(*hinted & 1)) {
-		*hinted |= 1;
-		int host = (int)strcspn(line + 9, " ,"); /* "name (DNS)": the name */
-		if (host == dest &&
-		    memchr(line + 9, ':', (size_t)dest) == memrchr(line + 9, ':', (size_t)dest))
-			exec_say("--allow-domain %.*s lets it through\n", dest, line + 9);
-		else if (host < dest)
-			exec_say("--allow-domain %.*s lets it through (on ports 80 and 443; "
+	if (refusal_unlisted(r->refusal) && !h->domain) {
+		h->domain = true;
+		if (r->port && !strchr(r->name, ':'))
+			exec_say("--allow-domain %s:%u lets it through\n", r->name, r->port);
+		else if (!r->port) /* a DNS question: the name, on no port yet */
+			exec_say("--allow-domain %s lets it through (on ports 80 and 443; "
 			         "HOST:PORT for another)\n",
-			         host, line + 9);
+			         r->name);
 		else
 			exec_say("--allow-domain HOST:PORT lets a destination through\n");
 	}
-	for (size_t i = 0; i < sizeof classes / sizeof classes[0]; i++)
-		if (!strncmp(why, classes[i], strlen(classes[i])) && !(*hinted & 2)) {
-			*hinted |= 2;
-			exec_say("%s is refused unless --allow-address CIDR covers it%s\n",
-			         classes[i],
-			         i == 0 ? " (127.0.0.1/32 for this host's loopback)" : "");
-		}
+	const char *address = refusal_address(r->refusal);
+	if (address && !h->address) {
+		h->address = true;
+		exec_say("%s is refused unless --allow-address CIDR covers it%s\n", address,
+		         r->refusal == REFUSAL_LOOPBACK ?
+		                 " (127.0.0.1/32 for this host's loopback)" :
+		                 "");
+	}
 }
 
 static const char *killed_name(enum sbx_killed k)
@@ -800,19 +801,9 @@ int cmd_exec(int argc, char **argv)
 	if (net.call) {
 		egress_call_end(net.call);
 		report = o.json ? egress_call_report(net.call) : NULL;
-		char *summary = egress_call_refused(net.call) ?
-		        egress_call_summary(net.call, EGRESS_SUMMARY_MAX) :
-		        NULL;
-		unsigned hinted = 0;
-		for (char *line = summary, *nl; !o.json && line && *line; line = nl + 1) {
-			if (!(nl = strchr(line, '\n')))
-				break;
-			if (!strncmp(line, "refused", 7) || !strncmp(line, "failed", 6))
-				exec_say("%.*s\n", (int)(nl - line), line);
-			*nl = '\0';
-			refusal_hint(line, &hinted);
-		}
-		free(summary);
+		struct refusal_hints hints = { 0 };
+		if (!o.json && egress_call_refused(net.call))
+			egress_call_refusals(net.call, EGRESS_SUMMARY_MAX, say_refusal, &hints);
 	}
 	if (o.json)
 		print_json(out, error, moved, incomplete, child, report);

@@ -403,9 +403,9 @@ static json_t *event_json(const struct egress_call *c, const char *name, uint16_
 	return ev;
 }
 
-void egress_record(struct egress_call *c, const char *name, uint16_t port, enum egress_via via,
-                   int decision, const char *reason, const struct sockaddr *addr, uint64_t out,
-                   uint64_t in)
+static void record(struct egress_call *c, const char *name, uint16_t port, enum egress_via via,
+                   int decision, enum refusal_class refusal, const char *reason,
+                   const struct sockaddr *addr, uint64_t out, uint64_t in)
 {
 	char address[INET6_ADDRSTRLEN] = "";
 	if (addr && addr->sa_family == AF_INET)
@@ -433,6 +433,7 @@ void egress_record(struct egress_call *c, const char *name, uint16_t port, enum 
 				                     .port = port,
 				                     .via = via,
 				                     .decision = decision,
+				                     .refusal = refusal,
 				                     .reason = reason };
 			if (r->name)
 				c->n_records++;
@@ -461,6 +462,20 @@ void egress_record(struct egress_call *c, const char *name, uint16_t port, enum 
 			e->hooks.event(e->hooks.data, ev);
 		json_decref(ev);
 	}
+}
+
+void egress_record(struct egress_call *c, const char *name, uint16_t port, enum egress_via via,
+                   int decision, const char *reason, const struct sockaddr *addr, uint64_t out,
+                   uint64_t in)
+{
+	record(c, name, port, via, decision, REFUSAL_NONE, reason, addr, out, in);
+}
+
+void egress_record_refusal(struct egress_call *c, const char *name, uint16_t port,
+                           enum egress_via via, enum refusal_class refusal,
+                           const struct sockaddr *addr)
+{
+	record(c, name, port, via, 1, refusal, refusal_reason(refusal), addr, 0, 0);
 }
 
 json_t *egress_call_report(const struct egress_call *c)
@@ -495,37 +510,62 @@ bool egress_call_refused(const struct egress_call *c)
 	return false;
 }
 
+/* Appends egress_call_summary's line of each refused or failed record to
+ * b (empty at first), until b holds more than max / 2: those after are
+ * counted, not listed. each (may be NULL) is told of each line listed.
+ * Returns how many were not listed. */
+static size_t refusal_lines(const struct egress_call *c, size_t max, struct buf *b,
+                            egress_refusal_fn each, void *data)
+{
+	size_t cut_lines = 0;
+	for (size_t i = 0; i < c->n_records; i++) {
+		const struct egress_record *r = &c->records[i];
+		if (r->decision == 0)
+			continue;
+		if (cut_lines || b->len > max / 2) { /* past half: counted */
+			cut_lines++;
+			continue;
+		}
+		size_t start = b->len;
+		buf_printf(b, "%s: %s", r->decision == 1 ? "refused" : "failed", r->name);
+		/* Without a port: a name asked of our DNS, or a request no
+		 * destination could be read from, said with the way it came. */
+		if (r->port)
+			buf_printf(b, ":%u", r->port);
+		else
+			buf_printf(b, " (%s)", vias[r->via].label);
+		buf_printf(b, ", %s", r->reason);
+		if (r->connections > 1)
+			buf_printf(b, " (%llu times)", (unsigned long long)r->connections);
+		if (each && !b->failed)
+			each(data,
+			     &(struct egress_refusal){ .name = r->name,
+			                               .port = r->port,
+			                               .failed = r->decision == 2,
+			                               .refusal = r->refusal },
+			     b->data + start);
+		buf_printf(b, "\n");
+	}
+	return cut_lines;
+}
+
+void egress_call_refusals(const struct egress_call *c, size_t max, egress_refusal_fn each,
+                          void *data)
+{
+	struct buf b = BUF_INIT;
+	refusal_lines(c, max, &b, each, data);
+	buf_release(&b);
+}
+
 char *egress_call_summary(const struct egress_call *c, size_t max)
 {
 	if (!c->n_records && !c->n_more)
 		return NULL;
 	struct buf b = BUF_INIT;
-	size_t cut = 0, cut_lines = 0;
+	size_t cut_lines = refusal_lines(c, max, &b, NULL, NULL);
 	size_t reached = 0;
-	for (size_t i = 0; i < c->n_records; i++) {
-		const struct egress_record *r = &c->records[i];
-		if (r->decision == 0) {
-			reached++;
-			continue;
-		}
-		if (!cut && b.len > max / 2)
-			cut = b.len; /* past half: the rest is counted, not listed */
-		if (cut) {
-			cut_lines++;
-			continue;
-		}
-		buf_printf(&b, "%s: %s", r->decision == 1 ? "refused" : "failed", r->name);
-		/* Without a port: a name asked of our DNS, or a request no
-		 * destination could be read from, said with the way it came. */
-		if (r->port)
-			buf_printf(&b, ":%u", r->port);
-		else
-			buf_printf(&b, " (%s)", vias[r->via].label);
-		buf_printf(&b, ", %s", r->reason);
-		if (r->connections > 1)
-			buf_printf(&b, " (%llu times)", (unsigned long long)r->connections);
-		buf_printf(&b, "\n");
-	}
+	for (size_t i = 0; i < c->n_records; i++)
+		reached += c->records[i].decision == 0;
 	if (cut_lines)
 		buf_printf(&b,
 		           "(%zu more refused or failed destinations: see the result's "

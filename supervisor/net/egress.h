@@ -87,6 +87,20 @@ json_t *egress_call_report(const struct egress_call *c);
  * or NULL when the call tried nothing. */
 #define EGRESS_SUMMARY_MAX 4096
 char *egress_call_summary(const struct egress_call *c, size_t max);
+/* One refused or failed destination, as data. */
+struct egress_refusal {
+	const char *name;           /* as in the report (borrowed: valid for the call) */
+	uint16_t port;              /* 0: a DNS question, or a request without one */
+	bool failed;                /* could not be reached (else refused) */
+	enum refusal_class refusal; /* the policy's class, or REFUSAL_NONE */
+};
+typedef void (*egress_refusal_fn)(void *data, const struct egress_refusal *r, const char *line);
+/* Calls each(data, r, line) for every refused or failed destination
+ * egress_call_summary(c, max) lists, in its order; line is its line there,
+ * without the newline (borrowed: valid for the call). Not told when out
+ * of memory. */
+void egress_call_refusals(const struct egress_call *c, size_t max, egress_refusal_fn each,
+                          void *data);
 /* Lets the call reach name on port (0: 80 and 443) whatever the policy
  * says of it, deny list included: an approver allowed this call's URL. */
 void egress_call_allow(struct egress_call *c, const char *name, uint16_t port);

@@ -318,8 +318,11 @@ static void drain_and_close(struct egress_conn *k, const void *text, size_t len)
 	pump(k);
 }
 
-/* The client's protocol's way of saying no. */
-static void reply_refusal(struct egress_conn *k, int status, const char *why)
+/* The client's protocol's way of saying no: why, and the policy's class
+ * of the refusal (REFUSAL_NONE: another reason) where an HTTP answer can
+ * carry it (Proxy-Status). */
+static void reply_refusal(struct egress_conn *k, int status, enum refusal_class refusal,
+                          const char *why)
 {
 	char text[1280]; /* status line, 4 headers, body: under 1200 */
 	int n = 0;
@@ -339,7 +342,7 @@ static void reply_refusal(struct egress_conn *k, int status, const char *why)
 		        status == 404             ? "dns_error" :
 		        status == 504             ? "connection_timeout" :
 		                                    "destination_unavailable";
-		char body[512], details[256];
+		char body[512], details[256], param[64] = "";
 		int blen = snprintf(body, sizeof body, "toolcage: %s %s:%u: %s\n",
 		                    status == 403 ? "refused" : "could not reach",
 		                    k->t.host[0] ? k->t.host : "(unknown host)", k->t.port, why);
@@ -353,11 +356,16 @@ static void reply_refusal(struct egress_conn *k, int status, const char *why)
 				details[d++] = *c;
 			}
 		details[d] = '\0';
+		/* The class as a token a client reads (http_fetch, through
+		 * refusal_status_parse), before details, which may be cut. */
+		if (refusal != REFUSAL_NONE)
+			snprintf(param, sizeof param, "; " REFUSAL_PARAM "=%s",
+			         refusal_token(refusal));
 		n = snprintf(text, sizeof text,
 		             "HTTP/1.1 %d %s\r\nContent-Type: text/plain\r\n"
-		             "Proxy-Status: toolcage; error=%s; details=\"%s\"\r\n"
+		             "Proxy-Status: toolcage; error=%s%s; details=\"%s\"\r\n"
 		             "Content-Length: %d\r\nConnection: close\r\n\r\n%.*s",
-		             code, title, error, details, blen, blen, body);
+		             code, title, error, param, details, blen, blen, body);
 		if (n < 0 || n >= (int)sizeof text)
 			n = 0;
 	} else if (k->kind == SBX_LISTEN_SOCKS) {
@@ -370,17 +378,33 @@ static void reply_refusal(struct egress_conn *k, int status, const char *why)
 	drain_and_close(k, text, (size_t)n);
 }
 
-/* Refused by policy (decision 1) or failed on the way (2). */
+static const char *host_or_none(const struct egress_conn *k)
+{
+	return k->t.host[0] ? k->t.host : "(no host name)";
+}
+
+/* Refused (decision 1) or failed on the way (2), for why (static text). */
 static void refuse(struct egress_conn *k, int decision, int status, const char *why,
                    const struct sockaddr *addr)
 {
 	if (k->rq)
 		resolve_cancel(k->rq);
 	k->rq = NULL;
-	egress_record(k->call, k->t.host[0] ? k->t.host : "(no host name)", k->t.port, k->via,
-	              decision, why, addr, 0, 0);
+	egress_record(k->call, host_or_none(k), k->t.port, k->via, decision, why, addr, 0, 0);
 	k->recorded = true;
-	reply_refusal(k, status, why);
+	reply_refusal(k, status, REFUSAL_NONE, why);
+}
+
+/* Refused by a rule of the policy: refusal says which. */
+static void refuse_as(struct egress_conn *k, enum refusal_class refusal,
+                      const struct sockaddr *addr)
+{
+	if (k->rq)
+		resolve_cancel(k->rq);
+	k->rq = NULL;
+	egress_record_refusal(k->call, host_or_none(k), k->t.port, k->via, refusal, addr);
+	k->recorded = true;
+	reply_refusal(k, 403, refusal, refusal_reason(refusal));
 }
 
 /* ---- relay ------------------------------------------------------------------ */
@@ -881,11 +905,11 @@ static void on_resolved(void *ctx, int status, const struct sockaddr_storage *ad
 		return;
 	}
 	const struct netpol_own *own = egress_own(k->call->e);
-	const char *first_why = NULL;
+	enum refusal_class first_why = REFUSAL_NONE;
 	const struct sockaddr_storage *first = NULL;
 	k->n_addrs = 0;
 	for (size_t i = 0; i < n; i++) {
-		const char *w;
+		enum refusal_class w;
 		if (netpol_check_address(k->call->e->policy, own,
 		                         (const struct sockaddr *)&addrs[i], &w) == 0) {
 			k->addrs[k->n_addrs] = addrs[i];
@@ -900,7 +924,7 @@ static void on_resolved(void *ctx, int status, const struct sockaddr_storage *ad
 		}
 	}
 	if (!k->n_addrs) {
-		refuse(k, 1, 403, first_why, (const struct sockaddr *)first);
+		refuse_as(k, first_why, (const struct sockaddr *)first);
 		return;
 	}
 	k->next_addr = 0;
@@ -937,7 +961,7 @@ static void on_ask_timeout(struct loop *l, void *data)
 	if (k->ask && e->hooks.cancel)
 		e->hooks.cancel(e->hooks.data, k->ask);
 	k->ask = NULL;
-	refuse(k, 1, 403, "not on the allowlist, and the approver did not answer in time", NULL);
+	refuse_as(k, REFUSAL_APPROVER_SILENT, NULL);
 }
 
 static void on_answer(void *ctx, bool allow, bool session, const char *who)
@@ -953,7 +977,7 @@ static void on_answer(void *ctx, bool allow, bool session, const char *who)
 		return; /* answered before the approver returned: decide() goes on */
 	set_timer(k, 0, NULL);
 	if (!allow) {
-		refuse(k, 1, 403, "not on the allowlist, and the approver said no", NULL);
+		refuse_as(k, REFUSAL_APPROVER_NO, NULL);
 		return;
 	}
 	k->allow_why = session ? "approved for the session" : "approved once";
@@ -965,27 +989,28 @@ static void decide(struct egress_conn *k)
 	struct egress_call *c = k->call;
 	struct egress *e = c->e;
 	if (c->n_total >= e->policy->max_connections) {
-		refuse(k, 1, 403, "the call's cap on connections is reached", NULL);
+		refuse_as(k, REFUSAL_MAX_CONNECTIONS, NULL);
 		return;
 	}
 	c->n_total++;
 	name_given_address(c, k->t.host);
-	const char *why;
+	enum refusal_class why;
 	enum netpol_verdict v = netpol_check_name(e->policy, k->t.host, k->t.port, &why);
+	const char *allow_why = "on the allowlist";
 	if (egress_call_allowed(c, k->t.host, k->t.port)) {
 		v = NETPOL_ALLOW;
-		why = "approved for this call";
+		allow_why = "approved for this call";
 	} else if (v == NETPOL_ASK && egress_granted(e, c->session, k->t.host, k->t.port)) {
 		v = NETPOL_ALLOW;
-		why = "allowed for the session";
+		allow_why = "allowed for the session";
 	}
 	if (v == NETPOL_DENY || (v == NETPOL_ASK && !e->hooks.ask)) {
-		refuse(k, 1, 403, why, NULL);
+		refuse_as(k, why, NULL);
 		return;
 	}
 
 	if (v == NETPOL_ALLOW) {
-		k->allow_why = why;
+		k->allow_why = allow_why;
 		resolve(k);
 		return;
 	}
@@ -1000,7 +1025,7 @@ static void decide(struct egress_conn *k)
 	}
 	set_timer(k, 0, NULL);
 	if (!k->answer_allow) {
-		refuse(k, 1, 403, "not on the allowlist, and the approver said no", NULL);
+		refuse_as(k, REFUSAL_APPROVER_NO, NULL);
 		return;
 	}
 	k->allow_why = "approved";
@@ -1190,7 +1215,7 @@ static void read_head(struct egress_conn *k)
 		}
 		egress_record(k->call, "(malformed request)", 0, k->via, 1, why, NULL, 0, 0);
 		k->recorded = true;
-		reply_refusal(k, status, why);
+		reply_refusal(k, status, REFUSAL_NONE, why);
 		return;
 	}
 	watch(k, 0, 0); /* nothing more is read until it is decided */

@@ -67,15 +67,16 @@ const char *egress_name_of(const struct egress_call *c, const struct sockaddr *l
 
 /* ---- answers ------------------------------------------------------------ */
 
-/* Whether the policy could let a connection to name through on some port. */
-static bool name_possible(struct egress_call *c, const char *name, const char **why)
+/* Whether the policy could let a connection to name through on some
+ * port; else *why says why not. */
+static bool name_possible(struct egress_call *c, const char *name, enum refusal_class *why)
 {
 	const struct netpol *p = c->e->policy;
 	if (egress_call_allowed(c, name, 0))
 		return true;
 	/* A deny entry for every port refuses the name outright. */
-	const char *w;
-	if (netpol_check_name(p, name, 0, &w) == NETPOL_DENY && !strcmp(w, "on the deny list")) {
+	enum refusal_class w;
+	if (netpol_check_name(p, name, 0, &w) == NETPOL_DENY && w == REFUSAL_DENY_LIST) {
 		*why = w;
 		return false;
 	}
@@ -85,7 +86,7 @@ static bool name_possible(struct egress_call *c, const char *name, const char **
 		return true;
 	if (p->ask_unlisted && c->e->hooks.ask)
 		return true;
-	*why = "not on the allowlist";
+	*why = REFUSAL_UNLISTED;
 	return false;
 }
 
@@ -97,6 +98,7 @@ static size_t answer(struct egress_call *c, const uint8_t *msg, size_t len, uint
 	struct np_dns_query q;
 	bool id_known;
 	const char *why;
+	enum refusal_class refusal;
 	if (np_dns_query_parse(msg, len, &q, &id_known, &why) != NP_OK)
 		return id_known ? np_dns_formerr(msg, len, out) : 0;
 	if (q.qclass != NP_DNS_CLASS_IN)
@@ -106,8 +108,8 @@ static size_t answer(struct egress_call *c, const uint8_t *msg, size_t len, uint
 		              NULL, 0, 0);
 		return np_dns_answer(msg, &q, NP_DNS_NXDOMAIN, NULL, 0, out, size);
 	}
-	if (!name_possible(c, q.name, &why)) {
-		egress_record(c, q.name, 0, VIA_DNS, 1, why, NULL, 0, 0);
+	if (!name_possible(c, q.name, &refusal)) {
+		egress_record_refusal(c, q.name, 0, VIA_DNS, refusal, NULL);
 		return np_dns_answer(msg, &q, NP_DNS_NXDOMAIN, NULL, 0, out, size);
 	}
 	if (q.qtype != NP_DNS_A)

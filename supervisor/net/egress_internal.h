@@ -61,8 +61,9 @@ struct egress_record {
 	char *name;
 	uint16_t port;
 	enum egress_via via;
-	int decision;       /* 0 allowed, 1 refused, 2 failed */
-	const char *reason; /* static text */
+	int decision;               /* 0 allowed, 1 refused, 2 failed */
+	enum refusal_class refusal; /* the policy's class of a refusal, or REFUSAL_NONE */
+	const char *reason;         /* static text: refusal_reason(refusal) for a class */
 	char address[INET6_ADDRSTRLEN];
 	uint64_t connections, bytes_out, bytes_in;
 };
@@ -96,9 +97,15 @@ struct egress_call {
 };
 
 /* egress.c */
+/* What a connection (or a DNS question) came to: decision 0 allowed, 1
+ * refused, 2 failed; reason static text. */
 void egress_record(struct egress_call *c, const char *name, uint16_t port, enum egress_via via,
                    int decision, const char *reason, const struct sockaddr *addr, uint64_t out,
                    uint64_t in);
+/* A destination the policy refused as refusal (said as its reason). */
+void egress_record_refusal(struct egress_call *c, const char *name, uint16_t port,
+                           enum egress_via via, enum refusal_class refusal,
+                           const struct sockaddr *addr);
 const struct netpol_own *egress_own(struct egress *e);
 bool egress_granted(const struct egress *e, uint64_t session, const char *name, uint16_t port);
 /* port 0: on some port (the DNS responder's question). */

@@ -329,12 +329,12 @@ static bool name_match(const struct netpol_name *n, const char *host)
 }
 
 enum netpol_verdict netpol_check_name(const struct netpol *p, const char *host, uint16_t port,
-                                      const char **why)
+                                      enum refusal_class *why)
 {
 	for (size_t i = 0; i < p->n_deny; i++) {
 		const struct netpol_name *n = &p->deny[i];
 		if (name_match(n, host) && (n->any_port || !n->port || n->port == port)) {
-			*why = "on the deny list";
+			*why = REFUSAL_DENY_LIST;
 			return NETPOL_DENY;
 		}
 	}
@@ -344,13 +344,12 @@ enum netpol_verdict netpol_check_name(const struct netpol *p, const char *host, 
 		if (!name_match(n, host))
 			continue;
 		if (n->any_port || n->port == port || (!n->port && (port == 80 || port == 443))) {
-			*why = "on the allowlist";
+			*why = REFUSAL_NONE;
 			return NETPOL_ALLOW;
 		}
 		other_port = true;
 	}
-	*why = other_port ? "this port is not on the allowlist for the name" :
-	                    "not on the allowlist";
+	*why = other_port ? REFUSAL_PORT : REFUSAL_UNLISTED;
 	return p->ask_unlisted ? NETPOL_ASK : NETPOL_DENY;
 }
 
@@ -400,7 +399,7 @@ char *netpol_loopback_note(const struct netpol *p, const char *allow_how)
 	for (size_t i = 0; i < p->n_allow; i++) {
 		const struct netpol_name *n = &p->allow[i];
 		struct sockaddr_storage ss;
-		const char *why;
+		enum refusal_class why;
 		char bracketed[URL_HOST_BRACKETED_MAX];
 		if (!loopback_address(n->host, &ss))
 			continue;
@@ -521,34 +520,33 @@ static int to16(const struct sockaddr *sa, uint8_t out[16])
 }
 
 int netpol_check_address(const struct netpol *p, const struct netpol_own *own,
-                         const struct sockaddr *sa, const char **why)
+                         const struct sockaddr *sa, enum refusal_class *why)
 {
 	uint8_t a[2][16];
+	*why = REFUSAL_NONE;
 	if (to16(sa, a[0]) < 0) {
-		*why = "not an IP address";
+		*why = REFUSAL_NOT_IP;
 		return -1;
 	}
 	int n = embedded4(a[0], a[1]) ? 2 : 1;
 	for (int i = 0; i < n; i++)
 		if (any_range(a[i], p->addr_deny, p->n_addr_deny)) {
-			*why = "in a denied address range";
+			*why = REFUSAL_DENIED_RANGE;
 			return -1;
 		}
 	for (int i = 0; i < n; i++)
-		if (any_range(a[i], p->addr_allow, p->n_addr_allow)) {
-			*why = "in an allowed address range";
+		if (any_range(a[i], p->addr_allow, p->n_addr_allow))
 			return 0;
-		}
 	unsigned c = 0;
 	for (int i = 0; i < n; i++)
 		c |= classes_of(a[i], own);
 	c &= ~(p->allow_classes & ~(unsigned)NETPOL_NOT_UNICAST);
-	*why = c & NETPOL_LOOPBACK    ? "a loopback address" :
-	        c & NETPOL_LINK_LOCAL ? "a link-local address (the cloud metadata service is one)" :
-	        c & NETPOL_PRIVATE    ? "a private address" :
-	        c & NETPOL_HOST       ? "one of this host's own addresses" :
-	        c & NETPOL_NOT_UNICAST ? "not a unicast address" :
-	                                 "a public address";
+	*why = c & NETPOL_LOOPBACK     ? REFUSAL_LOOPBACK :
+	        c & NETPOL_LINK_LOCAL  ? REFUSAL_LINK_LOCAL :
+	        c & NETPOL_PRIVATE     ? REFUSAL_PRIVATE :
+	        c & NETPOL_HOST        ? REFUSAL_HOST :
+	        c & NETPOL_NOT_UNICAST ? REFUSAL_NOT_UNICAST :
+	                                 REFUSAL_NONE;
 	return c ? -1 : 0;
 }
 

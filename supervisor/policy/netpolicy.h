@@ -29,6 +29,7 @@
 #include <sys/socket.h>
 #include <jansson.h>
 
+#include "refusal.h"
 #include "toolcage.h"
 
 #define NETPOL_RULES_MAX 1024
@@ -100,9 +101,10 @@ int netpol_add_name(struct netpol *p, bool deny, const char *entry, struct tc_er
 int netpol_add_range(struct netpol *p, bool deny, const char *cidr, struct tc_error *err);
 
 /* The verdict for host (normalized, as np_host_norm makes it) and port.
- * *why (static text) says which rule decided. */
+ * *why says which rule refused it (refusal.h: the deny list, unlisted,
+ * another port), or REFUSAL_NONE when the allowlist allows it. */
 enum netpol_verdict netpol_check_name(const struct netpol *p, const char *host, uint16_t port,
-                                      const char **why);
+                                      enum refusal_class *why);
 /* Whether any allow entry could match host, on some port (the DNS
  * responder's question: is this name worth an address). */
 bool netpol_name_listed(const struct netpol *p, const char *host);
@@ -131,11 +133,11 @@ struct netpol_own {
 int netpol_own_load(struct netpol_own *own);
 void netpol_own_release(struct netpol_own *own);
 
-/* Whether a connection may go to sa (AF_INET or AF_INET6). 0 allowed; -1
- * refused, with *why (static text: "loopback address" ...). own may be
- * NULL (no host-address check). */
+/* Whether a connection may go to sa (AF_INET or AF_INET6). 0 allowed,
+ * *why REFUSAL_NONE; -1 refused, with *why its class (REFUSAL_LOOPBACK
+ * ...). own may be NULL (no host-address check). */
 int netpol_check_address(const struct netpol *p, const struct netpol_own *own,
-                         const struct sockaddr *sa, const char **why);
+                         const struct sockaddr *sa, enum refusal_class *why);
 
 /* Whether a connection to sa stays on this host: a loopback address or
  * one of own's (the kernel routes both over the loopback device). */

@@ -30,10 +30,12 @@
 #include <unistd.h>
 
 #include "egress.h"
+#include "egress_internal.h"
 #include "io.h"
 #include "loop.h"
 #include "netpolicy.h"
 #include "netproto.h"
+#include "util.h"
 
 /* ---- fixture ---------------------------------------------------------------- */
 
@@ -295,6 +297,20 @@ static const char *str_of(json_t *o, const char *key)
 	return json_string_value(json_object_get(o, key));
 }
 
+/* The Proxy-Status the egress answered res with, as its parser reads it:
+ * false when there is none of toolcage's. */
+static bool proxy_status(const char *res, struct refusal_status *st)
+{
+	const char *h = strstr(res, "\r\nProxy-Status:");
+	char value[512];
+	memset(st, 0, sizeof *st);
+	if (!h)
+		return false;
+	h += 15;
+	snprintf(value, sizeof value, "%.*s", (int)strcspn(h, "\r\n"), h);
+	return refusal_status_parse(value, st);
+}
+
 /* ---- the HTTP proxy ------------------------------------------------------------ */
 
 static void get_absolute(struct fx *f, int out)
@@ -504,9 +520,16 @@ static void test_proxy_refuses_an_unlisted_host_with_403(void **state)
 	char *res = client(f, get_unlisted);
 	assert_non_null(strstr(res, "HTTP/1.1 403 Forbidden"));
 	assert_non_null(strstr(res, "this port is not on the allowlist for the name"));
+	/* The class as a token, for a client to choose its advice by. */
 	assert_non_null(strstr(res,
 	                       "\r\nProxy-Status: toolcage; error=http_request_denied; "
+	                       "refusal=port; "
 	                       "details=\"this port is not on the allowlist for the name\"\r\n"));
+	struct refusal_status st;
+	assert_true(proxy_status(res, &st));
+	assert_string_equal(st.error, "http_request_denied");
+	assert_int_equal(st.refusal, REFUSAL_PORT);
+	assert_string_equal(st.details, "this port is not on the allowlist for the name");
 	json_t *e = entry(f, "127.0.0.1", f->server_port);
 	assert_string_equal(str_of(e, "decision"), "refused");
 	json_decref(e);
@@ -547,6 +570,10 @@ static void test_connect_resolves_and_checks_the_address(void **state)
 	char *res = client(f, connect_then_echo);
 	assert_non_null(strstr(res, "403"));
 	assert_non_null(strstr(res, "a loopback address"));
+	struct refusal_status st;
+	assert_true(proxy_status(res, &st));
+	assert_int_equal(st.refusal, REFUSAL_LOOPBACK);
+	assert_string_equal(st.details, "a loopback address");
 	free(res);
 	json_t *e = entry(f, "localhost", f->server_port);
 	assert_string_equal(str_of(e, "decision"), "refused");
@@ -582,6 +609,10 @@ static void test_a_name_without_address_is_a_502_that_says_dns_error(void **stat
 	assert_non_null(strstr(res, "HTTP/1.1 502 Bad Gateway\r\n"));
 	assert_non_null(strstr(res, "\r\nProxy-Status: toolcage; error=dns_error; details=\""));
 	assert_non_null(strstr(res, "toolcage: could not reach no-such-name.invalid:"));
+	struct refusal_status st; /* a failure: no rule refused it */
+	assert_true(proxy_status(res, &st));
+	assert_string_equal(st.error, "dns_error");
+	assert_int_equal(st.refusal, REFUSAL_NONE);
 	free(res);
 	fx_free(f);
 }
@@ -614,6 +645,79 @@ static void test_a_malformed_proxy_request_is_summed_up_as_the_proxys(void **sta
 	assert_non_null(strstr(sum, "refused: (malformed request) (HTTP proxy), "));
 	assert_null(strstr(sum, "(DNS)"));
 	free(sum);
+	fx_free(f);
+}
+
+struct told {
+	struct buf lines;
+	struct egress_refusal r[8];
+	char names[8][32];
+	size_t n;
+};
+
+static void tell(void *data, const struct egress_refusal *r, const char *line)
+{
+	struct told *t = data;
+	buf_printf(&t->lines, "%s\n", line);
+	if (t->n < 8) {
+		t->r[t->n] = *r;
+		snprintf(t->names[t->n], sizeof t->names[0], "%s", r->name);
+		t->r[t->n].name = t->names[t->n];
+		t->n++;
+	}
+}
+
+/* egress_call_refusals tells the summary's refusal lines, each with its
+ * destination and class as data (what toolcage exec's hints are chosen
+ * by), and stops where the summary does. */
+static void test_refusals_are_told_with_their_lines(void **state)
+{
+	(void)state;
+	struct fx *f = fx_new(NULL, 0);
+	struct sockaddr_in lo = { .sin_family = AF_INET, .sin_addr = { htonl(INADDR_LOOPBACK) } };
+	egress_record_refusal(f->call, "other.test", 80, VIA_HTTP_PROXY, REFUSAL_UNLISTED, NULL);
+	egress_record(f->call, "ok.test", 443, VIA_TLS, 0, "on the allowlist", NULL, 10, 20);
+	egress_record_refusal(f->call, "dns.test", 0, VIA_DNS, REFUSAL_DENY_LIST, NULL);
+	egress_record(f->call, "down.test", 443, VIA_HTTP_PROXY, 2,
+	              "the server refused the connection", NULL, 0, 0);
+	egress_record_refusal(f->call, "localhost", 8080, VIA_SOCKS, REFUSAL_LOOPBACK,
+	                      (struct sockaddr *)&lo);
+	egress_record_refusal(f->call, "localhost", 8080, VIA_SOCKS, REFUSAL_LOOPBACK,
+	                      (struct sockaddr *)&lo);
+	struct told t = { .lines = BUF_INIT };
+	egress_call_refusals(f->call, EGRESS_SUMMARY_MAX, tell, &t);
+	char *sum = egress_call_summary(f->call, EGRESS_SUMMARY_MAX);
+	assert_string_equal(t.lines.data,
+	                    "refused: other.test:80, not on the allowlist\n"
+	                    "refused: dns.test (DNS), on the deny list\n"
+	                    "failed: down.test:443, the server refused the connection\n"
+	                    "refused: localhost:8080, a loopback address (2 times)\n");
+	assert_int_equal(strncmp(sum, t.lines.data, t.lines.len), 0);
+	assert_string_equal(sum + t.lines.len, "reached: ok.test:443\n");
+	assert_int_equal(t.n, 4);
+	assert_string_equal(t.r[0].name, "other.test");
+	assert_int_equal(t.r[0].port, 80);
+	assert_int_equal(t.r[0].refusal, REFUSAL_UNLISTED);
+	assert_false(t.r[0].failed);
+	assert_int_equal(t.r[1].port, 0);
+	assert_int_equal(t.r[1].refusal, REFUSAL_DENY_LIST);
+	assert_true(t.r[2].failed);
+	assert_int_equal(t.r[2].refusal, REFUSAL_NONE);
+	assert_int_equal(t.r[3].refusal, REFUSAL_LOOPBACK);
+	assert_int_equal(t.r[3].port, 8080);
+	free(sum);
+	buf_release(&t.lines);
+	/* A summary cut short: told are the lines it lists, no more. */
+	t = (struct told){ .lines = BUF_INIT };
+	egress_call_refusals(f->call, 100, tell, &t);
+	sum = egress_call_summary(f->call, 100);
+	assert_int_equal(t.n, 2);
+	assert_int_equal(strncmp(sum, t.lines.data, t.lines.len), 0);
+	assert_string_equal(sum + t.lines.len,
+	                    "(2 more refused or failed destinations: see the result's network "
+	                    "list)\nreached: ok.test:443\n");
+	free(sum);
+	buf_release(&t.lines);
 	fx_free(f);
 }
 
@@ -1392,6 +1496,7 @@ int main(void)
 		cmocka_unit_test(test_handed_connections_hold_against_a_hostile_tool),
 		cmocka_unit_test(test_proxy_refuses_an_unlisted_host_with_403),
 		cmocka_unit_test(test_connect_resolves_and_checks_the_address),
+		cmocka_unit_test(test_refusals_are_told_with_their_lines),
 		cmocka_unit_test(test_a_name_without_address_is_a_502_that_says_dns_error),
 		cmocka_unit_test(test_proxy_answers_a_malformed_request_400),
 		cmocka_unit_test(test_a_malformed_proxy_request_is_summed_up_as_the_proxys),

@@ -31,6 +31,7 @@
 #include "io.h"
 #include "url.h"
 #include "net.h"
+#include "refusal.h"
 #include "utf8.h"
 #include "util.h"
 
@@ -569,38 +570,30 @@ static int curl_failure(struct fetch *f, struct tc_output *out, CURLcode rc, con
 static int egress_said(struct fetch *f, struct tc_output *out, const char *host);
 
 /* What the user changes in toolcage.json for a destination the egress
- * refused (docs/network.md), into fix: the model cannot, and a refusal
- * without it sends the user through one rule at a time. "" for a
+ * refused as refusal (docs/network.md), into fix: the model cannot, and a
+ * refusal without it sends the user through one rule at a time. "" for a
  * refusal no setting should lift (the deny list). */
-static void refusal_fix(const struct origin *o, const char *host, const char *why, char *fix,
-                        size_t size)
+static void refusal_fix(const struct origin *o, const char *host, enum refusal_class refusal,
+                        char *fix, size_t size)
 {
-	static const struct {
-		const char *why, *key;
-	} classes[] = { { "a loopback address", "loopback" },
-		        { "a link-local address", "link_local" },
-		        { "a private address", "private" },
-		        { "one of this host's own addresses", "host" } };
 	struct in6_addr a6;
 	struct in_addr a4;
 	char bracketed[URL_HOST_BRACKETED_MAX];
 	fix[0] = '\0';
-	if (strstr(why, "not on the allowlist") && o->port[0])
+	if (refusal_unlisted(refusal) && o->port[0])
 		snprintf(fix, size,
 		         " The user can allow it by adding \"%s:%s\" to policy.network.allow "
 		         "in toolcage.json (policy.domains covers ports 80 and 443 only).",
 		         url_host_bracketed(host, bracketed), o->port);
-	for (size_t i = 0; i < sizeof classes / sizeof classes[0]; i++) {
-		if (strncmp(why, classes[i].why, strlen(classes[i].why)))
-			continue;
-		bool v4 = inet_pton(AF_INET, host, &a4) == 1;
-		bool literal = v4 || inet_pton(AF_INET6, host, &a6) == 1;
-		snprintf(fix, size,
-		         " The user can allow it in toolcage.json with policy.network.addresses: "
-		         "\"allow\": [\"%s%s\"]%s, or \"%s\": true for every such address.",
-		         literal ? host : "CIDR", literal ? (v4 ? "/32" : "/128") : "",
-		         literal ? "" : " (a range holding its address)", classes[i].key);
-	}
+	if (!refusal_address(refusal))
+		return;
+	bool v4 = inet_pton(AF_INET, host, &a4) == 1;
+	bool literal = v4 || inet_pton(AF_INET6, host, &a6) == 1;
+	snprintf(fix, size,
+	         " The user can allow it in toolcage.json with policy.network.addresses: "
+	         "\"allow\": [\"%s%s\"]%s, or \"%s\": true for every such address.",
+	         literal ? host : "CIDR", literal ? (v4 ? "/32" : "/128") : "",
+	         literal ? "" : " (a range holding its address)", refusal_token(refusal));
 }
 
 /* A failure toolcage's egress answered for (its Proxy-Status, RFC 9209:
@@ -620,37 +613,25 @@ static int egress_failure(struct fetch *f, struct tc_output *out, const char *ho
 
 static int egress_said(struct fetch *f, struct tc_output *out, const char *host)
 {
-	const char *ps = f->resp.proxy_status;
-	while (*ps == ' ')
-		ps++;
-	if (strncmp(ps, "toolcage;", 9))
+	struct refusal_status st;
+	if (!refusal_status_parse(f->resp.proxy_status, &st))
 		return 0;
-	const char *e = strstr(ps, "error="), *d = strstr(ps, "details=\"");
-	size_t el = e ? strcspn(e + 6, "; ") : 0;
-	char why[200] = "";
-	size_t i = 0;
-	for (const char *c = d ? d + 9 : ""; *c && *c != '"' && i + 1 < sizeof why; c++) {
-		if (*c == '\\' && c[1])
-			c++;
-		why[i++] = *c;
-	}
-	why[i] = '\0';
-	if (e && el == 9 && !strncmp(e + 6, "dns_error", 9))
+	if (!strcmp(st.error, "dns_error"))
 		return fail(f, out, "resolve_failed",
 		            "could not resolve host %s: %s (toolcage's egress found no address "
 		            "for it). Check the spelling of the URL.",
-		            host, why);
-	if (e && el == 19 && !strncmp(e + 6, "http_request_denied", 19)) {
+		            host, st.details);
+	if (!strcmp(st.error, "http_request_denied")) {
 		char fix[URL_HOST_MAX + 256];
-		refusal_fix(&f->here, host, why, fix, sizeof fix);
+		refusal_fix(&f->here, host, st.refusal, fix, sizeof fix);
 		return fail(f, out, "connect_failed",
-		            "toolcage's egress refused the connection to %s: %s.%s", host, why,
-		            fix);
+		            "toolcage's egress refused the connection to %s: %s.%s", host,
+		            st.details, fix);
 	}
 	return fail(f, out, "connect_failed",
 	            "could not connect to %s: %s (toolcage's egress). The server may be down, "
 	            "or its port is not one the sandbox allows (80, 443).",
-	            host, why);
+	            host, st.details);
 }
 
 /* Fetches the URL u (checked) into f->resp, with the model's headers when
