@@ -165,6 +165,15 @@ struct tc_supervisor *cli_sup_open(struct cli_sup *c, const char *verb)
 		        "toolcage %s: note: %s: /policy: under a profile with egress (network), %s\n",
 		        verb, supervisor_config(s)->origin, note);
 	free(note);
+	note = strcmp(verb, "list") ?
+	        netpol_loopback_address_note(supervisor_config(s)->egress, "policy.network.allow") :
+	        NULL;
+	if (note)
+		fprintf(stderr,
+		        "toolcage %s: note: %s: /policy/network/addresses: under a profile with "
+		        "egress (network), %s\n",
+		        verb, supervisor_config(s)->origin, note);
+	free(note);
 	return s;
 }
 

@@ -693,6 +693,12 @@ int cmd_exec(int argc, char **argv)
 	if (note)
 		fprintf(stderr, "toolcage exec: note: --allow-domain %s\n", note);
 	free(note);
+	/* --allow-address 127.0.0.1/32 alone: curl goes past the proxy all
+	 * the same, to a loopback where nothing of this host listens. */
+	note = o.policy ? netpol_loopback_address_note(o.policy, "--allow-domain") : NULL;
+	if (note)
+		fprintf(stderr, "toolcage exec: note: with --allow-address, %s\n", note);
+	free(note);
 	if (p->spec.egress &&
 	    ((!net.policy && !(net.policy = netpol_new())) || !(net.loop = loop_new()) ||
 	     egress_new(net.loop, net.policy, NULL, &net.egress, &terr) < 0)) {

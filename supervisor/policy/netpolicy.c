@@ -434,6 +434,39 @@ char *netpol_loopback_note(const struct netpol *p, const char *allow_how)
 	return buf_detach(&names);
 }
 
+/* Whether the address rules let the proxy reach this host's loopback,
+ * over IPv4 or IPv6. */
+static bool loopback_allowed(const struct netpol *p)
+{
+	struct sockaddr_in a4 = { .sin_family = AF_INET,
+		                  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct sockaddr_in6 a6 = { .sin6_family = AF_INET6, .sin6_addr = IN6ADDR_LOOPBACK_INIT };
+	enum refusal_class why;
+	return netpol_check_address(p, NULL, (struct sockaddr *)&a4, &why) == 0 ||
+	        netpol_check_address(p, NULL, (struct sockaddr *)&a6, &why) == 0;
+}
+
+char *netpol_loopback_address_note(const struct netpol *p, const char *names_how)
+{
+	for (size_t i = 0; i < p->n_allow; i++) {
+		struct sockaddr_storage ss;
+		if (loopback_address(p->allow[i].host, &ss))
+			return NULL; /* netpol_loopback_note's */
+	}
+	if (!loopback_allowed(p))
+		return NULL;
+	struct buf b = BUF_INIT;
+	buf_printf(&b,
+	           "this host's loopback is reached through toolcage's proxy (http_fetch, "
+	           "or curl --noproxy '') at the destinations the allowlist names too (%s "
+	           "127.0.0.1:PORT). NO_PROXY (" NETPOL_NO_PROXY ") sends a client that "
+	           "honours it (curl, wget, Python, npm, git) to localhost, 127.0.0.1 or ::1 "
+	           "straight to the sandbox's own loopback instead, where only servers the "
+	           "tool starts itself listen: toolcage never sees that request.",
+	           names_how);
+	return buf_detach(&b);
+}
+
 /* ---- addresses -------------------------------------------------------- */
 
 static bool is_mapped(const uint8_t a[16])

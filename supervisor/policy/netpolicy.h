@@ -123,6 +123,15 @@ bool netpol_name_listed(const struct netpol *p, const char *host);
  * a new string (one paragraph, no newline), or NULL when no allow entry
  * names loopback, or out of memory. */
 char *netpol_loopback_note(const struct netpol *p, const char *allow_how);
+/* A note for a policy whose address rules let the proxy reach this host's
+ * loopback (--allow-address 127.0.0.1/32, addresses.loopback) while its
+ * allow list names no loopback destination (netpol_loopback_note covers
+ * those): a client that honours NO_PROXY goes to the sandbox's own
+ * loopback for localhost, 127.0.0.1 and ::1, never through the proxy.
+ * names_how says how this policy names a destination ("--allow-domain").
+ * Returns a new string (one paragraph, no newline), or NULL when no note
+ * is due, or out of memory. */
+char *netpol_loopback_address_note(const struct netpol *p, const char *names_how);
 
 /* The host's own addresses, as 16-byte IPv4-mapped/IPv6 forms. */
 struct netpol_own {

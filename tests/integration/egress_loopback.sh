@@ -71,6 +71,18 @@ if [ "$rc" != 0 ] && said "refused: 127.0.0.1:$port, not on the allowlist" &&
 	ok "exec: a name not on the allowlist is refused, and --allow-domain named"
 else bad "exec: --allow-address alone (rc $rc)"; show; fi
 
+# The address alone, and a client that honours NO_PROXY: it goes to the
+# sandbox's own loopback; toolcage says so before the command runs.
+cage --allow-address 127.0.0.1/32 -- curl -sS -m 10 "http://127.0.0.1:$port/text"
+if [ "$rc" = 7 ] && ! reached &&
+   said "toolcage exec: note: with --allow-address, this host's loopback is reached through toolcage's proxy" &&
+   said "(--allow-domain 127.0.0.1:PORT). NO_PROXY (localhost,127.0.0.1,::1) sends"; then
+	ok "exec: --allow-address 127.0.0.1/32 alone is noticed, with NO_PROXY"
+else bad "exec: no notice for --allow-address 127.0.0.1/32 (rc $rc)"; show; fi
+cage --allow-address 10.0.0.0/8 -- true
+said "note:" && { bad "exec: a notice for an address range without loopback"; show; } ||
+	ok "exec: no notice for an address range without loopback"
+
 # ...and reached with --allow-address 127.0.0.1/32, which the notice then says.
 cage --allow-domain "localhost:$port" --allow-address 127.0.0.1/32 -- \
 	curl -fsS -m 10 --noproxy '' "http://localhost:$port/text"
@@ -135,6 +147,19 @@ JSON
 			{ bad "call (addresses $addresses): allowed case"; show; }
 	fi
 done
+
+# The address rules allow loopback, no loopback name listed: said, with
+# the setting that names a destination.
+cat >"$tmp/toolcage.json" <<JSON
+{"workspace": "ws", "profile_dir": "profiles",
+ "policy": {"network": {"allow": ["example.com"], "addresses": {"loopback": true}}}}
+JSON
+"$TC" call --config "$tmp/toolcage.json" --json read_file '{"path": "none"}' \
+	>"$tmp/out" 2>"$tmp/err"
+said "toolcage call: note: $tmp/toolcage.json: /policy/network/addresses: under a profile with egress (network), this host's loopback is reached through toolcage's proxy" &&
+	said "(policy.network.allow 127.0.0.1:PORT)" &&
+	ok "call: loopback allowed by the address rules alone is noticed" ||
+	{ bad "call: no notice for addresses.loopback"; show; }
 
 # A name on policy.domains, another port: refused, and the entry that
 # allows it named, with the port.

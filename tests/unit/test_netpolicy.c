@@ -387,6 +387,40 @@ static void test_loopback_names_get_a_note(void **state)
 	netpol_free(p);
 }
 
+/* The address rules let the proxy reach loopback, and no allow entry names
+ * it: a client that honours NO_PROXY still goes to the sandbox's own
+ * loopback, which is said; nothing is said where the rules refuse it, or
+ * where a loopback name is listed (that note says it). */
+static void test_loopback_addresses_get_a_note(void **state)
+{
+	(void)state;
+	struct netpol *p = policy("{\"allow\": [\"example.org\"], \"addresses\": "
+	                          "{\"allow\": [\"127.0.0.1/32\"]}}");
+	char *note = netpol_loopback_address_note(p, "HOW");
+	assert_non_null(note);
+	assert_non_null(strstr(note, "(HOW 127.0.0.1:PORT)"));
+	assert_non_null(strstr(note, "NO_PROXY (" NETPOL_NO_PROXY ") sends"));
+	free(note);
+	netpol_free(p);
+	p = policy("{\"addresses\": {\"loopback\": true}}");
+	note = netpol_loopback_address_note(p, "HOW");
+	assert_non_null(note);
+	free(note);
+	netpol_free(p);
+	p = policy("{\"addresses\": {\"allow\": [\"::1/128\"]}}");
+	note = netpol_loopback_address_note(p, "HOW");
+	assert_non_null(note);
+	free(note);
+	netpol_free(p);
+
+	p = policy("{\"allow\": [\"example.org\"], \"addresses\": {\"allow\": [\"10.0.0.0/8\"]}}");
+	assert_null(netpol_loopback_address_note(p, "HOW"));
+	netpol_free(p);
+	p = policy("{\"allow\": [\"localhost:8080\"], \"addresses\": {\"loopback\": true}}");
+	assert_null(netpol_loopback_address_note(p, "HOW"));
+	netpol_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -401,6 +435,7 @@ int main(void)
 		cmocka_unit_test(test_parse_refuses_mistakes_with_their_place),
 		cmocka_unit_test(test_parse_limits),
 		cmocka_unit_test(test_loopback_names_get_a_note),
+		cmocka_unit_test(test_loopback_addresses_get_a_note),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
