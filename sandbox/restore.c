@@ -17,11 +17,16 @@
  *    copy taken while another call can write would hold that call's
  *    writes as the original.
  *  - Putting back never follows a link (every path is opened beneath the
- *    root, with no symbolic link on the way) and never leaves the name
- *    empty: the copy is written beside under a random name, then swapped
- *    in (RENAME_EXCHANGE), and what the call made stays under that name
- *    (NAME.toolcage-blocked-N) for the owner to look at. Each change is
- *    reported, with its new name.
+ *    root, with no symbolic link on the way) and, where there is room,
+ *    never leaves the name empty: the copy is written beside under a
+ *    random name, then swapped in (RENAME_EXCHANGE), and what the call
+ *    made stays under that name (NAME.toolcage-blocked-N) for the owner
+ *    to look at. Each change is reported, with its new name.
+ *  - A call that filled the disk (or the quota) leaves no room for that:
+ *    what it wrote must still go. The original is saved outside the
+ *    workspace first, the call's version removed, the copy written again;
+ *    failing that the name stays empty and the result says where the
+ *    original is (put_back_in_room).
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -332,6 +337,12 @@ static int take_path(struct restore_copy *c, int rootfd, const char *rel, struct
 			int rc = take_node(c, pfd, slash ? slash + 1 : part, &h->copy, 0);
 			close(pfd);
 			h->copied = rc == 0;
+			/* The path itself is compared by name, never through
+			 * this: held, it would keep what the call wrote in it
+			 * on the disk after the name is removed (no room freed
+			 * where there is none to write the copy). */
+			close(h->fd[h->n - 1]);
+			h->fd[h->n - 1] = -1;
 			return rc;
 		}
 		if (!S_ISDIR(m))
@@ -346,7 +357,8 @@ void restore_free(struct restore_copy *c)
 		return;
 	for (int i = 0; i < c->n; i++) {
 		for (int k = 0; k < c->h[i].n; k++)
-			close(c->h[i].fd[k]);
+			if (c->h[i].fd[k] >= 0)
+				close(c->h[i].fd[k]);
 		free(c->h[i].path);
 		node_release(&c->h[i].copy);
 	}
@@ -502,8 +514,9 @@ static int put_node(int dfd, const char *name, const struct node *nd)
 			rc = put_node(fd, nd->kids[i].name, &nd->kids[i]);
 	} else {
 		fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-		if (fd >= 0 && io_write_all(fd, nd->data, nd->len) < 0)
-			rc = -EIO;
+		ssize_t w = fd >= 0 ? io_write_all(fd, nd->data, nd->len) : 0;
+		if (w < 0)
+			rc = (int)w; /* ENOSPC, EDQUOT: said as they are */
 	}
 	if (fd < 0)
 		return -errno;
@@ -560,44 +573,235 @@ static int aside_name(const char *name, char *out, size_t size)
 	return 0;
 }
 
-/* The copy back in place of rel (below rootfd), what stood there kept
- * under a new name. */
-static void put_back(int rootfd, const char *rel, const struct node *nd, char *report, size_t size)
+/* Where originals go that cannot be put back in the workspace (its file
+ * system or quota full): a directory of toolcage's own beside the calls'
+ * directories (/run/toolcage for root: another file system than any
+ * workspace it may write; Landlock never grants it to a tool, and no jail
+ * may write what holds it), made on first need and named in the result. */
+struct saves {
+	const struct sbx_jail *j;
+	char dir[PATH_MAX];
+	int fd;  /* O_PATH, -1 until made */
+	int err; /* why it could not be made */
+};
+
+/* nd saved as rel below the saves' directory (the directories on the way
+ * made): 0 with where filled, or -errno. */
+static int save_original(struct saves *sv, const char *rel, const struct node *nd, char *where,
+                         size_t size)
 {
-	char parent[PATH_MAX], aside[NAME_MAX + 1];
+	if (sv->fd < 0 && !sv->err) {
+		char base[sizeof sv->dir - 40];
+		struct sbx_error e;
+		unsigned long long r;
+		int rc = ladder_base_dir(sv->j, "saved originals", 0711, base, sizeof base, &e);
+		if (!rc && getrandom(&r, sizeof r, 0) != (ssize_t)sizeof r)
+			rc = -EIO;
+		if (!rc)
+			snprintf(sv->dir, sizeof sv->dir, "%s/put-back-%016llx", base, r);
+		if (!rc && mkdir(sv->dir, 0700) < 0)
+			rc = -errno;
+		if (!rc && (sv->fd = open_beneath(AT_FDCWD, sv->dir, O_PATH | O_DIRECTORY)) < 0)
+			rc = sv->fd;
+		sv->err = rc;
+	}
+	if (sv->fd < 0)
+		return sv->err;
+	char part[PATH_MAX];
+	int dfd = dup(sv->fd), rc = dfd < 0 ? -errno : 0;
+	const char *p = rel;
+	for (const char *slash; !rc && (slash = strchr(p, '/')); p = slash + 1) {
+		snprintf(part, sizeof part, "%.*s", (int)(slash - p), p);
+		if (mkdirat(dfd, part, 0700) < 0 && errno != EEXIST)
+			rc = -errno;
+		int next = rc ? -1 : open_beneath(dfd, part, O_PATH | O_DIRECTORY);
+		close(dfd);
+		dfd = next;
+		if (!rc && dfd < 0)
+			rc = dfd;
+	}
+	if (!rc && (rc = put_node(dfd, p, nd)) < 0)
+		unput(dfd, p, 0);
+	if (dfd >= 0)
+		close(dfd);
+	snprintf(where, size, "%s/%s", sv->dir, rel);
+	return rc;
+}
+
+/* The saved copy of rel, its original back in place after all, and the
+ * directories made for it where now empty (toolcage's own: no tool's). */
+static void drop_saved(const struct saves *sv, const char *rel)
+{
+	char part[PATH_MAX];
+	snprintf(part, sizeof part, "%s", rel);
+	unput(sv->fd, part, 0);
+	for (char *slash; (slash = strrchr(part, '/'));) {
+		*slash = '\0';
+		if (unlinkat(sv->fd, part, AT_REMOVEDIR) < 0)
+			break;
+	}
+}
+
+/* What ladder_remove_tree's answer means for the call's version. */
+static const char *removal_said(int removed, const char *gone)
+{
+	if (removed > 0)
+		return "is being removed by a process of its own";
+	return removed < 0 ? "could NOT be removed" : gone;
+}
+
+/* nd written as name in pfd, straight, or -errno (nothing of it left).
+ * What a removal just freed may be held by the journal until its
+ * transaction commits (ext4 reuses no block freed in a transaction still
+ * open): on ENOSPC or EDQUOT the directory is synced, which commits it,
+ * and the write tried once more. */
+static int put_node_now(int pfd, const char *name, const struct node *nd)
+{
+	for (int tries = 0;; tries++) {
+		int rc = put_node(pfd, name, nd);
+		if (rc < 0)
+			unput(pfd, name, 0);
+		if (!rc || tries || (rc != -ENOSPC && rc != -EDQUOT))
+			return rc;
+		int d = openat(pfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		bool synced = d >= 0 && fsync(d) == 0;
+		if (d >= 0)
+			close(d);
+		if (!synced)
+			return rc;
+	}
+}
+
+/* The copy could not be written beside what the call left (no room: its
+ * file system or the quota of the uid full), or not swapped in. The
+ * original goes first where it cannot be lost (the saves), then the
+ * call's version off the name (unlinking needs no room and frees what it
+ * held), then the copy once more, straight under the name (or, written
+ * beside already, renamed there). Where that fails too, the name stays
+ * empty: nothing of the call's is left for the owner's programs to run
+ * (a hook, a core.fsmonitor), and the result says where the original is.
+ * err: why the first way failed; aside: the copy written beside, or "". */
+static void put_back_in_room(int pfd, const char *rel, const char *name, const char *aside,
+                             const struct node *nd, int err, struct saves *sv, char *report,
+                             size_t size)
+{
+	char where[PATH_MAX + 64];
+	int saved = save_original(sv, rel, nd, where, sizeof where);
+	int removed = ladder_remove_tree(pfd, name), rc = removed ? -ENOTEMPTY : 0;
+	if (!rc && aside[0]) {
+		if (syscall(SYS_renameat2, pfd, aside, pfd, name, RENAME_NOREPLACE) < 0)
+			rc = -errno;
+	} else if (!rc) {
+		rc = put_node_now(pfd, name, nd);
+	}
+	if (rc && aside[0])
+		unput(pfd, aside, 0);
+	if (!rc) {
+		if (!saved)
+			drop_saved(sv, rel);
+		say(report, size,
+		    "%s (changed by the call: put back; the call's removed, not kept aside: "
+		    "%s)",
+		    rel, strerror(-err));
+		return;
+	}
+	const char *left = removal_said(removed, "removed, the name left empty");
+	if (!saved)
+		say(report, size,
+		    "%s (changed by the call, could NOT be put back: %s; the call's %s; "
+		    "the original saved in %s)",
+		    rel, strerror(-(rc == -ENOTEMPTY ? err : rc)), left, where);
+	else
+		say(report, size,
+		    "%s (changed by the call, could NOT be put back: %s; the call's %s; "
+		    "the original could NOT be saved: %s)",
+		    rel, strerror(-(rc == -ENOTEMPTY ? err : rc)), left, strerror(-saved));
+}
+
+/* The copy back in place of rel (below rootfd), what stood there kept
+ * under a new name: written beside it and swapped in, the name never
+ * empty; where there is no room for that, put_back_in_room. */
+static void put_back(int rootfd, const char *rel, const struct node *nd, struct saves *sv,
+                     char *report, size_t size)
+{
+	char parent[PATH_MAX], aside[NAME_MAX + 1] = "";
 	const char *slash = strrchr(rel, '/'), *name = slash ? slash + 1 : rel;
 	snprintf(parent, sizeof parent, "%.*s", slash ? (int)(slash - rel) : 1, slash ? rel : ".");
-	int pfd = open_beneath(rootfd, parent, O_PATH | O_DIRECTORY), rc = pfd;
-	if (pfd >= 0 && !(rc = aside_name(name, aside, sizeof aside)) &&
-	    !(rc = put_node(pfd, aside, nd))) {
-		if (syscall(SYS_renameat2, pfd, aside, pfd, name, RENAME_EXCHANGE) == 0)
-			say(report, size, "%s (changed by the call: put back; the call's is %s)",
-			    rel, aside);
-		else if (errno == ENOENT &&
-		         syscall(SYS_renameat2, pfd, aside, pfd, name, RENAME_NOREPLACE) == 0)
-			say(report, size, "%s (removed by the call: put back)", rel);
-		else
-			rc = -errno;
+	int pfd = open_beneath(rootfd, parent, O_PATH | O_DIRECTORY), rc;
+	if (pfd < 0) { /* its directory lost (and none could be made): saved */
+		char where[PATH_MAX + 64];
+		int saved = save_original(sv, rel, nd, where, sizeof where);
+		say(report, size, "%s (changed by the call, could NOT be put back: %s; %s%s)", rel,
+		    strerror(-pfd),
+		    saved ? "the original could NOT be saved: " : "the original saved in ",
+		    saved ? strerror(-saved) : where);
+		return;
 	}
-	if (rc < 0) {
-		if (pfd >= 0)
-			unput(pfd, aside, 0);
-		say(report, size, "%s (changed by the call, could NOT be put back: %s)", rel,
-		    strerror(-rc));
+	if (!(rc = aside_name(name, aside, sizeof aside)) && (rc = put_node(pfd, aside, nd)) < 0)
+		unput(pfd, aside, 0);
+	if (rc) {
+		aside[0] = '\0';
+	} else if (syscall(SYS_renameat2, pfd, aside, pfd, name, RENAME_EXCHANGE) == 0) {
+		say(report, size, "%s (changed by the call: put back; the call's is %s)", rel,
+		    aside);
+	} else if (errno == ENOENT &&
+	           syscall(SYS_renameat2, pfd, aside, pfd, name, RENAME_NOREPLACE) == 0) {
+		say(report, size, "%s (removed by the call: put back)", rel);
+	} else {
+		rc = -errno;
 	}
-	if (pfd >= 0)
-		close(pfd);
+	if (rc)
+		put_back_in_room(pfd, rel, name, aside, nd, rc, sv, report, size);
+	close(pfd);
+}
+
+/* Where the held directory is now, when beneath root: what /proc says
+ * (a name that can lie: checked again before use), else "". */
+static void held_path(int held, const char *root, char *where, size_t size)
+{
+	char self[64];
+	snprintf(self, sizeof self, "/proc/self/fd/%d", held);
+	ssize_t n = readlink(self, where, size - 1);
+	size_t rl = strlen(root);
+	if (n > 0 && (size_t)n < size - 1 && (size_t)n > rl + 1 && !strncmp(where, root, rl) &&
+	    where[rl] == '/')
+		where[n] = '\0';
+	else
+		where[0] = '\0';
+}
+
+/* What stands at name, not the one held, out of the way: renamed aside
+ * (fate says its new name), or, where there is no room for that (a full
+ * file system, or a parent the call filled with names), removed as a
+ * created protected path is (restore_move_aside), unless the one held is
+ * inside it and would go with it (where: its path). */
+static void call_dir_aside(int pfd, const char *name, const char *root, const char *rel,
+                           const char *where, char *fate, size_t size)
+{
+	char aside[NAME_MAX + 1], mine[2 * PATH_MAX + 2];
+	int rc = aside_name(name, aside, sizeof aside);
+	if (!rc && syscall(SYS_renameat2, pfd, name, pfd, aside, RENAME_NOREPLACE) == 0) {
+		snprintf(fate, size, "; the call's is %s", aside);
+		return;
+	}
+	rc = rc ? rc : -errno;
+	fate[0] = '\0';
+	snprintf(mine, sizeof mine, "%s/%s/", root, rel);
+	if (rc == -ENOENT || !strncmp(where, mine, strlen(mine)))
+		return;
+	snprintf(fate, size, "; the call's %s (no room to move it aside: %s)",
+	         removal_said(ladder_remove_tree(pfd, name), "removed"), strerror(-rc));
 }
 
 /* A directory on the way (.git) that is not the one held: what stands
- * there goes aside, and the one held comes back from wherever the call
- * moved it beneath the root (found through the descriptor held open);
- * failing that, a new empty directory takes its place, which the copies
- * below then fill. */
+ * there goes aside (call_dir_aside), and the one held comes back from
+ * wherever the call moved it beneath the root (found through the
+ * descriptor held open); failing that, a new empty directory takes its
+ * place, which the copies below then fill. */
 static void put_back_dir(int rootfd, const char *root, const char *rel, int held,
                          const struct stat *was, struct stat *made, char *report, size_t size)
 {
-	char parent[PATH_MAX], aside[NAME_MAX + 1], where[PATH_MAX + 32], self[64];
+	char parent[PATH_MAX], where[PATH_MAX + 32], fate[NAME_MAX + 160];
 	const char *slash = strrchr(rel, '/'), *name = slash ? slash + 1 : rel;
 	snprintf(parent, sizeof parent, "%.*s", slash ? (int)(slash - rel) : 1, slash ? rel : ".");
 	int pfd = open_beneath(rootfd, parent, O_PATH | O_DIRECTORY);
@@ -606,19 +810,16 @@ static void put_back_dir(int rootfd, const char *root, const char *rel, int held
 		    strerror(-pfd));
 		return;
 	}
-	bool moved = false;
-	if (!aside_name(name, aside, sizeof aside) &&
-	    syscall(SYS_renameat2, pfd, name, pfd, aside, RENAME_NOREPLACE) == 0)
-		moved = true;
-	/* Where the one held is now: its path, then opened again beneath the
-	 * root to see it is the same directory (a name can lie). */
-	snprintf(self, sizeof self, "/proc/self/fd/%d", held);
-	ssize_t n = readlink(self, where, sizeof where - 1);
+	held_path(held, root, where, sizeof where);
+	call_dir_aside(pfd, name, root, rel, where, fate, sizeof fate);
+	/* Where the one held is now (it may have moved with the call's,
+	 * aside), opened again beneath the root to see it is the same
+	 * directory. */
+	held_path(held, root, where, sizeof where);
 	size_t rl = strlen(root);
 	struct stat st;
 	int rc = -ENOENT;
-	if (n > 0 && (size_t)n > rl + 1 && !strncmp(where, root, rl) && where[rl] == '/') {
-		where[n] = '\0';
+	if (where[0]) {
 		char *wslash = strrchr(where, '/');
 		*wslash = '\0';
 		int ofd = wslash == where + rl ?
@@ -631,14 +832,14 @@ static void put_back_dir(int rootfd, const char *root, const char *rel, int held
 			                0 ?
 			        0 :
 			        -errno;
+		*wslash = '/';
 		if (cfd >= 0)
 			close(cfd);
 		if (ofd >= 0)
 			close(ofd);
 	}
 	if (rc == 0)
-		say(report, size, "%s (replaced by the call: the original put back%s%s)", rel,
-		    moved ? "; the call's is " : "", moved ? aside : "");
+		say(report, size, "%s (replaced by the call: the original put back%s)", rel, fate);
 	else if (mkdirat(pfd, name, was->st_mode & 07777) == 0) {
 		if (geteuid() == 0 &&
 		    fchownat(pfd, name, was->st_uid, was->st_gid, AT_SYMLINK_NOFOLLOW) < 0)
@@ -648,11 +849,12 @@ static void put_back_dir(int rootfd, const char *root, const char *rel, int held
 			memset(made, 0, sizeof *made);
 		say(report, size,
 		    "%s (replaced by the call, the original not found beneath the "
-		    "workspace: a new directory made for the protected paths in it%s%s)",
-		    rel, moved ? "; the call's is " : "", moved ? aside : "");
+		    "workspace: a new directory made for the protected paths in it%s)",
+		    rel, fate);
 	} else
-		say(report, size, "%s (replaced by the call, could NOT be put back: %s)", rel,
-		    strerror(errno));
+		say(report, size, "%s (replaced by the call, could NOT be put back: %s%s%s%s)", rel,
+		    strerror(errno), fate, where[0] ? "; the original is at " : "",
+		    where[0] ? where + rl + 1 : "");
 	close(pfd);
 }
 
@@ -667,6 +869,7 @@ void restore_put_back(const struct sbx_jail *j, const struct restore_copy *c, ch
 {
 	struct stat made[RESTORE_MADE + 1];
 	int n_made = 0;
+	struct saves sv = { .j = j, .fd = -1 };
 	for (int i = 0; i < c->n; i++) {
 		const struct held *h = &c->h[i];
 		const char *path = h->path;
@@ -692,7 +895,7 @@ void restore_put_back(const struct sbx_jail *j, const struct restore_copy *c, ch
 			bool last = rel[e] == '\0' || (k == h->n - 1 && h->copied);
 			if (last) {
 				if (!same_node(rootfd, part, &h->copy, 0))
-					put_back(rootfd, part, &h->copy, report, size);
+					put_back(rootfd, part, &h->copy, &sv, report, size);
 				break;
 			}
 			int fd = open_beneath(rootfd, part, O_PATH);
@@ -720,6 +923,10 @@ void restore_put_back(const struct sbx_jail *j, const struct restore_copy *c, ch
 				break;
 		}
 		close(rootfd);
+	}
+	if (sv.fd >= 0) {
+		close(sv.fd);
+		(void)rmdir(sv.dir); /* where nothing was left in it */
 	}
 }
 
