@@ -6,7 +6,10 @@
 # base) they work: `toolcage check` runs from /usr/bin, `man toolcage` and
 # `man 5 toolcage.json` work, bash completes from the installed completion,
 # and an embedding program builds with `pkg-config --cflags --libs
-# toolcage` against libtoolcage.so and runs a call.
+# toolcage` against libtoolcage.so and runs a call. Every profile in
+# /etc/apparmor.d still parses with Debian's apparmor_parser (what the
+# boot-time load needs), and postinst puts toolcage's there only where the
+# parser takes its userns rule.
 #   make test-package          (root; CI runs it)
 # Exit 0 pass, 77 skip (the reason is the last line), anything else fail.
 set -u
@@ -48,10 +51,12 @@ else
 fi
 dpkg -c "$tmp"/toolcage_*.deb > "$tmp/contents"
 for f in usr/bin/toolcage usr/share/man/man1/toolcage.1.gz usr/share/man/man5/toolcage.json.5.gz \
-	usr/share/bash-completion/completions/toolcage etc/apparmor.d/toolcage \
+	usr/share/bash-completion/completions/toolcage usr/share/toolcage/apparmor/toolcage \
 	usr/lib/systemd/system/toolcage-http@.service usr/share/toolcage/profiles/read-only.json; do
 	grep -q " \./$f\$" "$tmp/contents" || fail "toolcage does not ship /$f"
 done
+# Not in /etc/apparmor.d: postinst puts it there where the parser takes it.
+grep -q " \./etc/apparmor.d/" "$tmp/contents" && fail "toolcage ships a file in /etc/apparmor.d"
 # The documents the man pages point at (dh_compress gzips the larger ones).
 for d in cli network profiles where-it-runs; do
 	grep -qE " \./usr/share/doc/toolcage/$d\.md(\.gz)?\$" "$tmp/contents" ||
@@ -70,7 +75,7 @@ export DEBIAN_FRONTEND=noninteractive
 apt-get update -q > /tmp/apt.log 2>&1 &&
 	apt-get install -y -q --no-install-recommends ./debs/toolcage_*.deb \
 		./debs/libtoolcage0_*.deb ./debs/libtoolcage-dev_*.deb gcc libc6-dev pkgconf \
-		man-db bash-completion >> /tmp/apt.log 2>&1 || { tail -20 /tmp/apt.log; echo "FAIL apt-get install"; exit 1; }
+		man-db bash-completion apparmor >> /tmp/apt.log 2>&1 || { tail -20 /tmp/apt.log; echo "FAIL apt-get install"; exit 1; }
 echo "ok   apt-get install the three packages"
 fails=0
 command -v toolcage | grep -qx /usr/bin/toolcage || { echo "FAIL toolcage is not /usr/bin/toolcage"; fails=1; }
@@ -99,8 +104,25 @@ mkdir -p /tmp/ws && echo "hello from the workspace" > /tmp/ws/hello.txt &&
 	out=$(/tmp/embed /tmp/ws 2>&1) && [ "$(echo "$out" | tail -1)" = ok ] &&
 	echo "ok   an embedder built with pkg-config ($flags) runs calls through the .so" ||
 	{ echo "FAIL the embedding program: $out"; fails=1; }
+# What apparmor.service does at boot: parse every profile in /etc/apparmor.d
+# (one it refuses fails the service). Debian 12's parser (3.0) does not
+# know the userns rule, so postinst must not have put toolcage's there.
+if apparmor_parser -Q -K /etc/apparmor.d > /tmp/aa.log 2>&1; then
+	echo "ok   every profile in /etc/apparmor.d parses ($(apparmor_parser --version | head -1))"
+else
+	grep -v '^Cache' /tmp/aa.log | head -5; echo "FAIL /etc/apparmor.d does not parse"; fails=1
+fi
+# A parser that knows the rule (AppArmor 4, Ubuntu 23.10+), stood in for
+# by one that accepts everything: postinst installs the profile.
+printf '#!/bin/sh\nexit 0\n' > /usr/local/sbin/apparmor_parser && chmod 755 /usr/local/sbin/apparmor_parser
+PATH=/usr/local/sbin:$PATH sh /var/lib/dpkg/info/toolcage.postinst configure &&
+	grep -q '^profile toolcage /usr/bin/toolcage ' /etc/apparmor.d/toolcage &&
+	echo "ok   postinst puts the AppArmor profile in /etc/apparmor.d where the parser takes it" ||
+	{ echo "FAIL postinst with an AppArmor 4 parser: $(ls -l /etc/apparmor.d/toolcage 2>&1)"; fails=1; }
+rm -f /usr/local/sbin/apparmor_parser
 apt-get remove -y -q toolcage > /tmp/apt.log 2>&1 && [ ! -e /usr/bin/toolcage ] &&
-	echo "ok   apt-get remove toolcage" || { echo "FAIL apt-get remove"; fails=1; }
+	[ ! -e /etc/apparmor.d/toolcage ] &&
+	echo "ok   apt-get remove toolcage (and its AppArmor profile)" || { echo "FAIL apt-get remove"; fails=1; }
 exit $fails
 IN
 # A mount namespace of its own: /proc, /dev and /sys for the chroot vanish
