@@ -83,6 +83,60 @@ for path in sys.argv[2:]:
 sys.exit(1 if bad else 0)
 PY
 [ -s "$tmp/objects" ] || { fail "no objects found in deploy/k8s/"; exit 1; }
+
+# Each container's memory limit holds docs/deploy.md's worst case: the
+# supervisor (7 MiB over HTTP), and for every call that may run at once
+# (limits.max_concurrent of the config it is given for serve, one for
+# replay, whose calls run one after another) its profile's memory_mb and
+# tmp_mb, the largest of the shipped profiles, plus the pod's emptyDirs in
+# memory. Below it, the pod's limit, not the profile's, stops a call.
+python3 - profiles deploy/k8s/*.yaml <<'PY' || fails=$((fails + 1))
+import glob, json, re, sys, yaml
+profiles = [json.load(open(f)) for f in glob.glob(sys.argv[1] + "/*.json")]
+per_call = max(p["limits"]["memory_mb"] + p["limits"]["tmp_mb"] for p in profiles)
+docs = [d for f in sys.argv[2:] for d in yaml.safe_load_all(open(f)) if d]
+configmaps = {d["metadata"]["name"]: d.get("data", {}) for d in docs if d["kind"] == "ConfigMap"}
+def mib(q):
+    m = re.fullmatch(r"([0-9.]+)(Ki|Mi|Gi|K|M|G)?", str(q))
+    scale = {"Ki": 1 / 1024, "Mi": 1, "Gi": 1024, "K": 1e3 / 2**20, "M": 1e6 / 2**20,
+             "G": 1e9 / 2**20, None: 1 / 2**20}[m.group(2)]
+    return float(m.group(1)) * scale
+bad = 0
+for d in docs:
+    spec = d.get("spec", {})
+    pod = (spec.get("template") or spec.get("podTemplate") or {}).get("spec")
+    if not pod:
+        continue
+    vols = {v["name"]: v for v in pod.get("volumes", [])}
+    in_memory = sum(mib(v["emptyDir"].get("sizeLimit", 0)) for v in vols.values()
+                    if v.get("emptyDir", {}).get("medium") == "Memory")
+    for c in pod["containers"]:
+        args = c.get("args", [])
+        slots = 1
+        if "serve" in args:
+            config = {}
+            if "--config" in args:
+                path = args[args.index("--config") + 1]
+                for m in c.get("volumeMounts", []):
+                    v = vols.get(m["name"], {})
+                    if path.startswith(m["mountPath"] + "/") and "configMap" in v:
+                        text = configmaps[v["configMap"]["name"]][path[len(m["mountPath"]) + 1:]]
+                        config = json.loads(text)
+            if "profile_dir" in config:
+                print("FAIL %s: a profile_dir: this check knows only the shipped profiles" % d["metadata"]["name"])
+                bad += 1
+            slots = config.get("limits", {}).get("max_concurrent", 4)
+        need = 7 + slots * per_call + in_memory
+        limit = c.get("resources", {}).get("limits", {}).get("memory")
+        what = "%s %s: %d calls x %d MiB + 7 MiB + %d MiB of memory emptyDirs = %d MiB" % (
+            d["kind"], d["metadata"]["name"], slots, per_call, in_memory, need)
+        if limit is None or mib(limit) < need:
+            print("FAIL %s, but its memory limit is %s" % (what, limit))
+            bad += 1
+        else:
+            print("ok   %s, within its limit %s" % (what, limit))
+sys.exit(1 if bad else 0)
+PY
 while read -r schema obj; do
 	out=$("$TOOLCAGE" schema validate "deploy/k8s/schemas/$schema" "$tmp/$obj" 2>&1)
 	if [ "$out" = valid ]; then
