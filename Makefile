@@ -364,12 +364,16 @@ demo: all
 # header and its pkg-config file, the profiles, the man pages, the bash
 # completion, the systemd unit template for `serve --http` and the
 # AppArmor profile that lets BINDIR/toolcage make user namespaces where
-# the distribution restricts them (docs/deploy.md).
+# the distribution restricts them (docs/deploy.md). The profile's userns
+# rule is AppArmor 4's: installing onto this host (no DESTDIR), it goes to
+# SYSCONFDIR/apparmor.d only where apparmor_parser takes it, since one
+# file the parser refuses there fails the load of every profile at boot
+# (Debian 12's 3.0); DATADIR/toolcage/apparmor/ has it in any case.
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) \
 	  $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(DATADIR)/toolcage/profiles \
 	  $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(BASHCOMPDIR) \
-	  $(DESTDIR)$(SYSTEMDUNITDIR) $(DESTDIR)$(SYSCONFDIR)/apparmor.d $(DESTDIR)$(DOCDIR)
+	  $(DESTDIR)$(SYSTEMDUNITDIR) $(DESTDIR)$(DATADIR)/toolcage/apparmor $(DESTDIR)$(DOCDIR)
 	install -m 0755 $(BUILD)/toolcage $(DESTDIR)$(BINDIR)/toolcage
 	install -m 0644 $(BUILD)/libtoolcage.a $(DESTDIR)$(LIBDIR)/libtoolcage.a
 	install -m 0644 $(BUILD)/$(SO_FILE) $(DESTDIR)$(LIBDIR)/$(SO_FILE)
@@ -388,7 +392,17 @@ install: all
 	install -m 0644 $(COMPLETION) $(DESTDIR)$(BASHCOMPDIR)/toolcage
 	sed 's|@BINDIR@|$(BINDIR)|g' deploy/systemd/toolcage-http@.service \
 	  > $(DESTDIR)$(SYSTEMDUNITDIR)/toolcage-http@.service
-	sed 's|@BINDIR@|$(BINDIR)|g' deploy/apparmor/toolcage > $(DESTDIR)$(SYSCONFDIR)/apparmor.d/toolcage
+	sed 's|@BINDIR@|$(BINDIR)|g' deploy/apparmor/toolcage > $(DESTDIR)$(DATADIR)/toolcage/apparmor/toolcage
+	$(Q)aa=$(DESTDIR)$(DATADIR)/toolcage/apparmor/toolcage; \
+	if [ -n "$(DESTDIR)" ] || { command -v apparmor_parser > /dev/null 2>&1 && \
+	    apparmor_parser -Q -K "$$aa" > /dev/null 2>&1; }; then \
+	  install -d $(DESTDIR)$(SYSCONFDIR)/apparmor.d && \
+	  install -m 0644 "$$aa" $(DESTDIR)$(SYSCONFDIR)/apparmor.d/toolcage; \
+	else \
+	  echo "install: the AppArmor profile is in $$aa only, not in $(SYSCONFDIR)/apparmor.d:" \
+	    "this host has no apparmor_parser that takes its userns rule (AppArmor 4), and a" \
+	    "profile the parser refuses there fails the boot-time load (docs/deploy.md)"; \
+	fi
 
 clean:
 	rm -rf $(BUILD) $(BUILD)-asan

@@ -6,7 +6,8 @@
 # through it), `man toolcage` finds the pages, every document a page or a
 # --help names is installed, the unit template and the AppArmor profile
 # name the installed binary, and docs/deploy.md's token line for the unit
-# works where /etc/toolcage does not exist yet.
+# works where /etc/toolcage does not exist yet. Onto this host, the
+# AppArmor profile lands in apparmor.d only where the parser takes it.
 # Exit 0 pass, 77 skip, anything else fail.
 set -u
 BUILD=${BUILD:-build}
@@ -26,7 +27,8 @@ for f in usr/bin/toolcage usr/include/toolcage.h $multi/libtoolcage.a $multi/$so
 	usr/share/man/man1/toolcage.1 usr/share/man/man1/toolcage-exec.1 \
 	usr/share/man/man5/toolcage.json.5 usr/share/man/man5/toolcage-profile.5 \
 	usr/share/man/man5/toolcage-manifest.5 usr/share/bash-completion/completions/toolcage \
-	usr/lib/systemd/system/toolcage-http@.service etc/apparmor.d/toolcage; do
+	usr/lib/systemd/system/toolcage-http@.service etc/apparmor.d/toolcage \
+	usr/share/toolcage/apparmor/toolcage; do
 	[ -f "$root/${f#/}" ] || fail "make install did not install /${f#/}"
 done
 [ "$(readlink "$root$multi/libtoolcage.so")" = libtoolcage.so.0 ] &&
@@ -89,10 +91,23 @@ p=$tmp/prefix
 make -s --no-print-directory BUILD="$BUILD" PREFIX="$p" install > "$tmp/log" 2>&1 ||
 	{ cat "$tmp/log"; fail "make install PREFIX=$p"; }
 grep -qx "libdir=$p/lib" "$p/lib/pkgconfig/toolcage.pc" && [ -f "$p/share/man/man1/toolcage.1" ] &&
-	[ -f "$p/etc/apparmor.d/toolcage" ] && [ -f "$p/share/doc/toolcage/network.md" ] &&
+	[ -f "$p/share/toolcage/apparmor/toolcage" ] && [ -f "$p/share/doc/toolcage/network.md" ] &&
 	grep -q "installed in $p/share/doc/toolcage/)" "$p/share/man/man1/toolcage-exec.1" &&
 	grep -q "$p/share/toolcage/profiles/" "$p/share/man/man1/toolcage.1" &&
 	echo "ok   make install PREFIX=$p" || fail "PREFIX=$p is not followed"
+# Onto this host (no DESTDIR) the AppArmor profile goes to SYSCONFDIR's
+# apparmor.d only where this host's apparmor_parser takes its userns rule:
+# one that the parser refuses there fails the boot-time load of them all.
+if command -v apparmor_parser > /dev/null 2>&1 &&
+	apparmor_parser -Q -K "$p/share/toolcage/apparmor/toolcage" > /dev/null 2>&1; then
+	[ -f "$p/etc/apparmor.d/toolcage" ] &&
+		echo "ok   the AppArmor profile is in $p/etc/apparmor.d (this parser takes it)" ||
+		fail "the AppArmor profile is not in $p/etc/apparmor.d, though this parser takes it"
+else
+	[ ! -e "$p/etc/apparmor.d/toolcage" ] && grep -q 'apparmor_parser' "$tmp/log" &&
+		echo "ok   the AppArmor profile is not put in $p/etc/apparmor.d, which this host's parser would fail on, and install says so" ||
+		fail "make install put the AppArmor profile in $p/etc/apparmor.d, which this host's apparmor_parser refuses"
+fi
 flags=$(PKG_CONFIG_PATH="$p/lib/pkgconfig" pkg-config --cflags --libs toolcage) ||
 	fail "pkg-config does not know toolcage"
 case $flags in *"-I$p/include"*"-L$p/lib"*"-ltoolcage"*) ;;
