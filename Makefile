@@ -369,6 +369,9 @@ demo: all
 # SYSCONFDIR/apparmor.d only where apparmor_parser takes it, since one
 # file the parser refuses there fails the load of every profile at boot
 # (Debian 12's 3.0); DATADIR/toolcage/apparmor/ has it in any case.
+# Onto this host as root, ldconfig: the loader searches /usr/local/lib
+# only through its cache, so a program linked against the new
+# libtoolcage.so would not start before it.
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) \
 	  $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(DATADIR)/toolcage/profiles \
@@ -380,6 +383,8 @@ install: all
 	ln -sf $(SO_FILE) $(DESTDIR)$(LIBDIR)/$(SONAME)
 	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libtoolcage.so
 	install -m 0644 include/toolcage.h $(DESTDIR)$(INCLUDEDIR)/toolcage.h
+	$(Q)if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v ldconfig > /dev/null 2>&1; then \
+	  ldconfig; fi
 	sed -e 's|@PREFIX@|$(PREFIX)|; s|@LIBDIR@|$(LIBDIR)|; s|@INCLUDEDIR@|$(INCLUDEDIR)|' \
 	  -e 's|@VERSION@|$(VERSION)|' mk/toolcage.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/toolcage.pc
 	install -m 0644 profiles/*.json $(DESTDIR)$(DATADIR)/toolcage/profiles/

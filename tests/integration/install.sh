@@ -131,6 +131,33 @@ if [ -x "$tmp/embed" ]; then
 		fail "the embedding program did not load the installed libtoolcage.so.0"
 fi
 
+# `sudo make install` as docs/deploy.md has it, at the default prefix:
+# an embedder built with pkg-config then runs as it is, without
+# LD_LIBRARY_PATH, which needs the loader's cache to know the new
+# library (/usr/local/lib is not a directory the loader searches by
+# itself). /usr/local and /etc are overlays in a mount namespace of its
+# own, so nothing is left on this host.
+if [ "$(id -u)" = 0 ] && [ -x "$tmp/embed" ] && command -v unshare > /dev/null &&
+	command -v ldconfig > /dev/null; then
+	mkdir "$tmp/ov"
+	# shellcheck disable=SC2016
+	unshare --mount --propagation private sh -c '
+		mount -t tmpfs tmpfs "$1/ov" && mkdir "$1/ov/lu" "$1/ov/lw" "$1/ov/eu" "$1/ov/ew" &&
+		mount -t overlay overlay -o "lowerdir=/usr/local,upperdir=$1/ov/lu,workdir=$1/ov/lw" /usr/local &&
+		mount -t overlay overlay -o "lowerdir=/etc,upperdir=$1/ov/eu,workdir=$1/ov/ew" /etc ||
+			{ echo "cannot make the overlays"; exit 3; }
+		make -s --no-print-directory BUILD="$2" install > "$1/local.log" 2>&1 ||
+			{ cat "$1/local.log"; exit 4; }
+		cc -std=gnu11 $3 -o "$1/embed-local" tests/embed/embed_clash.c \
+			$(pkg-config --cflags --libs toolcage) || exit 5
+		"$1/embed-local" "$1/ws"' _ "$tmp" "$BUILD" "$san" > "$tmp/local.out" 2>&1
+	if [ "$(tail -1 "$tmp/local.out")" = ok ]; then
+		echo "ok   after sudo make install, an embedder runs without LD_LIBRARY_PATH"
+	else
+		fail "after sudo make install (PREFIX=/usr/local): $(tail -3 "$tmp/local.out")"
+	fi
+fi
+
 # docs/deploy.md's token for the unit, run as written (sudo and /etc
 # aside) on a host where /etc/toolcage does not exist yet, as after
 # make install: the file is made, mode 0600, a line serve --http takes.
