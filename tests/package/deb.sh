@@ -34,11 +34,18 @@ deb_version=$(dpkg-parsechangelog -l "$tmp/src/debian/changelog" -S Version)
 [ "$deb_version" = "$version" ] ||
 	fail "debian/changelog is at $deb_version, toolcage.h at $version"
 
+# The copy as a git tree: what the build leaves beside the tracked files
+# and .gitignore does not name is what a clone's `git status` shows after
+# the README's dpkg-buildpackage, and what this script would copy next time.
+(cd "$tmp/src" && git init -q && git add -A) || { echo "FAIL git init in the copy"; exit 1; }
 if (cd "$tmp/src" && dpkg-buildpackage -us -uc -b -j2) > "$tmp/build.log" 2>&1; then
 	echo "ok   dpkg-buildpackage -us -uc -b"
 else
 	tail -30 "$tmp/build.log"; echo "FAIL dpkg-buildpackage"; exit 1
 fi
+left=$(cd "$tmp/src" && git ls-files -o --exclude-standard && git diff --name-only)
+[ -z "$left" ] && echo "ok   the build leaves nothing that .gitignore does not name" ||
+	fail "the build leaves $(echo "$left" | wc -l) files git status shows: $(echo "$left" | head -5 | tr '\n' ' ')"
 debs=$(cd "$tmp" && ls ./*.deb | grep -v dbgsym)
 for p in toolcage libtoolcage0 libtoolcage-dev; do
 	echo "$debs" | grep -q "/${p}_${version}_" || fail "no package $p"
