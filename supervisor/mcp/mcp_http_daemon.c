@@ -360,13 +360,15 @@ int mcp_http_start(struct mcp_server *srv, const struct mcp_options *opt, struct
 	h->tick = loop_add_timer(h->loop, io_now_ms() + HTTP_TICK_MS, on_tick, h);
 	char where[SOCKADDR_TEXT_MAX];
 	sockaddr_text((const struct sockaddr *)&o->addr, pi ? pi->port : 0, where);
+	/* Without a token the peers admitted are our uid's and root's. */
+	const char *who = o->token ? "bearer token required" :
+	        geteuid()          ? "loopback only, no token: this user's and root's "
+	                             "connections only" :
+	                             "loopback only, no token: root's connections only";
 	if (!opt->quiet)
 		fprintf(stderr,
 		        "toolcage serve: listening on http://%s/mcp (%s, libmicrohttpd %s)\n",
-		        where,
-		        o->token ? "bearer token required" :
-		                   "loopback only, no token: this user's connections only",
-		        h->api->get_version());
+		        where, who, h->api->get_version());
 	run_now(h);
 	return 0;
 }
