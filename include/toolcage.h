@@ -320,7 +320,10 @@ struct tc_options {
 	                              * ahead, so that the next call waits for its
 	                              * tool only: for a supervisor that serves
 	                              * many calls (one idle process per profile;
-	                              * docs/performance.md) */
+	                              * docs/performance.md). The spare is made
+	                              * by the loop: between tc_call()s, run
+	                              * tc_supervisor_run_once, or the next call
+	                              * waits for its spare's setup */
 	bool strict;          /* strict walls: every wall of a profile
 	                              * built its own way, nothing dropped, as
 	                              * the config's "sandbox": {"strict": true}

@@ -113,9 +113,9 @@ static const char *const call_args = "{\"path\": \"small.txt\"}";
 
 /* One read_file call, timed until its result is delivered (the callback:
  * where an MCP server answers). With spares kept, the loop then makes the
- * next one (when the finished child is freed, after the callback); the
- * bench gives it time to get ready, untimed, so that its setup overlaps no
- * measured run: calls that come less often than one per ~1 ms. */
+ * next one (when the finished child is freed, after the callback): the
+ * bench runs the loop for 3 ms, untimed, as a server waits for its next
+ * request, so that the spare's setup overlaps no measured run. */
 static double one_call(struct tc_supervisor *s, bool spares)
 {
 	double us;
@@ -126,8 +126,11 @@ static double one_call(struct tc_supervisor *s, bool spares)
 		exit(1);
 	}
 	tc_result_free(r);
-	if (spares)
-		usleep(3000);
+	/* With spares, the pause a server spends in its loop before the next
+	 * request: the answered child reaped, the next spare made meanwhile. */
+	double end = now_us() + 3000;
+	for (double left; spares && (left = end - now_us()) > 0;)
+		tc_supervisor_run_once(s, (int)(left / 1000) + 1);
 	return us;
 }
 
