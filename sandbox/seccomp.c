@@ -316,9 +316,29 @@ static int add_socket_rules(scmp_filter_ctx ctx, unsigned fams, bool udp)
 	static const uint64_t protocols[] = { 0, IPPROTO_TCP, IPPROTO_UDP };
 	if (!rc)
 		rc = deny_except(ctx, deny, nr, 2, protocols, 3);
+	/* Types: only stream and datagram for inet (raw and packet are
+	 * refused above for every family). Protocol 0 means the type's
+	 * default protocol, which is no TCP for every type: SOCK_SEQPACKET's
+	 * is SCTP and SOCK_DCCP's DCCP wherever their modules are loaded,
+	 * both around Landlock's TCP rules as the protocols above are. The
+	 * other values are refused in blocks by the low four bits, the type
+	 * as the kernel reads it: 0, 4-7, 8-15. */
+	static const int inet[] = { AF_INET, AF_INET6 };
+	static const struct {
+		uint64_t mask, value;
+	} off_types[] = { { 0xf, 0 }, { 0xc, 4 }, { 0x8, 8 } };
+	for (int i = 0; i < 2 && !rc; i++) {
+		if (!(fams & (inet[i] == AF_INET ? SBX_AF_INET : SBX_AF_INET6)))
+			continue;
+		for (size_t t = 0; t < sizeof off_types / sizeof off_types[0] && !rc; t++) {
+			struct scmp_arg_cmp ty[2] = { SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)inet[i]),
+				                      SCMP_A1(SCMP_CMP_MASKED_EQ, off_types[t].mask,
+				                              off_types[t].value) };
+			rc = add(ctx, deny, nr, 2, ty);
+		}
+	}
 	/* UDP reaches any port (Landlock rules are TCP only): without udp the
 	 * network profile resolves names over TCP (RES_OPTIONS=use-vc). */
-	static const int inet[] = { AF_INET, AF_INET6 };
 	for (int i = 0; i < 2 && !rc && !udp; i++) {
 		struct scmp_arg_cmp dg[2] = { SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)inet[i]),
 			                      SCMP_A1(SCMP_CMP_MASKED_EQ, 0xf, SOCK_DGRAM) };

@@ -48,6 +48,16 @@
  *   net packet LABEL                    socket(AF_PACKET, SOCK_RAW)
  *   net vsock LABEL                     socket(AF_VSOCK) (+ connect to host)
  *   net netlink LABEL PROTO             socket(AF_NETLINK, SOCK_RAW, PROTO)
+ *   net sock_type LABEL 4|6 TYPE        socket(AF_INET or AF_INET6, TYPE, 0):
+ *                                       protocol 0 is the type's default,
+ *                                       SCTP for SOCK_SEQPACKET (5), DCCP
+ *                                       for SOCK_DCCP (6) where their
+ *                                       modules are loaded, neither held by
+ *                                       Landlock's TCP rules. The filter's
+ *                                       refusal (EACCES) is blocked; any
+ *                                       other errno means the filter let
+ *                                       it through to the kernel, which
+ *                                       lacked the protocol: escaped
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -459,6 +469,21 @@ static void sock_only(const char *a, int fam, int type, int proto, const char *w
 	ESCAPED(a, "%s created fd %d", what, fd);
 }
 
+static void sock_type(const char *a, int argc, char **argv)
+{
+	int six = !strcmp(arg_str(a, argc, argv, 2), "6");
+	int type = (int)arg_long(a, arg_str(a, argc, argv, 3));
+	int fd = socket(six ? AF_INET6 : AF_INET, type | SOCK_CLOEXEC, 0);
+	if (fd >= 0)
+		ESCAPED(a, "socket(AF_INET%s, %d, 0) created fd %d", six ? "6" : "", type, fd);
+	if (errno == EACCES || errno == EPERM)
+		BLOCKED(a, "socket(AF_INET%s, %d, 0): %s", six ? "6" : "", type, errname(errno));
+	ESCAPED(a,
+	        "socket(AF_INET%s, %d, 0) passed the filter; only this kernel refused it (%s): "
+	        "with the protocol's module loaded it would be a socket",
+	        six ? "6" : "", type, errname(errno));
+}
+
 static void listen_autobind(const char *a, int argc, char **argv)
 {
 	int six = !strcmp(arg_str(a, argc, argv, 2), "6");
@@ -545,6 +570,7 @@ int main(int argc, char **argv)
 		{ "packet", packet },
 		{ "vsock", vsock },
 		{ "netlink", netlink },
+		{ "sock_type", sock_type },
 	};
 	LABELED(t);
 }

@@ -324,6 +324,9 @@ vsock               B  B  B   B   k            net vsock vsock
 netlink_route       B  B  -   B   k            net netlink netlink_route 0
 netlink_audit       B  B  B   B   k            net netlink netlink_audit 9
 netlink_uevent      B  B  B   B   k            net netlink netlink_uevent 15
+sctp_default        B  B  B   B   k            net sock_type sctp_default 4 5
+sctp6_default       B  B  B   B   k            net sock_type sctp6_default 6 5
+dccp_default        B  B  B   B   k            net sock_type dccp_default 4 6
 ## privileges
 no_new_privs        B  B  B   B   -            priv nnp
 capabilities        B  B  B   B   -            priv caps

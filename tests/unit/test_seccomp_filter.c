@@ -676,6 +676,53 @@ static void test_socket_values_off_the_lists_are_refused(void **state)
 	assert_int_equal(bad, 0);
 }
 
+/* An inet socket is a stream or a datagram one: with protocol 0 the type
+ * picks the protocol, and SOCK_SEQPACKET's is SCTP, SOCK_DCCP's DCCP
+ * (where their modules are loaded), neither held by Landlock's TCP rules.
+ * Every type value (the low four bits, flags and high bits beside) is
+ * tried in the network profile and in one with the unix family, where a
+ * unix seqpacket socket stays allowed. */
+static void test_inet_sockets_are_stream_or_datagram(void **state)
+{
+	(void)state;
+	need_filters();
+	struct profile *p = NULL;
+	struct sbx_jail *ju = jail_of("{\"name\":\"unix-inet\",\"filesystem\":{},\"optional\":"
+	                              "[\"landlock_scope\"],\"network\":{\"families\":"
+	                              "[\"unix\",\"inet\",\"inet6\"],\"udp\":true,"
+	                              "\"tcp_connect\":[443]}}",
+	                              &p);
+	static const uint64_t extra[] = { 0, SOCK_CLOEXEC | SOCK_NONBLOCK, 0xffffffff00000000ULL };
+	int bad = 0;
+	for (uint64_t t = 0; t < 16; t++)
+		for (size_t x = 0; x < sizeof extra / sizeof extra[0]; x++) {
+			uint64_t ty = t | extra[x];
+			bool inet_ok = t == SOCK_STREAM || t == SOCK_DGRAM;
+			bool unix_ok = t != SOCK_RAW && t != SOCK_PACKET;
+			for (int f = 0; f < 2; f++) {
+				uint64_t args[6] = { f ? AF_INET6 : AF_INET, ty, 0 };
+				if (run(fx.jail[P_NETWORK], X86, __NR_socket, args) !=
+				            (inet_ok ? ALLOW : SOCK_DENY) ||
+				    run(ju, X86, __NR_socket, args) !=
+				            (inet_ok ? ALLOW : SOCK_DENY)) {
+					print_error("socket(%s, 0x%llx, 0): wrong action\n",
+					            f ? "AF_INET6" : "AF_INET",
+					            (unsigned long long)ty);
+					bad++;
+				}
+			}
+			uint64_t un[6] = { AF_UNIX, ty, 0 };
+			if (run(ju, X86, __NR_socket, un) != (unix_ok ? ALLOW : SOCK_DENY)) {
+				print_error("socket(AF_UNIX, 0x%llx, 0): wrong action\n",
+				            (unsigned long long)ty);
+				bad++;
+			}
+		}
+	sbx_jail_free(ju);
+	profile_free(p);
+	assert_int_equal(bad, 0);
+}
+
 /* Every syscall number of this arch, with zero args, gets one of the three
  * actions the filter may take: no stray TRAP or LOG, and nothing KILLs on
  * x86_64 in a shipped profile (only foreign ABIs die). */
@@ -1229,6 +1276,7 @@ int main(void)
 		cmocka_unit_test(test_non_network_profiles_refuse_inet_sockets),
 		cmocka_unit_test(test_network_profile_allows_tcp_and_udp_only),
 		cmocka_unit_test(test_socket_values_off_the_lists_are_refused),
+		cmocka_unit_test(test_inet_sockets_are_stream_or_datagram),
 		cmocka_unit_test(test_filter_answers_every_syscall_with_a_known_action),
 		cmocka_unit_test(test_udp_and_netlink_profile),
 		cmocka_unit_test(test_ipc_only_with_a_required_ipc_namespace),
