@@ -10,11 +10,19 @@
  *   abi i386_getpid       int 0x80, eax=20 (getpid)
  *   abi i386_socketcall   int 0x80, eax=102 (socketcall SYS_SOCKET AF_INET)
  *   abi x32_getpid        syscall(0x40000000 | 39)
+ *   abi x32_ptrace        syscall(0x40000000 | 521): x32's own ptrace, one
+ *                         of the numbers (512-547) x32 alone has
+ *   abi x32_io_uring      syscall(0x40000000 | 425): io_uring_setup, a call
+ *                         the filter denies by its x86_64 number
+ *   abi nr_high_bits      syscall((1 << 32) | ptrace): the kernel and
+ *                         seccomp both read the low 32 bits of the number;
+ *                         the filter must see ptrace (refused, EPERM)
  *
- * Expected: killed by seccomp (the program prints nothing). A verdict line
- * means the call returned: a pid or a socket is an escape; ENOSYS from the
- * kernel (no IA32/x32 support built in) is blocked, with the detail noting
- * that the filter did not kill. A kernel with IA32 emulation built in but
+ * Expected: killed by seccomp (the program prints nothing), but for
+ * nr_high_bits, which is the x86_64 ABI and gets ptrace's refusal. A
+ * verdict line means the call returned: a pid, a socket or a trace is an
+ * escape; ENOSYS from the kernel (no IA32/x32 support built in) is
+ * blocked, with the detail noting that the filter did not kill. A kernel with IA32 emulation built in but
  * switched off (ia32_emulation=0, or IA32_EMULATION_DEFAULT_DISABLED) has
  * no int 0x80 entry at all: the instruction faults with SIGSEGV before any
  * filter runs. That is blocked too, and the detail says the filter's
@@ -93,6 +101,31 @@ static void x32_getpid(const char *a, int argc, char **argv)
 		ESCAPED(a, "x32 getpid returned %ld (not killed)", r);
 	BLOCKED(a, "x32 getpid: %s (refused, but the filter did not kill)", errname(errno));
 }
+
+static void x32_ptrace(const char *a, int argc, char **argv)
+{
+	long r = syscall(0x40000000L | 521, 0 /* PTRACE_TRACEME */, 0, 0, 0);
+	if (r == 0)
+		ESCAPED(a, "x32 ptrace(PTRACE_TRACEME) succeeded (not killed)");
+	BLOCKED(a, "x32 ptrace: %s (refused, but the filter did not kill)", errname(errno));
+}
+
+static void x32_io_uring(const char *a, int argc, char **argv)
+{
+	unsigned char params[120] = { 0 };
+	long r = syscall(0x40000000L | 425, 1, params);
+	if (r >= 0)
+		ESCAPED(a, "x32 io_uring_setup gave fd %ld (not killed)", r);
+	BLOCKED(a, "x32 io_uring_setup: %s (refused, but the filter did not kill)", errname(errno));
+}
+
+static void nr_high_bits(const char *a, int argc, char **argv)
+{
+	long r = syscall((1L << 32) | SYS_ptrace, 0 /* PTRACE_TRACEME */, 0, 0, 0);
+	if (r == 0)
+		ESCAPED(a, "syscall(1<<32 | ptrace) PTRACE_TRACEME succeeded");
+	BLOCKED(a, "syscall(1<<32 | ptrace): %s", errname(errno));
+}
 #else
 static void unsupported(const char *a, int argc, char **argv)
 {
@@ -101,14 +134,17 @@ static void unsupported(const char *a, int argc, char **argv)
 #define i386_getpid     unsupported
 #define i386_socketcall unsupported
 #define x32_getpid      unsupported
+#define x32_ptrace      unsupported
+#define x32_io_uring    unsupported
+#define nr_high_bits    unsupported
 #endif
 
 int main(int argc, char **argv)
 {
 	static const struct attack t[] = {
-		{ "i386_getpid", i386_getpid },
-		{ "i386_socketcall", i386_socketcall },
-		{ "x32_getpid", x32_getpid },
+		{ "i386_getpid", i386_getpid },   { "i386_socketcall", i386_socketcall },
+		{ "x32_getpid", x32_getpid },     { "x32_ptrace", x32_ptrace },
+		{ "x32_io_uring", x32_io_uring }, { "nr_high_bits", nr_high_bits },
 	};
 	ATTACKS(t);
 }

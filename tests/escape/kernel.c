@@ -17,7 +17,7 @@
  *          add_key | request_key | open_by_handle | personality | mount |
  *          umount | fsopen | open_tree | move_mount | chroot | pivot_root |
  *          kexec_load | init_module | finit_module | reboot | swapon | aio |
- *          listmount | statmount | open_tree_attr
+ *          listmount | statmount | open_tree_attr | personality_hibits
  *
  * The last three are newer than libseccomp 2.5's syscall table (Linux 6.8,
  * 6.15), which cannot name them: a filter lists them by number or lets
@@ -154,6 +154,20 @@ static void open_by_handle(const char *a, int c, char **v)
 	if (fd < 0 && (errno == ESTALE || errno == EINVAL))
 		ESCAPED(a, "open_by_handle_at passed the permission check (%s)", errname(errno));
 	judge(a, fd, "open_by_handle_at");
+}
+
+/* personality(2) takes an unsigned int: a bit above the low 32 is dropped
+ * by the kernel, so a filter that compared only "== 0" in the high word,
+ * or only the low word, would be asked the wrong question. */
+static void personality_hibits(const char *a, int c, char **v)
+{
+	long r = syscall(SYS_personality, (1UL << 32) | READ_IMPLIES_EXEC);
+	int after = personality(0xffffffff);
+	if (r != -1 && after != -1 && (after & READ_IMPLIES_EXEC))
+		ESCAPED(a, "personality(1<<32 | READ_IMPLIES_EXEC) took effect (now 0x%x)", after);
+	if (r == -1)
+		BLOCKED(a, "personality(1<<32 | READ_IMPLIES_EXEC): %s", errname(errno));
+	BLOCKED(a, "personality unchanged (0x%x)", after);
 }
 
 static void personality_change(const char *a, int c, char **v)
@@ -317,6 +331,7 @@ int main(int argc, char **argv)
 		{ "request_key", request_key },
 		{ "open_by_handle", open_by_handle },
 		{ "personality", personality_change },
+		{ "personality_hibits", personality_hibits },
 		{ "mount", do_mount },
 		{ "umount", do_umount },
 		{ "fsopen", do_fsopen },

@@ -10,6 +10,9 @@
  *
  *   ns unshare_user | unshare_mnt | unshare_pid | unshare_net | unshare_ipc
  *   ns clone_newuser | clone_newns | clone_newpid     raw clone(2) with flags
+ *   ns clone_newuser_hibits  CLONE_NEWUSER with bits above the low 32 set
+ *                        (the kernel reads only the low 32; a filter
+ *                        comparing all 64 with EQ would let it through)
  *   ns clone3_newuser    clone3 with CLONE_NEWUSER
  *   ns clone3_plain      clone3 with no flags (must be ENOSYS, not a fork)
  *   ns setns_user | setns_mnt    setns to our own namespace files
@@ -78,6 +81,11 @@ static void clone_newpid(const char *a, int c, char **v)
 	try_clone(a, CLONE_NEWPID, "CLONE_NEWPID");
 }
 
+static void clone_newuser_hibits(const char *a, int c, char **v)
+{
+	try_clone(a, 0xffffff0000000000UL | CLONE_NEWUSER, "high bits|CLONE_NEWUSER");
+}
+
 static void try_clone3(const char *a, uint64_t flags, const char *what)
 {
 	struct clone_args ca;
@@ -129,12 +137,19 @@ static void setns_mnt(const char *a, int c, char **v)
 int main(int argc, char **argv)
 {
 	static const struct attack t[] = {
-		{ "unshare_user", unshare_user },     { "unshare_mnt", unshare_mnt },
-		{ "unshare_pid", unshare_pid },       { "unshare_net", unshare_net },
-		{ "unshare_ipc", unshare_ipc },       { "clone_newuser", clone_newuser },
-		{ "clone_newns", clone_newns },       { "clone_newpid", clone_newpid },
-		{ "clone3_newuser", clone3_newuser }, { "clone3_plain", clone3_plain },
-		{ "setns_user", setns_user },         { "setns_mnt", setns_mnt },
+		{ "unshare_user", unshare_user },
+		{ "unshare_mnt", unshare_mnt },
+		{ "unshare_pid", unshare_pid },
+		{ "unshare_net", unshare_net },
+		{ "unshare_ipc", unshare_ipc },
+		{ "clone_newuser", clone_newuser },
+		{ "clone_newns", clone_newns },
+		{ "clone_newpid", clone_newpid },
+		{ "clone3_newuser", clone3_newuser },
+		{ "clone3_plain", clone3_plain },
+		{ "setns_user", setns_user },
+		{ "setns_mnt", setns_mnt },
+		{ "clone_newuser_hibits", clone_newuser_hibits },
 	};
 	ATTACKS(t);
 }

@@ -148,6 +148,7 @@ unshare_ipc         B  B  B   B   k            ns unshare_ipc
 clone_newuser       B  B  B   B   k            ns clone_newuser
 clone_newns         B  B  B   B   k            ns clone_newns
 clone_newpid        B  B  B   B   k            ns clone_newpid
+clone_newuser_hibits B B  B   B   k            ns clone_newuser_hibits
 clone3_newuser      B  B  B   B   k            ns clone3_newuser
 clone3_plain        B  B  B   B   k            ns clone3_plain
 setns_user          B  B  B   B   k            ns setns_user
@@ -156,6 +157,9 @@ setns_mnt           B  B  B   B   k            ns setns_mnt
 i386_getpid         B  B  B   B   k            abi i386_getpid
 i386_socketcall     B  B  B   B   k            abi i386_socketcall
 x32_getpid          B  B  B   B   k            abi x32_getpid
+x32_ptrace          B  B  B   B   k            abi x32_ptrace
+x32_io_uring        B  B  B   B   k            abi x32_io_uring
+nr_high_bits        B  B  B   B   k            abi nr_high_bits
 ## kernel attack surface
 io_uring            B  B  B   B   k            kernel io_uring
 aio_setup           B  B  B   B   k            kernel aio
@@ -168,6 +172,7 @@ add_key             B  B  B   B   k            kernel add_key
 request_key         B  B  B   B   k            kernel request_key
 open_by_handle_at   B  B  B   B   k            kernel open_by_handle
 personality         B  B  B   B   k            kernel personality
+personality_hibits  B  B  B   B   k            kernel personality_hibits
 mount               B  B  B   B   k            kernel mount
 umount              B  B  B   B   k            kernel umount
 fsopen              B  B  B   B   k            kernel fsopen
