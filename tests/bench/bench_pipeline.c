@@ -12,6 +12,10 @@
  * are met; exits 0 either way (a benchmark, not a test), 1 when a call
  * fails.
  *
+ * The throughput rounds also say where their CPU went, per call: the
+ * supervisor (this process), its workers (which fork the calls'
+ * children, one at a time each) and the children themselves.
+ *
  *   bench_pipeline [N]     N latency samples (default 300)
  */
 #define _GNU_SOURCE
@@ -21,6 +25,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -180,6 +186,63 @@ static double throughput(struct tc_supervisor *s, int width, int total)
 	return total / secs;
 }
 
+/* ---- where the CPU goes ------------------------------------------------ */
+
+struct cpu_split {
+	double self, workers, children; /* seconds */
+};
+
+static double tv_s(struct timeval tv)
+{
+	return (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
+}
+
+/* The CPU of our living children named tc-worker (a jail's workers:
+ * never reaped while the supervisor holds them), from /proc. */
+static double workers_cpu(void)
+{
+	DIR *d = opendir("/proc");
+	double sum = 0;
+	long tick = sysconf(_SC_CLK_TCK);
+	struct dirent *e;
+	while (d && (e = readdir(d))) {
+		char path[300], buf[1024];
+		snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
+		int fd = e->d_name[0] >= '1' && e->d_name[0] <= '9' ? open(path, O_RDONLY) : -1;
+		ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
+		if (fd >= 0)
+			close(fd);
+		if (n <= 0)
+			continue;
+		buf[n] = '\0';
+		char *f = strrchr(buf, ')'); /* the name may hold anything */
+		if (!strstr(buf, "(tc-worker)") || !f)
+			continue;
+		unsigned long v[16] = { 0 }; /* fields 3.. of stat(5): [1] ppid, [11] utime */
+		for (int k = 0; k < 16 && *f; k++) {
+			f = strchr(f + 1, ' ');
+			if (!f)
+				break;
+			v[k] = strtoul(f + 1, NULL, 10);
+		}
+		unsigned long ut = v[11], st = v[12];
+		if (v[1] == (unsigned long)getpid())
+			sum += (double)(ut + st) / (double)tick;
+	}
+	if (d)
+		closedir(d);
+	return sum;
+}
+
+static struct cpu_split cpu_now(void)
+{
+	struct rusage self, kids;
+	getrusage(RUSAGE_SELF, &self);
+	getrusage(RUSAGE_CHILDREN, &kids); /* the calls' children: CLONE_PARENT, reaped by us */
+	return (struct cpu_split){ tv_s(self.ru_utime) + tv_s(self.ru_stime), workers_cpu(),
+		                   tv_s(kids.ru_utime) + tv_s(kids.ru_stime) };
+}
+
 /* ---- setup --------------------------------------------------------------- */
 
 static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
@@ -243,7 +306,8 @@ static void report_latency(double *base, double *bare, double *call, double *spa
 	       ratio <= 0.5 ? "met" : "NOT met", ratio, cm / bm);
 }
 
-static void report_throughput(double tput[NLEVELS][ROUNDS])
+static void report_throughput(double tput[NLEVELS][ROUNDS], struct cpu_split a, struct cpu_split b,
+                              int calls)
 {
 	double med[NLEVELS];
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
@@ -260,6 +324,11 @@ static void report_throughput(double tput[NLEVELS][ROUNDS])
 		printf("  %d in flight %10.0f /s   (min %.0f, max %.0f)   %.2fx of 1\n", levels[k],
 		       med[k], lo, hi, med[k] / med[0]);
 	}
+	double sup = (b.self - a.self) * 1e3 / calls, wk = (b.workers - a.workers) * 1e3 / calls,
+	       ch = (b.children - a.children) * 1e3 / calls;
+	printf("  CPU per call, all rounds: %.3f ms: supervisor %.3f ms, worker %.3f ms "
+	       "(one process: forks the children in turn), the calls' children %.3f ms\n",
+	       sup + wk + ch, sup, wk, ch);
 	double r = med[NLEVELS - 1] / med[0];
 	printf("  target: 8 in flight >= 1.70x the throughput of 1 on 2 cores ... %s (%.2fx on "
 	       "%ld CPUs%s)\n",
@@ -269,7 +338,7 @@ static void report_throughput(double tput[NLEVELS][ROUNDS])
 
 int main(int argc, char **argv)
 {
-	int n = argc > 1 ? atoi(argv[1]) : 300;
+	int n = argc > 1 ? (int)strtol(argv[1], NULL, 10) : 300;
 	if (n < 10)
 		n = 10;
 	char dir[] = "/tmp/tc-bench-pipe-XXXXXX";
@@ -301,10 +370,11 @@ int main(int argc, char **argv)
 	}
 	report_latency(base, bare, call, spare, n);
 	double tput[NLEVELS][ROUNDS];
+	struct cpu_split before = cpu_now();
 	for (int r = 0; r < ROUNDS; r++)
 		for (int k = 0; k < NLEVELS; k++)
 			tput[k][r] = throughput(sp, levels[k], CALLS_PER_ROUND);
-	report_throughput(tput);
+	report_throughput(tput, before, cpu_now(), ROUNDS * NLEVELS * CALLS_PER_ROUND);
 	rc = 0;
 out:
 	free(base);
