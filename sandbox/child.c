@@ -966,6 +966,8 @@ _Noreturn void child_main(const struct child_plan *p)
 	reset_signals(p->signals_default); /* 4 */
 	MARK(4);
 	map_user_ns(j); /* 5 */
+	if (j->child_ns)
+		CHECK(STEP_NAMESPACES, unshare((int)j->child_ns));
 	if (j->egress) {
 		int rc = netns_child_setup(p->status_fd);
 		if (rc < 0)
@@ -1077,9 +1079,10 @@ int child_enter_view(struct sbx_jail *j, struct child_report *failed)
 	drop_bounding_set(j);
 	view_jump = NULL;
 	/* Each child still gets a mount namespace of its own (a copy of this
-	 * view) for its /tmp and /proc. */
+	 * view) for its /tmp and /proc, which it makes itself (child_ns). */
 	j->view_ns = own & ~CLONE_NEWNS;
-	j->clone_ns &= ~j->view_ns;
+	j->child_ns = j->clone_ns & CLONE_NEWNS;
+	j->clone_ns &= ~(j->view_ns | j->child_ns);
 	j->view_ready = true;
 	return 0;
 }

@@ -136,9 +136,10 @@ static void drop_namespaces(struct sbx_jail *j, unsigned drop)
 {
 	j->clone_ns &= ~drop;
 	j->dropped |= ns_req_bits(drop);
-	j->userns = (j->clone_ns & CLONE_NEWUSER) != 0;
-	j->private_proc = (j->clone_ns & CLONE_NEWPID) && (j->clone_ns & CLONE_NEWNS);
-	j->private_tmp = (j->clone_ns & CLONE_NEWNS) != 0;
+	unsigned ns = j->clone_ns | j->view_ns | j->child_ns; /* a worker's: all its own */
+	j->userns = (ns & CLONE_NEWUSER) != 0;
+	j->private_proc = (ns & CLONE_NEWPID) && (ns & CLONE_NEWNS);
+	j->private_tmp = (ns & CLONE_NEWNS) != 0;
 }
 
 static pid_t clone_once(struct sbx_jail *j, struct child_plan *plan, char *stack, bool shared,

@@ -233,6 +233,12 @@ struct sbx_jail {
 	 * clone_ns), and dropped the bounding set (child.c). */
 	bool view_ready;
 	unsigned view_ns;
+	/* The worker's copy only: the namespaces its children make themselves
+	 * (unshare, step 5) rather than at the clone: a copy of the view's
+	 * mount table (the replicas' binds: a few hundred mounts) is made by
+	 * the process that asks for it, so by the child on any CPU, and not
+	 * by the worker, which forks one child at a time. */
+	unsigned child_ns;
 	/* TOOLCAGE_TIMELINE=1 at sbx_jail_new(): children report their
 	 * timeline (benchmarks). */
 	bool timeline;

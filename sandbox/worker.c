@@ -502,7 +502,8 @@ static void fork_child(struct worker *w, const struct zygote_request *req, int *
 			       &(struct child_report){ .kind = REPORT_STARTED,
 			                               .pid = pid,
 			                               .clone_ns = w->jail->clone_ns |
-			                                       w->jail->view_ns },
+			                                       w->jail->view_ns |
+			                                       w->jail->child_ns },
 			       pidfd);
 	}
 	if (pidfd >= 0)
