@@ -247,6 +247,15 @@ $(BUILD)/toolcage: $(BUILD)/obj/$(CLI_MAIN:.c=.o) $(BUILD)/libtoolcage-internal.
 		2>$@.ld; rc=$$?; grep -v -e "$(STATIC_LINK_NOTE)" -e ": in function \`" $@.ld >&2; \
 		rm -f $@.ld; exit $$rc
 
+# The unit tests need cmocka, which mk/deps.sh does not require of a build
+# that makes no tests: asked here, when one is built.
+TEST_LIBS = $(shell pkg-config --libs cmocka 2>/dev/null)
+.PHONY: need-cmocka
+need-cmocka:
+	@pkg-config --exists cmocka 2>/dev/null || { echo "make: the unit tests need cmocka," \
+		"which is not installed: sudo apt-get install libcmocka-dev" >&2; exit 1; }
+$(UNIT_SRCS:%.c=$(BUILD)/obj/%.o) $(UNIT_HELPERS:%.c=$(BUILD)/obj/%.o): | need-cmocka
+
 $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(UNIT_HELPER_OBJS) $(BUILD)/libtoolcage-internal.a
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  LD      $@")

@@ -4,7 +4,10 @@
 # otherwise the script names the packages to install and fails.
 #
 # usage: mk/deps.sh OUTPUT_MK
-# Writes OUTPUT_MK with PKG_CFLAGS / PKG_LIBS / TEST_LIBS for the Makefile.
+# Writes OUTPUT_MK with PKG_CFLAGS / PKG_LIBS / PCRE_LIBS for the Makefile.
+# cmocka is for the unit tests only: where it is missing and cannot be
+# installed, the build goes on and says so; `make test` stops at the first
+# unit test with the package to install (the Makefile's need-cmocka).
 set -eu
 out=${1:?usage: deps.sh OUTPUT_MK}
 
@@ -15,31 +18,35 @@ out=${1:?usage: deps.sh OUTPUT_MK}
 # loop (docs/network.md says why c-ares).
 # libmicrohttpd: headers only, as libcurl: `serve --http` dlopens
 # libmicrohttpd.so.12 (it links GnuTLS, which no other verb needs).
-mods="libseccomp:libseccomp-dev jansson:libjansson-dev libpcre2-8:libpcre2-dev cmocka:libcmocka-dev libcurl:libcurl4-openssl-dev libcares:libc-ares-dev libmicrohttpd:libmicrohttpd-dev"
+mods="libseccomp:libseccomp-dev jansson:libjansson-dev libpcre2-8:libpcre2-dev libcurl:libcurl4-openssl-dev libcares:libc-ares-dev libmicrohttpd:libmicrohttpd-dev"
+test_mods="cmocka:libcmocka-dev"
 tools="pkg-config:pkgconf"
 
-missing=""
+missing="" test_missing=""
 for t in $tools; do
 	command -v "${t%%:*}" >/dev/null 2>&1 || missing="$missing ${t#*:}"
 done
-if command -v pkg-config >/dev/null 2>&1; then
-	for m in $mods; do
-		pkg-config --exists "${m%%:*}" || missing="$missing ${m#*:}"
-	done
-else
-	for m in $mods; do missing="$missing ${m#*:}"; done
-fi
+for m in $mods $test_mods; do
+	command -v pkg-config >/dev/null 2>&1 && pkg-config --exists "${m%%:*}" && continue
+	case " $test_mods " in
+	*" $m "*) test_missing="$test_missing ${m#*:}" ;;
+	*) missing="$missing ${m#*:}" ;;
+	esac
+done
 
-if [ -n "$missing" ]; then
+if [ -n "$missing$test_missing" ]; then
 	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-		echo "deps: installing$missing" >&2
+		echo "deps: installing$missing$test_missing" >&2
 		export DEBIAN_FRONTEND=noninteractive
-		apt-get install -y -q $missing >&2 || {
-			apt-get update -q >&2 && apt-get install -y -q $missing >&2; }
-	else
-		echo "deps: missing libraries; install the Debian packages:$missing" >&2
-		echo "      (e.g. sudo apt-get install$missing)" >&2
+		apt-get install -y -q $missing $test_missing >&2 || {
+			apt-get update -q >&2 && apt-get install -y -q $missing $test_missing >&2; }
+	elif [ -n "$missing" ]; then
+		echo "deps: missing libraries; install the Debian packages:$missing$test_missing" >&2
+		echo "      (e.g. sudo apt-get install$missing$test_missing)" >&2
 		exit 1
+	else
+		echo "deps: note: no$test_missing: toolcage builds, its unit tests do not" >&2
+		echo "      (make test needs it: sudo apt-get install$test_missing)" >&2
 	fi
 fi
 
@@ -49,7 +56,5 @@ lib_mods="libseccomp jansson libcares"
 	echo "PKG_CFLAGS := $(pkg-config --cflags $lib_mods libpcre2-8 libcurl libmicrohttpd)"
 	echo "PKG_LIBS := $(pkg-config --libs $lib_mods)"
 	echo "PCRE_LIBS := $(pkg-config --libs libpcre2-8)"
-	echo "TEST_CFLAGS := $(pkg-config --cflags cmocka)"
-	echo "TEST_LIBS := $(pkg-config --libs cmocka)"
 } > "$out.tmp"
 mv "$out.tmp" "$out"

@@ -41,7 +41,7 @@ def words_of(field):
 # mk/deps.sh: mods="pc:pkg ..." and tools="cmd:pkg ...".
 deps_sh = open(os.path.join(repo, "mk/deps.sh")).read()
 needed = set()
-for var in ("mods", "tools"):
+for var in ("mods", "test_mods", "tools"):
     m = re.search(r'^%s="([^"]*)"' % var, deps_sh, re.M)
     if not m:
         fail("mk/deps.sh has no %s= line" % var)
