@@ -92,6 +92,36 @@ static void test_run_command_reports_exit_code_and_stderr(void **state)
 	assert_render_has(w, "$ sh -c 'echo oops >&2; exit 3'");
 }
 
+/* A failure on a protected path of .git gets a note saying what holds it;
+ * the same error elsewhere, or a command that succeeded, gets none. */
+static void test_run_command_notes_protected_git_paths(void **state)
+{
+	struct ws *w = *state;
+	static const char *const fails[] = {
+		"echo 'error: could not write config file .git/config: Device or resource busy' >&2;"
+		" exit 4",
+		"echo 'cannot create .git/hooks/pre-commit: Read-only file system' >&2; exit 2",
+	};
+	for (size_t i = 0; i < sizeof fails / sizeof fails[0]; i++) {
+		call(w, json_pack("{s:[s,s,s]}", "argv", "sh", "-c", fails[i]));
+		assert_render_has(w, "protected paths (.git/config, .git/hooks");
+		assert_render_has(w, "Trying again will not help");
+		call(w,
+		     json_pack("{s:[s,s,s],s:s}", "argv", "sh", "-c", fails[i], "stream",
+		               "merged"));
+		assert_render_has(w, "Trying again will not help");
+	}
+	static const char *const quiet[] = {
+		"echo 'cannot write /mnt/x: Device or resource busy' >&2; exit 1",
+		"echo 'could not write config file .git/config: Device or resource busy' >&2",
+		"echo '.git/config: Permission denied' >&2; exit 1",
+	};
+	for (size_t i = 0; i < sizeof quiet / sizeof quiet[0]; i++) {
+		call(w, json_pack("{s:[s,s,s]}", "argv", "sh", "-c", quiet[i]));
+		assert_null(strstr(w->out.render, "protected paths"));
+	}
+}
+
 static void test_run_command_reports_signal(void **state)
 {
 	struct ws *w = *state;
@@ -503,6 +533,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		T(test_run_command_echo),
 		T(test_run_command_reports_exit_code_and_stderr),
+		T(test_run_command_notes_protected_git_paths),
 		T(test_run_command_reports_signal),
 		T(test_run_command_feeds_stdin),
 		T(test_run_command_large_stdin_does_not_deadlock),

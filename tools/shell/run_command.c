@@ -400,6 +400,36 @@ static void render_status(struct buf *b, const struct sh_result *r, uint32_t tim
 		buf_printf(b, "exit status %d\n", r->exit_code);
 }
 
+/* A command that failed on a protected path of the workspace (.git/config,
+ * .git/hooks: held read-only for tools) sees only the kernel's word for it,
+ * "Device or resource busy" where it renamed a new file over one, as git
+ * config does, "Read-only file system" where it wrote one; a model takes
+ * that for a flaky disk and tries again. The note says what holds it and
+ * what works instead. Only where the failure names a path in .git: the
+ * errors alone have other causes. */
+static bool failed_on_git_path(const struct sh_result *r, const char *o, size_t olen, const char *e,
+                               size_t elen)
+{
+	if (r->timed_out || r->signal || !r->exit_code)
+		return false;
+	const char *text[2] = { e, o };
+	size_t len[2] = { elen, olen };
+	for (int i = 0; i < 2; i++)
+		if (text[i] && memmem(text[i], len[i], ".git", 4) &&
+		    (memmem(text[i], len[i], "Device or resource busy", 23) ||
+		     memmem(text[i], len[i], "Read-only file system", 21)))
+			return true;
+	return false;
+}
+
+static const char git_note[] =
+        "note: the workspace's protected paths (.git/config, .git/hooks and the "
+        "others the configuration names) are read-only to tools: writing one fails "
+        "with \"Read-only file system\", replacing or removing it with \"Device or "
+        "resource busy\". Trying again will not help. For git settings, give them "
+        "per command (git -c user.name=NAME -c user.email=ADDR commit ...), or ask "
+        "the user to change them outside the sandbox.\n";
+
 /* What the render says besides the streams. */
 struct render_opts {
 	const char *cwd;
@@ -439,7 +469,9 @@ static char *render(char *const *argv, const struct sh_result *r, const char *o,
 	render_status(&b, r, ro->timeout_ms, ro->limit);
 	/* What is not output: the lines so far, then two headers, two notes
 	 * and two newlines (250 covers them at their longest). */
-	size_t used = utf8_count(b.data ? b.data : "", b.len) + 250;
+	bool note = ro->merged ? failed_on_git_path(r, o, olen, NULL, 0) :
+	                         failed_on_git_path(r, o, olen, e, elen);
+	size_t used = utf8_count(b.data ? b.data : "", b.len) + 250 + (note ? strlen(git_note) : 0);
 	budget = budget > used + 200 ? budget - used : 200;
 	/* Each stream gets half; one that needs less leaves the rest to the other. */
 	size_t oc = raw_chars(o, olen), ec = raw_chars(e, elen);
@@ -454,6 +486,8 @@ static char *render(char *const *argv, const struct sh_result *r, const char *o,
 		render_stream(&b, &r->out, o, olen, budget);
 		if (olen && o[olen - 1] != '\n')
 			buf_adds(&b, "\n");
+		if (note)
+			buf_adds(&b, git_note);
 		return buf_detach(&b);
 	}
 	buf_printf(&b, "--- stdout (%llu bytes) ---\n", (unsigned long long)r->out.total);
@@ -464,6 +498,8 @@ static char *render(char *const *argv, const struct sh_result *r, const char *o,
 	render_stream(&b, &r->err, e, elen, eb);
 	if (elen && e[elen - 1] != '\n')
 		buf_adds(&b, "\n");
+	if (note)
+		buf_adds(&b, git_note);
 	return buf_detach(&b);
 }
 
