@@ -160,16 +160,51 @@ static void test_edit_near_miss_in_whitespace(void **state)
 	assert_int_equal(json_integer_value(json_object_get(nm, "end_line")), 3);
 }
 
-/* CRLF line endings in the file, LF in old_text. */
+/* LF line endings in the file, CRLF in old_text. */
 static void test_edit_near_miss_line_endings(void **state)
+{
+	struct ws *w = *state;
+	ws_write(w, "w.txt", "one\ntwo\nthree\n");
+	int rc = ws_call(w, "edit_file",
+	                 "{\"path\": \"w.txt\", \"old_text\": \"one\\r\\ntwo\", "
+	                 "\"new_text\": \"1\\n2\"}");
+	assert_error(w, rc, "no_match");
+	assert_render_has(w, "Lines 1-2 hold the same text with different whitespace");
+}
+
+/* CRLF line endings in the file, LF in old_text and new_text, as a model
+ * copies them from read_file: they are taken as CRLF, and said so. */
+static void test_edit_crlf_file_takes_lf_as_crlf(void **state)
 {
 	struct ws *w = *state;
 	ws_write(w, "w.txt", "one\r\ntwo\r\nthree\r\n");
 	int rc = ws_call(w, "edit_file",
 	                 "{\"path\": \"w.txt\", \"old_text\": \"one\\ntwo\", "
+	                 "\"new_text\": \"1\\n2\\n2b\"}");
+	assert_ok(w, rc);
+	assert_file(w, "w.txt", "1\r\n2\r\n2b\r\nthree\r\n");
+	assert_string_equal(json_string_value(json_object_get(w->out.canonical, "line_endings")),
+	                    "crlf");
+	assert_render_has(w, "those of old_text and new_text were taken as CRLF");
+	/* One line of old_text, new lines in new_text: CRLF too. */
+	rc = ws_call(w, "edit_file",
+	             "{\"path\": \"w.txt\", \"old_text\": \"three\", "
+	             "\"new_text\": \"three\\nfour\"}");
+	assert_ok(w, rc);
+	assert_file(w, "w.txt", "1\r\n2\r\n2b\r\nthree\r\nfour\r\n");
+}
+
+/* An LF file is edited as given: no CR is added. */
+static void test_edit_lf_file_keeps_lf(void **state)
+{
+	struct ws *w = *state;
+	ws_write(w, "w.txt", "one\ntwo\n");
+	int rc = ws_call(w, "edit_file",
+	                 "{\"path\": \"w.txt\", \"old_text\": \"one\\ntwo\", "
 	                 "\"new_text\": \"1\\n2\"}");
-	assert_error(w, rc, "no_match");
-	assert_render_has(w, "Lines 1-2 hold the same text with different whitespace");
+	assert_ok(w, rc);
+	assert_file(w, "w.txt", "1\n2\n");
+	assert_null(json_object_get(w->out.canonical, "line_endings"));
 }
 
 static void test_edit_near_miss_similar_line(void **state)
@@ -228,6 +263,8 @@ int main(void)
 		T(test_edit_refuses_old_text_and_edits_together),
 		T(test_edit_near_miss_in_whitespace),
 		T(test_edit_near_miss_line_endings),
+		T(test_edit_crlf_file_takes_lf_as_crlf),
+		T(test_edit_lf_file_keeps_lf),
 		T(test_edit_near_miss_similar_line),
 		T(test_edit_no_near_miss_keeps_plain_advice),
 		T(test_edit_replace_all_many_stays_bounded),

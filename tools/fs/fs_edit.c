@@ -16,11 +16,14 @@
 #define SPANS_MAX        10000 /* changed spans tracked exactly; later ones join the last */
 #define SHOW_CONTEXT     2     /* unchanged lines shown around a changed region */
 #define SHOW_CHARS_MAX   8000  /* characters of changed regions in an answer */
+#define CRLF_NOTE                                                                                  \
+	" The file's line breaks are CRLF: those of old_text and new_text were taken as CRLF."
 
 struct edit {
 	const char *old, *new;
 	size_t olen, nlen;
 	bool all;
+	char *crlf_old, *crlf_new; /* new: old and new with CRLF line breaks, or NULL */
 };
 
 /* The text being edited, and where it changed so far (sorted, disjoint). */
@@ -30,6 +33,8 @@ struct work {
 	struct fs_span *spans;
 	size_t nspans;
 	size_t replacements, removed, added;
+	bool crlf;       /* the file's first line ends in CRLF */
+	bool crlf_taken; /* an edit's line breaks were taken as CRLF */
 };
 
 /* Lines of s: "a\nb" and "a\nb\n" are two, "" none. */
@@ -39,6 +44,34 @@ static size_t count_lines(const char *s, size_t n)
 	for (const char *q = s; (q = memchr(q, '\n', n - (size_t)(q - s))); q++)
 		lines++;
 	return lines;
+}
+
+/* LFs in s that no CR precedes. */
+static size_t bare_lfs(const char *s, size_t n)
+{
+	size_t bare = 0;
+	for (size_t i = 0; i < n; i++)
+		bare += s[i] == '\n' && (!i || s[i - 1] != '\r');
+	return bare;
+}
+
+/* s with each LF that no CR precedes written as CRLF: new, or NULL when s
+ * has no such LF (or out of memory: the edit then goes as given). */
+static char *crlf_of(const char *s, size_t n, size_t *out_len)
+{
+	size_t bare = bare_lfs(s, n);
+	char *o = bare ? malloc(n + bare + 1) : NULL;
+	if (!o)
+		return NULL;
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == '\n' && (!i || s[i - 1] != '\r'))
+			o[k++] = '\r';
+		o[k++] = s[i];
+	}
+	o[k] = '\0';
+	*out_len = k;
+	return o;
 }
 
 /* ---- arguments ----------------------------------------------------------- */
@@ -61,8 +94,11 @@ static int edit_from(json_t *o, struct edit *e, const char *where, json_t **err)
 		                "%sold_text and new_text are the same; nothing to edit", where);
 		return -1;
 	}
-	*e = (struct edit){ json_string_value(oldv), json_string_value(newv),
-		            json_string_length(oldv), json_string_length(newv), json_is_true(all) };
+	*e = (struct edit){ .old = json_string_value(oldv),
+		            .new = json_string_value(newv),
+		            .olen = json_string_length(oldv),
+		            .nlen = json_string_length(newv),
+		            .all = json_is_true(all) };
 	return 0;
 }
 
@@ -259,9 +295,37 @@ static int replace(struct work *w, const struct edit *e, const char *first, json
 	return 0;
 }
 
+/* Finds e in w: as given, or else, in a file with CRLF line breaks, with
+ * its LFs taken as CRLF (a model reads the lines read_file shows and writes
+ * "a\nb", rarely the CR). An edit that applies to a CRLF file writes CRLF
+ * line breaks, as apply_patch does. Returns the count, the first in *first. */
+static size_t find_edit(struct work *w, struct edit *e, const char **first, json_t *lines)
+{
+	size_t count = find_all(w->text, w->len, e->old, e->olen, first, lines);
+	size_t len;
+	if (!count && w->crlf && (e->crlf_old = crlf_of(e->old, e->olen, &len))) {
+		json_array_clear(lines);
+		count = find_all(w->text, w->len, e->crlf_old, len, first, lines);
+		if (count) {
+			e->old = e->crlf_old;
+			e->olen = len;
+			w->crlf_taken = true;
+		}
+	}
+	/* Where old_text matched LF line breaks as given (a file of mixed
+	 * endings), new_text keeps its own. */
+	if (count && w->crlf && !bare_lfs(e->old, e->olen) &&
+	    (e->crlf_new = crlf_of(e->new, e->nlen, &len))) {
+		e->new = e->crlf_new;
+		e->nlen = len;
+		w->crlf_taken = true;
+	}
+	return count;
+}
+
 /* Applies every edit to w in order; the first that cannot apply is the
  * error (nothing is written then). */
-static int apply_all(struct work *w, const struct edit *edits, size_t n, const char *rel,
+static int apply_all(struct work *w, struct edit *edits, size_t n, const char *rel,
                      json_t *per_edit, json_t **err)
 {
 	for (size_t i = 0; i < n; i++) {
@@ -269,8 +333,7 @@ static int apply_all(struct work *w, const struct edit *edits, size_t n, const c
 		json_t *lines = json_array();
 		if (!lines)
 			return *err = NULL, -1;
-		size_t count =
-		        find_all(w->text, w->len, edits[i].old, edits[i].olen, &first, lines);
+		size_t count = find_edit(w, &edits[i], &first, lines);
 		if (!count || (count > 1 && !edits[i].all)) {
 			*err = match_error(w, &edits[i], rel, count, lines, i, n);
 			if (*err && n > 1) {
@@ -317,22 +380,25 @@ static int report(const struct tc_tool_ctx *ctx, const struct fs_path *p, struct
 		return fs_fail(out, NULL);
 	if (n > 1)
 		json_object_set(res, "edits", per_edit);
+	if (w->crlf_taken)
+		json_object_set_new(res, "line_endings", json_string("crlf"));
 	struct buf r = BUF_INIT;
 	if (n == 1 && w->replacements == 1)
 		fs_buf_printf(
 		        &r,
 		        "Edited \"%s\" at line %zu: replaced %zu line%s with %zu; the file now has "
-		        "%zu bytes.%s\n",
+		        "%zu bytes.%s%s\n",
 		        p->rel, line, w->removed, w->removed == 1 ? "" : "s", w->added, w->len,
-		        cleared ? FS_CLEARED_NOTE : "");
+		        w->crlf_taken ? CRLF_NOTE : "", cleared ? FS_CLEARED_NOTE : "");
 	else
 		fs_buf_printf(
 		        &r,
 		        "Edited \"%s\": %zu edit%s, %zu replacement%s, %zu line%s replaced with %zu; "
-		        "the file now has %zu bytes.%s\n",
+		        "the file now has %zu bytes.%s%s\n",
 		        p->rel, n, n == 1 ? "" : "s", w->replacements,
 		        w->replacements == 1 ? "" : "s", w->removed, w->removed == 1 ? "" : "s",
-		        w->added, w->len, cleared ? FS_CLEARED_NOTE : "");
+		        w->added, w->len, w->crlf_taken ? CRLF_NOTE : "",
+		        cleared ? FS_CLEARED_NOTE : "");
 	fs_show_regions(&r, res, w->text, w->len, w->spans, w->nspans, SHOW_CONTEXT,
 	                show_chars(ctx));
 	return fs_done(out, res, &r);
@@ -344,7 +410,7 @@ int fs_edit_file_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_out
 	struct fs_text_file f = { .dirfd = -1 };
 	struct work w = { 0 };
 	struct edit *edits = NULL;
-	size_t n;
+	size_t n = 0;
 	json_t *err = NULL, *per_edit = json_array();
 	bool cleared = false;
 	int rc;
@@ -357,6 +423,9 @@ int fs_edit_file_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_out
 	w.text = f.data; /* the work owns the text from here */
 	w.len = f.len;
 	f.data = NULL;
+	/* CRLF as apply_patch reads it: the first line's ending. */
+	const char *nl = memchr(w.text, '\n', w.len);
+	w.crlf = nl && nl > w.text && nl[-1] == '\r';
 	if (apply_all(&w, edits, n, p.rel, per_edit, &err) ||
 	    fs_text_file_replace(&f, &p, w.text, w.len, &cleared, &err))
 		rc = fs_fail(out, err);
@@ -364,6 +433,10 @@ int fs_edit_file_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_out
 		rc = report(ctx, &p, &w, per_edit, n, cleared, out);
 out:
 	json_decref(per_edit);
+	for (size_t i = 0; edits && i < n; i++) {
+		free(edits[i].crlf_old);
+		free(edits[i].crlf_new);
+	}
 	free(edits);
 	free(w.text);
 	free(w.spans);

@@ -1,0 +1,146 @@
+#!/usr/bin/env python3
+"""tests/mcp/agent_trips.py — the inputs a model typically writes, and what
+it is told back, over `toolcage serve` on stdio.
+
+Each case is one tools/call a model makes when it copies a path or a text
+the way it reads them (a CRLF file edited with LF line breaks, a "~/"
+path, a patch in another tool's format ...): the answer must do what the
+model meant, or say in its text what was wrong and what to call instead.
+The workspace is a small git project made here; the server runs with its
+defaults (approvals denied).
+
+usage: agent_trips.py TOOLCAGE [CASE ...]   (exit 0 pass, 1 fail)
+"""
+import json
+import os
+import select
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+SLOW = float(os.environ.get("TC_TEST_SLOW", "1"))
+
+
+class Fail(Exception):
+    pass
+
+
+def check(cond, what):
+    if not cond:
+        raise Fail(what)
+
+
+class Server:
+    def __init__(self, tc, ws):
+        self.p = subprocess.Popen([tc, "serve", "--workspace", ws], cwd=ws,
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  stderr=subprocess.DEVNULL)
+        self.buf = b""
+        self.next_id = 0
+        r = self.request("initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
+                                        "clientInfo": {"name": "agent_trips", "version": "1"}})
+        check("result" in r, f"initialize failed: {r}")
+        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+    def send(self, msg):
+        self.p.stdin.write(json.dumps(msg).encode() + b"\n")
+        self.p.stdin.flush()
+
+    def line(self, timeout):
+        end = time.monotonic() + timeout * SLOW
+        while b"\n" not in self.buf:
+            left = end - time.monotonic()
+            if left <= 0 or not select.select([self.p.stdout], [], [], left)[0]:
+                raise Fail("no answer in time")
+            data = os.read(self.p.stdout.fileno(), 1 << 20)
+            if not data:
+                raise Fail("the server closed its output")
+            self.buf += data
+        line, self.buf = self.buf.split(b"\n", 1)
+        return json.loads(line)
+
+    def request(self, method, params, timeout=30):
+        self.next_id += 1
+        self.send({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params})
+        while True:
+            msg = self.line(timeout)
+            if msg.get("id") == self.next_id and ("result" in msg or "error" in msg):
+                return msg
+
+    def call(self, name, args):
+        r = self.request("tools/call", {"name": name, "arguments": args})
+        check("result" in r, f"{name}: not a result: {r}")
+        res = r["result"]
+        text = "".join(c.get("text", "") for c in res["content"] if c["type"] == "text")
+        return res.get("isError", False), text, res.get("structuredContent")
+
+    def close(self):
+        self.p.stdin.close()
+        try:
+            return self.p.wait(10 * SLOW)
+        except subprocess.TimeoutExpired:
+            self.p.kill()
+            raise Fail("the server did not end when its input closed")
+
+
+def make_project(ws):
+    def write(rel, data):
+        path = os.path.join(ws, rel)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "wb") as f:
+            f.write(data)
+    write("src/main.c", b"int main(void)\n{\n\treturn 0;\n}\n")
+    write("win.txt", b"first line\r\nsecond line\r\nthird line\r\n")
+    subprocess.run(["git", "init", "-q", ws], check=True)
+
+
+# ---- cases -----------------------------------------------------------------
+
+def case_crlf_edit(s, ws):
+    """A CRLF file edited with old_text and new_text copied as LF lines."""
+    err, text, sc = s.call("edit_file", {"path": "win.txt",
+                                         "old_text": "first line\nsecond line",
+                                         "new_text": "line 1\nline 2\nline 2b"})
+    check(not err, f"edit of a CRLF file with LF line breaks failed: {text}")
+    with open(os.path.join(ws, "win.txt"), "rb") as f:
+        got = f.read()
+    check(got == b"line 1\r\nline 2\r\nline 2b\r\nthird line\r\n",
+          f"the file's line breaks were not kept: {got!r}")
+    check("taken as CRLF" in text and sc.get("line_endings") == "crlf",
+          f"the answer does not say the line breaks were taken as CRLF: {text!r}")
+
+
+CASES = [(name[5:], fn) for name, fn in sorted(globals().items()) if name.startswith("case_")]
+
+
+def main():
+    tc = os.path.abspath(sys.argv[1])
+    wanted = sys.argv[2:]
+    fails = 0
+    for name, fn in CASES:
+        if wanted and name not in wanted:
+            continue
+        ws = tempfile.mkdtemp(prefix="tc-trips-")
+        s = None
+        try:
+            make_project(ws)
+            s = Server(tc, ws)
+            fn(s, ws)
+            check(s.close() == 0, "the server did not exit 0")
+            s = None
+            print(f"ok   {name}")
+        except Fail as e:
+            print(f"FAIL {name}: {e}")
+            fails += 1
+        finally:
+            if s:
+                s.p.kill()
+                s.p.wait()
+            shutil.rmtree(ws, ignore_errors=True)
+    return 1 if fails else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
