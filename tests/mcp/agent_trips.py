@@ -112,6 +112,41 @@ def case_crlf_edit(s, ws):
           f"the answer does not say the line breaks were taken as CRLF: {text!r}")
 
 
+TILDE = '"~" is not a home directory here: nothing expands it'
+
+
+def case_tilde_read(s, ws):
+    """A "~/" path read: told that nothing expands "~", not a list of names."""
+    err, text, _ = s.call("read_file", {"path": "~/src/main.c"})
+    check(err and TILDE in text and "Closest names" not in text,
+          f"read_file of ~/src/main.c does not say that ~ is not expanded: {text!r}")
+    err, text, _ = s.call("run_command", {"argv": ["ls"], "cwd": "~"})
+    check(err and TILDE in text, f"run_command in cwd ~ does not say so: {text!r}")
+
+
+def case_tilde_write(s, ws):
+    """A "~/" path written: refused, never a directory "~" in the workspace,
+    and no advice to set create_dirs; "./~/" makes one after all."""
+    for name, args in (("write_file", {"path": "~/notes.md", "content": "x\n"}),
+                       ("write_file", {"path": "~/notes.md", "content": "x\n",
+                                       "create_dirs": True}),
+                       ("make_dir", {"path": "~/projects", "parents": True}),
+                       ("make_dir", {"path": "~"})):
+        err, text, sc = s.call(name, args)
+        check(err and sc.get("error") == "invalid_path" and TILDE in text,
+              f"{name} {args} is not refused for its ~: {text!r}")
+        check("create_dirs" not in text and "parents" not in text,
+              f"{name} {args} advises creating the directory ~: {text!r}")
+        check(not os.path.lexists(os.path.join(ws, "~")),
+              f"{name} {args} made a directory ~ in the workspace")
+    err, text, _ = s.call("write_file", {"path": "./~/notes.md", "content": "x\n",
+                                         "create_dirs": True})
+    check(not err and os.path.isfile(os.path.join(ws, "~/notes.md")),
+          f"./~/notes.md was not written: {text!r}")
+    err, text, _ = s.call("write_file", {"path": "~/more.md", "content": "y\n"})
+    check(not err, f"~/more.md is refused once ~ exists: {text!r}")
+
+
 CASES = [(name[5:], fn) for name, fn in sorted(globals().items()) if name.startswith("case_")]
 
 

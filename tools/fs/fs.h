@@ -152,6 +152,14 @@ json_t *fs_errno_error(const struct tc_tool_ctx *ctx, const char *rel, int errnu
  * deepest existing directory on its way and its entries closest to the
  * missing name (at most FS_NEARBY_MAX). */
 json_t *fs_not_found(const struct tc_tool_ctx *ctx, const char *rel, const char *what);
+/* Whether rel starts as a shell's home directory does: "~", "~/...",
+ * "~user/...". No shell expands it here. */
+bool fs_tilde_path(const char *rel);
+/* new: an invalid_path error when rel is a tilde path (above) whose first
+ * component does not exist in the workspace, so that a tool that creates
+ * does not make a directory "~" the model takes for its home; NULL
+ * otherwise ("./~/x" is never refused). */
+json_t *fs_tilde_refusal(const struct tc_tool_ctx *ctx, const char *rel);
 
 /* Creates every missing directory of rel (like mkdir -p), each step
  * resolved beneath the workspace. 0, or -1 with *err. */
@@ -173,6 +181,11 @@ int fs_atomic_write(int dirfd, const char *name, const void *data, size_t len, m
 
 /* ---- changing a text file (fs_write.c) -------------------------------- */
 
+/* What a path starting with "~" that names nothing in the workspace is told. */
+#define FS_TILDE_NOTE                                                                              \
+	"\"~\" is not a home directory here: nothing expands it. Give the path relative to the "   \
+	"workspace (\"src/main.c\") or absolute inside it; files outside the workspace cannot be " \
+	"reached. list_roots says where the workspace is."
 #define FS_CLEARED_NOTE " Its setuid/setgid bits were cleared, as any write clears them."
 
 /* fs_path_arg_entry on args[key], refusing a path that ends in "/" (it

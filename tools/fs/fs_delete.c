@@ -473,7 +473,8 @@ static int move_path(const struct tc_tool_ctx *ctx, json_t *args, struct tc_outp
 		goto out;
 	}
 	if ((ddir = fs_open_parent(ctx, &dst, &err)) < 0) {
-		if (err && !strcmp(json_string_value(json_object_get(err, "error")), "not_found"))
+		if (err && !strcmp(json_string_value(json_object_get(err, "error")), "not_found") &&
+		    !fs_tilde_path(dst.rel))
 			fs_error_hint(
 			        err,
 			        "The destination's directory must exist; create it with make_dir first.");

@@ -534,6 +534,31 @@ static void join_names(struct buf *b, json_t *arr)
 	}
 }
 
+bool fs_tilde_path(const char *rel)
+{
+	return rel[0] == '~' && (!rel[1] || strchr(rel, '/'));
+}
+
+json_t *fs_tilde_refusal(const struct tc_tool_ctx *ctx, const char *rel)
+{
+	if (!fs_tilde_path(rel))
+		return NULL;
+	char first[NAME_MAX + 1];
+	size_t n = strcspn(rel, "/");
+	struct stat st;
+	if (n > NAME_MAX)
+		return NULL; /* the path rules refuse it */
+	memcpy(first, rel, n);
+	first[n] = '\0';
+	if (!fstatat(ctx->workspace_fd, first, &st, AT_SYMLINK_NOFOLLOW) || errno != ENOENT)
+		return NULL;
+	return fs_error("invalid_path",
+	                "\"%s\"%s%s%s is not in the workspace root. %s To make an entry of that "
+	                "name in the workspace after all, write \"./%s\".",
+	                rel, rel[n] ? " starts with \"" : "", rel[n] ? first : "",
+	                rel[n] ? "\", which" : "", FS_TILDE_NOTE, rel);
+}
+
 json_t *fs_not_found(const struct tc_tool_ctx *ctx, const char *rel, const char *what)
 {
 	char parent[PATH_LEN_MAX + 1], missing[NAME_MAX + 1];
@@ -551,7 +576,11 @@ json_t *fs_not_found(const struct tc_tool_ctx *ctx, const char *rel, const char 
 	}
 	struct buf b = BUF_INIT;
 	fs_buf_printf(&b, "no such %s: \"%s\" (\"%s\" is not in %s). ", what, rel, missing, where);
-	if (!json_array_size(nearby)) {
+	if (!strcmp(parent, ".") && fs_tilde_path(rel)) {
+		/* A model writes "~/..." for its home, or for the project it
+		 * thinks is there: no shell expands it. */
+		buf_adds(&b, FS_TILDE_NOTE);
+	} else if (!json_array_size(nearby)) {
 		fs_buf_printf(&b,
 		              "%s is empty; check the path, or call list_dir to look elsewhere.",
 		              where);

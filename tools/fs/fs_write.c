@@ -96,6 +96,8 @@ int fs_file_path_arg(const struct tc_tool_ctx *ctx, json_t *args, const char *ke
 static int parent_for_write(const struct tc_tool_ctx *ctx, const struct fs_path *p,
                             bool create_dirs, const char *hint, json_t **err)
 {
+	if ((*err = fs_tilde_refusal(ctx, p->rel)))
+		return -1;
 	if (create_dirs && fs_mkdirs(ctx, p->dir, err))
 		return -1;
 	int dirfd = fs_open_parent(ctx, p, err);

@@ -239,10 +239,11 @@ static int open_cwd(const struct tc_tool_ctx *ctx, const char *cwd, struct tc_ou
 		     cwd);
 		break;
 	case ENOENT:
-		fail(out, "not_found",
-		     "cwd \"%s\" does not exist in the workspace; list_dir shows "
-		     "what does.",
-		     cwd);
+		fail(out, "not_found", "cwd \"%s\" does not exist in the workspace; %s", cwd,
+		     cwd[0] == '~' ? "\"~\" is not a home directory here: nothing expands it. "
+		                     "Give a directory relative to the workspace (\"src\", \".\" "
+		                     "for the workspace itself) or absolute inside it." :
+		                     "list_dir shows what does.");
 		break;
 	case ENOTDIR: fail(out, "not_a_directory", "cwd \"%s\" is not a directory.", cwd); break;
 	default: fail(out, "cwd_error", "cannot use cwd \"%s\": %s.", cwd, strerror(e));
