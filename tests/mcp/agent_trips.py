@@ -147,6 +147,18 @@ def case_tilde_write(s, ws):
     check(not err, f"~/more.md is refused once ~ exists: {text!r}")
 
 
+def case_delete_root(s, ws):
+    """delete_path of the workspace itself: one refusal, in whole sentences."""
+    for path in (".", "./", ws):
+        err, text, sc = s.call("delete_path", {"path": path, "recursive": True})
+        check(err and sc.get("error") == "workspace_root",
+              f"delete_path {path!r} is not refused as the workspace root: {text!r}")
+        check(text.startswith('"." is the workspace root itself; ') and
+              '"notes.txt". To empty it, delete the entries inside it one by one.' in text,
+              f"delete_path {path!r} does not say it in sentences: {text!r}")
+    check(os.path.isfile(os.path.join(ws, "src/main.c")), "the workspace was touched")
+
+
 CASES = [(name[5:], fn) for name, fn in sorted(globals().items()) if name.startswith("case_")]
 
 

@@ -194,10 +194,7 @@ static int delete_path(const struct tc_tool_ctx *ctx, json_t *args, struct tc_ou
 	if (fs_path_arg_entry(ctx, args, "path", &p, &err)) {
 		if (err &&
 		    !strcmp(json_string_value(json_object_get(err, "error")), "workspace_root"))
-			fs_error_hint(
-			        err,
-			        "delete_path refuses to delete the workspace root; delete the entries "
-			        "inside it one by one instead.");
+			fs_error_hint(err, "To empty it, delete the entries inside it one by one.");
 		return fs_fail(out, err);
 	}
 	int dirfd = fs_open_parent(ctx, &p, &err);

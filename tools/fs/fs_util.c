@@ -68,7 +68,11 @@ void fs_error_hint(json_t *err, const char *hint)
 {
 	const char *msg = json_string_value(json_object_get(err, "message"));
 	char *joined;
-	if (!msg || asprintf(&joined, "%s %s", msg, hint) < 0)
+	/* Messages end in "." or not ("...; use list_dir to see it"): the
+	 * hint is a sentence of its own either way. */
+	size_t n = msg ? strlen(msg) : 0;
+	bool ended = n && strchr(".!?", msg[n - 1]);
+	if (!msg || asprintf(&joined, "%s%s %s", msg, ended ? "" : ".", hint) < 0)
 		return;
 	json_object_set_new(err, "message", json_string(joined));
 	free(joined);
