@@ -159,6 +159,19 @@ def case_delete_root(s, ws):
     check(os.path.isfile(os.path.join(ws, "src/main.c")), "the workspace was touched")
 
 
+def case_patch_envelope(s, ws):
+    """apply_patch given the "*** Begin Patch" envelope: told what to send
+    instead, and the unified diff it describes then applies."""
+    err, text, sc = s.call("apply_patch", {"patch": "*** Begin Patch\n*** Update File: src/main.c\n"
+                                           "@@\n-\treturn 0;\n+\treturn 7;\n*** End Patch\n"})
+    check(err and sc.get("error") == "unsupported_patch" and "*** Begin Patch" in text and
+          '"--- a/PATH" and "+++ b/PATH"' in text and "write_file" in text,
+          f"the envelope is not named with what to send instead: {text!r}")
+    err, text, _ = s.call("apply_patch", {"patch": "--- a/src/main.c\n+++ b/src/main.c\n"
+                                          "@@ -3 +3 @@\n-\treturn 0;\n+\treturn 7;\n"})
+    check(not err, f"the unified diff the answer describes does not apply: {text!r}")
+
+
 CASES = [(name[5:], fn) for name, fn in sorted(globals().items()) if name.startswith("case_")]
 
 

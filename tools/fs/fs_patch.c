@@ -284,6 +284,15 @@ static int parse_file(struct reader *r, struct patch *pt, json_t **err)
 	return rc;
 }
 
+#define ENVELOPE_MSG                                                                                 \
+	"the patch is in the \"*** Begin Patch\" / \"*** Update File:\" format, which "              \
+	"apply_patch does not read: it reads a unified diff, as diff -u and git diff print it. "     \
+	"Send the same change as one: for each file \"--- a/PATH\" and \"+++ b/PATH\", then "        \
+	"before each hunk a line \"@@ -N +N @@\" (N the hunk's first line, as near as you know "     \
+	"it: a hunk is placed where its lines match), and its \" \", \"-\" and \"+\" lines as they " \
+	"are. For \"*** Add File\" use write_file, for \"*** Delete File\" delete_path; for one "    \
+	"exact replacement edit_file is simpler."
+
 static int parse_patch(const char *text, size_t len, struct patch *pt, json_t **err)
 {
 	struct reader r = { text, text + len };
@@ -303,6 +312,13 @@ static int parse_patch(const char *text, size_t len, struct patch *pt, json_t **
 			*err = fs_error("unsupported_patch",
 			                "the patch renames or copies a file; use move_path (or "
 			                "read_file and write_file), then a patch of the changes");
+			return -1;
+		}
+		if (starts(l, n, "*** Begin Patch") || starts(l, n, "*** Update File: ") ||
+		    starts(l, n, "*** Add File: ") || starts(l, n, "*** Delete File: ")) {
+			/* The envelope some models are trained to write for a
+			 * tool of this name: say what to send instead. */
+			*err = fs_error("unsupported_patch", "%s", ENVELOPE_MSG);
 			return -1;
 		}
 		if (at_file_header(&r)) {
