@@ -153,14 +153,43 @@ static void add_types(struct buf *b, uint16_t mask)
 		buf_printf(b, "%s%s", i == 0 ? "" : i + 1 == n ? " or " : ", ", words[i]);
 }
 
-void sv_emit_type(struct vctx *x, uint16_t expected, unsigned got)
+#define QUOTED_TEXT_MAX 65536 /* a string looked into for the JSON it holds */
+
+/* A string where a number, a boolean, an array or an object was expected
+ * is most often that value in quotes (a model writes "limit": "10", a
+ * client passes "argv": "[\"ls\"]" on as text): says so, and what to
+ * write instead. */
+static void add_quoted_hint(struct buf *b, uint16_t expected, const json_t *inst)
+{
+	const char *s = json_string_value(inst);
+	size_t n = json_string_length(inst);
+	if (!s || !n || n > QUOTED_TEXT_MAX || memchr(s, '\0', n))
+		return;
+	json_t *v = json_loadb(s, n, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES, NULL);
+	if (!v)
+		return;
+	unsigned t = json_value_type(v);
+	/* The text itself only when it is nothing but the literal. */
+	if ((t & (ST_INT | ST_NUM | ST_BOOL)) && (expected & t) && n <= 32 &&
+	    strspn(s, "+-.0123456789Eeflsrtu") == n)
+		buf_printf(b, " \"%s\": write it without the quotes, %s", s, s);
+	else if ((t & (ST_ARR | ST_OBJ)) && (expected & t))
+		buf_printf(b, " that holds a JSON %s: give the %s itself, not its text in a string",
+		           t == ST_ARR ? "array" : "object", t == ST_ARR ? "array" : "object");
+	json_decref(v);
+}
+
+void sv_emit_type(struct vctx *x, uint16_t expected, const json_t *inst)
 {
 	if (!x->sink)
 		return;
+	unsigned got = json_value_type(inst);
 	struct buf b = BUF_INIT;
 	buf_adds(&b, "expected ");
 	add_types(&b, expected);
 	buf_printf(&b, ", got %s", got == ST_INT ? "number" : json_type_word(got));
+	if (got == ST_STR)
+		add_quoted_hint(&b, expected, inst);
 	if (x->depth != x->sink->base_depth) {
 		sv_emit_buf(x, &b);
 		return;
@@ -273,7 +302,7 @@ static void sink_move(struct vctx *x, struct dsink *k)
  * wrong type were not what the caller meant; the rest were. One meant
  * branch: its own diagnostics. None: one type message. Several: a summary
  * with the first failure of each. */
-static void summarize(struct vctx *x, struct dsink *br, size_t nbr, unsigned got, bool one)
+static void summarize(struct vctx *x, struct dsink *br, size_t nbr, const json_t *inst, bool one)
 {
 	size_t meant = 0, last = 0;
 	uint16_t expected = 0;
@@ -284,7 +313,7 @@ static void summarize(struct vctx *x, struct dsink *br, size_t nbr, unsigned got
 			meant++, last = i;
 	}
 	if (meant == 0) {
-		sv_emit_type(x, expected, got);
+		sv_emit_type(x, expected, inst);
 		return;
 	}
 	if (meant == 1) {
@@ -354,7 +383,7 @@ static int eval_alternatives(struct vctx *x, const struct slist *l, const json_t
 		        "must match exactly one of the %zu alternatives in oneOf, but matches #%zu and #%zu",
 		        l->n, first, done - 1);
 	} else {
-		summarize(x, br, done, json_value_type(inst), one);
+		summarize(x, br, done, inst, one);
 	}
 	for (size_t i = 0; i < done; i++)
 		sv_sink_release(&br[i]);
@@ -466,7 +495,7 @@ __attribute__((noinline)) static int eval_shared(struct vctx *x, uint32_t ni, co
 		return e->valid;
 	if (e && e->explained) {
 		if (e->type_only)
-			sv_emit_type(x, e->type_only, json_value_type(inst));
+			sv_emit_type(x, e->type_only, inst);
 		else
 			sv_emit(x, "does not match the schema at '#%s'", n->where);
 		return 0;

@@ -226,7 +226,7 @@ __attribute__((always_inline)) static inline int eval_scalar(struct vctx *x, con
 	bool type_failed = false;
 	/* "number" sets both ST_NUM and ST_INT; no type keyword, ST_ALL */
 	if (!(n->types & t)) {
-		sv_emit_type(x, n->types, t);
+		sv_emit_type(x, n->types, inst);
 		type_failed = true;
 		FAIL();
 	}

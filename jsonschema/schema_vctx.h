@@ -93,7 +93,7 @@ struct vctx {
 /* schema_validate.c */
 int sv_eval_special(struct vctx *x, uint32_t ni, const json_t *inst); /* sv_eval's rare cases */
 int sv_eval_applicators(struct vctx *x, const struct snode *n, const json_t *inst);
-void sv_emit_type(struct vctx *x, uint16_t expected, unsigned got);
+void sv_emit_type(struct vctx *x, uint16_t expected, const json_t *inst);
 void sv_emit(struct vctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void sv_emit_buf(struct vctx *x, struct buf *b); /* releases b */
 void sv_fatal(struct vctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -172,6 +172,22 @@ def case_patch_envelope(s, ws):
     check(not err, f"the unified diff the answer describes does not apply: {text!r}")
 
 
+def case_quoted_values(s, ws):
+    """Numbers, booleans and arrays sent as strings: refused, saying what to
+    write instead."""
+    for name, args, want in (
+            ("read_file", {"path": "src/main.c", "limit": "10"},
+             '/limit: expected integer, got string "10": write it without the quotes, 10'),
+            ("search_text", {"pattern": "main", "ignore_case": "true"},
+             '/ignore_case: expected boolean, got string "true": write it without the '
+             'quotes, true'),
+            ("run_command", {"argv": '["ls", "-la"]'},
+             "/argv: expected array, got string that holds a JSON array: give the array "
+             "itself, not its text in a string")):
+        err, text, _ = s.call(name, args)
+        check(err and want in text, f"{name} {args}: not told what to write: {text!r}")
+
+
 CASES = [(name[5:], fn) for name, fn in sorted(globals().items()) if name.startswith("case_")]
 
 

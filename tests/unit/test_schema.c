@@ -240,6 +240,27 @@ static void test_diag_pointer_escapes_slash_and_tilde(void **st)
 	            "/a~1b~0c: expected integer, got string");
 }
 
+/* A value in quotes: the message says what to write instead. */
+static void test_diag_quoted_value_says_without_quotes(void **st)
+{
+	(void)st;
+	const char *schema = "{\"properties\":{\"n\":{\"type\":\"integer\"},"
+	                     "\"b\":{\"type\":\"boolean\"},\"a\":{\"type\":\"array\"},"
+	                     "\"o\":{\"type\":\"object\"},\"s\":{\"type\":\"integer\"}}}";
+	expect_text(schema, "{\"n\":\"10\",\"b\":\"true\"}",
+	            "/n: expected integer, got string \"10\": write it without the quotes, 10; "
+	            "/b: expected boolean, got string \"true\": write it without the quotes, "
+	            "true");
+	expect_text(schema, "{\"a\":\"[\\\"ls\\\"]\",\"o\":\"{}\"}",
+	            "/a: expected array, got string that holds a JSON array: give the array "
+	            "itself, not its text in a string; /o: expected object, got string that "
+	            "holds a JSON object: give the object itself, not its text in a string");
+	/* Not the literal alone, or not of the expected type: the plain message. */
+	expect_text(schema, "{\"n\":\" 10\",\"b\":\"10\",\"s\":\"1.5\"}",
+	            "/n: expected integer, got string; /b: expected boolean, got string; "
+	            "/s: expected integer, got string");
+}
+
 static void test_diag_cap_counts_dropped(void **st)
 {
 	(void)st;
@@ -672,6 +693,7 @@ int main(void)
 		cmocka_unit_test(test_diag_enum_lists_choices),
 		cmocka_unit_test(test_diag_reports_all_failures),
 		cmocka_unit_test(test_diag_pointer_escapes_slash_and_tilde),
+		cmocka_unit_test(test_diag_quoted_value_says_without_quotes),
 		cmocka_unit_test(test_diag_cap_counts_dropped),
 		cmocka_unit_test(test_diag_any_of_type_mismatch_is_one_message),
 		cmocka_unit_test(test_diag_any_of_reports_the_branch_of_the_right_type),
