@@ -188,6 +188,19 @@ def case_quoted_values(s, ws):
         check(err and want in text, f"{name} {args}: not told what to write: {text!r}")
 
 
+def case_numbered_old_text(s, ws):
+    """edit_file with old_text copied from read_file's numbered lines: told
+    that the numbers are not in the file, and where the text is."""
+    err, text, _ = s.call("read_file", {"path": "src/main.c"})
+    check(not err and "     3\t\treturn 0;\n" in text, f"read_file: {text!r}")
+    err, text, sc = s.call("edit_file", {"path": "src/main.c",
+                                         "old_text": "     2\t{\n     3\t\treturn 0;",
+                                         "new_text": "     2\t{\n     3\t\treturn 1;"})
+    check(err and "starts with a line number and a tab" in text and
+          "without them, old_text is at line 2" in text and sc.get("line_numbers") is True,
+          f"the line numbers in old_text are not named: {text!r}")
+
+
 CASES = [(name[5:], fn) for name, fn in sorted(globals().items()) if name.startswith("case_")]
 
 

@@ -194,6 +194,31 @@ static void test_edit_crlf_file_takes_lf_as_crlf(void **state)
 	assert_file(w, "w.txt", "1\r\n2\r\n2b\r\nthree\r\nfour\r\n");
 }
 
+/* old_text copied from read_file with its number column: said so, with
+ * where the text is without it; nothing is written. */
+static void test_edit_line_numbers_in_old_text_are_named(void **state)
+{
+	struct ws *w = *state;
+	ws_write(w, "m.c", "int main(void)\n{\n\treturn 0;\n}\n");
+	int rc =
+	        ws_call(w, "edit_file",
+	                "{\"path\": \"m.c\", \"old_text\": \"     2\\t{\\n     3\\t\\treturn 0;\", "
+	                "\"new_text\": \"{\\n\\treturn 1;\"}");
+	assert_error(w, rc, "no_match");
+	assert_render_has(w,
+	                  "each of its lines starts with a line number and a tab, as "
+	                  "read_file shows them (\"     2\" and a tab)");
+	assert_render_has(w, "without them, old_text is at line 2.");
+	assert_true(json_is_true(json_object_get(w->out.canonical, "line_numbers")));
+	assert_file(w, "m.c", "int main(void)\n{\n\treturn 0;\n}\n");
+	/* One line without a number: the usual near miss. */
+	rc = ws_call(w, "edit_file",
+	             "{\"path\": \"m.c\", \"old_text\": \"     2\\t{\\n\\treturn 9;\", "
+	             "\"new_text\": \"x\"}");
+	assert_error(w, rc, "no_match");
+	assert_null(json_object_get(w->out.canonical, "line_numbers"));
+}
+
 /* An LF file is edited as given: no CR is added. */
 static void test_edit_lf_file_keeps_lf(void **state)
 {
@@ -265,6 +290,7 @@ int main(void)
 		T(test_edit_near_miss_line_endings),
 		T(test_edit_crlf_file_takes_lf_as_crlf),
 		T(test_edit_lf_file_keeps_lf),
+		T(test_edit_line_numbers_in_old_text_are_named),
 		T(test_edit_near_miss_similar_line),
 		T(test_edit_no_near_miss_keeps_plain_advice),
 		T(test_edit_replace_all_many_stays_bounded),

@@ -168,12 +168,85 @@ static size_t find_all(const char *text, size_t len, const char *old, size_t ole
 	return count;
 }
 
+/* Length of read_file's number column at the start of s ("     3\t":
+ * blanks, digits, a tab), or 0. */
+static size_t number_prefix(const char *s, size_t n)
+{
+	size_t i = 0, digits = 0;
+	while (i < n && s[i] == ' ')
+		i++;
+	while (i < n && s[i] >= '0' && s[i] <= '9')
+		i++, digits++;
+	return digits && i < n && s[i] == '\t' ? i + 1 : 0;
+}
+
+/* old with read_file's number column taken off every line: new, or NULL
+ * when a line does not start with one (or out of memory). */
+static char *without_numbers(const char *old, size_t olen, size_t *out_len)
+{
+	char *o = malloc(olen + 1);
+	size_t k = 0;
+	for (size_t i = 0; o && i < olen;) {
+		const char *nl = memchr(old + i, '\n', olen - i);
+		size_t end = nl ? (size_t)(nl - old) + 1 : olen;
+		size_t skip = number_prefix(old + i, end - i);
+		if (!skip) {
+			free(o);
+			return NULL;
+		}
+		memcpy(o + k, old + i + skip, end - i - skip);
+		k += end - i - skip;
+		i = end;
+	}
+	if (o) {
+		o[k] = '\0';
+		*out_len = k;
+	}
+	return o;
+}
+
+/* An old_text copied from read_file with its line numbers ("     3\t"
+ * before each line), as models do: says so, and where the text is
+ * without them. NULL when old_text is not that. */
+static json_t *numbered_error(const struct work *w, const struct edit *e, const char *where,
+                              const char *rel)
+{
+	size_t len, crlf_len, at = SIZE_MAX;
+	char *plain = without_numbers(e->old, e->olen, &len);
+	if (!plain)
+		return NULL;
+	const char *q = len ? memmem(w->text, w->len, plain, len) : NULL;
+	char *crlf = !q && w->crlf ? crlf_of(plain, len, &crlf_len) : NULL;
+	if (crlf)
+		q = memmem(w->text, w->len, crlf, crlf_len);
+	if (q)
+		at = fs_line_of(w->text, w->len, (size_t)(q - w->text));
+	free(plain);
+	free(crlf);
+	char found[96] = "";
+	if (at != SIZE_MAX)
+		snprintf(found, sizeof found, "; without them, old_text is at line %zu", at);
+	json_t *err = fs_error(
+	        "no_match",
+	        "%sold_text was not found in \"%s\": each of its lines starts with a line "
+	        "number and a tab, as read_file shows them (\"%.*s\" and a tab), and those are "
+	        "not in the file%s. Leave the numbers and the tab after them out of old_text and "
+	        "new_text, and call again.",
+	        where, rel, (int)(number_prefix(e->old, e->olen) - 1), e->old, found);
+	if (err)
+		json_object_set_new(err, "line_numbers", json_true());
+	return err;
+}
+
 static json_t *match_error(const struct work *w, const struct edit *e, const char *rel,
                            size_t count, json_t *lines, size_t idx, size_t n)
 {
 	char where[64] = "";
 	if (n > 1)
 		snprintf(where, sizeof where, "edit %zu of %zu: ", idx + 1, n);
+	json_t *numbered = count ? NULL : numbered_error(w, e, where, rel);
+	if (numbered)
+		return numbered;
 	if (!count) {
 		json_t *err = fs_error("no_match", "%sold_text was not found in \"%s\"%s.", where,
 		                       rel, idx ? " (as the edits before it left it)" : "");
