@@ -201,6 +201,19 @@ def case_numbered_old_text(s, ws):
           f"the line numbers in old_text are not named: {text!r}")
 
 
+def case_path_with_line(s, ws):
+    """A place as search_text and compilers print it ("src/main.c:3") given
+    as a path: told that a path holds no line number, and the offset."""
+    for path in ("src/main.c:3", "src/main.c:3:7", os.path.join(ws, "src/main.c:3")):
+        err, text, _ = s.call("read_file", {"path": path})
+        check(err and '"main.c:3' in text and 'is the file "main.c" and a line number' in text
+              and '{"path": "src/main.c", "offset": 3}' in text,
+              f"read_file {path!r} is not told to use offset: {text!r}")
+    err, text, _ = s.call("read_file", {"path": "src/mian.c:3"})
+    check(err and "Closest names in src: main.c" in text,
+          f"a misspelt name with a line number lost its closest names: {text!r}")
+
+
 CASES = [(name[5:], fn) for name, fn in sorted(globals().items()) if name.startswith("case_")]
 
 

@@ -559,6 +559,48 @@ json_t *fs_tilde_refusal(const struct tc_tool_ctx *ctx, const char *rel)
 	                rel[n] ? "\", which" : "", FS_TILDE_NOTE, rel);
 }
 
+/* The length of name without a ":LINE" or ":LINE:COLUMN" at its end, as
+ * search_text and compilers print a place ("main.c:3"), or 0. */
+static size_t without_line_suffix(const char *name)
+{
+	size_t n = strlen(name);
+	for (int part = 0; part < 2; part++) {
+		size_t d = n;
+		while (d && name[d - 1] >= '0' && name[d - 1] <= '9')
+			d--;
+		if (d == n || d < 2 || name[d - 1] != ':')
+			break;
+		n = d - 1;
+	}
+	return n < strlen(name) ? n : 0;
+}
+
+/* When the missing last component is an existing file's name and a line
+ * number: says that a path holds no line number. */
+static bool add_line_suffix_note(struct buf *b, int dirfd, const char *rel, const char *missing)
+{
+	size_t keep = without_line_suffix(missing), rl = strlen(rel), ml = strlen(missing);
+	char name[NAME_MAX + 1];
+	struct stat st;
+	if (!keep || rl < ml || strcmp(rel + rl - ml, missing))
+		return false;
+	const char *line = missing + keep + 1; /* "3", or "3:7" with a column */
+	int line_len = (int)strcspn(line, ":");
+	if (line_len > 9)
+		return false;
+	memcpy(name, missing, keep);
+	name[keep] = '\0';
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode))
+		return false;
+	fs_buf_printf(b,
+	              "\"%s\" is the file \"%s\" and a line number, which a path does not "
+	              "hold: give \"%.*s\" (read_file takes the line as its offset, "
+	              "{\"path\": \"%.*s\", \"offset\": %.*s}).",
+	              missing, name, (int)(rl - ml + keep), rel, (int)(rl - ml + keep), rel,
+	              line_len, line);
+	return true;
+}
+
 json_t *fs_not_found(const struct tc_tool_ctx *ctx, const char *rel, const char *what)
 {
 	char parent[PATH_LEN_MAX + 1], missing[NAME_MAX + 1];
@@ -570,13 +612,17 @@ json_t *fs_not_found(const struct tc_tool_ctx *ctx, const char *rel, const char 
 	size_t total = 0;
 	bool more = false;
 	int dirfd = fs_open_beneath(ctx, parent, O_PATH | O_DIRECTORY, 0);
-	if (dirfd >= 0) {
-		nearby_names(dirfd, missing, nearby, &total, &more);
-		close(dirfd);
-	}
 	struct buf b = BUF_INIT;
 	fs_buf_printf(&b, "no such %s: \"%s\" (\"%s\" is not in %s). ", what, rel, missing, where);
-	if (!strcmp(parent, ".") && fs_tilde_path(rel)) {
+	bool placed = false;
+	if (dirfd >= 0) {
+		nearby_names(dirfd, missing, nearby, &total, &more);
+		placed = add_line_suffix_note(&b, dirfd, rel, missing);
+		close(dirfd);
+	}
+	if (placed) {
+		/* said above */
+	} else if (!strcmp(parent, ".") && fs_tilde_path(rel)) {
 		/* A model writes "~/..." for its home, or for the project it
 		 * thinks is there: no shell expands it. */
 		buf_adds(&b, FS_TILDE_NOTE);
