@@ -586,6 +586,8 @@ def test_unknown_method_and_bad_params(tc):
     check(err_code(r) == -32602 and "name" in r["error"]["message"], f"no name: {r}")
     r = s.request("tools/call", {"name": "echo_json", "arguments": [1]})
     check(err_code(r) == -32602, f"arguments not an object: {r}")
+    r = s.request("tools/call", {"name": "echo_json", "arguments": None})
+    check("result" in r and "error" not in r, f"arguments null, taken as absent: {r}")
     r = s.request("logging/setLevel", {"level": "loud"})
     check(err_code(r) == -32602, f"bad level: {r}")
     check(not s.seen, f"an unknown notification was answered: {s.seen}")
