@@ -136,7 +136,7 @@ static void drop_namespaces(struct sbx_jail *j, unsigned drop)
 {
 	j->clone_ns &= ~drop;
 	j->dropped |= ns_req_bits(drop);
-	unsigned ns = j->clone_ns | j->view_ns | j->child_ns; /* a worker's: all its own */
+	unsigned ns = jail_ns(j);
 	j->userns = (ns & CLONE_NEWUSER) != 0;
 	j->private_proc = (ns & CLONE_NEWPID) && (ns & CLONE_NEWNS);
 	j->private_tmp = (ns & CLONE_NEWNS) != 0;

@@ -208,7 +208,7 @@ static void alternative(struct sbx_confinement *out, struct sbx_report_item *it,
 static void confine_walls(const struct sbx_jail *j, struct sbx_confinement *out)
 {
 	struct sbx_report_item *it;
-	unsigned ns = j->clone_ns | j->view_ns;
+	unsigned ns = jail_ns(j);
 	if (j->mount_tree) {
 		alternative(out, WALL("filesystem", "mount tree"),
 		            "no Landlock here: a new root "

@@ -244,6 +244,13 @@ struct sbx_jail {
 	bool timeline;
 };
 
+/* Every namespace a jail's children are in: made at their clone, made by
+ * the worker once for all (view_ns), or made by each child (child_ns). */
+static inline unsigned jail_ns(const struct sbx_jail *j)
+{
+	return j->clone_ns | j->view_ns | j->child_ns;
+}
+
 /* Setup steps of the child, in order; reported with errno on failure. */
 enum child_step {
 	STEP_NONE = 0,

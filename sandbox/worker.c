@@ -501,9 +501,7 @@ static void fork_child(struct worker *w, const struct zygote_request *req, int *
 			report(fds[4],
 			       &(struct child_report){ .kind = REPORT_STARTED,
 			                               .pid = pid,
-			                               .clone_ns = w->jail->clone_ns |
-			                                       w->jail->view_ns |
-			                                       w->jail->child_ns },
+			                               .clone_ns = jail_ns(w->jail) },
 			       pidfd);
 	}
 	if (pidfd >= 0)

@@ -408,19 +408,18 @@ static void render_status(struct buf *b, const struct sh_result *r, uint32_t tim
  * that for a flaky disk and tries again. The note says what holds it and
  * what works instead. Only where the failure names a path in .git: the
  * errors alone have other causes. */
+static bool names_git_refusal(const char *s, size_t n)
+{
+	return memmem(s, n, ".git", 4) &&
+	        (memmem(s, n, "Device or resource busy", 23) ||
+	         memmem(s, n, "Read-only file system", 21));
+}
+
 static bool failed_on_git_path(const struct sh_result *r, const char *o, size_t olen, const char *e,
                                size_t elen)
 {
-	if (r->timed_out || r->signal || !r->exit_code)
-		return false;
-	const char *text[2] = { e, o };
-	size_t len[2] = { elen, olen };
-	for (int i = 0; i < 2; i++)
-		if (text[i] && memmem(text[i], len[i], ".git", 4) &&
-		    (memmem(text[i], len[i], "Device or resource busy", 23) ||
-		     memmem(text[i], len[i], "Read-only file system", 21)))
-			return true;
-	return false;
+	return !r->timed_out && !r->signal && r->exit_code &&
+	        (names_git_refusal(e, elen) || names_git_refusal(o, olen));
 }
 
 static const char git_note[] =
@@ -470,8 +469,7 @@ static char *render(char *const *argv, const struct sh_result *r, const char *o,
 	render_status(&b, r, ro->timeout_ms, ro->limit);
 	/* What is not output: the lines so far, then two headers, two notes
 	 * and two newlines (250 covers them at their longest). */
-	bool note = ro->merged ? failed_on_git_path(r, o, olen, NULL, 0) :
-	                         failed_on_git_path(r, o, olen, e, elen);
+	bool note = failed_on_git_path(r, o, olen, e, elen); /* merged: e is empty */
 	size_t used = utf8_count(b.data ? b.data : "", b.len) + 250 + (note ? strlen(git_note) : 0);
 	budget = budget > used + 200 ? budget - used : 200;
 	/* Each stream gets half; one that needs less leaves the rest to the other. */
