@@ -192,22 +192,6 @@ static unsigned controllers_in(char *list)
 	return m;
 }
 
-/* mountinfo escapes space, tab, newline and backslash as \ooo. */
-static void unescape(char *s)
-{
-	char *w = s;
-	for (char *r = s; *r; r++) {
-		if (r[0] == '\\' && r[1] >= '0' && r[1] <= '3' && r[2] >= '0' && r[2] <= '7' &&
-		    r[3] >= '0' && r[3] <= '7') {
-			*w++ = (char)((r[1] - '0') * 64 + (r[2] - '0') * 8 + (r[3] - '0'));
-			r += 3;
-		} else {
-			*w++ = *r;
-		}
-	}
-	*w = '\0';
-}
-
 #define OWN_TEXT_MAX (1u << 20) /* /proc/self/cgroup: a line per hierarchy */
 
 /* The whole text of the file at path, NUL-terminated (new; NULL when it
@@ -297,8 +281,8 @@ static void find_mounts(const char *const own[CG_N], const char *own2, struct cg
 		if (!sep || sscanf(line, "%*s %*s %*s %4095s %4095s", root, mp) != 2 ||
 		    sscanf(sep, " - %31s %*s %1023s", type, opts) != 2)
 			continue;
-		unescape(root);
-		unescape(mp);
+		mountinfo_unescape(root);
+		mountinfo_unescape(mp);
 		size_t rl = strcmp(root, "/") ? strlen(root) : 0;
 		bool v2 = !strcmp(type, "cgroup2");
 		if (!v2 && strcmp(type, "cgroup"))

@@ -150,3 +150,18 @@ int open_dir_unreadable(int dfd, const char *name, mode_t add, int *held, mode_t
 	*mode = st.st_mode & 07777;
 	return fd;
 }
+
+void mountinfo_unescape(char *s)
+{
+	char *w = s;
+	for (char *r = s; *r; r++) {
+		if (r[0] == '\\' && r[1] >= '0' && r[1] <= '3' && r[2] >= '0' && r[2] <= '7' &&
+		    r[3] >= '0' && r[3] <= '7') {
+			*w++ = (char)((r[1] - '0') * 64 + (r[2] - '0') * 8 + (r[3] - '0'));
+			r += 3;
+		} else {
+			*w++ = *r;
+		}
+	}
+	*w = '\0';
+}

@@ -567,6 +567,9 @@ int fd_chmod(int fd, mode_t mode);
  * once done. No symbolic link is followed, and the mode changed is that
  * of the directory checked, whatever its name becomes. */
 int open_dir_unreadable(int dfd, const char *name, mode_t add, int *held, mode_t *mode);
+/* A path as /proc/self/mountinfo shows it (space, tab, newline and
+ * backslash escaped as \ooo) made plain again, in place. */
+void mountinfo_unescape(char *s);
 
 /* jail.c: whether this kernel keeps pid_max per pid namespace (6.14+). */
 bool pid_max_per_namespace(void);
