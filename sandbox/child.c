@@ -1070,8 +1070,9 @@ int child_enter_view(struct sbx_jail *j, struct child_report *failed)
 	}
 	CHECK(STEP_NAMESPACES, unshare(own & ~CLONE_NEWUSER));
 	set_up_view(j);
-	/* The dirs that hold hidden paths, replicated once for all the
-	 * children instead of granted to each entry by entry (landlock.c). */
+	/* The dirs that hold hidden paths, an overlay of stand-ins (or a
+	 * replica) made once for all the children instead of granted to each
+	 * entry by entry (landlock.c). */
 	int rrc = j->mount_tree ? 0 : landlock_replicate(j);
 	if (rrc < 0)
 		fail(STEP_MOUNT_MASK, -rrc);

@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
+#include <linux/openat2.h>
 #include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -683,7 +684,7 @@ static int fill(struct ll_ctx *c, int src, int dst, char *path, size_t plen, int
 	return rc;
 }
 
-static int replicate(struct ll_ctx *c, const char *root, int *n, bool *mounted)
+static int replicate(struct ll_ctx *c, const char *root, int *n, int *stacked)
 {
 	char path[PATH_MAX];
 	size_t plen = strlen(root);
@@ -702,7 +703,7 @@ static int replicate(struct ll_ctx *c, const char *root, int *n, bool *mounted)
 	         (unsigned)(st.st_mode & 0777), 2 * REPLICA_MAX);
 	int dst = -1;
 	int rc = mount("tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV, opts) < 0 ? -errno : 0;
-	*mounted = !rc;
+	*stacked += !rc;
 	if (!rc && (dst = open(root, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
 		rc = -errno;
 	if (!rc) {
@@ -720,6 +721,444 @@ static int replicate(struct ll_ctx *c, const char *root, int *n, bool *mounted)
 	return rc;
 }
 
+/* ---- the overlay view: a root as one mount -------------------------- */
+
+/* A replica is a mount per entry (~150 in /etc), and every child copies
+ * them with its mount namespace and tears them down at its end: most of
+ * what a served call costs the kernel (docs/performance.md). Where the
+ * hidden paths beneath a root are exact paths, a worker mounts a read-only
+ * overlay over the root instead, whose lower layers are a small tmpfs of
+ * stand-ins above the real directory. A hidden path that exists has an
+ * empty mode-0000 file there, or an empty mode-0000 directory with an
+ * empty read-only tmpfs mounted over it in the overlay (directories of two
+ * layers merge); one that does not has a whiteout, so it stays absent.
+ * Overlay looks each name up in the stand-ins first, whatever the host
+ * does to the real directory since: a file renamed over /etc/shadow, or a
+ * /etc/sudoers made while the worker lives, is not what a child reads.
+ * Other names show the host's directory as it is now. A directory whose
+ * hidden paths are patterns (/etc/ssh, for ssh_host_*_key) gets a replica
+ * of its own (above) over it in the overlay, in which a key made later is
+ * not. A mount beneath the root (a container's /etc/hosts) is not seen
+ * through an overlay: each is bound again at its place, unless it is or
+ * holds a hidden path (then it stays under its stand-in, or is
+ * replicated). With no upper layer nothing is ever copied up. Where
+ * anything is not as planned (a pattern among the root's own entries, a
+ * rule of the profile beneath the root, the kernel refusing a step: no
+ * overlay in a user namespace before Linux 5.11) the replica is made. */
+
+enum { OVL_ITEMS_MAX = 64, OVL_MOUNTS_MAX = 256 };
+
+enum ovl_kind { OVL_HIDE, OVL_FROZEN, OVL_BIND };
+
+struct ovl_item {
+	enum ovl_kind kind;
+	char *path; /* absolute; beneath the root */
+	int fd;     /* OVL_FROZEN: the real directory (-1: there is none); OVL_BIND: its clone */
+};
+
+struct ovl_plan {
+	const char *root;
+	size_t rlen;
+	int src; /* the real root, O_PATH */
+	struct ovl_item item[OVL_ITEMS_MAX];
+	int n;
+};
+
+static bool has_pattern(const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (strchr("*?[\\", s[i]))
+			return true;
+	return false;
+}
+
+/* p beneath a (a strict descendant), or a itself when or_same. */
+static bool path_beneath(const char *p, const char *a, bool or_same)
+{
+	size_t al = strlen(a);
+	return !strncmp(p, a, al) && (p[al] == '/' ? p[al + 1] != '\0' : or_same && !p[al]);
+}
+
+static int ovl_add(struct ovl_plan *p, enum ovl_kind kind, const char *path, size_t len)
+{
+	for (int i = 0; i < p->n; i++)
+		if (p->item[i].kind == kind && strlen(p->item[i].path) == len &&
+		    !strncmp(p->item[i].path, path, len))
+			return 0;
+	if (p->n == OVL_ITEMS_MAX)
+		return -E2BIG;
+	char *s = strndup(path, len);
+	if (!s)
+		return -ENOMEM;
+	p->item[p->n++] = (struct ovl_item){ .kind = kind, .path = s, .fd = -1 };
+	return 0;
+}
+
+static bool ovl_beneath_kind(const struct ovl_plan *p, const char *path, enum ovl_kind kind,
+                             bool or_same)
+{
+	for (int i = 0; i < p->n; i++)
+		if (p->item[i].kind == kind && path_beneath(path, p->item[i].path, or_same))
+			return true;
+	return false;
+}
+
+/* Each hidden glob as a stand-in (an exact path beneath the root) or a
+ * directory to replicate (the one above its first pattern); -EOPNOTSUPP
+ * when a pattern could match among the root's own entries or above. */
+static int ovl_plan_hidden(const struct ll_ctx *c, struct ovl_plan *p)
+{
+	for (size_t i = 0; c->hidden && c->hidden[i]; i++) {
+		const char *h = c->hidden[i];
+		size_t hl = strlen(h);
+		if (!hl || h[hl - 1] == '/' || strstr(h, "//") || strstr(h, "/./") ||
+		    strstr(h, "/../") || (hl >= 2 && !strcmp(h + hl - 2, "/.")) ||
+		    (hl >= 3 && !strcmp(h + hl - 3, "/..")))
+			return -EOPNOTSUPP; /* not one path per name: not planned for */
+		if (!path_beneath(h, p->root, false)) {
+			/* Beside the root, or a pattern that might reach into it. */
+			const char *pat = strpbrk(h, "*?[\\");
+			if (!pat)
+				continue;
+			const char *slash = pat;
+			while (slash > h && slash[-1] != '/')
+				slash--;
+			size_t lit = (size_t)(slash - h); /* "/dir/" above the pattern */
+			if (lit <= p->rlen + 1 && !strncmp(h, p->root, lit ? lit - 1 : 0))
+				return -EOPNOTSUPP;
+			continue;
+		}
+		const char *rel = h + p->rlen + 1, *pat = strpbrk(rel, "*?[\\");
+		if (!pat) {
+			int rc = ovl_add(p, OVL_HIDE, h, hl);
+			if (rc)
+				return rc;
+			continue;
+		}
+		const char *slash = pat;
+		while (slash > rel && slash[-1] != '/')
+			slash--;
+		if (slash == rel)
+			return -EOPNOTSUPP; /* /etc/shadow*: among the root's own entries */
+		int rc = ovl_add(p, OVL_FROZEN, h, (size_t)(slash - 1 - h));
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* A rule the profile names beneath the root (a read or exec path, the
+ * workspace) names a real inode, which the overlay does not show. */
+static bool ovl_rules_beneath(const struct ll_ctx *c, const struct ovl_plan *p)
+{
+	for (int i = 0; i < c->j->ll_expand_from; i++) {
+		char proc[32], real[PATH_MAX];
+		snprintf(proc, sizeof proc, "/proc/self/fd/%d", c->j->rule_fds[i]);
+		ssize_t n = readlink(proc, real, sizeof real - 1);
+		if (n <= 0)
+			return true;
+		real[n] = '\0';
+		if (path_beneath(real, p->root, false))
+			return true;
+	}
+	return false;
+}
+
+/* The mounts beneath the root, the topmost of each stack of them: bound
+ * again (a clone of each, with what is mounted beneath it), left under
+ * their stand-in when hidden, replicated when they hold hidden paths. */
+static int ovl_plan_mounts(const struct ll_ctx *c, struct ovl_plan *p)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	if (!f)
+		return -errno;
+	char *mp[OVL_MOUNTS_MAX], *line = NULL;
+	size_t cap = 0;
+	int n = 0, rc = 0;
+	while (!rc && getline(&line, &cap, f) > 0) {
+		char path[PATH_MAX];
+		if (sscanf(line, "%*s %*s %*s %*s %4095s", path) != 1)
+			continue;
+		mountinfo_unescape(path);
+		if (!path_beneath(path, p->root, false))
+			continue;
+		if (n == OVL_MOUNTS_MAX || !(mp[n] = strdup(path)))
+			rc = n == OVL_MOUNTS_MAX ? -E2BIG : -ENOMEM;
+		else
+			n++;
+	}
+	free(line);
+	fclose(f);
+	for (int pass = 0; pass < 2 && !rc; pass++)
+		for (int i = 0; i < n && !rc; i++) {
+			bool top = true;
+			for (int k = 0; k < n && top; k++)
+				top = !path_beneath(mp[i], mp[k], false);
+			int rel = top ? hidden_relation(c, mp[i]) : 1;
+			if (rel == 1 || ovl_beneath_kind(p, mp[i], OVL_FROZEN, true))
+				continue;
+			if (pass == 0 && rel == 2)
+				rc = ovl_add(p, OVL_FROZEN, mp[i], strlen(mp[i]));
+			else if (pass == 1)
+				rc = ovl_add(p, OVL_BIND, mp[i], strlen(mp[i]));
+		}
+	for (int i = 0; i < n; i++)
+		free(mp[i]);
+	return rc;
+}
+
+/* One way for each path: a hidden path wins over a directory to
+ * replicate at or above it (everything beneath it is hidden), and what is
+ * beneath a hidden path or a replica is theirs (the replica makes its own
+ * stand-ins). */
+static void ovl_prune(struct ovl_plan *p)
+{
+	bool drop[OVL_ITEMS_MAX] = { false };
+	for (int i = 0; i < p->n; i++) {
+		const struct ovl_item *it = &p->item[i];
+		for (int k = 0; k < p->n && !drop[i]; k++) {
+			const struct ovl_item *o = &p->item[k];
+			if (k == i)
+				continue;
+			if (o->kind == OVL_HIDE)
+				drop[i] = path_beneath(it->path, o->path, it->kind == OVL_FROZEN);
+			else if (o->kind == OVL_FROZEN &&
+			         !ovl_beneath_kind(p, o->path, OVL_HIDE, true))
+				drop[i] = path_beneath(it->path, o->path, false);
+		}
+	}
+	int w = 0;
+	for (int i = 0; i < p->n; i++) {
+		if (drop[i])
+			free(p->item[i].path);
+		else
+			p->item[w++] = p->item[i];
+	}
+	p->n = w;
+}
+
+/* path (beneath the root) opened from dir, the root's counterpart: no link
+ * followed, nothing outside it. */
+static int ovl_open(int dir, const struct ovl_plan *p, const char *path, uint64_t resolve)
+{
+	struct open_how how = { .flags = O_PATH | O_CLOEXEC,
+		                .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | resolve };
+	long fd = syscall(SYS_openat2, dir, path + p->rlen + 1, &how, sizeof how);
+	return fd < 0 ? -errno : (int)fd;
+}
+
+/* In the stand-ins' tmpfs (l), what stands for path: its directories as
+ * the host's (mode), then an empty mode-0000 file or directory where the
+ * host has one, a whiteout where it has none (there, or above). *cover:
+ * a directory was made, to be covered in the overlay. A directory to
+ * replicate (frozen) gets a whiteout only, when it is not there. */
+static int ovl_stand_in(const struct ovl_plan *p, int l, const char *path, bool frozen, bool *cover)
+{
+	char buf[PATH_MAX], *save = NULL;
+	snprintf(buf, sizeof buf, "%s", path + p->rlen + 1);
+	int real = fcntl(p->src, F_DUPFD_CLOEXEC, 3), dst = fcntl(l, F_DUPFD_CLOEXEC, 3), rc = 0;
+	*cover = false;
+	if (real < 0 || dst < 0)
+		rc = -errno;
+	for (char *comp = strtok_r(buf, "/", &save); comp && !rc;) {
+		char *next = strtok_r(NULL, "/", &save);
+		struct stat st;
+		if (fstatat(real, comp, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+			/* Absent: a whiteout keeps it so, whatever comes later. */
+			rc = errno != ENOENT                                          ? -errno :
+			        mknodat(dst, comp, S_IFCHR, 0) < 0 && errno != EEXIST ? -errno :
+			                                                                0;
+			break;
+		}
+		bool dir = S_ISDIR(st.st_mode);
+		if (!next && !frozen) {
+			int fd = dir ?
+			        mkdirat(dst, comp, 0) :
+			        openat(dst, comp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0);
+			rc = fd < 0 || (!dir && close(fd) < 0) ? -errno : 0;
+			*cover = dir;
+			break;
+		}
+		if (!dir) /* a link or a file on the way: not what was planned for */
+			rc = -ENOTDIR;
+		if (rc || !next)
+			break;
+		if ((mkdirat(dst, comp, 0700) < 0 && errno != EEXIST) ||
+		    fchmodat(dst, comp, st.st_mode & 07777, 0) < 0)
+			rc = -errno;
+		int flags = O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+		int r2 = rc ? -1 : openat(real, comp, flags),
+		    d2 = rc ? -1 : openat(dst, comp, flags);
+		if (!rc && (r2 < 0 || d2 < 0))
+			rc = -errno;
+		close(real);
+		close(dst);
+		real = r2;
+		dst = d2;
+		comp = next;
+	}
+	if (real >= 0)
+		close(real);
+	if (dst >= 0)
+		close(dst);
+	return rc;
+}
+
+/* A tmpfs attached at target (an O_PATH fd), its root with mode: the new
+ * mount (an fd of its root), or -errno. */
+static int tmpfs_at(int target, mode_t mode, unsigned inodes, unsigned attr)
+{
+	int fs = (int)syscall(SYS_fsopen, "tmpfs", FSOPEN_CLOEXEC);
+	if (fs < 0)
+		return -errno;
+	char m[8], ni[16];
+	snprintf(m, sizeof m, "%04o", (unsigned)(mode & 07777));
+	snprintf(ni, sizeof ni, "%u", inodes);
+	int mfd = -1;
+	if (!syscall(SYS_fsconfig, fs, FSCONFIG_SET_STRING, "mode", m, 0) &&
+	    !syscall(SYS_fsconfig, fs, FSCONFIG_SET_STRING, "size", "16m", 0) &&
+	    !syscall(SYS_fsconfig, fs, FSCONFIG_SET_STRING, "nr_inodes", ni, 0) &&
+	    !syscall(SYS_fsconfig, fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0))
+		mfd = (int)syscall(SYS_fsmount, fs, FSMOUNT_CLOEXEC,
+		                   attr | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);
+	int e = errno;
+	close(fs);
+	if (mfd >= 0 &&
+	    syscall(SYS_move_mount, mfd, "", target, "",
+	            MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0) {
+		e = errno;
+		close(mfd);
+		mfd = -1;
+	}
+	return mfd < 0 ? -e : mfd;
+}
+
+/* What goes over the overlay at item it: a replica, an empty tmpfs over a
+ * directory's stand-in, or a mount bound again. */
+static int ovl_over(struct ll_ctx *c, const struct ovl_plan *p, int top, struct ovl_item *it,
+                    int *n)
+{
+	if (it->kind == OVL_FROZEN && it->fd < 0)
+		return 0; /* none on the host: its whiteout stands */
+	int t = ovl_open(top, p, it->path, RESOLVE_NO_XDEV), rc = t < 0 ? t : 0;
+	if (!rc && it->kind == OVL_BIND &&
+	    syscall(SYS_move_mount, it->fd, "", t, "",
+	            MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
+		rc = -errno;
+	if (!rc && it->kind == OVL_HIDE) {
+		int m = tmpfs_at(t, 0, 2, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOEXEC);
+		rc = m < 0 ? m : close(m);
+	}
+	if (!rc && it->kind == OVL_FROZEN) {
+		struct stat st;
+		int m = fstat(it->fd, &st) < 0 ? -errno :
+		                                 tmpfs_at(t, st.st_mode, 2 * REPLICA_MAX, 0);
+		char path[PATH_MAX];
+		size_t plen = strlen(it->path);
+		rc = m < 0 ? m : plen >= sizeof path ? -ENAMETOOLONG : 0;
+		if (!rc) {
+			memcpy(path, it->path, plen + 1);
+			rc = fill(c, it->fd, m, path, plen, n, 0);
+		}
+		struct mount_attr a = { .attr_set = MOUNT_ATTR_RDONLY };
+		if (!rc && syscall(SYS_mount_setattr, m, "", AT_EMPTY_PATH, &a, sizeof a) < 0)
+			rc = -errno;
+		if (m >= 0)
+			close(m);
+	}
+	if (t >= 0)
+		close(t);
+	return rc;
+}
+
+static void ovl_plan_free(struct ovl_plan *p)
+{
+	for (int i = 0; i < p->n; i++) {
+		free(p->item[i].path);
+		if (p->item[i].fd >= 0)
+			close(p->item[i].fd);
+	}
+	if (p->src >= 0)
+		close(p->src);
+}
+
+/* The overlay over root, as planned above; *stacked: how many mounts it
+ * left at root (the stand-ins' tmpfs, the overlay), to take off again if
+ * it fails. */
+static int overlay_view(struct ll_ctx *c, const char *root, int *n, int *stacked)
+{
+	struct ovl_plan p = { .root = root, .rlen = strlen(root), .src = -1 };
+	struct stat st = { 0 };
+	int rc = 0, l = -1, top = -1;
+	bool cover[OVL_ITEMS_MAX] = { false };
+	if (p.rlen < 2 || has_pattern(root, p.rlen) || p.rlen >= PATH_MAX / 2)
+		return -EOPNOTSUPP;
+	p.src = open(root, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (p.src < 0 || fstat(p.src, &st) < 0)
+		rc = -errno;
+	if (!rc)
+		rc = ovl_plan_hidden(c, &p);
+	if (!rc && ovl_rules_beneath(c, &p))
+		rc = -EOPNOTSUPP;
+	if (!rc)
+		rc = ovl_plan_mounts(c, &p);
+	if (!rc)
+		ovl_prune(&p);
+	/* The real directories to replicate, and clones of the mounts to
+	 * bind again: taken before the root is covered. */
+	for (int i = 0; i < p.n && !rc; i++) {
+		struct ovl_item *it = &p.item[i];
+		if (it->kind == OVL_HIDE)
+			continue;
+		int fd = ovl_open(p.src, &p, it->path, 0);
+		if (fd == -ENOENT && it->kind == OVL_FROZEN)
+			continue;
+		if (fd >= 0 && it->kind == OVL_BIND) {
+			it->fd = (int)syscall(SYS_open_tree, fd, "",
+			                      OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE |
+			                              AT_EMPTY_PATH);
+			rc = it->fd < 0 ? -errno : 0;
+			close(fd);
+		} else {
+			it->fd = fd;
+			rc = fd < 0 ? fd : 0;
+		}
+	}
+	char opts[96];
+	snprintf(opts, sizeof opts, "mode=%04o,size=1m,nr_inodes=%d",
+	         (unsigned)(st.st_mode & 07777), 4 * OVL_ITEMS_MAX);
+	if (!rc && mount("tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV, opts) < 0)
+		rc = -errno;
+	if (!rc)
+		(*stacked)++;
+	if (!rc && (l = open(root, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+		rc = -errno;
+	for (int i = 0; i < p.n && !rc; i++)
+		if (p.item[i].kind != OVL_BIND && p.item[i].fd < 0)
+			rc = ovl_stand_in(&p, l, p.item[i].path, p.item[i].kind == OVL_FROZEN,
+			                  &cover[i]);
+	snprintf(opts, sizeof opts, "lowerdir=/proc/self/fd/%d:/proc/self/fd/%d", l, p.src);
+	if (!rc && mount("overlay", root, "overlay", MS_RDONLY | MS_NOSUID | MS_NODEV, opts) < 0)
+		rc = -errno;
+	if (!rc)
+		(*stacked)++;
+	if (!rc && (top = open(root, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+		rc = -errno;
+	for (int i = 0; i < p.n && !rc; i++) {
+		struct ovl_item *it = &p.item[i];
+		if (it->kind == OVL_HIDE && !cover[i])
+			continue;
+		rc = ovl_over(c, &p, top, it, n);
+		++*n;
+	}
+	if (l >= 0)
+		close(l);
+	if (top >= 0)
+		close(top);
+	ovl_plan_free(&p);
+	return rc;
+}
+
 int landlock_replicate(struct sbx_jail *j)
 {
 	if (!j->landlock || !j->n_ll_roots)
@@ -730,16 +1169,21 @@ int landlock_replicate(struct sbx_jail *j)
 		            .hidden = (const char *const *)j->hidden,
 		            .err = &err };
 	int n = 0, rc = 0, i = 0;
-	bool *mounted = calloc((size_t)j->n_ll_roots, sizeof *mounted);
-	for (rc = mounted ? 0 : -ENOMEM; i < j->n_ll_roots && !rc; i++)
-		rc = replicate(&c, j->ll_roots[i], &n, &mounted[i]);
+	int *stacked = calloc((size_t)j->n_ll_roots, sizeof *stacked);
+	for (rc = stacked ? 0 : -ENOMEM; i < j->n_ll_roots && !rc; i++) {
+		rc = overlay_view(&c, j->ll_roots[i], &n, &stacked[i]);
+		for (; rc && stacked[i] > 0; stacked[i]--)
+			umount2(j->ll_roots[i], MNT_DETACH);
+		if (rc)
+			rc = replicate(&c, j->ll_roots[i], &n, &stacked[i]);
+	}
 	/* None made (a kernel or container that refuses a step, a dir too
 	 * big): the children keep the rules made entry by entry, as a child
 	 * that makes its own view has them. */
-	while (rc && mounted && i-- > 0)
-		if (mounted[i])
+	while (rc && stacked && i-- > 0)
+		for (; stacked[i] > 0; stacked[i]--)
 			umount2(j->ll_roots[i], MNT_DETACH);
-	free(mounted);
+	free(stacked);
 	if (rc)
 		return 0;
 	/* The rules of the dirs granted entry by entry come last (from

@@ -229,7 +229,7 @@ int jail_unpack(const char *buf, size_t len, const int *fds, int nfds, struct sb
 	char **env = take_strv(&u);
 	j->envp = env;
 	/* The globs and the dirs granted entry by entry: its view holds
-	 * replicas of those (landlock_replicate). */
+	 * overlays, or replicas, of those (landlock_replicate). */
 	j->hidden = take_strv(&u);
 	j->ll_roots = take_strv(&u);
 	j->ll_root_access = take(&u, (size_t)j->n_ll_roots * sizeof *j->ll_root_access);

@@ -109,6 +109,10 @@ phase_tests() { # phase
 	echo "MATRIX-INFO $KERNEL $1: profiles enforceable here: ${profiles:-none}"
 	wants check && run_test "$1" check check_cgroups
 	wants cgroup && run_test "$1" cgroup sh tests/integration/cgroup_limits.sh
+	# A worker's overlay of /etc on this kernel: mounts beneath it bound
+	# again, hidden names kept under the host's renames (root only: it
+	# makes a mount namespace with its own /etc).
+	wants hidden && [ "$1" = root ] && run_test "$1" hidden sh tests/integration/hidden_overlay.sh
 	# shellcheck disable=SC2086
 	# As root, only as root: uid 65534 is the delegated phase's.
 	local ids=; [ "$1" = root ] && ids="--ids root"

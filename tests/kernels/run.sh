@@ -18,11 +18,13 @@
 # /var/cache/toolcage-kernels) and unpacked there; nothing is installed.
 #
 #   bash tests/kernels/run.sh [--kernels "stock newest"] [--phases "root delegated"]
-#                             [--only "check escape cgroup nons workers"] [--escape-args "..."]
+#                             [--only "check escape cgroup nons workers hidden"] [--escape-args "..."]
 #   (nons, not run by default: tests/sim/run.sh's container-default, every
 #   namespace refused, on the guest's own kernel and Landlock. workers, run
 #   by default, as root only: where the kernel loads the static program
-#   and whether a worker's code goes into huge pages there)
+#   and whether a worker's code goes into huge pages there; hidden, run by
+#   default, as root only: tests/integration/hidden_overlay.sh, a worker's
+#   overlay of /etc under the guest's kernel)
 #                             [--quick]   (the escape suite's kernel-dependent rows only)
 #
 # No KVM here: qemu emulates the CPU (TCG), which is slow (docs/security.md
@@ -36,7 +38,7 @@ BUILD=${BUILD:-build}
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=$(cd "$BUILD" 2>/dev/null && pwd) || { echo "no $BUILD: run make first"; exit 1; }
 CACHE=${TC_KERNEL_CACHE:-/var/cache/toolcage-kernels}
-KERNELS="stock newest" PHASES="root delegated" ONLY="check escape cgroup workers" ESCAPE_ARGS=""
+KERNELS="stock newest" PHASES="root delegated" ONLY="check escape cgroup workers hidden" ESCAPE_ARGS=""
 # --quick: the escape suite's rows that depend most on the kernel and the
 # cgroup version (limits, lifetimes, Landlock, namespaces, seccomp), for a
 # matrix that fits in CI's budget.

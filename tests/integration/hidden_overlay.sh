@@ -1,0 +1,97 @@
+#!/bin/sh
+# hidden_overlay.sh — a jail's worker shows /etc as an overlay of
+# stand-ins above the host's directory (docs/profiles.md, hidden paths).
+# What the host does to /etc while the worker lives, and the mounts a
+# container has beneath /etc, must not open a hidden path to a call, and
+# must not hide what is not hidden. In a mount namespace of the test's own,
+# /etc is a copy on a tmpfs (the host's /etc is never written), with:
+#   - a file bound over /etc/hostname (as a container's runtime does):
+#     the call must read the bound file, not the one beneath;
+#   - a file bound over /etc/shadow: hidden, its content unread;
+#   - a directory bound over /etc/ssl, holding private/ (hidden) and
+#     certs/: certs readable, private's key not;
+# and while the call runs, the test makes /etc/sudoers.tmp (hidden, absent
+# when the worker was made) and renames a new file over /etc/nshadow
+# (hidden, present): no secret may be read, old or new, and both names
+# answer as they did when the call began. The same command then runs in a child that
+# makes its own view (Landlock's rules): no secret either. Root only.
+# Exit 0 pass, 77 skip (the reason is the last line), 1 fail.
+set -u
+TC=${TOOLCAGE:?}
+case $TC in /*) ;; *) TC=$(pwd)/$TC ;; esac
+[ "$(id -u)" = 0 ] || { echo "skip: root is needed for a mount namespace with its own /etc"; exit 77; }
+command -v unshare >/dev/null 2>&1 || { echo "skip: unshare(1) is needed"; exit 77; }
+"$TC" exec --profile read-only -- /bin/true 2>/dev/null ||
+	{ echo "skip: the sandbox cannot be set up here"; exit 77; }
+tmp=$(mktemp -d /tmp/tc-hoverlay.XXXXXX) || exit 1
+trap 'rm -rf "$tmp"' EXIT INT TERM
+mkdir "$tmp/ws" "$tmp/etc" "$tmp/ssl" "$tmp/ssl/private" "$tmp/ssl/certs"
+printf 'BOUND-HOSTNAME\n' > "$tmp/hostname"
+printf 'SECRET-SHADOW\n' > "$tmp/shadow"
+printf 'SECRET-SSL-KEY\n' > "$tmp/ssl/private/key.pem"
+printf 'PUBLIC-CERT\n' > "$tmp/ssl/certs/ca.pem"
+chmod 0644 "$tmp/hostname" "$tmp/shadow" "$tmp/ssl/private/key.pem" "$tmp/ssl/certs/ca.pem"
+chmod 0755 "$tmp/ws"
+# The command a call runs: what it reads before the host's changes, then after.
+cmd='cat /etc/hostname /etc/ssl/certs/ca.pem; cat /etc/shadow /etc/ssl/private/key.pem;
+ls /etc/ssl/private; cat /etc/nshadow; echo before;
+sleep 2; cat /etc/nshadow /etc/sudoers.tmp; ls -d /etc/sudoers.tmp; ls /etc | grep -c "^nshadow$";
+echo after; stat -f -c %T /etc'
+cat > "$tmp/inside.sh" <<EOF
+set -e
+mount -t tmpfs -o mode=0755 tmpfs "$tmp/etc"
+cp -a /etc/. "$tmp/etc/"
+mount --bind "$tmp/etc" /etc
+rm -f /etc/sudoers.tmp /etc/nshadow
+printf 'SECRET-OLD-NSHADOW\n' > /etc/nshadow
+mount --bind "$tmp/hostname" /etc/hostname
+mount --bind "$tmp/shadow" /etc/shadow
+mount --bind "$tmp/ssl" /etc/ssl
+set +e
+cd "$tmp/ws"
+(sleep 1; printf 'SECRET-SUDOERS\n' > /etc/sudoers.tmp
+ printf 'SECRET-NSHADOW\n' > /etc/nshadow.new; mv -f /etc/nshadow.new /etc/nshadow) &
+"$TC" exec --spare --profile read-only -- /bin/sh -c '$cmd' > "$tmp/spare.out" 2> "$tmp/spare.err"
+wait
+"$TC" exec --profile read-only -- /bin/sh -c '$cmd' > "$tmp/own.out" 2> "$tmp/own.err"
+exit 0
+EOF
+if ! unshare -m --propagation private sh "$tmp/inside.sh" > "$tmp/inside.log" 2>&1; then
+	echo "FAIL the test's own mount namespace could not be made:"
+	cat "$tmp/inside.log"
+	exit 1
+fi
+fails=0
+check() { # what, command
+	if eval "$2"; then echo "ok   $1"; else echo "FAIL $1"; fails=$((fails + 1)); fi
+}
+for way in spare own; do
+	out=$tmp/$way.out err=$tmp/$way.err
+	both=$(cat "$out" "$err")
+	check "$way: no secret read" '! printf "%s" "$both" | grep -q SECRET'
+	check "$way: the file bound over /etc/hostname is what is read" \
+		'grep -qx BOUND-HOSTNAME "$out"'
+	check "$way: /etc/ssl/certs of the mount over /etc/ssl is read" 'grep -qx PUBLIC-CERT "$out"'
+	check "$way: the call ran to its end" 'grep -qx after "$out"'
+done
+view=$(tail -n 1 "$tmp/spare.out")
+echo "     (a worker's /etc: $view)"
+# Where the kernel has overlayfs (root may load it), the worker's /etc is
+# one: a replica instead would be safe, but a mount per entry in every call.
+if grep -qw overlay /proc/filesystems; then
+	check "spare: /etc is an overlay (this kernel has overlayfs)" '[ "$view" = overlayfs ]'
+fi
+# The overlay keeps each hidden name as it was: /etc/sudoers.tmp absent
+# after the host made it, /etc/nshadow a name still, its stand-in empty.
+if [ "$view" = overlayfs ]; then
+	check "spare: /etc/sudoers.tmp, made while the call ran, stays absent" \
+		'[ "$(grep -c "sudoers.tmp.*No such file" "$tmp/spare.err")" = 2 ]'
+	check "spare: /etc/nshadow stays a name" 'grep -qx 1 "$tmp/spare.out"'
+fi
+if [ $fails -ne 0 ]; then
+	for way in spare own; do
+		echo "--- $way stdout"; cat "$tmp/$way.out"; echo "--- $way stderr"; cat "$tmp/$way.err"
+	done
+	exit 1
+fi
+exit 0
