@@ -938,6 +938,12 @@ uint64_t supervisor_call_submit_json(struct tc_session *ss, const char *tool, js
 	return submit(ss->sup, ss, tool, NULL, args, fn, data);
 }
 
+json_t *supervisor_call_arguments(json_t *holder)
+{
+	json_t *args = json_object_get(holder, "arguments");
+	return json_is_null(args) ? NULL : args;
+}
+
 struct tc_session *tc_session_new(struct tc_supervisor *s)
 {
 	struct tc_session *ss = calloc(1, sizeof *ss);

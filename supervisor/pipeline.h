@@ -49,5 +49,12 @@ uint64_t supervisor_call_submit_json(struct tc_session *ss, const char *tool, js
 uint64_t supervisor_call_refuse_json(struct tc_supervisor *s, const char *tool, json_t *args,
                                      enum tc_status st, const char *text, tc_call_fn fn,
                                      void *data);
+/* The "arguments" member of a call given as JSON (an MCP tools/call's
+ * params, a replayed line): borrowed from holder, NULL when absent or
+ * null. null is not in MCP's schema, but clients send it for a tool that
+ * takes nothing, and a harness records what they sent: both mean no
+ * arguments, wherever the call comes from. Any other value is returned
+ * as it is, for the caller to refuse when it is not an object. */
+json_t *supervisor_call_arguments(json_t *holder);
 
 #endif

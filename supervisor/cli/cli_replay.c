@@ -56,7 +56,7 @@ static int parse_call(json_t *line, const char **name, char **args, int *approve
 	json_t *fn = json_object_get(line, "function");
 	json_t *src = json_is_object(fn) ? fn : line;
 	*name = json_string_value(json_object_get(src, "name"));
-	json_t *a = json_object_get(src, "arguments");
+	json_t *a = supervisor_call_arguments(src); /* null: absent, as MCP takes it */
 	*why = NO_NAME;
 	if (!*name)
 		return -1;

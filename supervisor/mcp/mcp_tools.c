@@ -415,11 +415,7 @@ void mcp_tools_call(struct mcp_session *s, json_t *id, json_t *params)
 {
 	const struct config *cfg = s->srv->cfg;
 	json_t *name = json_object_get(params, "name");
-	json_t *args = json_object_get(params, "arguments");
-	/* null is not in the schema, but clients send it for a tool that
-	 * takes nothing: taken as absent, as a model means it. */
-	if (json_is_null(args))
-		args = NULL;
+	json_t *args = supervisor_call_arguments(params); /* null: absent */
 	if (!json_is_string(name) || (args && !json_is_object(args))) {
 		mcp_error(
 		        s, id, RPC_INVALID_PARAMS, NULL,

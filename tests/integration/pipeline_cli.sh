@@ -213,6 +213,16 @@ assert all("approve" in r["error"] and "true" in r["error"] for r in rows[:-1]),
 assert ':1: "approve" is neither true nor false' in open(sys.argv[2]).read()
 PY
 [ ! -e r3.marker ] && ok "replay: not run" || bad "a bad line ran"
+# "arguments": null is no arguments, as tools/call takes it (an MCP
+# client's recorded call): list_roots runs; in both shapes.
+printf '%s\n' '{"name": "list_roots", "arguments": null}' \
+	'{"type": "function", "function": {"name": "list_roots", "arguments": null}}' > "$ws/null.jsonl"
+expect_rc 0 $TC replay --tools $TOOLS --json "$ws/null.jsonl"
+python3 - "$ws/.out" <<'PY' && ok "replay: arguments null taken as absent" || bad "replay arguments null: $(head -c 400 "$ws/.out")"
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+assert [r["status"] for r in rows[:-1]] == ["ok", "ok"], rows
+PY
 
 # audit: one JSON object per line, call ids tie events together
 expect_rc 1 $C --audit "$E/audit.jsonl" make_marker '{"path": "a.marker"}'
