@@ -214,6 +214,34 @@ def case_path_with_line(s, ws):
           f"a misspelt name with a line number lost its closest names: {text!r}")
 
 
+def case_latin1_file(s, ws):
+    """A file in Latin-1 read and edited: told it is not UTF-8 and what
+    writing it back would do; an edit elsewhere keeps its bytes, and one
+    that copies the U+FFFD read_file showed is told why it cannot match."""
+    path = os.path.join(ws, "menu.txt")
+    with open(path, "wb") as f:
+        f.write(b"caf\xe9 au lait\nprice: 3\n")
+    err, text, sc = s.call("read_file", {"path": "menu.txt"})
+    check(not err and text.startswith('[not UTF-8: 1 byte of "menu.txt" (line 1) is not valid '
+                                       'UTF-8 and is shown as U+FFFD (\ufffd)')
+          and "iconv" in text and "     1\tcaf\ufffd au lait\n" in text,
+          f"read_file does not say the file is not UTF-8: {text!r}")
+    check(sc.get("invalid_utf8", {}).get("bytes") == 1,
+          f"the structured result does not count the bytes: {sc!r}")
+    err, text, _ = s.call("edit_file", {"path": "menu.txt", "old_text": "price: 3",
+                                        "new_text": "price: 4"})
+    with open(path, "rb") as f:
+        got = f.read()
+    check(not err and got == b"caf\xe9 au lait\nprice: 4\n" and "kept byte for byte" in text,
+          f"an edit of another line did not keep the Latin-1 byte: {got!r} {text!r}")
+    err, text, _ = s.call("edit_file", {"path": "menu.txt", "old_text": "caf\ufffd au lait",
+                                        "new_text": "coffee"})
+    with open(path, "rb") as f:
+        got = f.read()
+    check(err and "old_text holds U+FFFD" in text and got == b"caf\xe9 au lait\nprice: 4\n",
+          f"an old_text with U+FFFD is not explained: {text!r}")
+
+
 CASES = [(name[5:], fn) for name, fn in sorted(globals().items()) if name.startswith("case_")]
 
 

@@ -276,6 +276,50 @@ static void test_edit_replace_all_many_stays_bounded(void **state)
 	free(got);
 }
 
+/* A file in another encoding: an edit elsewhere keeps its bytes that are
+ * not UTF-8 byte for byte and says so; an old_text holding the U+FFFD
+ * that read_file showed for them is told why it cannot match, and what
+ * to do, and nothing is written. */
+static void test_edit_not_utf8_keeps_bytes(void **state)
+{
+	struct ws *w = *state;
+	ws_write(w, "l1.txt", "caf\xe9 au lait\nsecond line\nna\xefve \xa9\n");
+	int rc = ws_call(w, "edit_file",
+	                 "{\"path\": \"l1.txt\", \"old_text\": \"second line\", "
+	                 "\"new_text\": \"2nd line\"}");
+	assert_ok(w, rc);
+	assert_file(w, "l1.txt", "caf\xe9 au lait\n2nd line\nna\xefve \xa9\n");
+	assert_render_has(w,
+	                  "Its 3 bytes that are not valid UTF-8 (shown as \xef\xbf\xbd) were "
+	                  "kept byte for byte.");
+	json_t *u = json_object_get(w->out.canonical, "invalid_utf8");
+	assert_int_equal(json_integer_value(json_object_get(u, "bytes")), 3);
+	/* on the same line as such a byte, around it */
+	rc = ws_call(w, "edit_file",
+	             "{\"path\": \"l1.txt\", \"old_text\": \"au lait\", \"new_text\": \"noir\"}");
+	assert_ok(w, rc);
+	assert_file(w, "l1.txt", "caf\xe9 noir\n2nd line\nna\xefve \xa9\n");
+	rc = ws_call(w, "edit_file",
+	             "{\"path\": \"l1.txt\", \"old_text\": \"caf\\ufffd noir\", "
+	             "\"new_text\": \"coffee\"}");
+	assert_error(w, rc, "no_match");
+	assert_render_has(w,
+	                  "old_text holds U+FFFD (\xef\xbf\xbd), which read_file shows in place "
+	                  "of bytes that are not valid UTF-8; the file holds those bytes");
+	assert_render_has(w, "3 bytes of \"l1.txt\" (lines 1, 3) are not valid UTF-8");
+	assert_render_has(w, "iconv");
+	assert_null(strstr(w->out.render, "Copy old_text exactly"));
+	assert_non_null(json_object_get(w->out.canonical, "invalid_utf8"));
+	assert_file(w, "l1.txt", "caf\xe9 noir\n2nd line\nna\xefve \xa9\n");
+	/* a U+FFFD in a UTF-8 file is a character like any other */
+	ws_write(w, "u.txt", "a \xef\xbf\xbd b\n");
+	rc = ws_call(w, "edit_file",
+	             "{\"path\": \"u.txt\", \"old_text\": \"\\ufffd\", \"new_text\": \"?\"}");
+	assert_ok(w, rc);
+	assert_file(w, "u.txt", "a ? b\n");
+	assert_null(strstr(w->out.render, "UTF-8"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -294,6 +338,7 @@ int main(void)
 		T(test_edit_near_miss_similar_line),
 		T(test_edit_no_near_miss_keeps_plain_advice),
 		T(test_edit_replace_all_many_stays_bounded),
+		T(test_edit_not_utf8_keeps_bytes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -170,6 +170,21 @@ static void test_patch_hunks_in_order_and_dashes(void **state)
 	assert_file(w, "q.sql", "-- the comment\nselect 1;\nx\nx\nx\nx\nx\nx\nselect 2;\n");
 }
 
+/* A hunk copied from read_file's page of a file that is not UTF-8 holds
+ * U+FFFD where the file has other bytes: told why it cannot match. */
+static void test_patch_not_utf8_hunk_is_explained(void **state)
+{
+	struct ws *w = *state;
+	ws_write(w, "l1.txt", "caf\xe9\nsecond\n");
+	int rc = patch(w,
+	               "--- a/l1.txt\n+++ b/l1.txt\n@@ -1,2 +1,2 @@\n-caf\xef\xbf\xbd\n+coffee\n"
+	               " second\n");
+	assert_error(w, rc, "hunk_failed");
+	assert_render_has(w, "The hunk's lines hold U+FFFD (\xef\xbf\xbd), which read_file shows");
+	assert_render_has(w, "1 byte of \"l1.txt\" (line 1) is not valid UTF-8");
+	assert_file(w, "l1.txt", "caf\xe9\nsecond\n");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -181,6 +196,7 @@ int main(void)
 		T(test_patch_keeps_crlf_and_missing_final_newline),
 		T(test_patch_refusals),
 		T(test_patch_hunks_in_order_and_dashes),
+		T(test_patch_not_utf8_hunk_is_explained),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -291,6 +291,74 @@ static void test_read_many_files_without_openat2(void **state)
 	assert_int_equal(WEXITSTATUS(st), 0);
 }
 
+/* A file in another encoding (Latin-1 "café", "naïve ©"): the bytes that
+ * are not UTF-8 are shown as U+FFFD, and a note before the lines says how
+ * many, where, and what writing the text back would do; the canonical
+ * counts them. A UTF-8 file has no note. */
+static void test_read_file_not_utf8_says_so(void **state)
+{
+	struct ws *w = *state;
+	ws_write(w, "l1.txt", "caf\xe9\nsecond\nna\xefve \xa9\n");
+	int rc = ws_call(w, "read_file", "{\"path\": \"l1.txt\"}");
+	assert_ok(w, rc);
+	assert_render_starts(w,
+	                     "[not UTF-8: 3 bytes of \"l1.txt\" (lines 1, 3) are not valid "
+	                     "UTF-8 and are shown as U+FFFD (\xef\xbf\xbd)");
+	assert_render_has(w, "would write U+FFFD in their place: the original bytes would be lost");
+	assert_render_has(w,
+	                  "\"argv\":[\"iconv\",\"-f\",\"LATIN1\",\"-t\",\"UTF-8\",\"-o\","
+	                  "\"l1.txt.utf8\",\"l1.txt\"]");
+	assert_render_has(w, "]\n     1\tcaf\xef\xbf\xbd\n     2\tsecond\n");
+	json_t *u = json_object_get(w->out.canonical, "invalid_utf8");
+	assert_int_equal(json_integer_value(json_object_get(u, "bytes")), 3);
+	assert_int_equal(json_integer_value(json_object_get(u, "lines")), 2);
+	assert_int_equal(json_integer_value(json_array_get(json_object_get(u, "at_lines"), 1)), 3);
+	/* read_many_files says it for the file that needs it */
+	ws_write(w, "ok.txt", "caf\xc3\xa9 \xef\xbf\xbd\n");
+	rc = ws_call(w, "read_many_files", "{\"paths\": [\"ok.txt\", \"l1.txt\"]}");
+	assert_ok(w, rc);
+	const char *second = strstr(w->out.render, "==> l1.txt <==\n[not UTF-8: 3 bytes");
+	assert_non_null(second);
+	assert_true(strstr(w->out.render, "[not UTF-8") == second + strlen("==> l1.txt <==\n"));
+	rc = ws_call(w, "read_file", "{\"path\": \"ok.txt\"}");
+	assert_ok(w, rc);
+	assert_null(strstr(w->out.render, "not UTF-8"));
+	assert_null(json_object_get(w->out.canonical, "invalid_utf8"));
+}
+
+/* The note takes its room from the page: a page of a file that is not
+ * UTF-8 still fits the render budget whole, and paging reads every line. */
+static void test_read_file_not_utf8_page_fits_budget(void **state)
+{
+	struct ws *w = *state;
+	FILE *f = fopen(ws_path(w, "big.txt"), "w");
+	assert_non_null(f);
+	for (int i = 1; i <= 400; i++)
+		fprintf(f, "value_%d = caf\xe9_abcdefghijklmnopqrstuvwxyz\n", i);
+	fclose(f);
+	w->ctx.max_render = 4000;
+	size_t next = 1, seen = 0;
+	while (next) {
+		char args[96];
+		snprintf(args, sizeof args, "{\"path\": \"big.txt\", \"offset\": %zu}", next);
+		assert_ok(w, ws_call(w, "read_file", args));
+		assert_true(render_chars(w) <= 4000);
+		assert_render_has(w, "[not UTF-8: 400 bytes of \"big.txt\" (lines 1, 2, 3");
+		assert_render_has(w, ", ...: 400 lines in all)");
+		seen += json_array_size(json_object_get(w->out.canonical, "lines"));
+		json_t *n = json_object_get(w->out.canonical, "next_offset");
+		next = n ? (size_t)json_integer_value(n) : 0;
+	}
+	assert_int_equal(seen, 400);
+	/* a budget too small for the whole note gets its gist */
+	w->ctx.max_render = 300;
+	assert_ok(w, ws_call(w, "read_file", "{\"path\": \"big.txt\"}"));
+	assert_true(render_chars(w) <= 300);
+	assert_render_starts(w,
+	                     "[not UTF-8: 400 bytes shown as U+FFFD (\xef\xbf\xbd); writing "
+	                     "this text back would replace them]\n     1\tvalue_1 = caf");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -302,6 +370,8 @@ int main(void)
 		T(test_read_many_files_without_openat2),
 		T(test_read_file_returns_images),
 		T(test_read_file_image_over_cap),
+		T(test_read_file_not_utf8_says_so),
+		T(test_read_file_not_utf8_page_fits_budget),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -57,6 +57,13 @@ static inline json_int_t tool_out_int(const struct tc_output *o, const char *key
 			fail_msg("render lacks \"%s\":\n%s", (text), (f)->out.render);             \
 	} while (0)
 
+#define assert_render_starts(f, text)                                                              \
+	do {                                                                                       \
+		if (strncmp((f)->out.render, (text), strlen(text)))                                \
+			fail_msg("render does not start with \"%s\":\n%s", (text),                 \
+			         (f)->out.render);                                                 \
+	} while (0)
+
 #define assert_error(f, rc, code)                                                                  \
 	do {                                                                                       \
 		assert_int_not_equal((rc), 0);                                                     \

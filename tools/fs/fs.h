@@ -226,6 +226,31 @@ size_t fs_line_start(const char *text, size_t len, size_t line);
 size_t fs_show_lines(struct buf *r, const char *text, size_t len, size_t from, size_t to,
                      size_t width);
 
+/* The bytes of a text that read_file shows as U+FFFD (not valid UTF-8, or
+ * NUL), and the lines that hold them: a file in another encoding. */
+#define FS_NOT_UTF8_LINES 10 /* line numbers kept */
+struct fs_not_utf8 {
+	size_t bytes;                 /* 0: the text is valid UTF-8 */
+	size_t lines;                 /* lines holding such bytes */
+	size_t at[FS_NOT_UTF8_LINES]; /* the first of them, 1-based */
+};
+void fs_not_utf8_scan(const char *text, size_t len, struct fs_not_utf8 *u);
+/* {"bytes", "lines", "at_lines": [the first 10]}: new, NULL out of memory. */
+json_t *fs_not_utf8_json(const struct fs_not_utf8 *u);
+/* Appends one sentence on those bytes of the file rel: how many, on which
+ * lines, that they are shown as U+FFFD, and what to do ("3 bytes of
+ * "f.txt" (lines 1, 3) are not valid UTF-8 ... convert the file to UTF-8
+ * first, e.g. with run_command ... {"argv": ["iconv", ...]} ..."): a
+ * model must not write the file back with U+FFFD in place of its bytes. */
+void fs_not_utf8_note(struct buf *b, const char *rel, const struct fs_not_utf8 *u);
+/* For text to find (old, olen) that holds U+FFFD, copied from a read_file
+ * page of the file rel (text, len) that is not valid UTF-8, where no copy
+ * can match: appends why (lead, then fs_not_utf8_note) to err's message,
+ * sets err["invalid_utf8"] and returns true. False, err unchanged, when
+ * old or the file is not that. */
+bool fs_not_utf8_hint(json_t *err, const char *text, size_t len, const char *old, size_t olen,
+                      const char *rel, const char *lead);
+
 /* A changed span of a text, in bytes [start, end) of the text after the
  * change (end == start: something was only removed there). */
 struct fs_span {

@@ -251,6 +251,12 @@ static json_t *match_error(const struct work *w, const struct edit *e, const cha
 		json_t *err = fs_error("no_match", "%sold_text was not found in \"%s\"%s.", where,
 		                       rel, idx ? " (as the edits before it left it)" : "");
 		if (err &&
+		    !fs_not_utf8_hint(err, w->text, w->len, e->old, e->olen, rel,
+		                      "old_text holds U+FFFD (\xef\xbf\xbd), which read_file "
+		                      "shows in place of bytes that are not valid UTF-8; the "
+		                      "file holds those bytes, not U+FFFD. Leave the "
+		                      "\xef\xbf\xbd out of old_text and replace only the "
+		                      "text around it.") &&
 		    !fs_near_miss(
 		            err, w->text, w->len, e->old, e->olen,
 		            "Copy old_text exactly from the file (read_file shows these lines) "
@@ -455,22 +461,36 @@ static int report(const struct tc_tool_ctx *ctx, const struct fs_path *p, struct
 		json_object_set(res, "edits", per_edit);
 	if (w->crlf_taken)
 		json_object_set_new(res, "line_endings", json_string("crlf"));
+	/* A file in another encoding: its bytes that are not UTF-8 were not
+	 * touched (old_text, valid UTF-8, cannot match them), and the model
+	 * sees them as U+FFFD in the lines below; it is told they are intact. */
+	struct fs_not_utf8 u;
+	char kept[160] = "";
+	fs_not_utf8_scan(w->text, w->len, &u);
+	if (u.bytes) {
+		snprintf(kept, sizeof kept,
+		         " Its %zu byte%s that %s not valid UTF-8 (shown as \xef\xbf\xbd) %s kept "
+		         "byte for byte.",
+		         u.bytes, u.bytes == 1 ? "" : "s", u.bytes == 1 ? "is" : "are",
+		         u.bytes == 1 ? "was" : "were");
+		json_object_set_new(res, "invalid_utf8", fs_not_utf8_json(&u));
+	}
 	struct buf r = BUF_INIT;
 	if (n == 1 && w->replacements == 1)
 		fs_buf_printf(
 		        &r,
 		        "Edited \"%s\" at line %zu: replaced %zu line%s with %zu; the file now has "
-		        "%zu bytes.%s%s\n",
+		        "%zu bytes.%s%s%s\n",
 		        p->rel, line, w->removed, w->removed == 1 ? "" : "s", w->added, w->len,
-		        w->crlf_taken ? CRLF_NOTE : "", cleared ? FS_CLEARED_NOTE : "");
+		        w->crlf_taken ? CRLF_NOTE : "", kept, cleared ? FS_CLEARED_NOTE : "");
 	else
 		fs_buf_printf(
 		        &r,
 		        "Edited \"%s\": %zu edit%s, %zu replacement%s, %zu line%s replaced with %zu; "
-		        "the file now has %zu bytes.%s%s\n",
+		        "the file now has %zu bytes.%s%s%s\n",
 		        p->rel, n, n == 1 ? "" : "s", w->replacements,
 		        w->replacements == 1 ? "" : "s", w->removed, w->removed == 1 ? "" : "s",
-		        w->added, w->len, w->crlf_taken ? CRLF_NOTE : "",
+		        w->added, w->len, w->crlf_taken ? CRLF_NOTE : "", kept,
 		        cleared ? FS_CLEARED_NOTE : "");
 	fs_show_regions(&r, res, w->text, w->len, w->spans, w->nspans, SHOW_CONTEXT,
 	                show_chars(ctx));

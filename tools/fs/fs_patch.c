@@ -513,7 +513,12 @@ static json_t *hunk_error(const struct fpatch *f, size_t hi, const char *t, size
 	                 old_lines(h) == 1 ? "" : "s");
 	size_t olen;
 	char *old = err ? old_text(h, &olen) : NULL;
-	if (old && olen)
+	if (old && olen &&
+	    !fs_not_utf8_hint(err, t, len, old, olen, f->fp.rel,
+	                      "The hunk's lines hold U+FFFD (\xef\xbf\xbd), which read_file "
+	                      "shows in place of bytes that are not valid UTF-8; the file holds "
+	                      "those bytes, not U+FFFD. Give context and removed lines without "
+	                      "\xef\xbf\xbd, or use edit_file on the text around it."))
 		fs_near_miss(err, t, len, old, olen,
 		             "Make the hunk's context and removed lines match the "
 		             "file (read_file shows them) and call again.");

@@ -286,6 +286,35 @@ static int image_result(const char *rel, const char *mime, const char *data, siz
 	return 0;
 }
 
+/* For a text that is not valid UTF-8: a note before its lines, on every
+ * page (a model may read only the page it was pointed to), taken from the
+ * page's characters, and res["invalid_utf8"]. */
+static void not_utf8_header(const char *data, size_t len, const char *rel,
+                            const struct text_req *rq, json_t *res, struct buf *r)
+{
+	struct fs_not_utf8 u;
+	fs_not_utf8_scan(data, len, &u);
+	if (!u.bytes)
+		return;
+	size_t mark = r->len;
+	buf_adds(r, "[not UTF-8: ");
+	fs_not_utf8_note(r, rel, &u);
+	buf_adds(r, "]\n");
+	size_t used = r->data ? utf8_count(r->data + mark, r->len - mark) : 0;
+	if (used > *rq->chars / 2 && !r->failed) {
+		/* A small render budget (max_render_chars can be 100): the
+		 * page's lines come first; the gist stays. */
+		r->len = mark;
+		fs_buf_printf(r,
+		              "[not UTF-8: %zu byte%s shown as U+FFFD (\xef\xbf\xbd); writing "
+		              "this text back would replace %s]\n",
+		              u.bytes, u.bytes == 1 ? "" : "s", u.bytes == 1 ? "it" : "them");
+		used = utf8_count(r->data + mark, r->len - mark);
+	}
+	*rq->chars -= used < *rq->chars ? used : *rq->chars;
+	json_object_set_new(res, "invalid_utf8", fs_not_utf8_json(&u));
+}
+
 /* Reads the text file at rel into *res (a new object) and the render.
  * 0, or -1 with *err. */
 static int read_text(const struct tc_tool_ctx *ctx, const char *rel, const struct text_req *rq,
@@ -324,6 +353,8 @@ static int read_text(const struct tc_tool_ctx *ctx, const char *rel, const struc
 		goto out;
 	}
 	*res = json_pack("{s:s}", "path", rel);
+	if (*res)
+		not_utf8_header(data, len, rel, rq, *res, r);
 	if (!*res || take_lines(data, len, rq, *res, r)) {
 		json_decref(*res);
 		*res = NULL;

@@ -215,3 +215,92 @@ out:
 	free(s);
 	free(lines);
 }
+
+/* ---- bytes that are not UTF-8 ------------------------------------------ */
+
+void fs_not_utf8_scan(const char *text, size_t len, struct fs_not_utf8 *u)
+{
+	const unsigned char *p = (const unsigned char *)text;
+	size_t line = 1, last = 0;
+	*u = (struct fs_not_utf8){ 0 };
+	for (size_t i = 0; i < len;) {
+		if (p[i] == '\n')
+			line++;
+		/* What utf8_sanitize replaces: a byte no valid sequence starts
+		 * with, and NUL. */
+		size_t k = p[i] && p[i] < 0x80 ? 1 : p[i] ? utf8_seq_len(p + i, len - i) : 0;
+		if (k) {
+			i += k;
+			continue;
+		}
+		u->bytes++;
+		i++;
+		if (line != last) {
+			if (u->lines < FS_NOT_UTF8_LINES)
+				u->at[u->lines] = line;
+			u->lines++;
+			last = line;
+		}
+	}
+}
+
+json_t *fs_not_utf8_json(const struct fs_not_utf8 *u)
+{
+	json_t *at = json_array();
+	for (size_t i = 0; at && i < u->lines && i < FS_NOT_UTF8_LINES; i++)
+		json_array_append_new(at, json_integer((json_int_t)u->at[i]));
+	return json_pack("{s:I, s:I, s:o*}", "bytes", (json_int_t)u->bytes, "lines",
+	                 (json_int_t)u->lines, "at_lines", at);
+}
+
+void fs_not_utf8_note(struct buf *b, const char *rel, const struct fs_not_utf8 *u)
+{
+	fs_buf_printf(b, "%zu byte%s of \"%s\" (line%s ", u->bytes, u->bytes == 1 ? "" : "s", rel,
+	              u->lines == 1 ? "" : "s");
+	for (size_t i = 0; i < u->lines && i < FS_NOT_UTF8_LINES; i++)
+		fs_buf_printf(b, "%s%zu", i ? ", " : "", u->at[i]);
+	if (u->lines > FS_NOT_UTF8_LINES)
+		fs_buf_printf(b, ", ...: %zu lines in all", u->lines);
+	/* The suggested command as JSON, so that any name reads back. */
+	char *utf8_name = NULL;
+	json_t *argv = asprintf(&utf8_name, "%s.utf8", rel) < 0 ?
+	        NULL :
+	        json_pack("{s:[s, s, s, s, s, s, s, s]}", "argv", "iconv", "-f", "LATIN1", "-t",
+	                  "UTF-8", "-o", utf8_name, rel);
+	char *cmd = argv ? json_dumps(argv, JSON_COMPACT) : NULL;
+	fs_buf_printf(
+	        b,
+	        ") %s not valid UTF-8 and %s shown as U+FFFD (\xef\xbf\xbd): the file is likely "
+	        "in another encoding, such as Latin-1 or Windows-1252. edit_file and apply_patch "
+	        "keep every byte they do not replace, but an old_text (or a patch line) holding "
+	        "\xef\xbf\xbd cannot match those bytes, and write_file (or a new_text holding "
+	        "\xef\xbf\xbd) would write U+FFFD in their place: the original bytes would be "
+	        "lost. To change those lines, convert the file "
+	        "to UTF-8 first, e.g. with run_command if you may use it: %s (the encoding is a "
+	        "guess; check the result), then move it over the original.",
+	        u->bytes == 1 ? "is" : "are", u->bytes == 1 ? "is" : "are",
+	        cmd ? cmd : "iconv -f LATIN1 -t UTF-8");
+	free(cmd);
+	json_decref(argv);
+	free(utf8_name);
+}
+
+bool fs_not_utf8_hint(json_t *err, const char *text, size_t len, const char *old, size_t olen,
+                      const char *rel, const char *lead)
+{
+	struct fs_not_utf8 u;
+	if (!memmem(old, olen, "\xef\xbf\xbd", 3))
+		return false;
+	fs_not_utf8_scan(text, len, &u);
+	if (!u.bytes)
+		return false;
+	struct buf b = BUF_INIT;
+	buf_adds(&b, lead);
+	buf_adds(&b, " ");
+	fs_not_utf8_note(&b, rel, &u);
+	if (!b.failed && b.data)
+		fs_error_hint(err, b.data);
+	buf_release(&b);
+	json_object_set_new(err, "invalid_utf8", fs_not_utf8_json(&u));
+	return true;
+}
