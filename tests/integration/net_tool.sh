@@ -131,6 +131,8 @@ check "r['status'] == 'invalid_arguments'" "a header value with CR/LF is refused
 fetch "{\"url\": \"$base/missing\"}"
 check "r['status'] == 'failed' and c['status'] == 404 and 'no such page' in c['body']" \
 	"a 404 is a failure that still shows the response"
+check "r['render'].startswith('HTTP/1.1 404 Not Found\\n[404 is an error status: ') and r['render'].index('no such page') > r['render'].index('content-type: text/plain') and sorted(c) == sorted(['url', 'final_url', 'method', 'status', 'headers', 'content_type', 'body_bytes', 'truncated', 'redirects', 'body'])" \
+	"a 404's render leads with the status line and says it is an error status; its fields are a success's"
 fetch "{\"url\": \"ftp://127.0.0.1:$port/x\"}"
 [ $rc = 1 ] && ok "ftp:// refused (exit 1)" || bad "ftp:// exit $rc"
 

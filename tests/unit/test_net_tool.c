@@ -82,6 +82,10 @@ static void respond(int c, int port)
 		         "HTTP/1.1 302 Found\r\nLocation: http://localhost:%d/text\r\n"
 		         "Content-Length: 0\r\nConnection: close\r\n\r\n",
 		         port);
+	else if (!strcmp(path, "/down")) /* HTTP/2 has no reason phrase: nor does this */
+		snprintf(resp, sizeof resp,
+		         "HTTP/1.1 503 \r\nContent-Type: text/plain\r\nRetry-After: 30\r\n"
+		         "Content-Length: 12\r\nConnection: close\r\n\r\nback soon.\r\n");
 	else
 		snprintf(resp, sizeof resp,
 		         "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n"
@@ -397,7 +401,33 @@ static void test_http_fetch_404_is_a_failure_with_the_response(void **state)
 	assert_int_not_equal(rc, 0);
 	assert_int_equal(json_integer_value(json_object_get(f->out.canonical, "status")), 404);
 	assert_null(out_str(f, "error"));
-	assert_render_has(f, "HTTP/1.1 404 Not Found\nHEAD ");
+	assert_render_starts(f,
+	                     "HTTP/1.1 404 Not Found\n[404 is an error status: the server did "
+	                     "not accept the request (4xx: check the URL");
+	assert_render_has(f, "the server's headers and body follow, and often say why.]\nHEAD ");
+}
+
+/* A 5xx without a reason phrase: said in toolcage's words after the status
+ * line, and the whole answer (headers, body) is still the result, with
+ * the fields of a success. */
+static void test_http_fetch_5xx_is_a_failure_with_the_response(void **state)
+{
+	struct fx *f = *state;
+	int rc = fetch(f, json_pack("{s:s}", "url", url(f, "/down")));
+	assert_int_not_equal(rc, 0);
+	assert_render_starts(f,
+	                     "HTTP/1.1 503\n[503 is an error status: the server failed to "
+	                     "answer (5xx: it may work later)");
+	assert_render_has(f, "\nback soon.");
+	assert_string_equal(out_str(f, "body"), "back soon.\r\n");
+	assert_int_equal(json_integer_value(json_object_get(f->out.canonical, "status")), 503);
+	static const char *const fields[] = { "url",        "final_url", "method",
+		                              "status",     "headers",   "content_type",
+		                              "body_bytes", "truncated", "redirects" };
+	for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
+		if (!json_object_get(f->out.canonical, fields[i]))
+			fail_msg("no %s in the result of a 503", fields[i]);
+	assert_null(out_str(f, "error"));
 }
 
 /* ---- the plugin ---------------------------------------------------------------- */
@@ -443,6 +473,7 @@ int main(void)
 		T(test_http_fetch_max_bytes_truncates),
 		T(test_http_fetch_max_bytes_as_a_whole_real),
 		T(test_http_fetch_404_is_a_failure_with_the_response),
+		T(test_http_fetch_5xx_is_a_failure_with_the_response),
 		T(test_net_plugin_is_network_with_url_arg),
 		T(test_http_fetch_passes_strict_lint),
 	};

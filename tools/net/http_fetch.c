@@ -349,7 +349,9 @@ static size_t on_header(char *p, size_t size, size_t nitems, void *data)
 {
 	struct nf_response *rs = data;
 	size_t len = size * nitems, n = len;
-	while (n && (p[n - 1] == '\r' || p[n - 1] == '\n'))
+	/* Trailing blanks too: "HTTP/1.1 503 " (no reason phrase) and a
+	 * header's trailing whitespace (RFC 9110 5.5) are noise. */
+	while (n && (p[n - 1] == '\r' || p[n - 1] == '\n' || p[n - 1] == ' ' || p[n - 1] == '\t'))
 		n--;
 	if (n >= 5 && !strncmp(p, "HTTP/", 5)) { /* a new response (after 1xx too) */
 		json_object_clear(rs->headers);
@@ -797,12 +799,27 @@ static void render_body(struct buf *b, const struct fetch *f, const char *ct, co
 		        f->max_bytes);
 }
 
+/* The status line leads (the server's words), and an error status is
+ * said next in toolcage's own, from the number curl read, whatever the
+ * reason phrase claims (HTTP/2 has none): the call is a failure (isError
+ * over MCP), though what follows is the server's whole answer, which a
+ * model needs to see why. */
 static char *render(const struct fetch *f, const char *ct, const char *text, size_t tlen)
 {
 	struct buf b = BUF_INIT;
-	buf_printf(&b, "%s\n%s %s\n",
-	           f->resp.status_line[0] ? f->resp.status_line : "(no status line)",
-	           f->head ? "HEAD" : "GET", f->current);
+	long status = f->resp.status;
+	buf_printf(&b, "%s\n", f->resp.status_line[0] ? f->resp.status_line : "(no status line)");
+	if (status >= 400)
+		buf_printf(&b,
+		           "[%ld is an error status: %s. The fetch itself worked and this call "
+		           "counts as failed; the server's headers and body follow, and often say "
+		           "why.]\n",
+		           status,
+		           status < 500 ?
+		                   "the server did not accept the request (4xx: check the URL, "
+		                   "the method and the headers)" :
+		                   "the server failed to answer (5xx: it may work later)");
+	buf_printf(&b, "%s %s\n", f->head ? "HEAD" : "GET", f->current);
 	size_t i;
 	json_t *r;
 	json_array_foreach(f->redirects, i, r)
@@ -848,7 +865,10 @@ static int result(struct fetch *f, struct tc_output *out)
 		*out = (struct tc_output){ 0 };
 		return fail(f, out, "no_memory", "http_fetch ran out of memory.");
 	}
-	/* 4xx and 5xx: the fetch worked, but the model should see a failure. */
+	/* 4xx and 5xx: the fetch worked, but the request did not: a tool
+	 * execution error as MCP means it ("API failures", for the model to
+	 * correct), as curl -f and the reference fetch server take it. The
+	 * result is the same whole answer (docs/tools.md). */
 	return rs->status >= 400 ? 1 : 0;
 }
 

@@ -17,7 +17,8 @@ static const struct tc_tool net_tools[] = {
 		.description =
 			"Fetch one web page or API response over HTTP or HTTPS with GET or HEAD and return its "
 			"status line, main headers and body as text; a binary body is described by its type "
-			"and size only. Only hosts on the configured domain allowlist can be reached, and "
+			"and size only. A 4xx or 5xx status makes the call a failure that still returns the "
+			"whole response. Only hosts on the configured domain allowlist can be reached, and "
 			"redirects (up to 5) are followed only to allowed hosts. Not for sending data (no POST "
 			"or PUT), and not for files in the workspace: use read_file for those.",
 		.parameters = JSON({
