@@ -33,8 +33,9 @@ def check(cond, what):
 
 
 class Server:
-    def __init__(self, tc, ws):
-        self.p = subprocess.Popen([tc, "serve", "--workspace", ws], cwd=ws,
+    def __init__(self, tc, ws, *args):
+        self.tc = tc
+        self.p = subprocess.Popen([tc, "serve", "--workspace", ws, *args], cwd=ws,
                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                   stderr=subprocess.DEVNULL)
         self.buf = b""
@@ -240,6 +241,34 @@ def case_latin1_file(s, ws):
         got = f.read()
     check(err and "old_text holds U+FFFD" in text and got == b"caf\xe9 au lait\nprice: 4\n",
           f"an old_text with U+FFFD is not explained: {text!r}")
+
+
+def case_long_output(s, ws):
+    """run_command with a long output, under a configuration that lets it
+    run: the structured result holds what the text shows of each stream,
+    not many times more (a client may give the model either), and says
+    what was left out."""
+    cfg_dir = tempfile.mkdtemp(prefix="tc-trips-cfg-")
+    try:
+        cfg = os.path.join(cfg_dir, "toolcage.json")
+        with open(cfg, "w") as f:
+            json.dump({"policy": {"levels": {"destructive": "allow"}}}, f)
+        s2 = Server(s.tc, ws, "--config", cfg)
+        try:
+            err, text, sc = s2.call("run_command", {"argv": ["sh", "-c",
+                                                             "seq 1 100000; seq 1 50000 >&2"]})
+        finally:
+            check(s2.close() == 0, "the second server did not exit 0")
+    finally:
+        shutil.rmtree(cfg_dir, ignore_errors=True)
+    check(not err, f"run_command failed: {text[:300]!r}")
+    shown = len(sc["stdout"]) + len(sc["stderr"])
+    check(shown <= len(text), f"structuredContent holds {shown} characters of output, "
+                              f"the text {len(text)} in all")
+    check(sc["truncated"] is True and sc["stdout_bytes"] == 588895 and
+          sc["stderr_bytes"] == 288894 and "bytes left out ...]" in sc["stdout"] and
+          sc["stdout"].endswith("100000\n") and sc["stdout"] in text,
+          f"the truncation is not stated: {json.dumps(sc)[:400]}")
 
 
 CASES = [(name[5:], fn) for name, fn in sorted(globals().items()) if name.startswith("case_")]

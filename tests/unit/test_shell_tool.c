@@ -406,6 +406,15 @@ static void test_run_command_timeout_capped_below_deadline(void **state)
 	assert_render_has(w, "Give a larger timeout_ms (at most 900)");
 }
 
+/* Code points of valid UTF-8 s. */
+static size_t chars_of(const char *s)
+{
+	size_t n = 0;
+	for (; *s; s++)
+		n += ((unsigned char)*s & 0xC0) != 0x80;
+	return n;
+}
+
 static void test_run_command_bounds_huge_output(void **state)
 {
 	struct ws *w = *state;
@@ -416,20 +425,47 @@ static void test_run_command_bounds_huge_output(void **state)
 	assert_int_equal(out_int(w, "stdout_bytes"), 5000004);
 	assert_true(json_is_true(json_object_get(w->out.canonical, "truncated")));
 	const char *o = out_str(w, "stdout");
-	assert_true(strlen(o) < 300000);
 	assert_non_null(strstr(o, "bytes left out"));
 	assert_non_null(strstr(o, "END\n"));        /* the tail is kept */
 	assert_true(strlen(w->out.render) < 25000); /* within the render budget */
-	assert_render_has(w, "left out of this render");
+	assert_render_has(w, "bytes left out");
 }
 
-/* Code points of valid UTF-8 s. */
-static size_t chars_of(const char *s)
+/* The canonical's streams are what the render shows of them, no more: an
+ * MCP client may give the model structuredContent instead of the text, and
+ * must not give it many times the budget. Each stream's note and total say
+ * what was left out; separate and merged alike. */
+static void test_run_command_canonical_holds_what_render_shows(void **state)
 {
-	size_t n = 0;
-	for (; *s; s++)
-		n += ((unsigned char)*s & 0xC0) != 0x80;
-	return n;
+	struct ws *w = *state;
+	int rc = call(w,
+	              json_pack("{s:[s,s,s]}", "argv", "sh", "-c",
+	                        "yes out | head -c 300000; yes err | head -c 300000 >&2"));
+	assert_int_equal(rc, 0);
+	const char *o = out_str(w, "stdout"), *e = out_str(w, "stderr");
+	assert_true(chars_of(o) + chars_of(e) <= w->ctx.max_render);
+	assert_true(chars_of(o) > w->ctx.max_render / 3 && chars_of(e) > w->ctx.max_render / 3);
+	assert_non_null(strstr(w->out.render, o));
+	assert_non_null(strstr(w->out.render, e));
+	assert_true(json_is_true(json_object_get(w->out.canonical, "truncated")));
+	assert_int_equal(out_int(w, "stdout_bytes"), 300000);
+	assert_int_equal(out_int(w, "stderr_bytes"), 300000);
+	unsigned long long left = strtoull(strstr(o, "[... ") + 5, NULL, 10);
+	assert_true(left > 250000 && left < 300000);
+	rc = call(w,
+	          json_pack("{s:[s,s,s], s:s}", "argv", "sh", "-c",
+	                    "yes out | head -c 300000; yes err | head -c 300000 >&2", "stream",
+	                    "merged"));
+	assert_int_equal(rc, 0);
+	o = out_str(w, "output");
+	assert_true(chars_of(o) <= w->ctx.max_render);
+	assert_non_null(strstr(w->out.render, o));
+	assert_int_equal(out_int(w, "output_bytes"), 600000);
+	/* small output: whole, and not truncated */
+	rc = call(w, json_pack("{s:[s,s]}", "argv", "echo", "hi"));
+	assert_int_equal(rc, 0);
+	assert_string_equal(out_str(w, "stdout"), "hi\n");
+	assert_false(json_is_true(json_object_get(w->out.canonical, "truncated")));
 }
 
 /* One long argument without quotes: the echo of the command line is cut
@@ -563,6 +599,7 @@ int main(void)
 		T(test_run_command_does_not_leak_fds),
 		T(test_shell_plugin_loads_destructive),
 		T(test_run_command_passes_strict_lint),
+		T(test_run_command_canonical_holds_what_render_shows),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -351,18 +351,20 @@ static void add_clean(struct buf *b, const char *p, size_t n)
 	free(clean);
 }
 
-/* Appends one stream cut to budget code points: its head and tail, with
- * the number of the stream's bytes not shown between them. raw is what the
+/* Appends one stream as the answer shows it, the render and the canonical
+ * alike (an MCP client may give the model either, so neither may hold more
+ * than the other): cut to budget code points, its head and tail, with the
+ * number of the stream's bytes not shown between them. raw is what the
  * capture kept (sh_capture_raw); the capture's own gap (bytes not kept)
  * sits at c->head_len and is counted in the note, so the note and the
- * header's total agree. */
-static void render_stream(struct buf *b, const struct sh_capture *c, const char *raw, size_t len,
-                          size_t budget)
+ * stream's total agree. Returns whether anything was left out. */
+static bool stream_shown(struct buf *b, const struct sh_capture *c, const char *raw, size_t len,
+                         size_t budget)
 {
 	bool gap = sh_capture_cut(c);
 	if (!gap && raw_chars(raw, len) <= budget) {
 		add_clean(b, raw, len);
-		return;
+		return false;
 	}
 	size_t head_end = gap ? c->head_len : len;
 	size_t hb = raw_prefix(raw, head_end, budget * 2 / 3);
@@ -371,9 +373,20 @@ static void render_stream(struct buf *b, const struct sh_capture *c, const char 
 	size_t rest = raw_chars(raw + from, len - from);
 	size_t ts = from + raw_prefix(raw + from, len - from, rest > left ? rest - left : 0);
 	add_clean(b, raw, hb);
-	buf_printf(b, "\n[... %llu bytes left out of this render ...]\n",
+	buf_printf(b, "\n[... %llu bytes left out ...]\n",
 	           (unsigned long long)(c->total - hb - (len - ts)));
 	add_clean(b, raw + ts, len - ts);
+	return true;
+}
+
+/* A stream's text into the render, on lines of its own. */
+static void add_stream(struct buf *b, const struct buf *shown)
+{
+	if (!shown->data)
+		return;
+	buf_add(b, shown->data, shown->len);
+	if (shown->len && shown->data[shown->len - 1] != '\n')
+		buf_adds(b, "\n");
 }
 
 /* The advice must not ask for more time than there is: at the limit, only
@@ -445,8 +458,12 @@ static void render_names(struct buf *b, json_t *names)
 	json_array_foreach(names, i, v) buf_printf(b, "%s%s", i ? ", " : "", json_string_value(v));
 }
 
+/* The render, and in shown[0] and shown[1] stdout and stderr as it shows
+ * them (merged: shown[0] only), for the canonical; *cut says whether
+ * either left bytes out. */
 static char *render(char *const *argv, const struct sh_result *r, const char *o, size_t olen,
-                    const char *e, size_t elen, size_t budget, const struct render_opts *ro)
+                    const char *e, size_t elen, size_t budget, const struct render_opts *ro,
+                    struct buf shown[2], bool *cut)
 {
 	struct buf b = BUF_INIT;
 	render_cmdline(&b, argv);
@@ -480,23 +497,20 @@ static char *render(char *const *argv, const struct sh_result *r, const char *o,
 	else if (ec < eb)
 		ob += eb - ec;
 	if (ro->merged) {
+		*cut = stream_shown(&shown[0], &r->out, o, olen, budget);
 		buf_printf(&b, "--- output (%llu bytes, stdout and stderr merged) ---\n",
 		           (unsigned long long)r->out.total);
-		render_stream(&b, &r->out, o, olen, budget);
-		if (olen && o[olen - 1] != '\n')
-			buf_adds(&b, "\n");
+		add_stream(&b, &shown[0]);
 		if (note)
 			buf_adds(&b, git_note);
 		return buf_detach(&b);
 	}
+	*cut = stream_shown(&shown[0], &r->out, o, olen, ob);
+	*cut |= stream_shown(&shown[1], &r->err, e, elen, eb);
 	buf_printf(&b, "--- stdout (%llu bytes) ---\n", (unsigned long long)r->out.total);
-	render_stream(&b, &r->out, o, olen, ob);
-	if (olen && o[olen - 1] != '\n')
-		buf_adds(&b, "\n");
+	add_stream(&b, &shown[0]);
 	buf_printf(&b, "--- stderr (%llu bytes) ---\n", (unsigned long long)r->err.total);
-	render_stream(&b, &r->err, e, elen, eb);
-	if (elen && e[elen - 1] != '\n')
-		buf_adds(&b, "\n");
+	add_stream(&b, &shown[1]);
 	if (note)
 		buf_adds(&b, git_note);
 	return buf_detach(&b);
@@ -518,23 +532,30 @@ static int report(const struct tc_tool_ctx *ctx, char **argv, const struct sh_re
 	const char *cwd = ro->cwd;
 	uint32_t timeout_ms = ro->timeout_ms;
 	size_t olen, elen;
-	char *o = sh_capture_text(&r->out, &olen), *e = sh_capture_text(&r->err, &elen);
-	if (!o || !e) {
-		free(o);
-		free(e);
-		return fail(out, "no_memory",
-		            "run_command ran out of memory collecting the output.");
-	}
-	bool truncated = sh_capture_cut(&r->out) || sh_capture_cut(&r->err);
-	out->canonical =
-	        json_pack("{s:o, s:s, s:o, s:o, s:b, s:s%, s:s%, s:I, s:I, s:b, s:I, s:I}", "argv",
-	                  argv_json(argv), "cwd", cwd, "exit_code",
-	                  r->signal || r->timed_out ? json_null() : json_integer(r->exit_code),
-	                  "signal", r->signal ? json_integer(r->signal) : json_null(), "timed_out",
-	                  r->timed_out, "stdout", o, olen, "stderr", e, elen, "stdout_bytes",
-	                  (json_int_t)r->out.total, "stderr_bytes", (json_int_t)r->err.total,
-	                  "truncated", truncated, "timeout_ms", (json_int_t)timeout_ms,
-	                  "duration_ms", (json_int_t)r->duration_ms);
+	char *o = sh_capture_raw(&r->out, &olen), *e = sh_capture_raw(&r->err, &elen);
+	size_t budget = ctx->max_render ? ctx->max_render : SH_RENDER_DEFAULT;
+	struct buf shown[2] = { BUF_INIT, BUF_INIT };
+	bool cut = false;
+	if (o && e)
+		out->render = render(argv, r, o, olen, e, elen, budget, ro, shown, &cut);
+	free(o);
+	free(e);
+	if (out->render && !shown[0].failed && !shown[1].failed)
+		out->canonical =
+		        json_pack("{s:o, s:s, s:o, s:o, s:b, s:s%, s:s%, s:I, s:I, s:b, s:I, s:I}",
+		                  "argv", argv_json(argv), "cwd", cwd, "exit_code",
+		                  r->signal || r->timed_out ? json_null() :
+		                                              json_integer(r->exit_code),
+		                  "signal", r->signal ? json_integer(r->signal) : json_null(),
+		                  "timed_out", r->timed_out, "stdout",
+		                  shown[0].data ? shown[0].data : "", shown[0].len, "stderr",
+		                  shown[1].data ? shown[1].data : "", shown[1].len, "stdout_bytes",
+		                  (json_int_t)r->out.total, "stderr_bytes",
+		                  (json_int_t)r->err.total, "truncated", cut, "timeout_ms",
+		                  (json_int_t)timeout_ms, "duration_ms",
+		                  (json_int_t)r->duration_ms);
+	buf_release(&shown[0]);
+	buf_release(&shown[1]);
 	if (out->canonical && ro->merged) {
 		/* One stream: named for what it is, not as stdout. */
 		json_object_set(out->canonical, "output",
@@ -551,16 +572,6 @@ static int report(const struct tc_tool_ctx *ctx, char **argv, const struct sh_re
 		json_object_set(out->canonical, "env_set", ro->env_set);
 		json_object_set(out->canonical, "env_ignored", ro->env_ignored);
 	}
-	free(o);
-	free(e);
-	/* The render cuts the raw bytes, so its notes count the stream's bytes. */
-	o = sh_capture_raw(&r->out, &olen);
-	e = sh_capture_raw(&r->err, &elen);
-	size_t budget = ctx->max_render ? ctx->max_render : SH_RENDER_DEFAULT;
-	if (o && e)
-		out->render = render(argv, r, o, olen, e, elen, budget, ro);
-	free(o);
-	free(e);
 	if (!out->canonical || !out->render) {
 		json_decref(out->canonical);
 		free(out->render);

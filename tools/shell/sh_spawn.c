@@ -19,7 +19,6 @@
 #include "child_abi.h"
 #include "io.h"
 #include "shell.h"
-#include "utf8.h"
 #include "util.h"
 
 #ifndef SYS_pidfd_open
@@ -91,14 +90,11 @@ bool sh_capture_cut(const struct sh_capture *c)
 	return c->total > c->head_len + c->tail_len;
 }
 
-/* Appends the kept bytes to b, head then tail, with note between them
- * when bytes were left out. Returns 0 or -1 (out of memory). */
-static int capture_join(const struct sh_capture *c, struct buf *b, bool note)
+/* Appends the kept bytes to b, head then tail. Returns 0 or -1 (out of
+ * memory). */
+static int capture_join(const struct sh_capture *c, struct buf *b)
 {
 	int rc = buf_add(b, c->head ? c->head : "", c->head_len);
-	if (note && sh_capture_cut(c))
-		rc |= buf_printf(b, "\n[... %llu bytes left out ...]\n",
-		                 (unsigned long long)(c->total - c->head_len - c->tail_len));
 	size_t first = c->tail_len;
 	if (c->tail_start + first > SH_KEEP_TAIL)
 		first = SH_KEEP_TAIL - c->tail_start;
@@ -109,22 +105,10 @@ static int capture_join(const struct sh_capture *c, struct buf *b, bool note)
 	return rc ? -1 : 0;
 }
 
-char *sh_capture_text(const struct sh_capture *c, size_t *len)
-{
-	struct buf b = BUF_INIT;
-	if (capture_join(c, &b, true) < 0) {
-		buf_release(&b);
-		return NULL;
-	}
-	char *clean = utf8_sanitize(b.data ? b.data : "", b.len, true, len);
-	buf_release(&b);
-	return clean;
-}
-
 char *sh_capture_raw(const struct sh_capture *c, size_t *len)
 {
 	struct buf b = BUF_INIT;
-	if (capture_join(c, &b, false) < 0 || buf_grow(&b, 1) < 0) {
+	if (capture_join(c, &b) < 0 || buf_grow(&b, 1) < 0) {
 		buf_release(&b);
 		return NULL;
 	}

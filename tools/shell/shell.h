@@ -47,10 +47,6 @@ void sh_capture_release(struct sh_capture *c);
 void sh_capture_add(struct sh_capture *c, const char *p, size_t n);
 /* Whether bytes were left out between head and tail. */
 bool sh_capture_cut(const struct sh_capture *c);
-/* The kept bytes in order, with "[... N bytes left out ...]" between head
- * and tail when some were, as valid UTF-8 without NULs: malloc'd, or NULL
- * when out of memory. *len gets its length. */
-char *sh_capture_text(const struct sh_capture *c, size_t *len);
 /* The kept bytes in order, head then tail, as they came (no note, not
  * sanitized; the left-out bytes sat at offset head_len): malloc'd, or NULL
  * when out of memory. *len gets its length. */
