@@ -947,15 +947,23 @@ static int ovl_open(int dir, const struct ovl_plan *p, const char *path, uint64_
 	return fd < 0 ? -errno : (int)fd;
 }
 
-/* In the stand-ins' tmpfs (l), what stands for path: its directories as
- * the host's (mode), then an empty mode-0000 file or directory where the
- * host has one, a whiteout where it has none (there, or above). *cover:
- * a directory was made, to be covered in the overlay. A directory to
- * replicate (frozen) gets a whiteout only, when it is not there. */
-static int ovl_stand_in(const struct ovl_plan *p, int l, const char *path, bool frozen, bool *cover)
+/* In the stand-ins' tmpfs (l), what stands for item it: its directories
+ * as the host's (mode), then an empty mode-0000 file or directory where
+ * the host has one, a whiteout where it has none (there, or above).
+ * *cover: a directory was made, to be covered in the overlay. A directory
+ * to replicate is an empty mode-0000 directory too, under its replica,
+ * when it was found (it->fd); when it was not, a whiteout, whatever is
+ * there by now: no replica goes over it.
+ * Every directory a mount goes on is so a stand-in's (or beneath one). A
+ * directory of the host's alone is, to overlay, the host's inode: looked
+ * up under another name (the host renamed it, and made another where it
+ * was), it moves there with what is mounted on it, and the name it
+ * leaves shows the host's new directory, secrets and all. */
+static int ovl_stand_in(const struct ovl_plan *p, int l, const struct ovl_item *it, bool *cover)
 {
 	char buf[PATH_MAX], *save = NULL;
-	snprintf(buf, sizeof buf, "%s", path + p->rlen + 1);
+	bool frozen = it->kind == OVL_FROZEN;
+	snprintf(buf, sizeof buf, "%s", it->path + p->rlen + 1);
 	int real = fcntl(p->src, F_DUPFD_CLOEXEC, 3), dst = fcntl(l, F_DUPFD_CLOEXEC, 3), rc = 0;
 	*cover = false;
 	if (real < 0 || dst < 0)
@@ -963,6 +971,12 @@ static int ovl_stand_in(const struct ovl_plan *p, int l, const char *path, bool 
 	for (char *comp = strtok_r(buf, "/", &save); comp && !rc;) {
 		char *next = strtok_r(NULL, "/", &save);
 		struct stat st;
+		if (!next && frozen) {
+			*cover = it->fd >= 0;
+			int r = *cover ? mkdirat(dst, comp, 0) : mknodat(dst, comp, S_IFCHR, 0);
+			rc = r < 0 ? -errno : 0;
+			break;
+		}
 		if (fstatat(real, comp, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 			/* Absent: a whiteout keeps it so, whatever comes later. */
 			rc = errno != ENOENT                                          ? -errno :
@@ -971,7 +985,7 @@ static int ovl_stand_in(const struct ovl_plan *p, int l, const char *path, bool 
 			break;
 		}
 		bool dir = S_ISDIR(st.st_mode);
-		if (!next && !frozen) {
+		if (!next) {
 			int fd = dir ?
 			        mkdirat(dst, comp, 0) :
 			        openat(dst, comp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0);
@@ -981,7 +995,7 @@ static int ovl_stand_in(const struct ovl_plan *p, int l, const char *path, bool 
 		}
 		if (!dir) /* a link or a file on the way: not what was planned for */
 			rc = -ENOTDIR;
-		if (rc || !next)
+		if (rc)
 			break;
 		if ((mkdirat(dst, comp, 0700) < 0 && errno != EEXIST) ||
 		    fchmodat(dst, comp, st.st_mode & 07777, 0) < 0)
@@ -1134,9 +1148,8 @@ static int overlay_view(struct ll_ctx *c, const char *root, int *n, int *stacked
 	if (!rc && (l = open(root, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
 		rc = -errno;
 	for (int i = 0; i < p.n && !rc; i++)
-		if (p.item[i].kind != OVL_BIND && p.item[i].fd < 0)
-			rc = ovl_stand_in(&p, l, p.item[i].path, p.item[i].kind == OVL_FROZEN,
-			                  &cover[i]);
+		if (p.item[i].kind != OVL_BIND)
+			rc = ovl_stand_in(&p, l, &p.item[i], &cover[i]);
 	snprintf(opts, sizeof opts, "lowerdir=/proc/self/fd/%d:/proc/self/fd/%d", l, p.src);
 	if (!rc && mount("overlay", root, "overlay", MS_RDONLY | MS_NOSUID | MS_NODEV, opts) < 0)
 		rc = -errno;

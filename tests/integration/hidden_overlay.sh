@@ -11,9 +11,12 @@
 #   - a directory bound over /etc/ssl, holding private/ (hidden) and
 #     certs/: certs readable, private's key not;
 # and while the call runs, the test makes /etc/sudoers.tmp (hidden, absent
-# when the worker was made) and renames a new file over /etc/nshadow
-# (hidden, present): no secret may be read, old or new, and both names
-# answer as they did when the call began. The same command then runs in a child that
+# when the worker was made), renames a new file over /etc/nshadow
+# (hidden, present), and renames /etc/ssh away, making a new /etc/ssh with
+# a host key in its place; the call then looks up the old /etc/ssh under
+# its new name (overlay would move its replica there with it): no secret
+# may be read, old or new, and the hidden names answer as they did when
+# the call began. The same command then runs in a child that
 # makes its own view (Landlock's rules): no secret either. Root only.
 # Exit 0 pass, 77 skip (the reason is the last line), 1 fail.
 set -u
@@ -34,15 +37,17 @@ chmod 0644 "$tmp/hostname" "$tmp/shadow" "$tmp/ssl/private/key.pem" "$tmp/ssl/ce
 chmod 0755 "$tmp/ws"
 # The command a call runs: what it reads before the host's changes, then after.
 cmd='cat /etc/hostname /etc/ssl/certs/ca.pem; cat /etc/shadow /etc/ssl/private/key.pem;
-ls /etc/ssl/private; cat /etc/nshadow; echo before;
+ls /etc/ssl/private; cat /etc/nshadow; ls /etc/ssh >/dev/null; echo before;
 sleep 2; cat /etc/nshadow /etc/sudoers.tmp; ls -d /etc/sudoers.tmp; ls /etc | grep -c "^nshadow$";
+test -d /etc/ssh.tc-old && cat /etc/ssh/ssh_host_tcnew_key;
 echo after; stat -f -c %T /etc'
 cat > "$tmp/inside.sh" <<EOF
 set -e
 mount -t tmpfs -o mode=0755 tmpfs "$tmp/etc"
 cp -a /etc/. "$tmp/etc/"
 mount --bind "$tmp/etc" /etc
-rm -f /etc/sudoers.tmp /etc/nshadow
+rm -rf /etc/sudoers.tmp /etc/nshadow /etc/ssh.tc-old
+mkdir -p /etc/ssh
 printf 'SECRET-OLD-NSHADOW\n' > /etc/nshadow
 mount --bind "$tmp/hostname" /etc/hostname
 mount --bind "$tmp/shadow" /etc/shadow
@@ -50,7 +55,10 @@ mount --bind "$tmp/ssl" /etc/ssl
 set +e
 cd "$tmp/ws"
 (sleep 1; printf 'SECRET-SUDOERS\n' > /etc/sudoers.tmp
- printf 'SECRET-NSHADOW\n' > /etc/nshadow.new; mv -f /etc/nshadow.new /etc/nshadow) &
+ printf 'SECRET-NSHADOW\n' > /etc/nshadow.new; mv -f /etc/nshadow.new /etc/nshadow
+ mv /etc/ssh /etc/ssh.tc-old; mkdir -m 0755 /etc/ssh
+ printf 'SECRET-NEW-HOST-KEY\n' > /etc/ssh/ssh_host_tcnew_key
+ chmod 0644 /etc/ssh/ssh_host_tcnew_key) &
 "$TC" exec --spare --profile read-only -- /bin/sh -c '$cmd' > "$tmp/spare.out" 2> "$tmp/spare.err"
 wait
 "$TC" exec --profile read-only -- /bin/sh -c '$cmd' > "$tmp/own.out" 2> "$tmp/own.err"
