@@ -319,16 +319,23 @@ static int add_tree(struct ll_ctx *c, const char *path, uint64_t access, int dep
 	/* Without hidden paths in view (none, or masks cover them: a link
 	 * to one leads to the mask) a link needs no look. */
 	struct stat st;
-	if (c->hidden && lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
+	/* Only a directory holds anything: a pattern in a middle component
+	 * (key.pem in any directory of /etc) matches files too (/etc/passwd),
+	 * which are granted whole, as a link to one is. */
+	bool known = c->hidden && lstat(path, &st) == 0;
+	if (known && S_ISLNK(st.st_mode)) {
 		int fd = open(path, O_PATH | O_CLOEXEC);
 		if (fd < 0)
 			return 0; /* dangling: grants nothing */
 		bool hidden = link_leads_to_hidden(c, fd, path);
-		if (!hidden && rel != 2)
+		struct stat target;
+		if (!hidden && (rel != 2 || (fstat(fd, &target) == 0 && !S_ISDIR(target.st_mode))))
 			return add_fd_rule(c, fd, access, path); /* the link's target */
 		close(fd);
 		if (hidden)
 			return 0;
+	} else if (rel == 2 && known && !S_ISDIR(st.st_mode)) {
+		return add_path(c, path, access);
 	}
 	if (rel == 2 && c->defer && depth == 0)
 		return add_root(c, path, access);

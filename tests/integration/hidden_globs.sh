@@ -1,0 +1,54 @@
+#!/bin/sh
+# hidden_globs.sh — a profile's hidden globs with patterns: one in a middle
+# component (/etc/*/secret.key: every directory of /etc), one in the last
+# (DIR/*.key: a directory of /etc replicated within a worker's overlay).
+# A pattern in a middle component also matches the files of /etc
+# (/etc/passwd), which hold nothing and must be granted as they are, not
+# refused as directories that could not be listed. With each profile, a
+# call that makes its own view and a worker's call: the planted key is
+# unreadable, its neighbour and /etc/hostname are read. Root only (it
+# plants files in /etc and removes them). Exit 0 pass, 77 skip (the
+# reason is the last line), 1 fail.
+set -u
+TC=${TOOLCAGE:?}
+case $TC in /*) ;; *) TC=$(pwd)/$TC ;; esac
+[ "$(id -u)" = 0 ] || { echo "skip: root is needed to plant files in /etc"; exit 77; }
+"$TC" exec --profile read-only -- /bin/true 2>/dev/null ||
+	{ echo "skip: the sandbox cannot be set up here"; exit 77; }
+command -v python3 >/dev/null 2>&1 || { echo "skip: python3 is needed"; exit 77; }
+tmp=$(mktemp -d /tmp/tc-hglobs.XXXXXX) || exit 1
+d=/etc/tc-hidden-globs-$$
+trap 'rm -rf "$tmp" "$d"' EXIT INT TERM
+mkdir -p "$d" "$tmp/ws"
+printf 'SECRET-KEY\n' > "$d/secret.key"
+printf 'SECRET-OTHER-KEY\n' > "$d/other.key"
+printf 'NEIGHBOUR\n' > "$d/ok.txt"
+chmod 0644 "$d/secret.key" "$d/other.key" "$d/ok.txt"
+for g in '/etc/*/secret.key' "$d/*.key"; do
+	python3 - "$tmp" "$g" <<'EOF'
+import json, sys
+p = json.load(open("profiles/read-only.json"))
+p["name"] = "hidden-globs"
+p["filesystem"]["hidden"].append(sys.argv[2])
+json.dump(p, open(sys.argv[1] + "/p.json", "w"))
+EOF
+	chmod 0644 "$tmp/p.json"
+	for way in own spare; do
+		flag=; [ $way = spare ] && flag=--spare
+		out=$(cd "$tmp/ws" && "$TC" exec $flag --profile "$tmp/p.json" -- \
+			/bin/sh -c "cat /etc/hostname >/dev/null && echo hostname-read; cat $d/ok.txt; cat $d/secret.key $d/other.key" 2>&1)
+		want="hostname-read NEIGHBOUR"
+		ok=yes
+		for w in $want; do printf '%s\n' "$out" | grep -qx "$w" || ok=no; done
+		printf '%s\n' "$out" | grep -q SECRET-KEY && ok=no
+		case $g in *'*.key') printf '%s\n' "$out" | grep -q SECRET-OTHER && ok=no ;; esac
+		if [ $ok = yes ]; then
+			echo "ok   $way, hidden $g: the key unread, its neighbour and /etc/hostname read"
+		else
+			echo "FAIL $way, hidden $g:"
+			printf '%s\n' "$out" | sed 's/^/     /'
+			exit 1
+		fi
+	done
+done
+exit 0
