@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "utf8.h"
+#include "util.h"
 
 size_t utf8_seq_len(const unsigned char *p, size_t n)
 {
@@ -75,6 +76,65 @@ size_t utf8_count_valid(const char *s, size_t n)
 		i += k;
 	}
 	return count;
+}
+
+size_t utf8_count_raw(const char *p, size_t n)
+{
+	size_t count = 0;
+	for (size_t i = 0; i < n; count++) {
+		size_t k = utf8_seq_len((const unsigned char *)p + i, n - i);
+		i += k ? k : 1;
+	}
+	return count;
+}
+
+/* Bytes of raw p[0..n) that make its first k code points (utf8_count_raw's). */
+static size_t raw_prefix(const char *p, size_t n, size_t k)
+{
+	size_t i = 0;
+	for (; i < n && k > 0; k--) {
+		size_t len = utf8_seq_len((const unsigned char *)p + i, n - i);
+		i += len ? len : 1;
+	}
+	return i;
+}
+
+static void add_clean(struct buf *b, const char *p, size_t n)
+{
+	size_t len;
+	char *clean = utf8_sanitize(p, n, true, &len);
+	if (clean)
+		buf_add(b, clean, len);
+	else
+		b->failed = true;
+	free(clean);
+}
+
+bool utf8_add_cut(struct buf *b, const struct utf8_kept *t, size_t budget, size_t head,
+                  size_t *head_bytes)
+{
+	const char *raw = t->raw ? t->raw : "";
+	size_t len = t->len;
+	bool gap = t->total > len;
+	if (!gap && utf8_count_raw(raw, len) <= budget) {
+		add_clean(b, raw, len);
+		if (head_bytes)
+			*head_bytes = len;
+		return false;
+	}
+	size_t head_end = gap ? t->gap_at : len;
+	size_t hb = raw_prefix(raw, head_end, head < budget ? head : budget);
+	size_t left = budget - utf8_count_raw(raw, hb);
+	size_t from = gap ? t->gap_at : hb;
+	size_t rest = utf8_count_raw(raw + from, len - from);
+	size_t ts = from + raw_prefix(raw + from, len - from, rest > left ? rest - left : 0);
+	add_clean(b, raw, hb);
+	buf_printf(b, "\n[... %llu bytes left out ...]\n",
+	           (unsigned long long)(t->total - hb - (len - ts)));
+	add_clean(b, raw + ts, len - ts);
+	if (head_bytes)
+		*head_bytes = hb;
+	return true;
 }
 
 size_t utf8_count(const char *s, size_t n)

@@ -5,6 +5,9 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+
+struct buf;
 
 /* Length of the valid UTF-8 sequence at p (1-4), or 0 when p[0..n) does not
  * start with one (overlongs, surrogates and > U+10FFFF are invalid). */
@@ -64,5 +67,30 @@ size_t utf8_count(const char *s, size_t n);
  * UTF-8 (overlong forms and surrogates included: two spellings of one text
  * must not pass different checks). */
 size_t utf8_count_valid(const char *s, size_t n);
+/* The same for raw bytes, as utf8_sanitize will make them: an invalid
+ * byte or a NUL is one U+FFFD. */
+size_t utf8_count_raw(const char *p, size_t n);
+
+/* A tool's output as it was kept: raw[0..len) (untrusted bytes) of total,
+ * the total - len bytes not kept having sat at gap_at (between a
+ * capture's head and tail; len when only the end was not kept). */
+struct utf8_kept {
+	const char *raw;
+	size_t len;
+	size_t gap_at;
+	uint64_t total;
+};
+
+/* Appends t as the answer shows it, to the render and the structured
+ * result alike (an MCP client may give the model either, so neither may
+ * hold more than the other): utf8_sanitize's text (NULs too), whole when
+ * all of it was kept and it fits budget code points; else its first
+ * head code points (at most) and its last ones up to budget, with
+ * "\n[... N bytes left out ...]\n" between them, N the bytes of total not
+ * shown (what is shown plus N is the whole). *head_bytes (may be NULL)
+ * gets the bytes of raw shown before the note (len when nothing was left
+ * out). Returns whether anything was; out of memory sticks in b. */
+bool utf8_add_cut(struct buf *b, const struct utf8_kept *t, size_t budget, size_t head,
+                  size_t *head_bytes);
 
 #endif

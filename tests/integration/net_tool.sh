@@ -113,6 +113,12 @@ fetch "{\"url\": \"$base/big\", \"max_bytes\": 1000}"
 check "c['truncated'] and c['body_bytes'] == 1000 and len(c['body']) == 1000 and 'max_bytes' in r['render']" \
 	"max_bytes truncates the body and says so"
 
+# A body longer than the render budget: the canonical holds what the text
+# shows of it, with the cut said, not the 200000 bytes.
+fetch "{\"url\": \"$base/big\"}"
+check "c['truncated'] and c['body_bytes'] == 200000 and len(c['body']) < 20000 and c['body'] in r['render'] and c['body'].endswith('\\n[... %d bytes left out ...]\\n' % (200000 - c['body_cut_at'])) and 'max_bytes' not in r['render']" \
+	"a long body is cut to the render budget in the result too, and says so"
+
 # JSON Schema's integer admits 1000.0: the same limit, not the 1 MiB default.
 fetch "{\"url\": \"$base/big\", \"max_bytes\": 1000.0}"
 check "c['truncated'] and c['body_bytes'] == 1000" "max_bytes written as 1000.0 is 1000"

@@ -11,6 +11,7 @@ defaults (approvals denied).
 
 usage: agent_trips.py TOOLCAGE [CASE ...]   (exit 0 pass, 1 fail)
 """
+import http.server
 import json
 import os
 import select
@@ -18,6 +19,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 SLOW = float(os.environ.get("TC_TEST_SLOW", "1"))
@@ -268,6 +270,73 @@ def case_long_output(s, ws):
     check(sc["truncated"] is True and sc["stdout_bytes"] == 588895 and
           sc["stderr_bytes"] == 288894 and "bytes left out ...]" in sc["stdout"] and
           sc["stdout"].endswith("100000\n") and sc["stdout"] in text,
+          f"the truncation is not stated: {json.dumps(sc)[:400]}")
+
+
+def network_config(tc, cfg_dir, port):
+    """A toolcage.json in cfg_dir that lets http_fetch reach 127.0.0.1:port
+    (the domain allowlist, and the egress's port and loopback address), and
+    its path. Under ASan the sanitizer's shadow memory fills most of the
+    network profile's address-space limit, so that one limit is lifted."""
+    cfg = {"policy": {"domains": ["127.0.0.1"],
+                      "network": {"allow": [f"127.0.0.1:{port}"],
+                                  "addresses": {"allow": ["127.0.0.1/32"]}}}}
+    ldd = subprocess.run(["ldd", tc], capture_output=True, text=True)
+    if "libasan" in ldd.stdout:
+        with open(os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                               "../../profiles/network.json")) as f:
+            prof = json.load(f)
+        prof["limits"].pop("address_space_mb", None)
+        os.mkdir(os.path.join(cfg_dir, "profiles"))
+        with open(os.path.join(cfg_dir, "profiles", "network.json"), "w") as f:
+            json.dump(prof, f)
+        cfg["profile_dir"] = "profiles"
+    path = os.path.join(cfg_dir, "toolcage.json")
+    with open(path, "w") as f:
+        json.dump(cfg, f)
+    return path
+
+
+def case_long_page(s, ws):
+    """http_fetch of a page longer than the render budget, from a server on
+    loopback the configuration lets it reach: the structured result holds
+    what the text shows of the body, not the whole page (a client may give
+    the model either), and says what was left out."""
+    page = b"".join(b"line %06d\n" % i for i in range(20000))
+
+    class Page(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            self.send_response(200)
+            self.send_header("Content-Type", "text/plain")
+            self.send_header("Content-Length", str(len(page)))
+            self.end_headers()
+            self.wfile.write(page)
+
+        def log_message(self, *args):
+            pass
+
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Page)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    cfg_dir = tempfile.mkdtemp(prefix="tc-trips-cfg-")
+    try:
+        port = httpd.server_address[1]
+        s2 = Server(s.tc, ws, "--config", network_config(s.tc, cfg_dir, port))
+        try:
+            err, text, sc = s2.call("http_fetch", {"url": f"http://127.0.0.1:{port}/page"})
+        finally:
+            check(s2.close() == 0, "the second server did not exit 0")
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+        shutil.rmtree(cfg_dir, ignore_errors=True)
+    check(not err and sc.get("status") == 200, f"http_fetch failed: {text[:300]!r}")
+    body = sc.get("body", "")
+    check(len(body) < len(text) and body in text,
+          f"structuredContent holds {len(body)} characters of the body, the text "
+          f"{len(text)} in all")
+    check(sc["truncated"] is True and sc["body_bytes"] == len(page) and
+          body.startswith("line 000000\n") and
+          body.endswith("\n[... %d bytes left out ...]\n" % (len(page) - sc["body_cut_at"])),
           f"the truncation is not stated: {json.dumps(sc)[:400]}")
 
 

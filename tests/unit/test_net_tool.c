@@ -3,8 +3,8 @@
  * URLs the two parsers could read differently, request headers), the text
  * or binary decision, a missing libcurl, and live fetches against a tiny
  * HTTP server forked on 127.0.0.1 (body, redirect to an allowed and to a
- * refused host, max_bytes). The end-to-end run through the sandbox is
- * tests/integration/net_tool.sh. */
+ * refused host, max_bytes, a body longer than the render budget). The
+ * end-to-end run through the sandbox is tests/integration/net_tool.sh. */
 #include "tool_test.h" /* first: it defines _GNU_SOURCE */
 
 #include <arpa/inet.h>
@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "builtin_lint.h"
+#include "io.h"
 #include "toolcage.h"
 #include "tools/net/net.h"
 #include "tools.h"
@@ -30,6 +31,25 @@ struct fx {
 };
 
 /* ---- a tiny HTTP server ------------------------------------------------- */
+
+/* A text body of n bytes: the lines "line 000000\n", "line 000001\n" ...,
+ * the last one cut at n. */
+static void respond_long(int c, size_t n)
+{
+	char *body = malloc(n + 13);
+	char head[160];
+	int k = snprintf(head, sizeof head,
+	                 "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n"
+	                 "Content-Length: %zu\r\nConnection: close\r\n\r\n",
+	                 n);
+	if (!body)
+		return;
+	for (size_t at = 0, i = 0; at < n; i++)
+		at += (size_t)sprintf(body + at, "line %06zu\n", i);
+	if (io_write_all(c, head, (size_t)k) == k)
+		io_write_all(c, body, n);
+	free(body);
+}
 
 static void respond(int c, int port)
 {
@@ -55,7 +75,10 @@ static void respond(int c, int port)
 		         "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n"
 		         "Connection: close\r\n\r\n%0*d",
 		         5000, 7);
-	else if (!strcmp(path, "/to-allowed"))
+	else if (!strncmp(path, "/long/", 6)) {
+		respond_long(c, strtoul(path + 6, NULL, 10));
+		return;
+	} else if (!strcmp(path, "/to-allowed"))
 		snprintf(resp, sizeof resp,
 		         "HTTP/1.1 302 Found\r\nLocation: /text\r\n"
 		         "Content-Length: 0\r\nConnection: close\r\n\r\n");
@@ -381,6 +404,55 @@ static void test_http_fetch_max_bytes_truncates(void **state)
 	assert_render_has(f, "cut at max_bytes (100 bytes)");
 }
 
+/* The canonical's body is what the render shows of it, no more: an MCP
+ * client may give the model structuredContent instead of the text, and
+ * must not give it many times the budget. The cut is said: truncated, the
+ * note, the whole body_bytes, and body_cut_at where the rest starts. A
+ * body past the bytes the result looks at (2 MiB), under a budget that
+ * would take more, counts the rest as left out. */
+static void test_http_fetch_canonical_body_is_what_render_shows(void **state)
+{
+	struct fx *f = *state;
+	int rc = fetch(f, json_pack("{s:s}", "url", url(f, "/long/240000")));
+	if (rc)
+		fail_msg("%s", f->out.render);
+	const char *body = out_str(f, "body");
+	assert_non_null(body);
+	assert_true(strlen(body) <= f->ctx.max_render); /* ASCII: bytes are characters */
+	assert_non_null(strstr(f->out.render, body));
+	assert_true(!strncmp(body, "line 000000\nline 000001\n", 24));
+	assert_true(json_is_true(json_object_get(f->out.canonical, "truncated")));
+	assert_int_equal(json_integer_value(json_object_get(f->out.canonical, "body_bytes")),
+	                 240000);
+	json_int_t cut = json_integer_value(json_object_get(f->out.canonical, "body_cut_at"));
+	assert_true(cut > 15000 && cut < 20000);
+	char note[64];
+	snprintf(note, sizeof note, "\n[... %lld bytes left out ...]\n", 240000 - (long long)cut);
+	assert_int_equal(strlen(body), (size_t)cut + strlen(note));
+	assert_string_equal(body + cut, note);
+	assert_null(strstr(f->out.render, "max_bytes"));
+
+	f->ctx.max_render = 10000000;
+	rc = fetch(f,
+	           json_pack("{s:s, s:i}", "url", url(f, "/long/3145728"), "max_bytes", 4 << 20));
+	if (rc)
+		fail_msg("%s", f->out.render);
+	body = out_str(f, "body");
+	assert_int_equal(json_integer_value(json_object_get(f->out.canonical, "body_bytes")),
+	                 3145728);
+	assert_int_equal(json_integer_value(json_object_get(f->out.canonical, "body_cut_at")),
+	                 2097152);
+	assert_string_equal(body + 2097152, "\n[... 1048576 bytes left out ...]\n");
+	assert_true(json_is_true(json_object_get(f->out.canonical, "truncated")));
+
+	/* a short body: whole, not truncated, no body_cut_at */
+	rc = fetch(f, json_pack("{s:s}", "url", url(f, "/long/120")));
+	assert_int_equal(rc, 0);
+	assert_int_equal(strlen(out_str(f, "body")), 120);
+	assert_false(json_is_true(json_object_get(f->out.canonical, "truncated")));
+	assert_null(json_object_get(f->out.canonical, "body_cut_at"));
+}
+
 /* JSON Schema's integer admits 100.0, and the call arrives with it: it is
  * the same limit as 100, not the 1 MiB default. */
 static void test_http_fetch_max_bytes_as_a_whole_real(void **state)
@@ -472,6 +544,7 @@ int main(void)
 		T(test_http_fetch_bounds_a_redirect_body),
 		T(test_http_fetch_max_bytes_truncates),
 		T(test_http_fetch_max_bytes_as_a_whole_real),
+		T(test_http_fetch_canonical_body_is_what_render_shows),
 		T(test_http_fetch_404_is_a_failure_with_the_response),
 		T(test_http_fetch_5xx_is_a_failure_with_the_response),
 		T(test_net_plugin_is_network_with_url_arg),

@@ -760,37 +760,27 @@ static int follow(struct fetch *f, struct tc_output *out)
 
 /* ---- the result ------------------------------------------------------------ */
 
-/* Byte length of the first budget code points of valid UTF-8 s[0..n). */
-static size_t prefix_bytes(const char *s, size_t n, size_t budget)
-{
-	size_t i = 0;
-	for (size_t cp = 0; i < n && cp < budget; cp++) {
-		size_t k = utf8_seq_len((const unsigned char *)s + i, n - i);
-		i += k ? k : 1;
-	}
-	return i;
-}
-
-static void render_body(struct buf *b, const struct fetch *f, const char *ct, const char *text,
-                        size_t tlen, size_t budget)
+/* The body after the headers: a text body as shown (body_shown), or what
+ * it is when not shown, and whether max_bytes stopped it. */
+static void render_body(struct buf *b, const struct fetch *f, const char *ct,
+                        const struct buf *shown)
 {
 	const struct nf_response *rs = &f->resp;
 	if (f->head) {
 		buf_adds(b, "(HEAD request: no body)\n");
 		return;
 	}
-	if (!text) {
+	if (!shown) {
 		buf_printf(b, "[body not shown as text: %s, %zu bytes%s]\n",
 		           ct ? ct : "no content type", rs->body_len,
 		           rs->truncated ? " received before max_bytes stopped it" : "");
 		return;
 	}
-	size_t cut = prefix_bytes(text, tlen, budget);
-	buf_add(b, text, cut);
-	if (cut && text[cut - 1] != '\n')
-		buf_adds(b, "\n");
-	if (cut < tlen)
-		buf_printf(b, "[... %zu more bytes of the body not shown here ...]\n", tlen - cut);
+	if (shown->len) {
+		buf_add(b, shown->data, shown->len);
+		if (shown->data[shown->len - 1] != '\n')
+			buf_adds(b, "\n");
+	}
 	if (rs->truncated)
 		buf_printf(
 		        b,
@@ -799,12 +789,31 @@ static void render_body(struct buf *b, const struct fetch *f, const char *ct, co
 		        f->max_bytes);
 }
 
+/* A text body as the answer shows it, the render and the canonical alike
+ * (utf8_add_cut): its head within budget code points, then the note of
+ * the bytes left out. Of a body over NF_CANON_BODY_MAX, only that many
+ * bytes are looked at; the rest counts as left out. Returns whether
+ * anything was, with *head_bytes the body's bytes shown before the note. */
+static bool body_shown(struct buf *shown, const struct nf_response *rs, size_t budget,
+                       size_t *head_bytes)
+{
+	size_t keep = rs->body_len > NF_CANON_BODY_MAX ? NF_CANON_BODY_MAX : rs->body_len;
+	struct utf8_kept t = {
+		.raw = rs->body, .len = keep, .gap_at = keep, .total = rs->body_len
+	};
+	return utf8_add_cut(shown, &t, budget, budget, head_bytes);
+}
+
 /* The status line leads (the server's words), and an error status is
  * said next in toolcage's own, from the number curl read, whatever the
  * reason phrase claims (HTTP/2 has none): the call is a failure (isError
  * over MCP), though what follows is the server's whole answer, which a
- * model needs to see why. */
-static char *render(const struct fetch *f, const char *ct, const char *text, size_t tlen)
+ * model needs to see why. shown (NULL for a body not shown as text) gets
+ * the body as the render shows it, for the canonical; *cut says whether
+ * bytes were left out of it, *head_bytes how many of the body's come
+ * before the note. */
+static char *render(const struct fetch *f, const char *ct, struct buf *shown, bool *cut,
+                    size_t *head_bytes)
 {
 	struct buf b = BUF_INIT;
 	long status = f->resp.status;
@@ -834,7 +843,10 @@ static char *render(const struct fetch *f, const char *ct, const char *text, siz
 	buf_adds(&b, "\n");
 	size_t budget = f->ctx->max_render ? f->ctx->max_render : 20000;
 	size_t used = utf8_count(b.data, b.len) + 200;
-	render_body(&b, f, ct, text, tlen, budget > used + 200 ? budget - used : 200);
+	if (shown)
+		*cut = body_shown(shown, &f->resp, budget > used + 200 ? budget - used : 200,
+		                  head_bytes);
+	render_body(&b, f, ct, shown);
 	return buf_detach(&b);
 }
 
@@ -842,24 +854,28 @@ static int result(struct fetch *f, struct tc_output *out)
 {
 	struct nf_response *rs = &f->resp;
 	const char *ct = json_string_value(json_object_get(rs->headers, "content-type"));
-	bool is_text = !f->head && nf_is_text(ct, rs->body, rs->body_len);
-	size_t keep = rs->body_len > NF_CANON_BODY_MAX ? NF_CANON_BODY_MAX : rs->body_len, tlen = 0;
-	char *text = is_text ? utf8_sanitize(rs->body ? rs->body : "", keep, true, &tlen) : NULL;
+	bool is_text = !f->head && nf_is_text(ct, rs->body, rs->body_len), cut = false;
+	struct buf shown = BUF_INIT;
+	size_t head_bytes = 0;
+	out->render = render(f, ct, is_text ? &shown : NULL, &cut, &head_bytes);
+	/* truncated: bytes of the body are not in the result, because
+	 * max_bytes stopped the transfer or the render budget cut the text. */
 	out->canonical = json_pack("{s:s, s:s, s:s, s:i, s:O, s:o, s:I, s:b, s:O}", "url", f->url,
 	                           "final_url", f->current, "method", f->head ? "HEAD" : "GET",
 	                           "status", (int)rs->status, "headers", rs->headers,
 	                           "content_type", ct ? json_string(ct) : json_null(), "body_bytes",
-	                           (json_int_t)rs->body_len, "truncated", rs->truncated,
+	                           (json_int_t)rs->body_len, "truncated", rs->truncated || cut,
 	                           "redirects", f->redirects);
-	if (out->canonical && text) {
-		json_object_set_new(out->canonical, "body", json_stringn(text, tlen));
-		if (keep < rs->body_len)
+	if (out->canonical && is_text && !shown.failed) {
+		json_object_set_new(out->canonical, "body",
+		                    json_stringn(shown.data ? shown.data : "", shown.len));
+		if (cut)
 			json_object_set_new(out->canonical, "body_cut_at",
-			                    json_integer((json_int_t)keep));
+			                    json_integer((json_int_t)head_bytes));
 	}
-	out->render = render(f, ct, text, tlen);
-	free(text);
-	if (!out->canonical || !out->render || (is_text && !text)) {
+	bool failed = shown.failed;
+	buf_release(&shown);
+	if (!out->canonical || !out->render || failed) {
 		json_decref(out->canonical);
 		free(out->render);
 		*out = (struct tc_output){ 0 };

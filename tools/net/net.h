@@ -32,10 +32,11 @@
 #define NF_URL_MAX           8192
 #define NF_RESP_VALUE_MAX    1024        /* bytes kept of one response header */
 #define NF_REDIRECT_BODY_MAX (64u << 10) /* bytes of a redirect's body read (and dropped) */
-#define NF_CANON_BODY_MAX                                                                          \
-	(2u << 20) /* text body bytes in canonical: the
-                                        * result pipe holds 16 MiB, and JSON
-                                        * escaping can grow text 6-fold */
+/* Bytes of a text body the result looks at, at most: what the render
+ * budget (max_render_chars, up to 10^7 characters) keeps of them goes into
+ * the render and the canonical both, and the result pipe holds 16 MiB,
+ * where JSON escaping can grow text 6-fold. */
+#define NF_CANON_BODY_MAX (2u << 20)
 
 struct nf_api {
 	void *lib;

@@ -319,64 +319,15 @@ static void render_cmdline(struct buf *b, char *const *argv)
 	buf_adds(b, "\n");
 }
 
-/* Code points raw bytes p[0..n) make once sanitized (utf8_sanitize: an
- * invalid byte or a NUL is one U+FFFD). */
-static size_t raw_chars(const char *p, size_t n)
-{
-	size_t count = 0;
-	for (size_t i = 0; i < n; count++) {
-		size_t k = utf8_seq_len((const unsigned char *)p + i, n - i);
-		i += k ? k : 1;
-	}
-	return count;
-}
-
-/* Bytes of raw p[0..n) that make its first k code points. */
-static size_t raw_prefix(const char *p, size_t n, size_t k)
-{
-	size_t i = 0;
-	for (; i < n && k > 0; k--) {
-		size_t len = utf8_seq_len((const unsigned char *)p + i, n - i);
-		i += len ? len : 1;
-	}
-	return i;
-}
-
-static void add_clean(struct buf *b, const char *p, size_t n)
-{
-	size_t len;
-	char *clean = utf8_sanitize(p, n, true, &len);
-	if (clean)
-		buf_add(b, clean, len);
-	free(clean);
-}
-
-/* Appends one stream as the answer shows it, the render and the canonical
- * alike (an MCP client may give the model either, so neither may hold more
- * than the other): cut to budget code points, its head and tail, with the
- * number of the stream's bytes not shown between them. raw is what the
- * capture kept (sh_capture_raw); the capture's own gap (bytes not kept)
- * sits at c->head_len and is counted in the note, so the note and the
- * stream's total agree. Returns whether anything was left out. */
+/* Appends one stream as the answer shows it (utf8_add_cut), its head and
+ * tail; raw is what the capture kept (sh_capture_raw), whose own gap (bytes
+ * not kept) sits at c->head_len and is counted in the note, so the note and
+ * the stream's total agree. Returns whether anything was left out. */
 static bool stream_shown(struct buf *b, const struct sh_capture *c, const char *raw, size_t len,
                          size_t budget)
 {
-	bool gap = sh_capture_cut(c);
-	if (!gap && raw_chars(raw, len) <= budget) {
-		add_clean(b, raw, len);
-		return false;
-	}
-	size_t head_end = gap ? c->head_len : len;
-	size_t hb = raw_prefix(raw, head_end, budget * 2 / 3);
-	size_t left = budget - raw_chars(raw, hb);
-	size_t from = gap ? c->head_len : hb;
-	size_t rest = raw_chars(raw + from, len - from);
-	size_t ts = from + raw_prefix(raw + from, len - from, rest > left ? rest - left : 0);
-	add_clean(b, raw, hb);
-	buf_printf(b, "\n[... %llu bytes left out ...]\n",
-	           (unsigned long long)(c->total - hb - (len - ts)));
-	add_clean(b, raw + ts, len - ts);
-	return true;
+	struct utf8_kept t = { .raw = raw, .len = len, .gap_at = c->head_len, .total = c->total };
+	return utf8_add_cut(b, &t, budget, budget * 2 / 3, NULL);
 }
 
 /* A stream's text into the render, on lines of its own. */
@@ -490,7 +441,7 @@ static char *render(char *const *argv, const struct sh_result *r, const char *o,
 	size_t used = utf8_count(b.data ? b.data : "", b.len) + 250 + (note ? strlen(git_note) : 0);
 	budget = budget > used + 200 ? budget - used : 200;
 	/* Each stream gets half; one that needs less leaves the rest to the other. */
-	size_t oc = raw_chars(o, olen), ec = raw_chars(e, elen);
+	size_t oc = utf8_count_raw(o, olen), ec = utf8_count_raw(e, elen);
 	size_t ob = budget / 2, eb = budget - ob;
 	if (oc < ob)
 		eb += ob - oc;

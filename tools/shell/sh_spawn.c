@@ -85,11 +85,6 @@ void sh_capture_add(struct sh_capture *c, const char *p, size_t n)
 	}
 }
 
-bool sh_capture_cut(const struct sh_capture *c)
-{
-	return c->total > c->head_len + c->tail_len;
-}
-
 /* Appends the kept bytes to b, head then tail. Returns 0 or -1 (out of
  * memory). */
 static int capture_join(const struct sh_capture *c, struct buf *b)

@@ -45,8 +45,6 @@ struct sh_capture {
 int sh_capture_init(struct sh_capture *c); /* 0, or -1 out of memory */
 void sh_capture_release(struct sh_capture *c);
 void sh_capture_add(struct sh_capture *c, const char *p, size_t n);
-/* Whether bytes were left out between head and tail. */
-bool sh_capture_cut(const struct sh_capture *c);
 /* The kept bytes in order, head then tail, as they came (no note, not
  * sanitized; the left-out bytes sat at offset head_len): malloc'd, or NULL
  * when out of memory. *len gets its length. */
