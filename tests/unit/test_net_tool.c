@@ -431,6 +431,11 @@ static void test_http_fetch_canonical_body_is_what_render_shows(void **state)
 	assert_int_equal(strlen(body), (size_t)cut + strlen(note));
 	assert_string_equal(body + cut, note);
 	assert_null(strstr(f->out.render, "max_bytes"));
+	/* how to read on: a range from the first byte not shown */
+	char range[64];
+	snprintf(range, sizeof range, "\"Range\": \"bytes=%lld-\"", (long long)cut);
+	assert_non_null(strstr(f->out.render, range));
+	assert_true(strlen(f->out.render) <= f->ctx.max_render);
 
 	f->ctx.max_render = 10000000;
 	rc = fetch(f,

@@ -842,11 +842,19 @@ static char *render(const struct fetch *f, const char *ct, struct buf *shown, bo
 	        buf_printf(&b, "%s: %s\n", name, json_string_value(v));
 	buf_adds(&b, "\n");
 	size_t budget = f->ctx->max_render ? f->ctx->max_render : 20000;
-	size_t used = utf8_count(b.data, b.len) + 200;
+	size_t used = utf8_count(b.data, b.len) + 400; /* the notes after the body */
 	if (shown)
 		*cut = body_shown(shown, &f->resp, budget > used + 200 ? budget - used : 200,
 		                  head_bytes);
 	render_body(&b, f, ct, shown);
+	/* A larger max_bytes brings no more of a body the budget cut: a range
+	 * from where it stops does, from a server that takes ranges. */
+	if (shown && *cut && !f->head)
+		buf_printf(&b,
+		           "[to read on from there: the same fetch with the header \"Range\": "
+		           "\"bytes=%zu-\" (a server that takes ranges answers 206 with the rest; "
+		           "one that does not, 200 with the whole body again)]\n",
+		           *head_bytes);
 	return buf_detach(&b);
 }
 
