@@ -744,14 +744,16 @@ static int replicate(struct ll_ctx *c, const char *root, int *n, int *stacked)
  * /etc/sudoers made while the worker lives, is not what a child reads.
  * Other names show the host's directory as it is now. A directory whose
  * hidden paths are patterns (/etc/ssh, for ssh_host_*_key) gets a replica
- * of its own (above) over it in the overlay, in which a key made later is
- * not. A mount beneath the root (a container's /etc/hosts) is not seen
- * through an overlay: each is bound again at its place, unless it is or
- * holds a hidden path (then it stays under its stand-in, or is
- * replicated). With no upper layer nothing is ever copied up. Where
- * anything is not as planned (a pattern among the root's own entries, a
- * rule of the profile beneath the root, the kernel refusing a step: no
- * overlay in a user namespace before Linux 5.11) the replica is made. */
+ * of its own (above), in which a key made later is not, mounted over a
+ * stand-in directory of its own (ovl_stand_in says why). A mount beneath
+ * the root (a container's /etc/hosts) is not seen through an overlay:
+ * each is bound again at its place, unless it is or holds a hidden path
+ * (then it stays under its stand-in, or is replicated). With no upper
+ * layer nothing is ever copied up. Where anything is not as planned (a
+ * pattern among the root's own entries, a rule of the profile beneath the
+ * root) or the kernel refuses a step (no overlay in a user namespace
+ * before Linux 5.11, nor over mounts that namespace may not uncover) the
+ * replica is made. */
 
 enum { OVL_ITEMS_MAX = 64, OVL_MOUNTS_MAX = 256 };
 
