@@ -14,6 +14,7 @@ own rules (sessions, headers, security, draining) on HTTP only.
 
 usage: conversation.py TOOLCAGE [--http] [TEST ...]   (exit 0 pass, 1 fail, 77 skip)
 """
+import atexit
 import http.client
 import json
 import re
@@ -792,10 +793,17 @@ def test_progress_while_a_call_runs(tc):
     return s
 
 
+def temp_dir(prefix):
+    """A directory of the test's own, removed when the run ends."""
+    d = tempfile.mkdtemp(prefix=prefix)
+    atexit.register(shutil.rmtree, d, True)
+    return d
+
+
 def audit_outside():
     """An audit log path outside the workspace: toolcage refuses one that
     tools could write."""
-    return os.path.join(tempfile.mkdtemp(prefix="tc-mcp-audit-"), "audit.jsonl")
+    return os.path.join(temp_dir("tc-mcp-audit-"), "audit.jsonl")
 
 
 def test_cancellation_kills_the_child_and_sends_nothing(tc):
@@ -843,7 +851,7 @@ def test_busy_over_the_connection_cap_is_audited(tc):
     """A call refused by the connection's own cap (max_concurrent +
     queue_max in flight) is a decided call: answered busy, and recorded in
     the audit log with its arguments like any other."""
-    d = tempfile.mkdtemp(prefix="tc-mcp-busy-")
+    d = temp_dir("tc-mcp-busy-")
     cfg, audit = os.path.join(d, "busy.json"), os.path.join(d, "audit.jsonl")
     with open(cfg, "w") as f:
         json.dump({"limits": {"max_concurrent": 1, "queue_max": 0},
