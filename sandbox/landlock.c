@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "pathrel.h"
 
 struct ll_ruleset_attr {
 	uint64_t handled_access_fs;
@@ -173,6 +174,9 @@ static int add_path(struct ll_ctx *c, const char *path, uint64_t access)
 	return add_fd_rule(c, fd, access, path);
 }
 
+/* What makes a hidden path a pattern rather than one path (fnmatch(3)). */
+static const char glob_meta[] = "*?[\\";
+
 /* Component-wise glob match of the first components of glob against path.
  * Returns 1 when path matches the glob exactly, 2 when path is a strict
  * ancestor of something the glob can match, 0 otherwise. */
@@ -180,7 +184,7 @@ static int glob_relation(const char *glob, const char *path)
 {
 	/* Most hidden paths name one path (no pattern, no empty component):
 	 * a comparison of strings says the same, ~150 times per jail. */
-	if (glob[0] == '/' && !strpbrk(glob, "*?[\\") && !strstr(glob, "//") &&
+	if (glob[0] == '/' && !strpbrk(glob, glob_meta) && !strstr(glob, "//") &&
 	    glob[strlen(glob) - 1] != '/' && path[0] == '/' && !strstr(path, "//")) {
 		size_t gl = strlen(glob), pl = strlen(path);
 		if (pl > 1 && path[pl - 1] == '/')
@@ -220,20 +224,29 @@ static int hidden_relation(const struct ll_ctx *c, const char *path)
 
 static int add_tree(struct ll_ctx *c, const char *path, uint64_t access, int depth);
 
+/* The path the kernel names for fd (/proc/self/fd/N) into real (PATH_MAX
+ * bytes): false where /proc cannot say, or names no path (an unlinked
+ * file). */
+static bool fd_path(int fd, char *real)
+{
+	char proc[32];
+	snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+	ssize_t n = readlink(proc, real, PATH_MAX - 1);
+	if (n <= 0 || real[0] != '/')
+		return false;
+	real[n] = '\0';
+	return !strstr(real, " (deleted)");
+}
+
 /* A link is granted as its target: the target must not be, or hold, a
  * hidden path either. fd is the link opened (followed): the kernel names
  * what it reached, one call where realpath(3) takes one per component;
  * realpath where /proc is not there to ask (or names an unlinked file). */
 static bool link_leads_to_hidden(struct ll_ctx *c, int fd, const char *path)
 {
-	char proc[32], real[PATH_MAX];
-	snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
-	ssize_t n = readlink(proc, real, sizeof real - 1);
-	if (n > 0 && real[0] == '/') {
-		real[n] = '\0';
-		if (!strstr(real, " (deleted)"))
-			return hidden_relation(c, real) != 0;
-	}
+	char real[PATH_MAX];
+	if (fd_path(fd, real))
+		return hidden_relation(c, real) != 0;
 	return !realpath(path, real) || hidden_relation(c, real) != 0;
 }
 
@@ -773,19 +786,11 @@ struct ovl_plan {
 	int n;
 };
 
-static bool has_pattern(const char *s, size_t len)
-{
-	for (size_t i = 0; i < len; i++)
-		if (strchr("*?[\\", s[i]))
-			return true;
-	return false;
-}
-
 /* p beneath a (a strict descendant), or a itself when or_same. */
 static bool path_beneath(const char *p, const char *a, bool or_same)
 {
-	size_t al = strlen(a);
-	return !strncmp(p, a, al) && (p[al] == '/' ? p[al + 1] != '\0' : or_same && !p[al]);
+	size_t skip;
+	return path_below(a, p, strlen(p), &skip) && (or_same || p[skip]);
 }
 
 static int ovl_add(struct ovl_plan *p, enum ovl_kind kind, const char *path, size_t len)
@@ -826,7 +831,7 @@ static int ovl_plan_hidden(const struct ll_ctx *c, struct ovl_plan *p)
 			return -EOPNOTSUPP; /* not one path per name: not planned for */
 		if (!path_beneath(h, p->root, false)) {
 			/* Beside the root, or a pattern that might reach into it. */
-			const char *pat = strpbrk(h, "*?[\\");
+			const char *pat = strpbrk(h, glob_meta);
 			if (!pat)
 				continue;
 			const char *slash = pat;
@@ -837,7 +842,7 @@ static int ovl_plan_hidden(const struct ll_ctx *c, struct ovl_plan *p)
 				return -EOPNOTSUPP;
 			continue;
 		}
-		const char *rel = h + p->rlen + 1, *pat = strpbrk(rel, "*?[\\");
+		const char *rel = h + p->rlen + 1, *pat = strpbrk(rel, glob_meta);
 		if (!pat) {
 			int rc = ovl_add(p, OVL_HIDE, h, hl);
 			if (rc)
@@ -860,16 +865,10 @@ static int ovl_plan_hidden(const struct ll_ctx *c, struct ovl_plan *p)
  * workspace) names a real inode, which the overlay does not show. */
 static bool ovl_rules_beneath(const struct ll_ctx *c, const struct ovl_plan *p)
 {
-	for (int i = 0; i < c->j->ll_expand_from; i++) {
-		char proc[32], real[PATH_MAX];
-		snprintf(proc, sizeof proc, "/proc/self/fd/%d", c->j->rule_fds[i]);
-		ssize_t n = readlink(proc, real, sizeof real - 1);
-		if (n <= 0)
+	char real[PATH_MAX];
+	for (int i = 0; i < c->j->ll_expand_from; i++)
+		if (!fd_path(c->j->rule_fds[i], real) || path_beneath(real, p->root, false))
 			return true;
-		real[n] = '\0';
-		if (path_beneath(real, p->root, false))
-			return true;
-	}
 	return false;
 }
 
@@ -1114,7 +1113,7 @@ static int overlay_view(struct ll_ctx *c, const char *root, int *n, int *stacked
 	struct stat st = { 0 };
 	int rc = 0, l = -1, top = -1;
 	bool cover[OVL_ITEMS_MAX] = { false };
-	if (p.rlen < 2 || has_pattern(root, p.rlen) || p.rlen >= PATH_MAX / 2)
+	if (p.rlen < 2 || strpbrk(root, glob_meta) || p.rlen >= PATH_MAX / 2)
 		return -EOPNOTSUPP;
 	p.src = open(root, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (p.src < 0 || fstat(p.src, &st) < 0)

@@ -849,7 +849,7 @@ static char *render(const struct fetch *f, const char *ct, struct buf *shown, bo
 	render_body(&b, f, ct, shown);
 	/* A larger max_bytes brings no more of a body the budget cut: a range
 	 * from where it stops does, from a server that takes ranges. */
-	if (shown && *cut && !f->head)
+	if (shown && *cut) /* shown: a text body, never HEAD's */
 		buf_printf(&b,
 		           "[to read on from there: the same fetch with the header \"Range\": "
 		           "\"bytes=%zu-\" (a server that takes ranges answers 206 with the rest; "
