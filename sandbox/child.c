@@ -494,7 +494,7 @@ static void set_up_view(const struct sbx_jail *j)
 	if (j->private_tmp)
 		CHECK(STEP_MOUNT_TMP,
 		      mount("tmpfs", j->tmp_dir, "tmpfs", tmp_flags(j), j->tmpfs_opts));
-	bool masks = j->mask_hidden && j->n_masks;
+	bool masks = j->mask_hidden && mask_count(j);
 	mask_step(mask_place, j);
 	if (masks)
 		CHECK(STEP_MOUNT_MASK, set_mount_attr(j->tmp_dir, 0, MOUNT_ATTR_RDONLY, 0));
@@ -545,20 +545,6 @@ static char *const *child_envp;
  * TMPDIR, TMP, TEMP and the end: room for all, nothing cut. */
 static char *call_env[SBX_ENV_MAX + 3 + 4];
 static char call_env_vars[3][sizeof((struct sbx_jail *)0)->call_tmp_base + 32];
-
-static size_t put_uint(char *s, unsigned v)
-{
-	char tmp[12];
-	size_t n = 0, k = 0;
-	do {
-		tmp[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	while (n)
-		s[k++] = tmp[--n];
-	s[k] = '\0';
-	return k;
-}
 
 static bool is_tmp_var(const char *e)
 {
@@ -975,6 +961,18 @@ _Noreturn void child_main(const struct child_plan *p)
 	}
 	MARK(5);
 	set_up_mounts(j); /* 6 */
+	if (j->ll_view && !j->view_ready) {
+		/* The dirs that hold hidden paths, as overlays of stand-ins
+		 * (landlock.c). A refusal is told on view_wr, for our parent to
+		 * start us again with their rules instead (spawn.c). */
+		int vrc = landlock_view_apply(j);
+		if (vrc < 0 && p->view_wr >= 0)
+			(void)!write(p->view_wr, "r", 1);
+		if (vrc < 0)
+			fail(STEP_MOUNT_MASK, -vrc);
+	}
+	if (p->view_wr >= 0)
+		close(p->view_wr);
 	if (p->job_fd >= 0 && j->private_tmp)
 		hand_out_mount_ns();
 	child_envp = j->envp;

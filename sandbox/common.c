@@ -1,6 +1,7 @@
 /* common.c — what every file of sandbox/ shares: error messages, the
  * supervisor's lifeline, and descriptors passed over a unix socket
- * (SCM_RIGHTS), a mode changed through a descriptor. Nothing here knows
+ * (SCM_RIGHTS), a mode changed through a descriptor, a number written
+ * without stdio (for a child). Nothing here knows
  * of jails or children. (Whole reads and
  * writes and the clock are lib/io.c's.) */
 #define _GNU_SOURCE
@@ -164,4 +165,18 @@ void mountinfo_unescape(char *s)
 		}
 	}
 	*w = '\0';
+}
+
+size_t put_uint(char *s, unsigned v)
+{
+	char tmp[12];
+	size_t n = 0, k = 0;
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while (n)
+		s[k++] = tmp[--n];
+	s[k] = '\0';
+	return k;
 }

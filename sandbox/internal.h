@@ -136,17 +136,21 @@ struct sbx_jail {
 	/* Hidden paths: left out of the Landlock rules, and masked by mounts
 	 * too when the child surely has its own mount namespace (mask.c). */
 	bool mask_hidden;
-	/* With masks too, the directories that hold hidden paths are granted
-	 * entry by entry, as without them: Landlock's rules name inodes, so a
-	 * secret the host replaces while a call runs (which takes the mask
-	 * off it in every namespace) has no rule. Their rules come last,
-	 * from ll_expand_from on, made again when the masks are (landlock.c). */
+	/* With masks too, the directories that hold hidden paths are not
+	 * granted whole: Landlock's rules name inodes, and a secret the host
+	 * replaces while a call runs takes the mask off it in every
+	 * namespace. The child's view shows each as an overlay of stand-ins
+	 * (ll_view: planned here, made by the child, or once by the worker)
+	 * granted whole; where none can be, they are granted entry by entry,
+	 * without the hidden ones. Those rules come last, from ll_expand_from
+	 * on; both are made again when the masks are (landlock.c). */
 	char **ll_roots; /* those directories, NULL-terminated */
 	uint64_t *ll_root_access;
 	int n_ll_roots, ll_expand_from;
-	bool ll_stale;          /* a refresh failed: try again at the next spawn */
-	char **hidden;          /* the profile's globs, NULL-terminated */
-	struct sbx_mask *masks; /* what they match now */
+	struct ll_view *ll_view; /* NULL in the worker's copy */
+	bool ll_stale;           /* a refresh failed: try again at the next spawn */
+	char **hidden;           /* the profile's globs, NULL-terminated */
+	struct sbx_mask *masks;  /* what they match now */
 	int n_masks;
 	struct mask_watch *watch; /* the directories they were matched in */
 	int n_watch;
@@ -337,6 +341,8 @@ struct child_plan {
 	int cgroup_fds[SBX_CGROUP_FDS + 1]; /* files to write "0" to (v1 "tasks", a v2
 	                     * cgroup.procs when not joined at clone), -1 when none */
 	int job_fd;                         /* a spare's end of the job socket, else -1 */
+	int view_wr;                        /* ll_view to make: a pipe's write end, for one
+	                        * byte if the kernel refuses it, else -1 */
 	const int *handed_fds;              /* handed connections: CHILD_HANDED_MAX ends
 	                        * placed at CHILD_FD_HANDED, or NULL */
 	bool signals_default;               /* all SIG_DFL (a worker's child) */
@@ -570,6 +576,8 @@ int open_dir_unreadable(int dfd, const char *name, mode_t add, int *held, mode_t
 /* A path as /proc/self/mountinfo shows it (space, tab, newline and
  * backslash escaped as \ooo) made plain again, in place. */
 void mountinfo_unescape(char *s);
+/* v in decimal at s, NUL-terminated: its length. Async-signal-safe. */
+size_t put_uint(char *s, unsigned v);
 
 /* jail.c: whether this kernel keeps pid_max per pid namespace (6.14+). */
 bool pid_max_per_namespace(void);
@@ -660,6 +668,13 @@ int landlock_refresh(struct sbx_jail *jail, struct sbx_error *err);
  * granted whole; where one cannot be made, none, and the rules stay as
  * they were. 0, or -errno when the replicas' rules could not be made. */
 int landlock_replicate(struct sbx_jail *jail);
+/* In a child that makes its own view, after its mounts: the overlays of
+ * jail->ll_view. 0 or -errno (the kernel refused one: its parent starts
+ * it again after landlock_expand). System calls only. */
+int landlock_view_apply(const struct sbx_jail *jail);
+/* The planned overlays dropped, and the rules made entry by entry
+ * instead (if not made yet). 0 or -errno. */
+int landlock_expand(struct sbx_jail *jail, struct sbx_error *err);
 void landlock_release(struct sbx_jail *jail);
 /* In the child: the ruleset from the prepared rules plus the fresh mounts.
  * Returns its fd or -errno. Async-signal-safe. */
@@ -673,6 +688,7 @@ int landlock_child_ruleset(const struct sbx_jail *jail, int call_tmp_fd);
  * its read-only pass (child.c). Each returns 0 or -errno. */
 int mask_plan(const struct sbx_spec *spec, struct sbx_jail *jail, struct sbx_error *err);
 int mask_refresh(struct sbx_jail *jail, struct sbx_error *err);
+int mask_count(const struct sbx_jail *jail); /* how many of them the child makes */
 int mask_place(const struct sbx_jail *jail);
 int mask_cover(const struct sbx_jail *jail);
 int mask_tidy(const struct sbx_jail *jail);

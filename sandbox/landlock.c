@@ -495,6 +495,8 @@ static int without_landlock(const struct sbx_spec *spec, struct sbx_jail *j, str
 	return 0;
 }
 
+static int settle_roots(struct ll_ctx *c);
+
 int landlock_build(const struct sbx_spec *spec, struct sbx_jail *j, struct sbx_error *err)
 {
 	j->landlock = false;
@@ -551,8 +553,9 @@ int landlock_build(const struct sbx_spec *spec, struct sbx_jail *j, struct sbx_e
 	if (!rc)
 		rc = add_fixed_rules(&c, spec, j);
 	c.defer = false;
+	j->ll_expand_from = j->n_rules;
 	if (!rc)
-		rc = expand_roots(&c);
+		rc = settle_roots(&c);
 	if (rc)
 		return rc;
 	j->landlock = true;
@@ -560,45 +563,166 @@ int landlock_build(const struct sbx_spec *spec, struct sbx_jail *j, struct sbx_e
 }
 
 /* After the masks were made again (mask_refresh: a directory they were
- * matched in changed), the rules of the dirs granted entry by entry are
+ * matched in changed), the dirs granted entry by entry are planned again
  * too: a file the host replaced there is a new inode, which the old rules
- * do not name (so a call could not read a new /etc/passwd), and a new
- * secret must not get one. */
+ * do not name (so a call could not read a new /etc/passwd), a new secret
+ * must not get one, and a new mount beneath /etc is not in the old plan. */
 int landlock_refresh(struct sbx_jail *j, struct sbx_error *err)
 {
 	if (!j->landlock || !j->n_ll_roots)
 		return 0;
-	for (int i = j->ll_expand_from; i < j->n_rules; i++)
-		close(j->rule_fds[i]);
-	j->n_rules = j->ll_expand_from;
 	struct ll_ctx c = { .j = j,
 		            .handled = j->ll_attr[0],
 		            .hidden = (const char *const *)j->hidden,
 		            .err = err,
 		            .masked = true };
-	int rc = expand_roots(&c);
+	int rc = settle_roots(&c);
 	j->ll_stale = rc < 0; /* fewer rules meanwhile: nothing more granted */
 	return rc;
 }
 
-/* ---- replicas: the worker's view ------------------------------------ */
+/* ---- the worker's view, and a child's: the dirs that hold hidden paths */
 
-/* A worker makes its view once for all its children, and there each dir
- * that would be granted entry by entry (j->ll_roots: /etc) is replaced by
- * a replica instead: a tmpfs of its own holding, for each entry, a bind of
- * it (a clone, with the mounts beneath it as they are); for a hidden one,
- * an empty mode-0000 file or directory; for a directory that holds hidden
- * paths (/etc/ssh), the same made within; a symbolic link, copied. What
- * the host renames in the real directory then never reaches the view: a
- * name it replaces keeps the inode that was bound, a secret has no bind,
- * and an entry made since is not there at all (the supervisor sees the
- * directory change and has a new worker made, as for the masks). Landlock
- * then grants each replica whole, one rule where each child would make
- * one per entry (~170 here); a child pays for the binds instead, copied
- * with its mount namespace and torn down with it (about a third of the
- * rules' cost here: docs/performance.md). */
+/* Each dir that would be granted entry by entry (j->ll_roots: /etc) is
+ * shown instead as a mount of its own, granted whole: one rule where each
+ * child would make one per entry (~170 here), and a secret never where a
+ * rule could reach it. Planned in the parent (what goes where, as lists
+ * and paths: ll_view), made where the view is, by system calls alone (a
+ * child that shares its parent's memory until its exec makes its own).
+ *
+ * A replica is a tmpfs holding, for each entry, a bind of it (a clone,
+ * with the mounts beneath it as they are); for a hidden one, an empty
+ * mode-0000 file or directory; for a directory that holds hidden paths
+ * (/etc/ssh), the same made within; a symbolic link, copied. What the
+ * host renames in the real directory then never reaches the view: a name
+ * it replaces keeps the inode that was bound, a secret has no bind, and an
+ * entry made since is not there at all (the supervisor sees the directory
+ * change and plans again, as for the masks). But each entry is a mount,
+ * copied with every child's mount namespace and torn down with it: the
+ * overlay below is one, and the replica serves where it cannot be made. */
 
 enum { REPLICA_MAX = 4096 }; /* entries per jail: mounts in every child */
+
+/* What an entry of a replicated directory becomes: a bind (or a copied
+ * link), a stand-in, or a directory of the replica's own (it holds hidden
+ * paths), filled by the entries after it one level deeper. REP_LEAF: a
+ * name that could hold hidden paths, no directory when listed: bound as
+ * it is unless it has become one since. */
+enum rep_what { REP_COPY, REP_HIDE, REP_DIR, REP_LEAF };
+
+struct rep_entry {
+	char *name;
+	unsigned char what, depth;
+	mode_t mode; /* REP_DIR */
+};
+
+struct rep_list {
+	struct rep_entry *e;
+	int n, cap;
+};
+
+static void rep_free(struct rep_list *l)
+{
+	for (int i = 0; i < l->n; i++)
+		free(l->e[i].name);
+	free(l->e);
+	*l = (struct rep_list){ 0 };
+}
+
+static int rep_push(struct rep_list *l, const char *name, enum rep_what what, int depth,
+                    mode_t mode)
+{
+	if (l->n == l->cap) {
+		int cap = l->cap ? 2 * l->cap : 16;
+		struct rep_entry *e = realloc(l->e, (size_t)cap * sizeof *e);
+		if (!e)
+			return -ENOMEM;
+		l->e = e;
+		l->cap = cap;
+	}
+	struct rep_entry *e = &l->e[l->n];
+	if (!(e->name = strdup(name)))
+		return -ENOMEM;
+	e->what = (unsigned char)what;
+	e->depth = (unsigned char)depth;
+	e->mode = mode;
+	l->n++;
+	return 0;
+}
+
+/* Lists src, the directory at path (plen bytes in a PATH_MAX buffer), into
+ * l, depth first: what each entry becomes in its replica. *n counts the
+ * entries. */
+static int rep_plan(struct ll_ctx *c, int src, char *path, size_t plen, struct rep_list *l, int *n,
+                    int depth)
+{
+	if (depth > 32)
+		return -ELOOP;
+	int dfd = openat(src, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
+	if (!d) {
+		int e = errno;
+		if (dfd >= 0)
+			close(dfd);
+		return -e;
+	}
+	int rc = 0;
+	struct dirent *e;
+	errno = 0;
+	while (!rc && (e = readdir(d))) {
+		const char *name = e->d_name;
+		size_t nlen = strlen(name);
+		struct stat st;
+		if (!strcmp(name, ".") || !strcmp(name, ".."))
+			continue;
+		if (plen + 1 + nlen >= PATH_MAX)
+			rc = -ENAMETOOLONG;
+		else if (++*n > REPLICA_MAX)
+			rc = -E2BIG;
+		if (rc)
+			break;
+		path[plen] = '/';
+		memcpy(path + plen + 1, name, nlen + 1);
+		int rel = hidden_relation(c, path);
+		if (rel == 1 && fstatat(src, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    S_ISLNK(st.st_mode)) {
+			rc = -ELOOP; /* a hidden link: see stand_in */
+		} else if (rel == 1) {
+			rc = rep_push(l, name, REP_HIDE, depth, 0);
+		} else if (rel == 2 && fstatat(src, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		           S_ISDIR(st.st_mode)) {
+			int s = openat(src, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			rc = s < 0 ? -errno : rep_push(l, name, REP_DIR, depth, st.st_mode);
+			if (!rc)
+				rc = rep_plan(c, s, path, plen + 1 + nlen, l, n, depth + 1);
+			if (s >= 0)
+				close(s);
+		} else {
+			/* gone meanwhile: rep_make leaves it out */
+			rc = rep_push(l, name, rel == 2 ? REP_LEAF : REP_COPY, depth, 0);
+		}
+		path[plen] = '\0';
+		errno = 0;
+	}
+	if (!rc && errno) /* readdir failed: the replica would lack entries */
+		rc = -errno;
+	closedir(d);
+	return rc;
+}
+
+/* An empty mode-0000 file, or directory, named name in dst, standing in
+ * for an entry of type mode. Not for a link: the name would be hidden,
+ * but not what it leads to, which the mask over the name covers (mask.c)
+ * where no view of ours does, and under an overlay no mask is seen. */
+static int stand_in(int dst, const char *name, mode_t mode)
+{
+	bool dir = S_ISDIR(mode);
+	if (S_ISLNK(mode))
+		return -ELOOP;
+	int fd = dir ? mkdirat(dst, name, 0) :
+	               openat(dst, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0);
+	return fd < 0 || (!dir && close(fd) < 0) ? -errno : 0;
+}
 
 /* One entry of src as it is: bound, copied, or left out if it vanished. */
 static int replicate_entry(int src, int dst, const char *name, const struct stat *st)
@@ -630,78 +754,67 @@ static int replicate_entry(int src, int dst, const char *name, const struct stat
 	return rc < 0 ? -e : 0;
 }
 
-static int fill(struct ll_ctx *c, int src, int dst, char *path, size_t plen, int *n, int depth);
-
-/* A directory that holds hidden paths (/etc/ssh): made in the replica
- * with its mode, and filled as its parent is. */
-static int fill_dir(struct ll_ctx *c, int src, int dst, const char *name, mode_t mode, char *path,
-                    size_t plen, int *n, int depth)
+/* Makes in dst, a directory of a replica, what l planned from src, each
+ * entry as it is now (a type changed since is seen; one gone is left
+ * out). System calls only. */
+static int rep_make(const struct rep_list *l, int src, int dst)
 {
+	enum { DEPTH = 34 };
+	int sfd[DEPTH] = { src }, dfd[DEPTH] = { dst }, top = 0, rc = 0;
 	int flags = O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
-	if (mkdirat(dst, name, 0700) < 0 || fchmodat(dst, name, mode & 0777, 0) < 0)
-		return -errno;
-	int s = openat(src, name, flags), t = s < 0 ? -1 : openat(dst, name, flags);
-	int rc = s < 0 || t < 0 ? -errno : fill(c, s, t, path, plen, n, depth + 1);
-	if (s >= 0)
-		close(s);
-	if (t >= 0)
-		close(t);
+	for (int i = 0; i < l->n && !rc; i++) {
+		const struct rep_entry *e = &l->e[i];
+		for (; top > e->depth; top--) {
+			close(sfd[top]);
+			close(dfd[top]);
+		}
+		struct stat st;
+		if (e->depth != top || top + 1 >= DEPTH) {
+			rc = -EINVAL; /* not depth first: not a list rep_plan made */
+		} else if (e->what == REP_DIR) {
+			if (mkdirat(dfd[top], e->name, 0700) < 0 ||
+			    fchmodat(dfd[top], e->name, e->mode & 0777, 0) < 0)
+				rc = -errno;
+			int s = rc ? -1 : openat(sfd[top], e->name, flags),
+			    t = s < 0 ? -1 : openat(dfd[top], e->name, flags);
+			if (!rc && (s < 0 || t < 0)) {
+				rc = -errno;
+				if (s >= 0)
+					close(s);
+			} else if (!rc) {
+				sfd[++top] = s;
+				dfd[top] = t;
+			}
+		} else if (fstatat(sfd[top], e->name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+			rc = errno == ENOENT ? 0 : -errno; /* gone since the listing */
+		} else if (e->what == REP_LEAF && S_ISDIR(st.st_mode)) {
+			rc = -ESTALE; /* its hidden paths were not planned for */
+		} else {
+			rc = e->what == REP_HIDE ?
+			        stand_in(dfd[top], e->name, st.st_mode) :
+			        replicate_entry(sfd[top], dfd[top], e->name, &st);
+		}
+	}
+	for (; top > 0; top--) {
+		close(sfd[top]);
+		close(dfd[top]);
+	}
 	return rc;
 }
 
-/* Fills dst, a directory of the replica, from src, the directory at path
- * (plen bytes in a PATH_MAX buffer). *n counts the entries made. */
-static int fill(struct ll_ctx *c, int src, int dst, char *path, size_t plen, int *n, int depth)
+/* Four octal digits of mode, or the decimal digits of v: for mount
+ * options, without stdio (the child's side). */
+static char *put_mode(char *s, mode_t mode)
 {
-	if (depth > 32)
-		return -ELOOP;
-	int dfd = openat(src, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
-	if (!d) {
-		int e = errno;
-		if (dfd >= 0)
-			close(dfd);
-		return -e;
-	}
-	int rc = 0;
-	struct dirent *e;
-	errno = 0;
-	while (!rc && (e = readdir(d))) {
-		const char *name = e->d_name;
-		size_t nlen = strlen(name);
-		struct stat st;
-		if (!strcmp(name, ".") || !strcmp(name, ".."))
-			continue;
-		if (plen + 1 + nlen >= PATH_MAX)
-			rc = -ENAMETOOLONG;
-		else if (++*n > REPLICA_MAX)
-			rc = -E2BIG;
-		if (rc)
-			break;
-		path[plen] = '/';
-		memcpy(path + plen + 1, name, nlen + 1);
-		int rel = hidden_relation(c, path);
-		if (fstatat(src, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-			rc = errno == ENOENT ? 0 : -errno; /* gone since the listing */
-		} else if (rel == 1) {
-			bool dir = S_ISDIR(st.st_mode);
-			int fd = dir ?
-			        mkdirat(dst, name, 0) :
-			        openat(dst, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0);
-			rc = fd < 0 || (!dir && close(fd) < 0) ? -errno : 0;
-		} else if (rel == 2 && S_ISDIR(st.st_mode)) {
-			rc = fill_dir(c, src, dst, name, st.st_mode, path, plen + 1 + nlen, n,
-			              depth);
-		} else {
-			rc = replicate_entry(src, dst, name, &st);
-		}
-		path[plen] = '\0';
-		errno = 0;
-	}
-	if (!rc && errno) /* readdir failed: the replica would lack entries */
-		rc = -errno;
-	closedir(d);
-	return rc;
+	for (int shift = 9; shift >= 0; shift -= 3)
+		*s++ = (char)('0' + ((mode >> shift) & 7));
+	*s = '\0';
+	return s;
+}
+
+static char *put_dec(char *s, unsigned v)
+{
+	return s + put_uint(s, v);
 }
 
 static int replicate(struct ll_ctx *c, const char *root, int *n, int *stacked)
@@ -718,23 +831,26 @@ static int replicate(struct ll_ctx *c, const char *root, int *n, int *stacked)
 			close(src);
 		return e == ENOENT ? 0 : -e; /* none: no rule names it either */
 	}
+	struct rep_list l = { 0 };
+	memcpy(path, root, plen + 1);
+	int rc = rep_plan(c, src, path, plen, &l, n, 0);
 	char opts[64];
 	snprintf(opts, sizeof opts, "mode=%04o,size=16m,nr_inodes=%d",
 	         (unsigned)(st.st_mode & 0777), 2 * REPLICA_MAX);
 	int dst = -1;
-	int rc = mount("tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV, opts) < 0 ? -errno : 0;
+	if (!rc && mount("tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV, opts) < 0)
+		rc = -errno;
 	*stacked += !rc;
 	if (!rc && (dst = open(root, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
 		rc = -errno;
-	if (!rc) {
-		memcpy(path, root, plen + 1);
-		rc = fill(c, src, dst, path, plen, n, 0);
-	}
+	if (!rc)
+		rc = rep_make(&l, src, dst);
 	if (!rc) {
 		struct mount_attr a = { .attr_set = MOUNT_ATTR_RDONLY };
 		if (syscall(SYS_mount_setattr, dst, "", AT_EMPTY_PATH, &a, sizeof a) < 0)
 			rc = -errno;
 	}
+	rep_free(&l);
 	close(src);
 	if (dst >= 0)
 		close(dst);
@@ -743,18 +859,15 @@ static int replicate(struct ll_ctx *c, const char *root, int *n, int *stacked)
 
 /* ---- the overlay view: a root as one mount -------------------------- */
 
-/* A replica is a mount per entry (~150 in /etc), and every child copies
- * them with its mount namespace and tears them down at its end: most of
- * what a served call costs the kernel (docs/performance.md). Where the
- * hidden paths beneath a root are exact paths, a worker mounts a read-only
- * overlay over the root instead, whose lower layers are a small tmpfs of
- * stand-ins above the real directory. A hidden path that exists has an
+/* Where the hidden paths beneath a root are exact paths, the view mounts
+ * a read-only overlay over the root, whose lower layers are a small tmpfs
+ * of stand-ins above the real directory. A hidden path that exists has an
  * empty mode-0000 file there, or an empty mode-0000 directory with an
  * empty read-only tmpfs mounted over it in the overlay (directories of two
  * layers merge); one that does not has a whiteout, so it stays absent.
  * Overlay looks each name up in the stand-ins first, whatever the host
  * does to the real directory since: a file renamed over /etc/shadow, or a
- * /etc/sudoers made while the worker lives, is not what a child reads.
+ * /etc/sudoers made while the view lives, is not what a child reads.
  * Other names show the host's directory as it is now. A directory whose
  * hidden paths are patterns (/etc/ssh, for ssh_host_*_key) gets a replica
  * of its own (above), in which a key made later is not, mounted over a
@@ -764,9 +877,12 @@ static int replicate(struct ll_ctx *c, const char *root, int *n, int *stacked)
  * (then it stays under its stand-in, or is replicated). With no upper
  * layer nothing is ever copied up. Where anything is not as planned (a
  * pattern among the root's own entries, a rule of the profile beneath the
- * root) or the kernel refuses a step (no overlay in a user namespace
- * before Linux 5.11, nor over mounts that namespace may not uncover) the
- * replica is made. */
+ * root) the rules are made instead (a worker tries a replica first); where
+ * the kernel refuses a step (no overlay in a user namespace before Linux
+ * 5.11, nor over mounts that namespace may not uncover) the worker makes
+ * the replica, and `toolcage exec` starts its child again with the rules
+ * (spawn.c). The plan names paths only: a child opens each in its own
+ * mount namespace (a mount of another cannot be cloned there). */
 
 enum { OVL_ITEMS_MAX = 64, OVL_MOUNTS_MAX = 256 };
 
@@ -774,16 +890,23 @@ enum ovl_kind { OVL_HIDE, OVL_FROZEN, OVL_BIND };
 
 struct ovl_item {
 	enum ovl_kind kind;
-	char *path; /* absolute; beneath the root */
-	int fd;     /* OVL_FROZEN: the real directory (-1: there is none); OVL_BIND: its clone */
+	char *path;          /* absolute; beneath the root */
+	bool found;          /* OVL_FROZEN: the directory was there, listed in rep */
+	struct rep_list rep; /* OVL_FROZEN: its replica */
 };
 
 struct ovl_plan {
-	const char *root;
+	const char *root; /* the jail's ll_roots[i] */
 	size_t rlen;
-	int src; /* the real root, O_PATH */
+	char tmpfs_opts[64]; /* of the stand-ins' tmpfs */
 	struct ovl_item item[OVL_ITEMS_MAX];
 	int n;
+};
+
+/* An overlay per dir of ll_roots, as planned for the child. */
+struct ll_view {
+	int n;
+	struct ovl_plan plan[];
 };
 
 /* p beneath a (a strict descendant), or a itself when or_same. */
@@ -804,7 +927,7 @@ static int ovl_add(struct ovl_plan *p, enum ovl_kind kind, const char *path, siz
 	char *s = strndup(path, len);
 	if (!s)
 		return -ENOMEM;
-	p->item[p->n++] = (struct ovl_item){ .kind = kind, .path = s, .fd = -1 };
+	p->item[p->n++] = (struct ovl_item){ .kind = kind, .path = s };
 	return 0;
 }
 
@@ -956,32 +1079,35 @@ static int ovl_open(int dir, const struct ovl_plan *p, const char *path, uint64_
 }
 
 /* In the stand-ins' tmpfs (l), what stands for item it: its directories
- * as the host's (mode), then an empty mode-0000 file or directory where
- * the host has one, a whiteout where it has none (there, or above).
- * *cover: a directory was made, to be covered in the overlay. A directory
- * to replicate is an empty mode-0000 directory too, under its replica,
- * when it was found (it->fd); when it was not, a whiteout, whatever is
- * there by now: no replica goes over it.
+ * as the host's (mode; real is the real root), then an empty mode-0000
+ * file or directory where the host has one, a whiteout where it has none
+ * (there, or above). *cover: a directory was made, to be covered in the
+ * overlay. A directory to replicate is an empty mode-0000 directory too,
+ * under its replica, when it was found (found: now, and when planned);
+ * when it was not, a whiteout, whatever is there by now: no replica goes
+ * over it.
  * Every directory a mount goes on is so a stand-in's (or beneath one). A
  * directory of the host's alone is, to overlay, the host's inode: looked
  * up under another name (the host renamed it, and made another where it
  * was), it moves there with what is mounted on it, and the name it
  * leaves shows the host's new directory, secrets and all. */
-static int ovl_stand_in(const struct ovl_plan *p, int l, const struct ovl_item *it, bool *cover)
+static int ovl_stand_in(const struct ovl_plan *p, int real_root, int l, const struct ovl_item *it,
+                        bool found, bool *cover)
 {
 	char buf[PATH_MAX], *save = NULL;
 	bool frozen = it->kind == OVL_FROZEN;
-	snprintf(buf, sizeof buf, "%s", it->path + p->rlen + 1);
-	int real = fcntl(p->src, F_DUPFD_CLOEXEC, 3), dst = fcntl(l, F_DUPFD_CLOEXEC, 3), rc = 0;
+	size_t len = strlen(it->path + p->rlen + 1);
+	if (len >= sizeof buf)
+		return -ENAMETOOLONG;
+	memcpy(buf, it->path + p->rlen + 1, len + 1);
+	int real = real_root, dst = l, rc = 0; /* the roots: not closed here */
 	*cover = false;
-	if (real < 0 || dst < 0)
-		rc = -errno;
 	for (char *comp = strtok_r(buf, "/", &save); comp && !rc;) {
 		char *next = strtok_r(NULL, "/", &save);
 		struct stat st;
 		if (!next && frozen) {
-			*cover = it->fd >= 0;
-			int r = *cover ? mkdirat(dst, comp, 0) : mknodat(dst, comp, S_IFCHR, 0);
+			*cover = found;
+			int r = found ? mkdirat(dst, comp, 0) : mknodat(dst, comp, S_IFCHR, 0);
 			rc = r < 0 ? -errno : 0;
 			break;
 		}
@@ -994,10 +1120,7 @@ static int ovl_stand_in(const struct ovl_plan *p, int l, const struct ovl_item *
 		}
 		bool dir = S_ISDIR(st.st_mode);
 		if (!next) {
-			int fd = dir ?
-			        mkdirat(dst, comp, 0) :
-			        openat(dst, comp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0);
-			rc = fd < 0 || (!dir && close(fd) < 0) ? -errno : 0;
+			rc = stand_in(dst, comp, st.st_mode);
 			*cover = dir;
 			break;
 		}
@@ -1013,15 +1136,17 @@ static int ovl_stand_in(const struct ovl_plan *p, int l, const struct ovl_item *
 		    d2 = rc ? -1 : openat(dst, comp, flags);
 		if (!rc && (r2 < 0 || d2 < 0))
 			rc = -errno;
-		close(real);
-		close(dst);
+		if (real != real_root)
+			close(real);
+		if (dst != l)
+			close(dst);
 		real = r2;
 		dst = d2;
 		comp = next;
 	}
-	if (real >= 0)
+	if (real >= 0 && real != real_root)
 		close(real);
-	if (dst >= 0)
+	if (dst >= 0 && dst != l)
 		close(dst);
 	return rc;
 }
@@ -1034,8 +1159,8 @@ static int tmpfs_at(int target, mode_t mode, unsigned inodes, unsigned attr)
 	if (fs < 0)
 		return -errno;
 	char m[8], ni[16];
-	snprintf(m, sizeof m, "%04o", (unsigned)(mode & 07777));
-	snprintf(ni, sizeof ni, "%u", inodes);
+	put_mode(m, mode);
+	put_dec(ni, inodes);
 	int mfd = -1;
 	if (!syscall(SYS_fsconfig, fs, FSCONFIG_SET_STRING, "mode", m, 0) &&
 	    !syscall(SYS_fsconfig, fs, FSCONFIG_SET_STRING, "size", "16m", 0) &&
@@ -1055,16 +1180,16 @@ static int tmpfs_at(int target, mode_t mode, unsigned inodes, unsigned attr)
 	return mfd < 0 ? -e : mfd;
 }
 
-/* What goes over the overlay at item it: a replica, an empty tmpfs over a
- * directory's stand-in, or a mount bound again. */
-static int ovl_over(struct ll_ctx *c, const struct ovl_plan *p, int top, struct ovl_item *it,
-                    int *n)
+/* What goes over the overlay at item it (fd: what ovl_apply opened for
+ * it): a replica, an empty tmpfs over a directory's stand-in, or a mount
+ * bound again. */
+static int ovl_over(const struct ovl_plan *p, int top, const struct ovl_item *it, int fd)
 {
-	if (it->kind == OVL_FROZEN && it->fd < 0)
+	if (it->kind == OVL_FROZEN && fd < 0)
 		return 0; /* none on the host: its whiteout stands */
 	int t = ovl_open(top, p, it->path, RESOLVE_NO_XDEV), rc = t < 0 ? t : 0;
 	if (!rc && it->kind == OVL_BIND &&
-	    syscall(SYS_move_mount, it->fd, "", t, "",
+	    syscall(SYS_move_mount, fd, "", t, "",
 	            MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
 		rc = -errno;
 	if (!rc && it->kind == OVL_HIDE) {
@@ -1073,15 +1198,8 @@ static int ovl_over(struct ll_ctx *c, const struct ovl_plan *p, int top, struct 
 	}
 	if (!rc && it->kind == OVL_FROZEN) {
 		struct stat st;
-		int m = fstat(it->fd, &st) < 0 ? -errno :
-		                                 tmpfs_at(t, st.st_mode, 2 * REPLICA_MAX, 0);
-		char path[PATH_MAX];
-		size_t plen = strlen(it->path);
-		rc = m < 0 ? m : plen >= sizeof path ? -ENAMETOOLONG : 0;
-		if (!rc) {
-			memcpy(path, it->path, plen + 1);
-			rc = fill(c, it->fd, m, path, plen, n, 0);
-		}
+		int m = fstat(fd, &st) < 0 ? -errno : tmpfs_at(t, st.st_mode, 2 * REPLICA_MAX, 0);
+		rc = m < 0 ? m : rep_make(&it->rep, fd, m);
 		struct mount_attr a = { .attr_set = MOUNT_ATTR_RDONLY };
 		if (!rc && syscall(SYS_mount_setattr, m, "", AT_EMPTY_PATH, &a, sizeof a) < 0)
 			rc = -errno;
@@ -1097,86 +1215,198 @@ static void ovl_plan_free(struct ovl_plan *p)
 {
 	for (int i = 0; i < p->n; i++) {
 		free(p->item[i].path);
-		if (p->item[i].fd >= 0)
-			close(p->item[i].fd);
+		rep_free(&p->item[i].rep);
 	}
-	if (p->src >= 0)
-		close(p->src);
+	p->n = 0;
 }
 
-/* The overlay over root, as planned above; *stacked: how many mounts it
- * left at root (the stand-ins' tmpfs, the overlay), to take off again if
- * it fails. */
-static int overlay_view(struct ll_ctx *c, const char *root, int *n, int *stacked)
+/* The overlay over root, planned: what stands in for what, the mounts to
+ * bind again, the replicas' lists. -EOPNOTSUPP where it is not for an
+ * overlay; *n counts the replicas' entries. */
+static int ovl_plan_make(struct ll_ctx *c, const char *root, struct ovl_plan *p, int *n)
 {
-	struct ovl_plan p = { .root = root, .rlen = strlen(root), .src = -1 };
+	*p = (struct ovl_plan){ .root = root, .rlen = strlen(root) };
 	struct stat st = { 0 };
-	int rc = 0, l = -1, top = -1;
-	bool cover[OVL_ITEMS_MAX] = { false };
-	if (p.rlen < 2 || strpbrk(root, glob_meta) || p.rlen >= PATH_MAX / 2)
+	if (p->rlen < 2 || strpbrk(root, glob_meta) || p->rlen >= PATH_MAX / 2)
 		return -EOPNOTSUPP;
-	p.src = open(root, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (p.src < 0 || fstat(p.src, &st) < 0)
+	int src = open(root, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), rc = 0;
+	if (src < 0 || fstat(src, &st) < 0)
 		rc = -errno;
 	if (!rc)
-		rc = ovl_plan_hidden(c, &p);
-	if (!rc && ovl_rules_beneath(c, &p))
+		rc = ovl_plan_hidden(c, p);
+	if (!rc && ovl_rules_beneath(c, p))
 		rc = -EOPNOTSUPP;
 	if (!rc)
-		rc = ovl_plan_mounts(c, &p);
+		rc = ovl_plan_mounts(c, p);
 	if (!rc)
-		ovl_prune(&p);
-	/* The real directories to replicate, and clones of the mounts to
-	 * bind again: taken before the root is covered. */
-	for (int i = 0; i < p.n && !rc; i++) {
-		struct ovl_item *it = &p.item[i];
-		if (it->kind == OVL_HIDE)
+		ovl_prune(p);
+	/* In a user namespace the child makes, its copies of the host's
+	 * mounts are locked to it: no overlay may go over a directory with
+	 * one beneath it (EINVAL). */
+	for (int i = 0; i < p->n && !rc; i++)
+		if (p->item[i].kind == OVL_BIND && c->j->userns)
+			rc = -EOPNOTSUPP;
+	for (int i = 0; i < p->n && !rc; i++) {
+		struct ovl_item *it = &p->item[i];
+		struct stat ls;
+		if (it->kind == OVL_HIDE && lstat(it->path, &ls) == 0 && S_ISLNK(ls.st_mode))
+			rc = -EOPNOTSUPP; /* a hidden link: see stand_in */
+		if (it->kind != OVL_FROZEN || rc)
 			continue;
-		int fd = ovl_open(p.src, &p, it->path, 0);
-		if (fd == -ENOENT && it->kind == OVL_FROZEN)
-			continue;
-		if (fd >= 0 && it->kind == OVL_BIND) {
-			it->fd = (int)syscall(SYS_open_tree, fd, "",
-			                      OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE |
-			                              AT_EMPTY_PATH);
-			rc = it->fd < 0 ? -errno : 0;
-			close(fd);
+		int fd = ovl_open(src, p, it->path, 0);
+		char path[PATH_MAX];
+		size_t plen = strlen(it->path);
+		it->found = fd >= 0;
+		if (fd < 0) {
+			rc = fd == -ENOENT ? 0 : fd;
 		} else {
-			it->fd = fd;
-			rc = fd < 0 ? fd : 0;
+			memcpy(path, it->path, plen + 1); /* < PATH_MAX: beneath root */
+			rc = rep_plan(c, fd, path, plen, &it->rep, n, 0);
+			close(fd);
 		}
 	}
-	char opts[96];
-	snprintf(opts, sizeof opts, "mode=%04o,size=1m,nr_inodes=%d",
+	snprintf(p->tmpfs_opts, sizeof p->tmpfs_opts, "mode=%04o,size=1m,nr_inodes=%d",
 	         (unsigned)(st.st_mode & 07777), 4 * OVL_ITEMS_MAX);
-	if (!rc && mount("tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV, opts) < 0)
+	if (src >= 0)
+		close(src);
+	return rc;
+}
+
+/* The overlay over its root, as planned; *stacked: how many mounts it
+ * left at the root (the stand-ins' tmpfs, the overlay), to take off
+ * again if it fails. System calls only, on the plan as it is (a child
+ * that shares its parent's memory runs it). */
+static int ovl_apply(const struct ovl_plan *p, int *stacked)
+{
+	int rc = 0, l = -1, top = -1, fd[OVL_ITEMS_MAX];
+	bool cover[OVL_ITEMS_MAX] = { false };
+	for (int i = 0; i < p->n; i++)
+		fd[i] = -1;
+	int src = open(p->root, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (src < 0)
 		rc = -errno;
-	if (!rc)
-		(*stacked)++;
-	if (!rc && (l = open(root, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
-		rc = -errno;
-	for (int i = 0; i < p.n && !rc; i++)
-		if (p.item[i].kind != OVL_BIND)
-			rc = ovl_stand_in(&p, l, &p.item[i], &cover[i]);
-	snprintf(opts, sizeof opts, "lowerdir=/proc/self/fd/%d:/proc/self/fd/%d", l, p.src);
-	if (!rc && mount("overlay", root, "overlay", MS_RDONLY | MS_NOSUID | MS_NODEV, opts) < 0)
-		rc = -errno;
-	if (!rc)
-		(*stacked)++;
-	if (!rc && (top = open(root, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
-		rc = -errno;
-	for (int i = 0; i < p.n && !rc; i++) {
-		struct ovl_item *it = &p.item[i];
-		if (it->kind == OVL_HIDE && !cover[i])
+	/* The real directories to replicate, and clones of the mounts to
+	 * bind again: taken before the root is covered. */
+	for (int i = 0; i < p->n && !rc; i++) {
+		const struct ovl_item *it = &p->item[i];
+		if (it->kind == OVL_HIDE || (it->kind == OVL_FROZEN && !it->found))
 			continue;
-		rc = ovl_over(c, &p, top, it, n);
-		++*n;
+		int f = ovl_open(src, p, it->path, 0);
+		if (f == -ENOENT && it->kind == OVL_FROZEN)
+			continue;
+		if (f >= 0 && it->kind == OVL_BIND) {
+			fd[i] = (int)syscall(SYS_open_tree, f, "",
+			                     OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE |
+			                             AT_EMPTY_PATH);
+			rc = fd[i] < 0 ? -errno : 0;
+			close(f);
+		} else {
+			fd[i] = f;
+			rc = f < 0 ? f : 0;
+		}
 	}
+	if (!rc && mount("tmpfs", p->root, "tmpfs", MS_NOSUID | MS_NODEV, p->tmpfs_opts) < 0)
+		rc = -errno;
+	if (!rc)
+		(*stacked)++;
+	if (!rc && (l = open(p->root, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+		rc = -errno;
+	for (int i = 0; i < p->n && !rc; i++)
+		if (p->item[i].kind != OVL_BIND)
+			rc = ovl_stand_in(p, src, l, &p->item[i], fd[i] >= 0, &cover[i]);
+	char opts[64], *o = opts;
+	memcpy(o, "lowerdir=/proc/self/fd/", 23);
+	o = put_dec(o + 23, (unsigned)l);
+	memcpy(o, ":/proc/self/fd/", 15);
+	put_dec(o + 15, (unsigned)src);
+	if (!rc && mount("overlay", p->root, "overlay", MS_RDONLY | MS_NOSUID | MS_NODEV, opts) < 0)
+		rc = -errno;
+	if (!rc)
+		(*stacked)++;
+	if (!rc && (top = open(p->root, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+		rc = -errno;
+	for (int i = 0; i < p->n && !rc; i++)
+		if (p->item[i].kind != OVL_HIDE || cover[i])
+			rc = ovl_over(p, top, &p->item[i], fd[i]);
+	for (int i = 0; i < p->n; i++)
+		if (fd[i] >= 0)
+			close(fd[i]);
 	if (l >= 0)
 		close(l);
 	if (top >= 0)
 		close(top);
-	ovl_plan_free(&p);
+	if (src >= 0)
+		close(src);
+	return rc;
+}
+
+static void view_free(struct ll_view *v)
+{
+	for (int i = 0; v && i < v->n; i++)
+		ovl_plan_free(&v->plan[i]);
+	free(v);
+}
+
+/* An overlay planned for each root, or NULL (none is for an overlay, or
+ * no memory: the rules are made instead). */
+static struct ll_view *view_plan(struct ll_ctx *c)
+{
+	struct sbx_jail *j = c->j;
+	struct ll_view *v = calloc(1, sizeof *v + (size_t)j->n_ll_roots * sizeof v->plan[0]);
+	int n = 0, rc = v ? 0 : -ENOMEM;
+	for (int i = 0; i < j->n_ll_roots && !rc; i++) {
+		rc = ovl_plan_make(c, j->ll_roots[i], &v->plan[i], &n);
+		v->n = i + 1;
+	}
+	if (rc) {
+		view_free(v);
+		return NULL;
+	}
+	return v;
+}
+
+/* The dirs granted entry by entry (from ll_expand_from on): an overlay of
+ * each planned for the view (where there are masks: a mount namespace is
+ * the child's, or the worker's), else their entries' rules. What there
+ * was of either before goes. */
+static int settle_roots(struct ll_ctx *c)
+{
+	struct sbx_jail *j = c->j;
+	for (int i = j->ll_expand_from; i < j->n_rules; i++)
+		close(j->rule_fds[i]);
+	j->n_rules = j->ll_expand_from;
+	view_free(j->ll_view);
+	j->ll_view = NULL;
+	if (j->n_ll_roots && j->mask_hidden && !j->mount_tree)
+		j->ll_view = view_plan(c);
+	return j->ll_view ? 0 : expand_roots(c);
+}
+
+int landlock_view_apply(const struct sbx_jail *j)
+{
+	int rc = 0;
+	for (int i = 0; j->ll_view && i < j->ll_view->n && !rc; i++) {
+		int stacked = 0;
+		rc = ovl_apply(&j->ll_view->plan[i], &stacked);
+	}
+	return rc;
+}
+
+int landlock_expand(struct sbx_jail *j, struct sbx_error *err)
+{
+	view_free(j->ll_view);
+	j->ll_view = NULL;
+	if (!j->landlock || !j->n_ll_roots || j->n_rules > j->ll_expand_from)
+		return 0;
+	struct ll_ctx c = { .j = j,
+		            .handled = j->ll_attr[0],
+		            .hidden = (const char *const *)j->hidden,
+		            .err = err,
+		            .masked = j->mask_hidden };
+	int rc = expand_roots(&c);
+	if (rc < 0) /* none half made */
+		for (; j->n_rules > j->ll_expand_from; j->n_rules--)
+			close(j->rule_fds[j->n_rules - 1]);
 	return rc;
 }
 
@@ -1188,27 +1418,31 @@ int landlock_replicate(struct sbx_jail *j)
 	struct ll_ctx c = { .j = j,
 		            .handled = j->ll_attr[0],
 		            .hidden = (const char *const *)j->hidden,
-		            .err = &err };
+		            .err = &err,
+		            .masked = true };
 	int n = 0, rc = 0, i = 0;
+	/* Planned here: what the supervisor planned names its namespace. */
+	struct ll_view *v = view_plan(&c);
 	int *stacked = calloc((size_t)j->n_ll_roots, sizeof *stacked);
 	for (rc = stacked ? 0 : -ENOMEM; i < j->n_ll_roots && !rc; i++) {
-		rc = overlay_view(&c, j->ll_roots[i], &n, &stacked[i]);
+		rc = v ? ovl_apply(&v->plan[i], &stacked[i]) : -EOPNOTSUPP;
 		for (; rc && stacked[i] > 0; stacked[i]--)
 			umount2(j->ll_roots[i], MNT_DETACH);
 		if (rc)
 			rc = replicate(&c, j->ll_roots[i], &n, &stacked[i]);
 	}
 	/* None made (a kernel or container that refuses a step, a dir too
-	 * big): the children keep the rules made entry by entry, as a child
-	 * that makes its own view has them. */
+	 * big): the children get the rules made entry by entry, as a child
+	 * that makes its own view may. */
 	while (rc && stacked && i-- > 0)
 		for (; stacked[i] > 0; stacked[i]--)
 			umount2(j->ll_roots[i], MNT_DETACH);
 	free(stacked);
+	view_free(v);
 	if (rc)
-		return 0;
-	/* The rules of the dirs granted entry by entry come last (from
-	 * ll_expand_from): one rule per replica instead. */
+		return landlock_expand(j, &err);
+	/* One rule per view instead of the rules made entry by entry, if
+	 * the supervisor made them (it planned no overlay). */
 	for (i = j->ll_expand_from; i < j->n_rules; i++)
 		close(j->rule_fds[i]);
 	j->n_rules = j->ll_expand_from;
@@ -1219,6 +1453,8 @@ int landlock_replicate(struct sbx_jail *j)
 
 void landlock_release(struct sbx_jail *j)
 {
+	view_free(j->ll_view);
+	j->ll_view = NULL;
 	for (int i = 0; i < j->n_rules; i++)
 		close(j->rule_fds[i]);
 	free(j->rule_fds);
@@ -1273,6 +1509,9 @@ int landlock_child_ruleset(const struct sbx_jail *j, int call_tmp_fd)
 		rc = add_mount_rule((int)rs, j->tmp_dir, j->tmp_access);
 	if (!rc && j->private_proc)
 		rc = add_mount_rule((int)rs, "/proc", j->proc_access);
+	/* The overlays this child made (landlock_view_apply), whole. */
+	for (int i = 0; j->ll_view && i < j->n_ll_roots && !rc; i++)
+		rc = add_mount_rule((int)rs, j->ll_roots[i], j->ll_root_access[i] & j->ll_attr[0]);
 	if (!rc && call_tmp_fd >= 0) { /* the call's own directory (ladder.c) */
 		struct ll_path_beneath_attr a = { .allowed_access = j->tmp_access,
 			                          .parent_fd = call_tmp_fd };

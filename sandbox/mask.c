@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "pathrel.h"
 
 enum { MASK_MAX = 1024, MASK_DEPTH = 32 };
 
@@ -291,6 +292,27 @@ void mask_release(struct sbx_jail *j)
 	j->hidden = NULL;
 }
 
+/* Whether mask i goes on: not where the child shows an overlay of
+ * stand-ins over a dir (landlock.c), under which nothing beneath is seen
+ * (a child whose overlay is refused is started again without one). */
+static bool mask_wanted(const struct sbx_jail *j, int i)
+{
+	const char *p = j->masks[i].path;
+	size_t skip;
+	for (int k = 0; j->ll_view && k < j->n_ll_roots; k++)
+		if (path_below(j->ll_roots[k], p, strlen(p), &skip) && p[skip])
+			return false;
+	return true;
+}
+
+int mask_count(const struct sbx_jail *j)
+{
+	int n = 0;
+	for (int i = 0; i < j->n_masks; i++)
+		n += mask_wanted(j, i);
+	return n;
+}
+
 /* Child side, in three steps around the pass that makes every mount
  * read-only (child.c). The empty placeholders are made in the private tmpfs
  * while it is writable (no call shares one); they are bound over every
@@ -301,7 +323,7 @@ void mask_release(struct sbx_jail *j)
  * skipped; any other failure fails the call. Async-signal-safe. */
 int mask_place(const struct sbx_jail *j)
 {
-	if (!j->n_masks)
+	if (!mask_count(j))
 		return 0;
 	int fd = open(j->mask_file, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0);
 	if (fd < 0 || close(fd) < 0 || mkdir(j->mask_dir, 0) < 0)
@@ -313,7 +335,8 @@ int mask_cover(const struct sbx_jail *j)
 {
 	for (int i = 0; i < j->n_masks; i++) {
 		const char *src = j->masks[i].dir ? j->mask_dir : j->mask_file;
-		if (mount(src, j->masks[i].path, NULL, MS_BIND, NULL) < 0 && errno != ENOENT)
+		if (mask_wanted(j, i) && mount(src, j->masks[i].path, NULL, MS_BIND, NULL) < 0 &&
+		    errno != ENOENT)
 			return -errno;
 	}
 	return 0;
@@ -321,7 +344,7 @@ int mask_cover(const struct sbx_jail *j)
 
 int mask_tidy(const struct sbx_jail *j)
 {
-	if (j->n_masks && (unlink(j->mask_file) < 0 || rmdir(j->mask_dir) < 0))
+	if (mask_count(j) && (unlink(j->mask_file) < 0 || rmdir(j->mask_dir) < 0))
 		return -errno;
 	return 0;
 }

@@ -233,6 +233,31 @@ static void close_handed(int fds[CHILD_HANDED_MAX])
 		}
 }
 
+/* Whether the child said on the view pipe (rd) that the kernel refused
+ * its overlays (landlock_view_apply): one byte, then its end. Then it is
+ * reaped and what it reported on the status socket (its refusal) read
+ * away, for a child started again to report alone. No byte: it made
+ * them, or failed before (its report tells), or has exec'd. */
+static bool view_refused(struct sbx_child *c, int rd, int status)
+{
+	char b;
+	ssize_t n;
+	while ((n = read(rd, &b, 1)) < 0 && errno == EINTR)
+		;
+	if (n != 1)
+		return false;
+	siginfo_t si;
+	while (waitid((idtype_t)P_PIDFD, (id_t)c->pidfd, &si, WEXITED) < 0 && errno == EINTR)
+		;
+	char r[256];
+	while (recv(status, r, sizeof r, MSG_DONTWAIT) > 0)
+		;
+	close(c->pidfd);
+	c->pidfd = -1;
+	c->pid = -1;
+	return true;
+}
+
 /* Our own clone3 of job. */
 static int fork_here(struct sbx_child *c, const struct sbx_job *job, int p[4][2], int child_stdin,
                      const int *handed, const struct cgroup_join *cj, struct sbx_error *err)
@@ -259,9 +284,28 @@ static int fork_here(struct sbx_child *c, const struct sbx_job *job, int p[4][2]
 		.lifeline_wr = lwr,
 		.cgroup_fds = { cj->fds[0], cj->fds[1], cj->fds[2], cj->v2_fd },
 		.job_fd = -1,
+		.view_wr = -1,
 		.handed_fds = handed,
 	};
+	int vp[2] = { -1, -1 };
+	if (j->ll_view && pipe2(vp, O_CLOEXEC) < 0 && (rc = landlock_expand(j, err)) < 0)
+		return rc;
+	plan.view_wr = vp[1];
 	c->pid = spawn_clone(j, &plan, share_vm(j, job), 0, &c->pidfd, cj);
+	if (vp[1] >= 0)
+		close(vp[1]);
+	if (c->pid >= 0 && c->pidfd >= 0 && vp[0] >= 0 && view_refused(c, vp[0], p[2][0])) {
+		/* It ended at once: where the kernel refuses the overlays
+		 * (landlock.c), the rules made entry by entry. */
+		if ((rc = landlock_expand(j, err)) < 0) {
+			close(vp[0]);
+			return rc;
+		}
+		plan.view_wr = -1;
+		c->pid = spawn_clone(j, &plan, share_vm(j, job), 0, &c->pidfd, cj);
+	}
+	if (vp[0] >= 0)
+		close(vp[0]);
 	if (c->pid < 0) {
 		int e = errno;
 		if (!j->clone_ns)

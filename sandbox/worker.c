@@ -261,6 +261,7 @@ int jail_unpack(const char *buf, size_t len, const int *fds, int nfds, struct sb
 	j->keep_spare = false;
 	j->zygote = NULL;
 	j->in_worker = true;
+	j->ll_view = NULL; /* the supervisor's plan: landlock_replicate makes its own */
 	j->rule_fds = malloc(sizeof(int) * (size_t)(j->n_rules + 1));
 	if (u.bad || !j->name || !j->workspace || !j->bpf || !j->envp || !j->masks ||
 	    !j->rule_fds || !j->mt)
@@ -472,6 +473,7 @@ static void fork_child(struct worker *w, const struct zygote_request *req, int *
 		.job_fd = fds[5],
 		.lifeline_fd = Z_LIFELINE,
 		.lifeline_wr = -1,
+		.view_wr = -1,
 		.cgroup_fds = { -1, -1, -1, -1 },
 		.signals_default = true,
 	};
@@ -575,6 +577,16 @@ _Noreturn void worker_main(int lifeline)
 	if ((j->clone_ns & CLONE_NEWNS) && j->private_tmp && !(j->optional_ns & shared) &&
 	    child_enter_view(j, &w.failure) < 0)
 		w.view_failed = true;
+	/* Without a view of its own, each child makes its mounts, and the
+	 * dirs that hold hidden paths need the rules made entry by entry
+	 * (where the supervisor planned an overlay instead). */
+	struct sbx_error lerr;
+	if (!j->view_ready && !w.view_failed && landlock_expand(j, &lerr) < 0) {
+		w.failure = (struct child_report){ .kind = REPORT_STEP,
+			                           .step = STEP_LANDLOCK_RULES,
+			                           .err = lerr.errnum };
+		w.view_failed = true;
+	}
 	/* A uid change there (root without CAP_SYS_ADMIN) cleared PDEATHSIG. */
 	if (j->root_userns) {
 		prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);

@@ -16,8 +16,15 @@
 # a host key in its place; the call then looks up the old /etc/ssh under
 # its new name (overlay would move its replica there with it): no secret
 # may be read, old or new, and the hidden names answer as they did when
-# the call began. The same command then runs in a child that
-# makes its own view (Landlock's rules): no secret either. Root only.
+# the call began. The same command, with the same changes from the
+# host, then runs in a child that makes its own view (`toolcage exec`
+# without --spare: an overlay of its own): no secret either. Last, where
+# the kernel refuses that overlay (here: /etc is already two overlays
+# deep, the most overlayfs stacks), the child is started again and
+# granted /etc entry by entry: the command runs, no secret read. And a
+# hidden name that is a link (an SSH host key linked to a file elsewhere
+# in /etc) hides what it leads to as well, both ways: a stand-in for the
+# name alone would leave the target open under its own name. Root only.
 # Exit 0 pass, 77 skip (the reason is the last line), 1 fail.
 set -u
 TC=${TOOLCAGE:?}
@@ -54,14 +61,50 @@ mount --bind "$tmp/shadow" /etc/shadow
 mount --bind "$tmp/ssl" /etc/ssl
 set +e
 cd "$tmp/ws"
-(sleep 1; printf 'SECRET-SUDOERS\n' > /etc/sudoers.tmp
- printf 'SECRET-NSHADOW\n' > /etc/nshadow.new; mv -f /etc/nshadow.new /etc/nshadow
- mv /etc/ssh /etc/ssh.tc-old; mkdir -m 0755 /etc/ssh
- printf 'SECRET-NEW-HOST-KEY\n' > /etc/ssh/ssh_host_tcnew_key
- chmod 0644 /etc/ssh/ssh_host_tcnew_key) &
+host_changes() {
+	sleep 1; printf 'SECRET-SUDOERS\n' > /etc/sudoers.tmp
+	printf 'SECRET-NSHADOW\n' > /etc/nshadow.new; mv -f /etc/nshadow.new /etc/nshadow
+	mv /etc/ssh /etc/ssh.tc-old; mkdir -m 0755 /etc/ssh
+	printf 'SECRET-NEW-HOST-KEY\n' > /etc/ssh/ssh_host_tcnew_key
+	chmod 0644 /etc/ssh/ssh_host_tcnew_key
+}
+host_undo() {
+	rm -rf /etc/sudoers.tmp /etc/ssh; mv /etc/ssh.tc-old /etc/ssh
+	printf 'SECRET-OLD-NSHADOW\n' > /etc/nshadow
+}
+host_changes &
 "$TC" exec --spare --profile read-only -- /bin/sh -c '$cmd' > "$tmp/spare.out" 2> "$tmp/spare.err"
 wait
+host_undo
+host_changes &
 "$TC" exec --profile read-only -- /bin/sh -c '$cmd' > "$tmp/own.out" 2> "$tmp/own.err"
+wait
+host_undo
+printf 'SECRET-LINKED-KEY\n' > /etc/tc-linked-key
+chmod 0644 /etc/tc-linked-key
+ln -s /etc/tc-linked-key /etc/ssh/ssh_host_tclink_key
+for way in spare own; do
+	w=; [ \$way = spare ] && w=--spare
+	"$TC" exec \$w --profile read-only -- /bin/sh -c 'cat /etc/hostname /etc/ssl/certs/ca.pem;
+cat /etc/ssh/ssh_host_tclink_key /etc/tc-linked-key; echo after' > "$tmp/linked-\$way.out" 2> "$tmp/linked-\$way.err"
+done
+rm -f /etc/tc-linked-key /etc/ssh/ssh_host_tclink_key
+# Two overlays over the copy of /etc (their empty layer on a tmpfs of its
+# own: were it on an overlay, as a guest's root may be, the second would
+# be one too many already).
+set -e
+mkdir "$tmp/x" "$tmp/o1" "$tmp/o2"
+mount -t tmpfs -o mode=0755 tmpfs "$tmp/x"
+mount -t overlay overlay -o "lowerdir=$tmp/x:/etc" "$tmp/o1"
+mount -t overlay overlay -o "lowerdir=$tmp/x:$tmp/o1" "$tmp/o2"
+mount --bind "$tmp/o2" /etc
+mount --bind "$tmp/hostname" /etc/hostname
+mount --bind "$tmp/shadow" /etc/shadow
+mount --bind "$tmp/ssl" /etc/ssl
+set +e
+"$TC" exec --profile read-only -- /bin/sh -c 'cat /etc/hostname /etc/ssl/certs/ca.pem;
+cat /etc/shadow /etc/ssl/private/key.pem /etc/nshadow; echo after;
+grep -c "lowerdir=/proc/self/fd/" /proc/self/mountinfo' > "$tmp/refused.out" 2> "$tmp/refused.err"
 exit 0
 EOF
 if ! unshare -m --propagation private sh "$tmp/inside.sh" > "$tmp/inside.log" 2>&1; then
@@ -73,7 +116,7 @@ fails=0
 check() { # what, command
 	if eval "$2"; then echo "ok   $1"; else echo "FAIL $1"; fails=$((fails + 1)); fi
 }
-for way in spare own; do
+for way in spare own refused linked-spare linked-own; do
 	out=$tmp/$way.out err=$tmp/$way.err
 	both=$(cat "$out" "$err")
 	check "$way: no secret read" '! printf "%s" "$both" | grep -q SECRET'
@@ -91,13 +134,19 @@ if grep -qw overlay /proc/filesystems; then
 fi
 # The overlay keeps each hidden name as it was: /etc/sudoers.tmp absent
 # after the host made it, /etc/nshadow a name still, its stand-in empty.
+# A child that makes its own view has an overlay of its own.
 if [ "$view" = overlayfs ]; then
-	check "spare: /etc/sudoers.tmp, made while the call ran, stays absent" \
-		'[ "$(grep -c "sudoers.tmp.*No such file" "$tmp/spare.err")" = 2 ]'
-	check "spare: /etc/nshadow stays a name" 'grep -qx 1 "$tmp/spare.out"'
+	for way in spare own; do
+		check "$way: /etc/sudoers.tmp, made while the call ran, stays absent" \
+			'[ "$(grep -c "sudoers.tmp.*No such file" "$tmp/$way.err")" = 2 ]'
+		check "$way: /etc/nshadow stays a name" 'grep -qx 1 "$tmp/$way.out"'
+	done
+	check "own: /etc is an overlay of its own" '[ "$(tail -n 1 "$tmp/own.out")" = overlayfs ]'
+	check "refused: the child started again had no overlay of its own" \
+		'[ "$(tail -n 1 "$tmp/refused.out")" = 0 ]'
 fi
 if [ $fails -ne 0 ]; then
-	for way in spare own; do
+	for way in spare own refused linked-spare linked-own; do
 		echo "--- $way stdout"; cat "$tmp/$way.out"; echo "--- $way stderr"; cat "$tmp/$way.err"
 	done
 	exit 1
