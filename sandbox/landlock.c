@@ -1367,8 +1367,9 @@ static struct ll_view *view_plan(struct ll_ctx *c)
 
 /* The dirs granted entry by entry (from ll_expand_from on): an overlay of
  * each planned for the view (where there are masks: a mount namespace is
- * the child's, or the worker's), else their entries' rules. What there
- * was of either before goes. */
+ * the child's, or the worker's; not for a jail whose children went on to
+ * the rules, spawn.c), else their entries' rules. What there was of
+ * either before goes. */
 static int settle_roots(struct ll_ctx *c)
 {
 	struct sbx_jail *j = c->j;
@@ -1377,7 +1378,7 @@ static int settle_roots(struct ll_ctx *c)
 	j->n_rules = j->ll_expand_from;
 	view_free(j->ll_view);
 	j->ll_view = NULL;
-	if (j->n_ll_roots && j->mask_hidden && !j->mount_tree)
+	if (j->n_ll_roots && j->mask_hidden && !j->mount_tree && !j->view_made_here)
 		j->ll_view = view_plan(c);
 	return j->ll_view ? 0 : expand_roots(c);
 }
