@@ -997,7 +997,8 @@ static bool ovl_rules_beneath(const struct ll_ctx *c, const struct ovl_plan *p)
 
 /* The mounts beneath the root, the topmost of each stack of them: bound
  * again (a clone of each, with what is mounted beneath it), left under
- * their stand-in when hidden, replicated when they hold hidden paths. */
+ * their stand-in when hidden, replicated when they hold hidden paths.
+ * How many mounts there are beneath the root, or -errno. */
 static int ovl_plan_mounts(const struct ll_ctx *c, struct ovl_plan *p)
 {
 	FILE *f = fopen("/proc/self/mountinfo", "re");
@@ -1035,7 +1036,7 @@ static int ovl_plan_mounts(const struct ll_ctx *c, struct ovl_plan *p)
 		}
 	for (int i = 0; i < n; i++)
 		free(mp[i]);
-	return rc;
+	return rc ? rc : n;
 }
 
 /* One way for each path: a hidden path wins over a directory to
@@ -1236,24 +1237,30 @@ static int ovl_plan_make(struct ll_ctx *c, const char *root, struct ovl_plan *p,
 		rc = ovl_plan_hidden(c, p);
 	if (!rc && ovl_rules_beneath(c, p))
 		rc = -EOPNOTSUPP;
-	if (!rc)
-		rc = ovl_plan_mounts(c, p);
+	int mounts = 0;
+	if (!rc && (mounts = ovl_plan_mounts(c, p)) < 0)
+		rc = mounts;
 	if (!rc)
 		ovl_prune(p);
 	/* In a user namespace the child makes, its copies of the host's
 	 * mounts are locked to it: no overlay may go over a directory with
-	 * one beneath it (EINVAL). */
-	for (int i = 0; i < p->n && !rc; i++)
-		if (p->item[i].kind == OVL_BIND && c->j->userns)
-			rc = -EOPNOTSUPP;
+	 * one beneath it (EINVAL), be it bound again, hidden or replicated. */
+	if (!rc && mounts && c->j->userns)
+		rc = -EOPNOTSUPP;
 	for (int i = 0; i < p->n && !rc; i++) {
 		struct ovl_item *it = &p->item[i];
-		struct stat ls;
-		if (it->kind == OVL_HIDE && lstat(it->path, &ls) == 0 && S_ISLNK(ls.st_mode))
-			rc = -EOPNOTSUPP; /* a hidden link: see stand_in */
+		int fd = it->kind == OVL_BIND ? -ENOENT : ovl_open(src, p, it->path, 0);
+		if (it->kind == OVL_HIDE) {
+			/* A hidden link (see stand_in), or a link or a file on
+			 * the way to a hidden path, which ovl_stand_in refuses:
+			 * the child would only be started again with the rules. */
+			if (fd == -ELOOP || fd == -ENOTDIR)
+				rc = -EOPNOTSUPP;
+			if (fd >= 0)
+				close(fd);
+		}
 		if (it->kind != OVL_FROZEN || rc)
 			continue;
-		int fd = ovl_open(src, p, it->path, 0);
 		char path[PATH_MAX];
 		size_t plen = strlen(it->path);
 		it->found = fd >= 0;

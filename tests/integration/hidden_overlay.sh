@@ -24,17 +24,27 @@
 # granted /etc entry by entry: the command runs, no secret read. And a
 # hidden name that is a link (an SSH host key linked to a file elsewhere
 # in /etc) hides what it leads to as well, both ways: a stand-in for the
-# name alone would leave the target open under its own name. Root only.
+# name alone would leave the target open under its own name. Where the
+# child could not make its overlay, none is planned for, and the call is
+# one launch, not a refused one and another (counted where strace(1) is
+# there): a child in a user namespace of its own (uid 65534), over /etc
+# with mounts beneath it that are hidden or hold hidden paths (the binds
+# over /etc/shadow and /etc/ssl; /etc/hostname is a copy then); /etc/ssl
+# a link to a directory elsewhere in /etc, a link on the way to a hidden
+# path. Root only.
 # Exit 0 pass, 77 skip (the reason is the last line), 1 fail.
 set -u
 TC=${TOOLCAGE:?}
 case $TC in /*) ;; *) TC=$(pwd)/$TC ;; esac
 [ "$(id -u)" = 0 ] || { echo "skip: root is needed for a mount namespace with its own /etc"; exit 77; }
-command -v unshare >/dev/null 2>&1 || { echo "skip: unshare(1) is needed"; exit 77; }
+for c in unshare setpriv; do
+	command -v $c >/dev/null 2>&1 || { echo "skip: $c(1) is needed"; exit 77; }
+done
 "$TC" exec --profile read-only -- /bin/true 2>/dev/null ||
 	{ echo "skip: the sandbox cannot be set up here"; exit 77; }
 tmp=$(mktemp -d /tmp/tc-hoverlay.XXXXXX) || exit 1
 trap 'rm -rf "$tmp"' EXIT INT TERM
+chmod 0755 "$tmp"
 mkdir "$tmp/ws" "$tmp/etc" "$tmp/ssl" "$tmp/ssl/private" "$tmp/ssl/certs"
 printf 'BOUND-HOSTNAME\n' > "$tmp/hostname"
 printf 'SECRET-SHADOW\n' > "$tmp/shadow"
@@ -89,6 +99,23 @@ for way in spare own; do
 cat /etc/ssh/ssh_host_tclink_key /etc/tc-linked-key; echo after' > "$tmp/linked-\$way.out" 2> "$tmp/linked-\$way.err"
 done
 rm -f /etc/tc-linked-key /etc/ssh/ssh_host_tclink_key
+st() { # way: its clones counted, where strace is there
+	command -v strace >/dev/null 2>&1 && echo "strace -f -qq -e trace=clone,clone3 -o $tmp/\$1.st"
+}
+umount /etc/hostname
+cp "$tmp/hostname" /etc/hostname
+\$(st userns) setpriv --reuid 65534 --regid 65534 --clear-groups "$TC" exec --profile read-only \
+	-- /bin/sh -c 'cat /etc/hostname /etc/ssl/certs/ca.pem;
+cat /etc/shadow /etc/ssl/private/key.pem; echo after' > "$tmp/userns.out" 2> "$tmp/userns.err"
+umount /etc/ssl
+mkdir -m 0755 /etc/tc-ssl
+cp -a "$tmp/ssl/." /etc/tc-ssl/
+rm -rf /etc/ssl
+ln -s tc-ssl /etc/ssl
+\$(st ssl-link) "$TC" exec --profile read-only -- /bin/sh -c 'cat /etc/hostname /etc/ssl/certs/ca.pem;
+cat /etc/ssl/private/key.pem /etc/tc-ssl/private/key.pem; echo after' > "$tmp/ssl-link.out" 2> "$tmp/ssl-link.err"
+rm -rf /etc/ssl /etc/tc-ssl
+mkdir -m 0755 /etc/ssl
 # Two overlays over the copy of /etc (their empty layer on a tmpfs of its
 # own: were it on an overlay, as a guest's root may be, the second would
 # be one too many already).
@@ -116,7 +143,7 @@ fails=0
 check() { # what, command
 	if eval "$2"; then echo "ok   $1"; else echo "FAIL $1"; fails=$((fails + 1)); fi
 }
-for way in spare own refused linked-spare linked-own; do
+for way in spare own refused linked-spare linked-own userns ssl-link; do
 	out=$tmp/$way.out err=$tmp/$way.err
 	both=$(cat "$out" "$err")
 	check "$way: no secret read" '! printf "%s" "$both" | grep -q SECRET'
@@ -145,8 +172,13 @@ if [ "$view" = overlayfs ]; then
 	check "refused: the child started again had no overlay of its own" \
 		'[ "$(tail -n 1 "$tmp/refused.out")" = 0 ]'
 fi
+for way in userns ssl-link; do
+	[ -f "$tmp/$way.st" ] || continue
+	n=$(grep -v resumed "$tmp/$way.st" | grep -c CLONE_PIDFD)
+	check "$way: one launch, not a refused one first ($n)" '[ "$n" = 1 ]'
+done
 if [ $fails -ne 0 ]; then
-	for way in spare own refused linked-spare linked-own; do
+	for way in spare own refused linked-spare linked-own userns ssl-link; do
 		echo "--- $way stdout"; cat "$tmp/$way.out"; echo "--- $way stderr"; cat "$tmp/$way.err"
 	done
 	exit 1
