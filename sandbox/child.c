@@ -37,8 +37,11 @@
  *                                 without Landlock a new root of the
  *                                 granted paths alone (mounttree.c),
  *                                 protected paths in them read-only
- *                                 (protect.c), tmpfs /tmp, hidden paths
- *                                 covered (mask.c),
+ *                                 (protect.c), tmpfs /tmp, the overlays of
+ *                                 the dirs that hold hidden paths when the
+ *                                 child makes its own (landlock.c), then
+ *                                 hidden paths covered (mask.c): a mask
+ *                                 over a link into one goes on the overlay,
  *                                 fresh /proc for the pid namespace
  *  7. Landlock ruleset            from the jail's prepared rules plus the new
  *                                 mounts (rules must name their inodes)
@@ -155,6 +158,7 @@ void *sbx_fn_from_ref(uint64_t ref)
 static int status_fd = -1;
 static int job_fd = -1;
 static int lifeline_fd = -1;
+static int view_wr = -1; /* child_plan's view_wr */
 
 /* Set while the worker prepares its view (child_enter_view): a failing
  * step returns there instead of ending the process. */
@@ -462,7 +466,11 @@ static void mask_step(int (*step)(const struct sbx_jail *), const struct sbx_jai
  * the read-only pass, on the very inode it was cloned from. The private
  * tmpfs comes after, on top of everything (no clone can cover it); the
  * masks over hidden paths are bound from it while it is read-only, so they
- * are read-only mounts too, over the writable paths as well (mask.c). */
+ * are read-only mounts too, over the writable paths as well (mask.c).
+ * A child that makes its own view makes the overlays of the dirs that hold
+ * hidden paths (landlock.c) before the masks: a mask over a hidden link
+ * elsewhere that leads into one goes on what the overlay shows, not
+ * beneath it, where it would not be seen. */
 static void set_up_view(const struct sbx_jail *j)
 {
 	/* Without this a mount below could propagate back to the host. */
@@ -494,6 +502,15 @@ static void set_up_view(const struct sbx_jail *j)
 	if (j->private_tmp)
 		CHECK(STEP_MOUNT_TMP,
 		      mount("tmpfs", j->tmp_dir, "tmpfs", tmp_flags(j), j->tmpfs_opts));
+	if (j->ll_view) {
+		/* A refusal is told on view_wr, for our parent to start us
+		 * again with their rules instead (spawn.c). */
+		int vrc = landlock_view_apply(j);
+		if (vrc < 0 && view_wr >= 0)
+			(void)!write(view_wr, "r", 1);
+		if (vrc < 0)
+			fail(STEP_MOUNT_MASK, -vrc);
+	}
 	bool masks = j->mask_hidden && mask_count(j);
 	mask_step(mask_place, j);
 	if (masks)
@@ -929,6 +946,7 @@ _Noreturn void child_main(const struct child_plan *p)
 	int ruleset_fd = -1;
 
 	status_fd = p->status_fd;
+	view_wr = p->view_wr;
 	job_fd = lifeline_fd =
 	        -1; /* statics may hold what an earlier child sharing our memory left */
 	own_valid = false;
@@ -961,16 +979,6 @@ _Noreturn void child_main(const struct child_plan *p)
 	}
 	MARK(5);
 	set_up_mounts(j); /* 6 */
-	if (j->ll_view && !j->view_ready) {
-		/* The dirs that hold hidden paths, as overlays of stand-ins
-		 * (landlock.c). A refusal is told on view_wr, for our parent to
-		 * start us again with their rules instead (spawn.c). */
-		int vrc = landlock_view_apply(j);
-		if (vrc < 0 && p->view_wr >= 0)
-			(void)!write(p->view_wr, "r", 1);
-		if (vrc < 0)
-			fail(STEP_MOUNT_MASK, -vrc);
-	}
 	if (p->view_wr >= 0)
 		close(p->view_wr);
 	if (p->job_fd >= 0 && j->private_tmp)

@@ -24,7 +24,10 @@
 # granted /etc entry by entry: the command runs, no secret read. And a
 # hidden name that is a link (an SSH host key linked to a file elsewhere
 # in /etc) hides what it leads to as well, both ways: a stand-in for the
-# name alone would leave the target open under its own name. Where the
+# name alone would leave the target open under its own name; and so does
+# a hidden link outside /etc (on a tmpfs of the test's own over /mnt, /srv
+# or /opt) to a file in /etc: its mask, which the child makes after its
+# overlay, is on the file the overlay shows. Where the
 # child could not make its overlay, none is planned for, and the call is
 # one launch, not a refused one and another (counted where strace(1) is
 # there): a child in a user namespace of its own (uid 65534), over /etc
@@ -51,6 +54,11 @@ printf 'SECRET-SHADOW\n' > "$tmp/shadow"
 printf 'SECRET-SSL-KEY\n' > "$tmp/ssl/private/key.pem"
 printf 'PUBLIC-CERT\n' > "$tmp/ssl/certs/ca.pem"
 chmod 0644 "$tmp/hostname" "$tmp/shadow" "$tmp/ssl/private/key.pem" "$tmp/ssl/certs/ca.pem"
+out_dir=
+for d in /mnt /srv /opt; do [ -d $d ] && { out_dir=$d; break; }; done
+sed -e 's|"name": "read-only"|"name": "outlink"|' \
+	-e "s|\"hidden\": \[|\"hidden\": [\"$out_dir/tc-outlink\",|" profiles/read-only.json > "$tmp/outlink.json"
+chmod 0644 "$tmp/outlink.json"
 chmod 0755 "$tmp/ws"
 # The command a call runs: what it reads before the host's changes, then after.
 cmd='cat /etc/hostname /etc/ssl/certs/ca.pem; cat /etc/shadow /etc/ssl/private/key.pem;
@@ -99,6 +107,19 @@ for way in spare own; do
 cat /etc/ssh/ssh_host_tclink_key /etc/tc-linked-key; echo after' > "$tmp/linked-\$way.out" 2> "$tmp/linked-\$way.err"
 done
 rm -f /etc/tc-linked-key /etc/ssh/ssh_host_tclink_key
+if [ -n "$out_dir" ]; then
+	mount -t tmpfs -o mode=0755 tmpfs "$out_dir"
+	printf 'SECRET-OUTLINK-TARGET\n' > /etc/tc-outlink-target
+	chmod 0644 /etc/tc-outlink-target
+	ln -s /etc/tc-outlink-target "$out_dir/tc-outlink"
+	for way in spare own; do
+		w=; [ \$way = spare ] && w=--spare
+		"$TC" exec \$w --profile "$tmp/outlink.json" -- /bin/sh -c 'cat /etc/hostname /etc/ssl/certs/ca.pem;
+cat /etc/tc-outlink-target $out_dir/tc-outlink; echo after' > "$tmp/outlink-\$way.out" 2> "$tmp/outlink-\$way.err"
+	done
+	umount "$out_dir"
+	rm -f /etc/tc-outlink-target
+fi
 st() { # way: its clones counted, where strace is there
 	command -v strace >/dev/null 2>&1 && echo "strace -f -qq -e trace=clone,clone3 -o $tmp/\$1.st"
 }
@@ -143,7 +164,9 @@ fails=0
 check() { # what, command
 	if eval "$2"; then echo "ok   $1"; else echo "FAIL $1"; fails=$((fails + 1)); fi
 }
-for way in spare own refused linked-spare linked-own userns ssl-link; do
+ways="spare own refused linked-spare linked-own userns ssl-link"
+[ -n "$out_dir" ] && ways="$ways outlink-spare outlink-own"
+for way in $ways; do
 	out=$tmp/$way.out err=$tmp/$way.err
 	both=$(cat "$out" "$err")
 	check "$way: no secret read" '! printf "%s" "$both" | grep -q SECRET'
@@ -178,7 +201,7 @@ for way in userns ssl-link; do
 	check "$way: one launch, not a refused one first ($n)" '[ "$n" = 1 ]'
 done
 if [ $fails -ne 0 ]; then
-	for way in spare own refused linked-spare linked-own userns ssl-link; do
+	for way in $ways; do
 		echo "--- $way stdout"; cat "$tmp/$way.out"; echo "--- $way stderr"; cat "$tmp/$way.err"
 	done
 	exit 1
