@@ -39,6 +39,7 @@
 set -u
 TC=${TOOLCAGE:?}
 case $TC in /*) ;; *) TC=$(pwd)/$TC ;; esac
+here=$(cd "$(dirname "$0")" && pwd)
 [ "$(id -u)" = 0 ] || { echo "skip: root is needed for a mount namespace with its own /etc"; exit 77; }
 for c in unshare setpriv; do
 	command -v $c >/dev/null 2>&1 || { echo "skip: $c(1) is needed"; exit 77; }
@@ -57,7 +58,7 @@ chmod 0644 "$tmp/hostname" "$tmp/shadow" "$tmp/ssl/private/key.pem" "$tmp/ssl/ce
 out_dir=
 for d in /mnt /srv /opt; do [ -d $d ] && { out_dir=$d; break; }; done
 sed -e 's|"name": "read-only"|"name": "outlink"|' \
-	-e "s|\"hidden\": \[|\"hidden\": [\"$out_dir/tc-outlink\",|" profiles/read-only.json > "$tmp/outlink.json"
+	-e "s|\"hidden\": \[|\"hidden\": [\"$out_dir/tc-outlink\",|" "$here/../../profiles/read-only.json" > "$tmp/outlink.json"
 chmod 0644 "$tmp/outlink.json"
 chmod 0755 "$tmp/ws"
 # The command a call runs: what it reads before the host's changes, then after.
