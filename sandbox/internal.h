@@ -664,10 +664,11 @@ int sigwall_serve(int fd, pid_t pgid, int budget, int *served);
  * available and optional). */
 int landlock_build(const struct sbx_spec *spec, struct sbx_jail *jail, struct sbx_error *err);
 int landlock_refresh(struct sbx_jail *jail, struct sbx_error *err);
-/* In a worker's view, once: each dir granted entry by entry
- * (jail->ll_roots) replaced by a replica without its hidden paths, and
- * granted whole; where one cannot be made, none, and the rules stay as
- * they were. 0, or -errno when the replicas' rules could not be made. */
+/* In a worker's view, once: each dir that holds hidden paths
+ * (jail->ll_roots) shown as an overlay of stand-ins, or else a replica,
+ * without its hidden paths, and granted whole; where neither can be made,
+ * none, and the dirs are granted entry by entry. 0, or -errno when the
+ * rules could not be made. */
 int landlock_replicate(struct sbx_jail *jail);
 /* In a child that makes its own view, after its mounts: the overlays of
  * jail->ll_view. 0 or -errno (the kernel refused one: its parent starts

@@ -8,9 +8,11 @@
  * Landlock only adds access, it cannot carve a hole out of a granted tree.
  * To hide a secret inside a readable system dir (/etc/shadow is readable by
  * its owner, root, even without capabilities) a child with a mount
- * namespace gets the secret covered by a mount (mask.c), and the dir is
- * granted entry by entry as well, skipping the hidden ones (see add_tree):
- * a mount covers a name, and the host can take it off (renaming a new
+ * namespace shows the dir as an overlay of stand-ins, granted whole (the
+ * views, below: planned here, made by the worker or the child), or, where
+ * none can be made, gets the secret covered by a mount (mask.c) and the
+ * dir granted entry by entry, skipping the hidden ones (see add_tree): a
+ * mount covers a name, and the host can take it off (renaming a new
  * /etc/shadow over the old one, as passwd does, detaches every mount on
  * the old one, in every namespace), while a rule names an inode, so the
  * new file has none. Without a mount namespace, the rules alone.

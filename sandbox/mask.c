@@ -9,8 +9,10 @@
  * tool can do (no capabilities, no mount system calls) uncovers it. The
  * host can: a new file renamed over a hidden path (passwd replacing
  * /etc/shadow) takes the mounts on the old one off in every namespace. So
- * Landlock leaves the hidden paths out too, granting the dirs that hold
- * them entry by entry (landlock.c), made again whenever the masks are.
+ * the dirs that hold them are shown as overlays of stand-ins, or Landlock
+ * leaves the hidden paths out too, granting those dirs entry by entry
+ * (landlock.c), made again whenever the masks are. No mask is made
+ * beneath a child's own overlay, where it would not be seen.
  *
  * The parent expands the globs once per jail and records every directory it
  * had to look into; before each spawn it stats those again and expands
