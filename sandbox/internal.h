@@ -148,7 +148,7 @@ struct sbx_jail {
 	uint64_t *ll_root_access;
 	int n_ll_roots, ll_expand_from;
 	struct ll_view *ll_view; /* NULL in the worker's copy */
-	bool view_made_here;     /* a child of ours made ll_view (spawn.c) */
+	bool view_made_here;     /* a child of ours had ll_view: the next take the rules */
 	bool ll_stale;           /* a refresh failed: try again at the next spawn */
 	char **hidden;           /* the profile's globs, NULL-terminated */
 	struct sbx_mask *masks;  /* what they match now */

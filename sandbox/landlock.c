@@ -564,6 +564,25 @@ int landlock_build(const struct sbx_spec *spec, struct sbx_jail *j, struct sbx_e
 	return 0;
 }
 
+/* A context for a jail already built (its hidden globs as the jail keeps
+ * them, the rights its kernel handles), for what is made again later. */
+static struct ll_ctx jail_ctx(struct sbx_jail *j, struct sbx_error *err)
+{
+	return (struct ll_ctx){ .j = j,
+		                .handled = j->ll_attr[0],
+		                .hidden = (const char *const *)j->hidden,
+		                .err = err,
+		                .masked = j->mask_hidden };
+}
+
+/* The rules of the dirs granted entry by entry (from ll_expand_from on)
+ * dropped. */
+static void drop_expanded(struct sbx_jail *j)
+{
+	for (; j->n_rules > j->ll_expand_from; j->n_rules--)
+		close(j->rule_fds[j->n_rules - 1]);
+}
+
 /* After the masks were made again (mask_refresh: a directory they were
  * matched in changed), the dirs granted entry by entry are planned again
  * too: a file the host replaced there is a new inode, which the old rules
@@ -573,11 +592,7 @@ int landlock_refresh(struct sbx_jail *j, struct sbx_error *err)
 {
 	if (!j->landlock || !j->n_ll_roots)
 		return 0;
-	struct ll_ctx c = { .j = j,
-		            .handled = j->ll_attr[0],
-		            .hidden = (const char *const *)j->hidden,
-		            .err = err,
-		            .masked = true };
+	struct ll_ctx c = jail_ctx(j, err);
 	int rc = settle_roots(&c);
 	j->ll_stale = rc < 0; /* fewer rules meanwhile: nothing more granted */
 	return rc;
@@ -686,13 +701,14 @@ static int rep_plan(struct ll_ctx *c, int src, char *path, size_t plen, struct r
 		path[plen] = '/';
 		memcpy(path + plen + 1, name, nlen + 1);
 		int rel = hidden_relation(c, path);
-		if (rel == 1 && fstatat(src, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-		    S_ISLNK(st.st_mode)) {
+		mode_t type = rel && fstatat(src, name, &st, AT_SYMLINK_NOFOLLOW) == 0 ?
+		        st.st_mode & S_IFMT :
+		        0;
+		if (rel == 1 && type == S_IFLNK) {
 			rc = -ELOOP; /* a hidden link: see stand_in */
 		} else if (rel == 1) {
 			rc = rep_push(l, name, REP_HIDE, depth, 0);
-		} else if (rel == 2 && fstatat(src, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-		           S_ISDIR(st.st_mode)) {
+		} else if (rel == 2 && type == S_IFDIR) {
 			int s = openat(src, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 			rc = s < 0 ? -errno : rep_push(l, name, REP_DIR, depth, st.st_mode);
 			if (!rc)
@@ -1382,9 +1398,7 @@ static struct ll_view *view_plan(struct ll_ctx *c)
 static int settle_roots(struct ll_ctx *c)
 {
 	struct sbx_jail *j = c->j;
-	for (int i = j->ll_expand_from; i < j->n_rules; i++)
-		close(j->rule_fds[i]);
-	j->n_rules = j->ll_expand_from;
+	drop_expanded(j);
 	view_free(j->ll_view);
 	j->ll_view = NULL;
 	if (j->n_ll_roots && j->mask_hidden && !j->mount_tree && !j->view_made_here)
@@ -1408,15 +1422,10 @@ int landlock_expand(struct sbx_jail *j, struct sbx_error *err)
 	j->ll_view = NULL;
 	if (!j->landlock || !j->n_ll_roots || j->n_rules > j->ll_expand_from)
 		return 0;
-	struct ll_ctx c = { .j = j,
-		            .handled = j->ll_attr[0],
-		            .hidden = (const char *const *)j->hidden,
-		            .err = err,
-		            .masked = j->mask_hidden };
+	struct ll_ctx c = jail_ctx(j, err);
 	int rc = expand_roots(&c);
 	if (rc < 0) /* none half made */
-		for (; j->n_rules > j->ll_expand_from; j->n_rules--)
-			close(j->rule_fds[j->n_rules - 1]);
+		drop_expanded(j);
 	return rc;
 }
 
@@ -1425,11 +1434,7 @@ int landlock_replicate(struct sbx_jail *j)
 	if (!j->landlock || !j->n_ll_roots)
 		return 0;
 	struct sbx_error err;
-	struct ll_ctx c = { .j = j,
-		            .handled = j->ll_attr[0],
-		            .hidden = (const char *const *)j->hidden,
-		            .err = &err,
-		            .masked = true };
+	struct ll_ctx c = jail_ctx(j, &err);
 	int n = 0, rc = 0, i = 0;
 	/* Planned here: what the supervisor planned names its namespace. */
 	struct ll_view *v = view_plan(&c);
@@ -1453,9 +1458,7 @@ int landlock_replicate(struct sbx_jail *j)
 		return landlock_expand(j, &err);
 	/* One rule per view instead of the rules made entry by entry, if
 	 * the supervisor made them (it planned no overlay). */
-	for (i = j->ll_expand_from; i < j->n_rules; i++)
-		close(j->rule_fds[i]);
-	j->n_rules = j->ll_expand_from;
+	drop_expanded(j);
 	for (i = 0; i < j->n_ll_roots && !rc; i++)
 		rc = add_path(&c, j->ll_roots[i], j->ll_root_access[i]);
 	return rc;

@@ -291,11 +291,10 @@ static int fork_here(struct sbx_child *c, const struct sbx_job *job, int p[4][2]
 	 * that starts children one after another makes the rules once, which
 	 * its children then take for less than an overlay each. */
 	int vp[2] = { -1, -1 };
-	if (j->ll_view && j->view_made_here && (rc = landlock_expand(j, err)) < 0)
+	if (j->ll_view && (j->view_made_here || pipe2(vp, O_CLOEXEC) < 0) &&
+	    (rc = landlock_expand(j, err)) < 0)
 		return rc;
-	if (j->ll_view && pipe2(vp, O_CLOEXEC) < 0 && (rc = landlock_expand(j, err)) < 0)
-		return rc;
-	j->view_made_here = j->ll_view != NULL;
+	j->view_made_here |= j->ll_view != NULL;
 	plan.view_wr = vp[1];
 	c->pid = spawn_clone(j, &plan, share_vm(j, job), 0, &c->pidfd, cj);
 	if (vp[1] >= 0)
