@@ -26,23 +26,14 @@ readelf -lW "$TOOLCAGE" | grep -q '^ *LOAD .* R E 0x200000$' &&
 tmp=$(mktemp -d /tmp/tc-huge-code.XXXXXX) || exit 1
 trap 'rm -rf "$tmp"' EXIT INT TERM
 printf 'line one\nline two\n' > "$tmp/a.txt"
-python3 - "$TOOLCAGE" "$tmp" "$aligned" "$thp" <<'EOF'
-import json, os, subprocess, sys, time
+python3 - "$TOOLCAGE" "$tmp" "$aligned" "$thp" "$(dirname "$0")" <<'EOF'
+import json, os, sys, time
 
 tc, ws, linked, thp = sys.argv[1], sys.argv[2], sys.argv[3] == "1", sys.argv[4]
-srv = subprocess.Popen([tc, "serve", "--workspace", ws], stdin=subprocess.PIPE,
-                       stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+sys.path.insert(0, sys.argv[5])
+from served import Server, children
+srv = Server(tc, ws, "huge-code")
 fails = []
-
-def send(m):
-    srv.stdin.write((json.dumps(m) + "\n").encode())
-    srv.stdin.flush()
-
-def answer():
-    line = srv.stdout.readline()
-    if not line:
-        sys.exit("FAIL: toolcage serve closed its output")
-    return json.loads(line)
 
 def smaps(pid):
     """[(start, end, perms, path, AnonHugePages kB)] of pid."""
@@ -62,33 +53,9 @@ def code(pid):
     """The executable mappings of pid, but for the kernel's ([vdso] ...)."""
     return [m for m in smaps(pid) if "x" in m[2] and not m[3].startswith("[")]
 
-def named(pid, name):
-    """The children of pid named name."""
-    out = []
-    for d in os.listdir("/proc"):
-        if not d.isdigit():
-            continue
-        try:
-            with open(f"/proc/{d}/stat") as f:
-                st = f.read()
-            comm = st[st.index("(") + 1:st.rindex(")")]
-            ppid = int(st[st.rindex(")") + 2:].split()[1])
-        except (OSError, ValueError):
-            continue
-        if comm == name and ppid == pid:
-            out.append(int(d))
-    return out
-
 try:
-    send({"jsonrpc": "2.0", "id": 0, "method": "initialize",
-          "params": {"protocolVersion": "2025-06-18", "capabilities": {},
-                     "clientInfo": {"name": "huge-code", "version": "1"}}})
-    answer()
-    send({"jsonrpc": "2.0", "method": "notifications/initialized"})
     for i in range(1, 5):
-        send({"jsonrpc": "2.0", "id": i, "method": "tools/call",
-              "params": {"name": "read_file", "arguments": {"path": "a.txt"}}})
-        r = answer()
+        r = srv.call("read_file", {"path": "a.txt"})
         sc = r.get("result", {}).get("structuredContent", {})
         if sc.get("lines") != ["line one", "line two"]:
             fails.append(f"call {i}: {json.dumps(r)[:300]}")
@@ -108,8 +75,8 @@ try:
     deadline = time.time() + 10
     workers, spares = [], []
     while time.time() < deadline:
-        workers = named(srv.pid, "tc-worker")
-        spares = named(srv.pid, "tc-call")
+        workers = children(srv.pid, "tc-worker")
+        spares = children(srv.pid, "tc-call")
         if workers and spares:
             break
         time.sleep(0.05)
@@ -137,8 +104,7 @@ try:
                 fails.append(f"{who} {pid}: an unaligned program's code not its file's: {cm}")
             print(f"{who} {pid}: code from the file, as the program is not aligned")
 finally:
-    srv.stdin.close()
-    srv.wait(timeout=30)
+    srv.close()
 if fails:
     print("FAIL:\n  " + "\n  ".join(fails))
     sys.exit(1)
