@@ -741,7 +741,9 @@ static void load_seccomp(const struct sbx_jail *j)
 				fail(STEP_SECCOMP, -rc);
 		}
 	}
-	struct sock_fprog prog = { .len = j->bpf_len, .filter = j->bpf };
+	/* A worker's child: the worker holds the rest (worker.c). */
+	struct sock_fprog prog = { .len = j->part_held ? j->part_len[1] : j->bpf_len,
+		                   .filter = j->part_held ? j->part_bpf[1] : j->bpf };
 	CHECK(STEP_SECCOMP, syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog));
 }
 

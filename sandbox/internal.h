@@ -59,6 +59,9 @@ struct mt_entry {
 };
 #define SBX_MAX_MOUNT_TREE 128
 
+/* A seccomp filter whole, or one of its parts (seccomp.c). */
+enum filter_part { FILTER_WHOLE, FILTER_WORKER, FILTER_CHILD };
+
 struct sbx_jail {
 	char *name;
 	char *workspace;      /* canonical absolute path */
@@ -114,6 +117,14 @@ struct sbx_jail {
 	/* seccomp: compiled once in the parent, only loaded in the child */
 	struct sock_filter *bpf;
 	unsigned short bpf_len;
+	/* The same filter in two parts (seccomp.c), for a worker: made when
+	 * its first worker starts, from what the filter depends on (kept
+	 * where the filter splits). part_held: in a worker that loaded its
+	 * part, where each child loads the child's part alone. */
+	struct sbx_spec *filter_spec;
+	struct sock_filter *part_bpf[2]; /* [0] the worker's, [1] a child's */
+	unsigned short part_len[2];
+	bool part_held;
 
 	/* Landlock. Rules are prepared once (O_PATH fds kept open here); each
 	 * child builds its ruleset from them after its mounts, because rules
@@ -608,16 +619,29 @@ int child_enter_view(struct sbx_jail *j, struct child_report *failed);
 /* jail.c, for tests only: the jail's compiled seccomp filter (borrowed,
  * valid until sbx_jail_free) and its length in instructions. */
 const struct sock_filter *sbx_jail_filter(const struct sbx_jail *j, unsigned short *len);
+/* The same, for a part: made on first use; NULL where it does not split. */
+const struct sock_filter *sbx_jail_filter_part(struct sbx_jail *j, enum filter_part part,
+                                               unsigned short *len);
 
-/* seccomp.c: the spec's filter as classic BPF (malloc'd): seccomp_build
- * takes it from the filters compiled at build time when one has the
- * spec's key (seccomp_key: everything the filter depends on), else
- * compiles it with libseccomp (seccomp_compile). */
-int seccomp_build(const struct sbx_spec *spec, struct sock_filter **bpf, unsigned short *len,
-                  struct sbx_error *err);
-int seccomp_compile(const struct sbx_spec *spec, struct sock_filter **bpf, unsigned short *len,
-                    struct sbx_error *err);
-int seccomp_key(const struct sbx_spec *spec, char *buf, size_t len);
+/* seccomp.c: the spec's filter, or a part of it, as classic BPF
+ * (malloc'd): seccomp_build takes it from the filters compiled at build
+ * time when one has the spec's key (seccomp_key: everything the filter
+ * depends on), else compiles it with libseccomp (seccomp_compile). A
+ * filter splits (seccomp_can_split: its default allows) into a worker's part
+ * and a child's, which together answer every call as the whole does. */
+bool seccomp_can_split(const struct sbx_spec *spec);
+int seccomp_build(const struct sbx_spec *spec, enum filter_part part, struct sock_filter **bpf,
+                  unsigned short *len, struct sbx_error *err);
+int seccomp_compile(const struct sbx_spec *spec, enum filter_part part, struct sock_filter **bpf,
+                    unsigned short *len, struct sbx_error *err);
+int seccomp_key(const struct sbx_spec *spec, enum filter_part part, char *buf, size_t len);
+/* What a filter depends on, copied (NULL: out of memory); freed by
+ * seccomp_spec_free. */
+struct sbx_spec *seccomp_spec_copy(const struct sbx_spec *spec);
+void seccomp_spec_free(struct sbx_spec *spec);
+/* The jail's filter in its two parts, made once (a worker's start): 0
+ * when made or when the filter does not split. */
+int seccomp_split(struct sbx_jail *j, struct sbx_error *err);
 
 /* $(BUILD)/gen/filters.c, made by mk/gen_filters.c. */
 struct prebuilt_filter {

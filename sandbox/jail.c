@@ -956,7 +956,10 @@ int sbx_jail_new(const struct sbx_spec *spec, const char *workspace, struct sbx_
 	if (!rc)
 		rc = plan_cgroups(spec, j, err);
 	if (!rc)
-		rc = seccomp_build(spec, &j->bpf, &j->bpf_len, err);
+		rc = seccomp_build(spec, FILTER_WHOLE, &j->bpf, &j->bpf_len, err);
+	/* Its parts are made only if a worker starts (seccomp_split). */
+	if (!rc && seccomp_can_split(spec) && !(j->filter_spec = seccomp_spec_copy(spec)))
+		rc = sbx_err(err, ENOMEM, "jail");
 	j->tells_end = filter_lets_tell_end(spec);
 	j->may_leave_home = filter_lets_set_cpus(spec);
 	home_fill(j);
@@ -1015,6 +1018,9 @@ void sbx_jail_free(struct sbx_jail *j)
 	free(j->rw_paths);
 	free(j->no_ns_deny);
 	free(j->bpf);
+	seccomp_spec_free(j->filter_spec);
+	free(j->part_bpf[0]);
+	free(j->part_bpf[1]);
 	free(j->envp);
 	free(j->workspace);
 	free(j->name);
@@ -1043,4 +1049,18 @@ const struct sock_filter *sbx_jail_filter(const struct sbx_jail *j, unsigned sho
 {
 	*len = j->bpf_len;
 	return j->bpf;
+}
+
+const struct sock_filter *sbx_jail_filter_part(struct sbx_jail *j, enum filter_part part,
+                                               unsigned short *len)
+{
+	struct sbx_error err;
+	if (part == FILTER_WHOLE)
+		return sbx_jail_filter(j, len);
+	*len = 0;
+	if (seccomp_split(j, &err) < 0 || !j->part_bpf[1])
+		return NULL;
+	int i = part == FILTER_CHILD;
+	*len = j->part_len[i];
+	return j->part_bpf[i];
 }

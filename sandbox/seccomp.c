@@ -181,10 +181,62 @@ static bool listed(const char *const *list, const char *name)
 	return false;
 }
 
-static int add(scmp_filter_ctx ctx, uint32_t action, int nr, unsigned n,
-               const struct scmp_arg_cmp *cmp)
+/* A worker (worker.c) loads one part of a filter once, for all the
+ * children it forks, and each child loads the other part: the rules for a
+ * system call live in exactly one part, so a child, which runs both, is
+ * answered as by the whole filter, and loads the short part only (the
+ * kernel compiles every instruction of a filter at each load: the whole
+ * filter was the dearest step of a served call's child).
+ *
+ * The worker's part holds the rules of the calls the worker and a child
+ * before its own filter never make: the base lists above but for the
+ * calls below that they do make, and the calls whose base rules match
+ * only arguments they never pass (an ioctl or fcntl command,
+ * MSG_FASTOPEN, another personality, set-id modes, a socketpair).
+ * Every other call's rules go to the child's part, and so does any call
+ * the profile names in a list. Were a call held by the worker that it
+ * makes, the worker would fail; a tool is never freer. */
+static const char *const worker_makes[] = {
+	"unshare", "setns",      "mount",     "umount2",       "fsopen", "fsconfig",   "fsmount",
+	"fspick",  "move_mount", "open_tree", "mount_setattr", "chroot", "pivot_root", NULL,
+};
+static const char *const worker_args_never[] = {
+	"personality", "ioctl",  "fcntl", "sendto", "sendmsg", "sendmmsg", "socketpair",
+	"chmod",       "fchmod", "open",  "creat",  "mknod",   NULL,
+};
+
+struct rules {
+	scmp_filter_ctx ctx;
+	const struct sbx_spec *spec;
+	enum filter_part part; /* only this part's rules are added */
+};
+
+static bool names(const char *const *list, const char *name)
 {
-	int rc = seccomp_rule_add_array(ctx, action, nr, n, cmp);
+	return list && listed(list, name);
+}
+
+/* Whether the worker's part holds nr's rules (by number where libseccomp
+ * 2.5 has no name: statmount and listmount). */
+static bool worker_holds(const struct sbx_spec *spec, int nr)
+{
+	char *name = seccomp_syscall_resolve_num_arch(SCMP_ARCH_NATIVE, nr);
+	if (!name)
+		return nr == 457 || nr == 458;
+	bool held = ((listed(base_deny, name) || listed(sysv_ipc, name)) &&
+	             !listed(worker_makes, name)) ||
+	        listed(worker_args_never, name);
+	held = held && !names(spec->seccomp_kill, name) && !names(spec->seccomp_deny, name) &&
+	        !names(spec->seccomp_allow, name);
+	free(name);
+	return held;
+}
+
+static int add(struct rules *r, uint32_t action, int nr, unsigned n, const struct scmp_arg_cmp *cmp)
+{
+	if (r->part != FILTER_WHOLE && worker_holds(r->spec, nr) != (r->part == FILTER_WORKER))
+		return 0; /* the other part's rule */
+	int rc = seccomp_rule_add_array(r->ctx, action, nr, n, cmp);
 	/* -EACCES: the action is the filter's default (a "default: errno"
 	 * profile), so the rule is already in force. */
 	return rc == -EEXIST || rc == -EACCES ? 0 : rc;
@@ -197,7 +249,7 @@ static int add(scmp_filter_ctx ctx, uint32_t action, int nr, unsigned n,
  * fs-verity (which freezes a file for good) and an encryption policy could
  * be set, and extents deduplicated into a file it may only read. Refused
  * by command (the low 32 bits, as the kernel compares them). */
-static int add_inode_ioctl_rules(scmp_filter_ctx ctx)
+static int add_inode_ioctl_rules(struct rules *r)
 {
 	static const unsigned long cmds[] = {
 		FS_IOC_SETFLAGS,
@@ -212,7 +264,7 @@ static int add_inode_ioctl_rules(scmp_filter_ctx ctx)
 	int rc = 0;
 	for (size_t i = 0; i < sizeof cmds / sizeof cmds[0] && !rc; i++) {
 		struct scmp_arg_cmp c = SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffUL, cmds[i]);
-		rc = add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(ioctl), 1, &c);
+		rc = add(r, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(ioctl), 1, &c);
 	}
 	return rc;
 }
@@ -228,7 +280,7 @@ static bool no_read_only_mounts(const struct sbx_spec *spec)
  * the host later, it runs as its owner (root, when root owns the
  * workspace). Refused wherever seccomp can see the mode. openat2() carries
  * its mode in memory seccomp cannot read: docs/security.md says so. */
-static int add_setid_rules(scmp_filter_ctx ctx)
+static int add_setid_rules(struct rules *r)
 {
 	static const struct {
 		const char *name;
@@ -244,12 +296,12 @@ static int add_setid_rules(scmp_filter_ctx ctx)
 		for (size_t b = 0; b < 2 && !rc; b++) {
 			struct scmp_arg_cmp c = { mode_args[i].arg, SCMP_CMP_MASKED_EQ, bits[b],
 				                  bits[b] };
-			rc = add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 1, &c);
+			rc = add(r, SCMP_ACT_ERRNO(EPERM), nr, 1, &c);
 		}
 	}
 	for (size_t b = 0; b < 2 && !rc; b++) { /* fchmodat2 (452): newer than libseccomp 2.5 */
 		struct scmp_arg_cmp c = { 2, SCMP_CMP_MASKED_EQ, bits[b], bits[b] };
-		rc = add(ctx, SCMP_ACT_ERRNO(EPERM), 452, 1, &c);
+		rc = add(r, SCMP_ACT_ERRNO(EPERM), 452, 1, &c);
 	}
 	return rc;
 }
@@ -261,11 +313,11 @@ static int add_setid_rules(scmp_filter_ctx ctx)
  * its offset bits cleared, is the block's start). A rule per denied value
  * had made the filter twice as long, and every instruction is compiled
  * again at each launch (docs/performance.md). */
-static int deny_except(scmp_filter_ctx ctx, uint32_t action, int nr, unsigned arg,
+static int deny_except(struct rules *r, uint32_t action, int nr, unsigned arg,
                        const uint64_t *allowed, size_t n)
 {
 	if (!n)
-		return add(ctx, action, nr, 0, NULL);
+		return add(r, action, nr, 0, NULL);
 	uint64_t lo = 0;
 	int rc = 0;
 	for (size_t i = 0; i < n && !rc; lo = allowed[i++] + 1) {
@@ -276,18 +328,18 @@ static int deny_except(scmp_filter_ctx ctx, uint32_t action, int nr, unsigned ar
 			struct scmp_arg_cmp c = size == 1 ?
 			        (struct scmp_arg_cmp){ arg, SCMP_CMP_EQ, lo, 0 } :
 			        (struct scmp_arg_cmp){ arg, SCMP_CMP_MASKED_EQ, ~(size - 1), lo };
-			rc = add(ctx, action, nr, 1, &c);
+			rc = add(r, action, nr, 1, &c);
 			lo += size;
 		}
 	}
 	struct scmp_arg_cmp above = { arg, SCMP_CMP_GE, lo, 0 };
-	return rc ? rc : add(ctx, action, nr, 1, &above);
+	return rc ? rc : add(r, action, nr, 1, &above);
 }
 
 /* socket(2): only the profile's families; none at all when it has none.
  * Raw and packet sockets are refused whatever the family; netlink only
  * for NETLINK_ROUTE (getaddrinfo's AI_ADDRCONFIG). */
-static int add_socket_rules(scmp_filter_ctx ctx, unsigned fams, bool udp)
+static int add_socket_rules(struct rules *r, unsigned fams, bool udp)
 {
 	uint32_t deny = SCMP_ACT_ERRNO(EACCES);
 	int nr = SCMP_SYS(socket);
@@ -301,21 +353,21 @@ static int add_socket_rules(scmp_filter_ctx ctx, unsigned fams, bool udp)
 		allowed[n++] = AF_INET6;
 	if (fams & SBX_AF_NETLINK)
 		allowed[n++] = AF_NETLINK;
-	int rc = deny_except(ctx, deny, nr, 0, allowed, n);
+	int rc = deny_except(r, deny, nr, 0, allowed, n);
 	if (rc || !n)
 		return rc;
 	struct scmp_arg_cmp raw = SCMP_A1(SCMP_CMP_MASKED_EQ, 0xf, SOCK_RAW);
 	struct scmp_arg_cmp pkt = SCMP_A1(SCMP_CMP_MASKED_EQ, 0xf, SOCK_PACKET);
 	if (!rc)
-		rc = add(ctx, deny, nr, 1, &raw);
+		rc = add(r, deny, nr, 1, &raw);
 	if (!rc)
-		rc = add(ctx, deny, nr, 1, &pkt);
+		rc = add(r, deny, nr, 1, &pkt);
 	/* Protocols: only the default, TCP and UDP. Landlock's port rules
 	 * cover TCP only; ICMP "ping" sockets, SCTP and MPTCP would go around
 	 * them. */
 	static const uint64_t protocols[] = { 0, IPPROTO_TCP, IPPROTO_UDP };
 	if (!rc)
-		rc = deny_except(ctx, deny, nr, 2, protocols, 3);
+		rc = deny_except(r, deny, nr, 2, protocols, 3);
 	/* Types: only stream and datagram for inet (raw and packet are
 	 * refused above for every family). Protocol 0 means the type's
 	 * default protocol, which is no TCP for every type: SOCK_SEQPACKET's
@@ -334,7 +386,7 @@ static int add_socket_rules(scmp_filter_ctx ctx, unsigned fams, bool udp)
 			struct scmp_arg_cmp ty[2] = { SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)inet[i]),
 				                      SCMP_A1(SCMP_CMP_MASKED_EQ, off_types[t].mask,
 				                              off_types[t].value) };
-			rc = add(ctx, deny, nr, 2, ty);
+			rc = add(r, deny, nr, 2, ty);
 		}
 	}
 	/* UDP reaches any port (Landlock rules are TCP only): without udp the
@@ -342,12 +394,12 @@ static int add_socket_rules(scmp_filter_ctx ctx, unsigned fams, bool udp)
 	for (int i = 0; i < 2 && !rc && !udp; i++) {
 		struct scmp_arg_cmp dg[2] = { SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)inet[i]),
 			                      SCMP_A1(SCMP_CMP_MASKED_EQ, 0xf, SOCK_DGRAM) };
-		rc = add(ctx, deny, nr, 2, dg);
+		rc = add(r, deny, nr, 2, dg);
 	}
 	if (!rc && (fams & SBX_AF_NETLINK)) {
 		struct scmp_arg_cmp nl[2] = { SCMP_A0(SCMP_CMP_EQ, AF_NETLINK),
 			                      SCMP_A2(SCMP_CMP_NE, 0 /* NETLINK_ROUTE */) };
-		rc = add(ctx, deny, nr, 2, nl);
+		rc = add(r, deny, nr, 2, nl);
 	}
 	return rc;
 }
@@ -364,26 +416,26 @@ static int add_socket_rules(scmp_filter_ctx ctx, unsigned fams, bool udp)
  * both, type & 0xe == 2 (types 2 and 3): SOCK_NONBLOCK and SOCK_CLOEXEC lie
  * outside the mask, and the kernel reads the type as an int, so high bits
  * do not matter either. */
-static int add_socketpair_rules(scmp_filter_ctx ctx, unsigned fams, bool none)
+static int add_socketpair_rules(struct rules *r, unsigned fams, bool none)
 {
 	uint32_t deny = SCMP_ACT_ERRNO(EACCES);
 	/* Handed connections (spec.no_sockets): the tool's only sockets are
 	 * the ones it was given; a pair of its own reaches nobody, but
 	 * nothing it runs needs one. */
 	if (none) {
-		int rc = add(ctx, deny, SCMP_SYS(socketpair), 0, NULL);
+		int rc = add(r, deny, SCMP_SYS(socketpair), 0, NULL);
 		/* And connect(2) has nothing to act on: the sockets it was
 		 * given are connected already. It answers EINPROGRESS, which a
 		 * client that connects anyway (libcurl before 8, whatever its
 		 * CURL_SOCKOPT_ALREADY_CONNECTED says) takes as under way and
 		 * then finds done (SO_ERROR 0). */
-		return rc ? rc : add(ctx, SCMP_ACT_ERRNO(EINPROGRESS), SCMP_SYS(connect), 0, NULL);
+		return rc ? rc : add(r, SCMP_ACT_ERRNO(EINPROGRESS), SCMP_SYS(connect), 0, NULL);
 	}
 	struct scmp_arg_cmp sp = SCMP_A0(SCMP_CMP_NE, AF_UNIX);
 	struct scmp_arg_cmp dgram = SCMP_A1(SCMP_CMP_MASKED_EQ, 0xe, SOCK_DGRAM);
-	int rc = add(ctx, deny, SCMP_SYS(socketpair), 1, &sp);
+	int rc = add(r, deny, SCMP_SYS(socketpair), 1, &sp);
 	if (!rc && !(fams & SBX_AF_UNIX))
-		rc = add(ctx, deny, SCMP_SYS(socketpair), 1, &dgram);
+		rc = add(r, deny, SCMP_SYS(socketpair), 1, &dgram);
 	return rc;
 }
 
@@ -400,16 +452,16 @@ static int add_socketpair_rules(scmp_filter_ctx ctx, unsigned fams, bool none)
  * inet binds are Landlock's (refused). With the unix family a tool may
  * serve on a socket file: bind stays, and listen too unless inet is
  * allowed as well (a listen cannot tell the sockets apart). */
-static int add_bind_listen_rules(scmp_filter_ctx ctx, unsigned fams)
+static int add_bind_listen_rules(struct rules *r, unsigned fams)
 {
 	uint32_t deny = SCMP_ACT_ERRNO(EACCES);
 	int rc = 0;
 	if (fams & (SBX_AF_INET | SBX_AF_INET6))
-		rc = add(ctx, deny, SCMP_SYS(listen), 0, NULL);
+		rc = add(r, deny, SCMP_SYS(listen), 0, NULL);
 	if (rc || (fams & SBX_AF_UNIX))
 		return rc;
 	struct scmp_arg_cmp not_nl = SCMP_A2(SCMP_CMP_NE, sizeof(struct sockaddr_nl), 0);
-	return add(ctx, deny, SCMP_SYS(bind), fams & SBX_AF_NETLINK ? 1 : 0, &not_nl);
+	return add(r, deny, SCMP_SYS(bind), fams & SBX_AF_NETLINK ? 1 : 0, &not_nl);
 }
 
 /* TCP Fast Open: sendto, sendmsg or sendmmsg with MSG_FASTOPEN connects an
@@ -442,7 +494,7 @@ static int fastopen_arg(const struct sbx_spec *spec, int nr)
 	return -1;
 }
 
-static int add_fastopen_rules(scmp_filter_ctx ctx, const struct sbx_spec *spec)
+static int add_fastopen_rules(struct rules *r, const struct sbx_spec *spec)
 {
 	int rc = 0;
 	for (size_t i = 0; i < sizeof fastopen_calls / sizeof fastopen_calls[0] && !rc; i++) {
@@ -450,28 +502,28 @@ static int add_fastopen_rules(scmp_filter_ctx ctx, const struct sbx_spec *spec)
 		struct scmp_arg_cmp c = { (unsigned)arg, SCMP_CMP_MASKED_EQ, MSG_FASTOPEN,
 			                  MSG_FASTOPEN };
 		if (arg >= 0)
-			rc = add(ctx, SCMP_ACT_ERRNO(EOPNOTSUPP), fastopen_calls[i].nr, 1, &c);
+			rc = add(r, SCMP_ACT_ERRNO(EOPNOTSUPP), fastopen_calls[i].nr, 1, &c);
 	}
 	return rc;
 }
 
-static int add_base_rules(scmp_filter_ctx ctx, const struct sbx_spec *spec)
+static int add_base_rules(struct rules *r, const struct sbx_spec *spec)
 {
 	uint32_t eperm = SCMP_ACT_ERRNO(EPERM);
 	int rc = 0;
 	for (size_t i = 0; base_deny[i] && rc == 0; i++) {
 		int nr = seccomp_syscall_resolve_name(base_deny[i]);
 		if (nr != __NR_SCMP_ERROR)
-			rc = add(ctx, eperm, nr, 0, NULL);
+			rc = add(r, eperm, nr, 0, NULL);
 	}
 	for (size_t i = 0; i < sizeof base_deny_nr / sizeof base_deny_nr[0] && !rc; i++)
-		rc = add(ctx, eperm, base_deny_nr[i].nr, 0, NULL);
+		rc = add(r, eperm, base_deny_nr[i].nr, 0, NULL);
 	for (size_t i = 0; sysv_ipc[i] && !own_ipc_namespace(spec) && !rc; i++)
-		rc = add(ctx, eperm, seccomp_syscall_resolve_name(sysv_ipc[i]), 0, NULL);
+		rc = add(r, eperm, seccomp_syscall_resolve_name(sysv_ipc[i]), 0, NULL);
 	for (size_t i = 0; i < sizeof clone_ns_flags / sizeof clone_ns_flags[0] && !rc; i++) {
 		struct scmp_arg_cmp c =
 		        SCMP_A0(SCMP_CMP_MASKED_EQ, clone_ns_flags[i], clone_ns_flags[i]);
-		rc = add(ctx, eperm, SCMP_SYS(clone), 1, &c);
+		rc = add(r, eperm, SCMP_SYS(clone), 1, &c);
 	}
 	/* CLONE_PARENT makes the new process a child of the caller's parent:
 	 * without a pid namespace (or from a command below a builtin) that
@@ -481,17 +533,17 @@ static int add_base_rules(scmp_filter_ctx ctx, const struct sbx_spec *spec)
 	 * in the uid's RLIMIT_NPROC after the call. No tool needs it. */
 	struct scmp_arg_cmp parent = SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_PARENT, CLONE_PARENT);
 	if (!rc)
-		rc = add(ctx, eperm, SCMP_SYS(clone), 1, &parent);
+		rc = add(r, eperm, SCMP_SYS(clone), 1, &parent);
 	/* clone3 passes its flags in memory seccomp cannot read: ENOSYS makes
 	 * glibc fall back to clone(2), whose flags the rules above do see. */
 	if (!rc)
-		rc = add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0, NULL);
+		rc = add(r, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0, NULL);
 	/* Terminal injection: the kernel compares only the low 32 bits of the
 	 * ioctl command, so must we (CVE-2019-10063 style bypass). */
 	static const unsigned long tty_cmds[] = { TIOCSTI, TIOCLINUX };
 	for (size_t i = 0; i < 2 && !rc; i++) {
 		struct scmp_arg_cmp c = SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffUL, tty_cmds[i]);
-		rc = add(ctx, eperm, SCMP_SYS(ioctl), 1, &c);
+		rc = add(r, eperm, SCMP_SYS(ioctl), 1, &c);
 	}
 	/* fcntl, by command (the low 32 bits, as the kernel compares them).
 	 * F_SETLEASE: a read lease needs only a read-only descriptor of a
@@ -504,26 +556,26 @@ static int add_base_rules(scmp_filter_ctx ctx, const struct sbx_spec *spec)
 	static const unsigned long fcntl_cmds[] = { F_SETLEASE, F_NOTIFY };
 	for (size_t i = 0; i < 2 && !rc; i++) {
 		struct scmp_arg_cmp c = SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffUL, fcntl_cmds[i]);
-		rc = add(ctx, eperm, SCMP_SYS(fcntl), 1, &c);
+		rc = add(r, eperm, SCMP_SYS(fcntl), 1, &c);
 	}
 	/* personality: only PER_LINUX. Other personas re-enable old ABIs,
 	 * READ_IMPLIES_EXEC or ADDR_NO_RANDOMIZE. */
 	struct scmp_arg_cmp pers = SCMP_A0(SCMP_CMP_NE, 0);
 	if (!rc)
-		rc = add(ctx, eperm, SCMP_SYS(personality), 1, &pers);
+		rc = add(r, eperm, SCMP_SYS(personality), 1, &pers);
 	if (!rc)
-		rc = add_socket_rules(ctx, spec->no_sockets ? 0 : spec->socket_families,
+		rc = add_socket_rules(r, spec->no_sockets ? 0 : spec->socket_families,
 		                      spec->allow_udp);
 	if (!rc)
-		rc = add_socketpair_rules(ctx, spec->socket_families, spec->no_sockets);
+		rc = add_socketpair_rules(r, spec->socket_families, spec->no_sockets);
 	if (!rc)
-		rc = add_fastopen_rules(ctx, spec);
+		rc = add_fastopen_rules(r, spec);
 	if (!rc)
-		rc = add_bind_listen_rules(ctx, spec->socket_families);
+		rc = add_bind_listen_rules(r, spec->socket_families);
 	if (!rc && !host_read_only(spec))
-		rc = add_setid_rules(ctx);
+		rc = add_setid_rules(r);
 	if (!rc && no_read_only_mounts(spec))
-		rc = add_inode_ioctl_rules(ctx);
+		rc = add_inode_ioctl_rules(r);
 	return rc;
 }
 
@@ -559,7 +611,7 @@ static const struct {
  * seccomp cannot read: it answers ENOSYS, as on a kernel before it (5.6),
  * and callers fall back to openat (the fs tools resolve paths one
  * component at a time then: path_open_beneath). */
-static int add_truncating_opens(scmp_filter_ctx ctx, uint32_t action)
+static int add_truncating_opens(struct rules *r, uint32_t action)
 {
 	static const struct {
 		const char *name;
@@ -572,15 +624,15 @@ static int add_truncating_opens(scmp_filter_ctx ctx, uint32_t action)
 		for (size_t m = 0; m < 2 && !rc && nr != __NR_SCMP_ERROR; m++) {
 			struct scmp_arg_cmp c = { opens[i].arg, SCMP_CMP_MASKED_EQ,
 				                  O_TRUNC | O_ACCMODE, O_TRUNC | modes[m] };
-			rc = add(ctx, action, nr, 1, &c);
+			rc = add(r, action, nr, 1, &c);
 		}
 	}
 	if (!rc)
-		rc = add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(openat2), 0, NULL);
+		rc = add(r, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(openat2), 0, NULL);
 	return rc;
 }
 
-static int add_list(scmp_filter_ctx ctx, const struct sbx_spec *spec, uint32_t def,
+static int add_list(struct rules *r, const struct sbx_spec *spec, uint32_t def,
                     const char *const *names, uint32_t action, struct sbx_error *err)
 {
 	for (size_t i = 0; names && names[i]; i++) {
@@ -607,14 +659,14 @@ static int add_list(scmp_filter_ctx ctx, const struct sbx_spec *spec, uint32_t d
 		 * allow rule takes only the calls without the flag. */
 		int arg = action == SCMP_ACT_ALLOW ? fastopen_arg(spec, nr) : -1;
 		struct scmp_arg_cmp no_fo = { (unsigned)arg, SCMP_CMP_MASKED_EQ, MSG_FASTOPEN, 0 };
-		int rc = arg >= 0 ? add(ctx, action, nr, 1, &no_fo) : add(ctx, action, nr, 0, NULL);
+		int rc = arg >= 0 ? add(r, action, nr, 1, &no_fo) : add(r, action, nr, 0, NULL);
 		for (size_t k = 0; !rc && action != SCMP_ACT_ALLOW &&
 		     k < sizeof same_as_newer / sizeof same_as_newer[0];
 		     k++)
 			if (!strcmp(same_as_newer[k].name, names[i]))
-				rc = add(ctx, action, same_as_newer[k].nr, 0, NULL);
+				rc = add(r, action, same_as_newer[k].nr, 0, NULL);
 		if (!rc && action != SCMP_ACT_ALLOW && !strcmp(names[i], "truncate"))
-			rc = add_truncating_opens(ctx, action);
+			rc = add_truncating_opens(r, action);
 		if (rc < 0)
 			return sbx_err(err, -rc, "seccomp: rule for '%s'", names[i]);
 	}
@@ -647,13 +699,25 @@ static int export_bpf(scmp_filter_ctx ctx, struct sock_filter **bpf, unsigned sh
 	return 0;
 }
 
-int seccomp_compile(const struct sbx_spec *spec, struct sock_filter **bpf, unsigned short *len,
-                    struct sbx_error *err)
+bool seccomp_can_split(const struct sbx_spec *spec)
+{
+	return spec->seccomp_default == SBX_ACT_ALLOW;
+}
+
+int seccomp_compile(const struct sbx_spec *spec, enum filter_part part, struct sock_filter **bpf,
+                    unsigned short *len, struct sbx_error *err)
 {
 	uint32_t def = action_of(spec->seccomp_default);
+	/* Only a default that allows splits: a call neither part has a
+	 * rule for is then answered alike by both and by the whole. */
+	if (part != FILTER_WHOLE && !seccomp_can_split(spec))
+		return sbx_err(err, EINVAL,
+		               "seccomp: a filter that does not allow by default "
+		               "cannot be split");
 	scmp_filter_ctx ctx = seccomp_init(def);
 	if (!ctx)
 		return sbx_err(err, ENOMEM, "seccomp: init");
+	struct rules r = { ctx, spec, part };
 	int rc = 0;
 	/* Foreign ABIs (i386 via int 0x80, x32) bypass every rule written for
 	 * x86_64 numbers: kill them. libseccomp checks the arch and, for an
@@ -667,16 +731,16 @@ int seccomp_compile(const struct sbx_spec *spec, struct sock_filter **bpf, unsig
 	/* Explicit kills and denials first: a base "deny" must not be weakened
 	 * by a profile "allow", so allow-list entries that the base rules touch
 	 * are refused (add_list). */
-	if ((rc = add_list(ctx, spec, def, spec->seccomp_kill, SCMP_ACT_KILL_PROCESS, err)) < 0 ||
-	    (rc = add_list(ctx, spec, def, spec->seccomp_deny, SCMP_ACT_ERRNO(EPERM), err)) < 0)
+	if ((rc = add_list(&r, spec, def, spec->seccomp_kill, SCMP_ACT_KILL_PROCESS, err)) < 0 ||
+	    (rc = add_list(&r, spec, def, spec->seccomp_deny, SCMP_ACT_ERRNO(EPERM), err)) < 0)
 		goto out;
-	int brc = add_base_rules(ctx, spec);
+	int brc = add_base_rules(&r, spec);
 	if (brc < 0) {
 		rc = sbx_err(err, -brc, "seccomp: base rules");
 		goto out;
 	}
 	if (def != SCMP_ACT_ALLOW &&
-	    (rc = add_list(ctx, spec, def, spec->seccomp_allow, SCMP_ACT_ALLOW, err)) < 0)
+	    (rc = add_list(&r, spec, def, spec->seccomp_allow, SCMP_ACT_ALLOW, err)) < 0)
 		goto out;
 	rc = export_bpf(ctx, bpf, len, err);
 out:
@@ -697,11 +761,15 @@ static int key_list(char *buf, size_t len, size_t *at, char tag, const char *con
 	return 0;
 }
 
-int seccomp_key(const struct sbx_spec *spec, char *buf, size_t len)
+int seccomp_key(const struct sbx_spec *spec, enum filter_part part, char *buf, size_t len)
 {
-	int n = snprintf(buf, len, "v2|d%d|f%u%s|u%d|i%d|r%d|m%d", (int)spec->seccomp_default,
+	static const char *const parts[] = {
+		[FILTER_WHOLE] = "", [FILTER_WORKER] = "|pw", [FILTER_CHILD] = "|pc"
+	};
+	int n = snprintf(buf, len, "v2|d%d|f%u%s|u%d|i%d|r%d|m%d%s", (int)spec->seccomp_default,
 	                 spec->socket_families, spec->no_sockets ? "n" : "", spec->allow_udp,
-	                 own_ipc_namespace(spec), host_read_only(spec), no_read_only_mounts(spec));
+	                 own_ipc_namespace(spec), host_read_only(spec), no_read_only_mounts(spec),
+	                 parts[part]);
 	if (n < 0 || (size_t)n >= len)
 		return -E2BIG;
 	size_t at = (size_t)n;
@@ -713,11 +781,11 @@ int seccomp_key(const struct sbx_spec *spec, char *buf, size_t len)
 	return rc;
 }
 
-int seccomp_build(const struct sbx_spec *spec, struct sock_filter **bpf, unsigned short *len,
-                  struct sbx_error *err)
+int seccomp_build(const struct sbx_spec *spec, enum filter_part part, struct sock_filter **bpf,
+                  unsigned short *len, struct sbx_error *err)
 {
 	char key[1024];
-	if (seccomp_key(spec, key, sizeof key) == 0)
+	if (seccomp_key(spec, part, key, sizeof key) == 0)
 		for (size_t i = 0; i < n_prebuilt_filters; i++)
 			if (!strcmp(prebuilt_filters[i].key, key)) {
 				size_t bytes = prebuilt_filters[i].len * sizeof **bpf;
@@ -727,10 +795,85 @@ int seccomp_build(const struct sbx_spec *spec, struct sock_filter **bpf, unsigne
 				*len = prebuilt_filters[i].len;
 				return 0;
 			}
-	return seccomp_compile(spec, bpf, len, err);
+	return seccomp_compile(spec, part, bpf, len, err);
 }
 
 bool sbx_syscall_known(const char *name)
 {
 	return seccomp_syscall_resolve_name(name) != __NR_SCMP_ERROR;
+}
+
+int seccomp_split(struct sbx_jail *j, struct sbx_error *err)
+{
+	if (!j->filter_spec || j->part_bpf[1])
+		return 0;
+	static const enum filter_part parts[2] = { FILTER_WORKER, FILTER_CHILD };
+	for (int i = 0; i < 2; i++)
+		if (seccomp_build(j->filter_spec, parts[i], &j->part_bpf[i], &j->part_len[i], err) <
+		    0) {
+			free(j->part_bpf[0]);
+			j->part_bpf[0] = NULL;
+			j->part_len[0] = 0;
+			return -1;
+		}
+	return 0;
+}
+
+/* A list and its strings in one block (NULL stays NULL). */
+static const char *const *copy_list(const char *const *list, bool *bad)
+{
+	if (!list)
+		return NULL;
+	size_t n = 0, bytes = 0;
+	for (; list[n]; n++)
+		bytes += strlen(list[n]) + 1;
+	char **copy = malloc((n + 1) * sizeof *copy + bytes);
+	if (!copy) {
+		*bad = true;
+		return NULL;
+	}
+	char *at = (char *)(copy + n + 1);
+	for (size_t i = 0; i < n; i++) {
+		size_t len = strlen(list[i]) + 1;
+		copy[i] = memcpy(at, list[i], len);
+		at += len;
+	}
+	copy[n] = NULL;
+	return (const char *const *)copy;
+}
+
+struct sbx_spec *seccomp_spec_copy(const struct sbx_spec *spec)
+{
+	static const char *const some_path[] = { "", NULL };
+	struct sbx_spec *c = calloc(1, sizeof *c);
+	if (!c)
+		return NULL;
+	/* The fields this file reads, and nothing else. */
+	bool bad = false;
+	c->seccomp_default = spec->seccomp_default;
+	c->seccomp_kill = copy_list(spec->seccomp_kill, &bad);
+	c->seccomp_deny = copy_list(spec->seccomp_deny, &bad);
+	c->seccomp_allow = copy_list(spec->seccomp_allow, &bad);
+	c->socket_families = spec->socket_families;
+	c->no_sockets = spec->no_sockets;
+	c->allow_udp = spec->allow_udp;
+	c->namespaces = spec->namespaces;
+	c->optional = spec->optional;
+	c->workspace_write = spec->workspace_write;
+	c->write_paths = spec->write_paths && spec->write_paths[0] ? some_path : NULL;
+	if (bad) {
+		seccomp_spec_free(c);
+		return NULL;
+	}
+	return c;
+}
+
+void seccomp_spec_free(struct sbx_spec *spec)
+{
+	if (!spec)
+		return;
+	free((void *)spec->seccomp_kill);
+	free((void *)spec->seccomp_deny);
+	free((void *)spec->seccomp_allow);
+	free(spec);
 }

@@ -182,6 +182,9 @@ static int zygote_start(struct sbx_jail *j, struct sbx_error *err)
 	int ctl[2] = { -1, -1 }, blob = -1, *fds = NULL, nfds = 0, lrd = -1, lwr = -1;
 	char **env = worker_env(j->envp);
 	int rc = z && env ? 0 : -ENOMEM;
+	/* Without the parts (out of memory), each child loads the whole. */
+	struct sbx_error split_err;
+	(void)seccomp_split(j, &split_err);
 	if (!rc)
 		rc = make_blob(j, &blob, &fds, &nfds);
 	if (!rc && nfds > JAIL_FDS_MAX)

@@ -119,7 +119,34 @@ static void need_filters(void)
 	skip();
 }
 
-static uint32_t run(const struct sbx_jail *j, uint32_t arch, int nr, const uint64_t a[6])
+static uint32_t run_prog(const struct sock_filter *prog, unsigned short len,
+                         const struct seccomp_data *d)
+{
+	uint32_t ret = 0;
+	char err[160];
+	if (bpf_run(prog, len, d, &ret, err, sizeof err) < 0)
+		fail_msg("filter does not run: %s", err);
+	return ret;
+}
+
+/* What the kernel answers for a process with both parts (the worker's
+ * first): the lowest action as a signed value, the later filter's on a
+ * tie (kernel/seccomp.c, seccomp_run_filters). */
+static uint32_t run_parts(struct sbx_jail *j, const struct seccomp_data *d)
+{
+	unsigned short wl, cl;
+	const struct sock_filter *w = sbx_jail_filter_part(j, FILTER_WORKER, &wl);
+	const struct sock_filter *c = sbx_jail_filter_part(j, FILTER_CHILD, &cl);
+	assert_non_null(w);
+	assert_non_null(c);
+	uint32_t rw = run_prog(w, wl, d), rc = run_prog(c, cl, d);
+	return (int32_t)bpf_action(rw) < (int32_t)bpf_action(rc) ? rw : rc;
+}
+
+/* The whole filter's answer; where the filter splits for a worker, its
+ * two parts together must give the same answer (every table below
+ * checks the split too). */
+static uint32_t run(struct sbx_jail *j, uint32_t arch, int nr, const uint64_t a[6])
 {
 	unsigned short len = 0;
 	const struct sock_filter *prog = sbx_jail_filter(j, &len);
@@ -131,10 +158,13 @@ static uint32_t run(const struct sbx_jail *j, uint32_t arch, int nr, const uint6
 	d.instruction_pointer = 0x401000;
 	for (int i = 0; i < 6; i++)
 		d.args[i] = a ? a[i] : 0;
-	uint32_t ret = 0;
-	char err[160];
-	if (bpf_run(prog, len, &d, &ret, err, sizeof err) < 0)
-		fail_msg("filter does not run: %s", err);
+	uint32_t ret = run_prog(prog, len, &d);
+	if (j->filter_spec) {
+		uint32_t parts = run_parts(j, &d);
+		if (parts != ret)
+			fail_msg("arch 0x%x syscall %d: the parts answer 0x%08x, the whole 0x%08x",
+			         arch, nr, parts, ret);
+	}
 	return ret;
 }
 
@@ -748,7 +778,7 @@ static void test_prebuilt_filters_match_a_fresh_compile(void **state)
 	assert_true(n_prebuilt_filters >= 1);
 	for (int p = 0; p < P_N; p++) {
 		char key[1024];
-		assert_int_equal(seccomp_key(&fx.prof[p]->spec, key, sizeof key), 0);
+		assert_int_equal(seccomp_key(&fx.prof[p]->spec, FILTER_WHOLE, key, sizeof key), 0);
 		size_t hit = n_prebuilt_filters;
 		for (size_t i = 0; i < n_prebuilt_filters; i++)
 			if (!strcmp(prebuilt_filters[i].key, key))
@@ -758,7 +788,9 @@ static void test_prebuilt_filters_match_a_fresh_compile(void **state)
 		struct sock_filter *fresh = NULL;
 		unsigned short len = 0;
 		struct sbx_error err = { 0 };
-		assert_int_equal(seccomp_compile(&fx.prof[p]->spec, &fresh, &len, &err), 0);
+		assert_int_equal(seccomp_compile(&fx.prof[p]->spec, FILTER_WHOLE, &fresh, &len,
+		                                 &err),
+		                 0);
 		assert_int_equal(len, prebuilt_filters[hit].len);
 		assert_memory_equal(fresh, prebuilt_filters[hit].bpf, len * sizeof *fresh);
 		unsigned short jlen;
@@ -1267,6 +1299,223 @@ static void test_interpreter_rejects_bad_programs(void **state)
 	assert_int_equal(ret, KILL);
 }
 
+/* Argument values the rules look at, each tried in every argument. */
+static const uint64_t probe_values[] = {
+	1,
+	~UINT64_C(0),
+	CLONE_NEWNS,
+	CLONE_NEWUSER,
+	CLONE_NEWNET,
+	CLONE_NEWPID,
+	CLONE_PARENT,
+	CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD,
+	TIOCSTI,
+	TIOCLINUX,
+	F_SETLEASE,
+	F_NOTIFY,
+	MSG_FASTOPEN,
+	S_ISUID | 0755,
+	S_ISGID | 0755,
+	O_TRUNC,
+	O_TRUNC | O_ACCMODE,
+	O_WRONLY | O_TRUNC,
+	AF_INET,
+	AF_INET6,
+	AF_NETLINK,
+	AF_PACKET,
+	SOCK_RAW,
+	SOCK_DGRAM,
+	SOCK_SEQPACKET,
+	NETLINK_AUDIT,
+	0x8000000000000001ULL,
+};
+
+/* Both parts of a split filter answer every call (a whole scan of the
+ * syscall numbers, each argument at each value above, and the foreign
+ * ABIs) as the whole filter does: run() compares them at each call. */
+static void scan_split(struct sbx_jail *j, const char *name)
+{
+	unsigned short wl = 0, cl = 0, len = 0;
+	assert_non_null(sbx_jail_filter_part(j, FILTER_WORKER, &wl));
+	assert_non_null(sbx_jail_filter_part(j, FILTER_CHILD, &cl));
+	sbx_jail_filter(j, &len);
+	print_message("%s: %u instructions whole, %u the worker's, %u a child's\n", name, len, wl,
+	              cl);
+	for (int nr = 0; nr < 480; nr++) {
+		uint64_t a[6] = { 0 };
+		run(j, X86, nr, a);
+		run(j, X86, nr | X32_BIT, a);
+		run(j, AUDIT_ARCH_I386, nr, a);
+		for (int k = 0; k < 6; k++)
+			for (size_t v = 0; v < sizeof probe_values / sizeof probe_values[0]; v++) {
+				memset(a, 0, sizeof a);
+				a[k] = probe_values[v];
+				run(j, X86, nr, a);
+			}
+	}
+	/* Pairs the socket rules look at together. */
+	static const uint64_t fams[] = { AF_UNIX, AF_INET, AF_INET6, AF_NETLINK, AF_PACKET };
+	static const uint64_t types[] = { SOCK_STREAM, SOCK_DGRAM, SOCK_RAW, SOCK_SEQPACKET,
+		                          SOCK_STREAM | SOCK_CLOEXEC };
+	for (size_t f = 0; f < 5; f++)
+		for (size_t t = 0; t < 5; t++)
+			for (uint64_t proto = 0; proto < 20; proto++) {
+				uint64_t a[6] = { fams[f], types[t], proto };
+				run(j, X86, __NR_socket, a);
+				run(j, X86, __NR_socketpair, a);
+			}
+}
+
+static void test_split_filter_answers_as_the_whole(void **state)
+{
+	(void)state;
+	need_filters();
+	for (int p = 0; p < P_N; p++)
+		scan_split(fx.jail[p], names[p]);
+	/* Profiles' lists naming calls the worker makes, or that its part
+	 * would otherwise hold: their rules go to the child's part. */
+	static const char *const texts[] = {
+		"{\"name\":\"lists\",\"filesystem\":{},\"optional\":[\"landlock_scope\"],"
+		"\"seccomp\":{\"deny\":[\"sendmsg\",\"fcntl\",\"mount\",\"uname\",\"truncate\","
+		"\"fchmodat\",\"setxattr\"],\"kill\":[\"ioctl\",\"personality\",\"ptrace\"]}}",
+		"{\"name\":\"udp\",\"filesystem\":{},\"optional\":[\"landlock_scope\"],"
+		"\"network\":{\"families\":[\"unix\",\"inet\",\"inet6\",\"netlink\"],\"udp\":true}}",
+		"{\"name\":\"ipc\",\"filesystem\":{},\"namespaces\":[\"pid\",\"ipc\"],"
+		"\"optional\":[\"landlock_scope\"]}",
+	};
+	for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
+		struct profile *pr = NULL;
+		struct sbx_jail *j = jail_of(texts[i], &pr);
+		scan_split(j, pr->spec.name);
+		sbx_jail_free(j);
+		profile_free(pr);
+	}
+}
+
+/* A filter that does not allow by default is loaded whole by each child:
+ * it has no parts. */
+static void test_default_deny_does_not_split(void **state)
+{
+	(void)state;
+	need_filters();
+	struct profile *pr = NULL;
+	struct sbx_jail *j = jail_of("{\"name\":\"d\",\"filesystem\":{},\"optional\":"
+	                             "[\"landlock_scope\"],\"seccomp\":{\"default\":\"errno\","
+	                             "\"allow\":[\"read\",\"write\",\"exit_group\"]}}",
+	                             &pr);
+	unsigned short len = 1;
+	assert_null(sbx_jail_filter_part(j, FILTER_CHILD, &len));
+	assert_int_equal(len, 0);
+	sbx_jail_free(j);
+	profile_free(pr);
+}
+
+/* The worker's part refuses none of the calls a worker makes, nor a child
+ * before its own filter (seen with strace on served calls of every
+ * shipped profile), with the arguments they make them with: else the
+ * worker would fail. */
+static void test_worker_part_lets_the_worker_work(void **state)
+{
+	(void)state;
+	need_filters();
+	static const int used[] = {
+		__NR_arch_prctl,
+		__NR_bind,
+		__NR_brk,
+		__NR_capset,
+		__NR_chdir,
+		__NR_clone,
+		__NR_clone3,
+		__NR_close,
+		__NR_close_range,
+		__NR_dup3,
+		__NR_exit_group,
+		__NR_fchmodat,
+		__NR_fcntl,
+		__NR_fsconfig,
+		__NR_fsmount,
+		__NR_fsopen,
+		__NR_getdents64,
+		__NR_getrandom,
+		__NR_ioctl,
+		__NR_landlock_add_rule,
+		__NR_landlock_create_ruleset,
+		__NR_landlock_restrict_self,
+		__NR_listen,
+		__NR_madvise,
+		__NR_mkdir,
+		__NR_mkdirat,
+		__NR_mknodat,
+		__NR_mmap,
+		__NR_mount,
+		__NR_mount_setattr,
+		__NR_move_mount,
+		__NR_mprotect,
+		__NR_mremap,
+		__NR_munmap,
+		__NR_newfstatat,
+		__NR_open_tree,
+		__NR_openat,
+		__NR_openat2,
+		__NR_pivot_root,
+		__NR_poll,
+		__NR_prctl,
+		__NR_prlimit64,
+		__NR_pwrite64,
+		__NR_read,
+		__NR_readlink,
+		__NR_readlinkat,
+		__NR_recvfrom,
+		__NR_recvmsg,
+		__NR_rmdir,
+		__NR_rseq,
+		__NR_rt_sigaction,
+		__NR_rt_sigprocmask,
+		__NR_sched_setaffinity,
+		__NR_seccomp,
+		__NR_sendmsg,
+		__NR_sendto,
+		__NR_set_robust_list,
+		__NR_set_tid_address,
+		__NR_setgroups,
+		__NR_setns,
+		__NR_setpgid,
+		__NR_setresgid,
+		__NR_setresuid,
+		__NR_setsid,
+		__NR_socket,
+		__NR_symlinkat,
+		__NR_umount2,
+		__NR_unlink,
+		__NR_unshare,
+		__NR_write,
+	};
+	/* socket(AF_NETLINK, SOCK_RAW, NETLINK_ROUTE), clone3 and clone with
+	 * the namespaces and CLONE_PARENT of a child, a dir's mode kept. */
+	const uint64_t args[][6] = {
+		{ 0 },
+		{ AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE },
+		{ AF_INET6, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK },
+		{ CLONE_PARENT | CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWUSER | CLONE_NEWNET },
+		{ 3, (uint64_t) "p", S_ISGID | 0775 },
+	};
+	for (int p = 0; p < P_N; p++) {
+		unsigned short wl;
+		const struct sock_filter *w = sbx_jail_filter_part(fx.jail[p], FILTER_WORKER, &wl);
+		assert_non_null(w);
+		for (size_t i = 0; i < sizeof used / sizeof used[0]; i++)
+			for (size_t k = 0; k < sizeof args / sizeof args[0]; k++) {
+				struct seccomp_data d = { .nr = used[i], .arch = X86 };
+				memcpy(d.args, args[k], sizeof d.args);
+				uint32_t r = run_prog(w, wl, &d);
+				if (r != ALLOW)
+					fail_msg(
+					        "%s: the worker's part answers 0x%08x to syscall %d",
+					        names[p], r, used[i]);
+			}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1288,6 +1537,9 @@ int main(void)
 		cmocka_unit_test(test_allow_list_cannot_lift_base_rules),
 		cmocka_unit_test(test_default_errno_profile),
 		cmocka_unit_test(test_interpreter_agrees_with_kernel),
+		cmocka_unit_test(test_split_filter_answers_as_the_whole),
+		cmocka_unit_test(test_default_deny_does_not_split),
+		cmocka_unit_test(test_worker_part_lets_the_worker_work),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
