@@ -152,6 +152,18 @@ const char *json_unknown_key(json_t *obj, const char *const *allowed)
 	return NULL;
 }
 
+long long json_int_clamped(const json_t *v, long long dflt, long long lo, long long hi)
+{
+	long long n = dflt;
+	if (json_is_integer(v)) {
+		n = json_integer_value(v);
+	} else if (json_is_real(v)) {
+		double d = json_real_value(v);
+		return d <= (double)lo ? lo : d >= (double)hi ? hi : (long long)d;
+	}
+	return n < lo ? lo : n > hi ? hi : n;
+}
+
 int buf_read_line(FILE *f, struct buf *b, size_t max, bool *too_long)
 {
 	char chunk[65536];

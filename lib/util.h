@@ -71,6 +71,12 @@ size_t json_text_depth(const char *p, size_t n);
  * typo cannot silently fall back to a default. */
 const char *json_unknown_key(json_t *obj, const char *const *allowed);
 
+/* The integer v holds, clamped to lo..hi; dflt when v is not a number.
+ * JSON Schema's "integer" takes 2.0 and 1e20 (jansson: reals), so a value
+ * a schema let through as an integer is read whatever jansson made of it:
+ * a real is clamped, then cut to its whole part. */
+long long json_int_clamped(const json_t *v, long long dflt, long long lo, long long hi);
+
 /* The Levenshtein distance of a and b, each cut to EDIT_DISTANCE_MAX
  * bytes; fold_case counts a letter in the other case as the same (ASCII).
  * Time a product of the lengths, no memory but the stack. */

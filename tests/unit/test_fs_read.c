@@ -115,6 +115,24 @@ static void test_read_file_limit_under_budget_is_exact(void **state)
 	        "[lines 2990-2994 of 3000 shown; call read_file with offset 2995 to read on]\n");
 }
 
+/* JSON Schema's integer takes 2990.0 (jansson: a real): the page is the
+ * one asked for, not the first; 1e20 is past any end, not line 1. */
+static void test_read_file_whole_reals_are_integers(void **state)
+{
+	struct ws *w = *state;
+	write_numbered(w, "big.py", 3000);
+	w->ctx.max_render = 20000;
+	int rc = ws_call(w, "read_file",
+	                 "{\"path\": \"big.py\", \"offset\": 2990.0, \"limit\": 5.0}");
+	assert_ok(w, rc);
+	assert_int_equal(check_page(w, 2990), 5);
+	assert_int_equal(out_int(w, "next_offset"), 2995);
+	rc = ws_call(w, "read_file", "{\"path\": \"big.py\", \"offset\": 1e20}");
+	assert_int_not_equal(rc, 0);
+	assert_string_equal(json_string_value(json_object_get(w->out.canonical, "error")),
+	                    "offset_past_end");
+}
+
 /* One line longer than the whole budget: the page is that line,
  * shortened, with a marker saying how much of it is shown, and the render
  * still fits; the next page starts at the next line. */
@@ -364,6 +382,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		T(test_read_file_page_fits_render_budget),
 		T(test_read_file_limit_under_budget_is_exact),
+		T(test_read_file_whole_reals_are_integers),
 		T(test_read_file_overlong_line_fits_with_marker),
 		T(test_read_file_counts_characters_not_bytes),
 		T(test_read_many_files_fit_render_budget),

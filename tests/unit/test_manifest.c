@@ -367,6 +367,16 @@ static void test_template_expands_array_into_elements(void **state)
 	expect_argv(cmd, 4, "{\"paths\":[\"a\",\"b c\",3]}", want);
 }
 
+/* A number with no fraction is an integer to JSON Schema: 20.0 is given
+ * as 20, which the program parses; a fraction stays JSON text. */
+static void test_template_whole_real_is_an_integer(void **state)
+{
+	(void)state;
+	const char *cmd[] = { "/usr/bin/head", "-n", "{{count}}", "--max={{limit}}" };
+	const char *want[] = { "/usr/bin/head", "-n", "20", "--max=1.5", NULL };
+	expect_argv(cmd, 4, "{\"count\":20.0,\"limit\":1.5}", want);
+}
+
 static void test_template_empty_array_gives_no_element(void **state)
 {
 	(void)state;
@@ -539,6 +549,7 @@ int main(void)
 		cmocka_unit_test(test_template_fills_whole_element),
 		cmocka_unit_test(test_template_fills_part_of_element),
 		cmocka_unit_test(test_template_expands_array_into_elements),
+		cmocka_unit_test(test_template_whole_real_is_an_integer),
 		cmocka_unit_test(test_template_empty_array_gives_no_element),
 		cmocka_unit_test(test_template_array_inside_element_is_json),
 		cmocka_unit_test(test_template_missing_optional_drops_whole_element),

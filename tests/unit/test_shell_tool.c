@@ -404,6 +404,13 @@ static void test_run_command_timeout_capped_below_deadline(void **state)
 	rc = call(w, json_pack("{s:[s,s], s:i}", "argv", "sleep", "10", "timeout_ms", 200));
 	assert_render_has(w, "timed out after 200 ms, the timeout_ms given");
 	assert_render_has(w, "Give a larger timeout_ms (at most 900)");
+	/* 200.0 is an integer to the schema (jansson: a real), and the
+	 * same 200 ms, not the tool's whole limit. */
+	assert_int_not_equal(call(w,
+	                          json_pack("{s:[s,s], s:f}", "argv", "sleep", "10", "timeout_ms",
+	                                    200.0)),
+	                     0);
+	assert_render_has(w, "timed out after 200 ms, the timeout_ms given");
 }
 
 /* Code points of valid UTF-8 s. */

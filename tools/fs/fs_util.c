@@ -112,11 +112,9 @@ const char *fs_arg_str(json_t *args, const char *key, const char *dflt)
 
 long long fs_arg_int(json_t *args, const char *key, long long dflt, long long lo, long long hi)
 {
-	json_t *v = json_object_get(args, key);
-	long long n = json_is_integer(v) ? json_integer_value(v) : dflt;
 	/* The schema bounds these already; clamping again keeps a tool safe
 	 * when called directly (tests, embedders) with unvalidated input. */
-	return n < lo ? lo : n > hi ? hi : n;
+	return json_int_clamped(json_object_get(args, key), dflt, lo, hi);
 }
 
 bool fs_arg_bool(json_t *args, const char *key, bool dflt)

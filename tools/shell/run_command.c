@@ -270,13 +270,15 @@ static uint32_t pick_timeout(const struct tc_tool_ctx *ctx, json_t *asked, bool 
 	}
 	*capped = false;
 	*limit = cap;
-	if (!json_is_integer(asked) || json_integer_value(asked) <= 0)
+	/* 60000.0 is an integer to the schema, and asks for 60 s too. */
+	long long want = json_int_clamped(asked, 0, 0, (long long)cap + 1);
+	if (want <= 0)
 		return cap;
-	if (json_integer_value(asked) > (json_int_t)cap) {
+	if (want > (long long)cap) {
 		*capped = true;
 		return cap;
 	}
-	return (uint32_t)json_integer_value(asked);
+	return (uint32_t)want;
 }
 
 /* ---- render -------------------------------------------------------------- */
