@@ -363,11 +363,15 @@ json_t *mcp_parse(const char *p, size_t n, enum mcp_kind *kind, json_t **error)
 {
 	*kind = MCP_MSG_INVALID;
 	*error = NULL;
+	/* A message refused whole is still answered with its request's id
+	 * where the top level shows one: its client waits for that id. */
 	if (json_text_depth(p, n) > JSON_DEPTH_MAX) {
-		*error = mcp_error_msg(NULL, RPC_INVALID_REQUEST, NULL,
+		json_t *id = rpc_id_of_text(p, n);
+		*error = mcp_error_msg(id, RPC_INVALID_REQUEST, NULL,
 		                       "Invalid request: the "
 		                       "message nests deeper than %d levels; it was not processed.",
 		                       JSON_DEPTH_MAX);
+		json_decref(id);
 		return NULL;
 	}
 	json_error_t je;
@@ -376,10 +380,17 @@ json_t *mcp_parse(const char *p, size_t n, enum mcp_kind *kind, json_t **error)
 	json_t *msg =
 	        json_loadb(p, n, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL, &je);
 	if (!msg) {
-		*error = mcp_error_msg(NULL, RPC_PARSE_ERROR, NULL,
-		                       "Parse error at byte %d: %s. "
-		                       "Send one JSON-RPC message at a time.",
-		                       je.position, je.text);
+		enum json_error_code code = json_error_code(&je);
+		json_t *id = rpc_id_of_text(p, n);
+		*error = mcp_error_msg(
+		        id, RPC_PARSE_ERROR, NULL, "Parse error at byte %d: %s. %s", je.position,
+		        je.text,
+		        code == json_error_numeric_overflow ?
+		                "Give a smaller number (an integer must fit in 64 bits)." :
+		                code == json_error_duplicate_key ?
+		                "Give each key once in an object." :
+		                "Send one JSON-RPC message at a time.");
+		json_decref(id);
 		return NULL;
 	}
 	if (!json_is_object(msg)) {

@@ -184,13 +184,37 @@ static void scan_start(struct frame_scan *s, const char *p, size_t n)
 	scan_feed(s, p, n);
 }
 
-const char *framer_skipped_id(const struct mcp_framer *f, size_t *len)
+/* The JSON text of the request's id the scan saw, or NULL. */
+static const char *scan_id(const struct frame_scan *s, size_t *len)
 {
-	const struct frame_scan *s = &f->scan;
 	if (!s->has_id || s->id_bad || !s->has_method)
 		return NULL;
 	*len = s->id_len;
 	return s->id;
+}
+
+const char *framer_skipped_id(const struct mcp_framer *f, size_t *len)
+{
+	return scan_id(&f->scan, len);
+}
+
+json_t *rpc_id_parse(const char *text, size_t n)
+{
+	json_t *id = text ? json_loadb(text, n, JSON_DECODE_ANY, NULL) : NULL;
+	if (id && !rpc_id_ok(id)) {
+		json_decref(id);
+		id = NULL;
+	}
+	return id;
+}
+
+json_t *rpc_id_of_text(const char *p, size_t n)
+{
+	struct frame_scan s;
+	size_t len = 0;
+	scan_start(&s, p, n);
+	const char *text = scan_id(&s, &len);
+	return rpc_id_parse(text, len);
 }
 
 static void consume(struct mcp_framer *f, size_t n)

@@ -117,6 +117,14 @@ const char *framer_skipped_id(const struct mcp_framer *f, size_t *len);
 
 /* A JSON-RPC id is valid for MCP: a string or an integer (never null). */
 bool rpc_id_ok(const json_t *id);
+/* The id whose JSON text is text[0..n) (NULL: none), when rpc_id_ok: new,
+ * else NULL. */
+json_t *rpc_id_parse(const char *text, size_t n);
+/* The id of the request p[0..n), read by the scan framer_skipped_id uses,
+ * for a message the parser refused (a number too large, a key twice, too
+ * deep, cut short): the client waits for that id. New, or NULL when no
+ * request with one id shows at the top level. */
+json_t *rpc_id_of_text(const char *p, size_t n);
 
 /* ---- messages ------------------------------------------------------------ */
 

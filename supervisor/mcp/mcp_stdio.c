@@ -148,11 +148,7 @@ static void oversized(struct mcp_stdio *io, uint64_t skipped)
 {
 	size_t n;
 	const char *text = framer_skipped_id(&io->in, &n);
-	json_t *id = text ? json_loadb(text, n, JSON_DECODE_ANY, NULL) : NULL;
-	if (id && !rpc_id_ok(id)) {
-		json_decref(id);
-		id = NULL;
-	}
+	json_t *id = rpc_id_parse(text, n);
 	mcp_send(io->s,
 	         mcp_error_msg(id, RPC_INVALID_REQUEST, NULL,
 	                       "Invalid request: a message of %llu bytes is over the limit of "

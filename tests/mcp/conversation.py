@@ -476,6 +476,19 @@ def test_garbage_gets_parse_error_and_session_goes_on(tc):
         r = s.recv()
         check(err_code(r) == -32700 and r["id"] is None and "id" in r, f"{junk!r}: {r}")
         check(len(r["error"]["message"]) > 10, "the message says what was wrong")
+    # JSON jansson refuses whole (a number past 64 bits, a key twice, cut
+    # short) in a request whose id shows: answered with that id, or the
+    # client would wait out its own timeout.
+    for junk, rid, says in (
+            (b'{"jsonrpc":"2.0","id":11,"method":"tools/call","params":{"name":"echo_json",'
+             b'"arguments":{"n":100000000000000000000}}}\n', 11, "smaller number"),
+            (b'{"method":"tools/call","params":{"name":"x","arguments":{"a":1,"a":2}},'
+             b'"jsonrpc":"2.0","id":"k-12"}\n', "k-12", "each key once"),
+            (b'{"jsonrpc":"2.0","id":13,"method":"ping",\n', 13, "at byte")):
+        s.raw(junk)
+        r = s.recv()
+        check(err_code(r) == -32700 and r["id"] == rid and says in r["error"]["message"],
+              f"{junk!r}: {r}")
     s.raw(b"42\n")
     check(err_code(s.recv()) == -32600, "a bare number is an invalid request")
     s.raw(b"\n   \n\r\n")   # blank lines are not messages
@@ -521,6 +534,8 @@ def test_deep_nesting_is_bounded(tc):
         s.raw(('{"jsonrpc":"2.0","id":3,"method":"ping","params":{"x":%s}}\n' % deep).encode())
         r = s.recv()
         check(err_code(r) == -32600 and "deeper" in r["error"]["message"], f"depth {depth}: {r}")
+        # answered with its id: the client is waiting for it
+        check(r["id"] == 3, f"depth {depth}: the request's id: {r}")
     # Brackets inside strings are not nesting.
     r = s.call("echo_json", {"text": json.dumps({"s": "[[[[" * 100})})
     check(r["result"]["isError"] is False, f"brackets in strings: {r}")
