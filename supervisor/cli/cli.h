@@ -69,6 +69,13 @@ enum cli_path_use {
 int cli_path_check(const char *option, const char *path, enum cli_path_use use,
                    const char *fix_missing, struct tc_error *err);
 
+/* ---- standard output -------------------------------------------------
+ * rc, or fail_rc when what was written to standard output did not all get
+ * there (a full disk, an I/O error), said on stderr as "who: writing
+ * standard output: WHY". A reader that went away (EPIPE, as `| head`
+ * makes) is no failure here. */
+int cli_stdout_done(const char *who, int rc, int fail_rc);
+
 /* ---- help texts -----------------------------------------------------
  * Generated from docs/cli.md by mk/gen_help.py ($(BUILD)/gen/help.c), as
  * are the man pages: the help of a verb is written there, not here. */

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
+#include <poll.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -299,4 +300,23 @@ int cli_path_check(const char *option, const char *path, enum cli_path_use use,
 	if (faccessat(AT_FDCWD, path, mode, AT_EACCESS) < 0)
 		return path_fail(err, option, path, errno, use, NULL);
 	return 0;
+}
+
+/* ---- standard output ---------------------------------------------------- */
+
+int cli_stdout_done(const char *who, int rc, int fail_rc)
+{
+	bool earlier = ferror(stdout);
+	errno = 0;
+	if (fflush(stdout) == 0 && !earlier)
+		return rc;
+	int e = errno;
+	/* An earlier write's errno is gone: a pipe whose reader left says
+	 * POLLERR. */
+	struct pollfd pf = { .fd = STDOUT_FILENO, .events = POLLOUT };
+	if (e == EPIPE || (!e && poll(&pf, 1, 0) == 1 && (pf.revents & POLLERR)))
+		return rc;
+	fprintf(stderr, "%s: writing standard output: %s; what it printed is not whole\n", who,
+	        e ? strerror(e) : "a write failed");
+	return fail_rc;
 }

@@ -188,6 +188,7 @@ struct live {
 	size_t sent;  /* head bytes written (--max-output) */
 	bool stalled; /* poll said room, the write said EAGAIN: retried in 10 ms */
 	bool gone;    /* closed or broken: the rest is dropped */
+	int err;      /* why it broke, when not a reader gone (a full disk) */
 };
 
 /* Room that poll(2) reports is not room for PIPE_BUF bytes on a terminal
@@ -240,9 +241,13 @@ static void live_took(struct live *l, size_t n)
 }
 
 /* Our reader is gone: CMD's next write to that stream fails (EPIPE), as
- * it would in a shell pipeline, rather than running on for nobody. */
-static void live_gone(struct live *l)
+ * it would in a shell pipeline, rather than running on for nobody. w is
+ * what our write returned: an error other than a reader gone (ENOSPC,
+ * EIO) is kept, and said when the call is over. */
+static void live_gone(struct live *l, ssize_t w)
 {
+	if (w < 0 && errno != EPIPE && errno != ECONNRESET)
+		l->err = errno;
 	l->gone = true;
 	if (l->whole)
 		sbx_child_output_close(l->child, l->stream);
@@ -271,7 +276,7 @@ static void live_write(struct live *l)
 		if (w < 0 && (errno == EINTR || errno == EAGAIN))
 			return;
 		if (w <= 0) {
-			live_gone(l);
+			live_gone(l, w);
 			return;
 		}
 		live_took(l, (size_t)w);
@@ -294,7 +299,7 @@ static void live_drain(struct live *l)
 			struct pollfd pf = { .fd = l->fd, .events = POLLOUT };
 			poll(&pf, 1, 10); /* a stopped terminal says room it has not */
 		} else if (!(w < 0 && errno == EINTR)) {
-			live_gone(l);
+			live_gone(l, w);
 		}
 	}
 }
@@ -398,6 +403,7 @@ static void live_finish(struct live *l, const struct sbx_capture *c)
 		}
 		if (w < 0 && errno == EINTR)
 			continue;
+		live_gone(l, w);
 		break;
 	}
 	free(s);
@@ -836,6 +842,17 @@ int cmd_exec(int argc, char **argv)
 	                                               1 << 20,
 	           o.max_output != 0);
 	rc = exit_status(out);
+	/* What did not reach our stdout or stderr is cut too: CMD got EPIPE
+	 * on that stream from then on, and may well have exited 0. */
+	for (int i = 0; i < 2; i++)
+		if (live[i].err) {
+			exec_say("%s: writing the command's output failed: %s; the rest of "
+			         "it was dropped: exit status %d instead of %d\n",
+			         i ? "stderr" : "stdout", strerror(live[i].err), EX_CUT, rc);
+			if (!out->setup_failed)
+				rc = EX_CUT;
+		}
+	rc = cli_stdout_done("toolcage exec", rc, EX_TOOLCAGE);
 	/* The call is over: the child is reaped, its tree killed and its
 	 * cgroups checked empty (sbx_child_wait). What is left to free goes
 	 * faster with the process (the child's mount namespace too) than one

@@ -80,7 +80,7 @@ int main(int argc, char **argv)
 		for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++) {
 			if (!strcmp(argv[2], verbs[i].name)) {
 				cli_usage(stdout, verbs[i].name);
-				return 0;
+				return cli_stdout_done("toolcage help", 0, 2);
 			}
 		}
 		fprintf(stderr, "toolcage: help: unknown verb '%s'\n\n", argv[2]);
@@ -89,11 +89,11 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(v, "--help") || !strcmp(v, "-h") || !strcmp(v, "help")) {
 		usage(stdout);
-		return 0;
+		return cli_stdout_done("toolcage", 0, 2);
 	}
 	if (!strcmp(v, "--version") || !strcmp(v, "version")) {
 		printf("toolcage %s\n", TC_VERSION);
-		return 0;
+		return cli_stdout_done("toolcage", 0, 2);
 	}
 	/* getopt's messages start with the verb's argv[0]: "toolcage call:
 	 * unrecognized option", not a bare "call:". */
@@ -102,7 +102,7 @@ int main(int argc, char **argv)
 		if (!strcmp(v, verbs[i].name)) {
 			snprintf(name, sizeof name, "toolcage %s", verbs[i].name);
 			argv[1] = name;
-			return verbs[i].fn(argc - 1, argv + 1);
+			return cli_stdout_done(name, verbs[i].fn(argc - 1, argv + 1), 2);
 		}
 	/* `toolcage -w DIR serve`: the options of a verb come after it. */
 	if (v[0] == '-')

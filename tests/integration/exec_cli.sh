@@ -99,6 +99,45 @@ if [ "$(cat "$tmp/out")" = "to out" ] && [ "$(cat "$tmp/err")" = "to err" ]; the
 	ok "stdout and stderr kept apart"
 else bad "stdout and stderr kept apart"; fi
 
+# Output that cannot be written (a full disk: /dev/full) is not lost in
+# silence: the command exits 0, toolcage says so and exits 123 (passed
+# through) or 125 (--json's object); another verb exits 2. A reader gone
+# (EPIPE) is the command's business, as in a shell pipeline.
+if [ -w /dev/full ]; then
+	"$TOOLCAGE" exec --workspace "$ws" -- echo hi >/dev/full 2>"$tmp/err"
+	rc=$?
+	[ "$rc" = 123 ] && ok "stdout on a full disk is 123" || bad "stdout on a full disk: exit $rc"
+	has "a full disk is said" err "stdout: writing the command's output failed: No space left"
+	"$TOOLCAGE" exec --workspace "$ws" --max-output 1K -- echo hi >/dev/full 2>"$tmp/err"
+	rc=$?
+	[ "$rc" = 123 ] && ok "--max-output on a full disk is 123" || bad "--max-output on a full disk: exit $rc"
+	"$TOOLCAGE" exec --workspace "$ws" -- sh -c 'echo x >&2' 2>/dev/full
+	rc=$?
+	[ "$rc" = 123 ] && ok "stderr on a full disk is 123" || bad "stderr on a full disk: exit $rc"
+	"$TOOLCAGE" exec --workspace "$ws" --json -- /bin/true >/dev/full 2>"$tmp/err"
+	rc=$?
+	[ "$rc" = 125 ] && ok "--json on a full disk is 125" || bad "--json on a full disk: exit $rc"
+	has "--json on a full disk is said" err "toolcage exec: writing standard output: No space"
+	"$TOOLCAGE" list --workspace "$ws" >/dev/full 2>"$tmp/err"
+	rc=$?
+	[ "$rc" = 2 ] && ok "list on a full disk is 2" || bad "list on a full disk: exit $rc"
+	has "list on a full disk is said" err "toolcage list: writing standard output: No space"
+	"$TOOLCAGE" --version >/dev/full 2>"$tmp/err"
+	rc=$?
+	[ "$rc" = 2 ] && ok "--version on a full disk is 2" || bad "--version on a full disk: exit $rc"
+fi
+# check ignores SIGPIPE: its stdout a pipe with no reader gives EPIPE.
+if "$PY" - "$TOOLCAGE" "$ws" "$tmp/err" <<'PYEOF'
+import os, subprocess, sys
+r, w = os.pipe()
+os.close(r)
+with open(sys.argv[3], "w") as e:
+    rc = subprocess.call([sys.argv[1], "check", "--workspace", sys.argv[2]], stdout=w, stderr=e)
+sys.exit(0 if rc in (0, 1) else 1)
+PYEOF
+then [ -s "$tmp/err" ] && bad "a reader gone is no error for check" || ok "a reader gone is no error for check"
+else bad "a reader gone is no error for check: exit status"; fi
+
 # Options after -- belong to the command, not to toolcage.
 status "-- ends toolcage's options" 0 -- --workspace "$ws" -- echo --json --profile x
 if [ "$(cat "$tmp/out")" = "--json --profile x" ]; then ok "-- arguments reach the command"
