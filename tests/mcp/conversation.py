@@ -496,6 +496,27 @@ def test_garbage_gets_parse_error_and_session_goes_on(tc):
     return s
 
 
+def test_client_words_on_stderr_are_shown(tc):
+    # clientInfo and protocolVersion are the client's: on our stderr (a
+    # terminal, a journal) their control characters are pictures, never
+    # an escape sequence that retitles or recolours the operator's screen.
+    s = Server(tc)
+    r = s.request("initialize", {"protocolVersion": "2025-11-25\x1b[2J",
+                                 "capabilities": {},
+                                 "clientInfo": {"name": "evil\x1b]0;pwned\x07\nforged line",
+                                                "version": "1\x1b[31m"}})
+    check("result" in r, f"initialize: {r}")
+    check(s.request("ping").get("result") == {}, "alive")
+    s.close()
+    end = time.monotonic() + 5 * SLOW
+    while not any("asked for" in l for l in s.stderr) and time.monotonic() < end:
+        time.sleep(0.05)
+    err = "".join(s.stderr)
+    check("\x1b" not in err and "\x07" not in err, f"raw control characters on stderr: {err!r}")
+    check("evil\u241b]0;pwned\u2407\u240aforged line" in err, f"the name shown: {err!r}")
+    return s
+
+
 def test_invalid_requests(tc):
     s = Server(tc)
     s.initialize()
