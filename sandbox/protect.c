@@ -511,7 +511,6 @@ struct sbx_protect_snap {
 	struct restore_copy *copy; /* prot_restore: what is put back */
 	bool walked;               /* the patterns were looked for */
 	struct protwalk before;    /* their matches before the call */
-	struct timespec start;     /* CLOCK_REALTIME_COARSE, as ctime is kept */
 	char *incomplete;          /* where a walk stopped, after the sweep */
 	int n;                     /* plain entries */
 	struct protect_id ids[];   /* n * PROTECT_DEPTH */
@@ -528,8 +527,6 @@ int sbx_protect_snapshot(struct sbx_jail *j, bool commands, struct sbx_protect_s
 	if (!s)
 		return sbx_err(err, ENOMEM, "protected paths: out of memory");
 	s->n = j->n_prot_plain;
-	/* Before the walk: a match made while it runs is new to the sweep. */
-	clock_gettime(CLOCK_REALTIME_COARSE, &s->start);
 	if (commands && j->prot_patterns) {
 		int rc = protwalk_run(j, &s->before);
 		if (!rc)
@@ -587,15 +584,18 @@ const char *sbx_protect_incomplete(const struct sbx_protect_snap *s)
 	return s ? s->incomplete : NULL;
 }
 
-static bool before(const struct timespec *a, const struct timespec *b)
+static bool same_time(const struct timespec *a, const struct timespec *b)
 {
-	return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
+	return a->tv_sec == b->tv_sec && a->tv_nsec == b->tv_nsec;
 }
 
 /* The patterns' matches now: each that is new (no match had its inode
- * before, or the path held another) or changed (ctime at or after the
- * start) is moved aside. Where the copy held the old ones, it has put
- * them back already. */
+ * before, or the path held another) or changed (a ctime other than the
+ * one the walk before the call saw: no tool can set it back) is moved
+ * aside. Not "a ctime at or after the call's start": the coarse clock
+ * ctimes keep ticks every 4-10 ms, and the owner's own `git config`
+ * just before the call fell in the same tick. Where the copy held the
+ * old ones, it has put them back already. */
 static void sweep_patterns(const struct sbx_jail *j, struct sbx_protect_snap *s, char *report,
                            size_t size)
 {
@@ -609,7 +609,8 @@ static void sweep_patterns(const struct sbx_jail *j, struct sbx_protect_snap *s,
 		const struct protwalk_match *was = protwalk_find(&s->before, m->path);
 		if (was &&
 		    (s->copy ||
-		     (was->dev == m->dev && was->ino == m->ino && before(&m->ctime, &s->start))))
+		     (was->dev == m->dev && was->ino == m->ino &&
+		      same_time(&was->ctime, &m->ctime))))
 			continue;
 		restore_move_aside(m->path, restore_root_len(j, m->path), report, size);
 	}

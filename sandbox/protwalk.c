@@ -3,8 +3,8 @@
  * any depth) found in the writable trees. A mount needs a path that
  * exists, so before a call the matches that exist are found and held as
  * the plain protected paths are (protect.c binds them read-only); after
- * it, the same walk finds what is new (an inode no match had before, or a
- * ctime at or after the call's start, which no tool can set back), and
+ * it, the same walk finds what is new (an inode no match had before) or
+ * changed (a ctime other than before, which no tool can set back), and
  * protect.c moves it aside.
  *
  * The walk is bounded (entries looked at, directories deep, matches kept)

@@ -254,7 +254,7 @@ void sbx_protect_snap_free(struct sbx_protect_snap *snap);
  * are looked for too: their matches found by a bounded walk of the
  * writable trees are held as the paths are for this call and the ones
  * after it, and the sweep moves aside the matches that are new or changed
- * (a new inode, a ctime at or after the snapshot). A builtin that writes
+ * (a new inode, a ctime other than at the snapshot). A builtin that writes
  * only the paths the policy checked need not pay for the walk.
  * After the sweep: NULL when the protected patterns were looked for
  * everywhere before and after the call, else where a bound stopped the

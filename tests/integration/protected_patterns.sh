@@ -79,10 +79,6 @@ setup() {
 	# what a tool could write anywhere: a config that runs a command
 	printf '%s' "$EVIL" > "$ws/evil.txt"
 	[ -z "$AS" ] || chown -R 65534:65534 "$ws"
-	# A match changed at or after the call's start, on the coarse clock
-	# ctimes keep (a tick, 4-10 ms), counts as the call's: the owner's
-	# files must be older than that, as they are outside a test.
-	sleep 0.05
 }
 
 for who in root nobody; do
@@ -196,6 +192,25 @@ field "$tmp/out" c.protected_paths_incomplete | grep -q 'the bound on entries (1
 	[ "$(field "$tmp/out" status)" = ok ] &&
 	ok "more entries than walk_entries: the call runs, its result says where the walk stopped" ||
 	bad "walk_entries bound"
+
+# 11. the owner's own change just before a call is not the call's: its
+# ctime falls in the coarse clock's tick (4-10 ms) the call starts in as
+# often as not, and the owner's .git/config was moved aside
+setup
+n=0
+for i in $(seq 20); do
+	git -C "$ws" config owner.step "$i"
+	: > "$ws/deep/a/.envrc"
+	run exec "true"
+	if [ -n "$(moved)" ] || [ ! -f "$ws/.git/config" ] || [ ! -f "$ws/deep/a/.envrc" ]; then
+		n=$((n + 1))
+		mv "$ws/.git/config.toolcage-blocked-"* "$ws/.git/config" 2>/dev/null
+		mv "$ws/deep/a/.envrc.toolcage-blocked-"* "$ws/deep/a/.envrc" 2>/dev/null
+	fi
+done
+[ $n -eq 0 ] && [ "$(git -C "$ws" config owner.step)" = 20 ] &&
+	ok "the owner's git config and .envrc written just before 20 calls: none moved aside" ||
+	bad "the owner's change just before a call moved aside in $n of 20 calls"
 
 [ $fails -eq 0 ] || { echo "$fails failures"; exit 1; }
 echo "protected patterns held for commands"
