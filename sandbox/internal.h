@@ -398,10 +398,12 @@ struct timeline_report {
 };
 
 /* epoll tags of a child's descriptors: the parent's ends in fd[] (W_END:
- * the job socket kept for a builtin's end), and W_SRC for a streamed
- * stdin's source, which is the caller's (not in fd[]: never closed
- * here). */
-enum { W_PID, W_STATUS, W_OUT, W_ERR, W_RESULT, W_IN, W_SIG, W_END, W_N, W_SRC = W_N };
+ * the job socket kept for a builtin's end; W_PEEK, never watched: a read
+ * end of the stdin pipe of our own while a streamed stdin's source is a
+ * file, to count what the tool left in the pipe once its write end is
+ * closed), and W_SRC for a streamed stdin's source, which is the
+ * caller's (not in fd[]: never closed here). */
+enum { W_PID, W_STATUS, W_OUT, W_ERR, W_RESULT, W_IN, W_SIG, W_END, W_PEEK, W_N, W_SRC = W_N };
 
 #define STDIN_CHUNK (64u << 10)  /* a streamed stdin's buffer */
 #define OUT_WINDOW  (128u << 10) /* a streamed stdout's or stderr's window */
@@ -444,6 +446,8 @@ struct sbx_child {
 	char *stdin_buf;              /* copy of the job's stdin, or the stream's buffer */
 	size_t stdin_len, stdin_off;
 	int src_fd;        /* a streamed stdin's source; -1: none, or done */
+	int back_fd;       /* a file source read to its end: its offset goes back
+	                    * by what the tool left in the pipe (fd[W_PEEK]) */
 	bool src_polled;   /* epoll can watch it (a regular file cannot) */
 	bool src_watched;  /* it is in epfd now */
 	bool src_readable; /* epoll said so since the last read */
@@ -504,6 +508,11 @@ void home_follow(const struct sbx_jail *j, bool home);
 void send_held_job(struct sbx_child *c);
 int child_send_job(struct sbx_child *c, const char *msg, size_t len);
 bool wants_stdin(const struct sbx_job *job);
+/* Its stdin is streamed from a file, whose offset goes back by what the
+ * tool did not read (give_back): only then is fd[W_PEEK] kept. For a
+ * pipe or a socket our read end would keep the tool's closing its stdin
+ * unseen. */
+bool stdin_gives_back(const struct sbx_job *job);
 int copy_stdin(struct sbx_child *c, const struct sbx_job *job);
 /* Stops (kills and reaps) and frees c; sbx_child_free also refills the
  * jail's spare. */

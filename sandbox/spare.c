@@ -169,9 +169,9 @@ int hand_over(struct sbx_child *c, const struct sbx_job *job, bool *sent)
 			sbx_child_kill(c, SBX_KILLED_CANCELLED);
 			return rc ? rc : -ENOMEM;
 		}
-	} else if (c->fd[W_IN] >= 0) {
-		close(c->fd[W_IN]);
-		c->fd[W_IN] = -1;
+	} else {
+		child_close_fd(c, W_IN);
+		child_close_fd(c, W_PEEK);
 	}
 	c->start_ms = io_now_ms();
 	c->deadline_ms = c->start_ms + (job->timeout_ms ? job->timeout_ms : c->jail->timeout_ms);

@@ -138,6 +138,10 @@ static int prepare(struct sbx_child *c, const struct sbx_job *job, bool later, i
 	if (make_pipe(sp, false, 0))
 		return sbx_err(err, errno, "stdin pipe");
 	c->fd[W_IN] = sp[1];
+	/* A spare's job is not known yet: copy_stdin drops it if need be. -1:
+	 * nothing given back after the source's end. */
+	if (!job || later || stdin_gives_back(job))
+		c->fd[W_PEEK] = fcntl(sp[0], F_DUPFD_CLOEXEC, 3);
 	*child_stdin = sp[0];
 	return 0;
 }
@@ -407,7 +411,7 @@ int spawn_start(struct sbx_jail *j, const struct sbx_job *job, bool via_zygote,
 	int handed[CHILD_HANDED_MAX];
 	for (int k = 0; k < CHILD_HANDED_MAX; k++)
 		c->handed[k] = handed[k] = -1;
-	c->pidfd = c->epfd = c->job_fd = c->mntns_fd = c->src_fd = -1;
+	c->pidfd = c->epfd = c->job_fd = c->mntns_fd = c->src_fd = c->back_fd = -1;
 	c->grace_left_ms = -1;
 	c->jail = j;
 	c->result_limit = job && job->result_limit ? job->result_limit : CHILD_RESULT_MAX;

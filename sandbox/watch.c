@@ -530,18 +530,24 @@ void child_read_status(struct sbx_child *c)
 /* A seekable source (a file) gets back what the tool did not read: the
  * bytes in our buffer and in the pipe. Its offset is the caller's, so that
  * `{ toolcage exec -- head -n1; cat; } <file` or a `while read` loop goes
- * on where the tool stopped, not up to 128 KiB further. */
+ * on where the tool stopped, not up to 128 KiB further. A source read to
+ * its end (a file that fit in the pipe) is given back when the call is
+ * over, by what our own read end of the pipe still counts there: the
+ * write end is closed by then, for the tool's EOF. */
 static void give_back(struct sbx_child *c)
 {
 	struct stat st;
 	int queued = 0;
-	if (c->src_fd < 0 || fstat(c->src_fd, &st) < 0 || !S_ISREG(st.st_mode))
+	int src = c->src_fd >= 0 ? c->src_fd : c->back_fd;
+	int in = c->fd[W_IN] >= 0 ? c->fd[W_IN] : c->fd[W_PEEK];
+	c->back_fd = -1;
+	if (src < 0 || fstat(src, &st) < 0 || !S_ISREG(st.st_mode))
 		return;
-	if (c->fd[W_IN] < 0 || ioctl(c->fd[W_IN], FIONREAD, &queued) < 0)
+	if (in < 0 || ioctl(in, FIONREAD, &queued) < 0)
 		queued = 0;
 	off_t back = (off_t)(c->stdin_len - c->stdin_off) + queued;
 	if (back > 0)
-		lseek(c->src_fd, -back, SEEK_CUR);
+		lseek(src, -back, SEEK_CUR);
 	c->stdin_off = c->stdin_len;
 }
 
@@ -567,6 +573,8 @@ static void end_stdin(struct sbx_child *c, bool back)
 {
 	if (back)
 		give_back(c);
+	else if (c->fd[W_PEEK] >= 0)
+		c->back_fd = c->src_fd; /* given back when the call is over (settle) */
 	src_watch(c, false);
 	c->src_fd = -1;
 	child_close_fd(c, W_IN);
@@ -1014,6 +1022,12 @@ bool wants_stdin(const struct sbx_job *job)
 	return job->stdin_data || job->stdin_stream;
 }
 
+bool stdin_gives_back(const struct sbx_job *job)
+{
+	struct stat st;
+	return job->stdin_stream && fstat(job->stdin_source, &st) == 0 && S_ISREG(st.st_mode);
+}
+
 /* The job's stdin bytes copied, or a streamed stdin's empty buffer. */
 int copy_stdin(struct sbx_child *c, const struct sbx_job *job)
 {
@@ -1021,6 +1035,8 @@ int copy_stdin(struct sbx_child *c, const struct sbx_job *job)
 	c->stdin_buf = malloc(cap);
 	if (!c->stdin_buf)
 		return -ENOMEM;
+	if (!stdin_gives_back(job))
+		child_close_fd(c, W_PEEK);
 	if (job->stdin_stream) {
 		c->src_fd = job->stdin_source;
 		return 0;

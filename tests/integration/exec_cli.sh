@@ -650,6 +650,26 @@ seq 1 20000 >"$tmp/lines"
 got=$({ "$TOOLCAGE" exec --workspace "$ws" -i -- head -c 10 >/dev/null; head -c 6; } <"$tmp/lines")
 [ "$got" = "$(printf '6\n7\n8')" ] && ok "stdin: a file's unread bytes are given back" ||
 	bad "stdin: after the tool read 10 bytes the caller read '$got'"
+# ...and so are a small file's, read to its end into the pipe before the
+# tool took them (they were lost: a `while read` loop ended after one
+# call), through a spare too.
+printf 'abcdef' >"$tmp/small"
+for spare in "" --spare; do
+	got=$({ "$TOOLCAGE" exec --workspace "$ws" $spare -i -- dd bs=1 count=2 status=none >/dev/null; cat; } <"$tmp/small")
+	[ "$got" = cdef ] && ok "stdin $spare: a small file's unread bytes are given back" ||
+		bad "stdin $spare: after the tool read 2 of 6 bytes the caller read '$got'"
+	got=$({ "$TOOLCAGE" exec --workspace "$ws" $spare -i -- /bin/true; cat; } <"$tmp/small")
+	[ "$got" = abcdef ] && ok "stdin $spare: a small file the tool did not read is all given back" ||
+		bad "stdin $spare: after a tool that read nothing the caller read '$got'"
+done
+seq 1 6 >"$tmp/six"
+n=0
+while read -r l; do
+	"$TOOLCAGE" exec --workspace "$ws" -i -- sh -c 'read -r a'
+	n=$((n + 1))
+done <"$tmp/six"
+[ $n = 3 ] && ok "stdin: a while-read loop over a small file takes turns with the tool" ||
+	bad "stdin: the while-read loop ran $n times, wanted 3"
 
 # How many processes a launch makes, counted in a pid namespace of our
 # own, where pids are handed out in turn: unshare's shell is 1, toolcage
