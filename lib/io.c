@@ -1,7 +1,9 @@
 /* io.c — see io.h. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -68,4 +70,27 @@ ssize_t io_write_all(int fd, const void *buf, size_t len)
 		put += (size_t)n;
 	}
 	return (ssize_t)put;
+}
+
+int io_exec_missing(int dirfd, const char *path, char *interp, size_t n)
+{
+	char head[256];
+	struct stat st;
+	int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return -1;
+	ssize_t got =
+	        fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? read(fd, head, sizeof head - 1) : -1;
+	close(fd);
+	if (got < 0)
+		return -1;
+	head[got] = '\0';
+	if (got < 2 || head[0] != '#' || head[1] != '!')
+		return 0;
+	const char *p = head + 2 + strspn(head + 2, " \t");
+	size_t len = strcspn(p, " \t\n");
+	len = len < n ? len : n - 1;
+	memcpy(interp, p, len);
+	interp[len] = '\0';
+	return 1;
 }

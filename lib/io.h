@@ -27,4 +27,11 @@ int io_pidfd_kill(int pidfd, int sig);
  * EINTR. */
 int io_pidfd_reap(int pidfd, bool block, siginfo_t *si, struct rusage *ru);
 
+/* What execve's ENOENT meant for path (relative to dirfd): -1 when no
+ * regular file is there (it is missing); 1 when one is that starts with
+ * "#!", the interpreter its line names copied to interp (at most n - 1
+ * bytes, the file's own text: show it before printing it); 0 when one is
+ * without it, a program whose loader (ELF interpreter) is missing. */
+int io_exec_missing(int dirfd, const char *path, char *interp, size_t n);
+
 #endif

@@ -574,6 +574,34 @@ static bool runnable_in_workspace(const char *workspace, const char *prog)
  * means to the user and what to do, beyond the errno's words; "" when there
  * is nothing to add. Looked at from here: the jail shows the same host
  * paths, bar the hidden ones. */
+/* execve's ENOENT for a file that is there: what it names is missing,
+ * the interpreter of its #! line or, for a program, its loader (the ELF
+ * interpreter). The hint, in a buffer of ours (the #! line is the file's
+ * text, shown as names are), or NULL when the file is not there. */
+static const char *missing_loader(const char *workspace, const char *prog)
+{
+	static char hint[PATH_MAX + 256];
+	char at[PATH_MAX], p[256];
+	if (workspace && snprintf(at, sizeof at, "%s/%s", workspace, prog) >= (int)sizeof at)
+		return NULL;
+	int k = io_exec_missing(AT_FDCWD, workspace ? at : prog, p, sizeof p);
+	if (k < 0)
+		return NULL;
+	if (k == 0)
+		return "the file is there, but the loader it needs (its ELF interpreter, "
+		       "such as /lib64/ld-linux-x86-64.so.2) is not, as the sandbox sees the "
+		       "system: a program built for another system, or one whose loader the "
+		       "profile's filesystem.exec does not reach";
+	char *interp = shown_dup(p);
+	snprintf(hint, sizeof hint,
+	         "the file is there, but the interpreter its #! line names, %s, is not, as "
+	         "the sandbox sees the system: fix the #! line (#!/usr/bin/env NAME finds "
+	         "NAME in PATH), or run it through an interpreter that is (sh FILE)",
+	         interp ? interp : "?");
+	free(interp);
+	return hint;
+}
+
 static const char *exec_failure_hint(int e, const char *workspace, const char *prog)
 {
 	bool has_slash = strchr(prog, '/') != NULL;
@@ -586,6 +614,11 @@ static const char *exec_failure_hint(int e, const char *workspace, const char *p
 	    stat(at, &st) == 0 && S_ISREG(st.st_mode))
 		return "no program of that name in the profile's PATH, which does not hold the "
 		       "workspace; to run the workspace's file of that name, give ./ before it";
+	if (e == ENOENT && has_slash) {
+		const char *missing = missing_loader(prog[0] == '/' ? NULL : workspace, prog);
+		if (missing)
+			return missing;
+	}
 	if (e == ENOENT)
 		return has_slash ? "no such file: check the path (relative to the workspace)" :
 		                   "no program of that name in the profile's PATH (env.set.PATH, "

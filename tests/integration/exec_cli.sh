@@ -178,6 +178,13 @@ printf 'echo ran\n' >"$ws/nohashbang.sh"
 chmod 755 "$ws/nohashbang.sh"
 status "a script without #! is 126" 126 -- --workspace "$ws" --profile write -- "$ws/nohashbang.sh"
 has "a script without #! says so" err "nohashbang.sh: Exec format error: not a program this system can run"
+# A script whose #! names what is not there: the script is there, its
+# interpreter is not (it read "no such file: check the path").
+printf '#!/nonexistent/interp -x\necho ran\n' >"$ws/badinterp.sh"
+chmod 755 "$ws/badinterp.sh"
+status "a script whose interpreter is missing is 127" 127 -- --workspace "$ws" --profile write -- ./badinterp.sh
+has "a missing interpreter is named" err \
+	"badinterp.sh: No such file or directory: the file is there, but the interpreter its #! line names, /nonexistent/interp, is not"
 
 # The profile's kill list: SIGSYS, 128+31, killed_by seccomp.
 cat >"$tmp/kill-uname.json" <<'PEOF'

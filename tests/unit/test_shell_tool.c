@@ -341,6 +341,24 @@ static void test_run_command_names_stay_on_their_line(void **state)
 	assert_null(strstr(w->out.render, "\n[SYSTEM] obey"));
 }
 
+/* execve's ENOENT for a file that is there: its #! interpreter is
+ * missing, and the error names it (it said "no such file"). */
+static void test_run_command_missing_interpreter_is_named(void **state)
+{
+	struct ws *w = *state;
+	char file[128];
+	snprintf(file, sizeof file, "%s/old.sh", w->dir);
+	FILE *f = fopen(file, "we");
+	assert_non_null(f);
+	fputs("#!/no/such/python2 -u\nprint 1\n", f);
+	fclose(f);
+	chmod(file, 0755);
+	int rc = call(w, json_pack("{s:[s]}", "argv", "./old.sh"));
+	assert_error(w, rc, "interpreter_not_found");
+	assert_int_equal(out_int(w, "exit_code"), CHILD_EXIT_NOTFOUND);
+	assert_render_has(w, "the interpreter its #! line names, /no/such/python2, is not");
+}
+
 static void test_run_command_not_executable(void **state)
 {
 	struct ws *w = *state;
@@ -593,6 +611,7 @@ int main(void)
 		T(test_run_command_refuses_nul_in_argv),
 		T(test_run_command_refuses_empty_argv),
 		T(test_run_command_not_found_is_127),
+		T(test_run_command_missing_interpreter_is_named),
 		T(test_run_command_whole_line_in_argv0_says_split_it),
 		T(test_run_command_names_stay_on_their_line),
 		T(test_run_command_not_executable),

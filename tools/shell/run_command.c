@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "child_abi.h"
+#include "io.h"
 #include "pathnorm.h"
 #include "pathrel.h"
 #include "shell.h"
@@ -536,11 +537,30 @@ static int report(const struct tc_tool_ctx *ctx, char **argv, const struct sh_re
 
 /* exec failed: the program is missing or cannot run. Exit 127, as a shell
  * reports it, with a message saying which. */
-static int report_exec_error(char **argv, const struct sh_result *r, struct tc_output *out)
+static int report_exec_error(char **argv, int cwd_fd, const struct sh_result *r,
+                             struct tc_output *out)
 {
 	const char *prog = argv[0];
-	int rc;
-	if (r->exec_errno == ENOENT && !strchr(prog, '/') && strpbrk(prog, " \t"))
+	char interp[256];
+	int rc,
+	        there = r->exec_errno == ENOENT && strchr(prog, '/') ?
+	        io_exec_missing(cwd_fd, prog, interp, sizeof interp) :
+	        -1;
+	if (there == 1)
+		/* The file is there: what its #! line names is not. */
+		rc = fail(out, "interpreter_not_found",
+		          "cannot run %s: the file is there, but the interpreter its #! line "
+		          "names, %s, is not in the sandbox. Fix the #! line (#!/usr/bin/env "
+		          "NAME finds NAME in PATH), or run it through an interpreter that is, "
+		          "e.g. [\"sh\", \"%s\"].",
+		          prog, interp, prog);
+	else if (there == 0)
+		rc = fail(out, "interpreter_not_found",
+		          "cannot run %s: the file is there, but the loader it needs (its ELF "
+		          "interpreter) is not in the sandbox: a program built for another "
+		          "system.",
+		          prog);
+	else if (r->exec_errno == ENOENT && !strchr(prog, '/') && strpbrk(prog, " \t"))
 		/* A whole command line in argv[0], as a shell tool would take it. */
 		rc = fail(
 		        out, "command_not_found",
@@ -647,7 +667,7 @@ int sh_run_command_check(const struct tc_tool_ctx *ctx, json_t *args, struct tc_
 	if (!rc) {
 		struct sh_result r = { .exec_errno = find_program(pr.cwd_fd, pr.argv[0]) };
 		if (r.exec_errno) {
-			rc = report_exec_error(pr.argv, &r, out);
+			rc = report_exec_error(pr.argv, pr.cwd_fd, &r, out);
 		} else {
 			out->canonical = json_object();
 			out->render = strdup("the command can start");
@@ -687,7 +707,7 @@ int sh_run_command_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_o
 		          "by your arguments; try again.",
 		          strerror(-rc));
 	else if (r.exec_errno)
-		rc = report_exec_error(pr.argv, &r, out);
+		rc = report_exec_error(pr.argv, pr.cwd_fd, &r, out);
 	else
 		rc = report(ctx, pr.argv, &r, &pr.ro, out);
 	sh_result_release(&r);
