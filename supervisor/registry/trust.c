@@ -385,6 +385,27 @@ int trust_add_trusted(struct trust *t, const char *path, const char *what, const
 				trusted_release(&x);
 				return -1;
 			}
+	/* What every local user may write: the file, or a directory on the
+	 * way where anyone may replace an entry (not sticky: in /tmp only an
+	 * entry's owner may), which any account, or another sandbox's tool
+	 * running as nobody, could have written as well as a tool here. */
+	for (size_t k = 0; k < x.ndirs; k++) {
+		struct stat ds;
+		if (stat(x.dirs[k], &ds) < 0 || !(ds.st_mode & S_IWOTH) ||
+		    (S_ISDIR(ds.st_mode) && (ds.st_mode & S_ISVTX)) ||
+		    !(S_ISDIR(ds.st_mode) || S_ISREG(ds.st_mode)))
+			continue; /* a device (an audit log on /dev/full) is no file to plant */
+		bool file = S_ISREG(ds.st_mode);
+		rc = tc_error_set(err, TC_E_INVALID, path,
+		                  "%s is refused: %s %s is writable by every user (mode %04o), so "
+		                  "anyone could %s. Make it writable by its owner alone "
+		                  "(chmod o-w %s).",
+		                  what, file ? "the file" : "the directory", x.dirs[k],
+		                  (unsigned)(ds.st_mode & 07777),
+		                  file ? "have written it" : "replace what is in it", x.dirs[k]);
+		trusted_release(&x);
+		return rc;
+	}
 	/* A second name of the file could be anywhere, the workspace too,
 	 * where a tool would change it through that name. */
 	struct stat st;

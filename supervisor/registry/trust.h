@@ -11,6 +11,9 @@
  * directory it is looked up through (symlinks followed one by one) may be
  * one of them or lie beneath one, since a tool could swap an entry there.
  *
+ * Nor may every local user write it (the file, or a directory on the way
+ * that is not sticky): any account could plant there what a tool would.
+ *
  * The check is symmetric: a writable directory added later (a profile
  * loaded on its first use) is refused when a path already trusted lies
  * beneath it or is looked up through it.

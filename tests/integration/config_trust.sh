@@ -202,6 +202,35 @@ run "$TC" call --config "$E/good.json" --tools "$TOOLS" delete_path '{"path": "v
 	ok "a configuration, approver and audit log outside the workspace are used" ||
 	bad "trusted files outside: exit $rc"
 
+# ---- what every user may write ---------------------------------------------
+# Outside the workspace, but any local account (or a tool of another
+# sandbox running as nobody) could have written it.
+# every_user NAME WORD: exit 2, the victim untouched, the message says why.
+every_user() {
+	if [ "$rc" -eq 2 ] && kept && grep -q "writable by every user" "$tmp/err" &&
+	   grep -q -- "$2" "$tmp/err" && grep -q "chmod o-w" "$tmp/err"; then
+		ok "$1"
+	else
+		bad "$1: exit $rc (want 2), victim $(kept && echo kept || echo GONE)"
+	fi
+}
+victim
+cp "$E/good.json" "$E/open.json" && chmod 666 "$E/open.json"
+run "$TC" call --config "$E/open.json" --tools "$TOOLS" delete_path '{"path": "victim", "recursive": true}'
+every_user "a configuration every user may write is refused" "$E/open.json"
+mkdir -p "$E/shared" && chmod 777 "$E/shared" && cp "$E/good.json" "$E/shared/c.json"
+run "$TC" call --config "$E/shared/c.json" --tools "$TOOLS" delete_path '{"path": "victim", "recursive": true}'
+every_user "a configuration in a directory every user may write is refused" "$E/shared"
+cp "$E/approve.sh" "$E/approve777.sh" && chmod 777 "$E/approve777.sh"
+printf '{"policy": {"levels": {"destructive": "allow"}}, "approval": "cmd:%s"}\n' "$E/approve777.sh" > "$E/ap777.json"
+run "$TC" call --config "$E/ap777.json" --tools "$TOOLS" delete_path '{"path": "victim", "recursive": true}'
+every_user "an approver program every user may write is refused" "$E/approve777.sh"
+chmod 1777 "$E/shared"
+run "$TC" call --config "$E/shared/c.json" --tools "$TOOLS" delete_path '{"path": "victim", "recursive": true}'
+[ $rc -eq 0 ] && [ ! -e "$ws/victim" ] &&
+	ok "a configuration of its own in a sticky directory every user may write is used (/tmp)" ||
+	bad "configuration in a sticky directory: exit $rc"
+
 # ---- where the configuration is looked for -------------------------------
 victim
 mkdir -p "$XDG_CONFIG_HOME/toolcage"
