@@ -158,6 +158,9 @@ void *sbx_fn_from_ref(uint64_t ref)
 static int status_fd = -1;
 static int job_fd = -1;
 static int lifeline_fd = -1;
+/* A child that reads its job later (a spare) with a stdin pipe: /dev/null
+ * opened with the others, before the walls, for a job without stdin. */
+static int null_fd = -1;
 static int view_wr = -1; /* child_plan's view_wr */
 
 /* Set while the worker prepares its view (child_enter_view): a failing
@@ -232,9 +235,9 @@ static void arrange_fds(const struct child_plan *p, int *ruleset_fd)
 	 * ours, and Landlock does not govern those (a mode of 0600 locks out
 	 * every other user). Where no mount namespace is made, seccomp
 	 * refuses those calls instead (jail.c). */
-	int null_fd = -1;
-	if (p->stdin_fd < 0)
-		CHECK(STEP_FDS, null_fd = open("/dev/null", O_RDWR | O_CLOEXEC));
+	int dev_null = -1;
+	if (p->stdin_fd < 0 || p->job_fd >= 0)
+		CHECK(STEP_FDS, dev_null = open("/dev/null", O_RDWR | O_CLOEXEC));
 	/* The sources in the order they are placed: the first four at their
 	 * CHILD_FD_* numbers, the handed connections (when given) at
 	 * CHILD_FD_HANDED and up, the rest from the next free one up. */
@@ -245,11 +248,12 @@ static void arrange_fds(const struct child_plan *p, int *ruleset_fd)
 		S_JOB,
 		S_RULESET,
 		S_LIFELINE,
+		S_NULL,
 		S_N
 	};
 	_Static_assert((int)S_HANDED == (int)CHILD_FD_HANDED,
 	               "handed connections follow the result");
-	int src[S_N] = { p->stdin_fd >= 0 ? p->stdin_fd : null_fd, p->stdout_fd, p->stderr_fd,
+	int src[S_N] = { p->stdin_fd >= 0 ? p->stdin_fd : dev_null, p->stdout_fd, p->stderr_fd,
 		         p->result_fd };
 	for (int i = 0; i < CHILD_HANDED_MAX; i++)
 		src[S_HANDED + i] = p->handed_fds ? p->handed_fds[i] : -1;
@@ -257,6 +261,10 @@ static void arrange_fds(const struct child_plan *p, int *ruleset_fd)
 	src[S_JOB] = p->job_fd;
 	src[S_RULESET] = *ruleset_fd;
 	src[S_LIFELINE] = p->lifeline_fd;
+	/* Opened here, not when the job comes: after the walls the open could
+	 * be refused (a profile denying openat) or give a descriptor Landlock
+	 * governs (ioctl), unlike a fresh child's. */
+	src[S_NULL] = p->stdin_fd >= 0 ? dev_null : -1;
 	int tmp[S_N];
 	for (int i = 0; i < S_N; i++) {
 		tmp[i] = src[i];
@@ -281,6 +289,8 @@ static void arrange_fds(const struct child_plan *p, int *ruleset_fd)
 			*ruleset_fd = target;
 		if (i == S_LIFELINE)
 			lifeline_fd = target;
+		if (i == S_NULL)
+			null_fd = target;
 	}
 	CHECK(STEP_FDS, syscall(SYS_close_range, next, ~0U, 0));
 	if (p->result_fd < 0) /* its slot was kept free, not closed: whatever it held goes */
@@ -812,12 +822,12 @@ static struct job_in await_job(const struct sbx_jail *j)
 		s = nul + 1;
 	}
 	argv[h.argc] = NULL;
-	if (!(h.flags & JOB_STDIN)) {
-		int fd;
-		CHECK(STEP_JOB, fd = open("/dev/null", O_RDWR | O_CLOEXEC));
-		CHECK(STEP_JOB, dup2(fd, 0));
-		close(fd);
-	}
+	/* Without a stdin pipe, fd 0 is /dev/null already (arrange_fds). */
+	if (!(h.flags & JOB_STDIN) && null_fd >= 0)
+		CHECK(STEP_JOB, dup2(null_fd, 0));
+	if (null_fd >= 0)
+		close(null_fd);
+	null_fd = -1;
 	if (!(h.flags & JOB_RESULT))
 		close(CHILD_FD_RESULT);
 	limit_address_space(j, h.fn != 0);

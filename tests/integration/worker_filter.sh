@@ -4,8 +4,9 @@
 # (sandbox/seccomp.c, worker.c). Checked from inside and outside:
 # - a worker's child (`toolcage exec --spare`) has one filter more than a
 #   fresh child of the same profile, and answers a list of system calls
-#   (ones each part refuses, and some allowed) exactly as the fresh child,
-#   which loads the whole filter, does;
+#   (ones each part refuses, some allowed, an ioctl on its stdin, which
+#   is /dev/null opened before the walls in both) exactly as the fresh
+#   child, which loads the whole filter, does;
 # - the worker of `toolcage serve`, seen in /proc from outside, runs under
 #   one filter with no_new_privs, and still answers calls.
 # Every shipped profile; as root, and as uid 65534 where setpriv exists.
@@ -47,6 +48,7 @@ my @calls = (
 	[ "socket_packet", 41, 17, 3, 0 ],
 	[ "socket_raw_inet", 41, 2, 3, 1 ],
 	[ "ioctl_tiocsti", 16, 0, 0x5412, "x" ],
+	[ "ioctl_stdin_tcgets", 16, 0, 0x5401, "x" x 64 ],
 	[ "getpid", 39 ],
 	[ "uname", 63, "x" x 400 ],
 );
@@ -123,7 +125,8 @@ for who, pre in users:
         want = {"ptrace": "1", "bpf": "1", "keyctl": "1", "io_uring_setup": "1",
                 "shmget": "1", "personality": "1", "unshare_user": "1", "mount": "1",
                 "setns": "1", "chroot": "1", "clone3": "38", "clone_newuser": "1",
-                "ioctl_tiocsti": "1", "getpid": "0", "uname": "0"}
+                "ioctl_tiocsti": "1", "ioctl_stdin_tcgets": "25", "getpid": "0",
+                "uname": "0"}
         for k, v in want.items():
             if worker.get(k) != v:
                 fails.append(f"{tag}: {k} in a worker's child gave errno {worker.get(k)}, "
