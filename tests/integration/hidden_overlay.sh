@@ -40,6 +40,7 @@ set -u
 TC=${TOOLCAGE:?}
 case $TC in /*) ;; *) TC=$(pwd)/$TC ;; esac
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../lib/mountns.sh"
 [ "$(id -u)" = 0 ] || { echo "skip: root is needed for a mount namespace with its own /etc"; exit 77; }
 for c in unshare setpriv; do
 	command -v $c >/dev/null 2>&1 || { echo "skip: $c(1) is needed"; exit 77; }
@@ -156,11 +157,7 @@ cat /etc/shadow /etc/ssl/private/key.pem /etc/nshadow; echo after;
 grep -c "lowerdir=/proc/self/fd/" /proc/self/mountinfo' > "$tmp/refused.out" 2> "$tmp/refused.err"
 exit 0
 EOF
-if ! unshare -m --propagation private sh "$tmp/inside.sh" > "$tmp/inside.log" 2>&1; then
-	echo "FAIL the test's own mount namespace could not be made:"
-	cat "$tmp/inside.log"
-	exit 1
-fi
+in_own_mount_ns "$tmp/inside.sh" "$tmp/inside.log"
 fails=0
 check() { # what, command
 	if eval "$2"; then echo "ok   $1"; else echo "FAIL $1"; fails=$((fails + 1)); fi
