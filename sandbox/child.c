@@ -461,9 +461,13 @@ static unsigned long tmp_flags(const struct sbx_jail *j)
 	return MS_NOSUID | MS_NODEV | (j->mount_tree ? MS_NOEXEC : 0);
 }
 
+/* A view made from hidden paths moved meanwhile (-ESTALE: mask.c) is told
+ * on view_wr too, for our parent to plan it again and start us anew. */
 static void mask_step(int (*step)(const struct sbx_jail *), const struct sbx_jail *j)
 {
 	int rc = j->mask_hidden ? step(j) : 0;
+	if (rc == -ESTALE && view_wr >= 0)
+		(void)!write(view_wr, "s", 1);
 	if (rc < 0)
 		fail(STEP_MOUNT_MASK, -rc);
 }
@@ -529,6 +533,7 @@ static void set_up_view(const struct sbx_jail *j)
 	if (masks)
 		CHECK(STEP_MOUNT_MASK, set_mount_attr(j->tmp_dir, 0, 0, MOUNT_ATTR_RDONLY));
 	mask_step(mask_tidy, j);
+	mask_step(mask_check, j);
 }
 
 /* The mounts of step 6: the view (above), made here or once by the worker
@@ -1094,7 +1099,8 @@ int child_enter_view(struct sbx_jail *j, struct child_report *failed)
 	int rrc = j->mount_tree ? 0 : landlock_replicate(j);
 	if (rrc < 0)
 		fail(STEP_MOUNT_MASK, -rrc);
-	own_valid = false; /* read the set of the credentials we have now */
+	mask_step(mask_check, j); /* the replica, or the rules, made from them */
+	own_valid = false;        /* read the set of the credentials we have now */
 	drop_bounding_set(j);
 	view_jump = NULL;
 	/* Each child still gets a mount namespace of its own (a copy of this

@@ -31,7 +31,6 @@ struct sbx_rlimit {
 };
 
 struct cgroup_slot;      /* cgroup.c: one per-call cgroup, reused */
-struct mask_watch;       /* mask.c: a directory whose change means a new scan */
 struct protect_id;       /* protect.c: the identity of a path's components */
 struct protect_match_id; /* protect.c: the identity of a pattern's match */
 
@@ -39,6 +38,21 @@ struct protect_match_id; /* protect.c: the identity of a pattern's match */
 struct sbx_mask {
 	char *path;
 	bool dir;
+};
+
+/* mask.c: a path the hidden globs were matched in (a directory whose change
+ * means a new scan), as it was then: fd holds the directory seen (-1: none
+ * there, or no directory), for the view to be checked against where it is
+ * made (in another mount namespace, the worker's copy too; path is NULL
+ * there). recent: changed within the clock tick it was looked at in, when
+ * a later change may leave its times as they were. */
+struct mask_watch {
+	char *path;
+	int fd;
+	bool present, recent;
+	dev_t dev;
+	ino_t ino;
+	struct timespec mtime, ctime;
 };
 
 /* mounttree.c: one bind, directory or link of the new root. */
@@ -717,16 +731,21 @@ int landlock_child_ruleset(const struct sbx_jail *jail, int call_tmp_fd);
 
 /* mask.c: hidden paths covered by empty read-only mounts. mask_plan
  * expands the spec's globs; mask_refresh expands them again when a
- * directory they were matched in changed (before each spawn; returns 1
- * then, 0 when nothing changed, or -errno); mask_place, mask_cover and
- * mask_tidy run in the child (async-signal-safe), in that order, around
- * its read-only pass (child.c). Each returns 0 or -errno. */
+ * directory they were matched in changed, or always (again: the view made
+ * from them found them moved; before each spawn; returns 1 then, 0 when
+ * nothing changed, or -errno); mask_place, mask_cover and mask_tidy run in
+ * the child (async-signal-safe), in that order, around its read-only pass
+ * (child.c); mask_check, where a view was made, after it: -ESTALE when a
+ * directory they were matched in changed since they were (the view may
+ * have been made from another state of it), as mask_cover when a mask's
+ * path is gone. Each returns 0 or -errno. */
 int mask_plan(const struct sbx_spec *spec, struct sbx_jail *jail, struct sbx_error *err);
-int mask_refresh(struct sbx_jail *jail, struct sbx_error *err);
+int mask_refresh(struct sbx_jail *jail, bool again, struct sbx_error *err);
 int mask_count(const struct sbx_jail *jail); /* how many of them the child makes */
 int mask_place(const struct sbx_jail *jail);
 int mask_cover(const struct sbx_jail *jail);
 int mask_tidy(const struct sbx_jail *jail);
+int mask_check(const struct sbx_jail *jail);
 void mask_release(struct sbx_jail *jail);
 
 /* protect.c: protected paths. protect_plan builds the lists (an error when

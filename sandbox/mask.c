@@ -17,8 +17,10 @@
  * The parent expands the globs once per jail and records every directory it
  * had to look into; before each spawn it stats those again and expands
  * anew when one changed, so a secret created after the jail was compiled
- * (a new SSH host key) is masked too. The child side, mask_apply(), only
- * makes system calls on what the parent prepared.
+ * (a new SSH host key) is masked too. The child side (mask_place,
+ * mask_cover, mask_tidy) only makes system calls on what the parent
+ * prepared; where the view is made, mask_check tells whether those dirs
+ * changed meanwhile.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -38,31 +40,49 @@
 
 enum { MASK_MAX = 1024, MASK_DEPTH = 32 };
 
-struct mask_watch {
-	char *path;
-	bool present;
-	dev_t dev;
-	ino_t ino;
-	struct timespec mtime, ctime;
-};
-
-static void watch_stat(struct mask_watch *w)
+/* The watch of w->path as it is now. Its fd (a directory's) is kept for
+ * mask_check. The clock is read first: a change after it is given a time
+ * of that tick or later, so times of an earlier tick always change. Times
+ * of this tick may not (recent): a filesystem that keeps times to the
+ * clock tick only (before Linux 6.13, or one without fine-grained times)
+ * gives two changes of one tick the same. Times further ahead than a tick
+ * (a server's clock) say nothing either way. */
+static int watch_stat(struct mask_watch *w)
 {
+	struct timespec now;
 	struct stat st;
-	w->present = stat(w->path, &st) == 0;
+	clock_gettime(CLOCK_REALTIME_COARSE, &now);
+	w->fd = open(w->path, O_PATH | O_CLOEXEC);
+	if (w->fd < 0 && (errno == EMFILE || errno == ENFILE || errno == ENOMEM))
+		return -errno; /* ours, not the path's: the scan fails */
+	w->present = w->fd >= 0 && fstat(w->fd, &st) == 0;
+	if (w->fd >= 0 && (!w->present || !S_ISDIR(st.st_mode))) {
+		close(w->fd);
+		w->fd = -1;
+	}
 	w->dev = w->present ? st.st_dev : 0;
 	w->ino = w->present ? st.st_ino : 0;
 	w->mtime = w->present ? st.st_mtim : (struct timespec){ 0, 0 };
 	w->ctime = w->present ? st.st_ctim : (struct timespec){ 0, 0 };
+	long long ahead_ns = (long long)(w->ctime.tv_sec - now.tv_sec) * 1000000000LL +
+	        (w->ctime.tv_nsec - now.tv_nsec);
+	w->recent = w->present && ahead_ns >= 0 && ahead_ns < 100000000LL;
+	return 0;
 }
 
+static bool same_times(const struct mask_watch *w, const struct stat *st)
+{
+	return st->st_dev == w->dev && st->st_ino == w->ino &&
+	        st->st_mtim.tv_sec == w->mtime.tv_sec && st->st_mtim.tv_nsec == w->mtime.tv_nsec &&
+	        st->st_ctim.tv_sec == w->ctime.tv_sec && st->st_ctim.tv_nsec == w->ctime.tv_nsec;
+}
+
+/* Changed since, or recent: scanned again once its tick is over. */
 static bool watch_changed(const struct mask_watch *w)
 {
-	struct mask_watch now = { .path = w->path };
-	watch_stat(&now);
-	return now.present != w->present || now.dev != w->dev || now.ino != w->ino ||
-	        now.mtime.tv_sec != w->mtime.tv_sec || now.mtime.tv_nsec != w->mtime.tv_nsec ||
-	        now.ctime.tv_sec != w->ctime.tv_sec || now.ctime.tv_nsec != w->ctime.tv_nsec;
+	struct stat st;
+	bool present = stat(w->path, &st) == 0;
+	return w->recent || present != w->present || (present && !same_times(w, &st));
 }
 
 /* Room for one more of n elements of size in *arr (grown 16 at a time),
@@ -91,7 +111,10 @@ static int add_watch(struct sbx_jail *j, const char *dir)
 	struct mask_watch *w = &j->watch[j->n_watch];
 	if (!(w->path = strdup(dir)))
 		return -ENOMEM;
-	watch_stat(w);
+	if ((rc = watch_stat(w)) < 0) {
+		free(w->path);
+		return rc;
+	}
 	j->n_watch++;
 	return 0;
 }
@@ -229,8 +252,11 @@ static void free_lists(struct mask_lists l)
 {
 	for (int i = 0; i < l.n_masks; i++)
 		free(l.masks[i].path);
-	for (int i = 0; i < l.n_watch; i++)
+	for (int i = 0; i < l.n_watch; i++) {
 		free(l.watch[i].path);
+		if (l.watch[i].fd >= 0)
+			close(l.watch[i].fd);
+	}
 	free(l.masks);
 	free(l.watch);
 }
@@ -238,7 +264,7 @@ static void free_lists(struct mask_lists l)
 /* Expands every glob into new lists. On failure the old lists stay (their
  * watches still differ from the disk, so the next spawn scans again) and
  * the spawn fails: no child runs with a secret left unmasked. */
-static int scan(struct sbx_jail *j, struct sbx_error *err)
+static int scan_once(struct sbx_jail *j, struct sbx_error *err)
 {
 	struct mask_lists old = take_lists(j);
 	char prefix[PATH_MAX] = "";
@@ -253,6 +279,33 @@ static int scan(struct sbx_jail *j, struct sbx_error *err)
 	}
 	free_lists(old);
 	return 0;
+}
+
+static bool any_recent(const struct sbx_jail *j)
+{
+	for (int i = 0; i < j->n_watch; i++)
+		if (j->watch[i].recent)
+			return true;
+	return false;
+}
+
+/* A dir changed in the clock tick it was looked at in (recent: its times
+ * may not tell the next change) is looked at again once the tick is over,
+ * twice at most: a view checked against it would be refused (mask_check),
+ * and made again, a launch more. One the host keeps changing stays
+ * recent, and such a view is refused. */
+static int scan(struct sbx_jail *j, struct sbx_error *err)
+{
+	int rc = scan_once(j, err);
+	for (int n = 0; !rc && n < 2 && any_recent(j); n++) {
+		struct timespec tick;
+		if (clock_getres(CLOCK_REALTIME_COARSE, &tick) < 0 || tick.tv_sec ||
+		    tick.tv_nsec > 10000000)
+			tick = (struct timespec){ 0, 10000000 };
+		nanosleep(&tick, NULL);
+		rc = scan_once(j, err);
+	}
+	return rc;
 }
 
 int mask_plan(const struct sbx_spec *spec, struct sbx_jail *j, struct sbx_error *err)
@@ -275,14 +328,15 @@ int mask_plan(const struct sbx_spec *spec, struct sbx_jail *j, struct sbx_error 
 	return scan(j, err);
 }
 
-int mask_refresh(struct sbx_jail *j, struct sbx_error *err)
+int mask_refresh(struct sbx_jail *j, bool again, struct sbx_error *err)
 {
-	for (int i = 0; i < j->n_watch; i++)
-		if (watch_changed(&j->watch[i])) {
-			int rc = scan(j, err);
-			return rc < 0 ? rc : 1;
-		}
-	return 0;
+	bool changed = again;
+	for (int i = 0; i < j->n_watch && !changed; i++)
+		changed = watch_changed(&j->watch[i]);
+	if (!changed)
+		return 0;
+	int rc = scan(j, err);
+	return rc < 0 ? rc : 1;
 }
 
 void mask_release(struct sbx_jail *j)
@@ -321,8 +375,8 @@ int mask_count(const struct sbx_jail *j)
  * hidden path once the tmpfs is read-only, so the masks are read-only
  * mounts too (not even the placeholders' owner can chmod them), and after
  * the writable paths are in place, so that no mount covers a mask; then
- * they are unlinked. A path that vanished since the parent looked is
- * skipped; any other failure fails the call. Async-signal-safe. */
+ * they are unlinked. A path gone since the parent looked is -ESTALE
+ * (mask_check); any other failure fails the call. Async-signal-safe. */
 int mask_place(const struct sbx_jail *j)
 {
 	if (!mask_count(j))
@@ -337,9 +391,30 @@ int mask_cover(const struct sbx_jail *j)
 {
 	for (int i = 0; i < j->n_masks; i++) {
 		const char *src = j->masks[i].dir ? j->mask_dir : j->mask_file;
-		if (mask_wanted(j, i) && mount(src, j->masks[i].path, NULL, MS_BIND, NULL) < 0 &&
-		    errno != ENOENT)
-			return -errno;
+		if (mask_wanted(j, i) && mount(src, j->masks[i].path, NULL, MS_BIND, NULL) < 0)
+			return errno == ENOENT ? -ESTALE : -errno;
+	}
+	return 0;
+}
+
+/* Where a view was made (masks, and the rules or a replica of the dirs
+ * that hold hidden paths: landlock.c), whether it was made from the state
+ * the globs were matched in. The rules and a replica grant the entries of
+ * those dirs under the names they had then, the masks cover the hidden
+ * ones by name: a hidden directory the host moved away under a name no
+ * glob hides while they were made would be granted whole under that
+ * name, its mask skipped as gone, and read once it is back. Any rename
+ * in a dir changes its times, and the scan looked at every dir on the way
+ * to a hidden path: a change since (or one whose times may not tell,
+ * recent) is -ESTALE, and the view is made again from a new scan (spawn.c).
+ * fstat on the dirs seen, from any mount namespace. Async-signal-safe. */
+int mask_check(const struct sbx_jail *j)
+{
+	for (int i = 0; i < j->n_watch; i++) {
+		const struct mask_watch *w = &j->watch[i];
+		struct stat st;
+		if (w->fd >= 0 && (w->recent || fstat(w->fd, &st) < 0 || !same_times(w, &st)))
+			return -ESTALE;
 	}
 	return 0;
 }

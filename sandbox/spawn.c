@@ -178,15 +178,16 @@ static int watch_all(struct sbx_child *c, int p[4][2], bool await_job)
 
 /* Why the jail's worker made no child, in words: the step of its setup
  * the kernel refused (its namespaces, mounts, /proc), the likely cause
- * and the fix; or, without its report, that none came. */
-static void worker_refused(const struct sbx_child *c, int rc, struct sbx_error *err)
+ * and the fix; or, without its report, that none came. Returns rc, or
+ * -ESTALE for a view to make again. */
+static int worker_refused(const struct sbx_child *c, int rc, struct sbx_error *err)
 {
 	const struct child_report *r = &c->report;
 	if (!c->have_report || r->kind != REPORT_STEP || r->err <= 0) {
 		sbx_err(err, -rc,
 		        "the sandbox worker did not start the tool's process "
 		        "within 10 s");
-		return;
+		return rc;
 	}
 	const char *step = child_step_name((enum child_step)r->step);
 	/* The namespaces, not a mount made in them: a refused mount is the
@@ -203,6 +204,9 @@ static void worker_refused(const struct sbx_child *c, int rc, struct sbx_error *
 	}
 	if (err)
 		err->errnum = r->err;
+	/* Its view made while the hidden paths moved (mask_check): made
+	 * again by another worker (sbx_spawn). */
+	return r->step == STEP_MOUNT_MASK && r->err == ESTALE ? -ESTALE : rc;
 }
 
 /* A builtin's handed connections (jail.handed): CHILD_HANDED_MAX stream
@@ -237,19 +241,20 @@ static void close_handed(int fds[CHILD_HANDED_MAX])
 		}
 }
 
-/* Whether the child said on the view pipe (rd) that the kernel refused
- * its overlays (landlock_view_apply): one byte, then its end. Then it is
- * reaped and what it reported on the status socket (its refusal) read
- * away, for a child started again to report alone. No byte: it made
- * them, or failed before (its report tells), or has exec'd. */
-static bool view_refused(struct sbx_child *c, int rd, int status)
+/* What the child said on the view pipe (rd): 'r', the kernel refused its
+ * overlays (landlock_view_apply); 's', the hidden paths moved while it
+ * made its view (mask_check). One byte, then its end. Then it is reaped
+ * and what it reported on the status socket (its refusal) read away, for
+ * a child started again to report alone. 0, no byte: it made its view,
+ * or failed before (its report tells), or has exec'd. */
+static char view_told(struct sbx_child *c, int rd, int status)
 {
 	char b;
 	ssize_t n;
 	while ((n = read(rd, &b, 1)) < 0 && errno == EINTR)
 		;
 	if (n != 1)
-		return false;
+		return 0;
 	siginfo_t si;
 	while (waitid((idtype_t)P_PIDFD, (id_t)c->pidfd, &si, WEXITED) < 0 && errno == EINTR)
 		;
@@ -259,7 +264,30 @@ static bool view_refused(struct sbx_child *c, int rd, int status)
 	close(c->pidfd);
 	c->pidfd = -1;
 	c->pid = -1;
-	return true;
+	return b;
+}
+
+/* Whether a child of ours checks the view it makes (mask_check). */
+static bool view_checked(const struct sbx_jail *j)
+{
+	return j->mask_hidden && j->n_watch > 0;
+}
+
+/* Our clone3 of the child (plan), told on the view pipe vp (taken; -1:
+ * none): what it told there (view_told). */
+static char clone_told(struct sbx_child *c, struct child_plan *plan, bool vm, int vp[2], int status,
+                       const struct cgroup_join *cj)
+{
+	plan->view_wr = vp[1];
+	c->pid = spawn_clone(c->jail, plan, vm, 0, &c->pidfd, cj);
+	if (vp[1] >= 0)
+		close(vp[1]);
+	char told = 0;
+	if (c->pid >= 0 && c->pidfd >= 0 && vp[0] >= 0)
+		told = view_told(c, vp[0], status);
+	if (vp[0] >= 0)
+		close(vp[0]);
+	return told;
 }
 
 /* Our own clone3 of job. */
@@ -293,28 +321,34 @@ static int fork_here(struct sbx_child *c, const struct sbx_job *job, int p[4][2]
 	};
 	/* The overlays spare a one-shot launch the rules' making; a jail
 	 * that starts children one after another makes the rules once, which
-	 * its children then take for less than an overlay each. */
+	 * its children then take for less than an overlay each. The pipe
+	 * tells a refused overlay, or a view made while the hidden paths
+	 * moved (none: that child fails, not started again). */
 	int vp[2] = { -1, -1 };
-	if (j->ll_view && (j->view_made_here || pipe2(vp, O_CLOEXEC) < 0) &&
-	    (rc = landlock_expand(j, err)) < 0)
+	if (((j->ll_view && !j->view_made_here) || view_checked(j)) && pipe2(vp, O_CLOEXEC) < 0)
+		vp[0] = vp[1] = -1;
+	if (j->ll_view && (j->view_made_here || vp[0] < 0) && (rc = landlock_expand(j, err)) < 0) {
+		close_pair(vp);
 		return rc;
+	}
+	bool made_before = j->view_made_here;
 	j->view_made_here |= j->ll_view != NULL;
-	plan.view_wr = vp[1];
-	c->pid = spawn_clone(j, &plan, share_vm(j, job), 0, &c->pidfd, cj);
-	if (vp[1] >= 0)
-		close(vp[1]);
-	if (c->pid >= 0 && c->pidfd >= 0 && vp[0] >= 0 && view_refused(c, vp[0], p[2][0])) {
+	char told = clone_told(c, &plan, share_vm(j, job), vp, p[2][0], cj);
+	if (told == 'r') {
 		/* It ended at once: where the kernel refuses the overlays
 		 * (landlock.c), the rules made entry by entry. */
-		if ((rc = landlock_expand(j, err)) < 0) {
-			close(vp[0]);
+		if ((rc = landlock_expand(j, err)) < 0)
 			return rc;
-		}
-		plan.view_wr = -1;
-		c->pid = spawn_clone(j, &plan, share_vm(j, job), 0, &c->pidfd, cj);
+		if (!view_checked(j) || pipe2(vp, O_CLOEXEC) < 0)
+			vp[0] = vp[1] = -1;
+		told = clone_told(c, &plan, share_vm(j, job), vp, p[2][0], cj);
 	}
-	if (vp[0] >= 0)
-		close(vp[0]);
+	if (told == 's') {
+		/* None made: the next child, planned anew, makes its own. */
+		j->view_made_here = made_before;
+		return sbx_err(err, ESTALE,
+		               "profile %s: a hidden path moved while the view was made", j->name);
+	}
 	if (c->pid < 0) {
 		int e = errno;
 		if (!j->clone_ns)
@@ -452,7 +486,7 @@ int spawn_start(struct sbx_jail *j, const struct sbx_job *job, bool via_zygote,
 		if ((rc = hand_over(c, job, &sent)) < 0)
 			child_read_status(c);
 		if (rc < 0 && (c->pidfd < 0 || c->have_report))
-			worker_refused(c, rc, err);
+			rc = worker_refused(c, rc, err);
 		else if (rc < 0)
 			sbx_err(err, -rc, "handing the job to the sandbox worker's child");
 	}
@@ -473,6 +507,46 @@ static bool goes_to_worker(const struct sbx_jail *j, const struct sbx_job *job)
 	 * as the tools' user (child_enter_view). */
 	return (j->keep_spare || j->root_userns) && zygote_usable();
 }
+
+/* The masks and the rules as the disk is now (again: whatever the
+ * watches say), then a spare or a new child for job. */
+static int spawn_fresh(struct sbx_jail *j, const struct sbx_job *job, bool again,
+                       struct sbx_child **out, struct sbx_error *err)
+{
+	int rc = j->mask_hidden ? mask_refresh(j, again, err) : 0;
+	if (rc < 0)
+		return rc;
+	/* The masks of the spare and the worker, and the Landlock rules of
+	 * the dirs that hold hidden paths (made again with them, or again
+	 * after a refresh that failed). */
+	bool stale = rc > 0 || j->ll_stale;
+	if (j->n_prot_ro && protect_refresh(j))
+		stale = true; /* or their protected paths */
+	if (stale) {
+		spare_drop(j);
+		zygote_retire(j);
+	}
+	if ((rc > 0 || j->ll_stale) && (rc = landlock_refresh(j, err)) < 0)
+		return rc;
+	if (j->spare && !job->fn_arg && check_cwd(j, job->cwd, err) == 0) {
+		struct sbx_child *c = j->spare;
+		j->spare = NULL;
+		bool sent;
+		if ((rc = hand_over(c, job, &sent)) == 0) {
+			child_mark_t0(c);
+			*out = c;
+			return 0;
+		}
+		sbx_child_free(c);
+		if (sent)
+			return sbx_err(err, -rc, "handing the job to the spare");
+	}
+	return spawn_start(j, job, goes_to_worker(j, job), out, err);
+}
+
+/* A view made while the hidden paths moved is made again, from a new
+ * scan of them, this many times at most (the call fails then). */
+enum { VIEW_TRIES = 5 };
 
 int sbx_spawn(struct sbx_jail *j, const struct sbx_job *job, struct sbx_child **out,
               struct sbx_error *err)
@@ -505,35 +579,26 @@ int sbx_spawn(struct sbx_jail *j, const struct sbx_job *job, struct sbx_child **
 		               j->name,
 		               job->fn_arg ? "a builtin given fn_arg" :
 		                             "/proc/self/exe cannot be executed");
-	int rc = j->mask_hidden ? mask_refresh(j, err) : 0;
-	if (rc < 0)
-		return rc;
-	/* The masks of the spare and the worker, and the Landlock rules of
-	 * the dirs that hold hidden paths (made again with them, or again
-	 * after a refresh that failed). */
-	bool stale = rc > 0 || j->ll_stale;
-	if (j->n_prot_ro && protect_refresh(j))
-		stale = true; /* or their protected paths */
-	if (stale) {
-		spare_drop(j);
-		zygote_retire(j);
-	}
-	if ((rc > 0 || j->ll_stale) && (rc = landlock_refresh(j, err)) < 0)
-		return rc;
-	if (j->spare && !job->fn_arg && check_cwd(j, job->cwd, err) == 0) {
-		struct sbx_child *c = j->spare;
-		j->spare = NULL;
-		bool sent;
-		if ((rc = hand_over(c, job, &sent)) == 0) {
-			child_mark_t0(c);
-			*out = c;
-			return 0;
+	for (int n = 1;; n++) {
+		int rc = spawn_fresh(j, job, n > 1, out, err);
+		if (rc != -ESTALE || !j->mask_hidden)
+			return rc;
+		if (n == VIEW_TRIES) {
+			sbx_err(err, 0,
+			        "profile %s: a hidden path kept moving: a directory that holds "
+			        "one changed each time the call's view was made (%d times), and "
+			        "a view made meanwhile could grant it; fix: try again once "
+			        "nothing renames there",
+			        j->name, VIEW_TRIES);
+			if (err)
+				err->errnum = ESTALE;
+			return -ESTALE;
 		}
-		sbx_child_free(c);
-		if (sent)
-			return sbx_err(err, -rc, "handing the job to the spare");
+		/* A clock tick, for times that may not have told a change
+		 * (mask.c: recent). */
+		struct timespec tick = { 0, n * 1000000L };
+		nanosleep(&tick, NULL);
 	}
-	return spawn_start(j, job, goes_to_worker(j, job), out, err);
 }
 
 /* A spare failing to start is no error: the next spawn starts cold. */

@@ -94,9 +94,10 @@ static void put_strv(struct packer *p, char *const *v)
 }
 
 /* The jail by value, then what its pointers reach; its descriptors go in
- * *fds (workspace, /dev/null, then the Landlock rules), borrowed. What only
- * the supervisor uses (the hidden globs' watches, what it saw of
- * the protected paths, the spare, the worker) is left out. */
+ * *fds (workspace, /dev/null, the Landlock rules, then the directories the
+ * hidden globs were matched in: mask_check), borrowed. What only the
+ * supervisor uses (the watches' paths, what it saw of the protected
+ * paths, the spare, the worker) is left out. */
 int jail_pack(const struct sbx_jail *j, char **buf, size_t *len, int **fds, int *nfds)
 {
 	struct packer p = { 0 };
@@ -124,7 +125,11 @@ int jail_pack(const struct sbx_jail *j, char **buf, size_t *len, int **fds, int 
 		put_str(&p, j->mt[i].target);
 		put_u32(&p, j->mt[i].flags);
 	}
-	*fds = malloc(sizeof(int) * (size_t)(2 + j->n_rules));
+	put(&p, j->watch, (size_t)j->n_watch * sizeof *j->watch);
+	int n_wfd = 0;
+	for (int i = 0; i < j->n_watch; i++)
+		n_wfd += j->watch[i].fd >= 0;
+	*fds = malloc(sizeof(int) * (size_t)(2 + j->n_rules + n_wfd));
 	if (p.bad || !*fds) {
 		free(p.buf);
 		free(*fds);
@@ -136,6 +141,9 @@ int jail_pack(const struct sbx_jail *j, char **buf, size_t *len, int **fds, int 
 	for (int i = 0; i < j->n_rules; i++)
 		(*fds)[2 + i] = j->rule_fds[i];
 	*nfds = 2 + j->n_rules;
+	for (int i = 0; i < j->n_watch; i++)
+		if (j->watch[i].fd >= 0)
+			(*fds)[(*nfds)++] = j->watch[i].fd;
 	*buf = p.buf;
 	*len = p.len;
 	return 0;
@@ -211,9 +219,9 @@ int jail_unpack(const char *buf, size_t len, const int *fds, int nfds, struct sb
 	struct sbx_jail *j = take(&u, sizeof *j);
 	if (!j)
 		return -EPROTO;
-	if (j->n_rules < 0 || j->n_masks < 0 || j->n_rules + 2 != nfds || j->n_ports > 65536 ||
-	    j->n_ll_roots < 0 || j->n_ll_roots > 4096 || j->n_mt < 0 ||
-	    j->n_mt > SBX_MAX_MOUNT_TREE) {
+	if (j->n_rules < 0 || j->n_masks < 0 || j->n_rules + 2 > nfds || j->n_ports > 65536 ||
+	    j->n_watch < 0 || j->n_watch > 4096 || j->n_ll_roots < 0 || j->n_ll_roots > 4096 ||
+	    j->n_mt < 0 || j->n_mt > SBX_MAX_MOUNT_TREE) {
 		free(j);
 		return -EPROTO;
 	}
@@ -263,8 +271,22 @@ int jail_unpack(const char *buf, size_t len, const int *fds, int nfds, struct sb
 	for (char **e = env; e && *e; e++)
 		if (!strncmp(*e, "PATH=", 5))
 			j->path = *e + 5;
-	j->watch = NULL;
-	j->n_watch = 0;
+	/* The watches as the supervisor saw them, each on the directory it
+	 * saw (its descriptor), the descriptors after the rules'. */
+	j->watch = calloc((size_t)j->n_watch + 1, sizeof *j->watch);
+	int wfd = 2 + j->n_rules;
+	for (int i = 0; i < j->n_watch && j->watch && !u.bad; i++) {
+		struct mask_watch *w = take(&u, sizeof *w);
+		if (w) {
+			j->watch[i] = *w;
+			j->watch[i].path = NULL;
+			if (w->fd >= 0)
+				j->watch[i].fd = wfd < nfds ? fds[wfd++] : -1;
+		}
+		free(w);
+	}
+	if (!j->watch || wfd != nfds)
+		u.bad = true;
 	j->spare = NULL;
 	j->keep_spare = false;
 	j->zygote = NULL;

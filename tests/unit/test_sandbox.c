@@ -920,6 +920,44 @@ static void test_hidden_rescan_failure_fails_spawns(void **state)
 	assert_int_equal(system(script), 0);
 }
 
+/* A view is checked against the state the hidden globs were matched in
+ * (mask_check, where a child or a worker made it): a hidden directory the
+ * host moved away and back since, its dir changed, is -ESTALE, even where
+ * it is back under its name (the rules or a replica may have been made
+ * while it was away). Matched again a clock tick later, the view holds,
+ * and the moved directory stays hidden. */
+static void test_hidden_moved_while_the_view_is_made_is_stale(void **state)
+{
+	(void)state;
+	need_sandbox();
+	char sub[128], away[160], script[256], out[256];
+	fill_secrets_dir(sub, sizeof sub);
+	snprintf(away, sizeof away, "%s/elsewhere", secrets_dir);
+	struct sbx_jail *j = jail_with(with_secrets);
+	struct sbx_error err = { 0 };
+	if (!j->mask_hidden) {
+		sbx_jail_free(j);
+		skip(); /* no mount namespace: no masks, no view to check */
+	}
+	struct timespec tick = { 0, 30 * 1000000L };
+	nanosleep(&tick, NULL);
+	assert_true(mask_refresh(j, true, &err) >= 0);
+	assert_int_equal(mask_check(j), 0);
+	assert_int_equal(rename(sub, away), 0);
+	assert_int_equal(rename(away, sub), 0);
+	assert_int_equal(mask_check(j), -ESTALE);
+	nanosleep(&tick, NULL);
+	assert_int_equal(mask_refresh(j, false, &err), 1);
+	assert_int_equal(mask_check(j), 0);
+	snprintf(script, sizeof script, "cat %s/private/inner %s/elsewhere/inner", secrets_dir,
+	         secrets_dir);
+	if (sh(j, script, out, sizeof out) == 0 || strstr(out, "secret"))
+		fail_msg("the moved hidden directory was read: %s", out);
+	sbx_jail_free(j);
+	snprintf(script, sizeof script, "rm -rf '%s'", secrets_dir);
+	assert_int_equal(system(script), 0);
+}
+
 /* A hidden glob that matches more than the masks can hold (1024) fails the
  * jail with a message naming it: never a partial set of masks. */
 static void test_hidden_glob_matching_too_much_is_refused(void **state)
@@ -2769,6 +2807,7 @@ int main(void)
 		cmocka_unit_test(test_link_to_a_hidden_path_grants_nothing),
 		cmocka_unit_test(test_read_path_of_a_file_grants_that_file_alone),
 		cmocka_unit_test(test_hidden_rescan_failure_fails_spawns),
+		cmocka_unit_test(test_hidden_moved_while_the_view_is_made_is_stale),
 		cmocka_unit_test(test_hidden_glob_matching_too_much_is_refused),
 		cmocka_unit_test(test_host_readonly_mount_in_workspace_stays_readonly),
 		cmocka_unit_test(test_write_path_through_a_link_is_refused),
