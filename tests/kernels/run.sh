@@ -18,9 +18,11 @@
 # /var/cache/toolcage-kernels) and unpacked there; nothing is installed.
 #
 #   bash tests/kernels/run.sh [--kernels "stock newest"] [--phases "root delegated"]
-#                             [--only "check escape cgroup nons workers hidden"] [--escape-args "..."]
+#                             [--only "check escape cgroup nons workers hidden race"] [--escape-args "..."]
 #   (nons, not run by default: tests/sim/run.sh's container-default, every
-#   namespace refused, on the guest's own kernel and Landlock. workers, run
+#   namespace refused, on the guest's own kernel and Landlock. race, not
+#   run by default, as root only: tests/integration/hidden_race.sh, whose
+#   host loop is slow under emulation. workers, run
 #   by default, as root only: where the kernel loads the static program
 #   and whether a worker's code goes into huge pages there; hidden, run by
 #   default, as root only: tests/integration/hidden_overlay.sh, a worker's
