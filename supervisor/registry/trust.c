@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -391,10 +392,15 @@ int trust_add_trusted(struct trust *t, const char *path, const char *what, const
 	 * running as nobody, could have written as well as a tool here. */
 	for (size_t k = 0; k < x.ndirs; k++) {
 		struct stat ds;
+		struct statvfs vs;
 		if (stat(x.dirs[k], &ds) < 0 || !(ds.st_mode & S_IWOTH) ||
 		    (S_ISDIR(ds.st_mode) && (ds.st_mode & S_ISVTX)) ||
 		    !(S_ISDIR(ds.st_mode) || S_ISREG(ds.st_mode)))
 			continue; /* a device (an audit log on /dev/full) is no file to plant */
+		/* Nobody writes a read-only mount, whatever its modes say (a
+		 * Kubernetes configMap volume's directory is mode 0777). */
+		if (statvfs(x.dirs[k], &vs) == 0 && (vs.f_flag & ST_RDONLY))
+			continue;
 		bool file = S_ISREG(ds.st_mode);
 		rc = tc_error_set(err, TC_E_INVALID, path,
 		                  "%s is refused: %s %s is writable by every user (mode %04o), so "

@@ -225,6 +225,21 @@ cp "$E/approve.sh" "$E/approve777.sh" && chmod 777 "$E/approve777.sh"
 printf '{"policy": {"levels": {"destructive": "allow"}}, "approval": "cmd:%s"}\n' "$E/approve777.sh" > "$E/ap777.json"
 run "$TC" call --config "$E/ap777.json" --tools "$TOOLS" delete_path '{"path": "victim", "recursive": true}'
 every_user "an approver program every user may write is refused" "$E/approve777.sh"
+# The same directory read-only (a Kubernetes configMap volume is mode 0777
+# on a read-only mount): nobody can write it. Root, with unshare -m.
+if [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null; then
+	victim
+	run unshare -m sh -c 'mount --make-rprivate / && mount --bind "$1" "$1" &&
+		mount -o remount,bind,ro "$1" && cd "$2" && exec "$3" call --config "$1/c.json" \
+		--tools "$4" delete_path "{\"path\": \"victim\", \"recursive\": true}"' \
+		sh "$E/shared" "$ws" "$TC" "$TOOLS"
+	[ $rc -eq 0 ] && [ ! -e "$ws/victim" ] &&
+		ok "a configuration in a directory of mode 0777 on a read-only mount is used" ||
+		bad "configuration on a read-only mount of mode 0777: exit $rc"
+else
+	echo "ok   (not run: a read-only bind mount needs root and unshare -m)"
+fi
+victim
 chmod 1777 "$E/shared"
 run "$TC" call --config "$E/shared/c.json" --tools "$TOOLS" delete_path '{"path": "victim", "recursive": true}'
 [ $rc -eq 0 ] && [ ! -e "$ws/victim" ] &&
