@@ -6,19 +6,30 @@
 # (/etc/passwd), which hold nothing and must be granted as they are, not
 # refused as directories that could not be listed. With each profile, a
 # call that makes its own view and a worker's call: the planted key is
-# unreadable, its neighbour and /etc/hostname are read. Root only (it
-# plants files in /etc and removes them). Exit 0 pass, 77 skip (the
-# reason is the last line), 1 fail.
+# unreadable, its neighbour and /etc/hostname are read. Root only: the
+# files are planted in a copy of /etc on a tmpfs, in a mount namespace of
+# the test's own (the host's /etc is never written, which other tests
+# running beside would see change). Exit 0 pass, 77 skip (the reason is
+# the last line), 1 fail.
 set -u
 TC=${TOOLCAGE:?}
 case $TC in /*) ;; *) TC=$(pwd)/$TC ;; esac
-[ "$(id -u)" = 0 ] || { echo "skip: root is needed to plant files in /etc"; exit 77; }
-"$TC" exec --profile read-only -- /bin/true 2>/dev/null ||
-	{ echo "skip: the sandbox cannot be set up here"; exit 77; }
-command -v python3 >/dev/null 2>&1 || { echo "skip: python3 is needed"; exit 77; }
-tmp=$(mktemp -d /tmp/tc-hglobs.XXXXXX) || exit 1
+if [ -z "${TC_HGLOBS_TMP:-}" ]; then
+	[ "$(id -u)" = 0 ] || { echo "skip: root is needed for a mount namespace with its own /etc"; exit 77; }
+	command -v unshare >/dev/null 2>&1 || { echo "skip: unshare(1) is needed"; exit 77; }
+	"$TC" exec --profile read-only -- /bin/true 2>/dev/null ||
+		{ echo "skip: the sandbox cannot be set up here"; exit 77; }
+	command -v python3 >/dev/null 2>&1 || { echo "skip: python3 is needed"; exit 77; }
+	tmp=$(mktemp -d /tmp/tc-hglobs.XXXXXX) || exit 1
+	trap 'rm -rf "$tmp"' EXIT INT TERM
+	TOOLCAGE=$TC TC_HGLOBS_TMP=$tmp unshare -m --propagation private sh "$0"
+	exit
+fi
+tmp=$TC_HGLOBS_TMP
+mkdir "$tmp/etc"
+{ mount -t tmpfs -o mode=0755 tmpfs "$tmp/etc" && cp -a /etc/. "$tmp/etc/" &&
+	mount --bind "$tmp/etc" /etc; } || { echo "FAIL no copy of /etc could be made"; exit 1; }
 d=/etc/tc-hidden-globs-$$
-trap 'rm -rf "$tmp" "$d"' EXIT INT TERM
 mkdir -p "$d" "$tmp/ws"
 printf 'SECRET-KEY\n' > "$d/secret.key"
 printf 'SECRET-OTHER-KEY\n' > "$d/other.key"
