@@ -275,6 +275,16 @@ static int scan_once(struct sbx_jail *j, struct sbx_error *err)
 	if (rc) {
 		free_lists(take_lists(j));
 		put_lists(j, old);
+		if (rc == -E2BIG) {
+			sbx_err(err, 0,
+			        "hidden path %s: the profile's hidden paths match more than %d "
+			        "paths, or lie in more than %d directories, the most one profile "
+			        "can hide: hide a directory that holds them instead",
+			        g[-1], MASK_MAX, MASK_MAX);
+			if (err)
+				err->errnum = E2BIG;
+			return -E2BIG;
+		}
 		return sbx_err(err, -rc, "hidden path %s", g[-1]);
 	}
 	free_lists(old);

@@ -62,4 +62,23 @@ EOF
 		fi
 	done
 done
+# More matches than a profile can hide: refused, saying what to do.
+mkdir "$d/many"
+i=0
+while [ $i -lt 1030 ]; do mkdir "$d/many/$i" && : > "$d/many/$i/k"; i=$((i + 1)); done
+python3 - "$tmp" "$d/many/*/k" <<'EOF'
+import json, sys
+p = json.load(open("profiles/read-only.json"))
+p["name"] = "hidden-many"
+p["filesystem"]["hidden"].append(sys.argv[2])
+json.dump(p, open(sys.argv[1] + "/p.json", "w"))
+EOF
+out=$(cd "$tmp/ws" && "$TC" exec --profile "$tmp/p.json" -- /bin/true 2>&1)
+rc=$?
+if [ $rc -eq 125 ] && printf '%s\n' "$out" | grep -q "hide a directory that holds them instead"; then
+	echo "ok   a glob matching 1030 paths: refused (125), saying to hide their directory"
+else
+	echo "FAIL a glob matching 1030 paths: exit $rc: $out"
+	exit 1
+fi
 exit 0
