@@ -35,8 +35,9 @@ printf 'SECRET-KEY\n' > "$d/secret.key"
 printf 'SECRET-OTHER-KEY\n' > "$d/other.key"
 printf 'NEIGHBOUR\n' > "$d/ok.txt"
 chmod 0644 "$d/secret.key" "$d/other.key" "$d/ok.txt"
-for g in '/etc/*/secret.key' "$d/*.key"; do
-	python3 - "$tmp" "$g" <<'EOF'
+# hiding GLOB: $tmp/p.json, read-only hiding GLOB too.
+hiding() {
+	python3 - "$tmp" "$1" <<'EOF'
 import json, sys
 p = json.load(open("profiles/read-only.json"))
 p["name"] = "hidden-globs"
@@ -44,6 +45,9 @@ p["filesystem"]["hidden"].append(sys.argv[2])
 json.dump(p, open(sys.argv[1] + "/p.json", "w"))
 EOF
 	chmod 0644 "$tmp/p.json"
+}
+for g in '/etc/*/secret.key' "$d/*.key"; do
+	hiding "$g"
 	for way in own spare; do
 		flag=; [ $way = spare ] && flag=--spare
 		out=$(cd "$tmp/ws" && "$TC" exec $flag --profile "$tmp/p.json" -- \
@@ -66,13 +70,7 @@ done
 mkdir "$d/many"
 i=0
 while [ $i -lt 1030 ]; do mkdir "$d/many/$i" && : > "$d/many/$i/k"; i=$((i + 1)); done
-python3 - "$tmp" "$d/many/*/k" <<'EOF'
-import json, sys
-p = json.load(open("profiles/read-only.json"))
-p["name"] = "hidden-many"
-p["filesystem"]["hidden"].append(sys.argv[2])
-json.dump(p, open(sys.argv[1] + "/p.json", "w"))
-EOF
+hiding "$d/many/*/k"
 out=$(cd "$tmp/ws" && "$TC" exec --profile "$tmp/p.json" -- /bin/true 2>&1)
 rc=$?
 if [ $rc -eq 125 ] && printf '%s\n' "$out" | grep -q "hide a directory that holds them instead"; then
