@@ -109,6 +109,8 @@ static int add_watch(struct sbx_jail *j, const char *dir)
 	if (rc)
 		return rc;
 	struct mask_watch *w = &j->watch[j->n_watch];
+	/* Packed whole for the worker (jail_pack): no byte left unset. */
+	memset(w, 0, sizeof *w);
 	if (!(w->path = strdup(dir)))
 		return -ENOMEM;
 	if ((rc = watch_stat(w)) < 0) {
