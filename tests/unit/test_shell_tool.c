@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <sys/wait.h>
 #include <time.h>
 
 #include "builtin_lint.h"
@@ -353,6 +354,19 @@ static void test_run_command_missing_interpreter_is_named(void **state)
 	fputs("#!/no/such/python2 -u\nprint 1\n", f);
 	fclose(f);
 	chmod(file, 0755);
+	/* Under valgrind a failed execve ends the process ("EXEC FAILED")
+	 * instead of returning ENOENT: there is nothing to name then. */
+	pid_t pid = fork();
+	if (pid == 0) {
+		execl(file, file, (char *)NULL);
+		_exit(errno == ENOENT ? 0 : 1);
+	}
+	int st = -1;
+	assert_true(pid > 0 && waitpid(pid, &st, 0) == pid);
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+		print_message("skip: a failed execve does not return here (valgrind)\n");
+		skip();
+	}
 	int rc = call(w, json_pack("{s:[s]}", "argv", "./old.sh"));
 	assert_error(w, rc, "interpreter_not_found");
 	assert_int_equal(out_int(w, "exit_code"), CHILD_EXIT_NOTFOUND);
