@@ -175,7 +175,7 @@ static const char *const base_arg_filtered[] = {
 
 static bool listed(const char *const *list, const char *name)
 {
-	for (size_t i = 0; list[i]; i++)
+	for (size_t i = 0; list && list[i]; i++)
 		if (!strcmp(list[i], name))
 			return true;
 	return false;
@@ -211,11 +211,6 @@ struct rules {
 	enum filter_part part; /* only this part's rules are added */
 };
 
-static bool names(const char *const *list, const char *name)
-{
-	return list && listed(list, name);
-}
-
 /* Whether the worker's part holds nr's rules (by number where libseccomp
  * 2.5 has no name: statmount and listmount). */
 static bool worker_holds(const struct sbx_spec *spec, int nr)
@@ -226,8 +221,8 @@ static bool worker_holds(const struct sbx_spec *spec, int nr)
 	bool held = ((listed(base_deny, name) || listed(sysv_ipc, name)) &&
 	             !listed(worker_makes, name)) ||
 	        listed(worker_args_never, name);
-	held = held && !names(spec->seccomp_kill, name) && !names(spec->seccomp_deny, name) &&
-	        !names(spec->seccomp_allow, name);
+	held = held && !listed(spec->seccomp_kill, name) && !listed(spec->seccomp_deny, name) &&
+	        !listed(spec->seccomp_allow, name);
 	free(name);
 	return held;
 }
