@@ -31,7 +31,7 @@ for want in \
 	'8 in flight .*x of 1' \
 	'throughput, 64 in flight' \
 	'toolcage valid ' \
-	'ratio toolcage/official\|skipped: node and npm\|skipped: npm could not'; do
+	'ratio toolcage/official.*back to back [0-9.]*x\|skipped: node and npm\|skipped: npm could not'; do
 	grep -q -- "$want" "$out" || { echo "FAIL: no line matching '$want'"; fail=1; }
 done
 if grep -n 'FAILED\|does not run here\|a run failed\|a client failed' "$out"; then
