@@ -725,13 +725,22 @@ static int validate(struct call *c, struct parsed_args *pa)
 		             pa->len, s->cfg->max_message_bytes);
 		return -1;
 	}
-	if (!args || !json_is_object(args)) {
+	if (!args) {
+		call_finishf(
+		        c, TC_STATUS_INVALID_ARGUMENTS, json_pack("{s:s}", "error", pa->je.text),
+		        "The arguments for %s must be a JSON object; parse error: %s. Fix them "
+		        "and call again.",
+		        c->name, pa->je.text);
+		return -1;
+	}
+	if (!json_is_object(args)) {
+		call_finishf(
+		        c, TC_STATUS_INVALID_ARGUMENTS,
+		        json_pack("{s:s}", "error", "not an object"),
+		        "The arguments for %s must be a JSON object, not %s. Fix them and call "
+		        "again.",
+		        c->name, supervisor_args_kind(args));
 		json_decref(args);
-		call_finishf(c, TC_STATUS_INVALID_ARGUMENTS,
-		             json_pack("{s:s}", "error", args ? "not an object" : pa->je.text),
-		             "The arguments for %s must be a JSON object%s%s. Fix them and call "
-		             "again.",
-		             c->name, args ? "" : "; parse error: ", args ? "" : pa->je.text);
 		return -1;
 	}
 	c->args = args;
@@ -936,6 +945,32 @@ uint64_t supervisor_call_submit_json(struct tc_session *ss, const char *tool, js
                                      tc_call_fn fn, void *data)
 {
 	return submit(ss->sup, ss, tool, NULL, args, fn, data);
+}
+
+/* Whether a string's text is a JSON object: arguments encoded twice. */
+static bool object_as_text(const json_t *v)
+{
+	json_t *inner = json_loadb(json_string_value(v), json_string_length(v), 0, NULL);
+	bool is = json_is_object(inner);
+	json_decref(inner);
+	return is;
+}
+
+const char *supervisor_args_kind(const json_t *v)
+{
+	switch (v ? json_typeof(v) : JSON_NULL) {
+	case JSON_OBJECT: return "an object";
+	case JSON_ARRAY: return "an array";
+	case JSON_STRING:
+		return object_as_text(v) ? "a string holding a JSON object: the object was sent as "
+		                           "text (encoded twice); send the object itself" :
+		                           "a string";
+	case JSON_INTEGER:
+	case JSON_REAL: return "a number";
+	case JSON_TRUE:
+	case JSON_FALSE: return "a boolean";
+	default: return "null";
+	}
 }
 
 json_t *supervisor_call_arguments(json_t *holder)

@@ -56,5 +56,10 @@ uint64_t supervisor_call_refuse_json(struct tc_supervisor *s, const char *tool, 
  * arguments, wherever the call comes from. Any other value is returned
  * as it is, for the caller to refuse when it is not an object. */
 json_t *supervisor_call_arguments(json_t *holder);
+/* What arguments that are not a JSON object are, for a message "... must
+ * be a JSON object, not %s": their JSON type ("an array", "a string"), and
+ * for a string whose text is a JSON object (a client that encoded the
+ * arguments twice), that and what to do. Static text. */
+const char *supervisor_args_kind(const json_t *v);
 
 #endif

@@ -416,12 +416,18 @@ void mcp_tools_call(struct mcp_session *s, json_t *id, json_t *params)
 	const struct config *cfg = s->srv->cfg;
 	json_t *name = json_object_get(params, "name");
 	json_t *args = supervisor_call_arguments(params); /* null: absent */
-	if (!json_is_string(name) || (args && !json_is_object(args))) {
-		mcp_error(
-		        s, id, RPC_INVALID_PARAMS, NULL,
-		        "Invalid params: tools/call needs "
-		        "params.name (a string, from tools/list) and params.arguments (an object; "
-		        "{}, null or absent when the tool takes none).");
+	if (!json_is_string(name)) {
+		mcp_error(s, id, RPC_INVALID_PARAMS, NULL,
+		          "Invalid params: tools/call needs params.name, a string (a name from "
+		          "tools/list).");
+		return;
+	}
+	if (args && !json_is_object(args)) {
+		mcp_error(s, id, RPC_INVALID_PARAMS,
+		          json_pack("{s:s}", "pointer", "/params/arguments"),
+		          "Invalid params: params.arguments of tools/call must be a JSON object "
+		          "({}, null or absent when the tool takes none), not %s.",
+		          supervisor_args_kind(args));
 		return;
 	}
 	if (s->state == MCP_CLOSING || s->srv->closing) {

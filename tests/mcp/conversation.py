@@ -631,6 +631,28 @@ def test_unknown_method_and_bad_params(tc):
     return s
 
 
+def test_arguments_not_an_object_say_what_they_are(tc):
+    # Some clients send the arguments as JSON text: still -32602 (invalid
+    # params), with a message naming params.arguments, the type sent, and
+    # for text that is an object, that it should go as the object.
+    s = Server(tc)
+    s.initialize()
+    cases = [(json.dumps({"text": "{}"}), "a string holding a JSON object"),
+             ("hi", "not a string."), ([1], "not an array."), (7, "not a number."),
+             (2.5, "not a number."), (True, "not a boolean.")]
+    for args, words in cases:
+        r = s.request("tools/call", {"name": "echo_json", "arguments": args})
+        msg = r.get("error", {}).get("message", "")
+        check(err_code(r) == -32602 and "params.arguments" in msg and words in msg,
+              f"arguments {args!r}: {r}")
+        check(r["error"].get("data", {}).get("pointer") == "/params/arguments",
+              f"arguments {args!r}: where: {r}")
+        check(("sent as text" in msg) == (args == cases[0][0]), f"arguments {args!r}: {msg}")
+    r = s.request("tools/call", {"name": "echo_json", "arguments": {"text": "{}"}})
+    check("result" in r and not r["result"].get("isError"), f"the object itself: {r}")
+    return s
+
+
 def test_unknown_tool_lists_available(tc):
     s = Server(tc)
     s.initialize()

@@ -66,6 +66,28 @@ static void test_non_object_arguments_are_invalid(void **state)
 	}
 }
 
+/* What the arguments were, said: toolcage call and replay take them as
+ * text, and a harness that encoded them twice gets a JSON string. */
+static void test_non_object_arguments_say_what_they_are(void **state)
+{
+	struct fx *f = *state;
+	fx_start(f, NULL);
+	static const char *const inputs[][2] = {
+		{ "[1, 2]", "not an array." },
+		{ "\"text\"", "not a string." },
+		{ "42", "not a number." },
+		{ "true", "not a boolean." },
+		{ "\"{\\\"text\\\": \\\"hi\\\"}\"", "not a string holding a JSON object" },
+	};
+	for (size_t i = 0; i < sizeof inputs / sizeof inputs[0]; i++) {
+		struct tc_result *r = call(f, "echo_args", inputs[i][0]);
+		assert_status(r, TC_STATUS_INVALID_ARGUMENTS);
+		assert_non_null(strstr(r->render, inputs[i][1]));
+		/* only the object sent as text is told to send the object */
+		assert_int_equal(strstr(r->render, "sent as text") != NULL, i == 4);
+	}
+}
+
 static void test_unparsable_arguments_are_invalid_with_the_parse_error(void **state)
 {
 	struct fx *f = *state;
@@ -1055,6 +1077,7 @@ int main(void)
 		T(test_valid_call_returns_canonical_and_render),
 		T(test_invalid_arguments_report_every_diagnostic_and_never_run),
 		T(test_non_object_arguments_are_invalid),
+		T(test_non_object_arguments_say_what_they_are),
 		T(test_unparsable_arguments_are_invalid_with_the_parse_error),
 		T(test_nul_in_arguments_is_refused_by_its_pointer),
 		T(test_parsed_arguments_take_the_same_way_as_text),
