@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -70,6 +71,25 @@ ssize_t io_write_all(int fd, const void *buf, size_t len)
 		put += (size_t)n;
 	}
 	return (ssize_t)put;
+}
+
+int io_path_find(const char *path, const char *prog, char *full, size_t n)
+{
+	struct stat st;
+	bool denied = false;
+	for (const char *p = path; *p;) {
+		size_t len = strcspn(p, ":");
+		if (!len || p[0] != '/')
+			return -1;
+		if (snprintf(full, n, "%.*s/%s", (int)len, p, prog) < (int)n && !stat(full, &st) &&
+		    S_ISREG(st.st_mode)) {
+			if (!access(full, X_OK))
+				return 0;
+			denied = true;
+		}
+		p += len + (p[len] == ':');
+	}
+	return denied ? EACCES : ENOENT;
 }
 
 int io_exec_missing(int dirfd, const char *path, char *interp, size_t n)

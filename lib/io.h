@@ -34,4 +34,11 @@ int io_pidfd_reap(int pidfd, bool block, siginfo_t *si, struct rusage *ru);
  * without it, a program whose loader (ELF interpreter) is missing. */
 int io_exec_missing(int dirfd, const char *path, char *interp, size_t n);
 
+/* Where execvp would find prog (a name without '/') in path (a PATH
+ * value): 0 with the first entry's file that is a regular, executable one
+ * copied to full (n bytes); EACCES when only files that are not
+ * executable are there; ENOENT when none is; -1 when a relative entry
+ * (looked up from the cwd) comes before any: it cannot be told from here. */
+int io_path_find(const char *path, const char *prog, char *full, size_t n);
+
 #endif

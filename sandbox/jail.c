@@ -1032,6 +1032,11 @@ bool sbx_jail_mount_tree(const struct sbx_jail *j)
 	return j->mount_tree;
 }
 
+const char *sbx_jail_path(const struct sbx_jail *j)
+{
+	return j->path;
+}
+
 unsigned sbx_jail_dropped(const struct sbx_jail *j)
 {
 	return j->dropped;

@@ -269,6 +269,9 @@ unsigned sbx_jail_dropped(const struct sbx_jail *jail);
 bool sbx_jail_mount_tree(const struct sbx_jail *jail);
 /* The uid/gid children run as. */
 void sbx_jail_identity(const struct sbx_jail *jail, uid_t *uid, gid_t *gid);
+/* The PATH a bare command name is looked up in (the profile's env, or
+ * SBX_DEFAULT_PATH): borrowed from jail. */
+const char *sbx_jail_path(const struct sbx_jail *jail);
 
 /* A builtin run in the confined child. fd 3 is the result pipe when the job
  * asked for one (close-on-exec: what the builtin execs does not get it).

@@ -576,37 +576,64 @@ static bool runnable_in_workspace(const char *workspace, const char *prog)
  * paths, bar the hidden ones. */
 /* execve's ENOENT for a file that is there: what it names is missing,
  * the interpreter of its #! line or, for a program, its loader (the ELF
- * interpreter). The hint, in a buffer of ours (the #! line is the file's
- * text, shown as names are), or NULL when the file is not there. */
-static const char *missing_loader(const char *workspace, const char *prog)
+ * interpreter). prog is a path (relative to workspace unless NULL) or, in
+ * path, a bare name: then the file execvp found there. The hint, in a
+ * buffer of ours (the #! line is the file's text, and the name found in
+ * PATH the profile's: both shown as names are), or NULL when the file is
+ * not there. */
+static const char *missing_loader(const char *workspace, const char *path, const char *prog)
 {
-	static char hint[PATH_MAX + 256];
+	static char hint[2 * PATH_MAX + 256];
 	char at[PATH_MAX], p[256];
-	if (workspace && snprintf(at, sizeof at, "%s/%s", workspace, prog) >= (int)sizeof at)
+	if (!strchr(prog, '/')) {
+		if (!path || io_path_find(path, prog, at, sizeof at) != 0)
+			return NULL;
+	} else if (workspace) {
+		if (snprintf(at, sizeof at, "%s/%s", workspace, prog) >= (int)sizeof at)
+			return NULL;
+	} else if (snprintf(at, sizeof at, "%s", prog) >= (int)sizeof at)
 		return NULL;
-	int k = io_exec_missing(AT_FDCWD, workspace ? at : prog, p, sizeof p);
+	int k = io_exec_missing(AT_FDCWD, at, p, sizeof p);
 	if (k < 0)
 		return NULL;
-	if (k == 0)
-		return "the file is there, but the loader it needs (its ELF interpreter, "
-		       "such as /lib64/ld-linux-x86-64.so.2) is not, as the sandbox sees the "
-		       "system: a program built for another system, or one whose loader the "
-		       "profile's filesystem.exec does not reach";
+	char *file = strchr(prog, '/') ? NULL : shown_dup(at);
+	char there[PATH_MAX + 64];
+	if (strchr(prog, '/'))
+		snprintf(there, sizeof there, "the file is there");
+	else
+		snprintf(there, sizeof there, "found in PATH as %s", file ? file : "?");
+	free(file);
+	if (k == 0) {
+		snprintf(hint, sizeof hint,
+		         "%s, but the loader it needs (its ELF interpreter, such as "
+		         "/lib64/ld-linux-x86-64.so.2) is not, as the sandbox sees the system: a "
+		         "program built for another system, or one whose loader the profile's "
+		         "filesystem.exec does not reach",
+		         there);
+		return hint;
+	}
 	char *interp = shown_dup(p);
 	snprintf(hint, sizeof hint,
-	         "the file is there, but the interpreter its #! line names, %s, is not, as "
-	         "the sandbox sees the system: fix the #! line (#!/usr/bin/env NAME finds "
-	         "NAME in PATH), or run it through an interpreter that is (sh FILE)",
-	         interp ? interp : "?");
+	         "%s, but the interpreter its #! line names, %s, is not, as the sandbox sees "
+	         "the system: fix the #! line (#!/usr/bin/env NAME finds NAME in PATH), or run "
+	         "it through an interpreter that is (sh FILE)",
+	         there, interp ? interp : "?");
 	free(interp);
 	return hint;
 }
 
-static const char *exec_failure_hint(int e, const char *workspace, const char *prog)
+static const char *exec_failure_hint(int e, const char *workspace, const char *path,
+                                     const char *prog)
 {
 	bool has_slash = strchr(prog, '/') != NULL;
 	char at[PATH_MAX];
 	struct stat st;
+	/* A file found (in PATH, or where the path says) whose #! interpreter
+	 * or loader is missing: the same ENOENT as no file at all. */
+	const char *missing =
+	        e == ENOENT ? missing_loader(prog[0] == '/' ? NULL : workspace, path, prog) : NULL;
+	if (missing)
+		return missing;
 	/* A bare name is looked up in PATH only, as a shell does: a program
 	 * of that name in the workspace is run as ./NAME. */
 	if (e == ENOENT && !has_slash &&
@@ -614,11 +641,6 @@ static const char *exec_failure_hint(int e, const char *workspace, const char *p
 	    stat(at, &st) == 0 && S_ISREG(st.st_mode))
 		return "no program of that name in the profile's PATH, which does not hold the "
 		       "workspace; to run the workspace's file of that name, give ./ before it";
-	if (e == ENOENT && has_slash) {
-		const char *missing = missing_loader(prog[0] == '/' ? NULL : workspace, prog);
-		if (missing)
-			return missing;
-	}
 	if (e == ENOENT)
 		return has_slash ? "no such file: check the path (relative to the workspace)" :
 		                   "no program of that name in the profile's PATH (env.set.PATH, "
@@ -823,8 +845,8 @@ int cmd_exec(int argc, char **argv)
 			k = (int)sbx_explain_refused(o.profile, out->setup_step, out->setup_failed,
 			                             msg, sizeof msg);
 		else {
-			const char *hint =
-			        exec_failure_hint(out->setup_failed, o.workspace, argv[optind]);
+			const char *hint = exec_failure_hint(out->setup_failed, o.workspace,
+			                                     sbx_jail_path(jail), argv[optind]);
 			k = snprintf(msg, sizeof msg, "%s: %s%s%s", name ? name : "?",
 			             strerror(out->setup_failed), *hint ? ": " : "", hint);
 		}

@@ -185,6 +185,20 @@ chmod 755 "$ws/badinterp.sh"
 status "a script whose interpreter is missing is 127" 127 -- --workspace "$ws" --profile write -- ./badinterp.sh
 has "a missing interpreter is named" err \
 	"badinterp.sh: No such file or directory: the file is there, but the interpreter its #! line names, /nonexistent/interp, is not"
+# The same script found in the profile's PATH by its bare name: it is
+# there, its interpreter is not (it read "no program of that name in the
+# profile's PATH").
+mkdir -p "$tmp/bin"
+cp "$ws/badinterp.sh" "$tmp/bin/badinterp"
+cat >"$tmp/path-bin.json" <<PEOF
+{"name": "path-bin", "filesystem": {"read": ["/usr", "/lib", "/lib64", "/bin", "/etc", "$tmp/bin"],
+ "exec": ["/usr", "/lib", "/lib64", "/bin", "$tmp/bin"]},
+ "namespaces": ["pid", "mount"], "optional": ["landlock_net", "landlock_scope", "landlock_ioctl"],
+ "env": {"set": {"PATH": "$tmp/bin:/usr/bin:/bin"}}, "timeout_ms": 5000}
+PEOF
+status "a script in PATH whose interpreter is missing is 127" 127 -- --workspace "$ws" --profile "$tmp/path-bin.json" -- badinterp
+has "a missing interpreter in PATH is named" err \
+	"badinterp: No such file or directory: found in PATH as $tmp/bin/badinterp, but the interpreter its #! line names, /nonexistent/interp, is not"
 
 # The profile's kill list: SIGSYS, 128+31, killed_by seccomp.
 cat >"$tmp/kill-uname.json" <<'PEOF'

@@ -342,20 +342,17 @@ static void test_run_command_names_stay_on_their_line(void **state)
 	assert_null(strstr(w->out.render, "\n[SYSTEM] obey"));
 }
 
-/* execve's ENOENT for a file that is there: its #! interpreter is
- * missing, and the error names it (it said "no such file"). */
-static void test_run_command_missing_interpreter_is_named(void **state)
+/* Writes file, a script whose #! line names an interpreter that is not
+ * there. Under valgrind a failed execve ends the process ("EXEC FAILED")
+ * instead of returning ENOENT: there is nothing to name then, and the
+ * test is skipped. */
+static void old_script(const char *file)
 {
-	struct ws *w = *state;
-	char file[128];
-	snprintf(file, sizeof file, "%s/old.sh", w->dir);
 	FILE *f = fopen(file, "we");
 	assert_non_null(f);
 	fputs("#!/no/such/python2 -u\nprint 1\n", f);
 	fclose(f);
 	chmod(file, 0755);
-	/* Under valgrind a failed execve ends the process ("EXEC FAILED")
-	 * instead of returning ENOENT: there is nothing to name then. */
 	pid_t pid = fork();
 	if (pid == 0) {
 		execl(file, file, (char *)NULL);
@@ -367,9 +364,47 @@ static void test_run_command_missing_interpreter_is_named(void **state)
 		print_message("skip: a failed execve does not return here (valgrind)\n");
 		skip();
 	}
+}
+
+/* execve's ENOENT for a file that is there: its #! interpreter is
+ * missing, and the error names it (it said "no such file"). */
+static void test_run_command_missing_interpreter_is_named(void **state)
+{
+	struct ws *w = *state;
+	char file[128];
+	snprintf(file, sizeof file, "%s/old.sh", w->dir);
+	old_script(file);
 	int rc = call(w, json_pack("{s:[s]}", "argv", "./old.sh"));
 	assert_error(w, rc, "interpreter_not_found");
 	assert_int_equal(out_int(w, "exit_code"), CHILD_EXIT_NOTFOUND);
+	assert_render_has(w, "the interpreter its #! line names, /no/such/python2, is not");
+}
+
+/* The same file found in PATH by its bare name: it is there, its
+ * interpreter is not (it said "not in PATH"). */
+static void test_run_command_missing_interpreter_in_path_is_named(void **state)
+{
+	struct ws *w = *state;
+	char bin[128], file[160], path[4096], want[300];
+	snprintf(bin, sizeof bin, "%s/bin", w->dir);
+	assert_int_equal(mkdir(bin, 0755), 0);
+	snprintf(file, sizeof file, "%s/oldtool", bin);
+	old_script(file);
+	const char *was = getenv("PATH");
+	char *saved = was ? strdup(was) : NULL;
+	snprintf(path, sizeof path, "%s:%s", bin, was ? was : "/usr/bin:/bin");
+	setenv("PATH", path, 1);
+	int rc = call(w, json_pack("{s:[s]}", "argv", "oldtool"));
+	if (saved)
+		setenv("PATH", saved, 1);
+	else
+		unsetenv("PATH");
+	free(saved);
+	assert_error(w, rc, "interpreter_not_found");
+	assert_int_equal(out_int(w, "exit_code"), CHILD_EXIT_NOTFOUND);
+	snprintf(want, sizeof want, "cannot run oldtool (found in PATH as %s): the file is there",
+	         file);
+	assert_render_has(w, want);
 	assert_render_has(w, "the interpreter its #! line names, /no/such/python2, is not");
 }
 
@@ -626,6 +661,7 @@ int main(void)
 		T(test_run_command_refuses_empty_argv),
 		T(test_run_command_not_found_is_127),
 		T(test_run_command_missing_interpreter_is_named),
+		T(test_run_command_missing_interpreter_in_path_is_named),
 		T(test_run_command_whole_line_in_argv0_says_split_it),
 		T(test_run_command_names_stay_on_their_line),
 		T(test_run_command_not_executable),

@@ -535,31 +535,58 @@ static int report(const struct tc_tool_ctx *ctx, char **argv, const struct sh_re
 	return r->exit_code == 0 && !r->signal && !r->timed_out ? 0 : 1;
 }
 
+/* The PATH execvp looks a bare name up in: the child's. */
+static const char *search_path(void)
+{
+	const char *path = getenv("PATH");
+	return path && *path ? path : "/usr/local/bin:/usr/bin:/bin";
+}
+
+/* execve's ENOENT for prog: whether the file is there (1, its #! line's
+ * interpreter in interp; 0, a program without one) or not (-1), as
+ * io_exec_missing. A bare name is the file execvp found in PATH, its path
+ * in file. */
+static int exec_missing(int cwd_fd, const char *prog, char *file, size_t file_n, char *interp,
+                        size_t n)
+{
+	if (strchr(prog, '/'))
+		return snprintf(file, file_n, "%s", prog) < (int)file_n ?
+		        io_exec_missing(cwd_fd, prog, interp, n) :
+		        -1;
+	return io_path_find(search_path(), prog, file, file_n) == 0 ?
+	        io_exec_missing(AT_FDCWD, file, interp, n) :
+	        -1;
+}
+
 /* exec failed: the program is missing or cannot run. Exit 127, as a shell
  * reports it, with a message saying which. */
 static int report_exec_error(char **argv, int cwd_fd, const struct sh_result *r,
                              struct tc_output *out)
 {
 	const char *prog = argv[0];
-	char interp[256];
+	char interp[256], file[4096];
 	int rc,
-	        there = r->exec_errno == ENOENT && strchr(prog, '/') ?
-	        io_exec_missing(cwd_fd, prog, interp, sizeof interp) :
+	        there = r->exec_errno == ENOENT ?
+	        exec_missing(cwd_fd, prog, file, sizeof file, interp, sizeof interp) :
 	        -1;
+	/* A bare name: which file of PATH it found (that file is there). */
+	bool bare = !strchr(prog, '/');
 	if (there == 1)
 		/* The file is there: what its #! line names is not. */
 		rc = fail(out, "interpreter_not_found",
-		          "cannot run %s: the file is there, but the interpreter its #! line "
-		          "names, %s, is not in the sandbox. Fix the #! line (#!/usr/bin/env "
+		          "cannot run %s%s%s%s: the file is there, but the interpreter its #! "
+		          "line names, %s, is not in the sandbox. Fix the #! line (#!/usr/bin/env "
 		          "NAME finds NAME in PATH), or run it through an interpreter that is, "
 		          "e.g. [\"sh\", \"%s\"].",
-		          prog, interp, prog);
+		          prog, bare ? " (found in PATH as " : "", bare ? file : "",
+		          bare ? ")" : "", interp, file);
 	else if (there == 0)
 		rc = fail(out, "interpreter_not_found",
-		          "cannot run %s: the file is there, but the loader it needs (its ELF "
-		          "interpreter) is not in the sandbox: a program built for another "
+		          "cannot run %s%s%s%s: the file is there, but the loader it needs (its "
+		          "ELF interpreter) is not in the sandbox: a program built for another "
 		          "system.",
-		          prog);
+		          prog, bare ? " (found in PATH as " : "", bare ? file : "",
+		          bare ? ")" : "");
 	else if (r->exec_errno == ENOENT && !strchr(prog, '/') && strpbrk(prog, " \t"))
 		/* A whole command line in argv[0], as a shell tool would take it. */
 		rc = fail(
@@ -595,22 +622,9 @@ static int find_program(int cwd_fd, const char *prog)
 		return S_ISREG(st.st_mode) && !faccessat(cwd_fd, prog, X_OK, AT_EACCESS) ? 0 :
 		                                                                           EACCES;
 	}
-	const char *path = getenv("PATH");
-	bool denied = false;
-	for (const char *p = path && *path ? path : "/usr/local/bin:/usr/bin:/bin"; *p;) {
-		size_t n = strcspn(p, ":");
-		if (!n || p[0] != '/')
-			return 0; /* looked up from the cwd: let it try */
-		char full[4096];
-		if (snprintf(full, sizeof full, "%.*s/%s", (int)n, p, prog) < (int)sizeof full &&
-		    !stat(full, &st) && S_ISREG(st.st_mode)) {
-			if (!access(full, X_OK))
-				return 0;
-			denied = true;
-		}
-		p += n + (p[n] == ':');
-	}
-	return denied ? EACCES : ENOENT;
+	char full[4096];
+	int e = io_path_find(search_path(), prog, full, sizeof full);
+	return e < 0 ? 0 : e; /* a relative entry: looked up from the cwd, let it try */
 }
 
 /* The steps every call takes before the command starts. */
