@@ -252,14 +252,32 @@ static void to_buf(void *ctx, const char *s, size_t n)
 	buf_add(ctx, s, n);
 }
 
+/* b's text with a byte that is no UTF-8 as U+FFFD (a terminal set to
+ * another encoding could take one for an escape, 0x9b for CSI): new, NULL
+ * when out of memory. Takes b's text. */
+static char *utf8_only(struct buf *b)
+{
+	char *t = buf_detach(b);
+	char *clean = t ? utf8_sanitize(t, strlen(t), true, NULL) : NULL;
+	free(t);
+	return clean;
+}
+
 char *shown_dup(const char *s)
 {
 	struct buf b = BUF_INIT;
 	shown_add(to_buf, &b, s, strlen(s));
-	char *t = buf_detach(&b);
-	/* a byte that is no UTF-8 as U+FFFD: a terminal set to another
-	 * encoding could take one for an escape */
-	char *clean = t ? utf8_sanitize(t, strlen(t), true, NULL) : NULL;
-	free(t);
-	return clean;
+	return utf8_only(&b);
+}
+
+void shown_fprintf(FILE *f, const char *fmt, ...)
+{
+	struct buf b = BUF_INIT;
+	va_list ap;
+	va_start(ap, fmt);
+	(void)shown_vformat(to_buf, &b, fmt, ap); /* a conversion it does not know ends it */
+	va_end(ap);
+	char *line = utf8_only(&b);
+	fputs(line ? line : "out of memory\n", f);
+	free(line);
 }

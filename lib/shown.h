@@ -10,6 +10,7 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 
 /* Where the text goes: called with each piece, in order. */
 typedef void (*shown_add_fn)(void *ctx, const char *s, size_t n);
@@ -26,5 +27,12 @@ void shown_add(shown_add_fn add, void *ctx, const char *s, size_t n);
  * U+FFFD: new (malloc'd, NUL-terminated), NULL when out of memory. For a
  * name printed on its own (a terminal's line). */
 char *shown_dup(const char *s);
+/* fmt formatted as shown_vformat does, any byte that is not UTF-8
+ * replaced by U+FFFD as shown_dup does, written to f in one fwrite (one
+ * write to an unbuffered stderr: no other writer's bytes inside the
+ * line). For a line to a terminal or a journal whose %s arguments are
+ * names or messages that hold them (a path from the command line, a
+ * file's name, a client's words). "out of memory\n" when it is. */
+void shown_fprintf(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #endif

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "confinement.h"
+#include "shown.h"
 
 static json_t *items_json(const struct sbx_report_item *items, int n)
 {
@@ -62,11 +63,12 @@ void confinement_notice(const char *who, const char *profile, const struct sbx_c
 	}
 	for (int i = 0; i < c->n_limits; i++)
 		if (c->limits[i].dropped[0])
-			fprintf(out, "%s: profile %s runs without its %s limit: %s\n", who, profile,
-			        c->limits[i].name, c->limits[i].dropped);
+			shown_fprintf(out, "%s: profile %s runs without its %s limit: %s\n", who,
+			              profile, c->limits[i].name, c->limits[i].dropped);
 	for (int i = 0; i < c->n_walls; i++)
 		if (c->walls[i].dropped[0])
-			fprintf(out, "%s: profile %s builds its %s wall %s%s: %s\n", who, profile,
-			        c->walls[i].name, c->walls[i].by ? "by " : "without it",
-			        c->walls[i].by ? c->walls[i].by : "", c->walls[i].dropped);
+			shown_fprintf(out, "%s: profile %s builds its %s wall %s%s: %s\n", who,
+			              profile, c->walls[i].name,
+			              c->walls[i].by ? "by " : "without it",
+			              c->walls[i].by ? c->walls[i].by : "", c->walls[i].dropped);
 }

@@ -7,6 +7,7 @@
 
 #include "audit.h"
 #include "events.h"
+#include "shown.h"
 #include "utf8.h"
 #include "util.h"
 
@@ -17,7 +18,8 @@ int events_emit(struct tc_supervisor *s, json_t *ev)
 	struct tc_error err = { 0 };
 	int rc = 0;
 	if (!ev || audit_emit(s->audit, ev, &err) < 0) {
-		fprintf(stderr, "%s: audit: %s\n", s->msg_prefix, ev ? err.msg : "out of memory");
+		shown_fprintf(stderr, "%s: audit: %s\n", s->msg_prefix,
+		              ev ? err.msg : "out of memory");
 		rc = -1;
 	}
 	json_decref(ev);

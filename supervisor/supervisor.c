@@ -20,6 +20,7 @@
 #include "pipeline_internal.h"
 #include "profile.h"
 #include "render.h"
+#include "shown.h"
 #include "tools.h"
 #include "trust.h"
 #include "util.h"
@@ -106,8 +107,8 @@ static void on_reload(struct loop *l, void *data)
 		if (trust_manifests(s, s->manifest_paths[i], &err) < 0 ||
 		    manifest_register(s->reg, s->manifest_paths[i], SCHEMA_DRAFT_AUTO,
 		                      &s->manifests[i], &err) < 0)
-			fprintf(stderr, "%s: reloading %s: %s\n", s->msg_prefix,
-			        s->manifest_paths[i], err.msg);
+			shown_fprintf(stderr, "%s: reloading %s: %s\n", s->msg_prefix,
+			              s->manifest_paths[i], err.msg);
 	}
 }
 

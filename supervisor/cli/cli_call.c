@@ -11,6 +11,7 @@
 #include "json_pretty.h"
 #include "pipeline.h"
 #include "registry.h"
+#include "shown.h"
 #include "util.h"
 
 struct common {
@@ -101,7 +102,8 @@ int cmd_call(int argc, char **argv)
 			      "call read_file '{\"path\": \"README.md\"}'\n\n",
 			      stderr);
 		else
-			fprintf(stderr,
+			shown_fprintf(
+			        stderr,
 			        "toolcage call: '%s' after the arguments: give TOOL, then one "
 			        "ARGS_JSON (options may come before or after them)\n\n",
 			        argv[optind + 2]);
@@ -113,9 +115,9 @@ int cmd_call(int argc, char **argv)
 	if (optind + 1 < argc && !strcmp(argv[optind + 1], "-")) {
 		args = read_stream(stdin, 64 << 20);
 		if (!args) {
-			fprintf(stderr,
-			        "toolcage call: the arguments on stdin are over 64 MiB; "
-			        "give a smaller JSON object\n");
+			shown_fprintf(stderr,
+			              "toolcage call: the arguments on stdin are over 64 MiB; "
+			              "give a smaller JSON object\n");
 			return 2;
 		}
 	} else {
@@ -147,7 +149,8 @@ int cmd_call(int argc, char **argv)
 		if (r->render[0] && r->render[strlen(r->render) - 1] != '\n')
 			fputc('\n', stdout);
 		if (r->status != TC_STATUS_OK)
-			fprintf(stderr, "toolcage call: %s: %s\n", tool, tc_status_name(r->status));
+			shown_fprintf(stderr, "toolcage call: %s: %s\n", tool,
+			              tc_status_name(r->status));
 	}
 	rc = r->status == TC_STATUS_OK ? 0 : 1;
 	if (tc_supervisor_signal(s))
@@ -165,7 +168,8 @@ int cmd_list(int argc, char **argv)
 		return rc > 0 ? 0 : 2;
 	/* The list is always every tool: a name after it was silently ignored. */
 	if (optind < argc) {
-		fprintf(stderr,
+		shown_fprintf(
+		        stderr,
 		        "toolcage list: unexpected argument '%s': list takes no tool names, it "
 		        "lists every tool (toolcage list | grep -A5 NAME for one)\n\n",
 		        argv[optind]);
@@ -174,8 +178,9 @@ int cmd_list(int argc, char **argv)
 	}
 	enum tc_export_format fmt;
 	if (tc_export_format_parse(c.format, &fmt) < 0) {
-		fprintf(stderr, "toolcage list: --format wants text, mcp or openai, not '%s'\n\n",
-		        c.format);
+		shown_fprintf(stderr,
+		              "toolcage list: --format wants text, mcp or openai, not '%s'\n\n",
+		              c.format);
 		cli_usage(stderr, "list");
 		return 2;
 	}

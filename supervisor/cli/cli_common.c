@@ -14,6 +14,7 @@
 #include "cli.h"
 #include "config.h"
 #include "netpolicy.h"
+#include "shown.h"
 #include "util.h"
 
 /* path_fail's own codes where no errno says it: above every errno value. */
@@ -49,10 +50,10 @@ int cli_sup_option(struct cli_sup *c, int ch, const char *arg, const char *verb)
 		 * config's key ("approval: unknown approval channel"). */
 		if (strcmp(arg, "deny") && strcmp(arg, "tty") &&
 		    (strncmp(arg, "cmd:", 4) || !arg[4])) {
-			fprintf(stderr,
-			        "toolcage %s: --approve wants deny, tty or cmd:PROGRAM (the "
-			        "program's path), not '%s'\n\n",
-			        verb, arg);
+			shown_fprintf(stderr,
+			              "toolcage %s: --approve wants deny, tty or cmd:PROGRAM (the "
+			              "program's path), not '%s'\n\n",
+			              verb, arg);
 			cli_usage(stderr, verb);
 			return -1;
 		}
@@ -62,8 +63,8 @@ int cli_sup_option(struct cli_sup *c, int ch, const char *arg, const char *verb)
 	case CLI_OPT_STRICT: c->opt.strict = true; return 1;
 	case 't':
 		if (c->ndirs >= CLI_SUP_MAX_TOOL_DIRS) {
-			fprintf(stderr, "toolcage %s: at most %d --tools\n", verb,
-			        CLI_SUP_MAX_TOOL_DIRS);
+			shown_fprintf(stderr, "toolcage %s: at most %d --tools\n", verb,
+			              CLI_SUP_MAX_TOOL_DIRS);
 			return -1;
 		}
 		c->dirs[c->ndirs++] = arg;
@@ -127,7 +128,8 @@ static void warn_unknown_tool_settings(struct tc_supervisor *s, const char *verb
 			continue;
 		/* A near name is a likely typo: a third of it at most differs. */
 		bool near = best && best_d <= 3 && best_d * 3 <= wn;
-		fprintf(stderr,
+		shown_fprintf(
+		        stderr,
 		        "toolcage %s: warning: %s: /tools/%s: no tool of that name is loaded, so "
 		        "its settings apply to none%s%s%s\n",
 		        verb, cfg->origin, want, near ? " (did you mean " : "", near ? best : "",
@@ -146,8 +148,8 @@ struct tc_supervisor *cli_sup_open(struct cli_sup *c, const char *verb)
 		 * (lint prints the message alone): the file once, not twice. */
 		size_t n = strlen(err.where);
 		bool said = n && !strncmp(err.msg, err.where, n) && err.msg[n] == ':';
-		fprintf(stderr, "toolcage %s: %s%s%s\n", verb, said ? "" : err.where,
-		        err.where[0] && !said ? ": " : "", err.msg);
+		shown_fprintf(stderr, "toolcage %s: %s%s%s\n", verb, said ? "" : err.where,
+		              err.where[0] && !said ? ": " : "", err.msg);
 		return NULL;
 	}
 	char who[32];
@@ -162,7 +164,8 @@ struct tc_supervisor *cli_sup_open(struct cli_sup *c, const char *verb)
 	                                                         "addresses.loopback") :
 	                                    NULL;
 	if (note)
-		fprintf(stderr,
+		shown_fprintf(
+		        stderr,
 		        "toolcage %s: note: %s: /policy: under a profile with egress (network), %s\n",
 		        verb, supervisor_config(s)->origin, note);
 	free(note);
@@ -170,7 +173,8 @@ struct tc_supervisor *cli_sup_open(struct cli_sup *c, const char *verb)
 	        netpol_loopback_address_note(supervisor_config(s)->egress, "policy.network.allow") :
 	        NULL;
 	if (note)
-		fprintf(stderr,
+		shown_fprintf(
+		        stderr,
 		        "toolcage %s: note: %s: /policy/network/addresses: under a profile with "
 		        "egress (network), %s\n",
 		        verb, supervisor_config(s)->origin, note);
@@ -316,7 +320,7 @@ int cli_stdout_done(const char *who, int rc, int fail_rc)
 	struct pollfd pf = { .fd = STDOUT_FILENO, .events = POLLOUT };
 	if (e == EPIPE || (!e && poll(&pf, 1, 0) == 1 && (pf.revents & POLLERR)))
 		return rc;
-	fprintf(stderr, "%s: writing standard output: %s; what it printed is not whole\n", who,
-	        e ? strerror(e) : "a write failed");
+	shown_fprintf(stderr, "%s: writing standard output: %s; what it printed is not whole\n",
+	              who, e ? strerror(e) : "a write failed");
 	return fail_rc;
 }

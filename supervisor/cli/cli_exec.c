@@ -43,22 +43,12 @@ enum {
 	EX_NOTFOUND = CHILD_EXIT_NOTFOUND
 };
 
-/* A line of exec's own on stderr, after "toolcage exec: " (fmt ends it with
- * its '\n'), so that a reader tells it from CMD's output. Formatted first
- * and written by one fprintf: one write to the unbuffered stderr, as each
- * line was before, so no other writer's bytes land inside it. */
-static void exec_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void exec_say(const char *fmt, ...)
-{
-	char *text = NULL;
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vasprintf(&text, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "toolcage exec: %s", n < 0 ? "out of memory\n" : text);
-	if (n >= 0) /* else text is undefined (vasprintf(3)) */
-		free(text);
-}
+/* A line of exec's own on stderr, after "toolcage exec: " (fmt, a literal,
+ * ends it with its '\n'), so that a reader tells it from CMD's output. One
+ * write (shown_fprintf), so no other writer's bytes land inside it, with
+ * its names shown: a path or a profile's name cannot start a line or an
+ * escape sequence of its own. */
+#define exec_say(fmt, ...) shown_fprintf(stderr, "toolcage exec: " fmt, ##__VA_ARGS__)
 
 /* The hints given so far: each once. */
 struct refusal_hints {
@@ -752,13 +742,13 @@ int cmd_exec(int argc, char **argv)
 	                                             "localhost (::1/128 over IPv6)") :
 	                        NULL;
 	if (note)
-		fprintf(stderr, "toolcage exec: note: --allow-domain %s\n", note);
+		shown_fprintf(stderr, "toolcage exec: note: --allow-domain %s\n", note);
 	free(note);
 	/* --allow-address 127.0.0.1/32 alone: curl goes past the proxy all
 	 * the same, to a loopback where nothing of this host listens. */
 	note = o.policy ? netpol_loopback_address_note(o.policy, "--allow-domain") : NULL;
 	if (note)
-		fprintf(stderr, "toolcage exec: note: with --allow-address, %s\n", note);
+		shown_fprintf(stderr, "toolcage exec: note: with --allow-address, %s\n", note);
 	free(note);
 	if (p->spec.egress &&
 	    ((!net.policy && !(net.policy = netpol_new())) || !(net.loop = loop_new()) ||
@@ -1162,7 +1152,7 @@ int cmd_check(int argc, char **argv)
 	for (size_t i = 0; i <= nnames; i++)
 		if (exec_paths_check(i < nnames ? names[i] : "read-only", dir, workspace, &perr) <
 		    0) {
-			fprintf(stderr, "toolcage check: %s: %s\n", perr.where, perr.msg);
+			shown_fprintf(stderr, "toolcage check: %s: %s\n", perr.where, perr.msg);
 			free(names);
 			return 2;
 		}

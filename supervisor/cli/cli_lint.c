@@ -12,6 +12,7 @@
 #include "lint.h"
 #include "manifest.h"
 #include "registry.h"
+#include "shown.h"
 #include "util.h"
 
 #define DEFAULT_SELECTOR_TIMEOUT_MS 30000u
@@ -35,7 +36,8 @@ static int parse_option(const char *a, const char *val, struct lint_opts *o)
 		else if (!strcmp(val, "2020-12"))
 			o->draft = SCHEMA_DRAFT_2020_12;
 		else {
-			fprintf(stderr, "toolcage lint: --draft is 7 or 2020-12, not '%s'\n", val);
+			shown_fprintf(stderr, "toolcage lint: --draft is 7 or 2020-12, not '%s'\n",
+			              val);
 			return -1;
 		}
 	} else if (!strcmp(a, "--cases")) {
@@ -46,14 +48,15 @@ static int parse_option(const char *a, const char *val, struct lint_opts *o)
 		char *end;
 		unsigned long ms = strtoul(val, &end, 10);
 		if (*end || !ms || ms > 3600000) {
-			fprintf(stderr,
+			shown_fprintf(
+			        stderr,
 			        "toolcage lint: --selector-timeout is 1..3600000 ms, not '%s'\n",
 			        val);
 			return -1;
 		}
 		o->selector_timeout_ms = (unsigned)ms;
 	} else {
-		fprintf(stderr, "toolcage lint: unknown option '%s'\n", a);
+		shown_fprintf(stderr, "toolcage lint: unknown option '%s'\n", a);
 		return -1;
 	}
 	return 0;
@@ -64,7 +67,7 @@ static int parse_option(const char *a, const char *val, struct lint_opts *o)
 static int parse_args(int argc, char **argv, struct lint_opts *o)
 {
 	if (!(o->paths = calloc((size_t)argc + 1, sizeof *o->paths))) {
-		fprintf(stderr, "toolcage lint: out of memory\n");
+		shown_fprintf(stderr, "toolcage lint: out of memory\n");
 		return -1;
 	}
 	bool opts_done = false;
@@ -93,12 +96,12 @@ static int parse_args(int argc, char **argv, struct lint_opts *o)
 		for (size_t k = 0; k < sizeof with_value / sizeof with_value[0]; k++)
 			known |= !strcmp(a, with_value[k]);
 		if (!known) {
-			fprintf(stderr, "toolcage lint: unknown option '%s'\n", a);
+			shown_fprintf(stderr, "toolcage lint: unknown option '%s'\n", a);
 			return -1;
 		}
 		const char *val = i + 1 < argc ? argv[++i] : NULL;
 		if (!val) {
-			fprintf(stderr, "toolcage lint: %s needs a value\n", a);
+			shown_fprintf(stderr, "toolcage lint: %s needs a value\n", a);
 			return -1;
 		}
 		if (parse_option(a, val, o))
@@ -131,11 +134,11 @@ static int load_paths(struct tc_registry *reg, const struct lint_opts *o, struct
 		const char *p = o->paths[i];
 		struct stat st;
 		if (stat(p, &st) < 0) {
-			fprintf(stderr,
-			        "toolcage lint: %s: cannot be read (%s). Give tool manifest "
-			        "files (NAME.json) or directories of them; with none, lint "
-			        "checks the built-in tools.\n",
-			        p, strerror(errno));
+			shown_fprintf(stderr,
+			              "toolcage lint: %s: cannot be read (%s). Give tool manifest "
+			              "files (NAME.json) or directories of them; with none, lint "
+			              "checks the built-in tools.\n",
+			              p, strerror(errno));
 			return -1;
 		}
 		if (!S_ISDIR(st.st_mode)) {
@@ -146,7 +149,7 @@ static int load_paths(struct tc_registry *reg, const struct lint_opts *o, struct
 		size_t n;
 		struct tc_error e = { 0 };
 		if (manifest_list_dir(p, &files, &n, &e)) {
-			fprintf(stderr, "toolcage lint: %s\n", e.msg);
+			shown_fprintf(stderr, "toolcage lint: %s\n", e.msg);
 			return -1;
 		}
 		/* A directory named to be checked with nothing to check in it
@@ -154,7 +157,8 @@ static int load_paths(struct tc_registry *reg, const struct lint_opts *o, struct
 		 * would let a lint step in CI pass on nothing. */
 		if (n == 0) {
 			manifest_paths_free(files, n);
-			fprintf(stderr,
+			shown_fprintf(
+			        stderr,
 			        "toolcage lint: %s: no tool manifests (*.json) in it. Give the "
 			        "directory that holds them, or the manifest files; with none, lint "
 			        "checks the built-in tools.\n",
@@ -172,8 +176,10 @@ static void print_report(const struct lint_report *r)
 {
 	for (size_t i = 0; i < r->count; i++) {
 		const struct lint_finding *f = &r->items[i];
-		printf("%s: %s: %s: %s\n", f->subject, f->level == LINT_ERROR ? "error" : "warning",
-		       f->rule, f->message);
+		/* The subject is a file's name as found on disk: shown, so that
+		 * it cannot forge a finding's line or drive the terminal. */
+		shown_fprintf(stdout, "%s: %s: %s: %s\n", f->subject,
+		              f->level == LINT_ERROR ? "error" : "warning", f->rule, f->message);
 	}
 }
 
@@ -183,13 +189,13 @@ static int run_cases(const struct tc_registry *reg, const struct lint_opts *o,
 	struct lint_case *cases;
 	struct tc_error e = { 0 };
 	if (lint_cases_load(o->cases, &cases, ncases, &e)) {
-		fprintf(stderr, "toolcage lint: %s\n", e.msg);
+		shown_fprintf(stderr, "toolcage lint: %s\n", e.msg);
 		return -1;
 	}
 	int rc = lint_run_cases(reg, cases, *ncases, o->selector_cmd, o->selector_timeout_ms, r,
 	                        passed, &e);
 	if (rc)
-		fprintf(stderr, "toolcage lint: %s\n", e.msg);
+		shown_fprintf(stderr, "toolcage lint: %s\n", e.msg);
 	lint_cases_free(cases, *ncases);
 	return rc;
 }
@@ -216,15 +222,15 @@ int cmd_lint(int argc, char **argv)
 	                   "Give a JSON file of description cases, [{\"task\": ..., "
 	                   "\"expect\": TOOL}] (docs/tools-api.md).",
 	                   &e) < 0) {
-		fprintf(stderr, "toolcage lint: %s: %s\n", e.where, e.msg);
+		shown_fprintf(stderr, "toolcage lint: %s: %s\n", e.where, e.msg);
 		goto out;
 	}
 	if (!reg) {
-		fprintf(stderr, "toolcage lint: out of memory\n");
+		shown_fprintf(stderr, "toolcage lint: out of memory\n");
 		goto out;
 	}
 	if (!o.no_builtins && lint_add_builtins(reg, &e) < 0) {
-		fprintf(stderr, "toolcage lint: built-in tools: %s\n", e.msg);
+		shown_fprintf(stderr, "toolcage lint: built-in tools: %s\n", e.msg);
 		goto out;
 	}
 	if (load_paths(reg, &o, &r))

@@ -139,7 +139,7 @@ static void report_bad(bool as_json, unsigned n, const char *path, unsigned line
 {
 	t->calls++;
 	t->failed++;
-	fprintf(stderr, "toolcage replay: %s:%u: %s\n", path, lineno, why);
+	shown_fprintf(stderr, "toolcage replay: %s:%u: %s\n", path, lineno, why);
 	if (as_json) {
 		json_t *j =
 		        json_pack("{s:i, s:n, s:s, s:s, s:i, s:s}", "call", n, "tool", "decision",
@@ -270,12 +270,13 @@ static int replay_file(struct tc_supervisor *s, FILE *f, const char *path, bool 
 		       t.ok, t.denied, t.failed, (unsigned long long)t.ms);
 	}
 	if (tc_supervisor_signal(s)) {
-		fprintf(stderr, "toolcage replay: stopped by signal %d after %u calls\n",
-		        tc_supervisor_signal(s), t.calls);
+		shown_fprintf(stderr, "toolcage replay: stopped by signal %d after %u calls\n",
+		              tc_supervisor_signal(s), t.calls);
 		return 128 + tc_supervisor_signal(s);
 	}
 	if (ferror(f)) {
-		fprintf(stderr, "toolcage replay: %s: read error: %s\n", path, strerror(errno));
+		shown_fprintf(stderr, "toolcage replay: %s: read error: %s\n", path,
+		              strerror(errno));
 		return 2;
 	}
 	return bad ? 2 : 0;
@@ -302,7 +303,7 @@ struct merge_in {
 
 static int merge_fail(const char *path, unsigned lineno, const char *why)
 {
-	fprintf(stderr, "toolcage replay --merge: %s:%u: %s\n", path, lineno, why);
+	shown_fprintf(stderr, "toolcage replay --merge: %s:%u: %s\n", path, lineno, why);
 	return -1;
 }
 
@@ -323,7 +324,7 @@ static int merge_next(struct merge_in *in)
 		if (!*p)
 			continue;
 		if (!strncmp(p, diag, sizeof diag - 1)) {
-			fprintf(stderr, "%s\n", p);
+			shown_fprintf(stderr, "%s\n", p);
 			continue;
 		}
 		json_t *j = json_loads(p, 0, NULL);
@@ -387,8 +388,8 @@ static int merge_check_shares(struct merge_in *in, int n, unsigned rows)
 			return merge_fail(in[i].path, in[i].lineno, "a share of another corpus");
 	}
 	if (count != n) {
-		fprintf(stderr, "toolcage replay --merge: %d of %lld shares given\n", n,
-		        (long long)count);
+		shown_fprintf(stderr, "toolcage replay --merge: %d of %lld shares given\n", n,
+		              (long long)count);
 		return -1;
 	}
 	return 0;
@@ -410,13 +411,13 @@ static int merge_files(int n, char **paths)
 		                   "Give the --json output of each share "
 		                   "(toolcage replay --json --shard I/N FILE > share-I.jsonl).",
 		                   &err) < 0) {
-			fprintf(stderr, "toolcage replay: %s: %s\n", err.where, err.msg);
+			shown_fprintf(stderr, "toolcage replay: %s: %s\n", err.where, err.msg);
 			goto out;
 		}
 		in[i].f = strcmp(paths[i], "-") ? fopen(paths[i], "re") : stdin;
 		if (!in[i].f) {
-			fprintf(stderr, "toolcage replay --merge: %s: %s\n", paths[i],
-			        strerror(errno));
+			shown_fprintf(stderr, "toolcage replay --merge: %s: %s\n", paths[i],
+			              strerror(errno));
 			goto out;
 		}
 		if (merge_next(&in[i]) < 0)
@@ -511,7 +512,8 @@ int cmd_replay(int argc, char **argv)
 			merge = true;
 		} else if (ch == 's') {
 			if (parse_shard(optarg, &sh) < 0) {
-				fprintf(stderr,
+				shown_fprintf(
+				        stderr,
 				        "toolcage replay: --shard wants INDEX/COUNT, 0 <= INDEX < "
 				        "COUNT <= %d, not '%s'\n\n",
 				        MERGE_MAX_INPUTS, optarg);
@@ -537,9 +539,9 @@ int cmd_replay(int argc, char **argv)
 				      "shards wrote (replay --json --shard I/N each)\n\n",
 				      stderr);
 			else
-				fprintf(stderr,
-				        "toolcage replay: --merge takes at most %d files\n\n",
-				        MERGE_MAX_INPUTS);
+				shown_fprintf(stderr,
+				              "toolcage replay: --merge takes at most %d files\n\n",
+				              MERGE_MAX_INPUTS);
 			cli_usage(stderr, "replay");
 			return 2;
 		}
@@ -552,7 +554,8 @@ int cmd_replay(int argc, char **argv)
 			      "standard input\n\n",
 			      stderr);
 		else
-			fprintf(stderr,
+			shown_fprintf(
+			        stderr,
 			        "toolcage replay: unexpected argument '%s': replay takes one FILE "
 			        "(--merge joins several shares)\n\n",
 			        argv[optind + 1]);
@@ -564,12 +567,12 @@ int cmd_replay(int argc, char **argv)
 	    cli_path_check("FILE", argv[optind], CLI_PATH_READ,
 	                   "Give a JSONL file of recorded calls, or - for standard input.",
 	                   &err) < 0) {
-		fprintf(stderr, "toolcage replay: %s: %s\n", err.where, err.msg);
+		shown_fprintf(stderr, "toolcage replay: %s: %s\n", err.where, err.msg);
 		return 2;
 	}
 	FILE *f = strcmp(argv[optind], "-") ? fopen(argv[optind], "re") : stdin;
 	if (!f) {
-		fprintf(stderr, "toolcage replay: %s: %s\n", argv[optind], strerror(errno));
+		shown_fprintf(stderr, "toolcage replay: %s: %s\n", argv[optind], strerror(errno));
 		return 2;
 	}
 	struct tc_supervisor *s = cli_sup_open(&sup, "replay");

@@ -11,6 +11,7 @@
 
 #include "cli.h"
 #include "schema.h"
+#include "shown.h"
 #include "util.h"
 
 /* A line longer than this is reported as invalid rather than buffered:
@@ -37,10 +38,10 @@ static struct schema *load_schema(const char *path, const struct schema_options 
 	struct tc_error err = { 0 };
 	struct buf b = BUF_INIT;
 	if (read_file_bounded(path, SCHEMA_FILE_MAX, &b, &err) < 0) {
-		fprintf(stderr,
-		        "toolcage schema: %s: %s. Give the path of a JSON Schema file "
-		        "(SCHEMA_FILE, before the instances).\n",
-		        err.where, err.msg);
+		shown_fprintf(stderr,
+		              "toolcage schema: %s: %s. Give the path of a JSON Schema file "
+		              "(SCHEMA_FILE, before the instances).\n",
+		              err.where, err.msg);
 		buf_release(&b);
 		return NULL;
 	}
@@ -48,15 +49,15 @@ static struct schema *load_schema(const char *path, const struct schema_options 
 	json_t *doc = json_loadb(b.data, b.len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
 	buf_release(&b);
 	if (!doc) {
-		fprintf(stderr, "toolcage schema: %s:%d:%d: schema is not valid JSON: %s\n", path,
-		        jerr.line, jerr.column, jerr.text);
+		shown_fprintf(stderr, "toolcage schema: %s:%d:%d: schema is not valid JSON: %s\n",
+		              path, jerr.line, jerr.column, jerr.text);
 		return NULL;
 	}
 	struct schema *s = schema_compile_opts(doc, o, &err);
 	json_decref(doc);
 	if (!s)
-		fprintf(stderr, "toolcage schema: %s: schema refused at %s: %s\n", path,
-		        err.where[0] ? err.where : "/", err.msg);
+		shown_fprintf(stderr, "toolcage schema: %s: schema refused at %s: %s\n", path,
+		              err.where[0] ? err.where : "/", err.msg);
 	return s;
 }
 
@@ -112,7 +113,8 @@ static int run(const struct schema *s, FILE *in, const char *name, size_t max_di
 		fflush(stdout);
 	}
 	if (ferror(in)) {
-		fprintf(stderr, "toolcage schema: %s: read error: %s\n", name, strerror(errno));
+		shown_fprintf(stderr, "toolcage schema: %s: read error: %s\n", name,
+		              strerror(errno));
 		status = 2;
 	}
 	buf_release(&line);
@@ -130,7 +132,7 @@ int cmd_schema(int argc, char **argv)
 		return argc < 2 ? 2 : 0;
 	}
 	if (strcmp(argv[1], "validate")) {
-		fprintf(stderr, "toolcage schema: unknown subcommand '%s'\n\n", argv[1]);
+		shown_fprintf(stderr, "toolcage schema: unknown subcommand '%s'\n\n", argv[1]);
 		cli_usage(stderr, "schema");
 		return 2;
 	}
@@ -152,7 +154,8 @@ int cmd_schema(int argc, char **argv)
 		switch (c) {
 		case 'd':
 			if (parse_draft(optarg, &o.draft) < 0) {
-				fprintf(stderr,
+				shown_fprintf(
+				        stderr,
 				        "toolcage schema validate: --draft takes 7 or 2020-12, not "
 				        "'%s'\n\n",
 				        optarg);
@@ -165,7 +168,8 @@ int cmd_schema(int argc, char **argv)
 			errno = 0;
 			max_diags = strtoul(optarg, &end, 10);
 			if (errno || *end || !*optarg || max_diags == 0 || max_diags > 10000) {
-				fprintf(stderr,
+				shown_fprintf(
+				        stderr,
 				        "toolcage schema validate: --max-diags takes 1..10000, not "
 				        "'%s'\n\n",
 				        optarg);
@@ -184,7 +188,8 @@ int cmd_schema(int argc, char **argv)
 			      "without a file)\n\n",
 			      stderr);
 		else
-			fprintf(stderr,
+			shown_fprintf(
+			        stderr,
 			        "toolcage schema validate: unexpected argument '%s': give one "
 			        "SCHEMA_FILE and at most one INSTANCE_FILE\n\n",
 			        argv[optind + 2]);
@@ -197,11 +202,11 @@ int cmd_schema(int argc, char **argv)
 	const char *iname = argc - optind == 2 ? argv[optind + 1] : "-";
 	FILE *in = strcmp(iname, "-") ? fopen(iname, "re") : stdin;
 	if (!in) {
-		fprintf(stderr,
-		        "toolcage schema: %s: cannot open: %s. Give the file of instances "
-		        "(INSTANCE_FILE, one JSON document a line), or leave it out to read "
-		        "standard input.\n",
-		        iname, strerror(errno));
+		shown_fprintf(stderr,
+		              "toolcage schema: %s: cannot open: %s. Give the file of instances "
+		              "(INSTANCE_FILE, one JSON document a line), or leave it out to read "
+		              "standard input.\n",
+		              iname, strerror(errno));
 		schema_free(s);
 		return 2;
 	}

@@ -12,6 +12,7 @@
 
 #include "cli.h"
 #include "mcp.h"
+#include "shown.h"
 
 #define SERVE_ORIGINS_MAX 16
 
@@ -20,7 +21,8 @@ static int number(const char *arg, const char *what, unsigned long max, unsigned
 	char *end;
 	unsigned long v = strtoul(arg, &end, 10);
 	if (!*arg || *end || v < 1 || v > max) {
-		fprintf(stderr, "toolcage serve: %s wants 1..%lu, got '%s'\n\n", what, max, arg);
+		shown_fprintf(stderr, "toolcage serve: %s wants 1..%lu, got '%s'\n\n", what, max,
+		              arg);
 		cli_usage(stderr, "serve");
 		return -1;
 	}
@@ -88,13 +90,15 @@ int cmd_serve(int argc, char **argv)
 		case 'T': mo.token_file = optarg; break;
 		case 'O':
 			if (norigins == SERVE_ORIGINS_MAX) {
-				fprintf(stderr, "toolcage serve: at most %d --allow-origin\n\n",
-				        SERVE_ORIGINS_MAX);
+				shown_fprintf(stderr,
+				              "toolcage serve: at most %d --allow-origin\n\n",
+				              SERVE_ORIGINS_MAX);
 				cli_usage(stderr, "serve");
 				return 2;
 			}
 			if (!origin_form(optarg)) {
-				fprintf(stderr,
+				shown_fprintf(
+				        stderr,
 				        "toolcage serve: --allow-origin '%s' is not an origin as a "
 				        "browser sends it, so it would admit nothing: give "
 				        "SCHEME://HOST[:PORT], lowercase, with no path and no "
@@ -139,16 +143,16 @@ int cmd_serve(int argc, char **argv)
 		return 2;
 	}
 	if (optind < argc) {
-		fprintf(stderr, "toolcage serve: unexpected argument '%s'\n\n", argv[optind]);
+		shown_fprintf(stderr, "toolcage serve: unexpected argument '%s'\n\n", argv[optind]);
 		cli_usage(stderr, "serve");
 		return 2;
 	}
 	if (!mo.http &&
 	    (mo.token_file || norigins || mo.max_sessions || mo.idle_s || mo.drain_s ||
 	     mo.sse_poll_ms)) {
-		fprintf(stderr,
-		        "toolcage serve: --token-file, --allow-origin, --max-sessions, "
-		        "--idle-timeout, --drain and --sse-poll go with --http\n\n");
+		shown_fprintf(stderr,
+		              "toolcage serve: --token-file, --allow-origin, --max-sessions, "
+		              "--idle-timeout, --drain and --sse-poll go with --http\n\n");
 		cli_usage(stderr, "serve");
 		return 2;
 	}
@@ -162,7 +166,7 @@ int cmd_serve(int argc, char **argv)
 		         "(clients send its line as Authorization: Bearer ...).",
 		         mo.token_file, mo.token_file);
 		if (cli_path_check("--token-file", mo.token_file, CLI_PATH_READ, fix, &err) < 0) {
-			fprintf(stderr, "toolcage serve: %s: %s\n", err.where, err.msg);
+			shown_fprintf(stderr, "toolcage serve: %s: %s\n", err.where, err.msg);
 			return 2;
 		}
 	}
@@ -171,8 +175,8 @@ int cmd_serve(int argc, char **argv)
 	if (!s)
 		return 2;
 	if (mcp_server_new(s, &mo, &m, &err) < 0) {
-		fprintf(stderr, "toolcage serve: %s%s%s\n", err.where, err.where[0] ? ": " : "",
-		        err.msg);
+		shown_fprintf(stderr, "toolcage serve: %s%s%s\n", err.where,
+		              err.where[0] ? ": " : "", err.msg);
 		/* A bad --http value is a usage error, said as every verb says
 		 * one: then the synopsis (a failure to listen is not). */
 		if (err.code == TC_E_INVALID && !strcmp(err.where, "--http")) {

@@ -10,6 +10,7 @@
 
 #include "child_abi.h"
 #include "cli.h"
+#include "shown.h"
 #include "toolcage.h"
 
 /* The verbs' help (and the list `toolcage --help` prints) is in docs/cli.md,
@@ -83,7 +84,7 @@ int main(int argc, char **argv)
 				return cli_stdout_done("toolcage help", 0, 2);
 			}
 		}
-		fprintf(stderr, "toolcage: help: unknown verb '%s'\n\n", argv[2]);
+		shown_fprintf(stderr, "toolcage: help: unknown verb '%s'\n\n", argv[2]);
 		usage(stderr);
 		return 2;
 	}
@@ -106,12 +107,13 @@ int main(int argc, char **argv)
 		}
 	/* `toolcage -w DIR serve`: the options of a verb come after it. */
 	if (v[0] == '-')
-		fprintf(stderr,
+		shown_fprintf(
+		        stderr,
 		        "toolcage: unknown option '%s' before the verb: options come after it "
 		        "(toolcage VERB [OPTIONS])\n\n",
 		        v);
 	else
-		fprintf(stderr, "toolcage: unknown verb '%s'\n\n", v);
+		shown_fprintf(stderr, "toolcage: unknown verb '%s'\n\n", v);
 	usage(stderr);
 	return 2;
 }

@@ -214,27 +214,6 @@ static bool wants_form(const struct mcp_session *s, json_t *caps)
 	return json_object_size(el) == 0 || json_object_get(el, "form") != NULL;
 }
 
-static void to_buf(void *ctx, const char *p, size_t n)
-{
-	buf_add(ctx, p, n);
-}
-
-/* A line on stderr whose %s arguments are words a client chose (its
- * name, its version): shown (shown.h), so that they cannot drive the
- * terminal or the journal that reads the line. */
-static void say_shown(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void say_shown(const char *fmt, ...)
-{
-	struct buf line = BUF_INIT;
-	va_list ap;
-	va_start(ap, fmt);
-	shown_vformat(to_buf, &line, fmt, ap);
-	va_end(ap);
-	if (line.len)
-		fwrite(line.data, 1, line.len, stderr);
-	buf_release(&line);
-}
-
 static void h_initialize(struct mcp_session *s, json_t *id, json_t *params)
 {
 	if (s->state != MCP_NEW) {
@@ -257,9 +236,11 @@ static void h_initialize(struct mcp_session *s, json_t *id, json_t *params)
 	json_t *ci = json_object_get(params, "clientInfo");
 	const char *cname = json_string_value(json_object_get(ci, "name"));
 	const char *cver = json_string_value(json_object_get(ci, "version"));
-	say_shown("toolcage serve: client %.64s %.32s asked for %.32s, speaking %s%s\n",
-	          cname ? cname : "(unnamed)", cver ? cver : "", json_string_value(pv), s->version,
-	          form ? "; approvals go to the client (elicitation)" : "");
+	/* Words the client chose, shown: they cannot drive the terminal or
+	 * the journal that reads the line. */
+	shown_fprintf(stderr, "toolcage serve: client %.64s %.32s asked for %.32s, speaking %s%s\n",
+	              cname ? cname : "(unnamed)", cver ? cver : "", json_string_value(pv),
+	              s->version, form ? "; approvals go to the client (elicitation)" : "");
 	s->state = MCP_READY;
 	char *text = mcp_instructions(s->srv);
 	mcp_reply(s, id,

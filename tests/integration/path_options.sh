@@ -140,6 +140,46 @@ else
 	echo "note: not root (or no setpriv): the unreadable cases did not run"
 fi
 
+# A name holding a newline and an escape sequence (a path a script built,
+# a file found on disk, a profile's name) is shown, not written raw: the
+# error stays one line, with no ESC byte, its control characters as their
+# pictures (U+240A, U+241B) and a byte that is not UTF-8 as U+FFFD.
+nl=$(printf '\342\220\212') esc=$(printf '\342\220\233') bad_utf8=$(printf '\357\277\275')
+evil=$(printf 'no\n\033[31mFAKE: ok\377')
+shown="no$nl$esc[31mFAKE: ok$bad_utf8"
+raw_escape() {
+	if LC_ALL=C grep -q "$(printf '\033')" "$tmp/err"; then bad "$1: a raw ESC"; fi
+}
+refused "call --workspace with controls" 2 "--workspace $tmp/$shown: does not exist" -- \
+	call --workspace "$tmp/$evil" read_file
+raw_escape "call --workspace with controls"
+refused "replay FILE with controls" 2 "FILE $tmp/$shown: does not exist" -- replay "$tmp/$evil"
+raw_escape "replay FILE with controls"
+refused "exec --profile with controls" 125 "profile $shown: no such profile" -- \
+	exec --profile "$evil" -- true
+raw_escape "exec --profile with controls"
+refused "schema FILE with controls" 2 "toolcage schema: $tmp/$shown: cannot open" -- \
+	schema validate "$tmp/$evil"
+raw_escape "schema FILE with controls"
+(cd "$tmp/ws" && "$TOOLCAGE" lint "--$evil" >/dev/null 2>"$tmp/err")
+if [ $? = 2 ] && head -1 "$tmp/err" | grep -qxF "toolcage lint: unknown option '--$shown'"; then
+	ok "an unknown option with controls"
+else
+	bad "an unknown option with controls"
+fi
+raw_escape "an unknown option with controls"
+# A manifest found on disk, named so: lint's finding names it on one line.
+mkdir "$tmp/tools"
+printf '{bad' > "$tmp/tools/$evil.json"
+(cd "$tmp/ws" && "$TOOLCAGE" lint --no-builtins "$tmp/tools" >"$tmp/err" 2>&1)
+if [ "$(grep -c 'error: ' "$tmp/err")" = 1 ] && grep -qF "$tmp/tools/$shown.json: error: " "$tmp/err"; then
+	ok "lint names a file found on disk on one line"
+else
+	bad "lint names a file found on disk on one line"
+fi
+raw_escape "lint names a file found on disk on one line"
+rm -r "$tmp/tools"
+
 # The good paths still serve: nothing above refused a usable one.
 if (cd "$tmp/ws" && "$TOOLCAGE" list --workspace "$tmp/ws" --audit "$tmp/dir/a.jsonl" \
 	>/dev/null 2>"$tmp/err"); then ok "usable paths are taken"; else bad "usable paths refused"; fi
