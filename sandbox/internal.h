@@ -136,6 +136,9 @@ struct sbx_jail {
 	 * where the filter splits). part_held: in a worker that loaded its
 	 * part, where each child loads the child's part alone. */
 	struct sbx_spec *filter_spec;
+	/* Which calls the filter kills, said (seccomp_kill_text); NULL when
+	 * out of memory. */
+	char *kill_text;
 	struct sock_filter *part_bpf[2]; /* [0] the worker's, [1] a child's */
 	unsigned short part_len[2];
 	bool part_held;
@@ -662,6 +665,9 @@ int seccomp_key(const struct sbx_spec *spec, enum filter_part part, char *buf, s
  * seccomp_spec_free. */
 struct sbx_spec *seccomp_spec_copy(const struct sbx_spec *spec);
 void seccomp_spec_free(struct sbx_spec *spec);
+/* Which calls spec's filter kills (SIGSYS), for a message about a child
+ * it killed: new, NULL when out of memory. */
+char *seccomp_kill_text(const struct sbx_spec *spec);
 /* The jail's filter in its two parts, made once (a worker's start): 0
  * when made or when the filter does not split. */
 int seccomp_split(struct sbx_jail *j, struct sbx_error *err);

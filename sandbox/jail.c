@@ -960,6 +960,8 @@ int sbx_jail_new(const struct sbx_spec *spec, const char *workspace, struct sbx_
 	/* Its parts are made only if a worker starts (seccomp_split). */
 	if (!rc && seccomp_can_split(spec) && !(j->filter_spec = seccomp_spec_copy(spec)))
 		rc = sbx_err(err, ENOMEM, "jail");
+	if (!rc && !(j->kill_text = seccomp_kill_text(spec)))
+		rc = sbx_err(err, ENOMEM, "jail");
 	j->tells_end = filter_lets_tell_end(spec);
 	j->may_leave_home = filter_lets_set_cpus(spec);
 	home_fill(j);
@@ -1019,6 +1021,7 @@ void sbx_jail_free(struct sbx_jail *j)
 	free(j->no_ns_deny);
 	free(j->bpf);
 	seccomp_spec_free(j->filter_spec);
+	free(j->kill_text);
 	free(j->part_bpf[0]);
 	free(j->part_bpf[1]);
 	free(j->envp);
@@ -1030,6 +1033,11 @@ void sbx_jail_free(struct sbx_jail *j)
 bool sbx_jail_mount_tree(const struct sbx_jail *j)
 {
 	return j->mount_tree;
+}
+
+const char *sbx_jail_seccomp_kills(const struct sbx_jail *j)
+{
+	return j->kill_text;
 }
 
 const char *sbx_jail_path(const struct sbx_jail *j)

@@ -269,6 +269,11 @@ unsigned sbx_jail_dropped(const struct sbx_jail *jail);
 bool sbx_jail_mount_tree(const struct sbx_jail *jail);
 /* The uid/gid children run as. */
 void sbx_jail_identity(const struct sbx_jail *jail, uid_t *uid, gid_t *gid);
+/* Which calls the jail's seccomp filter kills, said for a child it
+ * killed (killed_by SBX_KILLED_SECCOMP): "the one call its seccomp.kill
+ * lists: uname; or a call through a foreign ABI ...". The kernel tells
+ * the parent the signal alone, not the call. Borrowed from jail. */
+const char *sbx_jail_seccomp_kills(const struct sbx_jail *jail);
 /* The PATH a bare command name is looked up in (the profile's env, or
  * SBX_DEFAULT_PATH): borrowed from jail. */
 const char *sbx_jail_path(const struct sbx_jail *jail);

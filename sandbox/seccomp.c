@@ -15,6 +15,7 @@
 #include <linux/fsverity.h>
 #include <linux/sched.h>
 #include <seccomp.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -835,6 +836,46 @@ static const char *const *copy_list(const char *const *list, bool *bad)
 	}
 	copy[n] = NULL;
 	return (const char *const *)copy;
+}
+
+/* At most this many of a kill list's names are said; a longer list is
+ * the profile's to read. */
+#define KILL_NAMES_SAID 8
+
+/* snprintf at out + *at, *at moved on (held at the end when it is cut). */
+static void say_more(char *out, size_t size, size_t *at, const char *fmt, ...)
+        __attribute__((format(printf, 4, 5)));
+static void say_more(char *out, size_t size, size_t *at, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(out + *at, size - *at, fmt, ap);
+	va_end(ap);
+	*at = n < 0 ? *at : *at + (size_t)n < size ? *at + (size_t)n : size - 1;
+}
+
+char *seccomp_kill_text(const struct sbx_spec *spec)
+{
+	char t[1024] = "";
+	size_t at = 0, n = 0;
+	while (spec->seccomp_kill && spec->seccomp_kill[n])
+		n++;
+	bool by_default = spec->seccomp_default == SBX_ACT_KILL;
+	if (by_default)
+		say_more(t, sizeof t, &at,
+		         "any call its seccomp.allow does not list (seccomp.default is kill)%s",
+		         n ? ", or " : "");
+	if (n)
+		say_more(t, sizeof t, &at, "%s its seccomp.kill lists: ",
+		         n == 1 ? "the one call" : "one of the calls");
+	for (size_t i = 0; i < n && i < KILL_NAMES_SAID; i++)
+		say_more(t, sizeof t, &at, "%s%s", i ? ", " : "", spec->seccomp_kill[i]);
+	if (n > KILL_NAMES_SAID)
+		say_more(t, sizeof t, &at, " and %zu more", n - KILL_NAMES_SAID);
+	/* BADARCH: every filter kills these, whatever the profile says. */
+	say_more(t, sizeof t, &at, "%sa call through a foreign ABI (i386's int 0x80, x32)",
+	         n || by_default ? "; or " : "");
+	return strdup(t);
 }
 
 struct sbx_spec *seccomp_spec_copy(const struct sbx_spec *spec)

@@ -448,8 +448,8 @@ static void collect_manifest(const struct tc_defined *tool, const struct sbx_out
 	free(stdout_raw);
 }
 
-void exec_collect(const struct tc_defined *tool, const struct sbx_outcome *o, uint32_t timeout_ms,
-                  struct exec_output *out)
+void exec_collect(const struct tc_defined *tool, const struct sbx_jail *jail,
+                  const struct sbx_outcome *o, uint32_t timeout_ms, struct exec_output *out)
 {
 	memset(out, 0, sizeof *out);
 	if (o->setup_failed) {
@@ -481,13 +481,17 @@ void exec_collect(const struct tc_defined *tool, const struct sbx_outcome *o, ui
 		         "The tool was stopped: it wrote more output than the limit allows. "
 		         "Ask for less (a narrower path, a pattern, a limit).");
 		return;
-	case SBX_KILLED_SECCOMP:
+	case SBX_KILLED_SECCOMP: {
+		/* The kernel tells the parent the signal, not the call: what
+		 * the profile kills is what there is to say. */
+		const char *kills = jail ? sbx_jail_seccomp_kills(jail) : NULL;
 		out->status = TC_STATUS_KILLED;
 		set_text(out,
-		         "The tool was killed by the sandbox for a forbidden system call "
-		         "(signal %d).",
-		         o->signal);
+		         "The tool was killed by the sandbox for a system call its profile "
+		         "forbids (signal %d)%s%s.",
+		         o->signal, kills ? ": " : "", kills ? kills : "");
 		return;
+	}
 	case SBX_KILLED_MEMORY:
 		out->status = TC_STATUS_KILLED;
 		set_text(out,

@@ -62,10 +62,10 @@ struct exec_output {
 	char *defect_msg;
 };
 
-/* Reads the outcome of a finished child. Never fails: every outcome maps
- * to a status with text that says what happened. */
-void exec_collect(const struct tc_defined *tool, const struct sbx_outcome *o, uint32_t timeout_ms,
-                  struct exec_output *out);
+/* Reads the outcome of a finished child of jail. Never fails: every
+ * outcome maps to a status with text that says what happened. */
+void exec_collect(const struct tc_defined *tool, const struct sbx_jail *jail,
+                  const struct sbx_outcome *o, uint32_t timeout_ms, struct exec_output *out);
 void exec_output_release(struct exec_output *out);
 
 /* A capture as one text: head, a note of the bytes left out when cut, tail.

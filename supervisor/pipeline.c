@@ -372,7 +372,7 @@ static void collect(struct call *c)
 	if (sbx_outcome_set_up(o))
 		supervisor_jail_ran(c->sup, c->tool);
 	struct exec_output out;
-	exec_collect(c->tool, o, c->timeout_ms, &out);
+	exec_collect(c->tool, c->jail, o, c->timeout_ms, &out);
 	if (c->checking && out.status == TC_STATUS_OK && !out.defect) {
 		exec_output_release(&out);
 		check_passed(c);

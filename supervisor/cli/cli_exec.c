@@ -877,10 +877,18 @@ int cmd_exec(int argc, char **argv)
 		exec_say("killed by the memory limit: %llu MiB (limits.memory_mb of "
 		         "the profile %s); use less at once, or a profile file with a larger one\n",
 		         (unsigned long long)(p->spec.memory_bytes >> 20), o.profile);
-	else if (!o.json && out->killed_by == SBX_KILLED_SECCOMP)
-		exec_say("killed by seccomp: a system call the profile %s forbids "
-		         "(signal %d)\n",
-		         o.profile, out->signal);
+	else if (!o.json && out->killed_by == SBX_KILLED_SECCOMP) {
+		exec_say("killed by seccomp: a system call the profile %s forbids (signal %d): "
+		         "%s\n",
+		         o.profile, out->signal, sbx_jail_seccomp_kills(jail));
+		/* The kernel gives the parent the signal alone: where it logs
+		 * the kill (its audit record), the record has the number. */
+		exec_say("the kernel tells toolcage the signal, not the call: strace -f CMD "
+		         "shows the calls CMD makes, and where kernel.seccomp.actions_logged "
+		         "holds kill_process (the default) the kernel's log names it (as root: "
+		         "dmesg or journalctl -k, a line type=1326 ... syscall=N, or ausearch -m "
+		         "SECCOMP with auditd)\n");
+	}
 	cut_notice(out,
 	           o.max_output                      ? o.max_output :
 	                   p->spec.output_keep_bytes ? p->spec.output_keep_bytes :

@@ -1394,6 +1394,38 @@ static void test_split_filter_answers_as_the_whole(void **state)
 
 /* A filter that does not allow by default is loaded whole by each child:
  * it has no parts. */
+/* What a filter kills, said for a child it killed (the kernel tells the
+ * parent SIGSYS, not the call): the kill list by name, the default when
+ * it kills, and the foreign ABIs every filter kills. */
+static void test_kill_text_says_what_the_filter_kills(void **state)
+{
+	(void)state;
+	static const char *const one[] = { "uname", NULL };
+	static const char *const many[] = { "a1", "a2", "a3", "a4",  "a5", "a6",
+		                            "a7", "a8", "a9", "a10", NULL };
+	const char *foreign = "a call through a foreign ABI (i386's int 0x80, x32)";
+	struct sbx_spec spec = { .seccomp_kill = one };
+	char *t = seccomp_kill_text(&spec);
+	assert_non_null(t);
+	assert_non_null(strstr(t, "the one call its seccomp.kill lists: uname; or "));
+	assert_non_null(strstr(t, foreign));
+	free(t);
+	spec.seccomp_kill = many;
+	t = seccomp_kill_text(&spec);
+	assert_non_null(strstr(t, "one of the calls its seccomp.kill lists: a1, a2, "));
+	assert_non_null(strstr(t, "a8 and 2 more; or "));
+	assert_null(strstr(t, "a9"));
+	free(t);
+	spec = (struct sbx_spec){ .seccomp_default = SBX_ACT_KILL };
+	t = seccomp_kill_text(&spec);
+	assert_non_null(strstr(t, "any call its seccomp.allow does not list"));
+	free(t);
+	spec = (struct sbx_spec){ 0 };
+	t = seccomp_kill_text(&spec);
+	assert_string_equal(t, foreign);
+	free(t);
+}
+
 static void test_default_deny_does_not_split(void **state)
 {
 	(void)state;
@@ -1534,6 +1566,7 @@ int main(void)
 		cmocka_unit_test(test_profile_kill_and_deny_lists),
 		cmocka_unit_test(test_denied_truncate_refuses_truncating_opens),
 		cmocka_unit_test(test_default_kill_profile),
+		cmocka_unit_test(test_kill_text_says_what_the_filter_kills),
 		cmocka_unit_test(test_allow_list_cannot_lift_base_rules),
 		cmocka_unit_test(test_default_errno_profile),
 		cmocka_unit_test(test_interpreter_agrees_with_kernel),
