@@ -73,7 +73,9 @@
  * data), the cwd beneath the workspace, whether stdin is a pipe and fd 3
  * the result pipe; with every wall already up, it sets RLIMIT_AS (deferred
  * so that the job can be mapped), fixes fds 0 and 3, changes directory and
- * execs (or calls the builtin).
+ * execs (or calls the builtin). A profile's filter that would refuse the
+ * calls of that wait (an allow list without them) is loaded after them,
+ * before the exec (jail.c: filter_with_job).
  */
 #define _GNU_SOURCE
 #include <link.h>
@@ -728,11 +730,11 @@ static void drop_caps(void)
 	CHECK(STEP_CAPS, syscall(SYS_capset, &hdr, data));
 }
 
-static void load_seccomp(const struct sbx_jail *j)
+/* Without a pid namespace, the signal wall's filter first (it knows the
+ * group: ours, we lead it), its listener to the supervisor before any of
+ * the tool's code runs (sigwall.c). */
+static void load_sigwall(const struct sbx_jail *j)
 {
-	/* Without a pid namespace, the signal wall's filter first (it
-	 * knows the group: ours, we lead it), its listener to the
-	 * supervisor before any of the tool's code runs (sigwall.c). */
 	if (j->sigwall) {
 		struct sock_filter f[192];
 		int n = sigwall_filter(f, sizeof f / sizeof f[0], getpid(), j->sig_notify);
@@ -756,7 +758,12 @@ static void load_seccomp(const struct sbx_jail *j)
 				fail(STEP_SECCOMP, -rc);
 		}
 	}
-	/* A worker's child: the worker holds the rest (worker.c). */
+}
+
+/* The profile's filter. A worker's child: the worker holds the rest
+ * (worker.c). */
+static void load_filter(const struct sbx_jail *j)
+{
 	struct sock_fprog prog = { .len = j->part_held ? j->part_len[1] : j->bpf_len,
 		                   .filter = j->part_held ? j->part_bpf[1] : j->bpf };
 	CHECK(STEP_SECCOMP, syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog));
@@ -786,8 +793,9 @@ struct job_in {
 	struct sbx_data data;
 };
 
-/* A spare's wait for its job (see struct job_header). Every wall is up:
- * only reads, an anonymous mapping for the job, a chdir beneath the
+/* A spare's wait for its job (see struct job_header). Every wall is up
+ * (the profile's filter too, unless it would refuse these calls:
+ * filter_with_job): only reads, an anonymous mapping for the job, a chdir beneath the
  * workspace, /dev/null for a stdin the job does not feed and fd 3 closed
  * when the job has no result pipe. */
 static struct job_in await_job(const struct sbx_jail *j)
@@ -1038,11 +1046,18 @@ _Noreturn void child_main(const struct child_plan *p)
 		close(ruleset_fd);
 	}
 	MARK(16);
-	load_seccomp(j); /* 17 */
+	load_sigwall(j); /* 17 */
+	/* Before the job comes unless the filter would refuse the calls
+	 * that take it (jail.c: filter_with_job). */
+	bool with_job = job_fd >= 0 && j->filter_with_job;
+	if (!with_job)
+		load_filter(j);
 	MARK(17);
 	if (job_fd >= 0) { /* 18 */
 		struct job_in in = await_job(j);
 		home_leave(j);
+		if (with_job)
+			load_filter(j);
 		MARK(18);
 		timeline_send(j);
 		if (in.fn)

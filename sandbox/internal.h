@@ -124,6 +124,10 @@ struct sbx_jail {
 	                             * calls that takes */
 	bool may_leave_home;     /* the profile's filter lets a child set its
 	                             * CPUs (sched_setaffinity): see home.c */
+	bool filter_with_job;    /* a worker's child loads the profile's filter
+	                             * with its job, not before it: the filter
+	                             * refuses a call the child makes waiting
+	                             * (jail.c: filter_lets_spare_wait) */
 	int home_cpu;            /* the CPU its worker and the setup of its
 	                             * children keep to, or -1 (home.c) */
 	cpu_set_t home_all;      /* the CPUs a child goes back to with its job */

@@ -832,13 +832,35 @@ static bool filter_lets_tell_end(const struct sbx_spec *spec)
 	return true;
 }
 
+/* Whether the profile's filter refuses call (kills it, or fails it). */
+static bool filter_refuses(const struct sbx_spec *spec, const char *call)
+{
+	return names_hold(spec->seccomp_kill, call) || names_hold(spec->seccomp_deny, call) ||
+	        (spec->seccomp_default != SBX_ACT_ALLOW && !names_hold(spec->seccomp_allow, call));
+}
+
 /* Whether a child under spec may give itself its CPUs back (home.c): the
  * profile's filter lets sched_setaffinity through. */
 static bool filter_lets_set_cpus(const struct sbx_spec *spec)
 {
-	const char *call = "sched_setaffinity";
-	return !names_hold(spec->seccomp_kill, call) && !names_hold(spec->seccomp_deny, call) &&
-	        (spec->seccomp_default == SBX_ACT_ALLOW || names_hold(spec->seccomp_allow, call));
+	return !filter_refuses(spec, "sched_setaffinity");
+}
+
+/* Whether a worker's child may load the profile's filter before its job
+ * comes (child.c, await_job): the filter lets through every call the
+ * child makes waiting for it, taking it and telling a failure. Else (an
+ * allow list that leaves them out, a deny or kill list that names one)
+ * the child would fail at its first read, unable even to say so: it
+ * loads the filter with its job, before the exec, as a fresh child loads
+ * it last. The tool runs under the same filter either way. */
+static bool filter_lets_spare_wait(const struct sbx_spec *spec)
+{
+	static const char *const used[] = { "sendto",    "read",    "mmap",   "close",     "dup2",
+		                            "prlimit64", "openat2", "fchdir", "exit_group" };
+	for (size_t i = 0; i < sizeof used / sizeof *used; i++)
+		if (filter_refuses(spec, used[i]))
+			return false;
+	return true;
 }
 
 /* A home directory (canonical, new) that lies in or is the workspace ws
@@ -964,6 +986,7 @@ int sbx_jail_new(const struct sbx_spec *spec, const char *workspace, struct sbx_
 		rc = sbx_err(err, ENOMEM, "jail");
 	j->tells_end = filter_lets_tell_end(spec);
 	j->may_leave_home = filter_lets_set_cpus(spec);
+	j->filter_with_job = !filter_lets_spare_wait(spec);
 	home_fill(j);
 	/* mounttree.c: without Landlock, the filesystem wall is a new root
 	 * of the granted paths alone, in the mount namespace (then required). */
