@@ -263,6 +263,9 @@ $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(UNIT_HELPER_OBJS) $(BUILD)/libto
 
 # The allocation walk fails the library's Nth allocation: its calls to the
 # allocator go through the test's wrappers (tests/unit/test_oom.c).
+# A directory whose NFS handle went stale: the library's opendir goes
+# through the test's wrapper (tests/unit/test_sandbox.c).
+$(BUILD)/tests/test_sandbox: UNIT_LDFLAGS = -Wl,--wrap=opendir
 $(BUILD)/tests/test_oom: UNIT_LDFLAGS = $(foreach f,malloc calloc realloc strdup strndup vasprintf asprintf,-Wl,--wrap=$(f))
 
 # Hostile programs: plain builds (no sanitizer runtime inside the jail), so

@@ -463,12 +463,12 @@ static unsigned long tmp_flags(const struct sbx_jail *j)
 	return MS_NOSUID | MS_NODEV | (j->mount_tree ? MS_NOEXEC : 0);
 }
 
-/* A view made from hidden paths moved meanwhile (-ESTALE: mask.c) is told
+/* A view made from hidden paths moved meanwhile (-VIEW_MOVED: mask.c) is told
  * on view_wr too, for our parent to plan it again and start us anew. */
 static void mask_step(int (*step)(const struct sbx_jail *), const struct sbx_jail *j)
 {
 	int rc = j->mask_hidden ? step(j) : 0;
-	if (rc == -ESTALE && view_wr >= 0)
+	if (rc == -VIEW_MOVED && view_wr >= 0)
 		(void)!write(view_wr, "s", 1);
 	if (rc < 0)
 		fail(STEP_MOUNT_MASK, -rc);

@@ -739,13 +739,19 @@ void landlock_release(struct sbx_jail *jail);
  * Returns its fd or -errno. Async-signal-safe. */
 int landlock_child_ruleset(const struct sbx_jail *jail, int call_tmp_fd);
 
+/* A view made while the hidden paths it was made from moved (mask.c,
+ * landlock.c), negated: made again from a new scan (spawn.c). No errno:
+ * a call that fails with one, ESTALE included (a stale NFS handle), fails
+ * the spawn as what it is, never taken for a move. */
+#define VIEW_MOVED 4095
+
 /* mask.c: hidden paths covered by empty read-only mounts. mask_plan
  * expands the spec's globs; mask_refresh expands them again when a
  * directory they were matched in changed, or always (again: the view made
  * from them found them moved; before each spawn; returns 1 then, 0 when
  * nothing changed, or -errno); mask_place, mask_cover and mask_tidy run in
  * the child (async-signal-safe), in that order, around its read-only pass
- * (child.c); mask_check, where a view was made, after it: -ESTALE when a
+ * (child.c); mask_check, where a view was made, after it: -VIEW_MOVED when a
  * directory they were matched in changed since they were (the view may
  * have been made from another state of it), as mask_cover when a mask's
  * path is gone. Each returns 0 or -errno. */

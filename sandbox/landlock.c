@@ -806,7 +806,7 @@ static int rep_make(const struct rep_list *l, int src, int dst)
 		} else if (fstatat(sfd[top], e->name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 			rc = errno == ENOENT ? 0 : -errno; /* gone since the listing */
 		} else if (e->what == REP_LEAF && S_ISDIR(st.st_mode)) {
-			rc = -ESTALE; /* its hidden paths were not planned for */
+			rc = -VIEW_MOVED; /* its hidden paths were not planned for */
 		} else {
 			rc = e->what == REP_HIDE ?
 			        stand_in(dfd[top], e->name, st.st_mode) :

@@ -387,7 +387,7 @@ int mask_count(const struct sbx_jail *j)
  * hidden path once the tmpfs is read-only, so the masks are read-only
  * mounts too (not even the placeholders' owner can chmod them), and after
  * the writable paths are in place, so that no mount covers a mask; then
- * they are unlinked. A path gone since the parent looked is -ESTALE
+ * they are unlinked. A path gone since the parent looked is -VIEW_MOVED
  * (mask_check); any other failure fails the call. Async-signal-safe. */
 int mask_place(const struct sbx_jail *j)
 {
@@ -404,7 +404,7 @@ int mask_cover(const struct sbx_jail *j)
 	for (int i = 0; i < j->n_masks; i++) {
 		const char *src = j->masks[i].dir ? j->mask_dir : j->mask_file;
 		if (mask_wanted(j, i) && mount(src, j->masks[i].path, NULL, MS_BIND, NULL) < 0)
-			return errno == ENOENT ? -ESTALE : -errno;
+			return errno == ENOENT ? -VIEW_MOVED : -errno;
 	}
 	return 0;
 }
@@ -418,15 +418,21 @@ int mask_cover(const struct sbx_jail *j)
  * name, its mask skipped as gone, and read once it is back. Any rename
  * in a dir changes its times, and the scan looked at every dir on the way
  * to a hidden path: a change since (or one whose times may not tell,
- * recent) is -ESTALE, and the view is made again from a new scan (spawn.c).
+ * recent) is -VIEW_MOVED, and the view is made again from a new scan
+ * (spawn.c); a dir fstat cannot see (ESTALE: its NFS handle went stale)
+ * is that error.
  * fstat on the dirs seen, from any mount namespace. Async-signal-safe. */
 int mask_check(const struct sbx_jail *j)
 {
 	for (int i = 0; i < j->n_watch; i++) {
 		const struct mask_watch *w = &j->watch[i];
 		struct stat st;
-		if (w->fd >= 0 && (w->recent || fstat(w->fd, &st) < 0 || !same_times(w, &st)))
-			return -ESTALE;
+		if (w->fd < 0)
+			continue;
+		if (!w->recent && fstat(w->fd, &st) < 0)
+			return -errno;
+		if (w->recent || !same_times(w, &st))
+			return -VIEW_MOVED;
 	}
 	return 0;
 }

@@ -179,7 +179,7 @@ static int watch_all(struct sbx_child *c, int p[4][2], bool await_job)
 /* Why the jail's worker made no child, in words: the step of its setup
  * the kernel refused (its namespaces, mounts, /proc), the likely cause
  * and the fix; or, without its report, that none came. Returns rc, or
- * -ESTALE for a view to make again. */
+ * -VIEW_MOVED for a view to make again. */
 static int worker_refused(const struct sbx_child *c, int rc, struct sbx_error *err)
 {
 	const struct child_report *r = &c->report;
@@ -206,7 +206,7 @@ static int worker_refused(const struct sbx_child *c, int rc, struct sbx_error *e
 		err->errnum = r->err;
 	/* Its view made while the hidden paths moved (mask_check): made
 	 * again by another worker (sbx_spawn). */
-	return r->step == STEP_MOUNT_MASK && r->err == ESTALE ? -ESTALE : rc;
+	return r->step == STEP_MOUNT_MASK && r->err == VIEW_MOVED ? -VIEW_MOVED : rc;
 }
 
 /* A builtin's handed connections (jail.handed): CHILD_HANDED_MAX stream
@@ -346,8 +346,8 @@ static int fork_here(struct sbx_child *c, const struct sbx_job *job, int p[4][2]
 	if (told == 's') {
 		/* None made: the next child, planned anew, makes its own. */
 		j->view_made_here = made_before;
-		return sbx_err(err, ESTALE,
-		               "profile %s: a hidden path moved while the view was made", j->name);
+		sbx_err(err, 0, "profile %s: a hidden path moved while the view was made", j->name);
+		return -VIEW_MOVED;
 	}
 	if (c->pid < 0) {
 		int e = errno;
@@ -581,7 +581,7 @@ int sbx_spawn(struct sbx_jail *j, const struct sbx_job *job, struct sbx_child **
 		                             "/proc/self/exe cannot be executed");
 	for (int n = 1;; n++) {
 		int rc = spawn_fresh(j, job, n > 1, out, err);
-		if (rc != -ESTALE || !j->mask_hidden)
+		if (rc != -VIEW_MOVED || !j->mask_hidden)
 			return rc;
 		if (n == VIEW_TRIES) {
 			sbx_err(err, 0,

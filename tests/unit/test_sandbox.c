@@ -920,6 +920,62 @@ static void test_hidden_rescan_failure_fails_spawns(void **state)
 	assert_int_equal(system(script), 0);
 }
 
+/* opendir of stale_dir fails with ESTALE (a directory on NFS whose handle
+ * went stale), counted in stale_opens: the Makefile links this test with
+ * --wrap=opendir, so the library's calls come here. */
+static const char *stale_dir;
+static int stale_opens;
+DIR *__real_opendir(const char *name);
+DIR *__wrap_opendir(const char *name);
+DIR *__wrap_opendir(const char *name)
+{
+	if (stale_dir && !strcmp(name, stale_dir)) {
+		stale_opens++;
+		errno = ESTALE;
+		return NULL;
+	}
+	return __real_opendir(name);
+}
+
+/* An ESTALE while the hidden globs are matched again fails the spawn at
+ * once, said as what it is: not a hidden path that kept moving, matched
+ * again and again until the tries are spent. */
+static void test_hidden_rescan_stale_handle_is_said(void **state)
+{
+	(void)state;
+	need_sandbox();
+	make_secrets_dir();
+	write_text(secrets_dir, "key-1", "secret one\n");
+	struct sbx_jail *j = jail_with(with_secrets);
+	char script[256];
+	if (j->mask_hidden) {
+		write_text(secrets_dir, "key-2", "secret two\n"); /* the dir changed: a rescan */
+		char *const argv[] = { (char *)"/bin/true", NULL };
+		struct sbx_job job = { .argv = argv };
+		struct sbx_child *c = NULL;
+		struct sbx_error err = { 0 };
+		stale_dir = secrets_dir;
+		stale_opens = 0;
+		int rc = sbx_spawn(j, &job, &c, &err);
+		stale_dir = NULL;
+		if (rc == 0)
+			fail_msg("a spawn ran though its hidden globs could not be matched");
+		assert_null(c);
+		assert_int_equal(rc, -ESTALE);
+		assert_int_equal(err.errnum, ESTALE);
+		assert_null(strstr(err.msg, "kept moving"));
+		assert_non_null(strstr(err.msg, "hidden path"));
+		assert_non_null(strstr(err.msg, strerror(ESTALE)));
+		assert_int_equal(stale_opens, 1);
+	}
+	bool masks = j->mask_hidden;
+	sbx_jail_free(j);
+	snprintf(script, sizeof script, "rm -rf '%s'", secrets_dir);
+	assert_int_equal(system(script), 0);
+	if (!masks)
+		skip(); /* no mount namespace: no masks, no rescan before a spawn */
+}
+
 /* A view is checked against the state the hidden globs were matched in
  * (mask_check, where a child or a worker made it): a hidden directory the
  * host moved away and back since, its dir changed, is -ESTALE, even where
@@ -945,7 +1001,7 @@ static void test_hidden_moved_while_the_view_is_made_is_stale(void **state)
 	assert_int_equal(mask_check(j), 0);
 	assert_int_equal(rename(sub, away), 0);
 	assert_int_equal(rename(away, sub), 0);
-	assert_int_equal(mask_check(j), -ESTALE);
+	assert_int_equal(mask_check(j), -VIEW_MOVED);
 	nanosleep(&tick, NULL);
 	assert_int_equal(mask_refresh(j, false, &err), 1);
 	assert_int_equal(mask_check(j), 0);
@@ -2811,6 +2867,7 @@ int main(void)
 		cmocka_unit_test(test_link_to_a_hidden_path_grants_nothing),
 		cmocka_unit_test(test_read_path_of_a_file_grants_that_file_alone),
 		cmocka_unit_test(test_hidden_rescan_failure_fails_spawns),
+		cmocka_unit_test(test_hidden_rescan_stale_handle_is_said),
 		cmocka_unit_test(test_hidden_moved_while_the_view_is_made_is_stale),
 		cmocka_unit_test(test_hidden_glob_matching_too_much_is_refused),
 		cmocka_unit_test(test_host_readonly_mount_in_workspace_stays_readonly),
