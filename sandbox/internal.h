@@ -528,6 +528,9 @@ void home_follow(const struct sbx_jail *j, bool home);
 /* Sends a job hand_over held for the pidfd, which has come. */
 void send_held_job(struct sbx_child *c);
 int child_send_job(struct sbx_child *c, const char *msg, size_t len);
+/* Whether rc, from child_send_job, says the child is gone: it died
+ * before it took its job (its end of the job socket closed). */
+bool child_gone(int rc);
 bool wants_stdin(const struct sbx_job *job);
 /* Its stdin is streamed from a file, whose offset goes back by what the
  * tool did not read (give_back): only then is fd[W_PEEK] kept. For a

@@ -156,6 +156,8 @@ int hand_over(struct sbx_child *c, const struct sbx_job *job, bool *sent)
 	} else {
 		rc = child_send_job(c, msg, len);
 		free(msg);
+		if (child_gone(rc)) /* it died since spare_waiting looked */
+			rc = -ESRCH;
 	}
 	if (rc)
 		return rc;

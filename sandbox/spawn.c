@@ -426,6 +426,20 @@ static int fork_in_worker(struct sbx_child *c, int p[4][2], int child_stdin, con
 	return 0;
 }
 
+/* A worker's child, its pidfd ours, that died before its job came and
+ * told nothing (a kill: a signal from outside, the memory cgroup): its
+ * death is the outcome, as when it dies just after taking its job, never
+ * the "No such process" of a job it could not take. Its job never ran:
+ * what the job would have fed it is closed. 0. */
+static int died_unheard(struct sbx_child *c, const struct sbx_job *job)
+{
+	if (!job->result_pipe)
+		child_close_fd(c, W_RESULT);
+	child_close_fd(c, W_IN);
+	child_close_fd(c, W_PEEK);
+	return 0;
+}
+
 /* Starts a child for job, or one that waits for its job (job NULL, or
  * via_zygote: the worker's children all read their job themselves). */
 int spawn_start(struct sbx_jail *j, const struct sbx_job *job, bool via_zygote,
@@ -487,6 +501,8 @@ int spawn_start(struct sbx_jail *j, const struct sbx_job *job, bool via_zygote,
 			child_read_status(c);
 		if (rc < 0 && (c->pidfd < 0 || c->have_report))
 			rc = worker_refused(c, rc, err);
+		else if (rc == -ESRCH && !sent)
+			rc = died_unheard(c, job);
 		else if (rc < 0)
 			sbx_err(err, -rc, "handing the job to the sandbox worker's child");
 	}

@@ -392,16 +392,24 @@ static void read_end(struct sbx_child *c)
 	child_close_fd(c, W_END);
 }
 
+bool child_gone(int rc)
+{
+	return rc == -EPIPE || rc == -ECONNRESET;
+}
+
 /* The job held for a worker's child whose pidfd has now come. A child
- * that cannot take it is stopped, with the step that failed. */
+ * that cannot take it is stopped, with the step that failed; one that
+ * died waiting for it (its end of the job socket gone) is reaped as
+ * any, its death the outcome (spawn.c: died_unheard). */
 void send_held_job(struct sbx_child *c)
 {
 	if (!c->job_msg)
 		return;
-	int rc = c->job_fd >= 0 ? child_send_job(c, c->job_msg, c->job_len) : -EPIPE;
+	bool had_socket = c->job_fd >= 0;
+	int rc = had_socket ? child_send_job(c, c->job_msg, c->job_len) : -EPIPE;
 	free(c->job_msg);
 	c->job_msg = NULL;
-	if (rc < 0) {
+	if (rc < 0 && !(had_socket && child_gone(rc))) {
 		if (!c->have_report) {
 			c->report = (struct child_report){ .kind = REPORT_STEP,
 				                           .step = STEP_JOB,

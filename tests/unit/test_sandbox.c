@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -2390,6 +2391,65 @@ static void test_seccomp_kill_is_reported(void **state)
 	sbx_jail_free(j);
 }
 
+static atomic_bool killer_stop;
+
+/* Kills each worker's child of ours ("tc-call", its name from its first
+ * step on) as soon as it shows, until killer_stop. */
+static void *thread_kills_calls(void *arg)
+{
+	(void)arg;
+	while (!atomic_load(&killer_stop)) {
+		pid_t all[64];
+		int n = children_of(getpid(), all, 64);
+		for (int i = 0; i < n; i++) {
+			char path[64], comm[32] = "";
+			snprintf(path, sizeof path, "/proc/%d/comm", (int)all[i]);
+			FILE *f = fopen(path, "re");
+			if (f && fgets(comm, sizeof comm, f) && !strcmp(comm, "tc-call\n"))
+				kill(all[i], SIGKILL);
+			if (f)
+				fclose(f);
+		}
+	}
+	return NULL;
+}
+
+static int fn_sleeps(void *arg)
+{
+	(void)arg;
+	sleep(10);
+	return 0;
+}
+
+/* A worker's child killed before it takes its job (here at once, by a
+ * thread; in a call, by the memory cgroup or a filter) said nothing: the
+ * spawn still gives the child, whose outcome is that death, every time,
+ * never "No such process" for the job it could not take. */
+static void test_worker_child_killed_before_its_job_is_its_outcome(void **state)
+{
+	(void)state;
+	need_sandbox();
+	struct sbx_jail *j = jail_with(no_edit);
+	atomic_store(&killer_stop, false);
+	pthread_t t;
+	assert_int_equal(pthread_create(&t, NULL, thread_kills_calls, NULL), 0);
+	for (int i = 0; i < 20; i++) {
+		struct sbx_job job = { .fn = fn_sleeps, .timeout_ms = 20000 };
+		struct sbx_child *c = NULL;
+		struct sbx_error err = { 0 };
+		if (sbx_spawn(j, &job, &c, &err) < 0)
+			fail_msg("round %d: the spawn failed: %s", i, err.msg);
+		assert_int_equal(sbx_child_wait(c), 0);
+		const struct sbx_outcome *o = sbx_child_outcome(c);
+		assert_int_equal(o->setup_failed, 0);
+		assert_int_equal(o->signal, SIGKILL);
+		sbx_child_free(c);
+	}
+	atomic_store(&killer_stop, true);
+	pthread_join(t, NULL);
+	sbx_jail_free(j);
+}
+
 /* ---- many children, and cleanup ----------------------------------------- */
 
 static void spawn_and_wait_16(void)
@@ -2896,6 +2956,7 @@ int main(void)
 		cmocka_unit_test(test_tool_starts_with_default_signals),
 		cmocka_unit_test(test_builtin_signal_death),
 		cmocka_unit_test(test_seccomp_kill_is_reported),
+		cmocka_unit_test(test_worker_child_killed_before_its_job_is_its_outcome),
 		cmocka_unit_test(test_many_children_at_once_leak_no_fds),
 		cmocka_unit_test(test_free_running_child_kills_and_reaps),
 		cmocka_unit_test(test_orphans_without_pid_ns_are_reaped),
