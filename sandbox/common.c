@@ -180,3 +180,26 @@ size_t put_uint(char *s, unsigned v)
 	s[k] = '\0';
 	return k;
 }
+
+int jail_fds_held(const struct sbx_jail *j)
+{
+	int n = 2 + j->n_rules;
+	for (int i = 0; i < j->n_watch; i++)
+		n += j->watch[i].fd >= 0;
+	return n;
+}
+
+int jail_fds_room(const struct sbx_jail *j, const char *what, struct sbx_error *err)
+{
+	if (jail_fds_held(j) < JAIL_FDS_MAX)
+		return 0;
+	sbx_err(err, 0,
+	        "profile %s: %s: the profile's Landlock rules (%d) and the directories its "
+	        "hidden paths lie in (%d) need more than the %d descriptors a jail may hold: "
+	        "hide a directory that holds them instead, or grant directories whole "
+	        "rather than their entries one by one",
+	        j->name, what, j->n_rules, j->n_watch, JAIL_FDS_MAX);
+	if (err)
+		err->errnum = E2BIG;
+	return -E2BIG;
+}

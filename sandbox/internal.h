@@ -869,6 +869,17 @@ void capture_release(struct sbx_capture *c);
 /* lifeline: a pipe whose write end only the supervisor keeps. */
 int lifeline_get(int *rd, int *wr);
 
+/* The descriptors a jail holds, in the supervisor and in its worker: the
+ * workspace, /dev/null, its Landlock rules' paths (without mounts over
+ * the hidden paths, a directory that holds one is granted entry by
+ * entry: /etc alone may be a few hundred) and the directories its hidden
+ * globs were matched in (mask.c's watch). One budget for them all. */
+enum { JAIL_FDS_MAX = 1024 };
+int jail_fds_held(const struct sbx_jail *j);
+/* 0, or -E2BIG with the reason in err when one more descriptor would
+ * pass JAIL_FDS_MAX (what: what it is for). */
+int jail_fds_room(const struct sbx_jail *j, const char *what, struct sbx_error *err);
+
 int sbx_err(struct sbx_error *err, int errnum, const char *fmt, ...)
         __attribute__((format(printf, 3, 4)));
 

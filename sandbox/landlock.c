@@ -133,6 +133,11 @@ static int add_fd_rule_typed(struct ll_ctx *c, int fd, int is_dir, uint64_t acce
 		close(fd);
 		return 0;
 	}
+	int rc = jail_fds_room(j, path, c->err);
+	if (rc < 0) {
+		close(fd);
+		return rc;
+	}
 	if (j->n_rules == j->cap_rules) {
 		int cap = j->cap_rules ? j->cap_rules * 2 : 64;
 		int *fds = realloc(j->rule_fds, (size_t)cap * sizeof *fds);

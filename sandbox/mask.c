@@ -117,6 +117,12 @@ static int add_watch(struct sbx_jail *j, const char *dir)
 		free(w->path);
 		return rc;
 	}
+	/* Its descriptor counts in the jail's budget (jail_fds_room). */
+	if (w->fd >= 0 && jail_fds_held(j) >= JAIL_FDS_MAX) {
+		close(w->fd);
+		free(w->path);
+		return -E2BIG;
+	}
 	j->n_watch++;
 	return 0;
 }
@@ -274,6 +280,15 @@ static int scan_once(struct sbx_jail *j, struct sbx_error *err)
 	char **g = j->hidden;
 	for (; g && *g && !rc; g++)
 		rc = expand(j, prefix, 0, *g, 0);
+	if (rc == -E2BIG && j->n_masks < MASK_MAX && j->n_watch < MASK_MAX) {
+		/* Within the masks' bounds: the jail's descriptors ran out. */
+		char what[PATH_MAX + 16];
+		snprintf(what, sizeof what, "hidden path %s", g[-1]);
+		rc = jail_fds_room(j, what, err);
+		free_lists(take_lists(j));
+		put_lists(j, old);
+		return rc < 0 ? rc : sbx_err(err, E2BIG, "%s", what);
+	}
 	if (rc) {
 		free_lists(take_lists(j));
 		put_lists(j, old);

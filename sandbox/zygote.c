@@ -32,6 +32,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -70,12 +71,6 @@ struct exec_plan {
  * child does): the descriptors in place, a session of its own (a terminal's
  * ^C is not for it), death with us, then the exec. Signals stay blocked
  * across the exec; the worker sets its own mask. */
-/* The jail's descriptors a worker starts with: the workspace, /dev/null and
- * the Landlock rules' paths. Without mounts to cover the hidden paths, a
- * directory holding one is granted entry by entry (landlock.c): /etc
- * alone may be a few hundred. */
-enum { JAIL_FDS_MAX = 1024 };
-
 static int exec_worker(void *arg)
 {
 	const struct exec_plan *p = arg;
@@ -176,8 +171,32 @@ static char **worker_env(char *const *envp)
 	return env;
 }
 
+/* Whether j's worker can be given the jail's descriptors under the
+ * open-files limit: it numbers them from Z_CTL on, each first copied
+ * above them (exec_worker), so it needs twice as many numbers as the jail
+ * holds. Said here, not as a worker that ends at once. 0 or -EMFILE. */
+static int worker_fds_fit(const struct sbx_jail *j, struct sbx_error *err)
+{
+	int held = jail_fds_held(j), need = Z_JAIL + 2 * (3 + held);
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur >= (rlim_t)need)
+		return 0;
+	sbx_err(err, 0,
+	        "profile %s: its sandbox worker needs %d descriptors (the %d the jail holds "
+	        "for its Landlock rules and hidden paths, twice while it starts), more than "
+	        "the open-files limit here, %llu: raise it (ulimit -n, LimitNOFILE= in a "
+	        "systemd unit), or grant whole directories rather than their entries",
+	        j->name, need, held, (unsigned long long)rl.rlim_cur);
+	if (err)
+		err->errnum = EMFILE;
+	return -EMFILE;
+}
+
 static int zygote_start(struct sbx_jail *j, struct sbx_error *err)
 {
+	int frc = worker_fds_fit(j, err);
+	if (frc < 0)
+		return frc;
 	struct zygote *z = calloc(1, sizeof *z);
 	int ctl[2] = { -1, -1 }, blob = -1, *fds = NULL, nfds = 0, lrd = -1, lwr = -1;
 	char **env = worker_env(j->envp);
@@ -187,7 +206,7 @@ static int zygote_start(struct sbx_jail *j, struct sbx_error *err)
 	(void)seccomp_split(j, &split_err);
 	if (!rc)
 		rc = make_blob(j, &blob, &fds, &nfds);
-	if (!rc && nfds > JAIL_FDS_MAX)
+	if (!rc && nfds > JAIL_FDS_MAX) /* jail_fds_room keeps it there */
 		rc = -E2BIG;
 	if (!rc && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ctl) < 0)
 		rc = -errno;

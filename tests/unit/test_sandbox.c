@@ -23,6 +23,7 @@
 #include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
@@ -1029,6 +1030,125 @@ static void test_hidden_glob_matching_too_much_is_refused(void **state)
 	assert_true(sbx_jail_new(&spec, fx.ws, &j, &err) < 0);
 	assert_null(j);
 	assert_non_null(strstr(err.msg, "hidden path /usr/*/*"));
+}
+
+static int fn_returns_7(void *arg);
+
+/* A directory of n files f0000.. and n directories d0000.. that each hold
+ * a file "key"; the paths of the files in files[0..n) (new). */
+static char fds_dir[64];
+static char **make_fds_dir(int n)
+{
+	snprintf(fds_dir, sizeof fds_dir, "/var/tmp/tc-fds-XXXXXX");
+	assert_non_null(mkdtemp(fds_dir));
+	chmod(fds_dir, 0755);
+	char **files = calloc((size_t)n + 1, sizeof *files);
+	assert_non_null(files);
+	for (int i = 0; i < n; i++) {
+		char name[16], sub[96];
+		snprintf(name, sizeof name, "f%04d", i);
+		write_text(fds_dir, name, "x\n");
+		assert_true(asprintf(&files[i], "%s/%s", fds_dir, name) > 0);
+		snprintf(sub, sizeof sub, "%s/d%04d", fds_dir, i);
+		assert_int_equal(mkdir(sub, 0755), 0);
+		write_text(sub, "key", "secret\n");
+	}
+	return files;
+}
+
+static void free_fds_dir(char **files)
+{
+	for (char **f = files; *f; f++)
+		free(*f);
+	free(files);
+	char script[128];
+	snprintf(script, sizeof script, "rm -rf '%s'", fds_dir);
+	assert_int_equal(system(script), 0);
+}
+
+/* The profile's read paths (files, then the fixture's) and a glob that
+ * looks in each directory of fds_dir. */
+static struct sbx_spec spec_with_fds(char **files, int n, const char **read, const char **hidden,
+                                     char *glob, size_t glen)
+{
+	struct sbx_spec spec = fx.prof->spec;
+	int k = 0;
+	for (; k < n; k++)
+		read[k] = files[k];
+	for (size_t i = 0; spec.read_paths && spec.read_paths[i]; i++)
+		read[k++] = spec.read_paths[i];
+	read[k] = NULL;
+	snprintf(glob, glen, "%s/d*/key", fds_dir);
+	hidden[0] = glob;
+	hidden[1] = NULL;
+	spec.read_paths = read;
+	spec.hidden_paths = hidden;
+	return spec;
+}
+
+/* A jail's Landlock rules and the directories its hidden globs look in
+ * are one budget of descriptors (1024): 600 of each fail the jail, said
+ * so, though neither is past 1024 alone. */
+static void test_jail_descriptors_are_one_budget(void **state)
+{
+	(void)state;
+	need_sandbox();
+	enum { N = 600 };
+	char **files = make_fds_dir(N);
+	static const char *read[N + 64], *hidden[2];
+	char glob[96];
+	struct sbx_spec spec = spec_with_fds(files, N, read, hidden, glob, sizeof glob);
+	struct sbx_error err = { 0 };
+	struct sbx_jail *j = NULL;
+	int rc = sbx_jail_new(&spec, fx.ws, &j, &err);
+	bool masks = j && j->mask_hidden;
+	sbx_jail_free(j);
+	free_fds_dir(files);
+	if (rc == 0 && !masks)
+		skip(); /* no mount namespace: the glob is no watch */
+	if (!strstr(err.msg, "descriptors a jail may hold"))
+		fail_msg("jail: %d, %s", rc, err.msg);
+	assert_int_equal(rc, -E2BIG);
+}
+
+/* A jail whose worker needs more descriptors than the open-files limit
+ * gives fails its builtin's spawn saying so (the limit, and what to do),
+ * not with a worker that ends at once; under a higher limit it runs. */
+static void test_worker_over_the_open_files_limit_is_said(void **state)
+{
+	(void)state;
+	need_sandbox();
+	enum { N = 300 };
+	struct rlimit was;
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &was), 0);
+	if (was.rlim_max < 4096) {
+		print_message("skip: the hard open-files limit is below 4096\n");
+		skip();
+	}
+	char **files = make_fds_dir(N);
+	static const char *read[N + 64], *hidden[2];
+	char glob[96];
+	struct sbx_spec spec = spec_with_fds(files, N, read, hidden, glob, sizeof glob);
+	struct sbx_error err = { 0 };
+	struct sbx_jail *j = NULL;
+	assert_int_equal(sbx_jail_new(&spec, fx.ws, &j, &err), 0);
+	struct rlimit low = { 1024, was.rlim_max }, high = { 4096, was.rlim_max };
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
+	struct sbx_job job = { .fn = fn_returns_7 };
+	struct sbx_child *c = NULL;
+	int rc = sbx_spawn(j, &job, &c, &err);
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &high), 0);
+	if (rc == 0)
+		fail_msg("a worker started past the open-files limit");
+	assert_null(c);
+	assert_non_null(strstr(err.msg, "open-files limit here, 1024"));
+	c = spawn(j, &job);
+	assert_int_equal(sbx_child_wait(c), 0);
+	assert_int_equal(sbx_child_outcome(c)->exit_code, 7);
+	sbx_child_free(c);
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &was), 0);
+	sbx_jail_free(j);
+	free_fds_dir(files);
 }
 
 /* ---- writable paths ----------------------------------------------------- */
@@ -2929,6 +3049,8 @@ int main(void)
 		cmocka_unit_test(test_hidden_rescan_failure_fails_spawns),
 		cmocka_unit_test(test_hidden_rescan_stale_handle_is_said),
 		cmocka_unit_test(test_hidden_moved_while_the_view_is_made_is_stale),
+		cmocka_unit_test(test_jail_descriptors_are_one_budget),
+		cmocka_unit_test(test_worker_over_the_open_files_limit_is_said),
 		cmocka_unit_test(test_hidden_glob_matching_too_much_is_refused),
 		cmocka_unit_test(test_host_readonly_mount_in_workspace_stays_readonly),
 		cmocka_unit_test(test_write_path_through_a_link_is_refused),
