@@ -596,6 +596,11 @@ struct zygote_request {
 #define ZYGOTE_MAX_FDS   (ZYGOTE_FIXED_FDS + SBX_CGROUP_FDS + 2 + CHILD_HANDED_MAX)
 
 /* worker.c: a jail as bytes and descriptors, for the worker (and back). */
+/* Whether the worker of j makes the view its children share (worker.c:
+ * child_enter_view), not where a namespace it would enter is optional
+ * (a refusal is the kernel's answer for each child). Else each child
+ * makes its own. */
+bool worker_shares_view(const struct sbx_jail *j);
 int jail_pack(const struct sbx_jail *j, char **buf, size_t *len, int **fds, int *nfds);
 int jail_unpack(const char *buf, size_t len, const int *fds, int nfds, struct sbx_jail **out);
 /* Runs the worker (its descriptors at the numbers zygote.c put them);

@@ -46,6 +46,40 @@ static void await_pidfd(struct sbx_child *c)
 	}
 }
 
+/* A worker's child that makes its own view and checks it (its worker
+ * shares none: worker_shares_view) is waited for until it is past that
+ * check, its ready byte or its report, as its pidfd is: a view made while
+ * a hidden path moved then fails the spawn, which makes it again from a
+ * new scan (sbx_spawn), as a one-shot child's, rather than the call it
+ * would have taken. */
+static void await_view(struct sbx_child *c)
+{
+	await_pidfd(c);
+	int64_t end = io_now_ms() + PIDFD_GRACE_MS;
+	while (!c->ready && !c->have_report && !c->reaped && c->job_fd >= 0 &&
+	       c->fd[W_STATUS] >= 0) {
+		int64_t left = end - io_now_ms();
+		if (left <= 0)
+			return;
+		struct pollfd pf[2] = { { .fd = c->job_fd, .events = POLLIN },
+			                { .fd = c->fd[W_STATUS], .events = POLLIN } };
+		if (poll(pf, 2, left > 1000 ? 1000 : (int)left) < 0 && errno != EINTR)
+			return;
+		char b;
+		ssize_t n = pf[0].revents ? recv(c->job_fd, &b, 1, MSG_DONTWAIT) : -1;
+		c->ready = n == 1;
+		child_read_status(c);
+		if (n == 0) /* its end of the job socket closed: it died */
+			return;
+	}
+}
+
+static bool checks_own_view(const struct sbx_child *c)
+{
+	const struct sbx_jail *j = c->jail;
+	return c->zygote && j->mask_hidden && j->n_watch > 0 && !worker_shares_view(j);
+}
+
 /* Whether the child still waits for its job: alive, no setup failure
  * reported, its job socket ours, and ours (its pidfd in hand, waited for
  * if wait). With held true a worker's child whose pidfd has not come yet
@@ -136,6 +170,10 @@ int hand_over(struct sbx_child *c, const struct sbx_job *job, bool *sent)
 {
 	*sent = false;
 	bool held = c->zygote && zygote_proven(c->zygote);
+	if (checks_own_view(c)) {
+		await_view(c);
+		held = false;
+	}
 	if (!spare_waiting(c, !held, held))
 		return -ESRCH;
 	size_t len = 0;

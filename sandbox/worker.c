@@ -43,6 +43,12 @@
 enum { Z_CTL = 3, Z_BLOB = 4, Z_LIFELINE = 5, Z_JAIL = 6 };
 #define BLOB_MAX (16u << 20)
 
+bool worker_shares_view(const struct sbx_jail *j)
+{
+	unsigned shared = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWUTS;
+	return (j->clone_ns & CLONE_NEWNS) && j->private_tmp && !(j->optional_ns & shared);
+}
+
 /* ---- the jail as bytes ------------------------------------------------ */
 
 struct packer {
@@ -616,9 +622,7 @@ _Noreturn void worker_main(int lifeline)
 	 * where a namespace it would enter is optional (a refusal would be
 	 * the kernel's answer for each child, handled at each clone). */
 	struct sbx_jail *j = w.jail;
-	unsigned shared = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWUTS;
-	if ((j->clone_ns & CLONE_NEWNS) && j->private_tmp && !(j->optional_ns & shared) &&
-	    child_enter_view(j, &w.failure) < 0)
+	if (worker_shares_view(j) && child_enter_view(j, &w.failure) < 0)
 		w.view_failed = true;
 	/* Without a view of its own, each child makes its mounts, and the
 	 * dirs that hold hidden paths need the rules made entry by entry

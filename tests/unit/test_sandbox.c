@@ -1016,6 +1016,80 @@ static void test_hidden_moved_while_the_view_is_made_is_stale(void **state)
 	assert_int_equal(system(script), 0);
 }
 
+static int fn_returns_7(void *arg);
+
+static void with_secrets_uts_optional(struct sbx_spec *s)
+{
+	with_secrets(s);
+	s->optional |= SBX_REQ_NS_UTS;
+}
+
+static atomic_bool churn_stop;
+
+/* Renames a file of secrets_dir back and forth until churn_stop: the
+ * directory changes at every clock tick, so every view made from it is
+ * refused (mask_check). */
+static void *thread_churns_secrets_dir(void *arg)
+{
+	(void)arg;
+	char a[96], b[96];
+	snprintf(a, sizeof a, "%s/public.txt", secrets_dir);
+	snprintf(b, sizeof b, "%s/public.moved", secrets_dir);
+	while (!atomic_load(&churn_stop)) {
+		(void)!rename(a, b);
+		(void)!rename(b, a);
+		usleep(500);
+	}
+	return NULL;
+}
+
+/* A worker's child that makes its own view (an optional namespace: its
+ * worker shares none) and finds the hidden paths moved is made again, as
+ * a one-shot child is: while they keep moving, the spawn fails saying so
+ * after its tries, never a call started and failed in its setup; once
+ * they are still, it runs. */
+static void test_worker_child_view_moved_is_made_again(void **state)
+{
+	(void)state;
+	need_sandbox();
+	char sub[128];
+	fill_secrets_dir(sub, sizeof sub);
+	struct sbx_jail *j = jail_with(with_secrets_uts_optional);
+	bool own = j->mask_hidden && !worker_shares_view(j);
+	struct sbx_job job = { .fn = fn_returns_7 };
+	struct sbx_child *c = NULL;
+	struct sbx_error err = { 0 };
+	if (own) {
+		atomic_store(&churn_stop, false);
+		pthread_t t;
+		assert_int_equal(pthread_create(&t, NULL, thread_churns_secrets_dir, NULL), 0);
+		int rc = sbx_spawn(j, &job, &c, &err);
+		if (rc == 0) {
+			assert_int_equal(sbx_child_wait(c), 0);
+			const struct sbx_outcome *o = sbx_child_outcome(c);
+			fail_msg(
+			        "a child ran its setup with the view moved: setup %s (%d), exit %d",
+			        o->setup_step, o->setup_failed, o->exit_code);
+		}
+		atomic_store(&churn_stop, true);
+		pthread_join(t, NULL);
+		assert_null(c);
+		assert_non_null(strstr(err.msg, "kept moving"));
+		struct timespec tick = { 0, 30 * 1000000L };
+		nanosleep(&tick, NULL);
+		c = spawn(j, &job);
+		assert_int_equal(sbx_child_wait(c), 0);
+		assert_int_equal(sbx_child_outcome(c)->exit_code, 7);
+		sbx_child_free(c);
+	}
+	sbx_jail_free(j);
+	char script[128];
+	snprintf(script, sizeof script, "rm -rf '%s'", secrets_dir);
+	assert_int_equal(system(script), 0);
+	if (!own)
+		skip(); /* no masks, or a worker that shares its view */
+}
+
 /* A hidden glob that matches more than the masks can hold (1024) fails the
  * jail with a message naming it: never a partial set of masks. */
 static void test_hidden_glob_matching_too_much_is_refused(void **state)
@@ -1031,8 +1105,6 @@ static void test_hidden_glob_matching_too_much_is_refused(void **state)
 	assert_null(j);
 	assert_non_null(strstr(err.msg, "hidden path /usr/*/*"));
 }
-
-static int fn_returns_7(void *arg);
 
 /* A directory of n files f0000.. and n directories d0000.. that each hold
  * a file "key"; the paths of the files in files[0..n) (new). */
@@ -3049,6 +3121,7 @@ int main(void)
 		cmocka_unit_test(test_hidden_rescan_failure_fails_spawns),
 		cmocka_unit_test(test_hidden_rescan_stale_handle_is_said),
 		cmocka_unit_test(test_hidden_moved_while_the_view_is_made_is_stale),
+		cmocka_unit_test(test_worker_child_view_moved_is_made_again),
 		cmocka_unit_test(test_jail_descriptors_are_one_budget),
 		cmocka_unit_test(test_worker_over_the_open_files_limit_is_said),
 		cmocka_unit_test(test_hidden_glob_matching_too_much_is_refused),
