@@ -642,6 +642,21 @@ static void make_secrets_dir(void)
 	snprintf(hidden_dir, sizeof hidden_dir, "%s/private", secrets_dir);
 }
 
+static void remove_secrets_dir(void)
+{
+	char script[128];
+	snprintf(script, sizeof script, "rm -rf '%s'", secrets_dir);
+	assert_int_equal(system(script), 0);
+}
+
+/* A jail that hides a secrets_dir holding one key, key-1. */
+static struct sbx_jail *jail_with_a_key(void)
+{
+	make_secrets_dir();
+	write_text(secrets_dir, "key-1", "secret one\n");
+	return jail_with(with_secrets);
+}
+
 /* Runs "sh -c SCRIPT" under j; returns its exit code, stdout in out. */
 static int sh(struct sbx_jail *j, const char *script, char *out, size_t len)
 {
@@ -798,8 +813,7 @@ static void test_hidden_paths_stay_hidden(void **state)
 	assert_int_equal(st.st_mode & 07777, 0644);
 	assert_int_equal(st.st_size, 11);
 	sbx_jail_free(j);
-	snprintf(script, sizeof script, "rm -rf '%s'", secrets_dir);
-	assert_int_equal(system(script), 0);
+	remove_secrets_dir();
 }
 
 /* Without a mount namespace no mask covers a hidden path: Landlock alone
@@ -834,9 +848,7 @@ static void test_link_to_a_hidden_path_grants_nothing(void **state)
 		                       "cat key-1" };
 	expect_secrets_kept(j, "pub-link", denied, sizeof denied / sizeof denied[0]);
 	sbx_jail_free(j);
-	char script[160];
-	snprintf(script, sizeof script, "rm -rf '%s'", secrets_dir);
-	assert_int_equal(system(script), 0);
+	remove_secrets_dir();
 }
 
 /* A read path that names one file grants that file alone: its rule keeps
@@ -891,9 +903,7 @@ static void test_hidden_rescan_failure_fails_spawns(void **state)
 {
 	(void)state;
 	need_sandbox();
-	make_secrets_dir();
-	write_text(secrets_dir, "key-1", "secret one\n");
-	struct sbx_jail *j = jail_with(with_secrets);
+	struct sbx_jail *j = jail_with_a_key();
 	sbx_jail_keep_spare(j, true);
 	char script[256], out[256];
 	assert_int_equal(sh(j, "true", out, sizeof out), 0);
@@ -918,8 +928,7 @@ static void test_hidden_rescan_failure_fails_spawns(void **state)
 	if (sh(j, script, out, sizeof out) == 0 || strstr(out, "secret"))
 		fail_msg("key-1 was read after the failed rescans: %s", out);
 	sbx_jail_free(j);
-	snprintf(script, sizeof script, "rm -rf '%s'", secrets_dir);
-	assert_int_equal(system(script), 0);
+	remove_secrets_dir();
 }
 
 /* opendir of stale_dir fails with ESTALE (a directory on NFS whose handle
@@ -946,10 +955,7 @@ static void test_hidden_rescan_stale_handle_is_said(void **state)
 {
 	(void)state;
 	need_sandbox();
-	make_secrets_dir();
-	write_text(secrets_dir, "key-1", "secret one\n");
-	struct sbx_jail *j = jail_with(with_secrets);
-	char script[256];
+	struct sbx_jail *j = jail_with_a_key();
 	if (j->mask_hidden) {
 		write_text(secrets_dir, "key-2", "secret two\n"); /* the dir changed: a rescan */
 		char *const argv[] = { (char *)"/bin/true", NULL };
@@ -972,8 +978,7 @@ static void test_hidden_rescan_stale_handle_is_said(void **state)
 	}
 	bool masks = j->mask_hidden;
 	sbx_jail_free(j);
-	snprintf(script, sizeof script, "rm -rf '%s'", secrets_dir);
-	assert_int_equal(system(script), 0);
+	remove_secrets_dir();
 	if (!masks)
 		skip(); /* no mount namespace: no masks, no rescan before a spawn */
 }
@@ -1012,8 +1017,7 @@ static void test_hidden_moved_while_the_view_is_made_is_stale(void **state)
 	if (sh(j, script, out, sizeof out) == 0 || strstr(out, "secret"))
 		fail_msg("the moved hidden directory was read: %s", out);
 	sbx_jail_free(j);
-	snprintf(script, sizeof script, "rm -rf '%s'", secrets_dir);
-	assert_int_equal(system(script), 0);
+	remove_secrets_dir();
 }
 
 static int fn_returns_7(void *arg);
@@ -1083,9 +1087,7 @@ static void test_worker_child_view_moved_is_made_again(void **state)
 		sbx_child_free(c);
 	}
 	sbx_jail_free(j);
-	char script[128];
-	snprintf(script, sizeof script, "rm -rf '%s'", secrets_dir);
-	assert_int_equal(system(script), 0);
+	remove_secrets_dir();
 	if (!own)
 		skip(); /* no masks, or a worker that shares its view */
 }
@@ -1382,8 +1384,7 @@ static void test_write_path_tmp_keeps_tmp_private_and_masks(void **state)
 	sbx_jail_free(j);
 	rmdir(ws);
 	unlink("/tmp/.toolcage-mask-file");
-	snprintf(script, sizeof script, "rm -rf '%s'", secrets_dir);
-	assert_int_equal(system(script), 0);
+	remove_secrets_dir();
 	(void)rc;
 	if (strstr(out, "secret") || strstr(out, "root:"))
 		fail_msg("a hidden path was read with /tmp writable: %s", out);
