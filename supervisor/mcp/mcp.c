@@ -179,8 +179,10 @@ void mcp_log(struct mcp_session *s, const json_t *rel, enum mcp_level level, con
 	va_start(ap, fmt);
 	vsnprintf(text, sizeof text, fmt, ap);
 	va_end(ap);
+	/* The text quotes a tool's output, a tool's name, a client's words:
+	 * shown, so that it stays one line on the operator's terminal. */
 	if (level >= MCP_LOG_WARNING)
-		fprintf(stderr, "toolcage serve: %s: %s\n", level_names[level], text);
+		shown_fprintf(stderr, "toolcage serve: %s: %s\n", level_names[level], text);
 	if (s->state == MCP_NEW || (int)level < s->log_level)
 		return;
 	/* A client far behind gets no more of these. */

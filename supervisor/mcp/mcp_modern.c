@@ -28,6 +28,7 @@
 #include <sys/random.h>
 
 #include "mcp_internal.h"
+#include "shown.h"
 
 #define META_VERSION "io.modelcontextprotocol/protocolVersion"
 #define META_CAPS    "io.modelcontextprotocol/clientCapabilities"
@@ -248,8 +249,9 @@ static void approver(const struct tc_approval_request *req, tc_approval_respond 
 		return;
 	}
 	if (r < 0)
-		fprintf(stderr,
-		        "toolcage serve: a retry of %s brought a requestState that is not "
+		shown_fprintf(
+		        stderr,
+		        "toolcage serve: a retry of %.64s brought a requestState that is not "
 		        "valid for it (unknown, expired, used, or for other arguments); asking "
 		        "again\n",
 		        req->tool);
