@@ -37,6 +37,7 @@
 
 #include "mcp_http.h"
 #include "pipeline.h"
+#include "shown.h"
 
 /* The end of respond()'s header list (a typed null for the variadic call). */
 #define END ((const char *)NULL)
@@ -912,5 +913,7 @@ void on_mhd_log(void *cls, const char *fmt, va_list ap)
 		h->reader_ended = false;
 		return;
 	}
-	fprintf(stderr, "toolcage serve: http: %s\n", text);
+	/* libmicrohttpd's words quote the request's URL: shown, and cut at
+	 * sizeof text. */
+	shown_fprintf(stderr, "toolcage serve: http: %s\n", text);
 }

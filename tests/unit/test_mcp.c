@@ -330,6 +330,51 @@ static void test_peer_uid_skips_an_old_answer(void **state)
 	close(diag);
 }
 
+static void log_mhd(struct http_server *h, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	on_mhd_log(h, fmt, ap);
+	va_end(ap);
+}
+
+/* libmicrohttpd's words quote a request's URL (a failed send names it):
+ * the client chose its bytes. The line stays one line, with no raw ESC,
+ * CR or byte that is not UTF-8, and is cut. */
+static void test_mhd_log_line_shows_a_hostile_url(void **state)
+{
+	(void)state;
+	static char url[100000];
+	memset(url, 'B', sizeof url - 1);
+	static const char head[] = "/x\n\r\033[2J\xff";
+	memcpy(url, head, sizeof head - 1);
+	struct http_server h = { 0 };
+	FILE *f = tmpfile();
+	assert_non_null(f);
+	fflush(stderr);
+	int saved = dup(2);
+	assert_true(saved >= 0);
+	assert_int_equal(dup2(fileno(f), 2), 2);
+	log_mhd(&h, "Failed to send the response headers for the request for `%s'. Error: %s\n",
+	        url, "Broken pipe");
+	fflush(stderr);
+	assert_int_equal(dup2(saved, 2), 2);
+	close(saved);
+	char got[4096] = { 0 };
+	rewind(f);
+	size_t n = fread(got, 1, sizeof got - 1, f);
+	fclose(f);
+	assert_true(n > 0 && n < 2048);
+	assert_string_equal(got + n - 1, "\n");
+	assert_null(memchr(got, '\n', n - 1));
+	assert_null(memchr(got, '\r', n));
+	assert_null(memchr(got, '\033', n));
+	assert_null(memchr(got, 0xff, n));
+	assert_non_null(strstr(got,
+	                       "toolcage serve: http: Failed to send the response headers "
+	                       "for the request for `/x\xe2\x90\x8a\xe2\x90\x8d\xe2\x90\x9b[2J"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -342,6 +387,7 @@ int main(void)
 		cmocka_unit_test(test_depth_scan_ignores_brackets_in_strings),
 		cmocka_unit_test(test_registry_change_sends_list_changed),
 		cmocka_unit_test(test_peer_uid_skips_an_old_answer),
+		cmocka_unit_test(test_mhd_log_line_shows_a_hostile_url),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
