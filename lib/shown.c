@@ -270,6 +270,15 @@ char *shown_dup(const char *s)
 	return utf8_only(&b);
 }
 
+int shown_bprintf(struct buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int rc = shown_vformat(to_buf, b, fmt, ap);
+	va_end(ap);
+	return rc < 0 || b->failed ? -1 : 0;
+}
+
 void shown_fprintf(FILE *f, const char *fmt, ...)
 {
 	struct buf b = BUF_INIT;

@@ -34,5 +34,10 @@ char *shown_dup(const char *s);
  * names or messages that hold them (a path from the command line, a
  * file's name, a client's words). "out of memory\n" when it is. */
 void shown_fprintf(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+struct buf;
+/* fmt formatted as shown_vformat does, appended to b (lib/util.h): for
+ * text built first and printed later (the tool list as text). 0, or -1
+ * when out of memory or for a conversion it does not know. */
+int shown_bprintf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #endif

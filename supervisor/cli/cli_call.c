@@ -197,7 +197,7 @@ int cmd_list(int argc, char **argv)
 		const struct tc_defined *t = tc_registry_at(reg, i);
 		char why[512];
 		if (tc_supervisor_tool_unusable(s, t->name, why, sizeof why)) {
-			buf_printf(&hidden, "not listed: %s: %s\n", t->name, why);
+			shown_bprintf(&hidden, "not listed: %s: %s\n", t->name, why);
 			continue;
 		}
 		json_t *one = tc_defined_export(t, fmt);

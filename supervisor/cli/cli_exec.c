@@ -1082,30 +1082,31 @@ static bool check_profile(const char *name, const char *dir, const char *workspa
 	struct sbx_child *bchild = NULL;
 	char why[sizeof err.msg];
 	if (profile_load(name, dir, &p, &terr) < 0) {
-		printf("  %-12s NO   %s: %s\n", name, terr.where, terr.msg);
+		shown_fprintf(stdout, "  %-12s NO   %s: %s\n", name, terr.where, terr.msg);
 	} else if (check_jail_new(p, workspace, &jail, &err) < 0) {
-		printf("  %-12s NO   %s\n", name, err.msg);
+		shown_fprintf(stdout, "  %-12s NO   %s\n", name, err.msg);
 	} else if (sbx_spawn(jail, &job, &child, &err) < 0 || sbx_child_wait(child) < 0) {
-		printf("  %-12s NO   %s\n", name, err.msg);
+		shown_fprintf(stdout, "  %-12s NO   %s\n", name, err.msg);
 		if (sbx_jail_handed(jail))
 			check_handed(jail, &builtin);
 	} else if (sbx_child_outcome(child)->setup_failed) {
 		const struct sbx_outcome *o = sbx_child_outcome(child);
 		sbx_explain_refused(name, o->setup_step, o->setup_failed, why, sizeof why);
-		printf("  %-12s NO   %s\n", name, why);
+		shown_fprintf(stdout, "  %-12s NO   %s\n", name, why);
 	} else if (sbx_spawn(jail, &builtin, &bchild, &err) < 0 || sbx_child_wait(bchild) < 0) {
-		printf("  %-12s NO   a builtin cannot start: %s\n", name, err.msg);
+		shown_fprintf(stdout, "  %-12s NO   a builtin cannot start: %s\n", name, err.msg);
 	} else if (sbx_child_outcome(bchild)->setup_failed) {
 		const struct sbx_outcome *o = sbx_child_outcome(bchild);
 		sbx_explain_refused(name, o->setup_step, o->setup_failed, why, sizeof why);
-		printf("  %-12s NO   %s\n", name, why);
+		shown_fprintf(stdout, "  %-12s NO   %s\n", name, why);
 	} else if (sbx_child_outcome(bchild)->exit_code) {
 		const struct sbx_outcome *o = sbx_child_outcome(bchild);
-		printf("  %-12s NO   profile %s cannot run here: a builtin failed (exit %d, "
-		       "signal %d)\n",
-		       name, name, o->exit_code, o->signal);
+		shown_fprintf(stdout,
+		              "  %-12s NO   profile %s cannot run here: a builtin failed (exit %d, "
+		              "signal %d)\n",
+		              name, name, o->exit_code, o->signal);
 	} else {
-		printf("  %-12s yes\n", name);
+		shown_fprintf(stdout, "  %-12s yes\n", name);
 		print_dropped(sbx_jail_dropped(jail));
 		print_walls(jail);
 		print_limits(jail);

@@ -149,8 +149,8 @@ static void report_bad(bool as_json, unsigned n, const char *path, unsigned line
 		json_decref(j);
 		return;
 	}
-	printf("%4u  %-16.16s %-9s %-17s %6u  line %u: %.60s\n", n, "-", "-", "bad_line", 0u,
-	       lineno, why);
+	shown_fprintf(stdout, "%4u  %-16.16s %-9s %-17s %6u  line %u: %.60s\n", n, "-", "-",
+	              "bad_line", 0u, lineno, why);
 }
 
 /* How many rows line j gives in a whole run (replay_line's count). */

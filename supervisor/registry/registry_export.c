@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "registry.h"
+#include "shown.h"
 #include "util.h"
 
 int tc_export_format_parse(const char *name, enum tc_export_format *out)
@@ -63,10 +64,13 @@ static const char *type_text(json_t *prop)
 	return "any";
 }
 
+/* Read on a terminal: a manifest's words (its title, its descriptions, a
+ * parameter's name) are shown, so that they cannot end a line, move the
+ * cursor or turn the text around. */
 static int text_one(struct buf *b, const struct tc_defined *t)
 {
-	int rc = buf_printf(b, "%s [%s]%s%s\n  %s\n", t->name, tc_risk_name(t->risk),
-	                    t->title ? " " : "", t->title ? t->title : "", t->description);
+	int rc = shown_bprintf(b, "%s [%s]%s%s\n  %s\n", t->name, tc_risk_name(t->risk),
+	                       t->title ? " " : "", t->title ? t->title : "", t->description);
 	json_t *props = json_object_get(t->parameters, "properties");
 	json_t *req = json_object_get(t->parameters, "required");
 	const char *key;
@@ -79,9 +83,9 @@ static int text_one(struct buf *b, const struct tc_defined *t)
 		json_array_foreach(req, i, r) required |=
 		        json_is_string(r) && !strcmp(json_string_value(r), key);
 		json_t *d = json_object_get(p, "description");
-		rc |= buf_printf(b, "  - %s (%s%s)%s%s\n", key, type_text(p),
-		                 required ? ", required" : "", json_is_string(d) ? ": " : "",
-		                 json_is_string(d) ? json_string_value(d) : "");
+		rc |= shown_bprintf(b, "  - %s (%s%s)%s%s\n", key, type_text(p),
+		                    required ? ", required" : "", json_is_string(d) ? ": " : "",
+		                    json_is_string(d) ? json_string_value(d) : "");
 	}
 	return rc;
 }

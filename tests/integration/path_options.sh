@@ -180,6 +180,34 @@ fi
 raw_escape "lint names a file found on disk on one line"
 rm -r "$tmp/tools"
 
+# Text for a person on stdout is shown too: check's line for a profile
+# named so, and the tool list's text with a manifest's description and a
+# parameter's holding a newline, CR, ESC and U+202E.
+rtl=$(printf '\342\200\256') cr=$(printf '\342\220\215')
+"$TOOLCAGE" check --workspace "$tmp/ws" -p "$evil" >"$tmp/err" 2>/dev/null
+if grep -q "^  no$nl$esc\[31mFAKE: ok$bad_utf8 *NO " "$tmp/err" && ! grep -q '^FAKE' "$tmp/err"; then
+	ok "check names a profile on one line"
+else
+	bad "check names a profile on one line"
+fi
+raw_escape "check names a profile on one line"
+mkdir "$tmp/tools"
+printf '%s\n' '{"name": "evil", "description": "Reads.\nFAKE line\r\u001b[2J\u202e end",' \
+	'"parameters": {"type": "object", "properties": {"text": {"type": "string",' \
+	'"description": "p\n\u001b[31mP"}}, "required": ["text"]},' \
+	'"risk": "read-only", "command": ["/bin/cat"], "stdin": "{{text}}"}' >"$tmp/tools/evil.json"
+(cd "$tmp/ws" && "$TOOLCAGE" list --workspace "$tmp/ws" --tools "$tmp/tools" >"$tmp/err" 2>/dev/null)
+if grep -qxF "  Reads.${nl}FAKE line$cr$esc[2J\\u202E end" "$tmp/err" &&
+	grep -qxF "  - text (string, required): p$nl$esc[31mP" "$tmp/err" &&
+	! grep -q '^FAKE' "$tmp/err" && ! grep -qF "$rtl" "$tmp/err" &&
+	! LC_ALL=C grep -q "$(printf '\r')" "$tmp/err"; then
+	ok "list's text shows a manifest's descriptions"
+else
+	bad "list's text shows a manifest's descriptions"
+fi
+raw_escape "list's text shows a manifest's descriptions"
+rm -r "$tmp/tools"
+
 # The good paths still serve: nothing above refused a usable one.
 if (cd "$tmp/ws" && "$TOOLCAGE" list --workspace "$tmp/ws" --audit "$tmp/dir/a.jsonl" \
 	>/dev/null 2>"$tmp/err"); then ok "usable paths are taken"; else bad "usable paths refused"; fi
