@@ -40,6 +40,7 @@
 #include <unistd.h>
 
 #include "audit.h"
+#include "events.h"
 #include "mcp_http.h"
 #include "url.h"
 
@@ -187,15 +188,9 @@ int http_peer_probe(int diag, int family)
 	return rc;
 }
 
-/* ---- refusals in the audit log ------------------------------------------ */
-
-static void emit(struct audit *a, json_t *ev)
-{
-	struct tc_error err = { 0 };
-	if (!ev || audit_emit(a, ev, &err) < 0)
-		fprintf(stderr, "toolcage serve: audit: %s\n", ev ? err.msg : "out of memory");
-	json_decref(ev);
-}
+/* ---- refusals in the audit log ------------------------------------------
+ * Written by events_emit, as every event is: a failed write is said on
+ * stderr with its message (the audit log's path) shown. */
 
 void http_peer_refused(struct http_server *h, int conn, long long uid, const char *reason)
 {
@@ -224,7 +219,7 @@ void http_peer_refused(struct http_server *h, int conn, long long uid, const cha
 	socklen_t sl = sizeof sa;
 	if (conn >= 0 && getpeername(conn, (struct sockaddr *)&sa, &sl) == 0)
 		sockaddr_text((struct sockaddr *)&sa, sockaddr_port((struct sockaddr *)&sa), peer);
-	emit(a, audit_event_connection_refused(peer, uid, reason));
+	events_emit(h->srv->sup, audit_event_connection_refused(peer, uid, reason));
 }
 
 void http_peer_refusals_tick(struct http_server *h, int64_t now, bool final)
@@ -251,10 +246,11 @@ void http_peer_refusals_tick(struct http_server *h, int64_t now, bool final)
 				by_uid = NULL;
 			}
 		}
-		emit(a,
-		     by_uid ? audit_event_connections_refused(total, by_uid, r->others,
-		                                              now - r->window_start_ms, final) :
-		              NULL);
+		events_emit(h->srv->sup,
+		            by_uid ? audit_event_connections_refused(total, by_uid, r->others,
+		                                                     now - r->window_start_ms,
+		                                                     final) :
+		                     NULL);
 		json_decref(by_uid);
 	}
 	/* The next window: a uid refused in none of this one leaves. */
