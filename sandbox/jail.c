@@ -847,20 +847,20 @@ static bool filter_lets_set_cpus(const struct sbx_spec *spec)
 }
 
 /* Whether a worker's child may load the profile's filter before its job
- * comes (child.c, await_job): the filter lets through every call the
- * child makes waiting for it, taking it and telling a failure. Else (an
- * allow list that leaves them out, a deny or kill list that names one)
- * the child would fail at its first read, unable even to say so: it
- * loads the filter with its job, before the exec, as a fresh child loads
- * it last. The tool runs under the same filter either way. */
+ * comes (child.c, await_job): only where the filter refuses no call, by
+ * name or by default. The calls of that wait (reading the job, /dev/null
+ * onto stdin, RLIMIT_AS, telling a failure) are ours and change with the
+ * code; the lists are the profile's. Were the wait to need a call a list
+ * names, the child would fail at it, unable even to say so. So a filter
+ * with a list or a refusing default is loaded with the job, before the
+ * exec, as a fresh child loads it last: the tool runs under the same
+ * filter either way, and only the wait, our code with every other wall
+ * up, goes without it. */
 static bool filter_lets_spare_wait(const struct sbx_spec *spec)
 {
-	static const char *const used[] = { "sendto",    "read",    "mmap",   "close",     "dup2",
-		                            "prlimit64", "openat2", "fchdir", "exit_group" };
-	for (size_t i = 0; i < sizeof used / sizeof *used; i++)
-		if (filter_refuses(spec, used[i]))
-			return false;
-	return true;
+	return spec->seccomp_default == SBX_ACT_ALLOW &&
+	        !(spec->seccomp_kill && spec->seccomp_kill[0]) &&
+	        !(spec->seccomp_deny && spec->seccomp_deny[0]);
 }
 
 /* A home directory (canonical, new) that lies in or is the workspace ws
