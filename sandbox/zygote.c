@@ -192,6 +192,35 @@ static int worker_fds_fit(const struct sbx_jail *j, struct sbx_error *err)
 	return -EMFILE;
 }
 
+/* Whether the n descriptors a worker starts with can be copied where
+ * exec_worker copies them: above Z_JAIL + n, in the numbers this process
+ * leaves free (its whole table is the new process's, and a server's
+ * connections, pipes and other jails' descriptors take numbers too).
+ * Tried here with copies of fd, as the new process would make them:
+ * were one refused there, the worker would end before a word. 0, or
+ * -EMFILE with the reason in err. */
+static int worker_fds_free(const struct sbx_jail *j, int fd, int n, struct sbx_error *err)
+{
+	int tmp[3 + JAIL_FDS_MAX], got = 0;
+	while (got < n && (tmp[got] = fcntl(fd, F_DUPFD_CLOEXEC, Z_JAIL + n)) >= 0)
+		got++;
+	bool out = got < n && errno == EMFILE;
+	while (got > 0)
+		close(tmp[--got]);
+	if (!out) /* another failure is the new process's to meet */
+		return 0;
+	struct rlimit rl = { 0 };
+	(void)getrlimit(RLIMIT_NOFILE, &rl);
+	sbx_err(err, 0,
+	        "profile %s: its sandbox worker needs %d free descriptors numbered from %d "
+	        "while it starts, and this process's own leave fewer under the open-files "
+	        "limit here, %llu: raise it (ulimit -n, LimitNOFILE= in a systemd unit)",
+	        j->name, n, Z_JAIL + n, (unsigned long long)rl.rlim_cur);
+	if (err)
+		err->errnum = EMFILE;
+	return -EMFILE;
+}
+
 static int zygote_start(struct sbx_jail *j, struct sbx_error *err)
 {
 	int frc = worker_fds_fit(j, err);
@@ -212,6 +241,9 @@ static int zygote_start(struct sbx_jail *j, struct sbx_error *err)
 		rc = -errno;
 	if (!rc)
 		rc = lifeline_get(&lrd, &lwr);
+	bool said = false; /* err says why already */
+	if (!rc && (rc = worker_fds_free(j, ctl[1], 3 + nfds, err)) < 0)
+		said = true;
 	if (!rc) {
 		struct exec_plan plan = { .ctl = ctl[1],
 			                  .blob = blob,
@@ -235,6 +267,8 @@ static int zygote_start(struct sbx_jail *j, struct sbx_error *err)
 		if (ctl[0] >= 0)
 			close(ctl[0]);
 		free(z);
+		if (said)
+			return rc;
 		return sbx_err(err, -rc,
 		               "starting the sandbox worker (a clean image of this "
 		               "program)");

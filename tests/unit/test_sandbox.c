@@ -1225,6 +1225,60 @@ static void test_worker_over_the_open_files_limit_is_said(void **state)
 	free_fds_dir(files);
 }
 
+/* A worker copies its descriptors above the numbers it gives them, in
+ * what this process leaves free: a server whose own descriptors (its
+ * connections, its pipes) take those numbers leaves it no room though the
+ * limit is above what the jail holds twice over. The spawn says so, with
+ * the limit, not as a worker that ends at once ("Broken pipe"). */
+static void test_worker_crowded_out_by_our_descriptors_is_said(void **state)
+{
+	(void)state;
+	need_sandbox();
+	struct rlimit was;
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &was), 0);
+	struct sbx_error err = { 0 };
+	struct sbx_jail *j = NULL;
+	assert_int_equal(sbx_jail_new(&fx.prof->spec, fx.ws, &j, &err), 0);
+	/* The numbers the worker's copies go to (zygote.c: 6 + n and up) are
+	 * taken up to our highest descriptor, and the limit leaves n - 2
+	 * above it: room for the spawn's own pipes, not for the n copies,
+	 * though it passes the count of what the jail holds. */
+	enum { FDS = 4096 };
+	static bool mine[FDS];
+	int n = 3 + jail_fds_held(j), high = 0;
+	for (int fd = 0; fd < FDS; fd++)
+		if (fcntl(fd, F_GETFD) >= 0)
+			high = fd;
+	int lim = high + 1 + n - 2;
+	if (lim < 6 + 2 * n)
+		lim = 6 + 2 * n;
+	if (lim >= FDS || (rlim_t)lim > was.rlim_max || was.rlim_cur < (rlim_t)lim)
+		skip();
+	for (int fd = 6 + n; fd <= high; fd++)
+		mine[fd] = fcntl(fd, F_GETFD) < 0 && dup2(0, fd) == fd;
+	struct rlimit low = { (rlim_t)lim, was.rlim_max };
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
+	struct sbx_job job = { .fn = fn_returns_7 };
+	struct sbx_child *c = NULL;
+	int rc = sbx_spawn(j, &job, &c, &err);
+	int code = rc == 0 ? sbx_child_wait(c) : -1;
+	if (c)
+		sbx_child_free(c);
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &was), 0);
+	for (int fd = 0; fd < FDS; fd++)
+		if (mine[fd] && !close(fd))
+			mine[fd] = false;
+	if (rc == 0 && code == 0)
+		fail_msg("a worker started with no numbers free for its copies");
+	if (!strstr(err.msg, "open-files limit here"))
+		fail_msg("spawn: %d, %s", rc, err.msg);
+	c = spawn(j, &job);
+	assert_int_equal(sbx_child_wait(c), 0);
+	assert_int_equal(sbx_child_outcome(c)->exit_code, 7);
+	sbx_child_free(c);
+	sbx_jail_free(j);
+}
+
 /* ---- writable paths ----------------------------------------------------- */
 
 static void writable_workspace(struct sbx_spec *s)
@@ -3125,6 +3179,7 @@ int main(void)
 		cmocka_unit_test(test_worker_child_view_moved_is_made_again),
 		cmocka_unit_test(test_jail_descriptors_are_one_budget),
 		cmocka_unit_test(test_worker_over_the_open_files_limit_is_said),
+		cmocka_unit_test(test_worker_crowded_out_by_our_descriptors_is_said),
 		cmocka_unit_test(test_hidden_glob_matching_too_much_is_refused),
 		cmocka_unit_test(test_host_readonly_mount_in_workspace_stays_readonly),
 		cmocka_unit_test(test_write_path_through_a_link_is_refused),
