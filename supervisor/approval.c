@@ -21,6 +21,7 @@
 #include "util.h"
 #include "io.h"
 #include "sandbox.h"
+#include "shown.h"
 
 enum channel { CH_DENY, CH_TTY, CH_CMD };
 
@@ -190,16 +191,18 @@ static const char *ask_tty(struct approval_state *st, struct approval_pending *p
 		drop(p);
 		return "the arguments are too long to show on the terminal for approval";
 	}
-	char command[320] = "";
+	/* Every name shown (lib/shown.h): the command is the model's argv[0]
+	 * (approval_command_key refuses blanks only), and an ESC in it would
+	 * move the cursor over the lines above and write another request. */
+	struct buf b = BUF_INIT; /* an add that fails sticks: buf_detach is NULL */
+	shown_bprintf(&b,
+	              "\ntoolcage: the model wants to run %s %s\n  why this asks: %s\n"
+	              "  allow? [y]es once / [s]ession, these arguments",
+	              req->tool, args, req->reason);
 	if (req->command)
-		snprintf(command, sizeof command, " / [c]ommand \"%.256s\" for the session",
-		         req->command);
-	if (asprintf(&p->prompt,
-	             "\ntoolcage: the model wants to run %s %s\n  why this "
-	             "asks: %s\n  allow? [y]es once / [s]ession, these arguments%s / [t]ool %s "
-	             "for the session / [N]o: ",
-	             req->tool, args, req->reason, command, req->tool) < 0)
-		p->prompt = NULL;
+		shown_bprintf(&b, " / [c]ommand \"%s\" for the session", req->command);
+	shown_bprintf(&b, " / [t]ool %s for the session / [N]o: ", req->tool);
+	p->prompt = buf_detach(&b);
 	free(args);
 	struct approval_pending **pp = &st->tty_queue;
 	while (*pp)

@@ -68,7 +68,13 @@ class Serve:
         os.close(self.master)
 
 
-def scenario(name, answer, stale=False, long_args=False):
+# A program the model wrote, named to redraw the lines above it as a
+# harmless request; no blank in it, so it is offered as a [c]ommand.
+FORGED = ("\x1b[3A\x1b[J\rtoolcage:\x1b[Cthe\x1b[Cmodel\x1b[Cwants\x1b[Cto\x1b[Crun"
+          "\x1b[Cread_file\x1b[C{\"path\":\"a\"}\x1b]0;ok\x07\u202e")
+
+
+def scenario(name, answer, stale=False, long_args=False, forged=False):
     ws = os.path.join(SCRATCH, name)
     os.makedirs(ws)
     for f in ("a", "b"):
@@ -86,6 +92,11 @@ def scenario(name, answer, stale=False, long_args=False):
         if long_args:   # the part that matters comes after 2000 bytes of padding
             s.call(2, "run_command", {"argv": ["sh", "-s", "--", "x" * 2100],
                                       "stdin": "rm -f b # THE-END\n"})
+        elif forged:
+            prog = os.path.join(ws, FORGED)
+            open(prog, "w").write("#!/bin/sh\nrm -f b\n")
+            os.chmod(prog, 0o755)
+            s.call(2, "run_command", {"argv": ["./" + FORGED]})
         else:
             s.call(2, "delete_path", {"path": "b"})
         prompt = s.tty(5)
@@ -112,4 +123,10 @@ for answer in ("y", " YES ", "s", "Session"):
     check(not kept, "the answer %r approves" % answer)
 prompt, kept = scenario("long", "n", long_args=True)
 check("THE-END" in prompt and kept, "the prompt shows arguments past 2000 bytes whole")
+prompt, kept = scenario("forged", "n", forged=True)
+shown = ("[c]ommand" in prompt and "\x1b" not in prompt and "\u202e" not in prompt
+         and "\u241b[3A" in prompt)
+check(shown and kept, "a command named with escape sequences is shown, not sent to the terminal")
+if not shown:
+    print("  the prompt: %r" % prompt[-400:])
 sys.exit(1 if fails else 0)
