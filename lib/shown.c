@@ -272,10 +272,16 @@ char *shown_dup(const char *s)
 
 int shown_bprintf(struct buf *b, const char *fmt, ...)
 {
+	struct buf piece = BUF_INIT;
 	va_list ap;
 	va_start(ap, fmt);
-	int rc = shown_vformat(to_buf, b, fmt, ap);
+	int rc = shown_vformat(to_buf, &piece, fmt, ap);
 	va_end(ap);
+	/* Printed later, as shown_fprintf prints at once: UTF-8 only. */
+	char *clean = utf8_only(&piece);
+	if (!clean || buf_adds(b, clean) < 0)
+		rc = -1;
+	free(clean);
 	return rc < 0 || b->failed ? -1 : 0;
 }
 

@@ -35,9 +35,11 @@ char *shown_dup(const char *s);
  * file's name, a client's words). "out of memory\n" when it is. */
 void shown_fprintf(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 struct buf;
-/* fmt formatted as shown_vformat does, appended to b (lib/util.h): for
- * text built first and printed later (the tool list as text). 0, or -1
- * when out of memory or for a conversion it does not know. */
+/* fmt formatted as shown_vformat does, any byte that is not UTF-8
+ * replaced by U+FFFD as shown_fprintf does, appended to b (lib/util.h):
+ * for text built first and printed later (the tool list as text, a
+ * terminal's prompt). 0, or -1 when out of memory or for a conversion it
+ * does not know. */
 int shown_bprintf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #endif

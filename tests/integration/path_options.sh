@@ -208,6 +208,23 @@ fi
 raw_escape "list's text shows a manifest's descriptions"
 rm -r "$tmp/tools"
 
+# list's "not listed" lines name the rule's file, a path on disk: a byte
+# in it that is not UTF-8 (0x9b, CSI to a terminal of another encoding)
+# is U+FFFD there too, as on every line toolcage writes for a person.
+cdir="$tmp/$(printf 'cfg\233[31m\377')"
+mkdir "$cdir"
+printf '%s\n' '{"policy": {"rules": [{"action": "deny", "tool": "read_file"}]}}' \
+	>"$cdir/toolcage.json"
+(cd "$tmp/ws" && "$TOOLCAGE" list --workspace "$tmp/ws" --config "$cdir/toolcage.json" \
+	>"$tmp/err" 2>/dev/null)
+if grep -qF "not listed: read_file: a deny rule ($tmp/cfg$(printf '\357\277\275')[31m" "$tmp/err" &&
+	! LC_ALL=C grep -q "$(printf '\233')" "$tmp/err"; then
+	ok "list's text shows a path that is not UTF-8"
+else
+	bad "list's text shows a path that is not UTF-8"
+fi
+rm -r "$cdir"
+
 # The good paths still serve: nothing above refused a usable one.
 if (cd "$tmp/ws" && "$TOOLCAGE" list --workspace "$tmp/ws" --audit "$tmp/dir/a.jsonl" \
 	>/dev/null 2>"$tmp/err"); then ok "usable paths are taken"; else bad "usable paths refused"; fi
