@@ -89,6 +89,19 @@ static bool shard_mine(const struct shard *sh, unsigned lineno)
 	return !sh->count || (lineno - 1) % sh->count == sh->index;
 }
 
+/* How many of s's first max bytes a column may show without cutting a
+ * character: a cut one would leave a lone lead byte on the terminal, or
+ * a continuation byte such as 0x9b (CSI to a terminal of another
+ * encoding). */
+static int whole_chars(const char *s, size_t max)
+{
+	size_t len = strnlen(s, max);
+	if (s[len] != '\0' && s[len] != '\n')
+		while (len > 0 && ((unsigned char)s[len] & 0xc0) == 0x80)
+			len--;
+	return (int)len;
+}
+
 static void report(bool as_json, unsigned n, unsigned lineno, const char *name,
                    const struct script *sc, const struct tc_result *r, struct totals *t)
 {
@@ -116,14 +129,18 @@ static void report(bool as_json, unsigned n, unsigned lineno, const char *name,
 		json_decref(j);
 		return;
 	}
-	char first[72];
-	snprintf(first, sizeof first, "%s", r->render);
-	first[strcspn(first, "\n")] = '\0';
+	/* The render's first line (its CR too, of a CRLF), at most 71 bytes. */
+	const char *render = r->render ? r->render : "";
+	size_t line = strcspn(render, "\n");
+	if (line && render[line - 1] == '\r')
+		line--;
 	/* The name comes from the file as written (an unknown tool's too): it
 	 * must not put an escape sequence on the terminal, nor hide a part. */
 	char *clean = shown_dup(name);
-	printf("%4u  %-16.16s %-9s %-17s %6llu  %s\n", n, clean ? clean : "?", decision,
-	       tc_status_name(r->status), (unsigned long long)r->duration_ms, first);
+	const char *shown_name = clean ? clean : "?";
+	printf("%4u  %-16.*s %-9s %-17s %6llu  %.*s\n", n, whole_chars(shown_name, 16), shown_name,
+	       decision, tc_status_name(r->status), (unsigned long long)r->duration_ms,
+	       whole_chars(render, line < 71 ? line : 71), render);
 	free(clean);
 }
 

@@ -225,6 +225,19 @@ else
 fi
 rm -r "$cdir"
 
+# replay's table cuts the tool's name at 16 bytes and the render's first
+# line at 71: never in the middle of a character, which would leave a
+# lone byte that is not UTF-8 on the terminal.
+e=$(printf '\303\251') e8=$e$e$e$e$e$e$e$e
+printf '{"name": "a%s", "arguments": {}}\n{"name": "%s", "arguments": {}}\n' \
+	"$e8$e8$e8$e8" "$e8$e8$e8$e8" >"$tmp/calls.jsonl"
+(cd "$tmp/ws" && "$TOOLCAGE" replay --workspace "$tmp/ws" "$tmp/calls.jsonl" >"$tmp/err" 2>&1)
+if grep -q "unknown_tool" "$tmp/err" && iconv -f UTF-8 -t UTF-8 "$tmp/err" >/dev/null 2>&1; then
+	ok "replay's columns cut whole characters"
+else
+	bad "replay's columns cut whole characters"
+fi
+
 # The good paths still serve: nothing above refused a usable one.
 if (cd "$tmp/ws" && "$TOOLCAGE" list --workspace "$tmp/ws" --audit "$tmp/dir/a.jsonl" \
 	>/dev/null 2>"$tmp/err"); then ok "usable paths are taken"; else bad "usable paths refused"; fi
