@@ -328,6 +328,48 @@ static void cap_rlimit(struct sbx_jail *j, int res, uint64_t cap)
 		           r.rlim_max < cap ? r.rlim_max : cap);
 }
 
+/* Whether a child can be given each of the profile's limits: one whose
+ * hard value is above ours can only be set with CAP_SYS_RESOURCE in the
+ * host's user namespace, which a child in a user namespace of its own
+ * never has. Else every spawn would fail at its rlimits step with EPERM,
+ * the limit unnamed: said here, with the profile's key and what to
+ * raise. 0 or -EPERM. */
+static int rlimits_reachable(const struct sbx_jail *j, struct sbx_error *err)
+{
+	static const struct {
+		int res;
+		const char *key, *ulimit, *unit;
+	} names[] = {
+		{ RLIMIT_CPU, "cpu_seconds", "-Ht", "LimitCPU=" },
+		{ RLIMIT_AS, "address_space_mb", "-Hv", "LimitAS=" },
+		{ RLIMIT_FSIZE, "file_size_mb", "-Hf", "LimitFSIZE=" },
+		{ RLIMIT_NOFILE, "open_files", "-Hn", "LimitNOFILE=" },
+		{ RLIMIT_NPROC, "processes", "-Hu", "LimitNPROC=" },
+	};
+	if (!j->userns && ladder_have_cap(CAP_SYS_RESOURCE))
+		return 0;
+	for (int i = 0; i < j->n_rlimits; i++)
+		for (size_t k = 0; k < sizeof names / sizeof *names; k++) {
+			struct rlimit have;
+			if (names[k].res != j->rlimits[i].resource ||
+			    getrlimit(names[k].res, &have) < 0 ||
+			    j->rlimits[i].lim.rlim_max <= have.rlim_max)
+				continue;
+			sbx_err(err, 0,
+			        "profile %s: limits.%s needs a hard limit of %llu, above this "
+			        "process's own, %llu, which a sandboxed child cannot raise: raise "
+			        "it (ulimit %s, %s in a systemd unit) or lower limits.%s",
+			        j->name, names[k].key,
+			        (unsigned long long)j->rlimits[i].lim.rlim_max,
+			        (unsigned long long)have.rlim_max, names[k].ulimit, names[k].unit,
+			        names[k].key);
+			if (err)
+				err->errnum = EPERM;
+			return -EPERM;
+		}
+	return 0;
+}
+
 static void plan_rlimits(const struct sbx_spec *s, struct sbx_jail *j)
 {
 	/* CPU: SIGXCPU at the soft limit, SIGKILL a second later. */
@@ -956,6 +998,8 @@ int sbx_jail_new(const struct sbx_spec *spec, const char *workspace, struct sbx_
 		plan_namespaces(spec, j);
 		rc = plan_ladder(&local, j, err);
 		plan_rlimits(spec, j);
+		if (!rc)
+			rc = rlimits_reachable(j, err);
 		j->timeout_ms = spec->timeout_ms ? spec->timeout_ms : 30000;
 		j->keep_bytes = spec->output_keep_bytes ? spec->output_keep_bytes : 1 << 20;
 		j->limit_bytes = spec->output_limit_bytes ? spec->output_limit_bytes : 64ULL << 20;

@@ -716,5 +716,22 @@ if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null &&
 		bad "launch: $what: the last pid was $last, wanted $want"
 fi
 
+# A hard open-files limit below the profile's open_files (256 for
+# read-only) that a child in a user namespace cannot raise: the refusal
+# names the profile's key and the limit, not a bare "set rlimits failed".
+# Root as uid 65534: no CAP_SYS_RESOURCE, whatever namespaces it gets.
+as=
+[ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1 &&
+	as="setpriv --reuid 65534 --regid 65534 --clear-groups"
+(ulimit -n 100 && $as "$TOOLCAGE" exec --profile read-only --workspace "$ws" -- /bin/true) \
+	>"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ $rc = 125 ] && grep -q "limits.open_files needs a hard limit of 256" "$tmp/err" &&
+	grep -q "ulimit -Hn" "$tmp/err"; then
+	ok "a hard limit below the profile's is named"
+else
+	bad "a hard limit below the profile's is named (status $rc)"
+fi
+
 [ "$fails" = 0 ] || { echo "$fails check(s) failed"; exit 1; }
 exit 0
