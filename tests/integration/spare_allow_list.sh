@@ -65,8 +65,16 @@ profile kill kill "$needs getppid" "" "" || exit 1
 profile kill_dup2 allow "" "dup2" "getppid" || exit 1
 profile deny_read allow "" "" "read getppid" || exit 1
 
+# An ASan build's own child code calls its runtime (sigaltstack, mmap)
+# after the filter is loaded, fresh or spare: an allow list written for
+# the tool alone refuses those. The lists that refuse by name still run.
+names="errno kill kill_dup2 deny_read"
+if ldd "$TC" 2>/dev/null | grep -q libasan; then
+	names="kill_dup2 deny_read"
+	echo "note: an ASan build: the allow-list profiles (errno, kill) are not run"
+fi
 fails=0
-for name in errno kill kill_dup2 deny_read; do
+for name in $names; do
 	case $name in kill) want="hi getppid=000" ;; *) want="hi getppid=001" ;; esac
 	for how in fresh spare; do
 		flag=; [ $how = spare ] && flag=--spare
