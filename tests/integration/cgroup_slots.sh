@@ -214,7 +214,10 @@ echo "ok   a call runs past ten slots holding tmpfs charges"
 # Page cache is no stale charge: calls that each leave more than a quarter
 # of their limit in page cache (files written to a disk workspace) keep
 # their slot, the same directory (inode) every time, rather than leave a
-# dying memory cgroup behind per call.
+# dying memory cgroup behind per call. Another toolcage on this host (a
+# test run beside this one) may hold a slot for a while and send a call
+# to the next one: each slot keeps its directory, and two slots at most
+# serve the four calls, where retiring would give each call a fresh one.
 sed 's/"memory_mb": *[0-9]*/"memory_mb": 64/' "$tmp/memory-only.json" >"$tmp/m64.json"
 : >"$tmp/slots"
 for i in 1 2 3 4; do
@@ -225,7 +228,9 @@ for i in 1 2 3 4; do
 	echo "$m $(stat -c %i "$base/$m")" >>"$tmp/slots"
 	rm -f "$ws/w$i.out"
 done
-if [ "$(sort -u "$tmp/slots" | wc -l)" -eq 1 ]; then
+pairs=$(sort -u "$tmp/slots" | wc -l)
+names=$(cut -d' ' -f1 "$tmp/slots" | sort -u | wc -l)
+if [ "$pairs" -eq "$names" ] && [ "$pairs" -le 2 ]; then
 	echo "ok   page cache left by a call does not retire its slot"
 else
 	echo "FAIL: calls leaving page cache got fresh memory cgroups:"; cat "$tmp/slots"; exit 1
