@@ -31,16 +31,23 @@
  * worker that does not answer by then is taken as stuck. */
 enum { PIDFD_GRACE_MS = 10000 };
 
+/* One poll of pf until end (io_now_ms) at the latest, a second at most:
+ * false once end has passed or the poll failed. */
+static bool poll_until(struct pollfd *pf, nfds_t n, int64_t end)
+{
+	int64_t left = end - io_now_ms();
+	if (left <= 0)
+		return false;
+	return poll(pf, n, left > 1000 ? 1000 : (int)left) >= 0 || errno == EINTR;
+}
+
 static void await_pidfd(struct sbx_child *c)
 {
 	child_read_status(c);
 	int64_t end = io_now_ms() + PIDFD_GRACE_MS;
 	while (c->pidfd < 0 && !c->have_report && !c->reaped && c->fd[W_STATUS] >= 0) {
-		int64_t left = end - io_now_ms();
-		if (left <= 0)
-			return;
 		struct pollfd pf = { .fd = c->fd[W_STATUS], .events = POLLIN };
-		if (poll(&pf, 1, left > 1000 ? 1000 : (int)left) < 0 && errno != EINTR)
+		if (!poll_until(&pf, 1, end))
 			return;
 		child_read_status(c);
 	}
@@ -58,12 +65,9 @@ static void await_view(struct sbx_child *c)
 	int64_t end = io_now_ms() + PIDFD_GRACE_MS;
 	while (!c->ready && !c->have_report && !c->reaped && c->job_fd >= 0 &&
 	       c->fd[W_STATUS] >= 0) {
-		int64_t left = end - io_now_ms();
-		if (left <= 0)
-			return;
 		struct pollfd pf[2] = { { .fd = c->job_fd, .events = POLLIN },
 			                { .fd = c->fd[W_STATUS], .events = POLLIN } };
-		if (poll(pf, 2, left > 1000 ? 1000 : (int)left) < 0 && errno != EINTR)
+		if (!poll_until(pf, 2, end))
 			return;
 		char b;
 		ssize_t n = pf[0].revents ? recv(c->job_fd, &b, 1, MSG_DONTWAIT) : -1;

@@ -171,34 +171,13 @@ static char **worker_env(char *const *envp)
 	return env;
 }
 
-/* Whether j's worker can be given the jail's descriptors under the
- * open-files limit: it numbers them from Z_CTL on, each first copied
- * above them (exec_worker), so it needs twice as many numbers as the jail
- * holds. Said here, not as a worker that ends at once. 0 or -EMFILE. */
-static int worker_fds_fit(const struct sbx_jail *j, struct sbx_error *err)
-{
-	int held = jail_fds_held(j), need = Z_JAIL + 2 * (3 + held);
-	struct rlimit rl;
-	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur >= (rlim_t)need)
-		return 0;
-	sbx_err(err, 0,
-	        "profile %s: its sandbox worker needs %d descriptors (the %d the jail holds "
-	        "for its Landlock rules and hidden paths, twice while it starts), more than "
-	        "the open-files limit here, %llu: raise it (ulimit -n, LimitNOFILE= in a "
-	        "systemd unit), or grant whole directories rather than their entries",
-	        j->name, need, held, (unsigned long long)rl.rlim_cur);
-	if (err)
-		err->errnum = EMFILE;
-	return -EMFILE;
-}
-
 /* Whether the n descriptors a worker starts with can be copied where
- * exec_worker copies them: above Z_JAIL + n, in the numbers this process
- * leaves free (its whole table is the new process's, and a server's
- * connections, pipes and other jails' descriptors take numbers too).
- * Tried here with copies of fd, as the new process would make them:
- * were one refused there, the worker would end before a word. 0, or
- * -EMFILE with the reason in err. */
+ * exec_worker copies them: above Z_JAIL + n, so twice as many numbers as
+ * it is given, in those this process leaves free (its whole table is the
+ * new process's, and a server's connections, pipes and other jails'
+ * descriptors take numbers too). Tried here with copies of fd, as the new
+ * process would make them: were one refused there, the worker would end
+ * before a word. 0, or -EMFILE with the reason in err. */
 static int worker_fds_free(const struct sbx_jail *j, int fd, int n, struct sbx_error *err)
 {
 	int tmp[3 + JAIL_FDS_MAX], got = 0;
@@ -213,9 +192,11 @@ static int worker_fds_free(const struct sbx_jail *j, int fd, int n, struct sbx_e
 	(void)getrlimit(RLIMIT_NOFILE, &rl);
 	sbx_err(err, 0,
 	        "profile %s: its sandbox worker needs %d free descriptors numbered from %d "
-	        "while it starts, and this process's own leave fewer under the open-files "
-	        "limit here, %llu: raise it (ulimit -n, LimitNOFILE= in a systemd unit)",
-	        j->name, n, Z_JAIL + n, (unsigned long long)rl.rlim_cur);
+	        "while it starts (the %d the jail holds for its Landlock rules and hidden "
+	        "paths, and three more), and this process's own leave fewer under the "
+	        "open-files limit here, %llu: raise it (ulimit -n, LimitNOFILE= in a "
+	        "systemd unit), or grant whole directories rather than their entries",
+	        j->name, n, Z_JAIL + n, jail_fds_held(j), (unsigned long long)rl.rlim_cur);
 	if (err)
 		err->errnum = EMFILE;
 	return -EMFILE;
@@ -223,9 +204,6 @@ static int worker_fds_free(const struct sbx_jail *j, int fd, int n, struct sbx_e
 
 static int zygote_start(struct sbx_jail *j, struct sbx_error *err)
 {
-	int frc = worker_fds_fit(j, err);
-	if (frc < 0)
-		return frc;
 	struct zygote *z = calloc(1, sizeof *z);
 	int ctl[2] = { -1, -1 }, blob = -1, *fds = NULL, nfds = 0, lrd = -1, lwr = -1;
 	char **env = worker_env(j->envp);
