@@ -99,6 +99,32 @@ grep -q "$E/pd/read-only.json: /filesystem: must be an object" "$ws/.out" &&
 	ok "a bad profile_dir profile is named, file and key" || bad "bad profile: $(head -3 "$ws/.out")"
 rm -f "$E/pd/read-only.json"
 
+# A tool its profile's seccomp filter kills: the model is told it was the
+# sandbox, for a forbidden call, and which calls that profile kills (the
+# kernel tells the parent the signal alone, not the call).
+python3 - "$top/profiles/read-only.json" "$E/pd/kill-uname.json" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+p["name"] = "kill-uname"
+p["seccomp"] = {"kill": ["uname"]}
+json.dump(p, open(sys.argv[2], "w"))
+PY
+cat > "$E/nettools/sysname.json" <<'JSON'
+{"name": "sysname", "description": "Prints the kernel's name; its profile kills uname(2).",
+ "parameters": {"type": "object", "properties": {}}, "risk": "read-only",
+ "profile": "kill-uname", "command": ["/bin/uname"]}
+JSON
+expect_rc 1 $TC call --json --config "$E/pd.json" --tools "$E/nettools" sysname '{}'
+python3 - "$ws/.out" <<'PY' && ok "a seccomp kill is told to the model, with the calls the profile kills" ||
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["status"] == "killed", r
+want = ("The tool was killed by the sandbox for a system call its profile forbids "
+        "(signal 31): the one call its seccomp.kill lists: uname")
+assert want in r["render"], r["render"]
+PY
+	bad "seccomp kill's text: $(head -c 400 "$ws/.out")"
+
 # stage 3/4: json output mode, timeout kills the tree, exit statuses
 expect_rc 0 $C --json echo_json '{"text": "{\"a\": [1, 2]}"}'
 python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["status"]=="ok" and r["canonical"]=={"a":[1,2]}, r' "$ws/.out" \
