@@ -449,6 +449,7 @@ struct sbx_child {
 	unsigned clone_ns; /* the namespaces it was made with */
 	int epfd;
 	int fd[W_N];                   /* parent ends; -1 once closed */
+	unsigned watched;              /* 1 << w: fd[w] is in epfd now */
 	int job_fd;                    /* a spare's job socket, until the job is sent */
 	char *job_msg;                 /* the job, held until its worker sends the pidfd */
 	size_t job_len;                /* (hand_over: sent from child_read_status) */

@@ -69,7 +69,11 @@ int64_t sbx_child_deadline(const struct sbx_child *c)
 void child_close_fd(struct sbx_child *c, int w)
 {
 	if (c->fd[w] >= 0) {
-		epoll_ctl(c->epfd, EPOLL_CTL_DEL, c->fd[w], NULL);
+		/* Out of epfd first: a copy of the fd elsewhere (a clone's,
+		 * until its exec) would keep it there after the close. */
+		if (c->watched & (1u << w))
+			epoll_ctl(c->epfd, EPOLL_CTL_DEL, c->fd[w], NULL);
+		c->watched &= ~(1u << w);
 		close(c->fd[w]);
 		c->fd[w] = -1;
 	}
@@ -80,7 +84,10 @@ int child_watch(struct sbx_child *c, int w, int fd, uint32_t events)
 	if (w != W_PID)
 		c->fd[w] = fd;
 	struct epoll_event ev = { .events = events, .data.u32 = (uint32_t)w };
-	return epoll_ctl(c->epfd, EPOLL_CTL_ADD, fd, &ev) < 0 ? -errno : 0;
+	if (epoll_ctl(c->epfd, EPOLL_CTL_ADD, fd, &ev) < 0)
+		return -errno;
+	c->watched |= 1u << w;
+	return 0;
 }
 
 static void src_watch(struct sbx_child *c, bool on)
@@ -108,7 +115,10 @@ int child_watch_stdin(struct sbx_child *c)
 	else if (c->src_fd >= 0 && errno != EPERM)
 		return -errno;
 	ev = (struct epoll_event){ .events = c->src_polled ? 0 : EPOLLOUT, .data.u32 = W_IN };
-	return epoll_ctl(c->epfd, EPOLL_CTL_ADD, c->fd[W_IN], &ev) < 0 ? -errno : 0;
+	if (epoll_ctl(c->epfd, EPOLL_CTL_ADD, c->fd[W_IN], &ev) < 0)
+		return -errno;
+	c->watched |= 1u << W_IN;
+	return 0;
 }
 
 void child_set_output(struct sbx_child *c, const struct sbx_job *job)
@@ -176,6 +186,7 @@ static int drain_window(struct sbx_child *c, int w, uint32_t events)
 	}
 	if (win->len == OUT_WINDOW && !win->paused) {
 		epoll_ctl(c->epfd, EPOLL_CTL_DEL, c->fd[w], NULL);
+		c->watched &= ~(1u << w);
 		win->paused = true;
 	}
 	grace_pause(c);
@@ -207,7 +218,8 @@ void sbx_child_output_take(struct sbx_child *c, int stream, size_t n)
 	}
 	if (win->paused && c->fd[w] >= 0) {
 		struct epoll_event ev = { .events = EPOLLIN, .data.u32 = (uint32_t)w };
-		epoll_ctl(c->epfd, EPOLL_CTL_ADD, c->fd[w], &ev);
+		if (epoll_ctl(c->epfd, EPOLL_CTL_ADD, c->fd[w], &ev) == 0)
+			c->watched |= 1u << w;
 	}
 	win->paused = false;
 	grace_resume(c);
