@@ -71,23 +71,31 @@ try:
     aligned = linked and bool(own) and own[0][0] % (2 << 20) == 0
     if linked and not aligned:
         print("note: linked on 2 MiB boundaries, but loaded off one by this kernel")
-    # The next spare: made after the last call, waiting for its job.
+    # The next spare: made after the last call, waiting for its job. The
+    # last call's child is a tc-call too until it is reaped (killed once
+    # it told its end): one that is gone, or a zombie with no mappings, is
+    # not the spare, and the search goes on.
     deadline = time.time() + 10
-    workers, spares = [], []
-    while time.time() < deadline:
-        workers = children(srv.pid, "tc-worker")
-        spares = children(srv.pid, "tc-call")
-        if workers and spares:
-            break
+    found = {}
+    while time.time() < deadline and len(found) < 2:
+        found = {}
+        for who, name in (("worker", "tc-worker"), ("spare", "tc-call")):
+            for pid in children(srv.pid, name):
+                try:
+                    cm = code(pid)
+                except PermissionError:
+                    print(f"skip: the {who}'s /proc/{pid}/smaps is root's to read (not dumpable)")
+                    sys.exit(77)
+                except FileNotFoundError:
+                    continue
+                if cm:
+                    found[who] = (pid, cm)
+                    break
         time.sleep(0.05)
-    if not workers or not spares:
-        sys.exit(f"FAIL: no worker ({workers}) or no waiting spare ({spares}) under the server")
-    for who, pid in (("worker", workers[0]), ("spare", spares[0])):
-        try:
-            cm = code(pid)
-        except PermissionError:
-            print(f"skip: the {who}'s /proc/{pid}/smaps is root's to read (not dumpable)")
-            sys.exit(77)
+    if len(found) < 2:
+        sys.exit(f"FAIL: no worker or no waiting spare under the server ({sorted(found)} found)")
+    for who in ("worker", "spare"):
+        pid, cm = found[who]
         anon = [m for m in cm if not m[3].startswith("/")]
         files = [m for m in cm if m[3].startswith("/")]
         if aligned:
