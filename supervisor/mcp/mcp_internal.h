@@ -35,9 +35,15 @@
  * we stop reading its requests until it catches up; past MCP_OUT_MAX, the
  * calls already admitted (up to queue_max + max_concurrent) answer with a
  * short error instead of their result, so the backlog stays near it. */
-#define MCP_OUT_HIGH       (16u << 20)
-#define MCP_OUT_MAX        (64u << 20)
-#define MCP_LOG_TEXT_MAX   4096 /* bytes of a notifications/message text */
+#define MCP_OUT_HIGH     (16u << 20)
+#define MCP_OUT_MAX      (64u << 20)
+#define MCP_LOG_TEXT_MAX 4096 /* bytes of a notifications/message text */
+/* The arguments the tools/call requests in flight hold, every session
+ * together (queued, waiting for an approval or running): each may be
+ * limits.max_message_bytes, and queue_max + max_concurrent of them per
+ * session would otherwise be gigabytes. Past it a call is busy, unless
+ * none is in flight (one call of any admitted size always runs). */
+#define MCP_CALL_ARGS_MAX  (64u << 20)
 #define MCP_VERSION_MODERN "2026-07-28"
 
 /* JSON-RPC 2.0 error codes, and the ones MCP 2026-07-28 defines. */
@@ -197,6 +203,7 @@ struct mcp_server {
 	uint64_t next_state;         /* requestState handles (mcp_modern.c) */
 	struct mcp_pending *pending; /* input asked of stateless clients */
 	size_t n_pending;
+	size_t call_args; /* what the calls in flight hold (MCP_CALL_ARGS_MAX) */
 	bool closing;
 	int exit_status;
 	/* The transport (struct mcp_stdio, struct http_server), told about

@@ -32,8 +32,9 @@ struct mcp_call {
 	struct loop_timer *progress;
 	unsigned ticks; /* progress notifications sent */
 	int64_t start_ms;
-	bool submitting; /* inside tc_call_submit */
-	bool done;       /* the result came while submitting */
+	size_t args_weight; /* counted in s->srv->call_args */
+	bool submitting;    /* inside tc_call_submit */
+	bool done;          /* the result came while submitting */
 	struct mcp_call *next, *prev;
 };
 
@@ -47,6 +48,8 @@ static void call_unlink(struct mcp_session *s, struct mcp_call *mc)
 		mc->next->prev = mc->prev;
 	mc->next = mc->prev = NULL;
 	s->n_calls--;
+	s->srv->call_args -= mc->args_weight;
+	mc->args_weight = 0;
 	if (mc->progress)
 		loop_del_timer(s->srv->loop, mc->progress);
 	mc->progress = NULL;
@@ -391,22 +394,39 @@ static void on_busy(struct tc_result *r, void *data)
 	tc_result_free(r);
 }
 
-/* A tool-level refusal before the pipeline (the session's own in-flight
- * cap, or a server that is draining), recorded by the supervisor like
- * every decided call (the audit log's tool-result says busy). */
-static void reply_busy(struct mcp_session *s, json_t *id, const char *tool, json_t *args,
-                       size_t limit)
+/* What a parsed value costs in memory, about: its strings' and keys'
+ * bytes and a node's worth for each value (jansson's json_t and its slot
+ * in an array or table; an object's table is the largest). Linear in v,
+ * which is bounded in depth and size (the parser's pre-check). */
+static size_t json_weight(const json_t *v)
 {
-	char text[200];
-	if (limit)
-		snprintf(text, sizeof text,
-		         "Busy: %zu calls are already in flight in this session. "
-		         "Wait for some to finish, then call again.",
-		         limit);
-	else
-		snprintf(text, sizeof text,
-		         "Busy: the server is shutting down and takes no new "
-		         "calls.");
+	enum { NODE = 48, TABLE = 256 };
+	size_t n = json_is_object(v) || json_is_array(v) ? TABLE : NODE;
+	if (json_is_string(v)) {
+		n += json_string_length(v);
+	} else if (json_is_array(v)) {
+		for (size_t i = 0; i < json_array_size(v); i++)
+			n += json_weight(json_array_get(v, i));
+	} else if (json_is_object(v)) {
+		const char *key;
+		json_t *val;
+		json_object_foreach((json_t *)v, key, val)
+		{
+			n += strlen(key) + json_weight(val);
+		}
+	}
+	return n;
+}
+
+/* A tool-level refusal before the pipeline (the session's own in-flight
+ * cap, the arguments all calls in flight hold, or a server that is
+ * draining), recorded by the supervisor like every decided call (the audit
+ * log's tool-result says busy). text: why, or NULL for draining. */
+static void reply_busy(struct mcp_session *s, json_t *id, const char *tool, json_t *args,
+                       const char *text)
+{
+	if (!text)
+		text = "Busy: the server is shutting down and takes no new calls.";
 	struct busy_reply b = { s, id };
 	supervisor_call_refuse_json(s->srv->sup, tool, args, TC_STATUS_BUSY, text, on_busy, &b);
 }
@@ -431,14 +451,30 @@ void mcp_tools_call(struct mcp_session *s, json_t *id, json_t *params)
 		return;
 	}
 	if (s->state == MCP_CLOSING || s->srv->closing) {
-		reply_busy(s, id, mcp_name(name), args, 0);
+		reply_busy(s, id, mcp_name(name), args, NULL);
 		return;
 	}
 	/* Calls waiting for an approval hold no slot and no queue place, so
 	 * this session's own cap is what bounds them. */
 	size_t limit = cfg->queue_max + cfg->max_concurrent;
+	char why[240];
 	if (s->n_calls >= limit) {
-		reply_busy(s, id, mcp_name(name), args, limit);
+		snprintf(why, sizeof why,
+		         "Busy: %zu calls are already in flight in this session. Wait for some "
+		         "to finish, then call again.",
+		         limit);
+		reply_busy(s, id, mcp_name(name), args, why);
+		return;
+	}
+	/* And their arguments, every session's together: a call holds its own
+	 * until it ends, queued or not. */
+	size_t weight = args ? json_weight(args) : 0;
+	if (s->srv->call_args && s->srv->call_args + weight > MCP_CALL_ARGS_MAX) {
+		snprintf(why, sizeof why,
+		         "Busy: the calls in flight hold %zu MiB of arguments, the most this "
+		         "server keeps at once. Wait for some to finish, then call again.",
+		         (size_t)(MCP_CALL_ARGS_MAX >> 20));
+		reply_busy(s, id, mcp_name(name), args, why);
 		return;
 	}
 	json_t *token = json_object_get(json_object_get(params, "_meta"), "progressToken");
@@ -460,6 +496,8 @@ void mcp_tools_call(struct mcp_session *s, json_t *id, json_t *params)
 		s->calls->prev = mc;
 	s->calls = mc;
 	s->n_calls++;
+	mc->args_weight = weight;
+	s->srv->call_args += weight;
 	mc->submitting = true;
 	if (s->stateless)
 		mcp_modern_call_params(s, params);

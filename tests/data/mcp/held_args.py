@@ -1,0 +1,91 @@
+"""held_args.py: a client that queues many calls with large arguments behind
+a call that holds the only slot. Each queued call keeps its arguments until
+it runs, so without a bound on what the calls in flight hold together the
+server grows by every call's arguments (here ~210 MB). The server's memory
+must stay near the bound (MCP_CALL_ARGS_MAX, docs/mcp.md), the calls past it
+must be answered "busy" at once, and every call must get one answer.
+Usage: held_args.py TOOLCAGE SCRATCH TOPDIR [EXTRA_KB]: EXTRA_KB is added to
+the memory bound (an ASan build's quarantine). Prints ok/FAIL; exit 0/1."""
+import json, os, subprocess, sys, threading, time
+
+TC, SCRATCH, TOP = sys.argv[1], sys.argv[2], sys.argv[3]
+N = 60                        # queued calls of ~3.5 MB arguments each
+SIZE = 3500 * 1000
+BOUND_KB = 120 * 1024 + (int(sys.argv[4]) if len(sys.argv) > 4 else 0)
+ws = os.path.join(SCRATCH, "ws")
+os.makedirs(ws)
+cfg = os.path.join(SCRATCH, "toolcage.json")
+with open(cfg, "w") as f:
+    json.dump({"limits": {"max_concurrent": 1}}, f)
+p = subprocess.Popen([TC, "serve", "--workspace", ws, "--config", cfg, "--tools",
+                      os.path.join(TOP, "tests/data/mcp/tools")],
+                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+answers = {}
+
+
+def read():
+    for line in p.stdout:
+        m = json.loads(line)
+        answers.setdefault(m.get("id"), []).append(m)
+
+
+threading.Thread(target=read, daemon=True).start()
+
+
+def send(m):
+    p.stdin.write(json.dumps(dict(m, jsonrpc="2.0")).encode() + b"\n")
+    p.stdin.flush()
+
+
+def hwm_kb():
+    for l in open("/proc/%d/status" % p.pid):
+        if l.startswith("VmHWM:"):
+            return int(l.split()[1])
+    return 0
+
+
+send({"id": 0, "method": "initialize",
+      "params": {"protocolVersion": "2025-06-18", "capabilities": {}}})
+send({"method": "notifications/initialized"})
+send({"id": "hold", "method": "tools/call",
+      "params": {"name": "sleep_for", "arguments": {"seconds": "6"}}})
+time.sleep(1)
+content = "x" * SIZE
+for i in range(N):
+    send({"id": i + 1, "method": "tools/call",
+          "params": {"name": "write_file", "arguments": {"path": "f%d.txt" % (i % 2),
+                                                        "content": content}}})
+peak = hwm_kb()
+deadline = time.time() + 40
+while time.time() < deadline and len(answers) < N + 2:
+    time.sleep(0.2)
+p.stdin.close()
+p.wait(timeout=60)
+fails = 0
+
+
+def report(ok, what):
+    global fails
+    print(("ok   " if ok else "FAIL ") + what)
+    fails += 0 if ok else 1
+
+
+def text(m):
+    return "".join(c.get("text", "") for c in m.get("result", {}).get("content", []))
+
+
+report(all(len(answers.get(i, [])) == 1 for i in list(range(1, N + 1)) + ["hold"]),
+       "every call has one answer (%d of %d)" % (len(answers) - 1, N + 1))
+busy = [i for i in range(1, N + 1) if answers.get(i) and text(answers[i][0]).startswith("Busy:")
+        and answers[i][0]["result"].get("isError")]
+ran = [i for i in range(1, N + 1) if answers.get(i) and "bytes written" in text(answers[i][0])]
+report(busy and "arguments" in text(answers[busy[0]][0]),
+       "%d calls past what the calls in flight may hold are busy, saying why" % len(busy))
+report(len(ran) + len(busy) == N and len(ran) >= 10,
+       "the %d calls within it ran once the slot was free" % len(ran))
+report(peak < BOUND_KB, "peak memory %d MiB while %d calls of %.1f MB queued (bound %d MiB)"
+       % (peak // 1024, N, SIZE / 1e6, BOUND_KB // 1024))
+missing = [i for i in list(range(1, N + 1)) + ["hold"] if i not in answers]
+if missing:
+    print("missing", missing, "others", [(k, text(v[0])[:80]) for k, v in answers.items() if k not in busy and k not in ran])
+sys.exit(1 if fails else 0)
