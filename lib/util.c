@@ -112,10 +112,11 @@ int tc_error_set(struct tc_error *err, int code, const char *where, const char *
 	return -1;
 }
 
-size_t json_text_depth(const char *p, size_t n)
+void json_text_shape(const char *p, size_t n, struct json_text_shape *shape)
 {
-	size_t depth = 0, deepest = 0;
+	size_t depth = 0, deepest = 0, values = 0;
 	bool in_string = false;
+	char prev = ','; /* the last character outside strings and blanks */
 	for (size_t i = 0; i < n; i++) {
 		char c = p[i];
 		if (in_string) {
@@ -125,16 +126,31 @@ size_t json_text_depth(const char *p, size_t n)
 				in_string = false;
 			continue;
 		}
+		if (c == ' ' || c == '\t' || c == '\n' || c == '\r')
+			continue;
 		if (c == '"') {
 			in_string = true;
+			values++;
 		} else if (c == '[' || c == '{') {
+			values++;
 			if (++depth > deepest)
 				deepest = depth;
 		} else if ((c == ']' || c == '}') && depth) {
 			depth--;
+		} else if (prev == ',' || prev == ':' || prev == '[') {
+			values++; /* a number, true, false or null begins */
 		}
+		prev = c;
 	}
-	return deepest;
+	shape->depth = deepest;
+	shape->values = values;
+}
+
+size_t json_text_depth(const char *p, size_t n)
+{
+	struct json_text_shape shape;
+	json_text_shape(p, n, &shape);
+	return shape.depth;
 }
 
 const char *json_unknown_key(json_t *obj, const char *const *allowed)

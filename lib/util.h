@@ -66,6 +66,18 @@ json_t *json_load_strict(const char *text, size_t len, const char *origin, struc
  * a parser that would recurse. */
 size_t json_text_depth(const char *p, size_t n);
 
+/* What a parser would make of JSON text p[0..n), by the same pass as
+ * json_text_depth: its depth, and how many values (keys included) it holds,
+ * each of which a parser allocates (jansson: 30 to 250 bytes, an empty
+ * object the most), so that a short text of many small values ("{},"
+ * again and again: 1.4 million in 4 MiB) can be refused before it is
+ * parsed into 80 times its size. */
+struct json_text_shape {
+	size_t depth;
+	size_t values;
+};
+void json_text_shape(const char *p, size_t n, struct json_text_shape *shape);
+
 /* The first key of obj that is not in allowed (NULL-terminated), borrowed
  * from obj; NULL when every key is allowed. Strict parsers use it so that a
  * typo cannot silently fall back to a default. */

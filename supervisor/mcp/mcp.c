@@ -364,18 +364,32 @@ static void dispatch(struct mcp_session *s, const char *name, json_t *id, json_t
 	mt->fn(s, id, params);
 }
 
-json_t *mcp_parse(const char *p, size_t n, enum mcp_kind *kind, json_t **error)
+json_t *mcp_parse(const struct config *cfg, const char *p, size_t n, enum mcp_kind *kind,
+                  json_t **error)
 {
 	*kind = MCP_MSG_INVALID;
 	*error = NULL;
 	/* A message refused whole is still answered with its request's id
 	 * where the top level shows one: its client waits for that id. */
-	if (json_text_depth(p, n) > JSON_DEPTH_MAX) {
+	struct json_text_shape shape;
+	json_text_shape(p, n, &shape);
+	size_t values_max = cfg->max_message_bytes / MCP_BYTES_PER_VALUE;
+	if (shape.depth > JSON_DEPTH_MAX || shape.values > values_max) {
 		json_t *id = rpc_id_of_text(p, n);
-		*error = mcp_error_msg(id, RPC_INVALID_REQUEST, NULL,
-		                       "Invalid request: the "
-		                       "message nests deeper than %d levels; it was not processed.",
-		                       JSON_DEPTH_MAX);
+		if (shape.depth > JSON_DEPTH_MAX)
+			*error = mcp_error_msg(id, RPC_INVALID_REQUEST, NULL,
+			                       "Invalid request: the message nests deeper than %d "
+			                       "levels; it was not processed.",
+			                       JSON_DEPTH_MAX);
+		else
+			/* Parsed, each would cost a node: 80 times the text for
+			 * "{}," again and again. */
+			*error = mcp_error_msg(id, RPC_INVALID_REQUEST, NULL,
+			                       "Invalid request: the message holds more than %zu "
+			                       "JSON values (one per %d bytes of "
+			                       "limits.max_message_bytes); it was not processed. "
+			                       "Send fewer in one call.",
+			                       values_max, MCP_BYTES_PER_VALUE);
 		json_decref(id);
 		return NULL;
 	}
@@ -478,7 +492,7 @@ void mcp_session_text(struct mcp_session *s, const char *p, size_t n)
 {
 	enum mcp_kind kind;
 	json_t *error;
-	json_t *msg = mcp_parse(p, n, &kind, &error);
+	json_t *msg = mcp_parse(s->srv->cfg, p, n, &kind, &error);
 	if (error)
 		mcp_send(s, error, NULL, MCP_MSG_RESPONSE);
 	else if (msg && kind == MCP_MSG_REQUEST && mcp_modern_request(msg))

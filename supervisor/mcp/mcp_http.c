@@ -645,7 +645,8 @@ static enum MHD_Result post_mcp(struct http_server *h, struct MHD_Connection *c,
 	}
 	enum mcp_kind kind;
 	json_t *error;
-	json_t *msg = mcp_parse(rq->body.data ? rq->body.data : "", rq->body.len, &kind, &error);
+	json_t *msg = mcp_parse(h->srv->cfg, rq->body.data ? rq->body.data : "", rq->body.len,
+	                        &kind, &error);
 	if (error) {
 		json_decref(msg);
 		return respond_msg(h, c, MHD_HTTP_BAD_REQUEST, error, NULL);

@@ -141,12 +141,16 @@ enum mcp_kind {
 	MCP_MSG_INVALID,      /* *error says why */
 };
 
-/* Parses one message of n bytes (bounded by the caller). Returns a new
- * object and its kind, or NULL: then *error is the error response to send
- * (new; its id is null) and *kind MCP_MSG_INVALID. A message whose shape is
- * wrong but whose id could be read is returned with MCP_MSG_INVALID and an
- * error carrying that id. */
-json_t *mcp_parse(const char *p, size_t n, enum mcp_kind *kind, json_t **error);
+/* Parses one message of n bytes (bounded by the caller: at most
+ * cfg->max_message_bytes). Returns a new object and its kind, or NULL: then
+ * *error is the error response to send (new; its id is null) and *kind
+ * MCP_MSG_INVALID. A message whose shape is wrong but whose id could be read
+ * is returned with MCP_MSG_INVALID and an error carrying that id. A message
+ * nested deeper than JSON_DEPTH_MAX, or holding more values than one per
+ * MCP_BYTES_PER_VALUE of the limit, is refused before it is parsed. */
+#define MCP_BYTES_PER_VALUE 32
+json_t *mcp_parse(const struct config *cfg, const char *p, size_t n, enum mcp_kind *kind,
+                  json_t **error);
 
 /* An error response {"jsonrpc","id","error"}: new. id borrowed, NULL gives
  * "id": null; data taken (may be NULL). */

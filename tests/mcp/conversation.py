@@ -563,6 +563,28 @@ def test_deep_nesting_is_bounded(tc):
     return s
 
 
+def test_many_values_are_refused_before_parsing(tc):
+    """Four MiB of "{}," parse into ~330 MB (a node for each value): a message
+    may hold one value per 32 bytes of limits.max_message_bytes, counted
+    before it is parsed."""
+    s = Server(tc)
+    s.initialize()
+    n = ((4 << 20) - 200) // 3
+    s.raw(b'{"jsonrpc":"2.0","id":4,"method":"ping","params":{"x":[' + b"{}," * n + b'0]}}\n')
+    r = s.recv(timeout=20)
+    check(err_code(r) == -32600 and "JSON values" in r["error"]["message"] and
+          "limits.max_message_bytes" in r["error"]["message"], f"many values: {str(r)[:300]}")
+    check(r["id"] == 4, f"answered with the request's id: {str(r)[:300]}")
+    # Within the count, and the session goes on.
+    s.raw(b'{"jsonrpc":"2.0","id":5,"method":"ping","params":{"x":[' + b"0," * 100000 + b'0]}}\n')
+    r = s.recv(timeout=20)
+    check(r.get("id") == 5 and r.get("result") == {}, f"100001 values: {str(r)[:300]}")
+    limit = (64 if SLOW == 1 else 200) << 10
+    rss = peak_rss_kb(s.p.pid)
+    check(rss < limit, f"peak RSS {rss} kB after a message of {n} objects")
+    return s
+
+
 def peak_rss_kb(pid):
     with open(f"/proc/{pid}/status") as f:
         for line in f:

@@ -198,6 +198,24 @@ static void test_depth_scan_ignores_brackets_in_strings(void **state)
 	assert_int_equal(json_text_depth("\"[[\"", 4), 0);
 }
 
+static void test_shape_scan_counts_values_and_keys(void **state)
+{
+	(void)state;
+	struct json_text_shape sh;
+	/* the object, "a" and its string, "b", its array, the array in it, 1,
+	 * -2.5e3, true, null: brackets and commas in strings count nothing */
+	const char *t = "{\"a\": \"[1, {\\\"\", \"b\": [[1, -2.5e3], true ,null]}";
+	json_text_shape(t, strlen(t), &sh);
+	assert_int_equal(sh.depth, 3);
+	assert_int_equal(sh.values, 10);
+	json_text_shape("{},{},{}", 8, &sh);
+	assert_int_equal(sh.values, 3);
+	json_text_shape("12345", 5, &sh);
+	assert_int_equal(sh.values, 1);
+	json_text_shape("[]", 2, &sh);
+	assert_int_equal(sh.values, 1);
+}
+
 static int noop_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_output *out)
 {
 	(void)ctx, (void)args, (void)out;
@@ -385,6 +403,7 @@ int main(void)
 		cmocka_unit_test(test_framer_gives_no_id_for_a_skipped_non_request),
 		cmocka_unit_test(test_elicitation_accept_without_choice_denies_and_says_so),
 		cmocka_unit_test(test_depth_scan_ignores_brackets_in_strings),
+		cmocka_unit_test(test_shape_scan_counts_values_and_keys),
 		cmocka_unit_test(test_registry_change_sends_list_changed),
 		cmocka_unit_test(test_peer_uid_skips_an_old_answer),
 		cmocka_unit_test(test_mhd_log_line_shows_a_hostile_url),
