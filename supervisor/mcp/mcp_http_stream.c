@@ -81,11 +81,9 @@ struct http_stream *stream_new(struct http_server *h, struct http_session *hs, c
 		return NULL;
 	st->h = h;
 	st->hs = hs;
-	st->rel = rel ? json_deep_copy(rel) : NULL;
-	if (rel && !st->rel) {
-		free(st);
-		return NULL;
-	}
+	/* The request's id, shared with its call (counted once in what calls
+	 * hold: MCP_CALL_ARGS_MAX), never changed. */
+	st->rel = json_incref((json_t *)rel);
 	st->no = hs ? ++hs->next_stream : ++h->next_stream;
 	st->resumable = resumable;
 	st->log_seq0 = 1;

@@ -38,8 +38,8 @@
 #define MCP_OUT_HIGH     (16u << 20)
 #define MCP_OUT_MAX      (64u << 20)
 #define MCP_LOG_TEXT_MAX 4096 /* bytes of a notifications/message text */
-/* The arguments the tools/call requests in flight hold, every session
- * together (queued, waiting for an approval or running): each may be
+/* The arguments (and ids) the tools/call requests in flight hold, every
+ * session together (queued, waiting for an approval or running): each may be
  * limits.max_message_bytes, and queue_max + max_concurrent of them per
  * session would otherwise be gigabytes. Past it a call is busy, unless
  * none is in flight (one call of any admitted size always runs). */

@@ -466,9 +466,9 @@ void mcp_tools_call(struct mcp_session *s, json_t *id, json_t *params)
 		reply_busy(s, id, mcp_name(name), args, why);
 		return;
 	}
-	/* And their arguments, every session's together: a call holds its own
-	 * until it ends, queued or not. */
-	size_t weight = args ? json_weight(args) : 0;
+	/* And their arguments (and request ids, any string), every session's
+	 * together: a call holds its own until it ends, queued or not. */
+	size_t weight = json_weight(id) + (args ? json_weight(args) : 0);
 	if (s->srv->call_args && s->srv->call_args + weight > MCP_CALL_ARGS_MAX) {
 		snprintf(why, sizeof why,
 		         "Busy: the calls in flight hold %zu MiB of arguments, the most this "
