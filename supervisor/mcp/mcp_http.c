@@ -881,7 +881,14 @@ enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
 		return MHD_YES;
 	}
 	rq->answered = true;
-	return post_mcp(h, c, rq);
+	enum MHD_Result rc = post_mcp(h, c, rq);
+	/* Parsed: the body is done with, though its answer's stream may last
+	 * as long as its call. Held to the end, the bodies of calls in flight
+	 * would fill HTTP_BODIES_MAX, and every other POST get 503. */
+	h->bodies -= rq->reserved;
+	rq->reserved = 0;
+	buf_release(&rq->body);
+	return rc;
 }
 
 void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,

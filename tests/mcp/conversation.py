@@ -1419,6 +1419,30 @@ def test_http_requests_are_bounded_and_checked(tc):
 
 
 @http_only
+def test_http_bodies_of_calls_in_flight_are_not_held(tc):
+    """A request's body is let go once parsed, though its call's stream
+    lasts as long as the call: the bodies held at once (32 MiB, uploads)
+    must not count calls that run. Ten calls whose 3.5 MB ids are that many
+    times over run, and another session's small requests are answered
+    meanwhile."""
+    s = Server(tc)
+    s.initialize()
+    big = "x" * 3500000
+    for i in range(10):
+        st, _, _ = s.post(json.dumps({"jsonrpc": "2.0", "id": "%d-%s" % (i, big),
+                                      "method": "tools/call", "params": {
+                                          "name": "sleep_for", "arguments": {"seconds": "3"}}}))
+        check(st == 200, f"call {i} with a 3.5 MB id: {st}")
+    st, hdr, body = http_call(s, "POST", body=INIT, headers=JSONH)
+    check(st == 200 and hdr.get("mcp-session-id"),
+          f"another client's initialize while the calls run: {st} {body[:200]!r}")
+    answers = [s.recv(timeout=20) for _ in range(10)]
+    check(all("slept 3" in json.dumps(a.get("result")) for a in answers),
+          f"the calls ran: {[str(a)[-200:] for a in answers if 'slept 3' not in json.dumps(a)]}")
+    return s
+
+
+@http_only
 def test_http_health(tc):
     s = Server(tc)
     for path in ("/health", "/health/live", "/health/ready"):
