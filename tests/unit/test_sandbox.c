@@ -1494,13 +1494,13 @@ static int children(pid_t *pids, int max)
 
 /* The job goes to the spare made after the previous call; a spare that
  * died while it waited is passed over for a fresh child. */
+/* The first spare of a jail waits for its worker's start (an exec of the
+ * program, its view): 10 s, for a sanitizer build on a loaded machine. */
 static bool wait_spare_ready(struct sbx_jail *j)
 {
-	for (int i = 0; i < 2000; i++) {
+	for (int64_t end = io_now_ms() + 10000; io_now_ms() < end; usleep(1000))
 		if (sbx_jail_spare_ready(j))
 			return true;
-		usleep(1000);
-	}
 	return false;
 }
 
