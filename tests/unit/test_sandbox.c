@@ -1492,8 +1492,6 @@ static int children(pid_t *pids, int max)
 	return n;
 }
 
-/* The job goes to the spare made after the previous call; a spare that
- * died while it waited is passed over for a fresh child. */
 /* The first spare of a jail waits for its worker's start (an exec of the
  * program, its view): 10 s, for a sanitizer build on a loaded machine. */
 static bool wait_spare_ready(struct sbx_jail *j)
@@ -1739,6 +1737,8 @@ static void test_home_cpu_for_a_round_trip(void **state)
 	sbx_jail_free(j);
 }
 
+/* The job goes to the spare made after the previous call; a spare that
+ * died while it waited is passed over for a fresh child. */
 static void test_spare_is_used_and_a_dead_one_passed_over(void **state)
 {
 	(void)state;
