@@ -369,19 +369,38 @@ void approval_release(struct tc_supervisor *s)
 /* ---- command keys for session grants -------------------------------- */
 
 /* Programs that run whatever their arguments say: a grant of the program
- * would be a grant of the whole tool, so none is offered. */
+ * would be a grant of the whole tool, so none is offered. Shells and
+ * interpreters, and the programs whose purpose is to start another one
+ * named in their arguments (stdbuf, flock, taskset, watch, strace, npx
+ * ...): "Allow \"stdbuf\" for this session" reads as narrow and is not. */
 static const char *const runs_anything[] = {
+	/* shells */
 	"sh",
 	"bash",
 	"dash",
 	"zsh",
 	"ksh",
+	"mksh",
+	"ash",
+	"yash",
+	"posh",
+	"rbash",
+	"csh",
+	"tcsh",
 	"fish",
+	"pwsh",
+	"nu",
+	"xonsh",
+	"elvish",
 	"busybox",
+	"toybox",
+	/* starting another program */
 	"env",
 	"sudo",
 	"su",
 	"doas",
+	"runuser",
+	"sg",
 	"xargs",
 	"nohup",
 	"timeout",
@@ -391,22 +410,68 @@ static const char *const runs_anything[] = {
 	"time",
 	"exec",
 	"eval",
+	"stdbuf",
+	"unbuffer",
+	"chroot",
+	"flock",
+	"taskset",
+	"chrt",
+	"numactl",
+	"prlimit",
+	"setpriv",
+	"capsh",
+	"unshare",
+	"nsenter",
+	"script",
+	"watch",
+	"parallel",
+	"expect",
+	"systemd-run",
+	"strace",
+	"ltrace",
+	"gdb",
+	"valgrind",
+	"find",
+	"ssh",
+	/* interpreters, and runners of a package or file the arguments name */
 	"python",
-	"python2",
-	"python3",
+	"pypy",
+	"ipython",
 	"node",
 	"nodejs",
 	"deno",
 	"bun",
+	"bunx",
+	"npx",
+	"pnpx",
+	"uvx",
+	"pipx",
+	"tsx",
+	"ts-node",
 	"perl",
 	"ruby",
+	"irb",
 	"php",
 	"lua",
+	"luajit",
 	"tclsh",
+	"wish",
 	"awk",
 	"gawk",
-	"find",
-	"ssh",
+	"mawk",
+	"nawk",
+	"java",
+	"jshell",
+	"julia",
+	"Rscript",
+	"R",
+	"guile",
+	"racket",
+	"sbcl",
+	"escript",
+	"elixir",
+	"runghc",
+	"runhaskell",
 	"docker-compose",
 	NULL,
 };
@@ -417,7 +482,18 @@ static const char *const has_subcommands[] = {
 	"git",     "cargo",   "npm",      "pnpm",   "yarn",      "go",        "docker", "podman",
 	"kubectl", "helm",    "pip",      "pip3",   "uv",        "poetry",    "dotnet", "gh",
 	"apt",     "apt-get", "brew",     "rustup", "systemctl", "terraform", "gradle", "mvn",
-	"bundle",  "gem",     "composer", "conda",  NULL,
+	"bundle",  "gem",     "composer", "conda",  "pipenv",    "pdm",       "hatch",  NULL,
+};
+
+/* Of those, the subcommands that run whatever the arguments after them
+ * say ("uv run sh -c ..."): no key, as for runs_anything. */
+static const char *const sub_runs_anything[] = {
+	"uv run",        "uv tool",       "poetry run",  "pipenv run",   "pdm run",
+	"hatch run",     "conda run",     "npm exec",    "npm x",        "pnpm exec",
+	"pnpm dlx",      "yarn exec",     "yarn dlx",    "bundle exec",  "gem exec",
+	"composer exec", "go run",        "dotnet exec", "rustup run",   "docker run",
+	"docker exec",   "podman run",    "podman exec", "kubectl exec", "kubectl run",
+	"kubectl debug", "git submodule", "git bisect",  "brew sh",      NULL,
 };
 
 static bool listed(const char *const *list, const char *name)
@@ -446,6 +522,10 @@ char *approval_command_key(const struct tc_defined *t, json_t *args)
 		/* "git -C dir push": no plain subcommand first, so no key wider than
 		 * the exact arguments. */
 		if (!sub || !*sub || sub[0] == '-' || strlen(sub) > 64 || strpbrk(sub, " \t\n"))
+			return NULL;
+		char pair[128];
+		snprintf(pair, sizeof pair, "%s %s", base, sub);
+		if (listed(sub_runs_anything, pair))
 			return NULL;
 		return asprintf(&key, "%s %s", prog, sub) < 0 ? NULL : key;
 	}

@@ -78,6 +78,31 @@ static void test_command_key_program_and_subcommand(void **state)
 	ASSERT_KEY(d, "{\"argv\": [\"python3.12\", \"-m\", \"pytest\"]}", NULL);
 	ASSERT_KEY(d, "{\"argv\": [\"env\", \"FOO=1\", \"make\"]}", NULL);
 	ASSERT_KEY(d, "{\"argv\": [\"sudo\", \"make\"]}", NULL);
+	/* Wrappers whose purpose is to start what their arguments name: a
+	 * grant of "stdbuf" for "stdbuf -oL make" ran "stdbuf -oL sh -c ..."
+	 * unasked. Other shells and runners of a package or file alike. */
+	ASSERT_KEY(d, "{\"argv\": [\"stdbuf\", \"-oL\", \"make\"]}", NULL);
+	ASSERT_KEY(d, "{\"argv\": [\"/usr/bin/flock\", \"l\", \"make\"]}", NULL);
+	ASSERT_KEY(d, "{\"argv\": [\"taskset\", \"1\", \"make\"]}", NULL);
+	ASSERT_KEY(d, "{\"argv\": [\"watch\", \"make\"]}", NULL);
+	ASSERT_KEY(d, "{\"argv\": [\"ash\", \"-c\", \"make\"]}", NULL);
+	ASSERT_KEY(d, "{\"argv\": [\"pypy3\", \"x.py\"]}", NULL);
+	ASSERT_KEY(d, "{\"argv\": [\"npx\", \"jest\"]}", NULL);
+	ASSERT_KEY(d, "{\"argv\": [\"mawk\", \"{print}\"]}", NULL);
+	/* Subcommands that run what follows them: "uv run pytest" granted
+	 * would let "uv run sh -c ..." through. */
+	ASSERT_KEY(d, "{\"argv\": [\"uv\", \"run\", \"pytest\"]}", NULL);
+	ASSERT_KEY(d, "{\"argv\": [\"poetry\", \"run\", \"pytest\"]}", NULL);
+	ASSERT_KEY(d, "{\"argv\": [\"npm\", \"exec\", \"jest\"]}", NULL);
+	ASSERT_KEY(d, "{\"argv\": [\"/usr/bin/bundle\", \"exec\", \"rspec\"]}", NULL);
+	ASSERT_KEY(d, "{\"argv\": [\"go\", \"run\", \".\"]}", NULL);
+	ASSERT_KEY(d, "{\"argv\": [\"docker\", \"run\", \"img\"]}", NULL);
+	ASSERT_KEY(d, "{\"argv\": [\"git\", \"submodule\", \"foreach\", \"x\"]}", NULL);
+	ASSERT_KEY(d, "{\"argv\": [\"pipenv\", \"run\", \"pytest\"]}", NULL);
+	/* Their other subcommands keep their key. */
+	ASSERT_KEY(d, "{\"argv\": [\"uv\", \"sync\"]}", "uv sync");
+	ASSERT_KEY(d, "{\"argv\": [\"npm\", \"test\"]}", "npm test");
+	ASSERT_KEY(d, "{\"argv\": [\"pipenv\", \"install\"]}", "pipenv install");
 	ASSERT_KEY(d, "{\"argv\": [\"ls -la\"]}", NULL);
 	ASSERT_KEY(d, "{\"argv\": []}", NULL);
 	tc_defined_unref(d);
