@@ -488,12 +488,14 @@ static const char *const has_subcommands[] = {
 /* Of those, the subcommands that run whatever the arguments after them
  * say ("uv run sh -c ..."): no key, as for runs_anything. */
 static const char *const sub_runs_anything[] = {
-	"uv run",        "uv tool",       "poetry run",  "pipenv run",   "pdm run",
-	"hatch run",     "conda run",     "npm exec",    "npm x",        "pnpm exec",
-	"pnpm dlx",      "yarn exec",     "yarn dlx",    "bundle exec",  "gem exec",
-	"composer exec", "go run",        "dotnet exec", "rustup run",   "docker run",
-	"docker exec",   "podman run",    "podman exec", "kubectl exec", "kubectl run",
-	"kubectl debug", "git submodule", "git bisect",  "brew sh",      NULL,
+	"uv run",      "uv tool",        "poetry run",     "pipenv run",
+	"pdm run",     "hatch run",      "conda run",      "npm exec",
+	"npm x",       "pnpm exec",      "pnpm dlx",       "yarn exec",
+	"yarn dlx",    "bundle exec",    "gem exec",       "composer exec",
+	"go run",      "dotnet exec",    "rustup run",     "docker run",
+	"docker exec", "podman run",     "podman exec",    "kubectl exec",
+	"kubectl run", "kubectl debug",  "git submodule",  "git bisect",
+	"brew sh",     "docker compose", "podman compose", NULL,
 };
 
 static bool listed(const char *const *list, const char *name)
@@ -520,8 +522,10 @@ char *approval_command_key(const struct tc_defined *t, json_t *args)
 	char *key;
 	if (listed(has_subcommands, base)) {
 		/* "git -C dir push": no plain subcommand first, so no key wider than
-		 * the exact arguments. */
-		if (!sub || !*sub || sub[0] == '-' || strlen(sub) > 64 || strpbrk(sub, " \t\n"))
+		 * the exact arguments; nor for "cargo +nightly build", whose
+		 * toolchain would stand for every subcommand. */
+		if (!sub || !*sub || sub[0] == '-' || sub[0] == '+' || strlen(sub) > 64 ||
+		    strpbrk(sub, " \t\n"))
 			return NULL;
 		char pair[128];
 		snprintf(pair, sizeof pair, "%s %s", base, sub);

@@ -99,6 +99,9 @@ static void test_command_key_program_and_subcommand(void **state)
 	ASSERT_KEY(d, "{\"argv\": [\"docker\", \"run\", \"img\"]}", NULL);
 	ASSERT_KEY(d, "{\"argv\": [\"git\", \"submodule\", \"foreach\", \"x\"]}", NULL);
 	ASSERT_KEY(d, "{\"argv\": [\"pipenv\", \"run\", \"pytest\"]}", NULL);
+	ASSERT_KEY(d, "{\"argv\": [\"docker\", \"compose\", \"run\", \"web\"]}", NULL);
+	/* A toolchain first ("cargo +nightly run") is no subcommand. */
+	ASSERT_KEY(d, "{\"argv\": [\"cargo\", \"+nightly\", \"run\"]}", NULL);
 	/* Their other subcommands keep their key. */
 	ASSERT_KEY(d, "{\"argv\": [\"uv\", \"sync\"]}", "uv sync");
 	ASSERT_KEY(d, "{\"argv\": [\"npm\", \"test\"]}", "npm test");
