@@ -125,7 +125,8 @@ struct tc_tool {
 	/* Optional: JSON pointer to an argv-like array argument ("/argv" for
 	 * run_command). An approver can then allow that command (argv[0], and
 	 * for tools such as git its subcommand) for the session, not only the
-	 * exact arguments. */
+	 * exact arguments; not for a call that sets an "env" object beside the
+	 * array (variables make any program run anything). */
 	const char *command_arg;
 	/* Optional: JSON pointer to a string argument holding a unified diff
 	 * ("/patch" for apply_patch). Every path its file headers name is a

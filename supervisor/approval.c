@@ -508,9 +508,23 @@ static bool listed(const char *const *list, const char *name)
 
 char *approval_command_key(const struct tc_defined *t, json_t *args)
 {
-	json_t *argv = t->command_arg ? jsonptr_get(args, t->command_arg) : NULL;
+	if (!t->command_arg)
+		return NULL;
+	json_t *argv = jsonptr_get(args, t->command_arg);
 	const char *prog = json_string_value(json_array_get(argv, 0));
 	if (!prog || !*prog || strlen(prog) > 256 || strpbrk(prog, " \t\n"))
+		return NULL;
+	/* Variables set beside the command (run_command's "env") change what
+	 * any program runs: LD_PRELOAD, GIT_CONFIG_* (core.fsmonitor, run by
+	 * "git status"), NODE_OPTIONS, PYTHONPATH. A grant of "git status"
+	 * must not cover "git status" with them: such a call has no key. */
+	char scratch[JSONPTR_MAX + 1];
+	const char *slash = strrchr(t->command_arg, '/');
+	json_t *beside = slash == t->command_arg ?
+	        args :
+	        jsonptr_getn(args, t->command_arg, (size_t)(slash - t->command_arg), scratch);
+	json_t *env = json_object_get(beside, "env");
+	if (env && !(json_is_object(env) && !json_object_size(env)))
 		return NULL;
 	const char *base = strrchr(prog, '/') ? strrchr(prog, '/') + 1 : prog;
 	/* python3.12, pythonw: the family, not the exact name. */

@@ -29,9 +29,10 @@ void *approval_cancel(struct approval_pending **slot);
 /* The command a "for the session, this command" approval would cover: for
  * a tool with a command_arg, argv[0]; for programs whose first argument
  * picks what they do (git, cargo, npm, docker, ...) also that argument
- * ("git push"). NULL (new otherwise) when there is none, or when the
+ * ("git push"). NULL (new otherwise) when there is none, when the
  * program runs whatever it is told (a shell, an interpreter, env, sudo,
- * xargs): allowing "sh" would allow everything. */
+ * xargs, "uv run"): allowing "sh" would allow everything, or when the
+ * call sets variables for it ("env" beside the array: LD_PRELOAD). */
 char *approval_command_key(const struct tc_defined *t, json_t *args);
 
 #endif

@@ -102,6 +102,12 @@ static void test_command_key_program_and_subcommand(void **state)
 	ASSERT_KEY(d, "{\"argv\": [\"docker\", \"compose\", \"run\", \"web\"]}", NULL);
 	/* A toolchain first ("cargo +nightly run") is no subcommand. */
 	ASSERT_KEY(d, "{\"argv\": [\"cargo\", \"+nightly\", \"run\"]}", NULL);
+	/* Variables set for the command: "git status" with GIT_CONFIG_*
+	 * (core.fsmonitor) or LD_PRELOAD runs anything, so no key. */
+	ASSERT_KEY(d, "{\"argv\": [\"git\", \"status\"], \"env\": {\"GIT_CONFIG_COUNT\": \"1\"}}",
+	           NULL);
+	ASSERT_KEY(d, "{\"argv\": [\"pytest\"], \"env\": {\"LD_PRELOAD\": \"./x.so\"}}", NULL);
+	ASSERT_KEY(d, "{\"argv\": [\"git\", \"status\"], \"env\": {}}", "git status");
 	/* Their other subcommands keep their key. */
 	ASSERT_KEY(d, "{\"argv\": [\"uv\", \"sync\"]}", "uv sync");
 	ASSERT_KEY(d, "{\"argv\": [\"npm\", \"test\"]}", "npm test");
