@@ -6,6 +6,20 @@ import subprocess
 import sys
 
 
+class Tally:
+    """A test's "ok" and "FAIL" lines, and how many failed."""
+
+    def __init__(self):
+        self.fails = 0
+
+    def ok(self, what):
+        print("ok   " + what)
+
+    def bad(self, what):
+        self.fails += 1
+        print("FAIL " + what)
+
+
 class Server:
     """`toolcage serve --workspace ws`, initialized; close() ends it."""
 

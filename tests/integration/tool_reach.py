@@ -22,18 +22,11 @@ import sys
 import tempfile
 import time
 
+from served import Tally
+
 TC, ESC = sys.argv[1], sys.argv[2]
-fails = 0
-
-
-def ok(what):
-    print("ok   " + what)
-
-
-def bad(what):
-    global fails
-    fails += 1
-    print("FAIL " + what)
+tally = Tally()
+ok, bad = tally.ok, tally.bad
 
 
 tmp = tempfile.mkdtemp(prefix="tc-reach-")
@@ -229,5 +222,5 @@ else:
             bad("calls in flight: a call did not see its own %s (the check cannot work)" % what)
 
 shutil.rmtree(tmp, ignore_errors=True)
-print("%s" % ("tool_reach: all held" if not fails else "tool_reach: %d failed" % fails))
-sys.exit(1 if fails else 0)
+print("%s" % ("tool_reach: all held" if not tally.fails else "tool_reach: %d failed" % tally.fails))
+sys.exit(1 if tally.fails else 0)
