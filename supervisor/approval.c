@@ -431,6 +431,37 @@ static const char *const runs_anything[] = {
 	"ltrace",
 	"gdb",
 	"valgrind",
+	"perf",
+	"lldb",
+	"rr",
+	"setarch",
+	"linux32",
+	"linux64",
+	"fakeroot",
+	"faketime",
+	"eatmydata",
+	"ccache",
+	"distcc",
+	"run-parts",
+	"pkexec",
+	"newgrp",
+	"cgexec",
+	"dbus-run-session",
+	"dbus-launch",
+	"xvfb-run",
+	"ssh-agent",
+	"ifne",
+	"chronic",
+	"rlwrap",
+	"socat",
+	"bwrap",
+	"firejail",
+	"proot",
+	"tini",
+	"dumb-init",
+	"torsocks",
+	"proxychains",
+	"pdb",
 	"find",
 	"ssh",
 	/* interpreters, and runners of a package or file the arguments name */
@@ -531,6 +562,10 @@ char *approval_command_key(const struct tc_defined *t, json_t *args)
 	char family[64];
 	snprintf(family, sizeof family, "%.*s", (int)strcspn(base, "0123456789."), base);
 	if (!*base || listed(runs_anything, base) || listed(runs_anything, family))
+		return NULL;
+	/* The dynamic loader runs the program its first argument names
+	 * (ld-linux-x86-64.so.2, ld-linux-aarch64.so.1, ld-musl-x86_64.so.1). */
+	if (!strncmp(base, "ld-", 3) && strstr(base, ".so"))
 		return NULL;
 	const char *sub = json_string_value(json_array_get(argv, 1));
 	char *key;

@@ -89,6 +89,13 @@ static void test_command_key_program_and_subcommand(void **state)
 	ASSERT_KEY(d, "{\"argv\": [\"pypy3\", \"x.py\"]}", NULL);
 	ASSERT_KEY(d, "{\"argv\": [\"npx\", \"jest\"]}", NULL);
 	ASSERT_KEY(d, "{\"argv\": [\"mawk\", \"{print}\"]}", NULL);
+	ASSERT_KEY(d, "{\"argv\": [\"setarch\", \"x86_64\", \"make\"]}", NULL);
+	ASSERT_KEY(d, "{\"argv\": [\"fakeroot\", \"make\"]}", NULL);
+	ASSERT_KEY(d, "{\"argv\": [\"ccache\", \"cc\", \"-c\", \"x.c\"]}", NULL);
+	ASSERT_KEY(d, "{\"argv\": [\"perf\", \"stat\", \"make\"]}", NULL);
+	ASSERT_KEY(d, "{\"argv\": [\"/lib64/ld-linux-x86-64.so.2\", \"/bin/true\"]}", NULL);
+	ASSERT_KEY(d, "{\"argv\": [\"proxychains4\", \"make\"]}", NULL);
+	ASSERT_KEY(d, "{\"argv\": [\"pdb3\", \"x.py\"]}", NULL);
 	/* Subcommands that run what follows them: "uv run pytest" granted
 	 * would let "uv run sh -c ..." through. */
 	ASSERT_KEY(d, "{\"argv\": [\"uv\", \"run\", \"pytest\"]}", NULL);
