@@ -184,6 +184,46 @@ static const char cwd_config_hint[] =
         "this user can write neither it nor its directory. Move it to $XDG_CONFIG_HOME/toolcage/"
         " (~/.config/toolcage/) or " CONFIG_SYSTEM_PATH ", or pass --config FILE.";
 
+static const char toolchain_hint[] =
+        "A toolchain's programs run in every jail, first in PATH: keep it outside "
+        "the workspace and every profile's write paths (a venv in ~/.venvs or "
+        "/opt/venvs, not ./.venv), or run the workspace's own by its path "
+        "(.venv/bin/python), as the profile lets it.";
+
+/* Whether the workspace ws lies at or below dir (resolved; one that does
+ * not exist holds nothing). */
+static bool holds_workspace(const char *dir, const char *ws)
+{
+	char *canon = realpath(dir, NULL);
+	if (!canon)
+		return false;
+	size_t n = strlen(canon);
+	bool held =
+	        !strcmp(canon, "/") || (!strncmp(ws, canon, n) && (ws[n] == '/' || ws[n] == '\0'));
+	free(canon);
+	return held;
+}
+
+/* The user's toolchains are granted read and execute in every jail and
+ * come first in its PATH: one tools could write (in the workspace, or
+ * through it) would run what a tool left there under every grant of a
+ * command the user approved; one that holds the workspace would make its
+ * files runnable under a profile that runs none of them. */
+static int trust_toolchains(struct tc_supervisor *s, struct tc_error *err)
+{
+	for (char **d = s->cfg->toolchains; d && *d; d++) {
+		if (trust_add_trusted(s->trust, *d, "the toolchain", toolchain_hint, err) < 0)
+			return -1;
+		if (holds_workspace(*d, s->workspace))
+			return tc_error_set(err, TC_E_INVALID, *d,
+			                    "the toolchain is refused: it holds the workspace, %s, "
+			                    "whose files it would make runnable in every jail and "
+			                    "put in PATH. Name the toolchain's own directory.",
+			                    s->workspace);
+	}
+	return 0;
+}
+
 /* The directories tools may write (the workspace here; each profile's
  * write paths when it is loaded) and everything we trust from the start:
  * the configuration file, the profile directory, the approver program and
@@ -223,7 +263,7 @@ static int trust_setup(struct tc_supervisor *s, const struct tc_options *opt, st
 	if (audit && strcmp(audit, "-") &&
 	    trust_add_trusted(s->trust, audit, "the audit log", NULL, err) < 0)
 		return -1;
-	return 0;
+	return trust_toolchains(s, err);
 }
 
 int tc_supervisor_new(const struct tc_options *opt, struct tc_supervisor **out,

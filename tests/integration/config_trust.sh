@@ -6,8 +6,8 @@
 # the call it would have loosened did not run: a configuration (found by
 # default or named with --config), a profile directory, a profile file (by
 # symlink, or named as a path by a manifest), tool directories and
-# manifests, an approver program, an audit log, a symlink on the way to
-# any of them, a profile whose write paths reach the configuration, and
+# manifests, an approver program, an audit log, a toolchain (and one that
+# holds the workspace), a symlink on the way to any of them, a profile whose write paths reach the configuration, and
 # the workspace seen through a bind mount at another path.
 # Also the search order: ./toolcage.json, $XDG_CONFIG_HOME, /etc.
 # Exit 0 pass, 77 skip (the reason is the last line), 1 fail.
@@ -296,6 +296,26 @@ run env XDG_CONFIG_HOME="$tmp/xdg2" "$TC" call delete_path '{"path": "victim", "
 rm -f "$ws/linked.json"
 run env XDG_CONFIG_HOME=relative/dir HOME="$tmp/home" "$TC" call read_file '{"path": "victim/f"}'
 [ $rc -eq 0 ] && ok "a relative XDG_CONFIG_HOME is ignored" || bad "relative XDG_CONFIG_HOME: exit $rc"
+
+# ---- toolchains ------------------------------------------------------------
+# A toolchain's programs run in every jail and come first in its PATH: one
+# in the workspace (a project's .venv) is a program a write tool can
+# replace, run under every command grant; one that holds the workspace
+# makes its files runnable under a profile that runs none of them.
+victim
+mkdir -p "$ws/.venv/bin" "$tmp/tc-ok/bin"
+printf '{"toolchains": ["%s/.venv"]}\n' "$ws" > "$E/tc-in.json"
+run "$TC" call --config "$E/tc-in.json" delete_path '{"path": "victim", "recursive": true}'
+refused "a toolchain in the workspace" "the toolchain" "first in PATH"
+printf '{"toolchains": ["%s"]}\n' "$tmp" > "$E/tc-holds.json"
+run "$TC" call --config "$E/tc-holds.json" read_file '{"path": "victim/f"}'
+[ $rc -eq 2 ] && grep -q "the toolchain is refused: it holds the workspace" "$tmp/err" &&
+	ok "a toolchain that holds the workspace" ||
+	bad "a toolchain holding the workspace: exit $rc (want 2)"
+printf '{"toolchains": ["%s/tc-ok"]}\n' "$tmp" > "$E/tc-ok.json"
+run "$TC" call --config "$E/tc-ok.json" read_file '{"path": "victim/f"}'
+[ $rc -eq 0 ] && ok "a toolchain of its own, outside the workspace, is taken" ||
+	bad "a toolchain outside the workspace: exit $rc (want 0)"
 
 # The workspace, or a directory in it, mounted at a second path (a
 # container's volume at /workspaces and at the host's path): no spelling
