@@ -2,10 +2,14 @@
  * objects, OpenAI function tools, or readable text. Every export is a deep
  * copy, so a caller that edits what it got cannot change a registered
  * tool's schema. */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "registry.h"
 #include "shown.h"
+#include "utf8.h"
 #include "util.h"
 
 int tc_export_format_parse(const char *name, enum tc_export_format *out)
@@ -64,13 +68,38 @@ static const char *type_text(json_t *prop)
 	return "any";
 }
 
+/* A description as the text shows it: at most REG_DESC_MAX characters,
+ * the bound a tool's own is held to when it is defined; a longer one (a
+ * parameter's, in a schema no such rule bounds) is cut between characters
+ * and says how many it left out, as hosts cut. New, or NULL (no memory). */
+static char *desc_text(const char *d)
+{
+	size_t len = strlen(d), chars = 0, i = 0;
+	while (i < len && chars < REG_DESC_MAX) {
+		i++;
+		while (i < len && ((unsigned char)d[i] & 0xc0) == 0x80)
+			i++;
+		chars++;
+	}
+	if (i == len)
+		return strdup(d);
+	char *s = NULL;
+	return asprintf(&s, "%.*s... [%zu more characters]", (int)i, d,
+	                utf8_count(d + i, len - i)) < 0 ?
+	        NULL :
+	        s;
+}
+
 /* Read on a terminal: a manifest's words (its title, its descriptions, a
  * parameter's name) are shown, so that they cannot end a line, move the
  * cursor or turn the text around. */
 static int text_one(struct buf *b, const struct tc_defined *t)
 {
-	int rc = shown_bprintf(b, "%s [%s]%s%s\n  %s\n", t->name, tc_risk_name(t->risk),
-	                       t->title ? " " : "", t->title ? t->title : "", t->description);
+	char *desc = desc_text(t->description);
+	int rc = desc ? shown_bprintf(b, "%s [%s]%s%s\n  %s\n", t->name, tc_risk_name(t->risk),
+	                              t->title ? " " : "", t->title ? t->title : "", desc) :
+	                -1;
+	free(desc);
 	json_t *props = json_object_get(t->parameters, "properties");
 	json_t *req = json_object_get(t->parameters, "required");
 	const char *key;
@@ -83,9 +112,12 @@ static int text_one(struct buf *b, const struct tc_defined *t)
 		json_array_foreach(req, i, r) required |=
 		        json_is_string(r) && !strcmp(json_string_value(r), key);
 		json_t *d = json_object_get(p, "description");
-		rc |= shown_bprintf(b, "  - %s (%s%s)%s%s\n", key, type_text(p),
-		                    required ? ", required" : "", json_is_string(d) ? ": " : "",
-		                    json_is_string(d) ? json_string_value(d) : "");
+		char *pd = json_is_string(d) ? desc_text(json_string_value(d)) : NULL;
+		rc |= json_is_string(d) && !pd ?
+		        -1 :
+		        shown_bprintf(b, "  - %s (%s%s)%s%s\n", key, type_text(p),
+		                      required ? ", required" : "", pd ? ": " : "", pd ? pd : "");
+		free(pd);
 	}
 	return rc;
 }

@@ -4,12 +4,14 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <cmocka.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "registry.h"
 #include "toolcage.h"
+#include "util.h"
 
 static int noop_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_output *out)
 {
@@ -657,6 +659,41 @@ static void test_export_text_lists_tools_and_parameters(void **state)
 	tc_registry_free(reg);
 }
 
+/* A parameter's description, which no rule bounds, is cut in the text
+ * as a tool's is bounded (REG_DESC_MAX characters), between characters,
+ * saying how many it left out. */
+static void test_export_text_bounds_parameter_descriptions(void **state)
+{
+	(void)state;
+	enum { LONG = 5000 };
+	struct buf params = BUF_INIT;
+	buf_adds(&params,
+	         "{\"type\":\"object\",\"properties\":{\"path\":{\"type\":"
+	         "\"string\",\"description\":\"");
+	for (int i = 0; i < LONG; i++)
+		buf_adds(&params, "\u00e9");
+	buf_adds(&params, "\"}}}");
+	struct tc_tool t = good_tool("read_file");
+	t.parameters = params.data;
+	struct tc_error err = { 0 };
+	struct tc_defined *d = tc_tool_define(&t, &err);
+	if (!d)
+		fail_msg("define: %s", err.msg);
+	json_t *s = tc_defined_export(d, TC_EXPORT_TEXT);
+	const char *text = json_string_value(s);
+	assert_non_null(text);
+	const char *line = strstr(text, "  - path (string): ");
+	assert_non_null(line);
+	line += strlen("  - path (string): ");
+	char tail[64];
+	snprintf(tail, sizeof tail, "... [%d more characters]\n", LONG - 2048);
+	assert_int_equal(strlen(line), (size_t)2048 * 2 + strlen(tail));
+	assert_string_equal(line + (size_t)2048 * 2, tail);
+	json_decref(s);
+	tc_defined_unref(d);
+	buf_release(&params);
+}
+
 static void test_export_format_and_risk_names_parse(void **state)
 {
 	(void)state;
@@ -722,6 +759,7 @@ int main(void)
 		cmocka_unit_test(test_export_openai_shape),
 		cmocka_unit_test(test_export_is_a_deep_copy),
 		cmocka_unit_test(test_export_text_lists_tools_and_parameters),
+		cmocka_unit_test(test_export_text_bounds_parameter_descriptions),
 		cmocka_unit_test(test_export_format_and_risk_names_parse),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
