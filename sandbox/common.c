@@ -10,11 +10,33 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "internal.h"
+
+static void limit_said(char *s, size_t n, rlim_t v)
+{
+	if (v == RLIM_INFINITY)
+		snprintf(s, n, "unlimited");
+	else
+		snprintf(s, n, "%llu", (unsigned long long)v);
+}
+
+int nofile_said(char *s, size_t n)
+{
+	struct rlimit rl = { RLIM_INFINITY, RLIM_INFINITY };
+	char soft[24], hard[24];
+	(void)getrlimit(RLIMIT_NOFILE, &rl);
+	limit_said(soft, sizeof soft, rl.rlim_cur);
+	limit_said(hard, sizeof hard, rl.rlim_max);
+	return snprintf(s, n,
+	                "the open-files limit here, RLIMIT_NOFILE: soft %s, hard %s; raise it "
+	                "with ulimit -n or LimitNOFILE= in a systemd unit",
+	                soft, hard);
+}
 
 int sbx_err(struct sbx_error *err, int errnum, const char *fmt, ...)
 {
@@ -24,8 +46,16 @@ int sbx_err(struct sbx_error *err, int errnum, const char *fmt, ...)
 		int n = vsnprintf(err->msg, sizeof err->msg, fmt, ap);
 		va_end(ap);
 		if (errnum && n >= 0 && (size_t)n < sizeof err->msg)
-			snprintf(err->msg + n, sizeof err->msg - (size_t)n, ": %s",
-			         strerror(errnum));
+			n += snprintf(err->msg + n, sizeof err->msg - (size_t)n, ": %s",
+			              strerror(errnum));
+		/* Out of descriptors, whatever step met it: the limit is what
+		 * to change, and the message names it. */
+		if (errnum == EMFILE && n >= 0 && (size_t)n + 3 < sizeof err->msg) {
+			n += snprintf(err->msg + n, sizeof err->msg - (size_t)n, " (");
+			n += nofile_said(err->msg + n, sizeof err->msg - (size_t)n);
+			if ((size_t)n + 1 < sizeof err->msg)
+				snprintf(err->msg + n, sizeof err->msg - (size_t)n, ")");
+		}
 		err->errnum = errnum;
 	}
 	return -(errnum ? errnum : EINVAL);

@@ -886,6 +886,10 @@ int jail_fds_held(const struct sbx_jail *j);
  * pass JAIL_FDS_MAX (what: what it is for). */
 int jail_fds_room(const struct sbx_jail *j, const char *what, struct sbx_error *err);
 
+/* The open-files limit (RLIMIT_NOFILE, soft and hard) and how to raise
+ * it, for a message about descriptors run out: snprintf's return. Every
+ * EMFILE sbx_err says is told with it. */
+int nofile_said(char *s, size_t n);
 int sbx_err(struct sbx_error *err, int errnum, const char *fmt, ...)
         __attribute__((format(printf, 3, 4)));
 

@@ -1052,15 +1052,12 @@ int sbx_jail_new(const struct sbx_spec *spec, const char *workspace, struct sbx_
 		rc = mounttree_plan(spec, j, err);
 	if (rc) {
 		size_t n = err ? strlen(err->msg) : 0;
-		struct rlimit rl;
 		/* Out of descriptors while the rules or the hidden paths' watch
-		 * were opened: the limit, not the path, is what to change. */
-		if (err && err->errnum == EMFILE && getrlimit(RLIMIT_NOFILE, &rl) == 0)
+		 * were opened: the limit, not the path, is what to change
+		 * (sbx_err said it), and how many a jail may hold. */
+		if (err && err->errnum == EMFILE)
 			n += (size_t)snprintf(err->msg + n, sizeof err->msg - n,
-			                      " (the open-files limit here is %llu, and a jail "
-			                      "may hold up to %d: raise it with ulimit -n or "
-			                      "LimitNOFILE=)",
-			                      (unsigned long long)rl.rlim_cur, JAIL_FDS_MAX);
+			                      "; a jail may hold up to %d of them", JAIL_FDS_MAX);
 		n = n < sizeof err->msg ? n : sizeof err->msg - 1;
 		if (spec->strict && err && !strstr(err->msg, "strict walls"))
 			snprintf(err->msg + n, sizeof err->msg - n,

@@ -188,15 +188,14 @@ static int worker_fds_free(const struct sbx_jail *j, int fd, int n, struct sbx_e
 		close(tmp[--got]);
 	if (!out) /* another failure is the new process's to meet */
 		return 0;
-	struct rlimit rl = { 0 };
-	(void)getrlimit(RLIMIT_NOFILE, &rl);
+	char limit[200];
+	nofile_said(limit, sizeof limit);
 	sbx_err(err, 0,
 	        "profile %s: its sandbox worker needs %d free descriptors numbered from %d "
 	        "while it starts (the %d the jail holds for its Landlock rules and hidden "
-	        "paths, and three more), and this process's own leave fewer under the "
-	        "open-files limit here, %llu: raise it (ulimit -n, LimitNOFILE= in a "
-	        "systemd unit), or grant whole directories rather than their entries",
-	        j->name, n, Z_JAIL + n, jail_fds_held(j), (unsigned long long)rl.rlim_cur);
+	        "paths, and three more), and this process's own leave fewer under %s, or "
+	        "grant whole directories rather than their entries",
+	        j->name, n, Z_JAIL + n, jail_fds_held(j), limit);
 	if (err)
 		err->errnum = EMFILE;
 	return -EMFILE;

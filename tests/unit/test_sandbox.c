@@ -1215,7 +1215,7 @@ static void test_worker_over_the_open_files_limit_is_said(void **state)
 	if (rc == 0)
 		fail_msg("a worker started past the open-files limit");
 	assert_null(c);
-	assert_non_null(strstr(err.msg, "open-files limit here, 1024"));
+	assert_non_null(strstr(err.msg, "open-files limit here, RLIMIT_NOFILE: soft 1024, hard"));
 	c = spawn(j, &job);
 	assert_int_equal(sbx_child_wait(c), 0);
 	assert_int_equal(sbx_child_outcome(c)->exit_code, 7);
@@ -1223,6 +1223,44 @@ static void test_worker_over_the_open_files_limit_is_said(void **state)
 	assert_int_equal(setrlimit(RLIMIT_NOFILE, &was), 0);
 	sbx_jail_free(j);
 	free_fds_dir(files);
+}
+
+/* Descriptors run out at a spawn's own steps (its pipes, its cgroup
+ * files), past the worker's trial: the error names the limit, its soft
+ * and hard values and how to raise it, not a bare "Too many open files". */
+static void test_spawn_out_of_descriptors_names_the_limit(void **state)
+{
+	(void)state;
+	need_sandbox();
+	struct rlimit was;
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &was), 0);
+	int high = 0;
+	for (int fd = 0; fd < 4096; fd++)
+		if (fcntl(fd, F_GETFD) >= 0)
+			high = fd;
+	/* Every number up to the limit taken: no new descriptor. */
+	static bool mine[4096];
+	for (int fd = 0; fd <= high; fd++)
+		mine[fd] = fcntl(fd, F_GETFD) < 0 && dup2(2, fd) == fd;
+	struct rlimit low = { (rlim_t)high + 1, was.rlim_max };
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
+	char *const argv[] = { (char *)"true", NULL };
+	struct sbx_job job = { .argv = argv };
+	struct sbx_child *c = NULL;
+	struct sbx_error err = { 0 };
+	int rc = sbx_spawn(fx.jail, &job, &c, &err);
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &was), 0);
+	for (int fd = 0; fd <= high; fd++)
+		if (mine[fd] && !close(fd))
+			mine[fd] = false;
+	if (c)
+		sbx_child_free(c);
+	assert_int_equal(rc, -EMFILE);
+	char want[64];
+	snprintf(want, sizeof want, "RLIMIT_NOFILE: soft %d, hard ", high + 1);
+	if (!strstr(err.msg, want) || !strstr(err.msg, "ulimit -n") ||
+	    !strstr(err.msg, "LimitNOFILE="))
+		fail_msg("spawn: %s", err.msg);
 }
 
 /* A worker copies its descriptors above the numbers it gives them, in
@@ -3180,6 +3218,7 @@ int main(void)
 		cmocka_unit_test(test_jail_descriptors_are_one_budget),
 		cmocka_unit_test(test_worker_over_the_open_files_limit_is_said),
 		cmocka_unit_test(test_worker_crowded_out_by_our_descriptors_is_said),
+		cmocka_unit_test(test_spawn_out_of_descriptors_names_the_limit),
 		cmocka_unit_test(test_hidden_glob_matching_too_much_is_refused),
 		cmocka_unit_test(test_host_readonly_mount_in_workspace_stays_readonly),
 		cmocka_unit_test(test_write_path_through_a_link_is_refused),
