@@ -165,6 +165,20 @@ static int lifeline_fd = -1;
 static int null_fd = -1;
 static int view_wr = -1; /* child_plan's view_wr */
 
+/* How a report goes (SAY_*): by send until the profile's filter is
+ * loaded, then by a call it lets through (load_filter). */
+static int say_by = SAY_SEND;
+
+/* One report of n bytes on fd, whole (SOCK_SEQPACKET), never a SIGPIPE
+ * but where only write(2) is left (then the supervisor is gone). */
+static void say(int fd, const void *m, size_t n)
+{
+	if (say_by == SAY_SEND)
+		(void)!send(fd, m, n, MSG_NOSIGNAL);
+	else if (say_by == SAY_WRITE)
+		(void)!write(fd, m, n);
+}
+
 /* Set while the worker prepares its view (child_enter_view): a failing
  * step returns there instead of ending the process. */
 static jmp_buf *view_jump;
@@ -178,7 +192,7 @@ _Noreturn static void fail(enum child_step step, int err)
 		longjmp(*view_jump, 1);
 	}
 	if (status_fd >= 0)
-		(void)!send(status_fd, &r, sizeof r, MSG_NOSIGNAL);
+		say(status_fd, &r, sizeof r);
 	_exit(step == STEP_EXEC_NOT_FOUND ? CHILD_EXIT_NOTFOUND :
 	              step == STEP_EXEC   ? CHILD_EXIT_NOEXEC :
 	                                    CHILD_EXIT_SETUP);
@@ -767,6 +781,7 @@ static void load_filter(const struct sbx_jail *j)
 	struct sock_fprog prog = { .len = j->part_held ? j->part_len[1] : j->bpf_len,
 		                   .filter = j->part_held ? j->part_bpf[1] : j->bpf };
 	CHECK(STEP_SECCOMP, syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog));
+	say_by = j->say_by;
 }
 
 /* RLIMIT_AS waits for the job in a spare (the job's mapping comes first;
@@ -962,7 +977,7 @@ static void timeline_send(const struct sbx_jail *j)
 		return;
 	struct timeline_report r = { .kind = REPORT_TIMELINE };
 	memcpy(r.ns, timeline_ns, sizeof r.ns);
-	(void)!send(status_fd, &r, sizeof r, MSG_NOSIGNAL);
+	say(status_fd, &r, sizeof r);
 }
 
 _Noreturn void child_main(const struct child_plan *p)
@@ -974,6 +989,7 @@ _Noreturn void child_main(const struct child_plan *p)
 	view_wr = p->view_wr;
 	job_fd = lifeline_fd =
 	        -1; /* statics may hold what an earlier child sharing our memory left */
+	say_by = SAY_SEND;
 	own_valid = false;
 	MARK(0);
 	home_any();         /* not the CPU our parent's thread may keep to (home.c) */

@@ -124,6 +124,10 @@ struct sbx_jail {
 	                             * calls that takes */
 	bool may_leave_home;     /* the profile's filter lets a child set its
 	                             * CPUs (sched_setaffinity): see home.c */
+	uint8_t say_by;          /* how a child tells a failed step once the
+	                             * profile's filter is loaded: the first
+	                             * call of SAY_SEND, SAY_WRITE the filter
+	                             * lets through, or SAY_NONE (child.c, say) */
 	bool filter_with_job;    /* a worker's child loads the profile's filter
 	                             * with its job, not before it: the filter
 	                             * refuses a call the child makes waiting
@@ -287,6 +291,12 @@ static inline unsigned jail_ns(const struct sbx_jail *j)
 {
 	return j->clone_ns | j->view_ns | j->child_ns;
 }
+
+/* The call a child tells a failed step by once the profile's filter is
+ * loaded (jail.c, report_call): send (MSG_NOSIGNAL), else write where the
+ * filter refuses sendto, else none where it refuses both: then the
+ * outcome says that a failed exec could not tell why (exec_unsaid). */
+enum { SAY_SEND, SAY_WRITE, SAY_NONE };
 
 /* Setup steps of the child, in order; reported with errno on failure. */
 enum child_step {
@@ -454,6 +464,7 @@ struct sbx_child {
 	char *job_msg;                 /* the job, held until its worker sends the pidfd */
 	size_t job_len;                /* (hand_over: sent from child_read_status) */
 	bool ready;                    /* the spare said it waits for its job */
+	bool execs;                    /* its job is an exec (not a builtin) */
 	bool kill_pending;             /* killed before its worker sent the pidfd */
 	int mntns_fd;                  /* holds the child's mount namespace (see start) */
 	int listeners[SBX_LISTEN_MAX]; /* egress: received on the status socket,

@@ -888,6 +888,17 @@ static bool filter_lets_set_cpus(const struct sbx_spec *spec)
 	return !filter_refuses(spec, "sched_setaffinity");
 }
 
+/* How a child under spec tells a failed step once the profile's filter
+ * is loaded (its exec, its job): send, or write where the filter refuses
+ * sendto (a refusal there would leave the failure unsaid, a kill make it
+ * a SIGSYS), or nothing where it refuses both. */
+static uint8_t report_call(const struct sbx_spec *spec)
+{
+	if (!filter_refuses(spec, "sendto"))
+		return SAY_SEND;
+	return filter_refuses(spec, "write") ? SAY_NONE : SAY_WRITE;
+}
+
 /* Whether a worker's child may load the profile's filter before its job
  * comes (child.c, await_job): only where the filter refuses no call, by
  * name or by default. The calls of that wait (reading the job, /dev/null
@@ -1031,6 +1042,7 @@ int sbx_jail_new(const struct sbx_spec *spec, const char *workspace, struct sbx_
 	j->tells_end = filter_lets_tell_end(spec);
 	j->may_leave_home = filter_lets_set_cpus(spec);
 	j->filter_with_job = !filter_lets_spare_wait(spec);
+	j->say_by = report_call(spec);
 	home_fill(j);
 	/* mounttree.c: without Landlock, the filesystem wall is a new root
 	 * of the granted paths alone, in the mount namespace (then required). */

@@ -366,6 +366,11 @@ struct sbx_outcome {
 	int exit_code;          /* when exited normally, else -1 */
 	int signal;             /* when killed by a signal, else 0 */
 	enum sbx_killed killed_by;
+	/* An exec that exited 126 or 127 (what a failed exec exits with)
+	 * and told nothing, where the profile's filter refuses every call
+	 * a failed exec is told by (write, sendto): it may have failed, and
+	 * could not say why. */
+	bool exec_unsaid;
 	struct sbx_capture out, err;
 	char *result; /* bytes from fd 3 (NUL-terminated), or NULL */
 	size_t result_len;

@@ -180,6 +180,7 @@ int hand_over(struct sbx_child *c, const struct sbx_job *job, bool *sent)
 	}
 	if (!spare_waiting(c, !held, held))
 		return -ESRCH;
+	c->execs = !job->fn;
 	size_t len = 0;
 	if (wants_stdin(job) && c->fd[W_IN] < 0)
 		return -EINVAL; /* asked for without a stdin pipe: spawn_start's error */

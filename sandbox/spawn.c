@@ -463,6 +463,7 @@ int spawn_start(struct sbx_jail *j, const struct sbx_job *job, bool via_zygote,
 	c->grace_left_ms = -1;
 	c->jail = j;
 	c->result_limit = job && job->result_limit ? job->result_limit : CHILD_RESULT_MAX;
+	c->execs = job && !job->fn;
 	if (job)
 		child_set_output(c, job);
 	c->out.exit_code = -1;

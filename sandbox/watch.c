@@ -725,6 +725,11 @@ static void settle(struct sbx_child *c)
 		c->out.setup_failed = c->report.err ? c->report.err : EIO;
 		c->out.setup_step = child_step_name((enum child_step)c->report.step);
 	}
+	/* A failed exec exits 126 or 127 with its report; where the filter
+	 * lets it send none, the exit alone cannot tell it from the tool's. */
+	c->out.exec_unsaid = !c->have_report && c->execs && c->jail->say_by == SAY_NONE &&
+	        !c->out.signal &&
+	        (c->out.exit_code == CHILD_EXIT_NOTFOUND || c->out.exit_code == CHILD_EXIT_NOEXEC);
 	cgroup_stats(c->cg, &c->cg_stats);
 	/* SIGKILLed while the memory limit killed: the limit's doing. */
 	if (c->out.signal == SIGKILL && c->cg_stats.oom_kills &&

@@ -438,8 +438,9 @@ static void collect_manifest(const struct tc_defined *tool, const struct sbx_out
 	if (o->exit_code != 0) {
 		size_t elen;
 		char *e = exec_capture_text(&o->err, &elen);
-		buf_printf(&b, "%s[exit status %d; stderr:]\n",
-		           b.len && b.data[b.len - 1] != '\n' ? "\n" : "", o->exit_code);
+		buf_printf(&b, "%s[exit status %d%s; stderr:]\n",
+		           b.len && b.data[b.len - 1] != '\n' ? "\n" : "", o->exit_code,
+		           o->exec_unsaid ? EXEC_UNSAID : "");
 		buf_add(&b, e, elen);
 		free(e);
 	}

@@ -15,6 +15,14 @@
 #include "sandbox.h"
 #include "toolcage.h"
 
+/* Said after an exit status of 126 or 127 that told nothing, where the
+ * profile's filter lets no failed exec say why (sbx_outcome.exec_unsaid):
+ * the program may never have started. */
+#define EXEC_UNSAID                                                                                \
+	": what a failed exec exits with: the program may not have started, and the "              \
+	"profile's seccomp filter refuses both calls that would have said why (write, "            \
+	"sendto)"
+
 /* What a builtin's child needs besides its arguments. exec_start copies
  * it into the job's bytes (the child is a clean image of the program, not
  * a copy of ours): the strings by value, the tool's function as a

@@ -853,6 +853,10 @@ int cmd_exec(int argc, char **argv)
 			        o.profile);
 		error = msg;
 		exec_say("%s\n", msg);
+	} else if (out->exec_unsaid) {
+		snprintf(msg, sizeof msg, "exit status %d%s", out->exit_code, EXEC_UNSAID);
+		error = msg;
+		exec_say("%s\n", msg);
 	}
 	json_t *report = NULL;
 	if (net.call) {
