@@ -553,6 +553,9 @@ int copy_stdin(struct sbx_child *c, const struct sbx_job *job);
 /* Stops (kills and reaps) and frees c; sbx_child_free also refills the
  * jail's spare. */
 void child_free(struct sbx_child *c);
+/* The signal that stopped c (SIGSTOP, SIGTSTP...), left unreported
+ * (WNOWAIT), or 0 while it runs or once it ended. */
+int child_stopped(const struct sbx_child *c);
 void child_close_fd(struct sbx_child *c, int w);
 void child_set_output(struct sbx_child *c, const struct sbx_job *job);
 int child_watch(struct sbx_child *c, int w, int fd, uint32_t events);

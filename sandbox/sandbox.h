@@ -346,6 +346,9 @@ enum sbx_killed {
 	SBX_KILLED_SECCOMP, /* died of SIGSYS */
 	SBX_KILLED_SIGNAL,  /* any other signal */
 	SBX_KILLED_MEMORY,  /* SIGKILLed by its memory cgroup's OOM killer */
+	SBX_KILLED_STOPPED, /* found stopped at its deadline (stop_signal, sent
+	                     * by someone else: the sandbox never stops a
+	                     * child) and killed then: it did not run its time */
 };
 
 #define SBX_TIMELINE_MAX 20
@@ -366,6 +369,7 @@ struct sbx_outcome {
 	int exit_code;          /* when exited normally, else -1 */
 	int signal;             /* when killed by a signal, else 0 */
 	enum sbx_killed killed_by;
+	int stop_signal; /* with SBX_KILLED_STOPPED: what had stopped it */
 	/* An exec that exited 126 or 127 (what a failed exec exits with)
 	 * and told nothing, where the profile's filter refuses every call
 	 * a failed exec is told by (write, sendto): it may have failed, and

@@ -87,7 +87,10 @@ static bool checks_own_view(const struct sbx_child *c)
 /* Whether the child still waits for its job: alive, no setup failure
  * reported, its job socket ours, and ours (its pidfd in hand, waited for
  * if wait). With held true a worker's child whose pidfd has not come yet
- * counts as waiting: its job is held until the pidfd comes. */
+ * counts as waiting: its job is held until the pidfd comes. A child
+ * stopped by a signal (SIGSTOP from another process of the uid) waits for
+ * nothing: given its job it would sit out the call's deadline without
+ * running it, and the call would say it timed out. */
 static bool spare_waiting(struct sbx_child *c, bool wait, bool held)
 {
 	if (c->zygote && wait)
@@ -99,7 +102,7 @@ static bool spare_waiting(struct sbx_child *c, bool wait, bool held)
 	if (c->pidfd < 0)
 		return held && c->zygote;
 	struct pollfd pf = { .fd = c->pidfd, .events = POLLIN };
-	return poll(&pf, 1, 0) == 0;
+	return poll(&pf, 1, 0) == 0 && !child_stopped(c);
 }
 
 bool sbx_jail_keeps_spare(const struct sbx_jail *j)

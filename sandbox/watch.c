@@ -673,17 +673,32 @@ static void reap_orphans(pid_t pgid)
 	}
 }
 
+/* What waitid says of c for how (WEXITED, WSTOPPED) without reaping it
+ * (WNOWAIT): false when there is nothing to say yet. */
+static bool peek(const struct sbx_child *c, int how, siginfo_t *si)
+{
+	memset(si, 0, sizeof *si);
+	long rc;
+	while ((rc = syscall(SYS_waitid, P_PIDFD, c->pidfd, si, how | WNOHANG | WNOWAIT, NULL)) <
+	               0 &&
+	       errno == EINTR)
+		;
+	return rc == 0 && si->si_pid != 0;
+}
+
 /* Whether the child has ended, left a zombie (not reaped: WNOWAIT). */
 static bool exited(const struct sbx_child *c)
 {
 	siginfo_t si;
-	memset(&si, 0, sizeof si);
-	long rc;
-	while ((rc = syscall(SYS_waitid, P_PIDFD, c->pidfd, &si, WEXITED | WNOHANG | WNOWAIT,
-	                     NULL)) < 0 &&
-	       errno == EINTR)
-		;
-	return rc == 0 && si.si_pid != 0;
+	return peek(c, WEXITED, &si);
+}
+
+int child_stopped(const struct sbx_child *c)
+{
+	siginfo_t si;
+	if (c->pidfd < 0 || c->reaped || !peek(c, WSTOPPED, &si))
+		return 0;
+	return si.si_code == CLD_STOPPED ? si.si_status : 0;
 }
 
 static void reap(struct sbx_child *c)
@@ -867,6 +882,13 @@ void sbx_child_kill(struct sbx_child *c, enum sbx_killed why)
 	}
 	if (c->out.killed_by == SBX_KILLED_NONE)
 		c->out.killed_by = why;
+	/* Stopped at its deadline (SIGSTOP from another process of the uid):
+	 * it did not run its time, and a timeout would say it did. */
+	int stop = why == SBX_KILLED_TIMEOUT ? child_stopped(c) : 0;
+	if (stop && c->out.killed_by == SBX_KILLED_TIMEOUT) {
+		c->out.killed_by = SBX_KILLED_STOPPED;
+		c->out.stop_signal = stop;
+	}
 	if (c->pidfd >= 0) {
 		io_pidfd_kill(c->pidfd, SIGKILL);
 		kill_stragglers(c);

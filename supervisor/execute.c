@@ -500,6 +500,16 @@ void exec_collect(const struct tc_defined *tool, const struct sbx_jail *jail,
 		         "(the memory limit of its cgroup). Ask for less at once (a smaller "
 		         "input, fewer files, a streaming option).");
 		return;
+	case SBX_KILLED_STOPPED:
+		/* Not a timeout: the tool was held, not slow. */
+		out->status = TC_STATUS_KILLED;
+		set_text(out,
+		         "The tool did not run its time: its process was found stopped by "
+		         "signal %d (%s) at its time limit (%u ms), sent by another process "
+		         "(toolcage stops none), and was killed then. Tell the user; trying "
+		         "again may work.",
+		         o->stop_signal, strsignal(o->stop_signal), timeout_ms);
+		return;
 	case SBX_KILLED_CANCELLED:
 		out->status = TC_STATUS_CANCELLED;
 		set_text(out, "The call was cancelled.");

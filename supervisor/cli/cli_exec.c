@@ -96,6 +96,7 @@ static const char *killed_name(enum sbx_killed k)
 	case SBX_KILLED_SECCOMP: return "seccomp";
 	case SBX_KILLED_SIGNAL: return "signal";
 	case SBX_KILLED_MEMORY: return "memory";
+	case SBX_KILLED_STOPPED: return "stopped";
 	}
 	return "signal";
 }
@@ -874,6 +875,11 @@ int cmd_exec(int argc, char **argv)
 	if (!o.json && out->killed_by == SBX_KILLED_TIMEOUT)
 		exec_say("killed after %ld ms (timeout)\n",
 		         o.timeout_ms ? o.timeout_ms : (long)p->spec.timeout_ms);
+	else if (!o.json && out->killed_by == SBX_KILLED_STOPPED)
+		exec_say("killed after %ld ms: found stopped by signal %d (%s), sent by another "
+		         "process; it did not run its time\n",
+		         o.timeout_ms ? o.timeout_ms : (long)p->spec.timeout_ms, out->stop_signal,
+		         strsignal(out->stop_signal));
 	else if (!o.json && out->killed_by == SBX_KILLED_OUTPUT_LIMIT)
 		exec_say("killed: output limit reached\n");
 	else if (!o.json && out->killed_by == SBX_KILLED_MEMORY)

@@ -496,6 +496,27 @@ static void test_deadline_and_kill_give_timeout(void **state)
 	sbx_child_free(c);
 }
 
+/* A child stopped from outside (SIGSTOP by another process of the uid)
+ * did not run its time: at its deadline the outcome says it was found
+ * stopped, and by which signal, never a timeout. */
+static void test_child_stopped_at_its_deadline_is_said(void **state)
+{
+	(void)state;
+	need_sandbox();
+	char *const argv[] = { (char *)"sleep", (char *)"10", NULL };
+	struct sbx_job job = { .argv = argv, .timeout_ms = 400 };
+	struct sbx_child *c = spawn(fx.jail, &job);
+	for (int64_t end = io_now_ms() + 5000; !sbx_child_pid(c) && io_now_ms() < end; usleep(1000))
+		(void)sbx_child_step(c);
+	assert_true(sbx_child_pid(c) > 0);
+	assert_int_equal(kill(sbx_child_pid(c), SIGSTOP), 0);
+	assert_int_equal(sbx_child_wait(c), 0);
+	const struct sbx_outcome *o = sbx_child_outcome(c);
+	assert_int_equal(o->killed_by, SBX_KILLED_STOPPED);
+	assert_int_equal(o->stop_signal, SIGSTOP);
+	sbx_child_free(c);
+}
+
 /* sbx_child_wait enforces the job's timeout itself. */
 static void test_wait_enforces_timeout(void **state)
 {
@@ -3200,6 +3221,7 @@ int main(void)
 		cmocka_unit_test(test_stream_output_waits_for_the_caller),
 		cmocka_unit_test(test_stream_output_outlives_the_grace),
 		cmocka_unit_test(test_deadline_and_kill_give_timeout),
+		cmocka_unit_test(test_child_stopped_at_its_deadline_is_said),
 		cmocka_unit_test(test_wait_enforces_timeout),
 		cmocka_unit_test(test_missing_command_is_127_exec),
 		cmocka_unit_test(test_not_executable_is_126_exec),
