@@ -264,6 +264,8 @@ struct sbx_jail {
 	/* A child set up ahead, waiting for its job (spare.c), or NULL. */
 	bool keep_spare;
 	struct sbx_child *spare;
+	int spare_epfd; /* holds the spare's epfd while it waits, for the
+	                 * caller's loop (sbx_jail_spare_fd), or -1 */
 
 	/* The clean worker that forks this jail's children (zygote.c), made
 	 * on first use; NULL in the worker's own copy of the jail. */
@@ -528,6 +530,13 @@ void close_pair(int p[2]);
  * fresh child). *sent: see there. */
 int hand_over(struct sbx_child *c, const struct sbx_job *job, bool *sent);
 void spare_drop(struct sbx_jail *j);
+/* c (new, or NULL) becomes the jail's spare, watched through its
+ * spare_epfd; returns the one it was, no longer watched (the caller's). */
+struct sbx_child *spare_swap(struct sbx_jail *j, struct sbx_child *c);
+/* Whether the jail's spare must go (spare_check): it ended, was stopped,
+ * or failed its setup while it waited. *set_up: it had been ready, so
+ * another one may be made at once. */
+bool spare_gone(struct sbx_jail *j, bool *set_up);
 void home_fill(struct sbx_jail *j);
 void home_choose(struct sbx_jail *j);
 void home_keep(const struct sbx_jail *j);

@@ -993,7 +993,7 @@ int sbx_jail_new(const struct sbx_spec *spec, const char *workspace, struct sbx_
 	struct sbx_jail *j = calloc(1, sizeof *j);
 	if (!j)
 		return sbx_err(err, ENOMEM, "jail");
-	j->workspace_fd = j->devnull_fd = -1;
+	j->workspace_fd = j->devnull_fd = j->spare_epfd = -1;
 	j->self_uid = geteuid();
 	j->self_gid = getegid();
 	j->name = strdup(spec->name ? spec->name : "unnamed");
@@ -1092,6 +1092,8 @@ void sbx_jail_free(struct sbx_jail *j)
 	if (!j)
 		return;
 	sbx_jail_keep_spare(j, false);
+	if (j->spare_epfd >= 0)
+		close(j->spare_epfd);
 	zygote_retire(j);
 	if (j->workspace_fd >= 0)
 		close(j->workspace_fd);

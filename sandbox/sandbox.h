@@ -222,6 +222,16 @@ void sbx_jail_keep_spare(struct sbx_jail *jail, bool on);
  * (never blocks). */
 bool sbx_jail_keeps_spare(const struct sbx_jail *jail);
 bool sbx_jail_spare_ready(struct sbx_jail *jail);
+/* A jail that keeps spares: one fd, the same for the jail's life, for the
+ * caller's event loop to watch for readability between calls (-1 where
+ * none could be made: then a spare is looked at when a call comes). When
+ * it is readable, sbx_jail_spare_step() does what can be done without
+ * blocking: a spare that ended while it waited (killed from outside, by
+ * the OOM killer) or was stopped is reaped, and made again when it had
+ * been set up. Off the loop, a dead spare waits as a zombie for the next
+ * call. */
+int sbx_jail_spare_fd(const struct sbx_jail *jail);
+void sbx_jail_spare_step(struct sbx_jail *jail);
 /* Keeps the calling thread on the CPU that the workers of this process's
  * spare-keeping jails keep to, and where their children wait for their
  * jobs (on: while it has no other call running, so that a call's round

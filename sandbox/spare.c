@@ -14,6 +14,7 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -110,15 +111,68 @@ bool sbx_jail_keeps_spare(const struct sbx_jail *j)
 	return j->keep_spare;
 }
 
+/* Reads the byte by which c says it waits for its job, if it came. It
+ * stays readable once the child is gone. */
+static void read_ready(struct sbx_child *c)
+{
+	char b;
+	if (!c->ready && c->job_fd >= 0 && recv(c->job_fd, &b, 1, MSG_DONTWAIT) == 1)
+		c->ready = true;
+}
+
 bool sbx_jail_spare_ready(struct sbx_jail *j)
 {
 	struct sbx_child *c = j->spare;
 	if (!c || !spare_waiting(c, false, false))
 		return false;
-	char b;
-	if (!c->ready && recv(c->job_fd, &b, 1, MSG_DONTWAIT) == 1)
-		c->ready = true;
+	read_ready(c);
 	return c->ready;
+}
+
+int sbx_jail_spare_fd(const struct sbx_jail *j)
+{
+	return j->spare_epfd;
+}
+
+struct sbx_child *spare_swap(struct sbx_jail *j, struct sbx_child *c)
+{
+	struct sbx_child *old = j->spare;
+	if (old && j->spare_epfd >= 0)
+		epoll_ctl(j->spare_epfd, EPOLL_CTL_DEL, old->epfd, NULL);
+	j->spare = c;
+	struct epoll_event ev = { .events = EPOLLIN };
+	if (c && j->spare_epfd >= 0)
+		(void)epoll_ctl(j->spare_epfd, EPOLL_CTL_ADD, c->epfd, &ev);
+	return old;
+}
+
+static bool spare_readable(const struct sbx_child *c)
+{
+	struct pollfd pf = { .fd = c->epfd, .events = POLLIN };
+	return poll(&pf, 1, 0) > 0;
+}
+
+bool spare_gone(struct sbx_jail *j, bool *set_up)
+{
+	struct sbx_child *c = j->spare;
+	*set_up = false;
+	if (!c)
+		return false;
+	child_read_status(c);
+	/* Its pidfd still to come from a worker that is at it. */
+	if (c->pidfd < 0 && !c->have_report && !c->reaped && c->fd[W_STATUS] >= 0)
+		return false;
+	/* Still readable once looked at: it may have ended since, so it is
+	 * looked at again. Anything else it made readable (output before a
+	 * job: none of ours writes any) would wake the caller's loop again
+	 * and again: it is watched no more, and goes to its call as is. */
+	bool waiting = spare_waiting(c, false, false);
+	if (waiting && spare_readable(c) && (waiting = spare_waiting(c, false, false)) &&
+	    spare_readable(c))
+		epoll_ctl(j->spare_epfd, EPOLL_CTL_DEL, c->epfd, NULL);
+	read_ready(c);
+	*set_up = !waiting && c->ready && !c->have_report;
+	return !waiting;
 }
 
 /* The job as one message (see struct job_header), malloc'd. A job that
@@ -228,6 +282,5 @@ int hand_over(struct sbx_child *c, const struct sbx_job *job, bool *sent)
 
 void spare_drop(struct sbx_jail *j)
 {
-	child_free(j->spare);
-	j->spare = NULL;
+	child_free(spare_swap(j, NULL));
 }

@@ -546,8 +546,7 @@ static int spawn_fresh(struct sbx_jail *j, const struct sbx_job *job, bool again
 	if ((rc > 0 || j->ll_stale) && (rc = landlock_refresh(j, err)) < 0)
 		return rc;
 	if (j->spare && !job->fn_arg && check_cwd(j, job->cwd, err) == 0) {
-		struct sbx_child *c = j->spare;
-		j->spare = NULL;
+		struct sbx_child *c = spare_swap(j, NULL);
 		bool sent;
 		if ((rc = hand_over(c, job, &sent)) == 0) {
 			child_mark_t0(c);
@@ -623,13 +622,33 @@ void spare_refill(struct sbx_jail *j)
 {
 	/* A jail of handed connections keeps no spare: a child's connections
 	 * are made with its job (spawn_start). */
-	if (j->keep_spare && !j->spare && !j->handed && zygote_usable())
-		(void)spawn_start(j, NULL, true, &j->spare, NULL);
+	if (j->keep_spare && !j->spare && !j->handed && zygote_usable()) {
+		struct sbx_child *c;
+		(void)spawn_start(j, NULL, true, &c, NULL);
+		spare_swap(j, c);
+	}
+}
+
+/* A spare that ended while it waited (SIGKILL from another process of
+ * the uid, the OOM killer), or was stopped, is reaped now rather than at
+ * the jail's next call, a zombie until then. One that had been set up is
+ * made again, as after a call; one that failed its setup would fail the
+ * same way again: the next call starts fresh and says why. */
+void sbx_jail_spare_step(struct sbx_jail *j)
+{
+	bool set_up;
+	if (!spare_gone(j, &set_up))
+		return;
+	spare_drop(j);
+	if (set_up)
+		spare_refill(j);
 }
 
 void sbx_jail_keep_spare(struct sbx_jail *j, bool on)
 {
 	j->keep_spare = on;
+	if (on && j->spare_epfd < 0) /* -1: a spare is looked at when a call comes */
+		j->spare_epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (on) {
 		home_choose(j); /* for its worker, started by the refill (home.c) */
 		spare_refill(j);

@@ -294,6 +294,7 @@ int jail_unpack(const char *buf, size_t len, const int *fds, int nfds, struct sb
 	if (!j->watch || wfd != nfds)
 		u.bad = true;
 	j->spare = NULL;
+	j->spare_epfd = -1;
 	j->keep_spare = false;
 	j->zygote = NULL;
 	j->in_worker = true;

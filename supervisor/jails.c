@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <unistd.h>
 
 #include "confinement.h"
@@ -33,6 +34,14 @@ static int risk_fits(const struct tc_defined *t, const struct profile *p, struct
 	                    "profile %s reaches the network; declare \"risk\": \"network\" "
 	                    "with a url_arg (or use a profile without inet sockets)",
 	                    t->name, tc_risk_name(t->risk), sp->name ? sp->name : "?");
+}
+
+static void on_spare(struct loop *l, int fd, uint32_t events, void *data)
+{
+	(void)l;
+	(void)fd;
+	(void)events;
+	sbx_jail_spare_step(data);
 }
 
 /* The profile a tool runs under: the one it names, else its risk's.
@@ -107,6 +116,10 @@ struct sbx_jail *supervisor_jail(struct tc_supervisor *s, const struct tc_define
 	e->next = s->jails;
 	s->jails = e;
 	sbx_jail_keep_spare(e->jail, s->keep_spares);
+	/* A spare killed while it waits is reaped (and made again) now, not
+	 * left a zombie until the profile's next call. */
+	if (s->keep_spares && sbx_jail_spare_fd(e->jail) >= 0)
+		(void)loop_add_fd(s->loop, sbx_jail_spare_fd(e->jail), EPOLLIN, on_spare, e->jail);
 	return e->jail;
 }
 

@@ -340,8 +340,10 @@ void tc_supervisor_free(struct tc_supervisor *s)
 		return;
 	/* No spare made now would ever be used: the calls cancelled next
 	 * free their children, which would make them. */
-	for (struct jail_entry *e = s->jails; e; e = e->next)
+	for (struct jail_entry *e = s->jails; e; e = e->next) {
+		loop_del_fd(s->loop, sbx_jail_spare_fd(e->jail));
 		sbx_jail_keep_spare(e->jail, false);
+	}
 	pipeline_cancel_all(s, "the supervisor is shutting down");
 	while (s->sessions) /* the embedder should have; their calls ended above */
 		tc_session_free(s->sessions);
