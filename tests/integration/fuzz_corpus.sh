@@ -7,6 +7,11 @@
 set -u
 BUILD=${BUILD:-build}
 ran=0 failed=""
+# What a target writes (fuzz_render's spill files) goes to a directory of
+# this run's, removed at its end: nothing is left in /tmp.
+TMPDIR=$(mktemp -d /tmp/tc-fuzz-corpus.XXXXXX) || exit 1
+export TMPDIR
+trap 'rm -rf "$TMPDIR"' EXIT INT TERM
 for src in tests/fuzz/fuzz_*.c; do
 	name=$(basename "$src" .c)
 	name=${name#fuzz_}
