@@ -173,6 +173,23 @@ static size_t host_len(const char *hp)
 	return strcspn(hp, ":");
 }
 
+/* Whether "host[:port]" names this machine: a loopback host, then nothing
+ * or a colon and digits ("localhost:80@evil.example", "[::1]evil.example"
+ * name another host to whatever reads them further). */
+static bool loopback_authority(const char *hp)
+{
+	size_t n = host_len(hp);
+	if (!loopback_host(hp, n))
+		return false;
+	const char *p = hp + n;
+	if (*p == '\0')
+		return true;
+	if (*p++ != ':')
+		return false;
+	size_t digits = strspn(p, "0123456789");
+	return digits <= 5 && p[digits] == '\0';
+}
+
 static bool origin_allowed(const struct http_server *h, const char *origin)
 {
 	for (char **o = h->opt.origins; o && *o; o++)
@@ -184,8 +201,7 @@ static bool origin_allowed(const struct http_server *h, const char *origin)
 	const char *rest = !strncmp(origin, "http://", 7) ? origin + 7 :
 	        !strncmp(origin, "https://", 8)           ? origin + 8 :
 	                                                    NULL;
-	return rest && loopback_host(rest, host_len(rest)) &&
-	        (rest[host_len(rest)] == '\0' || rest[host_len(rest)] == ':');
+	return rest && loopback_authority(rest);
 }
 
 /* Without a token, the connection's owner as the kernel names it must be
@@ -226,7 +242,7 @@ static unsigned gatekeep(struct http_server *h, struct MHD_Connection *c, const 
 	/* DNS rebinding: a page on evil.example whose name now resolves to
 	 * 127.0.0.1 reaches a loopback server with "Host: evil.example". */
 	const char *host = header(h, c, "Host");
-	if (h->opt.loopback && (!host || !loopback_host(host, host_len(host)))) {
+	if (h->opt.loopback && (!host || !loopback_authority(host))) {
 		*why = "Forbidden: the Host header must name this machine (localhost, 127.0.0.1 "
 		       "or [::1]); a browser page on another name cannot reach this server.";
 		return MHD_HTTP_FORBIDDEN;

@@ -1257,7 +1257,8 @@ def test_http_grants_and_questions_stay_in_their_session(tc):
 def test_http_dns_rebinding_and_origin(tc):
     s = Server(tc)
     port = s.port()
-    for host in ("evil.example.com", f"evil.example.com:{port}", "127.0.0.2.nip.io"):
+    for host in ("evil.example.com", f"evil.example.com:{port}", "127.0.0.2.nip.io",
+                 "[::1]evil.example", f"localhost:{port}@evil.example", "localhost:80x"):
         st, _, _ = http_call(s, "POST", body=INIT, headers=JSONH, host=host)
         check(st == 403, f"Host {host}: {st}")
     for host in (f"localhost:{port}", f"127.0.0.1:{port}", "localhost"):
@@ -1265,6 +1266,7 @@ def test_http_dns_rebinding_and_origin(tc):
         check(st == 200, f"Host {host}: {st}")
     for origin, want in (("http://evil.example", 403), ("null", 403),
                          ("http://localhost.evil.example", 403),
+                         (f"http://localhost:{port}@evil.example", 403),
                          (f"http://localhost:{port}", 200), ("http://127.0.0.1:3000", 200)):
         st, _, _ = http_call(s, "POST", body=INIT, headers=dict(JSONH, Origin=origin))
         check(st == want, f"Origin {origin}: {st}, want {want}")
