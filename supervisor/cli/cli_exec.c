@@ -543,7 +543,8 @@ static int parse_exec_args(int argc, char **argv, struct exec_opts *o)
 }
 
 /* Whether prog (as CMD names it, run from the workspace) is an executable
- * file in the workspace: a name without '/' is looked up in PATH, not here. */
+ * file in the workspace: a name without '/' is looked up in PATH, not here,
+ * and a directory (searchable, so X_OK) is no program under any profile. */
 static bool runnable_in_workspace(const char *workspace, const char *prog)
 {
 	if (!strchr(prog, '/'))
@@ -557,8 +558,9 @@ static bool runnable_in_workspace(const char *workspace, const char *prog)
 		prog = at;
 	}
 	size_t n = strlen(ws);
+	struct stat st;
 	return realpath(prog, path) && !strncmp(path, ws, n) && (path[n] == '/' || n == 1) &&
-	        !access(path, X_OK);
+	        stat(path, &st) == 0 && S_ISREG(st.st_mode) && !access(path, X_OK);
 }
 
 /* What a failed exec of prog (as CMD names it, run from the workspace)

@@ -167,6 +167,12 @@ else ok "a file without x bits is not blamed on workspace_exec"; fi
 chmod 755 "$ws/noexec.sh"
 status "read-only cannot exec from the workspace" 126 -- --workspace "$ws" -- "$ws/noexec.sh"
 has "read-only names workspace_exec as the reason" err "profile read-only does not let them run, filesystem.workspace_exec is false"
+# A directory of the workspace is no program under any profile: not
+# blamed on workspace_exec, nor sent to --profile write.
+mkdir -p "$ws/adir"
+status "a workspace directory is 126" 126 -- --workspace "$ws" -- ./adir
+has "a workspace directory is said" err \
+	"^toolcage exec: ./adir: Permission denied: it is a directory, not a program$"
 status "write can exec from the workspace" 0 -- --workspace "$ws" --profile write -- "$ws/noexec.sh"
 has "the workspace script ran" out "^ran$"
 # A bare name is looked up in PATH only: the workspace's file of that name
