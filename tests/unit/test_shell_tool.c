@@ -417,7 +417,23 @@ static void test_run_command_not_executable(void **state)
 	int rc = call(w, json_pack("{s:[s]}", "argv", "./data.txt"));
 	assert_error(w, rc, "cannot_execute");
 	assert_int_equal(out_int(w, "exit_code"), CHILD_EXIT_NOTFOUND);
-	assert_render_has(w, "Permission denied");
+	assert_render_has(w, "Permission denied: the file is not executable");
+	assert_render_has(w, "[\"sh\", \"./data.txt\"]");
+}
+
+/* A directory given as the program: said, with what to call instead. */
+static void test_run_command_directory(void **state)
+{
+	struct ws *w = *state;
+	char dir[128];
+	snprintf(dir, sizeof dir, "%s/sub", w->dir);
+	assert_int_equal(mkdir(dir, 0755), 0);
+	int rc = call(w, json_pack("{s:[s]}", "argv", "./sub"));
+	assert_error(w, rc, "cannot_execute");
+	assert_render_has(w,
+	                  "cannot execute ./sub: Permission denied: it is a directory, not a "
+	                  "program");
+	assert_render_has(w, "call list_dir on it");
 }
 
 /* ---- time and bounds --------------------------------------------------------- */
@@ -665,6 +681,7 @@ int main(void)
 		T(test_run_command_whole_line_in_argv0_says_split_it),
 		T(test_run_command_names_stay_on_their_line),
 		T(test_run_command_not_executable),
+		T(test_run_command_directory),
 		T(test_run_command_timeout_kills_process_group),
 		T(test_run_command_kills_leftovers_after_exit),
 		T(test_run_command_timeout_capped_below_deadline),

@@ -558,13 +558,34 @@ static int exec_missing(int cwd_fd, const char *prog, char *file, size_t file_n,
 	        -1;
 }
 
+/* What a refused exec of prog means and what to do, beyond the errno's
+ * words (a directory, a file without an execute bit), in buf; "." when
+ * there is nothing to add. */
+static const char *cannot_execute_hint(int cwd_fd, int e, const char *prog, char *buf, size_t size)
+{
+	struct stat st;
+	if (e != EACCES || !strchr(prog, '/') || fstatat(cwd_fd, prog, &st, 0) < 0)
+		return ".";
+	if (S_ISDIR(st.st_mode))
+		return ": it is a directory, not a program. Give the path of a program inside "
+		       "it, or call list_dir on it to see what is there.";
+	if (!S_ISREG(st.st_mode) || (st.st_mode & 0111))
+		return ".";
+	snprintf(buf, size,
+	         ": the file is not executable (no execute permission). Run it through its "
+	         "interpreter, e.g. [\"sh\", \"%s\"] or [\"python3\", \"%s\"], or make it "
+	         "executable first ([\"chmod\", \"+x\", \"%s\"]).",
+	         prog, prog, prog);
+	return buf;
+}
+
 /* exec failed: the program is missing or cannot run. Exit 127, as a shell
  * reports it, with a message saying which. */
 static int report_exec_error(char **argv, int cwd_fd, const struct sh_result *r,
                              struct tc_output *out)
 {
 	const char *prog = argv[0];
-	char interp[256], file[4096];
+	char interp[256], file[4096], hint[3 * 4096 + 256];
 	int rc,
 	        there = r->exec_errno == ENOENT ?
 	        exec_missing(cwd_fd, prog, file, sizeof file, interp, sizeof interp) :
@@ -604,8 +625,9 @@ static int report_exec_error(char **argv, int cwd_fd, const struct sh_result *r,
 	else if (r->exec_errno == ENOENT)
 		rc = fail(out, "command_not_found", "command not found: %s (no such file).", prog);
 	else
-		rc = fail(out, "cannot_execute", "cannot execute %s: %s.", prog,
-		          strerror(r->exec_errno));
+		rc = fail(out, "cannot_execute", "cannot execute %s: %s%s", prog,
+		          strerror(r->exec_errno),
+		          cannot_execute_hint(cwd_fd, r->exec_errno, prog, hint, sizeof hint));
 	json_object_set_new(out->canonical, "argv", argv_json(argv));
 	json_object_set_new(out->canonical, "exit_code", json_integer(CHILD_EXIT_NOTFOUND));
 	return rc;
