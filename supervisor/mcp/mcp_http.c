@@ -855,11 +855,18 @@ enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
 			                     "text/event-stream.",
 			                     NULL, NULL);
 		}
-		/* Bounded before a byte of the body is read. */
+		/* Bounded before a byte of the body is held. A body a little
+		 * too large is read and dropped, then answered: a client that
+		 * sends it whole before it reads (fetch, http.client) would
+		 * get a reset from a close with its body unread, not the 413.
+		 * One declared far larger is answered at once. */
 		const char *cl = header(h, c, "Content-Length");
 		unsigned long long declared = cl ? strtoull(cl, NULL, 10) : 0;
-		if (declared > h->srv->cfg->max_message_bytes) {
+		size_t max = h->srv->cfg->max_message_bytes;
+		if (declared > max) {
 			rq->too_big = true;
+			if (declared - max <= HTTP_DROP_MAX)
+				return MHD_YES;
 			rq->answered = true;
 			return post_mcp(h, c, rq);
 		}
@@ -881,6 +888,8 @@ enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
 		if (rq->too_big || rq->body.len + n > h->srv->cfg->max_message_bytes) {
 			rq->too_big = true;
 			buf_release(&rq->body);
+			h->bodies -= rq->reserved; /* dropped: nothing held */
+			rq->reserved = 0;
 			return MHD_YES;
 		}
 		if (rq->body.len + n > rq->reserved) { /* no (or a short) Content-Length */

@@ -73,6 +73,7 @@ const struct mhd_api *mhd_api_load(char *why, size_t why_size);
 #define HTTP_CONNECTION_TIMEOUT_S 30           /* a connection that moves nothing */
 #define HTTP_HEADERS_DEADLINE_S   10           /* a request's headers (mcp_http_socket.c) */
 #define HTTP_BODIES_MAX           (32u << 20)  /* request bodies being read, all together */
+#define HTTP_DROP_MAX             (64u << 20)  /* read and dropped past the limit, for a 413 */
 #define HTTP_STREAMS_PER_SESSION  16           /* SSE streams a session holds at once */
 #define HTTP_STREAM_SOFT          (256u << 10) /* unread bytes past which progress and logs stop */
 #define HTTP_STREAM_HARD          (8u << 20) /* unread bytes past which a result becomes an error */
