@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "schema.h"
@@ -201,12 +202,22 @@ int cmd_schema(int argc, char **argv)
 		return 2;
 	const char *iname = argc - optind == 2 ? argv[optind + 1] : "-";
 	FILE *in = strcmp(iname, "-") ? fopen(iname, "re") : stdin;
-	if (!in) {
+	/* A directory opens for reading and fails at the first read: said
+	 * here, as a missing file is. A pipe or a device is read. */
+	struct stat st;
+	const char *why = NULL;
+	if (!in)
+		why = strerror(errno);
+	else if (in != stdin && fstat(fileno(in), &st) == 0 && S_ISDIR(st.st_mode))
+		why = "is a directory";
+	if (why) {
 		shown_fprintf(stderr,
-		              "toolcage schema: %s: cannot open: %s. Give the file of instances "
+		              "toolcage schema: %s: %s%s. Give the file of instances "
 		              "(INSTANCE_FILE, one JSON document a line), or leave it out to read "
 		              "standard input.\n",
-		              iname, strerror(errno));
+		              iname, in ? "" : "cannot open: ", why);
+		if (in)
+			fclose(in);
 		schema_free(s);
 		return 2;
 	}

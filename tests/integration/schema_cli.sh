@@ -40,6 +40,11 @@ has missing-schema "$tmp/err" "no-such-schema.json: cannot open: No such file or
 expect missing-instances 2 "$TOOLCAGE" schema validate "$D/tool.json" "$tmp/no-such.jsonl"
 has missing-instances "$tmp/err" "no-such.jsonl: cannot open: No such file or directory. Give the file of instances"
 grep -q 'not valid JSON\|-1' "$tmp/err" && { echo "FAIL missing-schema: $(cat "$tmp/err")"; fails=$((fails + 1)); }
+# A directory given for the instances is said to be one, with what to give.
+expect dir-instances 2 "$TOOLCAGE" schema validate "$D/tool.json" "$tmp"
+has dir-instances "$tmp/err" "$tmp: is a directory. Give the file of instances (INSTANCE_FILE"
+# ...while a pipe (process substitution's /dev/fd/N) is still read.
+expect pipe-instances 0 sh -c "cat \"$D/tool.valid.jsonl\" | \"$TOOLCAGE\" schema validate \"$D/tool.json\" /dev/stdin"
 
 expect draft07 1 sh -c "printf '%s\n' '[\"a\",1]' '[\"a\",1,2]' | \"$TOOLCAGE\" schema validate \"$D/draft07-tuple.json\""
 [ "$(head -1 "$tmp/out")" = valid ] || { echo "FAIL draft07 first"; fails=$((fails + 1)); }
