@@ -140,9 +140,9 @@ void supervisor_jail_ran(struct tc_supervisor *s, const struct tc_defined *t)
 	e->noticed = true;
 }
 
-int supervisor_ready(struct tc_supervisor *s, char *why, size_t n)
+int supervisor_ready(struct tc_supervisor *s, size_t tools, char *why, size_t n)
 {
-	for (size_t i = 0; i < tc_registry_count(s->reg); i++) {
+	for (size_t i = 0; i < tc_registry_count(s->reg) && i < tools; i++) {
 		const struct tc_defined *t = tc_registry_at(s->reg, i);
 		struct tc_error err = { 0 };
 		if (!supervisor_jail(s, t, &err)) {

@@ -26,11 +26,12 @@ struct audit;
 /* Borrowed, valid until tc_supervisor_free. */
 struct loop *supervisor_loop(struct tc_supervisor *s);
 const struct config *supervisor_config(const struct tc_supervisor *s);
-/* Whether the sandbox can run every profile the registered tools use (each
- * compiled once and kept, so asking again is cheap): 0, or -1 with why
- * naming the first that cannot ("profile P (tool T): ..."). For readiness
- * probes (serve --http's /health). */
-int supervisor_ready(struct tc_supervisor *s, char *why, size_t n);
+/* Whether the sandbox can run every profile the first `tools` registered
+ * tools use (SIZE_MAX: all; each compiled once and kept, so asking again
+ * is cheap): 0, or -1 with why naming the first that cannot ("profile P
+ * (tool T): ..."). For readiness probes (serve --http's /health), and at
+ * serve's start for a workspace no profile takes (/, a home). */
+int supervisor_ready(struct tc_supervisor *s, size_t tools, char *why, size_t n);
 /* What the supervisor's own lines on stderr (a profile's dropped limits,
  * a failed audit write, a manifest that no longer loads) start with:
  * "toolcage" unless set; the CLI sets "toolcage VERB", as every line of

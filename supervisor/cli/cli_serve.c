@@ -12,6 +12,7 @@
 
 #include "cli.h"
 #include "mcp.h"
+#include "pipeline.h"
 #include "shown.h"
 
 #define SERVE_ORIGINS_MAX 16
@@ -185,6 +186,17 @@ int cmd_serve(int argc, char **argv)
 		}
 		return 2; /* mcp_server_new took s, even on failure */
 	}
+	/* A workspace no profile takes (/, a home directory) or a profile
+	 * this kernel refuses fails every call, and the model alone would be
+	 * told: say it at start, in the host's MCP log. The first tool's
+	 * profile is built now (the others as their calls come). */
+	char why[1024];
+	if (supervisor_ready(s, 1, why, sizeof why) < 0)
+		shown_fprintf(stderr,
+		              "toolcage serve: warning: calls will fail: %s. Give the project's "
+		              "directory with --workspace DIR; toolcage check --workspace DIR says "
+		              "what this machine can enforce there.\n",
+		              why);
 	int rc = mcp_server_run(m);
 	mcp_server_free(m);
 	return rc;

@@ -768,7 +768,7 @@ static enum MHD_Result health(struct http_server *h, struct MHD_Connection *c, c
 {
 	bool live_only = !strcmp(url, "/health/live");
 	char why[512] = "";
-	bool ready = !h->draining && supervisor_ready(h->srv->sup, why, sizeof why) == 0;
+	bool ready = !h->draining && supervisor_ready(h->srv->sup, SIZE_MAX, why, sizeof why) == 0;
 	if (h->draining)
 		snprintf(why, sizeof why, "shutting down");
 	json_t *body =

@@ -927,6 +927,41 @@ def test_eof_mid_call_exits_zero_and_kills_children(tc):
     return s
 
 
+def test_a_workspace_no_call_can_run_in_is_said_at_start(tc):
+    """A host that starts serve in / (or a home) without --workspace gets
+    a server whose every call is refused: the user, who reads the host's
+    MCP log, is told at start, before any call, not only the model."""
+    for ws, why in (("/", "workspace cannot be /"), (None, None)):
+        d = None if ws else tempfile.mkdtemp(prefix="tc-mcp-")
+        args = [tc, "serve", "--workspace", ws or d]
+        if HTTP:
+            args += ["--http", "127.0.0.1:0"]
+        p = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.PIPE, cwd="/")
+        try:
+            lines = []
+            def read():
+                for line in p.stderr:
+                    lines.append(line.decode(errors="replace"))
+            th = threading.Thread(target=read, daemon=True)
+            th.start()
+            wait_until(lambda: any("warning" in l for l in lines), 2)
+            warned = [l for l in lines if "warning" in l]
+            if why:
+                check(warned and why in warned[0] and "calls will fail" in warned[0] and
+                      "--workspace" in warned[0], f"no warning at start: {lines}")
+            else:
+                check(not warned, f"a warning for a good workspace: {lines}")
+        finally:
+            p.stdin.close()
+            if HTTP:
+                p.terminate()
+            p.wait(20 * SLOW)
+            if d:
+                shutil.rmtree(d, ignore_errors=True)
+    return None
+
+
 def test_busy_over_the_connection_cap_is_audited(tc):
     """A call refused by the connection's own cap (max_concurrent +
     queue_max in flight) is a decided call: answered busy, and recorded in
