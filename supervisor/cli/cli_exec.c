@@ -680,6 +680,23 @@ static int exec_paths_check(const char *profile, const char *profile_dir, const 
 	return cli_path_check("--workspace", workspace, CLI_PATH_DIR, NULL, err);
 }
 
+/* A profile a tool could have written (in the workspace, or in a
+ * directory the profile itself lets it write) is not obeyed: 0, or -1
+ * with why in err. exec refuses it, and check says so. */
+static int profile_trusted(const struct profile *p, const char *workspace, struct tc_error *err)
+{
+	struct trust *trust = trust_new();
+	if (!trust) {
+		snprintf(err->msg, sizeof err->msg, "out of memory");
+		return -1;
+	}
+	int rc = trust_add_writable(trust, workspace, "the workspace", err);
+	if (rc == 0)
+		rc = trust_add_profile(trust, p, err);
+	trust_free(trust);
+	return rc < 0 ? -1 : 0;
+}
+
 static int fail_setup(bool json, const char *what)
 {
 	if (json) {
@@ -713,18 +730,12 @@ int cmd_exec(int argc, char **argv)
 		netpol_free(o.policy);
 		return fail_setup(o.json, msg);
 	}
-	/* A profile a tool could have written (in the workspace, or in a
-	 * directory the profile itself lets it write) is not obeyed. */
-	struct trust *trust = trust_new();
-	if (!trust || trust_add_writable(trust, o.workspace, "the workspace", &terr) < 0 ||
-	    trust_add_profile(trust, p, &terr) < 0) {
-		trust_free(trust);
+	if (profile_trusted(p, o.workspace, &terr) < 0) {
 		profile_free(p);
-		snprintf(msg, sizeof msg, "%s", trust ? terr.msg : "out of memory");
+		snprintf(msg, sizeof msg, "%s", terr.msg);
 		netpol_free(o.policy);
 		return fail_setup(o.json, msg);
 	}
-	trust_free(trust);
 	/* The default protected paths (no configuration here). */
 	p->spec.protected_paths = config_protected_defaults;
 	struct sbx_error err = { 0 };
@@ -1095,6 +1106,8 @@ static bool check_profile(const char *name, const char *dir, const char *workspa
 	char why[sizeof err.msg];
 	if (profile_load(name, dir, &p, &terr) < 0) {
 		shown_fprintf(stdout, "  %-12s NO   %s: %s\n", name, terr.where, terr.msg);
+	} else if (profile_trusted(p, workspace, &terr) < 0) {
+		shown_fprintf(stdout, "  %-12s NO   %s\n", name, terr.msg);
 	} else if (check_jail_new(p, workspace, &jail, &err) < 0) {
 		shown_fprintf(stdout, "  %-12s NO   %s\n", name, err.msg);
 	} else if (sbx_spawn(jail, &job, &child, &err) < 0 || sbx_child_wait(child) < 0) {

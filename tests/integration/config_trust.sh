@@ -163,6 +163,14 @@ run "$TC" exec --workspace "$ws" --profile-dir "$ws/profiles" --profile wide -- 
 run "$TC" exec --workspace "$ws" --profile "$ws/profiles/wide.json" -- /bin/true
 [ $rc -eq 125 ] && grep -q "which tools can write" "$tmp/err" &&
 	ok "exec --profile FILE in the workspace: refused (125)" || bad "exec profile file in workspace: exit $rc"
+# ...and check says so, rather than "yes" for a profile exec then refuses.
+run "$TC" check --workspace "$ws" --profile-dir "$ws/profiles" wide
+[ $rc -eq 1 ] && grep -Eq "^  wide +NO +the profile is refused: .*which tools can write" "$tmp/out" &&
+	ok "check --profile-dir in the workspace: NO, and why (1)" ||
+	{ bad "check profile-dir in workspace: exit $rc"; sed 's/^/     /' "$tmp/out" | tail -3; }
+run "$TC" check --workspace "$ws" --profile "$ws/profiles/wide.json"
+[ $rc -eq 1 ] && grep -q "which tools can write" "$tmp/out" &&
+	ok "check --profile FILE in the workspace: NO (1)" || bad "check profile file in workspace: exit $rc"
 
 # ---- tool manifests -------------------------------------------------------
 mkdir -p "$ws/tools"
