@@ -70,6 +70,20 @@ static int trust_manifests(struct tc_supervisor *s, const char *path, struct tc_
 	return rc;
 }
 
+/* An error about a path the configuration named, not an option: its
+ * line names the file and the key to fix, since the user may not know
+ * which configuration was read. The path (the old where) leads the
+ * message when named. Returns -1. */
+static int blame_config(const struct tc_supervisor *s, const char *key, bool named, const char *fix,
+                        struct tc_error *err)
+{
+	char where[sizeof err->where], msg[sizeof err->where + sizeof err->msg + 256];
+	snprintf(where, sizeof where, "%s: %s", s->cfg->origin, key);
+	snprintf(msg, sizeof msg, "%s%s%s. Fix %s in that file%s", named ? err->where : "",
+	         named ? ": " : "", err->msg, key, fix);
+	return tc_error_set(err, err->code, where, "%s", msg);
+}
+
 static int load_tools(struct tc_supervisor *s, const struct tc_options *opt, struct tc_error *err)
 {
 	if (!opt->no_builtins)
@@ -84,6 +98,18 @@ static int load_tools(struct tc_supervisor *s, const struct tc_options *opt, str
 			if (s->n_manifests >= 32)
 				return tc_error_set(err, TC_E_INVALID, dirs[k][i],
 				                    "too many tool directories");
+			struct stat st;
+			if (k == 0 && stat(dirs[k][i], &st) < 0) {
+				char key[32];
+				snprintf(key, sizeof key, "/tool_dirs/%zu", i);
+				tc_error_set(err, TC_E_NOT_FOUND, dirs[k][i], "%s (%s)",
+				             errno == ENOENT ? "does not exist" : "cannot be used",
+				             strerror(errno));
+				return blame_config(s, key, true,
+				                    ", or create the directory (a relative path is "
+				                    "taken from the file's directory)",
+				                    err);
+			}
 			if (trust_manifests(s, dirs[k][i], err) < 0)
 				return -1;
 			s->manifest_paths[s->n_manifests] = strdup(dirs[k][i]);
@@ -310,8 +336,16 @@ int tc_supervisor_new(const struct tc_options *opt, struct tc_supervisor **out,
 	if (s->cfg->spill_dir &&
 	    render_spill_new(s->cfg->spill_dir, s->cfg->spill_max_bytes, &s->spill, err) < 0)
 		goto fail;
-	if (events_init(s, opt, err) < 0 || policy_init(s, opt, err) < 0)
+	if (events_init(s, opt, err) < 0) {
+		if (!opt->audit_path && s->cfg->audit_path)
+			blame_config(s, "/audit/path", true, ", or create its directory", err);
 		goto fail;
+	}
+	if (policy_init(s, opt, err) < 0) {
+		if (!opt->approve && !strcmp(err->where, "approval"))
+			blame_config(s, "/approval", false, " (cmd:/path/to/program)", err);
+		goto fail;
+	}
 	s->domains = calloc(s->cfg->policy.ndomains + 1, sizeof *s->domains);
 	if (!s->domains) {
 		tc_error_set(err, TC_E_NOMEM, "supervisor", "out of memory");

@@ -238,6 +238,25 @@ else
 	bad "replay's columns cut whole characters"
 fi
 
+# The same paths named by toolcage.json instead of an option: the line
+# names the configuration file and the key to fix, not the path alone.
+mkdir "$tmp/cfg"
+printf '{"tool_dirs": ["no-tools"]}\n' > "$tmp/cfg/tools.json"
+refused "toolcage.json tool_dirs missing" 2 \
+	"toolcage call: $tmp/cfg/tools.json: /tool_dirs/0: $tmp/cfg/no-tools: does not exist" \
+	"$enoent" "Fix /tool_dirs/0 in that file" -- \
+	call --config "$tmp/cfg/tools.json" --workspace "$tmp/ws" list_roots
+printf '{"audit": {"path": "%s/a.jsonl"}}\n' "$missing" > "$tmp/cfg/audit.json"
+refused "toolcage.json audit.path's directory missing" 2 \
+	"toolcage call: $tmp/cfg/audit.json: /audit/path: $missing/a.jsonl: cannot open the audit log" \
+	"No such file or directory" "Fix /audit/path in that file" -- \
+	call --config "$tmp/cfg/audit.json" --workspace "$tmp/ws" list_roots
+printf '{"approval": "cmd:%s"}\n' "$missing" > "$tmp/cfg/approval.json"
+refused "toolcage.json approval program missing" 2 \
+	"toolcage call: $tmp/cfg/approval.json: /approval: approval program $missing is not executable" \
+	"No such file or directory" "Fix /approval in that file" -- \
+	call --config "$tmp/cfg/approval.json" --workspace "$tmp/ws" list_roots
+
 # The good paths still serve: nothing above refused a usable one.
 if (cd "$tmp/ws" && "$TOOLCAGE" list --workspace "$tmp/ws" --audit "$tmp/dir/a.jsonl" \
 	>/dev/null 2>"$tmp/err"); then ok "usable paths are taken"; else bad "usable paths refused"; fi
