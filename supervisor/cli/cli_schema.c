@@ -62,13 +62,15 @@ static struct schema *load_schema(const char *path, const struct schema_options 
 	return s;
 }
 
-/* Validates one line; prints the verdict. Returns 1 valid, 0 invalid. */
-static int check_line(const struct schema *s, const char *line, size_t len, size_t max_diags)
+/* Validates line lineno; prints the verdict. Returns 1 valid, 0 invalid. */
+static int check_line(const struct schema *s, const char *line, size_t len, unsigned long lineno,
+                      size_t max_diags)
 {
 	json_error_t jerr;
 	json_t *inst = json_loadb(line, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
 	if (!inst) {
-		printf("invalid: /: not valid JSON (column %d): %s\n", jerr.column, jerr.text);
+		printf("invalid: /: not valid JSON: line %lu, column %d: %s\n", lineno, jerr.column,
+		       jerr.text);
 		return 0;
 	}
 	struct schema_result res;
@@ -109,7 +111,7 @@ static int run(const struct schema *s, FILE *in, const char *name, size_t max_di
 			status = 1;
 			continue;
 		}
-		if (!check_line(s, line.data, n, max_diags))
+		if (!check_line(s, line.data, n, lineno, max_diags))
 			status = 1;
 		fflush(stdout);
 	}

@@ -34,6 +34,11 @@ head -4 "$tmp/out" > "$tmp/head"
 cmp -s "$tmp/head" "$D/tool.invalid.expected" || { echo "FAIL invalid-stdin lines:"; diff "$D/tool.invalid.expected" "$tmp/head"; fails=$((fails + 1)); }
 has invalid-not-json "$tmp/out" "invalid: /: not valid JSON"
 [ "$(wc -l < "$tmp/out")" -eq 5 ] || { echo "FAIL one line per instance"; fails=$((fails + 1)); }
+# Blank lines are skipped, so a line that is not JSON names its own line
+# number: the verdicts' count alone does not find it in the file.
+expect not-json-line 1 sh -c "printf '{\"path\": \"a\"}\n\n  \nnot json\n' | \"$TOOLCAGE\" schema validate \"$D/tool.json\""
+[ "$(tail -1 "$tmp/out")" = "invalid: /: not valid JSON: line 4, column 3: invalid token near 'not'" ] ||
+	{ echo "FAIL not-json-line: $(tail -1 "$tmp/out")"; fails=$((fails + 1)); }
 # A schema file that is not there is said to be missing, not "not valid JSON".
 expect missing-schema 2 "$TOOLCAGE" schema validate "$tmp/no-such-schema.json" /dev/null
 has missing-schema "$tmp/err" "no-such-schema.json: cannot open: No such file or directory. Give the path of a JSON Schema file"
