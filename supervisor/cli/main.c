@@ -78,6 +78,13 @@ int main(int argc, char **argv)
 	}
 	const char *v = argv[1];
 	if (!strcmp(v, "help") && argc > 2) { /* help VERB: the verb's own help */
+		if (argc > 3) {
+			shown_fprintf(stderr,
+			              "toolcage: help: unexpected argument '%s': give one VERB\n\n",
+			              argv[3]);
+			usage(stderr);
+			return 2;
+		}
 		for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++) {
 			if (!strcmp(argv[2], verbs[i].name)) {
 				cli_usage(stdout, verbs[i].name);

@@ -104,6 +104,10 @@ badvalue lint --draft 9
 badvalue lint --selector-timeout fast
 "$TOOLCAGE" help nosuchverb > /dev/null 2>&1
 [ $? -eq 2 ] || fail "toolcage help nosuchverb does not exit 2"
+# help takes one VERB: an extra argument is a usage error, said.
+"$TOOLCAGE" help exec extra > "$tmp/out" 2> "$tmp/err"
+[ $? -eq 2 ] && [ ! -s "$tmp/out" ] && grep -q "^toolcage: help: unexpected argument 'extra'" "$tmp/err" ||
+	fail "toolcage help exec extra: not a usage error"
 # A verb the binary has but the docs do not: its help would be the main one.
 "$TOOLCAGE" nosuchverb --help > /dev/null 2>&1 && fail "an unknown verb is accepted"
 
