@@ -10,18 +10,9 @@
 # program is the tool: it needs nothing the list leaves out to start.
 # Exit 0 pass, 77 skip (the reason is the last line), 1 fail.
 set -u
-TC=${TOOLCAGE:-build/toolcage}
-case $TC in /*) ;; *) TC=$(pwd)/$TC ;; esac
-[ -x "$TC" ] || { echo "skip: no toolcage binary at $TC"; exit 77; }
-command -v python3 >/dev/null 2>&1 || { echo "skip: python3 is needed"; exit 77; }
 [ "$(uname -m)" = x86_64 ] || { echo "skip: the allow lists name x86_64 calls"; exit 77; }
-"$TC" exec --profile read-only -- /bin/true 2>/dev/null ||
-	{ echo "skip: the sandbox cannot be set up here"; exit 77; }
-profiles=$(cd "$(dirname "$0")/../../profiles" && pwd) || exit 1
-tmp=$(mktemp -d /tmp/tc-spare-allow.XXXXXX) || exit 1
-trap 'rm -rf "$tmp"' EXIT INT TERM
-chmod 755 "$tmp"
-mkdir "$tmp/ws"
+. tests/lib/sandbox_test.sh; sandbox_test spare-allow
+profiles=$(pwd)/profiles
 # Writes "hi", then the errno of getppid (0: it went through).
 cat > "$tmp/hi.c" <<'EOF'
 #include <errno.h>

@@ -9,16 +9,7 @@
 # a fresh child, at once, and the stopped spare is gone.
 # Exit 0 pass, 77 skip (the reason is the last line), 1 fail.
 set -u
-TC=${TOOLCAGE:-build/toolcage}
-case $TC in /*) ;; *) TC=$(pwd)/$TC ;; esac
-[ -x "$TC" ] || { echo "skip: no toolcage binary at $TC"; exit 77; }
-command -v python3 >/dev/null 2>&1 || { echo "skip: python3 is needed"; exit 77; }
-"$TC" exec --profile read-only -- /bin/true 2>/dev/null ||
-	{ echo "skip: the sandbox cannot be set up here"; exit 77; }
-tmp=$(mktemp -d /tmp/tc-spare-idle.XXXXXX) || exit 1
-trap 'rm -rf "$tmp"' EXIT INT TERM
-chmod 755 "$tmp"
-mkdir "$tmp/ws"
+. tests/lib/sandbox_test.sh; sandbox_test spare-idle
 echo "spare-idle-content" > "$tmp/ws/a.txt"
 chmod -R a+rX "$tmp/ws"
 
