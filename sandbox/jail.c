@@ -955,7 +955,9 @@ static int open_workspace(const char *workspace, struct sbx_jail *j, struct stat
 	if (!j->workspace)
 		return sbx_err(err, errno, "workspace %s", workspace);
 	if (!strcmp(j->workspace, "/"))
-		return sbx_err(err, 0, "workspace cannot be / (it would hold every secret)");
+		return sbx_err(err, 0,
+		               "workspace cannot be / (it would hold every secret): give a "
+		               "project directory (--workspace DIR, or start in it)");
 	j->workspace_fd = open(j->workspace, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (j->workspace_fd < 0 || fstat(j->workspace_fd, st) < 0)
 		return sbx_err(err, errno, "workspace %s", j->workspace);

@@ -38,6 +38,12 @@ rc=$?
 	grep -q 'give a project directory (--workspace DIR, or start in it)$' "$tmp/out" &&
 	ok "exec with a workspace above the home directory: refused (125)" ||
 	{ bad "exec above the home (exit $rc)"; sed 's/^/     /' "$tmp/out"; }
+# / holds every home: refused the same way, with what to give instead.
+(cd / && "$TC" exec --workspace / -- /bin/true) > "$tmp/out" 2>&1
+rc=$?
+[ $rc -eq 125 ] && grep -q 'workspace cannot be / .*give a project directory (--workspace DIR, or start in it)$' "$tmp/out" &&
+	ok "exec with / as its workspace: refused (125), saying what to give" ||
+	{ bad "exec with / as its workspace (exit $rc)"; sed 's/^/     /' "$tmp/out"; }
 (cd "$home/proj" && "$TC" call write_file '{"path": "a.txt", "content": "x"}') > "$tmp/out" 2>&1
 rc=$?
 [ $rc -eq 0 ] && [ -f "$home/proj/a.txt" ] &&
