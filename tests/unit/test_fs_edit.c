@@ -140,6 +140,12 @@ static void test_edit_refuses_old_text_and_edits_together(void **state)
 	             "\"new_text\": \"a\"}]}");
 	assert_error(w, rc, "no_change");
 	assert_render_has(w, "edit 1 of 1");
+	/* Neither: the message names both ways to give the edits. */
+	rc = ws_call(w, "edit_file", "{\"path\": \"f.txt\", \"old_text\": \"\"}");
+	assert_error(w, rc, "invalid_arguments");
+	assert_render_has(w,
+	                  "old_text (non-empty) and new_text are required strings (or edits, "
+	                  "a list of");
 }
 
 /* Copied with the indentation wrong: the lines that hold the text are

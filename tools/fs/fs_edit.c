@@ -82,11 +82,15 @@ static int edit_from(json_t *o, struct edit *e, const char *where, json_t **err)
 	json_t *all = json_object_get(o, "replace_all");
 	if (!json_is_string(oldv) || !json_string_length(oldv) || !json_is_string(newv) ||
 	    (all && !json_is_boolean(all))) {
-		*err = fs_error(
-		        "invalid_arguments",
-		        "%sold_text (non-empty) and new_text are required "
-		        "strings, replace_all a boolean; copy old_text from read_file's output",
-		        where);
+		/* The call's own: edits is the other way to give them. */
+		*err = fs_error("invalid_arguments",
+		                "%sold_text (non-empty) and new_text are required "
+		                "strings%s, replace_all a boolean; copy old_text from "
+		                "read_file's output",
+		                where,
+		                *where ? "" :
+		                         " (or edits, a list of {\"old_text\": ..., \"new_text\": "
+		                         "...} for several)");
 		return -1;
 	}
 	if (json_equal(oldv, newv)) {
