@@ -454,6 +454,14 @@ static const char *const runs_anything[] = {
 	"chronic",
 	"rlwrap",
 	"socat",
+	"tmux",
+	"screen",
+	"entr",
+	"chpst",
+	"cpulimit",
+	"trickle",
+	"catchsegv",
+	"sshpass",
 	"bwrap",
 	"firejail",
 	"proot",
@@ -564,8 +572,9 @@ char *approval_command_key(const struct tc_defined *t, json_t *args)
 	if (!*base || listed(runs_anything, base) || listed(runs_anything, family))
 		return NULL;
 	/* The dynamic loader runs the program its first argument names
-	 * (ld-linux-x86-64.so.2, ld-linux-aarch64.so.1, ld-musl-x86_64.so.1). */
-	if (!strncmp(base, "ld-", 3) && strstr(base, ".so"))
+	 * (ld-linux-x86-64.so.2, ld-linux-aarch64.so.1, ld-musl-x86_64.so.1,
+	 * and ld.so, glibc's name for it in PATH: /usr/bin/ld.so). */
+	if ((!strncmp(base, "ld-", 3) || !strncmp(base, "ld.", 3)) && strstr(base, ".so"))
 		return NULL;
 	const char *sub = json_string_value(json_array_get(argv, 1));
 	char *key;

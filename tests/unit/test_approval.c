@@ -94,6 +94,9 @@ static void test_command_key_program_and_subcommand(void **state)
 	ASSERT_KEY(d, "{\"argv\": [\"ccache\", \"cc\", \"-c\", \"x.c\"]}", NULL);
 	ASSERT_KEY(d, "{\"argv\": [\"perf\", \"stat\", \"make\"]}", NULL);
 	ASSERT_KEY(d, "{\"argv\": [\"/lib64/ld-linux-x86-64.so.2\", \"/bin/true\"]}", NULL);
+	ASSERT_KEY(d, "{\"argv\": [\"ld.so\", \"/bin/true\"]}", NULL);
+	ASSERT_KEY(d, "{\"argv\": [\"tmux\", \"new\", \"-d\", \"make\"]}", NULL);
+	ASSERT_KEY(d, "{\"argv\": [\"screen\", \"-dm\", \"make\"]}", NULL);
 	ASSERT_KEY(d, "{\"argv\": [\"proxychains4\", \"make\"]}", NULL);
 	ASSERT_KEY(d, "{\"argv\": [\"pdb3\", \"x.py\"]}", NULL);
 	/* Subcommands that run what follows them: "uv run pytest" granted
