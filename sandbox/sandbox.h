@@ -227,9 +227,10 @@ bool sbx_jail_spare_ready(struct sbx_jail *jail);
  * none could be made: then a spare is looked at when a call comes). When
  * it is readable, sbx_jail_spare_step() does what can be done without
  * blocking: a spare that ended while it waited (killed from outside, by
- * the OOM killer) or was stopped is reaped, and made again when it had
- * been set up. Off the loop, a dead spare waits as a zombie for the next
- * call. */
+ * the OOM killer) is reaped, and made again when it had been set up. A
+ * stop makes nothing readable (a pidfd wakes at the end alone): a spare
+ * stopped from outside is found when a call comes, and never handed it.
+ * Off the loop, a dead spare waits as a zombie for the next call. */
 int sbx_jail_spare_fd(const struct sbx_jail *jail);
 void sbx_jail_spare_step(struct sbx_jail *jail);
 /* Keeps the calling thread on the CPU that the workers of this process's

@@ -630,10 +630,12 @@ void spare_refill(struct sbx_jail *j)
 }
 
 /* A spare that ended while it waited (SIGKILL from another process of
- * the uid, the OOM killer), or was stopped, is reaped now rather than at
- * the jail's next call, a zombie until then. One that had been set up is
- * made again, as after a call; one that failed its setup would fail the
- * same way again: the next call starts fresh and says why. */
+ * the uid, the OOM killer) is reaped now rather than at the jail's next
+ * call, a zombie until then; one found stopped when something else woke
+ * the loop goes too (a stop alone wakes nothing: see sandbox.h). One
+ * that had been set up is made again, as after a call; one that failed
+ * its setup would fail the same way again: the next call starts fresh and
+ * says why. */
 void sbx_jail_spare_step(struct sbx_jail *j)
 {
 	bool set_up;
