@@ -264,6 +264,8 @@ struct sbx_jail {
 	/* A child set up ahead, waiting for its job (spare.c), or NULL. */
 	bool keep_spare;
 	struct sbx_child *spare;
+	int spare_idle_deaths; /* spares that ended while they waited, since
+	                        * the last call (sbx_jail_spare_step) */
 	int spare_epfd; /* holds the spare's epfd while it waits, for the
 	                 * caller's loop (sbx_jail_spare_fd), or -1 */
 

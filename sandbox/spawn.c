@@ -563,6 +563,9 @@ static int spawn_fresh(struct sbx_jail *j, const struct sbx_job *job, bool again
 /* A view made while the hidden paths moved is made again, from a new
  * scan of them, this many times at most (the call fails then). */
 enum { VIEW_TRIES = 5 };
+/* Spares made again in a row, with no call between, after each ended
+ * while it waited (sbx_jail_spare_step). */
+enum { SPARE_IDLE_REMAKES = 3 };
 
 int sbx_spawn(struct sbx_jail *j, const struct sbx_job *job, struct sbx_child **out,
               struct sbx_error *err)
@@ -642,7 +645,12 @@ void sbx_jail_spare_step(struct sbx_jail *j)
 	if (!spare_gone(j, &set_up))
 		return;
 	spare_drop(j);
-	if (set_up)
+	/* Made again at once, but not without end: spares that keep ending
+	 * while they wait (a process of the uid that kills each, a memory
+	 * limit too tight for one) would be made at the loop's pace. After
+	 * SPARE_IDLE_REMAKES the next call makes its own, and the spare
+	 * after it. */
+	if (set_up && ++j->spare_idle_deaths <= SPARE_IDLE_REMAKES)
 		spare_refill(j);
 }
 
@@ -660,8 +668,10 @@ void sbx_jail_keep_spare(struct sbx_jail *j, bool on)
 
 void sbx_child_taken(struct sbx_child *c)
 {
-	if (c && c->done)
+	if (c && c->done) {
+		c->jail->spare_idle_deaths = 0;
 		spare_refill(c->jail);
+	}
 }
 
 /* A finished child's jail gets its next spare here, after the caller has
@@ -671,6 +681,8 @@ void sbx_child_free(struct sbx_child *c)
 {
 	struct sbx_jail *j = c && c->done ? c->jail : NULL;
 	child_free(c);
-	if (j)
+	if (j) {
+		j->spare_idle_deaths = 0;
 		spare_refill(j);
+	}
 }

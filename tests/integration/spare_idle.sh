@@ -6,7 +6,9 @@
 # the next call, and made again; the next call still works. Stopped
 # (SIGSTOP): the next call must not be handed to it (it would sit out
 # the deadline and say "timed out" of a tool that never ran): it runs in
-# a fresh child, at once, and the stopped spare is gone.
+# a fresh child, at once, and the stopped spare is gone. Killed each
+# time one is made: made again three times in a row at most, then at the
+# next call.
 # Exit 0 pass, 77 skip (the reason is the last line), 1 fail.
 set -u
 . tests/lib/sandbox_test.sh; sandbox_test spare-idle
@@ -131,6 +133,21 @@ if stopped:
           "a call after the spare was stopped runs at once (%.1f s: %s)" % (took, text))
     judge(wait_for(lambda: state(stopped[0]) is None, 5),
           "the stopped spare is killed and reaped (state now: %s)" % state(stopped[0]))
+# Killed each time one is made: made again 3 times in a row at most (no
+# loop making spares at its own pace), then by the next call.
+killed = 0
+for _ in range(6):
+    s = wait_for(one_spare, 5)
+    if not s:
+        break
+    os.kill(s[0], signal.SIGKILL)
+    wait_for(lambda: state(s[0]) is None, 5)
+    killed += 1
+judge(killed == 4, "spares killed as they wait are made again 3 times, not more (%d killed)"
+      % killed)
+ok, took, text = call(5)
+judge(ok, "a call after that works (%s)" % text)
+judge(bool(wait_for(one_spare, 10)), "and a spare waits after it")
 end()
 judge(p.returncode == 0, "serve ends cleanly (%s)" % p.returncode)
 sys.exit(1 if fails else 0)
