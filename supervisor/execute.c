@@ -505,9 +505,9 @@ void exec_collect(const struct tc_defined *tool, const struct sbx_jail *jail,
 		out->status = TC_STATUS_KILLED;
 		set_text(out,
 		         "The tool did not run its time: its process was found stopped by "
-		         "signal %d (%s) at its time limit (%u ms), sent by another process "
-		         "(toolcage stops none), and was killed then. Tell the user; trying "
-		         "again may work.",
+		         "signal %d (%s) at its time limit (%u ms) (toolcage stops none: "
+		         "another process, or the tool itself), and was killed then. Tell "
+		         "the user; trying again may work.",
 		         o->stop_signal, strsignal(o->stop_signal), timeout_ms);
 		return;
 	case SBX_KILLED_CANCELLED:

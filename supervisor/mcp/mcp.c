@@ -374,6 +374,8 @@ json_t *mcp_parse(const struct config *cfg, const char *p, size_t n, enum mcp_ki
 	struct json_text_shape shape;
 	json_text_shape(p, n, &shape);
 	size_t values_max = cfg->max_message_bytes / MCP_BYTES_PER_VALUE;
+	if (values_max < MCP_VALUES_MIN)
+		values_max = MCP_VALUES_MIN;
 	if (shape.depth > JSON_DEPTH_MAX || shape.values > values_max) {
 		json_t *id = rpc_id_of_text(p, n);
 		if (shape.depth > JSON_DEPTH_MAX)

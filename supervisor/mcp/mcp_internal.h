@@ -147,8 +147,11 @@ enum mcp_kind {
  * MCP_MSG_INVALID. A message whose shape is wrong but whose id could be read
  * is returned with MCP_MSG_INVALID and an error carrying that id. A message
  * nested deeper than JSON_DEPTH_MAX, or holding more values than one per
- * MCP_BYTES_PER_VALUE of the limit, is refused before it is parsed. */
+ * MCP_BYTES_PER_VALUE of the limit (MCP_VALUES_MIN at least, so that a
+ * small limit still takes an initialize), is refused before it is
+ * parsed. */
 #define MCP_BYTES_PER_VALUE 32
+#define MCP_VALUES_MIN      4096
 json_t *mcp_parse(const struct config *cfg, const char *p, size_t n, enum mcp_kind *kind,
                   json_t **error);
 

@@ -585,6 +585,31 @@ def test_many_values_are_refused_before_parsing(tc):
     return s
 
 
+def test_a_small_message_limit_still_takes_an_initialize(tc):
+    """At the smallest limits.max_message_bytes (1024) one value per 32
+    bytes is 32, fewer than a client's initialize may hold: the count has
+    a floor (4096), and the message limit itself still bounds the rest."""
+    d = tempfile.mkdtemp(prefix="tc-mcp-cfg-")
+    try:
+        cfg = os.path.join(d, "toolcage.json")
+        with open(cfg, "w") as f:
+            json.dump({"limits": {"max_message_bytes": 1024}}, f)
+        s = Server(tc, "--config", cfg)
+        caps = {"roots": {"listChanged": True}, "sampling": {}, "elicitation": {},
+                "experimental": {"a%d" % i: {"x": i, "y": [i, i]} for i in range(8)}}
+        msg = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+               "params": {"protocolVersion": "2025-06-18", "capabilities": caps,
+                          "clientInfo": {"name": "small", "version": "1"}}}
+        raw = json.dumps(msg, separators=(",", ":")).encode()
+        check(len(raw) < 1024, f"the initialize fits the limit ({len(raw)} bytes)")
+        s.raw(raw + b"\n")
+        r = s.recv(timeout=20)
+        check(r.get("id") == 1 and "result" in r, f"an initialize of ~60 values: {str(r)[:300]}")
+        return s
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
 def peak_rss_kb(pid):
     with open(f"/proc/{pid}/status") as f:
         for line in f:
