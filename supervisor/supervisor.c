@@ -74,13 +74,30 @@ static int trust_manifests(struct tc_supervisor *s, const char *path, struct tc_
  * line names the file and the key to fix, since the user may not know
  * which configuration was read. The path (the old where) leads the
  * message when named. Returns -1. */
+/* Whether the directory path would be made in does not exist. */
+static bool dir_missing(const char *path)
+{
+	char dir[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+	size_t n = !slash ? 0 : slash == path ? 1 : (size_t)(slash - path);
+	if (n >= sizeof dir)
+		return false;
+	memcpy(dir, n ? path : ".", n ? n : 1);
+	dir[n ? n : 1] = '\0';
+	struct stat st;
+	return stat(dir, &st) < 0 && errno == ENOENT;
+}
+
 static int blame_config(const struct tc_supervisor *s, const char *key, bool named, const char *fix,
                         struct tc_error *err)
 {
 	char where[sizeof err->where], msg[sizeof err->where + sizeof err->msg + 256];
 	snprintf(where, sizeof where, "%s: %s", s->cfg->origin, key);
-	snprintf(msg, sizeof msg, "%s%s%s. Fix %s in that file%s", named ? err->where : "",
-	         named ? ": " : "", err->msg, key, fix);
+	size_t n = strlen(err->msg); /* one full stop before ours */
+	while (n && err->msg[n - 1] == '.')
+		n--;
+	snprintf(msg, sizeof msg, "%s%s%.*s. Fix %s in that file%s", named ? err->where : "",
+	         named ? ": " : "", (int)n, err->msg, key, fix);
 	return tc_error_set(err, err->code, where, "%s", msg);
 }
 
@@ -237,15 +254,20 @@ static bool holds_workspace(const char *dir, const char *ws)
  * files runnable under a profile that runs none of them. */
 static int trust_toolchains(struct tc_supervisor *s, struct tc_error *err)
 {
-	for (char **d = s->cfg->toolchains; d && *d; d++) {
-		if (trust_add_trusted(s->trust, *d, "the toolchain", toolchain_hint, err) < 0)
-			return -1;
-		if (holds_workspace(*d, s->workspace))
-			return tc_error_set(err, TC_E_INVALID, *d,
-			                    "the toolchain is refused: it holds the workspace, %s, "
-			                    "whose files it would make runnable in every jail and "
-			                    "put in PATH. Name the toolchain's own directory.",
-			                    s->workspace);
+	for (size_t i = 0; s->cfg->toolchains && s->cfg->toolchains[i]; i++) {
+		const char *d = s->cfg->toolchains[i];
+		int rc = trust_add_trusted(s->trust, d, "the toolchain", toolchain_hint, err);
+		if (!rc && holds_workspace(d, s->workspace))
+			rc = tc_error_set(err, TC_E_INVALID, d,
+			                  "the toolchain is refused: it holds the workspace, %s, "
+			                  "whose files it would make runnable in every jail and "
+			                  "put in PATH; name the toolchain's own directory",
+			                  s->workspace);
+		if (rc < 0) { /* the user may not know which toolcage.json said it */
+			char key[32];
+			snprintf(key, sizeof key, "/toolchains/%zu", i);
+			return blame_config(s, key, true, "", err);
+		}
 	}
 	return 0;
 }
@@ -338,7 +360,10 @@ int tc_supervisor_new(const struct tc_options *opt, struct tc_supervisor **out,
 		goto fail;
 	if (events_init(s, opt, err) < 0) {
 		if (!opt->audit_path && s->cfg->audit_path)
-			blame_config(s, "/audit/path", true, ", or create its directory", err);
+			blame_config(s, "/audit/path", true,
+			             dir_missing(s->cfg->audit_path) ? ", or create its directory" :
+			                                               "",
+			             err);
 		goto fail;
 	}
 	if (policy_init(s, opt, err) < 0) {

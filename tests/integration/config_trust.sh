@@ -314,10 +314,10 @@ victim
 mkdir -p "$ws/.venv/bin" "$tmp/tc-ok/bin"
 printf '{"toolchains": ["%s/.venv"]}\n' "$ws" > "$E/tc-in.json"
 run "$TC" call --config "$E/tc-in.json" delete_path '{"path": "victim", "recursive": true}'
-refused "a toolchain in the workspace" "the toolchain" "first in PATH"
+refused "a toolchain in the workspace" "the toolchain" "first in PATH" "/toolchains/0"
 printf '{"toolchains": ["%s"]}\n' "$tmp" > "$E/tc-holds.json"
 run "$TC" call --config "$E/tc-holds.json" read_file '{"path": "victim/f"}'
-[ $rc -eq 2 ] && grep -q "the toolchain is refused: it holds the workspace" "$tmp/err" &&
+[ $rc -eq 2 ] && grep -q "tc-holds.json: /toolchains/0: .*the toolchain is refused: it holds the workspace" "$tmp/err" &&
 	ok "a toolchain that holds the workspace" ||
 	bad "a toolchain holding the workspace: exit $rc (want 2)"
 printf '{"toolchains": ["%s/tc-ok"]}\n' "$tmp" > "$E/tc-ok.json"

@@ -249,8 +249,16 @@ refused "toolcage.json tool_dirs missing" 2 \
 printf '{"audit": {"path": "%s/a.jsonl"}}\n' "$missing" > "$tmp/cfg/audit.json"
 refused "toolcage.json audit.path's directory missing" 2 \
 	"toolcage call: $tmp/cfg/audit.json: /audit/path: $missing/a.jsonl: cannot open the audit log" \
-	"No such file or directory" "Fix /audit/path in that file" -- \
+	"No such file or directory" "Fix /audit/path in that file, or create its directory" -- \
 	call --config "$tmp/cfg/audit.json" --workspace "$tmp/ws" list_roots
+# A directory that is there: nothing to create, no advice to.
+printf '{"audit": {"path": "%s/cfg"}}\n' "$tmp" > "$tmp/cfg/audit2.json"
+refused "toolcage.json audit.path a directory" 2 \
+	"toolcage call: $tmp/cfg/audit2.json: /audit/path: $tmp/cfg: cannot open the audit log" \
+	"Is a directory" "Fix /audit/path in that file" -- \
+	call --config "$tmp/cfg/audit2.json" --workspace "$tmp/ws" list_roots
+grep -q "create its directory" "$tmp/err" && bad "audit.path a directory: advice to create one" ||
+	ok "audit.path a directory: no advice to create what is there"
 printf '{"approval": "cmd:%s"}\n' "$missing" > "$tmp/cfg/approval.json"
 refused "toolcage.json approval program missing" 2 \
 	"toolcage call: $tmp/cfg/approval.json: /approval: approval program $missing is not executable" \
