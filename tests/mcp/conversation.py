@@ -955,10 +955,24 @@ def test_eof_mid_call_exits_zero_and_kills_children(tc):
 def test_a_workspace_no_call_can_run_in_is_said_at_start(tc):
     """A host that starts serve in / (or a home) without --workspace gets
     a server whose every call is refused: the user, who reads the host's
-    MCP log, is told at start, before any call, not only the model."""
-    for ws, why in (("/", "workspace cannot be /"), (None, None)):
+    MCP log, is told at start, before any call, not only the model. A
+    profile this machine refuses is told too, with toolcage check, not a
+    workspace, as what to look at."""
+    pd = tempfile.mkdtemp(prefix="tc-mcp-pd-")
+    os.mkdir(os.path.join(pd, "pd"))
+    os.mkdir(os.path.join(pd, "real"))
+    os.symlink(os.path.join(pd, "real"), os.path.join(pd, "link"))
+    with open(os.path.join(TOP, "profiles/read-only.json")) as f:
+        prof = json.load(f)
+    prof["filesystem"]["write"] = [os.path.join(pd, "link")]   # refused: a link
+    with open(os.path.join(pd, "pd", "read-only.json"), "w") as f:
+        json.dump(prof, f)
+    with open(os.path.join(pd, "c.json"), "w") as f:
+        json.dump({"profile_dir": os.path.join(pd, "pd")}, f)
+    for ws, why, cfg in (("/", "workspace cannot be /", None), (None, None, None),
+                         (None, "goes through a symbolic link", os.path.join(pd, "c.json"))):
         d = None if ws else tempfile.mkdtemp(prefix="tc-mcp-")
-        args = [tc, "serve", "--workspace", ws or d]
+        args = [tc, "serve", "--workspace", ws or d] + (["--config", cfg] if cfg else [])
         if HTTP:
             args += ["--http", "127.0.0.1:0"]
         p = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
@@ -973,8 +987,12 @@ def test_a_workspace_no_call_can_run_in_is_said_at_start(tc):
             wait_until(lambda: any("warning" in l for l in lines), 2)
             warned = [l for l in lines if "warning" in l]
             if why:
+                hint = "toolcage check" if cfg else "--workspace DIR"
                 check(warned and why in warned[0] and "calls will fail" in warned[0] and
-                      "--workspace" in warned[0], f"no warning at start: {lines}")
+                      hint in warned[0], f"no warning at start, or no {hint}: {lines}")
+                if cfg:   # no other workspace mends a profile the machine refuses
+                    check("Give the project's directory" not in warned[0],
+                          f"a workspace given as the fix of a profile: {warned[0]}")
             else:
                 check(not warned, f"a warning for a good workspace: {lines}")
         finally:
@@ -984,6 +1002,7 @@ def test_a_workspace_no_call_can_run_in_is_said_at_start(tc):
             p.wait(20 * SLOW)
             if d:
                 shutil.rmtree(d, ignore_errors=True)
+    shutil.rmtree(pd, ignore_errors=True)
     return None
 
 
