@@ -3,6 +3,7 @@
 
 usage: approval_grants.py TOOLCAGE   (exit 0 pass, 1 fail, 77 skip)
 """
+import atexit
 import json
 import os
 import shutil
@@ -18,10 +19,11 @@ ok, bad = tally.ok, tally.bad
 
 
 if not shutil.which("git"):
-    print("git is needed")
+    print("skip: git is needed")
     sys.exit(77)
 
 tmp = tempfile.mkdtemp(prefix="tc-grants-")
+atexit.register(shutil.rmtree, tmp, ignore_errors=True)   # whatever ends the test
 ws = os.path.join(tmp, "ws")
 os.makedirs(ws)
 log = os.path.join(tmp, "asked.jsonl")
@@ -96,6 +98,5 @@ try:
 finally:
     s.close()
 
-shutil.rmtree(tmp, ignore_errors=True)
 print("all passed" if not tally.fails else f"{tally.fails} failed")
 sys.exit(1 if tally.fails else 0)

@@ -11,6 +11,8 @@
 # not there. The control: the granted command with other arguments runs
 # unasked. See approval_grants.py.
 set -u
-TC=${TOOLCAGE:?}
-command -v python3 >/dev/null 2>&1 || { echo "python3 is needed"; exit 77; }
+TC=${TOOLCAGE:-build/toolcage}
+case $TC in /*) ;; *) TC=$(pwd)/$TC ;; esac
+[ -x "$TC" ] || { echo "skip: no toolcage binary at $TC"; exit 77; }
+command -v python3 >/dev/null 2>&1 || { echo "skip: python3 is needed"; exit 77; }
 exec python3 "$(dirname "$0")/approval_grants.py" "$TC"
