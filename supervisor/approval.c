@@ -462,6 +462,7 @@ static const char *const runs_anything[] = {
 	"trickle",
 	"catchsegv",
 	"sshpass",
+	"nix-shell",
 	"bwrap",
 	"firejail",
 	"proot",
@@ -521,20 +522,21 @@ static const char *const has_subcommands[] = {
 	"git",     "cargo",   "npm",      "pnpm",   "yarn",      "go",        "docker", "podman",
 	"kubectl", "helm",    "pip",      "pip3",   "uv",        "poetry",    "dotnet", "gh",
 	"apt",     "apt-get", "brew",     "rustup", "systemctl", "terraform", "gradle", "mvn",
-	"bundle",  "gem",     "composer", "conda",  "pipenv",    "pdm",       "hatch",  NULL,
+	"bundle",  "gem",     "composer", "conda",  "pipenv",    "pdm",       "hatch",  "nix",
+	"mise",    "asdf",    "direnv",   NULL,
 };
 
 /* Of those, the subcommands that run whatever the arguments after them
  * say ("uv run sh -c ..."): no key, as for runs_anything. */
 static const char *const sub_runs_anything[] = {
-	"uv run",      "uv tool",        "poetry run",     "pipenv run",
-	"pdm run",     "hatch run",      "conda run",      "npm exec",
-	"npm x",       "pnpm exec",      "pnpm dlx",       "yarn exec",
-	"yarn dlx",    "bundle exec",    "gem exec",       "composer exec",
-	"go run",      "dotnet exec",    "rustup run",     "docker run",
-	"docker exec", "podman run",     "podman exec",    "kubectl exec",
-	"kubectl run", "kubectl debug",  "git submodule",  "git bisect",
-	"brew sh",     "docker compose", "podman compose", NULL,
+	"uv run",         "uv tool",       "poetry run",  "pipenv run",   "pdm run",
+	"hatch run",      "conda run",     "npm exec",    "npm x",        "pnpm exec",
+	"pnpm dlx",       "yarn exec",     "yarn dlx",    "bundle exec",  "gem exec",
+	"composer exec",  "go run",        "dotnet exec", "rustup run",   "docker run",
+	"docker exec",    "podman run",    "podman exec", "kubectl exec", "kubectl run",
+	"kubectl debug",  "git submodule", "git bisect",  "brew sh",      "docker compose",
+	"podman compose", "nix run",       "nix shell",   "nix develop",  "mise exec",
+	"mise x",         "mise run",      "asdf exec",   "direnv exec",  NULL,
 };
 
 static bool listed(const char *const *list, const char *name)
@@ -564,6 +566,12 @@ char *approval_command_key(const struct tc_defined *t, json_t *args)
 	        jsonptr_getn(args, t->command_arg, (size_t)(slash - t->command_arg), scratch);
 	json_t *env = json_object_get(beside, "env");
 	if (env && !(json_is_object(env) && !json_object_size(env)))
+		return NULL;
+	/* Nor with input: a program that reads commands from it runs them
+	 * (sqlite3's .shell, psql's \!, ed's !, ex, gdb), whatever its
+	 * arguments were when the person said yes. */
+	json_t *in = json_object_get(beside, "stdin");
+	if (in && !(json_is_string(in) && !json_string_length(in)))
 		return NULL;
 	const char *base = strrchr(prog, '/') ? strrchr(prog, '/') + 1 : prog;
 	/* python3.12, pythonw: the family, not the exact name. */

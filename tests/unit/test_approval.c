@@ -118,6 +118,17 @@ static void test_command_key_program_and_subcommand(void **state)
 	           NULL);
 	ASSERT_KEY(d, "{\"argv\": [\"pytest\"], \"env\": {\"LD_PRELOAD\": \"./x.so\"}}", NULL);
 	ASSERT_KEY(d, "{\"argv\": [\"git\", \"status\"], \"env\": {}}", "git status");
+	/* Input: sqlite3 runs ".shell ..." read from it. */
+	ASSERT_KEY(d, "{\"argv\": [\"sqlite3\", \"db\"], \"stdin\": \".shell id\"}", NULL);
+	ASSERT_KEY(d, "{\"argv\": [\"sqlite3\", \"db\"], \"stdin\": \"\"}", "sqlite3");
+	/* Version managers' runners. */
+	ASSERT_KEY(d, "{\"argv\": [\"nix\", \"run\", \"nixpkgs#hello\"]}", NULL);
+	ASSERT_KEY(d, "{\"argv\": [\"nix\", \"shell\", \"-c\", \"sh\"]}", NULL);
+	ASSERT_KEY(d, "{\"argv\": [\"mise\", \"exec\", \"--\", \"sh\"]}", NULL);
+	ASSERT_KEY(d, "{\"argv\": [\"asdf\", \"exec\", \"sh\"]}", NULL);
+	ASSERT_KEY(d, "{\"argv\": [\"direnv\", \"exec\", \".\", \"sh\"]}", NULL);
+	ASSERT_KEY(d, "{\"argv\": [\"nix-shell\", \"--run\", \"sh\"]}", NULL);
+	ASSERT_KEY(d, "{\"argv\": [\"nix\", \"build\"]}", "nix build");
 	/* Their other subcommands keep their key. */
 	ASSERT_KEY(d, "{\"argv\": [\"uv\", \"sync\"]}", "uv sync");
 	ASSERT_KEY(d, "{\"argv\": [\"npm\", \"test\"]}", "npm test");
