@@ -9,6 +9,10 @@ Usage: held_args.py TOOLCAGE SCRATCH TOPDIR [EXTRA_KB]: EXTRA_KB is added to
 the memory bound (an ASan build's quarantine). Prints ok/FAIL; exit 0/1."""
 import json, os, subprocess, sys, threading, time
 
+# Sanitizer builds are slower: the calls that hold a slot while the others
+# queue must outlast the queueing there too.
+SLOW = float(os.environ.get("TC_TEST_SLOW", "1"))
+
 TC, SCRATCH, TOP = sys.argv[1], sys.argv[2], sys.argv[3]
 N = 60                        # queued calls of ~3.5 MB arguments each
 SIZE = 3500 * 1000
@@ -54,31 +58,31 @@ send({"id": 0, "method": "initialize",
       "params": {"protocolVersion": "2025-06-18", "capabilities": {}}})
 send({"method": "notifications/initialized"})
 send({"id": "hold", "method": "tools/call",
-      "params": {"name": "sleep_for", "arguments": {"seconds": "6"}}})
+      "params": {"name": "sleep_for", "arguments": {"seconds": str(int(6 * SLOW))}}})
 time.sleep(1)
 content = "x" * SIZE
 for i in range(N):
     send({"id": i + 1, "method": "tools/call",
           "params": {"name": "write_file", "arguments": {"path": "f%d.txt" % (i % 2),
                                                         "content": content}}})
-deadline = time.time() + 40
+deadline = time.time() + 40 * SLOW
 while time.time() < deadline and len(answers) < N + 2:
     time.sleep(0.2)
 peak1 = hwm_kb()
 # The same with the weight in the request ids: a call holds its id too.
 send({"id": "hold2", "method": "tools/call",
-      "params": {"name": "sleep_for", "arguments": {"seconds": "10"}}})
+      "params": {"name": "sleep_for", "arguments": {"seconds": str(int(10 * SLOW))}}})
 time.sleep(1)
 ids = ["%d-%s" % (i, "y" * SIZE) for i in range(N)]
 for rid in ids:
     send({"id": rid, "method": "tools/call",
           "params": {"name": "sleep_for", "arguments": {"seconds": "0"}}})
-deadline = time.time() + 40
+deadline = time.time() + 40 * SLOW
 while time.time() < deadline and len(answers) < 2 * N + 3:
     time.sleep(0.2)
 peak = hwm_kb()
 p.stdin.close()
-p.wait(timeout=60)
+p.wait(timeout=60 * SLOW)
 fails = 0
 
 
