@@ -959,6 +959,7 @@ def test_a_workspace_no_call_can_run_in_is_said_at_start(tc):
     profile this machine refuses is told too, with toolcage check, not a
     workspace, as what to look at."""
     pd = tempfile.mkdtemp(prefix="tc-mcp-pd-")
+    atexit.register(shutil.rmtree, pd, ignore_errors=True)   # a failed check too
     os.mkdir(os.path.join(pd, "pd"))
     os.mkdir(os.path.join(pd, "real"))
     os.symlink(os.path.join(pd, "real"), os.path.join(pd, "link"))
@@ -1004,7 +1005,6 @@ def test_a_workspace_no_call_can_run_in_is_said_at_start(tc):
             p.wait(20 * SLOW)
             if d:
                 shutil.rmtree(d, ignore_errors=True)
-    shutil.rmtree(pd, ignore_errors=True)
     return None
 
 
