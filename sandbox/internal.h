@@ -266,8 +266,8 @@ struct sbx_jail {
 	struct sbx_child *spare;
 	int spare_idle_deaths; /* spares that ended while they waited, since
 	                        * the last call (sbx_jail_spare_step) */
-	int spare_epfd; /* holds the spare's epfd while it waits, for the
-	                 * caller's loop (sbx_jail_spare_fd), or -1 */
+	int spare_epfd;        /* holds the spare's epfd while it waits, for the
+	                        * caller's loop (sbx_jail_spare_fd), or -1 */
 
 	/* The clean worker that forks this jail's children (zygote.c), made
 	 * on first use; NULL in the worker's own copy of the jail. */
