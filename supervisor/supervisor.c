@@ -17,6 +17,7 @@
 
 #include "events.h"
 #include "manifest.h"
+#include "pathrel.h"
 #include "pipeline_internal.h"
 #include "profile.h"
 #include "render.h"
@@ -238,11 +239,8 @@ static const char toolchain_hint[] =
 static bool holds_workspace(const char *dir, const char *ws)
 {
 	char *canon = realpath(dir, NULL);
-	if (!canon)
-		return false;
-	size_t n = strlen(canon);
-	bool held =
-	        !strcmp(canon, "/") || (!strncmp(ws, canon, n) && (ws[n] == '/' || ws[n] == '\0'));
+	size_t skip;
+	bool held = canon && path_below(canon, ws, strlen(ws), &skip);
 	free(canon);
 	return held;
 }
