@@ -552,18 +552,37 @@ static void set_up_view(const struct sbx_jail *j)
 	mask_step(mask_check, j);
 }
 
+/* A view shared by calls whose jobs are C functions (jail.c,
+ * plan_share_view): an empty read-only tmpfs over /proc, where no process
+ * is seen, and the tmpfs on /tmp (the masks' stand-ins) read-only, where
+ * no call leaves a file for another. */
+static void seal_shared_view(const struct sbx_jail *j)
+{
+	CHECK(STEP_MOUNT_PROC,
+	      mount("tmpfs", "/proc", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY,
+	            "size=4k,nr_inodes=2,mode=0555"));
+	CHECK(STEP_MOUNT_TMP, set_mount_attr(j->tmp_dir, 0, MOUNT_ATTR_RDONLY, 0));
+}
+
 /* The mounts of step 6: the view (above), made here or once by the worker
  * this child was forked from (then only the call's own tmpfs goes on top
- * of the worker's), then /proc of the child's pid namespace. */
+ * of the worker's, or nothing in a shared view), then /proc of the
+ * child's pid namespace. */
 static void set_up_mounts(const struct sbx_jail *j)
 {
 	if (!j->private_proc && !j->private_tmp)
 		return;
 	if (!j->view_ready)
 		set_up_view(j);
+	else if (j->share_view)
+		return; /* the worker's, sealed (child_enter_view) */
 	else if (j->private_tmp)
 		CHECK(STEP_MOUNT_TMP,
 		      mount("tmpfs", j->tmp_dir, "tmpfs", tmp_flags(j), j->tmpfs_opts));
+	if (j->share_view) {
+		seal_shared_view(j);
+		return;
+	}
 	/* Where proc cannot be mounted (a container's masked /proc: ladder.c),
 	 * the host's /proc must not show through: an empty read-only tmpfs
 	 * covers it, and the tool sees no process at all. */
@@ -1022,7 +1041,7 @@ _Noreturn void child_main(const struct child_plan *p)
 	set_up_mounts(j); /* 6 */
 	if (p->view_wr >= 0)
 		close(p->view_wr);
-	if (p->job_fd >= 0 && j->private_tmp)
+	if (p->job_fd >= 0 && j->private_tmp && !j->share_view)
 		hand_out_mount_ns();
 	child_envp = j->envp;
 	int call_tmp_fd = j->call_tmp ? make_call_tmp(j) : -1;
@@ -1131,13 +1150,16 @@ int child_enter_view(struct sbx_jail *j, struct child_report *failed)
 	if (rrc < 0)
 		fail(STEP_MOUNT_MASK, -rrc);
 	mask_step(mask_check, j); /* the replica, or the rules, made from them */
-	own_valid = false;        /* read the set of the credentials we have now */
+	if (j->share_view)
+		seal_shared_view(j);
+	own_valid = false; /* read the set of the credentials we have now */
 	drop_bounding_set(j);
 	view_jump = NULL;
 	/* Each child still gets a mount namespace of its own (a copy of this
-	 * view) for its /tmp and /proc, which it makes itself (child_ns). */
-	j->view_ns = own & ~CLONE_NEWNS;
-	j->child_ns = j->clone_ns & CLONE_NEWNS;
+	 * view) for its /tmp and /proc, which it makes itself (child_ns);
+	 * in a shared view none. */
+	j->view_ns = own & ~(j->share_view ? 0 : CLONE_NEWNS);
+	j->child_ns = j->share_view ? 0 : j->clone_ns & CLONE_NEWNS;
 	j->clone_ns &= ~(j->view_ns | j->child_ns);
 	j->view_ready = true;
 	return 0;

@@ -168,7 +168,9 @@ static void limit_rlimits(const struct sbx_jail *j, struct sbx_confinement *out)
 			report_num(LIMIT(map[i].name, "rlimit"), map[i].key,
 			           map[i].res == RLIMIT_CPU ? r->lim.rlim_cur : r->lim.rlim_max);
 	}
-	if (j->private_tmp)
+	if (j->share_view) /* nothing can be written there: seal_shared_view */
+		report_num(LIMIT("tmp", "read-only"), "max_bytes", 0);
+	else if (j->private_tmp)
 		report_num(LIMIT("tmp", "tmpfs"), "max_bytes", j->tmp_bytes);
 	else if (j->call_tmp)
 		report_drop(out, LIMIT("tmp", rlimit_of(j, RLIMIT_FSIZE) ? "rlimit" : NULL),
@@ -273,6 +275,8 @@ static void confine_walls(const struct sbx_jail *j, struct sbx_confinement *out)
 		            "the kernel refuses "
 		            "a fresh /proc where the container covers parts of its own: an empty "
 		            "read-only tmpfs covers /proc, no process is visible");
+	else if (j->share_view) /* C functions alone: seal_shared_view */
+		WALL("proc", "empty /proc");
 	else if (j->private_proc)
 		WALL("proc", "fresh /proc");
 	else if (j->landlock && j->no_ns)
@@ -286,7 +290,9 @@ static void confine_walls(const struct sbx_jail *j, struct sbx_confinement *out)
 		WALL("proc", "landlock (not granted)");
 	else
 		report_drop(out, WALL("proc", NULL), "no pid and mount namespaces, no Landlock");
-	if (j->private_tmp)
+	if (j->share_view)
+		WALL("tmp", "read-only, empty");
+	else if (j->private_tmp)
 		WALL("tmp", "tmpfs");
 	else if (j->call_tmp)
 		alternative(out, WALL("tmp", "per-call directory"),

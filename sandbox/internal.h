@@ -90,6 +90,12 @@ struct sbx_jail {
 	bool userns;          /* CLONE_NEWUSER is in clone_ns */
 	bool private_proc;    /* mount a fresh /proc (pid + mount ns) */
 	bool private_tmp;     /* mount a tmpfs on /tmp (mount ns) */
+	bool fn_only;         /* spec.fn_only: exec jobs refused */
+	bool share_view;      /* spec.fn_only, with Landlock to stand in
+	                       * (jail.c, plan_share_view): a worker's
+	                       * children stay in its view, with no mount
+	                       * namespace, /tmp or /proc of their own, and
+	                       * Landlock grants them neither */
 	bool egress;          /* spec.egress: CLONE_NEWNET, listeners (netns.c) */
 	bool handed;          /* spec.egress where no namespace can be made
 	                       * (no_ns): builtins only, given connections
@@ -110,7 +116,9 @@ struct sbx_jail {
 	int ns_step, ns_err;     /* no_ns: what refused them (ladder.c's
 	                             * probe): a child step, STEP_NONE for the
 	                             * clone itself, and its errno */
-	const char **no_ns_deny; /* no_ns: the seccomp deny list compiled */
+	const char **deny_list;  /* the seccomp deny list compiled, where the
+	                             * jail adds to the profile's (no_ns,
+	                             * fn_only), or NULL */
 	bool call_tmp;           /* no_ns with a private /tmp promised: a
 	                             * directory per call instead (ladder.c) */
 	char call_tmp_base[300]; /* where the calls' directories are made */

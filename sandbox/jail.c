@@ -457,6 +457,51 @@ static const char *const no_ns_deny[] = {
 	"fsetxattr", "removexattr", "lremovexattr", "fremovexattr", NULL,
 };
 
+/* Adds names to the profile's seccomp deny list (a copy the jail owns,
+ * j->deny_list, borrowing the names). 0, or -ENOMEM. */
+static int deny_also(struct sbx_spec *spec, struct sbx_jail *j, const char *const *names)
+{
+	size_t n = 0, m = 0;
+	while (spec->seccomp_deny && spec->seccomp_deny[n])
+		n++;
+	while (names[m])
+		m++;
+	const char **list = calloc(n + m + 1, sizeof *list);
+	if (!list)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		list[i] = spec->seccomp_deny[i];
+	for (size_t i = 0; i < m; i++)
+		list[n + i] = names[i];
+	free(j->deny_list);
+	spec->seccomp_deny = j->deny_list = list;
+	return 0;
+}
+
+/* What a jail whose jobs are all C functions refuses them (spec.fn_only):
+ * a process or a program of their own, which a view shared with the
+ * other calls would not confine as a call's own (plan_share_view). */
+static const char *const fn_only_deny[] = {
+	"fork", "vfork", "clone", "clone3", "execve", "execveat", NULL,
+};
+
+/* spec.fn_only: a worker's children need no mount namespace each for a
+ * /tmp and a /proc of their own, which such a job never uses; they stay
+ * in the worker's view (child_enter_view), where /proc is an empty
+ * read-only tmpfs and the tmpfs on /tmp is read-only, so that no call
+ * sees a process of another, or leaves a file for one; each still has
+ * its own pid namespace, Landlock domain and filter. A copy of the view's
+ * mount table per call (a few hundred mounts with the hidden paths'
+ * replicas), its tmpfs and /proc, and their teardown, are a third of a
+ * builtin call's CPU. Not in a mount tree (its root is built per child),
+ * nor with egress (the network namespace is set up per child). */
+static void plan_share_view(const struct sbx_spec *spec, struct sbx_jail *j)
+{
+	j->fn_only = spec->fn_only;
+	j->share_view = spec->fn_only && worker_shares_view(j) && j->private_proc &&
+	        !j->mount_tree && !j->egress && !j->no_ns;
+}
+
 /* The kernel refuses every namespace here (Docker's and Kubernetes'
  * default seccomp profile; user namespaces forbidden to a user): no pid,
  * mount or uts namespace. What they built is built another way: the
@@ -494,19 +539,10 @@ static int plan_no_namespaces(struct sbx_spec *spec, struct sbx_jail *j, struct 
 		               "namespaces): %s",
 		               spec->name, why);
 	}
-	size_t n = 0, k = 0;
-	while (spec->seccomp_deny && spec->seccomp_deny[n])
-		n++;
-	j->no_ns_deny = calloc(n + sizeof no_ns_deny / sizeof no_ns_deny[0] + 1, sizeof(char *));
-	if (!j->no_ns_deny)
+	if (deny_also(spec, j, no_ns_deny) < 0 ||
+	    (landlock_abi() < 3 &&
+	     deny_also(spec, j, (const char *const[]){ "truncate", NULL }) < 0))
 		return sbx_err(err, ENOMEM, "jail");
-	for (size_t i = 0; i < n; i++)
-		j->no_ns_deny[k++] = spec->seccomp_deny[i];
-	for (size_t i = 0; no_ns_deny[i]; i++)
-		j->no_ns_deny[k++] = no_ns_deny[i];
-	if (landlock_abi() < 3)
-		j->no_ns_deny[k++] = "truncate";
-	spec->seccomp_deny = j->no_ns_deny;
 	spec->namespaces = 0; /* no read-only host mounts: seccomp's setid rules too */
 	if (j->egress) {
 		/* No socket of its own: the handed connections are its only
@@ -1026,6 +1062,11 @@ int sbx_jail_new(const struct sbx_spec *spec, const char *workspace, struct sbx_
 		rc = plan_tmp_dir(j, err);
 	if (!rc && j->call_tmp)
 		rc = ladder_call_tmp_plan(j, err);
+	/* The spare's wait makes none of fn_only's calls (it runs no job
+	 * before its filter): the profile's lists alone decide. */
+	j->filter_with_job = !filter_lets_spare_wait(spec);
+	if (!rc && spec->fn_only && deny_also(&local, j, fn_only_deny) < 0)
+		rc = sbx_err(err, ENOMEM, "jail");
 	if (!rc && (rc = build_env(spec, j)) < 0)
 		rc = sbx_err(err, -rc,
 		             rc == -E2BIG ? "profile %s sets and passes more than %d "
@@ -1043,7 +1084,6 @@ int sbx_jail_new(const struct sbx_spec *spec, const char *workspace, struct sbx_
 		rc = sbx_err(err, ENOMEM, "jail");
 	j->tells_end = filter_lets_tell_end(spec);
 	j->may_leave_home = filter_lets_set_cpus(spec);
-	j->filter_with_job = !filter_lets_spare_wait(spec);
 	j->say_by = report_call(spec);
 	home_fill(j);
 	/* mounttree.c: without Landlock, the filesystem wall is a new root
@@ -1064,6 +1104,7 @@ int sbx_jail_new(const struct sbx_spec *spec, const char *workspace, struct sbx_
 		rc = landlock_build(spec, j, err);
 	if (!rc)
 		rc = mounttree_plan(spec, j, err);
+	plan_share_view(spec, j);
 	if (rc) {
 		size_t n = err ? strlen(err->msg) : 0;
 		/* Out of descriptors while the rules or the hidden paths' watch
@@ -1108,7 +1149,7 @@ void sbx_jail_free(struct sbx_jail *j)
 	for (char **p = j->rw_paths; p && *p; p++)
 		free(*p);
 	free(j->rw_paths);
-	free(j->no_ns_deny);
+	free(j->deny_list);
 	free(j->bpf);
 	seccomp_spec_free(j->filter_spec);
 	free(j->kill_text);

@@ -1523,9 +1523,11 @@ int landlock_child_ruleset(const struct sbx_jail *j, int call_tmp_fd)
 		if (syscall(SYS_landlock_add_rule, (int)rs, LL_RULE_NET_PORT, &a, 0) < 0)
 			rc = -errno;
 	}
-	if (!rc && j->private_tmp)
+	/* A shared view's /tmp and /proc hold nothing of the call's (child.c,
+	 * seal_shared_view): neither is granted. */
+	if (!rc && j->private_tmp && !j->share_view)
 		rc = add_mount_rule((int)rs, j->tmp_dir, j->tmp_access);
-	if (!rc && j->private_proc)
+	if (!rc && j->private_proc && !j->share_view)
 		rc = add_mount_rule((int)rs, "/proc", j->proc_access);
 	/* The overlays this child made (landlock_view_apply), whole. */
 	for (int i = 0; j->ll_view && i < j->n_ll_roots && !rc; i++)

@@ -124,6 +124,14 @@ struct sbx_spec {
 	unsigned alternatives; /* SBX_ALT_* accepted */
 	bool strict;           /* the operator's: refuse every
 	                                  * alternative and every drop */
+	bool fn_only;          /* every job is a C function (sbx_job.fn)
+	                                  * that starts no process, runs no program
+	                                  * and needs no /tmp or /proc: fork, clone
+	                                  * and exec are refused (EPERM), an exec
+	                                  * job is refused, and where Landlock
+	                                  * keeps /tmp and /proc out of reach the
+	                                  * worker's children share its view
+	                                  * instead of a mount namespace each */
 
 	/* filesystem (Landlock); the workspace is added per jail */
 	const char *const *read_paths;      /* read and list */

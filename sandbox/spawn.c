@@ -573,6 +573,11 @@ int sbx_spawn(struct sbx_jail *j, const struct sbx_job *job, struct sbx_child **
 	*out = NULL;
 	if (!job->fn && (!job->argv || !job->argv[0]))
 		return sbx_err(err, EINVAL, "job has neither argv nor a function");
+	if (j->fn_only && !job->fn)
+		return sbx_err(err, EINVAL,
+		               "profile %s's jail runs C functions only (fn_only): "
+		               "it cannot run %s",
+		               j->name, job->argv[0]);
 	/* Handed connections are for our own code (http_fetch), which knows
 	 * to use them: a command expects sockets of its own, and is refused
 	 * as it is where the profile cannot run at all (the built-in tools'

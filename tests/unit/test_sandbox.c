@@ -2462,6 +2462,142 @@ static void test_builtin_result_pipe(void **state)
 	sbx_child_free(c);
 }
 
+/* ---- a jail for C functions alone: a view shared by its calls --------- */
+
+static void fn_only_edit(struct sbx_spec *s)
+{
+	s->fn_only = true;
+}
+
+/* What a call of a shared view tries, one letter each on fd 3, 'y' where
+ * it is held: pid 1 of its own pid namespace; /proc shows no process
+ * (listed, or the host's pid 1 and our parent's entry by name); /tmp takes
+ * no file; fork, vfork, clone3 and exec refused; kill(-1) reaches nobody. */
+static int fn_probes_shared_view(void *arg)
+{
+	const struct sbx_data *d = arg;
+	char r[10];
+	memset(r, 'n', sizeof r);
+	r[0] = getpid() == 1 ? 'y' : 'n';
+	int seen = 0;
+	DIR *dir = opendir("/proc");
+	for (struct dirent *e; dir && (e = readdir(dir));)
+		seen += e->d_name[0] != '.';
+	if (dir)
+		closedir(dir);
+	r[1] = seen == 0 ? 'y' : 'n';
+	struct stat st;
+	char parent[64];
+	snprintf(parent, sizeof parent, "/proc/%.*s", (int)d->len, (const char *)d->data);
+	r[2] = stat("/proc/1", &st) < 0 && stat(parent, &st) < 0 ? 'y' : 'n';
+	int fd = open("/tmp/tc-shared-view-probe", O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	r[3] = fd < 0 && mkdir("/tmp/tc-shared-view-dir", 0700) < 0 ? 'y' : 'n';
+	pid_t p = fork();
+	if (p == 0)
+		_exit(0);
+	r[4] = p < 0 && errno == EPERM ? 'y' : 'n';
+	p = (pid_t)syscall(SYS_vfork);
+	if (p == 0)
+		_exit(0);
+	r[5] = p < 0 && errno == EPERM ? 'y' : 'n';
+	struct {
+		uint64_t flags, pidfd, child_tid, parent_tid, exit_signal;
+	} ca = { .exit_signal = SIGCHLD };
+	p = (pid_t)syscall(SYS_clone3, &ca, sizeof ca);
+	if (p == 0)
+		_exit(0);
+	r[6] = p < 0 && errno == EPERM ? 'y' : 'n';
+	char *const argv[] = { (char *)"/bin/true", NULL };
+	execve(argv[0], argv, argv + 1);
+	r[7] = errno == EPERM ? 'y' : 'n';
+	r[8] = kill(-1, SIGKILL) < 0 && errno == ESRCH ? 'y' : 'n';
+	r[9] = fd < 0 && access("/tmp", W_OK) < 0 ? 'y' : 'n';
+	while (p > 0 && waitpid(-1, NULL, 0) > 0)
+		;
+	return write(3, r, sizeof r) == (ssize_t)sizeof r ? 0 : 1;
+}
+
+/* Waits for a byte on its stdin: a call that another runs beside. */
+static int fn_waits_for_stdin(void *arg)
+{
+	(void)arg;
+	char b;
+	return read(0, &b, 1) == 1 ? 0 : 1;
+}
+
+static void expect_wall(const struct sbx_confinement *conf, const char *name, const char *by)
+{
+	for (int i = 0; i < conf->n_walls; i++)
+		if (!strcmp(conf->walls[i].name, name)) {
+			assert_string_equal(conf->walls[i].by, by);
+			assert_false(conf->walls[i].alternative);
+			return;
+		}
+	fail_msg("no wall %s", name);
+}
+
+/* A jail whose jobs are C functions alone (fn_only): its calls share the
+ * worker's view, with no mount namespace each, and yet none sees a
+ * process of another or of the host, or can leave a file for another,
+ * start a process or run a program; a call beside it is not reached by
+ * its kill(-1); fresh (a pointer argument) the same. An exec job is
+ * refused. */
+static void test_fn_only_jail_shares_a_sealed_view(void **state)
+{
+	(void)state;
+	need_sandbox();
+	struct sbx_jail *j = jail_with(fn_only_edit);
+	struct sbx_confinement conf;
+	sbx_jail_confinement(j, &conf);
+	expect_wall(&conf, "proc", "empty /proc");
+	expect_wall(&conf, "tmp", "read-only, empty");
+	sbx_jail_keep_spare(j, true);
+	char self[16];
+	int n = snprintf(self, sizeof self, "%d", (int)getpid());
+	/* A call that waits, its stdin ours to end it. */
+	int in[2];
+	assert_int_equal(pipe2(in, O_CLOEXEC), 0);
+	struct sbx_job waits = { .fn = fn_waits_for_stdin,
+		                 .fn_data = "x",
+		                 .fn_len = 1,
+		                 .stdin_stream = true,
+		                 .stdin_source = in[0] };
+	struct sbx_child *beside = spawn(j, &waits);
+	for (int round = 0; round < 2; round++) {
+		struct sbx_job job = { .fn = fn_probes_shared_view,
+			               .fn_data = self,
+			               .fn_len = (size_t)n,
+			               .result_pipe = true };
+		struct sbx_data arg = { self, (size_t)n };
+		if (round == 1) /* fresh: a fork of ours makes its own view */
+			job.fn_arg = &arg;
+		struct sbx_child *c = spawn(j, &job);
+		assert_int_equal(sbx_child_wait(c), 0);
+		const struct sbx_outcome *o = sbx_child_outcome(c);
+		assert_int_equal(o->setup_failed, 0);
+		assert_int_equal(o->exit_code, 0);
+		assert_int_equal(o->result_len, 10);
+		assert_memory_equal(o->result, "yyyyyyyyyy", 10);
+		sbx_child_free(c);
+	}
+	struct stat st;
+	assert_int_equal(stat("/tmp/tc-shared-view-probe", &st), -1);
+	assert_int_equal(write(in[1], "z", 1), 1);
+	close(in[1]);
+	assert_int_equal(sbx_child_wait(beside), 0);
+	close(in[0]);
+	assert_int_equal(sbx_child_outcome(beside)->exit_code, 0);
+	assert_int_equal(sbx_child_outcome(beside)->signal, 0);
+	sbx_child_free(beside);
+	char *const argv[] = { (char *)"/bin/true", NULL };
+	struct sbx_job ex = { .argv = argv };
+	struct sbx_child *c = NULL;
+	struct sbx_error err = { 0 };
+	assert_int_equal(sbx_spawn(j, &ex, &c, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "C functions only"));
+	sbx_jail_free(j);
+}
+
 /* Echoes its fn_data on the result pipe, and which pid it ran as. */
 static int fn_echoes_data(void *arg)
 {
@@ -3275,6 +3411,7 @@ int main(void)
 		cmocka_unit_test(test_egress_namespace_and_listeners_per_child),
 		cmocka_unit_test(test_egress_leaves_nothing_open),
 		cmocka_unit_test(test_egress_namespace_paces_nothing),
+		cmocka_unit_test(test_fn_only_jail_shares_a_sealed_view),
 		cmocka_unit_test(test_explain_userns_maps_without_setgroups),
 		cmocka_unit_test(test_explain_rprivate_einval_names_the_mount),
 		cmocka_unit_test(test_explain_refused_words_a_step_one_way),
