@@ -50,6 +50,7 @@ struct tc_defined {
 	uint32_t timeout_ms;    /* 0 = the config's */
 	tc_execute_fn execute;  /* builtins; NULL for manifest tools */
 	tc_execute_fn precheck; /* builtins: run before an approval is asked, or NULL */
+	bool self_contained;    /* builtins: see struct tc_tool */
 	char *command_arg;      /* JSON pointer to an argv array argument, or NULL */
 	char *patch_arg;        /* JSON pointer to a unified diff argument, or NULL */
 	int patch_strip;        /* manifest tools: the -p of the program that applies

@@ -269,6 +269,7 @@ static int define_fill(struct tc_defined *d, const struct tc_tool *t,
 	d->timeout_ms = t->timeout_ms;
 	d->execute = t->execute;
 	d->precheck = t->execute ? t->precheck : NULL;
+	d->self_contained = t->execute && t->self_contained;
 	if (!t->parameters && !o->parameters)
 		return tc_error_set(
 		        err, TC_E_INVALID, where,

@@ -44,6 +44,7 @@ static const struct tc_tool fs_tools[] = {
 		.risk = TC_RISK_READ_ONLY,
 		.path_args = path_arg,
 		.execute = fs_read_file_exec,
+		.self_contained = true,
 	},
 	{
 		.name = "read_many_files",
@@ -67,6 +68,7 @@ static const struct tc_tool fs_tools[] = {
 		.risk = TC_RISK_READ_ONLY,
 		.path_args = paths_arg,
 		.execute = fs_read_many_exec,
+		.self_contained = true,
 	},
 	{
 		.name = "list_dir",
@@ -94,6 +96,7 @@ static const struct tc_tool fs_tools[] = {
 		.risk = TC_RISK_READ_ONLY,
 		.path_args = path_arg,
 		.execute = fs_list_dir_exec,
+		.self_contained = true,
 	},
 	{
 		.name = "tree",
@@ -120,6 +123,7 @@ static const struct tc_tool fs_tools[] = {
 		.risk = TC_RISK_READ_ONLY,
 		.path_args = path_arg,
 		.execute = fs_tree_exec,
+		.self_contained = true,
 	},
 	{
 		.name = "find_files",
@@ -151,6 +155,7 @@ static const struct tc_tool fs_tools[] = {
 		.risk = TC_RISK_READ_ONLY,
 		.path_args = path_arg,
 		.execute = fs_find_files_exec,
+		.self_contained = true,
 	},
 	{
 		.name = "search_text",
@@ -194,6 +199,7 @@ static const struct tc_tool fs_tools[] = {
 		.risk = TC_RISK_READ_ONLY,
 		.path_args = path_arg,
 		.execute = fs_search_text_exec,
+		.self_contained = true,
 	},
 	{
 		.name = "write_file",
@@ -220,6 +226,7 @@ static const struct tc_tool fs_tools[] = {
 		.path_args = path_arg,
 		.idempotent = true,
 		.execute = fs_write_file_exec,
+		.self_contained = true,
 	},
 	{
 		.name = "edit_file",
@@ -260,6 +267,7 @@ static const struct tc_tool fs_tools[] = {
 		.risk = TC_RISK_WRITE,
 		.path_args = path_arg,
 		.execute = fs_edit_file_exec,
+		.self_contained = true,
 	},
 	{
 		.name = "apply_patch",
@@ -283,6 +291,7 @@ static const struct tc_tool fs_tools[] = {
 		.risk = TC_RISK_WRITE,
 		.patch_arg = "/patch",
 		.execute = fs_apply_patch_exec,
+		.self_contained = true,
 	},
 	{
 		.name = "delete_path",
@@ -305,6 +314,7 @@ static const struct tc_tool fs_tools[] = {
 		.risk = TC_RISK_DESTRUCTIVE,
 		.path_args = path_arg,
 		.execute = fs_delete_path_exec,
+		.self_contained = true,
 		.precheck = fs_delete_path_check,
 	},
 	{
@@ -327,6 +337,7 @@ static const struct tc_tool fs_tools[] = {
 		.risk = TC_RISK_READ_ONLY,
 		.path_args = path_arg,
 		.execute = fs_file_info_exec,
+		.self_contained = true,
 	},
 	{
 		.name = "make_dir",
@@ -349,6 +360,7 @@ static const struct tc_tool fs_tools[] = {
 		.risk = TC_RISK_WRITE,
 		.path_args = path_arg,
 		.execute = fs_make_dir_exec,
+		.self_contained = true,
 	},
 	{
 		.name = "move_path",
@@ -374,6 +386,7 @@ static const struct tc_tool fs_tools[] = {
 		.risk = TC_RISK_DESTRUCTIVE,
 		.path_args = move_args,
 		.execute = fs_move_path_exec,
+		.self_contained = true,
 		.precheck = fs_move_path_check,
 	},
 	{
@@ -386,6 +399,7 @@ static const struct tc_tool fs_tools[] = {
 		.parameters = JSON({"type": "object", "properties": {}, "additionalProperties": false}),
 		.risk = TC_RISK_READ_ONLY,
 		.execute = fs_list_roots_exec,
+		.self_contained = true,
 	},
 };
 /* clang-format on */
