@@ -299,9 +299,12 @@ static struct sbx_child *run_one(struct sbx_jail *j, const struct sbx_job *job)
 
 /* With TOOLCAGE_TIMELINE=1 each child reports when it ended each step:
  * medians of the step's end (microseconds from sbx_spawn, or from the job's
- * hand-over for a spare) and of its own length, for three launches under
+ * hand-over for a spare) and of its own length, for five launches under
  * read-only: an exec by our own clone (toolcage exec), a builtin forked
- * by the jail's worker, and a builtin handed to a spare. */
+ * by the jail's worker, a builtin handed to a spare, and the last two in
+ * a jail for C functions alone (sbx_spec.fn_only: the built-in file
+ * tools'), whose children share the worker's view. */
+enum { TL_KINDS = 5 };
 static int bench_timeline(int n)
 {
 	setenv("TOOLCAGE_TIMELINE", "1", 1);
@@ -311,26 +314,30 @@ static int bench_timeline(int n)
 	struct sbx_error err;
 	if (!mkdtemp(ws) || profile_load("read-only", NULL, &prof, &terr) < 0)
 		return 1;
-	struct sbx_jail *j[3];
-	for (int i = 0; i < 3; i++)
-		if (sbx_jail_new(&prof->spec, ws, &j[i], &err) < 0) {
+	struct sbx_jail *j[TL_KINDS];
+	for (int i = 0; i < TL_KINDS; i++) {
+		struct sbx_spec spec = prof->spec;
+		spec.fn_only = i >= 3;
+		if (sbx_jail_new(&spec, ws, &j[i], &err) < 0) {
 			fprintf(stderr, "jail: %s\n", err.msg);
 			return 1;
 		}
+	}
 	sbx_jail_keep_spare(j[2], true);
+	sbx_jail_keep_spare(j[4], true);
 	static char *const argv[] = { (char *)"/bin/true", NULL };
 	struct sbx_job exec_job = { .argv = argv };
 	struct sbx_job fn_job = { .fn = fn_empty, .fn_data = "x", .fn_len = 1 };
-	const struct sbx_job *jobs[3] = { &exec_job, &fn_job, &fn_job };
-	const char *names[3] = { "exec, our clone", "builtin, worker's fresh child",
-		                 "builtin, worker's spare" };
-	double *v[3][SBX_TIMELINE_MAX];
-	for (int k = 0; k < 3; k++)
+	const struct sbx_job *jobs[TL_KINDS] = { &exec_job, &fn_job, &fn_job, &fn_job, &fn_job };
+	const char *names[TL_KINDS] = { "exec, our clone", "builtin, fresh child", "builtin, spare",
+		                        "shared view, fresh child", "shared view, spare" };
+	double *v[TL_KINDS][SBX_TIMELINE_MAX];
+	for (int k = 0; k < TL_KINDS; k++)
 		for (int s = 0; s < SBX_TIMELINE_MAX; s++)
 			v[k][s] = calloc((size_t)n, sizeof(double));
 	for (int r = -10; r < n; r++) {
-		for (int k = 0; k < 3; k++) {
-			while (k == 2 && !sbx_jail_spare_ready(j[2]))
+		for (int k = 0; k < TL_KINDS; k++) {
+			while ((k == 2 || k == 4) && !sbx_jail_spare_ready(j[k]))
 				usleep(200);
 			struct sbx_child *c = run_one(j[k], jobs[k]);
 			const struct sbx_outcome *o = sbx_child_outcome(c);
@@ -342,28 +349,28 @@ static int bench_timeline(int n)
 	printf("timeline of one launch under read-only, %d runs (median us: a step's end "
 	       "from the spawn or hand-over, and its own length)\n",
 	       n);
-	printf("  %-30s", "step");
-	for (int k = 0; k < 3; k++)
-		printf(" %30s", names[k]);
+	printf("  %-28s", "step");
+	for (int k = 0; k < TL_KINDS; k++)
+		printf(" %26s", names[k]);
 	printf("\n");
-	double prev[3] = { 0, 0, 0 };
+	double prev[TL_KINDS] = { 0 };
 	for (int s = 0; s < SBX_TIMELINE_MAX; s++) {
-		printf("  %-30s", step_label[s]);
-		for (int k = 0; k < 3; k++) {
+		printf("  %-28s", step_label[s]);
+		for (int k = 0; k < TL_KINDS; k++) {
 			double m, p;
 			stats(v[k][s], n, &m, &p);
 			if (m == 0 && s != 0)
-				printf(" %30s", "-");
+				printf(" %26s", "-");
 			else
-				printf(" %20.0f (%+6.0f)", m, s ? m - prev[k] : m);
+				printf(" %16.0f (%+6.0f)", m, s ? m - prev[k] : m);
 			if (m != 0 || s == 0)
 				prev[k] = m;
 		}
 		printf("\n");
 	}
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < TL_KINDS; i++)
 		sbx_jail_free(j[i]);
-	for (int k = 0; k < 3; k++)
+	for (int k = 0; k < TL_KINDS; k++)
 		for (int s = 0; s < SBX_TIMELINE_MAX; s++)
 			free(v[k][s]);
 	profile_free(prof);
