@@ -127,7 +127,8 @@ struct sbx_spec {
 	bool fn_only;          /* every job is a C function (sbx_job.fn)
 	                                  * that starts no process, runs no program
 	                                  * and needs no /tmp or /proc: fork, clone
-	                                  * and exec are refused (EPERM), an exec
+	                                  * and exec are refused (EPERM) whatever
+	                                  * seccomp_allow says, an exec
 	                                  * job is refused, and where Landlock
 	                                  * keeps /tmp and /proc out of reach the
 	                                  * worker's children share its view

@@ -637,6 +637,15 @@ static int add_list(struct rules *r, const struct sbx_spec *spec, uint32_t def,
 			return sbx_err(err, EINVAL, "seccomp: unknown syscall '%s'", names[i]);
 		if (action == def)
 			continue; /* libseccomp refuses rules that repeat the default */
+		/* A call the lists deny or kill is not allowed: under a default
+		 * of errno a deny entry is the default (skipped above), which an
+		 * allow rule would lift, as it cannot a kill entry or a deny under
+		 * kill (the first rule stays). The jail adds to the deny list
+		 * what its jobs must not do whatever the profile allows (jail.c:
+		 * fn_only's fork, clone and exec). */
+		if (action == SCMP_ACT_ALLOW &&
+		    (listed(spec->seccomp_deny, names[i]) || listed(spec->seccomp_kill, names[i])))
+			continue;
 		if (action == SCMP_ACT_ALLOW &&
 		    (listed(base_deny, names[i]) || listed(base_arg_filtered, names[i])))
 			return sbx_err(err, EINVAL,

@@ -1170,6 +1170,39 @@ static void test_default_errno_profile(void **state)
 	profile_free(p);
 }
 
+/* A deny entry wins over an allow entry as a kill entry does, whatever
+ * the default: under "errno" the deny rule is the default's, and the
+ * allow rule must not lift it. So a jail for C functions alone (fn_only),
+ * which adds fork, clone and exec to the deny list, refuses them under a
+ * profile that lets its commands run programs (an allow list with
+ * execve). */
+static void test_deny_wins_over_allow_under_default_errno(void **state)
+{
+	(void)state;
+	need_filters();
+	struct profile *p = NULL;
+	struct sbx_error err = { 0 };
+	struct sbx_jail *j = jail_of("{\"name\":\"errno-exec\",\"filesystem\":{},"
+	                             "\"seccomp\":{\"default\":\"errno\",\"deny\":[\"uname\"],"
+	                             "\"allow\":[\"read\",\"uname\",\"execve\",\"execveat\","
+	                             "\"fork\",\"vfork\"]}}",
+	                             &p);
+	assert_int_equal(run(j, X86, __NR_read, NULL), ALLOW);
+	assert_int_equal(run(j, X86, __NR_uname, NULL), ERR(EPERM));
+	assert_int_equal(run(j, X86, __NR_execve, NULL), ALLOW);
+	sbx_jail_free(j);
+	struct sbx_spec spec = p->spec;
+	spec.fn_only = true;
+	assert_int_equal(sbx_jail_new(&spec, fx.ws, &j, &err), 0);
+	static const int refused[] = { __NR_execve, __NR_execveat, __NR_fork,
+		                       __NR_vfork,  __NR_clone,    __NR_clone3 };
+	for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) /* clone3: ENOSYS */
+		assert_int_equal(bpf_action(run(j, X86, refused[i], NULL)), SECCOMP_RET_ERRNO);
+	assert_int_equal(run(j, X86, __NR_read, NULL), ALLOW);
+	sbx_jail_free(j);
+	profile_free(p);
+}
+
 /* The interpreter against the kernel: load the read-only and the network
  * filter in a child and make the calls for real. Each probe is harmless if
  * allowed (a NULL pointer or fd -1). */
@@ -1569,6 +1602,7 @@ int main(void)
 		cmocka_unit_test(test_kill_text_says_what_the_filter_kills),
 		cmocka_unit_test(test_allow_list_cannot_lift_base_rules),
 		cmocka_unit_test(test_default_errno_profile),
+		cmocka_unit_test(test_deny_wins_over_allow_under_default_errno),
 		cmocka_unit_test(test_interpreter_agrees_with_kernel),
 		cmocka_unit_test(test_split_filter_answers_as_the_whole),
 		cmocka_unit_test(test_default_deny_does_not_split),
