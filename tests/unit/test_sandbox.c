@@ -2469,15 +2469,41 @@ static void fn_only_edit(struct sbx_spec *s)
 	s->fn_only = true;
 }
 
+static void *fn_thread(void *arg)
+{
+	return arg;
+}
+
 /* What a call of a shared view tries, one letter each on fd 3, 'y' where
  * it is held: pid 1 of its own pid namespace; /proc shows no process
  * (listed, or the host's pid 1 and our parent's entry by name); /tmp takes
- * no file; fork, vfork, clone3 and exec refused; kill(-1) reaches nobody. */
+ * no file; fork, vfork, clone3 and exec refused; kill(-1) reaches nobody.
+ * First it tries to undo the seal in the mount namespace every call
+ * shares (the cover on /proc, /tmp read-only), which the checks after it,
+ * and the next call's, would see; then a thread, a program from a memfd,
+ * a file no name holds in /tmp and one in /dev/shm. */
 static int fn_probes_shared_view(void *arg)
 {
 	const struct sbx_data *d = arg;
-	char r[10];
+	struct mount_attr rw = { .attr_clr = MOUNT_ATTR_RDONLY };
+	bool sealed = umount2("/proc", MNT_DETACH) < 0 && umount2("/tmp", MNT_DETACH) < 0 &&
+	        syscall(SYS_mount_setattr, AT_FDCWD, "/tmp", 0, &rw, sizeof rw) < 0 &&
+	        mount(NULL, "/tmp", NULL, MS_REMOUNT | MS_BIND, NULL) < 0 &&
+	        mount("proc", "/proc", "proc", 0, NULL) < 0;
+	char r[13];
 	memset(r, 'n', sizeof r);
+	r[10] = sealed ? 'y' : 'n';
+	pthread_t t;
+	int mfd = (int)syscall(SYS_memfd_create, "fn", 0);
+	char *const none[] = { NULL };
+	r[11] = pthread_create(&t, NULL, fn_thread, NULL) != 0 && mfd >= 0 &&
+	                syscall(SYS_execveat, mfd, "", none, none, AT_EMPTY_PATH) < 0 &&
+	                errno == EPERM ?
+	        'y' :
+	        'n';
+	int tmpf = open("/tmp", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	int shm = open("/dev/shm/tc-shared-view", O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	r[12] = tmpf < 0 && shm < 0 ? 'y' : 'n';
 	r[0] = getpid() == 1 ? 'y' : 'n';
 	int seen = 0;
 	DIR *dir = opendir("/proc");
@@ -2517,6 +2543,21 @@ static int fn_probes_shared_view(void *arg)
 	return write(3, r, sizeof r) == (ssize_t)sizeof r ? 0 : 1;
 }
 
+/* fork(2) through the i386 ABI, whose numbers the x86_64 rules never see. */
+static int fn_forks_through_int80(void *arg)
+{
+	(void)arg;
+#if defined(__x86_64__)
+	long rc;
+	__asm__ volatile("int $0x80" : "=a"(rc) : "a"(2L) : "memory");
+	if (rc == 0)
+		_exit(0);
+	return rc > 0 ? 1 : 0;
+#else
+	return 0;
+#endif
+}
+
 /* Waits for a byte on its stdin: a call that another runs beside. */
 static int fn_waits_for_stdin(void *arg)
 {
@@ -2540,8 +2581,9 @@ static void expect_wall(const struct sbx_confinement *conf, const char *name, co
  * worker's view, with no mount namespace each, and yet none sees a
  * process of another or of the host, or can leave a file for another,
  * start a process or run a program; a call beside it is not reached by
- * its kill(-1); fresh (a pointer argument) the same. An exec job is
- * refused. */
+ * its kill(-1); fresh (a pointer argument) the same, and a call after
+ * them finds the view as sealed, whatever they tried on its mounts. A
+ * fork through the i386 ABI kills the call. An exec job is refused. */
 static void test_fn_only_jail_shares_a_sealed_view(void **state)
 {
 	(void)state;
@@ -2563,7 +2605,7 @@ static void test_fn_only_jail_shares_a_sealed_view(void **state)
 		                 .stdin_stream = true,
 		                 .stdin_source = in[0] };
 	struct sbx_child *beside = spawn(j, &waits);
-	for (int round = 0; round < 2; round++) {
+	for (int round = 0; round < 3; round++) {
 		struct sbx_job job = { .fn = fn_probes_shared_view,
 			               .fn_data = self,
 			               .fn_len = (size_t)n,
@@ -2576,12 +2618,13 @@ static void test_fn_only_jail_shares_a_sealed_view(void **state)
 		const struct sbx_outcome *o = sbx_child_outcome(c);
 		assert_int_equal(o->setup_failed, 0);
 		assert_int_equal(o->exit_code, 0);
-		assert_int_equal(o->result_len, 10);
-		assert_memory_equal(o->result, "yyyyyyyyyy", 10);
+		assert_int_equal(o->result_len, 13);
+		assert_memory_equal(o->result, "yyyyyyyyyyyyy", 13);
 		sbx_child_free(c);
 	}
 	struct stat st;
 	assert_int_equal(stat("/tmp/tc-shared-view-probe", &st), -1);
+	assert_int_equal(stat("/dev/shm/tc-shared-view", &st), -1);
 	assert_int_equal(write(in[1], "z", 1), 1);
 	close(in[1]);
 	assert_int_equal(sbx_child_wait(beside), 0);
@@ -2589,6 +2632,13 @@ static void test_fn_only_jail_shares_a_sealed_view(void **state)
 	assert_int_equal(sbx_child_outcome(beside)->exit_code, 0);
 	assert_int_equal(sbx_child_outcome(beside)->signal, 0);
 	sbx_child_free(beside);
+#if defined(__x86_64__)
+	struct sbx_job int80 = { .fn = fn_forks_through_int80, .fn_data = "x", .fn_len = 1 };
+	struct sbx_child *forked = spawn(j, &int80);
+	assert_int_equal(sbx_child_wait(forked), 0);
+	assert_int_equal(sbx_child_outcome(forked)->signal, SIGSYS);
+	sbx_child_free(forked);
+#endif
 	char *const argv[] = { (char *)"/bin/true", NULL };
 	struct sbx_job ex = { .argv = argv };
 	struct sbx_child *c = NULL;
