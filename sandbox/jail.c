@@ -494,12 +494,15 @@ static const char *const fn_only_deny[] = {
  * mount table per call (a few hundred mounts with the hidden paths'
  * replicas), its tmpfs and /proc, and their teardown, are a third of a
  * builtin call's CPU. Not in a mount tree (its root is built per child),
- * nor with egress (the network namespace is set up per child). */
+ * nor with egress (the network namespace is set up per child), nor where
+ * the pid namespace is optional: dropped at a clone, it would leave the
+ * calls in the host's, where a pid's existence can be probed
+ * (pidfd_open, kill 0). */
 static void plan_share_view(const struct sbx_spec *spec, struct sbx_jail *j)
 {
 	j->fn_only = spec->fn_only;
 	j->share_view = spec->fn_only && worker_shares_view(j) && j->private_proc &&
-	        !j->mount_tree && !j->egress && !j->no_ns;
+	        !(j->optional_ns & CLONE_NEWPID) && !j->mount_tree && !j->egress && !j->no_ns;
 }
 
 /* The kernel refuses every namespace here (Docker's and Kubernetes'

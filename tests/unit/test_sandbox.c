@@ -2469,6 +2469,12 @@ static void fn_only_edit(struct sbx_spec *s)
 	s->fn_only = true;
 }
 
+static void fn_only_pid_optional(struct sbx_spec *s)
+{
+	s->fn_only = true;
+	s->optional |= SBX_REQ_NS_PID;
+}
+
 static void *fn_thread(void *arg)
 {
 	return arg;
@@ -2593,6 +2599,13 @@ static void test_fn_only_jail_shares_a_sealed_view(void **state)
 	sbx_jail_confinement(j, &conf);
 	expect_wall(&conf, "proc", "empty /proc");
 	expect_wall(&conf, "tmp", "read-only, empty");
+	/* Where the pid namespace may be dropped, the calls would probe the
+	 * host's pids: no shared view, a mount namespace each as before. */
+	struct sbx_jail *opt = jail_with(fn_only_pid_optional);
+	sbx_jail_confinement(opt, &conf);
+	expect_wall(&conf, "proc", "fresh /proc");
+	expect_wall(&conf, "tmp", "tmpfs");
+	sbx_jail_free(opt);
 	sbx_jail_keep_spare(j, true);
 	char self[16];
 	int n = snprintf(self, sizeof self, "%d", (int)getpid());
