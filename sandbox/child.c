@@ -572,17 +572,18 @@ static void set_up_mounts(const struct sbx_jail *j)
 {
 	if (!j->private_proc && !j->private_tmp)
 		return;
+	if (j->share_view) { /* a worker's child has it, sealed (child_enter_view) */
+		if (!j->view_ready) {
+			set_up_view(j);
+			seal_shared_view(j);
+		}
+		return;
+	}
 	if (!j->view_ready)
 		set_up_view(j);
-	else if (j->share_view)
-		return; /* the worker's, sealed (child_enter_view) */
 	else if (j->private_tmp)
 		CHECK(STEP_MOUNT_TMP,
 		      mount("tmpfs", j->tmp_dir, "tmpfs", tmp_flags(j), j->tmpfs_opts));
-	if (j->share_view) {
-		seal_shared_view(j);
-		return;
-	}
 	/* Where proc cannot be mounted (a container's masked /proc: ladder.c),
 	 * the host's /proc must not show through: an empty read-only tmpfs
 	 * covers it, and the tool sees no process at all. */
@@ -1158,8 +1159,9 @@ int child_enter_view(struct sbx_jail *j, struct child_report *failed)
 	/* Each child still gets a mount namespace of its own (a copy of this
 	 * view) for its /tmp and /proc, which it makes itself (child_ns);
 	 * in a shared view none. */
-	j->view_ns = own & ~(j->share_view ? 0 : CLONE_NEWNS);
-	j->child_ns = j->share_view ? 0 : j->clone_ns & CLONE_NEWNS;
+	unsigned per_child = j->share_view ? 0 : CLONE_NEWNS;
+	j->view_ns = own & ~per_child;
+	j->child_ns = j->clone_ns & per_child;
 	j->clone_ns &= ~(j->view_ns | j->child_ns);
 	j->view_ready = true;
 	return 0;

@@ -91,11 +91,11 @@ struct sbx_jail {
 	bool private_proc;    /* mount a fresh /proc (pid + mount ns) */
 	bool private_tmp;     /* mount a tmpfs on /tmp (mount ns) */
 	bool fn_only;         /* spec.fn_only: exec jobs refused */
-	bool share_view;      /* spec.fn_only, with Landlock to stand in
-	                       * (jail.c, plan_share_view): a worker's
-	                       * children stay in its view, with no mount
-	                       * namespace, /tmp or /proc of their own, and
-	                       * Landlock grants them neither */
+	bool share_view;      /* spec.fn_only where the worker makes the view
+	                       * (jail.c, plan_share_view): its children stay
+	                       * in it, sealed (child.c, seal_shared_view),
+	                       * with no mount namespace, /tmp or /proc of
+	                       * their own; Landlock grants them neither */
 	bool egress;          /* spec.egress: CLONE_NEWNET, listeners (netns.c) */
 	bool handed;          /* spec.egress where no namespace can be made
 	                       * (no_ns): builtins only, given connections

@@ -129,10 +129,12 @@ struct sbx_spec {
 	                                  * and needs no /tmp or /proc: fork, clone
 	                                  * and exec are refused (EPERM) whatever
 	                                  * seccomp_allow says, an exec
-	                                  * job is refused, and where Landlock
-	                                  * keeps /tmp and /proc out of reach the
-	                                  * worker's children share its view
-	                                  * instead of a mount namespace each */
+	                                  * job is refused, and where the worker
+	                                  * makes the view (a required pid
+	                                  * namespace; no mount tree, egress or
+	                                  * ladder) its children share it, /proc
+	                                  * empty and /tmp read-only, instead of
+	                                  * a mount namespace each */
 
 	/* filesystem (Landlock); the workspace is added per jail */
 	const char *const *read_paths;      /* read and list */

@@ -671,12 +671,18 @@ void sbx_jail_keep_spare(struct sbx_jail *j, bool on)
 		spare_drop(j);
 }
 
+/* A call's end: the next spare, and spares may again be made at once
+ * after ending while they waited (sbx_jail_spare_step). */
+static void refill_after_call(struct sbx_jail *j)
+{
+	j->spare_idle_deaths = 0;
+	spare_refill(j);
+}
+
 void sbx_child_taken(struct sbx_child *c)
 {
-	if (c && c->done) {
-		c->jail->spare_idle_deaths = 0;
-		spare_refill(c->jail);
-	}
+	if (c && c->done)
+		refill_after_call(c->jail);
 }
 
 /* A finished child's jail gets its next spare here, after the caller has
@@ -686,8 +692,6 @@ void sbx_child_free(struct sbx_child *c)
 {
 	struct sbx_jail *j = c && c->done ? c->jail : NULL;
 	child_free(c);
-	if (j) {
-		j->spare_idle_deaths = 0;
-		spare_refill(j);
-	}
+	if (j)
+		refill_after_call(j);
 }
