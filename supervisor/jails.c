@@ -51,21 +51,15 @@ static const char *profile_name(const struct tc_defined *t)
 	return t->profile ? t->profile : tc_risk_name(t->risk);
 }
 
-/* Whether t's calls go to its profile's jail for C functions alone
- * (sbx_spec.fn_only): a builtin that starts no process (struct tc_tool's
- * self_contained). A profile may have both jails, each with its worker. */
-static bool fn_only(const struct tc_defined *t)
-{
-	return t->execute && t->self_contained;
-}
-
-/* The jail made for t's profile, NULL while none is. Returns borrowed
- * (valid while s is). */
+/* The jail made for t's profile, NULL while none is: a builtin that
+ * starts no process (self_contained) goes to the profile's jail for C
+ * functions alone (sbx_spec.fn_only), so a profile may have two, each
+ * with its worker. Returns borrowed (valid while s is). */
 static struct jail_entry *jail_find(struct tc_supervisor *s, const struct tc_defined *t)
 {
 	const char *name = profile_name(t);
 	for (struct jail_entry *e = s->jails; e; e = e->next)
-		if (!strcmp(e->name, name) && e->fn_only == fn_only(t))
+		if (!strcmp(e->name, name) && e->fn_only == t->self_contained)
 			return e;
 	return NULL;
 }
@@ -112,7 +106,7 @@ struct sbx_jail *supervisor_jail(struct tc_supervisor *s, const struct tc_define
 		return NULL;
 	}
 	e->profile->spec.strict = s->strict || s->cfg->strict;
-	e->profile->spec.fn_only = e->fn_only = fn_only(t);
+	e->profile->spec.fn_only = e->fn_only = t->self_contained;
 	struct sbx_error serr = { 0 };
 	if (sbx_jail_new(&e->profile->spec, s->workspace, &e->jail, &serr) < 0) {
 		tc_error_set(err, TC_E_SYSTEM, name, "profile %s cannot be enforced here: %s", name,
@@ -140,16 +134,18 @@ struct sbx_jail *supervisor_jail(struct tc_supervisor *s, const struct tc_define
 void supervisor_jail_ran(struct tc_supervisor *s, const struct tc_defined *t)
 {
 	struct jail_entry *e = jail_find(s, t);
-	if (!e)
+	if (!e || e->noticed)
 		return;
-	if (s->notice_dropped && !e->noticed) {
+	e->noticed = true;
+	/* Once per profile, whichever of its jails ran first. */
+	for (struct jail_entry *o = s->jails; o; o = o->next)
+		if (o != e && o->noticed && !strcmp(o->name, e->name))
+			return;
+	if (s->notice_dropped) {
 		struct sbx_confinement conf;
 		sbx_jail_confinement(e->jail, &conf);
 		confinement_notice(s->msg_prefix, e->name, &conf, stderr);
 	}
-	/* Once per profile, whichever of its jails ran first. */
-	for (struct jail_entry *o = s->jails; o; o = o->next)
-		o->noticed |= !strcmp(o->name, e->name);
 }
 
 int supervisor_ready(struct tc_supervisor *s, size_t tools, char *why, size_t n)

@@ -112,7 +112,7 @@ struct jail_entry {
 	struct profile *profile;
 	struct toolchain_spec toolchains; /* what the profile's spec points at for them */
 	struct sbx_jail *jail;
-	bool fn_only; /* for builtins that start no process (jails.c) */
+	bool fn_only; /* for self_contained builtins (jails.c) */
 	bool noticed; /* its confinement notice given (jails.c) */
 	struct jail_entry *next;
 };

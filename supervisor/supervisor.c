@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <libgen.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -71,24 +72,20 @@ static int trust_manifests(struct tc_supervisor *s, const char *path, struct tc_
 	return rc;
 }
 
+/* Whether the directory path would be made in does not exist. */
+static bool dir_missing(const char *path)
+{
+	char *copy = strdup(path);
+	struct stat st;
+	bool missing = copy && stat(dirname(copy), &st) < 0 && errno == ENOENT;
+	free(copy);
+	return missing;
+}
+
 /* An error about a path the configuration named, not an option: its
  * line names the file and the key to fix, since the user may not know
  * which configuration was read. The path (the old where) leads the
  * message when named. Returns -1. */
-/* Whether the directory path would be made in does not exist. */
-static bool dir_missing(const char *path)
-{
-	char dir[PATH_MAX];
-	const char *slash = strrchr(path, '/');
-	size_t n = !slash ? 0 : slash == path ? 1 : (size_t)(slash - path);
-	if (n >= sizeof dir)
-		return false;
-	memcpy(dir, n ? path : ".", n ? n : 1);
-	dir[n ? n : 1] = '\0';
-	struct stat st;
-	return stat(dir, &st) < 0 && errno == ENOENT;
-}
-
 static int blame_config(const struct tc_supervisor *s, const char *key, bool named, const char *fix,
                         struct tc_error *err)
 {
