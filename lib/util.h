@@ -78,6 +78,13 @@ struct json_text_shape {
 };
 void json_text_shape(const char *p, size_t n, struct json_text_shape *shape);
 
+/* The most JSON values (keys included) a tool's output may hold to be
+ * parsed: as many as a client's message may at the default
+ * limits.max_message_bytes, so that one output costs at most ~30 MiB
+ * parsed (an empty object, the dearest value, takes ~240 bytes) where 1
+ * MiB of "{}," would take 80. */
+#define JSON_OUTPUT_VALUES_MAX (1u << 17)
+
 /* The first key of obj that is not in allowed (NULL-terminated), borrowed
  * from obj; NULL when every key is allowed. Strict parsers use it so that a
  * typo cannot silently fall back to a default. */

@@ -311,24 +311,33 @@ static void set_text(struct exec_output *out, const char *fmt, ...)
 }
 
 /* True, with out a failed result that says so, when the JSON text p[0..n)
- * nests deeper than JSON_DEPTH_MAX: the canonical goes on to MCP clients
- * (structuredContent), the audit log and the render, whose parsers may
- * recurse once per level, and input is held to the same bound. One pass
+ * nests deeper than JSON_DEPTH_MAX or holds more than JSON_OUTPUT_VALUES_MAX
+ * values: the canonical goes on to MCP clients (structuredContent), the
+ * audit log and the render, whose parsers may recurse once per level, and
+ * input is held to the same bounds; each value is a node of up to ~240
+ * bytes in our memory, and another in every parser after ours. One pass
  * over the bytes before jansson builds anything. */
-static bool too_deep(const char *p, size_t n, struct exec_output *out)
+static bool too_big(const char *p, size_t n, struct exec_output *out)
 {
-	size_t depth = json_text_depth(p, n);
-	if (depth <= JSON_DEPTH_MAX)
+	struct json_text_shape sh;
+	json_text_shape(p, n, &sh);
+	char what[96];
+	if (sh.depth > JSON_DEPTH_MAX)
+		snprintf(what, sizeof what, "is nested %zu deep; at most %d levels", sh.depth,
+		         JSON_DEPTH_MAX);
+	else if (sh.values > JSON_OUTPUT_VALUES_MAX)
+		snprintf(what, sizeof what, "holds %zu JSON values; at most %u", sh.values,
+		         JSON_OUTPUT_VALUES_MAX);
+	else
 		return false;
 	out->status = TC_STATUS_FAILED;
 	out->defect = true;
-	if (asprintf(&out->defect_msg, "the tool's output is nested %zu deep; at most %d", depth,
-	             JSON_DEPTH_MAX) < 0)
+	if (asprintf(&out->defect_msg, "the tool's output %s", what) < 0)
 		out->defect_msg = NULL;
 	set_text(out,
-	         "The tool failed: its output is nested %zu deep; at most %d levels are passed "
-	         "on. This is a defect in the tool, not in your arguments; try another way.",
-	         depth, JSON_DEPTH_MAX);
+	         "The tool failed: its output %s are passed on. This is a defect in the "
+	         "tool, not in your arguments; try another way.",
+	         what);
 	return true;
 }
 
@@ -341,7 +350,7 @@ static void collect_builtin(const struct sbx_outcome *o, struct exec_output *out
 	bool framed = m && n && (m[0] == 'y' || m[0] == 'n');
 	const char *nul = framed ? memchr(m + 1, '\0', n - 1) : NULL;
 	size_t clen = framed ? (size_t)((nul ? nul : m + n) - (m + 1)) : 0;
-	if (framed && too_deep(m + 1, clen, out))
+	if (framed && too_big(m + 1, clen, out))
 		return;
 	json_error_t je;
 	json_t *canonical =
@@ -384,7 +393,7 @@ static void collect_manifest(const struct tc_defined *tool, const struct sbx_out
 	char *stdout_raw = exec_capture_text(&o->out, &len);
 	out->status = o->exit_code == 0 ? TC_STATUS_OK : TC_STATUS_FAILED;
 	if ((tool->output_mode == REG_OUTPUT_JSON || tool->output_mode == REG_OUTPUT_CONTENT) &&
-	    o->exit_code == 0 && !o->out.truncated && too_deep(stdout_raw, len, out)) {
+	    o->exit_code == 0 && !o->out.truncated && too_big(stdout_raw, len, out)) {
 		free(stdout_raw);
 		return;
 	}

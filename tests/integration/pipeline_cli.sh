@@ -157,6 +157,37 @@ PY
 	EOF
 	[ "$kb" -lt 65536 ] && ok "output $d deep: ${kb} KiB, ${secs}s" || bad "output $d deep took ${kb} KiB"
 done
+# An output of more JSON values than a client's message may hold by
+# default (131072) is refused before it is parsed, as a deep one is: 1 MiB
+# of "{}," would cost the supervisor ~80 MiB parsed. One fewer is passed on.
+mkdir "$E/many"
+cat >"$E/many/empties.json" <<'EOF'
+{"name": "empties", "description": "Print a JSON array of N empty objects; for tests.",
+ "parameters": {"type": "object", "properties": {"n": {"type": "string", "pattern": "^[0-9]{1,7}$"}},
+                "required": ["n"], "additionalProperties": false},
+ "risk": "read-only", "output": "json",
+ "command": ["/usr/bin/awk", "BEGIN { n = ARGV[1] - 1; printf \"[\"; for (i = 0; i < n; i++) printf \"{},\"; print \"{}]\" }", "{{n}}"]}
+EOF
+for n in 131071 131072; do # the array itself is one value
+	/usr/bin/time -f '%M' -o "$E/many.time" $TC call --tools "$E/many" --json --audit "$E/many.jsonl" \
+		empties "{\"n\": \"$n\"}" >"$ws/.out" 2>"$ws/.err"
+	rc=$?
+	kb=$(tail -n 1 "$E/many.time")
+	if [ $n = 131071 ]; then
+		[ $rc = 0 ] && python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert len(r["canonical"]) == 131071, r["status"]' "$ws/.out" &&
+			ok "an output of 131072 values is passed on" || bad "131072 values: exit $rc $(head -c 300 "$ws/.out")"
+		continue
+	fi
+	python3 - "$ws/.out" "$E/many.jsonl" <<'PY' && [ $rc = 1 ] && ok "an output of 131073 values is a failed call, audited" || bad "131073 values: exit $rc $(head -c 300 "$ws/.out")"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["status"] == "failed" and not r["canonical"], r
+assert "its output holds 131073 JSON values; at most 131072 are passed on" in r["render"], r["render"]
+ev = [json.loads(l) for l in open(sys.argv[2])]
+assert any(e["event"] == "error" and "131073 JSON values" in e["message"] for e in ev), ev
+PY
+	[ "$kb" -lt 32768 ] && ok "131073 values refused in ${kb} KiB" || bad "131073 values refused in ${kb} KiB"
+done
 expect_rc 1 $C --json slow '{"seconds": "37"}'
 python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["status"]=="timed_out", r' "$ws/.out" \
 	&& ok "deadline gives timed_out" || bad "timeout status"
