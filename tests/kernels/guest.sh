@@ -131,6 +131,12 @@ phase_tests() { # phase
 	# checked from outside, in the worker's and a spare's smaps. As root
 	# only (a worker is not dumpable to another user).
 	wants workers && [ "$1" = root ] && run_test "$1" workers sh tests/integration/worker_huge_code.sh
+	# `toolcage serve` over MCP: the built-in file tools in their
+	# workers' shared, sealed view (its /proc and /tmp covered, on this
+	# kernel's mounts and Landlock), and the sandbox API's own tests, the
+	# attacks on that view among them.
+	wants serve && run_test "$1" serve python3 tests/mcp/conversation.py "$TOOLCAGE"
+	wants sandbox && run_test "$1" sandbox "$BUILD/tests/test_sandbox"
 }
 
 for phase in $PHASES; do

@@ -18,7 +18,7 @@
 # /var/cache/toolcage-kernels) and unpacked there; nothing is installed.
 #
 #   bash tests/kernels/run.sh [--kernels "stock newest"] [--phases "root delegated"]
-#                             [--only "check escape cgroup nons workers hidden race"] [--escape-args "..."]
+#                             [--only "check escape cgroup nons workers hidden race serve sandbox"] [--escape-args "..."]
 #   (nons, not run by default: tests/sim/run.sh's container-default, every
 #   namespace refused, on the guest's own kernel and Landlock. race, not
 #   run by default, as root only: tests/integration/hidden_race.sh, whose
@@ -40,7 +40,7 @@ BUILD=${BUILD:-build}
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=$(cd "$BUILD" 2>/dev/null && pwd) || { echo "no $BUILD: run make first"; exit 1; }
 CACHE=${TC_KERNEL_CACHE:-/var/cache/toolcage-kernels}
-KERNELS="stock newest" PHASES="root delegated" ONLY="check escape cgroup workers hidden" ESCAPE_ARGS=""
+KERNELS="stock newest" PHASES="root delegated" ONLY="check escape cgroup workers hidden serve sandbox" ESCAPE_ARGS=""
 # --quick: the escape suite's rows that depend most on the kernel and the
 # cgroup version (limits, lifetimes, Landlock, namespaces, seccomp), for a
 # matrix that fits in CI's budget.
