@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/fs.h>
+#include <linux/fscrypt.h>
 #include <linux/fsverity.h>
 #include <linux/sched.h>
 #include <seccomp.h>
@@ -534,11 +535,27 @@ static int add_base_rules(struct rules *r, const struct sbx_spec *spec)
 	 * glibc fall back to clone(2), whose flags the rules above do see. */
 	if (!rc)
 		rc = add(r, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0, NULL);
-	/* Terminal injection: the kernel compares only the low 32 bits of the
-	 * ioctl command, so must we (CVE-2019-10063 style bypass). */
-	static const unsigned long tty_cmds[] = { TIOCSTI, TIOCLINUX };
-	for (size_t i = 0; i < 2 && !rc; i++) {
-		struct scmp_arg_cmp c = SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffUL, tty_cmds[i]);
+	/* ioctl commands, compared on the low 32 bits as the kernel compares
+	 * them (CVE-2019-10063 style bypass). Terminal injection. Then
+	 * fscrypt's keys, on any descriptor of a filesystem with encryption
+	 * (a read-only one will do: no write access is checked). Adding a key
+	 * is the keyring subsystem by another door (keyctl and add_key are
+	 * refused above): it stays on the filesystem after the call, counted
+	 * against the uid's key quota on the whole host (200 keys for a user,
+	 * which one call filled: the uid's programs then get EDQUOT from
+	 * add_key until the filesystem is unmounted). Removing one takes the
+	 * caller's uid's claim to it: a tool running as its owner locks the
+	 * owner's encrypted directories (an fscrypt home the workspace is in),
+	 * whose files then answer ENOKEY on the host until unlocked again. */
+	static const unsigned long ioctl_cmds[] = {
+		TIOCSTI,
+		TIOCLINUX,
+		FS_IOC_ADD_ENCRYPTION_KEY,
+		FS_IOC_REMOVE_ENCRYPTION_KEY,
+		FS_IOC_REMOVE_ENCRYPTION_KEY_ALL_USERS,
+	};
+	for (size_t i = 0; i < sizeof ioctl_cmds / sizeof ioctl_cmds[0] && !rc; i++) {
+		struct scmp_arg_cmp c = SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffUL, ioctl_cmds[i]);
 		rc = add(r, eperm, SCMP_SYS(ioctl), 1, &c);
 	}
 	/* fcntl, by command (the low 32 bits, as the kernel compares them).

@@ -17,7 +17,8 @@
  *          add_key | request_key | open_by_handle | personality | mount |
  *          umount | fsopen | open_tree | move_mount | chroot | pivot_root |
  *          kexec_load | init_module | finit_module | reboot | swapon | aio |
- *          listmount | statmount | open_tree_attr | personality_hibits
+ *          listmount | statmount | open_tree_attr | personality_hibits |
+ *          fscrypt_add_key | fscrypt_remove_key
  *
  * The last three are newer than libseccomp 2.5's syscall table (Linux 6.8,
  * 6.15), which cannot name them: a filter lists them by number or lets
@@ -36,6 +37,7 @@
 #include <sys/swap.h>
 #include <sys/syscall.h>
 #include <linux/bpf.h>
+#include <linux/fscrypt.h>
 #include <linux/io_uring.h>
 #include <linux/perf_event.h>
 #include <linux/reboot.h>
@@ -129,6 +131,38 @@ static void add_key(const char *a, int c, char **v)
 static void request_key(const char *a, int c, char **v)
 {
 	judge(a, syscall(SYS_request_key, "user", "tc-escape-none", NULL, -2), "request_key(user)");
+}
+
+/* fscrypt's key ioctls on the workspace (any descriptor of the filesystem,
+ * read-only too): an added key outlives the call and counts against the
+ * uid's key quota on the whole host; a removal locks the encrypted
+ * directories whose key the uid added. The key specifier's type is one no
+ * kernel knows, so a call let through changes nothing: EINVAL where the
+ * filesystem has encryption, EOPNOTSUPP (ext4 without the feature) or
+ * ENOTTY (tmpfs) elsewhere, each of them the filter's pass. */
+static void fscrypt_ioctl(const char *a, unsigned long cmd, const char *what)
+{
+	union {
+		struct fscrypt_add_key_arg add;
+		struct fscrypt_remove_key_arg rm;
+		unsigned char bytes[256];
+	} arg;
+	memset(&arg, 0, sizeof arg);
+	arg.add.key_spec.type = 0xff;
+	int fd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		TESTERR(a, "open the workspace: %s", errname(errno));
+	judge(a, ioctl(fd, cmd, &arg), what);
+}
+
+static void fscrypt_add_key(const char *a, int c, char **v)
+{
+	fscrypt_ioctl(a, FS_IOC_ADD_ENCRYPTION_KEY, "FS_IOC_ADD_ENCRYPTION_KEY");
+}
+
+static void fscrypt_remove_key(const char *a, int c, char **v)
+{
+	fscrypt_ioctl(a, FS_IOC_REMOVE_ENCRYPTION_KEY, "FS_IOC_REMOVE_ENCRYPTION_KEY");
 }
 
 /* The "shocker" attack: open a file by handle, bypassing path checks (and
@@ -347,6 +381,8 @@ int main(int argc, char **argv)
 		{ "listmount", do_listmount },
 		{ "statmount", do_statmount },
 		{ "open_tree_attr", do_open_tree_attr },
+		{ "fscrypt_add_key", fscrypt_add_key },
+		{ "fscrypt_remove_key", fscrypt_remove_key },
 	};
 	ATTACKS(t);
 }

@@ -188,6 +188,8 @@ swapon              B  B  B   B   k            kernel swapon
 listmount           B  B  B   B   k            kernel listmount
 statmount           B  B  B   B   k            kernel statmount
 open_tree_attr      B  B  B   B   k            kernel open_tree_attr
+fscrypt_add_key     B  B  B   B   k            kernel fscrypt_add_key
+fscrypt_remove_key  B  B  B   B   k            kernel fscrypt_remove_key
 ## inherited fds and environment (the runner holds fd 7 open, exports a secret)
 inherited_fds       B  B  B   B   -            fds scan
 std_meta            B  B  B   B   nullmeta     fds std_meta
@@ -1121,7 +1123,8 @@ self_test() {
 	# answer ENOSYS on kernels built without them, as the test VM is)
 	for a in io_uring aio bpf perf userfaultfd userfaultfd_dev keyctl add_key request_key \
 		 open_by_handle personality mount umount fsopen open_tree move_mount chroot \
-		 pivot_root reboot swapon listmount statmount open_tree_attr; do
+		 pivot_root reboot swapon listmount statmount open_tree_attr fscrypt_add_key \
+		 fscrypt_remove_key; do
 		check escaped root $a $E/kernel $a
 	done
 	# fds (fd 7 is open here), environment

@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <linux/audit.h>
+#include <linux/fscrypt.h>
 #include <linux/netlink.h>
 #include <linux/sched.h>
 #include <sched.h>
@@ -278,6 +279,31 @@ static const struct row every_profile[] = {
 	{ "ioctl TIOCLINUX", X86, __NR_ioctl, { 0, TIOCLINUX }, ERR(EPERM) },
 	{ "ioctl TIOCLINUX high bits", X86, __NR_ioctl, { 0, 0xdeadbeef0000541cULL }, ERR(EPERM) },
 	{ "ioctl TCGETS", X86, __NR_ioctl, { 0, TCGETS }, ALLOW },
+	{ "ioctl FS_IOC_ADD_ENCRYPTION_KEY",
+	  X86,
+	  __NR_ioctl,
+	  { 3, FS_IOC_ADD_ENCRYPTION_KEY },
+	  ERR(EPERM) },
+	{ "ioctl FS_IOC_ADD_ENCRYPTION_KEY high bits",
+	  X86,
+	  __NR_ioctl,
+	  { 3, 0xffffffff00000000ULL | FS_IOC_ADD_ENCRYPTION_KEY },
+	  ERR(EPERM) },
+	{ "ioctl FS_IOC_REMOVE_ENCRYPTION_KEY",
+	  X86,
+	  __NR_ioctl,
+	  { 3, FS_IOC_REMOVE_ENCRYPTION_KEY },
+	  ERR(EPERM) },
+	{ "ioctl FS_IOC_REMOVE_ENCRYPTION_KEY_ALL_USERS",
+	  X86,
+	  __NR_ioctl,
+	  { 3, FS_IOC_REMOVE_ENCRYPTION_KEY_ALL_USERS },
+	  ERR(EPERM) },
+	{ "ioctl FS_IOC_GET_ENCRYPTION_KEY_STATUS",
+	  X86,
+	  __NR_ioctl,
+	  { 3, FS_IOC_GET_ENCRYPTION_KEY_STATUS },
+	  ALLOW },
 	{ "fcntl F_SETLEASE", X86, __NR_fcntl, { 3, F_SETLEASE, F_RDLCK }, ERR(EPERM) },
 	{ "fcntl F_SETLEASE high bits", X86, __NR_fcntl, { 3, 0xffffffff00000400ULL }, ERR(EPERM) },
 	{ "fcntl F_NOTIFY", X86, __NR_fcntl, { 3, F_NOTIFY, DN_CREATE }, ERR(EPERM) },
@@ -1344,6 +1370,8 @@ static const uint64_t probe_values[] = {
 	CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD,
 	TIOCSTI,
 	TIOCLINUX,
+	FS_IOC_ADD_ENCRYPTION_KEY,
+	FS_IOC_REMOVE_ENCRYPTION_KEY,
 	F_SETLEASE,
 	F_NOTIFY,
 	MSG_FASTOPEN,
