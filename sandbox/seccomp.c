@@ -303,13 +303,33 @@ static int add_setid_rules(struct rules *r)
 	return rc;
 }
 
+/* Rules with action for every value of argument arg in [lo, hi), by the
+ * fewest aligned blocks, one MASKED_EQ each (a value in the block, its
+ * offset bits cleared, is the block's start; one with bits set above the
+ * block is in none). A rule per value had made the filter many times as
+ * long, and every instruction is compiled again at each launch
+ * (docs/performance.md). */
+static int add_blocks(struct rules *r, uint32_t action, int nr, unsigned arg, uint64_t lo,
+                      uint64_t hi)
+{
+	int rc = 0;
+	while (lo < hi && !rc) {
+		uint64_t size = lo ? lo & -lo : UINT64_C(1) << 63;
+		while (size > hi - lo)
+			size >>= 1;
+		struct scmp_arg_cmp c = size == 1 ?
+		        (struct scmp_arg_cmp){ arg, SCMP_CMP_EQ, lo, 0 } :
+		        (struct scmp_arg_cmp){ arg, SCMP_CMP_MASKED_EQ, ~(size - 1), lo };
+		rc = add(r, action, nr, 1, &c);
+		lo += size;
+	}
+	return rc;
+}
+
 /* Denies every value of argument arg but the allowed ones (ascending):
  * everything above the last by one GE rule (values with high bits set
  * included: the kernel would truncate them to an int), each gap below by
- * the fewest aligned blocks, one MASKED_EQ each (a value in the block,
- * its offset bits cleared, is the block's start). A rule per denied value
- * had made the filter twice as long, and every instruction is compiled
- * again at each launch (docs/performance.md). */
+ * blocks. */
 static int deny_except(struct rules *r, uint32_t action, int nr, unsigned arg,
                        const uint64_t *allowed, size_t n)
 {
@@ -317,21 +337,40 @@ static int deny_except(struct rules *r, uint32_t action, int nr, unsigned arg,
 		return add(r, action, nr, 0, NULL);
 	uint64_t lo = 0;
 	int rc = 0;
-	for (size_t i = 0; i < n && !rc; lo = allowed[i++] + 1) {
-		while (lo < allowed[i] && !rc) {
-			uint64_t size = lo ? lo & -lo : UINT64_C(1) << 63;
-			while (size > allowed[i] - lo)
-				size >>= 1;
-			struct scmp_arg_cmp c = size == 1 ?
-			        (struct scmp_arg_cmp){ arg, SCMP_CMP_EQ, lo, 0 } :
-			        (struct scmp_arg_cmp){ arg, SCMP_CMP_MASKED_EQ, ~(size - 1), lo };
-			rc = add(r, action, nr, 1, &c);
-			lo += size;
-		}
-	}
+	for (size_t i = 0; i < n && !rc; lo = allowed[i++] + 1)
+		rc = add_blocks(r, action, nr, arg, lo, allowed[i]);
 	struct scmp_arg_cmp above = { arg, SCMP_CMP_GE, lo, 0 };
 	return rc ? rc : add(r, action, nr, 1, &above);
 }
+
+/* Allows every value of argument arg below `below` but the refused ones
+ * (ascending): the allow rule of a list for a call whose base rules refuse
+ * some of its arguments. An allow rule without arguments would beat them
+ * (libseccomp drops the rules a shorter one covers), so it takes only the
+ * values they leave; any other (past `below`, or with bits set above the
+ * low 32 that the kernel drops) gets the filter's default. */
+static int allow_except(struct rules *r, int nr, unsigned arg, uint64_t below,
+                        const uint64_t *refused, size_t n)
+{
+	uint64_t lo = 0;
+	int rc = 0;
+	for (size_t i = 0; i < n && !rc; lo = refused[i++] + 1)
+		rc = add_blocks(r, SCMP_ACT_ALLOW, nr, arg, lo, refused[i]);
+	return rc ? rc : add_blocks(r, SCMP_ACT_ALLOW, nr, arg, lo, below);
+}
+
+/* The calls an allow list may name whose base rules refuse some values of
+ * one argument: the allow rule takes the others below `below` (every
+ * command or resource the kernel has is below it). */
+static const struct {
+	const char *name;
+	unsigned arg;
+	uint64_t below;
+	uint64_t refused[2];
+	size_t n;
+} allow_around[] = {
+	{ "fcntl", 1, 2048, { F_SETLEASE, F_NOTIFY }, 2 },
+};
 
 /* socket(2): only the profile's families; none at all when it has none.
  * Raw and packet sockets are refused whatever the family; netlink only
@@ -645,6 +684,22 @@ static int add_truncating_opens(struct rules *r, uint32_t action)
 	return rc;
 }
 
+/* The allow rule of a list's entry, around the base rules that look at
+ * the call's arguments: allow_around's, and MSG_FASTOPEN (an allowed send
+ * call keeps the base rule: the allow rule takes only the calls without
+ * the flag). */
+static int add_allowed(struct rules *r, const struct sbx_spec *spec, int nr, const char *name)
+{
+	for (size_t i = 0; i < sizeof allow_around / sizeof allow_around[0]; i++)
+		if (!strcmp(allow_around[i].name, name))
+			return allow_except(r, nr, allow_around[i].arg, allow_around[i].below,
+			                    allow_around[i].refused, allow_around[i].n);
+	int arg = fastopen_arg(spec, nr);
+	struct scmp_arg_cmp no_fo = { (unsigned)arg, SCMP_CMP_MASKED_EQ, MSG_FASTOPEN, 0 };
+	return arg >= 0 ? add(r, SCMP_ACT_ALLOW, nr, 1, &no_fo) :
+	                  add(r, SCMP_ACT_ALLOW, nr, 0, NULL);
+}
+
 static int add_list(struct rules *r, const struct sbx_spec *spec, uint32_t def,
                     const char *const *names, uint32_t action, struct sbx_error *err)
 {
@@ -677,11 +732,8 @@ static int add_list(struct rules *r, const struct sbx_spec *spec, uint32_t def,
 			               "seccomp: '%s' can only be allowed with a "
 			               "required ipc namespace (namespaces: [\"ipc\"])",
 			               names[i]);
-		/* An allowed send call keeps the base MSG_FASTOPEN rule: the
-		 * allow rule takes only the calls without the flag. */
-		int arg = action == SCMP_ACT_ALLOW ? fastopen_arg(spec, nr) : -1;
-		struct scmp_arg_cmp no_fo = { (unsigned)arg, SCMP_CMP_MASKED_EQ, MSG_FASTOPEN, 0 };
-		int rc = arg >= 0 ? add(r, action, nr, 1, &no_fo) : add(r, action, nr, 0, NULL);
+		int rc = action == SCMP_ACT_ALLOW ? add_allowed(r, spec, nr, names[i]) :
+		                                    add(r, action, nr, 0, NULL);
 		for (size_t k = 0; !rc && action != SCMP_ACT_ALLOW &&
 		     k < sizeof same_as_newer / sizeof same_as_newer[0];
 		     k++)

@@ -1168,6 +1168,51 @@ static void test_allow_list_cannot_lift_base_rules(void **state)
 	}
 }
 
+/* A call an allow list names whose base rules refuse some of its
+ * arguments keeps those rules: the allow rule takes the other values only
+ * (an allow rule without arguments would have lifted them), under a
+ * default of errno and of kill alike. */
+static void test_allow_list_keeps_argument_rules(void **state)
+{
+	(void)state;
+	need_filters();
+	static const char *const defaults[] = { "errno", "kill" };
+	for (size_t d = 0; d < 2; d++) {
+		char text[256];
+		snprintf(text, sizeof text,
+		         "{\"name\":\"around\",\"filesystem\":{},\"seccomp\":{\"default\":\"%s\","
+		         "\"allow\":[\"read\",\"fcntl\"]}}",
+		         defaults[d]);
+		struct profile *p = NULL;
+		struct sbx_jail *j = jail_of(text, &p);
+		static const struct {
+			uint64_t cmd;
+			bool allowed;
+		} fcntls[] = {
+			{ F_GETFD, true },
+			{ F_SETFL, true },
+			{ F_SETLK, true },
+			{ F_GETLEASE, true },
+			{ F_DUPFD_CLOEXEC, true },
+			{ F_ADD_SEALS, true },
+			{ F_SETLEASE, false },
+			{ F_NOTIFY, false },
+			{ 0xffffffff00000000ULL | F_SETLEASE, false },
+		};
+		for (size_t i = 0; i < sizeof fcntls / sizeof fcntls[0]; i++) {
+			uint64_t a[6] = { 3, fcntls[i].cmd, 0 };
+			uint32_t got = run(j, X86, __NR_fcntl, a);
+			uint32_t want = fcntls[i].allowed ? ALLOW : ERR(EPERM);
+			if (got != want)
+				fail_msg("default %s: fcntl cmd %#llx: got %#x, want %#x",
+				         defaults[d], (unsigned long long)fcntls[i].cmd, got, want);
+		}
+		assert_int_equal(run(j, X86, __NR_read, NULL), ALLOW);
+		sbx_jail_free(j);
+		profile_free(p);
+	}
+}
+
 /* default "errno": unlisted syscalls fail with EPERM. The base rules also
  * answer EPERM, so they repeat the default: that must not stop the jail
  * from compiling. */
@@ -1629,6 +1674,7 @@ int main(void)
 		cmocka_unit_test(test_default_kill_profile),
 		cmocka_unit_test(test_kill_text_says_what_the_filter_kills),
 		cmocka_unit_test(test_allow_list_cannot_lift_base_rules),
+		cmocka_unit_test(test_allow_list_keeps_argument_rules),
 		cmocka_unit_test(test_default_errno_profile),
 		cmocka_unit_test(test_deny_wins_over_allow_under_default_errno),
 		cmocka_unit_test(test_interpreter_agrees_with_kernel),
