@@ -383,7 +383,17 @@ static void plan_rlimits(const struct sbx_spec *s, struct sbx_jail *j)
 		add_rlimit(j, RLIMIT_NOFILE, s->open_files, s->open_files);
 	if (s->processes)
 		add_rlimit(j, RLIMIT_NPROC, s->processes, s->processes);
-	add_rlimit(j, RLIMIT_CORE, 0, 0); /* no core dumps of tool memory */
+	/* No core dump of a tool's memory. 1, not 0: where core_pattern pipes
+	 * to a helper (systemd-coredump, apport) the kernel ignores a limit of
+	 * 0 and starts the helper, as root and outside the call's cgroup and
+	 * deadline, with the whole core on its stdin; 1 is the value it
+	 * reserves to abort such a dump, and below a page it writes no core
+	 * file either. The filter keeps the tool from lowering it (seccomp.c:
+	 * add_core_limit_rules). A hard limit of 0 of ours cannot be raised
+	 * to it without CAP_SYS_RESOURCE: 0 then. */
+	struct rlimit core;
+	rlim_t c = getrlimit(RLIMIT_CORE, &core) == 0 && core.rlim_max == 0 ? 0 : 1;
+	add_rlimit(j, RLIMIT_CORE, c, c);
 	/* Not the caller's: a service may run with LimitRTPRIO, LimitNICE or
 	 * LimitMEMLOCK=infinity. No real-time scheduling, no raised priority
 	 * (the tool can only be nicer), locked memory at the kernel's default

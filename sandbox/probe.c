@@ -88,7 +88,8 @@ static bool seccomp_filters_hold(void)
 			BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 		};
 		struct sock_fprog prog = { .len = sizeof code / sizeof code[0], .filter = code };
-		setrlimit(RLIMIT_CORE, &(struct rlimit){ 0, 0 });
+		/* 1: a piped core_pattern ignores 0 (jail.c: plan_rlimits) */
+		setrlimit(RLIMIT_CORE, &(struct rlimit){ 1, 1 });
 		prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
 		    syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) < 0)

@@ -22,6 +22,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <linux/netlink.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -194,7 +195,10 @@ static bool listed(const char *const *list, const char *name)
  * before its own filter never make: the base lists above but for the
  * calls below that they do make, and the calls whose base rules match
  * only arguments they never pass (an ioctl or fcntl command,
- * MSG_FASTOPEN, another personality, set-id modes, a socketpair).
+ * MSG_FASTOPEN, another personality, set-id modes, a socketpair), and
+ * a change of RLIMIT_CORE, which the worker makes for its children before
+ * it loads its part (worker.c: a child's own setting of it is then
+ * skipped, the value being the same already).
  * Every other call's rules go to the child's part, and so does any call
  * the profile names in a list. Were a call held by the worker that it
  * makes, the worker would fail; a tool is never freer. */
@@ -203,8 +207,8 @@ static const char *const worker_makes[] = {
 	"fspick",  "move_mount", "open_tree", "mount_setattr", "chroot", "pivot_root", NULL,
 };
 static const char *const worker_args_never[] = {
-	"personality", "ioctl",  "fcntl", "sendto", "sendmsg", "sendmmsg", "socketpair",
-	"chmod",       "fchmod", "open",  "creat",  "mknod",   NULL,
+	"personality", "ioctl", "fcntl", "sendto", "sendmsg",   "sendmmsg",  "socketpair", "chmod",
+	"fchmod",      "open",  "creat", "mknod",  "setrlimit", "prlimit64", NULL,
 };
 
 struct rules {
@@ -361,15 +365,19 @@ static int allow_except(struct rules *r, int nr, unsigned arg, uint64_t below,
 
 /* The calls an allow list may name whose base rules refuse some values of
  * one argument: the allow rule takes the others below `below` (every
- * command or resource the kernel has is below it). */
+ * command or resource the kernel has is below it), and every call whose
+ * argument `unless` is 0 (prlimit64 reading a limit alone). */
 static const struct {
 	const char *name;
 	unsigned arg;
 	uint64_t below;
 	uint64_t refused[2];
 	size_t n;
+	int unless;
 } allow_around[] = {
-	{ "fcntl", 1, 2048, { F_SETLEASE, F_NOTIFY }, 2 },
+	{ "fcntl", 1, 2048, { F_SETLEASE, F_NOTIFY }, 2, -1 },
+	{ "setrlimit", 0, RLIM_NLIMITS, { RLIMIT_CORE }, 1, -1 },
+	{ "prlimit64", 1, RLIM_NLIMITS, { RLIMIT_CORE }, 1, 2 },
 };
 
 /* socket(2): only the profile's families; none at all when it has none.
@@ -543,6 +551,27 @@ static int add_fastopen_rules(struct rules *r, const struct sbx_spec *spec)
 	return rc;
 }
 
+/* RLIMIT_CORE stays at the 1 the child set (jail.c: plan_rlimits): at 0,
+ * a core_pattern that pipes to a helper dumps anyway, starting it as root
+ * outside the call with the tool's memory on its stdin. A tool cannot
+ * raise the limit past 1; lowering it is refused here, as a success that
+ * changes nothing: what a program lowering it asks for, no core dump, is
+ * had, and those that take a failure as fatal (gpg, ssh-agent) still
+ * run. Where prlimit64 would also read the old limit back, which a
+ * skipped call would leave unwritten, EPERM. The resource is an unsigned
+ * int: the low 32 bits, as the kernel reads it. */
+static int add_core_limit_rules(struct rules *r)
+{
+	struct scmp_arg_cmp set = SCMP_A0(SCMP_CMP_MASKED_EQ, 0xffffffffUL, RLIMIT_CORE);
+	struct scmp_arg_cmp pr[3] = { SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffUL, RLIMIT_CORE),
+		                      SCMP_A2(SCMP_CMP_NE, 0), SCMP_A3(SCMP_CMP_EQ, 0) };
+	int rc = add(r, SCMP_ACT_ERRNO(0), SCMP_SYS(setrlimit), 1, &set);
+	if (!rc)
+		rc = add(r, SCMP_ACT_ERRNO(0), SCMP_SYS(prlimit64), 3, pr);
+	pr[2] = SCMP_A3(SCMP_CMP_NE, 0);
+	return rc ? rc : add(r, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(prlimit64), 3, pr);
+}
+
 static int add_base_rules(struct rules *r, const struct sbx_spec *spec)
 {
 	uint32_t eperm = SCMP_ACT_ERRNO(EPERM);
@@ -628,6 +657,8 @@ static int add_base_rules(struct rules *r, const struct sbx_spec *spec)
 		rc = add_setid_rules(r);
 	if (!rc && no_read_only_mounts(spec))
 		rc = add_inode_ioctl_rules(r);
+	if (!rc)
+		rc = add_core_limit_rules(r);
 	return rc;
 }
 
@@ -690,10 +721,15 @@ static int add_truncating_opens(struct rules *r, uint32_t action)
  * the flag). */
 static int add_allowed(struct rules *r, const struct sbx_spec *spec, int nr, const char *name)
 {
-	for (size_t i = 0; i < sizeof allow_around / sizeof allow_around[0]; i++)
-		if (!strcmp(allow_around[i].name, name))
-			return allow_except(r, nr, allow_around[i].arg, allow_around[i].below,
-			                    allow_around[i].refused, allow_around[i].n);
+	for (size_t i = 0; i < sizeof allow_around / sizeof allow_around[0]; i++) {
+		if (strcmp(allow_around[i].name, name))
+			continue;
+		struct scmp_arg_cmp zero = { (unsigned)allow_around[i].unless, SCMP_CMP_EQ, 0, 0 };
+		int rc = allow_around[i].unless >= 0 ? add(r, SCMP_ACT_ALLOW, nr, 1, &zero) : 0;
+		return rc ? rc :
+		            allow_except(r, nr, allow_around[i].arg, allow_around[i].below,
+		                         allow_around[i].refused, allow_around[i].n);
+	}
 	int arg = fastopen_arg(spec, nr);
 	struct scmp_arg_cmp no_fo = { (unsigned)arg, SCMP_CMP_MASKED_EQ, MSG_FASTOPEN, 0 };
 	return arg >= 0 ? add(r, SCMP_ACT_ALLOW, nr, 1, &no_fo) :

@@ -32,6 +32,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -601,6 +602,12 @@ static void hold_filter(struct sbx_jail *j)
 {
 	if (!j->part_len[0] || !j->part_len[1])
 		return;
+	/* The core limit every child keeps: the part refuses a change of it
+	 * (seccomp.c: add_core_limit_rules), the child's own included. */
+	for (int i = 0; i < j->n_rlimits; i++)
+		if (j->rlimits[i].resource == RLIMIT_CORE &&
+		    setrlimit(RLIMIT_CORE, &j->rlimits[i].lim) < 0)
+			return;
 	struct sock_fprog prog = { .len = j->part_len[0], .filter = j->part_bpf[0] };
 	j->part_held = prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 &&
 	        syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) == 0;

@@ -21,6 +21,13 @@
  *                               CPU (the deadline or RLIMIT_CPU must kill it)
  *   hog flood FD CAP_MB         write CAP_MB MiB of 'A' to FD (1 or 2); the
  *                               runner judges toolcage's memory and limit
+ *   hog core_limit              lower RLIMIT_CORE to 0 (setrlimit, then the
+ *                               raw prlimit64): escaped if its soft value is
+ *                               then anything but 1, the one value at which
+ *                               a core_pattern that pipes to a helper
+ *                               (systemd-coredump, apport) starts none: at
+ *                               0 the kernel still starts it, as root and
+ *                               outside the call, and pipes it the core
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -28,6 +35,7 @@
 #include <time.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include "verdict.h"
 
@@ -201,11 +209,30 @@ static void flood(const char *a, int argc, char **argv)
 	ESCAPED(a, "wrote %ld MiB to fd %d unhindered", mb, fd);
 }
 
+static void core_limit(const char *a, int c, char **v)
+{
+	struct rlimit zero = { 0, 0 }, now;
+	int set = setrlimit(RLIMIT_CORE, &zero);
+	int se = errno;
+	long pr = syscall(SYS_prlimit64, 0, RLIMIT_CORE, &zero, NULL);
+	int pe = errno;
+	if (getrlimit(RLIMIT_CORE, &now) < 0)
+		TESTERR(a, "getrlimit: %s", errname(errno));
+	if (now.rlim_cur != 1)
+		ESCAPED(a, "RLIMIT_CORE is %llu/%llu (setrlimit %s, prlimit64 %s): a piped "
+		        "core_pattern would start its helper",
+		        (unsigned long long)now.rlim_cur, (unsigned long long)now.rlim_max,
+		        set ? errname(se) : "ok", pr ? errname(pe) : "ok");
+	BLOCKED(a, "RLIMIT_CORE stays 1/%llu (setrlimit %s, prlimit64 %s)",
+	        (unsigned long long)now.rlim_max, set ? errname(se) : "ok", pr ? errname(pe) : "ok");
+}
+
 int main(int argc, char **argv)
 {
 	static const struct attack t[] = {
 		{ "fork_bomb", fork_bomb }, { "memory", memory }, { "fsize", fsize },
 		{ "nofile", nofile },       { "cpu", cpu },       { "flood", flood },
+		{ "core_limit", core_limit },
 	};
 	ATTACKS(t);
 }

@@ -349,6 +349,7 @@ nofile_hog          B  B  B   B   t            hog nofile @NOFILE_CAP
 cpu_burn            B  B  B   B   t,to=300     hog cpu @MARK 20
 flood_stdout        B  B  B   B   t,flood      hog flood 1 2048
 flood_stderr        B  B  B   B   t,flood      hog flood 2 2048
+core_limit          B  B  B   B   -            hog core_limit
 ## outliving the call (deadline 200 ms; judged from outside)
 linger_setsid_exit  B  B  B   B   t,to=200     linger setsid @MARK 0
 linger_setsid_wait  B  B  B   B   t,to=200     linger setsid @MARK 1
@@ -1199,6 +1200,7 @@ self_test() {
 	check escaped root nofile_hog $E/hog nofile 2000
 	check escaped root cpu_burn $E/hog cpu "tcst$RUN_TAG" 1
 	check escaped root flood $E/hog flood 1 4
+	check escaped root core_limit $E/hog core_limit
 	# the outside scan finds what lingers
 	local m=tcsl${RUN_TAG: -4}
 	(cd "$ws" && timeout -s KILL 0.3 "$E/linger" daemon "$m" >/dev/null 2>&1)

@@ -27,6 +27,7 @@
 #include <sys/ioctl.h>
 #include <sys/personality.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -299,6 +300,30 @@ static const struct row every_profile[] = {
 	  __NR_ioctl,
 	  { 3, FS_IOC_REMOVE_ENCRYPTION_KEY_ALL_USERS },
 	  ERR(EPERM) },
+	{ "setrlimit RLIMIT_CORE", X86, __NR_setrlimit, { RLIMIT_CORE, 0x1000 }, ERR(0) },
+	{ "setrlimit RLIMIT_CORE high bits",
+	  X86,
+	  __NR_setrlimit,
+	  { 0x100000000ULL | RLIMIT_CORE, 0x1000 },
+	  ERR(0) },
+	{ "setrlimit RLIMIT_NOFILE", X86, __NR_setrlimit, { RLIMIT_NOFILE, 0x1000 }, ALLOW },
+	{ "prlimit64 set RLIMIT_CORE", X86, __NR_prlimit64, { 0, RLIMIT_CORE, 0x1000, 0 }, ERR(0) },
+	{ "prlimit64 set RLIMIT_CORE of a child",
+	  X86,
+	  __NR_prlimit64,
+	  { 7, 0xffffffff00000000ULL | RLIMIT_CORE, 0x1000, 0 },
+	  ERR(0) },
+	{ "prlimit64 set and get RLIMIT_CORE",
+	  X86,
+	  __NR_prlimit64,
+	  { 0, RLIMIT_CORE, 0x1000, 0x2000 },
+	  ERR(EPERM) },
+	{ "prlimit64 get RLIMIT_CORE", X86, __NR_prlimit64, { 0, RLIMIT_CORE, 0, 0x2000 }, ALLOW },
+	{ "prlimit64 set RLIMIT_NOFILE",
+	  X86,
+	  __NR_prlimit64,
+	  { 0, RLIMIT_NOFILE, 0x1000, 0 },
+	  ALLOW },
 	{ "ioctl FS_IOC_GET_ENCRYPTION_KEY_STATUS",
 	  X86,
 	  __NR_ioctl,
@@ -1181,7 +1206,7 @@ static void test_allow_list_keeps_argument_rules(void **state)
 		char text[256];
 		snprintf(text, sizeof text,
 		         "{\"name\":\"around\",\"filesystem\":{},\"seccomp\":{\"default\":\"%s\","
-		         "\"allow\":[\"read\",\"fcntl\"]}}",
+		         "\"allow\":[\"read\",\"fcntl\",\"setrlimit\",\"prlimit64\"]}}",
 		         defaults[d]);
 		struct profile *p = NULL;
 		struct sbx_jail *j = jail_of(text, &p);
@@ -1206,6 +1231,34 @@ static void test_allow_list_keeps_argument_rules(void **state)
 			if (got != want)
 				fail_msg("default %s: fcntl cmd %#llx: got %#x, want %#x",
 				         defaults[d], (unsigned long long)fcntls[i].cmd, got, want);
+		}
+		/* RLIMIT_CORE: a change does nothing (ERR(0)); a read, or any
+		 * other resource, is the list's */
+		static const struct {
+			int nr;
+			uint64_t a[4];
+			uint32_t want;
+		} limits[] = {
+			{ __NR_setrlimit, { RLIMIT_CORE, 0x1000 }, ERR(0) },
+			{ __NR_setrlimit, { RLIMIT_NOFILE, 0x1000 }, ALLOW },
+			{ __NR_setrlimit, { RLIMIT_STACK, 0x1000 }, ALLOW },
+			{ __NR_prlimit64, { 0, RLIMIT_CORE, 0x1000, 0 }, ERR(0) },
+			{ __NR_prlimit64, { 0, RLIMIT_CORE, 0x1000, 0x2000 }, ERR(EPERM) },
+			{ __NR_prlimit64, { 0, RLIMIT_CORE, 0, 0x2000 }, ALLOW },
+			{ __NR_prlimit64, { 0, RLIMIT_NOFILE, 0x1000, 0 }, ALLOW },
+			{ __NR_prlimit64, { 0, RLIMIT_STACK, 0, 0x2000 }, ALLOW },
+		};
+		for (size_t i = 0; i < sizeof limits / sizeof limits[0]; i++) {
+			uint64_t a[6] = { limits[i].a[0], limits[i].a[1], limits[i].a[2],
+				          limits[i].a[3] };
+			uint32_t got = run(j, X86, limits[i].nr, a);
+			if (got != limits[i].want)
+				fail_msg("default %s: call %d resource %llu: got %#x, want %#x",
+				         defaults[d], limits[i].nr,
+				         (unsigned long long)(limits[i].nr == __NR_setrlimit ?
+				                                      limits[i].a[0] :
+				                                      limits[i].a[1]),
+				         got, limits[i].want);
 		}
 		assert_int_equal(run(j, X86, __NR_read, NULL), ALLOW);
 		sbx_jail_free(j);
@@ -1417,6 +1470,7 @@ static const uint64_t probe_values[] = {
 	TIOCLINUX,
 	FS_IOC_ADD_ENCRYPTION_KEY,
 	FS_IOC_REMOVE_ENCRYPTION_KEY,
+	RLIMIT_CORE,
 	F_SETLEASE,
 	F_NOTIFY,
 	MSG_FASTOPEN,
