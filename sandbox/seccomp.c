@@ -156,6 +156,7 @@ static const struct {
 	{ 457, "statmount" },
 	{ 458, "listmount" },
 	{ 467, "open_tree_attr" },
+	{ 469, "file_setattr" }, /* add_inode_ioctl_rules' attributes, by path */
 };
 
 /* Namespace flags clone(2) must not carry: re-nesting would hand the tool
@@ -218,12 +219,12 @@ struct rules {
 };
 
 /* Whether the worker's part holds nr's rules (by number where libseccomp
- * 2.5 has no name: statmount and listmount). */
+ * 2.5 has no name: statmount, listmount and file_setattr). */
 static bool worker_holds(const struct sbx_spec *spec, int nr)
 {
 	char *name = seccomp_syscall_resolve_num_arch(SCMP_ARCH_NATIVE, nr);
 	if (!name)
-		return nr == 457 || nr == 458;
+		return nr == 457 || nr == 458 || nr == 469;
 	bool held = ((listed(base_deny, name) || listed(sysv_ipc, name)) &&
 	             !listed(worker_makes, name)) ||
 	        listed(worker_args_never, name);
@@ -243,13 +244,19 @@ static int add(struct rules *r, uint32_t action, int nr, unsigned n, const struc
 	return rc == -EEXIST || rc == -EACCES ? 0 : rc;
 }
 
-/* Without a mount namespace no read-only mount stands between a tool and
- * the metadata of the files its uid owns, and Landlock governs opening,
- * not ioctl on an open file: from a read-only descriptor, chattr's inode
- * flags, xfs's extended attributes (project id included), the generation,
- * fs-verity (which freezes a file for good) and an encryption policy could
- * be set, and extents deduplicated into a file it may only read. Refused
- * by command (the low 32 bits, as the kernel compares them). */
+/* The ioctls that change an inode's metadata from any descriptor, a
+ * read-only one too, refused in every profile (by command: the low 32
+ * bits, as the kernel compares them). Without a mount namespace no
+ * read-only mount stands between a tool and the files its uid owns, and
+ * Landlock governs opening, not ioctl on an open file; in a path the tool
+ * may write, no mount refuses them either. chattr's inode flags (+F makes
+ * an empty directory case-insensitive, where .GIT/config is the
+ * .git/config git reads and the protected paths' names do not match),
+ * xfs's extended attributes (a project id changed escapes a project quota
+ * bounding the workspace), the generation, fs-verity (which freezes a file
+ * for good), an encryption policy, and extents deduplicated into a file
+ * the tool may only read. file_setattr(2) sets the same attributes by
+ * path: refused with the base calls (base_deny_nr). */
 static int add_inode_ioctl_rules(struct rules *r)
 {
 	static const unsigned long cmds[] = {
@@ -268,13 +275,6 @@ static int add_inode_ioctl_rules(struct rules *r)
 		rc = add(r, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(ioctl), 1, &c);
 	}
 	return rc;
-}
-
-/* Whether the jail may run without its own mount namespace, so without
- * the read-only binds that refuse metadata changes on the host's files. */
-static bool no_read_only_mounts(const struct sbx_spec *spec)
-{
-	return !(spec->namespaces & SBX_NS_MOUNT) || (spec->optional & SBX_REQ_NS_MOUNT);
 }
 
 /* A setuid or setgid file made in the workspace outlives the call: run on
@@ -655,7 +655,7 @@ static int add_base_rules(struct rules *r, const struct sbx_spec *spec)
 		rc = add_bind_listen_rules(r, spec->socket_families);
 	if (!rc && !host_read_only(spec))
 		rc = add_setid_rules(r);
-	if (!rc && no_read_only_mounts(spec))
+	if (!rc)
 		rc = add_inode_ioctl_rules(r);
 	if (!rc)
 		rc = add_core_limit_rules(r);
@@ -876,10 +876,9 @@ int seccomp_key(const struct sbx_spec *spec, enum filter_part part, char *buf, s
 	static const char *const parts[] = {
 		[FILTER_WHOLE] = "", [FILTER_WORKER] = "|pw", [FILTER_CHILD] = "|pc"
 	};
-	int n = snprintf(buf, len, "v2|d%d|f%u%s|u%d|i%d|r%d|m%d%s", (int)spec->seccomp_default,
+	int n = snprintf(buf, len, "v2|d%d|f%u%s|u%d|i%d|r%d%s", (int)spec->seccomp_default,
 	                 spec->socket_families, spec->no_sockets ? "n" : "", spec->allow_udp,
-	                 own_ipc_namespace(spec), host_read_only(spec), no_read_only_mounts(spec),
-	                 parts[part]);
+	                 own_ipc_namespace(spec), host_read_only(spec), parts[part]);
 	if (n < 0 || (size_t)n >= len)
 		return -E2BIG;
 	size_t at = (size_t)n;

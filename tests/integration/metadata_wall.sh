@@ -8,12 +8,13 @@
 # read-only descriptor, the ioctls chattr(1) and xfs_io use: the inode
 # flags (FS_IOC_SETFLAGS), the extended attributes of xfs's kind
 # (FS_IOC_FSSETXATTR: flags, project id) and the generation
-# (FS_IOC_SETVERSION), on a file of the tool's uid that the profile does
-# not let it write (the read-only workspace), as root and as uid 65534.
-# Checked from outside with
+# (FS_IOC_SETVERSION), and file_setattr(2), the same attributes by path,
+# on a file of the tool's uid that the profile does not let it write (the
+# read-only workspace), as root and as uid 65534. Checked from outside with
 # lsattr-style reads of the flags and generation, before and after.
 # The same program on the host (mount namespace, read-only binds) is the
-# control: it must be refused there too.
+# control: it must be refused there too; and so in a workspace the
+# profile lets it write (write), where no mount refuses them.
 # Exit 0 pass, 77 skip (the reason is the last line), 1 fail.
 set -u
 TC=${TOOLCAGE:?}
@@ -36,7 +37,7 @@ chmod 755 "$tmp/ws"
 cat > "$tmp/flags.py" <<'EOF'
 # flags.py get FILE | set FILE: the inode's flags, fsxattr and generation,
 # read (one line) or changed (every change tried, each result printed).
-import array, fcntl, os, struct, sys
+import array, ctypes, fcntl, os, struct, sys
 FS_IOC_GETFLAGS, FS_IOC_SETFLAGS = 0x80086601, 0x40086602
 FS_IOC32_GETFLAGS, FS_IOC32_SETFLAGS = 0x80046601, 0x40046602
 FS_IOC_GETVERSION, FS_IOC_SETVERSION = 0x80087601, 0x40087602
@@ -67,6 +68,15 @@ for name, cmd, arg in tries:
         print("CHANGED by %s" % name)
     except OSError as e:
         print("refused %s: %s" % (name, e.strerror))
+# file_setattr(2) (Linux 6.17, x86_64 469): the same fsxattr by path.
+libc = ctypes.CDLL(None, use_errno=True)
+attr = (ctypes.c_uint32 * 6)()  # struct file_attr: u64 xflags, u32 x4
+libc.syscall(468, -100, sys.argv[2].encode(), attr, 24, 0)  # file_getattr
+attr[0] |= XFLAG_NODUMP
+if libc.syscall(469, -100, sys.argv[2].encode(), attr, 24, 0) == 0:
+    print("CHANGED by FILE_SETATTR")
+else:
+    print("refused FILE_SETATTR: %s" % os.strerror(ctypes.get_errno()))
 EOF
 chmod 644 "$tmp/flags.py"
 cp "$tmp/flags.py" "$tmp/ws/flags.py"
@@ -83,13 +93,14 @@ ok() { echo "ok   $*"; }
 bad() { echo "FAIL $*"; fails=$((fails + 1)); }
 
 # try WHO OWNER WRAPPER...: the hostile program under the read-only
-# profile on a fresh victim of OWNER's, its metadata compared from outside.
+# profile (PROFILE, default read-only) on a fresh victim of OWNER's, its
+# metadata compared from outside.
 try() {
 	who=$1 victim=$tmp/ws/own
 	rm -f "$victim" && echo victim > "$victim" && chmod 644 "$victim" && chown "$2" "$victim"
 	shift 2
 	before=$($PY "$tmp/flags.py" get "$victim")
-	(cd "$tmp/ws" && "$@" "$TC" exec --profile read-only --workspace "$tmp/ws" \
+	(cd "$tmp/ws" && "$@" "$TC" exec --profile "${PROFILE:-read-only}" --workspace "$tmp/ws" \
 		-- $PY flags.py set "$victim") > "$tmp/out" 2> "$tmp/err"
 	after=$($PY "$tmp/flags.py" get "$victim")
 	if [ "$before" = "$after" ] && ! grep -q CHANGED "$tmp/out" && grep -q refused "$tmp/out"; then
@@ -113,6 +124,19 @@ if [ "$(id -u)" = 0 ]; then
 else
 	try "no namespaces, this user, its own file in the read-only workspace" \
 		"$(id -u):$(id -g)" "$SK" --container-default --
+fi
+# In a workspace the tool may write, no mount refuses these either: a
+# directory made case-insensitive (chattr +F) would let a tool write
+# .GIT/config, which git reads as .git/config and a check of the name
+# does not match; a project id changed escapes a project quota bounding
+# the workspace. Refused in every profile.
+if [ "$(id -u)" = 0 ]; then
+	PROFILE=write try "namespaces, root, a root-owned file in the writable workspace" 0:0
+	PROFILE=write try "namespaces, uid 65534, its own file in the writable workspace" \
+		65534:65534 $AS_USER
+else
+	PROFILE=write try "namespaces, this user, its own file in the writable workspace" \
+		"$(id -u):$(id -g)"
 fi
 [ $fails -eq 0 ] || { echo "$fails failures"; exit 1; }
 echo "the metadata wall held"
