@@ -123,6 +123,41 @@ static void test_run_command_notes_protected_git_paths(void **state)
 	}
 }
 
+/* A failed command whose output names an argument that is shell syntax
+ * (a glob, a pipe, $VAR) as given: the note says no shell read it and
+ * gives the same line for sh -c. A success, a shell's own argv, or such an
+ * argument the output does not name gets none. */
+static void test_run_command_notes_shell_syntax(void **state)
+{
+	struct ws *w = *state;
+	call(w,
+	     json_pack("{s:[s,s,s]}", "argv", "sh", "-c", "mkdir src && echo 'int a;' > src/a.c"));
+	call(w, json_pack("{s:[s,s,s],s:s}", "argv", "ls", "-l", "*.c", "cwd", "src"));
+	assert_render_has(w,
+	                  "note: argv[2], \"*.c\", is shell syntax (a glob), but no shell reads "
+	                  "run_command's argv: ls got it as it is. Give the files by name "
+	                  "(find_files lists them), or run the line through a shell: "
+	                  "[\"sh\", \"-c\", \"ls -l *.c\"].\n");
+	call(w, json_pack("{s:[s,s,s,s,s]}", "argv", "cat", "src/a.c", "|", "grep", "a b"));
+	assert_render_has(w, "(a pipe or command list)");
+	assert_render_has(w, "[\"sh\", \"-c\", \"cat src/a.c | grep 'a b'\"]");
+	call(w, json_pack("{s:[s,s]}", "argv", "cat", "$HOME/notes"));
+	assert_render_has(w, "(a variable)");
+	static const char *const quiet[][5] = {
+		{ "grep", "-r", "a*b", "nothere", NULL },      /* fails, names another word */
+		{ "find", ".", "-name", "*.c", NULL },         /* succeeds */
+		{ "sh", "-c", "ls '*.z' 2>&1; exit 1", NULL }, /* a shell */
+		{ "false", "*.c", NULL },                      /* fails, names nothing */
+	};
+	for (size_t i = 0; i < sizeof quiet / sizeof quiet[0]; i++) {
+		json_t *argv = json_array();
+		for (size_t j = 0; quiet[i][j]; j++)
+			json_array_append_new(argv, json_string(quiet[i][j]));
+		call(w, json_pack("{s:o}", "argv", argv));
+		assert_null(strstr(w->out.render, "shell syntax"));
+	}
+}
+
 static void test_run_command_reports_signal(void **state)
 {
 	struct ws *w = *state;
@@ -519,6 +554,19 @@ static void test_run_command_bounds_huge_output(void **state)
 	assert_non_null(strstr(o, "END\n"));        /* the tail is kept */
 	assert_true(strlen(w->out.render) < 25000); /* within the render budget */
 	assert_render_has(w, "bytes left out");
+	/* how to see it all, in the budget, merged too */
+	assert_render_has(w,
+	                  "note: the output was cut to its start and end (the answer's size "
+	                  "cap). To see all of it, run the command with its output sent to a "
+	                  "file in the workspace");
+	assert_true(chars_of(w->out.render) <= w->ctx.max_render);
+	call(w,
+	     json_pack("{s:[s,s,s],s:s}", "argv", "sh", "-c", "yes 0123456789 | head -c 500000",
+	               "stream", "merged"));
+	assert_render_has(w, "note: the output was cut");
+	assert_true(chars_of(w->out.render) <= w->ctx.max_render);
+	call(w, json_pack("{s:[s,s]}", "argv", "echo", "hi"));
+	assert_null(strstr(w->out.render, "was cut"));
 }
 
 /* The canonical's streams are what the render shows of them, no more: an
@@ -660,6 +708,7 @@ int main(void)
 		T(test_run_command_echo),
 		T(test_run_command_reports_exit_code_and_stderr),
 		T(test_run_command_notes_protected_git_paths),
+		T(test_run_command_notes_shell_syntax),
 		T(test_run_command_reports_signal),
 		T(test_run_command_feeds_stdin),
 		T(test_run_command_large_stdin_does_not_deadlock),

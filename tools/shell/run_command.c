@@ -397,6 +397,104 @@ static const char git_note[] =
         "per command (git -c user.name=NAME -c user.email=ADDR commit ...), or ask "
         "the user to change them outside the sandbox.\n";
 
+/* A stream cut to its head and tail: the note says how to get it whole,
+ * since no call brings back what the capture left out. */
+static const char cut_note[] =
+        "note: the output was cut to its start and end (the answer's size cap). To see "
+        "all of it, run the command with its output sent to a file in the workspace, "
+        "e.g. [\"sh\", \"-c\", \"COMMAND > out.log 2>&1\"], then page through out.log "
+        "with read_file or search it with search_text.\n";
+
+/* What kind of shell syntax a word is, for a program that got it as it
+ * is (no shell reads argv); NULL for a plain word. */
+static const char *shell_syntax(const char *w)
+{
+	static const char *const ops[] = { "|", "||", "&&", ";", "&", "<", "|&", NULL };
+	for (size_t i = 0; ops[i]; i++)
+		if (!strcmp(w, ops[i]))
+			return "a pipe or command list";
+	if (*w == '>' || !strncmp(w, "2>", 2) || !strncmp(w, "&>", 2))
+		return "a redirect";
+	for (const char *p = strchr(w, '$'); p; p = strchr(p + 1, '$'))
+		if (p[1] == '{' || p[1] == '(' || p[1] == '_' ||
+		    (unsigned)((p[1] | 0x20) - 'a') < 26u)
+			return "a variable";
+	if (strchr(w, '`'))
+		return "a command substitution";
+	if (strpbrk(w, "*?["))
+		return "a glob";
+	return NULL;
+}
+
+/* Printable ASCII without a quote or a backslash: a word the note can
+ * quote and write into its sh -c line as it is. */
+static bool plain_ascii(const char *s)
+{
+	for (; *s; s++)
+		if (*s < 0x20 || *s > 0x7e || *s == '"' || *s == '\\')
+			return false;
+	return true;
+}
+
+static bool is_shell(const char *prog)
+{
+	static const char *const shells[] = { "sh", "bash", "dash", "zsh", "ksh", "fish", NULL };
+	const char *base = strrchr(prog, '/');
+	base = base ? base + 1 : prog;
+	for (size_t i = 0; shells[i]; i++)
+		if (!strcmp(base, shells[i]))
+			return true;
+	return false;
+}
+
+/* A failed command one of whose arguments is shell syntax (a glob, a pipe,
+ * a redirect, $VAR) that its output names as it was given ("ls: cannot
+ * access '*.c'"): a model wrote a shell line into argv. The note in *b
+ * says so and gives the same line for sh -c, when every word can be
+ * written there plainly. Whether it added one. */
+static bool shell_syntax_note(struct buf *b, char *const *argv, const struct sh_result *r,
+                              const char *o, size_t olen, const char *e, size_t elen)
+{
+	if (r->timed_out || r->signal || !r->exit_code || is_shell(argv[0]))
+		return false;
+	size_t at = 0, line = 0;
+	const char *kind = NULL;
+	for (size_t i = 0; argv[i]; i++) {
+		if (!plain_ascii(argv[i]))
+			return false; /* not written plainly in the note */
+		size_t n = strlen(argv[i]);
+		line += n + 3;
+		if (!kind && i && (kind = shell_syntax(argv[i])) && !memmem(o, olen, argv[i], n) &&
+		    !memmem(e, elen, argv[i], n))
+			kind = NULL;
+		if (kind && !at)
+			at = i;
+	}
+	if (!kind || line > 400)
+		return false;
+	bool glob = !strcmp(kind, "a glob");
+	buf_printf(b,
+	           "note: argv[%zu], \"%s\", is shell syntax (%s), but no shell reads "
+	           "run_command's argv: %s got it as it is. %sun the line through a shell: "
+	           "[\"sh\", \"-c\", \"",
+	           at, argv[at], kind, argv[0],
+	           glob ? "Give the files by name (find_files lists them), or r" : "R");
+	for (size_t i = 0; argv[i]; i++) {
+		bool quote = strpbrk(argv[i], " \t'") != NULL && !shell_syntax(argv[i]);
+		buf_adds(b, i ? " " : "");
+		if (!quote) {
+			buf_adds(b, argv[i]);
+			continue;
+		}
+		buf_adds(b, "'");
+		for (const char *p = argv[i]; *p; p++)
+			buf_adds(b, *p == '\'' ? "'\\''" : (char[]){ *p, 0 });
+		buf_adds(b, "'");
+	}
+	buf_adds(b, "\"].\n");
+	return true;
+}
+
 /* What the render says besides the streams. */
 struct render_opts {
 	const char *cwd;
@@ -438,13 +536,23 @@ static char *render(char *const *argv, const struct sh_result *r, const char *o,
 		           json_array_size(ro->env_ignored) == 1 ? "it" : "them");
 	}
 	render_status(&b, r, ro->timeout_ms, ro->limit);
-	/* What is not output: the lines so far, then two headers, two notes
-	 * and two newlines (250 covers them at their longest). */
-	bool note = failed_on_git_path(r, o, olen, e, elen); /* merged: e is empty */
-	size_t used = utf8_count(b.data ? b.data : "", b.len) + 250 + (note ? strlen(git_note) : 0);
+	/* The notes after the streams: what holds a protected path, shell
+	 * syntax no shell read, and (when a stream is cut) how to see it all. */
+	struct buf notes = BUF_INIT;
+	if (failed_on_git_path(r, o, olen, e, elen)) /* merged: e is empty */
+		buf_adds(&notes, git_note);
+	shell_syntax_note(&notes, argv, r, o, olen, e, elen);
+	size_t oc = utf8_count_raw(o, olen), ec = utf8_count_raw(e, elen);
+	/* What is not output: the lines so far, then two headers, two
+	 * "[... N bytes left out ...]" lines and two newlines (250 covers them
+	 * at their longest), the notes, and room for cut_note when the streams
+	 * will not fit whole. */
+	size_t used = utf8_count(b.data ? b.data : "", b.len) + 250 +
+	        utf8_count(notes.data ? notes.data : "", notes.len);
+	if (oc + ec + used + 200 > budget)
+		used += strlen(cut_note);
 	budget = budget > used + 200 ? budget - used : 200;
 	/* Each stream gets half; one that needs less leaves the rest to the other. */
-	size_t oc = utf8_count_raw(o, olen), ec = utf8_count_raw(e, elen);
 	size_t ob = budget / 2, eb = budget - ob;
 	if (oc < ob)
 		eb += ob - oc;
@@ -455,18 +563,19 @@ static char *render(char *const *argv, const struct sh_result *r, const char *o,
 		buf_printf(&b, "--- output (%llu bytes, stdout and stderr merged) ---\n",
 		           (unsigned long long)r->out.total);
 		add_stream(&b, &shown[0]);
-		if (note)
-			buf_adds(&b, git_note);
-		return buf_detach(&b);
+	} else {
+		*cut = stream_shown(&shown[0], &r->out, o, olen, ob);
+		*cut |= stream_shown(&shown[1], &r->err, e, elen, eb);
+		buf_printf(&b, "--- stdout (%llu bytes) ---\n", (unsigned long long)r->out.total);
+		add_stream(&b, &shown[0]);
+		buf_printf(&b, "--- stderr (%llu bytes) ---\n", (unsigned long long)r->err.total);
+		add_stream(&b, &shown[1]);
 	}
-	*cut = stream_shown(&shown[0], &r->out, o, olen, ob);
-	*cut |= stream_shown(&shown[1], &r->err, e, elen, eb);
-	buf_printf(&b, "--- stdout (%llu bytes) ---\n", (unsigned long long)r->out.total);
-	add_stream(&b, &shown[0]);
-	buf_printf(&b, "--- stderr (%llu bytes) ---\n", (unsigned long long)r->err.total);
-	add_stream(&b, &shown[1]);
-	if (note)
-		buf_adds(&b, git_note);
+	if (notes.data)
+		buf_add(&b, notes.data, notes.len);
+	if (*cut)
+		buf_adds(&b, cut_note);
+	buf_release(&notes);
 	return buf_detach(&b);
 }
 
