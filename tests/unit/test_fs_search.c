@@ -150,6 +150,37 @@ static void test_search_literal_takes_text_as_is(void **state)
 	assert_render_has(w, "set literal true");
 }
 
+/* A regex that matched nothing and holds characters a regex does not read
+ * as themselves: the answer names them and says literal. A plain word, a
+ * "." (which matches itself too) or a literal search gets no such line. */
+static void test_search_no_match_with_regex_syntax_says_literal(void **state)
+{
+	struct ws *w = *state;
+	ws_write(w, "f.c", "x = a + b;\ny = f(x)*2;\n");
+	search(w, "{\"pattern\": \"a + b\", \"path\": \"f.c\"}");
+	assert_int_equal(out_int(w, "count"), 0);
+	assert_render_has(w,
+	                  "no line matches /a + b/ in \"f.c\" (1 file searched)\n"
+	                  "[the pattern is a regular expression, in which + does not match "
+	                  "itself: to search for the text as it is written, call again with "
+	                  "literal true]\n");
+	assert_non_null(strstr(out_str(w, "hint"), "literal true"));
+	search(w, "{\"pattern\": \"f\\\\(x\\\\)*2\", \"output\": \"count\"}");
+	assert_render_has(w, "in which * ( ) \\ do not match themselves");
+	search(w, "{\"pattern\": \"a + b\", \"literal\": true, \"path\": \"f.c\"}");
+	assert_int_equal(out_int(w, "count"), 1);
+	static const char *const quiet[] = {
+		"{\"pattern\": \"nothing\"}",
+		"{\"pattern\": \"no.thing\"}",
+		"{\"pattern\": \"no + thing\", \"literal\": true}",
+	};
+	for (size_t i = 0; i < sizeof quiet / sizeof quiet[0]; i++) {
+		search(w, quiet[i]);
+		assert_null(strstr(w->out.render, "literal true"));
+		assert_null(json_object_get(w->out.canonical, "hint"));
+	}
+}
+
 static void test_search_skips_binary_files(void **state)
 {
 	struct ws *w = *state;
@@ -196,6 +227,7 @@ int main(void)
 		T(test_search_context_lines_as_grep_prints_them),
 		T(test_search_files_and_count_answers),
 		T(test_search_literal_takes_text_as_is),
+		T(test_search_no_match_with_regex_syntax_says_literal),
 		T(test_search_skips_binary_files),
 		T(test_search_answer_fits_render_budget),
 	};

@@ -491,6 +491,33 @@ static void glob_hint(const struct search *s, const char *root, struct buf *r)
 	        root, s->glob, s->seen, s->seen == 1 ? "" : "s", root);
 }
 
+/* A regex that matched nothing and holds characters a regex reads other
+ * than as themselves ("a + b", "f(x)*2", "[x]"): most often text to find
+ * as it is written. The line names them and says literal; their count,
+ * 0 for none. "." is left out: it matches itself too. */
+static size_t literal_hint(json_t *args, struct buf *r)
+{
+	static const char meta[] = "+*?()[]{}|^$\\";
+	const char *pat = fs_arg_str(args, "pattern", "");
+	char seen[sizeof meta] = { 0 };
+	size_t n = 0;
+	if (fs_arg_bool(args, "literal", false))
+		return 0;
+	for (const char *m = meta; *m; m++)
+		if (strchr(pat, *m))
+			seen[n++] = *m;
+	if (!n)
+		return 0;
+	fs_buf_printf(r, "[the pattern is a regular expression, in which ");
+	for (size_t i = 0; i < n; i++)
+		fs_buf_printf(r, "%s%c", i ? " " : "", seen[i]);
+	fs_buf_printf(r,
+	              " %s not match %s: to search for the text as it is written, call "
+	              "again with literal true]\n",
+	              n == 1 ? "does" : "do", n == 1 ? "itself" : "themselves");
+	return n;
+}
+
 static void summary(const struct search *s, json_t *args, const char *root, struct buf *r)
 {
 	const char *pat = fs_arg_str(args, "pattern", "");
@@ -561,6 +588,8 @@ int fs_search_text_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_o
 	bool hint = s.glob && s.root_skip != SIZE_MAX && !s.files && !stopped(&s);
 	if (hint)
 		glob_hint(&s, root, &r);
+	bool literal =
+	        !hint && s.files && !s.files_matched && !stopped(&s) && literal_hint(args, &r);
 	if (s.skipped_binary || s.skipped_large)
 		fs_buf_printf(&r, "[skipped: %zu binary file%s, %zu larger than %u MiB]\n",
 		              s.skipped_binary, s.skipped_binary == 1 ? "" : "s", s.skipped_large,
@@ -583,6 +612,10 @@ int fs_search_text_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_o
 		fs_walk_report_ignored(&s.walk, res, &r);
 	if (hint && res)
 		json_object_set_new(res, "hint", json_string("no file matches the glob"));
+	if (literal && res)
+		json_object_set_new(res, "hint",
+		                    json_string("regex syntax: literal true matches "
+		                                "the pattern as written"));
 	if (s.oom) {
 		json_decref(res);
 		res = NULL;
