@@ -172,6 +172,27 @@ static void test_patch_hunks_in_order_and_dashes(void **state)
 
 /* A hunk copied from read_file's page of a file that is not UTF-8 holds
  * U+FFFD where the file has other bytes: told why it cannot match. */
+/* A hunk that fails says what to do whether or not lines come close, and
+ * a near miss on one line names the hunk's line, not edit_file's old_text. */
+static void test_patch_failed_hunk_says_what_to_do(void **state)
+{
+	struct ws *w = *state;
+	ws_write(w, "c.h", "int add(int a, int b);\nint mul(int a, int b);\n");
+	int rc = patch(w, "--- a/c.h\n+++ b/c.h\n@@ -1 +1 @@\n-int ad(int a, int b);\n+int x;\n");
+	assert_error(w, rc, "hunk_failed");
+	assert_render_has(w,
+	                  "Line 1 is the closest (1 character differs from the hunk's first "
+	                  "context or removed line):\n");
+	assert_null(strstr(w->out.render, "old_text"));
+	rc = patch(w, "--- a/c.h\n+++ b/c.h\n@@ -1 +1 @@\n-nothing like it at all\n+int x;\n");
+	assert_error(w, rc, "hunk_failed");
+	assert_render_has(w,
+	                  "Nothing was written: the patch applies all or nothing. Call "
+	                  "read_file on the file to see its lines, copy the hunk's context "
+	                  "and removed lines from them exactly, and call again.");
+	assert_null(json_object_get(w->out.canonical, "near_miss"));
+}
+
 static void test_patch_not_utf8_hunk_is_explained(void **state)
 {
 	struct ws *w = *state;
@@ -196,6 +217,7 @@ int main(void)
 		T(test_patch_keeps_crlf_and_missing_final_newline),
 		T(test_patch_refusals),
 		T(test_patch_hunks_in_order_and_dashes),
+		T(test_patch_failed_hunk_says_what_to_do),
 		T(test_patch_not_utf8_hunk_is_explained),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -267,10 +267,11 @@ void fs_show_regions(struct buf *r, json_t *res, const char *text, size_t len,
  * almost is in text: the lines that hold it with other whitespace, or the
  * most similar ones, numbered, in the message, then advice (a sentence),
  * and as err["near_miss"] = {"kind": "whitespace" or "similar",
- * "start_line", "end_line"}. Returns whether it found any (err is
- * unchanged otherwise). Bounded work for any sizes. */
+ * "start_line", "end_line"}; first names old's first line as the tool's
+ * arguments hold it ("old_text's first line"). Returns whether it found
+ * any (err is unchanged otherwise). Bounded work for any sizes. */
 bool fs_near_miss(json_t *err, const char *text, size_t len, const char *old, size_t olen,
-                  const char *advice);
+                  const char *first, const char *advice);
 
 /* ---- ignore rules (fs_ignore.c) ---------------------------------------- */
 

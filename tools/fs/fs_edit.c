@@ -262,7 +262,7 @@ static json_t *match_error(const struct work *w, const struct edit *e, const cha
 		                      "\xef\xbf\xbd out of old_text and replace only the "
 		                      "text around it.") &&
 		    !fs_near_miss(
-		            err, w->text, w->len, e->old, e->olen,
+		            err, w->text, w->len, e->old, e->olen, "old_text's first line",
 		            "Copy old_text exactly from the file (read_file shows these lines) "
 		            "and call again."))
 			fs_error_hint(err,

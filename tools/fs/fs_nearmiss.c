@@ -178,7 +178,7 @@ static void best_line(const char *text, const struct lines *fl, const char *old,
 }
 
 bool fs_near_miss(json_t *err, const char *text, size_t len, const char *old, size_t olen,
-                  const char *advice)
+                  const char *first, const char *advice)
 {
 	struct lines fl = { 0 }, ol = { 0 };
 	struct found f = { 0 };
@@ -207,10 +207,8 @@ bool fs_near_miss(json_t *err, const char *text, size_t len, const char *old, si
 		        "tabs or line endings):\n",
 		        f.nlines > 1 ? "" : "s");
 	else if (f.single)
-		fs_buf_printf(
-		        &m,
-		        " is the closest (%zu character%s differ%s from old_text's first line):\n",
-		        f.dist, f.dist == 1 ? "" : "s", f.dist == 1 ? "s" : "");
+		fs_buf_printf(&m, " is the closest (%zu character%s differ%s from %s):\n", f.dist,
+		              f.dist == 1 ? "" : "s", f.dist == 1 ? "s" : "", first);
 	else
 		fs_buf_printf(&m, " come closest (%zu of %zu lines match, whitespace aside):\n",
 		              f.score, f.nlines);

@@ -518,10 +518,14 @@ static json_t *hunk_error(const struct fpatch *f, size_t hi, const char *t, size
 	                      "The hunk's lines hold U+FFFD (\xef\xbf\xbd), which read_file "
 	                      "shows in place of bytes that are not valid UTF-8; the file holds "
 	                      "those bytes, not U+FFFD. Give context and removed lines without "
-	                      "\xef\xbf\xbd, or use edit_file on the text around it."))
-		fs_near_miss(err, t, len, old, olen,
-		             "Make the hunk's context and removed lines match the "
-		             "file (read_file shows them) and call again.");
+	                      "\xef\xbf\xbd, or use edit_file on the text around it.") &&
+	    !fs_near_miss(err, t, len, old, olen, "the hunk's first context or removed line",
+	                  "Make the hunk's context and removed lines match the "
+	                  "file (read_file shows them) and call again."))
+		fs_error_hint(
+		        err,
+		        "Call read_file on the file to see its lines, copy the hunk's context "
+		        "and removed lines from them exactly, and call again.");
 	free(old);
 	if (err) {
 		json_object_set_new(err, "file", json_string(f->fp.rel));
