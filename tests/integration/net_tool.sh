@@ -126,6 +126,12 @@ check "c['truncated'] and c['body_bytes'] == 1000" "max_bytes written as 1000.0 
 fetch "{\"url\": \"$base/bin\"}"
 check "'body' not in c and c['body_bytes'] == 1024 and 'application/octet-stream, 1024 bytes' in r['render']" \
 	"binary body shows type and size only"
+check "'http_fetch shows UTF-8 text only, and saves no files' in r['render']" \
+	"a body not shown says that only text is shown"
+
+fetch "{\"url\": \"$base/unknown-type\"}"
+check "c['body'] == 'all: build\\n\\tcc -o x x.c\\n' and 'cc -o x x.c' in r['render']" \
+	"an application/octet-stream body that is UTF-8 text is shown"
 
 fetch "{\"url\": \"$base/headers\", \"headers\": {\"X-Test\": \"yes\", \"Accept\": \"text/plain\"}}"
 check "'x-test: yes' in c['body'] and 'accept: text/plain' in c['body']" "request headers are sent"

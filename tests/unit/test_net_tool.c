@@ -307,10 +307,18 @@ static void test_text_or_binary(void **state)
 	                        "caf\xc3"
 	                        "a",
 	                        5));
-	assert_false(nf_is_text("text/plain; charset=iso-8859-1", "abc", 3));
+	/* another charset: ASCII reads the same in it, the rest may not */
+	assert_true(nf_is_text("text/plain; charset=iso-8859-1", "abc", 3));
+	assert_false(nf_is_text("text/plain; charset=iso-8859-1", "caf\xe9", 4));
+	assert_false(nf_is_text("text/plain; charset=iso-8859-1", "caf\xc3\xa9", 5));
 	assert_false(nf_is_text("image/png", "abc", 3));
 	assert_false(nf_is_text("text/plain", "a\0b", 3));
-	assert_false(nf_is_text("application/octet-stream", "abc", 3));
+	/* "unknown" (a Makefile, a .toml a server cannot name): its bytes tell */
+	assert_true(nf_is_text("application/octet-stream", "all: x\n", 7));
+	assert_true(nf_is_text("Application/Octet-Stream; x=y", "caf\xc3\xa9", 5));
+	assert_false(nf_is_text("application/octet-stream", "\xff\xd8\xff", 3));
+	assert_false(nf_is_text("application/octet-stream", "a\0b", 3));
+	assert_false(nf_is_text("application/zip", "abc", 3));
 }
 
 /* ---- live, against the forked server ---------------------------------------- */

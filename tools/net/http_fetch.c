@@ -771,7 +771,9 @@ static void render_body(struct buf *b, const struct fetch *f, const char *ct,
 		return;
 	}
 	if (!shown) {
-		buf_printf(b, "[body not shown as text: %s, %zu bytes%s]\n",
+		buf_printf(b,
+		           "[body not shown as text: %s, %zu bytes%s; http_fetch shows UTF-8 "
+		           "text only, and saves no files]\n",
 		           ct ? ct : "no content type", rs->body_len,
 		           rs->truncated ? " received before max_bytes stopped it" : "");
 		return;

@@ -84,8 +84,10 @@ struct nf_response {
 };
 
 /* Whether a body of content type ct (may be NULL) is shown as text: any text type,
- * JSON, XML, JavaScript..., with charset utf-8, us-ascii or none; with no
- * type, text that is valid UTF-8 passes. A NUL byte makes any body binary. */
+ * JSON, XML, JavaScript..., with charset utf-8, us-ascii or none, or with
+ * another charset when the body is ASCII; with no type or
+ * application/octet-stream, text that is valid UTF-8 passes. A NUL byte
+ * makes any body binary. */
 bool nf_is_text(const char *ct, const char *body, size_t len);
 
 /* The plugin's tool (http_fetch.c). */

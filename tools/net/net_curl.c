@@ -156,14 +156,30 @@ static bool valid_utf8(const char *s, size_t n)
 	return true;
 }
 
+static bool all_ascii(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)s[i] >= 0x80)
+			return false;
+	return true;
+}
+
 bool nf_is_text(const char *ct, const char *body, size_t len)
 {
-	if (body && memchr(body, '\0', len))
+	if (!body)
+		body = "";
+	if (memchr(body, '\0', len))
 		return false;
-	if (!ct || !*ct)
-		return valid_utf8(body ? body : "", len);
-	while (*ct == ' ' || *ct == '\t')
-		ct++;
-	size_t n = strcspn(ct, "; \t");
-	return text_mime(ct, n) && text_charset(ct + n);
+	if (ct)
+		while (*ct == ' ' || *ct == '\t')
+			ct++;
+	size_t n = ct ? strcspn(ct, "; \t") : 0;
+	/* No type, or the type that says "unknown" (RFC 9110, 8.3: a server
+	 * gives it to any file it cannot name, a Makefile, a .toml): its
+	 * bytes tell. */
+	if (!n || (n == 24 && !strncasecmp(ct, "application/octet-stream", n)))
+		return valid_utf8(body, len);
+	/* Another charset reads ASCII as ASCII: only text beyond it would be
+	 * misread. */
+	return text_mime(ct, n) && (text_charset(ct + n) || all_ascii(body, len));
 }

@@ -39,6 +39,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self._send(200, "application/json", b'{"answer": 42}')
         elif p == "/bin":
             self._send(200, "application/octet-stream", bytes(range(256)) * 4)
+        elif p == "/unknown-type":
+            self._send(200, "application/octet-stream", b"all: build\n\tcc -o x x.c\n")
         elif p == "/big":
             self._send(200, "text/plain", b"0123456789" * 20000)
         elif p == "/headers":
