@@ -158,6 +158,64 @@ static void test_read_file_overlong_line_fits_with_marker(void **state)
 	assert_int_equal(out_int(w, "long_lines_cut"), 1);
 }
 
+/* A page with a cut line says how to read on in the first one: an awk
+ * command for run_command, which prints the characters after those shown
+ * (the test runs it); the render still fits. read_many_files, whose files
+ * have less room, and a page too small for the hint only mark the cut. */
+/* awk PROG FILE's output in out (at most size - 1 bytes); its length. */
+static size_t run_awk(const char *prog, const char *file, char *out, size_t size)
+{
+	int fds[2];
+	assert_int_equal(pipe(fds), 0);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		dup2(fds[1], 1);
+		execlp("awk", "awk", prog, file, (char *)NULL);
+		_exit(127);
+	}
+	close(fds[1]);
+	size_t n = 0;
+	for (ssize_t k; n < size - 1 && (k = read(fds[0], out + n, size - 1 - n)) > 0;)
+		n += (size_t)k;
+	close(fds[0]);
+	int st;
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	return n;
+}
+
+static void test_read_file_cut_line_says_how_to_read_on(void **state)
+{
+	struct ws *w = *state;
+	static char data[5100];
+	memcpy(data, "one\ntwo\n", 8);
+	for (size_t i = 0; i < 5000; i++)
+		data[8 + i] = (char)('a' + i % 26);
+	memcpy(data + 5008, "\nlast\n", 7);
+	ws_write(w, "min.js", data);
+	int rc = ws_call(w, "read_file", "{\"path\": \"min.js\"}");
+	assert_ok(w, rc);
+	assert_true(render_chars(w) <= 20000);
+	assert_render_has(w,
+	                  "[1 line cut, each marked where it was cut; read_file shows at most "
+	                  "2000 bytes of a line. To read on in line 3, use run_command if "
+	                  "you may: {\"argv\":[\"awk\",\"NR==3{print "
+	                  "substr($0,2001,8000)}\",\"min.js\"]}]\n");
+	char got[4096] = "";
+	size_t n =
+	        run_awk("NR==3{print substr($0,2001,8000)}", ws_path(w, "min.js"), got, sizeof got);
+	assert_int_equal(n, 3001); /* the 3000 characters after the 2000 shown, "\n" */
+	assert_memory_equal(got, data + 8 + 2000, 3000);
+	rc = ws_call(w, "read_many_files", "{\"paths\": [\"min.js\"]}");
+	assert_ok(w, rc);
+	assert_render_has(w, "[1 line cut, each marked where it was cut]\n");
+	w->ctx.max_render = 700;
+	rc = ws_call(w, "read_file", "{\"path\": \"min.js\", \"offset\": 3}");
+	assert_ok(w, rc);
+	assert_true(render_chars(w) <= 700);
+	assert_render_has(w, "[1 line cut, each marked where it was cut]\n");
+}
+
 /* Characters, not bytes: a line of 3-byte characters costs one each, so
  * the page holds as many of them as of ASCII lines. */
 static void test_read_file_counts_characters_not_bytes(void **state)
@@ -384,6 +442,7 @@ int main(void)
 		T(test_read_file_limit_under_budget_is_exact),
 		T(test_read_file_whole_reals_are_integers),
 		T(test_read_file_overlong_line_fits_with_marker),
+		T(test_read_file_cut_line_says_how_to_read_on),
 		T(test_read_file_counts_characters_not_bytes),
 		T(test_read_many_files_fit_render_budget),
 		T(test_read_many_files_without_openat2),

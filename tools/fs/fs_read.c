@@ -23,6 +23,10 @@
  * budget whole, or the render stage would cut it in the middle of a line
  * while the footer still claimed every line. */
 #define FOOTER_RESERVE ((size_t)240)
+/* More for the first cut line's footer, on a page with room for it: how
+ * to read on in that line, a command of at most REST_CMD_MAX bytes. */
+#define REST_HINT_CHARS ((size_t)320)
+#define REST_CMD_MAX    200
 
 struct text_req {
 	size_t offset;    /* first line wanted, 1-based */
@@ -31,6 +35,7 @@ struct text_req {
 	size_t *budget;   /* bytes of answer left (FS_RESULT_BUDGET), shared by files */
 	size_t *chars;    /* characters of render left for lines, shared by files */
 	bool images;      /* return png, jpeg, gif and webp files as images */
+	bool rest_hint;   /* the footer says how to read on in a cut line */
 };
 
 /* Checks fd is a regular file the tools may read; -1 with *err. */
@@ -143,6 +148,35 @@ static void page_line_fit(struct page_line *l, size_t lineno, size_t room)
 	}
 }
 
+/* The footer line of a page with cut lines. No page of read_file holds
+ * the rest of a line, so, where the page kept room for it (hint), it says
+ * how to read on in the first: a command for run_command, as JSON so that
+ * any name reads back, or (a long path) what does it. */
+static void cut_footer(struct buf *r, json_t *res, bool hint, size_t n, size_t line, size_t shown)
+{
+	const char *rel = json_string_value(json_object_get(res, "path"));
+	fs_buf_printf(r, "[%zu line%s cut, each marked where it was cut", n, n == 1 ? "" : "s");
+	if (!hint || !rel) {
+		buf_adds(r, "]\n");
+		return;
+	}
+	char prog[96];
+	snprintf(prog, sizeof prog, "NR==%zu{print substr($0,%zu,8000)}", line, shown + 1);
+	json_t *argv = json_pack("{s:[s,s,s]}", "argv", "awk", prog, rel);
+	char *cmd = argv ? json_dumps(argv, JSON_COMPACT) : NULL;
+	if (cmd && strlen(cmd) > REST_CMD_MAX) {
+		free(cmd);
+		cmd = NULL;
+	}
+	fs_buf_printf(r,
+	              "; read_file shows at most %u bytes of a line. To read on in line %zu, use "
+	              "run_command if you may: %s]\n",
+	              (unsigned)FS_LINE_RENDER_MAX, line,
+	              cmd ? cmd : "awk's substr() prints a part of a line");
+	free(cmd);
+	json_decref(argv);
+}
+
 /* Splits data into lines and keeps [offset, offset+limit): fewer when the
  * render's characters or the answer's bytes run out (at least one line,
  * shortened if need be, so paging goes on). The render and "lines" hold
@@ -151,8 +185,8 @@ static int take_lines(const char *data, size_t len, const struct text_req *rq, j
                       struct buf *r)
 {
 	json_t *lines = json_array();
-	size_t lineno = 0, kept = 0, cut_count = 0;
-	bool full = false;
+	size_t lineno = 0, kept = 0, cut_count = 0, cut_line = 0, cut_shown = 0;
+	bool full = false, hint = false;
 	if (!lines)
 		return -1;
 	for (size_t pos = 0; pos < len;) {
@@ -164,6 +198,15 @@ static int take_lines(const char *data, size_t len, const struct text_req *rq, j
 			if (page_line_make(data + pos, n, &l)) {
 				json_decref(lines);
 				return -1;
+			}
+			/* The first line cut (too long, or alone past the
+			 * budget) on a page with room: the footer's hint
+			 * is kept free before the line is fitted. */
+			if (rq->rest_hint && !cut_count && !hint &&
+			    (l.cut || (!kept && page_line_chars(&l, lineno) > *rq->chars)) &&
+			    *rq->chars >= REST_HINT_CHARS + 1000) {
+				*rq->chars -= REST_HINT_CHARS;
+				hint = true;
 			}
 			if (!kept)
 				page_line_fit(&l, lineno, *rq->chars);
@@ -181,7 +224,10 @@ static int take_lines(const char *data, size_t len, const struct text_req *rq, j
 				char m[96];
 				*rq->budget -= cost < *rq->budget ? cost : *rq->budget;
 				*rq->chars -= chars < *rq->chars ? chars : *rq->chars;
-				cut_count += l.cut;
+				if (l.cut && !cut_count++) {
+					cut_line = lineno;
+					cut_shown = l.chars;
+				}
 				/* the line is content: its tabs stay (the
 				 * render stage shows its controls) */
 				fs_buf_printf(r, "%6zu\t", lineno);
@@ -215,8 +261,7 @@ static int take_lines(const char *data, size_t len, const struct text_req *rq, j
 	else if (rq->offset > 1)
 		fs_buf_printf(r, "[lines %zu-%zu of %zu shown]\n", rq->offset, last, lineno);
 	if (cut_count)
-		fs_buf_printf(r, "[%zu line%s cut, each marked where it was cut]\n", cut_count,
-		              cut_count == 1 ? "" : "s");
+		cut_footer(r, res, hint, cut_count, cut_line, cut_shown);
 	return 0;
 }
 
@@ -386,6 +431,7 @@ int fs_read_file_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_out
 		.offset = (size_t)fs_arg_int(args, "offset", 1, 1, INT_MAX),
 		.limit = (size_t)fs_arg_int(args, "limit", READ_LIMIT_DEFAULT, 1, READ_LIMIT_MAX),
 		.max_bytes = FS_READ_MAX,
+		.rest_hint = true,
 		.budget = &(size_t){ FS_RESULT_BUDGET },
 		.chars = &(size_t){ page_chars(ctx) },
 		.images = true,
@@ -440,7 +486,8 @@ static json_t *read_one_of_many(const struct tc_tool_ctx *ctx, json_t *pathv, st
 		return err;
 	}
 	size_t file_chars = *chars - head - MANY_FILE_FOOTER;
-	struct text_req rq = { 1, READ_LIMIT_DEFAULT, MANY_FILE_MAX, budget, &file_chars, false };
+	struct text_req rq = { 1,    READ_LIMIT_DEFAULT, MANY_FILE_MAX, budget, &file_chars, false,
+		               false };
 	if (parsed) {
 		if (!read_text(ctx, p.rel, &rq, &res, &one, &err))
 			*ok = true;
