@@ -163,6 +163,27 @@ static void test_find_files_nothing_says_how_globs_read(void **state)
 	assert_error(w, rc, "invalid_glob");
 }
 
+/* A name that only a directory has, looked for as a file (the default
+ * type), or a file's name looked for as a directory: the answer says that
+ * the other type matches, names one, and how to find it. */
+static void test_find_files_other_type_says_so(void **state)
+{
+	struct ws *w = *state;
+	call_ok(w, "find_files", "{\"pattern\": \"pkg\"}");
+	assert_int_equal(out_int(w, "matched"), 0);
+	assert_int_equal(out_int(w, "other_type_matched"), 1);
+	assert_render_has(w,
+	                  "[but 1 directory matches, e.g. \"src/pkg\": call find_files again "
+	                  "with type \"dir\" or \"any\"]\n");
+	call_ok(w, "find_files", "{\"pattern\": \"*.py\", \"type\": \"dir\"}");
+	assert_render_has(w,
+	                  "[but 2 files match, e.g. \"src/main.py\": call find_files again "
+	                  "with type \"file\" or \"any\"]\n");
+	call_ok(w, "find_files", "{\"pattern\": \"*.rs\"}");
+	assert_null(strstr(w->out.render, "[but "));
+	assert_null(json_object_get(w->out.canonical, "other_type_matched"));
+}
+
 /* Breadth first: with a cap smaller than the tree, every top-level entry
  * is shown before anything deeper, and what was not listed is counted. */
 static void test_list_dir_fills_breadth_first(void **state)
@@ -212,6 +233,7 @@ int main(void)
 		T(test_find_files_globs_and_sort),
 		T(test_find_files_cap_counts_the_rest),
 		T(test_find_files_nothing_says_how_globs_read),
+		T(test_find_files_other_type_says_so),
 		T(test_list_dir_fills_breadth_first),
 		T(test_list_dir_paths_are_workspace_relative),
 	};

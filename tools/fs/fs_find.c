@@ -32,6 +32,8 @@ struct find {
 	size_t root_skip;
 	size_t seen;      /* entries of the wanted type walked */
 	size_t matched;   /* entries that match: the exact total */
+	size_t other;     /* entries of the other type (dir for file, file for dir) that match */
+	char *other_path; /* the first of them */
 	struct hit *hits; /* by name: the first max; by mtime: at most 2*max, the newest */
 	size_t nhits;
 	bool oom;
@@ -62,8 +64,15 @@ static bool visit(struct fs_walk *w, int dirfd, const char *name, const char *pa
 	(void)dirfd, (void)name;
 	struct find *f = w->data;
 	bool dir = S_ISDIR(st->st_mode);
-	if ((f->type == FIND_FILE && !S_ISREG(st->st_mode)) || (f->type == FIND_DIR && !dir))
+	if ((f->type == FIND_FILE && !S_ISREG(st->st_mode)) || (f->type == FIND_DIR && !dir)) {
+		/* "tests" with type "file": a directory of that name is
+		 * what was meant; counted, for the answer that finds none */
+		if ((dir || S_ISREG(st->st_mode)) &&
+		    glob_match_path(f->glob, path + f->root_skip, strlen(path) - f->root_skip) &&
+		    !f->other++)
+			f->other_path = strdup(path);
 		return true;
+	}
 	f->seen++;
 	if (!glob_match_path(f->glob, path + f->root_skip, strlen(path) - f->root_skip))
 		return true;
@@ -183,6 +192,14 @@ static void notes(const struct find *f, const char *root, size_t shown, struct b
 		        "the path from \"%s\" (\"pkg/*.py\", \"**/test_*.py\")\n",
 		        type_name(f->type, 1), root, f->glob, f->seen, type_name(f->type, f->seen),
 		        root);
+		if (f->other) {
+			enum find_type t = f->type == FIND_FILE ? FIND_DIR : FIND_FILE;
+			fs_buf_printf(r, "[but %zu %s match%s, e.g. \"", f->other,
+			              type_name(t, f->other), f->other == 1 ? "es" : "");
+			fs_buf_name(r, f->other_path ? f->other_path : "?");
+			fs_buf_printf(r, "\": call find_files again with type \"%s\" or \"any\"]\n",
+			              t == FIND_DIR ? "dir" : "file");
+		}
 		return;
 	}
 	fs_buf_printf(r, "[%zu %s match; %zu shown, %s]\n", f->matched,
@@ -242,6 +259,8 @@ int fs_find_files_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_ou
 	                        (json_int_t)shown, "matched", (json_int_t)f.matched, "truncated",
 	                        shown < f.matched || json_array_size(caps) > 0, "caps_hit", caps);
 	arr = NULL;
+	if (res && !f.matched && f.other)
+		json_object_set_new(res, "other_type_matched", json_integer((json_int_t)f.other));
 	if (res)
 		fs_walk_report_ignored(&f.walk, res, &r);
 	if (f.oom) {
@@ -254,6 +273,7 @@ out:
 	for (size_t i = 0; i < f.nhits; i++)
 		free(f.hits[i].path);
 	free(f.hits);
+	free(f.other_path);
 	fs_walk_release(&f.walk);
 	fs_path_release(&p);
 	free(root);
