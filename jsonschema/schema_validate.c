@@ -155,6 +155,37 @@ static void add_types(struct buf *b, uint16_t mask)
 
 #define QUOTED_TEXT_MAX 65536 /* a string looked into for the JSON it holds */
 
+#define LIST_HINT_MAX 200 /* bytes of a string shown split into an array */
+
+/* Text where only an array goes ("argv": "make test", "paths": "a.c"):
+ * says to give an array, with the text split at its blanks as the
+ * example, when it is short and plain (no quote, backslash or control
+ * character to escape). */
+static void add_list_hint(struct buf *b, uint16_t expected, const char *s, size_t n)
+{
+	if (expected != ST_ARR)
+		return;
+	buf_adds(b, ": give a JSON array, one element per item");
+	if (n > LIST_HINT_MAX)
+		return;
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)s[i] < 0x20 || s[i] == '"' || s[i] == '\\' || s[i] == 0x7f)
+			return;
+	buf_adds(b, ", e.g. [");
+	bool first = true;
+	for (size_t i = 0; i < n;) {
+		size_t w = strcspn(s + i, " ");
+		if (w > n - i)
+			w = n - i;
+		if (w) {
+			buf_printf(b, "%s\"%.*s\"", first ? "" : ", ", (int)w, s + i);
+			first = false;
+		}
+		i += w + 1;
+	}
+	buf_adds(b, "]");
+}
+
 /* A string where a number, a boolean, an array or an object was expected
  * is most often that value in quotes (a model writes "limit": "10", a
  * client passes "argv": "[\"ls\"]" on as text): says so, and what to
@@ -166,8 +197,10 @@ static void add_quoted_hint(struct buf *b, uint16_t expected, const json_t *inst
 	if (!s || !n || n > QUOTED_TEXT_MAX || memchr(s, '\0', n))
 		return;
 	json_t *v = json_loadb(s, n, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES, NULL);
-	if (!v)
+	if (!v) {
+		add_list_hint(b, expected, s, n);
 		return;
+	}
 	unsigned t = json_value_type(v);
 	/* The text itself only when it is nothing but the literal. */
 	if ((t & (ST_INT | ST_NUM | ST_BOOL)) && (expected & t) && n <= 32 &&

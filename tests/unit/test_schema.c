@@ -255,6 +255,12 @@ static void test_diag_quoted_value_says_without_quotes(void **st)
 	            "/a: expected array, got string that holds a JSON array: give the array "
 	            "itself, not its text in a string; /o: expected object, got string that "
 	            "holds a JSON object: give the object itself, not its text in a string");
+	/* Text where only an array goes: give an array, split at blanks. */
+	expect_text(schema, "{\"a\":\"make  test -j2\"}",
+	            "/a: expected array, got string: give a JSON array, one element per "
+	            "item, e.g. [\"make\", \"test\", \"-j2\"]");
+	expect_text(schema, "{\"a\":\"say \\\"hi\\\"\"}",
+	            "/a: expected array, got string: give a JSON array, one element per item");
 	/* Not the literal alone, or not of the expected type: the plain message. */
 	expect_text(schema, "{\"n\":\" 10\",\"b\":\"10\",\"s\":\"1.5\"}",
 	            "/n: expected integer, got string; /b: expected boolean, got string; "
