@@ -144,8 +144,17 @@ static void test_edit_refuses_old_text_and_edits_together(void **state)
 	rc = ws_call(w, "edit_file", "{\"path\": \"f.txt\", \"old_text\": \"\"}");
 	assert_error(w, rc, "invalid_arguments");
 	assert_render_has(w,
-	                  "old_text (non-empty) and new_text are required strings (or edits, "
-	                  "a list of");
+	                  "old_text must be a non-empty string. old_text (non-empty) and "
+	                  "new_text are required strings (or edits, a list of");
+	/* The one that is missing is named first. */
+	rc = ws_call(w, "edit_file", "{\"path\": \"f.txt\", \"old_text\": \"a\"}");
+	assert_error(w, rc, "invalid_arguments");
+	assert_render_starts(w, "new_text is missing (\"\" deletes old_text). ");
+	rc = ws_call(w, "edit_file", "{\"path\": \"f.txt\", \"new_text\": \"a\"}");
+	assert_render_starts(w, "old_text is missing. ");
+	rc = ws_call(w, "edit_file", "{\"path\": \"f.txt\", \"edits\": [{\"old_text\": \"a\"}]}");
+	assert_error(w, rc, "invalid_arguments");
+	assert_render_has(w, "edit 1 of 1: new_text is missing");
 }
 
 /* Copied with the indentation wrong: the lines that hold the text are

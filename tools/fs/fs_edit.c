@@ -82,12 +82,19 @@ static int edit_from(json_t *o, struct edit *e, const char *where, json_t **err)
 	json_t *all = json_object_get(o, "replace_all");
 	if (!json_is_string(oldv) || !json_string_length(oldv) || !json_is_string(newv) ||
 	    (all && !json_is_boolean(all))) {
-		/* The call's own: edits is the other way to give them. */
+		/* Which one is wrong first, then the rule; the call's own
+		 * has edits as the other way to give them. */
+		const char *what = !oldv ? "old_text is missing. " :
+		        !json_is_string(oldv) || !json_string_length(oldv) ?
+		                           "old_text must be a non-empty string. " :
+		        !newv                 ? "new_text is missing (\"\" deletes old_text). " :
+		        !json_is_string(newv) ? "new_text must be a string. " :
+		                                "replace_all must be true or false. ";
 		*err = fs_error("invalid_arguments",
-		                "%sold_text (non-empty) and new_text are required "
+		                "%s%sold_text (non-empty) and new_text are required "
 		                "strings%s, replace_all a boolean; copy old_text from "
 		                "read_file's output",
-		                where,
+		                where, what,
 		                *where ? "" :
 		                         " (or edits, a list of {\"old_text\": ..., \"new_text\": "
 		                         "...} for several)");
