@@ -343,6 +343,19 @@ static void test_run_command_not_found_is_127(void **state)
 	assert_error(w, rc, "command_not_found");
 	assert_int_equal(out_int(w, "exit_code"), CHILD_EXIT_NOTFOUND);
 	assert_render_has(w, "command not found: no-such-command-tc");
+	/* A program in the cwd, named without "./": its path is the fix. */
+	call(w,
+	     json_pack("{s:[s,s,s]}", "argv", "sh", "-c",
+	               "printf '#!/bin/sh\\necho hi\\n' > built-tc && chmod +x built-tc"));
+	rc = call(w, json_pack("{s:[s]}", "argv", "built-tc"));
+	assert_error(w, rc, "command_not_found");
+	assert_render_has(w,
+	                  "command not found: built-tc (not in PATH). The cwd holds a program "
+	                  "of that name, but a name without \"/\" is looked up in PATH only: "
+	                  "give its path, \"./built-tc\".");
+	rc = call(w, json_pack("{s:[s]}", "argv", "./built-tc"));
+	assert_int_equal(rc, 0);
+	assert_string_equal(out_str(w, "stdout"), "hi\n");
 }
 
 /* A model used to shell tools sends the whole line as argv[0]: the error

@@ -688,6 +688,14 @@ static const char *cannot_execute_hint(int cwd_fd, int e, const char *prog, char
 	return buf;
 }
 
+/* Whether the cwd holds an executable regular file named name. */
+static bool in_cwd(int cwd_fd, const char *name)
+{
+	struct stat st;
+	return fstatat(cwd_fd, name, &st, 0) == 0 && S_ISREG(st.st_mode) &&
+	        faccessat(cwd_fd, name, X_OK, AT_EACCESS) == 0;
+}
+
 /* exec failed: the program is missing or cannot run. Exit 127, as a shell
  * reports it, with a message saying which. */
 static int report_exec_error(char **argv, int cwd_fd, const struct sh_result *r,
@@ -726,6 +734,14 @@ static int report_exec_error(char **argv, int cwd_fd, const struct sh_result *r,
 		        "element, e.g. [\"ls\", \"-la\"] (for pipes or redirects, [\"sh\", \"-c\", "
 		        "\"ls -la | wc -l\"]).",
 		        prog);
+	else if (r->exec_errno == ENOENT && !strchr(prog, '/') && in_cwd(cwd_fd, prog))
+		/* A program built or kept in the cwd, named as a shell user
+		 * would not: PATH has no ".". */
+		rc = fail(out, "command_not_found",
+		          "command not found: %s (not in PATH). The cwd holds a program of "
+		          "that name, but a name without \"/\" is looked up in PATH only: give "
+		          "its path, \"./%s\".",
+		          prog, prog);
 	else if (r->exec_errno == ENOENT && !strchr(prog, '/'))
 		rc = fail(out, "command_not_found",
 		          "command not found: %s (not in PATH). Check the "
