@@ -300,7 +300,34 @@ static void test_read_file_refuses_file_over_cap(void **state)
 	int rc = ws_call(w, "read_file", "{\"path\": \"big.log\"}");
 	assert_error(w, rc, "too_large");
 	assert_render_has(w, "11534336 bytes");
-	assert_render_has(w, "search_text");
+	/* search_text reads no more: the advice is a program, not it */
+	assert_render_has(w,
+	                  "more than the 10485760 bytes the fs tools read (search_text too); "
+	                  "use run_command if you may, e.g. [\"grep\", \"-n\", \"TEXT\", "
+	                  "\"big.log\"] to find lines");
+	assert_int_equal(out_int(w, "size"), 11 << 20);
+	rc = ws_call(w, "search_text", "{\"pattern\": \"x\", \"path\": \"big.log\"}");
+	assert_error(w, rc, "too_large");
+	assert_render_has(w, "use run_command if you may");
+	rc = ws_call(w, "read_many_files", "{\"paths\": [\"big.log\"]}");
+	assert_render_has(w, "more than the 10485760 bytes the fs tools read");
+	assert_null(strstr(w->out.render, "read_file reads files up to 10 MiB"));
+}
+
+/* search_text named one binary file: refused as read_file refuses it, not
+ * "no line matches" in a file it did not read. */
+static void test_search_text_refuses_binary_file_named(void **state)
+{
+	struct ws *w = *state;
+	ws_write_n(w, "blob.bin", "abc\0end\n", 8);
+	int rc = ws_call(w, "search_text", "{\"pattern\": \"end\", \"path\": \"blob.bin\"}");
+	assert_error(w, rc, "binary");
+	assert_render_has(w,
+	                  "\"blob.bin\" is a binary file (8 bytes); search_text searches text "
+	                  "files only");
+	rc = ws_call(w, "search_text", "{\"pattern\": \"end\"}"); /* in a walk: skipped */
+	assert_ok(w, rc);
+	assert_render_has(w, "[skipped: 1 binary file");
 }
 
 static void test_read_file_cuts_long_lines(void **state)
@@ -1191,6 +1218,7 @@ int main(void)
 		T(test_read_file_refuses_offset_past_end),
 		T(test_read_file_refuses_binary_with_size),
 		T(test_read_file_refuses_file_over_cap),
+		T(test_search_text_refuses_binary_file_named),
 		T(test_read_file_cuts_long_lines),
 		T(test_read_file_repairs_invalid_utf8),
 		T(test_read_file_answer_stays_under_result_cap),

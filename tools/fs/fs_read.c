@@ -486,13 +486,17 @@ static json_t *read_one_of_many(const struct tc_tool_ctx *ctx, json_t *pathv, st
 		return err;
 	}
 	size_t file_chars = *chars - head - MANY_FILE_FOOTER;
-	struct text_req rq = { 1,    READ_LIMIT_DEFAULT, MANY_FILE_MAX, budget, &file_chars, false,
-		               false };
+	struct text_req rq = { .offset = 1,
+		               .limit = READ_LIMIT_DEFAULT,
+		               .max_bytes = MANY_FILE_MAX,
+		               .budget = budget,
+		               .chars = &file_chars };
 	if (parsed) {
 		if (!read_text(ctx, p.rel, &rq, &res, &one, &err))
 			*ok = true;
 		else if (err &&
-		         !strcmp(json_string_value(json_object_get(err, "error")), "too_large"))
+		         !strcmp(json_string_value(json_object_get(err, "error")), "too_large") &&
+		         json_integer_value(json_object_get(err, "size")) <= FS_READ_MAX)
 			fs_error_hint(err, "read_file reads files up to 10 MiB, in pages.");
 	} else if (!json_is_string(pathv)) {
 		err = fs_error("invalid_path",

@@ -556,7 +556,21 @@ static int search_path(const struct tc_tool_ctx *ctx, struct search *s, const ch
 	if (S_ISREG(st.st_mode)) {
 		s->root_skip = SIZE_MAX; /* one file: the glob does not apply */
 		search_fd(s, fd, rel);
-		return 0;
+		/* The file named cannot be searched: said as read_file says
+		 * it, not as "no line matches" in a file that was not read. */
+		if (s->skipped_binary)
+			*err = fs_error(
+			        "binary",
+			        "\"%s\" is a binary file (%lld bytes); search_text searches "
+			        "text files only. Use file_info for its size and times",
+			        rel, (long long)st.st_size);
+		else if (s->skipped_large)
+			*err = fs_error("too_large",
+			                "\"%s\" is %lld bytes, more than the %u bytes the fs tools "
+			                "read; use run_command if you may, e.g. [\"grep\", \"-n\", "
+			                "\"TEXT\", \"%s\"]",
+			                rel, (long long)st.st_size, (unsigned)FS_READ_MAX, rel);
+		return s->skipped_binary || s->skipped_large ? -1 : 0;
 	}
 	/* A fifo or device named by the model was skipped in silence, and the
 	 * answer read "no line matches ... (0 files searched)". */

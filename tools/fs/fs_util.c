@@ -133,10 +133,23 @@ int fs_read_all(int fd, const char *rel, size_t max, char **data, size_t *len, j
 		return -1;
 	}
 	if ((uint64_t)st.st_size > max) {
-		*err = fs_error("too_large",
-		                "%s is %lld bytes, more than the %zu bytes this tool reads; "
-		                "use search_text to find the lines you need",
-		                rel, (long long)st.st_size, max);
+		/* Within what search_text reads, it finds the lines; past it
+		 * (any fs tool's cap), only a program can. */
+		if ((uint64_t)st.st_size <= FS_READ_MAX)
+			*err = fs_error("too_large",
+			                "\"%s\" is %lld bytes, more than the %zu bytes this tool "
+			                "reads; use search_text to find the lines you need",
+			                rel, (long long)st.st_size, max);
+		else
+			*err = fs_error(
+			        "too_large",
+			        "\"%s\" is %lld bytes, more than the %zu bytes the fs tools "
+			        "read (search_text too); use run_command if you may, e.g. "
+			        "[\"grep\", \"-n\", \"TEXT\", \"%s\"] to find lines or "
+			        "[\"sed\", \"-n\", \"1,200p\", \"%s\"] to print some",
+			        rel, (long long)st.st_size, (size_t)FS_READ_MAX, rel, rel);
+		if (*err)
+			json_object_set_new(*err, "size", json_integer((json_int_t)st.st_size));
 		return -1;
 	}
 	/* One byte more than the size said: a file that grew meanwhile is cut
