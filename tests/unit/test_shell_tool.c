@@ -158,6 +158,41 @@ static void test_run_command_notes_shell_syntax(void **state)
 	}
 }
 
+/* Given no stdin, a command that ends at a question is told to answer it
+ * in stdin or not to ask; one that times out at a question or wanting a
+ * terminal, that none comes. A plain timeout, output that is no question,
+ * or a command given stdin gets no note. */
+static void test_run_command_notes_waiting_for_input(void **state)
+{
+	struct ws *w = *state;
+	static const char ask[] = "printf 'Proceed? [y/N] '; read a; [ \"$a\" = y ]";
+	int rc = call(w, json_pack("{s:[s,s,s]}", "argv", "sh", "-c", ask));
+	assert_int_equal(rc, 1);
+	assert_render_has(w,
+	                  "note: the output ends with \"Proceed? [y/N] \", which looks like a "
+	                  "question, and the command's stdin was empty (it read end of input "
+	                  "at once). Give the answer as stdin (e.g. \"y\\n\"), or use an "
+	                  "option that does not ask (such as -y or --yes).\n");
+	rc = call(w, json_pack("{s:[s,s,s],s:s}", "argv", "sh", "-c", ask, "stdin", "y\n"));
+	assert_int_equal(rc, 0);
+	assert_null(strstr(w->out.render, "note:"));
+	call(w,
+	     json_pack("{s:[s,s,s],s:i}", "argv", "sh", "-c", "printf 'Password: '; sleep 5",
+	               "timeout_ms", 300));
+	assert_render_has(w, "note: it may have been waiting for a terminal or for input");
+	call(w,
+	     json_pack("{s:[s,s,s],s:i}", "argv", "sh", "-c",
+	               "echo 'Vim: Warning: Input is not from a terminal' >&2; sleep 5",
+	               "timeout_ms", 300));
+	assert_render_has(w, "note: it may have been waiting for a terminal or for input");
+	static const char *const quiet[] = { "sleep 5", "printf done; exit 1", "echo 'a: b'" };
+	for (size_t i = 0; i < sizeof quiet / sizeof quiet[0]; i++) {
+		call(w,
+		     json_pack("{s:[s,s,s],s:i}", "argv", "sh", "-c", quiet[i], "timeout_ms", 300));
+		assert_null(strstr(w->out.render, "note:"));
+	}
+}
+
 static void test_run_command_reports_signal(void **state)
 {
 	struct ws *w = *state;
@@ -722,6 +757,7 @@ int main(void)
 		T(test_run_command_reports_exit_code_and_stderr),
 		T(test_run_command_notes_protected_git_paths),
 		T(test_run_command_notes_shell_syntax),
+		T(test_run_command_notes_waiting_for_input),
 		T(test_run_command_reports_signal),
 		T(test_run_command_feeds_stdin),
 		T(test_run_command_large_stdin_does_not_deadlock),

@@ -495,11 +495,69 @@ static bool shell_syntax_note(struct buf *b, char *const *argv, const struct sh_
 	return true;
 }
 
+#define PROMPT_MAX 200 /* bytes of a last line taken for a prompt */
+
+/* Whether a stream ends in the middle of a line that looks like a prompt
+ * waiting for an answer ("Proceed? [y/N] ", "Password: ", ">>> "); the
+ * line in *line, *len. */
+static bool ends_in_prompt(const char *s, size_t n, const char **line, size_t *len)
+{
+	static const char *const ends[] = { "? ", ": ", "] ", ") ", "> ", "?", ":", NULL };
+	if (!n || s[n - 1] == '\n')
+		return false;
+	const char *nl = memrchr(s, '\n', n);
+	*line = nl ? nl + 1 : s;
+	*len = n - (size_t)(*line - s);
+	if (*len > PROMPT_MAX)
+		return false;
+	for (size_t i = 0; ends[i]; i++) {
+		size_t k = strlen(ends[i]);
+		if (*len >= k && !memcmp(*line + *len - k, ends[i], k))
+			return true;
+	}
+	return false;
+}
+
+/* Whether a stream says the program wanted a terminal ("Input is not from
+ * a terminal", "no tty present"). */
+static bool wants_terminal(const char *s, size_t n)
+{
+	return memmem(s, n, "terminal", 8) || memmem(s, n, " tty", 4) || memmem(s, n, "TTY", 3);
+}
+
+/* A command given no stdin reads end of input at once; one that asked a
+ * question and ended, or that timed out at a question or wanting a
+ * terminal, is told how to answer or not ask. */
+static void input_note(struct buf *b, const struct sh_result *r, const char *o, size_t olen,
+                       const char *e, size_t elen)
+{
+	const char *line = NULL;
+	size_t len = 0;
+	bool prompt = ends_in_prompt(o, olen, &line, &len) || ends_in_prompt(e, elen, &line, &len);
+	if (r->timed_out && (prompt || wants_terminal(o, olen) || wants_terminal(e, elen))) {
+		buf_adds(b,
+		         "note: it may have been waiting for a terminal or for input (an "
+		         "editor, a pager, a prompt, a REPL), which never comes here: "
+		         "run_command gives no terminal, and stdin is empty unless given. Use "
+		         "the program's non-interactive options (git commit -m MESSAGE, "
+		         "apt-get -y), give stdin, or change files with edit_file.\n");
+		return;
+	}
+	if (!prompt || r->timed_out)
+		return;
+	buf_adds(b, "note: the output ends with \"");
+	shown_add(to_buf, b, line, len);
+	buf_adds(b,
+	         "\", which looks like a question, and the command's stdin was empty (it "
+	         "read end of input at once). Give the answer as stdin (e.g. \"y\\n\"), or "
+	         "use an option that does not ask (such as -y or --yes).\n");
+}
+
 /* What the render says besides the streams. */
 struct render_opts {
 	const char *cwd;
 	uint32_t timeout_ms, limit;
-	bool capped, merged;
+	bool capped, merged, stdin_given;
 	json_t *env_set, *env_ignored; /* names, or NULL */
 };
 
@@ -542,6 +600,8 @@ static char *render(char *const *argv, const struct sh_result *r, const char *o,
 	if (failed_on_git_path(r, o, olen, e, elen)) /* merged: e is empty */
 		buf_adds(&notes, git_note);
 	shell_syntax_note(&notes, argv, r, o, olen, e, elen);
+	if (!ro->stdin_given)
+		input_note(&notes, r, o, olen, e, elen);
 	size_t oc = utf8_count_raw(o, olen), ec = utf8_count_raw(e, elen);
 	/* What is not output: the lines so far, then two headers, two
 	 * "[... N bytes left out ...]" lines and two newlines (250 covers them
@@ -812,7 +872,9 @@ static int prepare(const struct tc_tool_ctx *ctx, json_t *args, struct prepared 
 		fail(out, "bad_stream", "stream must be \"separate\" or \"merged\".");
 		return 1;
 	}
-	pr->ro = (struct render_opts){ .cwd = cwd, .merged = stream && !strcmp(stream, "merged") };
+	pr->ro = (struct render_opts){ .cwd = cwd,
+		                       .merged = stream && !strcmp(stream, "merged"),
+		                       .stdin_given = jin != NULL };
 	if (build_env(json_object_get(args, "env"), &pr->envp, &pr->own_from, &pr->ro.env_set,
 	              &pr->ro.env_ignored, out))
 		return 1;
