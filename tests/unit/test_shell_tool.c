@@ -112,6 +112,18 @@ static void test_run_command_notes_protected_git_paths(void **state)
 		               "merged"));
 		assert_render_has(w, "Trying again will not help");
 	}
+	/* git asking for an identity: its own advice does not last here */
+	call(w,
+	     json_pack("{s:[s,s,s]}", "argv", "sh", "-c",
+	               "echo '*** Please tell me who you are.' >&2; exit 128"));
+	assert_render_has(w,
+	                  "note: git has no identity here, and its advice will not last: "
+	                  "HOME is an empty directory made for each call");
+	assert_render_has(w,
+	                  "[\"git\", \"-c\", \"user.name=NAME\", \"-c\", "
+	                  "\"user.email=ADDR\", \"commit\", ...]");
+	call(w, json_pack("{s:[s,s,s]}", "argv", "sh", "-c", "echo 'Please tell me who you are'"));
+	assert_null(strstr(w->out.render, "no identity"));
 	static const char *const quiet[] = {
 		"echo 'cannot write /mnt/x: Device or resource busy' >&2; exit 1",
 		"echo 'could not write config file .git/config: Device or resource busy' >&2",

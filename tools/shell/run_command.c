@@ -553,6 +553,22 @@ static void input_note(struct buf *b, const struct sh_result *r, const char *o, 
 	         "use an option that does not ask (such as -y or --yes).\n");
 }
 
+/* git asks for an identity ("Please tell me who you are", then "Run git
+ * config --global ..."): that advice cannot work here, and a model that
+ * follows it asks again at the next call. */
+static const char git_identity_note[] =
+        "note: git has no identity here, and its advice will not last: HOME is an empty "
+        "directory made for each call, so git config --global is gone at the next one, "
+        "and .git/config is read-only to tools. Give the identity per command, "
+        "[\"git\", \"-c\", \"user.name=NAME\", \"-c\", \"user.email=ADDR\", \"commit\", "
+        "...], or in env (GIT_AUTHOR_NAME, GIT_AUTHOR_EMAIL, GIT_COMMITTER_NAME, "
+        "GIT_COMMITTER_EMAIL); or ask the user to set it outside the sandbox.\n";
+
+static bool asks_git_identity(const char *s, size_t n)
+{
+	return memmem(s, n, "Please tell me who you are", 26) != NULL;
+}
+
 /* What the render says besides the streams. */
 struct render_opts {
 	const char *cwd;
@@ -599,6 +615,8 @@ static char *render(char *const *argv, const struct sh_result *r, const char *o,
 	struct buf notes = BUF_INIT;
 	if (failed_on_git_path(r, o, olen, e, elen)) /* merged: e is empty */
 		buf_adds(&notes, git_note);
+	if (r->exit_code && (asks_git_identity(e, elen) || asks_git_identity(o, olen)))
+		buf_adds(&notes, git_identity_note);
 	shell_syntax_note(&notes, argv, r, o, olen, e, elen);
 	if (!ro->stdin_given)
 		input_note(&notes, r, o, olen, e, elen);
