@@ -155,11 +155,19 @@ static void test_run_command_notes_shell_syntax(void **state)
 	assert_render_has(w, "[\"sh\", \"-c\", \"cat src/a.c | grep 'a b'\"]");
 	call(w, json_pack("{s:[s,s]}", "argv", "cat", "$HOME/notes"));
 	assert_render_has(w, "(a variable)");
+	/* a pipe word before a program: meant for a shell, even where the
+	 * command fails on something else or succeeds */
+	call(w, json_pack("{s:[s,s,s,s,s]}", "argv", "cat", "src/a.c", "|", "wc", "-l"));
+	assert_render_has(w, "[\"sh\", \"-c\", \"cat src/a.c | wc -l\"]");
+	int rc = call(w, json_pack("{s:[s,s,s,s]}", "argv", "echo", "a", "&&", "ls"));
+	assert_int_equal(rc, 0);
+	assert_render_has(w, "note: argv[2], \"&&\", is shell syntax (a pipe or command list)");
 	static const char *const quiet[][5] = {
 		{ "grep", "-r", "a*b", "nothere", NULL },      /* fails, names another word */
 		{ "find", ".", "-name", "*.c", NULL },         /* succeeds */
 		{ "sh", "-c", "ls '*.z' 2>&1; exit 1", NULL }, /* a shell */
 		{ "false", "*.c", NULL },                      /* fails, names nothing */
+		{ "grep", "-c", "|", "no-such-file", NULL },   /* "|" searched for */
 	};
 	for (size_t i = 0; i < sizeof quiet / sizeof quiet[0]; i++) {
 		json_t *argv = json_array();

@@ -405,6 +405,15 @@ static const char cut_note[] =
         "e.g. [\"sh\", \"-c\", \"COMMAND > out.log 2>&1\"], then page through out.log "
         "with read_file or search it with search_text.\n";
 
+/* The PATH execvp looks a bare name up in: the child's. */
+static const char *search_path(void)
+{
+	const char *path = getenv("PATH");
+	return path && *path ? path : "/usr/local/bin:/usr/bin:/bin";
+}
+
+static const char list_kind[] = "a pipe or command list";
+
 /* What kind of shell syntax a word is, for a program that got it as it
  * is (no shell reads argv); NULL for a plain word. */
 static const char *shell_syntax(const char *w)
@@ -412,7 +421,7 @@ static const char *shell_syntax(const char *w)
 	static const char *const ops[] = { "|", "||", "&&", ";", "&", "<", "|&", NULL };
 	for (size_t i = 0; ops[i]; i++)
 		if (!strcmp(w, ops[i]))
-			return "a pipe or command list";
+			return list_kind;
 	if (*w == '>' || !strncmp(w, "2>", 2) || !strncmp(w, "&>", 2))
 		return "a redirect";
 	for (const char *p = strchr(w, '$'); p; p = strchr(p + 1, '$'))
@@ -447,15 +456,25 @@ static bool is_shell(const char *prog)
 	return false;
 }
 
-/* A failed command one of whose arguments is shell syntax (a glob, a pipe,
- * a redirect, $VAR) that its output names as it was given ("ls: cannot
- * access '*.c'"): a model wrote a shell line into argv. The note in *b
- * says so and gives the same line for sh -c, when every word can be
- * written there plainly. Whether it added one. */
+/* Whether a bare name is a program of PATH, as execvp would find it. */
+static bool in_path(const char *name)
+{
+	char full[4096];
+	return !strchr(name, '/') && io_path_find(search_path(), name, full, sizeof full) == 0;
+}
+
+/* A command one of whose arguments is shell syntax: a model wrote a shell
+ * line into argv. Either the command failed and its output names that
+ * argument as it was given ("ls: cannot access '*.c'"), or the argument
+ * is a pipe or list word ("|", "&&") followed by a program of PATH, which
+ * no program means as an argument ("cat f | wc -l" may even succeed).
+ * The note in *b says so and gives the same line for sh -c, when every
+ * word can be written there plainly. Whether it added one. */
 static bool shell_syntax_note(struct buf *b, char *const *argv, const struct sh_result *r,
                               const char *o, size_t olen, const char *e, size_t elen)
 {
-	if (r->timed_out || r->signal || !r->exit_code || is_shell(argv[0]))
+	bool failed = !r->timed_out && !r->signal && r->exit_code;
+	if (is_shell(argv[0]))
 		return false;
 	size_t at = 0, line = 0;
 	const char *kind = NULL;
@@ -464,11 +483,13 @@ static bool shell_syntax_note(struct buf *b, char *const *argv, const struct sh_
 			return false; /* not written plainly in the note */
 		size_t n = strlen(argv[i]);
 		line += n + 3;
-		if (!kind && i && (kind = shell_syntax(argv[i])) && !memmem(o, olen, argv[i], n) &&
-		    !memmem(e, elen, argv[i], n))
-			kind = NULL;
-		if (kind && !at)
+		const char *k = i && !kind ? shell_syntax(argv[i]) : NULL;
+		if (k &&
+		    ((failed && (memmem(o, olen, argv[i], n) || memmem(e, elen, argv[i], n))) ||
+		     (k == list_kind && argv[i + 1] && in_path(argv[i + 1])))) {
+			kind = k;
 			at = i;
+		}
 	}
 	if (!kind || line > 400)
 		return false;
@@ -720,13 +741,6 @@ static int report(const struct tc_tool_ctx *ctx, char **argv, const struct sh_re
 		return fail(out, "no_memory", "run_command ran out of memory.");
 	}
 	return r->exit_code == 0 && !r->signal && !r->timed_out ? 0 : 1;
-}
-
-/* The PATH execvp looks a bare name up in: the child's. */
-static const char *search_path(void)
-{
-	const char *path = getenv("PATH");
-	return path && *path ? path : "/usr/local/bin:/usr/bin:/bin";
 }
 
 /* execve's ENOENT for prog: whether the file is there (1, its #! line's
