@@ -577,6 +577,27 @@ static void test_missing_file_lists_nearby_closest_first(void **state)
 	assert_render_has(w, "Closest names in src: main.c, man.c");
 }
 
+/* "\\" between names, as on Windows: told that paths use "/", with the
+ * path that exists; one whose "/" form does not exist gets the closest
+ * names as any missing path. */
+static void test_missing_backslash_path_gives_slash_path(void **state)
+{
+	struct ws *w = *state;
+	ws_mkdir(w, "src");
+	ws_write(w, "src/main.c", "");
+	int rc = ws_call(w, "read_file", "{\"path\": \"src\\\\main.c\"}");
+	assert_error(w, rc, "not_found");
+	assert_render_has(w,
+	                  "\"src\\main.c\" has \"\\\" between names, which here is a "
+	                  "character of a name: paths use \"/\". Give \"src/main.c\".");
+	rc = ws_call(w, "list_dir", "{\"path\": \"src\\\\\"}");
+	assert_render_has(w, "Give \"src/\".");
+	rc = ws_call(w, "read_file", "{\"path\": \"src\\\\nope.c\"}");
+	assert_error(w, rc, "not_found");
+	assert_null(strstr(w->out.render, "paths use"));
+	assert_render_has(w, "Closest names in the workspace root: src/");
+}
+
 /* A name in the other case is nearest of all: MAIN.C before mains.c. */
 static void test_missing_file_nearby_ignores_case(void **state)
 {
@@ -1236,6 +1257,7 @@ int main(void)
 		T(test_path_refuses_symlink_inside),
 		T(test_path_refuses_empty_and_nul),
 		T(test_missing_file_lists_nearby_closest_first),
+		T(test_missing_backslash_path_gives_slash_path),
 		T(test_missing_file_nearby_ignores_case),
 		T(test_missing_dir_component_lists_root),
 		T(test_missing_nearby_capped_at_ten),

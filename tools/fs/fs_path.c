@@ -601,6 +601,31 @@ static bool add_line_suffix_note(struct buf *b, int dirfd, const char *rel, cons
 	return true;
 }
 
+/* A path written with "\\" between names (as on Windows, "src\\main.c"),
+ * where "\\" is a character of a name: when the same path with "/"
+ * exists, says so and gives it. */
+static bool add_backslash_note(struct buf *b, const struct tc_tool_ctx *ctx, const char *rel)
+{
+	if (!strchr(rel, '\\'))
+		return false;
+	char *fixed = strdup(rel);
+	if (!fixed)
+		return false;
+	for (char *p = fixed; *p; p++)
+		if (*p == '\\')
+			*p = '/';
+	int fd = fs_open_beneath(ctx, fixed, O_PATH, 0);
+	if (fd >= 0) {
+		close(fd);
+		fs_buf_printf(b,
+		              "\"%s\" has \"\\\" between names, which here is a character of a "
+		              "name: paths use \"/\". Give \"%s\".",
+		              rel, fixed);
+	}
+	free(fixed);
+	return fd >= 0;
+}
+
 json_t *fs_not_found(const struct tc_tool_ctx *ctx, const char *rel, const char *what)
 {
 	char parent[PATH_LEN_MAX + 1], missing[NAME_MAX + 1];
@@ -620,6 +645,8 @@ json_t *fs_not_found(const struct tc_tool_ctx *ctx, const char *rel, const char 
 		placed = add_line_suffix_note(&b, dirfd, rel, missing);
 		close(dirfd);
 	}
+	if (!placed)
+		placed = add_backslash_note(&b, ctx, rel);
 	if (placed) {
 		/* said above */
 	} else if (!strcmp(parent, ".") && fs_tilde_path(rel)) {
