@@ -245,11 +245,46 @@ def case_latin1_file(s, ws):
           f"an old_text with U+FFFD is not explained: {text!r}")
 
 
-def case_long_output(s, ws):
-    """run_command with a long output, under a configuration that lets it
-    run: the structured result holds what the text shows of each stream,
-    not many times more (a client may give the model either), and says
-    what was left out."""
+def case_backslash_path(s, ws):
+    """A path written with "\\" between names, as on Windows: told that
+    paths use "/", and the path that exists."""
+    err, text, _ = s.call("read_file", {"path": "src\\main.c"})
+    check(err and 'paths use "/". Give "src/main.c".' in text,
+          f"a backslash path is not told to use /: {text!r}")
+
+
+def case_code_as_regex(s, ws):
+    """Code searched as written ("main(void)") is a valid regex that matches
+    something else: told which characters a regex reads otherwise, and
+    literal; with literal it is found."""
+    err, text, sc = s.call("search_text", {"pattern": "main(void)"})
+    check(not err and "in which ( ) do not match themselves" in text and
+          "call again with literal true" in text and "literal true" in sc.get("hint", ""),
+          f"no word of literal: {text!r}")
+    err, text, _ = s.call("search_text", {"pattern": "main(void)", "literal": True})
+    check(not err and "src/main.c:1: int main(void)" in text, f"literal: {text!r}")
+
+
+def case_directory_by_name(s, ws):
+    """find_files for a directory's name with the default type (files):
+    told that a directory matches, and which type finds it."""
+    err, text, sc = s.call("find_files", {"pattern": "src"})
+    check(not err and '[but 1 directory matches, e.g. "src": call find_files again with type '
+          '"dir" or "any"]' in text and sc.get("other_type_matched") == 1,
+          f"the directory is not named: {text!r}")
+
+
+def case_argv_as_text(s, ws):
+    """A command line given as one string where argv is an array: told to
+    give an array, with the words as the example."""
+    err, text, _ = s.call("run_command", {"argv": "make -j2 test"})
+    check(err and '/argv: expected array, got string: give a JSON array, one element per '
+          'item, e.g. ["make", "-j2", "test"]' in text, f"not told to split it: {text!r}")
+
+
+def allowing_commands(s, ws, calls):
+    """The answers to calls [(name, args)] from a second server whose
+    configuration lets destructive tools run."""
     cfg_dir = tempfile.mkdtemp(prefix="tc-trips-cfg-")
     try:
         cfg = os.path.join(cfg_dir, "toolcage.json")
@@ -257,12 +292,41 @@ def case_long_output(s, ws):
             json.dump({"policy": {"levels": {"destructive": "allow"}}}, f)
         s2 = Server(s.tc, ws, "--config", cfg)
         try:
-            err, text, sc = s2.call("run_command", {"argv": ["sh", "-c",
-                                                             "seq 1 100000; seq 1 50000 >&2"]})
+            return [s2.call(name, args) for name, args in calls]
         finally:
             check(s2.close() == 0, "the second server did not exit 0")
     finally:
         shutil.rmtree(cfg_dir, ignore_errors=True)
+
+
+def case_shell_line_in_argv(s, ws):
+    """A shell line in argv (a glob, a pipe), a program of the cwd named
+    without ./, and a question on an empty stdin: each told what happened
+    and what to give instead."""
+    (e1, t1, _), (e2, t2, _), (e3, t3, _), (e4, t4, _) = allowing_commands(s, ws, [
+        ("run_command", {"argv": ["ls", "*.c"], "cwd": "src"}),
+        ("run_command", {"argv": ["cat", "src/main.c", "|", "wc", "-l"]}),
+        ("run_command", {"argv": ["sh", "-c", "cp /bin/true ./mytool-tc && mytool-tc"]}),
+        ("run_command", {"argv": ["sh", "-c", "printf 'Overwrite? [y/N] '; read a; "
+                                               "[ \"$a\" = y ]"]})])
+    check(e1 and 'note: argv[1], "*.c", is shell syntax (a glob)' in t1 and
+          '["sh", "-c", "ls *.c"]' in t1, f"the glob is not explained: {t1!r}")
+    check(e2 and "(a pipe or command list)" in t2 and
+          '["sh", "-c", "cat src/main.c | wc -l"]' in t2, f"the pipe is not explained: {t2!r}")
+    check(e3, f"mytool-tc ran: {t3!r}")
+    (e5, t5, _), = allowing_commands(s, ws, [("run_command", {"argv": ["mytool-tc"]})])
+    check(e5 and 'give its path, "./mytool-tc"' in t5, f"./ is not suggested: {t5!r}")
+    check(e4 and 'note: the output ends with "Overwrite? [y/N] "' in t4 and
+          "Give the answer as stdin" in t4, f"the question is not explained: {t4!r}")
+
+
+def case_long_output(s, ws):
+    """run_command with a long output, under a configuration that lets it
+    run: the structured result holds what the text shows of each stream,
+    not many times more (a client may give the model either), and says
+    what was left out."""
+    (err, text, sc), = allowing_commands(s, ws, [
+        ("run_command", {"argv": ["sh", "-c", "seq 1 100000; seq 1 50000 >&2"]})])
     check(not err, f"run_command failed: {text[:300]!r}")
     shown = len(sc["stdout"]) + len(sc["stderr"])
     check(shown <= len(text), f"structuredContent holds {shown} characters of output, "
@@ -271,6 +335,8 @@ def case_long_output(s, ws):
           sc["stderr_bytes"] == 288894 and "bytes left out ...]" in sc["stdout"] and
           sc["stdout"].endswith("100000\n") and sc["stdout"] in text,
           f"the truncation is not stated: {json.dumps(sc)[:400]}")
+    check("note: the output was cut to its start and end" in text and
+          "COMMAND > out.log 2>&1" in text, f"not told how to see it all: {text[-600:]!r}")
 
 
 def network_config(tc, cfg_dir, port):
