@@ -213,6 +213,44 @@ static void test_run_command_notes_waiting_for_input(void **state)
 	}
 }
 
+/* A command that failed to connect: the note says the sandbox has no
+ * network and what to use instead; curl -s, which prints nothing, by its
+ * exit status. A success, or another failure, gets none. */
+static void test_run_command_notes_no_network(void **state)
+{
+	struct ws *w = *state;
+	static const char *const fails[] = {
+		"echo 'curl: (6) Could not resolve host: example.com' >&2; exit 6",
+		"echo 'fatal: unable to access: Temporary failure in name resolution' >&2; exit 128",
+		"echo 'npm error getaddrinfo EAI_AGAIN registry.npmjs.org'; exit 1",
+	};
+	for (size_t i = 0; i < sizeof fails / sizeof fails[0]; i++) {
+		call(w, json_pack("{s:[s,s,s]}", "argv", "sh", "-c", fails[i]));
+		assert_render_has(w,
+		                  "note: this looks like a failed connection: run_command's "
+		                  "sandbox has no network (unless its profile gives one)");
+		assert_render_has(w, "Read a URL with http_fetch where it is listed");
+	}
+	/* curl -s: nothing said, exit 7 (no connection); where curl is */
+	call(w, json_pack("{s:[s,s,s]}", "argv", "sh", "-c", "exit 7"));
+	assert_null(strstr(w->out.render, "failed connection"));
+	if (access("/usr/bin/curl", X_OK) == 0) {
+		call(w,
+		     json_pack("{s:[s,s,s,s,s]}", "argv", "curl", "-s", "--max-time", "2",
+		               "http://127.0.0.1:1/"));
+		assert_int_equal(out_int(w, "exit_code"), 7);
+		assert_render_has(w, "note: this looks like a failed connection");
+	}
+	static const char *const quiet[] = {
+		"echo 'Could not resolve host: is only text here'",
+		"echo 'error: no such file' >&2; exit 6",
+	};
+	for (size_t i = 0; i < sizeof quiet / sizeof quiet[0]; i++) {
+		call(w, json_pack("{s:[s,s,s]}", "argv", "sh", "-c", quiet[i]));
+		assert_null(strstr(w->out.render, "failed connection"));
+	}
+}
+
 static void test_run_command_reports_signal(void **state)
 {
 	struct ws *w = *state;
@@ -778,6 +816,7 @@ int main(void)
 		T(test_run_command_notes_protected_git_paths),
 		T(test_run_command_notes_shell_syntax),
 		T(test_run_command_notes_waiting_for_input),
+		T(test_run_command_notes_no_network),
 		T(test_run_command_reports_signal),
 		T(test_run_command_feeds_stdin),
 		T(test_run_command_large_stdin_does_not_deadlock),

@@ -590,6 +590,48 @@ static bool asks_git_identity(const char *s, size_t n)
 	return memmem(s, n, "Please tell me who you are", 26) != NULL;
 }
 
+/* Words of a failed connection as resolvers, curl, git, pip and npm print
+ * them. */
+static bool says_no_network(const char *s, size_t n)
+{
+	static const char *const words[] = {
+		"Could not resolve host",
+		"Temporary failure in name resolution",
+		"Name or service not known",
+		"Network is unreachable",
+		"Failed to establish a new connection",
+		"getaddrinfo EAI_AGAIN",
+		"Could not resolve hostname",
+		"No address associated with hostname",
+		NULL,
+	};
+	for (size_t i = 0; words[i]; i++)
+		if (memmem(s, n, words[i], strlen(words[i])))
+			return true;
+	return false;
+}
+
+/* A command that failed for want of a network: the sandbox has none (the
+ * profile run_command uses gives it none), which no retry changes. curl
+ * -s prints nothing: its exit status says it (6, no host; 7, no
+ * connection). */
+static bool failed_on_network(char *const *argv, const struct sh_result *r, const char *o,
+                              size_t olen, const char *e, size_t elen)
+{
+	if (r->timed_out || r->signal || !r->exit_code)
+		return false;
+	const char *base = strrchr(argv[0], '/');
+	base = base ? base + 1 : argv[0];
+	return says_no_network(e, elen) || says_no_network(o, olen) ||
+	        (!strcmp(base, "curl") && (r->exit_code == 6 || r->exit_code == 7));
+}
+
+static const char network_note[] =
+        "note: this looks like a failed connection: run_command's sandbox has no network "
+        "(unless its profile gives one), so downloads, installs and clones fail here, "
+        "and trying again will not help. Read a URL with http_fetch where it is listed, "
+        "use what the workspace holds, or ask the user to fetch or install it.\n";
+
 /* What the render says besides the streams. */
 struct render_opts {
 	const char *cwd;
@@ -638,6 +680,8 @@ static char *render(char *const *argv, const struct sh_result *r, const char *o,
 		buf_adds(&notes, git_note);
 	if (r->exit_code && (asks_git_identity(e, elen) || asks_git_identity(o, olen)))
 		buf_adds(&notes, git_identity_note);
+	if (failed_on_network(argv, r, o, olen, e, elen))
+		buf_adds(&notes, network_note);
 	shell_syntax_note(&notes, argv, r, o, olen, e, elen);
 	if (!ro->stdin_given)
 		input_note(&notes, r, o, olen, e, elen);
