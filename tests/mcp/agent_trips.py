@@ -320,6 +320,16 @@ def case_shell_line_in_argv(s, ws):
           "Give the answer as stdin" in t4, f"the question is not explained: {t4!r}")
 
 
+def case_no_network(s, ws):
+    """A download in run_command, whose sandbox has no network: told so, that
+    a retry will not help, and what to use instead."""
+    (err, text, _), = allowing_commands(s, ws, [
+        ("run_command", {"argv": ["sh", "-c", "echo 'curl: (6) Could not resolve host: "
+                                              "example.com' >&2; exit 6"]})])
+    check(err and "run_command's sandbox has no network" in text and "http_fetch" in text,
+          f"the missing network is not said: {text!r}")
+
+
 def case_long_output(s, ws):
     """run_command with a long output, under a configuration that lets it
     run: the structured result holds what the text shows of each stream,
