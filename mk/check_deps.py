@@ -50,8 +50,9 @@ SANDBOX_TIERS = [
     ["watch"],                            # a child watched to its end
     ["zygote", "worker"],                 # the clean worker
     ["clone", "child"],                   # the child's process and its steps
-    ["capture", "cgroup", "confine", "explain", "home", "ladder", "landlock", "mask",
-     "mounttree", "netns", "protect", "protwalk", "restore", "seccomp", "sigwall"],   # the walls and their parts
+    ["capture", "cgroup", "confine", "explain", "hidden", "home", "ladder", "landlock",
+     "mask", "mounttree", "netns", "protect", "protwalk", "restore", "seccomp", "sigwall",
+     "view"],                             # the walls and their parts
     ["common"],                           # errors, the lifeline, fd passing
 ]
 TIER = {f"sandbox/{n}": i for i, names in enumerate(SANDBOX_TIERS) for n in names}

@@ -39,7 +39,7 @@
  *                                 protected paths in them read-only
  *                                 (protect.c), tmpfs /tmp, the overlays of
  *                                 the dirs that hold hidden paths when the
- *                                 child makes its own (landlock.c), then
+ *                                 child makes its own (view.c), then
  *                                 hidden paths covered (mask.c): a mask
  *                                 over a link into one goes on the overlay,
  *                                 fresh /proc for the pid namespace
@@ -498,7 +498,7 @@ static void mask_step(int (*step)(const struct sbx_jail *), const struct sbx_jai
  * masks over hidden paths are bound from it while it is read-only, so they
  * are read-only mounts too, over the writable paths as well (mask.c).
  * A child that makes its own view makes the overlays of the dirs that hold
- * hidden paths (landlock.c) before the masks: a mask over a hidden link
+ * hidden paths (view.c) before the masks: a mask over a hidden link
  * elsewhere that leads into one goes on what the overlay shows, not
  * beneath it, where it would not be seen. */
 static void set_up_view(const struct sbx_jail *j)
@@ -1146,7 +1146,7 @@ int child_enter_view(struct sbx_jail *j, struct child_report *failed)
 	set_up_view(j);
 	/* The dirs that hold hidden paths, an overlay of stand-ins (or a
 	 * replica) made once for all the children instead of granted to each
-	 * entry by entry (landlock.c). */
+	 * entry by entry (view.c). */
 	int rrc = j->mount_tree ? 0 : landlock_replicate(j);
 	if (rrc < 0)
 		fail(STEP_MOUNT_MASK, -rrc);

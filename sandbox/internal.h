@@ -187,7 +187,7 @@ struct sbx_jail {
 	 * (ll_view: planned here, made by the child, or once by the worker)
 	 * granted whole; where none can be, they are granted entry by entry,
 	 * without the hidden ones. Those rules come last, from ll_expand_from
-	 * on; both are made again when the masks are (landlock.c). */
+	 * on; both are made again when the masks are (landlock.c, view.c). */
 	char **ll_roots; /* those directories, NULL-terminated */
 	uint64_t *ll_root_access;
 	int n_ll_roots, ll_expand_from;
@@ -769,10 +769,6 @@ int landlock_refresh(struct sbx_jail *jail, struct sbx_error *err);
  * none, and the dirs are granted entry by entry. 0, or -errno when the
  * rules could not be made. */
 int landlock_replicate(struct sbx_jail *jail);
-/* In a child that makes its own view, after its mounts: the overlays of
- * jail->ll_view. 0 or -errno (the kernel refused one: its parent starts
- * it again after landlock_expand). System calls only. */
-int landlock_view_apply(const struct sbx_jail *jail);
 /* The planned overlays dropped, and the rules made entry by entry
  * instead (if not made yet). 0 or -errno. */
 int landlock_expand(struct sbx_jail *jail, struct sbx_error *err);
@@ -781,8 +777,44 @@ void landlock_release(struct sbx_jail *jail);
  * Returns its fd or -errno. Async-signal-safe. */
 int landlock_child_ruleset(const struct sbx_jail *jail, int call_tmp_fd);
 
+/* What landlock.c builds the rules with, and view.c plans the views with:
+ * the jail, the rights its kernel handles, its hidden globs. */
+struct ll_ctx {
+	struct sbx_jail *j;
+	uint64_t handled;
+	const char *const *hidden;
+	struct sbx_error *err;
+	/* Masks cover the hidden paths too: a dir granted entry by entry may
+	 * be listed (a hidden dir inherits the listing, and its mask lists
+	 * empty); and defer: dirs to grant so are kept for the end (roots). */
+	bool masked, defer;
+};
+
+/* hidden.c: what makes a hidden path a pattern rather than one path
+ * (fnmatch(3)); where path lies from c's hidden globs: 1, hidden itself
+ * (or beneath a hidden path), 2, it holds hidden paths, or 0; the path
+ * the kernel names for fd (/proc/self/fd/N) into real (PATH_MAX bytes),
+ * false where /proc cannot say, or names no path (an unlinked file). */
+extern const char hidden_glob_meta[];
+int hidden_relation(const struct ll_ctx *c, const char *path);
+bool fd_path(int fd, char *real);
+
+/* view.c: the views of the dirs that hold hidden paths (see there).
+ * view_plan: an overlay planned for each of c->j's ll_roots (new), or
+ * NULL (none is for an overlay, or no memory: the rules are made
+ * instead); view_free(NULL) is a no-op. view_replicate: in a worker's
+ * view, once, each root shown as an overlay, or else a replica, planned
+ * there; 0, or -errno with none of them left made. */
+struct ll_view *view_plan(struct ll_ctx *c);
+void view_free(struct ll_view *v);
+int view_replicate(struct ll_ctx *c);
+/* In a child that makes its own view, after its mounts: the overlays of
+ * jail->ll_view. 0 or -errno (the kernel refused one: its parent starts
+ * it again after landlock_expand). System calls only. */
+int landlock_view_apply(const struct sbx_jail *jail);
+
 /* A view made while the hidden paths it was made from moved (mask.c,
- * landlock.c), negated: made again from a new scan (spawn.c). No errno:
+ * view.c), negated: made again from a new scan (spawn.c). No errno:
  * a call that fails with one, ESTALE included (a stale NFS handle), fails
  * the spawn as what it is, never taken for a move. */
 #define VIEW_MOVED 4095

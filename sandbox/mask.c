@@ -11,7 +11,7 @@
  * /etc/shadow) takes the mounts on the old one off in every namespace. So
  * the dirs that hold them are shown as overlays of stand-ins, or Landlock
  * leaves the hidden paths out too, granting those dirs entry by entry
- * (landlock.c), made again whenever the masks are. No mask is made
+ * (view.c, landlock.c), made again whenever the masks are. No mask is made
  * beneath a child's own overlay, where it would not be seen.
  *
  * The parent expands the globs once per jail and records every directory it
@@ -376,7 +376,7 @@ void mask_release(struct sbx_jail *j)
 }
 
 /* Whether mask i goes on: not where the child shows an overlay of
- * stand-ins over a dir (landlock.c), under which nothing beneath is seen
+ * stand-ins over a dir (view.c), under which nothing beneath is seen
  * (a child whose overlay is refused is started again without one). */
 static bool mask_wanted(const struct sbx_jail *j, int i)
 {
@@ -425,7 +425,7 @@ int mask_cover(const struct sbx_jail *j)
 }
 
 /* Where a view was made (masks, and the rules or a replica of the dirs
- * that hold hidden paths: landlock.c), whether it was made from the state
+ * that hold hidden paths: landlock.c, view.c), whether it was made from the state
  * the globs were matched in. The rules and a replica grant the entries of
  * those dirs under the names they had then, the masks cover the hidden
  * ones by name: a hidden directory the host moved away under a name no

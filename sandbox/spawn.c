@@ -336,7 +336,7 @@ static int fork_here(struct sbx_child *c, const struct sbx_job *job, int p[4][2]
 	char told = clone_told(c, &plan, share_vm(j, job), vp, p[2][0], cj);
 	if (told == 'r') {
 		/* It ended at once: where the kernel refuses the overlays
-		 * (landlock.c), the rules made entry by entry. */
+		 * (view.c), the rules made entry by entry. */
 		if ((rc = landlock_expand(j, err)) < 0)
 			return rc;
 		if (!view_checked(j) || pipe2(vp, O_CLOEXEC) < 0)
