@@ -84,6 +84,7 @@
 
 #include "internal.h"
 #include "io.h"
+#include "pathrel.h"
 
 #ifndef CGROUP2_SUPER_MAGIC
 #define CGROUP2_SUPER_MAGIC 0x63677270
@@ -283,7 +284,6 @@ static void find_mounts(const char *const own[CG_N], const char *own2, struct cg
 			continue;
 		mountinfo_unescape(root);
 		mountinfo_unescape(mp);
-		size_t rl = strcmp(root, "/") ? strlen(root) : 0;
 		bool v2 = !strcmp(type, "cgroup2");
 		if (!v2 && strcmp(type, "cgroup"))
 			continue;
@@ -294,8 +294,9 @@ static void find_mounts(const char *const own[CG_N], const char *own2, struct cg
 			const char *own_c = c < 0 ? own2 : own[c];
 			struct cg_mount *dst = c < 0 ? m2 : &m1[c];
 			/* Our cgroup must lie at or below the mount's root. */
-			if (dst->mnt[0] || !own_c[0] || strncmp(own_c, root, rl) ||
-			    (own_c[rl] && own_c[rl] != '/'))
+			size_t skip;
+			if (dst->mnt[0] || !own_c[0] ||
+			    !path_below(root, own_c, strlen(own_c), &skip))
 				continue;
 			snprintf(dst->mnt, PATH_MAX, "%s", mp);
 			snprintf(dst->root, PATH_MAX, "%s", root);

@@ -21,6 +21,7 @@
 
 #include "internal.h"
 #include "io.h"
+#include "pathrel.h"
 
 extern char **environ;
 
@@ -158,7 +159,8 @@ static void plan_namespaces(const struct sbx_spec *spec, struct sbx_jail *j)
  * a workspace that is /tmp itself, and for write paths there). */
 static bool in_tmp(const char *path)
 {
-	return !strncmp(path, "/tmp/", 5) || !strcmp(path, "/tmp");
+	size_t skip;
+	return path_below("/tmp", path, strlen(path), &skip);
 }
 
 static int plan_tmp_dir(struct sbx_jail *j, struct sbx_error *err)
@@ -894,10 +896,11 @@ static bool homes_fill(struct home_cache *c)
 }
 
 /* Whether the canonical home lies in or is the workspace ws (canonical,
- * wl long); not "/". */
-static bool home_in(const char *home, const char *ws, size_t wl)
+ * never "/": open_workspace refuses it). */
+static bool home_in(const char *home, const char *ws)
 {
-	return strcmp(home, "/") && !strncmp(home, ws, wl) && (home[wl] == '\0' || home[wl] == '/');
+	size_t skip;
+	return path_below(ws, home, strlen(home), &skip);
 }
 
 /* Whether name is in the NULL-terminated list names (NULL: none). */
@@ -973,7 +976,6 @@ static bool filter_lets_spare_wait(const struct sbx_spec *spec)
  * the workspace owner's. *failed: it could not be checked (no memory). */
 static char *home_in_workspace(const char *ws, uid_t owner, bool *failed)
 {
-	size_t wl = strlen(ws);
 	char *found = NULL;
 	/* One cache for the process: an embedding program may make jails
 	 * from several threads. */
@@ -981,7 +983,7 @@ static char *home_in_workspace(const char *ws, uid_t owner, bool *failed)
 	pthread_mutex_lock(&lock);
 	*failed = !homes_fill(&homes_seen);
 	for (int i = 0; !*failed && !found && i < homes_seen.n; i++)
-		if (home_in(homes_seen.homes[i], ws, wl) && !(found = strdup(homes_seen.homes[i])))
+		if (home_in(homes_seen.homes[i], ws) && !(found = strdup(homes_seen.homes[i])))
 			*failed = true;
 	pthread_mutex_unlock(&lock);
 	if (found || *failed || owner == getuid())
@@ -991,7 +993,7 @@ static char *home_in_workspace(const char *ws, uid_t owner, bool *failed)
 	if (getpwuid_r(owner, &pw, buf, sizeof buf, &pwp) != 0 || !pwp || pwp->pw_dir[0] != '/')
 		return NULL;
 	char *home = realpath(pwp->pw_dir, NULL);
-	if (home && home_in(home, ws, wl))
+	if (home && home_in(home, ws))
 		return home;
 	free(home);
 	return NULL;

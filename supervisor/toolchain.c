@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pathrel.h"
 #include "toolchain.h"
 #include "util.h"
 
@@ -28,17 +29,6 @@ static const char **joined(const char *const *list, char *const *dirs)
 	return v;
 }
 
-/* Whether dir is path itself or below it, by whole components. */
-static bool below(const char *dir, size_t n, const char *path)
-{
-	size_t k = strlen(path);
-	while (k > 1 && path[k - 1] == '/')
-		k--;
-	if (k == 1 && path[0] == '/')
-		return true;
-	return n >= k && !memcmp(dir, path, k) && (n == k || dir[k] == '/');
-}
-
 /* "PATH=" and the entries of user_path the jail can run from; NULL when
  * none is (or out of memory: *oom). */
 static char *granted_path(const char *user_path, const char *const *exec, bool *oom)
@@ -51,9 +41,10 @@ static char *granted_path(const char *user_path, const char *const *exec, bool *
 	for (const char *p = user_path ? user_path : ""; *p;) {
 		size_t n = strcspn(p, ":");
 		bool ok = false, dup = false;
+		size_t skip;
 		/* Absolute entries only: "." or "" would look in the cwd. */
 		for (size_t i = 0; n && p[0] == '/' && exec[i]; i++)
-			if (below(p, n, exec[i])) {
+			if (path_below(exec[i], p, n, &skip)) {
 				ok = true;
 				break;
 			}

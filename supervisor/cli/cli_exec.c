@@ -24,6 +24,7 @@
 #include "execute.h"
 #include "loop.h"
 #include "netpolicy.h"
+#include "pathrel.h"
 #include "profile.h"
 #include "sandbox.h"
 #include "shown.h"
@@ -557,9 +558,9 @@ static bool runnable_in_workspace(const char *workspace, const char *prog)
 			return false;
 		prog = at;
 	}
-	size_t n = strlen(ws);
+	size_t skip;
 	struct stat st;
-	return realpath(prog, path) && !strncmp(path, ws, n) && (path[n] == '/' || n == 1) &&
+	return realpath(prog, path) && path_below(ws, path, strlen(path), &skip) && path[skip] &&
 	        stat(path, &st) == 0 && S_ISREG(st.st_mode) && !access(path, X_OK);
 }
 

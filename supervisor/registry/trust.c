@@ -23,6 +23,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "pathrel.h"
 #include "profile.h"
 #include "trust.h"
 #include "util.h"
@@ -93,10 +94,8 @@ void trust_free(struct trust *t)
 /* Whether path is dir or lies beneath it (both canonical). */
 static bool beneath(const char *path, const char *dir)
 {
-	size_t n = strlen(dir);
-	if (n == 1 && dir[0] == '/')
-		return true;
-	return !strncmp(path, dir, n) && (path[n] == '\0' || path[n] == '/');
+	size_t skip;
+	return path_below(dir, path, strlen(path), &skip);
 }
 
 /* Where a canonical path lies in its filesystem: the device of the mount
