@@ -81,7 +81,9 @@ static int string_list(struct pctx *c, json_t *arr, const char *ptr, int slot,
 }
 
 /* Absolute and normal: no "." or ".." components, no "//" (a hidden glob
- * like /etc/./shadow would otherwise silently match nothing). */
+ * like /etc/./shadow would otherwise silently match nothing), no trailing
+ * "/" but for "/" itself (the sandbox compares paths as strings: a write
+ * path "/var/tmp/" would not be found to hold /var/tmp/toolcage-0). */
 static int check_abs_path(struct pctx *c, const char *ptr, const char *s)
 {
 	bool ok = s[0] == '/' && !strstr(s, "//");
@@ -91,6 +93,9 @@ static int check_abs_path(struct pctx *c, const char *ptr, const char *s)
 			ok = false;
 	if (!ok)
 		return fail(c, ptr, "'%s' must be an absolute path without '.', '..' or '//'", s);
+	size_t n = strlen(s);
+	if (n > 1 && s[n - 1] == '/')
+		return fail(c, ptr, "'%s' must not end in '/': write '%.*s'", s, (int)(n - 1), s);
 	return 0;
 }
 
