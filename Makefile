@@ -322,7 +322,8 @@ check-deps: all
 	$(Q)python3 mk/check_deps.py . $(BUILD)/obj
 
 check-exports: $(BUILD)/libtoolcage.a $(BUILD)/$(SO_FILE)
-	$(Q)python3 mk/check_exports.py include/toolcage.h $(BUILD)/libtoolcage.a \
+	$(Q)python3 mk/check_exports.py --symbols debian/libtoolcage0.symbols \
+	  include/toolcage.h $(BUILD)/libtoolcage.a \
 	  $(BUILD)/$(SO_FILE) > $(BUILD)/exports.txt || { cat $(BUILD)/exports.txt; exit 1; }
 	$(Q)grep '^check-exports:' $(BUILD)/exports.txt
 

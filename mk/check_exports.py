@@ -2,9 +2,13 @@
 """mk/check_exports.py — `make check-exports`: libtoolcage exports its public
 API and nothing else. Lists the global symbols the archive (and the shared
 library, where built) defines and fails on one that include/toolcage.h does
-not declare, and on a declared function that no library defines.
+not declare, and on a declared function that no library defines. With
+--symbols FILE (the Debian package's symbols file) it also fails when that
+file does not list exactly the declared functions: dpkg-gensymbols only
+warns about a new one, and a package whose file lacks it lets a program
+built against it load an older library that does not define it.
 
-    python3 mk/check_exports.py HEADER LIBRARY...
+    python3 mk/check_exports.py [--symbols FILE] HEADER LIBRARY...
 """
 import re
 import subprocess
@@ -36,10 +40,35 @@ def exported(lib):
     return out
 
 
+def listed(symbols):
+    out = set()
+    for line in open(symbols, encoding="utf-8"):
+        # " tc_call@TOOLCAGE_0 0.1.0": a symbol line starts with a space
+        if line.startswith(" ") and line.split():
+            name = line.split()[0].split("@")[0]
+            if name.startswith("tc_"):
+                out.add(name)
+    return out
+
+
 def main():
-    header, libs = sys.argv[1], sys.argv[2:]
+    args = sys.argv[1:]
+    symbols = None
+    if args[:1] == ["--symbols"]:
+        symbols, args = args[1], args[2:]
+    header, libs = args[0], args[1:]
     api = declared(header)
     bad = False
+    if symbols:
+        have = listed(symbols)
+        for s in sorted(api - have):
+            print(f"{symbols}: does not list {s}, which {header} declares "
+                  f"(add \" {s}@TOOLCAGE_0 VERSION\", the version that "
+                  "first has it)")
+        for s in sorted(have - api):
+            print(f"{symbols}: lists {s}, which {header} does not declare "
+                  "(a removed symbol breaks the ABI: bump the soname)")
+        bad |= have != api
     for lib in libs:
         syms = exported(lib)
         print(f"check-exports: {lib}: {len(syms)} exported symbols")
