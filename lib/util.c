@@ -168,6 +168,20 @@ const char *json_unknown_key(json_t *obj, const char *const *allowed)
 	return NULL;
 }
 
+const char *json_kind(const json_t *v)
+{
+	switch (v ? json_typeof(v) : JSON_NULL) {
+	case JSON_OBJECT: return "an object";
+	case JSON_ARRAY: return "an array";
+	case JSON_STRING: return "a string";
+	case JSON_INTEGER:
+	case JSON_REAL: return "a number";
+	case JSON_TRUE:
+	case JSON_FALSE: return "a boolean";
+	default: return "null";
+	}
+}
+
 long long json_int_clamped(const json_t *v, long long dflt, long long lo, long long hi)
 {
 	long long n = dflt;
@@ -287,4 +301,16 @@ size_t edit_distance(const char *a, size_t an, const char *b, size_t bn, bool fo
 		}
 	}
 	return row[bn];
+}
+
+const char *near_name(const char *want, const char *const *names)
+{
+	size_t wn = strlen(want), best_d = SIZE_MAX;
+	const char *best = NULL;
+	for (size_t i = 0; names[i]; i++) {
+		size_t d = edit_distance(want, wn, names[i], strlen(names[i]), true);
+		if (d < best_d)
+			best_d = d, best = names[i];
+	}
+	return best && best_d <= 3 && best_d * 3 <= wn ? best : NULL;
 }

@@ -90,6 +90,15 @@ void json_text_shape(const char *p, size_t n, struct json_text_shape *shape);
  * typo cannot silently fall back to a default. */
 const char *json_unknown_key(json_t *obj, const char *const *allowed);
 
+/* What v is, for a message that says what was found instead: "a string",
+ * "a number", "an object", "an array", "a boolean" or "null". */
+const char *json_kind(const json_t *v);
+
+/* The name of names (NULL-terminated) nearest to want when it is a likely
+ * typo of it (at most 3 edits, and no more than a third of want; letters'
+ * case aside), else NULL: "did you mean" in the strict parsers' errors. */
+const char *near_name(const char *want, const char *const *names);
+
 /* The integer v holds, clamped to lo..hi; dflt when v is not a number.
  * JSON Schema's "integer" takes 2.0 and 1e20 (jansson: reals), so a value
  * a schema let through as an integer is read whatever jansson made of it:

@@ -958,19 +958,10 @@ static bool object_as_text(const json_t *v)
 
 const char *supervisor_args_kind(const json_t *v)
 {
-	switch (v ? json_typeof(v) : JSON_NULL) {
-	case JSON_OBJECT: return "an object";
-	case JSON_ARRAY: return "an array";
-	case JSON_STRING:
-		return object_as_text(v) ? "a string holding a JSON object: the object was sent as "
-		                           "text (encoded twice); send the object itself" :
-		                           "a string";
-	case JSON_INTEGER:
-	case JSON_REAL: return "a number";
-	case JSON_TRUE:
-	case JSON_FALSE: return "a boolean";
-	default: return "null";
-	}
+	if (json_is_string(v) && object_as_text(v))
+		return "a string holding a JSON object: the object was sent as text (encoded "
+		       "twice); send the object itself";
+	return json_kind(v);
 }
 
 json_t *supervisor_call_arguments(json_t *holder)

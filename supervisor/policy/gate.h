@@ -60,6 +60,10 @@ enum gate_action {
 const char *gate_action_name(enum gate_action a);
 /* Parses one of those three names. 0, or -1 for anything else. */
 int gate_action_parse(const char *name, enum gate_action *out);
+/* What an error says after "must be "allow", "ask" or "deny"" for v, a
+ * value that is not one: ", got "alow": did you mean "allow"?", or ", got
+ * a number"; into out. */
+void gate_action_got(const json_t *v, char *out, size_t size);
 
 /* ---- policy as data (config.c fills it) ------------------------------- */
 

@@ -9,7 +9,7 @@
 #include "gate.h"
 #include "util.h"
 
-static const char *const action_names[] = { "allow", "ask", "deny" };
+static const char *const action_names[] = { "allow", "ask", "deny", NULL };
 
 const char *gate_action_name(enum gate_action a)
 {
@@ -24,6 +24,17 @@ int gate_action_parse(const char *name, enum gate_action *out)
 			return 0;
 		}
 	return -1;
+}
+
+void gate_action_got(const json_t *v, char *out, size_t size)
+{
+	if (!json_is_string(v)) {
+		snprintf(out, size, ", got %s", json_kind(v));
+		return;
+	}
+	const char *near = near_name(json_string_value(v), action_names);
+	snprintf(out, size, ", got \"%.64s\"%s%s%s", json_string_value(v),
+	         near ? ": did you mean \"" : "", near ? near : "", near ? "\"?" : "");
 }
 
 void gate_policy_init(struct gate_policy *p)
@@ -176,17 +187,23 @@ static int parse_rule(json_t *obj, const char *where, struct gate_rule *r, struc
 	const char *key;
 	struct tc_error e;
 	static const char *const keys[] = { "action", "tool", "path", "args", "reason", NULL };
-	if ((key = json_unknown_key(obj, keys)))
+	if ((key = json_unknown_key(obj, keys))) {
+		const char *near = near_name(key, keys);
 		return fail(err, where, key,
-		            "unknown key '%s' (a rule has action, tool, path, "
+		            "unknown key '%s'%s%s%s (a rule has action, tool, path, "
 		            "args and reason)",
-		            key);
+		            key, near ? ": did you mean '" : "", near ? near : "",
+		            near ? "'?" : "");
+	}
 	json_t *action = json_object_get(obj, "action");
 	if (!action)
 		return tc_error_set(err, TC_E_INVALID, where,
 		                    "a rule needs \"action\": \"allow\", \"ask\" or \"deny\"");
-	if (gate_action_parse(json_string_value(action), &r->action) < 0)
-		return fail(err, where, "action", "must be \"allow\", \"ask\" or \"deny\"");
+	if (gate_action_parse(json_string_value(action), &r->action) < 0) {
+		char got[128];
+		gate_action_got(action, got, sizeof got);
+		return fail(err, where, "action", "must be \"allow\", \"ask\" or \"deny\"%s", got);
+	}
 	json_t *tool = json_object_get(obj, "tool");
 	if (tool && !json_is_string(tool))
 		return fail(err, where, "tool", "must be a glob string (e.g. \"write_*\")");

@@ -54,12 +54,25 @@ static void child_ptr(char *out, size_t size, const char *ptr, const char *key)
 	out[o < size ? o : size - 1] = '\0';
 }
 
+/* "got a string" and, for a number or a boolean written as text, the
+ * fix: the type error a hand-written file most often has. */
+static int fail_type(struct cctx *c, json_t *v, const char *ptr, const char *want)
+{
+	const char *s = json_is_string(v) ? json_string_value(v) : NULL;
+	char *end = NULL;
+	bool number = s && *s && (strtod(s, &end), end && !*end);
+	bool boolean = s && (!strcmp(s, "true") || !strcmp(s, "false"));
+	return fail(c, ptr, "must be %s, got %s%s", want,
+	            json_is_real(v) ? "a number with a fraction or an exponent" : json_kind(v),
+	            number || boolean ? " (write the value without quotes)" : "");
+}
+
 /* Refuses any key of obj not in allowed: a typo must not silently fall back
  * to a default (a misspelled "quarantine" would leave it off). */
 static int check_keys(struct cctx *c, json_t *obj, const char *ptr, const char *const *allowed)
 {
 	if (!json_is_object(obj))
-		return fail(c, ptr, "must be an object");
+		return fail_type(c, obj, ptr, "an object");
 	const char *key = json_unknown_key(obj, allowed);
 	if (!key)
 		return 0;
@@ -67,7 +80,10 @@ static int check_keys(struct cctx *c, json_t *obj, const char *ptr, const char *
 	child_ptr(p, sizeof p, ptr, key);
 	struct buf known = BUF_INIT;
 	buf_join(&known, allowed, ", ");
-	int rc = fail(c, p, "unknown key '%s' (known here: %s)", key, known.data ? known.data : "");
+	const char *near = near_name(key, allowed);
+	int rc = fail(c, p, "unknown key '%s'%s%s%s (known here: %s)", key,
+	              near ? ": did you mean '" : "", near ? near : "", near ? "'?" : "",
+	              known.data ? known.data : "");
 	buf_release(&known);
 	return rc;
 }
@@ -76,7 +92,7 @@ static int check_keys(struct cctx *c, json_t *obj, const char *ptr, const char *
 static const char *string_at(struct cctx *c, json_t *v, const char *ptr)
 {
 	if (!json_is_string(v)) {
-		fail(c, ptr, "must be a string");
+		fail_type(c, v, ptr, "a string");
 		return NULL;
 	}
 	const char *s = json_string_value(v);
@@ -111,7 +127,7 @@ static int uint_at(struct cctx *c, json_t *v, const char *ptr, uint64_t min, uin
                    uint64_t *out)
 {
 	if (!json_is_integer(v))
-		return fail(c, ptr, "must be an integer");
+		return fail_type(c, v, ptr, "an integer");
 	json_int_t n = json_integer_value(v);
 	if (n < 0 || (uint64_t)n < min || (uint64_t)n > max)
 		return fail(c, ptr, "must be from %llu to %llu (got %lld)", (unsigned long long)min,
@@ -123,7 +139,7 @@ static int uint_at(struct cctx *c, json_t *v, const char *ptr, uint64_t min, uin
 static int bool_at(struct cctx *c, json_t *v, const char *ptr, bool *out)
 {
 	if (!json_is_boolean(v))
-		return fail(c, ptr, "must be true or false");
+		return fail_type(c, v, ptr, "true or false");
 	*out = json_is_true(v);
 	return 0;
 }
@@ -199,8 +215,11 @@ static int parse_levels(struct cctx *c, json_t *o)
 		snprintf(p, sizeof p, "/policy/levels/%s", key);
 		tc_risk_parse(key, &r);
 		if (!json_is_string(v) ||
-		    gate_action_parse(json_string_value(v), &c->cfg->policy.levels[r]) < 0)
-			return fail(c, p, "must be \"allow\", \"ask\" or \"deny\"");
+		    gate_action_parse(json_string_value(v), &c->cfg->policy.levels[r]) < 0) {
+			char got[128];
+			gate_action_got(v, got, sizeof got);
+			return fail(c, p, "must be \"allow\", \"ask\" or \"deny\"%s", got);
+		}
 	}
 	return 0;
 }

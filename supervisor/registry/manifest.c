@@ -81,16 +81,23 @@ static int check_keys(json_t *doc, const char *path, struct tc_error *err)
 		size_t i = 0;
 		while (i < NKNOWN && strcmp(known_keys[i].key, key))
 			i++;
-		if (i == NKNOWN)
+		if (i == NKNOWN) {
+			const char *names[NKNOWN + 1];
+			for (size_t k = 0; k < NKNOWN; k++)
+				names[k] = known_keys[k].key;
+			names[NKNOWN] = NULL;
+			const char *near = near_name(key, names);
 			return tc_error_set(
 			        err, TC_E_INVALID, path,
-			        "%s: unknown key '%s' (known: name, description, parameters, risk, command, "
-			        "stdin, output, profile, timeout_ms, title, idempotent, url_arg, path_args, "
-			        "output_schema, channel, patch_arg, patch_strip)",
-			        path, key);
+			        "%s: unknown key '%s'%s%s%s (known: name, description, parameters, risk, "
+			        "command, stdin, output, profile, timeout_ms, title, idempotent, url_arg, "
+			        "path_args, output_schema, channel, patch_arg, patch_strip)",
+			        path, key, near ? ": did you mean '" : "", near ? near : "",
+			        near ? "'?" : "");
+		}
 		if (!type_ok(v, known_keys[i].type))
-			return tc_error_set(err, TC_E_INVALID, path, "%s: '%s' must be %s", path,
-			                    key, type_word(known_keys[i].type));
+			return tc_error_set(err, TC_E_INVALID, path, "%s: '%s' must be %s, got %s",
+			                    path, key, type_word(known_keys[i].type), json_kind(v));
 	}
 	return 0;
 }

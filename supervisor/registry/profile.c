@@ -45,7 +45,10 @@ static int check_keys(struct pctx *c, json_t *obj, const char *ptr, const char *
 	 * them: a misspelling is then fixed without the manual. */
 	struct buf known = BUF_INIT;
 	buf_join(&known, allowed, ", ");
-	int rc = fail(c, p, "unknown key '%s' (known here: %s)", key, known.data ? known.data : "");
+	const char *near = near_name(key, allowed);
+	int rc = fail(c, p, "unknown key '%s'%s%s%s (known here: %s)", key,
+	              near ? ": did you mean '" : "", near ? near : "", near ? "'?" : "",
+	              known.data ? known.data : "");
 	buf_release(&known);
 	return rc;
 }

@@ -441,12 +441,15 @@ static void test_config_errors_name_the_key(void **state)
 	static const struct {
 		const char *file, *where_suffix, *msg;
 	} cases[] = {
-		{ "invalid/unknown_top.json", ": /polcy", "unknown key 'polcy'" },
+		{ "invalid/unknown_top.json", ": /polcy",
+		  "unknown key 'polcy': did you mean 'policy'?" },
 		{ "invalid/unknown_limit.json", ": /limits/max_concurent",
-		  "unknown key 'max_concurent' (known here: max_concurrent," },
+		  "unknown key 'max_concurent': did you mean 'max_concurrent'? (known here: "
+		  "max_concurrent," },
 		{ "invalid/bad_level.json", ": /policy/levels/destructive",
-		  "must be \"allow\", \"ask\" or \"deny\"" },
-		{ "invalid/wrong_type.json", ": /limits/timeout_ms", "must be an integer" },
+		  "must be \"allow\", \"ask\" or \"deny\", got \"maybe\"" },
+		{ "invalid/wrong_type.json", ": /limits/timeout_ms",
+		  "must be an integer, got a string" },
 		{ "invalid/zero_slots.json", ": /limits/max_concurrent",
 		  "must be from 1 to 256 (got 0)" },
 		{ "invalid/bad_pointer.json", ": /policy/rules/0/args/path",
@@ -454,7 +457,8 @@ static void test_config_errors_name_the_key(void **state)
 		{ "invalid/bad_domain.json", ": /policy/domains/0", "not a host name" },
 		{ "invalid/bad_approval.json", ": /approval",
 		  "must be \"deny\", \"tty\" or \"cmd:PROGRAM\"" },
-		{ "invalid/bad_required.json", ": /audit/required", "must be true or false" },
+		{ "invalid/bad_required.json", ": /audit/required",
+		  "must be true or false, got a string" },
 		{ "invalid/root_identity.json", ": /identity/uid", "must be from 1 to" },
 		{ "invalid/duplicate_key.json", ":1:30", "duplicate object key" },
 		{ "invalid/syntax.json", ":3:1", "not valid JSON" },
@@ -469,7 +473,47 @@ static void test_config_error_root_not_object(void **state)
 	struct tc_error err = { 0 };
 	assert_null(parse("[1]", &err));
 	assert_string_equal(err.where, "/etc/toolcage/toolcage.json: /");
-	assert_string_equal(err.msg, "must be an object");
+	assert_string_equal(err.msg, "must be an object, got an array");
+}
+
+/* A value of the wrong type says what it is; a number or a boolean
+ * written as text, how to write it; a misspelled action, the one meant. */
+static void test_config_error_says_what_was_found(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *text, *where, *msg;
+	} cases[] = {
+		{ "{\"limits\": {\"max_concurrent\": \"8\"}}", "/limits/max_concurrent",
+		  "must be an integer, got a string (write the value without quotes)" },
+		{ "{\"limits\": {\"timeout_ms\": 1.5}}", "/limits/timeout_ms",
+		  "must be an integer, got a number with a fraction or an exponent" },
+		{ "{\"sandbox\": {\"strict\": \"true\"}}", "/sandbox/strict",
+		  "must be true or false, got a string (write the value without quotes)" },
+		{ "{\"limits\": 5}", "/limits", "must be an object, got a number" },
+		{ "{\"approval\": 5}", "/approval", "must be a string, got a number" },
+		{ "{\"policy\": {\"levels\": {\"write\": \"alow\"}}}", "/policy/levels/write",
+		  "must be \"allow\", \"ask\" or \"deny\", got \"alow\": did you mean "
+		  "\"allow\"?" },
+		{ "{\"policy\": {\"levels\": {\"write\": true}}}", "/policy/levels/write",
+		  "must be \"allow\", \"ask\" or \"deny\", got a boolean" },
+		{ "{\"policy\": {\"rules\": [{\"action\": \"denny\"}]}}", "/policy/rules/0/action",
+		  "got \"denny\": did you mean \"deny\"?" },
+		{ "{\"policy\": {\"rules\": [{\"action\": \"deny\", \"tol\": \"x\"}]}}",
+		  "/policy/rules/0/tol", "unknown key 'tol': did you mean 'tool'?" },
+		{ "{\"sandbox\": {\"strikt\": true}}", "/sandbox/strikt",
+		  "unknown key 'strikt': did you mean 'strict'?" },
+		/* nothing near: no guess */
+		{ "{\"zzzzzzzz\": 1}", "/zzzzzzzz", "unknown key 'zzzzzzzz' (known here:" },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct tc_error err = { 0 };
+		assert_null(parse(cases[i].text, &err));
+		const char *w = strstr(err.where, ": ");
+		if (!w || strcmp(w + 2, cases[i].where) || !strstr(err.msg, cases[i].msg))
+			fail_msg("%s: got \"%s\": \"%s\"; want \"%s\", message with \"%s\"",
+			         cases[i].text, err.where, err.msg, cases[i].where, cases[i].msg);
+	}
 }
 
 static void test_config_error_escapes_odd_key_in_pointer(void **state)
@@ -514,6 +558,7 @@ int main(void)
 		cmocka_unit_test(test_config_tty_approval),
 		cmocka_unit_test(test_config_errors_name_the_key),
 		cmocka_unit_test(test_config_error_root_not_object),
+		cmocka_unit_test(test_config_error_says_what_was_found),
 		cmocka_unit_test(test_config_error_escapes_odd_key_in_pointer),
 		cmocka_unit_test(test_config_error_empty_string_path),
 		cmocka_unit_test(test_config_error_real_number_for_integer),

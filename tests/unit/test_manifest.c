@@ -84,6 +84,9 @@ static void test_manifest_refuses_what_is_wrong(void **state)
 	} cases[] = {
 		{ "invalid/unknown_key.json", "unknown key 'shell'" },
 		{ "invalid/unknown_key.json", "invalid/unknown_key.json" },
+		{ "invalid/typo_key.json",
+		  "unknown key 'timeout_msec': did you mean 'timeout_ms'? (known:" },
+		{ "invalid/wrong_type.json", "'timeout_ms' must be an integer, got a string" },
 		{ "invalid/bad_placeholder.json",
 		  "command[3]: placeholder {{file}} has no matching property" },
 		{ "invalid/malformed_placeholder.json", "malformed placeholder" },
