@@ -744,10 +744,13 @@ int cmd_exec(int argc, char **argv)
 	struct sbx_child *child = NULL;
 	struct exec_net net = { .policy = o.policy };
 	if (o.policy && !p->spec.egress) {
-		rc = fail_setup(
-		        o.json,
-		        "--allow-domain and the like need a profile whose network "
-		        "goes through toolcage (network.egress, as in the network profile)");
+		snprintf(msg, sizeof msg,
+		         "--allow-domain, --deny-domain, --allow-address and --deny-address "
+		         "need a profile whose network goes through toolcage (network.egress), "
+		         "and the profile %.256s has none: add --profile network, or give a "
+		         "profile of yours with network.egress (toolcage-profile(5))",
+		         o.profile);
+		rc = fail_setup(o.json, msg);
 		goto out;
 	}
 	/* --allow-domain localhost is a likely mistake whose failure would

@@ -251,6 +251,12 @@ has "invalid JSON gives line:column" err "$tmp/syntax.json:3:13"
 status "bad profile with --json is 125" 125 -- --json --workspace "$ws" --profile "$tmp/bad.json" -- /bin/true
 json "--json carries the error" '"unknown key" in j["error"] and j["exit_code"] is None'
 
+# An egress option under a profile without egress: 125, and what to add.
+status "--allow-domain without egress is 125" 125 -- --workspace "$ws" \
+	--allow-domain example.com -- /bin/true
+has "--allow-domain without egress names the profile and the fix" err \
+	"the profile read-only has none: add --profile network"
+
 # --json: every field, with its type.
 status "--json run" 0 -- --json --workspace "$ws" -- sh -c 'printf hello; printf oops >&2; exit 0'
 json "--json fields and types" '
