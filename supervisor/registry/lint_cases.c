@@ -109,17 +109,26 @@ int lint_cases_load(const char *path, struct lint_case **cases, size_t *n, struc
 
 /* ---- the external selector --------------------------------------------- */
 
-/* Feeds in to fd_in and collects fd_out until EOF, the deadline or the
- * output cap. Returns 0, or -1 with err. */
+static int timed_out(const char *cmd, unsigned timeout_ms, struct tc_error *err)
+{
+	return tc_error_set(err, TC_E_SYSTEM, cmd,
+	                    "selector '%s' timed out: no answer within %u ms; give it longer "
+	                    "with --selector-timeout MS",
+	                    cmd, timeout_ms);
+}
+
+/* Feeds in to fd_in and collects fd_out until EOF, the deadline
+ * (timeout_ms from the start) or the output cap. Returns 0, or -1 with
+ * err. */
 static int exchange(int fd_in, int fd_out, const char *in, size_t in_len, struct buf *out,
-                    long long deadline, const char *cmd, struct tc_error *err)
+                    long long deadline, unsigned timeout_ms, const char *cmd, struct tc_error *err)
 {
 	size_t off = 0;
 	while (fd_out >= 0) {
 		struct pollfd p[2] = { { fd_out, POLLIN, 0 }, { fd_in, POLLOUT, 0 } };
 		long long left = deadline - io_now_ms();
 		if (left <= 0)
-			return tc_error_set(err, TC_E_SYSTEM, cmd, "selector '%s' timed out", cmd);
+			return timed_out(cmd, timeout_ms, err);
 		int r = poll(p, fd_in >= 0 ? 2 : 1, (int)(left > 1000000 ? 1000000 : left));
 		if (r < 0 && errno == EINTR)
 			continue;
@@ -218,10 +227,11 @@ static int run_selector(char **argv, const char *cmd, const char *payload, unsig
 	} else {
 		fcntl(in[1], F_SETFL, O_NONBLOCK);
 		long long deadline = io_now_ms() + timeout_ms;
-		rc = exchange(in[1], outp[0], payload, strlen(payload), out, deadline, cmd, err);
+		rc = exchange(in[1], outp[0], payload, strlen(payload), out, deadline, timeout_ms,
+		              cmd, err);
 		int st = 0;
 		if (reap(pid, rc ? 0 : deadline, &st) && !rc)
-			rc = tc_error_set(err, TC_E_SYSTEM, cmd, "selector '%s' timed out", cmd);
+			rc = timed_out(cmd, timeout_ms, err);
 		if (!rc && !(WIFEXITED(st) && WEXITSTATUS(st) == 0))
 			rc = tc_error_set(err, TC_E_SYSTEM, cmd, "selector '%s' %s %d%s", cmd,
 			                  WIFEXITED(st) ? "exited with" : "was killed by signal",

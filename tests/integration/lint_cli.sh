@@ -31,7 +31,8 @@ check() {
 
 check "clean manifests pass --strict" 0 "lint: 4 tools: 0 errors, 0 warnings" -- \
 	--strict "$data/lint/tools"
-check "no tools says so" 0 "no tools to check" --
+check "--no-builtins with nothing named is a usage error" 2 \
+	"no manifest named: nothing to check. Name the manifest files" --
 LINT_BUILTINS=1 check "built-in tools pass --strict and their cases" 0 "cases: [0-9]* passed, 0 failed" -- \
 	--strict --cases "$data/lint/builtin_cases.json"
 check "warnings listed, exit 0" 0 "warning: verb:" -- "$data/lint/warn"
@@ -51,6 +52,10 @@ check "external selector is asked" 1 "cases: 1 passed, 4 failed" -- \
 	"$data/lint/tools" --cases "$data/lint/cases.json" --selector-cmd "/bin/echo read_file"
 check "external selector failure is exit 2" 2 "exited with 1" -- \
 	"$data/lint/tools" --cases "$data/lint/cases.json" --selector-cmd /bin/false
+check "a selector past its time is exit 2, and says how to give it longer" 2 \
+	"no answer within 200 ms; give it longer with --selector-timeout MS" -- \
+	"$data/lint/tools" --cases "$data/lint/cases.json" --selector-cmd "/bin/sleep 5" \
+	--selector-timeout 200
 check "unknown option is exit 2" 2 "unknown option '--bogus'" -- --bogus
 check "missing path is exit 2" 2 "No such file" -- "$tmp/nonexistent"
 check "missing path says what to give" 2 \
