@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "shown.h"
 #include "toolcage.h"
+#include "util.h"
 
 /* The verbs' help (and the list `toolcage --help` prints) is in docs/cli.md,
  * which the build turns into cli_help_pages and the man pages. */
@@ -29,6 +30,17 @@ static const struct verb verbs[] = {
 static void usage(FILE *f)
 {
 	fputs(cli_help_main, f);
+}
+
+/* "unknown verb 'cal': did you mean 'call'?", then a blank line. */
+static void unknown_verb(const char *who, const char *v)
+{
+	const char *names[sizeof verbs / sizeof verbs[0] + 1] = { 0 };
+	for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++)
+		names[i] = verbs[i].name;
+	const char *near = near_name(v, names);
+	shown_fprintf(stderr, "%s: unknown verb '%s'%s%s%s\n\n", who, v,
+	              near ? ": did you mean '" : "", near ? near : "", near ? "'?" : "");
 }
 
 /* Descriptors 0-2 must exist: otherwise the first pipe we make could land on
@@ -91,7 +103,7 @@ int main(int argc, char **argv)
 				return cli_stdout_done("toolcage help", 0, 2);
 			}
 		}
-		shown_fprintf(stderr, "toolcage: help: unknown verb '%s'\n\n", argv[2]);
+		unknown_verb("toolcage: help", argv[2]);
 		usage(stderr);
 		return 2;
 	}
@@ -120,7 +132,7 @@ int main(int argc, char **argv)
 		        "(toolcage VERB [OPTIONS])\n\n",
 		        v);
 	else
-		shown_fprintf(stderr, "toolcage: unknown verb '%s'\n\n", v);
+		unknown_verb("toolcage", v);
 	usage(stderr);
 	return 2;
 }

@@ -68,7 +68,8 @@ operand "toolcage serve: unexpected argument 'x'" serve x
 operand "toolcage exec: no command given" exec --
 operand "toolcage: no verb given"
 operand "toolcage: unknown option '-w' before the verb: options come after it" -w . serve
-operand "toolcage: unknown verb 'serv'" serv
+operand "toolcage: unknown verb 'serv': did you mean 'serve'?" serv
+operand "toolcage: unknown verb 'xyzzy'" xyzzy
 # A bad value is a usage error as docs/cli.md says: its first line names
 # the option and the value given, then the verb's synopsis and where its
 # page is.
