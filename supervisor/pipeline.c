@@ -791,10 +791,21 @@ static void finish_unknown(struct call *c)
 		buf_printf(&names, "%s%s", names.len ? ", " : "", n);
 		json_array_append_new(avail, json_string(n));
 	}
+	/* A name a few letters from one offered (read-file, readFile) is
+	 * most likely that one: say so first. */
+	size_t n = json_array_size(avail);
+	const char **list = calloc(n + 1, sizeof *list);
+	for (size_t i = 0; list && i < n; i++)
+		list[i] = json_string_value(json_array_get(avail, i));
+	const char *near = list ? near_name(c->name, list) : NULL;
+	char hint[200] = "";
+	if (near)
+		snprintf(hint, sizeof hint, " Did you mean '%s'?", near);
 	call_finishf(c, TC_STATUS_UNKNOWN_TOOL,
 	             json_pack("{s:s, s:o}", "error", "unknown tool", "available", avail),
-	             "There is no tool named '%s'. Available tools: %s.", c->name,
+	             "There is no tool named '%s'.%s Available tools: %s.", c->name, hint,
 	             names.data ? names.data : "(none)");
+	free(list);
 	buf_release(&names);
 }
 

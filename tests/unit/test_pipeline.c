@@ -165,6 +165,13 @@ static void test_unknown_tool_lists_available_tools(void **state)
 	for (size_t i = 0; i < sizeof test_tools / sizeof test_tools[0]; i++)
 		assert_non_null(strstr(r->render, test_tools[i].name));
 	assert_non_null(strstr(r->render, "no_such_tool"));
+	assert_null(strstr(r->render, "Did you mean"));
+	/* A name a few letters from one: named first. */
+	r = call(f, "echo-args", "{}");
+	assert_status(r, TC_STATUS_UNKNOWN_TOOL);
+	assert_non_null(strstr(r->render,
+	                       "There is no tool named 'echo-args'. Did you mean "
+	                       "'echo_args'? Available tools: "));
 }
 
 /* What a model wrote (a tool name, a key) is quoted in the supervisor's
