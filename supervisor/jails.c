@@ -154,8 +154,14 @@ int supervisor_ready(struct tc_supervisor *s, size_t tools, char *why, size_t n)
 		const struct tc_defined *t = tc_registry_at(s->reg, i);
 		struct tc_error err = { 0 };
 		if (!supervisor_jail(s, t, &err)) {
-			snprintf(why, n, "profile %s (tool %s): %s", profile_name(t), t->name,
-			         err.msg);
+			/* Said once: the jail's message names its profile already. */
+			char prefix[300];
+			snprintf(prefix, sizeof prefix, "profile %s ", profile_name(t));
+			if (!strncmp(err.msg, prefix, strlen(prefix)))
+				snprintf(why, n, "tool %s: %s", t->name, err.msg);
+			else
+				snprintf(why, n, "profile %s (tool %s): %s", profile_name(t),
+				         t->name, err.msg);
 			return -1;
 		}
 	}

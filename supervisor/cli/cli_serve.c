@@ -192,10 +192,11 @@ int cmd_serve(int argc, char **argv)
 	 * profile is built now (the others as their calls come). */
 	char why[1024];
 	if (supervisor_ready(s, 1, why, sizeof why) < 0)
-		shown_fprintf(stderr, "toolcage serve: warning: calls will fail: %s. %s\n", why,
+		/* A refused workspace's reason says to give --workspace DIR. */
+		shown_fprintf(stderr, "toolcage serve: warning: calls will fail: %s%s\n", why,
 		              strstr(why, "workspace cannot be") ?
-		                      "Give the project's directory with --workspace DIR." :
-		                      "toolcage check --workspace DIR says what this machine "
+		                      "" :
+		                      ". toolcage check --workspace DIR says what this machine "
 		                      "can enforce there, and what it lacks.");
 	int rc = mcp_server_run(m);
 	mcp_server_free(m);

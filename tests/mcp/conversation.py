@@ -1001,6 +1001,10 @@ def test_a_workspace_no_call_can_run_in_is_said_at_start(tc):
                 if cfg:   # no other workspace mends a profile the machine refuses
                     check("Give the project's directory" not in warned[0],
                           f"a workspace given as the fix of a profile: {warned[0]}")
+                else:     # each thing said once: the profile, the fix
+                    check(warned[0].count("--workspace DIR") == 1 and
+                          warned[0].count("profile read-only") == 1,
+                          f"the warning repeats itself: {warned[0]}")
             else:
                 check(not warned, f"a warning for a good workspace: {lines}")
         finally:
