@@ -296,6 +296,23 @@ static int trust_setup(struct tc_supervisor *s, const struct tc_options *opt, st
 	if (cfg->profile_dir &&
 	    trust_add_trusted(s->trust, cfg->profile_dir, "the profile directory", NULL, err) < 0)
 		return -1;
+	if (cfg->profile_dir) {
+		/* A misspelled profile_dir must not leave every tool on the
+		 * built-in profiles with nothing said. */
+		struct stat st;
+		int e = stat(cfg->profile_dir, &st) < 0 ? errno : S_ISDIR(st.st_mode) ? 0 : ENOTDIR;
+		if (e) {
+			tc_error_set(err, TC_E_NOT_FOUND, cfg->profile_dir, "%s (%s)",
+			             e == ENOENT          ? "does not exist" :
+			                     e == ENOTDIR ? "is not a directory" :
+			                                    "cannot be used",
+			             strerror(e));
+			return blame_config(s, "/profile_dir", true,
+			                    ", or create the directory (a relative path is taken "
+			                    "from the file's directory)",
+			                    err);
+		}
+	}
 	const char *approve = opt->approve ? opt->approve : cfg->approval;
 	if (approve && !strncmp(approve, "cmd:", 4) && approve[4] &&
 	    trust_add_trusted(s->trust, approve + 4, "the approver program", NULL, err) < 0)

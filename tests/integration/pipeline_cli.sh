@@ -99,6 +99,14 @@ grep -q "$E/pd/read-only.json: /filesystem: must be an object" "$ws/.out" &&
 	ok "a bad profile_dir profile is named, file and key" || bad "bad profile: $(head -3 "$ws/.out")"
 rm -f "$E/pd/read-only.json"
 
+# A profile_dir that is not there (a typo) would leave every tool on the
+# built-in profiles: refused at start, naming the file, the key and the fix.
+echo "{\"profile_dir\": \"$E/pdd\"}" > "$E/pdd.json"
+expect_rc 2 $TC call --config "$E/pdd.json" read_file '{"path": "notes.txt"}'
+grep -q "$E/pdd.json: /profile_dir: $E/pdd: does not exist (No such file or directory). Fix /profile_dir in that file, or create the directory" "$ws/.err" &&
+	ok "a missing profile_dir is refused, file, key and fix named" ||
+	bad "missing profile_dir: $(head -3 "$ws/.err")"
+
 # A tool its profile's seccomp filter kills: the model is told it was the
 # sandbox, for a forbidden call, and which calls that profile kills (the
 # kernel tells the parent the signal alone, not the call).
