@@ -348,13 +348,23 @@ int tc_supervisor_new(const struct tc_options *opt, struct tc_supervisor **out,
 	        s->cfg->workspace       ? s->cfg->workspace :
 	                                  ".";
 	s->workspace = realpath(ws, NULL);
-	if (!s->workspace) {
-		tc_error_set(err, TC_E_NOT_FOUND, ws, "workspace: %s", strerror(errno));
-		goto fail;
-	}
-	s->workspace_fd = open(s->workspace, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (s->workspace)
+		s->workspace_fd = open(s->workspace, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (s->workspace_fd < 0) {
-		tc_error_set(err, TC_E_SYSTEM, ws, "workspace: %s", strerror(errno));
+		int e = errno;
+		int code = e == ENOENT ? TC_E_NOT_FOUND : TC_E_SYSTEM;
+		if (opt->workspace || !s->cfg->workspace) {
+			tc_error_set(err, code, ws, "workspace: %s", strerror(e));
+			goto fail;
+		}
+		/* The configuration's: the user may not know which file said it. */
+		tc_error_set(err, code, ws, "%s (%s)",
+		             e == ENOENT ? "does not exist" : "cannot be used", strerror(e));
+		blame_config(s, "/workspace", true,
+		             e == ENOENT ? ", or create the directory (a relative path is taken "
+		                           "from the file's directory)" :
+		                           "",
+		             err);
 		goto fail;
 	}
 	if (trust_setup(s, opt, err) < 0)

@@ -107,6 +107,13 @@ grep -q "$E/pdd.json: /profile_dir: $E/pdd: does not exist (No such file or dire
 	ok "a missing profile_dir is refused, file, key and fix named" ||
 	bad "missing profile_dir: $(head -3 "$ws/.err")"
 
+# So is a configuration's workspace that is not there.
+echo "{\"workspace\": \"$E/nows\"}" > "$E/nows.json"
+expect_rc 2 $TC call --config "$E/nows.json" read_file '{"path": "notes.txt"}'
+grep -q "$E/nows.json: /workspace: $E/nows: does not exist (No such file or directory). Fix /workspace in that file, or create the directory" "$ws/.err" &&
+	ok "a missing workspace of the configuration: file, key and fix named" ||
+	bad "missing config workspace: $(head -3 "$ws/.err")"
+
 # A tool its profile's seccomp filter kills: the model is told it was the
 # sandbox, for a forbidden call, and which calls that profile kills (the
 # kernel tells the parent the signal alone, not the call).
