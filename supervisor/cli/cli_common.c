@@ -137,6 +137,26 @@ static void warn_unknown_tool_settings(struct tc_supervisor *s, const char *verb
 	}
 }
 
+/* A toolchain that is not on this machine (a configuration shared
+ * between machines) grants nothing, and its programs are "not found" in
+ * the jails with no word why: said, not refused. */
+static void warn_missing_toolchains(struct tc_supervisor *s, const char *verb)
+{
+	const struct config *cfg = supervisor_config(s);
+	for (size_t i = 0; i < cfg->n_toolchains; i++) {
+		struct stat st;
+		int e = stat(cfg->toolchains[i], &st) < 0 ? errno :
+		        S_ISDIR(st.st_mode)               ? 0 :
+		                                            ENOTDIR;
+		if (e)
+			shown_fprintf(
+			        stderr,
+			        "toolcage %s: warning: %s: /toolchains/%zu: %s: %s, so it "
+			        "grants nothing: its programs will not be found in the jails\n",
+			        verb, cfg->origin, i, cfg->toolchains[i], strerror(e));
+	}
+}
+
 struct tc_supervisor *cli_sup_open(struct cli_sup *c, const char *verb)
 {
 	c->dirs[c->ndirs] = NULL;
@@ -156,6 +176,7 @@ struct tc_supervisor *cli_sup_open(struct cli_sup *c, const char *verb)
 	snprintf(who, sizeof who, "toolcage %s", verb);
 	supervisor_set_msg_prefix(s, who);
 	warn_unknown_tool_settings(s, verb);
+	warn_missing_toolchains(s, verb);
 	/* A loopback name on the allowlist: NO_PROXY takes a command's request
 	 * for it past the egress, with no word from toolcage at run time. */
 	char *note = strcmp(verb, "list") ? netpol_loopback_note(supervisor_config(s)->egress,

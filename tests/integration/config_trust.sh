@@ -324,6 +324,11 @@ printf '{"toolchains": ["%s/tc-ok"]}\n' "$tmp" > "$E/tc-ok.json"
 run "$TC" call --config "$E/tc-ok.json" read_file '{"path": "victim/f"}'
 [ $rc -eq 0 ] && ok "a toolchain of its own, outside the workspace, is taken" ||
 	bad "a toolchain outside the workspace: exit $rc (want 0)"
+printf '{"toolchains": ["%s/tc-gone"]}\n' "$tmp" > "$E/tc-gone.json"
+run "$TC" call --config "$E/tc-gone.json" read_file '{"path": "victim/f"}'
+[ $rc -eq 0 ] && grep -q "warning: $E/tc-gone.json: /toolchains/0: $tmp/tc-gone: No such file or directory, so it grants nothing" "$tmp/err" &&
+	ok "a toolchain not on this machine: said, not refused" ||
+	bad "a missing toolchain: exit $rc (want 0 and a warning): $(cat "$tmp/err")"
 
 # The workspace, or a directory in it, mounted at a second path (a
 # container's volume at /workspaces and at the host's path): no spelling
