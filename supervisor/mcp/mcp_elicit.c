@@ -70,11 +70,17 @@ static char *args_text(json_t *args)
  * session grant: once or deny. */
 static json_t *choice_schema(const struct mcp_session *s, const struct tc_approval_request *req)
 {
-	static const char desc[] = "allow_once runs this call only; allow_session also "
-	                           "allows the same tool with the same arguments for the rest "
-	                           "of the session; allow_command allows this command with any "
-	                           "arguments, allow_tool the tool with any arguments, for the "
-	                           "session; deny refuses it (nothing runs).";
+	/* The description names the choices offered, no other: allow_command
+	 * only when the call has a command. */
+	const char *desc = req->command ?
+	        "allow_once runs this call only; allow_session also allows the same tool "
+	        "with the same arguments for the rest of the session; allow_command allows "
+	        "this command with any arguments, allow_tool the tool with any arguments, "
+	        "for the session; deny refuses it (nothing runs)." :
+	        "allow_once runs this call only; allow_session also allows the same tool "
+	        "with the same arguments for the rest of the session; allow_tool allows "
+	        "the tool with any arguments, for the session; deny refuses it (nothing "
+	        "runs).";
 	static const char desc1[] = "allow_once runs this call only; deny refuses it (nothing "
 	                            "runs).";
 	if (s->stateless)

@@ -1090,6 +1090,8 @@ def test_elicitation_approves_and_denies(tc):
     # make_marker has no command argument: no allow_command choice.
     check([o["const"] for o in choice["oneOf"]] == ["allow_once", "allow_session", "allow_tool",
                                                     "deny"], f"choices: {choice}")
+    check("allow_command" not in choice["description"],
+          f"the description names a choice not offered: {choice['description']}")
     check(p["requestedSchema"]["required"] == ["choice"], "choice required")
     check(res["result"]["isError"] is True and not os.path.exists(marker), "decline denies")
     _, res = approve_flow(s, ("error",))
