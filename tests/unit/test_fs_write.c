@@ -51,6 +51,11 @@ static void test_write_file_replaces_and_keeps_mode(void **state)
 	assert_int_equal(mode_of(w, "conf"), 0600);
 	assert_render_has(w, "Replaced \"conf\": 3 bytes written (it had 12)");
 	assert_int_equal(temp_files_in(w, "."), 0);
+	/* one byte is a byte */
+	assert_ok(w, ws_call(w, "write_file", "{\"path\": \"one\", \"content\": \"x\"}"));
+	assert_render_has(w, "Created \"one\": 1 byte written.");
+	assert_ok(w, ws_call(w, "write_file", "{\"path\": \"one\", \"content\": \"y\"}"));
+	assert_render_has(w, "Replaced \"one\": 1 byte written (it had 1)");
 }
 
 static void test_write_file_missing_dir_needs_create_dirs(void **state)

@@ -143,10 +143,12 @@ int fs_write_file_exec(const struct tc_tool_ctx *ctx, json_t *args, struct tc_ou
 	}
 	struct buf r = BUF_INIT;
 	if (exists)
-		fs_buf_printf(&r, "Replaced \"%s\": %zu bytes written (it had %lld).%s\n", p.rel,
-		              len, (long long)st.st_size, cleared ? FS_CLEARED_NOTE : "");
+		fs_buf_printf(&r, "Replaced \"%s\": %zu byte%s written (it had %lld).%s\n", p.rel,
+		              len, len == 1 ? "" : "s", (long long)st.st_size,
+		              cleared ? FS_CLEARED_NOTE : "");
 	else
-		fs_buf_printf(&r, "Created \"%s\": %zu bytes written.\n", p.rel, len);
+		fs_buf_printf(&r, "Created \"%s\": %zu byte%s written.\n", p.rel, len,
+		              len == 1 ? "" : "s");
 	rc = fs_done(out,
 	             json_pack("{s:s, s:I, s:b, s:s}", "path", p.rel, "bytes", (json_int_t)len,
 	                       "created", !exists, "action", exists ? "replaced" : "created"),
