@@ -261,8 +261,17 @@ static unsigned gatekeep(struct http_server *h, struct MHD_Connection *c, const 
 		const char *auth = header(h, c, "Authorization");
 		const char *tok = auth && !strncasecmp(auth, "Bearer ", 7) ? auth + 7 : "";
 		if (!same_secret(tok, strlen(tok), h->opt.token, h->opt.token_len)) {
-			*why = "Unauthorized: send Authorization: Bearer <token> (the token of "
-			       "serve --token-file).";
+			/* Which of the two: a client that sends a token is told that
+			 * it is not the one, not to send one (which it did). */
+			*why = !auth  ? "Unauthorized: no Authorization header; send "
+			                "Authorization: Bearer <token> (the first line of the "
+			                "file serve --token-file names)." :
+			        !*tok ? "Unauthorized: the Authorization header is not \"Bearer "
+			                "<token>\"; send Authorization: Bearer <token> (the first "
+			                "line of the file serve --token-file names)." :
+			                "Unauthorized: the bearer token sent is not this server's; "
+			                "send the first line of the file serve --token-file names, "
+			                "whole (no newline, no quotes).";
 			return MHD_HTTP_UNAUTHORIZED;
 		}
 	}

@@ -1578,8 +1578,13 @@ def test_http_health_needs_no_token_and_audit_goes_to_stdout(tc):
         for path in ("/health", "/health/live", "/health/ready"):
             st, _, body = http_call(s, "GET", path=path, host="10.244.1.7:8080")
             check(st == 200 and json.loads(body)["ready"] is True, f"probe {path}: {st} {body}")
-        st, _, _ = http_call(s, "POST", body=INIT, headers=JSONH)
-        check(st == 401, f"/mcp without the token: {st}")
+        st, _, body = http_call(s, "POST", body=INIT, headers=JSONH)
+        check(st == 401 and b"no Authorization header" in body, f"/mcp without the token: {st} {body}")
+        # A wrong token is told it is the wrong one, not to send one.
+        st, _, body = http_call(s, "POST", body=INIT,
+                                headers=dict(JSONH, Authorization="Bearer pr0be-pr0be-wrong"))
+        check(st == 401 and b"the bearer token sent is not this server's" in body,
+              f"/mcp with a wrong token: {st} {body}")
         s.token = "pr0be-pr0be-pr0be-0123456789"
         s.initialize()
         check(s.call("echo_json", {"text": "[7]"})["result"]["isError"] is False, "a call")
