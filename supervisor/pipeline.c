@@ -652,6 +652,7 @@ struct parsed_args {
 	size_t len;    /* bytes of the text */
 	json_t *value; /* NULL: too large, or not JSON (je says why) */
 	json_error_t je;
+	bool single_quote; /* not JSON, and where it failed is a ' */
 };
 
 static void parse_args(const struct tc_supervisor *s, const char *text, struct parsed_args *p)
@@ -665,6 +666,9 @@ static void parse_args(const struct tc_supervisor *s, const char *text, struct p
 	 * (holds_nul), as it does in arguments that come parsed. */
 	p->value = json_loads(p->len ? text : "{}",
 	                      JSON_REJECT_DUPLICATES | JSON_DECODE_ANY | JSON_ALLOW_NUL, &p->je);
+	/* {'path': 'a'}, as Python prints a dict: the one fix to name. */
+	p->single_quote = !p->value && p->je.position > 0 && (size_t)p->je.position <= p->len &&
+	        text[p->je.position - 1] == '\'';
 }
 
 /* Arguments that come parsed (an MCP request's): borrowed, so a reference
@@ -672,6 +676,7 @@ static void parse_args(const struct tc_supervisor *s, const char *text, struct p
 static void take_args(json_t *args, struct parsed_args *p)
 {
 	p->len = 0;
+	p->single_quote = false;
 	p->value = args ? json_incref(args) : json_object();
 	if (!p->value)
 		snprintf(p->je.text, sizeof p->je.text, "out of memory");
@@ -728,9 +733,12 @@ static int validate(struct call *c, struct parsed_args *pa)
 	if (!args) {
 		call_finishf(
 		        c, TC_STATUS_INVALID_ARGUMENTS, json_pack("{s:s}", "error", pa->je.text),
-		        "The arguments for %s must be a JSON object; parse error: %s. Fix them "
+		        "The arguments for %s must be a JSON object; parse error: %s%s. Fix them "
 		        "and call again.",
-		        c->name, pa->je.text);
+		        c->name, pa->je.text,
+		        pa->single_quote ? " (JSON puts keys and strings in double quotes: "
+		                           "{\"key\": \"value\"}, not {'key': 'value'})" :
+		                           "");
 		return -1;
 	}
 	if (!json_is_object(args)) {

@@ -96,6 +96,15 @@ static void test_unparsable_arguments_are_invalid_with_the_parse_error(void **st
 	assert_status(r, TC_STATUS_INVALID_ARGUMENTS);
 	assert_non_null(strstr(r->render, "parse error"));
 	assert_true(strlen(cstr(r->canonical, "error")) > 0);
+	assert_null(strstr(r->render, "double quotes"));
+	/* A Python dict's quotes: the fix is named. */
+	r = call(f, "echo_args", "{'text': 'x'}");
+	assert_status(r, TC_STATUS_INVALID_ARGUMENTS);
+	assert_non_null(strstr(r->render,
+	                       "(JSON puts keys and strings in double quotes: "
+	                       "{\"key\": \"value\"}, not {'key': 'value'})"));
+	r = call(f, "echo_args", "{\"text\": 'x'}");
+	assert_non_null(strstr(r->render, "double quotes"));
 }
 
 /* A string holding U+0000 is JSON, but the tools' C strings (and argv, and
