@@ -447,9 +447,14 @@ static void collect_manifest(const struct tc_defined *tool, const struct sbx_out
 	if (o->exit_code != 0) {
 		size_t elen;
 		char *e = exec_capture_text(&o->err, &elen);
-		buf_printf(&b, "%s[exit status %d%s; stderr:]\n",
+		/* "stderr:" over nothing read as if the text were lost: say
+		 * what the tool printed, or that it printed nothing. */
+		buf_printf(&b, "%s[exit status %d%s; %s]\n",
 		           b.len && b.data[b.len - 1] != '\n' ? "\n" : "", o->exit_code,
-		           o->exec_unsaid ? EXEC_UNSAID : "");
+		           o->exec_unsaid ? EXEC_UNSAID : "",
+		           elen          ? "stderr:" :
+		                   b.len ? "nothing on stderr" :
+		                           "no output");
 		buf_add(&b, e, elen);
 		free(e);
 	}

@@ -140,6 +140,16 @@ assert want in r["render"], r["render"]
 PY
 	bad "seccomp kill's text: $(head -c 400 "$ws/.out")"
 
+# A manifest tool that fails without a word (grep with no match) says so.
+mkdir -p "$E/quiet"
+cat > "$E/quiet/quiet_fail.json" <<'JSON'
+{"name": "quiet_fail", "description": "Exits with status 1 and prints nothing; used to test the render of a silent failure.",
+ "parameters": {"type": "object", "properties": {}}, "risk": "read-only", "command": ["/bin/false"]}
+JSON
+expect_rc 1 $TC call --tools "$E/quiet" quiet_fail '{}'
+grep -qx '\[exit status 1; no output\]' "$ws/.out" &&
+	ok "a silent failure says there was no output" || bad "silent failure: $(cat "$ws/.out")"
+
 # stage 3/4: json output mode, timeout kills the tree, exit statuses
 expect_rc 0 $C --json echo_json '{"text": "{\"a\": [1, 2]}"}'
 python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["status"]=="ok" and r["canonical"]=={"a":[1,2]}, r' "$ws/.out" \
