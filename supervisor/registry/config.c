@@ -67,9 +67,38 @@ static int fail_type(struct cctx *c, json_t *v, const char *ptr, const char *wan
 	            number || boolean ? " (write the value without quotes)" : "");
 }
 
+/* The keys of the sections below the top and below "policy", for a key
+ * written a level too high: {"levels": ...} at the top is policy's, and
+ * {"destructive": "allow"} in policy is policy.levels'. */
+static const char *const limits_keys[] = { "max_concurrent",    "queue_timeout_ms",
+	                                   "queue_max",         "timeout_ms",
+	                                   "max_render_chars",  "approval_timeout_ms",
+	                                   "max_message_bytes", "spill_dir",
+	                                   "spill_max_bytes",   NULL };
+static const char *const policy_keys[] = { "quarantine", "levels",  "rules",
+	                                   "domains",    "network", NULL };
+static const char *const levels_keys[] = { "read-only", "write", "network", "destructive", NULL };
+static const char *const sandbox_keys[] = { "strict", NULL };
+static const char *const identity_keys[] = { "uid", "gid", NULL };
+
+struct section {
+	const char *name; /* as the key that holds it */
+	const char *const *keys;
+};
+static const struct section below_root[] = {
+	{ "limits", limits_keys },
+	{ "policy", policy_keys },
+	{ "sandbox", sandbox_keys },
+	{ "identity", identity_keys },
+	{ NULL, NULL },
+};
+static const struct section below_policy[] = { { "levels", levels_keys }, { NULL, NULL } };
+
 /* Refuses any key of obj not in allowed: a typo must not silently fall back
- * to a default (a misspelled "quarantine" would leave it off). */
-static int check_keys(struct cctx *c, json_t *obj, const char *ptr, const char *const *allowed)
+ * to a default (a misspelled "quarantine" would leave it off). One that is
+ * a key of a section below (below: NULL for none) is said to go there. */
+static int check_keys_below(struct cctx *c, json_t *obj, const char *ptr,
+                            const char *const *allowed, const struct section *below)
 {
 	if (!json_is_object(obj))
 		return fail_type(c, obj, ptr, "an object");
@@ -78,6 +107,15 @@ static int check_keys(struct cctx *c, json_t *obj, const char *ptr, const char *
 		return 0;
 	char p[256];
 	child_ptr(p, sizeof p, ptr, key);
+	for (size_t i = 0; below && below[i].name; i++)
+		for (size_t k = 0; below[i].keys[k]; k++)
+			if (!strcmp(key, below[i].keys[k]))
+				return fail(
+				        c, p,
+				        "'%s' is not a key here: it belongs in \"%s\" (%s/%s/%s): "
+				        "{\"%s\": {\"%s\": ...}}",
+				        key, below[i].name, ptr, below[i].name, key, below[i].name,
+				        key);
 	struct buf known = BUF_INIT;
 	buf_join(&known, allowed, ", ");
 	const char *near = near_name(key, allowed);
@@ -86,6 +124,11 @@ static int check_keys(struct cctx *c, json_t *obj, const char *ptr, const char *
 	              known.data ? known.data : "");
 	buf_release(&known);
 	return rc;
+}
+
+static int check_keys(struct cctx *c, json_t *obj, const char *ptr, const char *const *allowed)
+{
+	return check_keys_below(c, obj, ptr, allowed, NULL);
 }
 
 /* A non-empty string without NUL bytes, or NULL (after fail) when v is not. */
@@ -179,12 +222,7 @@ static void set_limit(struct config *cfg, int i, uint64_t v)
 
 static int parse_limits(struct cctx *c, json_t *o)
 {
-	static const char *const keys[] = { "max_concurrent",    "queue_timeout_ms",
-		                            "queue_max",         "timeout_ms",
-		                            "max_render_chars",  "approval_timeout_ms",
-		                            "max_message_bytes", "spill_dir",
-		                            "spill_max_bytes",   NULL };
-	if (check_keys(c, o, "/limits", keys) < 0)
+	if (check_keys(c, o, "/limits", limits_keys) < 0)
 		return -1;
 	for (int i = 0; limit_table[i].key; i++) {
 		json_t *v = json_object_get(o, limit_table[i].key);
@@ -203,8 +241,7 @@ static int parse_limits(struct cctx *c, json_t *o)
 
 static int parse_levels(struct cctx *c, json_t *o)
 {
-	static const char *const keys[] = { "read-only", "write", "network", "destructive", NULL };
-	if (check_keys(c, o, "/policy/levels", keys) < 0)
+	if (check_keys(c, o, "/policy/levels", levels_keys) < 0)
 		return -1;
 	const char *key;
 	json_t *v;
@@ -289,9 +326,7 @@ static int parse_egress(struct cctx *c, json_t *network)
 
 static int parse_policy(struct cctx *c, json_t *o)
 {
-	static const char *const keys[] = { "quarantine", "levels",  "rules",
-		                            "domains",    "network", NULL };
-	if (check_keys(c, o, "/policy", keys) < 0)
+	if (check_keys_below(c, o, "/policy", policy_keys, below_policy) < 0)
 		return -1;
 	json_t *v;
 	if ((v = json_object_get(o, "quarantine")) &&
@@ -355,8 +390,7 @@ static int parse_audit(struct cctx *c, json_t *o)
  * built another way or dropped (docs/where-it-runs.md). */
 static int parse_sandbox(struct cctx *c, json_t *o)
 {
-	static const char *const keys[] = { "strict", NULL };
-	if (check_keys(c, o, "/sandbox", keys) < 0)
+	if (check_keys(c, o, "/sandbox", sandbox_keys) < 0)
 		return -1;
 	json_t *v = json_object_get(o, "strict");
 	return v ? bool_at(c, v, "/sandbox/strict", &c->cfg->strict) : 0;
@@ -364,8 +398,7 @@ static int parse_sandbox(struct cctx *c, json_t *o)
 
 static int parse_identity(struct cctx *c, json_t *o)
 {
-	static const char *const keys[] = { "uid", "gid", NULL };
-	if (check_keys(c, o, "/identity", keys) < 0)
+	if (check_keys(c, o, "/identity", identity_keys) < 0)
 		return -1;
 	json_t *u = json_object_get(o, "uid"), *g = json_object_get(o, "gid");
 	if (!u || !g)
@@ -751,7 +784,7 @@ static int parse_root(struct cctx *c, json_t *doc)
 		                            "audit",      "identity",  "protected_paths",
 		                            "toolchains", "tools",     "sandbox",
 		                            NULL };
-	if (check_keys(c, doc, "", keys) < 0)
+	if (check_keys_below(c, doc, "", keys, below_root) < 0)
 		return -1;
 	json_t *v;
 	if ((v = json_object_get(doc, "workspace")) &&

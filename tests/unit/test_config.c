@@ -503,6 +503,13 @@ static void test_config_error_says_what_was_found(void **state)
 		  "/policy/rules/0/tol", "unknown key 'tol': did you mean 'tool'?" },
 		{ "{\"sandbox\": {\"strikt\": true}}", "/sandbox/strikt",
 		  "unknown key 'strikt': did you mean 'strict'?" },
+		/* a section's key a level too high: where it goes */
+		{ "{\"levels\": {\"destructive\": \"allow\"}}", "/levels",
+		  "'levels' is not a key here: it belongs in \"policy\" (/policy/levels)" },
+		{ "{\"max_concurrent\": 8}", "/max_concurrent",
+		  "it belongs in \"limits\" (/limits/max_concurrent)" },
+		{ "{\"policy\": {\"destructive\": \"allow\"}}", "/policy/destructive",
+		  "it belongs in \"levels\" (/policy/levels/destructive)" },
 		/* nothing near: no guess */
 		{ "{\"zzzzzzzz\": 1}", "/zzzzzzzz", "unknown key 'zzzzzzzz' (known here:" },
 	};
