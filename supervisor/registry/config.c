@@ -146,8 +146,25 @@ static const char *string_at(struct cctx *c, json_t *v, const char *ptr)
 	return s;
 }
 
-/* A path: relative ones are anchored at the config file's directory, so
- * the file means the same thing whatever the current directory is. */
+/* Appends path s to b as it is meant: "~/" is the user's home, as a
+ * shell reads it; a relative path is anchored at the config file's
+ * directory, so the file means the same thing whatever the current
+ * directory is. 0, or -1 after fail. */
+static int anchor_path(struct cctx *c, const char *ptr, const char *s, struct buf *b)
+{
+	const char *home = getenv("HOME");
+	int rc;
+	if (!strncmp(s, "~/", 2)) {
+		if (!home || home[0] != '/')
+			return fail(c, ptr, "starts with ~/ but HOME is not an absolute path");
+		rc = buf_printf(b, "%s/%s", home, s + 2);
+	} else {
+		rc = s[0] == '/' || !c->basedir ? buf_adds(b, s) :
+		                                  buf_printf(b, "%s/%s", c->basedir, s);
+	}
+	return rc < 0 ? oom(c) : 0;
+}
+
 static int path_at(struct cctx *c, json_t *v, const char *ptr, char **out)
 {
 	const char *s = string_at(c, v, ptr);
@@ -156,10 +173,9 @@ static int path_at(struct cctx *c, json_t *v, const char *ptr, char **out)
 	if (strlen(s) > 4095)
 		return fail(c, ptr, "is longer than 4095 bytes");
 	struct buf b = BUF_INIT;
-	if (s[0] == '/' || !c->basedir ? buf_adds(&b, s) < 0 :
-	                                 buf_printf(&b, "%s/%s", c->basedir, s) < 0) {
+	if (anchor_path(c, ptr, s, &b) < 0) {
 		buf_release(&b);
-		return oom(c);
+		return -1;
 	}
 	free(*out);
 	*out = buf_detach(&b);
@@ -353,11 +369,10 @@ static int parse_approval(struct cctx *c, json_t *v)
 		/* The approver program is trusted configuration: run by path,
 		 * never looked up in $PATH, never through a shell. */
 		struct buf b = BUF_INIT;
-		if (s[4] == '/' || !c->basedir ?
-		            buf_printf(&b, "%s", s) < 0 :
-		            buf_printf(&b, "cmd:%s/%s", c->basedir, s + 4) < 0) {
+		int rc = buf_adds(&b, "cmd:") < 0 ? oom(c) : anchor_path(c, "/approval", s + 4, &b);
+		if (rc < 0) {
 			buf_release(&b);
-			return oom(c);
+			return -1;
 		}
 		val = buf_detach(&b);
 	} else {
@@ -440,7 +455,7 @@ static int parse_tool_dirs(struct cctx *c, json_t *arr)
 
 /* "toolchains": directories of the user's compilers and interpreters
  * (pyenv, nvm, cargo, a venv) that every jail may read and run programs
- * from. "~/" is the user's home, as a shell reads it. */
+ * from. */
 static int parse_toolchains(struct cctx *c, json_t *arr)
 {
 	struct config *cfg = c->cfg;
@@ -457,21 +472,8 @@ static int parse_toolchains(struct cctx *c, json_t *arr)
 	for (size_t i = 0; i < n; i++) {
 		char ptr[32];
 		snprintf(ptr, sizeof ptr, "/toolchains/%zu", i);
-		const char *s = string_at(c, json_array_get(arr, i), ptr);
-		const char *home = getenv("HOME");
-		if (!s)
+		if (path_at(c, json_array_get(arr, i), ptr, &dirs[i]) < 0)
 			return -1;
-		if (!strncmp(s, "~/", 2)) {
-			if (!home || home[0] != '/')
-				return fail(c, ptr,
-				            "starts with ~/ but HOME is not an absolute path");
-			struct buf b = BUF_INIT;
-			if (buf_printf(&b, "%s/%s", home, s + 2) < 0)
-				return buf_release(&b), oom(c);
-			dirs[i] = buf_detach(&b);
-		} else if (path_at(c, json_array_get(arr, i), ptr, &dirs[i]) < 0) {
-			return -1;
-		}
 		if (!strcmp(dirs[i], "/"))
 			return fail(
 			        c, ptr,

@@ -424,6 +424,41 @@ static void test_config_relative_cmd_approver_is_anchored(void **state)
 	config_release(cfg);
 }
 
+/* "~/" is the home in every path the file names, as in toolchains: a
+ * "~/proj" workspace is not a directory named "~" beside the file. */
+static void test_config_home_in_every_path(void **state)
+{
+	(void)state;
+	const char *home = getenv("HOME");
+	char was[4096];
+	snprintf(was, sizeof was, "%s", home ? home : "");
+	setenv("HOME", "/home/u", 1);
+	struct tc_error err = { 0 };
+	struct config *cfg = parse("{\"workspace\": \"~/proj\", \"tool_dirs\": [\"~/tools\"], "
+	                           "\"profile_dir\": \"~/profiles\", \"approval\": "
+	                           "\"cmd:~/bin/approve\", \"audit\": {\"path\": "
+	                           "\"~/audit.jsonl\"}, \"limits\": {\"spill_dir\": \"~/spill\"}}",
+	                           &err);
+	if (!cfg) {
+		fail_msg("%s: %s", err.where, err.msg);
+		return;
+	}
+	assert_string_equal(cfg->workspace, "/home/u/proj");
+	assert_string_equal(cfg->tool_dirs[0], "/home/u/tools");
+	assert_string_equal(cfg->profile_dir, "/home/u/profiles");
+	assert_string_equal(cfg->approval, "cmd:/home/u/bin/approve");
+	assert_string_equal(cfg->audit_path, "/home/u/audit.jsonl");
+	assert_string_equal(cfg->spill_dir, "/home/u/spill");
+	config_release(cfg);
+	setenv("HOME", "relative", 1);
+	assert_null(parse("{\"workspace\": \"~/proj\"}", &err));
+	assert_non_null(strstr(err.msg, "HOME is not an absolute path"));
+	if (*was)
+		setenv("HOME", was, 1);
+	else
+		unsetenv("HOME");
+}
+
 static void test_config_tty_approval(void **state)
 {
 	(void)state;
@@ -566,6 +601,7 @@ int main(void)
 		cmocka_unit_test(test_config_errors_name_the_key),
 		cmocka_unit_test(test_config_error_root_not_object),
 		cmocka_unit_test(test_config_error_says_what_was_found),
+		cmocka_unit_test(test_config_home_in_every_path),
 		cmocka_unit_test(test_config_error_escapes_odd_key_in_pointer),
 		cmocka_unit_test(test_config_error_empty_string_path),
 		cmocka_unit_test(test_config_error_real_number_for_integer),
