@@ -935,6 +935,24 @@ int config_user_path(char *out, size_t size)
 	return n > 0 && (size_t)n < size ? 0 : -1;
 }
 
+/* When the directory the user's configuration is looked for in belongs
+ * to another user (setpriv, or su without -, keep HOME), says so and the
+ * fix into out; else leaves it empty. */
+static void home_not_ours(char *out, size_t size)
+{
+	const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
+	bool by_xdg = xdg && xdg[0] == '/';
+	const char *dir = by_xdg ? xdg : home;
+	struct stat st;
+	if (!dir || dir[0] != '/' || stat(dir, &st) < 0 || st.st_uid == geteuid())
+		return;
+	snprintf(out, size,
+	         "%s is %.160s, uid %u's, not this user's (uid %u): running as another user "
+	         "with it left at yours? Set %s for this user, or pass --config FILE",
+	         by_xdg ? "XDG_CONFIG_HOME" : "HOME", dir, (unsigned)st.st_uid, (unsigned)geteuid(),
+	         by_xdg ? "XDG_CONFIG_HOME" : "HOME (or XDG_CONFIG_HOME)");
+}
+
 /* Reads and parses file; *unread (may be NULL) tells whether it failed
  * before the file's text was had. */
 static int load_one(const char *file, struct config **out, bool *unread, struct tc_error *err)
@@ -979,14 +997,17 @@ int config_load(const char *path, struct config **out, struct tc_error *err)
 		if (e.code != TC_E_NOT_FOUND) {
 			/* Not knowing what a file there says, refuse; and say that
 			 * no --config was given, so this is where toolcage looked. */
+			char whose[512] = "";
+			if (i == 1)
+				home_not_ours(whose, sizeof whose);
 			if (err && unread)
 				tc_error_set(
 				        err, e.code, e.where,
 				        "%s (no --config was given, so toolcage looked for its "
-				        "configuration here%s; make it readable, or pass --config "
-				        "FILE)",
+				        "configuration here%s; %s)",
 				        e.msg,
-				        i == 1 ? ", in $XDG_CONFIG_HOME, else ~/.config" : "");
+				        i == 1 ? ", in $XDG_CONFIG_HOME, else ~/.config" : "",
+				        *whose ? whose : "make it readable, or pass --config FILE");
 			else if (err)
 				*err = e;
 			return -1;

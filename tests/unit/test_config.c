@@ -236,6 +236,13 @@ static void test_config_load_unreadable_default_says_what_to_do(void **state)
 	struct config *cfg = NULL;
 	struct tc_error err = { 0 }, bad = { 0 };
 	int rc = config_load(NULL, &cfg, &err);
+	/* The directory another user's (setpriv keeps HOME): that is said,
+	 * and the variable to set. Only root can give it away. */
+	struct tc_error other = { 0 };
+	bool given = chown(dir, 65534, 65534) == 0;
+	int rc_other = given ? config_load(NULL, &cfg, &other) : -1;
+	if (given)
+		assert_int_equal(chown(dir, geteuid(), getegid()), 0);
 	/* a file that was read and is wrong is not told to be made readable */
 	write_text("toolcage.json", "{bad");
 	int rc_bad = config_load(NULL, &cfg, &bad);
@@ -256,6 +263,12 @@ static void test_config_load_unreadable_default_says_what_to_do(void **state)
 	assert_int_equal(rc_bad, -1);
 	if (!strstr(bad.msg, "not valid JSON") || strstr(bad.msg, "readable"))
 		fail_msg("%s: %s", bad.where, bad.msg);
+	assert_int_equal(rc_other, -1);
+	if (given &&
+	    (!strstr(other.msg, "uid 65534's, not this user's") ||
+	     !strstr(other.msg, "Set XDG_CONFIG_HOME for this user") ||
+	     strstr(other.msg, "make it readable")))
+		fail_msg("%s: %s", other.where, other.msg);
 }
 
 /* Without ./toolcage.json: $XDG_CONFIG_HOME/toolcage/toolcage.json; with
