@@ -63,7 +63,10 @@ static int string_list(struct pctx *c, json_t *arr, const char *ptr, int slot,
 	if (!arr)
 		return 0;
 	if (!json_is_array(arr))
-		return fail(c, ptr, "must be an array of strings");
+		return fail(c, ptr, "must be an array of strings, got %s%s%.100s%s", json_kind(arr),
+		            json_is_string(arr) ? " (a list of one is written [\"" : "",
+		            json_is_string(arr) ? json_string_value(arr) : "",
+		            json_is_string(arr) ? "\"])" : "");
 	size_t n = json_array_size(arr);
 	const char **list = calloc(n + 1, sizeof *list);
 	if (!list)
@@ -155,11 +158,16 @@ static int number(struct pctx *c, json_t *obj, const char *key, const char *ptr,
 	snprintf(p, sizeof p, "%s/%s", ptr, key);
 	if (!v)
 		return 0;
-	if (!json_is_integer(v) || json_integer_value(v) < (json_int_t)min ||
-	    (uint64_t)json_integer_value(v) > max)
-		return fail(c, p,
-		            "must be an integer in the allowed range (see "
-		            "docs/profiles.md)");
+	if (!json_is_integer(v))
+		return fail(c, p, "must be an integer from %llu to %llu, got %s%s",
+		            (unsigned long long)min, (unsigned long long)max,
+		            json_is_real(v) ? "a number with a fraction or an exponent" :
+		                              json_kind(v),
+		            json_is_string(v) ? " (write the number without quotes)" : "");
+	if (json_integer_value(v) < (json_int_t)min || (uint64_t)json_integer_value(v) > max)
+		return fail(c, p, "must be an integer from %llu to %llu (got %lld)",
+		            (unsigned long long)min, (unsigned long long)max,
+		            (long long)json_integer_value(v));
 	*out = (uint64_t)json_integer_value(v) * scale;
 	return 0;
 }
