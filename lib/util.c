@@ -303,12 +303,32 @@ size_t edit_distance(const char *a, size_t an, const char *b, size_t bn, bool fo
 	return row[bn];
 }
 
+/* Whether a and b (of length n) differ by two neighbours swapped alone
+ * ("dney", "deny"): one slip of the fingers, which Levenshtein counts
+ * as two. */
+static bool one_swap(const char *a, const char *b, size_t n)
+{
+	size_t i = 0;
+	while (i < n && tolower((unsigned char)a[i]) == tolower((unsigned char)b[i]))
+		i++;
+	if (i + 1 >= n || tolower((unsigned char)a[i]) != tolower((unsigned char)b[i + 1]) ||
+	    tolower((unsigned char)a[i + 1]) != tolower((unsigned char)b[i]))
+		return false;
+	for (i += 2; i < n; i++)
+		if (tolower((unsigned char)a[i]) != tolower((unsigned char)b[i]))
+			return false;
+	return true;
+}
+
 const char *near_name(const char *want, const char *const *names)
 {
 	size_t wn = strlen(want), best_d = SIZE_MAX;
 	const char *best = NULL;
 	for (size_t i = 0; names[i]; i++) {
-		size_t d = edit_distance(want, wn, names[i], strlen(names[i]), true);
+		size_t n = strlen(names[i]);
+		size_t d = n == wn && one_swap(want, names[i], n) ?
+		        1 :
+		        edit_distance(want, wn, names[i], n, true);
 		if (d < best_d)
 			best_d = d, best = names[i];
 	}

@@ -96,7 +96,8 @@ const char *json_kind(const json_t *v);
 
 /* The name of names (NULL-terminated) nearest to want when it is a likely
  * typo of it (at most 3 edits, and no more than a third of want; letters'
- * case aside), else NULL: "did you mean" in the strict parsers' errors. */
+ * case aside, two neighbours swapped one edit), else NULL: "did you mean"
+ * in the strict parsers' errors. */
 const char *near_name(const char *want, const char *const *names);
 
 /* The integer v holds, clamped to lo..hi; dflt when v is not a number.

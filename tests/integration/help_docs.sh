@@ -70,6 +70,7 @@ operand "toolcage: no verb given"
 operand "toolcage: unknown option '-w' before the verb: options come after it" -w . serve
 operand "toolcage: unknown verb 'serv': did you mean 'serve'?" serv
 operand "toolcage: unknown verb 'xyzzy'" xyzzy
+operand "toolcage: unknown verb 'lsit': did you mean 'list'?" lsit
 # A bad value is a usage error as docs/cli.md says: its first line names
 # the option and the value given, then the verb's synopsis and where its
 # page is.

@@ -543,6 +543,10 @@ static void test_config_error_says_what_was_found(void **state)
 		{ "{\"policy\": {\"levels\": {\"write\": \"alow\"}}}", "/policy/levels/write",
 		  "must be \"allow\", \"ask\" or \"deny\", got \"alow\": did you mean "
 		  "\"allow\"?" },
+		/* two letters swapped: one slip */
+		{ "{\"policy\": {\"levels\": {\"write\": \"dney\"}}}", "/policy/levels/write",
+		  "got \"dney\": did you mean \"deny\"?" },
+		{ "{\"limtis\": {}}", "/limtis", "unknown key 'limtis': did you mean 'limits'?" },
 		{ "{\"policy\": {\"levels\": {\"write\": true}}}", "/policy/levels/write",
 		  "must be \"allow\", \"ask\" or \"deny\", got a boolean" },
 		{ "{\"policy\": {\"rules\": [{\"action\": \"denny\"}]}}", "/policy/rules/0/action",
