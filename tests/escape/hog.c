@@ -219,19 +219,21 @@ static void core_limit(const char *a, int c, char **v)
 	if (getrlimit(RLIMIT_CORE, &now) < 0)
 		TESTERR(a, "getrlimit: %s", errname(errno));
 	if (now.rlim_cur != 1)
-		ESCAPED(a, "RLIMIT_CORE is %llu/%llu (setrlimit %s, prlimit64 %s): a piped "
+		ESCAPED(a,
+		        "RLIMIT_CORE is %llu/%llu (setrlimit %s, prlimit64 %s): a piped "
 		        "core_pattern would start its helper",
 		        (unsigned long long)now.rlim_cur, (unsigned long long)now.rlim_max,
 		        set ? errname(se) : "ok", pr ? errname(pe) : "ok");
 	BLOCKED(a, "RLIMIT_CORE stays 1/%llu (setrlimit %s, prlimit64 %s)",
-	        (unsigned long long)now.rlim_max, set ? errname(se) : "ok", pr ? errname(pe) : "ok");
+	        (unsigned long long)now.rlim_max, set ? errname(se) : "ok",
+	        pr ? errname(pe) : "ok");
 }
 
 int main(int argc, char **argv)
 {
 	static const struct attack t[] = {
-		{ "fork_bomb", fork_bomb }, { "memory", memory }, { "fsize", fsize },
-		{ "nofile", nofile },       { "cpu", cpu },       { "flood", flood },
+		{ "fork_bomb", fork_bomb },   { "memory", memory }, { "fsize", fsize },
+		{ "nofile", nofile },         { "cpu", cpu },       { "flood", flood },
 		{ "core_limit", core_limit },
 	};
 	ATTACKS(t);
