@@ -7,6 +7,7 @@
 #include <poll.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -110,31 +111,26 @@ static void warn_unknown_tool_settings(struct tc_supervisor *s, const char *verb
 {
 	const struct config *cfg = supervisor_config(s);
 	const struct tc_registry *reg = tc_supervisor_registry(s);
+	size_t n = tc_registry_count(reg);
+	const char **names = calloc(n + 1, sizeof *names);
+	for (size_t k = 0; names && k < n; k++)
+		names[k] = tc_defined_name(tc_registry_at(reg, k));
 	for (size_t i = 0; i < cfg->n_tool_settings; i++) {
 		const char *want = cfg->tool_names[i];
-		size_t wn = strlen(want), best_d = SIZE_MAX;
-		const char *best = NULL;
 		bool found = false;
-		for (size_t k = 0; k < tc_registry_count(reg) && !found; k++) {
-			const char *n = tc_defined_name(tc_registry_at(reg, k));
-			found = !strcmp(n, want);
-			size_t d = edit_distance(want, wn, n, strlen(n), true);
-			if (d < best_d) {
-				best_d = d;
-				best = n;
-			}
-		}
+		for (size_t k = 0; k < n && !found; k++)
+			found = !strcmp(tc_defined_name(tc_registry_at(reg, k)), want);
 		if (found)
 			continue;
-		/* A near name is a likely typo: a third of it at most differs. */
-		bool near = best && best_d <= 3 && best_d * 3 <= wn;
+		const char *near = names ? near_name(want, names) : NULL;
 		shown_fprintf(
 		        stderr,
 		        "toolcage %s: warning: %s: /tools/%s: no tool of that name is loaded, so "
 		        "its settings apply to none%s%s%s\n",
-		        verb, cfg->origin, want, near ? " (did you mean " : "", near ? best : "",
+		        verb, cfg->origin, want, near ? " (did you mean " : "", near ? near : "",
 		        near ? "?)" : "");
 	}
+	free(names);
 }
 
 /* A toolchain that is not on this machine (a configuration shared

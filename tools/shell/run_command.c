@@ -445,11 +445,17 @@ static bool plain_ascii(const char *s)
 	return true;
 }
 
+/* The program's file name, as argv[0] names it with or without a path. */
+static const char *prog_base(const char *prog)
+{
+	const char *slash = strrchr(prog, '/');
+	return slash ? slash + 1 : prog;
+}
+
 static bool is_shell(const char *prog)
 {
 	static const char *const shells[] = { "sh", "bash", "dash", "zsh", "ksh", "fish", NULL };
-	const char *base = strrchr(prog, '/');
-	base = base ? base + 1 : prog;
+	const char *base = prog_base(prog);
 	for (size_t i = 0; shells[i]; i++)
 		if (!strcmp(base, shells[i]))
 			return true;
@@ -620,10 +626,8 @@ static bool failed_on_network(char *const *argv, const struct sh_result *r, cons
 {
 	if (r->timed_out || r->signal || !r->exit_code)
 		return false;
-	const char *base = strrchr(argv[0], '/');
-	base = base ? base + 1 : argv[0];
 	return says_no_network(e, elen) || says_no_network(o, olen) ||
-	        (!strcmp(base, "curl") && (r->exit_code == 6 || r->exit_code == 7));
+	        (!strcmp(prog_base(argv[0]), "curl") && (r->exit_code == 6 || r->exit_code == 7));
 }
 
 static const char network_note[] =
